@@ -1,0 +1,92 @@
+// Command setmatch is the workstation tool of setmatch: it compares sets,
+// generates data, trains and inspects models, evaluates methods and
+// benchmarks the matcher. Each subcommand lives in its own file; this file
+// only dispatches.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: run parses its own flags from args and writes
+// its results to stdout and progress to stderr.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"div", "divergences between two sets (files)", runDiv},
+	{"bench", "time the gallery matcher or training on generated data", runBench},
+	{"synth", "generate a labelled synthetic image-set data set", runSynth},
+	{"train", "learn the projection W and write a model file", runTrain},
+	{"inspect", "print a readable summary of a model file", runInspect},
+	{"eval", "evaluate recognition methods on a data set", runEval},
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.As(err, new(usageError)):
+				fmt.Fprintf(stderr, "setmatch %s: %v\n", c.name, err)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "setmatch %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "setmatch: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: setmatch <command> [flags] [arguments]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'setmatch <command> -h' for the flags of a command.")
+}
+
+// usageError marks a mistake in the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints its usage to stderr.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("setmatch "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: setmatch %s %s\n\nflags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}

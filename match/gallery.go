@@ -1,0 +1,212 @@
+package match
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Gallery matches one query set against m gallery sets at a time.
+//
+// What does not depend on the query, each gallery set's log density at its
+// own samples, is computed once in NewGallery. Per query, the query's own
+// log density is computed once, and the only per-pair work is the block of
+// squared distances between the gallery set's samples and the query's, from
+// one matrix product. Gallery sets are handed to Workers goroutines one at a
+// time, each with its own scratch, so the working memory of a query is
+// Workers × (largest n_k × n_q) floats whatever m is.
+type Gallery struct {
+	sets    []*KDE
+	selfLog [][]float64 // selfLog[k][i] = log p_k(x_i^(k))
+	dim     int
+	maxLen  int
+
+	// Workers is the number of goroutines Compare uses; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// NewGallery prepares the sets for matching. All sets must have the same
+// dimension. The KDEs are kept, not copied.
+func NewGallery(sets []*KDE) (*Gallery, error) {
+	if len(sets) == 0 {
+		return nil, fmt.Errorf("gallery has no sets")
+	}
+	g := &Gallery{sets: sets, selfLog: make([][]float64, len(sets)), dim: sets[0].Dim()}
+	for k, s := range sets {
+		if s.Dim() != g.dim {
+			return nil, fmt.Errorf("gallery set %d: %w: %d, want %d", k, ErrDimMismatch, s.Dim(), g.dim)
+		}
+		lp, err := s.LogDensity(s.x, nil)
+		if err != nil {
+			return nil, fmt.Errorf("gallery set %d: %w", k, err)
+		}
+		g.selfLog[k] = lp
+		g.maxLen = max(g.maxLen, s.Len())
+	}
+	return g, nil
+}
+
+// Len returns the number of gallery sets m.
+func (g *Gallery) Len() int { return len(g.sets) }
+
+// Dim returns the feature dimension d of the gallery.
+func (g *Gallery) Dim() int { return g.dim }
+
+// Set returns gallery set k.
+func (g *Gallery) Set(k int) *KDE { return g.sets[k] }
+
+// ScratchBytes returns the working memory Compare allocates for a query of
+// nq frames, beyond the query itself and the m results.
+func (g *Gallery) ScratchBytes(nq int) int {
+	return g.workers() * scratchFloats(g.maxLen, nq) * 8
+}
+
+func scratchFloats(np, nq int) int {
+	// cross block, log q at P, log p at Q, and one row of exponents.
+	return np*nq + np + nq + max(np, nq)
+}
+
+func (g *Gallery) workers() int {
+	w := g.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return min(w, len(g.sets))
+}
+
+// Compare returns the divergences between q and every gallery set, in
+// gallery order, in dst if it has room (len m). The values equal those of
+// Compare(g.Set(k), q) for every k.
+func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
+	if q.Dim() != g.dim {
+		return nil, fmt.Errorf("query: %w: %d, gallery has %d", ErrDimMismatch, q.Dim(), g.dim)
+	}
+	if cap(dst) < len(g.sets) {
+		dst = make([]Divergences, len(g.sets))
+	}
+	dst = dst[:len(g.sets)]
+	lqq, err := q.LogDensity(q.x, nil)
+	if err != nil {
+		return nil, err
+	}
+
+	w := g.workers()
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := newPairScratch(g.maxLen, q.Len())
+			for {
+				mu.Lock()
+				k := next
+				next++
+				mu.Unlock()
+				if k >= len(g.sets) {
+					return
+				}
+				dst[k] = s.compare(g.sets[k], g.selfLog[k], q, lqq)
+			}
+		}()
+	}
+	wg.Wait()
+	return dst, nil
+}
+
+// pairScratch is one worker's memory for comparing a gallery set with the
+// query.
+type pairScratch struct {
+	cross []float64 // n_p×n_q products, then exponents
+	lqp   []float64 // log q at the samples of P
+	lpq   []float64 // log p at the samples of Q
+	row   []float64
+}
+
+func newPairScratch(np, nq int) *pairScratch {
+	buf := make([]float64, scratchFloats(np, nq))
+	return &pairScratch{
+		cross: buf[:np*nq],
+		lqp:   buf[np*nq : np*nq+np],
+		lpq:   buf[np*nq+np : np*nq+np+nq],
+		row:   buf[np*nq+np+nq:],
+	}
+}
+
+// compare fills the scratch for gallery set p against query q and returns the
+// divergences. lpp and lqq are the sets' log densities at their own samples.
+func (s *pairScratch) compare(p *KDE, lpp []float64, q *KDE, lqq []float64) Divergences {
+	np, nq := p.Len(), q.Len()
+	cross := mat.NewDense(np, nq, s.cross[:np*nq])
+	cross.Mul(p.x, q.x.T())
+	// Turn products into squared distances in place.
+	for i := range np {
+		row := s.cross[i*nq : (i+1)*nq]
+		for j := range row {
+			row[j] = sqDist(p.sqNorm[i], q.sqNorm[j], row[j])
+		}
+	}
+	lqp, lpq := s.lqp[:np], s.lpq[:nq]
+	scaleQ := -0.5 / (q.h * q.h)
+	for i := range np {
+		row := s.cross[i*nq : (i+1)*nq]
+		buf := s.row[:nq]
+		for j, d2 := range row {
+			buf[j] = scaleQ * d2
+		}
+		lqp[i] = LogSumExp(buf) + q.logNorm
+	}
+	scaleP := -0.5 / (p.h * p.h)
+	buf := s.row[:np]
+	for j := range nq {
+		for i := range np {
+			buf[i] = scaleP * s.cross[i*nq+j]
+		}
+		lpq[j] = LogSumExp(buf) + p.logNorm
+	}
+	return Symmetric(lpp, lqp, lpq, lqq)
+}
+
+// Decision is the outcome of matching a query against a labelled gallery:
+// the nearest gallery set, and the nearest set of any other label.
+type Decision struct {
+	Best        int     // index of the nearest gallery set
+	Label       string  // its label, or "" when Known is false
+	Score       float64 // its divergence
+	RunnerUp    int     // nearest set with another label, −1 if none
+	RunnerLabel string
+	RunnerScore float64 // +Inf if none
+	Known       bool    // Score ≤ threshold
+}
+
+// Nearest decides by nearest neighbour under measure m: the query gets the
+// label of the nearest gallery set if its divergence is at most threshold
+// (use +Inf for a closed-set decision), else it is unknown.
+func Nearest(div []Divergences, labels []string, m Measure, threshold float64) Decision {
+	d := Decision{Best: -1, Score: math.Inf(1), RunnerUp: -1, RunnerScore: math.Inf(1)}
+	for k, v := range div {
+		if s := v.Of(m); s < d.Score {
+			d.Best, d.Score = k, s
+		}
+	}
+	if d.Best < 0 {
+		return d
+	}
+	for k, v := range div {
+		if s := v.Of(m); labels[k] != labels[d.Best] && s < d.RunnerScore {
+			d.RunnerUp, d.RunnerScore = k, s
+		}
+	}
+	if d.RunnerUp >= 0 {
+		d.RunnerLabel = labels[d.RunnerUp]
+	}
+	d.Known = d.Score <= threshold
+	if d.Known {
+		d.Label = labels[d.Best]
+	}
+	return d
+}
