@@ -1,17 +1,57 @@
 # setmatch — build, test, benchmark, cross-compile and package.
 # `make demo` runs the whole appliance on generated data; `make test` runs
 # every test on this machine and again as linux/arm64 binaries under qemu-user.
+#
+#   make build        host binaries into bin/
+#   make test         go vet, host tests, arm64 tests under qemu-aarch64-static
+#   make demo         synth -> train -> setmatchd on a temporary spool (about 1 min)
+#   make cross        static, stripped, reproducible linux/arm64 binaries into bin/linux-arm64/
+#   make cross-check  build the arm64 binaries again from a copy of the tree with an
+#                     empty build cache and compare sha256 sums
+#   make deb          arm64 .deb into dist/ (nfpm), its contents checked with dpkg-deb
+#   make install      install for a Pi built from source (DESTDIR, PREFIX)
+#   make bench        benchmarks;  make fuzz  short fuzz runs (FUZZTIME per target)
+#   make clean
 
 GO       ?= go
 BIN      := bin
 ARM64    := $(BIN)/linux-arm64
+DIST     := dist
 PKGS     := ./...
+CMDS     := setmatch setmatchd
 QEMU     ?= qemu-aarch64-static
+# -buildid= and -trimpath make the binaries depend on the sources and the Go
+# version only; -buildvcs=false keeps the state of the git checkout out of them.
 LDFLAGS  := -s -w -buildid=
+GOBUILD_REPRO := -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
 # Tests under qemu are slower; -short trims the long property sweeps there.
 ARM64_TESTFLAGS ?= -short -count=1
 
-.PHONY: all build test test-host test-arm64 bench cross fuzz vet clean
+# Package version (Debian: must start with a digit).
+VERSION  ?= 0.1.0
+DEB_ARCH ?= arm64
+DEB      := $(DIST)/setmatch_$(VERSION)-1_$(DEB_ARCH).deb
+# nfpm is pinned and built through the Go module proxy into bin/tools; go.mod
+# is not touched. (v2.46 and later need modules the proxy does not serve here.)
+NFPM_VERSION ?= v2.45.0
+NFPM     := $(BIN)/tools/nfpm-$(NFPM_VERSION)
+EXAMPLE_CONFIG := config/setmatchd.example.toml
+# Package timestamps: the last commit, so that the .deb is reproducible too.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+# make install
+DESTDIR  ?=
+PREFIX   ?= /usr
+SYSCONFDIR ?= /etc
+UNITDIR  ?= /usr/lib/systemd/system
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+DOCDIR   ?= $(PREFIX)/share/doc/setmatch
+
+FUZZTIME ?= 10s
+
+.PHONY: all build test vet test-host test-arm64 bench fuzz cross cross-check deb install demo clean
 
 all: build
 
@@ -35,9 +75,58 @@ test-arm64:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
+fuzz:
+	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
+
 cross:
 	mkdir -p $(ARM64)
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(ARM64)/ ./cmd/...
+	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOBUILD_REPRO) -o $(ARM64)/ $(addprefix ./cmd/,$(CMDS))
+	@cd $(ARM64) && ls -l $(CMDS) && sha256sum $(CMDS)
+
+cross-check: cross
+	GO=$(GO) LDFLAGS="$(LDFLAGS)" scripts/cross-check.sh $(ARM64) $(CMDS)
+
+$(NFPM):
+	mkdir -p $(BIN)/tools
+	GOBIN=$(abspath $(BIN)/tools) CGO_ENABLED=0 $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+	mv $(BIN)/tools/nfpm $@
+
+deb: cross $(NFPM)
+	@test -f $(EXAMPLE_CONFIG) || { echo "$(EXAMPLE_CONFIG) is missing: the package installs it as /etc/setmatch/setmatchd.toml"; exit 1; }
+	mkdir -p $(DIST)
+	VERSION=$(VERSION) DEB_ARCH=$(DEB_ARCH) BINDIR=$(ARM64) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
+		$(NFPM) package --config cross/nfpm.yaml --packager deb --target $(DEB)
+	scripts/check-deb.sh $(DEB)
+
+# For a Pi that builds from source (native arm64 build); for a package, use make deb.
+install: build
+	@test -f $(EXAMPLE_CONFIG) || { echo "$(EXAMPLE_CONFIG) is missing"; exit 1; }
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSCONFDIR)/setmatch/conf.d $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(addprefix $(BIN)/,$(CMDS)) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|/usr/bin/setmatchd|$(PREFIX)/bin/setmatchd|g' -e 's|/etc/setmatch/|$(SYSCONFDIR)/setmatch/|g' \
+		systemd/setmatchd.service > $(DESTDIR)$(UNITDIR)/setmatchd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/setmatchd.service
+	install -m 0644 systemd/setmatchd.sysusers $(DESTDIR)$(SYSUSERSDIR)/setmatch.conf
+	install -m 0644 systemd/setmatchd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/setmatch.conf
+	install -m 0644 systemd/60-setmatch-gpio.rules $(DESTDIR)$(UDEVRULESDIR)/60-setmatch-gpio.rules
+	install -m 0644 docs/APPLIANCE.md $(DESTDIR)$(DOCDIR)/APPLIANCE.md
+	@# Never overwrite a configuration that is already there.
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/setmatch/setmatchd.toml ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/setmatch/setmatchd.toml; the example is $(EXAMPLE_CONFIG)"; \
+	else \
+		install -m 0644 $(EXAMPLE_CONFIG) $(DESTDIR)$(SYSCONFDIR)/setmatch/setmatchd.toml; \
+	fi
+	@if [ -z "$(DESTDIR)" ]; then \
+		systemd-sysusers $(SYSUSERSDIR)/setmatch.conf && \
+		systemd-tmpfiles --create $(TMPFILESDIR)/setmatch.conf && \
+		if [ -d /run/udev ]; then udevadm control --reload-rules; udevadm trigger --subsystem-match=gpio --action=change; fi; \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
+		echo "installed; put a model at /var/lib/setmatch/model.smm, run 'setmatchd -config $(SYSCONFDIR)/setmatch/setmatchd.toml -check', then 'systemctl enable --now setmatchd'"; \
+	fi
+
+demo:
+	GO=$(GO) scripts/demo.sh
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)

@@ -9,6 +9,12 @@ import (
 type Divergences struct {
 	Hellinger2 float64 // squared Hellinger distance, Eq. 10, in [0, 2]
 	Jeffrey    float64 // Jeffrey (symmetric KL) divergence, Eq. 11, ≥ 0
+
+	// Bhattacharyya is the matching estimate of the Bhattacharyya
+	// coefficient, ½·(mean over P + mean over Q of sech(r/2)), in [0, 1]:
+	// Hellinger2 = 2 − 2·Bhattacharyya up to rounding, as for the exact
+	// quantities (the paper's Remark in Section 2).
+	Bhattacharyya float64
 }
 
 // Measure selects one of the two divergences.
@@ -74,6 +80,9 @@ func JeffreyTerm(r float64) float64 { return r * math.Tanh(r/2) }
 
 // JeffreyTermDeriv returns d/dr of JeffreyTerm: tanh(r/2) + (r/2)·sech²(r/2).
 func JeffreyTermDeriv(r float64) float64 {
+	if math.IsInf(r, 0) {
+		return math.Copysign(1, r)
+	}
 	x := math.Abs(r) / 2
 	e := math.Exp(-x)
 	sech := 2 * e / (1 + e*e)
@@ -100,22 +109,37 @@ func (m Measure) TermDeriv(r float64) float64 {
 // logPatP[i] = log p(x_i) and logQatP[i] = log q(x_i) at the n_p samples of P,
 // and likewise at the n_q samples of Q.
 func Symmetric(logPatP, logQatP, logPatQ, logQatQ []float64) Divergences {
-	var hp, jp, hq, jq float64
-	for i, lp := range logPatP {
-		r := lp - logQatP[i]
-		hp += HellingerTerm(r)
-		jp += JeffreyTerm(r)
-	}
-	for i, lp := range logPatQ {
-		r := lp - logQatQ[i]
-		hq += HellingerTerm(r)
-		jq += JeffreyTerm(r)
-	}
+	hp, jp, bp := sumTerms(logPatP, logQatP)
+	hq, jq, bq := sumTerms(logPatQ, logQatQ)
 	np, nq := float64(len(logPatP)), float64(len(logPatQ))
 	return Divergences{
-		Hellinger2: hp/np + hq/nq,
-		Jeffrey:    jp/np + jq/nq,
+		Hellinger2:    hp/np + hq/nq,
+		Jeffrey:       jp/np + jq/nq,
+		Bhattacharyya: (bp/np + bq/nq) / 2,
 	}
+}
+
+// sumTerms returns the sums over points of the Hellinger and Jeffrey terms
+// and of sech(r/2), with r = logP[i] − logQ[i].
+func sumTerms(logP, logQ []float64) (h, j, b float64) {
+	logQ = logQ[:len(logP)]
+	for i, lp := range logP {
+		r := lp - logQ[i]
+		x := math.Abs(r) / 2
+		e := math.Exp(-x)
+		sech := 2 * e / (1 + e*e)
+		if x < 1 {
+			// 1 − sech x = 2 sinh²(x/2)·sech x, free of cancellation near 0.
+			s := math.Sinh(x / 2)
+			h += 2 * s * s * sech
+		} else {
+			h += 1 - sech
+		}
+		// r·tanh(r/2) = |r|·(1 − e^−|r|)/(1 + e^−|r|).
+		j += 2 * x * (1 - e*e) / (1 + e*e)
+		b += sech
+	}
+	return h, j, b
 }
 
 // Compare returns the symmetric estimators (Eq. 10 and 11) between the KDEs

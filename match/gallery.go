@@ -5,8 +5,6 @@ import (
 	"math"
 	"runtime"
 	"sync"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Gallery matches one query set against m gallery sets at a time.
@@ -64,11 +62,6 @@ func (g *Gallery) ScratchBytes(nq int) int {
 	return g.workers() * scratchFloats(g.maxLen, nq) * 8
 }
 
-func scratchFloats(np, nq int) int {
-	// cross block, log q at P, log p at Q, and one row of exponents.
-	return np*nq + np + nq + max(np, nq)
-}
-
 func (g *Gallery) workers() int {
 	w := g.Workers
 	if w <= 0 {
@@ -116,59 +109,6 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 	}
 	wg.Wait()
 	return dst, nil
-}
-
-// pairScratch is one worker's memory for comparing a gallery set with the
-// query.
-type pairScratch struct {
-	cross []float64 // n_p×n_q products, then exponents
-	lqp   []float64 // log q at the samples of P
-	lpq   []float64 // log p at the samples of Q
-	row   []float64
-}
-
-func newPairScratch(np, nq int) *pairScratch {
-	buf := make([]float64, scratchFloats(np, nq))
-	return &pairScratch{
-		cross: buf[:np*nq],
-		lqp:   buf[np*nq : np*nq+np],
-		lpq:   buf[np*nq+np : np*nq+np+nq],
-		row:   buf[np*nq+np+nq:],
-	}
-}
-
-// compare fills the scratch for gallery set p against query q and returns the
-// divergences. lpp and lqq are the sets' log densities at their own samples.
-func (s *pairScratch) compare(p *KDE, lpp []float64, q *KDE, lqq []float64) Divergences {
-	np, nq := p.Len(), q.Len()
-	cross := mat.NewDense(np, nq, s.cross[:np*nq])
-	cross.Mul(p.x, q.x.T())
-	// Turn products into squared distances in place.
-	for i := range np {
-		row := s.cross[i*nq : (i+1)*nq]
-		for j := range row {
-			row[j] = sqDist(p.sqNorm[i], q.sqNorm[j], row[j])
-		}
-	}
-	lqp, lpq := s.lqp[:np], s.lpq[:nq]
-	scaleQ := -0.5 / (q.h * q.h)
-	for i := range np {
-		row := s.cross[i*nq : (i+1)*nq]
-		buf := s.row[:nq]
-		for j, d2 := range row {
-			buf[j] = scaleQ * d2
-		}
-		lqp[i] = LogSumExp(buf) + q.logNorm
-	}
-	scaleP := -0.5 / (p.h * p.h)
-	buf := s.row[:np]
-	for j := range nq {
-		for i := range np {
-			buf[i] = scaleP * s.cross[i*nq+j]
-		}
-		lpq[j] = LogSumExp(buf) + p.logNorm
-	}
-	return Symmetric(lpp, lqp, lpq, lqq)
 }
 
 // Decision is the outcome of matching a query against a labelled gallery:

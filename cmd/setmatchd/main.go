@@ -1,0 +1,80 @@
+// Command setmatchd is the setmatch appliance daemon: it watches a spool
+// directory for batches of frame features, matches each against the gallery
+// of a model file, signals the decision on GPIO pins and appends it to a
+// journal. See docs/APPLIANCE.md.
+//
+// Usage:
+//
+//	setmatchd [-config /etc/setmatch/setmatchd.toml]
+//	setmatchd -check [-config PATH]
+//	setmatchd -version
+//
+// SIGHUP reloads the configuration and model (keeping the old ones if the
+// new ones are invalid); replacing the model file reloads it too.
+// SIGTERM/SIGINT finish the batch in hand, drive the pins idle and exit 0.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"setmatch/device"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("setmatchd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "/etc/setmatch/setmatchd.toml", "configuration `file` (drop-ins: <dir>/conf.d/*.toml)")
+	check := fs.Bool("check", false, "validate the configuration and model, print a summary and exit")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: setmatchd [-config FILE] [-check] [-version]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "setmatchd: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	switch {
+	case *showVersion:
+		fmt.Fprintf(stdout, "setmatchd %s %s %s/%s\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
+	case *check:
+		if err := device.Check(*cfgPath, stdout); err != nil {
+			fmt.Fprintf(stderr, "setmatchd: check failed: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr}); err != nil {
+		fmt.Fprintf(stderr, "setmatchd: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

@@ -1,0 +1,212 @@
+// Package config reads the TOML configuration of setmatchd.
+//
+// Load reads the main file, then the drop-in files <dir>/conf.d/*.toml in
+// lexical order; each file sets any subset of the keys over what the
+// previous ones left, starting from Default. Unknown keys are errors that
+// name the key and the file; syntax errors give file:line:column; invalid
+// values are named by their key path ("gpio.pulse") and the file that set
+// them. Relative paths are taken relative to the directory of the file
+// that sets them. docs/FORMATS.md lists every key.
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Config is the configuration of setmatchd.
+type Config struct {
+	// Model is the model file (setmatch train writes it).
+	Model    string   `toml:"model"`
+	Spool    Spool    `toml:"spool"`
+	Journal  Journal  `toml:"journal"`
+	GPIO     GPIO     `toml:"gpio"`
+	Decision Decision `toml:"decision"`
+	Daemon   Daemon   `toml:"daemon"`
+	Log      Log      `toml:"log"`
+
+	// Files lists the files read, main file first (not a key).
+	Files []string `toml:"-"`
+}
+
+// Spool is the directory that batches are dropped into, maildir style:
+// tmp/ new/ cur/ done/ failed/ below Dir.
+type Spool struct {
+	Dir string `toml:"dir"`
+	// RescanInterval is how often the spool is scanned in case a file
+	// event was lost.
+	RescanInterval Duration `toml:"rescan_interval"`
+	// MaxBatchBytes is the largest batch file read; larger ones fail.
+	MaxBatchBytes Size `toml:"max_batch_bytes"`
+	// MaxFrames is the largest number of frames (rows) in a batch.
+	MaxFrames int `toml:"max_frames"`
+	// Done is what happens to a handled batch: "keep" (move to done/) or
+	// "delete".
+	Done string `toml:"done"`
+	// DoneMaxFiles caps the files kept in done/ (oldest removed first);
+	// 0 = no count cap.
+	DoneMaxFiles int `toml:"done_max_files"`
+	// DoneMaxAge removes files older than this from done/; 0 = no age cap.
+	DoneMaxAge Duration `toml:"done_max_age"`
+	// FailedMaxFiles caps the batches kept in failed/ (each with its .err).
+	FailedMaxFiles int `toml:"failed_max_files"`
+}
+
+// Journal is the append-only record of decisions, one JSON object a line.
+type Journal struct {
+	Path string `toml:"path"`
+	// MaxBytes rotates the journal (to Path.1, Path.2, …) when it would
+	// grow past this size; 0 = never rotate.
+	MaxBytes Size `toml:"max_bytes"`
+	// Keep is the number of rotated journals kept.
+	Keep int `toml:"keep"`
+}
+
+// GPIO is how decisions are signalled.
+type GPIO struct {
+	// Backend is "periph" (GPIO character device), "log" (no hardware,
+	// transitions logged) or "none".
+	Backend string `toml:"backend"`
+	// Chip restricts pin lookup to one GPIO chip (e.g. "gpiochip0");
+	// "" = any chip.
+	Chip string `toml:"chip"`
+	// MatchPin pulses when a batch matches a known label; "" = not wired.
+	MatchPin string `toml:"match_pin"`
+	// UnknownPin pulses when a batch is rejected as unknown; "" = not wired.
+	UnknownPin string `toml:"unknown_pin"`
+	// LabelPins maps labels to the pin that pulses when that label matches
+	// (in addition to MatchPin).
+	LabelPins map[string]string `toml:"label_pins"`
+	// Pulse is how long a pin stays active.
+	Pulse Duration `toml:"pulse"`
+	// ActiveLow drives pins low when active and high when idle.
+	ActiveLow bool `toml:"active_low"`
+}
+
+// Decision overrides how a batch is decided.
+type Decision struct {
+	// Threshold replaces the model's open-set threshold when set: a batch
+	// whose best divergence is above it is unknown (inf = never unknown).
+	Threshold *float64 `toml:"threshold"`
+	// MinFrames is the fewest frames a batch needs; smaller batches fail.
+	MinFrames int `toml:"min_frames"`
+}
+
+// Daemon holds process settings.
+type Daemon struct {
+	// Workers is the number of goroutines that match one batch against the
+	// gallery; 0 = one per CPU.
+	Workers int `toml:"workers"`
+	// Watchdog pings the systemd watchdog from the main loop when the unit
+	// sets WatchdogSec.
+	Watchdog bool `toml:"watchdog"`
+}
+
+// Log sets up log/slog output on standard error.
+type Log struct {
+	Level  string `toml:"level"`  // debug, info, warn, error
+	Format string `toml:"format"` // text or json
+}
+
+// Default returns the configuration used for every key no file sets.
+func Default() Config {
+	return Config{
+		Model: "/var/lib/setmatch/model.smm",
+		Spool: Spool{
+			Dir:            "/var/spool/setmatch",
+			RescanInterval: Duration{10 * time.Second},
+			MaxBatchBytes:  64 << 20,
+			MaxFrames:      10000,
+			Done:           "keep",
+			DoneMaxFiles:   1000,
+			DoneMaxAge:     Duration{7 * 24 * time.Hour},
+			FailedMaxFiles: 1000,
+		},
+		Journal: Journal{
+			Path:     "/var/lib/setmatch/journal.jsonl",
+			MaxBytes: 64 << 20,
+			Keep:     3,
+		},
+		GPIO: GPIO{
+			Backend:    "periph",
+			MatchPin:   "GPIO17",
+			UnknownPin: "GPIO27",
+			Pulse:      Duration{500 * time.Millisecond},
+		},
+		Decision: Decision{MinFrames: 2},
+		Daemon:   Daemon{Watchdog: true},
+		Log:      Log{Level: "info", Format: "text"},
+	}
+}
+
+// SlogLevel returns the log level as a slog.Level (info if unset).
+func (l Log) SlogLevel() slog.Level {
+	switch strings.ToLower(l.Level) {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// ThresholdOr returns the open-set threshold to use: the configured one if
+// set, else model (the model's own).
+func (d Decision) ThresholdOr(model float64) float64 {
+	if d.Threshold != nil {
+		return *d.Threshold
+	}
+	return model
+}
+
+// Pins returns every configured pin name with the key that names it, in a
+// fixed order: match, unknown, then label pins sorted by label.
+func (g GPIO) Pins() []Pin {
+	var p []Pin
+	if g.MatchPin != "" {
+		p = append(p, Pin{Key: "gpio.match_pin", Name: g.MatchPin})
+	}
+	if g.UnknownPin != "" {
+		p = append(p, Pin{Key: "gpio.unknown_pin", Name: g.UnknownPin})
+	}
+	for _, l := range sortedKeys(g.LabelPins) {
+		p = append(p, Pin{Key: "gpio.label_pins." + quoteKey(l), Label: l, Name: g.LabelPins[l]})
+	}
+	return p
+}
+
+// Pin is one configured output.
+type Pin struct {
+	Key   string // key path that names it
+	Label string // for label pins, the label
+	Name  string // kernel line name, e.g. "GPIO17"
+}
+
+// String describes c in a few lines (for setmatchd -check).
+func (c *Config) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "files:    %s\n", strings.Join(c.Files, ", "))
+	fmt.Fprintf(&b, "model:    %s\n", c.Model)
+	fmt.Fprintf(&b, "spool:    %s (rescan %v, max %v per batch, %d frames; done: %s)\n",
+		c.Spool.Dir, c.Spool.RescanInterval, c.Spool.MaxBatchBytes, c.Spool.MaxFrames, c.Spool.Done)
+	fmt.Fprintf(&b, "journal:  %s (rotate at %v, keep %d)\n", c.Journal.Path, c.Journal.MaxBytes, c.Journal.Keep)
+	fmt.Fprintf(&b, "gpio:     %s", c.GPIO.Backend)
+	if c.GPIO.Backend != "none" {
+		for _, p := range c.GPIO.Pins() {
+			fmt.Fprintf(&b, " %s=%s", strings.TrimPrefix(p.Key, "gpio."), p.Name)
+		}
+		fmt.Fprintf(&b, " pulse %v active-low %v", c.GPIO.Pulse, c.GPIO.ActiveLow)
+	}
+	b.WriteString("\n")
+	th := "model's"
+	if c.Decision.Threshold != nil {
+		th = fmt.Sprint(*c.Decision.Threshold)
+	}
+	fmt.Fprintf(&b, "decision: threshold %s, min frames %d\n", th, c.Decision.MinFrames)
+	fmt.Fprintf(&b, "daemon:   workers %d, watchdog %v; log %s/%s\n", c.Daemon.Workers, c.Daemon.Watchdog, c.Log.Level, c.Log.Format)
+	return b.String()
+}

@@ -1,0 +1,376 @@
+package config
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// write creates dir/name with text and returns its path.
+func write(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestDefaultIsValid(t *testing.T) {
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Default() is invalid: %v", err)
+	}
+}
+
+func TestExampleEqualsDefault(t *testing.T) {
+	c, err := LoadFiles("setmatchd.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Files = []string{"setmatchd.example.toml"}
+	if !reflect.DeepEqual(*c, want) {
+		t.Errorf("example config differs from Default():\n got %+v\nwant %+v", *c, want)
+	}
+}
+
+// TestExampleCoversEveryKey checks that the example mentions every key, set
+// or commented out, so that it stays the complete reference.
+func TestExampleCoversEveryKey(t *testing.T) {
+	b, err := os.ReadFile("setmatchd.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	for k := range knownKeys {
+		parts := strings.Split(k, ".")
+		last := parts[len(parts)-1]
+		if !strings.Contains(text, last+" =") && !strings.Contains(text, "["+k+"]") {
+			t.Errorf("example does not mention key %s", k)
+		}
+	}
+}
+
+func TestLoadValues(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "setmatchd.toml", `
+model = "models/m.smm"
+[spool]
+dir = "/tmp/spool"
+rescan_interval = "1m30s"
+max_batch_bytes = 1048576
+done = "delete"
+[journal]
+max_bytes = "1.5MB"
+[gpio]
+backend = "log"
+pulse = "250ms"
+active_low = true
+label_pins = { alice = "GPIO22", "bob smith" = "GPIO23" }
+[decision]
+threshold = 0.25
+[daemon]
+workers = 3
+watchdog = false
+[log]
+level = "debug"
+format = "json"
+`)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Files = []string{p}
+	want.Model = filepath.Join(dir, "models/m.smm")
+	want.Spool.Dir = "/tmp/spool"
+	want.Spool.RescanInterval = Duration{90 * time.Second}
+	want.Spool.MaxBatchBytes = 1 << 20
+	want.Spool.Done = "delete"
+	want.Journal.MaxBytes = 1500000
+	want.GPIO.Backend = "log"
+	want.GPIO.Pulse = Duration{250 * time.Millisecond}
+	want.GPIO.ActiveLow = true
+	want.GPIO.LabelPins = map[string]string{"alice": "GPIO22", "bob smith": "GPIO23"}
+	th := 0.25
+	want.Decision.Threshold = &th
+	want.Daemon = Daemon{Workers: 3}
+	want.Log = Log{Level: "debug", Format: "json"}
+	if !reflect.DeepEqual(*c, want) {
+		t.Errorf("got  %+v\nwant %+v", *c, want)
+	}
+	if got := c.Decision.ThresholdOr(9); got != 0.25 {
+		t.Errorf("ThresholdOr = %v, want 0.25", got)
+	}
+	if got := Default().Decision.ThresholdOr(9); got != 9 {
+		t.Errorf("unset ThresholdOr = %v, want the model's 9", got)
+	}
+	pins := c.GPIO.Pins()
+	if len(pins) != 4 || pins[2].Label != "alice" || pins[3].Key != `gpio.label_pins."bob smith"` {
+		t.Errorf("Pins() = %+v", pins)
+	}
+	if s := c.String(); !strings.Contains(s, "threshold 0.25") || !strings.Contains(s, "alice") {
+		t.Errorf("String() misses values:\n%s", s)
+	}
+}
+
+func TestThresholdInf(t *testing.T) {
+	c, err := Parse("x.toml", []byte("[decision]\nthreshold = inf\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Decision.Threshold == nil || !math.IsInf(*c.Decision.Threshold, 1) {
+		t.Errorf("threshold = %v, want +Inf", c.Decision.Threshold)
+	}
+	c, err = Parse("x.toml", []byte("[decision]\nthreshold = 1\n"))
+	if err != nil || *c.Decision.Threshold != 1 {
+		t.Errorf("integer threshold: %v, %v", c, err)
+	}
+}
+
+func TestDropIns(t *testing.T) {
+	dir := t.TempDir()
+	main := write(t, dir, "setmatchd.toml", `
+[gpio]
+backend = "log"
+pulse = "1s"
+label_pins = { alice = "GPIO22" }
+`)
+	write(t, dir, "conf.d/20-late.toml", "[gpio]\npulse = \"300ms\"\n")
+	write(t, dir, "conf.d/10-early.toml", "[gpio]\npulse = \"100ms\"\nlabel_pins.bob = \"GPIO23\"\n[log]\nlevel = \"warn\"\n")
+	write(t, dir, "conf.d/30-model.toml", "model = \"m.smm\"\n")
+	write(t, dir, "conf.d/notes.txt", "not toml at all [")
+	c, err := Load(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.GPIO.Pulse.Duration != 300*time.Millisecond {
+		t.Errorf("pulse = %v, want the last drop-in's 300ms", c.GPIO.Pulse)
+	}
+	if c.Log.Level != "warn" || c.GPIO.Backend != "log" {
+		t.Errorf("level %q backend %q: drop-ins must only change what they set", c.Log.Level, c.GPIO.Backend)
+	}
+	if want := map[string]string{"alice": "GPIO22", "bob": "GPIO23"}; !reflect.DeepEqual(c.GPIO.LabelPins, want) {
+		t.Errorf("label pins %v, want %v (tables merge)", c.GPIO.LabelPins, want)
+	}
+	if want := filepath.Join(dir, "conf.d", "m.smm"); c.Model != want {
+		t.Errorf("model %q, want %q (relative to the drop-in that sets it)", c.Model, want)
+	}
+	if len(c.Files) != 4 || !strings.HasSuffix(c.Files[1], "10-early.toml") || !strings.HasSuffix(c.Files[3], "30-model.toml") {
+		t.Errorf("files %v, want main then drop-ins in lexical order", c.Files)
+	}
+}
+
+func TestNoConfD(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "a.toml", "")
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default()
+	want.Files = []string{p}
+	if !reflect.DeepEqual(*c, want) {
+		t.Errorf("empty file: got %+v, want defaults", *c)
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("err = %v, want not exist", err)
+	}
+}
+
+// checkErr asserts that err is a single *Error wrapping kind whose text
+// contains every piece of want.
+func checkErr(t *testing.T, err error, kind error, want ...string) *Error {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %v", kind)
+	}
+	if !errors.Is(err, kind) {
+		t.Errorf("error %q does not wrap %v", err, kind)
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %q is not a *config.Error", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
+	}
+	return e
+}
+
+func TestSyntaxError(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "s.toml", "model = \"a\"\n[gpio]\npulse = \"1s\nbackend = \"log\"\n")
+	_, err := Load(p)
+	e := checkErr(t, err, ErrSyntax, p+":3:")
+	if e.Line != 3 || e.Column < 1 {
+		t.Errorf("position %d:%d, want line 3 and a column", e.Line, e.Column)
+	}
+	_, err = Parse("t.toml", []byte("[spool]\ndir = /x\n"))
+	e = checkErr(t, err, ErrSyntax, "t.toml:2:")
+	if e.Column != 7 {
+		t.Errorf("column %d, want 7", e.Column)
+	}
+}
+
+func TestUnknownKeys(t *testing.T) {
+	dir := t.TempDir()
+	main := write(t, dir, "main.toml", "[gpio]\nbackend = \"log\"\n")
+	d := write(t, dir, "conf.d/50-x.toml", "# pins\n[gpio]\npusle = \"1s\"\n")
+	_, err := Load(main)
+	e := checkErr(t, err, ErrUnknownKey, d+":3:", "gpio.pusle", "did you mean gpio.pulse?")
+	if e.File != d || e.Key != "gpio.pusle" || e.Line != 3 {
+		t.Errorf("error %+v: want file %s key gpio.pusle line 3", e, d)
+	}
+	for _, tc := range []struct{ text, key string }{
+		{"modle = \"x\"\n", "modle"},
+		{"[spol]\ndir = \"x\"\n", "spol"},
+		{"[gpio]\nPulse = \"1s\"\n", "gpio.Pulse"}, // keys are case sensitive
+		{"[decision]\nmethod = \"knn\"\n", "decision.method"},
+		{"spool.extra.deep = 1\n", "spool.extra.deep"},
+	} {
+		_, err := Parse("u.toml", []byte(tc.text))
+		e := checkErr(t, err, ErrUnknownKey, "u.toml:", tc.key)
+		if e.Key != tc.key {
+			t.Errorf("%q: key %q, want %q", tc.text, e.Key, tc.key)
+		}
+	}
+}
+
+func TestTypeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		kind error
+		want []string
+	}{
+		{"[spool]\nmax_frames = \"many\"\n", ErrType, []string{"t.toml:2:", "spool.max_frames", "want an integer, got a string"}},
+		{"[gpio]\nactive_low = 1\n", ErrType, []string{"gpio.active_low"}},
+		{"[gpio]\npulse = 500\n", ErrInvalid, []string{"t.toml:2:", "gpio.pulse", `want a duration`}},
+		{"[gpio]\npulse = \"5 parsecs\"\n", ErrInvalid, []string{"gpio.pulse", `"5 parsecs"`}},
+		{"[spool]\nmax_batch_bytes = \"lots\"\n", ErrInvalid, []string{"spool.max_batch_bytes", `"lots"`}},
+		{"[spool]\nmax_batch_bytes = 1.5\n", ErrInvalid, []string{"spool.max_batch_bytes"}},
+		{"model = 3\n", ErrType, []string{"model", "want a string, got an integer"}},
+		{"[gpio]\nlabel_pins = { alice = 22 }\n", ErrType, []string{"gpio.label_pins.alice"}},
+	} {
+		_, err := Parse("t.toml", []byte(tc.text))
+		checkErr(t, err, tc.kind, tc.want...)
+	}
+}
+
+func TestInvalidValues(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		key  string
+		want string
+	}{
+		{"model = \"\"\n", "model", "must not be empty"},
+		{"[spool]\ndir = \" \"\n", "spool.dir", "must not be empty"},
+		{"[spool]\nrescan_interval = \"0s\"\n", "spool.rescan_interval", `must be > 0, got "0s"`},
+		{"[spool]\nmax_batch_bytes = 0\n", "spool.max_batch_bytes", "must be > 0"},
+		{"[spool]\nmax_frames = 0\n", "spool.max_frames", "must be ≥ 1"},
+		{"[spool]\ndone = \"archive\"\n", "spool.done", `must be "keep" or "delete", got "archive"`},
+		{"[spool]\ndone_max_files = -1\n", "spool.done_max_files", "must be ≥ 0"},
+		{"[spool]\ndone_max_age = \"-1h\"\n", "spool.done_max_age", `got "-1h0m0s"`},
+		{"[spool]\ndone_max_files = 0\ndone_max_age = \"0s\"\n", "spool.done_max_files", "cannot fill the disk"},
+		{"[spool]\nfailed_max_files = 0\n", "spool.failed_max_files", "must be ≥ 1"},
+		{"[journal]\npath = \"\"\n", "journal.path", "must not be empty"},
+		{"[journal]\nmax_bytes = -5\n", "journal.max_bytes", "must be ≥ 0"},
+		{"[journal]\nkeep = 0\n", "journal.keep", "must be ≥ 1"},
+		{"[gpio]\nbackend = \"sysfs\"\n", "gpio.backend", `must be "periph", "log" or "none", got "sysfs"`},
+		{"[gpio]\npulse = \"-5ms\"\n", "gpio.pulse", `must be > 0, got "-5ms"`},
+		{"[gpio]\nunknown_pin = \"GPIO17\"\n", "gpio.unknown_pin", `pin "GPIO17" is already used by gpio.match_pin`},
+		{"[gpio.label_pins]\nalice = \"GPIO27\"\n", "gpio.label_pins.alice", "already used by gpio.unknown_pin"},
+		{"[gpio.label_pins]\nalice = \"\"\n", "gpio.label_pins.alice", "must not be empty"},
+		{"[decision]\nthreshold = nan\n", "decision.threshold", "got NaN"},
+		{"[decision]\nthreshold = -1.0\n", "decision.threshold", "≥ 0"},
+		{"[decision]\nmin_frames = 0\n", "decision.min_frames", "must be ≥ 1"},
+		{"[spool]\nmax_frames = 5\n[decision]\nmin_frames = 6\n", "decision.min_frames", "more than spool.max_frames"},
+		{"[daemon]\nworkers = -2\n", "daemon.workers", "must be ≥ 0"},
+		{"[log]\nlevel = \"verbose\"\n", "log.level", `"debug", "info", "warn" or "error"`},
+		{"[log]\nformat = \"xml\"\n", "log.format", `"text" or "json"`},
+	} {
+		_, err := Parse("v.toml", []byte(tc.text))
+		e := checkErr(t, err, ErrInvalid, tc.key+": ", tc.want)
+		if e.Key != tc.key || e.File != "v.toml" || e.Line < 1 {
+			t.Errorf("%q: got file %q line %d key %q, want v.toml, a line, %q", tc.text, e.File, e.Line, e.Key, tc.key)
+		}
+	}
+}
+
+func TestGPIOPulseMessage(t *testing.T) {
+	_, err := Parse("p.toml", []byte("# c\n[gpio]\npulse = \"-5ms\"\n"))
+	if got, want := err.Error(), `p.toml:3: gpio.pulse: invalid value: must be > 0, got "-5ms"`; got != want {
+		t.Errorf("error\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSeveralInvalidValues(t *testing.T) {
+	_, err := Parse("m.toml", []byte("[log]\nlevel = \"x\"\nformat = \"y\"\n"))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, k := range []string{"log.level", "log.format"} {
+		if !strings.Contains(err.Error(), k) {
+			t.Errorf("error %q does not name %s", err, k)
+		}
+	}
+}
+
+// A failed drop-in must not leave half its values behind in the result of a
+// later, successful load: each Load starts from Default.
+func TestDropInErrorNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	main := write(t, dir, "setmatchd.toml", "")
+	d := write(t, dir, "conf.d/10.toml", "[gpio]\npulse = \"-1s\"\n")
+	_, err := Load(main)
+	checkErr(t, err, ErrInvalid, d+":2: gpio.pulse")
+}
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Size
+	}{
+		{"0", 0}, {"65536", 65536}, {"64MiB", 64 << 20}, {"512 KiB", 512 << 10}, {"1.5GB", 1500000000},
+		{"2k", 2000}, {"1gib", 1 << 30}, {"7B", 7},
+	} {
+		got, err := ParseSize(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+	for _, in := range []string{"", "MiB", "1.5", "12 furlongs", "1e30GiB", "0.5B"} {
+		if _, err := ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q): no error", in)
+		}
+	}
+	if s := Size(64 << 20).String(); s != "64MiB" {
+		t.Errorf("String = %q", s)
+	}
+	if s := Size(1000).String(); s != "1000B" {
+		t.Errorf("String = %q", s)
+	}
+}
+
+func TestSlogLevel(t *testing.T) {
+	for _, l := range []string{"debug", "info", "warn", "error"} {
+		if got := (Log{Level: l}).SlogLevel().String(); !strings.EqualFold(got, l) {
+			t.Errorf("%s -> %s", l, got)
+		}
+	}
+}

@@ -1,0 +1,356 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Errors wrapped by the *Error values Load returns, for errors.Is.
+var (
+	ErrSyntax     = errors.New("syntax error")
+	ErrUnknownKey = errors.New("unknown key")
+	ErrType       = errors.New("wrong type")
+	ErrInvalid    = errors.New("invalid value")
+)
+
+// Error is one problem in a configuration file. Load returns one *Error,
+// or several joined with errors.Join for invalid values.
+type Error struct {
+	File   string // file that holds the problem; "" for a default value
+	Line   int    // 1-based line, 0 if unknown
+	Column int    // 1-based column, 0 if unknown
+	Key    string // key path such as "gpio.pulse", "" if none
+	Err    error  // what is wrong; wraps ErrSyntax, ErrUnknownKey, ErrType or ErrInvalid
+}
+
+// Error returns "file:line:column: key: what is wrong".
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+			if e.Column > 0 {
+				fmt.Fprintf(&b, ":%d", e.Column)
+			}
+		}
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Load reads the main configuration file at path, then the drop-in files
+// <dir of path>/conf.d/*.toml in lexical order, over Default, and validates
+// the result. A missing conf.d is not an error.
+func Load(path string) (*Config, error) {
+	dropins, err := filepath.Glob(filepath.Join(filepath.Dir(path), "conf.d", "*.toml"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(dropins)
+	return LoadFiles(path, dropins...)
+}
+
+// LoadFiles reads the main file and then each drop-in, in the order given,
+// over Default, and validates the result.
+func LoadFiles(main string, dropins ...string) (*Config, error) {
+	l := newLoader()
+	for _, f := range append([]string{main}, dropins...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.apply(f, data); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.validate(); err != nil {
+		return nil, err
+	}
+	return &l.cfg, nil
+}
+
+// Parse decodes one configuration held in memory over Default and
+// validates it; name is used in errors and to resolve relative paths.
+func Parse(name string, data []byte) (*Config, error) {
+	l := newLoader()
+	if err := l.apply(name, data); err != nil {
+		return nil, err
+	}
+	if err := l.validate(); err != nil {
+		return nil, err
+	}
+	return &l.cfg, nil
+}
+
+// loader applies files one after the other and remembers which file set
+// each key, to name it in validation errors.
+type loader struct {
+	cfg    Config
+	source map[string]source // key path -> where it was last set
+}
+
+type source struct {
+	file string
+	data string
+}
+
+func newLoader() *loader {
+	return &loader{cfg: Default(), source: make(map[string]source)}
+}
+
+// pathKeys are the keys holding paths, resolved against the directory of
+// the file that sets them.
+var pathKeys = []struct {
+	key []string
+	get func(*Config) *string
+}{
+	{[]string{"model"}, func(c *Config) *string { return &c.Model }},
+	{[]string{"spool", "dir"}, func(c *Config) *string { return &c.Spool.Dir }},
+	{[]string{"journal", "path"}, func(c *Config) *string { return &c.Journal.Path }},
+}
+
+func (l *loader) apply(name string, data []byte) error {
+	text := string(data)
+	// Parse alone first: any error here is in the syntax.
+	md, err := toml.Decode(text, new(map[string]any))
+	if err != nil {
+		e := &Error{File: name, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			e.Line, e.Column = pe.Position.Line, pe.Position.Col
+			e.Err = fmt.Errorf("%w: %s", ErrSyntax, pe.Message)
+		}
+		return e
+	}
+	// Check the keys before decoding, so that a misspelt key is reported
+	// as such rather than as a type error of a key it resembles.
+	for _, k := range md.Keys() {
+		if !knownKey(k) {
+			return l.unknown(name, text, k)
+		}
+	}
+	cfg := l.cfg
+	// Maps are shared with the previous state: copy so that a failed
+	// decode leaves l.cfg as it was.
+	if cfg.GPIO.LabelPins != nil {
+		cfg.GPIO.LabelPins = maps.Clone(cfg.GPIO.LabelPins)
+	}
+	md, err = toml.Decode(text, &cfg)
+	if err != nil {
+		return decodeError(name, err)
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		return l.unknown(name, text, u[0])
+	}
+	abs, _ := filepath.Abs(name)
+	for _, p := range pathKeys {
+		if v := p.get(&cfg); md.IsDefined(p.key...) && strings.TrimSpace(*v) != "" && !filepath.IsAbs(*v) {
+			*v = filepath.Join(filepath.Dir(abs), *v)
+		}
+	}
+	for _, k := range md.Keys() {
+		l.source[strings.Join(k, ".")] = source{file: name, data: text}
+	}
+	cfg.Files = append(slices.Clip(cfg.Files), name)
+	l.cfg = cfg
+	return nil
+}
+
+func (l *loader) unknown(name, text string, k toml.Key) error {
+	msg := ErrUnknownKey
+	if s := suggest(k); s != "" {
+		msg = fmt.Errorf("%w (did you mean %s?)", ErrUnknownKey, s)
+	}
+	return &Error{File: name, Line: keyLine(text, k), Key: k.String(), Err: msg}
+}
+
+// decodeError turns an error of decoding into Config into an *Error.
+var lineKeyRE = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]*)"\): (.*)$`)
+
+func decodeError(name string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		// Raised by a value's UnmarshalText/UnmarshalTOML or a range check.
+		return &Error{File: name, Line: pe.Position.Line, Column: pe.Position.Col, Key: pe.LastKey,
+			Err: fmt.Errorf("%w: %s", ErrInvalid, pe.Message)}
+	}
+	if m := lineKeyRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: name, Line: line, Key: m[2], Err: fmt.Errorf("%w: %s", ErrType, friendlyType(m[3]))}
+	}
+	return &Error{File: name, Err: fmt.Errorf("%w: %s", ErrType, strings.TrimPrefix(err.Error(), "toml: "))}
+}
+
+var typeRE = regexp.MustCompile(`incompatible types: TOML value has type (\S+); destination has type (.+)$`)
+
+// friendlyType rewrites the decoder's type mismatch message in TOML terms.
+func friendlyType(msg string) string {
+	m := typeRE.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	names := map[string]string{
+		"int64": "an integer", "float64": "a float", "string": "a string", "bool": "a boolean",
+		"map[string]interface {}": "a table", "[]interface {}": "an array",
+		"integer": "an integer", "float": "a number", "boolean": "true or false", "map": "a table",
+	}
+	name := func(s string) string {
+		if n, ok := names[s]; ok {
+			return n
+		}
+		return s
+	}
+	return fmt.Sprintf("want %s, got %s", name(m[2]), name(m[1]))
+}
+
+// knownKeys holds every key path of Config, tables included.
+var knownKeys = func() map[string]bool {
+	k := make(map[string]bool)
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+			if tag == "" || tag == "-" {
+				continue
+			}
+			p := prefix + tag
+			k[p] = true
+			if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[Duration]() {
+				walk(p+".", f.Type)
+			}
+		}
+	}
+	walk("", reflect.TypeFor[Config]())
+	return k
+}()
+
+// knownKey reports whether k is a key of Config, matching case exactly (the
+// decoder itself would accept "Pulse" for "pulse").
+func knownKey(k toml.Key) bool {
+	if len(k) == 3 && k[0] == "gpio" && k[1] == "label_pins" {
+		return true // any label
+	}
+	return knownKeys[strings.Join(k, ".")]
+}
+
+// suggest returns the known key closest to k, if it is close.
+func suggest(k toml.Key) string {
+	s := strings.Join(k, ".")
+	best, bestD := "", 3
+	for _, c := range slices.Sorted(func(yield func(string) bool) {
+		for c := range knownKeys {
+			if !yield(c) {
+				return
+			}
+		}
+	}) {
+		if d := editDistance(strings.ToLower(s), c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// keyLine finds the line of the file that sets key k (best effort: it
+// understands [table] headers and dotted keys, not inline tables); 0 if
+// not found.
+func keyLine(text string, k toml.Key) int {
+	want := strings.Join(k, ".")
+	var table []string
+	for i, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		if t[0] == '[' {
+			end := strings.LastIndex(t, "]")
+			if end < 0 {
+				continue
+			}
+			table = splitKey(strings.Trim(t[:end], "[]"))
+			if strings.Join(table, ".") == want {
+				return i + 1
+			}
+			continue
+		}
+		eq := strings.Index(t, "=")
+		if eq < 0 {
+			continue
+		}
+		full := append(slices.Clone(table), splitKey(t[:eq])...)
+		if strings.Join(full, ".") == want {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// splitKey splits a dotted TOML key and removes quotes and spaces.
+func splitKey(s string) []string {
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return parts
+}
+
+// quoteKey quotes a key piece for a key path if TOML needs it.
+func quoteKey(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return strconv.Quote(s)
+		}
+	}
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	slices.Sort(k)
+	return k
+}

@@ -1,0 +1,99 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Duration is a time.Duration written in TOML as a string that
+// time.ParseDuration accepts: "500ms", "10s", "1h30m".
+type Duration struct{ time.Duration }
+
+// UnmarshalText reads a duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	v, err := time.ParseDuration(s)
+	if _, nerr := strconv.ParseFloat(s, 64); err != nil && nerr == nil {
+		return fmt.Errorf("want a duration with a unit, in quotes, such as \"%sms\" or \"%ss\", got %s", s, s, s)
+	}
+	if err != nil {
+		return fmt.Errorf("want a duration such as \"500ms\", \"10s\" or \"2h\" (units ns, us, ms, s, m, h), got %q", string(b))
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration as time.Duration.String does.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }
+
+// Size is a number of bytes, written in TOML as an integer (65536) or a
+// string with a unit ("64MiB", "512KiB", "1GB"; KiB/MiB/GiB are powers of
+// 1024, kB/MB/GB of 1000).
+type Size int64
+
+// UnmarshalTOML reads an integer or a size string.
+func (s *Size) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		*s = Size(v)
+		return nil
+	case string:
+		n, err := ParseSize(v)
+		if err != nil {
+			return err
+		}
+		*s = n
+		return nil
+	}
+	return fmt.Errorf("want a size in bytes such as 65536 or \"64MiB\", got %v (%T)", v, v)
+}
+
+// MarshalText writes the size with the largest binary unit that divides it.
+func (s Size) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// String writes the size with the largest binary unit that divides it
+// ("64MiB", "1000B").
+func (s Size) String() string {
+	for _, u := range []struct {
+		name string
+		n    int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if s != 0 && int64(s)%u.n == 0 {
+			return strconv.FormatInt(int64(s)/u.n, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(int64(s), 10) + "B"
+}
+
+var sizeUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1000, "kb": 1000, "m": 1000 * 1000, "mb": 1000 * 1000, "g": 1000 * 1000 * 1000, "gb": 1000 * 1000 * 1000,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+}
+
+// ParseSize reads "65536", "64MiB", "512 KiB", "1.5GB".
+func ParseSize(str string) (Size, error) {
+	t := strings.TrimSpace(str)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.' || t[i] == '-' || t[i] == '+') {
+		i++
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	mult, ok := sizeUnits[unit]
+	bad := fmt.Errorf("want a size in bytes such as 65536 or \"64MiB\" (units B, KiB, MiB, GiB, kB, MB, GB), got %q", str)
+	if !ok || num == "" {
+		return 0, bad
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, bad
+	}
+	v := f * float64(mult)
+	if math.IsNaN(v) || math.Abs(v) >= 1<<62 || v != math.Trunc(v) {
+		return 0, bad
+	}
+	return Size(v), nil
+}

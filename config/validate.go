@@ -1,0 +1,147 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Validate checks every value of c. The errors name keys by path but not
+// files (Load also names the file that set each key).
+func (c *Config) Validate() error {
+	return errors.Join(c.problems(nil)...)
+}
+
+// validate checks l.cfg and names the file and line that set each bad key.
+func (l *loader) validate() error {
+	return errors.Join(l.cfg.problems(func(e *Error) {
+		if s, ok := l.source[e.Key]; ok {
+			e.File = s.file
+			e.Line = keyLine(s.data, toml.Key(splitKey(e.Key)))
+		}
+	})...)
+}
+
+// problems returns one *Error per invalid key; locate, if not nil, fills
+// in where the key was set.
+func (c *Config) problems(locate func(*Error)) []error {
+	var errs []error
+	bad := func(key, format string, a ...any) {
+		e := &Error{Key: key, Err: fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))}
+		if locate != nil {
+			locate(e)
+		}
+		errs = append(errs, e)
+	}
+	nonEmpty := func(key, v string) {
+		if strings.TrimSpace(v) == "" {
+			bad(key, "must not be empty")
+		}
+	}
+	positiveDur := func(key string, d Duration) {
+		if d.Duration <= 0 {
+			bad(key, "must be > 0, got %q", d.String())
+		}
+	}
+	nonNegDur := func(key string, d Duration) {
+		if d.Duration < 0 {
+			bad(key, "must be ≥ 0 (0 = no limit), got %q", d.String())
+		}
+	}
+	nonNeg := func(key string, v int) {
+		if v < 0 {
+			bad(key, "must be ≥ 0, got %d", v)
+		}
+	}
+	oneOf := func(key, v string, allowed ...string) {
+		for _, a := range allowed {
+			if v == a {
+				return
+			}
+		}
+		bad(key, "must be %s, got %q", quoteList(allowed), v)
+	}
+
+	nonEmpty("model", c.Model)
+
+	s := &c.Spool
+	nonEmpty("spool.dir", s.Dir)
+	positiveDur("spool.rescan_interval", s.RescanInterval)
+	if s.MaxBatchBytes <= 0 {
+		bad("spool.max_batch_bytes", "must be > 0, got %d", int64(s.MaxBatchBytes))
+	}
+	if s.MaxFrames < 1 {
+		bad("spool.max_frames", "must be ≥ 1, got %d", s.MaxFrames)
+	}
+	oneOf("spool.done", s.Done, "keep", "delete")
+	nonNeg("spool.done_max_files", s.DoneMaxFiles)
+	nonNegDur("spool.done_max_age", s.DoneMaxAge)
+	if s.Done == "keep" && s.DoneMaxFiles == 0 && s.DoneMaxAge.Duration == 0 {
+		bad("spool.done_max_files", "with done = \"keep\", set done_max_files or done_max_age > 0 so that done/ cannot fill the disk (or use done = \"delete\")")
+	}
+	if s.FailedMaxFiles < 1 {
+		bad("spool.failed_max_files", "must be ≥ 1 (failed/ must stay bounded), got %d", s.FailedMaxFiles)
+	}
+
+	j := &c.Journal
+	nonEmpty("journal.path", j.Path)
+	if j.MaxBytes < 0 {
+		bad("journal.max_bytes", "must be ≥ 0 (0 = never rotate), got %d", int64(j.MaxBytes))
+	}
+	if j.MaxBytes > 0 && j.Keep < 1 {
+		bad("journal.keep", "must be ≥ 1 when journal.max_bytes is set, got %d", j.Keep)
+	}
+
+	g := &c.GPIO
+	oneOf("gpio.backend", g.Backend, "periph", "log", "none")
+	positiveDur("gpio.pulse", g.Pulse)
+	used := make(map[string]string) // pin name -> key
+	for _, p := range g.Pins() {
+		if strings.TrimSpace(p.Name) == "" {
+			bad(p.Key, "pin name must not be empty (remove the key if the label has no pin)")
+			continue
+		}
+		if prev, ok := used[p.Name]; ok {
+			bad(p.Key, "pin %q is already used by %s", p.Name, prev)
+			continue
+		}
+		used[p.Name] = p.Key
+	}
+	for l := range g.LabelPins {
+		if strings.TrimSpace(l) == "" {
+			bad("gpio.label_pins", "a label must not be empty")
+		}
+	}
+
+	d := &c.Decision
+	if d.Threshold != nil {
+		if t := *d.Threshold; math.IsNaN(t) || t < 0 {
+			bad("decision.threshold", "must be a number ≥ 0 or inf, got %v", t)
+		}
+	}
+	if d.MinFrames < 1 {
+		bad("decision.min_frames", "must be ≥ 1, got %d", d.MinFrames)
+	} else if s.MaxFrames >= 1 && d.MinFrames > s.MaxFrames {
+		bad("decision.min_frames", "is %d, more than spool.max_frames (%d)", d.MinFrames, s.MaxFrames)
+	}
+
+	nonNeg("daemon.workers", c.Daemon.Workers)
+
+	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	oneOf("log.format", c.Log.Format, "text", "json")
+	return errs
+}
+
+func quoteList(a []string) string {
+	q := make([]string, len(a))
+	for i, s := range a {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}

@@ -1,0 +1,461 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/setfile"
+)
+
+// Set is one labelled image set: Frames holds one row per frame (n×D).
+type Set struct {
+	Class string // class (folder) name
+	Name  string // set name: file name without extension, or folder name; the class name for a pooled set
+	Path  string // the set file or folder
+	// Frames is n×D, rows = frames, columns = features.
+	Frames *mat.Dense
+}
+
+// Dataset is a loaded data set.
+type Dataset struct {
+	Root    string
+	Classes []string // sorted
+	Sets    []Set    // sorted by class, then name
+	// Pooled is true for the ORL-style layout: each class is one set
+	// holding all its frames, from which a protocol draws sets.
+	Pooled bool
+}
+
+// Labels returns, for each set, the index of its class in d.Classes.
+func (d *Dataset) Labels() []int {
+	idx := make(map[string]int, len(d.Classes))
+	for i, c := range d.Classes {
+		idx[c] = i
+	}
+	l := make([]int, len(d.Sets))
+	for i, s := range d.Sets {
+		l[i] = idx[s.Class]
+	}
+	return l
+}
+
+// Dim returns the number of features per frame (D), or 0 if there are no
+// sets.
+func (d *Dataset) Dim() int {
+	if len(d.Sets) == 0 || d.Sets[0].Frames == nil {
+		return 0
+	}
+	_, c := d.Sets[0].Frames.Dims()
+	return c
+}
+
+// Matrices returns the frame matrices of the sets, in order.
+func (d *Dataset) Matrices() []*mat.Dense {
+	m := make([]*mat.Dense, len(d.Sets))
+	for i, s := range d.Sets {
+		m[i] = s.Frames
+	}
+	return m
+}
+
+// FrameDecoder turns one image file into one feature row.
+type FrameDecoder func(path string) ([]float64, error)
+
+// Options control Load.
+type Options struct {
+	// Limits bound every feature file and every set (frames, features,
+	// bytes); the zero value means setfile.DefaultLimits.
+	Limits setfile.Limits
+	// Frames decodes image frames; required when the data set holds images.
+	Frames FrameDecoder
+	// Workers is the number of files decoded at once; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// ErrLayout marks a directory tree that does not follow a data set layout.
+var ErrLayout = errors.New("invalid data set layout")
+
+func layoutErr(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrLayout, fmt.Sprintf(format, a...))
+}
+
+// imageExts are the extensions treated as frame images; whether a given
+// image decodes is up to Options.Frames.
+var imageExts = map[string]bool{
+	".png": true, ".jpg": true, ".jpeg": true, ".pgm": true, ".pnm": true, ".ppm": true,
+	".gif": true, ".bmp": true, ".tif": true, ".tiff": true,
+}
+
+func isImage(name string) bool { return imageExts[strings.ToLower(filepath.Ext(name))] }
+
+// ignored reports whether a directory entry is not data: hidden files and
+// notes that commonly accompany data sets.
+func ignored(name string) bool {
+	if strings.HasPrefix(name, ".") {
+		return true
+	}
+	up := strings.ToUpper(name)
+	if strings.HasPrefix(up, "README") || strings.HasPrefix(up, "LICENSE") {
+		return true
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".txt":
+		return true
+	}
+	return false
+}
+
+// entry is a directory entry that is data.
+type entry struct {
+	name string
+	path string
+	dir  bool
+}
+
+// list returns the data entries of dir sorted by name, following symbolic
+// links.
+func list(dir string) ([]entry, error) {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []entry
+	for _, de := range des {
+		if ignored(de.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, de.Name())
+		isDir := de.IsDir()
+		if de.Type()&fs.ModeSymlink != 0 {
+			fi, err := os.Stat(p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			isDir = fi.IsDir()
+		}
+		out = append(out, entry{de.Name(), p, isDir})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+// set kinds found while scanning.
+const (
+	kindFeatures = iota // one feature file
+	kindDir             // a folder of frames (images or feature files)
+	kindPooled          // a class folder of images
+)
+
+// plan is one set to load: its frames are files read by jobs.
+type plan struct {
+	set    Set
+	kind   int
+	files  []string // feature files (kindFeatures, or a folder of feature files) or images
+	images bool
+}
+
+// Load reads the data set under dir. See the package documentation for the
+// layouts. Files are decoded concurrently by opt.Workers goroutines; the
+// result does not depend on the number of workers.
+func Load(dir string, opt Options) (*Dataset, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("data set: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, layoutErr("%s is not a directory: give the folder that holds one folder per class", dir)
+	}
+	classes, err := list(dir)
+	if err != nil {
+		return nil, fmt.Errorf("data set: %w", err)
+	}
+	var plans []plan
+	var classNames []string
+	pooled, perSet := "", ""
+	for _, c := range classes {
+		if !c.dir {
+			return nil, layoutErr("%s is a file at the top level of %s: put sets in one folder per class (<class>/<set>.npy or <class>/<set>/<frames>)", c.name, dir)
+		}
+		ps, isPooled, err := scanClass(c)
+		if err != nil {
+			return nil, err
+		}
+		if isPooled {
+			pooled = c.name
+		} else {
+			perSet = c.name
+		}
+		if pooled != "" && perSet != "" {
+			return nil, layoutErr("class %q holds frame images directly (one pooled set) but class %q holds separate sets: use one layout for the whole data set", pooled, perSet)
+		}
+		classNames = append(classNames, c.name)
+		plans = append(plans, ps...)
+	}
+	if len(classNames) == 0 {
+		return nil, layoutErr("%s holds no class folders: expected <class>/<set>.npy, <class>/<set>/<frames> or <class>/<frames>", dir)
+	}
+	for _, p := range plans {
+		if p.images && opt.Frames == nil {
+			return nil, fmt.Errorf("set %s holds images: choose a feature extractor, e.g. --features intensity:20x20", p.set.Path)
+		}
+	}
+	if err := loadAll(plans, opt); err != nil {
+		return nil, err
+	}
+	d := &Dataset{Root: dir, Classes: classNames, Pooled: pooled != ""}
+	for _, p := range plans {
+		d.Sets = append(d.Sets, p.set)
+	}
+	if err := checkDims(d.Sets); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// scanClass lists the sets of one class folder.
+func scanClass(c entry) ([]plan, bool, error) {
+	ents, err := list(c.path)
+	if err != nil {
+		return nil, false, fmt.Errorf("class %s: %w", c.name, err)
+	}
+	if len(ents) == 0 {
+		return nil, false, layoutErr("class %s (%s) is empty: add sets or remove the folder", c.name, c.path)
+	}
+	var dirs, feats, imgs []entry
+	for _, e := range ents {
+		switch {
+		case e.dir:
+			dirs = append(dirs, e)
+		case setfile.Format(e.name) != "":
+			feats = append(feats, e)
+		case isImage(e.name):
+			imgs = append(imgs, e)
+		default:
+			return nil, false, layoutErr("unexpected file %s: expected .npy/.csv sets, set folders or frame images", e.path)
+		}
+	}
+	kinds := 0
+	for _, n := range []int{len(dirs), len(feats), len(imgs)} {
+		if n > 0 {
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		return nil, false, layoutErr("class %s mixes %d set folders, %d feature files and %d images: use one layout per data set", c.path, len(dirs), len(feats), len(imgs))
+	}
+	var plans []plan
+	switch {
+	case len(imgs) > 0:
+		p := plan{set: Set{Class: c.name, Name: c.name, Path: c.path}, kind: kindPooled, images: true}
+		for _, e := range imgs {
+			p.files = append(p.files, e.path)
+		}
+		return []plan{p}, true, nil
+	case len(feats) > 0:
+		seen := map[string]string{}
+		for _, e := range feats {
+			name := strings.TrimSuffix(e.name, filepath.Ext(e.name))
+			if prev, ok := seen[name]; ok {
+				return nil, false, layoutErr("class %s has two files for set %q (%s and %s): keep one", c.path, name, prev, e.name)
+			}
+			seen[name] = e.name
+			plans = append(plans, plan{set: Set{Class: c.name, Name: name, Path: e.path}, kind: kindFeatures, files: []string{e.path}})
+		}
+	default:
+		for _, s := range dirs {
+			p, err := scanSetDir(c.name, s)
+			if err != nil {
+				return nil, false, err
+			}
+			plans = append(plans, p)
+		}
+	}
+	return plans, false, nil
+}
+
+func scanSetDir(class string, s entry) (plan, error) {
+	ents, err := list(s.path)
+	if err != nil {
+		return plan{}, fmt.Errorf("set %s: %w", s.path, err)
+	}
+	p := plan{set: Set{Class: class, Name: s.name, Path: s.path}, kind: kindDir}
+	nimg, nfeat := 0, 0
+	for _, e := range ents {
+		switch {
+		case e.dir:
+			return plan{}, layoutErr("unexpected folder %s inside set %s: a set folder holds frame files only", e.name, s.path)
+		case isImage(e.name):
+			nimg++
+		case setfile.Format(e.name) != "":
+			nfeat++
+		default:
+			return plan{}, layoutErr("unexpected file %s: a set folder holds frame images or .npy/.csv feature files", e.path)
+		}
+		p.files = append(p.files, e.path)
+	}
+	if len(p.files) == 0 {
+		return plan{}, layoutErr("set %s has no frames: add frame files or remove the folder", s.path)
+	}
+	if nimg > 0 && nfeat > 0 {
+		return plan{}, layoutErr("set %s mixes %d images and %d feature files: use one kind of frame", s.path, nimg, nfeat)
+	}
+	p.images = nimg > 0
+	return p, nil
+}
+
+// job is one file to decode: rows receives its frames.
+type job struct {
+	plan, file int
+}
+
+// loadAll decodes every file of every plan with a pool of workers and
+// assembles each set's frame matrix. On failure it returns the error of the
+// first failing file in set order, so the message does not depend on
+// scheduling.
+func loadAll(plans []plan, opt Options) error {
+	var jobs []job
+	rows := make([][][]float64, len(plans)) // plan → file → row-major values
+	dims := make([][]int, len(plans))       // plan → file → columns
+	for i, p := range plans {
+		rows[i] = make([][]float64, len(p.files))
+		dims[i] = make([]int, len(p.files))
+		for j := range p.files {
+			jobs = append(jobs, job{i, j})
+		}
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(jobs))
+	errs := make([]error, len(jobs))
+	var next, failed atomic.Int64
+	failed.Store(int64(len(jobs)))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(jobs) || int64(k) > failed.Load() {
+					return
+				}
+				jb := jobs[k]
+				p := &plans[jb.plan]
+				vals, cols, err := decode(p, p.files[jb.file], opt)
+				if err != nil {
+					errs[k] = err
+					for {
+						f := failed.Load()
+						if int64(k) >= f || failed.CompareAndSwap(f, int64(k)) {
+							break
+						}
+					}
+					continue
+				}
+				rows[jb.plan][jb.file] = vals
+				dims[jb.plan][jb.file] = cols
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	lim := opt.Limits
+	if lim == (setfile.Limits{}) {
+		lim = setfile.DefaultLimits()
+	}
+	for i := range plans {
+		m, err := assemble(&plans[i], rows[i], dims[i], lim)
+		if err != nil {
+			return err
+		}
+		plans[i].set.Frames = m
+		rows[i] = nil
+	}
+	return nil
+}
+
+// decode reads one file: a feature file (rows×cols) or an image (one row).
+func decode(p *plan, path string, opt Options) ([]float64, int, error) {
+	if !p.images {
+		x, err := setfile.ReadFile(path, opt.Limits)
+		if err != nil {
+			return nil, 0, err // *setfile.Error carries the path
+		}
+		r, c := x.Dims()
+		out := make([]float64, 0, r*c)
+		for i := range r {
+			out = append(out, x.RawRowView(i)...)
+		}
+		return out, c, nil
+	}
+	v, err := opt.Frames(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("frame %s: %w", path, err)
+	}
+	if len(v) == 0 {
+		return nil, 0, fmt.Errorf("frame %s: the feature extractor returned no features", path)
+	}
+	for j, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, 0, fmt.Errorf("frame %s: feature %d is %v; features must be finite", path, j, x)
+		}
+	}
+	return v, len(v), nil
+}
+
+// assemble stacks the rows of a set's files into its n×D frame matrix.
+func assemble(p *plan, vals [][]float64, cols []int, lim setfile.Limits) (*mat.Dense, error) {
+	if len(vals) == 1 && p.kind == kindFeatures {
+		return mat.NewDense(len(vals[0])/cols[0], cols[0], vals[0]), nil
+	}
+	d := cols[0]
+	n := 0
+	for i, v := range vals {
+		if cols[i] != d {
+			return nil, fmt.Errorf("set %s: frame file %s has %d features but %s has %d: all frames of a set need the same size",
+				p.set.Path, filepath.Base(p.files[i]), cols[i], filepath.Base(p.files[0]), d)
+		}
+		n += len(v) / d
+	}
+	if lim.MaxRows > 0 && n > lim.MaxRows {
+		return nil, fmt.Errorf("set %s: %d frames exceed the limit of %d", p.set.Path, n, lim.MaxRows)
+	}
+	if lim.MaxBytes > 0 && int64(n)*int64(d) > lim.MaxBytes/8 {
+		return nil, fmt.Errorf("set %s: %d×%d frames exceed the memory limit of %d bytes", p.set.Path, n, d, lim.MaxBytes)
+	}
+	data := make([]float64, 0, n*d)
+	for _, v := range vals {
+		data = append(data, v...)
+	}
+	return mat.NewDense(n, d, data), nil
+}
+
+// checkDims verifies that every set has the feature dimension of the first.
+func checkDims(sets []Set) error {
+	if len(sets) == 0 {
+		return nil
+	}
+	_, d0 := sets[0].Frames.Dims()
+	for _, s := range sets[1:] {
+		if _, d := s.Frames.Dims(); d != d0 {
+			return fmt.Errorf("%w: set %s has %d features per frame but set %s has %d: all sets need the same features",
+				ErrLayout, s.Path, d, sets[0].Path, d0)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/setfile"
+)
+
+func writeSet(t *testing.T, path string, rows, cols int, base float64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	x := mat.NewDense(rows, cols, nil)
+	for i := range rows {
+		for j := range cols {
+			x.Set(i, j, base+float64(10*i+j))
+		}
+	}
+	if err := setfile.WriteFile(path, x); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeText(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadFeatureFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "dog", "s2.npy"), 4, 3, 200)
+	writeSet(t, filepath.Join(dir, "dog", "s10.csv"), 2, 3, 100)
+	writeSet(t, filepath.Join(dir, "cat", "a.npy"), 5, 3, 0)
+	writeText(t, filepath.Join(dir, "README.md"), "notes")
+	writeText(t, filepath.Join(dir, "cat", ".DS_Store"), "junk")
+	writeText(t, filepath.Join(dir, "cat", "notes.txt"), "junk")
+	writeText(t, filepath.Join(dir, ".git", "HEAD"), "junk")
+	for _, workers := range []int{0, 1, 3} {
+		d, err := Load(dir, Options{Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(d.Classes, ","); got != "cat,dog" {
+			t.Fatalf("classes %s", got)
+		}
+		var names []string
+		for _, s := range d.Sets {
+			names = append(names, s.Class+"/"+s.Name)
+		}
+		if got := strings.Join(names, ","); got != "cat/a,dog/s10,dog/s2" {
+			t.Errorf("sets %s", got)
+		}
+		if fmt.Sprint(d.Labels()) != "[0 1 1]" {
+			t.Errorf("labels %v", d.Labels())
+		}
+		if d.Pooled || d.Dim() != 3 {
+			t.Errorf("pooled %v dim %d", d.Pooled, d.Dim())
+		}
+		if r, _ := d.Sets[2].Frames.Dims(); r != 4 || d.Sets[2].Frames.At(1, 2) != 212 {
+			t.Errorf("dog/s2 frames wrong: %v", mat.Formatted(d.Sets[2].Frames))
+		}
+		if d.Sets[1].Path != filepath.Join(dir, "dog", "s10.csv") {
+			t.Errorf("path %s", d.Sets[1].Path)
+		}
+	}
+}
+
+// fakeDecoder "decodes" an image file whose content is comma-separated
+// numbers, so tests need no real images.
+func fakeDecoder(path string) ([]float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var v []float64
+	for f := range strings.SplitSeq(strings.TrimSpace(string(b)), ",") {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, err
+		}
+		v = append(v, x)
+	}
+	return v, nil
+}
+
+func TestLoadImageSets(t *testing.T) {
+	dir := t.TempDir()
+	for c := range 2 {
+		for s := range 3 {
+			for f := range 4 {
+				writeText(t, filepath.Join(dir, fmt.Sprintf("c%d", c), fmt.Sprintf("set%d", s), fmt.Sprintf("f%02d.png", f)),
+					fmt.Sprintf("%d,%d,%d", c, s, f))
+			}
+		}
+	}
+	writeText(t, filepath.Join(dir, "c1", "set2", "README"), "x")
+	if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), "holds images: choose a feature extractor, e.g. --features intensity:20x20") {
+		t.Errorf("no decoder: %v", err)
+	}
+	d, err := Load(dir, Options{Frames: fakeDecoder, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Sets) != 6 || d.Pooled {
+		t.Fatalf("%d sets, pooled %v", len(d.Sets), d.Pooled)
+	}
+	s := d.Sets[4] // c1/set1
+	if s.Class != "c1" || s.Name != "set1" {
+		t.Fatalf("set 4 is %s/%s", s.Class, s.Name)
+	}
+	want := mat.NewDense(4, 3, []float64{1, 1, 0, 1, 1, 1, 1, 1, 2, 1, 1, 3})
+	if !mat.Equal(s.Frames, want) {
+		t.Errorf("frames\n%v", mat.Formatted(s.Frames))
+	}
+}
+
+func TestLoadPooled(t *testing.T) {
+	dir := t.TempDir()
+	for c := 1; c <= 2; c++ {
+		for f := 1; f <= 10; f++ {
+			writeText(t, filepath.Join(dir, fmt.Sprintf("s%d", c), fmt.Sprintf("%d.pgm", f)), fmt.Sprintf("%d,%d", c, f))
+		}
+	}
+	writeText(t, filepath.Join(dir, "README"), "ORL")
+	d, err := Load(dir, Options{Frames: fakeDecoder})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Pooled || len(d.Sets) != 2 || d.Sets[1].Name != "s2" {
+		t.Fatalf("pooled %v sets %d", d.Pooled, len(d.Sets))
+	}
+	if r, c := d.Sets[0].Frames.Dims(); r != 10 || c != 2 {
+		t.Errorf("pooled set %d×%d", r, c)
+	}
+	// Frames in name order: 1, 10, 2, ...
+	if d.Sets[0].Frames.At(1, 1) != 10 {
+		t.Errorf("frame order: %v", mat.Formatted(d.Sets[0].Frames))
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(t *testing.T, dir string)
+		want  string
+	}{
+		{"no classes", func(t *testing.T, dir string) { writeText(t, filepath.Join(dir, "README.md"), "x") }, "no class folders"},
+		{"empty class", func(t *testing.T, dir string) {
+			writeSet(t, filepath.Join(dir, "a", "s.npy"), 2, 2, 0)
+			os.Mkdir(filepath.Join(dir, "b"), 0o755)
+		}, "class b"},
+		{"empty set folder", func(t *testing.T, dir string) {
+			os.MkdirAll(filepath.Join(dir, "a", "s1"), 0o755)
+			writeText(t, filepath.Join(dir, "a", "s1", ".hidden"), "x")
+		}, "has no frames"},
+		{"mixed dims", func(t *testing.T, dir string) {
+			writeSet(t, filepath.Join(dir, "a", "s1.npy"), 2, 3, 0)
+			writeSet(t, filepath.Join(dir, "b", "s2.npy"), 2, 4, 0)
+		}, "has 4 features per frame but set " + "DIR/a/s1.npy has 3"},
+		{"unreadable", func(t *testing.T, dir string) {
+			writeText(t, filepath.Join(dir, "a", "s1.npy"), "garbage")
+		}, "DIR/a/s1.npy: not an .npy file"},
+		{"bad csv", func(t *testing.T, dir string) {
+			writeText(t, filepath.Join(dir, "a", "s1.csv"), "1,2\n3\n")
+		}, "DIR/a/s1.csv: line 2"},
+		{"file at top", func(t *testing.T, dir string) {
+			writeSet(t, filepath.Join(dir, "s1.npy"), 2, 3, 0)
+		}, "s1.npy is a file at the top level"},
+		{"unexpected file", func(t *testing.T, dir string) {
+			writeText(t, filepath.Join(dir, "a", "labels.json"), "{}")
+		}, "unexpected file"},
+		{"mixed class", func(t *testing.T, dir string) {
+			writeSet(t, filepath.Join(dir, "a", "s1.npy"), 2, 3, 0)
+			writeText(t, filepath.Join(dir, "a", "f.png"), "1,2,3")
+		}, "mixes"},
+		{"pooled and sets", func(t *testing.T, dir string) {
+			writeText(t, filepath.Join(dir, "a", "f.png"), "1,2,3")
+			writeSet(t, filepath.Join(dir, "b", "s1.npy"), 2, 3, 0)
+		}, "one layout"},
+		{"duplicate set", func(t *testing.T, dir string) {
+			writeSet(t, filepath.Join(dir, "a", "s1.npy"), 2, 3, 0)
+			writeSet(t, filepath.Join(dir, "a", "s1.csv"), 2, 3, 0)
+		}, "two files for set"},
+		{"ragged frames", func(t *testing.T, dir string) {
+			writeText(t, filepath.Join(dir, "a", "s", "1.png"), "1,2,3")
+			writeText(t, filepath.Join(dir, "a", "s", "2.png"), "1,2")
+		}, "2.png has 2 features but 1.png has 3"},
+		{"bad image", func(t *testing.T, dir string) {
+			writeText(t, filepath.Join(dir, "a", "s", "1.png"), "1,x")
+		}, "frame DIR/a/s/1.png"},
+		{"nested", func(t *testing.T, dir string) {
+			writeText(t, filepath.Join(dir, "a", "s", "deeper", "1.png"), "1")
+		}, "unexpected folder deeper"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c.build(t, dir)
+			_, err := Load(dir, Options{Frames: fakeDecoder})
+			want := strings.ReplaceAll(c.want, "DIR", dir)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %v, want it to mention %q", err, want)
+			}
+		})
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "nope"), Options{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing dir: %v", err)
+	}
+	f := filepath.Join(t.TempDir(), "f.npy")
+	writeSet(t, f, 1, 1, 0)
+	if _, err := Load(f, Options{}); !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("file as dir: %v", err)
+	}
+	// The setfile error stays reachable for callers.
+	dir := t.TempDir()
+	writeText(t, filepath.Join(dir, "a", "s1.npy"), "garbage")
+	if _, err := Load(dir, Options{}); !errors.Is(err, setfile.ErrFormat) {
+		t.Errorf("setfile error not wrapped: %v", err)
+	}
+}
+
+func TestLoadLimits(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "a", "s1.npy"), 20, 3, 0)
+	_, err := Load(dir, Options{Limits: setfile.Limits{MaxRows: 10}})
+	if !errors.Is(err, setfile.ErrTooLarge) {
+		t.Errorf("limits not applied: %v", err)
+	}
+}

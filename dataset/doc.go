@@ -1,0 +1,20 @@
+// Package dataset loads labelled image-set data sets from a directory tree.
+//
+// Three layouts are recognised, per class folder:
+//
+//	<root>/<class>/<set>.npy|.csv      feature sets, rows = frames (n×D)
+//	<root>/<class>/<set>/<frame>       one folder per set holding either
+//	                                   frame images (PNG, JPEG, PGM, …),
+//	                                   decoded by Options.Frames, or feature
+//	                                   files whose rows are stacked in name order
+//	<root>/<class>/<frame image>       ORL style: all frames of a class form
+//	                                   one pooled set; a protocol draws sets
+//	                                   from it (Dataset.Pooled is true)
+//
+// Classes and sets are sorted by name (byte order), frames within a set
+// folder too, so a data set always loads the same way. Hidden entries
+// (names starting with '.') and notes (README*, LICENSE*, *.md, *.txt) are
+// ignored at every level; any other unexpected entry is an error, as are an
+// empty class, a set without frames, feature dimensions that differ between
+// sets, and mixing pooled and per-set classes.
+package dataset

@@ -1,0 +1,301 @@
+package device
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"periph.io/x/conn/v3/gpio"
+)
+
+// Line is one GPIO output line as a driver provides it. Drivers never read
+// an output line back: on the Linux character device, Read() turns the line
+// into an input.
+type Line interface {
+	Name() string
+	Out(l gpio.Level) error
+}
+
+// Driver opens output lines by their kernel line name ("GPIO17").
+type Driver interface {
+	// Open returns the named line; a missing line is a *MissingPinError.
+	Open(name string) (Line, error)
+	Close() error
+}
+
+// MissingPinError says that a configured pin name is not a GPIO line of this
+// machine, and lists the names that are.
+type MissingPinError struct {
+	Pin       string
+	Available []string
+}
+
+func (e *MissingPinError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gpio: no line named %q", e.Pin)
+	if len(e.Available) == 0 {
+		b.WriteString("; no GPIO lines found at all (is /dev/gpiochip* present and readable by this user, e.g. in group gpio?)")
+	} else {
+		b.WriteString("; available lines: ")
+		b.WriteString(strings.Join(e.Available, ", "))
+	}
+	b.WriteString(". Pin names are kernel line names: list them with `gpioinfo` (package gpiod), or set gpio.backend = \"log\" to run without hardware")
+	return b.String()
+}
+
+// Pins says which line signals what. Empty names are not used.
+type Pins struct {
+	Match   string            // pulsed for every known decision
+	Unknown string            // pulsed for an unknown (rejected) set
+	Labels  map[string]string // label -> line, pulsed with Match for that label
+}
+
+// names returns the distinct line names, sorted.
+func (p Pins) names() []string {
+	set := map[string]struct{}{}
+	for _, n := range append([]string{p.Match, p.Unknown}, mapValues(p.Labels)...) {
+		if n != "" {
+			set[n] = struct{}{}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// SignalOptions configures a Signaller.
+type SignalOptions struct {
+	Pins Pins
+	// Pulse is how long a line stays active; the line then stays idle for
+	// at least as long before its next pulse, so that pulses stay distinct.
+	Pulse time.Duration
+	// ActiveLow: active is Low and idle is High (for sinks wired to 3V3).
+	ActiveLow bool
+	// Backlog is how many pulses may wait per line (default 8); more are
+	// dropped with a log line (the journal remains the record).
+	Backlog int
+}
+
+// Signaller pulses GPIO lines to signal decisions. Pulses are asynchronous
+// (Signal returns at once, a goroutine per line drives it) and serialised per
+// line. A Signaller is safe for concurrent use.
+type Signaller struct {
+	drv   Driver
+	pins  Pins
+	log   *slog.Logger
+	pulse atomic.Int64 // time.Duration
+	act   gpio.Level
+	lines map[string]*outLine
+
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type outLine struct {
+	line   Line
+	pulses chan time.Duration
+	stop   chan struct{}
+}
+
+// NewSignaller opens every configured line through drv and drives it to its
+// idle level. On error, lines opened so far are driven idle again.
+func NewSignaller(drv Driver, opt SignalOptions, log *slog.Logger) (*Signaller, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opt.Pulse <= 0 {
+		return nil, fmt.Errorf("gpio: pulse length %v must be positive", opt.Pulse)
+	}
+	backlog := opt.Backlog
+	if backlog <= 0 {
+		backlog = 8
+	}
+	s := &Signaller{drv: drv, pins: opt.Pins, log: log, act: gpio.High, lines: map[string]*outLine{}}
+	if opt.ActiveLow {
+		s.act = gpio.Low
+	}
+	s.pulse.Store(int64(opt.Pulse))
+	for _, name := range opt.Pins.names() {
+		l, err := drv.Open(name)
+		if err != nil {
+			s.Idle()
+			return nil, err
+		}
+		if err := l.Out(!s.act); err != nil {
+			s.Idle()
+			return nil, fmt.Errorf("gpio: set %s to idle: %w", name, err)
+		}
+		ol := &outLine{line: l, pulses: make(chan time.Duration, backlog), stop: make(chan struct{})}
+		s.lines[name] = ol
+		s.wg.Add(1)
+		go s.drive(ol)
+	}
+	return s, nil
+}
+
+// SetPulse changes the pulse length for pulses started from now on.
+func (s *Signaller) SetPulse(d time.Duration) {
+	if d > 0 {
+		s.pulse.Store(int64(d))
+	}
+}
+
+// Pins returns the line assignment.
+func (s *Signaller) Pins() Pins { return s.pins }
+
+// Signal pulses the lines for a decision: Match and the label's line for a
+// known label, Unknown otherwise.
+func (s *Signaller) Signal(known bool, label string) error {
+	if !known {
+		return s.Pulse(s.pins.Unknown)
+	}
+	return errors.Join(s.Pulse(s.pins.Match), s.Pulse(s.pins.Labels[label]))
+}
+
+// Pulse queues one pulse on the named line. An empty name does nothing.
+func (s *Signaller) Pulse(name string) error {
+	if name == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("gpio: signaller is shut down")
+	}
+	ol, ok := s.lines[name]
+	if !ok {
+		return fmt.Errorf("gpio: line %q is not configured", name)
+	}
+	select {
+	case ol.pulses <- time.Duration(s.pulse.Load()):
+		return nil
+	default:
+		s.log.Warn("gpio: pulse dropped: line busy", "pin", name)
+		return fmt.Errorf("gpio: %s: too many pulses waiting", name)
+	}
+}
+
+// drive is the goroutine that owns one line: active, wait, idle, wait.
+func (s *Signaller) drive(ol *outLine) {
+	defer s.wg.Done()
+	t := time.NewTimer(0)
+	<-t.C
+	wait := func(d time.Duration) bool {
+		t.Reset(d)
+		select {
+		case <-t.C:
+			return true
+		case <-ol.stop:
+			t.Stop()
+			return false
+		}
+	}
+	for {
+		var d time.Duration
+		select {
+		case d = <-ol.pulses:
+		case <-ol.stop:
+			return
+		}
+		if err := ol.line.Out(s.act); err != nil {
+			s.log.Error("gpio: drive active", "pin", ol.line.Name(), "err", err)
+		}
+		ok := wait(d)
+		if err := ol.line.Out(!s.act); err != nil {
+			s.log.Error("gpio: drive idle", "pin", ol.line.Name(), "err", err)
+		}
+		if !ok || !wait(d) {
+			return
+		}
+	}
+}
+
+// Idle ends all pulses (cutting a running one short), drives every line to
+// its idle level and refuses further pulses. It is safe to call more than
+// once.
+func (s *Signaller) Idle() error {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		for _, ol := range s.lines {
+			close(ol.stop)
+		}
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	var errs []error
+	for name, ol := range s.lines {
+		if err := ol.line.Out(!s.act); err != nil {
+			errs = append(errs, fmt.Errorf("gpio: set %s idle: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close drives all lines idle and releases the driver.
+func (s *Signaller) Close() error {
+	return errors.Join(s.Idle(), s.drv.Close())
+}
+
+// OpenDriver returns the GPIO driver for a backend name: "periph" (the Linux
+// GPIO character device through periph.io), "log" (no hardware: transitions
+// are logged) or "none".
+//
+// chip restricts the periph backend to one GPIO chip ("" = any).
+func OpenDriver(backend, chip string, log *slog.Logger) (Driver, error) {
+	switch backend {
+	case "periph":
+		return OpenPeriph(chip)
+	case "log":
+		return &logDriver{log: log}, nil
+	case "none", "":
+		return noneDriver{}, nil
+	}
+	return nil, fmt.Errorf("gpio: unknown backend %q: use \"periph\", \"log\" or \"none\"", backend)
+}
+
+// logDriver logs every transition instead of driving hardware.
+type logDriver struct{ log *slog.Logger }
+
+func (d *logDriver) Open(name string) (Line, error) { return &logLine{name: name, log: d.log}, nil }
+func (d *logDriver) Close() error                   { return nil }
+
+type logLine struct {
+	name string
+	log  *slog.Logger
+}
+
+func (l *logLine) Name() string { return l.name }
+func (l *logLine) Out(v gpio.Level) error {
+	if l.log != nil {
+		l.log.Info("gpio", "pin", l.name, "level", v.String())
+	}
+	return nil
+}
+
+type noneDriver struct{}
+
+func (noneDriver) Open(name string) (Line, error) { return noneLine(name), nil }
+func (noneDriver) Close() error                   { return nil }
+
+type noneLine string
+
+func (l noneLine) Name() string         { return string(l) }
+func (noneLine) Out(v gpio.Level) error { return nil }

@@ -1,0 +1,162 @@
+package device
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Record is one journal line: what happened to one batch. Scores are the
+// model's divergence (smaller is nearer); an absent runner-up has no label
+// and a null score.
+type Record struct {
+	Time       time.Time `json:"time"`                 // when the line was written (UTC)
+	File       string    `json:"file"`                 // batch name in the spool
+	SHA256     string    `json:"sha256,omitempty"`     // of the file's bytes
+	Bytes      int64     `json:"bytes"`                // file size
+	Frames     int       `json:"frames"`               // rows read
+	Decision   string    `json:"decision"`             // label, "unknown", or "failed"
+	Known      bool      `json:"known"`                // a gallery label was given
+	Reason     string    `json:"reason,omitempty"`     // why unknown without matching, or why failed
+	Best       string    `json:"best,omitempty"`       // label of the nearest gallery set
+	BestSet    string    `json:"best_set,omitempty"`   // its name in the model
+	Score      *float64  `json:"score"`                // its divergence
+	RunnerUp   string    `json:"runner_up,omitempty"`  // nearest set with another label
+	RunnerSc   *float64  `json:"runner_up_score"`      // its divergence
+	Threshold  *float64  `json:"threshold"`            // open-set threshold used (null: closed set)
+	Divergence string    `json:"divergence,omitempty"` // "hellinger" or "jeffrey"
+	Bandwidth  float64   `json:"bandwidth,omitempty"`  // query KDE bandwidth after projection
+	Arrived    time.Time `json:"arrived"`              // arrival in new/ (inode change time of the rename)
+	LatencyMS  float64   `json:"latency_ms"`           // arrival -> pins driven (or decision if no pin)
+	MatchMS    float64   `json:"match_ms"`             // time spent reading and matching
+	Model      string    `json:"model,omitempty"`      // sha256 of the model file (first 16 hex digits)
+	Retry      bool      `json:"retry,omitempty"`      // handled again after an interrupted run
+}
+
+// finite returns a pointer to v, or nil for NaN and ±Inf (JSON has no
+// infinities).
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Journal appends records as JSON lines and syncs each line before Append
+// returns, so that a batch can leave cur/ once its line is durable. When the
+// file would grow beyond maxBytes it is renamed to <path>.1 (after <path>.1
+// became <path>.2 and so on, the oldest beyond keep removed) and a new file
+// is started: at most about (keep+1)×maxBytes on disk.
+// A Journal is safe for concurrent use.
+type Journal struct {
+	mu       sync.Mutex
+	path     string
+	maxBytes int64
+	keep     int
+	f        *os.File
+	size     int64
+}
+
+// OpenJournal opens (or creates, 0640) the journal at path for appending.
+// maxBytes ≤ 0 disables rotation; keep is the number of rotated files kept
+// (at least 1).
+func OpenJournal(path string, maxBytes int64, keep int) (*Journal, error) {
+	if path == "" {
+		return nil, errors.New("journal: no path given (set journal.path)")
+	}
+	j := &Journal{path: path, maxBytes: maxBytes, keep: max(keep, 1)}
+	if err := j.open(); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func (j *Journal) open() error {
+	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	if err != nil {
+		return fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	j.f, j.size = f, fi.Size()
+	return nil
+}
+
+// Path returns the journal's path.
+func (j *Journal) Path() string { return j.path }
+
+// Append writes r as one line and syncs it to disk.
+func (j *Journal) Append(r *Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	b = append(b, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return errors.New("journal: closed")
+	}
+	if j.maxBytes > 0 && j.size > 0 && j.size+int64(len(b)) > j.maxBytes {
+		if err := j.rotate(); err != nil {
+			return err
+		}
+	}
+	n, err := j.f.Write(b)
+	j.size += int64(n)
+	if err != nil {
+		return fmt.Errorf("journal: write %s: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("journal: sync %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// rotate shifts the rotated files up by one, renames the journal to <path>.1
+// and starts a new one. The rename is
+// made durable (directory sync) before new lines go to the new file.
+func (j *Journal) rotate() error {
+	if err := j.f.Close(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	j.f = nil
+	os.Remove(fmt.Sprintf("%s.%d", j.path, j.keep))
+	for k := j.keep - 1; k >= 1; k-- {
+		os.Rename(fmt.Sprintf("%s.%d", j.path, k), fmt.Sprintf("%s.%d", j.path, k+1))
+	}
+	if err := os.Rename(j.path, j.path+".1"); err != nil {
+		if oerr := j.open(); oerr != nil {
+			return errors.Join(fmt.Errorf("journal: rotate: %w", err), oerr)
+		}
+		return fmt.Errorf("journal: rotate: %w", err)
+	}
+	if err := j.open(); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(j.path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// Close closes the journal file.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}

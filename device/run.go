@@ -1,0 +1,495 @@
+package device
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"setmatch/config"
+	"setmatch/match"
+	"setmatch/model"
+	"setmatch/setfile"
+)
+
+// Options configures a Runner.
+type Options struct {
+	Config *config.Config
+	Log    *slog.Logger
+	// Driver replaces the GPIO backend named in the config (tests pass a
+	// *Recorder). The Runner closes it.
+	Driver Driver
+	// BatchWorkers is the number of batches handled at once (default 1:
+	// each batch already uses daemon.workers goroutines, and one at a time
+	// keeps arrival order and the lowest latency).
+	BatchWorkers int
+	// QueueLen bounds the names waiting for a worker (default 4096); more
+	// stay in new/ until a rescan.
+	QueueLen int
+	// Observe, if set, is called with each journal record after its line is
+	// on disk (benchmarks and tests).
+	Observe func(*Record)
+}
+
+// Loaded is a validated model with its matcher, ready to use.
+type Loaded struct {
+	Path    string
+	Model   *model.Model
+	Matcher *model.Matcher
+	SHA256  string // of the model file
+	Size    int64
+}
+
+// ID is a short form of the model checksum used in the journal.
+func (l *Loaded) ID() string { return l.SHA256[:16] }
+
+// LoadModel reads, checks and prepares the model file at path; workers is
+// daemon.workers (goroutines per batch, 0 = one per CPU). The checksum is of
+// the very bytes decoded.
+func LoadModel(path string, workers int) (*Loaded, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w (set model = ... in the config; `setmatch train` writes model files)", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, model.MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if int64(len(b)) > model.MaxFileBytes {
+		return nil, fmt.Errorf("model %s: larger than %d bytes", path, int64(model.MaxFileBytes))
+	}
+	m, err := model.DecodeBytes(b)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	mt, err := m.NewMatcherWorkers(workers)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	sum := sha256.Sum256(b)
+	return &Loaded{Path: path, Model: m, Matcher: mt, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
+}
+
+// state is what a batch is handled with; a reload swaps it whole.
+type state struct {
+	cfg       *config.Config
+	model     *Loaded
+	threshold float64
+	limits    setfile.Limits
+}
+
+func newState(cfg *config.Config, m *Loaded) *state {
+	mb := int64(cfg.Spool.MaxBatchBytes)
+	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames}
+	if mb > 0 {
+		// In memory a float32 .npy doubles and a CSV can grow 4×.
+		lim.MaxBytes = 4 * mb
+	}
+	return &state{cfg: cfg, model: m, threshold: cfg.Decision.ThresholdOr(m.Model.Threshold), limits: lim}
+}
+
+// Runner is the appliance's run loop: spool -> batch -> match -> pins ->
+// journal -> done/.
+type Runner struct {
+	opt     Options
+	log     *slog.Logger
+	spool   *Spool
+	journal *Journal
+	sig     *Signaller
+	q       *queue
+	st      atomic.Pointer[state]
+
+	reloadMu sync.Mutex // one reload at a time
+	moved    atomic.Int64
+	handled  atomic.Int64
+	failed   atomic.Int64
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	w      *watcher
+}
+
+// New loads the model, opens the spool, the journal and the GPIO lines. On
+// any error nothing is left open.
+func New(opt Options) (r *Runner, err error) {
+	cfg := opt.Config
+	if cfg == nil {
+		return nil, errors.New("device: no configuration")
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	r = &Runner{opt: opt, log: opt.Log}
+	var closers []func() error
+	defer func() {
+		if err != nil {
+			for i := len(closers) - 1; i >= 0; i-- {
+				closers[i]()
+			}
+			if opt.Driver != nil {
+				opt.Driver.Close()
+			}
+		}
+	}()
+	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLabels(cfg, m); err != nil {
+		return nil, err
+	}
+	sp, err := OpenSpool(spoolOptions(cfg))
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, sp.Close)
+	j, err := OpenJournal(cfg.Journal.Path, int64(cfg.Journal.MaxBytes), cfg.Journal.Keep)
+	if err != nil {
+		return nil, err
+	}
+	closers = append(closers, j.Close)
+	drv := opt.Driver
+	if drv == nil {
+		if drv, err = OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, opt.Log); err != nil {
+			return nil, err
+		}
+		closers = append(closers, drv.Close)
+	}
+	sig, err := NewSignaller(drv, signalOptions(cfg), opt.Log)
+	if err != nil {
+		return nil, err
+	}
+	r.spool, r.journal, r.sig = sp, j, sig
+	r.st.Store(newState(cfg, m))
+	return r, nil
+}
+
+func spoolOptions(cfg *config.Config) SpoolOptions {
+	return SpoolOptions{
+		Dir:            cfg.Spool.Dir,
+		KeepDone:       cfg.Spool.Done != "delete",
+		DoneMaxFiles:   cfg.Spool.DoneMaxFiles,
+		DoneMaxAge:     cfg.Spool.DoneMaxAge.Duration,
+		FailedMaxFiles: cfg.Spool.FailedMaxFiles,
+		FailedMaxAge:   cfg.Spool.DoneMaxAge.Duration,
+	}
+}
+
+func signalOptions(cfg *config.Config) SignalOptions {
+	p := Pins{Labels: map[string]string{}}
+	if cfg.GPIO.Backend != "none" {
+		p.Match, p.Unknown = cfg.GPIO.MatchPin, cfg.GPIO.UnknownPin
+		for l, n := range cfg.GPIO.LabelPins {
+			p.Labels[l] = n
+		}
+	}
+	return SignalOptions{Pins: p, Pulse: cfg.GPIO.Pulse.Duration, ActiveLow: cfg.GPIO.ActiveLow}
+}
+
+// checkLabels refuses label pins for labels the model does not know: a typo
+// there would leave a pin silent for ever.
+func checkLabels(cfg *config.Config, m *Loaded) error {
+	known := map[string]bool{}
+	for _, l := range m.Model.Labels() {
+		known[l] = true
+	}
+	for l := range cfg.GPIO.LabelPins {
+		if !known[l] {
+			return fmt.Errorf("gpio.label_pins: label %q is not in model %s (its labels: %v)", l, m.Path, m.Model.Classes())
+		}
+	}
+	return nil
+}
+
+// Model returns the model in use.
+func (r *Runner) Model() *Loaded { return r.st.Load().model }
+
+// Config returns the configuration in use.
+func (r *Runner) Config() *config.Config { return r.st.Load().cfg }
+
+// Signaller returns the GPIO signaller.
+func (r *Runner) Signaller() *Signaller { return r.sig }
+
+// Stats returns the number of batches handled and failed since start.
+func (r *Runner) Stats() (handled, failed int64) { return r.handled.Load(), r.failed.Load() }
+
+// Start begins watching the spool and handling batches until ctx ends or
+// Stop is called: batches left in cur/ first, then what is in new/.
+func (r *Runner) Start(ctx context.Context) error {
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	qlen := r.opt.QueueLen
+	if qlen <= 0 {
+		qlen = 4096
+	}
+	r.q = newQueue(qlen)
+	r.prune()
+	w, err := startWatcher(r.ctx, r.spool, r.q, r.Config().Spool.RescanInterval.Duration, r.log, r.prune)
+	if err != nil {
+		r.cancel()
+		return err
+	}
+	r.w = w
+	n := max(r.opt.BatchWorkers, 1)
+	for range n {
+		r.wg.Add(1)
+		go r.work()
+	}
+	return nil
+}
+
+// Stop asks the workers to finish the batch in hand and stop; batches not
+// started stay in new/ (or cur/, for those left by an earlier run).
+func (r *Runner) Stop() {
+	if r.cancel != nil {
+		r.cancel()
+	}
+}
+
+// Wait waits for the workers and the watcher to end after Stop (or the end
+// of Start's context), then drives all pins idle.
+func (r *Runner) Wait() error {
+	r.wg.Wait()
+	if r.w != nil {
+		r.w.wait()
+	}
+	if r.q != nil {
+		r.q.close()
+	}
+	return r.sig.Idle()
+}
+
+// Close releases the pins (idle), the journal and the spool.
+func (r *Runner) Close() error {
+	return errors.Join(r.sig.Close(), r.journal.Close(), r.spool.Close())
+}
+
+func (r *Runner) work() {
+	defer r.wg.Done()
+	for {
+		it, ok := r.q.pop(r.ctx)
+		if !ok {
+			return
+		}
+		if r.ctx.Err() != nil {
+			// Stopping: not started, so it stays where it is.
+			r.q.done(it.name)
+			return
+		}
+		r.handle(it)
+		r.q.done(it.name)
+	}
+}
+
+// handle takes one batch from new/ (or cur/) to done/ or failed/. Every
+// path leaves the file in cur/, done/ or failed/: none loses it.
+func (r *Runner) handle(it item) {
+	st := r.st.Load()
+	var arrived time.Time
+	var err error
+	if it.claimed {
+		arrived, err = r.spool.ClaimedAt(it.name)
+	} else {
+		arrived, err = r.spool.Claim(it.name)
+	}
+	if errors.Is(err, ErrGone) {
+		return // claimed by someone else, or handled already
+	}
+	if err != nil {
+		r.log.Error("cannot claim batch", "file", it.name, "err", err)
+		return
+	}
+	start := time.Now()
+	rec := &Record{File: it.name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.claimed,
+		Divergence: st.model.Model.Divergence.String(), Threshold: finite(st.threshold)}
+	res, known, label, err := r.decide(st, it.name, rec)
+	if err != nil {
+		r.fail(rec, start, err.Error())
+		return
+	}
+	if err := r.sig.Signal(known, label); err != nil {
+		r.log.Warn("gpio", "file", it.name, "err", err)
+	}
+	now := time.Now()
+	rec.LatencyMS = ms(now.Sub(arrived))
+	rec.MatchMS = ms(now.Sub(start))
+	d := res
+	rec.Known = known
+	rec.Decision = "unknown"
+	if known {
+		rec.Decision = label
+	}
+	rec.Best = st.model.Model.Sets[d.Best].Label
+	rec.BestSet = st.model.Model.Sets[d.Best].Name
+	rec.Score = finite(d.Score)
+	if d.RunnerUp >= 0 {
+		rec.RunnerUp = d.RunnerLabel
+		rec.RunnerSc = finite(d.RunnerScore)
+	}
+	rec.Time = time.Now().UTC()
+	if err := r.journal.Append(rec); err != nil {
+		// The pins have spoken but nothing durable says so: keep the batch
+		// in failed/ with the reason rather than lose the record.
+		r.log.Error("journal", "file", it.name, "err", err)
+		if ferr := r.spool.Fail(it.name, "decided "+rec.Decision+" but the journal line could not be written: "+err.Error()); ferr != nil {
+			r.log.Error("batch stays in cur/", "file", it.name, "err", ferr)
+		}
+		r.failed.Add(1)
+		return
+	}
+	if err := r.spool.Finish(it.name); err != nil {
+		r.log.Error("batch stays in cur/ (handled again at restart)", "file", it.name, "err", err)
+	}
+	r.handled.Add(1)
+	r.log.Info("batch", "file", it.name, "decision", rec.Decision, "best", rec.Best, "score", d.Score,
+		"frames", rec.Frames, "latency_ms", math.Round(rec.LatencyMS*10)/10)
+	if r.opt.Observe != nil {
+		r.opt.Observe(rec)
+	}
+	r.afterMove()
+}
+
+// decide reads and matches the claimed batch.
+func (r *Runner) decide(st *state, name string, rec *Record) (match.Decision, bool, string, error) {
+	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
+	if err != nil {
+		return match.Decision{}, false, "", err
+	}
+	sum := sha256.Sum256(b)
+	rec.SHA256 = hex.EncodeToString(sum[:])
+	rec.Bytes = int64(len(b))
+	x, err := setfile.Read(bytes.NewReader(b), name, st.limits)
+	if err != nil {
+		return match.Decision{}, false, "", err
+	}
+	n, dim := x.Dims()
+	rec.Frames = n
+	if n < st.cfg.Decision.MinFrames {
+		return match.Decision{}, false, "", fmt.Errorf("batch %s has %d frames, fewer than decision.min_frames = %d", name, n, st.cfg.Decision.MinFrames)
+	}
+	if want := st.model.Model.InputDim(); dim != want {
+		return match.Decision{}, false, "", fmt.Errorf("batch %s has %d features per frame, model %s expects %d (was the batch made with the same feature extractor as the model?)", name, dim, st.model.Path, want)
+	}
+	res, err := st.model.Matcher.Match(x)
+	if err != nil {
+		return match.Decision{}, false, "", fmt.Errorf("batch %s: %w", name, err)
+	}
+	rec.Bandwidth = res.Bandwidth
+	d := match.Nearest(res.Divergences, st.model.Matcher.Labels(), st.model.Model.Divergence, st.threshold)
+	if d.Best < 0 {
+		return match.Decision{}, false, "", fmt.Errorf("batch %s: no finite divergence to any gallery set", name)
+	}
+	return d, d.Known, d.Label, nil
+}
+
+// fail moves the claimed batch to failed/ with the reason, and journals it.
+func (r *Runner) fail(rec *Record, start time.Time, reason string) {
+	r.failed.Add(1)
+	r.log.Warn("batch failed", "file", rec.File, "reason", reason)
+	rec.Decision, rec.Reason = "failed", reason
+	rec.Time = time.Now().UTC()
+	rec.MatchMS = ms(time.Since(start))
+	rec.LatencyMS = ms(time.Since(rec.Arrived))
+	rec.Divergence, rec.Threshold = "", nil
+	if err := r.journal.Append(rec); err != nil {
+		r.log.Error("journal", "file", rec.File, "err", err)
+	}
+	if err := r.spool.Fail(rec.File, reason); err != nil {
+		r.log.Error("batch stays in cur/ (handled again at restart)", "file", rec.File, "err", err)
+	}
+	if r.opt.Observe != nil {
+		r.opt.Observe(rec)
+	}
+	r.afterMove()
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// afterMove prunes done/ and failed/ every tenth of their cap, so that they
+// stay near their caps between the timed prunes.
+func (r *Runner) afterMove() {
+	cfg := r.Config()
+	every := int64(max(min(positive(cfg.Spool.DoneMaxFiles), positive(cfg.Spool.FailedMaxFiles))/10, 1))
+	if cfg.Spool.DoneMaxFiles <= 0 && cfg.Spool.FailedMaxFiles <= 0 {
+		return
+	}
+	if r.moved.Add(1)%every == 0 {
+		r.prune()
+	}
+}
+
+func positive(n int) int {
+	if n <= 0 {
+		return math.MaxInt
+	}
+	return n
+}
+
+func (r *Runner) prune() {
+	if n, err := r.spool.Prune(time.Now()); err != nil {
+		r.log.Warn("pruning done/ and failed/", "err", err)
+	} else if n > 0 {
+		r.log.Debug("pruned done/ and failed/", "removed", n)
+	}
+}
+
+// Reload builds a new model from cfg (or keeps the model in use when cfg
+// names the same file and it has not changed), validates it, and only then
+// swaps it in. On error the old configuration and model stay in use. Keys
+// that need a restart (spool, journal, GPIO backend and pins, log) are
+// reported in the returned warnings and otherwise ignored.
+func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
+	r.reloadMu.Lock()
+	defer r.reloadMu.Unlock()
+	old := r.st.Load()
+	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLabels(cfg, m); err != nil {
+		return nil, err
+	}
+	if !reflect.DeepEqual(spoolOptions(cfg), spoolOptions(old.cfg)) {
+		warnings = append(warnings, "[spool] changed: restart setmatchd to apply")
+	}
+	if cfg.Journal != old.cfg.Journal {
+		warnings = append(warnings, "[journal] changed: restart setmatchd to apply")
+	}
+	so, oo := signalOptions(cfg), signalOptions(old.cfg)
+	if cfg.GPIO.Backend != old.cfg.GPIO.Backend || cfg.GPIO.Chip != old.cfg.GPIO.Chip ||
+		!reflect.DeepEqual(so.Pins, oo.Pins) || so.ActiveLow != oo.ActiveLow {
+		warnings = append(warnings, "[gpio] backend, chip, pins or active_low changed: restart setmatchd to apply")
+	}
+	if cfg.Log != old.cfg.Log {
+		warnings = append(warnings, "[log] changed: restart setmatchd to apply")
+	}
+	// Keep what cannot change without a restart as it is, so that what the
+	// Runner reports matches what it does.
+	nc := *cfg
+	nc.Spool.Dir, nc.Spool.Done = old.cfg.Spool.Dir, old.cfg.Spool.Done
+	nc.Journal = old.cfg.Journal
+	pulse := nc.GPIO.Pulse
+	nc.GPIO = old.cfg.GPIO
+	nc.GPIO.Pulse = pulse
+	nc.Log = old.cfg.Log
+	r.sig.SetPulse(pulse.Duration)
+	r.st.Store(newState(&nc, m))
+	return warnings, nil
+}
+
+// ReloadModel reads the model file named by the configuration in use again.
+func (r *Runner) ReloadModel() error {
+	_, err := r.Reload(r.Config())
+	return err
+}

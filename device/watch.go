@@ -1,0 +1,154 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// watcher feeds the queue with the names of batches in new/: from fsnotify
+// events, from a scan at start-up and on a slow timer, and from a scan after
+// the kernel's event queue overflowed (those events are lost for good) or
+// after the bounded queue had to drop names.
+//
+// fsnotify's channels are unbuffered, so the event loop does nothing but
+// queue names; claiming and reading happen in the workers.
+type watcher struct {
+	sp     *Spool
+	q      *queue
+	fw     *fsnotify.Watcher
+	every  time.Duration
+	log    *slog.Logger
+	newDir string
+
+	kick  chan struct{} // 1-buffered: rescan now
+	wg    sync.WaitGroup
+	prune func() // called after each timed rescan; may be nil
+}
+
+// startWatcher queues the batches left in cur/ by an interrupted run, adds the
+// fsnotify watch on new/ and only then scans new/, so that no file renamed in
+// during start-up is missed. It runs until ctx ends.
+func startWatcher(ctx context.Context, sp *Spool, q *queue, every time.Duration, log *slog.Logger, prune func()) (*watcher, error) {
+	w := &watcher{sp: sp, q: q, every: every, log: log, newDir: filepath.Join(sp.Dir(), DirNew),
+		kick: make(chan struct{}, 1), prune: prune}
+	cur, err := sp.Interrupted()
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range cur {
+		log.Info("handling batch left in cur/ by an interrupted run", "file", name)
+		q.add(item{name: name, claimed: true})
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("spool: inotify: %w (raise fs.inotify.max_user_instances?)", err)
+	}
+	if err := fw.Add(w.newDir); err != nil {
+		fw.Close()
+		return nil, fmt.Errorf("spool: watch %s: %w", w.newDir, err)
+	}
+	w.fw = fw
+	w.scan()
+	w.wg.Add(2)
+	go w.events(ctx)
+	go w.rescans(ctx)
+	return w, nil
+}
+
+// wait waits for the watcher's goroutines to end (after ctx ended).
+func (w *watcher) wait() { w.wg.Wait() }
+
+func (w *watcher) events(ctx context.Context) {
+	defer w.wg.Done()
+	defer w.fw.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.fw.Events:
+			if !ok {
+				return
+			}
+			// A rename into new/ (IN_MOVED_TO) shows up as Create.
+			if ev.Has(fsnotify.Create) {
+				if name := filepath.Base(ev.Name); !ignored(name) {
+					w.q.add(item{name: name})
+				}
+			}
+		case err, ok := <-w.fw.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.log.Warn("inotify queue overflowed: rescanning new/", "dir", w.newDir)
+			} else {
+				w.log.Error("inotify", "err", err)
+			}
+			poke(w.kick)
+		}
+	}
+}
+
+func (w *watcher) rescans(ctx context.Context) {
+	defer w.wg.Done()
+	every := w.every
+	if every <= 0 {
+		every = 30 * time.Second
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.kick:
+			w.scan()
+		case <-w.q.rescan:
+			w.scan()
+		case <-t.C:
+			w.rewatch()
+			w.scan()
+			if w.prune != nil {
+				w.prune()
+			}
+		}
+	}
+}
+
+// scan queues every batch in new/.
+func (w *watcher) scan() {
+	names, err := w.sp.Pending()
+	if err != nil {
+		w.log.Error("rescan failed", "err", err)
+		return
+	}
+	n := 0
+	for _, name := range names {
+		if w.q.add(item{name: name}) {
+			n++
+		}
+	}
+	if n > 0 {
+		w.log.Debug("rescan queued batches", "count", n)
+	}
+}
+
+// rewatch adds the watch again if new/ was removed and re-created: inotify
+// ends a watch silently when its directory goes away.
+func (w *watcher) rewatch() {
+	if slices.Contains(w.fw.WatchList(), w.newDir) {
+		return
+	}
+	w.log.Warn("watch on new/ ended (directory removed?): adding it again", "dir", w.newDir)
+	if err := w.fw.Add(w.newDir); err != nil {
+		w.log.Error("cannot watch new/: relying on rescans", "dir", w.newDir, "err", err)
+	}
+}

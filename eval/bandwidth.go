@@ -1,0 +1,198 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// BandwidthMode says how the KDE bandwidths of the frames are derived from
+// the data before the global scale factor is applied.
+type BandwidthMode int
+
+const (
+	// Global: one h for every set, the median over the training sets'
+	// frames of the distance to the nearest other frame of the same set.
+	Global BandwidthMode = iota
+	// PerSet: each set its own h, the median nearest-neighbour distance
+	// within that set. It uses only the set's own frames, so a probe's
+	// bandwidth is computed as the appliance would.
+	PerSet
+	// Adaptive: each frame its own h, the distance to its K-th nearest
+	// other frame of the same set (a variable-bandwidth KDE).
+	Adaptive
+)
+
+// Bandwidth is one choice of KDE bandwidths: h = Scale × base, the base
+// given by Mode.
+type Bandwidth struct {
+	Mode  BandwidthMode
+	Scale float64
+	K     int // neighbour rank for Adaptive
+}
+
+// String returns the bandwidth as ParseBandwidth reads it:
+// "global*1", "set*0.5", "knn3*2".
+func (b Bandwidth) String() string {
+	s := strconv.FormatFloat(b.Scale, 'g', -1, 64)
+	switch b.Mode {
+	case PerSet:
+		return "set*" + s
+	case Adaptive:
+		return "knn" + strconv.Itoa(b.K) + "*" + s
+	}
+	return "global*" + s
+}
+
+// ParseBandwidth reads "global*S", "set*S" or "knnK*S" (S > 0 the scale).
+func ParseBandwidth(s string) (Bandwidth, error) {
+	mode, scale, ok := strings.Cut(strings.TrimSpace(s), "*")
+	if !ok {
+		scale = "1"
+	}
+	v, err := strconv.ParseFloat(scale, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return Bandwidth{}, fmt.Errorf("bandwidth %q: scale %q must be a number > 0", s, scale)
+	}
+	switch {
+	case mode == "global":
+		return Bandwidth{Mode: Global, Scale: v}, nil
+	case mode == "set":
+		return Bandwidth{Mode: PerSet, Scale: v}, nil
+	case strings.HasPrefix(mode, "knn"):
+		k, err := strconv.Atoi(mode[3:])
+		if err != nil || k < 1 {
+			return Bandwidth{}, fmt.Errorf("bandwidth %q: want knnK with K ≥ 1, e.g. knn3*1", s)
+		}
+		return Bandwidth{Mode: Adaptive, Scale: v, K: k}, nil
+	}
+	return Bandwidth{}, fmt.Errorf("bandwidth %q: want global*S, set*S or knnK*S", s)
+}
+
+// FrameBandwidths returns the bandwidth of every frame of the pool (len N)
+// for b. The global base is computed from the training sets only.
+func (p *Pool) FrameBandwidths(b Bandwidth, train []int) ([]float64, error) {
+	if !(b.Scale > 0) {
+		return nil, fmt.Errorf("bandwidth scale must be > 0, got %v", b.Scale)
+	}
+	knn := p.neighbours()
+	var nn []float64
+	for _, s := range train {
+		for f := p.off[s]; f < p.off[s+1]; f++ {
+			nn = append(nn, knn[f][0])
+		}
+	}
+	base := median(nn)
+	if !(base > 0) {
+		// Sets of repeated frames: fall back to the spread of the data.
+		var spread []float64
+		for _, s := range train {
+			spread = append(spread, match.RootMeanVariance(p.Sets[s]))
+		}
+		base = median(spread)
+	}
+	if !(base > 0) {
+		return nil, fmt.Errorf("the training frames do not differ: no bandwidth can be derived")
+	}
+	h := make([]float64, p.Frames())
+	for s := range p.Sets {
+		lo, hi := p.off[s], p.off[s+1]
+		setBase := base
+		if b.Mode != Global {
+			nn = nn[:0]
+			for f := lo; f < hi; f++ {
+				nn = append(nn, knn[f][0])
+			}
+			if m := median(nn); m > 0 {
+				setBase = m
+			}
+		}
+		for f := lo; f < hi; f++ {
+			v := setBase
+			if b.Mode == Adaptive {
+				k := min(b.K, len(knn[f]))
+				// Floor at a tenth of the set's median so that duplicated
+				// frames do not get a zero-width kernel.
+				v = math.Max(knn[f][k-1], 0.1*setBase)
+			}
+			h[f] = b.Scale * v
+		}
+	}
+	return h, nil
+}
+
+// DivMatrix holds the symmetric divergences between all sets of a pool.
+type DivMatrix struct {
+	H2 *mat.SymDense // m×m squared Hellinger distances (Eq. 10)
+	J  *mat.SymDense // m×m Jeffrey divergences (Eq. 11)
+}
+
+// Of returns the matrix of measure m.
+func (d *DivMatrix) Of(m match.Measure) *mat.SymDense {
+	if m == match.Jeffrey {
+		return d.J
+	}
+	return d.H2
+}
+
+// Divergences returns the divergences between all pairs of sets when frame
+// f's kernel has bandwidth h[f]: set i's KDE is
+//
+//	p_i(x) = 1/n_i Σ_{f∈i} N(x; x_f, h_f² I).
+//
+// With one bandwidth per set this is exactly match.Compare. Each set's log
+// density is evaluated once at every frame of the pool (N² exponentials in
+// all, from the cached squared distances); the pairwise work is then the
+// combination of those vectors only.
+func (p *Pool) Divergences(h []float64) (*DivMatrix, error) {
+	n := p.Frames()
+	if len(h) != n {
+		return nil, fmt.Errorf("%d bandwidths for %d frames", len(h), n)
+	}
+	for f, v := range h {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("frame %d: %w (got %v)", f, match.ErrBandwidth, v)
+		}
+	}
+	d2 := p.SqDist()
+	m := p.Len()
+	d := float64(p.dim)
+	logp := make([][]float64, m) // logp[i][x] = log p_i(x)
+	inv := make([]float64, n)    // −1/(2h²)
+	w := make([]float64, n)      // −d·log h
+	for f, v := range h {
+		inv[f] = -0.5 / (v * v)
+		w[f] = -d * math.Log(v)
+	}
+	c := -0.5 * d * math.Log(2*math.Pi)
+	p.parallel(m, func(i int) {
+		lo, hi := p.off[i], p.off[i+1]
+		norm := c - math.Log(float64(hi-lo))
+		out := make([]float64, n)
+		buf := make([]float64, hi-lo)
+		for x := range n {
+			row := d2.RawRowView(x)[lo:hi]
+			for k, v := range row {
+				buf[k] = v*inv[lo+k] + w[lo+k]
+			}
+			out[x] = match.LogSumExp(buf) + norm
+		}
+		logp[i] = out
+	})
+	dm := &DivMatrix{H2: mat.NewSymDense(m, nil), J: mat.NewSymDense(m, nil)}
+	p.parallel(m, func(i int) {
+		li, hi := p.off[i], p.off[i+1]
+		for j := i + 1; j < m; j++ {
+			lj, hj := p.off[j], p.off[j+1]
+			v := match.Symmetric(logp[i][li:hi], logp[j][li:hi], logp[i][lj:hj], logp[j][lj:hj])
+			dm.H2.SetSym(i, j, v.Hellinger2)
+			dm.J.SetSym(i, j, v.Jeffrey)
+		}
+	})
+	return dm, nil
+}

@@ -1,0 +1,87 @@
+package eval
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Hyper-parameters are chosen by stratified k-fold cross-validation over
+// the training (gallery) sets of a split only: the probe sets are never
+// looked at. Each class's training sets are shuffled with the split's seed
+// and dealt round-robin to the folds; a class with a single training set
+// stays in training in every fold. A configuration is scored by its
+// held-out accuracy, ties broken by the mean relative margin
+// (d_other − d_same)/(d_other + d_same) of the held-out sets, where d_same
+// and d_other are the distances to the nearest training set of the same
+// and of another class: accuracy on a few dozen sets is coarse and ties
+// are common.
+
+// score is the outcome of one configuration in cross-validation.
+type score struct {
+	acc, margin float64
+}
+
+func (s score) better(t score) bool {
+	if s.acc != t.acc {
+		return s.acc > t.acc
+	}
+	return s.margin > t.margin
+}
+
+// folds assigns each position of labels to a fold in [0, k), or −1 for
+// sets that are never held out. It returns nil if no set can be held out.
+func folds(labels []int, k int, seed uint64) []int {
+	byClass := map[int][]int{}
+	for i, l := range labels {
+		byClass[l] = append(byClass[l], i)
+	}
+	classes := make([]int, 0, len(byClass))
+	for c := range byClass {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	rng := rand.New(rand.NewPCG(seed, 0x5e7f01d))
+	out := make([]int, len(labels))
+	any := false
+	for _, c := range classes {
+		idx := byClass[c]
+		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		for j, i := range idx {
+			if len(idx) < 2 {
+				out[i] = -1
+				continue
+			}
+			out[i] = j % k
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	return out
+}
+
+// nnOutcome is the 1-NN decision for one held-out item with its margin.
+func nnOutcome(dist func(j int) float64, train []int, labels []int, truth int) (pred int, margin float64) {
+	same, other := math.Inf(1), math.Inf(1)
+	best, bl := math.Inf(1), -1
+	for k, j := range train {
+		d := dist(j)
+		if d < best {
+			best, bl = d, labels[k]
+		}
+		if labels[k] == truth {
+			same = min(same, d)
+		} else {
+			other = min(other, d)
+		}
+	}
+	switch {
+	case math.IsInf(same, 1) || math.IsInf(other, 1):
+		margin = 0
+	case same+other > 0:
+		margin = (other - same) / (other + same)
+	}
+	return bl, margin
+}

@@ -1,0 +1,210 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Options configures Evaluate.
+type Options struct {
+	Methods []string
+	Grid    Grid
+	Seed    uint64 // seed of the inner cross-validation folds
+	Workers int    // goroutines for all-pairs work; 0 = GOMAXPROCS
+	// Transform, if set, maps the sets of a split to features fitted on its
+	// gallery sets only (e.g. PCA on gallery frames); it must not look at
+	// the probe sets beyond transforming them.
+	Transform func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error)
+	// Progress, if set, is called after each split.
+	Progress func(Progress)
+}
+
+// Progress reports how far an evaluation is.
+type Progress struct {
+	Split, Splits int
+	Elapsed, ETA  time.Duration
+	// Accuracy of each method on the split just done, in percent.
+	Accuracy map[string]float64
+}
+
+// MethodResult holds one method's accuracies over the splits.
+type MethodResult struct {
+	Mean       float64   `json:"mean"`       // percent
+	Std        float64   `json:"std"`        // sample standard deviation over splits, percent
+	Accuracies []float64 `json:"accuracies"` // percent, one per split
+	Seconds    float64   `json:"seconds"`    // cross-validation, fitting and classification, all splits
+	Params     []string  `json:"params"`     // hyper-parameters chosen per split
+}
+
+// Result is the outcome of Evaluate.
+type Result struct {
+	Methods map[string]*MethodResult `json:"methods"`
+	Order   []string                 `json:"-"`
+	Splits  int                      `json:"splits"`
+	// SharedSeconds: work shared by the methods (features, squared
+	// distances, divergence matrices for the bandwidth grid, subspaces,
+	// covariance spectra), all splits.
+	SharedSeconds float64 `json:"shared_seconds"`
+	TotalSeconds  float64 `json:"total_seconds"`
+}
+
+func usesDivergences(methods []string) bool {
+	for _, m := range methods {
+		switch m {
+		case NNH, NNJ, KFDAHG, KFDAHL, KFDAJ:
+			return true
+		}
+	}
+	return false
+}
+
+func contains(ms []string, m string) bool {
+	for _, x := range ms {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Evaluate runs every method on every split and collects the accuracies on
+// the probe sets.
+func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
+	if len(splits) == 0 {
+		return nil, fmt.Errorf("no splits")
+	}
+	if len(opt.Methods) == 0 {
+		return nil, fmt.Errorf("no methods")
+	}
+	res := &Result{Methods: map[string]*MethodResult{}, Order: opt.Methods, Splits: len(splits)}
+	for _, m := range opt.Methods {
+		res.Methods[m] = &MethodResult{}
+	}
+	start := time.Now()
+	var pool *Pool
+	var poolSets []*mat.Dense
+	for si, sp := range splits {
+		t0 := time.Now()
+		sets := sp.Sets
+		if opt.Transform != nil {
+			var err error
+			sets, err = opt.Transform(sp.Sets, sp.Gallery)
+			if err != nil {
+				return nil, fmt.Errorf("split %d: features: %w", si+1, err)
+			}
+		}
+		// Splits over the same sets share one pool and its caches.
+		if pool == nil || opt.Transform != nil || !sameSets(poolSets, sets) {
+			var err error
+			pool, err = NewPool(sets, opt.Workers)
+			if err != nil {
+				return nil, fmt.Errorf("split %d: %w", si+1, err)
+			}
+			poolSets = sets
+		}
+		labels := make([]int, len(sp.Gallery))
+		for k, j := range sp.Gallery {
+			labels[k] = sp.Labels[j]
+		}
+		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: classes, Seed: opt.Seed*1000003 + uint64(si)}
+		if err := warm(task, opt); err != nil {
+			return nil, fmt.Errorf("split %d: %w", si+1, err)
+		}
+		res.SharedSeconds += time.Since(t0).Seconds()
+		acc := map[string]float64{}
+		for _, m := range opt.Methods {
+			t1 := time.Now()
+			pred, err := Run(m, task, opt.Grid)
+			if err != nil {
+				return nil, fmt.Errorf("split %d: %s: %w", si+1, m, err)
+			}
+			mr := res.Methods[m]
+			mr.Seconds += time.Since(t1).Seconds()
+			var ok int
+			for k, q := range sp.Probe {
+				if pred.Labels[k] == sp.Labels[q] {
+					ok++
+				}
+			}
+			a := 100 * float64(ok) / float64(len(sp.Probe))
+			mr.Accuracies = append(mr.Accuracies, a)
+			mr.Params = append(mr.Params, pred.Params)
+			acc[m] = a
+		}
+		if opt.Progress != nil {
+			el := time.Since(start)
+			eta := time.Duration(float64(el) / float64(si+1) * float64(len(splits)-si-1))
+			opt.Progress(Progress{Split: si + 1, Splits: len(splits), Elapsed: el, ETA: eta, Accuracy: acc})
+		}
+	}
+	for _, mr := range res.Methods {
+		mr.Mean, mr.Std = meanStd(mr.Accuracies)
+	}
+	res.TotalSeconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// warm computes the caches shared by several methods, so that the time of
+// each method is its own.
+func warm(t *Task, opt Options) error {
+	if usesDivergences(opt.Methods) {
+		bws := opt.Grid.Bandwidths
+		if len(bws) == 0 {
+			bws = []Bandwidth{{Mode: Global, Scale: 1}}
+		}
+		for _, b := range bws {
+			if _, err := t.Pool.divMatrix(b, t.Train); err != nil {
+				return fmt.Errorf("bandwidth %v: %w", b, err)
+			}
+		}
+	}
+	if contains(opt.Methods, GDA) {
+		pmax := 5
+		for _, p := range opt.Grid.GDAP {
+			pmax = max(pmax, p)
+		}
+		if _, err := t.Pool.gdaBases(pmax); err != nil {
+			return err
+		}
+	}
+	if contains(opt.Methods, CDL) {
+		if _, _, err := t.Pool.cdlSpectra(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sameSets(a, b []*mat.Dense) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// meanStd returns the mean and the sample standard deviation (0 for one
+// value).
+func meanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) < 2 {
+		return mean, 0
+	}
+	for _, v := range x {
+		std += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(x)-1))
+}

@@ -1,0 +1,286 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// candidate is one kernel matrix over the whole pool (m×m) with a
+// description of the parameters that made it.
+type candidate struct {
+	k    *mat.SymDense
+	desc string
+}
+
+// dims returns the latent dimensions to try for c classes.
+func (g Grid) dims(c int) []int {
+	src := g.Dims
+	if len(src) == 0 {
+		src = []int{c - 1, (c + 0) / 2, (c + 2) / 4}
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, d := range src {
+		if d <= 0 || d > c-1 {
+			d = c - 1
+		}
+		if d >= 1 && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sub returns the kernel block k[rows, cols].
+func sub(k mat.Symmetric, rows, cols []int) *mat.Dense {
+	out := mat.NewDense(len(rows), len(cols), nil)
+	for a, i := range rows {
+		r := out.RawRowView(a)
+		for b, j := range cols {
+			r[b] = k.At(i, j)
+		}
+	}
+	return out
+}
+
+func subSym(k mat.Symmetric, idx []int) *mat.SymDense {
+	out := mat.NewSymDense(len(idx), nil)
+	for a, i := range idx {
+		for b := a; b < len(idx); b++ {
+			out.SetSym(a, b, k.At(i, idx[b]))
+		}
+	}
+	return out
+}
+
+// kfdaPredict fits kFDA on the training sets and returns the 1-NN labels
+// (in the first dim latent coordinates) of the test sets, with margins
+// computed against truth when truth is given.
+func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg float64, dims []int, truth []int) ([][]int, [][]float64, error) {
+	f, err := FitKFDA(subSym(k, train), labels, classes, reg, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	z, err := f.Transform(sub(k, test, train))
+	if err != nil {
+		return nil, nil, err
+	}
+	_, rmax := f.Train.Dims()
+	pred := make([][]int, len(dims))
+	marg := make([][]float64, len(dims))
+	pos := make([]int, len(train))
+	for i := range pos {
+		pos[i] = i
+	}
+	for di, d := range dims {
+		d = min(d, rmax)
+		pred[di] = make([]int, len(test))
+		marg[di] = make([]float64, len(test))
+		for a := range test {
+			q := z.RawRowView(a)[:d]
+			dist := func(j int) float64 {
+				g := f.Train.RawRowView(j)[:d]
+				var s float64
+				for c, v := range q {
+					e := v - g[c]
+					s += e * e
+				}
+				return math.Sqrt(s)
+			}
+			t := -1
+			if truth != nil {
+				t = truth[a]
+			}
+			pred[di][a], marg[di][a] = nnOutcome(dist, pos, labels, t)
+		}
+	}
+	return pred, marg, nil
+}
+
+// runKFDA chooses a candidate kernel, regulariser and latent dimension by
+// cross-validation on the training sets, then fits on all of them and
+// classifies the test sets by 1-NN in the latent space.
+func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
+	regs := g.Regs
+	if len(regs) == 0 {
+		regs = []float64{1e-2}
+	}
+	dims := g.dims(t.Classes)
+	fold := folds(t.Labels, max(g.Folds, 2), t.Seed)
+	type key struct{ c, r, d int }
+	best, bestK := score{acc: -1}, key{}
+	if fold != nil && (len(cands) > 1 || len(regs) > 1 || len(dims) > 1) {
+		nf := 0
+		for _, f := range fold {
+			nf = max(nf, f+1)
+		}
+		for ci, c := range cands {
+			for ri, reg := range regs {
+				sc := make([]score, len(dims))
+				n := 0
+				for f := range nf {
+					var tr, lab, te, truth []int
+					for k, j := range t.Train {
+						if fold[k] == f {
+							te = append(te, j)
+							truth = append(truth, t.Labels[k])
+						} else {
+							tr = append(tr, j)
+							lab = append(lab, t.Labels[k])
+						}
+					}
+					pred, marg, err := kfdaPredict(c.k, tr, lab, te, t.Classes, reg, dims, truth)
+					if err != nil {
+						// An ill-posed configuration simply loses.
+						n = -1
+						break
+					}
+					for di := range dims {
+						for a := range te {
+							if pred[di][a] == truth[a] {
+								sc[di].acc++
+							}
+							sc[di].margin += marg[di][a]
+						}
+					}
+					n += len(te)
+				}
+				if n <= 0 {
+					continue
+				}
+				for di := range dims {
+					s := score{sc[di].acc / float64(n), sc[di].margin / float64(n)}
+					if s.better(best) {
+						best, bestK = s, key{ci, ri, di}
+					}
+				}
+			}
+		}
+	}
+	c := cands[bestK.c]
+	pred, _, err := kfdaPredict(c.k, t.Train, t.Labels, t.Test, t.Classes, regs[bestK.r], dims[bestK.d:bestK.d+1], nil)
+	if err != nil {
+		return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
+	}
+	params := fmt.Sprintf("%s reg=%g dim=%d", c.desc, regs[bestK.r], dims[bestK.d])
+	if best.acc >= 0 {
+		params += fmt.Sprintf(" cv=%.1f%%", 100*best.acc)
+	}
+	return Prediction{Labels: pred[0], Params: params}, nil
+}
+
+// divKernel returns exp(−s·f(δ)/scale) over the pool, f the identity or
+// the square root.
+func divKernel(d *mat.SymDense, s, scale float64, sqrt bool) *mat.SymDense {
+	m := d.SymmetricDim()
+	k := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			v := math.Max(d.At(i, j), 0)
+			if sqrt {
+				v = math.Sqrt(v)
+			}
+			k.SetSym(i, j, math.Exp(-s*v/scale))
+		}
+	}
+	return k
+}
+
+// medianOffDiag returns the median of f(d) over distinct training pairs.
+func medianOffDiag(d mat.Symmetric, train []int, sqrt bool) float64 {
+	var v []float64
+	for a, i := range train {
+		for _, j := range train[a+1:] {
+			x := math.Max(d.At(i, j), 0)
+			if sqrt {
+				x = math.Sqrt(x)
+			}
+			v = append(v, x)
+		}
+	}
+	return median(v)
+}
+
+func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
+	m, sqrt := match.Hellinger, false
+	switch method {
+	case KFDAHL:
+		sqrt = true
+	case KFDAJ:
+		m = match.Jeffrey
+	}
+	bws := g.Bandwidths
+	if len(bws) == 0 {
+		bws = []Bandwidth{{Mode: Global, Scale: 1}}
+	}
+	widths := g.Widths
+	if len(widths) == 0 {
+		widths = PaperWidths
+	}
+	var cands []candidate
+	for _, b := range bws {
+		dm, err := t.Pool.divMatrix(b, t.Train)
+		if err != nil {
+			return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
+		}
+		d := dm.Of(m)
+		med := medianOffDiag(d, t.Train, sqrt)
+		for _, s := range widths {
+			ss := strconv.FormatFloat(s, 'g', -1, 64)
+			if g.WidthScale != "median" {
+				cands = append(cands, candidate{divKernel(d, s, 1, sqrt), fmt.Sprintf("bw=%v s=%s", b, ss)})
+			}
+			if g.WidthScale == "median" || g.WidthScale == "both" {
+				if med > 0 {
+					cands = append(cands, candidate{divKernel(d, s, med, sqrt), fmt.Sprintf("bw=%v s=%s/median", b, ss)})
+				}
+			}
+		}
+	}
+	if len(cands) == 0 {
+		return Prediction{}, fmt.Errorf("no kernel candidates (width scale %q: want raw, median or both)", g.WidthScale)
+	}
+	return runKFDA(t, g, cands)
+}
+
+func runGDA(t *Task, g Grid) (Prediction, error) {
+	ps := g.GDAP
+	if len(ps) == 0 {
+		ps = []int{5}
+	}
+	pmax := 0
+	for _, p := range ps {
+		pmax = max(pmax, p)
+	}
+	var cands []candidate
+	for _, p := range ps {
+		k, err := t.Pool.GDAKernel(p, pmax)
+		if err != nil {
+			return Prediction{}, err
+		}
+		cands = append(cands, candidate{k, fmt.Sprintf("p=%d", p)})
+	}
+	return runKFDA(t, g, cands)
+}
+
+func runCDL(t *Task, g Grid) (Prediction, error) {
+	regs := g.CDLRegs
+	if len(regs) == 0 {
+		regs = []float64{1e-3}
+	}
+	var cands []candidate
+	for _, r := range regs {
+		k, lambda, err := t.Pool.CDLKernel(r, t.Train)
+		if err != nil {
+			return Prediction{}, err
+		}
+		cands = append(cands, candidate{k, fmt.Sprintf("lambda=%g(%.3g)", r, lambda)})
+	}
+	return runKFDA(t, g, cands)
+}

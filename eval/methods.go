@@ -1,0 +1,252 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// Method names, as on the command line and in the paper's tables.
+const (
+	NNH    = "nn-h"
+	NNJ    = "nn-j"
+	KFDAHG = "kfda-hg"
+	KFDAHL = "kfda-hl"
+	KFDAJ  = "kfda-j"
+	NNHDR  = "nn-h-dr"
+	NNJDR  = "nn-j-dr"
+	GDA    = "gda"
+	CDL    = "cdl"
+)
+
+// Methods lists every method in table order.
+var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL}
+
+// ParseMethods reads a comma-separated list of method names ("all" for
+// every method).
+func ParseMethods(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "all" {
+		return append([]string(nil), Methods...), nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if f == "" {
+			continue
+		}
+		ok := false
+		for _, m := range Methods {
+			ok = ok || m == f
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown method %q: want some of %s (or all)", f, strings.Join(Methods, ","))
+		}
+		if !seen[f] {
+			out = append(out, f)
+			seen[f] = true
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no methods given")
+	}
+	return out, nil
+}
+
+// Task is one split of a protocol: training (gallery) sets with labels and
+// test (probe) sets, all indices into Pool.Sets.
+type Task struct {
+	Pool    *Pool
+	Train   []int
+	Labels  []int // len Train, in [0, Classes)
+	Test    []int
+	Classes int
+	Seed    uint64 // for the inner cross-validation folds
+}
+
+// Learner learns a D×d projection W with orthonormal columns (and the mean
+// subtracted before projecting, len D, or nil) from labelled training sets:
+// the dimensionality reduction of Section 4, used by nn-h-dr and nn-j-dr.
+type Learner func(sets []*mat.Dense, labels []int, m match.Measure, seed int64) (w *mat.Dense, mean []float64, err error)
+
+// Grid holds the candidate hyper-parameters tried by cross-validation.
+type Grid struct {
+	// KDE bandwidths (NN and kFDA on divergences).
+	Bandwidths []Bandwidth
+	// Kernel widths s of k = exp(−s·δ) as in the paper's grid.
+	Widths []float64
+	// WidthScale: "raw" uses δ as it is, "median" divides δ by its median
+	// over training pairs first, "both" tries the two.
+	WidthScale string
+	// Regs: kFDA regulariser ε relative to tr(S_w)/m.
+	Regs []float64
+	// Dims: latent dimensions tried (clamped to C−1; 0 = C−1). Empty means
+	// C−1, ⌈(C−1)/2⌉ and ⌈(C−1)/4⌉.
+	Dims []int
+	// GDAP: subspace dimensions p for GDA.
+	GDAP []int
+	// CDLRegs: covariance regulariser λ relative to the median tr(C)/d.
+	CDLRegs []float64
+	// Folds: inner cross-validation folds.
+	Folds int
+	// Learn is the projection learner for the -dr methods (nil: those
+	// methods report an error).
+	Learn Learner
+}
+
+// PaperWidths is the grid of kernel widths of the paper's experiments.
+var PaperWidths = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1}
+
+// DefaultGrid returns the grid used by setmatch eval.
+func DefaultGrid() Grid {
+	var bws []Bandwidth
+	for _, s := range []float64{0.5, 1, 2, 4, 8} {
+		bws = append(bws, Bandwidth{Mode: Global, Scale: s})
+	}
+	for _, s := range []float64{1, 2, 4} {
+		bws = append(bws, Bandwidth{Mode: PerSet, Scale: s}, Bandwidth{Mode: Adaptive, K: 3, Scale: s})
+	}
+	return Grid{
+		Bandwidths: bws,
+		Widths:     PaperWidths,
+		WidthScale: "both",
+		Regs:       []float64{1e-3, 1e-2, 1e-1, 1},
+		GDAP:       []int{3, 5, 10},
+		CDLRegs:    []float64{1e-4, 1e-3, 1e-2, 1e-1},
+		Folds:      5,
+	}
+}
+
+// Prediction is a method's output on a task.
+type Prediction struct {
+	Labels []int  // predicted class of each test set
+	Params string // the hyper-parameters chosen by cross-validation
+}
+
+// Run evaluates one method on t with hyper-parameters chosen by
+// cross-validation on t's training sets.
+func Run(method string, t *Task, g Grid) (Prediction, error) {
+	if len(t.Train) != len(t.Labels) {
+		return Prediction{}, fmt.Errorf("%d training sets but %d labels", len(t.Train), len(t.Labels))
+	}
+	if len(t.Train) == 0 || len(t.Test) == 0 {
+		return Prediction{}, errors.New("a split needs training and test sets")
+	}
+	switch method {
+	case NNH:
+		return runNN(t, g, match.Hellinger)
+	case NNJ:
+		return runNN(t, g, match.Jeffrey)
+	case KFDAHG, KFDAHL, KFDAJ:
+		return runKFDADiv(t, g, method)
+	case GDA:
+		return runGDA(t, g)
+	case CDL:
+		return runCDL(t, g)
+	case NNHDR:
+		return runDR(t, g, match.Hellinger)
+	case NNJDR:
+		return runDR(t, g, match.Jeffrey)
+	}
+	return Prediction{}, fmt.Errorf("unknown method %q", method)
+}
+
+// divMatrix returns the pool's divergence matrix for bandwidth b, cached.
+func (p *Pool) divMatrix(b Bandwidth, train []int) (*DivMatrix, error) {
+	h, err := p.FrameBandwidths(b, train)
+	if err != nil {
+		return nil, err
+	}
+	// Only the global base depends on which sets are training sets.
+	key := b.String()
+	if b.Mode == Global {
+		key += fmt.Sprintf("/%x", math.Float64bits(h[0]))
+	}
+	p.mu.Lock()
+	if p.divCache == nil {
+		p.divCache = map[string]*DivMatrix{}
+	}
+	dm, ok := p.divCache[key]
+	p.mu.Unlock()
+	if ok {
+		return dm, nil
+	}
+	dm, err = p.Divergences(h)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	p.divCache[key] = dm
+	p.mu.Unlock()
+	return dm, nil
+}
+
+func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
+	bws := g.Bandwidths
+	if len(bws) == 0 {
+		bws = []Bandwidth{{Mode: Global, Scale: 1}}
+	}
+	fold := folds(t.Labels, max(g.Folds, 2), t.Seed)
+	bestI, best := 0, score{acc: -1}
+	mats := make([]*mat.SymDense, len(bws))
+	for i, b := range bws {
+		dm, err := t.Pool.divMatrix(b, t.Train)
+		if err != nil {
+			return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
+		}
+		mats[i] = dm.Of(m)
+		if fold == nil {
+			break
+		}
+		s := cvNN(mats[i], t, fold)
+		if s.better(best) {
+			bestI, best = i, s
+		}
+	}
+	d := mats[bestI]
+	pred := make([]int, len(t.Test))
+	for k, q := range t.Test {
+		pred[k], _ = nnOutcome(func(j int) float64 { return d.At(q, j) }, t.Train, t.Labels, -1)
+	}
+	return Prediction{Labels: pred, Params: fmt.Sprintf("bw=%v cv=%.1f%%", bws[bestI], 100*best.acc)}, nil
+}
+
+// cvNN scores 1-NN on the divergence matrix d by the folds.
+func cvNN(d *mat.SymDense, t *Task, fold []int) score {
+	var s score
+	var n int
+	nf := 0
+	for _, f := range fold {
+		nf = max(nf, f+1)
+	}
+	for f := range nf {
+		var tr, lab []int
+		for k, j := range t.Train {
+			if fold[k] != f {
+				tr = append(tr, j)
+				lab = append(lab, t.Labels[k])
+			}
+		}
+		for k, q := range t.Train {
+			if fold[k] != f {
+				continue
+			}
+			p, mg := nnOutcome(func(j int) float64 { return d.At(q, j) }, tr, lab, t.Labels[k])
+			if p == t.Labels[k] {
+				s.acc++
+			}
+			s.margin += mg
+			n++
+		}
+	}
+	if n > 0 {
+		s.acc /= float64(n)
+		s.margin /= float64(n)
+	}
+	return s
+}

@@ -1,0 +1,316 @@
+package eval
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Data is a labelled collection of sets to evaluate on.
+type Data struct {
+	Classes []string     // class names, Labels index into it
+	Sets    []*mat.Dense // each n_i×D, rows are frames
+	Labels  []int        // class of each set
+	Names   []string     // "class/set" of each set, for split files
+	// Pooled: each set is the pool of all frames of its class (ORL-style
+	// data); the protocol draws the gallery and probe sets from it.
+	Pooled bool
+}
+
+// ProtocolKind names a protocol.
+type ProtocolKind int
+
+const (
+	RandomSplits ProtocolKind = iota // per class, random gallery and probe sets
+	LeaveOneOut                      // each set in turn is the probe, all others the gallery
+	SplitFile                        // splits read from a file
+)
+
+// Protocol says how gallery (training) and probe (test) sets are drawn.
+type Protocol struct {
+	Kind    ProtocolKind
+	Gallery int // sets per class (frames per set for pooled data)
+	Probe   int // sets per class (frames for pooled data); 0 = all the rest
+	Splits  int
+	File    string
+}
+
+// ParseProtocol reads "gallery=G,probe=P,splits=S" (probe=rest for all the
+// remaining sets), "loo", or "file=PATH".
+func ParseProtocol(s string) (Protocol, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "loo":
+		return Protocol{Kind: LeaveOneOut}, nil
+	case strings.HasPrefix(s, "file="):
+		if s[5:] == "" {
+			return Protocol{}, errors.New("protocol file=: give a path")
+		}
+		return Protocol{Kind: SplitFile, File: s[5:]}, nil
+	}
+	p := Protocol{Kind: RandomSplits, Splits: 10, Probe: -1}
+	for _, f := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if !ok {
+			return Protocol{}, fmt.Errorf("protocol %q: %q is not key=value (want gallery=G,probe=P,splits=S, loo or file=PATH)", s, f)
+		}
+		if k == "probe" && v == "rest" {
+			p.Probe = 0
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return Protocol{}, fmt.Errorf("protocol %q: %s=%q must be a whole number ≥ 1", s, k, v)
+		}
+		switch k {
+		case "gallery":
+			p.Gallery = n
+		case "probe":
+			p.Probe = n
+		case "splits":
+			p.Splits = n
+		default:
+			return Protocol{}, fmt.Errorf("protocol %q: unknown key %q (want gallery, probe, splits)", s, k)
+		}
+	}
+	if p.Gallery == 0 || p.Probe < 0 {
+		return Protocol{}, fmt.Errorf("protocol %q: give gallery=G and probe=P (or probe=rest)", s)
+	}
+	return p, nil
+}
+
+// String returns the protocol as ParseProtocol reads it.
+func (p Protocol) String() string {
+	switch p.Kind {
+	case LeaveOneOut:
+		return "loo"
+	case SplitFile:
+		return "file=" + p.File
+	}
+	probe := "rest"
+	if p.Probe > 0 {
+		probe = strconv.Itoa(p.Probe)
+	}
+	return fmt.Sprintf("gallery=%d,probe=%s,splits=%d", p.Gallery, probe, p.Splits)
+}
+
+// Split is one gallery/probe partition: the sets to use and which of them
+// are gallery and probe (indices into Sets).
+type Split struct {
+	Sets    []*mat.Dense
+	Labels  []int
+	Gallery []int
+	Probe   []int
+}
+
+// Splits returns the splits of d under p. Random splits use seed; split s
+// draws from its own stream, so split s is the same whatever the number of
+// splits.
+func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	switch p.Kind {
+	case LeaveOneOut:
+		if d.Pooled {
+			return nil, errors.New("leave-one-out needs data in sets, not pooled frames: use gallery=G,probe=P,splits=S")
+		}
+		out := make([]Split, len(d.Sets))
+		for i := range d.Sets {
+			s := Split{Sets: d.Sets, Labels: d.Labels, Probe: []int{i}}
+			for j := range d.Sets {
+				if j != i {
+					s.Gallery = append(s.Gallery, j)
+				}
+			}
+			out[i] = s
+		}
+		return out, nil
+	case SplitFile:
+		if d.Pooled {
+			return nil, errors.New("split files name sets: pooled data have none, use gallery=G,probe=P,splits=S")
+		}
+		f, err := os.Open(p.File)
+		if err != nil {
+			return nil, fmt.Errorf("split file: %w", err)
+		}
+		defer f.Close()
+		return ReadSplits(f, p.File, d)
+	}
+	if p.Splits < 1 || p.Gallery < 1 {
+		return nil, fmt.Errorf("protocol %v: need splits ≥ 1 and gallery ≥ 1", p)
+	}
+	byClass := make([][]int, len(d.Classes))
+	for i, l := range d.Labels {
+		byClass[l] = append(byClass[l], i)
+	}
+	out := make([]Split, p.Splits)
+	for s := range p.Splits {
+		rng := rand.New(rand.NewPCG(seed, uint64(s)+1))
+		if d.Pooled {
+			sp, err := p.pooledSplit(d, byClass, rng)
+			if err != nil {
+				return nil, err
+			}
+			out[s] = sp
+			continue
+		}
+		sp := Split{Sets: d.Sets, Labels: d.Labels}
+		for c, idx := range byClass {
+			need := p.Gallery + max(p.Probe, 1)
+			if len(idx) < need {
+				return nil, fmt.Errorf("class %q has %d sets, the protocol %v needs %d", d.Classes[c], len(idx), p, need)
+			}
+			perm := rng.Perm(len(idx))
+			for k, pi := range perm {
+				switch {
+				case k < p.Gallery:
+					sp.Gallery = append(sp.Gallery, idx[pi])
+				case p.Probe == 0 || k < p.Gallery+p.Probe:
+					sp.Probe = append(sp.Probe, idx[pi])
+				}
+			}
+		}
+		sort.Ints(sp.Gallery)
+		sort.Ints(sp.Probe)
+		out[s] = sp
+	}
+	return out, nil
+}
+
+func (p Protocol) pooledSplit(d *Data, byClass [][]int, rng *rand.Rand) (Split, error) {
+	var sp Split
+	for c, idx := range byClass {
+		if len(idx) != 1 {
+			return Split{}, fmt.Errorf("pooled data: class %q has %d pools, want 1", d.Classes[c], len(idx))
+		}
+		pool := d.Sets[idx[0]]
+		n, dim := pool.Dims()
+		probe := p.Probe
+		if probe == 0 {
+			probe = n - p.Gallery
+		}
+		if p.Gallery < 2 || probe < 2 || p.Gallery+probe > n {
+			return Split{}, fmt.Errorf("class %q has %d frames: the protocol %v needs gallery and probe sets of at least 2 frames, %d in all", d.Classes[c], n, p, p.Gallery+probe)
+		}
+		perm := rng.Perm(n)
+		g := mat.NewDense(p.Gallery, dim, nil)
+		q := mat.NewDense(probe, dim, nil)
+		for k := range p.Gallery {
+			g.SetRow(k, pool.RawRowView(perm[k]))
+		}
+		for k := range probe {
+			q.SetRow(k, pool.RawRowView(perm[p.Gallery+k]))
+		}
+		sp.Gallery = append(sp.Gallery, len(sp.Sets))
+		sp.Sets = append(sp.Sets, g)
+		sp.Labels = append(sp.Labels, c)
+		sp.Probe = append(sp.Probe, len(sp.Sets))
+		sp.Sets = append(sp.Sets, q)
+		sp.Labels = append(sp.Labels, c)
+	}
+	return sp, nil
+}
+
+func (d *Data) check() error {
+	if len(d.Sets) == 0 {
+		return errors.New("data holds no sets")
+	}
+	if len(d.Labels) != len(d.Sets) {
+		return fmt.Errorf("%d sets but %d labels", len(d.Sets), len(d.Labels))
+	}
+	if len(d.Classes) < 2 {
+		return fmt.Errorf("data has %d class(es): recognition needs at least 2", len(d.Classes))
+	}
+	for i, l := range d.Labels {
+		if l < 0 || l >= len(d.Classes) {
+			return fmt.Errorf("set %d has label %d outside the %d classes", i, l, len(d.Classes))
+		}
+	}
+	return nil
+}
+
+// ReadSplits reads a split file. Each line names one set and its role in
+// one split:
+//
+//	<split> <gallery|probe> <class>/<set>
+//
+// e.g. "0 gallery apple/apple1". Splits are numbered by any whole numbers
+// and taken in increasing order; blank lines and lines starting with # are
+// ignored. Every split needs gallery and probe sets; a set may appear only
+// once per split.
+func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
+	index := make(map[string]int, len(d.Names))
+	for i, n := range d.Names {
+		index[n] = i
+	}
+	type roles struct{ g, p []int }
+	bySplit := map[int]*roles{}
+	seen := map[[2]int]bool{}
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		f := strings.Fields(t)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%s:%d: want \"<split> <gallery|probe> <class>/<set>\", got %q", name, line, t)
+		}
+		s, err := strconv.Atoi(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: split %q is not a whole number", name, line, f[0])
+		}
+		i, ok := index[f[2]]
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: no set %q in the data (names are <class>/<set>)", name, line, f[2])
+		}
+		if seen[[2]int{s, i}] {
+			return nil, fmt.Errorf("%s:%d: set %q appears twice in split %d", name, line, f[2], s)
+		}
+		seen[[2]int{s, i}] = true
+		rl := bySplit[s]
+		if rl == nil {
+			rl = &roles{}
+			bySplit[s] = rl
+		}
+		switch f[1] {
+		case "gallery":
+			rl.g = append(rl.g, i)
+		case "probe":
+			rl.p = append(rl.p, i)
+		default:
+			return nil, fmt.Errorf("%s:%d: role %q: want gallery or probe", name, line, f[1])
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	keys := make([]int, 0, len(bySplit))
+	for k := range bySplit {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s: no splits", name)
+	}
+	out := make([]Split, 0, len(keys))
+	for _, k := range keys {
+		rl := bySplit[k]
+		if len(rl.g) == 0 || len(rl.p) == 0 {
+			return nil, fmt.Errorf("%s: split %d needs gallery and probe sets", name, k)
+		}
+		out = append(out, Split{Sets: d.Sets, Labels: d.Labels, Gallery: rl.g, Probe: rl.p})
+	}
+	return out, nil
+}

@@ -1,0 +1,172 @@
+package features
+
+import (
+	"fmt"
+	"image"
+)
+
+// LBPBins is the length of one uniform-LBP histogram: 58 uniform patterns
+// and one bin for all others.
+const LBPBins = 59
+
+// lbpOffsets lists the 8 neighbours (dx, dy) of a pixel in bit order:
+// bit p of the code compares neighbour p with the centre. They start east
+// and go anticlockwise as displayed (y grows downwards).
+var lbpOffsets = [8][2]int{
+	{1, 0}, {1, -1}, {0, -1}, {-1, -1}, {-1, 0}, {-1, 1}, {0, 1}, {1, 1},
+}
+
+// uniformBin maps each 8-bit LBP code to its histogram bin: the 58 uniform
+// codes (at most two 0/1 transitions around the circle) get bins 0..57 in
+// increasing order of code value, every other code bin 58.
+var uniformBin = func() [256]uint8 {
+	var t [256]uint8
+	next := uint8(0)
+	for c := 0; c < 256; c++ {
+		if lbpTransitions(uint8(c)) <= 2 {
+			t[c] = next
+			next++
+		} else {
+			t[c] = LBPBins - 1
+		}
+	}
+	return t
+}()
+
+// lbpTransitions counts the 0/1 changes between circularly adjacent bits.
+func lbpTransitions(c uint8) int {
+	r := c>>1 | c<<7 // rotate right by one
+	n := 0
+	for x := c ^ r; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+// UniformLBPBin returns the histogram bin (0..58) of an 8-bit LBP code.
+func UniformLBPBin(code uint8) int { return int(uniformBin[code]) }
+
+// LBPCode returns the LBP(8,1) code of the pixel at (x, y) of img, which
+// must not lie on the border: bit p (p = 0..7) is 1 when neighbour p is at
+// least as bright as the centre. Neighbours are the 8 adjacent pixels
+// (square neighbourhood, no interpolation) in the order east, north-east,
+// north, north-west, west, south-west, south, south-east (y downwards).
+func LBPCode(img *image.Gray, x, y int) uint8 {
+	c := img.GrayAt(x, y).Y
+	var code uint8
+	for p, o := range lbpOffsets {
+		if img.GrayAt(x+o[0], y+o[1]).Y >= c {
+			code |= 1 << p
+		}
+	}
+	return code
+}
+
+// LBP is the uniform local-binary-pattern feature: LBP(8,1) codes (see
+// LBPCode) of every interior pixel, i.e. all but the one-pixel border, are
+// mapped to 59 uniform bins (see UniformLBPBin) and histogrammed over a
+// GridX×GridY grid of cells. Pixel (x, y) of a w×h image belongs to cell
+// (⌊x·GridX/w⌋, ⌊y·GridY/h⌋). Each cell's histogram is divided by the
+// number of interior pixels in the cell (so it sums to 1; all zeros for a
+// cell without interior pixels), and the cells are concatenated row by row:
+// dimension GridX·GridY·59.
+//
+// When W and H are positive the image is first resized to W×H (see
+// Resize; codes compare the exact resized values, without rounding).
+type LBP struct {
+	GridX, GridY int
+	W, H         int // resize first when > 0
+}
+
+// Name returns the spec of f, e.g. "lbp:4x4" or "lbp:4x4@64x64".
+func (f LBP) Name() string {
+	return fmt.Sprintf("lbp:%dx%d", f.GridX, f.GridY) + sizeSuffix(f.W, f.H)
+}
+
+// Dim returns GridX·GridY·59, after checking that an imageW×imageH image
+// (or the resize target) is usable.
+func (f LBP) Dim(imageW, imageH int) (int, error) {
+	w, h := imageW, imageH
+	if f.W > 0 {
+		w, h = f.W, f.H
+	}
+	if err := f.check(w, h); err != nil {
+		return 0, err
+	}
+	return f.GridX * f.GridY * LBPBins, nil
+}
+
+func (f LBP) check(w, h int) error {
+	if f.W != 0 || f.H != 0 {
+		if err := checkSize(f.W, f.H); err != nil {
+			return err
+		}
+	}
+	if f.GridX < 1 || f.GridY < 1 || f.GridX > MaxGrid || f.GridY > MaxGrid {
+		return fmt.Errorf("features: lbp grid %dx%d: cells per side must be between 1 and %d", f.GridX, f.GridY, MaxGrid)
+	}
+	if w < 3 || h < 3 {
+		return fmt.Errorf("features: lbp needs images of at least 3x3 pixels, got %dx%d", w, h)
+	}
+	if f.GridX > w-2 || f.GridY > h-2 {
+		return fmt.Errorf("features: lbp grid %dx%d is finer than the %dx%d interior pixels of a %dx%d image", f.GridX, f.GridY, w-2, h-2, w, h)
+	}
+	return nil
+}
+
+// MaxGrid bounds the cells per side of LBP grids.
+const MaxGrid = 64
+
+// Extract returns the concatenated cell histograms of img.
+func (f LBP) Extract(img *image.Gray) ([]float64, error) {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if f.W > 0 {
+		w, h = f.W, f.H
+	}
+	if err := f.check(w, h); err != nil {
+		return nil, err
+	}
+	p, err := prepare(img, f.W, f.H)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, f.GridX*f.GridY*LBPBins)
+	count := make([]int, f.GridX*f.GridY)
+	var off [8]int
+	for k, o := range lbpOffsets {
+		off[k] = o[1]*w + o[0]
+	}
+	for y := 1; y < h-1; y++ {
+		cy := y * f.GridY / h
+		for x := 1; x < w-1; x++ {
+			i := y*w + x
+			c := p.num[i]
+			var code uint8
+			for k, d := range off {
+				if p.num[i+d] >= c {
+					code |= 1 << k
+				}
+			}
+			cell := cy*f.GridX + x*f.GridX/w
+			out[cell*LBPBins+int(uniformBin[code])]++
+			count[cell]++
+		}
+	}
+	for cell, n := range count {
+		if n > 0 {
+			s := 1 / float64(n)
+			for k := range LBPBins {
+				out[cell*LBPBins+k] *= s
+			}
+		}
+	}
+	return out, nil
+}
+
+func sizeSuffix(w, h int) string {
+	if w <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("@%dx%d", w, h)
+}

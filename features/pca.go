@@ -1,0 +1,199 @@
+package features
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// PCA is a principal component analysis fitted on n×D training data.
+type PCA struct {
+	// Mean is the column mean of the training data, length D.
+	Mean []float64
+	// Components is D×d with orthonormal columns, the principal directions
+	// in order of decreasing variance. Each column's sign is fixed so that
+	// its entry of largest magnitude (the first one on ties) is positive.
+	Components *mat.Dense
+	// Variances holds the d variances along the components (eigenvalues of
+	// the sample covariance, normalised by n−1), decreasing.
+	Variances []float64
+	// Total is the total variance of the training data (trace of the sample
+	// covariance); sum(Variances)/Total is the fraction kept.
+	Total float64
+}
+
+// FitPCA fits a d-component PCA to the rows of x (n×D, n ≥ 2). When n < D
+// it takes the thin SVD of the centred data, otherwise the eigenvectors of
+// the D×D sample covariance. d must be between 1 and the rank of the
+// centred data (dimensions with variance below D·ε relative to the largest
+// count as zero).
+func FitPCA(x *mat.Dense, d int) (*PCA, error) {
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("features: pca: no training data")
+	}
+	n, D := x.Dims()
+	return fitPCA(x, d, n < D)
+}
+
+// fitPCA is FitPCA with the method chosen by the caller (tests compare both).
+func fitPCA(x *mat.Dense, d int, useSVD bool) (*PCA, error) {
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("features: pca: no training data")
+	}
+	n, D := x.Dims()
+	if n < 2 {
+		return nil, fmt.Errorf("features: pca: need at least 2 training frames, got %d", n)
+	}
+	if d < 1 || d > D {
+		return nil, fmt.Errorf("features: pca: %d components requested from %d-dimensional data: want 1 to %d", d, D, D)
+	}
+	mean := make([]float64, D)
+	for i := range n {
+		for j, v := range x.RawRowView(i) {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for _, v := range mean {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("features: pca: training data contain NaN or infinite values")
+		}
+	}
+	xc := mat.NewDense(n, D, nil)
+	for i := range n {
+		row := xc.RawRowView(i)
+		for j, v := range x.RawRowView(i) {
+			row[j] = v - mean[j]
+		}
+	}
+
+	var vals []float64  // variances, decreasing
+	var vecs *mat.Dense // D×k, matching columns
+	if useSVD {
+		var svd mat.SVD
+		if !svd.Factorize(xc, mat.SVDThin) {
+			return nil, fmt.Errorf("features: pca: SVD did not converge")
+		}
+		s := svd.Values(nil) // decreasing
+		vals = make([]float64, len(s))
+		for i, v := range s {
+			vals[i] = v * v / float64(n-1)
+		}
+		vecs = new(mat.Dense)
+		svd.VTo(vecs)
+	} else {
+		cov := mat.NewSymDense(D, nil)
+		cov.SymOuterK(1/float64(n-1), xc.T())
+		var eig mat.EigenSym
+		if !eig.Factorize(cov, true) {
+			return nil, fmt.Errorf("features: pca: eigendecomposition did not converge")
+		}
+		ev := eig.Values(nil) // increasing
+		var ve mat.Dense
+		eig.VectorsTo(&ve)
+		order := make([]int, len(ev))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool { return ev[order[a]] > ev[order[b]] })
+		vals = make([]float64, len(ev))
+		vecs = mat.NewDense(D, len(ev), nil)
+		for k, i := range order {
+			vals[k] = math.Max(ev[i], 0)
+			vecs.SetCol(k, mat.Col(nil, i, &ve))
+		}
+	}
+	var total float64
+	for i := range n {
+		for _, v := range xc.RawRowView(i) {
+			total += v * v
+		}
+	}
+	total /= float64(n - 1)
+
+	rank := 0
+	tol := float64(max(n, D)) * 0x1p-52 * vals[0]
+	for _, v := range vals {
+		if v > tol {
+			rank++
+		}
+	}
+	if rank == 0 {
+		return nil, fmt.Errorf("features: pca: training data have zero variance (all %d frames are identical)", n)
+	}
+	if d > rank {
+		return nil, fmt.Errorf("features: pca: %d components requested but the %d training frames span only %d dimensions after centring: choose at most %d",
+			d, n, rank, rank)
+	}
+	comp := mat.NewDense(D, d, nil)
+	col := make([]float64, D)
+	for k := range d {
+		mat.Col(col, k, vecs)
+		big := 0
+		for j, v := range col {
+			if math.Abs(v) > math.Abs(col[big]) {
+				big = j
+			}
+		}
+		if col[big] < 0 {
+			for j := range col {
+				col[j] = -col[j]
+			}
+		}
+		comp.SetCol(k, col)
+	}
+	return &PCA{Mean: mean, Components: comp, Variances: vals[:d:d], Total: total}, nil
+}
+
+// InputDim returns D.
+func (p *PCA) InputDim() int { return len(p.Mean) }
+
+// Dim returns d, the number of components.
+func (p *PCA) Dim() int { _, d := p.Components.Dims(); return d }
+
+// Transform returns (x − Mean)·Components, n×d, for x n×D. It panics
+// with mat.ErrShape if x does not have D columns, like gonum's own
+// operations: check InputDim first for untrusted input.
+func (p *PCA) Transform(x *mat.Dense) *mat.Dense {
+	n, D := x.Dims()
+	if D != len(p.Mean) {
+		panic(mat.ErrShape)
+	}
+	xc := mat.NewDense(n, D, nil)
+	for i := range n {
+		row := xc.RawRowView(i)
+		for j, v := range x.RawRowView(i) {
+			row[j] = v - p.Mean[j]
+		}
+	}
+	var out mat.Dense
+	out.Mul(xc, p.Components)
+	return &out
+}
+
+// TransformVec projects one frame (length D) into dst (length d, allocated
+// when nil) and returns it.
+func (p *PCA) TransformVec(dst, x []float64) ([]float64, error) {
+	D, d := p.Components.Dims()
+	if len(x) != D {
+		return nil, fmt.Errorf("features: pca: frame has %d values, want %d", len(x), D)
+	}
+	if dst == nil {
+		dst = make([]float64, d)
+	} else if len(dst) != d {
+		return nil, fmt.Errorf("features: pca: destination has length %d, want %d", len(dst), d)
+	}
+	clear(dst)
+	for j, v := range x {
+		c := v - p.Mean[j]
+		row := p.Components.RawRowView(j)
+		for k := range dst {
+			dst[k] += c * row[k]
+		}
+	}
+	return dst, nil
+}

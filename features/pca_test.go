@@ -1,0 +1,154 @@
+package features
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// lineData returns n points spread (std 10) along u = (3, 4, 0, …)/5 in D
+// dimensions, plus isotropic noise of std 0.1, offset by 7 in every
+// coordinate.
+func lineData(n, D int, seed uint64) *mat.Dense {
+	r := rand.New(rand.NewPCG(seed, 2))
+	x := mat.NewDense(n, D, nil)
+	for i := range n {
+		s := 10 * r.NormFloat64()
+		for j := range D {
+			v := 7 + 0.1*r.NormFloat64()
+			switch j {
+			case 0:
+				v += 0.6 * s
+			case 1:
+				v += 0.8 * s
+			}
+			x.Set(i, j, v)
+		}
+	}
+	return x
+}
+
+func checkOrthonormal(t *testing.T, c *mat.Dense) {
+	t.Helper()
+	_, d := c.Dims()
+	var g mat.Dense
+	g.Mul(c.T(), c)
+	for i := range d {
+		for j := range d {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if !near(g.At(i, j), want, 1e-10) {
+				t.Errorf("CᵀC[%d,%d] = %v, want %v", i, j, g.At(i, j), want)
+			}
+		}
+	}
+}
+
+func TestPCARecoversDirection(t *testing.T) {
+	for _, tc := range []struct{ n, D int }{{500, 3}, {12, 40}} { // eigen and SVD paths
+		x := lineData(tc.n, tc.D, 1)
+		p, err := FitPCA(x, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, c := p.Components.Dims(); r != tc.D || c != 3 {
+			t.Fatalf("Components %dx%d", r, c)
+		}
+		checkOrthonormal(t, p.Components)
+		// Sign rule: the largest entry (0.8) is positive.
+		if !near(p.Components.At(0, 0), 0.6, 0.01) || !near(p.Components.At(1, 0), 0.8, 0.01) {
+			t.Errorf("n=%d D=%d: first component starts %v, %v; want 0.6, 0.8", tc.n, tc.D, p.Components.At(0, 0), p.Components.At(1, 0))
+		}
+		for j := range tc.D {
+			if !near(p.Mean[j], 7, 0.5+10*0.8*3/math.Sqrt(float64(tc.n))) {
+				t.Errorf("mean[%d] = %v, want about 7", j, p.Mean[j])
+			}
+		}
+		if p.Variances[0] < 10 || p.Variances[1] > 0.1 || p.Variances[0] < p.Variances[1] || p.Variances[1] < p.Variances[2] {
+			t.Errorf("variances %v", p.Variances)
+		}
+		if p.Total < p.Variances[0]+p.Variances[1]+p.Variances[2]-1e-9 {
+			t.Errorf("total %v below kept variance %v", p.Total, p.Variances)
+		}
+
+		// The transformed training data have diagonal covariance equal to
+		// Variances and zero mean.
+		y := p.Transform(x)
+		var cov mat.SymDense
+		stat.CovarianceMatrix(&cov, y, nil)
+		for i := range 3 {
+			if m := stat.Mean(mat.Col(nil, i, y), nil); !near(m, 0, 1e-9) {
+				t.Errorf("column %d mean %v", i, m)
+			}
+			for j := range 3 {
+				want := 0.0
+				if i == j {
+					want = p.Variances[i]
+				}
+				if !near(cov.At(i, j), want, 1e-8*(1+p.Variances[0])) {
+					t.Errorf("n=%d: cov[%d,%d] = %v, want %v", tc.n, i, j, cov.At(i, j), want)
+				}
+			}
+		}
+		// TransformVec agrees with Transform.
+		row, err := p.TransformVec(nil, x.RawRowView(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkVec(t, "TransformVec", row, y.RawRowView(4), 1e-9)
+	}
+}
+
+func TestPCAMethodsAgree(t *testing.T) {
+	x := lineData(30, 6, 5)
+	a, err := fitPCA(x, 4, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fitPCA(x, 4, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkVec(t, "variances", a.Variances, b.Variances, 1e-9)
+	if !mat.EqualApprox(a.Components, b.Components, 1e-6) {
+		t.Errorf("eigen and SVD components differ:\n%v\n%v", mat.Formatted(a.Components), mat.Formatted(b.Components))
+	}
+}
+
+func TestPCAErrors(t *testing.T) {
+	x := lineData(5, 10, 3) // rank 4 after centring
+	if _, err := FitPCA(x, 4); err != nil {
+		t.Errorf("d = rank: %v", err)
+	}
+	tests := []struct {
+		x    *mat.Dense
+		d    int
+		want string
+	}{
+		{x, 5, "span only 4 dimensions"},
+		{x, 0, "want 1 to 10"},
+		{x, 11, "want 1 to 10"},
+		{mat.NewDense(1, 3, []float64{1, 2, 3}), 1, "at least 2"},
+		{mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2}), 1, "zero variance"},
+		{mat.NewDense(2, 2, []float64{1, math.NaN(), 1, 2}), 1, "NaN"},
+	}
+	for _, tc := range tests {
+		_, err := FitPCA(tc.x, tc.d)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("FitPCA(d=%d): %v, want error containing %q", tc.d, err, tc.want)
+		}
+	}
+	p, err := FitPCA(x, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.TransformVec(nil, make([]float64, 3)); err == nil {
+		t.Error("TransformVec with a short frame: no error")
+	}
+}

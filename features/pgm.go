@@ -1,0 +1,227 @@
+package features
+
+import (
+	"bufio"
+	"errors"
+	"image"
+	"io"
+)
+
+// DecodePGM reads one PGM image: binary P5 (one byte per sample when
+// maxval ≤ 255, two bytes big-endian when 256 ≤ maxval ≤ 65535) or plain
+// ASCII P2. Header fields are separated by whitespace and may be interleaved
+// with '#' comments running to the end of the line; exactly one whitespace
+// byte separates maxval from a P5 raster. Bytes after the raster (e.g. a
+// second image) are ignored.
+//
+// Samples are rescaled to 8 bits as round(v·255/maxval) (computed exactly in
+// integers, halves rounded up), so maxval 255 is copied unchanged. Width and
+// height must be positive, width×height at most MaxPixels and maxval in
+// 1..65535; every sample must be ≤ maxval. Nothing is allocated from the
+// declared size until the pixel data are present. name is used in error
+// messages only.
+func DecodePGM(r io.Reader, name string) (*image.Gray, error) {
+	br := bufio.NewReader(r)
+	p := pgmReader{r: br, name: name}
+	var magic [2]byte
+	if _, err := io.ReadFull(br, magic[:]); err != nil || magic[0] != 'P' || (magic[1] != '2' && magic[1] != '5') {
+		return nil, formatErr(name, "not a PGM file: it must start with \"P5\" (binary) or \"P2\" (plain)")
+	}
+	w, err := p.headerInt("width")
+	if err != nil {
+		return nil, err
+	}
+	h, err := p.headerInt("height")
+	if err != nil {
+		return nil, err
+	}
+	maxval, err := p.headerInt("maxval")
+	if err != nil {
+		return nil, err
+	}
+	if w == 0 || h == 0 {
+		return nil, formatErr(name, "PGM header says %dx%d: width and height must be positive", w, h)
+	}
+	if w*h > MaxPixels {
+		return nil, limitErr(name, "PGM header says %dx%d, more than %d pixels", w, h, MaxPixels)
+	}
+	if maxval == 0 || maxval > 65535 {
+		return nil, formatErr(name, "PGM maxval is %d: it must be between 1 and 65535", maxval)
+	}
+	n := int(w * h)
+	if magic[1] == '5' {
+		return p.rawRaster(int(w), int(h), n, int(maxval))
+	}
+	return p.plainRaster(int(w), int(h), n, int(maxval))
+}
+
+type pgmReader struct {
+	r    *bufio.Reader
+	name string
+}
+
+// maxDigits bounds header numbers: anything longer exceeds every limit.
+const maxDigits = 9
+
+// headerInt skips whitespace and comments, then reads an unsigned decimal
+// followed by one whitespace byte (consumed).
+func (p *pgmReader) headerInt(field string) (int64, error) {
+	c, err := p.skipSpace(true)
+	if err != nil {
+		return 0, p.eofErr(err, "PGM header ends before the "+field)
+	}
+	if c < '0' || c > '9' {
+		return 0, formatErr(p.name, "PGM header: want the %s as a decimal number, found %q", field, c)
+	}
+	v, c, err := p.digits(c)
+	if err != nil {
+		if errors.Is(err, errTooManyDigits) {
+			return 0, limitErr(p.name, "PGM header: %s has more than %d digits", field, maxDigits)
+		}
+		return 0, p.eofErr(err, "PGM header ends inside the "+field)
+	}
+	if !isSpace(c) {
+		if c == '#' && field != "maxval" {
+			// A comment may follow a field directly; put it back.
+			_ = p.r.UnreadByte()
+			return v, nil
+		}
+		return 0, formatErr(p.name, "PGM header: %s is followed by %q, want whitespace", field, c)
+	}
+	return v, nil
+}
+
+var errTooManyDigits = errors.New("too many digits")
+
+// digits reads a decimal number whose first digit c has been read and
+// returns it with the byte that ended it.
+func (p *pgmReader) digits(c byte) (int64, byte, error) {
+	v := int64(c - '0')
+	for k := 1; ; k++ {
+		c, err := p.r.ReadByte()
+		if err != nil {
+			return v, 0, err
+		}
+		if c < '0' || c > '9' {
+			return v, c, nil
+		}
+		if k >= maxDigits {
+			return 0, 0, errTooManyDigits
+		}
+		v = 10*v + int64(c-'0')
+	}
+}
+
+// skipSpace returns the first byte that is neither whitespace nor inside a
+// comment.
+func (p *pgmReader) skipSpace(comments bool) (byte, error) {
+	for {
+		c, err := p.r.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case isSpace(c):
+		case c == '#' && comments:
+			for c != '\n' && c != '\r' {
+				if c, err = p.r.ReadByte(); err != nil {
+					return 0, err
+				}
+			}
+		default:
+			return c, nil
+		}
+	}
+}
+
+func (p *pgmReader) eofErr(err error, msg string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return formatErr(p.name, "%s (file truncated?)", msg)
+	}
+	return &Error{Path: p.name, Msg: msg, Err: err}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+func (p *pgmReader) rawRaster(w, h, n, maxval int) (*image.Gray, error) {
+	bps := 1
+	if maxval > 255 {
+		bps = 2
+	}
+	need := int64(n * bps)
+	// ReadAll grows its buffer with the data actually present, so a lying
+	// header cannot make us allocate more than the file holds.
+	data, err := io.ReadAll(io.LimitReader(p.r, need))
+	if err != nil {
+		return nil, &Error{Path: p.name, Msg: "cannot read PGM pixel data", Err: err}
+	}
+	if int64(len(data)) < need {
+		return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d pixel bytes are present", w, h, len(data), need)
+	}
+	pix := make([]uint8, n)
+	sc := newScaler(maxval)
+	for i := range pix {
+		var v int
+		if bps == 1 {
+			v = int(data[i])
+		} else {
+			v = int(data[2*i])<<8 | int(data[2*i+1])
+		}
+		if v > maxval {
+			return nil, formatErr(p.name, "PGM sample %d at (%d, %d) exceeds maxval %d", v, i%w, i/w, maxval)
+		}
+		pix[i] = sc.scale(v)
+	}
+	return grayFromPix(pix, w, h), nil
+}
+
+func (p *pgmReader) plainRaster(w, h, n, maxval int) (*image.Gray, error) {
+	// Grow with the samples actually present (see rawRaster).
+	pix := make([]uint8, 0, min(n, 1<<16))
+	sc := newScaler(maxval)
+	for len(pix) < n {
+		c, err := p.skipSpace(true)
+		if err != nil {
+			if err == io.EOF {
+				return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d samples are present", w, h, len(pix), n)
+			}
+			return nil, &Error{Path: p.name, Msg: "cannot read PGM samples", Err: err}
+		}
+		i := len(pix)
+		if c < '0' || c > '9' {
+			return nil, formatErr(p.name, "PGM P2 sample %d at (%d, %d): want a decimal number, found %q", i, i%w, i/w, c)
+		}
+		v, c, err := p.digits(c)
+		switch {
+		case errors.Is(err, errTooManyDigits):
+			return nil, formatErr(p.name, "PGM P2 sample at (%d, %d) has more than %d digits (maxval is %d)", i%w, i/w, maxDigits, maxval)
+		case err == io.EOF:
+			// The last sample may end the file.
+		case err != nil:
+			return nil, &Error{Path: p.name, Msg: "cannot read PGM samples", Err: err}
+		case !isSpace(c) && c != '#':
+			return nil, formatErr(p.name, "PGM P2 sample %d at (%d, %d) is followed by %q, want whitespace", i, i%w, i/w, c)
+		case c == '#':
+			_ = p.r.UnreadByte()
+		}
+		if v > int64(maxval) {
+			return nil, formatErr(p.name, "PGM sample %d at (%d, %d) exceeds maxval %d", v, i%w, i/w, maxval)
+		}
+		pix = append(pix, sc.scale(int(v)))
+	}
+	return grayFromPix(pix, w, h), nil
+}
+
+// scaler maps 0..maxval to 0..255 as round(v·255/maxval).
+type scaler struct{ maxval int }
+
+func newScaler(maxval int) scaler { return scaler{maxval} }
+
+func (s scaler) scale(v int) uint8 {
+	if s.maxval == 255 {
+		return uint8(v)
+	}
+	return uint8((2*v*255 + s.maxval) / (2 * s.maxval))
+}

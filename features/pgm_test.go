@@ -1,0 +1,107 @@
+package features
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestPGMRoundTrip(t *testing.T) {
+	samples := []int{0, 1, 2, 100, 254, 255}
+	for _, plain := range []bool{false, true} {
+		img, err := DecodePGM(bytes.NewReader(writePGM(plain, 3, 2, 255, samples)), "x.pgm")
+		if err != nil {
+			t.Fatalf("plain=%v: %v", plain, err)
+		}
+		if b := img.Bounds(); b.Dx() != 3 || b.Dy() != 2 {
+			t.Fatalf("plain=%v: size %v, want 3x2", plain, b)
+		}
+		for i, v := range samples {
+			if got := img.GrayAt(i%3, i/3).Y; int(got) != v {
+				t.Errorf("plain=%v: pixel %d = %d, want %d", plain, i, got, v)
+			}
+		}
+	}
+}
+
+func TestPGMScaling(t *testing.T) {
+	// round(v·255/maxval): 65535→255, 32768→127.5019…→128, 257→1, 128→0.498…→0.
+	img, err := DecodePGM(bytes.NewReader(writePGM(false, 4, 1, 65535, []int{65535, 32768, 257, 128})), "16.pgm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := img.Pix, []uint8{255, 128, 1, 0}; !bytes.Equal(got, want) {
+		t.Errorf("16-bit P5: %v, want %v", got, want)
+	}
+	// maxval 15: 15→255, 7→119, 1→17, 0→0.
+	for _, plain := range []bool{false, true} {
+		img, err = DecodePGM(bytes.NewReader(writePGM(plain, 2, 2, 15, []int{15, 7, 1, 0})), "4bit.pgm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := img.Pix, []uint8{255, 119, 17, 0}; !bytes.Equal(got, want) {
+			t.Errorf("maxval 15 plain=%v: %v, want %v", plain, got, want)
+		}
+	}
+}
+
+func TestPGMCommentsAndTrailing(t *testing.T) {
+	data := "P5 # magic\n# a comment line\n2 # width\n1\n255\nAB trailing bytes"
+	img, err := DecodePGM(strings.NewReader(data), "c.pgm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := img.Pix; !bytes.Equal(got, []byte("AB")) {
+		t.Errorf("pixels %q, want \"AB\"", got)
+	}
+	// A P2 raster ending without a final newline.
+	img, err = DecodePGM(strings.NewReader("P2 2 1 9 3 9"), "p2.pgm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := img.Pix, []uint8{85, 255}; !bytes.Equal(got, want) {
+		t.Errorf("P2 pixels %v, want %v", got, want)
+	}
+}
+
+func TestPGMErrors(t *testing.T) {
+	huge := "P5\n100000 100000\n255\n"
+	tests := []struct {
+		name, data string
+		want       string // substring of the message
+		sentinel   error
+	}{
+		{"bad magic", "P6\n1 1\n255\n\x00", "not a PGM file", ErrFormat},
+		{"not netpbm", "\x89PNG", "not a PGM file", ErrFormat},
+		{"empty", "", "not a PGM file", ErrFormat},
+		{"truncated raster", "P5\n3 2\n255\n\x01\x02\x03\x04\x05", "PGM header says 3x2 but only 5 of 6 pixel bytes are present", ErrFormat},
+		{"truncated 16-bit raster", "P5\n2 1\n65535\n\x01\x02\x03", "only 3 of 4 pixel bytes", ErrFormat},
+		{"truncated plain raster", "P2\n3 2\n255\n1 2 3 4", "only 4 of 6 samples", ErrFormat},
+		{"truncated header", "P5\n3 ", "ends before the height", ErrFormat},
+		{"maxval 0", "P5\n1 1\n0\n\x00", "maxval is 0", ErrFormat},
+		{"maxval too big", "P5\n1 1\n70000\n\x00", "maxval is 70000", ErrFormat},
+		{"zero width", "P5\n0 5\n255\n", "must be positive", ErrFormat},
+		{"huge dimensions", huge, "more than 67108864 pixels", ErrTooLarge},
+		{"too many digits", "P5\n1234567890 1\n255\n", "more than 9 digits", ErrTooLarge},
+		{"negative width", "P5\n-3 1\n255\n", "want the width", ErrFormat},
+		{"sample above maxval", "P5\n2 1\n100\n\x05\x65", "PGM sample 101 at (1, 0) exceeds maxval 100", ErrFormat},
+		{"plain sample above maxval", "P2\n2 1\n100\n5 101\n", "PGM sample 101 at (1, 0) exceeds maxval 100", ErrFormat},
+		{"plain junk", "P2\n2 1\n100\n5 x\n", "want a decimal number", ErrFormat},
+		{"no space after maxval", "P5\n1 1\n255x", "followed by 'x'", ErrFormat},
+	}
+	for _, tc := range tests {
+		_, err := DecodePGM(strings.NewReader(tc.data), "orl/s1/1.pgm")
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "orl/s1/1.pgm: ") || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: error %q, want it to name the file and contain %q", tc.name, msg, tc.want)
+		}
+		if !errors.Is(err, tc.sentinel) {
+			t.Errorf("%s: error %q does not wrap %v", tc.name, msg, tc.sentinel)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package features
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		spec, name string
+		w, h, dim  int // Dim for a w×h image
+		fixed      bool
+		pca        int
+	}{
+		{"intensity:20x20", "intensity:20x20", 64, 64, 400, true, 0},
+		{"intensity:32x16:norm+pca:50", "intensity:32x16:norm+pca:50", 41, 41, 512, true, 50},
+		{"lbp:4x4", "lbp:4x4", 92, 112, 16 * 59, false, 0},
+		{" lbp:2x3@64x64 ", "lbp:2x3@64x64", 41, 41, 6 * 59, true, 0},
+		{"hog:8@64x64+pca:10", "hog:8@64x64+pca:10", 41, 41, 1764, true, 10},
+		{"hog:8", "hog:8", 92, 112, 10 * 13 * 36, false, 0},
+		{"hist:32", "hist:32", 5, 5, 32, true, 0},
+		{"hist:16:plain@20x20", "hist:16:plain@20x20", 5, 5, 16, true, 0},
+	}
+	for _, tc := range tests {
+		p, err := Parse(tc.spec)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.spec, err)
+			continue
+		}
+		if p.Name() != tc.name || p.PCADim() != tc.pca {
+			t.Errorf("Parse(%q): name %q pca %d, want %q %d", tc.spec, p.Name(), p.PCADim(), tc.name, tc.pca)
+		}
+		if d, err := p.Dim(tc.w, tc.h); err != nil || d != tc.dim {
+			t.Errorf("%s: Dim(%d, %d) = %d, %v; want %d", tc.spec, tc.w, tc.h, d, err, tc.dim)
+		}
+		if d, ok := p.OutputDim(); ok != tc.fixed || (ok && d != tc.dim) {
+			t.Errorf("%s: OutputDim = %d, %v; want %d, %v", tc.spec, d, ok, tc.dim, tc.fixed)
+		}
+		q, err := Parse(p.Name())
+		if err != nil || q != p {
+			t.Errorf("Parse(Name()) of %q = %+v, %v; want %+v", tc.spec, q, err, p)
+		}
+		v, err := p.Extract(randomGray(tc.w, tc.h, 9))
+		if err != nil || len(v) != tc.dim {
+			t.Errorf("%s: Extract gives %d values, %v; want %d", tc.spec, len(v), err, tc.dim)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, spec := range []string{
+		"", "intensity", "intensity:", "intensity:20", "intensity:0x20", "intensity:20x20:foo",
+		"intensity:20x20@10x10", "lbp", "lbp:4", "lbp:4x4@2x2", "lbp:4x4:x", "hog:x", "hog:0",
+		"hog:8@8x8", "hist:0", "hist:300", "hist:8:eq", "sift:8", "intensity:20x20+pca:0",
+		"intensity:20x20+pca:x", "intensity:20x20+lda:3", "intensity:-20x20", "hog:8@64",
+	} {
+		_, err := Parse(spec)
+		if err == nil {
+			t.Errorf("Parse(%q): no error", spec)
+			continue
+		}
+		if !strings.Contains(err.Error(), "valid feature specs") {
+			t.Errorf("Parse(%q): error does not list the valid forms: %v", spec, err)
+		}
+	}
+}
+
+func TestFrameDecoder(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.png")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, gray(2, 2, 10, 20, 30, 41)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse("intensity:1x1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := p.FrameDecoder()
+	v, err := dec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkVec(t, "frame", v, []float64{25.25 / 255}, 1e-15)
+
+	// Extraction errors name the file too.
+	p, _ = Parse("hog:8")
+	if _, err := p.FrameDecoder()(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("hog:8 on a 2x2 image: %v, want an error naming %s", err, path)
+	}
+}

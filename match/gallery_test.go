@@ -1,0 +1,109 @@
+package match
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func randGallery(t testing.TB, rng *rand.Rand, m, n, d int) []*KDE {
+	sets := make([]*KDE, m)
+	for k := range sets {
+		nk := n
+		if n > 3 {
+			nk = n/2 + rng.IntN(n) // sets of different sizes
+		}
+		sets[k] = mustKDE(t, randSet(rng, nk, d, rng.Float64()*2, 0.5+rng.Float64()), 0.3+rng.Float64())
+	}
+	return sets
+}
+
+func TestGalleryEqualsPairwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, c := range []struct{ m, n, d, workers int }{
+		{1, 5, 1, 0}, {7, 12, 3, 1}, {40, 20, 8, 3}, {25, 30, 64, 0}, {9, 10, 400, 2},
+	} {
+		sets := randGallery(t, rng, c.m, c.n, c.d)
+		g, err := NewGallery(sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Workers = c.workers
+		q := mustKDE(t, randSet(rng, 3+rng.IntN(30), c.d, 1, 1), 0.8)
+		got, err := g.Compare(q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != c.m {
+			t.Fatalf("got %d results for %d sets", len(got), c.m)
+		}
+		for k, s := range sets {
+			want, err := Compare(s, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !close(got[k].Hellinger2, want.Hellinger2, 1e-9, 1e-12) ||
+				!close(got[k].Jeffrey, want.Jeffrey, 1e-9, 1e-12) ||
+				!close(got[k].Bhattacharyya, want.Bhattacharyya, 1e-9, 1e-12) {
+				t.Errorf("m=%d d=%d set %d: gallery %+v, pairwise %+v", c.m, c.d, k, got[k], want)
+			}
+		}
+	}
+}
+
+func TestGalleryFarApartAndHighDim(t *testing.T) {
+	// Sets far apart in 400 dimensions: every density underflows in the
+	// linear domain; the log domain must give finite values, H2 = 2 and a
+	// huge J.
+	rng := rand.New(rand.NewPCG(23, 24))
+	a := randSet(rng, 20, 400, 0, 1)
+	b := randSet(rng, 15, 400, 50, 1)
+	g, err := NewGallery([]*KDE{mustKDE(t, a, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := g.Compare(mustKDE(t, b, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := got[0]
+	if d.Hellinger2 != 2 || math.IsInf(d.Jeffrey, 0) || math.IsNaN(d.Jeffrey) || d.Jeffrey < 1e5 {
+		t.Errorf("far apart: %+v, want H2 = 2 and a huge finite J", d)
+	}
+}
+
+func TestGalleryErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	if _, err := NewGallery(nil); err == nil {
+		t.Error("empty gallery accepted")
+	}
+	if _, err := NewGallery([]*KDE{mustKDE(t, randSet(rng, 3, 2, 0, 1), 1), mustKDE(t, randSet(rng, 3, 3, 0, 1), 1)}); err == nil {
+		t.Error("gallery with mixed dimensions accepted")
+	}
+	g, _ := NewGallery([]*KDE{mustKDE(t, randSet(rng, 3, 2, 0, 1), 1)})
+	if _, err := g.Compare(mustKDE(t, randSet(rng, 3, 5, 0, 1), 1), nil); err == nil {
+		t.Error("query of another dimension accepted")
+	}
+}
+
+func TestNearest(t *testing.T) {
+	div := []Divergences{
+		{Hellinger2: 0.9, Jeffrey: 5},
+		{Hellinger2: 0.2, Jeffrey: 9},
+		{Hellinger2: 0.3, Jeffrey: 1},
+		{Hellinger2: 0.25, Jeffrey: 2},
+	}
+	labels := []string{"a", "b", "b", "c"}
+	d := Nearest(div, labels, Hellinger, math.Inf(1))
+	if d.Best != 1 || d.Label != "b" || !d.Known || d.RunnerUp != 3 || d.RunnerLabel != "c" || d.RunnerScore != 0.25 {
+		t.Errorf("Hellinger decision = %+v", d)
+	}
+	d = Nearest(div, labels, Jeffrey, 0.5)
+	if d.Best != 2 || d.Known || d.Label != "" || d.Score != 1 || d.RunnerLabel != "c" {
+		t.Errorf("Jeffrey open-set decision = %+v", d)
+	}
+	d = Nearest(div[:1], labels[:1], Jeffrey, math.Inf(1))
+	if d.RunnerUp != -1 || !math.IsInf(d.RunnerScore, 1) {
+		t.Errorf("single-set decision = %+v", d)
+	}
+}

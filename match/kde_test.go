@@ -1,0 +1,146 @@
+package match
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestLogDensityMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, d := range []int{1, 3, 20, 400} {
+		x := randSet(rng, 30, d, 0, 1)
+		at := randSet(rng, 7, d, 0.3, 1.2)
+		h := 0.7
+		k := mustKDE(t, x, h)
+		got, err := k.LogDensity(at, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range 7 {
+			want := naiveLogDensity(x, h, at.RawRowView(j))
+			if !close(got[j], want, 1e-10, 1e-10) {
+				t.Errorf("d=%d point %d: log p = %.15g, want %.15g", d, j, got[j], want)
+			}
+			if math.IsInf(got[j], 0) || math.IsNaN(got[j]) {
+				t.Errorf("d=%d: log p not finite: %v", d, got[j])
+			}
+		}
+	}
+}
+
+func TestLogDensityIntegratesToOne(t *testing.T) {
+	// In one dimension a Riemann sum of p over a wide grid is 1.
+	x := mat.NewDense(3, 1, []float64{-1, 0.5, 2})
+	k := mustKDE(t, x, 0.4)
+	const lo, hi, steps = -8.0, 10.0, 18000
+	at := mat.NewDense(steps, 1, nil)
+	dx := (hi - lo) / steps
+	for i := range steps {
+		at.Set(i, 0, lo+(float64(i)+0.5)*dx)
+	}
+	lp, err := k.LogDensity(at, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s float64
+	for _, v := range lp {
+		s += math.Exp(v) * dx
+	}
+	if math.Abs(s-1) > 1e-9 {
+		t.Errorf("∫p = %.12f, want 1", s)
+	}
+}
+
+func TestNewKDERejectsBadInput(t *testing.T) {
+	ok := mat.NewDense(2, 2, []float64{0, 1, 2, 3})
+	nan := mat.NewDense(2, 2, []float64{0, math.NaN(), 2, 3})
+	inf := mat.NewDense(2, 2, []float64{0, 1, math.Inf(-1), 3})
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+		h    float64
+		want error
+	}{
+		{"nil set", nil, 1, ErrEmptySet},
+		{"empty set", &mat.Dense{}, 1, ErrEmptySet},
+		{"zero bandwidth", ok, 0, ErrBandwidth},
+		{"negative bandwidth", ok, -1, ErrBandwidth},
+		{"NaN bandwidth", ok, math.NaN(), ErrBandwidth},
+		{"Inf bandwidth", ok, math.Inf(1), ErrBandwidth},
+		{"NaN sample", nan, 1, ErrNotFinite},
+		{"Inf sample", inf, 1, ErrNotFinite},
+	} {
+		_, err := NewKDE(c.x, c.h)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: err = %v, want %v", c.name, err, c.want)
+		}
+	}
+}
+
+func TestLogDensityDimensionMismatch(t *testing.T) {
+	k := mustKDE(t, mat.NewDense(2, 3, nil), 1)
+	if _, err := k.LogDensity(mat.NewDense(1, 4, nil), nil); !errors.Is(err, ErrDimMismatch) {
+		t.Errorf("err = %v, want %v", err, ErrDimMismatch)
+	}
+}
+
+func TestBandwidthRules(t *testing.T) {
+	// A set with per-feature variance 4 (σ = 2): Scott's h = 2·n^(−1/(d+4)).
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := randSet(rng, 5000, 2, 1, 2)
+	sigma := RootMeanVariance(x)
+	if math.Abs(sigma-2) > 0.05 {
+		t.Fatalf("σ = %v, want ≈ 2", sigma)
+	}
+	for _, c := range []struct {
+		rule string
+		want float64
+	}{
+		{"scott", sigma * math.Pow(5000, -1.0/6)},
+		{"silverman", sigma * math.Pow(5000*4/4.0, -1.0/6)},
+		{"0.25", 0.25},
+	} {
+		r, err := ParseBandwidthRule(c.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := r.Bandwidth(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !close(h, c.want, 1e-12, 0) {
+			t.Errorf("%s: h = %v, want %v", c.rule, h, c.want)
+		}
+		if r.String() != c.rule {
+			t.Errorf("String() = %q, want %q", r.String(), c.rule)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "nan", "inf", "scot"} {
+		if _, err := ParseBandwidthRule(bad); err == nil {
+			t.Errorf("ParseBandwidthRule(%q) accepted", bad)
+		}
+	}
+	scott := BandwidthRule{Kind: Scott}
+	if _, err := scott.Bandwidth(mat.NewDense(1, 3, nil)); !errors.Is(err, ErrTooFewFrames) {
+		t.Errorf("one frame: err = %v, want %v", err, ErrTooFewFrames)
+	}
+	if _, err := scott.Bandwidth(mat.NewDense(4, 3, nil)); err == nil {
+		t.Error("identical frames: Scott's rule gave a bandwidth of 0 without error")
+	}
+}
+
+func TestLogSumExp(t *testing.T) {
+	if got := LogSumExp(nil); !math.IsInf(got, -1) {
+		t.Errorf("LSE() = %v, want -Inf", got)
+	}
+	if got := LogSumExp([]float64{-1000, -1000}); !close(got, -1000+math.Ln2, 1e-15, 0) {
+		t.Errorf("LSE(-1000,-1000) = %v", got)
+	}
+	if got := LogSumExp([]float64{800, 0}); !close(got, 800, 1e-15, 0) {
+		t.Errorf("LSE(800, 0) = %v", got)
+	}
+}

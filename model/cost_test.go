@@ -1,0 +1,243 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// randomSets returns m sets of between nMin and nMax frames in D dimensions,
+// each with its own offset and scale so that bandwidths and divergences vary.
+func randomSets(rng *rand.Rand, m, nMin, nMax, D int) []*mat.Dense {
+	sets := make([]*mat.Dense, m)
+	for i := range sets {
+		n := nMin + rng.IntN(nMax-nMin+1)
+		scale := 0.5 + rng.Float64()
+		shift := rng.NormFloat64()
+		x := mat.NewDense(n, D, nil)
+		for r := range n {
+			for c := range D {
+				x.Set(r, c, shift+scale*rng.NormFloat64())
+			}
+		}
+		sets[i] = x
+	}
+	return sets
+}
+
+func randomOrthonormal(rng *rand.Rand, D, d int) *mat.Dense {
+	w := mat.NewDense(D, d, nil)
+	for i := range D {
+		for j := range d {
+			w.Set(i, j, rng.NormFloat64())
+		}
+	}
+	orthonormalize(w)
+	return w
+}
+
+func randomPairs(rng *rand.Rand, m int) []PairWeight {
+	var p []PairWeight
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			switch rng.IntN(3) {
+			case 0:
+				p = append(p, PairWeight{i, j, 1})
+			case 1:
+				p = append(p, PairWeight{i, j, -0.7})
+			}
+		}
+	}
+	if len(p) == 0 {
+		p = append(p, PairWeight{0, 1, 1})
+	}
+	return p
+}
+
+func randomBandwidths(rng *rand.Rand, m int) []float64 {
+	h := make([]float64, m)
+	for i := range h {
+		h[i] = 0.6 + 1.4*rng.Float64() // different per set
+	}
+	return h
+}
+
+func TestCostGradientFiniteDifferences(t *testing.T) {
+	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		for seed := range uint64(4) {
+			rng := rand.New(rand.NewPCG(seed, 1))
+			const m, D, d = 5, 7, 3
+			sets := randomSets(rng, m, 4, 9, D)
+			h := randomBandwidths(rng, m)
+			c, err := NewCost(sets, randomPairs(rng, m), h, meas, d, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The Euclidean gradient holds for any W, not only orthonormal ones.
+			w := randomOrthonormal(rng, D, d)
+			for i := range D {
+				for j := range d {
+					w.Set(i, j, w.At(i, j)+0.1*rng.NormFloat64())
+				}
+			}
+			grad := mat.NewDense(D, d, nil)
+			if _, err := c.Eval(w, grad); err != nil {
+				t.Fatal(err)
+			}
+			fd := mat.NewDense(D, d, nil)
+			const eps = 1e-5
+			for i := range D {
+				for j := range d {
+					orig := w.At(i, j)
+					w.Set(i, j, orig+eps)
+					fp, _ := c.Eval(w, nil)
+					w.Set(i, j, orig-eps)
+					fm, _ := c.Eval(w, nil)
+					w.Set(i, j, orig)
+					fd.Set(i, j, (fp-fm)/(2*eps))
+				}
+			}
+			var diff mat.Dense
+			diff.Sub(grad, fd)
+			rel := mat.Norm(&diff, 2) / mat.Norm(fd, 2)
+			t.Logf("%v seed %d: relative error %.2g", meas, seed, rel)
+			if !(rel < 1e-5) {
+				t.Errorf("%v seed %d: relative gradient error %.3g (|G| = %.3g)", meas, seed, rel, mat.Norm(fd, 2))
+			}
+		}
+	}
+}
+
+// The pair terms agree with the reference estimator of package match.
+func TestCostMatchesCompare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const m, D, d = 4, 6, 2
+	sets := randomSets(rng, m, 5, 12, D)
+	h := randomBandwidths(rng, m)
+	w := randomOrthonormal(rng, D, d)
+	y := make([]*mat.Dense, m)
+	kdes := make([]*match.KDE, m)
+	for i, s := range sets {
+		y[i] = new(mat.Dense)
+		y[i].Mul(s, w)
+		var err error
+		if kdes[i], err = match.NewKDE(y[i], h[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		div, err := DivergenceMatrix(y, h, meas, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pairs []PairWeight
+		var want float64
+		for i := range m {
+			for j := i + 1; j < m; j++ {
+				ref, err := match.Compare(kdes[i], kdes[j])
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := ref.Of(meas)
+				if got := div.At(i, j); math.Abs(got-r) > 1e-10*math.Max(1, r) {
+					t.Errorf("%v (%d,%d): DivergenceMatrix %v, match.Compare %v", meas, i, j, got, r)
+				}
+				a := float64(i - j)
+				pairs = append(pairs, PairWeight{i, j, a})
+				want += a * r
+			}
+		}
+		c, err := NewCost(sets, pairs, h, meas, d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Eval(w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-want) > 1e-10*math.Max(1, math.Abs(want)) {
+			t.Errorf("%v: cost %v, want %v from match.Compare", meas, got, want)
+		}
+	}
+}
+
+func TestCostInvariantToRotation(t *testing.T) {
+	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		rng := rand.New(rand.NewPCG(3, uint64(meas)))
+		const m, D, d = 6, 9, 4
+		sets := randomSets(rng, m, 6, 10, D)
+		c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := randomOrthonormal(rng, D, d)
+		r := randomOrthonormal(rng, d, d)
+		var wr mat.Dense
+		wr.Mul(w, r)
+		a, _ := c.Eval(w, nil)
+		b, _ := c.Eval(&wr, nil)
+		if math.Abs(a-b) > 1e-10*math.Abs(a) {
+			t.Errorf("%v: L(W) = %.17g, L(WR) = %.17g", meas, a, b)
+		}
+	}
+}
+
+// The result must not depend on the number of goroutines.
+func TestCostDeterministicAcrossWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 2))
+	const m, D, d = 8, 10, 3
+	sets := randomSets(rng, m, 5, 15, D)
+	pairs := randomPairs(rng, m)
+	h := randomBandwidths(rng, m)
+	w := randomOrthonormal(rng, D, d)
+	var ref *mat.Dense
+	var refCost float64
+	for _, workers := range []int{1, 2, 5} {
+		c, err := NewCost(sets, pairs, h, match.Jeffrey, d, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := mat.NewDense(D, d, nil)
+		v, err := c.Eval(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref, refCost = g, v
+			continue
+		}
+		if v != refCost || !mat.Equal(g, ref) {
+			t.Errorf("%d workers: cost %v and gradient differ from 1 worker (%v)", workers, v, refCost)
+		}
+	}
+}
+
+func TestNewCostRejectsBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	sets := randomSets(rng, 3, 4, 4, 5)
+	h := []float64{1, 1, 1}
+	cases := map[string]func() error{
+		"bandwidth count": func() error { _, err := NewCost(sets, nil, h[:2], match.Hellinger, 2, 1); return err },
+		"zero bandwidth":  func() error { _, err := NewCost(sets, nil, []float64{1, 0, 1}, match.Hellinger, 2, 1); return err },
+		"self pair":       func() error { _, err := NewCost(sets, []PairWeight{{1, 1, 1}}, h, match.Hellinger, 2, 1); return err },
+		"pair range":      func() error { _, err := NewCost(sets, []PairWeight{{0, 3, 1}}, h, match.Hellinger, 2, 1); return err },
+		"dimension":       func() error { _, err := NewCost(sets, nil, h, match.Hellinger, 6, 1); return err },
+		"W shape": func() error {
+			c, err := NewCost(sets, nil, h, match.Hellinger, 2, 1)
+			if err != nil {
+				return nil
+			}
+			_, err = c.Eval(mat.NewDense(5, 3, nil), nil)
+			return err
+		},
+	}
+	for name, f := range cases {
+		if f() == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

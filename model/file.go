@@ -1,0 +1,478 @@
+package model
+
+// The model file (format 1), all integers little-endian:
+//
+//	offset     size  field
+//	0          8     magic "SETMATCH"
+//	8          4     format version, uint32 (1)
+//	12         8     header length H, uint64
+//	20         H     header: UTF-8 JSON object (fileHeader)
+//	20+H       8·F   float64 arrays, IEEE 754 bits: W (D×d, row-major),
+//	                 Mean (D), then the samples of each gallery set in order
+//	                 (n_i×d, row-major); F = D·d + D + Σ n_i·d
+//	20+H+8F    4     CRC-32C (Castagnoli) of every byte before it
+//
+// The file ends right after the checksum. docs/FORMATS.md is the user
+// reference, with the compatibility policy.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/google/renameio/v2"
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// Magic is the first 8 bytes of every model file.
+const Magic = "SETMATCH"
+
+// FormatVersion is the format version this package writes and the newest
+// it reads.
+const FormatVersion = 1
+
+// MaxFileBytes is the largest model file ReadFile and Decode accept.
+const MaxFileBytes = 1 << 30
+
+// maxHeaderBytes caps the JSON header (labels, names, parameters).
+const maxHeaderBytes = 64 << 20
+
+const (
+	prefixLen   = 8 + 4 + 8 // magic, version, header length
+	checksumLen = 4
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Errors wrapped by Decode and ReadFile, for errors.Is.
+var (
+	ErrNotModelFile = errors.New("not a setmatch model file")
+	ErrNewerFormat  = errors.New("model file written by a newer setmatch")
+	ErrChecksum     = errors.New("checksum mismatch: file is corrupt or truncated")
+	ErrTruncated    = errors.New("model file is truncated")
+	ErrMalformed    = errors.New("malformed model file")
+	ErrTooLarge     = errors.New("model file too large")
+)
+
+// fileHeader is the JSON header. Numbers that may be infinite are written
+// as jsonFloat. Unknown fields are ignored when reading (see the
+// compatibility policy in docs/FORMATS.md).
+type fileHeader struct {
+	InputDim       int               `json:"input_dim"`
+	Dim            int               `json:"dim"`
+	Divergence     string            `json:"divergence"`
+	QueryBandwidth string            `json:"query_bandwidth"`
+	Threshold      jsonFloat         `json:"threshold"`
+	Sets           []fileSet         `json:"sets"`
+	Created        string            `json:"created"`
+	Tool           string            `json:"tool"`
+	Data           string            `json:"data"`
+	Params         map[string]string `json:"params"`
+	FinalCost      jsonFloat         `json:"final_cost"`
+	Iterations     int               `json:"iterations"`
+}
+
+type fileSet struct {
+	Label     string    `json:"label"`
+	Name      string    `json:"name"`
+	Frames    int       `json:"frames"`
+	Bandwidth jsonFloat `json:"bandwidth"`
+}
+
+// jsonFloat is a float64 that JSON can carry when infinite: ±Inf are
+// written as the strings "+Inf" and "-Inf". Finite values use the shortest
+// decimal that reads back to the same bits.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	switch {
+	case math.IsInf(v, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-Inf"`), nil
+	case math.IsNaN(v):
+		return nil, errors.New("NaN cannot be stored")
+	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
+}
+
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"+Inf"`:
+		*f = jsonFloat(math.Inf(1))
+		return nil
+	case `"-Inf"`:
+		*f = jsonFloat(math.Inf(-1))
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("want a number, \"+Inf\" or \"-Inf\", got %.40s", b)
+	}
+	*f = jsonFloat(v)
+	return nil
+}
+
+// Encode writes m to w in the model file format. It validates m first and
+// writes nothing if m is invalid. The output is deterministic.
+func Encode(w io.Writer, m *Model) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	return encode(w, m)
+}
+
+// encode writes m without validating it (tests use it to build bad files).
+func encode(w io.Writer, m *Model) error {
+	h := fileHeader{
+		InputDim:       m.InputDim(),
+		Dim:            m.Dim(),
+		Divergence:     m.Divergence.String(),
+		QueryBandwidth: m.QueryBandwidth.String(),
+		Threshold:      jsonFloat(m.Threshold),
+		Sets:           make([]fileSet, len(m.Sets)),
+		Created:        m.Meta.Created.Format(time.RFC3339Nano),
+		Tool:           m.Meta.Tool,
+		Data:           m.Meta.Data,
+		Params:         m.Meta.Params,
+		FinalCost:      jsonFloat(m.Meta.FinalCost),
+		Iterations:     m.Meta.Iterations,
+	}
+	for i, s := range m.Sets {
+		n := 0
+		if s.Samples != nil {
+			n, _ = s.Samples.Dims()
+		}
+		h.Sets[i] = fileSet{Label: s.Label, Name: s.Name, Frames: n, Bandwidth: jsonFloat(s.Bandwidth)}
+	}
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("encoding model header: %w", err)
+	}
+
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
+	var pre [prefixLen]byte
+	copy(pre[:], Magic)
+	binary.LittleEndian.PutUint32(pre[8:], FormatVersion)
+	binary.LittleEndian.PutUint64(pre[12:], uint64(len(hdr)))
+	bw.Write(pre[:])
+	bw.Write(hdr)
+	var buf [8]byte
+	putMatrix := func(x *mat.Dense) {
+		if x == nil {
+			return
+		}
+		r, _ := x.Dims()
+		for i := range r {
+			for _, v := range x.RawRowView(i) {
+				binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+				bw.Write(buf[:])
+			}
+		}
+	}
+	putMatrix(m.W)
+	for _, v := range m.Mean {
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+		bw.Write(buf[:])
+	}
+	for _, s := range m.Sets {
+		putMatrix(s.Samples)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	binary.LittleEndian.PutUint32(buf[:4], crc.Sum32())
+	_, err = w.Write(buf[:4])
+	return err
+}
+
+// Decode reads a model file from r (at most MaxFileBytes) and validates it:
+// magic, format version, checksum, shapes against the bytes present, finite
+// numbers, and then Model.Validate. Errors wrap ErrNotModelFile,
+// ErrNewerFormat, ErrChecksum, ErrTruncated, ErrMalformed, ErrTooLarge or
+// ErrInvalidModel.
+func Decode(r io.Reader) (*Model, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileBytes)
+	}
+	return DecodeBytes(b)
+}
+
+// DecodeBytes is Decode for a file held in memory. The model does not keep
+// references to b.
+func DecodeBytes(b []byte) (*Model, error) {
+	if err := checkPrefix(b); err != nil {
+		return nil, err
+	}
+	if len(b) < prefixLen+checksumLen {
+		return nil, fmt.Errorf("%w: %d bytes, less than the %d of an empty model file", ErrTruncated, len(b), prefixLen+checksumLen)
+	}
+	hlen := binary.LittleEndian.Uint64(b[12:20])
+	body := b[:len(b)-checksumLen]
+	stored := binary.LittleEndian.Uint32(b[len(b)-checksumLen:])
+	if got := crc32.Checksum(body, castagnoli); got != stored {
+		// Say "truncated" when the header shows that bytes are missing.
+		if want, ok := expectedSize(b, hlen); ok && want > uint64(len(b)) {
+			return nil, fmt.Errorf("%w: its header describes %d bytes, the file has %d", ErrTruncated, want, len(b))
+		}
+		return nil, fmt.Errorf("%w (stored CRC-32C %08x, computed %08x)", ErrChecksum, stored, got)
+	}
+	if hlen > uint64(len(body)-prefixLen) {
+		return nil, fmt.Errorf("%w: header length %d runs past the end of the file (%d bytes)", ErrMalformed, hlen, len(b))
+	}
+	if hlen > maxHeaderBytes {
+		return nil, fmt.Errorf("%w: header length %d exceeds the limit of %d", ErrMalformed, hlen, maxHeaderBytes)
+	}
+	h, err := parseHeader(b[prefixLen : prefixLen+int(hlen)])
+	if err != nil {
+		return nil, err
+	}
+	data := body[prefixLen+int(hlen):]
+	floats, err := h.floatCount(len(data))
+	if err != nil {
+		return nil, err
+	}
+	if 8*floats != len(data) {
+		return nil, fmt.Errorf("%w: header describes %d numbers (%d bytes), the file holds %d bytes of numbers", ErrMalformed, floats, 8*floats, len(data))
+	}
+	m, err := h.model(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// checkPrefix checks the magic and the format version of b.
+func checkPrefix(b []byte) error {
+	n := min(len(b), len(Magic))
+	if !bytes.Equal(b[:n], []byte(Magic[:n])) {
+		return fmt.Errorf("%w (it starts with %q, a model file starts with %q)", ErrNotModelFile, b[:n], Magic)
+	}
+	if len(b) < 12 {
+		if len(b) == 0 {
+			return fmt.Errorf("%w: the file is empty", ErrNotModelFile)
+		}
+		return fmt.Errorf("%w: %d bytes, too short for the format version", ErrTruncated, len(b))
+	}
+	v := binary.LittleEndian.Uint32(b[8:12])
+	if v > FormatVersion {
+		return fmt.Errorf("%w (format %d; this one reads ≤ %d): upgrade setmatch", ErrNewerFormat, v, FormatVersion)
+	}
+	if v == 0 {
+		return fmt.Errorf("%w: format version 0", ErrMalformed)
+	}
+	return nil
+}
+
+// expectedSize returns the file size the header of b describes, if the
+// header can be read.
+func expectedSize(b []byte, hlen uint64) (uint64, bool) {
+	if hlen > maxHeaderBytes {
+		return 0, false
+	}
+	end := uint64(prefixLen) + hlen
+	if end > uint64(len(b)) {
+		return 0, false // the length itself may be what is corrupt
+	}
+	h, err := parseHeader(b[prefixLen:end])
+	if err != nil {
+		return 0, false
+	}
+	floats, err := h.floatCount(MaxFileBytes)
+	if err != nil {
+		return 0, false
+	}
+	return end + 8*uint64(floats) + checksumLen, true
+}
+
+func parseHeader(b []byte) (*fileHeader, error) {
+	var h fileHeader
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, fmt.Errorf("%w: header: %w", ErrMalformed, err)
+	}
+	return &h, nil
+}
+
+// floatCount returns the number of float64 values the header describes,
+// checking every size against avail bytes before multiplying, so that no
+// size in the file can overflow or cause a large allocation.
+func (h *fileHeader) floatCount(avail int) (int, error) {
+	if h.InputDim < 1 || h.Dim < 1 || h.Dim > h.InputDim {
+		return 0, fmt.Errorf("%w: dimensions %d→%d (want 1 ≤ d ≤ D)", ErrMalformed, h.InputDim, h.Dim)
+	}
+	if len(h.Sets) == 0 {
+		return 0, fmt.Errorf("%w: no gallery sets", ErrMalformed)
+	}
+	limit := avail / 8
+	tooMany := func(what string) error {
+		return fmt.Errorf("%w: %s need more numbers than the %d bytes of the file hold", ErrMalformed, what, avail)
+	}
+	if h.InputDim > limit/h.Dim {
+		return 0, tooMany(fmt.Sprintf("W (%d×%d)", h.InputDim, h.Dim))
+	}
+	total := h.InputDim*h.Dim + h.InputDim
+	if total > limit {
+		return 0, tooMany("W and the mean")
+	}
+	for i, s := range h.Sets {
+		if s.Frames < 1 {
+			return 0, fmt.Errorf("%w: gallery set %d has %d frames", ErrMalformed, i, s.Frames)
+		}
+		if s.Frames > (limit-total)/h.Dim {
+			return 0, tooMany(fmt.Sprintf("gallery set %d (%d×%d)", i, s.Frames, h.Dim))
+		}
+		total += s.Frames * h.Dim
+	}
+	return total, nil
+}
+
+// model builds the Model from the header and the float data, whose length
+// floatCount has checked.
+func (h *fileHeader) model(data []byte) (*Model, error) {
+	div, err := match.ParseMeasure(h.Divergence)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	rule, err := match.ParseBandwidthRule(h.QueryBandwidth)
+	if err != nil {
+		return nil, fmt.Errorf("%w: query %w", ErrMalformed, err)
+	}
+	var created time.Time
+	if h.Created != "" {
+		created, err = time.Parse(time.RFC3339Nano, h.Created)
+		if err != nil {
+			return nil, fmt.Errorf("%w: created: %w", ErrMalformed, err)
+		}
+	}
+	off := 0
+	var nonFinite error
+	next := func(what string, rows, cols int) []float64 {
+		v := make([]float64, rows*cols)
+		for k := range v {
+			v[k] = math.Float64frombits(binary.LittleEndian.Uint64(data[off:]))
+			off += 8
+			if nonFinite == nil && !finite(v[k]) {
+				if rows == 1 {
+					nonFinite = fmt.Errorf("%w: %s[%d] is %v", ErrInvalidModel, what, k, v[k])
+				} else {
+					nonFinite = fmt.Errorf("%w: %s[%d, %d] is %v", ErrInvalidModel, what, k/cols, k%cols, v[k])
+				}
+			}
+		}
+		return v
+	}
+	m := &Model{
+		Divergence:     div,
+		QueryBandwidth: rule,
+		W:              mat.NewDense(h.InputDim, h.Dim, next("W", h.InputDim, h.Dim)),
+		Mean:           next("mean", 1, h.InputDim),
+		Sets:           make([]Set, len(h.Sets)),
+		Threshold:      float64(h.Threshold),
+		Meta: Meta{
+			Created:    created,
+			Tool:       h.Tool,
+			Data:       h.Data,
+			Params:     h.Params,
+			FinalCost:  float64(h.FinalCost),
+			Iterations: h.Iterations,
+		},
+	}
+	for i, s := range h.Sets {
+		x := next(fmt.Sprintf("gallery set %d (%q) samples", i, s.Label), s.Frames, h.Dim)
+		m.Sets[i] = Set{Label: s.Label, Name: s.Name, Samples: mat.NewDense(s.Frames, h.Dim, x), Bandwidth: float64(s.Bandwidth)}
+	}
+	if nonFinite != nil {
+		return nil, nonFinite
+	}
+	return m, nil
+}
+
+// WriteFile writes m to path atomically: to a temporary file in the same
+// directory, synced, then renamed over path, and the directory synced, so
+// that readers see the old or the new model, never a partial one.
+func WriteFile(path string, m *Model) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644))
+	if err != nil {
+		return err
+	}
+	defer f.Cleanup()
+	if err := encode(f, m); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
+		return err
+	}
+	// The rename is durable only once the directory is synced.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("syncing the directory of %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// ReadFile reads and validates the model file at path (at most
+// MaxFileBytes). Errors name the file.
+func ReadFile(path string) (*Model, error) {
+	return ReadFileLimit(path, MaxFileBytes)
+}
+
+// ReadFileLimit is ReadFile with a size limit in bytes (at most
+// MaxFileBytes).
+func ReadFileLimit(path string, maxBytes int64) (*Model, error) {
+	maxBytes = min(maxBytes, MaxFileBytes)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("model %s: %w: not a regular file", path, ErrNotModelFile)
+	}
+	if fi.Size() > maxBytes {
+		return nil, fmt.Errorf("model %s: %w: %d bytes, the limit is %d", path, ErrTooLarge, fi.Size(), maxBytes)
+	}
+	// The file may grow after Stat: read one byte more than allowed to see it.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if int64(buf.Len()) > maxBytes {
+		return nil, fmt.Errorf("model %s: %w: more than %d bytes", path, ErrTooLarge, maxBytes)
+	}
+	m, err := DecodeBytes(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	return m, nil
+}

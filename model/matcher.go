@@ -1,0 +1,112 @@
+package model
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// Matcher matches batches against a model's gallery. The gallery KDEs and
+// what match.Gallery precomputes from them are built once, in NewMatcher.
+//
+// A Matcher is safe for concurrent use by several goroutines: Match keeps
+// all its working memory local to the call and only reads the Matcher. The
+// model it was built from must not be modified while the Matcher is in use
+// (the KDEs share the gallery samples).
+type Matcher struct {
+	model   *Model
+	labels  []string
+	gallery *match.Gallery
+}
+
+// Result is the outcome of matching one batch.
+type Result struct {
+	// Decision is the nearest gallery set under the model's divergence,
+	// the runner-up of another label, and whether the best score is within
+	// the threshold (Known).
+	Decision match.Decision
+	// Divergences holds the batch's divergences to every gallery set, in
+	// gallery order (len = number of gallery sets).
+	Divergences []match.Divergences
+	// Frames is the number of frames n of the batch.
+	Frames int
+	// Bandwidth is the bandwidth h chosen for the projected batch.
+	Bandwidth float64
+}
+
+// NewMatcher validates the model and builds its gallery. Comparisons use
+// GOMAXPROCS goroutines per batch.
+func (m *Model) NewMatcher() (*Matcher, error) {
+	return m.NewMatcherWorkers(0)
+}
+
+// NewMatcherWorkers is NewMatcher with the number of goroutines that
+// compare one batch with the gallery sets (0 means GOMAXPROCS).
+func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	kdes := make([]*match.KDE, len(m.Sets))
+	for i, s := range m.Sets {
+		k, err := match.NewKDE(s.Samples, s.Bandwidth)
+		if err != nil {
+			return nil, fmt.Errorf("gallery set %d (%q/%q): %w", i, s.Label, s.Name, err)
+		}
+		kdes[i] = k
+	}
+	g, err := match.NewGallery(kdes)
+	if err != nil {
+		return nil, err
+	}
+	g.Workers = max(workers, 0)
+	return &Matcher{model: m, labels: m.Labels(), gallery: g}, nil
+}
+
+// Model returns the model the matcher was built from.
+func (mt *Matcher) Model() *Model { return mt.model }
+
+// Labels returns the label of each gallery set (do not modify).
+func (mt *Matcher) Labels() []string { return mt.labels }
+
+// Match projects the n×D batch, estimates its density with the bandwidth
+// the model's QueryBandwidth rule gives for the projected batch, compares it
+// with every gallery set and decides by the nearest set under the model's
+// divergence and threshold.
+func (mt *Matcher) Match(batch *mat.Dense) (Result, error) {
+	p, err := mt.model.Project(batch)
+	if err != nil {
+		return Result{}, err
+	}
+	return mt.MatchProjected(p)
+}
+
+// MatchProjected is Match for a batch that is already projected (n×d).
+func (mt *Matcher) MatchProjected(p *mat.Dense) (Result, error) {
+	if p == nil || p.IsEmpty() {
+		return Result{}, fmt.Errorf("batch has no frames")
+	}
+	n, d := p.Dims()
+	if d != mt.model.Dim() {
+		return Result{}, fmt.Errorf("projected batch has %d columns, model dimension is %d", d, mt.model.Dim())
+	}
+	h, err := mt.model.QueryBandwidth.Bandwidth(p)
+	if err != nil {
+		return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
+	}
+	q, err := match.NewKDE(p, h)
+	if err != nil {
+		return Result{}, fmt.Errorf("batch: %w", err)
+	}
+	div, err := mt.gallery.Compare(q, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{
+		Decision:    match.Nearest(div, mt.labels, mt.model.Divergence, mt.model.Threshold),
+		Divergences: div,
+		Frames:      n,
+		Bandwidth:   h,
+	}, nil
+}

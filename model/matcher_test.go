@@ -1,0 +1,232 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// mfBatch returns a raw n×D batch whose projection lies near the sets of
+// class shift/3 of mfModel (gallery sets are shifted by 3 per class in the
+// projected space).
+func mfBatch(rng *rand.Rand, m *Model, n int, shift float64) *mat.Dense {
+	bigD, d := m.InputDim(), m.Dim()
+	y := mfRandom(rng, n, d, shift) // wanted projection
+	x := mat.NewDense(n, bigD, nil)
+	x.Mul(y, m.W.T()) // W y lies in the span of W; W ᵀ W y = y
+	for i := range n {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] += m.Mean[j]
+		}
+	}
+	return x
+}
+
+func TestMatchEqualsCompareByHand(t *testing.T) {
+	for _, div := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		m := mfModel(11, 10, 3, []int{6, 8, 5, 7, 9, 4})
+		m.Divergence = div
+		mt, err := m.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		batch := mfBatch(rng, m, 12, 3) // near class "b"
+		res, err := mt.Match(batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		// The same computation written out: centre, project, Scott rule,
+		// match.Compare with every gallery set.
+		n, bigD := batch.Dims()
+		c := mat.NewDense(n, bigD, nil)
+		for i := range n {
+			for j := range bigD {
+				c.Set(i, j, batch.At(i, j)-m.Mean[j])
+			}
+		}
+		var p mat.Dense
+		p.Mul(c, m.W)
+		h, err := match.BandwidthRule{Kind: match.Scott}.Bandwidth(&p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := match.NewKDE(&p, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Frames != 12 || math.Abs(res.Bandwidth-h) > 1e-12*h {
+			t.Errorf("frames %d bandwidth %v, want 12 and %v", res.Frames, res.Bandwidth, h)
+		}
+		if len(res.Divergences) != len(m.Sets) {
+			t.Fatalf("%d divergences for %d sets", len(res.Divergences), len(m.Sets))
+		}
+		best, bestScore := -1, math.Inf(1)
+		for k, s := range m.Sets {
+			g, err := match.NewKDE(s.Samples, s.Bandwidth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := match.Compare(g, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Divergences[k]
+			if math.Abs(got.Hellinger2-want.Hellinger2) > 1e-9 || math.Abs(got.Jeffrey-want.Jeffrey) > 1e-9*(1+want.Jeffrey) {
+				t.Errorf("%v set %d: %+v, want %+v", div, k, got, want)
+			}
+			if v := want.Of(div); v < bestScore {
+				best, bestScore = k, v
+			}
+		}
+		d := res.Decision
+		if d.Best != best || !d.Known || d.Label != m.Sets[best].Label {
+			t.Errorf("%v: decision %+v, want set %d (%s) known", div, d, best, m.Sets[best].Label)
+		}
+		if d.Label != "b" {
+			t.Errorf("%v: label %q, want b (the batch was drawn near class b)", div, d.Label)
+		}
+		if d.RunnerUp < 0 || m.Sets[d.RunnerUp].Label == d.Label || d.RunnerScore < d.Score {
+			t.Errorf("%v: runner-up %+v", div, d)
+		}
+	}
+}
+
+func TestMatchOpenSet(t *testing.T) {
+	m := mfModel(12, 10, 3, []int{6, 8, 5})
+	rng := rand.New(rand.NewPCG(5, 6))
+	batch := mfBatch(rng, m, 10, 30) // far from every class
+	closed, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := closed.Match(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rc.Decision.Known || rc.Decision.Label == "" {
+		t.Errorf("closed set (threshold +Inf) must always decide a label: %+v", rc.Decision)
+	}
+	m.Threshold = rc.Decision.Score / 2
+	open, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := open.Match(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro.Decision.Known || ro.Decision.Label != "" || ro.Decision.Best != rc.Decision.Best {
+		t.Errorf("open set: %+v, want unknown with the same nearest set %d", ro.Decision, rc.Decision.Best)
+	}
+	// A batch near a class is within a threshold set between the two.
+	near := mfBatch(rng, m, 10, 0)
+	rn, err := open.Match(near)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rn.Decision.Score > m.Threshold {
+		t.Skipf("near batch scored %v above threshold %v; data too noisy for this check", rn.Decision.Score, m.Threshold)
+	}
+	if !rn.Decision.Known || rn.Decision.Label != "a" {
+		t.Errorf("near batch: %+v, want known label a", rn.Decision)
+	}
+}
+
+func TestMatchErrors(t *testing.T) {
+	m := mfModel(13, 10, 3, []int{6, 8})
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mt.Match(mat.NewDense(5, 9, nil)); err == nil || err.Error() != "batch has 9 features, model expects 10" {
+		t.Errorf("width: %v", err)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	if _, err := mt.Match(mfBatch(rng, m, 1, 0)); err == nil {
+		t.Error("1-frame batch with the Scott rule: no error")
+	}
+	// A fixed query bandwidth handles a single frame.
+	m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: 0.7}
+	mt, err = m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := mt.Match(mfBatch(rng, m, 1, 0))
+	if err != nil || r.Bandwidth != 0.7 || r.Frames != 1 {
+		t.Errorf("fixed bandwidth, 1 frame: %+v, %v", r, err)
+	}
+	m.Sets = nil
+	if _, err := m.NewMatcher(); err == nil {
+		t.Error("invalid model: NewMatcher did not fail")
+	}
+}
+
+// TestMatchConcurrent runs Match from several goroutines (meaningful under
+// -race) and checks every result equals the sequential one.
+func TestMatchConcurrent(t *testing.T) {
+	m := mfModel(14, 12, 4, []int{9, 7, 8, 6, 10, 5})
+	mt, err := m.NewMatcherWorkers(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	batches := make([]*mat.Dense, 8)
+	want := make([]Result, len(batches))
+	for i := range batches {
+		batches[i] = mfBatch(rng, m, 6+i, 3*float64(i%3))
+		if want[i], err = mt.Match(batches[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 3 * len(batches) {
+				i := (k + g) % len(batches)
+				r, err := mt.Match(batches[i])
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				if r.Decision != want[i].Decision || r.Bandwidth != want[i].Bandwidth {
+					errs <- "result differs from the sequential one"
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func BenchmarkMatch(b *testing.B) {
+	sizes := make([]int, 100)
+	for i := range sizes {
+		sizes[i] = 100
+	}
+	m := mfModel(15, 400, 20, sizes)
+	mt, err := m.NewMatcher()
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := mfBatch(rand.New(rand.NewPCG(1, 2)), m, 100, 0)
+	for b.Loop() {
+		if _, err := mt.Match(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,291 @@
+// Package model holds the learned artefact of setmatch: the projection W,
+// the feature mean, the projected gallery sets with their bandwidths and
+// labels, the divergence and the open-set threshold; the versioned model
+// file that stores it (file.go); the Matcher that applies it to incoming
+// batches (matcher.go); and the training of W on the Grassmann manifold.
+//
+// Shapes: D is the input (feature) dimension, d the projected dimension,
+// n the number of frames of a set. A batch is n×D, W is D×d, a projected
+// set is n×d.
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// OrthonormalTol is how far WᵀW may be from the identity (largest absolute
+// entry of WᵀW − I) for a model to be valid. Training keeps W orthonormal
+// to about 1e-12; the slack covers models written by other tools.
+const OrthonormalTol = 1e-6
+
+// Model is everything needed to match a batch: project it with W after
+// subtracting Mean, estimate its density with a bandwidth chosen by
+// QueryBandwidth, compare it with the gallery sets under Divergence and
+// decide with Threshold.
+type Model struct {
+	// Divergence is the measure used to rank gallery sets.
+	Divergence match.Measure
+	// QueryBandwidth is how an incoming batch's bandwidth is chosen, applied
+	// to the batch after projection.
+	QueryBandwidth match.BandwidthRule
+	// W is the D×d projection, with orthonormal columns.
+	W *mat.Dense
+	// Mean is subtracted from every frame (len D) before projection.
+	Mean []float64
+	// Sets is the gallery, already projected.
+	Sets []Set
+	// Threshold is the open-set threshold: a batch whose best divergence is
+	// above it is unknown. +Inf makes a closed-set decision.
+	Threshold float64
+	// Meta records how and when the model was made.
+	Meta Meta
+}
+
+// Set is one gallery set.
+type Set struct {
+	Label     string     // class label, non-empty
+	Name      string     // set name (e.g. file name), informational
+	Samples   *mat.Dense // n×d, already projected
+	Bandwidth float64    // KDE bandwidth h of this set
+}
+
+// Meta records the provenance of a model. It does not affect matching.
+type Meta struct {
+	Created    time.Time
+	Tool       string            // program and version that wrote the model
+	Data       string            // training data (path or description)
+	Params     map[string]string // training parameters, as given
+	FinalCost  float64           // training cost at the end (0 if not trained)
+	Iterations int               // training iterations
+}
+
+// ErrInvalidModel is wrapped by every error of Validate.
+var ErrInvalidModel = errors.New("invalid model")
+
+// InputDim returns D, the number of features a batch must have.
+func (m *Model) InputDim() int {
+	if m.W == nil {
+		return 0
+	}
+	r, _ := m.W.Dims()
+	return r
+}
+
+// Dim returns d, the projected dimension.
+func (m *Model) Dim() int {
+	if m.W == nil {
+		return 0
+	}
+	_, c := m.W.Dims()
+	return c
+}
+
+// Labels returns the label of each gallery set, in gallery order.
+func (m *Model) Labels() []string {
+	l := make([]string, len(m.Sets))
+	for i, s := range m.Sets {
+		l[i] = s.Label
+	}
+	return l
+}
+
+// Classes returns the distinct labels in order of first appearance.
+func (m *Model) Classes() []string {
+	seen := make(map[string]bool)
+	var c []string
+	for _, s := range m.Sets {
+		if !seen[s.Label] {
+			seen[s.Label] = true
+			c = append(c, s.Label)
+		}
+	}
+	return c
+}
+
+// OrthonormalityError returns the largest absolute entry of WᵀW − I
+// (0 for an exactly orthonormal W, NaN if W is missing or not finite).
+func (m *Model) OrthonormalityError() float64 {
+	if m.W == nil || m.W.IsEmpty() {
+		return math.NaN()
+	}
+	return orthoError(m.W)
+}
+
+// orthoError returns max |WᵀW − I| for the D×d matrix w. It costs one d×d
+// product (D·d² flops), never a D×D matrix.
+func orthoError(w *mat.Dense) float64 {
+	_, d := w.Dims()
+	var g mat.Dense
+	g.Mul(w.T(), w)
+	var e float64
+	for i := range d {
+		for j := range d {
+			v := g.At(i, j)
+			if i == j {
+				v--
+			}
+			v = math.Abs(v)
+			if math.IsNaN(v) {
+				return math.NaN()
+			}
+			e = max(e, v)
+		}
+	}
+	return e
+}
+
+// Validate checks that the model can be used: W is D×d with 1 ≤ d ≤ D and
+// orthonormal columns (to OrthonormalTol), Mean has length D, there is at
+// least one gallery set, every set is n×d with n ≥ 1 and a finite positive
+// bandwidth and a non-empty label, all numbers are finite, the threshold is
+// not NaN (it may be +Inf), the divergence and the query bandwidth rule are
+// known. Errors wrap ErrInvalidModel and say which field is wrong.
+func (m *Model) Validate() error {
+	if err := m.validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidModel, err)
+	}
+	return nil
+}
+
+func (m *Model) validate() error {
+	if m == nil {
+		return errors.New("no model")
+	}
+	if m.Divergence != match.Hellinger && m.Divergence != match.Jeffrey {
+		return fmt.Errorf("unknown divergence %d (want hellinger or jeffrey)", int(m.Divergence))
+	}
+	if err := validRule(m.QueryBandwidth); err != nil {
+		return fmt.Errorf("query bandwidth: %w", err)
+	}
+	if m.W == nil || m.W.IsEmpty() {
+		return errors.New("projection W is missing")
+	}
+	bigD, d := m.W.Dims()
+	if d > bigD {
+		return fmt.Errorf("projection W is %d×%d: it must not have more columns than rows", bigD, d)
+	}
+	if err := finiteMatrix("W", m.W); err != nil {
+		return err
+	}
+	if e := orthoError(m.W); !(e <= OrthonormalTol) {
+		return fmt.Errorf("projection W (%d×%d) does not have orthonormal columns: max |WᵀW − I| = %.3g, tolerance %g", bigD, d, e, OrthonormalTol)
+	}
+	if len(m.Mean) != bigD {
+		return fmt.Errorf("mean has %d entries, W has %d rows", len(m.Mean), bigD)
+	}
+	for j, v := range m.Mean {
+		if !finite(v) {
+			return fmt.Errorf("mean[%d] is %v", j, v)
+		}
+	}
+	if len(m.Sets) == 0 {
+		return errors.New("gallery has no sets")
+	}
+	for i, s := range m.Sets {
+		if err := s.validate(d); err != nil {
+			return fmt.Errorf("gallery set %d (%q/%q): %w", i, s.Label, s.Name, err)
+		}
+	}
+	if math.IsNaN(m.Threshold) {
+		return errors.New("threshold is NaN (use +Inf for a closed-set decision)")
+	}
+	if !finite(m.Meta.FinalCost) {
+		return fmt.Errorf("meta: final cost is %v", m.Meta.FinalCost)
+	}
+	if m.Meta.Iterations < 0 {
+		return fmt.Errorf("meta: iterations is %d", m.Meta.Iterations)
+	}
+	for what, s := range map[string]string{"tool": m.Meta.Tool, "data": m.Meta.Data} {
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("meta: %s is not valid UTF-8", what)
+		}
+	}
+	for k, v := range m.Meta.Params {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return fmt.Errorf("meta: parameter %q is not valid UTF-8", k)
+		}
+	}
+	return nil
+}
+
+func (s *Set) validate(d int) error {
+	if s.Label == "" {
+		return errors.New("empty label")
+	}
+	if !utf8.ValidString(s.Label) || !utf8.ValidString(s.Name) {
+		return errors.New("label or name is not valid UTF-8")
+	}
+	if s.Samples == nil || s.Samples.IsEmpty() {
+		return errors.New("no samples")
+	}
+	if _, c := s.Samples.Dims(); c != d {
+		return fmt.Errorf("samples have %d columns, the model's dimension is %d", c, d)
+	}
+	if !(s.Bandwidth > 0) || math.IsInf(s.Bandwidth, 0) {
+		return fmt.Errorf("bandwidth is %v, want a finite number > 0", s.Bandwidth)
+	}
+	return finiteMatrix("samples", s.Samples)
+}
+
+// validRule checks that r is a rule match knows, with a usable fixed value.
+func validRule(r match.BandwidthRule) error {
+	switch r.Kind {
+	case match.Scott, match.Silverman:
+		return nil
+	case match.Fixed:
+		if !(r.Fixed > 0) || math.IsInf(r.Fixed, 0) {
+			return fmt.Errorf("fixed bandwidth is %v, want a finite number > 0", r.Fixed)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown bandwidth rule %d", int(r.Kind))
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// finiteMatrix reports the first NaN or Inf of x by row and column.
+func finiteMatrix(what string, x *mat.Dense) error {
+	r, _ := x.Dims()
+	for i := range r {
+		for j, v := range x.RawRowView(i) {
+			if !finite(v) {
+				return fmt.Errorf("%s[%d, %d] is %v", what, i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Project returns (x − Mean)·W, the n×d projection of the n×D batch x.
+// It fails if x has the wrong number of features or holds a NaN or Inf.
+func (m *Model) Project(x *mat.Dense) (*mat.Dense, error) {
+	if x == nil || x.IsEmpty() {
+		return nil, errors.New("batch has no frames")
+	}
+	n, cols := x.Dims()
+	bigD := m.InputDim()
+	if cols != bigD {
+		return nil, fmt.Errorf("batch has %d features, model expects %d", cols, bigD)
+	}
+	c := mat.NewDense(n, bigD, nil)
+	for i := range n {
+		src, dst := x.RawRowView(i), c.RawRowView(i)
+		for j, v := range src {
+			if !finite(v) {
+				return nil, fmt.Errorf("batch frame %d feature %d is %v", i, j, v)
+			}
+			dst[j] = v - m.Mean[j]
+		}
+	}
+	var p mat.Dense
+	p.Mul(c, m.W)
+	return &p, nil
+}

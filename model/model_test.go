@@ -1,0 +1,192 @@
+package model
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// mfOrtho returns a random D×d matrix with orthonormal columns (QR of a
+// Gaussian matrix).
+func mfOrtho(rng *rand.Rand, bigD, d int) *mat.Dense {
+	a := mat.NewDense(bigD, d, nil)
+	for i := range bigD {
+		for j := range d {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	return mat.DenseCopyOf(q.Slice(0, bigD, 0, d))
+}
+
+func mfRandom(rng *rand.Rand, n, d int, shift float64) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, rng.NormFloat64()+shift)
+		}
+	}
+	return x
+}
+
+// mfModel returns a valid model with D features, d dimensions and the given
+// number of frames per gallery set; classes "a", "b", "c", … have their
+// sets shifted apart.
+func mfModel(seed uint64, bigD, d int, frames []int) *Model {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	m := &Model{
+		Divergence:     match.Hellinger,
+		QueryBandwidth: match.BandwidthRule{Kind: match.Scott},
+		W:              mfOrtho(rng, bigD, d),
+		Mean:           make([]float64, bigD),
+		Threshold:      math.Inf(1),
+		Meta: Meta{
+			Created:    time.Date(2026, 11, 22, 13, 0, 0, 123456789, time.FixedZone("CET", 3600)),
+			Tool:       "setmatch test",
+			Data:       "synthetic",
+			Params:     map[string]string{"dim": "3", "divergence": "hellinger", "note": "é ✓"},
+			FinalCost:  -1.25e-3,
+			Iterations: 17,
+		},
+	}
+	for j := range m.Mean {
+		m.Mean[j] = rng.NormFloat64()
+	}
+	for i, n := range frames {
+		label := string(rune('a' + i%3))
+		x := mfRandom(rng, n, d, 3*float64(i%3))
+		h := 0.5
+		if n >= 2 {
+			h, _ = match.BandwidthRule{Kind: match.Scott}.Bandwidth(x)
+		}
+		m.Sets = append(m.Sets, Set{Label: label, Name: "set" + string(rune('0'+i)), Samples: x, Bandwidth: h})
+	}
+	return m
+}
+
+func TestValidateOK(t *testing.T) {
+	m := mfModel(1, 8, 3, []int{5, 1, 7})
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if m.InputDim() != 8 || m.Dim() != 3 {
+		t.Errorf("dims %d→%d", m.InputDim(), m.Dim())
+	}
+	if e := m.OrthonormalityError(); !(e < 1e-12) {
+		t.Errorf("orthonormality error %g", e)
+	}
+	if got := strings.Join(m.Classes(), ","); got != "a,b,c" {
+		t.Errorf("classes %s", got)
+	}
+	// d = D is allowed.
+	sq := mfModel(2, 4, 4, []int{3})
+	if err := sq.Validate(); err != nil {
+		t.Errorf("square W: %v", err)
+	}
+}
+
+func TestValidateErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		break_ func(m *Model)
+		want  string
+	}{
+		{"nil W", func(m *Model) { m.W = nil }, "W is missing"},
+		{"wide W", func(m *Model) { m.W = mat.NewDense(2, 3, []float64{1, 0, 0, 0, 1, 0}) }, "must not have more columns than rows"},
+		{"non-orthonormal", func(m *Model) { m.W.Set(0, 0, m.W.At(0, 0)+1e-3) }, "does not have orthonormal columns: max |WᵀW − I| = "},
+		{"scaled W", func(m *Model) { m.W.Scale(2, m.W) }, "= 3, tolerance 1e-06"},
+		{"NaN in W", func(m *Model) { m.W.Set(4, 1, math.NaN()) }, "W[4, 1] is NaN"},
+		{"mean length", func(m *Model) { m.Mean = m.Mean[:5] }, "mean has 5 entries, W has 8 rows"},
+		{"Inf in mean", func(m *Model) { m.Mean[2] = math.Inf(-1) }, "mean[2] is -Inf"},
+		{"no sets", func(m *Model) { m.Sets = nil }, "gallery has no sets"},
+		{"empty label", func(m *Model) { m.Sets[1].Label = "" }, "gallery set 1 (\"\"/\"set1\"): empty label"},
+		{"bad utf8", func(m *Model) { m.Sets[0].Name = "\xff" }, "not valid UTF-8"},
+		{"no samples", func(m *Model) { m.Sets[0].Samples = nil }, "no samples"},
+		{"wrong cols", func(m *Model) { m.Sets[2].Samples = mat.NewDense(2, 4, nil) }, "samples have 4 columns, the model's dimension is 3"},
+		{"zero bandwidth", func(m *Model) { m.Sets[0].Bandwidth = 0 }, "bandwidth is 0"},
+		{"Inf bandwidth", func(m *Model) { m.Sets[0].Bandwidth = math.Inf(1) }, "bandwidth is +Inf"},
+		{"NaN sample", func(m *Model) { m.Sets[2].Samples.Set(6, 2, math.NaN()) }, "samples[6, 2] is NaN"},
+		{"NaN threshold", func(m *Model) { m.Threshold = math.NaN() }, "threshold is NaN"},
+		{"divergence", func(m *Model) { m.Divergence = 7 }, "unknown divergence 7"},
+		{"rule kind", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: 9} }, "unknown bandwidth rule 9"},
+		{"fixed rule", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: -1} }, "fixed bandwidth is -1"},
+		{"final cost", func(m *Model) { m.Meta.FinalCost = math.NaN() }, "final cost is NaN"},
+		{"iterations", func(m *Model) { m.Meta.Iterations = -1 }, "iterations is -1"},
+	} {
+		m := mfModel(3, 8, 3, []int{5, 2, 7})
+		tc.break_(m)
+		err := m.Validate()
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		if !errors.Is(err, ErrInvalidModel) {
+			t.Errorf("%s: %v does not wrap ErrInvalidModel", tc.name, err)
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %q does not contain %q", tc.name, err, tc.want)
+		}
+	}
+	var nilModel *Model
+	if err := nilModel.Validate(); err == nil {
+		t.Error("nil model: no error")
+	}
+}
+
+func TestThresholdMayBeInfinite(t *testing.T) {
+	m := mfModel(4, 6, 2, []int{3})
+	for _, th := range []float64{math.Inf(1), 0, 0.3} {
+		m.Threshold = th
+		if err := m.Validate(); err != nil {
+			t.Errorf("threshold %v: %v", th, err)
+		}
+	}
+}
+
+func TestProject(t *testing.T) {
+	m := mfModel(5, 6, 2, []int{3})
+	rng := rand.New(rand.NewPCG(9, 9))
+	x := mfRandom(rng, 4, 6, 0)
+	p, err := m.Project(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := p.Dims(); r != 4 || c != 2 {
+		t.Fatalf("projection is %d×%d, want 4×2", r, c)
+	}
+	// By hand: p_ik = Σ_j (x_ij − mean_j) W_jk.
+	for i := range 4 {
+		for k := range 2 {
+			var s float64
+			for j := range 6 {
+				s += (x.At(i, j) - m.Mean[j]) * m.W.At(j, k)
+			}
+			if math.Abs(s-p.At(i, k)) > 1e-12 {
+				t.Errorf("p[%d,%d] = %v, want %v", i, k, p.At(i, k), s)
+			}
+		}
+	}
+	if x.At(0, 0) == 0 {
+		t.Fatal("test data")
+	}
+	if _, err := m.Project(mat.NewDense(2, 5, nil)); err == nil || err.Error() != "batch has 5 features, model expects 6" {
+		t.Errorf("wrong width: %v", err)
+	}
+	x.Set(3, 4, math.NaN())
+	if _, err := m.Project(x); err == nil || !strings.Contains(err.Error(), "frame 3 feature 4 is NaN") {
+		t.Errorf("NaN: %v", err)
+	}
+	if _, err := m.Project(nil); err == nil {
+		t.Error("nil batch: no error")
+	}
+}

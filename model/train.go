@@ -1,0 +1,195 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// TrainOptions controls Train. Zero values select the defaults.
+type TrainOptions struct {
+	Dim        int                 // d, the dimension of the learned space (required)
+	Divergence match.Measure       // δ in the cost
+	Bandwidth  match.BandwidthRule // per-set bandwidth rule; the zero value means Scott's rule
+	NuW, NuB   int                 // neighbours for the affinity (0: ν_w = smallest class − 1, ν_b = ν_w)
+	MaxIter    int                 // CG iteration cap per round (default 100)
+	GradTol    float64             // default 1e-6
+	CostRelTol float64             // default 1e-6
+	MinStep    float64             // default 1e-10
+	// Rounds is the number of CG runs (default 1). Bandwidths are computed
+	// from the projected sets at the start of each run and held fixed during
+	// it, so that the cost is a smooth function of W.
+	Rounds   int
+	Seed     int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
+	Workers  int   // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
+	Progress func(IterStats)
+}
+
+// TrainResult is the outcome of Train. The learned space is x ↦ Wᵀ(x − Mean).
+type TrainResult struct {
+	W        *mat.Dense // D×d, orthonormal columns
+	Mean     []float64  // len D
+	InitialW *mat.Dense // D×d, the PCA start
+	// Projected holds each training set in the learned space (n_i×d).
+	Projected []*mat.Dense
+	// Bandwidths are those of Projected by the bandwidth rule: what a
+	// gallery built from the training sets uses, consistent with the rule
+	// applied to incoming sets.
+	Bandwidths []float64
+	// TrainBandwidths are the bandwidths held fixed during the last CG run.
+	TrainBandwidths []float64
+	// Pairs are the affinity pairs, chosen in the PCA space.
+	Pairs []PairWeight
+	// InitialDivergences is the m×m divergence matrix in the PCA space with
+	// the initial bandwidths, from which the affinity was chosen.
+	InitialDivergences *mat.SymDense
+	NuW, NuB           int
+	InitialCost        float64
+	FinalCost          float64
+	Iterations         int
+	Stop               string
+	History            []IterStats // iteration 0 is the start; numbering continues across rounds
+	Seconds            float64     // wall time of the whole training
+}
+
+// Train learns the projection W (paper Sec. 4): it minimises
+// L(W) = Σ_{pairs} a_ij·δ(WᵀX_i, WᵀX_j) over the Grassmann manifold by
+// Riemannian conjugate gradient from the PCA of all frames. sets holds the
+// training sets (each n_i×D, rows = frames) and labels their class indices.
+//
+// The affinity is chosen once, from the divergences in the initial (PCA)
+// space. The bandwidth of each set is chosen by opt.Bandwidth on its
+// projection at the start of each CG run and held fixed during the run.
+func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, error) {
+	start := time.Now()
+	if len(sets) < 2 {
+		return nil, fmt.Errorf("training needs at least 2 sets, got %d", len(sets))
+	}
+	if len(labels) != len(sets) {
+		return nil, fmt.Errorf("%d labels for %d sets", len(labels), len(sets))
+	}
+	rule := opt.Bandwidth
+	if rule.Kind == match.Fixed && rule.Fixed == 0 {
+		rule = match.BandwidthRule{Kind: match.Scott}
+	}
+	if opt.Rounds <= 0 {
+		opt.Rounds = 1
+	}
+	w, mean, err := PCABasis(sets, opt.Dim, opt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res := &TrainResult{Mean: mean, InitialW: mat.DenseCopyOf(w)}
+
+	centred := make([]*mat.Dense, len(sets))
+	for i, s := range sets {
+		c := mat.DenseCopyOf(s)
+		subtractRow(c, mean)
+		centred[i] = c
+	}
+	h, y, err := projectAndBandwidths(centred, w, rule)
+	if err != nil {
+		return nil, err
+	}
+	res.InitialDivergences, err = DivergenceMatrix(y, h, opt.Divergence, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	res.NuW, res.NuB = opt.NuW, opt.NuB
+	if res.NuW <= 0 {
+		res.NuW = DefaultNuW(labels)
+	}
+	if res.NuB <= 0 {
+		res.NuB = res.NuW
+	}
+	res.Pairs, err = Affinity(res.InitialDivergences, labels, res.NuW, res.NuB)
+	if err != nil {
+		return nil, err
+	}
+	cost, err := NewCost(centred, res.Pairs, h, opt.Divergence, opt.Dim, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+
+	offset := 0
+	for round := range opt.Rounds {
+		if round > 0 {
+			if h, _, err = projectAndBandwidths(centred, w, rule); err != nil {
+				return nil, err
+			}
+			if err = cost.SetBandwidths(h); err != nil {
+				return nil, err
+			}
+		}
+		first := round == 0
+		cg, err := MinimizeCG(cost.Eval, w, CGOptions{
+			MaxIter: opt.MaxIter, GradTol: opt.GradTol, CostRelTol: opt.CostRelTol, MinStep: opt.MinStep,
+			Progress: func(s IterStats) {
+				if s.Iteration == 0 && !first {
+					return // the start of a later round: its cost differs only by the new bandwidths
+				}
+				s.Iteration += offset
+				res.History = append(res.History, s)
+				if opt.Progress != nil {
+					opt.Progress(s)
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if first {
+			res.InitialCost = cg.History[0].Cost
+		}
+		offset += cg.Iterations
+		w = cg.W
+		res.FinalCost, res.Stop = cg.Cost, cg.Stop
+	}
+	res.Iterations = offset
+	res.W = w
+	res.TrainBandwidths = h
+	res.Bandwidths, res.Projected, err = projectAndBandwidths(centred, w, rule)
+	if err != nil {
+		return nil, err
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// projectAndBandwidths returns each centred set projected by w (n_i×d) and
+// its bandwidth by rule.
+func projectAndBandwidths(centred []*mat.Dense, w *mat.Dense, rule match.BandwidthRule) ([]float64, []*mat.Dense, error) {
+	h := make([]float64, len(centred))
+	y := make([]*mat.Dense, len(centred))
+	for i, c := range centred {
+		y[i] = new(mat.Dense)
+		y[i].Mul(c, w)
+		v, err := rule.Bandwidth(y[i])
+		if err != nil {
+			return nil, nil, fmt.Errorf("bandwidth of training set %d: %w", i, err)
+		}
+		h[i] = v
+	}
+	return h, y, nil
+}
+
+// SetBandwidths replaces the bandwidths (one per set) held fixed by the cost.
+func (c *Cost) SetBandwidths(h []float64) error {
+	if len(h) != len(c.h) {
+		return fmt.Errorf("%d bandwidths for %d sets", len(h), len(c.h))
+	}
+	for i, v := range h {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("bandwidth of set %d is %v: want a finite number > 0", i, v)
+		}
+	}
+	copy(c.h, h)
+	for i := range c.sets {
+		c.sets[i].h = h[i]
+	}
+	return nil
+}

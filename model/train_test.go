@@ -1,0 +1,222 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// subspaceData returns sets whose classes differ only inside a known
+// d-dimensional subspace (the columns of truth, D×d): there each class has its
+// own mean; the other D−d directions hold noise with a larger variance than
+// the class structure, so that PCA prefers the noise.
+func subspaceData(rng *rand.Rand, classes, perClass, frames, D, d int, noise float64) (sets []*mat.Dense, labels []int, truth *mat.Dense) {
+	q := randomOrthonormal(rng, D, D)
+	truth = mat.DenseCopyOf(q.Slice(0, D, 0, d))
+	for c := range classes {
+		mu := make([]float64, d)
+		for j := range mu {
+			mu[j] = 3 * rng.NormFloat64()
+		}
+		for range perClass {
+			z := mat.NewDense(frames, D, nil)
+			for i := range frames {
+				for j := range D {
+					if j < d {
+						z.Set(i, j, mu[j]+0.5*rng.NormFloat64())
+					} else {
+						z.Set(i, j, noise*rng.NormFloat64())
+					}
+				}
+			}
+			x := new(mat.Dense)
+			x.Mul(z, q.T())
+			sets = append(sets, x)
+			labels = append(labels, c)
+		}
+	}
+	return sets, labels, truth
+}
+
+func TestTrainRecoversSubspace(t *testing.T) {
+	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		rng := rand.New(rand.NewPCG(42, uint64(meas)))
+		const D, d = 12, 2
+		sets, labels, truth := subspaceData(rng, 4, 3, 30, D, d, 3)
+		var progress []IterStats
+		res, err := Train(sets, labels, TrainOptions{Dim: d, Divergence: meas, MaxIter: 200, Workers: 2,
+			Progress: func(s IterStats) { progress = append(progress, s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, _ := PrincipalAngles(res.InitialW, truth)
+		after, _ := PrincipalAngles(res.W, truth)
+		deg := 180 / math.Pi
+		t.Logf("%v: %d iterations (%s), cost %.4g -> %.4g, largest angle %.1f° -> %.2f°",
+			meas, res.Iterations, res.Stop, res.InitialCost, res.FinalCost, before[d-1]*deg, after[d-1]*deg)
+		if before[d-1]*deg < 45 {
+			t.Errorf("%v: the PCA start is already close to the truth (%.1f°): the test data are too easy", meas, before[d-1]*deg)
+		}
+		if after[d-1]*deg > 10 {
+			t.Errorf("%v: largest principal angle to the true subspace %.1f°, want < 10°", meas, after[d-1]*deg)
+		}
+		checkMonotone(t, res.History)
+		if len(progress) != len(res.History) || progress[0].Iteration != 0 {
+			t.Errorf("progress called %d times for %d history entries", len(progress), len(res.History))
+		}
+		if len(res.Projected) != len(sets) || len(res.Bandwidths) != len(sets) {
+			t.Errorf("%d projected sets, %d bandwidths for %d sets", len(res.Projected), len(res.Bandwidths), len(sets))
+		}
+		if e := orthError(res.W); e > 1e-12 {
+			t.Errorf("|WᵀW − I| = %g", e)
+		}
+	}
+}
+
+func TestTrainDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	sets, labels, _ := subspaceData(rng, 3, 2, 15, 8, 2, 2)
+	opt := TrainOptions{Dim: 2, MaxIter: 5}
+	opt.Workers = 1
+	a, err := Train(sets, labels, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Workers = 3
+	b, err := Train(sets, labels, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(a.W, b.W) || a.FinalCost != b.FinalCost {
+		t.Error("training with 1 and 3 workers gives different results")
+	}
+}
+
+func TestTrainRoundsRefreshBandwidths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 1))
+	sets, labels, _ := subspaceData(rng, 3, 2, 15, 8, 2, 2)
+	res, err := Train(sets, labels, TrainOptions{Dim: 2, MaxIter: 10, Rounds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range res.Bandwidths {
+		want, _ := match.BandwidthRule{Kind: match.Scott}.Bandwidth(res.Projected[i])
+		if math.Abs(h-want) > 1e-12*want {
+			t.Errorf("set %d: bandwidth %v, Scott's rule on the projection gives %v", i, h, want)
+		}
+	}
+	for i := 1; i < len(res.History); i++ {
+		if res.History[i].Iteration != i {
+			t.Errorf("history entry %d numbered %d", i, res.History[i].Iteration)
+		}
+	}
+}
+
+func TestTrainRejectsBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2))
+	sets, labels, _ := subspaceData(rng, 2, 2, 10, 6, 2, 1)
+	if _, err := Train(sets, labels[:3], TrainOptions{Dim: 2}); err == nil {
+		t.Error("label count: no error")
+	}
+	if _, err := Train(sets, labels, TrainOptions{Dim: 0}); err == nil {
+		t.Error("d = 0: no error")
+	}
+	if _, err := Train(sets, []int{0, 1, 2, 3}, TrainOptions{Dim: 2}); err == nil {
+		t.Error("no class with two sets: no error")
+	}
+	one := []*mat.Dense{mat.NewDense(1, 6, nil), sets[1]}
+	if _, err := Train(one, []int{0, 0}, TrainOptions{Dim: 2}); err == nil {
+		t.Error("set with one frame and a rule of thumb: no error")
+	}
+}
+
+// benchWorkload returns the reference workload of issue 3: 47 classes × 3
+// sets × 100 frames in D = 400, with class structure in 20 directions.
+func benchWorkload(b *testing.B) ([]*mat.Dense, []int) {
+	b.Helper()
+	rng := rand.New(rand.NewPCG(1, 47))
+	sets, labels, _ := subspaceData(rng, 47, 3, 100, 400, 20, 1.5)
+	return sets, labels
+}
+
+// BenchmarkCostGrad times one evaluation of the cost and its gradient on the
+// reference workload (what each CG iteration needs once, plus one or more
+// cost-only evaluations in the line search).
+func BenchmarkCostGrad(b *testing.B) {
+	sets, labels := benchWorkload(b)
+	c, w := benchCost(b, sets, labels)
+	g := mat.NewDense(400, 20, nil)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.Eval(w, g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCost times a cost-only evaluation (one line-search trial).
+func BenchmarkCost(b *testing.B) {
+	sets, labels := benchWorkload(b)
+	c, w := benchCost(b, sets, labels)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.Eval(w, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchCost(b *testing.B, sets []*mat.Dense, labels []int) (*Cost, *mat.Dense) {
+	w, mean, err := PCABasis(sets, 20, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	centred := make([]*mat.Dense, len(sets))
+	for i, s := range sets {
+		centred[i] = mat.DenseCopyOf(s)
+		subtractRow(centred[i], mean)
+	}
+	h, y, err := projectAndBandwidths(centred, w, match.BandwidthRule{Kind: match.Scott})
+	if err != nil {
+		b.Fatal(err)
+	}
+	div, err := DivergenceMatrix(y, h, match.Hellinger, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pairs, err := Affinity(div, labels, DefaultNuW(labels), DefaultNuW(labels))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(pairs)), "pairs")
+	c, err := NewCost(centred, pairs, h, match.Hellinger, 20, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, w
+}
+
+// BenchmarkTrain times a whole training run (PCA, affinity, CG) on the
+// reference workload, capped at 25 iterations as in the paper.
+func BenchmarkTrain(b *testing.B) {
+	sets, labels := benchWorkload(b)
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := Train(sets, labels, TrainOptions{Dim: 20, MaxIter: 25})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var it float64
+		for _, s := range res.History[1:] {
+			it += s.Seconds
+		}
+		b.ReportMetric(float64(res.Iterations), "iterations")
+		if res.Iterations > 0 {
+			b.ReportMetric(it/float64(res.Iterations), "s/iteration")
+		}
+	}
+}

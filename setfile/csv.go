@@ -1,0 +1,162 @@
+package setfile
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ReadCSV reads a set written as comma-separated text: one frame per line,
+// the same number of values on every line. Lines whose first non-blank
+// character is '#' are comments (headers), blank lines are ignored, spaces
+// and tabs around values are allowed, and a UTF-8 byte-order mark at the
+// start is skipped. Values are parsed with strconv.ParseFloat and must be
+// finite. The returned matrix is frames×features.
+func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
+	lim = lim.resolved()
+	// The longest acceptable line: MaxCols values of up to 64 characters.
+	maxLine := int64(lim.MaxCols)*64 + 1024
+	maxLine = min(maxLine, lim.MaxBytes+1024, 1<<30)
+	// Count the text read so the whole input is bounded by MaxBytes (plus
+	// slack for comments and blank lines).
+	cr := &countReader{r: r}
+	sc := bufio.NewScanner(cr)
+	sc.Buffer(make([]byte, 0, 64<<10), int(maxLine))
+	var (
+		data []float64
+		rows int
+		cols = -1
+		line int
+	)
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		s := strings.TrimSpace(string(b))
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		if cr.n > lim.MaxBytes+maxLine {
+			return nil, limitErr("CSV text is longer than the limit of %s; split the set or raise the limit", byteSize(float64(lim.MaxBytes)))
+		}
+		n := strings.Count(s, ",") + 1
+		if cols < 0 {
+			if n > lim.MaxCols {
+				return nil, limitErr("line %d: %d features (columns) exceed the limit of %d; reduce the features or raise the limit", line, n, lim.MaxCols)
+			}
+			cols = n
+		} else if n != cols {
+			return nil, formatErr("line %d has %d values but the first frame has %d; every line must have the same number of comma-separated values", line, n, cols)
+		}
+		if rows+1 > lim.MaxRows {
+			return nil, limitErr("line %d: more than %d frames (rows); split the set or raise the limit", line, lim.MaxRows)
+		}
+		if int64(len(data)+cols) > lim.MaxBytes/8 {
+			return nil, limitErr("line %d: the set needs more than the limit of %s in memory; split the set or raise the limit", line, byteSize(float64(lim.MaxBytes)))
+		}
+		col := 0
+		for f := range strings.SplitSeq(s, ",") {
+			v, err := parseField(f, line, col)
+			if err != nil {
+				return nil, err
+			}
+			data = append(data, v)
+			col++
+		}
+		rows++
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, limitErr("line %d is longer than %d bytes; is this a CSV file with one frame per line?", line+1, maxLine)
+		}
+		return nil, ioErr("reading CSV", err)
+	}
+	if rows == 0 {
+		return nil, formatErr("no frames: the CSV file is empty or holds only comments and blank lines; write one frame per line, values separated by commas")
+	}
+	return mat.NewDense(rows, cols, data), nil
+}
+
+func parseField(f string, line, col int) (float64, error) {
+	t := strings.TrimSpace(f)
+	if t == "" {
+		return 0, formatErr("line %d, column %d is empty; write a number in every column (no trailing comma)", line, col+1)
+	}
+	if strings.ContainsAny(t, " \t;") {
+		return 0, formatErr("line %d, column %d: %q is not one number; separate values with commas (numpy.savetxt(f, x, delimiter=','))", line, col+1, clip(t))
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0) {
+			// Underflow to a denormal or zero is harmless.
+			return v, nil
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, formatErr("line %d, column %d: %q is out of the range of float64", line, col+1, clip(t))
+		}
+		return 0, formatErr("line %d, column %d: %q is not a number; mark header lines with '#'", line, col+1, clip(t))
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, formatErr("line %d, column %d is %q; every value must be finite: clean or drop that frame", line, col+1, clip(t))
+	}
+	return v, nil
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// WriteCSV writes x (rows×cols, all values finite) as CSV, one frame per
+// line, with the shortest decimal representation that reads back exactly.
+func WriteCSV(w io.Writer, x *mat.Dense) error {
+	if x == nil || x.IsEmpty() {
+		return formatErr("cannot write an empty matrix: a set needs at least one frame")
+	}
+	rows, _ := x.Dims()
+	bw := bufio.NewWriter(w)
+	var buf []byte
+	for i := range rows {
+		buf = buf[:0]
+		for j, v := range x.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return formatErr("cannot write value %v at row %d, column %d: every value must be finite", v, i, j)
+			}
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+		}
+		buf = append(buf, '\n')
+		bw.Write(buf)
+	}
+	if err := bw.Flush(); err != nil {
+		return ioErr("writing CSV", err)
+	}
+	return nil
+}
+
+func trimFloat(v float64) string { return fmt.Sprintf("%.3g", v) }

@@ -1,0 +1,120 @@
+package setfile
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestReadCSV(t *testing.T) {
+	in := "\xef\xbb\xbf# frames of set s000\n" +
+		"# f0, f1, f2\n" +
+		"1, 2.5, -3\r\n" +
+		"\n" +
+		"   \t\n" +
+		"4e2,\t0x1p-2 , 6\n" +
+		"  # a comment between frames\n" +
+		"-0,1E-310,+7\n"
+	x, err := ReadCSV(strings.NewReader(in), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mat.NewDense(3, 3, []float64{1, 2.5, -3, 400, 0.25, 6, 0, 1e-310, 7})
+	if !mat.Equal(x, want) {
+		t.Errorf("got\n%v\nwant\n%v", mat.Formatted(x), mat.Formatted(want))
+	}
+	// Single value, no final newline.
+	x, err = ReadCSV(strings.NewReader("42"), Limits{})
+	if err != nil || x.At(0, 0) != 42 {
+		t.Errorf("single value: %v %v", x, err)
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	x := mat.NewDense(2, 3, []float64{math.Pi, -1e-300, math.MaxFloat64, 1.0 / 3, 0.1, -2})
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, x); err != nil {
+		t.Fatal(err)
+	}
+	y, err := ReadCSV(&buf, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(x, y) {
+		t.Errorf("round trip differs")
+	}
+}
+
+func TestReadCSVBad(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"empty", "", "no frames"},
+		{"only comments", "# a\n\n# b\n", "no frames"},
+		{"ragged", "1,2,3\n4,5\n", "line 2 has 2 values but the first frame has 3"},
+		{"ragged after comment", "# h\n1,2\n\n3,4,5\n", "line 4 has 3 values"},
+		{"header row", "a,b\n1,2\n", `line 1, column 1: "a" is not a number`},
+		{"trailing comma", "1,2,\n", "line 1, column 3 is empty"},
+		{"empty field", "1,,2\n", "column 2 is empty"},
+		{"spaces", "1 2 3\n", "separate values with commas"},
+		{"semicolons", "1;2;3\n", "separate values with commas"},
+		{"NaN", "1,2\n3,nan\n", "line 2, column 2"},
+		{"Inf", "1,-Inf\n", "finite"},
+		{"infinity", "1,infinity\n", "finite"},
+		{"overflow", "1,1e400\n", "out of the range"},
+		{"garbage", "1,2x\n", "not a number"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x, err := ReadCSV(strings.NewReader(c.in), Limits{})
+			if err == nil {
+				t.Fatalf("no error, got %v", mat.Formatted(x))
+			}
+			if !errors.Is(err, ErrFormat) {
+				t.Errorf("error %q does not wrap ErrFormat", err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not mention %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadCSVLimits(t *testing.T) {
+	lim := Limits{MaxRows: 2, MaxCols: 3, MaxBytes: 1 << 20}
+	for _, c := range []struct{ in, want string }{
+		{"1,2,3\n4,5,6\n7,8,9\n", "more than 2 frames"},
+		{"1,2,3,4\n", "4 features"},
+	} {
+		_, err := ReadCSV(strings.NewReader(c.in), lim)
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want ErrTooLarge mentioning %q", c.in, err, c.want)
+		}
+	}
+	_, err := ReadCSV(strings.NewReader(strings.Repeat("1,2\n", 100)), Limits{MaxBytes: 100})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("bytes limit: %v", err)
+	}
+	// A single endless line stops at the line-length bound.
+	_, err = ReadCSV(strings.NewReader(strings.Repeat("1", 1<<20)), Limits{MaxCols: 4, MaxBytes: 1 << 10})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "longer than") {
+		t.Errorf("long line: %v", err)
+	}
+}
+
+func TestRead(t *testing.T) {
+	x, err := Read(strings.NewReader("1,2\n"), "dir/set.CSV", Limits{})
+	if err != nil || x.At(0, 1) != 2 {
+		t.Fatalf("%v %v", x, err)
+	}
+	_, err = Read(strings.NewReader("1,2\n3\n"), "dir/set.csv", Limits{})
+	var e *Error
+	if !errors.As(err, &e) || e.Path != "dir/set.csv" || !strings.HasPrefix(err.Error(), "dir/set.csv: line 2") {
+		t.Errorf("error %q should start with the name and line", err)
+	}
+	if _, err := Read(strings.NewReader(""), "set.json", Limits{}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), ".npy or .csv") {
+		t.Errorf("unknown extension: %v", err)
+	}
+}

@@ -1,0 +1,101 @@
+package setfile
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/renameio/v2"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Format returns "npy" or "csv" for a file name by its extension (any
+// case), or "" if the extension is neither.
+func Format(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".npy":
+		return "npy"
+	case ".csv":
+		return "csv"
+	}
+	return ""
+}
+
+// Read reads a set from r in the format given by the extension of name
+// (.npy or .csv, any case). name is also used in error messages.
+func Read(r io.Reader, name string, lim Limits) (*mat.Dense, error) {
+	var (
+		x   *mat.Dense
+		err error
+	)
+	switch Format(name) {
+	case "npy":
+		x, err = ReadNPY(r, lim)
+	case "csv":
+		x, err = ReadCSV(r, lim)
+	default:
+		err = formatErr("unknown extension %q: sets are read from .npy or .csv files", filepath.Ext(name))
+	}
+	return x, withPath(err, name)
+}
+
+// ReadFile reads the set in the .npy or .csv file at path.
+func ReadFile(path string, lim Limits) (*mat.Dense, error) {
+	if Format(path) == "" {
+		return nil, withPath(formatErr("unknown extension %q: sets are read from .npy or .csv files", filepath.Ext(path)), path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, withPath(err, path)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		if fi.IsDir() {
+			return nil, withPath(formatErr("is a directory, not a set file"), path)
+		}
+		if Format(path) == "csv" {
+			// CSV text is never shorter than the values it holds; refuse
+			// early what could not pass the limits anyway.
+			r := lim.resolved()
+			if fi.Size() > r.MaxBytes*4+(1<<20) {
+				return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; split the set or raise the limit",
+					byteSize(float64(fi.Size())), byteSize(float64(r.MaxBytes))), path)
+			}
+		}
+	}
+	return Read(f, path, lim)
+}
+
+// WriteFile writes x to path atomically: to a temporary file in the same
+// directory, synced, then renamed over path, so a reader never sees a
+// partial file. The format follows the extension: .npy ('<f8', version
+// 1.0) or .csv.
+func WriteFile(path string, x *mat.Dense) error {
+	var write func(io.Writer, *mat.Dense) error
+	switch Format(path) {
+	case "npy":
+		write = WriteNPY
+	case "csv":
+		write = WriteCSV
+	default:
+		return withPath(formatErr("unknown extension %q: write sets to .npy or .csv files", filepath.Ext(path)), path)
+	}
+	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
+	if err != nil {
+		return withPath(err, path)
+	}
+	defer t.Cleanup()
+	bw := bufio.NewWriter(t)
+	if err := write(bw, x); err != nil {
+		return withPath(err, path)
+	}
+	if err := bw.Flush(); err != nil {
+		return withPath(err, path)
+	}
+	if err := t.CloseAtomicallyReplace(); err != nil {
+		return withPath(err, path)
+	}
+	return nil
+}

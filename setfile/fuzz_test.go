@@ -1,0 +1,102 @@
+package setfile
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// fuzzLimits keeps the fuzzers from spending their time on large inputs.
+var fuzzLimits = Limits{MaxBytes: 1 << 16, MaxRows: 256, MaxCols: 64}
+
+func checkResult(t *testing.T, x *mat.Dense) {
+	t.Helper()
+	r, c := x.Dims()
+	if r < 1 || c < 1 || r > fuzzLimits.MaxRows || c > fuzzLimits.MaxCols {
+		t.Fatalf("shape %d×%d outside the limits", r, c)
+	}
+	for i := range r {
+		for j := range c {
+			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite value %v at %d,%d", v, i, j)
+			}
+		}
+	}
+}
+
+func FuzzReadNPY(f *testing.F) {
+	f.Add(npyBytes(1, dict("<f8", "False", "(2, 3)"), f64bytes(1, 2, 3, 4, 5, 6)))
+	f.Add(npyBytes(2, dict("<f4", "False", "(1, 2)"), f32bytes(1, 2)))
+	f.Add(npyBytes(3, dict("<f8", "False", "(1, 1)"), f64bytes(-1)))
+	f.Add(npyBytes(1, dict("<f8", "True", "(1, 1)"), f64bytes(-1)))
+	f.Add(npyBytes(1, dict("<f8", "False", "(3,)"), f64bytes(1, 2, 3)))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		x, err := ReadNPY(bytes.NewReader(in), fuzzLimits)
+		if err != nil {
+			if x != nil {
+				t.Fatal("matrix and error both returned")
+			}
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T is not *Error", err)
+			}
+			return
+		}
+		checkResult(t, x)
+		var buf bytes.Buffer
+		if err := WriteNPY(&buf, x); err != nil {
+			t.Fatalf("re-encoding: %v", err)
+		}
+		y, err := ReadNPY(&buf, fuzzLimits)
+		if err != nil {
+			t.Fatalf("re-reading: %v", err)
+		}
+		if !mat.Equal(x, y) {
+			t.Fatal("re-encoded matrix differs")
+		}
+	})
+}
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add("1,2,3\n4,5,6\n")
+	f.Add("# header\n1.5, -2e3\n\n0x1p-3,7\r\n")
+	f.Add("1,2\n3\n")
+	f.Add("nan,1\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		x, err := ReadCSV(strings.NewReader(in), fuzzLimits)
+		if err != nil {
+			if x != nil {
+				t.Fatal("matrix and error both returned")
+			}
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T is not *Error", err)
+			}
+			return
+		}
+		checkResult(t, x)
+		// Every non-comment, non-blank line is one frame.
+		frames := 0
+		for i, l := range strings.Split(in, "\n") {
+			s := strings.TrimSpace(l)
+			if i == 0 {
+				s = strings.TrimSpace(strings.TrimPrefix(l, "\xef\xbb\xbf"))
+			}
+			if s != "" && s[0] != '#' {
+				frames++
+			}
+		}
+		if r, _ := x.Dims(); r != frames {
+			t.Fatalf("%d frames read, %d data lines", r, frames)
+		}
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, x); err != nil {
+			t.Fatal(err)
+		}
+		y, err := ReadCSV(&buf, fuzzLimits)
+		if err != nil || !mat.Equal(x, y) {
+			t.Fatalf("CSV round trip: %v", err)
+		}
+	})
+}

@@ -1,0 +1,83 @@
+package setfile
+
+// Limits bound what a reader accepts, so that a corrupt or hostile file
+// cannot make the process allocate without bound. Limits are checked
+// against the declared shape before any allocation for the data, and again
+// while reading. A zero field means the corresponding DefaultLimits value;
+// a negative field means no limit.
+type Limits struct {
+	// MaxBytes bounds the in-memory size of the matrix (rows×cols×8 bytes)
+	// and, for CSV, the length of the text read.
+	MaxBytes int64
+	// MaxRows bounds the number of frames.
+	MaxRows int
+	// MaxCols bounds the number of features per frame.
+	MaxCols int
+}
+
+// Default limits: 256 MiB, 1<<20 frames, 1<<16 features.
+const (
+	DefaultMaxBytes = 256 << 20
+	DefaultMaxRows  = 1 << 20
+	DefaultMaxCols  = 1 << 16
+)
+
+// DefaultLimits returns the limits used when a field of Limits is zero.
+func DefaultLimits() Limits {
+	return Limits{MaxBytes: DefaultMaxBytes, MaxRows: DefaultMaxRows, MaxCols: DefaultMaxCols}
+}
+
+// resolved returns l with zero fields replaced by the defaults and negative
+// fields replaced by the largest representable value.
+func (l Limits) resolved() Limits {
+	d := DefaultLimits()
+	const maxInt = int(^uint(0) >> 1)
+	switch {
+	case l.MaxBytes == 0:
+		l.MaxBytes = d.MaxBytes
+	case l.MaxBytes < 0:
+		l.MaxBytes = 1<<63 - 1
+	}
+	switch {
+	case l.MaxRows == 0:
+		l.MaxRows = d.MaxRows
+	case l.MaxRows < 0:
+		l.MaxRows = maxInt
+	}
+	switch {
+	case l.MaxCols == 0:
+		l.MaxCols = d.MaxCols
+	case l.MaxCols < 0:
+		l.MaxCols = maxInt
+	}
+	return l
+}
+
+// check verifies a declared shape against l (already resolved) before
+// anything is allocated.
+func (l Limits) check(rows, cols int) error {
+	if rows > l.MaxRows {
+		return limitErr("%d frames (rows) exceed the limit of %d; split the set or raise the limit", rows, l.MaxRows)
+	}
+	if cols > l.MaxCols {
+		return limitErr("%d features (columns) exceed the limit of %d; reduce the features (e.g. PCA) or raise the limit", cols, l.MaxCols)
+	}
+	// rows, cols ≤ MaxInt each; compute the byte size without overflow.
+	if cols > 0 && int64(rows) > l.MaxBytes/8/int64(cols) {
+		return limitErr("shape (%d, %d) needs %s in memory, over the limit of %s; split the set or raise the limit",
+			rows, cols, byteSize(float64(rows)*float64(cols)*8), byteSize(float64(l.MaxBytes)))
+	}
+	return nil
+}
+
+func byteSize(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return trimFloat(b/(1<<30)) + " GiB"
+	case b >= 1<<20:
+		return trimFloat(b/(1<<20)) + " MiB"
+	case b >= 1<<10:
+		return trimFloat(b/(1<<10)) + " KiB"
+	}
+	return trimFloat(b) + " bytes"
+}

@@ -1,0 +1,429 @@
+package systemd_test
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const (
+	unitFile     = "setmatchd.service"
+	sysusersFile = "setmatchd.sysusers"
+	tmpfilesFile = "setmatchd.tmpfiles"
+	spoolDir     = "/var/spool/setmatch"
+	stateDir     = "/var/lib/setmatch"
+	// maxExposure is the target of docs/APPLIANCE.md for
+	// `systemd-analyze security`, times ten (the unit of --threshold).
+	maxExposure = 20
+)
+
+// unitSettings parses a unit file into section -> key -> values (in order;
+// a key may repeat). Comments and blank lines are skipped.
+func unitSettings(t *testing.T, path string) map[string]map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string][]string{}
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || line[0] == '#' || line[0] == ';':
+		case line[0] == '[' && line[len(line)-1] == ']':
+			section = line[1 : len(line)-1]
+			out[section] = map[string][]string{}
+		default:
+			k, v, ok := strings.Cut(line, "=")
+			if !ok || section == "" {
+				t.Fatalf("%s:%d: not a key=value line inside a section: %q", path, n, line)
+			}
+			out[section][strings.TrimSpace(k)] = append(out[section][strings.TrimSpace(k)], strings.TrimSpace(v))
+		}
+	}
+	return out
+}
+
+// TestUnitSettings checks the settings the daemon and the rest of the
+// package rely on, without systemd.
+func TestUnitSettings(t *testing.T) {
+	svc := unitSettings(t, unitFile)["Service"]
+	if svc == nil {
+		t.Fatal("no [Service] section")
+	}
+	want := map[string]string{
+		"Type":                    "notify",
+		"NotifyAccess":            "main",
+		"ExecStart":               "/usr/bin/setmatchd -config /etc/setmatch/setmatchd.toml",
+		"ExecReload":              "/bin/kill -HUP $MAINPID",
+		"WatchdogSec":             "30s",
+		"Restart":                 "on-failure",
+		"User":                    "setmatch",
+		"Group":                   "setmatch",
+		"DevicePolicy":            "closed",
+		"DeviceAllow":             "char-gpiochip rw",
+		"ProtectSystem":           "strict",
+		"ReadWritePaths":          spoolDir,
+		"StateDirectory":          "setmatch",
+		"NoNewPrivileges":         "yes",
+		"CapabilityBoundingSet":   "",
+		"AmbientCapabilities":     "",
+		"RestrictAddressFamilies": "AF_UNIX",
+		"IPAddressDeny":           "any",
+		"PrivateNetwork":          "yes",
+		"SystemCallArchitectures": "native",
+		"MemoryDenyWriteExecute":  "yes",
+		"UMask":                   "0027",
+	}
+	for k, v := range want {
+		got, ok := svc[k]
+		if !ok {
+			t.Errorf("%s: %s= missing, want %q", unitFile, k, v)
+			continue
+		}
+		if got[len(got)-1] != v {
+			t.Errorf("%s: %s=%s, want %q", unitFile, k, got[len(got)-1], v)
+		}
+	}
+	if f := svc["SystemCallFilter"]; len(f) == 0 || f[0] != "@system-service" {
+		t.Errorf("%s: SystemCallFilter= starts with %q, want @system-service", unitFile, f)
+	}
+	// PrivateDevices= gives the service a /dev without /dev/gpiochip*.
+	if v, ok := svc["PrivateDevices"]; ok && v[len(v)-1] != "no" {
+		t.Errorf("%s: PrivateDevices=%s hides the GPIO chips; use DevicePolicy=closed", unitFile, v[len(v)-1])
+	}
+	// The user must be in the groups that the sysusers snippet creates.
+	groups := strings.Fields(strings.Join(svc["SupplementaryGroups"], " "))
+	for _, g := range []string{"gpio", "setmatch-spool"} {
+		if !slices.Contains(groups, g) {
+			t.Errorf("%s: SupplementaryGroups=%q lacks %s", unitFile, groups, g)
+		}
+	}
+}
+
+// snippetLines returns the fields of the non-comment lines of a sysusers.d
+// or tmpfiles.d file.
+func snippetLines(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		out = append(out, strings.Fields(line))
+	}
+	return out
+}
+
+// TestSnippetsAgree checks that the unit, sysusers and tmpfiles snippets
+// name the same user, groups and directories, and that the spool modes let
+// the camera's group write tmp/ and new/ but nothing else.
+func TestSnippetsAgree(t *testing.T) {
+	users := map[string]bool{}
+	groups := map[string]bool{}
+	members := map[string]bool{}
+	for _, f := range snippetLines(t, sysusersFile) {
+		switch f[0] {
+		case "u":
+			users[f[1]] = true
+			groups[f[1]] = true
+		case "g":
+			groups[f[1]] = true
+		case "m":
+			if len(f) < 3 {
+				t.Fatalf("%s: membership line %q lacks the group", sysusersFile, f)
+			}
+			members[f[1]+":"+f[2]] = true
+		}
+	}
+	for _, u := range []string{"setmatch"} {
+		if !users[u] {
+			t.Errorf("%s: no user %s", sysusersFile, u)
+		}
+	}
+	for _, m := range []string{"setmatch:gpio", "setmatch:setmatch-spool"} {
+		if !members[m] {
+			t.Errorf("%s: no membership %s", sysusersFile, m)
+		}
+	}
+
+	wantMode := map[string]fs.FileMode{ // permission bits, and whether group may write
+		spoolDir:             0o750,
+		spoolDir + "/tmp":    0o770,
+		spoolDir + "/new":    0o770,
+		spoolDir + "/cur":    0o750,
+		spoolDir + "/done":   0o750,
+		spoolDir + "/failed": 0o750,
+		stateDir:             0o750,
+	}
+	seen := map[string]bool{}
+	for _, f := range snippetLines(t, tmpfilesFile) {
+		if len(f) < 5 {
+			t.Fatalf("%s: line %q has fewer than 5 fields", tmpfilesFile, f)
+		}
+		path, modeStr, user, group := f[1], f[2], f[3], f[4]
+		want, ok := wantMode[path]
+		if !ok {
+			continue
+		}
+		seen[path] = true
+		mode, err := strconv.ParseUint(modeStr, 8, 32)
+		if err != nil {
+			t.Errorf("%s: %s: mode %q is not octal", tmpfilesFile, path, modeStr)
+			continue
+		}
+		if got := fs.FileMode(mode) & 0o777; got != want {
+			t.Errorf("%s: %s: permission bits %o, want %o", tmpfilesFile, path, got, want)
+		}
+		if user != "setmatch" {
+			t.Errorf("%s: %s: owner %s, want setmatch", tmpfilesFile, path, user)
+		}
+		if !groups[group] {
+			t.Errorf("%s: %s: group %s is not created by %s", tmpfilesFile, path, group, sysusersFile)
+		}
+	}
+	for p := range wantMode {
+		if !seen[p] {
+			t.Errorf("%s: no line for %s", tmpfilesFile, p)
+		}
+	}
+}
+
+// stubRoot builds a file-system root for `systemd-analyze verify --root`:
+// the host's unit directory (for sysinit.target and the other default
+// dependencies), this unit, and stub executables for the commands it names.
+func stubRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	unitDir := filepath.Join(root, "usr/lib/systemd/system")
+	var hostUnits string
+	for _, d := range []string{"/usr/lib/systemd/system", "/lib/systemd/system"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			hostUnits = d
+			break
+		}
+	}
+	if hostUnits == "" {
+		t.Skip("no systemd unit directory on this machine; install systemd to verify the unit")
+	}
+	if err := copyTree(hostUnits, unitDir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(unitFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(unitDir, unitFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, exe := range []string{"usr/bin/setmatchd", "bin/kill"} {
+		p := filepath.Join(root, exe)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// copyTree copies regular files, directories and symbolic links (as links).
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, to)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, 0o644)
+		}
+		return nil
+	})
+}
+
+func lookTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not installed (apt-get install -y systemd): skipping the check with systemd's own tools", name)
+	}
+	return p
+}
+
+// TestVerify runs `systemd-analyze verify` on the unit as installed in a
+// stub root and fails on any complaint about it: systemd only warns (exit
+// status 0) about unknown keys and invalid values.
+func TestVerify(t *testing.T) {
+	sa := lookTool(t, "systemd-analyze")
+	root := stubRoot(t)
+	cmd := exec.Command(sa, "verify", "--root="+root, "--man=no", "--generators=no", unitFile)
+	out, err := cmd.CombinedOutput()
+	if len(bytes.TrimSpace(out)) > 0 {
+		t.Logf("systemd-analyze verify:\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("systemd-analyze verify %s: %v", unitFile, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "setmatchd") {
+			t.Errorf("systemd-analyze verify complains: %s", line)
+		}
+	}
+}
+
+// TestVerifyCatchesMistakes makes sure TestVerify can fail: a unit with an
+// unknown key and a bad value must draw complaints.
+func TestVerifyCatchesMistakes(t *testing.T) {
+	sa := lookTool(t, "systemd-analyze")
+	root := stubRoot(t)
+	p := filepath.Join(root, "usr/lib/systemd/system", unitFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte("UMask=0027"), []byte("UMask=0027\nProtectEverything=yes\nMemoryMax=lots"), 1)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := exec.Command(sa, "verify", "--root="+root, "--man=no", "--generators=no", unitFile).CombinedOutput()
+	for _, want := range []string{"ProtectEverything", "lots"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("systemd-analyze verify did not complain about %s; output:\n%s", want, out)
+		}
+	}
+}
+
+var exposureRE = regexp.MustCompile(`Overall exposure level for \S+: ([0-9.]+)`)
+
+// TestSecurityExposure checks the `systemd-analyze security` exposure score
+// against the documented target.
+func TestSecurityExposure(t *testing.T) {
+	sa := lookTool(t, "systemd-analyze")
+	cmd := exec.Command(sa, "security", "--offline=yes", "--threshold="+strconv.Itoa(maxExposure), unitFile)
+	out, err := cmd.CombinedOutput()
+	m := exposureRE.FindSubmatch(out)
+	if m == nil {
+		if bytes.Contains(out, []byte("--offline")) {
+			t.Skipf("this systemd-analyze has no offline security review:\n%s", out)
+		}
+		t.Fatalf("no exposure level in systemd-analyze security output (%v):\n%s", err, out)
+	}
+	score, perr := strconv.ParseFloat(string(m[1]), 64)
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	t.Logf("systemd-analyze security --offline=yes %s: exposure %.1f", unitFile, score)
+	if err != nil || score*10 > maxExposure {
+		t.Errorf("exposure %.1f (exit %v), want at most %.1f:\n%s", score, err, float64(maxExposure)/10, out)
+	}
+}
+
+// TestSysusersTmpfiles applies both snippets to an empty root with
+// systemd-sysusers and systemd-tmpfiles and checks the owners and modes of
+// what they create.
+func TestSysusersTmpfiles(t *testing.T) {
+	sysusers := lookTool(t, "systemd-sysusers")
+	tmpfiles := lookTool(t, "systemd-tmpfiles")
+	if os.Geteuid() != 0 {
+		t.Skip("systemd-tmpfiles --create needs root to set owners; the structural checks ran in TestSnippetsAgree")
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	abs := func(f string) string { p, _ := filepath.Abs(f); return p }
+	if out, err := exec.Command(sysusers, "--root="+root, abs(sysusersFile)).CombinedOutput(); err != nil {
+		t.Fatalf("systemd-sysusers: %v\n%s", err, out)
+	}
+	uid := idOf(t, filepath.Join(root, "etc/passwd"), "setmatch")
+	spoolGID := idOf(t, filepath.Join(root, "etc/group"), "setmatch-spool")
+	stateGID := idOf(t, filepath.Join(root, "etc/group"), "setmatch")
+	grp, _ := os.ReadFile(filepath.Join(root, "etc/group"))
+	for _, g := range []string{"gpio", "setmatch-spool"} {
+		if !regexp.MustCompile(`(?m)^` + g + `:x:\d+:(.*,)?setmatch(,|$)`).Match(grp) {
+			t.Errorf("systemd-sysusers did not put setmatch in group %s:\n%s", g, grp)
+		}
+	}
+
+	out, err := exec.Command(tmpfiles, "--root="+root, "--create", abs(tmpfilesFile)).CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Fatalf("systemd-tmpfiles --create: %v\n%s", err, out)
+	}
+	want := []struct {
+		path string
+		mode fs.FileMode
+		gid  int
+	}{
+		{spoolDir, 0o750, spoolGID},
+		{spoolDir + "/tmp", 0o770 | fs.ModeSetgid | fs.ModeSticky, spoolGID},
+		{spoolDir + "/new", 0o770 | fs.ModeSetgid | fs.ModeSticky, spoolGID},
+		{spoolDir + "/cur", 0o750, spoolGID},
+		{spoolDir + "/done", 0o750 | fs.ModeSetgid, spoolGID},
+		{spoolDir + "/failed", 0o750 | fs.ModeSetgid, spoolGID},
+		{stateDir, 0o750, stateGID},
+	}
+	for _, w := range want {
+		fi, err := os.Stat(filepath.Join(root, w.path))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if got := fi.Mode() &^ fs.ModeDir; got != w.mode {
+			t.Errorf("%s: mode %v, want %v", w.path, got, w.mode)
+		}
+		if u, g := ownerOf(fi); u != uid || g != w.gid {
+			t.Errorf("%s: owner %d:%d, want %d:%d", w.path, u, g, uid, w.gid)
+		}
+	}
+}
+
+// idOf returns the numeric id of name in a passwd or group file.
+func idOf(t *testing.T, file, name string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 3 && f[0] == name {
+			id, err := strconv.Atoi(f[2])
+			if err != nil {
+				t.Fatalf("%s: bad id in %q", file, line)
+			}
+			return id
+		}
+	}
+	t.Fatalf("%s: no entry for %s", file, name)
+	return -1
+}
