@@ -22,7 +22,7 @@ CMDS     := setmatch setmatchd
 QEMU     ?= qemu-aarch64-static
 # -buildid= and -trimpath make the binaries depend on the sources and the Go
 # version only; -buildvcs=false keeps the state of the git checkout out of them.
-LDFLAGS  := -s -w -buildid=
+LDFLAGS  := -s -w -buildid= -X main.version=$(VERSION)
 GOBUILD_REPRO := -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
 # Tests under qemu are slower; -short trims the long property sweeps there.
 ARM64_TESTFLAGS ?= -short -count=1
@@ -56,7 +56,7 @@ FUZZTIME ?= 10s
 all: build
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/ ./cmd/...
 
 vet:
 	$(GO) vet $(PKGS)

@@ -149,6 +149,7 @@ label_pins = { alice = "GPIO22" }
 	write(t, dir, "conf.d/10-early.toml", "[gpio]\npulse = \"100ms\"\nlabel_pins.bob = \"GPIO23\"\n[log]\nlevel = \"warn\"\n")
 	write(t, dir, "conf.d/30-model.toml", "model = \"m.smm\"\n")
 	write(t, dir, "conf.d/notes.txt", "not toml at all [")
+	write(t, dir, "conf.d/.10-early.toml.swp.toml", "not toml at all [")
 	c, err := Load(main)
 	if err != nil {
 		t.Fatal(err)
@@ -339,6 +340,14 @@ func TestDropInErrorNamesFile(t *testing.T) {
 	d := write(t, dir, "conf.d/10.toml", "[gpio]\npulse = \"-1s\"\n")
 	_, err := Load(main)
 	checkErr(t, err, ErrInvalid, d+":2: gpio.pulse")
+}
+
+func TestQuotedLabelErrorNamesFile(t *testing.T) {
+	_, err := Parse("q.toml", []byte("[gpio.label_pins]\n\"bob smith\" = \"GPIO17\"\n"))
+	e := checkErr(t, err, ErrInvalid, `q.toml:2: gpio.label_pins."bob smith": `, "already used by gpio.match_pin")
+	if e.Line != 2 {
+		t.Errorf("line %d, want 2", e.Line)
+	}
 }
 
 func TestParseSize(t *testing.T) {

@@ -65,6 +65,8 @@ func Load(path string) (*Config, error) {
 		return nil, err
 	}
 	slices.Sort(dropins)
+	// Skip hidden files (editor locks, package manager leftovers).
+	dropins = slices.DeleteFunc(dropins, func(p string) bool { return strings.HasPrefix(filepath.Base(p), ".") })
 	return LoadFiles(path, dropins...)
 }
 
@@ -167,7 +169,7 @@ func (l *loader) apply(name string, data []byte) error {
 		}
 	}
 	for _, k := range md.Keys() {
-		l.source[strings.Join(k, ".")] = source{file: name, data: text}
+		l.source[keyPath(k)] = source{file: name, data: text}
 	}
 	cfg.Files = append(slices.Clip(cfg.Files), name)
 	l.cfg = cfg
@@ -331,6 +333,16 @@ func splitKey(s string) []string {
 		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
 	}
 	return parts
+}
+
+// keyPath joins the pieces of k with dots, quoting those that need it, as
+// the key paths in errors are written.
+func keyPath(k toml.Key) string {
+	q := make([]string, len(k))
+	for i, p := range k {
+		q[i] = quoteKey(p)
+	}
+	return strings.Join(q, ".")
 }
 
 // quoteKey quotes a key piece for a key path if TOML needs it.

@@ -432,6 +432,9 @@ func assemble(p *plan, vals [][]float64, cols []int, lim setfile.Limits) (*mat.D
 		}
 		n += len(v) / d
 	}
+	if lim.MaxCols > 0 && d > lim.MaxCols {
+		return nil, fmt.Errorf("set %s: %d features per frame exceed the limit of %d", p.set.Path, d, lim.MaxCols)
+	}
 	if lim.MaxRows > 0 && n > lim.MaxRows {
 		return nil, fmt.Errorf("set %s: %d frames exceed the limit of %d", p.set.Path, n, lim.MaxRows)
 	}

@@ -206,17 +206,19 @@ func notify(log *slog.Logger, state ...string) {
 // ModelReloadDelay of quiet, when an entry of that name is created, renamed
 // in or written.
 type modelWatch struct {
-	log  *slog.Logger
-	fw   *fsnotify.Watcher
-	path string
-	dir  string
-	fire chan struct{}
-	set  chan string
-	done chan struct{}
+	log   *slog.Logger
+	fw    *fsnotify.Watcher
+	path  string
+	dir   string
+	fire  chan struct{}
+	set   chan string
+	done  chan struct{} // closed by close
+	ended chan struct{} // closed when loop returns
 }
 
 func newModelWatch(log *slog.Logger) *modelWatch {
-	mw := &modelWatch{log: log, fire: make(chan struct{}, 1), set: make(chan string), done: make(chan struct{})}
+	mw := &modelWatch{log: log, fire: make(chan struct{}, 1), set: make(chan string),
+		done: make(chan struct{}), ended: make(chan struct{})}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		log.Warn("cannot watch the model file: reload with SIGHUP", "err", err)
@@ -236,10 +238,15 @@ func (mw *modelWatch) watch(path string) {
 	if err != nil {
 		abs = path
 	}
-	mw.set <- abs
+	select {
+	case mw.set <- abs:
+	case <-mw.done:
+	case <-mw.ended:
+	}
 }
 
 func (mw *modelWatch) loop() {
+	defer close(mw.ended)
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	for {

@@ -33,7 +33,8 @@ type Record struct {
 	Bandwidth  float64   `json:"bandwidth,omitempty"`  // query KDE bandwidth after projection
 	Arrived    time.Time `json:"arrived"`              // arrival in new/ (inode change time of the rename)
 	LatencyMS  float64   `json:"latency_ms"`           // arrival -> pins driven (or decision if no pin)
-	MatchMS    float64   `json:"match_ms"`             // time spent reading and matching
+	ReadMS     float64   `json:"read_ms"`              // time spent reading and parsing the file
+	MatchMS    float64   `json:"match_ms"`             // time spent matching against the gallery
 	Model      string    `json:"model,omitempty"`      // sha256 of the model file (first 16 hex digits)
 	Retry      bool      `json:"retry,omitempty"`      // handled again after an interrupted run
 }

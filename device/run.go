@@ -310,12 +310,11 @@ func (r *Runner) handle(it item) {
 		r.log.Error("cannot claim batch", "file", it.name, "err", err)
 		return
 	}
-	start := time.Now()
 	rec := &Record{File: it.name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.claimed,
 		Divergence: st.model.Model.Divergence.String(), Threshold: finite(st.threshold)}
 	res, known, label, err := r.decide(st, it.name, rec)
 	if err != nil {
-		r.fail(rec, start, err.Error())
+		r.fail(rec, err.Error())
 		return
 	}
 	if err := r.sig.Signal(known, label); err != nil {
@@ -323,7 +322,6 @@ func (r *Runner) handle(it item) {
 	}
 	now := time.Now()
 	rec.LatencyMS = ms(now.Sub(arrived))
-	rec.MatchMS = ms(now.Sub(start))
 	d := res
 	rec.Known = known
 	rec.Decision = "unknown"
@@ -354,14 +352,15 @@ func (r *Runner) handle(it item) {
 	r.handled.Add(1)
 	r.log.Info("batch", "file", it.name, "decision", rec.Decision, "best", rec.Best, "score", d.Score,
 		"frames", rec.Frames, "latency_ms", math.Round(rec.LatencyMS*10)/10)
+	r.afterMove()
 	if r.opt.Observe != nil {
 		r.opt.Observe(rec)
 	}
-	r.afterMove()
 }
 
 // decide reads and matches the claimed batch.
 func (r *Runner) decide(st *state, name string, rec *Record) (match.Decision, bool, string, error) {
+	start := time.Now()
 	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
 	if err != nil {
 		return match.Decision{}, false, "", err
@@ -381,7 +380,10 @@ func (r *Runner) decide(st *state, name string, rec *Record) (match.Decision, bo
 	if want := st.model.Model.InputDim(); dim != want {
 		return match.Decision{}, false, "", fmt.Errorf("batch %s has %d features per frame, model %s expects %d (was the batch made with the same feature extractor as the model?)", name, dim, st.model.Path, want)
 	}
+	t := time.Now()
+	rec.ReadMS = ms(t.Sub(start))
 	res, err := st.model.Matcher.Match(x)
+	rec.MatchMS = ms(time.Since(t))
 	if err != nil {
 		return match.Decision{}, false, "", fmt.Errorf("batch %s: %w", name, err)
 	}
@@ -394,12 +396,11 @@ func (r *Runner) decide(st *state, name string, rec *Record) (match.Decision, bo
 }
 
 // fail moves the claimed batch to failed/ with the reason, and journals it.
-func (r *Runner) fail(rec *Record, start time.Time, reason string) {
+func (r *Runner) fail(rec *Record, reason string) {
 	r.failed.Add(1)
 	r.log.Warn("batch failed", "file", rec.File, "reason", reason)
 	rec.Decision, rec.Reason = "failed", reason
 	rec.Time = time.Now().UTC()
-	rec.MatchMS = ms(time.Since(start))
 	rec.LatencyMS = ms(time.Since(rec.Arrived))
 	rec.Divergence, rec.Threshold = "", nil
 	if err := r.journal.Append(rec); err != nil {
@@ -408,10 +409,10 @@ func (r *Runner) fail(rec *Record, start time.Time, reason string) {
 	if err := r.spool.Fail(rec.File, reason); err != nil {
 		r.log.Error("batch stays in cur/ (handled again at restart)", "file", rec.File, "err", err)
 	}
+	r.afterMove()
 	if r.opt.Observe != nil {
 		r.opt.Observe(rec)
 	}
-	r.afterMove()
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

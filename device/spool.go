@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -47,8 +48,9 @@ type SpoolOptions struct {
 // os.Root, so no name read from the directory or from an event can reach
 // outside it. A Spool is safe for concurrent use.
 type Spool struct {
-	opt  SpoolOptions
-	root *os.Root
+	opt     SpoolOptions
+	root    *os.Root
+	pruneMu sync.Mutex
 }
 
 // OpenSpool opens the spool at opt.Dir, creating the directory and any missing
@@ -303,6 +305,8 @@ func (s *Spool) Unclaim(name string) error {
 // Prune applies the caps on done/ and failed/ at time now, removing the
 // oldest files first. It returns how many batches it removed.
 func (s *Spool) Prune(now time.Time) (int, error) {
+	s.pruneMu.Lock()
+	defer s.pruneMu.Unlock()
 	n1, err1 := s.prune(DirDone, s.opt.DoneMaxFiles, s.opt.DoneMaxAge, now)
 	n2, err2 := s.prune(DirFailed, s.opt.FailedMaxFiles, s.opt.FailedMaxAge, now)
 	return n1 + n2, errors.Join(err1, err2)

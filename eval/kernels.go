@@ -120,7 +120,12 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 		for _, f := range fold {
 			nf = max(nf, f+1)
 		}
-		for ci, c := range cands {
+		// Candidates are scored in parallel, then compared in order so
+		// that the choice does not depend on the number of workers.
+		scores := make([][][]score, len(cands)) // [cand][reg][dim]
+		t.Pool.parallel(len(cands), func(ci int) {
+			c := cands[ci]
+			scores[ci] = make([][]score, len(regs))
 			for ri, reg := range regs {
 				sc := make([]score, len(dims))
 				n := 0
@@ -151,12 +156,20 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 					}
 					n += len(te)
 				}
-				if n <= 0 {
-					continue
-				}
 				for di := range dims {
-					s := score{sc[di].acc / float64(n), sc[di].margin / float64(n)}
-					if s.better(best) {
+					if n <= 0 {
+						sc[di] = score{acc: -1}
+						continue
+					}
+					sc[di] = score{sc[di].acc / float64(n), sc[di].margin / float64(n)}
+				}
+				scores[ci][ri] = sc
+			}
+		})
+		for ci := range cands {
+			for ri := range regs {
+				for di, s := range scores[ci][ri] {
+					if s.acc >= 0 && s.better(best) {
 						best, bestK = s, key{ci, ri, di}
 					}
 				}

@@ -2,7 +2,6 @@ package features
 
 import (
 	"bytes"
-	"fmt"
 	"image"
 	"image/color"
 	_ "image/jpeg" // register JPEG with image.Decode
@@ -108,11 +107,4 @@ func ToGray(img image.Image) *image.Gray {
 // grayFromPix wraps a w×h pixel slice (len w*h) as an image.Gray.
 func grayFromPix(pix []uint8, w, h int) *image.Gray {
 	return &image.Gray{Pix: pix, Stride: w, Rect: image.Rect(0, 0, w, h)}
-}
-
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -137,6 +137,10 @@ func (f LBP) Extract(img *image.Gray) ([]float64, error) {
 	for k, o := range lbpOffsets {
 		off[k] = o[1]*w + o[0]
 	}
+	colCell := make([]int, w)
+	for x := range colCell {
+		colCell[x] = x * f.GridX / w
+	}
 	for y := 1; y < h-1; y++ {
 		cy := y * f.GridY / h
 		for x := 1; x < w-1; x++ {
@@ -148,7 +152,7 @@ func (f LBP) Extract(img *image.Gray) ([]float64, error) {
 					code |= 1 << k
 				}
 			}
-			cell := cy*f.GridX + x*f.GridX/w
+			cell := cy*f.GridX + colCell[x]
 			out[cell*LBPBins+int(uniformBin[code])]++
 			count[cell]++
 		}

@@ -27,6 +27,9 @@ func DecodePGM(r io.Reader, name string) (*image.Gray, error) {
 	if _, err := io.ReadFull(br, magic[:]); err != nil || magic[0] != 'P' || (magic[1] != '2' && magic[1] != '5') {
 		return nil, formatErr(name, "not a PGM file: it must start with \"P5\" (binary) or \"P2\" (plain)")
 	}
+	if c, err := br.Peek(1); err == nil && !isSpace(c[0]) && c[0] != '#' {
+		return nil, formatErr(name, "not a PGM file: magic number \"P%c\" is followed by %q, want whitespace", magic[1], c[0])
+	}
 	w, err := p.headerInt("width")
 	if err != nil {
 		return nil, err

@@ -88,6 +88,7 @@ func TestPGMErrors(t *testing.T) {
 		{"sample above maxval", "P5\n2 1\n100\n\x05\x65", "PGM sample 101 at (1, 0) exceeds maxval 100", ErrFormat},
 		{"plain sample above maxval", "P2\n2 1\n100\n5 101\n", "PGM sample 101 at (1, 0) exceeds maxval 100", ErrFormat},
 		{"plain junk", "P2\n2 1\n100\n5 x\n", "want a decimal number", ErrFormat},
+		{"no space after magic", "P512 1\n255\n\x00", "followed by '1'", ErrFormat},
 		{"no space after maxval", "P5\n1 1\n255x", "followed by 'x'", ErrFormat},
 	}
 	for _, tc := range tests {

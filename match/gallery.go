@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Gallery matches one query set against m gallery sets at a time.
@@ -24,6 +25,8 @@ type Gallery struct {
 
 	// Workers is the number of goroutines Compare uses; 0 means GOMAXPROCS.
 	Workers int
+
+	scratch sync.Pool // *pairScratch, reused across queries
 }
 
 // NewGallery prepares the sets for matching. All sets must have the same
@@ -81,34 +84,45 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 		dst = make([]Divergences, len(g.sets))
 	}
 	dst = dst[:len(g.sets)]
-	lqq, err := q.LogDensity(q.x, nil)
+	qp, err := prepareQuery(q)
 	if err != nil {
 		return nil, err
 	}
 
-	w := g.workers()
-	var next int
-	var mu sync.Mutex
+	// Hand out gallery sets in small chunks: fine enough to balance sets of
+	// different sizes, coarse enough that the counter is not contended.
+	const chunk = 8
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range w {
+	for range g.workers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := newPairScratch(g.maxLen, q.Len())
+			s := g.getScratch(qp.stride)
+			defer g.scratch.Put(s)
 			for {
-				mu.Lock()
-				k := next
-				next++
-				mu.Unlock()
-				if k >= len(g.sets) {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= len(g.sets) {
 					return
 				}
-				dst[k] = s.compare(g.sets[k], g.selfLog[k], q, lqq)
+				for k := lo; k < min(lo+chunk, len(g.sets)); k++ {
+					dst[k] = s.compare(g.sets[k], g.selfLog[k], qp)
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	return dst, nil
+}
+
+// getScratch returns a worker's scratch with room for the largest gallery
+// set against a query of nq frames, reusing one from an earlier query when
+// it is large enough.
+func (g *Gallery) getScratch(nq int) *pairScratch {
+	if s, ok := g.scratch.Get().(*pairScratch); ok && s.fits(g.maxLen, nq) {
+		return s
+	}
+	return newPairScratch(g.maxLen, nq)
 }
 
 // Decision is the outcome of matching a query against a labelled gallery:

@@ -326,7 +326,7 @@ func (h *fileHeader) floatCount(avail int) (int, error) {
 	}
 	limit := avail / 8
 	tooMany := func(what string) error {
-		return fmt.Errorf("%w: %s need more numbers than the %d bytes of the file hold", ErrMalformed, what, avail)
+		return fmt.Errorf("%w: the header's shapes need more numbers than the %d bytes of data hold (at %s)", ErrMalformed, avail, what)
 	}
 	if h.InputDim > limit/h.Dim {
 		return 0, tooMany(fmt.Sprintf("W (%d×%d)", h.InputDim, h.Dim))

@@ -97,9 +97,9 @@ func TestValidateOK(t *testing.T) {
 
 func TestValidateErrors(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
+		name   string
 		break_ func(m *Model)
-		want  string
+		want   string
 	}{
 		{"nil W", func(m *Model) { m.W = nil }, "W is missing"},
 		{"wide W", func(m *Model) { m.W = mat.NewDense(2, 3, []float64{1, 0, 0, 0, 1, 0}) }, "must not have more columns than rows"},

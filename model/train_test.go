@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"syscall"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,9 +19,15 @@ func subspaceData(rng *rand.Rand, classes, perClass, frames, D, d int, noise flo
 	q := randomOrthonormal(rng, D, D)
 	truth = mat.DenseCopyOf(q.Slice(0, D, 0, d))
 	for c := range classes {
+		// Class means: evenly on a circle of radius 4 when d = 2 (so that
+		// every direction of the subspace matters), random otherwise.
 		mu := make([]float64, d)
 		for j := range mu {
 			mu[j] = 3 * rng.NormFloat64()
+		}
+		if d == 2 {
+			a := 2 * math.Pi * float64(c) / float64(classes)
+			mu[0], mu[1] = 4*math.Cos(a), 4*math.Sin(a)
 		}
 		for range perClass {
 			z := mat.NewDense(frames, D, nil)
@@ -46,7 +53,7 @@ func TestTrainRecoversSubspace(t *testing.T) {
 	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
 		rng := rand.New(rand.NewPCG(42, uint64(meas)))
 		const D, d = 12, 2
-		sets, labels, truth := subspaceData(rng, 4, 3, 30, D, d, 3)
+		sets, labels, truth := subspaceData(rng, 6, 3, 40, D, d, 4)
 		var progress []IterStats
 		res, err := Train(sets, labels, TrainOptions{Dim: d, Divergence: meas, MaxIter: 200, Workers: 2,
 			Progress: func(s IterStats) { progress = append(progress, s) }})
@@ -150,24 +157,44 @@ func BenchmarkCostGrad(b *testing.B) {
 	sets, labels := benchWorkload(b)
 	c, w := benchCost(b, sets, labels)
 	g := mat.NewDense(400, 20, nil)
+	cpu := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := c.Eval(w, g); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCost(b, c, cpu)
+}
+
+// reportCost reports the number of pairs and the CPU seconds per operation
+// (user + system, all threads), a figure less sensitive than wall time to
+// other load on a shared machine.
+func reportCost(b *testing.B, c *Cost, cpu0 float64) {
+	b.ReportMetric(float64(len(c.Pairs())), "pairs")
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // BenchmarkCost times a cost-only evaluation (one line-search trial).
 func BenchmarkCost(b *testing.B) {
 	sets, labels := benchWorkload(b)
 	c, w := benchCost(b, sets, labels)
+	cpu := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := c.Eval(w, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCost(b, c, cpu)
 }
 
 func benchCost(b *testing.B, sets []*mat.Dense, labels []int) (*Cost, *mat.Dense) {
@@ -192,7 +219,6 @@ func benchCost(b *testing.B, sets []*mat.Dense, labels []int) (*Cost, *mat.Dense
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(pairs)), "pairs")
 	c, err := NewCost(centred, pairs, h, match.Hellinger, 20, 0)
 	if err != nil {
 		b.Fatal(err)

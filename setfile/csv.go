@@ -41,12 +41,13 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 		}
+		if cr.n > 4*lim.MaxBytes+maxLine {
+			// Text is longer than the values it holds, but not without bound.
+			return nil, limitErr("CSV text is longer than the limit of %s; split the set or raise the limit", byteSize(float64(4*lim.MaxBytes)))
+		}
 		s := strings.TrimSpace(string(b))
 		if s == "" || s[0] == '#' {
 			continue
-		}
-		if cr.n > lim.MaxBytes+maxLine {
-			return nil, limitErr("CSV text is longer than the limit of %s; split the set or raise the limit", byteSize(float64(lim.MaxBytes)))
 		}
 		n := strings.Count(s, ",") + 1
 		if cols < 0 {

@@ -97,6 +97,10 @@ func TestReadCSVLimits(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("bytes limit: %v", err)
 	}
+	_, err = ReadCSV(strings.NewReader(strings.Repeat("# comment\n", 1000)), Limits{MaxBytes: 100})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("bytes limit: %v", err)
+	}
 	// A single endless line stops at the line-length bound.
 	_, err = ReadCSV(strings.NewReader(strings.Repeat("1", 1<<20)), Limits{MaxCols: 4, MaxBytes: 1 << 10})
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "longer than") {

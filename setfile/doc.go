@@ -26,8 +26,9 @@
 //   - 'shape' must be 2-D (frames, features) with both sizes at least 1;
 //     1-D, 0-D and 3-D or higher arrays are errors (reshape to 2-D).
 //   - The shape is checked against Limits before anything is allocated for
-//     the data, and the data is read in 64 KiB chunks, so a header that lies
-//     about the size costs no more memory than the bytes actually present.
+//     the data. At most 16 MiB is allocated up front; larger arrays grow
+//     as their data is read, so a header that lies about the size cannot
+//     make the reader allocate much more than the bytes actually present.
 //   - The data must be exactly rows×cols×itemsize bytes: a short file and
 //     trailing bytes are both errors that state the expected and present
 //     byte counts.

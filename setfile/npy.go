@@ -21,6 +21,9 @@ const (
 	// chunkBytes is the unit in which data is read, so that a header that
 	// lies about the size costs at most one chunk beyond the data present.
 	chunkBytes = 64 << 10
+	// preallocFloats bounds what a header alone can make the reader
+	// allocate before the data arrives.
+	preallocFloats = 2 << 20
 )
 
 // npyHeader is the parsed header dictionary of an .npy file.
@@ -157,7 +160,9 @@ func (h *npyHeader) validate(lim Limits) (rows, cols, item int, err error) {
 func readNPYData(r io.Reader, rows, cols, item int) ([]float64, error) {
 	n := rows * cols
 	want := int64(n) * int64(item)
-	data := make([]float64, 0, min(n, chunkBytes/8))
+	// Up to 16 MiB is allocated at once; beyond that the slice grows with
+	// the data actually read.
+	data := make([]float64, 0, min(n, preallocFloats))
 	buf := make([]byte, chunkBytes)
 	var got int64
 	for got < want {
@@ -174,9 +179,14 @@ func readNPYData(r io.Reader, rows, cols, item int) ([]float64, error) {
 		}
 	}
 	// Anything after the data means the header lies about the shape.
-	extra, err := io.Copy(io.Discard, io.LimitReader(r, 1<<30))
+	// Count at most 1 MiB of it: enough for the message.
+	extra, err := io.Copy(io.Discard, io.LimitReader(r, 1<<20+1))
 	if err != nil {
 		return nil, ioErr("reading .npy data", err)
+	}
+	if extra > 1<<20 {
+		return nil, formatErr("header says shape (%d, %d) of %d-byte floats, which needs %d bytes of data, but more than 1 MiB follows the data: the header is wrong",
+			rows, cols, item, want)
 	}
 	if extra > 0 {
 		return nil, formatErr("header says shape (%d, %d) of %d-byte floats, which needs %d bytes of data, but the file holds %d bytes (%d extra): the header is wrong",

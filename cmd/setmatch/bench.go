@@ -1,11 +1,181 @@
 package main
 
 import (
-	"errors"
+	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
-// runBench is a placeholder until the subcommand lands.
+// benchResult is what `setmatch bench` reports; the JSON keys are stable.
+type benchResult struct {
+	Mode          string  `json:"mode"`
+	Gallery       int     `json:"gallery_sets"`
+	Frames        int     `json:"frames_per_set"`
+	Dim           int     `json:"dim"`
+	QueryFrames   int     `json:"query_frames"`
+	Bandwidth     string  `json:"bandwidth"`
+	Queries       int     `json:"queries"`
+	Workers       int     `json:"workers"`
+	MsPerQuery    float64 `json:"ms_per_query"`    // median
+	MsP99         float64 `json:"ms_p99"`          // 99th percentile
+	MsMin         float64 `json:"ms_min"`          // fastest query
+	UsPerDistance float64 `json:"us_per_distance"` // median / gallery size
+	BytesPerQuery int64   `json:"bytes_per_query"` // heap bytes allocated per query
+	ScratchBytes  int     `json:"scratch_bytes"`   // working memory per query
+	SetupMs       float64 `json:"setup_ms"`        // gallery precomputation
+	GOARCH        string  `json:"goarch"`
+	CPU           string  `json:"cpu"`
+	GOMAXPROCS    int     `json:"gomaxprocs"`
+}
+
 func runBench(args []string, stdout, stderr io.Writer) error {
-	return errors.New("not built yet")
+	fs := newFlagSet("bench", "[--mode match|train] [flags]", stderr)
+	mode := fs.String("mode", "match", "what to time: match (the gallery matcher) or train (one training run)")
+	gallery := fs.Int("gallery", 1000, "match: number of gallery sets m")
+	frames := fs.Int("frames", 100, "frames per gallery set")
+	dim := fs.Int("dim", 20, "match: feature dimension d")
+	queryFrames := fs.Int("query-frames", 100, "match: frames in the query set")
+	bw := fs.String("bandwidth", "1", "KDE bandwidth: a number, scott or silverman")
+	queries := fs.Int("queries", 30, "match: number of timed queries")
+	workers := fs.Int("workers", 0, "goroutines (0: one per CPU)")
+	seed := fs.Uint64("seed", 1, "random seed for the generated data")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	classes := fs.Int("classes", 47, "train: number of classes")
+	sets := fs.Int("sets", 3, "train: sets per class")
+	inDim := fs.Int("in-dim", 400, "train: input dimension D")
+	outDim := fs.Int("out-dim", 20, "train: learned dimension d")
+	maxIter := fs.Int("max-iter", 25, "train: iteration cap")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("bench takes no arguments, got %q", fs.Args())
+	}
+	rule, err := match.ParseBandwidthRule(*bw)
+	if err != nil {
+		return usagef("--bandwidth: %v", err)
+	}
+	switch *mode {
+	case "match":
+	case "train":
+		return benchTrain(stdout, stderr, benchTrainOptions{
+			classes: *classes, sets: *sets, frames: *frames, inDim: *inDim, outDim: *outDim,
+			maxIter: *maxIter, workers: *workers, seed: *seed, rule: rule, json: *asJSON,
+		})
+	default:
+		return usagef("--mode must be match or train, got %q", *mode)
+	}
+	for name, v := range map[string]int{"--gallery": *gallery, "--frames": *frames, "--dim": *dim, "--query-frames": *queryFrames, "--queries": *queries} {
+		if v < 1 {
+			return usagef("%s must be at least 1, got %d", name, v)
+		}
+	}
+	if *frames < 2 || *queryFrames < 2 {
+		return usagef("sets need at least 2 frames")
+	}
+
+	rng := rand.New(rand.NewPCG(*seed, 0x5e7))
+	fmt.Fprintf(stderr, "generating %d gallery sets of %d frames in %d dimensions...\n", *gallery, *frames, *dim)
+	kdes := make([]*match.KDE, *gallery)
+	for k := range kdes {
+		if kdes[k], err = match.NewKDERule(gaussianSet(rng, *frames, *dim, rng.Float64()), rule); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	g, err := match.NewGallery(kdes)
+	if err != nil {
+		return err
+	}
+	g.Workers = *workers
+	setup := time.Since(start)
+
+	qs := make([]*match.KDE, *queries)
+	for i := range qs {
+		if qs[i], err = match.NewKDERule(gaussianSet(rng, *queryFrames, *dim, 0.5), rule); err != nil {
+			return err
+		}
+	}
+	dst := make([]match.Divergences, *gallery)
+	if _, err := g.Compare(qs[0], dst); err != nil { // warm up
+		return err
+	}
+	times := make([]time.Duration, len(qs))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i, q := range qs {
+		t := time.Now()
+		if _, err := g.Compare(q, dst); err != nil {
+			return err
+		}
+		times[i] = time.Since(t)
+	}
+	runtime.ReadMemStats(&after)
+	slices.Sort(times)
+
+	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+	res := benchResult{
+		Mode: "match", Gallery: *gallery, Frames: *frames, Dim: *dim, QueryFrames: *queryFrames,
+		Bandwidth: rule.String(), Queries: *queries, Workers: g.Workers,
+		MsPerQuery:    ms(times[len(times)/2]),
+		MsP99:         ms(times[min(len(times)-1, len(times)*99/100)]),
+		MsMin:         ms(times[0]),
+		BytesPerQuery: int64(after.TotalAlloc-before.TotalAlloc) / int64(len(qs)),
+		ScratchBytes:  g.ScratchBytes(*queryFrames),
+		SetupMs:       ms(setup),
+		GOARCH:        runtime.GOARCH, CPU: cpuModel(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+	}
+	if res.Workers == 0 {
+		res.Workers = runtime.GOMAXPROCS(0)
+	}
+	res.UsPerDistance = res.MsPerQuery * 1000 / float64(*gallery)
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	fmt.Fprintf(stdout, "gallery matcher: %d sets × %d frames, d = %d, query %d frames, bandwidth %s\n",
+		res.Gallery, res.Frames, res.Dim, res.QueryFrames, res.Bandwidth)
+	fmt.Fprintf(stdout, "machine: %s, %s, GOMAXPROCS %d, %d workers\n\n", res.CPU, res.GOARCH, res.GOMAXPROCS, res.Workers)
+	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "ms per query (median)", res.MsPerQuery)
+	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "ms per query (p99)", res.MsP99)
+	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "ms per query (fastest)", res.MsMin)
+	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "µs per distance (median)", res.UsPerDistance)
+	fmt.Fprintf(stdout, "  %-28s %12d\n", "heap bytes per query", res.BytesPerQuery)
+	fmt.Fprintf(stdout, "  %-28s %12d\n", "working memory per query", res.ScratchBytes)
+	fmt.Fprintf(stdout, "  %-28s %12.1f\n", "gallery setup ms", res.SetupMs)
+	return nil
+}
+
+// gaussianSet returns n frames of d independent N(mean, 1) features.
+func gaussianSet(rng *rand.Rand, n, d int, mean float64) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	raw := x.RawMatrix().Data
+	for i := range raw {
+		raw[i] = mean + rng.NormFloat64()
+	}
+	return x
+}
+
+// cpuModel returns the CPU's model name on Linux, or "unknown".
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }

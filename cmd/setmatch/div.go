@@ -1,11 +1,125 @@
 package main
 
 import (
-	"errors"
+	"encoding/json"
+	"flag"
+	"fmt"
 	"io"
+	"math"
+
+	"setmatch/match"
+	"setmatch/setfile"
 )
 
-// runDiv is a placeholder until the subcommand lands.
 func runDiv(args []string, stdout, stderr io.Writer) error {
-	return errors.New("not built yet")
+	fs := newFlagSet("div", "[--bandwidth H | --bandwidth-rule scott|silverman] [--json] A B", stderr)
+	bandwidth := fs.Float64("bandwidth", 0, "fixed KDE bandwidth `H` > 0 for both sets")
+	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: scott or silverman (default scott)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	oneSided := fs.Bool("one-sided", false, "also print the one-sided estimators (for comparison)")
+	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than this many bytes")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return usagef("want two set files (.npy or .csv), got %d arguments", fs.NArg())
+	}
+	rule, err := divBandwidthRule(fs, *bandwidth, *ruleName)
+	if err != nil {
+		return err
+	}
+	lim := setfile.DefaultLimits()
+	lim.MaxBytes = *maxBytes
+
+	var kdes [2]*match.KDE
+	for i, path := range fs.Args() {
+		x, err := setfile.ReadFile(path, lim)
+		if err != nil {
+			return err
+		}
+		if kdes[i], err = match.NewKDERule(x, rule); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	p, q := kdes[0], kdes[1]
+	if p.Dim() != q.Dim() {
+		return fmt.Errorf("%s has %d features per frame but %s has %d: both sets must come from the same feature extractor",
+			fs.Arg(0), p.Dim(), fs.Arg(1), q.Dim())
+	}
+	d, err := match.Compare(p, q)
+	if err != nil {
+		return err
+	}
+	var o match.OneSided
+	if *oneSided {
+		if o, err = match.CompareOneSided(p, q); err != nil {
+			return err
+		}
+	}
+
+	if *asJSON {
+		out := map[string]any{
+			"hellinger2":    d.Hellinger2,
+			"jeffrey":       d.Jeffrey,
+			"bhattacharyya": d.Bhattacharyya,
+			"a":             map[string]any{"path": fs.Arg(0), "frames": p.Len(), "bandwidth": p.Bandwidth()},
+			"b":             map[string]any{"path": fs.Arg(1), "frames": q.Len(), "bandwidth": q.Bandwidth()},
+			"dim":           p.Dim(),
+			"bandwidth":     rule.String(),
+		}
+		if *oneSided {
+			// JSON has no Inf: a one-sided estimate that overflowed is null.
+			out["one_sided"] = map[string]any{
+				"hellinger2_over_a": finiteOrNil(o.HellingerP), "hellinger2_over_b": finiteOrNil(o.HellingerQ),
+				"jeffrey_over_a": finiteOrNil(o.JeffreyP), "jeffrey_over_b": finiteOrNil(o.JeffreyQ),
+			}
+		}
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(out)
+	}
+	fmt.Fprintf(stdout, "A  %s: %d frames × %d features, bandwidth %.6g\n", fs.Arg(0), p.Len(), p.Dim(), p.Bandwidth())
+	fmt.Fprintf(stdout, "B  %s: %d frames × %d features, bandwidth %.6g\n", fs.Arg(1), q.Len(), q.Dim(), q.Bandwidth())
+	fmt.Fprintf(stdout, "hellinger2     %.17g\n", d.Hellinger2)
+	fmt.Fprintf(stdout, "jeffrey        %.17g\n", d.Jeffrey)
+	fmt.Fprintf(stdout, "bhattacharyya  %.17g\n", d.Bhattacharyya)
+	if *oneSided {
+		fmt.Fprintf(stdout, "one-sided hellinger2 over A %.17g, over B %.17g\n", o.HellingerP, o.HellingerQ)
+		fmt.Fprintf(stdout, "one-sided jeffrey    over A %.17g, over B %.17g\n", o.JeffreyP, o.JeffreyQ)
+	}
+	return nil
+}
+
+// divBandwidthRule turns the two mutually exclusive bandwidth flags into a
+// rule; with neither, each set gets Scott's rule.
+func divBandwidthRule(fs *flag.FlagSet, h float64, name string) (match.BandwidthRule, error) {
+	hSet := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "bandwidth" {
+			hSet = true
+		}
+	})
+	switch {
+	case hSet && name != "":
+		return match.BandwidthRule{}, usagef("give --bandwidth or --bandwidth-rule, not both")
+	case hSet:
+		if !(h > 0) || math.IsInf(h, 0) {
+			return match.BandwidthRule{}, usagef("--bandwidth must be a number > 0, got %v", h)
+		}
+		return match.BandwidthRule{Kind: match.Fixed, Fixed: h}, nil
+	case name == "":
+		return match.BandwidthRule{Kind: match.Scott}, nil
+	}
+	r, err := match.ParseBandwidthRule(name)
+	if err != nil || r.Kind == match.Fixed {
+		return match.BandwidthRule{}, usagef("--bandwidth-rule must be scott or silverman, got %q", name)
+	}
+	return r, nil
+}
+
+func finiteOrNil(v float64) any {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"setmatch/dataset"
 	"setmatch/eval"
 	"setmatch/features"
+	"setmatch/match"
+	"setmatch/model"
 )
 
 const evalSynopsis = `--data DIR [--features SPEC] [--protocol P] [--methods LIST] [--seed N] [--json]
@@ -41,6 +44,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	wscale := fs.String("width-scale", "both", "kernel widths apply to the raw divergence, to the divergence over its median on the gallery, or both: raw|median|both")
 	regs := fs.String("regs", "", "kFDA regulariser grid, relative to tr(S_w)/m (default 0.001,0.01,0.1,1)")
 	folds := fs.Int("folds", 5, "inner cross-validation folds over the gallery sets")
+	drDim := fs.Int("dr-dim", 10, "dimension of the learned space for nn-h-dr and nn-j-dr")
+	drIter := fs.Int("dr-iter", 25, "conjugate-gradient iterations when learning W")
+	whiten := fs.Bool("whiten", false, "with +pca:N, scale each principal component to unit variance (variances from the gallery frames)")
+	centre := fs.Bool("centre-sets", false, "subtract each set's own mean from its frames (for every method)")
+	spectrum := fs.Bool("spectrum", false, "print the extreme eigenvalues of k_HG, k_HL, k_J on the first split's gallery (bandwidth global*1) and exit")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -90,7 +98,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--width-scale %q: want raw, median or both", *wscale)
 	}
-	grid.Learn = drLearner(*workers)
+	grid.Learn = drLearner(*drDim, *drIter, *workers)
 
 	opt := dataset.Options{Workers: *workers}
 	var pipe features.Pipeline
@@ -115,8 +123,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	eo := eval.Options{Methods: ms, Grid: grid, Seed: *seed, Workers: *workers}
-	if k := pipe.PCADim(); k > 0 {
-		eo.Transform = pcaTransform(k)
+	if *whiten && pipe.PCADim() == 0 {
+		return usagef("--whiten needs a PCA step in --features, e.g. intensity:20x20+pca:20")
+	}
+	if k := pipe.PCADim(); k > 0 || *centre {
+		eo.Transform = splitTransform(k, *whiten, *centre)
+	}
+	if *spectrum {
+		return printSpectrum(stdout, splits[0], eo)
 	}
 	if !*quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, %d features, loaded in %.1f s; %d splits\n",
@@ -178,10 +192,72 @@ func parseFloats(s, flag string) ([]float64, error) {
 	return out, nil
 }
 
-// pcaTransform fits PCA to k dimensions on the gallery frames of a split
-// and applies it to every set.
-func pcaTransform(k int) func([]*mat.Dense, []int) ([]*mat.Dense, error) {
+// printSpectrum prints the extreme eigenvalues of the divergence kernels
+// on the gallery sets of split sp for the paper's widths.
+func printSpectrum(w io.Writer, sp eval.Split, eo eval.Options) error {
+	sets := sp.Sets
+	if eo.Transform != nil {
+		var err error
+		if sets, err = eo.Transform(sets, sp.Gallery); err != nil {
+			return err
+		}
+	}
+	pool, err := eval.NewPool(sets, eo.Workers)
+	if err != nil {
+		return err
+	}
+	reps, err := pool.KernelSpectra(eval.Bandwidth{Mode: eval.Global, Scale: 1}, sp.Gallery, eval.PaperWidths)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d gallery sets, bandwidth global*1\n%-6s %7s %13s %13s %10s\n", len(sp.Gallery), "kernel", "s", "min eig", "max eig", "min/max")
+	for _, r := range reps {
+		fmt.Fprintf(w, "%-6s %7g %13.4g %13.4g %10.2e\n", r.Kernel, r.Width, r.Min, r.Max, r.Min/r.Max)
+	}
+	return nil
+}
+
+// splitTransform returns the per-split feature step: PCA to k dimensions
+// (k > 0) fitted on the gallery frames of the split only (whitened if
+// whiten), then, if centre,
+// each set minus its own mean.
+func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*mat.Dense, error) {
 	return func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error) {
+		if k > 0 {
+			var err error
+			if sets, err = pcaSets(sets, gallery, k, whiten); err != nil {
+				return nil, err
+			}
+		}
+		if !centre {
+			return sets, nil
+		}
+		out := make([]*mat.Dense, len(sets))
+		for i, x := range sets {
+			n, d := x.Dims()
+			mean := make([]float64, d)
+			for r := range n {
+				for j, v := range x.RawRowView(r) {
+					mean[j] += v / float64(n)
+				}
+			}
+			c := mat.NewDense(n, d, nil)
+			for r := range n {
+				row := c.RawRowView(r)
+				for j, v := range x.RawRowView(r) {
+					row[j] = v - mean[j]
+				}
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+}
+
+// pcaSets fits PCA to k dimensions on the gallery frames and applies it to
+// every set.
+func pcaSets(sets []*mat.Dense, gallery []int, k int, whiten bool) ([]*mat.Dense, error) {
+	{
 		rows := 0
 		for _, g := range gallery {
 			n, _ := sets[g].Dims()
@@ -202,10 +278,35 @@ func pcaTransform(k int) func([]*mat.Dense, []int) ([]*mat.Dense, error) {
 		out := make([]*mat.Dense, len(sets))
 		for i, s := range sets {
 			out[i] = pca.Transform(s)
+			if whiten {
+				n, _ := out[i].Dims()
+				for r := range n {
+					row := out[i].RawRowView(r)
+					for j := range row {
+						if v := pca.Variances[j]; v > 0 {
+							row[j] /= math.Sqrt(v)
+						}
+					}
+				}
+			}
 		}
 		return out, nil
 	}
 }
 
-// drLearner returns the projection learner of the -dr methods.
-func drLearner(workers int) eval.Learner { return nil }
+// drLearner returns the projection learner of the -dr methods: model.Train
+// (Section 4) to dim dimensions with at most iter conjugate-gradient
+// iterations, default affinity (ν_w = smallest class − 1, ν_b = ν_w) and
+// per-set bandwidths by Scott's rule.
+func drLearner(dim, iter, workers int) eval.Learner {
+	return func(sets []*mat.Dense, labels []int, m match.Measure, seed int64) (*mat.Dense, []float64, error) {
+		_, d := sets[0].Dims()
+		res, err := model.Train(sets, labels, model.TrainOptions{
+			Dim: min(dim, d), Divergence: m, MaxIter: iter, Seed: seed, Workers: workers,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		return res.W, res.Mean, nil
+	}
+}

@@ -1,11 +1,226 @@
 package main
 
 import (
-	"errors"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
 	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"setmatch/model"
 )
 
-// runInspect is a placeholder until the subcommand lands.
+// inspectSummary is what `setmatch inspect` reports; --json prints it as is.
+type inspectSummary struct {
+	File           string            `json:"file"`
+	FileBytes      int64             `json:"file_bytes"`
+	FormatVersion  uint32            `json:"format_version"`
+	Created        string            `json:"created"`
+	Tool           string            `json:"tool"`
+	Data           string            `json:"data"`
+	InputDim       int               `json:"input_dim"`
+	Dim            int               `json:"dim"`
+	Divergence     string            `json:"divergence"`
+	QueryBandwidth string            `json:"query_bandwidth"`
+	Threshold      string            `json:"threshold"` // a number or "+Inf"
+	Sets           int               `json:"sets"`
+	Frames         int               `json:"frames"`
+	Classes        []inspectClass    `json:"classes"`
+	BandwidthMin   float64           `json:"bandwidth_min"`
+	BandwidthMax   float64           `json:"bandwidth_max"`
+	OrthonormalErr float64           `json:"orthonormality_error"`
+	FinalCost      float64           `json:"final_cost"`
+	Iterations     int               `json:"iterations"`
+	Params         map[string]string `json:"params"`
+	GalleryMiB     float64           `json:"gallery_mib"`
+}
+
+type inspectClass struct {
+	Label  string `json:"label"`
+	Sets   int    `json:"sets"`
+	Frames int    `json:"frames"`
+}
+
 func runInspect(args []string, stdout, stderr io.Writer) error {
-	return errors.New("not built yet")
+	fs := newFlagSet("inspect", "[--json] MODEL", stderr)
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("want one model file, got %d arguments (usage: setmatch inspect [--json] MODEL)", fs.NArg())
+	}
+	path := fs.Arg(0)
+	m, err := model.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s, err := inspectSummarize(path, m)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	return inspectPrint(stdout, s)
+}
+
+func inspectSummarize(path string, m *model.Model) (*inspectSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var pre [12]byte
+	if _, err := io.ReadFull(f, pre[:]); err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	s := &inspectSummary{
+		File:           path,
+		FileBytes:      fi.Size(),
+		FormatVersion:  binary.LittleEndian.Uint32(pre[8:]),
+		Tool:           m.Meta.Tool,
+		Data:           m.Meta.Data,
+		InputDim:       m.InputDim(),
+		Dim:            m.Dim(),
+		Divergence:     m.Divergence.String(),
+		QueryBandwidth: m.QueryBandwidth.String(),
+		Threshold:      inspectThreshold(m.Threshold),
+		Sets:           len(m.Sets),
+		BandwidthMin:   math.Inf(1),
+		BandwidthMax:   math.Inf(-1),
+		OrthonormalErr: m.OrthonormalityError(),
+		FinalCost:      m.Meta.FinalCost,
+		Iterations:     m.Meta.Iterations,
+		Params:         m.Meta.Params,
+	}
+	if !m.Meta.Created.IsZero() {
+		s.Created = m.Meta.Created.Format(time.RFC3339)
+	}
+	byLabel := make(map[string]*inspectClass)
+	for _, set := range m.Sets {
+		n, _ := set.Samples.Dims()
+		s.Frames += n
+		c := byLabel[set.Label]
+		if c == nil {
+			c = &inspectClass{Label: set.Label}
+			byLabel[set.Label] = c
+		}
+		c.Sets++
+		c.Frames += n
+		s.BandwidthMin = min(s.BandwidthMin, set.Bandwidth)
+		s.BandwidthMax = max(s.BandwidthMax, set.Bandwidth)
+	}
+	for _, c := range byLabel {
+		s.Classes = append(s.Classes, *c)
+	}
+	slices.SortFunc(s.Classes, func(a, b inspectClass) int {
+		switch {
+		case a.Label < b.Label:
+			return -1
+		case a.Label > b.Label:
+			return 1
+		}
+		return 0
+	})
+	s.GalleryMiB = float64(8*s.Frames*s.Dim) / (1 << 20)
+	return s, nil
+}
+
+func inspectThreshold(t float64) string {
+	if math.IsInf(t, 0) {
+		if t > 0 {
+			return "+Inf"
+		}
+		return "-Inf"
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
+}
+
+func inspectPrint(w io.Writer, s *inspectSummary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, a...)...) }
+	orUnknown := func(v string) string {
+		if v == "" {
+			return "(not recorded)"
+		}
+		return inspectPrintable(v)
+	}
+	row("file", "%s (%d bytes, format %d)", s.File, s.FileBytes, s.FormatVersion)
+	row("created", "%s", orUnknown(s.Created))
+	row("tool", "%s", orUnknown(s.Tool))
+	row("data", "%s", orUnknown(s.Data))
+	row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
+	row("divergence", "%s", s.Divergence)
+	row("query bandwidth", "%s", s.QueryBandwidth)
+	th := s.Threshold
+	if th == "+Inf" {
+		th += " (closed set: every batch gets a label)"
+	} else {
+		th += " (open set: a best divergence above it is unknown)"
+	}
+	row("threshold", "%s", th)
+	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, inspectBytes(8*int64(s.Frames)*int64(s.Dim)))
+	row("bandwidths", "%.4g – %.4g", s.BandwidthMin, s.BandwidthMax)
+	if s.Iterations > 0 || s.FinalCost != 0 {
+		row("training", "final cost %.6g after %d iterations", s.FinalCost, s.Iterations)
+	} else {
+		row("training", "(not recorded)")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.Params) > 0 {
+		fmt.Fprintln(w, "\nparameters:")
+		keys := make([]string, 0, len(s.Params))
+		for k := range s.Params {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "  %s\t%s\n", inspectPrintable(k), inspectPrintable(s.Params[k]))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\nclasses:")
+	fmt.Fprintf(tw, "  label\tsets\tframes\n")
+	for _, c := range s.Classes {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\n", inspectPrintable(c.Label), c.Sets, c.Frames)
+	}
+	return tw.Flush()
+}
+
+// inspectPrintable quotes s if it holds characters that would break the table.
+func inspectPrintable(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) || r == '\t' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// inspectBytes writes n bytes with a binary unit.
+func inspectBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }

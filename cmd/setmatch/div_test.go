@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+	"setmatch/setfile"
+)
+
+// run calls the dispatcher as the command line would and returns the exit
+// status and both outputs.
+func run(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = dispatch(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeSet(t *testing.T, dir, name string, x *mat.Dense) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := setfile.WriteFile(path, x); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDivJSONMatchesLibrary(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := gaussianSet(rng, 30, 4, 0)
+	b := gaussianSet(rng, 20, 4, 1)
+	pa, pb := writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
+
+	code, stdout, stderr := run("div", "--json", "--bandwidth", "0.7", pa, pb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Hellinger2, Jeffrey float64
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, stdout)
+	}
+	if strings.Count(strings.TrimSpace(stdout), "\n") != 0 {
+		t.Errorf("want exactly one line of JSON, got:\n%s", stdout)
+	}
+	p, _ := match.NewKDE(a, 0.7)
+	q, _ := match.NewKDE(b, 0.7)
+	want, _ := match.Compare(p, q)
+	if got.Hellinger2 != want.Hellinger2 || got.Jeffrey != want.Jeffrey {
+		t.Errorf("div --json = %+v, library = %+v", got, want)
+	}
+
+	// The default (Scott's rule per set) and the text output.
+	code, stdout, stderr = run("div", "--bandwidth-rule", "silverman", pa, pb)
+	if code != 0 || !strings.Contains(stdout, "hellinger2") || !strings.Contains(stdout, "jeffrey") {
+		t.Errorf("text output (exit %d): %s %s", code, stdout, stderr)
+	}
+}
+
+func TestDivCSVAndNPYAgree(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := gaussianSet(rng, 10, 3, 0)
+	b := gaussianSet(rng, 12, 3, 0.5)
+	pa, pb := writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
+	var csv bytes.Buffer
+	if err := setfile.WriteCSV(&csv, b); err != nil {
+		t.Fatal(err)
+	}
+	pc := filepath.Join(dir, "b.csv")
+	if err := os.WriteFile(pc, csv.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, fromNPY, _ := run("div", "--json", "--bandwidth", "1", pa, pb)
+	_, fromCSV, _ := run("div", "--json", "--bandwidth", "1", pa, pc)
+	var x, y struct{ Hellinger2, Jeffrey float64 }
+	if err := json.Unmarshal([]byte(fromNPY), &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(fromCSV), &y); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(x.Hellinger2-y.Hellinger2) > 1e-12 || math.Abs(x.Jeffrey-y.Jeffrey) > 1e-12 {
+		t.Errorf("npy %+v vs csv %+v", x, y)
+	}
+}
+
+func TestDivBadInput(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	good := writeSet(t, dir, "good.npy", gaussianSet(rng, 5, 3, 0))
+	other := writeSet(t, dir, "other.npy", gaussianSet(rng, 5, 4, 0))
+	one := writeSet(t, dir, "one.npy", gaussianSet(rng, 1, 3, 0))
+	junk := filepath.Join(dir, "junk.npy")
+	os.WriteFile(junk, []byte("\x93NUMPY\x01\x00garbage"), 0o644)
+	nanCSV := filepath.Join(dir, "nan.csv")
+	os.WriteFile(nanCSV, []byte("1,2,3\n4,nan,6\n"), 0o644)
+
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no files", []string{"div"}, 2, "want two set files"},
+		{"both bandwidth flags", []string{"div", "--bandwidth", "1", "--bandwidth-rule", "scott", good, good}, 2, "not both"},
+		{"zero bandwidth", []string{"div", "--bandwidth", "0", good, good}, 2, "> 0"},
+		{"bad rule", []string{"div", "--bandwidth-rule", "median", good, good}, 2, "scott or silverman"},
+		{"dimension mismatch", []string{"div", good, other}, 1, "same feature extractor"},
+		{"one frame, rule", []string{"div", good, one}, 1, "at least 2 frames"},
+		{"missing file", []string{"div", good, filepath.Join(dir, "nope.npy")}, 1, "nope.npy"},
+		{"malformed npy", []string{"div", good, junk}, 1, "junk.npy"},
+		{"NaN in csv", []string{"div", good, nanCSV}, 1, "nan.csv"},
+	} {
+		code, _, stderr := run(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d mentioning %q", c.name, code, stderr, c.code, c.want)
+		}
+	}
+	// One frame is fine with a fixed bandwidth.
+	if code, _, stderr := run("div", "--bandwidth", "1", good, one); code != 0 {
+		t.Errorf("one frame with fixed bandwidth: exit %d: %s", code, stderr)
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	code, stdout, stderr := run("bench", "--json", "--gallery", "20", "--frames", "10", "--dim", "3", "--query-frames", "8", "--queries", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		MsPerQuery    *float64 `json:"ms_per_query"`
+		BytesPerQuery *int64   `json:"bytes_per_query"`
+		Gallery       int      `json:"gallery_sets"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if res.MsPerQuery == nil || *res.MsPerQuery <= 0 || res.BytesPerQuery == nil || res.Gallery != 20 {
+		t.Errorf("bench result %s", stdout)
+	}
+	if code, _, _ := run("bench", "--gallery", "0"); code != 2 {
+		t.Errorf("--gallery 0: exit %d, want 2", code)
+	}
+}

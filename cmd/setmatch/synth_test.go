@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/dataset"
+)
+
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = dispatch(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestSynthWritesDataset(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	code, out, errOut := runCmd("synth", "--classes", "3", "--sets", "2", "--frames", "7", "--dim", "4", "--out", dir, "--seed", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "wrote 3 classes × 2 sets × 7 frames × 4 features (subspace, info-dim 2, seed 5)") || strings.Count(out, "\n") != 1 {
+		t.Errorf("summary %q", out)
+	}
+	d, err := dataset.Load(dir, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Classes) != 3 || len(d.Sets) != 6 || d.Dim() != 4 || d.Sets[5].Name != "s001" {
+		t.Fatalf("loaded %v, %d sets, dim %d", d.Classes, len(d.Sets), d.Dim())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c00", "s000.npy")); err != nil {
+		t.Error(err)
+	}
+
+	// Not empty: refused without --force, replaced with it, and the same
+	// seed gives the same data.
+	if code, _, e := runCmd("synth", "--out", dir, "--classes", "2", "--sets", "1", "--frames", "7", "--dim", "4", "--seed", "5"); code != 1 || !strings.Contains(e, "not empty") {
+		t.Errorf("overwrite without --force: exit %d, %q", code, e)
+	}
+	code, _, errOut = runCmd("synth", "--out", dir, "--classes", "3", "--sets", "2", "--frames", "7", "--dim", "4", "--seed", "5", "--force")
+	if code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, errOut)
+	}
+	e, err := dataset.Load(dir, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.Sets {
+		if !mat.Equal(d.Sets[i].Frames, e.Sets[i].Frames) {
+			t.Errorf("set %d differs for the same seed", i)
+		}
+	}
+	// --force with fewer classes leaves no stale class behind.
+	if code, _, e := runCmd("synth", "--out", dir, "--classes", "2", "--sets", "1", "--frames", "7", "--dim", "4", "--force"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	if e, err := dataset.Load(dir, dataset.Options{}); err != nil || len(e.Classes) != 2 {
+		t.Errorf("after --force with 2 classes: %v, %v", e, err)
+	}
+}
+
+func TestSynthBeyondGauss(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "bg")
+	code, out, errOut := runCmd("synth", "--kind", "beyond-gauss", "--classes", "4", "--sets", "2", "--frames", "20", "--dim", "3", "--out", dir)
+	if code != 0 || !strings.Contains(out, "beyond-gauss") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+}
+
+func TestSynthForceRefusesForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "thesis.tex"), []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, e := runCmd("synth", "--out", dir, "--classes", "2", "--sets", "1", "--frames", "5", "--dim", "2", "--force")
+	if code != 1 || !strings.Contains(e, "thesis.tex") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "thesis.tex")); err != nil {
+		t.Error("foreign file removed")
+	}
+}
+
+func TestSynthUsageErrors(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	for _, args := range [][]string{
+		{"synth"},
+		{"synth", "--out", out, "extra"},
+		{"synth", "--out", out, "--kind", "gaussian"},
+		{"synth", "--out", out, "--classes", "0"},
+		{"synth", "--out", out, "--dim", "3", "--info-dim", "4"},
+		{"synth", "--out", out, "--kind", "beyond-gauss", "--info-dim", "2"},
+		{"synth", "--out", out, "--kind", "beyond-gauss", "--frames", "5", "--dim", "5"},
+		{"synth", "--out", out, "--frames", "x"},
+	} {
+		code, _, e := runCmd(args...)
+		if code != 2 || e == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, e)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output folder created despite usage errors")
+	}
+	if code, _, _ := runCmd("synth", "-h"); code != 0 {
+		t.Errorf("-h: exit %d", code)
+	}
+}

@@ -1,0 +1,181 @@
+package eval
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// beyondGauss returns sets of three classes with the same mean (0) and
+// covariance (I) but different shapes: a Gaussian, a mixture of tight
+// blobs at the corners of a cube, and a spherical shell.
+func beyondGauss(rng *rand.Rand, perClass, n, d int) *Data {
+	data := &Data{Classes: []string{"gauss", "corners", "shell"}}
+	const tight = 0.15
+	for c := range 3 {
+		for range perClass {
+			x := mat.NewDense(n, d, nil)
+			for i := range n {
+				row := x.RawRowView(i)
+				switch c {
+				case 0:
+					for j := range row {
+						row[j] = rng.NormFloat64()
+					}
+				case 1:
+					s := 1 / math.Sqrt(1+tight*tight)
+					for j := range row {
+						sign := 1.0
+						if rng.IntN(2) == 0 {
+							sign = -1
+						}
+						row[j] = s * (sign + tight*rng.NormFloat64())
+					}
+				case 2:
+					var r float64
+					for j := range row {
+						row[j] = rng.NormFloat64()
+						r += row[j] * row[j]
+					}
+					r = math.Sqrt(float64(d) / r)
+					for j := range row {
+						row[j] *= r
+					}
+				}
+			}
+			data.Sets = append(data.Sets, x)
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	return data
+}
+
+func smallGrid() Grid {
+	g := DefaultGrid()
+	g.Bandwidths = []Bandwidth{{Mode: Global, Scale: 0.5}, {Mode: Global, Scale: 1}, {Mode: Global, Scale: 2}, {Mode: PerSet, Scale: 1}}
+	g.Regs = []float64{1e-2, 1}
+	g.Widths = []float64{0.1, 1}
+	return g
+}
+
+func TestBeyondGaussCDLAtChanceKDEFarAbove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	data := beyondGauss(rng, 16, 30, 3)
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 8, Probe: 8, Splits: 1}.MakeSplits(data, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods := []string{NNH, NNJ, KFDAHG, CDL, GDA}
+	if testing.Short() {
+		methods = []string{NNH, NNJ, CDL}
+	}
+	res, err := Evaluate(splits, 3, Options{Methods: methods, Grid: smallGrid(), Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range methods {
+		t.Logf("%-8s %5.1f%%  %s", m, res.Methods[m].Mean, res.Methods[m].Params[0])
+	}
+	// Chance is 33%; with 24 probes, 60% is about 2.8 standard deviations
+	// above it. (Covariance methods are not exactly at chance: the
+	// spread of sample covariances depends on the shape's kurtosis.)
+	if a := res.Methods[CDL].Mean; a > 60 {
+		t.Errorf("CDL %.1f%% on sets with identical covariances, want near chance (33%%)", a)
+	}
+	for _, m := range []string{NNH, NNJ} {
+		if a := res.Methods[m].Mean; a < 75 {
+			t.Errorf("%s %.1f%%, want ≥ 75%% (far above chance) on differently shaped sets", m, a)
+		}
+	}
+}
+
+// TestEvaluateEasy: sets that differ in their means are recognised by every
+// method.
+func TestEvaluateEasy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	data := &Data{Classes: []string{"a", "b", "c"}}
+	for c := range 3 {
+		for range 6 {
+			// Class c: shifted along and stretched along coordinate c, so
+			// that means, subspaces and covariances all differ.
+			x := randSet(rng, 12, 5, 0, 0.3)
+			for i := range 12 {
+				x.Set(i, c, 5*x.At(i, c)+2)
+			}
+			data.Sets = append(data.Sets, x)
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 3, Probe: 3, Splits: 2}.MakeSplits(data, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods := []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, GDA, CDL}
+	var calls int
+	g := smallGrid()
+	g.GDAP = []int{1, 2}
+	res, err := Evaluate(splits, 3, Options{Methods: methods, Grid: g, Seed: 1,
+		Progress: func(Progress) { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 {
+		t.Errorf("progress called %d times, want 2", calls)
+	}
+	for _, m := range methods {
+		r := res.Methods[m]
+		if len(r.Accuracies) != 2 || r.Mean < 99.9 {
+			t.Errorf("%s: accuracies %v, want 100%% on both splits", m, r.Accuracies)
+		}
+	}
+	if _, err := Run(NNHDR, &Task{Pool: mustPool(t, data.Sets), Train: []int{0, 6}, Labels: []int{0, 1}, Test: []int{1}, Classes: 3}, smallGrid()); err == nil {
+		t.Error("nn-h-dr without a learner did not fail")
+	}
+}
+
+func mustPool(t *testing.T, sets []*mat.Dense) *Pool {
+	t.Helper()
+	p, err := NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDRWithLearner runs nn-h-dr with a stand-in learner (the first d
+// coordinates) to check the plumbing.
+func TestDRWithLearner(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	data := &Data{Classes: []string{"a", "b"}}
+	for c := range 2 {
+		for range 4 {
+			x := randSet(rng, 10, 6, 0, 1)
+			for i := range 10 {
+				x.Set(i, 0, x.At(i, 0)*0.1+3*float64(c))
+			}
+			data.Sets = append(data.Sets, x)
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	g := smallGrid()
+	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ int64) (*mat.Dense, []float64, error) {
+		w := mat.NewDense(6, 2, nil)
+		w.Set(0, 0, 1)
+		w.Set(1, 1, 1)
+		return w, nil, nil
+	}
+	splits, _ := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 1}.MakeSplits(data, 1)
+	res, err := Evaluate(splits, 2, Options{Methods: []string{NNHDR, NNJDR}, Grid: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{NNHDR, NNJDR} {
+		if res.Methods[m].Mean < 99.9 {
+			t.Errorf("%s: %v", m, res.Methods[m].Accuracies)
+		}
+	}
+}

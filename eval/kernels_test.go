@@ -1,0 +1,301 @@
+package eval
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+func randSet(rng *rand.Rand, n, d int, mean, scale float64) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, mean+scale*rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+func TestProjectionKernelByHand(t *testing.T) {
+	s := 1 / math.Sqrt2
+	a := mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0})
+	b := mat.NewDense(3, 2, []float64{1, 0, 0, s, 0, s})
+	// AᵀB = [[1, 0], [0, 1/√2]]: ‖·‖² = 1 + 1/2.
+	if got := ProjectionKernel(a, b); math.Abs(got-1.5) > 1e-12 {
+		t.Errorf("projection kernel = %v, want 1.5", got)
+	}
+	if got := ProjectionKernel(a, a); math.Abs(got-2) > 1e-12 {
+		t.Errorf("projection kernel of a 2-D subspace with itself = %v, want 2", got)
+	}
+	// A set whose frames lie in the x–y plane, with most energy along x.
+	x := mat.NewDense(4, 3, []float64{3, 0.1, 0, -3, 0.2, 0, 2, -0.1, 0, 1, 1, 0})
+	basis, err := SetBasis(x, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ProjectionKernel(basis, a); math.Abs(got-2) > 1e-12 {
+		t.Errorf("basis of an x–y set against the x–y plane: %v, want 2", got)
+	}
+	b1, _ := SetBasis(x, 1)
+	if v := math.Abs(b1.At(0, 0)); v < 0.99 {
+		t.Errorf("top direction %v is not close to x", mat.Formatted(b1.T()))
+	}
+	if _, err := SetBasis(x, 5); err == nil {
+		t.Error("p larger than the set accepted")
+	}
+}
+
+func TestCDLKernelByHand(t *testing.T) {
+	// Frames (±u, 0), (0, ±v): mean 0, covariance diag(2u²/3, 2v²/3).
+	mk := func(u, v float64) *mat.Dense {
+		return mat.NewDense(4, 2, []float64{u, 0, -u, 0, 0, v, 0, -v})
+	}
+	a, b := mk(1, 2), mk(3, 0.5)
+	ca := Covariance(a)
+	if math.Abs(ca.At(0, 0)-2.0/3) > 1e-12 || math.Abs(ca.At(1, 1)-8.0/3) > 1e-12 || math.Abs(ca.At(0, 1)) > 1e-12 {
+		t.Fatalf("covariance %v, want diag(2/3, 8/3)", mat.Formatted(ca))
+	}
+	p, err := NewPool([]*mat.Dense{a, b}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reg = 0.1
+	k, lambda, err := p.CDLKernel(reg, []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// λ = reg × median of tr(C)/d = reg × mean of (5/3, (18+0.5)/3/2).
+	trA, trB := (2.0/3+8.0/3)/2, (6+0.5/3)/2
+	if want := reg * (trA + trB) / 2; math.Abs(lambda-want) > 1e-12 {
+		t.Fatalf("λ = %v, want %v", lambda, want)
+	}
+	la := []float64{math.Log(2.0/3 + lambda), math.Log(8.0/3 + lambda)}
+	lb := []float64{math.Log(6 + lambda), math.Log(0.5/3 + lambda)}
+	want := la[0]*lb[0] + la[1]*lb[1]
+	if got := k.At(0, 1); math.Abs(got-want) > 1e-10 {
+		t.Errorf("k(A,B) = %v, want Σ log(a_i+λ) log(b_i+λ) = %v", got, want)
+	}
+	if got, w := k.At(0, 0), la[0]*la[0]+la[1]*la[1]; math.Abs(got-w) > 1e-10 {
+		t.Errorf("k(A,A) = %v, want %v", got, w)
+	}
+}
+
+// TestCDLKernelLowRankMatchesDense checks the low-rank computation against
+// dense matrix logarithms for rank-deficient covariances (n < d).
+func TestCDLKernelLowRankMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	sets := []*mat.Dense{randSet(rng, 4, 6, 0, 1), randSet(rng, 5, 6, 1, 2), randSet(rng, 9, 6, -1, 0.5)}
+	p, err := NewPool(sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, lambda, err := p.CDLKernel(0.01, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := func(x *mat.Dense) *mat.SymDense {
+		c := Covariance(x)
+		for i := range 6 {
+			c.SetSym(i, i, c.At(i, i)+lambda)
+		}
+		return c
+	}
+	for i := range sets {
+		for j := range sets {
+			want, err := LogEuclideanKernel(reg(sets[i]), reg(sets[j]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := k.At(i, j); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("k(%d,%d) = %v, dense %v", i, j, got, want)
+			}
+		}
+	}
+}
+
+func TestLogSPDByHand(t *testing.T) {
+	a := mat.NewSymDense(2, []float64{2, 0, 0, 5})
+	l, err := LogSPD(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(l.At(0, 0)-math.Log(2)) > 1e-12 || math.Abs(l.At(1, 1)-math.Log(5)) > 1e-12 || math.Abs(l.At(0, 1)) > 1e-12 {
+		t.Errorf("log diag(2,5) = %v", mat.Formatted(l))
+	}
+	// Rotated: log(R D Rᵀ) = R log(D) Rᵀ.
+	c, s := math.Cos(0.3), math.Sin(0.3)
+	r := mat.NewDense(2, 2, []float64{c, -s, s, c})
+	var rd, rdr mat.Dense
+	rd.Mul(r, mat.NewDiagDense(2, []float64{2, 5}))
+	rdr.Mul(&rd, r.T())
+	sym := mat.NewSymDense(2, []float64{rdr.At(0, 0), rdr.At(0, 1), rdr.At(0, 1), rdr.At(1, 1)})
+	l2, _ := LogSPD(sym)
+	var w, w2 mat.Dense
+	w.Mul(r, mat.NewDiagDense(2, []float64{math.Log(2), math.Log(5)}))
+	w2.Mul(&w, r.T())
+	if !mat.EqualApprox(l2, &w2, 1e-12) {
+		t.Errorf("log of rotated matrix %v, want %v", mat.Formatted(l2), mat.Formatted(&w2))
+	}
+	if _, err := LogSPD(mat.NewSymDense(2, []float64{1, 0, 0, -1})); err == nil {
+		t.Error("indefinite matrix accepted")
+	}
+}
+
+// TestDivergencesMatchMatchCompare: with one bandwidth per set the pool's
+// all-pairs divergences equal match.Compare.
+func TestDivergencesMatchMatchCompare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	sets := []*mat.Dense{randSet(rng, 7, 5, 0, 1), randSet(rng, 9, 5, 0.5, 1.5), randSet(rng, 6, 5, -0.3, 0.7), randSet(rng, 8, 5, 0, 1)}
+	p, err := NewPool(sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := []float64{0.8, 1.3, 0.5, 2}
+	h := make([]float64, p.Frames())
+	for i := range sets {
+		for f := p.off[i]; f < p.off[i+1]; f++ {
+			h[f] = hs[i]
+		}
+	}
+	dm, err := p.Divergences(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sets {
+		for j := range sets {
+			ki, _ := match.NewKDE(sets[i], hs[i])
+			kj, _ := match.NewKDE(sets[j], hs[j])
+			want, err := match.Compare(ki, kj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := dm.H2.At(i, j); math.Abs(got-want.Hellinger2) > 1e-9 {
+				t.Errorf("H2(%d,%d) = %v, match.Compare %v", i, j, got, want.Hellinger2)
+			}
+			if got := dm.J.At(i, j); math.Abs(got-want.Jeffrey) > 1e-8*math.Max(1, want.Jeffrey) {
+				t.Errorf("J(%d,%d) = %v, match.Compare %v", i, j, got, want.Jeffrey)
+			}
+		}
+	}
+}
+
+// TestAdaptiveDivergencesNaive checks per-frame bandwidths against a
+// direct evaluation of the variable-bandwidth KDE.
+func TestAdaptiveDivergencesNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	sets := []*mat.Dense{randSet(rng, 5, 3, 0, 1), randSet(rng, 6, 3, 1, 1)}
+	p, _ := NewPool(sets, 1)
+	h, err := p.FrameBandwidths(Bandwidth{Mode: Adaptive, K: 2, Scale: 1.5}, []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, err := p.Divergences(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logp := func(s int, x []float64) float64 {
+		var terms []float64
+		n, d := sets[s].Dims()
+		for f := range n {
+			hf := h[p.off[s]+f]
+			var q float64
+			for c := range d {
+				e := x[c] - sets[s].At(f, c)
+				q += e * e
+			}
+			terms = append(terms, -q/(2*hf*hf)-float64(d)/2*math.Log(2*math.Pi*hf*hf))
+		}
+		return match.LogSumExp(terms) - math.Log(float64(n))
+	}
+	var lpp, lqp, lpq, lqq []float64
+	for f := range 5 {
+		x := sets[0].RawRowView(f)
+		lpp, lqp = append(lpp, logp(0, x)), append(lqp, logp(1, x))
+	}
+	for f := range 6 {
+		x := sets[1].RawRowView(f)
+		lpq, lqq = append(lpq, logp(0, x)), append(lqq, logp(1, x))
+	}
+	want := match.Symmetric(lpp, lqp, lpq, lqq)
+	if got := dm.H2.At(0, 1); math.Abs(got-want.Hellinger2) > 1e-9 {
+		t.Errorf("H2 = %v, naive %v", got, want.Hellinger2)
+	}
+	if got := dm.J.At(0, 1); math.Abs(got-want.Jeffrey) > 1e-8*math.Max(1, want.Jeffrey) {
+		t.Errorf("J = %v, naive %v", got, want.Jeffrey)
+	}
+	// The 2nd-neighbour rule: check one frame by hand.
+	var ds []float64
+	for g := range 5 {
+		if g != 0 {
+			var q float64
+			for c := range 3 {
+				e := sets[0].At(0, c) - sets[0].At(g, c)
+				q += e * e
+			}
+			ds = append(ds, math.Sqrt(q))
+		}
+	}
+	sortFloats(ds)
+	if math.Abs(h[0]-1.5*math.Max(ds[1], 0)) > 1e-9 && h[0] < 1.5*ds[1] {
+		t.Errorf("frame 0 bandwidth %v, want 1.5 × 2nd-neighbour distance %v (or the floor)", h[0], 1.5*ds[1])
+	}
+}
+
+func sortFloats(x []float64) {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+		}
+	}
+}
+
+func TestKernelMatricesSymmetricAndPSD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var sets []*mat.Dense
+	for i := range 12 {
+		sets = append(sets, randSet(rng, 10, 6, float64(i%3), 1+0.2*float64(i%4)))
+	}
+	p, _ := NewPool(sets, 2)
+	all := make([]int, len(sets))
+	for i := range all {
+		all[i] = i
+	}
+	gk, err := p.GDAKernel(3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, _, err := p.CDLKernel(1e-2, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, k := range map[string]mat.Symmetric{"gda": gk, "cdl": ck} {
+		lo, hi, err := MinEigenvalue(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Both are Gram matrices (of projection matrices, of log-covariances).
+		if lo < -1e-9*hi {
+			t.Errorf("%s kernel: smallest eigenvalue %g (largest %g), want ≥ 0", name, lo, hi)
+		}
+	}
+	reps, err := p.KernelSpectra(Bandwidth{Mode: Global, Scale: 1}, all, []float64{0.1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 6 {
+		t.Fatalf("%d spectrum reports, want 3 kernels × 2 widths", len(reps))
+	}
+	for _, r := range reps {
+		if !(r.Max > 0) || r.Min > r.Max || math.IsNaN(r.Min) {
+			t.Errorf("%+v: implausible spectrum", r)
+		}
+		// exp(−s·δ) has a unit diagonal: the eigenvalues sum to m.
+		if math.Abs(r.Trace-float64(len(sets))) > 1e-9 {
+			t.Errorf("%+v: trace %v, want %d", r, r.Trace, len(sets))
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package eval
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// toyClasses returns m points in d dimensions from c Gaussian classes with
+// different means and a shared anisotropic covariance.
+func toyClasses(rng *rand.Rand, c, per, d int) (*mat.Dense, []int) {
+	x := mat.NewDense(c*per, d, nil)
+	labels := make([]int, c*per)
+	for k := range c {
+		for i := range per {
+			r := k*per + i
+			labels[r] = k
+			for j := range d {
+				mean := float64((k*7+j*3)%5) - 2
+				x.Set(r, j, mean+(1+float64(j))*0.5*rng.NormFloat64())
+			}
+		}
+	}
+	return x, labels
+}
+
+// lda solves S_b w = λ S_w w on the points directly (d×d problem).
+func lda(x *mat.Dense, labels []int, c int) (*mat.Dense, []float64) {
+	m, d := x.Dims()
+	mean := make([]float64, d)
+	cm := make([][]float64, c)
+	cnt := make([]float64, c)
+	for k := range c {
+		cm[k] = make([]float64, d)
+	}
+	for i := range m {
+		for j := range d {
+			mean[j] += x.At(i, j) / float64(m)
+			cm[labels[i]][j] += x.At(i, j)
+		}
+		cnt[labels[i]]++
+	}
+	sb := mat.NewSymDense(d, nil)
+	sw := mat.NewSymDense(d, nil)
+	for k := range c {
+		v := make([]float64, d)
+		for j := range d {
+			cm[k][j] /= cnt[k]
+			v[j] = cm[k][j] - mean[j]
+		}
+		sb.SymRankOne(sb, cnt[k], mat.NewVecDense(d, v))
+	}
+	for i := range m {
+		v := make([]float64, d)
+		for j := range d {
+			v[j] = x.At(i, j) - cm[labels[i]][j]
+		}
+		sw.SymRankOne(sw, 1, mat.NewVecDense(d, v))
+	}
+	w, vals, err := generalisedEigen(sb, sw)
+	if err != nil {
+		panic(err)
+	}
+	return w, vals
+}
+
+// principalCosines returns the cosines of the principal angles between the
+// column spaces of a and b (same number of rows).
+func principalCosines(t *testing.T, a, b *mat.Dense) []float64 {
+	t.Helper()
+	orth := func(x *mat.Dense) *mat.Dense {
+		var svd mat.SVD
+		if !svd.Factorize(x, mat.SVDThin) {
+			t.Fatal("SVD failed")
+		}
+		var u mat.Dense
+		svd.UTo(&u)
+		return &u
+	}
+	qa, qb := orth(a), orth(b)
+	var g mat.Dense
+	g.Mul(qa.T(), qb)
+	var svd mat.SVD
+	if !svd.Factorize(&g, mat.SVDNone) {
+		t.Fatal("SVD failed")
+	}
+	return svd.Values(nil)
+}
+
+func TestKFDALinearKernelIsLDA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const c, per, d = 3, 15, 4
+	x, labels := toyClasses(rng, c, per, d)
+	var k mat.SymDense
+	k.SymOuterK(1, x)
+	f, err := FitKFDA(&k, labels, c, 1e-10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, vals := lda(x, labels, c)
+	r := c - 1
+	if _, got := f.Alpha.Dims(); got != r {
+		t.Fatalf("latent dimension %d, want C−1 = %d", got, r)
+	}
+	for i := range r {
+		if math.Abs(f.Values[i]-vals[i]) > 1e-5*math.Abs(vals[i]) {
+			t.Errorf("eigenvalue %d: kFDA %.8g, LDA %.8g", i, f.Values[i], vals[i])
+		}
+	}
+	// The projected points span the same subspace of R^m (up to sign and
+	// scale of each direction, after centring).
+	var zl mat.Dense
+	zl.Mul(centred(x), w.Slice(0, d, 0, r))
+	for i, cs := range principalCosines(t, f.Train, &zl) {
+		if cs < 1-1e-6 {
+			t.Errorf("principal cosine %d between kFDA and LDA projections = %.9f, want 1", i, cs)
+		}
+	}
+	// Each direction separately agrees up to sign and scale too (distinct
+	// eigenvalues).
+	for j := range r {
+		a := mat.Col(nil, j, f.Train)
+		b := mat.Col(nil, j, &zl)
+		cs := math.Abs(mat.Dot(mat.NewVecDense(len(a), a), mat.NewVecDense(len(b), b))) / (mat.Norm(mat.NewVecDense(len(a), a), 2) * mat.Norm(mat.NewVecDense(len(b), b), 2))
+		if cs < 1-1e-6 {
+			t.Errorf("direction %d: |cos| = %.9f between kFDA and LDA", j, cs)
+		}
+	}
+}
+
+func TestGeneralisedEigenSatisfiesEquation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const m = 12
+	a := mat.NewSymDense(m, nil)
+	b := mat.NewSymDense(m, nil)
+	for range 5 {
+		v := make([]float64, m)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		a.SymRankOne(a, 1, mat.NewVecDense(m, v))
+	}
+	for range m + 3 {
+		v := make([]float64, m)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		b.SymRankOne(b, 1, mat.NewVecDense(m, v))
+	}
+	vecs, vals, err := generalisedEigen(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range m {
+		if j > 0 && vals[j] > vals[j-1] {
+			t.Errorf("eigenvalues not decreasing at %d", j)
+		}
+		v := mat.NewVecDense(m, mat.Col(nil, j, vecs))
+		var av, bv mat.VecDense
+		av.MulVec(a, v)
+		bv.MulVec(b, v)
+		for i := range m {
+			if d := av.AtVec(i) - vals[j]*bv.AtVec(i); math.Abs(d) > 1e-8*(1+math.Abs(av.AtVec(i))) {
+				t.Fatalf("eigenpair %d row %d: A v − λ B v = %g", j, i, d)
+			}
+		}
+		if n := mat.Dot(v, &bv); math.Abs(n-1) > 1e-8 {
+			t.Errorf("eigenvector %d: vᵀBv = %g, want 1", j, n)
+		}
+	}
+}
+
+// TestFitKFDAScatterEquation rebuilds S_b and S_w from the centred kernel
+// independently of FitKFDA and checks S_b a = λ (S_w + εI) a.
+func TestFitKFDAScatterEquation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x, labels := toyClasses(rng, 4, 6, 3)
+	m, _ := x.Dims()
+	// A Gaussian kernel on the points: full rank, unlike the linear one.
+	k := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			var s float64
+			for c := range 3 {
+				e := x.At(i, c) - x.At(j, c)
+				s += e * e
+			}
+			k.SetSym(i, j, math.Exp(-s/4))
+		}
+	}
+	f, err := FitKFDA(k, labels, 4, 1e-3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Centred kernel via H K H.
+	h := mat.NewDense(m, m, nil)
+	for i := range m {
+		for j := range m {
+			v := -1 / float64(m)
+			if i == j {
+				v++
+			}
+			h.Set(i, j, v)
+		}
+	}
+	var kc, tmp mat.Dense
+	tmp.Mul(h, k)
+	kc.Mul(&tmp, h)
+	// S_w = Σ_i (k_i − μ_y)(k_i − μ_y)ᵀ, S_b = Σ_c n_c μ_c μ_cᵀ with columns.
+	sw := mat.NewDense(m, m, nil)
+	sb := mat.NewDense(m, m, nil)
+	for c := range 4 {
+		var idx []int
+		for i, l := range labels {
+			if l == c {
+				idx = append(idx, i)
+			}
+		}
+		mu := make([]float64, m)
+		for _, i := range idx {
+			for r := range m {
+				mu[r] += kc.At(r, i) / float64(len(idx))
+			}
+		}
+		var o mat.Dense
+		o.Outer(float64(len(idx)), mat.NewVecDense(m, mu), mat.NewVecDense(m, mu))
+		sb.Add(sb, &o)
+		for _, i := range idx {
+			d := make([]float64, m)
+			for r := range m {
+				d[r] = kc.At(r, i) - mu[r]
+			}
+			o.Outer(1, mat.NewVecDense(m, d), mat.NewVecDense(m, d))
+			sw.Add(sw, &o)
+		}
+	}
+	for i := range m {
+		sw.Set(i, i, sw.At(i, i)+f.Reg)
+	}
+	_, r := f.Alpha.Dims()
+	for j := range r {
+		a := mat.NewVecDense(m, mat.Col(nil, j, f.Alpha))
+		var l, rr mat.VecDense
+		l.MulVec(sb, a)
+		rr.MulVec(sw, a)
+		scale := mat.Norm(&l, math.Inf(1)) + 1e-300
+		for i := range m {
+			if d := l.AtVec(i) - f.Values[j]*rr.AtVec(i); math.Abs(d) > 1e-7*scale {
+				t.Fatalf("direction %d row %d: S_b a − λ(S_w+εI)a = %g (scale %g)", j, i, d, scale)
+			}
+		}
+	}
+	// Transform of the training kernel reproduces the training coordinates.
+	z, err := f.Transform(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(z, f.Train, 1e-9) {
+		t.Error("Transform(K_train) differs from the training coordinates")
+	}
+}
+
+func TestFitKFDAErrors(t *testing.T) {
+	k := mat.NewSymDense(3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
+	if _, err := FitKFDA(k, []int{0, 0}, 2, 1e-3, 0); err == nil {
+		t.Error("label count mismatch accepted")
+	}
+	if _, err := FitKFDA(k, []int{0, 0, 0}, 2, 1e-3, 0); err == nil {
+		t.Error("single class accepted")
+	}
+	if _, err := FitKFDA(k, []int{0, 1, 5}, 2, 1e-3, 0); err == nil {
+		t.Error("label out of range accepted")
+	}
+	if _, err := FitKFDA(k, []int{0, 1, 1}, 2, 0, 0); err == nil {
+		t.Error("zero regulariser accepted")
+	}
+}

@@ -1,0 +1,272 @@
+package eval
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func toyData(classes, per, n int) *Data {
+	rng := rand.New(rand.NewPCG(51, 52))
+	d := &Data{}
+	for c := range classes {
+		name := string(rune('a' + c))
+		d.Classes = append(d.Classes, name)
+		for s := range per {
+			d.Sets = append(d.Sets, randSet(rng, n, 2, float64(c), 1))
+			d.Labels = append(d.Labels, c)
+			d.Names = append(d.Names, name+"/"+name+string(rune('0'+s)))
+		}
+	}
+	return d
+}
+
+func TestParseProtocol(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Protocol
+	}{
+		{"gallery=5,probe=5,splits=10", Protocol{Kind: RandomSplits, Gallery: 5, Probe: 5, Splits: 10}},
+		{"gallery=3,probe=rest", Protocol{Kind: RandomSplits, Gallery: 3, Probe: 0, Splits: 10}},
+		{"loo", Protocol{Kind: LeaveOneOut}},
+		{"file=x.txt", Protocol{Kind: SplitFile, File: "x.txt"}},
+	} {
+		got, err := ParseProtocol(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("ParseProtocol(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		}
+		if err == nil {
+			back, err := ParseProtocol(got.String())
+			if err != nil || back != got {
+				t.Errorf("round trip of %q via %q: %+v, %v", tc.in, got.String(), back, err)
+			}
+		}
+	}
+	for _, bad := range []string{"", "gallery=5", "gallery=0,probe=1", "gallery=a,probe=1", "gallery=1,probe=1,foo=2", "file=", "probe=2"} {
+		if _, err := ParseProtocol(bad); err == nil {
+			t.Errorf("ParseProtocol(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRandomSplits(t *testing.T) {
+	d := toyData(3, 6, 4)
+	p := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 3, Splits: 4}
+	splits, err := p.MakeSplits(d, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(splits) != 4 {
+		t.Fatalf("%d splits, want 4", len(splits))
+	}
+	again, _ := p.MakeSplits(d, 7)
+	other, _ := p.MakeSplits(d, 8)
+	differ := false
+	for s, sp := range splits {
+		gal := map[int]int{}
+		prb := map[int]int{}
+		used := map[int]bool{}
+		for _, i := range sp.Gallery {
+			gal[d.Labels[i]]++
+			used[i] = true
+		}
+		for _, i := range sp.Probe {
+			if used[i] {
+				t.Errorf("split %d: set %d is both gallery and probe", s, i)
+			}
+			prb[d.Labels[i]]++
+		}
+		for c := range 3 {
+			if gal[c] != 2 || prb[c] != 3 {
+				t.Errorf("split %d class %d: %d gallery, %d probe sets; want 2 and 3", s, c, gal[c], prb[c])
+			}
+		}
+		if !equalInts(sp.Gallery, again[s].Gallery) || !equalInts(sp.Probe, again[s].Probe) {
+			t.Errorf("split %d differs with the same seed", s)
+		}
+		differ = differ || !equalInts(sp.Gallery, other[s].Gallery)
+	}
+	if !differ {
+		t.Error("a different seed gave the same splits")
+	}
+	if _, err := (Protocol{Kind: RandomSplits, Gallery: 5, Probe: 5, Splits: 1}).MakeSplits(d, 1); err == nil || !strings.Contains(err.Error(), "needs 10") {
+		t.Errorf("too few sets per class: err = %v", err)
+	}
+	rest, _ := (Protocol{Kind: RandomSplits, Gallery: 2, Probe: 0, Splits: 1}).MakeSplits(d, 1)
+	if len(rest[0].Probe) != 12 {
+		t.Errorf("probe=rest: %d probes, want 12", len(rest[0].Probe))
+	}
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestLeaveOneOut(t *testing.T) {
+	d := toyData(2, 3, 4)
+	splits, err := Protocol{Kind: LeaveOneOut}.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(splits) != 6 {
+		t.Fatalf("%d splits, want 6", len(splits))
+	}
+	for i, sp := range splits {
+		if len(sp.Probe) != 1 || sp.Probe[0] != i || len(sp.Gallery) != 5 {
+			t.Errorf("split %d: gallery %v probe %v", i, sp.Gallery, sp.Probe)
+		}
+	}
+}
+
+func TestPooledSplits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	d := &Data{Classes: []string{"s1", "s2"}, Pooled: true}
+	for c := range 2 {
+		x := mat.NewDense(10, 3, nil)
+		for i := range 10 {
+			x.SetRow(i, []float64{float64(c), float64(i), rng.Float64()})
+		}
+		d.Sets = append(d.Sets, x)
+		d.Labels = append(d.Labels, c)
+	}
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 5, Probe: 5, Splits: 3}.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, sp := range splits {
+		if len(sp.Sets) != 4 || len(sp.Gallery) != 2 || len(sp.Probe) != 2 {
+			t.Fatalf("split %d: %d sets, gallery %v, probe %v", s, len(sp.Sets), sp.Gallery, sp.Probe)
+		}
+		for k := range sp.Gallery {
+			g, q := sp.Sets[sp.Gallery[k]], sp.Sets[sp.Probe[k]]
+			if sp.Labels[sp.Gallery[k]] != sp.Labels[sp.Probe[k]] {
+				t.Fatal("gallery and probe of a class have different labels")
+			}
+			seen := map[float64]bool{}
+			for _, x := range []*mat.Dense{g, q} {
+				n, _ := x.Dims()
+				if n != 5 {
+					t.Errorf("split %d: set of %d frames, want 5", s, n)
+				}
+				for i := range n {
+					if x.At(i, 0) != float64(sp.Labels[sp.Gallery[k]]) {
+						t.Error("frame drawn from another class's pool")
+					}
+					f := x.At(i, 1)
+					if seen[f] {
+						t.Errorf("split %d: frame %v drawn twice", s, f)
+					}
+					seen[f] = true
+				}
+			}
+		}
+	}
+	if _, err := (Protocol{Kind: RandomSplits, Gallery: 6, Probe: 5, Splits: 1}).MakeSplits(d, 1); err == nil {
+		t.Error("more frames than the pool holds accepted")
+	}
+	if _, err := (Protocol{Kind: LeaveOneOut}).MakeSplits(d, 1); err == nil {
+		t.Error("leave-one-out on pooled data accepted")
+	}
+}
+
+func TestReadSplits(t *testing.T) {
+	d := toyData(2, 3, 4)
+	in := `# two splits
+0 gallery a/a0
+0 gallery b/b0
+0 probe a/a1
+0 probe b/b2
+
+7 gallery a/a2
+7 gallery b/b1
+7 probe   a/a0
+`
+	splits, err := ReadSplits(strings.NewReader(in), "s.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(splits) != 2 || !equalInts(splits[0].Gallery, []int{0, 3}) || !equalInts(splits[0].Probe, []int{1, 5}) ||
+		!equalInts(splits[1].Gallery, []int{2, 4}) || !equalInts(splits[1].Probe, []int{0}) {
+		t.Errorf("splits %+v", splits)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"0 gallery a/zz\n", "no set"},
+		{"0 train a/a0\n", "role"},
+		{"x gallery a/a0\n", "whole number"},
+		{"0 gallery a/a0\n0 probe a/a0\n", "twice"},
+		{"0 gallery a/a0\n", "needs gallery and probe"},
+		{"0 gallery\n", "want"},
+		{"", "no splits"},
+	} {
+		_, err := ReadSplits(strings.NewReader(tc.in), "s.txt", d)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want it to mention %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestParseMethodsAndBandwidth(t *testing.T) {
+	ms, err := ParseMethods("nn-h, kfda-j,nn-h")
+	if err != nil || !equalStrings(ms, []string{NNH, KFDAJ}) {
+		t.Errorf("ParseMethods = %v, %v", ms, err)
+	}
+	if all, _ := ParseMethods("all"); len(all) != 9 {
+		t.Errorf("all = %v", all)
+	}
+	if _, err := ParseMethods("nn-x"); err == nil {
+		t.Error("unknown method accepted")
+	}
+	for _, s := range []string{"global*1", "set*0.5", "knn3*2"} {
+		b, err := ParseBandwidth(s)
+		if err != nil || b.String() != s {
+			t.Errorf("ParseBandwidth(%q) = %v, %v", s, b, err)
+		}
+	}
+	for _, s := range []string{"global*0", "knn*1", "foo*1", "set*x"} {
+		if _, err := ParseBandwidth(s); err == nil {
+			t.Errorf("ParseBandwidth(%q) accepted", s)
+		}
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestNewPoolErrors(t *testing.T) {
+	if _, err := NewPool(nil, 1); err == nil {
+		t.Error("empty pool accepted")
+	}
+	a := mat.NewDense(3, 2, nil)
+	if _, err := NewPool([]*mat.Dense{a, mat.NewDense(3, 3, nil)}, 1); err == nil {
+		t.Error("mixed dimensions accepted")
+	}
+	if _, err := NewPool([]*mat.Dense{mat.NewDense(1, 2, nil)}, 1); err == nil {
+		t.Error("single-frame set accepted")
+	}
+	b := mat.NewDense(2, 2, []float64{0, 1, 2, 3})
+	b.Set(1, 1, nan())
+	if _, err := NewPool([]*mat.Dense{b}, 1); err == nil {
+		t.Error("NaN accepted")
+	}
+}
+
+func nan() float64 { var z float64; return z / z }

@@ -1,0 +1,14 @@
+//go:build !(goexperiment.simd && amd64)
+
+package match
+
+// Without SIMD support the portable kernels in pair.go do all the work; these
+// stubs are never called.
+const useSIMD = false
+
+func sqDistsSIMD(d2, rowMin, colMin []float64, p *KDE, q *query) {}
+
+func expSumsSharedSIMD(d2 []float64, stride int, s, g float64, rowSum, colSum []float64) {}
+
+func expSumsSIMD(d2 []float64, stride int, sRow, sCol float64, rowMin, colMin, rowSum, colSum []float64) {
+}

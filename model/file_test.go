@@ -1,0 +1,465 @@
+package model
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+func mfEncode(t testing.TB, m *Model) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Encode(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// mfSameBits reports whether a and b hold bit-identical numbers.
+func mfSameBits(a, b *mat.Dense) bool {
+	ra, ca := a.Dims()
+	rb, cb := b.Dims()
+	if ra != rb || ca != cb {
+		return false
+	}
+	for i := range ra {
+		for j := range ca {
+			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mfEqual reports the first difference between two models, bit for bit.
+func mfEqual(a, b *Model) string {
+	switch {
+	case a.Divergence != b.Divergence:
+		return "divergence"
+	case a.QueryBandwidth != b.QueryBandwidth:
+		return "query bandwidth"
+	case !mfSameBits(a.W, b.W):
+		return "W"
+	case math.Float64bits(a.Threshold) != math.Float64bits(b.Threshold):
+		return "threshold"
+	case len(a.Mean) != len(b.Mean) || len(a.Sets) != len(b.Sets):
+		return "lengths"
+	case !a.Meta.Created.Equal(b.Meta.Created):
+		return "created"
+	case a.Meta.Tool != b.Meta.Tool || a.Meta.Data != b.Meta.Data || a.Meta.Iterations != b.Meta.Iterations:
+		return "meta"
+	case math.Float64bits(a.Meta.FinalCost) != math.Float64bits(b.Meta.FinalCost):
+		return "final cost"
+	case !reflect.DeepEqual(a.Meta.Params, b.Meta.Params) && (len(a.Meta.Params) > 0 || len(b.Meta.Params) > 0):
+		return "params"
+	}
+	for j := range a.Mean {
+		if math.Float64bits(a.Mean[j]) != math.Float64bits(b.Mean[j]) {
+			return "mean"
+		}
+	}
+	for i := range a.Sets {
+		sa, sb := a.Sets[i], b.Sets[i]
+		if sa.Label != sb.Label || sa.Name != sb.Name || math.Float64bits(sa.Bandwidth) != math.Float64bits(sb.Bandwidth) || !mfSameBits(sa.Samples, sb.Samples) {
+			return "set " + sa.Name
+		}
+	}
+	return ""
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(m *Model)
+	}{
+		{"closed set", func(m *Model) {}},
+		{"open set", func(m *Model) { m.Threshold = 0.1 + 0.2 }},
+		{"negative infinite threshold", func(m *Model) { m.Threshold = math.Inf(-1) }},
+		{"jeffrey fixed bandwidth", func(m *Model) {
+			m.Divergence = match.Jeffrey
+			m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: 1.0 / 3}
+		}},
+		{"silverman", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: match.Silverman} }},
+		{"awkward numbers", func(m *Model) {
+			m.Sets[0].Samples.Set(0, 0, math.SmallestNonzeroFloat64)
+			m.Sets[0].Samples.Set(0, 1, -math.MaxFloat64)
+			m.Sets[1].Samples.Set(0, 0, math.Copysign(0, -1))
+			m.Sets[1].Bandwidth = math.Nextafter(1, 2)
+			m.Mean[0] = 5e-324
+			m.Meta.FinalCost = -math.MaxFloat64
+		}},
+		{"empty meta", func(m *Model) { m.Meta = Meta{} }},
+		{"unicode labels", func(m *Model) { m.Sets[0].Label = "Zoë \"quoted\" \n new line"; m.Sets[2].Name = "" }},
+	} {
+		m := mfModel(21, 9, 4, []int{5, 1, 7})
+		tc.setup(m)
+		b := mfEncode(t, m)
+		got, err := Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if diff := mfEqual(m, got); diff != "" {
+			t.Errorf("%s: round trip differs in %s", tc.name, diff)
+		}
+		if again := mfEncode(t, got); !bytes.Equal(again, b) {
+			t.Errorf("%s: re-encoding the decoded model gives different bytes", tc.name)
+		}
+	}
+}
+
+func TestLayout(t *testing.T) {
+	m := mfModel(22, 5, 2, []int{3, 4})
+	b := mfEncode(t, m)
+	if string(b[:8]) != "SETMATCH" || binary.LittleEndian.Uint32(b[8:]) != 1 {
+		t.Fatalf("prefix % x", b[:12])
+	}
+	h := binary.LittleEndian.Uint64(b[12:])
+	var hdr map[string]any
+	if err := json.Unmarshal(b[20:20+h], &hdr); err != nil {
+		t.Fatalf("header is not JSON: %v", err)
+	}
+	if hdr["threshold"] != "+Inf" || hdr["divergence"] != "hellinger" || hdr["query_bandwidth"] != "scott" {
+		t.Errorf("header %v", hdr)
+	}
+	floats := 5*2 + 5 + 3*2 + 4*2
+	if want := 20 + int(h) + 8*floats + 4; len(b) != want {
+		t.Fatalf("file is %d bytes, want %d", len(b), want)
+	}
+	// W[1,0] is the third float (row-major), the mean follows W.
+	off := 20 + int(h)
+	if v := math.Float64frombits(binary.LittleEndian.Uint64(b[off+16:])); v != m.W.At(1, 0) {
+		t.Errorf("W[1,0] at its offset is %v, want %v", v, m.W.At(1, 0))
+	}
+	if v := math.Float64frombits(binary.LittleEndian.Uint64(b[off+8*10:])); v != m.Mean[0] {
+		t.Errorf("mean[0] at its offset is %v, want %v", v, m.Mean[0])
+	}
+	if crc := crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)); binary.LittleEndian.Uint32(b[len(b)-4:]) != crc {
+		t.Error("trailer is not the CRC-32C of the rest")
+	}
+}
+
+func TestEncodeRefusesInvalid(t *testing.T) {
+	m := mfModel(23, 5, 2, []int{3})
+	m.Threshold = math.NaN()
+	var b bytes.Buffer
+	if err := Encode(&b, m); !errors.Is(err, ErrInvalidModel) || b.Len() != 0 {
+		t.Errorf("Encode of an invalid model: %v, %d bytes written", err, b.Len())
+	}
+	if err := WriteFile(filepath.Join(t.TempDir(), "m.smm"), m); !errors.Is(err, ErrInvalidModel) {
+		t.Errorf("WriteFile of an invalid model: %v", err)
+	}
+}
+
+func TestWriteReadFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "m.smm")
+	m := mfModel(24, 7, 3, []int{4, 6})
+	if err := WriteFile(p, m); err != nil {
+		t.Fatal(err)
+	}
+	// Replace it: readers must only ever see a whole file.
+	m.Threshold = 0.5
+	if err := WriteFile(p, m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := mfEqual(m, got); diff != "" {
+		t.Errorf("differs in %s", diff)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("directory holds %d entries, want only the model (no temporary files)", len(ents))
+	}
+	fi, _ := os.Stat(p)
+	if _, err := ReadFileLimit(p, fi.Size()-1); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
+		t.Errorf("limit: %v", err)
+	}
+	if _, err := ReadFile(filepath.Join(dir, "missing.smm")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+	if _, err := ReadFile(dir); !errors.Is(err, ErrNotModelFile) {
+		t.Errorf("directory: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.smm")
+	os.WriteFile(bad, []byte("hello world, this is text"), 0o644)
+	if _, err := ReadFile(bad); !errors.Is(err, ErrNotModelFile) || !strings.HasPrefix(err.Error(), "model "+bad+": not a setmatch model file") {
+		t.Errorf("text file: %v", err)
+	}
+}
+
+// mfDecodeErr decodes b and checks the error wraps kind and contains want.
+func mfDecodeErr(t *testing.T, what string, b []byte, kind error, want string) {
+	t.Helper()
+	m, err := Decode(bytes.NewReader(b))
+	if err == nil {
+		t.Errorf("%s: decoded without error: %+v", what, m)
+		return
+	}
+	if !errors.Is(err, kind) {
+		t.Errorf("%s: error %q does not wrap %q", what, err, kind)
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: error %q does not contain %q", what, err, want)
+	}
+}
+
+// mfReseal recomputes the checksum of a modified file.
+func mfReseal(b []byte) []byte {
+	c := crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli))
+	binary.LittleEndian.PutUint32(b[len(b)-4:], c)
+	return b
+}
+
+func TestMagicAndVersion(t *testing.T) {
+	good := mfEncode(t, mfModel(25, 5, 2, []int{3}))
+	mfDecodeErr(t, "empty", nil, ErrNotModelFile, "the file is empty")
+	mfDecodeErr(t, "png", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), ErrNotModelFile, "not a setmatch model file")
+	mfDecodeErr(t, "npy", []byte("\x93NUMPY\x01\x00v\x00{'descr'"), ErrNotModelFile, `starts with "\x93NUMPY`)
+	mfDecodeErr(t, "prefix of magic", []byte("SETM"), ErrTruncated, "4 bytes")
+
+	b := bytes.Clone(good)
+	b[0] = 's'
+	mfDecodeErr(t, "magic", b, ErrNotModelFile, "not a setmatch model file")
+
+	b = bytes.Clone(good)
+	binary.LittleEndian.PutUint32(b[8:], 3)
+	mfDecodeErr(t, "newer", b, ErrNewerFormat, "written by a newer setmatch (format 3; this one reads ≤ 1): upgrade")
+	b = mfReseal(b) // even with a valid checksum
+	mfDecodeErr(t, "newer resealed", b, ErrNewerFormat, "format 3")
+
+	b = mfReseal(bytes.Clone(good))
+	binary.LittleEndian.PutUint32(b[8:], 0)
+	mfDecodeErr(t, "version 0", mfReseal(b), ErrMalformed, "format version 0")
+}
+
+func TestFlippedBytes(t *testing.T) {
+	good := mfEncode(t, mfModel(26, 5, 2, []int{3, 2}))
+	hlen := int(binary.LittleEndian.Uint64(good[12:]))
+	for off := 12; off < len(good); off++ {
+		for _, bit := range []byte{0x01, 0x80} {
+			b := bytes.Clone(good)
+			b[off] ^= bit
+			_, err := Decode(bytes.NewReader(b))
+			switch {
+			case err == nil:
+				t.Fatalf("flipping bit %#x of byte %d went unnoticed", bit, off)
+			case off >= 20+hlen || off < 20:
+				// Data, checksum and length: only the checksum can tell.
+				if !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "file is corrupt or truncated") {
+					t.Fatalf("byte %d bit %#x: %v, want a checksum mismatch", off, bit, err)
+				}
+			default:
+				// In the header, a changed shape may look like truncation.
+				if !errors.Is(err, ErrChecksum) && !errors.Is(err, ErrTruncated) {
+					t.Fatalf("byte %d bit %#x in the header: %v", off, bit, err)
+				}
+			}
+		}
+	}
+}
+
+func TestTruncated(t *testing.T) {
+	good := mfEncode(t, mfModel(27, 5, 2, []int{3, 2}))
+	hlen := int(binary.LittleEndian.Uint64(good[12:]))
+	step := 1
+	if testing.Short() {
+		step = 7
+	}
+	for n := 0; n < len(good); n += step {
+		_, err := Decode(bytes.NewReader(good[:n]))
+		switch {
+		case err == nil:
+			t.Fatalf("truncated at %d of %d bytes: no error", n, len(good))
+		case n == 0:
+			if !errors.Is(err, ErrNotModelFile) {
+				t.Errorf("empty: %v", err)
+			}
+		case n >= 20+hlen:
+			// The header is whole: it says how long the file must be.
+			if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "the file has") {
+				t.Fatalf("truncated at %d (header whole): %v, want truncated", n, err)
+			}
+		default:
+			if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrChecksum) {
+				t.Fatalf("truncated at %d: %v", n, err)
+			}
+		}
+	}
+	// Extra bytes at the end are corruption too.
+	mfDecodeErr(t, "appended", append(bytes.Clone(good), 0), ErrChecksum, "checksum mismatch")
+}
+
+// mfRawFile builds a file from a header and numbers with a valid checksum,
+// so that the checks after the checksum can be reached.
+func mfRawFile(t *testing.T, hdr any, floats []float64) []byte {
+	t.Helper()
+	var h []byte
+	switch v := hdr.(type) {
+	case string:
+		h = []byte(v)
+	default:
+		var err error
+		if h, err = json.Marshal(hdr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(Magic)
+	binary.Write(&b, binary.LittleEndian, uint32(FormatVersion))
+	binary.Write(&b, binary.LittleEndian, uint64(len(h)))
+	b.Write(h)
+	for _, f := range floats {
+		binary.Write(&b, binary.LittleEndian, math.Float64bits(f))
+	}
+	b.Write([]byte{0, 0, 0, 0})
+	return mfReseal(b.Bytes())
+}
+
+func TestInconsistentShapes(t *testing.T) {
+	m := mfModel(28, 4, 2, []int{3})
+	var floats []float64
+	floats = append(floats, m.W.RawMatrix().Data...)
+	floats = append(floats, m.Mean...)
+	floats = append(floats, m.Sets[0].Samples.RawMatrix().Data...)
+	hdr := func() map[string]any {
+		return map[string]any{
+			"input_dim": 4, "dim": 2, "divergence": "hellinger", "query_bandwidth": "scott", "threshold": "+Inf",
+			"sets":    []map[string]any{{"label": "a", "name": "s", "frames": 3, "bandwidth": 0.5}},
+			"created": "2026-11-22T13:00:00Z",
+		}
+	}
+	if _, err := Decode(bytes.NewReader(mfRawFile(t, hdr(), floats))); err != nil {
+		t.Fatalf("hand-built file: %v", err)
+	}
+	with := func(k string, v any) map[string]any { h := hdr(); h[k] = v; return h }
+	setWith := func(k string, v any) map[string]any {
+		s := map[string]any{"label": "a", "name": "s", "frames": 3, "bandwidth": 0.5}
+		s[k] = v
+		return with("sets", []map[string]any{s})
+	}
+	for _, tc := range []struct {
+		name   string
+		hdr    any
+		floats []float64
+		kind   error
+		want   string
+	}{
+		{"fewer numbers", hdr(), floats[:len(floats)-2], ErrMalformed, "need more numbers than the 128 bytes of data hold (at gallery set 0 (3×2))"},
+		{"more numbers", hdr(), append(floats, 1), ErrMalformed, "the file holds 152 bytes"},
+		{"frames", setWith("frames", 4), floats, ErrMalformed, "(at gallery set 0 (4×2))"},
+		{"zero frames", setWith("frames", 0), floats, ErrMalformed, "gallery set 0 has 0 frames"},
+		{"d > D", with("dim", 5), floats, ErrMalformed, "dimensions 4→5"},
+		{"negative D", with("input_dim", -4), floats, ErrMalformed, "dimensions -4→2"},
+		{"huge D", with("input_dim", 1<<40), floats, ErrMalformed, "(at W (1099511627776×2))"},
+		{"huge frames", setWith("frames", 1<<50), floats, ErrMalformed, "need more numbers"},
+		{"no sets", with("sets", []any{}), floats, ErrMalformed, "no gallery sets"},
+		{"divergence", with("divergence", "cosine"), floats, ErrMalformed, `divergence "cosine"`},
+		{"rule", with("query_bandwidth", "-1"), floats, ErrMalformed, "query bandwidth"},
+		{"threshold NaN", with("threshold", "NaN"), floats, ErrMalformed, `want a number, "+Inf" or "-Inf", got "NaN"`},
+		{"created", with("created", "yesterday"), floats, ErrMalformed, "created"},
+		{"not JSON", `{"input_dim": 4,`, floats, ErrMalformed, "header"},
+		{"bandwidth", setWith("bandwidth", -1), floats, ErrInvalidModel, "bandwidth is -1"},
+		{"empty label", setWith("label", ""), floats, ErrInvalidModel, "empty label"},
+	} {
+		mfDecodeErr(t, tc.name, mfRawFile(t, tc.hdr, tc.floats), tc.kind, tc.want)
+	}
+
+	// A header length past the end, with a valid checksum.
+	b := mfRawFile(t, hdr(), floats)
+	binary.LittleEndian.PutUint64(b[12:], uint64(len(b)))
+	mfDecodeErr(t, "header length", mfReseal(b), ErrMalformed, "runs past the end")
+}
+
+func TestBadNumbers(t *testing.T) {
+	m := mfModel(29, 5, 2, []int{3, 4})
+	m.W.Set(1, 1, math.NaN())
+	var b bytes.Buffer
+	if err := encode(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	mfDecodeErr(t, "NaN in W", b.Bytes(), ErrInvalidModel, "W[1, 1] is NaN")
+
+	m = mfModel(29, 5, 2, []int{3, 4})
+	m.Sets[1].Samples.Set(3, 0, math.Inf(1))
+	b.Reset()
+	encode(&b, m)
+	mfDecodeErr(t, "Inf in samples", b.Bytes(), ErrInvalidModel, `gallery set 1 ("b") samples[3, 0] is +Inf`)
+
+	m = mfModel(29, 5, 2, []int{3, 4})
+	m.Mean[4] = math.NaN()
+	b.Reset()
+	encode(&b, m)
+	mfDecodeErr(t, "NaN in mean", b.Bytes(), ErrInvalidModel, "mean[4] is NaN")
+
+	m = mfModel(29, 5, 2, []int{3, 4})
+	m.W.Set(0, 0, m.W.At(0, 0)*1.01)
+	b.Reset()
+	encode(&b, m)
+	mfDecodeErr(t, "non-orthonormal W", b.Bytes(), ErrInvalidModel, "does not have orthonormal columns")
+}
+
+// FuzzDecode checks that no input makes Decode panic or accept an invalid
+// model, and that whatever it accepts re-encodes stably.
+func FuzzDecode(f *testing.F) {
+	var b bytes.Buffer
+	Encode(&b, mfModel(30, 3, 2, []int{2, 1}))
+	f.Add(b.Bytes())
+	f.Add(b.Bytes()[:40])
+	f.Add([]byte(Magic))
+	f.Add([]byte{})
+	f.Fuzz(mfFuzzDecode)
+}
+
+// FuzzDecodeSealed is FuzzDecode with the checksum recomputed on every
+// input, so that mutations reach the header and shape checks behind it.
+func FuzzDecodeSealed(f *testing.F) {
+	var b bytes.Buffer
+	Encode(&b, mfModel(31, 3, 2, []int{2, 1}))
+	f.Add(b.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= prefixLen+checksumLen {
+			data = mfReseal(bytes.Clone(data))
+		}
+		mfFuzzDecode(t, data)
+	})
+}
+
+func mfFuzzDecode(t *testing.T, data []byte) {
+	m, err := Decode(bytes.NewReader(data))
+	if err != nil {
+		if m != nil {
+			t.Fatal("model returned with an error")
+		}
+		return
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatalf("decoded an invalid model: %v", err)
+	}
+	var e1 bytes.Buffer
+	if err := Encode(&e1, m); err != nil {
+		t.Fatalf("decoded model does not encode: %v", err)
+	}
+	m2, err := Decode(bytes.NewReader(e1.Bytes()))
+	if err != nil {
+		t.Fatalf("re-encoded model does not decode: %v", err)
+	}
+	if diff := mfEqual(m, m2); diff != "" {
+		t.Fatalf("round trip of a decoded model differs in %s", diff)
+	}
+}

@@ -1,0 +1,47 @@
+package setfile
+
+import (
+	"bytes"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// benchSet is 100 frames × 400 features, the size of a high-dimensional set.
+func benchSet() *mat.Dense {
+	x := mat.NewDense(100, 400, nil)
+	for i := range 100 {
+		for j := range 400 {
+			x.Set(i, j, float64(i*400+j)*1e-3)
+		}
+	}
+	return x
+}
+
+func BenchmarkReadNPY(b *testing.B) {
+	var buf bytes.Buffer
+	if err := WriteNPY(&buf, benchSet()); err != nil {
+		b.Fatal(err)
+	}
+	in := buf.Bytes()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := ReadNPY(bytes.NewReader(in), Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReadCSV(b *testing.B) {
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, benchSet()); err != nil {
+		b.Fatal(err)
+	}
+	in := buf.Bytes()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := ReadCSV(bytes.NewReader(in), Limits{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package synth
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// shape is a distribution of unit variance along a direction u (and, for
+// the ring, a second direction v); the frame is Gaussian elsewhere.
+type shape int
+
+const (
+	shapeGauss shape = iota
+	shapeRing
+	shapeTwoBlobs
+	shapeUniform
+	shapeThreeBlobs
+	shapeLaplace
+	shapeSkewed
+)
+
+// directional shapes change with the direction u and are repeated along
+// different directions when there are more classes than shapes; the
+// Gaussian and the ring (in a fixed plane) occur once.
+var directional = []shape{shapeTwoBlobs, shapeUniform, shapeThreeBlobs, shapeLaplace, shapeSkewed}
+
+func (s shape) String() string {
+	return [...]string{"gauss", "ring", "two-blobs", "uniform", "three-blobs", "laplace", "skewed"}[s]
+}
+
+type beyondGauss struct {
+	opt Options
+	q   *mat.Dense // D×D orthonormal
+	// per class: shape and direction(s)
+	shapes []shape
+	u, v   [][]float64
+}
+
+func newBeyondGauss(opt Options) *beyondGauss {
+	rng := setRNG(opt.Seed, -1, -1)
+	dim := opt.Dim
+	g := &beyondGauss{opt: opt, q: randOrthonormal(rng, dim, dim)}
+	ndir := 0
+	if opt.Classes > 2 {
+		ndir = (opt.Classes - 2 + len(directional) - 1) / len(directional)
+	}
+	col := func(j int) []float64 { return mat.Col(nil, j, g.q) }
+	dir := func(k int) []float64 {
+		if ndir <= dim {
+			return col(k)
+		}
+		// More directions than dimensions: spread them over half a turn
+		// in the plane of the first two basis vectors.
+		a := math.Pi * float64(k) / float64(ndir)
+		u := make([]float64, dim)
+		for i := range u {
+			u[i] = math.Cos(a)*g.q.At(i, 0) + math.Sin(a)*g.q.At(i, 1)
+		}
+		return u
+	}
+	for c := range opt.Classes {
+		switch c {
+		case 0:
+			g.shapes = append(g.shapes, shapeGauss)
+			g.u, g.v = append(g.u, nil), append(g.v, nil)
+		case 1:
+			g.shapes = append(g.shapes, shapeRing)
+			g.u, g.v = append(g.u, col(0)), append(g.v, col(1))
+		default:
+			g.shapes = append(g.shapes, directional[(c-2)%len(directional)])
+			g.u, g.v = append(g.u, dir((c-2)/len(directional))), append(g.v, nil)
+		}
+	}
+	return g
+}
+
+// set draws one set of class c and whitens it exactly; nil if the sample
+// covariance is singular.
+func (g *beyondGauss) set(c int, rng *rand.Rand) *mat.Dense {
+	o := g.opt
+	x := mat.NewDense(o.Frames, o.Dim, nil)
+	for i := range o.Frames {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] = rng.NormFloat64()
+		}
+		u, v := g.u[c], g.v[c]
+		switch sh := g.shapes[c]; sh {
+		case shapeGauss:
+		case shapeRing:
+			// Replace the (u, v) components by a point on a thin ring of
+			// unit variance per coordinate.
+			a := rng.Float64() * 2 * math.Pi
+			r := (1 + 0.05*rng.NormFloat64()) * math.Sqrt2 / math.Sqrt(1+0.05*0.05)
+			setComp(row, u, r*math.Cos(a))
+			setComp(row, v, r*math.Sin(a))
+		default:
+			setComp(row, u, sample1D(sh, rng))
+		}
+	}
+	return whiten(x)
+}
+
+// setComp replaces the component of x along the unit vector u by t.
+func setComp(x, u []float64, t float64) {
+	var p float64
+	for i := range x {
+		p += x[i] * u[i]
+	}
+	for i := range x {
+		x[i] += (t - p) * u[i]
+	}
+}
+
+// sample1D draws from a zero-mean, unit-variance distribution of the given
+// shape.
+func sample1D(sh shape, rng *rand.Rand) float64 {
+	const s = 0.15 // blob width
+	switch sh {
+	case shapeTwoBlobs:
+		c := 1.0
+		if rng.IntN(2) == 0 {
+			c = -1
+		}
+		return (c + s*rng.NormFloat64()) / math.Sqrt(1+s*s)
+	case shapeThreeBlobs:
+		a := 1.5
+		c := float64(rng.IntN(3)-1) * a
+		return (c + s*rng.NormFloat64()) / math.Sqrt(2*a*a/3+s*s)
+	case shapeUniform:
+		return math.Sqrt(3) * (2*rng.Float64() - 1)
+	case shapeLaplace:
+		return rng.ExpFloat64() * float64(2*rng.IntN(2)-1) / math.Sqrt2
+	case shapeSkewed:
+		return rng.ExpFloat64() - 1
+	}
+	return rng.NormFloat64()
+}
+
+// whiten makes the sample mean of x (n×D) zero and its sample covariance
+// (normalised by n−1) the identity: x ← (x − 1μᵀ) L⁻ᵀ with S = L Lᵀ.
+func whiten(x *mat.Dense) *mat.Dense {
+	n, dim := x.Dims()
+	mean := make([]float64, dim)
+	for i := range n {
+		for j, v := range x.RawRowView(i) {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for i := range n {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
+		}
+	}
+	var s mat.SymDense
+	s.SymOuterK(1/float64(n-1), x.T())
+	var ch mat.Cholesky
+	if !ch.Factorize(&s) {
+		return nil
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	// Solve Y Lᵀ = X for Y, i.e. L Yᵀ = Xᵀ.
+	var yt mat.Dense
+	if err := yt.Solve(&l, x.T()); err != nil {
+		return nil
+	}
+	out := mat.DenseCopyOf(yt.T())
+	// One more pass removes the rounding left in the mean.
+	for j := range dim {
+		var m float64
+		for i := range n {
+			m += out.At(i, j)
+		}
+		m /= float64(n)
+		for i := range n {
+			out.Set(i, j, out.At(i, j)-m)
+		}
+	}
+	return out
+}
