@@ -314,7 +314,7 @@ func scanSetDir(class string, s entry) (plan, error) {
 	return p, nil
 }
 
-// job is one file to decode: rows receives its frames.
+// job is one file to decode: file index within plan index.
 type job struct {
 	plan, file int
 }
@@ -374,10 +374,7 @@ func loadAll(plans []plan, opt Options) error {
 			return err
 		}
 	}
-	lim := opt.Limits
-	if lim == (setfile.Limits{}) {
-		lim = setfile.DefaultLimits()
-	}
+	lim := opt.Limits.Resolved()
 	for i := range plans {
 		m, err := assemble(&plans[i], rows[i], dims[i], lim)
 		if err != nil {
@@ -432,14 +429,14 @@ func assemble(p *plan, vals [][]float64, cols []int, lim setfile.Limits) (*mat.D
 		}
 		n += len(v) / d
 	}
-	if lim.MaxCols > 0 && d > lim.MaxCols {
-		return nil, fmt.Errorf("set %s: %d features per frame exceed the limit of %d", p.set.Path, d, lim.MaxCols)
+	if d > lim.MaxCols {
+		return nil, fmt.Errorf("set %s: %d features per frame exceed the limit of %d: %w", p.set.Path, d, lim.MaxCols, setfile.ErrTooLarge)
 	}
-	if lim.MaxRows > 0 && n > lim.MaxRows {
-		return nil, fmt.Errorf("set %s: %d frames exceed the limit of %d", p.set.Path, n, lim.MaxRows)
+	if n > lim.MaxRows {
+		return nil, fmt.Errorf("set %s: %d frames exceed the limit of %d: %w", p.set.Path, n, lim.MaxRows, setfile.ErrTooLarge)
 	}
-	if lim.MaxBytes > 0 && int64(n)*int64(d) > lim.MaxBytes/8 {
-		return nil, fmt.Errorf("set %s: %d×%d frames exceed the memory limit of %d bytes", p.set.Path, n, d, lim.MaxBytes)
+	if int64(n)*int64(d) > lim.MaxBytes/8 {
+		return nil, fmt.Errorf("set %s: %d×%d frames exceed the memory limit of %d bytes: %w", p.set.Path, n, d, lim.MaxBytes, setfile.ErrTooLarge)
 	}
 	data := make([]float64, 0, n*d)
 	for _, v := range vals {

@@ -240,4 +240,34 @@ func TestLoadLimits(t *testing.T) {
 	if !errors.Is(err, setfile.ErrTooLarge) {
 		t.Errorf("limits not applied: %v", err)
 	}
+	// Image sets: the limits apply to the assembled set.
+	img := t.TempDir()
+	for f := range 6 {
+		writeText(t, filepath.Join(img, "a", "s", fmt.Sprintf("%d.png", f)), "1,2,3")
+	}
+	if _, err := Load(img, Options{Frames: fakeDecoder, Limits: setfile.Limits{MaxRows: 5}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "6 frames exceed the limit of 5") {
+		t.Errorf("frame limit: %v", err)
+	}
+	if _, err := Load(img, Options{Frames: fakeDecoder, Limits: setfile.Limits{MaxCols: 2}}); err == nil || !strings.Contains(err.Error(), "3 features per frame exceed the limit of 2") {
+		t.Errorf("feature limit: %v", err)
+	}
+}
+
+// TestFirstErrorIsDeterministic: with several bad files the error names the
+// first in set order, whatever the number of workers.
+func TestFirstErrorIsDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	for s := range 20 {
+		writeSet(t, filepath.Join(dir, "a", fmt.Sprintf("s%02d.npy", s)), 3, 2, 0)
+	}
+	writeText(t, filepath.Join(dir, "a", "s07.npy"), "bad")
+	writeText(t, filepath.Join(dir, "a", "s15.npy"), "bad")
+	for _, w := range []int{1, 2, 8} {
+		for range 5 {
+			_, err := Load(dir, Options{Workers: w})
+			if err == nil || !strings.Contains(err.Error(), "s07.npy") {
+				t.Fatalf("workers %d: %v", w, err)
+			}
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ var benchModelOnce struct {
 }
 
 // benchModelFile writes the benchmark model once per test binary.
-func benchModelFile(b *testing.B) (string, [][]float64) {
+func benchModelFile(b testing.TB) (string, [][]float64) {
 	o := &benchModelOnce
 	o.Do(func() {
 		o.dir, o.err = os.MkdirTemp("", "setmatch-bench-")
@@ -200,4 +201,44 @@ func BenchmarkThroughput(b *testing.B) {
 			reportMemory(b, path)
 		})
 	}
+}
+
+// BenchmarkDaemonRSS runs the real setmatchd on the benchmark model, feeds it
+// b.N batches and reports its peak resident memory (VmHWM) next to the size
+// of the model file.
+func BenchmarkDaemonRSS(b *testing.B) {
+	if len(daemonPrefix) > 0 {
+		b.Skip("the daemon runs under an emulator: its memory is not the daemon's")
+	}
+	path, centers := benchModelFile(b)
+	f := newFixture(b, "")
+	f.model = path
+	f.writeConfig(b, "[decision]\nmin_frames = 2\n")
+	text, _ := os.ReadFile(f.config)
+	os.WriteFile(f.config, []byte(strings.Replace(strings.Replace(string(text), "alice = \"GPIO22\"", "", 1),
+		"level = \"debug\"", "level = \"warn\"", 1)), 0o644)
+	p := startDaemon(b, f)
+	rng := rand.New(rand.NewPCG(27, 28))
+	b.ResetTimer()
+	for i := range b.N {
+		f.drop(b, fmt.Sprintf("rss%06d.npy", i), benchBatch(rng, centers[i%len(centers)]))
+	}
+	waitFor(b, 10*time.Minute, "all batches", func() bool { return len(readJournal(b, f.journal)) == b.N })
+	b.StopTimer()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		var kb float64
+		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
+			b.ReportMetric(kb/1024, "peak-rss-MiB")
+		}
+		if _, err := fmt.Sscanf(line, "VmRSS: %f kB", &kb); err == nil {
+			b.ReportMetric(kb/1024, "rss-MiB")
+		}
+	}
+	fi, _ := os.Stat(path)
+	b.ReportMetric(float64(fi.Size())/(1<<20), "model-MiB")
+	p.stop()
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -124,6 +125,10 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	log.Info("starting", "config", strings.Join(cfg.Files, ","), "model", m.Path, "model_sha256", m.ID(),
 		"gallery_sets", len(m.Model.Sets), "spool", cfg.Spool.Dir, "journal", cfg.Journal.Path, "gpio", cfg.GPIO.Backend)
 
+	// The model file's bytes and the decoding's temporaries are garbage now:
+	// give them back to the system rather than carry them as resident memory.
+	debug.FreeOSMemory()
+
 	mw := newModelWatch(log)
 	defer mw.close()
 	mw.watch(cfg.Model)
@@ -151,6 +156,7 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 			m := r.Model()
 			log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets))
 		}
+		debug.FreeOSMemory()
 		notify(log, daemon.SdNotifyReady, "STATUS=watching "+r.Config().Spool.Dir)
 	}
 

@@ -34,6 +34,9 @@ func TestMain(m *testing.M) {
 	buildDaemon(dir)
 	code := m.Run()
 	os.RemoveAll(dir)
+	if benchModelOnce.dir != "" {
+		os.RemoveAll(benchModelOnce.dir)
+	}
 	os.Exit(code)
 }
 
@@ -83,7 +86,7 @@ type notifySocket struct {
 	msgs []string
 }
 
-func newNotifySocket(t *testing.T) *notifySocket {
+func newNotifySocket(t testing.TB) *notifySocket {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "sdn")
 	if err != nil {
@@ -142,7 +145,7 @@ func (l *lockedBuffer) String() string {
 }
 
 type daemonProc struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	stderr *lockedBuffer
 	notify *notifySocket
@@ -150,8 +153,9 @@ type daemonProc struct {
 	err    error
 }
 
-// startDaemon starts setmatchd on f's config and waits for READY=1.
-func startDaemon(t *testing.T, f *fixture) *daemonProc {
+// startDaemon starts setmatchd on f's config, with env added to its
+// environment, and waits for READY=1.
+func startDaemon(t testing.TB, f *fixture, env ...string) *daemonProc {
 	t.Helper()
 	if daemonBin == "" {
 		t.Skip(daemonSkipMsg)
@@ -159,7 +163,7 @@ func startDaemon(t *testing.T, f *fixture) *daemonProc {
 	ns := newNotifySocket(t)
 	args := append(append([]string(nil), daemonPrefix...), daemonBin, "-config", f.config)
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), "NOTIFY_SOCKET="+ns.path)
+	cmd.Env = append(append(os.Environ(), "NOTIFY_SOCKET="+ns.path), env...)
 	p := &daemonProc{t: t, cmd: cmd, stderr: &lockedBuffer{}, notify: ns, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
@@ -226,7 +230,8 @@ func TestDaemonBatches(t *testing.T) {
 		f.drop(t, name, batch(rng, l))
 		want[name] = expected(l)
 	}
-	p := startDaemon(t, f)
+	// As systemd does with WatchdogSec=0.2s.
+	p := startDaemon(t, f, "WATCHDOG_USEC=200000")
 	for i, l := range labels[2:] {
 		name := fmt.Sprintf("b%d.npy", i)
 		f.drop(t, name, batch(rng, l))
@@ -252,6 +257,7 @@ func TestDaemonBatches(t *testing.T) {
 	f.drop(t, "after.npy", batch(rng, "carol"))
 	want["after.npy"] = "carol"
 	waitFor(t, e2eWait, "the batch after the failure", func() bool { return len(names(t, done)) == len(want) })
+	waitFor(t, e2eWait, "watchdog pings", func() bool { return p.notify.count("WATCHDOG=1") >= 2 })
 	p.stop()
 
 	recs := readJournal(t, f.journal)
@@ -301,8 +307,9 @@ func TestDaemonReload(t *testing.T) {
 	os.WriteFile(f.config, []byte(f.configText("")+"\n[spool\n"), 0o644)
 	p.signal(syscall.SIGHUP)
 	waitFor(t, e2eWait, "the reload to fail", func() bool { return strings.Contains(p.stderr.String(), "reload failed") })
-	if p.notify.count("RELOADING=1") != 1 || p.notify.count("READY=1") != 2 {
-		t.Errorf("notifications around the reload: %q", p.notify.msgs)
+	waitFor(t, e2eWait, "READY=1 after the reload", func() bool { return p.notify.count("READY=1") == 2 })
+	if n := p.notify.count("RELOADING=1"); n != 1 {
+		t.Errorf("RELOADING=1 sent %d times, want 1", n)
 	}
 	f.drop(t, "one.npy", batch(rng, "alice"))
 	waitFor(t, e2eWait, "one.npy", func() bool { return len(names(t, done)) == 1 })

@@ -105,6 +105,7 @@ type Signaller struct {
 
 	mu     sync.Mutex
 	closed bool
+	idled  bool
 	wg     sync.WaitGroup
 }
 
@@ -228,8 +229,7 @@ func (s *Signaller) drive(ol *outLine) {
 }
 
 // Idle ends all pulses (cutting a running one short), drives every line to
-// its idle level and refuses further pulses. It is safe to call more than
-// once.
+// its idle level and refuses further pulses. Calling it again does nothing.
 func (s *Signaller) Idle() error {
 	s.mu.Lock()
 	if !s.closed {
@@ -240,6 +240,12 @@ func (s *Signaller) Idle() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idled {
+		return nil
+	}
+	s.idled = true
 	var errs []error
 	for name, ol := range s.lines {
 		if err := ol.line.Out(!s.act); err != nil {

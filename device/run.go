@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,10 +63,24 @@ func LoadModel(path string, workers int) (*Loaded, error) {
 		return nil, fmt.Errorf("model: %w (set model = ... in the config; `setmatch train` writes model files)", err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, model.MaxFileBytes+1))
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("model %s: not a regular file", path)
+	}
+	// Read into a buffer of the file's size, plus room to see a file that
+	// grew: io.ReadAll's doubling would briefly hold twice the model.
+	b := make([]byte, min(fi.Size(), model.MaxFileBytes)+bytes.MinRead)
+	n, err := io.ReadFull(io.LimitReader(f, model.MaxFileBytes+1), b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if n == len(b) {
+		return nil, fmt.Errorf("model %s: the file is growing while being read (write models with `setmatch train`, which replaces them atomically)", path)
+	}
+	b = b[:n]
 	if int64(len(b)) > model.MaxFileBytes {
 		return nil, fmt.Errorf("model %s: larger than %d bytes", path, int64(model.MaxFileBytes))
 	}
@@ -114,6 +129,9 @@ type Runner struct {
 	moved    atomic.Int64
 	handled  atomic.Int64
 	failed   atomic.Int64
+
+	closeOnce sync.Once
+	closeErr  error
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -270,9 +288,13 @@ func (r *Runner) Wait() error {
 	return r.sig.Idle()
 }
 
-// Close releases the pins (idle), the journal and the spool.
+// Close releases the pins (idle), the journal and the spool. Later calls
+// return the first call's result.
 func (r *Runner) Close() error {
-	return errors.Join(r.sig.Close(), r.journal.Close(), r.spool.Close())
+	r.closeOnce.Do(func() {
+		r.closeErr = errors.Join(r.sig.Close(), r.journal.Close(), r.spool.Close())
+	})
+	return r.closeErr
 }
 
 func (r *Runner) work() {
@@ -312,6 +334,17 @@ func (r *Runner) handle(it item) {
 	}
 	rec := &Record{File: it.name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.claimed,
 		Divergence: st.model.Model.Divergence.String(), Threshold: finite(st.threshold)}
+	if it.claimed {
+		first, err := r.spool.BeginRetry(it.name)
+		if err != nil {
+			r.log.Warn("cannot mark the retry of an interrupted batch", "file", it.name, "err", err)
+		}
+		defer r.spool.EndRetry(it.name)
+		if err == nil && !first {
+			r.fail(rec, "setmatchd stopped twice while handling this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more")
+			return
+		}
+	}
 	res, known, label, err := r.decide(st, it.name, rec)
 	if err != nil {
 		r.fail(rec, err.Error())
@@ -358,8 +391,20 @@ func (r *Runner) handle(it item) {
 	}
 }
 
-// decide reads and matches the claimed batch.
-func (r *Runner) decide(st *state, name string, rec *Record) (match.Decision, bool, string, error) {
+// decide reads and matches the claimed batch. A panic while doing so (a bug
+// met by some input) fails that batch instead of the daemon: restarted by
+// systemd, the daemon would meet the same batch in cur/ again and again.
+func (r *Runner) decide(st *state, name string, rec *Record) (d match.Decision, known bool, label string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("panic while handling a batch", "file", name, "panic", p, "stack", string(debug.Stack()))
+			d, known, label, err = match.Decision{}, false, "", fmt.Errorf("internal error while handling %s: %v (please report it with the batch file)", name, p)
+		}
+	}()
+	return r.decideBatch(st, name, rec)
+}
+
+func (r *Runner) decideBatch(st *state, name string, rec *Record) (match.Decision, bool, string, error) {
 	start := time.Now()
 	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
 	if err != nil {

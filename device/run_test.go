@@ -219,14 +219,28 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 	os.MkdirAll(filepath.Join(f.spool, DirCur), 0o750)
 	os.Rename(p, filepath.Join(f.spool, DirCur, "left.npy"))
 	f.drop(t, "waiting.npy", batch(rng, "alice"))
+	// One whose retry was already interrupted once: not tried a third time.
+	p = f.writeTmp(t, "poison.npy", batch(rng, "carol"))
+	os.Rename(p, filepath.Join(f.spool, DirCur, "poison.npy"))
+	os.WriteFile(filepath.Join(f.spool, DirCur, ".poison.npy.retry"), nil, 0o640)
 
 	r, ch := startRunner(t, f, NewRecorder())
-	first, second := next(t, ch), next(t, ch)
-	if first.File != "left.npy" || !first.Retry || first.Decision != "carol" {
-		t.Errorf("first handled: %+v, want the interrupted batch", first)
+	got := map[string]*Record{}
+	for range 3 {
+		rec := next(t, ch)
+		got[rec.File] = rec
 	}
-	if second.File != "waiting.npy" || second.Decision != "alice" {
-		t.Errorf("second handled: %+v", second)
+	if rec := got["left.npy"]; rec == nil || !rec.Retry || rec.Decision != "carol" {
+		t.Errorf("interrupted batch: %+v", rec)
+	}
+	if rec := got["waiting.npy"]; rec == nil || rec.Retry || rec.Decision != "alice" {
+		t.Errorf("waiting batch: %+v", rec)
+	}
+	if rec := got["poison.npy"]; rec == nil || rec.Decision != "failed" || !strings.Contains(rec.Reason, "twice") {
+		t.Errorf("twice-interrupted batch: %+v", rec)
+	}
+	if left := names(t, filepath.Join(f.spool, DirCur)); len(left) != 0 {
+		t.Errorf("cur/ holds %v", left)
 	}
 
 	// A bad model is refused; the old one stays.
@@ -297,4 +311,30 @@ func itoa(i int) string {
 		return digits[i : i+1]
 	}
 	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// TestRunnerPanicFailsBatch checks that a panic while matching fails that
+// batch only.
+func TestRunnerPanicFailsBatch(t *testing.T) {
+	f := newFixture(t, "")
+	r, ch := startRunner(t, f, NewRecorder())
+	good := r.st.Load()
+	broken := *good
+	bm := *good.model
+	bm.Matcher = nil // Match on a nil Matcher panics
+	broken.model = &bm
+	r.st.Store(&broken)
+	rng := rand.New(rand.NewPCG(19, 20))
+	f.drop(t, "p.npy", batch(rng, "alice"))
+	if got := next(t, ch); got.Decision != "failed" || !strings.Contains(got.Reason, "internal error") {
+		t.Fatalf("got %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.spool, DirFailed, "p.npy.err")); err != nil {
+		t.Fatal(err)
+	}
+	r.st.Store(good)
+	f.drop(t, "q.npy", batch(rng, "alice"))
+	if got := next(t, ch); got.Decision != "alice" {
+		t.Fatalf("after the panic: %+v", got)
+	}
 }

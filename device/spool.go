@@ -164,9 +164,34 @@ func (s *Spool) Interrupted() ([]string, error) {
 	}
 	names := make([]string, 0, len(es))
 	for _, e := range es {
-		names = append(names, e.name)
+		if !strings.HasPrefix(e.name, ".") { // retry markers
+			names = append(names, e.name)
+		}
 	}
 	return names, nil
+}
+
+func retryMarker(name string) string { return path.Join(DirCur, "."+name+".retry") }
+
+// BeginRetry records that cur/name, left by an interrupted run, is being
+// handled again. It returns false if an earlier retry of it began and never
+// ended: the daemon died twice on this batch (a crash it causes, an OOM
+// kill), and retrying it for ever would keep the daemon in a restart loop.
+func (s *Spool) BeginRetry(name string) (bool, error) {
+	f, err := s.root.OpenFile(retryMarker(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o640)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("spool: %w", err)
+	}
+	err = f.Sync()
+	return true, errors.Join(err, f.Close())
+}
+
+// EndRetry removes the marker of BeginRetry.
+func (s *Spool) EndRetry(name string) {
+	s.root.Remove(retryMarker(name))
 }
 
 // Claim moves new/name to cur/name and returns the time the file arrived in

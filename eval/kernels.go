@@ -236,6 +236,12 @@ func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 	if len(widths) == 0 {
 		widths = PaperWidths
 	}
+	if folds(t.Labels, max(g.Folds, 2), t.Seed) == nil {
+		// Nothing to cross-validate on: the first bandwidth, and the
+		// width that puts the median divergence at e^−1.
+		bws, widths = bws[:1], []float64{1}
+		g.WidthScale = "median"
+	}
 	var cands []candidate
 	for _, b := range bws {
 		dm, err := t.Pool.divMatrix(b, t.Train)

@@ -104,8 +104,10 @@ var PaperWidths = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1}
 
 // DefaultGrid returns the grid used by setmatch eval.
 func DefaultGrid() Grid {
+	// The first entry of each list is the default used when a split
+	// leaves nothing to cross-validate on (one gallery set per class).
 	var bws []Bandwidth
-	for _, s := range []float64{0.5, 1, 2, 4, 8} {
+	for _, s := range []float64{1, 0.5, 2, 4, 8} {
 		bws = append(bws, Bandwidth{Mode: Global, Scale: s})
 	}
 	for _, s := range []float64{1, 2, 4} {
@@ -117,7 +119,7 @@ func DefaultGrid() Grid {
 		WidthScale: "both",
 		Regs:       []float64{1e-3, 1e-2, 1e-1, 1},
 		GDAP:       []int{3, 5, 10},
-		CDLRegs:    []float64{1e-4, 1e-3, 1e-2, 1e-1},
+		CDLRegs:    []float64{1e-3, 1e-4, 1e-2, 1e-1},
 		Folds:      5,
 	}
 }

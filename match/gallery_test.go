@@ -107,3 +107,27 @@ func TestNearest(t *testing.T) {
 		t.Errorf("single-set decision = %+v", d)
 	}
 }
+
+func TestGalleryMemoryIndependentOfSize(t *testing.T) {
+	// Per-query allocations must not grow with the gallery: the scratch is
+	// per worker and reused, and results go into the caller's slice.
+	rng := rand.New(rand.NewPCG(27, 28))
+	q := mustKDE(t, randSet(rng, 20, 4, 0, 1), 1)
+	var allocs []float64
+	for _, m := range []int{16, 400} {
+		g, err := NewGallery(randGallery(t, rng, m, 20, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Workers = 2
+		dst := make([]Divergences, m)
+		allocs = append(allocs, testing.AllocsPerRun(20, func() {
+			if _, err := g.Compare(q, dst); err != nil {
+				t.Fatal(err)
+			}
+		}))
+	}
+	if allocs[1] > allocs[0]+1 {
+		t.Errorf("allocations per query grow with the gallery: %v for m = 16 and 400", allocs)
+	}
+}

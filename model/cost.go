@@ -193,7 +193,7 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 	c.wt.Copy(w.T())
 	c.y.Mul(c.x, c.wt.T())
 	// Phase 1: each set's own log density at its own samples.
-	parallelFor(len(c.sets), c.workers, func(_, i int) {
+	parallelFor(len(c.sets), c.workers, func(wk, i int) {
 		s := &c.sets[i]
 		if wantGrad {
 			n := len(s.sqn)
@@ -201,7 +201,7 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 				s.selfW = make([]float64, n*n)
 			}
 		}
-		selfLogDensity(s, c.d, wantGrad)
+		selfLogDensity(s, c.d, wantGrad, c.scratch[wk].cross)
 	})
 	// Phase 2: the pairs.
 	parallelFor(len(c.pairs), c.workers, func(wk, k int) {
@@ -249,8 +249,9 @@ func logNormConst(n, d int, h float64) float64 {
 	return -math.Log(float64(n)) - 0.5*float64(d)*math.Log(2*math.Pi*h*h)
 }
 
-// selfLogDensity fills s.sqn, s.lself and (if grad) s.selfW from s.y.
-func selfLogDensity(s *projSet, d int, grad bool) {
+// selfLogDensity fills s.sqn, s.lself and (if grad) s.selfW from s.y, using
+// buf (at least n×n) as scratch.
+func selfLogDensity(s *projSet, d int, grad bool, buf []float64) {
 	n, _ := s.y.Dims()
 	for a := range n {
 		var v float64
@@ -259,7 +260,7 @@ func selfLogDensity(s *projSet, d int, grad bool) {
 		}
 		s.sqn[a] = v
 	}
-	gram := mat.NewDense(n, n, nil)
+	gram := mat.NewDense(n, n, buf[:n*n])
 	gram.Mul(s.y, s.y.T())
 	g := gram.RawMatrix().Data
 	inv := 1 / (2 * s.h * s.h)
@@ -325,30 +326,40 @@ func pairTerms(P, Q *projSet, m match.Measure, d int, sc *pairScratch, grad bool
 			mn = min(mn, v)
 			colMin[b] = min(colMin[b], v)
 		}
-		wr := sc.wq[a*nq : (a+1)*nq]
 		var sum float64
-		for b := range nq {
-			e := math.Exp((mn - row[b]) * invQ)
-			wr[b] = e
-			sum += e
-		}
-		lqp[a] = -mn*invQ + math.Log(sum) + lnQ
 		if grad {
+			wr := sc.wq[a*nq : (a+1)*nq]
+			for b := range nq {
+				e := math.Exp((mn - row[b]) * invQ)
+				wr[b] = e
+				sum += e
+			}
 			is := 1 / sum
 			for b := range wr {
 				wr[b] *= is
 			}
+		} else {
+			for b := range nq {
+				sum += math.Exp((mn - row[b]) * invQ)
+			}
 		}
+		lqp[a] = -mn*invQ + math.Log(sum) + lnQ
 	}
 	colSum := sc.colSum[:nq]
 	clear(colSum)
 	for a := range np {
 		row := cd[a*nq : (a+1)*nq]
-		wr := sc.wp[a*nq : (a+1)*nq]
-		for b := range nq {
-			e := math.Exp((colMin[b] - row[b]) * invP)
-			wr[b] = e
-			colSum[b] += e
+		if grad {
+			wr := sc.wp[a*nq : (a+1)*nq]
+			for b := range nq {
+				e := math.Exp((colMin[b] - row[b]) * invP)
+				wr[b] = e
+				colSum[b] += e
+			}
+		} else {
+			for b := range nq {
+				colSum[b] += math.Exp((colMin[b] - row[b]) * invP)
+			}
 		}
 	}
 	lpq := sc.lpq[:nq]
@@ -524,7 +535,6 @@ func DivergenceMatrix(y []*mat.Dense, h []float64, m match.Measure, workers int)
 		maxN = max(maxN, n)
 		sets[i] = projSet{y: s, sqn: make([]float64, n), lself: make([]float64, n), h: h[i]}
 	}
-	parallelFor(len(sets), workers, func(_, i int) { selfLogDensity(&sets[i], d, false) })
 	m2 := len(y)
 	type ij struct{ i, j int }
 	pairs := make([]ij, 0, m2*(m2-1)/2)
@@ -538,6 +548,7 @@ func DivergenceMatrix(y []*mat.Dense, h []float64, m match.Measure, workers int)
 	for w := range scratch {
 		scratch[w] = newPairScratch(maxN)
 	}
+	parallelFor(len(sets), workers, func(wk, i int) { selfLogDensity(&sets[i], d, false, scratch[wk].cross) })
 	parallelFor(len(pairs), workers, func(wk, k int) {
 		vals[k] = pairTerms(&sets[pairs[k].i], &sets[pairs[k].j], m, d, scratch[wk], false, 0, nil)
 	})

@@ -47,7 +47,7 @@ const FormatVersion = 1
 const MaxFileBytes = 1 << 30
 
 // maxHeaderBytes caps the JSON header (labels, names, parameters).
-const maxHeaderBytes = 64 << 20
+const maxHeaderBytes = 16 << 20
 
 const (
 	prefixLen   = 8 + 4 + 8 // magic, version, header length

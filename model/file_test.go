@@ -384,6 +384,12 @@ func TestInconsistentShapes(t *testing.T) {
 	b := mfRawFile(t, hdr(), floats)
 	binary.LittleEndian.PutUint64(b[12:], uint64(len(b)))
 	mfDecodeErr(t, "header length", mfReseal(b), ErrMalformed, "runs past the end")
+
+	// A header over the limit is refused before it is parsed.
+	if !testing.Short() {
+		big := "{" + strings.Repeat(" ", maxHeaderBytes) + "}"
+		mfDecodeErr(t, "huge header", mfRawFile(t, big, floats), ErrMalformed, "exceeds the limit")
+	}
 }
 
 func TestBadNumbers(t *testing.T) {

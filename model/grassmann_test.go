@@ -165,4 +165,3 @@ func TestMinimizeCGStopsOnGradTol(t *testing.T) {
 		t.Errorf("%d iterations, stop %q", res.Iterations, res.Stop)
 	}
 }
-

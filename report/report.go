@@ -44,7 +44,8 @@ func CostPlot(path string, cost []float64, title string) error {
 // DivergenceHeatmap writes to path (a .png file) the m×m matrix div between
 // sets whose class labels are labels (len m), with the sets reordered by
 // label (stable, so the given order within a class is kept). Dark cells are
-// small divergences (similar sets), bright cells large ones; a well-trained
+// small divergences (similar sets), bright cells large ones (the scale is
+// clipped at the 98th percentile of the off-diagonal values); a well-trained
 // projection shows dark blocks on the diagonal, one per class.
 func DivergenceHeatmap(path string, div mat.Symmetric, labels []string, title string) error {
 	m := div.SymmetricDim()
@@ -57,26 +58,39 @@ func DivergenceHeatmap(path string, div mat.Symmetric, labels []string, title st
 	}
 	sort.SliceStable(order, func(a, b int) bool { return labels[order[a]] < labels[order[b]] })
 	g := &grid{m: m, z: make([]float64, m*m), min: math.Inf(1), max: math.Inf(-1)}
+	var off []float64
 	for r := range m {
 		for c := range m {
 			v := div.At(order[r], order[c])
 			g.z[r*m+c] = v
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				g.min, g.max = math.Min(g.min, v), math.Max(g.max, v)
+				g.min = math.Min(g.min, v)
+				if r != c {
+					off = append(off, v)
+				}
 			}
 		}
 	}
-	if g.max <= g.min {
+	// The colour scale ends at the 98th percentile of the off-diagonal
+	// values, so that a few outlying sets do not turn the rest black;
+	// larger values get the brightest colour.
+	sort.Float64s(off)
+	if len(off) > 0 {
+		g.max = off[int(0.98*float64(len(off)-1))]
+	}
+	if !(g.max > g.min) {
 		g.max = g.min + 1
+	}
+	for i, v := range g.z {
+		g.z[i] = math.Min(v, g.max)
 	}
 	cm := moreland.ExtendedBlackBody()
 	cm.SetMin(g.min)
 	cm.SetMax(g.max)
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s (range %.3g to %.3g)", title, g.min, g.max)
+	p.Title.Text = fmt.Sprintf("%s (colours %.3g to %.3g)", title, g.min, g.max)
 	p.X.Label.Text = "set (sorted by class)"
 	p.Y.Label.Text = "set (sorted by class)"
-	p.Y.Scale = plot.LinearScale{}
 	h := plotter.NewHeatMap(g, cm.Palette(256))
 	p.Add(h)
 	// Row 0 at the top, as in a printed matrix.
@@ -101,14 +115,12 @@ type grid struct {
 	min, max float64
 }
 
-func (g *grid) Dims() (c, r int)       { return g.m, g.m }
-func (g *grid) Z(c, r int) float64     { return g.z[r*g.m+c] }
-func (g *grid) X(c int) float64        { return float64(c) }
-func (g *grid) Y(r int) float64        { return float64(r) }
-func (g *grid) Min() float64           { return g.min }
-func (g *grid) Max() float64           { return g.max }
-func (g *grid) String() string         { return fmt.Sprintf("%d×%d grid", g.m, g.m) }
-func (g *grid) Bounds() (a, b float64) { return g.min, g.max }
+func (g *grid) Dims() (c, r int)   { return g.m, g.m }
+func (g *grid) Z(c, r int) float64 { return g.z[r*g.m+c] }
+func (g *grid) X(c int) float64    { return float64(c) }
+func (g *grid) Y(r int) float64    { return float64(r) }
+func (g *grid) Min() float64       { return g.min }
+func (g *grid) Max() float64       { return g.max }
 
 func save(p *plot.Plot, path string, w, h vg.Length) error {
 	if filepath.Ext(path) != ".png" {

@@ -20,10 +20,10 @@ import (
 // start is skipped. Values are parsed with strconv.ParseFloat and must be
 // finite. The returned matrix is frames×features.
 func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
-	lim = lim.resolved()
+	lim = lim.Resolved()
 	// The longest acceptable line: MaxCols values of up to 64 characters.
-	maxLine := int64(lim.MaxCols)*64 + 1024
-	maxLine = min(maxLine, lim.MaxBytes+1024, 1<<30)
+	maxLine := min(int64(lim.MaxCols), 1<<24)*64 + 1024
+	maxLine = min(maxLine, textBudget(lim.MaxBytes), 1<<30)
 	// Count the text read so the whole input is bounded by MaxBytes (plus
 	// slack for comments and blank lines).
 	cr := &countReader{r: r}
@@ -41,9 +41,9 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		if line == 1 {
 			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 		}
-		if cr.n > 4*lim.MaxBytes+maxLine {
-			// Text is longer than the values it holds, but not without bound.
-			return nil, limitErr("CSV text is longer than the limit of %s; split the set or raise the limit", byteSize(float64(4*lim.MaxBytes)))
+		if cr.n > textBudget(lim.MaxBytes) {
+			return nil, limitErr("CSV text is longer than %s, the limit for a set of %s in memory; split the set or raise the limit",
+				byteSize(float64(textBudget(lim.MaxBytes))), byteSize(float64(lim.MaxBytes)))
 		}
 		s := strings.TrimSpace(string(b))
 		if s == "" || s[0] == '#' {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,7 +98,7 @@ func TestReadCSVLimits(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("bytes limit: %v", err)
 	}
-	_, err = ReadCSV(strings.NewReader(strings.Repeat("# comment\n", 1000)), Limits{MaxBytes: 100})
+	_, err = ReadCSV(strings.NewReader(strings.Repeat("# comment\n", 120000)), Limits{MaxBytes: 100})
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("bytes limit: %v", err)
 	}
@@ -105,6 +106,25 @@ func TestReadCSVLimits(t *testing.T) {
 	_, err = ReadCSV(strings.NewReader(strings.Repeat("1", 1<<20)), Limits{MaxCols: 4, MaxBytes: 1 << 10})
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "longer than") {
 		t.Errorf("long line: %v", err)
+	}
+}
+
+func TestNoLimits(t *testing.T) {
+	none := Limits{MaxBytes: -1, MaxRows: -1, MaxCols: -1}
+	x, err := ReadCSV(strings.NewReader("1,2\n3,4\n"), none)
+	if err != nil || x.At(1, 1) != 4 {
+		t.Errorf("CSV without limits: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "x.csv")
+	if err := WriteFile(p, mat.NewDense(1, 2, []float64{1, 2})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(p, none); err != nil {
+		t.Errorf("ReadFile without limits: %v", err)
+	}
+	b := npyBytes(1, dict("<f8", "False", "(1, 2)"), f64bytes(1, 2))
+	if _, err := ReadNPY(bytes.NewReader(b), none); err != nil {
+		t.Errorf("NPY without limits: %v", err)
 	}
 }
 

@@ -58,8 +58,8 @@ func ReadFile(path string, lim Limits) (*mat.Dense, error) {
 		if Format(path) == "csv" {
 			// CSV text is never shorter than the values it holds; refuse
 			// early what could not pass the limits anyway.
-			r := lim.resolved()
-			if fi.Size() > r.MaxBytes*4+(1<<20) {
+			r := lim.Resolved()
+			if fi.Size() > textBudget(r.MaxBytes) {
 				return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; split the set or raise the limit",
 					byteSize(float64(fi.Size())), byteSize(float64(r.MaxBytes))), path)
 			}

@@ -27,9 +27,9 @@ func DefaultLimits() Limits {
 	return Limits{MaxBytes: DefaultMaxBytes, MaxRows: DefaultMaxRows, MaxCols: DefaultMaxCols}
 }
 
-// resolved returns l with zero fields replaced by the defaults and negative
-// fields replaced by the largest representable value.
-func (l Limits) resolved() Limits {
+// Resolved returns l with zero fields replaced by the defaults and negative
+// fields (no limit) replaced by the largest representable value.
+func (l Limits) Resolved() Limits {
 	d := DefaultLimits()
 	const maxInt = int(^uint(0) >> 1)
 	switch {
@@ -80,4 +80,15 @@ func byteSize(b float64) string {
 		return trimFloat(b/(1<<10)) + " KiB"
 	}
 	return trimFloat(b) + " bytes"
+}
+
+// textBudget is how many bytes of CSV text may be read for a matrix of at
+// most maxBytes bytes: text is longer than the values it holds, but not
+// without bound. It saturates instead of overflowing.
+func textBudget(maxBytes int64) int64 {
+	const most = 1<<63 - 1
+	if maxBytes > (most-(1<<20))/4 {
+		return most
+	}
+	return 4*maxBytes + 1<<20
 }

@@ -37,7 +37,7 @@ type npyHeader struct {
 // columns = features) in .npy format versions 1.0, 2.0 or 3.0. See the
 // package documentation for the rules. The returned matrix is rows×cols.
 func ReadNPY(r io.Reader, lim Limits) (*mat.Dense, error) {
-	lim = lim.resolved()
+	lim = lim.Resolved()
 	br := bufio.NewReaderSize(r, chunkBytes)
 	h, err := readNPYHeader(br)
 	if err != nil {

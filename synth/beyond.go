@@ -33,44 +33,55 @@ func (s shape) String() string {
 type beyondGauss struct {
 	opt Options
 	q   *mat.Dense // D×D orthonormal
-	// per class: shape and direction(s)
+	// per class: the shape and the orthonormal directions carrying it
+	// (for the ring, consecutive pairs span its planes)
 	shapes []shape
-	u, v   [][]float64
+	dirs   [][][]float64
 }
 
 func newBeyondGauss(opt Options) *beyondGauss {
 	rng := setRNG(opt.Seed, -1, -1)
-	dim := opt.Dim
+	dim, m := opt.Dim, opt.ShapeDims
 	g := &beyondGauss{opt: opt, q: randOrthonormal(rng, dim, dim)}
 	ndir := 0
 	if opt.Classes > 2 {
 		ndir = (opt.Classes - 2 + len(directional) - 1) / len(directional)
 	}
-	col := func(j int) []float64 { return mat.Col(nil, j, g.q) }
-	dir := func(k int) []float64 {
-		if ndir <= dim {
-			return col(k)
+	cols := func(q *mat.Dense, n int) [][]float64 {
+		out := make([][]float64, n)
+		for j := range out {
+			out[j] = mat.Col(nil, j, q)
 		}
-		// More directions than dimensions: spread them over half a turn
-		// in the plane of the first two basis vectors.
+		return out
+	}
+	// dir returns the directions of the k-th repetition of the shapes.
+	dir := func(k int) [][]float64 {
+		switch {
+		case m > 1 && k > 0:
+			return cols(randOrthonormal(rng, dim, m), m)
+		case m > 1 || ndir <= dim:
+			return cols(g.q, m+k)[k:]
+		}
+		// One direction each, more of them than dimensions: spread them
+		// over half a turn in the plane of the first two basis vectors.
 		a := math.Pi * float64(k) / float64(ndir)
 		u := make([]float64, dim)
 		for i := range u {
 			u[i] = math.Cos(a)*g.q.At(i, 0) + math.Sin(a)*g.q.At(i, 1)
 		}
-		return u
+		return [][]float64{u}
 	}
 	for c := range opt.Classes {
 		switch c {
 		case 0:
 			g.shapes = append(g.shapes, shapeGauss)
-			g.u, g.v = append(g.u, nil), append(g.v, nil)
+			g.dirs = append(g.dirs, nil)
 		case 1:
 			g.shapes = append(g.shapes, shapeRing)
-			g.u, g.v = append(g.u, col(0)), append(g.v, col(1))
+			g.dirs = append(g.dirs, cols(g.q, 2*max(1, min(m, dim)/2)))
 		default:
 			g.shapes = append(g.shapes, directional[(c-2)%len(directional)])
-			g.u, g.v = append(g.u, dir((c-2)/len(directional))), append(g.v, nil)
+			g.dirs = append(g.dirs, dir((c-2)/len(directional)))
 		}
 	}
 	return g
@@ -86,18 +97,22 @@ func (g *beyondGauss) set(c int, rng *rand.Rand) *mat.Dense {
 		for j := range row {
 			row[j] = rng.NormFloat64()
 		}
-		u, v := g.u[c], g.v[c]
+		dirs := g.dirs[c]
 		switch sh := g.shapes[c]; sh {
 		case shapeGauss:
 		case shapeRing:
-			// Replace the (u, v) components by a point on a thin ring of
-			// unit variance per coordinate.
-			a := rng.Float64() * 2 * math.Pi
-			r := (1 + 0.05*rng.NormFloat64()) * math.Sqrt2 / math.Sqrt(1+0.05*0.05)
-			setComp(row, u, r*math.Cos(a))
-			setComp(row, v, r*math.Sin(a))
+			// Replace the components in each plane by a point on a thin
+			// ring of unit variance per coordinate.
+			for p := 0; p+1 < len(dirs); p += 2 {
+				a := rng.Float64() * 2 * math.Pi
+				r := (1 + 0.05*rng.NormFloat64()) * math.Sqrt2 / math.Sqrt(1+0.05*0.05)
+				setComp(row, dirs[p], r*math.Cos(a))
+				setComp(row, dirs[p+1], r*math.Sin(a))
+			}
 		default:
-			setComp(row, u, sample1D(sh, rng))
+			for _, u := range dirs {
+				setComp(row, u, sample1D(sh, rng))
+			}
 		}
 	}
 	return whiten(x)

@@ -10,10 +10,13 @@
 //     information, while a learned projection can recover span(B).
 //   - BeyondGauss: every set has exactly zero mean and identity covariance
 //     (each set is whitened after sampling), but the classes differ in the
-//     shape of their distributions (Gaussian, ring, two or three blobs,
-//     uniform, Laplace, skewed). Any method that looks only at means and
-//     covariances is at chance by construction; density-based methods are
-//     not.
+//     shape of their distributions: class 0 is Gaussian, class 1 a thin
+//     ring in a plane, the others two blobs, uniform, three blobs, Laplace
+//     or skewed along ShapeDims class-specific directions (Gaussian in the
+//     rest), repeated along new directions when there are more classes.
+//     Any method that looks only at means and covariances is at chance by
+//     construction; density-based methods are not, though the differences
+//     fade in high dimensions with few frames.
 //
 // Generation is deterministic for a given Options value (math/rand/v2 PCG
 // streams derived from Seed, one per set).
@@ -94,6 +97,12 @@ type Options struct {
 	// D−InfoDim other directions (Subspace); default 1, which exceeds the
 	// total spread of the informative directions so that PCA prefers noise.
 	NoiseStd float64
+
+	// ShapeDims is the number of orthogonal directions along which a
+	// BeyondGauss class departs from the Gaussian (1 ≤ ShapeDims ≤ Dim;
+	// default 1). One direction is hard to detect in high dimensions with
+	// few frames; more directions make the classes easier to tell apart.
+	ShapeDims int
 }
 
 // maxValues bounds the size of a generated data set (2 GiB of float64).
@@ -145,6 +154,12 @@ func (o Options) withDefaults() (Options, error) {
 	case BeyondGauss:
 		if o.Dim < 2 {
 			return o, errors.New("synth: beyond-gauss needs dim ≥ 2")
+		}
+		if o.ShapeDims == 0 {
+			o.ShapeDims = 1
+		}
+		if o.ShapeDims < 1 || o.ShapeDims > o.Dim {
+			return o, fmt.Errorf("synth: shape-dims %d must be between 1 and dim %d", o.ShapeDims, o.Dim)
 		}
 		if o.Frames <= o.Dim {
 			return o, fmt.Errorf("synth: beyond-gauss whitens every set, which needs more frames than dimensions (frames %d ≤ dim %d)", o.Frames, o.Dim)
@@ -213,7 +228,7 @@ func GenerateWithBasis(opt Options) (*dataset.Dataset, *mat.Dense, error) {
 	return d, basis, nil
 }
 
-// rngFor returns a PCG stream for a purpose (class -1 and set -1 for the
+// setRNG returns the PCG stream of set s of class c (class -1 and set -1 for the
 // data-set-wide parameters such as the basis).
 func setRNG(seed int64, c, s int) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15^(uint64(c+1)<<32|uint64(uint32(s+1)))))

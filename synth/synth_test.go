@@ -65,6 +65,7 @@ func TestBadOptions(t *testing.T) {
 		{Kind: BeyondGauss, Classes: 2, Sets: 1, Frames: 5, Dim: 1},
 		{Kind: BeyondGauss, Classes: 2, Sets: 1, Frames: 5, Dim: 5},
 		{Kind: 7, Classes: 2, Sets: 1, Frames: 5, Dim: 2},
+		{Kind: BeyondGauss, Classes: 2, Sets: 1, Frames: 5, Dim: 2, ShapeDims: 3},
 		{Classes: 1 << 20, Sets: 1 << 10, Frames: 100, Dim: 100},
 	} {
 		if _, err := Generate(o); err == nil {
@@ -85,7 +86,11 @@ func TestBeyondGaussMoments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range d.Sets {
+	d2, err := Generate(Options{Kind: BeyondGauss, Classes: 13, Sets: 1, Frames: 40, Dim: 6, ShapeDims: 4, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range append(d.Sets, d2.Sets...) {
 		n, dim := s.Frames.Dims()
 		for j := range dim {
 			col := mat.Col(nil, j, s.Frames)

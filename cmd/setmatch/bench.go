@@ -55,7 +55,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	inDim := fs.Int("in-dim", 400, "train: input dimension D")
 	outDim := fs.Int("out-dim", 20, "train: learned dimension d")
 	maxIter := fs.Int("max-iter", 25, "train: iteration cap")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

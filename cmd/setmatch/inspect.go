@@ -50,7 +50,7 @@ type inspectClass struct {
 func runInspect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("inspect", "[--json] MODEL", stderr)
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,7 +14,7 @@ import (
 )
 
 func runSynth(args []string, stdout, stderr io.Writer) error {
-	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss] [--info-dim K] [--force]", stderr)
+	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--force]", stderr)
 	out := fl.String("out", "", "write the data set to folder `DIR` as DIR/<class>/<set>.npy (required)")
 	classes := fl.Int("classes", 10, "number of classes `C`")
 	sets := fl.Int("sets", 5, "sets per class `S`")
@@ -25,12 +24,10 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	kindName := fl.String("kind", "subspace", "subspace: class information in a few directions, stronger noise elsewhere;\nbeyond-gauss: every set has mean 0 and covariance I, classes differ in shape")
 	infoDim := fl.Int("info-dim", 0, "informative directions `K` for --kind subspace (default min(2, D))")
 	noise := fl.Float64("noise", 0, "noise standard deviation outside the informative directions (subspace; default 1)")
+	shapeDims := fl.Int("shape-dims", 0, "directions `M` along which each beyond-gauss class departs from the Gaussian (default 1)")
 	force := fl.Bool("force", false, "replace a data set previously written to DIR")
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("%v", err) // exit status 2, like other command-line mistakes
+	if err := parseFlags(fl, args); err != nil {
+		return err
 	}
 	if fl.NArg() != 0 {
 		fl.Usage()
@@ -47,12 +44,15 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if kind != synth.Subspace && (*infoDim != 0 || *noise != 0) {
 		return usagef("--info-dim and --noise apply to --kind subspace only")
 	}
+	if kind != synth.BeyondGauss && *shapeDims != 0 {
+		return usagef("--shape-dims applies to --kind beyond-gauss only")
+	}
 	if *noise < 0 {
 		return usagef("--noise must be positive")
 	}
 	opt := synth.Options{
 		Kind: kind, Classes: *classes, Sets: *sets, Frames: *frames, Dim: *dim,
-		Seed: *seed, InfoDim: *infoDim, NoiseStd: *noise,
+		Seed: *seed, InfoDim: *infoDim, NoiseStd: *noise, ShapeDims: *shapeDims,
 	}
 	if err := opt.Validate(); err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
@@ -71,6 +71,9 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	desc := kind.String()
+	if kind == synth.BeyondGauss && *shapeDims > 1 {
+		desc += fmt.Sprintf(", shape-dims %d", *shapeDims)
+	}
 	if kind == synth.Subspace {
 		k := *infoDim
 		if k == 0 {

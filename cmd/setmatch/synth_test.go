@@ -67,8 +67,8 @@ func TestSynthWritesDataset(t *testing.T) {
 
 func TestSynthBeyondGauss(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "bg")
-	code, out, errOut := runCmd("synth", "--kind", "beyond-gauss", "--classes", "4", "--sets", "2", "--frames", "20", "--dim", "3", "--out", dir)
-	if code != 0 || !strings.Contains(out, "beyond-gauss") {
+	code, out, errOut := runCmd("synth", "--kind", "beyond-gauss", "--classes", "4", "--sets", "2", "--frames", "20", "--dim", "3", "--shape-dims", "2", "--out", dir)
+	if code != 0 || !strings.Contains(out, "beyond-gauss, shape-dims 2") {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 }
@@ -98,6 +98,8 @@ func TestSynthUsageErrors(t *testing.T) {
 		{"synth", "--out", out, "--kind", "beyond-gauss", "--info-dim", "2"},
 		{"synth", "--out", out, "--kind", "beyond-gauss", "--frames", "5", "--dim", "5"},
 		{"synth", "--out", out, "--frames", "x"},
+		{"synth", "--out", out, "--shape-dims", "2"},
+		{"synth", "--out", out, "--kind", "beyond-gauss", "--dim", "3", "--shape-dims", "4"},
 	} {
 		code, _, e := runCmd(args...)
 		if code != 2 || e == "" {

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"setmatch/dataset"
+	"setmatch/model"
+	"setmatch/synth"
+)
+
+func trainRun(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = dispatch(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// trainData writes a small labelled data set (4 classes × 3 sets × 20 frames,
+// 8 features) and returns its folder.
+func trainData(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "data")
+	d, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 4, Sets: 3, Frames: 20, Dim: 8, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth.Write(dir, d); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestTrainCommand(t *testing.T) {
+	data := trainData(t)
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "m.model")
+	rep := filepath.Join(tmp, "report")
+	code, stdout, stderr := trainRun("train", "--data", data, "--dim", "2", "--out", out, "--max-iter", "8",
+		"--divergence", "jeffrey", "--log-json", "--report", rep, "--threshold", "auto", "--workers", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "iter    1") || !strings.Contains(stderr, "wrote "+out) {
+		t.Errorf("progress on stderr missing:\n%s", stderr)
+	}
+	// One JSON object per line and iteration, starting at iteration 0.
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	lines := 0
+	for sc.Scan() {
+		var l map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("line %d: %v: %q", lines+1, err, sc.Text())
+		}
+		for _, k := range []string{"iteration", "cost", "grad_norm", "seconds", "step"} {
+			if _, ok := l[k].(float64); !ok {
+				t.Errorf("line %d: no number %q: %q", lines+1, k, sc.Text())
+			}
+		}
+		if it := l["iteration"].(float64); it != float64(lines) {
+			t.Errorf("line %d: iteration %v", lines+1, it)
+		}
+		lines++
+	}
+	if lines < 2 || lines > 9 {
+		t.Errorf("%d JSON lines for at most 8 iterations", lines)
+	}
+
+	m, err := model.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.InputDim() != 8 || m.Dim() != 2 || len(m.Sets) != 12 {
+		t.Errorf("model: D = %d, d = %d, %d sets", m.InputDim(), m.Dim(), len(m.Sets))
+	}
+	if m.Divergence.String() != "jeffrey" || m.QueryBandwidth.String() != "scott" {
+		t.Errorf("model: divergence %v, query bandwidth %v", m.Divergence, m.QueryBandwidth)
+	}
+	if math.IsInf(m.Threshold, 0) || !(m.Threshold > 0) {
+		t.Errorf("--threshold auto gave %v", m.Threshold)
+	}
+	if m.Meta.Tool != "setmatch train" || m.Meta.Data != data || m.Meta.Params["dim"] != "2" || m.Meta.Iterations < 1 {
+		t.Errorf("meta %+v", m.Meta)
+	}
+	if m.Sets[0].Label != "c00" || m.Sets[11].Label != "c03" {
+		t.Errorf("labels %q … %q", m.Sets[0].Label, m.Sets[11].Label)
+	}
+	for _, f := range []string{"cost.png", "divergence-before.png", "divergence-after.png"} {
+		if st, err := os.Stat(filepath.Join(rep, f)); err != nil || st.Size() < 1000 {
+			t.Errorf("report %s: %v", f, err)
+		}
+	}
+
+	// The model recognises its own training sets, projected again.
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(data, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 5, 11} {
+		r, err := mt.Match(ds.Sets[k].Frames)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Decision.Label != ds.Sets[k].Class || r.Decision.Score > 1e-9 {
+			t.Errorf("training set %d (%s): matched %s with score %v", k, ds.Sets[k].Class, r.Decision.Label, r.Decision.Score)
+		}
+	}
+}
+
+func TestTrainCommandClosedSetByDefault(t *testing.T) {
+	data := trainData(t)
+	out := filepath.Join(t.TempDir(), "m.model")
+	code, stdout, stderr := trainRun("train", "--data", data, "--dim", "3", "--out", out, "--max-iter", "3", "--bandwidth", "1.5")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout without --log-json: %q", stdout)
+	}
+	m, err := model.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(m.Threshold, 1) || m.Sets[0].Bandwidth != 1.5 || m.QueryBandwidth.String() != "1.5" {
+		t.Errorf("threshold %v, bandwidth %v, query %v", m.Threshold, m.Sets[0].Bandwidth, m.QueryBandwidth)
+	}
+}
+
+func TestTrainCommandErrors(t *testing.T) {
+	data := trainData(t)
+	out := filepath.Join(t.TempDir(), "m.model")
+	usage := [][]string{
+		{"train", "--dim", "2", "--out", out},
+		{"train", "--data", data, "--out", out},
+		{"train", "--data", data, "--dim", "2"},
+		{"train", "--data", data, "--dim", "2", "--out", out, "--divergence", "kl"},
+		{"train", "--data", data, "--dim", "2", "--out", out, "--bandwidth", "-1"},
+		{"train", "--data", data, "--dim", "2", "--out", out, "--threshold", "high"},
+		{"train", "--data", data, "--dim", "2", "--out", out, "--max-iter", "0"},
+		{"train", "--data", data, "--dim", "9", "--out", out},
+		{"train", "--data", data, "--dim", "2", "--out", out, "extra"},
+		{"train", "--data", data, "--dim", "2", "--out", out, "--features", "intensity:4x4+pca:2"},
+	}
+	for _, args := range usage {
+		if code, _, stderr := trainRun(args...); code != 2 {
+			t.Errorf("%q: exit %d, want 2\n%s", args, code, stderr)
+		}
+	}
+	if code, _, stderr := trainRun("train", "--data", filepath.Join(data, "missing"), "--dim", "2", "--out", out); code != 1 || stderr == "" {
+		t.Errorf("missing data folder: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed run wrote the model")
+	}
+}
