@@ -226,9 +226,14 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 
 	r, ch := startRunner(t, f, NewRecorder())
 	got := map[string]*Record{}
+	var order []string
 	for range 3 {
 		rec := next(t, ch)
 		got[rec.File] = rec
+		order = append(order, rec.File)
+	}
+	if order[2] != "waiting.npy" {
+		t.Errorf("handled in order %v: batches left in cur/ come first", order)
 	}
 	if rec := got["left.npy"]; rec == nil || !rec.Retry || rec.Decision != "carol" {
 		t.Errorf("interrupted batch: %+v", rec)

@@ -27,7 +27,13 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	for k, j := range t.Train {
 		sets[k] = t.Pool.Sets[j]
 	}
-	w, mean, err := g.Learn(sets, t.Labels, m, int64(t.Seed))
+	labels := t.Labels
+	if folds(labels, 2, 0) == nil {
+		// One gallery set per class (pooled data): the affinity needs
+		// within-class pairs, so W is learned on each set's two halves.
+		sets, labels = halves(sets, labels)
+	}
+	w, mean, err := g.Learn(sets, labels, m, int64(t.Seed))
 	if err != nil {
 		return Prediction{}, fmt.Errorf("learning W: %w", err)
 	}
@@ -48,6 +54,28 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	_, d := w.Dims()
 	pred.Params = fmt.Sprintf("d=%d %s", d, pred.Params)
 	return pred, nil
+}
+
+// halves splits every set into its even and odd frames (sets of one frame
+// are kept whole).
+func halves(sets []*mat.Dense, labels []int) ([]*mat.Dense, []int) {
+	var out []*mat.Dense
+	var lab []int
+	for k, x := range sets {
+		n, d := x.Dims()
+		if n < 4 {
+			out, lab = append(out, x), append(lab, labels[k])
+			continue
+		}
+		for part := range 2 {
+			h := mat.NewDense((n-part+1)/2, d, nil)
+			for r := part; r < n; r += 2 {
+				h.SetRow(r/2, x.RawRowView(r))
+			}
+			out, lab = append(out, h), append(lab, labels[k])
+		}
+	}
+	return out, lab
 }
 
 // ProjectSets returns (x − mean)·W for every n×D set x (W is D×d; mean may

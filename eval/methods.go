@@ -107,7 +107,7 @@ func DefaultGrid() Grid {
 	// The first entry of each list is the default used when a split
 	// leaves nothing to cross-validate on (one gallery set per class).
 	var bws []Bandwidth
-	for _, s := range []float64{1, 0.5, 2, 4, 8} {
+	for _, s := range []float64{1, 0.25, 0.5, 2, 4, 8} {
 		bws = append(bws, Bandwidth{Mode: Global, Scale: s})
 	}
 	for _, s := range []float64{1, 2, 4} {
@@ -118,8 +118,8 @@ func DefaultGrid() Grid {
 		Widths:     PaperWidths,
 		WidthScale: "both",
 		Regs:       []float64{1e-3, 1e-2, 1e-1, 1},
-		GDAP:       []int{3, 5, 10},
-		CDLRegs:    []float64{1e-3, 1e-4, 1e-2, 1e-1},
+		GDAP:       []int{3, 5, 10, 15},
+		CDLRegs:    []float64{1e-3, 1e-6, 1e-5, 1e-4, 1e-2, 1e-1},
 		Folds:      5,
 	}
 }

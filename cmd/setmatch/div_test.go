@@ -153,3 +153,24 @@ func TestBenchJSON(t *testing.T) {
 		t.Errorf("--gallery 0: exit %d, want 2", code)
 	}
 }
+
+func TestBenchTrainJSON(t *testing.T) {
+	code, stdout, stderr := run("bench", "--mode", "train", "--json", "--classes", "3", "--sets", "2", "--frames", "12",
+		"--in-dim", "6", "--out-dim", "2", "--max-iter", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Iterations int     `json:"iterations"`
+		SecTotal   float64 `json:"sec_total"`
+		Sets       int     `json:"sets"`
+		FinalCost  float64 `json:"final_cost"`
+		Initial    float64 `json:"initial_cost"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if res.Sets != 6 || res.Iterations < 1 || res.SecTotal <= 0 || res.FinalCost > res.Initial {
+		t.Errorf("train bench result %s", stdout)
+	}
+}

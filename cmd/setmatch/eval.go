@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	methods := fs.String("methods", "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,gda,cdl", "comma-separated methods, or all")
 	seed := fs.Uint64("seed", 1, "seed of the random splits and of the cross-validation folds")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	jsonOut := fs.String("json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
 	workers := fs.Int("workers", 0, "goroutines for decoding and all-pairs work (0 = GOMAXPROCS)")
 	bws := fs.String("bandwidths", "", "KDE bandwidth grid, e.g. global*1,set*2,knn3*1 (default: the built-in grid)")
 	widths := fs.String("widths", "", "kernel width grid s (default 0.001,0.005,0.01,0.05,0.1,0.5,1)")
@@ -108,6 +110,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		}
 		opt.Frames = pipe.FrameDecoder()
 	}
+	if *whiten && pipe.PCADim() == 0 {
+		return usagef("--whiten needs a PCA step in --features, e.g. intensity:20x20+pca:20")
+	}
 	t0 := time.Now()
 	ds, err := dataset.Load(*data, opt)
 	if err != nil {
@@ -123,9 +128,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	eo := eval.Options{Methods: ms, Grid: grid, Seed: *seed, Workers: *workers}
-	if *whiten && pipe.PCADim() == 0 {
-		return usagef("--whiten needs a PCA step in --features, e.g. intensity:20x20+pca:20")
-	}
 	if k := pipe.PCADim(); k > 0 || *centre {
 		eo.Transform = splitTransform(k, *whiten, *centre)
 	}
@@ -152,22 +154,31 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if featName == "" {
 		featName = "files"
 	}
+	out := struct {
+		Methods       map[string]*eval.MethodResult `json:"methods"`
+		Order         []string                      `json:"order"`
+		Protocol      string                        `json:"protocol"`
+		Features      string                        `json:"features"`
+		Data          string                        `json:"data"`
+		Splits        int                           `json:"splits"`
+		Seed          uint64                        `json:"seed"`
+		LoadSeconds   float64                       `json:"load_seconds"`
+		SharedSeconds float64                       `json:"shared_seconds"`
+		TotalSeconds  float64                       `json:"total_seconds"`
+	}{res.Methods, ms, p.String(), featName, *data, res.Splits, *seed, loadSec, res.SharedSeconds, res.TotalSeconds}
+	js, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	js = append(js, '\n')
+	if *jsonOut != "" {
+		if err := os.WriteFile(*jsonOut, js, 0o644); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
-		out := struct {
-			Methods       map[string]*eval.MethodResult `json:"methods"`
-			Order         []string                      `json:"order"`
-			Protocol      string                        `json:"protocol"`
-			Features      string                        `json:"features"`
-			Data          string                        `json:"data"`
-			Splits        int                           `json:"splits"`
-			Seed          uint64                        `json:"seed"`
-			LoadSeconds   float64                       `json:"load_seconds"`
-			SharedSeconds float64                       `json:"shared_seconds"`
-			TotalSeconds  float64                       `json:"total_seconds"`
-		}{res.Methods, ms, p.String(), featName, *data, res.Splits, *seed, loadSec, res.SharedSeconds, res.TotalSeconds}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		_, err := stdout.Write(js)
+		return err
 	}
 	fmt.Fprintf(stdout, "data %s, features %s, protocol %s, seed %d\n\n", *data, featName, p, *seed)
 	fmt.Fprintf(stdout, "%-9s %15s %9s\n", "method", "accuracy (%)", "seconds")

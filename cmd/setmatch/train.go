@@ -34,11 +34,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	data := fl.String("data", "", "training data set folder `DIR`: <class>/<set>.npy|.csv, or <class>/<set>/<frames> (required)")
 	dim := fl.Int("dim", 0, "dimension `d` of the learned space (required)")
 	out := fl.String("out", "", "write the model to file `MODEL` (required)")
-	divName := fl.String("divergence", "hellinger", "divergence in the cost and for matching: hellinger or jeffrey")
+	divName := fl.String("divergence", "hellinger", "divergence `NAME` in the cost and for matching: hellinger or jeffrey")
 	bwName := fl.String("bandwidth", "scott", "KDE bandwidth: a fixed number `H` > 0, or the rule scott or silverman applied to each projected set")
 	maxIter := fl.Int("max-iter", 100, "at most `N` conjugate-gradient iterations per round")
-	nuW := fl.Int("nu-w", 0, "within-class neighbours ν_w per set for the affinity (0: smallest class size − 1)")
-	nuB := fl.Int("nu-b", 0, "between-class neighbours ν_b per set for the affinity (0: ν_w)")
+	nuW := fl.Int("nu-w", 0, "within-class neighbours `N` (ν_w) per set for the affinity (0: smallest class size − 1)")
+	nuB := fl.Int("nu-b", 0, "between-class neighbours `N` (ν_b) per set for the affinity (0: ν_w)")
 	gradTol := fl.Float64("grad-tol", 1e-6, "stop when the Riemannian gradient norm is at most `X`")
 	costTol := fl.Float64("cost-tol", 1e-6, "stop when the relative cost change of an iteration is at most `X`")
 	minStep := fl.Float64("min-step", 1e-10, "stop when the accepted step length is at most `X`")
@@ -49,7 +49,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	threshold := fl.String("threshold", "", "open-set threshold: a number `X`, or auto (the 95th percentile of within-class nearest-neighbour divergences after training); default none (closed set)")
 	workers := fl.Int("workers", 0, "goroutines `N` (0: one per CPU)")
 	featSpec := fl.String("features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 (without a pca stage)")
-	maxBytes := fl.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than this many bytes")
+	maxBytes := fl.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
