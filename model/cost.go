@@ -81,7 +81,6 @@ type projSet struct {
 	y     *mat.Dense // n×d view
 	sqn   []float64  // |y_a|²
 	lself []float64  // log p(y_a), normalised
-	selfW []float64  // n×n softmax weights of lself (row a sums to 1), if grad
 	u     []float64  // gradient coefficient of log p(y_a), summed over pairs
 	h     float64
 }
@@ -176,6 +175,16 @@ func NewCost(sets []*mat.Dense, pairs []PairWeight, h []float64, m match.Measure
 	return c, nil
 }
 
+// setViews returns views of the cost's stacked frames, one per set (n_i×D).
+func (c *Cost) setViews() []*mat.Dense {
+	_, D := c.x.Dims()
+	v := make([]*mat.Dense, len(c.off)-1)
+	for i := range v {
+		v[i] = c.x.Slice(c.off[i], c.off[i+1], 0, D).(*mat.Dense)
+	}
+	return v
+}
+
 // Pairs returns the pairs of the cost.
 func (c *Cost) Pairs() []PairWeight { return c.pairs }
 
@@ -199,14 +208,7 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 	c.y.Mul(c.x, c.wt.T())
 	// Phase 1: each set's own log density at its own samples.
 	parallelFor(len(c.sets), c.workers, func(wk, i int) {
-		s := &c.sets[i]
-		if wantGrad {
-			n := len(s.sqn)
-			if len(s.selfW) < n*n {
-				s.selfW = make([]float64, n*n)
-			}
-		}
-		selfLogDensity(s, c.d, wantGrad, c.scratch[wk].cross)
+		selfLogDensity(&c.sets[i], c.d, c.scratch[wk].cross, nil)
 	})
 	// Phase 2: the pairs.
 	parallelFor(len(c.pairs), c.workers, func(wk, k int) {
@@ -237,7 +239,13 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 				addTo(s.u, sl.uQ)
 			}
 		}
-		selfBlock(s, bi, c.scratch[wk])
+		// The softmax weights of the set's own density are recomputed here
+		// rather than kept from phase 1: that costs n_i² exps per set but
+		// saves Σ n_i² floats of memory.
+		sc := c.scratch[wk]
+		n := len(s.sqn)
+		selfLogDensity(s, c.d, sc.cross, sc.wq[:n*n])
+		selfBlock(s, sc.wq[:n*n], bi, sc)
 	})
 	grad.Mul(c.x.T(), c.b)
 	return cost, nil
@@ -254,9 +262,10 @@ func logNormConst(n, d int, h float64) float64 {
 	return -math.Log(float64(n)) - 0.5*float64(d)*math.Log(2*math.Pi*h*h)
 }
 
-// selfLogDensity fills s.sqn, s.lself and (if grad) s.selfW from s.y, using
-// buf (at least n×n) as scratch.
-func selfLogDensity(s *projSet, d int, grad bool, buf []float64) {
+// selfLogDensity fills s.sqn and s.lself from s.y, using buf (at least n×n)
+// as scratch, and if w is not nil the n×n softmax weights of the LSE (row a
+// sums to 1) into w.
+func selfLogDensity(s *projSet, d int, buf, w []float64) {
 	n, _ := s.y.Dims()
 	for a := range n {
 		var v float64
@@ -287,8 +296,8 @@ func selfLogDensity(s *projSet, d int, grad bool, buf []float64) {
 			sum += e
 		}
 		s.lself[a] = -mn*inv + math.Log(sum) + ln
-		if grad {
-			wr := s.selfW[a*n : (a+1)*n]
+		if w != nil {
+			wr := w[a*n : (a+1)*n]
 			is := 1 / sum
 			for k := range n {
 				wr[k] = row[k] * is
@@ -455,15 +464,16 @@ func scaleRowsSub(dst *mat.Dense, s []float64, y *mat.Dense) {
 	}
 }
 
-// selfBlock adds to b (n×d) the own-density terms of set s:
-// A[a,k] = −u_a w_ak / h², S = A + Aᵀ, b += diag(S1)·Y − S·Y.
-func selfBlock(s *projSet, b *mat.Dense, sc *pairScratch) {
+// selfBlock adds to b (n×d) the own-density terms of set s, whose n×n
+// softmax weights are w: A[a,k] = −u_a w_ak / h², S = A + Aᵀ,
+// b += diag(S1)·Y − S·Y.
+func selfBlock(s *projSet, w []float64, b *mat.Dense, sc *pairScratch) {
 	n, _ := s.y.Dims()
 	ih2 := 1 / (s.h * s.h)
 	sd := sc.c[:n*n]
 	for a := range n {
 		ua := -s.u[a] * ih2
-		wr := s.selfW[a*n : (a+1)*n]
+		wr := w[a*n : (a+1)*n]
 		sr := sd[a*n : (a+1)*n]
 		for k := range n {
 			sr[k] = ua * wr[k]
@@ -569,7 +579,7 @@ func DivergenceMatrix(y []*mat.Dense, h []float64, m match.Measure, workers int)
 	for w := range scratch {
 		scratch[w] = newPairScratch(maxN)
 	}
-	parallelFor(len(sets), workers, func(wk, i int) { selfLogDensity(&sets[i], d, false, scratch[wk].cross) })
+	parallelFor(len(sets), workers, func(wk, i int) { selfLogDensity(&sets[i], d, scratch[wk].cross, nil) })
 	parallelFor(len(pairs), workers, func(wk, k int) {
 		vals[k] = pairTerms(&sets[pairs[k].i], &sets[pairs[k].j], m, d, scratch[wk], false, 0, nil)
 	})

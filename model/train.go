@@ -114,6 +114,9 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	if err != nil {
 		return nil, err
 	}
+	// From here on use the cost's copy of the centred frames, so that only
+	// one copy stays alive.
+	centred = cost.setViews()
 
 	offset := 0
 	for round := range opt.Rounds {

@@ -119,9 +119,11 @@ daemon_pid=$!
 settle 10 grep -q 'msg=starting' "$work/setmatchd.log" || fail "setmatchd did not start within 10 s"
 echo "setmatchd running, pid $daemon_pid"
 
-# Decisions as they are written: one journal line per batch.
+# Decisions as they are written: one journal line per batch, pretty-printed
+# by awk one line at a time (mawk reads a pipe in blocks). The watchers end
+# with the daemon (tail --pid).
 journal=$work/journal.jsonl
-tail -n +1 -F "$journal" 2>/dev/null | awk '
+pretty='
 function field(k,   s) {
 	if (!match($0, "\"" k "\":(\"[^\"]*\"|[^,}]*)")) return ""
 	s = substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3)
@@ -131,18 +133,20 @@ function field(k,   s) {
 function num(k,   s) { s = field(k); return (s == "" || s == "null") ? "-" : sprintf("%.3f", s) }
 {
 	if (field("decision") == "failed")
-		printf "  journal: %-26s FAILED   %s\n", field("file"), field("reason")
+		printf "  journal: %-18s FAILED   %s\n", field("file"), field("reason")
 	else
-		printf "  journal: %-26s %-8s best %s %s, runner-up %s %s, threshold %s, %d frames, %.1f ms\n",
+		printf "  journal: %-18s %-8s best %s %s, runner-up %s %s, threshold %s, %d frames, %.1f ms\n",
 			field("file"), field("decision"), field("best"), num("score"),
 			field("runner_up"), num("runner_up_score"), num("threshold"), field("frames"), field("latency_ms")
-	fflush()
-}' &
+}'
+tail -n +1 -F --pid="$daemon_pid" "$journal" 2>/dev/null |
+	while IFS= read -r line; do printf '%s\n' "$line" | awk "$pretty"; done &
 watch_pids+=($!)
-# Pin transitions of the log backend.
-tail -n +1 -F "$work/setmatchd.log" 2>/dev/null | grep --line-buffered 'msg=gpio' |
+# Pin transitions of the log backend (the first ones: all pins idle at start).
+tail -n +1 -F --pid="$daemon_pid" "$work/setmatchd.log" 2>/dev/null | grep --line-buffered 'msg=gpio' |
 	sed -u 's/.*pin=\([^ ]*\) level=\([^ ]*\).*/  pin:     \1 -> \2/' &
 watch_pids+=($!)
+sleep 0.5
 
 spool=$work/spool
 # deliver FILE NAME: what a camera does. Create in tmp/, fsync, rename into new/.
