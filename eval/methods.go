@@ -118,8 +118,8 @@ func DefaultGrid() Grid {
 		Widths:     PaperWidths,
 		WidthScale: "both",
 		Regs:       []float64{1e-3, 1e-2, 1e-1, 1},
-		GDAP:       []int{3, 5, 10, 15},
-		CDLRegs:    []float64{1e-3, 1e-6, 1e-5, 1e-4, 1e-2, 1e-1},
+		GDAP:       []int{3, 1, 2, 5, 10, 15},
+		CDLRegs:    []float64{1e-3, 1e-5, 1e-4, 1e-2, 1e-1, 1, 10, 100},
 		Folds:      5,
 	}
 }

@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,58 +11,98 @@ import (
 )
 
 // BandwidthRule chooses the bandwidth h of a set's KDE: a fixed value, or a
-// rule of thumb computed from the set's own samples.
+// rule computed from the set's own samples, optionally multiplied by Scale.
 type BandwidthRule struct {
 	Kind  RuleKind
 	Fixed float64 // h when Kind is Fixed
+	// Scale multiplies the rule's value (Scott, Silverman, NearestNeighbour);
+	// 0 means 1. Rules of thumb assume a Gaussian and, in tens of dimensions,
+	// give kernels so narrow that every frame's density is its own kernel:
+	// a scale, or the nearest-neighbour rule, corrects that.
+	Scale float64
 }
 
 // RuleKind names how a bandwidth is chosen.
 type RuleKind int
 
 const (
-	Fixed     RuleKind = iota // h given
-	Scott                     // h = σ·n^(−1/(d+4))
-	Silverman                 // h = σ·(n(d+2)/4)^(−1/(d+4))
+	Fixed            RuleKind = iota // h given
+	Scott                            // h = σ·n^(−1/(d+4))
+	Silverman                        // h = σ·(n(d+2)/4)^(−1/(d+4))
+	NearestNeighbour                 // h = median over frames of the distance to the nearest other frame
 )
 
-// String returns the rule as ParseBandwidthRule accepts it.
+var ruleNames = map[RuleKind]string{Scott: "scott", Silverman: "silverman", NearestNeighbour: "nn"}
+
+// String returns the rule as ParseBandwidthRule accepts it: "0.5", "scott",
+// "silverman", "nn", with "*S" appended for a scale S ≠ 1.
 func (r BandwidthRule) String() string {
-	switch r.Kind {
-	case Scott:
-		return "scott"
-	case Silverman:
-		return "silverman"
+	name, ok := ruleNames[r.Kind]
+	if !ok {
+		return strconv.FormatFloat(r.Fixed, 'g', -1, 64)
 	}
-	return strconv.FormatFloat(r.Fixed, 'g', -1, 64)
+	if r.Scale != 0 && r.Scale != 1 {
+		name += "*" + strconv.FormatFloat(r.Scale, 'g', -1, 64)
+	}
+	return name
 }
 
-// ParseBandwidthRule reads "scott", "silverman" or a positive number.
+// ParseBandwidthRule reads a positive number (a fixed h), or "scott",
+// "silverman" or "nn" (median nearest-neighbour distance), each optionally
+// followed by "*S" to scale it by S > 0, e.g. "scott*2".
 func ParseBandwidthRule(s string) (BandwidthRule, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "scott":
-		return BandwidthRule{Kind: Scott}, nil
-	case "silverman":
-		return BandwidthRule{Kind: Silverman}, nil
+	t := strings.ToLower(strings.TrimSpace(s))
+	name, scale, scaled := strings.Cut(t, "*")
+	for kind, n := range ruleNames {
+		if name != n {
+			continue
+		}
+		r := BandwidthRule{Kind: kind}
+		if scaled {
+			v, err := strconv.ParseFloat(strings.TrimSpace(scale), 64)
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				return BandwidthRule{}, fmt.Errorf("bandwidth %q: the scale after * must be a number > 0", s)
+			}
+			r.Scale = v
+		}
+		return r, nil
 	}
-	h, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	h, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(h > 0) || math.IsInf(h, 0) {
-		return BandwidthRule{}, fmt.Errorf("bandwidth %q: want a number > 0, \"scott\" or \"silverman\"", s)
+		return BandwidthRule{}, fmt.Errorf("bandwidth %q: want a number > 0, or scott, silverman or nn, optionally with *SCALE (e.g. scott*2)", s)
 	}
 	return BandwidthRule{Kind: Fixed, Fixed: h}, nil
 }
 
+// Validate reports whether r is a usable rule.
+func (r BandwidthRule) Validate() error {
+	switch r.Kind {
+	case Fixed:
+		if !(r.Fixed > 0) || math.IsInf(r.Fixed, 0) {
+			return fmt.Errorf("%w: fixed bandwidth is %v", ErrBandwidth, r.Fixed)
+		}
+		return nil
+	case Scott, Silverman, NearestNeighbour:
+		if r.Scale < 0 || math.IsNaN(r.Scale) || math.IsInf(r.Scale, 0) {
+			return fmt.Errorf("bandwidth rule %s: scale must be a finite number > 0, got %v", ruleNames[r.Kind], r.Scale)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown bandwidth rule %d", int(r.Kind))
+}
+
 // Bandwidth returns h for the n×d set x.
 //
-// The rules of thumb use σ, the root mean variance over the d features
-// (sample variance, n−1 in the denominator), so that h is the same whatever
-// orthonormal basis the features are expressed in, as the divergences are.
-// They need n ≥ 2 and a set whose frames are not all identical.
+// Scott's and Silverman's rules use σ, the root mean variance over the d
+// features (sample variance, n−1 in the denominator), so that h is the same
+// whatever orthonormal basis the features are expressed in, as the
+// divergences are; so is the nearest-neighbour rule. The rules need n ≥ 2 and
+// a set whose frames are not all identical.
 func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
+	if err := r.Validate(); err != nil {
+		return 0, err
+	}
 	if r.Kind == Fixed {
-		if !(r.Fixed > 0) || math.IsInf(r.Fixed, 0) {
-			return 0, fmt.Errorf("%w (got %v)", ErrBandwidth, r.Fixed)
-		}
 		return r.Fixed, nil
 	}
 	if x == nil || x.IsEmpty() {
@@ -71,18 +112,23 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	if n < 2 {
 		return 0, fmt.Errorf("%w to choose a bandwidth by the %s rule (got %d)", ErrTooFewFrames, r, n)
 	}
-	sigma := RootMeanVariance(x)
-	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return 0, fmt.Errorf("the %s rule needs frames that differ (spread %v): give a fixed bandwidth", r, sigma)
-	}
 	nf, df := float64(n), float64(d)
+	var h float64
 	switch r.Kind {
 	case Scott:
-		return sigma * math.Pow(nf, -1/(df+4)), nil
+		h = RootMeanVariance(x) * math.Pow(nf, -1/(df+4))
 	case Silverman:
-		return sigma * math.Pow(nf*(df+2)/4, -1/(df+4)), nil
+		h = RootMeanVariance(x) * math.Pow(nf*(df+2)/4, -1/(df+4))
+	case NearestNeighbour:
+		h = MedianNearestNeighbour(x)
 	}
-	return 0, fmt.Errorf("unknown bandwidth rule %d", r.Kind)
+	if r.Scale > 0 {
+		h *= r.Scale
+	}
+	if !(h > 0) || math.IsInf(h, 0) {
+		return 0, fmt.Errorf("the %s rule needs frames that differ (it gave h = %v): give a fixed bandwidth", r, h)
+	}
+	return h, nil
 }
 
 // RootMeanVariance returns sqrt of the mean over columns of the sample
@@ -106,4 +152,36 @@ func RootMeanVariance(x *mat.Dense) float64 {
 		}
 	}
 	return math.Sqrt(ss / float64((n-1)*d))
+}
+
+// MedianNearestNeighbour returns the median over the rows of the n×d matrix
+// x (n ≥ 2) of the Euclidean distance to the nearest other row. Duplicate
+// frames count as distance 0.
+func MedianNearestNeighbour(x *mat.Dense) float64 {
+	n, _ := x.Dims()
+	nn := make([]float64, n)
+	for i := range nn {
+		nn[i] = math.Inf(1)
+	}
+	for i := range n {
+		xi := x.RawRowView(i)
+		for j := i + 1; j < n; j++ {
+			xj := x.RawRowView(j)[:len(xi)]
+			var s float64
+			for k, v := range xi {
+				u := v - xj[k]
+				s += u * u
+			}
+			nn[i] = min(nn[i], s)
+			nn[j] = min(nn[j], s)
+		}
+	}
+	for i, s := range nn {
+		nn[i] = math.Sqrt(s)
+	}
+	slices.Sort(nn)
+	if n%2 == 0 {
+		return (nn[n/2-1] + nn[n/2]) / 2
+	}
+	return nn[n/2]
 }

@@ -119,7 +119,22 @@ func TestBandwidthRules(t *testing.T) {
 			t.Errorf("String() = %q, want %q", r.String(), c.rule)
 		}
 	}
-	for _, bad := range []string{"", "0", "-1", "nan", "inf", "scot"} {
+	for _, c := range []struct {
+		rule string
+		want float64
+	}{
+		{"scott*2", 2 * sigma * math.Pow(5000, -1.0/6)},
+		{"silverman*0.5", 0.5 * sigma * math.Pow(5000*4/4.0, -1.0/6)},
+	} {
+		r, err := ParseBandwidthRule(c.rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, _ := r.Bandwidth(x); !close(h, c.want, 1e-12, 0) || r.String() != c.rule {
+			t.Errorf("%s: h = %v (String %q), want %v", c.rule, h, r.String(), c.want)
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "nan", "inf", "scot", "scott*", "scott*0", "nn*-1", "2*scott"} {
 		if _, err := ParseBandwidthRule(bad); err == nil {
 			t.Errorf("ParseBandwidthRule(%q) accepted", bad)
 		}
@@ -130,6 +145,36 @@ func TestBandwidthRules(t *testing.T) {
 	}
 	if _, err := scott.Bandwidth(mat.NewDense(4, 3, nil)); err == nil {
 		t.Error("identical frames: Scott's rule gave a bandwidth of 0 without error")
+	}
+}
+
+func TestNearestNeighbourRule(t *testing.T) {
+	// Frames on a line at 0, 1, 3, 7: nearest-neighbour distances 1, 1, 2, 4;
+	// median (1 + 2)/2 = 1.5.
+	x := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 3, 0, 7, 0})
+	r, err := ParseBandwidthRule("nn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, err := r.Bandwidth(x); err != nil || h != 1.5 {
+		t.Errorf("nn: h = %v, %v; want 1.5", h, err)
+	}
+	r, _ = ParseBandwidthRule("nn*2")
+	if h, _ := r.Bandwidth(x); h != 3 {
+		t.Errorf("nn*2: h = %v, want 3", h)
+	}
+	// Invariant under an orthogonal change of basis, like the divergences.
+	rng := rand.New(rand.NewPCG(1, 1))
+	y := randSet(rng, 30, 5, 0, 1)
+	var yr mat.Dense
+	yr.Mul(y, randOrthogonal(rng, 5))
+	if a, b := MedianNearestNeighbour(y), MedianNearestNeighbour(&yr); !close(a, b, 1e-12, 0) {
+		t.Errorf("median NN distance %v before rotation, %v after", a, b)
+	}
+	// Three copies of one frame and one other: the median is 0, an error.
+	dup := mat.NewDense(4, 1, []float64{1, 1, 1, 5})
+	if _, err := r.Bandwidth(dup); err == nil {
+		t.Error("nn rule on mostly duplicate frames gave no error")
 	}
 }
 

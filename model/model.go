@@ -237,16 +237,10 @@ func (s *Set) validate(d int) error {
 
 // validRule checks that r is a rule match knows, with a usable fixed value.
 func validRule(r match.BandwidthRule) error {
-	switch r.Kind {
-	case match.Scott, match.Silverman:
-		return nil
-	case match.Fixed:
-		if !(r.Fixed > 0) || math.IsInf(r.Fixed, 0) {
-			return fmt.Errorf("fixed bandwidth is %v, want a finite number > 0", r.Fixed)
-		}
-		return nil
+	if r.Kind == match.Fixed && !(r.Fixed > 0 && !math.IsInf(r.Fixed, 0)) {
+		return fmt.Errorf("fixed bandwidth is %v, want a finite number > 0", r.Fixed)
 	}
-	return fmt.Errorf("unknown bandwidth rule %d", int(r.Kind))
+	return r.Validate()
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -14,7 +14,7 @@ import (
 type TrainOptions struct {
 	Dim        int                 // d, the dimension of the learned space (required)
 	Divergence match.Measure       // δ in the cost
-	Bandwidth  match.BandwidthRule // per-set bandwidth rule; the zero value means Scott's rule
+	Bandwidth  match.BandwidthRule // per-set bandwidth rule; the zero value means the nearest-neighbour rule
 	NuW, NuB   int                 // neighbours for the affinity (0: ν_w = smallest class − 1, ν_b = ν_w)
 	MaxIter    int                 // CG iteration cap per round (default 100)
 	GradTol    float64             // default 1e-6
@@ -74,7 +74,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	}
 	rule := opt.Bandwidth
 	if rule.Kind == match.Fixed && rule.Fixed == 0 {
-		rule = match.BandwidthRule{Kind: match.Scott}
+		rule = match.BandwidthRule{Kind: match.NearestNeighbour}
 	}
 	if opt.Rounds <= 0 {
 		opt.Rounds = 1

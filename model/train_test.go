@@ -138,9 +138,9 @@ func TestTrainRoundsRefreshBandwidths(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, h := range res.Bandwidths {
-		want, _ := match.BandwidthRule{Kind: match.Scott}.Bandwidth(res.Projected[i])
+		want, _ := match.BandwidthRule{Kind: match.NearestNeighbour}.Bandwidth(res.Projected[i])
 		if math.Abs(h-want) > 1e-12*want {
-			t.Errorf("set %d: bandwidth %v, Scott's rule on the projection gives %v", i, h, want)
+			t.Errorf("set %d: bandwidth %v, the default (nearest-neighbour) rule on the projection gives %v", i, h, want)
 		}
 	}
 	for i := 1; i < len(res.History); i++ {

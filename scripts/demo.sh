@@ -81,8 +81,8 @@ echo "training on ${classes[*]:0:4} (4 sets each); held out: $(cd "$work/heldout
 
 step "train: W is 32×4, Hellinger divergence, open-set threshold from the training sets"
 "$setmatch" train --data "$work/data" --dim 4 --divergence hellinger --max-iter 30 \
-	--threshold auto --out "$work/model.smm"
-"$setmatch" inspect "$work/model.smm" 2>/dev/null | head -n 20 || true
+	--threshold auto --out "$work/model.smm" 2>&1 | grep -v '^iter '
+"$setmatch" inspect "$work/model.smm" 2>/dev/null | head -n 11 || true
 
 step "configure setmatchd (temporary spool, log GPIO backend)"
 cat >"$work/setmatchd.toml" <<EOF

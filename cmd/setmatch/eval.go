@@ -45,6 +45,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	widths := fs.String("widths", "", "kernel width grid s (default 0.001,0.005,0.01,0.05,0.1,0.5,1)")
 	wscale := fs.String("width-scale", "both", "kernel widths apply to the raw divergence, to the divergence over its median on the gallery, or both: raw|median|both")
 	regs := fs.String("regs", "", "kFDA regulariser grid, relative to tr(S_w)/m (default 0.001,0.01,0.1,1)")
+	cdlRegs := fs.String("cdl-regs", "", "CDL covariance regulariser grid λ, relative to the median tr(C)/d (default 0.001,1e-5,1e-4,0.01,0.1,1,10,100)")
+	gdaP := fs.String("gda-p", "", "GDA subspace dimension grid p (default 3,1,2,5,10,15)")
 	folds := fs.Int("folds", 5, "inner cross-validation folds over the gallery sets")
 	drDim := fs.Int("dr-dim", 10, "dimension of the learned space for nn-h-dr and nn-j-dr")
 	drIter := fs.Int("dr-iter", 25, "conjugate-gradient iterations when learning W")
@@ -92,6 +94,21 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if *regs != "" {
 		if grid.Regs, err = parseFloats(*regs, "--regs"); err != nil {
 			return err
+		}
+	}
+	if *cdlRegs != "" {
+		if grid.CDLRegs, err = parseFloats(*cdlRegs, "--cdl-regs"); err != nil {
+			return err
+		}
+	}
+	if *gdaP != "" {
+		grid.GDAP = nil
+		for _, f := range strings.Split(*gdaP, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || v < 1 {
+				return usagef("--gda-p: %q is not a whole number ≥ 1", f)
+			}
+			grid.GDAP = append(grid.GDAP, v)
 		}
 	}
 	switch *wscale {

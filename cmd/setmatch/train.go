@@ -30,12 +30,12 @@ import (
 const trainAutoPercentile = 95
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	fl := newFlagSet("train", "--data DIR --dim d --out MODEL [--divergence hellinger|jeffrey] [--bandwidth H|scott|silverman] [--max-iter N] [--nu-w N] [--nu-b N] [--grad-tol X] [--cost-tol X] [--min-step X] [--rounds N] [--seed N] [--log-json] [--report DIR] [--threshold X|auto] [--workers N] [--features SPEC]", stderr)
+	fl := newFlagSet("train", "--data DIR --dim d --out MODEL [--divergence hellinger|jeffrey] [--bandwidth H|nn|scott|silverman[*S]] [--max-iter N] [--nu-w N] [--nu-b N] [--grad-tol X] [--cost-tol X] [--min-step X] [--rounds N] [--seed N] [--log-json] [--report DIR] [--threshold X|auto] [--workers N] [--features SPEC]", stderr)
 	data := fl.String("data", "", "training data set folder `DIR`: <class>/<set>.npy|.csv, or <class>/<set>/<frames> (required)")
 	dim := fl.Int("dim", 0, "dimension `d` of the learned space (required)")
 	out := fl.String("out", "", "write the model to file `MODEL` (required)")
 	divName := fl.String("divergence", "hellinger", "divergence `NAME` in the cost and for matching: hellinger or jeffrey")
-	bwName := fl.String("bandwidth", "scott", "KDE bandwidth: a fixed number `H` > 0, or the rule scott or silverman applied to each projected set")
+	bwName := fl.String("bandwidth", "nn", "KDE bandwidth: a fixed number `H` > 0, or a rule applied to each projected set: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in scott*2")
 	maxIter := fl.Int("max-iter", 100, "at most `N` conjugate-gradient iterations per round")
 	nuW := fl.Int("nu-w", 0, "within-class neighbours `N` (ν_w) per set for the affinity (0: smallest class size − 1)")
 	nuB := fl.Int("nu-b", 0, "between-class neighbours `N` (ν_b) per set for the affinity (0: ν_w)")

@@ -78,7 +78,7 @@ func TestTrainCommand(t *testing.T) {
 	if m.InputDim() != 8 || m.Dim() != 2 || len(m.Sets) != 12 {
 		t.Errorf("model: D = %d, d = %d, %d sets", m.InputDim(), m.Dim(), len(m.Sets))
 	}
-	if m.Divergence.String() != "jeffrey" || m.QueryBandwidth.String() != "scott" {
+	if m.Divergence.String() != "jeffrey" || m.QueryBandwidth.String() != "nn" {
 		t.Errorf("model: divergence %v, query bandwidth %v", m.Divergence, m.QueryBandwidth)
 	}
 	if math.IsInf(m.Threshold, 0) || !(m.Threshold > 0) {
