@@ -55,15 +55,11 @@ func (d Divergences) Of(m Measure) float64 {
 // HellingerTerm returns (√T − √(1−T))² for T = sigmoid(r), that is
 // 1 − 1/cosh(r/2), accurately for every r: it is r²/16 near 0 and tends to 1.
 func HellingerTerm(r float64) float64 {
-	x := math.Abs(r) / 2
-	if x < 1 {
-		// 1 − sech x = 2 sinh²(x/2) / cosh x, free of cancellation near 0.
-		s := math.Sinh(x / 2)
-		return 2 * s * s / math.Cosh(x)
-	}
-	// sech x = 2e^−x / (1 + e^−2x), which does not overflow for large x.
-	e := math.Exp(-x)
-	return 1 - 2*e/(1+e*e)
+	// 1 − sech x = (1 − e^−x)²/(1 + e^−2x) with x = |r|/2: expm1 keeps it
+	// exact near 0, and nothing overflows for large x.
+	m := math.Expm1(-math.Abs(r) / 2)
+	e := 1 + m
+	return m * m / (1 + e*e)
 }
 
 // HellingerTermDeriv returns d/dr of HellingerTerm: ½·tanh(r/2)·sech(r/2).
@@ -120,24 +116,24 @@ func Symmetric(logPatP, logQatP, logPatQ, logQatQ []float64) Divergences {
 }
 
 // sumTerms returns the sums over points of the Hellinger and Jeffrey terms
-// and of sech(r/2), with r = logP[i] − logQ[i].
+// and of sech(r/2), with r = logP[i] − logQ[i]. With x = |r|/2, e = e^−x and
+// m = e − 1 = expm1(−x) (exact even for tiny x):
+//
+//	1 − sech x   = (1 − e)²/(1 + e²) = m²/(1 + e²)
+//	r·tanh(r/2)  = 2x·(1 − e²)/(1 + e²) = −2x·m·(2 + m)/(1 + e²)
+//	sech x       = 2e/(1 + e²)
+//
+// none of which cancels or overflows for any r.
 func sumTerms(logP, logQ []float64) (h, j, b float64) {
 	logQ = logQ[:len(logP)]
 	for i, lp := range logP {
-		r := lp - logQ[i]
-		x := math.Abs(r) / 2
-		e := math.Exp(-x)
-		sech := 2 * e / (1 + e*e)
-		if x < 1 {
-			// 1 − sech x = 2 sinh²(x/2)·sech x, free of cancellation near 0.
-			s := math.Sinh(x / 2)
-			h += 2 * s * s * sech
-		} else {
-			h += 1 - sech
-		}
-		// r·tanh(r/2) = |r|·(1 − e^−|r|)/(1 + e^−|r|).
-		j += 2 * x * (1 - e*e) / (1 + e*e)
-		b += sech
+		x := math.Abs(lp-logQ[i]) / 2
+		m := math.Expm1(-x)
+		e := 1 + m
+		inv := 1 / (1 + e*e)
+		h += m * m * inv
+		j -= 2 * x * m * (2 + m) * inv
+		b += 2 * e * inv
 	}
 	return h, j, b
 }

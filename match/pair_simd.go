@@ -59,45 +59,27 @@ func hsum(v f64x4) float64 {
 	return (a[0] + a[1]) + (a[2] + a[3])
 }
 
-// sqDistsSIMD is sqDists with the query transposed (d×stride): for each row
-// of P, sixteen columns of dot products accumulate at once from broadcasts
-// of p_ik times four-wide rows of Qᵀ. Padded columns come out +Inf.
+// sqDistsSIMD is sqDists with the query transposed (d×stride): two rows of
+// P at a time, sixteen columns of dot products accumulate at once from
+// broadcasts of p_ik times four-wide rows of Qᵀ, so that every load of Qᵀ
+// feeds two fused multiply-adds. Padded columns come out +Inf.
 func sqDistsSIMD(d2, rowMin, colMin []float64, p *KDE, q *query) {
-	np, d, stride := p.Len(), p.Dim(), q.stride
+	np, stride := p.Len(), q.stride
 	for j := range colMin {
 		colMin[j] = math.Inf(1)
 	}
-	qt := q.qt[:d*stride]
+	i := 0
+	for ; i+2 <= np; i += 2 {
+		sqDistRows2(d2[i*stride:(i+2)*stride], p, i, q)
+	}
+	if i < np {
+		sqDistRow1(d2[i*stride:(i+1)*stride], p, i, q)
+	}
 	for i := range np {
-		pi := p.x.RawRowView(i)[:d]
-		pn := archsimd.BroadcastFloat64x4(p.sqNorm[i])
 		row := d2[i*stride : (i+1)*stride]
-		j := 0
-		for ; j+16 <= stride; j += 16 {
-			a0, a1, a2, a3 := vZero, vZero, vZero, vZero
-			for k, v := range pi {
-				b := archsimd.BroadcastFloat64x4(v)
-				qk := qt[k*stride+j : k*stride+j+16]
-				a0 = b.MulAdd(archsimd.LoadFloat64x4Slice(qk[0:4]), a0)
-				a1 = b.MulAdd(archsimd.LoadFloat64x4Slice(qk[4:8]), a1)
-				a2 = b.MulAdd(archsimd.LoadFloat64x4Slice(qk[8:12]), a2)
-				a3 = b.MulAdd(archsimd.LoadFloat64x4Slice(qk[12:16]), a3)
-			}
-			storeDists(row[j:j+4], a0, pn, q.sqNorm[j:j+4])
-			storeDists(row[j+4:j+8], a1, pn, q.sqNorm[j+4:j+8])
-			storeDists(row[j+8:j+12], a2, pn, q.sqNorm[j+8:j+12])
-			storeDists(row[j+12:j+16], a3, pn, q.sqNorm[j+12:j+16])
-		}
-		for ; j < stride; j += 4 {
-			a := vZero
-			for k, v := range pi {
-				a = archsimd.BroadcastFloat64x4(v).MulAdd(archsimd.LoadFloat64x4Slice(qt[k*stride+j:k*stride+j+4]), a)
-			}
-			storeDists(row[j:j+4], a, pn, q.sqNorm[j:j+4])
-		}
 		rm := archsimd.BroadcastFloat64x4(math.Inf(1))
 		cm := colMin[:len(row)]
-		for j := 0; j < len(row); j += 4 {
+		for j := 0; j+4 <= len(row); j += 4 {
 			v := archsimd.LoadFloat64x4Slice(row[j : j+4])
 			rm = rm.Min(v)
 			archsimd.LoadFloat64x4Slice(cm[j : j+4]).Min(v).StoreSlice(cm[j : j+4])
@@ -105,6 +87,79 @@ func sqDistsSIMD(d2, rowMin, colMin []float64, p *KDE, q *query) {
 		var a [4]float64
 		rm.Store(&a)
 		rowMin[i] = min(a[0], a[1], a[2], a[3])
+	}
+}
+
+// sqDistRows2 fills two rows of distances (2×stride) for rows i and i+1 of P.
+func sqDistRows2(dst []float64, p *KDE, i int, q *query) {
+	d, stride := p.Dim(), q.stride
+	p0 := p.x.RawRowView(i)[:d]
+	p1 := p.x.RawRowView(i + 1)[:d]
+	n0 := archsimd.BroadcastFloat64x4(p.sqNorm[i])
+	n1 := archsimd.BroadcastFloat64x4(p.sqNorm[i+1])
+	r0, r1 := dst[:stride], dst[stride:2*stride]
+	qt := q.qt[:d*stride]
+	j := 0
+	for ; j+16 <= stride; j += 16 {
+		a00, a01, a02, a03 := vZero, vZero, vZero, vZero
+		a10, a11, a12, a13 := vZero, vZero, vZero, vZero
+		off := j
+		for k, v0 := range p0 {
+			qk := qt[off : off+16]
+			off += stride
+			q0 := archsimd.LoadFloat64x4Slice(qk[0:4])
+			q1 := archsimd.LoadFloat64x4Slice(qk[4:8])
+			q2 := archsimd.LoadFloat64x4Slice(qk[8:12])
+			q3 := archsimd.LoadFloat64x4Slice(qk[12:16])
+			b0 := archsimd.BroadcastFloat64x4(v0)
+			b1 := archsimd.BroadcastFloat64x4(p1[k])
+			a00 = b0.MulAdd(q0, a00)
+			a01 = b0.MulAdd(q1, a01)
+			a02 = b0.MulAdd(q2, a02)
+			a03 = b0.MulAdd(q3, a03)
+			a10 = b1.MulAdd(q0, a10)
+			a11 = b1.MulAdd(q1, a11)
+			a12 = b1.MulAdd(q2, a12)
+			a13 = b1.MulAdd(q3, a13)
+		}
+		qn := q.sqNorm[j : j+16]
+		storeDists(r0[j:j+4], a00, n0, qn[0:4])
+		storeDists(r0[j+4:j+8], a01, n0, qn[4:8])
+		storeDists(r0[j+8:j+12], a02, n0, qn[8:12])
+		storeDists(r0[j+12:j+16], a03, n0, qn[12:16])
+		storeDists(r1[j:j+4], a10, n1, qn[0:4])
+		storeDists(r1[j+4:j+8], a11, n1, qn[4:8])
+		storeDists(r1[j+8:j+12], a12, n1, qn[8:12])
+		storeDists(r1[j+12:j+16], a13, n1, qn[12:16])
+	}
+	for ; j < stride; j += 4 {
+		a0, a1 := vZero, vZero
+		off := j
+		for k, v0 := range p0 {
+			qv := archsimd.LoadFloat64x4Slice(qt[off : off+4])
+			off += stride
+			a0 = archsimd.BroadcastFloat64x4(v0).MulAdd(qv, a0)
+			a1 = archsimd.BroadcastFloat64x4(p1[k]).MulAdd(qv, a1)
+		}
+		storeDists(r0[j:j+4], a0, n0, q.sqNorm[j:j+4])
+		storeDists(r1[j:j+4], a1, n1, q.sqNorm[j:j+4])
+	}
+}
+
+// sqDistRow1 fills one row of distances for row i of P.
+func sqDistRow1(dst []float64, p *KDE, i int, q *query) {
+	d, stride := p.Dim(), q.stride
+	p0 := p.x.RawRowView(i)[:d]
+	n0 := archsimd.BroadcastFloat64x4(p.sqNorm[i])
+	qt := q.qt[:d*stride]
+	for j := 0; j+4 <= stride; j += 4 {
+		a := vZero
+		off := j
+		for _, v := range p0 {
+			a = archsimd.BroadcastFloat64x4(v).MulAdd(archsimd.LoadFloat64x4Slice(qt[off:off+4]), a)
+			off += stride
+		}
+		storeDists(dst[j:j+4], a, n0, q.sqNorm[j:j+4])
 	}
 }
 
