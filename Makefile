@@ -20,6 +20,9 @@ DIST     := dist
 PKGS     := ./...
 CMDS     := setmatch setmatchd
 QEMU     ?= qemu-aarch64-static
+# Package and binary version (Debian: must start with a digit); setmatchd
+# -version prints it.
+VERSION  ?= 0.1.0
 # -buildid= and -trimpath make the binaries depend on the sources and the Go
 # version only; -buildvcs=false keeps the state of the git checkout out of them.
 LDFLAGS  := -s -w -buildid= -X main.version=$(VERSION)
@@ -27,8 +30,6 @@ GOBUILD_REPRO := -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
 # Tests under qemu are slower; -short trims the long property sweeps there.
 ARM64_TESTFLAGS ?= -short -count=1
 
-# Package version (Debian: must start with a digit).
-VERSION  ?= 0.1.0
 DEB_ARCH ?= arm64
 DEB      := $(DIST)/setmatch_$(VERSION)-1_$(DEB_ARCH).deb
 # nfpm is pinned and built through the Go module proxy into bin/tools; go.mod
@@ -56,7 +57,7 @@ FUZZTIME ?= 10s
 all: build
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/ ./cmd/...
 
 vet:
 	$(GO) vet $(PKGS)

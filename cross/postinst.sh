@@ -24,9 +24,10 @@ if [ -d /run/systemd/system ]; then
 	# On upgrade, restart a running daemon on the new binary.
 	if [ -n "$2" ]; then
 		systemctl try-restart setmatchd.service || true
-	else
-		echo "setmatch: put a model at /var/lib/setmatch/model.smm, check /etc/setmatch/setmatchd.toml"
-		echo "setmatch: with 'setmatchd -check', then: systemctl enable --now setmatchd"
 	fi
+fi
+if [ -z "$2" ]; then
+	echo "setmatch: put a model at /var/lib/setmatch/model.smm, check /etc/setmatch/setmatchd.toml"
+	echo "setmatch: with 'sudo -u setmatch setmatchd -check', then: systemctl enable --now setmatchd"
 fi
 exit 0

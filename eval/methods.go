@@ -215,7 +215,11 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	for k, q := range t.Test {
 		pred[k], _ = nnOutcome(func(j int) float64 { return d.At(q, j) }, t.Train, t.Labels, -1)
 	}
-	return Prediction{Labels: pred, Params: fmt.Sprintf("bw=%v cv=%.1f%%", bws[bestI], 100*best.acc)}, nil
+	params := fmt.Sprintf("bw=%v", bws[bestI])
+	if best.acc >= 0 {
+		params += fmt.Sprintf(" cv=%.1f%%", 100*best.acc)
+	}
+	return Prediction{Labels: pred, Params: params}, nil
 }
 
 // cvNN scores 1-NN on the divergence matrix d by the folds.

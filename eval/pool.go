@@ -166,9 +166,9 @@ func (p *Pool) SqDist() *mat.Dense {
 	return g
 }
 
-// kthNeighbour returns, for every frame, the distance to its k-th nearest
-// other frame of the same set (k clamped to n_i−1), for k = 1..maxK.
-// knn[f][k-1] is the k-th neighbour distance of frame f.
+// neighbours returns, for every frame f, the sorted distances to the other
+// frames of its set: knn[f][k-1] is the distance to its k-th nearest
+// neighbour within the set (n_i−1 values).
 func (p *Pool) neighbours() [][]float64 {
 	d2 := p.SqDist()
 	p.mu.Lock()

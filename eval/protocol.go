@@ -111,7 +111,7 @@ type Split struct {
 	Probe   []int
 }
 
-// Splits returns the splits of d under p. Random splits use seed; split s
+// MakeSplits returns the splits of d under p. Random splits use seed; split s
 // draws from its own stream, so split s is the same whatever the number of
 // splits.
 func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {

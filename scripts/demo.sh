@@ -37,7 +37,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then
+	step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+	step() { printf '\n== %s\n' "$*"; }
+fi
 fail() {
 	echo "demo: $*" >&2
 	[ -f "$work/setmatchd.log" ] && { echo "--- setmatchd log:" >&2; cat "$work/setmatchd.log" >&2; }
@@ -116,7 +120,7 @@ sed 's/^/    /' "$work/setmatchd.toml"
 step "start setmatchd"
 "$setmatchd" -config "$work/setmatchd.toml" 2>"$work/setmatchd.log" &
 daemon_pid=$!
-settle 10 grep -q 'msg=starting' "$work/setmatchd.log" || fail "setmatchd did not start within 10 s"
+settle 10 grep -qs 'msg=starting' "$work/setmatchd.log" || fail "setmatchd did not start within 10 s"
 echo "setmatchd running, pid $daemon_pid"
 
 # Decisions as they are written: one journal line per batch, pretty-printed
@@ -128,6 +132,7 @@ function field(k,   s) {
 	if (!match($0, "\"" k "\":(\"[^\"]*\"|[^,}]*)")) return ""
 	s = substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3)
 	gsub(/^"|"$/, "", s)
+	gsub(/\\\\/, "\\", s) # JSON escapes a backslash as two
 	return s
 }
 function num(k,   s) { s = field(k); return (s == "" || s == "null") ? "-" : sprintf("%.3f", s) }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -36,7 +38,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "", "data set directory (`DIR`)")
 	feat := fs.String("features", "", "frame features for image data, e.g. intensity:20x20 or intensity:20x20+pca:50 (`SPEC`)")
 	proto := fs.String("protocol", "gallery=5,probe=5,splits=10", "evaluation protocol")
-	methods := fs.String("methods", "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,gda,cdl", "comma-separated methods, or all")
+	methods := fs.String("methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl), or all")
 	seed := fs.Uint64("seed", 1, "seed of the random splits and of the cross-validation folds")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	jsonOut := fs.String("json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
@@ -50,12 +52,16 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	folds := fs.Int("folds", 5, "inner cross-validation folds over the gallery sets")
 	drDim := fs.Int("dr-dim", 10, "dimension of the learned space for nn-h-dr and nn-j-dr")
 	drIter := fs.Int("dr-iter", 25, "conjugate-gradient iterations when learning W")
+	drBW := fs.String("dr-bandwidth", "", "per-set bandwidth rule while learning W, e.g. scott (default: model.Train's default)")
 	whiten := fs.Bool("whiten", false, "with +pca:N, scale each principal component to unit variance (variances from the gallery frames)")
 	centre := fs.Bool("centre-sets", false, "subtract each set's own mean from its frames (for every method)")
 	spectrum := fs.Bool("spectrum", false, "print the extreme eigenvalues of k_HG, k_HL, k_J on the first split's gallery (bandwidth global*1) and exit")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usagef("%v", err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
@@ -117,7 +123,13 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--width-scale %q: want raw, median or both", *wscale)
 	}
-	grid.Learn = drLearner(*drDim, *drIter, *workers)
+	var drRule match.BandwidthRule
+	if *drBW != "" {
+		if drRule, err = match.ParseBandwidthRule(*drBW); err != nil {
+			return usagef("--dr-bandwidth: %v", err)
+		}
+	}
+	grid.Learn = drLearner(*drDim, *drIter, drRule, *workers)
 
 	opt := dataset.Options{Workers: *workers}
 	var pipe features.Pipeline
@@ -170,6 +182,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	featName := *feat
 	if featName == "" {
 		featName = "files"
+	}
+	if *whiten {
+		featName += " --whiten"
+	}
+	if *centre {
+		featName += " --centre-sets"
 	}
 	out := struct {
 		Methods       map[string]*eval.MethodResult `json:"methods"`
@@ -325,12 +343,12 @@ func pcaSets(sets []*mat.Dense, gallery []int, k int, whiten bool) ([]*mat.Dense
 // drLearner returns the projection learner of the -dr methods: model.Train
 // (Section 4) to dim dimensions with at most iter conjugate-gradient
 // iterations, default affinity (ν_w = smallest class − 1, ν_b = ν_w) and
-// per-set bandwidths by Scott's rule.
-func drLearner(dim, iter, workers int) eval.Learner {
+// per-set bandwidths by rule (the zero value: model.Train's default).
+func drLearner(dim, iter int, rule match.BandwidthRule, workers int) eval.Learner {
 	return func(sets []*mat.Dense, labels []int, m match.Measure, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
 		res, err := model.Train(sets, labels, model.TrainOptions{
-			Dim: min(dim, d), Divergence: m, MaxIter: iter, Seed: seed, Workers: workers,
+			Dim: min(dim, d), Divergence: m, Bandwidth: rule, MaxIter: iter, Seed: seed, Workers: workers,
 		})
 		if err != nil {
 			return nil, nil, err

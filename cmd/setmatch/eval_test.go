@@ -110,6 +110,7 @@ func TestEvalUsageErrors(t *testing.T) {
 		{"eval", "--data", dir, "--width-scale", "log"},
 		{"eval", "--data", dir, "--whiten"},
 		{"eval", "--data", dir, "extra"},
+		{"eval", "--nosuchflag"},
 	} {
 		if code, _, stderr := evalDispatch(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)

@@ -1,0 +1,7 @@
+// Package cross holds the packaging of setmatch for the Raspberry Pi: the
+// nfpm configuration of the arm64 Debian package (nfpm.yaml) and its
+// maintainer scripts. `make cross` builds the static linux/arm64 binaries,
+// `make deb` the package. This package's tests check that the configuration
+// names files that exist, that the maintainer scripts agree with it, and
+// that the build, demo and CI scripts parse.
+package cross

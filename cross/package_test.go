@@ -1,0 +1,183 @@
+package cross_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// entry is one item of nfpm.yaml's contents list.
+type entry struct{ src, dst, typ string }
+
+// contents reads the contents list of nfpm.yaml with a line scanner: the
+// file uses a fixed, simple layout (one "- src:"/"- dst:" per item), and the
+// module has no YAML parser.
+func contents(t *testing.T) []entry {
+	t.Helper()
+	f, err := os.Open("nfpm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []entry
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "contents:") {
+			in = true
+			continue
+		}
+		if in && line != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "#") {
+			break
+		}
+		if !in {
+			continue
+		}
+		s := strings.TrimSpace(line)
+		if strings.HasPrefix(s, "- ") {
+			out = append(out, entry{})
+			s = strings.TrimPrefix(s, "- ")
+		}
+		if len(out) == 0 {
+			continue
+		}
+		k, v, ok := strings.Cut(s, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case "src":
+			out[len(out)-1].src = v
+		case "dst":
+			out[len(out)-1].dst = v
+		case "type":
+			out[len(out)-1].typ = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatal("nfpm.yaml: no contents entries found")
+	}
+	return out
+}
+
+// TestContentsExist checks that every source file of the package is in the
+// repository (the binaries come from make cross and are skipped).
+func TestContentsExist(t *testing.T) {
+	for _, e := range contents(t) {
+		if e.src == "" || strings.Contains(e.src, "${") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join("..", e.src)); err != nil {
+			t.Errorf("nfpm.yaml: source %s of %s: %v", e.src, e.dst, err)
+		}
+	}
+}
+
+// TestContentsComplete checks that the package installs what the unit and
+// the maintainer scripts refer to, and the configuration as a conffile.
+func TestContentsComplete(t *testing.T) {
+	byDst := map[string]entry{}
+	for _, e := range contents(t) {
+		byDst[e.dst] = e
+	}
+	for _, dst := range []string{
+		"/usr/bin/setmatchd",
+		"/usr/bin/setmatch",
+		"/usr/lib/systemd/system/setmatchd.service",
+		"/usr/lib/sysusers.d/setmatch.conf",
+		"/usr/lib/tmpfiles.d/setmatch.conf",
+		"/etc/setmatch/setmatchd.toml",
+	} {
+		if _, ok := byDst[dst]; !ok {
+			t.Errorf("nfpm.yaml installs nothing at %s", dst)
+		}
+	}
+	if e := byDst["/etc/setmatch/setmatchd.toml"]; !strings.HasPrefix(e.typ, "config") {
+		t.Errorf("/etc/setmatch/setmatchd.toml has type %q, want config|noreplace (a conffile)", e.typ)
+	}
+	// Every absolute /usr/lib or /etc path the scripts use must be packaged.
+	paths := regexp.MustCompile(`/(usr/lib|etc)/[A-Za-z0-9_./-]+\.(conf|service|toml)`)
+	for _, s := range []string{"postinst.sh", "prerm.sh", "postrm.sh"} {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths.FindAllString(string(b), -1) {
+			if _, ok := byDst[p]; !ok {
+				t.Errorf("%s uses %s, which the package does not install", s, p)
+			}
+		}
+	}
+	// The unit runs the packaged binary with the packaged configuration.
+	unit, err := os.ReadFile(filepath.Join("..", "systemd", "setmatchd.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/usr/bin/setmatchd", "/etc/setmatch/setmatchd.toml"} {
+		if !strings.Contains(string(unit), p) {
+			t.Errorf("setmatchd.service does not refer to %s", p)
+		}
+	}
+}
+
+// TestScriptsParse runs sh -n on the maintainer scripts and checks that
+// they are executable (dpkg runs them directly).
+func TestScriptsParse(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, s := range []string{"postinst.sh", "prerm.sh", "postrm.sh"} {
+		fi, err := os.Stat(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode()&0o111 == 0 {
+			t.Errorf("%s is not executable", s)
+		}
+		if out, err := exec.Command(sh, "-n", s).CombinedOutput(); err != nil {
+			t.Errorf("sh -n %s: %v\n%s", s, err, out)
+		}
+		b, _ := os.ReadFile(s)
+		if !slices.Contains(strings.Split(string(b), "\n"), "set -e") {
+			t.Errorf("%s lacks set -e", s)
+		}
+	}
+}
+
+// TestRepoScriptsParse runs bash -n on the build and demo scripts the
+// Makefile and CI call, and checks that they are executable.
+func TestRepoScriptsParse(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	scripts, _ := filepath.Glob(filepath.Join("..", "scripts", "*.sh"))
+	scripts = append(scripts, filepath.Join("..", ".ci", "run"))
+	if len(scripts) < 2 {
+		t.Fatalf("no scripts found in ../scripts")
+	}
+	for _, s := range scripts {
+		fi, err := os.Stat(s)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if fi.Mode()&0o111 == 0 {
+			t.Errorf("%s is not executable (the Makefile runs it directly)", s)
+		}
+		if out, err := exec.Command(bash, "-n", s).CombinedOutput(); err != nil {
+			t.Errorf("bash -n %s: %v\n%s", s, err, out)
+		}
+	}
+}
