@@ -27,6 +27,12 @@ VERSION  ?= 0.1.0
 # version only; -buildvcs=false keeps the state of the git checkout out of them.
 LDFLAGS  := -s -w -buildid= -X main.version=$(VERSION)
 GOBUILD_REPRO := -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
+# On amd64 the workstation binaries are built with Go's SIMD experiment, which
+# enables the AVX2 kernels of the gallery matcher (match/pair_simd.go; used
+# only when the CPU has AVX2 and FMA). Every other build, arm64 included, runs
+# the portable kernels. SIMD= (empty) builds the portable version.
+HOSTARCH := $(shell $(GO) env GOARCH)
+SIMD     ?= $(if $(filter amd64,$(HOSTARCH)),simd,)
 # Tests under qemu are slower; -short trims the long property sweeps there.
 ARM64_TESTFLAGS ?= -short -count=1
 
@@ -57,15 +63,21 @@ FUZZTIME ?= 10s
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 GOEXPERIMENT=$(SIMD) $(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/ ./cmd/...
 
 vet:
 	$(GO) vet $(PKGS)
 
 test: vet test-host test-arm64
 
+# The whole suite with the portable kernels, then the packages whose results
+# go through the AVX2 kernels again with them (TestSIMDMatchesPortable
+# compares the two directly).
 test-host:
 	$(GO) test -count=1 $(PKGS)
+ifneq ($(SIMD),)
+	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 ./match/... ./model/...
+endif
 
 # Runs the same tests as arm64 binaries: the code paths without assembly, and
 # fused multiply-add, are what a Raspberry Pi executes.
@@ -74,7 +86,7 @@ test-arm64:
 	GOARCH=arm64 CGO_ENABLED=0 $(GO) test -exec $(QEMU) $(ARM64_TESTFLAGS) $(PKGS)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	GOEXPERIMENT=$(SIMD) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
@@ -127,7 +139,7 @@ install: build
 	fi
 
 demo:
-	GO=$(GO) scripts/demo.sh
+	GO=$(GO) GOEXPERIMENT=$(SIMD) scripts/demo.sh
 
 clean:
 	rm -rf $(BIN) $(DIST)

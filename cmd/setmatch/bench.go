@@ -45,7 +45,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	frames := fs.Int("frames", 100, "frames per gallery set")
 	dim := fs.Int("dim", 20, "match: feature dimension d")
 	queryFrames := fs.Int("query-frames", 100, "match: frames in the query set")
-	bw := fs.String("bandwidth", "1", "KDE bandwidth: a number, scott or silverman")
+	bw := fs.String("bandwidth", "", "KDE bandwidth: a number, or a rule (nn, scott, silverman, optionally *SCALE); default 1 for match, nn for train")
 	queries := fs.Int("queries", 30, "match: number of timed queries")
 	workers := fs.Int("workers", 0, "goroutines (0: one per CPU)")
 	seed := fs.Uint64("seed", 1, "random seed for the generated data")
@@ -60,6 +60,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() != 0 {
 		return usagef("bench takes no arguments, got %q", fs.Args())
+	}
+	if *bw == "" {
+		*bw = map[string]string{"train": "nn"}[*mode]
+		if *bw == "" {
+			*bw = "1"
+		}
 	}
 	rule, err := match.ParseBandwidthRule(*bw)
 	if err != nil {
