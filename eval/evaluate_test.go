@@ -162,7 +162,7 @@ func TestDRWithLearner(t *testing.T) {
 		}
 	}
 	g := smallGrid()
-	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ int64) (*mat.Dense, []float64, error) {
+	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ LearnParams, _ int64) (*mat.Dense, []float64, error) {
 		w := mat.NewDense(6, 2, nil)
 		w.Set(0, 0, 1)
 		w.Set(1, 1, 1)

@@ -72,7 +72,16 @@ type Task struct {
 // Learner learns a D×d projection W with orthonormal columns (and the mean
 // subtracted before projecting, len D, or nil) from labelled training sets:
 // the dimensionality reduction of Section 4, used by nn-h-dr and nn-j-dr.
-type Learner func(sets []*mat.Dense, labels []int, m match.Measure, seed int64) (w *mat.Dense, mean []float64, err error)
+// p says how: the dimension d, the per-set bandwidth rule held while
+// learning, and the iteration cap.
+type Learner func(sets []*mat.Dense, labels []int, m match.Measure, p LearnParams, seed int64) (w *mat.Dense, mean []float64, err error)
+
+// LearnParams are the training hyper-parameters of the -dr methods.
+type LearnParams struct {
+	Dim     int                 // d, the dimension of the learned space
+	Rule    match.BandwidthRule // per-set bandwidth rule while learning W (zero value: the learner's default)
+	MaxIter int                 // conjugate-gradient iterations (0: the learner's default)
+}
 
 // Grid holds the candidate hyper-parameters tried by cross-validation.
 type Grid struct {
@@ -97,6 +106,19 @@ type Grid struct {
 	// Learn is the projection learner for the -dr methods (nil: those
 	// methods report an error).
 	Learn Learner
+	// DRDims and DRRules are the candidate dimensions d and training
+	// bandwidth rules of the -dr methods, crossed and chosen by
+	// cross-validation (see runDR); the first of each is the default when
+	// there is nothing to cross-validate on. Empty DRDims means {10};
+	// empty DRRules means the learner's default rule.
+	DRDims  []int
+	DRRules []match.BandwidthRule
+	// DRFolds: folds of the -dr cross-validation (W is learned once per
+	// fold and candidate, so fewer than Folds; 0 means 3).
+	DRFolds int
+	// DRIter and DRFoldIter: iteration caps when learning the final W and
+	// W inside the cross-validation folds (0: the learner's default).
+	DRIter, DRFoldIter int
 }
 
 // PaperWidths is the grid of kernel widths of the paper's experiments.
@@ -121,6 +143,11 @@ func DefaultGrid() Grid {
 		GDAP:       []int{3, 1, 2, 5, 10, 15},
 		CDLRegs:    []float64{1e-3, 1e-5, 1e-4, 1e-2, 1e-1, 1, 10, 100},
 		Folds:      5,
+		DRDims:     []int{10, 5, 20},
+		DRRules:    []match.BandwidthRule{{Kind: match.NearestNeighbour}, {Kind: match.Scott}},
+		DRFolds:    3,
+		DRIter:     25,
+		DRFoldIter: 10,
 	}
 }
 

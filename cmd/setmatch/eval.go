@@ -50,9 +50,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	cdlRegs := fs.String("cdl-regs", "", "CDL covariance regulariser grid λ, relative to the median tr(C)/d (default 0.001,1e-5,1e-4,0.01,0.1,1,10,100)")
 	gdaP := fs.String("gda-p", "", "GDA subspace dimension grid p (default 3,1,2,5,10,15)")
 	folds := fs.Int("folds", 5, "inner cross-validation folds over the gallery sets")
-	drDim := fs.Int("dr-dim", 10, "dimension of the learned space for nn-h-dr and nn-j-dr")
-	drIter := fs.Int("dr-iter", 25, "conjugate-gradient iterations when learning W")
-	drBW := fs.String("dr-bandwidth", "", "per-set bandwidth rule while learning W, e.g. scott (default: model.Train's default)")
+	drDim := fs.String("dr-dim", "10,5,20", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
+	drIter := fs.Int("dr-iter", 25, "conjugate-gradient iterations when learning the final W")
+	drBW := fs.String("dr-bandwidth", "nn,scott", "per-set bandwidth rule(s) while learning W (nn, scott, silverman, a number, each with optional *S); several are chosen from by cross-validation")
+	drFolds := fs.Int("dr-folds", 3, "cross-validation folds for choosing --dr-dim and --dr-bandwidth (W is learned once per fold and candidate)")
+	drFoldIter := fs.Int("dr-fold-iter", 10, "conjugate-gradient iterations when learning W inside a cross-validation fold")
 	whiten := fs.Bool("whiten", false, "with +pca:N, scale each principal component to unit variance (variances from the gallery frames)")
 	centre := fs.Bool("centre-sets", false, "subtract each set's own mean from its frames (for every method)")
 	spectrum := fs.Bool("spectrum", false, "print the extreme eigenvalues of k_HG, k_HL, k_J on the first split's gallery (bandwidth global*1) and exit")
@@ -123,13 +125,29 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--width-scale %q: want raw, median or both", *wscale)
 	}
-	var drRule match.BandwidthRule
-	if *drBW != "" {
-		if drRule, err = match.ParseBandwidthRule(*drBW); err != nil {
+	grid.DRDims, grid.DRRules = nil, nil
+	for _, f := range strings.Split(*drDim, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return usagef("--dr-dim: %q is not a whole number ≥ 1", f)
+		}
+		grid.DRDims = append(grid.DRDims, v)
+	}
+	for _, f := range strings.Split(*drBW, ",") {
+		r, err := match.ParseBandwidthRule(f)
+		if err != nil {
 			return usagef("--dr-bandwidth: %v", err)
 		}
+		grid.DRRules = append(grid.DRRules, r)
 	}
-	grid.Learn = drLearner(*drDim, *drIter, drRule, *workers)
+	if *drFolds < 2 {
+		return usagef("--dr-folds must be ≥ 2")
+	}
+	if *drIter < 1 || *drFoldIter < 1 {
+		return usagef("--dr-iter and --dr-fold-iter must be ≥ 1")
+	}
+	grid.DRFolds, grid.DRIter, grid.DRFoldIter = *drFolds, *drIter, *drFoldIter
+	grid.Learn = drLearner(*workers)
 
 	opt := dataset.Options{Workers: *workers}
 	var pipe features.Pipeline
@@ -341,14 +359,14 @@ func pcaSets(sets []*mat.Dense, gallery []int, k int, whiten bool) ([]*mat.Dense
 }
 
 // drLearner returns the projection learner of the -dr methods: model.Train
-// (Section 4) to dim dimensions with at most iter conjugate-gradient
-// iterations, default affinity (ν_w = smallest class − 1, ν_b = ν_w) and
-// per-set bandwidths by rule (the zero value: model.Train's default).
-func drLearner(dim, iter int, rule match.BandwidthRule, workers int) eval.Learner {
-	return func(sets []*mat.Dense, labels []int, m match.Measure, seed int64) (*mat.Dense, []float64, error) {
+// (Section 4) with the default affinity (ν_w = smallest class − 1,
+// ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
+// of p (d is clamped to the feature dimension).
+func drLearner(workers int) eval.Learner {
+	return func(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
 		res, err := model.Train(sets, labels, model.TrainOptions{
-			Dim: min(dim, d), Divergence: m, Bandwidth: rule, MaxIter: iter, Seed: seed, Workers: workers,
+			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -111,6 +111,11 @@ func TestEvalUsageErrors(t *testing.T) {
 		{"eval", "--data", dir, "--whiten"},
 		{"eval", "--data", dir, "extra"},
 		{"eval", "--nosuchflag"},
+		{"eval", "--data", dir, "--dr-dim", "0"},
+		{"eval", "--data", dir, "--dr-dim", "5,x"},
+		{"eval", "--data", dir, "--dr-bandwidth", "nn,wide"},
+		{"eval", "--data", dir, "--dr-folds", "1"},
+		{"eval", "--data", dir, "--dr-fold-iter", "0"},
 	} {
 		if code, _, stderr := evalDispatch(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
@@ -119,5 +124,35 @@ func TestEvalUsageErrors(t *testing.T) {
 	// Not enough sets per class for the protocol: a plain error.
 	if code, _, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=5,probe=5", "--quiet"); code != 1 || !strings.Contains(stderr, "needs 10") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestEvalDRCrossValidation runs nn-h-dr with model.Train on a tiny data
+// set: d and the training bandwidth rule are chosen from the grid given on
+// the command line, by cross-validation on the gallery.
+func TestEvalDRCrossValidation(t *testing.T) {
+	dir := evalData(t, 3, 5)
+	code, stdout, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=3,probe=2,splits=1",
+		"--methods", "nn-h-dr", "--bandwidths", "global*1,global*2", "--dr-dim", "2,3", "--dr-bandwidth", "nn,scott",
+		"--dr-fold-iter", "3", "--dr-iter", "5", "--json", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Methods map[string]struct{ Params []string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	ps := got.Methods["nn-h-dr"].Params
+	if len(ps) != 1 {
+		t.Fatalf("params %v", ps)
+	}
+	ok := false
+	for _, c := range []string{"d=2 train-bw=nn ", "d=2 train-bw=scott ", "d=3 train-bw=nn ", "d=3 train-bw=scott "} {
+		ok = ok || strings.HasPrefix(ps[0], c)
+	}
+	if !ok || !strings.Contains(ps[0], "drcv=") {
+		t.Errorf("params %q: want d and rule from the grid, chosen by cross-validation", ps[0])
 	}
 }

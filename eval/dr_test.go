@@ -1,0 +1,150 @@
+package eval
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// drData returns 3 classes × 6 sets of 12 frames in 6 features: the class
+// is in feature 0 only, features 1..5 are wide noise, so a projection on
+// feature 0 alone (d = 1) separates the classes and d = 6 barely does.
+func drData(rng *rand.Rand) *Data {
+	data := &Data{Classes: []string{"a", "b", "c"}}
+	for c := range 3 {
+		for range 6 {
+			x := randSet(rng, 12, 6, 0, 3)
+			for i := range 12 {
+				x.Set(i, 0, 0.2*rng.NormFloat64()+2*float64(c))
+			}
+			data.Sets = append(data.Sets, x)
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	return data
+}
+
+// coordLearner is a stand-in for model.Train: W picks the first p.Dim
+// features. It records the sets it was given.
+type coordLearner struct {
+	calls [][]*mat.Dense
+	iters []int
+}
+
+func (l *coordLearner) learn(sets []*mat.Dense, _ []int, _ match.Measure, p LearnParams, _ int64) (*mat.Dense, []float64, error) {
+	l.calls = append(l.calls, sets)
+	l.iters = append(l.iters, p.MaxIter)
+	_, dim := sets[0].Dims()
+	w := mat.NewDense(dim, p.Dim, nil)
+	for j := range p.Dim {
+		w.Set(j, j, 1)
+	}
+	return w, nil, nil
+}
+
+// TestDRCrossValidation checks that the -dr methods choose d and the
+// training bandwidth rule from the grid by cross-validation on the gallery
+// only: W is learned inside the folds on gallery sets alone, the best
+// dimension wins although it is not first in the grid, and replacing the
+// probe sets (and so their content and true labels) changes neither the
+// learner's calls nor the chosen parameters.
+func TestDRCrossValidation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	data := drData(rng)
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 3, Probe: 3, Splits: 1}.MakeSplits(data, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := splits[0]
+	run := func(sets []*mat.Dense) (Prediction, *coordLearner) {
+		t.Helper()
+		l := &coordLearner{}
+		g := smallGrid()
+		g.Learn = l.learn
+		g.DRDims = []int{6, 1, 3}
+		g.DRRules = []match.BandwidthRule{{Kind: match.NearestNeighbour}, {Kind: match.Scott}}
+		g.DRFolds, g.DRIter, g.DRFoldIter = 3, 25, 7
+		pool := mustPool(t, sets)
+		labels := make([]int, len(sp.Gallery))
+		for k, j := range sp.Gallery {
+			labels[k] = sp.Labels[j]
+		}
+		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: 3, Seed: 7}
+		pred, err := Run(NNHDR, task, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		isGallery := map[*mat.Dense]bool{}
+		for _, j := range sp.Gallery {
+			isGallery[sets[j]] = true
+		}
+		for c, call := range l.calls {
+			for _, x := range call {
+				if !isGallery[x] {
+					t.Fatalf("learner call %d was given a set that is not a gallery set", c)
+				}
+			}
+		}
+		return pred, l
+	}
+	pred, l := run(sp.Sets)
+	// 3 dims × 2 rules × 3 folds inside the CV, then the final W.
+	if want := 3*2*3 + 1; len(l.calls) != want {
+		t.Fatalf("%d learner calls, want %d", len(l.calls), want)
+	}
+	for c, call := range l.calls[:len(l.calls)-1] {
+		if len(call) >= len(sp.Gallery) || l.iters[c] != 7 {
+			t.Errorf("fold call %d: %d sets (gallery %d), %d iterations", c, len(call), len(sp.Gallery), l.iters[c])
+		}
+	}
+	if last := len(l.calls) - 1; len(l.calls[last]) != len(sp.Gallery) || l.iters[last] != 25 {
+		t.Errorf("final W: %d sets, %d iterations", len(l.calls[last]), l.iters[last])
+	}
+	if !strings.HasPrefix(pred.Params, "d=1 train-bw=") || !strings.Contains(pred.Params, "drcv=") {
+		t.Errorf("params %q: want d=1 chosen by cross-validation", pred.Params)
+	}
+
+	// Same gallery, probes replaced by noise and shuffled among classes.
+	other := append([]*mat.Dense(nil), sp.Sets...)
+	for _, j := range sp.Probe {
+		other[j] = randSet(rng, 12, 6, 5, 1)
+	}
+	pred2, l2 := run(other)
+	if pred2.Params != pred.Params {
+		t.Errorf("params moved with the probes: %q, then %q", pred.Params, pred2.Params)
+	}
+	if len(l2.calls) != len(l.calls) {
+		t.Errorf("learner calls moved with the probes: %d, then %d", len(l.calls), len(l2.calls))
+	}
+}
+
+// TestDRCandidates checks the grid: dimensions clamped to D and
+// de-duplicated, and a single candidate when every d is D (W is then a
+// rotation, to which the divergences are invariant).
+func TestDRCandidates(t *testing.T) {
+	nn, sc := match.BandwidthRule{Kind: match.NearestNeighbour}, match.BandwidthRule{Kind: match.Scott}
+	g := Grid{DRDims: []int{10, 5, 20}, DRRules: []match.BandwidthRule{nn, sc}}
+	got := drCandidates(g, 8)
+	want := []LearnParams{{Dim: 8, Rule: nn}, {Dim: 8, Rule: sc}, {Dim: 5, Rule: nn}, {Dim: 5, Rule: sc}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("candidate %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if got := drCandidates(g, 4); len(got) != 1 || got[0].Dim != 4 || got[0].Rule != nn {
+		t.Errorf("d = D everywhere: %v, want the first candidate only", got)
+	}
+	if got := minClass([]int{0, 0, 1, 1, 1, 2, 2}); got != 2 {
+		t.Errorf("minClass = %d, want 2", got)
+	}
+	if got := drCandidates(Grid{}, 30); len(got) != 1 || got[0].Dim != 10 {
+		t.Errorf("empty grid: %v, want d = 10 with the learner's default rule", got)
+	}
+}
