@@ -34,13 +34,14 @@ type cdlSpectrum struct {
 // the n×d set x.
 func Covariance(x *mat.Dense) *mat.SymDense {
 	n, d := x.Dims()
-	xc := centred(x)
+	xc := Centred(x)
 	c := mat.NewSymDense(d, nil)
 	c.SymOuterK(1/float64(n-1), xc.T())
 	return c
 }
 
-func centred(x *mat.Dense) *mat.Dense {
+// Centred returns a copy of the n×d set x with its mean frame subtracted.
+func Centred(x *mat.Dense) *mat.Dense {
 	n, d := x.Dims()
 	mean := make([]float64, d)
 	for i := range n {
@@ -115,7 +116,7 @@ func (p *Pool) cdlSpectra() ([]cdlSpectrum, *mat.Dense, error) {
 		x := p.Sets[i]
 		n, d := x.Dims()
 		var svd mat.SVD
-		if !svd.Factorize(centred(x), mat.SVDThin) {
+		if !svd.Factorize(Centred(x), mat.SVDThin) {
 			errs[i] = fmt.Errorf("set %d: SVD did not converge", i)
 			return
 		}

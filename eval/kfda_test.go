@@ -112,7 +112,7 @@ func TestKFDALinearKernelIsLDA(t *testing.T) {
 	// The projected points span the same subspace of R^m (up to sign and
 	// scale of each direction, after centring).
 	var zl mat.Dense
-	zl.Mul(centred(x), w.Slice(0, d, 0, r))
+	zl.Mul(Centred(x), w.Slice(0, d, 0, r))
 	for i, cs := range principalCosines(t, f.Train, &zl) {
 		if cs < 1-1e-6 {
 			t.Errorf("principal cosine %d between kFDA and LDA projections = %.9f, want 1", i, cs)

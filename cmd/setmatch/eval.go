@@ -298,21 +298,7 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 		}
 		out := make([]*mat.Dense, len(sets))
 		for i, x := range sets {
-			n, d := x.Dims()
-			mean := make([]float64, d)
-			for r := range n {
-				for j, v := range x.RawRowView(r) {
-					mean[j] += v / float64(n)
-				}
-			}
-			c := mat.NewDense(n, d, nil)
-			for r := range n {
-				row := c.RawRowView(r)
-				for j, v := range x.RawRowView(r) {
-					row[j] = v - mean[j]
-				}
-			}
-			out[i] = c
+			out[i] = eval.Centred(x)
 		}
 		return out, nil
 	}
