@@ -12,9 +12,9 @@ import (
 )
 
 func runDiv(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("div", "[--bandwidth H | --bandwidth-rule scott|silverman] [--json] A B", stderr)
+	fs := newFlagSet("div", "[--bandwidth H | --bandwidth-rule scott|silverman|nn] [--json] A B", stderr)
 	bandwidth := fs.Float64("bandwidth", 0, "fixed KDE bandwidth `H` > 0 for both sets")
-	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: scott or silverman (default scott)")
+	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: scott, silverman or nn (median nearest-neighbour distance), optionally scaled as in scott*2 (default scott)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	oneSided := fs.Bool("one-sided", false, "also print the one-sided estimators (for comparison)")
 	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than this many bytes")
@@ -112,7 +112,7 @@ func divBandwidthRule(fs *flag.FlagSet, h float64, name string) (match.Bandwidth
 	}
 	r, err := match.ParseBandwidthRule(name)
 	if err != nil || r.Kind == match.Fixed {
-		return match.BandwidthRule{}, usagef("--bandwidth-rule must be scott or silverman, got %q", name)
+		return match.BandwidthRule{}, usagef("--bandwidth-rule must be scott, silverman or nn (optionally *SCALE), got %q", name)
 	}
 	return r, nil
 }

@@ -115,7 +115,7 @@ func TestDivBadInput(t *testing.T) {
 		{"no files", []string{"div"}, 2, "want two set files"},
 		{"both bandwidth flags", []string{"div", "--bandwidth", "1", "--bandwidth-rule", "scott", good, good}, 2, "not both"},
 		{"zero bandwidth", []string{"div", "--bandwidth", "0", good, good}, 2, "> 0"},
-		{"bad rule", []string{"div", "--bandwidth-rule", "median", good, good}, 2, "scott or silverman"},
+		{"bad rule", []string{"div", "--bandwidth-rule", "median", good, good}, 2, "scott, silverman or nn"},
 		{"dimension mismatch", []string{"div", good, other}, 1, "same feature extractor"},
 		{"one frame, rule", []string{"div", good, one}, 1, "at least 2 frames"},
 		{"missing file", []string{"div", good, filepath.Join(dir, "nope.npy")}, 1, "nope.npy"},
