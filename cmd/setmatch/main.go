@@ -26,6 +26,7 @@ var commands = []command{
 	{"synth", "generate a labelled synthetic image-set data set", runSynth},
 	{"train", "learn the projection W and write a model file", runTrain},
 	{"inspect", "print a readable summary of a model file", runInspect},
+	{"enroll", "add sets to a model's gallery without retraining", runEnroll},
 	{"eval", "evaluate recognition methods on a data set", runEval},
 }
 

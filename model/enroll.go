@@ -1,0 +1,40 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Enroll adds a set to the gallery without retraining W: frames (n×D, raw
+// features) are projected by the model and get their bandwidth by the model's
+// query-bandwidth rule, exactly as an incoming batch would. label may be a
+// new class; name identifies the set in decisions and must not be taken.
+func (m *Model) Enroll(label, name string, frames *mat.Dense) error {
+	if strings.TrimSpace(label) == "" {
+		return fmt.Errorf("enroll: the label is empty: give the class the set belongs to")
+	}
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("enroll: the set name is empty")
+	}
+	for _, s := range m.Sets {
+		if s.Name == name && s.Label == label {
+			return fmt.Errorf("enroll: the gallery already has a set %q of class %q: choose another name", name, label)
+		}
+	}
+	y, err := m.Project(frames)
+	if err != nil {
+		return fmt.Errorf("enroll %s/%s: %w", label, name, err)
+	}
+	h, err := m.QueryBandwidth.Bandwidth(y)
+	if err != nil {
+		return fmt.Errorf("enroll %s/%s: bandwidth by the model's rule %s: %w", label, name, m.QueryBandwidth, err)
+	}
+	m.Sets = append(m.Sets, Set{Label: label, Name: name, Samples: y, Bandwidth: h})
+	if err := m.Validate(); err != nil {
+		m.Sets = m.Sets[:len(m.Sets)-1]
+		return fmt.Errorf("enroll %s/%s: %w", label, name, err)
+	}
+	return nil
+}
