@@ -415,11 +415,15 @@ func WriteFile(path string, m *Model) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644))
+	// A new file is 0644; a replaced one keeps its mode, owner and group (as
+	// far as the writer may set them), so that replacing a deployed model, e.g.
+	// root:setmatch 0640, leaves it readable by the daemon.
+	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
 	if err != nil {
 		return err
 	}
 	defer f.Cleanup()
+	keepOwner(f.File, path)
 	if err := encode(f, m); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
