@@ -139,7 +139,8 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	notify(log, daemon.SdNotifyReady, "STATUS=watching "+cfg.Spool.Dir)
 
 	var wd <-chan time.Time
-	if iv, err := daemon.SdWatchdogEnabled(false); err != nil {
+	iv, err := daemon.SdWatchdogEnabled(false)
+	if err != nil {
 		log.Warn("systemd watchdog settings", "err", err)
 	} else if iv > 0 && cfg.Daemon.Watchdog {
 		t := time.NewTicker(iv / 2)
@@ -187,6 +188,10 @@ loop:
 		case <-mw.fire:
 			reload("model file changed", r.ReloadModel)
 		case <-wd:
+			if b := r.Busy(); b > iv {
+				log.Error("one batch has been in hand for longer than the watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
+				continue
+			}
 			notify(log, daemon.SdNotifyWatchdog)
 		}
 	}

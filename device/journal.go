@@ -59,8 +59,9 @@ type Journal struct {
 	path     string
 	maxBytes int64
 	keep     int
-	f        *os.File
+	f        *os.File // nil after a failed write or rotation: reopened by the next Append
 	size     int64
+	closed   bool // set by Close only
 }
 
 // OpenJournal opens (or creates, 0640) the journal at path for appending.
@@ -103,22 +104,34 @@ func (j *Journal) Append(r *Record) error {
 	b = append(b, '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f == nil {
+	if j.closed {
 		return errors.New("journal: closed")
+	}
+	if j.f == nil {
+		// An earlier write or rotation failed: start again from the file.
+		if err := j.open(); err != nil {
+			return err
+		}
 	}
 	if j.maxBytes > 0 && j.size > 0 && j.size+int64(len(b)) > j.maxBytes {
 		if err := j.rotate(); err != nil {
 			return err
 		}
 	}
-	n, err := j.f.Write(b)
-	j.size += int64(n)
+	off := j.size
+	_, err = j.f.Write(b)
+	if err == nil {
+		err = j.f.Sync()
+	}
 	if err != nil {
+		// Cut off a partial line, so that the next line does not join it,
+		// and drop the handle: after a failed fsync its state is unknown.
+		_ = j.f.Truncate(off)
+		j.f.Close()
+		j.f = nil
 		return fmt.Errorf("journal: write %s: %w", j.path, err)
 	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("journal: sync %s: %w", j.path, err)
-	}
+	j.size = off + int64(len(b))
 	return nil
 }
 
@@ -154,6 +167,7 @@ func (j *Journal) rotate() error {
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.closed = true
 	if j.f == nil {
 		return nil
 	}

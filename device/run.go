@@ -40,6 +40,9 @@ type Options struct {
 	// Observe, if set, is called with each journal record after its line is
 	// on disk (benchmarks and tests).
 	Observe func(*Record)
+	// JournalRetry is the first wait before writing a journal line again
+	// after a failure (default 1 s, doubling up to a minute).
+	JournalRetry time.Duration
 }
 
 // Loaded is a validated model with its matcher, ready to use.
@@ -125,10 +128,11 @@ type Runner struct {
 	q       *queue
 	st      atomic.Pointer[state]
 
-	reloadMu sync.Mutex // one reload at a time
-	moved    atomic.Int64
-	handled  atomic.Int64
-	failed   atomic.Int64
+	reloadMu  sync.Mutex // one reload at a time
+	moved     atomic.Int64
+	handled   atomic.Int64
+	failed    atomic.Int64
+	busySince atomic.Int64 // unix ns when the batch in hand was taken, 0 between batches
 
 	closeOnce sync.Once
 	closeErr  error
@@ -201,7 +205,7 @@ func spoolOptions(cfg *config.Config) SpoolOptions {
 		DoneMaxFiles:   cfg.Spool.DoneMaxFiles,
 		DoneMaxAge:     cfg.Spool.DoneMaxAge.Duration,
 		FailedMaxFiles: cfg.Spool.FailedMaxFiles,
-		FailedMaxAge:   cfg.Spool.DoneMaxAge.Duration,
+		FailedMaxAge:   0, // failed/ is capped by count only: its batches are evidence
 	}
 }
 
@@ -317,6 +321,8 @@ func (r *Runner) work() {
 // handle takes one batch from new/ (or cur/) to done/ or failed/. Every
 // path leaves the file in cur/, done/ or failed/: none loses it.
 func (r *Runner) handle(it item) {
+	r.busySince.Store(time.Now().UnixNano())
+	defer r.busySince.Store(0)
 	st := r.st.Load()
 	var arrived time.Time
 	var err error
@@ -369,15 +375,11 @@ func (r *Runner) handle(it item) {
 		rec.RunnerSc = finite(d.RunnerScore)
 	}
 	rec.Time = time.Now().UTC()
-	if err := r.journal.Append(rec); err != nil {
-		// The pins have spoken but nothing durable says so: keep the batch
-		// in failed/ with the reason rather than lose the record.
-		r.log.Error("journal", "file", it.name, "err", err)
-		if ferr := r.spool.Fail(it.name, "decided "+rec.Decision+" but the journal line could not be written: "+err.Error()); ferr != nil {
-			r.log.Error("batch stays in cur/", "file", it.name, "err", ferr)
-		}
-		r.failed.Add(1)
-		return
+	// Waiting for a writable journal is not being stuck: the watchdog must
+	// not restart the daemon for a full disk.
+	r.busySince.Store(0)
+	if !r.appendDurably(rec) {
+		return // stopping: the batch stays in cur/ and is handled again at start
 	}
 	if err := r.spool.Finish(it.name); err != nil {
 		r.log.Error("batch stays in cur/ (handled again at restart)", "file", it.name, "err", err)
@@ -388,6 +390,42 @@ func (r *Runner) handle(it item) {
 	r.afterMove()
 	if r.opt.Observe != nil {
 		r.opt.Observe(rec)
+	}
+}
+
+// Busy returns how long the batch in hand has been read and matched so far,
+// or 0 between batches. The daemon stops pinging the systemd watchdog when it
+// exceeds the watchdog interval, so that a wedged batch gets the daemon
+// restarted.
+func (r *Runner) Busy() time.Duration {
+	if t := r.busySince.Load(); t != 0 {
+		return time.Since(time.Unix(0, t))
+	}
+	return 0
+}
+
+// appendDurably writes rec to the journal, retrying with backoff while the
+// journal cannot be written (a full or failing disk): the batch stays in
+// cur/, and nothing new is claimed meanwhile, so batches wait safely in new/
+// rather than leave the spool without a record. It returns false if the
+// daemon stops first.
+func (r *Runner) appendDurably(rec *Record) bool {
+	delay := r.opt.JournalRetry
+	if delay <= 0 {
+		delay = time.Second
+	}
+	for {
+		err := r.journal.Append(rec)
+		if err == nil {
+			return true
+		}
+		r.log.Error("journal cannot be written: the batch stays in cur/ until it can", "file", rec.File, "err", err, "retry_in", delay)
+		select {
+		case <-r.ctx.Done():
+			return false
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Minute)
 	}
 }
 

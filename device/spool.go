@@ -243,7 +243,7 @@ func (e *TooLargeError) Error() string {
 // ReadClaimed reads cur/name whole; it refuses regular files larger than max
 // bytes (max ≤ 0: no limit) and anything that is not a regular file.
 func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
-	f, err := s.root.OpenFile(path.Join(DirCur, name), os.O_RDONLY|oNoFollow, 0)
+	f, err := s.root.OpenFile(path.Join(DirCur, name), os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open batch: %w", err)
 	}
@@ -258,13 +258,29 @@ func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
 	if max > 0 && fi.Size() > max {
 		return nil, &TooLargeError{Name: name, Size: fi.Size(), Max: max}
 	}
+	// Read into a buffer of the file's size (plus one byte, to notice a
+	// file that grew): no doubling growth, so a batch costs its size once.
+	size := fi.Size()
+	if max > 0 {
+		size = min(size, max)
+	}
+	b := make([]byte, 0, size+1)
 	r := io.Reader(f)
 	if max > 0 {
 		r = io.LimitReader(f, max+1)
 	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read batch: %w", err)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read batch: %w", err)
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew: make room and go on
+		}
 	}
 	if max > 0 && int64(len(b)) > max {
 		return nil, &TooLargeError{Name: name, Size: int64(len(b)), Max: max}

@@ -9,6 +9,8 @@ import (
 
 const oNoFollow = 0
 
+const oNonBlock = 0
+
 // changeTime falls back to the modification time where the inode change time
 // is not at hand.
 func changeTime(fi fs.FileInfo) time.Time { return fi.ModTime() }

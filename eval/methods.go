@@ -1,8 +1,10 @@
 package eval
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strings"
 
@@ -191,11 +193,16 @@ func (p *Pool) divMatrix(b Bandwidth, train []int) (*DivMatrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Only the global base depends on which sets are training sets.
-	key := b.String()
-	if b.Mode == Global {
-		key += fmt.Sprintf("/%x", math.Float64bits(h[0]))
+	// The divergences depend on the bandwidths only; which of them depend on
+	// the training sets varies (the global base, and the fallback of a set
+	// whose frames are mostly identical), so the key is all of them.
+	hash := fnv.New64a()
+	var buf [8]byte
+	for _, v := range h {
+		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+		hash.Write(buf[:])
 	}
+	key := fmt.Sprintf("%s/%x", b, hash.Sum64())
 	p.mu.Lock()
 	if p.divCache == nil {
 		p.divCache = map[string]*DivMatrix{}

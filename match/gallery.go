@@ -94,10 +94,23 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 	const chunk = 8
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failure error // the first panic in a worker
 	for range g.workers() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A panic here would end the process whatever the caller
+			// recovers: turn it into this query's error instead.
+			defer func() {
+				if p := recover(); p != nil {
+					mu.Lock()
+					if failure == nil {
+						failure = fmt.Errorf("match: internal error comparing the query with the gallery: %v", p)
+					}
+					mu.Unlock()
+				}
+			}()
 			s := g.getScratch(qp.stride)
 			defer g.scratch.Put(s)
 			for {
@@ -112,6 +125,9 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 		}()
 	}
 	wg.Wait()
+	if failure != nil {
+		return nil, failure
+	}
 	return dst, nil
 }
 

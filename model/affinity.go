@@ -68,15 +68,16 @@ func Affinity(div mat.Symmetric, labels []int, nuW, nuB int) ([]PairWeight, erro
 			}
 		}
 	}
-	hasWithin := false
+	hasWithin, hasBetween := false, false
 	for _, p := range pairs {
-		if p.A > 0 {
-			hasWithin = true
-			break
-		}
+		hasWithin = hasWithin || p.A > 0
+		hasBetween = hasBetween || p.A < 0
 	}
 	if !hasWithin {
 		return nil, errors.New("no within-class pairs: training needs at least one class with two or more sets (and ν_w ≥ 1)")
+	}
+	if !hasBetween {
+		return nil, errors.New("no between-class pairs: training needs at least two classes (and ν_b ≥ 1)")
 	}
 	return pairs, nil
 }

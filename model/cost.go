@@ -549,6 +549,9 @@ func DivergenceMatrix(y []*mat.Dense, h []float64, m match.Measure, workers int)
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	if y[0] == nil || y[0].IsEmpty() {
+		return nil, fmt.Errorf("set 0 has no frames")
+	}
 	_, d := y[0].Dims()
 	sets := make([]projSet, len(y))
 	maxN := 0

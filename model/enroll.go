@@ -10,7 +10,8 @@ import (
 // Enroll adds a set to the gallery without retraining W: frames (n×D, raw
 // features) are projected by the model and get their bandwidth by the model's
 // query-bandwidth rule, exactly as an incoming batch would. label may be a
-// new class; name identifies the set in decisions and must not be taken.
+// new class; name identifies the set in decisions and must not already name
+// a set of that class.
 func (m *Model) Enroll(label, name string, frames *mat.Dense) error {
 	if strings.TrimSpace(label) == "" {
 		return fmt.Errorf("enroll: the label is empty: give the class the set belongs to")

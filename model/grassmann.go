@@ -177,7 +177,13 @@ const (
 // accepted one, doubled when it was accepted at once (Manopt's adaptive line
 // search). Every accepted step decreases the cost.
 func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
+	if w0 == nil || w0.IsEmpty() {
+		return nil, errors.New("grassmann: empty starting point")
+	}
 	D, d := w0.Dims()
+	if d > D {
+		return nil, fmt.Errorf("grassmann: W is %d×%d, but a point of the Grassmannian needs d ≤ D", D, d)
+	}
 	if opt.MaxIter <= 0 {
 		opt.MaxIter = 100
 	}
