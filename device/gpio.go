@@ -103,16 +103,18 @@ type Signaller struct {
 	act   gpio.Level
 	lines map[string]*outLine
 
-	mu     sync.Mutex
-	closed bool
-	idled  bool
-	wg     sync.WaitGroup
+	mu       sync.Mutex
+	closed   bool
+	draining bool // Drain was called: no new pulses
+	idled    bool
+	wg       sync.WaitGroup
 }
 
 type outLine struct {
-	line   Line
-	pulses chan time.Duration
-	stop   chan struct{}
+	line    Line
+	pulses  chan time.Duration
+	stop    chan struct{}
+	pending atomic.Int32 // pulses queued or in their active period
 }
 
 // NewSignaller opens every configured line through drv and drives it to its
@@ -177,17 +179,19 @@ func (s *Signaller) Pulse(name string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.draining {
 		return errors.New("gpio: signaller is shut down")
 	}
 	ol, ok := s.lines[name]
 	if !ok {
 		return fmt.Errorf("gpio: line %q is not configured", name)
 	}
+	ol.pending.Add(1)
 	select {
 	case ol.pulses <- time.Duration(s.pulse.Load()):
 		return nil
 	default:
+		ol.pending.Add(-1)
 		s.log.Warn("gpio: pulse dropped: line busy", "pin", name)
 		return fmt.Errorf("gpio: %s: too many pulses waiting", name)
 	}
@@ -222,10 +226,35 @@ func (s *Signaller) drive(ol *outLine) {
 		if err := ol.line.Out(!s.act); err != nil {
 			s.log.Error("gpio: drive idle", "pin", ol.line.Name(), "err", err)
 		}
+		ol.pending.Add(-1)
 		if !ok || !wait(d) {
 			return
 		}
 	}
+}
+
+// Drain refuses new pulses, lets the pulses already queued run to their end
+// for at most max (so that the last decision before a stop is signalled in
+// full), then drives every line idle as Idle does.
+func (s *Signaller) Drain(max time.Duration) error {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+	deadline := time.Now().Add(max)
+	for time.Now().Before(deadline) && s.busy() {
+		time.Sleep(2 * time.Millisecond)
+	}
+	return s.Idle()
+}
+
+// busy reports whether any line has a pulse queued or active.
+func (s *Signaller) busy() bool {
+	for _, ol := range s.lines {
+		if ol.pending.Load() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Idle ends all pulses (cutting a running one short), drives every line to

@@ -25,6 +25,7 @@ type queue struct {
 	head    int
 	max     int
 	known   map[string]struct{} // waiting or in flight
+	again   map[string]struct{} // seen again while in flight: a new file of the same name
 	dropped bool
 	ready   chan struct{} // 1-buffered: "something to pop"
 	rescan  chan struct{} // 1-buffered: "names were dropped; rescan now"
@@ -38,6 +39,7 @@ func newQueue(max int) *queue {
 	return &queue{
 		max:    max,
 		known:  make(map[string]struct{}),
+		again:  make(map[string]struct{}),
 		ready:  make(chan struct{}, 1),
 		rescan: make(chan struct{}, 1),
 	}
@@ -53,6 +55,7 @@ func (q *queue) add(it item) bool {
 		return false
 	}
 	if _, ok := q.known[it.name]; ok {
+		q.again[it.name] = struct{}{}
 		return false
 	}
 	if len(q.items)-q.head >= q.max {
@@ -99,10 +102,16 @@ func (q *queue) pop(ctx context.Context) (item, bool) {
 	}
 }
 
-// done forgets a name handed out by pop.
+// done forgets a name handed out by pop. If the name was seen again while
+// it was waiting or in flight (a writer reused it), a rescan is requested at
+// once rather than at the next periodic one.
 func (q *queue) done(name string) {
 	q.mu.Lock()
 	delete(q.known, name)
+	if _, ok := q.again[name]; ok {
+		delete(q.again, name)
+		poke(q.rescan)
+	}
 	q.mu.Unlock()
 }
 

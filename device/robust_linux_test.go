@@ -107,3 +107,25 @@ func TestFIFOInSpoolDoesNotBlock(t *testing.T) {
 		t.Errorf("batch after the FIFO: %+v", got)
 	}
 }
+
+// A retry marker whose batch is gone (a stop between finishing the batch and
+// removing the marker) is removed at start and does not fail a later batch
+// of the same name.
+func TestStaleRetryMarkerRemoved(t *testing.T) {
+	f := newFixture(t, "")
+	cur := filepath.Join(f.spool, DirCur)
+	os.MkdirAll(cur, 0o750)
+	if err := os.WriteFile(filepath.Join(cur, ".a.npy.retry"), nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	_, ch := startRunner(t, f, NewRecorder())
+	waitFor(t, 5*time.Second, "the stale marker removed", func() bool {
+		_, err := os.Stat(filepath.Join(cur, ".a.npy.retry"))
+		return os.IsNotExist(err)
+	})
+	rng := rand.New(rand.NewPCG(65, 66))
+	f.drop(t, "a.npy", batch(rng, "alice"))
+	if got := next(t, ch); got.Decision != "alice" {
+		t.Errorf("batch a.npy after a stale marker: %+v", got)
+	}
+}

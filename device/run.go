@@ -280,7 +280,8 @@ func (r *Runner) Stop() {
 }
 
 // Wait waits for the workers and the watcher to end after Stop (or the end
-// of Start's context), then drives all pins idle.
+// of Start's context), lets the pulses already decided finish (at most
+// drainMax), then drives all pins idle.
 func (r *Runner) Wait() error {
 	r.wg.Wait()
 	if r.w != nil {
@@ -289,8 +290,12 @@ func (r *Runner) Wait() error {
 	if r.q != nil {
 		r.q.close()
 	}
-	return r.sig.Idle()
+	return r.sig.Drain(drainMax)
 }
+
+// drainMax bounds how long a stop waits for pulses in progress: well inside
+// systemd's stop timeout.
+const drainMax = 3 * time.Second
 
 // Close releases the pins (idle), the journal and the spool. Later calls
 // return the first call's result.
@@ -544,8 +549,8 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	if err := checkLabels(cfg, m); err != nil {
 		return nil, err
 	}
-	if !reflect.DeepEqual(spoolOptions(cfg), spoolOptions(old.cfg)) {
-		warnings = append(warnings, "[spool] changed: restart setmatchd to apply")
+	if !reflect.DeepEqual(spoolOptions(cfg), spoolOptions(old.cfg)) || cfg.Spool.RescanInterval != old.cfg.Spool.RescanInterval {
+		warnings = append(warnings, "[spool] dir, done, rescan_interval or the done/failed caps changed: restart setmatchd to apply (max_batch_bytes and max_frames apply now)")
 	}
 	if cfg.Journal != old.cfg.Journal {
 		warnings = append(warnings, "[journal] changed: restart setmatchd to apply")
@@ -561,7 +566,9 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	// Keep what cannot change without a restart as it is, so that what the
 	// Runner reports matches what it does.
 	nc := *cfg
-	nc.Spool.Dir, nc.Spool.Done = old.cfg.Spool.Dir, old.cfg.Spool.Done
+	maxBytes, maxFrames := nc.Spool.MaxBatchBytes, nc.Spool.MaxFrames
+	nc.Spool = old.cfg.Spool
+	nc.Spool.MaxBatchBytes, nc.Spool.MaxFrames = maxBytes, maxFrames
 	nc.Journal = old.cfg.Journal
 	pulse := nc.GPIO.Pulse
 	nc.GPIO = old.cfg.GPIO

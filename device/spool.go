@@ -163,9 +163,21 @@ func (s *Spool) Interrupted() ([]string, error) {
 		return nil, err
 	}
 	names := make([]string, 0, len(es))
+	present := map[string]bool{}
 	for _, e := range es {
 		if !strings.HasPrefix(e.name, ".") { // retry markers
 			names = append(names, e.name)
+			present[e.name] = true
+		}
+	}
+	// A marker whose batch is gone was left by a stop between finishing the
+	// batch and removing the marker: it must not count against a later
+	// batch of the same name.
+	for _, e := range es {
+		if b, ok := strings.CutPrefix(e.name, "."); ok {
+			if b, ok := strings.CutSuffix(b, ".retry"); ok && !present[b] {
+				s.root.Remove(path.Join(DirCur, e.name))
+			}
 		}
 	}
 	return names, nil

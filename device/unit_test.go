@@ -329,3 +329,29 @@ func TestWatcherOverflowRescan(t *testing.T) {
 	cancel()
 	w.wait()
 }
+
+// A name seen again while in flight (a writer reused it) asks for a rescan as
+// soon as the first one is done, not at the next periodic rescan.
+func TestQueueReusedNameAsksRescan(t *testing.T) {
+	q := newQueue(4)
+	q.add(item{name: "a"})
+	it, _ := q.pop(context.Background())
+	q.add(item{name: "a"}) // the new file, seen while the old one is in hand
+	select {
+	case <-q.rescan:
+		t.Fatal("rescan requested while the first a is still in flight")
+	default:
+	}
+	q.done(it.name)
+	select {
+	case <-q.rescan:
+	default:
+		t.Fatal("no rescan requested for the reused name")
+	}
+	q.done("b") // a name never seen again: no rescan
+	select {
+	case <-q.rescan:
+		t.Fatal("rescan requested for a name that was not seen again")
+	default:
+	}
+}
