@@ -151,7 +151,20 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 
 	reload := func(what string, load func() error) {
 		notify(log, daemon.SdNotifyReloading, daemon.SdNotifyMonotonicUsec())
-		if err := load(); err != nil {
+		// Load in the background and keep the watchdog fed: reading and
+		// checking a large model on a Pi can take a while.
+		done := make(chan error, 1)
+		go func() { done <- load() }()
+		var err error
+		for waiting := true; waiting; {
+			select {
+			case err = <-done:
+				waiting = false
+			case <-wd:
+				notify(log, daemon.SdNotifyWatchdog)
+			}
+		}
+		if err != nil {
 			log.Error("reload failed: keeping the configuration and model in use", "trigger", what, "err", err)
 		} else {
 			m := r.Model()
