@@ -68,6 +68,29 @@ func (q *queue) add(it item) bool {
 	return true
 }
 
+// offer is add for a name that must not be lost: it reports false only when
+// the queue is full or closed (the caller keeps the name and offers it again
+// after the rescan that the drop requests), and true when the name was
+// queued or is already waiting or in flight.
+func (q *queue) offer(it item) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	if _, ok := q.known[it.name]; ok {
+		return true
+	}
+	if len(q.items)-q.head >= q.max {
+		q.dropped = true
+		return false
+	}
+	q.known[it.name] = struct{}{}
+	q.items = append(q.items, it)
+	poke(q.ready)
+	return true
+}
+
 // pop waits for a name or for ctx to end. The name stays "known" until done
 // is called with it, so that it is not queued twice while in flight.
 func (q *queue) pop(ctx context.Context) (item, bool) {

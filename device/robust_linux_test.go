@@ -129,3 +129,42 @@ func TestStaleRetryMarkerRemoved(t *testing.T) {
 		t.Errorf("batch a.npy after a stale marker: %+v", got)
 	}
 }
+
+// More batches left in cur/ than the queue holds are all handled in this
+// run, none waits for a restart.
+func TestManyInterruptedBatchesBeyondQueue(t *testing.T) {
+	f := newFixture(t, "")
+	rng := rand.New(rand.NewPCG(67, 68))
+	cur := filepath.Join(f.spool, DirCur)
+	if err := os.MkdirAll(cur, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 7 {
+		name := "int" + itoa(i) + ".npy"
+		f.drop(t, name, batch(rng, "alice"))
+		if err := os.Rename(filepath.Join(f.spool, DirNew, name), filepath.Join(cur, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan *Record, 100)
+	r, err := New(Options{Config: cfg, Driver: NewRecorder(), QueueLen: 2, Observe: func(rec *Record) { c := *rec; ch <- &c }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	seen := map[string]bool{}
+	for range 7 {
+		rec := next(t, ch)
+		if seen[rec.File] {
+			t.Errorf("%s handled twice", rec.File)
+		}
+		seen[rec.File] = true
+	}
+}

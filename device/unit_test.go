@@ -355,3 +355,32 @@ func TestQueueReusedNameAsksRescan(t *testing.T) {
 	default:
 	}
 }
+
+// Batches left in cur/ beyond the queue's length are not forgotten: they are
+// offered again at every scan until the queue takes them.
+func TestLeftoversBeyondQueueLength(t *testing.T) {
+	q := newQueue(2)
+	for _, n := range []string{"a", "b"} {
+		if !q.offer(item{name: n, claimed: true}) {
+			t.Fatalf("offer %s to an empty queue failed", n)
+		}
+	}
+	if q.offer(item{name: "c", claimed: true}) {
+		t.Fatal("a full queue took c")
+	}
+	if !q.offer(item{name: "a", claimed: true}) {
+		t.Error("offer of a name already waiting reported a loss")
+	}
+	it, _ := q.pop(context.Background())
+	q.done(it.name)
+	it, _ = q.pop(context.Background())
+	q.done(it.name)
+	select {
+	case <-q.rescan: // the refused offer asked for a rescan once drained
+	default:
+		t.Fatal("no rescan requested after the queue refused an offer")
+	}
+	if !q.offer(item{name: "c", claimed: true}) {
+		t.Error("the drained queue refused c")
+	}
+}

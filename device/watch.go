@@ -31,6 +31,11 @@ type watcher struct {
 	kick  chan struct{} // 1-buffered: rescan now
 	wg    sync.WaitGroup
 	prune func() // called after each timed rescan; may be nil
+
+	// leftover holds batches found in cur/ at start that the bounded queue
+	// could not take yet; every scan offers them again, before new/.
+	// Touched by startWatcher and then only by the rescans goroutine.
+	leftover []string
 }
 
 // startWatcher queues the batches left in cur/ by an interrupted run, adds the
@@ -45,8 +50,8 @@ func startWatcher(ctx context.Context, sp *Spool, q *queue, every time.Duration,
 	}
 	for _, name := range cur {
 		log.Info("handling batch left in cur/ by an interrupted run", "file", name)
-		q.add(item{name: name, claimed: true})
 	}
+	w.leftover = cur
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("spool: inotify: %w (raise fs.inotify.max_user_instances?)", err)
@@ -123,8 +128,12 @@ func (w *watcher) rescans(ctx context.Context) {
 	}
 }
 
-// scan queues every batch in new/.
+// scan queues the batches left in cur/ that are still waiting for room, then
+// every batch in new/.
 func (w *watcher) scan() {
+	for len(w.leftover) > 0 && w.q.offer(item{name: w.leftover[0], claimed: true}) {
+		w.leftover = w.leftover[1:]
+	}
 	names, err := w.sp.Pending()
 	if err != nil {
 		w.log.Error("rescan failed", "err", err)
