@@ -320,10 +320,19 @@ func (s *Spool) Finish(name string) error {
 // failed/name.err. The reason file is written first, so a crash in between
 // leaves the batch in cur/, to be handled again.
 func (s *Spool) Fail(name, reason string) error {
-	errName := path.Join(DirFailed, name+".err")
-	werr := s.writeReason(errName, reason)
+	// The reason is written under a hidden name and renamed into place after
+	// the batch: whoever sees failed/X.err sees it whole, with failed/X
+	// beside it.
+	tmp := path.Join(DirFailed, "."+name+".err.tmp")
+	werr := s.writeReason(tmp, reason)
 	if err := s.root.Rename(path.Join(DirCur, name), path.Join(DirFailed, name)); err != nil {
+		s.root.Remove(tmp)
 		return errors.Join(fmt.Errorf("spool: %w", err), werr)
+	}
+	if werr == nil {
+		if err := s.root.Rename(tmp, path.Join(DirFailed, name+".err")); err != nil {
+			werr = fmt.Errorf("spool: write reason: %w", err)
+		}
 	}
 	return werr
 }
