@@ -49,23 +49,8 @@ func newQueue(max int) *queue {
 // reports whether it did. A full queue drops the name and remembers to ask for
 // a rescan.
 func (q *queue) add(it item) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed {
-		return false
-	}
-	if _, ok := q.known[it.name]; ok {
-		q.again[it.name] = struct{}{}
-		return false
-	}
-	if len(q.items)-q.head >= q.max {
-		q.dropped = true
-		return false
-	}
-	q.known[it.name] = struct{}{}
-	q.items = append(q.items, it)
-	poke(q.ready)
-	return true
+	queued, _ := q.enqueue(it)
+	return queued
 }
 
 // offer is add for a name that must not be lost: it reports false only when
@@ -73,22 +58,31 @@ func (q *queue) add(it item) bool {
 // after the rescan that the drop requests), and true when the name was
 // queued or is already waiting or in flight.
 func (q *queue) offer(it item) bool {
+	queued, known := q.enqueue(it)
+	return queued || known
+}
+
+// enqueue is add and offer: queued tells whether it was added, known whether
+// its name was already waiting or in flight (noted, so that done asks for a
+// rescan: a writer reused the name).
+func (q *queue) enqueue(it item) (queued, known bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
-		return false
+		return false, false
 	}
 	if _, ok := q.known[it.name]; ok {
-		return true
+		q.again[it.name] = struct{}{}
+		return false, true
 	}
 	if len(q.items)-q.head >= q.max {
 		q.dropped = true
-		return false
+		return false, false
 	}
 	q.known[it.name] = struct{}{}
 	q.items = append(q.items, it)
 	poke(q.ready)
-	return true
+	return true, false
 }
 
 // pop waits for a name or for ctx to end. The name stays "known" until done

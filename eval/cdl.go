@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
 // Covariance Discriminative Learning (Wang et al., CVPR 2012): each set is
@@ -43,12 +45,7 @@ func Covariance(x *mat.Dense) *mat.SymDense {
 // Centred returns a copy of the n×d set x with its mean frame subtracted.
 func Centred(x *mat.Dense) *mat.Dense {
 	n, d := x.Dims()
-	mean := make([]float64, d)
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			mean[j] += v / float64(n)
-		}
-	}
+	mean := match.ColumnMeans(x)
 	xc := mat.NewDense(n, d, nil)
 	for i := range n {
 		row := xc.RawRowView(i)

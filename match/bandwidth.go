@@ -135,6 +135,21 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 // variance of each column of the n×d matrix x (n ≥ 2).
 func RootMeanVariance(x *mat.Dense) float64 {
 	n, d := x.Dims()
+	mean := ColumnMeans(x)
+	var ss float64
+	for i := range n {
+		for j, v := range x.RawRowView(i) {
+			e := v - mean[j]
+			ss += e * e
+		}
+	}
+	return math.Sqrt(ss / float64((n-1)*d))
+}
+
+// ColumnMeans returns the mean of each column of the n×d matrix x (n ≥ 1):
+// the mean frame of a set.
+func ColumnMeans(x *mat.Dense) []float64 {
+	n, d := x.Dims()
 	mean := make([]float64, d)
 	for i := range n {
 		for j, v := range x.RawRowView(i) {
@@ -144,14 +159,7 @@ func RootMeanVariance(x *mat.Dense) float64 {
 	for j := range mean {
 		mean[j] /= float64(n)
 	}
-	var ss float64
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			e := v - mean[j]
-			ss += e * e
-		}
-	}
-	return math.Sqrt(ss / float64((n-1)*d))
+	return mean
 }
 
 // MedianNearestNeighbour returns the median over the rows of the n×d matrix

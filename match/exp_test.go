@@ -48,3 +48,21 @@ func BenchmarkExpNonPos(b *testing.B) {
 		b.Fatal("no work")
 	}
 }
+
+// BenchmarkMathExp is the standard library on the same inputs, for the
+// comparison in docs/PERFORMANCE.md.
+func BenchmarkMathExp(b *testing.B) {
+	xs := make([]float64, 4096)
+	for i := range xs {
+		xs[i] = -float64(i) * 0.01
+	}
+	var s float64
+	for b.Loop() {
+		for _, x := range xs {
+			s += math.Exp(x)
+		}
+	}
+	if s == 0 {
+		b.Fatal("no work")
+	}
+}

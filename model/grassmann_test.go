@@ -10,29 +10,12 @@ import (
 	"setmatch/match"
 )
 
-func orthError(w *mat.Dense) float64 {
-	_, d := w.Dims()
-	var g mat.Dense
-	g.Mul(w.T(), w)
-	var e float64
-	for i := range d {
-		for j := range d {
-			want := 0.0
-			if i == j {
-				want = 1
-			}
-			e = math.Max(e, math.Abs(g.At(i, j)-want))
-		}
-	}
-	return e
-}
-
 func TestRetractKeepsOrthonormality(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, shape := range [][2]int{{10, 3}, {400, 20}, {50, 50}} {
 		D, d := shape[0], shape[1]
 		w := randomOrthonormal(rng, D, d)
-		if e := orthError(w); e > 1e-12 {
+		if e := orthoError(w); e > 1e-12 {
 			t.Errorf("%d×%d start: |WᵀW − I| = %g", D, d, e)
 		}
 		for _, step := range []float64{1e-8, 0.1, 1, 100} {
@@ -44,7 +27,7 @@ func TestRetractKeepsOrthonormality(t *testing.T) {
 				t.Errorf("tangent projection: |Wᵀη| = %g", n)
 			}
 			wn := Retract(w, eta, step)
-			if e := orthError(wn); e > 1e-12 {
+			if e := orthoError(wn); e > 1e-12 {
 				t.Errorf("%d×%d step %g: |WᵀW − I| = %g", D, d, step, e)
 			}
 			// Retract(W, η, 0) is W itself (R has positive diagonal).
@@ -104,7 +87,7 @@ func TestMinimizeCGRayleigh(t *testing.T) {
 		t.Errorf("cost %v, want %v", res.Cost, want)
 	}
 	checkMonotone(t, res.History)
-	if e := orthError(res.W); e > 1e-12 {
+	if e := orthoError(res.W); e > 1e-12 {
 		t.Errorf("|WᵀW − I| = %g", e)
 	}
 }
@@ -142,7 +125,7 @@ func TestMinimizeCGMonotoneOnCost(t *testing.T) {
 		if !(res.Cost < res.History[0].Cost) {
 			t.Errorf("%v: cost did not decrease: %v -> %v", meas, res.History[0].Cost, res.Cost)
 		}
-		if e := orthError(res.W); e > 1e-12 {
+		if e := orthoError(res.W); e > 1e-12 {
 			t.Errorf("|WᵀW − I| = %g", e)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
 // pcaCovarianceMaxDim is the largest feature dimension D for which PCABasis
@@ -36,7 +38,7 @@ func PCABasis(sets []*mat.Dense, d int, seed int64) (w *mat.Dense, mean []float6
 	if n < 2 {
 		return nil, nil, errors.New("PCA needs at least 2 frames in total")
 	}
-	mean = columnMeans(x)
+	mean = match.ColumnMeans(x)
 	subtractRow(x, mean)
 	if dim <= pcaCovarianceMaxDim {
 		w, err = pcaCovariance(x, d)
@@ -83,20 +85,6 @@ func stackFrames(sets []*mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	return x, nil
-}
-
-func columnMeans(x *mat.Dense) []float64 {
-	n, c := x.Dims()
-	m := make([]float64, c)
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			m[j] += v
-		}
-	}
-	for j := range m {
-		m[j] /= float64(n)
-	}
-	return m
 }
 
 func subtractRow(x *mat.Dense, v []float64) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
 // Frames with a large variance in a known 3-dimensional subspace: PCA finds it.
@@ -40,7 +42,7 @@ func TestPCABasisFindsDominantSubspace(t *testing.T) {
 	if ang[d-1] > 0.05 {
 		t.Errorf("largest angle %g rad", ang[d-1])
 	}
-	if e := orthError(w); e > 1e-12 {
+	if e := orthoError(w); e > 1e-12 {
 		t.Errorf("|WᵀW − I| = %g", e)
 	}
 }
@@ -59,7 +61,7 @@ func TestPCASubspaceMatchesCovariance(t *testing.T) {
 			x.Set(i, j, rng.NormFloat64()*sd)
 		}
 	}
-	subtractRow(x, columnMeans(x))
+	subtractRow(x, match.ColumnMeans(x))
 	a, err := pcaCovariance(x, d)
 	if err != nil {
 		t.Fatal(err)

@@ -79,7 +79,7 @@ func TestTrainRecoversSubspace(t *testing.T) {
 		if len(res.Projected) != len(sets) || len(res.Bandwidths) != len(sets) {
 			t.Errorf("%d projected sets, %d bandwidths for %d sets", len(res.Projected), len(res.Bandwidths), len(sets))
 		}
-		if e := orthError(res.W); e > 1e-12 {
+		if e := orthoError(res.W); e > 1e-12 {
 			t.Errorf("|WᵀW − I| = %g", e)
 		}
 	}
