@@ -7,14 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/par"
 	"setmatch/setfile"
 )
 
@@ -334,41 +333,31 @@ func loadAll(plans []plan, opt Options) error {
 			jobs = append(jobs, job{i, j})
 		}
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(jobs))
 	errs := make([]error, len(jobs))
-	var next, failed atomic.Int64
+	// failed is the lowest index of a failing job so far; jobs after it
+	// are not started.
+	var failed atomic.Int64
 	failed.Store(int64(len(jobs)))
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
+	par.For(len(jobs), opt.Workers, func(_, k int) {
+		if int64(k) > failed.Load() {
+			return
+		}
+		jb := jobs[k]
+		p := &plans[jb.plan]
+		vals, cols, err := decode(p, p.files[jb.file], opt)
+		if err != nil {
+			errs[k] = err
 			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(jobs) || int64(k) > failed.Load() {
-					return
+				f := failed.Load()
+				if int64(k) >= f || failed.CompareAndSwap(f, int64(k)) {
+					break
 				}
-				jb := jobs[k]
-				p := &plans[jb.plan]
-				vals, cols, err := decode(p, p.files[jb.file], opt)
-				if err != nil {
-					errs[k] = err
-					for {
-						f := failed.Load()
-						if int64(k) >= f || failed.CompareAndSwap(f, int64(k)) {
-							break
-						}
-					}
-					continue
-				}
-				rows[jb.plan][jb.file] = vals
-				dims[jb.plan][jb.file] = cols
 			}
-		})
-	}
-	wg.Wait()
+			return
+		}
+		rows[jb.plan][jb.file] = vals
+		dims[jb.plan][jb.file] = cols
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err

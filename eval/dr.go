@@ -3,11 +3,10 @@ package eval
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/par"
 	"setmatch/match"
 )
 
@@ -165,27 +164,7 @@ func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m 
 	job := func(f, c int) {
 		res[f][c], errs[f][c] = drFold(sets, labels, fold, f, cands[c], g, bws, m, seed+int64(f), workers)
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	jobs := make(chan [2]int)
-	var wg sync.WaitGroup
-	for range min(workers, nf*len(cands)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				job(j[0], j[1])
-			}
-		}()
-	}
-	for f := range nf {
-		for c := range cands {
-			jobs <- [2]int{f, c}
-		}
-	}
-	close(jobs)
-	wg.Wait()
+	par.For(nf*len(cands), workers, func(_, j int) { job(j/len(cands), j%len(cands)) })
 	held := 0
 	for _, f := range fold {
 		if f >= 0 {

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/par"
 )
 
 // Pool holds the m sets of one evaluation split (gallery and probe sets
@@ -86,36 +87,9 @@ func (p *Pool) Dim() int { return p.dim }
 // Frames returns the total number of frames N.
 func (p *Pool) Frames() int { return p.off[len(p.Sets)] }
 
-func (p *Pool) workers() int {
-	if p.Workers > 0 {
-		return p.Workers
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
 // parallel runs f(i) for i in [0, n) on the pool's workers.
 func (p *Pool) parallel(n int, f func(i int)) {
-	w := min(p.workers(), n)
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range w {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
+	par.For(n, p.Workers, func(_, i int) { f(i) })
 }
 
 // SqDist returns the N×N matrix of squared Euclidean distances between all
