@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
 // PCA is a principal component analysis fitted on n×D training data.
@@ -49,15 +51,7 @@ func fitPCA(x *mat.Dense, d int, useSVD bool) (*PCA, error) {
 	if d < 1 || d > D {
 		return nil, fmt.Errorf("features: pca: %d components requested from %d-dimensional data: want 1 to %d", d, D, D)
 	}
-	mean := make([]float64, D)
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
+	mean := match.ColumnMeans(x)
 	for _, v := range mean {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("features: pca: training data contain NaN or infinite values")

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
 // shape is a distribution of unit variance along a direction u (and, for
@@ -157,22 +159,8 @@ func sample1D(sh shape, rng *rand.Rand) float64 {
 // whiten makes the sample mean of x (n×D) zero and its sample covariance
 // (normalised by n−1) the identity: x ← (x − 1μᵀ) L⁻ᵀ with S = L Lᵀ.
 func whiten(x *mat.Dense) *mat.Dense {
-	n, dim := x.Dims()
-	mean := make([]float64, dim)
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
-	for i := range n {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-		}
-	}
+	n, _ := x.Dims()
+	centre(x)
 	var s mat.SymDense
 	s.SymOuterK(1/float64(n-1), x.T())
 	var ch mat.Cholesky
@@ -188,15 +176,18 @@ func whiten(x *mat.Dense) *mat.Dense {
 	}
 	out := mat.DenseCopyOf(yt.T())
 	// One more pass removes the rounding left in the mean.
-	for j := range dim {
-		var m float64
-		for i := range n {
-			m += out.At(i, j)
-		}
-		m /= float64(n)
-		for i := range n {
-			out.Set(i, j, out.At(i, j)-m)
+	centre(out)
+	return out
+}
+
+// centre subtracts the mean frame of x (n×D) from each of its rows.
+func centre(x *mat.Dense) {
+	n, _ := x.Dims()
+	mean := match.ColumnMeans(x)
+	for i := range n {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
 		}
 	}
-	return out
 }
