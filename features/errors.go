@@ -1,8 +1,9 @@
 package features
 
 import (
-	"errors"
 	"fmt"
+
+	"setmatch/internal/fileerr"
 )
 
 // Sentinel errors. Decoding errors are *Error values wrapping one of these
@@ -11,37 +12,22 @@ import (
 var (
 	// ErrFormat marks an image whose content is invalid or of a format
 	// this package does not read.
-	ErrFormat = errors.New("invalid image")
+	ErrFormat = fileerr.NewKind("invalid image")
 
 	// ErrTooLarge marks an image whose declared size exceeds MaxPixels or
 	// whose file exceeds MaxFileBytes.
-	ErrTooLarge = errors.New("image too large")
+	ErrTooLarge = fileerr.NewKind("image too large")
 )
 
-// Error describes a problem with one image. Path is the file name (or the
-// name given to Decode). Msg says what is wrong. Err is ErrFormat,
-// ErrTooLarge or the underlying I/O error.
-type Error struct {
-	Path string
-	Msg  string
-	Err  error
-}
-
-func (e *Error) Error() string {
-	msg := e.Msg
-	if msg == "" && e.Err != nil {
-		msg = e.Err.Error()
-	} else if e.Err != nil && e.Err != ErrFormat && e.Err != ErrTooLarge {
-		msg += ": " + e.Err.Error()
-	}
-	if e.Path == "" {
-		return msg
-	}
-	return e.Path + ": " + msg
-}
-
-// Unwrap returns the sentinel or I/O error behind e.
-func (e *Error) Unwrap() error { return e.Err }
+// Error describes a problem with one image, with the fields
+//
+//	Path string // the file name (or the name given to Decode)
+//	Msg  string // what is wrong
+//	Err  error  // ErrFormat, ErrTooLarge or the underlying I/O error
+//
+// Its text is "Path: Msg: cause", where the cause is left out for the
+// sentinels. It is the error type of package setfile too.
+type Error = fileerr.Error
 
 func formatErr(name, format string, a ...any) error {
 	return &Error{Path: name, Msg: fmt.Sprintf(format, a...), Err: ErrFormat}

@@ -3,7 +3,8 @@ package setfile
 import (
 	"errors"
 	"fmt"
-	"io/fs"
+
+	"setmatch/internal/fileerr"
 )
 
 // Sentinel errors. Every error returned by this package is an *Error that
@@ -14,46 +15,23 @@ var (
 	// ErrFormat marks a file whose content is not a valid set: bad magic,
 	// malformed header, unsupported dtype, wrong number of dimensions,
 	// truncated or extra data, unparsable CSV, non-finite values.
-	ErrFormat = errors.New("invalid set file")
+	ErrFormat = fileerr.NewKind("invalid set file")
 
 	// ErrTooLarge marks a file whose declared or actual size exceeds the
 	// Limits passed to the reader.
-	ErrTooLarge = errors.New("set file exceeds limits")
+	ErrTooLarge = fileerr.NewKind("set file exceeds limits")
 )
 
-// Error describes a problem with one set file. Path is the file name (or
-// the name given to Read; empty when unknown). Msg says what is wrong and,
-// where possible, what to do about it. Err is ErrFormat, ErrTooLarge or the
-// underlying I/O error.
-type Error struct {
-	Path string
-	Msg  string
-	Err  error
-}
-
-func (e *Error) Error() string {
-	msg := e.Msg
-	if e.Err != nil && (msg == "" || (e.Err != ErrFormat && e.Err != ErrTooLarge)) {
-		// A *fs.PathError repeats the path; keep only its cause.
-		cause := e.Err.Error()
-		var pe *fs.PathError
-		if errors.As(e.Err, &pe) && pe.Path == e.Path {
-			cause = pe.Err.Error()
-		}
-		if msg == "" {
-			msg = cause
-		} else {
-			msg += ": " + cause
-		}
-	}
-	if e.Path == "" {
-		return msg
-	}
-	return e.Path + ": " + msg
-}
-
-// Unwrap returns the sentinel or I/O error behind e.
-func (e *Error) Unwrap() error { return e.Err }
+// Error describes a problem with one set file, with the fields
+//
+//	Path string // the file name (or the name given to Read; empty when unknown)
+//	Msg  string // what is wrong and, where possible, what to do about it
+//	Err  error  // ErrFormat, ErrTooLarge or the underlying I/O error
+//
+// Its text is "Path: Msg: cause", where the cause is left out for the
+// sentinels and an I/O error on the same file does not repeat the path.
+// Image files (package features) fail with the same type.
+type Error = fileerr.Error
 
 func formatErr(format string, a ...any) error {
 	return &Error{Msg: fmt.Sprintf(format, a...), Err: ErrFormat}
@@ -78,9 +56,10 @@ func withPath(err error, path string) error {
 		if e.Path == "" {
 			c := *e
 			c.Path = path
+			c.Err = fileerr.CauseOnly(c.Err, path)
 			return &c
 		}
 		return err
 	}
-	return &Error{Path: path, Err: err}
+	return &Error{Path: path, Err: fileerr.CauseOnly(err, path)}
 }
