@@ -1,4 +1,5 @@
-// Package dataset loads labelled image-set data sets from a directory tree.
+// Package dataset loads labelled image-set data sets from a directory tree,
+// and writes feature-set data sets in the first layout below (Write).
 //
 // Three layouts are recognised, per class folder:
 //

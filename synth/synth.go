@@ -27,14 +27,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
-	"setmatch/setfile"
 )
 
 // Kind selects the generator.
@@ -260,22 +257,4 @@ func randOrthonormal(rng *rand.Rand, dim, k int) *mat.Dense {
 		}
 	}
 	return out
-}
-
-// Write writes every set of d to <dir>/<class>/<set>.npy, creating the
-// folders. Existing files of the same names are replaced atomically.
-func Write(dir string, d *dataset.Dataset) error {
-	for _, s := range d.Sets {
-		if s.Class == "" || s.Name == "" || strings.ContainsAny(s.Class+s.Name, `/\`) || s.Class == ".." || s.Name == ".." {
-			return fmt.Errorf("synth: set %q of class %q has an unusable name", s.Name, s.Class)
-		}
-		cdir := filepath.Join(dir, s.Class)
-		if err := os.MkdirAll(cdir, 0o755); err != nil {
-			return err
-		}
-		if err := setfile.WriteFile(filepath.Join(cdir, s.Name+".npy"), s.Frames); err != nil {
-			return err
-		}
-	}
-	return nil
 }

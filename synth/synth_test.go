@@ -285,7 +285,7 @@ func TestWriteAndLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "data")
-	if err := Write(dir, d); err != nil {
+	if err := dataset.Write(dir, d); err != nil {
 		t.Fatal(err)
 	}
 	e, err := dataset.Load(dir, dataset.Options{})

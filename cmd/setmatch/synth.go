@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"setmatch/dataset"
 	"setmatch/setfile"
 	"setmatch/synth"
 )
@@ -64,7 +65,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := synth.Write(*out, d); err != nil {
+	if err := dataset.Write(*out, d); err != nil {
 		return err
 	}
 	if err := writeSynthReadme(*out, opt, args); err != nil {

@@ -30,7 +30,7 @@ func trainData(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := synth.Write(dir, d); err != nil {
+	if err := dataset.Write(dir, d); err != nil {
 		t.Fatal(err)
 	}
 	return dir
