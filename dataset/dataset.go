@@ -68,6 +68,16 @@ func (d *Dataset) Matrices() []*mat.Dense {
 	return m
 }
 
+// Names returns "<class>/<set>" for each set, in order: the names by which
+// split files refer to sets.
+func (d *Dataset) Names() []string {
+	n := make([]string, len(d.Sets))
+	for i, s := range d.Sets {
+		n[i] = s.Class + "/" + s.Name
+	}
+	return n
+}
+
 // FrameDecoder turns one image file into one feature row.
 type FrameDecoder func(path string) ([]float64, error)
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -113,7 +112,8 @@ type Split struct {
 
 // MakeSplits returns the splits of d under p. Random splits use seed; split s
 // draws from its own stream, so split s is the same whatever the number of
-// splits.
+// splits. The splits of a SplitFile protocol come from ReadSplits, given
+// the file's content.
 func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	if err := d.check(); err != nil {
 		return nil, err
@@ -135,15 +135,7 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 		}
 		return out, nil
 	case SplitFile:
-		if d.Pooled {
-			return nil, errors.New("split files name sets: pooled data have none, use gallery=G,probe=P,splits=S")
-		}
-		f, err := os.Open(p.File)
-		if err != nil {
-			return nil, fmt.Errorf("split file: %w", err)
-		}
-		defer f.Close()
-		return ReadSplits(f, p.File, d)
+		return nil, fmt.Errorf("protocol %v: the splits are in the file; read them with ReadSplits", p)
 	}
 	if p.Splits < 1 || p.Gallery < 1 {
 		return nil, fmt.Errorf("protocol %v: need splits ≥ 1 and gallery ≥ 1", p)
@@ -248,6 +240,12 @@ func (d *Data) check() error {
 // ignored. Every split needs gallery and probe sets; a set may appear only
 // once per split.
 func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	if d.Pooled {
+		return nil, errors.New("split files name sets: pooled data have none, use gallery=G,probe=P,splits=S")
+	}
 	index := make(map[string]int, len(d.Names))
 	for i, n := range d.Names {
 		index[n] = i

@@ -215,6 +215,23 @@ func TestReadSplits(t *testing.T) {
 	}
 }
 
+// TestSplitFileNeedsReadSplits: MakeSplits does no I/O, so a split-file
+// protocol says to use ReadSplits, which refuses pooled data.
+func TestSplitFileNeedsReadSplits(t *testing.T) {
+	d := toyData(2, 3, 4)
+	p, err := ParseProtocol("file=s.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.MakeSplits(d, 1); err == nil || !strings.Contains(err.Error(), "ReadSplits") {
+		t.Errorf("MakeSplits of %v: err = %v", p, err)
+	}
+	d.Pooled = true
+	if _, err := ReadSplits(strings.NewReader("0 gallery a/a0\n0 probe a/a1\n"), "s.txt", d); err == nil || !strings.Contains(err.Error(), "pooled") {
+		t.Errorf("ReadSplits of pooled data: err = %v", err)
+	}
+}
+
 func TestParseMethodsAndBandwidth(t *testing.T) {
 	ms, err := ParseMethods("nn-h, kfda-j,nn-h")
 	if err != nil || !equalStrings(ms, []string{NNH, KFDAJ}) {

@@ -191,3 +191,59 @@ func (p *PCA) TransformVec(dst, x []float64) ([]float64, error) {
 	}
 	return dst, nil
 }
+
+// Whiten divides each column j of y (n×d, as returned by Transform) by the
+// standard deviation √Variances[j] in place, so that the principal
+// components of the training data have unit variance. Components of zero
+// variance are left as they are. It panics with mat.ErrShape if y does not
+// have d columns.
+func (p *PCA) Whiten(y *mat.Dense) {
+	n, d := y.Dims()
+	if d != len(p.Variances) {
+		panic(mat.ErrShape)
+	}
+	for r := range n {
+		row := y.RawRowView(r)
+		for j := range row {
+			if v := p.Variances[j]; v > 0 {
+				row[j] /= math.Sqrt(v)
+			}
+		}
+	}
+}
+
+// PCASets fits a k-component PCA on the frames of the sets sets[i], i in
+// fit, stacked in that order, and returns every set of sets projected onto
+// it (each n_i×D becomes n_i×k), whitened if whiten. Sets must all have D
+// columns; typically fit lists the gallery sets of an evaluation split, so
+// that probe sets play no part in the fit.
+func PCASets(sets []*mat.Dense, fit []int, k int, whiten bool) ([]*mat.Dense, error) {
+	if len(fit) == 0 {
+		return nil, fmt.Errorf("features: pca: no sets to fit on")
+	}
+	rows := 0
+	for _, g := range fit {
+		n, _ := sets[g].Dims()
+		rows += n
+	}
+	_, dim := sets[fit[0]].Dims()
+	all := mat.NewDense(rows, dim, nil)
+	r := 0
+	for _, g := range fit {
+		n, _ := sets[g].Dims()
+		all.Slice(r, r+n, 0, dim).(*mat.Dense).Copy(sets[g])
+		r += n
+	}
+	pca, err := FitPCA(all, k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*mat.Dense, len(sets))
+	for i, s := range sets {
+		out[i] = pca.Transform(s)
+		if whiten {
+			pca.Whiten(out[i])
+		}
+	}
+	return out, nil
+}

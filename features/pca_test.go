@@ -152,3 +152,53 @@ func TestPCAErrors(t *testing.T) {
 		t.Error("TransformVec with a short frame: no error")
 	}
 }
+
+// TestPCASets: the PCA is fitted on the listed sets only, every set is
+// projected, and whitening gives the fitted frames unit variance along
+// each component.
+func TestPCASets(t *testing.T) {
+	sets := []*mat.Dense{lineData(30, 5, 1), lineData(20, 5, 2), lineData(25, 5, 3)}
+	// A far-off set left out of the fit must not move the PCA.
+	sets[1].Apply(func(_, j int, v float64) float64 { return v + 100*float64(j) }, sets[1])
+	fit := []int{2, 0}
+	stacked := mat.NewDense(55, 5, nil)
+	stacked.Slice(0, 25, 0, 5).(*mat.Dense).Copy(sets[2])
+	stacked.Slice(25, 55, 0, 5).(*mat.Dense).Copy(sets[0])
+	ref, err := FitPCA(stacked, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, whiten := range []bool{false, true} {
+		out, err := PCASets(sets, fit, 2, whiten)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range sets {
+			want := ref.Transform(s)
+			if whiten {
+				for j := range 2 {
+					sd := math.Sqrt(ref.Variances[j])
+					for r := range want.RawMatrix().Rows {
+						want.Set(r, j, want.At(r, j)/sd)
+					}
+				}
+			}
+			if !mat.EqualApprox(out[i], want, 1e-12) {
+				t.Errorf("whiten %v: set %d differs from FitPCA on the fitted sets", whiten, i)
+			}
+		}
+		if !whiten {
+			continue
+		}
+		var fitted mat.Dense
+		fitted.Stack(out[2], out[0])
+		for j := range 2 {
+			if v := stat.Variance(mat.Col(nil, j, &fitted), nil); math.Abs(v-1) > 1e-9 {
+				t.Errorf("whitened component %d has variance %g on the fitted frames, want 1", j, v)
+			}
+		}
+	}
+	if _, err := PCASets(sets, nil, 2, false); err == nil {
+		t.Error("PCASets with nothing to fit on: no error")
+	}
+}

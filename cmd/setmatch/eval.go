@@ -2,13 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -33,178 +30,157 @@ G and P are frames per set; probe=rest for all remaining sets), loo,
 file=PATH (lines "<split> <gallery|probe> <class>/<set>").
 methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl (or all)"
 
-func runEval(args []string, stdout, stderr io.Writer) error {
+// evalArgs holds the flags of setmatch eval.
+type evalArgs struct {
+	data, feat, proto, methods, jsonOut string
+	seed                                uint64
+	workers                             int
+	asJSON, whiten, centre, spectrum    bool
+	quiet                               bool
+	grid                                eval.GridSpec
+}
+
+func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs := newFlagSet("eval", evalSynopsis, stderr)
-	data := fs.String("data", "", "data set directory (`DIR`)")
-	feat := fs.String("features", "", "frame features for image data, e.g. intensity:20x20 or intensity:20x20+pca:50 (`SPEC`)")
-	proto := fs.String("protocol", "gallery=5,probe=5,splits=10", "evaluation protocol")
-	methods := fs.String("methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl), or all")
-	seed := fs.Uint64("seed", 1, "seed of the random splits and of the cross-validation folds")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
-	jsonOut := fs.String("json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
-	workers := fs.Int("workers", 0, "goroutines for decoding and all-pairs work (0 = GOMAXPROCS)")
-	bws := fs.String("bandwidths", "", "KDE bandwidth grid, e.g. global*1,set*2,knn3*1 (default: the built-in grid)")
-	widths := fs.String("widths", "", "kernel width grid s (default 0.001,0.005,0.01,0.05,0.1,0.5,1)")
-	wscale := fs.String("width-scale", "both", "kernel widths apply to the raw divergence, to the divergence over its median on the gallery, or both: raw|median|both")
-	regs := fs.String("regs", "", "kFDA regulariser grid, relative to tr(S_w)/m (default 0.001,0.01,0.1,1)")
-	cdlRegs := fs.String("cdl-regs", "", "CDL covariance regulariser grid λ, relative to the median tr(C)/d (default 0.001,1e-5,1e-4,0.01,0.1,1,10,100)")
-	gdaP := fs.String("gda-p", "", "GDA subspace dimension grid p (default 3,1,2,5,10,15)")
-	folds := fs.Int("folds", 5, "inner cross-validation folds over the gallery sets")
-	drDim := fs.String("dr-dim", "10,5,20", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
-	drIter := fs.Int("dr-iter", 25, "conjugate-gradient iterations when learning the final W")
-	drBW := fs.String("dr-bandwidth", "nn,scott", "per-set bandwidth rule(s) while learning W (nn, scott, silverman, a number, each with optional *S); several are chosen from by cross-validation")
-	drFolds := fs.Int("dr-folds", 3, "cross-validation folds for choosing --dr-dim and --dr-bandwidth (W is learned once per fold and candidate)")
-	drFoldIter := fs.Int("dr-fold-iter", 10, "conjugate-gradient iterations when learning W inside a cross-validation fold")
-	whiten := fs.Bool("whiten", false, "with +pca:N, scale each principal component to unit variance (variances from the gallery frames)")
-	centre := fs.Bool("centre-sets", false, "subtract each set's own mean from its frames (for every method)")
-	spectrum := fs.Bool("spectrum", false, "print the extreme eigenvalues of k_HG, k_HL, k_J on the first split's gallery (bandwidth global*1) and exit")
-	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("%v", err)
+	a := new(evalArgs)
+	fs.StringVar(&a.data, "data", "", "data set directory (`DIR`)")
+	fs.StringVar(&a.feat, "features", "", "frame features for image data, e.g. intensity:20x20 or intensity:20x20+pca:50 (`SPEC`)")
+	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol")
+	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl), or all")
+	fs.Uint64Var(&a.seed, "seed", 1, "seed of the random splits and of the cross-validation folds")
+	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
+	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
+	fs.IntVar(&a.workers, "workers", 0, "goroutines for decoding and all-pairs work (0 = GOMAXPROCS)")
+	g := &a.grid
+	fs.StringVar(&g.Bandwidths, "bandwidths", "", "KDE bandwidth grid, e.g. global*1,set*2,knn3*1 (default: the built-in grid)")
+	fs.StringVar(&g.Widths, "widths", "", "kernel width grid s (default 0.001,0.005,0.01,0.05,0.1,0.5,1)")
+	fs.StringVar(&g.WidthScale, "width-scale", "both", "kernel widths apply to the raw divergence, to the divergence over its median on the gallery, or both: raw|median|both")
+	fs.StringVar(&g.Regs, "regs", "", "kFDA regulariser grid, relative to tr(S_w)/m (default 0.001,0.01,0.1,1)")
+	fs.StringVar(&g.CDLRegs, "cdl-regs", "", "CDL covariance regulariser grid λ, relative to the median tr(C)/d (default 0.001,1e-5,1e-4,0.01,0.1,1,10,100)")
+	fs.StringVar(&g.GDAP, "gda-p", "", "GDA subspace dimension grid p (default 3,1,2,5,10,15)")
+	fs.IntVar(&g.Folds, "folds", 5, "inner cross-validation folds over the gallery sets")
+	fs.StringVar(&g.DRDims, "dr-dim", "10,5,20", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
+	fs.IntVar(&g.DRIter, "dr-iter", 25, "conjugate-gradient iterations when learning the final W")
+	fs.StringVar(&g.DRRules, "dr-bandwidth", "nn,scott", "per-set bandwidth rule(s) while learning W (nn, scott, silverman, a number, each with optional *S); several are chosen from by cross-validation")
+	fs.IntVar(&g.DRFolds, "dr-folds", 3, "cross-validation folds for choosing --dr-dim and --dr-bandwidth (W is learned once per fold and candidate)")
+	fs.IntVar(&g.DRFoldIter, "dr-fold-iter", 10, "conjugate-gradient iterations when learning W inside a cross-validation fold")
+	fs.BoolVar(&a.whiten, "whiten", false, "with +pca:N, scale each principal component to unit variance (variances from the gallery frames)")
+	fs.BoolVar(&a.centre, "centre-sets", false, "subtract each set's own mean from its frames (for every method)")
+	fs.BoolVar(&a.spectrum, "spectrum", false, "print the extreme eigenvalues of k_HG, k_HL, k_J on the first split's gallery (bandwidth global*1) and exit")
+	fs.BoolVar(&a.quiet, "quiet", false, "no progress on stderr")
+	return fs, a
+}
+
+func runEval(args []string, stdout, stderr io.Writer) error {
+	fs, a := evalFlags(stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *data == "" {
+	if a.data == "" {
 		return usagef("--data is required")
 	}
-	p, err := eval.ParseProtocol(*proto)
+	p, err := eval.ParseProtocol(a.proto)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ms, err := eval.ParseMethods(*methods)
+	ms, err := eval.ParseMethods(a.methods)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	grid := eval.DefaultGrid()
-	grid.Folds = *folds
-	if *folds < 2 {
-		return usagef("--folds must be ≥ 2")
+	grid, err := eval.ParseGrid(a.grid)
+	if err != nil {
+		return usagef("%v", err)
 	}
-	if *bws != "" {
-		grid.Bandwidths = nil
-		for _, s := range strings.Split(*bws, ",") {
-			b, err := eval.ParseBandwidth(s)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			grid.Bandwidths = append(grid.Bandwidths, b)
-		}
-	}
-	if *widths != "" {
-		if grid.Widths, err = parseFloats(*widths, "--widths"); err != nil {
-			return err
-		}
-	}
-	if *regs != "" {
-		if grid.Regs, err = parseFloats(*regs, "--regs"); err != nil {
-			return err
-		}
-	}
-	if *cdlRegs != "" {
-		if grid.CDLRegs, err = parseFloats(*cdlRegs, "--cdl-regs"); err != nil {
-			return err
-		}
-	}
-	if *gdaP != "" {
-		grid.GDAP = nil
-		for _, f := range strings.Split(*gdaP, ",") {
-			v, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || v < 1 {
-				return usagef("--gda-p: %q is not a whole number ≥ 1", f)
-			}
-			grid.GDAP = append(grid.GDAP, v)
-		}
-	}
-	switch *wscale {
-	case "raw", "median", "both":
-		grid.WidthScale = *wscale
-	default:
-		return usagef("--width-scale %q: want raw, median or both", *wscale)
-	}
-	grid.DRDims, grid.DRRules = nil, nil
-	for _, f := range strings.Split(*drDim, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return usagef("--dr-dim: %q is not a whole number ≥ 1", f)
-		}
-		grid.DRDims = append(grid.DRDims, v)
-	}
-	for _, f := range strings.Split(*drBW, ",") {
-		r, err := match.ParseBandwidthRule(f)
-		if err != nil {
-			return usagef("--dr-bandwidth: %v", err)
-		}
-		grid.DRRules = append(grid.DRRules, r)
-	}
-	if *drFolds < 2 {
-		return usagef("--dr-folds must be ≥ 2")
-	}
-	if *drIter < 1 || *drFoldIter < 1 {
-		return usagef("--dr-iter and --dr-fold-iter must be ≥ 1")
-	}
-	grid.DRFolds, grid.DRIter, grid.DRFoldIter = *drFolds, *drIter, *drFoldIter
-	grid.Learn = drLearner(*workers)
-
-	opt := dataset.Options{Workers: *workers}
-	var pipe features.Pipeline
-	if *feat != "" {
-		if pipe, err = features.Parse(*feat); err != nil {
-			return usagef("--features: %v", err)
-		}
-		opt.Frames = pipe.FrameDecoder()
-	}
-	if *whiten && pipe.PCADim() == 0 {
-		return usagef("--whiten needs a PCA step in --features, e.g. intensity:20x20+pca:20")
-	}
-	t0 := time.Now()
-	ds, err := dataset.Load(*data, opt)
+	grid.Learn = drLearner(a.workers)
+	ds, pipe, loadSec, err := loadEvalData(a)
 	if err != nil {
 		return err
 	}
-	loadSec := time.Since(t0).Seconds()
-	d := &eval.Data{Classes: ds.Classes, Sets: ds.Matrices(), Labels: ds.Labels(), Pooled: ds.Pooled}
-	for _, s := range ds.Sets {
-		d.Names = append(d.Names, s.Class+"/"+s.Name)
-	}
-	splits, err := p.MakeSplits(d, *seed)
+	d := &eval.Data{Classes: ds.Classes, Sets: ds.Matrices(), Labels: ds.Labels(), Names: ds.Names(), Pooled: ds.Pooled}
+	splits, err := makeSplits(p, d, a.seed)
 	if err != nil {
 		return err
 	}
-	eo := eval.Options{Methods: ms, Grid: grid, Seed: *seed, Workers: *workers}
-	if k := pipe.PCADim(); k > 0 || *centre {
-		eo.Transform = splitTransform(k, *whiten, *centre)
+	eo := eval.Options{Methods: ms, Grid: grid, Seed: a.seed, Workers: a.workers}
+	if k := pipe.PCADim(); k > 0 || a.centre {
+		eo.Transform = splitTransform(k, a.whiten, a.centre)
 	}
-	if *spectrum {
+	if a.spectrum {
 		return printSpectrum(stdout, splits[0], eo)
 	}
-	if !*quiet {
+	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, %d features, loaded in %.1f s; %d splits\n",
-			*data, len(ds.Classes), len(ds.Sets), ds.Dim(), loadSec, len(splits))
-		eo.Progress = func(pr eval.Progress) {
-			var b strings.Builder
-			for _, m := range ms {
-				fmt.Fprintf(&b, " %s=%.1f", m, pr.Accuracy[m])
-			}
-			fmt.Fprintf(stderr, "eval: split %d/%d done, %s elapsed, ETA %s:%s\n", pr.Split, pr.Splits,
-				pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second), b.String())
-		}
+			a.data, len(ds.Classes), len(ds.Sets), ds.Dim(), loadSec, len(splits))
+		eo.Progress = evalProgress(stderr, ms)
 	}
 	res, err := eval.Evaluate(splits, len(ds.Classes), eo)
 	if err != nil {
 		return err
 	}
-	featName := *feat
+	return writeEval(stdout, a, p, ms, res, loadSec)
+}
+
+// loadEvalData loads the data set of --data, decoding images with the
+// pipeline of --features, and returns the pipeline and the seconds taken.
+func loadEvalData(a *evalArgs) (*dataset.Dataset, features.Pipeline, float64, error) {
+	opt := dataset.Options{Workers: a.workers}
+	var pipe features.Pipeline
+	if a.feat != "" {
+		var err error
+		if pipe, err = features.Parse(a.feat); err != nil {
+			return nil, pipe, 0, usagef("--features: %v", err)
+		}
+		opt.Frames = pipe.FrameDecoder()
+	}
+	if a.whiten && pipe.PCADim() == 0 {
+		return nil, pipe, 0, usagef("--whiten needs a PCA step in --features, e.g. intensity:20x20+pca:20")
+	}
+	t0 := time.Now()
+	ds, err := dataset.Load(a.data, opt)
+	return ds, pipe, time.Since(t0).Seconds(), err
+}
+
+// makeSplits returns the splits of p on d; the command reads a split file
+// (file=PATH), so that package eval does no I/O.
+func makeSplits(p eval.Protocol, d *eval.Data, seed uint64) ([]eval.Split, error) {
+	if p.Kind != eval.SplitFile {
+		return p.MakeSplits(d, seed)
+	}
+	f, err := os.Open(p.File)
+	if err != nil {
+		return nil, fmt.Errorf("split file: %w", err)
+	}
+	defer f.Close()
+	return eval.ReadSplits(f, p.File, d)
+}
+
+// evalProgress returns the progress report of setmatch eval: one line per
+// split with the running accuracy of each method.
+func evalProgress(stderr io.Writer, ms []string) func(eval.Progress) {
+	return func(pr eval.Progress) {
+		var b strings.Builder
+		for _, m := range ms {
+			fmt.Fprintf(&b, " %s=%.1f", m, pr.Accuracy[m])
+		}
+		fmt.Fprintf(stderr, "eval: split %d/%d done, %s elapsed, ETA %s:%s\n", pr.Split, pr.Splits,
+			pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second), b.String())
+	}
+}
+
+// writeEval prints the result as JSON (--json) or a table, and writes the
+// JSON to --json-out if given.
+func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res *eval.Result, loadSec float64) error {
+	featName := a.feat
 	if featName == "" {
 		featName = "files"
 	}
-	if *whiten {
+	if a.whiten {
 		featName += " --whiten"
 	}
-	if *centre {
+	if a.centre {
 		featName += " --centre-sets"
 	}
 	out := struct {
@@ -218,22 +194,22 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		LoadSeconds   float64                       `json:"load_seconds"`
 		SharedSeconds float64                       `json:"shared_seconds"`
 		TotalSeconds  float64                       `json:"total_seconds"`
-	}{res.Methods, ms, p.String(), featName, *data, res.Splits, *seed, loadSec, res.SharedSeconds, res.TotalSeconds}
+	}{res.Methods, ms, p.String(), featName, a.data, res.Splits, a.seed, loadSec, res.SharedSeconds, res.TotalSeconds}
 	js, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}
 	js = append(js, '\n')
-	if *jsonOut != "" {
-		if err := os.WriteFile(*jsonOut, js, 0o644); err != nil {
+	if a.jsonOut != "" {
+		if err := os.WriteFile(a.jsonOut, js, 0o644); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
+	if a.asJSON {
 		_, err := stdout.Write(js)
 		return err
 	}
-	fmt.Fprintf(stdout, "data %s, features %s, protocol %s, seed %d\n\n", *data, featName, p, *seed)
+	fmt.Fprintf(stdout, "data %s, features %s, protocol %s, seed %d\n\n", a.data, featName, p, a.seed)
 	fmt.Fprintf(stdout, "%-9s %15s %9s\n", "method", "accuracy (%)", "seconds")
 	for _, m := range ms {
 		r := res.Methods[m]
@@ -242,18 +218,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\nshared work (features, distances, divergence grid, subspaces, covariances): %.1f s; loading %.1f s; total %.1f s\n",
 		res.SharedSeconds, loadSec, res.TotalSeconds+loadSec)
 	return nil
-}
-
-func parseFloats(s, flag string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v > 0) {
-			return nil, usagef("%s: %q is not a number > 0", flag, f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 // printSpectrum prints the extreme eigenvalues of the divergence kernels
@@ -283,13 +247,12 @@ func printSpectrum(w io.Writer, sp eval.Split, eo eval.Options) error {
 
 // splitTransform returns the per-split feature step: PCA to k dimensions
 // (k > 0) fitted on the gallery frames of the split only (whitened if
-// whiten), then, if centre,
-// each set minus its own mean.
+// whiten), then, if centre, each set minus its own mean.
 func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*mat.Dense, error) {
 	return func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error) {
 		if k > 0 {
 			var err error
-			if sets, err = pcaSets(sets, gallery, k, whiten); err != nil {
+			if sets, err = features.PCASets(sets, gallery, k, whiten); err != nil {
 				return nil, err
 			}
 		}
@@ -299,46 +262,6 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 		out := make([]*mat.Dense, len(sets))
 		for i, x := range sets {
 			out[i] = eval.Centred(x)
-		}
-		return out, nil
-	}
-}
-
-// pcaSets fits PCA to k dimensions on the gallery frames and applies it to
-// every set.
-func pcaSets(sets []*mat.Dense, gallery []int, k int, whiten bool) ([]*mat.Dense, error) {
-	{
-		rows := 0
-		for _, g := range gallery {
-			n, _ := sets[g].Dims()
-			rows += n
-		}
-		_, dim := sets[gallery[0]].Dims()
-		all := mat.NewDense(rows, dim, nil)
-		r := 0
-		for _, g := range gallery {
-			n, _ := sets[g].Dims()
-			all.Slice(r, r+n, 0, dim).(*mat.Dense).Copy(sets[g])
-			r += n
-		}
-		pca, err := features.FitPCA(all, k)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]*mat.Dense, len(sets))
-		for i, s := range sets {
-			out[i] = pca.Transform(s)
-			if whiten {
-				n, _ := out[i].Dims()
-				for r := range n {
-					row := out[i].RawRowView(r)
-					for j := range row {
-						if v := pca.Variances[j]; v > 0 {
-							row[j] /= math.Sqrt(v)
-						}
-					}
-				}
-			}
 		}
 		return out, nil
 	}
