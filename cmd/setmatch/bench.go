@@ -73,6 +73,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	switch *mode {
 	case "match":
+		return benchMatch(stdout, stderr, benchMatchOptions{
+			gallery: *gallery, frames: *frames, dim: *dim, queryFrames: *queryFrames, queries: *queries,
+			workers: *workers, seed: *seed, rule: rule, json: *asJSON,
+		})
 	case "train":
 		return benchTrain(stdout, stderr, benchTrainOptions{
 			classes: *classes, sets: *sets, frames: *frames, inDim: *inDim, outDim: *outDim,
@@ -81,20 +85,33 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	default:
 		return usagef("--mode must be match or train, got %q", *mode)
 	}
-	for name, v := range map[string]int{"--gallery": *gallery, "--frames": *frames, "--dim": *dim, "--query-frames": *queryFrames, "--queries": *queries} {
+}
+
+type benchMatchOptions struct {
+	gallery, frames, dim, queryFrames, queries, workers int
+	seed                                                uint64
+	rule                                                match.BandwidthRule
+	json                                                bool
+}
+
+// benchMatch times queries against a gallery matcher of generated sets:
+// each set is Gaussian with unit variance around its own random mean.
+func benchMatch(stdout, stderr io.Writer, o benchMatchOptions) error {
+	for name, v := range map[string]int{"--gallery": o.gallery, "--frames": o.frames, "--dim": o.dim, "--query-frames": o.queryFrames, "--queries": o.queries} {
 		if v < 1 {
 			return usagef("%s must be at least 1, got %d", name, v)
 		}
 	}
-	if *frames < 2 || *queryFrames < 2 {
+	if o.frames < 2 || o.queryFrames < 2 {
 		return usagef("sets need at least 2 frames")
 	}
 
-	rng := rand.New(rand.NewPCG(*seed, 0x5e7))
-	fmt.Fprintf(stderr, "generating %d gallery sets of %d frames in %d dimensions...\n", *gallery, *frames, *dim)
-	kdes := make([]*match.KDE, *gallery)
+	rng := rand.New(rand.NewPCG(o.seed, 0x5e7))
+	fmt.Fprintf(stderr, "generating %d gallery sets of %d frames in %d dimensions...\n", o.gallery, o.frames, o.dim)
+	var err error
+	kdes := make([]*match.KDE, o.gallery)
 	for k := range kdes {
-		if kdes[k], err = match.NewKDERule(gaussianSet(rng, *frames, *dim, rng.Float64()), rule); err != nil {
+		if kdes[k], err = match.NewKDERule(gaussianSet(rng, o.frames, o.dim, rng.Float64()), o.rule); err != nil {
 			return err
 		}
 	}
@@ -103,52 +120,45 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g.Workers = *workers
+	g.Workers = o.workers
 	setup := time.Since(start)
 
-	qs := make([]*match.KDE, *queries)
+	qs := make([]*match.KDE, o.queries)
 	for i := range qs {
-		if qs[i], err = match.NewKDERule(gaussianSet(rng, *queryFrames, *dim, 0.5), rule); err != nil {
+		if qs[i], err = match.NewKDERule(gaussianSet(rng, o.queryFrames, o.dim, 0.5), o.rule); err != nil {
 			return err
 		}
 	}
-	dst := make([]match.Divergences, *gallery)
-	if _, err := g.Compare(qs[0], dst); err != nil { // warm up
+	times, bytes, err := timeQueries(g, qs)
+	if err != nil {
 		return err
 	}
-	times := make([]time.Duration, len(qs))
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for i, q := range qs {
-		t := time.Now()
-		if _, err := g.Compare(q, dst); err != nil {
-			return err
-		}
-		times[i] = time.Since(t)
-	}
-	runtime.ReadMemStats(&after)
-	slices.Sort(times)
 
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	res := benchResult{
-		Mode: "match", Gallery: *gallery, Frames: *frames, Dim: *dim, QueryFrames: *queryFrames,
-		Bandwidth: rule.String(), Queries: *queries, Workers: g.Workers,
+		Mode: "match", Gallery: o.gallery, Frames: o.frames, Dim: o.dim, QueryFrames: o.queryFrames,
+		Bandwidth: o.rule.String(), Queries: o.queries, Workers: g.Workers,
 		MsPerQuery:    ms(times[len(times)/2]),
 		MsP99:         ms(times[min(len(times)-1, len(times)*99/100)]),
 		MsMin:         ms(times[0]),
-		BytesPerQuery: int64(after.TotalAlloc-before.TotalAlloc) / int64(len(qs)),
-		ScratchBytes:  g.ScratchBytes(*queryFrames),
+		BytesPerQuery: bytes,
+		ScratchBytes:  g.ScratchBytes(o.queryFrames),
 		SetupMs:       ms(setup),
 		GOARCH:        runtime.GOARCH, CPU: cpuModel(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 	}
 	if res.Workers == 0 {
 		res.Workers = runtime.GOMAXPROCS(0)
 	}
-	res.UsPerDistance = res.MsPerQuery * 1000 / float64(*gallery)
-	if *asJSON {
+	res.UsPerDistance = res.MsPerQuery * 1000 / float64(o.gallery)
+	if o.json {
 		return json.NewEncoder(stdout).Encode(res)
 	}
+	res.print(stdout)
+	return nil
+}
+
+// print writes r as the table of setmatch bench.
+func (res benchResult) print(stdout io.Writer) {
 	fmt.Fprintf(stdout, "gallery matcher: %d sets × %d frames, d = %d, query %d frames, bandwidth %s\n",
 		res.Gallery, res.Frames, res.Dim, res.QueryFrames, res.Bandwidth)
 	fmt.Fprintf(stdout, "machine: %s, %s, GOMAXPROCS %d, %d workers\n\n", res.CPU, res.GOARCH, res.GOMAXPROCS, res.Workers)
@@ -159,7 +169,29 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  %-28s %12d\n", "heap bytes per query", res.BytesPerQuery)
 	fmt.Fprintf(stdout, "  %-28s %12d\n", "working memory per query", res.ScratchBytes)
 	fmt.Fprintf(stdout, "  %-28s %12.1f\n", "gallery setup ms", res.SetupMs)
-	return nil
+}
+
+// timeQueries compares every query with the gallery once after a warm-up
+// and returns the times, sorted, and the heap bytes allocated per query.
+func timeQueries(g *match.Gallery, qs []*match.KDE) ([]time.Duration, int64, error) {
+	dst := make([]match.Divergences, g.Len())
+	if _, err := g.Compare(qs[0], dst); err != nil { // warm up
+		return nil, 0, err
+	}
+	times := make([]time.Duration, len(qs))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i, q := range qs {
+		t := time.Now()
+		if _, err := g.Compare(q, dst); err != nil {
+			return nil, 0, err
+		}
+		times[i] = time.Since(t)
+	}
+	runtime.ReadMemStats(&after)
+	slices.Sort(times)
+	return times, int64(after.TotalAlloc-before.TotalAlloc) / int64(len(qs)), nil
 }
 
 // gaussianSet returns n frames of d independent N(mean, 1) features.
