@@ -69,6 +69,9 @@ func ToGray(img image.Image) *image.Gray {
 		}
 		return out
 	}
+	if toGrayFast(img, out) {
+		return out
+	}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			out.Pix[y*w+x] = color.GrayModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray).Y
