@@ -81,13 +81,23 @@ func (d *Dataset) Names() []string {
 // FrameDecoder turns one image file into one feature row.
 type FrameDecoder func(path string) ([]float64, error)
 
+// ImageSetReader turns the image files of one set into its frame matrix.
+type ImageSetReader func(paths []string) (*mat.Dense, error)
+
 // Options control Load.
 type Options struct {
 	// Limits bound every feature file and every set (frames, features,
 	// bytes); the zero value means setfile.DefaultLimits.
 	Limits setfile.Limits
-	// Frames decodes image frames; required when the data set holds images.
+	// Frames decodes image frames one file at a time. Images, when set,
+	// is used instead; one of them is required when the data set holds
+	// images.
 	Frames FrameDecoder
+	// Images turns the image files of one set (paths in name order) into
+	// its n×D frame matrix, e.g. features.Fitted.ImageSetReader: the one
+	// function that training, evaluation and `setmatch features` share.
+	// Image sets are then read one set per worker.
+	Images ImageSetReader
 	// Workers is the number of files decoded at once; 0 means GOMAXPROCS.
 	Workers int
 }
@@ -215,7 +225,7 @@ func Load(dir string, opt Options) (*Dataset, error) {
 		return nil, layoutErr("%s holds no class folders: expected <class>/<set>.npy, <class>/<set>/<frames> or <class>/<frames>", dir)
 	}
 	for _, p := range plans {
-		if p.images && opt.Frames == nil {
+		if p.images && opt.Frames == nil && opt.Images == nil {
 			return nil, fmt.Errorf("set %s holds images: choose a feature extractor, e.g. --features intensity:20x20", p.set.Path)
 		}
 	}
@@ -323,10 +333,14 @@ func scanSetDir(class string, s entry) (plan, error) {
 	return p, nil
 }
 
-// job is one file to decode: file index within plan index.
+// job is one file to decode: file index within plan index; file −1 is a
+// whole image set read by Options.Images.
 type job struct {
 	plan, file int
 }
+
+// perSet reports whether plan p is read whole by opt.Images.
+func perSet(p *plan, opt Options) bool { return p.images && opt.Images != nil }
 
 // loadAll decodes every file of every plan with a pool of workers and
 // assembles each set's frame matrix. On failure it returns the error of the
@@ -336,7 +350,12 @@ func loadAll(plans []plan, opt Options) error {
 	var jobs []job
 	rows := make([][][]float64, len(plans)) // plan → file → row-major values
 	dims := make([][]int, len(plans))       // plan → file → columns
+	sets := make([]*mat.Dense, len(plans))  // plan → matrix, for perSet plans
 	for i, p := range plans {
+		if perSet(&p, opt) {
+			jobs = append(jobs, job{i, -1})
+			continue
+		}
 		rows[i] = make([][]float64, len(p.files))
 		dims[i] = make([]int, len(p.files))
 		for j := range p.files {
@@ -354,7 +373,14 @@ func loadAll(plans []plan, opt Options) error {
 		}
 		jb := jobs[k]
 		p := &plans[jb.plan]
-		vals, cols, err := decode(p, p.files[jb.file], opt)
+		var vals []float64
+		var cols int
+		var err error
+		if jb.file < 0 {
+			sets[jb.plan], err = opt.Images(p.files)
+		} else {
+			vals, cols, err = decode(p, p.files[jb.file], opt)
+		}
 		if err != nil {
 			errs[k] = err
 			for {
@@ -363,6 +389,9 @@ func loadAll(plans []plan, opt Options) error {
 					break
 				}
 			}
+			return
+		}
+		if jb.file < 0 {
 			return
 		}
 		rows[jb.plan][jb.file] = vals
@@ -375,6 +404,13 @@ func loadAll(plans []plan, opt Options) error {
 	}
 	lim := opt.Limits.Resolved()
 	for i := range plans {
+		if sets[i] != nil {
+			if err := checkLimits(&plans[i], sets[i], lim); err != nil {
+				return err
+			}
+			plans[i].set.Frames = sets[i]
+			continue
+		}
 		m, err := assemble(&plans[i], rows[i], dims[i], lim)
 		if err != nil {
 			return err
@@ -428,20 +464,34 @@ func assemble(p *plan, vals [][]float64, cols []int, lim setfile.Limits) (*mat.D
 		}
 		n += len(v) / d
 	}
-	if d > lim.MaxCols {
-		return nil, fmt.Errorf("set %s: %d features per frame exceed the limit of %d: %w", p.set.Path, d, lim.MaxCols, setfile.ErrTooLarge)
-	}
-	if n > lim.MaxRows {
-		return nil, fmt.Errorf("set %s: %d frames exceed the limit of %d: %w", p.set.Path, n, lim.MaxRows, setfile.ErrTooLarge)
-	}
-	if int64(n)*int64(d) > lim.MaxBytes/8 {
-		return nil, fmt.Errorf("set %s: %d×%d frames exceed the memory limit of %d bytes: %w", p.set.Path, n, d, lim.MaxBytes, setfile.ErrTooLarge)
+	if err := checkSize(p, n, d, lim); err != nil {
+		return nil, err
 	}
 	data := make([]float64, 0, n*d)
 	for _, v := range vals {
 		data = append(data, v...)
 	}
 	return mat.NewDense(n, d, data), nil
+}
+
+// checkLimits applies the set limits to a matrix read by Options.Images.
+func checkLimits(p *plan, m *mat.Dense, lim setfile.Limits) error {
+	n, d := m.Dims()
+	return checkSize(p, n, d, lim)
+}
+
+// checkSize applies the set limits to an n×d set.
+func checkSize(p *plan, n, d int, lim setfile.Limits) error {
+	if d > lim.MaxCols {
+		return fmt.Errorf("set %s: %d features per frame exceed the limit of %d: %w", p.set.Path, d, lim.MaxCols, setfile.ErrTooLarge)
+	}
+	if n > lim.MaxRows {
+		return fmt.Errorf("set %s: %d frames exceed the limit of %d: %w", p.set.Path, n, lim.MaxRows, setfile.ErrTooLarge)
+	}
+	if int64(n)*int64(d) > lim.MaxBytes/8 {
+		return fmt.Errorf("set %s: %d×%d frames exceed the memory limit of %d bytes: %w", p.set.Path, n, d, lim.MaxBytes, setfile.ErrTooLarge)
+	}
+	return nil
 }
 
 // checkDims verifies that every set has the feature dimension of the first.

@@ -1,14 +1,12 @@
 package features
 
 import (
-	"bytes"
 	"image"
 	"image/color"
 	_ "image/jpeg" // register JPEG with image.Decode
 	_ "image/png"  // register PNG with image.Decode
 	"io"
 	"os"
-	"strings"
 )
 
 // Limits applied to every decoded image. An image file is read whole into
@@ -52,32 +50,7 @@ func Decode(r io.Reader, name string) (*image.Gray, error) {
 	if len(data) == 0 {
 		return nil, formatErr(name, "file is empty (want a PNG, JPEG or PGM image)")
 	}
-	if len(data) >= 2 && data[0] == 'P' {
-		switch data[1] {
-		case '2', '5':
-			return DecodePGM(bytes.NewReader(data), name)
-		case '1', '3', '4', '6', '7':
-			return nil, formatErr(name, "Netpbm format P%c is not supported (want PGM P2/P5, PNG or JPEG; convert with e.g. `pnmtopng` or `ppmtopgm`)", data[1])
-		}
-	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
-		if err == image.ErrFormat {
-			return nil, formatErr(name, "unrecognised image format (want PNG, JPEG or PGM P2/P5)")
-		}
-		return nil, formatErr(name, "cannot read %s image header: %v (file damaged or truncated?)", strings.ToUpper(format), err)
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, formatErr(name, "%s image has empty size %dx%d", strings.ToUpper(format), cfg.Width, cfg.Height)
-	}
-	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
-		return nil, limitErr(name, "%s image is %dx%d, more than %d pixels", strings.ToUpper(format), cfg.Width, cfg.Height, MaxPixels)
-	}
-	img, _, err := image.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, formatErr(name, "cannot decode %s image: %v (file damaged or truncated?)", strings.ToUpper(format), err)
-	}
-	return ToGray(img), nil
+	return decodeBytes(data, name, MaxPixels)
 }
 
 // ToGray converts img to 8-bit grey with color.GrayModel (BT.601 luma, see
@@ -94,6 +67,9 @@ func ToGray(img image.Image) *image.Gray {
 		for y := 0; y < h; y++ {
 			copy(out.Pix[y*w:(y+1)*w], g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):])
 		}
+		return out
+	}
+	if toGrayFast(img, out) {
 		return out
 	}
 	for y := 0; y < h; y++ {

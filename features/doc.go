@@ -78,6 +78,19 @@
 // decreasing variance, and sign-normalised (largest-magnitude entry
 // positive), so a fit is reproducible.
 //
+// # Fitted pipelines and image sets
+//
+// Fitted is a pipeline ready to apply: the spec and, for +pca:N, the PCA
+// fitted on training frames (FitPipeline); a model stores it with
+// MarshalBinary. Its readers turn the images of one set into the set's
+// n×D matrix, one row per frame: Apply (decoded images), ApplyFiles (files,
+// as training reads a set folder through ImageSetReader) and ApplyBurst (a
+// burst directory confined to an os.Root, with ImageLimits checked before
+// any pixel memory is allocated). All three share one decoding and
+// extraction path, so they give the same numbers for the same images. When
+// the spec does not resize (lbp, hog and hist without @WxH), the frames of
+// one set must have one size.
+//
 // # Spec grammar
 //
 //	spec      = feature [ "+pca:" N ]

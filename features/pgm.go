@@ -21,41 +21,58 @@ import (
 // declared size until the pixel data are present. name is used in error
 // messages only.
 func DecodePGM(r io.Reader, name string) (*image.Gray, error) {
+	return decodePGM(r, name, MaxPixels)
+}
+
+// decodePGM is DecodePGM with a limit of maxPixels on width×height.
+func decodePGM(r io.Reader, name string, maxPixels int64) (*image.Gray, error) {
 	br := bufio.NewReader(r)
 	p := pgmReader{r: br, name: name}
+	raw, w, h, maxval, err := p.header(maxPixels)
+	if err != nil {
+		return nil, err
+	}
+	if raw {
+		return p.rawRaster(w, h, w*h, maxval)
+	}
+	return p.plainRaster(w, h, w*h, maxval)
+}
+
+// header reads and checks a PGM header up to and including the whitespace
+// byte after maxval: raw is true for P5. Width×height must be at most
+// maxPixels. Nothing is allocated from the declared size.
+func (p *pgmReader) header(maxPixels int64) (raw bool, w, h, maxval int, err error) {
+	br, name := p.r, p.name
 	var magic [2]byte
 	if _, err := io.ReadFull(br, magic[:]); err != nil || magic[0] != 'P' || (magic[1] != '2' && magic[1] != '5') {
-		return nil, formatErr(name, "not a PGM file: it must start with \"P5\" (binary) or \"P2\" (plain)")
+		return false, 0, 0, 0, formatErr(name, "not a PGM file: it must start with \"P5\" (binary) or \"P2\" (plain)")
 	}
 	if c, err := br.Peek(1); err == nil && !isSpace(c[0]) && c[0] != '#' {
-		return nil, formatErr(name, "not a PGM file: magic number \"P%c\" is followed by %q, want whitespace", magic[1], c[0])
+		return false, 0, 0, 0, formatErr(name, "not a PGM file: magic number \"P%c\" is followed by %q, want whitespace", magic[1], c[0])
 	}
-	w, err := p.headerInt("width")
+	fail := func(err error) (bool, int, int, int, error) { return false, 0, 0, 0, err }
+	w64, err := p.headerInt("width")
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	h, err := p.headerInt("height")
+	h64, err := p.headerInt("height")
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	maxval, err := p.headerInt("maxval")
+	mv, err := p.headerInt("maxval")
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	if w == 0 || h == 0 {
-		return nil, formatErr(name, "PGM header says %dx%d: width and height must be positive", w, h)
+	if w64 == 0 || h64 == 0 {
+		return fail(formatErr(name, "PGM header says %dx%d: width and height must be positive", w64, h64))
 	}
-	if w*h > MaxPixels {
-		return nil, limitErr(name, "PGM header says %dx%d, more than %d pixels", w, h, MaxPixels)
+	if w64*h64 > maxPixels {
+		return fail(limitErr(name, "PGM header says %dx%d, more than %d pixels", w64, h64, maxPixels))
 	}
-	if maxval == 0 || maxval > 65535 {
-		return nil, formatErr(name, "PGM maxval is %d: it must be between 1 and 65535", maxval)
+	if mv == 0 || mv > 65535 {
+		return fail(formatErr(name, "PGM maxval is %d: it must be between 1 and 65535", mv))
 	}
-	n := int(w * h)
-	if magic[1] == '5' {
-		return p.rawRaster(int(w), int(h), n, int(maxval))
-	}
-	return p.plainRaster(int(w), int(h), n, int(maxval))
+	return magic[1] == '5', int(w64), int(h64), int(mv), nil
 }
 
 type pgmReader struct {

@@ -28,6 +28,7 @@ var commands = []command{
 	{"inspect", "print a readable summary of a model file", runInspect},
 	{"enroll", "add sets to a model's gallery without retraining", runEnroll},
 	{"eval", "evaluate recognition methods on a data set", runEval},
+	{"features", "write the features of image sets (folders of frames) as .npy", runFeatures},
 }
 
 func main() {

@@ -114,7 +114,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		if pipe.PCADim() > 0 {
 			return usagef("--features: train learns its own projection; drop the pca stage from %q", *featSpec)
 		}
-		opt.Frames = pipe.FrameDecoder()
+		opt.Images = features.Fitted{Pipeline: pipe}.ImageSetReader()
 	}
 
 	start := time.Now()

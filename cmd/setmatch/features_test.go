@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/dataset"
+	"setmatch/features"
+	"setmatch/model"
+	"setmatch/setfile"
+)
+
+// imageData writes a data set of image sets: 2 classes × 2 sets × 5 frames
+// of w×h pixels, PNG and JPEG mixed, and returns its folder.
+func imageData(t *testing.T, w, h int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "images")
+	for c := range 2 {
+		for s := range 2 {
+			set := filepath.Join(dir, fmt.Sprintf("class%d", c), fmt.Sprintf("set%d", s))
+			if err := os.MkdirAll(set, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for k := range 5 {
+				img := image.NewRGBA(image.Rect(0, 0, w, h))
+				for y := range h {
+					for x := range w {
+						// class 0: horizontal stripes, class 1: vertical; sets and frames shift them.
+						u := y
+						if c == 1 {
+							u = x
+						}
+						v := uint8(128 + 100*math.Sin(float64(u+3*s+k)/(2+float64(c))) + float64((x*7+y*13+k)%11))
+						img.Set(x, y, color.RGBA{v, v / 2, 255 - v, 255})
+					}
+				}
+				var b bytes.Buffer
+				name := fmt.Sprintf("frame%02d.png", k)
+				var err error
+				if k%2 == 1 {
+					name = fmt.Sprintf("frame%02d.jpg", k)
+					err = jpeg.Encode(&b, img, &jpeg.Options{Quality: 85})
+				} else {
+					err = png.Encode(&b, img)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(set, name), b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return dir
+}
+
+func maxAbsDiff(a, b *mat.Dense) float64 {
+	var d mat.Dense
+	d.Sub(a, b)
+	return mat.Norm(&d, math.Inf(1)) // max row sum ≥ max entry; 0 only if equal
+}
+
+// The .npy that `setmatch features` writes equals the matrix training reads
+// for the same set, and training's projected gallery is those features
+// projected by the model's W.
+func TestFeaturesCommandMatchesTraining(t *testing.T) {
+	data := imageData(t, 40, 30)
+	for _, spec := range []string{"lbp:2x2@32x32", "intensity:20x20"} {
+		out := filepath.Join(t.TempDir(), "out")
+		sets := []string{
+			filepath.Join(data, "class0", "set0"), filepath.Join(data, "class0", "set1"),
+			filepath.Join(data, "class1", "set0"), filepath.Join(data, "class1", "set1"),
+		}
+		// Only distinct names can share an output folder: one class at a time.
+		for c := range 2 {
+			code, stdout, stderr := run("features", "--features", spec, sets[2*c], sets[2*c+1], "--out", filepath.Join(out, fmt.Sprintf("class%d", c)))
+			if code != 0 {
+				t.Fatalf("%s: exit %d\n%s", spec, code, stderr)
+			}
+			if !strings.Contains(stdout, "5 frames") {
+				t.Errorf("stdout: %s", stdout)
+			}
+		}
+
+		// The training path: what train.go gives dataset.Load.
+		p, err := features.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := dataset.Options{Limits: setfile.DefaultLimits(), Images: features.Fitted{Pipeline: p}.ImageSetReader()}
+		ds, err := dataset.Load(data, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// And the per-file path training used before (one Extract per file).
+		old, err := dataset.Load(data, dataset.Options{Frames: p.FrameDecoder()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range ds.Sets {
+			got, err := setfile.ReadFile(filepath.Join(out, s.Class, s.Name+".npy"), setfile.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(got, s.Frames); d > 1e-12 {
+				t.Errorf("%s %s/%s: .npy differs from training's matrix by %g", spec, s.Class, s.Name, d)
+			} else if !mat.Equal(got, s.Frames) {
+				t.Logf("%s %s/%s: equal to %g, not bit for bit", spec, s.Class, s.Name, d)
+			}
+			if !mat.Equal(got, old.Sets[i].Frames) {
+				t.Errorf("%s %s/%s: .npy differs from the per-file extraction", spec, s.Class, s.Name)
+			}
+		}
+
+		// Train on the images and check that the model's gallery is the
+		// .npy features centred and projected by its W.
+		mpath := filepath.Join(t.TempDir(), "m.smm")
+		code, _, stderr := run("train", "--data", data, "--features", spec, "--dim", "2", "--max-iter", "3", "--out", mpath)
+		if code != 0 {
+			t.Fatalf("train: exit %d\n%s", code, stderr)
+		}
+		m, err := model.ReadFile(mpath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ms := range m.Sets {
+			x, err := setfile.ReadFile(filepath.Join(out, ms.Label, ms.Name+".npy"), setfile.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, D := x.Dims()
+			c := mat.NewDense(n, D, nil)
+			for r := range n {
+				for j := range D {
+					c.Set(r, j, x.At(r, j)-m.Mean[j])
+				}
+			}
+			var y mat.Dense
+			y.Mul(c, m.W)
+			if d := maxAbsDiff(&y, ms.Samples); d > 1e-12 {
+				t.Errorf("%s %s/%s: model samples differ from the projected .npy by %g", spec, ms.Label, ms.Name, d)
+			}
+		}
+
+		// --model: the model records no pipeline yet, and says which spec to give.
+		code, _, stderr = run("features", "--model", mpath, "--out", out, sets[0])
+		if code != 1 || !strings.Contains(stderr, "this model records no feature pipeline; give --features SPEC (it was trained with --features "+spec+")") {
+			t.Errorf("--model: exit %d\n%s", code, stderr)
+		}
+	}
+}
+
+func TestFeaturesCommandErrors(t *testing.T) {
+	data := imageData(t, 16, 12)
+	set := filepath.Join(data, "class0", "set0")
+	out := t.TempDir()
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.MkdirAll(filepath.Join(bad, "nested"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--out", out, set}, 2, "exactly one of --model MODEL and --features SPEC"},
+		{[]string{"--features", "lbp:2x2", "--model", "m.smm", "--out", out, set}, 2, "exactly one of"},
+		{[]string{"--features", "lbp:2x2", set}, 2, "--out DIR is required"},
+		{[]string{"--features", "lbp:2x2", "--out", out}, 2, "at least one input set"},
+		{[]string{"--features", "lbp:9", "--out", out, set}, 2, "bad feature spec"},
+		{[]string{"--features", "intensity:8x8+pca:4", "--out", out, set}, 2, "only a model can supply it"},
+		{[]string{"--features", "lbp:2x2", "--out", out, set, filepath.Join(data, "class1", "set0")}, 2, "would both be written as set0.npy"},
+		{[]string{"--features", "lbp:2x2", "--out", out, "--max-frames", "0", set}, 2, "must be positive"},
+		{[]string{"--features", "lbp:2x2", "--out", out, "--max-frames", "3", set}, 1, "more than 3 entries"},
+		{[]string{"--features", "lbp:2x2", "--out", out, bad}, 1, "nested: is a directory"},
+		{[]string{"--features", "lbp:2x2", "--out", out, filepath.Join(data, "missing")}, 1, "input set:"},
+		{[]string{"--model", filepath.Join(data, "class0", "set0", "frame00.png"), "--out", out, set}, 1, "not a setmatch model file"},
+	}
+	for _, c := range cases {
+		code, _, stderr := run(append([]string{"features"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, want %d with %q\n%s", c.args, code, c.code, c.want, stderr)
+		}
+	}
+	// "--" ends the flags: a set folder may start with a dash.
+	parent := t.TempDir()
+	if err := os.CopyFS(filepath.Join(parent, "-odd"), os.DirFS(set)); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(parent)
+	if code, _, stderr := run("features", "--features", "hist:8", "--out", out, "--", "-odd"); code != 0 {
+		t.Errorf("--: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "-odd.npy")); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,153 @@
+package features
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// A burst is a directory of frame images, one set: the way a camera hands
+// frames to the appliance. ApplyBurst reads one.
+
+// burstExts are the file name extensions a burst frame may have (compared
+// in lower case). The format itself is recognised from the content.
+var burstExts = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".pgm": true}
+
+// BurstFrame is one entry of a burst that passed the listing checks.
+type BurstFrame struct {
+	Name string      // file name inside the burst
+	Info fs.FileInfo // from the listing (not following links)
+}
+
+// ListBurst lists the burst directory dir under root and checks it before
+// any frame is read: dir is a directory (not a link to one); it holds at
+// least one and at most lim.MaxFrames entries; every entry is a regular
+// file (no sub-directories, symbolic links, pipes or devices) named
+// *.png, *.jpg, *.jpeg or *.pgm (any case; hidden files are refused like
+// any other) of 1 to lim.MaxFileBytes bytes. Frames come back in byte
+// order of their names. At most lim.MaxFrames+1 entries are ever read from
+// the directory.
+func ListBurst(root *os.Root, dir string, lim ImageLimits) ([]BurstFrame, error) {
+	if err := lim.Check(); err != nil {
+		return nil, err
+	}
+	label := burstLabel(root, dir, "")
+	// os.Root follows links that stay inside the root even when asked not
+	// to (O_NOFOLLOW), so links are found by Lstat and by comparing the
+	// open file with what Lstat saw.
+	li, err := root.Lstat(dir)
+	if err != nil {
+		return nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		return nil, formatErr(label, "the burst is a symbolic link: rename the burst directory itself into the spool")
+	}
+	if !li.IsDir() {
+		return nil, formatErr(label, "not a directory (%v): a burst is a directory of frame images", li.Mode().Type())
+	}
+	d, err := root.OpenFile(dir, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	if err != nil {
+		return nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
+	}
+	defer d.Close()
+	fi, err := d.Stat()
+	if err != nil {
+		return nil, &Error{Path: label, Msg: "cannot stat burst", Err: err}
+	}
+	if !fi.IsDir() || !os.SameFile(li, fi) {
+		return nil, formatErr(label, "the burst was replaced while it was opened: rename a burst into the spool only once it is complete")
+	}
+	des, err := d.ReadDir(lim.MaxFrames + 1)
+	if err != nil && err != io.EOF {
+		return nil, &Error{Path: label, Msg: "cannot list burst", Err: err}
+	}
+	if len(des) == 0 {
+		return nil, formatErr(label, "the burst is empty: write the frame images into tmp/NAME/ before renaming it into new/")
+	}
+	if len(des) > lim.MaxFrames {
+		return nil, limitErr(label, "the burst holds more than %d entries, the limit of frames per burst: send fewer frames or raise the frame limit", lim.MaxFrames)
+	}
+	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
+	frames := make([]BurstFrame, 0, len(des))
+	for _, de := range des {
+		name := burstLabel(root, dir, de.Name())
+		switch t := de.Type(); {
+		case t&fs.ModeSymlink != 0:
+			return nil, formatErr(name, "is a symbolic link: write the frame file itself into the burst (links are not followed)")
+		case t.IsDir():
+			return nil, formatErr(name, "is a directory: a burst holds frame images only, no sub-directories")
+		case !t.IsRegular():
+			return nil, formatErr(name, "is not a regular file (%v): a burst holds frame images only", t)
+		}
+		if !burstExts[strings.ToLower(path.Ext(de.Name()))] {
+			return nil, formatErr(name, "is not a frame image: a burst holds only .png, .jpg, .jpeg and .pgm files, nothing else")
+		}
+		info, err := de.Info()
+		if err != nil {
+			return nil, &Error{Path: name, Msg: "cannot stat frame", Err: err}
+		}
+		if !info.Mode().IsRegular() {
+			return nil, formatErr(name, "is not a regular file (%v): a burst holds frame images only", info.Mode().Type())
+		}
+		if info.Size() > lim.MaxFileBytes {
+			return nil, limitErr(name, "file is %d bytes, more than the limit of %d per frame: send smaller frames (e.g. JPEG) or raise the limit", info.Size(), lim.MaxFileBytes)
+		}
+		if info.Size() == 0 {
+			return nil, formatErr(name, "file is empty (want a PNG, JPEG or PGM image)")
+		}
+		frames = append(frames, BurstFrame{Name: de.Name(), Info: info})
+	}
+	return frames, nil
+}
+
+// ApplyBurst turns the burst directory dir under root into its n×OutputDim
+// feature matrix, one row per frame in byte order of the file names: the
+// rows Apply (and so training) computes for the same images.
+//
+// Every name is resolved inside root (so a daemon passes its confined spool
+// root and dir = "cur/NAME"; a command passes os.OpenRoot(DIR) and "."),
+// links are refused (a frame file must be the very file the listing saw,
+// so a link put in place meanwhile is refused too) and opens never block. The
+// checks, each refusing the whole burst with an *Error that says what is
+// wrong and what to do:
+//
+//   - before any frame is read, those of ListBurst (a directory of 1 to
+//     lim.MaxFrames regular image files, each of at most lim.MaxFileBytes
+//     bytes, no sub-directories, links or other files);
+//   - per frame, before its pixels are decoded: the file is still the one
+//     listed and a regular file within lim.MaxFileBytes; its header is PNG,
+//     JPEG or PGM (P2/P5) whatever the extension says, of at most
+//     lim.MaxPixels pixels; when the pipeline does not resize (lbp, hog and
+//     hist without @WxH), it has the size of the first frame;
+//   - then the image decodes whole (truncated or corrupt data are refused).
+//
+// Frames are decoded one at a time: beyond the result, reading costs one
+// frame file, its decoded image (at most 8 bytes per pixel) and its grey
+// copy.
+func (f Fitted) ApplyBurst(root *os.Root, dir string, lim ImageLimits) (*mat.Dense, error) {
+	frames, err := ListBurst(root, dir, lim)
+	if err != nil {
+		return nil, err
+	}
+	return f.applySource(len(frames), func(i int) string { return burstLabel(root, dir, frames[i].Name) },
+		func(i int) ([]byte, error) {
+			name := burstLabel(root, dir, frames[i].Name)
+			fh, err := root.OpenFile(path.Join(dir, frames[i].Name), os.O_RDONLY|oNoFollow|oNonBlock, 0)
+			if err != nil {
+				return nil, &Error{Path: name, Msg: "cannot open frame", Err: err}
+			}
+			defer fh.Close()
+			return readRegular(fh, name, lim.MaxFileBytes, frames[i].Info)
+		}, lim)
+}
+
+// burstLabel names dir/name under root in messages.
+func burstLabel(root *os.Root, dir, name string) string {
+	return filepath.Join(root.Name(), filepath.FromSlash(dir), name)
+}

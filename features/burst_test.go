@@ -1,0 +1,437 @@
+package features
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// scene returns a w×h colour image: a gradient with a moving disc and
+// deterministic texture, so that frames differ and features are not flat.
+func scene(w, h, k int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	cx, cy := (w/4+k*w/16)%w, h/2
+	for y := range h {
+		for x := range w {
+			v := uint8((x*255/max(w-1, 1) + y*97/max(h-1, 1) + (x*7^y*13+k*31)%23) & 0xff)
+			if dx, dy := x-cx, y-cy; dx*dx+dy*dy < (h/5)*(h/5) {
+				v = 255 - v
+			}
+			img.Set(x, y, color.RGBA{v, uint8(int(v) * 3 / 4), uint8(255 - int(v)/2), 255})
+		}
+	}
+	return img
+}
+
+func encodePNG(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func encodeJPEG(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func encodePGM(img image.Image) []byte {
+	g := ToGray(img)
+	b := g.Bounds()
+	s := make([]int, len(g.Pix))
+	for i, v := range g.Pix {
+		s[i] = int(v)
+	}
+	return writePGM(false, b.Dx(), b.Dy(), 255, s)
+}
+
+// writeFiles writes name → content into dir (created).
+func writeFiles(t testing.TB, dir string, files map[string][]byte) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// mixedBurst writes a burst of PNG, JPEG and PGM frames of size w×h and
+// returns its directory.
+func mixedBurst(t testing.TB, w, h int) string {
+	dir := filepath.Join(t.TempDir(), "burst")
+	writeFiles(t, dir, map[string][]byte{
+		"f10.png": encodePNG(t, scene(w, h, 0)),
+		"f02.jpg": encodeJPEG(t, scene(w, h, 1)),
+		"f2.PGM":  encodePGM(scene(w, h, 2)),
+		"F9.jpeg": encodeJPEG(t, scene(w, h, 3)),
+	})
+	return dir
+}
+
+func openRoot(t testing.TB, dir string) *os.Root {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func mustFitted(t testing.TB, spec string) Fitted {
+	t.Helper()
+	p, err := Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Fitted{Pipeline: p}
+}
+
+// reference computes a set's features the way training did before bursts
+// existed: DecodeImageFile and Extract for each file, rows stacked.
+func reference(t *testing.T, f Fitted, paths []string) *mat.Dense {
+	t.Helper()
+	var rows [][]float64
+	for _, p := range paths {
+		v, err := f.Pipeline.ExtractFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, v)
+	}
+	x := mat.NewDense(len(rows), len(rows[0]), nil)
+	for i, r := range rows {
+		x.SetRow(i, r)
+	}
+	return x
+}
+
+func TestApplyBurstMatchesTrainingPath(t *testing.T) {
+	dir := mixedBurst(t, 80, 60)
+	// Byte order of names: upper case first, then f02 < f10 < f2.
+	order := []string{"F9.jpeg", "f02.jpg", "f10.png", "f2.PGM"}
+	var paths []string
+	for _, n := range order {
+		paths = append(paths, filepath.Join(dir, n))
+	}
+	for _, spec := range []string{"lbp:4x4@64x64", "lbp:2x2", "intensity:20x20", "hog:8@64x64", "hist:16", "intensity:8x6:norm"} {
+		f := mustFitted(t, spec)
+		got, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		want := reference(t, f, paths)
+		if !mat.Equal(got, want) {
+			t.Errorf("%s: burst features differ from the per-file path", spec)
+		}
+		files, err := f.ApplyFiles(paths, FolderLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(files, want) {
+			t.Errorf("%s: ApplyFiles differs from the per-file path", spec)
+		}
+		var imgs []*image.Gray
+		for _, p := range paths {
+			g, err := DecodeImageFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			imgs = append(imgs, g)
+		}
+		mem, err := f.Apply(imgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(mem, want) {
+			t.Errorf("%s: Apply differs from the per-file path", spec)
+		}
+	}
+}
+
+// The daemon passes its spool root and a path inside it.
+func TestApplyBurstInsideRoot(t *testing.T) {
+	spool := t.TempDir()
+	burst := mixedBurst(t, 40, 30)
+	if err := os.MkdirAll(filepath.Join(spool, "cur"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(burst, filepath.Join(spool, "cur", "b1")); err != nil {
+		t.Fatal(err)
+	}
+	f := mustFitted(t, "lbp:4x4@64x64")
+	x, err := f.ApplyBurst(openRoot(t, spool), "cur/b1", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := x.Dims(); r != 4 || c != 4*4*59 {
+		t.Errorf("%d×%d", r, c)
+	}
+	// A name leading outside the root is refused by the root.
+	if _, err := f.ApplyBurst(openRoot(t, filepath.Join(spool, "cur")), "../cur/b1", DefaultBurstLimits()); err == nil {
+		t.Error("escaping the root accepted")
+	}
+}
+
+// pngHeaderClaiming returns a valid PNG whose IHDR claims w×h (CRC fixed)
+// followed by the IDAT of a 1×1 image.
+func pngHeaderClaiming(t testing.TB, w, h uint32) []byte {
+	b := encodePNG(t, image.NewGray(image.Rect(0, 0, 1, 1)))
+	// signature (8) + length (4) + "IHDR" (4) + data (13) + crc (4)
+	binary.BigEndian.PutUint32(b[16:], w)
+	binary.BigEndian.PutUint32(b[20:], h)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
+}
+
+// jpegHeaderClaiming patches the SOF0 frame size of a small JPEG.
+func jpegHeaderClaiming(t testing.TB, w, h uint16) []byte {
+	b := encodeJPEG(t, image.NewGray(image.Rect(0, 0, 8, 8)))
+	i := bytes.Index(b, []byte{0xff, 0xc0})
+	if i < 0 {
+		t.Fatal("no SOF0 marker")
+	}
+	binary.BigEndian.PutUint16(b[i+5:], h)
+	binary.BigEndian.PutUint16(b[i+7:], w)
+	return b
+}
+
+func TestBurstRefusals(t *testing.T) {
+	good := encodePNG(t, scene(32, 24, 0))
+	jpg := encodeJPEG(t, scene(32, 24, 1))
+	lim := DefaultBurstLimits()
+	lim.MaxFrames = 4
+	lim.MaxFileBytes = 1 << 20
+	f := mustFitted(t, "lbp:2x2")
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		spec  string
+		is    error
+		want  string
+	}{
+		{"empty", func(t *testing.T, dir string) {}, "", ErrFormat, "the burst is empty"},
+		{"too many frames", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.png": good, "3.png": good, "4.png": good, "5.png": good})
+		}, "", ErrTooLarge, "more than 4 entries"},
+		{"nested directory", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good})
+			writeFiles(t, filepath.Join(dir, "sub"), map[string][]byte{"2.png": good})
+		}, "", ErrFormat, "is a directory: a burst holds frame images only"},
+		{"symlink frame", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good})
+			if err := os.Symlink("1.png", filepath.Join(dir, "2.png")); err != nil {
+				t.Fatal(err)
+			}
+		}, "", ErrFormat, "2.png: is a symbolic link"},
+		{"fifo", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good})
+			mkfifo(t, filepath.Join(dir, "2.png"))
+		}, "", ErrFormat, "is not a regular file"},
+		{"not an image (name)", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "notes.txt": []byte("hello")})
+		}, "", ErrFormat, "notes.txt: is not a frame image"},
+		{"hidden file", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, ".DS_Store": []byte("x")})
+		}, "", ErrFormat, ".DS_Store: is not a frame image"},
+		{"not an image (content)", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.png": []byte("this is text, not a picture")})
+		}, "", ErrFormat, "2.png: unrecognised image format"},
+		{"empty file", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.png": nil})
+		}, "", ErrFormat, "2.png: file is empty"},
+		{"truncated PNG", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.png": good[:len(good)*2/3]})
+		}, "", ErrFormat, "2.png: cannot decode PNG image"},
+		{"truncated PNG header", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good[:20]})
+		}, "", ErrFormat, "cannot read PNG image header"},
+		{"truncated JPEG", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.jpg": jpg[:len(jpg)-len(jpg)/4]})
+		}, "", ErrFormat, "2.jpg: cannot decode JPEG image"},
+		{"truncated JPEG header", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.jpg": jpg[:len(jpg)/2]})
+		}, "", ErrFormat, "2.jpg: cannot read JPEG image header"},
+		{"corrupt PNG", func(t *testing.T, dir string) {
+			bad := bytes.Clone(good)
+			for i := len(bad) / 2; i < len(bad)/2+40; i++ {
+				bad[i] ^= 0x5a
+			}
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.png": bad})
+		}, "", ErrFormat, "2.png: cannot decode PNG image"},
+		{"truncated PGM", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.pgm": encodePGM(scene(32, 24, 0))[:200]})
+		}, "", ErrFormat, "pixel bytes are present"},
+		{"huge PNG header", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": pngHeaderClaiming(t, 60000, 60000)})
+		}, "", ErrTooLarge, "PNG image is 60000x60000, more than 12582912 pixels"},
+		{"huge JPEG header", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.jpg": jpegHeaderClaiming(t, 60000, 60000)})
+		}, "", ErrTooLarge, "JPEG image is 60000x60000"},
+		{"huge PGM header", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.pgm": []byte("P5\n60000 60000\n255\n\x00\x01")})
+		}, "", ErrTooLarge, "PGM header says 60000x60000"},
+		{"file too large", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.png": make([]byte, 1<<20+1)})
+		}, "", ErrTooLarge, "2.png: file is 1048577 bytes, more than the limit of 1048576 per frame"},
+		{"other Netpbm", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.pgm": []byte("P6\n1 1\n255\nabc")})
+		}, "", ErrFormat, "Netpbm format P6 is not supported"},
+		{"sizes differ without resize", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good, "2.png": encodePNG(t, scene(40, 24, 1))})
+		}, "", ErrFormat, "2.png: frame is 40x24 but"},
+		{"unfitted pca", func(t *testing.T, dir string) {
+			writeFiles(t, dir, map[string][]byte{"1.png": good})
+		}, "intensity:8x8+pca:2", nil, "the pca stage is not fitted"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "b")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c.setup(t, dir)
+			g := f
+			if c.spec != "" {
+				g = mustFitted(t, c.spec)
+			}
+			x, err := g.ApplyBurst(openRoot(t, dir), ".", lim)
+			if err == nil {
+				t.Fatalf("accepted: %v", x.RawMatrix())
+			}
+			if x != nil {
+				t.Error("matrix and error both returned")
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q\nwant it to contain %q", err, c.want)
+			}
+			if c.is != nil && !errors.Is(err, c.is) {
+				t.Errorf("error %q is not %v", err, c.is)
+			}
+		})
+	}
+}
+
+func TestBurstDirectoryItself(t *testing.T) {
+	parent := t.TempDir()
+	writeFiles(t, filepath.Join(parent, "real"), map[string][]byte{"1.png": encodePNG(t, scene(16, 16, 0))})
+	if err := os.Symlink("real", filepath.Join(parent, "link")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, parent, map[string][]byte{"file.png": encodePNG(t, scene(16, 16, 0))})
+	f := mustFitted(t, "hist:8")
+	root := openRoot(t, parent)
+	for dir, want := range map[string]string{
+		"link":     "the burst is a symbolic link",
+		"file.png": "not a directory",
+		"missing":  "cannot open burst",
+	} {
+		if _, err := f.ApplyBurst(root, dir, DefaultBurstLimits()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", dir, err, want)
+		}
+	}
+	if _, err := f.ApplyBurst(root, "real", DefaultBurstLimits()); err != nil {
+		t.Error(err)
+	}
+	if _, err := f.ApplyBurst(root, "real", ImageLimits{}); err == nil {
+		t.Error("zero limits accepted")
+	}
+}
+
+// Frames of different sizes: resized per the spec when it has a size,
+// refused otherwise (TestBurstRefusals); each frame is resized on its own,
+// exactly as training resizes it.
+func TestBurstSizesResized(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "b")
+	writeFiles(t, dir, map[string][]byte{
+		"a.png": encodePNG(t, scene(64, 48, 0)),
+		"b.png": encodePNG(t, scene(100, 80, 1)),
+		"c.jpg": encodeJPEG(t, scene(30, 20, 2)),
+	})
+	paths := []string{filepath.Join(dir, "a.png"), filepath.Join(dir, "b.png"), filepath.Join(dir, "c.jpg")}
+	for _, spec := range []string{"lbp:4x4@64x64", "intensity:20x20", "hog:8@32x32", "hist:8@16x16"} {
+		f := mustFitted(t, spec)
+		x, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if !mat.Equal(x, reference(t, f, paths)) {
+			t.Errorf("%s: differs from the per-file path", spec)
+		}
+	}
+	for _, spec := range []string{"lbp:4x4", "hog:8", "hist:8"} {
+		if _, err := mustFitted(t, spec).ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits()); err == nil ||
+			!strings.Contains(err.Error(), "give the feature a size") {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+}
+
+// A header claiming 60000×60000 pixels is refused from the header: reading
+// the burst allocates a few kilobytes, not the 3.6 GB (or 29 GB as RGBA64)
+// the header asks for.
+func TestHugeHeaderAllocatesNothingBig(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"1.png": pngHeaderClaiming(t, 60000, 60000),
+		"1.jpg": jpegHeaderClaiming(t, 60000, 60000),
+		"1.pgm": []byte("P5\n60000 60000\n255\n\x00\x01"),
+	} {
+		dir := filepath.Join(t.TempDir(), "b")
+		writeFiles(t, dir, map[string][]byte{name: data})
+		root := openRoot(t, dir)
+		f := mustFitted(t, "lbp:4x4@64x64")
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := f.ApplyBurst(root, ".", DefaultBurstLimits())
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%s: %v, want ErrTooLarge", name, err)
+		}
+		n := after.TotalAlloc - before.TotalAlloc
+		if n > 256<<10 {
+			t.Errorf("%s: refusing a huge header allocated %d bytes", name, n)
+		}
+		t.Logf("%s: %d bytes allocated to refuse it", name, n)
+	}
+}
+
+// A frame replaced after the listing (e.g. by a link to another file) is
+// refused: the open file must be the one listed.
+func TestReadRegularReplaced(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string][]byte{"a.png": []byte("a"), "b.png": []byte("b")})
+	listed, err := os.Lstat(filepath.Join(dir, "a.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(filepath.Join(dir, "b.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if _, err := readRegular(fh, "b.png", 100, listed); err == nil || !strings.Contains(err.Error(), "replaced") {
+		t.Errorf("replaced file: %v", err)
+	}
+}

@@ -1,0 +1,295 @@
+package features
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"os"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Fitted is a feature pipeline ready to apply: a parsed spec and, when the
+// spec ends in +pca:N, the PCA fitted on the training frames. A model stores
+// it (MarshalBinary) so that every program that feeds the model computes
+// the same features from the same images.
+//
+// The zero PCA is valid for a spec without a pca stage. A spec with one and
+// no PCA is an unfitted pipeline: it extracts features (ExtractFrames
+// gives the rows before PCA) but Project, Apply and the readers refuse it.
+type Fitted struct {
+	Pipeline Pipeline
+	PCA      *PCA // fitted PCA, nil when Pipeline.PCA is 0
+}
+
+// NewFitted checks that pca fits the pipeline p (present exactly when p has
+// a pca stage, with p.PCA components, on inputs of p's feature length when
+// that is fixed) and returns them as a Fitted.
+func NewFitted(p Pipeline, pca *PCA) (Fitted, error) {
+	if p.Feature == nil {
+		return Fitted{}, fmt.Errorf("features: empty pipeline")
+	}
+	f := Fitted{Pipeline: p, PCA: pca}
+	switch {
+	case p.PCA == 0 && pca != nil:
+		return Fitted{}, fmt.Errorf("features: %s has no pca stage but a PCA was given", p.Name())
+	case p.PCA > 0 && pca == nil:
+		return Fitted{}, fmt.Errorf("features: %s needs a PCA fitted on training frames", p.Name())
+	case pca != nil:
+		if pca.Components == nil || len(pca.Mean) == 0 {
+			return Fitted{}, fmt.Errorf("features: %s: empty PCA", p.Name())
+		}
+		D, d := pca.Components.Dims()
+		if D != len(pca.Mean) || d != p.PCA || len(pca.Variances) != d {
+			return Fitted{}, fmt.Errorf("features: %s: PCA of shape %d×%d (mean %d, %d variances) does not match %d components",
+				p.Name(), D, d, len(pca.Mean), len(pca.Variances), p.PCA)
+		}
+		if want, ok := p.OutputDim(); ok && want != D {
+			return Fitted{}, fmt.Errorf("features: %s gives %d features per frame but the PCA takes %d", p.Name(), want, D)
+		}
+	}
+	return f, nil
+}
+
+// FitPipeline fits the pca stage of p, if any, on the frames of the training
+// sets (each n_i×D, the features of p before PCA, as ExtractFrames or the
+// readers of the pipeline without its pca stage give them), pooled in
+// order. Without a pca stage it returns p as is.
+func FitPipeline(p Pipeline, sets []*mat.Dense) (Fitted, error) {
+	if p.PCA == 0 {
+		return NewFitted(p, nil)
+	}
+	if len(sets) == 0 {
+		return Fitted{}, fmt.Errorf("features: %s: no training sets to fit the PCA on", p.Name())
+	}
+	rows := 0
+	_, dim := sets[0].Dims()
+	for i, s := range sets {
+		n, c := s.Dims()
+		if c != dim {
+			return Fitted{}, fmt.Errorf("features: %s: training set %d has %d features per frame, set 0 has %d", p.Name(), i, c, dim)
+		}
+		rows += n
+	}
+	all := mat.NewDense(rows, dim, nil)
+	r := 0
+	for _, s := range sets {
+		n, _ := s.Dims()
+		all.Slice(r, r+n, 0, dim).(*mat.Dense).Copy(s)
+		r += n
+	}
+	pca, err := FitPCA(all, p.PCA)
+	if err != nil {
+		return Fitted{}, err
+	}
+	return NewFitted(p, pca)
+}
+
+// Name returns the canonical spec of the pipeline, e.g. "lbp:4x4@64x64" or
+// "intensity:20x20+pca:50".
+func (f Fitted) Name() string { return f.Pipeline.Name() }
+
+// InputDim returns D, the features per frame before PCA, when it does not
+// depend on the image size (see Pipeline.OutputDim); with a fitted PCA it is
+// the PCA's input dimension.
+func (f Fitted) InputDim() (int, bool) {
+	if f.PCA != nil {
+		return f.PCA.InputDim(), true
+	}
+	return f.Pipeline.OutputDim()
+}
+
+// OutputDim returns the columns of the matrices Apply returns: the PCA
+// dimension when there is a pca stage, else InputDim.
+func (f Fitted) OutputDim() (int, bool) {
+	if f.Pipeline.PCA > 0 {
+		return f.Pipeline.PCA, true
+	}
+	return f.InputDim()
+}
+
+// fixedSize reports whether the pipeline resizes every image to one size
+// before extracting (intensity:WxH and the @WxH suffix), so that frames of
+// different sizes give comparable features.
+func (p Pipeline) fixedSize() bool {
+	switch e := p.Feature.(type) {
+	case Intensity:
+		return true
+	case LBP:
+		return e.W > 0
+	case HOG:
+		return e.W > 0
+	case Hist:
+		return e.W > 0
+	}
+	return false
+}
+
+// Project applies the fitted PCA to x (n×D frames before PCA) and returns
+// the n×N result (PCA.Transform); without a pca stage it returns x.
+func (f Fitted) Project(x *mat.Dense) (*mat.Dense, error) {
+	if f.Pipeline.PCA == 0 {
+		return x, nil
+	}
+	if f.PCA == nil {
+		return nil, fmt.Errorf("features: %s: the pca stage is not fitted (fit it on training frames with FitPipeline, or use the pipeline a model records)", f.Name())
+	}
+	if _, c := x.Dims(); c != f.PCA.InputDim() {
+		return nil, fmt.Errorf("features: %s: frames have %d features, the fitted PCA takes %d", f.Name(), c, f.PCA.InputDim())
+	}
+	return f.PCA.Transform(x), nil
+}
+
+// Apply returns the n×OutputDim feature matrix of n decoded frames, one row
+// per frame in order: the rows training computes for the same images. The
+// frames of one set must have one size unless the pipeline resizes (see
+// ApplyBurst).
+func (f Fitted) Apply(frames []*image.Gray) (*mat.Dense, error) {
+	if len(frames) == 0 {
+		return nil, fmt.Errorf("features: no frames")
+	}
+	st := f.stack(len(frames))
+	for i, img := range frames {
+		name := fmt.Sprintf("frame %d", i)
+		b := img.Bounds()
+		if err := st.checkSize(name, b.Dx(), b.Dy()); err != nil {
+			return nil, err
+		}
+		if err := st.add(name, img); err != nil {
+			return nil, err
+		}
+	}
+	return st.matrix()
+}
+
+// ExtractFrames is Apply without the pca stage: the n×D features before
+// PCA, on which FitPipeline fits the PCA.
+func (f Fitted) ExtractFrames(frames []*image.Gray) (*mat.Dense, error) {
+	g := Fitted{Pipeline: Pipeline{Feature: f.Pipeline.Feature}}
+	return g.Apply(frames)
+}
+
+// ApplyFiles reads the image files at paths (in the order given; symbolic
+// links are followed), decodes each within lim and returns the feature
+// matrix as Apply does. Errors name the file.
+func (f Fitted) ApplyFiles(paths []string, lim ImageLimits) (*mat.Dense, error) {
+	if err := lim.Check(); err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("features: no frames")
+	}
+	if len(paths) > lim.MaxFrames {
+		return nil, limitErr(paths[0], "set of %d frames, more than the limit of %d", len(paths), lim.MaxFrames)
+	}
+	return f.applySource(len(paths), func(i int) string { return paths[i] }, func(i int) ([]byte, error) {
+		fh, err := os.Open(paths[i])
+		if err != nil {
+			return nil, &Error{Path: paths[i], Msg: "cannot open image", Err: err}
+		}
+		defer fh.Close()
+		return readRegular(fh, paths[i], lim.MaxFileBytes, nil)
+	}, lim)
+}
+
+// ImageSetReader returns ApplyFiles with FolderLimits, in the shape
+// dataset.Options.Images takes: training, evaluation and `setmatch
+// features` turn an image folder into a matrix through it.
+func (f Fitted) ImageSetReader() func(paths []string) (*mat.Dense, error) {
+	return func(paths []string) (*mat.Dense, error) { return f.ApplyFiles(paths, FolderLimits()) }
+}
+
+// applySource decodes frames 0..n-1 one at a time (read gives a frame's
+// bytes, name its name in messages) and stacks their features. Only one
+// frame's file and image are held at a time.
+func (f Fitted) applySource(n int, name func(int) string, read func(int) ([]byte, error), lim ImageLimits) (*mat.Dense, error) {
+	if f.Pipeline.Feature == nil {
+		return nil, fmt.Errorf("features: empty pipeline")
+	}
+	if f.Pipeline.PCA > 0 && f.PCA == nil {
+		_, err := f.Project(mat.NewDense(1, 1, nil))
+		return nil, err
+	}
+	st := f.stack(n)
+	for i := range n {
+		nm := name(i)
+		data, err := read(i)
+		if err != nil {
+			return nil, err
+		}
+		hdr, err := readHeader(data, nm, lim.MaxPixels)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.checkSize(nm, hdr.w, hdr.h); err != nil {
+			return nil, err
+		}
+		img, err := decodeBody(data, nm, hdr, lim.MaxPixels)
+		if err != nil {
+			return nil, err
+		}
+		data = nil
+		if err := st.add(nm, img); err != nil {
+			return nil, err
+		}
+	}
+	return st.matrix()
+}
+
+// rowStack accumulates the feature rows of one set.
+type rowStack struct {
+	f          Fitted
+	n          int // frames expected
+	first      string
+	w0, h0     int
+	cols, rows int
+	data       []float64
+}
+
+func (f Fitted) stack(n int) *rowStack { return &rowStack{f: f, n: n} }
+
+// checkSize applies the size policy: frames of a set have one size, unless
+// the pipeline resizes every frame itself.
+func (s *rowStack) checkSize(name string, w, h int) error {
+	if s.first == "" {
+		s.first, s.w0, s.h0 = name, w, h
+		return nil
+	}
+	if s.f.Pipeline.fixedSize() || (w == s.w0 && h == s.h0) {
+		return nil
+	}
+	feat := s.f.Pipeline.Feature.Name()
+	return formatErr(name, "frame is %dx%d but %s is %dx%d: %s uses each image at its own size, so the frames of a set must have one size; send frames of one size, or give the feature a size (e.g. %s@64x64) to resize every frame",
+		w, h, s.first, s.w0, s.h0, feat, feat)
+}
+
+func (s *rowStack) add(name string, img *image.Gray) error {
+	v, err := s.f.Pipeline.Extract(img)
+	if err != nil {
+		return &Error{Path: name, Msg: "cannot extract " + s.f.Pipeline.Feature.Name() + " features", Err: err}
+	}
+	if len(v) == 0 {
+		return &Error{Path: name, Msg: "the feature extractor returned no features", Err: ErrFormat}
+	}
+	for j, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return &Error{Path: name, Msg: fmt.Sprintf("feature %d is %v; features must be finite", j, x), Err: ErrFormat}
+		}
+	}
+	if s.rows == 0 {
+		s.cols = len(v)
+		s.data = make([]float64, 0, s.n*s.cols)
+	} else if len(v) != s.cols {
+		return &Error{Path: name, Msg: fmt.Sprintf("frame has %d features but %s has %d", len(v), s.first, s.cols), Err: ErrFormat}
+	}
+	s.data = append(s.data, v...)
+	s.rows++
+	return nil
+}
+
+func (s *rowStack) matrix() (*mat.Dense, error) {
+	if s.rows == 0 {
+		return nil, fmt.Errorf("features: no frames")
+	}
+	return s.f.Project(mat.NewDense(s.rows, s.cols, s.data))
+}

@@ -1,0 +1,189 @@
+package features
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Binary encoding of a Fitted (version 1). All integers little-endian,
+// numbers IEEE 754 binary64:
+//
+//	offset  size      field
+//	0       4         magic "SMFP"
+//	4       1         version (1)
+//	5       1         flags: bit 0 set when a fitted PCA follows; others 0
+//	6       2         L, length of the spec, 1..fittedMaxSpec
+//	8       L         the canonical spec (Pipeline.Name), ASCII
+//	with a PCA:
+//	…       4         D, features before PCA (uint32, ≥ 1)
+//	…       4         N, components (uint32, = the spec's pca:N, ≤ D)
+//	…       8·D       mean
+//	…       8·N       variances
+//	…       8         total variance
+//	…       8·D·N     components, D×N row-major
+//	end−4   4         CRC-32C of every byte before it
+//
+// The encoding ends right after the checksum.
+const (
+	fittedMagic   = "SMFP"
+	fittedVersion = 1
+	fittedMaxSpec = 256
+	fittedFlagPCA = 1
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// MarshalBinary encodes f (see the layout above). An unfitted pipeline (a
+// pca stage without a PCA) is refused.
+func (f Fitted) MarshalBinary() ([]byte, error) {
+	if _, err := NewFitted(f.Pipeline, f.PCA); err != nil {
+		return nil, err
+	}
+	spec := f.Name()
+	if len(spec) > fittedMaxSpec {
+		return nil, fmt.Errorf("features: spec %q is longer than %d bytes", spec, fittedMaxSpec)
+	}
+	size := 8 + len(spec) + 4
+	var D, N int
+	if f.PCA != nil {
+		D, N = f.PCA.Components.Dims()
+		size += 8 + 8*(D+N+1+D*N)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, fittedMagic...)
+	b = append(b, fittedVersion)
+	var flags byte
+	if f.PCA != nil {
+		flags |= fittedFlagPCA
+	}
+	b = append(b, flags)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(spec)))
+	b = append(b, spec...)
+	if f.PCA != nil {
+		b = binary.LittleEndian.AppendUint32(b, uint32(D))
+		b = binary.LittleEndian.AppendUint32(b, uint32(N))
+		put := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
+		for _, v := range f.PCA.Mean {
+			put(v)
+		}
+		for _, v := range f.PCA.Variances {
+			put(v)
+		}
+		put(f.PCA.Total)
+		for j := range D {
+			for k := range N {
+				put(f.PCA.Components.At(j, k))
+			}
+		}
+	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return b, nil
+}
+
+// UnmarshalBinary decodes what MarshalBinary wrote. It checks the magic, the
+// version, the checksum, that the spec parses and is canonical, that the
+// PCA's shape matches the spec, that the sizes fill the input exactly and
+// that every number is finite; it allocates nothing beyond what the input's
+// length accounts for.
+func (f *Fitted) UnmarshalBinary(b []byte) error {
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("features: fitted pipeline: %s", fmt.Sprintf(format, a...))
+	}
+	if len(b) < 8+4 || string(b[:4]) != fittedMagic {
+		return fail("not a fitted feature pipeline (want the magic %q)", fittedMagic)
+	}
+	if b[4] != fittedVersion {
+		return fail("encoding version %d; this program reads version %d: upgrade setmatch", b[4], fittedVersion)
+	}
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return fail("checksum mismatch: the data are corrupt or truncated")
+	}
+	flags := body[5]
+	if flags&^fittedFlagPCA != 0 {
+		return fail("unknown flags %#x", flags)
+	}
+	L := int(binary.LittleEndian.Uint16(body[6:8]))
+	if L < 1 || L > fittedMaxSpec || 8+L > len(body) {
+		return fail("spec length %d does not fit (1 to %d bytes, %d present)", L, fittedMaxSpec, len(body)-8)
+	}
+	spec := string(body[8 : 8+L])
+	p, err := Parse(spec)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if p.Name() != spec {
+		return fail("spec %q is not in canonical form (%q)", spec, p.Name())
+	}
+	rest := body[8+L:]
+	hasPCA := flags&fittedFlagPCA != 0
+	if hasPCA != (p.PCA > 0) {
+		return fail("spec %q and the PCA flag disagree", spec)
+	}
+	if !hasPCA {
+		if len(rest) != 0 {
+			return fail("%d bytes after the spec, want none", len(rest))
+		}
+		*f = Fitted{Pipeline: p}
+		return nil
+	}
+	if len(rest) < 8 {
+		return fail("PCA shape truncated")
+	}
+	D := uint64(binary.LittleEndian.Uint32(rest[0:4]))
+	N := uint64(binary.LittleEndian.Uint32(rest[4:8]))
+	rest = rest[8:]
+	floats := uint64(len(rest)) / 8
+	if D < 1 || N != uint64(p.PCA) || N > D {
+		return fail("PCA shape %d×%d does not match %s (want D ≥ %d, N = %d)", D, N, spec, p.PCA, p.PCA)
+	}
+	// D and N are at most 2^32, so D+N+1 cannot overflow; D·N can, so it
+	// is compared by division.
+	if D+N+1 > floats || (floats-D-N-1)/D < N || uint64(len(rest)) != 8*(D+N+1+D*N) {
+		return fail("PCA of %d×%d needs %d bytes, %d present", D, N, 8*(D+N+1)+8*D*N, len(rest))
+	}
+	if want, ok := p.OutputDim(); ok && uint64(want) != D {
+		return fail("%s gives %d features per frame but the PCA takes %d", spec, want, D)
+	}
+	next := func(what string, i int) (float64, error) {
+		v := math.Float64frombits(binary.LittleEndian.Uint64(rest))
+		rest = rest[8:]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fail("%s[%d] is %v", what, i, v)
+		}
+		return v, nil
+	}
+	pca := &PCA{Mean: make([]float64, D), Variances: make([]float64, N), Components: mat.NewDense(int(D), int(N), nil)}
+	for i := range pca.Mean {
+		if pca.Mean[i], err = next("mean", i); err != nil {
+			return err
+		}
+	}
+	for i := range pca.Variances {
+		if pca.Variances[i], err = next("variance", i); err != nil {
+			return err
+		}
+		if pca.Variances[i] < 0 {
+			return fail("variance[%d] is negative", i)
+		}
+	}
+	if pca.Total, err = next("total variance", 0); err != nil {
+		return err
+	}
+	raw := pca.Components.RawMatrix().Data
+	for i := range raw {
+		if raw[i], err = next("component", i); err != nil {
+			return err
+		}
+	}
+	g, err := NewFitted(p, pca)
+	if err != nil {
+		return fail("%v", err)
+	}
+	*f = g
+	return nil
+}

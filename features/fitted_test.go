@@ -1,0 +1,255 @@
+package features
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// trainingSets returns the pre-PCA features of three small sets of frames.
+func trainingSets(t testing.TB, f Fitted) ([]*mat.Dense, [][]*image.Gray) {
+	t.Helper()
+	var sets []*mat.Dense
+	var frames [][]*image.Gray
+	for s := range 3 {
+		var imgs []*image.Gray
+		for k := range 5 {
+			imgs = append(imgs, ToGray(scene(24, 18, 5*s+k)))
+		}
+		x, err := f.ExtractFrames(imgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, x)
+		frames = append(frames, imgs)
+	}
+	return sets, frames
+}
+
+func fittedPCA(t testing.TB) Fitted {
+	t.Helper()
+	p, err := Parse("intensity:6x4+pca:3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, _ := trainingSets(t, Fitted{Pipeline: p})
+	f, err := FitPipeline(p, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestFitPipelineProjects(t *testing.T) {
+	p, _ := Parse("intensity:6x4+pca:3")
+	unfitted := Fitted{Pipeline: p}
+	sets, frames := trainingSets(t, unfitted)
+	f, err := FitPipeline(p, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := f.InputDim(); !ok || d != 24 {
+		t.Errorf("InputDim %d %v", d, ok)
+	}
+	if d, ok := f.OutputDim(); !ok || d != 3 {
+		t.Errorf("OutputDim %d %v", d, ok)
+	}
+	// The fit is FitPCA on the pooled rows, the projection PCA.Transform.
+	all := mat.NewDense(15, 24, nil)
+	for i, s := range sets {
+		all.Slice(5*i, 5*i+5, 0, 24).(*mat.Dense).Copy(s)
+	}
+	pca, err := FitPCA(all, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, imgs := range frames {
+		got, err := f.Apply(imgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got, pca.Transform(sets[i])) {
+			t.Errorf("set %d: Apply differs from FitPCA + Transform", i)
+		}
+	}
+	if _, err := unfitted.Apply(frames[0]); err == nil || !strings.Contains(err.Error(), "not fitted") {
+		t.Errorf("unfitted: %v", err)
+	}
+	if _, err := f.Project(mat.NewDense(2, 5, nil)); err == nil {
+		t.Error("wrong width accepted")
+	}
+	if _, err := NewFitted(p, nil); err == nil {
+		t.Error("pca stage without PCA accepted")
+	}
+	q, _ := Parse("intensity:6x4")
+	if _, err := NewFitted(q, pca); err == nil {
+		t.Error("PCA without pca stage accepted")
+	}
+	r, _ := Parse("intensity:5x4+pca:3")
+	if _, err := NewFitted(r, pca); err == nil {
+		t.Error("PCA of the wrong input width accepted")
+	}
+}
+
+func TestFittedBinaryRoundTrip(t *testing.T) {
+	for _, f := range []Fitted{mustFitted(t, "lbp:4x4@64x64"), mustFitted(t, "hog:8"), fittedPCA(t)} {
+		b, err := f.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g Fitted
+		if err := g.UnmarshalBinary(b); err != nil {
+			t.Fatalf("%s: %v", f.Name(), err)
+		}
+		if g.Name() != f.Name() {
+			t.Errorf("name %q, want %q", g.Name(), f.Name())
+		}
+		b2, err := g.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, b2) {
+			t.Errorf("%s: encoding does not round-trip", f.Name())
+		}
+		imgs := []*image.Gray{ToGray(scene(24, 18, 1)), ToGray(scene(24, 18, 7))}
+		x, err := f.Apply(imgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := g.Apply(imgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(x, y) {
+			t.Errorf("%s: decoded pipeline computes different features", f.Name())
+		}
+	}
+	p, _ := Parse("intensity:6x4+pca:3")
+	if _, err := (Fitted{Pipeline: p}).MarshalBinary(); err == nil {
+		t.Error("unfitted pipeline encoded")
+	}
+}
+
+// reseal recomputes the checksum of an edited encoding.
+func reseal(b []byte) []byte {
+	b = bytes.Clone(b)
+	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+	return b
+}
+
+func TestFittedBinaryRefusals(t *testing.T) {
+	good, err := fittedPCA(t).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := mustFitted(t, "lbp:4x4").MarshalBinary()
+	edit := func(b []byte, f func([]byte)) []byte { b = bytes.Clone(b); f(b); return reseal(b) }
+	specAt := func(spec string, rest []byte) []byte {
+		b := []byte(fittedMagic + "\x01\x00")
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(spec)))
+		b = append(b, spec...)
+		return reseal(append(append(b, rest...), 0, 0, 0, 0))
+	}
+	L := 8 + len("intensity:6x4+pca:3")
+	cases := map[string]struct {
+		b    []byte
+		want string
+	}{
+		"empty":         {nil, "not a fitted feature pipeline"},
+		"magic":         {append([]byte("XXXX"), good[4:]...), "not a fitted feature pipeline"},
+		"version":       {edit(good, func(b []byte) { b[4] = 2 }), "encoding version 2"},
+		"checksum":      {append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "checksum mismatch"},
+		"truncated":     {good[:len(good)-9], "checksum mismatch"},
+		"flags":         {edit(plain, func(b []byte) { b[5] = 4 }), "unknown flags"},
+		"spec length":   {edit(plain, func(b []byte) { b[6] = 200 }), "spec length 200"},
+		"bad spec":      {specAt("lbp:0x4", nil), "bad feature spec"},
+		"not canonical": {specAt("lbp:04x4", nil), "not in canonical form"},
+		"flag missing":  {edit(good, func(b []byte) { b[5] = 0 }), "disagree"},
+		"trailing":      {specAt("lbp:4x4", []byte{1}), "1 bytes after the spec"},
+		"shape":         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L+4:], 2) }), "does not match"},
+		"width":         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], 25) }), "needs"},
+		"huge":          {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], math.MaxUint32) }), "needs"},
+		"NaN": {edit(good, func(b []byte) {
+			binary.LittleEndian.PutUint64(b[L+8:], math.Float64bits(math.NaN()))
+		}), "mean[0] is NaN"},
+	}
+	for name, c := range cases {
+		var f Fitted
+		err := f.UnmarshalBinary(c.b)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// A PCA shape that claims 2^32−1 × 65536 is refused before anything of that
+// size is allocated.
+func TestFittedBinaryHugeShapeAllocatesNothing(t *testing.T) {
+	b := []byte(fittedMagic + "\x01\x01")
+	spec := "intensity:20x20+pca:65536"
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(spec)))
+	b = append(b, spec...)
+	b = binary.LittleEndian.AppendUint32(b, math.MaxUint32)
+	b = binary.LittleEndian.AppendUint32(b, 65536)
+	b = reseal(append(b, make([]byte, 64+4)...))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var f Fitted
+	err := f.UnmarshalBinary(b)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("refusing allocated %d bytes", n)
+	}
+}
+
+func FuzzFittedUnmarshal(f *testing.F) {
+	for _, g := range []Fitted{mustFitted(f, "lbp:4x4@64x64"), mustFitted(f, "intensity:20x20:norm"), fittedPCA(f)} {
+		b, err := g.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+	}
+	f.Add([]byte(fittedMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var g Fitted
+		if err := g.UnmarshalBinary(data); err != nil {
+			return
+		}
+		// Whatever decodes encodes back to the same bytes and applies.
+		b, err := g.MarshalBinary()
+		if err != nil {
+			t.Fatalf("decoded pipeline does not encode: %v", err)
+		}
+		if !bytes.Equal(b, data) {
+			t.Fatal("encoding does not round-trip")
+		}
+		if d, ok := g.InputDim(); ok && d > 1<<16 {
+			return // valid but too costly to apply in a fuzz run
+		}
+		x, err := g.Apply([]*image.Gray{ToGray(scene(16, 16, 0))})
+		if err != nil {
+			if g.PCA == nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		if d, ok := g.OutputDim(); ok {
+			if _, c := x.Dims(); c != d {
+				t.Fatalf("%d columns, OutputDim %d", c, d)
+			}
+		}
+	})
+}

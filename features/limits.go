@@ -1,0 +1,48 @@
+package features
+
+import "fmt"
+
+// ImageLimits bound what reading the frames of one set may cost. Every
+// limit is checked before the memory it guards is allocated: the number of
+// frames from the directory listing, the file size from the file's metadata
+// and the pixel count from the image header.
+type ImageLimits struct {
+	// MaxFrames is the most frames one set (burst) may hold.
+	MaxFrames int
+	// MaxPixels is the most pixels (width×height, as the header declares)
+	// one frame may have. Decoding a frame holds at most 8 bytes per pixel
+	// (a 16-bit RGBA PNG) plus its grey copy.
+	MaxPixels int64
+	// MaxFileBytes is the largest frame file read.
+	MaxFileBytes int64
+}
+
+// Defaults of DefaultBurstLimits.
+const (
+	DefaultMaxFrames      = 256
+	DefaultMaxFramePixels = 4096 * 3072 // 12.6 Mpx: the full sensor of every Raspberry Pi camera
+	DefaultMaxFrameBytes  = 32 << 20
+	folderMaxFrames       = 1 << 20 // setfile.DefaultLimits().MaxRows
+)
+
+// DefaultBurstLimits returns the limits for a burst of camera frames: at
+// most 256 frames, 4096×3072 pixels and 32 MiB per frame.
+func DefaultBurstLimits() ImageLimits {
+	return ImageLimits{MaxFrames: DefaultMaxFrames, MaxPixels: DefaultMaxFramePixels, MaxFileBytes: DefaultMaxFrameBytes}
+}
+
+// FolderLimits returns the limits for the image folders of a data set on a
+// workstation: the package-wide MaxPixels and MaxFileBytes per frame and
+// 2^20 frames per set.
+func FolderLimits() ImageLimits {
+	return ImageLimits{MaxFrames: folderMaxFrames, MaxPixels: MaxPixels, MaxFileBytes: MaxFileBytes}
+}
+
+// Check reports whether every limit is positive.
+func (l ImageLimits) Check() error {
+	if l.MaxFrames < 1 || l.MaxPixels < 1 || l.MaxFileBytes < 1 {
+		return fmt.Errorf("features: image limits must all be positive (max frames %d, max pixels %d, max file bytes %d)",
+			l.MaxFrames, l.MaxPixels, l.MaxFileBytes)
+	}
+	return nil
+}
