@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/grassmann"
 	"setmatch/match"
 	"setmatch/synth"
 )
@@ -61,8 +62,8 @@ func TestTrainRecoversSubspace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, _ := PrincipalAngles(res.InitialW, truth)
-		after, _ := PrincipalAngles(res.W, truth)
+		before, _ := grassmann.PrincipalAngles(res.InitialW, truth)
+		after, _ := grassmann.PrincipalAngles(res.W, truth)
 		deg := 180 / math.Pi
 		t.Logf("%v: %d iterations (%s), cost %.4g -> %.4g, largest angle %.1f° -> %.2f°",
 			meas, res.Iterations, res.Stop, res.InitialCost, res.FinalCost, before[d-1]*deg, after[d-1]*deg)
@@ -98,8 +99,8 @@ func TestTrainRecoversSynthSubspace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a0, _ := PrincipalAngles(res.InitialW, basis)
-		a, _ := PrincipalAngles(res.W, basis)
+		a0, _ := grassmann.PrincipalAngles(res.InitialW, basis)
+		a, _ := grassmann.PrincipalAngles(res.W, basis)
 		deg := 180 / math.Pi
 		t.Logf("%v: %d iterations (%s), largest angle %.1f° -> %.2f°", meas, res.Iterations, res.Stop, a0[1]*deg, a[1]*deg)
 		if a0[1]*deg < 45 {

@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"math/rand/v2"
@@ -14,18 +14,11 @@ func TestTrainRefusesOneClass(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	sets := make([]*mat.Dense, 3)
 	for i := range sets {
-		sets[i] = mfRandom(rng, 10, 5, 0)
+		sets[i] = randomSets(rng, 1, 10, 10, 5)[0]
 	}
 	_, err := Train(sets, []int{0, 0, 0}, TrainOptions{Dim: 2, MaxIter: 3})
 	if err == nil || !strings.Contains(err.Error(), "two classes") {
 		t.Errorf("one class: err = %v, want a between-class error", err)
-	}
-}
-
-func TestMinimizeCGRefusesWideW(t *testing.T) {
-	f := func(w, grad *mat.Dense) (float64, error) { return 0, nil }
-	if _, err := MinimizeCG(f, mat.NewDense(2, 3, nil), CGOptions{}); err == nil || !strings.Contains(err.Error(), "d ≤ D") {
-		t.Errorf("2×3 start: err = %v", err)
 	}
 }
 
