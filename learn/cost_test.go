@@ -132,7 +132,7 @@ func TestCostMatchesCompare(t *testing.T) {
 		}
 	}
 	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
-		div, err := DivergenceMatrix(y, h, meas, 3)
+		div, err := match.DivergenceMatrix(y, h, meas, 3)
 		if err != nil {
 			t.Fatal(err)
 		}

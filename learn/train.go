@@ -106,7 +106,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	if err != nil {
 		return nil, err
 	}
-	res.InitialDivergences, err = DivergenceMatrix(y, h, opt.Divergence, opt.Workers)
+	res.InitialDivergences, err = match.DivergenceMatrix(y, h, opt.Divergence, opt.Workers)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -239,7 +240,7 @@ func benchCost(b *testing.B, sets []*mat.Dense, labels []int) (*Cost, *mat.Dense
 	if err != nil {
 		b.Fatal(err)
 	}
-	div, err := DivergenceMatrix(y, h, match.Hellinger, 0)
+	div, err := match.DivergenceMatrix(y, h, match.Hellinger, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -272,5 +273,17 @@ func BenchmarkTrain(b *testing.B) {
 		if res.Iterations > 0 {
 			b.ReportMetric(it/float64(res.Iterations), "s/iteration")
 		}
+	}
+}
+
+func TestTrainRefusesOneClass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	sets := make([]*mat.Dense, 3)
+	for i := range sets {
+		sets[i] = randomSets(rng, 1, 10, 10, 5)[0]
+	}
+	_, err := Train(sets, []int{0, 0, 0}, TrainOptions{Dim: 2, MaxIter: 3})
+	if err == nil || !strings.Contains(err.Error(), "two classes") {
+		t.Errorf("one class: err = %v, want a between-class error", err)
 	}
 }

@@ -174,7 +174,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	var after *mat.SymDense
 	if auto || *reportDir != "" {
-		if after, err = learn.DivergenceMatrix(res.Projected, res.Bandwidths, measure, *workers); err != nil {
+		if after, err = match.DivergenceMatrix(res.Projected, res.Bandwidths, measure, *workers); err != nil {
 			return err
 		}
 	}
