@@ -253,13 +253,14 @@ func (p *Pool) KernelSpectra(b Bandwidth, train []int, widths []float64) ([]Spec
 		return nil, err
 	}
 	var out []SpectrumReport
+	kernels := map[string]func(div, s float64) float64{"hg": match.KernelHG, "hl": match.KernelHL, "j": match.KernelJ}
 	for _, kind := range []string{"hg", "hl", "j"} {
 		d := dm.H2
 		if kind == "j" {
 			d = dm.J
 		}
 		for _, s := range widths {
-			k := subSym(divKernel(d, s, 1, kind == "hl"), train)
+			k := subSym(divKernel(d, s, 1, kernels[kind]), train)
 			lo, hi, err := MinEigenvalue(k)
 			if err != nil {
 				return nil, err

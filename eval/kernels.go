@@ -188,18 +188,14 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	return Prediction{Labels: pred[0], Params: params}, nil
 }
 
-// divKernel returns exp(−s·f(δ)/scale) over the pool, f the identity or
-// the square root.
-func divKernel(d *mat.SymDense, s, scale float64, sqrt bool) *mat.SymDense {
+// divKernel returns kernel(δ, s/scale) over the pool: one of the set
+// kernels match.KernelHG, match.KernelHL or match.KernelJ.
+func divKernel(d *mat.SymDense, s, scale float64, kernel func(div, s float64) float64) *mat.SymDense {
 	m := d.SymmetricDim()
 	k := mat.NewSymDense(m, nil)
 	for i := range m {
 		for j := i; j < m; j++ {
-			v := math.Max(d.At(i, j), 0)
-			if sqrt {
-				v = math.Sqrt(v)
-			}
-			k.SetSym(i, j, math.Exp(-s*v/scale))
+			k.SetSym(i, j, kernel(math.Max(d.At(i, j), 0), s/scale))
 		}
 	}
 	return k
@@ -221,12 +217,12 @@ func medianOffDiag(d mat.Symmetric, train []int, sqrt bool) float64 {
 }
 
 func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
-	m, sqrt := match.Hellinger, false
+	m, sqrt, kernel := match.Hellinger, false, match.KernelHG
 	switch method {
 	case KFDAHL:
-		sqrt = true
+		sqrt, kernel = true, match.KernelHL
 	case KFDAJ:
-		m = match.Jeffrey
+		m, kernel = match.Jeffrey, match.KernelJ
 	}
 	bws := g.Bandwidths
 	if len(bws) == 0 {
@@ -253,11 +249,11 @@ func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 		for _, s := range widths {
 			ss := strconv.FormatFloat(s, 'g', -1, 64)
 			if g.WidthScale != "median" {
-				cands = append(cands, candidate{divKernel(d, s, 1, sqrt), fmt.Sprintf("bw=%v s=%s", b, ss)})
+				cands = append(cands, candidate{divKernel(d, s, 1, kernel), fmt.Sprintf("bw=%v s=%s", b, ss)})
 			}
 			if g.WidthScale == "median" || g.WidthScale == "both" {
 				if med > 0 {
-					cands = append(cands, candidate{divKernel(d, s, med, sqrt), fmt.Sprintf("bw=%v s=%s/median", b, ss)})
+					cands = append(cands, candidate{divKernel(d, s, med, kernel), fmt.Sprintf("bw=%v s=%s/median", b, ss)})
 				}
 			}
 		}

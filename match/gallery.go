@@ -3,9 +3,9 @@ package match
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"setmatch/internal/par"
 )
 
 // Gallery matches one query set against m gallery sets at a time.
@@ -66,11 +66,7 @@ func (g *Gallery) ScratchBytes(nq int) int {
 }
 
 func (g *Gallery) workers() int {
-	w := g.Workers
-	if w <= 0 {
-		w = runtime.GOMAXPROCS(0)
-	}
-	return min(w, len(g.sets))
+	return min(par.Workers(g.Workers), len(g.sets))
 }
 
 // Compare returns the divergences between q and every gallery set, in
@@ -89,42 +85,33 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 		return nil, err
 	}
 
-	// Hand out gallery sets in small chunks: fine enough to balance sets of
-	// different sizes, coarse enough that the counter is not contended.
-	const chunk = 8
-	var next atomic.Int64
-	var wg sync.WaitGroup
+	// One scratch per worker, each with room for the largest gallery set
+	// against this query, reused across queries through g.scratch.
+	scratch := make([]*pairScratch, g.workers())
 	var mu sync.Mutex
 	var failure error // the first panic in a worker
-	for range g.workers() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// A panic here would end the process whatever the caller
-			// recovers: turn it into this query's error instead.
-			defer func() {
-				if p := recover(); p != nil {
-					mu.Lock()
-					if failure == nil {
-						failure = fmt.Errorf("match: internal error comparing the query with the gallery: %v", p)
-					}
-					mu.Unlock()
+	par.For(len(g.sets), len(scratch), func(w, k int) {
+		// A panic here would end the process whatever the caller
+		// recovers: turn it into this query's error instead.
+		defer func() {
+			if p := recover(); p != nil {
+				mu.Lock()
+				if failure == nil {
+					failure = fmt.Errorf("match: internal error comparing the query with the gallery: %v", p)
 				}
-			}()
-			s := g.getScratch(qp.stride)
-			defer g.scratch.Put(s)
-			for {
-				lo := int(next.Add(chunk)) - chunk
-				if lo >= len(g.sets) {
-					return
-				}
-				for k := lo; k < min(lo+chunk, len(g.sets)); k++ {
-					dst[k] = s.compare(g.sets[k], g.selfLog[k], qp)
-				}
+				mu.Unlock()
 			}
 		}()
+		if scratch[w] == nil {
+			scratch[w] = g.getScratch(qp.stride)
+		}
+		dst[k] = scratch[w].compare(g.sets[k], g.selfLog[k], qp)
+	})
+	for _, s := range scratch {
+		if s != nil {
+			g.scratch.Put(s)
+		}
 	}
-	wg.Wait()
 	if failure != nil {
 		return nil, failure
 	}

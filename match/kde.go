@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/kde"
 )
 
 // KDE is a Gaussian kernel density estimate of one set with isotropic
@@ -53,7 +55,7 @@ func NewKDE(x *mat.Dense, h float64) (*KDE, error) {
 		x:       x,
 		h:       h,
 		sqNorm:  sq,
-		logNorm: -math.Log(float64(n)) - 0.5*float64(d)*math.Log(2*math.Pi*h*h),
+		logNorm: kde.LogNorm(n, d, h),
 	}, nil
 }
 
@@ -78,10 +80,6 @@ func (k *KDE) Len() int { r, _ := k.x.Dims(); return r }
 // Dim returns the feature dimension d.
 func (k *KDE) Dim() int { _, c := k.x.Dims(); return c }
 
-// LogNorm returns −log n − (d/2)·log(2πh²), the log of the constant in front
-// of the kernel sum.
-func (k *KDE) LogNorm() float64 { return k.logNorm }
-
 // LogDensity returns log p at each row of the m×d matrix at, in dst if it has
 // room (len m), else in a new slice.
 func (k *KDE) LogDensity(at *mat.Dense, dst []float64) ([]float64, error) {
@@ -98,25 +96,16 @@ func (k *KDE) LogDensity(at *mat.Dense, dst []float64) ([]float64, error) {
 	n := k.Len()
 	var cross mat.Dense
 	cross.Mul(at, k.x.T()) // m×n
-	scale := -0.5 / (k.h * k.h)
+	scale := kde.Scale(k.h)
 	buf := make([]float64, n)
 	for j := range m {
 		row := cross.RawRowView(j)
 		for i := range n {
-			buf[i] = scale * sqDist(sqAt[j], k.sqNorm[i], row[i])
+			buf[i] = scale * kde.SqDist(sqAt[j], k.sqNorm[i], row[i])
 		}
 		dst[j] = LogSumExp(buf) + k.logNorm
 	}
 	return dst, nil
-}
-
-// sqDist returns |a−b|² from |a|², |b|² and a·b, clamped at 0 because the
-// expansion can round to a tiny negative number for nearly equal vectors.
-func sqDist(aa, bb, ab float64) float64 {
-	if d := aa + bb - 2*ab; d > 0 {
-		return d
-	}
-	return 0
 }
 
 // rowSqNorms returns the squared Euclidean norm of each row of x.

@@ -7,7 +7,11 @@ package match
 // touch every entry of the block have a portable version (below) and, on
 // amd64 built with GOEXPERIMENT=simd, an AVX2 version (pair_simd.go).
 
-import "math"
+import (
+	"math"
+
+	"setmatch/internal/kde"
+)
 
 // query is what Compare prepares once per query and shares with every pair.
 type query struct {
@@ -88,8 +92,8 @@ func (s *pairScratch) compare(p *KDE, lpp []float64, q *query) Divergences {
 	}
 	clear(colSum)
 
-	sp := -0.5 / (p.h * p.h) // exponent per squared distance under p's kernel
-	sq := -0.5 / (q.h * q.h)
+	sp := kde.Scale(p.h) // exponent per squared distance under p's kernel
+	sq := kde.Scale(q.h)
 	if sp == sq && sharedOffsetSafe(sp, rowMin, colMin[:nq]) {
 		// One exponential per entry serves both reductions: offset every
 		// exponent by the global maximum instead of each row's and column's.
@@ -100,10 +104,10 @@ func (s *pairScratch) compare(p *KDE, lpp []float64, q *query) Divergences {
 			expSumsShared(d2, stride, sp, g, rowSum, colSum)
 		}
 		for i, rs := range rowSum {
-			lqp[i] = sp*g + math.Log(rs) + q.logNorm
+			lqp[i] = kde.LogDensity(sp, g, rs, q.logNorm)
 		}
 		for j := range lpq {
-			lpq[j] = sp*g + math.Log(colSum[j]) + p.logNorm
+			lpq[j] = kde.LogDensity(sp, g, colSum[j], p.logNorm)
 		}
 	} else {
 		if useSIMD {
@@ -112,10 +116,10 @@ func (s *pairScratch) compare(p *KDE, lpp []float64, q *query) Divergences {
 			expSums(d2, stride, sq, sp, rowMin, colMin, rowSum, colSum)
 		}
 		for i, rs := range rowSum {
-			lqp[i] = sq*rowMin[i] + math.Log(rs) + q.logNorm
+			lqp[i] = kde.LogDensity(sq, rowMin[i], rs, q.logNorm)
 		}
 		for j := range lpq {
-			lpq[j] = sp*colMin[j] + math.Log(colSum[j]) + p.logNorm
+			lpq[j] = kde.LogDensity(sp, colMin[j], colSum[j], p.logNorm)
 		}
 	}
 	return Symmetric(lpp, lqp, lpq, q.self)
@@ -129,7 +133,7 @@ func expSumsShared(d2 []float64, stride int, s, g float64, rowSum, colSum []floa
 		cs := colSum[:len(row)]
 		var rs float64
 		for j, v := range row {
-			e := expNonPos(s * (v - g))
+			e := kde.ExpNonPos(s * (v - g))
 			rs += e
 			cs[j] += e
 		}
@@ -148,8 +152,8 @@ func expSums(d2 []float64, stride int, sRow, sCol float64, rowMin, colMin, rowSu
 		ri := rowMin[i]
 		var rs float64
 		for j, v := range row {
-			rs += expNonPos(sRow * (v - ri))
-			cs[j] += expNonPos(sCol * (v - cm[j]))
+			rs += kde.ExpNonPos(sRow * (v - ri))
+			cs[j] += kde.ExpNonPos(sCol * (v - cm[j]))
 		}
 		rowSum[i] = rs
 	}
@@ -162,7 +166,7 @@ func expSums(d2 []float64, stride int, sRow, sCol float64, rowMin, colMin, rowSu
 func sharedOffsetSafe(s float64, rowMin, colMin []float64) bool {
 	g := minOf(rowMin)
 	worst := max(maxOf(rowMin), maxOf(colMin))
-	return s*(worst-g) > expCutoff+60
+	return s*(worst-g) > kde.ExpCutoff+60
 }
 
 func minOf(a []float64) float64 {
@@ -207,10 +211,10 @@ func sqDists(d2, rowMin, colMin []float64, p *KDE, q *query) {
 				a2 += v * q2[k]
 				a3 += v * q3[k]
 			}
-			row[j] = sqDist(pn, q.sqNorm[j], a0)
-			row[j+1] = sqDist(pn, q.sqNorm[j+1], a1)
-			row[j+2] = sqDist(pn, q.sqNorm[j+2], a2)
-			row[j+3] = sqDist(pn, q.sqNorm[j+3], a3)
+			row[j] = kde.SqDist(pn, q.sqNorm[j], a0)
+			row[j+1] = kde.SqDist(pn, q.sqNorm[j+1], a1)
+			row[j+2] = kde.SqDist(pn, q.sqNorm[j+2], a2)
+			row[j+3] = kde.SqDist(pn, q.sqNorm[j+3], a3)
 		}
 		for ; j < nq; j++ {
 			qj := q.x.RawRowView(j)[:len(pi)]
@@ -218,7 +222,7 @@ func sqDists(d2, rowMin, colMin []float64, p *KDE, q *query) {
 			for k, v := range pi {
 				a += v * qj[k]
 			}
-			row[j] = sqDist(pn, q.sqNorm[j], a)
+			row[j] = kde.SqDist(pn, q.sqNorm[j], a)
 		}
 		rm := math.Inf(1)
 		cm := colMin[:len(row)]

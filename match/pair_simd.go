@@ -5,6 +5,8 @@ package match
 import (
 	"math"
 	"simd/archsimd"
+
+	"setmatch/internal/kde"
 )
 
 // useSIMD selects the AVX2+FMA kernels when the CPU has them. They compute
@@ -17,11 +19,11 @@ type f64x4 = archsimd.Float64x4
 var (
 	vZero      = archsimd.BroadcastFloat64x4(0)
 	vMinus2    = archsimd.BroadcastFloat64x4(-2)
-	vLog2e     = archsimd.BroadcastFloat64x4(log2e)
-	vRoundHalf = archsimd.BroadcastFloat64x4(roundHalf)
-	vNegLn2hi  = archsimd.BroadcastFloat64x4(-ln2hi)
-	vNegLn2lo  = archsimd.BroadcastFloat64x4(-ln2lo)
-	vCutoff    = archsimd.BroadcastFloat64x4(expCutoff)
+	vLog2e     = archsimd.BroadcastFloat64x4(kde.Log2e)
+	vRoundHalf = archsimd.BroadcastFloat64x4(kde.RoundHalf)
+	vNegLn2hi  = archsimd.BroadcastFloat64x4(-kde.Ln2Hi)
+	vNegLn2lo  = archsimd.BroadcastFloat64x4(-kde.Ln2Lo)
+	vCutoff    = archsimd.BroadcastFloat64x4(kde.ExpCutoff)
 	vOne       = archsimd.BroadcastFloat64x4(1)
 	vBias      = archsimd.BroadcastInt64x4(1023)
 	vC         = [...]f64x4{
@@ -34,7 +36,7 @@ var (
 	}
 )
 
-// expNonPos4 is expNonPos on four lanes: the same range reduction and
+// expNonPos4 is kde.ExpNonPos on four lanes: the same range reduction and
 // polynomial, with fused multiply-adds.
 func expNonPos4(x f64x4) f64x4 {
 	t := x.MulAdd(vLog2e, vRoundHalf)

@@ -18,7 +18,9 @@ package model
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -219,6 +221,20 @@ func Decode(r io.Reader) (*Model, error) {
 // DecodeBytes is Decode for a file held in memory. The model does not keep
 // references to b.
 func DecodeBytes(b []byte) (*Model, error) {
+	m, _, err := decodeBytes(b)
+	return m, err
+}
+
+// decodeBytes is DecodeBytes that also returns the format version.
+func decodeBytes(b []byte) (*Model, uint32, error) {
+	m, err := decodeChecked(b)
+	if err != nil {
+		return nil, 0, err
+	}
+	return m, binary.LittleEndian.Uint32(b[8:12]), nil
+}
+
+func decodeChecked(b []byte) (*Model, error) {
 	if err := checkPrefix(b); err != nil {
 		return nil, err
 	}
@@ -441,42 +457,63 @@ func WriteFile(path string, m *Model) error {
 	return nil
 }
 
+// FileInfo holds what a model file says beyond the model: where it was read
+// from, its size, its checksum and its format version.
+type FileInfo struct {
+	Path    string
+	Size    int64  // bytes
+	SHA256  string // hex SHA-256 of the bytes decoded
+	Version uint32 // format version
+}
+
+// ID is a short form of the file's checksum (its first 16 hex digits), as
+// the daemon's journal records it.
+func (fi FileInfo) ID() string { return fi.SHA256[:min(16, len(fi.SHA256))] }
+
 // ReadFile reads and validates the model file at path (at most
-// MaxFileBytes). Errors name the file.
-func ReadFile(path string) (*Model, error) {
+// MaxFileBytes) and returns the model with the facts of the file; the
+// checksum is of the very bytes decoded. Errors name the file.
+func ReadFile(path string) (*Model, FileInfo, error) {
 	return ReadFileLimit(path, MaxFileBytes)
 }
 
 // ReadFileLimit is ReadFile with a size limit in bytes (at most
 // MaxFileBytes).
-func ReadFileLimit(path string, maxBytes int64) (*Model, error) {
+func ReadFileLimit(path string, maxBytes int64) (*Model, FileInfo, error) {
 	maxBytes = min(maxBytes, MaxFileBytes)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, FileInfo{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w", path, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("model %s: %w: not a regular file", path, ErrNotModelFile)
+	if !st.Mode().IsRegular() {
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w: not a regular file", path, ErrNotModelFile)
 	}
-	if fi.Size() > maxBytes {
-		return nil, fmt.Errorf("model %s: %w: %d bytes, the limit is %d", path, ErrTooLarge, fi.Size(), maxBytes)
+	if st.Size() > maxBytes {
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w: %d bytes, the limit is %d", path, ErrTooLarge, st.Size(), maxBytes)
 	}
-	// The file may grow after Stat: read one byte more than allowed to see it.
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
+	// Read into a buffer of the file's size, plus room to see a file that
+	// grew: io.ReadAll's doubling would briefly hold twice the model.
+	b := make([]byte, st.Size()+bytes.MinRead)
+	n, err := io.ReadFull(io.LimitReader(f, maxBytes+1), b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w", path, err)
 	}
-	if int64(buf.Len()) > maxBytes {
-		return nil, fmt.Errorf("model %s: %w: more than %d bytes", path, ErrTooLarge, maxBytes)
+	if n == len(b) {
+		return nil, FileInfo{}, fmt.Errorf("model %s: the file is growing while being read (write models with `setmatch train`, which replaces them atomically)", path)
 	}
-	m, err := DecodeBytes(buf.Bytes())
+	b = b[:n]
+	if int64(len(b)) > maxBytes {
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w: more than %d bytes", path, ErrTooLarge, maxBytes)
+	}
+	m, version, err := decodeBytes(b)
 	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w", path, err)
 	}
-	return m, nil
+	sum := sha256.Sum256(b)
+	return m, FileInfo{Path: path, Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:]), Version: version}, nil
 }

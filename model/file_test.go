@@ -2,7 +2,9 @@ package model
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"hash/crc32"
@@ -175,30 +177,42 @@ func TestWriteReadFile(t *testing.T) {
 	if err := WriteFile(p, m); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadFile(p)
+	got, info, err := ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := mfEqual(m, got); diff != "" {
 		t.Errorf("differs in %s", diff)
 	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw)
+	want := FileInfo{Path: p, Size: int64(len(raw)), SHA256: hex.EncodeToString(sum[:]), Version: FormatVersion}
+	if info != want {
+		t.Errorf("file info %+v, want %+v", info, want)
+	}
+	if info.ID() != want.SHA256[:16] {
+		t.Errorf("ID %q", info.ID())
+	}
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Errorf("directory holds %d entries, want only the model (no temporary files)", len(ents))
 	}
 	fi, _ := os.Stat(p)
-	if _, err := ReadFileLimit(p, fi.Size()-1); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
+	if _, _, err := ReadFileLimit(p, fi.Size()-1); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
 		t.Errorf("limit: %v", err)
 	}
-	if _, err := ReadFile(filepath.Join(dir, "missing.smm")); !errors.Is(err, os.ErrNotExist) {
+	if _, _, err := ReadFile(filepath.Join(dir, "missing.smm")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing: %v", err)
 	}
-	if _, err := ReadFile(dir); !errors.Is(err, ErrNotModelFile) {
+	if _, _, err := ReadFile(dir); !errors.Is(err, ErrNotModelFile) {
 		t.Errorf("directory: %v", err)
 	}
 	bad := filepath.Join(dir, "bad.smm")
 	os.WriteFile(bad, []byte("hello world, this is text"), 0o644)
-	if _, err := ReadFile(bad); !errors.Is(err, ErrNotModelFile) || !strings.HasPrefix(err.Error(), "model "+bad+": not a setmatch model file") {
+	if _, _, err := ReadFile(bad); !errors.Is(err, ErrNotModelFile) || !strings.HasPrefix(err.Error(), "model "+bad+": not a setmatch model file") {
 		t.Errorf("text file: %v", err)
 	}
 }

@@ -1,32 +1,46 @@
 package model
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/match"
 )
 
-// Matcher matches batches against a model's gallery. The gallery KDEs and
-// what match.Gallery precomputes from them are built once, in NewMatcher.
+// Matcher matches batches against a model's gallery and decides: the
+// nearest gallery set under the model's divergence, known if its divergence
+// is within the threshold. The gallery KDEs and what match.Gallery
+// precomputes from them are built once, in NewMatcher.
 //
 // A Matcher is safe for concurrent use by several goroutines: Match keeps
 // all its working memory local to the call and only reads the Matcher. The
 // model it was built from must not be modified while the Matcher is in use
 // (the KDEs share the gallery samples).
 type Matcher struct {
-	model   *Model
-	labels  []string
-	gallery *match.Gallery
+	model     *Model
+	labels    []string
+	gallery   *match.Gallery
+	threshold float64
 }
+
+// Decision is the outcome of matching a batch: the nearest gallery set,
+// the nearest set of another label, and whether the best divergence is
+// within the threshold (Known; Label is "" when it is not).
+type Decision = match.Decision
+
+// ErrNoDecision is returned by Match when no gallery set is at a finite
+// divergence from the batch, so that there is no nearest set.
+var ErrNoDecision = errors.New("no finite divergence to any gallery set")
 
 // Result is the outcome of matching one batch.
 type Result struct {
 	// Decision is the nearest gallery set under the model's divergence,
 	// the runner-up of another label, and whether the best score is within
-	// the threshold (Known).
-	Decision match.Decision
+	// the matcher's threshold (Known).
+	Decision Decision
 	// Divergences holds the batch's divergences to every gallery set, in
 	// gallery order (len = number of gallery sets).
 	Divergences []match.Divergences
@@ -61,8 +75,25 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		return nil, err
 	}
 	g.Workers = max(workers, 0)
-	return &Matcher{model: m, labels: m.Labels(), gallery: g}, nil
+	return &Matcher{model: m, labels: m.Labels(), gallery: g, threshold: m.Threshold}, nil
 }
+
+// WithThreshold returns a matcher that shares mt's gallery (building
+// nothing) but decides with the open-set threshold t instead of the model's,
+// as when a daemon's configuration overrides it. +Inf makes a closed-set
+// decision; t must not be NaN.
+func (mt *Matcher) WithThreshold(t float64) (*Matcher, error) {
+	if math.IsNaN(t) {
+		return nil, errors.New("threshold is NaN (use +Inf for a closed-set decision)")
+	}
+	c := *mt
+	c.threshold = t
+	return &c, nil
+}
+
+// Threshold returns the open-set threshold the matcher decides with: the
+// model's, unless set by WithThreshold.
+func (mt *Matcher) Threshold() float64 { return mt.threshold }
 
 // Model returns the model the matcher was built from.
 func (mt *Matcher) Model() *Model { return mt.model }
@@ -73,7 +104,8 @@ func (mt *Matcher) Labels() []string { return mt.labels }
 // Match projects the n×D batch, estimates its density with the bandwidth
 // the model's QueryBandwidth rule gives for the projected batch, compares it
 // with every gallery set and decides by the nearest set under the model's
-// divergence and threshold.
+// divergence and the matcher's threshold. It fails with ErrNoDecision if no
+// gallery set is at a finite divergence.
 func (mt *Matcher) Match(batch *mat.Dense) (Result, error) {
 	p, err := mt.model.Project(batch)
 	if err != nil {
@@ -103,8 +135,12 @@ func (mt *Matcher) MatchProjected(p *mat.Dense) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	dec := match.Nearest(div, mt.labels, mt.model.Divergence, mt.threshold)
+	if dec.Best < 0 {
+		return Result{}, ErrNoDecision
+	}
 	return Result{
-		Decision:    match.Nearest(div, mt.labels, mt.model.Divergence, mt.model.Threshold),
+		Decision:    dec,
 		Divergences: div,
 		Frames:      n,
 		Bandwidth:   h,

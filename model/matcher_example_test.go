@@ -36,7 +36,7 @@ func ExampleModel_NewMatcher() {
 		log.Fatal(err)
 	}
 
-	loaded, err := model.ReadFile(path)
+	loaded, _, err := model.ReadFile(path)
 	if err != nil {
 		log.Fatal(err) // says what is wrong: not a model, newer format, corrupt, …
 	}

@@ -230,3 +230,42 @@ func BenchmarkMatch(b *testing.B) {
 		}
 	}
 }
+
+// WithThreshold overrides the model's threshold in a matcher that shares the
+// gallery, and leaves the original matcher deciding with the model's.
+func TestMatcherWithThreshold(t *testing.T) {
+	m := mfModel(16, 10, 3, []int{6, 8, 5})
+	rng := rand.New(rand.NewPCG(7, 8))
+	batch := mfBatch(rng, m, 10, 30)
+	closed, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(closed.Threshold(), 1) {
+		t.Fatalf("matcher threshold %v, want the model's +Inf", closed.Threshold())
+	}
+	rc, err := closed.Match(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := closed.WithThreshold(rc.Decision.Score / 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if open.Threshold() != rc.Decision.Score/2 || open.Model() != m {
+		t.Errorf("threshold %v, model %p; want %v, %p", open.Threshold(), open.Model(), rc.Decision.Score/2, m)
+	}
+	ro, err := open.Match(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ro.Decision.Known || ro.Decision.Label != "" || ro.Decision.Best != rc.Decision.Best || ro.Decision.Score != rc.Decision.Score {
+		t.Errorf("with threshold %v: %+v; closed: %+v", open.Threshold(), ro.Decision, rc.Decision)
+	}
+	if again, err := closed.Match(batch); err != nil || !again.Decision.Known {
+		t.Errorf("the original matcher changed: %+v, %v", again.Decision, err)
+	}
+	if _, err := closed.WithThreshold(math.NaN()); err == nil {
+		t.Error("NaN threshold accepted")
+	}
+}

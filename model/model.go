@@ -1,8 +1,9 @@
 // Package model holds the learned artefact of setmatch: the projection W,
 // the feature mean, the projected gallery sets with their bandwidths and
 // labels, the divergence and the open-set threshold; the versioned model
-// file that stores it (file.go); the Matcher that applies it to incoming
-// batches (matcher.go); and the training of W on the Grassmann manifold.
+// file that stores it (file.go); enrolment of new gallery sets (enroll.go);
+// and the Matcher that applies it to incoming batches and decides
+// (matcher.go). Package learn trains the models.
 //
 // Shapes: D is the input (feature) dimension, d the projected dimension,
 // n the number of frames of a set. A batch is n×D, W is D×d, a projected

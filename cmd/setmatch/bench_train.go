@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"setmatch/learn"
 	"setmatch/match"
-	"setmatch/model"
 	"setmatch/synth"
 )
 
@@ -57,9 +57,9 @@ func benchTrain(stdout, stderr io.Writer, o benchTrainOptions) error {
 	}
 	fmt.Fprintf(stderr, "training %d → %d...\n", o.inDim, o.outDim)
 	start := time.Now()
-	res, err := model.Train(ds.Matrices(), ds.Labels(), model.TrainOptions{
+	res, err := learn.Train(ds.Matrices(), ds.Labels(), learn.TrainOptions{
 		Dim: o.outDim, Divergence: match.Hellinger, Bandwidth: o.rule, MaxIter: o.maxIter, Workers: o.workers,
-		Progress: func(s model.IterStats) {
+		Progress: func(s learn.IterStats) {
 			fmt.Fprintf(stderr, "  iter %3d  cost %12.6g  |grad| %10.3g  %6.3f s\n", s.Iteration, s.Cost, s.GradNorm, s.Seconds)
 		},
 	})

@@ -33,7 +33,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		*out = *modelPath
 	}
-	m, err := model.ReadFile(*modelPath)
+	m, _, err := model.ReadFile(*modelPath)
 	if err != nil {
 		return err
 	}

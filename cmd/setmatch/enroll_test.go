@@ -25,14 +25,14 @@ func TestEnrollCommand(t *testing.T) {
 	if !strings.Contains(stdout, "5 gallery sets, 3 classes") {
 		t.Errorf("stdout %q", stdout)
 	}
-	m, err := model.ReadFile(out)
+	m, _, err := model.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := m.Sets[3].Label + "/" + m.Sets[3].Name + " " + m.Sets[4].Name; got != "carol/carol-1 carol-2" {
 		t.Errorf("enrolled sets: %s", got)
 	}
-	orig, _ := model.ReadFile(src)
+	orig, _, _ := model.ReadFile(src)
 	if len(orig.Sets) != 3 {
 		t.Errorf("--out given, but the source model changed: %d sets", len(orig.Sets))
 	}
@@ -46,7 +46,7 @@ func TestEnrollCommand(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "already has a set") {
 		t.Errorf("duplicate name: exit %d, %s", code, stderr)
 	}
-	if m, _ := model.ReadFile(out); len(m.Sets) != 6 {
+	if m, _, _ := model.ReadFile(out); len(m.Sets) != 6 {
 		t.Errorf("model after a refused enrol has %d sets, want 6", len(m.Sets))
 	}
 

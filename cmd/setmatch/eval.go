@@ -14,8 +14,8 @@ import (
 	"setmatch/dataset"
 	"setmatch/eval"
 	"setmatch/features"
+	"setmatch/learn"
 	"setmatch/match"
-	"setmatch/model"
 )
 
 const evalSynopsis = `--data DIR [--features SPEC] [--protocol P] [--methods LIST] [--seed N] [--json]
@@ -267,14 +267,14 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 	}
 }
 
-// drLearner returns the projection learner of the -dr methods: model.Train
+// drLearner returns the projection learner of the -dr methods: learn.Train
 // (Section 4) with the default affinity (ν_w = smallest class − 1,
 // ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
 // of p (d is clamped to the feature dimension).
 func drLearner(workers int) eval.Learner {
 	return func(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
-		res, err := model.Train(sets, labels, model.TrainOptions{
+		res, err := learn.Train(sets, labels, learn.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
 		})
 		if err != nil {

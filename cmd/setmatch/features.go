@@ -123,7 +123,7 @@ func featuresOfFolder(fit features.Fitted, dir string, lim features.ImageLimits)
 // at path. Model files of the current format record none: for them it says
 // so, with the spec the model was trained with when its parameters name one.
 func pipelineFromModel(path string) (features.Fitted, error) {
-	m, err := model.ReadFile(path)
+	m, _, err := model.ReadFile(path)
 	if err != nil {
 		return features.Fitted{}, err
 	}

@@ -131,7 +131,7 @@ func TestFeaturesCommandMatchesTraining(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("train: exit %d\n%s", code, stderr)
 		}
-		m, err := model.ReadFile(mpath)
+		m, _, err := model.ReadFile(mpath)
 		if err != nil {
 			t.Fatal(err)
 		}

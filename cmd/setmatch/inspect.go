@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -57,14 +55,11 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		return usagef("want one model file, got %d arguments (usage: setmatch inspect [--json] MODEL)", fs.NArg())
 	}
 	path := fs.Arg(0)
-	m, err := model.ReadFile(path)
+	m, info, err := model.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	s, err := inspectSummarize(path, m)
-	if err != nil {
-		return err
-	}
+	s := inspectSummarize(info, m)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -73,24 +68,11 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	return inspectPrint(stdout, s)
 }
 
-func inspectSummarize(path string, m *model.Model) (*inspectSummary, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var pre [12]byte
-	if _, err := io.ReadFull(f, pre[:]); err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
+func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 	s := &inspectSummary{
-		File:           path,
-		FileBytes:      fi.Size(),
-		FormatVersion:  binary.LittleEndian.Uint32(pre[8:]),
+		File:           info.Path,
+		FileBytes:      info.Size,
+		FormatVersion:  info.Version,
 		Tool:           m.Meta.Tool,
 		Data:           m.Meta.Data,
 		InputDim:       m.InputDim(),
@@ -136,7 +118,7 @@ func inspectSummarize(path string, m *model.Model) (*inspectSummary, error) {
 		return 0
 	})
 	s.GalleryMiB = float64(8*s.Frames*s.Dim) / (1 << 20)
-	return s, nil
+	return s
 }
 
 func inspectThreshold(t float64) string {

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -18,16 +17,13 @@ import (
 
 	"setmatch/dataset"
 	"setmatch/features"
+	"setmatch/grassmann"
+	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
 	"setmatch/report"
 	"setmatch/setfile"
 )
-
-// trainAutoPercentile is the percentile of the within-class nearest-neighbour
-// divergences (learned space) that --threshold auto takes as the open-set
-// threshold.
-const trainAutoPercentile = 95
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
 	fl := newFlagSet("train", "--data DIR --dim d --out MODEL [--divergence hellinger|jeffrey] [--bandwidth H|nn|scott|silverman[*S]] [--max-iter N] [--nu-w N] [--nu-b N] [--grad-tol X] [--cost-tol X] [--min-step X] [--rounds N] [--seed N] [--log-json] [--report DIR] [--threshold X|auto] [--workers N] [--features SPEC]", stderr)
@@ -36,12 +32,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	out := fl.String("out", "", "write the model to file `MODEL` (required)")
 	divName := fl.String("divergence", "hellinger", "divergence `NAME` in the cost and for matching: hellinger or jeffrey")
 	bwName := fl.String("bandwidth", "nn", "KDE bandwidth: a fixed number `H` > 0, or a rule applied to each projected set: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in scott*2")
-	maxIter := fl.Int("max-iter", 100, "at most `N` conjugate-gradient iterations per round")
+	maxIter := fl.Int("max-iter", grassmann.DefaultMaxIter, "at most `N` conjugate-gradient iterations per round")
 	nuW := fl.Int("nu-w", 0, "within-class neighbours `N` (ν_w) per set for the affinity (0: smallest class size − 1)")
 	nuB := fl.Int("nu-b", 0, "between-class neighbours `N` (ν_b) per set for the affinity (0: ν_w)")
-	gradTol := fl.Float64("grad-tol", 1e-6, "stop when the Riemannian gradient norm is at most `X`")
-	costTol := fl.Float64("cost-tol", 1e-6, "stop when the relative cost change of an iteration is at most `X`")
-	minStep := fl.Float64("min-step", 1e-10, "stop when the accepted step length is at most `X`")
+	gradTol := fl.Float64("grad-tol", grassmann.DefaultGradTol, "stop when the Riemannian gradient norm is at most `X`")
+	costTol := fl.Float64("cost-tol", grassmann.DefaultCostRelTol, "stop when the relative cost change of an iteration is at most `X`")
+	minStep := fl.Float64("min-step", grassmann.DefaultMinStep, "stop when the accepted step length is at most `X`")
 	rounds := fl.Int("rounds", 1, "conjugate-gradient runs `N`; bandwidths are re-estimated from the projection before each")
 	seed := fl.Int64("seed", 1, "random seed `N` (used by the PCA start for more than 2000 features)")
 	logJSON := fl.Bool("log-json", false, "print one JSON object per iteration on standard output")
@@ -141,11 +137,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 
 	enc := json.NewEncoder(stdout)
 	var logErr error
-	res, err := model.Train(ds.Matrices(), ds.Labels(), model.TrainOptions{
+	res, err := learn.Train(ds.Matrices(), ds.Labels(), learn.TrainOptions{
 		Dim: *dim, Divergence: measure, Bandwidth: rule, NuW: *nuW, NuB: *nuB,
 		MaxIter: *maxIter, GradTol: *gradTol, CostRelTol: *costTol, MinStep: *minStep,
 		Rounds: *rounds, Seed: *seed, Workers: *workers,
-		Progress: func(s model.IterStats) {
+		Progress: func(s learn.IterStats) {
 			fmt.Fprintf(stderr, "iter %4d  cost %-13.7g  grad %-10.4g  step %-10.4g  evals %2d  %6.2fs\n",
 				s.Iteration, s.Cost, s.GradNorm, s.Step, s.Evals, s.Seconds)
 			if *logJSON && logErr == nil {
@@ -172,31 +168,28 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		res.Iterations, res.Stop, res.InitialCost, res.FinalCost, res.NuW, res.NuB, within, between, res.Seconds)
 
 	labels := make([]string, len(ds.Sets))
+	names := make([]string, len(ds.Sets))
 	for i, s := range ds.Sets {
-		labels[i] = s.Class
+		labels[i], names[i] = s.Class, s.Name
 	}
 	var after *mat.SymDense
 	if auto || *reportDir != "" {
-		if after, err = model.DivergenceMatrix(res.Projected, res.Bandwidths, measure, *workers); err != nil {
+		if after, err = match.DivergenceMatrix(res.Projected, res.Bandwidths, measure, *workers); err != nil {
 			return err
 		}
 	}
 	if auto {
-		if thr, err = trainAutoThreshold(after, labels); err != nil {
-			return err
+		if thr, err = learn.OpenSetThreshold(after, labels, learn.AutoThresholdPercentile); err != nil {
+			return fmt.Errorf("--threshold auto: %w", err)
 		}
-		fmt.Fprintf(stderr, "train: threshold %.6g (%dth percentile of within-class nearest-neighbour %s)\n", thr, trainAutoPercentile, measure)
+		fmt.Fprintf(stderr, "train: threshold %.6g (%dth percentile of within-class nearest-neighbour %s)\n", thr, learn.AutoThresholdPercentile, measure)
 	}
 
 	params := map[string]string{}
 	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
-	m := &model.Model{
-		Divergence: measure, QueryBandwidth: rule, W: res.W, Mean: res.Mean, Threshold: thr,
-		Meta: model.Meta{Created: time.Now().UTC(), Tool: "setmatch train", Data: *data, Params: params,
-			FinalCost: res.FinalCost, Iterations: res.Iterations},
-	}
-	for i, s := range ds.Sets {
-		m.Sets = append(m.Sets, model.Set{Label: s.Class, Name: s.Name, Samples: res.Projected[i], Bandwidth: res.Bandwidths[i]})
+	m, err := res.Model(labels, names, thr, model.Meta{Created: time.Now().UTC(), Tool: "setmatch train", Data: *data, Params: params})
+	if err != nil {
+		return err
 	}
 	if err := model.WriteFile(*out, m); err != nil {
 		return err
@@ -223,33 +216,7 @@ type trainLogLine struct {
 	Restart   bool    `json:"restart"`
 }
 
-// trainAutoThreshold returns the trainAutoPercentile-th percentile (linear
-// interpolation) of, for every set with a same-class neighbour, its smallest
-// divergence to another set of its class.
-func trainAutoThreshold(div *mat.SymDense, labels []string) (float64, error) {
-	var nn []float64
-	for i := range labels {
-		best := math.Inf(1)
-		for j := range labels {
-			if j != i && labels[j] == labels[i] {
-				best = math.Min(best, div.At(i, j))
-			}
-		}
-		if !math.IsInf(best, 1) {
-			nn = append(nn, best)
-		}
-	}
-	if len(nn) == 0 {
-		return 0, errors.New("--threshold auto needs a class with at least 2 sets")
-	}
-	sort.Float64s(nn)
-	pos := float64(trainAutoPercentile) / 100 * float64(len(nn)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(nn)-1)
-	return nn[lo] + (pos-float64(lo))*(nn[hi]-nn[lo]), nil
-}
-
-func trainReport(dir string, res *model.TrainResult, after *mat.SymDense, labels []string, m match.Measure) error {
+func trainReport(dir string, res *learn.TrainResult, after *mat.SymDense, labels []string, m match.Measure) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

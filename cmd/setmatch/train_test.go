@@ -71,7 +71,7 @@ func TestTrainCommand(t *testing.T) {
 		t.Errorf("%d JSON lines for at most 8 iterations", lines)
 	}
 
-	m, err := model.ReadFile(out)
+	m, _, err := model.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestTrainCommandClosedSetByDefault(t *testing.T) {
 	if stdout != "" {
 		t.Errorf("stdout without --log-json: %q", stdout)
 	}
-	m, err := model.ReadFile(out)
+	m, _, err := model.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

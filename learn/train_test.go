@@ -1,13 +1,15 @@
-package model
+package learn
 
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"syscall"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/grassmann"
 	"setmatch/match"
 	"setmatch/synth"
 )
@@ -61,8 +63,8 @@ func TestTrainRecoversSubspace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		before, _ := PrincipalAngles(res.InitialW, truth)
-		after, _ := PrincipalAngles(res.W, truth)
+		before, _ := grassmann.PrincipalAngles(res.InitialW, truth)
+		after, _ := grassmann.PrincipalAngles(res.W, truth)
 		deg := 180 / math.Pi
 		t.Logf("%v: %d iterations (%s), cost %.4g -> %.4g, largest angle %.1f° -> %.2f°",
 			meas, res.Iterations, res.Stop, res.InitialCost, res.FinalCost, before[d-1]*deg, after[d-1]*deg)
@@ -98,8 +100,8 @@ func TestTrainRecoversSynthSubspace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a0, _ := PrincipalAngles(res.InitialW, basis)
-		a, _ := PrincipalAngles(res.W, basis)
+		a0, _ := grassmann.PrincipalAngles(res.InitialW, basis)
+		a, _ := grassmann.PrincipalAngles(res.W, basis)
 		deg := 180 / math.Pi
 		t.Logf("%v: %d iterations (%s), largest angle %.1f° -> %.2f°", meas, res.Iterations, res.Stop, a0[1]*deg, a[1]*deg)
 		if a0[1]*deg < 45 {
@@ -238,7 +240,7 @@ func benchCost(b *testing.B, sets []*mat.Dense, labels []int) (*Cost, *mat.Dense
 	if err != nil {
 		b.Fatal(err)
 	}
-	div, err := DivergenceMatrix(y, h, match.Hellinger, 0)
+	div, err := match.DivergenceMatrix(y, h, match.Hellinger, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -271,5 +273,17 @@ func BenchmarkTrain(b *testing.B) {
 		if res.Iterations > 0 {
 			b.ReportMetric(it/float64(res.Iterations), "s/iteration")
 		}
+	}
+}
+
+func TestTrainRefusesOneClass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	sets := make([]*mat.Dense, 3)
+	for i := range sets {
+		sets[i] = randomSets(rng, 1, 10, 10, 5)[0]
+	}
+	_, err := Train(sets, []int{0, 0, 0}, TrainOptions{Dim: 2, MaxIter: 3})
+	if err == nil || !strings.Contains(err.Error(), "two classes") {
+		t.Errorf("one class: err = %v, want a between-class error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package model
+package grassmann
 
 import (
 	"errors"
@@ -9,122 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Geometry of the Grassmann manifold Gr(d, D), the set of d-dimensional
-// subspaces of R^D, with points represented by D×d matrices W with
-// orthonormal columns (WᵀW = I), and a Riemannian conjugate-gradient method
-// on it in the style of Manopt's conjugategradient with linesearch_adaptive.
-//
-// Tangent vectors at W are the D×d matrices Z with WᵀZ = 0; the metric is
-// the Frobenius inner product. Nothing here forms a D×D matrix.
-
-// ProjectTangent returns (I − WWᵀ)Z, computed as Z − W(WᵀZ), the projection
-// of the D×d matrix z onto the tangent space at w. It is the Riemannian
-// gradient when z is the Euclidean gradient of a cost invariant to W → WR,
-// and the vector transport of z to w. The result goes into dst if not nil.
-func ProjectTangent(dst, w, z *mat.Dense) *mat.Dense {
-	_, d := w.Dims()
-	var wtz mat.Dense
-	wtz.Mul(w.T(), z) // d×d
-	var corr mat.Dense
-	corr.Mul(w, &wtz) // D×d
-	if dst == nil {
-		dst = mat.NewDense(z.RawMatrix().Rows, d, nil)
-	}
-	dst.Sub(z, &corr)
-	return dst
-}
-
-// Retract returns the QR retraction qf(W + tη): the Q factor of the thin QR
-// decomposition of W + tη with the signs chosen so that diag(R) > 0, which
-// makes it unique. It is computed by classical Gram–Schmidt applied twice
-// ("twice is enough"), so that QᵀQ = I to rounding.
-func Retract(w, eta *mat.Dense, t float64) *mat.Dense {
-	r, c := w.Dims()
-	q := mat.NewDense(r, c, nil)
-	q.Scale(t, eta)
-	q.Add(q, w)
-	orthonormalize(q)
-	return q
-}
-
-// orthonormalize replaces the columns of the D×d matrix q, in place, by the
-// Gram–Schmidt orthonormalisation of them (R with positive diagonal). It
-// works on a transposed copy so that every column is contiguous.
-func orthonormalize(q *mat.Dense) {
-	r, c := q.Dims()
-	qt := mat.DenseCopyOf(q.T()) // c×r, row j = column j
-	for j := range c {
-		v := qt.RawRowView(j)
-		for pass := 0; pass < 2; pass++ {
-			for k := range j {
-				u := qt.RawRowView(k)
-				dot := 0.0
-				for i, x := range u {
-					dot += x * v[i]
-				}
-				for i, x := range u {
-					v[i] -= dot * x
-				}
-			}
-		}
-		nrm := 0.0
-		for _, x := range v {
-			nrm += x * x
-		}
-		nrm = math.Sqrt(nrm)
-		if nrm == 0 {
-			// A rank-deficient input: complete with a unit vector that is
-			// orthogonal to the previous columns (never happens for W + tη
-			// with WᵀW = I, since Wᵀ(W + tη) = I).
-			for e := range r {
-				clear(v)
-				v[e] = 1
-				for k := range j {
-					u := qt.RawRowView(k)
-					dot := u[e]
-					for i, x := range u {
-						v[i] -= dot * x
-					}
-				}
-				nrm = 0
-				for _, x := range v {
-					nrm += x * x
-				}
-				if nrm = math.Sqrt(nrm); nrm > 0.5 {
-					break
-				}
-			}
-		}
-		for i := range v {
-			v[i] /= nrm
-		}
-	}
-	q.Copy(qt.T())
-}
-
-// PrincipalAngles returns the principal angles (radians, ascending) between
-// the subspaces spanned by the orthonormal columns of a (D×d) and b (D×d):
-// the arccosines of the singular values of aᵀb.
-func PrincipalAngles(a, b *mat.Dense) ([]float64, error) {
-	ra, ca := a.Dims()
-	rb, cb := b.Dims()
-	if ra != rb {
-		return nil, fmt.Errorf("principal angles: %d and %d rows", ra, rb)
-	}
-	var m mat.Dense
-	m.Mul(a.T(), b)
-	var svd mat.SVD
-	if !svd.Factorize(&m, mat.SVDNone) {
-		return nil, errors.New("principal angles: SVD did not converge")
-	}
-	s := svd.Values(nil) // descending
-	ang := make([]float64, min(ca, cb))
-	for i := range ang {
-		ang[i] = math.Acos(math.Max(-1, math.Min(1, s[i])))
-	}
-	return ang, nil
-}
-
 // Objective evaluates a cost at W (D×d, orthonormal columns). If grad is not
 // nil it also writes the Euclidean gradient ∂L/∂W (D×d) into grad. The cost
 // must be invariant to W → WR for orthogonal R.
@@ -132,13 +16,47 @@ type Objective func(w, grad *mat.Dense) (float64, error)
 
 // CGOptions controls MinimizeCG. Zero values select the defaults.
 type CGOptions struct {
-	MaxIter      int     // iteration cap (default 100)
-	GradTol      float64 // stop when the Riemannian gradient norm ≤ GradTol (default 1e-6)
-	CostRelTol   float64 // stop when |L_k − L_{k+1}| ≤ CostRelTol·max(|L_k|, |L_{k+1}|) (default 1e-6)
-	MinStep      float64 // stop when the accepted step length ‖tη‖ ≤ MinStep (default 1e-10)
+	MaxIter      int     // iteration cap (default DefaultMaxIter)
+	GradTol      float64 // stop when the Riemannian gradient norm ≤ GradTol (default DefaultGradTol)
+	CostRelTol   float64 // stop when |L_k − L_{k+1}| ≤ CostRelTol·max(|L_k|, |L_{k+1}|) (default DefaultCostRelTol)
+	MinStep      float64 // stop when the accepted step length ‖tη‖ ≤ MinStep (default DefaultMinStep)
 	RestartEvery int     // reset the direction to −grad every so many iterations (default D·d)
-	InitialStep  float64 // first trial step length ‖tη‖ (default 1)
+	InitialStep  float64 // first trial step length ‖tη‖ (default DefaultInitialStep)
 	Progress     func(IterStats)
+}
+
+// The defaults of CGOptions, which MinimizeCG puts in place of zero (or
+// negative) fields.
+const (
+	DefaultMaxIter     = 100
+	DefaultGradTol     = 1e-6
+	DefaultCostRelTol  = 1e-6
+	DefaultMinStep     = 1e-10
+	DefaultInitialStep = 1.0
+)
+
+// withDefaults returns o with the defaults in place of zero fields, for a
+// D×d point.
+func (o CGOptions) withDefaults(D, d int) CGOptions {
+	if o.MaxIter <= 0 {
+		o.MaxIter = DefaultMaxIter
+	}
+	if o.GradTol <= 0 {
+		o.GradTol = DefaultGradTol
+	}
+	if o.CostRelTol <= 0 {
+		o.CostRelTol = DefaultCostRelTol
+	}
+	if o.MinStep <= 0 {
+		o.MinStep = DefaultMinStep
+	}
+	if o.RestartEvery <= 0 {
+		o.RestartEvery = D * d
+	}
+	if o.InitialStep <= 0 {
+		o.InitialStep = DefaultInitialStep
+	}
+	return o
 }
 
 // IterStats describes one iteration. Iteration 0 is the starting point.
@@ -184,28 +102,11 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 	if d > D {
 		return nil, fmt.Errorf("grassmann: W is %d×%d, but a point of the Grassmannian needs d ≤ D", D, d)
 	}
-	if opt.MaxIter <= 0 {
-		opt.MaxIter = 100
-	}
-	if opt.GradTol <= 0 {
-		opt.GradTol = 1e-6
-	}
-	if opt.CostRelTol <= 0 {
-		opt.CostRelTol = 1e-6
-	}
-	if opt.MinStep <= 0 {
-		opt.MinStep = 1e-10
-	}
-	if opt.RestartEvery <= 0 {
-		opt.RestartEvery = D * d
-	}
-	if opt.InitialStep <= 0 {
-		opt.InitialStep = 1
-	}
+	opt = opt.withDefaults(D, d)
 
 	start := time.Now()
 	w := mat.DenseCopyOf(w0)
-	orthonormalize(w)
+	Orthonormalize(w)
 	grad := mat.NewDense(D, d, nil)
 	cost, err := f(w, grad)
 	if err != nil {

@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"math"
@@ -7,7 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/grassmann"
 	"setmatch/match"
+	"setmatch/model"
 )
 
 // randomSets returns m sets of between nMin and nMax frames in D dimensions,
@@ -36,7 +38,7 @@ func randomOrthonormal(rng *rand.Rand, D, d int) *mat.Dense {
 			w.Set(i, j, rng.NormFloat64())
 		}
 	}
-	orthonormalize(w)
+	grassmann.Orthonormalize(w)
 	return w
 }
 
@@ -130,7 +132,7 @@ func TestCostMatchesCompare(t *testing.T) {
 		}
 	}
 	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
-		div, err := DivergenceMatrix(y, h, meas, 3)
+		div, err := match.DivergenceMatrix(y, h, meas, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,3 +243,45 @@ func TestNewCostRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// CG on the training cost: every accepted step decreases it.
+func TestMinimizeCGMonotoneOnCost(t *testing.T) {
+	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		rng := rand.New(rand.NewPCG(21, uint64(meas)))
+		const m, D, d = 8, 12, 3
+		sets := randomSets(rng, m, 10, 20, D)
+		c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := grassmann.MinimizeCG(c.Eval, randomOrthonormal(rng, D, d), grassmann.CGOptions{MaxIter: 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.History) < 3 {
+			t.Fatalf("%v: only %d iterations (%s)", meas, len(res.History)-1, res.Stop)
+		}
+		checkMonotone(t, res.History)
+		if !(res.Cost < res.History[0].Cost) {
+			t.Errorf("%v: cost did not decrease: %v -> %v", meas, res.History[0].Cost, res.Cost)
+		}
+		if e := orthoError(res.W); e > 1e-12 {
+			t.Errorf("|WᵀW − I| = %g", e)
+		}
+	}
+}
+
+func checkMonotone(t *testing.T, h []IterStats) {
+	t.Helper()
+	for i := 1; i < len(h); i++ {
+		if h[i].Cost > h[i-1].Cost {
+			t.Errorf("iteration %d: cost rose from %.17g to %.17g", h[i].Iteration, h[i-1].Cost, h[i].Cost)
+		}
+		if !(h[i].Step > 0) {
+			t.Errorf("iteration %d: step %v", h[i].Iteration, h[i].Step)
+		}
+	}
+}
+
+// orthoError returns max |WᵀW − I|, by the model's own check.
+func orthoError(w *mat.Dense) float64 { return (&model.Model{W: w}).OrthonormalityError() }

@@ -1,13 +1,12 @@
-package model
+package grassmann
 
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"setmatch/match"
 )
 
 func TestRetractKeepsOrthonormality(t *testing.T) {
@@ -104,33 +103,6 @@ func checkMonotone(t *testing.T, h []IterStats) {
 	}
 }
 
-// CG on the training cost: every accepted step decreases it.
-func TestMinimizeCGMonotoneOnCost(t *testing.T) {
-	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
-		rng := rand.New(rand.NewPCG(21, uint64(meas)))
-		const m, D, d = 8, 12, 3
-		sets := randomSets(rng, m, 10, 20, D)
-		c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := MinimizeCG(c.Eval, randomOrthonormal(rng, D, d), CGOptions{MaxIter: 40})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.History) < 3 {
-			t.Fatalf("%v: only %d iterations (%s)", meas, len(res.History)-1, res.Stop)
-		}
-		checkMonotone(t, res.History)
-		if !(res.Cost < res.History[0].Cost) {
-			t.Errorf("%v: cost did not decrease: %v -> %v", meas, res.History[0].Cost, res.Cost)
-		}
-		if e := orthoError(res.W); e > 1e-12 {
-			t.Errorf("|WᵀW − I| = %g", e)
-		}
-	}
-}
-
 func TestMinimizeCGStopsOnGradTol(t *testing.T) {
 	// A constant cost has zero gradient: stop at once.
 	f := func(w, grad *mat.Dense) (float64, error) {
@@ -147,4 +119,56 @@ func TestMinimizeCGStopsOnGradTol(t *testing.T) {
 	if res.Iterations != 0 || res.Stop != "gradient norm below tolerance" {
 		t.Errorf("%d iterations, stop %q", res.Iterations, res.Stop)
 	}
+}
+
+func TestMinimizeCGRefusesWideW(t *testing.T) {
+	f := func(w, grad *mat.Dense) (float64, error) { return 0, nil }
+	if _, err := MinimizeCG(f, mat.NewDense(2, 3, nil), CGOptions{}); err == nil || !strings.Contains(err.Error(), "d ≤ D") {
+		t.Errorf("2×3 start: err = %v", err)
+	}
+}
+
+// The defaults are what MinimizeCG runs with when the options are zero.
+func TestCGDefaults(t *testing.T) {
+	got := CGOptions{}.withDefaults(7, 3)
+	want := CGOptions{MaxIter: DefaultMaxIter, GradTol: DefaultGradTol, CostRelTol: DefaultCostRelTol,
+		MinStep: DefaultMinStep, RestartEvery: 21, InitialStep: DefaultInitialStep}
+	if got.MaxIter != want.MaxIter || got.GradTol != want.GradTol || got.CostRelTol != want.CostRelTol ||
+		got.MinStep != want.MinStep || got.RestartEvery != want.RestartEvery || got.InitialStep != want.InitialStep {
+		t.Errorf("defaults %+v, want %+v", got, want)
+	}
+	set := CGOptions{MaxIter: 3, GradTol: 1, CostRelTol: 2, MinStep: 3, RestartEvery: 4, InitialStep: 5}
+	if g := set.withDefaults(7, 3); g.MaxIter != 3 || g.GradTol != 1 || g.CostRelTol != 2 || g.MinStep != 3 || g.RestartEvery != 4 || g.InitialStep != 5 {
+		t.Errorf("set options were replaced: %+v", g)
+	}
+}
+
+// randomOrthonormal returns a random D×d point of the Grassmannian.
+func randomOrthonormal(rng *rand.Rand, D, d int) *mat.Dense {
+	w := mat.NewDense(D, d, nil)
+	for i := range D {
+		for j := range d {
+			w.Set(i, j, rng.NormFloat64())
+		}
+	}
+	Orthonormalize(w)
+	return w
+}
+
+// orthoError returns max |WᵀW − I|.
+func orthoError(w *mat.Dense) float64 {
+	_, d := w.Dims()
+	var g mat.Dense
+	g.Mul(w.T(), w)
+	var e float64
+	for i := range d {
+		for j := range d {
+			v := g.At(i, j)
+			if i == j {
+				v--
+			}
+			e = math.Max(e, math.Abs(v))
+		}
+	}
+	return e
 }

@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/grassmann"
 	"setmatch/match"
 )
 
@@ -137,12 +138,12 @@ func pcaSubspace(x *mat.Dense, d int, seed int64) (*mat.Dense, error) {
 			q.Set(i, j, rng.NormFloat64())
 		}
 	}
-	orthonormalize(q)
+	grassmann.Orthonormalize(q)
 	xq := mat.NewDense(n, k, nil)
 	for range 12 {
 		xq.Mul(x, q)
 		q.Mul(x.T(), xq)
-		orthonormalize(q)
+		grassmann.Orthonormalize(q)
 	}
 	xq.Mul(x, q)
 	small := mat.NewSymDense(k, nil)
@@ -165,6 +166,6 @@ func pcaSubspace(x *mat.Dense, d int, seed int64) (*mat.Dense, error) {
 	}
 	w := mat.NewDense(dim, d, nil)
 	w.Mul(q, sel)
-	orthonormalize(w)
+	grassmann.Orthonormalize(w)
 	return w, nil
 }

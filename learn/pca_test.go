@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/grassmann"
 	"setmatch/match"
 )
 
@@ -38,7 +39,7 @@ func TestPCABasisFindsDominantSubspace(t *testing.T) {
 	if len(mean) != D {
 		t.Fatalf("mean has %d entries", len(mean))
 	}
-	ang, _ := PrincipalAngles(w, truth)
+	ang, _ := grassmann.PrincipalAngles(w, truth)
 	if ang[d-1] > 0.05 {
 		t.Errorf("largest angle %g rad", ang[d-1])
 	}
@@ -70,7 +71,7 @@ func TestPCASubspaceMatchesCovariance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ang, _ := PrincipalAngles(a, b)
+	ang, _ := grassmann.PrincipalAngles(a, b)
 	if ang[d-1] > 1e-4 {
 		t.Errorf("largest angle between the two PCA paths %g rad", ang[d-1])
 	}

@@ -1,4 +1,4 @@
-package model
+package learn
 
 import (
 	"fmt"
@@ -7,8 +7,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/grassmann"
 	"setmatch/match"
 )
+
+// IterStats describes one iteration of training (grassmann.IterStats).
+type IterStats = grassmann.IterStats
 
 // TrainOptions controls Train. Zero values select the defaults.
 type TrainOptions struct {
@@ -16,10 +20,13 @@ type TrainOptions struct {
 	Divergence match.Measure       // δ in the cost
 	Bandwidth  match.BandwidthRule // per-set bandwidth rule; the zero value means the nearest-neighbour rule
 	NuW, NuB   int                 // neighbours for the affinity (0: ν_w = smallest class − 1, ν_b = ν_w)
-	MaxIter    int                 // CG iteration cap per round (default 100)
-	GradTol    float64             // default 1e-6
-	CostRelTol float64             // default 1e-6
-	MinStep    float64             // default 1e-10
+	// MaxIter, GradTol, CostRelTol and MinStep are passed to
+	// grassmann.MinimizeCG for each round; zero selects its defaults
+	// (grassmann.DefaultMaxIter and so on).
+	MaxIter    int
+	GradTol    float64
+	CostRelTol float64
+	MinStep    float64
 	// Rounds is the number of CG runs (default 1). Bandwidths are computed
 	// from the projected sets at the start of each run and held fixed during
 	// it, so that the cost is a smooth function of W.
@@ -31,9 +38,13 @@ type TrainOptions struct {
 
 // TrainResult is the outcome of Train. The learned space is x ↦ Wᵀ(x − Mean).
 type TrainResult struct {
-	W        *mat.Dense // D×d, orthonormal columns
-	Mean     []float64  // len D
-	InitialW *mat.Dense // D×d, the PCA start
+	// Divergence is the measure of the cost (TrainOptions.Divergence).
+	Divergence match.Measure
+	// Bandwidth is the bandwidth rule used, after the default.
+	Bandwidth match.BandwidthRule
+	W         *mat.Dense // D×d, orthonormal columns
+	Mean      []float64  // len D
+	InitialW  *mat.Dense // D×d, the PCA start
 	// Projected holds each training set in the learned space (n_i×d).
 	Projected []*mat.Dense
 	// Bandwidths are those of Projected by the bandwidth rule: what a
@@ -83,7 +94,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	if err != nil {
 		return nil, err
 	}
-	res := &TrainResult{Mean: mean, InitialW: mat.DenseCopyOf(w)}
+	res := &TrainResult{Divergence: opt.Divergence, Bandwidth: rule, Mean: mean, InitialW: mat.DenseCopyOf(w)}
 
 	centred := make([]*mat.Dense, len(sets))
 	for i, s := range sets {
@@ -95,7 +106,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	if err != nil {
 		return nil, err
 	}
-	res.InitialDivergences, err = DivergenceMatrix(y, h, opt.Divergence, opt.Workers)
+	res.InitialDivergences, err = match.DivergenceMatrix(y, h, opt.Divergence, opt.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +140,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 			}
 		}
 		first := round == 0
-		cg, err := MinimizeCG(cost.Eval, w, CGOptions{
+		cg, err := grassmann.MinimizeCG(cost.Eval, w, grassmann.CGOptions{
 			MaxIter: opt.MaxIter, GradTol: opt.GradTol, CostRelTol: opt.CostRelTol, MinStep: opt.MinStep,
 			Progress: func(s IterStats) {
 				if s.Iteration == 0 && !first {

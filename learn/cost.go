@@ -1,15 +1,13 @@
-package model
+package learn
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/kde"
+	"setmatch/internal/par"
 	"setmatch/match"
 )
 
@@ -128,9 +126,7 @@ func NewCost(sets []*mat.Dense, pairs []PairWeight, h []float64, m match.Measure
 	if d < 1 || d > D {
 		return nil, fmt.Errorf("dimension %d: want 1 ≤ d ≤ %d", d, D)
 	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = par.Workers(workers)
 	c := &Cost{x: x, h: append([]float64(nil), h...), pairs: append([]PairWeight(nil), pairs...),
 		measure: m, d: d, workers: workers}
 	c.off = make([]int, len(sets)+1)
@@ -146,7 +142,7 @@ func NewCost(sets []*mat.Dense, pairs []PairWeight, h []float64, m match.Measure
 		if p.I < 0 || p.J < 0 || p.I >= len(sets) || p.J >= len(sets) || p.I == p.J {
 			return nil, fmt.Errorf("pair %d (%d, %d): want two different sets among %d", k, p.I, p.J, len(sets))
 		}
-		if !isFiniteNum(p.A) {
+		if math.IsNaN(p.A) || math.IsInf(p.A, 0) {
 			return nil, fmt.Errorf("pair %d: affinity %v", k, p.A)
 		}
 		c.inc[p.I] = append(c.inc[p.I], incidence{k, true})
@@ -207,11 +203,11 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 	c.wt.Copy(w.T())
 	c.y.Mul(c.x, c.wt.T())
 	// Phase 1: each set's own log density at its own samples.
-	parallelFor(len(c.sets), c.workers, func(wk, i int) {
+	par.For(len(c.sets), c.workers, func(wk, i int) {
 		selfLogDensity(&c.sets[i], c.d, c.scratch[wk].cross, nil)
 	})
 	// Phase 2: the pairs.
-	parallelFor(len(c.pairs), c.workers, func(wk, k int) {
+	par.For(len(c.pairs), c.workers, func(wk, k int) {
 		p := c.pairs[k]
 		c.slots[k].delta = pairTerms(&c.sets[p.I], &c.sets[p.J], c.measure, c.d, c.scratch[wk], wantGrad, p.A, &c.slots[k])
 	})
@@ -224,7 +220,7 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 	}
 	// Phase 3: per set, sum the pair contributions in pair order and add the
 	// block of the set's own density at its own samples.
-	parallelFor(len(c.sets), c.workers, func(wk, i int) {
+	par.For(len(c.sets), c.workers, func(wk, i int) {
 		s := &c.sets[i]
 		bi := c.b.Slice(c.off[i], c.off[i+1], 0, c.d).(*mat.Dense)
 		bi.Zero()
@@ -257,14 +253,9 @@ func addTo(dst, src []float64) {
 	}
 }
 
-// logNormConst returns −log n − (d/2)·log(2πh²).
-func logNormConst(n, d int, h float64) float64 {
-	return -math.Log(float64(n)) - 0.5*float64(d)*math.Log(2*math.Pi*h*h)
-}
-
 // selfLogDensity fills s.sqn and s.lself from s.y, using buf (at least n×n)
 // as scratch, and if w is not nil the n×n softmax weights of the LSE (row a
-// sums to 1) into w.
+// sums to 1) into w. The log densities are those of match (internal/kde).
 func selfLogDensity(s *projSet, d int, buf, w []float64) {
 	n, _ := s.y.Dims()
 	for a := range n {
@@ -277,25 +268,25 @@ func selfLogDensity(s *projSet, d int, buf, w []float64) {
 	gram := mat.NewDense(n, n, buf[:n*n])
 	gram.Mul(s.y, s.y.T())
 	g := gram.RawMatrix().Data
-	inv := 1 / (2 * s.h * s.h)
-	ln := logNormConst(n, d, s.h)
+	sc := kde.Scale(s.h)
+	ln := kde.LogNorm(n, d, s.h)
 	for a := range n {
 		row := g[a*n : (a+1)*n]
 		// The largest exponent is the one at k = a (distance 0), but use
 		// the actual minimum distance to be safe against rounding.
 		mn := math.Inf(1)
 		for k := range n {
-			v := sqDistance(s.sqn[a], s.sqn[k], row[k])
+			v := kde.SqDist(s.sqn[a], s.sqn[k], row[k])
 			row[k] = v
 			mn = min(mn, v)
 		}
 		var sum float64
 		for k := range n {
-			e := expNeg((row[k] - mn) * inv)
+			e := kde.ExpNonPos(sc * (row[k] - mn))
 			row[k] = e
 			sum += e
 		}
-		s.lself[a] = -mn*inv + math.Log(sum) + ln
+		s.lself[a] = kde.LogDensity(sc, mn, sum, ln)
 		if w != nil {
 			wr := w[a*n : (a+1)*n]
 			is := 1 / sum
@@ -306,29 +297,6 @@ func selfLogDensity(s *projSet, d int, buf, w []float64) {
 	}
 }
 
-// expNegCut is where expNeg stops calling math.Exp: e^−50 ≈ 2e-22, far
-// below the rounding of a softmax sum that holds a term equal to 1.
-const expNegCut = 50
-
-// expNeg returns e^−v for v ≥ 0, or 0 when v > expNegCut. Every softmax
-// here is shifted so that its largest term is e^0 = 1; the terms skipped
-// change the sum by less than n·2e-22 relative. In the saturated regime
-// (higher d, isolated kernels) most terms are skipped, which saves most of
-// the time of an evaluation.
-func expNeg(v float64) float64 {
-	if v > expNegCut {
-		return 0
-	}
-	return math.Exp(-v)
-}
-
-func sqDistance(aa, bb, ab float64) float64 {
-	if v := aa + bb - 2*ab; v > 0 {
-		return v
-	}
-	return 0
-}
-
 // pairTerms returns δ(P, Q) and, if grad, fills the pair's slot with its
 // gradient contributions scaled by the affinity aff.
 func pairTerms(P, Q *projSet, m match.Measure, d int, sc *pairScratch, grad bool, aff float64, out *pairSlot) float64 {
@@ -337,10 +305,9 @@ func pairTerms(P, Q *projSet, m match.Measure, d int, sc *pairScratch, grad bool
 	cross := mat.NewDense(np, nq, sc.cross[:np*nq])
 	cross.Mul(P.y, Q.y.T())
 	cd := sc.cross[:np*nq]
-	invQ := 1 / (2 * Q.h * Q.h)
-	invP := 1 / (2 * P.h * P.h)
-	lnQ := logNormConst(nq, d, Q.h)
-	lnP := logNormConst(np, d, P.h)
+	sQ, sP := kde.Scale(Q.h), kde.Scale(P.h) // −1/(2h²)
+	lnQ := kde.LogNorm(nq, d, Q.h)
+	lnP := kde.LogNorm(np, d, P.h)
 	colMin := sc.colMin[:nq]
 	for b := range colMin {
 		colMin[b] = math.Inf(1)
@@ -351,7 +318,7 @@ func pairTerms(P, Q *projSet, m match.Measure, d int, sc *pairScratch, grad bool
 		row := cd[a*nq : (a+1)*nq]
 		mn := math.Inf(1)
 		for b := range nq {
-			v := sqDistance(P.sqn[a], Q.sqn[b], row[b])
+			v := kde.SqDist(P.sqn[a], Q.sqn[b], row[b])
 			row[b] = v
 			mn = min(mn, v)
 			colMin[b] = min(colMin[b], v)
@@ -360,7 +327,7 @@ func pairTerms(P, Q *projSet, m match.Measure, d int, sc *pairScratch, grad bool
 		if grad {
 			wr := sc.wq[a*nq : (a+1)*nq]
 			for b := range nq {
-				e := expNeg((row[b] - mn) * invQ)
+				e := kde.ExpNonPos(sQ * (row[b] - mn))
 				wr[b] = e
 				sum += e
 			}
@@ -370,10 +337,10 @@ func pairTerms(P, Q *projSet, m match.Measure, d int, sc *pairScratch, grad bool
 			}
 		} else {
 			for b := range nq {
-				sum += expNeg((row[b] - mn) * invQ)
+				sum += kde.ExpNonPos(sQ * (row[b] - mn))
 			}
 		}
-		lqp[a] = -mn*invQ + math.Log(sum) + lnQ
+		lqp[a] = kde.LogDensity(sQ, mn, sum, lnQ)
 	}
 	colSum := sc.colSum[:nq]
 	clear(colSum)
@@ -382,19 +349,19 @@ func pairTerms(P, Q *projSet, m match.Measure, d int, sc *pairScratch, grad bool
 		if grad {
 			wr := sc.wp[a*nq : (a+1)*nq]
 			for b := range nq {
-				e := expNeg((row[b] - colMin[b]) * invP)
+				e := kde.ExpNonPos(sP * (row[b] - colMin[b]))
 				wr[b] = e
 				colSum[b] += e
 			}
 		} else {
 			for b := range nq {
-				colSum[b] += expNeg((row[b] - colMin[b]) * invP)
+				colSum[b] += kde.ExpNonPos(sP * (row[b] - colMin[b]))
 			}
 		}
 	}
 	lpq := sc.lpq[:nq]
 	for b := range nq {
-		lpq[b] = -colMin[b]*invP + math.Log(colSum[b]) + lnP
+		lpq[b] = kde.LogDensity(sP, colMin[b], colSum[b], lnP)
 	}
 
 	// δ = mean_P t(r) + mean_Q t(r), r = log p − log q.
@@ -421,7 +388,7 @@ func pairTerms(P, Q *projSet, m match.Measure, d int, sc *pairScratch, grad bool
 	}
 	// Cross weights C[a,b] = α_a wq[a,b]/h_q² − β_b wp[a,b]/h_p², where
 	// wq is log q's softmax over b at a, wp is log p's softmax over a at b.
-	ihq2, ihp2 := 2*invQ, 2*invP
+	ihq2, ihp2 := 1/(Q.h*Q.h), 1/(P.h*P.h)
 	cm := mat.NewDense(np, nq, sc.c[:np*nq])
 	cdat := sc.c[:np*nq]
 	rowC := sc.rowC[:np]
@@ -505,90 +472,4 @@ func selfBlock(s *projSet, w []float64, b *mat.Dense, sc *pairScratch) {
 			br[j] += rs[a]*yr[j] - syr[j]
 		}
 	}
-}
-
-// parallelFor calls fn(worker, i) for i in [0, n) on up to workers goroutines.
-// Results must go to per-i slots for determinism.
-func parallelFor(n, workers int, fn func(worker, i int)) {
-	workers = min(workers, n)
-	if workers <= 1 {
-		for i := range n {
-			fn(0, i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				fn(w, i)
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// DivergenceMatrix returns the m×m symmetric matrix of δ (measure m) between
-// the projected sets y_i (n_i×d) with bandwidths h_i, zero on the diagonal.
-// It computes each unordered pair once, on workers goroutines (≤ 0 means
-// GOMAXPROCS); the result does not depend on the number of workers.
-func DivergenceMatrix(y []*mat.Dense, h []float64, m match.Measure, workers int) (*mat.SymDense, error) {
-	if len(y) == 0 {
-		return nil, errors.New("no sets")
-	}
-	if len(h) != len(y) {
-		return nil, fmt.Errorf("%d bandwidths for %d sets", len(h), len(y))
-	}
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	if y[0] == nil || y[0].IsEmpty() {
-		return nil, fmt.Errorf("set 0 has no frames")
-	}
-	_, d := y[0].Dims()
-	sets := make([]projSet, len(y))
-	maxN := 0
-	for i, s := range y {
-		if s == nil || s.IsEmpty() {
-			return nil, fmt.Errorf("set %d has no frames", i)
-		}
-		n, c := s.Dims()
-		if c != d {
-			return nil, fmt.Errorf("set %d has dimension %d, set 0 has %d", i, c, d)
-		}
-		if !(h[i] > 0) || math.IsInf(h[i], 0) {
-			return nil, fmt.Errorf("bandwidth of set %d is %v: want a finite number > 0", i, h[i])
-		}
-		maxN = max(maxN, n)
-		sets[i] = projSet{y: s, sqn: make([]float64, n), lself: make([]float64, n), h: h[i]}
-	}
-	m2 := len(y)
-	type ij struct{ i, j int }
-	pairs := make([]ij, 0, m2*(m2-1)/2)
-	for i := range m2 {
-		for j := i + 1; j < m2; j++ {
-			pairs = append(pairs, ij{i, j})
-		}
-	}
-	vals := make([]float64, len(pairs))
-	scratch := make([]*pairScratch, workers)
-	for w := range scratch {
-		scratch[w] = newPairScratch(maxN)
-	}
-	parallelFor(len(sets), workers, func(wk, i int) { selfLogDensity(&sets[i], d, scratch[wk].cross, nil) })
-	parallelFor(len(pairs), workers, func(wk, k int) {
-		vals[k] = pairTerms(&sets[pairs[k].i], &sets[pairs[k].j], m, d, scratch[wk], false, 0, nil)
-	})
-	out := mat.NewSymDense(m2, nil)
-	for k, p := range pairs {
-		out.SetSym(p.i, p.j, vals[k])
-	}
-	return out, nil
 }

@@ -1,0 +1,13 @@
+// Package learn trains the projection W of setmatch (paper Sec. 4): from
+// labelled training sets it chooses the affinity between sets (affinity.go),
+// minimises the cost L(W) = Σ a_ij·δ(WᵀX_i, WᵀX_j) (cost.go) over the
+// Grassmann manifold with package grassmann, starting from the PCA of all
+// frames (pca.go), calibrates the open-set threshold (threshold.go) and
+// turns the result into a model.Model (model.go).
+//
+// The densities and divergences come from package match, so that training
+// optimises exactly what matching computes. The package does no I/O.
+//
+// Shapes: D is the input (feature) dimension, d the learned dimension, n_i
+// the number of frames of set i; a set is n_i×D, W is D×d.
+package learn

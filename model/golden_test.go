@@ -1,0 +1,217 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden model file of the current format version and its expected results in testdata/")
+
+// A golden model file is kept for every format version this package reads:
+// testdata/format-vN.smm, with testdata/format-vN.json holding batches and
+// what matching them with the file's model gave when it was written. Files
+// of older versions are never rewritten: that they still decode, and match
+// as they did, is the compatibility promise of docs/FORMATS.md.
+
+// goldenFile is the content of testdata/format-vN.json.
+type goldenFile struct {
+	Version   uint32        `json:"version"`
+	InputDim  int           `json:"input_dim"`
+	Dim       int           `json:"dim"`
+	Labels    []string      `json:"labels"`
+	Threshold jsonFloat     `json:"threshold"`
+	Batches   []goldenBatch `json:"batches"`
+}
+
+type goldenBatch struct {
+	Frames      [][]float64 `json:"frames"` // n×D, raw features
+	Best        int         `json:"best"`
+	Label       string      `json:"label"`
+	Score       float64     `json:"score"`
+	RunnerUp    int         `json:"runner_up"`
+	RunnerLabel string      `json:"runner_label"`
+	RunnerScore jsonFloat   `json:"runner_score"`
+	Known       bool        `json:"known"`
+	Bandwidth   float64     `json:"bandwidth"`
+	Hellinger2  []float64   `json:"hellinger2"` // to every gallery set
+	Jeffrey     []float64   `json:"jeffrey"`
+}
+
+func goldenPaths(v uint32) (model, results string) {
+	base := filepath.Join("testdata", fmt.Sprintf("format-v%d", v))
+	return base + ".smm", base + ".json"
+}
+
+// writeGolden writes the golden model file of the current format version
+// (a small deterministic model with an open-set threshold) and records
+// three batches: near class a, near class b, and far from every class.
+func writeGolden(t *testing.T) {
+	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4})
+	m.Threshold = 1.2
+	var b bytes.Buffer
+	if err := Encode(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	modelPath, resultsPath := goldenPaths(FormatVersion)
+	if err := os.WriteFile(modelPath, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(102, 1))
+	g := goldenFile{}
+	for _, shift := range []float64{0, 3, 40} {
+		x := mfBatch(rng, m, 7, shift)
+		r, _ := x.Dims()
+		fb := goldenBatch{Frames: make([][]float64, r)}
+		for i := range r {
+			fb.Frames[i] = append([]float64(nil), x.RawRowView(i)...)
+		}
+		g.Batches = append(g.Batches, fb)
+	}
+	// The results are those of the model read back from the file.
+	dec, err := DecodeBytes(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := dec.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Version, g.InputDim, g.Dim, g.Labels, g.Threshold = FormatVersion, dec.InputDim(), dec.Dim(), dec.Labels(), jsonFloat(dec.Threshold)
+	for i := range g.Batches {
+		res, err := mt.Match(goldenFrames(t, g.Batches[i].Frames))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb := &g.Batches[i]
+		d := res.Decision
+		fb.Best, fb.Label, fb.Score, fb.Known = d.Best, d.Label, d.Score, d.Known
+		fb.RunnerUp, fb.RunnerLabel, fb.RunnerScore = d.RunnerUp, d.RunnerLabel, jsonFloat(d.RunnerScore)
+		fb.Bandwidth = res.Bandwidth
+		for _, v := range res.Divergences {
+			fb.Hellinger2 = append(fb.Hellinger2, v.Hellinger2)
+			fb.Jeffrey = append(fb.Jeffrey, v.Jeffrey)
+		}
+	}
+	js, err := json.MarshalIndent(g, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(resultsPath, append(js, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func goldenFrames(t *testing.T, rows [][]float64) *mat.Dense {
+	t.Helper()
+	if len(rows) == 0 {
+		t.Fatal("golden batch has no frames")
+	}
+	x := mat.NewDense(len(rows), len(rows[0]), nil)
+	for i, r := range rows {
+		if len(r) != len(rows[0]) {
+			t.Fatalf("golden batch row %d has %d values, row 0 has %d", i, len(r), len(rows[0]))
+		}
+		x.SetRow(i, r)
+	}
+	return x
+}
+
+// goldenAgree is the tolerance across architectures: 1e-9 relative, 1e-12
+// absolute near zero.
+func goldenAgree(got, want float64) bool {
+	if math.IsInf(want, 0) {
+		return got == want
+	}
+	return math.Abs(got-want) <= 1e-12+1e-9*math.Abs(want)
+}
+
+func TestGoldenModelFiles(t *testing.T) {
+	if *update {
+		writeGolden(t)
+	}
+	for v := uint32(1); v <= FormatVersion; v++ {
+		t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+			modelPath, resultsPath := goldenPaths(v)
+			raw, err := os.ReadFile(modelPath)
+			if err != nil {
+				t.Fatalf("golden model file of format %d: %v (go test -run TestGoldenModelFiles -update writes the current version's)", v, err)
+			}
+			js, err := os.ReadFile(resultsPath)
+			if err != nil {
+				t.Fatalf("expected results of format %d: %v", v, err)
+			}
+			var g goldenFile
+			if err := json.Unmarshal(js, &g); err != nil {
+				t.Fatalf("%s: %v", resultsPath, err)
+			}
+			m, info, err := ReadFile(modelPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Version != v || g.Version != v {
+				t.Errorf("format version %d in the file, %d in %s; want %d", info.Version, g.Version, resultsPath, v)
+			}
+			if m.InputDim() != g.InputDim || m.Dim() != g.Dim || fmt.Sprint(m.Labels()) != fmt.Sprint(g.Labels) || m.Threshold != float64(g.Threshold) {
+				t.Errorf("model %d→%d, labels %v, threshold %v; recorded %d→%d, %v, %v",
+					m.InputDim(), m.Dim(), m.Labels(), m.Threshold, g.InputDim, g.Dim, g.Labels, float64(g.Threshold))
+			}
+			if v == FormatVersion {
+				// The writer of the current version reproduces the file.
+				var b bytes.Buffer
+				if err := Encode(&b, m); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(b.Bytes(), raw) {
+					t.Errorf("encoding the decoded model gives %d bytes that differ from the golden file's %d", b.Len(), len(raw))
+				}
+			}
+			mt, err := m.NewMatcher()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(g.Batches) == 0 {
+				t.Fatal("no golden batches")
+			}
+			known := 0
+			for i, want := range g.Batches {
+				res, err := mt.Match(goldenFrames(t, want.Frames))
+				if err != nil {
+					t.Fatalf("batch %d: %v", i, err)
+				}
+				d := res.Decision
+				if d.Best != want.Best || d.Label != want.Label || d.Known != want.Known || d.RunnerUp != want.RunnerUp || d.RunnerLabel != want.RunnerLabel {
+					t.Errorf("batch %d: decision %+v; recorded best %d %q known %v, runner-up %d %q",
+						i, d, want.Best, want.Label, want.Known, want.RunnerUp, want.RunnerLabel)
+				}
+				if !goldenAgree(d.Score, want.Score) || !goldenAgree(d.RunnerScore, float64(want.RunnerScore)) || !goldenAgree(res.Bandwidth, want.Bandwidth) {
+					t.Errorf("batch %d: score %.17g, runner-up %.17g, bandwidth %.17g; recorded %.17g, %.17g, %.17g",
+						i, d.Score, d.RunnerScore, res.Bandwidth, want.Score, float64(want.RunnerScore), want.Bandwidth)
+				}
+				if len(res.Divergences) != len(want.Hellinger2) || len(res.Divergences) != len(want.Jeffrey) {
+					t.Fatalf("batch %d: %d divergences, recorded %d and %d", i, len(res.Divergences), len(want.Hellinger2), len(want.Jeffrey))
+				}
+				for k, dv := range res.Divergences {
+					if !goldenAgree(dv.Hellinger2, want.Hellinger2[k]) || !goldenAgree(dv.Jeffrey, want.Jeffrey[k]) {
+						t.Errorf("batch %d, gallery set %d: H2 %.17g, J %.17g; recorded %.17g, %.17g",
+							i, k, dv.Hellinger2, dv.Jeffrey, want.Hellinger2[k], want.Jeffrey[k])
+					}
+				}
+				if d.Known {
+					known++
+				}
+			}
+			if known == 0 || known == len(g.Batches) {
+				t.Errorf("%d of %d golden batches are known: the batches should test both sides of the threshold", known, len(g.Batches))
+			}
+		})
+	}
+}
