@@ -2,28 +2,36 @@ package device
 
 import (
 	"context"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"setmatch/config"
+	"setmatch/device/devicetest"
+	"setmatch/device/gpio/gpiotest"
+	"setmatch/device/journal"
+	"setmatch/device/spool"
 )
 
 // A journal that cannot be written must not cost a batch: it stays in cur/
 // (retried), nothing else is claimed, and it is still there after a stop.
 func TestJournalUnwritableHoldsBatch(t *testing.T) {
-	f := newFixture(t, "")
-	f.journal = "/dev/full" // every write fails with ENOSPC
-	f.writeConfig(t, "")
-	cfg, err := config.Load(f.config)
+	f := devicetest.NewFixture(t, "")
+	f.Journal = "/dev/full" // every write fails with ENOSPC
+	f.WriteConfig(t, "")
+	cfg, err := config.Load(f.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{Config: cfg, Driver: NewRecorder(), JournalRetry: 5 * time.Millisecond})
+	retries := &msgCounter{prefix: "journal cannot be written"}
+	r, err := New(Options{Config: cfg, Log: slog.New(retries), Driver: gpiotest.NewRecorder(), JournalRetry: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,70 +39,44 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(61, 62))
-	f.drop(t, "a.npy", batch(rng, "alice"))
-	cur := filepath.Join(f.spool, DirCur)
-	waitFor(t, 10*time.Second, "the batch claimed into cur/", func() bool {
-		return contains(strings.Join(names(t, cur), " "), "a.npy")
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	cur := filepath.Join(f.Spool, spool.DirCur)
+	devicetest.WaitFor(t, 10*time.Second, "the batch claimed into cur/", func() bool {
+		return strings.Contains(strings.Join(devicetest.Names(t, cur), " "), "a.npy")
 	})
-	f.drop(t, "b.npy", batch(rng, "bob"))
-	time.Sleep(200 * time.Millisecond) // many retries
-	if got := names(t, filepath.Join(f.spool, DirFailed)); len(got) != 0 {
+	f.Drop(t, "b.npy", devicetest.Batch(rng, "bob"))
+	// Retries (the wait doubles each time) with b.npy waiting.
+	from := retries.n.Load()
+	devicetest.WaitFor(t, 10*time.Second, "three more journal retries", func() bool { return retries.n.Load() >= from+3 })
+	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
 		t.Errorf("failed/ holds %v: a batch was given up because of the journal", got)
 	}
-	if got := names(t, filepath.Join(f.spool, DirDone)); len(got) != 0 {
+	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 0 {
 		t.Errorf("done/ holds %v without a journal line", got)
 	}
-	if got := names(t, filepath.Join(f.spool, DirNew)); len(got) != 1 || got[0] != "b.npy" {
+	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirNew)); len(got) != 1 || got[0] != "b.npy" {
 		t.Errorf("new/ holds %v, want b.npy waiting", got)
 	}
 	r.Stop()
 	r.Wait()
 	r.Close()
-	if got := names(t, cur); !contains(strings.Join(got, " "), "a.npy") {
+	if got := devicetest.Names(t, cur); !strings.Contains(strings.Join(got, " "), "a.npy") {
 		t.Errorf("after stopping, cur/ holds %v, want a.npy kept for the next start", got)
-	}
-}
-
-// A failed write leaves no partial line behind, and the journal recovers.
-func TestJournalRecoversAfterFailedWrite(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := OpenJournal(p, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	if err := j.Append(&Record{File: "one"}); err != nil {
-		t.Fatal(err)
-	}
-	j.f.Close() // the handle goes bad behind the journal's back
-	if err := j.Append(&Record{File: "lost"}); err == nil {
-		t.Fatal("append on a bad handle reported success")
-	}
-	if err := j.Append(&Record{File: "two"}); err != nil {
-		t.Fatalf("journal did not recover: %v", err)
-	}
-	recs := readJournal(t, p)
-	if len(recs) != 2 || recs[0].File != "one" || recs[1].File != "two" {
-		t.Errorf("journal holds %+v, want the lines one and two", recs)
-	}
-	j.Close()
-	if err := j.Append(&Record{File: "late"}); err == nil || !strings.Contains(err.Error(), "closed") {
-		t.Errorf("append after Close: %v, want a closed-journal error", err)
 	}
 }
 
 // A FIFO in new/ must not block the daemon: it goes to failed/ and the next
 // batch is handled.
 func TestFIFOInSpoolDoesNotBlock(t *testing.T) {
-	f := newFixture(t, "")
-	rec := NewRecorder()
+	f := devicetest.NewFixture(t, "")
+	rec := gpiotest.NewRecorder()
 	_, ch := startRunner(t, f, rec)
-	tmp := filepath.Join(f.spool, "tmp", "fifo.npy")
+	tmp := filepath.Join(f.Spool, "tmp", "fifo.npy")
 	os.MkdirAll(filepath.Dir(tmp), 0o755)
 	if err := syscall.Mkfifo(tmp, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	if err := os.Rename(tmp, filepath.Join(f.spool, DirNew, "fifo.npy")); err != nil {
+	if err := os.Rename(tmp, filepath.Join(f.Spool, spool.DirNew, "fifo.npy")); err != nil {
 		t.Fatal(err)
 	}
 	first := next(t, ch)
@@ -102,7 +84,7 @@ func TestFIFOInSpoolDoesNotBlock(t *testing.T) {
 		t.Errorf("FIFO batch: %+v, want a failed record", first)
 	}
 	rng := rand.New(rand.NewPCG(63, 64))
-	f.drop(t, "a.npy", batch(rng, "alice"))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
 	if got := next(t, ch); got.File != "a.npy" || got.Decision != "alice" {
 		t.Errorf("batch after the FIFO: %+v", got)
 	}
@@ -112,19 +94,19 @@ func TestFIFOInSpoolDoesNotBlock(t *testing.T) {
 // removing the marker) is removed at start and does not fail a later batch
 // of the same name.
 func TestStaleRetryMarkerRemoved(t *testing.T) {
-	f := newFixture(t, "")
-	cur := filepath.Join(f.spool, DirCur)
+	f := devicetest.NewFixture(t, "")
+	cur := filepath.Join(f.Spool, spool.DirCur)
 	os.MkdirAll(cur, 0o750)
 	if err := os.WriteFile(filepath.Join(cur, ".a.npy.retry"), nil, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	_, ch := startRunner(t, f, NewRecorder())
-	waitFor(t, 5*time.Second, "the stale marker removed", func() bool {
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	devicetest.WaitFor(t, 5*time.Second, "the stale marker removed", func() bool {
 		_, err := os.Stat(filepath.Join(cur, ".a.npy.retry"))
 		return os.IsNotExist(err)
 	})
 	rng := rand.New(rand.NewPCG(65, 66))
-	f.drop(t, "a.npy", batch(rng, "alice"))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
 	if got := next(t, ch); got.Decision != "alice" {
 		t.Errorf("batch a.npy after a stale marker: %+v", got)
 	}
@@ -133,25 +115,25 @@ func TestStaleRetryMarkerRemoved(t *testing.T) {
 // More batches left in cur/ than the queue holds are all handled in this
 // run, none waits for a restart.
 func TestManyInterruptedBatchesBeyondQueue(t *testing.T) {
-	f := newFixture(t, "")
+	f := devicetest.NewFixture(t, "")
 	rng := rand.New(rand.NewPCG(67, 68))
-	cur := filepath.Join(f.spool, DirCur)
+	cur := filepath.Join(f.Spool, spool.DirCur)
 	if err := os.MkdirAll(cur, 0o750); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 7 {
-		name := "int" + itoa(i) + ".npy"
-		f.drop(t, name, batch(rng, "alice"))
-		if err := os.Rename(filepath.Join(f.spool, DirNew, name), filepath.Join(cur, name)); err != nil {
+		name := "int" + strconv.Itoa(i) + ".npy"
+		f.Drop(t, name, devicetest.Batch(rng, "alice"))
+		if err := os.Rename(filepath.Join(f.Spool, spool.DirNew, name), filepath.Join(cur, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := config.Load(f.config)
+	cfg, err := config.Load(f.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch := make(chan *Record, 100)
-	r, err := New(Options{Config: cfg, Driver: NewRecorder(), QueueLen: 2, Observe: func(rec *Record) { c := *rec; ch <- &c }})
+	ch := make(chan *journal.Record, 100)
+	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder(), QueueLen: 2, Observe: func(rec *journal.Record) { c := *rec; ch <- &c }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,4 +149,22 @@ func TestManyInterruptedBatchesBeyondQueue(t *testing.T) {
 		}
 		seen[rec.File] = true
 	}
+}
+
+// msgCounter is a slog.Handler that counts the records whose message starts
+// with prefix.
+type msgCounter struct {
+	prefix string
+	n      atomic.Int64
+}
+
+func (c *msgCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (c *msgCounter) WithAttrs([]slog.Attr) slog.Handler       { return c }
+func (c *msgCounter) WithGroup(string) slog.Handler            { return c }
+
+func (c *msgCounter) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, c.prefix) {
+		c.n.Add(1)
+	}
+	return nil
 }

@@ -1,4 +1,9 @@
-package device
+// Package devicetest builds temporary appliances for the tests and benchmarks
+// of package device and of setmatchd: a small model whose decisions are
+// known, a spool, a journal and a configuration that uses the log GPIO
+// backend, and writers that drop batches into the spool the way a camera
+// does.
+package devicetest
 
 import (
 	"bufio"
@@ -7,34 +12,35 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/device/journal"
+	"setmatch/device/spool"
 	"setmatch/match"
 	"setmatch/model"
 	"setmatch/setfile"
 )
 
-// Tiny test model: D = 6 features, W picks the first d = 2; three labels
+// The test model: D = 6 features, W picks the first d = 2; three labels
 // whose sets are centred far apart in the projected plane.
 const (
-	tinyD = 6
+	TinyD = 6
 	tinyd = 2
 	tinyH = 0.5 // bandwidth of every set and of queries
 )
 
-var tinyCenters = map[string][2]float64{
+var TinyCenters = map[string][2]float64{
 	"alice": {0, 0},
 	"bob":   {6, 0},
 	"carol": {0, 6},
 }
 
-// sample returns n×D frames around c in the first two coordinates, with
+// Sample returns n×D frames around c in the first two coordinates, with
 // small noise in the others.
-func sample(rng *rand.Rand, c [2]float64, n, dim int, sd float64) *mat.Dense {
+func Sample(rng *rand.Rand, c [2]float64, n, dim int, sd float64) *mat.Dense {
 	x := mat.NewDense(n, dim, nil)
 	for i := range n {
 		for j := range dim {
@@ -52,7 +58,7 @@ func sample(rng *rand.Rand, c [2]float64, n, dim int, sd float64) *mat.Dense {
 // bob, so that the same batch is decided differently by the two models.
 func tinyModel(threshold float64, swap bool) *model.Model {
 	rng := rand.New(rand.NewPCG(1, 2))
-	w := mat.NewDense(tinyD, tinyd, nil)
+	w := mat.NewDense(TinyD, tinyd, nil)
 	for j := range tinyd {
 		w.Set(j, j, 1)
 	}
@@ -60,50 +66,55 @@ func tinyModel(threshold float64, swap bool) *model.Model {
 		Divergence:     match.Hellinger,
 		QueryBandwidth: match.BandwidthRule{Kind: match.Fixed, Fixed: tinyH},
 		W:              w,
-		Mean:           make([]float64, tinyD),
+		Mean:           make([]float64, TinyD),
 		Threshold:      threshold,
 		Meta:           model.Meta{Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Tool: "device test", Data: "synthetic"},
 	}
 	for _, l := range []string{"alice", "bob", "carol"} {
-		c := tinyCenters[l]
+		c := TinyCenters[l]
 		if swap && l == "alice" {
-			c = tinyCenters["bob"]
+			c = TinyCenters["bob"]
 		} else if swap && l == "bob" {
-			c = tinyCenters["alice"]
+			c = TinyCenters["alice"]
 		}
 		for k := range 2 {
-			full := sample(rng, c, 20, tinyd, 0.5)
+			full := Sample(rng, c, 20, tinyd, 0.5)
 			m.Sets = append(m.Sets, model.Set{Label: l, Name: fmt.Sprintf("%s-%d", l, k), Samples: full, Bandwidth: tinyH})
 		}
 	}
 	return m
 }
 
-func writeTinyModel(t testing.TB, path string, swap bool) {
+// WriteTinyModel writes the test model to path: D = TinyD features, sets of
+// labels alice, bob and carol around TinyCenters, threshold 0.6; swap
+// exchanges the centres of alice and bob.
+func WriteTinyModel(t testing.TB, path string, swap bool) {
 	t.Helper()
 	if err := model.WriteFile(path, tinyModel(0.6, swap)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// fixture is a temporary appliance: model, spool, journal and config.
-type fixture struct {
-	dir, spool, journal, model, config string
+// Fixture is a temporary appliance: the paths of its directory, spool,
+// journal, model and configuration file.
+type Fixture struct {
+	Dir, Spool, Journal, Model, Config string
 }
 
-// newFixture writes a config using the log GPIO backend; extra is appended
+// NewFixture writes a config using the log GPIO backend; extra is appended
 // to it (TOML tables must then come after the ones written here).
-func newFixture(t testing.TB, extra string) *fixture {
+func NewFixture(t testing.TB, extra string) *Fixture {
 	t.Helper()
 	d := t.TempDir()
-	f := &fixture{dir: d, spool: filepath.Join(d, "spool"), journal: filepath.Join(d, "journal.jsonl"),
-		model: filepath.Join(d, "model.smm"), config: filepath.Join(d, "setmatchd.toml")}
-	writeTinyModel(t, f.model, false)
-	f.writeConfig(t, extra)
+	f := &Fixture{Dir: d, Spool: filepath.Join(d, "spool"), Journal: filepath.Join(d, "journal.jsonl"),
+		Model: filepath.Join(d, "model.smm"), Config: filepath.Join(d, "setmatchd.toml")}
+	WriteTinyModel(t, f.Model, false)
+	f.WriteConfig(t, extra)
 	return f
 }
 
-func (f *fixture) configText(extra string) string {
+// ConfigText is the configuration NewFixture writes, with extra appended.
+func (f *Fixture) ConfigText(extra string) string {
 	return fmt.Sprintf(`model = %q
 
 [spool]
@@ -125,24 +136,25 @@ alice = "GPIO22"
 
 [log]
 level = "debug"
-%s`, f.model, f.spool, f.journal, extra)
+%s`, f.Model, f.Spool, f.Journal, extra)
 }
 
-func (f *fixture) writeConfig(t testing.TB, extra string) {
+// WriteConfig writes ConfigText(extra) to the configuration file.
+func (f *Fixture) WriteConfig(t testing.TB, extra string) {
 	t.Helper()
-	if err := os.WriteFile(f.config, []byte(f.configText(extra)), 0o644); err != nil {
+	if err := os.WriteFile(f.Config, []byte(f.ConfigText(extra)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// writeTmp writes x as a .npy file into the spool's tmp/ (created if
+// WriteTmp writes x as a .npy file into the spool's tmp/ (created if
 // needed) and returns its path.
-func (f *fixture) writeTmp(t testing.TB, name string, x *mat.Dense) string {
+func (f *Fixture) WriteTmp(t testing.TB, name string, x *mat.Dense) string {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join(f.spool, DirTmp), 0o770); err != nil {
+	if err := os.MkdirAll(filepath.Join(f.Spool, spool.DirTmp), 0o770); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(f.spool, DirTmp, name)
+	p := filepath.Join(f.Spool, spool.DirTmp, name)
 	w, err := os.Create(p)
 	if err != nil {
 		t.Fatal(err)
@@ -156,29 +168,31 @@ func (f *fixture) writeTmp(t testing.TB, name string, x *mat.Dense) string {
 	return p
 }
 
-// drop writes a batch the way a camera does: into tmp/, then rename() into
+// Drop writes a batch the way a camera does: into tmp/, then rename() into
 // new/.
-func (f *fixture) drop(t testing.TB, name string, x *mat.Dense) {
+func (f *Fixture) Drop(t testing.TB, name string, x *mat.Dense) {
 	t.Helper()
-	p := f.writeTmp(t, name, x)
-	if err := os.MkdirAll(filepath.Join(f.spool, DirNew), 0o770); err != nil {
+	p := f.WriteTmp(t, name, x)
+	if err := os.MkdirAll(filepath.Join(f.Spool, spool.DirNew), 0o770); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(p, filepath.Join(f.spool, DirNew, name)); err != nil {
+	if err := os.Rename(p, filepath.Join(f.Spool, spool.DirNew, name)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// batch returns a 30-frame batch near a label's centre (or far from all).
-func batch(rng *rand.Rand, label string) *mat.Dense {
-	c, ok := tinyCenters[label]
+// Batch returns a 30-frame batch near a label's centre (or far from all).
+func Batch(rng *rand.Rand, label string) *mat.Dense {
+	c, ok := TinyCenters[label]
 	if !ok {
 		c = [2]float64{40, -40}
 	}
-	return sample(rng, c, 30, tinyD, 0.5)
+	return Sample(rng, c, 30, TinyD, 0.5)
 }
 
-func readJournal(t testing.TB, path string) []Record {
+// ReadJournal returns the records of the journal at path (none if it does
+// not exist).
+func ReadJournal(t testing.TB, path string) []journal.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
@@ -188,11 +202,11 @@ func readJournal(t testing.TB, path string) []Record {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []Record
+	var out []journal.Record
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var r Record
+		var r journal.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("journal line %q: %v", sc.Text(), err)
 		}
@@ -204,7 +218,8 @@ func readJournal(t testing.TB, path string) []Record {
 	return out
 }
 
-func names(t testing.TB, dir string) []string {
+// Names lists the entries of dir (none if it does not exist).
+func Names(t testing.TB, dir string) []string {
 	t.Helper()
 	des, err := os.ReadDir(dir)
 	if err != nil && !os.IsNotExist(err) {
@@ -217,8 +232,8 @@ func names(t testing.TB, dir string) []string {
 	return out
 }
 
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+// WaitFor polls cond until it holds or the timeout passes.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
@@ -229,12 +244,10 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-// expected is the decision a batch made by batch(label) must get.
-func expected(label string) string {
-	if _, ok := tinyCenters[label]; ok {
+// Expected is the decision a batch made by Batch(label) must get.
+func Expected(label string) string {
+	if _, ok := TinyCenters[label]; ok {
 		return label
 	}
 	return "unknown"
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
