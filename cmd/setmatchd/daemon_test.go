@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"setmatch/device/devicetest"
+	"setmatch/internal/testexec"
 )
 
 // The end-to-end tests run the real setmatchd as a child process on a
@@ -279,9 +280,7 @@ func startDaemon(t testing.TB, ctx context.Context, f *devicetest.Fixture, env .
 	cmd.Env = append(append(os.Environ(), "NOTIFY_SOCKET="+ns.path), env...)
 	p := &daemonProc{t: t, ctx: ctx, cmd: cmd, stderr: &lockedBuffer{}, notify: ns, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	testexec.Start(t, ctx, cmd)
 	go func() { p.err = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		select {

@@ -11,6 +11,7 @@ import (
 
 	"setmatch/device/devicetest"
 	"setmatch/device/spool"
+	"setmatch/internal/testexec"
 )
 
 func TestDaemonBatches(t *testing.T) {
@@ -236,7 +237,7 @@ func TestDaemonCheck(t *testing.T) {
 	ctx := testContext(t, e2eBudget)
 	f := devicetest.NewFixture(t, "")
 	run := func() (string, error) {
-		out, err := daemonCommand(ctx, t, "-check", "-config", f.Config).CombinedOutput()
+		out, err := testexec.CombinedOutput(t, ctx, daemonCommand(ctx, t, "-check", "-config", f.Config))
 		return string(out), err
 	}
 	out, err := run()
