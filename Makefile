@@ -4,6 +4,8 @@
 #
 #   make build        host binaries into bin/
 #   make test         go vet, host tests, arm64 tests under qemu-aarch64-static
+#   make test-host    host tests only;  make test-arm64  arm64 tests only (the
+#                     setmatchd they run end to end is built first into bin/test/)
 #   make demo         synth -> train -> setmatchd on a temporary spool (about 1 min)
 #   make cross        static, stripped, reproducible linux/arm64 binaries into bin/linux-arm64/
 #   make cross-check  build the arm64 binaries again from a copy of the tree with an
@@ -35,6 +37,16 @@ HOSTARCH := $(shell $(GO) env GOARCH)
 SIMD     ?= $(if $(filter amd64,$(HOSTARCH)),simd,)
 # Tests under qemu are slower; -short trims the long property sweeps there.
 ARM64_TESTFLAGS ?= -short -count=1
+# A hang fails fast: go test's own limit, well above the suite's run time
+# (each end-to-end test has a deadline of its own, below these).
+HOST_TIMEOUT  ?= 10m
+ARM64_TIMEOUT ?= 15m
+# The daemon the end-to-end tests of cmd/setmatchd run, built outside the
+# test binaries (a test binary under qemu-user must not fork the go command)
+# and named by SETMATCHD_BIN; SETMATCHD_EXEC is the emulator that runs it.
+TESTBIN  := $(BIN)/test
+HOST_TESTD  := $(TESTBIN)/$(shell $(GO) env GOOS)-$(HOSTARCH)/setmatchd
+ARM64_TESTD := $(TESTBIN)/linux-arm64/setmatchd
 
 DEB_ARCH ?= arm64
 DEB      := $(DIST)/setmatch_$(VERSION)-1_$(DEB_ARCH).deb
@@ -58,7 +70,7 @@ DOCDIR   ?= $(PREFIX)/share/doc/setmatch
 
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet test-host test-arm64 bench fuzz cross cross-check deb install demo clean
+.PHONY: all build test vet test-host test-arm64 test-daemon-host test-daemon-arm64 bench fuzz cross cross-check deb install demo clean
 
 all: build
 
@@ -73,17 +85,24 @@ test: vet test-host test-arm64
 # The whole suite with the portable kernels, then the packages whose results
 # go through the AVX2 kernels again with them (TestSIMDMatchesPortable
 # compares the two directly).
-test-host:
-	$(GO) test -count=1 $(PKGS)
+test-host: test-daemon-host
+	SETMATCHD_BIN=$(abspath $(HOST_TESTD)) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) $(PKGS)
 ifneq ($(SIMD),)
-	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 ./match/... ./model/...
+	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) ./match/... ./model/...
 endif
+
+test-daemon-host:
+	CGO_ENABLED=0 $(GO) build -o $(HOST_TESTD) ./cmd/setmatchd
 
 # Runs the same tests as arm64 binaries: the code paths without assembly, and
 # fused multiply-add, are what a Raspberry Pi executes.
-test-arm64:
+test-arm64: test-daemon-arm64
 	@command -v $(QEMU) >/dev/null || { echo "$(QEMU) not found: apt-get install -y qemu-user-static"; exit 1; }
-	GOARCH=arm64 CGO_ENABLED=0 $(GO) test -exec $(QEMU) $(ARM64_TESTFLAGS) $(PKGS)
+	SETMATCHD_BIN=$(abspath $(ARM64_TESTD)) SETMATCHD_EXEC=$(QEMU) GOARCH=arm64 CGO_ENABLED=0 \
+		$(GO) test -exec $(QEMU) -timeout $(ARM64_TIMEOUT) $(ARM64_TESTFLAGS) $(PKGS)
+
+test-daemon-arm64:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o $(ARM64_TESTD) ./cmd/setmatchd
 
 bench:
 	GOEXPERIMENT=$(SIMD) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)

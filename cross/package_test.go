@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"setmatch/internal/testexec"
 )
 
 // entry is one item of nfpm.yaml's contents list.
@@ -145,7 +148,7 @@ func TestScriptsParse(t *testing.T) {
 		if fi.Mode()&0o111 == 0 {
 			t.Errorf("%s is not executable", s)
 		}
-		if out, err := exec.Command(sh, "-n", s).CombinedOutput(); err != nil {
+		if out, err := runTool(t, exec.Command(sh, "-n", s)); err != nil {
 			t.Errorf("sh -n %s: %v\n%s", s, err, out)
 		}
 		b, _ := os.ReadFile(s)
@@ -176,8 +179,15 @@ func TestRepoScriptsParse(t *testing.T) {
 		if fi.Mode()&0o111 == 0 {
 			t.Errorf("%s is not executable (the Makefile runs it directly)", s)
 		}
-		if out, err := exec.Command(bash, "-n", s).CombinedOutput(); err != nil {
+		if out, err := runTool(t, exec.Command(bash, "-n", s)); err != nil {
 			t.Errorf("bash -n %s: %v\n%s", s, err, out)
 		}
 	}
+}
+
+// runTool runs an external tool with a deadline of its own: under qemu-user
+// (make test-arm64) a fork/exec can hang, and that must fail this test only.
+func runTool(t *testing.T, cmd *exec.Cmd) ([]byte, error) {
+	t.Helper()
+	return testexec.CombinedOutput(t, testexec.Timeout(t, 2*time.Minute), cmd)
 }

@@ -2,27 +2,23 @@ package device
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/coreos/go-systemd/v22/daemon"
-	"github.com/fsnotify/fsnotify"
 
 	"setmatch/config"
 )
 
-// NewLogger returns the slog logger the configuration asks for, writing to w
+// newLogger returns the slog logger the configuration asks for, writing to w
 // (standard error: journald adds timestamps when JOURNAL_STREAM is set).
-func NewLogger(c config.Log, w io.Writer) *slog.Logger {
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
 	opt := &slog.HandlerOptions{Level: c.SlogLevel()}
 	if strings.EqualFold(c.Format, "json") {
 		return slog.New(slog.NewJSONHandler(w, opt))
@@ -39,62 +35,11 @@ func NewLogger(c config.Log, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opt))
 }
 
-// Check validates the configuration at path and the model it names, looks up
-// the GPIO lines (without driving them) and writes a summary to w. It is
-// setmatchd -check.
-func Check(path string, w io.Writer) error {
-	cfg, err := config.Load(path)
-	if err != nil {
-		return err
-	}
-	fmt.Fprint(w, cfg.String())
-	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
-	if err != nil {
-		return err
-	}
-	if err := checkLabels(cfg, m); err != nil {
-		return err
-	}
-	mm := m.Model
-	th := "none (closed set)"
-	if t := cfg.Decision.ThresholdOr(mm.Threshold); !isInf(t) {
-		th = fmt.Sprintf("%.6g", t)
-	}
-	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
-		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
-	if cfg.GPIO.Backend == "periph" {
-		drv, err := OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil)
-		if err != nil {
-			return err
-		}
-		defer drv.Close()
-		for _, p := range cfg.GPIO.Pins() {
-			if _, err := drv.Open(p.Name); err != nil {
-				return fmt.Errorf("%s: %w", p.Key, err)
-			}
-		}
-		fmt.Fprintf(w, "gpio:     all %d lines found\n", len(cfg.GPIO.Pins()))
-	} else if _, err := OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "ok")
-	return nil
-}
-
-func isInf(v float64) bool { return v > 1e308 }
-
 // DaemonOptions configures Daemon.
 type DaemonOptions struct {
 	ConfigPath string
 	Stderr     io.Writer
-	// Driver replaces the configured GPIO backend (tests).
-	Driver Driver
 }
-
-// ModelReloadDelay is how long the model file must stay quiet after a change
-// before it is read again: writers that replace it in place (cp) produce
-// several events.
-const ModelReloadDelay = 300 * time.Millisecond
 
 // Daemon runs setmatchd until ctx ends or SIGTERM/SIGINT arrives: it loads
 // the configuration and model, starts the run loop, tells systemd READY=1,
@@ -115,8 +60,8 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	if err != nil {
 		return err
 	}
-	log := NewLogger(cfg.Log, opt.Stderr)
-	r, err := New(Options{Config: cfg, Log: log, Driver: opt.Driver})
+	log := newLogger(cfg.Log, opt.Stderr)
+	r, err := New(Options{Config: cfg, Log: log})
 	if err != nil {
 		return err
 	}
@@ -223,98 +168,4 @@ func notify(log *slog.Logger, state ...string) {
 	if _, err := daemon.SdNotify(false, strings.Join(state, "\n")); err != nil {
 		log.Warn("sd_notify", "err", err)
 	}
-}
-
-// modelWatch watches the directory of the model file (the file itself is
-// replaced by rename, which would end a watch on it) and fires, after
-// ModelReloadDelay of quiet, when an entry of that name is created, renamed
-// in or written.
-type modelWatch struct {
-	log   *slog.Logger
-	fw    *fsnotify.Watcher
-	path  string
-	dir   string
-	fire  chan struct{}
-	set   chan string
-	done  chan struct{} // closed by close
-	ended chan struct{} // closed when loop returns
-}
-
-func newModelWatch(log *slog.Logger) *modelWatch {
-	mw := &modelWatch{log: log, fire: make(chan struct{}, 1), set: make(chan string),
-		done: make(chan struct{}), ended: make(chan struct{})}
-	fw, err := fsnotify.NewWatcher()
-	if err != nil {
-		log.Warn("cannot watch the model file: reload with SIGHUP", "err", err)
-		return mw
-	}
-	mw.fw = fw
-	go mw.loop()
-	return mw
-}
-
-// watch switches the watch to the directory of path.
-func (mw *modelWatch) watch(path string) {
-	if mw.fw == nil {
-		return
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	select {
-	case mw.set <- abs:
-	case <-mw.done:
-	case <-mw.ended:
-	}
-}
-
-func (mw *modelWatch) loop() {
-	defer close(mw.ended)
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	for {
-		select {
-		case <-mw.done:
-			t.Stop()
-			return
-		case p := <-mw.set:
-			if d := filepath.Dir(p); d != mw.dir {
-				if mw.dir != "" {
-					mw.fw.Remove(mw.dir)
-				}
-				if err := mw.fw.Add(d); err != nil {
-					mw.log.Warn("cannot watch the model's directory: reload with SIGHUP", "dir", d, "err", err)
-				}
-				mw.dir = d
-			}
-			mw.path = p
-		case ev, ok := <-mw.fw.Events:
-			if !ok {
-				return
-			}
-			if ev.Name == mw.path && ev.Has(fsnotify.Create|fsnotify.Write) {
-				t.Reset(ModelReloadDelay)
-			}
-		case err, ok := <-mw.fw.Errors:
-			if !ok {
-				return
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				t.Reset(ModelReloadDelay)
-			} else {
-				mw.log.Warn("model watch", "err", err)
-			}
-		case <-t.C:
-			poke(mw.fire)
-		}
-	}
-}
-
-func (mw *modelWatch) close() {
-	if mw.fw == nil {
-		return
-	}
-	close(mw.done)
-	mw.fw.Close()
 }

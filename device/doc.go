@@ -1,21 +1,21 @@
-// Package device is the I/O of the setmatch appliance: it watches a spool
-// directory for batches of frame features, matches each batch with a model's
+// Package device is the setmatch appliance: it takes the batches of frame
+// features that arrive in a spool directory, matches each with a model's
 // Matcher, signals the decision on GPIO lines and records it in a journal.
 //
 // Data flows one way (run.go):
 //
 //	writer: tmp/X -> rename -> new/X
 //	Runner: claim new/X -> cur/X, read (setfile), Matcher.Match, decide,
-//	        pulse pins (Signaller), append + fsync the journal line,
+//	        pulse pins (gpio.Signaller), append + fsync the journal line,
 //	        then cur/X -> done/X (or delete); on error cur/X -> failed/X + X.err
 //
-// The pieces are usable alone: Spool (maildir-style directory, spool.go),
-// the watcher (fsnotify + scans, watch.go), Journal (journal.go), and
-// Signaller over a small Driver/Line interface (gpio.go) with three
-// backends: periph.io's GPIO character-device driver (gpio_periph.go), a
-// logging one and a no-op one, plus Recorder, a recording fake for tests
-// (gpio_fake.go). Daemon (daemon.go) is setmatchd's main loop: signals,
-// reloads, sd_notify and the systemd watchdog.
+// The pieces are packages of their own: the spool directory, its watcher and
+// queue (device/spool), the journal (device/journal), and the GPIO drivers
+// and Signaller (device/gpio, with a recording fake in device/gpio/gpiotest).
+// This package joins them: Runner (run.go) is the run loop, Daemon
+// (daemon.go) is setmatchd's main loop with signals, reloads (modelwatch.go),
+// sd_notify and the systemd watchdog, and Check (check.go) is setmatchd
+// -check.
 //
 // Guarantees: every batch that reaches new/ is handled at least once (twice
 // only if the daemon stopped while handling it), leaves cur/ only after its

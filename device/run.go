@@ -11,13 +11,15 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"reflect"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"setmatch/config"
+	"setmatch/device/gpio"
+	"setmatch/device/journal"
+	"setmatch/device/spool"
 	"setmatch/match"
 	"setmatch/model"
 	"setmatch/setfile"
@@ -28,8 +30,8 @@ type Options struct {
 	Config *config.Config
 	Log    *slog.Logger
 	// Driver replaces the GPIO backend named in the config (tests pass a
-	// *Recorder). The Runner closes it.
-	Driver Driver
+	// *gpiotest.Recorder). The Runner closes it.
+	Driver gpio.Driver
 	// BatchWorkers is the number of batches handled at once (default 1:
 	// each batch already uses daemon.workers goroutines, and one at a time
 	// keeps arrival order and the lowest latency).
@@ -39,7 +41,7 @@ type Options struct {
 	QueueLen int
 	// Observe, if set, is called with each journal record after its line is
 	// on disk (benchmarks and tests).
-	Observe func(*Record)
+	Observe func(*journal.Record)
 	// JournalRetry is the first wait before writing a journal line again
 	// after a failure (default 1 s, doubling up to a minute).
 	JournalRetry time.Duration
@@ -122,10 +124,10 @@ func newState(cfg *config.Config, m *Loaded) *state {
 type Runner struct {
 	opt     Options
 	log     *slog.Logger
-	spool   *Spool
-	journal *Journal
-	sig     *Signaller
-	q       *queue
+	spool   *spool.Spool
+	journal *journal.Journal
+	sig     *gpio.Signaller
+	q       *spool.Queue
 	st      atomic.Pointer[state]
 
 	reloadMu  sync.Mutex // one reload at a time
@@ -140,7 +142,7 @@ type Runner struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	w      *watcher
+	w      *spool.Watcher
 }
 
 // New loads the model, opens the spool, the journal and the GPIO lines. On
@@ -172,24 +174,24 @@ func New(opt Options) (r *Runner, err error) {
 	if err := checkLabels(cfg, m); err != nil {
 		return nil, err
 	}
-	sp, err := OpenSpool(spoolOptions(cfg))
+	sp, err := spool.Open(spoolOptions(cfg))
 	if err != nil {
 		return nil, err
 	}
 	closers = append(closers, sp.Close)
-	j, err := OpenJournal(cfg.Journal.Path, int64(cfg.Journal.MaxBytes), cfg.Journal.Keep)
+	j, err := journal.Open(cfg.Journal.Path, int64(cfg.Journal.MaxBytes), cfg.Journal.Keep)
 	if err != nil {
 		return nil, err
 	}
 	closers = append(closers, j.Close)
 	drv := opt.Driver
 	if drv == nil {
-		if drv, err = OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, opt.Log); err != nil {
+		if drv, err = gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, opt.Log); err != nil {
 			return nil, err
 		}
 		closers = append(closers, drv.Close)
 	}
-	sig, err := NewSignaller(drv, signalOptions(cfg), opt.Log)
+	sig, err := gpio.NewSignaller(drv, signalOptions(cfg), opt.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -198,8 +200,8 @@ func New(opt Options) (r *Runner, err error) {
 	return r, nil
 }
 
-func spoolOptions(cfg *config.Config) SpoolOptions {
-	return SpoolOptions{
+func spoolOptions(cfg *config.Config) spool.Options {
+	return spool.Options{
 		Dir:            cfg.Spool.Dir,
 		KeepDone:       cfg.Spool.Done != "delete",
 		DoneMaxFiles:   cfg.Spool.DoneMaxFiles,
@@ -209,15 +211,15 @@ func spoolOptions(cfg *config.Config) SpoolOptions {
 	}
 }
 
-func signalOptions(cfg *config.Config) SignalOptions {
-	p := Pins{Labels: map[string]string{}}
+func signalOptions(cfg *config.Config) gpio.SignalOptions {
+	p := gpio.Pins{Labels: map[string]string{}}
 	if cfg.GPIO.Backend != "none" {
 		p.Match, p.Unknown = cfg.GPIO.MatchPin, cfg.GPIO.UnknownPin
 		for l, n := range cfg.GPIO.LabelPins {
 			p.Labels[l] = n
 		}
 	}
-	return SignalOptions{Pins: p, Pulse: cfg.GPIO.Pulse.Duration, ActiveLow: cfg.GPIO.ActiveLow}
+	return gpio.SignalOptions{Pins: p, Pulse: cfg.GPIO.Pulse.Duration, ActiveLow: cfg.GPIO.ActiveLow}
 }
 
 // checkLabels refuses label pins for labels the model does not know: a typo
@@ -241,9 +243,6 @@ func (r *Runner) Model() *Loaded { return r.st.Load().model }
 // Config returns the configuration in use.
 func (r *Runner) Config() *config.Config { return r.st.Load().cfg }
 
-// Signaller returns the GPIO signaller.
-func (r *Runner) Signaller() *Signaller { return r.sig }
-
 // Stats returns the number of batches handled and failed since start.
 func (r *Runner) Stats() (handled, failed int64) { return r.handled.Load(), r.failed.Load() }
 
@@ -255,9 +254,9 @@ func (r *Runner) Start(ctx context.Context) error {
 	if qlen <= 0 {
 		qlen = 4096
 	}
-	r.q = newQueue(qlen)
+	r.q = spool.NewQueue(qlen)
 	r.prune()
-	w, err := startWatcher(r.ctx, r.spool, r.q, r.Config().Spool.RescanInterval.Duration, r.log, r.prune)
+	w, err := spool.Watch(r.ctx, r.spool, r.q, r.Config().Spool.RescanInterval.Duration, r.log, r.prune)
 	if err != nil {
 		r.cancel()
 		return err
@@ -285,10 +284,10 @@ func (r *Runner) Stop() {
 func (r *Runner) Wait() error {
 	r.wg.Wait()
 	if r.w != nil {
-		r.w.wait()
+		r.w.Wait()
 	}
 	if r.q != nil {
-		r.q.close()
+		r.q.Close()
 	}
 	return r.sig.Drain(drainMax)
 }
@@ -309,60 +308,60 @@ func (r *Runner) Close() error {
 func (r *Runner) work() {
 	defer r.wg.Done()
 	for {
-		it, ok := r.q.pop(r.ctx)
+		it, ok := r.q.Pop(r.ctx)
 		if !ok {
 			return
 		}
 		if r.ctx.Err() != nil {
 			// Stopping: not started, so it stays where it is.
-			r.q.done(it.name)
+			r.q.Done(it.Name)
 			return
 		}
 		r.handle(it)
-		r.q.done(it.name)
+		r.q.Done(it.Name)
 	}
 }
 
 // handle takes one batch from new/ (or cur/) to done/ or failed/. Every
 // path leaves the file in cur/, done/ or failed/: none loses it.
-func (r *Runner) handle(it item) {
+func (r *Runner) handle(it spool.Item) {
 	r.busySince.Store(time.Now().UnixNano())
 	defer r.busySince.Store(0)
 	st := r.st.Load()
 	var arrived time.Time
 	var err error
-	if it.claimed {
-		arrived, err = r.spool.ClaimedAt(it.name)
+	if it.Claimed {
+		arrived, err = r.spool.ClaimedAt(it.Name)
 	} else {
-		arrived, err = r.spool.Claim(it.name)
+		arrived, err = r.spool.Claim(it.Name)
 	}
-	if errors.Is(err, ErrGone) {
+	if errors.Is(err, spool.ErrGone) {
 		return // claimed by someone else, or handled already
 	}
 	if err != nil {
-		r.log.Error("cannot claim batch", "file", it.name, "err", err)
+		r.log.Error("cannot claim batch", "file", it.Name, "err", err)
 		return
 	}
-	rec := &Record{File: it.name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.claimed,
-		Divergence: st.model.Model.Divergence.String(), Threshold: finite(st.threshold)}
-	if it.claimed {
-		first, err := r.spool.BeginRetry(it.name)
+	rec := &journal.Record{File: it.Name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.Claimed,
+		Divergence: st.model.Model.Divergence.String(), Threshold: journal.Finite(st.threshold)}
+	if it.Claimed {
+		first, err := r.spool.BeginRetry(it.Name)
 		if err != nil {
-			r.log.Warn("cannot mark the retry of an interrupted batch", "file", it.name, "err", err)
+			r.log.Warn("cannot mark the retry of an interrupted batch", "file", it.Name, "err", err)
 		}
-		defer r.spool.EndRetry(it.name)
+		defer r.spool.EndRetry(it.Name)
 		if err == nil && !first {
 			r.fail(rec, "setmatchd stopped twice while handling this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more")
 			return
 		}
 	}
-	res, known, label, err := r.decide(st, it.name, rec)
+	res, known, label, err := r.decide(st, it.Name, rec)
 	if err != nil {
 		r.fail(rec, err.Error())
 		return
 	}
 	if err := r.sig.Signal(known, label); err != nil {
-		r.log.Warn("gpio", "file", it.name, "err", err)
+		r.log.Warn("gpio", "file", it.Name, "err", err)
 	}
 	now := time.Now()
 	rec.LatencyMS = ms(now.Sub(arrived))
@@ -374,10 +373,10 @@ func (r *Runner) handle(it item) {
 	}
 	rec.Best = st.model.Model.Sets[d.Best].Label
 	rec.BestSet = st.model.Model.Sets[d.Best].Name
-	rec.Score = finite(d.Score)
+	rec.Score = journal.Finite(d.Score)
 	if d.RunnerUp >= 0 {
 		rec.RunnerUp = d.RunnerLabel
-		rec.RunnerSc = finite(d.RunnerScore)
+		rec.RunnerSc = journal.Finite(d.RunnerScore)
 	}
 	rec.Time = time.Now().UTC()
 	// Waiting for a writable journal is not being stuck: the watchdog must
@@ -386,11 +385,11 @@ func (r *Runner) handle(it item) {
 	if !r.appendDurably(rec) {
 		return // stopping: the batch stays in cur/ and is handled again at start
 	}
-	if err := r.spool.Finish(it.name); err != nil {
-		r.log.Error("batch stays in cur/ (handled again at restart)", "file", it.name, "err", err)
+	if err := r.spool.Finish(it.Name); err != nil {
+		r.log.Error("batch stays in cur/ (handled again at restart)", "file", it.Name, "err", err)
 	}
 	r.handled.Add(1)
-	r.log.Info("batch", "file", it.name, "decision", rec.Decision, "best", rec.Best, "score", d.Score,
+	r.log.Info("batch", "file", it.Name, "decision", rec.Decision, "best", rec.Best, "score", d.Score,
 		"frames", rec.Frames, "latency_ms", math.Round(rec.LatencyMS*10)/10)
 	r.afterMove()
 	if r.opt.Observe != nil {
@@ -414,7 +413,7 @@ func (r *Runner) Busy() time.Duration {
 // cur/, and nothing new is claimed meanwhile, so batches wait safely in new/
 // rather than leave the spool without a record. It returns false if the
 // daemon stops first.
-func (r *Runner) appendDurably(rec *Record) bool {
+func (r *Runner) appendDurably(rec *journal.Record) bool {
 	delay := r.opt.JournalRetry
 	if delay <= 0 {
 		delay = time.Second
@@ -437,7 +436,7 @@ func (r *Runner) appendDurably(rec *Record) bool {
 // decide reads and matches the claimed batch. A panic while doing so (a bug
 // met by some input) fails that batch instead of the daemon: restarted by
 // systemd, the daemon would meet the same batch in cur/ again and again.
-func (r *Runner) decide(st *state, name string, rec *Record) (d match.Decision, known bool, label string, err error) {
+func (r *Runner) decide(st *state, name string, rec *journal.Record) (d match.Decision, known bool, label string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("panic while handling a batch", "file", name, "panic", p, "stack", string(debug.Stack()))
@@ -447,7 +446,7 @@ func (r *Runner) decide(st *state, name string, rec *Record) (d match.Decision, 
 	return r.decideBatch(st, name, rec)
 }
 
-func (r *Runner) decideBatch(st *state, name string, rec *Record) (match.Decision, bool, string, error) {
+func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (match.Decision, bool, string, error) {
 	start := time.Now()
 	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
 	if err != nil {
@@ -484,7 +483,7 @@ func (r *Runner) decideBatch(st *state, name string, rec *Record) (match.Decisio
 }
 
 // fail moves the claimed batch to failed/ with the reason, and journals it.
-func (r *Runner) fail(rec *Record, reason string) {
+func (r *Runner) fail(rec *journal.Record, reason string) {
 	r.failed.Add(1)
 	r.log.Warn("batch failed", "file", rec.File, "reason", reason)
 	rec.Decision, rec.Reason = "failed", reason
@@ -549,33 +548,11 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	if err := checkLabels(cfg, m); err != nil {
 		return nil, err
 	}
-	if !reflect.DeepEqual(spoolOptions(cfg), spoolOptions(old.cfg)) || cfg.Spool.RescanInterval != old.cfg.Spool.RescanInterval {
-		warnings = append(warnings, "[spool] dir, done, rescan_interval or the done/failed caps changed: restart setmatchd to apply (max_batch_bytes and max_frames apply now)")
-	}
-	if cfg.Journal != old.cfg.Journal {
-		warnings = append(warnings, "[journal] changed: restart setmatchd to apply")
-	}
-	so, oo := signalOptions(cfg), signalOptions(old.cfg)
-	if cfg.GPIO.Backend != old.cfg.GPIO.Backend || cfg.GPIO.Chip != old.cfg.GPIO.Chip ||
-		!reflect.DeepEqual(so.Pins, oo.Pins) || so.ActiveLow != oo.ActiveLow {
-		warnings = append(warnings, "[gpio] backend, chip, pins or active_low changed: restart setmatchd to apply")
-	}
-	if cfg.Log != old.cfg.Log {
-		warnings = append(warnings, "[log] changed: restart setmatchd to apply")
-	}
-	// Keep what cannot change without a restart as it is, so that what the
+	// Keys that need a restart keep their values in use, so that what the
 	// Runner reports matches what it does.
-	nc := *cfg
-	maxBytes, maxFrames := nc.Spool.MaxBatchBytes, nc.Spool.MaxFrames
-	nc.Spool = old.cfg.Spool
-	nc.Spool.MaxBatchBytes, nc.Spool.MaxFrames = maxBytes, maxFrames
-	nc.Journal = old.cfg.Journal
-	pulse := nc.GPIO.Pulse
-	nc.GPIO = old.cfg.GPIO
-	nc.GPIO.Pulse = pulse
-	nc.Log = old.cfg.Log
-	r.sig.SetPulse(pulse.Duration)
-	r.st.Store(newState(&nc, m))
+	live, warnings := cfg.ReloadOver(old.cfg)
+	r.sig.SetPulse(live.GPIO.Pulse.Duration)
+	r.st.Store(newState(live, m))
 	return warnings, nil
 }
 

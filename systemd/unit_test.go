@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"setmatch/internal/testexec"
 )
 
 const (
@@ -286,8 +289,7 @@ func lookTool(t *testing.T, name string) string {
 func TestVerify(t *testing.T) {
 	sa := lookTool(t, "systemd-analyze")
 	root := stubRoot(t)
-	cmd := exec.Command(sa, "verify", "--root="+root, "--man=no", "--generators=no", unitFile)
-	out, err := cmd.CombinedOutput()
+	out, err := runTool(t, exec.Command(sa, "verify", "--root="+root, "--man=no", "--generators=no", unitFile))
 	if len(bytes.TrimSpace(out)) > 0 {
 		t.Logf("systemd-analyze verify:\n%s", out)
 	}
@@ -315,7 +317,7 @@ func TestVerifyCatchesMistakes(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _ := exec.Command(sa, "verify", "--root="+root, "--man=no", "--generators=no", unitFile).CombinedOutput()
+	out, _ := runTool(t, exec.Command(sa, "verify", "--root="+root, "--man=no", "--generators=no", unitFile))
 	for _, want := range []string{"ProtectEverything", "lots"} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("systemd-analyze verify did not complain about %s; output:\n%s", want, out)
@@ -329,8 +331,7 @@ var exposureRE = regexp.MustCompile(`Overall exposure level for \S+: ([0-9.]+)`)
 // against the documented target.
 func TestSecurityExposure(t *testing.T) {
 	sa := lookTool(t, "systemd-analyze")
-	cmd := exec.Command(sa, "security", "--offline=yes", "--threshold="+strconv.Itoa(maxExposure), unitFile)
-	out, err := cmd.CombinedOutput()
+	out, err := runTool(t, exec.Command(sa, "security", "--offline=yes", "--threshold="+strconv.Itoa(maxExposure), unitFile))
 	m := exposureRE.FindSubmatch(out)
 	if m == nil {
 		if bytes.Contains(out, []byte("--offline")) {
@@ -362,7 +363,7 @@ func TestSysusersTmpfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	abs := func(f string) string { p, _ := filepath.Abs(f); return p }
-	if out, err := exec.Command(sysusers, "--root="+root, abs(sysusersFile)).CombinedOutput(); err != nil {
+	if out, err := runTool(t, exec.Command(sysusers, "--root="+root, abs(sysusersFile))); err != nil {
 		t.Fatalf("systemd-sysusers: %v\n%s", err, out)
 	}
 	uid := idOf(t, filepath.Join(root, "etc/passwd"), "setmatch")
@@ -375,7 +376,7 @@ func TestSysusersTmpfiles(t *testing.T) {
 		}
 	}
 
-	out, err := exec.Command(tmpfiles, "--root="+root, "--create", abs(tmpfilesFile)).CombinedOutput()
+	out, err := runTool(t, exec.Command(tmpfiles, "--root="+root, "--create", abs(tmpfilesFile)))
 	if err != nil || len(bytes.TrimSpace(out)) > 0 {
 		t.Fatalf("systemd-tmpfiles --create: %v\n%s", err, out)
 	}
@@ -426,4 +427,11 @@ func idOf(t *testing.T, file, name string) int {
 	}
 	t.Fatalf("%s: no entry for %s", file, name)
 	return -1
+}
+
+// runTool runs an external tool with a deadline of its own: under qemu-user
+// (make test-arm64) a fork/exec can hang, and that must fail this test only.
+func runTool(t *testing.T, cmd *exec.Cmd) ([]byte, error) {
+	t.Helper()
+	return testexec.CombinedOutput(t, testexec.Timeout(t, 2*time.Minute), cmd)
 }

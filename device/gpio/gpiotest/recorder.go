@@ -1,4 +1,6 @@
-package device
+// Package gpiotest provides Recorder, a fake GPIO driver that records every
+// transition, for tests of code that signals through package gpio.
+package gpiotest
 
 import (
 	"sort"
@@ -6,6 +8,8 @@ import (
 	"time"
 
 	"periph.io/x/conn/v3/gpio"
+
+	devgpio "setmatch/device/gpio"
 )
 
 // Transition is one level change recorded by a Recorder.
@@ -15,7 +19,7 @@ type Transition struct {
 	Level gpio.Level
 }
 
-// Recorder is a Driver for tests: it records every transition of every line
+// Recorder is a devgpio.Driver for tests: it records every transition of every line
 // with its time. With a list of line names it behaves like a machine that has
 // only those lines.
 type Recorder struct {
@@ -36,13 +40,13 @@ func NewRecorder(available ...string) *Recorder {
 	return &Recorder{available: a, level: map[string]gpio.Level{}}
 }
 
-// Open returns a recording line, or a *MissingPinError for a name not in the
+// Open returns a recording line, or a *devgpio.MissingPinError for a name not in the
 // list given to NewRecorder.
-func (r *Recorder) Open(name string) (Line, error) {
+func (r *Recorder) Open(name string) (devgpio.Line, error) {
 	if len(r.available) > 0 {
 		i := sort.SearchStrings(r.available, name)
 		if i == len(r.available) || r.available[i] != name {
-			return nil, &MissingPinError{Pin: name, Available: append([]string(nil), r.available...)}
+			return nil, &devgpio.MissingPinError{Pin: name, Available: append([]string(nil), r.available...)}
 		}
 	}
 	return &recLine{r: r, name: name}, nil
@@ -77,6 +81,25 @@ func (r *Recorder) Level(pin string) (gpio.Level, bool) {
 	defer r.mu.Unlock()
 	l, ok := r.level[pin]
 	return l, ok
+}
+
+// Pulses returns the length of each active period on pin, in order; a
+// period still active is not counted.
+func (r *Recorder) Pulses(pin string, active gpio.Level) []time.Duration {
+	var out []time.Duration
+	var on time.Time
+	for _, x := range r.Transitions() {
+		if x.Pin != pin {
+			continue
+		}
+		if x.Level == active && on.IsZero() {
+			on = x.Time
+		} else if x.Level != active && !on.IsZero() {
+			out = append(out, x.Time.Sub(on))
+			on = time.Time{}
+		}
+	}
+	return out
 }
 
 type recLine struct {

@@ -1,4 +1,4 @@
-package device
+package gpio
 
 import (
 	"fmt"
@@ -20,10 +20,10 @@ type periphDriver struct {
 	opened []gpio.PinIO
 }
 
-// OpenPeriph initialises periph.io's registered drivers (gpioioctl only, as
+// openPeriph initialises periph.io's registered drivers (gpioioctl only, as
 // this package imports no other) and returns a Driver that looks lines up by
 // kernel line name, on the named chip ("gpiochip0") or, with chip "", on any.
-func OpenPeriph(chip string) (Driver, error) {
+func openPeriph(chip string) (Driver, error) {
 	// With no chip present, Init returns no error and every lookup returns
 	// nil; Open reports that with the list of lines.
 	if _, err := driverreg.Init(); err != nil {

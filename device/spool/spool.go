@@ -1,4 +1,14 @@
-package device
+// Package spool is the appliance's maildir-style spool directory and the feed
+// of batch names out of it.
+//
+// Writers create a batch in tmp/ and rename it into new/; a worker claims it
+// into cur/, and moves it to done/ (or deletes it) once it is recorded, or to
+// failed/ with the reason. Spool (spool.go) does those moves, confined to the
+// directory by an os.Root. Watcher (watch.go) finds the batches in new/ (and
+// those an interrupted run left in cur/) from fsnotify events and rescans, and
+// hands their names to the workers through a bounded, de-duplicating Queue
+// (queue.go).
+package spool
 
 import (
 	"errors"
@@ -29,9 +39,9 @@ const (
 // worker (or another daemon on the same spool) claimed it first.
 var ErrGone = errors.New("spool: file no longer in new/")
 
-// SpoolOptions says where the spool is and how much of the handled batches to
+// Options says where the spool is and how much of the handled batches to
 // keep.
-type SpoolOptions struct {
+type Options struct {
 	Dir string
 	// KeepDone moves handled batches to done/; false deletes them once their
 	// journal line is on disk.
@@ -48,15 +58,15 @@ type SpoolOptions struct {
 // os.Root, so no name read from the directory or from an event can reach
 // outside it. A Spool is safe for concurrent use.
 type Spool struct {
-	opt     SpoolOptions
+	opt     Options
 	root    *os.Root
 	pruneMu sync.Mutex
 }
 
-// OpenSpool opens the spool at opt.Dir, creating the directory and any missing
+// Open opens the spool at opt.Dir, creating the directory and any missing
 // sub-directory: tmp/ and new/ group-writable (0770) for the writers,
 // cur/, done/ and failed/ 0750.
-func OpenSpool(opt SpoolOptions) (*Spool, error) {
+func Open(opt Options) (*Spool, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("spool: no directory given (set spool.dir)")
 	}

@@ -1,27 +1,28 @@
-package device
+package spool
 
 import (
 	"context"
 	"sync"
 )
 
-// item is one batch name waiting for a worker. claimed is true for a batch
+// Item is one batch name waiting for a worker. Claimed is true for a batch
 // found in cur/ at start-up: it was claimed by an earlier run that did not
 // finish it, and is handled again from cur/.
-type item struct {
-	name    string
-	claimed bool
+type Item struct {
+	Name    string
+	Claimed bool
 }
 
-// queue is a bounded FIFO of batch names with de-duplication: a name that is
-// waiting or being handled is not added again, so a file seen both by an
-// fsnotify event and by a rescan is handled once. When the queue is full,
-// names are dropped (the files stay in new/) and the next rescan, which the
-// queue requests once it has drained, picks them up again: memory stays
-// bounded whatever arrives.
-type queue struct {
+// Queue is a bounded FIFO of batch names with de-duplication, fed by a
+// Watcher and emptied by the workers: a name that is waiting or being
+// handled is not added again, so a file seen both by an fsnotify event and
+// by a rescan is handled once. When the queue is full, names are dropped (the
+// files stay in new/) and the next rescan, which the queue requests once it
+// has drained, picks them up again: memory stays bounded whatever arrives.
+// A Queue is safe for concurrent use.
+type Queue struct {
 	mu      sync.Mutex
-	items   []item
+	items   []Item
 	head    int
 	max     int
 	known   map[string]struct{} // waiting or in flight
@@ -32,11 +33,12 @@ type queue struct {
 	closed  bool
 }
 
-func newQueue(max int) *queue {
+// NewQueue returns a Queue that holds at most max waiting names (at least 1).
+func NewQueue(max int) *Queue {
 	if max < 1 {
 		max = 1
 	}
-	return &queue{
+	return &Queue{
 		max:    max,
 		known:  make(map[string]struct{}),
 		again:  make(map[string]struct{}),
@@ -48,7 +50,7 @@ func newQueue(max int) *queue {
 // add enqueues it unless its name is already waiting or in flight, and
 // reports whether it did. A full queue drops the name and remembers to ask for
 // a rescan.
-func (q *queue) add(it item) bool {
+func (q *Queue) add(it Item) bool {
 	queued, _ := q.enqueue(it)
 	return queued
 }
@@ -57,42 +59,42 @@ func (q *queue) add(it item) bool {
 // the queue is full or closed (the caller keeps the name and offers it again
 // after the rescan that the drop requests), and true when the name was
 // queued or is already waiting or in flight.
-func (q *queue) offer(it item) bool {
+func (q *Queue) offer(it Item) bool {
 	queued, known := q.enqueue(it)
 	return queued || known
 }
 
 // enqueue is add and offer: queued tells whether it was added, known whether
-// its name was already waiting or in flight (noted, so that done asks for a
+// its name was already waiting or in flight (noted, so that Done asks for a
 // rescan: a writer reused the name).
-func (q *queue) enqueue(it item) (queued, known bool) {
+func (q *Queue) enqueue(it Item) (queued, known bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
 		return false, false
 	}
-	if _, ok := q.known[it.name]; ok {
-		q.again[it.name] = struct{}{}
+	if _, ok := q.known[it.Name]; ok {
+		q.again[it.Name] = struct{}{}
 		return false, true
 	}
 	if len(q.items)-q.head >= q.max {
 		q.dropped = true
 		return false, false
 	}
-	q.known[it.name] = struct{}{}
+	q.known[it.Name] = struct{}{}
 	q.items = append(q.items, it)
 	poke(q.ready)
 	return true, false
 }
 
-// pop waits for a name or for ctx to end. The name stays "known" until done
+// Pop waits for a name or for ctx to end. The name stays "known" until Done
 // is called with it, so that it is not queued twice while in flight.
-func (q *queue) pop(ctx context.Context) (item, bool) {
+func (q *Queue) Pop(ctx context.Context) (Item, bool) {
 	for {
 		q.mu.Lock()
 		if q.head < len(q.items) {
 			it := q.items[q.head]
-			q.items[q.head] = item{}
+			q.items[q.head] = Item{}
 			q.head++
 			if q.head == len(q.items) {
 				q.items, q.head = q.items[:0], 0
@@ -113,16 +115,16 @@ func (q *queue) pop(ctx context.Context) (item, bool) {
 		q.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return item{}, false
+			return Item{}, false
 		case <-q.ready:
 		}
 	}
 }
 
-// done forgets a name handed out by pop. If the name was seen again while
+// Done forgets a name handed out by Pop. If the name was seen again while
 // it was waiting or in flight (a writer reused it), a rescan is requested at
 // once rather than at the next periodic one.
-func (q *queue) done(name string) {
+func (q *Queue) Done(name string) {
 	q.mu.Lock()
 	delete(q.known, name)
 	if _, ok := q.again[name]; ok {
@@ -132,15 +134,8 @@ func (q *queue) done(name string) {
 	q.mu.Unlock()
 }
 
-// len reports how many names are waiting (not counting those in flight).
-func (q *queue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items) - q.head
-}
-
-// close stops accepting names.
-func (q *queue) close() {
+// Close stops accepting names.
+func (q *Queue) Close() {
 	q.mu.Lock()
 	q.closed = true
 	q.mu.Unlock()

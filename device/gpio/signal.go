@@ -1,52 +1,16 @@
-package device
+package gpio
 
 import (
 	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"periph.io/x/conn/v3/gpio"
 )
-
-// Line is one GPIO output line as a driver provides it. Drivers never read
-// an output line back: on the Linux character device, Read() turns the line
-// into an input.
-type Line interface {
-	Name() string
-	Out(l gpio.Level) error
-}
-
-// Driver opens output lines by their kernel line name ("GPIO17").
-type Driver interface {
-	// Open returns the named line; a missing line is a *MissingPinError.
-	Open(name string) (Line, error)
-	Close() error
-}
-
-// MissingPinError says that a configured pin name is not a GPIO line of this
-// machine, and lists the names that are.
-type MissingPinError struct {
-	Pin       string
-	Available []string
-}
-
-func (e *MissingPinError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "gpio: no line named %q", e.Pin)
-	if len(e.Available) == 0 {
-		b.WriteString("; no GPIO lines found at all (is /dev/gpiochip* present and readable by this user, e.g. in group gpio?)")
-	} else {
-		b.WriteString("; available lines: ")
-		b.WriteString(strings.Join(e.Available, ", "))
-	}
-	b.WriteString(". Pin names are kernel line names: list them with `gpioinfo` (package gpiod), or set gpio.backend = \"log\" to run without hardware")
-	return b.String()
-}
 
 // Pins says which line signals what. Empty names are not used.
 type Pins struct {
@@ -159,9 +123,6 @@ func (s *Signaller) SetPulse(d time.Duration) {
 		s.pulse.Store(int64(d))
 	}
 }
-
-// Pins returns the line assignment.
-func (s *Signaller) Pins() Pins { return s.pins }
 
 // Signal pulses the lines for a decision: Match and the label's line for a
 // known label, Unknown otherwise.
@@ -288,49 +249,3 @@ func (s *Signaller) Idle() error {
 func (s *Signaller) Close() error {
 	return errors.Join(s.Idle(), s.drv.Close())
 }
-
-// OpenDriver returns the GPIO driver for a backend name: "periph" (the Linux
-// GPIO character device through periph.io), "log" (no hardware: transitions
-// are logged) or "none".
-//
-// chip restricts the periph backend to one GPIO chip ("" = any).
-func OpenDriver(backend, chip string, log *slog.Logger) (Driver, error) {
-	switch backend {
-	case "periph":
-		return OpenPeriph(chip)
-	case "log":
-		return &logDriver{log: log}, nil
-	case "none", "":
-		return noneDriver{}, nil
-	}
-	return nil, fmt.Errorf("gpio: unknown backend %q: use \"periph\", \"log\" or \"none\"", backend)
-}
-
-// logDriver logs every transition instead of driving hardware.
-type logDriver struct{ log *slog.Logger }
-
-func (d *logDriver) Open(name string) (Line, error) { return &logLine{name: name, log: d.log}, nil }
-func (d *logDriver) Close() error                   { return nil }
-
-type logLine struct {
-	name string
-	log  *slog.Logger
-}
-
-func (l *logLine) Name() string { return l.name }
-func (l *logLine) Out(v gpio.Level) error {
-	if l.log != nil {
-		l.log.Info("gpio", "pin", l.name, "level", v.String())
-	}
-	return nil
-}
-
-type noneDriver struct{}
-
-func (noneDriver) Open(name string) (Line, error) { return noneLine(name), nil }
-func (noneDriver) Close() error                   { return nil }
-
-type noneLine string
-
-func (l noneLine) Name() string         { return string(l) }
-func (noneLine) Out(v gpio.Level) error { return nil }

@@ -1,4 +1,4 @@
-package device
+package spool
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// watcher feeds the queue with the names of batches in new/: from fsnotify
+// Watcher feeds a Queue with the names of batches in new/: from fsnotify
 // events, from a scan at start-up and on a slow timer, and from a scan after
 // the kernel's event queue overflowed (those events are lost for good) or
 // after the bounded queue had to drop names.
 //
 // fsnotify's channels are unbuffered, so the event loop does nothing but
 // queue names; claiming and reading happen in the workers.
-type watcher struct {
+type Watcher struct {
 	sp     *Spool
-	q      *queue
+	q      *Queue
 	fw     *fsnotify.Watcher
 	every  time.Duration
 	log    *slog.Logger
@@ -34,15 +34,17 @@ type watcher struct {
 
 	// leftover holds batches found in cur/ at start that the bounded queue
 	// could not take yet; every scan offers them again, before new/.
-	// Touched by startWatcher and then only by the rescans goroutine.
+	// Touched by Watch and then only by the rescans goroutine.
 	leftover []string
 }
 
-// startWatcher queues the batches left in cur/ by an interrupted run, adds the
-// fsnotify watch on new/ and only then scans new/, so that no file renamed in
-// during start-up is missed. It runs until ctx ends.
-func startWatcher(ctx context.Context, sp *Spool, q *queue, every time.Duration, log *slog.Logger, prune func()) (*watcher, error) {
-	w := &watcher{sp: sp, q: q, every: every, log: log, newDir: filepath.Join(sp.Dir(), DirNew),
+// Watch queues the batches left in cur/ by an interrupted run (as claimed
+// items), adds the fsnotify watch on new/ and only then scans new/, so that no
+// file renamed in during start-up is missed. It then rescans new/ every
+// every (30 s if every ≤ 0), calling prune (if not nil) after each timed
+// rescan, and runs until ctx ends.
+func Watch(ctx context.Context, sp *Spool, q *Queue, every time.Duration, log *slog.Logger, prune func()) (*Watcher, error) {
+	w := &Watcher{sp: sp, q: q, every: every, log: log, newDir: filepath.Join(sp.Dir(), DirNew),
 		kick: make(chan struct{}, 1), prune: prune}
 	cur, err := sp.Interrupted()
 	if err != nil {
@@ -68,10 +70,10 @@ func startWatcher(ctx context.Context, sp *Spool, q *queue, every time.Duration,
 	return w, nil
 }
 
-// wait waits for the watcher's goroutines to end (after ctx ended).
-func (w *watcher) wait() { w.wg.Wait() }
+// Wait waits for the watcher's goroutines to end (after ctx ended).
+func (w *Watcher) Wait() { w.wg.Wait() }
 
-func (w *watcher) events(ctx context.Context) {
+func (w *Watcher) events(ctx context.Context) {
 	defer w.wg.Done()
 	defer w.fw.Close()
 	for {
@@ -85,7 +87,7 @@ func (w *watcher) events(ctx context.Context) {
 			// A rename into new/ (IN_MOVED_TO) shows up as Create.
 			if ev.Has(fsnotify.Create) {
 				if name := filepath.Base(ev.Name); !ignored(name) {
-					w.q.add(item{name: name})
+					w.q.add(Item{Name: name})
 				}
 			}
 		case err, ok := <-w.fw.Errors:
@@ -102,7 +104,7 @@ func (w *watcher) events(ctx context.Context) {
 	}
 }
 
-func (w *watcher) rescans(ctx context.Context) {
+func (w *Watcher) rescans(ctx context.Context) {
 	defer w.wg.Done()
 	every := w.every
 	if every <= 0 {
@@ -130,8 +132,8 @@ func (w *watcher) rescans(ctx context.Context) {
 
 // scan queues the batches left in cur/ that are still waiting for room, then
 // every batch in new/.
-func (w *watcher) scan() {
-	for len(w.leftover) > 0 && w.q.offer(item{name: w.leftover[0], claimed: true}) {
+func (w *Watcher) scan() {
+	for len(w.leftover) > 0 && w.q.offer(Item{Name: w.leftover[0], Claimed: true}) {
 		w.leftover = w.leftover[1:]
 	}
 	names, err := w.sp.Pending()
@@ -141,7 +143,7 @@ func (w *watcher) scan() {
 	}
 	n := 0
 	for _, name := range names {
-		if w.q.add(item{name: name}) {
+		if w.q.add(Item{Name: name}) {
 			n++
 		}
 	}
@@ -152,7 +154,7 @@ func (w *watcher) scan() {
 
 // rewatch adds the watch again if new/ was removed and re-created: inotify
 // ends a watch silently when its directory goes away.
-func (w *watcher) rewatch() {
+func (w *Watcher) rewatch() {
 	if slices.Contains(w.fw.WatchList(), w.newDir) {
 		return
 	}

@@ -1,4 +1,7 @@
-package device
+// Package journal is the appliance's record of decisions: one JSON line per
+// batch, appended and synced to disk before the batch leaves the spool's
+// cur/, with size-based rotation.
+package journal
 
 import (
 	"encoding/json"
@@ -39,9 +42,9 @@ type Record struct {
 	Retry      bool      `json:"retry,omitempty"`      // handled again after an interrupted run
 }
 
-// finite returns a pointer to v, or nil for NaN and ±Inf (JSON has no
-// infinities).
-func finite(v float64) *float64 {
+// Finite returns a pointer to v for a Record's score fields, or nil for NaN
+// and ±Inf (JSON has no infinities).
+func Finite(v float64) *float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return nil
 	}
@@ -64,10 +67,10 @@ type Journal struct {
 	closed   bool // set by Close only
 }
 
-// OpenJournal opens (or creates, 0640) the journal at path for appending.
+// Open opens (or creates, 0640) the journal at path for appending.
 // maxBytes ≤ 0 disables rotation; keep is the number of rotated files kept
 // (at least 1).
-func OpenJournal(path string, maxBytes int64, keep int) (*Journal, error) {
+func Open(path string, maxBytes int64, keep int) (*Journal, error) {
 	if path == "" {
 		return nil, errors.New("journal: no path given (set journal.path)")
 	}

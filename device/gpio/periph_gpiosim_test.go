@@ -5,14 +5,15 @@
 // /sys/kernel/config and CONFIG_GPIO_SIM (modprobe gpio-sim); it skips
 // otherwise. Run it with
 //
-//	sudo go test -tags gpiosim -run GpioSim ./device/
+//	sudo go test -tags gpiosim -run GpioSim ./device/gpio/
 
-package device
+package gpio
 
 import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,16 +55,16 @@ func TestGpioSim(t *testing.T) {
 	t.Cleanup(func() {
 		os.WriteFile(filepath.Join(chip, "live"), []byte("0"), 0o644)
 		for i := range simLines {
-			os.Remove(filepath.Join(bank, "line"+itoa(i)))
+			os.Remove(filepath.Join(bank, "line"+strconv.Itoa(i)))
 		}
 		os.Remove(bank)
 		os.Remove(chip)
 	})
 	mkdir(bank)
-	write(filepath.Join(bank, "num_lines"), itoa(len(simLines)))
+	write(filepath.Join(bank, "num_lines"), strconv.Itoa(len(simLines)))
 	for i, name := range simLines {
-		mkdir(filepath.Join(bank, "line"+itoa(i)))
-		write(filepath.Join(bank, "line"+itoa(i), "name"), name)
+		mkdir(filepath.Join(bank, "line"+strconv.Itoa(i)))
+		write(filepath.Join(bank, "line"+strconv.Itoa(i), "name"), name)
 	}
 	write(filepath.Join(chip, "live"), "1")
 	dev, err := os.ReadFile(filepath.Join(chip, "dev_name"))
@@ -89,13 +90,13 @@ func TestGpioSim(t *testing.T) {
 func gpioSimChild(t *testing.T, values string) {
 	level := func(line int) string {
 		t.Helper()
-		b, err := os.ReadFile(filepath.Join(values, "sim_gpio"+itoa(line), "value"))
+		b, err := os.ReadFile(filepath.Join(values, "sim_gpio"+strconv.Itoa(line), "value"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return strings.TrimSpace(string(b))
 	}
-	drv, err := OpenPeriph("")
+	drv, err := openPeriph("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,22 +114,35 @@ func gpioSimChild(t *testing.T, values string) {
 			t.Errorf("%s starts at %s, want idle 0", simLines[i], v)
 		}
 	}
+	// Poll rather than sleep: the checks hold within the pulse, and a loaded
+	// machine may run them late.
+	waitLevels := func(what string, want map[int]string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			ok := true
+			for line, v := range want {
+				ok = ok && level(line) == v
+			}
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: match %s unknown %s label %s, want %v", what, level(0), level(1), level(2), want)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
 	if err := s.Signal(true, "alice"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if level(0) != "1" || level(2) != "1" || level(1) != "0" {
-		t.Errorf("during the pulse: match %s label %s unknown %s, want 1 1 0", level(0), level(2), level(1))
+	waitLevels("during the pulse", map[int]string{0: "1", 2: "1"})
+	if level(1) != "0" {
+		t.Errorf("unknown pin %s during a known pulse, want 0", level(1))
 	}
-	time.Sleep(500 * time.Millisecond)
-	if level(0) != "0" || level(2) != "0" {
-		t.Errorf("after the pulse: match %s label %s, want 0 0", level(0), level(2))
-	}
+	waitLevels("after the pulse", map[int]string{0: "0", 2: "0"})
 	s.Signal(false, "")
-	time.Sleep(100 * time.Millisecond)
-	if level(1) != "1" {
-		t.Errorf("unknown pin during its pulse: %s", level(1))
-	}
+	waitLevels("unknown pin during its pulse", map[int]string{1: "1"})
 	if err := s.Idle(); err != nil {
 		t.Fatal(err)
 	}

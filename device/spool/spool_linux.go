@@ -1,4 +1,4 @@
-package device
+package spool
 
 import (
 	"io/fs"

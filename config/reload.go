@@ -1,0 +1,50 @@
+package config
+
+import "maps"
+
+// ReloadOver is what a running setmatchd does with c, a configuration read
+// again on reload, while old is in use. Some keys apply at once: model,
+// [decision], [daemon], spool.max_batch_bytes, spool.max_frames and
+// gpio.pulse. The others (the rest of [spool], [journal], [gpio] and [log])
+// need a restart: live keeps their values from old, and restart holds one
+// message for each table in which such a key changed, for the log.
+func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
+	if c.Spool.Dir != old.Spool.Dir || keepDone(c.Spool) != keepDone(old.Spool) ||
+		c.Spool.DoneMaxFiles != old.Spool.DoneMaxFiles || c.Spool.DoneMaxAge != old.Spool.DoneMaxAge ||
+		c.Spool.FailedMaxFiles != old.Spool.FailedMaxFiles || c.Spool.RescanInterval != old.Spool.RescanInterval {
+		restart = append(restart, "[spool] dir, done, rescan_interval or the done/failed caps changed: restart setmatchd to apply (max_batch_bytes and max_frames apply now)")
+	}
+	if c.Journal != old.Journal {
+		restart = append(restart, "[journal] changed: restart setmatchd to apply")
+	}
+	if c.GPIO.Backend != old.GPIO.Backend || c.GPIO.Chip != old.GPIO.Chip ||
+		!samePins(c.GPIO, old.GPIO) || c.GPIO.ActiveLow != old.GPIO.ActiveLow {
+		restart = append(restart, "[gpio] backend, chip, pins or active_low changed: restart setmatchd to apply")
+	}
+	if c.Log != old.Log {
+		restart = append(restart, "[log] changed: restart setmatchd to apply")
+	}
+	// Keep what cannot change without a restart as it is, so that what the
+	// daemon reports matches what it does.
+	l := *c
+	l.Spool = old.Spool
+	l.Spool.MaxBatchBytes, l.Spool.MaxFrames = c.Spool.MaxBatchBytes, c.Spool.MaxFrames
+	l.Journal = old.Journal
+	l.GPIO = old.GPIO
+	l.GPIO.Pulse = c.GPIO.Pulse
+	l.Log = old.Log
+	return &l, restart
+}
+
+// keepDone reports whether handled batches are moved to done/ (spool.done is
+// not "delete").
+func keepDone(s Spool) bool { return s.Done != "delete" }
+
+// samePins reports whether a and b drive the same lines: with backend
+// "none" no pin is driven, whatever the pin keys say.
+func samePins(a, b GPIO) bool {
+	if a.Backend == "none" || b.Backend == "none" {
+		return a.Backend == b.Backend
+	}
+	return a.MatchPin == b.MatchPin && a.UnknownPin == b.UnknownPin && maps.Equal(a.LabelPins, b.LabelPins)
+}

@@ -1,0 +1,78 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReloadOver(t *testing.T) {
+	th := 0.5
+	for _, tc := range []struct {
+		name    string
+		change  func(c *Config)
+		restart string // the table named in the message, "" for none
+		applied bool   // the change is in the live configuration
+	}{
+		{"nothing", func(c *Config) {}, "", true},
+		{"model", func(c *Config) { c.Model = "/other.smm" }, "", true},
+		{"threshold", func(c *Config) { c.Decision.Threshold = &th }, "", true},
+		{"min_frames", func(c *Config) { c.Decision.MinFrames = 7 }, "", true},
+		{"workers", func(c *Config) { c.Daemon.Workers = 3 }, "", true},
+		{"max_batch_bytes", func(c *Config) { c.Spool.MaxBatchBytes = 1 << 10 }, "", true},
+		{"max_frames", func(c *Config) { c.Spool.MaxFrames = 5 }, "", true},
+		{"pulse", func(c *Config) { c.GPIO.Pulse = Duration{time.Second} }, "", true},
+		{"spool dir", func(c *Config) { c.Spool.Dir = "/elsewhere" }, "[spool]", false},
+		{"spool done", func(c *Config) { c.Spool.Done = "delete" }, "[spool]", false},
+		{"rescan", func(c *Config) { c.Spool.RescanInterval = Duration{time.Minute} }, "[spool]", false},
+		{"done cap", func(c *Config) { c.Spool.DoneMaxFiles = 9 }, "[spool]", false},
+		{"done age", func(c *Config) { c.Spool.DoneMaxAge = Duration{time.Hour} }, "[spool]", false},
+		{"failed cap", func(c *Config) { c.Spool.FailedMaxFiles = 9 }, "[spool]", false},
+		{"journal", func(c *Config) { c.Journal.Keep = 9 }, "[journal]", false},
+		{"backend", func(c *Config) { c.GPIO.Backend = "log" }, "[gpio]", false},
+		{"chip", func(c *Config) { c.GPIO.Chip = "gpiochip1" }, "[gpio]", false},
+		{"match pin", func(c *Config) { c.GPIO.MatchPin = "GPIO5" }, "[gpio]", false},
+		{"label pin", func(c *Config) { c.GPIO.LabelPins = map[string]string{"alice": "GPIO6"} }, "[gpio]", false},
+		{"active_low", func(c *Config) { c.GPIO.ActiveLow = true }, "[gpio]", false},
+		{"log", func(c *Config) { c.Log.Level = "debug" }, "[log]", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := Default()
+			c := Default()
+			tc.change(&c)
+			live, restart := c.ReloadOver(&old)
+			if tc.restart == "" && len(restart) != 0 {
+				t.Errorf("restart messages %q for a key that applies now", restart)
+			}
+			if tc.restart != "" && (len(restart) != 1 || !strings.HasPrefix(restart[0], tc.restart) || !strings.Contains(restart[0], "restart")) {
+				t.Errorf("restart messages %q, want one naming %s", restart, tc.restart)
+			}
+			want := old
+			if tc.applied {
+				want = c
+			}
+			if !reflect.DeepEqual(*live, want) {
+				t.Errorf("live configuration\n got %+v\nwant %+v", *live, want)
+			}
+		})
+	}
+}
+
+// With backend "none" no pin is driven: changing a pin key then needs no
+// restart (it would drive nothing either way).
+func TestReloadOverPinsWithoutBackend(t *testing.T) {
+	old := Default()
+	old.GPIO.Backend = "none"
+	c := old
+	c.GPIO.MatchPin = "GPIO5"
+	if _, restart := c.ReloadOver(&old); len(restart) != 0 {
+		t.Errorf("restart messages %q for a pin of backend none", restart)
+	}
+	// Several tables at once: one message each.
+	c = old
+	c.Spool.Dir, c.Journal.Path, c.Log.Format = "/a", "/b", "json"
+	if _, restart := c.ReloadOver(&old); len(restart) != 3 {
+		t.Errorf("restart messages %q, want three", restart)
+	}
+}

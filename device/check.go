@@ -1,0 +1,53 @@
+package device
+
+import (
+	"fmt"
+	"io"
+
+	"setmatch/config"
+	"setmatch/device/gpio"
+)
+
+// Check validates the configuration at path and the model it names, looks up
+// the GPIO lines (without driving them) and writes a summary to w. It is
+// setmatchd -check.
+func Check(path string, w io.Writer) error {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(w, cfg.String())
+	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
+	if err != nil {
+		return err
+	}
+	if err := checkLabels(cfg, m); err != nil {
+		return err
+	}
+	mm := m.Model
+	th := "none (closed set)"
+	if t := cfg.Decision.ThresholdOr(mm.Threshold); !isInf(t) {
+		th = fmt.Sprintf("%.6g", t)
+	}
+	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
+		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
+	if cfg.GPIO.Backend == "periph" {
+		drv, err := gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil)
+		if err != nil {
+			return err
+		}
+		defer drv.Close()
+		for _, p := range cfg.GPIO.Pins() {
+			if _, err := drv.Open(p.Name); err != nil {
+				return fmt.Errorf("%s: %w", p.Key, err)
+			}
+		}
+		fmt.Fprintf(w, "gpio:     all %d lines found\n", len(cfg.GPIO.Pins()))
+	} else if _, err := gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "ok")
+	return nil
+}
+
+func isInf(v float64) bool { return v > 1e308 }

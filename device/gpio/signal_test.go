@@ -1,0 +1,121 @@
+package gpio_test
+
+import (
+	"testing"
+	"time"
+
+	"periph.io/x/conn/v3/gpio"
+
+	devgpio "setmatch/device/gpio"
+	"setmatch/device/gpio/gpiotest"
+)
+
+// A stop right after a decision must not cut its pulse short: Drain lets the
+// queued pulses run to their end (within its bound), then idles the lines.
+func TestDrainFinishesPulses(t *testing.T) {
+	rec := gpiotest.NewRecorder()
+	const pulse = 40 * time.Millisecond
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17", Unknown: "GPIO27"}, Pulse: pulse}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Signal(true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Signal(true, ""); err != nil { // queued behind the first
+		t.Fatal(err)
+	}
+	if err := s.Drain(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.Pulses("GPIO17", gpio.High)
+	if len(got) != 2 {
+		t.Fatalf("GPIO17 pulses %v, want both queued pulses", got)
+	}
+	for _, d := range got {
+		if d < pulse {
+			t.Errorf("a pulse lasted %v, shorter than %v: cut by the stop", d, pulse)
+		}
+	}
+	if l, _ := rec.Level("GPIO17"); l != gpio.Low {
+		t.Errorf("GPIO17 left %v after Drain", l)
+	}
+	if err := s.Pulse("GPIO17"); err == nil {
+		t.Error("a pulse was accepted after Drain")
+	}
+
+	// The bound holds: a long pulse is cut at max.
+	rec2 := gpiotest.NewRecorder()
+	s2, _ := devgpio.NewSignaller(rec2, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17"}, Pulse: time.Hour}, nil)
+	s2.Signal(true, "")
+	start := time.Now()
+	s2.Drain(50 * time.Millisecond)
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("Drain took %v with a 50ms bound", el)
+	}
+	if l, _ := rec2.Level("GPIO17"); l != gpio.Low {
+		t.Errorf("GPIO17 left %v after a bounded Drain", l)
+	}
+}
+
+func TestSignallerSerialisesPulses(t *testing.T) {
+	rec := gpiotest.NewRecorder()
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17", Unknown: "GPIO27"}, Pulse: 20 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := s.Pulse("GPIO17"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Pulse("GPIO4"); err == nil {
+		t.Error("pulsed a line that is not configured")
+	}
+	waitFor(t, 5*time.Second, "three pulses", func() bool { return len(rec.Pulses("GPIO17", gpio.High)) == 3 })
+	// Pulses on one line never overlap and are separated by idle time.
+	var last time.Time // end of the previous pulse
+	high := false
+	for _, x := range rec.Transitions() {
+		if x.Pin != "GPIO17" {
+			continue
+		}
+		if x.Level == gpio.High {
+			if high {
+				t.Error("line driven active twice without going idle")
+			}
+			if !last.IsZero() && x.Time.Sub(last) < 20*time.Millisecond {
+				t.Errorf("pulse started %v after the previous ended", x.Time.Sub(last))
+			}
+			high = true
+		} else if high {
+			last, high = x.Time, false
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Pulse("GPIO17"); err == nil {
+		t.Error("pulse accepted after Close")
+	}
+	for _, p := range []string{"GPIO17", "GPIO27"} {
+		if l, ok := rec.Level(p); !ok || l != gpio.Low {
+			t.Errorf("%s: %v", p, l)
+		}
+	}
+	if !rec.Closed() {
+		t.Error("driver not closed")
+	}
+}
+
+// waitFor polls cond until it holds or the timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

@@ -1,0 +1,107 @@
+package journal
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestJournalRotate(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 600, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if err := j.Append(&Record{File: strconv.Itoa(i), Decision: "alice", Score: Finite(0.1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	total := 0
+	for _, suffix := range []string{"", ".1", ".2"} {
+		fi, err := os.Stat(p + suffix)
+		if err != nil {
+			t.Fatalf("%s: %v", suffix, err)
+		}
+		if fi.Size() > 600 {
+			t.Errorf("%s is %d bytes, over the 600 limit", p+suffix, fi.Size())
+		}
+		total += len(readJournal(t, p+suffix))
+	}
+	if _, err := os.Stat(p + ".3"); !os.IsNotExist(err) {
+		t.Error("more rotated files kept than asked")
+	}
+	last := readJournal(t, p)
+	if last[len(last)-1].File != "19" {
+		t.Errorf("last line is %+v", last[len(last)-1])
+	}
+	if total >= 20 {
+		t.Errorf("nothing was dropped: %d lines in 3 files", total)
+	}
+	// Infinite scores are written as null (JSON has no infinity).
+	j, _ = Open(p, 0, 1)
+	if err := j.Append(&Record{File: "inf", RunnerSc: Finite(math.Inf(1))}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	recs := readJournal(t, p)
+	if r := recs[len(recs)-1]; r.File != "inf" || r.RunnerSc != nil {
+		t.Errorf("got %+v", r)
+	}
+}
+
+// A failed write leaves no partial line behind, and the journal recovers.
+func TestJournalRecoversAfterFailedWrite(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.Append(&Record{File: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	j.f.Close() // the handle goes bad behind the journal's back
+	if err := j.Append(&Record{File: "lost"}); err == nil {
+		t.Fatal("append on a bad handle reported success")
+	}
+	if err := j.Append(&Record{File: "two"}); err != nil {
+		t.Fatalf("journal did not recover: %v", err)
+	}
+	recs := readJournal(t, p)
+	if len(recs) != 2 || recs[0].File != "one" || recs[1].File != "two" {
+		t.Errorf("journal holds %+v, want the lines one and two", recs)
+	}
+	j.Close()
+	if err := j.Append(&Record{File: "late"}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("append after Close: %v, want a closed-journal error", err)
+	}
+}
+
+func readJournal(t *testing.T, path string) []Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Record
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("journal line %q: %v", sc.Text(), err)
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,137 @@
+package device
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"periph.io/x/conn/v3/gpio"
+
+	"setmatch/config"
+	"setmatch/device/devicetest"
+	"setmatch/device/gpio/gpiotest"
+	"setmatch/device/journal"
+	"setmatch/device/spool"
+)
+
+// benchRunner starts an in-process Runner on the benchmark model with a
+// recording GPIO driver whose active transitions on the match and unknown
+// pins are sent on the returned channel.
+func benchRunner(b *testing.B, workers int) (*devicetest.Fixture, *Runner, chan time.Time, chan *journal.Record) {
+	path, _ := devicetest.BenchModelFile(b)
+	f := devicetest.NewFixture(b, "")
+	f.Model = path
+	f.WriteConfig(b, "")
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Log.Level = "warn"
+	cfg.GPIO.Pulse.Duration = time.Millisecond
+	cfg.GPIO.LabelPins = nil
+	cfg.Spool.Done = "delete"
+	pulse := make(chan time.Time, 1<<16)
+	rec := gpiotest.NewRecorder()
+	rec.OnTransition = func(t gpiotest.Transition) {
+		if t.Level == gpio.High && (t.Pin == "GPIO17" || t.Pin == "GPIO27") {
+			pulse <- t.Time
+		}
+	}
+	done := make(chan *journal.Record, 1<<16)
+	r, err := New(Options{Config: cfg, Driver: rec, BatchWorkers: workers, Observe: func(r *journal.Record) { done <- r }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Stop(); r.Wait(); r.Close() })
+	return f, r, pulse, done
+}
+
+func reportMemory(b *testing.B, modelPath string) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fi, _ := os.Stat(modelPath)
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-inuse-MiB")
+	b.ReportMetric(float64(ms.Sys)/(1<<20), "sys-MiB")
+	b.ReportMetric(float64(fi.Size())/(1<<20), "model-MiB")
+}
+
+// BenchmarkLatency measures, one batch at a time, the time from the rename
+// of a batch into new/ to the rising edge of the match (or unknown) pin.
+func BenchmarkLatency(b *testing.B) {
+	path, centers := devicetest.BenchModelFile(b)
+	f, _, pulse, done := benchRunner(b, 1)
+	rng := rand.New(rand.NewPCG(23, 24))
+	var lat, overhead []float64
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		name := fmt.Sprintf("lat%06d.npy", i)
+		src := f.WriteTmp(b, name, devicetest.BenchBatch(rng, centers[i%len(centers)]))
+		b.StartTimer()
+		t0 := time.Now()
+		if err := os.Rename(src, filepath.Join(f.Spool, spool.DirNew, name)); err != nil {
+			b.Fatal(err)
+		}
+		t1 := <-pulse
+		r := <-done
+		if r.Decision == "failed" {
+			b.Fatalf("batch failed: %s", r.Reason)
+		}
+		l := float64(t1.Sub(t0)) / float64(time.Millisecond)
+		lat = append(lat, l)
+		// What the daemon adds to the matching itself: event, claim, read,
+		// parse, pin.
+		overhead = append(overhead, l-r.MatchMS)
+	}
+	b.StopTimer()
+	pct := func(v []float64, p int) float64 {
+		slices.Sort(v)
+		return v[min(len(v)-1, len(v)*p/100)]
+	}
+	b.ReportMetric(pct(lat, 50), "p50-ms")
+	b.ReportMetric(pct(lat, 99), "p99-ms")
+	b.ReportMetric(pct(overhead, 50), "p50-overhead-ms")
+	b.ReportMetric(pct(overhead, 99), "p99-overhead-ms")
+	reportMemory(b, path)
+}
+
+// BenchmarkThroughput drops b.N batches at once and measures how many per
+// second are handled (read, matched, signalled, journalled, removed).
+func BenchmarkThroughput(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("batch-workers=%d", workers), func(b *testing.B) {
+			path, centers := devicetest.BenchModelFile(b)
+			f, _, _, done := benchRunner(b, workers)
+			rng := rand.New(rand.NewPCG(25, 26))
+			var srcs []string
+			for i := range b.N {
+				srcs = append(srcs, f.WriteTmp(b, fmt.Sprintf("tp%06d.npy", i), devicetest.BenchBatch(rng, centers[i%len(centers)])))
+			}
+			b.ResetTimer()
+			start := time.Now()
+			for _, src := range srcs {
+				if err := os.Rename(src, filepath.Join(f.Spool, spool.DirNew, filepath.Base(src))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range b.N {
+				if r := <-done; r.Decision == "failed" {
+					b.Fatalf("batch failed: %s", r.Reason)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "batches/s")
+			reportMemory(b, path)
+		})
+	}
+}

@@ -1,0 +1,170 @@
+package device
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"setmatch/config"
+	"setmatch/device/devicetest"
+	"setmatch/device/gpio/gpiotest"
+	"setmatch/device/journal"
+	"setmatch/device/spool"
+)
+
+// A journal that cannot be written must not cost a batch: it stays in cur/
+// (retried), nothing else is claimed, and it is still there after a stop.
+func TestJournalUnwritableHoldsBatch(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	f.Journal = "/dev/full" // every write fails with ENOSPC
+	f.WriteConfig(t, "")
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	retries := &msgCounter{prefix: "journal cannot be written"}
+	r, err := New(Options{Config: cfg, Log: slog.New(retries), Driver: gpiotest.NewRecorder(), JournalRetry: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(61, 62))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	cur := filepath.Join(f.Spool, spool.DirCur)
+	devicetest.WaitFor(t, 10*time.Second, "the batch claimed into cur/", func() bool {
+		return strings.Contains(strings.Join(devicetest.Names(t, cur), " "), "a.npy")
+	})
+	f.Drop(t, "b.npy", devicetest.Batch(rng, "bob"))
+	// Retries (the wait doubles each time) with b.npy waiting.
+	from := retries.n.Load()
+	devicetest.WaitFor(t, 10*time.Second, "three more journal retries", func() bool { return retries.n.Load() >= from+3 })
+	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
+		t.Errorf("failed/ holds %v: a batch was given up because of the journal", got)
+	}
+	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 0 {
+		t.Errorf("done/ holds %v without a journal line", got)
+	}
+	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirNew)); len(got) != 1 || got[0] != "b.npy" {
+		t.Errorf("new/ holds %v, want b.npy waiting", got)
+	}
+	r.Stop()
+	r.Wait()
+	r.Close()
+	if got := devicetest.Names(t, cur); !strings.Contains(strings.Join(got, " "), "a.npy") {
+		t.Errorf("after stopping, cur/ holds %v, want a.npy kept for the next start", got)
+	}
+}
+
+// A FIFO in new/ must not block the daemon: it goes to failed/ and the next
+// batch is handled.
+func TestFIFOInSpoolDoesNotBlock(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	rec := gpiotest.NewRecorder()
+	_, ch := startRunner(t, f, rec)
+	tmp := filepath.Join(f.Spool, "tmp", "fifo.npy")
+	os.MkdirAll(filepath.Dir(tmp), 0o755)
+	if err := syscall.Mkfifo(tmp, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(f.Spool, spool.DirNew, "fifo.npy")); err != nil {
+		t.Fatal(err)
+	}
+	first := next(t, ch)
+	if first.File != "fifo.npy" || first.Decision != "failed" {
+		t.Errorf("FIFO batch: %+v, want a failed record", first)
+	}
+	rng := rand.New(rand.NewPCG(63, 64))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	if got := next(t, ch); got.File != "a.npy" || got.Decision != "alice" {
+		t.Errorf("batch after the FIFO: %+v", got)
+	}
+}
+
+// A retry marker whose batch is gone (a stop between finishing the batch and
+// removing the marker) is removed at start and does not fail a later batch
+// of the same name.
+func TestStaleRetryMarkerRemoved(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	cur := filepath.Join(f.Spool, spool.DirCur)
+	os.MkdirAll(cur, 0o750)
+	if err := os.WriteFile(filepath.Join(cur, ".a.npy.retry"), nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	devicetest.WaitFor(t, 5*time.Second, "the stale marker removed", func() bool {
+		_, err := os.Stat(filepath.Join(cur, ".a.npy.retry"))
+		return os.IsNotExist(err)
+	})
+	rng := rand.New(rand.NewPCG(65, 66))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	if got := next(t, ch); got.Decision != "alice" {
+		t.Errorf("batch a.npy after a stale marker: %+v", got)
+	}
+}
+
+// More batches left in cur/ than the queue holds are all handled in this
+// run, none waits for a restart.
+func TestManyInterruptedBatchesBeyondQueue(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	rng := rand.New(rand.NewPCG(67, 68))
+	cur := filepath.Join(f.Spool, spool.DirCur)
+	if err := os.MkdirAll(cur, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 7 {
+		name := "int" + strconv.Itoa(i) + ".npy"
+		f.Drop(t, name, devicetest.Batch(rng, "alice"))
+		if err := os.Rename(filepath.Join(f.Spool, spool.DirNew, name), filepath.Join(cur, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan *journal.Record, 100)
+	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder(), QueueLen: 2, Observe: func(rec *journal.Record) { c := *rec; ch <- &c }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	seen := map[string]bool{}
+	for range 7 {
+		rec := next(t, ch)
+		if seen[rec.File] {
+			t.Errorf("%s handled twice", rec.File)
+		}
+		seen[rec.File] = true
+	}
+}
+
+// msgCounter is a slog.Handler that counts the records whose message starts
+// with prefix.
+type msgCounter struct {
+	prefix string
+	n      atomic.Int64
+}
+
+func (c *msgCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (c *msgCounter) WithAttrs([]slog.Attr) slog.Handler       { return c }
+func (c *msgCounter) WithGroup(string) slog.Handler            { return c }
+
+func (c *msgCounter) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, c.prefix) {
+		c.n.Add(1)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package spool
+
+import (
+	"context"
+	"testing"
+)
+
+func TestQueueDedupAndBound(t *testing.T) {
+	q := NewQueue(3)
+	if !q.add(Item{Name: "a"}) || q.add(Item{Name: "a"}) {
+		t.Fatal("a name waiting was queued twice")
+	}
+	q.add(Item{Name: "b"})
+	q.add(Item{Name: "c"})
+	if q.add(Item{Name: "d"}) {
+		t.Fatal("a full queue took another name")
+	}
+	ctx := context.Background()
+	it, _ := q.Pop(ctx)
+	if it.Name != "a" {
+		t.Fatalf("popped %q, want a (FIFO)", it.Name)
+	}
+	if q.add(Item{Name: "a"}) {
+		t.Fatal("a name in flight was queued again")
+	}
+	q.Done("a")
+	if !q.add(Item{Name: "a"}) {
+		t.Fatal("a finished name could not be queued again")
+	}
+	for range 3 {
+		it, _ := q.Pop(ctx)
+		q.Done(it.Name)
+	}
+	// The drop of "d" asks for a rescan once the queue has drained.
+	select {
+	case <-q.rescan:
+	default:
+		t.Fatal("no rescan requested after names were dropped")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, ok := q.Pop(cctx); ok {
+		t.Fatal("pop on an empty queue returned after cancel")
+	}
+}
+
+// A name seen again while in flight (a writer reused it) asks for a rescan as
+// soon as the first one is done, not at the next periodic rescan.
+func TestQueueReusedNameAsksRescan(t *testing.T) {
+	q := NewQueue(4)
+	q.add(Item{Name: "a"})
+	it, _ := q.Pop(context.Background())
+	q.add(Item{Name: "a"}) // the new file, seen while the old one is in hand
+	select {
+	case <-q.rescan:
+		t.Fatal("rescan requested while the first a is still in flight")
+	default:
+	}
+	q.Done(it.Name)
+	select {
+	case <-q.rescan:
+	default:
+		t.Fatal("no rescan requested for the reused name")
+	}
+	q.Done("b") // a name never seen again: no rescan
+	select {
+	case <-q.rescan:
+		t.Fatal("rescan requested for a name that was not seen again")
+	default:
+	}
+}
+
+// Batches left in cur/ beyond the queue's length are not forgotten: they are
+// offered again at every scan until the queue takes them.
+func TestLeftoversBeyondQueueLength(t *testing.T) {
+	q := NewQueue(2)
+	for _, n := range []string{"a", "b"} {
+		if !q.offer(Item{Name: n, Claimed: true}) {
+			t.Fatalf("offer %s to an empty queue failed", n)
+		}
+	}
+	if q.offer(Item{Name: "c", Claimed: true}) {
+		t.Fatal("a full queue took c")
+	}
+	if !q.offer(Item{Name: "a", Claimed: true}) {
+		t.Error("offer of a name already waiting reported a loss")
+	}
+	it, _ := q.Pop(context.Background())
+	q.Done(it.Name)
+	it, _ = q.Pop(context.Background())
+	q.Done(it.Name)
+	select {
+	case <-q.rescan: // the refused offer asked for a rescan once drained
+	default:
+		t.Fatal("no rescan requested after the queue refused an offer")
+	}
+	if !q.offer(Item{Name: "c", Claimed: true}) {
+		t.Error("the drained queue refused c")
+	}
+}

@@ -1,0 +1,66 @@
+package spool
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// TestWatcherOverflowRescan checks that an inotify overflow makes the
+// watcher rescan new/ (the events lost are not sent again), and that a
+// watch that ended is added again.
+func TestWatcherOverflowRescan(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	q := NewQueue(100)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// No timed rescan within the test: only the overflow can find the file.
+	w, err := Watch(ctx, sp, q, time.Hour, slog.New(slog.DiscardHandler), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	popName := func() string {
+		t.Helper()
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		it, ok := q.Pop(c)
+		if !ok {
+			t.Fatal("nothing queued")
+		}
+		q.Done(it.Name)
+		return it.Name
+	}
+	// Stop the events, as if they were lost, and drop a file.
+	if err := w.fw.Remove(w.newDir); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, DirNew, "lost.npy"), nil, 0o644)
+	w.fw.Errors <- fsnotify.ErrEventOverflow
+	if got := popName(); got != "lost.npy" {
+		t.Fatalf("queued %q", got)
+	}
+	os.Remove(filepath.Join(dir, DirNew, "lost.npy"))
+	// The timed rescan adds the watch again (called here directly); then
+	// events work.
+	w.rewatch()
+	if got := w.fw.WatchList(); len(got) != 1 {
+		t.Fatalf("watching %v", got)
+	}
+	os.WriteFile(filepath.Join(dir, DirTmp, "ev.npy"), nil, 0o644)
+	os.Rename(filepath.Join(dir, DirTmp, "ev.npy"), filepath.Join(dir, DirNew, "ev.npy"))
+	if got := popName(); got != "ev.npy" {
+		t.Fatalf("queued %q", got)
+	}
+	cancel()
+	w.Wait()
+}

@@ -1,0 +1,79 @@
+// Package testexec runs child processes from tests with a deadline that
+// holds even when the fork itself hangs.
+//
+// Under qemu-user (make test-arm64) a forked child can get stuck before its
+// exec; os/exec then blocks in Cmd.Start, before exec.CommandContext can kill
+// anything, until go test's -timeout ends the whole test binary. These
+// helpers wait in a separate goroutine instead, so that only the test fails,
+// and says why.
+package testexec
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Start starts cmd, failing the test if Start fails or has not returned when
+// ctx ends.
+func Start(t testing.TB, ctx context.Context, cmd *exec.Cmd) {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- cmd.Start() }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatalf("%s did not start: %v (a fork/exec that never returned; under qemu-user, see golang/go#69259)", cmd.Path, context.Cause(ctx))
+	}
+}
+
+// CombinedOutput runs cmd like Cmd.CombinedOutput, failing the test if it has
+// not finished when ctx ends (the child is killed then, if it started).
+func CombinedOutput(t testing.TB, ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
+	t.Helper()
+	var b lockedBuffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	Start(t, ctx, cmd)
+	errc := make(chan error, 1)
+	go func() { errc <- cmd.Wait() }()
+	select {
+	case err := <-errc:
+		return b.bytes(), err
+	case <-ctx.Done():
+		cmd.Process.Kill()
+		t.Fatalf("%s did not finish: %v\n%s", cmd.Path, context.Cause(ctx), b.bytes())
+		return nil, nil
+	}
+}
+
+// Timeout returns a context that ends after d, cancelled when the test ends.
+func Timeout(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// lockedBuffer is written by the copying goroutines of os/exec and may be
+// read while they still run (after a timeout).
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.b.Bytes())
+}
