@@ -7,10 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"log/slog"
 	"math"
-	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -20,7 +19,6 @@ import (
 	"setmatch/device/gpio"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
-	"setmatch/match"
 	"setmatch/model"
 	"setmatch/setfile"
 )
@@ -63,60 +61,40 @@ func (l *Loaded) ID() string { return l.SHA256[:16] }
 // daemon.workers (goroutines per batch, 0 = one per CPU). The checksum is of
 // the very bytes decoded.
 func LoadModel(path string, workers int) (*Loaded, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	m, info, err := model.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("model: %w (set model = ... in the config; `setmatch train` writes model files)", err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("model %s: not a regular file", path)
-	}
-	// Read into a buffer of the file's size, plus room to see a file that
-	// grew: io.ReadAll's doubling would briefly hold twice the model.
-	b := make([]byte, min(fi.Size(), model.MaxFileBytes)+bytes.MinRead)
-	n, err := io.ReadFull(io.LimitReader(f, model.MaxFileBytes+1), b)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, fmt.Errorf("model %s: %w", path, err)
-	}
-	if n == len(b) {
-		return nil, fmt.Errorf("model %s: the file is growing while being read (write models with `setmatch train`, which replaces them atomically)", path)
-	}
-	b = b[:n]
-	if int64(len(b)) > model.MaxFileBytes {
-		return nil, fmt.Errorf("model %s: larger than %d bytes", path, int64(model.MaxFileBytes))
-	}
-	m, err := model.DecodeBytes(b)
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
+		return nil, err
 	}
 	mt, err := m.NewMatcherWorkers(workers)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
-	sum := sha256.Sum256(b)
-	return &Loaded{Path: path, Model: m, Matcher: mt, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(b))}, nil
+	return &Loaded{Path: path, Model: m, Matcher: mt, SHA256: info.SHA256, Size: info.Size}, nil
 }
 
 // state is what a batch is handled with; a reload swaps it whole.
 type state struct {
-	cfg       *config.Config
-	model     *Loaded
-	threshold float64
-	limits    setfile.Limits
+	cfg     *config.Config
+	model   *Loaded
+	matcher *model.Matcher // the model's matcher with the configured threshold
+	limits  setfile.Limits
 }
 
-func newState(cfg *config.Config, m *Loaded) *state {
+func newState(cfg *config.Config, m *Loaded) (*state, error) {
 	mb := int64(cfg.Spool.MaxBatchBytes)
 	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames}
 	if mb > 0 {
 		// In memory a float32 .npy doubles and a CSV can grow 4×.
 		lim.MaxBytes = 4 * mb
 	}
-	return &state{cfg: cfg, model: m, threshold: cfg.Decision.ThresholdOr(m.Model.Threshold), limits: lim}
+	mt, err := m.Matcher.WithThreshold(cfg.Decision.ThresholdOr(m.Model.Threshold))
+	if err != nil {
+		return nil, fmt.Errorf("decision.threshold: %w", err)
+	}
+	return &state{cfg: cfg, model: m, matcher: mt, limits: lim}, nil
 }
 
 // Runner is the appliance's run loop: spool -> batch -> match -> pins ->
@@ -195,8 +173,12 @@ func New(opt Options) (r *Runner, err error) {
 	if err != nil {
 		return nil, err
 	}
+	st, err := newState(cfg, m)
+	if err != nil {
+		return nil, err
+	}
 	r.spool, r.journal, r.sig = sp, j, sig
-	r.st.Store(newState(cfg, m))
+	r.st.Store(st)
 	return r, nil
 }
 
@@ -343,7 +325,7 @@ func (r *Runner) handle(it spool.Item) {
 		return
 	}
 	rec := &journal.Record{File: it.Name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.Claimed,
-		Divergence: st.model.Model.Divergence.String(), Threshold: journal.Finite(st.threshold)}
+		Divergence: st.model.Model.Divergence.String()}
 	if it.Claimed {
 		first, err := r.spool.BeginRetry(it.Name)
 		if err != nil {
@@ -355,21 +337,20 @@ func (r *Runner) handle(it spool.Item) {
 			return
 		}
 	}
-	res, known, label, err := r.decide(st, it.Name, rec)
+	d, err := r.decide(st, it.Name, rec)
 	if err != nil {
 		r.fail(rec, err.Error())
 		return
 	}
-	if err := r.sig.Signal(known, label); err != nil {
+	if err := r.sig.Signal(d.Known, d.Label); err != nil {
 		r.log.Warn("gpio", "file", it.Name, "err", err)
 	}
 	now := time.Now()
 	rec.LatencyMS = ms(now.Sub(arrived))
-	d := res
-	rec.Known = known
+	rec.Known = d.Known
 	rec.Decision = "unknown"
-	if known {
-		rec.Decision = label
+	if d.Known {
+		rec.Decision = d.Label
 	}
 	rec.Best = st.model.Model.Sets[d.Best].Label
 	rec.BestSet = st.model.Model.Sets[d.Best].Name
@@ -436,50 +417,47 @@ func (r *Runner) appendDurably(rec *journal.Record) bool {
 // decide reads and matches the claimed batch. A panic while doing so (a bug
 // met by some input) fails that batch instead of the daemon: restarted by
 // systemd, the daemon would meet the same batch in cur/ again and again.
-func (r *Runner) decide(st *state, name string, rec *journal.Record) (d match.Decision, known bool, label string, err error) {
+func (r *Runner) decide(st *state, name string, rec *journal.Record) (d model.Decision, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.log.Error("panic while handling a batch", "file", name, "panic", p, "stack", string(debug.Stack()))
-			d, known, label, err = match.Decision{}, false, "", fmt.Errorf("internal error while handling %s: %v (please report it with the batch file)", name, p)
+			d, err = model.Decision{}, fmt.Errorf("internal error while handling %s: %v (please report it with the batch file)", name, p)
 		}
 	}()
 	return r.decideBatch(st, name, rec)
 }
 
-func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (match.Decision, bool, string, error) {
+func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model.Decision, error) {
 	start := time.Now()
 	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
 	if err != nil {
-		return match.Decision{}, false, "", err
+		return model.Decision{}, err
 	}
 	sum := sha256.Sum256(b)
 	rec.SHA256 = hex.EncodeToString(sum[:])
 	rec.Bytes = int64(len(b))
 	x, err := setfile.Read(bytes.NewReader(b), name, st.limits)
 	if err != nil {
-		return match.Decision{}, false, "", err
+		return model.Decision{}, err
 	}
 	n, dim := x.Dims()
 	rec.Frames = n
 	if n < st.cfg.Decision.MinFrames {
-		return match.Decision{}, false, "", fmt.Errorf("batch %s has %d frames, fewer than decision.min_frames = %d", name, n, st.cfg.Decision.MinFrames)
+		return model.Decision{}, fmt.Errorf("batch %s has %d frames, fewer than decision.min_frames = %d", name, n, st.cfg.Decision.MinFrames)
 	}
 	if want := st.model.Model.InputDim(); dim != want {
-		return match.Decision{}, false, "", fmt.Errorf("batch %s has %d features per frame, model %s expects %d (was the batch made with the same feature extractor as the model?)", name, dim, st.model.Path, want)
+		return model.Decision{}, fmt.Errorf("batch %s has %d features per frame, model %s expects %d (was the batch made with the same feature extractor as the model?)", name, dim, st.model.Path, want)
 	}
 	t := time.Now()
 	rec.ReadMS = ms(t.Sub(start))
-	res, err := st.model.Matcher.Match(x)
+	res, err := st.matcher.Match(x)
 	rec.MatchMS = ms(time.Since(t))
 	if err != nil {
-		return match.Decision{}, false, "", fmt.Errorf("batch %s: %w", name, err)
+		return model.Decision{}, fmt.Errorf("batch %s: %w", name, err)
 	}
 	rec.Bandwidth = res.Bandwidth
-	d := match.Nearest(res.Divergences, st.model.Matcher.Labels(), st.model.Model.Divergence, st.threshold)
-	if d.Best < 0 {
-		return match.Decision{}, false, "", fmt.Errorf("batch %s: no finite divergence to any gallery set", name)
-	}
-	return d, d.Known, d.Label, nil
+	rec.Threshold = journal.Finite(st.matcher.Threshold())
+	return res.Decision, nil
 }
 
 // fail moves the claimed batch to failed/ with the reason, and journals it.
@@ -551,8 +529,12 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	// Keys that need a restart keep their values in use, so that what the
 	// Runner reports matches what it does.
 	live, warnings := cfg.ReloadOver(old.cfg)
+	st, err := newState(live, m)
+	if err != nil {
+		return nil, err
+	}
 	r.sig.SetPulse(live.GPIO.Pulse.Duration)
-	r.st.Store(newState(live, m))
+	r.st.Store(st)
 	return warnings, nil
 }
 

@@ -314,9 +314,7 @@ func TestRunnerPanicFailsBatch(t *testing.T) {
 	r, ch := startRunner(t, f, gpiotest.NewRecorder())
 	good := r.st.Load()
 	broken := *good
-	bm := *good.model
-	bm.Matcher = nil // Match on a nil Matcher panics
-	broken.model = &bm
+	broken.matcher = nil // Match on a nil Matcher panics
 	r.st.Store(&broken)
 	rng := rand.New(rand.NewPCG(19, 20))
 	f.Drop(t, "p.npy", devicetest.Batch(rng, "alice"))
