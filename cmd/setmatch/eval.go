@@ -52,7 +52,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	folds := fs.Int("folds", 5, "inner cross-validation folds over the gallery sets")
 	drDim := fs.String("dr-dim", "10,5,20", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
 	drIter := fs.Int("dr-iter", 25, "conjugate-gradient iterations when learning the final W")
-	drBW := fs.String("dr-bandwidth", "nn,scott", "per-set bandwidth rule(s) while learning W (nn, scott, silverman, a number, each with optional *S); several are chosen from by cross-validation")
+	drBW := fs.String("dr-bandwidth", "nn,scott", "bandwidth(s) held while learning W: per-set rules (nn, scott, silverman, a number, each with optional *S) or global*S (one bandwidth, S × the median nn-rule bandwidth of the projected training sets), or start (no learning: W is the PCA start); several are chosen from by cross-validation")
+	drGuard := fs.Bool("dr-guard", false, "add the PCA start (no learning) of every --dr-dim as a cross-validation candidate, so that a learned W is kept only when it beats its start on held-out gallery sets")
 	drFolds := fs.Int("dr-folds", 3, "cross-validation folds for choosing --dr-dim and --dr-bandwidth (W is learned once per fold and candidate)")
 	drFoldIter := fs.Int("dr-fold-iter", 10, "conjugate-gradient iterations when learning W inside a cross-validation fold")
 	whiten := fs.Bool("whiten", false, "with +pca:N, scale each principal component to unit variance (variances from the gallery frames)")
@@ -134,6 +135,17 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		grid.DRDims = append(grid.DRDims, v)
 	}
 	for _, f := range strings.Split(*drBW, ",") {
+		if strings.TrimSpace(f) == "start" {
+			grid.DRGuard = true
+			continue
+		}
+		if v, ok, err := parseGlobalScale(f); ok {
+			if err != nil {
+				return usagef("--dr-bandwidth: %v", err)
+			}
+			grid.DRScales = append(grid.DRScales, v)
+			continue
+		}
 		r, err := match.ParseBandwidthRule(f)
 		if err != nil {
 			return usagef("--dr-bandwidth: %v", err)
@@ -147,6 +159,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return usagef("--dr-iter and --dr-fold-iter must be ≥ 1")
 	}
 	grid.DRFolds, grid.DRIter, grid.DRFoldIter = *drFolds, *drIter, *drFoldIter
+	grid.DRGuard = grid.DRGuard || *drGuard
 	grid.Learn = drLearner(*workers)
 
 	opt := dataset.Options{Workers: *workers}
@@ -344,6 +357,23 @@ func pcaSets(sets []*mat.Dense, gallery []int, k int, whiten bool) ([]*mat.Dense
 	}
 }
 
+// parseGlobalScale reads "global*S" (or "global", S = 1); ok is false
+// when s is not of that form.
+func parseGlobalScale(s string) (v float64, ok bool, err error) {
+	name, scale, cut := strings.Cut(strings.TrimSpace(s), "*")
+	if name != "global" {
+		return 0, false, nil
+	}
+	if !cut {
+		return 1, true, nil
+	}
+	v, err = strconv.ParseFloat(scale, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, true, fmt.Errorf("%q: the scale S of global*S must be a number > 0", s)
+	}
+	return v, true, nil
+}
+
 // drLearner returns the projection learner of the -dr methods: model.Train
 // (Section 4) with the default affinity (ν_w = smallest class − 1,
 // ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
@@ -351,8 +381,12 @@ func pcaSets(sets []*mat.Dense, gallery []int, k int, whiten bool) ([]*mat.Dense
 func drLearner(workers int) eval.Learner {
 	return func(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
+		if p.Start {
+			return model.PCABasis(sets, min(p.Dim, d), seed)
+		}
 		res, err := model.Train(sets, labels, model.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
+			GlobalScale: p.Scale,
 		})
 		if err != nil {
 			return nil, nil, err
