@@ -42,9 +42,8 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	labels := t.Labels
 	cands := drCandidates(g, t.Pool.Dim())
 	chosen, cvNote := cands[0], ""
-	// The affinity of a fold's training sets needs at least two sets per
-	// class, so the cross-validation needs three per class.
-	// With two sets per class, a fold's training part has one set per
+	// The affinity of a fold's training sets needs within-class pairs: with
+	// two sets per class, a fold's training part has one set per
 	// class and W is learned on the halves of its sets (drFold).
 	nf := drFolds(g)
 	if minClass(labels) == 2 {
@@ -248,12 +247,13 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 		}
 	}
 	p.MaxIter = g.DRFoldIter
+	learnSets, learnLab := trSets, trLab
 	if minClass(trLab) < 2 {
 		// One set per class left to learn from (two per class in all):
 		// the affinity's within-class pairs come from each set's halves.
-		trSets, trLab = halves(trSets, trLab)
+		learnSets, learnLab = halves(trSets, trLab)
 	}
-	w, mean, err := g.Learn(trSets, trLab, m, p, seed)
+	w, mean, err := g.Learn(learnSets, learnLab, m, p, seed)
 	if err != nil {
 		return nil, err
 	}
