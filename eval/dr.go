@@ -41,9 +41,14 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	labels := t.Labels
 	cands := drCandidates(g, t.Pool.Dim())
 	chosen, cvNote := cands[0], ""
-	// The affinity of a fold's training sets needs at least two sets per
-	// class, so the cross-validation needs three per class.
-	if fold := folds(labels, drFolds(g), t.Seed^0xd7); fold != nil && len(cands) > 1 && minClass(labels) >= 3 {
+	// The affinity of a fold's training sets needs within-class pairs: with
+	// two sets per class, a fold's training part has one set per
+	// class and W is learned on the halves of its sets (drFold).
+	nf := drFolds(g)
+	if minClass(labels) == 2 {
+		nf = 2
+	}
+	if fold := folds(labels, nf, t.Seed^0xd7); fold != nil && len(cands) > 1 && minClass(labels) >= 2 {
 		i, s, err := cvDR(sets, labels, fold, cands, g, m, int64(t.Seed), t.Pool.Workers)
 		if err != nil {
 			return Prediction{}, err
@@ -100,7 +105,12 @@ func drFolds(g Grid) int {
 }
 
 func ruleNote(g Grid, p LearnParams) string {
-	if len(g.DRRules) == 0 {
+	switch {
+	case p.Start:
+		return " start"
+	case p.Scale > 0:
+		return fmt.Sprintf(" train-bw=global*%g", p.Scale)
+	case len(g.DRRules) == 0:
 		return ""
 	}
 	return " train-bw=" + p.Rule.String()
@@ -116,7 +126,7 @@ func drCandidates(g Grid, dim int) []LearnParams {
 		dims = []int{10}
 	}
 	rules := g.DRRules
-	if len(rules) == 0 {
+	if len(rules) == 0 && len(g.DRScales) == 0 && !g.DRGuard {
 		rules = []match.BandwidthRule{{}}
 	}
 	var out []LearnParams
@@ -125,8 +135,17 @@ func drCandidates(g Grid, dim int) []LearnParams {
 	for _, d := range dims {
 		d = min(max(d, 1), dim)
 		full = full && d == dim
+		ps := make([]LearnParams, 0, len(rules)+len(g.DRScales)+1)
 		for _, r := range rules {
-			p := LearnParams{Dim: d, Rule: r}
+			ps = append(ps, LearnParams{Dim: d, Rule: r})
+		}
+		for _, s := range g.DRScales {
+			ps = append(ps, LearnParams{Dim: d, Scale: s})
+		}
+		if g.DRGuard {
+			ps = append(ps, LearnParams{Dim: d, Start: true})
+		}
+		for _, p := range ps {
 			if !seen[p] {
 				seen[p] = true
 				out = append(out, p)
@@ -207,7 +226,13 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 		}
 	}
 	p.MaxIter = g.DRFoldIter
-	w, mean, err := g.Learn(trSets, trLab, m, p, seed)
+	learnSets, learnLab := trSets, trLab
+	if minClass(trLab) < 2 {
+		// One set per class left to learn from (two per class in all):
+		// the affinity's within-class pairs come from each set's halves.
+		learnSets, learnLab = halves(trSets, trLab)
+	}
+	w, mean, err := g.Learn(learnSets, learnLab, m, p, seed)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,8 @@ type GridSpec struct {
 	WidthScale string // raw, median or both
 	Folds      int    // inner cross-validation folds, ≥ 2
 	DRDims     string // dimensions d of the -dr methods, whole numbers ≥ 1
-	DRRules    string // training bandwidth rules of the -dr methods, as match.ParseBandwidthRule reads them
+	DRRules    string // training bandwidths of the -dr methods: rules as match.ParseBandwidthRule reads them, global*S, or start
+	DRGuard    bool   // the PCA start of every dimension is a candidate too
 	DRFolds    int    // folds of the -dr cross-validation, ≥ 2
 	DRIter     int    // iteration cap of the final W, ≥ 1
 	DRFoldIter int    // iteration cap of W inside a fold, ≥ 1
@@ -79,7 +81,19 @@ func ParseGrid(s GridSpec) (Grid, error) {
 		return Grid{}, err
 	}
 	grid.DRRules = nil
+	grid.DRGuard = s.DRGuard
 	for _, f := range strings.Split(s.DRRules, ",") {
+		if strings.TrimSpace(f) == "start" {
+			grid.DRGuard = true
+			continue
+		}
+		if v, ok, err := parseGlobalScale(f); ok {
+			if err != nil {
+				return Grid{}, fmt.Errorf("--dr-bandwidth: %v", err)
+			}
+			grid.DRScales = append(grid.DRScales, v)
+			continue
+		}
 		r, err := match.ParseBandwidthRule(f)
 		if err != nil {
 			return Grid{}, fmt.Errorf("--dr-bandwidth: %v", err)
@@ -120,4 +134,21 @@ func parseCounts(s, flag string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// parseGlobalScale reads "global*S" (or "global", S = 1); ok is false
+// when s is not of that form.
+func parseGlobalScale(s string) (v float64, ok bool, err error) {
+	name, scale, cut := strings.Cut(strings.TrimSpace(s), "*")
+	if name != "global" {
+		return 0, false, nil
+	}
+	if !cut {
+		return 1, true, nil
+	}
+	v, err = strconv.ParseFloat(scale, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, true, fmt.Errorf("%q: the scale S of global*S must be a number > 0", s)
+	}
+	return v, true, nil
 }

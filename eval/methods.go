@@ -83,6 +83,13 @@ type LearnParams struct {
 	Dim     int                 // d, the dimension of the learned space
 	Rule    match.BandwidthRule // per-set bandwidth rule while learning W (zero value: the learner's default)
 	MaxIter int                 // conjugate-gradient iterations (0: the learner's default)
+	// Scale > 0: while learning, every set holds one global bandwidth,
+	// Scale × the median of the per-set nn-rule bandwidths of the projected
+	// training sets (model.GlobalTrainingBandwidth), instead of Rule.
+	Scale float64
+	// Start: no learning, W is the learner's starting point (the PCA
+	// start); the guard candidate that a learned W must beat.
+	Start bool
 }
 
 // Grid holds the candidate hyper-parameters tried by cross-validation.
@@ -115,6 +122,13 @@ type Grid struct {
 	// empty DRRules means the learner's default rule.
 	DRDims  []int
 	DRRules []match.BandwidthRule
+	// DRScales are candidate global training bandwidths relative to the
+	// projected data (LearnParams.Scale), tried after DRRules.
+	DRScales []float64
+	// DRGuard adds, for every d, the start of training (LearnParams.Start)
+	// as a candidate: the cross-validation then keeps the PCA start when
+	// the learned W does not beat it on held-out training sets.
+	DRGuard bool
 	// DRFolds: folds of the -dr cross-validation (W is learned once per
 	// fold and candidate, so fewer than Folds; 0 means 3).
 	DRFolds int

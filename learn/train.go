@@ -30,10 +30,17 @@ type TrainOptions struct {
 	// Rounds is the number of CG runs (default 1). Bandwidths are computed
 	// from the projected sets at the start of each run and held fixed during
 	// it, so that the cost is a smooth function of W.
-	Rounds   int
-	Seed     int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
-	Workers  int   // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
-	Progress func(IterStats)
+	Rounds int
+	// GlobalScale > 0 holds one bandwidth for every set during each CG run
+	// instead of the per-set Bandwidth rule: GlobalScale × the median over
+	// the projected training sets of their nn-rule bandwidths
+	// (GlobalTrainingBandwidth), re-estimated at the start of each round.
+	// Bandwidth still gives the gallery's and queries' bandwidths after
+	// training.
+	GlobalScale float64
+	Seed        int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
+	Workers     int   // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
+	Progress    func(IterStats)
 }
 
 // TrainResult is the outcome of Train. The learned space is x ↦ Wᵀ(x − Mean).
@@ -102,7 +109,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 		subtractRow(c, mean)
 		centred[i] = c
 	}
-	h, y, err := projectAndBandwidths(centred, w, rule)
+	h, y, err := trainingBandwidths(centred, w, rule, opt.GlobalScale)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +139,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	offset := 0
 	for round := range opt.Rounds {
 		if round > 0 {
-			if h, _, err = projectAndBandwidths(centred, w, rule); err != nil {
+			if h, _, err = trainingBandwidths(centred, w, rule, opt.GlobalScale); err != nil {
 				return nil, err
 			}
 			if err = cost.SetBandwidths(h); err != nil {

@@ -1,7 +1,7 @@
 // Package synth generates labelled image-set data sets of any shape for
 // tests, benchmarks and demonstrations.
 //
-// Two kinds are available:
+// Three kinds are available:
 //
 //   - Subspace: the class information lives in a few (InfoDim) directions,
 //     the columns of a random orthonormal D×InfoDim basis B; the other
@@ -17,6 +17,15 @@
 //     Any method that looks only at means and covariances is at chance by
 //     construction; density-based methods are not, though the differences
 //     fade in high dimensions with few frames.
+//   - Lighting: a face-like data set. The identity of a class lives in
+//     InfoDim directions (class centres on a sphere, small per-set offsets
+//     and per-frame jitter); NuisanceDim other directions carry a strong
+//     "lighting" component that differs from set to set (each set its own
+//     lighting, varying within the set too) and is shared by all classes,
+//     with a standard deviation NuisanceStd far above the identity signal;
+//     weak isotropic noise fills the rest. The top principal directions of
+//     such data are the lighting, not the identity, as with faces under
+//     strong illumination changes.
 //
 // Generation is deterministic for a given Options value (math/rand/v2 PCG
 // streams derived from Seed, one per set).
@@ -44,6 +53,9 @@ const (
 	// BeyondGauss gives every set mean 0 and covariance I; classes differ
 	// only in the shape of the distribution.
 	BeyondGauss
+	// Lighting puts identity in InfoDim directions and a strong per-set
+	// nuisance (lighting) in NuisanceDim others.
+	Lighting
 )
 
 func (k Kind) String() string {
@@ -52,19 +64,24 @@ func (k Kind) String() string {
 		return "subspace"
 	case BeyondGauss:
 		return "beyond-gauss"
+	case Lighting:
+		return "lighting"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// ParseKind parses "subspace" or "beyond-gauss" (also "beyondgauss").
+// ParseKind parses "subspace", "beyond-gauss" (also "beyondgauss") or
+// "lighting".
 func ParseKind(s string) (Kind, error) {
 	switch strings.ToLower(s) {
 	case "subspace":
 		return Subspace, nil
 	case "beyond-gauss", "beyondgauss", "beyond_gauss":
 		return BeyondGauss, nil
+	case "lighting":
+		return Lighting, nil
 	}
-	return 0, fmt.Errorf("unknown kind %q: use subspace or beyond-gauss", s)
+	return 0, fmt.Errorf("unknown kind %q: use subspace, beyond-gauss or lighting", s)
 }
 
 // Options describe the data set to generate. Zero values of the optional
@@ -77,23 +94,36 @@ type Options struct {
 	Dim     int // features per frame D, ≥ 1 (BeyondGauss: ≥ 2)
 	Seed    int64
 
-	// InfoDim is the number of informative directions (Subspace), 1 ≤
-	// InfoDim ≤ Dim; default min(2, Dim).
+	// InfoDim is the number of informative directions (Subspace, Lighting),
+	// 1 ≤ InfoDim ≤ Dim; default min(2, Dim) (Subspace), min(10, Dim−1)
+	// (Lighting).
 	InfoDim int
 	// ClassRadius is the distance of the class centres from the origin in
-	// the informative subspace (Subspace); default 1.
+	// the informative subspace (Subspace, Lighting); default 1.
 	ClassRadius float64
 	// SetSpread is the standard deviation of each set's random offset from
-	// its class centre, per informative direction (Subspace); default 0.1.
+	// its class centre, per informative direction (Subspace, Lighting);
+	// default 0.1.
 	SetSpread float64
 	// WithinStd is the within-set standard deviation in the informative
-	// directions (Subspace; each class stretches it by a random factor in
-	// [0.5, 1.5] along random axes); default 0.25.
+	// directions (Subspace: each class stretches it by a random factor in
+	// [0.5, 1.5] along random axes; Lighting: isotropic); default 0.25.
 	WithinStd float64
 	// NoiseStd is the standard deviation of the isotropic noise in the
-	// D−InfoDim other directions (Subspace); default 1, which exceeds the
-	// total spread of the informative directions so that PCA prefers noise.
+	// other directions; default 1 (Subspace), which exceeds the total
+	// spread of the informative directions so that PCA prefers noise, and
+	// 0.05 (Lighting).
 	NoiseStd float64
+
+	// NuisanceDim is the number of lighting directions (Lighting),
+	// InfoDim + NuisanceDim ≤ Dim; default min(4, Dim − InfoDim).
+	NuisanceDim int
+	// NuisanceStd is the standard deviation of the lighting of a frame
+	// around its set's mean lighting, along each lighting direction
+	// (Lighting; the set means vary by half as much); default 1, three
+	// times the identity spread per direction (class centres on the unit
+	// sphere in InfoDim = 10 directions).
+	NuisanceStd float64
 
 	// ShapeDims is the number of orthogonal directions along which a
 	// BeyondGauss class departs from the Gaussian (1 ≤ ShapeDims ≤ Dim;
@@ -161,6 +191,39 @@ func (o Options) withDefaults() (Options, error) {
 		if o.Frames <= o.Dim {
 			return o, fmt.Errorf("synth: beyond-gauss whitens every set, which needs more frames than dimensions (frames %d ≤ dim %d)", o.Frames, o.Dim)
 		}
+	case Lighting:
+		if o.Dim < 2 {
+			return o, errors.New("synth: lighting needs dim ≥ 2")
+		}
+		if o.InfoDim == 0 {
+			o.InfoDim = min(10, o.Dim-1)
+		}
+		if o.NuisanceDim == 0 {
+			o.NuisanceDim = min(4, o.Dim-o.InfoDim)
+		}
+		if o.InfoDim < 1 || o.NuisanceDim < 1 || o.InfoDim+o.NuisanceDim > o.Dim {
+			return o, fmt.Errorf("synth: info-dim %d and nuisance-dim %d must be ≥ 1 and add up to at most dim %d", o.InfoDim, o.NuisanceDim, o.Dim)
+		}
+		def := func(v *float64, d float64, name string) error {
+			if *v == 0 {
+				*v = d
+			}
+			if *v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0) {
+				return fmt.Errorf("synth: %s %v must be a finite non-negative number", name, *v)
+			}
+			return nil
+		}
+		for _, e := range []error{
+			def(&o.ClassRadius, 1, "class radius"),
+			def(&o.SetSpread, 0.1, "set spread"),
+			def(&o.WithinStd, 0.25, "within-set std"),
+			def(&o.NoiseStd, 0.05, "noise std"),
+			def(&o.NuisanceStd, 1, "nuisance std"),
+		} {
+			if e != nil {
+				return o, e
+			}
+		}
 	default:
 		return o, fmt.Errorf("synth: unknown kind %d", int(o.Kind))
 	}
@@ -188,7 +251,8 @@ func Generate(opt Options) (*dataset.Dataset, error) {
 // basis B (D×InfoDim, orthonormal columns) of a Subspace data set, so tests
 // can measure how well a learned projection recovers span(B). For
 // BeyondGauss it returns the D×D orthonormal basis whose leading columns
-// give the class-specific directions (see the package documentation).
+// give the class-specific directions (see the package documentation); for
+// Lighting the identity basis (D×InfoDim).
 func GenerateWithBasis(opt Options) (*dataset.Dataset, *mat.Dense, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -205,6 +269,9 @@ func GenerateWithBasis(opt Options) (*dataset.Dataset, *mat.Dense, error) {
 	switch opt.Kind {
 	case Subspace:
 		g := newSubspace(opt)
+		basis, gen = g.basis, g.set
+	case Lighting:
+		g := newLighting(opt)
 		basis, gen = g.basis, g.set
 	case BeyondGauss:
 		g := newBeyondGauss(opt)

@@ -13,7 +13,7 @@ import (
 )
 
 func TestShapesAndNames(t *testing.T) {
-	for _, kind := range []Kind{Subspace, BeyondGauss} {
+	for _, kind := range []Kind{Subspace, BeyondGauss, Lighting} {
 		d, err := Generate(Options{Kind: kind, Classes: 3, Sets: 4, Frames: 12, Dim: 5, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +39,7 @@ func TestShapesAndNames(t *testing.T) {
 }
 
 func TestDeterminism(t *testing.T) {
-	for _, kind := range []Kind{Subspace, BeyondGauss} {
+	for _, kind := range []Kind{Subspace, BeyondGauss, Lighting} {
 		o := Options{Kind: kind, Classes: 3, Sets: 2, Frames: 10, Dim: 4, Seed: 42}
 		a, _ := Generate(o)
 		b, _ := Generate(o)

@@ -61,7 +61,8 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.IntVar(&g.Folds, "folds", 5, "inner cross-validation folds over the gallery sets")
 	fs.StringVar(&g.DRDims, "dr-dim", "10,5,20", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
 	fs.IntVar(&g.DRIter, "dr-iter", 25, "conjugate-gradient iterations when learning the final W")
-	fs.StringVar(&g.DRRules, "dr-bandwidth", "nn,scott", "per-set bandwidth rule(s) while learning W (nn, scott, silverman, a number, each with optional *S); several are chosen from by cross-validation")
+	fs.StringVar(&g.DRRules, "dr-bandwidth", "nn,scott", "bandwidth(s) held while learning W: per-set rules (nn, scott, silverman, a number, each with optional *S) or global*S (one bandwidth, S × the median nn-rule bandwidth of the projected training sets), or start (no learning: W is the PCA start); several are chosen from by cross-validation")
+	fs.BoolVar(&g.DRGuard, "dr-guard", false, "add the PCA start (no learning) of every --dr-dim as a cross-validation candidate, so that a learned W is kept only when it beats its start on held-out gallery sets")
 	fs.IntVar(&g.DRFolds, "dr-folds", 3, "cross-validation folds for choosing --dr-dim and --dr-bandwidth (W is learned once per fold and candidate)")
 	fs.IntVar(&g.DRFoldIter, "dr-fold-iter", 10, "conjugate-gradient iterations when learning W inside a cross-validation fold")
 	fs.BoolVar(&a.whiten, "whiten", false, "with +pca:N, scale each principal component to unit variance (variances from the gallery frames)")
@@ -274,8 +275,12 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 func drLearner(workers int) eval.Learner {
 	return func(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
+		if p.Start {
+			return learn.PCABasis(sets, min(p.Dim, d), seed)
+		}
 		res, err := learn.Train(sets, labels, learn.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
+			GlobalScale: p.Scale,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -15,16 +15,18 @@ import (
 )
 
 func runSynth(args []string, stdout, stderr io.Writer) error {
-	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--force]", stderr)
+	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--force]", stderr)
 	out := fl.String("out", "", "write the data set to folder `DIR` as DIR/<class>/<set>.npy (required)")
 	classes := fl.Int("classes", 10, "number of classes `C`")
 	sets := fl.Int("sets", 5, "sets per class `S`")
 	frames := fl.Int("frames", 50, "frames per set `F`")
 	dim := fl.Int("dim", 20, "features per frame `D`")
 	seed := fl.Int64("seed", 1, "random seed `N`; the same seed gives the same data")
-	kindName := fl.String("kind", "subspace", "subspace: class information in a few directions, stronger noise elsewhere;\nbeyond-gauss: every set has mean 0 and covariance I, classes differ in shape")
-	infoDim := fl.Int("info-dim", 0, "informative directions `K` for --kind subspace (default min(2, D))")
-	noise := fl.Float64("noise", 0, "noise standard deviation outside the informative directions (subspace; default 1)")
+	kindName := fl.String("kind", "subspace", "subspace: class information in a few directions, stronger noise elsewhere;\nbeyond-gauss: every set has mean 0 and covariance I, classes differ in shape;\nlighting: face-like, identity in a few directions, a strong per-set lighting in others")
+	infoDim := fl.Int("info-dim", 0, "informative directions `K` for --kind subspace (default min(2, D)) or lighting (default min(10, D−1))")
+	noise := fl.Float64("noise", 0, "noise standard deviation outside the informative directions (subspace: default 1; lighting: 0.05)")
+	nuisDim := fl.Int("nuisance-dim", 0, "lighting directions `L` for --kind lighting (default min(4, D−K))")
+	nuisStd := fl.Float64("nuisance-std", 0, "standard deviation `S` of a set's lighting per direction for --kind lighting (default 3)")
 	shapeDims := fl.Int("shape-dims", 0, "directions `M` along which each beyond-gauss class departs from the Gaussian (default 1)")
 	force := fl.Bool("force", false, "replace a data set previously written to DIR")
 	if err := parseFlags(fl, args); err != nil {
@@ -42,8 +44,14 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--kind: %v", err)
 	}
-	if kind != synth.Subspace && (*infoDim != 0 || *noise != 0) {
-		return usagef("--info-dim and --noise apply to --kind subspace only")
+	if kind == synth.BeyondGauss && (*infoDim != 0 || *noise != 0) {
+		return usagef("--info-dim and --noise apply to --kind subspace and lighting only")
+	}
+	if kind != synth.Lighting && (*nuisDim != 0 || *nuisStd != 0) {
+		return usagef("--nuisance-dim and --nuisance-std apply to --kind lighting only")
+	}
+	if *nuisStd < 0 {
+		return usagef("--nuisance-std must be positive")
 	}
 	if kind != synth.BeyondGauss && *shapeDims != 0 {
 		return usagef("--shape-dims applies to --kind beyond-gauss only")
@@ -54,6 +62,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	opt := synth.Options{
 		Kind: kind, Classes: *classes, Sets: *sets, Frames: *frames, Dim: *dim,
 		Seed: *seed, InfoDim: *infoDim, NoiseStd: *noise, ShapeDims: *shapeDims,
+		NuisanceDim: *nuisDim, NuisanceStd: *nuisStd,
 	}
 	if err := opt.Validate(); err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))

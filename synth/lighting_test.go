@@ -1,0 +1,90 @@
+package synth
+
+import (
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+// The lighting directions dominate the principal components, and the
+// identity lives in the returned basis: set means projected on the basis
+// find their class by the nearest class centre, set means projected on the
+// top principal directions do not.
+func TestLightingStructure(t *testing.T) {
+	o := Options{Kind: Lighting, Classes: 20, Sets: 4, Frames: 16, Dim: 60, Seed: 3}
+	d, basis, err := GenerateWithBasis(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []float64
+	rows := 0
+	for _, s := range d.Sets {
+		r, _ := s.Frames.Dims()
+		for i := range r {
+			all = append(all, s.Frames.RawRowView(i)...)
+		}
+		rows += r
+	}
+	x := mat.NewDense(rows, o.Dim, all)
+	var pc stat.PC
+	if !pc.PrincipalComponents(x, nil) {
+		t.Fatal("PCA failed")
+	}
+	var vecs mat.Dense
+	pc.VectorsTo(&vecs)
+	top := vecs.Slice(0, o.Dim, 0, 4) // the default 4 lighting directions
+	var overlap mat.Dense
+	overlap.Mul(basis.T(), top)
+	if f := mat.Norm(&overlap, 2); f > 0.2 {
+		t.Errorf("top 4 principal directions overlap the identity basis: largest cosine %.2f, want ≤ 0.2", f)
+	}
+	classify := func(p mat.Matrix) float64 {
+		_, k := p.Dims()
+		means := make([][]float64, len(d.Sets))
+		for i, s := range d.Sets {
+			var y mat.Dense
+			y.Mul(s.Frames, p)
+			r, _ := y.Dims()
+			m := make([]float64, k)
+			for f := range r {
+				for j := range k {
+					m[j] += y.At(f, j) / float64(r)
+				}
+			}
+			means[i] = m
+		}
+		// Gallery: sets 0, 1 of each class; probes: sets 2, 3.
+		right, n := 0, 0
+		for i := range d.Sets {
+			if i%o.Sets < 2 {
+				continue
+			}
+			best, bestD := -1, 0.0
+			for j := range d.Sets {
+				if j%o.Sets >= 2 {
+					continue
+				}
+				var dd float64
+				for l := range k {
+					v := means[i][l] - means[j][l]
+					dd += v * v
+				}
+				if best < 0 || dd < bestD {
+					best, bestD = j, dd
+				}
+			}
+			n++
+			if best/o.Sets == i/o.Sets {
+				right++
+			}
+		}
+		return float64(right) / float64(n)
+	}
+	if a := classify(basis); a < 0.95 {
+		t.Errorf("nearest set mean in the identity basis: %.0f%% right, want ≥ 95%%", 100*a)
+	}
+	if a := classify(top); a > 0.3 {
+		t.Errorf("nearest set mean in the lighting directions: %.0f%% right, want near chance (≤ 30%%)", 100*a)
+	}
+}
