@@ -192,7 +192,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
 	m := &model.Model{
 		Divergence: measure, QueryBandwidth: rule, W: res.W, Mean: res.Mean, Threshold: thr,
-		Meta: model.Meta{Created: time.Now().UTC(), Tool: "setmatch train", Data: *data, Params: params,
+		Meta: model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: *data, Params: params,
 			FinalCost: res.FinalCost, Iterations: res.Iterations},
 	}
 	for i, s := range ds.Sets {
