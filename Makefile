@@ -11,6 +11,7 @@
 #   make cross-check  build the arm64 binaries again from a copy of the tree with an
 #                     empty build cache and compare sha256 sums
 #   make deb          arm64 .deb into dist/ (nfpm), its contents checked with dpkg-deb
+#                     (MAINTAINER sets the package's Maintainer field)
 #   make install      install for a Pi built from source (DESTDIR, PREFIX)
 #   make bench        benchmarks;  make fuzz  short fuzz runs (FUZZTIME per target)
 #   make clean
@@ -23,7 +24,9 @@ PKGS     := ./...
 CMDS     := setmatch setmatchd
 QEMU     ?= qemu-aarch64-static
 # Package and binary version (Debian: must start with a digit); setmatchd
-# -version prints it.
+# -version and setmatch version print it. The package is native (its
+# packaging is part of these sources), so the package version is VERSION
+# itself and make deb wants an entry for it at the top of cross/changelog.
 VERSION  ?= 0.1.0
 # -buildid= and -trimpath make the binaries depend on the sources and the Go
 # version only; -buildvcs=false keeps the state of the git checkout out of them.
@@ -49,7 +52,12 @@ HOST_TESTD  := $(TESTBIN)/$(shell $(GO) env GOOS)-$(HOSTARCH)/setmatchd
 ARM64_TESTD := $(TESTBIN)/linux-arm64/setmatchd
 
 DEB_ARCH ?= arm64
-DEB      := $(DIST)/setmatch_$(VERSION)-1_$(DEB_ARCH).deb
+DEB      := $(DIST)/setmatch_$(VERSION)_$(DEB_ARCH).deb
+# The package's Maintainer field: put your own name and address here (or on
+# the command line) when you distribute the package.
+MAINTAINER ?= setmatch maintainers <maintainers@setmatch.example>
+# Files make deb generates for the package: man pages, compressed changelog.
+DEBGEN   := $(BIN)/deb
 # nfpm is pinned and built through the Go module proxy into bin/tools; go.mod
 # is not touched. (v2.46 and later need modules the proxy does not serve here.)
 NFPM_VERSION ?= v2.45.0
@@ -70,7 +78,7 @@ DOCDIR   ?= $(PREFIX)/share/doc/setmatch
 
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet test-host test-arm64 test-daemon-host test-daemon-arm64 bench fuzz cross cross-check deb install demo clean
+.PHONY: all build test vet test-host test-arm64 test-daemon-host test-daemon-arm64 bench fuzz cross cross-check deb deb-files install demo clean
 
 all: build
 
@@ -85,7 +93,7 @@ test: vet test-host test-arm64
 # The whole suite with the portable kernels, then the packages whose results
 # go through the AVX2 kernels again with them (TestSIMDMatchesPortable
 # compares the two directly).
-test-host: test-daemon-host
+test-host: test-daemon-host $(NFPM)
 	SETMATCHD_BIN=$(abspath $(HOST_TESTD)) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) $(PKGS)
 ifneq ($(SIMD),)
 	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) ./match/... ./model/...
@@ -123,10 +131,23 @@ $(NFPM):
 	GOBIN=$(abspath $(BIN)/tools) CGO_ENABLED=0 $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
 	mv $(BIN)/tools/nfpm $@
 
-deb: cross $(NFPM)
+# The man pages come from the programs themselves (setmatch man, setmatchd
+# -manpage: the flag sets they parse), built for this machine; gzip -n keeps
+# name and time out of the .gz, so the package stays reproducible.
+deb-files:
+	@v=$$(sed -n '1s/^setmatch (\([^)]*\)).*/\1/p' cross/changelog); [ "$$v" = "$(VERSION)" ] || \
+		{ echo "cross/changelog: the latest entry is $$v, the package is $(VERSION): add an entry for it at the top"; exit 1; }
+	rm -rf $(DEBGEN) && mkdir -p $(DEBGEN)
+	gzip -9n < cross/changelog > $(DEBGEN)/changelog.gz
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run -ldflags "-X main.version=$(VERSION)" ./cmd/setmatch man > $(DEBGEN)/setmatch.1
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run -ldflags "-X main.version=$(VERSION)" ./cmd/setmatchd -manpage > $(DEBGEN)/setmatchd.8
+	gzip -9n $(DEBGEN)/setmatch.1 $(DEBGEN)/setmatchd.8
+
+deb: cross deb-files $(NFPM)
 	@test -f $(EXAMPLE_CONFIG) || { echo "$(EXAMPLE_CONFIG) is missing: the package installs it as /etc/setmatch/setmatchd.toml"; exit 1; }
 	mkdir -p $(DIST)
-	VERSION=$(VERSION) DEB_ARCH=$(DEB_ARCH) BINDIR=$(ARM64) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
+	VERSION=$(VERSION) DEB_ARCH=$(DEB_ARCH) MAINTAINER="$(MAINTAINER)" BINDIR=$(ARM64) GENDIR=$(DEBGEN) \
+		SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
 		$(NFPM) package --config cross/nfpm.yaml --packager deb --target $(DEB)
 	scripts/check-deb.sh $(DEB)
 

@@ -2,6 +2,7 @@ package cross_test
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,4 +191,78 @@ func TestRepoScriptsParse(t *testing.T) {
 func runTool(t *testing.T, cmd *exec.Cmd) ([]byte, error) {
 	t.Helper()
 	return testexec.CombinedOutput(t, testexec.Timeout(t, 2*time.Minute), cmd)
+}
+
+// TestLintian builds the package with make deb into a temporary folder and
+// runs lintian --pedantic on it: no error and no warning may remain (the
+// overrides in lintian-overrides are part of the package). It needs make,
+// dpkg-deb and lintian (.ci/run installs them); with a warm build cache it
+// takes about 35 s, most of it lintian. The first make deb also builds nfpm.
+func TestLintian(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the .deb with make deb; not with -short")
+	}
+	lintian, err := exec.LookPath("lintian")
+	if err != nil {
+		t.Skip("lintian is not installed (apt-get install -y lintian; .ci/run installs it)")
+	}
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Fatal("make is not installed (apt-get install -y make)")
+	}
+	dist := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, mk, "-C", "..", "deb", "DIST="+dist).CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("make deb did not finish within 5 min (the first run builds nfpm: run make deb once):\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("make deb: %v\n%s", err, out)
+	}
+	debs, _ := filepath.Glob(filepath.Join(dist, "*.deb"))
+	if len(debs) != 1 {
+		t.Fatalf("make deb wrote %d packages into DIST, want 1:\n%s", len(debs), out)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err = exec.CommandContext(ctx, lintian, "--pedantic", "--display-info", "--fail-on", "error,warning", debs[0]).CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("lintian did not finish within 3 min:\n%s", out)
+	}
+	var bad []string
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if strings.HasPrefix(line, "E: ") || strings.HasPrefix(line, "W: ") {
+			bad = append(bad, line)
+		} else if line != "" {
+			t.Log(line)
+		}
+	}
+	if err != nil || len(bad) > 0 {
+		t.Errorf("lintian --pedantic %s: %v\n%s", filepath.Base(debs[0]), err, strings.Join(bad, "\n"))
+	}
+}
+
+// TestCopyrightNamesEveryModule checks that the package's copyright file
+// has a Files paragraph for every module go.mod requires: the binaries are
+// linked statically, so each module's notice must ship with them.
+func TestCopyrightNamesEveryModule(t *testing.T) {
+	gomod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := os.ReadFile("copyright")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := regexp.MustCompile(`(?m)^\s+([a-z0-9.~/_-]+\.[a-z]+/\S+) v\S+`)
+	mods := req.FindAllStringSubmatch(string(gomod), -1)
+	if len(mods) == 0 {
+		t.Fatal("go.mod: no required modules found")
+	}
+	for _, m := range mods {
+		if !strings.Contains(string(cr), "\nFiles: "+m[1]+"/*\n") {
+			t.Errorf("copyright has no paragraph \"Files: %s/*\" (the module is in go.mod)", m[1])
+		}
+	}
 }

@@ -1,7 +1,11 @@
 #!/bin/sh
 # setmatch postinst: create the user, groups, spool and state directories,
-# tell systemd and udev about the new files. The service is not started:
-# it needs a model (see /usr/share/doc/setmatch/APPLIANCE.md).
+# tell systemd and udev about the new files. The service is not enabled or
+# started on a first install: it needs a model (see
+# /usr/share/doc/setmatch/APPLIANCE.md). systemd is handled as debhelper's
+# dh_installsystemd --no-enable --no-start would: deb-systemd-helper keeps
+# the unit's enablement state across upgrades, deb-systemd-invoke restarts a
+# running daemon on upgrade.
 set -e
 
 case "$1" in
@@ -19,13 +23,27 @@ if [ -d /run/udev ] && command -v udevadm >/dev/null 2>&1; then
 	udevadm control --reload-rules || true
 	udevadm trigger --subsystem-match=gpio --action=change || true
 fi
-if [ -d /run/systemd/system ]; then
-	systemctl daemon-reload || true
+
+if command -v deb-systemd-helper >/dev/null 2>&1; then
+	if deb-systemd-helper debian-installed setmatchd.service; then
+		# Undo the mask postrm sets on remove.
+		deb-systemd-helper unmask setmatchd.service >/dev/null || true
+		if deb-systemd-helper --quiet was-enabled setmatchd.service; then
+			# Create new symlinks, if any.
+			deb-systemd-helper enable setmatchd.service >/dev/null || true
+		fi
+	fi
+	# Record the symlinks an enable would make, so that purge removes them.
+	deb-systemd-helper update-state setmatchd.service >/dev/null || true
+fi
+if [ -z "${DPKG_ROOT:-}" ] && [ -d /run/systemd/system ]; then
+	systemctl --system daemon-reload >/dev/null || true
 	# On upgrade, restart a running daemon on the new binary.
-	if [ -n "$2" ]; then
-		systemctl try-restart setmatchd.service || true
+	if [ -n "$2" ] && command -v deb-systemd-invoke >/dev/null 2>&1; then
+		deb-systemd-invoke try-restart setmatchd.service >/dev/null || true
 	fi
 fi
+
 if [ -z "$2" ]; then
 	echo "setmatch: put a model at /var/lib/setmatch/model.smm, check /etc/setmatch/setmatchd.toml"
 	echo "setmatch: with 'sudo -u setmatch setmatchd -check', then: systemctl enable --now setmatchd"

@@ -23,6 +23,11 @@ want -rw-r--r-- /usr/lib/udev/rules.d/60-setmatch-gpio.rules
 want -rw-r--r-- /etc/setmatch/setmatchd.toml
 want drwxr-xr-x /etc/setmatch/conf.d/
 want -rw-r--r-- /usr/share/doc/setmatch/APPLIANCE.md
+want -rw-r--r-- /usr/share/doc/setmatch/copyright
+want -rw-r--r-- /usr/share/doc/setmatch/changelog.gz
+want -rw-r--r-- /usr/share/man/man1/setmatch.1.gz
+want -rw-r--r-- /usr/share/man/man8/setmatchd.8.gz
+want -rw-r--r-- /usr/share/lintian/overrides/setmatch
 
 ctl=$(mktemp -d)
 trap 'rm -rf "$ctl"' EXIT

@@ -10,7 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 )
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = ""
 
 // command is one subcommand: run parses its own flags from args and writes
 // its results to stdout and progress to stderr.
@@ -29,6 +34,7 @@ var commands = []command{
 	{"enroll", "add sets to a model's gallery without retraining", runEnroll},
 	{"eval", "evaluate recognition methods on a data set", runEval},
 	{"features", "write the features of image sets (folders of frames) as .npy", runFeatures},
+	{"version", "print the version", runVersion},
 }
 
 func main() {
@@ -40,6 +46,18 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		if len(args) == 0 {
 			return 2
+		}
+		return 0
+	}
+	switch args[0] {
+	case "--version", "-version":
+		args = append([]string{"version"}, args[1:]...)
+	case "man":
+		// Not listed in the usage: writes this program's manual page
+		// (roff), which make deb installs.
+		if err := writeManPage(stdout); err != nil {
+			fmt.Fprintf(stderr, "setmatch man: %v\n", err)
+			return 1
 		}
 		return 0
 	}
@@ -82,7 +100,8 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
-// prints its usage to stderr.
+// prints its usage to stderr. If stderr is a *flagCapture (the manual page
+// asks each command for -h), the flag set and synopsis are also handed to it.
 func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("setmatch "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -90,7 +109,41 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 		fmt.Fprintf(stderr, "usage: setmatch %s %s\n\nflags:\n", name, synopsis)
 		fs.PrintDefaults()
 	}
+	if c, ok := stderr.(*flagCapture); ok {
+		c.fs, c.synopsis = fs, synopsis
+	}
 	return fs
+}
+
+// runVersion prints the version, the Go version and the platform.
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", "", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("version takes no arguments")
+	}
+	_, err := fmt.Fprintf(stdout, "setmatch %s %s %s/%s\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return err
+}
+
+// versionString is the version set at build time, else the module version
+// Go recorded, else "devel".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// toolName is what a model's "tool" field records: the command that wrote
+// it and the version.
+func toolName(command string) string {
+	return "setmatch " + command + " " + versionString()
 }
 
 // parseFlags parses args with fs; a malformed flag is a usage error (exit 2)

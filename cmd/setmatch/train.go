@@ -187,7 +187,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 
 	params := map[string]string{}
 	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
-	m, err := res.Model(labels, names, thr, model.Meta{Created: time.Now().UTC(), Tool: "setmatch train", Data: *data, Params: params})
+	m, err := res.Model(labels, names, thr, model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: *data, Params: params})
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func TestTrainCommand(t *testing.T) {
 	if math.IsInf(m.Threshold, 0) || !(m.Threshold > 0) {
 		t.Errorf("--threshold auto gave %v", m.Threshold)
 	}
-	if m.Meta.Tool != "setmatch train" || m.Meta.Data != data || m.Meta.Params["dim"] != "2" || m.Meta.Iterations < 1 {
+	if m.Meta.Tool != toolName("train") || m.Meta.Data != data || m.Meta.Params["dim"] != "2" || m.Meta.Iterations < 1 {
 		t.Errorf("meta %+v", m.Meta)
 	}
 	if m.Sets[0].Label != "c00" || m.Sets[11].Label != "c03" {

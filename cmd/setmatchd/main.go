@@ -33,16 +33,42 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// options are the command-line flags of setmatchd.
+type options struct {
+	cfgPath     *string
+	check       *bool
+	showVersion *bool
+}
+
+// newFlagSet defines setmatchd's flags; run parses them and the manual page
+// lists them.
+func newFlagSet(stderr io.Writer) (*flag.FlagSet, options) {
 	fs := flag.NewFlagSet("setmatchd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfgPath := fs.String("config", "/etc/setmatch/setmatchd.toml", "configuration `file` (drop-ins: <dir>/conf.d/*.toml)")
-	check := fs.Bool("check", false, "validate the configuration and model, print a summary and exit")
-	showVersion := fs.Bool("version", false, "print the version and exit")
+	o := options{
+		cfgPath:     fs.String("config", "/etc/setmatch/setmatchd.toml", "configuration `file` (drop-ins: <dir>/conf.d/*.toml)"),
+		check:       fs.Bool("check", false, "validate the configuration and model, print a summary and exit"),
+		showVersion: fs.Bool("version", false, "print the version and exit"),
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: setmatchd [-config FILE] [-check] [-version]\n\n")
 		fs.PrintDefaults()
 	}
+	return fs, o
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && args[0] == "-manpage" {
+		// Not listed in the usage: writes the manual page (roff), which
+		// make deb installs.
+		if err := writeManPage(stdout); err != nil {
+			fmt.Fprintf(stderr, "setmatchd: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	fs, o := newFlagSet(stderr)
+	cfgPath, check, showVersion := o.cfgPath, o.check, o.showVersion
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"setmatch/internal/manpage"
+)
+
+// flagCapture is the stderr handed to a command when the manual page asks
+// it for -h: newFlagSet gives it the command's flag set, and what the
+// command would print is dropped.
+type flagCapture struct {
+	fs       *flag.FlagSet
+	synopsis string
+}
+
+func (*flagCapture) Write(p []byte) (int, error) { return len(p), nil }
+
+// manPage builds setmatch(1) from the flag sets the commands parse: each
+// command is run with -h and hands over its flag set before returning.
+func manPage(date string) (manpage.Page, error) {
+	p := manpage.Page{
+		Name:    "setmatch",
+		Section: 1,
+		Date:    date,
+		Source:  "setmatch " + versionString(),
+		Manual:  "User Commands",
+		Summary: "train, inspect and evaluate image-set recognition models",
+		Synopsis: []string{
+			"command [flags] [arguments]",
+			"command -h",
+			"--version",
+		},
+		Description: []string{
+			"setmatch is the workstation tool of the setmatch appliance. It compares image sets, " +
+				"each a burst of camera frames given as a matrix of frame features, with kernel-density " +
+				"Hellinger and Jeffrey divergences; it learns the projection W that makes matching accurate " +
+				"and cheap and writes it with the gallery into a model file, which setmatchd(8) loads; " +
+				"and it inspects and extends model files, evaluates the recognition methods and times the matcher.",
+			"Flags may be written with one or two dashes and come before the arguments.",
+		},
+		DoubleDash: true,
+		Sections: []manpage.Section{
+			{Title: "Exit status", Paragraphs: []string{
+				"0 on success (and for -h), 1 when the command fails (the reason on standard error), 2 for a mistake in the command line.",
+			}},
+			{Title: "See also", Paragraphs: []string{
+				"setmatchd(8); the appliance guide in /usr/share/doc/setmatch/APPLIANCE.md.",
+			}},
+		},
+	}
+	for _, c := range commands {
+		capture := &flagCapture{}
+		err := c.run([]string{"-h"}, io.Discard, capture)
+		if !errors.Is(err, flag.ErrHelp) {
+			return p, fmt.Errorf("command %s: -h returned %v, want flag.ErrHelp", c.name, err)
+		}
+		if capture.fs == nil {
+			return p, fmt.Errorf("command %s: no flag set from newFlagSet", c.name)
+		}
+		p.Commands = append(p.Commands, manpage.Command{
+			Name: c.name, Summary: c.summary, Synopsis: capture.synopsis, Flags: capture.fs,
+		})
+	}
+	return p, nil
+}
+
+// writeManPage writes setmatch(1) in roff to w, dated by SOURCE_DATE_EPOCH
+// when it is set (reproducible builds).
+func writeManPage(w io.Writer) error {
+	date, err := manpage.DateFromEpoch(os.Getenv("SOURCE_DATE_EPOCH"))
+	if err != nil {
+		return err
+	}
+	p, err := manPage(date)
+	if err != nil {
+		return err
+	}
+	return manpage.Write(w, p)
+}

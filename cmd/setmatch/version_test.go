@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestVersion checks the three spellings and that -X main.version reaches
+// the output and a model's tool field.
+func TestVersion(t *testing.T) {
+	old := version
+	defer func() { version = old }()
+	version = "1.2.3"
+	want := "setmatch 1.2.3 " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		var stdout, stderr bytes.Buffer
+		if code := dispatch(args, &stdout, &stderr); code != 0 || stdout.String() != want {
+			t.Errorf("setmatch %v: exit %d, stdout %q, stderr %q; want 0, %q", args, code, stdout.String(), stderr.String(), want)
+		}
+	}
+	if got := toolName("train"); got != "setmatch train 1.2.3" {
+		t.Errorf("toolName(train) = %q, want %q", got, "setmatch train 1.2.3")
+	}
+	var stdout, stderr bytes.Buffer
+	if code := dispatch([]string{"version", "extra"}, &stdout, &stderr); code != 2 {
+		t.Errorf("setmatch version extra: exit %d, want 2 (usage error)", code)
+	}
+}
+
+func TestVersionUnset(t *testing.T) {
+	old := version
+	defer func() { version = old }()
+	version = ""
+	if v := versionString(); v == "" || v == "(devel)" {
+		t.Errorf("versionString() = %q without -X main.version, want a version or devel", v)
+	}
+}
+
+// TestManPageListsEveryFlag checks setmatch(1) against what each command's
+// -h prints: every command, and every flag of it, must be in the page.
+func TestManPageListsEveryFlag(t *testing.T) {
+	var page, stderr bytes.Buffer
+	if code := dispatch([]string{"man"}, &page, &stderr); code != 0 {
+		t.Fatalf("setmatch man: exit %d: %s", code, stderr.String())
+	}
+	if !strings.HasPrefix(page.String(), `.TH "SETMATCH" 1 `) {
+		t.Fatalf("setmatch man does not start with the .TH line:\n%.200s", page.String())
+	}
+	flagLine := regexp.MustCompile(`(?m)^  -(\S+)`)
+	for _, c := range commands {
+		if !strings.Contains(page.String(), ".SS "+c.name+"\n") {
+			t.Errorf("command %s has no subsection", c.name)
+		}
+		var help bytes.Buffer
+		if code := dispatch([]string{c.name, "-h"}, new(bytes.Buffer), &help); code != 0 {
+			t.Errorf("setmatch %s -h: exit %d", c.name, code)
+		}
+		sub := section(page.String(), ".SS "+c.name+"\n")
+		for _, m := range flagLine.FindAllStringSubmatch(help.String(), -1) {
+			if !strings.Contains(sub, `\fB\-\-`+strings.ReplaceAll(m[1], "-", `\-`)+`\fR`) {
+				t.Errorf("setmatch %s -h lists -%s, the man page's section does not", c.name, m[1])
+			}
+		}
+	}
+	if strings.Contains(page.String(), ".SS man\n") {
+		t.Error("the hidden man command is listed")
+	}
+}
+
+// section returns the text from start to the next subsection.
+func section(page, start string) string {
+	i := strings.Index(page, start)
+	if i < 0 {
+		return ""
+	}
+	rest := page[i+len(start):]
+	if j := strings.Index(rest, "\n.S"); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}

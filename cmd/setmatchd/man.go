@@ -1,0 +1,62 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"setmatch/internal/manpage"
+)
+
+// manPage builds setmatchd(8) from the flag set run parses.
+func manPage(date string) manpage.Page {
+	fs, _ := newFlagSet(io.Discard)
+	return manpage.Page{
+		Name:    "setmatchd",
+		Section: 8,
+		Date:    date,
+		Source:  "setmatch " + versionString(),
+		Manual:  "System Administration",
+		Summary: "image-set matcher appliance daemon: spool in, GPIO out",
+		Synopsis: []string{
+			"[-config file]",
+			"-check [-config file]",
+			"-version",
+		},
+		Description: []string{
+			"setmatchd watches the new/ directory of a spool for batches of frame features written by a camera, " +
+				"matches each batch against the gallery of a model file written by setmatch(1) train, signals the decision " +
+				"(a known label, or unknown) on GPIO lines and appends one JSON line per batch to a journal. " +
+				"A batch is claimed into cur/ and ends in done/ or, with a .err file giving the reason, in failed/.",
+			"It is meant to run under systemd (Type=notify, with a watchdog) as the unprivileged user setmatch. " +
+				"The package installs the unit setmatchd.service but does not enable it: it needs a model first.",
+		},
+		Flags: fs,
+		Sections: []manpage.Section{
+			{Title: "Signals", Paragraphs: []string{
+				"SIGHUP reloads the configuration and the model; if the new ones are invalid the old ones stay in use. " +
+					"Replacing the model file reloads it too. " +
+					"SIGTERM and SIGINT finish the batch in hand, drive the pins to their idle level and exit with status 0.",
+			}},
+			{Title: "Files", Paragraphs: []string{
+				"\t/etc/setmatch/setmatchd.toml\n\t/etc/setmatch/conf.d/*.toml\n\t/var/lib/setmatch/model.smm\n\t/var/lib/setmatch/journal.jsonl\n\t/var/spool/setmatch/{tmp,new,cur,done,failed}/",
+				"The configuration, its drop-ins (read in name order), the default model and journal, and the spool.",
+			}},
+			{Title: "Exit status", Paragraphs: []string{
+				"0 after a clean stop or a good -check; 1 when start-up or the check fails (the reason on standard error); 2 for a mistake in the command line.",
+			}},
+			{Title: "See also", Paragraphs: []string{
+				"setmatch(1), systemctl(1), journalctl(1); the appliance guide in /usr/share/doc/setmatch/APPLIANCE.md.",
+			}},
+		},
+	}
+}
+
+// writeManPage writes setmatchd(8) in roff to w, dated by SOURCE_DATE_EPOCH
+// when it is set (reproducible builds).
+func writeManPage(w io.Writer) error {
+	date, err := manpage.DateFromEpoch(os.Getenv("SOURCE_DATE_EPOCH"))
+	if err != nil {
+		return err
+	}
+	return manpage.Write(w, manPage(date))
+}
