@@ -207,8 +207,9 @@ func (p *Publisher) LastError() error {
 
 // Close delivers what is in the outbox while connected, publishes
 // "offline" on the availability topic, disconnects, and returns when done
-// or when ctx ends, whichever comes first. It returns an error naming the
-// number of decisions not delivered, if any.
+// or when ctx ends, whichever comes first (then, while connected, after at
+// most 1.25 s more for "offline" and the disconnect). It returns an error
+// naming the number of decisions not delivered, if any.
 func (p *Publisher) Close(ctx context.Context) error {
 	p.closeOnce.Do(func() { close(p.quit) })
 	select {
