@@ -112,6 +112,14 @@ test-arm64: test-daemon-arm64
 test-daemon-arm64:
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o $(ARM64_TESTD) ./cmd/setmatchd
 
+# The MQTT tests as arm64 binaries under qemu-user, against two mosquitto
+# brokers started on the host for the run (an emulated test binary cannot
+# start mosquitto itself).
+.PHONY: test-arm64-mqtt
+test-arm64-mqtt:
+	@command -v $(QEMU) >/dev/null || { echo "$(QEMU) not found: apt-get install -y qemu-user-static"; exit 1; }
+	scripts/mosquitto-test.sh env GOARCH=arm64 CGO_ENABLED=0 $(GO) test -exec $(QEMU) $(ARM64_TESTFLAGS) ./device/mqtt/
+
 bench:
 	GOEXPERIMENT=$(SIMD) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 

@@ -26,6 +26,8 @@ type Config struct {
 	Decision Decision `toml:"decision"`
 	Daemon   Daemon   `toml:"daemon"`
 	Log      Log      `toml:"log"`
+	MQTT     MQTT     `toml:"mqtt"`
+	Metrics  Metrics  `toml:"metrics"`
 
 	// Files lists the files read, main file first (not a key).
 	Files []string `toml:"-"`
@@ -138,6 +140,7 @@ func Default() Config {
 		Decision: Decision{MinFrames: 2},
 		Daemon:   Daemon{Watchdog: true},
 		Log:      Log{Level: "info", Format: "text"},
+		MQTT:     defaultMQTT(),
 	}
 }
 
@@ -208,5 +211,7 @@ func (c *Config) String() string {
 	}
 	fmt.Fprintf(&b, "decision: threshold %s, min frames %d\n", th, c.Decision.MinFrames)
 	fmt.Fprintf(&b, "daemon:   workers %d, watchdog %v; log %s/%s\n", c.Daemon.Workers, c.Daemon.Watchdog, c.Log.Level, c.Log.Format)
+	b.WriteString(c.MQTT.summary())
+	b.WriteString(c.Metrics.summary())
 	return b.String()
 }

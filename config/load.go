@@ -127,6 +127,10 @@ var pathKeys = []struct {
 	{[]string{"model"}, func(c *Config) *string { return &c.Model }},
 	{[]string{"spool", "dir"}, func(c *Config) *string { return &c.Spool.Dir }},
 	{[]string{"journal", "path"}, func(c *Config) *string { return &c.Journal.Path }},
+	{[]string{"mqtt", "password_file"}, func(c *Config) *string { return &c.MQTT.PasswordFile }},
+	{[]string{"mqtt", "ca_file"}, func(c *Config) *string { return &c.MQTT.CAFile }},
+	{[]string{"mqtt", "cert_file"}, func(c *Config) *string { return &c.MQTT.CertFile }},
+	{[]string{"mqtt", "key_file"}, func(c *Config) *string { return &c.MQTT.KeyFile }},
 }
 
 func (l *loader) apply(name string, data []byte) error {

@@ -132,6 +132,9 @@ func (c *Config) problems(locate func(*Error)) []error {
 
 	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf("log.format", c.Log.Format, "text", "json")
+
+	c.MQTT.problems(bad)
+	c.Metrics.problems(bad)
 	return errs
 }
 

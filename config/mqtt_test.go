@@ -1,0 +1,111 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMQTTAndMetricsOffByDefault(t *testing.T) {
+	c := Default()
+	if c.MQTT.Enabled() || c.Metrics.Enabled() {
+		t.Errorf("default: mqtt enabled %v, metrics enabled %v; want both off", c.MQTT.Enabled(), c.Metrics.Enabled())
+	}
+	s := c.String()
+	if !strings.Contains(s, "mqtt:     off") || !strings.Contains(s, "metrics:  off") {
+		t.Errorf("String() does not say mqtt and metrics are off:\n%s", s)
+	}
+}
+
+func TestMQTTValues(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "secret/pw", "hunter2\n")
+	write(t, dir, "ca.pem", "-")
+	p := write(t, dir, "m.toml", `[mqtt]
+broker = "ssl://broker.example:8883"
+topic = "site/door"
+client_id = "pi-door"
+username = "door"
+password_file = "secret/pw"
+ca_file = "ca.pem"
+outbox = 50
+keepalive = "10s"
+discovery_prefix = ""
+[metrics]
+listen = "127.0.0.1:9469"
+`)
+	c, err := LoadFiles(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.MQTT
+	if !m.Enabled() || !m.TLSScheme() || m.Topic != "site/door" || m.ClientID != "pi-door" || m.Username != "door" ||
+		m.Outbox != 50 || m.KeepAlive.Duration != 10*time.Second || m.DiscoveryPrefix != "" {
+		t.Errorf("mqtt = %+v", m)
+	}
+	// Relative paths are taken relative to the file that sets them.
+	if want := filepath.Join(dir, "secret", "pw"); m.PasswordFile != want {
+		t.Errorf("password_file = %q, want %q", m.PasswordFile, want)
+	}
+	if want := filepath.Join(dir, "ca.pem"); m.CAFile != want {
+		t.Errorf("ca_file = %q, want %q", m.CAFile, want)
+	}
+	if !c.Metrics.Enabled() || c.Metrics.Listen != "127.0.0.1:9469" {
+		t.Errorf("metrics = %+v", c.Metrics)
+	}
+	s := c.String()
+	for _, w := range []string{"mqtt:     ssl://broker.example:8883 as door topic site/door", "discovery off", "metrics:  http://127.0.0.1:9469/metrics"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("String() lacks %q:\n%s", w, s)
+		}
+	}
+}
+
+func TestMQTTInvalidValues(t *testing.T) {
+	dir := t.TempDir()
+	empty := write(t, dir, "empty", "\n")
+	on := "[mqtt]\nbroker = \"tcp://127.0.0.1:1883\"\ntopic = \"s\"\n"
+	for _, tc := range []struct {
+		text string
+		key  string
+		want string
+	}{
+		{"[mqtt]\nbroker = \"http://h:1883\"\ntopic = \"s\"\n", "mqtt.broker", `scheme must be "tcp", "mqtt", "ssl", "tls", "mqtts", "ws" or "wss", got "http"`},
+		{"[mqtt]\nbroker = \"127.0.0.1:1883\"\ntopic = \"s\"\n", "mqtt.broker", `want a URL with a scheme, such as "tcp://127.0.0.1:1883"`},
+		{"[mqtt]\nbroker = \"tcp://h\"\ntopic = \"s\"\n", "mqtt.broker", "names no port: add one, such as tcp://h:1883"},
+		{"[mqtt]\nbroker = \"ssl://h\"\ntopic = \"s\"\n", "mqtt.broker", "such as ssl://h:8883"},
+		{"[mqtt]\nbroker = \"tcp://:1883\"\ntopic = \"s\"\n", "mqtt.broker", "names no host"},
+		{"[mqtt]\nbroker = \"tcp://u:p@h:1883\"\ntopic = \"s\"\n", "mqtt.broker", "use mqtt.username and mqtt.password_file"},
+		{"[mqtt]\nbroker = \"tcp://h:1883\"\n", "mqtt.topic", "must be set when mqtt.broker is"},
+		{"[mqtt]\nbroker = \"tcp://h:1883\"\ntopic = \"a/#\"\n", "mqtt.topic", "wildcards"},
+		{"[mqtt]\nbroker = \"tcp://h:1883\"\ntopic = \"a/\"\n", "mqtt.topic", "must not start or end with /"},
+		{on + "client_id = \"a/b\"\n", "mqtt.client_id", "must not hold"},
+		{on + "username = \"u\"\npassword_file = \"nonexistent\"\n", "mqtt.password_file", "cannot read the password: open " + filepath.Join(dir, "nonexistent") + ": no such file"},
+		{on + "username = \"u\"\npassword_file = \"/run/credentials/setmatchd.service/pw\"\n", "mqtt.password_file", "a systemd credential exists only while the service runs"},
+		{on + "username = \"u\"\npassword_file = \"" + empty + "\"\n", "mqtt.password_file", "is empty"},
+		{on + "password_file = \"" + empty + "\"\n", "mqtt.password_file", "mqtt.username is not"},
+		{on + "ca_file = \"nope.pem\"\n", "mqtt.ca_file", "no such file"},
+		{"[mqtt]\nbroker = \"ssl://h:8883\"\ntopic = \"s\"\ncert_file = \"" + empty + "\"\n", "mqtt.cert_file", "set both or neither"},
+		{on + "outbox = 0\n", "mqtt.outbox", "must be ≥ 1"},
+		{on + "keepalive = \"500ms\"\n", "mqtt.keepalive", "must be ≥ 1s"},
+		{on + "discovery_prefix = \"ha/\"\n", "mqtt.discovery_prefix", "trailing /"},
+		{"[metrics]\nlisten = \"9469\"\n", "metrics.listen", `want host:port such as "127.0.0.1:9469"`},
+		{"[metrics]\nlisten = \"127.0.0.1:http\"\n", "metrics.listen", "port must be a number"},
+		{"[metrics]\nlisten = \"127.0.0.1:70000\"\n", "metrics.listen", "port must be a number from 1 to 65535"},
+	} {
+		_, err := Parse(filepath.Join(dir, "v.toml"), []byte(tc.text))
+		e := checkErr(t, err, ErrInvalid, tc.key+": ", tc.want)
+		if e.Key != tc.key {
+			t.Errorf("%q: got key %q, want %q", tc.text, e.Key, tc.key)
+		}
+	}
+}
+
+// TestMQTTOffSkipsChecks: with no broker, the other keys are not checked
+// against the files they name.
+func TestMQTTOffSkipsChecks(t *testing.T) {
+	if _, err := Parse("v.toml", []byte("[mqtt]\nusername = \"u\"\npassword_file = \"/nonexistent\"\n")); err != nil {
+		t.Errorf("mqtt off: %v", err)
+	}
+}

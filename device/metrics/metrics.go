@@ -1,0 +1,134 @@
+// Package metrics exposes setmatchd's counters in the Prometheus text
+// format, with the official client library and a registry of its own.
+//
+//	setmatch_batches_total{result="known|unknown|failed"}  counter
+//	setmatch_decision_latency_seconds                       histogram, arrival in new/ to decision
+//	setmatch_queue_length                                   gauge, batches waiting
+//	setmatch_model_info{sha256="…",method="…"}              gauge, 1 for the model in use
+//	setmatch_mqtt_connected                                 gauge, 1 while connected (with MQTT only)
+//	setmatch_mqtt_outbox_length                             gauge, decisions waiting for the broker
+//	setmatch_mqtt_dropped_total                             counter, decisions dropped from a full outbox
+//	setmatch_mqtt_published_total                           counter, decisions the broker acknowledged
+//
+// plus the Go runtime's go_* and the process's process_* metrics.
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Results of a batch, the values of the result label.
+const (
+	Known   = "known"   // matched a gallery label
+	Unknown = "unknown" // rejected by the open-set threshold
+	Failed  = "failed"  // could not be decided (bad file, too few frames, …)
+)
+
+// LatencyBuckets are the upper bounds, in seconds, of the latency
+// histogram's buckets: from 5 ms (a small gallery on a fast machine) to 30 s
+// (a long queue on a Pi).
+var LatencyBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+
+// Metrics holds the daemon's metrics. Its methods are safe for concurrent
+// use.
+type Metrics struct {
+	reg       *prometheus.Registry
+	batches   *prometheus.CounterVec
+	latency   prometheus.Histogram
+	queue     prometheus.Gauge
+	modelInfo *prometheus.GaugeVec
+}
+
+// New returns the metrics, every counter at zero, registered on a registry
+// of their own.
+func New() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		batches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "setmatch_batches_total",
+			Help: "Batches handled, by result: known (matched a label), unknown (open-set rejection), failed.",
+		}, []string{"result"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "setmatch_decision_latency_seconds",
+			Help:    "Time from a batch's arrival in new/ (its rename) to its decision, queueing included.",
+			Buckets: LatencyBuckets,
+		}),
+		queue: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "setmatch_queue_length",
+			Help: "Batches waiting to be handled.",
+		}),
+		modelInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "setmatch_model_info",
+			Help: "The model in use (value 1): the first 16 hex digits of its file's SHA-256 and its method.",
+		}, []string{"sha256", "method"}),
+	}
+	for _, r := range []string{Known, Unknown, Failed} {
+		m.batches.WithLabelValues(r) // present at 0 from the start
+	}
+	m.reg.MustRegister(m.batches, m.latency, m.queue, m.modelInfo,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry returns the registry, for tests and further collectors.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Decision counts one handled batch: result is Known, Unknown or Failed;
+// latency is the time from its arrival to its decision (not observed when
+// negative, e.g. an arrival time from a clock that was set back).
+func (m *Metrics) Decision(result string, latency time.Duration) {
+	m.batches.WithLabelValues(result).Inc()
+	if latency >= 0 {
+		m.latency.Observe(latency.Seconds())
+	}
+}
+
+// SetQueueLength sets the number of batches waiting.
+func (m *Metrics) SetQueueLength(n int) { m.queue.Set(float64(n)) }
+
+// SetModel names the model in use; the previous one's series goes away.
+func (m *Metrics) SetModel(sha256, method string) {
+	m.modelInfo.Reset()
+	m.modelInfo.WithLabelValues(sha256, method).Set(1)
+}
+
+// MQTT is what the metrics read from the MQTT publisher at each scrape;
+// *mqtt.Publisher implements it.
+type MQTT interface {
+	Connected() bool
+	OutboxLen() int
+	Dropped() uint64
+	Published() uint64
+}
+
+// WatchMQTT adds the setmatch_mqtt_* metrics, read from p at each scrape.
+// Call it once, only when MQTT is configured.
+func (m *Metrics) WatchMQTT(p MQTT) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "setmatch_mqtt_connected",
+			Help: "1 while connected to the MQTT broker, else 0.",
+		}, func() float64 {
+			if p.Connected() {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "setmatch_mqtt_outbox_length",
+			Help: "Decisions waiting for the MQTT broker.",
+		}, func() float64 { return float64(p.OutboxLen()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "setmatch_mqtt_dropped_total",
+			Help: "Decisions dropped from the full MQTT outbox (the journal has them).",
+		}, func() float64 { return float64(p.Dropped()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "setmatch_mqtt_published_total",
+			Help: "Decisions the MQTT broker acknowledged (one sent again after a lost acknowledgement counts again).",
+		}, func() float64 { return float64(p.Published()) }),
+	)
+}

@@ -1,0 +1,216 @@
+package metrics
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+// scrape gets url over HTTP and parses the text format.
+func scrape(ctx context.Context, t *testing.T, url string) (map[string]*dto.MetricFamily, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		t.Errorf("Content-Type %q, want the text format", ct)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatalf("parsing the scrape: %v\n%s", err, body)
+	}
+	return fams, string(body)
+}
+
+// value returns the value of the series of family name whose labels
+// include want (name=value pairs).
+func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, want ...string) float64 {
+	t.Helper()
+	f, ok := fams[name]
+	if !ok {
+		t.Fatalf("no metric %s", name)
+	}
+	for _, m := range f.Metric {
+		lab := make(map[string]string)
+		for _, l := range m.Label {
+			lab[l.GetName()] = l.GetValue()
+		}
+		match := true
+		for i := 0; i+1 < len(want); i += 2 {
+			match = match && lab[want[i]] == want[i+1]
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount())
+		}
+	}
+	t.Fatalf("no series %s%v", name, want)
+	return 0
+}
+
+type fakeMQTT struct {
+	connected atomic.Bool
+	outbox    atomic.Int64
+	dropped   atomic.Uint64
+}
+
+func (f *fakeMQTT) Connected() bool   { return f.connected.Load() }
+func (f *fakeMQTT) OutboxLen() int    { return int(f.outbox.Load()) }
+func (f *fakeMQTT) Dropped() uint64   { return f.dropped.Load() }
+func (f *fakeMQTT) Published() uint64 { return 42 }
+
+func TestScrape(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	m := New()
+	s, err := m.Serve("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	url := "http://" + s.Addr().String() + "/metrics"
+
+	// Before any batch: every result at 0, no MQTT metrics.
+	fams, body := scrape(ctx, t, url)
+	for _, r := range []string{Known, Unknown, Failed} {
+		if v := value(t, fams, "setmatch_batches_total", "result", r); v != 0 {
+			t.Errorf("batches_total{result=%q} = %v at start", r, v)
+		}
+	}
+	if strings.Contains(body, "setmatch_mqtt_") {
+		t.Error("mqtt metrics without WatchMQTT")
+	}
+	if _, ok := fams["go_goroutines"]; !ok {
+		t.Error("no Go runtime metrics")
+	}
+
+	for range 5 {
+		m.Decision(Known, 30*time.Millisecond)
+	}
+	m.Decision(Unknown, 2*time.Second)
+	m.Decision(Failed, -time.Second) // counted, latency not observed
+	m.SetQueueLength(3)
+	m.SetModel("0123456789abcdef", "hellinger")
+	m.SetModel("5ef56d93ea4f8991", "jeffrey")
+	mq := new(fakeMQTT)
+	m.WatchMQTT(mq)
+	mq.outbox.Store(7)
+	mq.dropped.Store(2)
+
+	fams, body = scrape(ctx, t, url)
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"setmatch_batches_total", []string{"result", "known"}, 5},
+		{"setmatch_batches_total", []string{"result", "unknown"}, 1},
+		{"setmatch_batches_total", []string{"result", "failed"}, 1},
+		{"setmatch_decision_latency_seconds", nil, 6},
+		{"setmatch_queue_length", nil, 3},
+		{"setmatch_model_info", []string{"sha256", "5ef56d93ea4f8991", "method", "jeffrey"}, 1},
+		{"setmatch_mqtt_connected", nil, 0},
+		{"setmatch_mqtt_outbox_length", nil, 7},
+		{"setmatch_mqtt_dropped_total", nil, 2},
+		{"setmatch_mqtt_published_total", nil, 42},
+	} {
+		if v := value(t, fams, c.name, c.labels...); v != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, v, c.want)
+		}
+	}
+	if n := len(fams["setmatch_model_info"].Metric); n != 1 {
+		t.Errorf("%d model_info series, want 1 (the old model's must go)", n)
+	}
+	// 5 × 30 ms fall in the 0.05 bucket, 2 s in the 2.5 bucket.
+	for _, w := range []string{
+		`setmatch_decision_latency_seconds_bucket{le="0.025"} 0`,
+		`setmatch_decision_latency_seconds_bucket{le="0.05"} 5`,
+		`setmatch_decision_latency_seconds_bucket{le="1"} 5`,
+		`setmatch_decision_latency_seconds_bucket{le="2.5"} 6`,
+		`setmatch_decision_latency_seconds_sum 2.15`,
+	} {
+		if !strings.Contains(body, w) {
+			t.Errorf("scrape lacks %q", w)
+		}
+	}
+	mq.connected.Store(true)
+	fams, _ = scrape(ctx, t, url)
+	if v := value(t, fams, "setmatch_mqtt_connected"); v != 1 {
+		t.Errorf("mqtt_connected = %v after connecting", v)
+	}
+
+	// Other paths: 404.
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+s.Addr().String()+"/", nil)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 404 {
+		t.Errorf("GET /: %v %v, want 404", resp.Status, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	if err := s.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if _, err := http.Get(url); err == nil {
+		t.Error("still serving after Shutdown")
+	}
+}
+
+func TestServeAddressInUse(t *testing.T) {
+	m := New()
+	s, err := m.Serve("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = New().Serve(s.Addr().String(), nil)
+	if err == nil || !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "metrics.listen") {
+		t.Errorf("second Serve on %s: %v, want address in use and the key to change", s.Addr(), err)
+	}
+}
+
+// TestOwnRegistry: two Metrics do not share counters (and nothing goes to
+// the global registry).
+func TestOwnRegistry(t *testing.T) {
+	a, b := New(), New()
+	a.Decision(Known, time.Millisecond)
+	fb, err := b.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fb {
+		if f.GetName() == "setmatch_batches_total" {
+			for _, m := range f.Metric {
+				if m.Counter.GetValue() != 0 {
+					t.Errorf("b counted a's decision")
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Handler serves the metrics in the Prometheus exposition format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+		// One scrape at a time is plenty for a Pi; more wait or get 503.
+		MaxRequestsInFlight: 2,
+		Timeout:             10 * time.Second,
+	})
+}
+
+// Server serves /metrics over HTTP.
+type Server struct {
+	srv  *http.Server
+	ln   net.Listener
+	done chan struct{}
+}
+
+// Serve listens on addr ("127.0.0.1:9469") and serves /metrics in the
+// background; any other path is 404. An address that cannot be listened
+// on is an error now, not later. log (nil: slog.Default()) receives errors
+// of the server.
+func (m *Metrics) Serve(addr string, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w (set metrics.listen to a free address, or \"\" for no metrics)", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	s := &Server{
+		srv: &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: 5 * time.Second,
+			WriteTimeout:      15 * time.Second,
+			IdleTimeout:       60 * time.Second,
+			MaxHeaderBytes:    8 << 10,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		},
+		ln:   ln,
+		done: make(chan struct{}),
+	}
+	go func() {
+		defer close(s.done)
+		if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// Addr returns the address listened on (with the port chosen when addr
+// asked for port 0).
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Shutdown stops listening and waits for scrapes in progress, until ctx
+// ends; then it closes what is left.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		s.srv.Close()
+	}
+	<-s.done
+	return err
+}
+
+// Close stops the server at once.
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	<-s.done
+	return err
+}

@@ -1,0 +1,466 @@
+// Package mqtt publishes setmatchd's decisions to an MQTT broker with the
+// Eclipse Paho client (MQTT 3.1.1).
+//
+// Topics, for a configured topic T:
+//
+//	T/decision      every decision: the journal record as JSON (QoS 1, not retained)
+//	T/state         the last decision delivered (QoS 1, retained)
+//	T/availability  "online" after each connect, "offline" on Close and as the
+//	                last will when the connection drops (QoS 1, retained)
+//
+// and, unless discovery is off, the Home Assistant discovery config of one
+// sensor on <prefix>/sensor/<node>/decision/config (retained, at each
+// connect): its state is the last decision, its attributes the record.
+//
+// Publish never blocks: it appends to a bounded in-memory outbox and
+// returns. One goroutine connects (with exponential backoff between
+// attempts), then sends the outbox in order, one message at a time, and
+// removes a message only when the broker has acknowledged it (PUBACK).
+// Delivery is thus at least once: a message whose acknowledgement was lost
+// with the connection is sent again. When the outbox is full the oldest
+// message is dropped and counted (Dropped); the journal stays the record of
+// every decision.
+package mqtt
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/eclipse/paho.mqtt.golang/packets"
+)
+
+const (
+	online  = "online"
+	offline = "offline"
+	qos     = 1
+)
+
+// Options configure a Publisher. FromConfig makes them from the [mqtt]
+// section of the configuration.
+type Options struct {
+	Broker   string // "tcp://host:1883", "ssl://host:8883", …
+	Topic    string // topic prefix T: T/decision, T/state, T/availability
+	ClientID string // must be unique on the broker
+	Username string
+	Password string
+	// TLS is used for ssl://, tls://, mqtts:// and wss:// brokers; nil =
+	// the system's roots.
+	TLS *tls.Config
+	// KeepAlive is the MQTT keepalive (default 30s).
+	KeepAlive time.Duration
+	// Outbox is the number of messages held while the broker is away
+	// (default 1000).
+	Outbox int
+	// DiscoveryPrefix is the Home Assistant discovery prefix; "" = no
+	// discovery.
+	DiscoveryPrefix string
+	// Version is shown as the device's software version in Home Assistant.
+	Version string
+	// ConnectTimeout bounds one connection attempt and the wait for one
+	// acknowledgement (default 10s).
+	ConnectTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the wait between connection
+	// attempts, which doubles after each failure (defaults 1s and 1m).
+	MinBackoff, MaxBackoff time.Duration
+	// Logger receives connection events and errors (default slog.Default()).
+	Logger *slog.Logger
+}
+
+// Publisher sends decisions to the broker. Its methods are safe for
+// concurrent use.
+type Publisher struct {
+	o             Options
+	c             paho.Client
+	box           *outbox
+	decisionTopic string
+	stateTopic    string
+	availTopic    string
+
+	wake      chan struct{}   // a message was added (capacity 1)
+	quit      chan struct{}   // closed by Close: deliver what can be, go offline, stop
+	ctx       context.Context // cancelled when Close gives up waiting
+	cancel    context.CancelFunc
+	done      chan struct{} // closed when run returns
+	closeOnce sync.Once
+
+	connected atomic.Bool
+	published atomic.Uint64
+	dropping  atomic.Bool // a drop was logged since the last connect
+
+	mu      sync.Mutex
+	lost    chan struct{} // closed when the current connection is lost
+	lastErr error         // of the last failed connection attempt
+}
+
+// New starts a Publisher: it connects in the background and keeps
+// reconnecting until Close. It returns an error only for options that
+// cannot work; a broker that cannot be reached or refuses the login is
+// logged (and reported by LastError), never returned.
+func New(o Options) (*Publisher, error) {
+	if o.Broker == "" || o.Topic == "" {
+		return nil, errors.New("mqtt: broker and topic must be set")
+	}
+	if o.ClientID == "" {
+		return nil, errors.New("mqtt: client id must be set")
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.KeepAlive, 30*time.Second)
+	def(&o.ConnectTimeout, 10*time.Second)
+	def(&o.MinBackoff, time.Second)
+	def(&o.MaxBackoff, time.Minute)
+	o.MaxBackoff = max(o.MaxBackoff, o.MinBackoff)
+	if o.Outbox <= 0 {
+		o.Outbox = 1000
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	o.Logger = o.Logger.With("broker", o.Broker)
+	p := &Publisher{
+		o:             o,
+		box:           newOutbox(o.Outbox),
+		decisionTopic: o.Topic + "/decision",
+		stateTopic:    o.Topic + "/state",
+		availTopic:    o.Topic + "/availability",
+		wake:          make(chan struct{}, 1),
+		quit:          make(chan struct{}),
+		done:          make(chan struct{}),
+	}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	po := paho.NewClientOptions().
+		AddBroker(o.Broker).
+		SetClientID(o.ClientID).
+		SetUsername(o.Username).
+		SetPassword(o.Password).
+		// The outbox is the session: a clean session each time, and
+		// reconnection is done here, where each failure can be reported.
+		SetCleanSession(true).
+		SetAutoReconnect(false).
+		SetConnectRetry(false).
+		SetKeepAlive(o.KeepAlive).
+		SetConnectTimeout(o.ConnectTimeout).
+		SetWriteTimeout(o.ConnectTimeout).
+		SetWill(p.availTopic, offline, qos, true).
+		SetConnectionLostHandler(p.onLost)
+	if o.TLS != nil {
+		po.SetTLSConfig(o.TLS)
+	}
+	p.c = paho.NewClient(po)
+	go p.run()
+	return p, nil
+}
+
+// Publish queues one decision, the journal record as JSON (a final newline
+// is removed), for <topic>/decision and <topic>/state. It never blocks and
+// copies payload. When the outbox is full the oldest queued decision is
+// dropped. After Close it does nothing.
+func (p *Publisher) Publish(payload []byte) {
+	select {
+	case <-p.quit:
+		return
+	default:
+	}
+	if p.box.add(bytes.TrimRight(payload, "\n")) && !p.dropping.Swap(true) {
+		p.o.Logger.Warn("mqtt outbox full: dropping the oldest decisions until the broker takes them (the journal has every decision)",
+			"outbox", p.o.Outbox)
+	}
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Connected reports whether the publisher is connected to the broker now.
+func (p *Publisher) Connected() bool { return p.connected.Load() }
+
+// OutboxLen returns the number of decisions waiting for the broker.
+func (p *Publisher) OutboxLen() int { return p.box.len() }
+
+// Dropped returns the number of decisions dropped from a full outbox.
+func (p *Publisher) Dropped() uint64 { return p.box.drops() }
+
+// Published returns the number of decisions the broker acknowledged
+// (a decision sent again after a lost acknowledgement counts again).
+func (p *Publisher) Published() uint64 { return p.published.Load() }
+
+// LastError returns why the last connection attempt failed, or nil once
+// connected.
+func (p *Publisher) LastError() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastErr
+}
+
+// Close delivers what is in the outbox while connected, publishes
+// "offline" on the availability topic, disconnects, and returns when done
+// or when ctx ends, whichever comes first (then, while connected, after at
+// most 1.25 s more for "offline" and the disconnect). It returns an error
+// naming the number of decisions not delivered, if any.
+func (p *Publisher) Close(ctx context.Context) error {
+	p.closeOnce.Do(func() { close(p.quit) })
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		p.cancel()
+		<-p.done
+	}
+	p.cancel()
+	if n := p.box.len(); n > 0 {
+		return fmt.Errorf("mqtt: %d decisions not delivered to %s (the journal has them)", n, p.o.Broker)
+	}
+	return nil
+}
+
+func (p *Publisher) onLost(_ paho.Client, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lost != nil {
+		close(p.lost)
+		p.lost = nil
+	}
+	p.o.Logger.Warn("mqtt connection lost; reconnecting", "err", err)
+}
+
+var errStopped = errors.New("mqtt: publisher closed")
+
+// run connects, serves the connection until it is lost, and again, until
+// Close.
+func (p *Publisher) run() {
+	defer close(p.done)
+	defer func() {
+		if p.c.IsConnectionOpen() {
+			p.c.Disconnect(250)
+		}
+	}()
+	backoff := p.o.MinBackoff
+	for {
+		select {
+		case <-p.quit:
+			return // not connected: nothing can be delivered
+		default:
+		}
+		lost, err := p.connect()
+		if errors.Is(err, errStopped) {
+			return
+		}
+		if err != nil {
+			p.reportFailure(err, backoff)
+			// ±25 % so that many daemons do not come back in step.
+			if !p.sleep(time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))) {
+				return
+			}
+			backoff = min(2*backoff, p.o.MaxBackoff)
+			continue
+		}
+		backoff = p.o.MinBackoff
+		p.mu.Lock()
+		again := p.lastErr != nil
+		p.lastErr = nil
+		p.mu.Unlock()
+		p.connected.Store(true)
+		if again {
+			p.o.Logger.Info("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
+		} else {
+			p.o.Logger.Info("mqtt connected", "topic", p.o.Topic, "outbox", p.box.len())
+		}
+		if d := p.box.drops(); p.dropping.Swap(false) {
+			p.o.Logger.Warn("mqtt decisions dropped from the full outbox so far", "dropped", d)
+		}
+		closing := p.serve(lost)
+		p.connected.Store(false)
+		if closing {
+			p.goOffline()
+			return
+		}
+		if p.c.IsConnectionOpen() {
+			p.c.Disconnect(0) // a send failed on an open connection
+		} else {
+			// Paho is still winding the connection down; Connect fails
+			// until it has.
+			t := time.NewTimer(p.o.ConnectTimeout)
+			select {
+			case <-lost:
+			case <-t.C:
+			}
+			t.Stop()
+		}
+	}
+}
+
+// connect makes one connection attempt; lost is closed when the
+// connection is lost.
+func (p *Publisher) connect() (lost chan struct{}, err error) {
+	lost = make(chan struct{})
+	p.mu.Lock()
+	p.lost = lost
+	p.mu.Unlock()
+	tok := p.c.Connect()
+	select {
+	case <-tok.Done():
+	case <-p.quit:
+		p.c.Disconnect(0)
+		return nil, errStopped
+	case <-p.ctx.Done():
+		p.c.Disconnect(0)
+		return nil, errStopped
+	}
+	if err := tok.Error(); err != nil {
+		return nil, p.explain(err)
+	}
+	return lost, nil
+}
+
+// explain turns a connection error into one that says what to check.
+func (p *Publisher) explain(err error) error {
+	var nerr *net.OpError
+	switch {
+	case errors.Is(err, packets.ErrorRefusedBadUsernameOrPassword), errors.Is(err, packets.ErrorRefusedNotAuthorised):
+		return fmt.Errorf("the broker refused the login (%v): check mqtt.username (%q) and the password in mqtt.password_file", err, p.o.Username)
+	case errors.Is(err, packets.ErrorRefusedIDRejected):
+		return fmt.Errorf("the broker rejected the client id %q (%v): set another mqtt.client_id", p.o.ClientID, err)
+	case errors.Is(err, packets.ErrorRefusedBadProtocolVersion):
+		return fmt.Errorf("the broker does not speak MQTT 3.1.1 (%v)", err)
+	case errors.As(err, new(*tls.CertificateVerificationError)), errors.As(err, new(tls.RecordHeaderError)):
+		return fmt.Errorf("TLS with the broker failed: %v (check mqtt.ca_file, and that the broker URL's host name is in its certificate)", err)
+	case errors.As(err, &nerr), errors.Is(err, packets.ErrorNetworkError):
+		return fmt.Errorf("cannot reach the broker: %v (is it running and reachable, and may the service use the network?)", err)
+	}
+	return err
+}
+
+// reportFailure logs a failed attempt: at error level when the reason is
+// new, at debug level when it repeats.
+func (p *Publisher) reportFailure(err error, backoff time.Duration) {
+	p.mu.Lock()
+	same := p.lastErr != nil && p.lastErr.Error() == err.Error()
+	p.mu.Unlock()
+	lvl := slog.LevelError
+	if same {
+		lvl = slog.LevelDebug
+	}
+	p.o.Logger.Log(context.Background(), lvl, "mqtt connect failed; decisions wait in the outbox",
+		"err", err, "retry_in", backoff.Round(time.Millisecond), "outbox", p.box.len())
+	p.mu.Lock()
+	p.lastErr = err // after the log line: LastError != nil means it was logged
+	p.mu.Unlock()
+}
+
+// sleep waits d; false if the publisher is closing.
+func (p *Publisher) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-p.quit:
+		return false
+	case <-p.ctx.Done():
+		return false
+	}
+}
+
+// serve announces availability and discovery, then sends the outbox until
+// the connection is lost (false) or Close was called and everything that
+// could be sent was (true).
+func (p *Publisher) serve(lost chan struct{}) (closing bool) {
+	closed := func() bool {
+		select {
+		case <-p.quit:
+			return true
+		default:
+			return false
+		}
+	}
+	if p.send(lost, p.availTopic, true, []byte(online)) != nil {
+		return closed()
+	}
+	if p.o.DiscoveryPrefix != "" {
+		cfg := discoveryConfig(p.o.Topic, p.o.ClientID, p.o.Version)
+		if p.send(lost, discoveryTopic(p.o.DiscoveryPrefix, p.o.ClientID), true, cfg) != nil {
+			return closed()
+		}
+	}
+	var state []byte // the last decision delivered, for T/state
+	for {
+		e, ok := p.box.peek()
+		if !ok {
+			if state != nil {
+				if p.send(lost, p.stateTopic, true, state) != nil {
+					return closed()
+				}
+				state = nil
+			}
+			select {
+			case <-p.wake:
+				continue
+			case <-lost:
+				return false
+			case <-p.quit:
+				if p.box.len() > 0 {
+					continue // added just before Close
+				}
+				return true
+			case <-p.ctx.Done():
+				return true
+			}
+		}
+		if err := p.send(lost, p.decisionTopic, false, e.payload); err != nil {
+			if p.c.IsConnectionOpen() && p.ctx.Err() == nil {
+				p.o.Logger.Warn("mqtt publish failed; reconnecting", "err", err)
+			}
+			return closed()
+		}
+		p.published.Add(1)
+		if p.box.remove(e.seq) {
+			state = e.payload
+		}
+	}
+}
+
+var errLost = errors.New("connection lost")
+
+// send publishes one message with QoS 1 and waits for its acknowledgement.
+func (p *Publisher) send(lost chan struct{}, topic string, retained bool, payload []byte) error {
+	tok := p.c.Publish(topic, qos, retained, payload)
+	t := time.NewTimer(p.o.ConnectTimeout)
+	defer t.Stop()
+	select {
+	case <-tok.Done():
+		return tok.Error()
+	case <-lost:
+		return errLost
+	case <-p.ctx.Done():
+		return p.ctx.Err()
+	case <-t.C:
+		return fmt.Errorf("no acknowledgement from the broker within %v", p.o.ConnectTimeout)
+	}
+}
+
+// goOffline publishes "offline" and disconnects. It waits at most a second
+// for the acknowledgement, also after Close's context ended: a clean
+// disconnect cancels the last will, so this is the only "offline" a
+// subscriber gets.
+func (p *Publisher) goOffline() {
+	tok := p.c.Publish(p.availTopic, qos, true, offline)
+	t := time.NewTimer(time.Second)
+	select {
+	case <-tok.Done():
+	case <-t.C:
+	}
+	t.Stop()
+	p.c.Disconnect(250)
+}

@@ -1,0 +1,475 @@
+package mqtt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"setmatch/config"
+)
+
+// record is the part of a journal record the tests look at.
+type record struct {
+	File     string `json:"file"`
+	Decision string `json:"decision"`
+	Known    bool   `json:"known"`
+}
+
+var labels = []string{"alice", "bob", "unknown", "carol", "failed"}
+
+// payload is the JSON of the i-th test decision, as the journal writes it
+// (with its newline).
+func payload(i int) []byte {
+	l := labels[i%len(labels)]
+	b, _ := json.Marshal(record{File: fmt.Sprintf("b-%03d.npy", i), Decision: l, Known: l != "unknown" && l != "failed"})
+	return append(b, '\n')
+}
+
+// files returns the file names of the decisions received, in order.
+func files(t *testing.T, msgs []message) []string {
+	t.Helper()
+	var f []string
+	for _, m := range msgs {
+		var r record
+		if err := json.Unmarshal([]byte(m.payload), &r); err != nil {
+			t.Fatalf("message %q is not a record: %v", m.payload, err)
+		}
+		if want := labels[fileIndex(t, r.File)%len(labels)]; r.Decision != want {
+			t.Errorf("%s: decision %q, want %q", r.File, r.Decision, want)
+		}
+		f = append(f, r.File)
+	}
+	return f
+}
+
+func fileIndex(t *testing.T, f string) int {
+	var i int
+	if _, err := fmt.Sscanf(f, "b-%03d.npy", &i); err != nil {
+		t.Fatalf("file %q: %v", f, err)
+	}
+	return i
+}
+
+func testOptions(url, topic string, log *syncBuffer) Options {
+	return Options{
+		Broker:          url,
+		Topic:           topic,
+		ClientID:        "setmatchd-" + strings.ReplaceAll(topic, "/", "-"),
+		DiscoveryPrefix: "homeassistant",
+		Version:         "0.1.0",
+		KeepAlive:       5 * time.Second,
+		ConnectTimeout:  2 * time.Second,
+		MinBackoff:      20 * time.Millisecond,
+		MaxBackoff:      200 * time.Millisecond,
+		Logger:          slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+}
+
+// uniqueTopic keeps tests that share one broker apart.
+func uniqueTopic(t *testing.T) string {
+	return fmt.Sprintf("setmatch-test/%s-%d", t.Name(), time.Now().UnixNano())
+}
+
+func TestPublishDecisions(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := testBroker(ctx, t, false)
+	topic := uniqueTopic(t)
+	sub := subscribe(ctx, t, b.url, "", "", topic+"/#")
+	disc := subscribe(ctx, t, b.url, "", "", "homeassistant/sensor/+/decision/config")
+	log := new(syncBuffer)
+	o := testOptions(b.url, topic, log)
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+
+	const n = 25
+	for i := range n {
+		p.Publish(payload(i))
+	}
+	eventually(ctx, t, fmt.Sprintf("%d decisions arrived on %s/decision", n, topic), func() bool { return len(sub.on(topic+"/decision")) >= n })
+	got := files(t, sub.on(topic+"/decision"))
+	want := make([]string, n)
+	for i := range n {
+		want[i] = fmt.Sprintf("b-%03d.npy", i)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("decisions received:\n%v\nwant, in order:\n%v", got, want)
+	}
+	for _, m := range sub.on(topic + "/decision") {
+		if m.retained || strings.HasSuffix(m.payload, "\n") {
+			t.Errorf("decision message retained %v, payload %q: want not retained, no newline", m.retained, m.payload)
+		}
+	}
+	// The subscriber may see the last message before the publisher sees
+	// its acknowledgement.
+	eventually(ctx, t, "every decision was acknowledged", func() bool { return p.Published() == n })
+	if !p.Connected() || p.Published() != n || p.OutboxLen() != 0 || p.Dropped() != 0 {
+		t.Errorf("connected %v, published %d, outbox %d, dropped %d; want true, %d, 0, 0", p.Connected(), p.Published(), p.OutboxLen(), p.Dropped(), n)
+	}
+
+	// A subscriber that comes later gets the last decision and "online",
+	// retained.
+	eventually(ctx, t, "the state was published", func() bool { return len(sub.on(topic+"/state")) > 0 })
+	late := subscribe(ctx, t, b.url, "", "", topic+"/#")
+	eventually(ctx, t, "the late subscriber got the retained state and availability", func() bool {
+		return len(late.on(topic+"/state")) > 0 && len(late.on(topic+"/availability")) > 0
+	})
+	st := late.on(topic + "/state")
+	if f := files(t, st[len(st)-1:]); !st[len(st)-1].retained || f[0] != want[n-1] {
+		t.Errorf("retained state: %q (retained %v), want the last decision %s", st[len(st)-1].payload, st[len(st)-1].retained, want[n-1])
+	}
+	if av := late.on(topic + "/availability"); av[0].payload != "online" || !av[0].retained {
+		t.Errorf("retained availability %q (retained %v), want online", av[0].payload, av[0].retained)
+	}
+
+	// Home Assistant discovery.
+	dt := "homeassistant/sensor/" + nodeID(o.ClientID) + "/decision/config"
+	eventually(ctx, t, "the discovery config arrived", func() bool { return len(disc.on(dt)) > 0 })
+	var cfg map[string]any
+	if err := json.Unmarshal([]byte(disc.on(dt)[0].payload), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]any{
+		"state_topic": topic + "/state", "json_attributes_topic": topic + "/state",
+		"availability_topic": topic + "/availability", "value_template": "{{ value_json.decision }}",
+		"unique_id": nodeID(o.ClientID) + "_decision",
+	} {
+		if cfg[k] != v {
+			t.Errorf("discovery %s = %v, want %v", k, cfg[k], v)
+		}
+	}
+
+	// Close: "offline", retained.
+	if err := p.Close(ctx); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	eventually(ctx, t, "offline after Close", func() bool {
+		av := sub.on(topic + "/availability")
+		return len(av) > 0 && av[len(av)-1].payload == "offline"
+	})
+	if p.Connected() {
+		t.Error("connected after Close")
+	}
+	p.Publish(payload(99)) // after Close: ignored, no panic
+	if p.OutboxLen() != 0 {
+		t.Errorf("Publish after Close queued a message")
+	}
+	if strings.Contains(log.String(), "level=ERROR") {
+		t.Errorf("errors logged:\n%s", log)
+	}
+}
+
+// TestLastWill cuts the connection without a DISCONNECT, as a crash or a
+// pulled cable would: the broker publishes the last will "offline"; the
+// publisher reconnects and says "online" again.
+func TestLastWill(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := testBroker(ctx, t, false)
+	g := newGate(t, b.addr)
+	topic := uniqueTopic(t)
+	sub := subscribe(ctx, t, b.url, "", "", topic+"/availability")
+	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	avail := func() []string {
+		var s []string
+		for _, m := range sub.on(topic + "/availability") {
+			s = append(s, m.payload)
+		}
+		return s
+	}
+	eventually(ctx, t, "online", func() bool { return slices.Equal(avail(), []string{"online"}) })
+	g.cut()
+	eventually(ctx, t, "the broker published the last will", func() bool { return slices.Equal(avail(), []string{"online", "offline"}) })
+	eventually(ctx, t, "the publisher saw the connection go", func() bool { return !p.Connected() })
+	g.reopen()
+	eventually(ctx, t, "online again after reconnecting", func() bool { return slices.Equal(avail(), []string{"online", "offline", "online"}) })
+}
+
+// TestOutage: decisions made while the broker cannot be reached wait in
+// the outbox and all arrive, in order, when it can again.
+func TestOutage(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := testBroker(ctx, t, false)
+	g := newGate(t, b.addr)
+	topic := uniqueTopic(t)
+	sub := subscribe(ctx, t, b.url, "", "", topic+"/decision")
+	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	const n = 40
+	for i := range n / 2 {
+		p.Publish(payload(i))
+	}
+	eventually(ctx, t, "the first half arrived", func() bool { return len(sub.on(topic+"/decision")) == n/2 })
+	g.cut()
+	eventually(ctx, t, "the publisher saw the connection go", func() bool { return !p.Connected() })
+	for i := n / 2; i < n; i++ {
+		p.Publish(payload(i))
+	}
+	if p.OutboxLen() != n/2 {
+		t.Errorf("outbox holds %d while the broker is away, want %d", p.OutboxLen(), n/2)
+	}
+	g.reopen()
+	eventually(ctx, t, "every decision arrived", func() bool { return len(sub.on(topic+"/decision")) >= n })
+	got := files(t, sub.on(topic+"/decision"))
+	for i := range n {
+		if want := fmt.Sprintf("b-%03d.npy", i); got[i] != want {
+			t.Fatalf("decisions received out of order or lost:\n%v", got)
+		}
+	}
+	if p.Dropped() != 0 {
+		t.Errorf("dropped %d", p.Dropped())
+	}
+}
+
+// TestLostInFlight: a decision sent but never acknowledged, because the
+// connection died on the way to the broker, is sent again.
+func TestLostInFlight(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := testBroker(ctx, t, false)
+	g := newGate(t, b.addr)
+	topic := uniqueTopic(t)
+	sub := subscribe(ctx, t, b.url, "", "", topic+"/decision")
+	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	eventually(ctx, t, "connected", p.Connected)
+	g.blackhole.Store(true)
+	p.Publish(payload(7))
+	eventually(ctx, t, "the decision was sent into the void", func() bool { return g.discarded.Load() > 0 })
+	g.cut()
+	g.blackhole.Store(false)
+	g.reopen()
+	eventually(ctx, t, "the decision arrived after reconnecting", func() bool { return len(sub.on(topic+"/decision")) > 0 })
+	if f := files(t, sub.on(topic+"/decision")); f[0] != "b-007.npy" {
+		t.Errorf("received %v", f)
+	}
+}
+
+// TestBrokerKilledAndRestarted kills mosquitto (SIGKILL) in the middle of a
+// stream of decisions and starts it again: no decision is lost.
+func TestBrokerKilledAndRestarted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	if emulated() {
+		t.Skipf("an emulated test binary cannot start and kill mosquitto (golang/go#69259); TestOutage covers the outage through %s", envBroker)
+	}
+	b := startBroker(ctx, t, false)
+	// The publisher goes through a gate, held shut after the restart until
+	// the new subscriber is in place (without it, a subscriber that
+	// reconnects after the publisher would miss messages it was never
+	// subscribed for).
+	g := newGate(t, b.addr)
+	topic := uniqueTopic(t)
+	sub1 := subscribe(ctx, t, b.url, "", "", topic+"/decision")
+	log := new(syncBuffer)
+	p, err := New(testOptions(g.url(), topic, log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	const n = 60
+	for i := range n / 3 {
+		p.Publish(payload(i))
+	}
+	eventually(ctx, t, "the first third arrived", func() bool { return len(sub1.on(topic+"/decision")) >= n/3 })
+	b.kill()
+	for i := n / 3; i < n; i++ {
+		p.Publish(payload(i))
+	}
+	eventually(ctx, t, "the publisher saw the broker go", func() bool { return !p.Connected() })
+	g.cut()
+	eventually(ctx, t, "a failed reconnection was logged", func() bool { return strings.Contains(log.String(), "mqtt connect failed") })
+	if err := b.start(ctx); err != nil {
+		t.Fatalf("restarting mosquitto: %v\n%s", err, b.log)
+	}
+	sub2 := subscribe(ctx, t, b.url, "", "", topic+"/decision")
+	g.reopen()
+	eventually(ctx, t, "the rest arrived after the restart", func() bool { return len(sub2.on(topic+"/decision")) >= n-n/3 })
+	seen := make(map[string]int)
+	for _, f := range append(files(t, sub1.on(topic+"/decision")), files(t, sub2.on(topic+"/decision"))...) {
+		seen[f]++
+	}
+	for i := range n {
+		if f := fmt.Sprintf("b-%03d.npy", i); seen[f] == 0 {
+			t.Errorf("decision %s lost", f)
+		}
+	}
+	// The subscriber may see the last message before the publisher sees
+	// its acknowledgement.
+	eventually(ctx, t, "the outbox is empty", func() bool { return p.OutboxLen() == 0 })
+	if p.Dropped() != 0 {
+		t.Errorf("dropped %d", p.Dropped())
+	}
+}
+
+// TestWrongPassword: the refusal is logged with what to check; Publish
+// returns at once all the same, and a full outbox drops the oldest.
+func TestWrongPassword(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := testBroker(ctx, t, true)
+	topic := uniqueTopic(t)
+	log := new(syncBuffer)
+	o := testOptions(b.url, topic, log)
+	o.Username, o.Password, o.Outbox = testUser, "wrong-password", 10
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "the refused login was logged", func() bool { return p.LastError() != nil })
+	if e := p.LastError().Error(); !strings.Contains(e, "refused the login") || !strings.Contains(e, "check mqtt.username") {
+		t.Errorf("LastError = %q, want it to say the login was refused and what to check", e)
+	}
+	if l := log.String(); !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "refused the login") {
+		t.Errorf("log does not hold the error:\n%s", l)
+	}
+	// Publish must not wait for the broker: 25 calls finish well within
+	// the test's deadline although nothing can be sent.
+	done := make(chan struct{})
+	go func() {
+		for i := range 25 {
+			p.Publish(payload(i))
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("Publish blocked while the broker refuses the login")
+	}
+	if p.Connected() || p.OutboxLen() != 10 || p.Dropped() != 15 {
+		t.Errorf("connected %v, outbox %d, dropped %d; want false, 10, 15", p.Connected(), p.OutboxLen(), p.Dropped())
+	}
+	if !strings.Contains(log.String(), "mqtt outbox full") {
+		t.Errorf("the first drop was not logged:\n%s", log)
+	}
+	cctx, ccancel := context.WithTimeout(ctx, 2*time.Second)
+	defer ccancel()
+	if err := p.Close(cctx); err == nil || !strings.Contains(err.Error(), "10 decisions not delivered") {
+		t.Errorf("Close = %v, want 10 decisions not delivered", err)
+	}
+}
+
+// TestPassword: the right password gets in, read from a file as
+// FromConfig does.
+func TestPassword(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := testBroker(ctx, t, true)
+	topic := uniqueTopic(t)
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte(testPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := config.Default().MQTT
+	c.Broker, c.Topic, c.Username, c.PasswordFile, c.ClientID = b.url, topic, testUser, pw, "pw-test"
+	log := new(syncBuffer)
+	o, err := FromConfig(c, "0.1.0", slog.New(slog.NewTextHandler(log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Password != testPassword {
+		t.Fatalf("password read as %q", o.Password)
+	}
+	o.MinBackoff, o.MaxBackoff = 20*time.Millisecond, 200*time.Millisecond
+	sub := subscribe(ctx, t, b.url, testUser, testPassword, topic+"/decision")
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Publish(payload(3))
+	eventually(ctx, t, "the decision arrived", func() bool { return len(sub.on(topic+"/decision")) == 1 })
+	if err := p.Close(ctx); err != nil {
+		t.Error(err)
+	}
+	if p.LastError() != nil {
+		t.Errorf("LastError = %v", p.LastError())
+	}
+}
+
+func TestFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	c := config.Default().MQTT
+	c.Broker, c.Topic = "tcp://127.0.0.1:1883", "s"
+	o, err := FromConfig(c, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if o.ClientID != "setmatchd-"+host || o.Outbox != 1000 || o.KeepAlive != 30*time.Second || o.DiscoveryPrefix != "homeassistant" || o.TLS != nil {
+		t.Errorf("options %+v", o)
+	}
+	c.Username, c.PasswordFile = "u", filepath.Join(dir, "missing")
+	if _, err := FromConfig(c, "", nil); err == nil || !strings.Contains(err.Error(), "mqtt.password_file") {
+		t.Errorf("missing password file: %v", err)
+	}
+	c.PasswordFile = ""
+	c.Broker, c.CAFile = "ssl://127.0.0.1:8883", filepath.Join(dir, "ca.pem")
+	os.WriteFile(c.CAFile, []byte("not PEM"), 0o644)
+	if _, err := FromConfig(c, "", nil); err == nil || !strings.Contains(err.Error(), "holds no PEM certificate") {
+		t.Errorf("bad CA file: %v", err)
+	}
+	c.CAFile = ""
+	if o, err := FromConfig(c, "", nil); err != nil || o.TLS == nil {
+		t.Errorf("ssl:// without CA file: TLS %v, err %v; want the system roots", o.TLS, err)
+	}
+}
+
+func TestOutbox(t *testing.T) {
+	o := newOutbox(3)
+	for i := range 5 {
+		o.add([]byte{byte(i)})
+	}
+	if o.len() != 3 || o.drops() != 2 {
+		t.Fatalf("len %d drops %d, want 3 2", o.len(), o.drops())
+	}
+	e, _ := o.peek()
+	if e.payload[0] != 2 {
+		t.Fatalf("oldest %d, want 2", e.payload[0])
+	}
+	// The entry in flight is dropped by an overflow: removing it must not
+	// remove its successor.
+	o.add([]byte{5})
+	if o.remove(e.seq) || o.len() != 3 {
+		t.Fatalf("remove of a dropped entry changed the outbox: len %d", o.len())
+	}
+	var got []byte
+	for {
+		e, ok := o.peek()
+		if !ok {
+			break
+		}
+		got = append(got, e.payload[0])
+		o.remove(e.seq)
+	}
+	if string(got) != string([]byte{3, 4, 5}) {
+		t.Errorf("drained %v, want [3 4 5]", got)
+	}
+	p := []byte{7}
+	o.add(p)
+	p[0] = 8
+	if e, _ := o.peek(); e.payload[0] != 7 {
+		t.Error("add does not copy the payload")
+	}
+}
