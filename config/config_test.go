@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -267,6 +268,10 @@ func TestTypeErrors(t *testing.T) {
 		{"[spool]\nmax_batch_bytes = 1.5\n", ErrInvalid, []string{"spool.max_batch_bytes"}},
 		{"model = 3\n", ErrType, []string{"model", "want a string, got an integer"}},
 		{"[gpio]\nlabel_pins = { alice = 22 }\n", ErrType, []string{"gpio.label_pins.alice"}},
+		{"gpio = 5\n", ErrType, []string{"t.toml:1:1: gpio: ", "want a table, got an integer"}},
+		{"[gpio]\nlabel_pins = [\"GPIO5\"]\n", ErrType, []string{"t.toml:2:1: gpio.label_pins: ", "want a table, got an array"}},
+		{"[[spool]]\ndir = \"x\"\n", ErrType, []string{"spool: ", "want a table, got an array of tables"}},
+		{"[spool]\ndir = 1979-05-27\n", ErrType, []string{"t.toml:2:1: spool.dir: ", "want a string, got a date-time"}},
 	} {
 		_, err := Parse("t.toml", []byte(tc.text))
 		checkErr(t, err, tc.kind, tc.want...)
@@ -315,7 +320,7 @@ func TestInvalidValues(t *testing.T) {
 
 func TestGPIOPulseMessage(t *testing.T) {
 	_, err := Parse("p.toml", []byte("# c\n[gpio]\npulse = \"-5ms\"\n"))
-	if got, want := err.Error(), `p.toml:3: gpio.pulse: invalid value: must be > 0, got "-5ms"`; got != want {
+	if got, want := err.Error(), `p.toml:3:1: gpio.pulse: invalid value: must be > 0, got "-5ms"`; got != want {
 		t.Errorf("error\n got %s\nwant %s", got, want)
 	}
 }
@@ -339,12 +344,12 @@ func TestDropInErrorNamesFile(t *testing.T) {
 	main := write(t, dir, "setmatchd.toml", "")
 	d := write(t, dir, "conf.d/10.toml", "[gpio]\npulse = \"-1s\"\n")
 	_, err := Load(main)
-	checkErr(t, err, ErrInvalid, d+":2: gpio.pulse")
+	checkErr(t, err, ErrInvalid, d+":2:1: gpio.pulse")
 }
 
 func TestQuotedLabelErrorNamesFile(t *testing.T) {
 	_, err := Parse("q.toml", []byte("[gpio.label_pins]\n\"bob smith\" = \"GPIO17\"\n"))
-	e := checkErr(t, err, ErrInvalid, `q.toml:2: gpio.label_pins."bob smith": `, "already used by gpio.match_pin")
+	e := checkErr(t, err, ErrInvalid, `q.toml:2:1: gpio.label_pins."bob smith": `, "already used by gpio.match_pin")
 	if e.Line != 2 {
 		t.Errorf("line %d, want 2", e.Line)
 	}
@@ -380,6 +385,132 @@ func TestSlogLevel(t *testing.T) {
 	for _, l := range []string{"debug", "info", "warn", "error"} {
 		if got := (Log{Level: l}).SlogLevel().String(); !strings.EqualFold(got, l) {
 			t.Errorf("%s -> %s", l, got)
+		}
+	}
+}
+
+// where returns "line:column" of the first occurrence of sub in text.
+func where(t *testing.T, text, sub string) string {
+	t.Helper()
+	i := strings.Index(text, sub)
+	if i < 0 {
+		t.Fatalf("%q not in %q", sub, text)
+	}
+	line := strings.Count(text[:i], "\n") + 1
+	col := i - strings.LastIndex(text[:i], "\n")
+	return fmt.Sprintf("%d:%d", line, col)
+}
+
+func TestInlineTableKeysKeepTheirPlace(t *testing.T) {
+	for _, tc := range []struct {
+		text, at, key string
+		kind          error
+	}{
+		// Unknown key, invalid value and wrong type inside inline tables.
+		{"# pins\ngpio = { backend = \"log\", pusle = \"1s\" }\n", "pusle", "gpio.pusle", ErrUnknownKey},
+		{"[gpio]\nlabel_pins = { alice = \"GPIO27\" }\n", "alice", "gpio.label_pins.alice", ErrInvalid},
+		{"[gpio]\nlabel_pins = { \"bob smith\" = \"GPIO17\" }\n", `"bob smith"`, `gpio.label_pins."bob smith"`, ErrInvalid},
+		{"spool = {\n  dir = \"/s\",\n  max_frames = \"x\" }\n", "max_frames", "spool.max_frames", ErrType},
+		{"gpio = { pulse = \"-5ms\" }\n", "pulse", "gpio.pulse", ErrInvalid},
+		{"gpio = { pulse = 5 }\n", "pulse", "gpio.pulse", ErrInvalid},
+	} {
+		_, err := Parse("i.toml", []byte(tc.text))
+		want := "i.toml:" + where(t, tc.text, tc.at) + ": " + tc.key + ": "
+		checkErr(t, err, tc.kind, want)
+	}
+}
+
+func TestAllTypeErrorsAtOnce(t *testing.T) {
+	text := "model = 3\n[spool]\nmax_frames = \"many\"\nmax_batch_bytes = \"lots\"\n[gpio]\nactive_low = 1\n" +
+		"pulse = 500\nlabel_pins = { alice = 22 }\n[decision]\nthreshold = \"low\"\n"
+	_, err := Parse("t.toml", []byte(text))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := []struct {
+		at, key string
+		kind    error
+	}{
+		{"model", "model", ErrType},
+		{"max_frames", "spool.max_frames", ErrType},
+		{"max_batch_bytes", "spool.max_batch_bytes", ErrInvalid},
+		{"active_low", "gpio.active_low", ErrType},
+		{"pulse", "gpio.pulse", ErrInvalid},
+		{"alice", "gpio.label_pins.alice", ErrType},
+		{"threshold", "decision.threshold", ErrType},
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d errors, want %d:\n%v", len(lines), len(want), err)
+	}
+	errs := err.(interface{ Unwrap() []error }).Unwrap()
+	for i, w := range want {
+		prefix := "t.toml:" + where(t, text, w.at) + ": " + w.key + ": "
+		if !strings.HasPrefix(lines[i], prefix) {
+			t.Errorf("error %d: %q, want it to begin %q", i+1, lines[i], prefix)
+		}
+		if !errors.Is(errs[i], w.kind) {
+			t.Errorf("error %d: %q does not wrap %v", i+1, lines[i], w.kind)
+		}
+	}
+	// The values of the right type around them do not matter.
+	if !strings.Contains(err.Error(), "want an integer, got a string") {
+		t.Errorf("messages lost their wording:\n%v", err)
+	}
+}
+
+func TestAllUnknownKeysAtOnce(t *testing.T) {
+	text := "modle = \"x\"\n[gpio]\npusle = \"1s\"\nbackend = \"log\"\n"
+	_, err := Parse("u.toml", []byte(text))
+	checkErr(t, err, ErrUnknownKey, "u.toml:1:1: modle: ", "u.toml:3:1: gpio.pusle: unknown key (did you mean gpio.pulse?)")
+}
+
+func TestKeyPositions(t *testing.T) {
+	text := `# a comment with key = "value" and { braces
+model = "a # not a comment = {"   # comment
+'lit.key' = 'x'
+"quoted \" key" = """
+multi = "line"
+  still [string] """
+arr = [ 1, # one
+  2, { in = 3 }, "]" ]
+spool.dir = 'y'
+[gpio . label_pins]
+alice = "GPIO22"
+[[jobs]]
+name = "n"
+t = { a = 1, b = { c = "}" }, d = [ { e = 1 } ] }
+when = 1979-05-27 07:32:00Z
+after = true
+`
+	got := keyPositions(text)
+	want := map[string]position{
+		"model":                 {2, 1},
+		`"lit.key"`:             {3, 1},
+		`"quoted \" key"`:       {4, 1},
+		"arr":                   {7, 1},
+		"spool.dir":             {9, 1},
+		"gpio.label_pins":       {10, 1},
+		"gpio.label_pins.alice": {11, 1},
+		"jobs":                  {12, 1},
+		"jobs.name":             {13, 1},
+		"jobs.t":                {14, 1},
+		"jobs.t.a":              {14, 7},
+		"jobs.t.b":              {14, 14},
+		"jobs.t.b.c":            {14, 20},
+		"jobs.t.d":              {14, 31},
+		"jobs.t.d.e":            {14, 39}, // keys of tables in arrays are found under the array
+		"jobs.when":             {15, 1},
+		"jobs.after":            {16, 1},
+	}
+	for k, w := range want {
+		if g, ok := got[k]; !ok || g != w {
+			t.Errorf("%s at %v (found %v), want %v", k, g, ok, w)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok && k != "arr.in" { // the table inside arr
+			t.Errorf("unexpected key %s at %v", k, got[k])
 		}
 	}
 }

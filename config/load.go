@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,8 +24,9 @@ var (
 	ErrInvalid    = errors.New("invalid value")
 )
 
-// Error is one problem in a configuration file. Load returns one *Error,
-// or several joined with errors.Join for invalid values.
+// Error is one problem in a configuration file. Load returns one *Error
+// for a syntax error; otherwise every unknown key and wrong type of a file,
+// or every invalid value, each an *Error, joined with errors.Join.
 type Error struct {
 	File   string // file that holds the problem; "" for a default value
 	Line   int    // 1-based line, 0 if unknown
@@ -111,7 +113,7 @@ type loader struct {
 
 type source struct {
 	file string
-	data string
+	pos  map[string]position // where the file sets each key
 }
 
 func newLoader() *loader {
@@ -146,12 +148,17 @@ func (l *loader) apply(name string, data []byte) error {
 		}
 		return e
 	}
+	pos := keyPositions(text)
 	// Check the keys before decoding, so that a misspelt key is reported
 	// as such rather than as a type error of a key it resembles.
+	var errs []error
 	for _, k := range md.Keys() {
 		if !knownKey(k) {
-			return l.unknown(name, text, k)
+			errs = append(errs, unknown(name, pos, k))
 		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	cfg := l.cfg
 	// Maps are shared with the previous state: copy so that a failed
@@ -159,12 +166,9 @@ func (l *loader) apply(name string, data []byte) error {
 	if cfg.GPIO.LabelPins != nil {
 		cfg.GPIO.LabelPins = maps.Clone(cfg.GPIO.LabelPins)
 	}
-	md, err = toml.Decode(text, &cfg)
-	if err != nil {
-		return decodeError(name, err)
-	}
-	if u := md.Undecoded(); len(u) > 0 {
-		return l.unknown(name, text, u[0])
+	md, errs = decodeEach(name, text, pos, &cfg)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	abs, _ := filepath.Abs(name)
 	for _, p := range pathKeys {
@@ -173,19 +177,151 @@ func (l *loader) apply(name string, data []byte) error {
 		}
 	}
 	for _, k := range md.Keys() {
-		l.source[keyPath(k)] = source{file: name, data: text}
+		l.source[keyPath(k)] = source{file: name, pos: pos}
 	}
 	cfg.Files = append(slices.Clip(cfg.Files), name)
 	l.cfg = cfg
 	return nil
 }
 
-func (l *loader) unknown(name, text string, k toml.Key) error {
+func unknown(name string, pos map[string]position, k toml.Key) error {
 	msg := ErrUnknownKey
 	if s := suggest(k); s != "" {
 		msg = fmt.Errorf("%w (did you mean %s?)", ErrUnknownKey, s)
 	}
-	return &Error{File: name, Line: keyLine(text, k), Key: k.String(), Err: msg}
+	return locate(&Error{File: name, Key: keyPath(k), Err: msg}, pos)
+}
+
+// locate sets e's line and column to where pos says its key is set, if it
+// knows.
+func locate(e *Error, pos map[string]position) *Error {
+	if p, ok := pos[e.Key]; ok {
+		e.Line, e.Column = p.line, p.column
+	}
+	return e
+}
+
+// decodeEach decodes text into cfg one key at a time, so that every value
+// of the wrong type is reported, not only the first the decoder meets.
+// Tables are walked along the fields of Config; the keys were checked to
+// be known before.
+func decodeEach(name, text string, pos map[string]position, cfg *Config) (toml.MetaData, []error) {
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(text, &top)
+	if err != nil {
+		return md, []error{decodeError(name, err)}
+	}
+	var errs []error
+	var walk func(prims map[string]toml.Primitive, rv reflect.Value, path toml.Key)
+	walk = func(prims map[string]toml.Primitive, rv reflect.Value, path toml.Key) {
+		for _, k := range slices.Sorted(maps.Keys(prims)) {
+			key := append(slices.Clip(path), k)
+			fail := func(err error) {
+				e := decodeError(name, err)
+				if ce, ok := e.(*Error); ok {
+					if ce.Key == "" {
+						ce.Key = keyPath(key)
+					}
+					e = locate(ce, pos)
+				}
+				errs = append(errs, e)
+			}
+			var field reflect.Value
+			switch rv.Kind() {
+			case reflect.Struct:
+				field = fieldByTag(rv, k)
+			case reflect.Map:
+				// A table of strings (gpio.label_pins): decode the entry,
+				// then store it.
+				v := reflect.New(rv.Type().Elem())
+				if err := md.PrimitiveDecode(prims[k], v.Interface()); err != nil {
+					fail(err)
+					continue
+				}
+				if rv.IsNil() {
+					rv.Set(reflect.MakeMap(rv.Type()))
+				}
+				rv.SetMapIndex(reflect.ValueOf(k), v.Elem())
+				continue
+			}
+			if !field.IsValid() {
+				continue // unknown keys were reported before
+			}
+			if isTable(field.Type()) {
+				// The decoder ignores a value that is not a table where a
+				// map is wanted; say so.
+				if t := md.Type(key...); t != "Hash" && t != "" { // "": implied by [a.b]
+					errs = append(errs, locate(&Error{File: name, Key: keyPath(key),
+						Err: fmt.Errorf("%w: want a table, got %s", ErrType, tomlTypeName(t))}, pos))
+					continue
+				}
+				var sub map[string]toml.Primitive
+				if err := md.PrimitiveDecode(prims[k], &sub); err != nil {
+					fail(err)
+					continue
+				}
+				walk(sub, field, key)
+				continue
+			}
+			// Decode into a fresh value, so that a failure leaves the
+			// field as it was.
+			v := reflect.New(field.Type())
+			v.Elem().Set(field)
+			if err := md.PrimitiveDecode(prims[k], v.Interface()); err != nil {
+				fail(err)
+				continue
+			}
+			field.Set(v.Elem())
+		}
+	}
+	walk(top, reflect.ValueOf(cfg).Elem(), nil)
+	// In file order (the walk goes through the keys sorted by name).
+	slices.SortStableFunc(errs, func(a, b error) int {
+		var ea, eb *Error
+		errors.As(a, &ea)
+		errors.As(b, &eb)
+		if ea == nil || eb == nil {
+			return 0
+		}
+		return cmp.Or(cmp.Compare(ea.Line, eb.Line), cmp.Compare(ea.Column, eb.Column))
+	})
+	return md, errs
+}
+
+// tomlTypeName names a type as MetaData.Type writes it, in TOML terms.
+func tomlTypeName(t string) string {
+	switch t {
+	case "Integer":
+		return "an integer"
+	case "Float":
+		return "a float"
+	case "String":
+		return "a string"
+	case "Bool":
+		return "true or false"
+	case "Array":
+		return "an array"
+	case "ArrayHash":
+		return "an array of tables"
+	case "Datetime":
+		return "a date-time"
+	}
+	return strings.ToLower(t)
+}
+
+// isTable reports whether a field of type t holds a TOML table.
+func isTable(t reflect.Type) bool {
+	return t.Kind() == reflect.Map || t.Kind() == reflect.Struct && t != reflect.TypeFor[Duration]()
+}
+
+// fieldByTag returns the field of struct v whose toml tag is name.
+func fieldByTag(v reflect.Value, name string) reflect.Value {
+	for i := range v.NumField() {
+		if strings.Split(v.Type().Field(i).Tag.Get("toml"), ",")[0] == name {
+			return v.Field(i)
+		}
+	}
+	return reflect.Value{}
 }
 
 // decodeError turns an error of decoding into Config into an *Error.
@@ -217,6 +353,7 @@ func friendlyType(msg string) string {
 		"int64": "an integer", "float64": "a float", "string": "a string", "bool": "a boolean",
 		"map[string]interface {}": "a table", "[]interface {}": "an array",
 		"integer": "an integer", "float": "a number", "boolean": "true or false", "map": "a table",
+		"time.Time": "a date-time",
 	}
 	name := func(s string) string {
 		if n, ok := names[s]; ok {
@@ -294,49 +431,6 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// keyLine finds the line of the file that sets key k (best effort: it
-// understands [table] headers and dotted keys, not inline tables); 0 if
-// not found.
-func keyLine(text string, k toml.Key) int {
-	want := strings.Join(k, ".")
-	var table []string
-	for i, line := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(line)
-		if t == "" || t[0] == '#' {
-			continue
-		}
-		if t[0] == '[' {
-			end := strings.LastIndex(t, "]")
-			if end < 0 {
-				continue
-			}
-			table = splitKey(strings.Trim(t[:end], "[]"))
-			if strings.Join(table, ".") == want {
-				return i + 1
-			}
-			continue
-		}
-		eq := strings.Index(t, "=")
-		if eq < 0 {
-			continue
-		}
-		full := append(slices.Clone(table), splitKey(t[:eq])...)
-		if strings.Join(full, ".") == want {
-			return i + 1
-		}
-	}
-	return 0
-}
-
-// splitKey splits a dotted TOML key and removes quotes and spaces.
-func splitKey(s string) []string {
-	parts := strings.Split(s, ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
-	}
-	return parts
 }
 
 // keyPath joins the pieces of k with dots, quoting those that need it, as

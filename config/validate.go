@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 )
 
 // Validate checks every value of c. The errors name keys by path but not
@@ -20,7 +18,7 @@ func (l *loader) validate() error {
 	return errors.Join(l.cfg.problems(func(e *Error) {
 		if s, ok := l.source[e.Key]; ok {
 			e.File = s.file
-			e.Line = keyLine(s.data, toml.Key(splitKey(e.Key)))
+			locate(e, s.pos)
 		}
 	})...)
 }

@@ -41,6 +41,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	labels := t.Labels
 	cands := drCandidates(g, t.Pool.Dim())
 	chosen, cvNote := cands[0], ""
+	t.progress.count("projections", 1)
 	// The affinity of a fold's training sets needs within-class pairs: with
 	// two sets per class, a fold's training part has one set per
 	// class and W is learned on the halves of its sets (drFold).
@@ -49,7 +50,8 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		nf = 2
 	}
 	if fold := folds(labels, nf, t.Seed^0xd7); fold != nil && len(cands) > 1 && minClass(labels) >= 2 {
-		i, s, err := cvDR(sets, labels, fold, cands, g, m, int64(t.Seed), t.Pool.Workers)
+		t.progress.count("projections", foldCount(fold)*len(cands)+1)
+		i, s, err := cvDR(sets, labels, fold, cands, g, m, int64(t.Seed), t.Pool.Workers, t.progress)
 		if err != nil {
 			return Prediction{}, err
 		}
@@ -65,6 +67,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	if err != nil {
 		return Prediction{}, fmt.Errorf("learning W: %w", err)
 	}
+	t.progress.inc()
 	proj, err := ProjectSets(t.Pool.Sets, w, mean)
 	if err != nil {
 		return Prediction{}, err
@@ -75,6 +78,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	}
 	tt := *t
 	tt.Pool = pp
+	tt.progress = nil // choosing the bandwidth in the learned space is quick
 	pred, err := runNN(&tt, g, m)
 	if err != nil {
 		return Prediction{}, err
@@ -163,15 +167,12 @@ func drCandidates(g Grid, dim int) []LearnParams {
 // index of the best and its score. The (fold, candidate) trainings are
 // independent and run on up to workers goroutines (0: GOMAXPROCS); the
 // outcome does not depend on their number.
-func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m match.Measure, seed int64, workers int) (int, score, error) {
+func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m match.Measure, seed int64, workers int, tr *tracker) (int, score, error) {
 	bws := g.Bandwidths
 	if len(bws) == 0 {
 		bws = []Bandwidth{{Mode: Global, Scale: 1}}
 	}
-	nf := 0
-	for _, f := range fold {
-		nf = max(nf, f+1)
-	}
+	nf := foldCount(fold)
 	// res[f][c][b]: hits and summed margins of candidate c with bandwidth
 	// b on fold f, summed in a fixed order below.
 	res := make([][][]score, nf)
@@ -182,6 +183,7 @@ func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m 
 	}
 	job := func(f, c int) {
 		res[f][c], errs[f][c] = drFold(sets, labels, fold, f, cands[c], g, bws, m, seed+int64(f), workers)
+		tr.inc()
 	}
 	par.For(nf*len(cands), workers, func(_, j int) { job(j/len(cands), j%len(cands)) })
 	held := 0
@@ -209,6 +211,15 @@ func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m 
 		}
 	}
 	return bestC, best, nil
+}
+
+// foldCount returns the number of folds of a fold assignment.
+func foldCount(fold []int) int {
+	nf := 0
+	for _, f := range fold {
+		nf = max(nf, f+1)
+	}
+	return nf
 }
 
 // drFold learns W with p on the sets outside fold f and returns, for each

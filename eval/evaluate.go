@@ -20,6 +20,12 @@ type Options struct {
 	Transform func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error)
 	// Progress, if set, is called after each split.
 	Progress func(Progress)
+	// Step, if set, is called as work within a split gets done: for the
+	// shared work (divergence matrices, subspaces, covariance spectra) and
+	// for each method's loops whose length is known (cross-validation
+	// candidates, projections learned). Calls come one at a time, possibly
+	// from different goroutines.
+	Step func(Step)
 }
 
 // Progress reports how far an evaluation is.
@@ -84,6 +90,10 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 		res.Methods[m] = &MethodResult{}
 	}
 	start := time.Now()
+	var tr *tracker
+	if opt.Step != nil {
+		tr = &tracker{fn: opt.Step, splits: len(splits)}
+	}
 	var pool *Pool
 	var poolSets []*mat.Dense
 	for si, sp := range splits {
@@ -109,7 +119,9 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 		for k, j := range sp.Gallery {
 			labels[k] = sp.Labels[j]
 		}
-		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: classes, Seed: opt.Seed*1000003 + uint64(si)}
+		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: classes, Seed: opt.Seed*1000003 + uint64(si),
+			progress: tr}
+		tr.begin(si+1, StageShared)
 		if err := warm(task, opt); err != nil {
 			return nil, fmt.Errorf("split %d: %w", si+1, err)
 		}
@@ -117,6 +129,7 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 		acc := map[string]float64{}
 		for _, m := range opt.Methods {
 			t1 := time.Now()
+			tr.begin(si+1, m)
 			pred, err := Run(m, task, opt.Grid)
 			if err != nil {
 				return nil, fmt.Errorf("split %d: %s: %w", si+1, m, err)
@@ -150,16 +163,26 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 // warm computes the caches shared by several methods, so that the time of
 // each method is its own.
 func warm(t *Task, opt Options) error {
+	var bws []Bandwidth
 	if usesDivergences(opt.Methods) {
-		bws := opt.Grid.Bandwidths
+		bws = opt.Grid.Bandwidths
 		if len(bws) == 0 {
 			bws = []Bandwidth{{Mode: Global, Scale: 1}}
 		}
-		for _, b := range bws {
-			if _, err := t.Pool.divMatrix(b, t.Train); err != nil {
-				return fmt.Errorf("bandwidth %v: %w", b, err)
-			}
+	}
+	n := len(bws)
+	if contains(opt.Methods, GDA) {
+		n++
+	}
+	if contains(opt.Methods, CDL) {
+		n++
+	}
+	t.progress.count("matrices", n)
+	for _, b := range bws {
+		if _, err := t.Pool.divMatrix(b, t.Train); err != nil {
+			return fmt.Errorf("bandwidth %v: %w", b, err)
 		}
+		t.progress.inc()
 	}
 	if contains(opt.Methods, GDA) {
 		pmax := 5
@@ -169,11 +192,13 @@ func warm(t *Task, opt Options) error {
 		if _, err := t.Pool.gdaBases(pmax); err != nil {
 			return err
 		}
+		t.progress.inc()
 	}
 	if contains(opt.Methods, CDL) {
 		if _, _, err := t.Pool.cdlSpectra(); err != nil {
 			return err
 		}
+		t.progress.inc()
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -176,6 +177,92 @@ func TestDRWithLearner(t *testing.T) {
 	for _, m := range []string{NNHDR, NNJDR} {
 		if res.Methods[m].Mean < 99.9 {
 			t.Errorf("%s: %v", m, res.Methods[m].Accuracies)
+		}
+	}
+}
+
+// TestEvaluateSteps checks the progress within splits: every stage counts
+// its units 1, 2, …, Total in order, with the totals of the grid.
+func TestEvaluateSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	data := &Data{Classes: []string{"a", "b"}}
+	for c := range 2 {
+		for range 6 {
+			x := randSet(rng, 10, 6, 0, 1)
+			for i := range 10 {
+				x.Set(i, 0, x.At(i, 0)*0.1+3*float64(c))
+			}
+			data.Sets = append(data.Sets, x)
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	g := smallGrid() // 4 bandwidths
+	g.GDAP = []int{1, 2}
+	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ LearnParams, _ int64) (*mat.Dense, []float64, error) {
+		w := mat.NewDense(6, 2, nil)
+		w.Set(0, 0, 1)
+		w.Set(1, 1, 1)
+		return w, nil, nil
+	}
+	// 3 gallery sets per class: the -dr cross-validation runs, 3 folds ×
+	// 4 candidates (d ∈ {6, 5} after clamping 10, 5, 20 to D = 6, × rules
+	// nn, scott), then the final W.
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 3, Probe: 3, Splits: 2}.MakeSplits(data, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	methods := []string{NNH, KFDAHG, GDA, CDL, NNHDR}
+	var steps []Step
+	_, err = Evaluate(splits, 2, Options{Methods: methods, Grid: g, Seed: 1, Workers: 2,
+		Step: func(s Step) { steps = append(steps, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTotal := map[string]int{
+		StageShared: 4 + 2, // divergence matrices, GDA bases, CDL spectra
+		NNH:         4,     // bandwidths
+		KFDAHG:      4 * 2 * 2,
+		GDA:         2,
+		CDL:         len(g.CDLRegs),
+		NNHDR:       3*4 + 1,
+	}
+	wantUnit := map[string]string{StageShared: "matrices", NNH: "bandwidths", KFDAHG: "kernels", GDA: "kernels", CDL: "kernels", NNHDR: "projections"}
+	type key struct {
+		split int
+		stage string
+	}
+	var order []key
+	last := map[key]Step{}
+	for _, s := range steps {
+		k := key{s.Split, s.Stage}
+		prev, seen := last[k]
+		if !seen {
+			order = append(order, k)
+			if s.Done != 1 {
+				t.Errorf("split %d %s: first step %d/%d, want 1", s.Split, s.Stage, s.Done, s.Total)
+			}
+		} else if s.Done != prev.Done+1 || s.Total != prev.Total || s.Elapsed < prev.Elapsed {
+			t.Errorf("split %d %s: step %d/%d (%v) after %d/%d (%v)", s.Split, s.Stage, s.Done, s.Total, s.Elapsed, prev.Done, prev.Total, prev.Elapsed)
+		}
+		if s.Splits != 2 || s.Left < 0 || s.Done == s.Total && s.Left != 0 {
+			t.Errorf("step %+v", s)
+		}
+		last[k] = s
+	}
+	var want []key
+	for split := 1; split <= 2; split++ {
+		want = append(want, key{split, StageShared})
+		for _, m := range methods {
+			want = append(want, key{split, m})
+		}
+	}
+	if !slices.Equal(order, want) {
+		t.Errorf("stages in order %v, want %v", order, want)
+	}
+	for k, s := range last {
+		if s.Done != s.Total || s.Total != wantTotal[k.stage] || s.Unit != wantUnit[k.stage] {
+			t.Errorf("split %d %s: ended at %d/%d %s, want %d/%d %s", k.split, k.stage, s.Done, s.Total, s.Unit,
+				wantTotal[k.stage], wantTotal[k.stage], wantUnit[k.stage])
 		}
 	}
 }

@@ -123,7 +123,9 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 		// Candidates are scored in parallel, then compared in order so
 		// that the choice does not depend on the number of workers.
 		scores := make([][][]score, len(cands)) // [cand][reg][dim]
+		t.progress.count("kernels", len(cands))
 		t.Pool.parallel(len(cands), func(ci int) {
+			defer t.progress.inc()
 			c := cands[ci]
 			scores[ci] = make([][]score, len(regs))
 			for ri, reg := range regs {

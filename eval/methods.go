@@ -69,6 +69,8 @@ type Task struct {
 	Test    []int
 	Classes int
 	Seed    uint64 // for the inner cross-validation folds
+
+	progress *tracker // reports the loops of Run; nil: none
 }
 
 // Learner learns a D×d projection W with orthonormal columns (and the mean
@@ -244,6 +246,11 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	fold := folds(t.Labels, max(g.Folds, 2), t.Seed)
 	bestI, best := 0, score{acc: -1}
 	mats := make([]*mat.SymDense, len(bws))
+	if fold == nil {
+		t.progress.count("bandwidths", 1)
+	} else {
+		t.progress.count("bandwidths", len(bws))
+	}
 	for i, b := range bws {
 		dm, err := t.Pool.divMatrix(b, t.Train)
 		if err != nil {
@@ -251,12 +258,14 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		}
 		mats[i] = dm.Of(m)
 		if fold == nil {
+			t.progress.inc()
 			break
 		}
 		s := cvNN(mats[i], t, fold)
 		if s.better(best) {
 			bestI, best = i, s
 		}
+		t.progress.inc()
 	}
 	d := mats[bestI]
 	pred := make([]int, len(t.Test))

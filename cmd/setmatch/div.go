@@ -12,9 +12,9 @@ import (
 )
 
 func runDiv(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("div", "[--bandwidth H | --bandwidth-rule scott|silverman|nn] [--json] A B", stderr)
+	fs := newFlagSet("div", "[--bandwidth H | --bandwidth-rule nn|scott|silverman] [--json] A B", stderr)
 	bandwidth := fs.Float64("bandwidth", 0, "fixed KDE bandwidth `H` > 0 for both sets")
-	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: scott, silverman or nn (median nearest-neighbour distance), optionally scaled as in scott*2 (default scott)")
+	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in nn*2 (default nn; scott and silverman saturate in many dimensions)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	oneSided := fs.Bool("one-sided", false, "also print the one-sided estimators (for comparison)")
 	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than this many bytes")
@@ -91,7 +91,10 @@ func runDiv(args []string, stdout, stderr io.Writer) error {
 }
 
 // divBandwidthRule turns the two mutually exclusive bandwidth flags into a
-// rule; with neither, each set gets Scott's rule.
+// rule; with neither, each set gets the nn rule (median nearest-neighbour
+// distance), the one training uses: Scott's and Silverman's rules assume a
+// Gaussian and, in tens of dimensions, give bandwidths so wide that every
+// pair of sets looks equally far apart.
 func divBandwidthRule(fs *flag.FlagSet, h float64, name string) (match.BandwidthRule, error) {
 	hSet := false
 	fs.Visit(func(f *flag.Flag) {
@@ -108,7 +111,7 @@ func divBandwidthRule(fs *flag.FlagSet, h float64, name string) (match.Bandwidth
 		}
 		return match.BandwidthRule{Kind: match.Fixed, Fixed: h}, nil
 	case name == "":
-		return match.BandwidthRule{Kind: match.Scott}, nil
+		return match.BandwidthRule{Kind: match.NearestNeighbour}, nil
 	}
 	r, err := match.ParseBandwidthRule(name)
 	if err != nil || r.Kind == match.Fixed {

@@ -60,7 +60,7 @@ func TestDivJSONMatchesLibrary(t *testing.T) {
 		t.Errorf("div --json = %+v, library = %+v", got, want)
 	}
 
-	// The default (Scott's rule per set) and the text output.
+	// A rule per set and the text output.
 	code, stdout, stderr = run("div", "--bandwidth-rule", "silverman", pa, pb)
 	if code != 0 || !strings.Contains(stdout, "hellinger2") || !strings.Contains(stdout, "jeffrey") {
 		t.Errorf("text output (exit %d): %s %s", code, stdout, stderr)
@@ -172,5 +172,74 @@ func TestBenchTrainJSON(t *testing.T) {
 	}
 	if res.Sets != 6 || res.Iterations < 1 || res.SecTotal <= 0 || res.FinalCost > res.Initial {
 		t.Errorf("train bench result %s", stdout)
+	}
+}
+
+// TestDivDefaultRuleIsNN checks that with no bandwidth flag each set gets
+// the nn rule, and that it tells one class from another in 40 dimensions,
+// where Scott's rule saturates (H² near 2 for every pair of sets).
+func TestDivDefaultRuleIsNN(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	// Like image features: each class a point in 40 dimensions, its frames
+	// spread along one direction (say pose) plus noise in every feature. The
+	// frames lie about σ√(2·40) ≈ 0.9 apart; Scott's rule gives h ≈ σ ≈ 0.14,
+	// the nn rule h ≈ the distance to the nearest other frame.
+	const d, frames = 40, 40
+	class := func() func() *mat.Dense {
+		mean := gaussianSet(rng, 1, d, 0)
+		mean.Scale(0.15, mean)
+		dir := gaussianSet(rng, 1, d, 0)
+		dir.Scale(0.1, dir)
+		return func() *mat.Dense {
+			x := gaussianSet(rng, frames, 1, 0)
+			var y mat.Dense
+			y.Mul(x, dir)
+			for i := range frames {
+				for j := range d {
+					y.Set(i, j, y.At(i, j)+mean.At(0, j)+0.1*rng.NormFloat64())
+				}
+			}
+			return &y
+		}
+	}
+	ca, cb := class(), class()
+	a1 := writeSet(t, dir, "a1.npy", ca())
+	a2 := writeSet(t, dir, "a2.npy", ca())
+	b := writeSet(t, dir, "b.npy", cb())
+	h2 := func(args ...string) (float64, string) {
+		t.Helper()
+		code, stdout, stderr := run(append([]string{"div", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("div %v: exit %d: %s", args, code, stderr)
+		}
+		var got struct {
+			Hellinger2 float64
+			Bandwidth  string
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, stdout)
+		}
+		return got.Hellinger2, got.Bandwidth
+	}
+	within, rule := h2(a1, a2)
+	if rule != "nn" {
+		t.Errorf("default bandwidth rule %q, want nn", rule)
+	}
+	if nn, _ := h2("--bandwidth-rule", "nn", a1, a2); nn != within {
+		t.Errorf("default H² %v, --bandwidth-rule nn %v", within, nn)
+	}
+	across, _ := h2(a1, b)
+	sWithin, _ := h2("--bandwidth-rule", "scott", a1, a2)
+	sAcross, _ := h2("--bandwidth-rule", "scott", a1, b)
+	t.Logf("H² within a class, across classes: nn %.4g, %.4g; scott %.6g, %.6g", within, across, sWithin, sAcross)
+	if !(within < across/4) {
+		t.Errorf("default (nn): within-class H² %v not well below across-class %v", within, across)
+	}
+	// The contrast the default exists for: Scott's rule sees every pair of
+	// sets as almost equally far apart on the same data.
+	if !(sAcross-sWithin < (across-within)/10) {
+		t.Errorf("scott separates the classes (%v vs %v) about as well as nn (%v vs %v): the test data no longer show why nn is the default",
+			sWithin, sAcross, within, across)
 	}
 }

@@ -116,6 +116,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, %d features, loaded in %.1f s; %d splits\n",
 			a.data, len(ds.Classes), len(ds.Sets), ds.Dim(), loadSec, len(splits))
 		eo.Progress = evalProgress(stderr, ms)
+		eo.Step = evalStep(stderr, evalStepEvery)
 	}
 	res, err := eval.Evaluate(splits, len(ds.Classes), eo)
 	if err != nil {
@@ -168,6 +169,33 @@ func evalProgress(stderr io.Writer, ms []string) func(eval.Progress) {
 		}
 		fmt.Fprintf(stderr, "eval: split %d/%d done, %s elapsed, ETA %s:%s\n", pr.Split, pr.Splits,
 			pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second), b.String())
+	}
+}
+
+// evalStepEvery is how often setmatch eval reports progress within a split.
+const evalStepEvery = 2 * time.Second
+
+// evalStep returns the report of progress within a split: a line at most
+// every interval, and one when a stage that took longer than that ends.
+func evalStep(stderr io.Writer, every time.Duration) func(eval.Step) {
+	var last time.Time
+	return func(s eval.Step) {
+		now := time.Now()
+		end := s.Done == s.Total
+		if now.Sub(last) < every && !(end && s.Elapsed >= every) {
+			return
+		}
+		last = now
+		stage := s.Stage
+		if stage == eval.StageShared {
+			stage = "shared work"
+		}
+		left := ""
+		if !end {
+			left = fmt.Sprintf(", about %s left", s.Left.Round(time.Second))
+		}
+		fmt.Fprintf(stderr, "eval: split %d/%d, %s: %d/%d %s, %s%s\n", s.Split, s.Splits, stage, s.Done, s.Total, s.Unit,
+			s.Elapsed.Round(time.Second), left)
 	}
 }
 

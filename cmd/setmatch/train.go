@@ -227,9 +227,7 @@ func trainReport(dir string, res *learn.TrainResult, after *mat.SymDense, labels
 	if err := report.CostPlot(filepath.Join(dir, "cost.png"), cost, "training cost ("+m.String()+")"); err != nil {
 		return err
 	}
-	if err := report.DivergenceHeatmap(filepath.Join(dir, "divergence-before.png"), res.InitialDivergences, labels,
-		m.String()+" before training (PCA)"); err != nil {
-		return err
-	}
-	return report.DivergenceHeatmap(filepath.Join(dir, "divergence-after.png"), after, labels, m.String()+" after training")
+	return report.DivergenceHeatmaps(labels,
+		report.Heatmap{Path: filepath.Join(dir, "divergence-before.png"), Div: res.InitialDivergences, Title: m.String() + " before training (PCA)"},
+		report.Heatmap{Path: filepath.Join(dir, "divergence-after.png"), Div: after, Title: m.String() + " after training"})
 }

@@ -1,0 +1,74 @@
+package eval
+
+import (
+	"sync"
+	"time"
+)
+
+// Step reports progress within a split, for Options.Step: in stage Stage
+// ("shared" for the work the methods share, else a method name), Done of
+// Total units of work are finished.
+type Step struct {
+	Split, Splits int    // the split, from 1, and their number
+	Stage         string // "shared" or a method
+	Unit          string // what is counted, plural: "matrices", "kernels", …
+	Done, Total   int
+	// Elapsed is the time since the stage began; Left extrapolates it
+	// linearly over the units still to do (0 when Done = Total).
+	Elapsed, Left time.Duration
+}
+
+// StageShared is the Stage of the work shared by the methods of a split.
+const StageShared = "shared"
+
+// tracker counts the units of the stage under way and reports them to a
+// Step callback; its methods are safe for concurrent use and do nothing on
+// a nil tracker.
+type tracker struct {
+	fn func(Step)
+
+	mu          sync.Mutex
+	split       int
+	splits      int
+	stage, unit string
+	start       time.Time
+	done, total int
+}
+
+// begin begins stage s of split (from 1).
+func (tr *tracker) begin(split int, s string) {
+	if tr == nil {
+		return
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.split, tr.stage, tr.start = split, s, time.Now()
+	tr.unit, tr.done, tr.total = "", 0, 0
+}
+
+// count says that total units of unit are to be done next in the stage.
+func (tr *tracker) count(unit string, total int) {
+	if tr == nil {
+		return
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.unit, tr.done, tr.total = unit, 0, total
+}
+
+// inc marks one more unit done and reports it.
+func (tr *tracker) inc() {
+	if tr == nil {
+		return
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.done++
+	el := time.Since(tr.start)
+	var left time.Duration
+	if tr.done < tr.total {
+		left = time.Duration(float64(el) / float64(tr.done) * float64(tr.total-tr.done))
+	}
+	tr.fn(Step{Split: tr.split, Splits: tr.splits, Stage: tr.stage, Unit: tr.unit,
+		Done: tr.done, Total: tr.total, Elapsed: el, Left: left})
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# results.sh: the evaluation runs behind the tables of docs/RESULTS.md.
+#
+#   scripts/results.sh DATA [OUT [RUN...]]
+#
+# DATA is the folder holding the three benchmarks in the layout of
+# docs/FORMATS.md (data sets): DATA/eth80/<class>/<object>/<view>.png,
+# DATA/virus/<class>/<set>/<image>.png and DATA/orl/<subject>/<image>.pgm.
+# OUT (default results/) receives, per run, the command (NAME.cmd), the
+# table (NAME.txt), the progress on standard error (NAME.log) and the JSON
+# with the parameters chosen per split (NAME.json). With RUN names only
+# those runs are made (default: all, in the order below; about 40 minutes
+# on a 2-core machine, most of it in the -dr methods).
+#
+#   eth-int eth-lbp       ETH-80, intensity:20x20 and lbp:4x4@64x64
+#   virus-int virus-lbp   Virus, intensity:20x20 and lbp:4x4
+#   virus-loo             Virus, leave one set out
+#   orl-int               ORL, intensity:20x20
+#   synth                 "beyond Gauss" synthetic sets (written to OUT/beyond-gauss)
+#   eth-dr-nn eth-dr-scott  ETH-80, the -dr methods with d and the training rule fixed
+#   eth-pca eth-pca-white   ETH-80, intensity:20x20+pca:20 (and --whiten)
+#   spectra               kernel spectra on ETH-80 and Virus
+#
+# SPLITS (default 10) and METHODS (default: the tables' methods) override
+# the number of random splits and the methods, for a quick check, e.g.
+#   SPLITS=1 METHODS=nn-h scripts/results.sh DATA check virus-int
+# SETMATCH names the setmatch binary (default: built into OUT from this
+# clone with GOEXPERIMENT=simd, as for the tables).
+set -euo pipefail
+
+if [ $# -lt 1 ] || [ ! -d "$1" ]; then
+	sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+	echo "results.sh: want the data folder as the first argument" >&2
+	exit 2
+fi
+data=$(cd "$1" && pwd)
+out=${2:-results}
+shift $(( $# >= 2 ? 2 : 1 ))
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+repo=$(cd "$(dirname "$0")/.." && pwd)
+
+splits=${SPLITS:-10}
+all=nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl
+nodr=nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,gda,cdl
+dr=nn-h-dr,nn-j-dr
+
+setmatch=${SETMATCH:-}
+if [ -z "$setmatch" ]; then
+	setmatch=$out/setmatch
+	(cd "$repo" && GOEXPERIMENT=simd go build -o "$setmatch" ./cmd/setmatch)
+fi
+
+# run NAME ARGS...: setmatch eval ARGS, logged as OUT/NAME.*.
+run() {
+	local name=$1
+	shift
+	echo "setmatch eval $*" | tee "$out/$name.cmd"
+	"$setmatch" eval "$@" --json-out "$out/$name.json" >"$out/$name.txt" 2>"$out/$name.log"
+	cat "$out/$name.txt"
+	echo
+}
+
+# methods DEFAULT: $METHODS if set, else DEFAULT.
+methods() { echo "${METHODS:-$1}"; }
+
+one() {
+	case $1 in
+	eth-int) run eth-int --data "$data/eth80" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods $all)" --seed 1 ;;
+	eth-lbp) run eth-lbp --data "$data/eth80" --features lbp:4x4@64x64 --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods $all)" --seed 1 ;;
+	virus-int) run virus-int --data "$data/virus" --features intensity:20x20 --protocol "gallery=3,probe=2,splits=$splits" --methods "$(methods $all)" --seed 1 ;;
+	virus-lbp) run virus-lbp --data "$data/virus" --features lbp:4x4 --protocol "gallery=3,probe=2,splits=$splits" --methods "$(methods $all)" --seed 1 ;;
+	virus-loo) run virus-loo --data "$data/virus" --features intensity:20x20 --protocol loo --methods "$(methods $nodr)" --seed 1 ;;
+	orl-int) run orl-int --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods $all)" --seed 1 ;;
+	synth)
+		"$setmatch" synth --kind beyond-gauss --out "$out/beyond-gauss" --classes 7 --sets 10 --frames 50 --dim 5 --seed 1 --force
+		run synth --data "$out/beyond-gauss" --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods $all)" --seed 1
+		;;
+	eth-dr-nn) run eth-dr-nn --data "$data/eth80" --features intensity:20x20 --dr-dim 10 --dr-bandwidth nn --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods $dr)" --seed 1 ;;
+	eth-dr-scott) run eth-dr-scott --data "$data/eth80" --features intensity:20x20 --dr-dim 10 --dr-bandwidth scott --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods $dr)" --seed 1 ;;
+	eth-pca) run eth-pca --data "$data/eth80" --features intensity:20x20+pca:20 --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods all)" --seed 1 ;;
+	eth-pca-white) run eth-pca-white --data "$data/eth80" --features intensity:20x20+pca:20 --whiten --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods all)" --seed 1 ;;
+	spectra)
+		echo "setmatch eval --data $data/eth80 --features intensity:20x20 --spectrum --quiet" | tee "$out/spectra.cmd"
+		"$setmatch" eval --data "$data/eth80" --features intensity:20x20 --spectrum --quiet | tee "$out/spectra.txt"
+		echo "setmatch eval --data $data/virus --features intensity:20x20 --protocol gallery=3,probe=2,splits=1 --spectrum --quiet" | tee -a "$out/spectra.cmd"
+		"$setmatch" eval --data "$data/virus" --features intensity:20x20 --protocol gallery=3,probe=2,splits=1 --spectrum --quiet | tee -a "$out/spectra.txt"
+		;;
+	*)
+		echo "results.sh: unknown run $1" >&2
+		exit 2
+		;;
+	esac
+}
+
+runs=("$@")
+if [ ${#runs[@]} -eq 0 ]; then
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra)
+fi
+for r in "${runs[@]}"; do
+	one "$r"
+done
