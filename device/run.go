@@ -510,9 +510,8 @@ func (r *Runner) prune() {
 	}
 }
 
-// Reload builds a new model from cfg (or keeps the model in use when cfg
-// names the same file and it has not changed), validates it, and only then
-// swaps it in. On error the old configuration and model stay in use. Keys
+// Reload reads the model file cfg names (again, even if it is the file in
+// use), validates it, and only then swaps it in. On error the old configuration and model stay in use. Keys
 // that need a restart (spool, journal, GPIO backend and pins, log) are
 // reported in the returned warnings and otherwise ignored.
 func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
