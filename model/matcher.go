@@ -29,7 +29,7 @@ type Matcher struct {
 	labels    []string
 	gallery   *match.Gallery
 	threshold float64
-	disc      *kfda.KFDA                 // nil for nearest neighbour
+	disc      *kfda.KFDA                // nil for nearest neighbour
 	kernel    func(div float64) float64 // the kFDA set kernel
 }
 
