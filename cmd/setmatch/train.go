@@ -16,7 +16,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
-	"setmatch/features"
 	"setmatch/grassmann"
 	"setmatch/learn"
 	"setmatch/match"
@@ -44,7 +43,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	reportDir := fl.String("report", "", "write PNG plots (cost, divergence matrices before and after) to folder `DIR`")
 	threshold := fl.String("threshold", "", "open-set threshold: a number `X`, or auto (the 95th percentile of within-class nearest-neighbour divergences after training); default none (closed set)")
 	workers := fl.Int("workers", 0, "goroutines `N` (0: one per CPU)")
-	featSpec := fl.String("features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 (without a pca stage)")
+	featSpec := fl.String("features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	maxBytes := fl.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -102,19 +101,20 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: *workers}
 	opt.Limits.MaxBytes = *maxBytes
+	var loader *featureLoader // the pipeline the model records
 	if *featSpec != "" {
-		pipe, err := features.Parse(*featSpec)
-		if err != nil {
+		if loader, err = newFeatureLoader(*featSpec); err != nil {
 			return usagef("--features: %v", err)
 		}
-		if pipe.PCADim() > 0 {
-			return usagef("--features: train learns its own projection; drop the pca stage from %q", *featSpec)
-		}
-		opt.Images = features.Fitted{Pipeline: pipe}.ImageSetReader()
+		opt.Images = loader.reader()
 	}
 
 	start := time.Now()
 	ds, err := dataset.Load(*data, opt)
+	if err != nil {
+		return err
+	}
+	fitted, err := loader.fit(ds)
 	if err != nil {
 		return err
 	}
@@ -191,6 +191,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	m.Features = fitted
 	if err := model.WriteFile(*out, m); err != nil {
 		return err
 	}

@@ -148,7 +148,7 @@ func TestTrainCommandErrors(t *testing.T) {
 		{"train", "--data", data, "--dim", "2", "--out", out, "--max-iter", "0"},
 		{"train", "--data", data, "--dim", "9", "--out", out},
 		{"train", "--data", data, "--dim", "2", "--out", out, "extra"},
-		{"train", "--data", data, "--dim", "2", "--out", out, "--features", "intensity:4x4+pca:2"},
+		{"train", "--data", data, "--dim", "2", "--out", out, "--features", "intensity:4x4+pca"},
 	}
 	for _, args := range usage {
 		if code, _, stderr := trainRun(args...); code != 2 {

@@ -1,0 +1,84 @@
+package model
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// mfEditHeader replaces old by repl in the JSON header of the model file b
+// and returns the file with the new header length and checksum.
+func mfEditHeader(t *testing.T, b []byte, old, repl string) []byte {
+	t.Helper()
+	h := binary.LittleEndian.Uint64(b[12:20])
+	hdr := string(b[prefixLen : prefixLen+int(h)])
+	if !strings.Contains(hdr, old) {
+		t.Fatalf("header lacks %q", old)
+	}
+	hdr = strings.Replace(hdr, old, repl, 1)
+	out := append([]byte(nil), b[:prefixLen]...)
+	binary.LittleEndian.PutUint64(out[12:20], uint64(len(hdr)))
+	out = append(out, hdr...)
+	out = append(out, b[prefixLen+int(h):]...)
+	return mfReseal(out)
+}
+
+func TestFormat2RoundTripAndChecks(t *testing.T) {
+	m := goldenModel(t)
+	good := mfEncode(t, m)
+	got, err := Decode(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := mfEqual(m, got); diff != "" {
+		t.Fatalf("round trip differs in %s", diff)
+	}
+	for _, tc := range []struct {
+		what, old, repl string
+		kind            error
+		want            string
+	}{
+		{"latent dim too large", `"latent_dim":2`, `"latent_dim":6`, ErrMalformed, "kfda latent dimension 6 for 6 gallery sets"},
+		{"latent dim huge", `"latent_dim":2`, `"latent_dim":4000000000000`, ErrMalformed, "kfda latent dimension"},
+		{"latent dim shifts data", `"latent_dim":2`, `"latent_dim":3`, ErrMalformed, "need more numbers than"},
+		{"pipeline longer than file", `"features_bytes":`, `"features_bytes":99999999,"x":`, ErrMalformed, "gives the feature pipeline 99999999 bytes"},
+		{"negative pipeline", `"features_bytes":`, `"features_bytes":-1,"x":`, ErrMalformed, "-1 bytes"},
+		{"spec disagrees", `"features":"intensity:4x4+pca:6"`, `"features":"intensity:5x5+pca:6"`, ErrMalformed, "names the feature pipeline"},
+		{"unknown kernel", `"kernel":"hg"`, `"kernel":"rbf"`, ErrInvalidModel, `unknown kernel "rbf"`},
+		{"kernel on the other divergence", `"kernel":"hg"`, `"kernel":"j"`, ErrInvalidModel, "built on jeffrey"},
+		{"nn method with kfda", `"method":"kfda-hg"`, `"method":"nn-h"`, ErrInvalidModel, "not a kFDA method"},
+		{"accuracy above 1", `"cv_accuracy":0.75`, `"cv_accuracy":75`, ErrInvalidModel, "CV accuracy is 75"},
+		{"bad width scale", `"width_scale":"median"`, `"width_scale":"mean"`, ErrInvalidModel, `width scale "mean"`},
+		{"zero width", `"width":1,`, `"width":0,`, ErrInvalidModel, "width is 0"},
+	} {
+		mfDecodeErr(t, tc.what, mfEditHeader(t, good, tc.old, tc.repl), tc.kind, tc.want)
+	}
+
+	// A kFDA method without a solution.
+	nk := goldenModel(t)
+	nk.KFDA = nil
+	if err := nk.Validate(); err == nil || !strings.Contains(err.Error(), "needs a kFDA solution") {
+		t.Errorf("kfda method without a solution: %v", err)
+	}
+	// A NaN coefficient is named.
+	bad := goldenModel(t)
+	bad.KFDA.Alpha.Set(1, 0, math.NaN())
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "coefficients[1, 0] is NaN") {
+		t.Errorf("NaN coefficient: %v", err)
+	}
+	// The pipeline must give D features per frame.
+	wide := goldenModel(t)
+	wide.W = mfOrtho(rand.New(rand.NewPCG(1, 1)), 7, 3)
+	wide.Mean = make([]float64, 7)
+	if err := wide.Validate(); err == nil || !strings.Contains(err.Error(), "gives 6 features per frame, the model takes 7") {
+		t.Errorf("pipeline of the wrong width: %v", err)
+	}
+	// A format 1 reader's view: the format 2 fields are ignored in a
+	// format 1 file.
+	v1 := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(v1[8:12], 1)
+	mfDecodeErr(t, "format 1 with format 2 data", mfReseal(v1), ErrMalformed, "")
+}
