@@ -85,7 +85,9 @@ type state struct {
 
 func newState(cfg *config.Config, m *Loaded) (*state, error) {
 	mb := int64(cfg.Spool.MaxBatchBytes)
-	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames}
+	// The model's input dimension is checked from the .npy header or the
+	// first CSV frame, before the body is parsed.
+	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames, Cols: m.Model.InputDim()}
 	if mb > 0 {
 		// In memory a float32 .npy doubles and a CSV can grow 4×.
 		lim.MaxBytes = 4 * mb
