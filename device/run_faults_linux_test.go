@@ -48,7 +48,7 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 	// Retries (the wait doubles each time) with b.npy waiting.
 	from := retries.n.Load()
 	devicetest.WaitFor(t, 10*time.Second, "three more journal retries", func() bool { return retries.n.Load() >= from+3 })
-	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
+	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
 		t.Errorf("failed/ holds %v: a batch was given up because of the journal", got)
 	}
 	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 0 {
