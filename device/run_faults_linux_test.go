@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -149,22 +148,4 @@ func TestManyInterruptedBatchesBeyondQueue(t *testing.T) {
 		}
 		seen[rec.File] = true
 	}
-}
-
-// msgCounter is a slog.Handler that counts the records whose message starts
-// with prefix.
-type msgCounter struct {
-	prefix string
-	n      atomic.Int64
-}
-
-func (c *msgCounter) Enabled(context.Context, slog.Level) bool { return true }
-func (c *msgCounter) WithAttrs([]slog.Attr) slog.Handler       { return c }
-func (c *msgCounter) WithGroup(string) slog.Handler            { return c }
-
-func (c *msgCounter) Handle(_ context.Context, r slog.Record) error {
-	if strings.HasPrefix(r.Message, c.prefix) {
-		c.n.Add(1)
-	}
-	return nil
 }
