@@ -165,6 +165,9 @@ func New(opt Options) (r *Runner, err error) {
 		return nil, err
 	}
 	closers = append(closers, j.Close)
+	if n := j.Repaired(); n > 0 {
+		opt.Log.Warn("journal: cut off a torn last line (a power cut or crash during a write); its batch is in cur/ and is journaled again", "path", cfg.Journal.Path, "bytes", n)
+	}
 	drv := opt.Driver
 	if drv == nil {
 		if drv, err = gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, opt.Log); err != nil {

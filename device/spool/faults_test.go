@@ -116,7 +116,7 @@ func TestModesWhateverUmask(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp.Close()
-	for d, want := range map[string]fs.FileMode{DirTmp: ModeShared, DirNew: ModeShared, DirCur: ModePrivate, DirDone: ModePrivate, DirFailed: ModePrivate} {
+	for d, want := range map[string]fs.FileMode{"": ModeKept, DirTmp: ModeShared, DirNew: ModeShared, DirCur: ModeCur, DirDone: ModeKept, DirFailed: ModeKept} {
 		fi, err := os.Stat(filepath.Join(dir, d))
 		if err != nil {
 			t.Fatal(err)

@@ -64,19 +64,22 @@ type Spool struct {
 	pruneMu sync.Mutex
 }
 
-// Folder modes. tmp/ and new/ are where the writers (in the spool's group)
-// put batches: group-writable and setgid, so that every batch belongs to the
-// spool's group. The rest is the daemon's. The modes are set explicitly on
-// the folders Open creates, whatever the umask (systemd's UMask=0027 would
-// otherwise take the group's write bit away).
+// Folder modes, as the packaged tmpfiles.d snippet makes them. tmp/ and
+// new/ are where the writers (in the spool's group) put batches:
+// group-writable, setgid so that every batch belongs to the spool's group,
+// and sticky so that one writer cannot remove another's files. done/ and
+// failed/ are readable by the group (setgid: their files stay in it); cur/
+// is the daemon's. The modes are set explicitly on the folders Open creates,
+// whatever the umask (systemd's UMask=0027 would otherwise take the group's
+// write bit away).
 const (
-	ModeShared  fs.FileMode = 0o770 | fs.ModeSetgid
-	ModePrivate fs.FileMode = 0o750
+	ModeShared fs.FileMode = 0o770 | fs.ModeSetgid | fs.ModeSticky // tmp/, new/
+	ModeCur    fs.FileMode = 0o750                                 // cur/
+	ModeKept   fs.FileMode = 0o750 | fs.ModeSetgid                 // the spool itself, done/, failed/, failed/.reasons/
 )
 
 // Open opens the spool at opt.Dir, creating the directory and any missing
-// sub-directory: tmp/ and new/ ModeShared, the spool itself, cur/, done/ and
-// failed/ ModePrivate (setgid too, so that the sub-folders share its group).
+// sub-directory with the modes above.
 // It removes what an interrupted write of a failure reason left behind.
 func Open(opt Options) (*Spool, error) {
 	if opt.Dir == "" {
@@ -86,7 +89,7 @@ func Open(opt Options) (*Spool, error) {
 		if err := os.MkdirAll(opt.Dir, 0o750); err != nil {
 			return nil, fmt.Errorf("spool: %w", err)
 		}
-		if err := os.Chmod(opt.Dir, ModePrivate|fs.ModeSetgid); err != nil {
+		if err := os.Chmod(opt.Dir, ModeKept); err != nil {
 			return nil, fmt.Errorf("spool: %w", err)
 		}
 	}
@@ -97,8 +100,8 @@ func Open(opt Options) (*Spool, error) {
 	for _, d := range []struct {
 		name string
 		perm fs.FileMode
-	}{{DirTmp, ModeShared}, {DirNew, ModeShared}, {DirCur, ModePrivate}, {DirDone, ModePrivate}, {DirFailed, ModePrivate},
-		{path.Join(DirFailed, DirReasons), ModePrivate}} {
+	}{{DirTmp, ModeShared}, {DirNew, ModeShared}, {DirCur, ModeCur}, {DirDone, ModeKept}, {DirFailed, ModeKept},
+		{path.Join(DirFailed, DirReasons), ModeKept}} {
 		err := root.Mkdir(d.name, d.perm.Perm())
 		if err == nil {
 			err = root.Chmod(d.name, d.perm)
