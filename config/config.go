@@ -104,6 +104,14 @@ type Daemon struct {
 	// Watchdog pings the systemd watchdog from the main loop when the unit
 	// sets WatchdogSec.
 	Watchdog bool `toml:"watchdog"`
+	// BatchTimeout bounds the time one batch may take to be read and
+	// matched; a batch over it fails with a reason. The watchdog is fed
+	// while a batch is within it.
+	BatchTimeout Duration `toml:"batch_timeout"`
+	// StopGrace is how long a stop (SIGTERM) waits for the batch in hand
+	// before leaving it in cur/ for the next start: below the unit's
+	// TimeoutStopSec=30s.
+	StopGrace Duration `toml:"stop_grace"`
 }
 
 // Log sets up log/slog output on standard error.
@@ -138,7 +146,7 @@ func Default() Config {
 			Pulse:      Duration{500 * time.Millisecond},
 		},
 		Decision: Decision{MinFrames: 2},
-		Daemon:   Daemon{Watchdog: true},
+		Daemon:   Daemon{Watchdog: true, BatchTimeout: Duration{2 * time.Minute}, StopGrace: Duration{20 * time.Second}},
 		Log:      Log{Level: "info", Format: "text"},
 		MQTT:     defaultMQTT(),
 	}
@@ -210,7 +218,7 @@ func (c *Config) String() string {
 		th = fmt.Sprint(*c.Decision.Threshold)
 	}
 	fmt.Fprintf(&b, "decision: threshold %s, min frames %d\n", th, c.Decision.MinFrames)
-	fmt.Fprintf(&b, "daemon:   workers %d, watchdog %v; log %s/%s\n", c.Daemon.Workers, c.Daemon.Watchdog, c.Log.Level, c.Log.Format)
+	fmt.Fprintf(&b, "daemon:   workers %d, watchdog %v, batch timeout %v, stop grace %v; log %s/%s\n", c.Daemon.Workers, c.Daemon.Watchdog, c.Daemon.BatchTimeout, c.Daemon.StopGrace, c.Log.Level, c.Log.Format)
 	b.WriteString(c.MQTT.summary())
 	b.WriteString(c.Metrics.summary())
 	return b.String()

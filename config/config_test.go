@@ -104,7 +104,7 @@ format = "json"
 	want.GPIO.LabelPins = map[string]string{"alice": "GPIO22", "bob smith": "GPIO23"}
 	th := 0.25
 	want.Decision.Threshold = &th
-	want.Daemon = Daemon{Workers: 3}
+	want.Daemon = Daemon{Workers: 3, BatchTimeout: Default().Daemon.BatchTimeout, StopGrace: Default().Daemon.StopGrace}
 	want.Log = Log{Level: "debug", Format: "json"}
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)

@@ -127,6 +127,8 @@ func (c *Config) problems(locate func(*Error)) []error {
 	}
 
 	nonNeg("daemon.workers", c.Daemon.Workers)
+	positiveDur("daemon.batch_timeout", c.Daemon.BatchTimeout)
+	positiveDur("daemon.stop_grace", c.Daemon.StopGrace)
 
 	oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf("log.format", c.Log.Format, "text", "json")

@@ -146,8 +146,8 @@ loop:
 		case <-mw.fire:
 			reload("model file changed", r.ReloadModel)
 		case <-wd:
-			if b := r.Busy(); b > iv {
-				log.Error("one batch has been in hand for longer than the watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
+			if b := r.Busy(); b > r.stallAfter(iv) {
+				log.Error("one batch has been in hand for longer than daemon.batch_timeout and a watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
 				continue
 			}
 			notify(log, daemon.SdNotifyWatchdog)

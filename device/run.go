@@ -85,7 +85,9 @@ type state struct {
 
 func newState(cfg *config.Config, m *Loaded) (*state, error) {
 	mb := int64(cfg.Spool.MaxBatchBytes)
-	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames}
+	// The model's input dimension is checked from the .npy header or the
+	// first CSV frame, before the body is parsed.
+	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames, Cols: m.Model.InputDim()}
 	if mb > 0 {
 		// In memory a float32 .npy doubles and a CSV can grow 4×.
 		lim.MaxBytes = 4 * mb
@@ -121,6 +123,7 @@ type Runner struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	w      *spool.Watcher
+	grace  graceState // the batch in hand's deadline after a stop (grace.go)
 }
 
 // New loads the model, opens the spool, the journal and the GPIO lines. On
@@ -162,6 +165,9 @@ func New(opt Options) (r *Runner, err error) {
 		return nil, err
 	}
 	closers = append(closers, j.Close)
+	if n := j.Repaired(); n > 0 {
+		opt.Log.Warn("journal: cut off a torn last line (a power cut or crash during a write); its batch is in cur/ and is journaled again", "path", cfg.Journal.Path, "bytes", n)
+	}
 	drv := opt.Driver
 	if drv == nil {
 		if drv, err = gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, opt.Log); err != nil {
@@ -232,6 +238,7 @@ func (r *Runner) Stats() (handled, failed int64) { return r.handled.Load(), r.fa
 // Stop is called: batches left in cur/ first, then what is in new/.
 func (r *Runner) Start(ctx context.Context) error {
 	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.startGrace()
 	qlen := r.opt.QueueLen
 	if qlen <= 0 {
 		qlen = 4096
@@ -253,7 +260,9 @@ func (r *Runner) Start(ctx context.Context) error {
 }
 
 // Stop asks the workers to finish the batch in hand and stop; batches not
-// started stay in new/ (or cur/, for those left by an earlier run).
+// started stay in new/ (or cur/, for those left by an earlier run). The batch
+// in hand has daemon.stop_grace to finish; then its matching is given up and
+// it stays in cur/ for the next start.
 func (r *Runner) Stop() {
 	if r.cancel != nil {
 		r.cancel()
@@ -327,17 +336,22 @@ func (r *Runner) handle(it spool.Item) {
 	rec := &journal.Record{File: it.Name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.Claimed,
 		Divergence: st.model.Model.Divergence.String()}
 	if it.Claimed {
-		first, err := r.spool.BeginRetry(it.Name)
+		// Only attempts that reached the matcher count (decideBatch).
+		n, err := r.spool.MatchAttempts(it.Name)
 		if err != nil {
-			r.log.Warn("cannot mark the retry of an interrupted batch", "file", it.Name, "err", err)
+			r.log.Warn("cannot read the attempts at an interrupted batch", "file", it.Name, "err", err)
 		}
-		defer r.spool.EndRetry(it.Name)
-		if err == nil && !first {
-			r.fail(rec, "setmatchd stopped twice while handling this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more")
+		if n >= spool.MaxMatchAttempts {
+			r.fail(rec, fmt.Sprintf("setmatchd stopped %d times while matching this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more", n))
+			r.spool.EndMatch(it.Name)
 			return
 		}
 	}
 	d, err := r.decide(st, it.Name, rec)
+	if errors.Is(err, errStopping) {
+		r.log.Warn("stopping: matching given up after daemon.stop_grace; the batch stays in cur/ for the next start", "file", it.Name)
+		return
+	}
 	if err != nil {
 		r.fail(rec, err.Error())
 		return
@@ -380,8 +394,8 @@ func (r *Runner) handle(it spool.Item) {
 
 // Busy returns how long the batch in hand has been read and matched so far,
 // or 0 between batches. The daemon stops pinging the systemd watchdog when it
-// exceeds the watchdog interval, so that a wedged batch gets the daemon
-// restarted.
+// exceeds daemon.batch_timeout by a watchdog interval (stallAfter), so that a
+// wedged batch gets the daemon restarted.
 func (r *Runner) Busy() time.Duration {
 	if t := r.busySince.Load(); t != 0 {
 		return time.Since(time.Unix(0, t))
@@ -450,34 +464,22 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	}
 	t := time.Now()
 	rec.ReadMS = ms(t.Sub(start))
-	res, err := st.matcher.Match(x)
+	// Count the attempts that reach the matcher: a batch that kills the
+	// daemon here again and again is failed (handle).
+	if err := r.spool.BeginMatch(name); err != nil {
+		r.log.Warn("cannot mark the match attempt", "file", name, "err", err)
+	}
+	defer r.spool.EndMatch(name)
+	ctx, cancel := r.batchContext(st)
+	defer cancel()
+	res, err := st.matcher.MatchContext(ctx, x)
 	rec.MatchMS = ms(time.Since(t))
 	if err != nil {
-		return model.Decision{}, fmt.Errorf("batch %s: %w", name, err)
+		return model.Decision{}, r.matchErr(st, name, n, err)
 	}
 	rec.Bandwidth = res.Bandwidth
 	rec.Threshold = journal.Finite(st.matcher.Threshold())
 	return res.Decision, nil
-}
-
-// fail moves the claimed batch to failed/ with the reason, and journals it.
-func (r *Runner) fail(rec *journal.Record, reason string) {
-	r.failed.Add(1)
-	r.log.Warn("batch failed", "file", rec.File, "reason", reason)
-	rec.Decision, rec.Reason = "failed", reason
-	rec.Time = time.Now().UTC()
-	rec.LatencyMS = ms(time.Since(rec.Arrived))
-	rec.Divergence, rec.Threshold = "", nil
-	if err := r.journal.Append(rec); err != nil {
-		r.log.Error("journal", "file", rec.File, "err", err)
-	}
-	if err := r.spool.Fail(rec.File, reason); err != nil {
-		r.log.Error("batch stays in cur/ (handled again at restart)", "file", rec.File, "err", err)
-	}
-	r.afterMove()
-	if r.opt.Observe != nil {
-		r.opt.Observe(rec)
-	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -523,6 +525,9 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 		return nil, err
 	}
 	if err := checkLabels(cfg, m); err != nil {
+		return nil, err
+	}
+	if err := sameInputDim(old.model, m); err != nil {
 		return nil, err
 	}
 	// Keys that need a restart keep their values in use, so that what the

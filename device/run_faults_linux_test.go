@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -48,7 +47,7 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 	// Retries (the wait doubles each time) with b.npy waiting.
 	from := retries.n.Load()
 	devicetest.WaitFor(t, 10*time.Second, "three more journal retries", func() bool { return retries.n.Load() >= from+3 })
-	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
+	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
 		t.Errorf("failed/ holds %v: a batch was given up because of the journal", got)
 	}
 	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 0 {
@@ -149,22 +148,4 @@ func TestManyInterruptedBatchesBeyondQueue(t *testing.T) {
 		}
 		seen[rec.File] = true
 	}
-}
-
-// msgCounter is a slog.Handler that counts the records whose message starts
-// with prefix.
-type msgCounter struct {
-	prefix string
-	n      atomic.Int64
-}
-
-func (c *msgCounter) Enabled(context.Context, slog.Level) bool { return true }
-func (c *msgCounter) WithAttrs([]slog.Attr) slog.Handler       { return c }
-func (c *msgCounter) WithGroup(string) slog.Handler            { return c }
-
-func (c *msgCounter) Handle(_ context.Context, r slog.Record) error {
-	if strings.HasPrefix(r.Message, c.prefix) {
-		c.n.Add(1)
-	}
-	return nil
 }

@@ -163,9 +163,9 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	if rec1.Decision != "failed" || rec1.Reason == "" {
 		t.Fatalf("garbage: %+v", rec1)
 	}
-	errText, err := os.ReadFile(filepath.Join(f.Spool, spool.DirFailed, "bad.npy.err"))
+	errText, err := os.ReadFile(filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons, "bad.npy"))
 	if err != nil || len(errText) == 0 {
-		t.Fatalf("failed/bad.npy.err: %q, %v", errText, err)
+		t.Fatalf("failed/.reasons/bad.npy: %q, %v", errText, err)
 	}
 	if _, err := os.Stat(filepath.Join(f.Spool, spool.DirFailed, "bad.npy")); err != nil {
 		t.Fatal(err)
@@ -179,10 +179,13 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "features per frame") {
 		t.Fatalf("wide batch: %+v", r)
 	}
-	// failed/ is capped at 2 batches (each with its .err).
+	// failed/ is capped at 2 batches (each with its reason).
 	r.prune()
-	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 4 {
-		t.Errorf("failed/ holds %v, want 2 batches with their .err", got)
+	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 2 {
+		t.Errorf("failed/ holds %v, want 2 batches", got)
+	}
+	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons)); len(got) != 2 {
+		t.Errorf("failed/.reasons/ holds %v, want the reasons of 2 batches", got)
 	}
 	for i := range 6 {
 		f.Drop(t, "ok"+string(rune('0'+i))+".npy", devicetest.Batch(rng, "bob"))
@@ -207,20 +210,24 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 	os.MkdirAll(filepath.Join(f.Spool, spool.DirCur), 0o750)
 	os.Rename(p, filepath.Join(f.Spool, spool.DirCur, "left.npy"))
 	f.Drop(t, "waiting.npy", devicetest.Batch(rng, "alice"))
-	// One whose retry was already interrupted once: not tried a third time.
+	// One whose matching was interrupted three times: not tried again.
+	// And one interrupted twice in the matcher: tried a third time.
 	p = f.WriteTmp(t, "poison.npy", devicetest.Batch(rng, "carol"))
 	os.Rename(p, filepath.Join(f.Spool, spool.DirCur, "poison.npy"))
-	os.WriteFile(filepath.Join(f.Spool, spool.DirCur, ".poison.npy.retry"), nil, 0o640)
+	os.WriteFile(filepath.Join(f.Spool, spool.DirCur, ".poison.npy.retry"), []byte("3\n"), 0o640)
+	p = f.WriteTmp(t, "twice.npy", devicetest.Batch(rng, "bob"))
+	os.Rename(p, filepath.Join(f.Spool, spool.DirCur, "twice.npy"))
+	os.WriteFile(filepath.Join(f.Spool, spool.DirCur, ".twice.npy.retry"), []byte("2\n"), 0o640)
 
 	r, ch := startRunner(t, f, gpiotest.NewRecorder())
 	got := map[string]*journal.Record{}
 	var order []string
-	for range 3 {
+	for range 4 {
 		rec := next(t, ch)
 		got[rec.File] = rec
 		order = append(order, rec.File)
 	}
-	if order[2] != "waiting.npy" {
+	if order[3] != "waiting.npy" {
 		t.Errorf("handled in order %v: batches left in cur/ come first", order)
 	}
 	if rec := got["left.npy"]; rec == nil || !rec.Retry || rec.Decision != "carol" {
@@ -229,8 +236,11 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 	if rec := got["waiting.npy"]; rec == nil || rec.Retry || rec.Decision != "alice" {
 		t.Errorf("waiting batch: %+v", rec)
 	}
-	if rec := got["poison.npy"]; rec == nil || rec.Decision != "failed" || !strings.Contains(rec.Reason, "twice") {
-		t.Errorf("twice-interrupted batch: %+v", rec)
+	if rec := got["poison.npy"]; rec == nil || rec.Decision != "failed" || !strings.Contains(rec.Reason, "stopped 3 times while matching") {
+		t.Errorf("batch interrupted 3 times in the matcher: %+v", rec)
+	}
+	if rec := got["twice.npy"]; rec == nil || rec.Decision != "bob" {
+		t.Errorf("batch interrupted twice in the matcher: %+v", rec)
 	}
 	if left := devicetest.Names(t, filepath.Join(f.Spool, spool.DirCur)); len(left) != 0 {
 		t.Errorf("cur/ holds %v", left)
@@ -321,7 +331,7 @@ func TestRunnerPanicFailsBatch(t *testing.T) {
 	if got := next(t, ch); got.Decision != "failed" || !strings.Contains(got.Reason, "internal error") {
 		t.Fatalf("got %+v", got)
 	}
-	if _, err := os.Stat(filepath.Join(f.Spool, spool.DirFailed, "p.npy.err")); err != nil {
+	if _, err := os.Stat(filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons, "p.npy")); err != nil {
 		t.Fatal(err)
 	}
 	r.st.Store(good)

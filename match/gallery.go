@@ -1,6 +1,7 @@
 package match
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -16,7 +17,8 @@ import (
 // squared distances between the gallery set's samples and the query's, from
 // one matrix product. Gallery sets are handed to Workers goroutines one at a
 // time, each with its own scratch, so the working memory of a query is
-// Workers × (largest n_k × n_q) floats whatever m is.
+// Workers × (a fixed tile + O(largest n_k + n_q)) floats whatever m is: the
+// distance block of a pair is reduced one tile at a time.
 type Gallery struct {
 	sets    []*KDE
 	selfLog [][]float64 // selfLog[k][i] = log p_k(x_i^(k))
@@ -73,6 +75,14 @@ func (g *Gallery) workers() int {
 // gallery order, in dst if it has room (len m). The values equal those of
 // Compare(g.Set(k), q) for every k.
 func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
+	return g.CompareContext(context.Background(), q, dst)
+}
+
+// CompareContext is Compare that gives up when ctx ends: it checks ctx
+// between tiles of the query's own density and of every gallery set's
+// distance block, so a cancelled query returns ctx's error within the time
+// of one tile per worker.
+func (g *Gallery) CompareContext(ctx context.Context, q *KDE, dst []Divergences) ([]Divergences, error) {
 	if q.Dim() != g.dim {
 		return nil, fmt.Errorf("query: %w: %d, gallery has %d", ErrDimMismatch, q.Dim(), g.dim)
 	}
@@ -80,7 +90,7 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 		dst = make([]Divergences, len(g.sets))
 	}
 	dst = dst[:len(g.sets)]
-	qp, err := prepareQuery(q)
+	qp, err := prepareQuery(ctx, q, g.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +99,7 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 	// against this query, reused across queries through g.scratch.
 	scratch := make([]*pairScratch, g.workers())
 	var mu sync.Mutex
-	var failure error // the first panic in a worker
+	var failure error // the first panic in a worker, or ctx's error
 	par.For(len(g.sets), len(scratch), func(w, k int) {
 		// A panic here would end the process whatever the caller
 		// recovers: turn it into this query's error instead.
@@ -102,10 +112,17 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 				mu.Unlock()
 			}
 		}()
+		if ctx.Err() != nil {
+			return
+		}
 		if scratch[w] == nil {
 			scratch[w] = g.getScratch(qp.stride)
 		}
-		dst[k] = scratch[w].compare(g.sets[k], g.selfLog[k], qp)
+		dk, err := scratch[w].compare(ctx, g.sets[k], g.selfLog[k], qp)
+		if err != nil {
+			return // ctx ended: reported below
+		}
+		dst[k] = dk
 	})
 	for _, s := range scratch {
 		if s != nil {
@@ -114,6 +131,9 @@ func (g *Gallery) Compare(q *KDE, dst []Divergences) ([]Divergences, error) {
 	}
 	if failure != nil {
 		return nil, failure
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	return dst, nil
 }

@@ -1,13 +1,16 @@
 package match
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/kde"
+	"setmatch/internal/par"
 )
 
 // KDE is a Gaussian kernel density estimate of one set with isotropic
@@ -81,8 +84,20 @@ func (k *KDE) Len() int { r, _ := k.x.Dims(); return r }
 func (k *KDE) Dim() int { _, c := k.x.Dims(); return c }
 
 // LogDensity returns log p at each row of the m×d matrix at, in dst if it has
-// room (len m), else in a new slice.
+// room (len m), else in a new slice. It works through the m×n block of
+// squared distances one tile at a time, so its memory beyond dst is a fixed
+// tile whatever m and n.
 func (k *KDE) LogDensity(at *mat.Dense, dst []float64) ([]float64, error) {
+	return k.logDensity(context.Background(), at, dst, 1)
+}
+
+// Tiles of LogDensity: ldRows points × ldCols samples (variables so that
+// tests can force many tiles).
+var ldRows, ldCols = 256, 2048
+
+// logDensity is LogDensity on workers goroutines (0: GOMAXPROCS), one tile
+// row at a time each; it returns ctx's error if ctx ends first.
+func (k *KDE) logDensity(ctx context.Context, at *mat.Dense, dst []float64, workers int) ([]float64, error) {
 	m, d := at.Dims()
 	if d != k.Dim() {
 		return nil, fmt.Errorf("%w: %d and %d", ErrDimMismatch, k.Dim(), d)
@@ -92,20 +107,96 @@ func (k *KDE) LogDensity(at *mat.Dense, dst []float64) ([]float64, error) {
 	}
 	dst = dst[:m]
 	sqAt := rowSqNorms(at, nil)
-	// Squared distances come from one product: |a|² + |b|² − 2a·b.
 	n := k.Len()
-	var cross mat.Dense
-	cross.Mul(at, k.x.T()) // m×n
+	tr, tc := min(m, ldRows), min(n, ldCols)
+	rowTiles := (m + tr - 1) / tr
+	w := min(par.Workers(workers), rowTiles)
+	type scratch struct {
+		cross    []float64 // tr×tc products a·x_i of one tile
+		buf      []float64 // tc exponents of one row of the tile
+		off, acc []float64 // tr running maximum and sum of each row
+	}
+	scr := make([]*scratch, w)
 	scale := kde.Scale(k.h)
-	buf := make([]float64, n)
-	for j := range m {
-		row := cross.RawRowView(j)
-		for i := range n {
-			buf[i] = scale * kde.SqDist(sqAt[j], k.sqNorm[i], row[i])
+	var cancelled atomic.Bool
+	par.For(rowTiles, w, func(wk, t int) {
+		if ctx.Err() != nil {
+			cancelled.Store(true)
+			return
 		}
-		dst[j] = LogSumExp(buf) + k.logNorm
+		s := scr[wk]
+		if s == nil {
+			s = &scratch{cross: make([]float64, tr*tc), buf: make([]float64, tc), off: make([]float64, tr), acc: make([]float64, tr)}
+			scr[wk] = s
+		}
+		a0, a1 := t*tr, min((t+1)*tr, m)
+		rows := a1 - a0
+		for r := range rows {
+			s.off[r], s.acc[r] = math.Inf(-1), 0
+		}
+		for b0 := 0; b0 < n; b0 += tc {
+			b1 := min(b0+tc, n)
+			cols := b1 - b0
+			// Squared distances come from one product: |a|² + |b|² − 2a·b.
+			cross := mat.NewDense(rows, cols, s.cross[:rows*cols])
+			cross.Mul(at.Slice(a0, a1, 0, d), k.x.Slice(b0, b1, 0, d).T())
+			for r := range rows {
+				row := cross.RawRowView(r)
+				buf := s.buf[:cols]
+				for i := range cols {
+					buf[i] = scale * kde.SqDist(sqAt[a0+r], k.sqNorm[b0+i], row[i])
+				}
+				mx, sum := logSumExpParts(buf)
+				mergeMax(&s.off[r], &s.acc[r], mx, sum)
+			}
+		}
+		for r := range rows {
+			if math.IsInf(s.off[r], 0) {
+				dst[a0+r] = s.off[r] + k.logNorm
+			} else {
+				dst[a0+r] = s.off[r] + math.Log(s.acc[r]) + k.logNorm
+			}
+		}
+	})
+	if cancelled.Load() {
+		return nil, ctx.Err()
 	}
 	return dst, nil
+}
+
+// logSumExpParts returns the largest value mx of a and Σ exp(a_i − mx):
+// log Σ exp(a_i) = mx + log(sum). For mx = ±Inf sum is 0.
+func logSumExpParts(a []float64) (mx, sum float64) {
+	mx = math.Inf(-1)
+	for _, v := range a {
+		mx = max(mx, v)
+	}
+	if math.IsInf(mx, 0) {
+		return mx, 0
+	}
+	for _, v := range a {
+		sum += math.Exp(v - mx)
+	}
+	return mx, sum
+}
+
+// mergeMax adds the parts (mx, sum) of one tile to a row's running
+// (maximum, sum), keeping the larger maximum as the offset. The first tile
+// is taken as it is, so that one tile gives exactly LogSumExp of the row.
+func mergeMax(off, acc *float64, mx, sum float64) {
+	switch {
+	case math.IsInf(mx, -1):
+		// no term
+	case math.IsInf(mx, 1) || math.IsInf(*off, 1):
+		*off, *acc = math.Inf(1), 0
+	case math.IsInf(*off, -1):
+		*off, *acc = mx, sum
+	case mx > *off:
+		*acc = *acc*math.Exp(*off-mx) + sum
+		*off = mx
+	default:
+		*acc += sum * math.Exp(mx-*off)
+	}
 }
 
 // rowSqNorms returns the squared Euclidean norm of each row of x.

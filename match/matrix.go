@@ -1,6 +1,7 @@
 package match
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -38,7 +39,7 @@ func DivergenceMatrix(y []*mat.Dense, h []float64, meas Measure, workers int) (*
 	// log density (computed once, in prepareQuery) serves both roles.
 	queries := make([]*query, len(kdes))
 	errs := make([]error, len(kdes))
-	par.For(len(kdes), workers, func(_, i int) { queries[i], errs[i] = prepareQuery(kdes[i]) })
+	par.For(len(kdes), workers, func(_, i int) { queries[i], errs[i] = prepareQuery(context.Background(), kdes[i], 1) })
 	maxStride := 0
 	for i, err := range errs {
 		if err != nil {
@@ -61,7 +62,8 @@ func DivergenceMatrix(y []*mat.Dense, h []float64, meas Measure, workers int) (*
 			scratch[w] = newPairScratch(maxN, maxStride)
 		}
 		p := pairs[k]
-		vals[k] = scratch[w].compare(kdes[p.i], queries[p.i].self, queries[p.j]).Of(meas)
+		d, _ := scratch[w].compare(context.Background(), kdes[p.i], queries[p.i].self, queries[p.j])
+		vals[k] = d.Of(meas)
 	})
 	out := mat.NewSymDense(m, nil)
 	for k, p := range pairs {

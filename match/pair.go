@@ -8,22 +8,36 @@ package match
 // amd64 built with GOEXPERIMENT=simd, an AVX2 version (pair_simd.go).
 
 import (
+	"context"
 	"math"
 
 	"setmatch/internal/kde"
+)
+
+// The distance block between a gallery set and the query is never held
+// whole: it is computed and reduced one tile of at most tileRows gallery
+// frames × tileCols query frames at a time, and each row's and column's
+// log-sum-exp is carried from tile to tile as an (offset, sum) pair (merge).
+// Working memory is then a fixed tile plus O(n_p + n_q) floats, whatever the
+// sizes of the sets; with one tile the arithmetic is exactly that of the
+// whole block. Variables so that tests can force many small tiles; tileCols
+// must be a multiple of 16 (the SIMD kernels' widest step) or of 4 at least.
+var (
+	tileRows = 256
+	tileCols = 1024
 )
 
 // query is what Compare prepares once per query and shares with every pair.
 type query struct {
 	*KDE
 	self   []float64 // n_q: log q at the samples of Q
-	stride int       // row stride of the distance block: n_q, padded to a multiple of 4 for SIMD
+	stride int       // n_q, padded to a multiple of 4 for SIMD
 	qt     []float64 // d×stride: Q transposed, zero in the padding (SIMD only)
 	sqNorm []float64 // stride: |q_j|², +Inf in the padding so padded distances are +Inf
 }
 
-func prepareQuery(q *KDE) (*query, error) {
-	self, err := q.LogDensity(q.x, nil)
+func prepareQuery(ctx context.Context, q *KDE, workers int) (*query, error) {
+	self, err := q.logDensity(ctx, q.x, nil, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -47,26 +61,41 @@ func prepareQuery(q *KDE) (*query, error) {
 }
 
 // pairScratch is one worker's memory for comparing a gallery set with the
-// query: everything is sized for the largest gallery set and reused.
+// query: one tile of squared distances with its row and column reductions,
+// and the running (offset, sum) of every row and column. Everything is sized
+// for the largest gallery set and reused.
 type pairScratch struct {
-	d2     []float64 // n_p×stride squared distances, row-major
-	rowMin []float64 // n_p: min over j of d2[i,j]
-	colMin []float64 // stride: min over i of d2[i,j]
-	rowSum []float64 // n_p
-	colSum []float64 // stride
+	d2     []float64 // tr×tc squared distances of one tile, row-major
+	rowMin []float64 // tr: min over the tile's columns of each row
+	colMin []float64 // tc: min over the tile's rows of each column
+	rowSum []float64 // tr
+	colSum []float64 // tc
+	rowOff []float64 // n_p: running offset of each row's log-sum-exp
+	rowAcc []float64 // n_p: running sum of each row
+	colOff []float64 // stride
+	colAcc []float64 // stride
 	lqp    []float64 // n_p: log q at the samples of P
 	lpq    []float64 // stride: log p at the samples of Q
 }
 
-func scratchFloats(np, stride int) int { return np*stride + 3*np + 3*stride }
+// tileDims returns the tile of a block of np rows and stride columns.
+func tileDims(np, stride int) (tr, tc int) { return min(np, tileRows), min(stride, tileCols) }
+
+func scratchFloats(np, stride int) int {
+	tr, tc := tileDims(np, stride)
+	return tr*tc + 2*tr + 2*tc + 3*np + 3*stride
+}
 
 func newPairScratch(np, stride int) *pairScratch {
+	tr, tc := tileDims(np, stride)
 	buf := make([]float64, scratchFloats(np, stride))
 	take := func(n int) []float64 { s := buf[:n:n]; buf = buf[n:]; return s }
 	return &pairScratch{
-		d2:     take(np * stride),
-		rowMin: take(np), colMin: take(stride),
-		rowSum: take(np), colSum: take(stride),
+		d2:     take(tr * tc),
+		rowMin: take(tr), colMin: take(tc),
+		rowSum: take(tr), colSum: take(tc),
+		rowOff: take(np), rowAcc: take(np),
+		colOff: take(stride), colAcc: take(stride),
 		lqp: take(np), lpq: take(stride),
 	}
 }
@@ -74,55 +103,100 @@ func newPairScratch(np, stride int) *pairScratch {
 // fits reports whether s has room for a gallery set of np frames against a
 // query with distance rows of the given stride.
 func (s *pairScratch) fits(np, stride int) bool {
-	return len(s.d2) >= np*stride && len(s.rowMin) >= np && len(s.colMin) >= stride
+	tr, tc := tileDims(np, stride)
+	return len(s.d2) >= tr*tc && len(s.rowMin) >= tr && len(s.colMin) >= tc &&
+		len(s.rowOff) >= np && len(s.colOff) >= stride
 }
 
 // compare returns the divergences between gallery set p and query q; lpp is
-// p's log density at its own samples.
-func (s *pairScratch) compare(p *KDE, lpp []float64, q *query) Divergences {
+// p's log density at its own samples. It returns ctx's error if ctx ends
+// first (checked between tiles).
+func (s *pairScratch) compare(ctx context.Context, p *KDE, lpp []float64, q *query) (Divergences, error) {
 	np, nq, stride := p.Len(), q.Len(), q.stride
-	d2 := s.d2[:np*stride]
-	rowMin, colMin := s.rowMin[:np], s.colMin[:stride]
-	rowSum, colSum := s.rowSum[:np], s.colSum[:stride]
+	tr, tc := tileDims(np, stride)
+	rowOff, rowAcc := s.rowOff[:np], s.rowAcc[:np]
+	colOff, colAcc := s.colOff[:nq], s.colAcc[:nq]
 	lqp, lpq := s.lqp[:np], s.lpq[:nq]
-	if useSIMD {
-		sqDistsSIMD(d2, rowMin, colMin, p, q)
-	} else {
-		sqDists(d2, rowMin, colMin, p, q)
+	for i := range rowOff {
+		rowOff[i], rowAcc[i] = math.Inf(1), 0
 	}
-	clear(colSum)
-
+	for j := range colOff {
+		colOff[j], colAcc[j] = math.Inf(1), 0
+	}
 	sp := kde.Scale(p.h) // exponent per squared distance under p's kernel
 	sq := kde.Scale(q.h)
-	if sp == sq && sharedOffsetSafe(sp, rowMin, colMin[:nq]) {
-		// One exponential per entry serves both reductions: offset every
-		// exponent by the global maximum instead of each row's and column's.
-		g := minOf(rowMin)
-		if useSIMD {
-			expSumsSharedSIMD(d2, stride, sp, g, rowSum, colSum)
-		} else {
-			expSumsShared(d2, stride, sp, g, rowSum, colSum)
-		}
-		for i, rs := range rowSum {
-			lqp[i] = kde.LogDensity(sp, g, rs, q.logNorm)
-		}
-		for j := range lpq {
-			lpq[j] = kde.LogDensity(sp, g, colSum[j], p.logNorm)
-		}
-	} else {
-		if useSIMD {
-			expSumsSIMD(d2, stride, sq, sp, rowMin, colMin, rowSum, colSum)
-		} else {
-			expSums(d2, stride, sq, sp, rowMin, colMin, rowSum, colSum)
-		}
-		for i, rs := range rowSum {
-			lqp[i] = kde.LogDensity(sq, rowMin[i], rs, q.logNorm)
-		}
-		for j := range lpq {
-			lpq[j] = kde.LogDensity(sp, colMin[j], colSum[j], p.logNorm)
+	for i0 := 0; i0 < np; i0 += tr {
+		i1 := min(i0+tr, np)
+		for j0 := 0; j0 < stride; j0 += tc {
+			if err := ctx.Err(); err != nil {
+				return Divergences{}, err
+			}
+			j1 := min(j0+tc, stride)
+			w := j1 - j0
+			valid := min(j1, nq) - j0 // columns that are not padding
+			d2 := s.d2[:(i1-i0)*w]
+			rowMin, colMin := s.rowMin[:i1-i0], s.colMin[:w]
+			rowSum, colSum := s.rowSum[:i1-i0], s.colSum[:w]
+			if useSIMD {
+				sqDistsSIMD(d2, w, rowMin, colMin, p, i0, q, j0)
+			} else {
+				sqDists(d2, w, rowMin, colMin, p, i0, q, j0)
+			}
+			clear(colSum)
+			if sp == sq && sharedOffsetSafe(sp, rowMin, colMin[:valid]) {
+				// One exponential per entry serves both reductions: offset
+				// every exponent by the tile's maximum instead of each
+				// row's and column's.
+				g := minOf(rowMin)
+				if useSIMD {
+					expSumsSharedSIMD(d2, w, sp, g, rowSum, colSum)
+				} else {
+					expSumsShared(d2, w, sp, g, rowSum, colSum)
+				}
+				for i, rs := range rowSum {
+					merge(&rowOff[i0+i], &rowAcc[i0+i], g, rs, sq)
+				}
+				for j, cs := range colSum[:valid] {
+					merge(&colOff[j0+j], &colAcc[j0+j], g, cs, sp)
+				}
+			} else {
+				if useSIMD {
+					expSumsSIMD(d2, w, sq, sp, rowMin, colMin, rowSum, colSum)
+				} else {
+					expSums(d2, w, sq, sp, rowMin, colMin, rowSum, colSum)
+				}
+				for i, rs := range rowSum {
+					merge(&rowOff[i0+i], &rowAcc[i0+i], rowMin[i], rs, sq)
+				}
+				for j, cs := range colSum[:valid] {
+					merge(&colOff[j0+j], &colAcc[j0+j], colMin[j], cs, sp)
+				}
+			}
 		}
 	}
-	return Symmetric(lpp, lqp, lpq, q.self)
+	for i := range lqp {
+		lqp[i] = kde.LogDensity(sq, rowOff[i], rowAcc[i], q.logNorm)
+	}
+	for j := range lpq {
+		lpq[j] = kde.LogDensity(sp, colOff[j], colAcc[j], p.logNorm)
+	}
+	return Symmetric(lpp, lqp, lpq, q.self), nil
+}
+
+// merge adds to the running sum Σ e^{s(d−off)} of one row or column the
+// sum Σ e^{s(d−m)} of a tile, keeping the smaller offset (the larger
+// exponent) so that the largest term stays near 1. The first tile is taken
+// as it is, so that a block of one tile is reduced exactly as a whole one.
+func merge(off, acc *float64, m, sum, s float64) {
+	switch {
+	case *acc == 0:
+		*off, *acc = m, sum
+	case m < *off:
+		*acc = *acc*math.Exp(s*(*off-m)) + sum
+		*off = m
+	default:
+		*acc += sum * math.Exp(s*(m-*off))
+	}
 }
 
 // expSumsShared sets rowSum[i] = Σ_j e^{s(d2[i,j]−g)} and adds the same terms
@@ -185,25 +259,28 @@ func maxOf(a []float64) float64 {
 	return m
 }
 
-// sqDists fills d2 (n_p×n_q, row-major) with |p_i − q_j|², computed as
-// |p_i|² + |q_j|² − 2·p_i·q_j, and the row and column minima.
+// sqDists fills the tile d2 (rows i0… of P against the w query columns
+// j0…, row-major with row stride w) with |p_i − q_j|², computed as
+// |p_i|² + |q_j|² − 2·p_i·q_j, and the tile's row and column minima
+// (len(rowMin) rows, len(colMin) = w columns).
 // The dot products are taken four columns at a time so that each load of
 // p_i serves four independent accumulation chains.
-func sqDists(d2, rowMin, colMin []float64, p *KDE, q *query) {
-	np, nq := p.Len(), q.Len()
+func sqDists(d2 []float64, w int, rowMin, colMin []float64, p *KDE, i0 int, q *query, j0 int) {
 	for j := range colMin {
 		colMin[j] = math.Inf(1)
 	}
-	for i := range np {
+	qn := q.sqNorm[j0 : j0+w]
+	for r := range rowMin {
+		i := i0 + r
 		pi := p.x.RawRowView(i)
 		pn := p.sqNorm[i]
-		row := d2[i*nq : (i+1)*nq]
+		row := d2[r*w : (r+1)*w]
 		j := 0
-		for ; j+4 <= nq; j += 4 {
-			q0 := q.x.RawRowView(j)[:len(pi)]
-			q1 := q.x.RawRowView(j + 1)[:len(pi)]
-			q2 := q.x.RawRowView(j + 2)[:len(pi)]
-			q3 := q.x.RawRowView(j + 3)[:len(pi)]
+		for ; j+4 <= w; j += 4 {
+			q0 := q.x.RawRowView(j0 + j)[:len(pi)]
+			q1 := q.x.RawRowView(j0 + j + 1)[:len(pi)]
+			q2 := q.x.RawRowView(j0 + j + 2)[:len(pi)]
+			q3 := q.x.RawRowView(j0 + j + 3)[:len(pi)]
 			var a0, a1, a2, a3 float64
 			for k, v := range pi {
 				a0 += v * q0[k]
@@ -211,18 +288,18 @@ func sqDists(d2, rowMin, colMin []float64, p *KDE, q *query) {
 				a2 += v * q2[k]
 				a3 += v * q3[k]
 			}
-			row[j] = kde.SqDist(pn, q.sqNorm[j], a0)
-			row[j+1] = kde.SqDist(pn, q.sqNorm[j+1], a1)
-			row[j+2] = kde.SqDist(pn, q.sqNorm[j+2], a2)
-			row[j+3] = kde.SqDist(pn, q.sqNorm[j+3], a3)
+			row[j] = kde.SqDist(pn, qn[j], a0)
+			row[j+1] = kde.SqDist(pn, qn[j+1], a1)
+			row[j+2] = kde.SqDist(pn, qn[j+2], a2)
+			row[j+3] = kde.SqDist(pn, qn[j+3], a3)
 		}
-		for ; j < nq; j++ {
-			qj := q.x.RawRowView(j)[:len(pi)]
+		for ; j < w; j++ {
+			qj := q.x.RawRowView(j0 + j)[:len(pi)]
 			var a float64
 			for k, v := range pi {
 				a += v * qj[k]
 			}
-			row[j] = kde.SqDist(pn, q.sqNorm[j], a)
+			row[j] = kde.SqDist(pn, qn[j], a)
 		}
 		rm := math.Inf(1)
 		cm := colMin[:len(row)]
@@ -230,6 +307,6 @@ func sqDists(d2, rowMin, colMin []float64, p *KDE, q *query) {
 			rm = min(rm, v)
 			cm[j] = min(cm[j], v)
 		}
-		rowMin[i] = rm
+		rowMin[r] = rm
 	}
 }

@@ -6,7 +6,7 @@ package match
 // stubs are never called.
 const useSIMD = false
 
-func sqDistsSIMD(d2, rowMin, colMin []float64, p *KDE, q *query) {}
+func sqDistsSIMD(d2 []float64, w int, rowMin, colMin []float64, p *KDE, i0 int, q *query, j0 int) {}
 
 func expSumsSharedSIMD(d2 []float64, stride int, s, g float64, rowSum, colSum []float64) {}
 

@@ -64,21 +64,22 @@ func hsum(v f64x4) float64 {
 // sqDistsSIMD is sqDists with the query transposed (d×stride): two rows of
 // P at a time, sixteen columns of dot products accumulate at once from
 // broadcasts of p_ik times four-wide rows of Qᵀ, so that every load of Qᵀ
-// feeds two fused multiply-adds. Padded columns come out +Inf.
-func sqDistsSIMD(d2, rowMin, colMin []float64, p *KDE, q *query) {
-	np, stride := p.Len(), q.stride
+// feeds two fused multiply-adds. Padded columns come out +Inf. j0 and w are
+// multiples of 4.
+func sqDistsSIMD(d2 []float64, w int, rowMin, colMin []float64, p *KDE, i0 int, q *query, j0 int) {
+	nr := len(rowMin)
 	for j := range colMin {
 		colMin[j] = math.Inf(1)
 	}
-	i := 0
-	for ; i+2 <= np; i += 2 {
-		sqDistRows2(d2[i*stride:(i+2)*stride], p, i, q)
+	r := 0
+	for ; r+2 <= nr; r += 2 {
+		sqDistRows2(d2[r*w:(r+2)*w], w, p, i0+r, q, j0)
 	}
-	if i < np {
-		sqDistRow1(d2[i*stride:(i+1)*stride], p, i, q)
+	if r < nr {
+		sqDistRow1(d2[r*w:(r+1)*w], w, p, i0+r, q, j0)
 	}
-	for i := range np {
-		row := d2[i*stride : (i+1)*stride]
+	for r := range nr {
+		row := d2[r*w : (r+1)*w]
 		rm := archsimd.BroadcastFloat64x4(math.Inf(1))
 		cm := colMin[:len(row)]
 		for j := 0; j+4 <= len(row); j += 4 {
@@ -88,24 +89,26 @@ func sqDistsSIMD(d2, rowMin, colMin []float64, p *KDE, q *query) {
 		}
 		var a [4]float64
 		rm.Store(&a)
-		rowMin[i] = min(a[0], a[1], a[2], a[3])
+		rowMin[r] = min(a[0], a[1], a[2], a[3])
 	}
 }
 
-// sqDistRows2 fills two rows of distances (2×stride) for rows i and i+1 of P.
-func sqDistRows2(dst []float64, p *KDE, i int, q *query) {
+// sqDistRows2 fills two rows of distances (2×w) for rows i and i+1 of P
+// against query columns j0 to j0+w.
+func sqDistRows2(dst []float64, w int, p *KDE, i int, q *query, j0 int) {
 	d, stride := p.Dim(), q.stride
 	p0 := p.x.RawRowView(i)[:d]
 	p1 := p.x.RawRowView(i + 1)[:d]
 	n0 := archsimd.BroadcastFloat64x4(p.sqNorm[i])
 	n1 := archsimd.BroadcastFloat64x4(p.sqNorm[i+1])
-	r0, r1 := dst[:stride], dst[stride:2*stride]
+	r0, r1 := dst[:w], dst[w:2*w]
 	qt := q.qt[:d*stride]
+	qn := q.sqNorm[j0 : j0+w]
 	j := 0
-	for ; j+16 <= stride; j += 16 {
+	for ; j+16 <= w; j += 16 {
 		a00, a01, a02, a03 := vZero, vZero, vZero, vZero
 		a10, a11, a12, a13 := vZero, vZero, vZero, vZero
-		off := j
+		off := j0 + j
 		for k, v0 := range p0 {
 			qk := qt[off : off+16]
 			off += stride
@@ -124,44 +127,46 @@ func sqDistRows2(dst []float64, p *KDE, i int, q *query) {
 			a12 = b1.MulAdd(q2, a12)
 			a13 = b1.MulAdd(q3, a13)
 		}
-		qn := q.sqNorm[j : j+16]
-		storeDists(r0[j:j+4], a00, n0, qn[0:4])
-		storeDists(r0[j+4:j+8], a01, n0, qn[4:8])
-		storeDists(r0[j+8:j+12], a02, n0, qn[8:12])
-		storeDists(r0[j+12:j+16], a03, n0, qn[12:16])
-		storeDists(r1[j:j+4], a10, n1, qn[0:4])
-		storeDists(r1[j+4:j+8], a11, n1, qn[4:8])
-		storeDists(r1[j+8:j+12], a12, n1, qn[8:12])
-		storeDists(r1[j+12:j+16], a13, n1, qn[12:16])
+		qj := qn[j : j+16]
+		storeDists(r0[j:j+4], a00, n0, qj[0:4])
+		storeDists(r0[j+4:j+8], a01, n0, qj[4:8])
+		storeDists(r0[j+8:j+12], a02, n0, qj[8:12])
+		storeDists(r0[j+12:j+16], a03, n0, qj[12:16])
+		storeDists(r1[j:j+4], a10, n1, qj[0:4])
+		storeDists(r1[j+4:j+8], a11, n1, qj[4:8])
+		storeDists(r1[j+8:j+12], a12, n1, qj[8:12])
+		storeDists(r1[j+12:j+16], a13, n1, qj[12:16])
 	}
-	for ; j < stride; j += 4 {
+	for ; j < w; j += 4 {
 		a0, a1 := vZero, vZero
-		off := j
+		off := j0 + j
 		for k, v0 := range p0 {
 			qv := archsimd.LoadFloat64x4Slice(qt[off : off+4])
 			off += stride
 			a0 = archsimd.BroadcastFloat64x4(v0).MulAdd(qv, a0)
 			a1 = archsimd.BroadcastFloat64x4(p1[k]).MulAdd(qv, a1)
 		}
-		storeDists(r0[j:j+4], a0, n0, q.sqNorm[j:j+4])
-		storeDists(r1[j:j+4], a1, n1, q.sqNorm[j:j+4])
+		storeDists(r0[j:j+4], a0, n0, qn[j:j+4])
+		storeDists(r1[j:j+4], a1, n1, qn[j:j+4])
 	}
 }
 
-// sqDistRow1 fills one row of distances for row i of P.
-func sqDistRow1(dst []float64, p *KDE, i int, q *query) {
+// sqDistRow1 fills one row of distances for row i of P against query
+// columns j0 to j0+w.
+func sqDistRow1(dst []float64, w int, p *KDE, i int, q *query, j0 int) {
 	d, stride := p.Dim(), q.stride
 	p0 := p.x.RawRowView(i)[:d]
 	n0 := archsimd.BroadcastFloat64x4(p.sqNorm[i])
 	qt := q.qt[:d*stride]
-	for j := 0; j+4 <= stride; j += 4 {
+	qn := q.sqNorm[j0 : j0+w]
+	for j := 0; j+4 <= w; j += 4 {
 		a := vZero
-		off := j
+		off := j0 + j
 		for _, v := range p0 {
 			a = archsimd.BroadcastFloat64x4(v).MulAdd(archsimd.LoadFloat64x4Slice(qt[off:off+4]), a)
 			off += stride
 		}
-		storeDists(dst[j:j+4], a, n0, q.sqNorm[j:j+4])
+		storeDists(dst[j:j+4], a, n0, qn[j:j+4])
 	}
 }
 

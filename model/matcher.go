@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -123,15 +124,26 @@ func (mt *Matcher) Labels() []string { return mt.labels }
 // divergence and the matcher's threshold. It fails with ErrNoDecision if no
 // gallery set is at a finite divergence.
 func (mt *Matcher) Match(batch *mat.Dense) (Result, error) {
+	return mt.MatchContext(context.Background(), batch)
+}
+
+// MatchContext is Match that gives up with ctx's error when ctx ends
+// (checked between tiles of the comparisons), as a daemon does for a batch
+// over its time limit or at a stop.
+func (mt *Matcher) MatchContext(ctx context.Context, batch *mat.Dense) (Result, error) {
 	p, err := mt.model.Project(batch)
 	if err != nil {
 		return Result{}, err
 	}
-	return mt.MatchProjected(p)
+	return mt.matchProjected(ctx, p)
 }
 
 // MatchProjected is Match for a batch that is already projected (n×d).
 func (mt *Matcher) MatchProjected(p *mat.Dense) (Result, error) {
+	return mt.matchProjected(context.Background(), p)
+}
+
+func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, error) {
 	if p == nil || p.IsEmpty() {
 		return Result{}, fmt.Errorf("batch has no frames")
 	}
@@ -147,7 +159,7 @@ func (mt *Matcher) MatchProjected(p *mat.Dense) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("batch: %w", err)
 	}
-	div, err := mt.gallery.Compare(q, nil)
+	div, err := mt.gallery.CompareContext(ctx, q, nil)
 	if err != nil {
 		return Result{}, err
 	}

@@ -54,6 +54,11 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 			if n > lim.MaxCols {
 				return nil, limitErr("line %d: %d features (columns) exceed the limit of %d; reduce the features or raise the limit", line, n, lim.MaxCols)
 			}
+			if err := lim.checkCols(n); err != nil {
+				e := err.(*Error)
+				e.Msg = fmt.Sprintf("line %d: %s", line, e.Msg)
+				return nil, e
+			}
 			cols = n
 		} else if n != cols {
 			return nil, formatErr("line %d has %d values but the first frame has %d; every line must have the same number of comma-separated values", line, n, cols)

@@ -20,13 +20,17 @@ var (
 	// ErrTooLarge marks a file whose declared or actual size exceeds the
 	// Limits passed to the reader.
 	ErrTooLarge = fileerr.NewKind("set file exceeds limits")
+
+	// ErrColumns marks a file whose frames have another number of features
+	// than Limits.Cols asks for.
+	ErrColumns = fileerr.NewKind("set file has the wrong number of features")
 )
 
 // Error describes a problem with one set file, with the fields
 //
 //	Path string // the file name (or the name given to Read; empty when unknown)
 //	Msg  string // what is wrong and, where possible, what to do about it
-//	Err  error  // ErrFormat, ErrTooLarge or the underlying I/O error
+//	Err  error  // ErrFormat, ErrTooLarge, ErrColumns or the underlying I/O error
 //
 // Its text is "Path: Msg: cause", where the cause is left out for the
 // sentinels and an I/O error on the same file does not repeat the path.

@@ -1,5 +1,7 @@
 package setfile
 
+import "fmt"
+
 // Limits bound what a reader accepts, so that a corrupt or hostile file
 // cannot make the process allocate without bound. Limits are checked
 // against the declared shape before any allocation for the data, and again
@@ -13,6 +15,11 @@ type Limits struct {
 	MaxRows int
 	// MaxCols bounds the number of features per frame.
 	MaxCols int
+	// Cols, if positive, is the number of features every frame must have
+	// (a model's input dimension D). It is checked from the .npy header and
+	// from the first CSV frame, before the body is read, so that a set of
+	// the wrong dimension costs no more than its first line.
+	Cols int
 }
 
 // Default limits: 256 MiB, 1<<20 frames, 1<<16 features.
@@ -56,6 +63,9 @@ func (l Limits) Resolved() Limits {
 // check verifies a declared shape against l (already resolved) before
 // anything is allocated.
 func (l Limits) check(rows, cols int) error {
+	if err := l.checkCols(cols); err != nil {
+		return err
+	}
 	if rows > l.MaxRows {
 		return limitErr("%d frames (rows) exceed the limit of %d; split the set or raise the limit", rows, l.MaxRows)
 	}
@@ -91,4 +101,12 @@ func textBudget(maxBytes int64) int64 {
 		return most
 	}
 	return 4*maxBytes + 1<<20
+}
+
+// checkCols refuses a number of features other than l.Cols (when set).
+func (l Limits) checkCols(cols int) error {
+	if l.Cols > 0 && cols != l.Cols {
+		return &Error{Msg: fmt.Sprintf("%d features per frame, but %d are expected (was the set made with the same feature extractor as the model?)", cols, l.Cols), Err: ErrColumns}
+	}
+	return nil
 }

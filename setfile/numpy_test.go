@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testexec"
 )
 
 // The files testdata/numpy_* were written by NumPy 1.24 (numpy.save,
@@ -52,17 +55,20 @@ func TestNumPyReadsOurs(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 not installed")
 	}
-	if exec.Command(py, "-c", "import numpy").Run() != nil {
+	// Under qemu-user (make test-arm64) a fork can hang before its exec:
+	// every child gets a deadline of its own, well below go test's.
+	ctx := testexec.Timeout(t, 2*time.Minute)
+	if _, err := testexec.CombinedOutput(t, ctx, exec.Command(py, "-c", "import numpy")); err != nil {
 		t.Skip("numpy not installed")
 	}
 	p := filepath.Join(t.TempDir(), "x.npy")
 	if err := WriteFile(p, numpyX); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(py, "-c",
+	out, err := testexec.CombinedOutput(t, ctx, exec.Command(py, "-c",
 		"import sys, numpy as np; x = np.load(sys.argv[1]); "+
 			"print(x.dtype.str, x.shape, x.flags['C_CONTIGUOUS'], "+
-			"bool((x == (np.arange(6).reshape(2, 3) - 2.5) * 0.5).all()))", p).CombinedOutput()
+			"bool((x == (np.arange(6).reshape(2, 3) - 2.5) * 0.5).all()))", p))
 	if err != nil {
 		t.Fatalf("numpy.load: %v\n%s", err, out)
 	}

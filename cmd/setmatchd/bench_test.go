@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/device/devicetest"
+	"setmatch/device/spool"
 )
 
 // BenchmarkDaemonRSS runs the real setmatchd on the benchmark model, feeds it
@@ -50,4 +54,72 @@ func BenchmarkDaemonRSS(b *testing.B) {
 	fi, _ := os.Stat(path)
 	b.ReportMetric(float64(fi.Size())/(1<<20), "model-MiB")
 	p.stop()
+}
+
+// BenchmarkDaemonFaultRSS runs the real setmatchd on the benchmark model
+// (D = 100) and reports its peak resident memory (VmHWM) after each of two
+// batches that once cost it far more than their size: a valid batch of
+// 10000 frames (spool.max_frames), matched, and a CSV of just under 64 MiB
+// (spool.max_batch_bytes) with 8192 features per frame, refused from its
+// first line.
+func BenchmarkDaemonFaultRSS(b *testing.B) {
+	if len(daemonPrefix) > 0 {
+		b.Skip("the daemon runs under an emulator: its memory is not the daemon's")
+	}
+	path, centers := devicetest.BenchModelFile(b)
+	f := devicetest.NewFixture(b, "")
+	f.Model = path
+	f.WriteConfig(b, "[decision]\nmin_frames = 2\n")
+	text, _ := os.ReadFile(f.Config)
+	os.WriteFile(f.Config, []byte(strings.Replace(strings.Replace(string(text), "alice = \"GPIO22\"", "", 1),
+		"level = \"debug\"", "level = \"warn\"", 1)), 0o644)
+	ctx := testContext(b, 10*time.Minute)
+	hwm := func(p *daemonProc) float64 {
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			var kb float64
+			if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
+				return kb / 1024
+			}
+		}
+		return 0
+	}
+	rng := rand.New(rand.NewPCG(29, 30))
+	for b.Loop() {
+		p := startDaemon(b, ctx, f)
+		// A valid batch of 10000 frames.
+		c := centers[0]
+		x := devicetest.BenchBatch(rng, c)
+		big := mat.NewDense(10000, x.RawMatrix().Cols, nil)
+		for i := range 10000 {
+			big.SetRow(i, x.RawRowView(i%100))
+		}
+		start := time.Now()
+		f.Drop(b, "big.npy", big)
+		devicetest.WaitFor(b, 10*time.Minute, "the 10000-frame batch", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == 1 })
+		b.ReportMetric(time.Since(start).Seconds(), "big-batch-s")
+		b.ReportMetric(hwm(p), "peak-rss-after-big-MiB")
+		p.stop()
+
+		// A 64 MiB CSV of the wrong width, in a fresh daemon.
+		os.Remove(f.Journal)
+		p = startDaemon(b, ctx, f)
+		var sb strings.Builder
+		row := strings.TrimSuffix(strings.Repeat("0.123456,", 8192), ",") + "\n"
+		for sb.Len()+len(row) < 64<<20-1 {
+			sb.WriteString(row)
+		}
+		tmp := filepath.Join(f.Spool, spool.DirTmp, "wide.csv")
+		os.WriteFile(tmp, []byte(sb.String()), 0o644)
+		os.Rename(tmp, filepath.Join(f.Spool, spool.DirNew, "wide.csv"))
+		devicetest.WaitFor(b, 10*time.Minute, "the wide CSV refused", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == 1 })
+		if r := devicetest.ReadJournal(b, f.Journal)[0]; r.Decision != "failed" || !strings.Contains(r.Reason, "8192 features per frame") {
+			b.Errorf("wide CSV: %+v", r)
+		}
+		b.ReportMetric(hwm(p), "peak-rss-after-wide-csv-MiB")
+		p.stop()
+	}
 }

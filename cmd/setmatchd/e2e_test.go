@@ -37,13 +37,13 @@ func TestDaemonBatches(t *testing.T) {
 	waitFor(t, ctx, "all batches in done/", func() bool { return len(devicetest.Names(t, done)) == len(want) })
 
 	// A malformed batch goes to failed/ with a reason; the daemon goes on.
-	os.WriteFile(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), []byte("1,2,3\n4,five,6\n"), 0o644)
+	os.WriteFile(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), []byte("1,2,3,4,5,6\n4,five,6,7,8,9\n"), 0o644)
 	os.Rename(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), filepath.Join(f.Spool, spool.DirNew, "broken.csv"))
-	waitFor(t, ctx, "failed/broken.csv.err", func() bool {
-		_, err := os.Stat(filepath.Join(f.Spool, spool.DirFailed, "broken.csv.err"))
+	waitFor(t, ctx, "failed/broken.csv", func() bool {
+		_, err := os.Stat(filepath.Join(f.Spool, spool.DirFailed, "broken.csv"))
 		return err == nil
 	})
-	reason, _ := os.ReadFile(filepath.Join(f.Spool, spool.DirFailed, "broken.csv.err"))
+	reason, _ := os.ReadFile(filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons, "broken.csv"))
 	if !strings.Contains(string(reason), "five") && !strings.Contains(string(reason), "line 2") {
 		t.Errorf("reason %q does not say what is wrong", reason)
 	}

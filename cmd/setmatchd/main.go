@@ -5,13 +5,15 @@
 //
 // Usage:
 //
-//	setmatchd [-config /etc/setmatch/setmatchd.toml]
+//	setmatchd [-config /etc/setmatch/setmatchd.toml] [-allow-root]
 //	setmatchd -check [-config PATH]
 //	setmatchd -version
 //
 // SIGHUP reloads the configuration and model (keeping the old ones if the
 // new ones are invalid); replacing the model file reloads it too.
-// SIGTERM/SIGINT finish the batch in hand, drive the pins idle and exit 0.
+// SIGTERM/SIGINT give the batch in hand daemon.stop_grace to finish (then
+// leave it in cur/), drive the pins idle and exit 0. As root it refuses to
+// run unless given -allow-root.
 package main
 
 import (
@@ -26,6 +28,9 @@ import (
 	"setmatch/device"
 )
 
+// geteuid is os.Geteuid, replaced by tests.
+var geteuid = os.Geteuid
+
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
 
@@ -38,6 +43,7 @@ type options struct {
 	cfgPath     *string
 	check       *bool
 	showVersion *bool
+	allowRoot   *bool
 }
 
 // newFlagSet defines setmatchd's flags; run parses them and the manual page
@@ -49,9 +55,10 @@ func newFlagSet(stderr io.Writer) (*flag.FlagSet, options) {
 		cfgPath:     fs.String("config", "/etc/setmatch/setmatchd.toml", "configuration `file` (drop-ins: <dir>/conf.d/*.toml)"),
 		check:       fs.Bool("check", false, "validate the configuration and model, print a summary and exit"),
 		showVersion: fs.Bool("version", false, "print the version and exit"),
+		allowRoot:   fs.Bool("allow-root", false, "run even as root (uid 0); the setmatchd.service unit runs it as the setmatch user"),
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: setmatchd [-config FILE] [-check] [-version]\n\n")
+		fmt.Fprintf(stderr, "usage: setmatchd [-config FILE] [-check] [-version] [-allow-root]\n\n")
 		fs.PrintDefaults()
 	}
 	return fs, o
@@ -87,6 +94,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		return 0
+	}
+	if geteuid() == 0 && !*o.allowRoot {
+		fmt.Fprintln(stderr, "setmatchd: refusing to run as root: files and spool folders it creates would belong to root, "+
+			"out of reach of the setmatch user that the setmatchd.service unit runs it as. "+
+			"Start the unit (systemctl start setmatchd), run it as that user (sudo -u setmatch setmatchd ...), or pass -allow-root")
+		return 1
 	}
 	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr}); err != nil {
 		fmt.Fprintf(stderr, "setmatchd: %v\n", err)

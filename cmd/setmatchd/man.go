@@ -18,7 +18,7 @@ func manPage(date string) manpage.Page {
 		Manual:  "System Administration",
 		Summary: "image-set matcher appliance daemon: spool in, GPIO out",
 		Synopsis: []string{
-			"[-config file]",
+			"[-config file] [-allow-root]",
 			"-check [-config file]",
 			"-version",
 		},
@@ -26,8 +26,9 @@ func manPage(date string) manpage.Page {
 			"setmatchd watches the new/ directory of a spool for batches of frame features written by a camera, " +
 				"matches each batch against the gallery of a model file written by setmatch(1) train, signals the decision " +
 				"(a known label, or unknown) on GPIO lines and appends one JSON line per batch to a journal. " +
-				"A batch is claimed into cur/ and ends in done/ or, with a .err file giving the reason, in failed/.",
-			"It is meant to run under systemd (Type=notify, with a watchdog) as the unprivileged user setmatch. " +
+				"A batch is claimed into cur/ and ends in done/ or in failed/, with the reason in failed/.reasons/ under the batch's name.",
+			"It is meant to run under systemd (Type=notify, with a watchdog) as the unprivileged user setmatch; " +
+				"it refuses to run as root unless given -allow-root. " +
 				"The package installs the unit setmatchd.service but does not enable it: it needs a model first.",
 		},
 		Flags: fs,
@@ -35,7 +36,8 @@ func manPage(date string) manpage.Page {
 			{Title: "Signals", Paragraphs: []string{
 				"SIGHUP reloads the configuration and the model; if the new ones are invalid the old ones stay in use. " +
 					"Replacing the model file reloads it too. " +
-					"SIGTERM and SIGINT finish the batch in hand, drive the pins to their idle level and exit with status 0.",
+					"SIGTERM and SIGINT give the batch in hand daemon.stop_grace (20 s) to finish, then leave it in cur/ for the next start, " +
+					"drive the pins to their idle level and exit with status 0.",
 			}},
 			{Title: "Files", Paragraphs: []string{
 				"\t/etc/setmatch/setmatchd.toml\n\t/etc/setmatch/conf.d/*.toml\n\t/var/lib/setmatch/model.smm\n\t/var/lib/setmatch/journal.jsonl\n\t/var/spool/setmatch/{tmp,new,cur,done,failed}/",

@@ -25,7 +25,7 @@ func TestManPageListsEveryFlag(t *testing.T) {
 		t.Fatalf("setmatchd -h lists no flags:\n%s", help.String())
 	}
 	for _, m := range flags {
-		if !strings.Contains(page.String(), `\fB\-`+m[1]+`\fR`) {
+		if !strings.Contains(page.String(), `\fB\-`+strings.ReplaceAll(m[1], "-", `\-`)+`\fR`) {
 			t.Errorf("setmatchd -h lists -%s, the man page does not", m[1])
 		}
 	}

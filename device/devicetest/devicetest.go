@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,6 +229,19 @@ func Names(t testing.TB, dir string) []string {
 	var out []string
 	for _, d := range des {
 		out = append(out, d.Name())
+	}
+	return out
+}
+
+// Batches lists the batches in dir: its entries but the hidden ones (the
+// reasons folder of failed/, the attempt markers of cur/).
+func Batches(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range Names(t, dir) {
+		if !strings.HasPrefix(n, ".") {
+			out = append(out, n)
+		}
 	}
 	return out
 }

@@ -4,6 +4,8 @@
 package journal
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Record is one journal line: what happened to one batch. Scores are the
@@ -19,7 +22,8 @@ import (
 // and a null score.
 type Record struct {
 	Time       time.Time `json:"time"`                 // when the line was written (UTC)
-	File       string    `json:"file"`                 // batch name in the spool
+	File       string    `json:"file"`                 // batch name in the spool (invalid UTF-8 shows as U+FFFD)
+	FileB64    string    `json:"file_b64,omitempty"`   // the name's bytes in base64, when they are not valid UTF-8
 	SHA256     string    `json:"sha256,omitempty"`     // of the file's bytes
 	Bytes      int64     `json:"bytes"`                // file size
 	Frames     int       `json:"frames"`               // rows read
@@ -65,6 +69,7 @@ type Journal struct {
 	f        *os.File // nil after a failed write or rotation: reopened by the next Append
 	size     int64
 	closed   bool // set by Close only
+	repaired int64
 }
 
 // Open opens (or creates, 0640) the journal at path for appending.
@@ -78,11 +83,66 @@ func Open(path string, maxBytes int64, keep int) (*Journal, error) {
 	if err := j.open(); err != nil {
 		return nil, err
 	}
+	if err := j.repair(); err != nil {
+		j.f.Close()
+		return nil, err
+	}
 	return j, nil
 }
 
+// Repaired returns the bytes Open cut off the end of the journal: a last
+// line torn by a power cut or crash in the middle of a write.
+func (j *Journal) Repaired() int64 { return j.repaired }
+
+// repair cuts off the end of the file after its last complete line that is
+// valid JSON: a line torn by a power cut (no newline yet), or blocks of zeros
+// a file system may leave after one. The batch of a torn line was still in
+// cur/ (lines are written before the batch moves), so it is handled again
+// and journaled anew.
+func (j *Journal) repair() error {
+	end := j.size
+	const window = 1 << 20 // longer than any record
+	for end > 0 {
+		start := max(end-window, 0)
+		buf := make([]byte, end-start)
+		if _, err := j.f.ReadAt(buf, start); err != nil {
+			return fmt.Errorf("journal: check %s: %w", j.path, err)
+		}
+		cut := len(buf)
+		if buf[cut-1] == '\n' {
+			// The last line is complete: keep it if it parses.
+			i := bytes.LastIndexByte(buf[:cut-1], '\n') + 1
+			if i == 0 && start > 0 {
+				break // a line longer than the window: leave it be
+			}
+			if json.Valid(buf[i : cut-1]) {
+				break
+			}
+			cut = i
+		} else {
+			i := bytes.LastIndexByte(buf, '\n') + 1
+			if i == 0 && start > 0 {
+				break
+			}
+			cut = i
+		}
+		end = start + int64(cut)
+	}
+	if end == j.size {
+		return nil
+	}
+	if err := j.f.Truncate(end); err != nil {
+		return fmt.Errorf("journal: cut the torn last line off %s: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	j.repaired, j.size = j.size-end, end
+	return nil
+}
+
 func (j *Journal) open() error {
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o640)
 	if err != nil {
 		return fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err)
 	}
@@ -98,8 +158,14 @@ func (j *Journal) open() error {
 // Path returns the journal's path.
 func (j *Journal) Path() string { return j.path }
 
-// Append writes r as one line and syncs it to disk.
+// Append writes r as one line and syncs it to disk. A file name that is not
+// valid UTF-8 (JSON would replace its bad bytes with U+FFFD) is also written
+// exactly, in base64, as file_b64.
 func (j *Journal) Append(r *Record) error {
+	r.FileB64 = ""
+	if !utf8.ValidString(r.File) {
+		r.FileB64 = base64.StdEncoding.EncodeToString([]byte(r.File))
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)

@@ -26,7 +26,8 @@ import (
 // Spool sub-directories (maildir style). Writers create a batch in tmp/ and
 // rename it into new/ when it is complete; the daemon claims it by renaming
 // it into cur/, and moves it to done/ (or deletes it) once its journal line is
-// on disk, or to failed/ with a <name>.err file beside it.
+// on disk, or to failed/ once its journal line and its reason
+// (failed/.reasons/<name>) are.
 const (
 	DirTmp    = "tmp"
 	DirNew    = "new"
@@ -63,15 +64,34 @@ type Spool struct {
 	pruneMu sync.Mutex
 }
 
+// Folder modes, as the packaged tmpfiles.d snippet makes them. tmp/ and
+// new/ are where the writers (in the spool's group) put batches:
+// group-writable, setgid so that every batch belongs to the spool's group,
+// and sticky so that one writer cannot remove another's files. done/ and
+// failed/ are readable by the group (setgid: their files stay in it); cur/
+// is the daemon's. The modes are set explicitly on the folders Open creates,
+// whatever the umask (systemd's UMask=0027 would otherwise take the group's
+// write bit away).
+const (
+	ModeShared fs.FileMode = 0o770 | fs.ModeSetgid | fs.ModeSticky // tmp/, new/
+	ModeCur    fs.FileMode = 0o750                                 // cur/
+	ModeKept   fs.FileMode = 0o750 | fs.ModeSetgid                 // the spool itself, done/, failed/, failed/.reasons/
+)
+
 // Open opens the spool at opt.Dir, creating the directory and any missing
-// sub-directory: tmp/ and new/ group-writable (0770) for the writers,
-// cur/, done/ and failed/ 0750.
+// sub-directory with the modes above.
+// It removes what an interrupted write of a failure reason left behind.
 func Open(opt Options) (*Spool, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("spool: no directory given (set spool.dir)")
 	}
-	if err := os.MkdirAll(opt.Dir, 0o770); err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
+	if _, err := os.Stat(opt.Dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(opt.Dir, 0o750); err != nil {
+			return nil, fmt.Errorf("spool: %w", err)
+		}
+		if err := os.Chmod(opt.Dir, ModeKept); err != nil {
+			return nil, fmt.Errorf("spool: %w", err)
+		}
 	}
 	root, err := os.OpenRoot(opt.Dir)
 	if err != nil {
@@ -80,8 +100,13 @@ func Open(opt Options) (*Spool, error) {
 	for _, d := range []struct {
 		name string
 		perm fs.FileMode
-	}{{DirTmp, 0o770}, {DirNew, 0o770}, {DirCur, 0o750}, {DirDone, 0o750}, {DirFailed, 0o750}} {
-		if err := root.Mkdir(d.name, d.perm); err != nil && !errors.Is(err, fs.ErrExist) {
+	}{{DirTmp, ModeShared}, {DirNew, ModeShared}, {DirCur, ModeCur}, {DirDone, ModeKept}, {DirFailed, ModeKept},
+		{path.Join(DirFailed, DirReasons), ModeKept}} {
+		err := root.Mkdir(d.name, d.perm.Perm())
+		if err == nil {
+			err = root.Chmod(d.name, d.perm)
+		}
+		if err != nil && !errors.Is(err, fs.ErrExist) {
 			root.Close()
 			return nil, fmt.Errorf("spool: create %s/: %w", path.Join(opt.Dir, d.name), err)
 		}
@@ -95,7 +120,9 @@ func Open(opt Options) (*Spool, error) {
 			return nil, fmt.Errorf("spool: %s is not a directory: remove it and restart", path.Join(opt.Dir, d.name))
 		}
 	}
-	return &Spool{opt: opt, root: root}, nil
+	s := &Spool{opt: opt, root: root}
+	s.cleanReasons(time.Time{})
+	return s, nil
 }
 
 // Dir returns the spool directory.
@@ -173,47 +200,13 @@ func (s *Spool) Interrupted() ([]string, error) {
 		return nil, err
 	}
 	names := make([]string, 0, len(es))
-	present := map[string]bool{}
 	for _, e := range es {
-		if !strings.HasPrefix(e.name, ".") { // retry markers
+		if !strings.HasPrefix(e.name, ".") { // attempt markers
 			names = append(names, e.name)
-			present[e.name] = true
 		}
 	}
-	// A marker whose batch is gone was left by a stop between finishing the
-	// batch and removing the marker: it must not count against a later
-	// batch of the same name.
-	for _, e := range es {
-		if b, ok := strings.CutPrefix(e.name, "."); ok {
-			if b, ok := strings.CutSuffix(b, ".retry"); ok && !present[b] {
-				s.root.Remove(path.Join(DirCur, e.name))
-			}
-		}
-	}
+	s.removeStaleMarkers(es)
 	return names, nil
-}
-
-func retryMarker(name string) string { return path.Join(DirCur, "."+name+".retry") }
-
-// BeginRetry records that cur/name, left by an interrupted run, is being
-// handled again. It returns false if an earlier retry of it began and never
-// ended: the daemon died twice on this batch (a crash it causes, an OOM
-// kill), and retrying it for ever would keep the daemon in a restart loop.
-func (s *Spool) BeginRetry(name string) (bool, error) {
-	f, err := s.root.OpenFile(retryMarker(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o640)
-	if errors.Is(err, fs.ErrExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("spool: %w", err)
-	}
-	err = f.Sync()
-	return true, errors.Join(err, f.Close())
-}
-
-// EndRetry removes the marker of BeginRetry.
-func (s *Spool) EndRetry(name string) {
-	s.root.Remove(retryMarker(name))
 }
 
 // Claim moves new/name to cur/name and returns the time the file arrived in
@@ -326,45 +319,6 @@ func (s *Spool) Finish(name string) error {
 	return nil
 }
 
-// Fail moves cur/name to failed/name and writes the reason to
-// failed/name.err. The reason file is written first, so a crash in between
-// leaves the batch in cur/, to be handled again.
-func (s *Spool) Fail(name, reason string) error {
-	// The reason is written under a hidden name and renamed into place after
-	// the batch: whoever sees failed/X.err sees it whole, with failed/X
-	// beside it.
-	tmp := path.Join(DirFailed, "."+name+".err.tmp")
-	werr := s.writeReason(tmp, reason)
-	if err := s.root.Rename(path.Join(DirCur, name), path.Join(DirFailed, name)); err != nil {
-		s.root.Remove(tmp)
-		return errors.Join(fmt.Errorf("spool: %w", err), werr)
-	}
-	if werr == nil {
-		if err := s.root.Rename(tmp, path.Join(DirFailed, name+".err")); err != nil {
-			werr = fmt.Errorf("spool: write reason: %w", err)
-		}
-	}
-	return werr
-}
-
-func (s *Spool) writeReason(name, reason string) error {
-	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o640)
-	if err != nil {
-		return fmt.Errorf("spool: write reason: %w", err)
-	}
-	if !strings.HasSuffix(reason, "\n") {
-		reason += "\n"
-	}
-	_, err = io.WriteString(f, reason)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("spool: write reason: %w", err)
-	}
-	return nil
-}
-
 // Unclaim moves cur/name back to new/name (a batch not handled because the
 // daemon is stopping).
 func (s *Spool) Unclaim(name string) error {
@@ -392,20 +346,17 @@ func (s *Spool) prune(sub string, maxFiles int, maxAge time.Duration, now time.T
 	if err != nil {
 		return 0, err
 	}
-	// In failed/, X.err goes with X; count batches only.
+	// In failed/, count batches only: the reasons are in failed/.reasons/.
 	var batches []entry
-	errs := make(map[string]entry)
 	for _, e := range es {
-		if sub == DirFailed && strings.HasSuffix(e.name, ".err") {
-			errs[e.name] = e
-			continue
+		if !strings.HasPrefix(e.name, ".") {
+			batches = append(batches, e)
 		}
-		batches = append(batches, e)
 	}
 	removed := 0
 	var firstErr error
 	remove := func(name string) {
-		if err := s.root.Remove(path.Join(sub, name)); err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
+		if err := s.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
 			firstErr = fmt.Errorf("spool: prune: %w", err)
 		}
 	}
@@ -415,19 +366,14 @@ func (s *Spool) prune(sub string, maxFiles int, maxAge time.Duration, now time.T
 		if !over && !old {
 			break // sorted oldest first
 		}
-		remove(e.name)
+		remove(path.Join(sub, e.name))
 		removed++
 		if sub == DirFailed {
-			remove(e.name + ".err")
-			delete(errs, e.name+".err")
+			remove(reasonName(e.name))
 		}
 	}
-	// Reasons whose batch is gone (removed by hand) age out on their own.
-	for name, e := range errs {
-		if _, err := s.root.Lstat(path.Join(sub, strings.TrimSuffix(name, ".err"))); errors.Is(err, fs.ErrNotExist) &&
-			maxAge > 0 && now.Sub(e.arrived) > maxAge {
-			remove(name)
-		}
+	if sub == DirFailed {
+		s.cleanReasons(now)
 	}
 	return removed, firstErr
 }

@@ -48,7 +48,7 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 	if err := sp.Fail("a.npy", "bad header"); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, DirFailed, "a.npy.err")); string(b) != "bad header\n" {
+	if b, _ := os.ReadFile(filepath.Join(dir, DirFailed, DirReasons, "a.npy")); string(b) != "bad header\n" {
 		t.Fatalf("reason file holds %q", b)
 	}
 	if _, err := sp.ReadClaimed("b.npy", 0); err == nil {
@@ -86,8 +86,11 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 	if got := strings.Join(names(t, filepath.Join(dir, DirDone)), ","); got != "d,e" {
 		t.Errorf("done/ after prune: %s, want the newest two", got)
 	}
-	if got := strings.Join(names(t, filepath.Join(dir, DirFailed)), ","); got != "f,f.err" {
-		t.Errorf("failed/ after prune: %s, want the newest with its reason", got)
+	if got := strings.Join(names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,f" {
+		t.Errorf("failed/ after prune: %s, want the newest", got)
+	}
+	if got := strings.Join(names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "f" {
+		t.Errorf("failed/.reasons/ after prune: %s, want the reason of the newest", got)
 	}
 
 	// Deleting instead of keeping.

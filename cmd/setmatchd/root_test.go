@@ -1,0 +1,28 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRefusesRoot: as uid 0 setmatchd stops before reading its configuration
+// and names the unit, unless -allow-root is given.
+func TestRefusesRoot(t *testing.T) {
+	old := geteuid
+	geteuid = func() int { return 0 }
+	defer func() { geteuid = old }()
+	missing := filepath.Join(t.TempDir(), "none.toml")
+	var stderr bytes.Buffer
+	if code := run([]string{"-config", missing}, new(bytes.Buffer), &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "refusing to run as root") || !strings.Contains(stderr.String(), "setmatchd.service") {
+		t.Errorf("as root: exit %d, %q", code, stderr.String())
+	}
+	stderr.Reset()
+	// With -allow-root it goes on, and fails on the missing configuration.
+	if code := run([]string{"-allow-root", "-config", missing}, new(bytes.Buffer), &stderr); code != 1 ||
+		strings.Contains(stderr.String(), "refusing") || !strings.Contains(stderr.String(), "none.toml") {
+		t.Errorf("as root with -allow-root: exit %d, %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,202 @@
+package device
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/config"
+	"setmatch/device/devicetest"
+	"setmatch/device/gpio/gpiotest"
+	"setmatch/device/journal"
+	"setmatch/device/spool"
+	"setmatch/model"
+)
+
+// newRunner starts a Runner on f's configuration with log handler h.
+func newRunner(t *testing.T, f *devicetest.Fixture, h slog.Handler) (*Runner, <-chan *journal.Record) {
+	t.Helper()
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan *journal.Record, 100)
+	r, err := New(Options{Config: cfg, Log: slog.New(h), Driver: gpiotest.NewRecorder(), JournalRetry: 5 * time.Millisecond,
+		Observe: func(r *journal.Record) { c := *r; ch <- &c }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return r, ch
+}
+
+// A reason that cannot be written (a full disk) keeps the failed batch in
+// cur/, retried with backoff, with no temporary file and no false "stays in
+// cur/" line; once the disk takes it, reason and journal line are written
+// and the batch moves to failed/.
+func TestFailureWaitsForItsReason(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	retries := &msgCounter{prefix: "the reason of a failed batch cannot be written"}
+	r, ch := newRunner(t, f, retries)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	// As a full disk would (for root too): no file can be made in
+	// failed/.reasons/, here because it is not a folder for a while.
+	reasons := filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons)
+	if err := os.Remove(reasons); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(reasons, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(f.Spool, spool.DirNew, "bad.csv"), []byte("1,x\n"), 0o644)
+	devicetest.WaitFor(t, 10*time.Second, "three reason retries", func() bool { return retries.n.Load() >= 3 })
+	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirCur)); len(got) != 1 || got[0] != "bad.csv" {
+		t.Errorf("cur/ holds %v, want bad.csv kept until its reason is written", got)
+	}
+	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
+		t.Errorf("failed/ holds %v before the reason was written", got)
+	}
+	if _, err := os.Stat(f.Journal); err == nil && len(devicetest.ReadJournal(t, f.Journal)) != 0 {
+		t.Error("journal line written before the reason")
+	}
+	os.Remove(reasons)
+	os.Mkdir(reasons, 0o750)
+	rec := next(t, ch)
+	if rec.File != "bad.csv" || rec.Decision != "failed" {
+		t.Fatalf("record %+v", rec)
+	}
+	if b, err := os.ReadFile(filepath.Join(reasons, "bad.csv")); err != nil || !strings.Contains(string(b), "line 1") {
+		t.Errorf("reason %q, %v", b, err)
+	}
+	if got := devicetest.Names(t, reasons); len(got) != 1 {
+		t.Errorf("failed/.reasons/ holds %v: a temporary file was left", got)
+	}
+	if got := len(devicetest.ReadJournal(t, f.Journal)); got != 1 {
+		t.Errorf("journal has %d lines, want 1", got)
+	}
+	if retries.stays.Load() != 0 {
+		t.Error(`logged "batch stays in cur/" though it moved`)
+	}
+}
+
+// A batch over daemon.batch_timeout fails with a reason that names the key.
+func TestBatchTimeout(t *testing.T) {
+	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	rng := rand.New(rand.NewPCG(71, 72))
+	f.Drop(t, "big.npy", devicetest.Sample(rng, devicetest.TinyCenters["alice"], 5000, devicetest.TinyD, 0.5))
+	rec := next(t, ch)
+	if rec.Decision != "failed" || !strings.Contains(rec.Reason, "daemon.batch_timeout") {
+		t.Errorf("record %+v, want a failure naming daemon.batch_timeout", rec)
+	}
+}
+
+// A stop gives the batch in hand daemon.stop_grace, then leaves it in cur/
+// for the next start, without a journal line and without counting an
+// attempt against it.
+func TestStopGraceLeavesBatchInCur(t *testing.T) {
+	f := devicetest.NewFixture(t, "[daemon]\nstop_grace = \"50ms\"\n")
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	rng := rand.New(rand.NewPCG(73, 74))
+	f.Drop(t, "big.npy", devicetest.Sample(rng, devicetest.TinyCenters["alice"], 10000, devicetest.TinyD, 0.5))
+	cur := filepath.Join(f.Spool, spool.DirCur)
+	devicetest.WaitFor(t, 10*time.Second, "the attempt marker of big.npy", func() bool {
+		_, err := os.Stat(filepath.Join(cur, ".big.npy.retry"))
+		return err == nil
+	})
+	start := time.Now()
+	r.Stop()
+	r.Wait()
+	r.Close()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("stop took %v with a grace of 50ms", d)
+	}
+	if got := devicetest.Names(t, cur); len(got) != 1 || got[0] != "big.npy" {
+		t.Errorf("cur/ holds %v, want big.npy alone (no attempt marker)", got)
+	}
+	if _, err := os.Stat(f.Journal); err == nil && len(devicetest.ReadJournal(t, f.Journal)) != 0 {
+		t.Error("a journal line for a batch given up at a stop")
+	}
+}
+
+// A reload refuses a model with another input dimension and keeps the old.
+func TestReloadRefusesOtherInputDim(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	m, _, err := model.ReadFile(f.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigD, d := m.W.Dims()
+	w := mat.NewDense(bigD+1, d, nil)
+	w.Slice(0, bigD, 0, d).(*mat.Dense).Copy(m.W)
+	m.W, m.Mean = w, append(m.Mean, 0)
+	other := filepath.Join(f.Dir, "wider.smm")
+	if err := model.WriteFile(other, m); err != nil {
+		t.Fatal(err)
+	}
+	cfg := *r.Config()
+	cfg.Model = other
+	old := r.Model().ID()
+	_, err = r.Reload(&cfg)
+	if err == nil || !strings.Contains(err.Error(), "takes 7 features per frame, the model in use") {
+		t.Errorf("reload of a model with D+1: %v", err)
+	}
+	if r.Model().ID() != old {
+		t.Error("the model changed after a refused reload")
+	}
+}
+
+// msgCounter is a slog.Handler that counts the records whose message starts
+// with prefix, and those that say a batch stays in cur/.
+type msgCounter struct {
+	prefix string
+	n      atomic.Int64
+	stays  atomic.Int64
+}
+
+func (c *msgCounter) Enabled(context.Context, slog.Level) bool { return true }
+func (c *msgCounter) WithAttrs([]slog.Attr) slog.Handler       { return c }
+func (c *msgCounter) WithGroup(string) slog.Handler            { return c }
+
+func (c *msgCounter) Handle(_ context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, c.prefix) {
+		c.n.Add(1)
+	}
+	if strings.HasPrefix(r.Message, "batch stays in cur/") {
+		c.stays.Add(1)
+	}
+	return nil
+}
+
+// setmatchd -check says when the spool group cannot write tmp/ or new/.
+func TestCheckSpoolGroup(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	sp, err := spool.Open(spool.Options{Dir: f.Spool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Close()
+	var out strings.Builder
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "writable by the spool group") {
+		t.Fatalf("check of a good spool: %v\n%s", err, out.String())
+	}
+	os.Chmod(filepath.Join(f.Spool, spool.DirNew), 0o750)
+	out.Reset()
+	err = Check(f.Config, &out)
+	if err == nil || !strings.Contains(err.Error(), "the spool group cannot write it") {
+		t.Errorf("check with new/ 0750: %v", err)
+	}
+}

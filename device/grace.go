@@ -1,0 +1,63 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A batch in hand is matched under a context of its own (batchContext): it
+// ends when the batch has taken daemon.batch_timeout, or daemon.stop_grace
+// after the Runner was told to stop. The matcher checks it between tiles of
+// its work, so neither a huge batch nor a stop waits without limit.
+
+// graceState holds the context that ends stop_grace after a stop.
+type graceState struct {
+	ctx    context.Context // ends stop_grace after the Runner's context
+	cancel context.CancelFunc
+}
+
+// errStopping says the batch in hand was given up because the daemon is
+// stopping and its grace ran out: it stays in cur/ for the next start.
+var errStopping = errors.New("stopping: the batch in hand stays in cur/ for the next start")
+
+// startGrace sets up r.grace for the Runner's context r.ctx: when r.ctx ends
+// (Stop, or the end of Start's context), the batch in hand still has
+// daemon.stop_grace.
+func (r *Runner) startGrace() {
+	r.grace.ctx, r.grace.cancel = context.WithCancel(context.WithoutCancel(r.ctx))
+	context.AfterFunc(r.ctx, func() {
+		time.AfterFunc(r.Config().Daemon.StopGrace.Duration, r.grace.cancel)
+	})
+}
+
+// batchContext returns the context one batch is read and matched under.
+func (r *Runner) batchContext(st *state) (context.Context, context.CancelFunc) {
+	parent := r.grace.ctx
+	if parent == nil {
+		parent = context.Background() // a Runner used without Start (tests)
+	}
+	return context.WithTimeout(parent, st.cfg.Daemon.BatchTimeout.Duration)
+}
+
+// matchErr turns the error of a match under batchContext into errStopping
+// (leave the batch in cur/), a reason for failed/ for a batch over its time
+// limit, or err itself.
+func (r *Runner) matchErr(st *state, name string, frames int, err error) error {
+	switch {
+	case r.grace.ctx != nil && r.grace.ctx.Err() != nil:
+		return errStopping
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("batch %s (%d frames) was not matched within daemon.batch_timeout = %v: send smaller batches (spool.max_frames) or raise the limit", name, frames, st.cfg.Daemon.BatchTimeout.Duration)
+	}
+	return fmt.Errorf("batch %s: %w", name, err)
+}
+
+// stallAfter returns how long one batch may be in hand before the daemon
+// stops feeding the systemd watchdog (interval iv): a batch within its time
+// limit is being matched, not stuck; one well past it is, since the matcher
+// gives up at the limit.
+func (r *Runner) stallAfter(iv time.Duration) time.Duration {
+	return r.Config().Daemon.BatchTimeout.Duration + iv
+}

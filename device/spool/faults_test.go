@@ -1,0 +1,166 @@
+package spool
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func claimNew(t *testing.T, sp *Spool, dir, name string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, DirNew, name), []byte(name), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sp.Claim(name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReasonsDoNotCollide: a batch named like another's reason keeps both
+// reasons, a 250-byte name keeps its reason, and the failed/ cap counts
+// batches, whatever their names.
+func TestReasonsDoNotCollide(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	long := strings.Repeat("x", 246) + ".npy"
+	for _, n := range []string{"q.npy", "q.npy.err", long} {
+		claimNew(t, sp, dir, n)
+		if err := sp.Fail(n, "reason of "+n); err != nil {
+			t.Fatalf("%.20s…: %v", n, err)
+		}
+	}
+	for _, n := range []string{"q.npy", "q.npy.err", long} {
+		b, err := os.ReadFile(sp.ReasonPath(n))
+		if string(b) != "reason of "+n+"\n" {
+			t.Errorf("reason of %.20s… holds %q (%v)", n, b, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, DirFailed, n)); err != nil {
+			t.Errorf("batch %.20s… not in failed/: %v", n, err)
+		}
+	}
+	for _, n := range []string{"a.err", "b.err"} {
+		time.Sleep(5 * time.Millisecond)
+		claimNew(t, sp, dir, n)
+		sp.Fail(n, "x")
+	}
+	if _, err := sp.Prune(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	var batches []string
+	for _, n := range names(t, filepath.Join(dir, DirFailed)) {
+		if !strings.HasPrefix(n, ".") {
+			batches = append(batches, n)
+		}
+	}
+	if len(batches) != 3 {
+		t.Errorf("failed/ holds %d batches after a prune to 3: %v", len(batches), batches)
+	}
+	if got := len(names(t, filepath.Join(dir, DirFailed, DirReasons))); got != 3 {
+		t.Errorf("failed/.reasons/ holds %d reasons, want 3", got)
+	}
+}
+
+// TestFailKeepsBatchWithoutReason: when the reason cannot be written the
+// batch stays in cur/ and no temporary file is left.
+func TestFailKeepsBatchWithoutReason(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	claimNew(t, sp, dir, "a.npy")
+	reasons := filepath.Join(dir, DirFailed, DirReasons)
+	// As a full disk would (for root too): no new file in failed/.reasons/.
+	os.Remove(reasons)
+	os.WriteFile(reasons, nil, 0o640)
+	if err := sp.Fail("a.npy", "bad"); err == nil {
+		t.Fatal("Fail succeeded without writing the reason")
+	}
+	if _, err := os.Stat(filepath.Join(dir, DirCur, "a.npy")); err != nil {
+		t.Errorf("batch left cur/ without its reason: %v", err)
+	}
+	os.Remove(reasons)
+	os.Mkdir(reasons, 0o750)
+	if got := names(t, reasons); len(got) != 0 {
+		t.Errorf("left in failed/.reasons/: %v", got)
+	}
+	// A temporary file from a crash is removed at the next Open.
+	os.WriteFile(filepath.Join(reasons, reasonTmpPrefix+"0123"), nil, 0o640)
+	sp2, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp2.Close()
+	if got := names(t, reasons); len(got) != 0 {
+		t.Errorf("after Open, failed/.reasons/ holds %v", got)
+	}
+}
+
+// TestModesWhateverUmask: the folders Open creates get their modes, setgid
+// on the shared ones, under the unit's UMask=0027.
+func TestModesWhateverUmask(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Close()
+	for d, want := range map[string]fs.FileMode{"": ModeKept, DirTmp: ModeShared, DirNew: ModeShared, DirCur: ModeCur, DirDone: ModeKept, DirFailed: ModeKept} {
+		fi, err := os.Stat(filepath.Join(dir, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode() &^ fs.ModeDir; got != want {
+			t.Errorf("%s/ has mode %v, want %v", d, got, want)
+		}
+	}
+}
+
+// TestMatchAttempts: only attempts that reached the matcher count, a marker
+// of a batch that is gone does not count against a new one of the same
+// name, and a 250-byte name gets a marker too.
+func TestMatchAttempts(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	long := strings.Repeat("y", 250)
+	for _, n := range []string{"a.npy", long} {
+		claimNew(t, sp, dir, n)
+		for want := range 3 {
+			if got, err := sp.MatchAttempts(n); err != nil || got != want {
+				t.Fatalf("%.10s: attempts %d (%v), want %d", n, got, err, want)
+			}
+			if err := sp.BeginMatch(n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got, _ := sp.Interrupted(); len(got) != 2 {
+		t.Errorf("interrupted: %v", got)
+	}
+	sp.EndMatch("a.npy")
+	if got, _ := sp.MatchAttempts("a.npy"); got != 0 {
+		t.Errorf("after EndMatch: %d attempts", got)
+	}
+	// The long batch leaves cur/ by hand: its marker goes at the next scan.
+	os.Remove(filepath.Join(dir, DirCur, long))
+	sp.Interrupted()
+	claimNew(t, sp, dir, long)
+	if got, _ := sp.MatchAttempts(long); got != 0 {
+		t.Errorf("a new batch of an old name starts with %d attempts", got)
+	}
+}

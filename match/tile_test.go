@@ -1,0 +1,125 @@
+package match
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+// withTiles runs f with the tile sizes of the distance blocks and of
+// LogDensity set to the given values.
+func withTiles(rows, cols, ldr, ldc int, f func()) {
+	r, c, lr, lc := tileRows, tileCols, ldRows, ldCols
+	tileRows, tileCols, ldRows, ldCols = rows, cols, ldr, ldc
+	defer func() { tileRows, tileCols, ldRows, ldCols = r, c, lr, lc }()
+	f()
+}
+
+// TestTiledEqualsWhole compares a gallery and log densities computed with
+// tiny tiles (many tiles per block, partial tiles at every edge) with the
+// same computed with every block in one tile: the carried log-sum-exp must
+// agree to 1e-12 relative, on both the one-exponential path (equal
+// bandwidths) and the two-exponential one, with the kernels of this build
+// (AVX2 under GOEXPERIMENT=simd).
+func TestTiledEqualsWhole(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct{ m, n, nq, d int }{{6, 30, 37, 5}, {4, 70, 129, 20}, {3, 9, 3, 400}, {5, 40, 64, 2}} {
+		sets := randGallery(t, rng, c.m, c.n, c.d)
+		for k := range sets {
+			if k%2 == 0 {
+				sets[k] = mustKDE(t, sets[k].Samples(), 0.9)
+			}
+		}
+		// A query with a far-away cluster, so that tiles differ in their
+		// offsets by a lot.
+		x := randSet(rng, c.nq, c.d, 0.5, 1)
+		for i := range c.nq / 3 {
+			for j := range c.d {
+				x.Set(i, j, x.At(i, j)+6)
+			}
+		}
+		q := mustKDE(t, x, 0.9)
+		compare := func() ([]Divergences, []float64) {
+			g, err := NewGallery(sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			div, err := g.Compare(q, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ld, err := q.LogDensity(sets[0].Samples(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return div, ld
+		}
+		var whole, tiled []Divergences
+		var ldWhole, ldTiled []float64
+		withTiles(1<<20, 1<<20, 1<<20, 1<<20, func() { whole, ldWhole = compare() })
+		withTiles(3, 8, 5, 7, func() { tiled, ldTiled = compare() })
+		for k := range whole {
+			if !close(tiled[k].Hellinger2, whole[k].Hellinger2, 1e-12, 1e-15) ||
+				!close(tiled[k].Jeffrey, whole[k].Jeffrey, 1e-12, 1e-15) ||
+				!close(tiled[k].Bhattacharyya, whole[k].Bhattacharyya, 1e-12, 1e-15) {
+				t.Errorf("%+v set %d: tiled %+v, whole %+v", c, k, tiled[k], whole[k])
+			}
+		}
+		for i := range ldWhole {
+			if !close(ldTiled[i], ldWhole[i], 1e-12, 0) {
+				t.Errorf("%+v log density %d: tiled %v, whole %v", c, i, ldTiled[i], ldWhole[i])
+			}
+		}
+	}
+}
+
+// TestQueryMemoryLinear checks that the memory a query allocates grows
+// linearly with its frames, not with their square: four times the frames
+// may cost at most about four times the bytes (plus the fixed tiles).
+func TestQueryMemoryLinear(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	g, err := NewGallery(randGallery(t, rng, 4, 50, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Workers = 2
+	alloc := func(nq int) uint64 {
+		q := mustKDE(t, randSet(rng, nq, 8, 0, 1), 1)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := g.Compare(q, nil); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := alloc(2000), alloc(8000)
+	const fixed = 16 << 20 // tiles: LogDensity's and one per worker
+	if large > 5*small+fixed {
+		t.Errorf("a query of 8000 frames allocated %d bytes, one of 2000 frames %d: more than linear growth", large, small)
+	}
+	if b := g.ScratchBytes(100000); b > 64<<20 {
+		t.Errorf("ScratchBytes(100000) = %d, want a fixed tile plus O(n)", b)
+	}
+}
+
+// TestCompareContextCancelled checks that a cancelled query stops with the
+// context's error instead of finishing.
+func TestCompareContextCancelled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	g, err := NewGallery(randGallery(t, rng, 3, 20, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mustKDE(t, randSet(rng, 50, 4, 0, 1), 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := g.CompareContext(ctx, q, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("CompareContext with a cancelled context: err = %v, want context.Canceled", err)
+	}
+	if _, err := g.CompareContext(context.Background(), q, nil); err != nil {
+		t.Errorf("CompareContext: %v", err)
+	}
+}
