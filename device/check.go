@@ -31,6 +31,7 @@ func Check(path string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
+	fmt.Fprintf(w, "bursts:   %s\n", newBurstPipeline(cfg, m).describe())
 	if cfg.GPIO.Backend == "periph" {
 		drv, err := gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil)
 		if err != nil {

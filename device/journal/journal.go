@@ -20,8 +20,9 @@ import (
 type Record struct {
 	Time       time.Time `json:"time"`                 // when the line was written (UTC)
 	File       string    `json:"file"`                 // batch name in the spool
-	SHA256     string    `json:"sha256,omitempty"`     // of the file's bytes
-	Bytes      int64     `json:"bytes"`                // file size
+	Burst      bool      `json:"burst,omitempty"`      // the batch is an image burst (a directory of frames)
+	SHA256     string    `json:"sha256,omitempty"`     // of the file's bytes (none for a burst)
+	Bytes      int64     `json:"bytes"`                // file size (of a burst: its frame files together)
 	Frames     int       `json:"frames"`               // rows read
 	Decision   string    `json:"decision"`             // label, "unknown", or "failed"
 	Known      bool      `json:"known"`                // a gallery label was given

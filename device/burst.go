@@ -1,0 +1,112 @@
+package device
+
+import (
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/config"
+	"setmatch/device/journal"
+	"setmatch/device/spool"
+	"setmatch/features"
+	"setmatch/model"
+)
+
+// An image burst is a directory of frame images renamed into new/ (see
+// docs/FORMATS.md, "Image bursts"). The daemon turns it into its n×D
+// feature matrix with the feature pipeline the model records, exactly as
+// training did, and matches that as it matches a .npy or CSV batch.
+
+// modelPipeline returns the feature pipeline the model records, or nil
+// when it records none (a model trained on feature vectors).
+//
+// Until the model file records the fitted pipeline itself, it is the
+// pipeline named by the training parameter "features" (setmatch train
+// --features SPEC), which train accepts only without a pca stage: a spec
+// with nothing to fit, so the parsed spec is the very pipeline training
+// applied.
+func modelPipeline(m *model.Model) (*features.Fitted, error) {
+	spec := strings.TrimSpace(m.Meta.Params["features"])
+	if spec == "" {
+		return nil, nil
+	}
+	p, err := features.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("the model's feature pipeline %q: %w", spec, err)
+	}
+	f, err := features.NewFitted(p, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the model's feature pipeline %q: %w", spec, err)
+	}
+	return &f, nil
+}
+
+// burstLimits returns the configured limits on image bursts.
+func burstLimits(s config.Spool) features.ImageLimits {
+	return features.ImageLimits{MaxFrames: s.MaxBurstFrames, MaxPixels: s.MaxFramePixels, MaxFileBytes: int64(s.MaxFrameBytes)}
+}
+
+// burstPipeline is what a state reads bursts with: the model's pipeline,
+// or why there is none.
+type burstPipeline struct {
+	fit    *features.Fitted
+	err    error // the model records a pipeline this build cannot use
+	limits features.ImageLimits
+}
+
+func newBurstPipeline(cfg *config.Config, m *Loaded) burstPipeline {
+	fit, err := modelPipeline(m.Model)
+	if err == nil && fit != nil {
+		if d, ok := fit.OutputDim(); ok && d != m.Model.InputDim() {
+			err = fmt.Errorf("the model's feature pipeline %s gives %d features per frame but the model takes %d", fit.Name(), d, m.Model.InputDim())
+		}
+	}
+	return burstPipeline{fit: fit, err: err, limits: burstLimits(cfg.Spool)}
+}
+
+// describe says in a few words how the model reads bursts (setmatchd -check).
+func (b burstPipeline) describe() string {
+	switch {
+	case b.err != nil:
+		return "refused: " + b.err.Error()
+	case b.fit == nil:
+		return "refused: the model was trained on feature vectors (no feature pipeline)"
+	}
+	return "features " + b.fit.Name()
+}
+
+// readBatch reads the claimed batch cur/name: an image burst when it is a
+// directory, else a .npy or CSV file.
+func (r *Runner) readBatch(st *state, name string, rec *journal.Record) (*mat.Dense, error) {
+	dir, err := r.spool.ClaimedIsDir(name)
+	if err != nil {
+		return nil, err
+	}
+	if dir {
+		return r.readBurst(st, name, rec)
+	}
+	return r.readFile(st, name, rec)
+}
+
+// readBurst turns the image burst cur/name into its feature matrix. Every
+// name is resolved inside the spool; the burst's checks and limits are
+// those of features.Fitted.ApplyBurst.
+func (r *Runner) readBurst(st *state, name string, rec *journal.Record) (*mat.Dense, error) {
+	rec.Burst = true
+	b := st.burst
+	switch {
+	case b.err != nil:
+		return nil, fmt.Errorf("image burst %s: model %s: %v", name, st.model.Path, b.err)
+	case b.fit == nil:
+		return nil, fmt.Errorf("image burst %s: model %s was trained on feature vectors and records no feature pipeline, so it cannot read image frames: send the burst's features as a .npy or CSV batch (setmatch features --features SPEC computes them), or train the model on image sets (setmatch train --features SPEC)", name, st.model.Path)
+	}
+	frames, err := features.ListBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range frames {
+		rec.Bytes += f.Info.Size()
+	}
+	return b.fit.ApplyBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
+}
