@@ -2,7 +2,6 @@ package device
 
 import (
 	"fmt"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -18,29 +17,10 @@ import (
 // feature matrix with the feature pipeline the model records, exactly as
 // training did, and matches that as it matches a .npy or CSV batch.
 
-// modelPipeline returns the feature pipeline the model records, or nil
-// when it records none (a model trained on feature vectors).
-//
-// Until the model file records the fitted pipeline itself, it is the
-// pipeline named by the training parameter "features" (setmatch train
-// --features SPEC), which train accepts only without a pca stage: a spec
-// with nothing to fit, so the parsed spec is the very pipeline training
-// applied.
-func modelPipeline(m *model.Model) (*features.Fitted, error) {
-	spec := strings.TrimSpace(m.Meta.Params["features"])
-	if spec == "" {
-		return nil, nil
-	}
-	p, err := features.Parse(spec)
-	if err != nil {
-		return nil, fmt.Errorf("the model's feature pipeline %q: %w", spec, err)
-	}
-	f, err := features.NewFitted(p, nil)
-	if err != nil {
-		return nil, fmt.Errorf("the model's feature pipeline %q: %w", spec, err)
-	}
-	return &f, nil
-}
+// modelPipeline returns the feature pipeline the model records (format 2
+// models trained on images), or nil when it records none (a model trained
+// on feature vectors).
+func modelPipeline(m *model.Model) (*features.Fitted, error) { return m.Features, nil }
 
 // burstLimits returns the configured limits on image bursts.
 func burstLimits(s config.Spool) features.ImageLimits {

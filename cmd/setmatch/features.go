@@ -127,6 +127,9 @@ func pipelineFromModel(path string) (features.Fitted, error) {
 	if err != nil {
 		return features.Fitted{}, err
 	}
+	if m.Features != nil {
+		return *m.Features, nil
+	}
 	hint := ""
 	if s := strings.TrimSpace(m.Meta.Params["features"]); s != "" {
 		hint = fmt.Sprintf(" (it was trained with --features %s)", s)

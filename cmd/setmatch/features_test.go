@@ -154,10 +154,26 @@ func TestFeaturesCommandMatchesTraining(t *testing.T) {
 			}
 		}
 
-		// --model: the model records no pipeline yet, and says which spec to give.
-		code, _, stderr = run("features", "--model", mpath, "--out", out, sets[0])
-		if code != 1 || !strings.Contains(stderr, "this model records no feature pipeline; give --features SPEC (it was trained with --features "+spec+")") {
-			t.Errorf("--model: exit %d\n%s", code, stderr)
+		// --model: the model records the pipeline it was trained with and
+		// gives the same features as --features.
+		if m.Features == nil || m.Features.Name() != spec {
+			t.Fatalf("%s: the model records the pipeline %v", spec, m.Features)
+		}
+		byModel := t.TempDir()
+		code, _, stderr = run("features", "--model", mpath, "--out", byModel, sets[0])
+		if code != 0 {
+			t.Fatalf("--model: exit %d\n%s", code, stderr)
+		}
+		a, err := setfile.ReadFile(filepath.Join(byModel, filepath.Base(sets[0])+".npy"), setfile.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := setfile.ReadFile(filepath.Join(out, "class0", filepath.Base(sets[0])+".npy"), setfile.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(a, b) {
+			t.Errorf("%s: --model and --features give different features", spec)
 		}
 	}
 }

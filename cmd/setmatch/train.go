@@ -102,6 +102,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: *workers}
 	opt.Limits.MaxBytes = *maxBytes
+	var pipeline *features.Fitted // recorded in the model
 	if *featSpec != "" {
 		pipe, err := features.Parse(*featSpec)
 		if err != nil {
@@ -110,7 +111,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		if pipe.PCADim() > 0 {
 			return usagef("--features: train learns its own projection; drop the pca stage from %q", *featSpec)
 		}
-		opt.Images = features.Fitted{Pipeline: pipe}.ImageSetReader()
+		pipeline = &features.Fitted{Pipeline: pipe}
+		opt.Images = pipeline.ImageSetReader()
 	}
 
 	start := time.Now()
@@ -191,6 +193,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The model records the pipeline, so that setmatchd and setmatch
+	// features compute the features of images exactly as here.
+	m.Features = pipeline
 	if err := model.WriteFile(*out, m); err != nil {
 		return err
 	}
