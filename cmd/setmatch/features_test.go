@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -221,5 +222,40 @@ func TestFeaturesCommandErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "-odd.npy")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestFeaturesCommandGolden checks `setmatch features` on package features'
+// golden burst against the features recorded on linux/amd64, to 1e-12 on
+// every architecture (setmatchd's burst reader is checked against the same
+// file in package device).
+func TestFeaturesCommandGolden(t *testing.T) {
+	burst := filepath.Join("..", "..", "features", "testdata", "burst")
+	b, err := os.ReadFile(filepath.Join("..", "..", "features", "testdata", "burst.golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden map[string][][]float64
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if code, _, stderr := run("features", "--features", "lbp:4x4@64x64", "--out", out, burst); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	got, err := setfile.ReadFile(filepath.Join(out, "burst.npy"), setfile.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := golden["lbp:4x4@64x64"]
+	if n, _ := got.Dims(); n != len(want) || n == 0 {
+		t.Fatalf("%d frames, golden %d", n, len(want))
+	}
+	for i, row := range want {
+		for j, v := range row {
+			if d := math.Abs(got.At(i, j) - v); d > 1e-12 {
+				t.Fatalf("frame %d feature %d: %g, golden %g", i, j, got.At(i, j), v)
+			}
+		}
 	}
 }
