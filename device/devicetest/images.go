@@ -117,8 +117,8 @@ func EncodeFrame(t testing.TB, img image.Image, ext string) []byte {
 	return b.Bytes()
 }
 
-// WriteBurstTmp writes files (name → content) into the spool's tmp/name/
-// and returns that directory.
+// WriteBurstTmp writes files (name → content; a name may hold a slash, for
+// a sub-directory) into the spool's tmp/name/ and returns that directory.
 func (f *Fixture) WriteBurstTmp(t testing.TB, name string, files map[string][]byte) string {
 	t.Helper()
 	dir := filepath.Join(f.Spool, spool.DirTmp, name)
@@ -126,7 +126,11 @@ func (f *Fixture) WriteBurstTmp(t testing.TB, name string, files map[string][]by
 		t.Fatal(err)
 	}
 	for n, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o770); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
