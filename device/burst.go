@@ -1,7 +1,10 @@
 package device
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -83,10 +86,23 @@ func (r *Runner) readBurst(st *state, name string, rec *journal.Record) (*mat.De
 	}
 	frames, err := features.ListBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
 	if err != nil {
-		return nil, err
+		return nil, r.burstErr(err)
 	}
+	rec.Frames = len(frames)
 	for _, f := range frames {
 		rec.Bytes += f.Info.Size()
 	}
-	return b.fit.ApplyBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
+	x, err := b.fit.ApplyBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
+	if err != nil {
+		return nil, r.burstErr(err)
+	}
+	return x, nil
+}
+
+// burstErr names the files of a burst from the burst on ("NAME/f003.jpg:
+// …" rather than the path in cur/), since the reason is read beside the
+// burst in failed/ and in the journal.
+func (r *Runner) burstErr(err error) error {
+	cur := filepath.Join(r.spool.Dir(), spool.DirCur) + string(filepath.Separator)
+	return errors.New(strings.ReplaceAll(err.Error(), cur, ""))
 }

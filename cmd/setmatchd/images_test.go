@@ -167,6 +167,9 @@ func TestDaemonImageBursts(t *testing.T) {
 		if err != nil || !strings.Contains(string(reason), b.want) {
 			t.Errorf("%s: reason %q (%v), want it to mention %q", name, reason, err, b.want)
 		}
+		if strings.Contains(string(reason), f.Spool) {
+			t.Errorf("%s: reason %q names the burst's path in cur/, not the burst", name, reason)
+		}
 		if fi, err := os.Lstat(filepath.Join(failed, name)); err != nil || !fi.IsDir() {
 			t.Errorf("%s: not kept in failed/ as a directory: %v", name, err)
 		}
