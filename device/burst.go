@@ -69,8 +69,14 @@ func (r *Runner) readBatch(st *state, name string, rec *journal.Record) (*mat.De
 	if dir {
 		return r.readBurst(st, name, rec)
 	}
+	if archiveExt[strings.ToLower(filepath.Ext(name))] {
+		return nil, fmt.Errorf("batch %s is an archive: image bursts are directories, not archives; unpack the frames into tmp/NAME/ and rename that directory into new/", name)
+	}
 	return r.readFile(st, name, rec)
 }
+
+// archiveExt are the extensions of archives a camera might send for a burst.
+var archiveExt = map[string]bool{".tar": true, ".tgz": true, ".gz": true, ".zip": true}
 
 // readBurst turns the image burst cur/name into its feature matrix. Every
 // name is resolved inside the spool; the burst's checks and limits are

@@ -59,7 +59,7 @@ func burstFiles(t *testing.T, frames []*image.Gray, ext string) map[string][]byt
 }
 
 // peakRSS returns the VmHWM of process pid in MiB.
-func peakRSS(t *testing.T, pid int) float64 {
+func peakRSS(t testing.TB, pid int) float64 {
 	t.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -150,11 +150,19 @@ func TestDaemonImageBursts(t *testing.T) {
 		}{nil, "symbolic link"}
 	}
 
+	// An archive of frames is no burst, and says so.
+	tar := filepath.Join(f.Spool, spool.DirTmp, "frames.tar")
+	os.WriteFile(tar, []byte("not read"), 0o644)
+	f.RenameIn(t, tar)
+
 	done := filepath.Join(f.Spool, spool.DirDone)
 	failed := filepath.Join(f.Spool, spool.DirFailed)
 	waitFor(t, ctx, "every burst handled", func() bool {
-		return len(devicetest.Names(t, done)) == len(want) && len(devicetest.Names(t, failed)) == 2*len(bad)
+		return len(devicetest.Names(t, done)) == len(want) && len(devicetest.Names(t, failed)) == 2*len(bad)+2
 	})
+	if reason, err := os.ReadFile(filepath.Join(failed, "frames.tar.err")); err != nil || !strings.Contains(string(reason), "not archives") {
+		t.Errorf("frames.tar: reason %q, %v", reason, err)
+	}
 	// Still up, and still recognising.
 	f.DropBurst(t, "after", devicetest.ImageSet(t, "grass", 11), ".jpg")
 	want["after"] = "grass"
@@ -176,6 +184,9 @@ func TestDaemonImageBursts(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, r := range devicetest.ReadJournal(t, f.Journal) {
+		if r.File == "frames.tar" {
+			continue
+		}
 		if !r.Burst {
 			t.Errorf("%s: journal line does not say burst: %+v", r.File, r)
 		}
