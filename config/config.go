@@ -44,6 +44,15 @@ type Spool struct {
 	MaxBatchBytes Size `toml:"max_batch_bytes"`
 	// MaxFrames is the largest number of frames (rows) in a batch.
 	MaxFrames int `toml:"max_frames"`
+	// MaxBurstFrames is the most frame images an image burst (a directory
+	// of frames) may hold; more fail without any frame being read.
+	MaxBurstFrames int `toml:"max_burst_frames"`
+	// MaxFramePixels is the most pixels (width × height, as the image
+	// header declares it) one frame of a burst may have; larger frames
+	// fail from the header, before their pixels are decoded.
+	MaxFramePixels int64 `toml:"max_frame_pixels"`
+	// MaxFrameBytes is the largest frame image file of a burst.
+	MaxFrameBytes Size `toml:"max_frame_bytes"`
 	// Done is what happens to a handled batch: "keep" (move to done/) or
 	// "delete".
 	Done string `toml:"done"`
@@ -129,6 +138,9 @@ func Default() Config {
 			RescanInterval: Duration{10 * time.Second},
 			MaxBatchBytes:  64 << 20,
 			MaxFrames:      10000,
+			MaxBurstFrames: 256,
+			MaxFramePixels: 4096 * 3072,
+			MaxFrameBytes:  32 << 20,
 			Done:           "keep",
 			DoneMaxFiles:   1000,
 			DoneMaxAge:     Duration{7 * 24 * time.Hour},
@@ -202,8 +214,9 @@ func (c *Config) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "files:    %s\n", strings.Join(c.Files, ", "))
 	fmt.Fprintf(&b, "model:    %s\n", c.Model)
-	fmt.Fprintf(&b, "spool:    %s (rescan %v, max %v per batch, %d frames; done: %s)\n",
-		c.Spool.Dir, c.Spool.RescanInterval, c.Spool.MaxBatchBytes, c.Spool.MaxFrames, c.Spool.Done)
+	fmt.Fprintf(&b, "spool:    %s (rescan %v, max %v per batch, %d frames; bursts: %d frames of %d pixels, %v; done: %s)\n",
+		c.Spool.Dir, c.Spool.RescanInterval, c.Spool.MaxBatchBytes, c.Spool.MaxFrames,
+		c.Spool.MaxBurstFrames, c.Spool.MaxFramePixels, c.Spool.MaxFrameBytes, c.Spool.Done)
 	fmt.Fprintf(&b, "journal:  %s (rotate at %v, keep %d)\n", c.Journal.Path, c.Journal.MaxBytes, c.Journal.Keep)
 	fmt.Fprintf(&b, "gpio:     %s", c.GPIO.Backend)
 	if c.GPIO.Backend != "none" {

@@ -4,15 +4,16 @@ import "maps"
 
 // ReloadOver is what a running setmatchd does with c, a configuration read
 // again on reload, while old is in use. Some keys apply at once: model,
-// [decision], [daemon], spool.max_batch_bytes, spool.max_frames and
-// gpio.pulse. The others (the rest of [spool], [journal], [gpio] and [log])
+// [decision], [daemon], the batch and burst limits of [spool]
+// (max_batch_bytes, max_frames, max_burst_frames, max_frame_pixels,
+// max_frame_bytes) and gpio.pulse. The others (the rest of [spool], [journal], [gpio] and [log])
 // need a restart: live keeps their values from old, and restart holds one
 // message for each table in which such a key changed, for the log.
 func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	if c.Spool.Dir != old.Spool.Dir || keepDone(c.Spool) != keepDone(old.Spool) ||
 		c.Spool.DoneMaxFiles != old.Spool.DoneMaxFiles || c.Spool.DoneMaxAge != old.Spool.DoneMaxAge ||
 		c.Spool.FailedMaxFiles != old.Spool.FailedMaxFiles || c.Spool.RescanInterval != old.Spool.RescanInterval {
-		restart = append(restart, "[spool] dir, done, rescan_interval or the done/failed caps changed: restart setmatchd to apply (max_batch_bytes and max_frames apply now)")
+		restart = append(restart, "[spool] dir, done, rescan_interval or the done/failed caps changed: restart setmatchd to apply (the batch and burst limits apply now)")
 	}
 	if c.Journal != old.Journal {
 		restart = append(restart, "[journal] changed: restart setmatchd to apply")
@@ -29,6 +30,7 @@ func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	l := *c
 	l.Spool = old.Spool
 	l.Spool.MaxBatchBytes, l.Spool.MaxFrames = c.Spool.MaxBatchBytes, c.Spool.MaxFrames
+	l.Spool.MaxBurstFrames, l.Spool.MaxFramePixels, l.Spool.MaxFrameBytes = c.Spool.MaxBurstFrames, c.Spool.MaxFramePixels, c.Spool.MaxFrameBytes
 	l.Journal = old.Journal
 	l.GPIO = old.GPIO
 	l.GPIO.Pulse = c.GPIO.Pulse

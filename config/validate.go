@@ -74,6 +74,15 @@ func (c *Config) problems(locate func(*Error)) []error {
 	if s.MaxFrames < 1 {
 		bad("spool.max_frames", "must be ≥ 1, got %d", s.MaxFrames)
 	}
+	if s.MaxBurstFrames < 1 {
+		bad("spool.max_burst_frames", "must be ≥ 1, got %d", s.MaxBurstFrames)
+	}
+	if s.MaxFramePixels < 1 {
+		bad("spool.max_frame_pixels", "must be ≥ 1, got %d", s.MaxFramePixels)
+	}
+	if s.MaxFrameBytes <= 0 {
+		bad("spool.max_frame_bytes", "must be > 0, got %d", int64(s.MaxFrameBytes))
+	}
 	oneOf("spool.done", s.Done, "keep", "delete")
 	nonNeg("spool.done_max_files", s.DoneMaxFiles)
 	nonNegDur("spool.done_max_age", s.DoneMaxAge)

@@ -34,6 +34,7 @@ func Check(path string, w io.Writer) error {
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "bursts:   %s\n", newBurstPipeline(cfg, m).describe())
 	if cfg.GPIO.Backend == "periph" {
 		drv, err := gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil)
 		if err != nil {

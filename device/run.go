@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/config"
 	"setmatch/device/gpio"
 	"setmatch/device/journal"
@@ -81,6 +83,7 @@ type state struct {
 	model   *Loaded
 	matcher *model.Matcher // the model's matcher with the configured threshold
 	limits  setfile.Limits
+	burst   burstPipeline // how image bursts are read
 }
 
 func newState(cfg *config.Config, m *Loaded) (*state, error) {
@@ -96,7 +99,7 @@ func newState(cfg *config.Config, m *Loaded) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decision.threshold: %w", err)
 	}
-	return &state{cfg: cfg, model: m, matcher: mt, limits: lim}, nil
+	return &state{cfg: cfg, model: m, matcher: mt, limits: lim, burst: newBurstPipeline(cfg, m)}, nil
 }
 
 // Runner is the appliance's run loop: spool -> batch -> match -> pins ->
@@ -443,14 +446,7 @@ func (r *Runner) decide(st *state, name string, rec *journal.Record) (d model.De
 
 func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model.Decision, error) {
 	start := time.Now()
-	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
-	if err != nil {
-		return model.Decision{}, err
-	}
-	sum := sha256.Sum256(b)
-	rec.SHA256 = hex.EncodeToString(sum[:])
-	rec.Bytes = int64(len(b))
-	x, err := setfile.Read(bytes.NewReader(b), name, st.limits)
+	x, err := r.readBatch(st, name, rec)
 	if err != nil {
 		return model.Decision{}, err
 	}
@@ -480,6 +476,18 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	rec.Bandwidth = res.Bandwidth
 	rec.Threshold = journal.Finite(st.matcher.Threshold())
 	return res.Decision, nil
+}
+
+// readFile reads the claimed batch file cur/name (.npy or CSV).
+func (r *Runner) readFile(st *state, name string, rec *journal.Record) (*mat.Dense, error) {
+	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	rec.SHA256 = hex.EncodeToString(sum[:])
+	rec.Bytes = int64(len(b))
+	return setfile.Read(bytes.NewReader(b), name, st.limits)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -3,13 +3,18 @@
 # minute, in a temporary directory that is removed afterwards.
 #
 #   1. build setmatch and setmatchd into bin/
-#   2. setmatch synth: 5 classes × 5 sets × 40 frames × 32 features
+#   2. setmatch synth --images: 5 classes × 5 sets × 16 frames of 128×96
+#      PNG images (a texture per class)
 #   3. hold out one set of each of the first 4 classes, and all of class 5
 #      (never seen in training: it must come out "unknown")
-#   4. setmatch train: W (32×4) on the remaining 4 classes × 4 sets
+#   4. setmatch train --features lbp:4x4@64x64: the model records the
+#      feature pipeline and learns W (944×4) on 4 classes × 4 sets
 #   5. setmatchd on a temporary spool with the "log" GPIO backend
-#   6. feed batches the way a camera does (write into tmp/, fsync, rename
-#      into new/): the held-out sets, the unknown set and a malformed file
+#   6. feed image bursts the way a camera does, with scripts/camera-burst.sh
+#      (frames written into tmp/NAME/, the directory renamed into new/): the
+#      held-out sets, the unknown set, a burst with a truncated frame; and
+#      one held-out set as a .npy feature matrix (setmatch features), the
+#      other way in
 #   7. print each decision from the journal as it is written, and the pins
 #   8. SIGTERM: the daemon drives the pins idle and exits 0
 #
@@ -64,8 +69,8 @@ mkdir -p bin
 setmatch=$repo/bin/setmatch
 setmatchd=$repo/bin/setmatchd
 
-step "synthetic data: 5 classes × 5 sets × 40 frames × 32 features"
-"$setmatch" synth --out "$work/data" --classes 5 --sets 5 --frames 40 --dim 32 --seed 7
+step "synthetic image sets: 5 classes × 5 sets × 16 frames of 128×96 pixels (PNG)"
+"$setmatch" synth --images 128x96 --out "$work/data" --classes 5 --sets 5 --frames 16 --seed 7
 
 # Hold-out: the last set of each of the first four classes, and the whole
 # last class. Names come from the files, not from assumptions about them.
@@ -75,17 +80,17 @@ for d in "$work/data"/*/; do classes+=("$(basename "$d")"); done
 [ ${#classes[@]} -eq 5 ] || fail "expected 5 class folders in $work/data, found ${#classes[@]}"
 unknown_class=${classes[4]}
 for c in "${classes[@]:0:4}"; do
-	last=$(find "$work/data/$c" -name '*.npy' | sort | tail -n 1)
+	last=$(find "$work/data/$c" -mindepth 1 -maxdepth 1 -type d | sort | tail -n 1)
 	mv "$last" "$work/heldout/$c-$(basename "$last")"
 done
-first_unknown=$(find "$work/data/$unknown_class" -name '*.npy' | sort | head -n 1)
-mv "$first_unknown" "$work/heldout/unknown-$unknown_class.npy"
+first_unknown=$(find "$work/data/$unknown_class" -mindepth 1 -maxdepth 1 -type d | sort | head -n 1)
+mv "$first_unknown" "$work/heldout/unknown-$unknown_class"
 rm -rf "${work:?}/data/$unknown_class"
 echo "training on ${classes[*]:0:4} (4 sets each); held out: $(cd "$work/heldout" && echo *)"
 
-step "train: W is 32×4, Hellinger divergence, open-set threshold from the training sets"
-"$setmatch" train --data "$work/data" --dim 4 --divergence hellinger --max-iter 30 \
-	--threshold auto --out "$work/model.smm" 2>&1 | grep -v '^iter '
+step "train on the images: lbp:4x4@64x64 features (944 per frame), W is 944×4, Hellinger divergence"
+"$setmatch" train --data "$work/data" --features lbp:4x4@64x64 --dim 4 --divergence hellinger \
+	--max-iter 30 --threshold auto --out "$work/model.smm" 2>&1 | grep -v '^iter '
 "$setmatch" inspect "$work/model.smm" 2>/dev/null | head -n 11 || true
 
 step "configure setmatchd (temporary spool, log GPIO backend)"
@@ -164,18 +169,40 @@ deliver() {
 	mv "$spool/tmp/$2" "$spool/new/$2"
 }
 
-step "feed batches (tmp/ -> fsync -> rename into new/)"
+# The camera: scripts/camera-burst.sh with a capture command that copies
+# the frames of a set folder (FRAMES_FROM) instead of taking pictures.
+cat >"$work/fake-camera" <<'EOF2'
+#!/bin/sh
+# fake-camera DIR N: "capture" the first N frames of $FRAMES_FROM into DIR.
+ls "$FRAMES_FROM" | head -n "$2" | while read -r f; do cp "$FRAMES_FROM/$f" "$1/"; done
+EOF2
+chmod +x "$work/fake-camera"
+burst() { # burst SETFOLDER NAME
+	FRAMES_FROM=$1 CAPTURE=$work/fake-camera scripts/camera-burst.sh -s "$spool" -n 16 "$2" | sed 's/^/camera: /'
+}
+
+step "feed image bursts (frames into tmp/NAME/, then one rename into new/)"
 n=0
-for f in "$work/heldout"/*.npy; do
-	name=$(basename "$f")
-	echo "camera: $name"
-	deliver "$f" "$name"
+for d in "$work/heldout"/*/; do
+	name=$(basename "$d")
+	burst "$d" "$name"
 	n=$((n + 1))
 	sleep 0.7
 done
-echo "camera: broken.npy (not a NumPy file)"
-printf 'these bytes are not a .npy file\n' >"$work/broken.npy"
-deliver "$work/broken.npy" broken.npy
+# A burst whose last frame was cut short (a full disk, a camera unplugged).
+mkdir "$work/broken"
+cp "$work/heldout/${classes[0]}"-*/* "$work/broken/"
+last=$(find "$work/broken" -type f | sort | tail -n 1)
+head -c 300 "$last" >"$last.cut" && mv "$last.cut" "$last"
+burst "$work/broken" broken
+n=$((n + 1))
+sleep 0.7
+
+step "the other way in: features computed upstream, sent as a .npy batch"
+set1=$(find "$work/heldout" -mindepth 1 -maxdepth 1 -type d -name "${classes[1]}-*" | head -n 1)
+"$setmatch" features --model "$work/model.smm" --out "$work/feats" "$set1" | sed 's|.*: |setmatch features: |'
+deliver "$work/feats/$(basename "$set1").npy" "$(basename "$set1").npy"
+echo "camera: $(basename "$set1").npy"
 n=$((n + 1))
 
 journal_lines() { [ -f "$journal" ] && [ "$(wc -l <"$journal")" -ge "$n" ]; }
@@ -184,10 +211,10 @@ sleep 0.5 # let the last pulse end and the watchers print
 
 step "spool afterwards"
 for d in new cur done failed; do
-	printf '  %-7s %s\n' "$d/" "$(cd "$spool/$d" && ls | tr '\n' ' ')"
+	printf '  %-7s %s\n' "$d/" "$(cd "$spool/$d" && ls -p | tr '\n' ' ')"
 done
-for e in "$spool"/failed/*.err; do
-	[ -e "$e" ] && echo "  $(basename "$e"): $(cat "$e")"
+for e in "$spool"/failed/.reasons/*; do
+	[ -e "$e" ] && echo "  failed/$(basename "$e"): $(cat "$e")"
 done
 
 step "stop setmatchd (SIGTERM)"
@@ -200,17 +227,17 @@ echo "setmatchd exited with status $status"
 
 # Summary: plumbing problems fail the demo; recognition is reported.
 lines=$(wc -l <"$journal")
-done_files=$(find "$spool/done" -type f | wc -l)
-failed=$(find "$spool/failed" -type f ! -name '*.err' | wc -l)
+done_files=$(find "$spool/done" -mindepth 1 -maxdepth 1 | wc -l)
+failed=$(find "$spool/failed" -mindepth 1 -maxdepth 1 ! -name '.*' | wc -l)
 right=0
 for c in "${classes[@]:0:4}"; do
-	grep -q "\"file\":\"$c-[^\"]*\",.*\"decision\":\"$c\"" "$journal" && right=$((right + 1))
+	grep -q "\"file\":\"$c-[^\".]*\",.*\"decision\":\"$c\"" "$journal" && right=$((right + 1))
 done
 rejected=no
 grep -q "\"file\":\"unknown-[^\"]*\",.*\"decision\":\"unknown\"" "$journal" && rejected=yes
 step "summary"
 echo "  journal lines $lines (want $n), done/ $done_files, failed/ $failed (want 1)"
-echo "  held-out sets of known classes recognised: $right of 4; unknown class rejected: $rejected"
+echo "  held-out bursts of known classes recognised: $right of 4; unknown class rejected: $rejected"
 [ "$status" -eq 0 ] || fail "setmatchd exited with status $status, want 0"
 [ "$lines" -eq "$n" ] || fail "journal has $lines lines, want $n"
 [ "$failed" -eq 1 ] || fail "failed/ holds $failed batches, want 1"

@@ -15,7 +15,7 @@ import (
 )
 
 func runSynth(args []string, stdout, stderr io.Writer) error {
-	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--force]", stderr)
+	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH] [--force]", stderr)
 	out := fl.String("out", "", "write the data set to folder `DIR` as DIR/<class>/<set>.npy (required)")
 	classes := fl.Int("classes", 10, "number of classes `C`")
 	sets := fl.Int("sets", 5, "sets per class `S`")
@@ -29,6 +29,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	nuisStd := fl.Float64("nuisance-std", 0, "standard deviation `S` of a set's lighting per direction for --kind lighting (default 3)")
 	shapeDims := fl.Int("shape-dims", 0, "directions `M` along which each beyond-gauss class departs from the Gaussian (default 1)")
 	force := fl.Bool("force", false, "replace a data set previously written to DIR")
+	images := fl.String("images", "", "write image frames of `WxH` pixels instead of feature vectors: DIR/<class>/<set>/f000.png…, a texture per class (--classes, --sets, --frames and --seed apply)")
 	if err := parseFlags(fl, args); err != nil {
 		return err
 	}
@@ -39,6 +40,9 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		fl.Usage()
 		return usagef("--out DIR is required")
+	}
+	if *images != "" {
+		return synthImages(fl, *images, *out, *classes, *sets, *frames, *seed, *force, args, stdout)
 	}
 	kind, err := synth.ParseKind(*kindName)
 	if err != nil {
@@ -127,6 +131,9 @@ func prepareOut(dir string, force bool) error {
 			return err
 		}
 		for _, f := range sub {
+			if f.IsDir() && imageSetFolder(filepath.Join(p, f.Name())) {
+				continue
+			}
 			if f.IsDir() || setfile.Format(f.Name()) != "npy" {
 				return fmt.Errorf("%s holds %s, which synth did not write: refusing to replace it; choose a new folder", dir, filepath.Join(e.Name(), f.Name()))
 			}

@@ -24,8 +24,9 @@ type Record struct {
 	Time       time.Time `json:"time"`                 // when the line was written (UTC)
 	File       string    `json:"file"`                 // batch name in the spool (invalid UTF-8 shows as U+FFFD)
 	FileB64    string    `json:"file_b64,omitempty"`   // the name's bytes in base64, when they are not valid UTF-8
-	SHA256     string    `json:"sha256,omitempty"`     // of the file's bytes
-	Bytes      int64     `json:"bytes"`                // file size
+	Burst      bool      `json:"burst,omitempty"`      // the batch is an image burst (a directory of frames)
+	SHA256     string    `json:"sha256,omitempty"`     // of the file's bytes (none for a burst)
+	Bytes      int64     `json:"bytes"`                // file size (of a burst: its frame files together)
 	Frames     int       `json:"frames"`               // rows read
 	Decision   string    `json:"decision"`             // label, "unknown", or "failed"
 	Known      bool      `json:"known"`                // a gallery label was given

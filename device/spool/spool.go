@@ -308,7 +308,7 @@ func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
 func (s *Spool) Finish(name string) error {
 	src := path.Join(DirCur, name)
 	if !s.opt.KeepDone {
-		if err := s.root.Remove(src); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.removeBatch(DirCur, name); err != nil {
 			return fmt.Errorf("spool: %w", err)
 		}
 		return nil
@@ -356,7 +356,7 @@ func (s *Spool) prune(sub string, maxFiles int, maxAge time.Duration, now time.T
 	removed := 0
 	var firstErr error
 	remove := func(name string) {
-		if err := s.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
+		if err := s.removeBatch(path.Dir(name), path.Base(name)); err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("spool: prune: %w", err)
 		}
 	}

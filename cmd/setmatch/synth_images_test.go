@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"setmatch/dataset"
+	"setmatch/features"
+)
+
+// TestSynthImages checks that synth --images writes a data set of PNG set
+// folders that train's image reader loads, that --force replaces it, and
+// that the flags of feature-vector data are refused with it.
+func TestSynthImages(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "imgs")
+	args := []string{"synth", "--images", "40x30", "--classes", "2", "--sets", "3", "--frames", "4", "--seed", "3", "--out", dir}
+	code, out, errOut := runCmd(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "wrote 2 classes × 3 sets × 4 frames of 40x30 pixels") {
+		t.Errorf("summary %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c01", "s002", "f003.png")); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := features.Parse("lbp:2x2")
+	ds, err := dataset.Load(dir, dataset.Options{Images: features.Fitted{Pipeline: p}.ImageSetReader()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Sets) != 6 || ds.Dim() != 4*59 {
+		t.Fatalf("loaded %d sets of dim %d", len(ds.Sets), ds.Dim())
+	}
+	if n, _ := ds.Sets[0].Frames.Dims(); n != 4 {
+		t.Errorf("set 0 has %d frames", n)
+	}
+	if code, _, errOut := runCmd(args...); code == 0 || !strings.Contains(errOut, "not empty") {
+		t.Errorf("a second run into the same folder: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := runCmd(append(args, "--force")...); code != 0 {
+		t.Errorf("--force over an image data set: exit %d, %s", code, errOut)
+	}
+	for _, bad := range [][]string{
+		{"synth", "--images", "40x30", "--dim", "5", "--out", t.TempDir()},
+		{"synth", "--images", "forty", "--out", t.TempDir()},
+		{"synth", "--images", "4x4", "--out", t.TempDir()},
+	} {
+		if code, _, _ := runCmd(bad...); code == 0 {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,161 @@
+package device
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/config"
+	"setmatch/device/devicetest"
+	"setmatch/device/gpio/gpiotest"
+	"setmatch/device/journal"
+	"setmatch/device/spool"
+	"setmatch/features"
+	"setmatch/match"
+	"setmatch/model"
+)
+
+// The frames and golden features of package features: a burst of PNG, JPEG
+// and PGM frames, and its features recorded on linux/amd64.
+var (
+	goldenBurstDir = filepath.Join("..", "features", "testdata", "burst")
+	goldenJSON     = filepath.Join("..", "features", "testdata", "burst.golden.json")
+	goldenPCA      = filepath.Join("..", "features", "testdata", "intensity-8x6-pca-3.smfp")
+)
+
+// pipelineModel returns a model taking D features per frame (W picks the
+// first two) that records the pipeline fit.
+func pipelineModel(fit *features.Fitted, D int) *model.Model {
+	rng := rand.New(rand.NewPCG(3, 4))
+	w := mat.NewDense(D, 2, nil)
+	w.Set(0, 0, 1)
+	w.Set(1, 1, 1)
+	m := &model.Model{
+		Divergence: match.Hellinger, QueryBandwidth: match.BandwidthRule{Kind: match.Fixed, Fixed: 0.5},
+		W: w, Mean: make([]float64, D), Threshold: math.Inf(1), Features: fit,
+		Meta: model.Meta{Created: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Tool: "device test"},
+	}
+	for _, l := range []string{"alice", "bob"} {
+		m.Sets = append(m.Sets, model.Set{Label: l, Name: l, Samples: devicetest.Sample(rng, [2]float64{0, 0}, 5, 2, 1), Bandwidth: 0.5})
+	}
+	return m
+}
+
+// TestBurstFeaturesGolden checks that the features the daemon computes for
+// a burst in its spool are those of package features' golden burst to
+// 1e-12 (recorded on amd64; this test runs on arm64 under qemu too), and
+// those training computes for the same files (the reader train gives
+// dataset.Load), for a plain pipeline and one with a fitted PCA.
+func TestBurstFeaturesGolden(t *testing.T) {
+	b, err := os.ReadFile(goldenJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden map[string][][]float64
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	pb, err := os.ReadFile(goldenPCA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withPCA features.Fitted
+	if err := withPCA.UnmarshalBinary(pb); err != nil {
+		t.Fatal(err)
+	}
+	p, err := features.Parse("lbp:4x4@64x64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	des, err := os.ReadDir(goldenBurstDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	var paths []string
+	for _, de := range des {
+		paths = append(paths, filepath.Join(goldenBurstDir, de.Name()))
+		if files[de.Name()], err = os.ReadFile(paths[len(paths)-1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The golden features of the PCA pipeline are filed under the spec
+	// features' test fits it for.
+	for key, fit := range map[string]features.Fitted{"lbp:4x4@64x64": {Pipeline: p}, "intensity:8x6+pca:3": withPCA} {
+		t.Run(fit.Name(), func(t *testing.T) {
+			D, _ := fit.OutputDim()
+			f := devicetest.NewFixture(t, "")
+			if err := model.WriteFile(f.Model, pipelineModel(&fit, D)); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.Load(f.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			f.RenameIn(t, f.WriteBurstTmp(t, "golden", files))
+			if _, err := r.spool.Claim("golden"); err != nil {
+				t.Fatal(err)
+			}
+			rec := &journal.Record{}
+			got, err := r.readBatch(r.st.Load(), "golden", rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := golden[key]
+			if n, _ := got.Dims(); n != len(want) || !rec.Burst || rec.Bytes <= 0 {
+				t.Fatalf("%d frames, golden %d; record %+v", n, len(want), rec)
+			}
+			worst := 0.0
+			for i, row := range want {
+				for j, v := range row {
+					worst = math.Max(worst, math.Abs(got.At(i, j)-v))
+				}
+			}
+			if worst > 1e-12 {
+				t.Errorf("the daemon's features differ from the golden ones by %g", worst)
+			}
+			train, err := fit.ImageSetReader()(paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(got, train, 1e-12) {
+				t.Error("the daemon's features differ from training's for the same files")
+			}
+		})
+	}
+}
+
+// TestBurstWithoutPipeline checks that a model trained on feature vectors
+// fails a burst, saying so, and handles the next batch file.
+func TestBurstWithoutPipeline(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	f.RenameIn(t, f.WriteBurstTmp(t, "frames", map[string][]byte{"f0.png": []byte("not read")}))
+	rec := next(t, ch)
+	if rec.File != "frames" || rec.Decision != "failed" || !rec.Burst || !strings.Contains(rec.Reason, "trained on feature vectors") {
+		t.Fatalf("record %+v", rec)
+	}
+	reason, err := os.ReadFile(filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons, "frames"))
+	if err != nil || !strings.Contains(string(reason), "setmatch train --features") {
+		t.Errorf("failed/.reasons/frames: %q, %v", reason, err)
+	}
+	if _, err := os.Stat(filepath.Join(f.Spool, spool.DirFailed, "frames", "f0.png")); err != nil {
+		t.Errorf("the burst is not kept whole in failed/: %v", err)
+	}
+	f.Drop(t, "after.npy", devicetest.Batch(rand.New(rand.NewPCG(1, 1)), "bob"))
+	if rec := next(t, ch); rec.File != "after.npy" || rec.Decision != "bob" {
+		t.Errorf("next batch: %+v", rec)
+	}
+}

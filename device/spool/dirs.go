@@ -1,0 +1,53 @@
+package spool
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+)
+
+// A batch in the spool is either a file (a .npy or CSV matrix) or a
+// directory (an image burst: the frames of one set, written under tmp/NAME/
+// and renamed into new/NAME in one rename). Claim, Fail and Finish move
+// either whole; removing one (Finish without KeepDone, Prune) removes a
+// directory with everything in it.
+
+// ClaimedIsDir reports whether cur/name is a directory (an image burst).
+// A symbolic link is not followed: it is reported as no directory, and
+// reading it as a batch file refuses it.
+func (s *Spool) ClaimedIsDir(name string) (bool, error) {
+	fi, err := s.root.Lstat(path.Join(DirCur, name))
+	if err != nil {
+		return false, fmt.Errorf("spool: %w", err)
+	}
+	return fi.IsDir(), nil
+}
+
+// ClaimedPath returns the name of cur/name relative to Root, for readers
+// that take a root and a name (features.Fitted.ApplyBurst).
+func ClaimedPath(name string) string { return path.Join(DirCur, name) }
+
+// Root returns the spool's root: every name under it is resolved inside
+// the spool directory. It stays valid until Close.
+func (s *Spool) Root() *os.Root { return s.root }
+
+// removeBatch removes sub/name, a file or a directory with its contents. A
+// name already gone is no error.
+func (s *Spool) removeBatch(sub, name string) error {
+	p := path.Join(sub, name)
+	err := s.root.Remove(p)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	// A directory (image burst) that is not empty: remove its contents too.
+	// RemoveAll stays inside the root and does not follow links.
+	if fi, lerr := s.root.Lstat(p); lerr == nil && fi.IsDir() {
+		err = s.root.RemoveAll(p)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

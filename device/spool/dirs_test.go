@@ -1,0 +1,143 @@
+package spool
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// writeBurst makes tmp/name/ with n frame files and renames it into new/.
+func writeBurst(t *testing.T, dir, name string, n int) {
+	t.Helper()
+	tmp := filepath.Join(dir, DirTmp, name)
+	if err := os.Mkdir(tmp, 0o770); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(tmp, "f"+string(rune('0'+i))+".png"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, DirNew, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSpoolBurstDirs checks that a burst directory moves through the spool
+// whole: pending, claimed, failed with its reason, done, and removed with its
+// frames by Finish (done = delete) and by the caps of done/ and failed/,
+// which count it as one batch.
+func TestSpoolBurstDirs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 1, FailedMaxFiles: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for i, name := range []string{"b1", "b2", "b3", "b4"} {
+		writeBurst(t, dir, name, i+1)
+		time.Sleep(5 * time.Millisecond) // distinct change times
+	}
+	got, err := sp.Pending()
+	if err != nil || !slices.Equal(got, []string{"b1", "b2", "b3", "b4"}) {
+		t.Fatalf("pending %v, %v", got, err)
+	}
+	for _, name := range got {
+		if _, err := sp.Claim(name); err != nil {
+			t.Fatal(err)
+		}
+		if isDir, err := sp.ClaimedIsDir(name); err != nil || !isDir {
+			t.Fatalf("ClaimedIsDir(%s) = %v, %v", name, isDir, err)
+		}
+	}
+	if _, err := sp.ReadClaimed("b1", 0); err == nil {
+		t.Error("ReadClaimed read a directory as a batch file")
+	}
+	// Two failed, two done: the caps of 1 remove the older of each, frames
+	// and reason included.
+	for _, name := range []string{"b1", "b3"} {
+		if err := sp.Fail(name, "bad frame"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for _, name := range []string{"b2", "b4"} {
+		if err := sp.Finish(name); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, DirFailed, "b3", "f2.png")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("failed/b3 not kept whole: %v", err)
+	}
+	if n, err := sp.Prune(time.Now()); err != nil || n != 2 {
+		t.Fatalf("prune removed %d, %v; want 2", n, err)
+	}
+	if got := names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{"b3", "b3.err"}) {
+		t.Errorf("failed/ holds %v, want b3 and b3.err", got)
+	}
+	if got := names(t, filepath.Join(dir, DirDone)); !slices.Equal(got, []string{"b4"}) {
+		t.Errorf("done/ holds %v, want b4", got)
+	}
+
+	// done = "delete" removes a burst with its frames.
+	del, err := Open(Options{Dir: dir, KeepDone: false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer del.Close()
+	writeBurst(t, dir, "b5", 3)
+	if _, err := del.Claim("b5"); err != nil {
+		t.Fatal(err)
+	}
+	if err := del.Finish("b5"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, DirCur, "b5")); !os.IsNotExist(err) {
+		t.Errorf("cur/b5 still there after Finish without KeepDone: %v", err)
+	}
+}
+
+// TestWatcherSeesBurstDirs checks that a directory renamed into new/ is
+// queued from its event, and one waiting at start from the start-up scan.
+func TestWatcherSeesBurstDirs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	writeBurst(t, dir, "early", 2)
+	q := NewQueue(10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// No timed rescan within the test: only the start-up scan and events.
+	w, err := Watch(ctx, sp, q, time.Hour, slog.New(slog.DiscardHandler), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pop := func() string {
+		t.Helper()
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		it, ok := q.Pop(c)
+		if !ok {
+			t.Fatal("nothing queued")
+		}
+		q.Done(it.Name)
+		return it.Name
+	}
+	if got := pop(); got != "early" {
+		t.Fatalf("start-up scan queued %q, want early", got)
+	}
+	writeBurst(t, dir, "live", 2)
+	if got := pop(); got != "live" {
+		t.Fatalf("event queued %q, want live", got)
+	}
+	cancel()
+	w.Wait()
+}
