@@ -88,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr}); err != nil {
+	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr, Version: versionString()}); err != nil {
 		fmt.Fprintf(stderr, "setmatchd: %v\n", err)
 		return 1
 	}
