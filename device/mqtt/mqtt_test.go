@@ -177,10 +177,10 @@ func TestLastWill(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b := mqtttest.New(ctx, t, false)
-	g := newGate(t, b.Addr)
+	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
 	sub := subscribe(ctx, t, b.URL, "", "", topic+"/availability")
-	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,10 +193,10 @@ func TestLastWill(t *testing.T) {
 		return s
 	}
 	eventually(ctx, t, "online", func() bool { return slices.Equal(avail(), []string{"online"}) })
-	g.cut()
+	g.Cut()
 	eventually(ctx, t, "the broker published the last will", func() bool { return slices.Equal(avail(), []string{"online", "offline"}) })
 	eventually(ctx, t, "the publisher saw the connection go", func() bool { return !p.Connected() })
-	g.reopen()
+	g.Reopen()
 	eventually(ctx, t, "online again after reconnecting", func() bool { return slices.Equal(avail(), []string{"online", "offline", "online"}) })
 }
 
@@ -206,10 +206,10 @@ func TestOutage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b := mqtttest.New(ctx, t, false)
-	g := newGate(t, b.Addr)
+	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
 	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
-	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestOutage(t *testing.T) {
 		p.Publish(payload(i))
 	}
 	eventually(ctx, t, "the first half arrived", func() bool { return len(sub.On(topic+"/decision")) == n/2 })
-	g.cut()
+	g.Cut()
 	eventually(ctx, t, "the publisher saw the connection go", func() bool { return !p.Connected() })
 	for i := n / 2; i < n; i++ {
 		p.Publish(payload(i))
@@ -227,7 +227,7 @@ func TestOutage(t *testing.T) {
 	if p.OutboxLen() != n/2 {
 		t.Errorf("outbox holds %d while the broker is away, want %d", p.OutboxLen(), n/2)
 	}
-	g.reopen()
+	g.Reopen()
 	eventually(ctx, t, "every decision arrived", func() bool { return len(sub.On(topic+"/decision")) >= n })
 	got := files(t, sub.On(topic+"/decision"))
 	for i := range n {
@@ -246,21 +246,21 @@ func TestLostInFlight(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b := mqtttest.New(ctx, t, false)
-	g := newGate(t, b.Addr)
+	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
 	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
-	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close(context.Background())
 	eventually(ctx, t, "connected", p.Connected)
-	g.blackhole.Store(true)
+	g.Blackhole.Store(true)
 	p.Publish(payload(7))
-	eventually(ctx, t, "the decision was sent into the void", func() bool { return g.discarded.Load() > 0 })
-	g.cut()
-	g.blackhole.Store(false)
-	g.reopen()
+	eventually(ctx, t, "the decision was sent into the void", func() bool { return g.Discarded.Load() > 0 })
+	g.Cut()
+	g.Blackhole.Store(false)
+	g.Reopen()
 	eventually(ctx, t, "the decision arrived after reconnecting", func() bool { return len(sub.On(topic+"/decision")) > 0 })
 	if f := files(t, sub.On(topic+"/decision")); f[0] != "b-007.npy" {
 		t.Errorf("received %v", f)
@@ -280,11 +280,11 @@ func TestBrokerKilledAndRestarted(t *testing.T) {
 	// the new subscriber is in place (without it, a subscriber that
 	// reconnects after the publisher would miss messages it was never
 	// subscribed for).
-	g := newGate(t, b.Addr)
+	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
 	sub1 := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
 	log := new(syncBuffer)
-	p, err := New(testOptions(g.url(), topic, log))
+	p, err := New(testOptions(g.URL(), topic, log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,13 +299,13 @@ func TestBrokerKilledAndRestarted(t *testing.T) {
 		p.Publish(payload(i))
 	}
 	eventually(ctx, t, "the publisher saw the broker go", func() bool { return !p.Connected() })
-	g.cut()
+	g.Cut()
 	eventually(ctx, t, "a failed reconnection was logged", func() bool { return strings.Contains(log.String(), "mqtt connect failed") })
 	if err := b.Restart(ctx); err != nil {
 		t.Fatalf("restarting mosquitto: %v\n%s", err, b.Log())
 	}
 	sub2 := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
-	g.reopen()
+	g.Reopen()
 	eventually(ctx, t, "the rest arrived after the restart", func() bool { return len(sub2.On(topic+"/decision")) >= n-n/3 })
 	seen := make(map[string]int)
 	for _, f := range append(files(t, sub1.On(topic+"/decision")), files(t, sub2.On(topic+"/decision"))...) {

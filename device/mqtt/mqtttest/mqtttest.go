@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -20,6 +21,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -215,6 +217,101 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Gate is a TCP proxy in front of a broker that a test can cut: it then
+// closes every connection through it abruptly (no DISCONNECT: the broker
+// publishes the client's last will) and refuses new ones until opened.
+type Gate struct {
+	ln       net.Listener
+	upstream string
+	mu       sync.Mutex
+	open     bool
+	conns    []net.Conn
+	// While Blackhole is set, what clients send is discarded (and
+	// counted) instead of reaching the broker.
+	Blackhole atomic.Bool
+	Discarded atomic.Int64
+}
+
+// NewGate starts a gate to upstream (host:port) on a free loopback port;
+// it is closed when t ends.
+func NewGate(t testing.TB, upstream string) *Gate {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &Gate{ln: ln, upstream: upstream, open: true}
+	t.Cleanup(func() { ln.Close(); g.Cut() })
+	go g.serve()
+	return g
+}
+
+// URL is the broker URL that goes through the gate.
+func (g *Gate) URL() string { return "tcp://" + g.ln.Addr().String() }
+
+func (g *Gate) serve() {
+	for {
+		c, err := g.ln.Accept()
+		if err != nil {
+			return
+		}
+		g.mu.Lock()
+		open := g.open
+		g.mu.Unlock()
+		if !open {
+			c.Close()
+			continue
+		}
+		u, err := net.DialTimeout("tcp", g.upstream, time.Second)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		g.mu.Lock()
+		g.conns = append(g.conns, c, u)
+		g.mu.Unlock()
+		go func() {
+			buf := make([]byte, 4096)
+			for {
+				n, err := c.Read(buf)
+				if n > 0 && g.Blackhole.Load() {
+					g.Discarded.Add(int64(n))
+				} else if n > 0 {
+					if _, werr := u.Write(buf[:n]); werr != nil {
+						break
+					}
+				}
+				if err != nil {
+					break
+				}
+			}
+			u.Close()
+			c.Close()
+		}()
+		go func() { io.Copy(c, u); u.Close(); c.Close() }()
+	}
+}
+
+// Cut closes every connection and refuses new ones.
+func (g *Gate) Cut() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open = false
+	for _, c := range g.conns {
+		if tc, ok := c.(*net.TCPConn); ok {
+			tc.SetLinger(0) // RST, as a cable pulled or a process killed
+		}
+		c.Close()
+	}
+	g.conns = nil
+}
+
+// Reopen lets connections through again.
+func (g *Gate) Reopen() {
+	g.mu.Lock()
+	g.open = true
+	g.mu.Unlock()
 }
 
 // Message is one message a Subscriber received.
