@@ -103,22 +103,17 @@ test-daemon-host:
 	CGO_ENABLED=0 $(GO) build -o $(HOST_TESTD) ./cmd/setmatchd
 
 # Runs the same tests as arm64 binaries: the code paths without assembly, and
-# fused multiply-add, are what a Raspberry Pi executes.
+# fused multiply-add, are what a Raspberry Pi executes. An emulated test
+# binary cannot start mosquitto itself: scripts/mosquitto-test.sh starts two
+# brokers on the host for the MQTT tests (device/mqtt, cmd/setmatchd) and
+# names them in SETMATCH_TEST_MQTT_BROKER and SETMATCH_TEST_MQTT_AUTH_BROKER.
 test-arm64: test-daemon-arm64
 	@command -v $(QEMU) >/dev/null || { echo "$(QEMU) not found: apt-get install -y qemu-user-static"; exit 1; }
-	SETMATCHD_BIN=$(abspath $(ARM64_TESTD)) SETMATCHD_EXEC=$(QEMU) GOARCH=arm64 CGO_ENABLED=0 \
+	scripts/mosquitto-test.sh env SETMATCHD_BIN=$(abspath $(ARM64_TESTD)) SETMATCHD_EXEC=$(QEMU) GOARCH=arm64 CGO_ENABLED=0 \
 		$(GO) test -exec $(QEMU) -timeout $(ARM64_TIMEOUT) $(ARM64_TESTFLAGS) $(PKGS)
 
 test-daemon-arm64:
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o $(ARM64_TESTD) ./cmd/setmatchd
-
-# The MQTT tests as arm64 binaries under qemu-user, against two mosquitto
-# brokers started on the host for the run (an emulated test binary cannot
-# start mosquitto itself).
-.PHONY: test-arm64-mqtt
-test-arm64-mqtt:
-	@command -v $(QEMU) >/dev/null || { echo "$(QEMU) not found: apt-get install -y qemu-user-static"; exit 1; }
-	scripts/mosquitto-test.sh env GOARCH=arm64 CGO_ENABLED=0 $(GO) test -exec $(QEMU) $(ARM64_TESTFLAGS) ./device/mqtt/
 
 bench:
 	GOEXPERIMENT=$(SIMD) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
@@ -172,6 +167,7 @@ install: build
 	install -m 0644 systemd/setmatchd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/setmatch.conf
 	install -m 0644 systemd/60-setmatch-gpio.rules $(DESTDIR)$(UDEVRULESDIR)/60-setmatch-gpio.rules
 	install -m 0644 docs/APPLIANCE.md $(DESTDIR)$(DOCDIR)/APPLIANCE.md
+	install -m 0644 systemd/setmatchd-network.conf.example $(DESTDIR)$(DOCDIR)/setmatchd-network.conf.example
 	@# Never overwrite a configuration that is already there.
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/setmatch/setmatchd.toml ]; then \
 		echo "keeping $(DESTDIR)$(SYSCONFDIR)/setmatch/setmatchd.toml; the example is $(EXAMPLE_CONFIG)"; \

@@ -6,8 +6,9 @@ import "maps"
 // again on reload, while old is in use. Some keys apply at once: model,
 // [decision], [daemon], the batch and burst limits of [spool]
 // (max_batch_bytes, max_frames, max_burst_frames, max_frame_pixels,
-// max_frame_bytes) and gpio.pulse. The others (the rest of [spool], [journal], [gpio] and [log])
-// need a restart: live keeps their values from old, and restart holds one
+// max_frame_bytes) and gpio.pulse. The others (the rest of [spool],
+// [journal], [gpio], [log], [mqtt] and [metrics]) need a restart: live keeps
+// their values from old, and restart holds one
 // message for each table in which such a key changed, for the log.
 func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	if c.Spool.Dir != old.Spool.Dir || keepDone(c.Spool) != keepDone(old.Spool) ||
@@ -25,6 +26,12 @@ func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	if c.Log != old.Log {
 		restart = append(restart, "[log] changed: restart setmatchd to apply")
 	}
+	if c.MQTT != old.MQTT {
+		restart = append(restart, "[mqtt] changed: restart setmatchd to apply (the publisher keeps its broker, topic and login)")
+	}
+	if c.Metrics != old.Metrics {
+		restart = append(restart, "[metrics] changed: restart setmatchd to apply")
+	}
 	// Keep what cannot change without a restart as it is, so that what the
 	// daemon reports matches what it does.
 	l := *c
@@ -35,6 +42,8 @@ func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	l.GPIO = old.GPIO
 	l.GPIO.Pulse = c.GPIO.Pulse
 	l.Log = old.Log
+	l.MQTT = old.MQTT
+	l.Metrics = old.Metrics
 	return &l, restart
 }
 

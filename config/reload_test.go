@@ -39,6 +39,11 @@ func TestReloadOver(t *testing.T) {
 		{"label pin", func(c *Config) { c.GPIO.LabelPins = map[string]string{"alice": "GPIO6"} }, "[gpio]", false},
 		{"active_low", func(c *Config) { c.GPIO.ActiveLow = true }, "[gpio]", false},
 		{"log", func(c *Config) { c.Log.Level = "debug" }, "[log]", false},
+		{"mqtt broker", func(c *Config) { c.MQTT.Broker = "tcp://127.0.0.1:1883" }, "[mqtt]", false},
+		{"mqtt topic", func(c *Config) { c.MQTT.Topic = "setmatch/door" }, "[mqtt]", false},
+		{"mqtt outbox", func(c *Config) { c.MQTT.Outbox = 5 }, "[mqtt]", false},
+		{"mqtt password", func(c *Config) { c.MQTT.PasswordFile = "/run/credentials/x" }, "[mqtt]", false},
+		{"metrics", func(c *Config) { c.Metrics.Listen = "127.0.0.1:9469" }, "[metrics]", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			old := Default()
@@ -77,5 +82,9 @@ func TestReloadOverPinsWithoutBackend(t *testing.T) {
 	c.Spool.Dir, c.Journal.Path, c.Log.Format = "/a", "/b", "json"
 	if _, restart := c.ReloadOver(&old); len(restart) != 3 {
 		t.Errorf("restart messages %q, want three", restart)
+	}
+	c.MQTT.Broker, c.Metrics.Listen = "tcp://127.0.0.1:1883", ":9469"
+	if _, restart := c.ReloadOver(&old); len(restart) != 5 {
+		t.Errorf("restart messages %q, want five", restart)
 	}
 }

@@ -39,13 +39,18 @@ func newLogger(c config.Log, w io.Writer) *slog.Logger {
 type DaemonOptions struct {
 	ConfigPath string
 	Stderr     io.Writer
+	// Version is the daemon's version, shown in Home Assistant.
+	Version string
 }
 
 // Daemon runs setmatchd until ctx ends or SIGTERM/SIGINT arrives: it loads
 // the configuration and model, starts the run loop, tells systemd READY=1,
 // reloads on SIGHUP and when the model file is replaced, pings the watchdog
 // from this loop, and on the way out finishes the batch in hand, drives the
-// pins idle and tells systemd STOPPING=1. It returns nil after a clean stop.
+// pins idle and tells systemd STOPPING=1. With [mqtt] it publishes every
+// decision, with [metrics] it serves Prometheus metrics (outputs.go); on the
+// way out the broker gets what is still in the outbox and "offline". It
+// returns nil after a clean stop.
 func Daemon(ctx context.Context, opt DaemonOptions) error {
 	if opt.Stderr == nil {
 		opt.Stderr = os.Stderr
@@ -66,6 +71,13 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 		return err
 	}
 	defer r.Close()
+	out, err := startOutputs(cfg, opt.Version, log)
+	if err != nil {
+		return err
+	}
+	defer out.close() // at once on an early return; after the runner's drain below
+	r.obs = out
+	out.setModel(r.Model())
 	m := r.Model()
 	log.Info("starting", "config", strings.Join(cfg.Files, ","), "model", m.Path, "model_sha256", m.ID(),
 		"gallery_sets", len(m.Model.Sets), "spool", cfg.Spool.Dir, "journal", cfg.Journal.Path, "gpio", cfg.GPIO.Backend)
@@ -81,6 +93,7 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	if err := r.Start(ctx); err != nil {
 		return err
 	}
+	out.watchQueue(r)
 	notify(log, daemon.SdNotifyReady, "STATUS=watching "+cfg.Spool.Dir)
 
 	var wd <-chan time.Time
@@ -113,6 +126,7 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 			log.Error("reload failed: keeping the configuration and model in use", "trigger", what, "err", err)
 		} else {
 			m := r.Model()
+			out.setModel(m)
 			log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets))
 		}
 		debug.FreeOSMemory()
@@ -161,6 +175,8 @@ loop:
 	if err != nil {
 		log.Error("driving pins idle", "err", err)
 	}
+	// Every decision is made: the broker gets the rest of the outbox.
+	out.close()
 	return r.Close()
 }
 

@@ -34,9 +34,7 @@ func (r *Runner) fail(rec *journal.Record, reason string) {
 		return
 	}
 	r.afterMove()
-	if r.opt.Observe != nil {
-		r.opt.Observe(rec)
-	}
+	r.observe(rec)
 }
 
 // durably calls op until it succeeds, waiting JournalRetry (default 1 s,

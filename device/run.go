@@ -112,6 +112,7 @@ type Runner struct {
 	sig     *gpio.Signaller
 	q       *spool.Queue
 	st      atomic.Pointer[state]
+	obs     observer // the daemon's outputs (outputs.go); set before Start
 
 	reloadMu  sync.Mutex // one reload at a time
 	moved     atomic.Int64
@@ -390,9 +391,7 @@ func (r *Runner) handle(it spool.Item) {
 	r.log.Info("batch", "file", it.Name, "decision", rec.Decision, "best", rec.Best, "score", d.Score,
 		"frames", rec.Frames, "latency_ms", math.Round(rec.LatencyMS*10)/10)
 	r.afterMove()
-	if r.opt.Observe != nil {
-		r.opt.Observe(rec)
-	}
+	r.observe(rec)
 }
 
 // Busy returns how long the batch in hand has been read and matched so far,

@@ -3,6 +3,7 @@ package device
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,13 +18,16 @@ import (
 	"setmatch/device/devicetest"
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
+	"setmatch/device/mqtt/mqtttest"
 	"setmatch/device/spool"
 )
 
 // benchRunner starts an in-process Runner on the benchmark model with a
 // recording GPIO driver whose active transitions on the match and unknown
-// pins are sent on the returned channel.
-func benchRunner(b *testing.B, workers int) (*devicetest.Fixture, *Runner, chan time.Time, chan *journal.Record) {
+// pins are sent on the returned channel. With withOutputs set, the daemon's
+// outputs are started from the configuration as changed by withOutputs, and
+// told of each decision.
+func benchRunner(b *testing.B, workers int, withOutputs func(*config.Config)) (*devicetest.Fixture, *Runner, chan time.Time, chan *journal.Record) {
 	path, _ := devicetest.BenchModelFile(b)
 	f := devicetest.NewFixture(b, "")
 	f.Model = path
@@ -48,10 +52,29 @@ func benchRunner(b *testing.B, workers int) (*devicetest.Fixture, *Runner, chan 
 	if err != nil {
 		b.Fatal(err)
 	}
+	var out *outputs
+	if withOutputs != nil {
+		withOutputs(cfg)
+		if out, err = startOutputs(cfg, "bench", slog.New(slog.DiscardHandler)); err != nil {
+			b.Fatal(err)
+		}
+		r.obs = out
+		out.setModel(r.Model())
+	}
 	if err := r.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { r.Stop(); r.Wait(); r.Close() })
+	if out != nil {
+		out.watchQueue(r)
+	}
+	b.Cleanup(func() {
+		r.Stop()
+		r.Wait()
+		if out != nil {
+			out.close()
+		}
+		r.Close()
+	})
 	return f, r, pulse, done
 }
 
@@ -66,10 +89,23 @@ func reportMemory(b *testing.B, modelPath string) {
 }
 
 // BenchmarkLatency measures, one batch at a time, the time from the rename
-// of a batch into new/ to the rising edge of the match (or unknown) pin.
+// of a batch into new/ to the rising edge of the match (or unknown) pin:
+// with the pins and the journal only, and with every decision also
+// published to a mosquitto on this machine and counted in the metrics.
 func BenchmarkLatency(b *testing.B) {
+	b.Run("outputs=none", func(b *testing.B) { benchLatency(b, nil) })
+	b.Run("outputs=mqtt+metrics", func(b *testing.B) {
+		broker := mqtttest.New(context.Background(), b, false)
+		benchLatency(b, func(c *config.Config) {
+			c.MQTT.Broker, c.MQTT.Topic, c.MQTT.ClientID = broker.URL, "setmatch-bench", "setmatchd-bench"
+			c.Metrics.Listen = "127.0.0.1:0"
+		})
+	})
+}
+
+func benchLatency(b *testing.B, withOutputs func(*config.Config)) {
 	path, centers := devicetest.BenchModelFile(b)
-	f, _, pulse, done := benchRunner(b, 1)
+	f, _, pulse, done := benchRunner(b, 1, withOutputs)
 	rng := rand.New(rand.NewPCG(23, 24))
 	var lat, overhead []float64
 	b.ResetTimer()
@@ -111,7 +147,7 @@ func BenchmarkThroughput(b *testing.B) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("batch-workers=%d", workers), func(b *testing.B) {
 			path, centers := devicetest.BenchModelFile(b)
-			f, _, _, done := benchRunner(b, workers)
+			f, _, _, done := benchRunner(b, workers, nil)
 			rng := rand.New(rand.NewPCG(25, 26))
 			var srcs []string
 			for i := range b.N {
@@ -132,6 +168,42 @@ func BenchmarkThroughput(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "batches/s")
 			reportMemory(b, path)
+		})
+	}
+}
+
+// BenchmarkDecided measures what the daemon's outputs cost the worker per
+// decision, after the pin and the journal: encoding the record, queueing it
+// for the broker and counting it. With "broker=up" a mosquitto on this
+// machine takes the messages meanwhile (the publisher's goroutine, Paho and
+// mosquitto share the CPU with the loop); with "broker=down" they stay in
+// the outbox.
+func BenchmarkDecided(b *testing.B) {
+	for _, up := range []bool{true, false} {
+		b.Run(map[bool]string{true: "broker=up", false: "broker=down"}[up], func(b *testing.B) {
+			url := "tcp://127.0.0.1:1" // nothing listens there
+			if up {
+				url = mqtttest.New(context.Background(), b, false).URL
+			}
+			cfg := config.Default()
+			cfg.MQTT.Broker, cfg.MQTT.Topic, cfg.MQTT.ClientID = url, "setmatch-bench", "setmatchd-bench-decided"
+			cfg.MQTT.Outbox = 1 << 20
+			cfg.Metrics.Listen = "127.0.0.1:0"
+			out, err := startOutputs(&cfg, "bench", slog.New(slog.DiscardHandler))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer out.close()
+			score, th := 0.123, 0.5
+			rec := &journal.Record{Time: time.Now().UTC(), File: "cam0-000123.npy", SHA256: fmt.Sprintf("%064x", 7), Bytes: 61568,
+				Frames: 30, Decision: "alice", Known: true, Best: "alice", BestSet: "alice-3", Score: &score, RunnerUp: "bob",
+				RunnerSc: &th, Threshold: &th, Divergence: "hellinger", Bandwidth: 0.7, Arrived: time.Now().UTC(),
+				LatencyMS: 12.5, ReadMS: 0.4, MatchMS: 11.8, Model: "0123456789abcdef"}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				out.Decided(rec)
+			}
 		})
 	}
 }

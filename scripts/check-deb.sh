@@ -24,6 +24,7 @@ want -rw-r--r-- /etc/setmatch/setmatchd.toml
 want drwxr-xr-x /etc/setmatch/conf.d/
 want -rw-r--r-- /usr/share/doc/setmatch/APPLIANCE.md
 want -rw-r--r-- /usr/share/doc/setmatch/copyright
+want -rw-r--r-- /usr/share/doc/setmatch/setmatchd-network.conf.example
 want -rw-r--r-- /usr/share/doc/setmatch/changelog.gz
 want -rw-r--r-- /usr/share/man/man1/setmatch.1.gz
 want -rw-r--r-- /usr/share/man/man8/setmatchd.8.gz

@@ -7,7 +7,7 @@
 #                                   user setmatch-test, password right-password
 #
 # The brokers are stopped when CMD ends; the exit status is CMD's. The
-# emulated test run needs this (make test-arm64-mqtt): a test binary running
+# emulated test run needs this (make test-arm64): a test binary running
 # under qemu-user cannot start mosquitto itself.
 set -euo pipefail
 

@@ -21,8 +21,11 @@ const (
 	unitFile     = "setmatchd.service"
 	sysusersFile = "setmatchd.sysusers"
 	tmpfilesFile = "setmatchd.tmpfiles"
-	spoolDir     = "/var/spool/setmatch"
-	stateDir     = "/var/lib/setmatch"
+	// networkFile is the drop-in example that opens the network for MQTT
+	// and metrics (docs/APPLIANCE.md).
+	networkFile = "setmatchd-network.conf.example"
+	spoolDir    = "/var/spool/setmatch"
+	stateDir    = "/var/lib/setmatch"
 	// maxExposure is the target of docs/APPLIANCE.md for
 	// `systemd-analyze security`, times ten (the unit of --threshold).
 	maxExposure = 20
@@ -327,11 +330,15 @@ func TestVerifyCatchesMistakes(t *testing.T) {
 
 var exposureRE = regexp.MustCompile(`Overall exposure level for \S+: ([0-9.]+)`)
 
-// TestSecurityExposure checks the `systemd-analyze security` exposure score
-// against the documented target.
-func TestSecurityExposure(t *testing.T) {
+// exposure runs `systemd-analyze security --offline=yes` on the unit in
+// dir ("" = this directory; drop-ins in dir/setmatchd.service.d apply) and
+// returns its exposure score, failing t if it is above the target.
+func exposure(t *testing.T, dir string) float64 {
+	t.Helper()
 	sa := lookTool(t, "systemd-analyze")
-	out, err := runTool(t, exec.Command(sa, "security", "--offline=yes", "--threshold="+strconv.Itoa(maxExposure), unitFile))
+	cmd := exec.Command(sa, "security", "--offline=yes", "--threshold="+strconv.Itoa(maxExposure), unitFile)
+	cmd.Dir = dir
+	out, err := runTool(t, cmd)
 	m := exposureRE.FindSubmatch(out)
 	if m == nil {
 		if bytes.Contains(out, []byte("--offline")) {
@@ -343,9 +350,96 @@ func TestSecurityExposure(t *testing.T) {
 	if perr != nil {
 		t.Fatal(perr)
 	}
-	t.Logf("systemd-analyze security --offline=yes %s: exposure %.1f", unitFile, score)
 	if err != nil || score*10 > maxExposure {
 		t.Errorf("exposure %.1f (exit %v), want at most %.1f:\n%s", score, err, float64(maxExposure)/10, out)
+	}
+	return score
+}
+
+// TestSecurityExposure checks the `systemd-analyze security` exposure score
+// against the documented target.
+func TestSecurityExposure(t *testing.T) {
+	t.Logf("systemd-analyze security --offline=yes %s: exposure %.1f", unitFile, exposure(t, ""))
+}
+
+// withNetworkDropIn copies the unit into a new directory with dropIn as
+// setmatchd.service.d/network.conf, and returns the directory.
+func withNetworkDropIn(t *testing.T, dir string, dropIn []byte) string {
+	t.Helper()
+	unit, err := os.ReadFile(unitFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, unitFile+".d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, unitFile), unit, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, unitFile+".d", "network.conf"), dropIn, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestNetworkDropIn checks the drop-in example that opens the network for
+// MQTT and metrics: what it sets, that it leaves the unit's IPAddressDeny=any
+// in force, that systemd-analyze verify takes it without complaint (and
+// does complain about a broken copy: the drop-in is read), and the
+// exposure score with it.
+func TestNetworkDropIn(t *testing.T) {
+	svc := unitSettings(t, networkFile)["Service"]
+	if svc == nil {
+		t.Fatalf("%s: no [Service] section", networkFile)
+	}
+	if v := svc["PrivateNetwork"]; len(v) != 1 || v[0] != "no" {
+		t.Errorf("%s: PrivateNetwork=%q, want no", networkFile, v)
+	}
+	fams := strings.Fields(strings.Join(svc["RestrictAddressFamilies"], " "))
+	for _, f := range []string{"AF_UNIX", "AF_INET", "AF_INET6"} {
+		if !slices.Contains(fams, f) {
+			t.Errorf("%s: RestrictAddressFamilies=%q lacks %s", networkFile, fams, f)
+		}
+	}
+	if len(svc["IPAddressAllow"]) == 0 {
+		t.Errorf("%s: no IPAddressAllow=", networkFile)
+	}
+	// An empty IPAddressDeny= would reset the unit's deny list to nothing.
+	if v, ok := svc["IPAddressDeny"]; ok {
+		t.Errorf("%s: IPAddressDeny=%q: the unit's IPAddressDeny=any must stay", networkFile, v)
+	}
+
+	sa := lookTool(t, "systemd-analyze")
+	dropIn, err := os.ReadFile(networkFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := func(dropIn []byte) string {
+		root := stubRoot(t)
+		dir := withNetworkDropIn(t, filepath.Join(root, "usr/lib/systemd/system"), dropIn)
+		cmd := exec.Command(sa, "verify", "--root="+root, "--man=no", "--generators=no", unitFile)
+		cmd.Dir = dir
+		out, err := runTool(t, cmd)
+		if err != nil {
+			t.Fatalf("systemd-analyze verify with %s: %v\n%s", networkFile, err, out)
+		}
+		return string(out)
+	}
+	out := verify(dropIn)
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "setmatchd") || strings.Contains(line, "network.conf") {
+			t.Errorf("systemd-analyze verify complains: %s", line)
+		}
+	}
+	if out := verify(append(append([]byte(nil), dropIn...), "IPAddressAllow=not-an-address\n"...)); !strings.Contains(out, "network.conf") {
+		t.Errorf("systemd-analyze verify did not read the drop-in (no complaint about a bad address in it):\n%s", out)
+	}
+
+	base := exposure(t, "")
+	open := exposure(t, withNetworkDropIn(t, t.TempDir(), dropIn))
+	t.Logf("systemd-analyze security --offline=yes: exposure %.1f, %.1f with %s", base, open, networkFile)
+	if open <= base {
+		t.Errorf("exposure %.1f with the drop-in, %.1f without: the drop-in was not applied", open, base)
 	}
 }
 

@@ -101,7 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			"Start the unit (systemctl start setmatchd), run it as that user (sudo -u setmatch setmatchd ...), or pass -allow-root")
 		return 1
 	}
-	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr}); err != nil {
+	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr, Version: versionString()}); err != nil {
 		fmt.Fprintf(stderr, "setmatchd: %v\n", err)
 		return 1
 	}

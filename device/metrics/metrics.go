@@ -14,6 +14,7 @@
 package metrics
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,8 +39,10 @@ type Metrics struct {
 	reg       *prometheus.Registry
 	batches   *prometheus.CounterVec
 	latency   prometheus.Histogram
-	queue     prometheus.Gauge
 	modelInfo *prometheus.GaugeVec
+
+	queueLen atomic.Int64               // set by SetQueueLength
+	queueFn  atomic.Pointer[func() int] // set by QueueLengthFunc, read at each scrape
 }
 
 // New returns the metrics, every counter at zero, registered on a registry
@@ -56,10 +59,6 @@ func New() *Metrics {
 			Help:    "Time from a batch's arrival in new/ (its rename) to its decision, queueing included.",
 			Buckets: LatencyBuckets,
 		}),
-		queue: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "setmatch_queue_length",
-			Help: "Batches waiting to be handled.",
-		}),
 		modelInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "setmatch_model_info",
 			Help: "The model in use (value 1): the first 16 hex digits of its file's SHA-256 and its method.",
@@ -68,7 +67,11 @@ func New() *Metrics {
 	for _, r := range []string{Known, Unknown, Failed} {
 		m.batches.WithLabelValues(r) // present at 0 from the start
 	}
-	m.reg.MustRegister(m.batches, m.latency, m.queue, m.modelInfo,
+	queue := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "setmatch_queue_length",
+		Help: "Batches waiting to be handled.",
+	}, m.queueLength)
+	m.reg.MustRegister(m.batches, m.latency, queue, m.modelInfo,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -87,8 +90,21 @@ func (m *Metrics) Decision(result string, latency time.Duration) {
 	}
 }
 
-// SetQueueLength sets the number of batches waiting.
-func (m *Metrics) SetQueueLength(n int) { m.queue.Set(float64(n)) }
+// SetQueueLength sets the number of batches waiting (until QueueLengthFunc
+// is called).
+func (m *Metrics) SetQueueLength(n int) { m.queueLen.Store(int64(n)) }
+
+// QueueLengthFunc makes every scrape read the number of batches waiting
+// from f, so that the gauge is current also while one batch takes long.
+// It may be called while the metrics are served.
+func (m *Metrics) QueueLengthFunc(f func() int) { m.queueFn.Store(&f) }
+
+func (m *Metrics) queueLength() float64 {
+	if f := m.queueFn.Load(); f != nil {
+		return float64((*f)())
+	}
+	return float64(m.queueLen.Load())
+}
 
 // SetModel names the model in use; the previous one's series goes away.
 func (m *Metrics) SetModel(sha256, method string) {

@@ -165,6 +165,19 @@ func TestScrape(t *testing.T) {
 	if v := value(t, fams, "setmatch_mqtt_connected"); v != 1 {
 		t.Errorf("mqtt_connected = %v after connecting", v)
 	}
+	// Read at each scrape once a function is given.
+	var waiting atomic.Int64
+	waiting.Store(11)
+	m.QueueLengthFunc(func() int { return int(waiting.Load()) })
+	fams, _ = scrape(ctx, t, url)
+	if v := value(t, fams, "setmatch_queue_length"); v != 11 {
+		t.Errorf("queue_length = %v with QueueLengthFunc, want 11", v)
+	}
+	waiting.Store(4)
+	fams, _ = scrape(ctx, t, url)
+	if v := value(t, fams, "setmatch_queue_length"); v != 4 {
+		t.Errorf("queue_length = %v after the queue changed, want 4", v)
+	}
 
 	// Other paths: 404.
 	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+s.Addr().String()+"/", nil)

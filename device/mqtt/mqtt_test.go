@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"setmatch/config"
+	"setmatch/device/mqtt/mqtttest"
 )
 
 // record is the part of a journal record the tests look at.
@@ -33,13 +34,13 @@ func payload(i int) []byte {
 }
 
 // files returns the file names of the decisions received, in order.
-func files(t *testing.T, msgs []message) []string {
+func files(t *testing.T, msgs []mqtttest.Message) []string {
 	t.Helper()
 	var f []string
 	for _, m := range msgs {
 		var r record
-		if err := json.Unmarshal([]byte(m.payload), &r); err != nil {
-			t.Fatalf("message %q is not a record: %v", m.payload, err)
+		if err := json.Unmarshal([]byte(m.Payload), &r); err != nil {
+			t.Fatalf("message %q is not a record: %v", m.Payload, err)
 		}
 		if want := labels[fileIndex(t, r.File)%len(labels)]; r.Decision != want {
 			t.Errorf("%s: decision %q, want %q", r.File, r.Decision, want)
@@ -80,12 +81,12 @@ func uniqueTopic(t *testing.T) string {
 func TestPublishDecisions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := testBroker(ctx, t, false)
+	b := mqtttest.New(ctx, t, false)
 	topic := uniqueTopic(t)
-	sub := subscribe(ctx, t, b.url, "", "", topic+"/#")
-	disc := subscribe(ctx, t, b.url, "", "", "homeassistant/sensor/+/decision/config")
+	sub := subscribe(ctx, t, b.URL, "", "", topic+"/#")
+	disc := subscribe(ctx, t, b.URL, "", "", "homeassistant/sensor/+/decision/config")
 	log := new(syncBuffer)
-	o := testOptions(b.url, topic, log)
+	o := testOptions(b.URL, topic, log)
 	p, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +97,8 @@ func TestPublishDecisions(t *testing.T) {
 	for i := range n {
 		p.Publish(payload(i))
 	}
-	eventually(ctx, t, fmt.Sprintf("%d decisions arrived on %s/decision", n, topic), func() bool { return len(sub.on(topic+"/decision")) >= n })
-	got := files(t, sub.on(topic+"/decision"))
+	eventually(ctx, t, fmt.Sprintf("%d decisions arrived on %s/decision", n, topic), func() bool { return len(sub.On(topic+"/decision")) >= n })
+	got := files(t, sub.On(topic+"/decision"))
 	want := make([]string, n)
 	for i := range n {
 		want[i] = fmt.Sprintf("b-%03d.npy", i)
@@ -105,9 +106,9 @@ func TestPublishDecisions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("decisions received:\n%v\nwant, in order:\n%v", got, want)
 	}
-	for _, m := range sub.on(topic + "/decision") {
-		if m.retained || strings.HasSuffix(m.payload, "\n") {
-			t.Errorf("decision message retained %v, payload %q: want not retained, no newline", m.retained, m.payload)
+	for _, m := range sub.On(topic + "/decision") {
+		if m.Retained || strings.HasSuffix(m.Payload, "\n") {
+			t.Errorf("decision message retained %v, payload %q: want not retained, no newline", m.Retained, m.Payload)
 		}
 	}
 	// The subscriber may see the last message before the publisher sees
@@ -119,24 +120,24 @@ func TestPublishDecisions(t *testing.T) {
 
 	// A subscriber that comes later gets the last decision and "online",
 	// retained.
-	eventually(ctx, t, "the state was published", func() bool { return len(sub.on(topic+"/state")) > 0 })
-	late := subscribe(ctx, t, b.url, "", "", topic+"/#")
+	eventually(ctx, t, "the state was published", func() bool { return len(sub.On(topic+"/state")) > 0 })
+	late := subscribe(ctx, t, b.URL, "", "", topic+"/#")
 	eventually(ctx, t, "the late subscriber got the retained state and availability", func() bool {
-		return len(late.on(topic+"/state")) > 0 && len(late.on(topic+"/availability")) > 0
+		return len(late.On(topic+"/state")) > 0 && len(late.On(topic+"/availability")) > 0
 	})
-	st := late.on(topic + "/state")
-	if f := files(t, st[len(st)-1:]); !st[len(st)-1].retained || f[0] != want[n-1] {
-		t.Errorf("retained state: %q (retained %v), want the last decision %s", st[len(st)-1].payload, st[len(st)-1].retained, want[n-1])
+	st := late.On(topic + "/state")
+	if f := files(t, st[len(st)-1:]); !st[len(st)-1].Retained || f[0] != want[n-1] {
+		t.Errorf("retained state: %q (retained %v), want the last decision %s", st[len(st)-1].Payload, st[len(st)-1].Retained, want[n-1])
 	}
-	if av := late.on(topic + "/availability"); av[0].payload != "online" || !av[0].retained {
-		t.Errorf("retained availability %q (retained %v), want online", av[0].payload, av[0].retained)
+	if av := late.On(topic + "/availability"); av[0].Payload != "online" || !av[0].Retained {
+		t.Errorf("retained availability %q (retained %v), want online", av[0].Payload, av[0].Retained)
 	}
 
 	// Home Assistant discovery.
 	dt := "homeassistant/sensor/" + nodeID(o.ClientID) + "/decision/config"
-	eventually(ctx, t, "the discovery config arrived", func() bool { return len(disc.on(dt)) > 0 })
+	eventually(ctx, t, "the discovery config arrived", func() bool { return len(disc.On(dt)) > 0 })
 	var cfg map[string]any
-	if err := json.Unmarshal([]byte(disc.on(dt)[0].payload), &cfg); err != nil {
+	if err := json.Unmarshal([]byte(disc.On(dt)[0].Payload), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range map[string]any{
@@ -154,8 +155,8 @@ func TestPublishDecisions(t *testing.T) {
 		t.Errorf("Close: %v", err)
 	}
 	eventually(ctx, t, "offline after Close", func() bool {
-		av := sub.on(topic + "/availability")
-		return len(av) > 0 && av[len(av)-1].payload == "offline"
+		av := sub.On(topic + "/availability")
+		return len(av) > 0 && av[len(av)-1].Payload == "offline"
 	})
 	if p.Connected() {
 		t.Error("connected after Close")
@@ -175,27 +176,27 @@ func TestPublishDecisions(t *testing.T) {
 func TestLastWill(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := testBroker(ctx, t, false)
-	g := newGate(t, b.addr)
+	b := mqtttest.New(ctx, t, false)
+	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
-	sub := subscribe(ctx, t, b.url, "", "", topic+"/availability")
-	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	sub := subscribe(ctx, t, b.URL, "", "", topic+"/availability")
+	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close(context.Background())
 	avail := func() []string {
 		var s []string
-		for _, m := range sub.on(topic + "/availability") {
-			s = append(s, m.payload)
+		for _, m := range sub.On(topic + "/availability") {
+			s = append(s, m.Payload)
 		}
 		return s
 	}
 	eventually(ctx, t, "online", func() bool { return slices.Equal(avail(), []string{"online"}) })
-	g.cut()
+	g.Cut()
 	eventually(ctx, t, "the broker published the last will", func() bool { return slices.Equal(avail(), []string{"online", "offline"}) })
 	eventually(ctx, t, "the publisher saw the connection go", func() bool { return !p.Connected() })
-	g.reopen()
+	g.Reopen()
 	eventually(ctx, t, "online again after reconnecting", func() bool { return slices.Equal(avail(), []string{"online", "offline", "online"}) })
 }
 
@@ -204,11 +205,11 @@ func TestLastWill(t *testing.T) {
 func TestOutage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := testBroker(ctx, t, false)
-	g := newGate(t, b.addr)
+	b := mqtttest.New(ctx, t, false)
+	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
-	sub := subscribe(ctx, t, b.url, "", "", topic+"/decision")
-	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
+	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,8 +218,8 @@ func TestOutage(t *testing.T) {
 	for i := range n / 2 {
 		p.Publish(payload(i))
 	}
-	eventually(ctx, t, "the first half arrived", func() bool { return len(sub.on(topic+"/decision")) == n/2 })
-	g.cut()
+	eventually(ctx, t, "the first half arrived", func() bool { return len(sub.On(topic+"/decision")) == n/2 })
+	g.Cut()
 	eventually(ctx, t, "the publisher saw the connection go", func() bool { return !p.Connected() })
 	for i := n / 2; i < n; i++ {
 		p.Publish(payload(i))
@@ -226,9 +227,9 @@ func TestOutage(t *testing.T) {
 	if p.OutboxLen() != n/2 {
 		t.Errorf("outbox holds %d while the broker is away, want %d", p.OutboxLen(), n/2)
 	}
-	g.reopen()
-	eventually(ctx, t, "every decision arrived", func() bool { return len(sub.on(topic+"/decision")) >= n })
-	got := files(t, sub.on(topic+"/decision"))
+	g.Reopen()
+	eventually(ctx, t, "every decision arrived", func() bool { return len(sub.On(topic+"/decision")) >= n })
+	got := files(t, sub.On(topic+"/decision"))
 	for i := range n {
 		if want := fmt.Sprintf("b-%03d.npy", i); got[i] != want {
 			t.Fatalf("decisions received out of order or lost:\n%v", got)
@@ -244,24 +245,24 @@ func TestOutage(t *testing.T) {
 func TestLostInFlight(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := testBroker(ctx, t, false)
-	g := newGate(t, b.addr)
+	b := mqtttest.New(ctx, t, false)
+	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
-	sub := subscribe(ctx, t, b.url, "", "", topic+"/decision")
-	p, err := New(testOptions(g.url(), topic, new(syncBuffer)))
+	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
+	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close(context.Background())
 	eventually(ctx, t, "connected", p.Connected)
-	g.blackhole.Store(true)
+	g.Blackhole.Store(true)
 	p.Publish(payload(7))
-	eventually(ctx, t, "the decision was sent into the void", func() bool { return g.discarded.Load() > 0 })
-	g.cut()
-	g.blackhole.Store(false)
-	g.reopen()
-	eventually(ctx, t, "the decision arrived after reconnecting", func() bool { return len(sub.on(topic+"/decision")) > 0 })
-	if f := files(t, sub.on(topic+"/decision")); f[0] != "b-007.npy" {
+	eventually(ctx, t, "the decision was sent into the void", func() bool { return g.Discarded.Load() > 0 })
+	g.Cut()
+	g.Blackhole.Store(false)
+	g.Reopen()
+	eventually(ctx, t, "the decision arrived after reconnecting", func() bool { return len(sub.On(topic+"/decision")) > 0 })
+	if f := files(t, sub.On(topic+"/decision")); f[0] != "b-007.npy" {
 		t.Errorf("received %v", f)
 	}
 }
@@ -274,16 +275,16 @@ func TestBrokerKilledAndRestarted(t *testing.T) {
 	if emulated() {
 		t.Skipf("an emulated test binary cannot start and kill mosquitto (golang/go#69259); TestOutage covers the outage through %s", envBroker)
 	}
-	b := startBroker(ctx, t, false)
+	b := mqtttest.Start(ctx, t, false)
 	// The publisher goes through a gate, held shut after the restart until
 	// the new subscriber is in place (without it, a subscriber that
 	// reconnects after the publisher would miss messages it was never
 	// subscribed for).
-	g := newGate(t, b.addr)
+	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
-	sub1 := subscribe(ctx, t, b.url, "", "", topic+"/decision")
+	sub1 := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
 	log := new(syncBuffer)
-	p, err := New(testOptions(g.url(), topic, log))
+	p, err := New(testOptions(g.URL(), topic, log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,22 +293,22 @@ func TestBrokerKilledAndRestarted(t *testing.T) {
 	for i := range n / 3 {
 		p.Publish(payload(i))
 	}
-	eventually(ctx, t, "the first third arrived", func() bool { return len(sub1.on(topic+"/decision")) >= n/3 })
-	b.kill()
+	eventually(ctx, t, "the first third arrived", func() bool { return len(sub1.On(topic+"/decision")) >= n/3 })
+	b.Kill()
 	for i := n / 3; i < n; i++ {
 		p.Publish(payload(i))
 	}
 	eventually(ctx, t, "the publisher saw the broker go", func() bool { return !p.Connected() })
-	g.cut()
+	g.Cut()
 	eventually(ctx, t, "a failed reconnection was logged", func() bool { return strings.Contains(log.String(), "mqtt connect failed") })
-	if err := b.start(ctx); err != nil {
-		t.Fatalf("restarting mosquitto: %v\n%s", err, b.log)
+	if err := b.Restart(ctx); err != nil {
+		t.Fatalf("restarting mosquitto: %v\n%s", err, b.Log())
 	}
-	sub2 := subscribe(ctx, t, b.url, "", "", topic+"/decision")
-	g.reopen()
-	eventually(ctx, t, "the rest arrived after the restart", func() bool { return len(sub2.on(topic+"/decision")) >= n-n/3 })
+	sub2 := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
+	g.Reopen()
+	eventually(ctx, t, "the rest arrived after the restart", func() bool { return len(sub2.On(topic+"/decision")) >= n-n/3 })
 	seen := make(map[string]int)
-	for _, f := range append(files(t, sub1.on(topic+"/decision")), files(t, sub2.on(topic+"/decision"))...) {
+	for _, f := range append(files(t, sub1.On(topic+"/decision")), files(t, sub2.On(topic+"/decision"))...) {
 		seen[f]++
 	}
 	for i := range n {
@@ -328,10 +329,10 @@ func TestBrokerKilledAndRestarted(t *testing.T) {
 func TestWrongPassword(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := testBroker(ctx, t, true)
+	b := mqtttest.New(ctx, t, true)
 	topic := uniqueTopic(t)
 	log := new(syncBuffer)
-	o := testOptions(b.url, topic, log)
+	o := testOptions(b.URL, topic, log)
 	o.Username, o.Password, o.Outbox = testUser, "wrong-password", 10
 	p, err := New(o)
 	if err != nil {
@@ -376,14 +377,14 @@ func TestWrongPassword(t *testing.T) {
 func TestPassword(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := testBroker(ctx, t, true)
+	b := mqtttest.New(ctx, t, true)
 	topic := uniqueTopic(t)
 	pw := filepath.Join(t.TempDir(), "pw")
 	if err := os.WriteFile(pw, []byte(testPassword+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c := config.Default().MQTT
-	c.Broker, c.Topic, c.Username, c.PasswordFile, c.ClientID = b.url, topic, testUser, pw, "pw-test"
+	c.Broker, c.Topic, c.Username, c.PasswordFile, c.ClientID = b.URL, topic, testUser, pw, "pw-test"
 	log := new(syncBuffer)
 	o, err := FromConfig(c, "0.1.0", slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
@@ -393,13 +394,13 @@ func TestPassword(t *testing.T) {
 		t.Fatalf("password read as %q", o.Password)
 	}
 	o.MinBackoff, o.MaxBackoff = 20*time.Millisecond, 200*time.Millisecond
-	sub := subscribe(ctx, t, b.url, testUser, testPassword, topic+"/decision")
+	sub := subscribe(ctx, t, b.URL, testUser, testPassword, topic+"/decision")
 	p, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.Publish(payload(3))
-	eventually(ctx, t, "the decision arrived", func() bool { return len(sub.on(topic+"/decision")) == 1 })
+	eventually(ctx, t, "the decision arrived", func() bool { return len(sub.On(topic+"/decision")) == 1 })
 	if err := p.Close(ctx); err != nil {
 		t.Error(err)
 	}

@@ -77,8 +77,11 @@ func TestSpoolBurstDirs(t *testing.T) {
 	if n, err := sp.Prune(time.Now()); err != nil || n != 2 {
 		t.Fatalf("prune removed %d, %v; want 2", n, err)
 	}
-	if got := names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{"b3", "b3.err"}) {
-		t.Errorf("failed/ holds %v, want b3 and b3.err", got)
+	if got := names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{".reasons", "b3"}) {
+		t.Errorf("failed/ holds %v, want b3 and .reasons", got)
+	}
+	if got := names(t, filepath.Join(dir, DirFailed, DirReasons)); !slices.Equal(got, []string{"b3"}) {
+		t.Errorf("failed/.reasons holds %v, want the reason of b3 only", got)
 	}
 	if got := names(t, filepath.Join(dir, DirDone)); !slices.Equal(got, []string{"b4"}) {
 		t.Errorf("done/ holds %v, want b4", got)

@@ -134,6 +134,14 @@ func (q *Queue) Done(name string) {
 	q.mu.Unlock()
 }
 
+// Len returns the number of names waiting for a worker (not those in
+// flight).
+func (q *Queue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) - q.head
+}
+
 // Close stops accepting names.
 func (q *Queue) Close() {
 	q.mu.Lock()

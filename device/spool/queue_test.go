@@ -15,10 +15,16 @@ func TestQueueDedupAndBound(t *testing.T) {
 	if q.add(Item{Name: "d"}) {
 		t.Fatal("a full queue took another name")
 	}
+	if n := q.Len(); n != 3 {
+		t.Fatalf("Len %d with three names waiting", n)
+	}
 	ctx := context.Background()
 	it, _ := q.Pop(ctx)
 	if it.Name != "a" {
 		t.Fatalf("popped %q, want a (FIFO)", it.Name)
+	}
+	if n := q.Len(); n != 2 {
+		t.Fatalf("Len %d after a pop, want 2 (the one in flight is not waiting)", n)
 	}
 	if q.add(Item{Name: "a"}) {
 		t.Fatal("a name in flight was queued again")

@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"setmatch/device/devicetest"
+	"setmatch/device/journal"
+	"setmatch/device/mqtt/mqtttest"
+	"setmatch/device/spool"
+)
+
+// The daemon's MQTT and metrics outputs, end to end: the real setmatchd
+// against Debian's mosquitto (device/mqtt/mqtttest: a broker of the test's
+// own on the host, those of scripts/mosquitto-test.sh under qemu-user),
+// and its metrics endpoint over HTTP.
+
+// freeAddr returns a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// outputsConfig is the [mqtt] (and, with a metrics address, [metrics])
+// configuration of a test; the client id is the test's own, so that two
+// daemons never share one on a broker.
+func outputsConfig(t *testing.T, broker, topic, metricsAddr, extraMQTT string) string {
+	id := "setmatchd-" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	s := fmt.Sprintf("\n[mqtt]\nbroker = %q\ntopic = %q\nclient_id = %q\n%s", broker, topic, id, extraMQTT)
+	if metricsAddr != "" {
+		s += fmt.Sprintf("\n[metrics]\nlisten = %q\n", metricsAddr)
+	}
+	return s
+}
+
+// journalLines returns the journal's lines by file (the last line of each).
+func journalLines(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r journal.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("journal line %q: %v", sc.Text(), err)
+		}
+		out[r.File] = sc.Text()
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// decisionFiles returns the files named by decision messages, in order.
+func decisionFiles(t *testing.T, msgs []mqtttest.Message) []string {
+	t.Helper()
+	var files []string
+	for _, m := range msgs {
+		var r journal.Record
+		if err := json.Unmarshal([]byte(m.Payload), &r); err != nil {
+			t.Fatalf("decision message %q is not a journal record: %v", m.Payload, err)
+		}
+		files = append(files, r.File)
+	}
+	return files
+}
+
+// distinct counts the distinct strings of s.
+func distinct(s []string) int {
+	m := map[string]bool{}
+	for _, x := range s {
+		m[x] = true
+	}
+	return len(m)
+}
+
+// scrapeMetrics gets http://addr/metrics and parses the text format.
+func scrapeMetrics(t *testing.T, ctx context.Context, addr string) map[string]*dto.MetricFamily {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/metrics", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("scraping the metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics: %v %v\n%s", resp.Status, err, body)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatalf("parsing the metrics: %v\n%s", err, body)
+	}
+	return fams
+}
+
+// metricValue returns the value of the series of family name whose labels
+// include the name=value pairs of want; ok is false if there is none.
+func metricValue(fams map[string]*dto.MetricFamily, name string, want ...string) (v float64, ok bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+	for _, m := range f.Metric {
+		lab := map[string]string{}
+		for _, l := range m.Label {
+			lab[l.GetName()] = l.GetValue()
+		}
+		match := true
+		for i := 0; i+1 < len(want); i += 2 {
+			match = match && lab[want[i]] == want[i+1]
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true
+		}
+	}
+	return 0, false
+}
+
+// TestDaemonMQTTAndMetrics: N batches (known, unknown and one malformed)
+// give N messages on setmatch/decision, each the batch's journal line;
+// the metrics endpoint counts what the journal holds; on stop the daemon
+// publishes "offline".
+func TestDaemonMQTTAndMetrics(t *testing.T) {
+	ctx := testContext(t, e2eBudget)
+	b := mqtttest.New(ctx, t, false)
+	maddr := freeAddr(t)
+	f := devicetest.NewFixture(t, outputsConfig(t, b.URL, "setmatch", maddr, ""))
+	sub := mqtttest.Subscribe(ctx, t, b.URL, "", "", "setmatch/decision")
+	avail := mqtttest.Subscribe(ctx, t, b.URL, "", "", "setmatch/availability")
+	p := startDaemon(t, ctx, f)
+
+	rng := rand.New(rand.NewPCG(31, 32))
+	labels := []string{"alice", "bob", "stranger", "carol", "alice", "stranger", "bob", "carol", "alice", "bob"}
+	for i, l := range labels {
+		f.Drop(t, fmt.Sprintf("m%02d.npy", i), devicetest.Batch(rng, l))
+	}
+	os.WriteFile(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), []byte("1,2\n3,x\n"), 0o644)
+	os.Rename(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), filepath.Join(f.Spool, spool.DirNew, "broken.csv"))
+	n := len(labels) + 1
+	waitFor(t, ctx, fmt.Sprintf("%d messages on setmatch/decision", n), func() bool { return len(sub.On("setmatch/decision")) >= n })
+	waitFor(t, ctx, "online on setmatch/availability", func() bool {
+		a := avail.On("setmatch/availability")
+		return len(a) > 0 && a[len(a)-1].Payload == "online"
+	})
+
+	// Each message is its batch's journal line, made before it.
+	lines := journalLines(t, f.Journal)
+	msgs := sub.On("setmatch/decision")
+	if len(msgs) != n || len(lines) != n {
+		t.Errorf("%d messages and %d journal lines for %d batches", len(msgs), len(lines), n)
+	}
+	for i, m := range msgs {
+		var r journal.Record
+		if err := json.Unmarshal([]byte(m.Payload), &r); err != nil {
+			t.Fatalf("message %q: %v", m.Payload, err)
+		}
+		if m.Payload != lines[r.File] {
+			t.Errorf("message %d is not the journal line of %s:\n got %s\nwant %s", i, r.File, m.Payload, lines[r.File])
+		}
+		want := "failed"
+		if r.File != "broken.csv" {
+			var k int
+			fmt.Sscanf(r.File, "m%02d.npy", &k)
+			want = devicetest.Expected(labels[k])
+		}
+		if r.Decision != want {
+			t.Errorf("%s: decision %q in the message, want %q", r.File, r.Decision, want)
+		}
+	}
+
+	// The metrics count what the journal holds.
+	count := map[string]float64{}
+	var model string
+	for _, r := range devicetest.ReadJournal(t, f.Journal) {
+		switch {
+		case r.Decision == "failed":
+			count["failed"]++
+		case r.Known:
+			count["known"]++
+		default:
+			count["unknown"]++
+		}
+		model = r.Model
+	}
+	if count["known"] == 0 || count["unknown"] == 0 || count["failed"] != 1 {
+		t.Errorf("journal counts %v: want every result", count)
+	}
+	fams := scrapeMetrics(t, ctx, maddr)
+	for _, res := range []string{"known", "unknown", "failed"} {
+		if v, ok := metricValue(fams, "setmatch_batches_total", "result", res); !ok || v != count[res] {
+			t.Errorf("setmatch_batches_total{result=%q} = %v (present %v), the journal has %v", res, v, ok, count[res])
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"setmatch_decision_latency_seconds", nil, float64(n)},
+		{"setmatch_queue_length", nil, 0},
+		{"setmatch_model_info", []string{"sha256", model}, 1},
+		{"setmatch_mqtt_connected", nil, 1},
+		{"setmatch_mqtt_outbox_length", nil, 0},
+		{"setmatch_mqtt_dropped_total", nil, 0},
+		{"setmatch_mqtt_published_total", nil, float64(n)},
+	} {
+		if v, ok := metricValue(fams, c.name, c.labels...); !ok || v != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, v, ok, c.want)
+		}
+	}
+
+	p.stop()
+	waitFor(t, ctx, "offline on setmatch/availability", func() bool {
+		a := avail.On("setmatch/availability")
+		return len(a) > 0 && a[len(a)-1].Payload == "offline"
+	})
+	if _, err := net.DialTimeout("tcp", maddr, time.Second); err == nil {
+		t.Errorf("metrics still served at %s after the daemon stopped", maddr)
+	}
+}
+
+// TestDaemonMQTTBrokerRestart: the broker is killed mid-stream and
+// started again; the daemon goes on deciding and journaling meanwhile, and
+// every decision reaches a subscriber (QoS 1 and the outbox). The daemon
+// reaches the broker through a gate, closed while the broker is down and
+// opened once the new subscriber is in place, so that no message can pass
+// before it subscribed.
+func TestDaemonMQTTBrokerRestart(t *testing.T) {
+	if mqtttest.Emulated() {
+		t.Skip("an emulated test binary cannot start and kill mosquitto (golang/go#69259); TestOutage in device/mqtt covers outages through a gate")
+	}
+	ctx := testContext(t, e2eBudget)
+	b := mqtttest.Start(ctx, t, false)
+	g := mqtttest.NewGate(t, b.Addr)
+	// A short keepalive: the daemon notices the dead broker within seconds.
+	f := devicetest.NewFixture(t, outputsConfig(t, g.URL(), "setmatch", "", "keepalive = \"2s\"\n"))
+	sub1 := mqtttest.Subscribe(ctx, t, b.URL, "", "", "setmatch/decision")
+	p := startDaemon(t, ctx, f)
+	rng := rand.New(rand.NewPCG(33, 34))
+	const third = 10
+	drop := func(from int) {
+		for i := from; i < from+third; i++ {
+			f.Drop(t, fmt.Sprintf("r%02d.npy", i), devicetest.Batch(rng, []string{"alice", "bob", "stranger"}[i%3]))
+		}
+	}
+	done := filepath.Join(f.Spool, spool.DirDone)
+	drop(0)
+	waitFor(t, ctx, "the first third on the decision topic", func() bool { return len(sub1.On("setmatch/decision")) >= third })
+
+	b.Kill()
+	g.Cut()
+	drop(third)
+	waitFor(t, ctx, "the second third decided while the broker is down", func() bool { return len(devicetest.Names(t, done)) == 2*third })
+	waitFor(t, ctx, "the lost connection in the log", func() bool { return strings.Contains(p.stderr.String(), "mqtt connect failed") })
+
+	if err := b.Restart(ctx); err != nil {
+		t.Fatalf("restarting mosquitto: %v\n%s", err, b.Log())
+	}
+	sub2 := mqtttest.Subscribe(ctx, t, b.URL, "", "", "setmatch/decision")
+	g.Reopen()
+	drop(2 * third)
+	got := func() []string {
+		return append(decisionFiles(t, sub1.On("setmatch/decision")), decisionFiles(t, sub2.On("setmatch/decision"))...)
+	}
+	waitFor(t, ctx, "every decision on the decision topic", func() bool { return distinct(got()) == 3*third })
+	p.stop()
+
+	if n := len(devicetest.ReadJournal(t, f.Journal)); n != 3*third {
+		t.Errorf("journal has %d lines, want %d", n, 3*third)
+	}
+	if !strings.Contains(p.stderr.String(), "mqtt connected again") {
+		t.Errorf("no reconnection in the log:\n%s", p.stderr)
+	}
+	t.Logf("%d messages for %d decisions (at least once)", len(got()), 3*third)
+}
+
+// TestDaemonMQTTWrongPassword: a broker that refuses the login gives a
+// clear error in the log; the daemon keeps deciding and journaling, and
+// says on stop what it could not deliver.
+func TestDaemonMQTTWrongPassword(t *testing.T) {
+	ctx := testContext(t, e2eBudget)
+	b := mqtttest.New(ctx, t, true)
+	pw := filepath.Join(t.TempDir(), "mqtt-password")
+	if err := os.WriteFile(pw, []byte("wrong-password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	maddr := freeAddr(t)
+	f := devicetest.NewFixture(t, outputsConfig(t, b.URL, "setmatch", maddr,
+		fmt.Sprintf("username = %q\npassword_file = %q\n", mqtttest.User, pw)))
+	p := startDaemon(t, ctx, f)
+	waitFor(t, ctx, "the refused login in the log", func() bool { return strings.Contains(p.stderr.String(), "the broker refused the login") })
+	for _, want := range []string{"level=ERROR", "check mqtt.username", mqtttest.User, "mqtt.password_file"} {
+		if !strings.Contains(p.stderr.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, p.stderr)
+		}
+	}
+	rng := rand.New(rand.NewPCG(35, 36))
+	for i := range 5 {
+		f.Drop(t, fmt.Sprintf("w%d.npy", i), devicetest.Batch(rng, "alice"))
+	}
+	done := filepath.Join(f.Spool, spool.DirDone)
+	waitFor(t, ctx, "five batches decided without the broker", func() bool { return len(devicetest.Names(t, done)) == 5 })
+	fams := scrapeMetrics(t, ctx, maddr)
+	if v, ok := metricValue(fams, "setmatch_mqtt_connected"); !ok || v != 0 {
+		t.Errorf("setmatch_mqtt_connected = %v (present %v), want 0", v, ok)
+	}
+	if v, _ := metricValue(fams, "setmatch_mqtt_outbox_length"); v != 5 {
+		t.Errorf("setmatch_mqtt_outbox_length = %v, want 5", v)
+	}
+	p.stop()
+	recs := devicetest.ReadJournal(t, f.Journal)
+	if len(recs) != 5 {
+		t.Errorf("journal has %d lines, want 5", len(recs))
+	}
+	for _, r := range recs {
+		if r.Decision != "alice" {
+			t.Errorf("%s: %s", r.File, r.Decision)
+		}
+	}
+	if !strings.Contains(p.stderr.String(), "5 decisions not delivered") {
+		t.Errorf("the stop does not say what was not delivered:\n%s", p.stderr)
+	}
+}
