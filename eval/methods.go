@@ -24,10 +24,14 @@ const (
 	NNJDR  = "nn-j-dr"
 	GDA    = "gda"
 	CDL    = "cdl"
+	// Auto chooses among the deployable methods by cross-validation on
+	// the training sets (Choose) and runs the winner: what setmatch train
+	// --method auto deploys.
+	Auto = "auto"
 )
 
 // Methods lists every method in table order.
-var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL}
+var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL, Auto}
 
 // ParseMethods reads a comma-separated list of method names ("all" for
 // every method).
@@ -135,6 +139,12 @@ type Grid struct {
 	// DRIter and DRFoldIter: iteration caps when learning the final W and
 	// W inside the cross-validation folds (0: the learner's default).
 	DRIter, DRFoldIter int
+	// The auto method's candidates (AutoCandidates; empty: AutoMethods,
+	// AutoDims, AutoScales) and its outer folds (0: 3).
+	AutoMethods []string
+	AutoDims    []int
+	AutoScales  []float64
+	AutoFolds   int
 }
 
 // PaperWidths is the grid of kernel widths of the paper's experiments.
@@ -171,6 +181,10 @@ func DefaultGrid() Grid {
 type Prediction struct {
 	Labels []int  // predicted class of each test set
 	Params string // the hyper-parameters chosen by cross-validation
+	// Fit is the method fitted on the task's training sets, for the
+	// methods a model can deploy (nn-*, kfda-hg/hl/j, nn-*-dr); nil for
+	// the others.
+	Fit *Fitted
 }
 
 // Run evaluates one method on t with hyper-parameters chosen by
@@ -182,6 +196,12 @@ func Run(method string, t *Task, g Grid) (Prediction, error) {
 	if len(t.Train) == 0 || len(t.Test) == 0 {
 		return Prediction{}, errors.New("a split needs training and test sets")
 	}
+	return run(method, t, g)
+}
+
+// run is Run without the check for test sets: with none, it fits the
+// method on t's training sets only (Prediction.Fit).
+func run(method string, t *Task, g Grid) (Prediction, error) {
 	switch method {
 	case NNH:
 		return runNN(t, g, match.Hellinger)
@@ -197,6 +217,8 @@ func Run(method string, t *Task, g Grid) (Prediction, error) {
 		return runDR(t, g, match.Hellinger)
 	case NNJDR:
 		return runDR(t, g, match.Jeffrey)
+	case Auto:
+		return runAuto(t, g)
 	}
 	return Prediction{}, fmt.Errorf("unknown method %q", method)
 }
@@ -267,7 +289,14 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	if best.acc >= 0 {
 		params += fmt.Sprintf(" cv=%.1f%%", 100*best.acc)
 	}
-	return Prediction{Labels: pred, Params: params}, nil
+	fit := &Fitted{Method: NNH, Divergence: m, Bandwidth: bws[bestI], CV: best.acc}
+	if m == match.Jeffrey {
+		fit.Method = NNJ
+	}
+	if err := fit.setBandwidths(t); err != nil {
+		return Prediction{}, err
+	}
+	return Prediction{Labels: pred, Params: params, Fit: fit}, nil
 }
 
 // cvNN scores 1-NN on the divergence matrix d by the folds.

@@ -28,7 +28,7 @@ accuracy (percent) over the splits and the seconds each method took.
 protocols: gallery=G,probe=P,splits=S (per class; for pooled ORL-style data
 G and P are frames per set; probe=rest for all remaining sets), loo,
 file=PATH (lines "<split> <gallery|probe> <class>/<set>").
-methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl (or all)"
+methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto (or all)\n\nauto: what setmatch train --method auto deploys, chosen inside each\nsplit's gallery by nested cross-validation (see setmatch train)."
 
 // evalArgs holds the flags of setmatch eval.
 type evalArgs struct {
@@ -46,7 +46,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.StringVar(&a.data, "data", "", "data set directory (`DIR`)")
 	fs.StringVar(&a.feat, "features", "", "frame features for image data, e.g. intensity:20x20 or intensity:20x20+pca:50 (`SPEC`)")
 	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol")
-	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl), or all")
+	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto), or all")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the random splits and of the cross-validation folds")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
