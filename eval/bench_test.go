@@ -34,16 +34,3 @@ func BenchmarkDivergences(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkKFDA times one kFDA fit on 40 training sets, 8 classes.
-func BenchmarkKFDA(b *testing.B) {
-	rng := rand.New(rand.NewPCG(2, 2))
-	x, labels := toyClasses(rng, 8, 5, 6)
-	var k mat.SymDense
-	k.SymOuterK(1, x)
-	for b.Loop() {
-		if _, err := FitKFDA(&k, labels, 8, 1e-2, 0); err != nil {
-			b.Fatal(err)
-		}
-	}
-}

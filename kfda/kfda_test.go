@@ -1,4 +1,4 @@
-package eval
+package kfda
 
 import (
 	"math"
@@ -95,7 +95,7 @@ func TestKFDALinearKernelIsLDA(t *testing.T) {
 	x, labels := toyClasses(rng, c, per, d)
 	var k mat.SymDense
 	k.SymOuterK(1, x)
-	f, err := FitKFDA(&k, labels, c, 1e-10, 0)
+	f, err := Fit(&k, labels, c, 1e-10, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestKFDALinearKernelIsLDA(t *testing.T) {
 	// The projected points span the same subspace of R^m (up to sign and
 	// scale of each direction, after centring).
 	var zl mat.Dense
-	zl.Mul(Centred(x), w.Slice(0, d, 0, r))
+	zl.Mul(centred(x), w.Slice(0, d, 0, r))
 	for i, cs := range principalCosines(t, f.Train, &zl) {
 		if cs < 1-1e-6 {
 			t.Errorf("principal cosine %d between kFDA and LDA projections = %.9f, want 1", i, cs)
@@ -190,7 +190,7 @@ func TestFitKFDAScatterEquation(t *testing.T) {
 			k.SetSym(i, j, math.Exp(-s/4))
 		}
 	}
-	f, err := FitKFDA(k, labels, 4, 1e-3, 0)
+	f, err := Fit(k, labels, 4, 1e-3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,16 +264,46 @@ func TestFitKFDAScatterEquation(t *testing.T) {
 
 func TestFitKFDAErrors(t *testing.T) {
 	k := mat.NewSymDense(3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1})
-	if _, err := FitKFDA(k, []int{0, 0}, 2, 1e-3, 0); err == nil {
+	if _, err := Fit(k, []int{0, 0}, 2, 1e-3, 0); err == nil {
 		t.Error("label count mismatch accepted")
 	}
-	if _, err := FitKFDA(k, []int{0, 0, 0}, 2, 1e-3, 0); err == nil {
+	if _, err := Fit(k, []int{0, 0, 0}, 2, 1e-3, 0); err == nil {
 		t.Error("single class accepted")
 	}
-	if _, err := FitKFDA(k, []int{0, 1, 5}, 2, 1e-3, 0); err == nil {
+	if _, err := Fit(k, []int{0, 1, 5}, 2, 1e-3, 0); err == nil {
 		t.Error("label out of range accepted")
 	}
-	if _, err := FitKFDA(k, []int{0, 1, 1}, 2, 0, 0); err == nil {
+	if _, err := Fit(k, []int{0, 1, 1}, 2, 0, 0); err == nil {
 		t.Error("zero regulariser accepted")
+	}
+}
+
+// centred returns x with its column means subtracted.
+func centred(x *mat.Dense) *mat.Dense {
+	n, d := x.Dims()
+	out := mat.DenseCopyOf(x)
+	for j := range d {
+		var mean float64
+		for i := range n {
+			mean += x.At(i, j)
+		}
+		mean /= float64(n)
+		for i := range n {
+			out.Set(i, j, x.At(i, j)-mean)
+		}
+	}
+	return out
+}
+
+// BenchmarkFit times one kFDA fit on 40 training sets, 8 classes.
+func BenchmarkFit(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	x, labels := toyClasses(rng, 8, 5, 6)
+	var k mat.SymDense
+	k.SymOuterK(1, x)
+	for b.Loop() {
+		if _, err := Fit(&k, labels, 8, 1e-2, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,0 +1,275 @@
+// Package kfda is the kernel Fisher discriminant of set kernels: fitting it
+// on the m×m kernel of the training sets (Fit), and mapping sets, given by
+// their kernel values against the training sets, to the latent space
+// (Transform). Both the evaluation (package eval) and the deployed model's
+// matcher (package model) use it; it does no I/O.
+//
+// Shapes: m training sets, C classes, r ≤ C−1 latent dimensions, t sets to
+// transform.
+package kfda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// KFDA is a fitted kernel Fisher discriminant: a map from the kernel values
+// of a set against the m training sets to a point of an r-dimensional
+// latent space, r ≤ C−1.
+//
+// The kernel is centred in feature space with the training means, so that
+// constant offsets of the kernel (the log-Euclidean kernel of CDL has a large
+// one) do not reach the scatter matrices.
+type KFDA struct {
+	Alpha   *mat.Dense // m×r expansion coefficients, one direction per column
+	Values  []float64  // the r generalised eigenvalues, largest first
+	Reg     float64    // ε actually added to the within-class scatter
+	ColMean []float64  // len m, mean of each column of the training kernel
+	AllMean float64    // mean of all training kernel entries
+	Train   *mat.Dense // m×r latent coordinates of the training sets
+}
+
+// ErrKFDA reports a kernel Fisher discriminant that cannot be fitted.
+var ErrKFDA = errors.New("kernel Fisher discriminant")
+
+// Fit fits kFDA on the m×m training kernel k with labels in
+// [0, classes). It solves the generalised symmetric eigenproblem
+//
+//	S_b a = λ (S_w + εI) a,   ε = reg·tr(S_w)/m
+//
+// where S_b and S_w are the between- and within-class scatter of the
+// (centred) kernel columns, by reducing it with the Cholesky factor
+// S_w + εI = L·Lᵀ to the standard problem L⁻¹ S_b L⁻ᵀ v = λ v, a = L⁻ᵀ v
+// (gonum has no generalised solver). The directions satisfy
+// aᵀ(S_w+εI)a = 1, so the latent space is whitened within classes and
+// Euclidean distances in it are meaningful. dim ≤ 0 or > C−1 means C−1.
+func Fit(k mat.Symmetric, labels []int, classes int, reg float64, dim int) (*KFDA, error) {
+	m := k.SymmetricDim()
+	if m != len(labels) {
+		return nil, fmt.Errorf("%w: kernel is %d×%d but there are %d labels", ErrKFDA, m, m, len(labels))
+	}
+	if classes < 2 {
+		return nil, fmt.Errorf("%w: need at least 2 classes, got %d", ErrKFDA, classes)
+	}
+	if !(reg > 0) {
+		return nil, fmt.Errorf("%w: regulariser must be > 0, got %v", ErrKFDA, reg)
+	}
+	count := make([]int, classes)
+	for i, l := range labels {
+		if l < 0 || l >= classes {
+			return nil, fmt.Errorf("%w: label %d of set %d outside [0, %d)", ErrKFDA, l, i, classes)
+		}
+		count[l]++
+	}
+	present := 0
+	for _, c := range count {
+		if c > 0 {
+			present++
+		}
+	}
+	if present < 2 {
+		return nil, fmt.Errorf("%w: training sets cover %d class(es), need 2", ErrKFDA, present)
+	}
+	if dim <= 0 || dim > present-1 {
+		dim = present - 1
+	}
+
+	f := &KFDA{ColMean: make([]float64, m)}
+	// Centre: K̃ = K − 1K/m − K1/m + 1K1/m².
+	kc := mat.NewDense(m, m, nil)
+	for i := range m {
+		for j := range m {
+			v := k.At(i, j)
+			kc.Set(i, j, v)
+			f.ColMean[j] += v / float64(m)
+		}
+	}
+	for _, v := range f.ColMean {
+		f.AllMean += v / float64(m)
+	}
+	for i := range m {
+		for j := range m {
+			kc.Set(i, j, kc.At(i, j)-f.ColMean[i]-f.ColMean[j]+f.AllMean)
+		}
+	}
+
+	// Class means of the kernel columns (each column is a set's feature
+	// vector in the span of the training sets).
+	mu := mat.NewDense(classes, m, nil)
+	for j, l := range labels {
+		for i := range m {
+			mu.Set(l, i, mu.At(l, i)+kc.At(i, j)/float64(count[l]))
+		}
+	}
+	sb := mat.NewSymDense(m, nil)
+	sw := mat.NewSymDense(m, nil)
+	for c := range classes {
+		if count[c] == 0 {
+			continue
+		}
+		// The overall mean of centred columns is 0.
+		row := mu.RawRowView(c)
+		sb.SymRankOne(sb, float64(count[c]), mat.NewVecDense(m, row))
+	}
+	dev := make([]float64, m)
+	for j, l := range labels {
+		row := mu.RawRowView(l)
+		for i := range m {
+			dev[i] = kc.At(i, j) - row[i]
+		}
+		sw.SymRankOne(sw, 1, mat.NewVecDense(m, dev))
+	}
+	var tr float64
+	for i := range m {
+		tr += sw.At(i, i)
+	}
+	scale := tr / float64(m)
+	if !(scale > 0) {
+		// No within-class spread (one set per class): regularise
+		// relative to the kernel itself.
+		for i := range m {
+			scale += kc.At(i, i) / float64(m)
+		}
+		if !(scale > 0) {
+			scale = 1
+		}
+	}
+	f.Reg = reg * scale
+	for i := range m {
+		sw.SetSym(i, i, sw.At(i, i)+f.Reg)
+	}
+
+	vecs, vals, err := generalisedEigen(sb, sw)
+	if err != nil {
+		return nil, err
+	}
+	f.Alpha = mat.DenseCopyOf(vecs.Slice(0, m, 0, dim))
+	f.Values = vals[:dim]
+	f.Train = mat.NewDense(m, dim, nil)
+	f.Train.Mul(kc, f.Alpha)
+	return f, nil
+}
+
+// generalisedEigen solves A v = λ B v for symmetric A and symmetric positive
+// definite B. It returns the eigenvectors as the columns of an m×m matrix,
+// normalised to vᵀBv = 1, and the eigenvalues, both sorted by decreasing λ.
+func generalisedEigen(a, b *mat.SymDense) (*mat.Dense, []float64, error) {
+	m := a.SymmetricDim()
+	var ch mat.Cholesky
+	if !ch.Factorize(b) {
+		return nil, nil, fmt.Errorf("%w: regularised within-class scatter is not positive definite: increase the regulariser", ErrKFDA)
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	var linv mat.TriDense
+	if err := linv.InverseTri(&l); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrKFDA, err)
+	}
+	var tmp, c mat.Dense
+	tmp.Mul(&linv, a)
+	c.Mul(&tmp, linv.T())
+	cs := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			cs.SetSym(i, j, 0.5*(c.At(i, j)+c.At(j, i)))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(cs, true) {
+		return nil, nil, fmt.Errorf("%w: eigendecomposition did not converge", ErrKFDA)
+	}
+	vals := es.Values(nil)
+	var v mat.Dense
+	es.VectorsTo(&v)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return vals[order[x]] > vals[order[y]] })
+	sorted := mat.NewDense(m, m, nil)
+	sv := make([]float64, m)
+	for k, o := range order {
+		sv[k] = vals[o]
+		for i := range m {
+			sorted.Set(i, k, v.At(i, o))
+		}
+	}
+	var out mat.Dense
+	out.Mul(linv.T(), sorted)
+	return &out, sv, nil
+}
+
+// Transform maps t sets, given by their t×m kernel values against the
+// training sets (in training order), to the latent space (t×r).
+func (f *KFDA) Transform(k mat.Matrix) (*mat.Dense, error) {
+	t, m := k.Dims()
+	if m != len(f.ColMean) {
+		return nil, fmt.Errorf("%w: kernel has %d columns, model was fitted on %d sets", ErrKFDA, m, len(f.ColMean))
+	}
+	kc := mat.NewDense(t, m, nil)
+	for i := range t {
+		mat.Row(kc.RawRowView(i), i, k)
+		if err := f.centre(kc.RawRowView(i)); err != nil {
+			return nil, fmt.Errorf("set %d: %w", i, err)
+		}
+	}
+	var z mat.Dense
+	z.Mul(kc, f.Alpha)
+	return &z, nil
+}
+
+// centre centres one row of kernel values (len m) in place with the
+// training means: k̃_j = k_j − mean(k) − ColMean_j + AllMean.
+func (f *KFDA) centre(k []float64) error {
+	m := len(k)
+	var rowMean float64
+	for _, v := range k {
+		rowMean += v / float64(m)
+	}
+	for j, v := range k {
+		c := v - rowMean - f.ColMean[j] + f.AllMean
+		if math.IsNaN(c) {
+			return fmt.Errorf("%w: kernel value %d is NaN", ErrKFDA, j)
+		}
+		k[j] = c
+	}
+	return nil
+}
+
+// TransformRow maps one set, given by its kernel values k (len m) against
+// the training sets, to the latent space and returns the point (len r),
+// computed as Transform does. k is centred in place.
+func (f *KFDA) TransformRow(k []float64) ([]float64, error) {
+	m, r := f.Alpha.Dims()
+	if len(k) != m || len(f.ColMean) != m {
+		return nil, fmt.Errorf("%w: %d kernel values, the discriminant was fitted on %d sets", ErrKFDA, len(k), m)
+	}
+	if err := f.centre(k); err != nil {
+		return nil, err
+	}
+	z := make([]float64, r)
+	mat.NewVecDense(r, z).MulVec(f.Alpha.T(), mat.NewVecDense(m, k))
+	return z, nil
+}
+
+// Truncate returns the discriminant restricted to its first r latent
+// dimensions (the r largest eigenvalues): Alpha, Values and Train keep
+// their first r columns. It shares nothing with f.
+func (f *KFDA) Truncate(r int) (*KFDA, error) {
+	m, rmax := f.Alpha.Dims()
+	if r < 1 || r > rmax {
+		return nil, fmt.Errorf("%w: %d latent dimensions, the discriminant has %d", ErrKFDA, r, rmax)
+	}
+	return &KFDA{
+		Alpha:   mat.DenseCopyOf(f.Alpha.Slice(0, m, 0, r)),
+		Values:  append([]float64(nil), f.Values[:r]...),
+		Reg:     f.Reg,
+		ColMean: append([]float64(nil), f.ColMean...),
+		AllMean: f.AllMean,
+		Train:   mat.DenseCopyOf(f.Train.Slice(0, m, 0, r)),
+	}, nil
+}
