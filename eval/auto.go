@@ -355,18 +355,86 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	return sel, nil
 }
 
+// deployGrid returns the grid with which the winner is fitted on all
+// training sets. A method in the full space keeps its own grid. For a -dr
+// winner the choice is of the method: its d and training bandwidth are
+// chosen again by the method's own cross-validation (runDR) over the auto
+// grid (every d and scale of the candidates, with the PCA-start guard), on
+// all training sets, where the folds keep more sets per class than the
+// outer folds of Choose did; a single candidate d (a given --dim) stays
+// fixed.
+func (s *Selection) deployGrid(g Grid) Grid {
+	b := s.Best()
+	if !isDR(b.Method) {
+		return b.grid(g, g.DRIter)
+	}
+	var dims []int
+	var scales []float64
+	seen := map[any]bool{}
+	for _, c := range s.Scores {
+		if c.Method != b.Method {
+			continue
+		}
+		if !seen[c.Learn.Dim] {
+			seen[c.Learn.Dim] = true
+			dims = append(dims, c.Learn.Dim)
+		}
+		if !c.Learn.Start && !seen[c.Learn.Scale] {
+			seen[c.Learn.Scale] = true
+			scales = append(scales, c.Learn.Scale)
+		}
+	}
+	g.Bandwidths = deployableBandwidths(g.Bandwidths)
+	g.DRDims, g.DRRules, g.DRScales, g.DRGuard = dims, nil, scales, true
+	return g
+}
+
+// Deploy fits the winner of s on all training sets of t (t's test sets are
+// not used) and returns what a model deploys; see deployGrid.
+func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
+	tt := *t
+	tt.Test = nil
+	p, err := run(s.Best().Method, &tt, s.deployGrid(g))
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Fit.Deployable(); err != nil {
+		return nil, err
+	}
+	return p.Fit, nil
+}
+
 // runAuto chooses a candidate on t's training sets (Choose) and runs it on
-// t: what setmatch train --method auto would deploy, on t's test sets.
+// t as Selection.Deploy fits it: what setmatch train --method auto would
+// deploy, on t's test sets.
 func runAuto(t *Task, g Grid) (Prediction, error) {
 	sel, err := Choose(t, g, nil)
 	if err != nil {
 		return Prediction{}, err
 	}
 	b := sel.Best()
-	p, err := run(b.Method, t, b.grid(g, g.DRIter))
+	p, err := run(b.Method, t, sel.deployGrid(g))
 	if err != nil {
 		return Prediction{}, fmt.Errorf("%s: %w", b.Candidate, err)
 	}
 	p.Params = fmt.Sprintf("chose %s autocv=%.1f%% %s", b.Candidate, 100*b.Accuracy, p.Params)
 	return p, nil
+}
+
+// FitMethod runs a deployable method with its own cross-validation over
+// g (for a -dr method, g's DRDims × DRScales grid with the guard) on all
+// training sets of t and returns what a model deploys. The KDE bandwidths
+// are g's deployable ones.
+func FitMethod(method string, t *Task, g Grid) (*Fitted, error) {
+	tt := *t
+	tt.Test = nil
+	g.Bandwidths = deployableBandwidths(g.Bandwidths)
+	p, err := run(method, &tt, g)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Fit.Deployable(); err != nil {
+		return nil, err
+	}
+	return p.Fit, nil
 }

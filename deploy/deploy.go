@@ -1,0 +1,300 @@
+// Package deploy builds the model that setmatch train writes from
+// labelled training sets: it chooses the method by cross-validation over
+// the training sets (eval.Choose, for the auto method) or takes the one
+// given, fits it on all training sets (eval.Candidate.Fit), turns the fit
+// into a model.Model and calibrates the model's open-set threshold.
+//
+// Shapes: each training set is n_i×D (rows are frames); a deployed model
+// projects by a D×d W (the identity for the methods in the full space).
+package deploy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+	"setmatch/learn"
+	"setmatch/match"
+	"setmatch/model"
+)
+
+// Learned is the method of learning W with learn.Train at a given
+// dimension and deploying nearest neighbour in the learned space, without
+// cross-validation: setmatch train's behaviour before the auto method.
+const Learned = "learned"
+
+// Methods are the methods Build accepts, auto first.
+var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.NNHDR, eval.NNJDR, Learned}
+
+// Options configures Build.
+type Options struct {
+	// Method is one of Methods.
+	Method string
+	// Dim fixes d for the -dr candidates and methods (and is required by
+	// Learned); 0 lets cross-validation choose it.
+	Dim int
+	// Grid holds the candidate hyper-parameters (eval.DefaultGrid with
+	// Learn set, for the -dr methods).
+	Grid eval.Grid
+	// Train configures Learned (its Dim is set from Dim).
+	Train learn.TrainOptions
+	// Threshold is the open-set threshold; +Inf for a closed set. With
+	// AutoThreshold it is calibrated on the training sets instead.
+	Threshold     float64
+	AutoThreshold bool
+	Seed          uint64 // seed of the cross-validation folds
+	Workers       int    // goroutines; 0: GOMAXPROCS
+	// Progress, if set, is called after every cross-validation run of
+	// the auto method.
+	Progress func(eval.AutoProgress)
+	// Meta is recorded in the model.
+	Meta model.Meta
+}
+
+// Result is the outcome of Build.
+type Result struct {
+	Model     *model.Model
+	Selection *eval.Selection    // the auto method's scores; nil otherwise
+	Fit       *eval.Fitted       // the fitted method; nil for Learned
+	Trained   *learn.TrainResult // Learned only
+	// Gallery is the m×m divergence matrix between the gallery sets as
+	// the model compares them (the threshold's and a report's input).
+	Gallery         *mat.SymDense
+	ChooseSeconds   float64
+	FitSeconds      float64
+	ThresholdSource string // how the threshold was set
+}
+
+// Build chooses (for the auto method) and fits the method on the training
+// sets (labels and names per set) and returns the model.
+func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
+	if len(sets) < 2 || len(labels) != len(sets) || len(names) != len(sets) {
+		return nil, fmt.Errorf("%d sets, %d labels, %d names: training needs at least 2 labelled sets", len(sets), len(labels), len(names))
+	}
+	known := false
+	for _, m := range Methods {
+		known = known || m == opt.Method
+	}
+	if !known {
+		return nil, fmt.Errorf("unknown method %q: want one of %v", opt.Method, Methods)
+	}
+	if opt.Method == Learned {
+		return buildLearned(sets, labels, names, opt)
+	}
+	ids, classes := classIndex(labels)
+	if len(classes) < 2 {
+		return nil, fmt.Errorf("the training sets hold %d class: recognition needs at least 2", len(classes))
+	}
+	pool, err := eval.NewPool(sets, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	train := make([]int, len(sets))
+	for i := range train {
+		train[i] = i
+	}
+	task := &eval.Task{Pool: pool, Train: train, Labels: ids, Classes: len(classes), Seed: opt.Seed}
+	g := opt.Grid
+	if opt.Dim > 0 {
+		g.AutoDims, g.DRDims = []int{opt.Dim}, []int{opt.Dim}
+	}
+	res := &Result{}
+	t0 := time.Now()
+	if opt.Method == eval.Auto {
+		if res.Selection, err = eval.Choose(task, g, opt.Progress); err != nil {
+			return nil, err
+		}
+		res.ChooseSeconds = time.Since(t0).Seconds()
+		t0 = time.Now()
+		best := res.Selection.Best().Candidate
+		if res.Fit, err = res.Selection.Deploy(task, g); err != nil {
+			return nil, fmt.Errorf("fitting %s on all training sets: %w", best, err)
+		}
+	} else if res.Fit, err = eval.FitMethod(opt.Method, task, g); err != nil {
+		return nil, fmt.Errorf("fitting %s on all training sets: %w", opt.Method, err)
+	}
+	res.FitSeconds = time.Since(t0).Seconds()
+	m, gallery, err := nnModel(sets, labels, names, res.Fit, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	res.Model, res.Gallery = m, gallery
+	m.Meta = opt.Meta
+	if err := res.setThreshold(opt); err != nil {
+		return nil, err
+	}
+	return res, m.Validate()
+}
+
+// classIndex maps labels to class indices in order of first appearance.
+func classIndex(labels []string) ([]int, []string) {
+	idx := map[string]int{}
+	var classes []string
+	ids := make([]int, len(labels))
+	for i, l := range labels {
+		c, ok := idx[l]
+		if !ok {
+			c = len(classes)
+			idx[l] = c
+			classes = append(classes, l)
+		}
+		ids[i] = c
+	}
+	return ids, classes
+}
+
+// nnModel returns the nearest-neighbour model of fit: the training sets
+// projected by fit's W (the identity in the full space, with the mean
+// frame subtracted) with their bandwidths, and the gallery's divergence
+// matrix.
+func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
+	if fit.KFDA != nil {
+		return nil, nil, errors.New("kFDA models are not supported by this build yet")
+	}
+	w, mean := fit.W, fit.Mean
+	_, dim := sets[0].Dims()
+	if w == nil {
+		w = identity(dim)
+	}
+	if mean == nil {
+		mean = frameMean(sets)
+	}
+	proj, err := eval.ProjectSets(sets, w, mean)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &model.Model{Divergence: fit.Divergence, QueryBandwidth: fit.Query, W: w, Mean: mean, Threshold: math.Inf(1)}
+	for i, y := range proj {
+		m.Sets = append(m.Sets, model.Set{Label: labels[i], Name: names[i], Samples: y, Bandwidth: fit.H[i]})
+	}
+	div, err := match.DivergenceMatrix(proj, fit.H, fit.Divergence, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, div, nil
+}
+
+func identity(n int) *mat.Dense {
+	w := mat.NewDense(n, n, nil)
+	for i := range n {
+		w.Set(i, i, 1)
+	}
+	return w
+}
+
+// frameMean returns the mean frame of all sets.
+func frameMean(sets []*mat.Dense) []float64 {
+	_, dim := sets[0].Dims()
+	mean := make([]float64, dim)
+	n := 0
+	for _, s := range sets {
+		r, _ := s.Dims()
+		for i := range r {
+			for j, v := range s.RawRowView(i) {
+				mean[j] += v
+			}
+		}
+		n += r
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	return mean
+}
+
+// setThreshold sets the model's open-set threshold from opt.
+func (r *Result) setThreshold(opt Options) error {
+	r.Model.Threshold = opt.Threshold
+	r.ThresholdSource = "closed set (no threshold)"
+	if !math.IsInf(opt.Threshold, 1) {
+		r.ThresholdSource = "given"
+	}
+	if !opt.AutoThreshold {
+		return nil
+	}
+	thr, err := learn.OpenSetThreshold(r.Gallery, r.Model.Labels(), learn.AutoThresholdPercentile)
+	if err != nil {
+		return fmt.Errorf("--threshold auto: %w", err)
+	}
+	r.Model.Threshold = thr
+	r.ThresholdSource = fmt.Sprintf("%dth percentile of within-class nearest-neighbour %s", learn.AutoThresholdPercentile, r.Model.Divergence)
+	return nil
+}
+
+// buildLearned trains W with learn.Train at opt.Dim and deploys nearest
+// neighbour in the learned space.
+func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
+	if opt.Dim < 1 {
+		return nil, errors.New("method learned needs the dimension d (--dim)")
+	}
+	ids, _ := classIndex(labels)
+	to := opt.Train
+	to.Dim = opt.Dim
+	t0 := time.Now()
+	tr, err := learn.Train(sets, ids, to)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Trained: tr, FitSeconds: time.Since(t0).Seconds()}
+	if res.Gallery, err = match.DivergenceMatrix(tr.Projected, tr.Bandwidths, tr.Divergence, opt.Workers); err != nil {
+		return nil, err
+	}
+	if res.Model, err = tr.Model(labels, names, math.Inf(1), opt.Meta); err != nil {
+		return nil, err
+	}
+	if err := res.setThreshold(opt); err != nil {
+		return nil, err
+	}
+	return res, res.Model.Validate()
+}
+
+// WriteSummary writes what was chosen: every candidate's cross-validated
+// accuracy (auto), the deployed method with its parameters, and the
+// threshold.
+func (r *Result) WriteSummary(w io.Writer) {
+	if s := r.Selection; s != nil {
+		fmt.Fprintf(w, "cross-validation: %s, %d held-out training sets\n", s.Folding, s.Held)
+		fmt.Fprintf(w, "  %-34s %8s %9s\n", "candidate", "cv acc", "seconds")
+		for i, c := range s.Scores {
+			mark := " "
+			if i == s.Chosen {
+				mark = "*"
+			}
+			if c.Err != nil {
+				fmt.Fprintf(w, "%s %-34s %8s %9.1f  (%v)\n", mark, c.Candidate, "failed", c.Seconds, c.Err)
+				continue
+			}
+			fmt.Fprintf(w, "%s %-34s %7.1f%% %9.1f\n", mark, c.Candidate, 100*c.Accuracy, c.Seconds)
+		}
+		fmt.Fprintf(w, "chose %s (cv %.1f%%) in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, r.ChooseSeconds)
+	}
+	if f := r.Fit; f != nil {
+		fmt.Fprintf(w, "deployed %s: %s, fitted on all training sets in %.1fs\n", f.Method, Describe(f), r.FitSeconds)
+	}
+	fmt.Fprintf(w, "threshold: %s\n", r.ThresholdSource)
+}
+
+// Describe returns the hyper-parameters of f as text.
+func Describe(f *eval.Fitted) string {
+	s := fmt.Sprintf("divergence %s, bandwidth %v", f.Divergence, f.Bandwidth)
+	if f.W != nil {
+		_, d := f.W.Dims()
+		how := fmt.Sprintf("training bandwidth global*%g", f.Learn.Scale)
+		if f.Learn.Start {
+			how = "PCA start, not learned"
+		}
+		s = fmt.Sprintf("d=%d (%s), %s", d, how, s)
+	}
+	if f.KFDA != nil {
+		s += fmt.Sprintf(", kernel width %g/%.4g, reg %g, latent dim %d", f.Width, f.WidthScale, f.Reg, f.LatentDim)
+	}
+	if f.CV >= 0 {
+		s += fmt.Sprintf(", inner cv %.1f%%", 100*f.CV)
+	}
+	return s
+}
