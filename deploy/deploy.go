@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -65,6 +67,7 @@ type Result struct {
 	// Gallery is the m×m divergence matrix between the gallery sets as
 	// the model compares them (the threshold's and a report's input).
 	Gallery         *mat.SymDense
+	kernel          *mat.SymDense // kFDA: the gallery's kernel matrix
 	ChooseSeconds   float64
 	FitSeconds      float64
 	ThresholdSource string // how the threshold was set
@@ -125,10 +128,65 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	}
 	res.Model, res.Gallery = m, gallery
 	m.Meta = opt.Meta
+	m.Selection = selection(res.Fit, res.Selection)
+	if f := res.Fit; f.KFDA != nil {
+		// The model fits the discriminant again from its gallery, with the
+		// chosen kernel, width, regulariser and latent dimension.
+		ws := "raw"
+		if f.WidthMedian {
+			ws = "median"
+		}
+		if res.kernel, err = m.FitKFDA(strings.TrimPrefix(f.Method, "kfda-"), f.Width, ws, f.Reg, f.LatentDim, opt.Workers); err != nil {
+			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
+		}
+	}
 	if err := res.setThreshold(opt); err != nil {
 		return nil, err
 	}
 	return res, m.Validate()
+}
+
+// selection returns the model's record of the deployed method: its
+// parameters, its cross-validated accuracy (the auto method's score when
+// it was chosen, else the method's own, NaN when there was nothing to
+// cross-validate) and every candidate's score.
+func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
+	s := model.Selection{Method: f.Method, Params: map[string]string{
+		"divergence": f.Divergence.String(), "bandwidth": f.Bandwidth.String(), "query-bandwidth": f.Query.String(),
+	}, CVAccuracy: math.NaN()}
+	if f.CV >= 0 {
+		s.CVAccuracy = f.CV
+	}
+	if f.W != nil {
+		_, d := f.W.Dims()
+		s.Params["dim"] = strconv.Itoa(d)
+		if f.Learn.Start {
+			s.Params["train-bandwidth"] = "start"
+		} else {
+			s.Params["train-bandwidth"] = fmt.Sprintf("global*%g", f.Learn.Scale)
+		}
+	}
+	if f.KFDA != nil {
+		w := strconv.FormatFloat(f.Width, 'g', -1, 64)
+		if f.WidthMedian {
+			w += "/median"
+		}
+		s.Params["width"], s.Params["reg"], s.Params["latent-dim"] = w, strconv.FormatFloat(f.Reg, 'g', -1, 64), strconv.Itoa(f.LatentDim)
+	}
+	if sel == nil {
+		return s
+	}
+	s.Params["chosen-by"] = "auto: " + sel.Folding
+	s.CVAccuracy = sel.Best().Accuracy
+	for _, c := range sel.Scores {
+		acc := c.Accuracy
+		if c.Err != nil {
+			acc = math.NaN()
+		}
+		params := strings.TrimSpace(strings.TrimPrefix(c.Candidate.String(), c.Method))
+		s.Candidates = append(s.Candidates, model.Candidate{Name: c.Method, Params: params, CVAccuracy: acc, Seconds: c.Seconds})
+	}
+	return s
 }
 
 // classIndex maps labels to class indices in order of first appearance.
@@ -153,9 +211,6 @@ func classIndex(labels []string) ([]int, []string) {
 // frame subtracted) with their bandwidths, and the gallery's divergence
 // matrix.
 func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
-	if fit.KFDA != nil {
-		return nil, nil, errors.New("kFDA models are not supported by this build yet")
-	}
 	w, mean := fit.W, fit.Mean
 	_, dim := sets[0].Dims()
 	if w == nil {
@@ -217,12 +272,21 @@ func (r *Result) setThreshold(opt Options) error {
 	if !opt.AutoThreshold {
 		return nil
 	}
+	if k := r.Model.KFDA; k != nil {
+		thr, err := learn.KFDAOpenSetThreshold(r.kernel, r.Model.Labels(), k.Reg, k.Dim(), learn.AutoThresholdPercentile)
+		if err != nil {
+			return fmt.Errorf("--threshold auto: %w", err)
+		}
+		r.Model.Threshold = thr
+		r.ThresholdSource = fmt.Sprintf("%g: %dth percentile of held-out within-class nearest-neighbour latent distances", thr, learn.AutoThresholdPercentile)
+		return nil
+	}
 	thr, err := learn.OpenSetThreshold(r.Gallery, r.Model.Labels(), learn.AutoThresholdPercentile)
 	if err != nil {
 		return fmt.Errorf("--threshold auto: %w", err)
 	}
 	r.Model.Threshold = thr
-	r.ThresholdSource = fmt.Sprintf("%dth percentile of within-class nearest-neighbour %s", learn.AutoThresholdPercentile, r.Model.Divergence)
+	r.ThresholdSource = fmt.Sprintf("%.6g: %dth percentile of within-class nearest-neighbour %s", thr, learn.AutoThresholdPercentile, r.Model.Divergence)
 	return nil
 }
 

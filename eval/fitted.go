@@ -42,7 +42,10 @@ type Fitted struct {
 	// (square-rooted for kfda-hl); KFDA is fitted on all training sets
 	// with regulariser Reg, and nearest neighbours are taken in its first
 	// LatentDim coordinates.
+	// WidthMedian: WidthScale is the median divergence between distinct
+	// training sets (of √H² for kfda-hl), not 1.
 	Width, WidthScale float64
+	WidthMedian       bool
 	Reg               float64
 	LatentDim         int
 	KFDA              *KFDA

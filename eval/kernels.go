@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/kfda"
 	"setmatch/match"
 )
 
@@ -209,31 +210,15 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 }
 
 // divKernel returns kernel(δ, s/scale) over the pool: one of the set
-// kernels match.KernelHG, match.KernelHL or match.KernelJ.
+// kernels match.KernelHG, match.KernelHL or match.KernelJ (kfda.KernelMatrix).
 func divKernel(d *mat.SymDense, s, scale float64, kernel func(div, s float64) float64) *mat.SymDense {
-	m := d.SymmetricDim()
-	k := mat.NewSymDense(m, nil)
-	for i := range m {
-		for j := i; j < m; j++ {
-			k.SetSym(i, j, kernel(math.Max(d.At(i, j), 0), s/scale))
-		}
-	}
-	return k
+	return kfda.KernelMatrix(d, s, scale, kernel)
 }
 
-// medianOffDiag returns the median of f(d) over distinct training pairs.
+// medianOffDiag returns the median of f(d) over distinct training pairs
+// (kfda.MedianOffDiag).
 func medianOffDiag(d mat.Symmetric, train []int, sqrt bool) float64 {
-	var v []float64
-	for a, i := range train {
-		for _, j := range train[a+1:] {
-			x := math.Max(d.At(i, j), 0)
-			if sqrt {
-				x = math.Sqrt(x)
-			}
-			v = append(v, x)
-		}
-	}
-	return median(v)
+	return kfda.MedianOffDiag(d, train, sqrt)
 }
 
 func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
@@ -266,17 +251,18 @@ func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 		}
 		d := dm.Of(m)
 		med := medianOffDiag(d, t.Train, sqrt)
-		fit := func(s, scale float64) *Fitted {
-			return &Fitted{Method: method, Divergence: m, Bandwidth: b, Width: s, WidthScale: scale}
+		fit := func(s, scale float64, median bool) *Fitted {
+			return &Fitted{Method: method, Divergence: m, Bandwidth: b, Width: s, WidthScale: scale, WidthMedian: median}
 		}
 		for _, s := range widths {
 			ss := strconv.FormatFloat(s, 'g', -1, 64)
 			if g.WidthScale != "median" {
-				cands = append(cands, candidate{divKernel(d, s, 1, kernel), fmt.Sprintf("bw=%v s=%s", b, ss), fit(s, 1)})
+				cands = append(cands, candidate{divKernel(d, s, 1, kernel), fmt.Sprintf("bw=%v s=%s", b, ss), fit(s, 1, false)})
 			}
 			if g.WidthScale == "median" || g.WidthScale == "both" {
 				if med > 0 {
-					cands = append(cands, candidate{divKernel(d, s, med, kernel), fmt.Sprintf("bw=%v s=%s/median", b, ss), fit(s, med)})
+					cands = append(cands, candidate{divKernel(d, s, med, kernel), fmt.Sprintf("bw=%v s=%s/median", b, ss), fit(s, med, true)})
+
 				}
 			}
 		}

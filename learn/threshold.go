@@ -41,9 +41,15 @@ func OpenSetThreshold(div mat.Symmetric, labels []string, p float64) (float64, e
 	if len(nn) == 0 {
 		return 0, errors.New("an automatic threshold needs a class with at least 2 sets")
 	}
-	sort.Float64s(nn)
-	pos := p / 100 * float64(len(nn)-1)
+	return percentile(nn, p), nil
+}
+
+// percentile returns the p-th percentile of x (sorted in place), with
+// linear interpolation between order statistics.
+func percentile(x []float64, p float64) float64 {
+	sort.Float64s(x)
+	pos := p / 100 * float64(len(x)-1)
 	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(nn)-1)
-	return nn[lo] + (pos-float64(lo))*(nn[hi]-nn[lo]), nil
+	hi := min(lo+1, len(x)-1)
+	return x[lo] + (pos-float64(lo))*(x[hi]-x[lo])
 }

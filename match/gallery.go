@@ -144,17 +144,28 @@ type Decision struct {
 // label of the nearest gallery set if its divergence is at most threshold
 // (use +Inf for a closed-set decision), else it is unknown.
 func Nearest(div []Divergences, labels []string, m Measure, threshold float64) Decision {
-	d := Decision{Best: -1, Score: math.Inf(1), RunnerUp: -1, RunnerScore: math.Inf(1)}
+	score := make([]float64, len(div))
 	for k, v := range div {
-		if s := v.Of(m); s < d.Score {
+		score[k] = v.Of(m)
+	}
+	return NearestScores(score, labels, threshold)
+}
+
+// NearestScores is Nearest for one score per gallery set, smaller nearer
+// (a divergence, or a distance in a latent space): Best is the first set
+// of smallest score (NaN never wins), Best is −1 if no score is below +Inf.
+func NearestScores(score []float64, labels []string, threshold float64) Decision {
+	d := Decision{Best: -1, Score: math.Inf(1), RunnerUp: -1, RunnerScore: math.Inf(1)}
+	for k, s := range score {
+		if s < d.Score {
 			d.Best, d.Score = k, s
 		}
 	}
 	if d.Best < 0 {
 		return d
 	}
-	for k, v := range div {
-		if s := v.Of(m); labels[k] != labels[d.Best] && s < d.RunnerScore {
+	for k, s := range score {
+		if labels[k] != labels[d.Best] && s < d.RunnerScore {
 			d.RunnerUp, d.RunnerScore = k, s
 		}
 	}

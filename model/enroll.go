@@ -1,18 +1,30 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
 
+// ErrNeedsRetraining is wrapped by Enroll's error for a model whose method
+// cannot take new gallery sets without retraining.
+var ErrNeedsRetraining = errors.New("enrolment not possible")
+
 // Enroll adds a set to the gallery without retraining W: frames (n×D, raw
 // features) are projected by the model and get their bandwidth by the model's
 // query-bandwidth rule, exactly as an incoming batch would. label may be a
 // new class; name identifies the set in decisions and must not already name
 // a set of that class.
+//
+// A model that decides by kFDA cannot take new sets without retraining
+// (the discriminant is fitted on the gallery): Enroll returns an error
+// wrapping ErrNeedsRetraining.
 func (m *Model) Enroll(label, name string, frames *mat.Dense) error {
+	if err := m.CanEnroll(); err != nil {
+		return err
+	}
 	if strings.TrimSpace(label) == "" {
 		return fmt.Errorf("enroll: the label is empty: give the class the set belongs to")
 	}
@@ -36,6 +48,16 @@ func (m *Model) Enroll(label, name string, frames *mat.Dense) error {
 	if err := m.Validate(); err != nil {
 		m.Sets = m.Sets[:len(m.Sets)-1]
 		return fmt.Errorf("enroll %s/%s: %w", label, name, err)
+	}
+	return nil
+}
+
+// CanEnroll returns nil if Enroll can add sets to m, else why not (an
+// error wrapping ErrNeedsRetraining).
+func (m *Model) CanEnroll() error {
+	if k := m.KFDA; k != nil {
+		return fmt.Errorf("%w: this model decides by kFDA (kernel %s, width %g/%s, %d latent dimensions): adding sets needs retraining: run setmatch train on the training data with the new sets added",
+			ErrNeedsRetraining, k.Kernel, k.Width, k.WidthScale, k.Dim())
 	}
 	return nil
 }

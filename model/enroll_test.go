@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -80,5 +81,17 @@ func TestEnroll(t *testing.T) {
 		if len(m.Sets) != before {
 			t.Errorf("Enroll(%q, %q) failed but changed the gallery", c.label, c.name)
 		}
+	}
+}
+
+func TestEnrollKFDARefused(t *testing.T) {
+	m := goldenModel(t)
+	n := len(m.Sets)
+	err := m.Enroll("a", "new", mat.NewDense(3, m.InputDim(), []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9}))
+	if !errors.Is(err, ErrNeedsRetraining) || !strings.Contains(err.Error(), "decides by kFDA (kernel hg") || !strings.Contains(err.Error(), "setmatch train") {
+		t.Fatalf("error %v", err)
+	}
+	if len(m.Sets) != n {
+		t.Errorf("%d sets after a refused enrolment, had %d", len(m.Sets), n)
 	}
 }

@@ -1,18 +1,27 @@
 package model
 
-// The model file (format 1), all integers little-endian:
+// The model file (format 2), all integers little-endian:
 //
-//	offset     size  field
-//	0          8     magic "SETMATCH"
-//	8          4     format version, uint32 (1)
-//	12         8     header length H, uint64
-//	20         H     header: UTF-8 JSON object (fileHeader)
-//	20+H       8·F   float64 arrays, IEEE 754 bits: W (D×d, row-major),
-//	                 Mean (D), then the samples of each gallery set in order
-//	                 (n_i×d, row-major); F = D·d + D + Σ n_i·d
-//	20+H+8F    4     CRC-32C (Castagnoli) of every byte before it
+//	offset       size  field
+//	0            8     magic "SETMATCH"
+//	8            4     format version, uint32 (2)
+//	12           8     header length H, uint64
+//	20           H     header: UTF-8 JSON object (fileHeader)
+//	20+H         8·F   float64 arrays, IEEE 754 bits: W (D×d, row-major),
+//	                   Mean (D), the samples of each gallery set in order
+//	                   (n_i×d, row-major), and with a kFDA solution (m
+//	                   gallery sets, r latent dimensions) its column means
+//	                   (m), eigenvalues (r), coefficients (m×r) and the
+//	                   gallery's latent coordinates (m×r);
+//	                   F = D·d + D + Σ n_i·d [+ m + r + 2·m·r]
+//	20+H+8F      P     the fitted feature pipeline (features.Fitted's
+//	                   binary encoding), P = header's features_bytes (0:
+//	                   none)
+//	20+H+8F+P    4     CRC-32C (Castagnoli) of every byte before it
 //
-// The file ends right after the checksum. docs/FORMATS.md is the user
+// The file ends right after the checksum. Format 1 is format 2 without the
+// kFDA arrays and the pipeline (its header has no selection, kfda or
+// features_bytes; they are ignored if present). docs/FORMATS.md is the user
 // reference, with the compatibility policy.
 
 import (
@@ -35,6 +44,7 @@ import (
 	"github.com/google/renameio/v2"
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/features"
 	"setmatch/match"
 )
 
@@ -43,7 +53,7 @@ const Magic = "SETMATCH"
 
 // FormatVersion is the format version this package writes and the newest
 // it reads.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // MaxFileBytes is the largest model file ReadFile and Decode accept.
 const MaxFileBytes = 1 << 30
@@ -84,6 +94,55 @@ type fileHeader struct {
 	Params         map[string]string `json:"params"`
 	FinalCost      jsonFloat         `json:"final_cost"`
 	Iterations     int               `json:"iterations"`
+
+	// Format 2.
+	Selection     *fileSelection `json:"selection,omitempty"`
+	KFDA          *fileKFDA      `json:"kfda,omitempty"`
+	FeaturesBytes int            `json:"features_bytes,omitempty"`
+	FeaturesSpec  string         `json:"features,omitempty"` // informational: the pipeline's spec
+}
+
+type fileSelection struct {
+	Method     string            `json:"method"`
+	Params     map[string]string `json:"params,omitempty"`
+	CVAccuracy jsonMaybe         `json:"cv_accuracy"`
+	Candidates []fileCandidate   `json:"candidates,omitempty"`
+}
+
+type fileCandidate struct {
+	Name       string    `json:"name"`
+	Params     string    `json:"params"`
+	CVAccuracy jsonMaybe `json:"cv_accuracy"`
+	Seconds    jsonFloat `json:"seconds"`
+}
+
+type fileKFDA struct {
+	Kernel     string    `json:"kernel"`
+	Width      jsonFloat `json:"width"`
+	Scale      jsonFloat `json:"scale"`
+	WidthScale string    `json:"width_scale"`
+	Reg        jsonFloat `json:"reg"`
+	Epsilon    jsonFloat `json:"epsilon"`
+	AllMean    jsonFloat `json:"all_mean"`
+	Dim        int       `json:"latent_dim"`
+}
+
+// jsonMaybe is a float64 that may be NaN, written as null.
+type jsonMaybe float64
+
+func (f jsonMaybe) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) {
+		return []byte("null"), nil
+	}
+	return jsonFloat(f).MarshalJSON()
+}
+
+func (f *jsonMaybe) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = jsonMaybe(math.NaN())
+		return nil
+	}
+	return (*jsonFloat)(f).UnmarshalJSON(b)
 }
 
 type fileSet struct {
@@ -160,6 +219,27 @@ func encode(w io.Writer, m *Model) error {
 		}
 		h.Sets[i] = fileSet{Label: s.Label, Name: s.Name, Frames: n, Bandwidth: jsonFloat(s.Bandwidth)}
 	}
+	if sel := m.Selection; sel.Method != "" || len(sel.Params) > 0 || len(sel.Candidates) > 0 {
+		fs := &fileSelection{Method: sel.Method, Params: sel.Params, CVAccuracy: jsonMaybe(sel.CVAccuracy)}
+		for _, c := range sel.Candidates {
+			fs.Candidates = append(fs.Candidates, fileCandidate{c.Name, c.Params, jsonMaybe(c.CVAccuracy), jsonFloat(c.Seconds)})
+		}
+		h.Selection = fs
+	}
+	if k := m.KFDA; k != nil {
+		h.KFDA = &fileKFDA{
+			Kernel: k.Kernel, Width: jsonFloat(k.Width), Scale: jsonFloat(k.Scale), WidthScale: k.WidthScale,
+			Reg: jsonFloat(k.Reg), Epsilon: jsonFloat(k.Epsilon), AllMean: jsonFloat(k.AllMean), Dim: k.Dim(),
+		}
+	}
+	var pipeline []byte
+	if m.Features != nil {
+		var err error
+		if pipeline, err = m.Features.MarshalBinary(); err != nil {
+			return fmt.Errorf("encoding the feature pipeline: %w", err)
+		}
+		h.FeaturesBytes, h.FeaturesSpec = len(pipeline), m.Features.Name()
+	}
 	hdr, err := json.Marshal(h)
 	if err != nil {
 		return fmt.Errorf("encoding model header: %w", err)
@@ -194,6 +274,19 @@ func encode(w io.Writer, m *Model) error {
 	for _, s := range m.Sets {
 		putMatrix(s.Samples)
 	}
+	if k := m.KFDA; k != nil {
+		for _, v := range k.ColMean {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			bw.Write(buf[:])
+		}
+		for _, v := range k.Values {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			bw.Write(buf[:])
+		}
+		putMatrix(k.Alpha)
+		putMatrix(k.Latent)
+	}
+	bw.Write(pipeline)
 	if err := bw.Flush(); err != nil {
 		return err
 	}
@@ -257,11 +350,16 @@ func decodeChecked(b []byte) (*Model, error) {
 	if hlen > maxHeaderBytes {
 		return nil, fmt.Errorf("%w: header length %d exceeds the limit of %d", ErrMalformed, hlen, maxHeaderBytes)
 	}
-	h, err := parseHeader(b[prefixLen : prefixLen+int(hlen)])
+	h, err := parseHeader(b[prefixLen:prefixLen+int(hlen)], binary.LittleEndian.Uint32(b[8:12]))
 	if err != nil {
 		return nil, err
 	}
 	data := body[prefixLen+int(hlen):]
+	if h.FeaturesBytes < 0 || h.FeaturesBytes > len(data) {
+		return nil, fmt.Errorf("%w: the header gives the feature pipeline %d bytes, the file holds %d bytes after the header", ErrMalformed, h.FeaturesBytes, len(data))
+	}
+	pipeline := data[len(data)-h.FeaturesBytes:]
+	data = data[:len(data)-h.FeaturesBytes]
 	floats, err := h.floatCount(len(data))
 	if err != nil {
 		return nil, err
@@ -272,6 +370,18 @@ func decodeChecked(b []byte) (*Model, error) {
 	m, err := h.model(data)
 	if err != nil {
 		return nil, err
+	}
+	if len(pipeline) > 0 {
+		var f features.Fitted
+		if err := f.UnmarshalBinary(pipeline); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		}
+		if h.FeaturesSpec != "" && h.FeaturesSpec != f.Name() {
+			return nil, fmt.Errorf("%w: the header names the feature pipeline %q, the pipeline stored is %q", ErrMalformed, h.FeaturesSpec, f.Name())
+		}
+		m.Features = &f
+	} else if h.FeaturesSpec != "" {
+		return nil, fmt.Errorf("%w: the header names the feature pipeline %q but none is stored", ErrMalformed, h.FeaturesSpec)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -311,21 +421,26 @@ func expectedSize(b []byte, hlen uint64) (uint64, bool) {
 	if end > uint64(len(b)) {
 		return 0, false // the length itself may be what is corrupt
 	}
-	h, err := parseHeader(b[prefixLen:end])
-	if err != nil {
+	h, err := parseHeader(b[prefixLen:end], binary.LittleEndian.Uint32(b[8:12]))
+	if err != nil || h.FeaturesBytes < 0 || h.FeaturesBytes > MaxFileBytes {
 		return 0, false
 	}
 	floats, err := h.floatCount(MaxFileBytes)
 	if err != nil {
 		return 0, false
 	}
-	return end + 8*uint64(floats) + checksumLen, true
+	return end + 8*uint64(floats) + uint64(h.FeaturesBytes) + checksumLen, true
 }
 
-func parseHeader(b []byte) (*fileHeader, error) {
+// parseHeader reads the JSON header of a file of format version v; the
+// fields of later versions are ignored.
+func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 	var h fileHeader
 	if err := json.Unmarshal(b, &h); err != nil {
 		return nil, fmt.Errorf("%w: header: %w", ErrMalformed, err)
+	}
+	if v < 2 {
+		h.Selection, h.KFDA, h.FeaturesBytes, h.FeaturesSpec = nil, nil, 0, ""
 	}
 	return &h, nil
 }
@@ -359,6 +474,19 @@ func (h *fileHeader) floatCount(avail int) (int, error) {
 			return 0, tooMany(fmt.Sprintf("gallery set %d (%d×%d)", i, s.Frames, h.Dim))
 		}
 		total += s.Frames * h.Dim
+	}
+	if h.KFDA != nil {
+		// m + r + 2·m·r numbers, with 1 ≤ r < m (r ≤ C−1 and C ≤ m).
+		m, r := len(h.Sets), h.KFDA.Dim
+		if r < 1 || r >= m {
+			return 0, fmt.Errorf("%w: kfda latent dimension %d for %d gallery sets (want 1 ≤ r < %d)", ErrMalformed, r, m, m)
+		}
+		// r < m ≤ limit, so m + r cannot overflow; 2·m·r is compared by
+		// division.
+		if m+r > limit-total || (limit-total-m-r)/(2*m) < r {
+			return 0, tooMany(fmt.Sprintf("kfda (%d×%d)", m, r))
+		}
+		total += m + r + 2*m*r
 	}
 	return total, nil
 }
@@ -417,6 +545,23 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 	for i, s := range h.Sets {
 		x := next(fmt.Sprintf("gallery set %d (%q) samples", i, s.Label), s.Frames, h.Dim)
 		m.Sets[i] = Set{Label: s.Label, Name: s.Name, Samples: mat.NewDense(s.Frames, h.Dim, x), Bandwidth: float64(s.Bandwidth)}
+	}
+	if fk := h.KFDA; fk != nil {
+		n, r := len(h.Sets), fk.Dim
+		m.KFDA = &KFDA{
+			Kernel: fk.Kernel, Width: float64(fk.Width), Scale: float64(fk.Scale), WidthScale: fk.WidthScale,
+			Reg: float64(fk.Reg), Epsilon: float64(fk.Epsilon), AllMean: float64(fk.AllMean),
+			ColMean: next("kfda column means", 1, n),
+			Values:  next("kfda eigenvalues", 1, r),
+			Alpha:   mat.NewDense(n, r, next("kfda coefficients", n, r)),
+			Latent:  mat.NewDense(n, r, next("kfda latent coordinates", n, r)),
+		}
+	}
+	if sel := h.Selection; sel != nil {
+		m.Selection = Selection{Method: sel.Method, Params: sel.Params, CVAccuracy: float64(sel.CVAccuracy)}
+		for _, c := range sel.Candidates {
+			m.Selection.Candidates = append(m.Selection.Candidates, Candidate{c.Name, c.Params, float64(c.CVAccuracy), float64(c.Seconds)})
+		}
 	}
 	if nonFinite != nil {
 		return nil, nonFinite

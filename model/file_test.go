@@ -67,6 +67,27 @@ func mfEqual(a, b *Model) string {
 		return "final cost"
 	case !reflect.DeepEqual(a.Meta.Params, b.Meta.Params) && (len(a.Meta.Params) > 0 || len(b.Meta.Params) > 0):
 		return "params"
+	case !mfSameSelection(a.Selection, b.Selection):
+		return "selection"
+	case (a.KFDA == nil) != (b.KFDA == nil):
+		return "kfda presence"
+	case (a.Features == nil) != (b.Features == nil):
+		return "features presence"
+	}
+	if a.KFDA != nil {
+		ka, kb := a.KFDA, b.KFDA
+		if ka.Kernel != kb.Kernel || ka.WidthScale != kb.WidthScale || !mfSameFloats(
+			[]float64{ka.Width, ka.Scale, ka.Reg, ka.Epsilon, ka.AllMean}, []float64{kb.Width, kb.Scale, kb.Reg, kb.Epsilon, kb.AllMean}) ||
+			!mfSameFloats(ka.ColMean, kb.ColMean) || !mfSameFloats(ka.Values, kb.Values) || !mfSameBits(ka.Alpha, kb.Alpha) || !mfSameBits(ka.Latent, kb.Latent) {
+			return "kfda"
+		}
+	}
+	if a.Features != nil {
+		ea, _ := a.Features.MarshalBinary()
+		eb, _ := b.Features.MarshalBinary()
+		if !bytes.Equal(ea, eb) {
+			return "features"
+		}
 	}
 	for j := range a.Mean {
 		if math.Float64bits(a.Mean[j]) != math.Float64bits(b.Mean[j]) {
@@ -125,7 +146,7 @@ func TestRoundTrip(t *testing.T) {
 func TestLayout(t *testing.T) {
 	m := mfModel(22, 5, 2, []int{3, 4})
 	b := mfEncode(t, m)
-	if string(b[:8]) != "SETMATCH" || binary.LittleEndian.Uint32(b[8:]) != 1 {
+	if string(b[:8]) != "SETMATCH" || binary.LittleEndian.Uint32(b[8:]) != FormatVersion {
 		t.Fatalf("prefix % x", b[:12])
 	}
 	h := binary.LittleEndian.Uint64(b[12:])
@@ -253,7 +274,7 @@ func TestMagicAndVersion(t *testing.T) {
 
 	b = bytes.Clone(good)
 	binary.LittleEndian.PutUint32(b[8:], 3)
-	mfDecodeErr(t, "newer", b, ErrNewerFormat, "written by a newer setmatch (format 3; this one reads ≤ 1): upgrade")
+	mfDecodeErr(t, "newer", b, ErrNewerFormat, "written by a newer setmatch (format 3; this one reads ≤ 2): upgrade")
 	b = mfReseal(b) // even with a valid checksum
 	mfDecodeErr(t, "newer resealed", b, ErrNewerFormat, "format 3")
 
@@ -443,6 +464,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(b.Bytes()[:40])
 	f.Add([]byte(Magic))
 	f.Add([]byte{})
+	// Format 2: a kFDA model with a feature pipeline, whole and cut.
+	b.Reset()
+	Encode(&b, goldenModel(f))
+	f.Add(b.Bytes())
+	f.Add(b.Bytes()[:b.Len()-100])
 	f.Fuzz(mfFuzzDecode)
 }
 
@@ -451,6 +477,9 @@ func FuzzDecode(f *testing.F) {
 func FuzzDecodeSealed(f *testing.F) {
 	var b bytes.Buffer
 	Encode(&b, mfModel(31, 3, 2, []int{2, 1}))
+	f.Add(b.Bytes())
+	b.Reset()
+	Encode(&b, goldenModel(f))
 	f.Add(b.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) >= prefixLen+checksumLen {
@@ -482,4 +511,32 @@ func mfFuzzDecode(t *testing.T, data []byte) {
 	if diff := mfEqual(m, m2); diff != "" {
 		t.Fatalf("round trip of a decoded model differs in %s", diff)
 	}
+}
+
+func mfSameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func mfSameSelection(a, b Selection) bool {
+	if a.Method != b.Method || len(a.Candidates) != len(b.Candidates) || !mfSameFloats([]float64{a.CVAccuracy}, []float64{b.CVAccuracy}) {
+		return false
+	}
+	if (len(a.Params) > 0 || len(b.Params) > 0) && !reflect.DeepEqual(a.Params, b.Params) {
+		return false
+	}
+	for i, c := range a.Candidates {
+		d := b.Candidates[i]
+		if c.Name != d.Name || c.Params != d.Params || !mfSameFloats([]float64{c.CVAccuracy, c.Seconds}, []float64{d.CVAccuracy, d.Seconds}) {
+			return false
+		}
+	}
+	return true
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/features"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden model file of the current format version and its expected results in testdata/")
@@ -44,6 +46,8 @@ type goldenBatch struct {
 	Bandwidth   float64     `json:"bandwidth"`
 	Hellinger2  []float64   `json:"hellinger2"` // to every gallery set
 	Jeffrey     []float64   `json:"jeffrey"`
+	Latent      []float64   `json:"latent,omitempty"`    // kFDA models (format ≥ 2)
+	Distances   []float64   `json:"distances,omitempty"` // latent distances to every gallery set
 }
 
 func goldenPaths(v uint32) (model, results string) {
@@ -51,12 +55,38 @@ func goldenPaths(v uint32) (model, results string) {
 	return base + ".smm", base + ".json"
 }
 
+// goldenModel returns the model of the current format version's golden
+// file: a small deterministic kFDA model (kernel hg, width relative to the
+// median) with a recorded feature pipeline (intensity:4x4+pca:6), a
+// selection table and an open-set threshold.
+func goldenModel(t testing.TB) *Model {
+	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4, 6})
+	m.Threshold = 10 // a latent distance
+	if _, err := m.FitKFDA(KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	m.Selection = Selection{
+		Method: "kfda-hg", Params: map[string]string{"width": "1/median", "reg": "0.01", "dim": "2"}, CVAccuracy: 0.75,
+		Candidates: []Candidate{{"nn-h", "", 0.5, 0.25}, {"kfda-hg", "s=1/median reg=0.01 dim=2", 0.75, 1.5}, {"kfda-j", "", math.NaN(), 0}},
+	}
+	p, err := features.Parse("intensity:4x4+pca:6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(103, 1))
+	f, err := features.FitPipeline(p, []*mat.Dense{mfRandom(rng, 12, 16, 0), mfRandom(rng, 9, 16, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Features = &f
+	return m
+}
+
 // writeGolden writes the golden model file of the current format version
-// (a small deterministic model with an open-set threshold) and records
-// three batches: near class a, near class b, and far from every class.
+// (goldenModel) and records three batches: near class a, near class b,
+// and far from every class.
 func writeGolden(t *testing.T) {
-	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4})
-	m.Threshold = 1.2
+	m := goldenModel(t)
 	var b bytes.Buffer
 	if err := Encode(&b, m); err != nil {
 		t.Fatal(err)
@@ -100,6 +130,7 @@ func writeGolden(t *testing.T) {
 			fb.Hellinger2 = append(fb.Hellinger2, v.Hellinger2)
 			fb.Jeffrey = append(fb.Jeffrey, v.Jeffrey)
 		}
+		fb.Latent, fb.Distances = res.Latent, res.Distances
 	}
 	js, err := json.MarshalIndent(g, "", " ")
 	if err != nil {
@@ -203,6 +234,19 @@ func TestGoldenModelFiles(t *testing.T) {
 					if !goldenAgree(dv.Hellinger2, want.Hellinger2[k]) || !goldenAgree(dv.Jeffrey, want.Jeffrey[k]) {
 						t.Errorf("batch %d, gallery set %d: H2 %.17g, J %.17g; recorded %.17g, %.17g",
 							i, k, dv.Hellinger2, dv.Jeffrey, want.Hellinger2[k], want.Jeffrey[k])
+					}
+				}
+				if len(res.Latent) != len(want.Latent) || len(res.Distances) != len(want.Distances) {
+					t.Fatalf("batch %d: latent point of %d and %d distances, recorded %d and %d", i, len(res.Latent), len(res.Distances), len(want.Latent), len(want.Distances))
+				}
+				for k := range want.Latent {
+					if !goldenAgree(res.Latent[k], want.Latent[k]) {
+						t.Errorf("batch %d: latent[%d] %.17g, recorded %.17g", i, k, res.Latent[k], want.Latent[k])
+					}
+				}
+				for k := range want.Distances {
+					if !goldenAgree(res.Distances[k], want.Distances[k]) {
+						t.Errorf("batch %d: latent distance to set %d %.17g, recorded %.17g", i, k, res.Distances[k], want.Distances[k])
 					}
 				}
 				if d.Known {

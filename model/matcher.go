@@ -7,12 +7,17 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/kfda"
 	"setmatch/match"
 )
 
-// Matcher matches batches against a model's gallery and decides: the
-// nearest gallery set under the model's divergence, known if its divergence
-// is within the threshold. The gallery KDEs and what match.Gallery
+// Matcher matches batches against a model's gallery and decides by the
+// model's method. Nearest neighbour: the nearest gallery set under the
+// model's divergence, known if its divergence is within the threshold.
+// kFDA (Model.KFDA): the batch's divergences to every gallery set give its
+// kernel vector and, centred and projected, its latent point; the nearest
+// gallery set in the latent space decides, known if its latent distance is
+// within the threshold. The gallery KDEs and what match.Gallery
 // precomputes from them are built once, in NewMatcher.
 //
 // A Matcher is safe for concurrent use by several goroutines: Match keeps
@@ -24,6 +29,8 @@ type Matcher struct {
 	labels    []string
 	gallery   *match.Gallery
 	threshold float64
+	disc      *kfda.KFDA                // nil for nearest neighbour
+	kernel    func(div float64) float64 // the kFDA set kernel
 }
 
 // Decision is the outcome of matching a batch: the nearest gallery set,
@@ -48,6 +55,11 @@ type Result struct {
 	Frames int
 	// Bandwidth is the bandwidth h chosen for the projected batch.
 	Bandwidth float64
+	// Latent is the batch's point in the kFDA latent space (len r), and
+	// Distances its Euclidean distances to the gallery sets' latent points
+	// (the scores of Decision); both nil for nearest-neighbour models.
+	Latent    []float64
+	Distances []float64
 }
 
 // NewMatcher validates the model and builds its gallery. Comparisons use
@@ -75,7 +87,11 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		return nil, err
 	}
 	g.Workers = max(workers, 0)
-	return &Matcher{model: m, labels: m.Labels(), gallery: g, threshold: m.Threshold}, nil
+	mt := &Matcher{model: m, labels: m.Labels(), gallery: g, threshold: m.Threshold}
+	if m.KFDA != nil {
+		mt.disc, mt.kernel = m.KFDA.Discriminant(), m.KFDA.KernelFunc()
+	}
+	return mt, nil
 }
 
 // WithThreshold returns a matcher that shares mt's gallery (building
@@ -135,14 +151,43 @@ func (mt *Matcher) MatchProjected(p *mat.Dense) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	dec := match.Nearest(div, mt.labels, mt.model.Divergence, mt.threshold)
-	if dec.Best < 0 {
+	res := Result{Divergences: div, Frames: n, Bandwidth: h}
+	if mt.disc != nil {
+		if err := mt.decideKFDA(&res); err != nil {
+			return Result{}, err
+		}
+	} else {
+		res.Decision = match.Nearest(div, mt.labels, mt.model.Divergence, mt.threshold)
+	}
+	if res.Decision.Best < 0 {
 		return Result{}, ErrNoDecision
 	}
-	return Result{
-		Decision:    dec,
-		Divergences: div,
-		Frames:      n,
-		Bandwidth:   h,
-	}, nil
+	return res, nil
+}
+
+// decideKFDA maps the batch's divergences to the latent space and decides
+// by the nearest gallery set there.
+func (mt *Matcher) decideKFDA(res *Result) error {
+	meas := mt.model.KFDA.Measure()
+	k := make([]float64, len(res.Divergences))
+	for j, v := range res.Divergences {
+		k[j] = mt.kernel(v.Of(meas))
+	}
+	z, err := mt.disc.TransformRow(k)
+	if err != nil {
+		return fmt.Errorf("batch: %w", err)
+	}
+	lat := mt.model.KFDA.Latent
+	dist := make([]float64, len(res.Divergences))
+	for j := range dist {
+		var s float64
+		for c, v := range lat.RawRowView(j) {
+			e := z[c] - v
+			s += e * e
+		}
+		dist[j] = math.Sqrt(s)
+	}
+	res.Latent, res.Distances = z, dist
+	res.Decision = match.NearestScores(dist, mt.labels, mt.threshold)
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/features"
 	"setmatch/match"
 )
 
@@ -48,6 +49,17 @@ type Model struct {
 	Threshold float64
 	// Meta records how and when the model was made.
 	Meta Meta
+
+	// Features is the fitted feature pipeline that turns images into the
+	// model's D features per frame; nil when the model takes feature
+	// vectors (format 1 models never record one).
+	Features *features.Fitted
+	// Selection records the method the model decides by and how it was
+	// chosen; zero for format 1 models (nearest neighbour).
+	Selection Selection
+	// KFDA is the kernel Fisher discriminant the model decides by; nil for
+	// nearest-neighbour methods. Its rows follow Sets.
+	KFDA *KFDA
 }
 
 // Set is one gallery set.
@@ -214,7 +226,7 @@ func (m *Model) validate() error {
 			return fmt.Errorf("meta: parameter %q is not valid UTF-8", k)
 		}
 	}
-	return nil
+	return m.validateMethod()
 }
 
 func (s *Set) validate(d int) error {

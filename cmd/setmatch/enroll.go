@@ -37,6 +37,9 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := m.CanEnroll(); err != nil {
+		return fmt.Errorf("%s: %w", *modelPath, err)
+	}
 	lim := setfile.DefaultLimits()
 	lim.MaxBytes = *maxBytes
 	// All sets are added, or none: the model is written once, at the end.

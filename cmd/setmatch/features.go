@@ -120,12 +120,16 @@ func featuresOfFolder(fit features.Fitted, dir string, lim features.ImageLimits)
 }
 
 // pipelineFromModel returns the feature pipeline recorded in the model file
-// at path. Model files of the current format record none: for them it says
-// so, with the spec the model was trained with when its parameters name one.
+// at path. For a model that records none (format 1, or trained on feature
+// files) it says so, with the spec the model was trained with when its
+// parameters name one.
 func pipelineFromModel(path string) (features.Fitted, error) {
 	m, _, err := model.ReadFile(path)
 	if err != nil {
 		return features.Fitted{}, err
+	}
+	if m.Features != nil {
+		return *m.Features, nil
 	}
 	hint := ""
 	if s := strings.TrimSpace(m.Meta.Params["features"]); s != "" {

@@ -154,12 +154,69 @@ func TestFeaturesCommandMatchesTraining(t *testing.T) {
 			}
 		}
 
-		// --model: the model records no pipeline yet, and says which spec to give.
-		code, _, stderr = run("features", "--model", mpath, "--out", out, sets[0])
-		if code != 1 || !strings.Contains(stderr, "this model records no feature pipeline; give --features SPEC (it was trained with --features "+spec+")") {
-			t.Errorf("--model: exit %d\n%s", code, stderr)
+		// --model: the model records the pipeline, and gives the same features.
+		if m.Features == nil || m.Features.Name() != spec {
+			t.Fatalf("%s: the model records the pipeline %v", spec, m.Features)
+		}
+		viaModel := filepath.Join(t.TempDir(), "via-model")
+		code, _, stderr = run("features", "--model", mpath, "--out", viaModel, sets[0])
+		if code != 0 {
+			t.Fatalf("--model: exit %d\n%s", code, stderr)
+		}
+		a, err := setfile.ReadFile(filepath.Join(viaModel, "set0.npy"), setfile.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := setfile.ReadFile(filepath.Join(out, "class0", "set0.npy"), setfile.DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(a, b) {
+			t.Errorf("%s: features by the model's pipeline differ from --features %s", spec, spec)
 		}
 	}
+}
+
+// A pca stage is fitted on the training frames, recorded in the model, and
+// applied by `setmatch features --model`; a model trained on feature files
+// records no pipeline and says so.
+func TestTrainRecordsFittedPCA(t *testing.T) {
+	data := imageData(t, 40, 30)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	code, _, stderr := run("train", "--data", data, "--features", "intensity:8x8+pca:6", "--dim", "2", "--max-iter", "3", "--out", mpath)
+	if code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	m, _, err := model.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Features == nil || m.Features.PCA == nil || m.InputDim() != 6 || m.Features.PCA.InputDim() != 64 {
+		t.Fatalf("model takes %d features, records %+v", m.InputDim(), m.Features)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	set := filepath.Join(data, "class1", "set0")
+	if code, _, stderr := run("features", "--model", mpath, "--out", out, set); code != 0 {
+		t.Fatalf("features --model: exit %d\n%s", code, stderr)
+	}
+	x, err := setfile.ReadFile(filepath.Join(out, "set0.npy"), setfile.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The projected features of the set are its gallery samples.
+	y, err := m.Project(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Sets {
+		if s.Label == "class1" && s.Name == "set0" {
+			if d := maxAbsDiff(y, s.Samples); d > 1e-9 {
+				t.Errorf("gallery set class1/set0 differs from its features through the model by %g", d)
+			}
+			return
+		}
+	}
+	t.Error("no gallery set class1/set0")
 }
 
 func TestFeaturesCommandErrors(t *testing.T) {

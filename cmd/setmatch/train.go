@@ -16,7 +16,6 @@ import (
 	"setmatch/dataset"
 	"setmatch/deploy"
 	"setmatch/eval"
-	"setmatch/features"
 	"setmatch/grassmann"
 	"setmatch/learn"
 	"setmatch/match"
@@ -44,6 +43,7 @@ type trainArgs struct {
 	seed                                                               int64
 	maxBytes                                                           int64
 	logJSON                                                            bool
+	loader                                                             *featureLoader // the pipeline the model records
 }
 
 func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
@@ -67,7 +67,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
 	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: a number `X`, or auto (the 95th percentile of within-class nearest-neighbour divergences of the training sets in the model); default none (closed set)")
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
-	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 (without a pca stage)")
+	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.Int64Var(&a.maxBytes, "max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
 	return fl, a
 }
@@ -83,6 +83,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	start := time.Now()
 	ds, err := dataset.Load(a.data, a.loadOptions())
+	if err != nil {
+		return err
+	}
+	fitted, err := a.loader.fit(ds)
 	if err != nil {
 		return err
 	}
@@ -107,6 +111,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			tr.Iterations, tr.Stop, tr.InitialCost, tr.FinalCost, tr.NuW, tr.NuB, len(tr.Pairs), tr.Seconds)
 	}
 	res.WriteSummary(prefixWriter{stderr, "train: "})
+	res.Model.Features = fitted
 	if err := model.WriteFile(a.out, res.Model); err != nil {
 		return err
 	}
@@ -181,12 +186,8 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		o.Threshold = v
 	}
 	if a.featSpec != "" {
-		pipe, err := features.Parse(a.featSpec)
-		if err != nil {
+		if a.loader, err = newFeatureLoader(a.featSpec); err != nil {
 			return trainOptions{}, usagef("--features: %v", err)
-		}
-		if pipe.PCADim() > 0 {
-			return trainOptions{}, usagef("--features: train chooses its own projection; drop the pca stage from %q", a.featSpec)
 		}
 	}
 	o.Grid = eval.DefaultGrid()
@@ -216,9 +217,8 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 func (a *trainArgs) loadOptions() dataset.Options {
 	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: a.workers}
 	opt.Limits.MaxBytes = a.maxBytes
-	if a.featSpec != "" {
-		pipe, _ := features.Parse(a.featSpec) // checked by options
-		opt.Images = features.Fitted{Pipeline: pipe}.ImageSetReader()
+	if a.loader != nil {
+		opt.Images = a.loader.reader()
 	}
 	return opt
 }

@@ -151,7 +151,7 @@ func TestTrainCommandErrors(t *testing.T) {
 		{"train", "--data", data, "--dim", "2", "--out", out, "--max-iter", "0"},
 		{"train", "--data", data, "--dim", "9", "--out", out},
 		{"train", "--data", data, "--dim", "2", "--out", out, "extra"},
-		{"train", "--data", data, "--dim", "2", "--out", out, "--features", "intensity:4x4+pca:2"},
+		{"train", "--data", data, "--dim", "2", "--out", out, "--features", "intensity:4x4+pca"},
 	}
 	for _, args := range usage {
 		if code, _, stderr := trainRun(args...); code != 2 {
@@ -178,7 +178,7 @@ func TestTrainAuto(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for _, want := range []string{"cross-validation: 3 stratified folds", "nn-h ", "kfda-hg", "nn-h-dr d=2 start", "nn-h-dr d=2 train-bw=global*1",
-		"chose ", "deployed ", "cross-validation 1/", "left", "threshold: 95th percentile", "wrote " + out} {
+		"chose ", "deployed ", "cross-validation 1/", "left", "95th percentile of within-class", "wrote " + out} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -1,0 +1,151 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+	"setmatch/model"
+)
+
+// TestKFDAModelMatchesEval fits kFDA as eval does on a split (training
+// divergences over the pool, kernel with the width over the median, fit,
+// transform of the test sets, 1-NN in the latent space) and as a deployed
+// model does (model.FitKFDA on the training sets, then the Matcher on each
+// test set), and checks that both predict the same set for every test set
+// and put it at the same latent point to 1e-9, for the three kernels and
+// both a global and a per-set bandwidth.
+func TestKFDAModelMatchesEval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 3))
+	const classes, perTrain, perTest, dim = 4, 3, 2, 5
+	var sets []*mat.Dense
+	var train, test, trainLabels, testLabels []int
+	for c := range classes {
+		mean := make([]float64, dim)
+		for j := range mean {
+			mean[j] = 1.5 * rng.NormFloat64()
+		}
+		for k := range perTrain + perTest {
+			n := 12 + rng.IntN(6)
+			x := mat.NewDense(n, dim, nil)
+			for i := range n {
+				for j := range dim {
+					x.Set(i, j, mean[j]+(0.6+0.2*float64(j%2))*rng.NormFloat64())
+				}
+			}
+			if k < perTrain {
+				train, trainLabels = append(train, len(sets)), append(trainLabels, c)
+			} else {
+				test, testLabels = append(test, len(sets)), append(testLabels, c)
+			}
+			sets = append(sets, x)
+		}
+	}
+	pool, err := NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reg, width, r = 1e-2, 0.5, 2
+	for _, bw := range []Bandwidth{{Mode: Global, Scale: 1}, {Mode: PerSet, Scale: 1.5}} {
+		h, err := pool.FrameBandwidths(bw, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dm, err := pool.Divergences(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kc := range []struct {
+			name   string
+			meas   match.Measure
+			sqrt   bool
+			kernel func(div, s float64) float64
+		}{
+			{model.KernelHG, match.Hellinger, false, match.KernelHG},
+			{model.KernelHL, match.Hellinger, true, match.KernelHL},
+			{model.KernelJ, match.Jeffrey, false, match.KernelJ},
+		} {
+			t.Run(fmt.Sprintf("%v/%s", bw, kc.name), func(t *testing.T) {
+				// eval's way.
+				d := dm.Of(kc.meas)
+				k := divKernel(d, width, medianOffDiag(d, train, kc.sqrt), kc.kernel)
+				pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f, err := FitKFDA(subSym(k, train), trainLabels, classes, reg, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				z, err := f.Transform(sub(k, test, train))
+				if err != nil {
+					t.Fatal(err)
+				}
+
+				// The deployed model's way: W = I, the training sets as the
+				// gallery with the bandwidths eval used.
+				m := &model.Model{
+					Divergence: kc.meas,
+					W:          identity(dim),
+					Mean:       make([]float64, dim),
+					Threshold:  math.Inf(1),
+				}
+				if bw.Mode == Global {
+					m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: h[0]}
+				} else {
+					m.QueryBandwidth = match.BandwidthRule{Kind: match.NearestNeighbour, Scale: bw.Scale}
+				}
+				for a, i := range train {
+					m.Sets = append(m.Sets, model.Set{Label: fmt.Sprint("class", trainLabels[a]), Name: fmt.Sprint("set", i), Samples: sets[i], Bandwidth: h[pool.off[i]]})
+				}
+				if _, err := m.FitKFDA(kc.name, width, "median", reg, r, 1); err != nil {
+					t.Fatal(err)
+				}
+				mt, err := m.NewMatcher()
+				if err != nil {
+					t.Fatal(err)
+				}
+				right := 0
+				for a, i := range test {
+					res, err := mt.Match(sets[i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					if math.Abs(res.Bandwidth-h[pool.off[i]]) > 1e-12*h[pool.off[i]] {
+						t.Fatalf("test set %d: matcher bandwidth %v, eval's %v", i, res.Bandwidth, h[pool.off[i]])
+					}
+					if got := trainLabels[res.Decision.Best]; got != pred[0][a] {
+						t.Errorf("test set %d: matcher predicts class %d (gallery set %d), eval class %d", i, got, res.Decision.Best, pred[0][a])
+					}
+					if len(res.Latent) != r {
+						t.Fatalf("latent point has %d coordinates, want %d", len(res.Latent), r)
+					}
+					for c := range r {
+						if want := z.At(a, c); math.Abs(res.Latent[c]-want) > 1e-9*max(1, math.Abs(want)) {
+							t.Errorf("test set %d: latent[%d] = %.15g, eval %.15g", i, c, res.Latent[c], want)
+						}
+					}
+					if pred[0][a] == testLabels[a] {
+						right++
+					}
+				}
+				// The classes are well apart: a kFDA that works gets most.
+				if right < len(test)*3/4 {
+					t.Errorf("eval's kFDA got %d of %d test sets right; the test data should be easy", right, len(test))
+				}
+			})
+		}
+	}
+}
+
+func identity(n int) *mat.Dense {
+	w := mat.NewDense(n, n, nil)
+	for i := range n {
+		w.Set(i, i, 1)
+	}
+	return w
+}

@@ -1,0 +1,48 @@
+package kfda
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// KernelMatrix returns the m×m kernel kernel(max(δ_ij, 0), s/scale) of the
+// m×m divergence matrix d, for one of the set kernels match.KernelHG,
+// match.KernelHL or match.KernelJ.
+func KernelMatrix(d mat.Symmetric, s, scale float64, kernel func(div, s float64) float64) *mat.SymDense {
+	m := d.SymmetricDim()
+	k := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			k.SetSym(i, j, kernel(math.Max(d.At(i, j), 0), s/scale))
+		}
+	}
+	return k
+}
+
+// MedianOffDiag returns the median of max(δ_ij, 0) (its square root when
+// sqrt is set) over the distinct pairs i < j of the sets idx of the
+// divergence matrix d; 0 when there is no pair. It is the scale of a
+// kernel width given relative to the data ("s/median").
+func MedianOffDiag(d mat.Symmetric, idx []int, sqrt bool) float64 {
+	var v []float64
+	for a, i := range idx {
+		for _, j := range idx[a+1:] {
+			x := math.Max(d.At(i, j), 0)
+			if sqrt {
+				x = math.Sqrt(x)
+			}
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return 0.5 * (v[n/2-1] + v[n/2])
+}
