@@ -273,14 +273,15 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 // ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
 // of p (d is clamped to the feature dimension).
 func drLearner(workers int) eval.Learner {
+	pca := new(learn.PCACache) // the folds' candidates share their sets' PCA
 	return func(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
 		if p.Start {
-			return learn.PCABasis(sets, min(p.Dim, d), seed)
+			return pca.Basis(sets, min(p.Dim, d), seed)
 		}
 		res, err := learn.Train(sets, labels, learn.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
-			GlobalScale: p.Scale,
+			GlobalScale: p.Scale, PCA: pca,
 		})
 		if err != nil {
 			return nil, nil, err
