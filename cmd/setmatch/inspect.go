@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 	"unicode"
@@ -37,6 +38,52 @@ type inspectSummary struct {
 	Iterations     int               `json:"iterations"`
 	Params         map[string]string `json:"params"`
 	GalleryMiB     float64           `json:"gallery_mib"`
+
+	// Method is how the model decides (e.g. nn-h-dr, kfda-j), with the
+	// chosen parameters and the cross-validated accuracy in percent (null:
+	// not cross-validated) of it and of every candidate scored.
+	Method       string             `json:"method"`
+	MethodParams map[string]string  `json:"method_params,omitempty"`
+	CVAccuracy   *float64           `json:"cv_accuracy"`
+	Candidates   []inspectCandidate `json:"candidates,omitempty"`
+	// Features is the recorded feature pipeline; null when the model takes
+	// feature vectors.
+	Features *inspectFeatures `json:"features"`
+	// KFDA describes the discriminant of a kFDA model; absent otherwise.
+	KFDA *inspectKFDA `json:"kfda,omitempty"`
+}
+
+type inspectCandidate struct {
+	Name       string   `json:"name"`
+	Params     string   `json:"params"`
+	CVAccuracy *float64 `json:"cv_accuracy"` // percent; null if not scored
+	Seconds    float64  `json:"seconds"`
+}
+
+type inspectFeatures struct {
+	Spec        string `json:"spec"`
+	PCAInputDim int    `json:"pca_input_dim,omitempty"` // features before the PCA
+	PCADim      int    `json:"pca_dim,omitempty"`
+}
+
+type inspectKFDA struct {
+	Kernel      string  `json:"kernel"`
+	Width       float64 `json:"width"`
+	WidthScale  string  `json:"width_scale"`
+	Scale       float64 `json:"scale"`
+	KernelWidth float64 `json:"kernel_width"` // width/scale, the s of exp(−s·δ)
+	Reg         float64 `json:"reg"`
+	Epsilon     float64 `json:"epsilon"`
+	LatentDim   int     `json:"latent_dim"`
+}
+
+// percent returns 100·v, or nil for NaN (not measured).
+func percent(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	p := 100 * v
+	return &p
 }
 
 type inspectClass struct {
@@ -90,6 +137,23 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 	}
 	if !m.Meta.Created.IsZero() {
 		s.Created = m.Meta.Created.Format(time.RFC3339)
+	}
+	s.Method, s.MethodParams = m.MethodName(), m.Selection.Params
+	if m.Selection.Method != "" {
+		s.CVAccuracy = percent(m.Selection.CVAccuracy)
+	}
+	for _, c := range m.Selection.Candidates {
+		s.Candidates = append(s.Candidates, inspectCandidate{c.Name, c.Params, percent(c.CVAccuracy), c.Seconds})
+	}
+	if f := m.Features; f != nil {
+		s.Features = &inspectFeatures{Spec: f.Name()}
+		if f.PCA != nil {
+			s.Features.PCAInputDim, s.Features.PCADim = f.PCA.Components.Dims()
+		}
+	}
+	if k := m.KFDA; k != nil {
+		s.KFDA = &inspectKFDA{Kernel: k.Kernel, Width: k.Width, WidthScale: k.WidthScale, Scale: k.Scale,
+			KernelWidth: k.Width / k.Scale, Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim()}
 	}
 	byLabel := make(map[string]*inspectClass)
 	for _, set := range m.Sets {
@@ -145,12 +209,47 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	row("tool", "%s", orUnknown(s.Tool))
 	row("data", "%s", orUnknown(s.Data))
 	row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
+	method := s.Method
+	if s.CVAccuracy != nil {
+		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
+	} else {
+		method += " (not cross-validated)"
+	}
+	row("method", "%s", method)
+	if len(s.MethodParams) > 0 {
+		keys := make([]string, 0, len(s.MethodParams))
+		for k := range s.MethodParams {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, inspectPrintable(k)+"="+inspectPrintable(s.MethodParams[k]))
+		}
+		row("method parameters", "%s", strings.Join(parts, " "))
+	}
+	if f := s.Features; f != nil {
+		if f.PCADim > 0 {
+			row("features", "%s (fitted PCA %d → %d)", inspectPrintable(f.Spec), f.PCAInputDim, f.PCADim)
+		} else {
+			row("features", "%s", inspectPrintable(f.Spec))
+		}
+	} else {
+		row("features", "(none recorded: the model takes feature vectors)")
+	}
+	if k := s.KFDA; k != nil {
+		row("kfda", "kernel %s, width %g/%s = %.4g, %d latent dimensions, regulariser %g (ε = %.3g)",
+			k.Kernel, k.Width, k.WidthScale, k.KernelWidth, k.LatentDim, k.Reg, k.Epsilon)
+	}
 	row("divergence", "%s", s.Divergence)
 	row("query bandwidth", "%s", s.QueryBandwidth)
 	th := s.Threshold
-	if th == "+Inf" {
+	switch {
+	case th == "+Inf":
 		th += " (closed set: every batch gets a label)"
-	} else {
+	case s.KFDA != nil:
+		th += " (open set: a latent distance to the nearest set above it is unknown)"
+	default:
 		th += " (open set: a best divergence above it is unknown)"
 	}
 	row("threshold", "%s", th)
@@ -173,6 +272,22 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 		slices.Sort(keys)
 		for _, k := range keys {
 			fmt.Fprintf(tw, "  %s\t%s\n", inspectPrintable(k), inspectPrintable(s.Params[k]))
+		}
+		tw.Flush()
+	}
+	if len(s.Candidates) > 0 {
+		fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets):")
+		fmt.Fprintf(tw, "  method\taccuracy\ttime\tparameters\n")
+		for _, c := range s.Candidates {
+			acc := "-"
+			if c.CVAccuracy != nil {
+				acc = fmt.Sprintf("%.1f%%", *c.CVAccuracy)
+			}
+			mark := ""
+			if c.Name == s.Method {
+				mark = " *"
+			}
+			fmt.Fprintf(tw, "  %s%s\t%s\t%.1fs\t%s\n", inspectPrintable(c.Name), mark, acc, c.Seconds, inspectPrintable(c.Params))
 		}
 		tw.Flush()
 	}

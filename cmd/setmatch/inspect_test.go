@@ -62,7 +62,7 @@ func TestInspectText(t *testing.T) {
 	fi, _ := os.Stat(p)
 	s := out.String()
 	for _, want := range []string{
-		p, "format 1", "2026-11-22T14:00:00Z", "setmatch test", "testdata/tiny",
+		p, "format 2", "nn-j-dr (not cross-validated)", "(none recorded: the model takes feature vectors)", "2026-11-22T14:00:00Z", "setmatch test", "testdata/tiny",
 		"D = 4 → d = 2", "jeffrey", "silverman", "+Inf (closed set",
 		"3 sets, 2 classes, 12 frames", "0.25 – 0.75", "final cost -3.5 after 12 iterations",
 		"nu_w", "orthonormality error max|WᵀW − I| = 0",
@@ -114,7 +114,7 @@ func TestInspectJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	if got.FormatVersion != 1 || got.InputDim != 4 || got.Dim != 2 || got.Threshold != "0.125" ||
+	if got.FormatVersion != 2 || got.InputDim != 4 || got.Dim != 2 || got.Threshold != "0.125" ||
 		got.Sets != 3 || got.Frames != 12 || got.BandwidthMin != 0.25 || len(got.Classes) != 2 ||
 		got.Classes[0].Label != "alice" || got.Classes[0].Frames != 7 || got.Params["dim"] != "2" {
 		t.Errorf("summary %+v", got)
@@ -138,5 +138,54 @@ func TestInspectErrors(t *testing.T) {
 	errb.Reset()
 	if code := dispatch([]string{"inspect", p}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "checksum mismatch: file is corrupt or truncated") {
 		t.Errorf("corrupt file: exit %d, %s", code, errb.String())
+	}
+}
+
+// The golden format-2 file: a kFDA model with a pipeline and a candidate
+// table.
+func TestInspectKFDA(t *testing.T) {
+	p := filepath.Join("..", "..", "model", "testdata", "format-v2.smm")
+	code, stdout, stderr := run("inspect", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"kfda-hg (cross-validated accuracy 75.0%)", "dim=2 reg=0.01 width=1/median",
+		"intensity:4x4+pca:6 (fitted PCA 16 → 6)", "kernel hg, width 1/median = 0.5011, 2 latent dimensions",
+		"a latent distance", "kfda-hg *  75.0%", "kfda-j     -",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, stderr = run("inspect", "--json", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Method     string   `json:"method"`
+		CVAccuracy *float64 `json:"cv_accuracy"`
+		Candidates []struct {
+			Name       string   `json:"name"`
+			CVAccuracy *float64 `json:"cv_accuracy"`
+			Seconds    float64  `json:"seconds"`
+		} `json:"candidates"`
+		Features struct {
+			Spec   string `json:"spec"`
+			PCADim int    `json:"pca_dim"`
+		} `json:"features"`
+		KFDA struct {
+			Kernel    string  `json:"kernel"`
+			Width     float64 `json:"width"`
+			LatentDim int     `json:"latent_dim"`
+		} `json:"kfda"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if got.Method != "kfda-hg" || got.CVAccuracy == nil || *got.CVAccuracy != 75 || len(got.Candidates) != 3 ||
+		got.Candidates[2].CVAccuracy != nil || got.Candidates[1].Seconds != 1.5 || got.Features.Spec != "intensity:4x4+pca:6" ||
+		got.Features.PCADim != 6 || got.KFDA.Kernel != "hg" || got.KFDA.Width != 1 || got.KFDA.LatentDim != 2 {
+		t.Errorf("summary %+v", got)
 	}
 }

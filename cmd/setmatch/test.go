@@ -1,0 +1,255 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/dataset"
+	"setmatch/model"
+	"setmatch/setfile"
+)
+
+// testSummary is what `setmatch test` reports; --json prints it as is.
+type testSummary struct {
+	Model           string               `json:"model"`
+	Data            string               `json:"data"`
+	Method          string               `json:"method"`
+	Threshold       string               `json:"threshold"` // a number or "+Inf"
+	Accuracy        float64              `json:"accuracy"`  // percent of sets decided right
+	Sets            int                  `json:"sets"`
+	Correct         int                  `json:"correct"`
+	Unknown         int                  `json:"unknown"` // sets of classes the model does not know
+	KnownRejected   int                  `json:"known_rejected"`
+	UnknownAccepted int                  `json:"unknown_accepted"`
+	Misclassified   int                  `json:"misclassified"` // known sets accepted with another label
+	Failed          int                  `json:"failed"`        // sets the matcher could not decide
+	MsPerSet        float64              `json:"ms_per_set"`
+	PerClass        map[string]testClass `json:"per_class"`
+}
+
+// testClass is one row of the confusion table: the sets of one true
+// class and what they were decided as ("unknown" for rejected sets).
+type testClass struct {
+	Known     bool           `json:"known"` // the class is in the model
+	Sets      int            `json:"sets"`
+	Correct   int            `json:"correct"`
+	Accuracy  float64        `json:"accuracy"`
+	Predicted map[string]int `json:"predicted"`
+}
+
+const testUnknown = "unknown"
+
+func runTest(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("test", "--model MODEL --data DIR [--threshold X] [--json] [--workers N]", stderr)
+	modelPath := fs.String("model", "", "model file `MODEL` to test (required)")
+	data := fs.String("data", "", "labelled data set folder `DIR`, in a layout train reads: <class>/<set>.npy|.csv or <class>/<set>/<frames> (required)")
+	thrFlag := fs.String("threshold", "", "open-set threshold `X` instead of the model's, as setmatchd's decision.threshold (inf: closed set)")
+	asJSON := fs.Bool("json", false, "print the results as one JSON object")
+	workers := fs.Int("workers", 0, "goroutines `N` per batch, as setmatchd's daemon.workers (0: one per CPU)")
+	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *modelPath == "":
+		return usagef("--model MODEL is required")
+	case *data == "":
+		return usagef("--data DIR is required")
+	case fs.NArg() != 0:
+		return usagef("unexpected argument %q: all settings are flags", fs.Arg(0))
+	case *workers < 0:
+		return usagef("--workers must be ≥ 0 (got %d)", *workers)
+	}
+	var override *float64
+	if t := strings.TrimSpace(*thrFlag); t != "" {
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(v >= 0) {
+			return usagef("--threshold: want a number ≥ 0 or inf, got %q", *thrFlag)
+		}
+		override = &v
+	}
+
+	m, _, err := model.ReadFile(*modelPath)
+	if err != nil {
+		return err
+	}
+	mt, err := m.NewMatcherWorkers(*workers)
+	if err != nil {
+		return err
+	}
+	if override != nil {
+		if mt, err = mt.WithThreshold(*override); err != nil {
+			return err
+		}
+	}
+	ds, err := testLoad(*data, *modelPath, m, *workers, *maxBytes)
+	if err != nil {
+		return err
+	}
+	s, err := testSets(mt, ds, stderr)
+	if err != nil {
+		return err
+	}
+	s.Model, s.Data = *modelPath, *data
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	return testPrint(stdout, s)
+}
+
+// testLoad reads the labelled sets: image sets through the model's
+// recorded feature pipeline, feature files as they are; it refuses images
+// for a model without a pipeline and feature files of the wrong width.
+func testLoad(dir, modelPath string, m *model.Model, workers int, maxBytes int64) (*dataset.Dataset, error) {
+	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: workers}
+	opt.Limits.MaxBytes = maxBytes
+	var images atomic.Int64
+	noPipeline := fmt.Errorf("the data in %s are images but model %s records no feature pipeline (it was trained on feature files): give the sets as feature files (setmatch features), or train the model on the images with --features SPEC", dir, modelPath)
+	if m.Features != nil {
+		read := m.Features.ImageSetReader()
+		opt.Images = func(paths []string) (*mat.Dense, error) {
+			images.Add(1)
+			return read(paths)
+		}
+	} else {
+		opt.Images = func([]string) (*mat.Dense, error) { return nil, noPipeline }
+	}
+	ds, err := dataset.Load(dir, opt)
+	if errors.Is(err, noPipeline) {
+		return nil, noPipeline
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(ds.Sets) == 0 {
+		return nil, fmt.Errorf("%s holds no sets", dir)
+	}
+	if D := ds.Dim(); D != m.InputDim() {
+		if images.Load() == 0 && m.Features != nil {
+			return nil, fmt.Errorf("the sets of %s are feature files of %d features per frame, model %s takes %d, made from images by its pipeline %s: give the image folders instead", dir, D, modelPath, m.InputDim(), m.Features.Name())
+		}
+		return nil, fmt.Errorf("the sets of %s have %d features per frame, model %s expects %d (were they made with the same feature extractor as the model?)", dir, D, modelPath, m.InputDim())
+	}
+	return ds, nil
+}
+
+// testSets decides every set with the matcher and scores the decisions.
+func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSummary, error) {
+	m := mt.Model()
+	known := map[string]bool{}
+	for _, c := range m.Classes() {
+		known[c] = true
+	}
+	s := &testSummary{Method: m.MethodName(), Threshold: formatThreshold(mt.Threshold()), PerClass: map[string]testClass{}}
+	var spent time.Duration
+	for _, set := range ds.Sets {
+		start := time.Now()
+		res, err := mt.Match(set.Frames)
+		spent += time.Since(start)
+		pred := testUnknown
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "test: %s/%s: %v\n", set.Class, set.Name, err)
+			s.Failed++
+			pred = "failed"
+		case res.Decision.Known:
+			pred = res.Decision.Label
+		}
+		row := s.PerClass[set.Class]
+		if row.Predicted == nil {
+			row.Predicted = map[string]int{}
+		}
+		row.Known = known[set.Class]
+		row.Sets++
+		row.Predicted[pred]++
+		right := (row.Known && pred == set.Class) || (!row.Known && pred == testUnknown)
+		if right {
+			row.Correct++
+			s.Correct++
+		}
+		switch {
+		case err != nil:
+		case row.Known && pred == testUnknown:
+			s.KnownRejected++
+		case row.Known && !right:
+			s.Misclassified++
+		case !row.Known && pred != testUnknown:
+			s.UnknownAccepted++
+		}
+		if !row.Known {
+			s.Unknown++
+		}
+		s.PerClass[set.Class] = row
+		s.Sets++
+	}
+	for c, row := range s.PerClass {
+		row.Accuracy = 100 * float64(row.Correct) / float64(row.Sets)
+		s.PerClass[c] = row
+	}
+	s.Accuracy = 100 * float64(s.Correct) / float64(s.Sets)
+	s.MsPerSet = spent.Seconds() * 1000 / float64(s.Sets)
+	return s, nil
+}
+
+func formatThreshold(t float64) string {
+	if math.IsInf(t, 1) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
+}
+
+func testPrint(w io.Writer, s *testSummary) error {
+	fmt.Fprintf(w, "model %s (%s, threshold %s) on %s\n", s.Model, s.Method, s.Threshold, s.Data)
+	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
+	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)
+	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)
+	if s.Failed > 0 {
+		fmt.Fprintf(w, "failed: %d sets could not be decided (see above)\n", s.Failed)
+	}
+	fmt.Fprintf(w, "%.3g ms per set\n\n", s.MsPerSet)
+	classes := make([]string, 0, len(s.PerClass))
+	for c := range s.PerClass {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tin model\tsets\tright\taccuracy\tdecided as")
+	for _, c := range classes {
+		row := s.PerClass[c]
+		preds := make([]string, 0, len(row.Predicted))
+		for p := range row.Predicted {
+			preds = append(preds, p)
+		}
+		// Most frequent first, then by name.
+		slices.SortFunc(preds, func(a, b string) int {
+			if d := row.Predicted[b] - row.Predicted[a]; d != 0 {
+				return d
+			}
+			return strings.Compare(a, b)
+		})
+		var parts []string
+		for _, p := range preds {
+			parts = append(parts, fmt.Sprintf("%s×%d", p, row.Predicted[p]))
+		}
+		in := "yes"
+		if !row.Known {
+			in = "no"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\t%s\n", c, in, row.Sets, row.Correct, row.Accuracy, strings.Join(parts, " "))
+	}
+	return tw.Flush()
+}

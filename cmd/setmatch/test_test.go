@@ -1,0 +1,229 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"setmatch/dataset"
+	"setmatch/learn"
+	"setmatch/match"
+	"setmatch/model"
+	"setmatch/synth"
+)
+
+// testSplit writes a synthetic data set of 5 classes × 4 sets: sets 0 and 1
+// of classes 0 to 3 to train/, sets 2 and 3 of them and every set of the
+// fifth class (unknown to the model) to probe/.
+func testSplit(t *testing.T) (train, probe string) {
+	t.Helper()
+	d, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 5, Sets: 4, Frames: 20, Dim: 8, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &dataset.Dataset{Classes: d.Classes[:4]}
+	pr := &dataset.Dataset{Classes: d.Classes}
+	for _, s := range d.Sets {
+		if s.Class != d.Classes[4] && (s.Name == d.Sets[0].Name || s.Name == d.Sets[1].Name) {
+			tr.Sets = append(tr.Sets, s)
+		} else {
+			pr.Sets = append(pr.Sets, s)
+		}
+	}
+	if len(tr.Sets) != 8 || len(pr.Sets) != 12 {
+		t.Fatalf("split %d/%d sets", len(tr.Sets), len(pr.Sets))
+	}
+	dir := t.TempDir()
+	train, probe = filepath.Join(dir, "train"), filepath.Join(dir, "probe")
+	for p, ds := range map[string]*dataset.Dataset{train: tr, probe: pr} {
+		if err := dataset.Write(p, ds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return train, probe
+}
+
+func testJSON(t *testing.T, args ...string) testSummary {
+	t.Helper()
+	code, stdout, stderr := run(append([]string{"test", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("test %q: exit %d\n%s", args, code, stderr)
+	}
+	var s testSummary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	return s
+}
+
+// checkTestAnswers checks a summary against the answers the matcher gives
+// set by set.
+func checkTestAnswers(t *testing.T, s testSummary, modelPath, probe string, threshold float64) {
+	t.Helper()
+	m, _, err := model.ReadFile(modelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mt, err = mt.WithThreshold(threshold); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(probe, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, c := range m.Classes() {
+		known[c] = true
+	}
+	correct, unknown, kr, ua := 0, 0, 0, 0
+	for _, set := range ds.Sets {
+		res, err := mt.Match(set.Frames)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res.Decision
+		switch {
+		case known[set.Class] && d.Known && d.Label == set.Class:
+			correct++
+		case known[set.Class] && !d.Known:
+			kr++
+		case !known[set.Class] && !d.Known:
+			correct++
+		case !known[set.Class]:
+			ua++
+		}
+		if !known[set.Class] {
+			unknown++
+		}
+	}
+	if s.Sets != len(ds.Sets) || s.Correct != correct || s.Unknown != unknown || s.KnownRejected != kr || s.UnknownAccepted != ua {
+		t.Errorf("summary sets %d correct %d unknown %d known-rejected %d unknown-accepted %d; matcher set by set: %d %d %d %d %d",
+			s.Sets, s.Correct, s.Unknown, s.KnownRejected, s.UnknownAccepted, len(ds.Sets), correct, unknown, kr, ua)
+	}
+	if want := 100 * float64(correct) / float64(len(ds.Sets)); s.Accuracy != want {
+		t.Errorf("accuracy %v, want %v", s.Accuracy, want)
+	}
+	n := 0
+	for c, row := range s.PerClass {
+		n += row.Sets
+		if row.Known != known[c] {
+			t.Errorf("class %s: in model %v", c, row.Known)
+		}
+	}
+	if n != s.Sets || len(s.PerClass) != 5 {
+		t.Errorf("per-class rows: %d classes, %d sets", len(s.PerClass), n)
+	}
+	if !(s.MsPerSet > 0) {
+		t.Errorf("ms per set %v", s.MsPerSet)
+	}
+}
+
+func TestTestCommandNN(t *testing.T) {
+	train, probe := testSplit(t)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--data", train, "--dim", "3", "--max-iter", "20", "--out", mpath, "--threshold", "auto"); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	m, _, err := model.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Closed set: every known set right, every unknown one accepted.
+	s := testJSON(t, "--model", mpath, "--data", probe, "--threshold", "inf")
+	if s.Correct != 8 || s.Unknown != 4 || s.UnknownAccepted != 4 || s.KnownRejected != 0 || s.Accuracy != 100*8.0/12 {
+		t.Errorf("closed set: %+v", s)
+	}
+	checkTestAnswers(t, s, mpath, probe, inf)
+	// Threshold 0: everything rejected, the unknown class is right.
+	s = testJSON(t, "--model", mpath, "--data", probe, "--threshold", "0")
+	if s.Correct != 4 || s.KnownRejected != 8 || s.UnknownAccepted != 0 {
+		t.Errorf("threshold 0: %+v", s)
+	}
+	// The model's own threshold.
+	s = testJSON(t, "--model", mpath, "--data", probe)
+	if s.Threshold == "+Inf" || s.Method != "nn-h-dr" {
+		t.Errorf("model threshold %s, method %s", s.Threshold, s.Method)
+	}
+	checkTestAnswers(t, s, mpath, probe, m.Threshold)
+
+	// The text report.
+	code, stdout, stderr := run("test", "--model", mpath, "--data", probe)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"accuracy ", "unknown classes: 4 sets", "ms per set", "decided as"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report misses %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// A kFDA model decides in the test command as its matcher does, with the
+// calibrated kFDA threshold.
+func TestTestCommandKFDA(t *testing.T) {
+	train, probe := testSplit(t)
+	// The gallery projected by a learned W, decided by kFDA.
+	npath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--data", train, "--dim", "3", "--max-iter", "20", "--out", npath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	m, _, err := model.ReadFile(npath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Divergence = match.Jeffrey
+	k, err := m.FitKFDA(model.KernelJ, 1, "median", 1e-2, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Threshold, err = learn.KFDAOpenSetThreshold(k, m.Labels(), 1e-2, 0, learn.AutoThresholdPercentile); err != nil {
+		t.Fatal(err)
+	}
+	mpath := filepath.Join(t.TempDir(), "k.smm")
+	if err := model.WriteFile(mpath, m); err != nil {
+		t.Fatal(err)
+	}
+	s := testJSON(t, "--model", mpath, "--data", probe)
+	if s.Method != "kfda-j" {
+		t.Errorf("method %q", s.Method)
+	}
+	checkTestAnswers(t, s, mpath, probe, m.Threshold)
+	s = testJSON(t, "--model", mpath, "--data", probe, "--threshold", "inf")
+	if s.Correct != 8 || s.UnknownAccepted != 4 {
+		t.Errorf("closed set: %+v", s)
+	}
+}
+
+func TestTestCommandErrors(t *testing.T) {
+	train, probe := testSplit(t)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--data", train, "--dim", "3", "--max-iter", "3", "--out", mpath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	images := imageData(t, 16, 12)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--data", probe}, 2, "--model MODEL is required"},
+		{[]string{"--model", mpath}, 2, "--data DIR is required"},
+		{[]string{"--model", mpath, "--data", probe, "--threshold", "high"}, 2, "--threshold"},
+		{[]string{"--model", mpath, "--data", images}, 1, "are images but model " + mpath + " records no feature pipeline"},
+		{[]string{"--model", "../../model/testdata/format-v2.smm", "--data", probe}, 1, "feature files of 8 features per frame"},
+	} {
+		code, _, stderr := run(append([]string{"test"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.want, stderr)
+		}
+	}
+}
+
+var inf = math.Inf(1)
