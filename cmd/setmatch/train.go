@@ -225,8 +225,8 @@ func (a *trainArgs) loadOptions() dataset.Options {
 
 // checkTrainData refuses data that cannot be trained on.
 func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
-	if ds.Pooled {
-		return fmt.Errorf("%s uses the pooled layout (all frames of a class in one folder): training needs sets; arrange the frames as <class>/<set>/<frame> or <class>/<set>.npy", a.data)
+	if ds.Pooled && a.method == deploy.Learned {
+		return fmt.Errorf("%s uses the pooled layout (all frames of a class in one folder, one set per class): learning W needs several sets per class; arrange the frames as <class>/<set>/<frame> or <class>/<set>.npy, or use another --method", a.data)
 	}
 	if len(ds.Sets) < 2 {
 		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", a.data, len(ds.Sets))

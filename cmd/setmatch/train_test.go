@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -206,5 +207,37 @@ func TestTrainAuto(t *testing.T) {
 		if r.Decision.Label != s.Class {
 			t.Errorf("training set %d (%s): matched %s", k, s.Class, r.Decision.Label)
 		}
+	}
+}
+
+// TestTrainPooled: with one set per class (the pooled layout), auto
+// cross-validates on the frame halves of each set and says so; learning W
+// alone is refused with a clear error.
+func TestTrainPooled(t *testing.T) {
+	src := imageData(t, 8, 8)
+	dir := filepath.Join(t.TempDir(), "pooled")
+	for c := range 2 {
+		class := filepath.Join(dir, fmt.Sprintf("class%d", c))
+		if err := os.MkdirAll(class, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for s := range 2 {
+			set := filepath.Join(src, fmt.Sprintf("class%d", c), fmt.Sprintf("set%d", s))
+			fs, _ := os.ReadDir(set)
+			for _, f := range fs {
+				if err := os.Rename(filepath.Join(set, f.Name()), filepath.Join(class, fmt.Sprintf("s%d-%s", s, f.Name()))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "m.smm")
+	code, _, stderr := trainRun("train", "--data", dir, "--features", "intensity:4x4", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "2 folds by frame halves") {
+		t.Errorf("pooled auto: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = trainRun("train", "--method", "learned", "--dim", "2", "--data", dir, "--features", "intensity:4x4", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "pooled layout") {
+		t.Errorf("pooled learned: exit %d\n%s", code, stderr)
 	}
 }
