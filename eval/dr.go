@@ -85,6 +85,10 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	}
 	_, d := w.Dims()
 	pred.Params = fmt.Sprintf("d=%d%s%s %s", d, ruleNote(g, chosen), cvNote, pred.Params)
+	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.Learn = NNHDR, w, mean, chosen
+	if m == match.Jeffrey {
+		pred.Fit.Method = NNJDR
+	}
 	return pred, nil
 }
 

@@ -67,6 +67,7 @@ func TestDRCrossValidation(t *testing.T) {
 		g.Learn = l.learn
 		g.DRDims = []int{6, 1, 3}
 		g.DRRules = []match.BandwidthRule{{Kind: match.NearestNeighbour}, {Kind: match.Scott}}
+		g.DRScales, g.DRGuard = nil, false
 		g.DRFolds, g.DRIter, g.DRFoldIter = 3, 25, 7
 		pool := mustPool(t, sets)
 		labels := make([]int, len(sp.Gallery))

@@ -60,7 +60,7 @@ type Result struct {
 func usesDivergences(methods []string) bool {
 	for _, m := range methods {
 		switch m {
-		case NNH, NNJ, KFDAHG, KFDAHL, KFDAJ:
+		case NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, Auto:
 			return true
 		}
 	}

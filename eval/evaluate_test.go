@@ -207,6 +207,9 @@ func TestEvaluateSteps(t *testing.T) {
 	// 3 gallery sets per class: the -dr cross-validation runs, 3 folds ×
 	// 4 candidates (d ∈ {6, 5} after clamping 10, 5, 20 to D = 6, × rules
 	// nn, scott), then the final W.
+	g.DRDims = []int{10, 5, 20}
+	g.DRRules = []match.BandwidthRule{{Kind: match.NearestNeighbour}, {Kind: match.Scott}}
+	g.DRScales, g.DRGuard = nil, false
 	splits, err := Protocol{Kind: RandomSplits, Gallery: 3, Probe: 3, Splits: 2}.MakeSplits(data, 1)
 	if err != nil {
 		t.Fatal(err)

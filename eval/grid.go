@@ -80,7 +80,7 @@ func ParseGrid(s GridSpec) (Grid, error) {
 	if grid.DRDims, err = parseCounts(s.DRDims, "--dr-dim"); err != nil {
 		return Grid{}, err
 	}
-	grid.DRRules = nil
+	grid.DRRules, grid.DRScales = nil, nil
 	grid.DRGuard = s.DRGuard
 	for _, f := range strings.Split(s.DRRules, ",") {
 		if strings.TrimSpace(f) == "start" {

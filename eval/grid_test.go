@@ -10,7 +10,7 @@ import (
 
 // evalDefaults is a GridSpec holding setmatch eval's flag defaults.
 func evalDefaults() GridSpec {
-	return GridSpec{WidthScale: "both", Folds: 5, DRDims: "10,5,20", DRRules: "nn,scott", DRFolds: 3, DRIter: 25, DRFoldIter: 10}
+	return GridSpec{WidthScale: "both", Folds: 5, DRDims: "10,20,40", DRRules: "global*0.25,global*1,global*2", DRGuard: true, DRFolds: 3, DRIter: 25, DRFoldIter: 10}
 }
 
 func TestParseGridDefaults(t *testing.T) {

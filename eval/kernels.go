@@ -16,6 +16,9 @@ import (
 type candidate struct {
 	k    *mat.SymDense
 	desc string
+	// fit describes a kernel on divergences (kfda-hg/hl/j), so that the
+	// chosen one can be deployed; nil for the baselines.
+	fit *Fitted
 }
 
 // dims returns the latent dimensions to try for c classes.
@@ -180,15 +183,32 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 		}
 	}
 	c := cands[bestK.c]
-	pred, _, err := kfdaPredict(c.k, t.Train, t.Labels, t.Test, t.Classes, regs[bestK.r], dims[bestK.d:bestK.d+1], nil)
-	if err != nil {
-		return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
-	}
 	params := fmt.Sprintf("%s reg=%g dim=%d", c.desc, regs[bestK.r], dims[bestK.d])
 	if best.acc >= 0 {
 		params += fmt.Sprintf(" cv=%.1f%%", 100*best.acc)
 	}
-	return Prediction{Labels: pred[0], Params: params}, nil
+	var fit *Fitted
+	if c.fit != nil {
+		f, err := FitKFDA(subSym(c.k, t.Train), t.Labels, t.Classes, regs[bestK.r], 0)
+		if err != nil {
+			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
+		}
+		fit = c.fit
+		fit.CV, fit.Reg, fit.KFDA = best.acc, regs[bestK.r], f
+		_, r := f.Train.Dims()
+		fit.LatentDim = min(dims[bestK.d], r)
+		if err := fit.setBandwidths(t); err != nil {
+			return Prediction{}, err
+		}
+	}
+	if len(t.Test) == 0 {
+		return Prediction{Params: params, Fit: fit}, nil
+	}
+	pred, _, err := kfdaPredict(c.k, t.Train, t.Labels, t.Test, t.Classes, regs[bestK.r], dims[bestK.d:bestK.d+1], nil)
+	if err != nil {
+		return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
+	}
+	return Prediction{Labels: pred[0], Params: params, Fit: fit}, nil
 }
 
 // divKernel returns kernel(δ, s/scale) over the pool: one of the set
@@ -233,14 +253,18 @@ func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 		}
 		d := dm.Of(m)
 		med := medianOffDiag(d, t.Train, sqrt)
+		fit := func(s, scale float64, median bool) *Fitted {
+			return &Fitted{Method: method, Divergence: m, Bandwidth: b, Width: s, WidthScale: scale, WidthMedian: median}
+		}
 		for _, s := range widths {
 			ss := strconv.FormatFloat(s, 'g', -1, 64)
 			if g.WidthScale != "median" {
-				cands = append(cands, candidate{divKernel(d, s, 1, kernel), fmt.Sprintf("bw=%v s=%s", b, ss)})
+				cands = append(cands, candidate{divKernel(d, s, 1, kernel), fmt.Sprintf("bw=%v s=%s", b, ss), fit(s, 1, false)})
 			}
 			if g.WidthScale == "median" || g.WidthScale == "both" {
 				if med > 0 {
-					cands = append(cands, candidate{divKernel(d, s, med, kernel), fmt.Sprintf("bw=%v s=%s/median", b, ss)})
+					cands = append(cands, candidate{divKernel(d, s, med, kernel), fmt.Sprintf("bw=%v s=%s/median", b, ss), fit(s, med, true)})
+
 				}
 			}
 		}
@@ -266,7 +290,7 @@ func runGDA(t *Task, g Grid) (Prediction, error) {
 		if err != nil {
 			return Prediction{}, err
 		}
-		cands = append(cands, candidate{k, fmt.Sprintf("p=%d", p)})
+		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("p=%d", p)})
 	}
 	return runKFDA(t, g, cands)
 }
@@ -282,7 +306,7 @@ func runCDL(t *Task, g Grid) (Prediction, error) {
 		if err != nil {
 			return Prediction{}, err
 		}
-		cands = append(cands, candidate{k, fmt.Sprintf("lambda=%g(%.3g)", r, lambda)})
+		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("lambda=%g(%.3g)", r, lambda)})
 	}
 	return runKFDA(t, g, cands)
 }

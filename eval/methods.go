@@ -24,10 +24,14 @@ const (
 	NNJDR  = "nn-j-dr"
 	GDA    = "gda"
 	CDL    = "cdl"
+	// Auto chooses among the deployable methods by cross-validation on
+	// the training sets (Choose) and runs the winner: what setmatch train
+	// --method auto deploys.
+	Auto = "auto"
 )
 
 // Methods lists every method in table order.
-var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL}
+var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL, Auto}
 
 // ParseMethods reads a comma-separated list of method names ("all" for
 // every method).
@@ -137,6 +141,12 @@ type Grid struct {
 	// DRIter and DRFoldIter: iteration caps when learning the final W and
 	// W inside the cross-validation folds (0: the learner's default).
 	DRIter, DRFoldIter int
+	// The auto method's candidates (AutoCandidates; empty: AutoMethods,
+	// AutoDims, AutoScales) and its outer folds (0: 3).
+	AutoMethods []string
+	AutoDims    []int
+	AutoScales  []float64
+	AutoFolds   int
 }
 
 // PaperWidths is the grid of kernel widths of the paper's experiments.
@@ -161,8 +171,13 @@ func DefaultGrid() Grid {
 		GDAP:       []int{3, 1, 2, 5, 10, 15},
 		CDLRegs:    []float64{1e-3, 1e-5, 1e-4, 1e-2, 1e-1, 1, 10, 100},
 		Folds:      5,
-		DRDims:     []int{10, 5, 20},
-		DRRules:    []match.BandwidthRule{{Kind: match.NearestNeighbour}, {Kind: match.Scott}},
+		// The -dr methods learn W with one global training bandwidth
+		// (global*S, S chosen by cross-validation) and keep the PCA start
+		// when learning does not beat it on held-out gallery sets: per-set
+		// bandwidths froze the cost on face-like data (docs/TRAINING.md).
+		DRDims:     []int{10, 20, 40},
+		DRScales:   []float64{0.25, 1, 2},
+		DRGuard:    true,
 		DRFolds:    3,
 		DRIter:     25,
 		DRFoldIter: 10,
@@ -173,6 +188,10 @@ func DefaultGrid() Grid {
 type Prediction struct {
 	Labels []int  // predicted class of each test set
 	Params string // the hyper-parameters chosen by cross-validation
+	// Fit is the method fitted on the task's training sets, for the
+	// methods a model can deploy (nn-*, kfda-hg/hl/j, nn-*-dr); nil for
+	// the others.
+	Fit *Fitted
 }
 
 // Run evaluates one method on t with hyper-parameters chosen by
@@ -184,6 +203,12 @@ func Run(method string, t *Task, g Grid) (Prediction, error) {
 	if len(t.Train) == 0 || len(t.Test) == 0 {
 		return Prediction{}, errors.New("a split needs training and test sets")
 	}
+	return run(method, t, g)
+}
+
+// run is Run without the check for test sets: with none, it fits the
+// method on t's training sets only (Prediction.Fit).
+func run(method string, t *Task, g Grid) (Prediction, error) {
 	switch method {
 	case NNH:
 		return runNN(t, g, match.Hellinger)
@@ -199,6 +224,8 @@ func Run(method string, t *Task, g Grid) (Prediction, error) {
 		return runDR(t, g, match.Hellinger)
 	case NNJDR:
 		return runDR(t, g, match.Jeffrey)
+	case Auto:
+		return runAuto(t, g)
 	}
 	return Prediction{}, fmt.Errorf("unknown method %q", method)
 }
@@ -276,7 +303,14 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	if best.acc >= 0 {
 		params += fmt.Sprintf(" cv=%.1f%%", 100*best.acc)
 	}
-	return Prediction{Labels: pred, Params: params}, nil
+	fit := &Fitted{Method: NNH, Divergence: m, Bandwidth: bws[bestI], CV: best.acc}
+	if m == match.Jeffrey {
+		fit.Method = NNJ
+	}
+	if err := fit.setBandwidths(t); err != nil {
+		return Prediction{}, err
+	}
+	return Prediction{Labels: pred, Params: params, Fit: fit}, nil
 }
 
 // cvNN scores 1-NN on the divergence matrix d by the folds.

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
@@ -87,5 +88,38 @@ func TestPCABasisRejectsBadInput(t *testing.T) {
 	}
 	if _, _, err := PCABasis([]*mat.Dense{good, mat.NewDense(2, 3, nil)}, 2, 0); err == nil {
 		t.Error("mixed D: no error")
+	}
+}
+
+// TestPCACache: the cached basis equals PCABasis for several d, computed
+// once for the same sets.
+func TestPCACache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	sets := make([]*mat.Dense, 4)
+	for i := range sets {
+		x := mat.NewDense(15, 7, nil)
+		for r := range 15 {
+			for c := range 7 {
+				x.Set(r, c, float64(c+1)*rng.NormFloat64())
+			}
+		}
+		sets[i] = x
+	}
+	var c PCACache
+	for _, d := range []int{1, 3, 7, 3} {
+		w, mean, err := c.Basis(sets, d, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w0, mean0, _ := PCABasis(sets, d, 1)
+		if !mat.EqualApprox(w, w0, 1e-12) || !floats.EqualApprox(mean, mean0, 1e-12) {
+			t.Errorf("d = %d: cached basis differs from PCABasis", d)
+		}
+	}
+	if len(c.byKey) != 1 {
+		t.Errorf("%d cache entries for one collection of sets", len(c.byKey))
+	}
+	if _, _, err := c.Basis(sets, 8, 1); err == nil {
+		t.Error("d > D accepted")
 	}
 }

@@ -38,9 +38,12 @@ type TrainOptions struct {
 	// Bandwidth still gives the gallery's and queries' bandwidths after
 	// training.
 	GlobalScale float64
-	Seed        int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
-	Workers     int   // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
-	Progress    func(IterStats)
+	// PCA, if set, supplies the PCA start from a cache shared by several
+	// trainings on the same sets (the result is the same).
+	PCA      *PCACache
+	Seed     int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
+	Workers  int   // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
+	Progress func(IterStats)
 }
 
 // TrainResult is the outcome of Train. The learned space is x ↦ Wᵀ(x − Mean).
@@ -97,7 +100,11 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	if opt.Rounds <= 0 {
 		opt.Rounds = 1
 	}
-	w, mean, err := PCABasis(sets, opt.Dim, opt.Seed)
+	basis := PCABasis
+	if opt.PCA != nil {
+		basis = opt.PCA.Basis
+	}
+	w, mean, err := basis(sets, opt.Dim, opt.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ accuracy (percent) over the splits and the seconds each method took.
 protocols: gallery=G,probe=P,splits=S (per class; for pooled ORL-style data
 G and P are frames per set; probe=rest for all remaining sets), loo,
 file=PATH (lines "<split> <gallery|probe> <class>/<set>").
-methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl (or all)"
+methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto (or all)\n\nauto: what setmatch train --method auto deploys, chosen inside each\nsplit's gallery by nested cross-validation (see setmatch train)."
 
 // evalArgs holds the flags of setmatch eval.
 type evalArgs struct {
@@ -46,7 +46,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.StringVar(&a.data, "data", "", "data set directory (`DIR`)")
 	fs.StringVar(&a.feat, "features", "", "frame features for image data, e.g. intensity:20x20 or intensity:20x20+pca:50 (`SPEC`)")
 	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol")
-	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl), or all")
+	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto), or all")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the random splits and of the cross-validation folds")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
@@ -59,10 +59,10 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.StringVar(&g.CDLRegs, "cdl-regs", "", "CDL covariance regulariser grid λ, relative to the median tr(C)/d (default 0.001,1e-5,1e-4,0.01,0.1,1,10,100)")
 	fs.StringVar(&g.GDAP, "gda-p", "", "GDA subspace dimension grid p (default 3,1,2,5,10,15)")
 	fs.IntVar(&g.Folds, "folds", 5, "inner cross-validation folds over the gallery sets")
-	fs.StringVar(&g.DRDims, "dr-dim", "10,5,20", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
+	fs.StringVar(&g.DRDims, "dr-dim", "10,20,40", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
 	fs.IntVar(&g.DRIter, "dr-iter", 25, "conjugate-gradient iterations when learning the final W")
-	fs.StringVar(&g.DRRules, "dr-bandwidth", "nn,scott", "bandwidth(s) held while learning W: per-set rules (nn, scott, silverman, a number, each with optional *S) or global*S (one bandwidth, S × the median nn-rule bandwidth of the projected training sets), or start (no learning: W is the PCA start); several are chosen from by cross-validation")
-	fs.BoolVar(&g.DRGuard, "dr-guard", false, "add the PCA start (no learning) of every --dr-dim as a cross-validation candidate, so that a learned W is kept only when it beats its start on held-out gallery sets")
+	fs.StringVar(&g.DRRules, "dr-bandwidth", "global*0.25,global*1,global*2", "bandwidth(s) held while learning W: per-set rules (nn, scott, silverman, a number, each with optional *S) or global*S (one bandwidth, S × the median nn-rule bandwidth of the projected training sets), or start (no learning: W is the PCA start); several are chosen from by cross-validation")
+	fs.BoolVar(&g.DRGuard, "dr-guard", true, "add the PCA start (no learning) of every --dr-dim as a cross-validation candidate, so that a learned W is kept only when it beats its start on held-out gallery sets")
 	fs.IntVar(&g.DRFolds, "dr-folds", 3, "cross-validation folds for choosing --dr-dim and --dr-bandwidth (W is learned once per fold and candidate)")
 	fs.IntVar(&g.DRFoldIter, "dr-fold-iter", 10, "conjugate-gradient iterations when learning W inside a cross-validation fold")
 	fs.BoolVar(&a.whiten, "whiten", false, "with +pca:N, scale each principal component to unit variance (variances from the gallery frames)")
@@ -301,14 +301,15 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 // ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
 // of p (d is clamped to the feature dimension).
 func drLearner(workers int) eval.Learner {
+	pca := new(learn.PCACache) // the folds' candidates share their sets' PCA
 	return func(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
 		if p.Start {
-			return learn.PCABasis(sets, min(p.Dim, d), seed)
+			return pca.Basis(sets, min(p.Dim, d), seed)
 		}
 		res, err := learn.Train(sets, labels, learn.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
-			GlobalScale: p.Scale,
+			GlobalScale: p.Scale, PCA: pca,
 		})
 		if err != nil {
 			return nil, nil, err

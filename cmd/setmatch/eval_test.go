@@ -135,7 +135,7 @@ func TestEvalUsageErrors(t *testing.T) {
 func TestEvalDRCrossValidation(t *testing.T) {
 	dir := evalData(t, 3, 5)
 	code, stdout, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=3,probe=2,splits=1",
-		"--methods", "nn-h-dr", "--bandwidths", "global*1,global*2", "--dr-dim", "2,3", "--dr-bandwidth", "nn,scott",
+		"--methods", "nn-h-dr", "--bandwidths", "global*1,global*2", "--dr-dim", "2,3", "--dr-bandwidth", "nn,scott", "--dr-guard=false",
 		"--dr-fold-iter", "3", "--dr-iter", "5", "--json", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

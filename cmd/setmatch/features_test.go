@@ -127,7 +127,7 @@ func TestFeaturesCommandMatchesTraining(t *testing.T) {
 		// Train on the images and check that the model's gallery is the
 		// .npy features centred and projected by its W.
 		mpath := filepath.Join(t.TempDir(), "m.smm")
-		code, _, stderr := run("train", "--data", data, "--features", spec, "--dim", "2", "--max-iter", "3", "--out", mpath)
+		code, _, stderr := run("train", "--method", "learned", "--data", data, "--features", spec, "--dim", "2", "--max-iter", "3", "--out", mpath)
 		if code != 0 {
 			t.Fatalf("train: exit %d\n%s", code, stderr)
 		}
@@ -183,7 +183,7 @@ func TestFeaturesCommandMatchesTraining(t *testing.T) {
 func TestTrainRecordsFittedPCA(t *testing.T) {
 	data := imageData(t, 40, 30)
 	mpath := filepath.Join(t.TempDir(), "m.smm")
-	code, _, stderr := run("train", "--data", data, "--features", "intensity:8x8+pca:6", "--dim", "2", "--max-iter", "3", "--out", mpath)
+	code, _, stderr := run("train", "--method", "learned", "--data", data, "--features", "intensity:8x8+pca:6", "--dim", "2", "--max-iter", "3", "--out", mpath)
 	if code != 0 {
 		t.Fatalf("train: exit %d\n%s", code, stderr)
 	}

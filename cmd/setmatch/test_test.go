@@ -127,7 +127,7 @@ func checkTestAnswers(t *testing.T, s testSummary, modelPath, probe string, thre
 func TestTestCommandNN(t *testing.T) {
 	train, probe := testSplit(t)
 	mpath := filepath.Join(t.TempDir(), "m.smm")
-	if code, _, stderr := run("train", "--data", train, "--dim", "3", "--max-iter", "20", "--out", mpath, "--threshold", "auto"); code != 0 {
+	if code, _, stderr := run("train", "--method", "learned", "--data", train, "--dim", "3", "--max-iter", "20", "--out", mpath, "--threshold", "auto"); code != 0 {
 		t.Fatalf("train: exit %d\n%s", code, stderr)
 	}
 	m, _, err := model.ReadFile(mpath)
@@ -171,7 +171,7 @@ func TestTestCommandKFDA(t *testing.T) {
 	train, probe := testSplit(t)
 	// The gallery projected by a learned W, decided by kFDA.
 	npath := filepath.Join(t.TempDir(), "m.smm")
-	if code, _, stderr := run("train", "--data", train, "--dim", "3", "--max-iter", "20", "--out", npath); code != 0 {
+	if code, _, stderr := run("train", "--method", "learned", "--data", train, "--dim", "3", "--max-iter", "20", "--out", npath); code != 0 {
 		t.Fatalf("train: exit %d\n%s", code, stderr)
 	}
 	m, _, err := model.ReadFile(npath)
@@ -204,7 +204,7 @@ func TestTestCommandKFDA(t *testing.T) {
 func TestTestCommandErrors(t *testing.T) {
 	train, probe := testSplit(t)
 	mpath := filepath.Join(t.TempDir(), "m.smm")
-	if code, _, stderr := run("train", "--data", train, "--dim", "3", "--max-iter", "3", "--out", mpath); code != 0 {
+	if code, _, stderr := run("train", "--method", "learned", "--data", train, "--dim", "3", "--max-iter", "3", "--out", mpath); code != 0 {
 		t.Fatalf("train: exit %d\n%s", code, stderr)
 	}
 	images := imageData(t, 16, 12)

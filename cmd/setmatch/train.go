@@ -2,20 +2,20 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"setmatch/dataset"
+	"setmatch/deploy"
+	"setmatch/eval"
 	"setmatch/grassmann"
 	"setmatch/learn"
 	"setmatch/match"
@@ -24,186 +24,243 @@ import (
 	"setmatch/setfile"
 )
 
+const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold X|auto] [--features SPEC] [flags]
+
+Builds a model from labelled training sets. With --method auto (the
+default) every candidate (nearest neighbour on the Hellinger and Jeffrey
+divergences in the full space, kFDA on the divergence kernels, nearest
+neighbour after a learned projection for several d and training
+bandwidths, and the PCA start of each d) is scored by nested
+cross-validation over the training sets; the best is fitted on all of
+them and deployed. --method learned learns W at the given --dim with the
+conjugate-gradient flags below, without cross-validation.`
+
+// trainArgs holds the flags of setmatch train.
+type trainArgs struct {
+	data, out, method, divName, bwName, reportDir, threshold, featSpec string
+	dim, maxIter, nuW, nuB, rounds, workers                            int
+	gradTol, costTol, minStep                                          float64
+	seed                                                               int64
+	maxBytes                                                           int64
+	logJSON                                                            bool
+	loader                                                             *featureLoader // the pipeline the model records
+}
+
+func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
+	fl := newFlagSet("train", trainSynopsis, stderr)
+	a := new(trainArgs)
+	fl.StringVar(&a.data, "data", "", "training data set folder `DIR`: <class>/<set>.npy|.csv, or <class>/<set>/<frames> (required)")
+	fl.StringVar(&a.out, "out", "", "write the model to file `MODEL` (required)")
+	fl.StringVar(&a.method, "method", eval.Auto, "`METHOD` to deploy: auto (chosen by cross-validation), nn-h, nn-j, kfda-hg, kfda-hl, kfda-j, nn-h-dr, nn-j-dr (each with its own cross-validated parameters), or learned (W at --dim, no cross-validation)")
+	fl.IntVar(&a.dim, "dim", 0, "dimension `d` of the learned space: required by --method learned; fixes d of the -dr candidates otherwise (0: chosen by cross-validation)")
+	fl.StringVar(&a.divName, "divergence", "hellinger", "learned: divergence `NAME` in the cost and for matching: hellinger or jeffrey")
+	fl.StringVar(&a.bwName, "bandwidth", "nn", "learned: KDE bandwidth: a fixed number `H` > 0, or a rule applied to each projected set: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in scott*2")
+	fl.IntVar(&a.maxIter, "max-iter", grassmann.DefaultMaxIter, "learned: at most `N` conjugate-gradient iterations per round")
+	fl.IntVar(&a.nuW, "nu-w", 0, "learned: within-class neighbours `N` (ν_w) per set for the affinity (0: smallest class size − 1)")
+	fl.IntVar(&a.nuB, "nu-b", 0, "learned: between-class neighbours `N` (ν_b) per set for the affinity (0: ν_w)")
+	fl.Float64Var(&a.gradTol, "grad-tol", grassmann.DefaultGradTol, "learned: stop when the Riemannian gradient norm is at most `X`")
+	fl.Float64Var(&a.costTol, "cost-tol", grassmann.DefaultCostRelTol, "learned: stop when the relative cost change of an iteration is at most `X`")
+	fl.Float64Var(&a.minStep, "min-step", grassmann.DefaultMinStep, "learned: stop when the accepted step length is at most `X`")
+	fl.IntVar(&a.rounds, "rounds", 1, "learned: conjugate-gradient runs `N`; bandwidths are re-estimated from the projection before each")
+	fl.Int64Var(&a.seed, "seed", 1, "random seed `N` (cross-validation folds; the PCA start for more than 2000 features)")
+	fl.BoolVar(&a.logJSON, "log-json", false, "learned: print one JSON object per iteration on standard output")
+	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
+	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: a number `X`, or auto (the 95th percentile of within-class nearest-neighbour divergences of the training sets in the model); default none (closed set)")
+	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
+	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
+	fl.Int64Var(&a.maxBytes, "max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
+	return fl, a
+}
+
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	fl := newFlagSet("train", "--data DIR --dim d --out MODEL [--divergence hellinger|jeffrey] [--bandwidth H|nn|scott|silverman[*S]] [--max-iter N] [--nu-w N] [--nu-b N] [--grad-tol X] [--cost-tol X] [--min-step X] [--rounds N] [--seed N] [--log-json] [--report DIR] [--threshold X|auto] [--workers N] [--features SPEC]", stderr)
-	data := fl.String("data", "", "training data set folder `DIR`: <class>/<set>.npy|.csv, or <class>/<set>/<frames> (required)")
-	dim := fl.Int("dim", 0, "dimension `d` of the learned space (required)")
-	out := fl.String("out", "", "write the model to file `MODEL` (required)")
-	divName := fl.String("divergence", "hellinger", "divergence `NAME` in the cost and for matching: hellinger or jeffrey")
-	bwName := fl.String("bandwidth", "nn", "KDE bandwidth: a fixed number `H` > 0, or a rule applied to each projected set: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in scott*2")
-	maxIter := fl.Int("max-iter", grassmann.DefaultMaxIter, "at most `N` conjugate-gradient iterations per round")
-	nuW := fl.Int("nu-w", 0, "within-class neighbours `N` (ν_w) per set for the affinity (0: smallest class size − 1)")
-	nuB := fl.Int("nu-b", 0, "between-class neighbours `N` (ν_b) per set for the affinity (0: ν_w)")
-	gradTol := fl.Float64("grad-tol", grassmann.DefaultGradTol, "stop when the Riemannian gradient norm is at most `X`")
-	costTol := fl.Float64("cost-tol", grassmann.DefaultCostRelTol, "stop when the relative cost change of an iteration is at most `X`")
-	minStep := fl.Float64("min-step", grassmann.DefaultMinStep, "stop when the accepted step length is at most `X`")
-	rounds := fl.Int("rounds", 1, "conjugate-gradient runs `N`; bandwidths are re-estimated from the projection before each")
-	seed := fl.Int64("seed", 1, "random seed `N` (used by the PCA start for more than 2000 features)")
-	logJSON := fl.Bool("log-json", false, "print one JSON object per iteration on standard output")
-	reportDir := fl.String("report", "", "write PNG plots (cost, divergence matrices before and after) to folder `DIR`")
-	threshold := fl.String("threshold", "", "open-set threshold: a number `X`, or auto (the 95th percentile of within-class nearest-neighbour divergences after training); default none (closed set)")
-	workers := fl.Int("workers", 0, "goroutines `N` (0: one per CPU)")
-	featSpec := fl.String("features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
-	maxBytes := fl.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usagef("%v", err)
+	fl, a := trainFlags(stderr)
+	if err := parseFlags(fl, args); err != nil {
+		return err
 	}
-	if fl.NArg() != 0 {
-		fl.Usage()
-		return usagef("unexpected argument %q: all settings are flags", fl.Arg(0))
-	}
-	switch {
-	case *data == "":
-		fl.Usage()
-		return usagef("--data DIR is required")
-	case *out == "":
-		fl.Usage()
-		return usagef("--out MODEL is required")
-	case *dim < 1:
-		fl.Usage()
-		return usagef("--dim d is required and must be at least 1 (got %d)", *dim)
-	case *maxIter < 1:
-		return usagef("--max-iter must be at least 1 (got %d)", *maxIter)
-	case *nuW < 0 || *nuB < 0:
-		return usagef("--nu-w and --nu-b must be ≥ 0 (0 selects the default)")
-	case *rounds < 1:
-		return usagef("--rounds must be at least 1 (got %d)", *rounds)
-	case *workers < 0:
-		return usagef("--workers must be ≥ 0 (got %d)", *workers)
-	}
-	for name, v := range map[string]float64{"grad-tol": *gradTol, "cost-tol": *costTol, "min-step": *minStep} {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return usagef("--%s must be a number > 0 (got %v)", name, v)
-		}
-	}
-	measure, err := match.ParseMeasure(*divName)
+	opt, err := a.options(fl, stdout, stderr)
 	if err != nil {
-		return usagef("--divergence: %v", err)
+		return err
 	}
-	rule, err := match.ParseBandwidthRule(*bwName)
-	if err != nil {
-		return usagef("--bandwidth: %v", err)
-	}
-	thr, auto := math.Inf(1), false
-	switch t := strings.TrimSpace(*threshold); t {
-	case "":
-	case "auto":
-		auto = true
-	default:
-		v, err := strconv.ParseFloat(t, 64)
-		if err != nil || !(v >= 0) {
-			return usagef("--threshold: want a number ≥ 0 or auto, got %q", *threshold)
-		}
-		thr = v
-	}
-	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: *workers}
-	opt.Limits.MaxBytes = *maxBytes
-	var loader *featureLoader // the pipeline the model records
-	if *featSpec != "" {
-		if loader, err = newFeatureLoader(*featSpec); err != nil {
-			return usagef("--features: %v", err)
-		}
-		opt.Images = loader.reader()
-	}
-
 	start := time.Now()
-	ds, err := dataset.Load(*data, opt)
+	ds, err := dataset.Load(a.data, a.loadOptions())
 	if err != nil {
 		return err
 	}
-	fitted, err := loader.fit(ds)
+	fitted, err := a.loader.fit(ds)
 	if err != nil {
 		return err
 	}
-	if ds.Pooled {
-		return fmt.Errorf("%s uses the pooled layout (all frames of a class in one folder): training needs several sets per class; arrange the frames as <class>/<set>/<frame> or <class>/<set>.npy", *data)
+	if err := checkTrainData(ds, a); err != nil {
+		return err
 	}
-	if len(ds.Sets) < 2 {
-		return fmt.Errorf("%s holds %d set: training needs at least 2 sets, with at least one class holding 2 or more", *data, len(ds.Sets))
-	}
-	if D := ds.Dim(); *dim > D {
-		return usagef("--dim %d is larger than the %d features per frame of %s", *dim, D, *data)
-	}
-	frames := 0
-	for _, s := range ds.Sets {
-		n, _ := s.Frames.Dims()
-		frames += n
-	}
-	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features -> d = %d (%s, bandwidth %s), loaded in %.1fs\n",
-		len(ds.Sets), len(ds.Classes), frames, ds.Dim(), *dim, measure, rule, time.Since(start).Seconds())
-
-	enc := json.NewEncoder(stdout)
-	var logErr error
-	res, err := learn.Train(ds.Matrices(), ds.Labels(), learn.TrainOptions{
-		Dim: *dim, Divergence: measure, Bandwidth: rule, NuW: *nuW, NuB: *nuB,
-		MaxIter: *maxIter, GradTol: *gradTol, CostRelTol: *costTol, MinStep: *minStep,
-		Rounds: *rounds, Seed: *seed, Workers: *workers,
-		Progress: func(s learn.IterStats) {
-			fmt.Fprintf(stderr, "iter %4d  cost %-13.7g  grad %-10.4g  step %-10.4g  evals %2d  %6.2fs\n",
-				s.Iteration, s.Cost, s.GradNorm, s.Step, s.Evals, s.Seconds)
-			if *logJSON && logErr == nil {
-				logErr = enc.Encode(trainLogLine{Iteration: s.Iteration, Cost: s.Cost, GradNorm: s.GradNorm,
-					Step: s.Step, Seconds: s.Seconds, Evals: s.Evals, Restart: s.Restart})
-			}
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("training on %s: %w", *data, err)
-	}
-	if logErr != nil {
-		return fmt.Errorf("writing the JSON log: %w", logErr)
-	}
-	within, between := 0, 0
-	for _, p := range res.Pairs {
-		if p.A > 0 {
-			within++
-		} else {
-			between++
-		}
-	}
-	fmt.Fprintf(stderr, "train: %d iterations (%s), cost %.6g -> %.6g, affinity ν_w = %d, ν_b = %d (%d within-class, %d between-class pairs), %.1fs\n",
-		res.Iterations, res.Stop, res.InitialCost, res.FinalCost, res.NuW, res.NuB, within, between, res.Seconds)
-
-	labels := make([]string, len(ds.Sets))
-	names := make([]string, len(ds.Sets))
+	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features, method %s, loaded in %.1fs\n",
+		len(ds.Sets), len(ds.Classes), frameCount(ds), ds.Dim(), a.method, time.Since(start).Seconds())
+	labels, names := make([]string, len(ds.Sets)), make([]string, len(ds.Sets))
 	for i, s := range ds.Sets {
 		labels[i], names[i] = s.Class, s.Name
 	}
-	var after *mat.SymDense
-	if auto || *reportDir != "" {
-		if after, err = match.DivergenceMatrix(res.Projected, res.Bandwidths, measure, *workers); err != nil {
-			return err
-		}
-	}
-	if auto {
-		if thr, err = learn.OpenSetThreshold(after, labels, learn.AutoThresholdPercentile); err != nil {
-			return fmt.Errorf("--threshold auto: %w", err)
-		}
-		fmt.Fprintf(stderr, "train: threshold %.6g (%dth percentile of within-class nearest-neighbour %s)\n", thr, learn.AutoThresholdPercentile, measure)
-	}
-
-	params := map[string]string{}
-	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
-	m, err := res.Model(labels, names, thr, model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: *data, Params: params})
+	res, err := deploy.Build(ds.Matrices(), labels, names, opt.Options)
 	if err != nil {
+		return fmt.Errorf("training on %s: %w", a.data, err)
+	}
+	if *opt.logErr != nil {
+		return fmt.Errorf("writing the JSON log: %w", *opt.logErr)
+	}
+	if tr := res.Trained; tr != nil {
+		fmt.Fprintf(stderr, "train: %d iterations (%s), cost %.6g -> %.6g, affinity ν_w = %d, ν_b = %d (%d pairs), %.1fs\n",
+			tr.Iterations, tr.Stop, tr.InitialCost, tr.FinalCost, tr.NuW, tr.NuB, len(tr.Pairs), tr.Seconds)
+	}
+	res.WriteSummary(prefixWriter{stderr, "train: "})
+	res.Model.Features = fitted
+	if err := model.WriteFile(a.out, res.Model); err != nil {
 		return err
 	}
-	m.Features = fitted
-	if err := model.WriteFile(*out, m); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "train: wrote %s\n", *out)
-
-	if *reportDir != "" {
-		if err := trainReport(*reportDir, res, after, labels, measure); err != nil {
+	fmt.Fprintf(stderr, "train: wrote %s in %.1fs\n", a.out, time.Since(start).Seconds())
+	if a.reportDir != "" {
+		if err := trainReport(a.reportDir, res, labels); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "train: wrote plots to %s\n", *reportDir)
+		fmt.Fprintf(stderr, "train: wrote plots to %s\n", a.reportDir)
 	}
 	return nil
+}
+
+// trainOptions are deploy's options with the JSON log's first error.
+type trainOptions struct {
+	deploy.Options
+	logErr *error
+}
+
+// options checks the flags and returns deploy's options.
+func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOptions, error) {
+	switch {
+	case fl.NArg() != 0:
+		fl.Usage()
+		return trainOptions{}, usagef("unexpected argument %q: all settings are flags", fl.Arg(0))
+	case a.data == "":
+		fl.Usage()
+		return trainOptions{}, usagef("--data DIR is required")
+	case a.out == "":
+		fl.Usage()
+		return trainOptions{}, usagef("--out MODEL is required")
+	case !slices.Contains(deploy.Methods, a.method):
+		return trainOptions{}, usagef("--method %q: want one of %s", a.method, strings.Join(deploy.Methods, ", "))
+	case a.method == deploy.Learned && a.dim < 1:
+		fl.Usage()
+		return trainOptions{}, usagef("--method learned needs --dim d ≥ 1 (got %d)", a.dim)
+	case a.dim < 0:
+		return trainOptions{}, usagef("--dim must be ≥ 1, or 0 to choose it (got %d)", a.dim)
+	case a.maxIter < 1:
+		return trainOptions{}, usagef("--max-iter must be at least 1 (got %d)", a.maxIter)
+	case a.nuW < 0 || a.nuB < 0:
+		return trainOptions{}, usagef("--nu-w and --nu-b must be ≥ 0 (0 selects the default)")
+	case a.rounds < 1:
+		return trainOptions{}, usagef("--rounds must be at least 1 (got %d)", a.rounds)
+	case a.workers < 0:
+		return trainOptions{}, usagef("--workers must be ≥ 0 (got %d)", a.workers)
+	}
+	for name, v := range map[string]float64{"grad-tol": a.gradTol, "cost-tol": a.costTol, "min-step": a.minStep} {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return trainOptions{}, usagef("--%s must be a number > 0 (got %v)", name, v)
+		}
+	}
+	measure, err := match.ParseMeasure(a.divName)
+	if err != nil {
+		return trainOptions{}, usagef("--divergence: %v", err)
+	}
+	rule, err := match.ParseBandwidthRule(a.bwName)
+	if err != nil {
+		return trainOptions{}, usagef("--bandwidth: %v", err)
+	}
+	o := trainOptions{logErr: new(error)}
+	o.Method, o.Dim, o.Seed, o.Workers, o.Threshold = a.method, a.dim, uint64(a.seed), a.workers, math.Inf(1)
+	switch t := strings.TrimSpace(a.threshold); t {
+	case "":
+	case "auto":
+		o.AutoThreshold = true
+	default:
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(v >= 0) {
+			return trainOptions{}, usagef("--threshold: want a number ≥ 0 or auto, got %q", a.threshold)
+		}
+		o.Threshold = v
+	}
+	if a.featSpec != "" {
+		if a.loader, err = newFeatureLoader(a.featSpec); err != nil {
+			return trainOptions{}, usagef("--features: %v", err)
+		}
+	}
+	o.Grid = eval.DefaultGrid()
+	o.Grid.Learn = drLearner(a.workers)
+	enc := json.NewEncoder(stdout)
+	o.Train = learn.TrainOptions{Divergence: measure, Bandwidth: rule, NuW: a.nuW, NuB: a.nuB,
+		MaxIter: a.maxIter, GradTol: a.gradTol, CostRelTol: a.costTol, MinStep: a.minStep,
+		Rounds: a.rounds, Seed: a.seed, Workers: a.workers,
+		Progress: func(s learn.IterStats) {
+			fmt.Fprintf(stderr, "iter %4d  cost %-13.7g  grad %-10.4g  step %-10.4g  evals %2d  %6.2fs\n",
+				s.Iteration, s.Cost, s.GradNorm, s.Step, s.Evals, s.Seconds)
+			if a.logJSON && *o.logErr == nil {
+				*o.logErr = enc.Encode(trainLogLine{Iteration: s.Iteration, Cost: s.Cost, GradNorm: s.GradNorm,
+					Step: s.Step, Seconds: s.Seconds, Evals: s.Evals, Restart: s.Restart})
+			}
+		}}
+	o.Progress = func(p eval.AutoProgress) {
+		fmt.Fprintf(stderr, "train: cross-validation %d/%d (%s), %s elapsed, about %s left\n",
+			p.Done, p.Total, p.Candidate, p.Elapsed.Round(time.Second), p.ETA.Round(time.Second))
+	}
+	params := map[string]string{}
+	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
+	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: a.data, Params: params}
+	return o, nil
+}
+
+func (a *trainArgs) loadOptions() dataset.Options {
+	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: a.workers}
+	opt.Limits.MaxBytes = a.maxBytes
+	if a.loader != nil {
+		opt.Images = a.loader.reader()
+	}
+	return opt
+}
+
+// checkTrainData refuses data that cannot be trained on.
+func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
+	if ds.Pooled && a.method == deploy.Learned {
+		return fmt.Errorf("%s uses the pooled layout (all frames of a class in one folder, one set per class): learning W needs several sets per class; arrange the frames as <class>/<set>/<frame> or <class>/<set>.npy, or use another --method", a.data)
+	}
+	if len(ds.Sets) < 2 {
+		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", a.data, len(ds.Sets))
+	}
+	if D := ds.Dim(); a.dim > D {
+		return usagef("--dim %d is larger than the %d features per frame of %s", a.dim, D, a.data)
+	}
+	return nil
+}
+
+func frameCount(ds *dataset.Dataset) int {
+	n := 0
+	for _, s := range ds.Sets {
+		r, _ := s.Frames.Dims()
+		n += r
+	}
+	return n
+}
+
+// prefixWriter writes every line with a prefix.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if l != "" {
+			if _, err := io.WriteString(p.w, p.prefix+l); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(b), nil
 }
 
 // trainLogLine is one line of --log-json.
@@ -217,18 +274,25 @@ type trainLogLine struct {
 	Restart   bool    `json:"restart"`
 }
 
-func trainReport(dir string, res *learn.TrainResult, after *mat.SymDense, labels []string, m match.Measure) error {
+func trainReport(dir string, res *deploy.Result, labels []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cost := make([]float64, len(res.History))
-	for i, s := range res.History {
+	m := res.Model.Divergence
+	after := report.Heatmap{Path: filepath.Join(dir, "divergence-after.png"), Div: res.Gallery, Title: m.String() + " between the model's gallery sets"}
+	tr := res.Trained
+	if tr == nil {
+		return report.DivergenceHeatmaps(labels, after)
+	}
+	cost := make([]float64, len(tr.History))
+	for i, s := range tr.History {
 		cost[i] = s.Cost
 	}
 	if err := report.CostPlot(filepath.Join(dir, "cost.png"), cost, "training cost ("+m.String()+")"); err != nil {
 		return err
 	}
+	// Before and after on one colour scale, so that they compare by eye.
 	return report.DivergenceHeatmaps(labels,
-		report.Heatmap{Path: filepath.Join(dir, "divergence-before.png"), Div: res.InitialDivergences, Title: m.String() + " before training (PCA)"},
-		report.Heatmap{Path: filepath.Join(dir, "divergence-after.png"), Div: after, Title: m.String() + " after training"})
+		report.Heatmap{Path: filepath.Join(dir, "divergence-before.png"), Div: tr.InitialDivergences, Title: m.String() + " before training (PCA)"},
+		after)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func TestTrainCommand(t *testing.T) {
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "m.model")
 	rep := filepath.Join(tmp, "report")
-	code, stdout, stderr := trainRun("train", "--data", data, "--dim", "2", "--out", out, "--max-iter", "8",
+	code, stdout, stderr := trainRun("train", "--method", "learned", "--data", data, "--dim", "2", "--out", out, "--max-iter", "8",
 		"--divergence", "jeffrey", "--log-json", "--report", rep, "--threshold", "auto", "--workers", "2")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -119,7 +120,7 @@ func TestTrainCommand(t *testing.T) {
 func TestTrainCommandClosedSetByDefault(t *testing.T) {
 	data := trainData(t)
 	out := filepath.Join(t.TempDir(), "m.model")
-	code, stdout, stderr := trainRun("train", "--data", data, "--dim", "3", "--out", out, "--max-iter", "3", "--bandwidth", "1.5")
+	code, stdout, stderr := trainRun("train", "--method", "learned", "--data", data, "--dim", "3", "--out", out, "--max-iter", "3", "--bandwidth", "1.5")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -140,8 +141,11 @@ func TestTrainCommandErrors(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "m.model")
 	usage := [][]string{
 		{"train", "--dim", "2", "--out", out},
-		{"train", "--data", data, "--out", out},
+		{"train", "--out", out},
 		{"train", "--data", data, "--dim", "2"},
+		{"train", "--data", data, "--out", out, "--method", "learned"},
+		{"train", "--data", data, "--out", out, "--method", "gda"},
+		{"train", "--data", data, "--out", out, "--dim", "-1"},
 		{"train", "--data", data, "--dim", "2", "--out", out, "--divergence", "kl"},
 		{"train", "--data", data, "--dim", "2", "--out", out, "--bandwidth", "-1"},
 		{"train", "--data", data, "--dim", "2", "--out", out, "--threshold", "high"},
@@ -160,5 +164,80 @@ func TestTrainCommandErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed run wrote the model")
+	}
+}
+
+// TestTrainAuto: the default method chooses by cross-validation, prints
+// every candidate's accuracy, the choice and progress, and writes a model
+// that recognises its own training sets; a given --dim fixes the d of the
+// -dr candidates.
+func TestTrainAuto(t *testing.T) {
+	data := trainData(t)
+	out := filepath.Join(t.TempDir(), "m.model")
+	code, _, stderr := trainRun("train", "--data", data, "--out", out, "--dim", "2", "--threshold", "auto")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"cross-validation: 3 stratified folds", "nn-h ", "kfda-hg", "nn-h-dr d=2 start", "nn-h-dr d=2 train-bw=global*1",
+		"chose ", "deployed ", "cross-validation 1/", "left", "95th percentile of within-class", "wrote " + out} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "d=5 ") || strings.Contains(stderr, "d=10 ") {
+		t.Errorf("--dim 2 did not fix d:\n%s", stderr)
+	}
+	m, _, err := model.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(data, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range ds.Sets {
+		r, err := mt.Match(s.Frames)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Decision.Label != s.Class {
+			t.Errorf("training set %d (%s): matched %s", k, s.Class, r.Decision.Label)
+		}
+	}
+}
+
+// TestTrainPooled: with one set per class (the pooled layout), auto
+// cross-validates on the frame halves of each set and says so; learning W
+// alone is refused with a clear error.
+func TestTrainPooled(t *testing.T) {
+	src := imageData(t, 8, 8)
+	dir := filepath.Join(t.TempDir(), "pooled")
+	for c := range 2 {
+		class := filepath.Join(dir, fmt.Sprintf("class%d", c))
+		if err := os.MkdirAll(class, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for s := range 2 {
+			set := filepath.Join(src, fmt.Sprintf("class%d", c), fmt.Sprintf("set%d", s))
+			fs, _ := os.ReadDir(set)
+			for _, f := range fs {
+				if err := os.Rename(filepath.Join(set, f.Name()), filepath.Join(class, fmt.Sprintf("s%d-%s", s, f.Name()))); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), "m.smm")
+	code, _, stderr := trainRun("train", "--data", dir, "--features", "intensity:4x4", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "2 folds by frame halves") {
+		t.Errorf("pooled auto: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = trainRun("train", "--method", "learned", "--dim", "2", "--data", dir, "--features", "intensity:4x4", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "pooled layout") {
+		t.Errorf("pooled learned: exit %d\n%s", code, stderr)
 	}
 }

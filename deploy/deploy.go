@@ -1,0 +1,364 @@
+// Package deploy builds the model that setmatch train writes from
+// labelled training sets: it chooses the method by cross-validation over
+// the training sets (eval.Choose, for the auto method) or takes the one
+// given, fits it on all training sets (eval.Candidate.Fit), turns the fit
+// into a model.Model and calibrates the model's open-set threshold.
+//
+// Shapes: each training set is n_i×D (rows are frames); a deployed model
+// projects by a D×d W (the identity for the methods in the full space).
+package deploy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+	"setmatch/learn"
+	"setmatch/match"
+	"setmatch/model"
+)
+
+// Learned is the method of learning W with learn.Train at a given
+// dimension and deploying nearest neighbour in the learned space, without
+// cross-validation: setmatch train's behaviour before the auto method.
+const Learned = "learned"
+
+// Methods are the methods Build accepts, auto first.
+var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.NNHDR, eval.NNJDR, Learned}
+
+// Options configures Build.
+type Options struct {
+	// Method is one of Methods.
+	Method string
+	// Dim fixes d for the -dr candidates and methods (and is required by
+	// Learned); 0 lets cross-validation choose it.
+	Dim int
+	// Grid holds the candidate hyper-parameters (eval.DefaultGrid with
+	// Learn set, for the -dr methods).
+	Grid eval.Grid
+	// Train configures Learned (its Dim is set from Dim).
+	Train learn.TrainOptions
+	// Threshold is the open-set threshold; +Inf for a closed set. With
+	// AutoThreshold it is calibrated on the training sets instead.
+	Threshold     float64
+	AutoThreshold bool
+	Seed          uint64 // seed of the cross-validation folds
+	Workers       int    // goroutines; 0: GOMAXPROCS
+	// Progress, if set, is called after every cross-validation run of
+	// the auto method.
+	Progress func(eval.AutoProgress)
+	// Meta is recorded in the model.
+	Meta model.Meta
+}
+
+// Result is the outcome of Build.
+type Result struct {
+	Model     *model.Model
+	Selection *eval.Selection    // the auto method's scores; nil otherwise
+	Fit       *eval.Fitted       // the fitted method; nil for Learned
+	Trained   *learn.TrainResult // Learned only
+	// Gallery is the m×m divergence matrix between the gallery sets as
+	// the model compares them (the threshold's and a report's input).
+	Gallery         *mat.SymDense
+	kernel          *mat.SymDense // kFDA: the gallery's kernel matrix
+	ChooseSeconds   float64
+	FitSeconds      float64
+	ThresholdSource string // how the threshold was set
+}
+
+// Build chooses (for the auto method) and fits the method on the training
+// sets (labels and names per set) and returns the model.
+func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
+	if len(sets) < 2 || len(labels) != len(sets) || len(names) != len(sets) {
+		return nil, fmt.Errorf("%d sets, %d labels, %d names: training needs at least 2 labelled sets", len(sets), len(labels), len(names))
+	}
+	known := false
+	for _, m := range Methods {
+		known = known || m == opt.Method
+	}
+	if !known {
+		return nil, fmt.Errorf("unknown method %q: want one of %v", opt.Method, Methods)
+	}
+	if opt.Method == Learned {
+		return buildLearned(sets, labels, names, opt)
+	}
+	ids, classes := classIndex(labels)
+	if len(classes) < 2 {
+		return nil, fmt.Errorf("the training sets hold %d class: recognition needs at least 2", len(classes))
+	}
+	pool, err := eval.NewPool(sets, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	train := make([]int, len(sets))
+	for i := range train {
+		train[i] = i
+	}
+	task := &eval.Task{Pool: pool, Train: train, Labels: ids, Classes: len(classes), Seed: opt.Seed}
+	g := opt.Grid
+	if opt.Dim > 0 {
+		g.AutoDims, g.DRDims = []int{opt.Dim}, []int{opt.Dim}
+	}
+	res := &Result{}
+	t0 := time.Now()
+	if opt.Method == eval.Auto {
+		if res.Selection, err = eval.Choose(task, g, opt.Progress); err != nil {
+			return nil, err
+		}
+		res.ChooseSeconds = time.Since(t0).Seconds()
+		t0 = time.Now()
+		best := res.Selection.Best().Candidate
+		if res.Fit, err = res.Selection.Deploy(task, g); err != nil {
+			return nil, fmt.Errorf("fitting %s on all training sets: %w", best, err)
+		}
+	} else if res.Fit, err = eval.FitMethod(opt.Method, task, g); err != nil {
+		return nil, fmt.Errorf("fitting %s on all training sets: %w", opt.Method, err)
+	}
+	res.FitSeconds = time.Since(t0).Seconds()
+	m, gallery, err := nnModel(sets, labels, names, res.Fit, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	res.Model, res.Gallery = m, gallery
+	m.Meta = opt.Meta
+	m.Selection = selection(res.Fit, res.Selection)
+	if f := res.Fit; f.KFDA != nil {
+		// The model fits the discriminant again from its gallery, with the
+		// chosen kernel, width, regulariser and latent dimension.
+		ws := "raw"
+		if f.WidthMedian {
+			ws = "median"
+		}
+		if res.kernel, err = m.FitKFDA(strings.TrimPrefix(f.Method, "kfda-"), f.Width, ws, f.Reg, f.LatentDim, opt.Workers); err != nil {
+			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
+		}
+	}
+	if err := res.setThreshold(opt); err != nil {
+		return nil, err
+	}
+	return res, m.Validate()
+}
+
+// selection returns the model's record of the deployed method: its
+// parameters, its cross-validated accuracy (the auto method's score when
+// it was chosen, else the method's own, NaN when there was nothing to
+// cross-validate) and every candidate's score.
+func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
+	s := model.Selection{Method: f.Method, Params: map[string]string{
+		"divergence": f.Divergence.String(), "bandwidth": f.Bandwidth.String(), "query-bandwidth": f.Query.String(),
+	}, CVAccuracy: math.NaN()}
+	if f.CV >= 0 {
+		s.CVAccuracy = f.CV
+	}
+	if f.W != nil {
+		_, d := f.W.Dims()
+		s.Params["dim"] = strconv.Itoa(d)
+		if f.Learn.Start {
+			s.Params["train-bandwidth"] = "start"
+		} else {
+			s.Params["train-bandwidth"] = fmt.Sprintf("global*%g", f.Learn.Scale)
+		}
+	}
+	if f.KFDA != nil {
+		w := strconv.FormatFloat(f.Width, 'g', -1, 64)
+		if f.WidthMedian {
+			w += "/median"
+		}
+		s.Params["width"], s.Params["reg"], s.Params["latent-dim"] = w, strconv.FormatFloat(f.Reg, 'g', -1, 64), strconv.Itoa(f.LatentDim)
+	}
+	if sel == nil {
+		return s
+	}
+	s.Params["chosen-by"] = "auto: " + sel.Folding
+	s.CVAccuracy = sel.Best().Accuracy
+	for _, c := range sel.Scores {
+		acc := c.Accuracy
+		if c.Err != nil {
+			acc = math.NaN()
+		}
+		params := strings.TrimSpace(strings.TrimPrefix(c.Candidate.String(), c.Method))
+		s.Candidates = append(s.Candidates, model.Candidate{Name: c.Method, Params: params, CVAccuracy: acc, Seconds: c.Seconds})
+	}
+	return s
+}
+
+// classIndex maps labels to class indices in order of first appearance.
+func classIndex(labels []string) ([]int, []string) {
+	idx := map[string]int{}
+	var classes []string
+	ids := make([]int, len(labels))
+	for i, l := range labels {
+		c, ok := idx[l]
+		if !ok {
+			c = len(classes)
+			idx[l] = c
+			classes = append(classes, l)
+		}
+		ids[i] = c
+	}
+	return ids, classes
+}
+
+// nnModel returns the nearest-neighbour model of fit: the training sets
+// projected by fit's W (the identity in the full space, with the mean
+// frame subtracted) with their bandwidths, and the gallery's divergence
+// matrix.
+func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
+	w, mean := fit.W, fit.Mean
+	_, dim := sets[0].Dims()
+	if w == nil {
+		w = identity(dim)
+	}
+	if mean == nil {
+		mean = frameMean(sets)
+	}
+	proj, err := eval.ProjectSets(sets, w, mean)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &model.Model{Divergence: fit.Divergence, QueryBandwidth: fit.Query, W: w, Mean: mean, Threshold: math.Inf(1)}
+	for i, y := range proj {
+		m.Sets = append(m.Sets, model.Set{Label: labels[i], Name: names[i], Samples: y, Bandwidth: fit.H[i]})
+	}
+	div, err := match.DivergenceMatrix(proj, fit.H, fit.Divergence, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, div, nil
+}
+
+func identity(n int) *mat.Dense {
+	w := mat.NewDense(n, n, nil)
+	for i := range n {
+		w.Set(i, i, 1)
+	}
+	return w
+}
+
+// frameMean returns the mean frame of all sets.
+func frameMean(sets []*mat.Dense) []float64 {
+	_, dim := sets[0].Dims()
+	mean := make([]float64, dim)
+	n := 0
+	for _, s := range sets {
+		r, _ := s.Dims()
+		for i := range r {
+			for j, v := range s.RawRowView(i) {
+				mean[j] += v
+			}
+		}
+		n += r
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	return mean
+}
+
+// setThreshold sets the model's open-set threshold from opt.
+func (r *Result) setThreshold(opt Options) error {
+	r.Model.Threshold = opt.Threshold
+	r.ThresholdSource = "closed set (no threshold)"
+	if !math.IsInf(opt.Threshold, 1) {
+		r.ThresholdSource = "given"
+	}
+	if !opt.AutoThreshold {
+		return nil
+	}
+	if k := r.Model.KFDA; k != nil {
+		thr, err := learn.KFDAOpenSetThreshold(r.kernel, r.Model.Labels(), k.Reg, k.Dim(), learn.AutoThresholdPercentile)
+		if err != nil {
+			return fmt.Errorf("--threshold auto: %w", err)
+		}
+		r.Model.Threshold = thr
+		r.ThresholdSource = fmt.Sprintf("%g: %dth percentile of held-out within-class nearest-neighbour latent distances", thr, learn.AutoThresholdPercentile)
+		return nil
+	}
+	thr, err := learn.OpenSetThreshold(r.Gallery, r.Model.Labels(), learn.AutoThresholdPercentile)
+	if err != nil {
+		return fmt.Errorf("--threshold auto: %w", err)
+	}
+	r.Model.Threshold = thr
+	r.ThresholdSource = fmt.Sprintf("%.6g: %dth percentile of within-class nearest-neighbour %s", thr, learn.AutoThresholdPercentile, r.Model.Divergence)
+	return nil
+}
+
+// buildLearned trains W with learn.Train at opt.Dim and deploys nearest
+// neighbour in the learned space.
+func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
+	if opt.Dim < 1 {
+		return nil, errors.New("method learned needs the dimension d (--dim)")
+	}
+	ids, _ := classIndex(labels)
+	to := opt.Train
+	to.Dim = opt.Dim
+	t0 := time.Now()
+	tr, err := learn.Train(sets, ids, to)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Trained: tr, FitSeconds: time.Since(t0).Seconds()}
+	if res.Gallery, err = match.DivergenceMatrix(tr.Projected, tr.Bandwidths, tr.Divergence, opt.Workers); err != nil {
+		return nil, err
+	}
+	if res.Model, err = tr.Model(labels, names, math.Inf(1), opt.Meta); err != nil {
+		return nil, err
+	}
+	if err := res.setThreshold(opt); err != nil {
+		return nil, err
+	}
+	return res, res.Model.Validate()
+}
+
+// WriteSummary writes what was chosen: every candidate's cross-validated
+// accuracy (auto), the deployed method with its parameters, and the
+// threshold.
+func (r *Result) WriteSummary(w io.Writer) {
+	if s := r.Selection; s != nil {
+		fmt.Fprintf(w, "cross-validation: %s, %d held-out training sets\n", s.Folding, s.Held)
+		fmt.Fprintf(w, "  %-34s %8s %9s\n", "candidate", "cv acc", "seconds")
+		for i, c := range s.Scores {
+			mark := " "
+			if i == s.Chosen {
+				mark = "*"
+			}
+			if c.Err != nil {
+				fmt.Fprintf(w, "%s %-34s %8s %9.1f  (%v)\n", mark, c.Candidate, "failed", c.Seconds, c.Err)
+				continue
+			}
+			fmt.Fprintf(w, "%s %-34s %7.1f%% %9.1f\n", mark, c.Candidate, 100*c.Accuracy, c.Seconds)
+		}
+		fmt.Fprintf(w, "chose %s (cv %.1f%%) in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, r.ChooseSeconds)
+	}
+	if f := r.Fit; f != nil {
+		fmt.Fprintf(w, "deployed %s: %s, fitted on all training sets in %.1fs\n", f.Method, Describe(f), r.FitSeconds)
+	}
+	fmt.Fprintf(w, "threshold: %s\n", r.ThresholdSource)
+}
+
+// Describe returns the hyper-parameters of f as text.
+func Describe(f *eval.Fitted) string {
+	s := fmt.Sprintf("divergence %s, bandwidth %v", f.Divergence, f.Bandwidth)
+	if f.W != nil {
+		_, d := f.W.Dims()
+		how := fmt.Sprintf("training bandwidth global*%g", f.Learn.Scale)
+		if f.Learn.Start {
+			how = "PCA start, not learned"
+		}
+		s = fmt.Sprintf("d=%d (%s), %s", d, how, s)
+	}
+	if f.KFDA != nil {
+		s += fmt.Sprintf(", kernel width %g/%.4g, reg %g, latent dim %d", f.Width, f.WidthScale, f.Reg, f.LatentDim)
+	}
+	if f.CV >= 0 {
+		s += fmt.Sprintf(", inner cv %.1f%%", 100*f.CV)
+	}
+	return s
+}

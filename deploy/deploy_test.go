@@ -1,0 +1,130 @@
+package deploy
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+	"setmatch/learn"
+	"setmatch/match"
+)
+
+// data returns 3 classes × 6 sets of 12 frames in 6 features: the class
+// is in feature 0 (means 0, 1, 2 with spread 0.4), the other features are
+// noise of spread 1.
+func data(seed uint64) ([]*mat.Dense, []int) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var sets []*mat.Dense
+	var labels []int
+	for c := range 3 {
+		for range 6 {
+			x := mat.NewDense(12, 6, nil)
+			for i := range 12 {
+				for j := range 6 {
+					x.Set(i, j, rng.NormFloat64())
+				}
+				x.Set(i, 0, float64(c)+0.4*rng.NormFloat64())
+			}
+			sets, labels = append(sets, x), append(labels, c)
+		}
+	}
+	return sets, labels
+}
+
+// learner is eval's -dr learner with learn.Train, as setmatch wires it.
+func learner(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
+	if p.Start {
+		return learn.PCABasis(sets, p.Dim, seed)
+	}
+	r, err := learn.Train(sets, labels, learn.TrainOptions{Dim: p.Dim, Divergence: m, MaxIter: p.MaxIter, GlobalScale: p.Scale, Seed: seed, Workers: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.W, r.Mean, nil
+}
+
+func grid() eval.Grid {
+	g := eval.DefaultGrid()
+	g.Bandwidths = []eval.Bandwidth{{Mode: eval.Global, Scale: 1}, {Mode: eval.Global, Scale: 2}, {Mode: eval.PerSet, Scale: 1}}
+	g.Widths, g.Regs = []float64{0.1, 1}, []float64{1e-2, 1}
+	g.AutoDims, g.AutoScales = []int{2}, []float64{1}
+	g.DRIter, g.DRFoldIter = 8, 4
+	g.Learn = learner
+	return g
+}
+
+// TestModelDecidesAsEval: for every deployable method and for auto, the
+// model Build makes from the gallery of a split decides the probe sets
+// exactly as setmatch eval's row of that method does on the same split,
+// through the model's own matcher (model.Matcher, as setmatch test and
+// the appliance use it).
+func TestModelDecidesAsEval(t *testing.T) {
+	sets, labels := data(3)
+	var gallery, probe []int
+	for i := range sets {
+		if i%6 < 3 {
+			gallery = append(gallery, i)
+		} else {
+			probe = append(probe, i)
+		}
+	}
+	pool, err := eval.NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	glabels := make([]int, len(gallery))
+	gsets := make([]*mat.Dense, len(gallery))
+	names := make([]string, len(gallery))
+	slabels := make([]string, len(gallery))
+	for k, j := range gallery {
+		glabels[k], gsets[k] = labels[j], sets[j]
+		slabels[k], names[k] = []string{"a", "b", "c"}[labels[j]], "s"
+	}
+	for _, method := range []string{eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.NNHDR, eval.Auto} {
+		task := &eval.Task{Pool: pool, Train: gallery, Labels: glabels, Test: probe, Classes: 3, Seed: 9}
+		g := grid()
+		if method != eval.Auto {
+			// eval's rows use the whole grid; a model deploys only
+			// global and per-set bandwidths, which grid() already is.
+			g.DRDims, g.DRScales = []int{2}, []float64{1}
+		}
+		want, err := eval.Run(method, task, g)
+		if err != nil {
+			t.Fatalf("%s: eval: %v", method, err)
+		}
+		res, err := Build(gsets, slabels, names, Options{Method: method, Grid: g, Seed: 9, Workers: 1, Threshold: math.Inf(1)})
+		if err != nil {
+			t.Fatalf("%s: build: %v", method, err)
+		}
+		mt, err := res.Model.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		agree := 0
+		for k, q := range probe {
+			r, err := mt.Match(sets[q])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Decision.Label == []string{"a", "b", "c"}[want.Labels[k]] {
+				agree++
+			}
+		}
+		t.Logf("%-8s %s | model %s: %d of %d probes decided alike", method, want.Params, res.Model.MethodName(), agree, len(probe))
+		if agree != len(probe) {
+			t.Errorf("%s: the model decided %d of %d probes as eval", method, agree, len(probe))
+		}
+		if method == eval.Auto {
+			if res.Selection == nil || len(res.Model.Selection.Candidates) != len(res.Selection.Scores) ||
+				!strings.HasPrefix(want.Params, "chose "+res.Selection.Best().Candidate.String()) {
+				t.Errorf("auto: selection %+v, eval %q", res.Model.Selection, want.Params)
+			}
+		} else if res.Model.MethodName() != method {
+			t.Errorf("model method %q, want %q", res.Model.MethodName(), method)
+		}
+	}
+}

@@ -1,0 +1,440 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Choosing what to deploy (the auto method).
+//
+// Every candidate is a whole pipeline: a method together with its own
+// cross-validation of its hyper-parameters (the NN bandwidth, the kFDA
+// kernel width, regulariser and latent dimension, ...). A -dr method
+// enters once per training setting (dimension d × global training
+// bandwidth scale S, and the PCA start of every d as the guard), because
+// learning W is what costs. A candidate is scored by nested
+// cross-validation over the training sets: the training sets are dealt to
+// outer folds; for each fold the whole pipeline runs on the other folds
+// (its inner choices included, W learned there) and classifies the
+// held-out sets. The score is the held-out accuracy pooled over the folds;
+// ties go to the candidate listed first (the simpler one). The test
+// (probe) sets of a task are never looked at.
+//
+// Outer folds: 3 stratified folds by sets when every class has at least
+// 3 training sets; 2 when some class has 2 (a fold's training part then
+// has one set per class, and W is learned on the halves of its sets, as
+// in runDR); when every class has a single training set (pooled data),
+// each set is cut into its even and odd frames, and the two halves are
+// the two folds.
+
+// Candidate is one pipeline the auto method chooses from.
+type Candidate struct {
+	Method string
+	// Learn is the training setting of a -dr method (Dim, and Scale or
+	// Start); ignored otherwise.
+	Learn LearnParams
+}
+
+func isDR(method string) bool { return method == NNHDR || method == NNJDR }
+
+// String names the candidate, e.g. "nn-h", "nn-h-dr d=20 train-bw=global*1",
+// "nn-h-dr d=10 start".
+func (c Candidate) String() string {
+	switch {
+	case !isDR(c.Method):
+		return c.Method
+	case c.Learn.Start:
+		return fmt.Sprintf("%s d=%d start", c.Method, c.Learn.Dim)
+	}
+	return fmt.Sprintf("%s d=%d train-bw=global*%g", c.Method, c.Learn.Dim, c.Learn.Scale)
+}
+
+// Deployable KDE bandwidths: a model holds one bandwidth per gallery set
+// and a rule for the query, so the per-frame (knn) bandwidths of the grid
+// are left out of auto's grids.
+func deployableBandwidths(bws []Bandwidth) []Bandwidth {
+	var out []Bandwidth
+	for _, b := range bws {
+		if b.Mode != Adaptive {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		out = []Bandwidth{{Mode: Global, Scale: 1}}
+	}
+	return out
+}
+
+// grid returns g narrowed to the candidate: deployable bandwidths and, for
+// a -dr method, its one training setting learned with at most iter
+// iterations.
+func (c Candidate) grid(g Grid, iter int) Grid {
+	g.Bandwidths = deployableBandwidths(g.Bandwidths)
+	if isDR(c.Method) {
+		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = []int{c.Learn.Dim}, nil, nil, false
+		if c.Learn.Start {
+			g.DRGuard = true
+		} else {
+			g.DRScales = []float64{c.Learn.Scale}
+		}
+		g.DRIter = iter
+	}
+	return g
+}
+
+// Fit runs the candidate's pipeline on all training sets of t (its own
+// cross-validation included; t's test sets are not used) and returns what
+// a model deploys.
+func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
+	tt := *t
+	tt.Test = nil
+	p, err := run(c.Method, &tt, c.grid(g, g.DRIter))
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Fit.Deployable(); err != nil {
+		return nil, err
+	}
+	return p.Fit, nil
+}
+
+// Default candidates of the auto method.
+var (
+	AutoMethods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR}
+	AutoDims    = []int{5, 10, 20, 40}
+	AutoScales  = []float64{0.25, 1, 2}
+)
+
+// AutoCandidates returns the candidates for features of dimension dim,
+// in order of preference: g.AutoMethods (AutoMethods when empty); each
+// -dr method crossed with the dimensions g.AutoDims below dim (a d = D
+// projection is a rotation, the full space again) and, for each d, the
+// PCA start first, then the scales g.AutoScales. The -dr methods are left
+// out when g.Learn is nil.
+func AutoCandidates(g Grid, dim int) []Candidate {
+	methods, dims, scales := g.AutoMethods, g.AutoDims, g.AutoScales
+	if len(methods) == 0 {
+		methods = AutoMethods
+	}
+	if len(dims) == 0 {
+		dims = AutoDims
+	}
+	if len(scales) == 0 {
+		scales = AutoScales
+	}
+	var out []Candidate
+	for _, m := range methods {
+		if !isDR(m) {
+			out = append(out, Candidate{Method: m})
+			continue
+		}
+		if g.Learn == nil {
+			continue
+		}
+		seen := map[int]bool{}
+		for _, d := range dims {
+			if d < 1 || d >= dim || seen[d] {
+				continue
+			}
+			seen[d] = true
+			out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Start: true}})
+			for _, s := range scales {
+				out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Scale: s}})
+			}
+		}
+	}
+	return out
+}
+
+// CandidateScore is a candidate's outcome in Choose.
+type CandidateScore struct {
+	Candidate
+	Accuracy float64 // held-out accuracy in [0, 1]; −1 when the candidate failed
+	Err      error   // why it failed
+	Seconds  float64 // time of its folds
+}
+
+// Selection is the outcome of Choose.
+type Selection struct {
+	Scores  []CandidateScore // every candidate, in AutoCandidates order
+	Chosen  int              // index of the winner in Scores
+	Folding string           // how the training sets were folded
+	Held    int              // held-out sets over all folds
+}
+
+// Best returns the chosen candidate's score.
+func (s *Selection) Best() CandidateScore { return s.Scores[s.Chosen] }
+
+// AutoProgress reports how far Choose is: Done of Total (candidate, fold)
+// runs, the last one's candidate, and the time left estimated from the
+// runs done so far of the same kind of candidate.
+type AutoProgress struct {
+	Done, Total  int
+	Candidate    Candidate
+	Elapsed, ETA time.Duration
+}
+
+// outer holds the outer folds of Choose over a task.
+type outer struct {
+	task  *Task // the training sets (Train, Labels) to fold; Test unused
+	fold  []int // fold of each position of task.Train, −1: always trained on
+	nf    int
+	held  int
+	about string
+}
+
+func outerFolds(t *Task, g Grid) (*outer, error) {
+	o := &outer{}
+	if folds(t.Labels, 2, 0) != nil {
+		nf := g.AutoFolds
+		if nf < 2 {
+			nf = 3
+		}
+		about := fmt.Sprintf("%d stratified folds by training sets", nf)
+		if minClass(t.Labels) == 2 {
+			nf = 2
+			about = "2 folds by training sets (some class has 2; W is learned on the halves of the remaining sets)"
+		}
+		tt := *t
+		tt.Test = nil
+		o.task, o.fold, o.nf, o.about = &tt, folds(t.Labels, nf, t.Seed^0xa070), nf, about
+	} else {
+		// One training set per class: its even and odd frames are the
+		// two folds.
+		var sets []*mat.Dense
+		var labels, fold []int
+		for k, j := range t.Train {
+			x := t.Pool.Sets[j]
+			hs, _ := halves([]*mat.Dense{x}, []int{0})
+			for part, h := range hs {
+				sets, labels = append(sets, h), append(labels, t.Labels[k])
+				if len(hs) == 2 {
+					fold = append(fold, part)
+				} else {
+					fold = append(fold, -1)
+				}
+			}
+		}
+		pool, err := NewPool(sets, t.Pool.Workers)
+		if err != nil {
+			return nil, fmt.Errorf("frame halves of the training sets: %w", err)
+		}
+		train := make([]int, len(sets))
+		for i := range train {
+			train[i] = i
+		}
+		o.task = &Task{Pool: pool, Train: train, Labels: labels, Classes: t.Classes, Seed: t.Seed}
+		o.fold, o.nf, o.about = fold, 2, "2 folds by frame halves (every class has one training set: its even and odd frames)"
+	}
+	for _, f := range o.fold {
+		if f >= 0 {
+			o.held++
+		}
+	}
+	if o.held == 0 {
+		return nil, errors.New("no training set can be held out for cross-validation (sets of fewer than 4 frames and one set per class)")
+	}
+	return o, nil
+}
+
+// sub returns the task of fold f: train on the other folds, test on f.
+func (o *outer) sub(f int) *Task {
+	st := *o.task
+	st.Train, st.Labels, st.Test = nil, nil, nil
+	st.Seed = o.task.Seed*31 + uint64(f) + 1
+	for k, j := range o.task.Train {
+		if o.fold[k] == f {
+			st.Test = append(st.Test, j)
+		} else {
+			st.Train = append(st.Train, j)
+			st.Labels = append(st.Labels, o.task.Labels[k])
+		}
+	}
+	return &st
+}
+
+// truth returns the labels of fold f's held-out sets.
+func (o *outer) truth(f int) []int {
+	var out []int
+	for k := range o.task.Train {
+		if o.fold[k] == f {
+			out = append(out, o.task.Labels[k])
+		}
+	}
+	return out
+}
+
+// Choose scores every candidate of AutoCandidates by nested
+// cross-validation over t's training sets and returns the scores and the
+// winner. t's test sets are never looked at. progress, if not nil, is
+// called after every (candidate, fold) run. Inside the outer folds W is
+// learned with at most g.DRFoldIter iterations.
+func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
+	if len(t.Train) != len(t.Labels) || len(t.Train) == 0 {
+		return nil, fmt.Errorf("%d training sets and %d labels", len(t.Train), len(t.Labels))
+	}
+	cands := AutoCandidates(g, t.Pool.Dim())
+	if len(cands) == 0 {
+		return nil, errors.New("no candidates to choose from")
+	}
+	o, err := outerFolds(t, g)
+	if err != nil {
+		return nil, err
+	}
+	sel := &Selection{Folding: o.about, Held: o.held, Scores: make([]CandidateScore, len(cands))}
+	kind := func(c Candidate) string {
+		if isDR(c.Method) && !c.Learn.Start {
+			return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)
+		}
+		return c.String()
+	}
+	spent, count := map[string]time.Duration{}, map[string]int{}
+	start := time.Now()
+	total, done := len(cands)*o.nf, 0
+	for ci, c := range cands {
+		cs := &sel.Scores[ci]
+		cs.Candidate = c
+		g2 := c.grid(g, g.DRFoldIter)
+		hits := 0
+		for f := range o.nf {
+			t0 := time.Now()
+			if cs.Err == nil {
+				st := o.sub(f)
+				if len(st.Test) > 0 {
+					p, err := run(c.Method, st, g2)
+					if err != nil {
+						cs.Err = fmt.Errorf("fold %d of %d: %w", f+1, o.nf, err)
+					} else {
+						for a, l := range o.truth(f) {
+							if p.Labels[a] == l {
+								hits++
+							}
+						}
+					}
+				}
+			}
+			el := time.Since(t0)
+			cs.Seconds += el.Seconds()
+			spent[kind(c)] += el
+			count[kind(c)]++
+			done++
+			if progress != nil {
+				var eta time.Duration
+				all := time.Since(start) / time.Duration(done)
+				for _, r := range cands[ci:] {
+					n := o.nf
+					if r == c {
+						n = o.nf - 1 - f
+					}
+					per := all
+					if k := kind(r); count[k] > 0 {
+						per = spent[k] / time.Duration(count[k])
+					}
+					eta += per * time.Duration(n)
+				}
+				progress(AutoProgress{Done: done, Total: total, Candidate: c, Elapsed: time.Since(start), ETA: eta})
+			}
+		}
+		cs.Accuracy = float64(hits) / float64(o.held)
+		if cs.Err != nil {
+			cs.Accuracy = -1
+		}
+	}
+	sel.Chosen = -1
+	for i, s := range sel.Scores {
+		if s.Err == nil && (sel.Chosen < 0 || s.Accuracy > sel.Scores[sel.Chosen].Accuracy) {
+			sel.Chosen = i
+		}
+	}
+	if sel.Chosen < 0 {
+		return nil, fmt.Errorf("every candidate failed; the first: %s: %w", sel.Scores[0].Candidate, sel.Scores[0].Err)
+	}
+	return sel, nil
+}
+
+// deployGrid returns the grid with which the winner is fitted on all
+// training sets. A method in the full space keeps its own grid. For a -dr
+// winner the choice is of the method: its d and training bandwidth are
+// chosen again by the method's own cross-validation (runDR) over the auto
+// grid (every d and scale of the candidates, with the PCA-start guard), on
+// all training sets, where the folds keep more sets per class than the
+// outer folds of Choose did; a single candidate d (a given --dim) stays
+// fixed.
+func (s *Selection) deployGrid(g Grid) Grid {
+	b := s.Best()
+	if !isDR(b.Method) {
+		return b.grid(g, g.DRIter)
+	}
+	var dims []int
+	var scales []float64
+	seen := map[any]bool{}
+	for _, c := range s.Scores {
+		if c.Method != b.Method {
+			continue
+		}
+		if !seen[c.Learn.Dim] {
+			seen[c.Learn.Dim] = true
+			dims = append(dims, c.Learn.Dim)
+		}
+		if !c.Learn.Start && !seen[c.Learn.Scale] {
+			seen[c.Learn.Scale] = true
+			scales = append(scales, c.Learn.Scale)
+		}
+	}
+	g.Bandwidths = deployableBandwidths(g.Bandwidths)
+	g.DRDims, g.DRRules, g.DRScales, g.DRGuard = dims, nil, scales, true
+	return g
+}
+
+// Deploy fits the winner of s on all training sets of t (t's test sets are
+// not used) and returns what a model deploys; see deployGrid.
+func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
+	tt := *t
+	tt.Test = nil
+	p, err := run(s.Best().Method, &tt, s.deployGrid(g))
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Fit.Deployable(); err != nil {
+		return nil, err
+	}
+	return p.Fit, nil
+}
+
+// runAuto chooses a candidate on t's training sets (Choose) and runs it on
+// t as Selection.Deploy fits it: what setmatch train --method auto would
+// deploy, on t's test sets.
+func runAuto(t *Task, g Grid) (Prediction, error) {
+	sel, err := Choose(t, g, nil)
+	if err != nil {
+		return Prediction{}, err
+	}
+	b := sel.Best()
+	p, err := run(b.Method, t, sel.deployGrid(g))
+	if err != nil {
+		return Prediction{}, fmt.Errorf("%s: %w", b.Candidate, err)
+	}
+	p.Params = fmt.Sprintf("chose %s autocv=%.1f%% %s", b.Candidate, 100*b.Accuracy, p.Params)
+	return p, nil
+}
+
+// FitMethod runs a deployable method with its own cross-validation over
+// g (for a -dr method, g's DRDims × DRScales grid with the guard) on all
+// training sets of t and returns what a model deploys. The KDE bandwidths
+// are g's deployable ones.
+func FitMethod(method string, t *Task, g Grid) (*Fitted, error) {
+	tt := *t
+	tt.Test = nil
+	g.Bandwidths = deployableBandwidths(g.Bandwidths)
+	p, err := run(method, &tt, g)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Fit.Deployable(); err != nil {
+		return nil, err
+	}
+	return p.Fit, nil
+}

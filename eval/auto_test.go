@@ -1,0 +1,164 @@
+package eval
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func autoGrid(learn Learner) Grid {
+	g := smallGrid()
+	g.Learn = learn
+	g.AutoMethods = []string{NNH, KFDAHG, NNHDR}
+	g.AutoDims = []int{1, 3, 6, 40}
+	g.AutoScales = []float64{1}
+	g.DRIter, g.DRFoldIter = 25, 7
+	return g
+}
+
+// TestAutoCandidates checks the candidate list: -dr dimensions below D
+// only, the start of each d before its scales, no -dr without a learner.
+func TestAutoCandidates(t *testing.T) {
+	l := &coordLearner{}
+	var names []string
+	for _, c := range AutoCandidates(autoGrid(l.learn), 6) {
+		names = append(names, c.String())
+	}
+	want := []string{"nn-h", "kfda-hg", "nn-h-dr d=1 start", "nn-h-dr d=1 train-bw=global*1", "nn-h-dr d=3 start", "nn-h-dr d=3 train-bw=global*1"}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("candidates %q, want %q", names, want)
+	}
+	if got := AutoCandidates(autoGrid(nil), 6); len(got) != 2 {
+		t.Errorf("without a learner: %v, want nn-h and kfda-hg only", got)
+	}
+	if got := AutoCandidates(Grid{Learn: l.learn}, 944); len(got) != len(AutoMethods)-1+4*(1+len(AutoScales)) {
+		t.Errorf("default candidates: %d", len(got))
+	}
+}
+
+// TestAutoProbesNeverInfluence checks that auto's choice is made on the
+// gallery only: the learner only ever sees gallery sets (whole or
+// halved), and replacing the probe sets by noise changes neither the
+// scores of the candidates nor the choice nor the learner's calls. On
+// data whose class lives in feature 0, the d = 1 projection wins.
+func TestAutoProbesNeverInfluence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	data := drData(rng)
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 3, Probe: 3, Splits: 1}.MakeSplits(data, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := splits[0]
+	labels := make([]int, len(sp.Gallery))
+	for k, j := range sp.Gallery {
+		labels[k] = sp.Labels[j]
+	}
+	run := func(sets []*mat.Dense) (*Selection, Prediction, *coordLearner) {
+		t.Helper()
+		l := &coordLearner{}
+		task := &Task{Pool: mustPool(t, sets), Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: 3, Seed: 7}
+		sel, err := Choose(task, autoGrid(l.learn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := Run(Auto, task, autoGrid(l.learn))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gallery := map[*mat.Dense]bool{}
+		for _, j := range sp.Gallery {
+			gallery[sets[j]] = true
+		}
+		for c, call := range l.calls {
+			for _, x := range call {
+				if n, _ := x.Dims(); !gallery[x] && n != 6 { // 6 frames: a half of a 12-frame gallery set
+					t.Fatalf("learner call %d was given a set that is not a gallery set", c)
+				}
+			}
+		}
+		return sel, pred, l
+	}
+	sel, pred, l := run(sp.Sets)
+	for _, s := range sel.Scores {
+		t.Logf("%-32s %5.1f%% %v", s.Candidate, 100*s.Accuracy, s.Err)
+	}
+	t.Logf("%s; %s", sel.Folding, pred.Params)
+	if b := sel.Best(); b.Method != NNHDR || b.Learn.Dim != 1 {
+		t.Errorf("chose %v, want nn-h-dr with d = 1", b.Candidate)
+	}
+	if !strings.HasPrefix(pred.Params, "chose nn-h-dr d=1") || pred.Fit == nil || pred.Fit.W == nil {
+		t.Errorf("auto params %q (fit %v), want the d = 1 projection deployed", pred.Params, pred.Fit)
+	}
+	if sel.Held != len(sp.Gallery) || !strings.HasPrefix(sel.Folding, "3 stratified folds") {
+		t.Errorf("held %d (%s), want every gallery set held out once in 3 folds", sel.Held, sel.Folding)
+	}
+	right := 0
+	for k, j := range sp.Probe {
+		if pred.Labels[k] == sp.Labels[j] {
+			right++
+		}
+	}
+	if right != len(sp.Probe) {
+		t.Errorf("auto recognised %d of %d probes", right, len(sp.Probe))
+	}
+
+	other := append([]*mat.Dense(nil), sp.Sets...)
+	for _, j := range sp.Probe {
+		other[j] = randSet(rng, 12, 6, 5, 1)
+	}
+	sel2, pred2, l2 := run(other)
+	for i := range sel.Scores {
+		a, b := sel.Scores[i], sel2.Scores[i]
+		if a.Candidate != b.Candidate || a.Accuracy != b.Accuracy {
+			t.Errorf("candidate %d moved with the probes: %v %.3f, then %v %.3f", i, a.Candidate, a.Accuracy, b.Candidate, b.Accuracy)
+		}
+	}
+	if sel2.Chosen != sel.Chosen || pred2.Params != pred.Params || len(l2.calls) != len(l.calls) {
+		t.Errorf("choice moved with the probes: %q (%d learner calls), then %q (%d)", pred.Params, len(l.calls), pred2.Params, len(l2.calls))
+	}
+}
+
+// TestAutoFoldings checks the outer folds with two training sets per
+// class (by sets) and with one (by frame halves), and that a fitted
+// candidate is deployable.
+func TestAutoFoldings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	data := drData(rng)
+	for _, c := range []struct {
+		gallery int
+		about   string
+		held    int
+	}{{2, "2 folds by training sets", 6}, {1, "2 folds by frame halves", 6}} {
+		splits, err := Protocol{Kind: RandomSplits, Gallery: c.gallery, Probe: 3, Splits: 1}.MakeSplits(data, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := splits[0]
+		labels := make([]int, len(sp.Gallery))
+		for k, j := range sp.Gallery {
+			labels[k] = sp.Labels[j]
+		}
+		l := &coordLearner{}
+		task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: 3, Seed: 3}
+		sel, err := Choose(task, autoGrid(l.learn), nil)
+		if err != nil {
+			t.Fatalf("gallery %d: %v", c.gallery, err)
+		}
+		for _, s := range sel.Scores {
+			t.Logf("gallery %d: %-32s %5.1f%% %v", c.gallery, s.Candidate, 100*s.Accuracy, s.Err)
+		}
+		if !strings.HasPrefix(sel.Folding, c.about) || sel.Held != c.held {
+			t.Errorf("gallery %d: %q, %d held out; want %q, %d", c.gallery, sel.Folding, sel.Held, c.about, c.held)
+		}
+		fit, err := sel.Best().Fit(task, autoGrid(l.learn))
+		if err != nil {
+			t.Fatalf("gallery %d: fit: %v", c.gallery, err)
+		}
+		if len(fit.H) != len(sp.Gallery) || fit.Query.Validate() != nil {
+			t.Errorf("gallery %d: fit bandwidths %v, query %v", c.gallery, fit.H, fit.Query)
+		}
+	}
+}

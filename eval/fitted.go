@@ -1,0 +1,86 @@
+package eval
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// Fitted is a method fitted on the training sets of a task, with every
+// hyper-parameter its cross-validation chose: what a model needs to
+// deploy it. The methods a model can deploy fill it in (nn-h, nn-j,
+// kfda-hg, kfda-hl, kfda-j, nn-h-dr, nn-j-dr).
+type Fitted struct {
+	Method     string
+	Divergence match.Measure
+	// CV is the held-out accuracy (in [0, 1]) of the chosen
+	// hyper-parameters in the method's own cross-validation over the
+	// training sets, −1 when there was nothing to cross-validate on.
+	CV float64
+
+	// W (D×d) and Mean (len D, may be nil) are the learned projection of
+	// the -dr methods, x ↦ (x − Mean)·W, learned with Learn; nil for the
+	// methods in the full space.
+	W     *mat.Dense
+	Mean  []float64
+	Learn LearnParams
+
+	// Bandwidth is the chosen KDE bandwidth (in the learned space for the
+	// -dr methods). H holds the bandwidth of each training set (in the
+	// order of Task.Train) and Query the rule that gives a new set its
+	// bandwidth: a fixed h for Global, the nn rule × Scale for PerSet.
+	// Adaptive bandwidths (one per frame) have no per-set equivalent: H
+	// is then nil and the fit cannot be deployed (Deployable).
+	Bandwidth Bandwidth
+	H         []float64
+	Query     match.BandwidthRule
+
+	// kFDA on a divergence kernel (kfda-*): the kernel is
+	// kernel(δ, Width/WidthScale), δ the divergence of Divergence
+	// (square-rooted for kfda-hl); KFDA is fitted on all training sets
+	// with regulariser Reg, and nearest neighbours are taken in its first
+	// LatentDim coordinates.
+	// WidthMedian: WidthScale is the median divergence between distinct
+	// training sets (of √H² for kfda-hl), not 1.
+	Width, WidthScale float64
+	WidthMedian       bool
+	Reg               float64
+	LatentDim         int
+	KFDA              *KFDA
+}
+
+// Deployable reports whether a model can hold f: an error says why not.
+func (f *Fitted) Deployable() error {
+	if f == nil {
+		return fmt.Errorf("the method has no deployable form")
+	}
+	if f.H == nil {
+		return fmt.Errorf("%s with bandwidth %v: a per-frame bandwidth cannot be deployed; use global*S or set*S", f.Method, f.Bandwidth)
+	}
+	return nil
+}
+
+// setBandwidths fills H and Query from f.Bandwidth on t's pool.
+func (f *Fitted) setBandwidths(t *Task) error {
+	if f.Bandwidth.Mode == Adaptive {
+		return nil
+	}
+	h, err := t.Pool.FrameBandwidths(f.Bandwidth, t.Train)
+	if err != nil {
+		return err
+	}
+	f.H = make([]float64, len(t.Train))
+	for k, j := range t.Train {
+		f.H[k] = h[t.Pool.off[j]]
+	}
+	if f.Bandwidth.Mode == Global {
+		if len(t.Train) > 0 {
+			f.Query = match.BandwidthRule{Kind: match.Fixed, Fixed: f.H[0]}
+		}
+	} else {
+		f.Query = match.BandwidthRule{Kind: match.NearestNeighbour, Scale: f.Bandwidth.Scale}
+	}
+	return nil
+}

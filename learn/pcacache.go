@@ -1,0 +1,73 @@
+package learn
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// PCACache remembers the PCA of the frame sets it was given (by the
+// identity of the set matrices, which must not change afterwards), so
+// that trainings of several dimensions d and bandwidths on the same sets,
+// as cross-validation runs them, share one eigendecomposition of the
+// D×D covariance. It keeps the last few entries only. The zero value is
+// ready to use; it is safe for concurrent use.
+type PCACache struct {
+	mu    sync.Mutex
+	order []string
+	byKey map[string]*pcaEntry
+}
+
+// pcaCacheEntries bounds the cache: one entry holds a D×D basis.
+const pcaCacheEntries = 8
+
+type pcaEntry struct {
+	once sync.Once
+	w    *mat.Dense // D×k, principal directions by decreasing variance
+	mean []float64
+	err  error
+}
+
+// Basis returns PCABasis(sets, d, seed), computing it at most once per
+// set of sets (for D ≤ 2000; above, once per d).
+func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []float64, error) {
+	if len(sets) == 0 {
+		return PCABasis(sets, d, seed)
+	}
+	_, dim := sets[0].Dims()
+	var b strings.Builder
+	for _, s := range sets {
+		fmt.Fprintf(&b, "%p,", s)
+	}
+	k := dim
+	if dim > pcaCovarianceMaxDim {
+		k = d
+		fmt.Fprintf(&b, "d=%d,seed=%d", d, seed)
+	}
+	key := b.String()
+	c.mu.Lock()
+	if c.byKey == nil {
+		c.byKey = map[string]*pcaEntry{}
+	}
+	e, ok := c.byKey[key]
+	if !ok {
+		e = &pcaEntry{}
+		c.byKey[key] = e
+		c.order = append(c.order, key)
+		if len(c.order) > pcaCacheEntries {
+			delete(c.byKey, c.order[0])
+			c.order = c.order[1:]
+		}
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.w, e.mean, e.err = PCABasis(sets, k, seed) })
+	if e.err != nil {
+		return nil, nil, e.err
+	}
+	if d < 1 || d > dim {
+		return nil, nil, fmt.Errorf("dimension %d: want 1 ≤ d ≤ %d (the number of features)", d, dim)
+	}
+	return mat.DenseCopyOf(e.w.Slice(0, dim, 0, d)), append([]float64(nil), e.mean...), nil
+}
