@@ -111,6 +111,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			tr.Iterations, tr.Stop, tr.InitialCost, tr.FinalCost, tr.NuW, tr.NuB, len(tr.Pairs), tr.Seconds)
 	}
 	res.WriteSummary(prefixWriter{stderr, "train: "})
+	effectiveParams(res, labels)
 	res.Model.Features = fitted
 	if err := model.WriteFile(a.out, res.Model); err != nil {
 		return err
@@ -197,8 +198,12 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		MaxIter: a.maxIter, GradTol: a.gradTol, CostRelTol: a.costTol, MinStep: a.minStep,
 		Rounds: a.rounds, Seed: a.seed, Workers: a.workers,
 		Progress: func(s learn.IterStats) {
-			fmt.Fprintf(stderr, "iter %4d  cost %-13.7g  grad %-10.4g  step %-10.4g  evals %2d  %6.2fs\n",
-				s.Iteration, s.Cost, s.GradNorm, s.Step, s.Evals, s.Seconds)
+			total, left := a.maxIter*max(a.rounds, 1), ""
+			if s.Iteration > 0 && s.Iteration < total {
+				left = fmt.Sprintf("  at most %.0fs left", s.Seconds/float64(s.Iteration)*float64(total-s.Iteration))
+			}
+			fmt.Fprintf(stderr, "iter %4d/%d  cost %-13.7g  grad %-10.4g  step %-10.4g  evals %2d  %6.2fs%s\n",
+				s.Iteration, total, s.Cost, s.GradNorm, s.Step, s.Evals, s.Seconds, left)
 			if a.logJSON && *o.logErr == nil {
 				*o.logErr = enc.Encode(trainLogLine{Iteration: s.Iteration, Cost: s.Cost, GradNorm: s.GradNorm,
 					Step: s.Step, Seconds: s.Seconds, Evals: s.Evals, Restart: s.Restart})
@@ -212,6 +217,35 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
 	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: a.data, Params: params}
 	return o, nil
+}
+
+// effectiveParams replaces, in the parameters the model records, the flag
+// values that mean "the default" by what training used: d, and ν_w and ν_b
+// when W was learned (0 on the command line means the smallest class − 1).
+func effectiveParams(res *deploy.Result, labels []string) {
+	p := res.Model.Meta.Params
+	if p == nil {
+		return
+	}
+	p["dim"] = strconv.Itoa(res.Model.Dim())
+	switch tr := res.Trained; {
+	case tr != nil:
+		p["nu-w"], p["nu-b"] = strconv.Itoa(tr.NuW), strconv.Itoa(tr.NuB)
+	case strings.HasSuffix(res.Model.Selection.Method, "-dr"):
+		ids := make([]int, len(labels))
+		index := map[string]int{}
+		for i, l := range labels {
+			if _, ok := index[l]; !ok {
+				index[l] = len(index)
+			}
+			ids[i] = index[l]
+		}
+		nuW := learn.DefaultNuW(ids)
+		p["nu-w"], p["nu-b"] = strconv.Itoa(nuW), strconv.Itoa(nuW)
+	default:
+		delete(p, "nu-w") // no W was learned: the affinity played no part
+		delete(p, "nu-b")
+	}
 }
 
 func (a *trainArgs) loadOptions() dataset.Options {

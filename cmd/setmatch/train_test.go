@@ -47,7 +47,7 @@ func TestTrainCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "iter    1") || !strings.Contains(stderr, "wrote "+out) {
+	if !strings.Contains(stderr, "iter    1/8") || !strings.Contains(stderr, "left") || !strings.Contains(stderr, "wrote "+out) {
 		t.Errorf("progress on stderr missing:\n%s", stderr)
 	}
 	// One JSON object per line and iteration, starting at iteration 0.
@@ -87,6 +87,11 @@ func TestTrainCommand(t *testing.T) {
 	}
 	if m.Meta.Tool != toolName("train") || m.Meta.Data != data || m.Meta.Params["dim"] != "2" || m.Meta.Iterations < 1 {
 		t.Errorf("meta %+v", m.Meta)
+	}
+	// The parameters say what training used: ν_w = ν_b = smallest class − 1
+	// = 2 for --nu-w 0 and --nu-b 0 (the defaults).
+	if m.Meta.Params["nu-w"] != "2" || m.Meta.Params["nu-b"] != "2" {
+		t.Errorf("recorded nu-w %q, nu-b %q; want the effective 2 and 2", m.Meta.Params["nu-w"], m.Meta.Params["nu-b"])
 	}
 	if m.Sets[0].Label != "c00" || m.Sets[11].Label != "c03" {
 		t.Errorf("labels %q … %q", m.Sets[0].Label, m.Sets[11].Label)
