@@ -58,7 +58,13 @@ func TestFailureWaitsForItsReason(t *testing.T) {
 	if err := os.WriteFile(reasons, nil, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(f.Spool, spool.DirNew, "bad.csv"), []byte("1,x\n"), 0o644)
+	// Written aside and renamed in, as a camera does: the daemon must not
+	// see the file before its bytes.
+	tmp := filepath.Join(f.Spool, spool.DirTmp, "bad.csv")
+	if err := os.WriteFile(tmp, []byte("1,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.RenameIn(t, tmp)
 	devicetest.WaitFor(t, 10*time.Second, "three reason retries", func() bool { return retries.n.Load() >= 3 })
 	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirCur)); len(got) != 1 || got[0] != "bad.csv" {
 		t.Errorf("cur/ holds %v, want bad.csv kept until its reason is written", got)
