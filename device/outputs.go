@@ -101,8 +101,8 @@ func (o *outputs) setModel(m *Loaded) {
 }
 
 // modelMethod is the method a model decides with, for the metrics' model
-// info: the divergence its gallery sets are compared with.
-func modelMethod(m *Loaded) string { return m.Model.Divergence.String() }
+// info, as setmatch inspect names it (e.g. nn-h, nn-h-dr, kfda-hl).
+func modelMethod(m *Loaded) string { return m.Model.MethodName() }
 
 // watchQueue makes the metrics read the queue length from r at each scrape.
 func (o *outputs) watchQueue(r *Runner) {
