@@ -89,7 +89,7 @@ rm -rf "${work:?}/data/$unknown_class"
 echo "training on ${classes[*]:0:4} (4 sets each); held out: $(cd "$work/heldout" && echo *)"
 
 step "train on the images: lbp:4x4@64x64 features (944 per frame), W is 944×4, Hellinger divergence"
-"$setmatch" train --data "$work/data" --features lbp:4x4@64x64 --dim 4 --divergence hellinger \
+"$setmatch" train --data "$work/data" --features lbp:4x4@64x64 --method learned --dim 4 --divergence hellinger \
 	--max-iter 30 --threshold auto --out "$work/model.smm" 2>&1 | grep -v '^iter '
 "$setmatch" inspect "$work/model.smm" 2>/dev/null | head -n 11 || true
 
