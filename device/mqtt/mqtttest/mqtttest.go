@@ -50,7 +50,7 @@ type Broker struct {
 	dir  string
 	mu   sync.Mutex
 	cmd  *exec.Cmd
-	log  syncBuffer
+	log  SyncBuffer
 }
 
 // Emulated reports whether this test binary runs under a user-mode
@@ -201,19 +201,20 @@ func (b *Broker) Kill() {
 // Log returns what mosquitto wrote.
 func (b *Broker) Log() string { return b.log.String() }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for concurrent writes (a log sink for
+// tests).
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
