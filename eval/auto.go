@@ -362,10 +362,12 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 // grid (every d and scale of the candidates, with the PCA-start guard), on
 // all training sets, where the folds keep more sets per class than the
 // outer folds of Choose did; a single candidate d (a given --dim) stays
-// fixed.
-func (s *Selection) deployGrid(g Grid) Grid {
+// fixed. When some class has a single training set, runDR could not
+// cross-validate and would fall back to its first candidate: the winner
+// of Choose, which was validated, is deployed as it is.
+func (s *Selection) deployGrid(g Grid, labels []int) Grid {
 	b := s.Best()
-	if !isDR(b.Method) {
+	if !isDR(b.Method) || minClass(labels) < 2 {
 		return b.grid(g, g.DRIter)
 	}
 	var dims []int
@@ -394,7 +396,7 @@ func (s *Selection) deployGrid(g Grid) Grid {
 func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
 	tt := *t
 	tt.Test = nil
-	p, err := run(s.Best().Method, &tt, s.deployGrid(g))
+	p, err := run(s.Best().Method, &tt, s.deployGrid(g, t.Labels))
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +415,7 @@ func runAuto(t *Task, g Grid) (Prediction, error) {
 		return Prediction{}, err
 	}
 	b := sel.Best()
-	p, err := run(b.Method, t, sel.deployGrid(g))
+	p, err := run(b.Method, t, sel.deployGrid(g, t.Labels))
 	if err != nil {
 		return Prediction{}, fmt.Errorf("%s: %w", b.Candidate, err)
 	}
