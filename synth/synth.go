@@ -159,20 +159,11 @@ func (o Options) withDefaults() (Options, error) {
 		if o.InfoDim < 1 || o.InfoDim > o.Dim {
 			return o, fmt.Errorf("synth: info-dim %d must be between 1 and dim %d", o.InfoDim, o.Dim)
 		}
-		def := func(v *float64, d float64, name string) error {
-			if *v == 0 {
-				*v = d
-			}
-			if *v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0) {
-				return fmt.Errorf("synth: %s %v must be a finite non-negative number", name, *v)
-			}
-			return nil
-		}
 		for _, e := range []error{
-			def(&o.ClassRadius, 1, "class radius"),
-			def(&o.SetSpread, 0.1, "set spread"),
-			def(&o.WithinStd, 0.25, "within-set std"),
-			def(&o.NoiseStd, 1, "noise std"),
+			defaultScale(&o.ClassRadius, 1, "class radius"),
+			defaultScale(&o.SetSpread, 0.1, "set spread"),
+			defaultScale(&o.WithinStd, 0.25, "within-set std"),
+			defaultScale(&o.NoiseStd, 1, "noise std"),
 		} {
 			if e != nil {
 				return o, e
@@ -204,21 +195,12 @@ func (o Options) withDefaults() (Options, error) {
 		if o.InfoDim < 1 || o.NuisanceDim < 1 || o.InfoDim+o.NuisanceDim > o.Dim {
 			return o, fmt.Errorf("synth: info-dim %d and nuisance-dim %d must be ≥ 1 and add up to at most dim %d", o.InfoDim, o.NuisanceDim, o.Dim)
 		}
-		def := func(v *float64, d float64, name string) error {
-			if *v == 0 {
-				*v = d
-			}
-			if *v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0) {
-				return fmt.Errorf("synth: %s %v must be a finite non-negative number", name, *v)
-			}
-			return nil
-		}
 		for _, e := range []error{
-			def(&o.ClassRadius, 1, "class radius"),
-			def(&o.SetSpread, 0.1, "set spread"),
-			def(&o.WithinStd, 0.25, "within-set std"),
-			def(&o.NoiseStd, 0.05, "noise std"),
-			def(&o.NuisanceStd, 1, "nuisance std"),
+			defaultScale(&o.ClassRadius, 1, "class radius"),
+			defaultScale(&o.SetSpread, 0.1, "set spread"),
+			defaultScale(&o.WithinStd, 0.25, "within-set std"),
+			defaultScale(&o.NoiseStd, 0.05, "noise std"),
+			defaultScale(&o.NuisanceStd, 1, "nuisance std"),
 		} {
 			if e != nil {
 				return o, e
@@ -324,4 +306,16 @@ func randOrthonormal(rng *rand.Rand, dim, k int) *mat.Dense {
 		}
 	}
 	return out
+}
+
+// defaultScale sets *v to d when it is 0 and checks that it is a finite
+// non-negative number; name is the option's name in the error.
+func defaultScale(v *float64, d float64, name string) error {
+	if *v == 0 {
+		*v = d
+	}
+	if *v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0) {
+		return fmt.Errorf("synth: %s %v must be a finite non-negative number", name, *v)
+	}
+	return nil
 }
