@@ -153,7 +153,13 @@ func AutoCandidates(g Grid, dim int) []Candidate {
 type CandidateScore struct {
 	Candidate
 	Accuracy float64 // held-out accuracy in [0, 1]; −1 when the candidate failed
-	Err      error   // why it failed
+	// Correct says, for every held-out set (fold by fold, in the order of
+	// the training sets within a fold), whether the candidate recognised
+	// it; nil when the candidate failed. Every candidate is scored on the
+	// same held-out sets in the same order, so two candidates' Correct
+	// are paired outcomes.
+	Correct []bool
+	Err     error // why it failed
 	Seconds  float64 // time of its folds
 }
 
@@ -299,6 +305,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		cs.Candidate = c
 		g2 := c.grid(g, g.DRFoldIter)
 		hits := 0
+		cs.Correct = make([]bool, 0, o.held)
 		for f := range o.nf {
 			t0 := time.Now()
 			if cs.Err == nil {
@@ -309,9 +316,11 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 						cs.Err = fmt.Errorf("fold %d of %d: %w", f+1, o.nf, err)
 					} else {
 						for a, l := range o.truth(f) {
-							if p.Labels[a] == l {
+							ok := p.Labels[a] == l
+							if ok {
 								hits++
 							}
+							cs.Correct = append(cs.Correct, ok)
 						}
 					}
 				}
@@ -340,7 +349,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		}
 		cs.Accuracy = float64(hits) / float64(o.held)
 		if cs.Err != nil {
-			cs.Accuracy = -1
+			cs.Accuracy, cs.Correct = -1, nil
 		}
 	}
 	sel.Chosen = -1
