@@ -335,7 +335,13 @@ func (r *Result) WriteSummary(w io.Writer) {
 			}
 			fmt.Fprintf(w, "%s %-34s %7.1f%% %9.1f\n", mark, c.Candidate, 100*c.Accuracy, c.Seconds)
 		}
-		fmt.Fprintf(w, "chose %s (cv %.1f%%) in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, r.ChooseSeconds)
+		if s.Chosen == s.Top {
+			fmt.Fprintf(w, "chose %s (cv %.1f%%, the highest) in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, r.ChooseSeconds)
+		} else {
+			t := s.Scores[s.Top]
+			fmt.Fprintf(w, "chose %s (cv %.1f%%): the first candidate within one standard error (%.1f points) of the highest, %s (%.1f%%); in %.1fs\n",
+				s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, t.Candidate, 100*t.Accuracy, r.ChooseSeconds)
+		}
 	}
 	if f := r.Fit; f != nil {
 		fmt.Fprintf(w, "deployed %s: %s, fitted on all training sets in %.1fs\n", f.Method, Describe(f), r.FitSeconds)

@@ -3,6 +3,8 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,17 +36,20 @@ import (
 type Candidate struct {
 	Method string
 	// Learn is the training setting of a -dr method (Dim, and Scale or
-	// Start); ignored otherwise.
+	// Start); ignored otherwise. A -dr candidate with Learn.Dim == 0 is
+	// the whole method: its d and training bandwidth are chosen by its own
+	// cross-validation (runDR) over the grid's AutoDims × AutoScales, with
+	// the PCA start of every d as the guard.
 	Learn LearnParams
 }
 
 func isDR(method string) bool { return method == NNHDR || method == NNJDR }
 
-// String names the candidate, e.g. "nn-h", "nn-h-dr d=20 train-bw=global*1",
-// "nn-h-dr d=10 start".
+// String names the candidate, e.g. "nn-h", "nn-h-dr", "nn-h-dr d=20
+// train-bw=global*1", "nn-h-dr d=10 start".
 func (c Candidate) String() string {
 	switch {
-	case !isDR(c.Method):
+	case !isDR(c.Method) || c.Learn.Dim == 0:
 		return c.Method
 	case c.Learn.Start:
 		return fmt.Sprintf("%s d=%d start", c.Method, c.Learn.Dim)
@@ -69,10 +74,16 @@ func deployableBandwidths(bws []Bandwidth) []Bandwidth {
 }
 
 // grid returns g narrowed to the candidate: deployable bandwidths and, for
-// a -dr method, its one training setting learned with at most iter
-// iterations.
+// a -dr method, its one training setting (or, for the whole method, the
+// grid of AutoDims below D × AutoScales with the guard), W learned with at
+// most iter iterations.
 func (c Candidate) grid(g Grid, iter int) Grid {
 	g.Bandwidths = deployableBandwidths(g.Bandwidths)
+	if isDR(c.Method) && c.Learn.Dim == 0 {
+		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = autoDims(g, math.MaxInt), nil, autoScales(g), true
+		g.DRIter = iter
+		return g
+	}
 	if isDR(c.Method) {
 		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = []int{c.Learn.Dim}, nil, nil, false
 		if c.Learn.Start {
@@ -106,43 +117,64 @@ var (
 	AutoMethods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR}
 	AutoDims    = []int{5, 10, 20, 40}
 	AutoScales  = []float64{0.25, 1, 2}
+	// AutoRepeats is how many times the training sets are dealt to the
+	// outer folds; every candidate is scored on every dealing.
+	AutoRepeats = 2
 )
 
-// AutoCandidates returns the candidates for features of dimension dim,
-// in order of preference: g.AutoMethods (AutoMethods when empty); each
-// -dr method crossed with the dimensions g.AutoDims below dim (a d = D
-// projection is a rotation, the full space again) and, for each d, the
-// PCA start first, then the scales g.AutoScales. The -dr methods are left
-// out when g.Learn is nil.
-func AutoCandidates(g Grid, dim int) []Candidate {
-	methods, dims, scales := g.AutoMethods, g.AutoDims, g.AutoScales
-	if len(methods) == 0 {
-		methods = AutoMethods
-	}
+// autoDims returns g.AutoDims (AutoDims when empty) below dim, without
+// repeats: a d = D projection is a rotation, the full space again.
+func autoDims(g Grid, dim int) []int {
+	dims := g.AutoDims
 	if len(dims) == 0 {
 		dims = AutoDims
 	}
-	if len(scales) == 0 {
-		scales = AutoScales
+	var out []int
+	for _, d := range dims {
+		if d >= 1 && d < dim && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
 	}
+	return out
+}
+
+// autoScales returns g.AutoScales (AutoScales when empty).
+func autoScales(g Grid) []float64 {
+	if len(g.AutoScales) == 0 {
+		return AutoScales
+	}
+	return g.AutoScales
+}
+
+// AutoCandidates returns the candidates for features of dimension dim,
+// in order of preference: g.AutoMethods (AutoMethods when empty), a -dr
+// method entering as a whole (its d and training bandwidth chosen by its
+// own cross-validation inside every fold) when nested, else crossed with
+// the dimensions g.AutoDims below dim and, for each d, the PCA start
+// first, then the scales g.AutoScales. Choose nests when the training part
+// of every outer fold keeps two sets of every class, which the method's
+// own cross-validation needs. The -dr methods are left out when g.Learn is
+// nil or no dimension is below dim.
+func AutoCandidates(g Grid, dim int, nested bool) []Candidate {
+	methods := g.AutoMethods
+	if len(methods) == 0 {
+		methods = AutoMethods
+	}
+	dims := autoDims(g, dim)
 	var out []Candidate
 	for _, m := range methods {
-		if !isDR(m) {
+		switch {
+		case !isDR(m):
 			out = append(out, Candidate{Method: m})
-			continue
-		}
-		if g.Learn == nil {
-			continue
-		}
-		seen := map[int]bool{}
-		for _, d := range dims {
-			if d < 1 || d >= dim || seen[d] {
-				continue
-			}
-			seen[d] = true
-			out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Start: true}})
-			for _, s := range scales {
-				out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Scale: s}})
+		case g.Learn == nil || len(dims) == 0:
+		case nested:
+			out = append(out, Candidate{Method: m})
+		default:
+			for _, d := range dims {
+				out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Start: true}})
+				for _, s := range autoScales(g) {
+					out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Scale: s}})
+				}
 			}
 		}
 	}
@@ -159,16 +191,21 @@ type CandidateScore struct {
 	// same held-out sets in the same order, so two candidates' Correct
 	// are paired outcomes.
 	Correct []bool
-	Err     error // why it failed
-	Seconds  float64 // time of its folds
+	Err     error   // why it failed
+	Seconds float64 // time of its folds
 }
 
 // Selection is the outcome of Choose.
 type Selection struct {
-	Scores  []CandidateScore // every candidate, in AutoCandidates order
-	Chosen  int              // index of the winner in Scores
-	Folding string           // how the training sets were folded
-	Held    int              // held-out sets over all folds
+	Scores []CandidateScore // every candidate, in AutoCandidates order
+	Chosen int              // index of the winner in Scores
+	Top    int              // index of the highest score in Scores
+	// SE is the standard error of the highest score, sqrt(p(1−p)/Held)
+	// (p(1−p) at least 1/Held, so that a score of 100% has one set's
+	// worth). The winner is the first candidate within SE of the top.
+	SE      float64
+	Folding string // how the training sets were folded
+	Held    int    // held-out outcomes of a candidate, over all folds and dealings
 }
 
 // Best returns the chosen candidate's score.
@@ -190,10 +227,13 @@ type outer struct {
 	nf    int
 	held  int
 	about string
+	rep   int // repetition: another dealing of the sets to the folds
+	// byHalves: one set per class, folded by its even and odd frames.
+	byHalves bool
 }
 
-func outerFolds(t *Task, g Grid) (*outer, error) {
-	o := &outer{}
+func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
+	o := &outer{rep: rep}
 	if folds(t.Labels, 2, 0) != nil {
 		nf := g.AutoFolds
 		if nf < 2 {
@@ -206,7 +246,7 @@ func outerFolds(t *Task, g Grid) (*outer, error) {
 		}
 		tt := *t
 		tt.Test = nil
-		o.task, o.fold, o.nf, o.about = &tt, folds(t.Labels, nf, t.Seed^0xa070), nf, about
+		o.task, o.fold, o.nf, o.about = &tt, folds(t.Labels, nf, (t.Seed+uint64(rep)*0x9e3779b9)^0xa070), nf, about
 	} else {
 		// One training set per class: its even and odd frames are the
 		// two folds.
@@ -233,7 +273,7 @@ func outerFolds(t *Task, g Grid) (*outer, error) {
 			train[i] = i
 		}
 		o.task = &Task{Pool: pool, Train: train, Labels: labels, Classes: t.Classes, Seed: t.Seed}
-		o.fold, o.nf, o.about = fold, 2, "2 folds by frame halves (every class has one training set: its even and odd frames)"
+		o.fold, o.nf, o.byHalves, o.about = fold, 2, true, "2 folds by frame halves (every class has one training set: its even and odd frames)"
 	}
 	for _, f := range o.fold {
 		if f >= 0 {
@@ -250,7 +290,7 @@ func outerFolds(t *Task, g Grid) (*outer, error) {
 func (o *outer) sub(f int) *Task {
 	st := *o.task
 	st.Train, st.Labels, st.Test = nil, nil, nil
-	st.Seed = o.task.Seed*31 + uint64(f) + 1
+	st.Seed = o.task.Seed*31 + uint64(o.rep*o.nf+f) + 1
 	for k, j := range o.task.Train {
 		if o.fold[k] == f {
 			st.Test = append(st.Test, j)
@@ -260,6 +300,18 @@ func (o *outer) sub(f int) *Task {
 		}
 	}
 	return &st
+}
+
+// nests reports whether the training part of every fold keeps at least two
+// sets of every class, so that a -dr method can run its own
+// cross-validation inside the fold.
+func (o *outer) nests() bool {
+	for f := range o.nf {
+		if minClass(o.sub(f).Labels) < 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // truth returns the labels of fold f's held-out sets.
@@ -282,40 +334,61 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if len(t.Train) != len(t.Labels) || len(t.Train) == 0 {
 		return nil, fmt.Errorf("%d training sets and %d labels", len(t.Train), len(t.Labels))
 	}
-	cands := AutoCandidates(g, t.Pool.Dim())
-	if len(cands) == 0 {
-		return nil, errors.New("no candidates to choose from")
-	}
-	o, err := outerFolds(t, g)
+	o, err := outerFolds(t, g, 0)
 	if err != nil {
 		return nil, err
 	}
-	sel := &Selection{Folding: o.about, Held: o.held, Scores: make([]CandidateScore, len(cands))}
+	outers := []*outer{o}
+	reps := g.AutoRepeats
+	if reps < 1 {
+		reps = AutoRepeats
+	}
+	if o.byHalves {
+		reps = 1 // the even and odd frames are the only dealing
+	}
+	for r := 1; r < reps; r++ {
+		or, err := outerFolds(t, g, r)
+		if err != nil {
+			return nil, err
+		}
+		outers = append(outers, or)
+	}
+	cands := AutoCandidates(g, t.Pool.Dim(), o.nests())
+	if len(cands) == 0 {
+		return nil, errors.New("no candidates to choose from")
+	}
+	about := o.about
+	if reps > 1 {
+		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
+	}
+	sel := &Selection{Folding: about, Held: o.held * reps, Scores: make([]CandidateScore, len(cands))}
 	kind := func(c Candidate) string {
-		if isDR(c.Method) && !c.Learn.Start {
+		if isDR(c.Method) && c.Learn.Dim > 0 && !c.Learn.Start {
 			return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)
 		}
 		return c.String()
 	}
+	perCand := o.nf * reps
 	spent, count := map[string]time.Duration{}, map[string]int{}
 	start := time.Now()
-	total, done := len(cands)*o.nf, 0
+	total, done := len(cands)*perCand, 0
 	for ci, c := range cands {
 		cs := &sel.Scores[ci]
 		cs.Candidate = c
 		g2 := c.grid(g, g.DRFoldIter)
 		hits := 0
-		cs.Correct = make([]bool, 0, o.held)
-		for f := range o.nf {
+		cs.Correct = make([]bool, 0, sel.Held)
+		for k := range perCand {
+			of, f := outers[k/o.nf], k%o.nf
 			t0 := time.Now()
 			if cs.Err == nil {
-				st := o.sub(f)
+				st := of.sub(f)
 				if len(st.Test) > 0 {
 					p, err := run(c.Method, st, g2)
 					if err != nil {
-						cs.Err = fmt.Errorf("fold %d of %d: %w", f+1, o.nf, err)
+						cs.Err = fmt.Errorf("fold %d of %d: %w", f+1, of.nf, err)
 					} else {
-						for a, l := range o.truth(f) {
+						for a, l := range of.truth(f) {
 							ok := p.Labels[a] == l
 							if ok {
 								hits++
@@ -334,9 +407,9 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 				var eta time.Duration
 				all := time.Since(start) / time.Duration(done)
 				for _, r := range cands[ci:] {
-					n := o.nf
+					n := perCand
 					if r == c {
-						n = o.nf - 1 - f
+						n = perCand - 1 - k
 					}
 					per := all
 					if k := kind(r); count[k] > 0 {
@@ -347,21 +420,41 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 				progress(AutoProgress{Done: done, Total: total, Candidate: c, Elapsed: time.Since(start), ETA: eta})
 			}
 		}
-		cs.Accuracy = float64(hits) / float64(o.held)
+		cs.Accuracy = float64(hits) / float64(sel.Held)
 		if cs.Err != nil {
 			cs.Accuracy, cs.Correct = -1, nil
 		}
 	}
-	sel.Chosen = -1
-	for i, s := range sel.Scores {
-		if s.Err == nil && (sel.Chosen < 0 || s.Accuracy > sel.Scores[sel.Chosen].Accuracy) {
-			sel.Chosen = i
-		}
-	}
-	if sel.Chosen < 0 {
-		return nil, fmt.Errorf("every candidate failed; the first: %s: %w", sel.Scores[0].Candidate, sel.Scores[0].Err)
+	if err := sel.choose(); err != nil {
+		return nil, err
 	}
 	return sel, nil
+}
+
+// choose sets Top, SE and Chosen by the one-standard-error rule: among the
+// candidates whose score is within one standard error of the highest, the
+// first in the order of preference. Scores of candidates that differ by
+// less than their noise do not rank them; the simpler one is kept.
+func (s *Selection) choose() error {
+	s.Top = -1
+	for i, c := range s.Scores {
+		if c.Err == nil && (s.Top < 0 || c.Accuracy > s.Scores[s.Top].Accuracy) {
+			s.Top = i
+		}
+	}
+	if s.Top < 0 {
+		return fmt.Errorf("every candidate failed; the first: %s: %w", s.Scores[0].Candidate, s.Scores[0].Err)
+	}
+	p, n := s.Scores[s.Top].Accuracy, float64(max(s.Held, 1))
+	s.SE = math.Sqrt(max(p*(1-p), 1/n) / n)
+	for i, c := range s.Scores {
+		if c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
+			s.Chosen = i
+			return nil
+		}
+	}
+	s.Chosen = s.Top
+	return nil
 }
 
 // deployGrid returns the grid with which the winner is fitted on all
@@ -376,7 +469,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 // of Choose, which was validated, is deployed as it is.
 func (s *Selection) deployGrid(g Grid, labels []int) Grid {
 	b := s.Best()
-	if !isDR(b.Method) || minClass(labels) < 2 {
+	if !isDR(b.Method) || b.Learn.Dim == 0 || minClass(labels) < 2 {
 		return b.grid(g, g.DRIter)
 	}
 	var dims []int

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"errors"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -20,22 +22,42 @@ func autoGrid(learn Learner) Grid {
 }
 
 // TestAutoCandidates checks the candidate list: -dr dimensions below D
-// only, the start of each d before its scales, no -dr without a learner.
+// only, the start of each d before its scales, the -dr method whole when
+// nested, no -dr without a learner or without a dimension below D.
 func TestAutoCandidates(t *testing.T) {
 	l := &coordLearner{}
-	var names []string
-	for _, c := range AutoCandidates(autoGrid(l.learn), 6) {
-		names = append(names, c.String())
+	names := func(cs []Candidate) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.String())
+		}
+		return out
 	}
+	got := names(AutoCandidates(autoGrid(l.learn), 6, false))
 	want := []string{"nn-h", "kfda-hg", "nn-h-dr d=1 start", "nn-h-dr d=1 train-bw=global*1", "nn-h-dr d=3 start", "nn-h-dr d=3 train-bw=global*1"}
-	if !reflect.DeepEqual(names, want) {
-		t.Errorf("candidates %q, want %q", names, want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("candidates %q, want %q", got, want)
 	}
-	if got := AutoCandidates(autoGrid(nil), 6); len(got) != 2 {
-		t.Errorf("without a learner: %v, want nn-h and kfda-hg only", got)
+	nested := AutoCandidates(autoGrid(l.learn), 6, true)
+	if got, want := names(nested), []string{"nn-h", "kfda-hg", "nn-h-dr"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("nested candidates %q, want %q", got, want)
 	}
-	if got := AutoCandidates(Grid{Learn: l.learn}, 944); len(got) != len(AutoMethods)-1+4*(1+len(AutoScales)) {
+	if g := nested[2].grid(autoGrid(l.learn), 9); !reflect.DeepEqual(g.DRDims, []int{1, 3, 6, 40}) || !reflect.DeepEqual(g.DRScales, []float64{1}) || !g.DRGuard || g.DRIter != 9 || len(g.DRRules) != 0 {
+		t.Errorf("nested -dr grid: dims %v scales %v guard %v iter %d rules %v", g.DRDims, g.DRScales, g.DRGuard, g.DRIter, g.DRRules)
+	}
+	for _, nest := range []bool{false, true} {
+		if got := AutoCandidates(autoGrid(nil), 6, nest); len(got) != 2 {
+			t.Errorf("without a learner: %v, want nn-h and kfda-hg only", got)
+		}
+		if got := AutoCandidates(autoGrid(l.learn), 1, nest); len(got) != 2 {
+			t.Errorf("D = 1: %v, want nn-h and kfda-hg only", got)
+		}
+	}
+	if got := AutoCandidates(Grid{Learn: l.learn}, 944, false); len(got) != len(AutoMethods)-1+4*(1+len(AutoScales)) {
 		t.Errorf("default candidates: %d", len(got))
+	}
+	if got := AutoCandidates(Grid{Learn: l.learn}, 944, true); len(got) != len(AutoMethods) {
+		t.Errorf("default nested candidates: %d", len(got))
 	}
 }
 
@@ -86,14 +108,21 @@ func TestAutoProbesNeverInfluence(t *testing.T) {
 		t.Logf("%-32s %5.1f%% %v", s.Candidate, 100*s.Accuracy, s.Err)
 	}
 	t.Logf("%s; %s", sel.Folding, pred.Params)
-	if b := sel.Best(); b.Method != NNHDR || b.Learn.Dim != 1 {
-		t.Errorf("chose %v, want nn-h-dr with d = 1", b.Candidate)
+	// Three gallery sets per class: the training part of every outer
+	// fold keeps two, so the -dr method is one nested candidate.
+	if b := sel.Best(); b.Method != NNHDR || b.Learn.Dim != 0 {
+		t.Errorf("chose %v, want nn-h-dr (nested)", b.Candidate)
 	}
-	if !strings.HasPrefix(pred.Params, "chose nn-h-dr d=1") || pred.Fit == nil || pred.Fit.W == nil {
+	if !strings.HasPrefix(pred.Params, "chose nn-h-dr autocv=") || !strings.Contains(pred.Params, " d=1 ") || pred.Fit == nil || pred.Fit.W == nil {
 		t.Errorf("auto params %q (fit %v), want the d = 1 projection deployed", pred.Params, pred.Fit)
 	}
-	if sel.Held != len(sp.Gallery) || !strings.HasPrefix(sel.Folding, "3 stratified folds") {
-		t.Errorf("held %d (%s), want every gallery set held out once in 3 folds", sel.Held, sel.Folding)
+	if sel.Held != AutoRepeats*len(sp.Gallery) || !strings.HasPrefix(sel.Folding, "3 stratified folds") || !strings.Contains(sel.Folding, "dealt 2 times") {
+		t.Errorf("held %d (%s), want every gallery set held out once in 3 folds, on each of %d dealings", sel.Held, sel.Folding, AutoRepeats)
+	}
+	for _, s := range sel.Scores {
+		if len(s.Correct) != sel.Held {
+			t.Errorf("%v: %d held-out outcomes, want %d", s.Candidate, len(s.Correct), sel.Held)
+		}
 	}
 	right := 0
 	for k, j := range sp.Probe {
@@ -131,7 +160,7 @@ func TestAutoFoldings(t *testing.T) {
 		gallery int
 		about   string
 		held    int
-	}{{2, "2 folds by training sets", 6}, {1, "2 folds by frame halves", 6}} {
+	}{{2, "2 folds by training sets", 2 * 6}, {1, "2 folds by frame halves", 6}} {
 		splits, err := Protocol{Kind: RandomSplits, Gallery: c.gallery, Probe: 3, Splits: 1}.MakeSplits(data, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -165,5 +194,88 @@ func TestAutoFoldings(t *testing.T) {
 		if len(fit.H) != len(sp.Gallery) || fit.Query.Validate() != nil {
 			t.Errorf("gallery %d: fit bandwidths %v, query %v", c.gallery, fit.H, fit.Query)
 		}
+	}
+}
+
+// TestOuterFoldsDealings checks that a second dealing of the training sets
+// to the outer folds differs from the first, keeps the folds stratified,
+// and that the frame-halves folding has a single dealing.
+func TestOuterFoldsDealings(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	var sets []*mat.Dense
+	var labels, train []int
+	for c := range 4 {
+		for range 5 {
+			train, labels = append(train, len(sets)), append(labels, c)
+			sets = append(sets, randSet(rng, 8, 3, float64(c), 1))
+		}
+	}
+	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4, Seed: 5}
+	a, err := outerFolds(task, Grid{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := outerFolds(task, Grid{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(a.fold, b.fold) {
+		t.Errorf("the second dealing %v repeats the first", b.fold)
+	}
+	for _, o := range []*outer{a, b} {
+		for f := range o.nf {
+			if minClass(o.sub(f).Labels) < 3 {
+				t.Errorf("dealing %d, fold %d: training part %v is not stratified", o.rep, f, o.sub(f).Labels)
+			}
+		}
+	}
+	if a.sub(0).Seed == b.sub(0).Seed {
+		t.Error("the two dealings share the inner cross-validation seeds")
+	}
+	one := &Task{Pool: task.Pool, Train: []int{0, 5, 10, 15}, Labels: []int{0, 1, 2, 3}, Classes: 4, Seed: 5}
+	sel, err := Choose(one, Grid{Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}, AutoMethods: []string{NNH}, AutoRepeats: 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Held != 8 || strings.Contains(sel.Folding, "dealt") {
+		t.Errorf("one set per class: %q, %d held out; want one dealing of the 8 halves", sel.Folding, sel.Held)
+	}
+}
+
+// TestOneStandardErrorRule checks the choice among scores: the first
+// candidate within one standard error of the highest wins, failed
+// candidates never do, and a 100% top still has one set's worth of error.
+func TestOneStandardErrorRule(t *testing.T) {
+	for _, c := range []struct {
+		acc      []float64 // −1: failed
+		held     int
+		chosen   int
+		top      int
+		seApprox float64
+	}{
+		{[]float64{0.80, 0.85, 0.90}, 100, 2, 2, 0.03},
+		{[]float64{0.88, 0.85, 0.90}, 100, 0, 2, 0.03},
+		{[]float64{-1, 0.88, 0.90}, 100, 1, 2, 0.03},
+		{[]float64{0.975, 1.0}, 40, 0, 1, 0.025},
+		{[]float64{0.95, 1.0}, 40, 1, 1, 0.025},
+	} {
+		s := &Selection{Held: c.held}
+		for _, a := range c.acc {
+			cs := CandidateScore{Accuracy: a}
+			if a < 0 {
+				cs.Err = errors.New("failed")
+			}
+			s.Scores = append(s.Scores, cs)
+		}
+		if err := s.choose(); err != nil {
+			t.Fatal(err)
+		}
+		if s.Chosen != c.chosen || s.Top != c.top || math.Abs(s.SE-c.seApprox) > 1e-9 {
+			t.Errorf("%v of %d: chose %d, top %d, SE %g; want %d, %d, %g", c.acc, c.held, s.Chosen, s.Top, s.SE, c.chosen, c.top, c.seApprox)
+		}
+	}
+	s := &Selection{Held: 10, Scores: []CandidateScore{{Accuracy: -1, Err: errors.New("a")}}}
+	if err := s.choose(); err == nil {
+		t.Error("every candidate failed, and choose chose")
 	}
 }

@@ -147,6 +147,7 @@ type Grid struct {
 	AutoDims    []int
 	AutoScales  []float64
 	AutoFolds   int
+	AutoRepeats int // dealings of the training sets to the outer folds (0: AutoRepeats)
 }
 
 // PaperWidths is the grid of kernel widths of the paper's experiments.
