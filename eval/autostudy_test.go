@@ -1,0 +1,170 @@
+package eval
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/dataset"
+	"setmatch/features"
+	"setmatch/learn"
+	"setmatch/match"
+)
+
+// The auto study: how auto's choice would fare under other rules. For
+// every split of a data set it records, per candidate of Choose, the
+// outcome on every held-out training set of each dealing to the outer
+// folds, and the candidate's outcome on every probe set when fitted on the
+// whole gallery (the -dr method also as Selection.Deploy fits it).
+// scripts/autostudy.py compares selection rules on these records. It is
+// an experiment, run on request only:
+//
+//	STUDY='NAME;DIR;FEATURES;PROTOCOL' STUDY_OUT=FILE.jsonl go test -run TestAutoStudy -timeout 0 ./eval
+//
+// (FEATURES empty for feature-vector data; the splits and inner seeds are
+// those of setmatch eval --seed 1.)
+
+// studyCand is one candidate's record in a split.
+type studyCand struct {
+	Name    string   `json:"name"`
+	Method  string   `json:"method"`
+	Dim     int      `json:"dim"`
+	Start   bool     `json:"start"`
+	Scale   float64  `json:"scale"`
+	CV      [][]bool `json:"cv"` // per repetition
+	Probe   []bool   `json:"probe"`
+	Params  string   `json:"params"`
+	Seconds float64  `json:"seconds"`
+}
+
+// studySplit is one JSON line of the study's output.
+type studySplit struct {
+	Data   string      `json:"data"`
+	Split  int         `json:"split"`
+	Fold   string      `json:"folding"`
+	Truth  []int       `json:"truth"`
+	Cands  []studyCand `json:"cands"`
+	DRMeth []bool      `json:"dr_method_probe"`
+	DRPar  string      `json:"dr_method_params"`
+}
+
+// TestAutoStudy runs the auto study when STUDY is set (see above).
+func TestAutoStudy(t *testing.T) {
+	spec := os.Getenv("STUDY")
+	if spec == "" {
+		t.Skip("an experiment: set STUDY to run it")
+	}
+	f := strings.Split(spec, ";")
+	if len(f) != 4 {
+		t.Fatalf("STUDY=%q, want NAME;DIR;FEATURES;PROTOCOL", spec)
+	}
+	name, dir, feat, proto := f[0], f[1], f[2], f[3]
+	opt := dataset.Options{}
+	if feat != "" {
+		pipe, err := features.Parse(feat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Frames = pipe.FrameDecoder()
+	}
+	ds, err := dataset.Load(dir, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseProtocol(proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Data{Classes: ds.Classes, Sets: ds.Matrices(), Labels: ds.Labels(), Names: ds.Names(), Pooled: ds.Pooled}
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := DefaultGrid()
+	g.Folds, g.DRFolds, g.DRIter, g.DRFoldIter, g.AutoRepeats = 5, 3, 25, 10, 2
+	pca := new(learn.PCACache)
+	g.Learn = func(sets []*mat.Dense, labels []int, m match.Measure, lp LearnParams, seed int64) (*mat.Dense, []float64, error) {
+		_, dd := sets[0].Dims()
+		if lp.Start {
+			return pca.Basis(sets, min(lp.Dim, dd), seed)
+		}
+		res, err := learn.Train(sets, labels, learn.TrainOptions{Dim: min(lp.Dim, dd), Divergence: m, Bandwidth: lp.Rule, MaxIter: lp.MaxIter, Seed: seed, GlobalScale: lp.Scale, PCA: pca})
+		if err != nil {
+			return nil, nil, err
+		}
+		return res.W, res.Mean, nil
+	}
+	out, err := os.OpenFile(os.Getenv("STUDY_OUT"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	var pool *Pool
+	for si, sp := range splits {
+		if pool == nil {
+			pool, err = NewPool(sp.Sets, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		labels := make([]int, len(sp.Gallery))
+		for k, j := range sp.Gallery {
+			labels[k] = sp.Labels[j]
+		}
+		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: len(ds.Classes), Seed: 1*1000003 + uint64(si)}
+		rec := studySplit{Data: name, Split: si}
+		for _, q := range sp.Probe {
+			rec.Truth = append(rec.Truth, sp.Labels[q])
+		}
+		sel, err := Choose(task, g, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Fold = sel.Folding
+		per := sel.Held / max(g.AutoRepeats, 1)
+		if strings.Contains(sel.Folding, "frame halves") {
+			per = sel.Held
+		}
+		for _, c := range sel.Scores {
+			sc := studyCand{Name: c.String(), Method: c.Method, Dim: c.Learn.Dim, Start: c.Learn.Start, Scale: c.Learn.Scale, Seconds: c.Seconds}
+			if c.Err == nil {
+				for k := 0; k+per <= len(c.Correct); k += per {
+					sc.CV = append(sc.CV, c.Correct[k:k+per])
+				}
+			}
+			rec.Cands = append(rec.Cands, sc)
+		}
+		for i, c := range sel.Scores {
+			pr, err := run(c.Method, task, c.Candidate.grid(g, g.DRIter))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, q := range sp.Probe {
+				rec.Cands[i].Probe = append(rec.Cands[i].Probe, pr.Labels[k] == sp.Labels[q])
+			}
+			rec.Cands[i].Params = pr.Params
+		}
+		for i, c := range sel.Scores {
+			if c.Method == NNHDR {
+				s2 := *sel
+				s2.Chosen = i
+				pr, err := run(NNHDR, task, s2.deployGrid(g, labels))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, q := range sp.Probe {
+					rec.DRMeth = append(rec.DRMeth, pr.Labels[k] == sp.Labels[q])
+				}
+				rec.DRPar = pr.Params
+				break
+			}
+		}
+		b, _ := json.Marshal(rec)
+		fmt.Fprintln(out, string(b))
+		t.Logf("%s split %d done", name, si)
+	}
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Compare auto's selection rules on records of the auto study.
+
+    python3 scripts/autostudy.py FILE.jsonl [FILE.jsonl ...]
+
+Each line is one split written by TestAutoStudy (eval/autostudy_test.go).
+For every data set it prints the probe accuracy of each full-space
+candidate and of the -dr method as deployed, then, for each rule, the mean
+probe accuracy of what the rule deploys and its difference to the best row
+and to nn-h. Rules: the highest held-out score (argmax) or the first
+candidate within k standard errors of the highest (k = 0.5, 1), scored on
+the first dealing of the training sets to the outer folds or on both.
+"""
+import collections
+import json
+import math
+import sys
+
+FULL = ["nn-h", "nn-j", "kfda-hg", "kfda-hl", "kfda-j"]
+
+
+def acc(v):
+    return 100.0 * sum(v) / len(v)
+
+
+def score(c, deal):
+    if not c["cv"] or any(v is None for v in c["cv"]):
+        return -1.0, 1
+    deal = min(deal, len(c["cv"]))  # frame halves: a single dealing
+    v = sum(c["cv"][:deal], [])
+    return sum(v) / len(v), len(v)
+
+
+def argmax(cands, deal):
+    best = None
+    for i, c in enumerate(cands):
+        s, _ = score(c, deal)
+        if s >= 0 and (best is None or s > best[0] + 1e-12):
+            best = (s, i)
+    return best[1]
+
+
+def within_se(cands, deal, k):
+    top = argmax(cands, deal)
+    p, n = score(cands[top], deal)
+    se = math.sqrt(max(p * (1 - p), 1.0 / n) / n)
+    for i, c in enumerate(cands):
+        s, _ = score(c, deal)
+        if s >= 0 and s >= p - k * se - 1e-12:
+            return i
+    return top
+
+
+def deployed(r, i):
+    c = r["cands"][i]
+    # A -dr winner is deployed as Selection.Deploy fits it: the method's
+    # own choice again on the whole gallery, except with one set per class
+    # (frame halves), where the validated candidate itself is deployed.
+    if c["method"] == "nn-h-dr" and "frame halves" not in r.get("folding", "") and r["dr_method_probe"]:
+        return acc(r["dr_method_probe"])
+    return acc(c["probe"])
+
+
+def main(paths):
+    rows = collections.OrderedDict()
+    for p in paths:
+        with open(p) as f:
+            for line in f:
+                r = json.loads(line)
+                rows.setdefault(r["data"], []).append(r)
+    ref = {}
+    for d, rs in rows.items():
+        m = {name: sum(acc(next(c for c in r["cands"] if c["name"] == name)["probe"]) for r in rs) / len(rs) for name in FULL}
+        m["nn-h-dr"] = sum(acc(r["dr_method_probe"]) for r in rs) / len(rs)
+        ref[d] = (max(m.values()), m["nn-h"])
+        print(f"{d} ({len(rs)} splits): " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
+    rules = [("argmax", lambda c, d: argmax(c, d))]
+    for k in (0.5, 1.0):
+        rules.append((f"1-SE k={k:g}", lambda c, d, k=k: within_se(c, d, k)))
+    print("\nrule, dealings: mean over data sets of (auto - best row), (auto - nn-h) | per data set: auto (-best, -nn-h)")
+    for name, rule in rules:
+        for deal in (1, 2):
+            parts, db, dn = [], 0.0, 0.0
+            for d, rs in rows.items():
+                a = sum(deployed(r, rule(r["cands"], deal)) for r in rs) / len(rs)
+                best, nnh = ref[d]
+                db, dn = db + a - best, dn + a - nnh
+                parts.append(f"{d} {a:.1f} ({a - best:+.1f}, {a - nnh:+.1f})")
+            n = len(rows)
+            print(f"{name:10s} {deal}: {db / n:+5.1f} {dn / n:+5.1f} | " + "; ".join(parts))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
