@@ -15,15 +15,18 @@ import (
 // Every candidate is a whole pipeline: a method together with its own
 // cross-validation of its hyper-parameters (the NN bandwidth, the kFDA
 // kernel width, regulariser and latent dimension, ...). A -dr method
-// enters once per training setting (dimension d × global training
-// bandwidth scale S, and the PCA start of every d as the guard), because
-// learning W is what costs. A candidate is scored by nested
+// enters whole (its d and training bandwidth chosen by its own
+// cross-validation inside every outer fold) when the training part of
+// every outer fold keeps two sets of every class; otherwise once per
+// training setting (dimension d × global training bandwidth scale S, and
+// the PCA start of every d as the guard). A candidate is scored by nested
 // cross-validation over the training sets: the training sets are dealt to
-// outer folds; for each fold the whole pipeline runs on the other folds
-// (its inner choices included, W learned there) and classifies the
-// held-out sets. The score is the held-out accuracy pooled over the folds;
-// ties go to the candidate listed first (the simpler one). The test
-// (probe) sets of a task are never looked at.
+// outer folds (AutoRepeats times, differently); for each fold the whole
+// pipeline runs on the other folds (its inner choices included, W learned
+// there) and classifies the held-out sets. The score is the held-out
+// accuracy pooled over the folds and dealings. The winner is the first
+// candidate (the simplest) whose score is within one standard error of
+// the highest. The test (probe) sets of a task are never looked at.
 //
 // Outer folds: 3 stratified folds by sets when every class has at least
 // 3 training sets; 2 when some class has 2 (a fold's training part then
