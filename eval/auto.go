@@ -76,14 +76,14 @@ func deployableBandwidths(bws []Bandwidth) []Bandwidth {
 	return out
 }
 
-// grid returns g narrowed to the candidate: deployable bandwidths and, for
-// a -dr method, its one training setting (or, for the whole method, the
-// grid of AutoDims below D × AutoScales with the guard), W learned with at
-// most iter iterations.
-func (c Candidate) grid(g Grid, iter int) Grid {
+// grid returns g narrowed to the candidate for features of dimension dim:
+// deployable bandwidths and, for a -dr method, its one training setting
+// (or, for the whole method, the grid of AutoDims below dim × AutoScales
+// with the guard), W learned with at most iter iterations.
+func (c Candidate) grid(g Grid, dim, iter int) Grid {
 	g.Bandwidths = deployableBandwidths(g.Bandwidths)
 	if isDR(c.Method) && c.Learn.Dim == 0 {
-		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = autoDims(g, math.MaxInt), nil, autoScales(g), true
+		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = autoDims(g, dim), nil, autoScales(g), true
 		g.DRIter = iter
 		return g
 	}
@@ -105,7 +105,7 @@ func (c Candidate) grid(g Grid, iter int) Grid {
 func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
 	tt := *t
 	tt.Test = nil
-	p, err := run(c.Method, &tt, c.grid(g, g.DRIter))
+	p, err := run(c.Method, &tt, c.grid(g, t.Pool.Dim(), g.DRIter))
 	if err != nil {
 		return nil, err
 	}
@@ -378,8 +378,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	for ci, c := range cands {
 		cs := &sel.Scores[ci]
 		cs.Candidate = c
-		g2 := c.grid(g, g.DRFoldIter)
-		hits := 0
+		g2 := c.grid(g, t.Pool.Dim(), g.DRFoldIter)
 		cs.Correct = make([]bool, 0, sel.Held)
 		for k := range perCand {
 			of, f := outers[k/o.nf], k%o.nf
@@ -392,11 +391,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 						cs.Err = fmt.Errorf("fold %d of %d: %w", f+1, of.nf, err)
 					} else {
 						for a, l := range of.truth(f) {
-							ok := p.Labels[a] == l
-							if ok {
-								hits++
-							}
-							cs.Correct = append(cs.Correct, ok)
+							cs.Correct = append(cs.Correct, p.Labels[a] == l)
 						}
 					}
 				}
@@ -421,6 +416,12 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 					eta += per * time.Duration(n)
 				}
 				progress(AutoProgress{Done: done, Total: total, Candidate: c, Elapsed: time.Since(start), ETA: eta})
+			}
+		}
+		hits := 0
+		for _, ok := range cs.Correct {
+			if ok {
+				hits++
 			}
 		}
 		cs.Accuracy = float64(hits) / float64(sel.Held)
@@ -470,10 +471,10 @@ func (s *Selection) choose() error {
 // fixed. When some class has a single training set, runDR could not
 // cross-validate and would fall back to its first candidate: the winner
 // of Choose, which was validated, is deployed as it is.
-func (s *Selection) deployGrid(g Grid, labels []int) Grid {
+func (s *Selection) deployGrid(g Grid, dim int, labels []int) Grid {
 	b := s.Best()
 	if !isDR(b.Method) || b.Learn.Dim == 0 || minClass(labels) < 2 {
-		return b.grid(g, g.DRIter)
+		return b.grid(g, dim, g.DRIter)
 	}
 	var dims []int
 	var scales []float64
@@ -501,7 +502,7 @@ func (s *Selection) deployGrid(g Grid, labels []int) Grid {
 func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
 	tt := *t
 	tt.Test = nil
-	p, err := run(s.Best().Method, &tt, s.deployGrid(g, t.Labels))
+	p, err := run(s.Best().Method, &tt, s.deployGrid(g, t.Pool.Dim(), t.Labels))
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +521,7 @@ func runAuto(t *Task, g Grid) (Prediction, error) {
 		return Prediction{}, err
 	}
 	b := sel.Best()
-	p, err := run(b.Method, t, sel.deployGrid(g, t.Labels))
+	p, err := run(b.Method, t, sel.deployGrid(g, t.Pool.Dim(), t.Labels))
 	if err != nil {
 		return Prediction{}, fmt.Errorf("%s: %w", b.Candidate, err)
 	}

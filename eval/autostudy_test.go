@@ -32,9 +32,6 @@ import (
 type studyCand struct {
 	Name    string   `json:"name"`
 	Method  string   `json:"method"`
-	Dim     int      `json:"dim"`
-	Start   bool     `json:"start"`
-	Scale   float64  `json:"scale"`
 	CV      [][]bool `json:"cv"` // per repetition
 	Probe   []bool   `json:"probe"`
 	Params  string   `json:"params"`
@@ -130,7 +127,7 @@ func TestAutoStudy(t *testing.T) {
 			per = sel.Held
 		}
 		for _, c := range sel.Scores {
-			sc := studyCand{Name: c.String(), Method: c.Method, Dim: c.Learn.Dim, Start: c.Learn.Start, Scale: c.Learn.Scale, Seconds: c.Seconds}
+			sc := studyCand{Name: c.String(), Method: c.Method, Seconds: c.Seconds}
 			if c.Err == nil {
 				for k := 0; k+per <= len(c.Correct); k += per {
 					sc.CV = append(sc.CV, c.Correct[k:k+per])
@@ -139,7 +136,7 @@ func TestAutoStudy(t *testing.T) {
 			rec.Cands = append(rec.Cands, sc)
 		}
 		for i, c := range sel.Scores {
-			pr, err := run(c.Method, task, c.Candidate.grid(g, g.DRIter))
+			pr, err := run(c.Method, task, c.Candidate.grid(g, pool.Dim(), g.DRIter))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +149,7 @@ func TestAutoStudy(t *testing.T) {
 			if c.Method == NNHDR {
 				s2 := *sel
 				s2.Chosen = i
-				pr, err := run(NNHDR, task, s2.deployGrid(g, labels))
+				pr, err := run(NNHDR, task, s2.deployGrid(g, pool.Dim(), labels))
 				if err != nil {
 					t.Fatal(err)
 				}
