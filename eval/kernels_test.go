@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/match"
+	"setmatch/setkernel"
 )
 
 func randSet(rng *rand.Rand, n, d int, mean, scale float64) *mat.Dense {
@@ -20,42 +21,13 @@ func randSet(rng *rand.Rand, n, d int, mean, scale float64) *mat.Dense {
 	return x
 }
 
-func TestProjectionKernelByHand(t *testing.T) {
-	s := 1 / math.Sqrt2
-	a := mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0})
-	b := mat.NewDense(3, 2, []float64{1, 0, 0, s, 0, s})
-	// AᵀB = [[1, 0], [0, 1/√2]]: ‖·‖² = 1 + 1/2.
-	if got := ProjectionKernel(a, b); math.Abs(got-1.5) > 1e-12 {
-		t.Errorf("projection kernel = %v, want 1.5", got)
-	}
-	if got := ProjectionKernel(a, a); math.Abs(got-2) > 1e-12 {
-		t.Errorf("projection kernel of a 2-D subspace with itself = %v, want 2", got)
-	}
-	// A set whose frames lie in the x–y plane, with most energy along x.
-	x := mat.NewDense(4, 3, []float64{3, 0.1, 0, -3, 0.2, 0, 2, -0.1, 0, 1, 1, 0})
-	basis, err := SetBasis(x, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := ProjectionKernel(basis, a); math.Abs(got-2) > 1e-12 {
-		t.Errorf("basis of an x–y set against the x–y plane: %v, want 2", got)
-	}
-	b1, _ := SetBasis(x, 1)
-	if v := math.Abs(b1.At(0, 0)); v < 0.99 {
-		t.Errorf("top direction %v is not close to x", mat.Formatted(b1.T()))
-	}
-	if _, err := SetBasis(x, 5); err == nil {
-		t.Error("p larger than the set accepted")
-	}
-}
-
 func TestCDLKernelByHand(t *testing.T) {
 	// Frames (±u, 0), (0, ±v): mean 0, covariance diag(2u²/3, 2v²/3).
 	mk := func(u, v float64) *mat.Dense {
 		return mat.NewDense(4, 2, []float64{u, 0, -u, 0, 0, v, 0, -v})
 	}
 	a, b := mk(1, 2), mk(3, 0.5)
-	ca := Covariance(a)
+	ca := setkernel.Covariance(a)
 	if math.Abs(ca.At(0, 0)-2.0/3) > 1e-12 || math.Abs(ca.At(1, 1)-8.0/3) > 1e-12 || math.Abs(ca.At(0, 1)) > 1e-12 {
 		t.Fatalf("covariance %v, want diag(2/3, 8/3)", mat.Formatted(ca))
 	}
@@ -98,7 +70,7 @@ func TestCDLKernelLowRankMatchesDense(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := func(x *mat.Dense) *mat.SymDense {
-		c := Covariance(x)
+		c := setkernel.Covariance(x)
 		for i := range 6 {
 			c.SetSym(i, i, c.At(i, i)+lambda)
 		}
@@ -106,7 +78,7 @@ func TestCDLKernelLowRankMatchesDense(t *testing.T) {
 	}
 	for i := range sets {
 		for j := range sets {
-			want, err := LogEuclideanKernel(reg(sets[i]), reg(sets[j]))
+			want, err := setkernel.LogEuclideanDense(reg(sets[i]), reg(sets[j]))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,34 +86,6 @@ func TestCDLKernelLowRankMatchesDense(t *testing.T) {
 				t.Errorf("k(%d,%d) = %v, dense %v", i, j, got, want)
 			}
 		}
-	}
-}
-
-func TestLogSPDByHand(t *testing.T) {
-	a := mat.NewSymDense(2, []float64{2, 0, 0, 5})
-	l, err := LogSPD(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(l.At(0, 0)-math.Log(2)) > 1e-12 || math.Abs(l.At(1, 1)-math.Log(5)) > 1e-12 || math.Abs(l.At(0, 1)) > 1e-12 {
-		t.Errorf("log diag(2,5) = %v", mat.Formatted(l))
-	}
-	// Rotated: log(R D Rᵀ) = R log(D) Rᵀ.
-	c, s := math.Cos(0.3), math.Sin(0.3)
-	r := mat.NewDense(2, 2, []float64{c, -s, s, c})
-	var rd, rdr mat.Dense
-	rd.Mul(r, mat.NewDiagDense(2, []float64{2, 5}))
-	rdr.Mul(&rd, r.T())
-	sym := mat.NewSymDense(2, []float64{rdr.At(0, 0), rdr.At(0, 1), rdr.At(0, 1), rdr.At(1, 1)})
-	l2, _ := LogSPD(sym)
-	var w, w2 mat.Dense
-	w.Mul(r, mat.NewDiagDense(2, []float64{math.Log(2), math.Log(5)}))
-	w2.Mul(&w, r.T())
-	if !mat.EqualApprox(l2, &w2, 1e-12) {
-		t.Errorf("log of rotated matrix %v, want %v", mat.Formatted(l2), mat.Formatted(&w2))
-	}
-	if _, err := LogSPD(mat.NewSymDense(2, []float64{1, 0, 0, -1})); err == nil {
-		t.Error("indefinite matrix accepted")
 	}
 }
 

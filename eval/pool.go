@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/par"
+	"setmatch/setkernel"
 )
 
 // Pool holds the m sets of one evaluation split (gallery and probe sets
@@ -33,7 +34,7 @@ type Pool struct {
 	d2      *mat.Dense // N×N squared distances between all frames
 	knn     [][]float64
 	gdaB    []*mat.Dense
-	cdlSpec []cdlSpectrum
+	cdlSpec []setkernel.Spectrum
 	cdlGram *mat.Dense
 
 	divCache map[string]*DivMatrix

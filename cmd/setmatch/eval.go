@@ -16,6 +16,7 @@ import (
 	"setmatch/features"
 	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/setkernel"
 )
 
 const evalSynopsis = `--data DIR [--features SPEC] [--protocol P] [--methods LIST] [--seed N] [--json]
@@ -290,7 +291,7 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 		}
 		out := make([]*mat.Dense, len(sets))
 		for i, x := range sets {
-			out[i] = eval.Centred(x)
+			out[i] = setkernel.Centred(x)
 		}
 		return out, nil
 	}

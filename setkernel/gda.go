@@ -1,0 +1,41 @@
+package setkernel
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// GDA: each set is the span of its top-p right singular vectors (of the
+// uncentred frames, as in the original), compared with the projection
+// kernel k(A, B) = ‖AᵀB‖_F².
+
+// Basis returns the d×p orthonormal basis of the top-p right singular
+// vectors of the n×d set x (1 ≤ p ≤ min(n, d)).
+func Basis(x *mat.Dense, p int) (*mat.Dense, error) {
+	n, d := x.Dims()
+	if p < 1 || p > min(n, d) {
+		return nil, fmt.Errorf("subspace dimension p=%d: want 1 ≤ p ≤ min(frames, features) = %d", p, min(n, d))
+	}
+	var svd mat.SVD
+	if !svd.Factorize(x, mat.SVDThin) {
+		return nil, fmt.Errorf("SVD of a %d×%d set did not converge", n, d)
+	}
+	var v mat.Dense
+	svd.VTo(&v) // d×min(n,d), singular values in decreasing order
+	return mat.DenseCopyOf(v.Slice(0, d, 0, p)), nil
+}
+
+// Projection returns ‖AᵀB‖_F² for the d×p_a basis a and the d×p_b basis b.
+func Projection(a, b mat.Matrix) float64 {
+	var g mat.Dense
+	g.Mul(a.T(), b)
+	var s float64
+	r, _ := g.Dims()
+	for i := range r {
+		for _, v := range g.RawRowView(i) {
+			s += v * v
+		}
+	}
+	return s
+}
