@@ -56,8 +56,8 @@ func (m *Model) Enroll(label, name string, frames *mat.Dense) error {
 // error wrapping ErrNeedsRetraining).
 func (m *Model) CanEnroll() error {
 	if k := m.KFDA; k != nil {
-		return fmt.Errorf("%w: this model decides by kFDA (kernel %s, width %g/%s, %d latent dimensions): adding sets needs retraining: run setmatch train on the training data with the new sets added",
-			ErrNeedsRetraining, k.Kernel, k.Width, k.WidthScale, k.Dim())
+		return fmt.Errorf("%w: this model decides by kFDA (%s, %d latent dimensions): adding sets needs retraining: run setmatch train on the training data with the new sets added",
+			ErrNeedsRetraining, k.Describe(), k.Dim())
 	}
 	return nil
 }

@@ -85,7 +85,7 @@ func TestEnroll(t *testing.T) {
 }
 
 func TestEnrollKFDARefused(t *testing.T) {
-	m := goldenModel(t)
+	m := hgModel(t)
 	n := len(m.Sets)
 	err := m.Enroll("a", "new", mat.NewDense(3, m.InputDim(), []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9}))
 	if !errors.Is(err, ErrNeedsRetraining) || !strings.Contains(err.Error(), "decides by kFDA (kernel hg") || !strings.Contains(err.Error(), "setmatch train") {

@@ -1,10 +1,10 @@
 package model
 
-// The model file (format 2), all integers little-endian:
+// The model file (format 3), all integers little-endian:
 //
 //	offset       size  field
 //	0            8     magic "SETMATCH"
-//	8            4     format version, uint32 (2)
+//	8            4     format version, uint32 (3)
 //	12           8     header length H, uint64
 //	20           H     header: UTF-8 JSON object (fileHeader)
 //	20+H         8·F   float64 arrays, IEEE 754 bits: W (D×d, row-major),
@@ -19,9 +19,10 @@ package model
 //	                   none)
 //	20+H+8F+P    4     CRC-32C (Castagnoli) of every byte before it
 //
-// The file ends right after the checksum. Format 1 is format 2 without the
-// kFDA arrays and the pipeline (its header has no selection, kfda or
-// features_bytes; they are ignored if present). docs/FORMATS.md is the user
+// The file ends right after the checksum. Format 2 is format 3 without
+// the set kernels (kfda kernel gda or cdl, with its p or lambda). Format 1
+// is format 2 without the kFDA arrays and the pipeline (its header has no
+// selection, kfda or features_bytes; they are ignored if present). docs/FORMATS.md is the user
 // reference, with the compatibility policy.
 
 import (
@@ -53,7 +54,7 @@ const Magic = "SETMATCH"
 
 // FormatVersion is the format version this package writes and the newest
 // it reads.
-const FormatVersion = 2
+const FormatVersion = 3
 
 // MaxFileBytes is the largest model file ReadFile and Decode accept.
 const MaxFileBytes = 1 << 30
@@ -125,6 +126,8 @@ type fileKFDA struct {
 	Epsilon    jsonFloat `json:"epsilon"`
 	AllMean    jsonFloat `json:"all_mean"`
 	Dim        int       `json:"latent_dim"`
+	P          int       `json:"p,omitempty"`      // gda (format ≥ 3)
+	Lambda     jsonFloat `json:"lambda,omitempty"` // cdl (format ≥ 3)
 }
 
 // jsonMaybe is a float64 that may be NaN, written as null.
@@ -230,6 +233,7 @@ func encode(w io.Writer, m *Model) error {
 		h.KFDA = &fileKFDA{
 			Kernel: k.Kernel, Width: jsonFloat(k.Width), Scale: jsonFloat(k.Scale), WidthScale: k.WidthScale,
 			Reg: jsonFloat(k.Reg), Epsilon: jsonFloat(k.Epsilon), AllMean: jsonFloat(k.AllMean), Dim: k.Dim(),
+			P: k.P, Lambda: jsonFloat(k.Lambda),
 		}
 	}
 	var pipeline []byte
@@ -442,6 +446,12 @@ func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 	if v < 2 {
 		h.Selection, h.KFDA, h.FeaturesBytes, h.FeaturesSpec = nil, nil, 0, ""
 	}
+	if v < 3 && h.KFDA != nil {
+		if IsSetKernel(h.KFDA.Kernel) {
+			return nil, fmt.Errorf("%w: kfda kernel %q in a file of format %d (set kernels came with format 3)", ErrMalformed, h.KFDA.Kernel, v)
+		}
+		h.KFDA.P, h.KFDA.Lambda = 0, 0
+	}
 	return &h, nil
 }
 
@@ -551,6 +561,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 		m.KFDA = &KFDA{
 			Kernel: fk.Kernel, Width: float64(fk.Width), Scale: float64(fk.Scale), WidthScale: fk.WidthScale,
 			Reg: float64(fk.Reg), Epsilon: float64(fk.Epsilon), AllMean: float64(fk.AllMean),
+			P: fk.P, Lambda: float64(fk.Lambda),
 			ColMean: next("kfda column means", 1, n),
 			Values:  next("kfda eigenvalues", 1, r),
 			Alpha:   mat.NewDense(n, r, next("kfda coefficients", n, r)),

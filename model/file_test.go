@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"os"
@@ -273,10 +274,10 @@ func TestMagicAndVersion(t *testing.T) {
 	mfDecodeErr(t, "magic", b, ErrNotModelFile, "not a setmatch model file")
 
 	b = bytes.Clone(good)
-	binary.LittleEndian.PutUint32(b[8:], 3)
-	mfDecodeErr(t, "newer", b, ErrNewerFormat, "written by a newer setmatch (format 3; this one reads ≤ 2): upgrade")
+	binary.LittleEndian.PutUint32(b[8:], FormatVersion+1)
+	mfDecodeErr(t, "newer", b, ErrNewerFormat, fmt.Sprintf("written by a newer setmatch (format %d; this one reads ≤ %d): upgrade", FormatVersion+1, FormatVersion))
 	b = mfReseal(b) // even with a valid checksum
-	mfDecodeErr(t, "newer resealed", b, ErrNewerFormat, "format 3")
+	mfDecodeErr(t, "newer resealed", b, ErrNewerFormat, fmt.Sprintf("format %d", FormatVersion+1))
 
 	b = mfReseal(bytes.Clone(good))
 	binary.LittleEndian.PutUint32(b[8:], 0)

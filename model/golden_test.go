@@ -56,10 +56,29 @@ func goldenPaths(v uint32) (model, results string) {
 }
 
 // goldenModel returns the model of the current format version's golden
-// file: a small deterministic kFDA model (kernel hg, width relative to the
-// median) with a recorded feature pipeline (intensity:4x4+pca:6), a
-// selection table and an open-set threshold.
+// file: a small deterministic kFDA model on CDL's set kernel (format 3;
+// format 2's file holds kernel hg, width relative to the median) with a
+// recorded feature pipeline (intensity:4x4+pca:6), a selection table and
+// an open-set threshold.
 func goldenModel(t testing.TB) *Model {
+	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4, 6})
+	// A latent distance between the three batches' (CDL compares
+	// covariances, so the batch shifted far away is not far).
+	m.Threshold = 0.55
+	if _, err := m.FitSetKernel(KernelCDL, 0, 0.05, 1e-2, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	m.Selection = Selection{
+		Method: "cdl", Params: map[string]string{"lambda": "0.05", "reg": "0.01", "dim": "2"}, CVAccuracy: 0.75,
+		Candidates: []Candidate{{"nn-h", "", 0.5, 0.25}, {"cdl", "lambda=0.05 reg=0.01 dim=2", 0.75, 1.5}, {"kfda-j", "", math.NaN(), 0}},
+	}
+	withPipeline(t, m)
+	return m
+}
+
+// hgModel is goldenModel with kernel hg (width relative to the median)
+// instead of CDL's: the model of format 2's golden file.
+func hgModel(t testing.TB) *Model {
 	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4, 6})
 	m.Threshold = 10 // a latent distance
 	if _, err := m.FitKFDA(KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
@@ -69,6 +88,13 @@ func goldenModel(t testing.TB) *Model {
 		Method: "kfda-hg", Params: map[string]string{"width": "1/median", "reg": "0.01", "dim": "2"}, CVAccuracy: 0.75,
 		Candidates: []Candidate{{"nn-h", "", 0.5, 0.25}, {"kfda-hg", "s=1/median reg=0.01 dim=2", 0.75, 1.5}, {"kfda-j", "", math.NaN(), 0}},
 	}
+	withPipeline(t, m)
+	return m
+}
+
+// withPipeline records a fitted feature pipeline (intensity:4x4+pca:6)
+// in m.
+func withPipeline(t testing.TB, m *Model) {
 	p, err := features.Parse("intensity:4x4+pca:6")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +105,6 @@ func goldenModel(t testing.TB) *Model {
 		t.Fatal(err)
 	}
 	m.Features = &f
-	return m
 }
 
 // writeGolden writes the golden model file of the current format version

@@ -90,7 +90,7 @@ func BenchmarkDecideKFDA(b *testing.B) {
 		res.Divergences[i] = match.Divergences{Hellinger2: rng.Float64(), Jeffrey: rng.Float64()}
 	}
 	for b.Loop() {
-		if err := mt.decideKFDA(&res); err != nil {
+		if err := mt.decideKFDA(&res, mt.divKernel(res.Divergences)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -18,8 +18,10 @@ import (
 // kFDA (Model.KFDA): the batch's divergences to every gallery set give its
 // kernel vector and, centred and projected, its latent point; the nearest
 // gallery set in the latent space decides, known if its latent distance is
-// within the threshold. The gallery KDEs and what match.Gallery
-// precomputes from them are built once, in NewMatcher.
+// within the threshold. With a set kernel (GDA, CDL) the kernel vector is
+// that of the projected batch against every gallery set, and no KDE is
+// built. The gallery KDEs (or bases, or spectra) are built once, in
+// NewMatcher.
 //
 // A Matcher is safe for concurrent use by several goroutines: Match keeps
 // all its working memory local to the call and only reads the Matcher. The
@@ -31,7 +33,9 @@ type Matcher struct {
 	gallery   *match.Gallery
 	threshold float64
 	disc      *kfda.KFDA                // nil for nearest neighbour
-	kernel    func(div float64) float64 // the kFDA set kernel
+	kernel    func(div float64) float64 // the kFDA kernel on divergences
+	sets      *setGallery               // the kFDA set kernel (gallery nil)
+	workers   int
 }
 
 // Decision is the outcome of matching a batch: the nearest gallery set,
@@ -50,11 +54,12 @@ type Result struct {
 	// the matcher's threshold (Known).
 	Decision Decision
 	// Divergences holds the batch's divergences to every gallery set, in
-	// gallery order (len = number of gallery sets).
+	// gallery order (len = number of gallery sets); nil for a set kernel.
 	Divergences []match.Divergences
 	// Frames is the number of frames n of the batch.
 	Frames int
-	// Bandwidth is the bandwidth h chosen for the projected batch.
+	// Bandwidth is the bandwidth h chosen for the projected batch (0 for
+	// a set kernel, which uses no KDE).
 	Bandwidth float64
 	// Latent is the batch's point in the kFDA latent space (len r), and
 	// Distances its Euclidean distances to the gallery sets' latent points
@@ -75,6 +80,19 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	mt := &Matcher{model: m, labels: m.Labels(), threshold: m.Threshold, workers: max(workers, 0)}
+	if k := m.KFDA; k != nil {
+		mt.disc = k.Discriminant()
+		if IsSetKernel(k.Kernel) {
+			g, err := newSetGallery(k.Kernel, k.P, k.Lambda, m.samples(), workers)
+			if err != nil {
+				return nil, err
+			}
+			mt.sets = g
+			return mt, nil
+		}
+		mt.kernel = k.KernelFunc()
+	}
 	kdes := make([]*match.KDE, len(m.Sets))
 	for i, s := range m.Sets {
 		k, err := match.NewKDE(s.Samples, s.Bandwidth)
@@ -87,11 +105,8 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.Workers = max(workers, 0)
-	mt := &Matcher{model: m, labels: m.Labels(), gallery: g, threshold: m.Threshold}
-	if m.KFDA != nil {
-		mt.disc, mt.kernel = m.KFDA.Discriminant(), m.KFDA.KernelFunc()
-	}
+	g.Workers = mt.workers
+	mt.gallery = g
 	return mt, nil
 }
 
@@ -121,8 +136,9 @@ func (mt *Matcher) Labels() []string { return mt.labels }
 // Match projects the n×D batch, estimates its density with the bandwidth
 // the model's QueryBandwidth rule gives for the projected batch, compares it
 // with every gallery set and decides by the nearest set under the model's
-// divergence and the matcher's threshold. It fails with ErrNoDecision if no
-// gallery set is at a finite divergence.
+// divergence (or in the kFDA latent space) and the matcher's threshold. A
+// set kernel's model compares the projected batch itself. It fails with
+// ErrNoDecision if no gallery set is at a finite divergence.
 func (mt *Matcher) Match(batch *mat.Dense) (Result, error) {
 	return mt.MatchContext(context.Background(), batch)
 }
@@ -151,6 +167,17 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	if d != mt.model.Dim() {
 		return Result{}, fmt.Errorf("projected batch has %d columns, model dimension is %d", d, mt.model.Dim())
 	}
+	if mt.sets != nil {
+		k, err := mt.sets.vector(ctx, p, mt.workers)
+		if err != nil {
+			return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
+		}
+		res := Result{Frames: n}
+		if err := mt.decideKFDA(&res, k); err != nil {
+			return Result{}, err
+		}
+		return res, nil
+	}
 	h, err := mt.model.QueryBandwidth.Bandwidth(p)
 	if err != nil {
 		return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
@@ -165,7 +192,7 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	}
 	res := Result{Divergences: div, Frames: n, Bandwidth: h}
 	if mt.disc != nil {
-		if err := mt.decideKFDA(&res); err != nil {
+		if err := mt.decideKFDA(&res, mt.divKernel(div)); err != nil {
 			return Result{}, err
 		}
 	} else {
@@ -177,20 +204,26 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	return res, nil
 }
 
-// decideKFDA maps the batch's divergences to the latent space and decides
-// by the nearest gallery set there.
-func (mt *Matcher) decideKFDA(res *Result) error {
+// divKernel returns the kernel vector of a batch's divergences to the
+// gallery sets, under the kFDA kernel on divergences.
+func (mt *Matcher) divKernel(div []match.Divergences) []float64 {
 	meas := mt.model.KFDA.Measure()
-	k := make([]float64, len(res.Divergences))
-	for j, v := range res.Divergences {
+	k := make([]float64, len(div))
+	for j, v := range div {
 		k[j] = mt.kernel(v.Of(meas))
 	}
+	return k
+}
+
+// decideKFDA maps the batch's kernel vector k (against every gallery
+// set) to the latent space and decides by the nearest gallery set there.
+func (mt *Matcher) decideKFDA(res *Result, k []float64) error {
 	z, err := mt.disc.TransformRow(k)
 	if err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
 	lat := mt.model.KFDA.Latent
-	dist := make([]float64, len(res.Divergences))
+	dist := make([]float64, len(k))
 	for j := range dist {
 		var s float64
 		for c, v := range lat.RawRowView(j) {
@@ -201,5 +234,8 @@ func (mt *Matcher) decideKFDA(res *Result) error {
 	}
 	res.Latent, res.Distances = z, dist
 	res.Decision = match.NearestScores(dist, mt.labels, mt.threshold)
+	if res.Decision.Best < 0 {
+		return ErrNoDecision
+	}
 	return nil
 }

@@ -52,11 +52,12 @@ const (
 // KFDA is a kernel Fisher discriminant solution held by a model. A batch's
 // divergences δ_j to the m gallery sets (Model.Sets, in order, with the
 // model's bandwidths) give the kernel vector k_j = kernel(max(δ_j, 0),
-// Width/Scale); centred with ColMean and AllMean and multiplied by Alpha it
+// Width/Scale) (for a set kernel, KernelGDA or KernelCDL, k_j is the
+// kernel of the projected batch and gallery set j); centred with ColMean and AllMean and multiplied by Alpha it
 // is the batch's latent point, compared with the gallery's Latent rows in
 // Euclidean distance. Model.Threshold is then a latent distance.
 type KFDA struct {
-	Kernel     string  // KernelHG, KernelHL or KernelJ
+	Kernel     string  // KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL
 	Width      float64 // s as chosen, > 0
 	Scale      float64 // the kernel's width is Width/Scale; > 0
 	WidthScale string  // how Scale was set: "raw" (1) or "median" (median training divergence, of √H² for hl)
@@ -67,6 +68,12 @@ type KFDA struct {
 	Values     []float64  // the r generalised eigenvalues, largest first
 	Alpha      *mat.Dense // m×r expansion coefficients
 	Latent     *mat.Dense // m×r latent coordinates of the gallery sets
+	// The set kernels (IsSetKernel) have no width and no divergence:
+	// P is GDA's subspace dimension and Lambda CDL's regulariser λ, in
+	// the units of the projected frames' covariance; Width and Scale are
+	// then 1 and WidthScale "raw".
+	P      int
+	Lambda float64
 }
 
 // NewKFDA returns the model form of the discriminant f fitted on the
@@ -95,6 +102,18 @@ func (k *KFDA) Discriminant() *kfda.KFDA {
 	return &kfda.KFDA{Alpha: k.Alpha, Values: k.Values, Reg: k.Epsilon, ColMean: k.ColMean, AllMean: k.AllMean, Train: k.Latent}
 }
 
+// Describe names the kernel and its parameters, e.g. "kernel hg, width
+// 1/median", "kernel gda, p = 5".
+func (k *KFDA) Describe() string {
+	switch k.Kernel {
+	case KernelGDA:
+		return fmt.Sprintf("kernel gda, p = %d", k.P)
+	case KernelCDL:
+		return fmt.Sprintf("kernel cdl, lambda = %.4g", k.Lambda)
+	}
+	return fmt.Sprintf("kernel %s, width %g/%s", k.Kernel, k.Width, k.WidthScale)
+}
+
 // Dim returns r, the latent dimension.
 func (k *KFDA) Dim() int {
 	if k == nil || k.Alpha == nil {
@@ -104,7 +123,8 @@ func (k *KFDA) Dim() int {
 	return r
 }
 
-// Measure returns the divergence the kernel is built on.
+// Measure returns the divergence the kernel is built on (Hellinger for
+// the set kernels, which use none).
 func (k *KFDA) Measure() match.Measure {
 	if k.Kernel == KernelJ {
 		return match.Jeffrey
@@ -136,10 +156,21 @@ func kernelOf(kind string) func(div, s float64) float64 {
 func (k *KFDA) validate(m, classes int, div match.Measure) error {
 	switch k.Kernel {
 	case KernelHG, KernelHL, KernelJ:
+		if k.P != 0 || k.Lambda != 0 {
+			return fmt.Errorf("kernel %s has no subspace dimension or covariance regulariser (p %d, lambda %v)", k.Kernel, k.P, k.Lambda)
+		}
+	case KernelGDA:
+		if k.P < 1 || k.Lambda != 0 {
+			return fmt.Errorf("kernel gda: subspace dimension p = %d (want ≥ 1), lambda %v (want none)", k.P, k.Lambda)
+		}
+	case KernelCDL:
+		if !(k.Lambda > 0) || math.IsInf(k.Lambda, 0) || k.P != 0 {
+			return fmt.Errorf("kernel cdl: regulariser lambda = %v (want a finite number > 0), p %d (want none)", k.Lambda, k.P)
+		}
 	default:
-		return fmt.Errorf("unknown kernel %q (want hg, hl or j)", k.Kernel)
+		return fmt.Errorf("unknown kernel %q (want hg, hl, j, gda or cdl)", k.Kernel)
 	}
-	if k.Measure() != div {
+	if !IsSetKernel(k.Kernel) && k.Measure() != div {
 		return fmt.Errorf("kernel %s is built on %s but the model's divergence is %s", k.Kernel, k.Measure(), div)
 	}
 	for what, v := range map[string]float64{"width": k.Width, "scale": k.Scale} {
@@ -260,7 +291,7 @@ func (m *Model) validateMethod() error {
 	if err := m.Selection.validate(); err != nil {
 		return fmt.Errorf("selection: %w", err)
 	}
-	isK := strings.HasPrefix(m.Selection.Method, "kfda")
+	isK := strings.HasPrefix(m.Selection.Method, "kfda") || IsSetKernel(m.Selection.Method)
 	switch {
 	case m.KFDA != nil && m.Selection.Method != "" && !isK:
 		return fmt.Errorf("method %q is not a kFDA method but the model holds a kFDA solution", m.Selection.Method)
@@ -303,19 +334,12 @@ func (m *Model) FitKFDA(kernel string, width float64, widthScale string, reg flo
 	if len(m.Sets) < 2 {
 		return nil, fmt.Errorf("kfda: %d gallery sets, need at least 2 classes", len(m.Sets))
 	}
-	ys := make([]*mat.Dense, len(m.Sets))
+	ys := m.samples()
+	labels, classes := m.classIDs()
 	hs := make([]float64, len(m.Sets))
-	labels := make([]int, len(m.Sets))
-	idx := map[string]int{}
 	all := make([]int, len(m.Sets))
 	for i, s := range m.Sets {
-		ys[i], hs[i], all[i] = s.Samples, s.Bandwidth, i
-		c, ok := idx[s.Label]
-		if !ok {
-			c = len(idx)
-			idx[s.Label] = c
-		}
-		labels[i] = c
+		hs[i], all[i] = s.Bandwidth, i
 	}
 	d, err := match.DivergenceMatrix(ys, hs, k.Measure(), workers)
 	if err != nil {
@@ -332,7 +356,7 @@ func (m *Model) FitKFDA(kernel string, width float64, widthScale string, reg flo
 		return nil, fmt.Errorf("kfda: width scale %q (want raw or median)", widthScale)
 	}
 	km := kfda.KernelMatrix(d, width, k.Scale, kernelOf(kernel))
-	f, err := kfda.Fit(km, labels, len(idx), reg, 0)
+	f, err := kfda.Fit(km, labels, classes, reg, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -345,4 +369,67 @@ func (m *Model) FitKFDA(kernel string, width float64, widthScale string, reg flo
 		m.Selection.Method = "kfda-" + kernel
 	}
 	return km, nil
+}
+
+// FitSetKernel is FitKFDA for a set kernel: GDA's projection kernel on
+// the gallery sets' top-p subspaces (p ≥ 1, lambda 0) or CDL's
+// log-Euclidean kernel on their covariances regularised by lambda (> 0,
+// p 0), both of the projected samples (setmatch train deploys them with
+// W = I and a zero mean). It sets m.KFDA, and Selection.Method to kernel
+// when it is empty, and returns the m×m training kernel.
+func (m *Model) FitSetKernel(kernel string, p int, lambda, reg float64, dim, workers int) (*mat.SymDense, error) {
+	if !IsSetKernel(kernel) {
+		return nil, fmt.Errorf("kfda: %q is not a set kernel (want gda or cdl)", kernel)
+	}
+	if len(m.Sets) < 2 {
+		return nil, fmt.Errorf("kfda: %d gallery sets, need at least 2 classes", len(m.Sets))
+	}
+	labels, classes := m.classIDs()
+	g, err := newSetGallery(kernel, p, lambda, m.samples(), workers)
+	if err != nil {
+		return nil, fmt.Errorf("kfda: %w", err)
+	}
+	km := g.matrix(workers)
+	f, err := kfda.Fit(km, labels, classes, reg, 0)
+	if err != nil {
+		return nil, err
+	}
+	k, err := NewKFDA(kernel, 1, 1, "raw", reg, f, dim)
+	if err != nil {
+		return nil, err
+	}
+	k.P, k.Lambda = p, lambda
+	if err := k.validate(len(m.Sets), classes, m.Divergence); err != nil {
+		return nil, fmt.Errorf("kfda: %w", err)
+	}
+	m.KFDA = k
+	if m.Selection.Method == "" {
+		m.Selection.Method = kernel
+	}
+	return km, nil
+}
+
+// classIDs returns the class index of every gallery set, in order of
+// first appearance, and the number of classes.
+func (m *Model) classIDs() ([]int, int) {
+	labels := make([]int, len(m.Sets))
+	idx := map[string]int{}
+	for i, s := range m.Sets {
+		c, ok := idx[s.Label]
+		if !ok {
+			c = len(idx)
+			idx[s.Label] = c
+		}
+		labels[i] = c
+	}
+	return labels, len(idx)
+}
+
+// samples returns the gallery sets' samples, in order.
+func (m *Model) samples() []*mat.Dense {
+	ys := make([]*mat.Dense, len(m.Sets))
+	for i, s := range m.Sets {
+		ys[i] = s.Samples
+	}
+	return ys
 }

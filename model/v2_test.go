@@ -27,7 +27,7 @@ func mfEditHeader(t *testing.T, b []byte, old, repl string) []byte {
 }
 
 func TestFormat2RoundTripAndChecks(t *testing.T) {
-	m := goldenModel(t)
+	m := hgModel(t)
 	good := mfEncode(t, m)
 	got, err := Decode(bytes.NewReader(good))
 	if err != nil {
@@ -58,19 +58,19 @@ func TestFormat2RoundTripAndChecks(t *testing.T) {
 	}
 
 	// A kFDA method without a solution.
-	nk := goldenModel(t)
+	nk := hgModel(t)
 	nk.KFDA = nil
 	if err := nk.Validate(); err == nil || !strings.Contains(err.Error(), "needs a kFDA solution") {
 		t.Errorf("kfda method without a solution: %v", err)
 	}
 	// A NaN coefficient is named.
-	bad := goldenModel(t)
+	bad := hgModel(t)
 	bad.KFDA.Alpha.Set(1, 0, math.NaN())
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "coefficients[1, 0] is NaN") {
 		t.Errorf("NaN coefficient: %v", err)
 	}
 	// The pipeline must give D features per frame.
-	wide := goldenModel(t)
+	wide := hgModel(t)
 	wide.W = mfOrtho(rand.New(rand.NewPCG(1, 1)), 7, 3)
 	wide.Mean = make([]float64, 7)
 	if err := wide.Validate(); err == nil || !strings.Contains(err.Error(), "gives 6 features per frame, the model takes 7") {

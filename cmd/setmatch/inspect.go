@@ -75,6 +75,8 @@ type inspectKFDA struct {
 	Reg         float64 `json:"reg"`
 	Epsilon     float64 `json:"epsilon"`
 	LatentDim   int     `json:"latent_dim"`
+	P           int     `json:"p,omitempty"`      // gda: subspace dimension
+	Lambda      float64 `json:"lambda,omitempty"` // cdl: covariance regulariser
 }
 
 // percent returns 100·v, or nil for NaN (not measured).
@@ -153,7 +155,7 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 	}
 	if k := m.KFDA; k != nil {
 		s.KFDA = &inspectKFDA{Kernel: k.Kernel, Width: k.Width, WidthScale: k.WidthScale, Scale: k.Scale,
-			KernelWidth: k.Width / k.Scale, Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim()}
+			KernelWidth: k.Width / k.Scale, Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(), P: k.P, Lambda: k.Lambda}
 	}
 	byLabel := make(map[string]*inspectClass)
 	for _, set := range m.Sets {
@@ -237,7 +239,15 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	} else {
 		row("features", "(none recorded: the model takes feature vectors)")
 	}
-	if k := s.KFDA; k != nil {
+	switch k := s.KFDA; {
+	case k == nil:
+	case k.Kernel == model.KernelGDA:
+		row("kfda", "kernel gda (projection kernel of %d-dimensional set subspaces), %d latent dimensions, regulariser %g (ε = %.3g)",
+			k.P, k.LatentDim, k.Reg, k.Epsilon)
+	case k.Kernel == model.KernelCDL:
+		row("kfda", "kernel cdl (log-Euclidean kernel of set covariances + λI, λ = %.4g), %d latent dimensions, regulariser %g (ε = %.3g)",
+			k.Lambda, k.LatentDim, k.Reg, k.Epsilon)
+	default:
 		row("kfda", "kernel %s, width %g/%s = %.4g, %d latent dimensions, regulariser %g (ε = %.3g)",
 			k.Kernel, k.Width, k.WidthScale, k.KernelWidth, k.LatentDim, k.Reg, k.Epsilon)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ func TestInspectText(t *testing.T) {
 	fi, _ := os.Stat(p)
 	s := out.String()
 	for _, want := range []string{
-		p, "format 2", "nn-j-dr (not cross-validated)", "(none recorded: the model takes feature vectors)", "2026-11-22T14:00:00Z", "setmatch test", "testdata/tiny",
+		p, fmt.Sprintf("format %d", model.FormatVersion), "nn-j-dr (not cross-validated)", "(none recorded: the model takes feature vectors)", "2026-11-22T14:00:00Z", "setmatch test", "testdata/tiny",
 		"D = 4 → d = 2", "jeffrey", "silverman", "+Inf (closed set",
 		"3 sets, 2 classes, 12 frames", "0.25 – 0.75", "final cost -3.5 after 12 iterations",
 		"nu_w", "orthonormality error max|WᵀW − I| = 0",
@@ -114,7 +115,7 @@ func TestInspectJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	if got.FormatVersion != 2 || got.InputDim != 4 || got.Dim != 2 || got.Threshold != "0.125" ||
+	if got.FormatVersion != model.FormatVersion || got.InputDim != 4 || got.Dim != 2 || got.Threshold != "0.125" ||
 		got.Sets != 3 || got.Frames != 12 || got.BandwidthMin != 0.25 || len(got.Classes) != 2 ||
 		got.Classes[0].Label != "alice" || got.Classes[0].Frames != 7 || got.Params["dim"] != "2" {
 		t.Errorf("summary %+v", got)

@@ -1,0 +1,164 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/setkernel"
+)
+
+// setKernelModel returns a model of 9 gallery sets in 3 classes whose
+// frames differ by class in their spread along the axes, so that both set
+// kernels separate them, decided by kFDA on kernel (gda or cdl).
+func setKernelModel(t *testing.T, kernel string) *Model {
+	t.Helper()
+	m := mfModel(7, 5, 5, nil)
+	rng := rand.New(rand.NewPCG(8, 1))
+	for i := range 9 {
+		x := spreadSet(rng, 12, 5, i%3)
+		m.Sets = append(m.Sets, Set{Label: string(rune('a' + i%3)), Name: string(rune('0' + i)), Samples: x, Bandwidth: 1})
+	}
+	m.W = mat.NewDense(5, 5, nil)
+	for j := range 5 {
+		m.W.Set(j, j, 1)
+	}
+	m.Mean = make([]float64, 5)
+	p, lambda := 0, 0.0
+	if kernel == KernelGDA {
+		p = 2
+	} else {
+		lambda = 0.01
+	}
+	if _, err := m.FitSetKernel(kernel, p, lambda, 1e-2, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	m.Threshold = math.Inf(1)
+	return m
+}
+
+// spreadSet returns n frames spread mostly along axis c (and c+1) of d.
+func spreadSet(rng *rand.Rand, n, d, c int) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			s := 0.1
+			if j == c || j == c+1 {
+				s = 2
+			}
+			x.Set(i, j, s*rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// TestSetKernelMatcher: the matcher's kernel vector equals setkernel's
+// kernel of the batch and each gallery set, the gallery's kernel matrix
+// equals the pairwise kernels, and batches of each class are recognised.
+func TestSetKernelMatcher(t *testing.T) {
+	for _, kernel := range []string{KernelGDA, KernelCDL} {
+		t.Run(kernel, func(t *testing.T) {
+			m := setKernelModel(t, kernel)
+			if m.MethodName() != kernel {
+				t.Errorf("method %q, want %q", m.MethodName(), kernel)
+			}
+			pair := func(a, b *mat.Dense) float64 {
+				if kernel == KernelGDA {
+					ba, _ := setkernel.Basis(a, 2)
+					bb, _ := setkernel.Basis(b, 2)
+					return setkernel.Projection(ba, bb)
+				}
+				sa, _ := setkernel.NewSpectrum(a)
+				sb, _ := setkernel.NewSpectrum(b)
+				return setkernel.LogEuclidean(sa, sb, 0.01)
+			}
+			g, err := newSetGallery(kernel, m.KFDA.P, m.KFDA.Lambda, m.samples(), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			km := g.matrix(3)
+			for i, a := range m.Sets {
+				for j, b := range m.Sets {
+					if want := pair(a.Samples, b.Samples); math.Abs(km.At(i, j)-want) > 1e-9*math.Max(1, math.Abs(want)) {
+						t.Errorf("gallery kernel (%d, %d) = %v, pairwise %v", i, j, km.At(i, j), want)
+					}
+				}
+			}
+			mt, err := m.NewMatcher()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(9, 1))
+			for c := range 3 {
+				batch := spreadSet(rng, 10, 5, c)
+				k, err := g.vector(context.Background(), batch, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for j, s := range m.Sets {
+					if want := pair(batch, s.Samples); math.Abs(k[j]-want) > 1e-9*math.Max(1, math.Abs(want)) {
+						t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
+					}
+				}
+				res, err := mt.Match(batch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := string(rune('a' + c)); res.Decision.Label != want || res.Divergences != nil || len(res.Distances) != len(m.Sets) {
+					t.Errorf("batch of class %s: label %q, %d divergences, %d latent distances", want, res.Decision.Label, len(res.Divergences), len(res.Distances))
+				}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, err := mt.MatchContext(ctx, spreadSet(rng, 10, 5, 0)); !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled match: %v", err)
+			}
+			if err := m.CanEnroll(); !errors.Is(err, ErrNeedsRetraining) || !strings.Contains(err.Error(), "kernel "+kernel) {
+				t.Errorf("enrolling into a %s model: %v", kernel, err)
+			}
+		})
+	}
+}
+
+func TestSetKernelOneFrameBatch(t *testing.T) {
+	mt, err := setKernelModel(t, KernelCDL).NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mt.Match(mat.NewDense(1, 5, []float64{1, 2, 3, 4, 5})); err == nil || !strings.Contains(err.Error(), "at least 2 frames") {
+		t.Errorf("one-frame batch: %v", err)
+	}
+}
+
+// TestFormat3SetKernels: set-kernel models round-trip; their parameters
+// are checked; a format 2 file cannot hold them.
+func TestFormat3SetKernels(t *testing.T) {
+	for _, kernel := range []string{KernelGDA, KernelCDL} {
+		m := setKernelModel(t, kernel)
+		good := mfEncode(t, m)
+		got, err := Decode(bytes.NewReader(good))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := mfEqual(m, got); diff != "" || got.KFDA.P != m.KFDA.P || got.KFDA.Lambda != m.KFDA.Lambda {
+			t.Fatalf("%s: round trip differs in %s (p %d, lambda %v)", kernel, diff, got.KFDA.P, got.KFDA.Lambda)
+		}
+		v2 := bytes.Clone(good)
+		binary.LittleEndian.PutUint32(v2[8:12], 2)
+		mfDecodeErr(t, kernel+" in format 2", mfReseal(v2), ErrMalformed, "set kernels came with format 3")
+	}
+	gda := mfEncode(t, setKernelModel(t, KernelGDA))
+	cdl := mfEncode(t, setKernelModel(t, KernelCDL))
+	mfDecodeErr(t, "gda p 0", mfEditHeader(t, gda, `"p":2`, `"p":0`), ErrInvalidModel, "subspace dimension p = 0")
+	mfDecodeErr(t, "gda with lambda", mfEditHeader(t, gda, `"p":2`, `"p":2,"lambda":1`), ErrInvalidModel, "lambda 1 (want none)")
+	mfDecodeErr(t, "cdl lambda negative", mfEditHeader(t, cdl, `"lambda":0.01`, `"lambda":-1`), ErrInvalidModel, "lambda = -1")
+	mfDecodeErr(t, "cdl method nn", mfEditHeader(t, cdl, `"method":"cdl"`, `"method":"nn-h"`), ErrInvalidModel, "not a kFDA method")
+	mfDecodeErr(t, "hg with p", mfEditHeader(t, cdl, `"kernel":"cdl"`, `"kernel":"hg"`), ErrInvalidModel, "kernel hg has no subspace dimension")
+}
