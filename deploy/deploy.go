@@ -31,7 +31,7 @@ import (
 const Learned = "learned"
 
 // Methods are the methods Build accepts, auto first.
-var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.NNHDR, eval.NNJDR, Learned}
+var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.NNHDR, eval.NNJDR, Learned}
 
 // Options configures Build.
 type Options struct {
@@ -129,7 +129,13 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	res.Model, res.Gallery = m, gallery
 	m.Meta = opt.Meta
 	m.Selection = selection(res.Fit, res.Selection)
-	if f := res.Fit; f.KFDA != nil {
+	if f := res.Fit; f.KFDA != nil && model.IsSetKernel(f.Method) {
+		// The model fits the discriminant again from its gallery, with the
+		// chosen set kernel, its p or λ, regulariser and latent dimension.
+		if res.kernel, err = m.FitSetKernel(f.Method, f.P, f.Lambda, f.Reg, f.LatentDim, opt.Workers); err != nil {
+			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
+		}
+	} else if f.KFDA != nil {
 		// The model fits the discriminant again from its gallery, with the
 		// chosen kernel, width, regulariser and latent dimension.
 		ws := "raw"
@@ -166,7 +172,17 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 			s.Params["train-bandwidth"] = fmt.Sprintf("global*%g", f.Learn.Scale)
 		}
 	}
-	if f.KFDA != nil {
+	switch {
+	case f.KFDA != nil && model.IsSetKernel(f.Method):
+		// No KDE: the set kernel's parameter, the regulariser and the
+		// latent dimension are the method's parameters.
+		s.Params = map[string]string{"reg": strconv.FormatFloat(f.Reg, 'g', -1, 64), "latent-dim": strconv.Itoa(f.LatentDim)}
+		if f.Method == eval.GDA {
+			s.Params["p"] = strconv.Itoa(f.P)
+		} else {
+			s.Params["lambda"] = strconv.FormatFloat(f.Lambda, 'g', 6, 64)
+		}
+	case f.KFDA != nil:
 		w := strconv.FormatFloat(f.Width, 'g', -1, 64)
 		if f.WidthMedian {
 			w += "/median"
@@ -208,15 +224,19 @@ func classIndex(labels []string) ([]int, []string) {
 
 // nnModel returns the nearest-neighbour model of fit: the training sets
 // projected by fit's W (the identity in the full space, with the mean
-// frame subtracted) with their bandwidths, and the gallery's divergence
-// matrix.
+// frame subtracted; for a set kernel the raw frames, as GDA's uncentred
+// subspaces were chosen on them) with their bandwidths, and the gallery's
+// divergence matrix.
 func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
 	w, mean := fit.W, fit.Mean
 	_, dim := sets[0].Dims()
 	if w == nil {
 		w = identity(dim)
 	}
-	if mean == nil {
+	switch {
+	case model.IsSetKernel(fit.Method):
+		mean = make([]float64, dim)
+	case mean == nil:
 		mean = frameMean(sets)
 	}
 	proj, err := eval.ProjectSets(sets, w, mean)
@@ -360,7 +380,12 @@ func Describe(f *eval.Fitted) string {
 		}
 		s = fmt.Sprintf("d=%d (%s), %s", d, how, s)
 	}
-	if f.KFDA != nil {
+	switch {
+	case f.KFDA != nil && f.Method == eval.GDA:
+		s = fmt.Sprintf("kernel gda on %d-dimensional set subspaces, reg %g, latent dim %d", f.P, f.Reg, f.LatentDim)
+	case f.KFDA != nil && f.Method == eval.CDL:
+		s = fmt.Sprintf("kernel cdl on set covariances + λI, λ = %.4g, reg %g, latent dim %d", f.Lambda, f.Reg, f.LatentDim)
+	case f.KFDA != nil:
 		s += fmt.Sprintf(", kernel width %g/%.4g, reg %g, latent dim %d", f.Width, f.WidthScale, f.Reg, f.LatentDim)
 	}
 	if f.CV >= 0 {

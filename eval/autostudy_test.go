@@ -26,7 +26,9 @@ import (
 //	STUDY='NAME;DIR;FEATURES;PROTOCOL' STUDY_OUT=FILE.jsonl go test -run TestAutoStudy -timeout 0 ./eval
 //
 // (FEATURES empty for feature-vector data; the splits and inner seeds are
-// those of setmatch eval --seed 1.)
+// those of setmatch eval --seed 1.) STUDY_METHODS=a,b,... restricts the
+// candidates to those methods; the outer folds do not depend on them, so
+// records of different methods on the same split can be merged.
 
 // studyCand is one candidate's record in a split.
 type studyCand struct {
@@ -83,6 +85,9 @@ func TestAutoStudy(t *testing.T) {
 	}
 	g := DefaultGrid()
 	g.Folds, g.DRFolds, g.DRIter, g.DRFoldIter, g.AutoRepeats = 5, 3, 25, 10, 2
+	if m := os.Getenv("STUDY_METHODS"); m != "" {
+		g.AutoMethods = strings.Split(m, ",")
+	}
 	pca := new(learn.PCACache)
 	g.Learn = func(sets []*mat.Dense, labels []int, m match.Measure, lp LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, dd := sets[0].Dims()

@@ -11,7 +11,7 @@ import (
 // Fitted is a method fitted on the training sets of a task, with every
 // hyper-parameter its cross-validation chose: what a model needs to
 // deploy it. The methods a model can deploy fill it in (nn-h, nn-j,
-// kfda-hg, kfda-hl, kfda-j, nn-h-dr, nn-j-dr).
+// kfda-hg, kfda-hl, kfda-j, gda, cdl, nn-h-dr, nn-j-dr).
 type Fitted struct {
 	Method     string
 	Divergence match.Measure
@@ -49,6 +49,12 @@ type Fitted struct {
 	Reg               float64
 	LatentDim         int
 	KFDA              *KFDA
+	// kFDA on a set kernel (gda, cdl), in the full space of the raw
+	// features: P is GDA's subspace dimension, Lambda CDL's absolute
+	// covariance regulariser λ. Bandwidth and H are then only what the
+	// model records for its gallery sets; the kernel uses no KDE.
+	P      int
+	Lambda float64
 }
 
 // Deployable reports whether a model can hold f: an error says why not.

@@ -16,8 +16,8 @@ import (
 type candidate struct {
 	k    *mat.SymDense
 	desc string
-	// fit describes a kernel on divergences (kfda-hg/hl/j), so that the
-	// chosen one can be deployed; nil for the baselines.
+	// fit describes the kernel (kfda-hg/hl/j on divergences, gda and cdl
+	// on the sets) so that the chosen one can be deployed.
 	fit *Fitted
 }
 
@@ -290,7 +290,8 @@ func runGDA(t *Task, g Grid) (Prediction, error) {
 		if err != nil {
 			return Prediction{}, err
 		}
-		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("p=%d", p)})
+		fit := &Fitted{Method: GDA, Divergence: match.Hellinger, Bandwidth: Bandwidth{Mode: Global, Scale: 1}, P: p}
+		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("p=%d", p), fit: fit})
 	}
 	return runKFDA(t, g, cands)
 }
@@ -306,7 +307,8 @@ func runCDL(t *Task, g Grid) (Prediction, error) {
 		if err != nil {
 			return Prediction{}, err
 		}
-		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("lambda=%g(%.3g)", r, lambda)})
+		fit := &Fitted{Method: CDL, Divergence: match.Hellinger, Bandwidth: Bandwidth{Mode: Global, Scale: 1}, Lambda: lambda}
+		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("lambda=%g(%.3g)", r, lambda), fit: fit})
 	}
 	return runKFDA(t, g, cands)
 }

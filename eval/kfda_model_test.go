@@ -142,6 +142,106 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 	}
 }
 
+// TestSetKernelModelMatchesEval is TestKFDAModelMatchesEval for the set
+// kernels: eval's GDA and CDL kernels over the pool against a model of
+// the raw training sets (W = I, zero mean) fitted with FitSetKernel, on
+// sets whose classes differ in the shape of their spread.
+func TestSetKernelModelMatchesEval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(93, 5))
+	const classes, perTrain, perTest, dim = 4, 3, 2, 6
+	var sets []*mat.Dense
+	var train, test, trainLabels, testLabels []int
+	for c := range classes {
+		for k := range perTrain + perTest {
+			n := 10 + rng.IntN(6)
+			x := mat.NewDense(n, dim, nil)
+			for i := range n {
+				for j := range dim {
+					s := 0.2
+					if j == c || j == c+1 {
+						s = 1.5
+					}
+					x.Set(i, j, 0.5*float64(j)+s*rng.NormFloat64())
+				}
+			}
+			if k < perTrain {
+				train, trainLabels = append(train, len(sets)), append(trainLabels, c)
+			} else {
+				test, testLabels = append(test, len(sets)), append(testLabels, c)
+			}
+			sets = append(sets, x)
+		}
+	}
+	pool, err := NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reg, r, p = 1e-2, 2, 3
+	for _, kernel := range []string{model.KernelGDA, model.KernelCDL} {
+		t.Run(kernel, func(t *testing.T) {
+			var k *mat.SymDense
+			var lambda float64
+			if kernel == model.KernelGDA {
+				k, err = pool.GDAKernel(p, p)
+			} else {
+				k, lambda, err = pool.CDLKernel(1e-2, train)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := FitKFDA(subSym(k, train), trainLabels, classes, reg, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			z, err := f.Transform(sub(k, test, train))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &model.Model{Divergence: match.Hellinger, QueryBandwidth: match.BandwidthRule{Kind: match.Fixed, Fixed: 1},
+				W: identity(dim), Mean: make([]float64, dim), Threshold: math.Inf(1)}
+			for a, i := range train {
+				m.Sets = append(m.Sets, model.Set{Label: fmt.Sprint("class", trainLabels[a]), Name: fmt.Sprint("set", i), Samples: sets[i], Bandwidth: 1})
+			}
+			pp := 0
+			if kernel == model.KernelGDA {
+				pp = p
+			}
+			if _, err := m.FitSetKernel(kernel, pp, lambda, reg, r, 1); err != nil {
+				t.Fatal(err)
+			}
+			mt, err := m.NewMatcher()
+			if err != nil {
+				t.Fatal(err)
+			}
+			right := 0
+			for a, i := range test {
+				res, err := mt.Match(sets[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := trainLabels[res.Decision.Best]; got != pred[0][a] {
+					t.Errorf("test set %d: matcher predicts class %d, eval class %d", i, got, pred[0][a])
+				}
+				for c := range r {
+					if want := z.At(a, c); math.Abs(res.Latent[c]-want) > 1e-9*max(1, math.Abs(want)) {
+						t.Errorf("test set %d: latent[%d] = %.15g, eval %.15g", i, c, res.Latent[c], want)
+					}
+				}
+				if pred[0][a] == testLabels[a] {
+					right++
+				}
+			}
+			if right < len(test)*3/4 {
+				t.Errorf("eval's %s got %d of %d test sets right; the test data should be easy", kernel, right, len(test))
+			}
+		})
+	}
+}
+
 func identity(n int) *mat.Dense {
 	w := mat.NewDense(n, n, nil)
 	for i := range n {

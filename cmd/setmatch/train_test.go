@@ -149,7 +149,7 @@ func TestTrainCommandErrors(t *testing.T) {
 		{"train", "--out", out},
 		{"train", "--data", data, "--dim", "2"},
 		{"train", "--data", data, "--out", out, "--method", "learned"},
-		{"train", "--data", data, "--out", out, "--method", "gda"},
+		{"train", "--data", data, "--out", out, "--method", "svm"},
 		{"train", "--data", data, "--out", out, "--dim", "-1"},
 		{"train", "--data", data, "--dim", "2", "--out", out, "--divergence", "kl"},
 		{"train", "--data", data, "--dim", "2", "--out", out, "--bandwidth", "-1"},
