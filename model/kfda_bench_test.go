@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/match"
 )
 
@@ -16,7 +18,9 @@ import (
 // r = 99 latent dimensions), and reports the median and 99th percentile
 // per batch. The kFDA solution has random coefficients of the right
 // shapes: the cost of a decision does not depend on their values, and
-// fitting a real one on 1000 sets takes a minute of divergences.
+// fitting a real one on 1000 sets takes a minute of divergences. gda
+// (p = 10) and cdl decide by kFDA on the set kernels instead of the
+// divergences.
 func BenchmarkMatchKFDA(b *testing.B) {
 	const m, n, d, classes = 1000, 100, 20, 100
 	sizes := make([]int, m)
@@ -38,11 +42,51 @@ func BenchmarkMatchKFDA(b *testing.B) {
 		k.Values[i] = float64(r - i)
 	}
 	batch := mfBatch(rng, base, n, 0)
-	for _, method := range []string{"nn-h", "kfda-hg"} {
+	benchMatch(b, base, k, batch, []string{"nn-h", "kfda-hg", "gda", "cdl"})
+}
+
+// BenchmarkMatchFullSpace times Matcher.Match in the full space of the
+// features as ETH-80's gallery with LBP gives it (80 gallery sets × 41
+// frames, D = d = 944, 8 classes, r = 7) for the methods auto deploys
+// there: nn-h, kfda-hg, gda (p = 10) and cdl.
+func BenchmarkMatchFullSpace(b *testing.B) {
+	const m, n, d, classes = 80, 41, 944, 8
+	sizes := make([]int, m)
+	for i := range sizes {
+		sizes[i] = n
+	}
+	base := mfModel(19, d, d, sizes)
+	for i := range base.Sets {
+		base.Sets[i].Label = fmt.Sprint("c", i%classes)
+	}
+	rng := rand.New(rand.NewPCG(5, 4))
+	r := classes - 1
+	k := &KFDA{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Reg: 1e-2, Epsilon: 1e-3,
+		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
+	for i := range k.Values {
+		k.Values[i] = float64(r - i)
+	}
+	benchMatch(b, base, k, mfBatch(rng, base, n, 0), []string{"nn-h", "kfda-hg", "gda", "cdl"})
+}
+
+// benchMatch runs one sub-benchmark per method on base: nearest
+// neighbour, or kFDA with k's coefficients on the method's kernel.
+func benchMatch(b *testing.B, base *Model, k *KFDA, batch *mat.Dense, methods []string) {
+	for _, method := range methods {
 		b.Run(method, func(b *testing.B) {
 			mm := *base
-			if method == "kfda-hg" {
+			switch method {
+			case "kfda-hg":
 				mm.KFDA, mm.Selection.Method = k, method
+			case KernelGDA, KernelCDL:
+				kk := *k
+				kk.Kernel, kk.Width, kk.Scale, kk.WidthScale = method, 1, 1, "raw"
+				if method == KernelGDA {
+					kk.P = 10
+				} else {
+					kk.Lambda = 0.1
+				}
+				mm.KFDA, mm.Selection.Method = &kk, method
 			}
 			mt, err := mm.NewMatcher()
 			if err != nil {
