@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare auto's selection rules on records of the auto study.
 
-    python3 scripts/autostudy.py FILE.jsonl [FILE.jsonl ...]
+    python3 scripts/autostudy.py [--without M1,M2] FILE.jsonl [FILE.jsonl ...]
 
 Each line is one split written by TestAutoStudy (eval/autostudy_test.go).
 For every data set it prints the probe accuracy of each full-space
@@ -10,13 +10,18 @@ probe accuracy of what the rule deploys and its difference to the best row
 and to nn-h. Rules: the highest held-out score (argmax) or the first
 candidate within k standard errors of the highest (k = 0.5, 1), scored on
 the first dealing of the training sets to the outer folds or on both.
+--without drops the candidates of those methods from every record first
+(the outer folds do not depend on the candidates, so this is the choice
+with the smaller candidate list). "best KDE" is the best of the KDE
+methods' rows (nn-h, nn-j, kfda-*, nn-h-dr as deployed) on the probes,
+"best" the best of every row recorded.
 """
 import collections
 import json
 import math
 import sys
 
-FULL = ["nn-h", "nn-j", "kfda-hg", "kfda-hl", "kfda-j"]
+KDE = ["nn-h", "nn-j", "kfda-hg", "kfda-hl", "kfda-j"]
 
 
 def acc(v):
@@ -61,33 +66,39 @@ def deployed(r, i):
     return acc(c["probe"])
 
 
-def main(paths):
+def main(args):
+    without = set()
+    if args and args[0] == "--without":
+        without, args = set(args[1].split(",")), args[2:]
     rows = collections.OrderedDict()
-    for p in paths:
+    for p in args:
         with open(p) as f:
             for line in f:
                 r = json.loads(line)
+                r["cands"] = [c for c in r["cands"] if c["method"] not in without]
                 rows.setdefault(r["data"], []).append(r)
     ref = {}
     for d, rs in rows.items():
-        m = {name: sum(acc(next(c for c in r["cands"] if c["name"] == name)["probe"]) for r in rs) / len(rs) for name in FULL}
+        full = [c["name"] for c in rs[0]["cands"] if c["method"] != "nn-h-dr"]
+        m = {name: sum(acc(next(c for c in r["cands"] if c["name"] == name)["probe"]) for r in rs) / len(rs) for name in full}
         m["nn-h-dr"] = sum(acc(r["dr_method_probe"]) for r in rs) / len(rs)
-        ref[d] = (max(m.values()), m["nn-h"])
+        kde = max(v for k, v in m.items() if k in KDE or k == "nn-h-dr")
+        ref[d] = (kde, max(m.values()), m["nn-h"])
         print(f"{d} ({len(rs)} splits): " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
     rules = [("argmax", lambda c, d: argmax(c, d))]
     for k in (0.5, 1.0):
         rules.append((f"1-SE k={k:g}", lambda c, d, k=k: within_se(c, d, k)))
-    print("\nrule, dealings: mean over data sets of (auto - best row), (auto - nn-h) | per data set: auto (-best, -nn-h)")
+    print("\nrule, dealings: mean over data sets of auto - best KDE row, - best row, - nn-h | per data set: auto (- best KDE, - nn-h)")
     for name, rule in rules:
         for deal in (1, 2):
-            parts, db, dn = [], 0.0, 0.0
+            parts, dk, db, dn = [], 0.0, 0.0, 0.0
             for d, rs in rows.items():
                 a = sum(deployed(r, rule(r["cands"], deal)) for r in rs) / len(rs)
-                best, nnh = ref[d]
-                db, dn = db + a - best, dn + a - nnh
-                parts.append(f"{d} {a:.1f} ({a - best:+.1f}, {a - nnh:+.1f})")
+                kde, best, nnh = ref[d]
+                dk, db, dn = dk + a - kde, db + a - best, dn + a - nnh
+                parts.append(f"{d} {a:.1f} ({a - kde:+.1f}, {a - nnh:+.1f})")
             n = len(rows)
-            print(f"{name:10s} {deal}: {db / n:+5.1f} {dn / n:+5.1f} | " + "; ".join(parts))
+            print(f"{name:10s} {deal}: {dk / n:+5.1f} {db / n:+5.1f} {dn / n:+5.1f} | " + "; ".join(parts))
 
 
 if __name__ == "__main__":
