@@ -349,6 +349,10 @@ func (r *Result) WriteSummary(w io.Writer) {
 			if i == s.Chosen {
 				mark = "*"
 			}
+			if errors.Is(c.Err, eval.ErrNotScored) {
+				fmt.Fprintf(w, "%s %-34s %8s %9s  (%s)\n", mark, c.Candidate, "-", "-", "not scored: an earlier candidate is within one standard error of any score it could reach")
+				continue
+			}
 			if c.Err != nil {
 				fmt.Fprintf(w, "%s %-34s %8s %9.1f  (%v)\n", mark, c.Candidate, "failed", c.Seconds, c.Err)
 				continue

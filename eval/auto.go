@@ -428,11 +428,53 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		if cs.Err != nil {
 			cs.Accuracy, cs.Correct = -1, nil
 		}
+		if !g.AutoScoreAll && ci+1 < len(cands) && settled(sel.Scores[:ci+1], sel.Held) {
+			for j := ci + 1; j < len(cands); j++ {
+				sel.Scores[j] = CandidateScore{Candidate: cands[j], Accuracy: -1, Err: ErrNotScored}
+			}
+			break
+		}
 	}
 	if err := sel.choose(); err != nil {
 		return nil, err
 	}
 	return sel, nil
+}
+
+// ErrNotScored is the Err of the candidates Choose did not score because
+// the ones before them settled the choice.
+var ErrNotScored = errors.New("not scored: no score could displace the choice among the earlier candidates")
+
+// settled reports whether the choice among the scored candidates (in
+// order) is final: whatever the score of a later candidate, the rule of
+// choose would pick an earlier one. Scores are multiples of 1/held, so
+// every possible highest score t ≥ the current highest is tried: the
+// choice is settled when for each t some scored candidate is within one
+// standard error of t. It is, for example, when a candidate recognised
+// every held-out set.
+func settled(scored []CandidateScore, held int) bool {
+	top := -1.0
+	for _, c := range scored {
+		if c.Err == nil {
+			top = max(top, c.Accuracy)
+		}
+	}
+	if top < 0 || held < 1 {
+		return false
+	}
+	n := float64(held)
+	for k := int(math.Ceil(top*n - 1e-9)); k <= held; k++ {
+		t := float64(k) / n
+		se := math.Sqrt(max(t*(1-t), 1/n) / n)
+		ok := false
+		for _, c := range scored {
+			ok = ok || (c.Err == nil && c.Accuracy >= t-se-1e-12)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // choose sets Top, SE and Chosen by the one-standard-error rule: among the

@@ -18,6 +18,7 @@ func autoGrid(learn Learner) Grid {
 	g.AutoDims = []int{1, 3, 6, 40}
 	g.AutoScales = []float64{1}
 	g.DRIter, g.DRFoldIter = 25, 7
+	g.AutoScoreAll = true // the tests below look at every candidate
 	return g
 }
 
@@ -277,5 +278,102 @@ func TestOneStandardErrorRule(t *testing.T) {
 	s := &Selection{Held: 10, Scores: []CandidateScore{{Accuracy: -1, Err: errors.New("a")}}}
 	if err := s.choose(); err == nil {
 		t.Error("every candidate failed, and choose chose")
+	}
+}
+
+// TestSettled: the choice is settled when no later score could move the
+// one-standard-error rule off the candidates scored so far.
+func TestSettled(t *testing.T) {
+	score := func(acc ...float64) []CandidateScore {
+		var s []CandidateScore
+		for _, a := range acc {
+			cs := CandidateScore{Accuracy: a}
+			if a < 0 {
+				cs.Err = errors.New("failed")
+			}
+			s = append(s, cs)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		acc  []float64
+		held int
+		want bool
+	}{
+		{[]float64{1}, 32, true},
+		{[]float64{31.0 / 32}, 32, true},  // a later 100% has SE 1/32
+		{[]float64{30.0 / 32}, 32, false}, // a later 100% would win
+		{[]float64{0.5, 31.0 / 32}, 32, true},
+		{[]float64{-1}, 32, false},
+		{[]float64{0.95}, 100, false},
+	} {
+		if got := settled(score(c.acc...), c.held); got != c.want {
+			t.Errorf("%v of %d: settled %v, want %v", c.acc, c.held, got, c.want)
+		}
+		// Settled means: whatever a later candidate scores, choose picks
+		// the same earlier candidate.
+		if c.want {
+			base := &Selection{Held: c.held, Scores: score(c.acc...)}
+			if err := base.choose(); err != nil {
+				t.Fatal(err)
+			}
+			for k := 0; k <= c.held; k++ {
+				s := &Selection{Held: c.held, Scores: append(score(c.acc...), CandidateScore{Accuracy: float64(k) / float64(c.held)})}
+				if err := s.choose(); err != nil {
+					t.Fatal(err)
+				}
+				if s.Chosen != base.Chosen {
+					t.Errorf("%v of %d, then %d/%d: chose %d, settled on %d", c.acc, c.held, k, c.held, s.Chosen, base.Chosen)
+				}
+			}
+		}
+	}
+}
+
+// TestChooseStopsWhenSettled: on data where a candidate before the last
+// recognises every held-out set, Choose scores no further candidate and
+// chooses what it chooses when it scores them all.
+func TestChooseStopsWhenSettled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	data := drData(rng)
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 3, Splits: 1}.MakeSplits(data, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := splits[0]
+	labels := make([]int, len(sp.Gallery))
+	for k, j := range sp.Gallery {
+		labels[k] = sp.Labels[j]
+	}
+	var sels [2]*Selection
+	for i, all := range []bool{true, false} {
+		l := &coordLearner{}
+		g := autoGrid(l.learn)
+		g.AutoScoreAll = all
+		task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+		if sels[i], err = Choose(task, g, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, early := sels[0], sels[1]
+	last := -1
+	for i, c := range early.Scores {
+		if c.Err == nil {
+			last = i
+		}
+	}
+	if last < 0 || last == len(early.Scores)-1 {
+		t.Fatalf("scored up to candidate %d of %d: the test data should settle early", last, len(early.Scores))
+	}
+	for i, c := range early.Scores {
+		switch {
+		case i <= last && (c.Accuracy != full.Scores[i].Accuracy || c.Err != nil):
+			t.Errorf("candidate %d: %v (%v), scored alone %v", i, c.Accuracy, c.Err, full.Scores[i].Accuracy)
+		case i > last && !errors.Is(c.Err, ErrNotScored):
+			t.Errorf("candidate %d after the settled choice: %v", i, c.Err)
+		}
+	}
+	if early.Chosen != full.Chosen {
+		t.Errorf("chose %v early, %v with every candidate", early.Best().Candidate, full.Best().Candidate)
 	}
 }

@@ -85,6 +85,7 @@ func TestAutoStudy(t *testing.T) {
 	}
 	g := DefaultGrid()
 	g.Folds, g.DRFolds, g.DRIter, g.DRFoldIter, g.AutoRepeats = 5, 3, 25, 10, 2
+	g.AutoScoreAll = true
 	if m := os.Getenv("STUDY_METHODS"); m != "" {
 		g.AutoMethods = strings.Split(m, ",")
 	}

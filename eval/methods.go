@@ -148,6 +148,10 @@ type Grid struct {
 	AutoScales  []float64
 	AutoFolds   int
 	AutoRepeats int // dealings of the training sets to the outer folds (0: AutoRepeats)
+	// AutoScoreAll scores every candidate even when the earlier ones
+	// settle the choice (Choose stops early otherwise), for studies that
+	// compare rules on every candidate's outcomes.
+	AutoScoreAll bool
 }
 
 // PaperWidths is the grid of kernel widths of the paper's experiments.
