@@ -489,7 +489,7 @@ func (s *Selection) choose() error {
 		}
 	}
 	if s.Top < 0 {
-		return fmt.Errorf("every candidate failed; the first: %s: %w", s.Scores[0].Candidate, s.Scores[0].Err)
+		return fmt.Errorf("every candidate failed in cross-validation on the training sets (the first, %s: %w): check that every class has at least 2 sets of at least 4 frames with frames that differ, or deploy a method without choosing (setmatch train --method nn-h)", s.Scores[0].Candidate, s.Scores[0].Err)
 	}
 	p, n := s.Scores[s.Top].Accuracy, float64(max(s.Held, 1))
 	s.SE = math.Sqrt(max(p*(1-p), 1/n) / n)

@@ -276,8 +276,8 @@ func TestOneStandardErrorRule(t *testing.T) {
 		}
 	}
 	s := &Selection{Held: 10, Scores: []CandidateScore{{Accuracy: -1, Err: errors.New("a")}}}
-	if err := s.choose(); err == nil {
-		t.Error("every candidate failed, and choose chose")
+	if err := s.choose(); err == nil || !strings.Contains(err.Error(), "--method nn-h") || !strings.Contains(err.Error(), ": a") {
+		t.Errorf("every candidate failed: %v", err)
 	}
 }
 
