@@ -251,8 +251,13 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 		row("kfda", "kernel %s, width %g/%s = %.4g, %d latent dimensions, regulariser %g (ε = %.3g)",
 			k.Kernel, k.Width, k.WidthScale, k.KernelWidth, k.LatentDim, k.Reg, k.Epsilon)
 	}
-	row("divergence", "%s", s.Divergence)
-	row("query bandwidth", "%s", s.QueryBandwidth)
+	if k := s.KFDA; k != nil && model.IsSetKernel(k.Kernel) {
+		row("divergence", "%s (not used: the %s kernel compares the frames, not KDEs)", s.Divergence, k.Kernel)
+		row("query bandwidth", "%s (not used)", s.QueryBandwidth)
+	} else {
+		row("divergence", "%s", s.Divergence)
+		row("query bandwidth", "%s", s.QueryBandwidth)
+	}
 	th := s.Threshold
 	switch {
 	case th == "+Inf":

@@ -247,3 +247,55 @@ func TestTrainPooled(t *testing.T) {
 		t.Errorf("pooled learned: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestTrainSetKernels: train deploys gda and cdl as models on their set
+// kernels; inspect names the kernel and its parameter; the model
+// recognises its own training sets.
+func TestTrainSetKernels(t *testing.T) {
+	data := trainData(t)
+	for _, c := range []struct{ method, desc string }{
+		{"gda", "kernel gda (projection kernel of"},
+		{"cdl", "kernel cdl (log-Euclidean kernel of set covariances + λI, λ ="},
+	} {
+		out := filepath.Join(t.TempDir(), c.method+".smm")
+		code, _, stderr := trainRun("train", "--method", c.method, "--data", data, "--out", out, "--threshold", "auto")
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", c.method, code, stderr)
+		}
+		m, _, err := model.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.MethodName() != c.method || m.KFDA == nil || m.KFDA.Kernel != c.method || math.IsInf(m.Threshold, 1) {
+			t.Errorf("%s: model decides by %s (kfda %+v), threshold %v", c.method, m.MethodName(), m.KFDA, m.Threshold)
+		}
+		code, is, es := trainRun("inspect", out)
+		if code != 0 {
+			t.Fatalf("inspect: exit %d: %s", code, es)
+		}
+		if s := is; !strings.Contains(s, c.desc) || !strings.Contains(s, "(not used") {
+			t.Errorf("%s: inspect lacks %q or the unused divergence:\n%s", c.method, c.desc, s)
+		}
+		mt, err := m.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := dataset.Load(data, dataset.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		right := 0
+		for _, s := range ds.Sets {
+			r, err := mt.Match(s.Frames)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Decision.Label == s.Class {
+				right++
+			}
+		}
+		if right < len(ds.Sets)*3/4 {
+			t.Errorf("%s: %d of %d training sets recognised", c.method, right, len(ds.Sets))
+		}
+	}
+}
