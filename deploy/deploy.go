@@ -350,7 +350,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 				mark = "*"
 			}
 			if errors.Is(c.Err, eval.ErrNotScored) {
-				fmt.Fprintf(w, "%s %-34s %8s %9s  (%s)\n", mark, c.Candidate, "-", "-", "not scored: an earlier candidate is within one standard error of any score it could reach")
+				fmt.Fprintf(w, "%s %-34s %8s %9s  (%v)\n", mark, c.Candidate, "-", "-", c.Err)
 				continue
 			}
 			if c.Err != nil {

@@ -443,38 +443,29 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 
 // ErrNotScored is the Err of the candidates Choose did not score because
 // the ones before them settled the choice.
-var ErrNotScored = errors.New("not scored: no score could displace the choice among the earlier candidates")
+var ErrNotScored = errors.New("not scored: an earlier candidate is within one standard error of any score it could reach")
 
 // settled reports whether the choice among the scored candidates (in
-// order) is final: whatever the score of a later candidate, the rule of
-// choose would pick an earlier one. Scores are multiples of 1/held, so
-// every possible highest score t ≥ the current highest is tried: the
-// choice is settled when for each t some scored candidate is within one
-// standard error of t. It is, for example, when a candidate recognised
-// every held-out set.
+// order) is final: whatever later candidates score, choose picks one of
+// these. Only the highest later score matters to the rule, and scores are
+// multiples of 1/held, so every possible one is tried. It is settled, for
+// example, when a candidate recognised every held-out set.
 func settled(scored []CandidateScore, held int) bool {
-	top := -1.0
-	for _, c := range scored {
-		if c.Err == nil {
-			top = max(top, c.Accuracy)
-		}
-	}
-	if top < 0 || held < 1 {
-		return false
-	}
-	n := float64(held)
-	for k := int(math.Ceil(top*n - 1e-9)); k <= held; k++ {
-		t := float64(k) / n
-		se := math.Sqrt(max(t*(1-t), 1/n) / n)
-		ok := false
-		for _, c := range scored {
-			ok = ok || (c.Err == nil && c.Accuracy >= t-se-1e-12)
-		}
-		if !ok {
+	for k := 0; k <= held; k++ {
+		s := &Selection{Held: held, Scores: append(slices.Clip(scored), CandidateScore{Accuracy: float64(k) / float64(held)})}
+		if s.choose() != nil || s.Chosen == len(scored) {
 			return false
 		}
 	}
 	return true
+}
+
+// standardError is the standard error of a held-out accuracy p over n
+// outcomes, sqrt(p(1−p)/n), with p(1−p) at least 1/n so that 100% still
+// counts as uncertain by one set.
+func standardError(p float64, n int) float64 {
+	nf := float64(max(n, 1))
+	return math.Sqrt(max(p*(1-p), 1/nf) / nf)
 }
 
 // choose sets Top, SE and Chosen by the one-standard-error rule: among the
@@ -491,8 +482,7 @@ func (s *Selection) choose() error {
 	if s.Top < 0 {
 		return fmt.Errorf("every candidate failed in cross-validation on the training sets (the first, %s: %w): check that every class has at least 2 sets of at least 4 frames with frames that differ, or deploy a method without choosing (setmatch train --method nn-h)", s.Scores[0].Candidate, s.Scores[0].Err)
 	}
-	p, n := s.Scores[s.Top].Accuracy, float64(max(s.Held, 1))
-	s.SE = math.Sqrt(max(p*(1-p), 1/n) / n)
+	s.SE = standardError(s.Scores[s.Top].Accuracy, s.Held)
 	for i, c := range s.Scores {
 		if c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
 			s.Chosen = i

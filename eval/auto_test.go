@@ -70,15 +70,7 @@ func TestAutoCandidates(t *testing.T) {
 func TestAutoProbesNeverInfluence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	data := drData(rng)
-	splits, err := Protocol{Kind: RandomSplits, Gallery: 3, Probe: 3, Splits: 1}.MakeSplits(data, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := splits[0]
-	labels := make([]int, len(sp.Gallery))
-	for k, j := range sp.Gallery {
-		labels[k] = sp.Labels[j]
-	}
+	sp, labels := drSplit(t, data, 3)
 	run := func(sets []*mat.Dense) (*Selection, Prediction, *coordLearner) {
 		t.Helper()
 		l := &coordLearner{}
@@ -162,15 +154,7 @@ func TestAutoFoldings(t *testing.T) {
 		about   string
 		held    int
 	}{{2, "2 folds by training sets", 2 * 6}, {1, "2 folds by frame halves", 6}} {
-		splits, err := Protocol{Kind: RandomSplits, Gallery: c.gallery, Probe: 3, Splits: 1}.MakeSplits(data, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sp := splits[0]
-		labels := make([]int, len(sp.Gallery))
-		for k, j := range sp.Gallery {
-			labels[k] = sp.Labels[j]
-		}
+		sp, labels := drSplit(t, data, c.gallery)
 		l := &coordLearner{}
 		task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: 3, Seed: 3}
 		sel, err := Choose(task, autoGrid(l.learn), nil)
@@ -336,24 +320,18 @@ func TestSettled(t *testing.T) {
 func TestChooseStopsWhenSettled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	data := drData(rng)
-	splits, err := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 3, Splits: 1}.MakeSplits(data, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := splits[0]
-	labels := make([]int, len(sp.Gallery))
-	for k, j := range sp.Gallery {
-		labels[k] = sp.Labels[j]
-	}
+	sp, labels := drSplit(t, data, 2)
 	var sels [2]*Selection
 	for i, all := range []bool{true, false} {
 		l := &coordLearner{}
 		g := autoGrid(l.learn)
 		g.AutoScoreAll = all
 		task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
-		if sels[i], err = Choose(task, g, nil); err != nil {
+		sel, err := Choose(task, g, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
+		sels[i] = sel
 	}
 	full, early := sels[0], sels[1]
 	last := -1

@@ -28,6 +28,22 @@ func drData(rng *rand.Rand) *Data {
 	return data
 }
 
+// drSplit returns one random split of data with gallery sets per class
+// and 3 probes per class, and the class of each gallery set.
+func drSplit(t *testing.T, data *Data, gallery int) (Split, []int) {
+	t.Helper()
+	splits, err := Protocol{Kind: RandomSplits, Gallery: gallery, Probe: 3, Splits: 1}.MakeSplits(data, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := splits[0]
+	labels := make([]int, len(sp.Gallery))
+	for k, j := range sp.Gallery {
+		labels[k] = sp.Labels[j]
+	}
+	return sp, labels
+}
+
 // coordLearner is a stand-in for model.Train: W picks the first p.Dim
 // features. It records the sets it was given.
 type coordLearner struct {

@@ -38,15 +38,7 @@ func TestDRGuard(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	data := drData(rng)
 	for _, gallery := range []int{3, 2} {
-		splits, err := Protocol{Kind: RandomSplits, Gallery: gallery, Probe: 3, Splits: 1}.MakeSplits(data, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sp := splits[0]
-		labels := make([]int, len(sp.Gallery))
-		for k, j := range sp.Gallery {
-			labels[k] = sp.Labels[j]
-		}
+		sp, labels := drSplit(t, data, gallery)
 		for _, guard := range []bool{true, false} {
 			l := &guardLearner{}
 			g := smallGrid()

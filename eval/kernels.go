@@ -187,6 +187,15 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	if best.acc >= 0 {
 		params += fmt.Sprintf(" cv=%.1f%%", 100*best.acc)
 	}
+	if len(t.Test) > 0 {
+		pred, _, err := kfdaPredict(c.k, t.Train, t.Labels, t.Test, t.Classes, regs[bestK.r], dims[bestK.d:bestK.d+1], nil)
+		if err != nil {
+			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
+		}
+		return Prediction{Labels: pred[0], Params: params}, nil
+	}
+	// No test sets: fit the chosen kernel on all training sets, for a
+	// model to deploy.
 	var fit *Fitted
 	if c.fit != nil {
 		f, err := FitKFDA(subSym(c.k, t.Train), t.Labels, t.Classes, regs[bestK.r], 0)
@@ -201,14 +210,7 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 			return Prediction{}, err
 		}
 	}
-	if len(t.Test) == 0 {
-		return Prediction{Params: params, Fit: fit}, nil
-	}
-	pred, _, err := kfdaPredict(c.k, t.Train, t.Labels, t.Test, t.Classes, regs[bestK.r], dims[bestK.d:bestK.d+1], nil)
-	if err != nil {
-		return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
-	}
-	return Prediction{Labels: pred[0], Params: params, Fit: fit}, nil
+	return Prediction{Params: params, Fit: fit}, nil
 }
 
 // divKernel returns kernel(δ, s/scale) over the pool: one of the set

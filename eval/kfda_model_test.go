@@ -21,30 +21,15 @@ import (
 // both a global and a per-set bandwidth.
 func TestKFDAModelMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 3))
-	const classes, perTrain, perTest, dim = 4, 3, 2, 5
-	var sets []*mat.Dense
-	var train, test, trainLabels, testLabels []int
-	for c := range classes {
+	const classes, dim = 4, 5
+	// Classes differ in their mean frames.
+	sets, train, test, trainLabels, testLabels := kfdaSplit(rng, classes, 12, dim, func(int) func(j int) float64 {
 		mean := make([]float64, dim)
 		for j := range mean {
 			mean[j] = 1.5 * rng.NormFloat64()
 		}
-		for k := range perTrain + perTest {
-			n := 12 + rng.IntN(6)
-			x := mat.NewDense(n, dim, nil)
-			for i := range n {
-				for j := range dim {
-					x.Set(i, j, mean[j]+(0.6+0.2*float64(j%2))*rng.NormFloat64())
-				}
-			}
-			if k < perTrain {
-				train, trainLabels = append(train, len(sets)), append(trainLabels, c)
-			} else {
-				test, testLabels = append(test, len(sets)), append(testLabels, c)
-			}
-			sets = append(sets, x)
-		}
-	}
+		return func(j int) float64 { return mean[j] + (0.6+0.2*float64(j%2))*rng.NormFloat64() }
+	})
 	pool, err := NewPool(sets, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -109,34 +94,11 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				right := 0
-				for a, i := range test {
-					res, err := mt.Match(sets[i])
-					if err != nil {
-						t.Fatal(err)
-					}
+				checkMatcher(t, mt, sets, test, trainLabels, testLabels, pred[0], z, r, func(i int, res model.Result) {
 					if math.Abs(res.Bandwidth-h[pool.off[i]]) > 1e-12*h[pool.off[i]] {
 						t.Fatalf("test set %d: matcher bandwidth %v, eval's %v", i, res.Bandwidth, h[pool.off[i]])
 					}
-					if got := trainLabels[res.Decision.Best]; got != pred[0][a] {
-						t.Errorf("test set %d: matcher predicts class %d (gallery set %d), eval class %d", i, got, res.Decision.Best, pred[0][a])
-					}
-					if len(res.Latent) != r {
-						t.Fatalf("latent point has %d coordinates, want %d", len(res.Latent), r)
-					}
-					for c := range r {
-						if want := z.At(a, c); math.Abs(res.Latent[c]-want) > 1e-9*max(1, math.Abs(want)) {
-							t.Errorf("test set %d: latent[%d] = %.15g, eval %.15g", i, c, res.Latent[c], want)
-						}
-					}
-					if pred[0][a] == testLabels[a] {
-						right++
-					}
-				}
-				// The classes are well apart: a kFDA that works gets most.
-				if right < len(test)*3/4 {
-					t.Errorf("eval's kFDA got %d of %d test sets right; the test data should be easy", right, len(test))
-				}
+				})
 			})
 		}
 	}
@@ -148,30 +110,17 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 // sets whose classes differ in the shape of their spread.
 func TestSetKernelModelMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(93, 5))
-	const classes, perTrain, perTest, dim = 4, 3, 2, 6
-	var sets []*mat.Dense
-	var train, test, trainLabels, testLabels []int
-	for c := range classes {
-		for k := range perTrain + perTest {
-			n := 10 + rng.IntN(6)
-			x := mat.NewDense(n, dim, nil)
-			for i := range n {
-				for j := range dim {
-					s := 0.2
-					if j == c || j == c+1 {
-						s = 1.5
-					}
-					x.Set(i, j, 0.5*float64(j)+s*rng.NormFloat64())
-				}
+	const classes, dim = 4, 6
+	// Classes differ in the directions their frames spread along.
+	sets, train, test, trainLabels, testLabels := kfdaSplit(rng, classes, 10, dim, func(c int) func(j int) float64 {
+		return func(j int) float64 {
+			s := 0.2
+			if j == c || j == c+1 {
+				s = 1.5
 			}
-			if k < perTrain {
-				train, trainLabels = append(train, len(sets)), append(trainLabels, c)
-			} else {
-				test, testLabels = append(test, len(sets)), append(testLabels, c)
-			}
-			sets = append(sets, x)
+			return 0.5*float64(j) + s*rng.NormFloat64()
 		}
-	}
+	})
 	pool, err := NewPool(sets, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -217,28 +166,70 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			right := 0
-			for a, i := range test {
-				res, err := mt.Match(sets[i])
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := trainLabels[res.Decision.Best]; got != pred[0][a] {
-					t.Errorf("test set %d: matcher predicts class %d, eval class %d", i, got, pred[0][a])
-				}
-				for c := range r {
-					if want := z.At(a, c); math.Abs(res.Latent[c]-want) > 1e-9*max(1, math.Abs(want)) {
-						t.Errorf("test set %d: latent[%d] = %.15g, eval %.15g", i, c, res.Latent[c], want)
-					}
-				}
-				if pred[0][a] == testLabels[a] {
-					right++
-				}
-			}
-			if right < len(test)*3/4 {
-				t.Errorf("eval's %s got %d of %d test sets right; the test data should be easy", kernel, right, len(test))
-			}
+			checkMatcher(t, mt, sets, test, trainLabels, testLabels, pred[0], z, r, nil)
 		})
+	}
+}
+
+// kfdaSplit draws, for each of the classes, 3 training and 2 test sets of
+// n0 + (0 to 5) frames in dim features: class(c) is called once per class
+// and returns the sampler of a frame's feature j.
+func kfdaSplit(rng *rand.Rand, classes, n0, dim int, class func(c int) func(j int) float64) (sets []*mat.Dense, train, test, trainLabels, testLabels []int) {
+	const perTrain, perTest = 3, 2
+	for c := range classes {
+		draw := class(c)
+		for k := range perTrain + perTest {
+			n := n0 + rng.IntN(6)
+			x := mat.NewDense(n, dim, nil)
+			for i := range n {
+				for j := range dim {
+					x.Set(i, j, draw(j))
+				}
+			}
+			if k < perTrain {
+				train, trainLabels = append(train, len(sets)), append(trainLabels, c)
+			} else {
+				test, testLabels = append(test, len(sets)), append(testLabels, c)
+			}
+			sets = append(sets, x)
+		}
+	}
+	return sets, train, test, trainLabels, testLabels
+}
+
+// checkMatcher matches every test set with mt and checks that it decides
+// as eval's prediction pred (a class per test set) and lands at eval's
+// latent point (the first r coordinates of its row of z) to 1e-9, and that eval got at least 3/4 of the
+// test sets right (the data are easy). extra, if set, checks more of
+// each result.
+func checkMatcher(t *testing.T, mt *model.Matcher, sets []*mat.Dense, test, trainLabels, testLabels, pred []int, z *mat.Dense, r int, extra func(i int, res model.Result)) {
+	t.Helper()
+	right := 0
+	for a, i := range test {
+		res, err := mt.Match(sets[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if extra != nil {
+			extra(i, res)
+		}
+		if got := trainLabels[res.Decision.Best]; got != pred[a] {
+			t.Errorf("test set %d: matcher predicts class %d (gallery set %d), eval class %d", i, got, res.Decision.Best, pred[a])
+		}
+		if len(res.Latent) != r {
+			t.Fatalf("latent point has %d coordinates, want %d", len(res.Latent), r)
+		}
+		for c := range r {
+			if want := z.At(a, c); math.Abs(res.Latent[c]-want) > 1e-9*max(1, math.Abs(want)) {
+				t.Errorf("test set %d: latent[%d] = %.15g, eval %.15g", i, c, res.Latent[c], want)
+			}
+		}
+		if pred[a] == testLabels[a] {
+			right++
+		}
+	}
+	if right < len(test)*3/4 {
+		t.Errorf("eval's kFDA got %d of %d test sets right; the test data should be easy", right, len(test))
 	}
 }
 

@@ -194,8 +194,9 @@ type Prediction struct {
 	Labels []int  // predicted class of each test set
 	Params string // the hyper-parameters chosen by cross-validation
 	// Fit is the method fitted on the task's training sets, for the
-	// methods a model can deploy (nn-*, kfda-hg/hl/j, nn-*-dr); nil for
-	// the others.
+	// methods a model can deploy (nn-*, kfda-hg/hl/j, gda, cdl, nn-*-dr),
+	// when the task has no test sets (kFDA is then fitted on all training
+	// sets only for it); it may be nil otherwise.
 	Fit *Fitted
 }
 

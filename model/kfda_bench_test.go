@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"setmatch/match"
 )
 
@@ -22,16 +20,32 @@ import (
 // (p = 10) and cdl decide by kFDA on the set kernels instead of the
 // divergences.
 func BenchmarkMatchKFDA(b *testing.B) {
-	const m, n, d, classes = 1000, 100, 20, 100
+	benchMatch(b, 17, 1000, 100, 20, 100, []string{"nn-h", "kfda-hg", "gda", "cdl"})
+}
+
+// BenchmarkMatchFullSpace times Matcher.Match in the full space of the
+// features as ETH-80's gallery with LBP gives it (80 gallery sets × 41
+// frames, D = d = 944, 8 classes, r = 7) for the methods auto deploys
+// there: nn-h, kfda-hg, gda (p = 10) and cdl.
+func BenchmarkMatchFullSpace(b *testing.B) {
+	benchMatch(b, 19, 80, 41, 944, 8, []string{"nn-h", "kfda-hg", "gda", "cdl"})
+}
+
+// benchMatch runs one sub-benchmark per method on a model of m gallery
+// sets × n frames, d = D, in the given number of classes (seed: the
+// model's random stream), matching one n-frame batch: nearest neighbour,
+// or kFDA with random coefficients of the right shapes (r = classes − 1)
+// on the method's kernel.
+func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []string) {
 	sizes := make([]int, m)
 	for i := range sizes {
 		sizes[i] = n
 	}
-	base := mfModel(17, d, d, sizes)
+	base := mfModel(seed, d, d, sizes)
 	for i := range base.Sets {
 		base.Sets[i].Label = fmt.Sprint("c", i%classes)
 	}
-	rng := rand.New(rand.NewPCG(3, 4))
+	rng := rand.New(rand.NewPCG(seed, 4))
 	r := classes - 1
 	k := &KFDA{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Reg: 1e-2, Epsilon: 1e-3,
 		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
@@ -42,36 +56,6 @@ func BenchmarkMatchKFDA(b *testing.B) {
 		k.Values[i] = float64(r - i)
 	}
 	batch := mfBatch(rng, base, n, 0)
-	benchMatch(b, base, k, batch, []string{"nn-h", "kfda-hg", "gda", "cdl"})
-}
-
-// BenchmarkMatchFullSpace times Matcher.Match in the full space of the
-// features as ETH-80's gallery with LBP gives it (80 gallery sets × 41
-// frames, D = d = 944, 8 classes, r = 7) for the methods auto deploys
-// there: nn-h, kfda-hg, gda (p = 10) and cdl.
-func BenchmarkMatchFullSpace(b *testing.B) {
-	const m, n, d, classes = 80, 41, 944, 8
-	sizes := make([]int, m)
-	for i := range sizes {
-		sizes[i] = n
-	}
-	base := mfModel(19, d, d, sizes)
-	for i := range base.Sets {
-		base.Sets[i].Label = fmt.Sprint("c", i%classes)
-	}
-	rng := rand.New(rand.NewPCG(5, 4))
-	r := classes - 1
-	k := &KFDA{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Reg: 1e-2, Epsilon: 1e-3,
-		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
-	for i := range k.Values {
-		k.Values[i] = float64(r - i)
-	}
-	benchMatch(b, base, k, mfBatch(rng, base, n, 0), []string{"nn-h", "kfda-hg", "gda", "cdl"})
-}
-
-// benchMatch runs one sub-benchmark per method on base: nearest
-// neighbour, or kFDA with k's coefficients on the method's kernel.
-func benchMatch(b *testing.B, base *Model, k *KFDA, batch *mat.Dense, methods []string) {
 	for _, method := range methods {
 		b.Run(method, func(b *testing.B) {
 			mm := *base

@@ -167,36 +167,37 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	if d != mt.model.Dim() {
 		return Result{}, fmt.Errorf("projected batch has %d columns, model dimension is %d", d, mt.model.Dim())
 	}
+	var res Result
 	if mt.sets != nil {
 		k, err := mt.sets.vector(ctx, p, mt.workers)
 		if err != nil {
 			return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
 		}
-		res := Result{Frames: n}
+		res = Result{Frames: n}
 		if err := mt.decideKFDA(&res, k); err != nil {
 			return Result{}, err
 		}
-		return res, nil
-	}
-	h, err := mt.model.QueryBandwidth.Bandwidth(p)
-	if err != nil {
-		return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
-	}
-	q, err := match.NewKDE(p, h)
-	if err != nil {
-		return Result{}, fmt.Errorf("batch: %w", err)
-	}
-	div, err := mt.gallery.CompareContext(ctx, q, nil)
-	if err != nil {
-		return Result{}, err
-	}
-	res := Result{Divergences: div, Frames: n, Bandwidth: h}
-	if mt.disc != nil {
-		if err := mt.decideKFDA(&res, mt.divKernel(div)); err != nil {
+	} else {
+		h, err := mt.model.QueryBandwidth.Bandwidth(p)
+		if err != nil {
+			return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
+		}
+		q, err := match.NewKDE(p, h)
+		if err != nil {
+			return Result{}, fmt.Errorf("batch: %w", err)
+		}
+		div, err := mt.gallery.CompareContext(ctx, q, nil)
+		if err != nil {
 			return Result{}, err
 		}
-	} else {
-		res.Decision = match.Nearest(div, mt.labels, mt.model.Divergence, mt.threshold)
+		res = Result{Divergences: div, Frames: n, Bandwidth: h}
+		if mt.disc != nil {
+			if err := mt.decideKFDA(&res, mt.divKernel(div)); err != nil {
+				return Result{}, err
+			}
+		} else {
+			res.Decision = match.Nearest(div, mt.labels, mt.model.Divergence, mt.threshold)
+		}
 	}
 	if res.Decision.Best < 0 {
 		return Result{}, ErrNoDecision
@@ -234,8 +235,5 @@ func (mt *Matcher) decideKFDA(res *Result, k []float64) error {
 	}
 	res.Latent, res.Distances = z, dist
 	res.Decision = match.NearestScores(dist, mt.labels, mt.threshold)
-	if res.Decision.Best < 0 {
-		return ErrNoDecision
-	}
 	return nil
 }

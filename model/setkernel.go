@@ -92,17 +92,19 @@ func (g *setGallery) of(x *mat.Dense) (*mat.Dense, []float64, float64, error) {
 	return s.V, lam, sum, nil
 }
 
+// spectrum returns gallery set j's log-shifted eigenvalues and their sum
+// (CDL; nil and 0 for GDA).
+func (g *setGallery) spectrum(j int) ([]float64, float64) {
+	if g.lam == nil {
+		return nil, 0
+	}
+	return g.lam[j], g.sum[j]
+}
+
 // kernel returns k(a, b) from the r_a×r_b block gb = V_aᵀ V_b.
 func (g *setGallery) kernel(gb *mat.Dense, la []float64, sa float64, lb []float64, sb float64) float64 {
 	if g.kind == KernelGDA {
-		var s float64
-		r, _ := gb.Dims()
-		for i := range r {
-			for _, v := range gb.RawRowView(i) {
-				s += v * v
-			}
-		}
-		return s
+		return setkernel.ProjectionGram(gb)
 	}
 	return setkernel.LogEuclideanGram(g.d, g.lambda, la, sa, lb, sb, gb)
 }
@@ -132,11 +134,7 @@ func (g *setGallery) vector(ctx context.Context, x *mat.Dense, workers int) ([]f
 		_, r := v.Dims()
 		for j := lo; j < hi; j++ {
 			blk := gb.Slice(0, r, g.off[j]-g.off[lo], g.off[j+1]-g.off[lo]).(*mat.Dense)
-			var lb []float64
-			var sb float64
-			if g.lam != nil {
-				lb, sb = g.lam[j], g.sum[j]
-			}
+			lb, sb := g.spectrum(j)
 			k[j] = g.kernel(blk, la, sa, lb, sb)
 		}
 	})
@@ -165,11 +163,8 @@ func (g *setGallery) matrix(workers int) *mat.SymDense {
 		_, r := va.Dims()
 		for b := a; b < m; b++ {
 			blk := row.Slice(0, r, g.off[b]-g.off[a], g.off[b+1]-g.off[a]).(*mat.Dense)
-			var la, lb []float64
-			var sa, sb float64
-			if g.lam != nil {
-				la, sa, lb, sb = g.lam[a], g.sum[a], g.lam[b], g.sum[b]
-			}
+			la, sa := g.spectrum(a)
+			lb, sb := g.spectrum(b)
 			k.SetSym(a, b, g.kernel(blk, la, sa, lb, sb))
 		}
 	})

@@ -30,10 +30,17 @@ func Basis(x *mat.Dense, p int) (*mat.Dense, error) {
 func Projection(a, b mat.Matrix) float64 {
 	var g mat.Dense
 	g.Mul(a.T(), b)
+	return ProjectionGram(&g)
+}
+
+// ProjectionGram returns ‖G‖_F², the projection kernel of two bases from
+// their p_a×p_b Gram matrix G = AᵀB (which may be a block of a larger
+// Gram matrix).
+func ProjectionGram(g mat.RawMatrixer) float64 {
+	raw := g.RawMatrix()
 	var s float64
-	r, _ := g.Dims()
-	for i := range r {
-		for _, v := range g.RawRowView(i) {
+	for i := range raw.Rows {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
 			s += v * v
 		}
 	}
