@@ -298,7 +298,7 @@ func (r *Result) setThreshold(opt Options) error {
 			return fmt.Errorf("--threshold auto: %w", err)
 		}
 		r.Model.Threshold = thr
-		r.ThresholdSource = fmt.Sprintf("%g: %dth percentile of held-out within-class nearest-neighbour latent distances", thr, learn.AutoThresholdPercentile)
+		r.ThresholdSource = fmt.Sprintf("%g: accepts %d%% of known sets, bound from held-out within-class nearest-neighbour latent distances", thr, learn.AutoThresholdPercentile)
 		return nil
 	}
 	thr, err := learn.OpenSetThreshold(r.Gallery, r.Model.Labels(), learn.AutoThresholdPercentile)
@@ -306,7 +306,7 @@ func (r *Result) setThreshold(opt Options) error {
 		return fmt.Errorf("--threshold auto: %w", err)
 	}
 	r.Model.Threshold = thr
-	r.ThresholdSource = fmt.Sprintf("%.6g: %dth percentile of within-class nearest-neighbour %s", thr, learn.AutoThresholdPercentile, r.Model.Divergence)
+	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %d%% of known sets, bound from within-class nearest-neighbour %s", thr, learn.AutoThresholdPercentile, r.Model.Divergence)
 	return nil
 }
 

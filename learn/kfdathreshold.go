@@ -22,17 +22,16 @@ const KFDAFolds = 5
 // regulariser reg, dim latent dimensions, ≤ 0 for C−1, as kfda.Fit), each
 // held-out set whose class is still among them is mapped to the latent
 // space, and its distance to the nearest set of its class there is one
-// sample. The threshold is the p-th percentile of the samples (0 ≤ p ≤
-// 100, linear interpolation). Distances of the training sets themselves
-// would be too small: kFDA draws each class together on the sets it is
-// fitted on, and a batch is never one of them.
+// sample. The threshold is Bound(samples, p). Distances of the training
+// sets themselves would be too small: kFDA draws each class together on
+// the sets it is fitted on, and a batch is never one of them.
 func KFDAOpenSetThreshold(k mat.Symmetric, labels []string, reg float64, dim int, p float64) (float64, error) {
 	m := k.SymmetricDim()
 	if m != len(labels) {
 		return 0, fmt.Errorf("%d labels for %d sets", len(labels), m)
 	}
-	if !(p >= 0 && p <= 100) {
-		return 0, fmt.Errorf("percentile %v: want a number in [0, 100]", p)
+	if err := checkPercent(p); err != nil {
+		return 0, err
 	}
 	fold := make([]int, m)
 	rank := map[string]int{}
@@ -117,5 +116,5 @@ func KFDAOpenSetThreshold(k mat.Symmetric, labels []string, reg float64, dim int
 		}
 		return 0, errors.New("an automatic kFDA threshold needs a class with at least 2 sets and at least 2 classes")
 	}
-	return percentile(dist, p), nil
+	return Bound(dist, p), nil
 }

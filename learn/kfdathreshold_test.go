@@ -26,7 +26,7 @@ func kfdaSet(rng *rand.Rand, mean []float64, n int) *mat.Dense {
 
 // TestKFDAOpenSetThreshold calibrates the threshold of a kFDA model and
 // checks what it is for: fresh sets of the known classes are mostly
-// accepted (the 95th percentile of held-out distances), sets of a class
+// accepted (a 95% bound from held-out distances), sets of a class
 // the model does not know are mostly rejected.
 func TestKFDAOpenSetThreshold(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -62,10 +62,10 @@ func TestKFDAOpenSetThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, _ := KFDAOpenSetThreshold(k, m.Labels(), 1e-2, 0, 0)
-	hi, _ := KFDAOpenSetThreshold(k, m.Labels(), 1e-2, 0, 100)
+	lo, _ := KFDAOpenSetThreshold(k, m.Labels(), 1e-2, 0, 1)
+	hi, _ := KFDAOpenSetThreshold(k, m.Labels(), 1e-2, 0, 99.9)
 	if !(lo > 0 && lo <= th && th <= hi) {
-		t.Fatalf("thresholds at 0, 95 and 100 percent: %v, %v, %v", lo, th, hi)
+		t.Fatalf("thresholds at 1, 95 and 99.9 percent: %v, %v, %v", lo, th, hi)
 	}
 	m.Threshold = th
 	mt, err := m.NewMatcher()
@@ -91,7 +91,7 @@ func TestKFDAOpenSetThreshold(t *testing.T) {
 			unknownRejected++
 		}
 	}
-	t.Logf("threshold %.4g (0%%: %.4g, 100%%: %.4g); known accepted right %d/%d, unknown rejected %d/%d", th, lo, hi, known, trials, unknownRejected, trials)
+	t.Logf("threshold %.4g (1%%: %.4g, 99.9%%: %.4g); known accepted right %d/%d, unknown rejected %d/%d", th, lo, hi, known, trials, unknownRejected, trials)
 	if known < trials*8/10 {
 		t.Errorf("%d of %d sets of known classes accepted with the right label", known, trials)
 	}

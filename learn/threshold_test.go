@@ -2,6 +2,7 @@ package learn
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -16,15 +17,17 @@ func TestOpenSetThreshold(t *testing.T) {
 		0.1, 0.1, 0.1, 0,
 	})
 	labels := []string{"a", "a", "a", "b"}
-	// Nearest same-class divergences: 1, 1, 3 (set 3 has none).
-	for _, c := range []struct{ p, want float64 }{{0, 1}, {50, 1}, {75, 2}, {100, 3}, {95, 2.8}} {
-		got, err := OpenSetThreshold(div, labels, c.p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("p = %v: %v, want %v", c.p, got, c.want)
-		}
+	// Nearest same-class divergences: 1, 1, 3 (set 3 has none). Their
+	// logarithms have mean ln(3)/3 and standard deviation ln(3)/√3;
+	// t_2(0.95) = 2.919986 (Student's t table).
+	l3 := math.Log(3)
+	want := math.Exp(l3/3 + 2.919986*l3/math.Sqrt(3)*math.Sqrt(1+1.0/3))
+	got, err := OpenSetThreshold(div, labels, 95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got-want) > 1e-5*want {
+		t.Errorf("95%%: %v, want %v", got, want)
 	}
 	if _, err := OpenSetThreshold(div, []string{"a", "b", "c", "d"}, 95); err == nil {
 		t.Error("no class with two sets: no error")
@@ -32,7 +35,67 @@ func TestOpenSetThreshold(t *testing.T) {
 	if _, err := OpenSetThreshold(div, labels[:3], 95); err == nil {
 		t.Error("3 labels for 4 sets: no error")
 	}
-	if _, err := OpenSetThreshold(div, labels, math.NaN()); err == nil {
-		t.Error("NaN percentile: no error")
+	for _, p := range []float64{math.NaN(), 0, 100, -1} {
+		if _, err := OpenSetThreshold(div, labels, p); err == nil {
+			t.Errorf("percentile %v: no error", p)
+		}
+	}
+}
+
+// TestBoundCoverage checks what Bound is for: a new sample from the
+// distribution of the samples stays below it with probability p, also
+// with few samples, where the sample percentile falls short.
+func TestBoundCoverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const trials = 4000
+	for _, n := range []int{4, 16, 200} {
+		var inBound, inPct int
+		for range trials {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = math.Exp(1.5*rng.NormFloat64() - 3)
+			}
+			b := Bound(x, 95)
+			q := percentile(x, 95)
+			if b < q {
+				t.Fatalf("n = %d: bound %v below the sample percentile %v", n, b, q)
+			}
+			y := math.Exp(1.5*rng.NormFloat64() - 3)
+			if y <= b {
+				inBound++
+			}
+			if y <= q {
+				inPct++
+			}
+		}
+		cb, cp := float64(inBound)/trials, float64(inPct)/trials
+		t.Logf("n = %3d: a new sample below the bound %.3f, below the sample 95th percentile %.3f", n, cb, cp)
+		// 4000 trials: the standard error of a coverage near 0.95 is 0.0034.
+		if cb < 0.94 || cb > 0.965 {
+			t.Errorf("n = %d: coverage of the bound %.3f, want 0.95", n, cb)
+		}
+		if n == 4 && cp > 0.85 {
+			t.Errorf("n = 4: the sample percentile covers %.3f; expected it to fall short", cp)
+		}
+	}
+}
+
+// TestBoundHeavyTail: with many samples from a tail heavier than the
+// log-normal's, the sample percentile is the larger and is kept.
+func TestBoundHeavyTail(t *testing.T) {
+	x := make([]float64, 1000)
+	for i := range x {
+		x[i] = 1
+	}
+	for i := 900; i < 1000; i++ {
+		x[i] = 1e6
+	}
+	q := percentile(append([]float64(nil), x...), 95)
+	if b := Bound(x, 95); b != q {
+		t.Errorf("bound %v, want the sample percentile %v", b, q)
+	}
+	// Zeros and one positive value: nothing to fit, the percentile.
+	if b := Bound([]float64{0, 0, 2}, 50); b != 0 {
+		t.Errorf("median of 0, 0, 2: %v", b)
 	}
 }

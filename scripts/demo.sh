@@ -7,8 +7,9 @@
 #      PNG images (a texture per class)
 #   3. hold out one set of each of the first 4 classes, and all of class 5
 #      (never seen in training: it must come out "unknown")
-#   4. setmatch train --features lbp:4x4@64x64: the model records the
-#      feature pipeline and learns W (944×4) on 4 classes × 4 sets
+#   4. setmatch train --features lbp:4x4@64x64 --threshold auto: chooses
+#      the method by cross-validation on 4 classes × 4 sets (the default,
+#      --method auto), records the feature pipeline in the model
 #   5. setmatchd on a temporary spool with the "log" GPIO backend
 #   6. feed image bursts the way a camera does, with scripts/camera-burst.sh
 #      (frames written into tmp/NAME/, the directory renamed into new/): the
@@ -88,9 +89,9 @@ mv "$first_unknown" "$work/heldout/unknown-$unknown_class"
 rm -rf "${work:?}/data/$unknown_class"
 echo "training on ${classes[*]:0:4} (4 sets each); held out: $(cd "$work/heldout" && echo *)"
 
-step "train on the images: lbp:4x4@64x64 features (944 per frame), W is 944×4, Hellinger divergence"
-"$setmatch" train --data "$work/data" --features lbp:4x4@64x64 --method learned --dim 4 --divergence hellinger \
-	--max-iter 30 --threshold auto --out "$work/model.smm" 2>&1 | grep -v '^iter '
+step "train on the images: lbp:4x4@64x64 features (944 per frame), method chosen by cross-validation"
+"$setmatch" train --data "$work/data" --features lbp:4x4@64x64 --threshold auto --out "$work/model.smm" 2>&1 |
+	grep -v '^train: cross-validation [0-9]'
 "$setmatch" inspect "$work/model.smm" 2>/dev/null | head -n 11 || true
 
 step "configure setmatchd (temporary spool, log GPIO backend)"
@@ -143,7 +144,7 @@ function field(k,   s) {
 	gsub(/\\\\/, "\\", s) # JSON escapes a backslash as two
 	return s
 }
-function num(k,   s) { s = field(k); return (s == "" || s == "null") ? "-" : sprintf("%.3f", s) }
+function num(k,   s) { s = field(k); return (s == "" || s == "null") ? "-" : sprintf("%.3g", s) }
 {
 	if (field("decision") == "failed")
 		printf "  journal: %-18s FAILED   %s\n", field("file"), field("reason")

@@ -37,6 +37,23 @@ type testSummary struct {
 	Failed          int                  `json:"failed"`        // sets the matcher could not decide
 	MsPerSet        float64              `json:"ms_per_set"`
 	PerClass        map[string]testClass `json:"per_class"`
+	PerSet          []testSet            `json:"per_set"`
+}
+
+// testSet is the decision on one set: the nearest gallery set's label and
+// score (a divergence, or a latent distance for kFDA, as compared with the
+// threshold) and the nearest set of another label, to see how far a
+// threshold sits from the scores.
+type testSet struct {
+	Class       string   `json:"class"`
+	Set         string   `json:"set"`
+	Decided     string   `json:"decided"`               // a label, "unknown" or "failed"
+	Nearest     string   `json:"nearest,omitempty"`     // label of the nearest gallery set
+	NearestSet  string   `json:"nearest_set,omitempty"` // its name
+	Score       *float64 `json:"score,omitempty"`
+	RunnerUp    string   `json:"runner_up,omitempty"`
+	RunnerScore *float64 `json:"runner_score,omitempty"` // absent when the model knows one label
+	Error       string   `json:"error,omitempty"`
 }
 
 // testClass is one row of the confusion table: the sets of one true
@@ -161,14 +178,25 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		res, err := mt.Match(set.Frames)
 		spent += time.Since(start)
 		pred := testUnknown
+		one := testSet{Class: set.Class, Set: set.Name}
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "test: %s/%s: %v\n", set.Class, set.Name, err)
 			s.Failed++
 			pred = "failed"
+			one.Error = err.Error()
 		case res.Decision.Known:
 			pred = res.Decision.Label
 		}
+		if err == nil {
+			d := res.Decision
+			one.Nearest, one.NearestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, &d.Score
+			if d.RunnerUp >= 0 {
+				one.RunnerUp, one.RunnerScore = d.RunnerLabel, &d.RunnerScore
+			}
+		}
+		one.Decided = pred
+		s.PerSet = append(s.PerSet, one)
 		row := s.PerClass[set.Class]
 		if row.Predicted == nil {
 			row.Predicted = map[string]int{}

@@ -82,12 +82,27 @@ func checkTestAnswers(t *testing.T, s testSummary, modelPath, probe string, thre
 		known[c] = true
 	}
 	correct, unknown, kr, ua := 0, 0, 0, 0
-	for _, set := range ds.Sets {
+	if len(s.PerSet) != len(ds.Sets) {
+		t.Fatalf("%d per-set rows for %d sets", len(s.PerSet), len(ds.Sets))
+	}
+	for i, set := range ds.Sets {
 		res, err := mt.Match(set.Frames)
 		if err != nil {
 			t.Fatal(err)
 		}
 		d := res.Decision
+		one := s.PerSet[i]
+		decided := "unknown"
+		if d.Known {
+			decided = d.Label
+		}
+		if one.Class != set.Class || one.Set != set.Name || one.Decided != decided || one.Nearest != m.Sets[d.Best].Label ||
+			one.Score == nil || math.Abs(*one.Score-d.Score) > 1e-9*math.Abs(d.Score) || (one.RunnerScore == nil) != (d.RunnerUp < 0) {
+			t.Errorf("set %s/%s: row %+v, matcher %+v", set.Class, set.Name, one, d)
+		}
+		if d.Known != (*one.Score <= threshold) {
+			t.Errorf("set %s/%s: score %v, threshold %v, known %v", set.Class, set.Name, *one.Score, threshold, d.Known)
+		}
 		switch {
 		case known[set.Class] && d.Known && d.Label == set.Class:
 			correct++

@@ -185,7 +185,7 @@ func TestTrainAuto(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for _, want := range []string{"cross-validation: 3 stratified folds", "nn-h ", "kfda-hg", "nn-h-dr ",
-		"chose ", "deployed ", "cross-validation 1/", "left", "95th percentile of within-class", "wrote " + out} {
+		"chose ", "deployed ", "cross-validation 1/", "left", "accepts 95% of known sets, bound from within-class", "wrote " + out} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
