@@ -89,7 +89,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if opt.Method == Learned {
 		return buildLearned(sets, labels, names, opt)
 	}
-	ids, classes := classIndex(labels)
+	ids, classes := model.ClassIndex(labels)
 	if len(classes) < 2 {
 		return nil, fmt.Errorf("the training sets hold %d class: recognition needs at least 2", len(classes))
 	}
@@ -205,22 +205,6 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 	return s
 }
 
-// classIndex maps labels to class indices in order of first appearance.
-func classIndex(labels []string) ([]int, []string) {
-	idx := map[string]int{}
-	var classes []string
-	ids := make([]int, len(labels))
-	for i, l := range labels {
-		c, ok := idx[l]
-		if !ok {
-			c = len(classes)
-			idx[l] = c
-			classes = append(classes, l)
-		}
-		ids[i] = c
-	}
-	return ids, classes
-}
 
 // nnModel returns the nearest-neighbour model of fit: the training sets
 // projected by fit's W (the identity in the full space, with the mean
@@ -316,7 +300,7 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 	if opt.Dim < 1 {
 		return nil, errors.New("method learned needs the dimension d (--dim)")
 	}
-	ids, _ := classIndex(labels)
+	ids, _ := model.ClassIndex(labels)
 	to := opt.Train
 	to.Dim = opt.Dim
 	t0 := time.Now()

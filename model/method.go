@@ -412,17 +412,25 @@ func (m *Model) FitSetKernel(kernel string, p int, lambda, reg float64, dim, wor
 // classIDs returns the class index of every gallery set, in order of
 // first appearance, and the number of classes.
 func (m *Model) classIDs() ([]int, int) {
-	labels := make([]int, len(m.Sets))
+	ids, classes := ClassIndex(m.Labels())
+	return ids, len(classes)
+}
+
+// ClassIndex maps labels to class indices in order of first appearance:
+// ids[i] is the index in classes of labels[i].
+func ClassIndex(labels []string) (ids []int, classes []string) {
 	idx := map[string]int{}
-	for i, s := range m.Sets {
-		c, ok := idx[s.Label]
+	ids = make([]int, len(labels))
+	for i, l := range labels {
+		c, ok := idx[l]
 		if !ok {
-			c = len(idx)
-			idx[s.Label] = c
+			c = len(classes)
+			idx[l] = c
+			classes = append(classes, l)
 		}
-		labels[i] = c
+		ids[i] = c
 	}
-	return labels, len(idx)
+	return ids, classes
 }
 
 // samples returns the gallery sets' samples, in order.

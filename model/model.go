@@ -112,14 +112,7 @@ func (m *Model) Labels() []string {
 
 // Classes returns the distinct labels in order of first appearance.
 func (m *Model) Classes() []string {
-	seen := make(map[string]bool)
-	var c []string
-	for _, s := range m.Sets {
-		if !seen[s.Label] {
-			seen[s.Label] = true
-			c = append(c, s.Label)
-		}
-	}
+	_, c := ClassIndex(m.Labels())
 	return c
 }
 
