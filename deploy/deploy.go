@@ -64,9 +64,13 @@ type Result struct {
 	Selection *eval.Selection    // the auto method's scores; nil otherwise
 	Fit       *eval.Fitted       // the fitted method; nil for Learned
 	Trained   *learn.TrainResult // Learned only
-	// Gallery is the m×m divergence matrix between the gallery sets as
-	// the model compares them (the threshold's and a report's input).
+	// Gallery is the m×m matrix of how far apart the model sees its
+	// gallery sets (the threshold's and a report's input): their
+	// divergences, or for a set-kernel model, which has none, the squared
+	// distances its kernel induces, k_ii + k_jj − 2k_ij. GalleryMeasure
+	// names it.
 	Gallery         *mat.SymDense
+	GalleryMeasure  string
 	kernel          *mat.SymDense // kFDA: the gallery's kernel matrix
 	ChooseSeconds   float64
 	FitSeconds      float64
@@ -126,7 +130,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	res.Model, res.Gallery = m, gallery
+	res.Model, res.Gallery, res.GalleryMeasure = m, gallery, m.Divergence.String()
 	m.Meta = opt.Meta
 	m.Selection = selection(res.Fit, res.Selection)
 	if f := res.Fit; f.KFDA != nil && model.IsSetKernel(f.Method) {
@@ -135,6 +139,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		if res.kernel, err = m.FitSetKernel(f.Method, f.P, f.Lambda, f.Reg, f.LatentDim, opt.Workers); err != nil {
 			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
 		}
+		res.Gallery, res.GalleryMeasure = kernelDistances(res.kernel), f.Method+" kernel distance²"
 	} else if f.KFDA != nil {
 		// The model fits the discriminant again from its gallery, with the
 		// chosen kernel, width, regulariser and latent dimension.
@@ -205,12 +210,11 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 	return s
 }
 
-
 // nnModel returns the nearest-neighbour model of fit: the training sets
 // projected by fit's W (the identity in the full space, with the mean
 // frame subtracted; for a set kernel the raw frames, as GDA's uncentred
 // subspaces were chosen on them) with their bandwidths, and the gallery's
-// divergence matrix.
+// divergence matrix (nil for a set kernel, which compares no KDEs).
 func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
 	w, mean := fit.W, fit.Mean
 	_, dim := sets[0].Dims()
@@ -231,11 +235,27 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 	for i, y := range proj {
 		m.Sets = append(m.Sets, model.Set{Label: labels[i], Name: names[i], Samples: y, Bandwidth: fit.H[i]})
 	}
+	if model.IsSetKernel(fit.Method) {
+		return m, nil, nil
+	}
 	div, err := match.DivergenceMatrix(proj, fit.H, fit.Divergence, workers)
 	if err != nil {
 		return nil, nil, err
 	}
 	return m, div, nil
+}
+
+// kernelDistances returns the squared distances k_ii + k_jj − 2k_ij that
+// the m×m kernel matrix k induces between its sets.
+func kernelDistances(k mat.Symmetric) *mat.SymDense {
+	m := k.SymmetricDim()
+	d := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			d.SetSym(i, j, max(0, k.At(i, i)+k.At(j, j)-2*k.At(i, j)))
+		}
+	}
+	return d
 }
 
 func identity(n int) *mat.Dense {
@@ -308,7 +328,7 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Trained: tr, FitSeconds: time.Since(t0).Seconds()}
+	res := &Result{Trained: tr, FitSeconds: time.Since(t0).Seconds(), GalleryMeasure: tr.Divergence.String()}
 	if res.Gallery, err = match.DivergenceMatrix(tr.Projected, tr.Bandwidths, tr.Divergence, opt.Workers); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"setmatch/eval"
 	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/model"
+	"setmatch/setkernel"
 )
 
 // data returns 3 classes × 6 sets of 12 frames in 6 features: the class
@@ -126,5 +128,56 @@ func TestModelDecidesAsEval(t *testing.T) {
 		} else if res.Model.MethodName() != method {
 			t.Errorf("model method %q, want %q", res.Model.MethodName(), method)
 		}
+		checkGallery(t, res)
+	}
+}
+
+// checkGallery checks the gallery matrix a report draws: the model's
+// divergences between its sets, or for a set kernel the distances the
+// kernel induces, from the kernel of every pair.
+func checkGallery(t *testing.T, res *Result) {
+	t.Helper()
+	m := res.Model
+	if res.Gallery == nil || res.Gallery.SymmetricDim() != len(m.Sets) {
+		t.Fatalf("%s: gallery matrix %v for %d sets", m.MethodName(), res.Gallery, len(m.Sets))
+	}
+	i, j := 0, len(m.Sets)-1
+	var want float64
+	switch k := m.KFDA; {
+	case k != nil && model.IsSetKernel(k.Kernel):
+		if res.GalleryMeasure != k.Kernel+" kernel distance²" {
+			t.Errorf("%s: gallery measure %q", k.Kernel, res.GalleryMeasure)
+		}
+		kk := func(a, b int) float64 {
+			if k.Kernel == model.KernelGDA {
+				ba, _ := setkernel.Basis(m.Sets[a].Samples, k.P)
+				bb, _ := setkernel.Basis(m.Sets[b].Samples, k.P)
+				return setkernel.Projection(ba, bb)
+			}
+			sa, _ := setkernel.NewSpectrum(m.Sets[a].Samples)
+			sb, _ := setkernel.NewSpectrum(m.Sets[b].Samples)
+			return setkernel.LogEuclidean(sa, sb, k.Lambda)
+		}
+		want = kk(i, i) + kk(j, j) - 2*kk(i, j)
+	default:
+		if res.GalleryMeasure != m.Divergence.String() {
+			t.Errorf("%s: gallery measure %q", m.MethodName(), res.GalleryMeasure)
+		}
+		p, err := match.NewKDE(m.Sets[i].Samples, m.Sets[i].Bandwidth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := match.NewKDE(m.Sets[j].Samples, m.Sets[j].Bandwidth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := match.Compare(p, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = d.Of(m.Divergence)
+	}
+	if got := res.Gallery.At(i, j); math.Abs(got-want) > 1e-8*math.Max(1, math.Abs(want)) {
+		t.Errorf("%s: gallery[%d,%d] = %v, want %v", m.MethodName(), i, j, got, want)
 	}
 }

@@ -313,7 +313,7 @@ func trainReport(dir string, res *deploy.Result, labels []string) error {
 		return err
 	}
 	m := res.Model.Divergence
-	after := report.Heatmap{Path: filepath.Join(dir, "divergence-after.png"), Div: res.Gallery, Title: m.String() + " between the model's gallery sets"}
+	after := report.Heatmap{Path: filepath.Join(dir, "divergence-after.png"), Div: res.Gallery, Title: res.GalleryMeasure + " between the model's gallery sets"}
 	tr := res.Trained
 	if tr == nil {
 		return report.DivergenceHeatmaps(labels, after)
