@@ -336,6 +336,9 @@ func (p *Publisher) explain(err error) error {
 		return fmt.Errorf("the broker does not speak MQTT 3.1.1 (%v)", err)
 	case errors.As(err, new(*tls.CertificateVerificationError)), errors.As(err, new(tls.RecordHeaderError)):
 		return fmt.Errorf("TLS with the broker failed: %v (check mqtt.ca_file, and that the broker URL's host name is in its certificate)", err)
+	case errors.As(err, &nerr) && nerr.Op == "remote error":
+		// A TLS alert from the broker (crypto/tls reports them so).
+		return fmt.Errorf("the broker refused the TLS connection: %v (check mqtt.cert_file and mqtt.key_file: a client certificate the broker trusts, if it asks for one; and mqtt.ca_file)", err)
 	case errors.As(err, &nerr), errors.Is(err, packets.ErrorNetworkError):
 		return fmt.Errorf("cannot reach the broker: %v (is it running and reachable, and may the service use the network?)", err)
 	}

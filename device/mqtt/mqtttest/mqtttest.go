@@ -11,6 +11,7 @@ package mqtttest
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -225,6 +226,7 @@ func (s *SyncBuffer) String() string {
 // publishes the client's last will) and refuses new ones until opened.
 type Gate struct {
 	ln       net.Listener
+	scheme   string
 	upstream string
 	mu       sync.Mutex
 	open     bool
@@ -238,18 +240,29 @@ type Gate struct {
 // NewGate starts a gate to upstream (host:port) on a free loopback port;
 // it is closed when t ends.
 func NewGate(t testing.TB, upstream string) *Gate {
+	return NewTLSGate(t, upstream, nil)
+}
+
+// NewTLSGate is NewGate with TLS towards the clients when cfg is not nil
+// (the gate ends it and speaks plain MQTT to upstream): a TLS broker for
+// the client under test, in front of a broker without TLS.
+func NewTLSGate(t testing.TB, upstream string, cfg *tls.Config) *Gate {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &Gate{ln: ln, upstream: upstream, open: true}
+	g := &Gate{ln: ln, upstream: upstream, open: true, scheme: "tcp"}
+	if cfg != nil {
+		g.ln, g.scheme = tls.NewListener(ln, cfg), "ssl"
+	}
 	t.Cleanup(func() { ln.Close(); g.Cut() })
 	go g.serve()
 	return g
 }
 
-// URL is the broker URL that goes through the gate.
-func (g *Gate) URL() string { return "tcp://" + g.ln.Addr().String() }
+// URL is the broker URL that goes through the gate: tcp://, or ssl://
+// for a TLS gate.
+func (g *Gate) URL() string { return g.scheme + "://" + g.ln.Addr().String() }
 
 func (g *Gate) serve() {
 	for {
