@@ -75,6 +75,7 @@ SYSUSERSDIR ?= /usr/lib/sysusers.d
 TMPFILESDIR ?= /usr/lib/tmpfiles.d
 UDEVRULESDIR ?= /usr/lib/udev/rules.d
 DOCDIR   ?= $(PREFIX)/share/doc/setmatch
+MANDIR   ?= $(PREFIX)/share/man
 
 FUZZTIME ?= 10s
 
@@ -158,8 +159,13 @@ deb: cross deb-files $(NFPM)
 install: build
 	@test -f $(EXAMPLE_CONFIG) || { echo "$(EXAMPLE_CONFIG) is missing"; exit 1; }
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
-		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSCONFDIR)/setmatch/conf.d $(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSCONFDIR)/setmatch/conf.d $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(addprefix $(BIN)/,$(CMDS)) $(DESTDIR)$(PREFIX)/bin/
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(BIN)/setmatch man > $(DESTDIR)$(MANDIR)/man1/setmatch.1
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(BIN)/setmatchd -manpage > $(DESTDIR)$(MANDIR)/man8/setmatchd.8
+	gzip -9nf $(DESTDIR)$(MANDIR)/man1/setmatch.1 $(DESTDIR)$(MANDIR)/man8/setmatchd.8
+	chmod 0644 $(DESTDIR)$(MANDIR)/man1/setmatch.1.gz $(DESTDIR)$(MANDIR)/man8/setmatchd.8.gz
 	sed -e 's|/usr/bin/setmatchd|$(PREFIX)/bin/setmatchd|g' -e 's|/etc/setmatch/|$(SYSCONFDIR)/setmatch/|g' \
 		systemd/setmatchd.service > $(DESTDIR)$(UNITDIR)/setmatchd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/setmatchd.service

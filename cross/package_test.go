@@ -266,3 +266,57 @@ func TestCopyrightNamesEveryModule(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallMatchesPackage runs make install into a staging folder
+// (DESTDIR) and checks that it installs what the package does, man pages
+// included: every path of nfpm.yaml except the Debian-only ones (copyright,
+// changelog, lintian overrides), and nothing else.
+func TestInstallMatchesPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds both commands with make install; not with -short")
+	}
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Fatal("make is not installed (apt-get install -y make)")
+	}
+	stage, bin := t.TempDir(), t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, mk, "-C", "..", "install", "DESTDIR="+stage, "BIN="+bin).CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("make install did not finish within 5 min:\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	var got []string
+	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(p, stage)
+		if !d.IsDir() || rel == "/etc/setmatch/conf.d" {
+			got = append(got, rel)
+		}
+		return nil
+	})
+	var want []string
+	for _, e := range contents(t) {
+		switch e.dst {
+		case "/usr/share/doc/setmatch/copyright", "/usr/share/doc/setmatch/changelog.gz", "/usr/share/lintian/overrides/setmatch":
+			continue
+		}
+		want = append(want, e.dst)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("make install installs\n  %s\nthe package (without its Debian-only files)\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	for _, man := range []string{"/usr/share/man/man1/setmatch.1.gz", "/usr/share/man/man8/setmatchd.8.gz"} {
+		b, err := exec.CommandContext(ctx, "gzip", "-dc", filepath.Join(stage, man)).Output()
+		if err != nil || !strings.HasPrefix(string(b), ".TH ") {
+			t.Errorf("%s is not a gzipped man page (%v): %.60q", man, err, b)
+		}
+	}
+}
