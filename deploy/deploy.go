@@ -31,7 +31,7 @@ import (
 const Learned = "learned"
 
 // Methods are the methods Build accepts, auto first.
-var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.NNHDR, eval.NNJDR, Learned}
+var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDASum, eval.NNHDR, eval.NNJDR, Learned}
 
 // Options configures Build.
 type Options struct {
@@ -133,22 +133,14 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	res.Model, res.Gallery, res.GalleryMeasure = m, gallery, m.Divergence.String()
 	m.Meta = opt.Meta
 	m.Selection = selection(res.Fit, res.Selection)
-	if f := res.Fit; f.KFDA != nil && model.IsSetKernel(f.Method) {
+	if f := res.Fit; f.KFDA != nil {
 		// The model fits the discriminant again from its gallery, with the
-		// chosen set kernel, its p or λ, regulariser and latent dimension.
-		if res.kernel, err = m.FitSetKernel(f.Method, f.P, f.Lambda, f.Reg, f.LatentDim, opt.Workers); err != nil {
+		// chosen kernel(s), regulariser and latent dimension.
+		if res.kernel, err = m.FitTerms(Terms(f), f.Reg, f.LatentDim, opt.Workers); err != nil {
 			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
 		}
-		res.Gallery, res.GalleryMeasure = kernelDistances(res.kernel), f.Method+" kernel distance²"
-	} else if f.KFDA != nil {
-		// The model fits the discriminant again from its gallery, with the
-		// chosen kernel, width, regulariser and latent dimension.
-		ws := "raw"
-		if f.WidthMedian {
-			ws = "median"
-		}
-		if res.kernel, err = m.FitKFDA(strings.TrimPrefix(f.Method, "kfda-"), f.Width, ws, f.Reg, f.LatentDim, opt.Workers); err != nil {
-			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
+		if gallery == nil {
+			res.Gallery, res.GalleryMeasure = kernelDistances(res.kernel), f.Method+" kernel distance²"
 		}
 	}
 	if err := res.setThreshold(opt); err != nil {
@@ -177,22 +169,14 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 			s.Params["train-bandwidth"] = fmt.Sprintf("global*%g", f.Learn.Scale)
 		}
 	}
-	switch {
-	case f.KFDA != nil && model.IsSetKernel(f.Method):
-		// No KDE: the set kernel's parameter, the regulariser and the
-		// latent dimension are the method's parameters.
-		s.Params = map[string]string{"reg": strconv.FormatFloat(f.Reg, 'g', -1, 64), "latent-dim": strconv.Itoa(f.LatentDim)}
-		if f.Method == eval.GDA {
-			s.Params["p"] = strconv.Itoa(f.P)
-		} else {
-			s.Params["lambda"] = strconv.FormatFloat(f.Lambda, 'g', 6, 64)
+	if f.KFDA != nil {
+		if !usesKDE(f) {
+			// No KDE: the kernel, the regulariser and the latent
+			// dimension are the method's parameters.
+			s.Params = map[string]string{}
 		}
-	case f.KFDA != nil:
-		w := strconv.FormatFloat(f.Width, 'g', -1, 64)
-		if f.WidthMedian {
-			w += "/median"
-		}
-		s.Params["width"], s.Params["reg"], s.Params["latent-dim"] = w, strconv.FormatFloat(f.Reg, 'g', -1, 64), strconv.Itoa(f.LatentDim)
+		s.Params["kernel"] = describeTerms(Terms(f))
+		s.Params["reg"], s.Params["latent-dim"] = strconv.FormatFloat(f.Reg, 'g', -1, 64), strconv.Itoa(f.LatentDim)
 	}
 	if sel == nil {
 		return s
@@ -212,9 +196,9 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 
 // nnModel returns the nearest-neighbour model of fit: the training sets
 // projected by fit's W (the identity in the full space, with the mean
-// frame subtracted; for a set kernel the raw frames, as GDA's uncentred
+// frame subtracted; with a set kernel the raw frames, as GDA's uncentred
 // subspaces were chosen on them) with their bandwidths, and the gallery's
-// divergence matrix (nil for a set kernel, which compares no KDEs).
+// divergence matrix (nil when the method compares no KDEs).
 func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
 	w, mean := fit.W, fit.Mean
 	_, dim := sets[0].Dims()
@@ -222,7 +206,7 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 		w = identity(dim)
 	}
 	switch {
-	case model.IsSetKernel(fit.Method):
+	case rawFrames(fit):
 		mean = make([]float64, dim)
 	case mean == nil:
 		mean = frameMean(sets)
@@ -235,7 +219,7 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 	for i, y := range proj {
 		m.Sets = append(m.Sets, model.Set{Label: labels[i], Name: names[i], Samples: y, Bandwidth: fit.H[i]})
 	}
-	if model.IsSetKernel(fit.Method) {
+	if !usesKDE(fit) {
 		return m, nil, nil
 	}
 	div, err := match.DivergenceMatrix(proj, fit.H, fit.Divergence, workers)
@@ -388,16 +372,76 @@ func Describe(f *eval.Fitted) string {
 		}
 		s = fmt.Sprintf("d=%d (%s), %s", d, how, s)
 	}
-	switch {
-	case f.KFDA != nil && f.Method == eval.GDA:
-		s = fmt.Sprintf("kernel gda on %d-dimensional set subspaces, reg %g, latent dim %d", f.P, f.Reg, f.LatentDim)
-	case f.KFDA != nil && f.Method == eval.CDL:
-		s = fmt.Sprintf("kernel cdl on set covariances + λI, λ = %.4g, reg %g, latent dim %d", f.Lambda, f.Reg, f.LatentDim)
-	case f.KFDA != nil:
-		s += fmt.Sprintf(", kernel width %g/%.4g, reg %g, latent dim %d", f.Width, f.WidthScale, f.Reg, f.LatentDim)
+	if f.KFDA != nil {
+		k := fmt.Sprintf("kernel %s, reg %g, latent dim %d", describeTerms(Terms(f)), f.Reg, f.LatentDim)
+		if usesKDE(f) {
+			s += ", " + k
+		} else {
+			s = k
+		}
 	}
 	if f.CV >= 0 {
 		s += fmt.Sprintf(", inner cv %.1f%%", 100*f.CV)
 	}
 	return s
+}
+
+// Terms returns the kernels of a fitted kFDA method as a model holds them
+// (model.Term): its one kernel, or the terms of kfda-sum. The scales of
+// kernels relative to the median divergence, and the weights of a sum,
+// are computed again by model.FitTerms on the gallery.
+func Terms(f *eval.Fitted) []model.Term {
+	if f.Method == eval.KFDASum {
+		terms := make([]model.Term, len(f.Terms))
+		for i, t := range f.Terms {
+			terms[i] = term(t.Fit)
+			terms[i].Weight = t.Weight
+		}
+		return terms
+	}
+	return []model.Term{term(f)}
+}
+
+func term(f *eval.Fitted) model.Term {
+	t := model.Term{Kernel: strings.TrimPrefix(f.Method, "kfda-"), Width: f.Width, Scale: 1, WidthScale: "raw"}
+	switch f.Method {
+	case eval.GDA:
+		t.Width, t.P = 1, f.P
+	case eval.CDL:
+		t.Width, t.Lambda = 1, f.Lambda
+	default:
+		if f.WidthMedian {
+			t.WidthScale, t.Scale = "median", f.WidthScale
+		}
+	}
+	return t
+}
+
+// describeTerms describes kernels as a model does (model.Term.Describe).
+func describeTerms(terms []model.Term) string {
+	k := &model.KFDA{Term: terms[0]}
+	if len(terms) > 1 {
+		k = &model.KFDA{Term: model.Term{Kernel: model.KernelSum}, Terms: terms}
+	}
+	return strings.TrimPrefix(k.Describe(), "kernel ")
+}
+
+// rawFrames reports whether f is deployed on the raw frames (W = I, a
+// zero mean): a set kernel, alone or in a sum.
+func rawFrames(f *eval.Fitted) bool {
+	return model.IsSetKernel(f.Method) || f.Method == eval.KFDASum
+}
+
+// usesKDE reports whether f compares KDEs: every method except a kernel
+// (or sum of kernels) on the sets alone.
+func usesKDE(f *eval.Fitted) bool {
+	if f.KFDA == nil {
+		return true
+	}
+	for _, t := range Terms(f) {
+		if t.OnDivergences() {
+			return true
+		}
+	}
+	return false
 }

@@ -55,6 +55,10 @@ type Fitted struct {
 	// model records for its gallery sets; the kernel uses no KDE.
 	P      int
 	Lambda float64
+	// Terms are the kernels of kfda-sum, each a fitted kfda-hg, gda or
+	// cdl with its weight; Bandwidth, H and Query are then those of the
+	// kfda-hg term (Global 1 without one).
+	Terms []Term
 }
 
 // Deployable reports whether a model can hold f: an error says why not.

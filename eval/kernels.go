@@ -107,10 +107,9 @@ func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg fl
 	return pred, marg, nil
 }
 
-// runKFDA chooses a candidate kernel, regulariser and latent dimension by
-// cross-validation on the training sets, then fits on all of them and
-// classifies the test sets by 1-NN in the latent space.
-func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
+// chooseKFDA scores every candidate kernel, regulariser and latent
+// dimension by cross-validation on the training sets.
+func chooseKFDA(t *Task, g Grid, cands []candidate) (score, int, int, int) {
 	regs := g.Regs
 	if len(regs) == 0 {
 		regs = []float64{1e-2}
@@ -182,6 +181,18 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 			}
 		}
 	}
+	return best, bestK.c, bestK.r, bestK.d
+}
+
+func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
+	regs := g.Regs
+	if len(regs) == 0 {
+		regs = []float64{1e-2}
+	}
+	dims := g.dims(t.Classes)
+	best, bc, br, bd := chooseKFDA(t, g, cands)
+	type key struct{ c, r, d int }
+	bestK := key{bc, br, bd}
 	c := cands[bestK.c]
 	params := fmt.Sprintf("%s reg=%g dim=%d", c.desc, regs[bestK.r], dims[bestK.d])
 	if best.acc >= 0 {
@@ -226,6 +237,14 @@ func medianOffDiag(d mat.Symmetric, train []int, sqrt bool) float64 {
 }
 
 func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
+	cands, err := divCandidates(t, g, method)
+	if err != nil {
+		return Prediction{}, err
+	}
+	return runKFDA(t, g, cands)
+}
+
+func divCandidates(t *Task, g Grid, method string) ([]candidate, error) {
 	m, sqrt, kernel := match.Hellinger, false, match.KernelHG
 	switch method {
 	case KFDAHL:
@@ -251,7 +270,7 @@ func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 	for _, b := range bws {
 		dm, err := t.Pool.divMatrix(b, t.Train)
 		if err != nil {
-			return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
+			return nil, fmt.Errorf("bandwidth %v: %w", b, err)
 		}
 		d := dm.Of(m)
 		med := medianOffDiag(d, t.Train, sqrt)
@@ -272,12 +291,20 @@ func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 		}
 	}
 	if len(cands) == 0 {
-		return Prediction{}, fmt.Errorf("no kernel candidates (width scale %q: want raw, median or both)", g.WidthScale)
+		return nil, fmt.Errorf("no kernel candidates (width scale %q: want raw, median or both)", g.WidthScale)
+	}
+	return cands, nil
+}
+
+func runGDA(t *Task, g Grid) (Prediction, error) {
+	cands, err := gdaCandidates(t, g)
+	if err != nil {
+		return Prediction{}, err
 	}
 	return runKFDA(t, g, cands)
 }
 
-func runGDA(t *Task, g Grid) (Prediction, error) {
+func gdaCandidates(t *Task, g Grid) ([]candidate, error) {
 	ps := g.GDAP
 	if len(ps) == 0 {
 		ps = []int{5}
@@ -290,15 +317,23 @@ func runGDA(t *Task, g Grid) (Prediction, error) {
 	for _, p := range ps {
 		k, err := t.Pool.GDAKernel(p, pmax)
 		if err != nil {
-			return Prediction{}, err
+			return nil, err
 		}
 		fit := &Fitted{Method: GDA, Divergence: match.Hellinger, Bandwidth: Bandwidth{Mode: Global, Scale: 1}, P: p}
 		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("p=%d", p), fit: fit})
 	}
-	return runKFDA(t, g, cands)
+	return cands, nil
 }
 
 func runCDL(t *Task, g Grid) (Prediction, error) {
+	cands, err := cdlCandidates(t, g)
+	if err != nil {
+		return Prediction{}, err
+	}
+	return runKFDA(t, g, cands)
+}
+
+func cdlCandidates(t *Task, g Grid) ([]candidate, error) {
 	regs := g.CDLRegs
 	if len(regs) == 0 {
 		regs = []float64{1e-3}
@@ -307,10 +342,10 @@ func runCDL(t *Task, g Grid) (Prediction, error) {
 	for _, r := range regs {
 		k, lambda, err := t.Pool.CDLKernel(r, t.Train)
 		if err != nil {
-			return Prediction{}, err
+			return nil, err
 		}
 		fit := &Fitted{Method: CDL, Divergence: match.Hellinger, Bandwidth: Bandwidth{Mode: Global, Scale: 1}, Lambda: lambda}
 		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("lambda=%g(%.3g)", r, lambda), fit: fit})
 	}
-	return runKFDA(t, g, cands)
+	return cands, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -239,4 +240,87 @@ func identity(n int) *mat.Dense {
 		w.Set(i, i, 1)
 	}
 	return w
+}
+
+// TestSumModelMatchesEval is TestSetKernelModelMatchesEval for kfda-sum:
+// each of eval's sums of kernels (hg, gda and cdl, each chosen by its own
+// cross-validation) against a model of the raw training sets fitted with
+// FitTerms on the same terms, which weighs them again on its gallery.
+func TestSumModelMatchesEval(t *testing.T) {
+	rng := rand.New(rand.NewPCG(94, 5))
+	const classes, dim = 4, 6
+	// Classes differ in where their frames are and in how they spread.
+	sets, train, test, trainLabels, testLabels := kfdaSplit(rng, classes, 10, dim, func(c int) func(j int) float64 {
+		return func(j int) float64 {
+			s := 0.3
+			if j == c || j == c+1 {
+				s = 1.2
+			}
+			return 0.6*float64(c*j%3) + s*rng.NormFloat64()
+		}
+	})
+	pool, err := NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := &Task{Pool: pool, Train: train, Labels: trainLabels, Classes: classes, Seed: 3}
+	g := Grid{
+		Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}, {Mode: PerSet, Scale: 1}},
+		Widths:     []float64{0.1, 1}, WidthScale: "median",
+		Regs: []float64{1e-2}, GDAP: []int{2, 3}, CDLRegs: []float64{1e-2, 1}, Folds: 3,
+	}
+	cands, err := sumCandidates(task, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) != len(sumCombos) {
+		t.Fatalf("%d sums, want %d", len(cands), len(sumCombos))
+	}
+	const reg, r = 1e-2, 2
+	for _, c := range cands {
+		t.Run(c.desc, func(t *testing.T) {
+			pred, _, err := kfdaPredict(c.k, train, trainLabels, test, classes, reg, []int{r}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := FitKFDA(subSym(c.k, train), trainLabels, classes, reg, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			z, err := f.Transform(sub(c.k, test, train))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fit := c.fit
+			if err := fit.setBandwidths(task); err != nil {
+				t.Fatal(err)
+			}
+			m := &model.Model{Divergence: match.Hellinger, QueryBandwidth: fit.Query,
+				W: identity(dim), Mean: make([]float64, dim), Threshold: math.Inf(1)}
+			for a, i := range train {
+				m.Sets = append(m.Sets, model.Set{Label: fmt.Sprint("class", trainLabels[a]), Name: fmt.Sprint("set", i), Samples: sets[i], Bandwidth: fit.H[a]})
+			}
+			var terms []model.Term
+			for _, tm := range fit.Terms {
+				mt := model.Term{Kernel: strings.TrimPrefix(tm.Fit.Method, "kfda-"), Width: 1, Scale: 1, WidthScale: "raw", P: tm.Fit.P, Lambda: tm.Fit.Lambda}
+				if tm.Fit.Method == KFDAHG {
+					mt.Width, mt.WidthScale = tm.Fit.Width, "median"
+				}
+				terms = append(terms, mt)
+			}
+			if _, err := m.FitTerms(terms, reg, r, 1); err != nil {
+				t.Fatal(err)
+			}
+			for i, tm := range m.KFDA.Terms {
+				if w := fit.Terms[i].Weight; math.Abs(tm.Weight-w) > 1e-12*w {
+					t.Errorf("term %d: the model weighs it %v, eval %v", i, tm.Weight, w)
+				}
+			}
+			mt, err := m.NewMatcher()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkMatcher(t, mt, sets, test, trainLabels, testLabels, pred[0], z, r, nil)
+		})
+	}
 }

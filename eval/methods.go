@@ -24,6 +24,9 @@ const (
 	NNJDR  = "nn-j-dr"
 	GDA    = "gda"
 	CDL    = "cdl"
+	// KFDASum is kFDA on a sum of a KDE kernel and the GDA and CDL set
+	// kernels (sum.go).
+	KFDASum = "kfda-sum"
 	// Auto chooses among the deployable methods by cross-validation on
 	// the training sets (Choose) and runs the winner: what setmatch train
 	// --method auto deploys.
@@ -31,7 +34,7 @@ const (
 )
 
 // Methods lists every method in table order.
-var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL, Auto}
+var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL, KFDASum, Auto}
 
 // ParseMethods reads a comma-separated list of method names ("all" for
 // every method).
@@ -224,6 +227,8 @@ func run(method string, t *Task, g Grid) (Prediction, error) {
 		return runKFDADiv(t, g, method)
 	case GDA:
 		return runGDA(t, g)
+	case KFDASum:
+		return runSum(t, g)
 	case CDL:
 		return runCDL(t, g)
 	case NNHDR:

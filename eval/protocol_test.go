@@ -237,7 +237,7 @@ func TestParseMethodsAndBandwidth(t *testing.T) {
 	if err != nil || !equalStrings(ms, []string{NNH, KFDAJ}) {
 		t.Errorf("ParseMethods = %v, %v", ms, err)
 	}
-	if all, _ := ParseMethods("all"); len(all) != 10 || all[9] != Auto {
+	if all, _ := ParseMethods("all"); len(all) != 11 || all[10] != Auto {
 		t.Errorf("all = %v", all)
 	}
 	if _, err := ParseMethods("nn-x"); err == nil {

@@ -1,10 +1,10 @@
 package model
 
-// The model file (format 3), all integers little-endian:
+// The model file (format 4), all integers little-endian:
 //
 //	offset       size  field
 //	0            8     magic "SETMATCH"
-//	8            4     format version, uint32 (3)
+//	8            4     format version, uint32 (4)
 //	12           8     header length H, uint64
 //	20           H     header: UTF-8 JSON object (fileHeader)
 //	20+H         8·F   float64 arrays, IEEE 754 bits: W (D×d, row-major),
@@ -19,8 +19,10 @@ package model
 //	                   none)
 //	20+H+8F+P    4     CRC-32C (Castagnoli) of every byte before it
 //
-// The file ends right after the checksum. Format 2 is format 3 without
-// the set kernels (kfda kernel gda or cdl, with its p or lambda). Format 1
+// The file ends right after the checksum. Format 3 is format 4 without
+// the sums of kernels (kfda kernel sum, with its terms). Format 2 is
+// format 3 without the set kernels (kfda kernel gda or cdl, with its p or
+// lambda). Format 1
 // is format 2 without the kFDA arrays and the pipeline (its header has no
 // selection, kfda or features_bytes; they are ignored if present). docs/FORMATS.md is the user
 // reference, with the compatibility policy.
@@ -54,7 +56,7 @@ const Magic = "SETMATCH"
 
 // FormatVersion is the format version this package writes and the newest
 // it reads.
-const FormatVersion = 3
+const FormatVersion = 4
 
 // MaxFileBytes is the largest model file ReadFile and Decode accept.
 const MaxFileBytes = 1 << 30
@@ -118,16 +120,28 @@ type fileCandidate struct {
 }
 
 type fileKFDA struct {
+	Kernel     string     `json:"kernel"`
+	Width      jsonFloat  `json:"width"`
+	Scale      jsonFloat  `json:"scale"`
+	WidthScale string     `json:"width_scale"`
+	Reg        jsonFloat  `json:"reg"`
+	Epsilon    jsonFloat  `json:"epsilon"`
+	AllMean    jsonFloat  `json:"all_mean"`
+	Dim        int        `json:"latent_dim"`
+	P          int        `json:"p,omitempty"`      // gda (format ≥ 3)
+	Lambda     jsonFloat  `json:"lambda,omitempty"` // cdl (format ≥ 3)
+	Terms      []fileTerm `json:"terms,omitempty"`  // kernel sum (format ≥ 4)
+}
+
+// fileTerm is one kernel of a sum (Term).
+type fileTerm struct {
 	Kernel     string    `json:"kernel"`
 	Width      jsonFloat `json:"width"`
 	Scale      jsonFloat `json:"scale"`
 	WidthScale string    `json:"width_scale"`
-	Reg        jsonFloat `json:"reg"`
-	Epsilon    jsonFloat `json:"epsilon"`
-	AllMean    jsonFloat `json:"all_mean"`
-	Dim        int       `json:"latent_dim"`
-	P          int       `json:"p,omitempty"`      // gda (format ≥ 3)
-	Lambda     jsonFloat `json:"lambda,omitempty"` // cdl (format ≥ 3)
+	P          int       `json:"p,omitempty"`
+	Lambda     jsonFloat `json:"lambda,omitempty"`
+	Weight     jsonFloat `json:"weight"`
 }
 
 // jsonMaybe is a float64 that may be NaN, written as null.
@@ -234,6 +248,12 @@ func encode(w io.Writer, m *Model) error {
 			Kernel: k.Kernel, Width: jsonFloat(k.Width), Scale: jsonFloat(k.Scale), WidthScale: k.WidthScale,
 			Reg: jsonFloat(k.Reg), Epsilon: jsonFloat(k.Epsilon), AllMean: jsonFloat(k.AllMean), Dim: k.Dim(),
 			P: k.P, Lambda: jsonFloat(k.Lambda),
+		}
+		for _, t := range k.Terms {
+			h.KFDA.Terms = append(h.KFDA.Terms, fileTerm{
+				Kernel: t.Kernel, Width: jsonFloat(t.Width), Scale: jsonFloat(t.Scale), WidthScale: t.WidthScale,
+				P: t.P, Lambda: jsonFloat(t.Lambda), Weight: jsonFloat(t.Weight),
+			})
 		}
 	}
 	var pipeline []byte
@@ -452,6 +472,12 @@ func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 		}
 		h.KFDA.P, h.KFDA.Lambda = 0, 0
 	}
+	if v < 4 && h.KFDA != nil {
+		if h.KFDA.Kernel == KernelSum {
+			return nil, fmt.Errorf("%w: kfda kernel %q in a file of format %d (sums of kernels came with format 4)", ErrMalformed, h.KFDA.Kernel, v)
+		}
+		h.KFDA.Terms = nil
+	}
 	return &h, nil
 }
 
@@ -559,13 +585,21 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 	if fk := h.KFDA; fk != nil {
 		n, r := len(h.Sets), fk.Dim
 		m.KFDA = &KFDA{
-			Kernel: fk.Kernel, Width: float64(fk.Width), Scale: float64(fk.Scale), WidthScale: fk.WidthScale,
+			Term: Term{
+				Kernel: fk.Kernel, Width: float64(fk.Width), Scale: float64(fk.Scale), WidthScale: fk.WidthScale,
+				P: fk.P, Lambda: float64(fk.Lambda),
+			},
 			Reg: float64(fk.Reg), Epsilon: float64(fk.Epsilon), AllMean: float64(fk.AllMean),
-			P: fk.P, Lambda: float64(fk.Lambda),
 			ColMean: next("kfda column means", 1, n),
 			Values:  next("kfda eigenvalues", 1, r),
 			Alpha:   mat.NewDense(n, r, next("kfda coefficients", n, r)),
 			Latent:  mat.NewDense(n, r, next("kfda latent coordinates", n, r)),
+		}
+		for _, t := range fk.Terms {
+			m.KFDA.Terms = append(m.KFDA.Terms, Term{
+				Kernel: t.Kernel, Width: float64(t.Width), Scale: float64(t.Scale), WidthScale: t.WidthScale,
+				P: t.P, Lambda: float64(t.Lambda), Weight: float64(t.Weight),
+			})
 		}
 	}
 	if sel := h.Selection; sel != nil {

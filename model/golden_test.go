@@ -56,28 +56,32 @@ func goldenPaths(v uint32) (model, results string) {
 }
 
 // goldenModel returns the model of the current format version's golden
-// file: a small deterministic kFDA model on CDL's set kernel (format 3;
-// format 2's file holds kernel hg, width relative to the median) with a
+// file: a small deterministic kFDA model on the sum of three kernels (hg,
+// width relative to the median; gda, p = 2; cdl, λ = 0.05: format 4;
+// format 3's file holds CDL's kernel alone, format 2's hg alone) with a
 // recorded feature pipeline (intensity:4x4+pca:6), a selection table and
 // an open-set threshold.
 func goldenModel(t testing.TB) *Model {
 	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4, 6})
-	// A latent distance between the three batches' (CDL compares
-	// covariances, so the batch shifted far away is not far).
-	m.Threshold = 0.55
-	if _, err := m.FitSetKernel(KernelCDL, 0, 0.05, 1e-2, 0, 1); err != nil {
+	m.Threshold = 1.5 // a latent distance
+	terms := []Term{
+		{Kernel: KernelHG, Width: 1, Scale: 1, WidthScale: "median"},
+		{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 2},
+		{Kernel: KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.05},
+	}
+	if _, err := m.FitTerms(terms, 1e-2, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m.Selection = Selection{
-		Method: "cdl", Params: map[string]string{"lambda": "0.05", "reg": "0.01", "dim": "2"}, CVAccuracy: 0.75,
-		Candidates: []Candidate{{"nn-h", "", 0.5, 0.25}, {"cdl", "lambda=0.05 reg=0.01 dim=2", 0.75, 1.5}, {"kfda-j", "", math.NaN(), 0}},
+		Method: "kfda-sum", Params: map[string]string{"reg": "0.01", "dim": "2"}, CVAccuracy: 0.75,
+		Candidates: []Candidate{{"nn-h", "", 0.5, 0.25}, {"kfda-sum", "hg+gda+cdl reg=0.01 dim=2", 0.75, 1.5}, {"kfda-j", "", math.NaN(), 0}},
 	}
 	withPipeline(t, m)
 	return m
 }
 
-// hgModel is goldenModel with kernel hg (width relative to the median)
-// instead of CDL's: the model of format 2's golden file.
+// hgModel is goldenModel with kernel hg alone (width relative to the
+// median): the model of format 2's golden file.
 func hgModel(t testing.TB) *Model {
 	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4, 6})
 	m.Threshold = 10 // a latent distance

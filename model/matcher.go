@@ -15,13 +15,14 @@ import (
 // Matcher matches batches against a model's gallery and decides by the
 // model's method. Nearest neighbour: the nearest gallery set under the
 // model's divergence, known if its divergence is within the threshold.
-// kFDA (Model.KFDA): the batch's divergences to every gallery set give its
+// kFDA (Model.KFDA): the batch's kernel against every gallery set is its
 // kernel vector and, centred and projected, its latent point; the nearest
 // gallery set in the latent space decides, known if its latent distance is
-// within the threshold. With a set kernel (GDA, CDL) the kernel vector is
-// that of the projected batch against every gallery set, and no KDE is
-// built. The gallery KDEs (or bases, or spectra) are built once, in
-// NewMatcher.
+// within the threshold. A kernel on divergences takes the batch's
+// divergences to the gallery sets; a set kernel (GDA, CDL) compares the
+// projected batch with every gallery set directly (no KDE is built when
+// no kernel needs one); a sum adds its weighted terms. The gallery KDEs
+// (and bases, or spectra) are built once, in NewMatcher.
 //
 // A Matcher is safe for concurrent use by several goroutines: Match keeps
 // all its working memory local to the call and only reads the Matcher. The
@@ -32,10 +33,18 @@ type Matcher struct {
 	labels    []string
 	gallery   *match.Gallery
 	threshold float64
-	disc      *kfda.KFDA                // nil for nearest neighbour
-	kernel    func(div float64) float64 // the kFDA kernel on divergences
-	sets      *setGallery               // the kFDA set kernel (gallery nil)
+	disc      *kfda.KFDA    // nil for nearest neighbour
+	terms     []matcherTerm // the kFDA kernel, a sum of terms
 	workers   int
+}
+
+// matcherTerm is one kernel of a kFDA matcher, times weight: on the
+// divergences of measure meas (div), or on the sets (sets).
+type matcherTerm struct {
+	weight float64
+	div    func(div float64) float64
+	meas   match.Measure
+	sets   *setGallery
 }
 
 // Decision is the outcome of matching a batch: the nearest gallery set,
@@ -54,12 +63,13 @@ type Result struct {
 	// the matcher's threshold (Known).
 	Decision Decision
 	// Divergences holds the batch's divergences to every gallery set, in
-	// gallery order (len = number of gallery sets); nil for a set kernel.
+	// gallery order (len = number of gallery sets); nil for a set kernel
+	// (a kFDA kernel with no term on divergences).
 	Divergences []match.Divergences
 	// Frames is the number of frames n of the batch.
 	Frames int
 	// Bandwidth is the bandwidth h chosen for the projected batch (0 for
-	// a set kernel, which uses no KDE).
+	// a set kernel, which uses no KDE, as Divergences).
 	Bandwidth float64
 	// Latent is the batch's point in the kFDA latent space (len r), and
 	// Distances its Euclidean distances to the gallery sets' latent points
@@ -81,17 +91,25 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		return nil, err
 	}
 	mt := &Matcher{model: m, labels: m.Labels(), threshold: m.Threshold, workers: max(workers, 0)}
+	needKDE := m.KFDA == nil
 	if k := m.KFDA; k != nil {
 		mt.disc = k.Discriminant()
-		if IsSetKernel(k.Kernel) {
-			g, err := newSetGallery(k.Kernel, k.P, k.Lambda, m.samples(), workers)
-			if err != nil {
-				return nil, err
+		for _, t := range k.Kernels() {
+			mtt := matcherTerm{weight: t.Weight}
+			if IsSetKernel(t.Kernel) {
+				g, err := newSetGallery(t.Kernel, t.P, t.Lambda, m.samples(), workers)
+				if err != nil {
+					return nil, err
+				}
+				mtt.sets = g
+			} else {
+				mtt.div, mtt.meas, needKDE = t.KernelFunc(), t.Measure(), true
 			}
-			mt.sets = g
-			return mt, nil
+			mt.terms = append(mt.terms, mtt)
 		}
-		mt.kernel = k.KernelFunc()
+	}
+	if !needKDE {
+		return mt, nil
 	}
 	kdes := make([]*match.KDE, len(m.Sets))
 	for i, s := range m.Sets {
@@ -167,17 +185,8 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	if d != mt.model.Dim() {
 		return Result{}, fmt.Errorf("projected batch has %d columns, model dimension is %d", d, mt.model.Dim())
 	}
-	var res Result
-	if mt.sets != nil {
-		k, err := mt.sets.vector(ctx, p, mt.workers)
-		if err != nil {
-			return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
-		}
-		res = Result{Frames: n}
-		if err := mt.decideKFDA(&res, k); err != nil {
-			return Result{}, err
-		}
-	} else {
+	res := Result{Frames: n}
+	if mt.gallery != nil {
 		h, err := mt.model.QueryBandwidth.Bandwidth(p)
 		if err != nil {
 			return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
@@ -186,17 +195,20 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 		if err != nil {
 			return Result{}, fmt.Errorf("batch: %w", err)
 		}
-		div, err := mt.gallery.CompareContext(ctx, q, nil)
-		if err != nil {
+		if res.Divergences, err = mt.gallery.CompareContext(ctx, q, nil); err != nil {
 			return Result{}, err
 		}
-		res = Result{Divergences: div, Frames: n, Bandwidth: h}
-		if mt.disc != nil {
-			if err := mt.decideKFDA(&res, mt.divKernel(div)); err != nil {
-				return Result{}, err
-			}
-		} else {
-			res.Decision = match.Nearest(div, mt.labels, mt.model.Divergence, mt.threshold)
+		res.Bandwidth = h
+	}
+	if mt.disc == nil {
+		res.Decision = match.Nearest(res.Divergences, mt.labels, mt.model.Divergence, mt.threshold)
+	} else {
+		k, err := mt.kernelVector(ctx, p, res.Divergences)
+		if err != nil {
+			return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
+		}
+		if err := mt.decideKFDA(&res, k); err != nil {
+			return Result{}, err
 		}
 	}
 	if res.Decision.Best < 0 {
@@ -205,15 +217,27 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	return res, nil
 }
 
-// divKernel returns the kernel vector of a batch's divergences to the
-// gallery sets, under the kFDA kernel on divergences.
-func (mt *Matcher) divKernel(div []match.Divergences) []float64 {
-	meas := mt.model.KFDA.Measure()
-	k := make([]float64, len(div))
-	for j, v := range div {
-		k[j] = mt.kernel(v.Of(meas))
+// kernelVector returns the kFDA kernel of the projected batch p against
+// every gallery set: the weighted sum of its terms, from the batch's
+// divergences div for the terms on divergences.
+func (mt *Matcher) kernelVector(ctx context.Context, p *mat.Dense, div []match.Divergences) ([]float64, error) {
+	k := make([]float64, len(mt.labels))
+	for _, t := range mt.terms {
+		if t.sets != nil {
+			v, err := t.sets.vector(ctx, p, mt.workers)
+			if err != nil {
+				return nil, err
+			}
+			for j, x := range v {
+				k[j] += t.weight * x
+			}
+			continue
+		}
+		for j, d := range div {
+			k[j] += t.weight * t.div(d.Of(t.meas))
+		}
 	}
-	return k
+	return k, nil
 }
 
 // decideKFDA maps the batch's kernel vector k (against every gallery

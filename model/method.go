@@ -41,59 +41,47 @@ type Candidate struct {
 	Seconds    float64 // time spent scoring it
 }
 
-// Kernel kinds of a kFDA model: set kernels on the divergences between
-// KDEs (match.KernelHG, match.KernelHL, match.KernelJ).
-const (
-	KernelHG = "hg" // exp(−s·H²), Gaussian on the squared Hellinger distance
-	KernelHL = "hl" // exp(−s·H), Laplace on the Hellinger distance
-	KernelJ  = "j"  // exp(−s·J), Gaussian on the Jeffrey divergence
-)
+// MaxTerms is the most kernels a sum may add (each builds its own gallery
+// form in the matcher).
+const MaxTerms = 8
 
-// KFDA is a kernel Fisher discriminant solution held by a model. A batch's
-// divergences δ_j to the m gallery sets (Model.Sets, in order, with the
-// model's bandwidths) give the kernel vector k_j = kernel(max(δ_j, 0),
-// Width/Scale) (for a set kernel, KernelGDA or KernelCDL, k_j is the
-// kernel of the projected batch and gallery set j); centred with ColMean and AllMean and multiplied by Alpha it
-// is the batch's latent point, compared with the gallery's Latent rows in
-// Euclidean distance. Model.Threshold is then a latent distance.
+// KFDA is a kernel Fisher discriminant solution held by a model. Its
+// kernel (Term, or for KernelSum the weighted sum of Terms) of a batch and
+// each of the m gallery sets (Model.Sets, in order) gives the batch's
+// kernel vector; centred with ColMean and AllMean and multiplied by Alpha
+// it is the batch's latent point, compared with the gallery's Latent rows
+// in Euclidean distance. Model.Threshold is then a latent distance.
 type KFDA struct {
-	Kernel     string  // KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL
-	Width      float64 // s as chosen, > 0
-	Scale      float64 // the kernel's width is Width/Scale; > 0
-	WidthScale string  // how Scale was set: "raw" (1) or "median" (median training divergence, of √H² for hl)
-	Reg        float64 // regulariser as chosen (relative to tr(S_w)/m)
-	Epsilon    float64 // ε added to the within-class scatter
-	ColMean    []float64
-	AllMean    float64
-	Values     []float64  // the r generalised eigenvalues, largest first
-	Alpha      *mat.Dense // m×r expansion coefficients
-	Latent     *mat.Dense // m×r latent coordinates of the gallery sets
-	// The set kernels (IsSetKernel) have no width and no divergence:
-	// P is GDA's subspace dimension and Lambda CDL's regulariser λ, in
-	// the units of the projected frames' covariance; Width and Scale are
-	// then 1 and WidthScale "raw".
-	P      int
-	Lambda float64
+	Term            // the kernel; for KernelSum only its Kernel is set
+	Terms   []Term  // KernelSum: the kernels added, ≥ 2, none a sum
+	Reg     float64 // regulariser as chosen (relative to tr(S_w)/m)
+	Epsilon float64 // ε added to the within-class scatter
+	ColMean []float64
+	AllMean float64
+	Values  []float64  // the r generalised eigenvalues, largest first
+	Alpha   *mat.Dense // m×r expansion coefficients
+	Latent  *mat.Dense // m×r latent coordinates of the gallery sets
 }
 
 // NewKFDA returns the model form of the discriminant f fitted on the
-// kernel kernel(δ, width/scale) of the gallery sets (in gallery order),
-// restricted to its first r latent dimensions (r ≤ 0: all of them).
-func NewKFDA(kernel string, width, scale float64, widthScale string, reg float64, f *kfda.KFDA, r int) (*KFDA, error) {
+// kernel t (terms: the kernels of a sum, with t.Kernel KernelSum) of the
+// gallery sets (in gallery order), restricted to its first r latent
+// dimensions (r ≤ 0: all of them).
+func NewKFDA(t Term, terms []Term, reg float64, f *kfda.KFDA, r int) (*KFDA, error) {
 	if f == nil || f.Alpha == nil {
 		return nil, errors.New("kfda: no fitted discriminant")
 	}
 	if _, rmax := f.Alpha.Dims(); r <= 0 {
 		r = rmax
 	}
-	t, err := f.Truncate(r)
+	tr, err := f.Truncate(r)
 	if err != nil {
 		return nil, err
 	}
 	return &KFDA{
-		Kernel: kernel, Width: width, Scale: scale, WidthScale: widthScale,
-		Reg: reg, Epsilon: t.Reg, ColMean: t.ColMean, AllMean: t.AllMean,
-		Values: t.Values, Alpha: t.Alpha, Latent: t.Train,
+		Term: t, Terms: terms,
+		Reg: reg, Epsilon: tr.Reg, ColMean: tr.ColMean, AllMean: tr.AllMean,
+		Values: tr.Values, Alpha: tr.Alpha, Latent: tr.Train,
 	}, nil
 }
 
@@ -102,16 +90,41 @@ func (k *KFDA) Discriminant() *kfda.KFDA {
 	return &kfda.KFDA{Alpha: k.Alpha, Values: k.Values, Reg: k.Epsilon, ColMean: k.ColMean, AllMean: k.AllMean, Train: k.Latent}
 }
 
-// Describe names the kernel and its parameters, e.g. "kernel hg, width
-// 1/median", "kernel gda, p = 5".
-func (k *KFDA) Describe() string {
-	switch k.Kernel {
-	case KernelGDA:
-		return fmt.Sprintf("kernel gda, p = %d", k.P)
-	case KernelCDL:
-		return fmt.Sprintf("kernel cdl, lambda = %.4g", k.Lambda)
+// Kernels returns the kernels k adds: Terms for a sum, else its one
+// kernel with weight 1.
+func (k *KFDA) Kernels() []Term {
+	if k.Kernel == KernelSum {
+		return k.Terms
 	}
-	return fmt.Sprintf("kernel %s, width %g/%s", k.Kernel, k.Width, k.WidthScale)
+	t := k.Term
+	t.Weight = 1
+	return []Term{t}
+}
+
+// Describe names the kernel and its parameters (Term.Describe), e.g.
+// "kernel hg, width 1/median = 0.0123", "kernel sum of hg, width 1/median
+// = 0.0123 (× 1) + cdl (log-Euclidean kernel of set covariances + λI, λ =
+// 0.01) (× 0.02)".
+func (k *KFDA) Describe() string {
+	if k.Kernel != KernelSum {
+		return "kernel " + k.Term.Describe()
+	}
+	parts := make([]string, len(k.Terms))
+	for i, t := range k.Terms {
+		parts[i] = fmt.Sprintf("%s (× %.4g)", t.Describe(), t.Weight)
+	}
+	return "kernel sum of " + strings.Join(parts, " + ")
+}
+
+// UsesDivergences reports whether some kernel of k is on KDE divergences
+// (the matcher then builds the batch's KDE).
+func (k *KFDA) UsesDivergences() bool {
+	for _, t := range k.Kernels() {
+		if t.OnDivergences() {
+			return true
+		}
+	}
+	return false
 }
 
 // Dim returns r, the latent dimension.
@@ -123,66 +136,37 @@ func (k *KFDA) Dim() int {
 	return r
 }
 
-// Measure returns the divergence the kernel is built on (Hellinger for
-// the set kernels, which use none).
-func (k *KFDA) Measure() match.Measure {
-	if k.Kernel == KernelJ {
-		return match.Jeffrey
-	}
-	return match.Hellinger
-}
-
-// KernelFunc returns the set kernel of k as a function of the divergence:
-// match.KernelHG, match.KernelHL or match.KernelJ of max(δ, 0) at width
-// Width/Scale, as kfda.KernelMatrix computes it.
-func (k *KFDA) KernelFunc() func(div float64) float64 {
-	f := kernelOf(k.Kernel)
-	s := k.Width / k.Scale
-	return func(div float64) float64 { return f(math.Max(div, 0), s) }
-}
-
-func kernelOf(kind string) func(div, s float64) float64 {
-	switch kind {
-	case KernelHL:
-		return match.KernelHL
-	case KernelJ:
-		return match.KernelJ
-	}
-	return match.KernelHG
-}
-
 // validate checks k against a gallery of m sets with the model's
 // divergence.
 func (k *KFDA) validate(m, classes int, div match.Measure) error {
-	switch k.Kernel {
-	case KernelHG, KernelHL, KernelJ:
-		if k.P != 0 || k.Lambda != 0 {
-			return fmt.Errorf("kernel %s has no subspace dimension or covariance regulariser (p %d, lambda %v)", k.Kernel, k.P, k.Lambda)
+	if k.Kernel == KernelSum {
+		if len(k.Terms) < 2 || len(k.Terms) > MaxTerms {
+			return fmt.Errorf("a sum of %d kernels (want 2 to %d)", len(k.Terms), MaxTerms)
 		}
-	case KernelGDA:
-		if k.P < 1 || k.Lambda != 0 {
-			return fmt.Errorf("kernel gda: subspace dimension p = %d (want ≥ 1), lambda %v (want none)", k.P, k.Lambda)
+		if k.Term != (Term{Kernel: KernelSum}) {
+			return fmt.Errorf("a sum has its parameters in its terms, not %+v", k.Term)
 		}
-	case KernelCDL:
-		if !(k.Lambda > 0) || math.IsInf(k.Lambda, 0) || k.P != 0 {
-			return fmt.Errorf("kernel cdl: regulariser lambda = %v (want a finite number > 0), p %d (want none)", k.Lambda, k.P)
+		for i, t := range k.Terms {
+			if t.Kernel == KernelSum {
+				return fmt.Errorf("term %d is a sum itself", i)
+			}
+			if !(t.Weight > 0) || math.IsInf(t.Weight, 0) {
+				return fmt.Errorf("term %d (%s): weight %v, want a finite number > 0", i, t.Kernel, t.Weight)
+			}
+			if err := t.validate(div); err != nil {
+				return fmt.Errorf("term %d: %w", i, err)
+			}
 		}
-	default:
-		return fmt.Errorf("unknown kernel %q (want hg, hl, j, gda or cdl)", k.Kernel)
-	}
-	if !IsSetKernel(k.Kernel) && k.Measure() != div {
-		return fmt.Errorf("kernel %s is built on %s but the model's divergence is %s", k.Kernel, k.Measure(), div)
-	}
-	for what, v := range map[string]float64{"width": k.Width, "scale": k.Scale} {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s is %v, want a finite number > 0", what, v)
+	} else {
+		if len(k.Terms) != 0 {
+			return fmt.Errorf("kernel %s with %d terms (only a sum has terms)", k.Kernel, len(k.Terms))
 		}
-	}
-	if !(k.Width/k.Scale > 0) || math.IsInf(k.Width/k.Scale, 0) {
-		return fmt.Errorf("width/scale = %v/%v is not a finite number > 0", k.Width, k.Scale)
-	}
-	if k.WidthScale != "raw" && k.WidthScale != "median" {
-		return fmt.Errorf("width scale %q (want raw or median)", k.WidthScale)
+		if k.Weight != 0 {
+			return fmt.Errorf("kernel %s with weight %v (only the terms of a sum have weights)", k.Kernel, k.Weight)
+		}
+		if err := k.Term.validate(div); err != nil {
+			return err
+		}
 	}
 	for what, v := range map[string]float64{"regulariser": k.Reg, "epsilon": k.Epsilon, "all mean": k.AllMean} {
 		if !finite(v) || (what != "all mean" && v < 0) {
@@ -312,99 +296,111 @@ func (m *Model) validateMethod() error {
 }
 
 // FitKFDA fits a kernel Fisher discriminant on the model's gallery sets
-// and makes it the model's decision: the m×m divergences between the
-// gallery sets (match.DivergenceMatrix, with the sets' bandwidths, under the
-// kernel's measure), the kernel kernel(δ, width/scale) with scale 1
-// (widthScale "raw") or the median divergence between distinct gallery sets
-// ("median"; of √H² for hl), and kfda.Fit with the regulariser reg,
-// restricted to dim latent dimensions (≤ 0: C−1). It sets m.KFDA and
-// m.Divergence, and Selection.Method to "kfda-"+kernel when it is empty,
-// and returns the m×m training kernel (for learn.KFDAOpenSetThreshold).
-// workers ≤ 0 means GOMAXPROCS.
+// with a kernel on their divergences and makes it the model's decision:
+// FitTerms with the one term {kernel, width, widthScale} (kernel KernelHG,
+// KernelHL or KernelJ). It also sets m.Divergence to the kernel's measure.
 func (m *Model) FitKFDA(kernel string, width float64, widthScale string, reg float64, dim, workers int) (*mat.SymDense, error) {
-	k := &KFDA{Kernel: kernel, Width: width, Scale: 1, WidthScale: widthScale}
 	switch kernel {
 	case KernelHG, KernelHL, KernelJ:
 	default:
 		return nil, fmt.Errorf("kfda: unknown kernel %q (want hg, hl or j)", kernel)
 	}
-	if !(width > 0) || math.IsInf(width, 0) {
-		return nil, fmt.Errorf("kfda: width %v, want a finite number > 0", width)
-	}
-	if len(m.Sets) < 2 {
-		return nil, fmt.Errorf("kfda: %d gallery sets, need at least 2 classes", len(m.Sets))
-	}
-	ys := m.samples()
-	labels, classes := m.classIDs()
-	hs := make([]float64, len(m.Sets))
-	all := make([]int, len(m.Sets))
-	for i, s := range m.Sets {
-		hs[i], all[i] = s.Bandwidth, i
-	}
-	d, err := match.DivergenceMatrix(ys, hs, k.Measure(), workers)
+	t := Term{Kernel: kernel, Width: width, Scale: 1, WidthScale: widthScale}
+	old := m.Divergence
+	m.Divergence = t.Measure()
+	km, err := m.FitTerms([]Term{t}, reg, dim, workers)
 	if err != nil {
-		return nil, fmt.Errorf("kfda: %w", err)
+		m.Divergence = old
 	}
-	switch widthScale {
-	case "raw":
-	case "median":
-		k.Scale = kfda.MedianOffDiag(d, all, kernel == KernelHL)
-		if !(k.Scale > 0) {
-			return nil, errors.New("kfda: the gallery sets' divergences have median 0: use a raw width")
-		}
-	default:
-		return nil, fmt.Errorf("kfda: width scale %q (want raw or median)", widthScale)
-	}
-	km := kfda.KernelMatrix(d, width, k.Scale, kernelOf(kernel))
-	f, err := kfda.Fit(km, labels, classes, reg, 0)
-	if err != nil {
-		return nil, err
-	}
-	fk, err := NewKFDA(kernel, width, k.Scale, widthScale, reg, f, dim)
-	if err != nil {
-		return nil, err
-	}
-	m.KFDA, m.Divergence = fk, fk.Measure()
-	if m.Selection.Method == "" {
-		m.Selection.Method = "kfda-" + kernel
-	}
-	return km, nil
+	return km, err
 }
 
 // FitSetKernel is FitKFDA for a set kernel: GDA's projection kernel on
 // the gallery sets' top-p subspaces (p ≥ 1, lambda 0) or CDL's
 // log-Euclidean kernel on their covariances regularised by lambda (> 0,
 // p 0), both of the projected samples (setmatch train deploys them with
-// W = I and a zero mean). It sets m.KFDA, and Selection.Method to kernel
-// when it is empty, and returns the m×m training kernel.
+// W = I and a zero mean).
 func (m *Model) FitSetKernel(kernel string, p int, lambda, reg float64, dim, workers int) (*mat.SymDense, error) {
 	if !IsSetKernel(kernel) {
 		return nil, fmt.Errorf("kfda: %q is not a set kernel (want gda or cdl)", kernel)
 	}
+	return m.FitTerms([]Term{{Kernel: kernel, Width: 1, Scale: 1, WidthScale: "raw", P: p, Lambda: lambda}}, reg, dim, workers)
+}
+
+// FitTerms fits a kernel Fisher discriminant on the model's gallery sets
+// and makes it the model's decision. The kernel is the one term given, or
+// the sum of two or more: each term's m×m kernel between the gallery
+// sets (Term.matrix: a term on divergences with widthScale "median" gets
+// its Scale there), weighted by 1 / the mean of its diagonal, so that the
+// terms weigh alike whatever their units (the weights given are
+// ignored). kfda.Fit with the regulariser reg, restricted to dim latent
+// dimensions (≤ 0: C−1). Terms on divergences must use m.Divergence. It
+// sets m.KFDA, and Selection.Method when it is empty ("kfda-"+kernel,
+// the set kernel's name or "kfda-sum"), and returns the m×m training
+// kernel (for learn.KFDAOpenSetThreshold). workers ≤ 0 means GOMAXPROCS.
+func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymDense, error) {
+	if len(terms) == 0 || len(terms) > MaxTerms {
+		return nil, fmt.Errorf("kfda: %d kernels (want 1 to %d)", len(terms), MaxTerms)
+	}
 	if len(m.Sets) < 2 {
 		return nil, fmt.Errorf("kfda: %d gallery sets, need at least 2 classes", len(m.Sets))
 	}
-	labels, classes := m.classIDs()
-	g, err := newSetGallery(kernel, p, lambda, m.samples(), workers)
-	if err != nil {
-		return nil, fmt.Errorf("kfda: %w", err)
+	terms = append([]Term(nil), terms...)
+	var km *mat.SymDense
+	divs := map[match.Measure]*mat.SymDense{}
+	for i := range terms {
+		t := &terms[i]
+		if t.Kernel == KernelSum {
+			return nil, errors.New("kfda: a sum cannot hold a sum")
+		}
+		t.Weight = 0 // set below for a sum
+		if err := t.validate(m.Divergence); err != nil {
+			return nil, fmt.Errorf("kfda: %w", err)
+		}
+		k, err := m.termMatrix(t, divs, workers)
+		if err != nil {
+			return nil, fmt.Errorf("kfda: %s kernel: %w", t.Kernel, err)
+		}
+		if len(terms) == 1 {
+			km = k
+			break
+		}
+		var diag float64
+		for j := range m.Sets {
+			diag += k.At(j, j)
+		}
+		diag /= float64(len(m.Sets))
+		if !(diag > 0) || math.IsInf(diag, 0) {
+			return nil, fmt.Errorf("kfda: %s kernel: mean diagonal %v over the gallery sets, want a finite number > 0", t.Kernel, diag)
+		}
+		t.Weight = 1 / diag
+		if km == nil {
+			km = mat.NewSymDense(len(m.Sets), nil)
+		}
+		k.ScaleSym(t.Weight, k)
+		km.AddSym(km, k)
 	}
-	km := g.matrix(workers)
+	labels, classes := m.classIDs()
 	f, err := kfda.Fit(km, labels, classes, reg, 0)
 	if err != nil {
 		return nil, err
 	}
-	k, err := NewKFDA(kernel, 1, 1, "raw", reg, f, dim)
+	top, sum, method := terms[0], []Term(nil), terms[0].Kernel
+	if len(terms) > 1 {
+		top, sum, method = Term{Kernel: KernelSum}, terms, "kfda-"+KernelSum
+	} else if !IsSetKernel(method) {
+		method = "kfda-" + method
+	}
+	k, err := NewKFDA(top, sum, reg, f, dim)
 	if err != nil {
 		return nil, err
 	}
-	k.P, k.Lambda = p, lambda
 	if err := k.validate(len(m.Sets), classes, m.Divergence); err != nil {
 		return nil, fmt.Errorf("kfda: %w", err)
 	}
 	m.KFDA = k
 	if m.Selection.Method == "" {
-		m.Selection.Method = kernel
+		m.Selection.Method = method
 	}
 	return km, nil
 }

@@ -77,6 +77,25 @@ type inspectKFDA struct {
 	LatentDim   int     `json:"latent_dim"`
 	P           int     `json:"p,omitempty"`      // gda: subspace dimension
 	Lambda      float64 `json:"lambda,omitempty"` // cdl: covariance regulariser
+	// Terms are the kernels of a sum (kernel "sum"), each with its weight.
+	Terms []inspectTerm `json:"terms,omitempty"`
+	// Description says the same in words.
+	Description string `json:"description"`
+	// UsesDivergences: some kernel is on KDE divergences (the query
+	// bandwidth and the divergence are used).
+	UsesDivergences bool `json:"uses_divergences"`
+}
+
+// inspectTerm is one kernel of a sum.
+type inspectTerm struct {
+	Kernel      string  `json:"kernel"`
+	Width       float64 `json:"width"`
+	WidthScale  string  `json:"width_scale"`
+	Scale       float64 `json:"scale"`
+	KernelWidth float64 `json:"kernel_width"`
+	P           int     `json:"p,omitempty"`
+	Lambda      float64 `json:"lambda,omitempty"`
+	Weight      float64 `json:"weight"`
 }
 
 // percent returns 100·v, or nil for NaN (not measured).
@@ -155,7 +174,14 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 	}
 	if k := m.KFDA; k != nil {
 		s.KFDA = &inspectKFDA{Kernel: k.Kernel, Width: k.Width, WidthScale: k.WidthScale, Scale: k.Scale,
-			KernelWidth: k.Width / k.Scale, Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(), P: k.P, Lambda: k.Lambda}
+			Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(), P: k.P, Lambda: k.Lambda, Description: k.Describe(), UsesDivergences: k.UsesDivergences()}
+		if k.Kernel != model.KernelSum {
+			s.KFDA.KernelWidth = k.Width / k.Scale
+		}
+		for _, t := range k.Terms {
+			s.KFDA.Terms = append(s.KFDA.Terms, inspectTerm{Kernel: t.Kernel, Width: t.Width, WidthScale: t.WidthScale, Scale: t.Scale,
+				KernelWidth: t.Width / t.Scale, P: t.P, Lambda: t.Lambda, Weight: t.Weight})
+		}
 	}
 	byLabel := make(map[string]*inspectClass)
 	for _, set := range m.Sets {
@@ -239,19 +265,10 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	} else {
 		row("features", "(none recorded: the model takes feature vectors)")
 	}
-	switch k := s.KFDA; {
-	case k == nil:
-	case k.Kernel == model.KernelGDA:
-		row("kfda", "kernel gda (projection kernel of %d-dimensional set subspaces), %d latent dimensions, regulariser %g (ε = %.3g)",
-			k.P, k.LatentDim, k.Reg, k.Epsilon)
-	case k.Kernel == model.KernelCDL:
-		row("kfda", "kernel cdl (log-Euclidean kernel of set covariances + λI, λ = %.4g), %d latent dimensions, regulariser %g (ε = %.3g)",
-			k.Lambda, k.LatentDim, k.Reg, k.Epsilon)
-	default:
-		row("kfda", "kernel %s, width %g/%s = %.4g, %d latent dimensions, regulariser %g (ε = %.3g)",
-			k.Kernel, k.Width, k.WidthScale, k.KernelWidth, k.LatentDim, k.Reg, k.Epsilon)
+	if k := s.KFDA; k != nil {
+		row("kfda", "%s, %d latent dimensions, regulariser %g (ε = %.3g)", k.Description, k.LatentDim, k.Reg, k.Epsilon)
 	}
-	if k := s.KFDA; k != nil && model.IsSetKernel(k.Kernel) {
+	if k := s.KFDA; k != nil && !k.UsesDivergences {
 		row("divergence", "%s (not used: the %s kernel compares the frames, not KDEs)", s.Divergence, k.Kernel)
 		row("query bandwidth", "%s (not used)", s.QueryBandwidth)
 	} else {

@@ -1,0 +1,248 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/kfda"
+	"setmatch/match"
+	"setmatch/setkernel"
+)
+
+// sumTerms are the kernels of the sum tests: hg relative to the median
+// divergence, gda with p = 2 and cdl with λ = 0.01.
+func sumTerms() []Term {
+	return []Term{
+		{Kernel: KernelHG, Width: 0.5, Scale: 1, WidthScale: "median"},
+		{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 2},
+		{Kernel: KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.01},
+	}
+}
+
+// sumModel is setKernelModel's gallery decided by kFDA on sumTerms.
+func sumModel(t *testing.T) *Model {
+	t.Helper()
+	m := setKernelModel(t, KernelGDA)
+	m.KFDA, m.Selection = nil, Selection{}
+	if _, err := m.FitTerms(sumTerms(), 1e-2, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestSumKernel: the kernel of a sum is the weighted sum of its terms,
+// computed here pair by pair from match and setkernel, each weighted by
+// 1 / its mean diagonal over the gallery; the model decides by kFDA on
+// it exactly as kfda.Fit on that matrix does, recognises batches of each
+// class, and survives a round trip through its file.
+func TestSumKernel(t *testing.T) {
+	m := sumModel(t)
+	k := m.KFDA
+	if m.MethodName() != "kfda-sum" || k.Kernel != KernelSum || len(k.Terms) != 3 || !k.UsesDivergences() {
+		t.Fatalf("method %q, kernel %q with %d terms", m.MethodName(), k.Kernel, len(k.Terms))
+	}
+	if d := k.Describe(); !strings.HasPrefix(d, "kernel sum of hg, width 0.5/median = ") || !strings.Contains(d, " + gda (projection kernel of 2-dimensional set subspaces) (× 0.5) + cdl (") {
+		t.Errorf("description %q", d)
+	}
+	n := len(m.Sets)
+	kde := make([]*match.KDE, n)
+	for i, s := range m.Sets {
+		var err error
+		if kde[i], err = match.NewKDE(s.Samples, s.Bandwidth); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h2 := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			d, err := match.Compare(kde[i], kde[j])
+			if err != nil {
+				t.Fatal(err)
+			}
+			h2.SetSym(i, j, d.Hellinger2)
+		}
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	med := kfda.MedianOffDiag(h2, all, false)
+	if math.Abs(k.Terms[0].Scale-med) > 1e-12*med {
+		t.Errorf("hg scale %v, median H² %v", k.Terms[0].Scale, med)
+	}
+	pair := func(term int, a, b *mat.Dense, h2 float64) float64 {
+		switch term {
+		case 0:
+			return math.Exp(-0.5 / med * h2)
+		case 1:
+			ba, _ := setkernel.Basis(a, 2)
+			bb, _ := setkernel.Basis(b, 2)
+			return setkernel.Projection(ba, bb)
+		}
+		sa, _ := setkernel.NewSpectrum(a)
+		sb, _ := setkernel.NewSpectrum(b)
+		return setkernel.LogEuclidean(sa, sb, 0.01)
+	}
+	want := mat.NewSymDense(n, nil)
+	for term := range 3 {
+		var diag float64
+		for i := range n {
+			diag += pair(term, m.Sets[i].Samples, m.Sets[i].Samples, 0)
+		}
+		w := float64(n) / diag
+		if math.Abs(k.Terms[term].Weight-w) > 1e-9*w {
+			t.Errorf("term %d: weight %v, want %v", term, k.Terms[term].Weight, w)
+		}
+		for i := range n {
+			for j := i; j < n; j++ {
+				want.SetSym(i, j, want.At(i, j)+w*pair(term, m.Sets[i].Samples, m.Sets[j].Samples, h2.At(i, j)))
+			}
+		}
+	}
+	labels, classes := m.classIDs()
+	f, err := kfda.Fit(want, labels, classes, 1e-2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		for c := range k.Dim() {
+			if got, w := k.Latent.At(i, c), f.Train.At(i, c); math.Abs(got-w) > 1e-8*math.Max(1, math.Abs(w)) {
+				t.Fatalf("latent (%d, %d) = %v, kfda.Fit on the pairwise sum %v", i, c, got, w)
+			}
+		}
+	}
+
+	var b bytes.Buffer
+	if err := Encode(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	dec, err := DecodeBytes(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, model := range []*Model{m, dec} {
+		mt, err := model.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(9, 1))
+		for c := range 3 {
+			batch := spreadSet(rng, 10, 5, c)
+			res, err := mt.Match(batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The batch's kernel vector, pair by pair, through the
+			// discriminant, gives the same latent point.
+			q, err := match.NewKDE(batch, res.Bandwidth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kv := make([]float64, n)
+			for j, s := range m.Sets {
+				d, err := match.Compare(q, kde[j])
+				if err != nil {
+					t.Fatal(err)
+				}
+				for term := range 3 {
+					kv[j] += k.Terms[term].Weight * pair(term, batch, s.Samples, d.Hellinger2)
+				}
+			}
+			z, err := k.Discriminant().TransformRow(kv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for c, v := range z {
+				if math.Abs(res.Latent[c]-v) > 1e-8*math.Max(1, math.Abs(v)) {
+					t.Errorf("batch %d: latent %v, pairwise %v", c, res.Latent, z)
+					break
+				}
+			}
+			if want := string(rune('a' + c)); res.Decision.Label != want || len(res.Divergences) != n || !(res.Bandwidth > 0) {
+				t.Errorf("batch of class %s: label %q, %d divergences, bandwidth %v", want, res.Decision.Label, len(res.Divergences), res.Bandwidth)
+			}
+		}
+	}
+	// Without a term on divergences the matcher builds no KDE.
+	m2 := setKernelModel(t, KernelGDA)
+	m2.KFDA, m2.Selection = nil, Selection{}
+	if _, err := m2.FitTerms(sumTerms()[1:], 1e-2, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	mt, err := m2.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := mt.MatchContext(context.Background(), spreadSet(rand.New(rand.NewPCG(3, 3)), 10, 5, 1))
+	if err != nil || res.Divergences != nil || res.Bandwidth != 0 || m2.KFDA.UsesDivergences() {
+		t.Errorf("gda + cdl: %v, %d divergences, bandwidth %v", err, len(res.Divergences), res.Bandwidth)
+	}
+}
+
+// TestSumInvalid: sums that are not well formed are refused, by FitTerms
+// and by Validate (a file could hold them).
+func TestSumInvalid(t *testing.T) {
+	m := setKernelModel(t, KernelGDA)
+	for name, terms := range map[string][]Term{
+		"none":      nil,
+		"nested":    {{Kernel: KernelSum}, sumTerms()[1]},
+		"jeffrey":   {{Kernel: KernelJ, Width: 1, Scale: 1, WidthScale: "raw"}, sumTerms()[1]},
+		"bad gda":   {{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw"}, sumTerms()[2]},
+		"too many":  make([]Term, MaxTerms+1),
+		"bad width": {{Kernel: KernelHG, Width: -1, Scale: 1, WidthScale: "raw"}, sumTerms()[2]},
+	} {
+		if _, err := m.FitTerms(terms, 1e-2, 0, 1); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	for name, edit := range map[string]func(k *KFDA){
+		"one term":      func(k *KFDA) { k.Terms = k.Terms[:1] },
+		"zero weight":   func(k *KFDA) { k.Terms[1].Weight = 0 },
+		"inf weight":    func(k *KFDA) { k.Terms[0].Weight = math.Inf(1) },
+		"nested":        func(k *KFDA) { k.Terms[2] = Term{Kernel: KernelSum, Weight: 1} },
+		"top width":     func(k *KFDA) { k.Width = 2 },
+		"terms of hg":   func(k *KFDA) { k.Kernel = KernelHG },
+		"single weight": func(k *KFDA) { k.Kernel, k.Terms, k.Term = KernelHG, nil, sumTerms()[0]; k.Weight = 1 },
+	} {
+		bad := sumModel(t)
+		edit(bad.KFDA)
+		if err := bad.Validate(); err == nil {
+			t.Errorf("%s: valid", name)
+		}
+	}
+}
+
+// TestFormat4Sums: a sum round-trips with its terms and weights; a
+// format 3 file cannot hold one; bad terms in a file are refused.
+func TestFormat4Sums(t *testing.T) {
+	m := sumModel(t)
+	good := mfEncode(t, m)
+	got, err := Decode(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := mfEqual(m, got); diff != "" {
+		t.Fatalf("round trip differs in %s", diff)
+	}
+	if len(got.KFDA.Terms) != 3 {
+		t.Fatalf("%d terms read back", len(got.KFDA.Terms))
+	}
+	for i, tm := range got.KFDA.Terms {
+		if tm != m.KFDA.Terms[i] {
+			t.Errorf("term %d: %+v, wrote %+v", i, tm, m.KFDA.Terms[i])
+		}
+	}
+	v3 := bytes.Clone(good)
+	binary.LittleEndian.PutUint32(v3[8:12], 3)
+	mfDecodeErr(t, "sum in format 3", mfReseal(v3), ErrMalformed, "sums of kernels came with format 4")
+	mfDecodeErr(t, "negative weight", mfEditHeader(t, good, `"p":2,"weight":0.5`, `"p":2,"weight":-0.5`), ErrInvalidModel, "term 1 (gda): weight -0.5")
+	mfDecodeErr(t, "unknown term", mfEditHeader(t, good, `"kernel":"gda"`, `"kernel":"xyz"`), ErrInvalidModel, `unknown kernel "xyz"`)
+	mfDecodeErr(t, "sum without terms", mfEditHeader(t, good, `"terms":[`, `"no_terms":[`), ErrInvalidModel, "a sum of 0 kernels")
+}
