@@ -31,7 +31,7 @@ import (
 const Learned = "learned"
 
 // Methods are the methods Build accepts, auto first.
-var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDASum, eval.NNHDR, eval.NNJDR, Learned}
+var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.NNJDR, Learned}
 
 // Options configures Build.
 type Options struct {
@@ -387,11 +387,11 @@ func Describe(f *eval.Fitted) string {
 }
 
 // Terms returns the kernels of a fitted kFDA method as a model holds them
-// (model.Term): its one kernel, or the terms of kfda-sum. The scales of
+// (model.Term): its one kernel, or the terms of kfda-mix. The scales of
 // kernels relative to the median divergence, and the weights of a sum,
 // are computed again by model.FitTerms on the gallery.
 func Terms(f *eval.Fitted) []model.Term {
-	if f.Method == eval.KFDASum {
+	if f.Method == eval.KFDAMix {
 		terms := make([]model.Term, len(f.Terms))
 		for i, t := range f.Terms {
 			terms[i] = term(t.Fit)
@@ -429,7 +429,7 @@ func describeTerms(terms []model.Term) string {
 // rawFrames reports whether f is deployed on the raw frames (W = I, a
 // zero mean): a set kernel, alone or in a sum.
 func rawFrames(f *eval.Fitted) bool {
-	return model.IsSetKernel(f.Method) || f.Method == eval.KFDASum
+	return model.IsSetKernel(f.Method) || f.Method == eval.KFDAMix
 }
 
 // usesKDE reports whether f compares KDEs: every method except a kernel

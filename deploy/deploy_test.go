@@ -86,7 +86,7 @@ func TestModelDecidesAsEval(t *testing.T) {
 		glabels[k], gsets[k] = labels[j], sets[j]
 		slabels[k], names[k] = []string{"a", "b", "c"}[labels[j]], "s"
 	}
-	for _, method := range []string{eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDASum, eval.NNHDR, eval.Auto} {
+	for _, method := range []string{eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.Auto} {
 		task := &eval.Task{Pool: pool, Train: gallery, Labels: glabels, Test: probe, Classes: 3, Seed: 9}
 		g := grid()
 		if method != eval.Auto {

@@ -117,7 +117,7 @@ func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
 
 // Default candidates of the auto method.
 var (
-	AutoMethods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, GDA, CDL, KFDASum, NNHDR}
+	AutoMethods = []string{KFDAMix, NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, GDA, CDL, NNHDR}
 	AutoDims    = []int{5, 10, 20, 40}
 	AutoScales  = []float64{0.25, 1, 2}
 	// AutoRepeats is how many times the training sets are dealt to the

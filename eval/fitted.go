@@ -55,7 +55,7 @@ type Fitted struct {
 	// model records for its gallery sets; the kernel uses no KDE.
 	P      int
 	Lambda float64
-	// Terms are the kernels of kfda-sum, each a fitted kfda-hg, gda or
+	// Terms are the kernels of kfda-mix, each a fitted kfda-hg, gda or
 	// cdl with its weight; Bandwidth, H and Query are then those of the
 	// kfda-hg term (Global 1 without one).
 	Terms []Term

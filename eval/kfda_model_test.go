@@ -242,11 +242,11 @@ func identity(n int) *mat.Dense {
 	return w
 }
 
-// TestSumModelMatchesEval is TestSetKernelModelMatchesEval for kfda-sum:
-// each of eval's sums of kernels (hg, gda and cdl, each chosen by its own
+// TestSumModelMatchesEval is TestSetKernelModelMatchesEval for kfda-mix:
+// each of eval's kernels (hg, gda and cdl, each chosen by its own
 // cross-validation) against a model of the raw training sets fitted with
 // FitTerms on the same terms, which weighs them again on its gallery.
-func TestSumModelMatchesEval(t *testing.T) {
+func TestMixModelMatchesEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(94, 5))
 	const classes, dim = 4, 6
 	// Classes differ in where their frames are and in how they spread.
@@ -256,7 +256,7 @@ func TestSumModelMatchesEval(t *testing.T) {
 			if j == c || j == c+1 {
 				s = 1.2
 			}
-			return 0.6*float64(c*j%3) + s*rng.NormFloat64()
+			return 1.5*float64((c+j)%4) + s*rng.NormFloat64()
 		}
 	})
 	pool, err := NewPool(sets, 1)
@@ -269,12 +269,12 @@ func TestSumModelMatchesEval(t *testing.T) {
 		Widths:     []float64{0.1, 1}, WidthScale: "median",
 		Regs: []float64{1e-2}, GDAP: []int{2, 3}, CDLRegs: []float64{1e-2, 1}, Folds: 3,
 	}
-	cands, err := sumCandidates(task, g)
+	cands, err := mixCandidates(task, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cands) != len(sumCombos) {
-		t.Fatalf("%d sums, want %d", len(cands), len(sumCombos))
+	if len(cands) != len(mixCombos) {
+		t.Fatalf("%d sums, want %d", len(cands), len(mixCombos))
 	}
 	const reg, r = 1e-2, 2
 	for _, c := range cands {

@@ -24,9 +24,9 @@ const (
 	NNJDR  = "nn-j-dr"
 	GDA    = "gda"
 	CDL    = "cdl"
-	// KFDASum is kFDA on a sum of a KDE kernel and the GDA and CDL set
-	// kernels (sum.go).
-	KFDASum = "kfda-sum"
+	// KFDAMix is kFDA on a KDE kernel, GDA's or CDL's set kernel, or a
+	// sum of them, chosen by cross-validation (mix.go).
+	KFDAMix = "kfda-mix"
 	// Auto chooses among the deployable methods by cross-validation on
 	// the training sets (Choose) and runs the winner: what setmatch train
 	// --method auto deploys.
@@ -34,7 +34,7 @@ const (
 )
 
 // Methods lists every method in table order.
-var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL, KFDASum, Auto}
+var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL, KFDAMix, Auto}
 
 // ParseMethods reads a comma-separated list of method names ("all" for
 // every method).
@@ -227,8 +227,8 @@ func run(method string, t *Task, g Grid) (Prediction, error) {
 		return runKFDADiv(t, g, method)
 	case GDA:
 		return runGDA(t, g)
-	case KFDASum:
-		return runSum(t, g)
+	case KFDAMix:
+		return runMix(t, g)
 	case CDL:
 		return runCDL(t, g)
 	case NNHDR:

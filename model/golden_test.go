@@ -73,8 +73,8 @@ func goldenModel(t testing.TB) *Model {
 		t.Fatal(err)
 	}
 	m.Selection = Selection{
-		Method: "kfda-sum", Params: map[string]string{"reg": "0.01", "dim": "2"}, CVAccuracy: 0.75,
-		Candidates: []Candidate{{"nn-h", "", 0.5, 0.25}, {"kfda-sum", "hg+gda+cdl reg=0.01 dim=2", 0.75, 1.5}, {"kfda-j", "", math.NaN(), 0}},
+		Method: "kfda-mix", Params: map[string]string{"reg": "0.01", "dim": "2"}, CVAccuracy: 0.75,
+		Candidates: []Candidate{{"nn-h", "", 0.5, 0.25}, {"kfda-mix", "hg+gda+cdl reg=0.01 dim=2", 0.75, 1.5}, {"kfda-j", "", math.NaN(), 0}},
 	}
 	withPipeline(t, m)
 	return m

@@ -336,7 +336,7 @@ func (m *Model) FitSetKernel(kernel string, p int, lambda, reg float64, dim, wor
 // ignored). kfda.Fit with the regulariser reg, restricted to dim latent
 // dimensions (≤ 0: C−1). Terms on divergences must use m.Divergence. It
 // sets m.KFDA, and Selection.Method when it is empty ("kfda-"+kernel,
-// the set kernel's name or "kfda-sum"), and returns the m×m training
+// the set kernel's name or "kfda-mix"), and returns the m×m training
 // kernel (for learn.KFDAOpenSetThreshold). workers ≤ 0 means GOMAXPROCS.
 func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymDense, error) {
 	if len(terms) == 0 || len(terms) > MaxTerms {
@@ -387,7 +387,7 @@ func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymD
 	}
 	top, sum, method := terms[0], []Term(nil), terms[0].Kernel
 	if len(terms) > 1 {
-		top, sum, method = Term{Kernel: KernelSum}, terms, "kfda-"+KernelSum
+		top, sum, method = Term{Kernel: KernelSum}, terms, "kfda-mix"
 	} else if !IsSetKernel(method) {
 		method = "kfda-" + method
 	}

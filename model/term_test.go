@@ -45,7 +45,7 @@ func sumModel(t *testing.T) *Model {
 func TestSumKernel(t *testing.T) {
 	m := sumModel(t)
 	k := m.KFDA
-	if m.MethodName() != "kfda-sum" || k.Kernel != KernelSum || len(k.Terms) != 3 || !k.UsesDivergences() {
+	if m.MethodName() != "kfda-mix" || k.Kernel != KernelSum || len(k.Terms) != 3 || !k.UsesDivergences() {
 		t.Fatalf("method %q, kernel %q with %d terms", m.MethodName(), k.Kernel, len(k.Terms))
 	}
 	if d := k.Describe(); !strings.HasPrefix(d, "kernel sum of hg, width 0.5/median = ") || !strings.Contains(d, " + gda (projection kernel of 2-dimensional set subspaces) (× 0.5) + cdl (") {
