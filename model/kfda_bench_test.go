@@ -19,17 +19,18 @@ import (
 // shapes: the cost of a decision does not depend on their values, and
 // fitting a real one on 1000 sets takes a minute of divergences. gda
 // (p = 10) and cdl decide by kFDA on the set kernels instead of the
-// divergences.
+// divergences; kfda-mix on the sum of all three (the most a kfda-mix
+// model computes).
 func BenchmarkMatchKFDA(b *testing.B) {
-	benchMatch(b, 17, 1000, 100, 20, 100, []string{"nn-h", "kfda-hg", "gda", "cdl"})
+	benchMatch(b, 17, 1000, 100, 20, 100, []string{"nn-h", "kfda-hg", "gda", "cdl", "kfda-mix"})
 }
 
 // BenchmarkMatchFullSpace times Matcher.Match in the full space of the
 // features as ETH-80's gallery with LBP gives it (80 gallery sets × 41
 // frames, D = d = 944, 8 classes, r = 7) for the methods auto deploys
-// there: nn-h, kfda-hg, gda (p = 10) and cdl.
+// there: nn-h, kfda-hg, gda (p = 10), cdl and their sum (kfda-mix).
 func BenchmarkMatchFullSpace(b *testing.B) {
-	benchMatch(b, 19, 80, 41, 944, 8, []string{"nn-h", "kfda-hg", "gda", "cdl"})
+	benchMatch(b, 19, 80, 41, 944, 8, []string{"nn-h", "kfda-hg", "gda", "cdl", "kfda-mix"})
 }
 
 // benchMatch runs one sub-benchmark per method on a model of m gallery
@@ -70,6 +71,14 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 					kk.P = 10
 				} else {
 					kk.Lambda = 0.1
+				}
+				mm.KFDA, mm.Selection.Method = &kk, method
+			case "kfda-mix":
+				kk := *k
+				kk.Term, kk.Terms = Term{Kernel: KernelSum}, []Term{
+					{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Weight: 1},
+					{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 10, Weight: 0.1},
+					{Kernel: KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.1, Weight: 0.01},
 				}
 				mm.KFDA, mm.Selection.Method = &kk, method
 			}
