@@ -242,7 +242,7 @@ func identity(n int) *mat.Dense {
 	return w
 }
 
-// TestSumModelMatchesEval is TestSetKernelModelMatchesEval for kfda-mix:
+// TestMixModelMatchesEval is TestSetKernelModelMatchesEval for kfda-mix:
 // each of eval's kernels (hg, gda and cdl, each chosen by its own
 // cross-validation) against a model of the raw training sets fitted with
 // FitTerms on the same terms, which weighs them again on its gallery.

@@ -30,6 +30,21 @@ func mfEncode(t testing.TB, m *Model) []byte {
 	return b.Bytes()
 }
 
+// mfRoundTrip encodes m, decodes the bytes, fails t unless the decoded
+// model equals m (mfEqual), and returns the decoded model and the bytes.
+func mfRoundTrip(t testing.TB, m *Model) (*Model, []byte) {
+	t.Helper()
+	b := mfEncode(t, m)
+	got, err := Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := mfEqual(m, got); diff != "" {
+		t.Fatalf("round trip differs in %s", diff)
+	}
+	return got, b
+}
+
 // mfSameBits reports whether a and b hold bit-identical numbers.
 func mfSameBits(a, b *mat.Dense) bool {
 	ra, ca := a.Dims()

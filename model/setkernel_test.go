@@ -44,6 +44,20 @@ func setKernelModel(t *testing.T, kernel string) *Model {
 	return m
 }
 
+// pairKernel is the set kernel kind (gda with p, cdl with lambda) of the
+// sets a and b, computed pair by pair with setkernel, as a reference for
+// the matcher's and the gallery's.
+func pairKernel(kind string, p int, lambda float64, a, b *mat.Dense) float64 {
+	if kind == KernelGDA {
+		ba, _ := setkernel.Basis(a, p)
+		bb, _ := setkernel.Basis(b, p)
+		return setkernel.Projection(ba, bb)
+	}
+	sa, _ := setkernel.NewSpectrum(a)
+	sb, _ := setkernel.NewSpectrum(b)
+	return setkernel.LogEuclidean(sa, sb, lambda)
+}
+
 // spreadSet returns n frames spread mostly along axis c (and c+1) of d.
 func spreadSet(rng *rand.Rand, n, d, c int) *mat.Dense {
 	x := mat.NewDense(n, d, nil)
@@ -69,16 +83,7 @@ func TestSetKernelMatcher(t *testing.T) {
 			if m.MethodName() != kernel {
 				t.Errorf("method %q, want %q", m.MethodName(), kernel)
 			}
-			pair := func(a, b *mat.Dense) float64 {
-				if kernel == KernelGDA {
-					ba, _ := setkernel.Basis(a, 2)
-					bb, _ := setkernel.Basis(b, 2)
-					return setkernel.Projection(ba, bb)
-				}
-				sa, _ := setkernel.NewSpectrum(a)
-				sb, _ := setkernel.NewSpectrum(b)
-				return setkernel.LogEuclidean(sa, sb, 0.01)
-			}
+			pair := func(a, b *mat.Dense) float64 { return pairKernel(kernel, 2, 0.01, a, b) }
 			g, err := newSetGallery(kernel, m.KFDA.P, m.KFDA.Lambda, m.samples(), 3)
 			if err != nil {
 				t.Fatal(err)
@@ -142,13 +147,9 @@ func TestSetKernelOneFrameBatch(t *testing.T) {
 func TestFormat3SetKernels(t *testing.T) {
 	for _, kernel := range []string{KernelGDA, KernelCDL} {
 		m := setKernelModel(t, kernel)
-		good := mfEncode(t, m)
-		got, err := Decode(bytes.NewReader(good))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := mfEqual(m, got); diff != "" || got.KFDA.P != m.KFDA.P || got.KFDA.Lambda != m.KFDA.Lambda {
-			t.Fatalf("%s: round trip differs in %s (p %d, lambda %v)", kernel, diff, got.KFDA.P, got.KFDA.Lambda)
+		got, good := mfRoundTrip(t, m)
+		if got.KFDA.P != m.KFDA.P || got.KFDA.Lambda != m.KFDA.Lambda {
+			t.Fatalf("%s: round trip gives p %d, lambda %v", kernel, got.KFDA.P, got.KFDA.Lambda)
 		}
 		v2 := bytes.Clone(good)
 		binary.LittleEndian.PutUint32(v2[8:12], 2)

@@ -13,7 +13,6 @@ import (
 
 	"setmatch/kfda"
 	"setmatch/match"
-	"setmatch/setkernel"
 )
 
 // sumTerms are the kernels of the sum tests: hg relative to the median
@@ -82,13 +81,9 @@ func TestSumKernel(t *testing.T) {
 		case 0:
 			return math.Exp(-0.5 / med * h2)
 		case 1:
-			ba, _ := setkernel.Basis(a, 2)
-			bb, _ := setkernel.Basis(b, 2)
-			return setkernel.Projection(ba, bb)
+			return pairKernel(KernelGDA, 2, 0, a, b)
 		}
-		sa, _ := setkernel.NewSpectrum(a)
-		sb, _ := setkernel.NewSpectrum(b)
-		return setkernel.LogEuclidean(sa, sb, 0.01)
+		return pairKernel(KernelCDL, 0, 0.01, a, b)
 	}
 	want := mat.NewSymDense(n, nil)
 	for term := range 3 {
@@ -223,14 +218,7 @@ func TestSumInvalid(t *testing.T) {
 // format 3 file cannot hold one; bad terms in a file are refused.
 func TestFormat4Sums(t *testing.T) {
 	m := sumModel(t)
-	good := mfEncode(t, m)
-	got, err := Decode(bytes.NewReader(good))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := mfEqual(m, got); diff != "" {
-		t.Fatalf("round trip differs in %s", diff)
-	}
+	got, good := mfRoundTrip(t, m)
 	if len(got.KFDA.Terms) != 3 {
 		t.Fatalf("%d terms read back", len(got.KFDA.Terms))
 	}

@@ -28,14 +28,7 @@ func mfEditHeader(t *testing.T, b []byte, old, repl string) []byte {
 
 func TestFormat2RoundTripAndChecks(t *testing.T) {
 	m := hgModel(t)
-	good := mfEncode(t, m)
-	got, err := Decode(bytes.NewReader(good))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := mfEqual(m, got); diff != "" {
-		t.Fatalf("round trip differs in %s", diff)
-	}
+	_, good := mfRoundTrip(t, m)
 	for _, tc := range []struct {
 		what, old, repl string
 		kind            error
