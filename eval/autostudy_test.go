@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,6 +30,8 @@ import (
 // those of setmatch eval --seed 1.) STUDY_METHODS=a,b,... restricts the
 // candidates to those methods; the outer folds do not depend on them, so
 // records of different methods on the same split can be merged.
+// STUDY_REPEATS=N deals the training sets N times instead of 2 (the
+// first dealings are the same whatever N).
 
 // studyCand is one candidate's record in a split.
 type studyCand struct {
@@ -86,6 +89,11 @@ func TestAutoStudy(t *testing.T) {
 	g := DefaultGrid()
 	g.Folds, g.DRFolds, g.DRIter, g.DRFoldIter, g.AutoRepeats = 5, 3, 25, 10, 2
 	g.AutoScoreAll = true
+	if r := os.Getenv("STUDY_REPEATS"); r != "" {
+		if g.AutoRepeats, err = strconv.Atoi(r); err != nil || g.AutoRepeats < 1 {
+			t.Fatalf("STUDY_REPEATS=%q: want a whole number ≥ 1", r)
+		}
+	}
 	if m := os.Getenv("STUDY_METHODS"); m != "" {
 		g.AutoMethods = strings.Split(m, ",")
 	}

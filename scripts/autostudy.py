@@ -9,7 +9,8 @@ candidate and of the -dr method as deployed, then, for each rule, the mean
 probe accuracy of what the rule deploys and its difference to the best row
 and to nn-h. Rules: the highest held-out score (argmax) or the first
 candidate within k standard errors of the highest (k = 0.5, 1), scored on
-the first dealing of the training sets to the outer folds or on both.
+the first dealing of the training sets to the outer folds, on the first
+two, and so on up to as many as the records hold (STUDY_REPEATS).
 --without drops the candidates of those methods from every record first
 (the outer folds do not depend on the candidates, so this is the choice
 with the smaller candidate list). "best KDE" is the best of the KDE
@@ -88,9 +89,10 @@ def main(args):
     rules = [("argmax", lambda c, d: argmax(c, d))]
     for k in (0.5, 1.0):
         rules.append((f"1-SE k={k:g}", lambda c, d, k=k: within_se(c, d, k)))
+    max_deal = max(len(c["cv"] or []) for rs in rows.values() for r in rs for c in r["cands"])
     print("\nrule, dealings: mean over data sets of auto - best KDE row, - best row, - nn-h | per data set: auto (- best KDE, - nn-h)")
     for name, rule in rules:
-        for deal in (1, 2):
+        for deal in range(1, max_deal + 1):
             parts, dk, db, dn = [], 0.0, 0.0, 0.0
             for d, rs in rows.items():
                 a = sum(deployed(r, rule(r["cands"], deal)) for r in rs) / len(rs)
