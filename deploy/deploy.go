@@ -66,8 +66,8 @@ type Result struct {
 	Trained   *learn.TrainResult // Learned only
 	// Gallery is the m×m matrix of how far apart the model sees its
 	// gallery sets (the threshold's and a report's input): their
-	// divergences, or for a set-kernel model, which has none, the squared
-	// distances its kernel induces, k_ii + k_jj − 2k_ij. GalleryMeasure
+	// divergences, or for a set-kernel model, which has none, the
+	// distances its kernel induces, √(k_ii + k_jj − 2k_ij). GalleryMeasure
 	// names it.
 	Gallery         *mat.SymDense
 	GalleryMeasure  string
@@ -140,7 +140,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
 		}
 		if gallery == nil {
-			res.Gallery, res.GalleryMeasure = kernelDistances(res.kernel), f.Method+" kernel distance²"
+			res.Gallery, res.GalleryMeasure = kernelDistances(res.kernel), f.Method+" kernel distance"
 		}
 	}
 	if err := res.setThreshold(opt); err != nil {
@@ -229,14 +229,14 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 	return m, div, nil
 }
 
-// kernelDistances returns the squared distances k_ii + k_jj − 2k_ij that
-// the m×m kernel matrix k induces between its sets.
+// kernelDistances returns the distances √(k_ii + k_jj − 2k_ij) that the
+// m×m kernel matrix k induces between its sets (model.OpenSetKernel).
 func kernelDistances(k mat.Symmetric) *mat.SymDense {
 	m := k.SymmetricDim()
 	d := mat.NewSymDense(m, nil)
 	for i := range m {
 		for j := i + 1; j < m; j++ {
-			d.SetSym(i, j, max(0, k.At(i, i)+k.At(j, j)-2*k.At(i, j)))
+			d.SetSym(i, j, math.Sqrt(max(0, k.At(i, i)+k.At(j, j)-2*k.At(i, j))))
 		}
 	}
 	return d
@@ -268,34 +268,6 @@ func frameMean(sets []*mat.Dense) []float64 {
 		mean[j] /= float64(n)
 	}
 	return mean
-}
-
-// setThreshold sets the model's open-set threshold from opt.
-func (r *Result) setThreshold(opt Options) error {
-	r.Model.Threshold = opt.Threshold
-	r.ThresholdSource = "closed set (no threshold)"
-	if !math.IsInf(opt.Threshold, 1) {
-		r.ThresholdSource = "given"
-	}
-	if !opt.AutoThreshold {
-		return nil
-	}
-	if k := r.Model.KFDA; k != nil {
-		thr, err := learn.KFDAOpenSetThreshold(r.kernel, r.Model.Labels(), k.Reg, k.Dim(), learn.AutoThresholdPercentile)
-		if err != nil {
-			return fmt.Errorf("--threshold auto: %w", err)
-		}
-		r.Model.Threshold = thr
-		r.ThresholdSource = fmt.Sprintf("%g: accepts %d%% of known sets, bound from held-out within-class nearest-neighbour latent distances", thr, learn.AutoThresholdPercentile)
-		return nil
-	}
-	thr, err := learn.OpenSetThreshold(r.Gallery, r.Model.Labels(), learn.AutoThresholdPercentile)
-	if err != nil {
-		return fmt.Errorf("--threshold auto: %w", err)
-	}
-	r.Model.Threshold = thr
-	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %d%% of known sets, bound from within-class nearest-neighbour %s", thr, learn.AutoThresholdPercentile, r.Model.Divergence)
-	return nil
 }
 
 // buildLearned trains W with learn.Train at opt.Dim and deploys nearest

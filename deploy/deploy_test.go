@@ -145,7 +145,7 @@ func checkGallery(t *testing.T, res *Result) {
 	var want float64
 	switch k := m.KFDA; {
 	case k != nil && model.IsSetKernel(k.Kernel):
-		if res.GalleryMeasure != k.Kernel+" kernel distance²" {
+		if res.GalleryMeasure != k.Kernel+" kernel distance" {
 			t.Errorf("%s: gallery measure %q", k.Kernel, res.GalleryMeasure)
 		}
 		kk := func(a, b int) float64 {
@@ -158,7 +158,7 @@ func checkGallery(t *testing.T, res *Result) {
 			sb, _ := setkernel.NewSpectrum(m.Sets[b].Samples)
 			return setkernel.LogEuclidean(sa, sb, k.Lambda)
 		}
-		want = kk(i, i) + kk(j, j) - 2*kk(i, j)
+		want = math.Sqrt(kk(i, i) + kk(j, j) - 2*kk(i, j))
 	default:
 		if res.GalleryMeasure != m.Divergence.String() {
 			t.Errorf("%s: gallery measure %q", m.MethodName(), res.GalleryMeasure)

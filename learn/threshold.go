@@ -18,8 +18,9 @@ const AutoThresholdPercentile = 95
 // OpenSetThreshold calibrates the open-set threshold on the training sets:
 // for every set with another set of its class, its smallest divergence to
 // one of them is one sample, and the threshold is Bound(samples, p). div is
-// the m×m divergence matrix between the sets in the learned space
-// (match.DivergenceMatrix) and labels their classes.
+// the m×m matrix of how far apart the model sees the sets: their
+// divergences in the learned space (match.DivergenceMatrix), or for kFDA
+// the distances its kernel induces; labels are their classes.
 func OpenSetThreshold(div mat.Symmetric, labels []string, p float64) (float64, error) {
 	if m := div.SymmetricDim(); m != len(labels) {
 		return 0, fmt.Errorf("%d labels for %d sets", len(labels), m)

@@ -198,3 +198,36 @@ func NearestScores(score []float64, labels []string, threshold float64) Decision
 	}
 	return d
 }
+
+// NearestGated is NearestScores with the label chosen by one score and
+// accepted by another: Best, and RunnerUp (the nearest set of another
+// label), by rank as NearestScores chooses them; Score (RunnerScore) is
+// the smallest gate score among the gallery sets of Best's (RunnerUp's)
+// label, and the query is known if Score ≤ threshold. A kFDA model ranks
+// by the distance in its latent space, which keeps only the directions
+// that separate the known classes, and gates by the distance its kernel
+// induces, which keeps them all.
+func NearestGated(rank, gate []float64, labels []string, threshold float64) Decision {
+	d := NearestScores(rank, labels, math.Inf(1))
+	if d.Best < 0 {
+		return d
+	}
+	nearest := func(l string) float64 {
+		m := math.Inf(1)
+		for k, g := range gate {
+			if labels[k] == l && g < m {
+				m = g
+			}
+		}
+		return m
+	}
+	d.Score = nearest(labels[d.Best])
+	if d.RunnerUp >= 0 {
+		d.RunnerScore = nearest(d.RunnerLabel)
+	}
+	d.Known, d.Label = d.Score <= threshold, ""
+	if d.Known {
+		d.Label = labels[d.Best]
+	}
+	return d
+}

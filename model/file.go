@@ -128,9 +128,10 @@ type fileKFDA struct {
 	Epsilon    jsonFloat  `json:"epsilon"`
 	AllMean    jsonFloat  `json:"all_mean"`
 	Dim        int        `json:"latent_dim"`
-	P          int        `json:"p,omitempty"`      // gda (format ≥ 3)
-	Lambda     jsonFloat  `json:"lambda,omitempty"` // cdl (format ≥ 3)
-	Terms      []fileTerm `json:"terms,omitempty"`  // kernel sum (format ≥ 4)
+	P          int        `json:"p,omitempty"`        // gda (format ≥ 3)
+	Lambda     jsonFloat  `json:"lambda,omitempty"`   // cdl (format ≥ 3)
+	Terms      []fileTerm `json:"terms,omitempty"`    // kernel sum (format ≥ 4)
+	OpenSet    string     `json:"open_set,omitempty"` // format ≥ 4; latent before
 }
 
 // fileTerm is one kernel of a sum (Term).
@@ -247,7 +248,7 @@ func encode(w io.Writer, m *Model) error {
 		h.KFDA = &fileKFDA{
 			Kernel: k.Kernel, Width: jsonFloat(k.Width), Scale: jsonFloat(k.Scale), WidthScale: k.WidthScale,
 			Reg: jsonFloat(k.Reg), Epsilon: jsonFloat(k.Epsilon), AllMean: jsonFloat(k.AllMean), Dim: k.Dim(),
-			P: k.P, Lambda: jsonFloat(k.Lambda),
+			P: k.P, Lambda: jsonFloat(k.Lambda), OpenSet: k.OpenSet,
 		}
 		for _, t := range k.Terms {
 			h.KFDA.Terms = append(h.KFDA.Terms, fileTerm{
@@ -476,7 +477,7 @@ func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 		if h.KFDA.Kernel == KernelSum {
 			return nil, fmt.Errorf("%w: kfda kernel %q in a file of format %d (sums of kernels came with format 4)", ErrMalformed, h.KFDA.Kernel, v)
 		}
-		h.KFDA.Terms = nil
+		h.KFDA.Terms, h.KFDA.OpenSet = nil, OpenSetLatent
 	}
 	return &h, nil
 }
@@ -589,7 +590,8 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 				Kernel: fk.Kernel, Width: float64(fk.Width), Scale: float64(fk.Scale), WidthScale: fk.WidthScale,
 				P: fk.P, Lambda: float64(fk.Lambda),
 			},
-			Reg: float64(fk.Reg), Epsilon: float64(fk.Epsilon), AllMean: float64(fk.AllMean),
+			OpenSet: fk.OpenSet,
+			Reg:     float64(fk.Reg), Epsilon: float64(fk.Epsilon), AllMean: float64(fk.AllMean),
 			ColMean: next("kfda column means", 1, n),
 			Values:  next("kfda eigenvalues", 1, r),
 			Alpha:   mat.NewDense(n, r, next("kfda coefficients", n, r)),

@@ -48,6 +48,8 @@ type goldenBatch struct {
 	Jeffrey     []float64   `json:"jeffrey"`
 	Latent      []float64   `json:"latent,omitempty"`    // kFDA models (format ≥ 2)
 	Distances   []float64   `json:"distances,omitempty"` // latent distances to every gallery set
+	// Distances the kernel induces to every gallery set (format ≥ 4).
+	KernelDistances []float64 `json:"kernel_distances,omitempty"`
 }
 
 func goldenPaths(v uint32) (model, results string) {
@@ -63,7 +65,7 @@ func goldenPaths(v uint32) (model, results string) {
 // an open-set threshold.
 func goldenModel(t testing.TB) *Model {
 	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4, 6})
-	m.Threshold = 1.5 // a latent distance
+	m.Threshold = 1.36 // a distance the kernel induces (KFDA.OpenSet)
 	terms := []Term{
 		{Kernel: KernelHG, Width: 1, Scale: 1, WidthScale: "median"},
 		{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 2},
@@ -159,7 +161,7 @@ func writeGolden(t *testing.T) {
 			fb.Hellinger2 = append(fb.Hellinger2, v.Hellinger2)
 			fb.Jeffrey = append(fb.Jeffrey, v.Jeffrey)
 		}
-		fb.Latent, fb.Distances = res.Latent, res.Distances
+		fb.Latent, fb.Distances, fb.KernelDistances = res.Latent, res.Distances, res.KernelDistances
 	}
 	js, err := json.MarshalIndent(g, "", " ")
 	if err != nil {
@@ -276,6 +278,14 @@ func TestGoldenModelFiles(t *testing.T) {
 				for k := range want.Distances {
 					if !goldenAgree(res.Distances[k], want.Distances[k]) {
 						t.Errorf("batch %d: latent distance to set %d %.17g, recorded %.17g", i, k, res.Distances[k], want.Distances[k])
+					}
+				}
+				if len(res.KernelDistances) != len(want.KernelDistances) {
+					t.Fatalf("batch %d: %d kernel distances, recorded %d", i, len(res.KernelDistances), len(want.KernelDistances))
+				}
+				for k := range want.KernelDistances {
+					if !goldenAgree(res.KernelDistances[k], want.KernelDistances[k]) {
+						t.Errorf("batch %d: kernel distance to set %d %.17g, recorded %.17g", i, k, res.KernelDistances[k], want.KernelDistances[k])
 					}
 				}
 				if d.Known {

@@ -49,7 +49,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	}
 	rng := rand.New(rand.NewPCG(seed, 4))
 	r := classes - 1
-	k := &KFDA{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, Reg: 1e-2, Epsilon: 1e-3,
+	k := &KFDA{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2, Epsilon: 1e-3,
 		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
 	for i := range k.ColMean {
 		k.ColMean[i] = rng.Float64()
@@ -113,7 +113,7 @@ func BenchmarkDecideKFDA(b *testing.B) {
 	for i := range base.Sets {
 		base.Sets[i] = Set{Label: fmt.Sprint("c", i%(r+1)), Name: fmt.Sprint(i), Samples: mfRandom(rng, 2, 2, 0), Bandwidth: 1}
 	}
-	k := &KFDA{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, Reg: 1e-2, Epsilon: 1e-3,
+	k := &KFDA{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2, Epsilon: 1e-3,
 		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
 	for i := range k.Values {
 		k.Values[i] = float64(r - i)
@@ -128,11 +128,11 @@ func BenchmarkDecideKFDA(b *testing.B) {
 		res.Divergences[i] = match.Divergences{Hellinger2: rng.Float64(), Jeffrey: rng.Float64()}
 	}
 	for b.Loop() {
-		k, err := mt.kernelVector(context.Background(), nil, res.Divergences)
+		k, self, err := mt.kernelVector(context.Background(), nil, res.Divergences)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := mt.decideKFDA(&res, k); err != nil {
+		if err := mt.decideKFDA(&res, k, self); err != nil {
 			b.Fatal(err)
 		}
 	}

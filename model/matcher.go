@@ -35,6 +35,7 @@ type Matcher struct {
 	threshold float64
 	disc      *kfda.KFDA    // nil for nearest neighbour
 	terms     []matcherTerm // the kFDA kernel, a sum of terms
+	diag      []float64     // OpenSetKernel: the kernel of each gallery set with itself
 	workers   int
 }
 
@@ -76,6 +77,10 @@ type Result struct {
 	// (the scores of Decision); both nil for nearest-neighbour models.
 	Latent    []float64
 	Distances []float64
+	// KernelDistances are the distances the kFDA kernel induces from the
+	// batch to every gallery set, √(k(q,q) + k(j,j) − 2k(q,j)), for models
+	// whose open set is decided by them (KFDA.OpenSet); nil otherwise.
+	KernelDistances []float64
 }
 
 // NewMatcher validates the model and builds its gallery. Comparisons use
@@ -106,6 +111,21 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 				mtt.div, mtt.meas, needKDE = t.KernelFunc(), t.Measure(), true
 			}
 			mt.terms = append(mt.terms, mtt)
+		}
+		if k.OpenSet == OpenSetKernel {
+			mt.diag = make([]float64, len(m.Sets))
+			for _, t := range mt.terms {
+				for j := range mt.diag {
+					if t.sets == nil {
+						mt.diag[j] += t.weight * t.div(0) // δ(j, j) = 0
+					}
+				}
+				if t.sets != nil {
+					for j, v := range t.sets.diag(workers) {
+						mt.diag[j] += t.weight * v
+					}
+				}
+			}
 		}
 	}
 	if !needKDE {
@@ -203,11 +223,11 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	if mt.disc == nil {
 		res.Decision = match.Nearest(res.Divergences, mt.labels, mt.model.Divergence, mt.threshold)
 	} else {
-		k, err := mt.kernelVector(ctx, p, res.Divergences)
+		k, self, err := mt.kernelVector(ctx, p, res.Divergences)
 		if err != nil {
 			return Result{}, fmt.Errorf("batch of %d frames: %w", n, err)
 		}
-		if err := mt.decideKFDA(&res, k); err != nil {
+		if err := mt.decideKFDA(&res, k, self); err != nil {
 			return Result{}, err
 		}
 	}
@@ -218,31 +238,45 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 }
 
 // kernelVector returns the kFDA kernel of the projected batch p against
-// every gallery set: the weighted sum of its terms, from the batch's
-// divergences div for the terms on divergences.
-func (mt *Matcher) kernelVector(ctx context.Context, p *mat.Dense, div []match.Divergences) ([]float64, error) {
+// every gallery set, and with itself: the weighted sums of its terms,
+// from the batch's divergences div for the terms on divergences.
+func (mt *Matcher) kernelVector(ctx context.Context, p *mat.Dense, div []match.Divergences) ([]float64, float64, error) {
 	k := make([]float64, len(mt.labels))
+	var self float64
 	for _, t := range mt.terms {
 		if t.sets != nil {
-			v, err := t.sets.vector(ctx, p, mt.workers)
+			v, s, err := t.sets.vector(ctx, p, mt.workers)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			for j, x := range v {
 				k[j] += t.weight * x
 			}
+			self += t.weight * s
 			continue
 		}
 		for j, d := range div {
 			k[j] += t.weight * t.div(d.Of(t.meas))
 		}
+		self += t.weight * t.div(0)
 	}
-	return k, nil
+	return k, self, nil
 }
 
 // decideKFDA maps the batch's kernel vector k (against every gallery
-// set) to the latent space and decides by the nearest gallery set there.
-func (mt *Matcher) decideKFDA(res *Result, k []float64) error {
+// set) to the latent space, where the nearest gallery set gives the
+// label; the batch is known if its distance there (OpenSetLatent), or
+// the distance its kernel induces to the nearest set of that label
+// (OpenSetKernel, from self, its kernel with itself), is within the
+// threshold.
+func (mt *Matcher) decideKFDA(res *Result, k []float64, self float64) error {
+	if mt.diag != nil {
+		// Before TransformRow, which centres k in place.
+		res.KernelDistances = make([]float64, len(k))
+		for j, v := range k {
+			res.KernelDistances[j] = math.Sqrt(math.Max(0, self+mt.diag[j]-2*v))
+		}
+	}
 	z, err := mt.disc.TransformRow(k)
 	if err != nil {
 		return fmt.Errorf("batch: %w", err)
@@ -258,6 +292,10 @@ func (mt *Matcher) decideKFDA(res *Result, k []float64) error {
 		dist[j] = math.Sqrt(s)
 	}
 	res.Latent, res.Distances = z, dist
-	res.Decision = match.NearestScores(dist, mt.labels, mt.threshold)
+	if mt.diag == nil {
+		res.Decision = match.NearestScores(dist, mt.labels, mt.threshold)
+		return nil
+	}
+	res.Decision = match.NearestGated(dist, res.KernelDistances, mt.labels, mt.threshold)
 	return nil
 }

@@ -41,6 +41,21 @@ type Candidate struct {
 	Seconds    float64 // time spent scoring it
 }
 
+// What the open-set threshold of a kFDA model bounds.
+const (
+	// OpenSetKernel: the distance the kernel induces between the batch
+	// and the nearest gallery set of the label the latent space gives it,
+	// √(k(q,q) + k(j,j) − 2k(q,j)). A batch unlike every gallery set is
+	// far from all of them there, wherever its latent point falls. Every
+	// model of format 4 written by setmatch train.
+	OpenSetKernel = "kernel"
+	// OpenSetLatent: the latent distance to the nearest gallery set. The
+	// latent space keeps only the directions that separate the known
+	// classes, so a batch unlike all of them can land next to one: kFDA
+	// models of formats 2 and 3 decide so, as they were calibrated.
+	OpenSetLatent = "latent"
+)
+
 // MaxTerms is the most kernels a sum may add (each builds its own gallery
 // form in the matcher).
 const MaxTerms = 8
@@ -50,10 +65,12 @@ const MaxTerms = 8
 // each of the m gallery sets (Model.Sets, in order) gives the batch's
 // kernel vector; centred with ColMean and AllMean and multiplied by Alpha
 // it is the batch's latent point, compared with the gallery's Latent rows
-// in Euclidean distance. Model.Threshold is then a latent distance.
+// in Euclidean distance: the nearest gallery set there gives the label.
+// Whether the batch is known at all is decided by OpenSet.
 type KFDA struct {
 	Term            // the kernel; for KernelSum only its Kernel is set
 	Terms   []Term  // KernelSum: the kernels added, ≥ 2, none a sum
+	OpenSet string  // what Model.Threshold bounds: OpenSetKernel or OpenSetLatent
 	Reg     float64 // regulariser as chosen (relative to tr(S_w)/m)
 	Epsilon float64 // ε added to the within-class scatter
 	ColMean []float64
@@ -79,7 +96,7 @@ func NewKFDA(t Term, terms []Term, reg float64, f *kfda.KFDA, r int) (*KFDA, err
 		return nil, err
 	}
 	return &KFDA{
-		Term: t, Terms: terms,
+		Term: t, Terms: terms, OpenSet: OpenSetKernel,
 		Reg: reg, Epsilon: tr.Reg, ColMean: tr.ColMean, AllMean: tr.AllMean,
 		Values: tr.Values, Alpha: tr.Alpha, Latent: tr.Train,
 	}, nil
@@ -139,6 +156,9 @@ func (k *KFDA) Dim() int {
 // validate checks k against a gallery of m sets with the model's
 // divergence.
 func (k *KFDA) validate(m, classes int, div match.Measure) error {
+	if k.OpenSet != OpenSetKernel && k.OpenSet != OpenSetLatent {
+		return fmt.Errorf("open set %q (want kernel or latent)", k.OpenSet)
+	}
 	if k.Kernel == KernelSum {
 		if len(k.Terms) < 2 || len(k.Terms) > MaxTerms {
 			return fmt.Errorf("a sum of %d kernels (want 2 to %d)", len(k.Terms), MaxTerms)
@@ -337,7 +357,7 @@ func (m *Model) FitSetKernel(kernel string, p int, lambda, reg float64, dim, wor
 // dimensions (≤ 0: C−1). Terms on divergences must use m.Divergence. It
 // sets m.KFDA, and Selection.Method when it is empty ("kfda-"+kernel,
 // the set kernel's name or "kfda-mix"), and returns the m×m training
-// kernel (for learn.KFDAOpenSetThreshold). workers ≤ 0 means GOMAXPROCS.
+// kernel (for the open-set threshold). workers ≤ 0 means GOMAXPROCS.
 func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymDense, error) {
 	if len(terms) == 0 || len(terms) > MaxTerms {
 		return nil, fmt.Errorf("kfda: %d kernels (want 1 to %d)", len(terms), MaxTerms)

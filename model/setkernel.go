@@ -113,12 +113,33 @@ func (g *setGallery) kernel(gb *mat.Dense, la []float64, sa float64, lb []float6
 // checks of the context.
 const tile = 64
 
+// self returns the kernel of a set with itself from its basis or
+// eigenvectors v (d×r) and, for CDL, its log-shifted spectrum.
+func (g *setGallery) self(v mat.Matrix, l []float64, s float64) float64 {
+	var vv mat.Dense
+	vv.Mul(v.T(), v)
+	return g.kernel(&vv, l, s, l, s)
+}
+
+// diag returns the kernel of every gallery set with itself, as matrix
+// computes it.
+func (g *setGallery) diag(workers int) []float64 {
+	m := len(g.off) - 1
+	k := make([]float64, m)
+	par.For(m, workers, func(_, j int) {
+		l, s := g.spectrum(j)
+		k[j] = g.self(g.all.Slice(0, g.d, g.off[j], g.off[j+1]), l, s)
+	})
+	return k
+}
+
 // vector returns the kernel of the n×d set x against every gallery set,
-// checking ctx between tiles of gallery sets.
-func (g *setGallery) vector(ctx context.Context, x *mat.Dense, workers int) ([]float64, error) {
+// checking ctx between tiles of gallery sets, and the kernel of x with
+// itself.
+func (g *setGallery) vector(ctx context.Context, x *mat.Dense, workers int) ([]float64, float64, error) {
 	v, la, sa, err := g.of(x)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m := len(g.off) - 1
 	k := make([]float64, m)
@@ -140,15 +161,15 @@ func (g *setGallery) vector(ctx context.Context, x *mat.Dense, workers int) ([]f
 	})
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	for j, v := range k {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s kernel against gallery set %d is %v", g.kind, j, v)
+			return nil, 0, fmt.Errorf("%s kernel against gallery set %d is %v", g.kind, j, v)
 		}
 	}
-	return k, nil
+	return k, g.self(v, la, sa), nil
 }
 
 // matrix returns the m×m kernel between the gallery sets, one row of

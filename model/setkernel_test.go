@@ -103,7 +103,7 @@ func TestSetKernelMatcher(t *testing.T) {
 			rng := rand.New(rand.NewPCG(9, 1))
 			for c := range 3 {
 				batch := spreadSet(rng, 10, 5, c)
-				k, err := g.vector(context.Background(), batch, 2)
+				k, self, err := g.vector(context.Background(), batch, 2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -111,6 +111,9 @@ func TestSetKernelMatcher(t *testing.T) {
 					if want := pair(batch, s.Samples); math.Abs(k[j]-want) > 1e-9*math.Max(1, math.Abs(want)) {
 						t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
 					}
+				}
+				if want := pair(batch, batch); math.Abs(self-want) > 1e-9*math.Max(1, math.Abs(want)) {
+					t.Errorf("kernel of the batch with itself = %v, pairwise %v", self, want)
 				}
 				res, err := mt.Match(batch)
 				if err != nil {

@@ -84,6 +84,9 @@ type inspectKFDA struct {
 	// UsesDivergences: some kernel is on KDE divergences (the query
 	// bandwidth and the divergence are used).
 	UsesDivergences bool `json:"uses_divergences"`
+	// OpenSet is what the threshold bounds: "kernel" (the distance the
+	// kernel induces) or "latent" (models of formats 2 and 3).
+	OpenSet string `json:"open_set"`
 }
 
 // inspectTerm is one kernel of a sum.
@@ -174,7 +177,7 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 	}
 	if k := m.KFDA; k != nil {
 		s.KFDA = &inspectKFDA{Kernel: k.Kernel, Width: k.Width, WidthScale: k.WidthScale, Scale: k.Scale,
-			Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(), P: k.P, Lambda: k.Lambda, Description: k.Describe(), UsesDivergences: k.UsesDivergences()}
+			Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(), P: k.P, Lambda: k.Lambda, Description: k.Describe(), UsesDivergences: k.UsesDivergences(), OpenSet: k.OpenSet}
 		if k.Kernel != model.KernelSum {
 			s.KFDA.KernelWidth = k.Width / k.Scale
 		}
@@ -279,6 +282,8 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	switch {
 	case th == "+Inf":
 		th += " (closed set: every batch gets a label)"
+	case s.KFDA != nil && s.KFDA.OpenSet == model.OpenSetKernel:
+		th += " (open set: a batch whose distance, as the kernel measures it, to the nearest set of the class it is given is above it is unknown)"
 	case s.KFDA != nil:
 		th += " (open set: a latent distance to the nearest set above it is unknown)"
 	default:

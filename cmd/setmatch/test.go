@@ -41,7 +41,8 @@ type testSummary struct {
 }
 
 // testSet is the decision on one set: the nearest gallery set's label and
-// score (a divergence, or a latent distance for kFDA, as compared with the
+// score (a divergence, or for kFDA the distance its kernel induces, or in
+// models of formats 2 and 3 a latent distance, as compared with the
 // threshold) and the nearest set of another label, to see how far a
 // threshold sits from the scores.
 type testSet struct {

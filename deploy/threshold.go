@@ -1,0 +1,136 @@
+package deploy
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/learn"
+	"setmatch/match"
+	"setmatch/model"
+)
+
+// setThreshold sets the model's open-set threshold from opt. An automatic
+// threshold is calibrated on the training sets as the model compares them
+// (learn.OpenSetThreshold on their divergences, or for kFDA on the
+// distances its kernel induces, which the matcher's open-set test uses:
+// model.OpenSetKernel), which needs a class with two sets; when every
+// class has one (the pooled layout), on the even and odd frame halves of
+// each set instead (halves).
+func (r *Result) setThreshold(opt Options) error {
+	r.Model.Threshold = opt.Threshold
+	r.ThresholdSource = "closed set (no threshold)"
+	if !math.IsInf(opt.Threshold, 1) {
+		r.ThresholdSource = "given"
+	}
+	if !opt.AutoThreshold {
+		return nil
+	}
+	m := r.Model
+	labels, gallery, kernel, from := m.Labels(), r.Gallery, r.kernel, ""
+	if _, classes := model.ClassIndex(labels); len(classes) == len(labels) {
+		h, err := halves(m)
+		if err != nil {
+			return fmt.Errorf("--threshold auto: every class has one training set, so the threshold is calibrated on their frame halves, but %w; give a class two or more sets, or a threshold (--threshold X)", err)
+		}
+		labels, from = h.Labels(), " of the even and odd frame halves of the training sets (every class has one set)"
+		if k := m.KFDA; k != nil {
+			if kernel, err = h.FitTerms(fixedWidths(k.Kernels()), k.Reg, k.Dim(), opt.Workers); err != nil {
+				return fmt.Errorf("--threshold auto: the kernel of the frame halves: %w", err)
+			}
+		} else if gallery, err = divergences(h, opt.Workers); err != nil {
+			return fmt.Errorf("--threshold auto: the divergences of the frame halves: %w", err)
+		}
+	}
+	if m.KFDA != nil {
+		// The kernel's own distances: the nearest other set of its class
+		// is what a new batch of the class is compared with.
+		thr, err := learn.OpenSetThreshold(kernelDistances(kernel), labels, learn.AutoThresholdPercentile)
+		if err != nil {
+			return fmt.Errorf("--threshold auto: %w", err)
+		}
+		m.Threshold = thr
+		r.ThresholdSource = fmt.Sprintf("%.6g: accepts %d%% of known sets, bound from within-class nearest-neighbour kernel distances%s", thr, learn.AutoThresholdPercentile, from)
+		if top, ok := largestDistance(m.KFDA); ok && thr >= top {
+			r.ThresholdSource += fmt.Sprintf("; it is not below %.4g, the largest distance this kernel gives, so it rejects nothing: give more sets per class, or a threshold (--threshold X)", top)
+		}
+		return nil
+	}
+	thr, err := learn.OpenSetThreshold(gallery, labels, learn.AutoThresholdPercentile)
+	if err != nil {
+		return fmt.Errorf("--threshold auto: %w", err)
+	}
+	m.Threshold = thr
+	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %d%% of known sets, bound from within-class nearest-neighbour %s%s", thr, learn.AutoThresholdPercentile, m.Divergence, from)
+	return nil
+}
+
+// halves returns a copy of m whose gallery holds, for each of m's sets,
+// its even frames and its odd frames as two sets of its class, each with
+// the bandwidth m's query bandwidth rule gives it (as a batch would get),
+// and no kFDA solution. A half stands for a new batch of a known class:
+// its score against the other half is what a batch's is against the set.
+func halves(m *model.Model) (*model.Model, error) {
+	h := *m
+	h.KFDA, h.Sets = nil, nil
+	for _, s := range m.Sets {
+		n, d := s.Samples.Dims()
+		if n < 4 {
+			return nil, fmt.Errorf("set %q/%q has %d frames, too few to halve (4 or more are needed)", s.Label, s.Name, n)
+		}
+		for par := range 2 {
+			x := mat.NewDense((n-par+1)/2, d, nil)
+			for i := par; i < n; i += 2 {
+				x.SetRow(i/2, s.Samples.RawRowView(i))
+			}
+			bw, err := m.QueryBandwidth.Bandwidth(x)
+			if err != nil {
+				return nil, fmt.Errorf("set %q/%q, frame half %d: %w", s.Label, s.Name, par, err)
+			}
+			h.Sets = append(h.Sets, model.Set{Label: s.Label, Name: fmt.Sprintf("%s[%d::2]", s.Name, par), Samples: x, Bandwidth: bw})
+		}
+	}
+	return &h, nil
+}
+
+// fixedWidths returns the kernels with the widths they have in the model
+// (a width relative to the median divergence of the gallery becomes the
+// absolute width it came to), so that the halves are compared by the
+// model's kernel and not by one scaled to them.
+func fixedWidths(terms []model.Term) []model.Term {
+	out := make([]model.Term, len(terms))
+	for i, t := range terms {
+		if t.OnDivergences() {
+			t.Width, t.Scale, t.WidthScale = t.Width/t.Scale, 1, "raw"
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// divergences returns the m×m divergence matrix of m's gallery sets under
+// m's divergence, with their bandwidths.
+func divergences(m *model.Model, workers int) (*mat.SymDense, error) {
+	ys := make([]*mat.Dense, len(m.Sets))
+	hs := make([]float64, len(m.Sets))
+	for i, s := range m.Sets {
+		ys[i], hs[i] = s.Samples, s.Bandwidth
+	}
+	return match.DivergenceMatrix(ys, hs, m.Divergence, workers)
+}
+
+// largestDistance returns the largest distance a kernel made of terms on
+// divergences can put between two sets, √(2·Σ weights) (each such kernel
+// is 1 at divergence 0 and falls to 0); ok is false when a term is a set
+// kernel, which has no such bound.
+func largestDistance(k *model.KFDA) (float64, bool) {
+	var w float64
+	for _, t := range k.Kernels() {
+		if !t.OnDivergences() {
+			return 0, false
+		}
+		w += t.Weight
+	}
+	return math.Sqrt(2 * w), true
+}

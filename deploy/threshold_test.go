@@ -1,0 +1,157 @@
+package deploy
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+)
+
+// TestThresholdOneSetPerClass: with one training set per class (the
+// pooled layout) --threshold auto is calibrated on the sets' frame
+// halves, for nearest neighbour and for kFDA, says so, and accepts most
+// sets of the known classes while rejecting a far-away one; a set too
+// short to halve gets an error that says what to do.
+func TestThresholdOneSetPerClass(t *testing.T) {
+	sets, labels := data(5)
+	var one []*mat.Dense
+	var names, lab []string
+	for i, s := range sets {
+		if i%6 == 0 { // the first set of each class
+			one, lab, names = append(one, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
+		}
+	}
+	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.CDL, eval.KFDAMix} {
+		res, err := Build(one, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		thr := res.Model.Threshold
+		if !(thr > 0) || math.IsInf(thr, 0) || !strings.Contains(res.ThresholdSource, "frame halves") {
+			t.Fatalf("%s: threshold %v (%s)", method, thr, res.ThresholdSource)
+		}
+		mt, err := res.Model.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		accepted := 0
+		for i, s := range sets {
+			if i%6 == 0 {
+				continue
+			}
+			r, err := mt.Match(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Decision.Known {
+				accepted++
+			}
+		}
+		far := mat.NewDense(12, 6, nil)
+		for i := range 12 {
+			for j := range 6 {
+				far.Set(i, j, 40+float64((i*7+j*3)%5))
+			}
+		}
+		r, err := mt.Match(far)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-8s %s; other sets of known classes accepted %d of 15; far set known %v", method, res.ThresholdSource, accepted, r.Decision.Known)
+		if accepted < 12 {
+			t.Errorf("%s: %d of 15 sets of known classes accepted", method, accepted)
+		}
+		// Halves of 12 frames are far apart under a kernel as narrow as
+		// the one chosen here: the threshold then rejects nothing, and
+		// train says so. NN's divergence still rejects the far set.
+		if k := res.Model.KFDA; k != nil {
+			nothing := strings.Contains(res.ThresholdSource, "rejects nothing")
+			if top, ok := largestDistance(k); ok && nothing != (thr >= top) {
+				t.Errorf("%s: threshold %v, largest distance %v, but the source says %q", method, thr, top, res.ThresholdSource)
+			}
+		}
+		if method == eval.NNH && r.Decision.Known {
+			t.Errorf("%s: a set far from every class accepted (score %v, threshold %v)", method, r.Decision.Score, thr)
+		}
+	}
+	short := []*mat.Dense{one[0], one[1], one[2].Slice(0, 3, 0, 6).(*mat.Dense)}
+	_, err := Build(short, lab, names, Options{Method: eval.NNH, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
+	if err == nil || !strings.Contains(err.Error(), "too few to halve") || !strings.Contains(err.Error(), "--threshold X") {
+		t.Errorf("a 3-frame set: %v", err)
+	}
+}
+
+// TestKFDARejectsFarSet: a kFDA model's open-set test is on the distance
+// its kernel induces (model.OpenSetKernel), so a batch unlike every
+// gallery set is unknown even where its latent point falls near a class,
+// as it does here; batches of the known classes are accepted. (GDA and
+// CDL compare how sets spread, not where they lie, which is all these
+// classes differ in, and are left out.)
+func TestKFDARejectsFarSet(t *testing.T) {
+	sets, labels := data(5)
+	var g []*mat.Dense
+	var names, lab []string
+	for i, s := range sets {
+		if i%6 < 3 {
+			g, lab, names = append(g, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
+		}
+	}
+	far := mat.NewDense(12, 6, nil)
+	for i := range 12 {
+		for j := range 6 {
+			far.Set(i, j, 40+float64((i*7+j*3)%5))
+		}
+	}
+	for _, method := range []string{eval.KFDAHG, eval.KFDAMix} {
+		res, err := Build(g, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mt, err := res.Model.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		accepted := 0
+		for i, s := range sets {
+			if i%6 >= 3 {
+				r, err := mt.Match(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Decision.Known && r.Decision.Label == fmt.Sprint("c", labels[i]) {
+					accepted++
+				}
+			}
+		}
+		r, err := mt.Match(far)
+		if err != nil {
+			t.Fatal(err)
+		}
+		latentNear := r.Distances[r.Decision.Best] <= maxLatentWithin(res)
+		t.Logf("%-8s threshold %.4g; far set: kernel distance %.4g, latent distance %.4g (as near as a known set's: %v), known %v; probes of known classes accepted right %d of 9",
+			method, res.Model.Threshold, r.Decision.Score, r.Distances[r.Decision.Best], latentNear, r.Decision.Known, accepted)
+		if r.Decision.Known || !latentNear || accepted < 8 || len(r.KernelDistances) != len(res.Model.Sets) {
+			t.Errorf("%s: far set known %v, %d of 9 known probes accepted right", method, r.Decision.Known, accepted)
+		}
+	}
+}
+
+// maxLatentWithin is the largest latent distance between two gallery
+// sets of one class.
+func maxLatentWithin(res *Result) float64 {
+	k := res.Model.KFDA
+	var top float64
+	for i, a := range res.Model.Sets {
+		for j, b := range res.Model.Sets {
+			if i != j && a.Label == b.Label {
+				top = math.Max(top, floats.Distance(k.Latent.RawRowView(i), k.Latent.RawRowView(j), 2))
+			}
+		}
+	}
+	return top
+}
