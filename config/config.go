@@ -99,7 +99,7 @@ type GPIO struct {
 // Decision overrides how a batch is decided.
 type Decision struct {
 	// Threshold replaces the model's open-set threshold when set: a batch
-	// whose best divergence is above it is unknown (inf = never unknown).
+	// whose best score is above it is unknown (inf = never unknown).
 	Threshold *float64 `toml:"threshold"`
 	// MinFrames is the fewest frames a batch needs; smaller batches fail.
 	MinFrames int `toml:"min_frames"`

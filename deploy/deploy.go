@@ -46,9 +46,12 @@ type Options struct {
 	// Train configures Learned (its Dim is set from Dim).
 	Train learn.TrainOptions
 	// Threshold is the open-set threshold; +Inf for a closed set. With
-	// AutoThreshold it is calibrated on the training sets instead.
+	// AutoThreshold it is calibrated on the training sets instead, to
+	// accept AutoAccept percent of the sets of known classes (0 means
+	// learn.AutoThresholdPercentile).
 	Threshold     float64
 	AutoThreshold bool
+	AutoAccept    float64
 	Seed          uint64 // seed of the cross-validation folds
 	Workers       int    // goroutines; 0: GOMAXPROCS
 	// Progress, if set, is called after every cross-validation run of

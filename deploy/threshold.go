@@ -28,6 +28,10 @@ func (r *Result) setThreshold(opt Options) error {
 		return nil
 	}
 	m := r.Model
+	p := opt.AutoAccept
+	if p == 0 {
+		p = learn.AutoThresholdPercentile
+	}
 	labels, gallery, kernel, from := m.Labels(), r.Gallery, r.kernel, ""
 	if _, classes := model.ClassIndex(labels); len(classes) == len(labels) {
 		h, err := halves(m)
@@ -46,23 +50,23 @@ func (r *Result) setThreshold(opt Options) error {
 	if m.KFDA != nil {
 		// The kernel's own distances: the nearest other set of its class
 		// is what a new batch of the class is compared with.
-		thr, err := learn.OpenSetThreshold(kernelDistances(kernel), labels, learn.AutoThresholdPercentile)
+		thr, err := learn.OpenSetThreshold(kernelDistances(kernel), labels, p)
 		if err != nil {
 			return fmt.Errorf("--threshold auto: %w", err)
 		}
 		m.Threshold = thr
-		r.ThresholdSource = fmt.Sprintf("%.6g: accepts %d%% of known sets, bound from within-class nearest-neighbour kernel distances%s", thr, learn.AutoThresholdPercentile, from)
+		r.ThresholdSource = fmt.Sprintf("%.6g: accepts %g%% of known sets, bound from within-class nearest-neighbour kernel distances%s", thr, p, from)
 		if top, ok := largestDistance(m.KFDA); ok && thr >= top {
 			r.ThresholdSource += fmt.Sprintf("; it is not below %.4g, the largest distance this kernel gives, so it rejects nothing: give more sets per class, or a threshold (--threshold X)", top)
 		}
 		return nil
 	}
-	thr, err := learn.OpenSetThreshold(gallery, labels, learn.AutoThresholdPercentile)
+	thr, err := learn.OpenSetThreshold(gallery, labels, p)
 	if err != nil {
 		return fmt.Errorf("--threshold auto: %w", err)
 	}
 	m.Threshold = thr
-	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %d%% of known sets, bound from within-class nearest-neighbour %s%s", thr, learn.AutoThresholdPercentile, m.Divergence, from)
+	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %g%% of known sets, bound from within-class nearest-neighbour %s%s", thr, p, m.Divergence, from)
 	return nil
 }
 

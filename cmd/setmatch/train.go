@@ -24,7 +24,7 @@ import (
 	"setmatch/setfile"
 )
 
-const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold X|auto] [--features SPEC] [flags]
+const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold X|auto|auto:P] [--features SPEC] [flags]
 
 Builds a model from labelled training sets. With --method auto (the
 default) every candidate (nearest neighbour on the Hellinger and Jeffrey
@@ -65,7 +65,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.Int64Var(&a.seed, "seed", 1, "random seed `N` (cross-validation folds; the PCA start for more than 2000 features)")
 	fl.BoolVar(&a.logJSON, "log-json", false, "learned: print one JSON object per iteration on standard output")
 	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
-	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: a number `X`, or auto (a bound that 95% of sets of known classes stay below, from the within-class nearest-neighbour scores of the training sets); default none (closed set)")
+	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: a number `X`, auto (a bound that 95% of sets of known classes stay below, from the within-class nearest-neighbour scores of the training sets), or auto:P for P% instead (a lower P rejects more strangers, and more sets of known classes too); default none (closed set)")
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.Int64Var(&a.maxBytes, "max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
@@ -175,14 +175,20 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	}
 	o := trainOptions{logErr: new(error)}
 	o.Method, o.Dim, o.Seed, o.Workers, o.Threshold = a.method, a.dim, uint64(a.seed), a.workers, math.Inf(1)
-	switch t := strings.TrimSpace(a.threshold); t {
-	case "":
-	case "auto":
+	switch t := strings.TrimSpace(a.threshold); {
+	case t == "":
+	case t == "auto":
 		o.AutoThreshold = true
+	case strings.HasPrefix(t, "auto:"):
+		v, err := strconv.ParseFloat(strings.TrimPrefix(t, "auto:"), 64)
+		if err != nil || !(v > 0 && v < 100) {
+			return trainOptions{}, usagef("--threshold auto:P: P is the percent of known sets to accept, a number strictly between 0 and 100, got %q", a.threshold)
+		}
+		o.AutoThreshold, o.AutoAccept = true, v
 	default:
 		v, err := strconv.ParseFloat(t, 64)
 		if err != nil || !(v >= 0) {
-			return trainOptions{}, usagef("--threshold: want a number ≥ 0 or auto, got %q", a.threshold)
+			return trainOptions{}, usagef("--threshold: want a number ≥ 0, auto or auto:P, got %q", a.threshold)
 		}
 		o.Threshold = v
 	}

@@ -301,3 +301,37 @@ func TestTrainSetKernels(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainThresholdAccept: --threshold auto:P calibrates for P percent of
+// known sets (a lower P gives a lower threshold) and bad P are refused.
+func TestTrainThresholdAccept(t *testing.T) {
+	data := trainData(t)
+	thr := map[string]float64{}
+	for _, spec := range []string{"auto", "auto:50"} {
+		out := filepath.Join(t.TempDir(), "m.smm")
+		code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", out, "--threshold", spec)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", spec, code, stderr)
+		}
+		want := "accepts 95% of known sets"
+		if spec == "auto:50" {
+			want = "accepts 50% of known sets"
+		}
+		if !strings.Contains(stderr, want) {
+			t.Errorf("%s: stderr lacks %q:\n%s", spec, want, stderr)
+		}
+		m, _, err := model.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		thr[spec] = m.Threshold
+	}
+	if !(thr["auto:50"] < thr["auto"]) {
+		t.Errorf("thresholds for 50%% and 95%%: %v", thr)
+	}
+	for _, bad := range []string{"auto:0", "auto:100", "auto:x", "auto:"} {
+		if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", filepath.Join(t.TempDir(), "b.smm"), "--threshold", bad); code != 2 || !strings.Contains(stderr, "auto:P") {
+			t.Errorf("%s: exit %d\n%s", bad, code, stderr)
+		}
+	}
+}
