@@ -115,15 +115,14 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		if k.OpenSet == OpenSetKernel {
 			mt.diag = make([]float64, len(m.Sets))
 			for _, t := range mt.terms {
-				for j := range mt.diag {
-					if t.sets == nil {
-						mt.diag[j] += t.weight * t.div(0) // δ(j, j) = 0
-					}
-				}
 				if t.sets != nil {
 					for j, v := range t.sets.diag(workers) {
 						mt.diag[j] += t.weight * v
 					}
+					continue
+				}
+				for j := range mt.diag {
+					mt.diag[j] += t.weight * t.div(0) // δ(j, j) = 0
 				}
 			}
 		}
