@@ -131,3 +131,24 @@ func TestGalleryMemoryIndependentOfSize(t *testing.T) {
 		t.Errorf("allocations per query grow with the gallery: %v for m = 16 and 400", allocs)
 	}
 }
+
+// TestNearestGated: the label comes from the rank scores, acceptance from
+// the gate scores of that label's sets.
+func TestNearestGated(t *testing.T) {
+	labels := []string{"a", "a", "b", "b", "c"}
+	rank := []float64{0.5, 0.2, 0.3, 0.9, 0.4}
+	gate := []float64{0.7, 0.9, 0.1, math.NaN(), 0.8}
+	d := NearestGated(rank, gate, labels, 0.75)
+	// Set 1 is nearest by rank (label a); a's best gate is set 0's 0.7.
+	// The runner-up by rank is set 2 (b), whose label's best gate is 0.1
+	// (NaN never wins).
+	if d.Best != 1 || d.Score != 0.7 || !d.Known || d.Label != "a" || d.RunnerUp != 2 || d.RunnerLabel != "b" || d.RunnerScore != 0.1 {
+		t.Errorf("decision %+v", d)
+	}
+	if d := NearestGated(rank, gate, labels, 0.6); d.Known || d.Label != "" || d.Best != 1 {
+		t.Errorf("threshold 0.6: %+v", d)
+	}
+	if d := NearestGated([]float64{math.Inf(1)}, []float64{0}, []string{"a"}, 1); d.Best != -1 || d.Known {
+		t.Errorf("no finite rank: %+v", d)
+	}
+}
