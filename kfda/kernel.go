@@ -46,3 +46,23 @@ func MedianOffDiag(d mat.Symmetric, idx []int, sqrt bool) float64 {
 	}
 	return 0.5 * (v[n/2-1] + v[n/2])
 }
+
+// KernelDistance returns the distance a kernel induces between two sets,
+// √(k(a,a) + k(b,b) − 2k(a,b)), from their kernels with themselves (kaa,
+// kbb) and with each other (kab); rounding below 0 counts as 0.
+func KernelDistance(kaa, kbb, kab float64) float64 {
+	return math.Sqrt(math.Max(0, kaa+kbb-2*kab))
+}
+
+// KernelDistances returns the m×m distances KernelDistance gives between
+// the sets of the m×m kernel matrix k.
+func KernelDistances(k mat.Symmetric) *mat.SymDense {
+	m := k.SymmetricDim()
+	d := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			d.SetSym(i, j, KernelDistance(k.At(i, i), k.At(j, j), k.At(i, j)))
+		}
+	}
+	return d
+}

@@ -17,8 +17,10 @@ import (
 // model's divergence, known if its divergence is within the threshold.
 // kFDA (Model.KFDA): the batch's kernel against every gallery set is its
 // kernel vector and, centred and projected, its latent point; the nearest
-// gallery set in the latent space decides, known if its latent distance is
-// within the threshold. A kernel on divergences takes the batch's
+// gallery set in the latent space gives the label, and the batch is known
+// if the distance the kernel induces to the nearest set of that label is
+// within the threshold (KFDA.OpenSet; in models of formats 2 and 3 the
+// latent distance). A kernel on divergences takes the batch's
 // divergences to the gallery sets; a set kernel (GDA, CDL) compares the
 // projected batch with every gallery set directly (no KDE is built when
 // no kernel needs one); a sum adds its weighted terms. The gallery KDEs
@@ -273,7 +275,7 @@ func (mt *Matcher) decideKFDA(res *Result, k []float64, self float64) error {
 		// Before TransformRow, which centres k in place.
 		res.KernelDistances = make([]float64, len(k))
 		for j, v := range k {
-			res.KernelDistances[j] = math.Sqrt(math.Max(0, self+mt.diag[j]-2*v))
+			res.KernelDistances[j] = kfda.KernelDistance(self, mt.diag[j], v)
 		}
 	}
 	z, err := mt.disc.TransformRow(k)

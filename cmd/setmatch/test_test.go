@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"setmatch/dataset"
+	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
@@ -202,14 +201,7 @@ func TestTestCommandKFDA(t *testing.T) {
 	}
 	// The threshold of train's --threshold auto: a bound on the distances
 	// the kernel induces between sets of one class.
-	n := k.SymmetricDim()
-	kd := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			kd.SetSym(i, j, math.Sqrt(math.Max(0, k.At(i, i)+k.At(j, j)-2*k.At(i, j))))
-		}
-	}
-	if m.Threshold, err = learn.OpenSetThreshold(kd, m.Labels(), learn.AutoThresholdPercentile); err != nil {
+	if m.Threshold, err = learn.OpenSetThreshold(kfda.KernelDistances(k), m.Labels(), learn.AutoThresholdPercentile); err != nil {
 		t.Fatal(err)
 	}
 	mpath := filepath.Join(t.TempDir(), "k.smm")
