@@ -108,8 +108,9 @@ func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg fl
 }
 
 // chooseKFDA scores every candidate kernel, regulariser and latent
-// dimension by cross-validation on the training sets.
-func chooseKFDA(t *Task, g Grid, cands []candidate) (score, int, int, int) {
+// dimension by cross-validation on the training sets and returns the best
+// score, the candidate's index, the regulariser and the latent dimension.
+func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg float64, dim int) {
 	regs := g.Regs
 	if len(regs) == 0 {
 		regs = []float64{1e-2}
@@ -117,7 +118,8 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (score, int, int, int) {
 	dims := g.dims(t.Classes)
 	fold := folds(t.Labels, max(g.Folds, 2), t.Seed)
 	type key struct{ c, r, d int }
-	best, bestK := score{acc: -1}, key{}
+	bestK := key{}
+	best = score{acc: -1}
 	if fold != nil && (len(cands) > 1 || len(regs) > 1 || len(dims) > 1) {
 		nf := 0
 		for _, f := range fold {
@@ -181,25 +183,22 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (score, int, int, int) {
 			}
 		}
 	}
-	return best, bestK.c, bestK.r, bestK.d
+	return best, bestK.c, regs[bestK.r], dims[bestK.d]
 }
 
+// runKFDA chooses a candidate kernel, regulariser and latent dimension
+// (chooseKFDA) and classifies the test sets by 1-NN in the latent space
+// of kFDA fitted on the training sets; without test sets it fits the
+// chosen kernel on all training sets, for a model to deploy.
 func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
-	regs := g.Regs
-	if len(regs) == 0 {
-		regs = []float64{1e-2}
-	}
-	dims := g.dims(t.Classes)
-	best, bc, br, bd := chooseKFDA(t, g, cands)
-	type key struct{ c, r, d int }
-	bestK := key{bc, br, bd}
-	c := cands[bestK.c]
-	params := fmt.Sprintf("%s reg=%g dim=%d", c.desc, regs[bestK.r], dims[bestK.d])
+	best, ci, reg, dim := chooseKFDA(t, g, cands)
+	c := cands[ci]
+	params := fmt.Sprintf("%s reg=%g dim=%d", c.desc, reg, dim)
 	if best.acc >= 0 {
 		params += fmt.Sprintf(" cv=%.1f%%", 100*best.acc)
 	}
 	if len(t.Test) > 0 {
-		pred, _, err := kfdaPredict(c.k, t.Train, t.Labels, t.Test, t.Classes, regs[bestK.r], dims[bestK.d:bestK.d+1], nil)
+		pred, _, err := kfdaPredict(c.k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil)
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
 		}
@@ -209,14 +208,14 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	// model to deploy.
 	var fit *Fitted
 	if c.fit != nil {
-		f, err := FitKFDA(subSym(c.k, t.Train), t.Labels, t.Classes, regs[bestK.r], 0)
+		f, err := FitKFDA(subSym(c.k, t.Train), t.Labels, t.Classes, reg, 0)
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
 		}
 		fit = c.fit
-		fit.CV, fit.Reg, fit.KFDA = best.acc, regs[bestK.r], f
+		fit.CV, fit.Reg, fit.KFDA = best.acc, reg, f
 		_, r := f.Train.Dims()
-		fit.LatentDim = min(dims[bestK.d], r)
+		fit.LatentDim = min(dim, r)
 		if err := fit.setBandwidths(t); err != nil {
 			return Prediction{}, err
 		}
