@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
@@ -40,7 +41,7 @@ func (r *Result) setThreshold(opt Options) error {
 		}
 		labels, from = h.Labels(), " of the even and odd frame halves of the training sets (every class has one set)"
 		if k := m.KFDA; k != nil {
-			if kernel, err = h.FitTerms(fixedWidths(k.Kernels()), k.Reg, k.Dim(), opt.Workers); err != nil {
+			if kernel, err = h.Kernel(k.Kernels(), opt.Workers); err != nil {
 				return fmt.Errorf("--threshold auto: the kernel of the frame halves: %w", err)
 			}
 		} else if gallery, err = divergences(h, opt.Workers); err != nil {
@@ -50,7 +51,7 @@ func (r *Result) setThreshold(opt Options) error {
 	if m.KFDA != nil {
 		// The kernel's own distances: the nearest other set of its class
 		// is what a new batch of the class is compared with.
-		thr, err := learn.OpenSetThreshold(kernelDistances(kernel), labels, p)
+		thr, err := learn.OpenSetThreshold(kfda.KernelDistances(kernel), labels, p)
 		if err != nil {
 			return fmt.Errorf("--threshold auto: %w", err)
 		}
@@ -96,21 +97,6 @@ func halves(m *model.Model) (*model.Model, error) {
 		}
 	}
 	return &h, nil
-}
-
-// fixedWidths returns the kernels with the widths they have in the model
-// (a width relative to the median divergence of the gallery becomes the
-// absolute width it came to), so that the halves are compared by the
-// model's kernel and not by one scaled to them.
-func fixedWidths(terms []model.Term) []model.Term {
-	out := make([]model.Term, len(terms))
-	for i, t := range terms {
-		if t.OnDivergences() {
-			t.Width, t.Scale, t.WidthScale = t.Width/t.Scale, 1, "raw"
-		}
-		out[i] = t
-	}
-	return out
 }
 
 // divergences returns the m×m divergence matrix of m's gallery sets under

@@ -123,20 +123,30 @@ func (k *KFDA) Kernels() []Term {
 // = 0.0123 (× 1) + cdl (log-Euclidean kernel of set covariances + λI, λ =
 // 0.01) (× 0.02)".
 func (k *KFDA) Describe() string {
-	if k.Kernel != KernelSum {
-		return "kernel " + k.Term.Describe()
+	return "kernel " + DescribeKernels(k.Kernels())
+}
+
+// DescribeKernels describes one kernel (Term.Describe) or, for two or
+// more, their weighted sum.
+func DescribeKernels(terms []Term) string {
+	if len(terms) == 1 {
+		return terms[0].Describe()
 	}
-	parts := make([]string, len(k.Terms))
-	for i, t := range k.Terms {
+	parts := make([]string, len(terms))
+	for i, t := range terms {
 		parts[i] = fmt.Sprintf("%s (× %.4g)", t.Describe(), t.Weight)
 	}
-	return "kernel sum of " + strings.Join(parts, " + ")
+	return "sum of " + strings.Join(parts, " + ")
 }
 
 // UsesDivergences reports whether some kernel of k is on KDE divergences
 // (the matcher then builds the batch's KDE).
-func (k *KFDA) UsesDivergences() bool {
-	for _, t := range k.Kernels() {
+func (k *KFDA) UsesDivergences() bool { return UsesDivergences(k.Kernels()) }
+
+// UsesDivergences reports whether some of the kernels is on KDE
+// divergences.
+func UsesDivergences(terms []Term) bool {
+	for _, t := range terms {
 		if t.OnDivergences() {
 			return true
 		}
@@ -377,7 +387,7 @@ func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymD
 		if err := t.validate(m.Divergence); err != nil {
 			return nil, fmt.Errorf("kfda: %w", err)
 		}
-		k, err := m.termMatrix(t, divs, workers)
+		k, err := m.termMatrix(t, divs, true, workers)
 		if err != nil {
 			return nil, fmt.Errorf("kfda: %s kernel: %w", t.Kernel, err)
 		}

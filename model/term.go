@@ -127,12 +127,35 @@ func (t Term) validate(div match.Measure) error {
 	return nil
 }
 
+// Kernel returns the m×m kernel between the model's gallery sets of the
+// kernels given, as they are (widths and scales as stored, a sum weighted
+// by their weights; one kernel alone counts once): the kernel of a fitted
+// model (KFDA.Kernels) on other sets than those it was fitted on.
+func (m *Model) Kernel(terms []Term, workers int) (*mat.SymDense, error) {
+	km := mat.NewSymDense(len(m.Sets), nil)
+	divs := map[match.Measure]*mat.SymDense{}
+	for _, t := range terms {
+		k, err := m.termMatrix(&t, divs, false, workers)
+		if err != nil {
+			return nil, fmt.Errorf("%s kernel: %w", t.Kernel, err)
+		}
+		w := t.Weight
+		if len(terms) == 1 {
+			w = 1
+		}
+		k.ScaleSym(w, k)
+		km.AddSym(km, k)
+	}
+	return km, nil
+}
+
 // termMatrix returns the m×m kernel t between the model's gallery sets.
 // For a term on divergences it computes (or takes from divs, by measure)
 // the divergence matrix (match.DivergenceMatrix, with the sets'
-// bandwidths) and, for WidthScale "median", sets t.Scale to the median
-// divergence between distinct gallery sets (of √H² for hl).
-func (m *Model) termMatrix(t *Term, divs map[match.Measure]*mat.SymDense, workers int) (*mat.SymDense, error) {
+// bandwidths) and, with rescale, sets t.Scale from it: 1, or for
+// WidthScale "median" the median divergence between distinct gallery sets
+// (of √H² for hl).
+func (m *Model) termMatrix(t *Term, divs map[match.Measure]*mat.SymDense, rescale bool, workers int) (*mat.SymDense, error) {
 	if IsSetKernel(t.Kernel) {
 		g, err := newSetGallery(t.Kernel, t.P, t.Lambda, m.samples(), workers)
 		if err != nil {
@@ -151,6 +174,9 @@ func (m *Model) termMatrix(t *Term, divs map[match.Measure]*mat.SymDense, worker
 			return nil, err
 		}
 		divs[t.Measure()] = d
+	}
+	if !rescale {
+		return kfda.KernelMatrix(d, t.Width, t.Scale, kernelOf(t.Kernel)), nil
 	}
 	t.Scale = 1
 	if t.WidthScale == "median" {
