@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/eval"
+	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
@@ -69,9 +70,8 @@ type Result struct {
 	Trained   *learn.TrainResult // Learned only
 	// Gallery is the m×m matrix of how far apart the model sees its
 	// gallery sets (the threshold's and a report's input): their
-	// divergences, or for a set-kernel model, which has none, the
-	// distances its kernel induces, √(k_ii + k_jj − 2k_ij). GalleryMeasure
-	// names it.
+	// divergences, or for kFDA the distances its kernel induces,
+	// kfda.KernelDistances. GalleryMeasure names it.
 	Gallery         *mat.SymDense
 	GalleryMeasure  string
 	kernel          *mat.SymDense // kFDA: the gallery's kernel matrix
@@ -142,9 +142,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		if res.kernel, err = m.FitTerms(Terms(f), f.Reg, f.LatentDim, opt.Workers); err != nil {
 			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
 		}
-		if gallery == nil {
-			res.Gallery, res.GalleryMeasure = kernelDistances(res.kernel), f.Method+" kernel distance"
-		}
+		res.Gallery, res.GalleryMeasure = kfda.KernelDistances(res.kernel), f.Method+" kernel distance"
 	}
 	if err := res.setThreshold(opt); err != nil {
 		return nil, err
@@ -178,7 +176,7 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 			// dimension are the method's parameters.
 			s.Params = map[string]string{}
 		}
-		s.Params["kernel"] = describeTerms(Terms(f))
+		s.Params["kernel"] = model.DescribeKernels(Terms(f))
 		s.Params["reg"], s.Params["latent-dim"] = strconv.FormatFloat(f.Reg, 'g', -1, 64), strconv.Itoa(f.LatentDim)
 	}
 	if sel == nil {
@@ -201,7 +199,7 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 // projected by fit's W (the identity in the full space, with the mean
 // frame subtracted; with a set kernel the raw frames, as GDA's uncentred
 // subspaces were chosen on them) with their bandwidths, and the gallery's
-// divergence matrix (nil when the method compares no KDEs).
+// divergence matrix for nearest neighbour (nil for kFDA).
 func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
 	w, mean := fit.W, fit.Mean
 	_, dim := sets[0].Dims()
@@ -222,7 +220,9 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 	for i, y := range proj {
 		m.Sets = append(m.Sets, model.Set{Label: labels[i], Name: names[i], Samples: y, Bandwidth: fit.H[i]})
 	}
-	if !usesKDE(fit) {
+	if fit.KFDA != nil {
+		// kFDA compares its kernel, which FitTerms computes (with the
+		// divergences it needs) and the caller turns into distances.
 		return m, nil, nil
 	}
 	div, err := match.DivergenceMatrix(proj, fit.H, fit.Divergence, workers)
@@ -230,19 +230,6 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 		return nil, nil, err
 	}
 	return m, div, nil
-}
-
-// kernelDistances returns the distances √(k_ii + k_jj − 2k_ij) that the
-// m×m kernel matrix k induces between its sets (model.OpenSetKernel).
-func kernelDistances(k mat.Symmetric) *mat.SymDense {
-	m := k.SymmetricDim()
-	d := mat.NewSymDense(m, nil)
-	for i := range m {
-		for j := i + 1; j < m; j++ {
-			d.SetSym(i, j, math.Sqrt(max(0, k.At(i, i)+k.At(j, j)-2*k.At(i, j))))
-		}
-	}
-	return d
 }
 
 func identity(n int) *mat.Dense {
@@ -348,7 +335,7 @@ func Describe(f *eval.Fitted) string {
 		s = fmt.Sprintf("d=%d (%s), %s", d, how, s)
 	}
 	if f.KFDA != nil {
-		k := fmt.Sprintf("kernel %s, reg %g, latent dim %d", describeTerms(Terms(f)), f.Reg, f.LatentDim)
+		k := fmt.Sprintf("kernel %s, reg %g, latent dim %d", model.DescribeKernels(Terms(f)), f.Reg, f.LatentDim)
 		if usesKDE(f) {
 			s += ", " + k
 		} else {
@@ -392,15 +379,6 @@ func term(f *eval.Fitted) model.Term {
 	return t
 }
 
-// describeTerms describes kernels as a model does (model.Term.Describe).
-func describeTerms(terms []model.Term) string {
-	k := &model.KFDA{Term: terms[0]}
-	if len(terms) > 1 {
-		k = &model.KFDA{Term: model.Term{Kernel: model.KernelSum}, Terms: terms}
-	}
-	return strings.TrimPrefix(k.Describe(), "kernel ")
-}
-
 // rawFrames reports whether f is deployed on the raw frames (W = I, a
 // zero mean): a set kernel, alone or in a sum.
 func rawFrames(f *eval.Fitted) bool {
@@ -410,13 +388,5 @@ func rawFrames(f *eval.Fitted) bool {
 // usesKDE reports whether f compares KDEs: every method except a kernel
 // (or sum of kernels) on the sets alone.
 func usesKDE(f *eval.Fitted) bool {
-	if f.KFDA == nil {
-		return true
-	}
-	for _, t := range Terms(f) {
-		if t.OnDivergences() {
-			return true
-		}
-	}
-	return false
+	return f.KFDA == nil || model.UsesDivergences(Terms(f))
 }

@@ -142,27 +142,7 @@ func checkGallery(t *testing.T, res *Result) {
 		t.Fatalf("%s: gallery matrix %v for %d sets", m.MethodName(), res.Gallery, len(m.Sets))
 	}
 	i, j := 0, len(m.Sets)-1
-	var want float64
-	switch k := m.KFDA; {
-	case k != nil && model.IsSetKernel(k.Kernel):
-		if res.GalleryMeasure != k.Kernel+" kernel distance" {
-			t.Errorf("%s: gallery measure %q", k.Kernel, res.GalleryMeasure)
-		}
-		kk := func(a, b int) float64 {
-			if k.Kernel == model.KernelGDA {
-				ba, _ := setkernel.Basis(m.Sets[a].Samples, k.P)
-				bb, _ := setkernel.Basis(m.Sets[b].Samples, k.P)
-				return setkernel.Projection(ba, bb)
-			}
-			sa, _ := setkernel.NewSpectrum(m.Sets[a].Samples)
-			sb, _ := setkernel.NewSpectrum(m.Sets[b].Samples)
-			return setkernel.LogEuclidean(sa, sb, k.Lambda)
-		}
-		want = math.Sqrt(kk(i, i) + kk(j, j) - 2*kk(i, j))
-	default:
-		if res.GalleryMeasure != m.Divergence.String() {
-			t.Errorf("%s: gallery measure %q", m.MethodName(), res.GalleryMeasure)
-		}
+	divergence := func() match.Divergences {
 		p, err := match.NewKDE(m.Sets[i].Samples, m.Sets[i].Bandwidth)
 		if err != nil {
 			t.Fatal(err)
@@ -175,7 +155,46 @@ func checkGallery(t *testing.T, res *Result) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want = d.Of(m.Divergence)
+		return d
+	}
+	var want float64
+	switch k := m.KFDA; {
+	case k == nil:
+		if res.GalleryMeasure != m.Divergence.String() {
+			t.Errorf("%s: gallery measure %q", m.MethodName(), res.GalleryMeasure)
+		}
+		want = divergence().Of(m.Divergence)
+	case k.Kernel == model.KernelSum:
+		// The sums' kernel is checked pair by pair in model's tests.
+		if res.GalleryMeasure != m.MethodName()+" kernel distance" {
+			t.Errorf("sum: gallery measure %q", res.GalleryMeasure)
+		}
+		return
+	default:
+		if res.GalleryMeasure != m.MethodName()+" kernel distance" {
+			t.Errorf("%s: gallery measure %q", k.Kernel, res.GalleryMeasure)
+		}
+		kk := func(a, b int) float64 {
+			switch k.Kernel {
+			case model.KernelGDA:
+				ba, _ := setkernel.Basis(m.Sets[a].Samples, k.P)
+				bb, _ := setkernel.Basis(m.Sets[b].Samples, k.P)
+				return setkernel.Projection(ba, bb)
+			case model.KernelCDL:
+				sa, _ := setkernel.NewSpectrum(m.Sets[a].Samples)
+				sb, _ := setkernel.NewSpectrum(m.Sets[b].Samples)
+				return setkernel.LogEuclidean(sa, sb, k.Lambda)
+			}
+			if a == b {
+				return 1 // exp(−s·0)
+			}
+			δ := divergence().Of(k.Measure())
+			if k.Kernel == model.KernelHL {
+				δ = math.Sqrt(δ)
+			}
+			return math.Exp(-k.Width / k.Scale * δ)
+		}
+		want = math.Sqrt(kk(i, i) + kk(j, j) - 2*kk(i, j))
 	}
 	if got := res.Gallery.At(i, j); math.Abs(got-want) > 1e-8*math.Max(1, math.Abs(want)) {
 		t.Errorf("%s: gallery[%d,%d] = %v, want %v", m.MethodName(), i, j, got, want)
