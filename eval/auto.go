@@ -30,8 +30,9 @@ import (
 //
 // Outer folds: 3 stratified folds by sets when every class has at least
 // 3 training sets; 2 when some class has 2 (a fold's training part then
-// has one set per class, and W is learned on the halves of its sets, as
-// in runDR); when every class has a single training set (pooled data),
+// has one set per class: W is learned on the halves of its sets, as in
+// runDR, and every other method makes its own choice on them, withHalves);
+// when every class has a single training set (pooled data),
 // each set is cut into its even and odd frames, and the two halves are
 // the two folds.
 
@@ -245,7 +246,7 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 		about := fmt.Sprintf("%d stratified folds by training sets", nf)
 		if minClass(t.Labels) == 2 {
 			nf = 2
-			about = "2 folds by training sets (some class has 2; W is learned on the halves of the remaining sets)"
+			about = "2 folds by training sets (some class has 2; every method's own choice, and W, use the halves of the remaining sets)"
 		}
 		tt := *t
 		tt.Test = nil

@@ -289,28 +289,6 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 	return out, nil
 }
 
-// halves splits every set into its even and odd frames (sets of one frame
-// are kept whole).
-func halves(sets []*mat.Dense, labels []int) ([]*mat.Dense, []int) {
-	var out []*mat.Dense
-	var lab []int
-	for k, x := range sets {
-		n, d := x.Dims()
-		if n < 4 {
-			out, lab = append(out, x), append(lab, labels[k])
-			continue
-		}
-		for part := range 2 {
-			h := mat.NewDense((n-part+1)/2, d, nil)
-			for r := part; r < n; r += 2 {
-				h.SetRow(r/2, x.RawRowView(r))
-			}
-			out, lab = append(out, h), append(lab, labels[k])
-		}
-	}
-	return out, lab
-}
-
 // ProjectSets returns (x − mean)·W for every n×D set x (W is D×d; mean may
 // be nil).
 func ProjectSets(sets []*mat.Dense, w *mat.Dense, mean []float64) ([]*mat.Dense, error) {

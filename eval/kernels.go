@@ -116,7 +116,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 		regs = []float64{1e-2}
 	}
 	dims := g.dims(t.Classes)
-	fold := folds(t.Labels, max(g.Folds, 2), t.Seed)
+	cvTrain, cvLabels, fold := t.cv(max(g.Folds, 2))
 	type key struct{ c, r, d int }
 	bestK := key{}
 	best = score{acc: -1}
@@ -138,13 +138,13 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 				n := 0
 				for f := range nf {
 					var tr, lab, te, truth []int
-					for k, j := range t.Train {
+					for k, j := range cvTrain {
 						if fold[k] == f {
 							te = append(te, j)
-							truth = append(truth, t.Labels[k])
+							truth = append(truth, cvLabels[k])
 						} else {
 							tr = append(tr, j)
-							lab = append(lab, t.Labels[k])
+							lab = append(lab, cvLabels[k])
 						}
 					}
 					pred, marg, err := kfdaPredict(c.k, tr, lab, te, t.Classes, reg, dims, truth)
@@ -259,7 +259,7 @@ func divCandidates(t *Task, g Grid, method string) ([]candidate, error) {
 	if len(widths) == 0 {
 		widths = PaperWidths
 	}
-	if folds(t.Labels, max(g.Folds, 2), t.Seed) == nil {
+	if _, _, fold := t.cv(max(g.Folds, 2)); fold == nil {
 		// Nothing to cross-validate on: the first bandwidth, and the
 		// width that puts the median divergence at e^−1.
 		bws, widths = bws[:1], []float64{1}

@@ -78,6 +78,10 @@ type Task struct {
 	Seed    uint64 // for the inner cross-validation folds
 
 	progress *tracker // reports the loops of Run; nil: none
+
+	// halves: the pool indices of the even and odd frames of each
+	// training set, when the pool holds them (withHalves).
+	halves [][2]int
 }
 
 // Learner learns a D×d projection W with orthonormal columns (and the mean
@@ -219,6 +223,16 @@ func Run(method string, t *Task, g Grid) (Prediction, error) {
 // method on t's training sets only (Prediction.Fit).
 func run(method string, t *Task, g Grid) (Prediction, error) {
 	switch method {
+	case NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, GDA, KFDAMix, CDL:
+		// One training set per class: the method's own choice is made
+		// on the halves of the sets (the -dr methods learn W on them
+		// themselves).
+		var err error
+		if t, err = withHalves(t); err != nil {
+			return Prediction{}, err
+		}
+	}
+	switch method {
 	case NNH:
 		return runNN(t, g, match.Hellinger)
 	case NNJ:
@@ -281,7 +295,7 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	if len(bws) == 0 {
 		bws = []Bandwidth{{Mode: Global, Scale: 1}}
 	}
-	fold := folds(t.Labels, max(g.Folds, 2), t.Seed)
+	cvTrain, cvLabels, fold := t.cv(max(g.Folds, 2))
 	bestI, best := 0, score{acc: -1}
 	mats := make([]*mat.SymDense, len(bws))
 	if fold == nil {
@@ -299,7 +313,7 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 			t.progress.inc()
 			break
 		}
-		s := cvNN(mats[i], t, fold)
+		s := cvNN(mats[i], cvTrain, cvLabels, fold)
 		if s.better(best) {
 			bestI, best = i, s
 		}
@@ -324,8 +338,9 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	return Prediction{Labels: pred, Params: params, Fit: fit}, nil
 }
 
-// cvNN scores 1-NN on the divergence matrix d by the folds.
-func cvNN(d *mat.SymDense, t *Task, fold []int) score {
+// cvNN scores 1-NN on the divergence matrix d by the folds of the sets
+// train (pool indices) with their labels.
+func cvNN(d *mat.SymDense, train, labels, fold []int) score {
 	var s score
 	var n int
 	nf := 0
@@ -334,18 +349,18 @@ func cvNN(d *mat.SymDense, t *Task, fold []int) score {
 	}
 	for f := range nf {
 		var tr, lab []int
-		for k, j := range t.Train {
+		for k, j := range train {
 			if fold[k] != f {
 				tr = append(tr, j)
-				lab = append(lab, t.Labels[k])
+				lab = append(lab, labels[k])
 			}
 		}
-		for k, q := range t.Train {
+		for k, q := range train {
 			if fold[k] != f {
 				continue
 			}
-			p, mg := nnOutcome(func(j int) float64 { return d.At(q, j) }, tr, lab, t.Labels[k])
-			if p == t.Labels[k] {
+			p, mg := nnOutcome(func(j int) float64 { return d.At(q, j) }, tr, lab, labels[k])
+			if p == labels[k] {
 				s.acc++
 			}
 			s.margin += mg

@@ -37,7 +37,8 @@ type Pool struct {
 	cdlSpec []setkernel.Spectrum
 	cdlGram *mat.Dense
 
-	divCache map[string]*DivMatrix
+	divCache  map[string]*DivMatrix
+	halfCache map[string]*halfTask // by training sets, see withHalves
 }
 
 // MaxPoolFrames bounds the number of frames of a pool: the all-pairs

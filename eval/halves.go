@@ -1,0 +1,128 @@
+package eval
+
+import (
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Frame halves. A method's own cross-validation (bandwidth, kernel width,
+// regulariser, latent dimension, subspace dimension) needs two sets of a
+// class to hold one out. When every class has a single training set (the
+// pooled layout, or a fold's training part when every class has two), the
+// even and odd frames of each training set stand in for them: they join
+// the pool (withHalves), the choice is cross-validated on them (two folds:
+// the even halves against the odd ones and back), and the method is then
+// fitted on the whole training sets with the chosen values. Without them
+// every value would be the first of its grid, unvalidated.
+
+// halves splits every set into its even and odd frames (sets of one frame
+// are kept whole).
+func halves(sets []*mat.Dense, labels []int) ([]*mat.Dense, []int) {
+	var out []*mat.Dense
+	var lab []int
+	for k, x := range sets {
+		n, d := x.Dims()
+		if n < 4 {
+			out, lab = append(out, x), append(lab, labels[k])
+			continue
+		}
+		for part := range 2 {
+			h := mat.NewDense((n-part+1)/2, d, nil)
+			for r := part; r < n; r += 2 {
+				h.SetRow(r/2, x.RawRowView(r))
+			}
+			out, lab = append(out, h), append(lab, labels[k])
+		}
+	}
+	return out, lab
+}
+
+// halfTask holds the pool of a task with the halves of its training sets
+// appended, computed once per pool and training sets (Pool.halfCache) and
+// shared by every method and copy of the task.
+type halfTask struct {
+	once   sync.Once
+	pool   *Pool
+	halves [][2]int // per position of Train: the pool indices of its halves, −1 if it has fewer than 4 frames
+	err    error
+}
+
+// withHalves returns t on a pool that also holds the even and odd frames
+// of every training set of at least 4 frames, when every class has a
+// single training set; otherwise, or when no set can be halved, t itself.
+// Train and Test keep their indices. The pool's frames grow by those of
+// the training sets: when that passes MaxPoolFrames, t itself too (its
+// method then takes the first value of each list, as without halves).
+func withHalves(t *Task) (*Task, error) {
+	if t.halves != nil || folds(t.Labels, 2, 0) != nil {
+		return t, nil
+	}
+	key := fmt.Sprint(t.Train)
+	t.Pool.mu.Lock()
+	if t.Pool.halfCache == nil {
+		t.Pool.halfCache = map[string]*halfTask{}
+	}
+	h := t.Pool.halfCache[key]
+	if h == nil {
+		h = new(halfTask)
+		t.Pool.halfCache[key] = h
+	}
+	t.Pool.mu.Unlock()
+	h.once.Do(func() {
+		sets := append([]*mat.Dense(nil), t.Pool.Sets...)
+		idx := make([][2]int, len(t.Train))
+		any := false
+		for k, j := range t.Train {
+			idx[k] = [2]int{-1, -1}
+			hs, _ := halves([]*mat.Dense{t.Pool.Sets[j]}, []int{0})
+			if len(hs) != 2 {
+				continue
+			}
+			idx[k] = [2]int{len(sets), len(sets) + 1}
+			sets = append(sets, hs...)
+			any = true
+		}
+		frames := 0
+		for _, x := range sets {
+			frames += x.RawMatrix().Rows
+		}
+		if !any || frames > MaxPoolFrames {
+			return
+		}
+		h.pool, h.err = NewPool(sets, t.Pool.Workers)
+		if h.err != nil {
+			h.err = fmt.Errorf("frame halves of the training sets: %w", h.err)
+			return
+		}
+		h.halves = idx
+	})
+	if h.err != nil {
+		return nil, h.err
+	}
+	if h.pool == nil {
+		return t, nil
+	}
+	tt := *t
+	tt.Pool, tt.halves = h.pool, h.halves
+	return &tt, nil
+}
+
+// cv returns the sets, labels and folds of t's own cross-validation: its
+// training sets in k stratified folds, or the halves of its training sets
+// in two (withHalves). fold is nil when nothing can be held out.
+func (t *Task) cv(k int) (train, labels, fold []int) {
+	if t.halves == nil {
+		return t.Train, t.Labels, folds(t.Labels, k, t.Seed)
+	}
+	for p, hv := range t.halves {
+		if hv[0] < 0 {
+			continue
+		}
+		for part, j := range hv {
+			train, labels, fold = append(train, j), append(labels, t.Labels[p]), append(fold, part)
+		}
+	}
+	return train, labels, fold
+}
