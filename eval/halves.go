@@ -72,6 +72,10 @@ func withHalves(t *Task) (*Task, error) {
 	t.Pool.mu.Unlock()
 	h.once.Do(func() {
 		sets := append([]*mat.Dense(nil), t.Pool.Sets...)
+		alias := make([]int, t.Pool.Frames()) // frame of the new pool → frame of t.Pool
+		for f := range alias {
+			alias[f] = f
+		}
 		idx := make([][2]int, len(t.Train))
 		any := false
 		for k, j := range t.Train {
@@ -82,6 +86,11 @@ func withHalves(t *Task) (*Task, error) {
 			}
 			idx[k] = [2]int{len(sets), len(sets) + 1}
 			sets = append(sets, hs...)
+			for part, half := range hs {
+				for r := range half.RawMatrix().Rows {
+					alias = append(alias, t.Pool.off[j]+2*r+part)
+				}
+			}
 			any = true
 		}
 		frames := 0
@@ -96,6 +105,7 @@ func withHalves(t *Task) (*Task, error) {
 			h.err = fmt.Errorf("frame halves of the training sets: %w", h.err)
 			return
 		}
+		h.pool.parent, h.pool.alias = t.Pool, alias
 		h.halves = idx
 	})
 	if h.err != nil {

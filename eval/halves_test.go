@@ -64,6 +64,14 @@ func TestHalvesPool(t *testing.T) {
 			}
 		}
 	}
+	// The frame distances are the parent's, copied: the same as computed
+	// afresh.
+	fresh := mustPool(t, h.Pool.Sets).SqDist()
+	got := h.Pool.SqDist()
+	if !mat.EqualApprox(got, fresh, 1e-9) {
+		t.Errorf("the halves pool's frame distances differ from those computed afresh")
+	}
+
 	again, err := withHalves(task)
 	if err != nil || again.Pool != h.Pool {
 		t.Errorf("a second call built another pool (err %v)", err)

@@ -37,6 +37,12 @@ type Pool struct {
 	cdlSpec []setkernel.Spectrum
 	cdlGram *mat.Dense
 
+	// parent and alias: every frame f of this pool is frame alias[f] of
+	// parent, whose distances SqDist then copies instead of computing
+	// them again (the pool of frame halves, withHalves).
+	parent *Pool
+	alias  []int
+
 	divCache  map[string]*DivMatrix
 	halfCache map[string]*halfTask // by training sets, see withHalves
 }
@@ -104,6 +110,18 @@ func (p *Pool) SqDist() *mat.Dense {
 		return p.d2
 	}
 	n := p.Frames()
+	if p.parent != nil {
+		src := p.parent.SqDist()
+		g := mat.NewDense(n, n, nil)
+		p.parallel(n, func(i int) {
+			row, from := g.RawRowView(i), src.RawRowView(p.alias[i])
+			for j, a := range p.alias {
+				row[j] = from[a]
+			}
+		})
+		p.d2 = g
+		return g
+	}
 	all := mat.NewDense(n, p.dim, nil)
 	for i, s := range p.Sets {
 		all.Slice(p.off[i], p.off[i+1], 0, p.dim).(*mat.Dense).Copy(s)
