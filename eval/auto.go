@@ -116,9 +116,13 @@ func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
 	return p.Fit, nil
 }
 
-// Default candidates of the auto method.
+// Default candidates of the auto method. kfda-hg, gda and cdl are not
+// among them: kfda-mix chooses among each of their kernels alone (and
+// their sums) by its own cross-validation, so as candidates of their own
+// they would only give the choice more chances to be lucky, and cost
+// their cross-validations twice.
 var (
-	AutoMethods = []string{KFDAMix, NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, GDA, CDL, NNHDR}
+	AutoMethods = []string{KFDAMix, NNH, NNJ, KFDAHL, KFDAJ, NNHDR}
 	AutoDims    = []int{5, 10, 20, 40}
 	AutoScales  = []float64{0.25, 1, 2}
 	// AutoRepeats is how many times the training sets are dealt to the
