@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/eval"
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
@@ -80,15 +81,12 @@ func halves(m *model.Model) (*model.Model, error) {
 	h := *m
 	h.KFDA, h.Sets = nil, nil
 	for _, s := range m.Sets {
-		n, d := s.Samples.Dims()
-		if n < 4 {
+		hs := eval.FrameHalves(s.Samples)
+		if hs == nil {
+			n, _ := s.Samples.Dims()
 			return nil, fmt.Errorf("set %q/%q has %d frames, too few to halve (4 or more are needed)", s.Label, s.Name, n)
 		}
-		for par := range 2 {
-			x := mat.NewDense((n-par+1)/2, d, nil)
-			for i := par; i < n; i += 2 {
-				x.SetRow(i/2, s.Samples.RawRowView(i))
-			}
+		for par, x := range hs {
 			bw, err := m.QueryBandwidth.Bandwidth(x)
 			if err != nil {
 				return nil, fmt.Errorf("set %q/%q, frame half %d: %w", s.Label, s.Name, par, err)

@@ -258,18 +258,20 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 	} else {
 		// One training set per class: its even and odd frames are the
 		// two folds.
+		// (A pool of its own: a derived one, sharing the whole sets'
+		// frame distances, would keep them, computed for this alone, in
+		// memory through the whole choice.)
 		var sets []*mat.Dense
 		var labels, fold []int
 		for k, j := range t.Train {
-			x := t.Pool.Sets[j]
-			hs, _ := halves([]*mat.Dense{x}, []int{0})
+			hs := FrameHalves(t.Pool.Sets[j])
+			if hs == nil {
+				// Too short to halve: always trained on.
+				sets, labels, fold = append(sets, t.Pool.Sets[j]), append(labels, t.Labels[k]), append(fold, -1)
+				continue
+			}
 			for part, h := range hs {
-				sets, labels = append(sets, h), append(labels, t.Labels[k])
-				if len(hs) == 2 {
-					fold = append(fold, part)
-				} else {
-					fold = append(fold, -1)
-				}
+				sets, labels, fold = append(sets, h), append(labels, t.Labels[k]), append(fold, part)
 			}
 		}
 		pool, err := NewPool(sets, t.Pool.Workers)

@@ -17,26 +17,70 @@ import (
 // fitted on the whole training sets with the chosen values. Without them
 // every value would be the first of its grid, unvalidated.
 
-// halves splits every set into its even and odd frames (sets of one frame
-// are kept whole).
+// FrameHalves returns the even and the odd frames of the n×d set x, or
+// nil when x has fewer than 4 frames (a half would have fewer than 2).
+func FrameHalves(x *mat.Dense) []*mat.Dense {
+	n, d := x.Dims()
+	if n < 4 {
+		return nil
+	}
+	hs := make([]*mat.Dense, 2)
+	for part := range 2 {
+		h := mat.NewDense((n-part+1)/2, d, nil)
+		for r := part; r < n; r += 2 {
+			h.SetRow(r/2, x.RawRowView(r))
+		}
+		hs[part] = h
+	}
+	return hs
+}
+
+// halves splits every set into its even and odd frames (FrameHalves);
+// sets of fewer than 4 frames are kept whole.
 func halves(sets []*mat.Dense, labels []int) ([]*mat.Dense, []int) {
 	var out []*mat.Dense
 	var lab []int
 	for k, x := range sets {
-		n, d := x.Dims()
-		if n < 4 {
-			out, lab = append(out, x), append(lab, labels[k])
-			continue
+		hs := FrameHalves(x)
+		if hs == nil {
+			hs = []*mat.Dense{x}
 		}
-		for part := range 2 {
-			h := mat.NewDense((n-part+1)/2, d, nil)
-			for r := part; r < n; r += 2 {
-				h.SetRow(r/2, x.RawRowView(r))
-			}
+		for _, h := range hs {
 			out, lab = append(out, h), append(lab, labels[k])
 		}
 	}
 	return out, lab
+}
+
+// halvesOf returns the frame halves of the pool's set j (FrameHalves; nil
+// when it has fewer than 4 frames) and the pool's indices of their
+// frames, the even half's first.
+func (p *Pool) halvesOf(j int) ([]*mat.Dense, []int) {
+	hs := FrameHalves(p.Sets[j])
+	if hs == nil {
+		return nil, nil
+	}
+	var frames []int
+	for part := range 2 {
+		for f := p.off[j] + part; f < p.off[j+1]; f += 2 {
+			frames = append(frames, f)
+		}
+	}
+	return hs, frames
+}
+
+// derived returns a pool of sets whose frames, in order, are p's frames
+// alias: their distances are copied from p's (SqDist), not computed again.
+func (p *Pool) derived(sets []*mat.Dense, alias []int) (*Pool, error) {
+	q, err := NewPool(sets, p.Workers)
+	if err != nil {
+		return nil, err
+	}
+	if len(alias) != q.Frames() {
+		return nil, fmt.Errorf("%d frame indices for %d frames", len(alias), q.Frames())
+	}
+	q.parent, q.alias = p, alias
+	return q, nil
 }
 
 // halfTask holds the pool of a task with the halves of its training sets
@@ -80,32 +124,21 @@ func withHalves(t *Task) (*Task, error) {
 		any := false
 		for k, j := range t.Train {
 			idx[k] = [2]int{-1, -1}
-			hs, _ := halves([]*mat.Dense{t.Pool.Sets[j]}, []int{0})
-			if len(hs) != 2 {
+			hs, frames := t.Pool.halvesOf(j)
+			if hs == nil {
 				continue
 			}
 			idx[k] = [2]int{len(sets), len(sets) + 1}
-			sets = append(sets, hs...)
-			for part, half := range hs {
-				for r := range half.RawMatrix().Rows {
-					alias = append(alias, t.Pool.off[j]+2*r+part)
-				}
-			}
+			sets, alias = append(sets, hs...), append(alias, frames...)
 			any = true
 		}
-		frames := 0
-		for _, x := range sets {
-			frames += x.RawMatrix().Rows
-		}
-		if !any || frames > MaxPoolFrames {
+		if !any || len(alias) > MaxPoolFrames {
 			return
 		}
-		h.pool, h.err = NewPool(sets, t.Pool.Workers)
-		if h.err != nil {
-			h.err = fmt.Errorf("frame halves of the training sets: %w", h.err)
+		if h.pool, h.err = t.Pool.derived(sets, alias); h.err != nil {
+			h.pool, h.err = nil, fmt.Errorf("frame halves of the training sets: %w", h.err)
 			return
 		}
-		h.pool.parent, h.pool.alias = t.Pool, alias
 		h.halves = idx
 	})
 	if h.err != nil {
