@@ -52,12 +52,7 @@ func TestThresholdOneSetPerClass(t *testing.T) {
 				accepted++
 			}
 		}
-		far := mat.NewDense(12, 6, nil)
-		for i := range 12 {
-			for j := range 6 {
-				far.Set(i, j, 40+float64((i*7+j*3)%5))
-			}
-		}
+		far := farSet()
 		r, err := mt.Match(far)
 		if err != nil {
 			t.Fatal(err)
@@ -101,12 +96,7 @@ func TestKFDARejectsFarSet(t *testing.T) {
 			g, lab, names = append(g, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
 		}
 	}
-	far := mat.NewDense(12, 6, nil)
-	for i := range 12 {
-		for j := range 6 {
-			far.Set(i, j, 40+float64((i*7+j*3)%5))
-		}
-	}
+	far := farSet()
 	for _, method := range []string{eval.KFDAHG, eval.KFDAMix} {
 		res, err := Build(g, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
 		if err != nil {
@@ -154,4 +144,16 @@ func maxLatentWithin(res *Result) float64 {
 		}
 	}
 	return top
+}
+
+// farSet returns a 12×6 set far from every class of data (whose frames
+// lie within a few units of the origin).
+func farSet() *mat.Dense {
+	far := mat.NewDense(12, 6, nil)
+	for i := range 12 {
+		for j := range 6 {
+			far.Set(i, j, 40+float64((i*7+j*3)%5))
+		}
+	}
+	return far
 }
