@@ -442,6 +442,10 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 			break
 		}
 	}
+	// The folds' pools of frame halves are not needed after the choice.
+	for _, o := range outers {
+		o.task.Pool.dropHalves()
+	}
 	if err := sel.choose(); err != nil {
 		return nil, err
 	}

@@ -147,6 +147,8 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 			mr.Params = append(mr.Params, pred.Params)
 			acc[m] = a
 		}
+		// The next split's gallery is another: its frame halves too.
+		pool.dropHalves()
 		if opt.Progress != nil {
 			el := time.Since(start)
 			eta := time.Duration(float64(el) / float64(si+1) * float64(len(splits)-si-1))

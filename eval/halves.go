@@ -152,6 +152,14 @@ func withHalves(t *Task) (*Task, error) {
 	return &tt, nil
 }
 
+// dropHalves forgets the pools of frame halves withHalves made from p,
+// for the garbage collector: each holds its own frame distances.
+func (p *Pool) dropHalves() {
+	p.mu.Lock()
+	p.halfCache = nil
+	p.mu.Unlock()
+}
+
 // cv returns the sets, labels and folds of t's own cross-validation: its
 // training sets in k stratified folds, or the halves of its training sets
 // in two (withHalves). fold is nil when nothing can be held out.

@@ -77,6 +77,11 @@ func TestHalvesPool(t *testing.T) {
 		t.Errorf("a second call built another pool (err %v)", err)
 	}
 
+	task.Pool.dropHalves()
+	if after, err := withHalves(task); err != nil || after.Pool == h.Pool {
+		t.Errorf("after dropHalves the old pool of halves came back (err %v)", err)
+	}
+
 	two := *task
 	two.Train, two.Labels = append(append([]int(nil), task.Train...), task.Test...), append(append([]int(nil), task.Labels...), task.Labels...)
 	two.Test = nil
