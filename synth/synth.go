@@ -1,7 +1,7 @@
 // Package synth generates labelled image-set data sets of any shape for
 // tests, benchmarks and demonstrations.
 //
-// Three kinds are available:
+// Four kinds are available:
 //
 //   - Subspace: the class information lives in a few (InfoDim) directions,
 //     the columns of a random orthonormal D×InfoDim basis B; the other
@@ -26,6 +26,15 @@
 //     weak isotropic noise fills the rest. The top principal directions of
 //     such data are the lighting, not the identity, as with faces under
 //     strong illumination changes.
+//   - Cone: Lambertian faces. Each class is a D×NuisanceDim face matrix
+//     (a face shared by all classes plus ClassRadius times the class's own
+//     deviation), and a frame is that matrix times a lighting vector (an
+//     ambient 1, then a per-set mean plus per-frame variation), clipped at
+//     0 (attached shadows), plus pixel noise. The lighting changes each
+//     class in its own way, so the sets of a class lie near one subspace
+//     of their own (the "illumination cone") while their means move with
+//     the light: methods on subspaces and covariances do well, methods on
+//     set means poorly.
 //
 // Generation is deterministic for a given Options value (math/rand/v2 PCG
 // streams derived from Seed, one per set).
@@ -56,6 +65,10 @@ const (
 	// Lighting puts identity in InfoDim directions and a strong per-set
 	// nuisance (lighting) in NuisanceDim others.
 	Lighting
+	// Cone makes every class a Lambertian face under changing light: a
+	// frame is the class's own D×NuisanceDim face matrix times a lighting
+	// vector, with attached shadows.
+	Cone
 )
 
 func (k Kind) String() string {
@@ -66,12 +79,14 @@ func (k Kind) String() string {
 		return "beyond-gauss"
 	case Lighting:
 		return "lighting"
+	case Cone:
+		return "cone"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// ParseKind parses "subspace", "beyond-gauss" (also "beyondgauss") or
-// "lighting".
+// ParseKind parses "subspace", "beyond-gauss" (also "beyondgauss"),
+// "lighting" or "cone".
 func ParseKind(s string) (Kind, error) {
 	switch strings.ToLower(s) {
 	case "subspace":
@@ -80,8 +95,10 @@ func ParseKind(s string) (Kind, error) {
 		return BeyondGauss, nil
 	case "lighting":
 		return Lighting, nil
+	case "cone":
+		return Cone, nil
 	}
-	return 0, fmt.Errorf("unknown kind %q: use subspace, beyond-gauss or lighting", s)
+	return 0, fmt.Errorf("unknown kind %q: use subspace, beyond-gauss, lighting or cone", s)
 }
 
 // Options describe the data set to generate. Zero values of the optional
@@ -99,11 +116,14 @@ type Options struct {
 	// (Lighting).
 	InfoDim int
 	// ClassRadius is the distance of the class centres from the origin in
-	// the informative subspace (Subspace, Lighting); default 1.
+	// the informative subspace (Subspace, Lighting); default 1. Cone: the
+	// size of a class's deviation from the shared face relative to the
+	// face (entries of standard deviation ClassRadius/√D); default 1.
 	ClassRadius float64
 	// SetSpread is the standard deviation of each set's random offset from
 	// its class centre, per informative direction (Subspace, Lighting);
-	// default 0.1.
+	// default 0.1. Cone: the standard deviation of a set's mean lighting
+	// per shading direction; default 1.
 	SetSpread float64
 	// WithinStd is the within-set standard deviation in the informative
 	// directions (Subspace: each class stretches it by a random factor in
@@ -112,17 +132,20 @@ type Options struct {
 	// NoiseStd is the standard deviation of the isotropic noise in the
 	// other directions; default 1 (Subspace), which exceeds the total
 	// spread of the informative directions so that PCA prefers noise, and
-	// 0.05 (Lighting).
+	// 0.05 (Lighting); Cone: of the pixel noise, default 0.05.
 	NoiseStd float64
 
 	// NuisanceDim is the number of lighting directions (Lighting),
-	// InfoDim + NuisanceDim ≤ Dim; default min(4, Dim − InfoDim).
+	// InfoDim + NuisanceDim ≤ Dim; default min(4, Dim − InfoDim). Cone:
+	// the columns of a face matrix, ambient and shading, 2 ≤ NuisanceDim ≤
+	// Dim; default min(5, Dim).
 	NuisanceDim int
 	// NuisanceStd is the standard deviation of the lighting of a frame
 	// around its set's mean lighting, along each lighting direction
 	// (Lighting; the set means vary by half as much); default 1, three
 	// times the identity spread per direction (class centres on the unit
-	// sphere in InfoDim = 10 directions).
+	// sphere in InfoDim = 10 directions). Cone: of a frame's lighting
+	// around its set's mean, per shading direction; default 0.5.
 	NuisanceStd float64
 
 	// ShapeDims is the number of orthogonal directions along which a
@@ -206,6 +229,23 @@ func (o Options) withDefaults() (Options, error) {
 				return o, e
 			}
 		}
+	case Cone:
+		if o.NuisanceDim == 0 {
+			o.NuisanceDim = min(5, o.Dim)
+		}
+		if o.NuisanceDim < 2 || o.NuisanceDim > o.Dim {
+			return o, fmt.Errorf("synth: cone needs nuisance-dim between 2 and dim %d (got %d)", o.Dim, o.NuisanceDim)
+		}
+		for _, e := range []error{
+			defaultScale(&o.ClassRadius, 1, "class radius"),
+			defaultScale(&o.SetSpread, 1, "set spread"),
+			defaultScale(&o.NoiseStd, 0.05, "noise std"),
+			defaultScale(&o.NuisanceStd, 0.5, "nuisance std"),
+		} {
+			if e != nil {
+				return o, e
+			}
+		}
 	default:
 		return o, fmt.Errorf("synth: unknown kind %d", int(o.Kind))
 	}
@@ -255,6 +295,9 @@ func GenerateWithBasis(opt Options) (*dataset.Dataset, *mat.Dense, error) {
 	case Lighting:
 		g := newLighting(opt)
 		basis, gen = g.basis, g.set
+	case Cone:
+		g := newCone(opt)
+		basis, gen = g.mean, g.set
 	case BeyondGauss:
 		g := newBeyondGauss(opt)
 		basis = g.q

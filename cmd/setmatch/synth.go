@@ -15,18 +15,18 @@ import (
 )
 
 func runSynth(args []string, stdout, stderr io.Writer) error {
-	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH] [--force]", stderr)
+	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting|cone] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH] [--force]", stderr)
 	out := fl.String("out", "", "write the data set to folder `DIR` as DIR/<class>/<set>.npy (required)")
 	classes := fl.Int("classes", 10, "number of classes `C`")
 	sets := fl.Int("sets", 5, "sets per class `S`")
 	frames := fl.Int("frames", 50, "frames per set `F`")
 	dim := fl.Int("dim", 20, "features per frame `D`")
 	seed := fl.Int64("seed", 1, "random seed `N`; the same seed gives the same data")
-	kindName := fl.String("kind", "subspace", "subspace: class information in a few directions, stronger noise elsewhere;\nbeyond-gauss: every set has mean 0 and covariance I, classes differ in shape;\nlighting: face-like, identity in a few directions, a strong per-set lighting in others")
+	kindName := fl.String("kind", "subspace", "subspace: class information in a few directions, stronger noise elsewhere;\nbeyond-gauss: every set has mean 0 and covariance I, classes differ in shape;\nlighting: face-like, identity in a few directions, a strong per-set lighting in others;\ncone: Lambertian faces, each class its own face matrix lit by a per-set light, with shadows")
 	infoDim := fl.Int("info-dim", 0, "informative directions `K` for --kind subspace (default min(2, D)) or lighting (default min(10, D−1))")
-	noise := fl.Float64("noise", 0, "noise standard deviation outside the informative directions (subspace: default 1; lighting: 0.05)")
-	nuisDim := fl.Int("nuisance-dim", 0, "lighting directions `L` for --kind lighting (default min(4, D−K))")
-	nuisStd := fl.Float64("nuisance-std", 0, "standard deviation `S` of a set's lighting per direction for --kind lighting (default 3)")
+	noise := fl.Float64("noise", 0, "noise standard deviation outside the informative directions (subspace: default 1; lighting: 0.05), or of the pixel noise (cone: 0.05)")
+	nuisDim := fl.Int("nuisance-dim", 0, "lighting directions `L` for --kind lighting (default min(4, D−K)) or cone (ambient and shading, default 5)")
+	nuisStd := fl.Float64("nuisance-std", 0, "standard deviation `S` of a frame's lighting around its set's, per direction, for --kind lighting (default 1) or cone (default 0.5)")
 	shapeDims := fl.Int("shape-dims", 0, "directions `M` along which each beyond-gauss class departs from the Gaussian (default 1)")
 	force := fl.Bool("force", false, "replace a data set previously written to DIR")
 	images := fl.String("images", "", "write image frames of `WxH` pixels instead of feature vectors: DIR/<class>/<set>/f000.png…, a texture per class (--classes, --sets, --frames and --seed apply)")
@@ -49,10 +49,13 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		return usagef("--kind: %v", err)
 	}
 	if kind == synth.BeyondGauss && (*infoDim != 0 || *noise != 0) {
-		return usagef("--info-dim and --noise apply to --kind subspace and lighting only")
+		return usagef("--info-dim and --noise apply to --kind subspace, lighting and cone only")
 	}
-	if kind != synth.Lighting && (*nuisDim != 0 || *nuisStd != 0) {
-		return usagef("--nuisance-dim and --nuisance-std apply to --kind lighting only")
+	if kind == synth.Cone && *infoDim != 0 {
+		return usagef("--info-dim applies to --kind subspace and lighting only")
+	}
+	if kind != synth.Lighting && kind != synth.Cone && (*nuisDim != 0 || *nuisStd != 0) {
+		return usagef("--nuisance-dim and --nuisance-std apply to --kind lighting and cone only")
 	}
 	if *nuisStd < 0 {
 		return usagef("--nuisance-std must be positive")
