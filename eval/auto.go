@@ -29,9 +29,9 @@ import (
 // the highest. The test (probe) sets of a task are never looked at.
 //
 // Outer folds: 3 stratified folds by sets when every class has at least
-// 3 training sets; 2 when some class has 2 (a fold's training part then
-// has one set per class: W is learned on the halves of its sets, as in
-// runDR, and every other method makes its own choice on them, withHalves);
+// 3 training sets; 4 when some class has 2 (pairFolds: a fold holds out
+// one set of half of the classes with two, so that the other half keep a
+// within-class pair and every method makes its own choice on real sets);
 // when every class has a single training set (pooled data),
 // each set is cut into its even and odd frames, and the two halves are
 // the two folds.
@@ -238,6 +238,54 @@ type outer struct {
 	rep   int // repetition: another dealing of the sets to the folds
 	// byHalves: one set per class, folded by its even and odd frames.
 	byHalves bool
+	// halves, with pairFolds: per position of task.Train, the pool
+	// indices of its even and odd frames (task.Pool holds them), or −1.
+	halves [][2]int
+}
+
+// pairHalves puts the frame halves of every set of a class with two
+// training sets into the pool of o's task. In a fold that holds out one
+// set of such a class, the class's other set is trained on as its two
+// halves, so that every class of the fold's training part has two items:
+// a class with a single item would sit apart from the others in kFDA's
+// latent space (it is not pulled to a class mean) and would never be
+// found.
+func (o *outer) pairHalves() error {
+	t := o.task
+	count := map[int]int{}
+	for _, l := range t.Labels {
+		count[l]++
+	}
+	sets := append([]*mat.Dense(nil), t.Pool.Sets...)
+	alias := make([]int, t.Pool.Frames())
+	for f := range alias {
+		alias[f] = f
+	}
+	o.halves = make([][2]int, len(t.Train))
+	for k, j := range t.Train {
+		o.halves[k] = [2]int{-1, -1}
+		if count[t.Labels[k]] != 2 {
+			continue
+		}
+		hs, frames := t.Pool.halvesOf(j)
+		if hs == nil {
+			continue
+		}
+		o.halves[k] = [2]int{len(sets), len(sets) + 1}
+		sets, alias = append(sets, hs...), append(alias, frames...)
+	}
+	if len(alias) > MaxPoolFrames {
+		o.halves = nil // the fold trains on the single set
+		return nil
+	}
+	pool, err := t.Pool.derived(sets, alias)
+	if err != nil {
+		return fmt.Errorf("frame halves of the training sets: %w", err)
+	}
+	tt := *t
+	tt.Pool = pool
+	o.task = &tt
+	return nil
 }
 
 func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
@@ -248,13 +296,20 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 			nf = 3
 		}
 		about := fmt.Sprintf("%d stratified folds by training sets", nf)
+		seed := (t.Seed + uint64(rep)*0x9e3779b9) ^ 0xa070
+		fold := folds(t.Labels, nf, seed)
 		if minClass(t.Labels) == 2 {
-			nf = 2
-			about = "2 folds by training sets (some class has 2; every method's own choice, and W, use the halves of the remaining sets)"
+			nf, fold = 4, pairFolds(t.Labels, seed)
+			about = "4 folds by training sets (some class has 2: a fold holds out one set of half of those classes, so the other half keep both for every method's own choice)"
 		}
 		tt := *t
 		tt.Test = nil
-		o.task, o.fold, o.nf, o.about = &tt, folds(t.Labels, nf, (t.Seed+uint64(rep)*0x9e3779b9)^0xa070), nf, about
+		o.task, o.fold, o.nf, o.about = &tt, fold, nf, about
+		if nf == 4 {
+			if err := o.pairHalves(); err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		// One training set per class: its even and odd frames are the
 		// two folds.
@@ -301,12 +356,23 @@ func (o *outer) sub(f int) *Task {
 	st := *o.task
 	st.Train, st.Labels, st.Test = nil, nil, nil
 	st.Seed = o.task.Seed*31 + uint64(o.rep*o.nf+f) + 1
-	for k, j := range o.task.Train {
+	held := map[int]bool{} // classes with a set held out in f
+	for k := range o.task.Train {
 		if o.fold[k] == f {
+			held[o.task.Labels[k]] = true
+		}
+	}
+	for k, j := range o.task.Train {
+		l := o.task.Labels[k]
+		switch {
+		case o.fold[k] == f:
 			st.Test = append(st.Test, j)
-		} else {
+		case o.halves != nil && held[l] && o.halves[k][0] >= 0:
+			st.Train = append(st.Train, o.halves[k][0], o.halves[k][1])
+			st.Labels = append(st.Labels, l, l)
+		default:
 			st.Train = append(st.Train, j)
-			st.Labels = append(st.Labels, o.task.Labels[k])
+			st.Labels = append(st.Labels, l)
 		}
 	}
 	return &st

@@ -62,6 +62,41 @@ func folds(labels []int, k int, seed uint64) []int {
 	return out
 }
 
+// pairFolds deals labelled items to 4 folds for classes with few sets:
+// the classes with exactly two items are shuffled and split into two
+// groups, and fold g (g = 0, 1) holds out the first item of every class
+// of group g, fold 2+g the second. A fold's training part thus keeps both
+// items of half of those classes: the methods trained on it still see
+// within-class pairs, and choose their own settings on sets, not on
+// frame halves. (Dealt by folds, every class with two items would keep
+// one, and the pairs would all be gone.) Classes with three or more items
+// are dealt as by folds; classes with one are never held out (−1).
+func pairFolds(labels []int, seed uint64) []int {
+	out := folds(labels, 4, seed)
+	if out == nil {
+		return nil
+	}
+	byClass := map[int][]int{}
+	for i, l := range labels {
+		byClass[l] = append(byClass[l], i)
+	}
+	var pairs []int
+	for c, idx := range byClass {
+		if len(idx) == 2 {
+			pairs = append(pairs, c)
+		}
+	}
+	slices.Sort(pairs)
+	rng := rand.New(rand.NewPCG(seed, 0x9a175))
+	rng.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
+	for k, c := range pairs {
+		idx := byClass[c]
+		first := rng.IntN(2)
+		out[idx[first]], out[idx[1-first]] = k%2, 2+k%2
+	}
+	return out
+}
+
 // nnOutcome is the 1-NN decision for one held-out item with its margin.
 func nnOutcome(dist func(j int) float64, train []int, labels []int, truth int) (pred int, margin float64) {
 	same, other := math.Inf(1), math.Inf(1)
