@@ -249,8 +249,10 @@ type outer struct {
 // halves, so that every class of the fold's training part has two items:
 // a class with a single item would sit apart from the others in kFDA's
 // latent space (it is not pulled to a class mean) and would never be
-// found.
-func (o *outer) pairHalves() error {
+// found. It reports false, and changes nothing, when a set of such a class
+// has fewer than 4 frames or the halves would take the pool past
+// MaxPoolFrames.
+func (o *outer) pairHalves() (bool, error) {
 	t := o.task
 	count := map[int]int{}
 	for _, l := range t.Labels {
@@ -269,23 +271,24 @@ func (o *outer) pairHalves() error {
 		}
 		hs, frames := t.Pool.halvesOf(j)
 		if hs == nil {
-			continue
+			o.halves = nil
+			return false, nil
 		}
 		o.halves[k] = [2]int{len(sets), len(sets) + 1}
 		sets, alias = append(sets, hs...), append(alias, frames...)
 	}
 	if len(alias) > MaxPoolFrames {
-		o.halves = nil // the fold trains on the single set
-		return nil
+		o.halves = nil
+		return false, nil
 	}
 	pool, err := t.Pool.derived(sets, alias)
 	if err != nil {
-		return fmt.Errorf("frame halves of the training sets: %w", err)
+		return false, fmt.Errorf("frame halves of the training sets: %w", err)
 	}
 	tt := *t
 	tt.Pool = pool
 	o.task = &tt
-	return nil
+	return true, nil
 }
 
 func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
@@ -297,17 +300,21 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 		}
 		about := fmt.Sprintf("%d stratified folds by training sets", nf)
 		seed := (t.Seed + uint64(rep)*0x9e3779b9) ^ 0xa070
-		fold := folds(t.Labels, nf, seed)
-		if minClass(t.Labels) == 2 {
-			nf, fold = 4, pairFolds(t.Labels, seed)
-			about = "4 folds by training sets (some class has 2: a fold holds out one set of half of those classes, so the other half keep both for every method's own choice)"
-		}
 		tt := *t
 		tt.Test = nil
-		o.task, o.fold, o.nf, o.about = &tt, fold, nf, about
-		if nf == 4 {
-			if err := o.pairHalves(); err != nil {
+		o.task, o.fold, o.nf, o.about = &tt, folds(t.Labels, nf, seed), nf, about
+		if minClass(t.Labels) == 2 {
+			o.nf, o.fold = 4, pairFolds(t.Labels, seed)
+			o.about = "4 folds by training sets (some class has 2: a fold holds out one set of half of those classes, so the other half keep both for every method's own choice)"
+			ok, err := o.pairHalves()
+			if err != nil {
 				return nil, err
+			}
+			if !ok {
+				// Without the halves a class would train on a single
+				// item (see pairHalves): one set of every class instead.
+				o.nf, o.fold = 2, folds(t.Labels, 2, seed)
+				o.about = "2 folds by training sets (some class has 2, and a set too short to halve or too many frames for the halves: every method's own choice, and W, use the halves of the remaining sets where they can)"
 			}
 		}
 	} else {

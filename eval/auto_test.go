@@ -472,6 +472,25 @@ func TestPairFoldsTrainOnPairs(t *testing.T) {
 	}
 }
 
+// TestPairFoldsShortSets: when a set of a two-set class is too short to
+// halve, the pairs are not dealt (a class would train on a single item):
+// every class keeps one set, as in 2 folds by sets.
+func TestPairFoldsShortSets(t *testing.T) {
+	task := coneTask(t, 6, 3, 12)
+	o, err := outerFolds(task, Grid{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.nf != 2 || o.halves != nil || !strings.HasPrefix(o.about, "2 folds by training sets") {
+		t.Fatalf("3-frame sets: %d folds, halves %v, %q; want 2 folds by sets", o.nf, o.halves, o.about)
+	}
+	for f := range o.nf {
+		if n := len(o.sub(f).Train); n != 6 {
+			t.Errorf("fold %d trains on %d sets, want one of each of the 6 classes", f, n)
+		}
+	}
+}
+
 // TestAutoTwoSetsPerClassChoosesOnSets: on faces whose sets differ in
 // their lighting, kFDA on the set kernels (kfda-mix) recognises new sets
 // far better than NN-H, and the outer folds show it. Trained on one set
