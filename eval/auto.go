@@ -258,36 +258,19 @@ func (o *outer) pairHalves() (bool, error) {
 	for _, l := range t.Labels {
 		count[l]++
 	}
-	sets := append([]*mat.Dense(nil), t.Pool.Sets...)
-	alias := make([]int, t.Pool.Frames())
-	for f := range alias {
-		alias[f] = f
+	pair := func(k int) bool { return count[t.Labels[k]] == 2 }
+	pool, idx, err := t.Pool.withHalvesOf(t.Train, pair)
+	if err != nil || pool == nil {
+		return false, err
 	}
-	o.halves = make([][2]int, len(t.Train))
-	for k, j := range t.Train {
-		o.halves[k] = [2]int{-1, -1}
-		if count[t.Labels[k]] != 2 {
-			continue
+	for k := range idx {
+		if pair(k) && idx[k][0] < 0 {
+			return false, nil // too short to halve
 		}
-		hs, frames := t.Pool.halvesOf(j)
-		if hs == nil {
-			o.halves = nil
-			return false, nil
-		}
-		o.halves[k] = [2]int{len(sets), len(sets) + 1}
-		sets, alias = append(sets, hs...), append(alias, frames...)
-	}
-	if len(alias) > MaxPoolFrames {
-		o.halves = nil
-		return false, nil
-	}
-	pool, err := t.Pool.derived(sets, alias)
-	if err != nil {
-		return false, fmt.Errorf("frame halves of the training sets: %w", err)
 	}
 	tt := *t
 	tt.Pool = pool
-	o.task = &tt
+	o.task, o.halves = &tt, idx
 	return true, nil
 }
 

@@ -83,6 +83,43 @@ func (p *Pool) derived(sets []*mat.Dense, alias []int) (*Pool, error) {
 	return q, nil
 }
 
+// withHalvesOf returns a pool holding p's sets followed by the even and
+// odd frames of the sets train[k] for which want(k) (derived from p: their
+// frame distances are p's), and per position k the pool indices of its
+// halves, −1 where not wanted or too short to halve (FrameHalves). The
+// pool is nil when no set was halved or when the frames would pass
+// MaxPoolFrames.
+func (p *Pool) withHalvesOf(train []int, want func(k int) bool) (*Pool, [][2]int, error) {
+	sets := append([]*mat.Dense(nil), p.Sets...)
+	alias := make([]int, p.Frames()) // frame of the new pool → frame of p
+	for f := range alias {
+		alias[f] = f
+	}
+	idx := make([][2]int, len(train))
+	any := false
+	for k, j := range train {
+		idx[k] = [2]int{-1, -1}
+		if !want(k) {
+			continue
+		}
+		hs, frames := p.halvesOf(j)
+		if hs == nil {
+			continue
+		}
+		idx[k] = [2]int{len(sets), len(sets) + 1}
+		sets, alias = append(sets, hs...), append(alias, frames...)
+		any = true
+	}
+	if !any || len(alias) > MaxPoolFrames {
+		return nil, nil, nil
+	}
+	q, err := p.derived(sets, alias)
+	if err != nil {
+		return nil, nil, fmt.Errorf("frame halves of the training sets: %w", err)
+	}
+	return q, idx, nil
+}
+
 // halfTask holds the pool of a task with the halves of its training sets
 // appended, computed once per pool and training sets (Pool.halfCache) and
 // shared by every method and copy of the task.
@@ -115,31 +152,7 @@ func withHalves(t *Task) (*Task, error) {
 	}
 	t.Pool.mu.Unlock()
 	h.once.Do(func() {
-		sets := append([]*mat.Dense(nil), t.Pool.Sets...)
-		alias := make([]int, t.Pool.Frames()) // frame of the new pool → frame of t.Pool
-		for f := range alias {
-			alias[f] = f
-		}
-		idx := make([][2]int, len(t.Train))
-		any := false
-		for k, j := range t.Train {
-			idx[k] = [2]int{-1, -1}
-			hs, frames := t.Pool.halvesOf(j)
-			if hs == nil {
-				continue
-			}
-			idx[k] = [2]int{len(sets), len(sets) + 1}
-			sets, alias = append(sets, hs...), append(alias, frames...)
-			any = true
-		}
-		if !any || len(alias) > MaxPoolFrames {
-			return
-		}
-		if h.pool, h.err = t.Pool.derived(sets, alias); h.err != nil {
-			h.pool, h.err = nil, fmt.Errorf("frame halves of the training sets: %w", h.err)
-			return
-		}
-		h.halves = idx
+		h.pool, h.halves, h.err = t.Pool.withHalvesOf(t.Train, func(int) bool { return true })
 	})
 	if h.err != nil {
 		return nil, h.err
