@@ -39,35 +39,13 @@ func TestConeStructure(t *testing.T) {
 		}
 		means[i] = m
 	}
-	nearest := func(dist func(i, j int) float64) float64 {
-		right, n := 0, 0
-		for i := range d.Sets {
-			if i%o.Sets < 2 {
-				continue
-			}
-			best, bestD := -1, 0.0
-			for j := range d.Sets {
-				if j%o.Sets >= 2 {
-					continue
-				}
-				if dd := dist(i, j); best < 0 || dd < bestD {
-					best, bestD = j, dd
-				}
-			}
-			n++
-			if best/o.Sets == i/o.Sets {
-				right++
-			}
-		}
-		return float64(right) / float64(n)
-	}
-	subspace := nearest(func(i, j int) float64 { // l − ‖UᵢᵀUⱼ‖²_F, the projection distance
+	subspace := galleryNN(len(d.Sets), o.Sets, func(i, j int) float64 { // l − ‖UᵢᵀUⱼ‖²_F, the projection distance
 		var p mat.Dense
 		p.Mul(bases[i].T(), bases[j])
 		f := mat.Norm(&p, 2)
 		return l - f*f
 	})
-	mean := nearest(func(i, j int) float64 {
+	mean := galleryNN(len(d.Sets), o.Sets, func(i, j int) float64 {
 		var s float64
 		for k := range means[i] {
 			v := means[i][k] - means[j][k]

@@ -54,32 +54,14 @@ func TestLightingStructure(t *testing.T) {
 			}
 			means[i] = m
 		}
-		// Gallery: sets 0, 1 of each class; probes: sets 2, 3.
-		right, n := 0, 0
-		for i := range d.Sets {
-			if i%o.Sets < 2 {
-				continue
+		return galleryNN(len(d.Sets), o.Sets, func(i, j int) float64 {
+			var dd float64
+			for l := range k {
+				v := means[i][l] - means[j][l]
+				dd += v * v
 			}
-			best, bestD := -1, 0.0
-			for j := range d.Sets {
-				if j%o.Sets >= 2 {
-					continue
-				}
-				var dd float64
-				for l := range k {
-					v := means[i][l] - means[j][l]
-					dd += v * v
-				}
-				if best < 0 || dd < bestD {
-					best, bestD = j, dd
-				}
-			}
-			n++
-			if best/o.Sets == i/o.Sets {
-				right++
-			}
-		}
-		return float64(right) / float64(n)
+			return dd
+		})
 	}
 	if a := classify(basis); a < 0.95 {
 		t.Errorf("nearest set mean in the identity basis: %.0f%% right, want ≥ 95%%", 100*a)
@@ -87,4 +69,30 @@ func TestLightingStructure(t *testing.T) {
 	if a := classify(top); a > 0.3 {
 		t.Errorf("nearest set mean in the lighting directions: %.0f%% right, want near chance (≤ 30%%)", 100*a)
 	}
+}
+
+// galleryNN returns the share of probes recognised by their nearest
+// gallery set under dist, for n sets ordered by class, perClass each: the
+// gallery is sets 0 and 1 of every class, the probes sets 2 and 3.
+func galleryNN(n, perClass int, dist func(i, j int) float64) float64 {
+	right, probes := 0, 0
+	for i := range n {
+		if s := i % perClass; s < 2 || s > 3 {
+			continue
+		}
+		best, bestD := -1, 0.0
+		for j := range n {
+			if j%perClass >= 2 {
+				continue
+			}
+			if dd := dist(i, j); best < 0 || dd < bestD {
+				best, bestD = j, dd
+			}
+		}
+		probes++
+		if best/perClass == i/perClass {
+			right++
+		}
+	}
+	return float64(right) / float64(probes)
 }

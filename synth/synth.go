@@ -182,15 +182,13 @@ func (o Options) withDefaults() (Options, error) {
 		if o.InfoDim < 1 || o.InfoDim > o.Dim {
 			return o, fmt.Errorf("synth: info-dim %d must be between 1 and dim %d", o.InfoDim, o.Dim)
 		}
-		for _, e := range []error{
+		if err := errors.Join(
 			defaultScale(&o.ClassRadius, 1, "class radius"),
 			defaultScale(&o.SetSpread, 0.1, "set spread"),
 			defaultScale(&o.WithinStd, 0.25, "within-set std"),
 			defaultScale(&o.NoiseStd, 1, "noise std"),
-		} {
-			if e != nil {
-				return o, e
-			}
+		); err != nil {
+			return o, err
 		}
 	case BeyondGauss:
 		if o.Dim < 2 {
@@ -218,16 +216,14 @@ func (o Options) withDefaults() (Options, error) {
 		if o.InfoDim < 1 || o.NuisanceDim < 1 || o.InfoDim+o.NuisanceDim > o.Dim {
 			return o, fmt.Errorf("synth: info-dim %d and nuisance-dim %d must be ≥ 1 and add up to at most dim %d", o.InfoDim, o.NuisanceDim, o.Dim)
 		}
-		for _, e := range []error{
+		if err := errors.Join(
 			defaultScale(&o.ClassRadius, 1, "class radius"),
 			defaultScale(&o.SetSpread, 0.1, "set spread"),
 			defaultScale(&o.WithinStd, 0.25, "within-set std"),
 			defaultScale(&o.NoiseStd, 0.05, "noise std"),
 			defaultScale(&o.NuisanceStd, 1, "nuisance std"),
-		} {
-			if e != nil {
-				return o, e
-			}
+		); err != nil {
+			return o, err
 		}
 	case Cone:
 		if o.NuisanceDim == 0 {
@@ -236,15 +232,13 @@ func (o Options) withDefaults() (Options, error) {
 		if o.NuisanceDim < 2 || o.NuisanceDim > o.Dim {
 			return o, fmt.Errorf("synth: cone needs nuisance-dim between 2 and dim %d (got %d)", o.Dim, o.NuisanceDim)
 		}
-		for _, e := range []error{
+		if err := errors.Join(
 			defaultScale(&o.ClassRadius, 1, "class radius"),
 			defaultScale(&o.SetSpread, 1, "set spread"),
 			defaultScale(&o.NoiseStd, 0.05, "noise std"),
 			defaultScale(&o.NuisanceStd, 0.5, "nuisance std"),
-		} {
-			if e != nil {
-				return o, e
-			}
+		); err != nil {
+			return o, err
 		}
 	default:
 		return o, fmt.Errorf("synth: unknown kind %d", int(o.Kind))
