@@ -120,29 +120,40 @@ type fileCandidate struct {
 }
 
 type fileKFDA struct {
-	Kernel     string     `json:"kernel"`
-	Width      jsonFloat  `json:"width"`
-	Scale      jsonFloat  `json:"scale"`
-	WidthScale string     `json:"width_scale"`
-	Reg        jsonFloat  `json:"reg"`
-	Epsilon    jsonFloat  `json:"epsilon"`
-	AllMean    jsonFloat  `json:"all_mean"`
-	Dim        int        `json:"latent_dim"`
-	P          int        `json:"p,omitempty"`        // gda (format ≥ 3)
-	Lambda     jsonFloat  `json:"lambda,omitempty"`   // cdl (format ≥ 3)
-	Terms      []fileTerm `json:"terms,omitempty"`    // kernel sum (format ≥ 4)
-	OpenSet    string     `json:"open_set,omitempty"` // format ≥ 4; latent before
+	fileKernel
+	Reg     jsonFloat  `json:"reg"`
+	Epsilon jsonFloat  `json:"epsilon"`
+	AllMean jsonFloat  `json:"all_mean"`
+	Dim     int        `json:"latent_dim"`
+	Terms   []fileTerm `json:"terms,omitempty"`    // kernel sum (format ≥ 4)
+	OpenSet string     `json:"open_set,omitempty"` // format ≥ 4; latent before
 }
 
-// fileTerm is one kernel of a sum (Term).
-type fileTerm struct {
+// fileKernel is a kernel and its parameters: a Term without its weight,
+// as a kFDA model and each kernel of a sum carry them.
+type fileKernel struct {
 	Kernel     string    `json:"kernel"`
 	Width      jsonFloat `json:"width"`
 	Scale      jsonFloat `json:"scale"`
 	WidthScale string    `json:"width_scale"`
-	P          int       `json:"p,omitempty"`
-	Lambda     jsonFloat `json:"lambda,omitempty"`
-	Weight     jsonFloat `json:"weight"`
+	P          int       `json:"p,omitempty"`      // gda (format ≥ 3)
+	Lambda     jsonFloat `json:"lambda,omitempty"` // cdl (format ≥ 3)
+}
+
+func newFileKernel(t Term) fileKernel {
+	return fileKernel{t.Kernel, jsonFloat(t.Width), jsonFloat(t.Scale), t.WidthScale, t.P, jsonFloat(t.Lambda)}
+}
+
+// term returns k as a Term of the given weight.
+func (k fileKernel) term(weight float64) Term {
+	return Term{Kernel: k.Kernel, Width: float64(k.Width), Scale: float64(k.Scale), WidthScale: k.WidthScale,
+		P: k.P, Lambda: float64(k.Lambda), Weight: weight}
+}
+
+// fileTerm is one kernel of a sum (Term).
+type fileTerm struct {
+	fileKernel
+	Weight jsonFloat `json:"weight"`
 }
 
 // jsonMaybe is a float64 that may be NaN, written as null.
@@ -246,15 +257,12 @@ func encode(w io.Writer, m *Model) error {
 	}
 	if k := m.KFDA; k != nil {
 		h.KFDA = &fileKFDA{
-			Kernel: k.Kernel, Width: jsonFloat(k.Width), Scale: jsonFloat(k.Scale), WidthScale: k.WidthScale,
-			Reg: jsonFloat(k.Reg), Epsilon: jsonFloat(k.Epsilon), AllMean: jsonFloat(k.AllMean), Dim: k.Dim(),
-			P: k.P, Lambda: jsonFloat(k.Lambda), OpenSet: k.OpenSet,
+			fileKernel: newFileKernel(k.Term),
+			Reg:        jsonFloat(k.Reg), Epsilon: jsonFloat(k.Epsilon), AllMean: jsonFloat(k.AllMean), Dim: k.Dim(),
+			OpenSet: k.OpenSet,
 		}
 		for _, t := range k.Terms {
-			h.KFDA.Terms = append(h.KFDA.Terms, fileTerm{
-				Kernel: t.Kernel, Width: jsonFloat(t.Width), Scale: jsonFloat(t.Scale), WidthScale: t.WidthScale,
-				P: t.P, Lambda: jsonFloat(t.Lambda), Weight: jsonFloat(t.Weight),
-			})
+			h.KFDA.Terms = append(h.KFDA.Terms, fileTerm{newFileKernel(t), jsonFloat(t.Weight)})
 		}
 	}
 	var pipeline []byte
@@ -586,10 +594,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 	if fk := h.KFDA; fk != nil {
 		n, r := len(h.Sets), fk.Dim
 		m.KFDA = &KFDA{
-			Term: Term{
-				Kernel: fk.Kernel, Width: float64(fk.Width), Scale: float64(fk.Scale), WidthScale: fk.WidthScale,
-				P: fk.P, Lambda: float64(fk.Lambda),
-			},
+			Term:    fk.term(0),
 			OpenSet: fk.OpenSet,
 			Reg:     float64(fk.Reg), Epsilon: float64(fk.Epsilon), AllMean: float64(fk.AllMean),
 			ColMean: next("kfda column means", 1, n),
@@ -598,10 +603,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 			Latent:  mat.NewDense(n, r, next("kfda latent coordinates", n, r)),
 		}
 		for _, t := range fk.Terms {
-			m.KFDA.Terms = append(m.KFDA.Terms, Term{
-				Kernel: t.Kernel, Width: float64(t.Width), Scale: float64(t.Scale), WidthScale: t.WidthScale,
-				P: t.P, Lambda: float64(t.Lambda), Weight: float64(t.Weight),
-			})
+			m.KFDA.Terms = append(m.KFDA.Terms, t.term(float64(t.Weight)))
 		}
 	}
 	if sel := h.Selection; sel != nil {

@@ -67,16 +67,10 @@ type inspectFeatures struct {
 }
 
 type inspectKFDA struct {
-	Kernel      string  `json:"kernel"`
-	Width       float64 `json:"width"`
-	WidthScale  string  `json:"width_scale"`
-	Scale       float64 `json:"scale"`
-	KernelWidth float64 `json:"kernel_width"` // width/scale, the s of exp(−s·δ)
-	Reg         float64 `json:"reg"`
-	Epsilon     float64 `json:"epsilon"`
-	LatentDim   int     `json:"latent_dim"`
-	P           int     `json:"p,omitempty"`      // gda: subspace dimension
-	Lambda      float64 `json:"lambda,omitempty"` // cdl: covariance regulariser
+	inspectKernel
+	Reg       float64 `json:"reg"`
+	Epsilon   float64 `json:"epsilon"`
+	LatentDim int     `json:"latent_dim"`
 	// Terms are the kernels of a sum (kernel "sum"), each with its weight.
 	Terms []inspectTerm `json:"terms,omitempty"`
 	// Description says the same in words.
@@ -89,16 +83,30 @@ type inspectKFDA struct {
 	OpenSet string `json:"open_set"`
 }
 
-// inspectTerm is one kernel of a sum.
-type inspectTerm struct {
+// inspectKernel is a kernel and its parameters (for a sum, the kernel
+// "sum" alone).
+type inspectKernel struct {
 	Kernel      string  `json:"kernel"`
 	Width       float64 `json:"width"`
 	WidthScale  string  `json:"width_scale"`
 	Scale       float64 `json:"scale"`
-	KernelWidth float64 `json:"kernel_width"`
-	P           int     `json:"p,omitempty"`
-	Lambda      float64 `json:"lambda,omitempty"`
-	Weight      float64 `json:"weight"`
+	KernelWidth float64 `json:"kernel_width"`     // width/scale, the s of exp(−s·δ)
+	P           int     `json:"p,omitempty"`      // gda: subspace dimension
+	Lambda      float64 `json:"lambda,omitempty"` // cdl: covariance regulariser
+}
+
+func newInspectKernel(t model.Term) inspectKernel {
+	k := inspectKernel{Kernel: t.Kernel, Width: t.Width, WidthScale: t.WidthScale, Scale: t.Scale, P: t.P, Lambda: t.Lambda}
+	if t.Kernel != model.KernelSum {
+		k.KernelWidth = t.Width / t.Scale
+	}
+	return k
+}
+
+// inspectTerm is one kernel of a sum.
+type inspectTerm struct {
+	inspectKernel
+	Weight float64 `json:"weight"`
 }
 
 // percent returns 100·v, or nil for NaN (not measured).
@@ -176,14 +184,10 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 		}
 	}
 	if k := m.KFDA; k != nil {
-		s.KFDA = &inspectKFDA{Kernel: k.Kernel, Width: k.Width, WidthScale: k.WidthScale, Scale: k.Scale,
-			Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(), P: k.P, Lambda: k.Lambda, Description: k.Describe(), UsesDivergences: k.UsesDivergences(), OpenSet: k.OpenSet}
-		if k.Kernel != model.KernelSum {
-			s.KFDA.KernelWidth = k.Width / k.Scale
-		}
+		s.KFDA = &inspectKFDA{inspectKernel: newInspectKernel(k.Term), Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(),
+			Description: k.Describe(), UsesDivergences: k.UsesDivergences(), OpenSet: k.OpenSet}
 		for _, t := range k.Terms {
-			s.KFDA.Terms = append(s.KFDA.Terms, inspectTerm{Kernel: t.Kernel, Width: t.Width, WidthScale: t.WidthScale, Scale: t.Scale,
-				KernelWidth: t.Width / t.Scale, P: t.P, Lambda: t.Lambda, Weight: t.Weight})
+			s.KFDA.Terms = append(s.KFDA.Terms, inspectTerm{newInspectKernel(t), t.Weight})
 		}
 	}
 	byLabel := make(map[string]*inspectClass)
