@@ -222,11 +222,10 @@ func Run(method string, t *Task, g Grid) (Prediction, error) {
 // run is Run without the check for test sets: with none, it fits the
 // method on t's training sets only (Prediction.Fit).
 func run(method string, t *Task, g Grid) (Prediction, error) {
-	switch method {
-	case NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, GDA, KFDAMix, CDL:
-		// One training set per class: the method's own choice is made
-		// on the halves of the sets (the -dr methods learn W on them
-		// themselves).
+	if !isDR(method) && method != Auto {
+		// One training set per class: a full-space method's own choice
+		// is made on the halves of the sets (the -dr methods learn W on
+		// them themselves, and auto folds by them).
 		var err error
 		if t, err = withHalves(t); err != nil {
 			return Prediction{}, err
