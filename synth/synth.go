@@ -226,6 +226,9 @@ func (o Options) withDefaults() (Options, error) {
 			return o, err
 		}
 	case Cone:
+		if o.Dim < 2 {
+			return o, errors.New("synth: cone needs dim ≥ 2 (an ambient term and at least one shading direction)")
+		}
 		if o.NuisanceDim == 0 {
 			o.NuisanceDim = min(5, o.Dim)
 		}

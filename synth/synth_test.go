@@ -13,7 +13,7 @@ import (
 )
 
 func TestShapesAndNames(t *testing.T) {
-	for _, kind := range []Kind{Subspace, BeyondGauss, Lighting} {
+	for _, kind := range []Kind{Subspace, BeyondGauss, Lighting, Cone} {
 		d, err := Generate(Options{Kind: kind, Classes: 3, Sets: 4, Frames: 12, Dim: 5, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -39,7 +39,7 @@ func TestShapesAndNames(t *testing.T) {
 }
 
 func TestDeterminism(t *testing.T) {
-	for _, kind := range []Kind{Subspace, BeyondGauss, Lighting} {
+	for _, kind := range []Kind{Subspace, BeyondGauss, Lighting, Cone} {
 		o := Options{Kind: kind, Classes: 3, Sets: 2, Frames: 10, Dim: 4, Seed: 42}
 		a, _ := Generate(o)
 		b, _ := Generate(o)
@@ -66,6 +66,9 @@ func TestBadOptions(t *testing.T) {
 		{Kind: BeyondGauss, Classes: 2, Sets: 1, Frames: 5, Dim: 5},
 		{Kind: 7, Classes: 2, Sets: 1, Frames: 5, Dim: 2},
 		{Kind: BeyondGauss, Classes: 2, Sets: 1, Frames: 5, Dim: 2, ShapeDims: 3},
+		{Kind: Cone, Classes: 2, Sets: 1, Frames: 5, Dim: 1},
+		{Kind: Cone, Classes: 2, Sets: 1, Frames: 5, Dim: 4, NuisanceDim: 1},
+		{Kind: Cone, Classes: 2, Sets: 1, Frames: 5, Dim: 4, NuisanceDim: 5},
 		{Classes: 1 << 20, Sets: 1 << 10, Frames: 100, Dim: 100},
 	} {
 		if _, err := Generate(o); err == nil {

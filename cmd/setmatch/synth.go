@@ -48,11 +48,11 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--kind: %v", err)
 	}
-	if kind == synth.BeyondGauss && (*infoDim != 0 || *noise != 0) {
-		return usagef("--info-dim and --noise apply to --kind subspace, lighting and cone only")
-	}
-	if kind == synth.Cone && *infoDim != 0 {
+	if kind != synth.Subspace && kind != synth.Lighting && *infoDim != 0 {
 		return usagef("--info-dim applies to --kind subspace and lighting only")
+	}
+	if kind == synth.BeyondGauss && *noise != 0 {
+		return usagef("--noise applies to --kind subspace, lighting and cone only")
 	}
 	if kind != synth.Lighting && kind != synth.Cone && (*nuisDim != 0 || *nuisStd != 0) {
 		return usagef("--nuisance-dim and --nuisance-std apply to --kind lighting and cone only")
