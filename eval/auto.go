@@ -281,24 +281,29 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 		if nf < 2 {
 			nf = 3
 		}
-		about := fmt.Sprintf("%d stratified folds by training sets", nf)
-		seed := (t.Seed + uint64(rep)*0x9e3779b9) ^ 0xa070
 		tt := *t
 		tt.Test = nil
-		o.task, o.fold, o.nf, o.about = &tt, folds(t.Labels, nf, seed), nf, about
+		o.task, o.nf, o.about = &tt, nf, fmt.Sprintf("%d stratified folds by training sets", nf)
 		if minClass(t.Labels) == 2 {
-			o.nf, o.fold = 4, pairFolds(t.Labels, seed)
-			o.about = "4 folds by training sets (some class has 2: a fold holds out one set of half of those classes, so the other half keep both for every method's own choice)"
 			ok, err := o.pairHalves()
-			if err != nil {
+			switch {
+			case err != nil:
 				return nil, err
-			}
-			if !ok {
+			case ok:
+				o.nf = 4
+				o.about = "4 folds by training sets (some class has 2: a fold holds out one set of half of those classes, so the other half keep both for every method's own choice)"
+			default:
 				// Without the halves a class would train on a single
 				// item (see pairHalves): one set of every class instead.
-				o.nf, o.fold = 2, folds(t.Labels, 2, seed)
+				o.nf = 2
 				o.about = "2 folds by training sets (some class has 2, and a set too short to halve or too many frames for the halves: every method's own choice, and W, use the halves of the remaining sets where they can)"
 			}
+		}
+		seed := (t.Seed + uint64(rep)*0x9e3779b9) ^ 0xa070
+		if o.halves != nil {
+			o.fold = pairFolds(t.Labels, seed)
+		} else {
+			o.fold = folds(t.Labels, o.nf, seed)
 		}
 	} else {
 		// One training set per class: its even and odd frames are the
