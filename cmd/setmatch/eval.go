@@ -35,7 +35,7 @@ methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto (or 
 type evalArgs struct {
 	data, feat, proto, methods, jsonOut string
 	seed                                uint64
-	workers                             int
+	workers, maxFrames                  int
 	asJSON, whiten, centre, spectrum    bool
 	quiet                               bool
 	grid                                eval.GridSpec
@@ -70,6 +70,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.BoolVar(&a.centre, "centre-sets", false, "subtract each set's own mean from its frames (for every method)")
 	fs.BoolVar(&a.spectrum, "spectrum", false, "print the extreme eigenvalues of k_HG, k_HL, k_J on the first split's gallery (bandwidth global*1) and exit")
 	fs.BoolVar(&a.quiet, "quiet", false, "no progress on stderr")
+	fs.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
 	return fs, a
 }
 
@@ -99,6 +100,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	grid.Learn = drLearner(a.workers)
 	ds, pipe, loadSec, err := loadEvalData(a)
 	if err != nil {
+		return err
+	}
+	if err := capFrames(ds, a.maxFrames, eval.MaxPoolFrames, "eval", stderr); err != nil {
 		return err
 	}
 	d := &eval.Data{Classes: ds.Classes, Sets: ds.Matrices(), Labels: ds.Labels(), Names: ds.Names(), Pooled: ds.Pooled}

@@ -27,18 +27,19 @@ import (
 const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold X|auto|auto:P] [--features SPEC] [flags]
 
 Builds a model from labelled training sets. With --method auto (the
-default) every candidate (nearest neighbour on the Hellinger and Jeffrey
-divergences in the full space, kFDA on the divergence kernels, nearest
-neighbour after a learned projection for several d and training
-bandwidths, and the PCA start of each d) is scored by nested
-cross-validation over the training sets; the best is fitted on all of
-them and deployed. --method learned learns W at the given --dim with the
+default) every candidate (kFDA on a mix of set kernels, nearest
+neighbour on the Hellinger and Jeffrey divergences in the full space,
+kFDA on the divergence kernels, and nearest neighbour after a learned
+projection, with its own choice of d and training bandwidth) is scored
+by nested cross-validation over the training sets; the first within one
+standard error of the best is fitted on all of them and deployed.
+--method learned learns W at the given --dim with the
 conjugate-gradient flags below, without cross-validation.`
 
 // trainArgs holds the flags of setmatch train.
 type trainArgs struct {
 	data, out, method, divName, bwName, reportDir, threshold, featSpec string
-	dim, maxIter, nuW, nuB, rounds, workers                            int
+	dim, maxIter, nuW, nuB, rounds, workers, maxFrames                 int
 	gradTol, costTol, minStep                                          float64
 	seed                                                               int64
 	maxBytes                                                           int64
@@ -68,6 +69,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: a number `X`, auto (a bound that 95% of sets of known classes stay below, from the within-class nearest-neighbour scores of the training sets), or auto:P for P% instead (a lower P rejects more strangers, and more sets of known classes too); default none (closed set)")
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
+	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
 	fl.Int64Var(&a.maxBytes, "max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
 	return fl, a
 }
@@ -91,6 +93,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkTrainData(ds, a); err != nil {
+		return err
+	}
+	budget := eval.MaxPoolFrames // the cross-validation's cache
+	if a.method == deploy.Learned {
+		budget = 0
+	}
+	if err := capFrames(ds, a.maxFrames, budget, "train", stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features, method %s, loaded in %.1fs\n",

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/dataset"
+	"setmatch/model"
+)
+
+func framesData(n ...int) *dataset.Dataset {
+	ds := &dataset.Dataset{}
+	for _, k := range n {
+		ds.Sets = append(ds.Sets, dataset.Set{Frames: mat.NewDense(k, 2, nil)})
+	}
+	return ds
+}
+
+func frameCounts(ds *dataset.Dataset) []int {
+	var n []int
+	for _, s := range ds.Sets {
+		r, _ := s.Frames.Dims()
+		n = append(n, r)
+	}
+	return n
+}
+
+func TestCapFrames(t *testing.T) {
+	// Within the budget nothing changes and nothing is said.
+	ds := framesData(10, 20, 30)
+	var e bytes.Buffer
+	if err := capFrames(ds, 0, 60, "train", &e); err != nil || e.Len() > 0 || frameCounts(ds)[2] != 30 {
+		t.Errorf("60 frames, budget 60: err %v, %q, frames %v", err, e.String(), frameCounts(ds))
+	}
+	// Over it, the sets are capped at the largest count that fits, and
+	// the command says so.
+	if err := capFrames(ds, 0, 40, "train", &e); err != nil {
+		t.Fatal(err)
+	}
+	if got := frameCounts(ds); got[0] != 10 || got[1] != 15 || got[2] != 15 {
+		t.Errorf("budget 40: frames %v, want [10 15 15]", got)
+	}
+	if s := e.String(); !strings.Contains(s, "train: the 3 sets hold 60 frames, more than the 40") || !strings.Contains(s, "at most 15 frames, evenly spaced (40 of 60 frames kept)") {
+		t.Errorf("message %q", s)
+	}
+	// An explicit cap applies whatever the budget, even none.
+	ds, e = framesData(10, 20, 30), bytes.Buffer{}
+	if err := capFrames(ds, 12, 0, "eval", &e); err != nil {
+		t.Fatal(err)
+	}
+	if got := frameCounts(ds); got[0] != 10 || got[1] != 12 || got[2] != 12 || !strings.Contains(e.String(), "eval: --max-frames: every set keeps at most 12 frames") {
+		t.Errorf("--max-frames 12: frames %v, %q", got, e.String())
+	}
+	// Errors say what to do.
+	for _, c := range []struct {
+		n           []int
+		max, budget int
+		want        string
+	}{
+		{[]int{10, 20, 30}, 1, 0, "at least 2 frames"},
+		{[]int{10, 20, 30}, -3, 0, "want a number of frames ≥ 2"},
+		{[]int{10, 20, 30}, 25, 40, "use --max-frames 15 or less"},
+		{[]int{10, 20, 30}, 0, 5, "use fewer sets"},
+	} {
+		ds := framesData(c.n...)
+		err := capFrames(ds, c.max, c.budget, "train", &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("max %d, budget %d: error %v, want one saying %q", c.max, c.budget, err, c.want)
+		}
+		if got := frameCounts(ds); got[2] != 30 {
+			t.Errorf("max %d, budget %d: the refused data were changed: %v", c.max, c.budget, got)
+		}
+	}
+}
+
+// TestTrainMaxFrames: the model's gallery holds the frames that were
+// kept, and the model records the flag.
+func TestTrainMaxFrames(t *testing.T) {
+	data := trainData(t) // 20 frames per set
+	out := filepath.Join(t.TempDir(), "m.smm")
+	code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", out, "--max-frames", "7", "--workers", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "every set keeps at most 7 frames, evenly spaced (84 of 240 frames kept)") {
+		t.Errorf("stderr does not say what was kept:\n%s", stderr)
+	}
+	m, _, err := model.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range m.Sets {
+		if r, _ := s.Samples.Dims(); r != 7 {
+			t.Fatalf("gallery set %d has %d frames, want 7", i, r)
+		}
+	}
+	if m.Meta.Params["max-frames"] != "7" {
+		t.Errorf("recorded params %v: no max-frames 7", m.Meta.Params)
+	}
+}
