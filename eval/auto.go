@@ -221,11 +221,15 @@ func (s *Selection) Best() CandidateScore { return s.Scores[s.Chosen] }
 
 // AutoProgress reports how far Choose is: Done of Total (candidate, fold)
 // runs, the last one's candidate, and the time left estimated from the
-// runs done so far of the same kind of candidate.
+// runs done so far of the same kind of candidate. A kind of candidate
+// still to run that has not run yet (Untimed) is counted at the mean of
+// all runs so far; as it may cost far more (a nested -dr candidate learns
+// W many times), ETA is then a lower bound.
 type AutoProgress struct {
 	Done, Total  int
 	Candidate    Candidate
 	Elapsed, ETA time.Duration
+	Untimed      []string // kinds of candidate still to run, not timed yet
 }
 
 // outer holds the outer folds of Choose over a task.
@@ -471,6 +475,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 			done++
 			if progress != nil {
 				var eta time.Duration
+				var untimed []string
 				all := time.Since(start) / time.Duration(done)
 				for _, r := range cands[ci:] {
 					n := perCand
@@ -480,10 +485,12 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 					per := all
 					if k := kind(r); count[k] > 0 {
 						per = spent[k] / time.Duration(count[k])
+					} else if !slices.Contains(untimed, k) {
+						untimed = append(untimed, k)
 					}
 					eta += per * time.Duration(n)
 				}
-				progress(AutoProgress{Done: done, Total: total, Candidate: c, Elapsed: time.Since(start), ETA: eta})
+				progress(AutoProgress{Done: done, Total: total, Candidate: c, Elapsed: time.Since(start), ETA: eta, Untimed: untimed})
 			}
 		}
 		hits := 0

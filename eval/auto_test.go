@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -510,5 +511,37 @@ func TestAutoTwoSetsPerClassChoosesOnSets(t *testing.T) {
 	}
 	if b := sel.Best(); b.Method != KFDAMix {
 		t.Errorf("chose %s (%.1f%%), want kfda-mix", b.Candidate, 100*b.Accuracy)
+	}
+}
+
+// TestAutoProgressUntimed: until a kind of candidate has run once, the
+// reports name it as not timed yet (their time left is a lower bound);
+// the reports count every run, and the last one has nothing left.
+func TestAutoProgressUntimed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	data := drData(rng)
+	sp, labels := drSplit(t, data, 1)
+	l := &coordLearner{}
+	task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+	var reps []AutoProgress
+	if _, err := Choose(task, autoGrid(l.learn), func(p AutoProgress) { reps = append(reps, p) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) == 0 || reps[len(reps)-1].Done != reps[0].Total || len(reps) != reps[0].Total {
+		t.Fatalf("%d reports, want one per run", len(reps))
+	}
+	first, last := reps[0], reps[len(reps)-1]
+	if first.Candidate.Method != NNH || !slices.Contains(first.Untimed, KFDAHG) || slices.Contains(first.Untimed, NNH) {
+		t.Errorf("first report (%v): untimed %v, want kfda-hg and not nn-h", first.Candidate, first.Untimed)
+	}
+	if len(last.Untimed) != 0 || last.ETA != 0 {
+		t.Errorf("last report: untimed %v, %v left", last.Untimed, last.ETA)
+	}
+	for _, p := range reps {
+		for _, k := range p.Untimed {
+			if k == p.Candidate.String() {
+				t.Errorf("report %d/%d names %s, which has just run, as untimed", p.Done, p.Total, k)
+			}
+		}
 	}
 }

@@ -225,8 +225,12 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 			}
 		}}
 	o.Progress = func(p eval.AutoProgress) {
-		fmt.Fprintf(stderr, "train: cross-validation %d/%d (%s), %s elapsed, about %s left\n",
-			p.Done, p.Total, p.Candidate, p.Elapsed.Round(time.Second), p.ETA.Round(time.Second))
+		left := fmt.Sprintf("about %s left", p.ETA.Round(time.Second))
+		if len(p.Untimed) > 0 {
+			left = fmt.Sprintf("at least %s left (%s not timed yet)", p.ETA.Round(time.Second), strings.Join(p.Untimed, ", "))
+		}
+		fmt.Fprintf(stderr, "train: cross-validation %d/%d (%s), %s elapsed, %s\n",
+			p.Done, p.Total, p.Candidate, p.Elapsed.Round(time.Second), left)
 	}
 	params := map[string]string{}
 	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
