@@ -51,6 +51,19 @@ type Pool struct {
 // distance cache holds N² float64.
 const MaxPoolFrames = 16000
 
+// FrameBudget returns the most frames the sets of an evaluation or a
+// training run may hold for every path of the cross-validation to fit
+// the cache, when the smallest class has minSets training (gallery) sets:
+// MaxPoolFrames, or half of it for minSets ≤ 2, where the frame halves of
+// the training sets join them in one pool (one set per class, or a class
+// with two: see withHalves and the outer folds of Choose).
+func FrameBudget(minSets int) int {
+	if minSets <= 2 {
+		return MaxPoolFrames / 2
+	}
+	return MaxPoolFrames
+}
+
 // NewPool checks the sets (same dimension, at least 2 frames each, finite
 // values) and returns a pool over them. The sets are not copied.
 func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {

@@ -8,7 +8,9 @@ For every data set it prints the probe accuracy of each full-space
 candidate and of the -dr method as deployed, then, for each rule, the mean
 probe accuracy of what the rule deploys and its difference to the best row
 and to nn-h. Rules: the highest held-out score (argmax) or the first
-candidate within k standard errors of the highest (k = 0.5, 1), scored on
+candidate within k standard errors of the highest (k = 0.5, 1; "sets":
+k = 1 with the standard error of the number of distinct held-out sets
+instead of the outcomes of all dealings), scored on
 the first dealing of the training sets to the outer folds, on the first
 two, and so on up to as many as the records hold (STUDY_REPEATS).
 --without drops the candidates of those methods from every record first
@@ -46,9 +48,13 @@ def argmax(cands, deal):
     return best[1]
 
 
-def within_se(cands, deal, k):
+def within_se(cands, deal, k, sets=False):
     top = argmax(cands, deal)
     p, n = score(cands[top], deal)
+    if sets:
+        # n distinct held-out sets: a set's outcomes over the dealings
+        # are counted once.
+        n //= min(deal, len(cands[top]["cv"]))
     se = math.sqrt(max(p * (1 - p), 1.0 / n) / n)
     for i, c in enumerate(cands):
         s, _ = score(c, deal)
@@ -89,6 +95,7 @@ def main(args):
     rules = [("argmax", lambda c, d: argmax(c, d))]
     for k in (0.5, 1.0):
         rules.append((f"1-SE k={k:g}", lambda c, d, k=k: within_se(c, d, k)))
+    rules.append(("1-SE sets", lambda c, d: within_se(c, d, 1.0, sets=True)))
     max_deal = max(len(c["cv"] or []) for rs in rows.values() for r in rs for c in r["cands"])
     print("\nrule, dealings: mean over data sets of auto - best KDE row, - best row, - nn-h | per data set: auto (- best KDE, - nn-h)")
     for name, rule in rules:

@@ -102,7 +102,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := capFrames(ds, a.maxFrames, eval.MaxPoolFrames, "eval", stderr); err != nil {
+	budget, fits := cvBudget(gallerySets(p, ds))
+	if err := capFrames(ds, a.maxFrames, budget, fits, "eval", stderr); err != nil {
 		return err
 	}
 	d := &eval.Data{Classes: ds.Classes, Sets: ds.Matrices(), Labels: ds.Labels(), Names: ds.Names(), Pooled: ds.Pooled}

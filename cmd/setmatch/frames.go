@@ -5,16 +5,32 @@ import (
 	"io"
 
 	"setmatch/dataset"
+	"setmatch/eval"
 )
 
 // maxFramesUsage is the help of --max-frames of train and eval.
 const maxFramesUsage = "keep at most `N` frames of every set, evenly spaced over the set (0: every frame, unless the sets hold more frames than the cross-validation's cache of frame distances fits; then the largest N that fits, and the command says so)"
 
+// cacheFits is the phrase of capFrames's messages for the budget of
+// cvBudget.
+const cacheFits = "the cross-validation's cache of frame distances fits"
+
+// cvBudget returns the frame budget of the cross-validation when the
+// smallest class has minSets sets to train on (eval.FrameBudget), and the
+// phrase that says what it is.
+func cvBudget(minSets int) (int, string) {
+	if minSets <= 2 {
+		return eval.FrameBudget(minSets), cacheFits + " with the frame halves of the sets (a class has at most two sets to train on)"
+	}
+	return eval.FrameBudget(minSets), cacheFits
+}
+
 // capFrames applies --max-frames (max) to the loaded sets. With max 0 it
 // caps the sets only when they hold more than budget frames in all
 // (budget 0: never), at the largest per-set count that fits. It tells
-// stderr what it kept, and refuses data that do not fit even so.
-func capFrames(ds *dataset.Dataset, max, budget int, cmd string, stderr io.Writer) error {
+// stderr what it kept, and refuses data that do not fit even so; fits
+// says what the budget is ("the … that FITS").
+func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io.Writer) error {
 	if max < 0 {
 		return usagef("--max-frames %d: want a number of frames ≥ 2, or 0 for every frame", max)
 	}
@@ -29,7 +45,7 @@ func capFrames(ds *dataset.Dataset, max, budget int, cmd string, stderr io.Write
 		two += min(counts[i], 2)
 	}
 	if budget > 0 && two > budget {
-		return fmt.Errorf("%d sets hold %d frames even at 2 frames each, more than the %d that the cross-validation's cache of frame distances fits: use fewer sets", len(counts), two, budget)
+		return fmt.Errorf("%d sets hold %d frames even at 2 frames each, more than the %d that %s: use fewer sets", len(counts), two, budget, fits)
 	}
 	why := "--max-frames"
 	if max == 0 {
@@ -39,18 +55,46 @@ func capFrames(ds *dataset.Dataset, max, budget int, cmd string, stderr io.Write
 		if max = dataset.FrameCap(counts, budget); max == 0 {
 			return nil
 		}
-		why = fmt.Sprintf("the %d sets hold %d frames, more than the %d that the cross-validation's cache of frame distances fits", len(counts), total, budget)
+		why = fmt.Sprintf("the %d sets hold %d frames, more than the %d that %s", len(counts), total, budget, fits)
 	}
 	kept := 0
 	for _, n := range counts {
 		kept += min(n, max)
 	}
 	if budget > 0 && kept > budget {
-		return usagef("--max-frames %d keeps %d frames, more than the %d that the cross-validation's cache of frame distances fits: use --max-frames %d or less", max, kept, budget, dataset.FrameCap(counts, budget))
+		return usagef("--max-frames %d keeps %d frames, more than the %d that %s: use --max-frames %d or less", max, kept, budget, fits, dataset.FrameCap(counts, budget))
 	}
 	if ds.Thin(max) > 0 {
 		fmt.Fprintf(stderr, "%s: %s: every set keeps at most %d frames, evenly spaced (%d of %d frames kept); set --max-frames to choose\n",
 			cmd, why, max, kept, total)
 	}
 	return nil
+}
+
+// smallestClass returns the number of sets of the smallest class.
+func smallestClass(labels []int) int {
+	n := map[int]int{}
+	for _, l := range labels {
+		n[l]++
+	}
+	least := len(labels)
+	for _, c := range n {
+		least = min(least, c)
+	}
+	return least
+}
+
+// gallerySets returns the number of gallery sets of the smallest class in
+// the splits of protocol p on ds: 1 where it is unknown (split files) or
+// a class is a single pooled set.
+func gallerySets(p eval.Protocol, ds *dataset.Dataset) int {
+	switch {
+	case ds.Pooled:
+		return 1
+	case p.Kind == eval.RandomSplits:
+		return p.Gallery
+	case p.Kind == eval.LeaveOneOut:
+		return smallestClass(ds.Labels()) - 1
+	}
+	return 1
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
+	"setmatch/eval"
 	"setmatch/model"
 )
 
@@ -33,12 +34,12 @@ func TestCapFrames(t *testing.T) {
 	// Within the budget nothing changes and nothing is said.
 	ds := framesData(10, 20, 30)
 	var e bytes.Buffer
-	if err := capFrames(ds, 0, 60, "train", &e); err != nil || e.Len() > 0 || frameCounts(ds)[2] != 30 {
+	if err := capFrames(ds, 0, 60, cacheFits, "train", &e); err != nil || e.Len() > 0 || frameCounts(ds)[2] != 30 {
 		t.Errorf("60 frames, budget 60: err %v, %q, frames %v", err, e.String(), frameCounts(ds))
 	}
 	// Over it, the sets are capped at the largest count that fits, and
 	// the command says so.
-	if err := capFrames(ds, 0, 40, "train", &e); err != nil {
+	if err := capFrames(ds, 0, 40, cacheFits, "train", &e); err != nil {
 		t.Fatal(err)
 	}
 	if got := frameCounts(ds); got[0] != 10 || got[1] != 15 || got[2] != 15 {
@@ -49,7 +50,7 @@ func TestCapFrames(t *testing.T) {
 	}
 	// An explicit cap applies whatever the budget, even none.
 	ds, e = framesData(10, 20, 30), bytes.Buffer{}
-	if err := capFrames(ds, 12, 0, "eval", &e); err != nil {
+	if err := capFrames(ds, 12, 0, cacheFits, "eval", &e); err != nil {
 		t.Fatal(err)
 	}
 	if got := frameCounts(ds); got[0] != 10 || got[1] != 12 || got[2] != 12 || !strings.Contains(e.String(), "eval: --max-frames: every set keeps at most 12 frames") {
@@ -67,7 +68,7 @@ func TestCapFrames(t *testing.T) {
 		{[]int{10, 20, 30}, 0, 5, "use fewer sets"},
 	} {
 		ds := framesData(c.n...)
-		err := capFrames(ds, c.max, c.budget, "train", &bytes.Buffer{})
+		err := capFrames(ds, c.max, c.budget, cacheFits, "train", &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("max %d, budget %d: error %v, want one saying %q", c.max, c.budget, err, c.want)
 		}
@@ -100,5 +101,42 @@ func TestTrainMaxFrames(t *testing.T) {
 	}
 	if m.Meta.Params["max-frames"] != "7" {
 		t.Errorf("recorded params %v: no max-frames 7", m.Meta.Params)
+	}
+}
+
+// TestCVBudget: with at most two sets to train on per class, the frame
+// halves of the sets join them in the cache, and the budget is halved.
+func TestCVBudget(t *testing.T) {
+	if b, fits := cvBudget(3); b != eval.MaxPoolFrames || fits != cacheFits {
+		t.Errorf("3 sets per class: %d, %q", b, fits)
+	}
+	if b, fits := cvBudget(2); b != eval.MaxPoolFrames/2 || !strings.Contains(fits, "frame halves") {
+		t.Errorf("2 sets per class: %d, %q", b, fits)
+	}
+	ds := framesData(5, 5, 5, 5, 5)
+	ds.Sets[0].Class, ds.Sets[1].Class, ds.Sets[2].Class = "a", "a", "a"
+	ds.Sets[3].Class, ds.Sets[4].Class = "b", "b"
+	ds.Classes = []string{"a", "b"}
+	if n := smallestClass(ds.Labels()); n != 2 {
+		t.Errorf("smallest class %d, want 2", n)
+	}
+	for _, c := range []struct {
+		proto  string
+		pooled bool
+		want   int
+	}{
+		{"gallery=3,probe=1,splits=2", false, 3},
+		{"gallery=3,probe=1,splits=2", true, 1},
+		{"loo", false, 1},
+		{"file=x.json", false, 1},
+	} {
+		p, err := eval.ParseProtocol(c.proto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds.Pooled = c.pooled
+		if got := gallerySets(p, ds); got != c.want {
+			t.Errorf("%s (pooled %v): %d gallery sets, want %d", c.proto, c.pooled, got, c.want)
+		}
 	}
 }

@@ -95,11 +95,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainData(ds, a); err != nil {
 		return err
 	}
-	budget := eval.MaxPoolFrames // the cross-validation's cache
+	budget, fits := cvBudget(smallestClass(ds.Labels()))
 	if a.method == deploy.Learned {
-		budget = 0
+		budget = 0 // no cross-validation
 	}
-	if err := capFrames(ds, a.maxFrames, budget, "train", stderr); err != nil {
+	if err := capFrames(ds, a.maxFrames, budget, fits, "train", stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features, method %s, loaded in %.1fs\n",
