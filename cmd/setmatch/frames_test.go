@@ -140,3 +140,21 @@ func TestCVBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalMaxFrames: eval caps the sets as train does, and says so.
+func TestEvalMaxFrames(t *testing.T) {
+	dir := evalData(t, 2, 3) // 10 frames per set
+	code, stdout, stderr := evalDispatch("eval", "--data", dir, "--protocol", "loo", "--methods", "nn-h", "--bandwidths", "global*1", "--max-frames", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "eval: --max-frames: every set keeps at most 4 frames, evenly spaced (24 of 60 frames kept)") {
+		t.Errorf("stderr does not say what was kept:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "nn-h") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	if code, _, stderr := evalDispatch("eval", "--data", dir, "--max-frames", "1"); code != 2 || !strings.Contains(stderr, "at least 2 frames") {
+		t.Errorf("--max-frames 1: exit %d, %s", code, stderr)
+	}
+}
