@@ -103,7 +103,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	budget, fits := cvBudget(gallerySets(p, ds))
-	if err := capFrames(ds, a.maxFrames, budget, fits, "eval", stderr); err != nil {
+	if _, err := capFrames(ds, a.maxFrames, budget, fits, "eval", stderr); err != nil {
 		return err
 	}
 	d := &eval.Data{Classes: ds.Classes, Sets: ds.Matrices(), Labels: ds.Labels(), Names: ds.Names(), Pooled: ds.Pooled}

@@ -29,13 +29,14 @@ func cvBudget(minSets int) (int, string) {
 // caps the sets only when they hold more than budget frames in all
 // (budget 0: never), at the largest per-set count that fits. It tells
 // stderr what it kept, and refuses data that do not fit even so; fits
-// says what the budget is ("the … that FITS").
-func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io.Writer) error {
+// says what the budget is ("the … that FITS"). It returns the cap in
+// force, 0 for none.
+func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io.Writer) (int, error) {
 	if max < 0 {
-		return usagef("--max-frames %d: want a number of frames ≥ 2, or 0 for every frame", max)
+		return 0, usagef("--max-frames %d: want a number of frames ≥ 2, or 0 for every frame", max)
 	}
 	if max == 1 {
-		return usagef("--max-frames 1: a set needs at least 2 frames for its density; want ≥ 2, or 0 for every frame")
+		return 0, usagef("--max-frames 1: a set needs at least 2 frames for its density; want ≥ 2, or 0 for every frame")
 	}
 	counts := make([]int, len(ds.Sets))
 	total, two := 0, 0
@@ -45,15 +46,15 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 		two += min(counts[i], 2)
 	}
 	if budget > 0 && two > budget {
-		return fmt.Errorf("%d sets hold %d frames even at 2 frames each, more than the %d that %s: use fewer sets", len(counts), two, budget, fits)
+		return 0, fmt.Errorf("%d sets hold %d frames even at 2 frames each, more than the %d that %s: use fewer sets", len(counts), two, budget, fits)
 	}
 	why := "--max-frames"
 	if max == 0 {
 		if budget == 0 {
-			return nil
+			return 0, nil
 		}
 		if max = dataset.FrameCap(counts, budget); max == 0 {
-			return nil
+			return 0, nil
 		}
 		why = fmt.Sprintf("the %d sets hold %d frames, more than the %d that %s", len(counts), total, budget, fits)
 	}
@@ -62,13 +63,14 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 		kept += min(n, max)
 	}
 	if budget > 0 && kept > budget {
-		return usagef("--max-frames %d keeps %d frames, more than the %d that %s: use --max-frames %d or less", max, kept, budget, fits, dataset.FrameCap(counts, budget))
+		return 0, usagef("--max-frames %d keeps %d frames, more than the %d that %s: use --max-frames %d or less", max, kept, budget, fits, dataset.FrameCap(counts, budget))
 	}
-	if ds.Thin(max) > 0 {
-		fmt.Fprintf(stderr, "%s: %s: every set keeps at most %d frames, evenly spaced (%d of %d frames kept); set --max-frames to choose\n",
-			cmd, why, max, kept, total)
+	if ds.Thin(max) == 0 {
+		return 0, nil // no set had more
 	}
-	return nil
+	fmt.Fprintf(stderr, "%s: %s: every set keeps at most %d frames, evenly spaced (%d of %d frames kept); set --max-frames to choose\n",
+		cmd, why, max, kept, total)
+	return max, nil
 }
 
 // smallestClass returns the number of sets of the smallest class.

@@ -34,13 +34,13 @@ func TestCapFrames(t *testing.T) {
 	// Within the budget nothing changes and nothing is said.
 	ds := framesData(10, 20, 30)
 	var e bytes.Buffer
-	if err := capFrames(ds, 0, 60, cacheFits, "train", &e); err != nil || e.Len() > 0 || frameCounts(ds)[2] != 30 {
+	if k, err := capFrames(ds, 0, 60, cacheFits, "train", &e); err != nil || k != 0 || e.Len() > 0 || frameCounts(ds)[2] != 30 {
 		t.Errorf("60 frames, budget 60: err %v, %q, frames %v", err, e.String(), frameCounts(ds))
 	}
 	// Over it, the sets are capped at the largest count that fits, and
 	// the command says so.
-	if err := capFrames(ds, 0, 40, cacheFits, "train", &e); err != nil {
-		t.Fatal(err)
+	if k, err := capFrames(ds, 0, 40, cacheFits, "train", &e); err != nil || k != 15 {
+		t.Fatalf("budget 40: cap %d, %v; want 15", k, err)
 	}
 	if got := frameCounts(ds); got[0] != 10 || got[1] != 15 || got[2] != 15 {
 		t.Errorf("budget 40: frames %v, want [10 15 15]", got)
@@ -50,8 +50,8 @@ func TestCapFrames(t *testing.T) {
 	}
 	// An explicit cap applies whatever the budget, even none.
 	ds, e = framesData(10, 20, 30), bytes.Buffer{}
-	if err := capFrames(ds, 12, 0, cacheFits, "eval", &e); err != nil {
-		t.Fatal(err)
+	if k, err := capFrames(ds, 12, 0, cacheFits, "eval", &e); err != nil || k != 12 {
+		t.Fatalf("--max-frames 12: cap %d, %v", k, err)
 	}
 	if got := frameCounts(ds); got[0] != 10 || got[1] != 12 || got[2] != 12 || !strings.Contains(e.String(), "eval: --max-frames: every set keeps at most 12 frames") {
 		t.Errorf("--max-frames 12: frames %v, %q", got, e.String())
@@ -68,7 +68,7 @@ func TestCapFrames(t *testing.T) {
 		{[]int{10, 20, 30}, 0, 5, "use fewer sets"},
 	} {
 		ds := framesData(c.n...)
-		err := capFrames(ds, c.max, c.budget, cacheFits, "train", &bytes.Buffer{})
+		_, err := capFrames(ds, c.max, c.budget, cacheFits, "train", &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("max %d, budget %d: error %v, want one saying %q", c.max, c.budget, err, c.want)
 		}

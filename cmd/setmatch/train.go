@@ -99,8 +99,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if a.method == deploy.Learned {
 		budget = 0 // no cross-validation
 	}
-	if err := capFrames(ds, a.maxFrames, budget, fits, "train", stderr); err != nil {
+	kept, err := capFrames(ds, a.maxFrames, budget, fits, "train", stderr)
+	if err != nil {
 		return err
+	}
+	if kept > 0 && opt.Meta.Params != nil {
+		opt.Meta.Params["max-frames"] = strconv.Itoa(kept) // the cap in force, chosen or given
 	}
 	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features, method %s, loaded in %.1fs\n",
 		len(ds.Sets), len(ds.Classes), frameCount(ds), ds.Dim(), a.method, time.Since(start).Seconds())
@@ -251,14 +255,7 @@ func effectiveParams(res *deploy.Result, labels []string) {
 	case tr != nil:
 		p["nu-w"], p["nu-b"] = strconv.Itoa(tr.NuW), strconv.Itoa(tr.NuB)
 	case strings.HasSuffix(res.Model.Selection.Method, "-dr"):
-		ids := make([]int, len(labels))
-		index := map[string]int{}
-		for i, l := range labels {
-			if _, ok := index[l]; !ok {
-				index[l] = len(index)
-			}
-			ids[i] = index[l]
-		}
+		ids, _ := model.ClassIndex(labels)
 		nuW := learn.DefaultNuW(ids)
 		p["nu-w"], p["nu-b"] = strconv.Itoa(nuW), strconv.Itoa(nuW)
 	default:
