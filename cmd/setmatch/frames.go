@@ -48,7 +48,7 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 	if budget > 0 && two > budget {
 		return 0, fmt.Errorf("%d sets hold %d frames even at 2 frames each, more than the %d that %s: use fewer sets", len(counts), two, budget, fits)
 	}
-	why := "--max-frames"
+	why, hint := "--max-frames", ""
 	if max == 0 {
 		if budget == 0 {
 			return 0, nil
@@ -57,6 +57,7 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 			return 0, nil
 		}
 		why = fmt.Sprintf("the %d sets hold %d frames, more than the %d that %s", len(counts), total, budget, fits)
+		hint = "; set --max-frames to choose"
 	}
 	kept := 0
 	for _, n := range counts {
@@ -68,8 +69,8 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 	if ds.Thin(max) == 0 {
 		return 0, nil // no set had more
 	}
-	fmt.Fprintf(stderr, "%s: %s: every set keeps at most %d frames, evenly spaced (%d of %d frames kept); set --max-frames to choose\n",
-		cmd, why, max, kept, total)
+	fmt.Fprintf(stderr, "%s: %s: every set keeps at most %d frames, evenly spaced (%d of %d frames kept)%s\n",
+		cmd, why, max, kept, total, hint)
 	return max, nil
 }
 
