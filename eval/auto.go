@@ -208,12 +208,18 @@ type Selection struct {
 	Scores []CandidateScore // every candidate, in AutoCandidates order
 	Chosen int              // index of the winner in Scores
 	Top    int              // index of the highest score in Scores
-	// SE is the standard error of the highest score, sqrt(p(1−p)/Held)
-	// (p(1−p) at least 1/Held, so that a score of 100% has one set's
-	// worth). The winner is the first candidate within SE of the top.
+	// SE is the standard error of the highest score, sqrt(p(1−p)/n) over
+	// the n = Sets held-out items (p(1−p) at least 1/n, so that a score of
+	// 100% has one set's worth). The winner is the first candidate within
+	// SE of the top.
 	SE      float64
 	Folding string // how the training sets were folded
 	Held    int    // held-out outcomes of a candidate, over all folds and dealings
+	// Sets is the number of distinct held-out items (training sets, or
+	// frame halves), Held over the dealings: an item's outcomes on the
+	// dealings are not independent (the same set, mostly the same
+	// training sets), so the standard error counts it once. 0 means Held.
+	Sets int
 }
 
 // Best returns the chosen candidate's score.
@@ -436,7 +442,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if reps > 1 {
 		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
 	}
-	sel := &Selection{Folding: about, Held: o.held * reps, Scores: make([]CandidateScore, len(cands))}
+	sel := &Selection{Folding: about, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
 	kind := func(c Candidate) string {
 		if isDR(c.Method) && c.Learn.Dim > 0 && !c.Learn.Start {
 			return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)
@@ -503,7 +509,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		if cs.Err != nil {
 			cs.Accuracy, cs.Correct = -1, nil
 		}
-		if !g.AutoScoreAll && ci+1 < len(cands) && settled(sel.Scores[:ci+1], sel.Held) {
+		if !g.AutoScoreAll && ci+1 < len(cands) && settled(sel.Scores[:ci+1], sel.Held, sel.Sets) {
 			for j := ci + 1; j < len(cands); j++ {
 				sel.Scores[j] = CandidateScore{Candidate: cands[j], Accuracy: -1, Err: ErrNotScored}
 			}
@@ -529,9 +535,9 @@ var ErrNotScored = errors.New("not scored: an earlier candidate is within one st
 // these. Only the highest later score matters to the rule, and scores are
 // multiples of 1/held, so every possible one is tried. It is settled, for
 // example, when a candidate recognised every held-out set.
-func settled(scored []CandidateScore, held int) bool {
+func settled(scored []CandidateScore, held, sets int) bool {
 	for k := 0; k <= held; k++ {
-		s := &Selection{Held: held, Scores: append(slices.Clip(scored), CandidateScore{Accuracy: float64(k) / float64(held)})}
+		s := &Selection{Held: held, Sets: sets, Scores: append(slices.Clip(scored), CandidateScore{Accuracy: float64(k) / float64(held)})}
 		if s.choose() != nil || s.Chosen == len(scored) {
 			return false
 		}
@@ -561,7 +567,11 @@ func (s *Selection) choose() error {
 	if s.Top < 0 {
 		return fmt.Errorf("every candidate failed in cross-validation on the training sets (the first, %s: %w): check that every class has at least 2 sets of at least 4 frames with frames that differ, or deploy a method without choosing (setmatch train --method nn-h)", s.Scores[0].Candidate, s.Scores[0].Err)
 	}
-	s.SE = standardError(s.Scores[s.Top].Accuracy, s.Held)
+	n := s.Sets
+	if n == 0 {
+		n = s.Held
+	}
+	s.SE = standardError(s.Scores[s.Top].Accuracy, n)
 	for i, c := range s.Scores {
 		if c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
 			s.Chosen = i

@@ -112,7 +112,7 @@ func TestAutoProbesNeverInfluence(t *testing.T) {
 	if !strings.HasPrefix(pred.Params, "chose nn-h-dr autocv=") || !strings.Contains(pred.Params, " d=1 ") || pred.Fit == nil || pred.Fit.W == nil {
 		t.Errorf("auto params %q (fit %v), want the d = 1 projection deployed", pred.Params, pred.Fit)
 	}
-	if sel.Held != AutoRepeats*len(sp.Gallery) || !strings.HasPrefix(sel.Folding, "3 stratified folds") || !strings.Contains(sel.Folding, "dealt 2 times") {
+	if sel.Held != AutoRepeats*len(sp.Gallery) || sel.Sets != len(sp.Gallery) || !strings.HasPrefix(sel.Folding, "3 stratified folds") || !strings.Contains(sel.Folding, "dealt 2 times") {
 		t.Errorf("held %d (%s), want every gallery set held out once in 3 folds, on each of %d dealings", sel.Held, sel.Folding, AutoRepeats)
 	}
 	for _, s := range sel.Scores {
@@ -262,6 +262,21 @@ func TestOneStandardErrorRule(t *testing.T) {
 			t.Errorf("%v of %d: chose %d, top %d, SE %g; want %d, %d, %g", c.acc, c.held, s.Chosen, s.Top, s.SE, c.chosen, c.top, c.seApprox)
 		}
 	}
+	// Two dealings of 50 sets: the standard error counts the 50 sets, not
+	// the 100 outcomes (sqrt(0.09/50) = 0.0424 against 0.03), and 0.86
+	// is then within it of 0.90.
+	for _, c := range []struct {
+		sets, chosen int
+		se           float64
+	}{{0, 1, 0.03}, {100, 1, 0.03}, {50, 0, math.Sqrt(0.09 / 50)}} {
+		s := &Selection{Held: 100, Sets: c.sets, Scores: []CandidateScore{{Accuracy: 0.86}, {Accuracy: 0.90}}}
+		if err := s.choose(); err != nil {
+			t.Fatal(err)
+		}
+		if s.Chosen != c.chosen || math.Abs(s.SE-c.se) > 1e-9 {
+			t.Errorf("0.86, 0.90 of 100 outcomes on %d sets: chose %d (SE %g), want %d (SE %g)", c.sets, s.Chosen, s.SE, c.chosen, c.se)
+		}
+	}
 	s := &Selection{Held: 10, Scores: []CandidateScore{{Accuracy: -1, Err: errors.New("a")}}}
 	if err := s.choose(); err == nil || !strings.Contains(err.Error(), "--method nn-h") || !strings.Contains(err.Error(), ": a") {
 		t.Errorf("every candidate failed: %v", err)
@@ -294,7 +309,7 @@ func TestSettled(t *testing.T) {
 		{[]float64{-1}, 32, false},
 		{[]float64{0.95}, 100, false},
 	} {
-		if got := settled(score(c.acc...), c.held); got != c.want {
+		if got := settled(score(c.acc...), c.held, 0); got != c.want {
 			t.Errorf("%v of %d: settled %v, want %v", c.acc, c.held, got, c.want)
 		}
 		// Settled means: whatever a later candidate scores, choose picks
