@@ -294,7 +294,7 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 		tt := *t
 		tt.Test = nil
 		o.task, o.nf, o.about = &tt, nf, fmt.Sprintf("%d stratified folds by training sets", nf)
-		if minClass(t.Labels) == 2 {
+		if SmallestClass(t.Labels) == 2 {
 			ok, err := o.pairHalves()
 			switch {
 			case err != nil:
@@ -388,7 +388,7 @@ func (o *outer) sub(f int) *Task {
 // cross-validation inside the fold.
 func (o *outer) nests() bool {
 	for f := range o.nf {
-		if minClass(o.sub(f).Labels) < 2 {
+		if SmallestClass(o.sub(f).Labels) < 2 {
 			return false
 		}
 	}
@@ -594,7 +594,7 @@ func (s *Selection) choose() error {
 // of Choose, which was validated, is deployed as it is.
 func (s *Selection) deployGrid(g Grid, dim int, labels []int) Grid {
 	b := s.Best()
-	if !isDR(b.Method) || b.Learn.Dim == 0 || minClass(labels) < 2 {
+	if !isDR(b.Method) || b.Learn.Dim == 0 || SmallestClass(labels) < 2 {
 		return b.grid(g, dim, g.DRIter)
 	}
 	var dims []int

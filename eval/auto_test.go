@@ -212,7 +212,7 @@ func TestOuterFoldsDealings(t *testing.T) {
 	}
 	for _, o := range []*outer{a, b} {
 		for f := range o.nf {
-			if minClass(o.sub(f).Labels) < 3 {
+			if SmallestClass(o.sub(f).Labels) < 3 {
 				t.Errorf("dealing %d, fold %d: training part %v is not stratified", o.rep, f, o.sub(f).Labels)
 			}
 		}

@@ -48,10 +48,10 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	// two sets per class, a fold's training part has one set per
 	// class and W is learned on the halves of its sets (drFold).
 	nf := drFolds(g)
-	if minClass(labels) == 2 {
+	if SmallestClass(labels) == 2 {
 		nf = 2
 	}
-	if fold := folds(labels, nf, t.Seed^0xd7); fold != nil && len(cands) > 1 && minClass(labels) >= 2 {
+	if fold := folds(labels, nf, t.Seed^0xd7); fold != nil && len(cands) > 1 && SmallestClass(labels) >= 2 {
 		t.progress.count("projections", foldCount(fold)*len(cands)+1)
 		i, b, s, err := cvDR(sets, labels, fold, cands, g, m, int64(t.Seed), t.Pool.Workers, t.progress)
 		if err != nil {
@@ -98,8 +98,8 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	return pred, nil
 }
 
-// minClass returns the number of sets of the smallest class in labels.
-func minClass(labels []int) int {
+// SmallestClass returns the number of sets of the smallest class in labels.
+func SmallestClass(labels []int) int {
 	n := map[int]int{}
 	for _, l := range labels {
 		n[l]++
@@ -254,7 +254,7 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 	}
 	p.MaxIter = g.DRFoldIter
 	learnSets, learnLab := trSets, trLab
-	if minClass(trLab) < 2 {
+	if SmallestClass(trLab) < 2 {
 		// One set per class left to learn from (two per class in all):
 		// the affinity's within-class pairs come from each set's halves.
 		learnSets, learnLab = halves(trSets, trLab)

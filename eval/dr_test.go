@@ -158,7 +158,7 @@ func TestDRCandidates(t *testing.T) {
 	if got := drCandidates(g, 4); len(got) != 1 || got[0].Dim != 4 || got[0].Rule != nn {
 		t.Errorf("d = D everywhere: %v, want the first candidate only", got)
 	}
-	if got := minClass([]int{0, 0, 1, 1, 1, 2, 2}); got != 2 {
+	if got := SmallestClass([]int{0, 0, 1, 1, 1, 2, 2}); got != 2 {
 		t.Errorf("minClass = %d, want 2", got)
 	}
 	if got := drCandidates(Grid{}, 30); len(got) != 1 || got[0].Dim != 10 {

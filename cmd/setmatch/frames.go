@@ -74,19 +74,6 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 	return max, nil
 }
 
-// smallestClass returns the number of sets of the smallest class.
-func smallestClass(labels []int) int {
-	n := map[int]int{}
-	for _, l := range labels {
-		n[l]++
-	}
-	least := len(labels)
-	for _, c := range n {
-		least = min(least, c)
-	}
-	return least
-}
-
 // gallerySets returns the number of gallery sets of the smallest class in
 // the splits of protocol p on ds: 1 where it is unknown (split files) or
 // a class is a single pooled set.
@@ -97,7 +84,7 @@ func gallerySets(p eval.Protocol, ds *dataset.Dataset) int {
 	case p.Kind == eval.RandomSplits:
 		return p.Gallery
 	case p.Kind == eval.LeaveOneOut:
-		return smallestClass(ds.Labels()) - 1
+		return eval.SmallestClass(ds.Labels()) - 1
 	}
 	return 1
 }

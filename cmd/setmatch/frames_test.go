@@ -117,7 +117,7 @@ func TestCVBudget(t *testing.T) {
 	ds.Sets[0].Class, ds.Sets[1].Class, ds.Sets[2].Class = "a", "a", "a"
 	ds.Sets[3].Class, ds.Sets[4].Class = "b", "b"
 	ds.Classes = []string{"a", "b"}
-	if n := smallestClass(ds.Labels()); n != 2 {
+	if n := eval.SmallestClass(ds.Labels()); n != 2 {
 		t.Errorf("smallest class %d, want 2", n)
 	}
 	for _, c := range []struct {

@@ -95,7 +95,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainData(ds, a); err != nil {
 		return err
 	}
-	budget, fits := cvBudget(smallestClass(ds.Labels()))
+	budget, fits := cvBudget(eval.SmallestClass(ds.Labels()))
 	if a.method == deploy.Learned {
 		budget = 0 // no cross-validation
 	}
