@@ -292,7 +292,11 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 // threshold.
 func (r *Result) WriteSummary(w io.Writer) {
 	if s := r.Selection; s != nil {
-		fmt.Fprintf(w, "cross-validation: %s, %d held-out training sets\n", s.Folding, s.Held)
+		if s.Sets > 0 && s.Sets != s.Held {
+			fmt.Fprintf(w, "cross-validation: %s, %d training sets held out on each dealing (%d outcomes per candidate; the standard error counts the sets)\n", s.Folding, s.Sets, s.Held)
+		} else {
+			fmt.Fprintf(w, "cross-validation: %s, %d held-out training sets\n", s.Folding, s.Held)
+		}
 		fmt.Fprintf(w, "  %-34s %8s %9s\n", "candidate", "cv acc", "seconds")
 		for i, c := range s.Scores {
 			mark := " "

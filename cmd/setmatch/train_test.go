@@ -184,7 +184,7 @@ func TestTrainAuto(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"cross-validation: 3 stratified folds", "nn-h ", "kfda-hl", "kfda-mix", "nn-h-dr ",
+	for _, want := range []string{"cross-validation: 3 stratified folds", "12 training sets held out on each dealing (24 outcomes per candidate", "nn-h ", "kfda-hl", "kfda-mix", "nn-h-dr ",
 		"chose ", "deployed ", "cross-validation 1/", "left", "accepts 95% of known sets, bound from ", "wrote " + out} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
