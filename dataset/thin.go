@@ -16,26 +16,29 @@ func FrameCap(n []int, budget int) int {
 	if total <= budget {
 		return 0
 	}
-	kept := func(k int) int {
-		s := 0
-		for _, v := range n {
-			s += min(v, k)
-		}
-		return s
-	}
-	lo, hi := 2, most // kept(hi) = total > budget
-	if kept(lo) > budget {
+	lo, hi := 2, most // FramesKept(n, hi) = total > budget
+	if FramesKept(n, lo) > budget {
 		return lo
 	}
-	for hi-lo > 1 { // kept(lo) ≤ budget < kept(hi)
+	for hi-lo > 1 { // FramesKept(n, lo) ≤ budget < FramesKept(n, hi)
 		mid := (lo + hi) / 2
-		if kept(mid) <= budget {
+		if FramesKept(n, mid) <= budget {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
 	return lo
+}
+
+// FramesKept returns Σ min(n_i, k): the frames that sets of the frame
+// counts n hold when each keeps at most k.
+func FramesKept(n []int, k int) int {
+	s := 0
+	for _, v := range n {
+		s += min(v, k)
+	}
+	return s
 }
 
 // Thin returns the set's n×d frames if n ≤ k, else k of them, evenly

@@ -70,3 +70,12 @@ func TestThin(t *testing.T) {
 		t.Errorf("set 1 has %d frames after Thin(4), want its 3", r)
 	}
 }
+
+func TestFramesKept(t *testing.T) {
+	if got := FramesKept([]int{10, 20, 30}, 15); got != 40 {
+		t.Errorf("FramesKept([10 20 30], 15) = %d, want 10 + 15 + 15 = 40", got)
+	}
+	if got := FramesKept([]int{10, 20, 30}, 100); got != 60 {
+		t.Errorf("FramesKept([10 20 30], 100) = %d, want all 60", got)
+	}
+}

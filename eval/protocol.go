@@ -110,6 +110,22 @@ type Split struct {
 	Probe   []int
 }
 
+// SmallestGallery returns the number of gallery sets of the smallest
+// class in p's splits of sets with these labels: 1 where a class is a
+// single pooled set, or where it is not known before the splits are read
+// (a split file).
+func (p Protocol) SmallestGallery(labels []int, pooled bool) int {
+	switch {
+	case pooled:
+		return 1
+	case p.Kind == RandomSplits:
+		return p.Gallery
+	case p.Kind == LeaveOneOut:
+		return SmallestClass(labels) - 1
+	}
+	return 1
+}
+
 // MakeSplits returns the splits of d under p. Random splits use seed; split s
 // draws from its own stream, so split s is the same whatever the number of
 // splits. The splits of a SplitFile protocol come from ReadSplits, given

@@ -287,3 +287,33 @@ func TestNewPoolErrors(t *testing.T) {
 }
 
 func nan() float64 { var z float64; return z / z }
+
+// TestSmallestGallery: the gallery sets of the smallest class in a
+// protocol's splits, which set the frame budget (FrameBudget).
+func TestSmallestGallery(t *testing.T) {
+	labels := []int{0, 0, 0, 1, 1} // smallest class: 2 sets
+	if n := SmallestClass(labels); n != 2 {
+		t.Errorf("smallest class %d, want 2", n)
+	}
+	for _, c := range []struct {
+		proto  string
+		pooled bool
+		want   int
+	}{
+		{"gallery=3,probe=1,splits=2", false, 3},
+		{"gallery=3,probe=1,splits=2", true, 1},
+		{"loo", false, 1},
+		{"file=x.json", false, 1},
+	} {
+		p, err := ParseProtocol(c.proto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.SmallestGallery(labels, c.pooled); got != c.want {
+			t.Errorf("%s (pooled %v): %d gallery sets, want %d", c.proto, c.pooled, got, c.want)
+		}
+	}
+	if FrameBudget(2) != MaxPoolFrames/2 || FrameBudget(3) != MaxPoolFrames {
+		t.Errorf("FrameBudget(2) = %d, FrameBudget(3) = %d", FrameBudget(2), FrameBudget(3))
+	}
+}

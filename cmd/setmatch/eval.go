@@ -102,7 +102,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	budget, fits := cvBudget(gallerySets(p, ds))
+	budget, fits := cvBudget(p.SmallestGallery(ds.Labels(), ds.Pooled))
 	if _, err := capFrames(ds, a.maxFrames, budget, fits, "eval", stderr); err != nil {
 		return err
 	}

@@ -19,10 +19,11 @@ const cacheFits = "the cross-validation's cache of frame distances fits"
 // smallest class has minSets sets to train on (eval.FrameBudget), and the
 // phrase that says what it is.
 func cvBudget(minSets int) (int, string) {
-	if minSets <= 2 {
-		return eval.FrameBudget(minSets), cacheFits + " with the frame halves of the sets (a class has at most two sets to train on)"
+	b := eval.FrameBudget(minSets)
+	if b < eval.MaxPoolFrames {
+		return b, cacheFits + " with the frame halves of the sets (a class has at most two sets to train on)"
 	}
-	return eval.FrameBudget(minSets), cacheFits
+	return b, cacheFits
 }
 
 // capFrames applies --max-frames (max) to the loaded sets. With max 0 it
@@ -39,13 +40,12 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 		return 0, usagef("--max-frames 1: a set needs at least 2 frames for its density; want ≥ 2, or 0 for every frame")
 	}
 	counts := make([]int, len(ds.Sets))
-	total, two := 0, 0
+	total := 0
 	for i, s := range ds.Sets {
 		counts[i], _ = s.Frames.Dims()
 		total += counts[i]
-		two += min(counts[i], 2)
 	}
-	if budget > 0 && two > budget {
+	if two := dataset.FramesKept(counts, 2); budget > 0 && two > budget {
 		return 0, fmt.Errorf("%d sets hold %d frames even at 2 frames each, more than the %d that %s: use fewer sets", len(counts), two, budget, fits)
 	}
 	why, hint := "--max-frames", ""
@@ -59,10 +59,7 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 		why = fmt.Sprintf("the %d sets hold %d frames, more than the %d that %s", len(counts), total, budget, fits)
 		hint = "; set --max-frames to choose"
 	}
-	kept := 0
-	for _, n := range counts {
-		kept += min(n, max)
-	}
+	kept := dataset.FramesKept(counts, max)
 	if budget > 0 && kept > budget {
 		return 0, usagef("--max-frames %d keeps %d frames, more than the %d that %s: use --max-frames %d or less", max, kept, budget, fits, dataset.FrameCap(counts, budget))
 	}
@@ -72,19 +69,4 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 	fmt.Fprintf(stderr, "%s: %s: every set keeps at most %d frames, evenly spaced (%d of %d frames kept)%s\n",
 		cmd, why, max, kept, total, hint)
 	return max, nil
-}
-
-// gallerySets returns the number of gallery sets of the smallest class in
-// the splits of protocol p on ds: 1 where it is unknown (split files) or
-// a class is a single pooled set.
-func gallerySets(p eval.Protocol, ds *dataset.Dataset) int {
-	switch {
-	case ds.Pooled:
-		return 1
-	case p.Kind == eval.RandomSplits:
-		return p.Gallery
-	case p.Kind == eval.LeaveOneOut:
-		return eval.SmallestClass(ds.Labels()) - 1
-	}
-	return 1
 }

@@ -113,32 +113,6 @@ func TestCVBudget(t *testing.T) {
 	if b, fits := cvBudget(2); b != eval.MaxPoolFrames/2 || !strings.Contains(fits, "frame halves") {
 		t.Errorf("2 sets per class: %d, %q", b, fits)
 	}
-	ds := framesData(5, 5, 5, 5, 5)
-	ds.Sets[0].Class, ds.Sets[1].Class, ds.Sets[2].Class = "a", "a", "a"
-	ds.Sets[3].Class, ds.Sets[4].Class = "b", "b"
-	ds.Classes = []string{"a", "b"}
-	if n := eval.SmallestClass(ds.Labels()); n != 2 {
-		t.Errorf("smallest class %d, want 2", n)
-	}
-	for _, c := range []struct {
-		proto  string
-		pooled bool
-		want   int
-	}{
-		{"gallery=3,probe=1,splits=2", false, 3},
-		{"gallery=3,probe=1,splits=2", true, 1},
-		{"loo", false, 1},
-		{"file=x.json", false, 1},
-	} {
-		p, err := eval.ParseProtocol(c.proto)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds.Pooled = c.pooled
-		if got := gallerySets(p, ds); got != c.want {
-			t.Errorf("%s (pooled %v): %d gallery sets, want %d", c.proto, c.pooled, got, c.want)
-		}
-	}
 }
 
 // TestEvalMaxFrames: eval caps the sets as train does, and says so.

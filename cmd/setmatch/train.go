@@ -103,7 +103,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if kept > 0 && opt.Meta.Params != nil {
+	if kept > 0 {
 		opt.Meta.Params["max-frames"] = strconv.Itoa(kept) // the cap in force, chosen or given
 	}
 	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features, method %s, loaded in %.1fs\n",
