@@ -10,14 +10,18 @@ probe accuracy of what the rule deploys and its difference to the best row
 and to nn-h. Rules: the highest held-out score (argmax) or the first
 candidate within k standard errors of the highest (k = 0.5, 1; "sets":
 k = 1 with the standard error of the number of distinct held-out sets
-instead of the outcomes of all dealings), scored on
+instead of the outcomes of all dealings; "paired": the first candidate
+whose shortfall to the highest is within one standard error of the
+paired difference, outcome by outcome, over the distinct sets), scored on
 the first dealing of the training sets to the outer folds, on the first
 two, and so on up to as many as the records hold (STUDY_REPEATS).
 --without drops the candidates of those methods from every record first
 (the outer folds do not depend on the candidates, so this is the choice
 with the smaller candidate list). "best KDE" is the best of the KDE
 methods' rows (nn-h, nn-j, kfda-*, nn-h-dr as deployed) on the probes,
-"best" the best of every row recorded.
+"best" the best of every row recorded. Two bounds follow the rules:
+"first" always deploys the first candidate, "oracle" the candidate that
+did best on the probes of each split (known only after the fact).
 """
 import collections
 import json
@@ -63,6 +67,27 @@ def within_se(cands, deal, k, sets=False):
     return top
 
 
+def paired(cands, deal, k=1.0):
+    # The first candidate whose shortfall to the top is within k standard
+    # errors of the paired difference (outcome by outcome on the same
+    # held-out sets), over the distinct sets.
+    top = argmax(cands, deal)
+    t = sum(cands[top]["cv"][:deal], [])
+    for i, c in enumerate(cands):
+        s, n = score(c, deal)
+        if s < 0:
+            continue
+        v = sum(c["cv"][:deal], [])
+        d = [float(a) - float(b) for a, b in zip(t, v)]
+        m = sum(d) / len(d)
+        var = sum((x - m) ** 2 for x in d) / len(d)
+        sets = len(d) // min(deal, len(c["cv"]))
+        se = math.sqrt(max(var, 1.0 / sets) / sets)
+        if m <= k * se + 1e-12:
+            return i
+    return top
+
+
 def deployed(r, i):
     c = r["cands"][i]
     # A -dr winner is deployed as Selection.Deploy fits it: the method's
@@ -82,27 +107,35 @@ def main(args):
         with open(p) as f:
             for line in f:
                 r = json.loads(line)
+                r["all"] = r["cands"]
                 r["cands"] = [c for c in r["cands"] if c["method"] not in without]
                 rows.setdefault(r["data"], []).append(r)
     ref = {}
     for d, rs in rows.items():
-        full = [c["name"] for c in rs[0]["cands"] if c["method"] != "nn-h-dr"]
-        m = {name: sum(acc(next(c for c in r["cands"] if c["name"] == name)["probe"]) for r in rs) / len(rs) for name in full}
+        # The reference rows are every method recorded, whatever --without
+        # leaves to choose from.
+        full = [c["name"] for c in rs[0]["all"] if c["method"] != "nn-h-dr"]
+        m = {name: sum(acc(next(c for c in r["all"] if c["name"] == name)["probe"]) for r in rs) / len(rs) for name in full}
         m["nn-h-dr"] = sum(acc(r["dr_method_probe"]) for r in rs) / len(rs)
         kde = max(v for k, v in m.items() if k in KDE or k == "nn-h-dr")
         ref[d] = (kde, max(m.values()), m["nn-h"])
         print(f"{d} ({len(rs)} splits): " + ", ".join(f"{k} {v:.1f}" for k, v in m.items()))
-    rules = [("argmax", lambda c, d: argmax(c, d))]
+    rules = [("argmax", lambda r, d: argmax(r["cands"], d))]
     for k in (0.5, 1.0):
-        rules.append((f"1-SE k={k:g}", lambda c, d, k=k: within_se(c, d, k)))
-    rules.append(("1-SE sets", lambda c, d: within_se(c, d, 1.0, sets=True)))
+        rules.append((f"1-SE k={k:g}", lambda r, d, k=k: within_se(r["cands"], d, k)))
+    rules.append(("1-SE sets", lambda r, d: within_se(r["cands"], d, 1.0, sets=True)))
+    rules.append(("paired", lambda r, d: paired(r["cands"], d)))
+    # Bounds, not rules: always the first candidate, and the candidate
+    # that did best on the probes (as deployed), which no rule can know.
+    rules.append(("first", lambda r, d: 0))
+    rules.append(("oracle", lambda r, d: max(range(len(r["cands"])), key=lambda i: deployed(r, i))))
     max_deal = max(len(c["cv"] or []) for rs in rows.values() for r in rs for c in r["cands"])
     print("\nrule, dealings: mean over data sets of auto - best KDE row, - best row, - nn-h | per data set: auto (- best KDE, - nn-h)")
     for name, rule in rules:
         for deal in range(1, max_deal + 1):
             parts, dk, db, dn = [], 0.0, 0.0, 0.0
             for d, rs in rows.items():
-                a = sum(deployed(r, rule(r["cands"], deal)) for r in rs) / len(rs)
+                a = sum(deployed(r, rule(r, deal)) for r in rs) / len(rs)
                 kde, best, nnh = ref[d]
                 dk, db, dn = dk + a - kde, db + a - best, dn + a - nnh
                 parts.append(f"{d} {a:.1f} ({a - kde:+.1f}, {a - nnh:+.1f})")
