@@ -188,4 +188,29 @@ func TestLogSumExp(t *testing.T) {
 	if got := LogSumExp([]float64{800, 0}); !close(got, 800, 1e-15, 0) {
 		t.Errorf("LSE(800, 0) = %v", got)
 	}
+	// Against the sum of math.Exp, for lengths below, at and above the
+	// vector width, with terms down to and past the underflow of e^x, and
+	// −Inf entries (a frame that a kernel does not reach).
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 3, 4, 7, 8, 9, 17, 64, 101} {
+		a := make([]float64, n)
+		for i := range a {
+			a[i] = -800 * rng.Float64() * rng.Float64()
+		}
+		if n > 4 {
+			a[3] = math.Inf(-1)
+		}
+		var s float64
+		mx := math.Inf(-1)
+		for _, v := range a {
+			mx = max(mx, v)
+		}
+		for _, v := range a {
+			s += math.Exp(v - mx)
+		}
+		want := mx + math.Log(s)
+		if got := LogSumExp(a); !close(got, want, 1e-14, 1e-14) {
+			t.Errorf("n=%d: LSE = %.17g, want %.17g", n, got, want)
+		}
+	}
 }

@@ -209,3 +209,14 @@ func expSumsSIMD(d2 []float64, stride int, sRow, sCol float64, rowMin, colMin, r
 		rowSum[i] = hsum(rs)
 	}
 }
+
+// sumExpBelowSIMD returns Σ e^{a_i − mx} over the first len(a)&^3 entries
+// of a, four lanes at a time (sumExpBelow adds the rest).
+func sumExpBelowSIMD(a []float64, mx float64) float64 {
+	vm := archsimd.BroadcastFloat64x4(mx)
+	s := vZero
+	for j := 0; j+4 <= len(a); j += 4 {
+		s = s.Add(expNonPos4(archsimd.LoadFloat64x4Slice(a[j : j+4]).Sub(vm)))
+	}
+	return hsum(s)
+}
