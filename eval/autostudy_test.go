@@ -116,7 +116,8 @@ func TestAutoStudy(t *testing.T) {
 	defer out.Close()
 	var pool *Pool
 	for si, sp := range splits {
-		if pool == nil {
+		if pool == nil || d.Pooled {
+			// Pooled data draws new sets for every split.
 			pool, err = NewPool(sp.Sets, 0)
 			if err != nil {
 				t.Fatal(err)
