@@ -150,6 +150,81 @@ func (d *DivMatrix) Of(m match.Measure) *mat.SymDense {
 // all, from the cached squared distances); the pairwise work is then the
 // combination of those vectors only.
 func (p *Pool) Divergences(h []float64) (*DivMatrix, error) {
+	m := p.Len()
+	all := make([]bool, m)
+	for i := range all {
+		all[i] = true
+	}
+	logp, err := p.logDensities(h, all, all)
+	if err != nil {
+		return nil, err
+	}
+	dm := &DivMatrix{H2: mat.NewSymDense(m, nil), J: mat.NewSymDense(m, nil)}
+	p.parallel(m, func(i int) {
+		for j := i + 1; j < m; j++ {
+			v := p.pair(logp, i, j)
+			dm.H2.SetSym(i, j, v.Hellinger2)
+			dm.J.SetSym(i, j, v.Jeffrey)
+		}
+	})
+	return dm, nil
+}
+
+// CrossDivergences returns the squared Hellinger distances and Jeffrey
+// divergences (each len(rows)×len(cols)) between the sets rows[a] and
+// cols[b] of the pool, with the bandwidths of Divergences: entry (a, b) is
+// Divergences(h)'s (rows[a], cols[b]), to the last bit. Only the densities
+// these pairs need are evaluated: each set's at its own frames and at
+// those of the sets it is paired with. For held-out sets against the
+// training sets of a fold that is about half of the N² exponentials of
+// all pairs.
+func (p *Pool) CrossDivergences(h []float64, rows, cols []int) (h2, j *mat.Dense, err error) {
+	m := p.Len()
+	inRows, inCols := make([]bool, m), make([]bool, m)
+	for _, i := range rows {
+		if i < 0 || i >= m {
+			return nil, nil, fmt.Errorf("set %d: the pool has %d", i, m)
+		}
+		inRows[i] = true
+	}
+	for _, i := range cols {
+		if i < 0 || i >= m {
+			return nil, nil, fmt.Errorf("set %d: the pool has %d", i, m)
+		}
+		inCols[i] = true
+	}
+	logp, err := p.logDensities(h, inRows, inCols)
+	if err != nil {
+		return nil, nil, err
+	}
+	h2, j = mat.NewDense(len(rows), len(cols), nil), mat.NewDense(len(rows), len(cols), nil)
+	p.parallel(len(rows), func(a int) {
+		for b, c := range cols {
+			if rows[a] == c {
+				continue // a set against itself: 0
+			}
+			v := p.pair(logp, rows[a], c)
+			h2.Set(a, b, v.Hellinger2)
+			j.Set(a, b, v.Jeffrey)
+		}
+	})
+	return h2, j, nil
+}
+
+// pair returns the divergences of sets i and j from their log densities
+// (logDensities) at each other's frames and their own.
+func (p *Pool) pair(logp [][]float64, i, j int) match.Divergences {
+	li, hi := p.off[i], p.off[i+1]
+	lj, hj := p.off[j], p.off[j+1]
+	return match.Symmetric(logp[i][li:hi], logp[j][li:hi], logp[i][lj:hj], logp[j][lj:hj])
+}
+
+// logDensities returns logp[i][x] = log p_i(x) (see Divergences) for every
+// set i of the pool that is in rows or cols, at its own frames x and at the
+// frames of the sets it is paired with: cols for a set in rows, rows for a
+// set in cols. The other entries are not computed (0), and logp[i] is nil
+// for a set in neither.
+func (p *Pool) logDensities(h []float64, rows, cols []bool) ([][]float64, error) {
 	n := p.Frames()
 	if len(h) != n {
 		return nil, fmt.Errorf("%d bandwidths for %d frames", len(h), n)
@@ -162,37 +237,35 @@ func (p *Pool) Divergences(h []float64) (*DivMatrix, error) {
 	d2 := p.SqDist()
 	m := p.Len()
 	d := float64(p.dim)
-	logp := make([][]float64, m) // logp[i][x] = log p_i(x)
-	inv := make([]float64, n)    // −1/(2h²)
-	w := make([]float64, n)      // −d·log h
+	logp := make([][]float64, m)
+	inv := make([]float64, n) // −1/(2h²)
+	w := make([]float64, n)   // −d·log h
 	for f, v := range h {
 		inv[f] = -0.5 / (v * v)
 		w[f] = -d * math.Log(v)
 	}
 	c := -0.5 * d * math.Log(2*math.Pi)
 	p.parallel(m, func(i int) {
+		if !rows[i] && !cols[i] {
+			return
+		}
 		lo, hi := p.off[i], p.off[i+1]
 		norm := c - math.Log(float64(hi-lo))
 		out := make([]float64, n)
 		buf := make([]float64, hi-lo)
-		for x := range n {
-			row := d2.RawRowView(x)[lo:hi]
-			for k, v := range row {
-				buf[k] = v*inv[lo+k] + w[lo+k]
+		for t := range m {
+			if t != i && !(rows[i] && cols[t]) && !(cols[i] && rows[t]) {
+				continue
 			}
-			out[x] = match.LogSumExp(buf) + norm
+			for x := p.off[t]; x < p.off[t+1]; x++ {
+				row := d2.RawRowView(x)[lo:hi]
+				for k, v := range row {
+					buf[k] = v*inv[lo+k] + w[lo+k]
+				}
+				out[x] = match.LogSumExp(buf) + norm
+			}
 		}
 		logp[i] = out
 	})
-	dm := &DivMatrix{H2: mat.NewSymDense(m, nil), J: mat.NewSymDense(m, nil)}
-	p.parallel(m, func(i int) {
-		li, hi := p.off[i], p.off[i+1]
-		for j := i + 1; j < m; j++ {
-			lj, hj := p.off[j], p.off[j+1]
-			v := match.Symmetric(logp[i][li:hi], logp[j][li:hi], logp[i][lj:hj], logp[j][lj:hj])
-			dm.H2.SetSym(i, j, v.Hellinger2)
-			dm.J.SetSym(i, j, v.Jeffrey)
-		}
-	})
-	return dm, nil
+	return logp, nil
 }

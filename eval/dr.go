@@ -271,15 +271,27 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 	if err != nil {
 		return nil, err
 	}
+	// Only the held-out sets against the training sets are compared.
+	col := make([]int, len(sets))
+	for b, j := range trPos {
+		col[j] = b
+	}
 	out := make([]score, len(bws))
 	for b, bw := range bws {
-		dm, err := fp.divMatrix(bw, trPos)
+		h, err := fp.FrameBandwidths(bw, trPos)
 		if err != nil {
 			return nil, fmt.Errorf("bandwidth %v: %w", bw, err)
 		}
-		d := dm.Of(m)
-		for _, q := range tePos {
-			pred, mg := nnOutcome(func(j int) float64 { return d.At(q, j) }, trPos, trLab, labels[q])
+		h2, jd, err := fp.CrossDivergences(h, tePos, trPos)
+		if err != nil {
+			return nil, fmt.Errorf("bandwidth %v: %w", bw, err)
+		}
+		d := h2
+		if m == match.Jeffrey {
+			d = jd
+		}
+		for a, q := range tePos {
+			pred, mg := nnOutcome(func(j int) float64 { return d.At(a, col[j]) }, trPos, trLab, labels[q])
 			if pred == labels[q] {
 				out[b].acc++
 			}
