@@ -183,13 +183,13 @@ func (p *Pool) CrossDivergences(h []float64, rows, cols []int) (h2, j *mat.Dense
 	inRows, inCols := make([]bool, m), make([]bool, m)
 	for _, i := range rows {
 		if i < 0 || i >= m {
-			return nil, nil, fmt.Errorf("set %d: the pool has %d", i, m)
+			return nil, nil, fmt.Errorf("set %d is not in the pool: its sets are 0 to %d", i, m-1)
 		}
 		inRows[i] = true
 	}
 	for _, i := range cols {
 		if i < 0 || i >= m {
-			return nil, nil, fmt.Errorf("set %d: the pool has %d", i, m)
+			return nil, nil, fmt.Errorf("set %d is not in the pool: its sets are 0 to %d", i, m-1)
 		}
 		inCols[i] = true
 	}
