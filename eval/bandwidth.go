@@ -234,7 +234,13 @@ func (p *Pool) logDensities(h []float64, rows, cols []bool) ([][]float64, error)
 			return nil, fmt.Errorf("frame %d: %w (got %v)", f, match.ErrBandwidth, v)
 		}
 	}
-	d2 := p.SqDist()
+	need := func(i, t int) bool {
+		return (rows[i] || cols[i]) && (t == i || rows[i] && cols[t] || cols[i] && rows[t])
+	}
+	dist, err := p.dists(func(t, i int) bool { return need(i, t) })
+	if err != nil {
+		return nil, err
+	}
 	m := p.Len()
 	d := float64(p.dim)
 	logp := make([][]float64, m)
@@ -254,11 +260,11 @@ func (p *Pool) logDensities(h []float64, rows, cols []bool) ([][]float64, error)
 		out := make([]float64, n)
 		buf := make([]float64, hi-lo)
 		for t := range m {
-			if t != i && !(rows[i] && cols[t]) && !(cols[i] && rows[t]) {
+			if !need(i, t) {
 				continue
 			}
 			for x := p.off[t]; x < p.off[t+1]; x++ {
-				row := d2.RawRowView(x)[lo:hi]
+				row := dist(t, x, i)
 				for k, v := range row {
 					buf[k] = v*inv[lo+k] + w[lo+k]
 				}

@@ -53,3 +53,138 @@ func TestCrossDivergencesEqualAllPairs(t *testing.T) {
 		t.Error("too few bandwidths gave no error")
 	}
 }
+
+// gemmSqDist is the squared distances as SqDist computed them through
+// gonum's Dgemm before they had a kernel of their own: Gram matrix rows in
+// blocks of 256 frames, |a|² + |b|² − 2a·b clamped at 0, then symmetrised.
+func gemmSqDist(sets []*mat.Dense) *mat.Dense {
+	var all mat.Dense
+	for _, s := range sets {
+		if all.IsEmpty() {
+			all.CloneFrom(s)
+			continue
+		}
+		var next mat.Dense
+		next.Stack(&all, s)
+		all = next
+	}
+	n, d := all.Dims()
+	g := mat.NewDense(n, n, nil)
+	for lo := 0; lo < n; lo += 256 {
+		hi := min(lo+256, n)
+		g.Slice(lo, hi, 0, n).(*mat.Dense).Mul(all.Slice(lo, hi, 0, d), all.T())
+	}
+	sq := make([]float64, n)
+	for i := range n {
+		sq[i] = g.At(i, i)
+	}
+	for i := range n {
+		row := g.RawRowView(i)
+		for j := range row {
+			v := sq[i] + sq[j] - 2*row[j]
+			if v < 0 || i == j {
+				v = 0
+			}
+			row[j] = v
+		}
+	}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			v := 0.5 * (g.At(i, j) + g.At(j, i))
+			g.Set(i, j, v)
+			g.Set(j, i, v)
+		}
+	}
+	return g
+}
+
+// TestSqDistEqualsGemm checks that the tiled squared distances are those
+// that gonum's Dgemm gave, to the last bit, with fewer and more features
+// than a block of Dgemm's (64) and frame counts that are not multiples of
+// a tile, so that the pool's divergences did not move when the distances
+// got a kernel of their own.
+func TestSqDistEqualsGemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, d := range []int{3, 64, 150} {
+		sets := make([]*mat.Dense, 9)
+		for i := range sets {
+			sets[i] = randSet(rng, 17+11*i, d, float64(i%4), 1+0.1*float64(i))
+		}
+		p, err := NewPool(sets, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := p.SqDist(), gemmSqDist(sets)
+		n := p.Frames()
+		bad := 0
+		for i := range n {
+			for j := range n {
+				if got.At(i, j) != want.At(i, j) {
+					if bad++; bad <= 3 {
+						t.Errorf("d=%d: (%d, %d) = %v, Dgemm %v", d, i, j, got.At(i, j), want.At(i, j))
+					}
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("d=%d: %d of %d entries differ", d, bad, n*n)
+		}
+	}
+}
+
+// TestCrossPoolEqualsAllPairs checks that a pool made by NewCrossPool,
+// which holds the frame distances of the pairs it was made for only, gives
+// the bandwidths and cross divergences of a whole pool to the last bit,
+// and an error, not wrong numbers, for a pair it does not hold.
+func TestCrossPoolEqualsAllPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, d := range []int{4, 100} {
+		sets := make([]*mat.Dense, 8)
+		for i := range sets {
+			sets[i] = randSet(rng, 20+13*i, d, float64(i%3), 1)
+		}
+		whole, err := NewPool(sets, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, cols := []int{1, 5, 6}, []int{0, 2, 3, 4, 7}
+		cross, err := NewCrossPool(sets, 2, rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bw := range []Bandwidth{{Mode: Global, Scale: 1}, {Mode: PerSet, Scale: 0.5}} {
+			hw, err := whole.FrameBandwidths(bw, cols)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hc, err := cross.FrameBandwidths(bw, cols)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f := range hw {
+				if hw[f] != hc[f] {
+					t.Fatalf("d=%d %v: frame %d bandwidth %v, whole pool %v", d, bw, f, hc[f], hw[f])
+				}
+			}
+			for _, c := range []struct{ rows, cols []int }{{rows, cols}, {[]int{5}, []int{7, 0}}} {
+				h2w, jw, err := whole.CrossDivergences(hw, c.rows, c.cols)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h2c, jc, err := cross.CrossDivergences(hc, c.rows, c.cols)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !mat.Equal(h2w, h2c) || !mat.Equal(jw, jc) {
+					t.Errorf("d=%d %v rows %v cols %v: cross pool\n%v\nwhole pool\n%v", d, bw, c.rows, c.cols, mat.Formatted(h2c), mat.Formatted(h2w))
+				}
+			}
+			if _, _, err := cross.CrossDivergences(hc, []int{0}, []int{2}); err == nil {
+				t.Errorf("d=%d: a pair the cross pool does not hold (training against training) gave no error", d)
+			}
+		}
+	}
+	if _, err := NewCrossPool([]*mat.Dense{randSet(rng, 3, 2, 0, 1)}, 1, []int{0}, []int{1}); err == nil {
+		t.Error("a set outside the pool gave no error")
+	}
+}

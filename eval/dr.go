@@ -267,11 +267,11 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 	if err != nil {
 		return nil, err
 	}
-	fp, err := NewPool(proj, 1)
+	// Only the held-out sets against the training sets are compared.
+	fp, err := NewCrossPool(proj, 1, tePos, trPos)
 	if err != nil {
 		return nil, err
 	}
-	// Only the held-out sets against the training sets are compared.
 	col := make([]int, len(sets))
 	for b, j := range trPos {
 		col[j] = b

@@ -37,6 +37,12 @@ type Pool struct {
 	cdlSpec []setkernel.Spectrum
 	cdlGram *mat.Dense
 
+	// cross, for a pool made by NewCrossPool: cross[t][i] says that the
+	// distances between the frames of sets t and i are held, in part[t][i]
+	// (n_t×n_i, row-major); d2 is then not needed.
+	cross [][]bool
+	part  [][][]float64
+
 	// parent and alias: every frame f of this pool is frame alias[f] of
 	// parent, whose distances SqDist then copies instead of computing
 	// them again (the pool of frame halves, withHalves).
@@ -114,8 +120,9 @@ func (p *Pool) parallel(n int, f func(i int)) {
 }
 
 // SqDist returns the N×N matrix of squared Euclidean distances between all
-// frames of all sets (frames in set order), computing it on first use from
-// one Gram matrix: |a|² + |b|² − 2a·b, clamped at 0.
+// frames of all sets (frames in set order), computing it on first use:
+// |a|² + |b|² − 2a·b, clamped at 0, symmetric to the last bit. A pool
+// made by NewCrossPool computes it whole here too, but does not need it.
 func (p *Pool) SqDist() *mat.Dense {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -135,49 +142,136 @@ func (p *Pool) SqDist() *mat.Dense {
 		p.d2 = g
 		return g
 	}
-	all := mat.NewDense(n, p.dim, nil)
-	for i, s := range p.Sets {
-		all.Slice(p.off[i], p.off[i+1], 0, p.dim).(*mat.Dense).Copy(s)
+	p.d2 = mat.NewDense(n, n, sqDistAll(p.frameRows(), p.Workers))
+	return p.d2
+}
+
+// frameRows returns the N frames of the pool, in set order.
+func (p *Pool) frameRows() [][]float64 {
+	xs := make([][]float64, 0, p.Frames())
+	for _, s := range p.Sets {
+		n, _ := s.Dims()
+		for r := range n {
+			xs = append(xs, s.RawRowView(r))
+		}
 	}
-	g := mat.NewDense(n, n, nil)
-	// Row blocks in parallel: gonum's own parallelism is not guaranteed.
-	const blk = 256
-	nb := (n + blk - 1) / blk
-	p.parallel(nb, func(b int) {
-		lo, hi := b*blk, min((b+1)*blk, n)
-		g.Slice(lo, hi, 0, n).(*mat.Dense).Mul(all.Slice(lo, hi, 0, p.dim), all.T())
-	})
-	sq := make([]float64, n)
-	for i := range n {
-		sq[i] = g.At(i, i)
+	return xs
+}
+
+// NewCrossPool is NewPool for a pool that is only asked for the
+// divergences of the sets rows against the sets cols (CrossDivergences
+// with those rows and cols, or fewer) and for its frames' bandwidths
+// (FrameBandwidths): it computes and holds the squared frame distances
+// within every set and between every set of rows and every set of cols,
+// not all N² of them. For the held-out sets of a fold against its
+// training sets that is about half of the distances, and of the memory.
+// They are those of SqDist to the last bit.
+func NewCrossPool(sets []*mat.Dense, workers int, rows, cols []int) (*Pool, error) {
+	p, err := NewPool(sets, workers)
+	if err != nil {
+		return nil, err
 	}
-	for i := range n {
-		row := g.RawRowView(i)
-		for j := range row {
-			v := sq[i] + sq[j] - 2*row[j]
-			if v < 0 || i == j {
-				v = 0
+	m := p.Len()
+	p.cross = make([][]bool, m)
+	for i := range p.cross {
+		p.cross[i] = make([]bool, m)
+		p.cross[i][i] = true
+	}
+	for _, r := range rows {
+		for _, c := range cols {
+			if r < 0 || r >= m || c < 0 || c >= m {
+				return nil, fmt.Errorf("set %d or %d is not in the pool: its sets are 0 to %d", r, c, m-1)
 			}
-			row[j] = v
+			p.cross[r][c], p.cross[c][r] = true, true
 		}
 	}
-	// Symmetrise exactly: the two products can differ in the last bit.
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			v := 0.5 * (g.At(i, j) + g.At(j, i))
-			g.Set(i, j, v)
-			g.Set(j, i, v)
+	return p, nil
+}
+
+// blocks computes, once, the distance blocks of a pool made by
+// NewCrossPool: part[t][i], n_t×n_i row-major, for the pairs of sets in
+// cross (each pair once, the other way round mirrored).
+func (p *Pool) blocks() [][][]float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.part != nil {
+		return p.part
+	}
+	m := p.Len()
+	xs := p.frameRows()
+	sq := norms(xs)
+	part := make([][][]float64, m)
+	type pair struct{ t, i int }
+	var jobs []pair
+	for t := range m {
+		part[t] = make([][]float64, m)
+		for i := t; i < m; i++ {
+			if p.cross[t][i] {
+				jobs = append(jobs, pair{t, i})
+			}
 		}
 	}
-	p.d2 = g
-	return g
+	p.parallel(len(jobs), func(j int) {
+		t, i := jobs[j].t, jobs[j].i
+		lt, ht, li, hi := p.off[t], p.off[t+1], p.off[i], p.off[i+1]
+		nt, ni := ht-lt, hi-li
+		b := make([]float64, nt*ni)
+		sqDistBlock(b, ni, xs[lt:ht], xs[li:hi], sq[lt:ht], sq[li:hi], t == i)
+		part[t][i] = b
+		if t == i {
+			return
+		}
+		c := make([]float64, ni*nt)
+		for x := range nt {
+			for y := range ni {
+				c[y*nt+x] = b[x*ni+y]
+			}
+		}
+		part[i][t] = c
+	})
+	p.part = part
+	return part
+}
+
+// distFunc returns the squared distances of frame x, of set t, to the
+// frames of set i, for every pair (t, i) the pool holds: from SqDist, or
+// from the blocks of a pool made by NewCrossPool.
+type distFunc func(t, x, i int) []float64
+
+// dists computes the pool's frame distances if needed and returns their
+// accessor; for a pool made by NewCrossPool, need(t, i) says which pairs
+// of sets will be read, and an error says if one is not held.
+func (p *Pool) dists(need func(t, i int) bool) (distFunc, error) {
+	if p.cross == nil {
+		d2 := p.SqDist()
+		return func(t, x, i int) []float64 {
+			return d2.RawRowView(x)[p.off[i]:p.off[i+1]]
+		}, nil
+	}
+	m := p.Len()
+	for t := range m {
+		for i := range m {
+			if need(t, i) && !p.cross[t][i] {
+				return nil, fmt.Errorf("sets %d and %d: this pool holds the frame distances of other pairs of sets only (NewCrossPool)", t, i)
+			}
+		}
+	}
+	part := p.blocks()
+	return func(t, x, i int) []float64 {
+		ni := p.off[i+1] - p.off[i]
+		k := (x - p.off[t]) * ni
+		return part[t][i][k : k+ni]
+	}, nil
 }
 
 // neighbours returns, for every frame f, the sorted distances to the other
 // frames of its set: knn[f][k-1] is the distance to its k-th nearest
 // neighbour within the set (n_i−1 values).
 func (p *Pool) neighbours() [][]float64 {
-	d2 := p.SqDist()
+	dist, err := p.dists(func(t, i int) bool { return t == i })
+	if err != nil {
+		panic(err) // every pool holds the distances within its sets
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.knn != nil {
@@ -187,11 +281,11 @@ func (p *Pool) neighbours() [][]float64 {
 	for s := range p.Sets {
 		lo, hi := p.off[s], p.off[s+1]
 		for f := lo; f < hi; f++ {
-			row := d2.RawRowView(f)
+			row := dist(s, f, s)
 			ds := make([]float64, 0, hi-lo-1)
 			for g := lo; g < hi; g++ {
 				if g != f {
-					ds = append(ds, math.Sqrt(row[g]))
+					ds = append(ds, math.Sqrt(row[g-lo]))
 				}
 			}
 			sort.Float64s(ds)
