@@ -169,9 +169,8 @@ func generalisedEigen(a, b *mat.SymDense) (*mat.Dense, []float64, error) {
 	if err := linv.InverseTri(&l); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrKFDA, err)
 	}
-	var tmp, c mat.Dense
-	tmp.Mul(&linv, a)
-	c.Mul(&tmp, linv.T())
+	var c mat.Dense
+	c.Mul(lowerTimesSym(&linv, a), linv.T())
 	cs := mat.NewSymDense(m, nil)
 	for i := range m {
 		for j := i; j < m; j++ {
@@ -201,6 +200,55 @@ func generalisedEigen(a, b *mat.SymDense) (*mat.Dense, []float64, error) {
 	var out mat.Dense
 	out.Mul(linv.T(), sorted)
 	return &out, sv, nil
+}
+
+// lowerTimesSym returns L·A for a lower-triangular L and a symmetric A
+// (both m×m). Each entry is summed in the order of gonum's Mul for this
+// pair of types (a row of L against a column of A, first index first),
+// which has no BLAS path for it and calls At for every term: the same
+// numbers, without the m³ interface calls, four columns at a time.
+func lowerTimesSym(l *mat.TriDense, a *mat.SymDense) *mat.Dense {
+	m := a.SymmetricDim()
+	full := mat.NewDense(m, m, nil) // the rows of A, both triangles
+	for i := range m {
+		for j := i; j < m; j++ {
+			v := a.At(i, j)
+			full.Set(i, j, v)
+			full.Set(j, i, v)
+		}
+	}
+	out := mat.NewDense(m, m, nil)
+	lr := make([]float64, m)
+	for r := range m {
+		// Terms beyond the diagonal of L are 0·A and leave a sum as it is.
+		for i := 0; i <= r; i++ {
+			lr[i] = l.At(r, i)
+		}
+		row := lr[:r+1]
+		o := out.RawRowView(r)
+		c := 0
+		for ; c+4 <= m; c += 4 {
+			a0, a1 := full.RawRowView(c)[:r+1], full.RawRowView(c + 1)[:r+1]
+			a2, a3 := full.RawRowView(c + 2)[:r+1], full.RawRowView(c + 3)[:r+1]
+			var v0, v1, v2, v3 float64
+			for i, e := range row {
+				v0 += e * a0[i]
+				v1 += e * a1[i]
+				v2 += e * a2[i]
+				v3 += e * a3[i]
+			}
+			o[c], o[c+1], o[c+2], o[c+3] = v0, v1, v2, v3
+		}
+		for ; c < m; c++ {
+			ac := full.RawRowView(c)[:r+1]
+			var v float64
+			for i, e := range row {
+				v += e * ac[i]
+			}
+			o[c] = v
+		}
+	}
+	return out
 }
 
 // Transform maps t sets, given by their t×m kernel values against the

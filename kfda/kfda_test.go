@@ -307,3 +307,29 @@ func BenchmarkFit(b *testing.B) {
 		}
 	}
 }
+
+// TestLowerTimesSymEqualsMul checks lowerTimesSym against gonum's Mul of
+// the same types, which Fit used before, to the last bit.
+func TestLowerTimesSymEqualsMul(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, m := range []int{1, 3, 4, 7, 33} {
+		l := mat.NewTriDense(m, mat.Lower, nil)
+		a := mat.NewSymDense(m, nil)
+		for i := range m {
+			for j := 0; j <= i; j++ {
+				l.SetTri(i, j, rng.NormFloat64())
+				a.SetSym(i, j, rng.NormFloat64()*1e3)
+			}
+		}
+		var want mat.Dense
+		want.Mul(l, a)
+		got := lowerTimesSym(l, a)
+		for i := range m {
+			for j := range m {
+				if got.At(i, j) != want.At(i, j) {
+					t.Fatalf("m=%d: (%d, %d) = %v, Mul %v", m, i, j, got.At(i, j), want.At(i, j))
+				}
+			}
+		}
+	}
+}
