@@ -12,13 +12,25 @@ import (
 )
 
 // candidate is one kernel matrix over the whole pool (m×m) with a
-// description of the parameters that made it.
+// description of the parameters that made it. The matrix is either held
+// (k) or made when it is needed (make, for the many kernels of a
+// divergence kFDA's search: held at once, they would cost m² numbers
+// each for the whole search).
 type candidate struct {
 	k    *mat.SymDense
+	make func() *mat.SymDense
 	desc string
 	// fit describes the kernel (kfda-hg/hl/j on divergences, gda and cdl
 	// on the sets) so that the chosen one can be deployed.
 	fit *Fitted
+}
+
+// matrix returns the candidate's kernel matrix.
+func (c candidate) matrix() *mat.SymDense {
+	if c.k != nil {
+		return c.k
+	}
+	return c.make()
 }
 
 // dims returns the latent dimensions to try for c classes.
@@ -131,7 +143,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 		t.progress.count("kernels", len(cands))
 		t.Pool.parallel(len(cands), func(ci int) {
 			defer t.progress.inc()
-			c := cands[ci]
+			k := cands[ci].matrix()
 			scores[ci] = make([][]score, len(regs))
 			for ri, reg := range regs {
 				sc := make([]score, len(dims))
@@ -147,7 +159,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 							lab = append(lab, cvLabels[k])
 						}
 					}
-					pred, marg, err := kfdaPredict(c.k, tr, lab, te, t.Classes, reg, dims, truth)
+					pred, marg, err := kfdaPredict(k, tr, lab, te, t.Classes, reg, dims, truth)
 					if err != nil {
 						// An ill-posed configuration simply loses.
 						n = -1
@@ -197,8 +209,9 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	if best.acc >= 0 {
 		params += fmt.Sprintf(" cv=%.1f%%", 100*best.acc)
 	}
+	k := c.matrix()
 	if len(t.Test) > 0 {
-		pred, _, err := kfdaPredict(c.k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil)
+		pred, _, err := kfdaPredict(k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil)
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
 		}
@@ -208,7 +221,7 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	// model to deploy.
 	var fit *Fitted
 	if c.fit != nil {
-		f, err := FitKFDA(subSym(c.k, t.Train), t.Labels, t.Classes, reg, 0)
+		f, err := FitKFDA(subSym(k, t.Train), t.Labels, t.Classes, reg, 0)
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
 		}
@@ -279,12 +292,11 @@ func divCandidates(t *Task, g Grid, method string) ([]candidate, error) {
 		for _, s := range widths {
 			ss := strconv.FormatFloat(s, 'g', -1, 64)
 			if g.WidthScale != "median" {
-				cands = append(cands, candidate{divKernel(d, s, 1, kernel), fmt.Sprintf("bw=%v s=%s", b, ss), fit(s, 1, false)})
+				cands = append(cands, candidate{make: func() *mat.SymDense { return divKernel(d, s, 1, kernel) }, desc: fmt.Sprintf("bw=%v s=%s", b, ss), fit: fit(s, 1, false)})
 			}
 			if g.WidthScale == "median" || g.WidthScale == "both" {
 				if med > 0 {
-					cands = append(cands, candidate{divKernel(d, s, med, kernel), fmt.Sprintf("bw=%v s=%s/median", b, ss), fit(s, med, true)})
-
+					cands = append(cands, candidate{make: func() *mat.SymDense { return divKernel(d, s, med, kernel) }, desc: fmt.Sprintf("bw=%v s=%s/median", b, ss), fit: fit(s, med, true)})
 				}
 			}
 		}

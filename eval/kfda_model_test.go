@@ -279,15 +279,15 @@ func TestMixModelMatchesEval(t *testing.T) {
 	const reg, r = 1e-2, 2
 	for _, c := range cands {
 		t.Run(c.desc, func(t *testing.T) {
-			pred, _, err := kfdaPredict(c.k, train, trainLabels, test, classes, reg, []int{r}, nil)
+			pred, _, err := kfdaPredict(c.matrix(), train, trainLabels, test, classes, reg, []int{r}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := FitKFDA(subSym(c.k, train), trainLabels, classes, reg, 0)
+			f, err := FitKFDA(subSym(c.matrix(), train), trainLabels, classes, reg, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			z, err := f.Transform(sub(c.k, test, train))
+			z, err := f.Transform(sub(c.matrix(), test, train))
 			if err != nil {
 				t.Fatal(err)
 			}

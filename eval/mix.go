@@ -68,7 +68,7 @@ func mixCandidates(t *Task, g Grid) ([]candidate, error) {
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
 		_, c, _, _ := chooseKFDA(t, g, cands)
-		k := cands[c].k
+		k := cands[c].matrix()
 		var diag float64
 		for _, i := range t.Train {
 			diag += k.At(i, i)
