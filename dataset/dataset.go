@@ -34,6 +34,15 @@ type Dataset struct {
 	// Pooled is true for the ORL-style layout: each class is one set
 	// holding all its frames, from which a protocol draws sets.
 	Pooled bool
+	// Failed holds the sets that could not be read, with Options.KeepGoing
+	// (sorted like Sets; Frames nil), and why.
+	Failed []FailedSet
+}
+
+// FailedSet is a set Load could not read, with Options.KeepGoing.
+type FailedSet struct {
+	Set
+	Err error
 }
 
 // Labels returns, for each set, the index of its class in d.Classes.
@@ -100,6 +109,12 @@ type Options struct {
 	Images ImageSetReader
 	// Workers is the number of files decoded at once; 0 means GOMAXPROCS.
 	Workers int
+	// KeepGoing leaves a set that cannot be read (a file that does not
+	// decode, holds non-finite values or passes a limit) out of Sets and
+	// records it in Dataset.Failed, instead of failing the whole load; the
+	// other sets are read. For testing a model on sets one by one, where
+	// one bad set should not hide the others; training refuses bad data.
+	KeepGoing bool
 }
 
 // ErrLayout marks a directory tree that does not follow a data set layout.
@@ -229,12 +244,20 @@ func Load(dir string, opt Options) (*Dataset, error) {
 			return nil, fmt.Errorf("set %s holds images: choose a feature extractor, e.g. --features intensity:20x20", p.set.Path)
 		}
 	}
-	if err := loadAll(plans, opt); err != nil {
+	failed, err := loadAll(plans, opt)
+	if err != nil {
 		return nil, err
 	}
 	d := &Dataset{Root: dir, Classes: classNames, Pooled: pooled != ""}
-	for _, p := range plans {
+	for i, p := range plans {
+		if failed[i] != nil {
+			d.Failed = append(d.Failed, FailedSet{p.set, failed[i]})
+			continue
+		}
 		d.Sets = append(d.Sets, p.set)
+	}
+	if opt.KeepGoing {
+		return d, nil // the caller checks each set's width against its own
 	}
 	if err := checkDims(d.Sets); err != nil {
 		return nil, err
@@ -346,7 +369,7 @@ func perSet(p *plan, opt Options) bool { return p.images && opt.Images != nil }
 // assembles each set's frame matrix. On failure it returns the error of the
 // first failing file in set order, so the message does not depend on
 // scheduling.
-func loadAll(plans []plan, opt Options) error {
+func loadAll(plans []plan, opt Options) ([]error, error) {
 	var jobs []job
 	rows := make([][][]float64, len(plans)) // plan → file → row-major values
 	dims := make([][]int, len(plans))       // plan → file → columns
@@ -364,11 +387,11 @@ func loadAll(plans []plan, opt Options) error {
 	}
 	errs := make([]error, len(jobs))
 	// failed is the lowest index of a failing job so far; jobs after it
-	// are not started.
+	// are not started (unless opt.KeepGoing).
 	var failed atomic.Int64
 	failed.Store(int64(len(jobs)))
 	par.For(len(jobs), opt.Workers, func(_, k int) {
-		if int64(k) > failed.Load() {
+		if !opt.KeepGoing && int64(k) > failed.Load() {
 			return
 		}
 		jb := jobs[k]
@@ -397,28 +420,44 @@ func loadAll(plans []plan, opt Options) error {
 		rows[jb.plan][jb.file] = vals
 		dims[jb.plan][jb.file] = cols
 	})
-	for _, err := range errs {
-		if err != nil {
-			return err
+	bad := make([]error, len(plans)) // per plan, with opt.KeepGoing
+	for k, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !opt.KeepGoing {
+			return nil, err
+		}
+		if p := jobs[k].plan; bad[p] == nil {
+			bad[p] = err
 		}
 	}
 	lim := opt.Limits.Resolved()
 	for i := range plans {
-		if sets[i] != nil {
-			if err := checkLimits(&plans[i], sets[i], lim); err != nil {
-				return err
-			}
-			plans[i].set.Frames = sets[i]
+		if bad[i] != nil {
+			rows[i] = nil
 			continue
 		}
-		m, err := assemble(&plans[i], rows[i], dims[i], lim)
-		if err != nil {
-			return err
+		var err error
+		if sets[i] != nil {
+			if err = checkLimits(&plans[i], sets[i], lim); err == nil {
+				plans[i].set.Frames = sets[i]
+			}
+		} else {
+			var m *mat.Dense
+			if m, err = assemble(&plans[i], rows[i], dims[i], lim); err == nil {
+				plans[i].set.Frames = m
+			}
+			rows[i] = nil
 		}
-		plans[i].set.Frames = m
-		rows[i] = nil
+		if err != nil {
+			if !opt.KeepGoing {
+				return nil, err
+			}
+			bad[i] = err
+		}
 	}
-	return nil
+	return bad, nil
 }
 
 // decode reads one file: a feature file (rows×cols) or an image (one row).

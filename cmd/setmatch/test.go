@@ -34,7 +34,7 @@ type testSummary struct {
 	KnownRejected   int                  `json:"known_rejected"`
 	UnknownAccepted int                  `json:"unknown_accepted"`
 	Misclassified   int                  `json:"misclassified"` // known sets accepted with another label
-	Failed          int                  `json:"failed"`        // sets the matcher could not decide
+	Failed          int                  `json:"failed"`        // sets that could not be read or decided (wrong), each with its error in per_set
 	MsPerSet        float64              `json:"ms_per_set"`
 	PerClass        map[string]testClass `json:"per_class"`
 	PerSet          []testSet            `json:"per_set"`
@@ -133,7 +133,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 // recorded feature pipeline, feature files as they are; it refuses images
 // for a model without a pipeline and feature files of the wrong width.
 func testLoad(dir, modelPath string, m *model.Model, workers int, maxBytes int64) (*dataset.Dataset, error) {
-	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: workers}
+	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: workers, KeepGoing: true}
 	opt.Limits.MaxBytes = maxBytes
 	var images atomic.Int64
 	noPipeline := fmt.Errorf("the data in %s are images but model %s records no feature pipeline (it was trained on feature files): give the sets as feature files (setmatch features), or train the model on the images with --features SPEC", dir, modelPath)
@@ -154,18 +154,41 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, maxBytes int64
 		return nil, err
 	}
 	if len(ds.Sets) == 0 {
+		if len(ds.Failed) > 0 {
+			f := ds.Failed[0]
+			return nil, fmt.Errorf("no set of %s could be read (%d failed); the first, %s/%s: %w", dir, len(ds.Failed), f.Class, f.Name, f.Err)
+		}
 		return nil, fmt.Errorf("%s holds no sets", dir)
 	}
-	if D := ds.Dim(); D != m.InputDim() {
+	// Sets of another width than the model's: the whole folder when none
+	// fits (the wrong features), else those sets fail one by one.
+	fit := ds.Sets[:0:0]
+	var wrong []dataset.Set
+	for _, set := range ds.Sets {
+		if _, D := set.Frames.Dims(); D == m.InputDim() {
+			fit = append(fit, set)
+		} else {
+			wrong = append(wrong, set)
+		}
+	}
+	if len(fit) == 0 {
+		D := ds.Dim()
 		if images.Load() == 0 && m.Features != nil {
 			return nil, fmt.Errorf("the sets of %s are feature files of %d features per frame, model %s takes %d, made from images by its pipeline %s: give the image folders instead", dir, D, modelPath, m.InputDim(), m.Features.Name())
 		}
 		return nil, fmt.Errorf("the sets of %s have %d features per frame, model %s expects %d (were they made with the same feature extractor as the model?)", dir, D, modelPath, m.InputDim())
 	}
+	for _, set := range wrong {
+		_, D := set.Frames.Dims()
+		set.Frames = nil
+		ds.Failed = append(ds.Failed, dataset.FailedSet{Set: set, Err: fmt.Errorf("%s has %d features per frame, model %s expects %d", set.Path, D, modelPath, m.InputDim())})
+	}
+	ds.Sets = fit
 	return ds, nil
 }
 
-// testSets decides every set with the matcher and scores the decisions.
+// testSets decides every set with the matcher and scores the decisions;
+// the sets that could not be read (ds.Failed) count as failed.
 func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSummary, error) {
 	m := mt.Model()
 	known := map[string]bool{}
@@ -173,11 +196,28 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		known[c] = true
 	}
 	s := &testSummary{Method: m.MethodName(), Threshold: formatThreshold(mt.Threshold()), PerClass: map[string]testClass{}}
-	var spent time.Duration
+	items := make([]dataset.FailedSet, 0, len(ds.Sets)+len(ds.Failed))
 	for _, set := range ds.Sets {
-		start := time.Now()
-		res, err := mt.Match(set.Frames)
-		spent += time.Since(start)
+		items = append(items, dataset.FailedSet{Set: set})
+	}
+	items = append(items, ds.Failed...)
+	slices.SortStableFunc(items, func(a, b dataset.FailedSet) int {
+		if c := strings.Compare(a.Class, b.Class); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	var spent time.Duration
+	matched := 0
+	for _, it := range items {
+		set, err := it.Set, it.Err
+		var res model.Result
+		if err == nil {
+			start := time.Now()
+			res, err = mt.Match(set.Frames)
+			spent += time.Since(start)
+			matched++
+		}
 		pred := testUnknown
 		one := testSet{Class: set.Class, Set: set.Name}
 		switch {
@@ -230,7 +270,7 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		s.PerClass[c] = row
 	}
 	s.Accuracy = 100 * float64(s.Correct) / float64(s.Sets)
-	s.MsPerSet = spent.Seconds() * 1000 / float64(s.Sets)
+	s.MsPerSet = spent.Seconds() * 1000 / float64(max(matched, 1))
 	return s, nil
 }
 
@@ -247,7 +287,7 @@ func testPrint(w io.Writer, s *testSummary) error {
 	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)
 	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)
 	if s.Failed > 0 {
-		fmt.Fprintf(w, "failed: %d sets could not be decided (see above)\n", s.Failed)
+		fmt.Fprintf(w, "failed: %d sets could not be read or decided, counted as wrong (see above)\n", s.Failed)
 	}
 	fmt.Fprintf(w, "%.3g ms per set\n\n", s.MsPerSet)
 	classes := make([]string, 0, len(s.PerClass))

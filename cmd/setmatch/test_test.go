@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -245,3 +246,65 @@ func TestTestCommandErrors(t *testing.T) {
 }
 
 var inf = math.Inf(1)
+
+// TestTestCommandBadSets checks that a set that cannot be read (a
+// non-finite value) or that has another width than the model's is
+// reported with its error, counted as failed and wrong, and that every
+// other set is still tested as without it.
+func TestTestCommandBadSets(t *testing.T) {
+	train, probe := testSplit(t)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--method", "nn-h", "--data", train, "--out", mpath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	good := testJSON(t, "--model", mpath, "--data", probe)
+	ds, err := dataset.Load(probe, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	class := ds.Sets[0].Class
+	for name, text := range map[string]string{"nan.csv": "1,2,3,4,5,6,7,8\n1,2,nan,4,5,6,7,8\n", "narrow.csv": "1,2,3\n4,5,6\n"} {
+		if err := os.WriteFile(filepath.Join(probe, class, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := run("test", "--json", "--model", mpath, "--data", probe)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var s testSummary
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if s.Sets != good.Sets+2 || s.Failed != 2 || s.Correct != good.Correct {
+		t.Errorf("with two bad sets: %d sets, %d failed, %d correct; without them %d sets, %d correct", s.Sets, s.Failed, s.Correct, good.Sets, good.Correct)
+	}
+	if want := 100 * float64(good.Correct) / float64(good.Sets+2); math.Abs(s.Accuracy-want) > 1e-9 {
+		t.Errorf("accuracy %v, want %v (the bad sets count as wrong)", s.Accuracy, want)
+	}
+	errs := map[string]string{}
+	for _, one := range s.PerSet {
+		if one.Decided == "failed" {
+			errs[one.Set] = one.Error
+		}
+	}
+	if !strings.Contains(errs["nan"], "must be finite") || !strings.Contains(errs["narrow"], "3 features per frame") || !strings.Contains(errs["narrow"], "expects 8") {
+		t.Errorf("errors of the bad sets: %q", errs)
+	}
+	for _, want := range []string{"nan", "narrow"} {
+		if !strings.Contains(stderr, class+"/"+want) {
+			t.Errorf("stderr does not name %s/%s:\n%s", class, want, stderr)
+		}
+	}
+	// Nothing readable at all is an error, not an empty report.
+	empty := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(empty, class), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(empty, class, "nan.csv"), []byte("nan,1\n2,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run("test", "--model", mpath, "--data", empty); code != 1 || !strings.Contains(stderr, "no set of") {
+		t.Errorf("a folder of unreadable sets: exit %d\n%s", code, stderr)
+	}
+}
