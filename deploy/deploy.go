@@ -271,6 +271,9 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 	to.Dim = opt.Dim
 	t0 := time.Now()
 	tr, err := learn.Train(sets, ids, to)
+	if se := (*learn.SetError)(nil); errors.As(err, &se) && se.Set >= 0 && se.Set < len(names) {
+		return nil, fmt.Errorf("set %s/%s: %w", labels[se.Set], names[se.Set], se.Err)
+	}
 	if err != nil {
 		return nil, err
 	}

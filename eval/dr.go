@@ -111,6 +111,17 @@ func SmallestClass(labels []int) int {
 	return m
 }
 
+// maxSize returns the number of items of the largest class.
+func maxSize(labels []int) int {
+	count := map[int]int{}
+	m := 0
+	for _, l := range labels {
+		count[l]++
+		m = max(m, count[l])
+	}
+	return m
+}
+
 func drFolds(g Grid) int {
 	if g.DRFolds >= 2 {
 		return g.DRFolds
@@ -258,6 +269,9 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 		// One set per class left to learn from (two per class in all):
 		// the affinity's within-class pairs come from each set's halves.
 		learnSets, learnLab = halves(trSets, trLab)
+		if maxSize(learnLab) < 2 {
+			return nil, errors.New("every class has one set to learn W from here, and its sets have fewer than 4 frames, too few to halve for the within-class pairs of the affinity: give sets of at least 4 frames, or more sets per class")
+		}
 	}
 	w, mean, err := g.Learn(learnSets, learnLab, m, p, seed)
 	if err != nil {

@@ -165,3 +165,27 @@ func TestDRCandidates(t *testing.T) {
 		t.Errorf("empty grid: %v, want d = 10 with the learner's default rule", got)
 	}
 }
+
+// TestDRFoldShortSets checks the reason a fold gives when every class has
+// one set to learn W from and the sets are too short to halve: it names
+// the sets' length, not a lack of sets, and the learner is not called.
+func TestDRFoldShortSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	var sets []*mat.Dense
+	var labels, fold []int
+	for c := range 3 {
+		for k := range 2 {
+			sets = append(sets, randSet(rng, 3, 4, float64(c), 1))
+			labels, fold = append(labels, c), append(fold, k)
+		}
+	}
+	l := &coordLearner{}
+	g := Grid{Learn: l.learn}
+	_, err := drFold(sets, labels, fold, 0, LearnParams{Dim: 2}, g, []Bandwidth{{Mode: Global, Scale: 1}}, match.Hellinger, 1, 1)
+	if err == nil || !strings.Contains(err.Error(), "fewer than 4 frames") {
+		t.Errorf("sets of 3 frames, one per class: %v", err)
+	}
+	if len(l.calls) != 0 {
+		t.Errorf("the learner was called %d times", len(l.calls))
+	}
+}

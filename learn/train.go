@@ -188,6 +188,17 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	return res, nil
 }
 
+// SetError is an error of one training set, by its index in the sets
+// given to Train, so that a caller can name it.
+type SetError struct {
+	Set int
+	Err error
+}
+
+func (e *SetError) Error() string { return fmt.Sprintf("training set %d: %v", e.Set, e.Err) }
+
+func (e *SetError) Unwrap() error { return e.Err }
+
 // projectAndBandwidths returns each centred set projected by w (n_i×d) and
 // its bandwidth by rule.
 func projectAndBandwidths(centred []*mat.Dense, w *mat.Dense, rule match.BandwidthRule) ([]float64, []*mat.Dense, error) {
@@ -198,7 +209,7 @@ func projectAndBandwidths(centred []*mat.Dense, w *mat.Dense, rule match.Bandwid
 		y[i].Mul(c, w)
 		v, err := rule.Bandwidth(y[i])
 		if err != nil {
-			return nil, nil, fmt.Errorf("bandwidth of training set %d: %w", i, err)
+			return nil, nil, &SetError{Set: i, Err: fmt.Errorf("bandwidth: %w", err)}
 		}
 		h[i] = v
 	}

@@ -281,6 +281,11 @@ func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
 	if len(ds.Sets) < 2 {
 		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", a.data, len(ds.Sets))
 	}
+	for _, s := range ds.Sets {
+		if n, _ := s.Frames.Dims(); n < 2 {
+			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
+		}
+	}
 	if D := ds.Dim(); a.dim > D {
 		return usagef("--dim %d is larger than the %d features per frame of %s", a.dim, D, a.data)
 	}

@@ -335,3 +335,33 @@ func TestTrainThresholdAccept(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainNamesBadSets checks that a set train cannot use is named by
+// its file, not by its position: a set of one frame, and with --method
+// learned a set whose frames are all the same (no nn bandwidth).
+func TestTrainNamesBadSets(t *testing.T) {
+	d, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 2, Sets: 3, Frames: 6, Dim: 4, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := d.Sets[4].Frames
+	for r := 1; r < 6; r++ {
+		same.SetRow(r, same.RawRowView(0))
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := dataset.Write(dir, d); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "m.smm")
+	code, _, stderr := trainRun("train", "--data", dir, "--method", "learned", "--dim", "2", "--max-iter", "2", "--out", out)
+	if want := "set " + d.Sets[4].Class + "/" + d.Sets[4].Name + ": bandwidth"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("a set of identical frames: exit %d, want 1 with %q:\n%s", code, want, stderr)
+	}
+	one := filepath.Join(dir, d.Sets[1].Class, "one.csv")
+	if err := os.WriteFile(one, []byte("1,2,3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := trainRun("train", "--data", dir, "--out", out); code != 1 || !strings.Contains(stderr, one+" has 1 frame") {
+		t.Errorf("a set of one frame: exit %d, want 1 naming %s:\n%s", code, one, stderr)
+	}
+}
