@@ -43,6 +43,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	labels := t.Labels
 	cands := drCandidates(g, t.Pool.Dim())
 	chosen, cvNote := cands[0], ""
+	cv := -1.0 // held out, when there was a choice to cross-validate
 	t.progress.count("projections", 1)
 	// The affinity of a fold's training sets needs within-class pairs: with
 	// two sets per class, a fold's training part has one set per
@@ -57,7 +58,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		if err != nil {
 			return Prediction{}, err
 		}
-		chosen, cvNote = cands[i], fmt.Sprintf(" drcv=%.1f%%", 100*s.acc)
+		chosen, cvNote, cv = cands[i], fmt.Sprintf(" drcv=%.1f%%", 100*s.acc), s.acc
 		// The KDE bandwidth in the learned space comes from the same
 		// held-out scores: chosen again on the training sets that W was
 		// learned from, it comes out too narrow (they fit W, not new sets).
@@ -92,6 +93,10 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	_, d := w.Dims()
 	pred.Params = fmt.Sprintf("d=%d%s%s %s", d, ruleNote(g, chosen), cvNote, pred.Params)
 	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.Learn = NNHDR, w, mean, chosen
+	// The method's accuracy is the held-out score of its choice, W learned
+	// without the sets it classified. runNN's own score was taken on the
+	// sets W was learned from, which it separates better than new ones.
+	pred.Fit.CV = cv
 	if m == match.Jeffrey {
 		pred.Fit.Method = NNJDR
 	}

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -187,5 +189,48 @@ func TestDRFoldShortSets(t *testing.T) {
 	}
 	if len(l.calls) != 0 {
 		t.Errorf("the learner was called %d times", len(l.calls))
+	}
+}
+
+// TestDRFitReportsHeldOutScore checks that a fitted -dr method reports
+// the held-out score of its own choice (W learned without the sets it
+// classified), not a score on the sets W was learned from.
+func TestDRFitReportsHeldOutScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(55, 56))
+	// Classes that overlap: the held-out score is neither 0 nor 100%.
+	data := &Data{Classes: []string{"a", "b", "c"}}
+	for c := range 3 {
+		for range 6 {
+			data.Sets = append(data.Sets, randSet(rng, 8, 4, 0.4*float64(c), 1))
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	pool := mustPool(t, data.Sets)
+	l := &coordLearner{}
+	g := smallGrid()
+	g.Learn = l.learn
+	g.DRDims = []int{6, 1, 3}
+	g.DRRules = []match.BandwidthRule{{Kind: match.NearestNeighbour}}
+	g.DRScales, g.DRGuard = nil, false
+	g.DRFolds, g.DRIter, g.DRFoldIter = 3, 5, 3
+	train := make([]int, len(data.Sets))
+	for i := range train {
+		train[i] = i
+	}
+	task := &Task{Pool: pool, Train: train, Labels: data.Labels, Classes: 3, Seed: 7}
+	pred, err := run(NNHDR, task, g) // no test sets: fitted for a model
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(pred.Params, "drcv=")
+	if i < 0 {
+		t.Fatalf("no held-out score in %q", pred.Params)
+	}
+	var pct float64
+	if _, err := fmt.Sscanf(pred.Params[i:], "drcv=%f%%", &pct); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(100*pred.Fit.CV-pct) > 0.05 {
+		t.Errorf("fitted CV %.4f, the held-out score of the choice %.1f%% (%s)", pred.Fit.CV, pct, pred.Params)
 	}
 }
