@@ -5,7 +5,8 @@
 // into a model.Model and calibrates the model's open-set threshold.
 //
 // Shapes: each training set is n_i×D (rows are frames); a deployed model
-// projects by a D×d W (the identity for the methods in the full space).
+// projects by a D×d W (the identity for the methods in the full space,
+// which the model holds as such).
 package deploy
 
 import (
@@ -203,20 +204,20 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
 	w, mean := fit.W, fit.Mean
 	_, dim := sets[0].Dims()
-	if w == nil {
-		w = identity(dim)
-	}
 	switch {
 	case rawFrames(fit):
 		mean = make([]float64, dim)
 	case mean == nil:
 		mean = frameMean(sets)
 	}
-	proj, err := eval.ProjectSets(sets, w, mean)
-	if err != nil {
+	var proj []*mat.Dense
+	var err error
+	if w == nil {
+		proj = centre(sets, mean) // the identity: what the matcher does to a batch
+	} else if proj, err = eval.ProjectSets(sets, w, mean); err != nil {
 		return nil, nil, err
 	}
-	m := &model.Model{Divergence: fit.Divergence, QueryBandwidth: fit.Query, W: w, Mean: mean, Threshold: math.Inf(1)}
+	m := &model.Model{Divergence: fit.Divergence, QueryBandwidth: fit.Query, W: w, Identity: w == nil, Mean: mean, Threshold: math.Inf(1)}
 	for i, y := range proj {
 		m.Sets = append(m.Sets, model.Set{Label: labels[i], Name: names[i], Samples: y, Bandwidth: fit.H[i]})
 	}
@@ -232,12 +233,21 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 	return m, div, nil
 }
 
-func identity(n int) *mat.Dense {
-	w := mat.NewDense(n, n, nil)
-	for i := range n {
-		w.Set(i, i, 1)
+// centre returns every set with mean subtracted from its frames.
+func centre(sets []*mat.Dense, mean []float64) []*mat.Dense {
+	out := make([]*mat.Dense, len(sets))
+	for i, x := range sets {
+		n, d := x.Dims()
+		c := mat.NewDense(n, d, nil)
+		for r := range n {
+			row := c.RawRowView(r)
+			for j, v := range x.RawRowView(r) {
+				row[j] = v - mean[j]
+			}
+		}
+		out[i] = c
 	}
-	return w
+	return out
 }
 
 // frameMean returns the mean frame of all sets.

@@ -1,25 +1,28 @@
 package model
 
-// The model file (format 4), all integers little-endian:
+// The model file (format 5), all integers little-endian:
 //
 //	offset       size  field
 //	0            8     magic "SETMATCH"
-//	8            4     format version, uint32 (4)
+//	8            4     format version, uint32 (5)
 //	12           8     header length H, uint64
 //	20           H     header: UTF-8 JSON object (fileHeader)
-//	20+H         8·F   float64 arrays, IEEE 754 bits: W (D×d, row-major),
+//	20+H         8·F   float64 arrays, IEEE 754 bits: W (D×d, row-major;
+//	                   absent when the header's projection is "identity"),
 //	                   Mean (D), the samples of each gallery set in order
 //	                   (n_i×d, row-major), and with a kFDA solution (m
 //	                   gallery sets, r latent dimensions) its column means
 //	                   (m), eigenvalues (r), coefficients (m×r) and the
 //	                   gallery's latent coordinates (m×r);
-//	                   F = D·d + D + Σ n_i·d [+ m + r + 2·m·r]
+//	                   F = [D·d +] D + Σ n_i·d [+ m + r + 2·m·r]
 //	20+H+8F      P     the fitted feature pipeline (features.Fitted's
 //	                   binary encoding), P = header's features_bytes (0:
 //	                   none)
 //	20+H+8F+P    4     CRC-32C (Castagnoli) of every byte before it
 //
-// The file ends right after the checksum. Format 3 is format 4 without
+// The file ends right after the checksum. Format 4 is format 5 without
+// the identity projection (W always stored; an identity W is read as
+// one). Format 3 is format 4 without
 // the sums of kernels (kfda kernel sum, with its terms). Format 2 is
 // format 3 without the set kernels (kfda kernel gda or cdl, with its p or
 // lambda). Format 1
@@ -56,7 +59,7 @@ const Magic = "SETMATCH"
 
 // FormatVersion is the format version this package writes and the newest
 // it reads.
-const FormatVersion = 4
+const FormatVersion = 5
 
 // MaxFileBytes is the largest model file ReadFile and Decode accept.
 const MaxFileBytes = 1 << 30
@@ -103,7 +106,14 @@ type fileHeader struct {
 	KFDA          *fileKFDA      `json:"kfda,omitempty"`
 	FeaturesBytes int            `json:"features_bytes,omitempty"`
 	FeaturesSpec  string         `json:"features,omitempty"` // informational: the pipeline's spec
+
+	// Format 5: "identity" when W is the D×D identity and not stored.
+	Projection string `json:"projection,omitempty"`
 }
+
+// projectionIdentity is the header's projection of a model whose W is the
+// identity (Model.Identity).
+const projectionIdentity = "identity"
 
 type fileSelection struct {
 	Method     string            `json:"method"`
@@ -241,6 +251,11 @@ func encode(w io.Writer, m *Model) error {
 		FinalCost:      jsonFloat(m.Meta.FinalCost),
 		Iterations:     m.Meta.Iterations,
 	}
+	// An identity W is stored as one, without its D² numbers.
+	identity := m.Identity || IsIdentity(m.W)
+	if identity {
+		h.Projection = projectionIdentity
+	}
 	for i, s := range m.Sets {
 		n := 0
 		if s.Samples != nil {
@@ -299,7 +314,9 @@ func encode(w io.Writer, m *Model) error {
 			}
 		}
 	}
-	putMatrix(m.W)
+	if !identity {
+		putMatrix(m.W)
+	}
 	for _, v := range m.Mean {
 		binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
 		bw.Write(buf[:])
@@ -481,6 +498,12 @@ func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 		}
 		h.KFDA.P, h.KFDA.Lambda = 0, 0
 	}
+	if v < 5 {
+		h.Projection = ""
+	}
+	if h.Projection != "" && h.Projection != projectionIdentity {
+		return nil, fmt.Errorf("%w: projection %q (want %q or none)", ErrMalformed, h.Projection, projectionIdentity)
+	}
 	if v < 4 && h.KFDA != nil {
 		if h.KFDA.Kernel == KernelSum {
 			return nil, fmt.Errorf("%w: kfda kernel %q in a file of format %d (sums of kernels came with format 4)", ErrMalformed, h.KFDA.Kernel, v)
@@ -504,10 +527,16 @@ func (h *fileHeader) floatCount(avail int) (int, error) {
 	tooMany := func(what string) error {
 		return fmt.Errorf("%w: the header's shapes need more numbers than the %d bytes of data hold (at %s)", ErrMalformed, avail, what)
 	}
+	if h.Projection == projectionIdentity && h.Dim != h.InputDim {
+		return 0, fmt.Errorf("%w: identity projection from %d to %d dimensions", ErrMalformed, h.InputDim, h.Dim)
+	}
 	if h.InputDim > limit/h.Dim {
 		return 0, tooMany(fmt.Sprintf("W (%d×%d)", h.InputDim, h.Dim))
 	}
 	total := h.InputDim*h.Dim + h.InputDim
+	if h.Projection == projectionIdentity {
+		total = h.InputDim // the mean only
+	}
 	if total > limit {
 		return 0, tooMany("W and the mean")
 	}
@@ -574,8 +603,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 	m := &Model{
 		Divergence:     div,
 		QueryBandwidth: rule,
-		W:              mat.NewDense(h.InputDim, h.Dim, next("W", h.InputDim, h.Dim)),
-		Mean:           next("mean", 1, h.InputDim),
+		Identity:       h.Projection == projectionIdentity,
 		Sets:           make([]Set, len(h.Sets)),
 		Threshold:      float64(h.Threshold),
 		Meta: Meta{
@@ -587,6 +615,15 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 			Iterations: h.Iterations,
 		},
 	}
+	if !m.Identity {
+		m.W = mat.NewDense(h.InputDim, h.Dim, next("W", h.InputDim, h.Dim))
+		// A stored identity (full-space models before format 5) is held
+		// as one: the same numbers, without the D×D product per batch.
+		if IsIdentity(m.W) {
+			m.W, m.Identity = nil, true
+		}
+	}
+	m.Mean = next("mean", 1, h.InputDim)
 	for i, s := range h.Sets {
 		x := next(fmt.Sprintf("gallery set %d (%q) samples", i, s.Label), s.Frames, h.Dim)
 		m.Sets[i] = Set{Label: s.Label, Name: s.Name, Samples: mat.NewDense(s.Frames, h.Dim, x), Bandwidth: float64(s.Bandwidth)}

@@ -69,7 +69,9 @@ func mfEqual(a, b *Model) string {
 		return "divergence"
 	case a.QueryBandwidth != b.QueryBandwidth:
 		return "query bandwidth"
-	case !mfSameBits(a.W, b.W):
+	case (a.Identity || IsIdentity(a.W)) != (b.Identity || IsIdentity(b.W)):
+		return "identity projection"
+	case !a.Identity && !b.Identity && !IsIdentity(a.W) && !mfSameBits(a.W, b.W):
 		return "W"
 	case math.Float64bits(a.Threshold) != math.Float64bits(b.Threshold):
 		return "threshold"

@@ -60,12 +60,14 @@ func goldenPaths(v uint32) (model, results string) {
 // goldenModel returns the model of the current format version's golden
 // file: a small deterministic kFDA model on the sum of three kernels (hg,
 // width relative to the median; gda, p = 2; cdl, λ = 0.05: format 4;
-// format 3's file holds CDL's kernel alone, format 2's hg alone) with a
-// recorded feature pipeline (intensity:4x4+pca:6), a selection table and
-// an open-set threshold.
+// format 3's file holds CDL's kernel alone, format 2's hg alone) in the
+// full space, its projection the identity (format 5; format 4's file
+// has a 6×3 W), with a recorded feature pipeline (intensity:4x4+pca:6), a
+// selection table and an open-set threshold.
 func goldenModel(t testing.TB) *Model {
-	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4, 6})
-	m.Threshold = 1.36 // a distance the kernel induces (KFDA.OpenSet)
+	m := mfModel(101, 6, 6, []int{5, 4, 6, 5, 4, 6})
+	m.W, m.Identity = nil, true
+	m.Threshold = 1.65 // a distance the kernel induces (KFDA.OpenSet): the batch near b is known, the others not
 	terms := []Term{
 		{Kernel: KernelHG, Width: 1, Scale: 1, WidthScale: "median"},
 		{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 2},

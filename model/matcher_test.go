@@ -18,7 +18,11 @@ func mfBatch(rng *rand.Rand, m *Model, n int, shift float64) *mat.Dense {
 	bigD, d := m.InputDim(), m.Dim()
 	y := mfRandom(rng, n, d, shift) // wanted projection
 	x := mat.NewDense(n, bigD, nil)
-	x.Mul(y, m.W.T()) // W y lies in the span of W; W ᵀ W y = y
+	if m.Identity {
+		x.Copy(y)
+	} else {
+		x.Mul(y, m.W.T()) // W y lies in the span of W; W ᵀ W y = y
+	}
 	for i := range n {
 		row := x.RawRowView(i)
 		for j := range row {

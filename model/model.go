@@ -38,8 +38,14 @@ type Model struct {
 	// QueryBandwidth is how an incoming batch's bandwidth is chosen, applied
 	// to the batch after projection.
 	QueryBandwidth match.BandwidthRule
-	// W is the D×d projection, with orthonormal columns.
+	// W is the D×d projection, with orthonormal columns; nil when
+	// Identity.
 	W *mat.Dense
+	// Identity says that the projection is the D×D identity (the methods
+	// in the full space): a batch is only centred, and W is not held (nor
+	// stored in the file, format 5), which spares D² numbers and a D×D
+	// product per batch. D is then len(Mean).
+	Identity bool
 	// Mean is subtracted from every frame (len D) before projection.
 	Mean []float64
 	// Sets is the gallery, already projected.
@@ -85,6 +91,9 @@ var ErrInvalidModel = errors.New("invalid model")
 
 // InputDim returns D, the number of features a batch must have.
 func (m *Model) InputDim() int {
+	if m.Identity {
+		return len(m.Mean)
+	}
 	if m.W == nil {
 		return 0
 	}
@@ -94,6 +103,9 @@ func (m *Model) InputDim() int {
 
 // Dim returns d, the projected dimension.
 func (m *Model) Dim() int {
+	if m.Identity {
+		return len(m.Mean)
+	}
 	if m.W == nil {
 		return 0
 	}
@@ -119,10 +131,32 @@ func (m *Model) Classes() []string {
 // OrthonormalityError returns the largest absolute entry of WᵀW − I
 // (0 for an exactly orthonormal W, NaN if W is missing or not finite).
 func (m *Model) OrthonormalityError() float64 {
+	if m.Identity {
+		return 0
+	}
 	if m.W == nil || m.W.IsEmpty() {
 		return math.NaN()
 	}
 	return orthoError(m.W)
+}
+
+// IsIdentity reports whether w is exactly the n×n identity.
+func IsIdentity(w *mat.Dense) bool {
+	if w == nil || w.IsEmpty() {
+		return false
+	}
+	r, c := w.Dims()
+	if r != c {
+		return false
+	}
+	for i := range r {
+		for j, v := range w.RawRowView(i) {
+			if (i == j && v != 1) || (i != j && v != 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // orthoError returns max |WᵀW − I| for the D×d matrix w. It costs one d×d
@@ -171,21 +205,29 @@ func (m *Model) validate() error {
 	if err := validRule(m.QueryBandwidth); err != nil {
 		return fmt.Errorf("query bandwidth: %w", err)
 	}
-	if m.W == nil || m.W.IsEmpty() {
+	bigD, d := len(m.Mean), len(m.Mean)
+	switch {
+	case m.Identity && m.W != nil:
+		return errors.New("projection: both the identity and a matrix W")
+	case m.Identity && bigD == 0:
+		return errors.New("identity projection with an empty mean: the number of features D is unknown")
+	case m.Identity:
+	case m.W == nil || m.W.IsEmpty():
 		return errors.New("projection W is missing")
-	}
-	bigD, d := m.W.Dims()
-	if d > bigD {
-		return fmt.Errorf("projection W is %d×%d: it must not have more columns than rows", bigD, d)
-	}
-	if err := finiteMatrix("W", m.W); err != nil {
-		return err
-	}
-	if e := orthoError(m.W); !(e <= OrthonormalTol) {
-		return fmt.Errorf("projection W (%d×%d) does not have orthonormal columns: max |WᵀW − I| = %.3g, tolerance %g", bigD, d, e, OrthonormalTol)
-	}
-	if len(m.Mean) != bigD {
-		return fmt.Errorf("mean has %d entries, W has %d rows", len(m.Mean), bigD)
+	default:
+		bigD, d = m.W.Dims()
+		if d > bigD {
+			return fmt.Errorf("projection W is %d×%d: it must not have more columns than rows", bigD, d)
+		}
+		if err := finiteMatrix("W", m.W); err != nil {
+			return err
+		}
+		if e := orthoError(m.W); !(e <= OrthonormalTol) {
+			return fmt.Errorf("projection W (%d×%d) does not have orthonormal columns: max |WᵀW − I| = %.3g, tolerance %g", bigD, d, e, OrthonormalTol)
+		}
+		if len(m.Mean) != bigD {
+			return fmt.Errorf("mean has %d entries, W has %d rows", len(m.Mean), bigD)
+		}
 	}
 	for j, v := range m.Mean {
 		if !finite(v) {
@@ -284,6 +326,9 @@ func (m *Model) Project(x *mat.Dense) (*mat.Dense, error) {
 			}
 			dst[j] = v - m.Mean[j]
 		}
+	}
+	if m.Identity {
+		return c, nil // x·I = x to the last bit: only the product is spared
 	}
 	var p mat.Dense
 	p.Mul(c, m.W)

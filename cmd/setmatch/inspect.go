@@ -34,6 +34,7 @@ type inspectSummary struct {
 	BandwidthMin   float64           `json:"bandwidth_min"`
 	BandwidthMax   float64           `json:"bandwidth_max"`
 	OrthonormalErr float64           `json:"orthonormality_error"`
+	Identity       bool              `json:"identity"` // the projection is the identity (the full space)
 	FinalCost      float64           `json:"final_cost"`
 	Iterations     int               `json:"iterations"`
 	Params         map[string]string `json:"params"`
@@ -163,6 +164,7 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 		BandwidthMin:   math.Inf(1),
 		BandwidthMax:   math.Inf(-1),
 		OrthonormalErr: m.OrthonormalityError(),
+		Identity:       m.Identity,
 		FinalCost:      m.Meta.FinalCost,
 		Iterations:     m.Meta.Iterations,
 		Params:         m.Meta.Params,
@@ -243,7 +245,11 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	row("created", "%s", orUnknown(s.Created))
 	row("tool", "%s", orUnknown(s.Tool))
 	row("data", "%s", orUnknown(s.Data))
-	row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
+	if s.Identity {
+		row("projection", "none: the full space of D = %d features (frames centred only)", s.InputDim)
+	} else {
+		row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
+	}
 	method := s.Method
 	if s.CVAccuracy != nil {
 		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)

@@ -1,0 +1,129 @@
+package model
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// identityPair returns a model whose W is the stored D×D identity and the
+// same model holding its projection as the identity (no W).
+func identityPair() (stored, identity *Model) {
+	stored = mfModel(21, 5, 5, []int{6, 7, 5, 6, 8, 5})
+	w := mat.NewDense(5, 5, nil)
+	for i := range 5 {
+		w.Set(i, i, 1)
+	}
+	stored.W = w
+	c := *stored
+	c.W, c.Identity = nil, true
+	return stored, &c
+}
+
+// TestIdentityMatchesStoredIdentity checks that a model holding its
+// projection as the identity decides every batch as the same model with
+// the D×D identity stored, to the last bit.
+func TestIdentityMatchesStoredIdentity(t *testing.T) {
+	stored, identity := identityPair()
+	if identity.InputDim() != 5 || identity.Dim() != 5 || identity.OrthonormalityError() != 0 {
+		t.Fatalf("identity model: D %d, d %d, orthonormality error %v", identity.InputDim(), identity.Dim(), identity.OrthonormalityError())
+	}
+	ms, err := stored.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mi, err := identity.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(22, 1))
+	for _, shift := range []float64{0, 3, 6, 40} {
+		x := mfBatch(rng, stored, 9, shift)
+		rs, err := ms.Match(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ri, err := mi.Match(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs.Decision != ri.Decision || math.Float64bits(rs.Bandwidth) != math.Float64bits(ri.Bandwidth) {
+			t.Errorf("shift %v: decision %+v, bandwidth %v; with W stored %+v, %v", shift, ri.Decision, ri.Bandwidth, rs.Decision, rs.Bandwidth)
+		}
+		for j := range rs.Divergences {
+			if rs.Divergences[j] != ri.Divergences[j] {
+				t.Errorf("shift %v set %d: divergences %+v, with W stored %+v", shift, j, ri.Divergences[j], rs.Divergences[j])
+			}
+		}
+	}
+}
+
+// TestIdentityFile checks that an identity projection is written without
+// W (format 5: the header's projection), that the file reads back as
+// one, and that a file of format 4 holding the identity as W reads as an
+// identity model too.
+func TestIdentityFile(t *testing.T) {
+	stored, identity := identityPair()
+	for _, m := range []*Model{stored, identity} {
+		got, b := mfRoundTrip(t, m)
+		if !got.Identity || got.W != nil {
+			t.Errorf("decoded: identity %v, W %v", got.Identity, got.W != nil)
+		}
+		frames := 0
+		for _, s := range m.Sets {
+			n, _ := s.Samples.Dims()
+			frames += n
+		}
+		hlen := binary.LittleEndian.Uint64(b[12:20])
+		if want := prefixLen + int(hlen) + 8*(5+frames*5) + checksumLen; len(b) != want {
+			t.Errorf("file of %d bytes, want %d (no W)", len(b), want)
+		}
+	}
+	// The same model as format 4 wrote it: W stored, no projection field.
+	b := mfEncode(t, identity)
+	hlen := binary.LittleEndian.Uint64(b[12:20])
+	var hdr map[string]any
+	if err := json.Unmarshal(b[prefixLen:prefixLen+int(hlen)], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	if hdr["projection"] != "identity" {
+		t.Fatalf("header projection %v", hdr["projection"])
+	}
+	delete(hdr, "projection")
+	h4, err := json.Marshal(hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v4 bytes.Buffer
+	v4.WriteString(Magic)
+	binary.Write(&v4, binary.LittleEndian, uint32(4))
+	binary.Write(&v4, binary.LittleEndian, uint64(len(h4)))
+	v4.Write(h4)
+	for i := range 5 {
+		for j := range 5 {
+			v := 0.0
+			if i == j {
+				v = 1
+			}
+			binary.Write(&v4, binary.LittleEndian, v)
+		}
+	}
+	v4.Write(b[prefixLen+int(hlen) : len(b)-checksumLen])
+	binary.Write(&v4, binary.LittleEndian, crc32.Checksum(v4.Bytes(), castagnoli))
+	got, version, err := decodeBytes(v4.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if version != 4 || !got.Identity || got.W != nil {
+		t.Errorf("format %d file with the identity stored: identity %v, W %v", version, got.Identity, got.W != nil)
+	}
+	if diff := mfEqual(identity, got); diff != "" {
+		t.Errorf("format 4 file differs in %s", diff)
+	}
+}
