@@ -310,6 +310,9 @@ func (r *Result) WriteSummary(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "cross-validation: %s, %d held-out training sets\n", s.Folding, s.Held)
 		}
+		if s.Note != "" {
+			fmt.Fprintf(w, "cross-validation: note: %s\n", s.Note)
+		}
 		fmt.Fprintf(w, "  %-34s %8s %9s\n", "candidate", "cv acc", "seconds")
 		for i, c := range s.Scores {
 			mark := " "

@@ -214,6 +214,7 @@ type Selection struct {
 	// SE of the top.
 	SE      float64
 	Folding string // how the training sets were folded
+	Note    string // what the scores do not cover, if anything
 	Held    int    // held-out outcomes of a candidate, over all folds and dealings
 	// Sets is the number of distinct held-out items (training sets, or
 	// frame halves), Held over the dealings: an item's outcomes on the
@@ -245,7 +246,8 @@ type outer struct {
 	nf    int
 	held  int
 	about string
-	rep   int // repetition: another dealing of the sets to the folds
+	note  string // what the held-out sets leave out (Selection.Note)
+	rep   int    // repetition: another dealing of the sets to the folds
 	// byHalves: one set per class, folded by its even and odd frames.
 	byHalves bool
 	// halves, with pairFolds: per position of task.Train, the pool
@@ -284,6 +286,21 @@ func (o *outer) pairHalves() (bool, error) {
 	return true, nil
 }
 
+// singleSetClasses returns the number of classes with one set in labels.
+func singleSetClasses(labels []int) int {
+	count := map[int]int{}
+	for _, l := range labels {
+		count[l]++
+	}
+	n := 0
+	for _, c := range count {
+		if c == 1 {
+			n++
+		}
+	}
+	return n
+}
+
 func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 	o := &outer{rep: rep}
 	if folds(t.Labels, 2, 0) != nil {
@@ -308,6 +325,9 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 				o.nf = 2
 				o.about = "2 folds by training sets (some class has 2, and a set too short to halve or too many frames for the halves: every method's own choice, and W, use the halves of the remaining sets where they can)"
 			}
+		}
+		if single := singleSetClasses(t.Labels); single > 0 {
+			o.note = fmt.Sprintf("%d classes have a single training set: they are trained on but never held out, so the scores say nothing about them (give every class two sets or more)", single)
 		}
 		seed := (t.Seed + uint64(rep)*0x9e3779b9) ^ 0xa070
 		if o.halves != nil {
@@ -442,7 +462,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if reps > 1 {
 		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
 	}
-	sel := &Selection{Folding: about, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
+	sel := &Selection{Folding: about, Note: o.note, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
 	kind := func(c Candidate) string {
 		if isDR(c.Method) && c.Learn.Dim > 0 && !c.Learn.Start {
 			return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)

@@ -560,3 +560,36 @@ func TestAutoProgressUntimed(t *testing.T) {
 		}
 	}
 }
+
+// TestOuterFoldsNoteSingleSetClasses checks that folding training sets
+// where some classes have a single set says so: those sets are never
+// held out, so the scores cover only the other classes.
+func TestOuterFoldsNoteSingleSetClasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	labels := []int{0, 0, 0, 1, 1, 1, 2, 3}
+	var sets []*mat.Dense
+	for _, l := range labels {
+		sets = append(sets, randSet(rng, 6, 3, float64(l), 1))
+	}
+	train := make([]int, len(sets))
+	for i := range train {
+		train[i] = i
+	}
+	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4, Seed: 1}
+	o, err := outerFolds(task, Grid{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(o.note, "2 classes have a single training set") {
+		t.Errorf("note %q", o.note)
+	}
+	for k, f := range o.fold {
+		if (labels[k] >= 2) != (f < 0) {
+			t.Errorf("set %d of class %d in fold %d", k, labels[k], f)
+		}
+	}
+	task.Labels = []int{0, 0, 0, 1, 1, 1, 2, 2}
+	if o, err = outerFolds(task, Grid{}, 0); err != nil || o.note != "" {
+		t.Errorf("every class with two sets or more: note %q, %v", o.note, err)
+	}
+}
