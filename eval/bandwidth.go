@@ -126,19 +126,62 @@ func (p *Pool) FrameBandwidths(b Bandwidth, train []int) ([]float64, error) {
 	return h, nil
 }
 
-// DivMatrix holds the symmetric divergences between all sets of a pool.
+// DivMatrix holds the symmetric divergences between all sets of a pool,
+// both in one m×m array: the squared Hellinger distances above its
+// diagonal, the Jeffrey divergences below it (half the memory of two
+// symmetric matrices: the pools of many short sets keep many of these).
 type DivMatrix struct {
-	H2 *mat.SymDense // m×m squared Hellinger distances (Eq. 10)
-	J  *mat.SymDense // m×m Jeffrey divergences (Eq. 11)
+	H2 Divs // m×m squared Hellinger distances (Eq. 10)
+	J  Divs // m×m Jeffrey divergences (Eq. 11)
+}
+
+// newDivMatrix returns an m×m DivMatrix of zeros.
+func newDivMatrix(m int) *DivMatrix {
+	data := make([]float64, m*m)
+	return &DivMatrix{H2: Divs{m: m, data: data}, J: Divs{m: m, data: data, lower: true}}
+}
+
+// set stores the divergences of sets i < j.
+func (d *DivMatrix) set(i, j int, v match.Divergences) {
+	d.H2.data[i*d.H2.m+j] = v.Hellinger2
+	d.J.data[j*d.J.m+i] = v.Jeffrey
 }
 
 // Of returns the matrix of measure m.
-func (d *DivMatrix) Of(m match.Measure) *mat.SymDense {
+func (d *DivMatrix) Of(m match.Measure) Divs {
 	if m == match.Jeffrey {
 		return d.J
 	}
 	return d.H2
 }
+
+// Divs is one of the two symmetric matrices of a DivMatrix, 0 on the
+// diagonal; it is a mat.Symmetric.
+type Divs struct {
+	m     int
+	data  []float64 // m×m, shared with the other measure
+	lower bool      // the entries below the diagonal (J), else above (H²)
+}
+
+// At returns the divergence between sets i and j.
+func (d Divs) At(i, j int) float64 {
+	if i == j {
+		return 0
+	}
+	if (i > j) != d.lower {
+		i, j = j, i
+	}
+	return d.data[i*d.m+j]
+}
+
+// Dims returns m, m.
+func (d Divs) Dims() (int, int) { return d.m, d.m }
+
+// T returns d: it is symmetric.
+func (d Divs) T() mat.Matrix { return d }
+
+// SymmetricDim returns m.
+func (d Divs) SymmetricDim() int { return d.m }
 
 // Divergences returns the divergences between all pairs of sets when frame
 // f's kernel has bandwidth h[f]: set i's KDE is
@@ -159,12 +202,10 @@ func (p *Pool) Divergences(h []float64) (*DivMatrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	dm := &DivMatrix{H2: mat.NewSymDense(m, nil), J: mat.NewSymDense(m, nil)}
+	dm := newDivMatrix(m)
 	p.parallel(m, func(i int) {
 		for j := i + 1; j < m; j++ {
-			v := p.pair(logp, i, j)
-			dm.H2.SetSym(i, j, v.Hellinger2)
-			dm.J.SetSym(i, j, v.Jeffrey)
+			dm.set(i, j, p.pair(logp, i, j))
 		}
 	})
 	return dm, nil

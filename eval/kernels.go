@@ -238,7 +238,7 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 
 // divKernel returns kernel(δ, s/scale) over the pool: one of the set
 // kernels match.KernelHG, match.KernelHL or match.KernelJ (kfda.KernelMatrix).
-func divKernel(d *mat.SymDense, s, scale float64, kernel func(div, s float64) float64) *mat.SymDense {
+func divKernel(d mat.Symmetric, s, scale float64, kernel func(div, s float64) float64) *mat.SymDense {
 	return kfda.KernelMatrix(d, s, scale, kernel)
 }
 

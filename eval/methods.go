@@ -296,7 +296,7 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	}
 	cvTrain, cvLabels, fold := t.cv(max(g.Folds, 2))
 	bestI, best := 0, score{acc: -1}
-	mats := make([]*mat.SymDense, len(bws))
+	mats := make([]Divs, len(bws))
 	if fold == nil {
 		t.progress.count("bandwidths", 1)
 	} else {
@@ -339,7 +339,7 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 
 // cvNN scores 1-NN on the divergence matrix d by the folds of the sets
 // train (pool indices) with their labels.
-func cvNN(d *mat.SymDense, train, labels, fold []int) score {
+func cvNN(d Divs, train, labels, fold []int) score {
 	var s score
 	var n int
 	nf := 0
