@@ -336,6 +336,10 @@ func (r *Result) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "chose %s (cv %.1f%%): the first candidate within one standard error (%.1f points) of the highest, %s (%.1f%%); in %.1fs\n",
 				s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, t.Candidate, 100*t.Accuracy, r.ChooseSeconds)
 		}
+		if s.NearChance() {
+			fmt.Fprintf(w, "warning: the highest held-out accuracy, %.1f%%, is within two standard errors (%.1f points) of chance (%.1f%%, one class in %d): these features may not tell the classes apart, and the model will mostly guess; try other features (--features) or more frames per set\n",
+				100*s.Scores[s.Top].Accuracy, 200*s.SE, 100*s.Chance, int(math.Round(1/s.Chance)))
+		}
 	}
 	if f := r.Fit; f != nil {
 		fmt.Fprintf(w, "deployed %s: %s, fitted on all training sets in %.1fs\n", f.Method, Describe(f), r.FitSeconds)

@@ -213,9 +213,10 @@ type Selection struct {
 	// 100% has one set's worth). The winner is the first candidate within
 	// SE of the top.
 	SE      float64
-	Folding string // how the training sets were folded
-	Note    string // what the scores do not cover, if anything
-	Held    int    // held-out outcomes of a candidate, over all folds and dealings
+	Folding string  // how the training sets were folded
+	Chance  float64 // the accuracy of a guess: 1 / the number of classes
+	Note    string  // what the scores do not cover, if anything
+	Held    int     // held-out outcomes of a candidate, over all folds and dealings
 	// Sets is the number of distinct held-out items (training sets, or
 	// frame halves), Held over the dealings: an item's outcomes on the
 	// dealings are not independent (the same set, mostly the same
@@ -462,7 +463,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if reps > 1 {
 		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
 	}
-	sel := &Selection{Folding: about, Note: o.note, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
+	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
 	kind := func(c Candidate) string {
 		if isDR(c.Method) && c.Learn.Dim > 0 && !c.Learn.Start {
 			return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)
@@ -544,6 +545,15 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		return nil, err
 	}
 	return sel, nil
+}
+
+// NearChance reports whether the highest score is within two standard
+// errors of Chance: no candidate is clearly better than a guess.
+func (s *Selection) NearChance() bool {
+	if s.Chance <= 0 || s.Top < 0 || s.Top >= len(s.Scores) {
+		return false
+	}
+	return s.Scores[s.Top].Accuracy-2*s.SE <= s.Chance
 }
 
 // ErrNotScored is the Err of the candidates Choose did not score because

@@ -593,3 +593,23 @@ func TestOuterFoldsNoteSingleSetClasses(t *testing.T) {
 		t.Errorf("every class with two sets or more: note %q, %v", o.note, err)
 	}
 }
+
+// TestNearChance checks the warning's condition: the highest score within
+// two standard errors of a guess.
+func TestNearChance(t *testing.T) {
+	for _, c := range []struct {
+		top, se, chance float64
+		want            bool
+	}{
+		{0.233, 0.109, 0.2, true},
+		{0.9, 0.05, 0.2, false},
+		{0.45, 0.05, 0.2, false},
+		{0.29, 0.05, 0.2, true},
+		{0.5, 0.1, 0, false}, // no chance level recorded
+	} {
+		s := &Selection{Scores: []CandidateScore{{Accuracy: c.top}}, Top: 0, SE: c.se, Chance: c.chance}
+		if got := s.NearChance(); got != c.want {
+			t.Errorf("top %v, SE %v, chance %v: near chance %v, want %v", c.top, c.se, c.chance, got, c.want)
+		}
+	}
+}
