@@ -308,7 +308,11 @@ func (r *Result) WriteSummary(w io.Writer) {
 		if s.Sets > 0 && s.Sets != s.Held {
 			fmt.Fprintf(w, "cross-validation: %s, %d training sets held out on each dealing (%d outcomes per candidate; the standard error counts the sets)\n", s.Folding, s.Sets, s.Held)
 		} else {
-			fmt.Fprintf(w, "cross-validation: %s, %d held-out training sets\n", s.Folding, s.Held)
+			what := "training sets"
+			if s.ByHalves {
+				what = "frame halves of the training sets"
+			}
+			fmt.Fprintf(w, "cross-validation: %s, %d held-out %s\n", s.Folding, s.Held, what)
 		}
 		if s.Note != "" {
 			fmt.Fprintf(w, "cross-validation: note: %s\n", s.Note)

@@ -215,8 +215,11 @@ type Selection struct {
 	SE      float64
 	Folding string  // how the training sets were folded
 	Chance  float64 // the accuracy of a guess: 1 / the number of classes
-	Note    string  // what the scores do not cover, if anything
-	Held    int     // held-out outcomes of a candidate, over all folds and dealings
+	// ByHalves: the held-out items are the frame halves of the training
+	// sets (one set per class), not whole sets.
+	ByHalves bool
+	Note     string // what the scores do not cover, if anything
+	Held     int    // held-out outcomes of a candidate, over all folds and dealings
 	// Sets is the number of distinct held-out items (training sets, or
 	// frame halves), Held over the dealings: an item's outcomes on the
 	// dealings are not independent (the same set, mostly the same
@@ -463,7 +466,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if reps > 1 {
 		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
 	}
-	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
+	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), ByHalves: o.byHalves, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
 	kind := func(c Candidate) string {
 		if isDR(c.Method) && c.Learn.Dim > 0 && !c.Learn.Start {
 			return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)
