@@ -292,12 +292,8 @@ func (o *outer) pairHalves() (bool, error) {
 
 // singleSetClasses returns the number of classes with one set in labels.
 func singleSetClasses(labels []int) int {
-	count := map[int]int{}
-	for _, l := range labels {
-		count[l]++
-	}
 	n := 0
-	for _, c := range count {
+	for _, c := range classSizes(labels) {
 		if c == 1 {
 			n++
 		}

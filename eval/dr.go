@@ -105,12 +105,8 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 
 // SmallestClass returns the number of sets of the smallest class in labels.
 func SmallestClass(labels []int) int {
-	n := map[int]int{}
-	for _, l := range labels {
-		n[l]++
-	}
 	m := len(labels)
-	for _, c := range n {
+	for _, c := range classSizes(labels) {
 		m = min(m, c)
 	}
 	return m
@@ -118,13 +114,20 @@ func SmallestClass(labels []int) int {
 
 // maxSize returns the number of items of the largest class.
 func maxSize(labels []int) int {
-	count := map[int]int{}
 	m := 0
-	for _, l := range labels {
-		count[l]++
-		m = max(m, count[l])
+	for _, c := range classSizes(labels) {
+		m = max(m, c)
 	}
 	return m
+}
+
+// classSizes returns the number of items of every class in labels.
+func classSizes(labels []int) map[int]int {
+	n := map[int]int{}
+	for _, l := range labels {
+		n[l]++
+	}
+	return n
 }
 
 func drFolds(g Grid) int {
