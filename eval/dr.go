@@ -75,6 +75,16 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		return Prediction{}, fmt.Errorf("learning W: %w", err)
 	}
 	t.progress.inc()
+	_, d := w.Dims()
+	if len(t.Test) > 0 && cv >= 0 {
+		// The bandwidth is chosen: only the test sets against the
+		// training sets are compared.
+		pred, err := drPredict(t, g.Bandwidths[0], m, w, mean)
+		if err != nil {
+			return Prediction{}, err
+		}
+		return Prediction{Labels: pred, Params: fmt.Sprintf("d=%d%s%s bw=%v", d, ruleNote(g, chosen), cvNote, g.Bandwidths[0])}, nil
+	}
 	proj, err := ProjectSets(t.Pool.Sets, w, mean)
 	if err != nil {
 		return Prediction{}, err
@@ -90,7 +100,6 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	if err != nil {
 		return Prediction{}, err
 	}
-	_, d := w.Dims()
 	pred.Params = fmt.Sprintf("d=%d%s%s %s", d, ruleNote(g, chosen), cvNote, pred.Params)
 	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.Learn = NNHDR, w, mean, chosen
 	// The method's accuracy is the held-out score of its choice, W learned
@@ -321,6 +330,46 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 		}
 	}
 	return out, nil
+}
+
+// drPredict classifies t's test sets by 1-NN, under measure m, on the
+// divergences after W (and mean) with bandwidth b: the labels runNN gives
+// with that one bandwidth, to the last bit, from the test × training
+// pairs only (NewCrossPool), not every pair of the pool's sets.
+func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float64) ([]int, error) {
+	sets := make([]*mat.Dense, 0, len(t.Train)+len(t.Test))
+	rows, cols := make([]int, len(t.Test)), make([]int, len(t.Train))
+	for k, j := range t.Train {
+		sets, cols[k] = append(sets, t.Pool.Sets[j]), k
+	}
+	for k, j := range t.Test {
+		sets, rows[k] = append(sets, t.Pool.Sets[j]), len(t.Train)+k
+	}
+	proj, err := ProjectSets(sets, w, mean)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := NewCrossPool(proj, t.Pool.Workers, rows, cols)
+	if err != nil {
+		return nil, err
+	}
+	h, err := fp.FrameBandwidths(b, cols)
+	if err != nil {
+		return nil, fmt.Errorf("bandwidth %v: %w", b, err)
+	}
+	h2, jd, err := fp.CrossDivergences(h, rows, cols)
+	if err != nil {
+		return nil, fmt.Errorf("bandwidth %v: %w", b, err)
+	}
+	d := h2
+	if m == match.Jeffrey {
+		d = jd
+	}
+	pred := make([]int, len(t.Test))
+	for a := range t.Test {
+		pred[a], _ = nnOutcome(func(j int) float64 { return d.At(a, j) }, cols, t.Labels, -1)
+	}
+	return pred, nil
 }
 
 // ProjectSets returns (x − mean)·W for every n×D set x (W is D×d; mean may

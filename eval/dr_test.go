@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -232,5 +233,61 @@ func TestDRFitReportsHeldOutScore(t *testing.T) {
 	}
 	if math.Abs(100*pred.Fit.CV-pct) > 0.05 {
 		t.Errorf("fitted CV %.4f, the held-out score of the choice %.1f%% (%s)", pred.Fit.CV, pct, pred.Params)
+	}
+}
+
+// TestDRPredictEqualsRunNN checks that the -dr method's predictions from
+// the test × training divergences only are those of 1-NN on the whole
+// projected pool with the same bandwidth, for both measures and both
+// kinds of bandwidth, with sets of the pool in neither part.
+func TestDRPredictEqualsRunNN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(57, 58))
+	var sets []*mat.Dense
+	var labels []int
+	for c := range 3 {
+		for range 5 {
+			sets = append(sets, randSet(rng, 7+rng.IntN(6), 6, 0.5*float64(c), 1))
+			labels = append(labels, c)
+		}
+	}
+	pool := mustPool(t, sets)
+	w := mat.NewDense(6, 3, nil)
+	for j := range 3 {
+		w.Set(j, j, 1)
+	}
+	mean := []float64{0.1, -0.2, 0.3, 0, 0, 0}
+	// Train on 9 sets, test 5, leave one out of both.
+	var train, trainLab, test []int
+	for i := range sets {
+		switch {
+		case i == 4:
+		case i%3 == 0:
+			test = append(test, i)
+		default:
+			train, trainLab = append(train, i), append(trainLab, labels[i])
+		}
+	}
+	proj, err := ProjectSets(sets, w, mean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := &Task{Pool: mustPool(t, proj), Train: train, Labels: trainLab, Test: test, Classes: 3, Seed: 1}
+	task := &Task{Pool: pool, Train: train, Labels: trainLab, Test: test, Classes: 3, Seed: 1}
+	for _, m := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		for _, b := range []Bandwidth{{Mode: Global, Scale: 0.7}, {Mode: PerSet, Scale: 1.5}} {
+			g := smallGrid()
+			g.Bandwidths = []Bandwidth{b}
+			want, err := runNN(whole, g, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := drPredict(task, b, m, w, mean)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want.Labels) {
+				t.Errorf("%v %v: %v, 1-NN on the whole pool %v", m, b, got, want.Labels)
+			}
+		}
 	}
 }
