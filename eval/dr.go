@@ -76,29 +76,28 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	}
 	t.progress.inc()
 	_, d := w.Dims()
+	var pred Prediction
 	if len(t.Test) > 0 && cv >= 0 {
 		// The bandwidth is chosen: only the test sets against the
 		// training sets are compared.
-		pred, err := drPredict(t, g.Bandwidths[0], m, w, mean)
+		if pred, err = drPredict(t, g.Bandwidths[0], m, w, mean); err != nil {
+			return Prediction{}, err
+		}
+	} else {
+		proj, err := ProjectSets(t.Pool.Sets, w, mean)
 		if err != nil {
 			return Prediction{}, err
 		}
-		return Prediction{Labels: pred, Params: fmt.Sprintf("d=%d%s%s bw=%v", d, ruleNote(g, chosen), cvNote, g.Bandwidths[0])}, nil
-	}
-	proj, err := ProjectSets(t.Pool.Sets, w, mean)
-	if err != nil {
-		return Prediction{}, err
-	}
-	pp, err := NewPool(proj, t.Pool.Workers)
-	if err != nil {
-		return Prediction{}, err
-	}
-	tt := *t
-	tt.Pool = pp
-	tt.progress = nil // choosing the bandwidth in the learned space is quick
-	pred, err := runNN(&tt, g, m)
-	if err != nil {
-		return Prediction{}, err
+		pp, err := NewPool(proj, t.Pool.Workers)
+		if err != nil {
+			return Prediction{}, err
+		}
+		tt := *t
+		tt.Pool = pp
+		tt.progress = nil // choosing the bandwidth in the learned space is quick
+		if pred, err = runNN(&tt, g, m); err != nil {
+			return Prediction{}, err
+		}
 	}
 	pred.Params = fmt.Sprintf("d=%d%s%s %s", d, ruleNote(g, chosen), cvNote, pred.Params)
 	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.Learn = NNHDR, w, mean, chosen
@@ -333,10 +332,11 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 }
 
 // drPredict classifies t's test sets by 1-NN, under measure m, on the
-// divergences after W (and mean) with bandwidth b: the labels runNN gives
-// with that one bandwidth, to the last bit, from the test × training
-// pairs only (NewCrossPool), not every pair of the pool's sets.
-func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float64) ([]int, error) {
+// divergences after W (and mean) with bandwidth b: what runNN gives with
+// that one bandwidth on the projected pool, labels and fit, to the last
+// bit, from the test × training pairs only (NewCrossPool), not every
+// pair of the pool's sets. The fit's CV is left to the caller.
+func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float64) (Prediction, error) {
 	sets := make([]*mat.Dense, 0, len(t.Train)+len(t.Test))
 	rows, cols := make([]int, len(t.Test)), make([]int, len(t.Train))
 	for k, j := range t.Train {
@@ -347,27 +347,35 @@ func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float
 	}
 	proj, err := ProjectSets(sets, w, mean)
 	if err != nil {
-		return nil, err
+		return Prediction{}, err
 	}
 	fp, err := NewCrossPool(proj, t.Pool.Workers, rows, cols)
 	if err != nil {
-		return nil, err
+		return Prediction{}, err
 	}
 	h, err := fp.FrameBandwidths(b, cols)
 	if err != nil {
-		return nil, fmt.Errorf("bandwidth %v: %w", b, err)
+		return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
 	}
 	h2, jd, err := fp.CrossDivergences(h, rows, cols)
 	if err != nil {
-		return nil, fmt.Errorf("bandwidth %v: %w", b, err)
+		return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
 	}
 	d := h2
 	if m == match.Jeffrey {
 		d = jd
 	}
-	pred := make([]int, len(t.Test))
+	pred := Prediction{Labels: make([]int, len(t.Test)), Params: fmt.Sprintf("bw=%v", b)}
 	for a := range t.Test {
-		pred[a], _ = nnOutcome(func(j int) float64 { return d.At(a, j) }, cols, t.Labels, -1)
+		pred.Labels[a], _ = nnOutcome(func(j int) float64 { return d.At(a, j) }, cols, t.Labels, -1)
+	}
+	pred.Fit = &Fitted{Method: NNH, Divergence: m, Bandwidth: b, CV: -1}
+	if m == match.Jeffrey {
+		pred.Fit.Method = NNJ
+	}
+	ft := Task{Pool: fp, Train: cols, Labels: t.Labels, Classes: t.Classes}
+	if err := pred.Fit.setBandwidths(&ft); err != nil {
+		return Prediction{}, err
 	}
 	return pred, nil
 }

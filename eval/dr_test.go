@@ -285,8 +285,11 @@ func TestDRPredictEqualsRunNN(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(got, want.Labels) {
-				t.Errorf("%v %v: %v, 1-NN on the whole pool %v", m, b, got, want.Labels)
+			if !slices.Equal(got.Labels, want.Labels) {
+				t.Errorf("%v %v: %v, 1-NN on the whole pool %v", m, b, got.Labels, want.Labels)
+			}
+			if got.Fit.Method != want.Fit.Method || got.Fit.Bandwidth != want.Fit.Bandwidth || !slices.Equal(got.Fit.H, want.Fit.H) || got.Fit.Query != want.Fit.Query {
+				t.Errorf("%v %v: fit %+v, on the whole pool %+v", m, b, got.Fit, want.Fit)
 			}
 		}
 	}
