@@ -11,7 +11,9 @@ package testexec
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -49,6 +51,23 @@ func CombinedOutput(t testing.TB, ctx context.Context, cmd *exec.Cmd) ([]byte, e
 		cmd.Process.Kill()
 		t.Fatalf("%s did not finish: %v\n%s", cmd.Path, context.Cause(ctx), b.bytes())
 		return nil, nil
+	}
+}
+
+// Emulated reports whether this test binary runs under a user-mode
+// emulator: /proc/cpuinfo then describes the host's processor, not one of
+// GOARCH.
+func Emulated() bool {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return false
+	}
+	x86 := bytes.Contains(b, []byte("vendor_id"))
+	switch runtime.GOARCH {
+	case "amd64", "386":
+		return !x86
+	default:
+		return x86
 	}
 }
 

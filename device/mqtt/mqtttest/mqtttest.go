@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +27,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"setmatch/internal/testexec"
 )
 
 const (
@@ -55,21 +56,8 @@ type Broker struct {
 }
 
 // Emulated reports whether this test binary runs under a user-mode
-// emulator: /proc/cpuinfo then describes the host's processor, not one of
-// GOARCH.
-func Emulated() bool {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return false
-	}
-	x86 := bytes.Contains(b, []byte("vendor_id"))
-	switch runtime.GOARCH {
-	case "amd64", "386":
-		return !x86
-	default:
-		return x86
-	}
-}
+// emulator (testexec.Emulated).
+func Emulated() bool { return testexec.Emulated() }
 
 // New returns a broker for t: the one named by EnvAuthBroker (auth) or
 // EnvBroker if set, else a mosquitto started for t (skipping t when this
