@@ -530,12 +530,12 @@ func (h *fileHeader) floatCount(avail int) (int, error) {
 	if h.Projection == projectionIdentity && h.Dim != h.InputDim {
 		return 0, fmt.Errorf("%w: identity projection from %d to %d dimensions", ErrMalformed, h.InputDim, h.Dim)
 	}
-	if h.InputDim > limit/h.Dim {
-		return 0, tooMany(fmt.Sprintf("W (%d×%d)", h.InputDim, h.Dim))
-	}
-	total := h.InputDim*h.Dim + h.InputDim
-	if h.Projection == projectionIdentity {
-		total = h.InputDim // the mean only
+	total := h.InputDim // the mean; W too unless it is the identity
+	if h.Projection != projectionIdentity {
+		if h.InputDim > limit/h.Dim {
+			return 0, tooMany(fmt.Sprintf("W (%d×%d)", h.InputDim, h.Dim))
+		}
+		total += h.InputDim * h.Dim
 	}
 	if total > limit {
 		return 0, tooMany("W and the mean")

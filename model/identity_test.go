@@ -85,6 +85,13 @@ func TestIdentityFile(t *testing.T) {
 			t.Errorf("file of %d bytes, want %d (no W)", len(b), want)
 		}
 	}
+	// Many features, few frames: the file holds fewer numbers than D², so
+	// a reader that counted W would refuse it.
+	wide := mfModel(23, 300, 300, []int{2, 2, 2})
+	wide.W, wide.Identity = nil, true
+	if got, _ := mfRoundTrip(t, wide); !got.Identity || got.InputDim() != 300 {
+		t.Errorf("D = 300 with 6 frames: identity %v, D %d", got.Identity, got.InputDim())
+	}
 	// The same model as format 4 wrote it: W stored, no projection field.
 	b := mfEncode(t, identity)
 	hlen := binary.LittleEndian.Uint64(b[12:20])
