@@ -77,9 +77,10 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	t.progress.inc()
 	_, d := w.Dims()
 	var pred Prediction
-	if len(t.Test) > 0 && cv >= 0 {
+	if cv >= 0 {
 		// The bandwidth is chosen: only the test sets against the
-		// training sets are compared.
+		// training sets are compared (none when fitting for a model:
+		// then only the bandwidths of the training sets are needed).
 		if pred, err = drPredict(t, g.Bandwidths[0], m, w, mean); err != nil {
 			return Prediction{}, err
 		}
@@ -335,7 +336,8 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 // divergences after W (and mean) with bandwidth b: what runNN gives with
 // that one bandwidth on the projected pool, labels and fit, to the last
 // bit, from the test × training pairs only (NewCrossPool), not every
-// pair of the pool's sets. The fit's CV is left to the caller.
+// pair of the pool's sets. Without test sets only the fit is made (for a
+// model). The fit's CV is left to the caller.
 func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float64) (Prediction, error) {
 	sets := make([]*mat.Dense, 0, len(t.Train)+len(t.Test))
 	rows, cols := make([]int, len(t.Test)), make([]int, len(t.Train))
@@ -357,17 +359,19 @@ func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float
 	if err != nil {
 		return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
 	}
-	h2, jd, err := fp.CrossDivergences(h, rows, cols)
-	if err != nil {
-		return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
-	}
-	d := h2
-	if m == match.Jeffrey {
-		d = jd
-	}
 	pred := Prediction{Labels: make([]int, len(t.Test)), Params: fmt.Sprintf("bw=%v", b)}
-	for a := range t.Test {
-		pred.Labels[a], _ = nnOutcome(func(j int) float64 { return d.At(a, j) }, cols, t.Labels, -1)
+	if len(rows) > 0 {
+		h2, jd, err := fp.CrossDivergences(h, rows, cols)
+		if err != nil {
+			return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
+		}
+		d := h2
+		if m == match.Jeffrey {
+			d = jd
+		}
+		for a := range t.Test {
+			pred.Labels[a], _ = nnOutcome(func(j int) float64 { return d.At(a, j) }, cols, t.Labels, -1)
+		}
 	}
 	pred.Fit = &Fitted{Method: NNH, Divergence: m, Bandwidth: b, CV: -1}
 	if m == match.Jeffrey {

@@ -288,6 +288,16 @@ func TestDRPredictEqualsRunNN(t *testing.T) {
 			if !slices.Equal(got.Labels, want.Labels) {
 				t.Errorf("%v %v: %v, 1-NN on the whole pool %v", m, b, got.Labels, want.Labels)
 			}
+			// Fitted for a model (no test sets): the same fit.
+			fitOnly := *task
+			fitOnly.Test = nil
+			alone, err := drPredict(&fitOnly, b, m, w, mean)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(alone.Labels) != 0 || !slices.Equal(alone.Fit.H, want.Fit.H) || alone.Fit.Query != want.Fit.Query {
+				t.Errorf("%v %v: without test sets, fit %+v; with them %+v", m, b, alone.Fit, want.Fit)
+			}
 			if got.Fit.Method != want.Fit.Method || got.Fit.Bandwidth != want.Fit.Bandwidth || !slices.Equal(got.Fit.H, want.Fit.H) || got.Fit.Query != want.Fit.Query {
 				t.Errorf("%v %v: fit %+v, on the whole pool %+v", m, b, got.Fit, want.Fit)
 			}
