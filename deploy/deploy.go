@@ -210,11 +210,8 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 	case mean == nil:
 		mean = frameMean(sets)
 	}
-	var proj []*mat.Dense
-	var err error
-	if w == nil {
-		proj = centre(sets, mean) // the identity: what the matcher does to a batch
-	} else if proj, err = eval.ProjectSets(sets, w, mean); err != nil {
+	proj, err := eval.ProjectSets(sets, w, mean) // nil w: centred, as the matcher does to a batch
+	if err != nil {
 		return nil, nil, err
 	}
 	m := &model.Model{Divergence: fit.Divergence, QueryBandwidth: fit.Query, W: w, Identity: w == nil, Mean: mean, Threshold: math.Inf(1)}
@@ -231,23 +228,6 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 		return nil, nil, err
 	}
 	return m, div, nil
-}
-
-// centre returns every set with mean subtracted from its frames.
-func centre(sets []*mat.Dense, mean []float64) []*mat.Dense {
-	out := make([]*mat.Dense, len(sets))
-	for i, x := range sets {
-		n, d := x.Dims()
-		c := mat.NewDense(n, d, nil)
-		for r := range n {
-			row := c.RawRowView(r)
-			for j, v := range x.RawRowView(r) {
-				row[j] = v - mean[j]
-			}
-		}
-		out[i] = c
-	}
-	return out
 }
 
 // frameMean returns the mean frame of all sets.

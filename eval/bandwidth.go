@@ -220,19 +220,9 @@ func (p *Pool) Divergences(h []float64) (*DivMatrix, error) {
 // training sets of a fold that is about half of the N² exponentials of
 // all pairs.
 func (p *Pool) CrossDivergences(h []float64, rows, cols []int) (h2, j *mat.Dense, err error) {
-	m := p.Len()
-	inRows, inCols := make([]bool, m), make([]bool, m)
-	for _, i := range rows {
-		if i < 0 || i >= m {
-			return nil, nil, fmt.Errorf("set %d is not in the pool: its sets are 0 to %d", i, m-1)
-		}
-		inRows[i] = true
-	}
-	for _, i := range cols {
-		if i < 0 || i >= m {
-			return nil, nil, fmt.Errorf("set %d is not in the pool: its sets are 0 to %d", i, m-1)
-		}
-		inCols[i] = true
+	inRows, inCols, err := p.marks(rows, cols)
+	if err != nil {
+		return nil, nil, err
 	}
 	logp, err := p.logDensities(h, inRows, inCols)
 	if err != nil {
@@ -278,10 +268,10 @@ func (p *Pool) logDensities(h []float64, rows, cols []bool) ([][]float64, error)
 	need := func(i, t int) bool {
 		return (rows[i] || cols[i]) && (t == i || rows[i] && cols[t] || cols[i] && rows[t])
 	}
-	dist, err := p.dists(func(t, i int) bool { return need(i, t) })
-	if err != nil {
+	if err := p.holds(func(t, i int) bool { return need(i, t) }); err != nil {
 		return nil, err
 	}
+	dist := p.dists()
 	m := p.Len()
 	d := float64(p.dim)
 	logp := make([][]float64, m)

@@ -303,33 +303,60 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 	if err != nil {
 		return nil, err
 	}
-	col := make([]int, len(sets))
-	for b, j := range trPos {
-		col[j] = b
+	truth := make([]int, len(tePos))
+	for a, q := range tePos {
+		truth[a] = labels[q]
 	}
 	out := make([]score, len(bws))
 	for b, bw := range bws {
-		h, err := fp.FrameBandwidths(bw, trPos)
+		pred, margin, _, err := crossNN(fp, bw, m, tePos, trPos, trLab, truth)
 		if err != nil {
-			return nil, fmt.Errorf("bandwidth %v: %w", bw, err)
+			return nil, err
 		}
-		h2, jd, err := fp.CrossDivergences(h, tePos, trPos)
-		if err != nil {
-			return nil, fmt.Errorf("bandwidth %v: %w", bw, err)
-		}
-		d := h2
-		if m == match.Jeffrey {
-			d = jd
-		}
-		for a, q := range tePos {
-			pred, mg := nnOutcome(func(j int) float64 { return d.At(a, col[j]) }, trPos, trLab, labels[q])
-			if pred == labels[q] {
+		for a := range tePos {
+			if pred[a] == truth[a] {
 				out[b].acc++
 			}
-			out[b].margin += mg
+			out[b].margin += margin[a]
 		}
 	}
 	return out, nil
+}
+
+// crossNN classifies the sets rows of fp by 1-NN among the sets cols
+// (labels lab) under measure m, with bandwidth b (its global base from
+// cols), from the rows × cols divergences only: each row's label and
+// margin (nnOutcome, against truth when not nil), and the frames'
+// bandwidths.
+func crossNN(fp *Pool, b Bandwidth, m match.Measure, rows, cols, lab, truth []int) ([]int, []float64, []float64, error) {
+	h, err := fp.FrameBandwidths(b, cols)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("bandwidth %v: %w", b, err)
+	}
+	pred, margin := make([]int, len(rows)), make([]float64, len(rows))
+	if len(rows) == 0 {
+		return pred, margin, h, nil
+	}
+	h2, jd, err := fp.CrossDivergences(h, rows, cols)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("bandwidth %v: %w", b, err)
+	}
+	d := h2
+	if m == match.Jeffrey {
+		d = jd
+	}
+	pos := make([]int, len(cols)) // columns of d, in the order of cols
+	for k := range pos {
+		pos[k] = k
+	}
+	for a := range rows {
+		t := -1
+		if truth != nil {
+			t = truth[a]
+		}
+		pred[a], margin[a] = nnOutcome(func(k int) float64 { return d.At(a, k) }, pos, lab, t)
+	}
+	return pred, margin, h, nil
 }
 
 // drPredict classifies t's test sets by 1-NN, under measure m, on the
@@ -355,39 +382,29 @@ func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float
 	if err != nil {
 		return Prediction{}, err
 	}
-	h, err := fp.FrameBandwidths(b, cols)
+	labels, _, h, err := crossNN(fp, b, m, rows, cols, t.Labels, nil)
 	if err != nil {
-		return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
+		return Prediction{}, err
 	}
-	pred := Prediction{Labels: make([]int, len(t.Test)), Params: fmt.Sprintf("bw=%v", b)}
-	if len(rows) > 0 {
-		h2, jd, err := fp.CrossDivergences(h, rows, cols)
-		if err != nil {
-			return Prediction{}, fmt.Errorf("bandwidth %v: %w", b, err)
-		}
-		d := h2
-		if m == match.Jeffrey {
-			d = jd
-		}
-		for a := range t.Test {
-			pred.Labels[a], _ = nnOutcome(func(j int) float64 { return d.At(a, j) }, cols, t.Labels, -1)
-		}
-	}
+	pred := Prediction{Labels: labels, Params: fmt.Sprintf("bw=%v", b)}
 	pred.Fit = &Fitted{Method: NNH, Divergence: m, Bandwidth: b, CV: -1}
 	if m == match.Jeffrey {
 		pred.Fit.Method = NNJ
 	}
-	ft := Task{Pool: fp, Train: cols, Labels: t.Labels, Classes: t.Classes}
-	if err := pred.Fit.setBandwidths(&ft); err != nil {
-		return Prediction{}, err
-	}
+	pred.Fit.setBandwidthsFrom(h, fp, cols)
 	return pred, nil
 }
 
 // ProjectSets returns (x − mean)·W for every n×D set x (W is D×d; mean may
-// be nil).
+// be nil). A nil W is the identity: the sets are only centred (copies).
 func ProjectSets(sets []*mat.Dense, w *mat.Dense, mean []float64) ([]*mat.Dense, error) {
-	dIn, _ := w.Dims()
+	var dIn int
+	switch {
+	case w != nil:
+		dIn, _ = w.Dims()
+	case len(sets) > 0:
+		_, dIn = sets[0].Dims()
+	}
 	if mean != nil && len(mean) != dIn {
 		return nil, fmt.Errorf("mean has %d entries, W has %d rows", len(mean), dIn)
 	}
@@ -398,14 +415,21 @@ func ProjectSets(sets []*mat.Dense, w *mat.Dense, mean []float64) ([]*mat.Dense,
 			return nil, fmt.Errorf("set %d has %d features, W expects %d", i, c, dIn)
 		}
 		xc := x
-		if mean != nil {
+		if mean != nil || w == nil {
 			xc = mat.NewDense(n, c, nil)
 			for r := range n {
 				row := xc.RawRowView(r)
-				for j, v := range x.RawRowView(r) {
-					row[j] = v - mean[j]
+				copy(row, x.RawRowView(r))
+				for j := range row {
+					if mean != nil {
+						row[j] -= mean[j]
+					}
 				}
 			}
+		}
+		if w == nil {
+			out[i] = xc
+			continue
 		}
 		var p mat.Dense
 		p.Mul(xc, w)

@@ -81,16 +81,25 @@ func (f *Fitted) setBandwidths(t *Task) error {
 	if err != nil {
 		return err
 	}
-	f.H = make([]float64, len(t.Train))
-	for k, j := range t.Train {
-		f.H[k] = h[t.Pool.off[j]]
+	f.setBandwidthsFrom(h, t.Pool, t.Train)
+	return nil
+}
+
+// setBandwidthsFrom is setBandwidths from the bandwidths h of the frames
+// of pool (FrameBandwidths with the training sets train).
+func (f *Fitted) setBandwidthsFrom(h []float64, pool *Pool, train []int) {
+	if f.Bandwidth.Mode == Adaptive {
+		return
+	}
+	f.H = make([]float64, len(train))
+	for k, j := range train {
+		f.H[k] = h[pool.off[j]]
 	}
 	if f.Bandwidth.Mode == Global {
-		if len(t.Train) > 0 {
+		if len(train) > 0 {
 			f.Query = match.BandwidthRule{Kind: match.Fixed, Fixed: f.H[0]}
 		}
 	} else {
 		f.Query = match.BandwidthRule{Kind: match.NearestNeighbour, Scale: f.Bandwidth.Scale}
 	}
-	return nil
 }

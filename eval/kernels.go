@@ -13,13 +13,13 @@ import (
 
 // candidate is one kernel matrix over the whole pool (m×m) with a
 // description of the parameters that made it. The matrix is either held
-// (k) or made when it is needed (make, for the many kernels of a
+// (k) or made when it is needed (compute, for the many kernels of a
 // divergence kFDA's search: held at once, they would cost m² numbers
 // each for the whole search).
 type candidate struct {
-	k    *mat.SymDense
-	make func() *mat.SymDense
-	desc string
+	k       *mat.SymDense
+	compute func() *mat.SymDense
+	desc    string
 	// fit describes the kernel (kfda-hg/hl/j on divergences, gda and cdl
 	// on the sets) so that the chosen one can be deployed.
 	fit *Fitted
@@ -30,7 +30,7 @@ func (c candidate) matrix() *mat.SymDense {
 	if c.k != nil {
 		return c.k
 	}
-	return c.make()
+	return c.compute()
 }
 
 // dims returns the latent dimensions to try for c classes.
@@ -292,11 +292,11 @@ func divCandidates(t *Task, g Grid, method string) ([]candidate, error) {
 		for _, s := range widths {
 			ss := strconv.FormatFloat(s, 'g', -1, 64)
 			if g.WidthScale != "median" {
-				cands = append(cands, candidate{make: func() *mat.SymDense { return divKernel(d, s, 1, kernel) }, desc: fmt.Sprintf("bw=%v s=%s", b, ss), fit: fit(s, 1, false)})
+				cands = append(cands, candidate{compute: func() *mat.SymDense { return divKernel(d, s, 1, kernel) }, desc: fmt.Sprintf("bw=%v s=%s", b, ss), fit: fit(s, 1, false)})
 			}
 			if g.WidthScale == "median" || g.WidthScale == "both" {
 				if med > 0 {
-					cands = append(cands, candidate{make: func() *mat.SymDense { return divKernel(d, s, med, kernel) }, desc: fmt.Sprintf("bw=%v s=%s/median", b, ss), fit: fit(s, med, true)})
+					cands = append(cands, candidate{compute: func() *mat.SymDense { return divKernel(d, s, med, kernel) }, desc: fmt.Sprintf("bw=%v s=%s/median", b, ss), fit: fit(s, med, true)})
 				}
 			}
 		}

@@ -177,15 +177,39 @@ func NewCrossPool(sets []*mat.Dense, workers int, rows, cols []int) (*Pool, erro
 		p.cross[i] = make([]bool, m)
 		p.cross[i][i] = true
 	}
-	for _, r := range rows {
-		for _, c := range cols {
-			if r < 0 || r >= m || c < 0 || c >= m {
-				return nil, fmt.Errorf("set %d or %d is not in the pool: its sets are 0 to %d", r, c, m-1)
+	inRows, inCols, err := p.marks(rows, cols)
+	if err != nil {
+		return nil, err
+	}
+	for r := range m {
+		for c := range m {
+			if inRows[r] && inCols[c] {
+				p.cross[r][c], p.cross[c][r] = true, true
 			}
-			p.cross[r][c], p.cross[c][r] = true, true
 		}
 	}
 	return p, nil
+}
+
+// marks returns which of the pool's sets are in rows and in cols, or an
+// error naming an index outside the pool.
+func (p *Pool) marks(rows, cols []int) (inRows, inCols []bool, err error) {
+	m := p.Len()
+	inRows, inCols = make([]bool, m), make([]bool, m)
+	for _, idx := range [][]int{rows, cols} {
+		for _, i := range idx {
+			if i < 0 || i >= m {
+				return nil, nil, fmt.Errorf("set %d is not in the pool: its sets are 0 to %d", i, m-1)
+			}
+		}
+	}
+	for _, i := range rows {
+		inRows[i] = true
+	}
+	for _, i := range cols {
+		inCols[i] = true
+	}
+	return inRows, inCols, nil
 }
 
 // blocks computes, once, the distance blocks of a pool made by
@@ -239,21 +263,13 @@ func (p *Pool) blocks() [][][]float64 {
 type distFunc func(t, x, i int) []float64
 
 // dists computes the pool's frame distances if needed and returns their
-// accessor; for a pool made by NewCrossPool, need(t, i) says which pairs
-// of sets will be read, and an error says if one is not held.
-func (p *Pool) dists(need func(t, i int) bool) (distFunc, error) {
+// accessor. Every pool holds the distances within each set; a pool made
+// by NewCrossPool holds the other pairs only if holds says so.
+func (p *Pool) dists() distFunc {
 	if p.cross == nil {
 		d2 := p.SqDist()
 		return func(t, x, i int) []float64 {
 			return d2.RawRowView(x)[p.off[i]:p.off[i+1]]
-		}, nil
-	}
-	m := p.Len()
-	for t := range m {
-		for i := range m {
-			if need(t, i) && !p.cross[t][i] {
-				return nil, fmt.Errorf("sets %d and %d: this pool holds the frame distances of other pairs of sets only (NewCrossPool)", t, i)
-			}
 		}
 	}
 	part := p.blocks()
@@ -261,17 +277,31 @@ func (p *Pool) dists(need func(t, i int) bool) (distFunc, error) {
 		ni := p.off[i+1] - p.off[i]
 		k := (x - p.off[t]) * ni
 		return part[t][i][k : k+ni]
-	}, nil
+	}
+}
+
+// holds returns an error if the pool does not hold the frame distances of
+// a pair of sets (t, i) for which need(t, i): only a pool made by
+// NewCrossPool lacks some.
+func (p *Pool) holds(need func(t, i int) bool) error {
+	if p.cross == nil {
+		return nil
+	}
+	for t := range p.cross {
+		for i := range p.cross[t] {
+			if need(t, i) && !p.cross[t][i] {
+				return fmt.Errorf("sets %d and %d: this pool holds only the frame distances of the sets it was made for by NewCrossPool; make it with those sets among its rows and columns, or with NewPool", t, i)
+			}
+		}
+	}
+	return nil
 }
 
 // neighbours returns, for every frame f, the sorted distances to the other
 // frames of its set: knn[f][k-1] is the distance to its k-th nearest
 // neighbour within the set (n_i−1 values).
 func (p *Pool) neighbours() [][]float64 {
-	dist, err := p.dists(func(t, i int) bool { return t == i })
-	if err != nil {
-		panic(err) // every pool holds the distances within its sets
-	}
+	dist := p.dists()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.knn != nil {
