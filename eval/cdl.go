@@ -14,7 +14,7 @@ import (
 // pool: the log-Euclidean kernel (setkernel) of every pair of sets from
 // their covariance spectra and one Gram matrix of all eigenvectors.
 
-func (p *Pool) cdlSpectra() ([]setkernel.Spectrum, *mat.Dense, error) {
+func (p *Pool) cdlSpectra() ([]setkernel.Spectrum, []*mat.Dense, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cdlSpec != nil {
@@ -34,27 +34,53 @@ func (p *Pool) cdlSpectra() ([]setkernel.Spectrum, *mat.Dense, error) {
 			return nil, nil, err
 		}
 	}
-	// One Gram matrix of all eigenvectors gives every V_aᵀV_b block.
-	off := make([]int, m+1)
-	for i, s := range spec {
-		off[i+1] = off[i] + len(s.Sigma)
-	}
+	off := cdlOffsets(spec)
 	all := mat.NewDense(p.dim, off[m], nil)
 	for i, s := range spec {
 		all.Slice(0, p.dim, off[i], off[i+1]).(*mat.Dense).Copy(s.V)
 	}
-	g := mat.NewDense(off[m], off[m], nil)
-	const blk = 256
-	nb := (off[m] + blk - 1) / blk
-	p.parallel(nb, func(b int) {
-		lo, hi := b*blk, min((b+1)*blk, off[m])
-		g.Slice(lo, hi, 0, off[m]).(*mat.Dense).Mul(all.Slice(0, p.dim, lo, hi).T(), all)
-	})
+	g := cdlGramRows(all, off, p.parallel)
 	for i := range spec {
 		spec[i].V = nil // only the Gram is needed from now on
 	}
 	p.cdlSpec, p.cdlGram = spec, g
 	return spec, g, nil
+}
+
+// cdlOffsets returns off with off[i] the column of set i's first
+// eigenvector in the matrix of all of them, off[m] their number.
+func cdlOffsets(spec []setkernel.Spectrum) []int {
+	off := make([]int, len(spec)+1)
+	for i, s := range spec {
+		off[i+1] = off[i] + len(s.Sigma)
+	}
+	return off
+}
+
+// cdlGramRows returns the blocks on and above the diagonal of the Gram
+// matrix allᵀ·all of the d×R matrix all of every set's eigenvectors (set
+// a in columns off[a]…off[a+1]−1): rows[a] is V_aᵀ·[V_a … V_m−1], r_a×
+// (R − off[a]), so that V_aᵀV_b (b ≥ a) is its columns off[b]−off[a] …
+// off[b+1]−off[a]−1. The kernel needs each pair once, so the blocks below
+// the diagonal (the other half of an R×R matrix, R up to the frames of
+// the whole pool) are neither computed nor held. Each element is the same
+// ascending sum over the d features as in one product of the whole
+// matrix, to the last bit (tested).
+func cdlGramRows(all *mat.Dense, off []int, parallel func(n int, f func(i int))) []*mat.Dense {
+	d, r := all.Dims()
+	m := len(off) - 1
+	rows := make([]*mat.Dense, m)
+	parallel(m, func(a int) {
+		ra := off[a+1] - off[a]
+		if ra == 0 || off[a] == r {
+			rows[a] = &mat.Dense{}
+			return
+		}
+		g := mat.NewDense(ra, r-off[a], nil)
+		g.Mul(all.Slice(0, d, off[a], off[a+1]).T(), all.Slice(0, d, off[a], r))
+		rows[a] = g
+	})
+	return rows
 }
 
 // CDLKernel returns the m×m log-Euclidean kernel matrix of the pool's sets
@@ -79,18 +105,20 @@ func (p *Pool) CDLKernel(reg float64, train []int) (*mat.SymDense, float64, erro
 	}
 	lambda := reg * base
 	m := p.Len()
-	off := make([]int, m+1)
+	off := cdlOffsets(spec)
 	lam := make([][]float64, m)
 	sum := make([]float64, m)
 	for i, s := range spec {
-		off[i+1] = off[i] + len(s.Sigma)
 		lam[i], sum[i] = s.LogShift(lambda)
 	}
 	k := mat.NewSymDense(m, nil)
 	p.parallel(m, func(a int) {
 		for b := a; b < m; b++ {
-			g := g.Slice(off[a], off[a+1], off[b], off[b+1]).(*mat.Dense)
-			k.SetSym(a, b, setkernel.LogEuclideanGram(p.dim, lambda, lam[a], sum[a], lam[b], sum[b], g))
+			var v mat.Dense // V_aᵀV_b, empty when either set has no eigenvector
+			if ra, rb := off[a+1]-off[a], off[b+1]-off[b]; ra > 0 && rb > 0 {
+				v = *g[a].Slice(0, ra, off[b]-off[a], off[b+1]-off[a]).(*mat.Dense)
+			}
+			k.SetSym(a, b, setkernel.LogEuclideanGram(p.dim, lambda, lam[a], sum[a], lam[b], sum[b], &v))
 		}
 	})
 	return k, lambda, nil

@@ -243,3 +243,44 @@ func TestKernelMatricesSymmetricAndPSD(t *testing.T) {
 		}
 	}
 }
+
+// TestCDLGramRowsEqualWholeProduct checks that the blocks on and above the
+// diagonal of the eigenvector Gram, computed set by set, are the entries
+// of one product of the whole matrix to the last bit, for ranks that
+// differ from set to set (one set of rank 0 among them) and a d large
+// enough that the product is blocked, in parallel and serially.
+func TestCDLGramRowsEqualWholeProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const d = 300
+	ranks := []int{40, 3, 0, 129, 64, 1, 70}
+	off := make([]int, len(ranks)+1)
+	for i, r := range ranks {
+		off[i+1] = off[i] + r
+	}
+	all := randSet(rng, d, off[len(ranks)], 0, 1)
+	var whole mat.Dense
+	whole.Mul(all.T(), all)
+	for _, workers := range []int{1, 3} {
+		parallel := func(n int, f func(i int)) { (&Pool{Workers: workers}).parallel(n, f) }
+		rows := cdlGramRows(all, off, parallel)
+		for a := range ranks {
+			ra, ca := rows[a].Dims()
+			if ranks[a] == 0 {
+				if !rows[a].IsEmpty() {
+					t.Fatalf("set %d of rank 0: rows %d×%d, want empty", a, ra, ca)
+				}
+				continue
+			}
+			if ra != ranks[a] || ca != off[len(ranks)]-off[a] {
+				t.Fatalf("set %d: rows %d×%d, want %d×%d", a, ra, ca, ranks[a], off[len(ranks)]-off[a])
+			}
+			for i := range ra {
+				for j := range ca {
+					if got, want := rows[a].At(i, j), whole.At(off[a]+i, off[a]+j); got != want {
+						t.Fatalf("workers %d, set %d, (%d,%d): %v, whole product %v (diff %g)", workers, a, i, j, got, want, got-want)
+					}
+				}
+			}
+		}
+	}
+}

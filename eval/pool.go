@@ -35,7 +35,7 @@ type Pool struct {
 	knn     [][]float64
 	gdaB    []*mat.Dense
 	cdlSpec []setkernel.Spectrum
-	cdlGram *mat.Dense
+	cdlGram []*mat.Dense // rows of the Gram of every set's eigenvectors, on and above the diagonal (cdlGramRows)
 
 	// cross, for a pool made by NewCrossPool: cross[t][i] says that the
 	// distances between the frames of sets t and i are held, in part[t][i]
