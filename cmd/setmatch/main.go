@@ -39,6 +39,7 @@ var commands = []command{
 }
 
 func main() {
+	setMemoryLimit("/")
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
