@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -121,5 +122,100 @@ func TestPCACache(t *testing.T) {
 	}
 	if _, _, err := c.Basis(sets, 8, 1); err == nil {
 		t.Error("d > D accepted")
+	}
+}
+
+// TestPCABasisFewFramesMatchesCovariance checks the path PCABasis takes
+// when there are fewer frames than features (the thin SVD): the same
+// subspace as the covariance's eigenvectors, orthonormal columns, the same
+// mean; and with d above the frames' rank (the SVD refuses it) the
+// covariance path, whose first directions are still the frames' own. A
+// PCACache gives the same bases, from one thin SVD for every d up to the
+// rank.
+func TestPCABasisFewFramesMatchesCovariance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const D = 120
+	sets := make([]*mat.Dense, 4)
+	for s := range sets {
+		x := mat.NewDense(10, D, nil) // 40 frames in all, rank ≤ 39
+		for i := range 10 {
+			for j := range D {
+				x.Set(i, j, 2+rng.NormFloat64()*float64(D-j)/D)
+			}
+		}
+		sets[s] = x
+	}
+	stacked, _ := stackFrames(sets)
+	centred := mat.DenseCopyOf(stacked)
+	mean := match.ColumnMeans(centred)
+	subtractRow(centred, mean)
+	var cache PCACache
+	for _, d := range []int{1, 10, 39, 45} {
+		w, m, err := PCABasis(sets, d, 1)
+		if err != nil {
+			t.Fatalf("d = %d: %v", d, err)
+		}
+		cw, cm, err := cache.Basis(sets, d, 1)
+		if err != nil {
+			t.Fatalf("d = %d, cached: %v", d, err)
+		}
+		if !mat.Equal(cw, w) || !floats.Equal(cm, m) {
+			t.Errorf("d = %d: the cached basis differs from PCABasis", d)
+		}
+		if r, c := w.Dims(); r != D || c != d {
+			t.Fatalf("d = %d: W is %d×%d", d, r, c)
+		}
+		for j := range D {
+			if math.Abs(m[j]-mean[j]) > 1e-12 {
+				t.Fatalf("d = %d: mean[%d] = %v, want %v", d, j, m[j], mean[j])
+			}
+		}
+		var wtw mat.Dense
+		wtw.Mul(w.T(), w)
+		for i := range d {
+			for j := range d {
+				want := 0.0
+				if i == j {
+					want = 1
+				}
+				if math.Abs(wtw.At(i, j)-want) > 1e-10 {
+					t.Fatalf("d = %d: WᵀW[%d,%d] = %v", d, i, j, wtw.At(i, j))
+				}
+			}
+		}
+		cov, err := pcaCovariance(centred, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := min(d, 39) // beyond the rank, any directions of no variance will do
+		ang, _ := grassmann.PrincipalAngles(w.Slice(0, D, 0, k).(*mat.Dense), cov.Slice(0, D, 0, k).(*mat.Dense))
+		if ang[k-1] > 1e-6 {
+			t.Errorf("d = %d: largest angle to the covariance path %g rad", d, ang[k-1])
+		}
+	}
+	if len(cache.byKey) != 1 {
+		t.Errorf("%d cache entries for one collection of sets, want 1 (d = 45 is computed on its own)", len(cache.byKey))
+	}
+}
+
+// BenchmarkPCABasisFewFrames: the PCA start of one -dr fold with LBP
+// features, 160 frames of D = 944, d = 40 (docs/PERFORMANCE.md, "Training").
+func BenchmarkPCABasisFewFrames(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const D = 944
+	sets := make([]*mat.Dense, 20)
+	for s := range sets {
+		x := mat.NewDense(8, D, nil)
+		for i := range 8 {
+			for j := range D {
+				x.Set(i, j, rng.Float64())
+			}
+		}
+		sets[s] = x
+	}
+	for b.Loop() {
+		if _, _, err := PCABasis(sets, 40, 1); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -11,8 +11,9 @@ import (
 // PCACache remembers the PCA of the frame sets it was given (by the
 // identity of the set matrices, which must not change afterwards), so
 // that trainings of several dimensions d and bandwidths on the same sets,
-// as cross-validation runs them, share one eigendecomposition of the
-// D×D covariance. It keeps the last few entries only. The zero value is
+// as cross-validation runs them, share one PCA: every direction of the D×D
+// covariance, or with N ≤ D frames the N − 1 directions they can span
+// (the thin SVD of PCABasis). It keeps the last few entries only. The zero value is
 // ready to use; it is safe for concurrent use.
 type PCACache struct {
 	mu    sync.Mutex
@@ -31,7 +32,8 @@ type pcaEntry struct {
 }
 
 // Basis returns PCABasis(sets, d, seed), computing it at most once per
-// set of sets (for D ≤ 2000; above, once per d).
+// set of sets (for D ≤ 2000; above, once per d). With N ≤ D frames, a d
+// of N or more (above any rank they can have) is computed on its own.
 func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []float64, error) {
 	if len(sets) == 0 {
 		return PCABasis(sets, d, seed)
@@ -45,6 +47,11 @@ func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []fl
 	if dim > pcaCovarianceMaxDim {
 		k = d
 		fmt.Fprintf(&b, "d=%d,seed=%d", d, seed)
+	} else if n := frameCount(sets); n <= dim {
+		k = max(n-1, 1) // the most directions N centred frames span
+		if d > k {
+			return PCABasis(sets, d, seed)
+		}
 	}
 	key := b.String()
 	c.mu.Lock()
@@ -70,4 +77,17 @@ func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []fl
 		return nil, nil, fmt.Errorf("dimension %d: want 1 ≤ d ≤ %d (the number of features)", d, dim)
 	}
 	return mat.DenseCopyOf(e.w.Slice(0, dim, 0, d)), append([]float64(nil), e.mean...), nil
+}
+
+// frameCount returns the number of frames of the sets (nil sets count 0:
+// PCABasis reports them).
+func frameCount(sets []*mat.Dense) int {
+	n := 0
+	for _, s := range sets {
+		if s != nil && !s.IsEmpty() {
+			r, _ := s.Dims()
+			n += r
+		}
+	}
+	return n
 }
