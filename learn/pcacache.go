@@ -11,10 +11,10 @@ import (
 // PCACache remembers the PCA of the frame sets it was given (by the
 // identity of the set matrices, which must not change afterwards), so
 // that trainings of several dimensions d and bandwidths on the same sets,
-// as cross-validation runs them, share one PCA: every direction of the D×D
-// covariance, or with N ≤ D frames the N − 1 directions they can span
-// (the thin SVD of PCABasis). It keeps the last few entries only. The zero value is
-// ready to use; it is safe for concurrent use.
+// as cross-validation runs them, share one PCA: every direction of the
+// D×D covariance, or with N ≤ D frames the N − 1 directions they can span
+// (the thin SVD of PCABasis). It keeps the last few entries only. The
+// zero value is ready to use; it is safe for concurrent use.
 type PCACache struct {
 	mu    sync.Mutex
 	order []string
