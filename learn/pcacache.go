@@ -12,7 +12,7 @@ import (
 // identity of the set matrices, which must not change afterwards), so
 // that trainings of several dimensions d and bandwidths on the same sets,
 // as cross-validation runs them, share one PCA: every direction of the
-// D×D covariance, or with N ≤ D frames the N − 1 directions they can span
+// D×D covariance, or with N < D frames the N − 1 directions they can span
 // (the thin SVD of PCABasis). It keeps the last few entries only. The
 // zero value is ready to use; it is safe for concurrent use.
 type PCACache struct {
@@ -32,7 +32,7 @@ type pcaEntry struct {
 }
 
 // Basis returns PCABasis(sets, d, seed), computing it at most once per
-// set of sets (for D ≤ 2000; above, once per d). With N ≤ D frames, a d
+// set of sets (for D ≤ 2000; above, once per d). With N < D frames, a d
 // of N or more (above any rank they can have) is computed on its own.
 func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []float64, error) {
 	if len(sets) == 0 {
@@ -47,7 +47,7 @@ func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []fl
 	if dim > pcaCovarianceMaxDim {
 		k = d
 		fmt.Fprintf(&b, "d=%d,seed=%d", d, seed)
-	} else if n := frameCount(sets); n <= dim {
+	} else if n := frameCount(sets); n < dim {
 		k = max(n-1, 1) // the most directions N centred frames span
 		if d > k {
 			return PCABasis(sets, d, seed)
