@@ -72,7 +72,7 @@ func cdlGramRows(all *mat.Dense, off []int, parallel func(n int, f func(i int)))
 	rows := make([]*mat.Dense, m)
 	parallel(m, func(a int) {
 		ra := off[a+1] - off[a]
-		if ra == 0 || off[a] == r {
+		if ra == 0 {
 			rows[a] = &mat.Dense{}
 			return
 		}
@@ -114,11 +114,9 @@ func (p *Pool) CDLKernel(reg float64, train []int) (*mat.SymDense, float64, erro
 	k := mat.NewSymDense(m, nil)
 	p.parallel(m, func(a int) {
 		for b := a; b < m; b++ {
-			var v mat.Dense // V_aᵀV_b, empty when either set has no eigenvector
-			if ra, rb := off[a+1]-off[a], off[b+1]-off[b]; ra > 0 && rb > 0 {
-				v = *g[a].Slice(0, ra, off[b]-off[a], off[b+1]-off[a]).(*mat.Dense)
-			}
-			k.SetSym(a, b, setkernel.LogEuclideanGram(p.dim, lambda, lam[a], sum[a], lam[b], sum[b], &v))
+			// V_aᵀV_b (every Spectrum has at least one eigenvector)
+			v := g[a].Slice(0, off[a+1]-off[a], off[b]-off[a], off[b+1]-off[a])
+			k.SetSym(a, b, setkernel.LogEuclideanGram(p.dim, lambda, lam[a], sum[a], lam[b], sum[b], v.(*mat.Dense)))
 		}
 	})
 	return k, lambda, nil

@@ -420,8 +420,8 @@ func ProjectSets(sets []*mat.Dense, w *mat.Dense, mean []float64) ([]*mat.Dense,
 			for r := range n {
 				row := xc.RawRowView(r)
 				copy(row, x.RawRowView(r))
-				for j := range row {
-					if mean != nil {
+				if mean != nil {
+					for j := range row {
 						row[j] -= mean[j]
 					}
 				}

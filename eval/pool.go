@@ -177,15 +177,12 @@ func NewCrossPool(sets []*mat.Dense, workers int, rows, cols []int) (*Pool, erro
 		p.cross[i] = make([]bool, m)
 		p.cross[i][i] = true
 	}
-	inRows, inCols, err := p.marks(rows, cols)
-	if err != nil {
+	if _, _, err := p.marks(rows, cols); err != nil {
 		return nil, err
 	}
-	for r := range m {
-		for c := range m {
-			if inRows[r] && inCols[c] {
-				p.cross[r][c], p.cross[c][r] = true, true
-			}
+	for _, r := range rows {
+		for _, c := range cols {
+			p.cross[r][c], p.cross[c][r] = true, true
 		}
 	}
 	return p, nil

@@ -44,9 +44,10 @@ func PCABasis(sets []*mat.Dense, d int, seed int64) (w *mat.Dense, mean []float6
 	if n < 2 {
 		return nil, nil, errors.New("PCA needs at least 2 frames in total")
 	}
-	if n < dim && dim <= pcaCovarianceMaxDim {
-		// FitPCA refuses d above the rank of the frames; the covariance
-		// path below then also gives directions of no variance.
+	if n < dim && d < n && dim <= pcaCovarianceMaxDim {
+		// N centred frames span at most N − 1 directions. FitPCA refuses
+		// d above their rank; the covariance path below then also gives
+		// directions of no variance.
 		if p, err := features.FitPCA(x, d); err == nil {
 			return p.Components, p.Mean, nil
 		}
