@@ -24,6 +24,7 @@ import (
 	"setmatch/device/journal"
 	"setmatch/device/mqtt/mqtttest"
 	"setmatch/device/spool"
+	"setmatch/internal/testexec"
 )
 
 // The daemon's MQTT and metrics outputs, end to end: the real setmatchd
@@ -263,7 +264,7 @@ func TestDaemonMQTTAndMetrics(t *testing.T) {
 // opened once the new subscriber is in place, so that no message can pass
 // before it subscribed.
 func TestDaemonMQTTBrokerRestart(t *testing.T) {
-	if mqtttest.Emulated() {
+	if testexec.Emulated() {
 		t.Skip("an emulated test binary cannot start and kill mosquitto (golang/go#69259); TestOutage in device/mqtt covers outages through a gate")
 	}
 	ctx := testContext(t, e2eBudget)

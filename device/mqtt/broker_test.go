@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"setmatch/device/mqtt/mqtttest"
+	"setmatch/internal/testexec"
 )
 
 // The tests run against Debian's mosquitto (mqtttest): their own on the
@@ -17,7 +18,7 @@ const (
 )
 
 var (
-	emulated  = mqtttest.Emulated
+	emulated  = testexec.Emulated
 	subscribe = mqtttest.Subscribe
 	wait      = mqtttest.Wait
 )

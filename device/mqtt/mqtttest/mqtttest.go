@@ -55,10 +55,6 @@ type Broker struct {
 	log  SyncBuffer
 }
 
-// Emulated reports whether this test binary runs under a user-mode
-// emulator (testexec.Emulated).
-func Emulated() bool { return testexec.Emulated() }
-
 // New returns a broker for t: the one named by EnvAuthBroker (auth) or
 // EnvBroker if set, else a mosquitto started for t (skipping t when this
 // binary is emulated and cannot start one).
@@ -71,7 +67,7 @@ func New(ctx context.Context, t testing.TB, auth bool) *Broker {
 	if u := os.Getenv(env); u != "" {
 		return &Broker{URL: u, Addr: strings.TrimPrefix(u, "tcp://")}
 	}
-	if Emulated() {
+	if testexec.Emulated() {
 		t.Skipf("an emulated test binary cannot start mosquitto (golang/go#69259): set %s to a running broker (scripts/mosquitto-test.sh does)", env)
 	}
 	return Start(ctx, t, auth)
