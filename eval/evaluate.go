@@ -43,6 +43,39 @@ type MethodResult struct {
 	Accuracies []float64 `json:"accuracies"` // percent, one per split
 	Seconds    float64   `json:"seconds"`    // cross-validation, fitting and classification, all splits
 	Params     []string  `json:"params"`     // hyper-parameters chosen per split
+	// AutoMinus, when auto was evaluated too and there are two splits or
+	// more, is auto's accuracy minus this method's, split by split.
+	AutoMinus *Paired `json:"auto_minus,omitempty"`
+}
+
+// Paired summarises the differences a − b of two methods' accuracies on
+// the same splits: the probe sets are the same, so much of what makes one
+// split harder than another cancels, and the standard error of the mean
+// difference is smaller than the spread of either method over the splits
+// suggests. It treats the splits as independent: they are drawn
+// independently, but from the same sets, so it understates the
+// uncertainty of a difference on the data set as a whole.
+type Paired struct {
+	Mean float64 `json:"mean"` // mean of a − b over the splits, points
+	SE   float64 `json:"se"`   // sample standard deviation of a − b / √splits
+}
+
+// PairedDiff returns the mean difference a − b over the splits and its
+// standard error; a and b hold one accuracy per split, in the same order.
+// It needs two splits or more.
+func PairedDiff(a, b []float64) (Paired, error) {
+	if len(a) != len(b) {
+		return Paired{}, fmt.Errorf("%d accuracies against %d: want one per split for both", len(a), len(b))
+	}
+	if len(a) < 2 {
+		return Paired{}, fmt.Errorf("%d split: a standard error needs two or more", len(a))
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		d[i] = a[i] - b[i]
+	}
+	mean, std := meanStd(d)
+	return Paired{Mean: mean, SE: std / math.Sqrt(float64(len(d)))}, nil
 }
 
 // Result is the outcome of Evaluate.
@@ -157,6 +190,18 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 	}
 	for _, mr := range res.Methods {
 		mr.Mean, mr.Std = meanStd(mr.Accuracies)
+	}
+	if auto := res.Methods[Auto]; auto != nil && len(splits) >= 2 {
+		for m, mr := range res.Methods {
+			if m == Auto {
+				continue
+			}
+			d, err := PairedDiff(auto.Accuracies, mr.Accuracies)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m, err)
+			}
+			mr.AutoMinus = &d
+		}
 	}
 	res.TotalSeconds = time.Since(start).Seconds()
 	return res, nil

@@ -269,3 +269,25 @@ func TestEvaluateSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestPairedDiff: the mean and standard error of a − b, by hand.
+func TestPairedDiff(t *testing.T) {
+	// a − b = 10, 0, 15: mean 25/3; deviations 5/3, −25/3, 20/3, so the
+	// sample variance is (25 + 625 + 400)/9/2 = 175/3 and SE = √(175/3/3).
+	d, err := PairedDiff([]float64{60, 70, 80}, []float64{50, 70, 65})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 25.0 / 3; math.Abs(d.Mean-want) > 1e-12 {
+		t.Errorf("mean %v, want %v", d.Mean, want)
+	}
+	if want := math.Sqrt(175.0 / 9); math.Abs(d.SE-want) > 1e-12 {
+		t.Errorf("SE %v, want %v", d.SE, want)
+	}
+	if _, err := PairedDiff([]float64{1, 2}, []float64{1}); err == nil {
+		t.Error("lengths 2 and 1: no error")
+	}
+	if _, err := PairedDiff([]float64{1}, []float64{1}); err == nil {
+		t.Error("one split: no error")
+	}
+}

@@ -29,7 +29,7 @@ accuracy (percent) over the splits and the seconds each method took.
 protocols: gallery=G,probe=P,splits=S (per class; for pooled ORL-style data
 G and P are frames per set; probe=rest for all remaining sets), loo,
 file=PATH (lines "<split> <gallery|probe> <class>/<set>").
-methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto (or all)\n\nauto: what setmatch train --method auto deploys, chosen inside each\nsplit's gallery by nested cross-validation (see setmatch train)."
+methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,kfda-mix,auto (or all)\n\nauto: what setmatch train --method auto deploys, chosen inside each\nsplit's gallery by nested cross-validation (see setmatch train). With auto\nand two splits or more, every other method's row adds auto's accuracy minus\nits own, split by split, and the standard error of that mean (JSON:\nauto_minus): whether a difference is more than the luck of the splits."
 
 // evalArgs holds the flags of setmatch eval.
 type evalArgs struct {
@@ -245,10 +245,25 @@ func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res 
 		return err
 	}
 	fmt.Fprintf(stdout, "data %s, features %s, protocol %s, seed %d\n\n", a.data, featName, p, a.seed)
-	fmt.Fprintf(stdout, "%-9s %15s %9s\n", "method", "accuracy (%)", "seconds")
+	paired := false
+	for _, m := range ms {
+		paired = paired || res.Methods[m].AutoMinus != nil
+	}
+	if paired {
+		fmt.Fprintf(stdout, "%-9s %15s %9s %17s\n", "method", "accuracy (%)", "seconds", "auto − it (SE)")
+	} else {
+		fmt.Fprintf(stdout, "%-9s %15s %9s\n", "method", "accuracy (%)", "seconds")
+	}
 	for _, m := range ms {
 		r := res.Methods[m]
-		fmt.Fprintf(stdout, "%-9s %7.1f ± %5.1f %9.1f\n", m, r.Mean, r.Std, r.Seconds)
+		fmt.Fprintf(stdout, "%-9s %7.1f ± %5.1f %9.1f", m, r.Mean, r.Std, r.Seconds)
+		if d := r.AutoMinus; d != nil {
+			fmt.Fprintf(stdout, " %+8.1f (%4.1f)", d.Mean, d.SE)
+		}
+		fmt.Fprintln(stdout)
+	}
+	if paired {
+		fmt.Fprintf(stdout, "\nauto − it: auto's accuracy minus the method's, split by split, mean over the splits (standard error of that mean, the splits taken as independent)\n")
 	}
 	fmt.Fprintf(stdout, "\nshared work (features, distances, divergence grid, subspaces, covariances): %.1f s; loading %.1f s; total %.1f s\n",
 		res.SharedSeconds, loadSec, res.TotalSeconds+loadSec)

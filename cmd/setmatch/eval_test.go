@@ -211,3 +211,50 @@ func TestEvalStepLines(t *testing.T) {
 		t.Errorf("throttled:\n%s", got)
 	}
 }
+
+// TestEvalAutoMinus: with auto among the methods, the table and the JSON
+// give every other method's paired difference to auto over the splits,
+// equal to eval.PairedDiff of the accuracies; without auto, neither does.
+func TestEvalAutoMinus(t *testing.T) {
+	dir := evalData(t, 3, 5)
+	args := []string{"eval", "--data", dir, "--protocol", "gallery=3,probe=2,splits=2", "--bandwidths", "global*1,set*1", "--quiet"}
+	code, stdout, stderr := evalDispatch(append(args, "--methods", "nn-h,kfda-j,auto", "--json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Methods map[string]struct {
+			Accuracies []float64
+			AutoMinus  *eval.Paired `json:"auto_minus"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	if got.Methods["auto"].AutoMinus != nil {
+		t.Errorf("auto against itself: %+v", got.Methods["auto"].AutoMinus)
+	}
+	for _, m := range []string{"nn-h", "kfda-j"} {
+		want, err := eval.PairedDiff(got.Methods["auto"].Accuracies, got.Methods[m].Accuracies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := got.Methods[m].AutoMinus; d == nil || *d != want {
+			t.Errorf("%s: auto_minus %+v, want %+v", m, d, want)
+		}
+	}
+	code, stdout, stderr = evalDispatch(append(args, "--methods", "nn-h,auto")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "auto − it (SE)") || !strings.Contains(stdout, "auto − it: auto's accuracy minus") {
+		t.Errorf("table without the paired column:\n%s", stdout)
+	}
+	code, stdout, stderr = evalDispatch(append(args, "--methods", "nn-h,nn-j")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "auto − it") {
+		t.Errorf("paired column without auto:\n%s", stdout)
+	}
+}
