@@ -257,4 +257,13 @@ func TestEvalAutoMinus(t *testing.T) {
 	if strings.Contains(stdout, "auto − it") {
 		t.Errorf("paired column without auto:\n%s", stdout)
 	}
+	// One split: no standard error, so no column.
+	one := []string{"eval", "--data", dir, "--protocol", "gallery=3,probe=2,splits=1", "--bandwidths", "global*1,set*1", "--quiet", "--methods", "nn-h,auto"}
+	code, stdout, stderr = evalDispatch(one...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "auto − it") {
+		t.Errorf("paired column with one split:\n%s", stdout)
+	}
 }
