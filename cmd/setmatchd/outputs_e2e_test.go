@@ -338,12 +338,17 @@ func TestDaemonMQTTWrongPassword(t *testing.T) {
 	}
 	done := filepath.Join(f.Spool, spool.DirDone)
 	waitFor(t, ctx, "five batches decided without the broker", func() bool { return len(devicetest.Names(t, done)) == 5 })
-	fams := scrapeMetrics(t, ctx, maddr)
+	// The outputs hear of a batch after it is in done/: the outbox may be
+	// a decision short at first, and must reach five (and stay there,
+	// checked on stop below).
+	var fams map[string]*dto.MetricFamily
+	waitFor(t, ctx, "five decisions in the MQTT outbox", func() bool {
+		fams = scrapeMetrics(t, ctx, maddr)
+		v, _ := metricValue(fams, "setmatch_mqtt_outbox_length")
+		return v == 5
+	})
 	if v, ok := metricValue(fams, "setmatch_mqtt_connected"); !ok || v != 0 {
 		t.Errorf("setmatch_mqtt_connected = %v (present %v), want 0", v, ok)
-	}
-	if v, _ := metricValue(fams, "setmatch_mqtt_outbox_length"); v != 5 {
-		t.Errorf("setmatch_mqtt_outbox_length = %v, want 5", v)
 	}
 	p.stop()
 	recs := devicetest.ReadJournal(t, f.Journal)
