@@ -342,9 +342,14 @@ func TestDaemonMQTTWrongPassword(t *testing.T) {
 	// a decision short at first, and must reach five (and stay there,
 	// checked on stop below).
 	var fams map[string]*dto.MetricFamily
+	last := -1.0
 	waitFor(t, ctx, "five decisions in the MQTT outbox", func() bool {
 		fams = scrapeMetrics(t, ctx, maddr)
 		v, _ := metricValue(fams, "setmatch_mqtt_outbox_length")
+		if v != last {
+			t.Logf("setmatch_mqtt_outbox_length = %v", v) // shown if the wait fails
+			last = v
+		}
 		return v == 5
 	})
 	if v, ok := metricValue(fams, "setmatch_mqtt_connected"); !ok || v != 0 {
