@@ -12,7 +12,9 @@ candidate within k standard errors of the highest (k = 0.5, 1; "sets":
 k = 1 with the standard error of the number of distinct held-out sets
 instead of the outcomes of all dealings; "paired": the first candidate
 whose shortfall to the highest is within one standard error of the
-paired difference, outcome by outcome, over the distinct sets), scored on
+paired difference, outcome by outcome, over the distinct sets; "dr
+second" and "mix or dr": "sets" with kfda-mix, then nn-h-dr, then the
+others in order of preference, or kfda-mix and nn-h-dr alone), scored on
 the first dealing of the training sets to the outer folds, on the first
 two, and so on up to as many as the records hold (STUDY_REPEATS).
 --without drops the candidates of those methods from every record first
@@ -88,6 +90,16 @@ def paired(cands, deal, k=1.0):
     return top
 
 
+def reordered(cands, deal, first, rest):
+    # The "1-SE sets" rule with the candidates of the methods in first
+    # moved to the front, in that order, followed (if rest) by the others
+    # in their own order; returns an index into cands.
+    order = [i for m in first for i, c in enumerate(cands) if c["method"] == m]
+    if rest:
+        order += [i for i in range(len(cands)) if i not in order]
+    return order[within_se([cands[i] for i in order], deal, 1.0, sets=True)]
+
+
 def deployed(r, i):
     c = r["cands"][i]
     # A -dr winner is deployed as Selection.Deploy fits it: the method's
@@ -125,6 +137,10 @@ def main(args):
         rules.append((f"1-SE k={k:g}", lambda r, d, k=k: within_se(r["cands"], d, k)))
     rules.append(("1-SE sets", lambda r, d: within_se(r["cands"], d, 1.0, sets=True)))
     rules.append(("paired", lambda r, d: paired(r["cands"], d)))
+    # The lead of docs/TRAINING.md ("The lead checked on fresh data"):
+    # nn-h-dr second in the order of preference, or the only other choice.
+    rules.append(("dr second", lambda r, d: reordered(r["cands"], d, ["kfda-mix", "nn-h-dr"], True)))
+    rules.append(("mix or dr", lambda r, d: reordered(r["cands"], d, ["kfda-mix", "nn-h-dr"], False)))
     # Bounds, not rules: always the first candidate, and the candidate
     # that did best on the probes (as deployed), which no rule can know.
     rules.append(("first", lambda r, d: 0))
