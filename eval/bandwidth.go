@@ -81,49 +81,72 @@ func (p *Pool) FrameBandwidths(b Bandwidth, train []int) ([]float64, error) {
 		return nil, fmt.Errorf("bandwidth scale must be > 0, got %v", b.Scale)
 	}
 	knn := p.neighbours()
-	var nn []float64
+	var frames []int
 	for _, s := range train {
 		for f := p.off[s]; f < p.off[s+1]; f++ {
-			nn = append(nn, knn[f][0])
+			frames = append(frames, f)
 		}
 	}
-	base := median(nn)
+	base := nnMedian(knn, frames)
 	if !(base > 0) {
-		// Sets of repeated frames: fall back to the spread of the data.
-		var spread []float64
-		for _, s := range train {
-			spread = append(spread, match.RootMeanVariance(p.Sets[s]))
-		}
-		base = median(spread)
-	}
-	if !(base > 0) {
-		return nil, fmt.Errorf("the training frames do not differ: no bandwidth can be derived")
+		return nil, fmt.Errorf("the frames of every training set are one image repeated: no bandwidth can be derived")
 	}
 	h := make([]float64, p.Frames())
 	for s := range p.Sets {
 		lo, hi := p.off[s], p.off[s+1]
 		setBase := base
 		if b.Mode != Global {
-			nn = nn[:0]
+			// A set of one image repeated keeps the global base.
+			frames = frames[:0]
 			for f := lo; f < hi; f++ {
-				nn = append(nn, knn[f][0])
+				frames = append(frames, f)
 			}
-			if m := median(nn); m > 0 {
+			if m := nnMedian(knn, frames); m > 0 {
 				setBase = m
 			}
 		}
 		for f := lo; f < hi; f++ {
 			v := setBase
 			if b.Mode == Adaptive {
-				k := min(b.K, len(knn[f]))
 				// Floor at a tenth of the set's median so that duplicated
 				// frames do not get a zero-width kernel.
-				v = math.Max(knn[f][k-1], 0.1*setBase)
+				v = 0.1 * setBase
+				if k := min(b.K, len(knn[f])); k > 0 {
+					v = math.Max(knn[f][k-1], v)
+				}
 			}
 			h[f] = b.Scale * v
 		}
 	}
 	return h, nil
+}
+
+// nnMedian is the nn rule over the given frames of a pool whose sorted
+// within-set neighbour distances are knn, as match.MedianNearestNeighbour
+// takes it for a set: the median distance to the nearest other frame, or
+// when that is 0 (half of the frames or more repeat another), the median
+// distance to the nearest frame that differs; 0 when no frame differs
+// from the others.
+func nnMedian(knn [][]float64, frames []int) float64 {
+	nn := make([]float64, 0, len(frames))
+	for _, f := range frames {
+		if len(knn[f]) > 0 {
+			nn = append(nn, knn[f][0])
+		}
+	}
+	if m := median(nn); m > 0 {
+		return m
+	}
+	nn = nn[:0]
+	for _, f := range frames {
+		for _, d := range knn[f] {
+			if d > 0 {
+				nn = append(nn, d)
+				break
+			}
+		}
+	}
+	return median(nn)
 }
 
 // DivMatrix holds the symmetric divergences between all sets of a pool,

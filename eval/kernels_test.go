@@ -3,6 +3,7 @@ package eval
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -282,5 +283,57 @@ func TestCDLGramRowsEqualWholeProduct(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFrameBandwidthsRepeatedFrames checks the pool's nn rule against
+// match's (the appliance's) on sets whose frames repeat: a set whose every
+// frame is doubled gets the bandwidth of its frames without the repeats,
+// per set and as the global base, and a set of one image repeated keeps
+// the global base instead of a zero bandwidth.
+func TestFrameBandwidthsRepeatedFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	plain := randSet(rng, 6, 3, 0, 1)
+	doubled := mat.NewDense(12, 3, nil)
+	for f := range 6 {
+		doubled.SetRow(2*f, plain.RawRowView(f))
+		doubled.SetRow(2*f+1, plain.RawRowView(f))
+	}
+	still := mat.NewDense(5, 3, nil)
+	for f := range 5 {
+		still.SetRow(f, plain.RawRowView(0))
+	}
+	other := randSet(rng, 7, 3, 1, 1)
+	p, err := NewPool([]*mat.Dense{doubled, still, other}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := match.MedianNearestNeighbour(plain)
+	if got := match.MedianNearestNeighbour(doubled); math.Abs(got-want) > 1e-12*want {
+		t.Fatalf("match: doubled frames h = %v, the frames alone %v", got, want)
+	}
+	h, err := p.FrameBandwidths(Bandwidth{Mode: PerSet, Scale: 2}, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h[0]; math.Abs(got-2*want) > 1e-9*want {
+		t.Errorf("set*2, doubled frames: h = %v, want %v (2 × the frames without repeats)", got, 2*want)
+	}
+	if got, w := h[17], 2*match.MedianNearestNeighbour(other); math.Abs(got-w) > 1e-9*w {
+		t.Errorf("set*2, plain set: h = %v, want %v", got, w)
+	}
+	g, err := p.FrameBandwidths(Bandwidth{Mode: Global, Scale: 1}, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(g[0] > 0) {
+		t.Fatalf("global base %v", g[0])
+	}
+	if got := h[12]; math.Abs(got-2*g[0]) > 1e-12*g[0] {
+		t.Errorf("set*2, one image repeated: h = %v, want 2 × the global base %v", got, g[0])
+	}
+	// Every training set one image repeated: an error, not a zero bandwidth.
+	if _, err := p.FrameBandwidths(Bandwidth{Mode: Global, Scale: 1}, []int{1}); err == nil || !strings.Contains(err.Error(), "repeated") {
+		t.Errorf("only a still set to train on: err = %v, want one that says the frames repeat", err)
 	}
 }

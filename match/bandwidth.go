@@ -126,7 +126,7 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 		h *= r.Scale
 	}
 	if !(h > 0) || math.IsInf(h, 0) {
-		return 0, fmt.Errorf("the %s rule needs frames that differ (it gave h = %v): give a fixed bandwidth", r, h)
+		return 0, fmt.Errorf("every frame of the set is the same image (a frozen or covered camera?): the %s rule has no spread to measure (it gave h = %v); only a fixed bandwidth works for such a set", r, h)
 	}
 	return h, nil
 }
@@ -164,12 +164,17 @@ func ColumnMeans(x *mat.Dense) []float64 {
 
 // MedianNearestNeighbour returns the median over the rows of the n×d matrix
 // x (n ≥ 2) of the Euclidean distance to the nearest other row. Duplicate
-// frames count as distance 0.
+// frames count as distance 0, but when half of the rows or more repeat
+// another row (the median is then 0: a still scene, or a camera or frame
+// rate conversion that repeats frames), it is the median of the distances
+// to the nearest row that differs instead, which a set's repeats do not
+// change. It is 0 only when every row is the same.
 func MedianNearestNeighbour(x *mat.Dense) float64 {
 	n, _ := x.Dims()
-	nn := make([]float64, n)
+	nn := make([]float64, n)   // squared, to any other row
+	diff := make([]float64, n) // squared, to a row that differs
 	for i := range nn {
-		nn[i] = math.Inf(1)
+		nn[i], diff[i] = math.Inf(1), math.Inf(1)
 	}
 	for i := range n {
 		xi := x.RawRowView(i)
@@ -182,14 +187,28 @@ func MedianNearestNeighbour(x *mat.Dense) float64 {
 			}
 			nn[i] = min(nn[i], s)
 			nn[j] = min(nn[j], s)
+			if s > 0 {
+				diff[i] = min(diff[i], s)
+				diff[j] = min(diff[j], s)
+			}
 		}
 	}
-	for i, s := range nn {
-		nn[i] = math.Sqrt(s)
+	if h := medianSqrt(nn); h > 0 {
+		return h
 	}
-	slices.Sort(nn)
+	if h := medianSqrt(diff); !math.IsInf(h, 1) {
+		return h
+	}
+	return 0
+}
+
+// medianSqrt returns the median of the square roots of sq (n ≥ 1), sorting
+// sq in place.
+func medianSqrt(sq []float64) float64 {
+	slices.Sort(sq)
+	n := len(sq)
 	if n%2 == 0 {
-		return (nn[n/2-1] + nn[n/2]) / 2
+		return (math.Sqrt(sq[n/2-1]) + math.Sqrt(sq[n/2])) / 2
 	}
-	return nn[n/2]
+	return math.Sqrt(sq[n/2])
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -171,10 +172,30 @@ func TestNearestNeighbourRule(t *testing.T) {
 	if a, b := MedianNearestNeighbour(y), MedianNearestNeighbour(&yr); !close(a, b, 1e-12, 0) {
 		t.Errorf("median NN distance %v before rotation, %v after", a, b)
 	}
-	// Three copies of one frame and one other: the median is 0, an error.
+	// Three copies of one frame and one other: the median distance to any
+	// other frame is 0, so the rule takes the distances to a frame that
+	// differs: 4 for each copy and for the other, h = 2 × 4 (nn*2).
 	dup := mat.NewDense(4, 1, []float64{1, 1, 1, 5})
-	if _, err := r.Bandwidth(dup); err == nil {
-		t.Error("nn rule on mostly duplicate frames gave no error")
+	if h, err := r.Bandwidth(dup); err != nil || h != 8 {
+		t.Errorf("nn*2 on mostly repeated frames: h = %v, %v; want 8", h, err)
+	}
+	// Every frame repeated (a frame-rate conversion that doubles them):
+	// the bandwidth of the frames without their repeats.
+	twice := mat.NewDense(8, 2, []float64{0, 0, 0, 0, 1, 0, 1, 0, 3, 0, 3, 0, 7, 0, 7, 0})
+	if h, err := r.Bandwidth(twice); err != nil || h != 3 {
+		t.Errorf("nn*2 on doubled frames: h = %v, %v; want 3, as without the repeats", h, err)
+	}
+	// Fewer than half repeated: the repeats count as distance 0, as before.
+	few := mat.NewDense(5, 1, []float64{0, 0, 1, 3, 7})
+	if h, err := ParseBandwidthRule("nn"); err != nil {
+		t.Fatal(err)
+	} else if v, err := h.Bandwidth(few); err != nil || v != 1 {
+		t.Errorf("nn with two of five frames the same: h = %v, %v; want 1 (distances 0, 0, 1, 2, 4)", v, err)
+	}
+	// Every frame the same: no bandwidth, an error that says so.
+	same := mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2})
+	if _, err := r.Bandwidth(same); err == nil || !strings.Contains(err.Error(), "same image") {
+		t.Errorf("nn rule on identical frames: err = %v, want one that says every frame is the same", err)
 	}
 }
 

@@ -273,3 +273,55 @@ func TestMatcherWithThreshold(t *testing.T) {
 		t.Error("NaN threshold accepted")
 	}
 }
+
+// TestMatchRepeatedFrames checks that a batch whose every frame is
+// repeated (a camera or a frame-rate conversion that doubles frames) is
+// matched as the batch itself under the nn rule: the same density, so the
+// same bandwidth, divergences and decision. Before, the rule gave h = 0
+// and the batch failed.
+func TestMatchRepeatedFrames(t *testing.T) {
+	m := mfModel(14, 10, 3, []int{6, 8, 5})
+	m.QueryBandwidth = match.BandwidthRule{Kind: match.NearestNeighbour}
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	batch := mfBatch(rng, m, 9, 3)
+	n, bigD := batch.Dims()
+	twice := mat.NewDense(2*n, bigD, nil)
+	for i := range n {
+		twice.SetRow(2*i, batch.RawRowView(i))
+		twice.SetRow(2*i+1, batch.RawRowView(i))
+	}
+	a, err := mt.Match(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mt.Match(twice)
+	if err != nil {
+		t.Fatalf("batch of doubled frames: %v", err)
+	}
+	if math.Abs(a.Bandwidth-b.Bandwidth) > 1e-12*a.Bandwidth {
+		t.Errorf("bandwidth %v, doubled %v", a.Bandwidth, b.Bandwidth)
+	}
+	for k := range a.Divergences {
+		x, y := a.Divergences[k], b.Divergences[k]
+		if math.Abs(x.Hellinger2-y.Hellinger2) > 1e-9 || math.Abs(x.Jeffrey-y.Jeffrey) > 1e-9*(1+x.Jeffrey) {
+			t.Errorf("set %d: %+v, doubled %+v", k, x, y)
+		}
+	}
+	if a.Decision.Best != b.Decision.Best || a.Decision.Label != b.Decision.Label {
+		t.Errorf("decision %+v, doubled %+v", a.Decision, b.Decision)
+	}
+	// One image repeated: an error that says so, not a zero bandwidth.
+	still := mat.NewDense(5, bigD, nil)
+	for i := range 5 {
+		still.SetRow(i, batch.RawRowView(0))
+	}
+	if _, err := mt.Match(still); err == nil {
+		t.Error("a batch of one image repeated was matched")
+	} else {
+		t.Logf("one image repeated: %v", err)
+	}
+}
