@@ -133,14 +133,20 @@ var imageExts = map[string]bool{
 
 func isImage(name string) bool { return imageExts[strings.ToLower(filepath.Ext(name))] }
 
-// ignored reports whether a directory entry is not data: hidden files and
-// notes that commonly accompany data sets.
+// ignored reports whether a directory entry is not data: hidden files,
+// notes that commonly accompany data sets, and what file managers and
+// archivers leave in image folders (Windows' Thumbs.db and desktop.ini,
+// the __MACOSX folder of a zip made on a Mac).
 func ignored(name string) bool {
 	if strings.HasPrefix(name, ".") {
 		return true
 	}
 	up := strings.ToUpper(name)
 	if strings.HasPrefix(up, "README") || strings.HasPrefix(up, "LICENSE") {
+		return true
+	}
+	switch up {
+	case "THUMBS.DB", "DESKTOP.INI", "__MACOSX":
 		return true
 	}
 	switch strings.ToLower(filepath.Ext(name)) {

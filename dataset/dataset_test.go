@@ -108,6 +108,10 @@ func TestLoadImageSets(t *testing.T) {
 		}
 	}
 	writeText(t, filepath.Join(dir, "c1", "set2", "README"), "x")
+	// What file managers and archivers leave behind is not data.
+	writeText(t, filepath.Join(dir, "c1", "set2", "Thumbs.db"), "x")
+	writeText(t, filepath.Join(dir, "c0", "desktop.ini"), "x")
+	writeText(t, filepath.Join(dir, "__MACOSX", "c0", "set0", "._f00.png"), "x")
 	if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), "holds images: choose a feature extractor, e.g. --features intensity:20x20") {
 		t.Errorf("no decoder: %v", err)
 	}
