@@ -328,6 +328,9 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 		}
 		if single := singleSetClasses(t.Labels); single > 0 {
 			o.note = fmt.Sprintf("%d classes have a single training set: they are trained on but never held out, so the scores say nothing about them (give every class two sets or more)", single)
+			if single == 1 {
+				o.note = "1 class has a single training set: it is trained on but never held out, so the scores say nothing about it (give every class two sets or more)"
+			}
 		}
 		seed := (t.Seed + uint64(rep)*0x9e3779b9) ^ 0xa070
 		if o.halves != nil {
