@@ -326,11 +326,11 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 				o.about = "2 folds by training sets (some class has 2, and a set too short to halve or too many frames for the halves: every method's own choice, and W, use the halves of the remaining sets where they can)"
 			}
 		}
-		if single := singleSetClasses(t.Labels); single > 0 {
+		switch single := singleSetClasses(t.Labels); {
+		case single == 1:
+			o.note = "1 class has a single training set: it is trained on but never held out, so the scores say nothing about it (give every class two sets or more)"
+		case single > 1:
 			o.note = fmt.Sprintf("%d classes have a single training set: they are trained on but never held out, so the scores say nothing about them (give every class two sets or more)", single)
-			if single == 1 {
-				o.note = "1 class has a single training set: it is trained on but never held out, so the scores say nothing about it (give every class two sets or more)"
-			}
 		}
 		seed := (t.Seed + uint64(rep)*0x9e3779b9) ^ 0xa070
 		if o.halves != nil {

@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,32 +122,24 @@ func (p *Pool) FrameBandwidths(b Bandwidth, train []int) ([]float64, error) {
 	return h, nil
 }
 
-// nnMedian is the nn rule over the given frames of a pool whose sorted
-// within-set neighbour distances are knn, as match.MedianNearestNeighbour
-// takes it for a set: the median distance to the nearest other frame, or
-// when that is 0 (half of the frames or more repeat another), the median
-// distance to the nearest frame that differs; 0 when no frame differs
-// from the others.
+// nnMedian is match's nn rule (match.NearestNeighbourMedian) over the
+// given frames of a pool whose sorted within-set neighbour distances are
+// knn: each frame's nearest other frame, and its nearest that differs.
 func nnMedian(knn [][]float64, frames []int) float64 {
-	nn := make([]float64, 0, len(frames))
+	nearest := make([]float64, 0, len(frames))
+	differing := make([]float64, 0, len(frames))
 	for _, f := range frames {
-		if len(knn[f]) > 0 {
-			nn = append(nn, knn[f][0])
+		if len(knn[f]) == 0 {
+			continue
 		}
-	}
-	if m := median(nn); m > 0 {
-		return m
-	}
-	nn = nn[:0]
-	for _, f := range frames {
-		for _, d := range knn[f] {
-			if d > 0 {
-				nn = append(nn, d)
-				break
-			}
+		nearest = append(nearest, knn[f][0])
+		d := math.Inf(1)
+		if i, _ := slices.BinarySearch(knn[f], math.SmallestNonzeroFloat64); i < len(knn[f]) {
+			d = knn[f][i] // the first positive distance
 		}
+		differing = append(differing, d)
 	}
-	return median(nn)
+	return match.NearestNeighbourMedian(nearest, differing)
 }
 
 // DivMatrix holds the symmetric divergences between all sets of a pool,

@@ -163,16 +163,14 @@ func ColumnMeans(x *mat.Dense) []float64 {
 }
 
 // MedianNearestNeighbour returns the median over the rows of the n×d matrix
-// x (n ≥ 2) of the Euclidean distance to the nearest other row. Duplicate
-// frames count as distance 0, but when half of the rows or more repeat
-// another row (the median is then 0: a still scene, or a camera or frame
-// rate conversion that repeats frames), it is the median of the distances
-// to the nearest row that differs instead, which a set's repeats do not
-// change. It is 0 only when every row is the same.
+// x (n ≥ 2) of the Euclidean distance to the nearest other row, as
+// NearestNeighbourMedian takes it: duplicate frames count as distance 0,
+// unless half of the rows or more repeat another. It is 0 only when every
+// row is the same.
 func MedianNearestNeighbour(x *mat.Dense) float64 {
 	n, _ := x.Dims()
-	nn := make([]float64, n)   // squared, to any other row
-	diff := make([]float64, n) // squared, to a row that differs
+	nn := make([]float64, n)   // to any other row (squared, then not)
+	diff := make([]float64, n) // to a row that differs
 	for i := range nn {
 		nn[i], diff[i] = math.Inf(1), math.Inf(1)
 	}
@@ -193,22 +191,38 @@ func MedianNearestNeighbour(x *mat.Dense) float64 {
 			}
 		}
 	}
-	if h := medianSqrt(nn); h > 0 {
+	for i := range nn {
+		nn[i], diff[i] = math.Sqrt(nn[i]), math.Sqrt(diff[i])
+	}
+	return NearestNeighbourMedian(nn, diff)
+}
+
+// NearestNeighbourMedian is the nn rule from each frame's distance to its
+// nearest other frame (nearest) and to its nearest frame that differs from
+// it (differing, +Inf where none does): the median of nearest, or, when
+// that is 0 because half of the frames or more repeat another (a still
+// scene, or a camera or frame-rate conversion that repeats frames), the
+// median of differing, which a set's repeats do not change. It returns 0
+// when no frame differs from another. Both slices are sorted in place.
+func NearestNeighbourMedian(nearest, differing []float64) float64 {
+	if h := median(nearest); h > 0 {
 		return h
 	}
-	if h := medianSqrt(diff); !math.IsInf(h, 1) {
+	if h := median(differing); !math.IsInf(h, 1) {
 		return h
 	}
 	return 0
 }
 
-// medianSqrt returns the median of the square roots of sq (n ≥ 1), sorting
-// sq in place.
-func medianSqrt(sq []float64) float64 {
-	slices.Sort(sq)
-	n := len(sq)
-	if n%2 == 0 {
-		return (math.Sqrt(sq[n/2-1]) + math.Sqrt(sq[n/2])) / 2
+// median returns the median of x (sorted in place), 0 if x is empty.
+func median(x []float64) float64 {
+	n := len(x)
+	if n == 0 {
+		return 0
 	}
-	return math.Sqrt(sq[n/2])
+	slices.Sort(x)
+	if n%2 == 0 {
+		return (x[n/2-1] + x[n/2]) / 2
+	}
+	return x[n/2]
 }
