@@ -38,6 +38,15 @@ type TrainOptions struct {
 	// Bandwidth still gives the gallery's and queries' bandwidths after
 	// training.
 	GlobalScale float64
+	// WarmScale is the global scale of a warm start: where it differs
+	// from GlobalScale, the affinity is chosen and W learned for
+	// ⌈MaxIter/2⌉ iterations under WarmScale × the same base before the
+	// runs under GlobalScale. 0 selects 1 when
+	// 0 < GlobalScale < 1, and no warm start otherwise; < 0: none. Under a
+	// narrow bandwidth the sets of a class can lie too far apart for their
+	// kernels to overlap, and the cost then has no gradient to follow
+	// from the PCA start (docs/TRAINING.md, "Starting wide").
+	WarmScale float64
 	// PCA, if set, supplies the PCA start from a cache shared by several
 	// trainings on the same sets (the result is the same).
 	PCA      *PCACache
@@ -69,7 +78,7 @@ type TrainResult struct {
 	// the initial bandwidths, from which the affinity was chosen.
 	InitialDivergences *mat.SymDense
 	NuW, NuB           int
-	InitialCost        float64
+	InitialCost        float64 // at the start, under the first run's bandwidths (the warm start's, if any)
 	FinalCost          float64
 	Iterations         int
 	Stop               string
@@ -116,7 +125,8 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 		subtractRow(c, mean)
 		centred[i] = c
 	}
-	h, y, err := trainingBandwidths(centred, w, rule, opt.GlobalScale)
+	runs := trainingRuns(opt)
+	h, y, err := trainingBandwidths(centred, w, rule, runs[0].scale)
 	if err != nil {
 		return nil, err
 	}
@@ -144,9 +154,9 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	centred = cost.setViews()
 
 	offset := 0
-	for round := range opt.Rounds {
+	for round, run := range runs {
 		if round > 0 {
-			if h, _, err = trainingBandwidths(centred, w, rule, opt.GlobalScale); err != nil {
+			if h, _, err = trainingBandwidths(centred, w, rule, run.scale); err != nil {
 				return nil, err
 			}
 			if err = cost.SetBandwidths(h); err != nil {
@@ -155,7 +165,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 		}
 		first := round == 0
 		cg, err := grassmann.MinimizeCG(cost.Eval, w, grassmann.CGOptions{
-			MaxIter: opt.MaxIter, GradTol: opt.GradTol, CostRelTol: opt.CostRelTol, MinStep: opt.MinStep,
+			MaxIter: run.iter, GradTol: opt.GradTol, CostRelTol: opt.CostRelTol, MinStep: opt.MinStep,
 			Progress: func(s IterStats) {
 				if s.Iteration == 0 && !first {
 					return // the start of a later round: its cost differs only by the new bandwidths
@@ -186,6 +196,35 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// trainingRun is one CG run of Train: its global bandwidth scale (0: the
+// per-set rule) and iteration cap.
+type trainingRun struct {
+	scale float64
+	iter  int
+}
+
+// trainingRuns returns the CG runs of Train under opt: opt.Rounds runs of
+// opt.MaxIter iterations at opt.GlobalScale, the first split in two where
+// there is a warm start (TrainOptions.WarmScale).
+func trainingRuns(opt TrainOptions) []trainingRun {
+	iter := opt.MaxIter
+	if iter <= 0 {
+		iter = grassmann.DefaultMaxIter
+	}
+	runs := make([]trainingRun, max(opt.Rounds, 1))
+	for i := range runs {
+		runs[i] = trainingRun{opt.GlobalScale, iter}
+	}
+	warm := opt.WarmScale
+	if warm == 0 && opt.GlobalScale > 0 && opt.GlobalScale < 1 {
+		warm = 1
+	}
+	if warm <= 0 || opt.GlobalScale <= 0 || warm == opt.GlobalScale {
+		return runs
+	}
+	return append([]trainingRun{{warm, (iter + 1) / 2}}, runs...)
 }
 
 // SetError is an error of one training set, by its index in the sets

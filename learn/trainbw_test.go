@@ -3,6 +3,7 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -82,5 +83,72 @@ func TestTrainGlobalScale(t *testing.T) {
 	}
 	if d := ang[len(ang)-1] * 180 / math.Pi; d > 1e-3 {
 		t.Errorf("W learned on 10·X is %.2g° from W learned on X, want the same subspace", d)
+	}
+}
+
+// The CG runs of Train: a narrow global scale starts with half as many
+// iterations again at a wide one; S ≥ 1, the per-set rules and WarmScale < 0
+// have no warm start; later rounds keep their budget.
+func TestTrainingRuns(t *testing.T) {
+	for _, c := range []struct {
+		opt  TrainOptions
+		want []trainingRun
+	}{
+		{TrainOptions{GlobalScale: 0.25, MaxIter: 25}, []trainingRun{{1, 13}, {0.25, 25}}},
+		{TrainOptions{GlobalScale: 0.25, MaxIter: 10}, []trainingRun{{1, 5}, {0.25, 10}}},
+		{TrainOptions{GlobalScale: 0.25, MaxIter: 10, Rounds: 2}, []trainingRun{{1, 5}, {0.25, 10}, {0.25, 10}}},
+		{TrainOptions{GlobalScale: 0.25, MaxIter: 10, WarmScale: 2}, []trainingRun{{2, 5}, {0.25, 10}}},
+		{TrainOptions{GlobalScale: 0.25, MaxIter: 10, WarmScale: -1}, []trainingRun{{0.25, 10}}},
+		{TrainOptions{GlobalScale: 0.25, MaxIter: 1}, []trainingRun{{1, 1}, {0.25, 1}}},
+		{TrainOptions{GlobalScale: 0.25}, []trainingRun{{1, 50}, {0.25, 100}}},
+		{TrainOptions{GlobalScale: 1, MaxIter: 10}, []trainingRun{{1, 10}}},
+		{TrainOptions{GlobalScale: 2, MaxIter: 10}, []trainingRun{{2, 10}}},
+		{TrainOptions{MaxIter: 10}, []trainingRun{{0, 10}}},
+		{TrainOptions{MaxIter: 10, WarmScale: 1}, []trainingRun{{0, 10}}},
+	} {
+		if got := trainingRuns(c.opt); !slices.Equal(got, c.want) {
+			t.Errorf("trainingRuns(GlobalScale %v, MaxIter %d, Rounds %d, WarmScale %v) = %v, want %v",
+				c.opt.GlobalScale, c.opt.MaxIter, c.opt.Rounds, c.opt.WarmScale, got, c.want)
+		}
+	}
+}
+
+// With the warm start, the affinity and the first half of the iterations
+// are those of a training at the warm scale, to the last bit; the rest
+// runs under the narrow bandwidth, re-estimated from the warm W.
+func TestTrainWarmStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sets, labels, _ := subspaceData(rng, 4, 3, 20, 8, 2, 2)
+	warm, err := Train(sets, labels, TrainOptions{Dim: 2, GlobalScale: 0.25, MaxIter: 10, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := Train(sets, labels, TrainOptions{Dim: 2, GlobalScale: 1, MaxIter: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(warm.Pairs, wide.Pairs) {
+		t.Errorf("warm-started affinity %v, want the one at the warm scale %v", warm.Pairs, wide.Pairs)
+	}
+	if len(wide.History) != 6 || len(warm.History) <= 6 {
+		t.Fatalf("%d iterations at the warm scale alone, %d warm-started: want 5 and more than 5", len(wide.History)-1, len(warm.History)-1)
+	}
+	for i, s := range wide.History {
+		if w := warm.History[i]; w.Cost != s.Cost || w.GradNorm != s.GradNorm {
+			t.Errorf("iteration %d: warm-started cost %v, gradient %v; at the warm scale %v, %v", i, w.Cost, w.GradNorm, s.Cost, s.GradNorm)
+		}
+	}
+	// The last run holds 0.25 × the base at the W the warm run ended at.
+	h, err := GlobalTrainingBandwidth(wide.Projected, 0.25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range warm.TrainBandwidths {
+		if math.Abs(v-h) > 1e-12*h {
+			t.Errorf("set %d trained last at bandwidth %v, want 0.25 × the base at the warm W = %v", i, v, h)
+		}
+	}
+	if warm.TrainBandwidths[0] == wide.TrainBandwidths[0] {
+		t.Errorf("the last run held the warm bandwidth %v", wide.TrainBandwidths[0])
 	}
 }
