@@ -206,8 +206,9 @@ type trainingRun struct {
 }
 
 // trainingRuns returns the CG runs of Train under opt: opt.Rounds runs of
-// opt.MaxIter iterations at opt.GlobalScale, the first split in two where
-// there is a warm start (TrainOptions.WarmScale).
+// opt.MaxIter iterations at opt.GlobalScale, preceded, where there is a
+// warm start (TrainOptions.WarmScale), by one of ⌈MaxIter/2⌉ iterations
+// at the warm scale.
 func trainingRuns(opt TrainOptions) []trainingRun {
 	iter := opt.MaxIter
 	if iter <= 0 {
