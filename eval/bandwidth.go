@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -90,7 +91,7 @@ func (p *Pool) FrameBandwidths(b Bandwidth, train []int) ([]float64, error) {
 	}
 	base := nnMedian(knn, frames)
 	if !(base > 0) {
-		return nil, fmt.Errorf("the frames of every training set are one image repeated: no bandwidth can be derived")
+		return nil, errors.New("every training set is one image repeated (a frozen or covered camera?): no bandwidth can be derived; train on sets whose frames differ")
 	}
 	h := make([]float64, p.Frames())
 	for s := range p.Sets {
