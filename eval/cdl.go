@@ -99,7 +99,7 @@ func (p *Pool) CDLKernel(reg float64, train []int) (*mat.SymDense, float64, erro
 	for _, s := range train {
 		tr = append(tr, spec[s].Trace/float64(p.dim))
 	}
-	base := median(tr)
+	base := match.Median(tr)
 	if !(base > 0) {
 		return nil, 0, fmt.Errorf("the training sets have no spread: CDL needs sets whose frames differ")
 	}

@@ -322,16 +322,3 @@ func (p *Pool) neighbours() [][]float64 {
 	p.knn = knn
 	return knn
 }
-
-// median returns the median of x (x is sorted in place); 0 if empty.
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	sort.Float64s(x)
-	n := len(x)
-	if n%2 == 1 {
-		return x[n/2]
-	}
-	return 0.5 * (x[n/2-1] + x[n/2])
-}

@@ -205,17 +205,17 @@ func MedianNearestNeighbour(x *mat.Dense) float64 {
 // median of differing, which a set's repeats do not change. It returns 0
 // when no frame differs from another. Both slices are sorted in place.
 func NearestNeighbourMedian(nearest, differing []float64) float64 {
-	if h := median(nearest); h > 0 {
+	if h := Median(nearest); h > 0 {
 		return h
 	}
-	if h := median(differing); !math.IsInf(h, 1) {
+	if h := Median(differing); !math.IsInf(h, 1) {
 		return h
 	}
 	return 0
 }
 
-// median returns the median of x (sorted in place), 0 if x is empty.
-func median(x []float64) float64 {
+// Median returns the median of x (sorted in place), 0 if x is empty.
+func Median(x []float64) float64 {
 	n := len(x)
 	if n == 0 {
 		return 0
