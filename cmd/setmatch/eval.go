@@ -62,7 +62,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.IntVar(&g.Folds, "folds", 5, "inner cross-validation folds over the gallery sets")
 	fs.StringVar(&g.DRDims, "dr-dim", "10,20,40", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
 	fs.IntVar(&g.DRIter, "dr-iter", 25, "conjugate-gradient iterations when learning the final W")
-	fs.StringVar(&g.DRRules, "dr-bandwidth", "global*0.25,global*1,global*2", "bandwidth(s) held while learning W: per-set rules (nn, scott, silverman, a number, each with optional *S) or global*S (one bandwidth, S × the median nn-rule bandwidth of the projected training sets), or start (no learning: W is the PCA start); several are chosen from by cross-validation")
+	fs.StringVar(&g.DRRules, "dr-bandwidth", "global*0.25,global*1,global*2", "bandwidth(s) held while learning W: per-set rules (nn, scott, silverman, a number, each with optional *S) or global*S (one bandwidth, S × the median nn-rule bandwidth of the projected training sets; with S < 1, W is first learned at S = 1 for half the iterations, then at S), or start (no learning: W is the PCA start); several are chosen from by cross-validation")
 	fs.BoolVar(&g.DRGuard, "dr-guard", true, "add the PCA start (no learning) of every --dr-dim as a cross-validation candidate, so that a learned W is kept only when it beats its start on held-out gallery sets")
 	fs.IntVar(&g.DRFolds, "dr-folds", 3, "cross-validation folds for choosing --dr-dim and --dr-bandwidth (W is learned once per fold and candidate)")
 	fs.IntVar(&g.DRFoldIter, "dr-fold-iter", 10, "conjugate-gradient iterations when learning W inside a cross-validation fold")
