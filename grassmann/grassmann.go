@@ -127,3 +127,26 @@ func PrincipalAngles(a, b *mat.Dense) ([]float64, error) {
 	}
 	return ang, nil
 }
+
+// OrthoError returns max |WᵀW − I| for the D×d matrix w. It costs one d×d
+// product (D·d² flops), never a D×D matrix.
+func OrthoError(w *mat.Dense) float64 {
+	_, d := w.Dims()
+	var g mat.Dense
+	g.Mul(w.T(), w)
+	var e float64
+	for i := range d {
+		for j := range d {
+			v := g.At(i, j)
+			if i == j {
+				v--
+			}
+			v = math.Abs(v)
+			if math.IsNaN(v) {
+				return math.NaN()
+			}
+			e = max(e, v)
+		}
+	}
+	return e
+}

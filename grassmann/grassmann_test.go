@@ -14,7 +14,7 @@ func TestRetractKeepsOrthonormality(t *testing.T) {
 	for _, shape := range [][2]int{{10, 3}, {400, 20}, {50, 50}} {
 		D, d := shape[0], shape[1]
 		w := randomOrthonormal(rng, D, d)
-		if e := orthoError(w); e > 1e-12 {
+		if e := OrthoError(w); e > 1e-12 {
 			t.Errorf("%d×%d start: |WᵀW − I| = %g", D, d, e)
 		}
 		for _, step := range []float64{1e-8, 0.1, 1, 100} {
@@ -26,7 +26,7 @@ func TestRetractKeepsOrthonormality(t *testing.T) {
 				t.Errorf("tangent projection: |Wᵀη| = %g", n)
 			}
 			wn := Retract(w, eta, step)
-			if e := orthoError(wn); e > 1e-12 {
+			if e := OrthoError(wn); e > 1e-12 {
 				t.Errorf("%d×%d step %g: |WᵀW − I| = %g", D, d, step, e)
 			}
 			// Retract(W, η, 0) is W itself (R has positive diagonal).
@@ -86,7 +86,7 @@ func TestMinimizeCGRayleigh(t *testing.T) {
 		t.Errorf("cost %v, want %v", res.Cost, want)
 	}
 	checkMonotone(t, res.History)
-	if e := orthoError(res.W); e > 1e-12 {
+	if e := OrthoError(res.W); e > 1e-12 {
 		t.Errorf("|WᵀW − I| = %g", e)
 	}
 }
@@ -153,22 +153,4 @@ func randomOrthonormal(rng *rand.Rand, D, d int) *mat.Dense {
 	}
 	Orthonormalize(w)
 	return w
-}
-
-// orthoError returns max |WᵀW − I|.
-func orthoError(w *mat.Dense) float64 {
-	_, d := w.Dims()
-	var g mat.Dense
-	g.Mul(w.T(), w)
-	var e float64
-	for i := range d {
-		for j := range d {
-			v := g.At(i, j)
-			if i == j {
-				v--
-			}
-			e = math.Max(e, math.Abs(v))
-		}
-	}
-	return e
 }

@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/features"
+	"setmatch/grassmann"
 	"setmatch/match"
 )
 
@@ -137,7 +138,7 @@ func (m *Model) OrthonormalityError() float64 {
 	if m.W == nil || m.W.IsEmpty() {
 		return math.NaN()
 	}
-	return orthoError(m.W)
+	return grassmann.OrthoError(m.W)
 }
 
 // IsIdentity reports whether w is exactly the n×n identity.
@@ -157,29 +158,6 @@ func IsIdentity(w *mat.Dense) bool {
 		}
 	}
 	return true
-}
-
-// orthoError returns max |WᵀW − I| for the D×d matrix w. It costs one d×d
-// product (D·d² flops), never a D×D matrix.
-func orthoError(w *mat.Dense) float64 {
-	_, d := w.Dims()
-	var g mat.Dense
-	g.Mul(w.T(), w)
-	var e float64
-	for i := range d {
-		for j := range d {
-			v := g.At(i, j)
-			if i == j {
-				v--
-			}
-			v = math.Abs(v)
-			if math.IsNaN(v) {
-				return math.NaN()
-			}
-			e = max(e, v)
-		}
-	}
-	return e
 }
 
 // Validate checks that the model can be used: W is D×d with 1 ≤ d ≤ D and
@@ -222,7 +200,7 @@ func (m *Model) validate() error {
 		if err := finiteMatrix("W", m.W); err != nil {
 			return err
 		}
-		if e := orthoError(m.W); !(e <= OrthonormalTol) {
+		if e := grassmann.OrthoError(m.W); !(e <= OrthonormalTol) {
 			return fmt.Errorf("projection W (%d×%d) does not have orthonormal columns: max |WᵀW − I| = %.3g, tolerance %g", bigD, d, e, OrthonormalTol)
 		}
 		if len(m.Mean) != bigD {
