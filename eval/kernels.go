@@ -242,12 +242,6 @@ func divKernel(d mat.Symmetric, s, scale float64, kernel func(div, s float64) fl
 	return kfda.KernelMatrix(d, s, scale, kernel)
 }
 
-// medianOffDiag returns the median of f(d) over distinct training pairs
-// (kfda.MedianOffDiag).
-func medianOffDiag(d mat.Symmetric, train []int, sqrt bool) float64 {
-	return kfda.MedianOffDiag(d, train, sqrt)
-}
-
 func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 	cands, err := divCandidates(t, g, method)
 	if err != nil {
@@ -285,7 +279,7 @@ func divCandidates(t *Task, g Grid, method string) ([]candidate, error) {
 			return nil, fmt.Errorf("bandwidth %v: %w", b, err)
 		}
 		d := dm.Of(m)
-		med := medianOffDiag(d, t.Train, sqrt)
+		med := kfda.MedianOffDiag(d, t.Train, sqrt)
 		fit := func(s, scale float64, median bool) *Fitted {
 			return &Fitted{Method: method, Divergence: m, Bandwidth: b, Width: s, WidthScale: scale, WidthMedian: median}
 		}

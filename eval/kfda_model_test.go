@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/model"
 )
@@ -58,7 +59,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/%s", bw, kc.name), func(t *testing.T) {
 				// eval's way.
 				d := dm.Of(kc.meas)
-				k := divKernel(d, width, medianOffDiag(d, train, kc.sqrt), kc.kernel)
+				k := divKernel(d, width, kfda.MedianOffDiag(d, train, kc.sqrt), kc.kernel)
 				pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
 				if err != nil {
 					t.Fatal(err)
