@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/setkernel"
 )
@@ -162,7 +163,7 @@ func (p *Pool) KernelSpectra(b Bandwidth, train []int, widths []float64) ([]Spec
 			d = dm.J
 		}
 		for _, s := range widths {
-			k := subSym(divKernel(d, s, 1, kernels[kind]), train)
+			k := subSym(kfda.KernelMatrix(d, s, 1, kernels[kind]), train)
 			lo, hi, err := MinEigenvalue(k)
 			if err != nil {
 				return nil, err

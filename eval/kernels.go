@@ -236,12 +236,6 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	return Prediction{Params: params, Fit: fit}, nil
 }
 
-// divKernel returns kernel(δ, s/scale) over the pool: one of the set
-// kernels match.KernelHG, match.KernelHL or match.KernelJ (kfda.KernelMatrix).
-func divKernel(d mat.Symmetric, s, scale float64, kernel func(div, s float64) float64) *mat.SymDense {
-	return kfda.KernelMatrix(d, s, scale, kernel)
-}
-
 func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 	cands, err := divCandidates(t, g, method)
 	if err != nil {
@@ -286,11 +280,11 @@ func divCandidates(t *Task, g Grid, method string) ([]candidate, error) {
 		for _, s := range widths {
 			ss := strconv.FormatFloat(s, 'g', -1, 64)
 			if g.WidthScale != "median" {
-				cands = append(cands, candidate{compute: func() *mat.SymDense { return divKernel(d, s, 1, kernel) }, desc: fmt.Sprintf("bw=%v s=%s", b, ss), fit: fit(s, 1, false)})
+				cands = append(cands, candidate{compute: func() *mat.SymDense { return kfda.KernelMatrix(d, s, 1, kernel) }, desc: fmt.Sprintf("bw=%v s=%s", b, ss), fit: fit(s, 1, false)})
 			}
 			if g.WidthScale == "median" || g.WidthScale == "both" {
 				if med > 0 {
-					cands = append(cands, candidate{compute: func() *mat.SymDense { return divKernel(d, s, med, kernel) }, desc: fmt.Sprintf("bw=%v s=%s/median", b, ss), fit: fit(s, med, true)})
+					cands = append(cands, candidate{compute: func() *mat.SymDense { return kfda.KernelMatrix(d, s, med, kernel) }, desc: fmt.Sprintf("bw=%v s=%s/median", b, ss), fit: fit(s, med, true)})
 				}
 			}
 		}

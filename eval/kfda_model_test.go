@@ -59,7 +59,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/%s", bw, kc.name), func(t *testing.T) {
 				// eval's way.
 				d := dm.Of(kc.meas)
-				k := divKernel(d, width, kfda.MedianOffDiag(d, train, kc.sqrt), kc.kernel)
+				k := kfda.KernelMatrix(d, width, kfda.MedianOffDiag(d, train, kc.sqrt), kc.kernel)
 				pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
 				if err != nil {
 					t.Fatal(err)
