@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/par"
 )
 
 // Choosing what to deploy (the auto method).
@@ -429,11 +432,18 @@ func (o *outer) truth(f int) []int {
 	return out
 }
 
+// concurrentRunFrames bounds the frames of the training sets for which
+// Choose runs two folds of a -dr candidate at once. A run's memory grows
+// with the square of the frames (the distances between them, N² × 8 bytes:
+// 128 MB at this bound), and two runs at once hold twice as much.
+const concurrentRunFrames = 4000
+
 // Choose scores every candidate of AutoCandidates by nested
 // cross-validation over t's training sets and returns the scores and the
 // winner. t's test sets are never looked at. progress, if not nil, is
-// called after every (candidate, fold) run. Inside the outer folds W is
-// learned with at most g.DRFoldIter iterations.
+// called after every (candidate, fold) run, in the order the runs end,
+// never twice at once. Inside the outer folds W is learned with at most
+// g.DRFoldIter iterations.
 func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if len(t.Train) != len(t.Labels) || len(t.Train) == 0 {
 		return nil, fmt.Errorf("%d training sets and %d labels", len(t.Train), len(t.Labels))
@@ -473,6 +483,11 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		return c.String()
 	}
 	perCand := o.nf * reps
+	trainFrames := 0
+	for _, j := range t.Train {
+		n, _ := t.Pool.Sets[j].Dims()
+		trainFrames += n
+	}
 	spent, count := map[string]time.Duration{}, map[string]int{}
 	start := time.Now()
 	total, done := len(cands)*perCand, 0
@@ -480,28 +495,50 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		cs := &sel.Scores[ci]
 		cs.Candidate = c
 		g2 := c.grid(g, t.Pool.Dim(), g.DRFoldIter)
-		cs.Correct = make([]bool, 0, sel.Held)
-		for k := range perCand {
+		// The runs of a -dr candidate, which learn W many times each, go
+		// two at a time on small data (concurrentRunFrames): a run has
+		// stretches on one core (a PCA, the final training), which the
+		// other fills. Each run's result is kept at its own index and read
+		// in fold order below, so the scores do not depend on the order
+		// the runs end in.
+		conc := 1
+		if isDR(c.Method) && trainFrames <= concurrentRunFrames {
+			conc = min(2, par.Workers(t.Pool.Workers))
+		}
+		preds := make([]Prediction, perCand)
+		errs := make([]error, perCand)
+		var mu sync.Mutex
+		last, ran := time.Now(), 0 // each run is charged the time since the previous one ended
+		failedBefore := func(k int) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.ContainsFunc(errs[:k], func(err error) bool { return err != nil })
+		}
+		par.For(perCand, conc, func(_, k int) {
 			of, f := outers[k/o.nf], k%o.nf
-			t0 := time.Now()
-			if cs.Err == nil {
+			var pred Prediction
+			var err error
+			// As one after the other: no run after a fold that failed.
+			if !failedBefore(k) {
 				st := of.sub(f)
+				if conc > 1 {
+					st.progress = nil // two runs would overwrite each other's
+				}
 				if len(st.Test) > 0 {
-					p, err := run(c.Method, st, g2)
-					if err != nil {
-						cs.Err = fmt.Errorf("fold %d of %d: %w", f+1, of.nf, err)
-					} else {
-						for a, l := range of.truth(f) {
-							cs.Correct = append(cs.Correct, p.Labels[a] == l)
-						}
-					}
+					pred, err = run(c.Method, st, g2)
 				}
 			}
-			el := time.Since(t0)
+			mu.Lock()
+			defer mu.Unlock()
+			preds[k], errs[k] = pred, err
+			now := time.Now()
+			el := now.Sub(last)
+			last = now
 			cs.Seconds += el.Seconds()
 			spent[kind(c)] += el
 			count[kind(c)]++
 			done++
+			ran++
 			if progress != nil {
 				var eta time.Duration
 				var untimed []string
@@ -509,7 +546,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 				for _, r := range cands[ci:] {
 					n := perCand
 					if r == c {
-						n = perCand - 1 - k
+						n = perCand - ran
 					}
 					per := all
 					if k := kind(r); count[k] > 0 {
@@ -520,6 +557,17 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 					eta += per * time.Duration(n)
 				}
 				progress(AutoProgress{Done: done, Total: total, Candidate: c, Elapsed: time.Since(start), ETA: eta, Untimed: untimed})
+			}
+		})
+		cs.Correct = make([]bool, 0, sel.Held)
+		for k := range perCand {
+			of, f := outers[k/o.nf], k%o.nf
+			if errs[k] != nil {
+				cs.Err = fmt.Errorf("fold %d of %d: %w", f+1, of.nf, errs[k])
+				break
+			}
+			for a, l := range of.truth(f) {
+				cs.Correct = append(cs.Correct, preds[k].Labels[a] == l)
 			}
 		}
 		hits := 0

@@ -7,10 +7,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/match"
 	"setmatch/synth"
 )
 
@@ -610,6 +612,114 @@ func TestNearChance(t *testing.T) {
 		s := &Selection{Scores: []CandidateScore{{Accuracy: c.top}}, Top: 0, SE: c.se, Chance: c.chance}
 		if got := s.NearChance(); got != c.want {
 			t.Errorf("top %v, SE %v, chance %v: near chance %v, want %v", c.top, c.se, c.chance, got, c.want)
+		}
+	}
+}
+
+// mixLearner is a deterministic learner whose projection depends on the
+// frames it is given: d coordinates picked by their sum, so that folds
+// differ in what they keep and the -dr candidate's held-out outcomes
+// differ from fold to fold. It is safe for concurrent use.
+type mixLearner struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (l *mixLearner) learn(sets []*mat.Dense, _ []int, _ match.Measure, p LearnParams, _ int64) (*mat.Dense, []float64, error) {
+	l.mu.Lock()
+	l.calls++
+	l.mu.Unlock()
+	_, dim := sets[0].Dims()
+	var sum float64
+	for _, s := range sets {
+		sum += mat.Sum(s)
+	}
+	first := int(math.Abs(sum)*1e3) % dim
+	w := mat.NewDense(dim, p.Dim, nil)
+	for j := range p.Dim {
+		w.Set((first+j)%dim, j, 1)
+	}
+	return w, nil, nil
+}
+
+// TestChooseConcurrentRunsSameChoice checks that the -dr candidate's runs,
+// two at a time when the pool has two workers, give the same held-out
+// outcomes in the same order, the same choice and one progress report per
+// run, as one after the other.
+func TestChooseConcurrentRunsSameChoice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	data := drData(rng)
+	sp, labels := drSplit(t, data, 3)
+	choose := func(workers int) (*Selection, []AutoProgress, int) {
+		t.Helper()
+		pool, err := NewPool(sp.Sets, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &mixLearner{}
+		var mu sync.Mutex
+		var reps []AutoProgress
+		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+		sel, err := Choose(task, autoGrid(l.learn), func(p AutoProgress) {
+			mu.Lock()
+			reps = append(reps, p)
+			mu.Unlock()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sel, reps, l.calls
+	}
+	one, reps1, calls1 := choose(1)
+	two, reps2, calls2 := choose(2)
+	var dr *CandidateScore
+	for i := range one.Scores {
+		a, b := one.Scores[i], two.Scores[i]
+		if a.Candidate != b.Candidate || a.Accuracy != b.Accuracy || !slices.Equal(a.Correct, b.Correct) || (a.Err == nil) != (b.Err == nil) {
+			t.Errorf("%v: %.3f %v with one worker, %.3f %v with two", a.Candidate, a.Accuracy, a.Correct, b.Accuracy, b.Correct)
+		}
+		if isDR(a.Method) {
+			dr = &one.Scores[i]
+		}
+	}
+	if dr == nil || !slices.Contains(dr.Correct, true) || !slices.Contains(dr.Correct, false) {
+		t.Fatalf("the -dr candidate's outcomes %v: want some right and some wrong, so that their order is tested", dr)
+	}
+	// The outcomes, run by run in fold order, as the folds give them.
+	pool, err := NewPool(sp.Sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+	g := autoGrid((&mixLearner{}).learn)
+	var want []bool
+	for r := range AutoRepeats {
+		o, err := outerFolds(task, g, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := range o.nf {
+			p, err := run(dr.Method, o.sub(f), dr.grid(g, pool.Dim(), g.DRFoldIter))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for a, l := range o.truth(f) {
+				want = append(want, p.Labels[a] == l)
+			}
+		}
+	}
+	if !slices.Equal(dr.Correct, want) {
+		t.Errorf("-dr outcomes %v, want %v (fold by fold)", dr.Correct, want)
+	}
+	if one.Chosen != two.Chosen || calls1 != calls2 {
+		t.Errorf("chose %d with %d learner calls on one worker, %d with %d on two", one.Chosen, calls1, two.Chosen, calls2)
+	}
+	if len(reps2) != len(reps1) || reps2[len(reps2)-1].Done != reps2[0].Total {
+		t.Errorf("%d progress reports with two workers, %d with one, want one per run", len(reps2), len(reps1))
+	}
+	for i, p := range reps2 {
+		if p.Done != i+1 {
+			t.Errorf("report %d says %d done", i, p.Done)
 		}
 	}
 }
