@@ -505,6 +505,11 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		if isDR(c.Method) && trainFrames <= concurrentRunFrames {
 			conc = min(2, par.Workers(t.Pool.Workers))
 		}
+		if conc > 1 {
+			// The runs' own progress would overwrite each other's: the
+			// stage counts whole runs instead.
+			t.progress.count(c.Method+" folds", perCand)
+		}
 		preds := make([]Prediction, perCand)
 		errs := make([]error, perCand)
 		var mu sync.Mutex
@@ -522,7 +527,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 			if !failedBefore(k) {
 				st := of.sub(f)
 				if conc > 1 {
-					st.progress = nil // two runs would overwrite each other's
+					st.progress = nil
 				}
 				if len(st.Test) > 0 {
 					pred, err = run(c.Method, st, g2)
@@ -531,6 +536,9 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			preds[k], errs[k] = pred, err
+			if conc > 1 {
+				t.progress.inc()
+			}
 			now := time.Now()
 			el := now.Sub(last)
 			last = now

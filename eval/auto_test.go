@@ -650,6 +650,7 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	data := drData(rng)
 	sp, labels := drSplit(t, data, 3)
+	var steps []Step // the stage's progress, as eval shows it
 	choose := func(workers int) (*Selection, []AutoProgress, int) {
 		t.Helper()
 		pool, err := NewPool(sp.Sets, workers)
@@ -660,6 +661,10 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 		var mu sync.Mutex
 		var reps []AutoProgress
 		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+		if workers > 1 {
+			task.progress = &tracker{fn: func(s Step) { steps = append(steps, s) }, splits: 1}
+			task.progress.begin(1, Auto)
+		}
 		sel, err := Choose(task, autoGrid(l.learn), func(p AutoProgress) {
 			mu.Lock()
 			reps = append(reps, p)
@@ -721,5 +726,20 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 		if p.Done != i+1 {
 			t.Errorf("report %d says %d done", i, p.Done)
 		}
+	}
+	// Two runs at once report whole runs to the stage, not their own loops.
+	var folds []int
+	for _, s := range steps {
+		if s.Unit == NNHDR+" folds" {
+			folds = append(folds, s.Done)
+			if s.Total != AutoRepeats*3 {
+				t.Errorf("step %+v: want %d runs in all", s, AutoRepeats*3)
+			}
+		} else if s.Unit == "projections" {
+			t.Errorf("step %+v: a run's own progress while two run at once", s)
+		}
+	}
+	if !slices.Equal(folds, []int{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("-dr runs reported as done: %v, want 1 to 6", folds)
 	}
 }
