@@ -513,7 +513,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		preds := make([]Prediction, perCand)
 		errs := make([]error, perCand)
 		var mu sync.Mutex
-		last, ran := time.Now(), 0 // each run is charged the time since the previous one ended
+		last := time.Now() // each run is charged the time since the previous one ended
 		failedBefore := func(k int) bool {
 			mu.Lock()
 			defer mu.Unlock()
@@ -546,7 +546,6 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 			spent[kind(c)] += el
 			count[kind(c)]++
 			done++
-			ran++
 			if progress != nil {
 				var eta time.Duration
 				var untimed []string
@@ -554,7 +553,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 				for _, r := range cands[ci:] {
 					n := perCand
 					if r == c {
-						n = perCand - ran
+						n = perCand*(ci+1) - done // the runs of c not yet ended
 					}
 					per := all
 					if k := kind(r); count[k] > 0 {
