@@ -1,0 +1,292 @@
+package docs
+
+import (
+	"bufio"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "setmatch"
+
+// row is one row of a folder table of ARCHITECTURE.md.
+type row struct {
+	folders []string // package folders, without a trailing slash
+	imports []string // the "may import" cell; nil when the table has none
+	table   int      // 0 for the first table (no imports), counting up
+	line    int
+}
+
+// readTables returns the rows of every table of ARCHITECTURE.md whose
+// first column is "folder".
+func readTables(t *testing.T) []row {
+	t.Helper()
+	f, err := os.Open("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []row
+	table, inTable, hasImports := -1, false, false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "|") {
+			inTable = false
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		switch {
+		case !inTable && cells[0] == "folder":
+			inTable, hasImports = true, len(cells) == 3 && cells[1] == "may import"
+			table++
+			continue
+		case !inTable, strings.HasPrefix(cells[0], "---"):
+			continue
+		}
+		r := row{folders: codeSpans(cells[0]), table: table, line: n}
+		if hasImports {
+			r.imports = codeSpans(cells[1])
+			if r.imports == nil {
+				r.imports = []string{}
+			}
+		}
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) == 0 {
+		t.Fatal("ARCHITECTURE.md: no folder tables found")
+	}
+	return rows
+}
+
+// codeSpans returns the `quoted` words of a cell, without trailing slashes.
+func codeSpans(cell string) []string {
+	var out []string
+	parts := strings.Split(cell, "`")
+	for i := 1; i < len(parts); i += 2 {
+		out = append(out, strings.TrimSuffix(parts[i], "/"))
+	}
+	return out
+}
+
+// pkg is a Go package of the repository: its folder and what its
+// non-test files import.
+type pkg struct {
+	imports map[string][]string // import path → files importing it
+}
+
+// readPackages parses the imports of every non-test Go file below the
+// repository root, whatever its build constraints.
+func readPackages(t *testing.T) map[string]*pkg {
+	t.Helper()
+	pkgs := map[string]*pkg{}
+	root := ".."
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(rel)
+		pk := pkgs[dir]
+		if pk == nil {
+			pk = &pkg{imports: map[string][]string{}}
+			pkgs[dir] = pk
+		}
+		if strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, im := range f.Imports {
+			ip, err := strconv.Unquote(im.Path.Value)
+			if err != nil {
+				return err
+			}
+			pk.imports[ip] = append(pk.imports[ip], name)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// internal returns the repository folders that p imports, sorted.
+func (p *pkg) internal() []string {
+	var out []string
+	for ip := range p.imports {
+		if rest, ok := strings.CutPrefix(ip, module+"/"); ok {
+			out = append(out, rest)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestArchitectureImports checks every row of ARCHITECTURE.md's folder
+// tables against the imports of the code: the first table's folders import
+// nothing of the repository, and a row's "may import" cell names exactly
+// the repository folders its package imports (a cell entry "x/*" stands for
+// any sub-folder of x, and must match at least one).
+func TestArchitectureImports(t *testing.T) {
+	pkgs := readPackages(t)
+	rows := readTables(t)
+	documented := map[string]row{}
+	for _, r := range rows {
+		for _, f := range r.folders {
+			documented[f] = r
+		}
+	}
+	for dir := range pkgs {
+		if _, ok := documented[dir]; !ok && dir != "." {
+			t.Errorf("package folder %s is in no table of ARCHITECTURE.md: add a row saying what it is for", dir)
+		}
+	}
+	for _, r := range rows {
+		for _, f := range r.folders {
+			p := pkgs[f]
+			if p == nil {
+				if r.imports != nil || r.table == 0 {
+					t.Errorf("ARCHITECTURE.md:%d: %s is no Go package folder of the repository", r.line, f)
+				}
+				continue
+			}
+			got := p.internal()
+			switch {
+			case r.table == 0:
+				if len(got) > 0 {
+					t.Errorf("ARCHITECTURE.md:%d: %s is in the bottom layer (no imports inside the project) but imports %v", r.line, f, got)
+				}
+			case r.imports != nil:
+				checkImports(t, r, f, got)
+			}
+		}
+	}
+}
+
+func checkImports(t *testing.T, r row, folder string, got []string) {
+	t.Helper()
+	used := map[string]bool{}
+	for _, im := range got {
+		ok := false
+		for _, want := range r.imports {
+			if prefix, wild := strings.CutSuffix(want, "/*"); wild {
+				if strings.HasPrefix(im, prefix+"/") {
+					ok, used[want] = true, true
+				}
+			} else if im == want {
+				ok, used[want] = true, true
+			}
+		}
+		if !ok {
+			t.Errorf("ARCHITECTURE.md:%d: %s imports %s, which its row does not name", r.line, folder, im)
+		}
+	}
+	for _, want := range r.imports {
+		if !used[want] {
+			t.Errorf("ARCHITECTURE.md:%d: %s's row names %s, which it does not import", r.line, folder, want)
+		}
+	}
+}
+
+// TestArchitectureNoUpwardImports checks the first rule under the tables:
+// no folder imports one that stands in a later table.
+func TestArchitectureNoUpwardImports(t *testing.T) {
+	pkgs := readPackages(t)
+	table := map[string]int{}
+	for _, r := range readTables(t) {
+		for _, f := range r.folders {
+			table[f] = r.table
+		}
+	}
+	for dir, p := range pkgs {
+		for _, im := range p.internal() {
+			if ti, ok := table[im]; ok && ti > table[dir] {
+				t.Errorf("%s (table %d of ARCHITECTURE.md) imports %s, from the later table %d", dir, table[dir]+1, im, ti+1)
+			}
+		}
+	}
+}
+
+// TestArchitectureIO checks the I/O rules under the tables.
+func TestArchitectureIO(t *testing.T) {
+	pkgs := readPackages(t)
+	io := []string{"os", "io/fs", "path/filepath", "net", "os/exec"}
+	allowed := map[string][]string{
+		"model":    {"file.go", "owner_unix.go", "owner_other.go"},
+		"features": {"decode.go", "burst.go", "frame.go", "fitted.go"},
+	}
+	for _, dir := range []string{"match", "kfda", "setkernel", "grassmann", "learn", "eval", "deploy", "model", "features"} {
+		p := pkgs[dir]
+		if p == nil {
+			t.Errorf("no package %s", dir)
+			continue
+		}
+		for _, ip := range io {
+			for _, file := range p.imports[ip] {
+				if !slices.Contains(allowed[dir], file) {
+					t.Errorf("%s imports %q: ARCHITECTURE.md says this package does no I/O there (do it in a main, or in the files it names)", path.Join(dir, file), ip)
+				}
+			}
+		}
+	}
+}
+
+// TestArchitectureDeviceParts checks that the appliance's parts (the
+// device/ folders of the first table) import neither each other nor
+// device.
+func TestArchitectureDeviceParts(t *testing.T) {
+	pkgs := readPackages(t)
+	var parts []string
+	for _, r := range readTables(t) {
+		for _, f := range r.folders {
+			if r.table == 0 && strings.HasPrefix(f, "device/") {
+				parts = append(parts, f)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		t.Fatal("ARCHITECTURE.md's first table names no device/ part")
+	}
+	for _, part := range parts {
+		p := pkgs[part]
+		if p == nil {
+			continue // reported by TestArchitectureImports
+		}
+		for _, im := range p.internal() {
+			if im == "device" || (slices.Contains(parts, im) && im != part) {
+				t.Errorf("%s imports %s: the parts of device/ import neither each other nor device", part, im)
+			}
+		}
+	}
+}
