@@ -301,7 +301,11 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	}
 	row("threshold", "%s", th)
 	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, inspectBytes(8*int64(s.Frames)*int64(s.Dim)))
-	row("bandwidths", "%.4g – %.4g", s.BandwidthMin, s.BandwidthMax)
+	if k := s.KFDA; k != nil && !k.UsesDivergences {
+		row("bandwidths", "%.4g – %.4g (not used)", s.BandwidthMin, s.BandwidthMax)
+	} else {
+		row("bandwidths", "%.4g – %.4g", s.BandwidthMin, s.BandwidthMax)
+	}
 	if s.Iterations > 0 || s.FinalCost != 0 {
 		row("training", "final cost %.6g after %d iterations", s.FinalCost, s.Iterations)
 	} else {
