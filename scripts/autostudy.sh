@@ -21,15 +21,16 @@
 #   light25 bg12 sub30 img12 cone20 light50    fresh synthetic sets, settings
 #   sub15 lightmild cone30 bg6                 fixed before any record of them
 #
-# Every candidate is scored (as the rules need); all 21 take about two
-# hours on a 2-core machine, most of it the real data sets. REAL_SPLITS=10
+# Every candidate is scored (as the rules need), so the real data sets
+# with LBP take the longest (the nested -dr candidate). REAL_SPLITS=10
 # records the five real data sets over the 10 splits of docs/RESULTS.md
-# instead (about 100 minutes more). STUDY_METHODS and STUDY_REPEATS are
-# passed on (see eval/autostudy_test.go).
+# instead (docs/TRAINING.md, "Ten splits of the real data sets").
+# STUDY_METHODS and STUDY_REPEATS are passed on (see
+# eval/autostudy_test.go).
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ ! -d "$1" ]; then
-	sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2
 	echo "autostudy.sh: want the data folder as the first argument" >&2
 	exit 2
 fi
