@@ -281,13 +281,17 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	if k := s.KFDA; k != nil {
 		row("kfda", "%s, %d latent dimensions, regulariser %g (ε = %.3g)", k.Description, k.LatentDim, k.Reg, k.Epsilon)
 	}
-	if k := s.KFDA; k != nil && !k.UsesDivergences {
-		row("divergence", "%s (not used: the %s kernel compares the frames, not KDEs)", s.Divergence, k.Kernel)
-		row("query bandwidth", "%s (not used)", s.QueryBandwidth)
+	// A model on a set kernel builds no KDE: its divergence and bandwidths
+	// are recorded but not used.
+	noKDE := s.KFDA != nil && !s.KFDA.UsesDivergences
+	unused := ""
+	if noKDE {
+		row("divergence", "%s (not used: the %s kernel compares the frames, not KDEs)", s.Divergence, s.KFDA.Kernel)
+		unused = " (not used)"
 	} else {
 		row("divergence", "%s", s.Divergence)
-		row("query bandwidth", "%s", s.QueryBandwidth)
 	}
+	row("query bandwidth", "%s%s", s.QueryBandwidth, unused)
 	th := s.Threshold
 	switch {
 	case th == "+Inf":
@@ -301,11 +305,7 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	}
 	row("threshold", "%s", th)
 	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, inspectBytes(8*int64(s.Frames)*int64(s.Dim)))
-	if k := s.KFDA; k != nil && !k.UsesDivergences {
-		row("bandwidths", "%.4g – %.4g (not used)", s.BandwidthMin, s.BandwidthMax)
-	} else {
-		row("bandwidths", "%.4g – %.4g", s.BandwidthMin, s.BandwidthMax)
-	}
+	row("bandwidths", "%.4g – %.4g%s", s.BandwidthMin, s.BandwidthMax, unused)
 	if s.Iterations > 0 || s.FinalCost != 0 {
 		row("training", "final cost %.6g after %d iterations", s.FinalCost, s.Iterations)
 	} else {

@@ -275,7 +275,11 @@ func TestTrainSetKernels(t *testing.T) {
 			t.Fatalf("inspect: exit %d: %s", code, es)
 		}
 		unused := !m.KFDA.UsesDivergences()
-		if s := is; !strings.Contains(s, c.desc) || strings.Count(s, "(not used") != map[bool]int{true: 3}[unused] {
+		marks := 0 // the divergence, the query bandwidth and the gallery bandwidths
+		if unused {
+			marks = 3
+		}
+		if s := is; !strings.Contains(s, c.desc) || strings.Count(s, "(not used") != marks {
 			t.Errorf("%s: inspect lacks %q, or does not mark the divergence, query bandwidth and gallery bandwidths unused (%v):\n%s", c.method, c.desc, unused, s)
 		}
 		mt, err := m.NewMatcher()
