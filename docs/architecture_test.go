@@ -2,6 +2,7 @@ package docs
 
 import (
 	"bufio"
+	"errors"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -27,11 +29,10 @@ type row struct {
 
 // readTables returns the rows of every table of ARCHITECTURE.md whose
 // first column is "folder".
-func readTables(t *testing.T) []row {
-	t.Helper()
+func readTables() ([]row, error) {
 	f, err := os.Open("ARCHITECTURE.md")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	defer f.Close()
 	var rows []row
@@ -65,12 +66,12 @@ func readTables(t *testing.T) []row {
 		rows = append(rows, r)
 	}
 	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if len(rows) == 0 {
-		t.Fatal("ARCHITECTURE.md: no folder tables found")
+		return nil, errors.New("ARCHITECTURE.md: no folder tables found")
 	}
-	return rows
+	return rows, nil
 }
 
 // codeSpans returns the `quoted` words of a cell, without trailing slashes.
@@ -83,17 +84,40 @@ func codeSpans(cell string) []string {
 	return out
 }
 
-// pkg is a Go package of the repository: its folder and what its
-// non-test files import.
-type pkg struct {
-	imports map[string][]string // import path → files importing it
+// pkg is what the non-test files of a Go package of the repository
+// import: import path → the files importing it.
+type pkg map[string][]string
+
+// The page and the code, read once for all tests.
+var (
+	loadOnce sync.Once
+	loaded   struct {
+		pkgs map[string]pkg
+		rows []row
+		err  error
+	}
+)
+
+// load returns the packages of the repository by folder and the rows of
+// ARCHITECTURE.md's folder tables.
+func load(t *testing.T) (map[string]pkg, []row) {
+	t.Helper()
+	loadOnce.Do(func() {
+		loaded.pkgs, loaded.err = readPackages()
+		if loaded.err == nil {
+			loaded.rows, loaded.err = readTables()
+		}
+	})
+	if loaded.err != nil {
+		t.Fatal(loaded.err)
+	}
+	return loaded.pkgs, loaded.rows
 }
 
 // readPackages parses the imports of every non-test Go file below the
 // repository root, whatever its build constraints.
-func readPackages(t *testing.T) map[string]*pkg {
-	t.Helper()
-	pkgs := map[string]*pkg{}
+func readPackages() (map[string]pkg, error) {
+	pkgs := map[string]pkg{}
 	root := ".."
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -116,7 +140,7 @@ func readPackages(t *testing.T) map[string]*pkg {
 		dir := filepath.ToSlash(rel)
 		pk := pkgs[dir]
 		if pk == nil {
-			pk = &pkg{imports: map[string][]string{}}
+			pk = pkg{}
 			pkgs[dir] = pk
 		}
 		if strings.HasSuffix(name, "_test.go") {
@@ -131,20 +155,17 @@ func readPackages(t *testing.T) map[string]*pkg {
 			if err != nil {
 				return err
 			}
-			pk.imports[ip] = append(pk.imports[ip], name)
+			pk[ip] = append(pk[ip], name)
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pkgs
+	return pkgs, err
 }
 
 // internal returns the repository folders that p imports, sorted.
-func (p *pkg) internal() []string {
+func (p pkg) internal() []string {
 	var out []string
-	for ip := range p.imports {
+	for ip := range p {
 		if rest, ok := strings.CutPrefix(ip, module+"/"); ok {
 			out = append(out, rest)
 		}
@@ -159,8 +180,7 @@ func (p *pkg) internal() []string {
 // the repository folders its package imports (a cell entry "x/*" stands for
 // any sub-folder of x, and must match at least one).
 func TestArchitectureImports(t *testing.T) {
-	pkgs := readPackages(t)
-	rows := readTables(t)
+	pkgs, rows := load(t)
 	documented := map[string]row{}
 	for _, r := range rows {
 		for _, f := range r.folders {
@@ -222,9 +242,9 @@ func checkImports(t *testing.T, r row, folder string, got []string) {
 // TestArchitectureNoUpwardImports checks the first rule under the tables:
 // no folder imports one that stands in a later table.
 func TestArchitectureNoUpwardImports(t *testing.T) {
-	pkgs := readPackages(t)
+	pkgs, rows := load(t)
 	table := map[string]int{}
-	for _, r := range readTables(t) {
+	for _, r := range rows {
 		for _, f := range r.folders {
 			table[f] = r.table
 		}
@@ -240,7 +260,7 @@ func TestArchitectureNoUpwardImports(t *testing.T) {
 
 // TestArchitectureIO checks the I/O rules under the tables.
 func TestArchitectureIO(t *testing.T) {
-	pkgs := readPackages(t)
+	pkgs, _ := load(t)
 	io := []string{"os", "io/fs", "path/filepath", "net", "os/exec"}
 	allowed := map[string][]string{
 		"model":    {"file.go", "owner_unix.go", "owner_other.go"},
@@ -253,7 +273,7 @@ func TestArchitectureIO(t *testing.T) {
 			continue
 		}
 		for _, ip := range io {
-			for _, file := range p.imports[ip] {
+			for _, file := range p[ip] {
 				if !slices.Contains(allowed[dir], file) {
 					t.Errorf("%s imports %q: ARCHITECTURE.md says this package does no I/O there (do it in a main, or in the files it names)", path.Join(dir, file), ip)
 				}
@@ -266,9 +286,9 @@ func TestArchitectureIO(t *testing.T) {
 // device/ folders of the first table) import neither each other nor
 // device.
 func TestArchitectureDeviceParts(t *testing.T) {
-	pkgs := readPackages(t)
+	pkgs, rows := load(t)
 	var parts []string
-	for _, r := range readTables(t) {
+	for _, r := range rows {
 		for _, f := range r.folders {
 			if r.table == 0 && strings.HasPrefix(f, "device/") {
 				parts = append(parts, f)
