@@ -29,17 +29,9 @@
 # eval/autostudy_test.go).
 set -euo pipefail
 
-if [ $# -lt 1 ] || [ ! -d "$1" ]; then
-	sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2
-	echo "autostudy.sh: want the data folder as the first argument" >&2
-	exit 2
-fi
-data=$(cd "$1" && pwd)
-out=${2:-study}
-shift $(( $# >= 2 ? 2 : 1 ))
+. "$(dirname "$0")/dirs.sh" study "$@"
+shift "$shifted"
 mkdir -p "$out/data"
-out=$(cd "$out" && pwd)
-repo=$(cd "$(dirname "$0")/.." && pwd)
 
 setmatch=$out/setmatch
 (cd "$repo" && go build -o "$setmatch" ./cmd/setmatch)

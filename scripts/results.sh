@@ -28,17 +28,8 @@
 # clone with GOEXPERIMENT=simd, as for the tables).
 set -euo pipefail
 
-if [ $# -lt 1 ] || [ ! -d "$1" ]; then
-	sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2
-	echo "results.sh: want the data folder as the first argument" >&2
-	exit 2
-fi
-data=$(cd "$1" && pwd)
-out=${2:-results}
-shift $(( $# >= 2 ? 2 : 1 ))
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-repo=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/dirs.sh" results "$@"
+shift "$shifted"
 
 splits=${SPLITS:-10}
 all=nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl
