@@ -131,7 +131,9 @@ var imageExts = map[string]bool{
 	".gif": true, ".bmp": true, ".tif": true, ".tiff": true,
 }
 
-func isImage(name string) bool { return imageExts[strings.ToLower(filepath.Ext(name))] }
+// IsImage reports whether a file name has the extension of a frame image
+// (PNG, JPEG, PGM and the like), as Load treats it.
+func IsImage(name string) bool { return imageExts[strings.ToLower(filepath.Ext(name))] }
 
 // ignored reports whether a directory entry is not data: hidden files,
 // notes that commonly accompany data sets, and what file managers and
@@ -287,7 +289,7 @@ func scanClass(c entry) ([]plan, bool, error) {
 			dirs = append(dirs, e)
 		case setfile.Format(e.name) != "":
 			feats = append(feats, e)
-		case isImage(e.name):
+		case IsImage(e.name):
 			imgs = append(imgs, e)
 		default:
 			return nil, false, layoutErr("unexpected file %s: expected .npy/.csv sets, set folders or frame images", e.path)
@@ -343,7 +345,7 @@ func scanSetDir(class string, s entry) (plan, error) {
 		switch {
 		case e.dir:
 			return plan{}, layoutErr("unexpected folder %s inside set %s: a set folder holds frame files only", e.name, s.path)
-		case isImage(e.name):
+		case IsImage(e.name):
 			nimg++
 		case setfile.Format(e.name) != "":
 			nfeat++

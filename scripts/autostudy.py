@@ -14,7 +14,9 @@ instead of the outcomes of all dealings; "paired": the first candidate
 whose shortfall to the highest is within one standard error of the
 paired difference, outcome by outcome, over the distinct sets; "dr
 second" and "mix or dr": "sets" with kfda-mix, then nn-h-dr, then the
-others in order of preference, or kfda-mix and nn-h-dr alone), scored on
+others in order of preference, or kfda-mix and nn-h-dr alone; "hurdle":
+kfda-mix unless the highest score leads it by more than two standard
+errors over the distinct sets, else "sets" among the others), scored on
 the first dealing of the training sets to the outer folds, on the first
 two, and so on up to as many as the records hold (STUDY_REPEATS).
 --without drops the candidates of those methods from every record first

@@ -20,6 +20,8 @@
 #                                              things than those
 #   light25 bg12 sub30 img12 cone20 light50    fresh synthetic sets, settings
 #   sub15 lightmild cone30 bg6                 fixed before any record of them
+#   orl-relit                                  the ORL faces under strong synthetic
+#                                              lighting (synth --relight)
 #
 # Every candidate is scored (as the rules need), so the real data sets
 # with LBP take the longest (the nested -dr candidate). REAL_SPLITS=10
@@ -70,6 +72,7 @@ dir() {
 	lightmild) synth lightmild --kind lighting --classes 20 --sets 4 --frames 15 --dim 60 --nuisance-std 0.3 --noise 0.1 --seed 22 ;;
 	cone30) synth cone30 --kind cone --classes 30 --sets 3 --frames 10 --dim 100 --noise 0.2 --seed 23 ;;
 	bg6) synth bg6 --kind beyond-gauss --classes 6 --sets 6 --frames 60 --dim 8 --shape-dims 2 --seed 24 ;;
+	orl-relit) synth orl-relit --relight "$data/orl" --sets 4 --frames 16 --seed 1 ;;
 	*) echo "autostudy.sh: no data set $1" >&2; return 2 ;;
 	esac
 }
@@ -95,13 +98,14 @@ spec() {
 	lightmild) echo ";gallery=2,probe=2,splits=4" ;;
 	cone30) echo ";gallery=2,probe=1,splits=4" ;;
 	bg6) echo ";gallery=3,probe=3,splits=4" ;;
+	orl-relit) echo "intensity:20x20;gallery=2,probe=2,splits=3" ;;
 	esac
 }
 
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
 	names=(eth-int eth-lbp virus-lbp virus-int orl faces cone light60 sub20 bg10 light15
-		light25 bg12 sub30 img12 cone20 light50 sub15 lightmild cone30 bg6)
+		light25 bg12 sub30 img12 cone20 light50 sub15 lightmild cone30 bg6 orl-relit)
 fi
 for name in "${names[@]}"; do
 	d=$(dir "$name")

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -51,15 +50,7 @@ func synthImages(fl *flag.FlagSet, size, out string, classes, sets, frames int, 
 				return err
 			}
 			for i, img := range imgs {
-				f, err := os.Create(filepath.Join(dir, fmt.Sprintf("f%0*d.png", width(frames), i)))
-				if err != nil {
-					return err
-				}
-				err = png.Encode(f, img)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				if err != nil {
+				if err := writePNG(filepath.Join(dir, fmt.Sprintf("f%0*d.png", width(frames), i)), img); err != nil {
 					return err
 				}
 			}

@@ -1,0 +1,185 @@
+package synth
+
+import (
+	"bytes"
+	"image"
+	"math"
+	"testing"
+)
+
+// flat returns a w×h image of one grey level.
+func flat(w, h int, v uint8) *image.Gray {
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = v
+	}
+	return img
+}
+
+// mean is the mean grey level of img's columns x0 ≤ x < x1.
+func mean(img *image.Gray, x0, x1 int) float64 {
+	var s float64
+	var n int
+	for y := range img.Rect.Dy() {
+		for x := x0; x < x1; x++ {
+			s += float64(img.Pix[y*img.Stride+x])
+			n++
+		}
+	}
+	return s / float64(n)
+}
+
+func TestRelightShading(t *testing.T) {
+	src := flat(40, 50, 200)
+	// From the camera: the centre as it was, the rim at the ambient level.
+	front := Relight(src, [3]float64{0, 0, 1}, 0.05)
+	if got := front.GrayAt(20, 25).Y; got < 198 {
+		t.Errorf("centre under a frontal light: %d, want about 200", got)
+	}
+	if got := front.GrayAt(0, 0).Y; got != 10 {
+		t.Errorf("corner under a frontal light: %d, want the ambient 0.05·200 = 10", got)
+	}
+	// From the right: the left half in the attached shadow (ambient only),
+	// the right half lit.
+	right := Relight(src, [3]float64{1, 0, 0}, 0.05)
+	if l := mean(right, 0, 20); math.Abs(l-10) > 0.5 {
+		t.Errorf("left half under a light from the right: mean %.1f, want 10", l)
+	}
+	if r := mean(right, 20, 40); r < 60 {
+		t.Errorf("right half under a light from the right: mean %.1f, want well lit", r)
+	}
+	// From above: the top brighter than the bottom.
+	up := Relight(src, [3]float64{0, 1, 0}, 0.05)
+	if top, bottom := up.GrayAt(20, 5).Y, up.GrayAt(20, 45).Y; top <= bottom {
+		t.Errorf("light from above: top %d, bottom %d", top, bottom)
+	}
+	// The image is the albedo: a pixel twice as bright stays twice as bright.
+	dim := Relight(flat(40, 50, 100), [3]float64{1, 0, 0}, 0.05)
+	if a, b := float64(dim.GrayAt(30, 25).Y), float64(right.GrayAt(30, 25).Y); math.Abs(2*a-b) > 1 {
+		t.Errorf("albedo 100 → %v, albedo 200 → %v", a, b)
+	}
+}
+
+func TestRelightSet(t *testing.T) {
+	o := RelightOptions{Sets: 4, Frames: 5, Seed: 3}
+	src := []*image.Gray{flat(30, 40, 120), flat(30, 40, 240)}
+	a, err := o.RelightSet(src, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := o.RelightSet(src, 2, 1)
+	c, _ := o.RelightSet(src, 2, 2)
+	if len(a) != 5 || a[0].Rect.Dx() != 30 || a[0].Rect.Dy() != 40 {
+		t.Fatalf("got %d frames of %v", len(a), a[0].Rect)
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].Pix, b[i].Pix) {
+			t.Fatalf("frame %d differs between two calls", i)
+		}
+	}
+	if bytes.Equal(a[0].Pix, c[0].Pix) {
+		t.Error("sets 1 and 2 have the same first frame")
+	}
+	ls, err := o.Lights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 20 {
+		t.Fatalf("%d lights, want sets × frames = 20", len(ls))
+	}
+	lo := math.Cos(90 * math.Pi / 180)
+	for _, l := range ls {
+		if n := math.Sqrt(l[0]*l[0] + l[1]*l[1] + l[2]*l[2]); math.Abs(n-1) > 1e-12 || l[2] < lo-1e-12 {
+			t.Fatalf("light %v: norm %v, angle beyond 90°", l, n)
+		}
+	}
+	for _, bad := range []RelightOptions{{Sets: 0, Frames: 1}, {Sets: 1, Frames: 0}, {Sets: 1, Frames: 1, MaxAngle: 100}, {Sets: 1, Frames: 1, Ambient: 1.5}} {
+		if _, err := bad.RelightSet(src, 0, 0); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+	if _, err := o.RelightSet(src, 0, 4); err == nil {
+		t.Error("set 4 of 4 accepted")
+	}
+	if _, err := o.RelightSet(nil, 0, 0); err == nil {
+		t.Error("no source image accepted")
+	}
+}
+
+// TestRelightDealsEveryLightOnce checks that a class's sets share out the
+// data set's lights: with a single source image each frame is that image
+// under one light, and the sets of a class together show each light once.
+func TestRelightDealsEveryLightOnce(t *testing.T) {
+	o := RelightOptions{Sets: 3, Frames: 4, Seed: 9}
+	src := []*image.Gray{flat(64, 64, 250)}
+	ls, _ := o.Lights()
+	want := map[[3]float64]bool{}
+	for _, l := range ls {
+		want[l] = true
+	}
+	for c := range 2 {
+		got := map[[3]float64]bool{}
+		for s := range o.Sets {
+			frames, err := o.RelightSet(src, c, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range frames {
+				for l := range want {
+					if bytes.Equal(Relight(src[0], l, 0.05).Pix, f.Pix) {
+						if got[l] {
+							t.Errorf("class %d: light %v used twice", c, l)
+						}
+						got[l] = true
+					}
+				}
+			}
+		}
+		if len(got) != len(ls) {
+			t.Errorf("class %d: %d of the %d lights used", c, len(got), len(ls))
+		}
+	}
+}
+
+// TestRelightDealsSources checks that the sets of a class do not share a
+// source image when there are enough of them.
+func TestRelightDealsSources(t *testing.T) {
+	o := RelightOptions{Sets: 2, Frames: 12, Seed: 4}
+	src := []*image.Gray{flat(32, 32, 80), flat(32, 32, 130), flat(32, 32, 180), flat(32, 32, 230)}
+	ls, _ := o.Lights()
+	used := make([]map[int]bool, o.Sets)
+	for s := range o.Sets {
+		used[s] = map[int]bool{}
+		frames, err := o.RelightSet(src, 1, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+	frame:
+		for _, f := range frames {
+			for i, img := range src {
+				for _, l := range ls {
+					if bytes.Equal(Relight(img, l, 0.05).Pix, f.Pix) {
+						used[s][i] = true
+						continue frame
+					}
+				}
+			}
+			t.Fatal("a frame is no source image under any light")
+		}
+	}
+	for i := range src {
+		if used[0][i] && used[1][i] {
+			t.Errorf("source %d in both sets (%v, %v)", i, used[0], used[1])
+		}
+	}
+	if len(used[0])+len(used[1]) < 3 {
+		t.Errorf("sources used: %v, %v; want each set's two", used[0], used[1])
+	}
+	// Fewer images than sets: set s takes one of them.
+	o.Sets = 3
+	for s := range o.Sets {
+		if _, err := o.RelightSet(src[:2], 0, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
