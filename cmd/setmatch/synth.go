@@ -15,7 +15,7 @@ import (
 )
 
 func runSynth(args []string, stdout, stderr io.Writer) error {
-	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting|cone] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH | --relight DIR] [--force]", stderr)
+	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting|cone] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH | --relight SRC] [--force]", stderr)
 	out := fl.String("out", "", "write the data set to folder `DIR` as DIR/<class>/<set>.npy (required)")
 	classes := fl.Int("classes", 10, "number of classes `C`")
 	sets := fl.Int("sets", 5, "sets per class `S`")
@@ -30,7 +30,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	shapeDims := fl.Int("shape-dims", 0, "directions `M` along which each beyond-gauss class departs from the Gaussian (default 1)")
 	force := fl.Bool("force", false, "replace a data set previously written to DIR")
 	images := fl.String("images", "", "write image frames of `WxH` pixels instead of feature vectors: DIR/<class>/<set>/f000.png…, a texture per class (--classes, --sets, --frames and --seed apply)")
-	relight := fl.String("relight", "", "write the images of folder `DIR` (<class>/<image>, or <class>/<set>/<image>) under strong synthetic lighting instead: OUT/<class>/<set>/f000.png…, the same lights for every class (--sets, --frames and --seed apply)")
+	relight := fl.String("relight", "", "write the images of folder `SRC` (<class>/<image>, or <class>/<set>/<image>) under strong synthetic lighting instead: DIR/<class>/<set>/f000.png…, the same lights for every class, each set from its own images (--sets, --frames and --seed apply)")
 	if err := parseFlags(fl, args); err != nil {
 		return err
 	}
