@@ -16,9 +16,12 @@ import (
 	"setmatch/synth"
 )
 
-// maxRelightSources bounds the source images read per class: they are all
-// held in memory while the class's sets are written.
+// maxRelightSources and maxRelightPixels bound the source images read per
+// class: they are all held in memory (one byte a pixel) while the class's
+// sets are written.
 const maxRelightSources = 10000
+
+var maxRelightPixels = 1 << 28 // a variable for the test
 
 // synthRelight is setmatch synth --relight SRC: the images of each class
 // folder of SRC under strong synthetic lighting (synth.RelightOptions),
@@ -52,9 +55,13 @@ func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int6
 	}
 	for c, cl := range classes {
 		imgs := make([]*image.Gray, len(cl.files))
+		pixels := 0
 		for i, p := range cl.files {
 			if imgs[i], err = features.DecodeImageFile(p); err != nil {
 				return err
+			}
+			if pixels += len(imgs[i].Pix); pixels > maxRelightPixels {
+				return fmt.Errorf("--relight: the images of class %s hold more than %d pixels, more than is kept in memory at once; scale them down (faces of 100×100 pixels are plenty) or use fewer", cl.name, maxRelightPixels)
 			}
 		}
 		for s := range sets {
