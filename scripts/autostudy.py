@@ -106,12 +106,7 @@ def hurdle(cands, deal, k=2.0):
     # kfda-mix (the first candidate) unless the highest score leads it by
     # more than k standard errors of the top (over the distinct sets);
     # otherwise the "1-SE sets" rule among the other candidates.
-    top = argmax(cands, deal)
-    p, n = score(cands[top], deal)
-    n //= min(deal, len(cands[top]["cv"]))
-    se = math.sqrt(max(p * (1 - p), 1.0 / n) / n)
-    s0, _ = score(cands[0], deal)
-    if s0 >= 0 and s0 >= p - k * se - 1e-12:
+    if within_se(cands, deal, k, sets=True) == 0:
         return 0
     return 1 + within_se(cands[1:], deal, 1.0, sets=True)
 
@@ -157,11 +152,11 @@ def main(args):
     # nn-h-dr second in the order of preference, or the only other choice.
     rules.append(("dr second", lambda r, d: reordered(r["cands"], d, ["kfda-mix", "nn-h-dr"], True)))
     rules.append(("mix or dr", lambda r, d: reordered(r["cands"], d, ["kfda-mix", "nn-h-dr"], False)))
-    # Bounds, not rules: always the first candidate, and the candidate
-    # that did best on the probes (as deployed), which no rule can know.
     # kfda-mix held to a hurdle of two standard errors, then the rule
     # among the others (docs/TRAINING.md, "A hurdle for leaving kfda-mix").
     rules.append(("hurdle", lambda r, d: hurdle(r["cands"], d)))
+    # Bounds, not rules: always the first candidate, and the candidate
+    # that did best on the probes (as deployed), which no rule can know.
     rules.append(("first", lambda r, d: 0))
     rules.append(("oracle", lambda r, d: max(range(len(r["cands"])), key=lambda i: deployed(r, i))))
     max_deal = max(len(c["cv"] or []) for rs in rows.values() for r in rs for c in r["cands"])
