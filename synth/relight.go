@@ -21,17 +21,23 @@ import (
 // frame is one of its set's images, picked at random, lit by Relight.
 type RelightOptions struct {
 	Sets, Frames int     // sets per class and frames per set
-	MaxAngle     float64 // largest angle of a light from the camera axis, degrees (default 90)
-	Ambient      float64 // share of the light that reaches every pixel, in [0, 1) (default 0.05)
+	MaxAngle     float64 // largest angle of a light from the camera axis, degrees (default RelightMaxAngle)
+	Ambient      float64 // share of the light that reaches every pixel, in (0, 1) (default RelightAmbient)
 	Seed         int64   // the same seed gives the same frames
 }
 
+// The defaults of RelightOptions.
+const (
+	RelightMaxAngle = 90   // degrees
+	RelightAmbient  = 0.05 // share of the light
+)
+
 func (o RelightOptions) withDefaults() (RelightOptions, error) {
 	if o.MaxAngle == 0 {
-		o.MaxAngle = 90
+		o.MaxAngle = RelightMaxAngle
 	}
 	if o.Ambient == 0 {
-		o.Ambient = 0.05
+		o.Ambient = RelightAmbient
 	}
 	switch {
 	case o.Sets < 1 || o.Sets > 1000:

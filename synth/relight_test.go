@@ -87,10 +87,10 @@ func TestRelightSet(t *testing.T) {
 	if len(ls) != 20 {
 		t.Fatalf("%d lights, want sets × frames = 20", len(ls))
 	}
-	lo := math.Cos(90 * math.Pi / 180)
+	lo := math.Cos(RelightMaxAngle * math.Pi / 180)
 	for _, l := range ls {
 		if n := math.Sqrt(l[0]*l[0] + l[1]*l[1] + l[2]*l[2]); math.Abs(n-1) > 1e-12 || l[2] < lo-1e-12 {
-			t.Fatalf("light %v: norm %v, angle beyond 90°", l, n)
+			t.Fatalf("light %v: norm %v, angle beyond %v°", l, n, RelightMaxAngle)
 		}
 	}
 	for _, bad := range []RelightOptions{{Sets: 0, Frames: 1}, {Sets: 1, Frames: 0}, {Sets: 1, Frames: 1, MaxAngle: 100}, {Sets: 1, Frames: 1, Ambient: 1.5}} {
@@ -126,7 +126,7 @@ func TestRelightDealsEveryLightOnce(t *testing.T) {
 			}
 			for _, f := range frames {
 				for l := range want {
-					if bytes.Equal(Relight(src[0], l, 0.05).Pix, f.Pix) {
+					if bytes.Equal(Relight(src[0], l, RelightAmbient).Pix, f.Pix) {
 						if got[l] {
 							t.Errorf("class %d: light %v used twice", c, l)
 						}
@@ -158,7 +158,7 @@ func TestRelightDealsSources(t *testing.T) {
 		for _, f := range frames {
 			for i, img := range src {
 				for _, l := range ls {
-					if bytes.Equal(Relight(img, l, 0.05).Pix, f.Pix) {
+					if bytes.Equal(Relight(img, l, RelightAmbient).Pix, f.Pix) {
 						used[s][i] = true
 						continue frame
 					}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,14 +16,7 @@ import (
 // synthImages is setmatch synth --images WxH: an image data set of PNG
 // frames, DIR/<class>/<set>/f000.png, a texture per class (synth.ImageOptions).
 func synthImages(fl *flag.FlagSet, size, out string, classes, sets, frames int, seed int64, force bool, args []string, stdout io.Writer) error {
-	var bad []string
-	fl.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "dim", "kind", "info-dim", "noise", "nuisance-dim", "nuisance-std", "shape-dims":
-			bad = append(bad, "--"+f.Name)
-		}
-	})
-	if len(bad) > 0 {
+	if bad := givenFlags(fl, vectorFlags...); len(bad) > 0 {
 		return usagef("%s apply to feature-vector data, not to --images", strings.Join(bad, ", "))
 	}
 	w, h, ok := parseWxH(size)
@@ -73,6 +67,21 @@ setmatch train --features lbp:4x4@64x64.
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames of %dx%d pixels (PNG, seed %d) to %s\n",
 		classes, sets, frames, w, h, seed, out)
 	return nil
+}
+
+// vectorFlags are the flags of synth that shape feature-vector data only.
+var vectorFlags = []string{"dim", "kind", "info-dim", "noise", "nuisance-dim", "nuisance-std", "shape-dims"}
+
+// givenFlags returns, as "--name", those of names that were set on the
+// command line.
+func givenFlags(fl *flag.FlagSet, names ...string) []string {
+	var out []string
+	fl.Visit(func(f *flag.Flag) {
+		if slices.Contains(names, f.Name) {
+			out = append(out, "--"+f.Name)
+		}
+	})
+	return out
 }
 
 // width is the digits of the largest index below n, at least 3.

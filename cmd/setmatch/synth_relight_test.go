@@ -76,12 +76,13 @@ func TestSynthRelight(t *testing.T) {
 
 	// Too many pixels per class to hold: a clear error, not a huge
 	// allocation.
-	defer func(n int) { maxRelightPixels = n }(maxRelightPixels)
+	limit := maxRelightPixels
 	maxRelightPixels = 2 * 24 * 30
-	if code, _, errOut := runCmd("synth", "--relight", src, "--out", t.TempDir()); code == 0 || !strings.Contains(errOut, "scale them down") {
+	code, _, errOut = runCmd("synth", "--relight", src, "--out", t.TempDir())
+	maxRelightPixels = limit
+	if code == 0 || !strings.Contains(errOut, "scale them down") {
 		t.Errorf("3 images of 24×30 with room for 2: exit %d, %q", code, errOut)
 	}
-	maxRelightPixels = 1 << 28
 
 	empty := relightSource(t, 1)
 	if err := os.MkdirAll(filepath.Join(empty, "c"), 0o755); err != nil {
