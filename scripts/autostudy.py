@@ -16,7 +16,9 @@ paired difference, outcome by outcome, over the distinct sets; "dr
 second" and "mix or dr": "sets" with kfda-mix, then nn-h-dr, then the
 others in order of preference, or kfda-mix and nn-h-dr alone; "hurdle":
 kfda-mix unless the highest score leads it by more than two standard
-errors over the distinct sets, else "sets" among the others), scored on
+errors over the distinct sets, else "sets" among the others; "mix/dr
+3+": "mix or dr" where every class has three or more training sets,
+"sets" elsewhere), scored on
 the first dealing of the training sets to the outer folds, on the first
 two, and so on up to as many as the records hold (STUDY_REPEATS).
 --without drops the candidates of those methods from every record first
@@ -155,6 +157,11 @@ def main(args):
     # kfda-mix held to a hurdle of two standard errors, then the rule
     # among the others (docs/TRAINING.md, "A hurdle for leaving kfda-mix").
     rules.append(("hurdle", lambda r, d: hurdle(r["cands"], d)))
+    # "mix or dr" where every class has three or more training sets (the
+    # folds stratified by sets), the rule elsewhere (docs/TRAINING.md,
+    # "Only the learned projection against kfda-mix on three sets").
+    rules.append(("mix/dr 3+", lambda r, d: reordered(r["cands"], d, ["kfda-mix", "nn-h-dr"], False)
+                  if "stratified folds by training sets" in r.get("folding", "") else within_se(r["cands"], d, 1.0, sets=True)))
     # Bounds, not rules: always the first candidate, and the candidate
     # that did best on the probes (as deployed), which no rule can know.
     rules.append(("first", lambda r, d: 0))

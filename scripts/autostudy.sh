@@ -22,6 +22,12 @@
 #   sub15 lightmild cone30 bg6                 fixed before any record of them
 #   orl-relit                                  the ORL faces under strong synthetic
 #                                              lighting (synth --relight)
+#   orl-relit5 light5s cone5s sub6s            fresh sets of three or more training
+#   fmnist-train                               sets per class, settings fixed before
+#                                              any record; fmnist-train from the
+#                                              Fashion-MNIST training images in
+#                                              $FASHION (default: where the Debian
+#                                              package dataset-fashion-mnist puts them)
 #
 # Every candidate is scored (as the rules need), so the real data sets
 # with LBP take the longest (the nested -dr candidate). REAL_SPLITS=10
@@ -38,6 +44,7 @@ mkdir -p "$out/data"
 setmatch=$out/setmatch
 (cd "$repo" && go build -o "$setmatch" ./cmd/setmatch)
 
+fashion=${FASHION:-/usr/share/datasets/fashion-mnist}
 real=${REAL_SPLITS:-}
 eth=${real:-2}
 other=${real:-3}
@@ -73,6 +80,15 @@ dir() {
 	cone30) synth cone30 --kind cone --classes 30 --sets 3 --frames 10 --dim 100 --noise 0.2 --seed 23 ;;
 	bg6) synth bg6 --kind beyond-gauss --classes 6 --sets 6 --frames 60 --dim 8 --shape-dims 2 --seed 24 ;;
 	orl-relit) synth orl-relit --relight "$data/orl" --sets 4 --frames 16 --seed 1 ;;
+	orl-relit5) synth orl-relit5 --relight "$data/orl" --sets 5 --frames 16 --seed 2 ;;
+	light5s) synth light5s --kind lighting --classes 30 --sets 5 --frames 12 --dim 100 --seed 31 ;;
+	cone5s) synth cone5s --kind cone --classes 25 --sets 5 --frames 12 --dim 120 --seed 32 ;;
+	sub6s) synth sub6s --kind subspace --classes 20 --sets 6 --frames 20 --dim 30 --info-dim 4 --seed 33 ;;
+	fmnist-train)
+		[ -d "$out/data/fmnist-train" ] || "$repo/scripts/idxsets.py" --images "$fashion/train-images-idx3-ubyte.gz" \
+			--labels "$fashion/train-labels-idx1-ubyte.gz" --sets 8 --frames 10 --seed 31 --out "$out/data/fmnist-train" >/dev/null
+		echo "$out/data/fmnist-train"
+		;;
 	*) echo "autostudy.sh: no data set $1" >&2; return 2 ;;
 	esac
 }
@@ -99,13 +115,18 @@ spec() {
 	cone30) echo ";gallery=2,probe=1,splits=4" ;;
 	bg6) echo ";gallery=3,probe=3,splits=4" ;;
 	orl-relit) echo "intensity:20x20;gallery=2,probe=2,splits=3" ;;
+	orl-relit5) echo "intensity:20x20;gallery=3,probe=2,splits=3" ;;
+	light5s | cone5s) echo ";gallery=3,probe=2,splits=3" ;;
+	sub6s) echo ";gallery=4,probe=2,splits=3" ;;
+	fmnist-train) echo "intensity:20x20;gallery=3,probe=5,splits=4" ;;
 	esac
 }
 
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
 	names=(eth-int eth-lbp virus-lbp virus-int orl faces cone light60 sub20 bg10 light15
-		light25 bg12 sub30 img12 cone20 light50 sub15 lightmild cone30 bg6 orl-relit)
+		light25 bg12 sub30 img12 cone20 light50 sub15 lightmild cone30 bg6 orl-relit
+		orl-relit5 light5s cone5s sub6s fmnist-train)
 fi
 for name in "${names[@]}"; do
 	d=$(dir "$name")
