@@ -297,13 +297,16 @@ func (r *Result) WriteSummary(w io.Writer) {
 		if s.Note != "" {
 			fmt.Fprintf(w, "cross-validation: note: %s\n", s.Note)
 		}
+		if s.Only > 0 {
+			fmt.Fprintf(w, "cross-validation: every class has three or more training sets: the choice is among the first %d candidates (the others are scored only if these all fail)\n", s.Only)
+		}
 		fmt.Fprintf(w, "  %-34s %8s %9s\n", "candidate", "cv acc", "seconds")
 		for i, c := range s.Scores {
 			mark := " "
 			if i == s.Chosen {
 				mark = "*"
 			}
-			if errors.Is(c.Err, eval.ErrNotScored) {
+			if eval.NotScored(c.Err) {
 				fmt.Fprintf(w, "%s %-34s %8s %9s  (%v)\n", mark, c.Candidate, "-", "-", c.Err)
 				continue
 			}

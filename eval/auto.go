@@ -126,8 +126,18 @@ func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
 // their cross-validations twice.
 var (
 	AutoMethods = []string{KFDAMix, NNH, NNJ, KFDAHL, KFDAJ, NNHDR}
-	AutoDims    = []int{5, 10, 20, 40}
-	AutoScales  = []float64{0.25, 1, 2}
+	// AutoThreeSetMethods are the candidates the choice is made among
+	// when every class has three or more training sets (and the caller
+	// gave no list of its own). There an outer fold trains every class on
+	// fewer sets than the deployed model has, which costs a kFDA method
+	// far more than nearest neighbour: held-out scores rank the
+	// full-space NN methods, and the other kFDA kernels, above kfda-mix
+	// where on new sets they do worse (docs/TRAINING.md, "Only kfda-mix
+	// and the learned projection on three sets"). The other candidates
+	// are scored only if both of these fail.
+	AutoThreeSetMethods = []string{KFDAMix, NNHDR}
+	AutoDims            = []int{5, 10, 20, 40}
+	AutoScales          = []float64{0.25, 1, 2}
 	// AutoRepeats is how many times the training sets are dealt to the
 	// outer folds; every candidate is scored on every dealing.
 	AutoRepeats = 2
@@ -223,6 +233,9 @@ type Selection struct {
 	ByHalves bool
 	Note     string // what the scores do not cover, if anything
 	Held     int    // held-out outcomes of a candidate, over all folds and dealings
+	// Only, when above 0, restricts the choice to the first Only
+	// candidates (AutoThreeSetMethods), unless every one of them failed.
+	Only int
 	// Sets is the number of distinct held-out items (training sets, or
 	// frame halves), Held over the dealings: an item's outcomes on the
 	// dealings are not independent (the same set, mostly the same
@@ -471,11 +484,15 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if len(cands) == 0 {
 		return nil, errors.New("no candidates to choose from")
 	}
+	only := 0
+	if len(g.AutoMethods) == 0 && !o.byHalves && SmallestClass(t.Labels) >= 3 {
+		cands, only = leading(cands, AutoThreeSetMethods)
+	}
 	about := o.about
 	if reps > 1 {
 		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
 	}
-	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), ByHalves: o.byHalves, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
+	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), ByHalves: o.byHalves, Held: o.held * reps, Sets: o.held, Only: only, Scores: make([]CandidateScore, len(cands))}
 	kind := func(c Candidate) string {
 		if isDR(c.Method) && c.Learn.Dim > 0 && !c.Learn.Start {
 			return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)
@@ -587,9 +604,13 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		if cs.Err != nil {
 			cs.Accuracy, cs.Correct = -1, nil
 		}
-		if !g.AutoScoreAll && ci+1 < len(cands) && settled(sel.Scores[:ci+1], sel.Held, sel.Sets) {
+		if !g.AutoScoreAll && ci+1 < len(cands) && sel.settled(ci+1) {
+			why := ErrNotScored
+			if ci+1 >= only && only > 0 {
+				why = ErrThreeSets
+			}
 			for j := ci + 1; j < len(cands); j++ {
-				sel.Scores[j] = CandidateScore{Candidate: cands[j], Accuracy: -1, Err: ErrNotScored}
+				sel.Scores[j] = CandidateScore{Candidate: cands[j], Accuracy: -1, Err: why}
 			}
 			break
 		}
@@ -617,15 +638,47 @@ func (s *Selection) NearChance() bool {
 // the ones before them settled the choice.
 var ErrNotScored = errors.New("not scored: an earlier candidate is within one standard error of any score it could reach")
 
-// settled reports whether the choice among the scored candidates (in
-// order) is final: whatever later candidates score, choose picks one of
-// these. Only the highest later score matters to the rule, and scores are
-// multiples of 1/held, so every possible one is tried. It is settled, for
-// example, when a candidate recognised every held-out set.
-func settled(scored []CandidateScore, held, sets int) bool {
-	for k := 0; k <= held; k++ {
-		s := &Selection{Held: held, Sets: sets, Scores: append(slices.Clip(scored), CandidateScore{Accuracy: float64(k) / float64(held)})}
-		if s.choose() != nil || s.Chosen == len(scored) {
+// ErrThreeSets is the Err of the candidates Choose did not score because
+// every class has three or more training sets and one of
+// AutoThreeSetMethods was scored.
+var ErrThreeSets = errors.New("not scored: with three or more training sets per class the choice is between kfda-mix and nn-h-dr (held-out scores, trained on fewer sets per class than the model, understate kFDA against the others)")
+
+// NotScored reports whether err says that Choose did not score a
+// candidate (ErrNotScored, ErrThreeSets), rather than that it failed.
+func NotScored(err error) bool {
+	return errors.Is(err, ErrNotScored) || errors.Is(err, ErrThreeSets)
+}
+
+// leading returns cands with the candidates of methods moved to the front,
+// in the order of methods, and how many there are.
+func leading(cands []Candidate, methods []string) ([]Candidate, int) {
+	var out []Candidate
+	for _, m := range methods {
+		for _, c := range cands {
+			if c.Method == m {
+				out = append(out, c)
+			}
+		}
+	}
+	n := len(out)
+	for _, c := range cands {
+		if !slices.Contains(methods, c.Method) {
+			out = append(out, c)
+		}
+	}
+	return out, n
+}
+
+// settled reports whether the choice among the first n scored candidates
+// (in order) is final: whatever later candidates score, choose picks one
+// of these. Only the highest later score matters to the rule, and scores
+// are multiples of 1/Held, so every possible one is tried. It is settled,
+// for example, when a candidate recognised every held-out set, or when
+// the first Only candidates are scored and one of them did not fail.
+func (s *Selection) settled(n int) bool {
+	for k := 0; k <= s.Held; k++ {
+		t := &Selection{Held: s.Held, Sets: s.Sets, Only: s.Only, Scores: append(slices.Clip(s.Scores[:n]), CandidateScore{Accuracy: float64(k) / float64(s.Held)})}
+		if t.choose() != nil || t.Chosen == n {
 			return false
 		}
 	}
@@ -643,11 +696,21 @@ func standardError(p float64, n int) float64 {
 // choose sets Top, SE and Chosen by the one-standard-error rule: among the
 // candidates whose score is within one standard error of the highest, the
 // first in the order of preference. Scores of candidates that differ by
-// less than their noise do not rank them; the simpler one is kept.
+// less than their noise do not rank them; the simpler one is kept. When
+// Only is set, the rule runs among the first Only candidates, or, if every
+// one of them failed, among the others.
 func (s *Selection) choose() error {
+	lo, hi := 0, len(s.Scores)
+	if s.Only > 0 && s.Only < hi {
+		if slices.ContainsFunc(s.Scores[:s.Only], func(c CandidateScore) bool { return c.Err == nil }) {
+			hi = s.Only
+		} else {
+			lo = s.Only
+		}
+	}
 	s.Top = -1
-	for i, c := range s.Scores {
-		if c.Err == nil && (s.Top < 0 || c.Accuracy > s.Scores[s.Top].Accuracy) {
+	for i := lo; i < hi; i++ {
+		if c := s.Scores[i]; c.Err == nil && (s.Top < 0 || c.Accuracy > s.Scores[s.Top].Accuracy) {
 			s.Top = i
 		}
 	}
@@ -659,8 +722,8 @@ func (s *Selection) choose() error {
 		n = s.Held
 	}
 	s.SE = standardError(s.Scores[s.Top].Accuracy, n)
-	for i, c := range s.Scores {
-		if c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
+	for i := lo; i < hi; i++ {
+		if c := s.Scores[i]; c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
 			s.Chosen = i
 			return nil
 		}

@@ -302,27 +302,36 @@ func TestSettled(t *testing.T) {
 	for _, c := range []struct {
 		acc  []float64
 		held int
+		only int
 		want bool
 	}{
-		{[]float64{1}, 32, true},
-		{[]float64{31.0 / 32}, 32, true},  // a later 100% has SE 1/32
-		{[]float64{30.0 / 32}, 32, false}, // a later 100% would win
-		{[]float64{0.5, 31.0 / 32}, 32, true},
-		{[]float64{-1}, 32, false},
-		{[]float64{0.95}, 100, false},
+		{[]float64{1}, 32, 0, true},
+		{[]float64{31.0 / 32}, 32, 0, true},  // a later 100% has SE 1/32
+		{[]float64{30.0 / 32}, 32, 0, false}, // a later 100% would win
+		{[]float64{0.5, 31.0 / 32}, 32, 0, true},
+		{[]float64{-1}, 32, 0, false},
+		{[]float64{0.95}, 100, 0, false},
+		// The first two are the only ones chosen among: settled once both
+		// are scored and one did not fail, whatever they scored.
+		{[]float64{0.5}, 32, 2, false},
+		{[]float64{0.5, 0.25}, 32, 2, true},
+		{[]float64{-1, 0.25}, 32, 2, true},
+		{[]float64{-1, -1}, 32, 2, false}, // both failed: the others decide
+		{[]float64{-1, -1, 1}, 32, 2, true},
 	} {
-		if got := settled(score(c.acc...), c.held, 0); got != c.want {
-			t.Errorf("%v of %d: settled %v, want %v", c.acc, c.held, got, c.want)
+		sel := &Selection{Held: c.held, Only: c.only, Scores: score(c.acc...)}
+		if got := sel.settled(len(c.acc)); got != c.want {
+			t.Errorf("%v of %d, only %d: settled %v, want %v", c.acc, c.held, c.only, got, c.want)
 		}
 		// Settled means: whatever a later candidate scores, choose picks
 		// the same earlier candidate.
 		if c.want {
-			base := &Selection{Held: c.held, Scores: score(c.acc...)}
+			base := &Selection{Held: c.held, Only: c.only, Scores: score(c.acc...)}
 			if err := base.choose(); err != nil {
 				t.Fatal(err)
 			}
 			for k := 0; k <= c.held; k++ {
-				s := &Selection{Held: c.held, Scores: append(score(c.acc...), CandidateScore{Accuracy: float64(k) / float64(c.held)})}
+				s := &Selection{Held: c.held, Only: c.only, Scores: append(score(c.acc...), CandidateScore{Accuracy: float64(k) / float64(c.held)})}
 				if err := s.choose(); err != nil {
 					t.Fatal(err)
 				}
@@ -741,5 +750,109 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 	}
 	if !slices.Equal(folds, []int{1, 2, 3, 4, 5, 6}) {
 		t.Errorf("-dr runs reported as done: %v, want 1 to 6", folds)
+	}
+}
+
+// TestChooseOnly: with Only set, the rule runs among the first Only
+// candidates, whatever the later ones score, unless all of those failed.
+func TestChooseOnly(t *testing.T) {
+	for _, c := range []struct {
+		acc  []float64
+		want int
+	}{
+		{[]float64{0.5, 0.6, 0.9}, 1},    // 0.5 is more than one SE (0.049) below 0.6
+		{[]float64{0.58, 0.6, 0.9}, 0},   // within it: the first is kept
+		{[]float64{-1, 0.3, 0.9}, 1},     // the first failed
+		{[]float64{-1, -1, 0.3, 0.9}, 3}, // both failed: the rule among the others
+	} {
+		s := &Selection{Held: 100, Only: 2}
+		for _, a := range c.acc {
+			cs := CandidateScore{Accuracy: a}
+			if a < 0 {
+				cs.Err = errors.New("failed")
+			}
+			s.Scores = append(s.Scores, cs)
+		}
+		if err := s.choose(); err != nil {
+			t.Fatal(err)
+		}
+		if s.Chosen != c.want {
+			t.Errorf("%v, only 2: chose %d, want %d", c.acc, s.Chosen, c.want)
+		}
+	}
+}
+
+// TestChooseThreeSets: when every class has three or more training sets,
+// the default candidates start with kfda-mix and nn-h-dr and the choice is
+// made between those two (the others, when scored at all, do not take
+// part); with two sets per class the order and the rule are unchanged.
+func TestChooseThreeSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	data := &Data{Classes: []string{"a", "b", "c"}}
+	for c := range 3 {
+		for range 6 {
+			x := randSet(rng, 12, 6, 0, 1)
+			for i := range 12 {
+				x.Set(i, 0, x.At(i, 0)+0.7*float64(c))
+			}
+			data.Sets = append(data.Sets, x)
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	for _, gallery := range []int{3, 2} {
+		sp, labels := drSplit(t, data, gallery)
+		for _, all := range []bool{false, true} {
+			l := &coordLearner{}
+			g := autoGrid(l.learn)
+			g.AutoMethods = nil // the default candidates
+			g.AutoScoreAll = all
+			task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+			sel, err := Choose(task, g, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range sel.Scores {
+				got = append(got, c.Method)
+			}
+			want := AutoMethods
+			if gallery >= 3 {
+				want = []string{KFDAMix, NNHDR, NNH, NNJ, KFDAHL, KFDAJ}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("gallery %d: candidates %v, want %v", gallery, got, want)
+			}
+			if gallery < 3 {
+				if sel.Only != 0 {
+					t.Errorf("gallery %d: the choice is restricted to %d candidates", gallery, sel.Only)
+				}
+				continue
+			}
+			if sel.Only != 2 || sel.Chosen > 1 {
+				t.Errorf("gallery %d, score all %v: only %d, chose %v", gallery, all, sel.Only, sel.Best().Candidate)
+			}
+			if !all && sel.Scores[1].Err == nil {
+				for _, c := range sel.Scores[2:] {
+					if !errors.Is(c.Err, ErrThreeSets) {
+						t.Errorf("%v after kfda-mix and nn-h-dr: %v, want not scored", c.Candidate, c.Err)
+					}
+				}
+			}
+			if all {
+				two := &Selection{Held: sel.Held, Sets: sel.Sets, Scores: sel.Scores[:2]}
+				if err := two.choose(); err != nil {
+					t.Fatal(err)
+				}
+				if two.Chosen != sel.Chosen {
+					t.Errorf("chose %d, between the first two alone %d", sel.Chosen, two.Chosen)
+				}
+				// The data must test the restriction: a later candidate
+				// scores above both (nn-j here), and is not chosen.
+				top := max(sel.Scores[0].Accuracy, sel.Scores[1].Accuracy)
+				if !slices.ContainsFunc(sel.Scores[2:], func(c CandidateScore) bool { return c.Accuracy > top }) {
+					t.Fatalf("no candidate after the first two scores above %v: the data do not test the restriction", top)
+				}
+			}
+		}
 	}
 }
