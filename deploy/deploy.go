@@ -298,7 +298,11 @@ func (r *Result) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "cross-validation: note: %s\n", s.Note)
 		}
 		if s.Only > 0 {
-			fmt.Fprintf(w, "cross-validation: every class has three or more training sets: the choice is among the first %d candidates (the others are scored only if these all fail)\n", s.Only)
+			var first []string
+			for _, c := range s.Scores[:s.Only] {
+				first = append(first, c.Candidate.String())
+			}
+			fmt.Fprintf(w, "cross-validation: every class has three or more training sets: the choice is between %s (held-out scores, from folds with fewer sets per class than the model, understate kFDA against the other candidates, which are scored only if these fail)\n", strings.Join(first, " and "))
 		}
 		fmt.Fprintf(w, "  %-34s %8s %9s\n", "candidate", "cv acc", "seconds")
 		for i, c := range s.Scores {

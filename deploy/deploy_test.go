@@ -200,3 +200,30 @@ func checkGallery(t *testing.T, res *Result) {
 		t.Errorf("%s: gallery[%d,%d] = %v, want %v", m.MethodName(), i, j, got, want)
 	}
 }
+
+// TestWriteSummaryThreeSets: when the choice was restricted to the first
+// candidates, the summary says between which, and the candidates left
+// out are listed as not scored, not as failed.
+func TestWriteSummaryThreeSets(t *testing.T) {
+	score := func(m string, acc float64, err error) eval.CandidateScore {
+		return eval.CandidateScore{Candidate: eval.Candidate{Method: m}, Accuracy: acc, Err: err}
+	}
+	r := &Result{Selection: &eval.Selection{
+		Folding: "3 stratified folds by training sets", Held: 30, Sets: 30, Only: 2, Chosen: 0, Top: 1, SE: 0.08,
+		Scores: []eval.CandidateScore{
+			score(eval.KFDAMix, 0.8, nil),
+			score(eval.NNHDR, 0.85, nil),
+			score(eval.NNH, -1, eval.ErrThreeSets),
+			score(eval.NNJ, -1, eval.ErrThreeSets),
+		},
+	}}
+	var b strings.Builder
+	r.WriteSummary(&b)
+	out := b.String()
+	if !strings.Contains(out, "the choice is between kfda-mix and nn-h-dr") {
+		t.Errorf("summary does not say between which candidates the choice was:\n%s", out)
+	}
+	if strings.Contains(out, "failed") || strings.Count(out, "not scored") != 2 {
+		t.Errorf("want nn-h and nn-j listed as not scored:\n%s", out)
+	}
+}

@@ -641,7 +641,7 @@ var ErrNotScored = errors.New("not scored: an earlier candidate is within one st
 // ErrThreeSets is the Err of the candidates Choose did not score because
 // every class has three or more training sets and one of
 // AutoThreeSetMethods was scored.
-var ErrThreeSets = errors.New("not scored: with three or more training sets per class the choice is between kfda-mix and nn-h-dr (held-out scores, trained on fewer sets per class than the model, understate kFDA against the others)")
+var ErrThreeSets = errors.New("not scored: with three or more training sets per class the choice is between kfda-mix and nn-h-dr")
 
 // NotScored reports whether err says that Choose did not score a
 // candidate (ErrNotScored, ErrThreeSets), rather than that it failed.
