@@ -507,8 +507,18 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	}
 	spent, count := map[string]time.Duration{}, map[string]int{}
 	start := time.Now()
-	total, done := len(cands)*perCand, 0
+	// The runs to come: with the choice restricted to the first only
+	// candidates, the others run only if all of those fail.
+	limit := len(cands)
+	if only > 0 && !g.AutoScoreAll {
+		limit = only
+	}
+	total, done := limit*perCand, 0
 	for ci, c := range cands {
+		if ci == limit {
+			limit = len(cands)
+			total = limit * perCand
+		}
 		cs := &sel.Scores[ci]
 		cs.Candidate = c
 		g2 := c.grid(g, t.Pool.Dim(), g.DRFoldIter)
@@ -567,7 +577,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 				var eta time.Duration
 				var untimed []string
 				all := time.Since(start) / time.Duration(done)
-				for _, r := range cands[ci:] {
+				for _, r := range cands[ci:limit] {
 					n := perCand
 					if r == c {
 						n = perCand*(ci+1) - done // the runs of c not yet ended

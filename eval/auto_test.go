@@ -807,9 +807,15 @@ func TestChooseThreeSets(t *testing.T) {
 			g.AutoMethods = nil // the default candidates
 			g.AutoScoreAll = all
 			task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
-			sel, err := Choose(task, g, nil)
+			var reps []AutoProgress
+			sel, err := Choose(task, g, func(p AutoProgress) { reps = append(reps, p) })
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Progress counts the runs that are made: the last report has
+			// done them all, with nothing left.
+			if last := reps[len(reps)-1]; last.Done != last.Total || last.ETA != 0 || len(last.Untimed) != 0 {
+				t.Errorf("gallery %d, score all %v: last report %d/%d, %v left, untimed %v", gallery, all, last.Done, last.Total, last.ETA, last.Untimed)
 			}
 			var got []string
 			for _, c := range sel.Scores {
