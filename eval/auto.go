@@ -615,8 +615,12 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 			cs.Accuracy, cs.Correct = -1, nil
 		}
 		if !g.AutoScoreAll && ci+1 < len(cands) && sel.settled(ci+1) {
+			// Settled just as the restricted candidates are scored: the
+			// others are left out by the restriction. Settled earlier, or
+			// later among the others (the restricted ones all failed): by
+			// the rule.
 			why := ErrNotScored
-			if ci+1 >= only && only > 0 {
+			if ci+1 == only {
 				why = ErrThreeSets
 			}
 			for j := ci + 1; j < len(cands); j++ {
@@ -649,9 +653,9 @@ func (s *Selection) NearChance() bool {
 var ErrNotScored = errors.New("not scored: an earlier candidate is within one standard error of any score it could reach")
 
 // ErrThreeSets is the Err of the candidates Choose did not score because
-// every class has three or more training sets and one of
-// AutoThreeSetMethods was scored.
-var ErrThreeSets = errors.New("not scored: with three or more training sets per class the choice is between kfda-mix and nn-h-dr")
+// every class has three or more training sets and one of the candidates
+// of AutoThreeSetMethods before them was scored.
+var ErrThreeSets = errors.New("not scored: with three or more training sets per class the choice is among the candidates before it")
 
 // NotScored reports whether err says that Choose did not score a
 // candidate (ErrNotScored, ErrThreeSets), rather than that it failed.

@@ -27,6 +27,20 @@ func autoGrid(learn Learner) Grid {
 	return g
 }
 
+// scores returns a candidate score per accuracy; −1 is a candidate that
+// failed.
+func scores(acc ...float64) []CandidateScore {
+	var s []CandidateScore
+	for _, a := range acc {
+		cs := CandidateScore{Accuracy: a}
+		if a < 0 {
+			cs.Err = errors.New("failed")
+		}
+		s = append(s, cs)
+	}
+	return s
+}
+
 // TestAutoCandidates checks the candidate list: -dr dimensions below D
 // only, the start of each d before its scales, the -dr method whole when
 // nested, no -dr without a learner or without a dimension below D.
@@ -249,14 +263,7 @@ func TestOneStandardErrorRule(t *testing.T) {
 		{[]float64{0.975, 1.0}, 40, 0, 1, 0.025},
 		{[]float64{0.95, 1.0}, 40, 1, 1, 0.025},
 	} {
-		s := &Selection{Held: c.held}
-		for _, a := range c.acc {
-			cs := CandidateScore{Accuracy: a}
-			if a < 0 {
-				cs.Err = errors.New("failed")
-			}
-			s.Scores = append(s.Scores, cs)
-		}
+		s := &Selection{Held: c.held, Scores: scores(c.acc...)}
 		if err := s.choose(); err != nil {
 			t.Fatal(err)
 		}
@@ -288,17 +295,6 @@ func TestOneStandardErrorRule(t *testing.T) {
 // TestSettled: the choice is settled when no later score could move the
 // one-standard-error rule off the candidates scored so far.
 func TestSettled(t *testing.T) {
-	score := func(acc ...float64) []CandidateScore {
-		var s []CandidateScore
-		for _, a := range acc {
-			cs := CandidateScore{Accuracy: a}
-			if a < 0 {
-				cs.Err = errors.New("failed")
-			}
-			s = append(s, cs)
-		}
-		return s
-	}
 	for _, c := range []struct {
 		acc  []float64
 		held int
@@ -319,19 +315,19 @@ func TestSettled(t *testing.T) {
 		{[]float64{-1, -1}, 32, 2, false}, // both failed: the others decide
 		{[]float64{-1, -1, 1}, 32, 2, true},
 	} {
-		sel := &Selection{Held: c.held, Only: c.only, Scores: score(c.acc...)}
+		sel := &Selection{Held: c.held, Only: c.only, Scores: scores(c.acc...)}
 		if got := sel.settled(len(c.acc)); got != c.want {
 			t.Errorf("%v of %d, only %d: settled %v, want %v", c.acc, c.held, c.only, got, c.want)
 		}
 		// Settled means: whatever a later candidate scores, choose picks
 		// the same earlier candidate.
 		if c.want {
-			base := &Selection{Held: c.held, Only: c.only, Scores: score(c.acc...)}
+			base := &Selection{Held: c.held, Only: c.only, Scores: scores(c.acc...)}
 			if err := base.choose(); err != nil {
 				t.Fatal(err)
 			}
 			for k := 0; k <= c.held; k++ {
-				s := &Selection{Held: c.held, Only: c.only, Scores: append(score(c.acc...), CandidateScore{Accuracy: float64(k) / float64(c.held)})}
+				s := &Selection{Held: c.held, Only: c.only, Scores: append(scores(c.acc...), CandidateScore{Accuracy: float64(k) / float64(c.held)})}
 				if err := s.choose(); err != nil {
 					t.Fatal(err)
 				}
@@ -765,14 +761,7 @@ func TestChooseOnly(t *testing.T) {
 		{[]float64{-1, 0.3, 0.9}, 1},     // the first failed
 		{[]float64{-1, -1, 0.3, 0.9}, 3}, // both failed: the rule among the others
 	} {
-		s := &Selection{Held: 100, Only: 2}
-		for _, a := range c.acc {
-			cs := CandidateScore{Accuracy: a}
-			if a < 0 {
-				cs.Err = errors.New("failed")
-			}
-			s.Scores = append(s.Scores, cs)
-		}
+		s := &Selection{Held: 100, Only: 2, Scores: scores(c.acc...)}
 		if err := s.choose(); err != nil {
 			t.Fatal(err)
 		}
