@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -225,5 +226,22 @@ func TestWriteSummaryThreeSets(t *testing.T) {
 	}
 	if strings.Contains(out, "failed") || strings.Count(out, "not scored") != 2 {
 		t.Errorf("want nn-h and nn-j listed as not scored:\n%s", out)
+	}
+
+	// Both failed: the choice was made among the others, and the summary
+	// says so rather than that it was between the two.
+	fail := errors.New("fold 1 of 3: no W")
+	r.Selection.Scores = []eval.CandidateScore{
+		score(eval.KFDAMix, -1, fail),
+		score(eval.NNHDR, -1, fail),
+		score(eval.NNH, 0.9, nil),
+		score(eval.NNJ, -1, eval.ErrNotScored),
+	}
+	r.Selection.Chosen, r.Selection.Top = 2, 2
+	b.Reset()
+	r.WriteSummary(&b)
+	out = b.String()
+	if !strings.Contains(out, "the candidates are kfda-mix and nn-h-dr, but they failed: the choice is made among the others") || strings.Contains(out, "the choice is between") {
+		t.Errorf("summary does not say that the choice fell back to the other candidates:\n%s", out)
 	}
 }

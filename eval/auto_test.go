@@ -775,19 +775,26 @@ func TestChooseOnly(t *testing.T) {
 // the default candidates start with kfda-mix and nn-h-dr and the choice is
 // made between those two (the others, when scored at all, do not take
 // part); with two sets per class the order and the rule are unchanged.
-func TestChooseThreeSets(t *testing.T) {
+// sixSetData returns 3 classes of 6 sets each, 12 frames in 6 features of
+// unit noise, the classes sep apart in the first feature.
+func sixSetData(sep float64) *Data {
 	rng := rand.New(rand.NewPCG(81, 82))
 	data := &Data{Classes: []string{"a", "b", "c"}}
 	for c := range 3 {
 		for range 6 {
 			x := randSet(rng, 12, 6, 0, 1)
 			for i := range 12 {
-				x.Set(i, 0, x.At(i, 0)+0.7*float64(c))
+				x.Set(i, 0, x.At(i, 0)+sep*float64(c))
 			}
 			data.Sets = append(data.Sets, x)
 			data.Labels = append(data.Labels, c)
 		}
 	}
+	return data
+}
+
+func TestChooseThreeSets(t *testing.T) {
+	data := sixSetData(0.7)
 	for _, gallery := range []int{3, 2} {
 		sp, labels := drSplit(t, data, gallery)
 		for _, all := range []bool{false, true} {
@@ -849,5 +856,47 @@ func TestChooseThreeSets(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// failLearner fails to learn W.
+func failLearner([]*mat.Dense, []int, match.Measure, LearnParams, int64) (*mat.Dense, []float64, error) {
+	return nil, nil, errors.New("no W")
+}
+
+// When every candidate of AutoThreeSetMethods fails, the choice falls back
+// to the others, by the rule, and the candidates it leaves out are marked
+// as left out by the rule, not by the restriction.
+func TestChooseThreeSetsFallback(t *testing.T) {
+	defer func(m []string) { AutoThreeSetMethods = m }(AutoThreeSetMethods)
+	AutoThreeSetMethods = []string{NNHDR} // fails: no W is learned
+	sp, labels := drSplit(t, sixSetData(4), 3)
+	g := autoGrid(failLearner)
+	g.AutoMethods = nil
+	g.AutoScoreAll = false
+	task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+	sel, err := Choose(task, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Only != 1 || sel.Scores[0].Method != NNHDR || sel.Scores[0].Err == nil || NotScored(sel.Scores[0].Err) {
+		t.Fatalf("only %d, first %v (%v): want nn-h-dr restricted to and failed", sel.Only, sel.Scores[0].Candidate, sel.Scores[0].Err)
+	}
+	if sel.Chosen < 1 || sel.Best().Err != nil {
+		t.Fatalf("chose %d (%v): want a candidate after the failed one", sel.Chosen, sel.Best().Err)
+	}
+	left := 0
+	for _, c := range sel.Scores[1:] {
+		if errors.Is(c.Err, ErrThreeSets) {
+			t.Errorf("%v: %v, want left out by the rule (the restricted candidates failed)", c.Candidate, c.Err)
+		}
+		if errors.Is(c.Err, ErrNotScored) {
+			left++
+		}
+	}
+	// The data must test the labelling: the choice settles before the
+	// last candidate is scored.
+	if left == 0 {
+		t.Fatalf("every candidate was scored: the data do not test how the left-out ones are marked")
 	}
 }
