@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -303,10 +302,10 @@ func (r *Result) WriteSummary(w io.Writer) {
 			for _, c := range s.Scores[:s.Only] {
 				first = append(first, c.Candidate.String())
 			}
-			if slices.ContainsFunc(s.Scores[:s.Only], func(c eval.CandidateScore) bool { return c.Err == nil }) {
-				fmt.Fprintf(w, "cross-validation: every class has three or more training sets: the choice is between %s (held-out scores, from folds with fewer sets per class than the model, understate kFDA against the other candidates, which are scored only if these fail)\n", strings.Join(first, " and "))
-			} else {
+			if s.FellBack() {
 				fmt.Fprintf(w, "cross-validation: every class has three or more training sets, where the candidates are %s, but they failed: the choice is made among the others\n", strings.Join(first, " and "))
+			} else {
+				fmt.Fprintf(w, "cross-validation: every class has three or more training sets: the choice is between %s (held-out scores, from folds with fewer sets per class than the model, understate kFDA against the other candidates, which are scored only if these fail)\n", strings.Join(first, " and "))
 			}
 		}
 		fmt.Fprintf(w, "  %-34s %8s %9s\n", "candidate", "cv acc", "seconds")

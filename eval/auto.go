@@ -707,6 +707,14 @@ func standardError(p float64, n int) float64 {
 	return math.Sqrt(max(p*(1-p), 1/nf) / nf)
 }
 
+// FellBack reports whether the choice was restricted to the first Only
+// candidates and every one of them failed, so that it is made among the
+// others.
+func (s *Selection) FellBack() bool {
+	return s.Only > 0 && s.Only <= len(s.Scores) &&
+		!slices.ContainsFunc(s.Scores[:s.Only], func(c CandidateScore) bool { return c.Err == nil })
+}
+
 // choose sets Top, SE and Chosen by the one-standard-error rule: among the
 // candidates whose score is within one standard error of the highest, the
 // first in the order of preference. Scores of candidates that differ by
@@ -716,10 +724,10 @@ func standardError(p float64, n int) float64 {
 func (s *Selection) choose() error {
 	lo, hi := 0, len(s.Scores)
 	if s.Only > 0 && s.Only < hi {
-		if slices.ContainsFunc(s.Scores[:s.Only], func(c CandidateScore) bool { return c.Err == nil }) {
-			hi = s.Only
-		} else {
+		if s.FellBack() {
 			lo = s.Only
+		} else {
+			hi = s.Only
 		}
 	}
 	s.Top = -1

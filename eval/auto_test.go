@@ -768,13 +768,12 @@ func TestChooseOnly(t *testing.T) {
 		if s.Chosen != c.want {
 			t.Errorf("%v, only 2: chose %d, want %d", c.acc, s.Chosen, c.want)
 		}
+		if fell := c.want >= 2; s.FellBack() != fell {
+			t.Errorf("%v, only 2: fell back %v, want %v", c.acc, s.FellBack(), fell)
+		}
 	}
 }
 
-// TestChooseThreeSets: when every class has three or more training sets,
-// the default candidates start with kfda-mix and nn-h-dr and the choice is
-// made between those two (the others, when scored at all, do not take
-// part); with two sets per class the order and the rule are unchanged.
 // sixSetData returns 3 classes of 6 sets each, 12 frames in 6 features of
 // unit noise, the classes sep apart in the first feature.
 func sixSetData(sep float64) *Data {
@@ -793,6 +792,10 @@ func sixSetData(sep float64) *Data {
 	return data
 }
 
+// TestChooseThreeSets: when every class has three or more training sets,
+// the default candidates start with kfda-mix and nn-h-dr and the choice is
+// made between those two (the others, when scored at all, do not take
+// part); with two sets per class the order and the rule are unchanged.
 func TestChooseThreeSets(t *testing.T) {
 	data := sixSetData(0.7)
 	for _, gallery := range []int{3, 2} {
