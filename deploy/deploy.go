@@ -50,10 +50,13 @@ type Options struct {
 	// Threshold is the open-set threshold; +Inf for a closed set. With
 	// AutoThreshold it is calibrated on the training sets instead, to
 	// accept AutoAccept percent of the sets of known classes (0 means
-	// learn.AutoThresholdPercentile).
+	// learn.AutoThresholdPercentile), or with AutoBalanced too to
+	// balance the known sets accepted against the strangers rejected
+	// (learn.BalancedThreshold).
 	Threshold     float64
 	AutoThreshold bool
 	AutoAccept    float64
+	AutoBalanced  bool
 	Seed          uint64 // seed of the cross-validation folds
 	Workers       int    // goroutines; 0: GOMAXPROCS
 	// Progress, if set, is called after every cross-validation run of

@@ -34,13 +34,14 @@ func (r *Result) setThreshold(opt Options) error {
 	if p == 0 {
 		p = learn.AutoThresholdPercentile
 	}
-	labels, gallery, kernel, from := m.Labels(), r.Gallery, r.kernel, ""
+	labels, gallery, kernel, from, on := m.Labels(), r.Gallery, r.kernel, "", "the training sets"
 	if _, classes := model.ClassIndex(labels); len(classes) == len(labels) {
 		h, err := halves(m)
 		if err != nil {
 			return fmt.Errorf("--threshold auto: every class has one training set, so the threshold is calibrated on their frame halves, but %w; give a class two or more sets, or a threshold (--threshold X)", err)
 		}
-		labels, from = h.Labels(), " of the even and odd frame halves of the training sets (every class has one set)"
+		labels, on = h.Labels(), "the even and odd frame halves of the training sets (every class has one set)"
+		from = " of " + on
 		if k := m.KFDA; k != nil {
 			if kernel, err = h.Kernel(k.Kernels(), opt.Workers); err != nil {
 				return fmt.Errorf("--threshold auto: the kernel of the frame halves: %w", err)
@@ -49,26 +50,42 @@ func (r *Result) setThreshold(opt Options) error {
 			return fmt.Errorf("--threshold auto: the divergences of the frame halves: %w", err)
 		}
 	}
+	// How far apart the model sees the sets: for kFDA the distances its
+	// kernel induces (the nearest other set of its class is what a new
+	// batch of the class is compared with), else the divergences.
+	scores, what := mat.Symmetric(gallery), "nearest-neighbour "+m.Divergence.String()
 	if m.KFDA != nil {
-		// The kernel's own distances: the nearest other set of its class
-		// is what a new batch of the class is compared with.
-		thr, err := learn.OpenSetThreshold(kfda.KernelDistances(kernel), labels, p)
+		scores, what = kfda.KernelDistances(kernel), "nearest-neighbour kernel distances"
+	}
+	if opt.AutoBalanced {
+		b, err := learn.BalancedThreshold(scores, labels)
 		if err != nil {
-			return fmt.Errorf("--threshold auto: %w", err)
+			return fmt.Errorf("--threshold auto:balanced: %w", err)
 		}
-		m.Threshold = thr
-		r.ThresholdSource = fmt.Sprintf("%.6g: accepts %g%% of known sets, bound from within-class nearest-neighbour kernel distances%s", thr, p, from)
-		if top, ok := largestDistance(m.KFDA); ok && thr >= top {
-			r.ThresholdSource += fmt.Sprintf("; it is not below %.4g, the largest distance this kernel gives, so it rejects nothing: give more sets per class, or a threshold (--threshold X)", top)
+		m.Threshold = b.Threshold
+		r.ThresholdSource = fmt.Sprintf("%.6g: balanced on %s, each class standing in turn for a stranger: accepts %.0f%% of %d within-class %s and rejects %.0f%% of %d other-class ones",
+			b.Threshold, on, 100*b.KnownAccepted, b.Known, what, 100*b.StrangersRejected, b.Strangers)
+		if b.StrangersRejected == 0 {
+			r.ThresholdSource += "; no threshold tells the classes apart on these sets, so it rejects nothing"
+		}
+		// What auto would have set, for comparison with setmatch test
+		// --threshold on the same model.
+		if thr, err := learn.OpenSetThreshold(scores, labels, p); err == nil {
+			r.ThresholdSource += fmt.Sprintf(" (auto, the bound %g%% of known sets stay below: %.6g)", p, thr)
 		}
 		return nil
 	}
-	thr, err := learn.OpenSetThreshold(gallery, labels, p)
+	thr, err := learn.OpenSetThreshold(scores, labels, p)
 	if err != nil {
 		return fmt.Errorf("--threshold auto: %w", err)
 	}
 	m.Threshold = thr
-	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %g%% of known sets, bound from within-class nearest-neighbour %s%s", thr, p, m.Divergence, from)
+	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %g%% of known sets, bound from within-class %s%s", thr, p, what, from)
+	if m.KFDA != nil {
+		if top, ok := largestDistance(m.KFDA); ok && thr >= top {
+			r.ThresholdSource += fmt.Sprintf("; it is not below %.4g, the largest distance this kernel gives, so it rejects nothing: give more sets per class, or a threshold (--threshold X)", top)
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package deploy
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -156,4 +157,77 @@ func farSet() *mat.Dense {
 		}
 	}
 	return far
+}
+
+// TestThresholdBalanced: --threshold auto:balanced, on classes one unit
+// apart with a stranger class among them (as a new person is among the
+// known), keeps out more of the stranger's sets than --threshold auto,
+// decides at least as many sets right, and says how it was set.
+func TestThresholdBalanced(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 1))
+	const stranger = 2
+	var train, known, strangers []*mat.Dense
+	var lab, names []string
+	for c := range 6 {
+		for s := range 6 {
+			x := mat.NewDense(12, 6, nil)
+			for i := range 12 {
+				for j := range 6 {
+					x.Set(i, j, rng.NormFloat64())
+				}
+				x.Set(i, 0, float64(c)+0.3*rng.NormFloat64())
+			}
+			switch {
+			case c == stranger:
+				strangers = append(strangers, x)
+			case s < 4:
+				train, lab, names = append(train, x), append(lab, fmt.Sprint("c", c)), append(names, fmt.Sprint(c, s))
+			default:
+				known = append(known, x)
+			}
+		}
+	}
+	for _, method := range []string{eval.NNH, eval.KFDAHG} {
+		var right [2]int
+		for i, balanced := range []bool{false, true} {
+			res, err := Build(train, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: balanced})
+			if err != nil {
+				t.Fatalf("%s: %v", method, err)
+			}
+			if balanced != strings.Contains(res.ThresholdSource, "balanced") {
+				t.Errorf("%s, balanced %v: the source says %q", method, balanced, res.ThresholdSource)
+			}
+			mt, err := res.Model.NewMatcher()
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, out := 0, 0
+			for _, s := range known {
+				r, err := mt.Match(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Decision.Known {
+					in++
+				}
+			}
+			for _, s := range strangers {
+				r, err := mt.Match(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !r.Decision.Known {
+					out++
+				}
+			}
+			right[i] = in + out
+			t.Logf("%-8s balanced %-5v known accepted %2d of %d, strangers rejected %d of %d; %s", method, balanced, in, len(known), out, len(strangers), res.ThresholdSource)
+			if balanced && (out < len(strangers)/2 || in < len(known)/2) {
+				t.Errorf("%s: balanced: %d of %d known accepted, %d of %d strangers rejected", method, in, len(known), out, len(strangers))
+			}
+		}
+		if right[1] < right[0] {
+			t.Errorf("%s: balanced decides %d sets right, auto %d", method, right[1], right[0])
+		}
+	}
 }

@@ -99,3 +99,64 @@ func TestBoundHeavyTail(t *testing.T) {
 		t.Errorf("median of 0, 0, 2: %v", b)
 	}
 }
+
+func TestBalancedThreshold(t *testing.T) {
+	// Sets 0, 1 of class a, 2, 3 of class b, 4 of class c (no set of
+	// its class to be a known batch of, but a stranger to the others).
+	div := mat.NewSymDense(5, []float64{
+		0, 0.1, 0.8, 0.9, 0.05,
+		0.1, 0, 0.9, 0.8, 0.3,
+		0.8, 0.9, 0, 0.2, 0.9,
+		0.9, 0.8, 0.2, 0, 0.9,
+		0.05, 0.3, 0.9, 0.9, 0,
+	})
+	labels := []string{"a", "a", "b", "b", "c"}
+	b, err := BalancedThreshold(div, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Known 0.1 0.1 0.2 0.2; strangers 0.05 (0 and 4 are each other's
+	// nearest of another class), 0.05, 0.3 (1), 0.8 (2, 3). Every known
+	// in and 3 of 5 strangers out errs least, 0 + 0.4, between 0.2 and
+	// 0.3: the threshold is their geometric middle.
+	if want := math.Sqrt(0.2 * 0.3); math.Abs(b.Threshold-want) > 1e-12 {
+		t.Errorf("threshold %v, want %v", b.Threshold, want)
+	}
+	if b.Known != 4 || b.Strangers != 5 || b.KnownAccepted != 1 || math.Abs(b.StrangersRejected-0.6) > 1e-12 {
+		t.Errorf("balance %+v, want 4 known all accepted, 5 strangers 60%% rejected", b)
+	}
+
+	// A stranger nearer than every known batch: rejecting the known
+	// costs as much as it gains, so nothing beats accepting all.
+	near := mat.NewSymDense(3, []float64{0, 1, 0.5, 1, 0, 0.5, 0.5, 0.5, 0})
+	b, err = BalancedThreshold(near, []string{"a", "a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Threshold != 1 || b.KnownAccepted != 1 || b.StrangersRejected != 0 {
+		t.Errorf("no separation: %+v, want threshold 1 (the largest score), all known accepted, no stranger rejected", b)
+	}
+
+	// Scores of 0: the threshold lies halfway to the next.
+	zero := mat.NewSymDense(4, []float64{0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0})
+	if b, err = BalancedThreshold(zero, []string{"a", "a", "b", "b"}); err != nil || b.Threshold != 0.5 || b.StrangersRejected != 1 {
+		t.Errorf("zero within-class scores: %+v, %v; want threshold 0.5, every stranger rejected", b, err)
+	}
+
+	for _, bad := range []struct {
+		name   string
+		labels []string
+	}{
+		{"one set per class", []string{"a", "b", "c", "d", "e"}},
+		{"one class", []string{"a", "a", "a", "a", "a"}},
+		{"too few labels", labels[:4]},
+	} {
+		if _, err := BalancedThreshold(div, bad.labels); err == nil {
+			t.Errorf("%s: no error", bad.name)
+		}
+	}
+	nan := mat.NewSymDense(3, []float64{0, math.NaN(), 1, math.NaN(), 0, 1, 1, 1, 0})
+	if _, err := BalancedThreshold(nan, []string{"a", "a", "b"}); err == nil {
+		t.Error("NaN score: no error")
+	}
+}

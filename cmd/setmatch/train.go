@@ -24,7 +24,7 @@ import (
 	"setmatch/setfile"
 )
 
-const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold X|auto|auto:P] [--features SPEC] [flags]
+const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold X|auto|auto:P|auto:balanced] [--features SPEC] [flags]
 
 Builds a model from labelled training sets. With --method auto (the
 default) every candidate (kFDA on a mix of set kernels, nearest
@@ -66,7 +66,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.Int64Var(&a.seed, "seed", 1, "random seed `N` (cross-validation folds; the PCA start for more than 2000 features)")
 	fl.BoolVar(&a.logJSON, "log-json", false, "learned: print one JSON object per iteration on standard output")
 	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
-	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: a number `X`, auto (a bound that 95% of sets of known classes stay below, from the within-class nearest-neighbour scores of the training sets), or auto:P for P% instead (a lower P rejects more strangers, and more sets of known classes too); default none (closed set)")
+	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: a number `X`, auto (a bound that 95% of sets of known classes stay below, from the within-class nearest-neighbour scores of the training sets), auto:P for P% instead (a lower P rejects more strangers, and more sets of known classes too), or auto:balanced (each training class standing in turn for a stranger, the threshold that best balances known sets let in against strangers kept out: for a door where strangers come as often as known people); default none (closed set)")
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
@@ -192,16 +192,18 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	case t == "":
 	case t == "auto":
 		o.AutoThreshold = true
+	case t == "auto:balanced":
+		o.AutoThreshold, o.AutoBalanced = true, true
 	case strings.HasPrefix(t, "auto:"):
 		v, err := strconv.ParseFloat(strings.TrimPrefix(t, "auto:"), 64)
 		if err != nil || !(v > 0 && v < 100) {
-			return trainOptions{}, usagef("--threshold auto:P: P is the percent of known sets to accept, a number strictly between 0 and 100, got %q", a.threshold)
+			return trainOptions{}, usagef("--threshold auto:P: P is the percent of known sets to accept, a number strictly between 0 and 100 (or auto:balanced), got %q", a.threshold)
 		}
 		o.AutoThreshold, o.AutoAccept = true, v
 	default:
 		v, err := strconv.ParseFloat(t, 64)
 		if err != nil || !(v >= 0) {
-			return trainOptions{}, usagef("--threshold: want a number ≥ 0, auto or auto:P, got %q", a.threshold)
+			return trainOptions{}, usagef("--threshold: want a number ≥ 0, auto, auto:P or auto:balanced, got %q", a.threshold)
 		}
 		o.Threshold = v
 	}

@@ -307,19 +307,24 @@ func TestTrainSetKernels(t *testing.T) {
 }
 
 // TestTrainThresholdAccept: --threshold auto:P calibrates for P percent of
-// known sets (a lower P gives a lower threshold) and bad P are refused.
+// known sets (a lower P gives a lower threshold), auto:balanced balances
+// known sets against stand-in strangers and says so, and bad P are
+// refused.
 func TestTrainThresholdAccept(t *testing.T) {
 	data := trainData(t)
 	thr := map[string]float64{}
-	for _, spec := range []string{"auto", "auto:50"} {
+	for _, spec := range []string{"auto", "auto:50", "auto:balanced"} {
 		out := filepath.Join(t.TempDir(), "m.smm")
 		code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", out, "--threshold", spec)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", spec, code, stderr)
 		}
 		want := "accepts 95% of known sets"
-		if spec == "auto:50" {
+		switch spec {
+		case "auto:50":
 			want = "accepts 50% of known sets"
+		case "auto:balanced":
+			want = "balanced on the training sets, each class standing in turn for a stranger"
 		}
 		if !strings.Contains(stderr, want) {
 			t.Errorf("%s: stderr lacks %q:\n%s", spec, want, stderr)
@@ -333,7 +338,10 @@ func TestTrainThresholdAccept(t *testing.T) {
 	if !(thr["auto:50"] < thr["auto"]) {
 		t.Errorf("thresholds for 50%% and 95%%: %v", thr)
 	}
-	for _, bad := range []string{"auto:0", "auto:100", "auto:x", "auto:"} {
+	if !(thr["auto:balanced"] > 0) || math.IsInf(thr["auto:balanced"], 0) {
+		t.Errorf("balanced threshold %v", thr["auto:balanced"])
+	}
+	for _, bad := range []string{"auto:0", "auto:100", "auto:x", "auto:", "auto:Balanced"} {
 		if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", filepath.Join(t.TempDir(), "b.smm"), "--threshold", bad); code != 2 || !strings.Contains(stderr, "auto:P") {
 			t.Errorf("%s: exit %d\n%s", bad, code, stderr)
 		}
