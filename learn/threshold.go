@@ -28,22 +28,36 @@ func OpenSetThreshold(div mat.Symmetric, labels []string, p float64) (float64, e
 	if err := checkPercent(p); err != nil {
 		return 0, err
 	}
-	var nn []float64
-	for i := range labels {
-		best := math.Inf(1)
-		for j := range labels {
-			if j != i && labels[j] == labels[i] {
-				best = math.Min(best, div.At(i, j))
-			}
-		}
-		if !math.IsInf(best, 1) {
-			nn = append(nn, best)
-		}
-	}
+	nn, _ := nearest(div, labels)
 	if len(nn) == 0 {
 		return 0, errors.New("an automatic threshold needs a class with at least 2 sets")
 	}
 	return Bound(nn, p), nil
+}
+
+// nearest returns, for every set of div (m×m) with another set of its
+// class, its smallest score to one of them (same), and for every set with
+// a set of another class, its smallest score to one of those (other).
+func nearest(div mat.Symmetric, labels []string) (same, other []float64) {
+	for i := range labels {
+		s, o := math.Inf(1), math.Inf(1)
+		for j := range labels {
+			switch {
+			case j == i:
+			case labels[j] == labels[i]:
+				s = math.Min(s, div.At(i, j))
+			default:
+				o = math.Min(o, div.At(i, j))
+			}
+		}
+		if !math.IsInf(s, 1) {
+			same = append(same, s)
+		}
+		if !math.IsInf(o, 1) {
+			other = append(other, o)
+		}
+	}
+	return same, other
 }
 
 func checkPercent(p float64) error {
@@ -130,25 +144,7 @@ func BalancedThreshold(div mat.Symmetric, labels []string) (Balance, error) {
 	if m := div.SymmetricDim(); m != len(labels) {
 		return Balance{}, fmt.Errorf("%d labels for %d sets", len(labels), m)
 	}
-	var known, strangers []float64
-	for i := range labels {
-		same, other := math.Inf(1), math.Inf(1)
-		for j := range labels {
-			switch {
-			case j == i:
-			case labels[j] == labels[i]:
-				same = math.Min(same, div.At(i, j))
-			default:
-				other = math.Min(other, div.At(i, j))
-			}
-		}
-		if !math.IsInf(same, 1) {
-			known = append(known, same)
-		}
-		if !math.IsInf(other, 1) {
-			strangers = append(strangers, other)
-		}
-	}
+	known, strangers := nearest(div, labels)
 	if len(known) == 0 {
 		return Balance{}, errors.New("a balanced threshold needs a class with at least 2 sets")
 	}
