@@ -28,6 +28,10 @@ type testSummary struct {
 	Method          string               `json:"method"`
 	Threshold       string               `json:"threshold"` // a number or "+Inf"
 	Accuracy        float64              `json:"accuracy"`  // percent of sets decided right
+	// BalancedAccuracy is the mean of the percent of known classes' sets
+	// named right and the percent of unknown classes' sets rejected: the
+	// accuracy if both came as often. Absent unless there are both.
+	BalancedAccuracy *float64 `json:"balanced_accuracy,omitempty"`
 	Sets            int                  `json:"sets"`
 	Correct         int                  `json:"correct"`
 	Unknown         int                  `json:"unknown"` // sets of classes the model does not know
@@ -208,7 +212,7 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		return strings.Compare(a.Name, b.Name)
 	})
 	var spent time.Duration
-	matched := 0
+	matched, unknownRight := 0, 0
 	for _, it := range items {
 		set, err := it.Set, it.Err
 		var res model.Result
@@ -249,6 +253,9 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		if right {
 			row.Correct++
 			s.Correct++
+			if !row.Known {
+				unknownRight++
+			}
 		}
 		switch {
 		case err != nil:
@@ -270,6 +277,10 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		s.PerClass[c] = row
 	}
 	s.Accuracy = 100 * float64(s.Correct) / float64(s.Sets)
+	if known, unknown := s.Sets-s.Unknown, s.Unknown; known > 0 && unknown > 0 {
+		b := 50 * (float64(s.Correct-unknownRight)/float64(known) + float64(unknownRight)/float64(unknown))
+		s.BalancedAccuracy = &b
+	}
 	s.MsPerSet = spent.Seconds() * 1000 / float64(max(matched, 1))
 	return s, nil
 }
@@ -286,6 +297,9 @@ func testPrint(w io.Writer, s *testSummary) error {
 	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
 	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)
 	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)
+	if b := s.BalancedAccuracy; b != nil {
+		fmt.Fprintf(w, "balanced accuracy %.1f%% (the mean of the shares of known sets named right and of unknown sets rejected: the accuracy if both came as often)\n", *b)
+	}
 	if s.Failed > 0 {
 		fmt.Fprintf(w, "failed: %d sets could not be read or decided, counted as wrong (see above)\n", s.Failed)
 	}

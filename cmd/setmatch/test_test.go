@@ -157,11 +157,18 @@ func TestTestCommandNN(t *testing.T) {
 	if s.Correct != 8 || s.Unknown != 4 || s.UnknownAccepted != 4 || s.KnownRejected != 0 || s.Accuracy != 100*8.0/12 {
 		t.Errorf("closed set: %+v", s)
 	}
+	// Every known set right, no unknown one: the mean of 100 and 0.
+	if b := s.BalancedAccuracy; b == nil || *b != 50 {
+		t.Errorf("closed set: balanced accuracy %v, want 50", b)
+	}
 	checkTestAnswers(t, s, mpath, probe, inf)
 	// Threshold 0: everything rejected, the unknown class is right.
 	s = testJSON(t, "--model", mpath, "--data", probe, "--threshold", "0")
 	if s.Correct != 4 || s.KnownRejected != 8 || s.UnknownAccepted != 0 {
 		t.Errorf("threshold 0: %+v", s)
+	}
+	if b := s.BalancedAccuracy; b == nil || *b != 50 {
+		t.Errorf("threshold 0: balanced accuracy %v, want 50", b)
 	}
 	// The model's own threshold.
 	s = testJSON(t, "--model", mpath, "--data", probe)
@@ -169,13 +176,38 @@ func TestTestCommandNN(t *testing.T) {
 		t.Errorf("model threshold %s, method %s", s.Threshold, s.Method)
 	}
 	checkTestAnswers(t, s, mpath, probe, m.Threshold)
+	var right, sets [2]int // unknown, known classes
+	for _, row := range s.PerClass {
+		k := 0
+		if row.Known {
+			k = 1
+		}
+		right[k] += row.Correct
+		sets[k] += row.Sets
+	}
+	want := 50 * (float64(right[1])/float64(sets[1]) + float64(right[0])/float64(sets[0]))
+	if b := s.BalancedAccuracy; b == nil || math.Abs(*b-want) > 1e-9 {
+		t.Errorf("model threshold: balanced accuracy %v, want %v from the classes %+v", b, want, s.PerClass)
+	}
+	// Only known classes: no balanced accuracy.
+	knownOnly := t.TempDir()
+	for c, row := range s.PerClass {
+		if row.Known {
+			if err := os.Symlink(filepath.Join(probe, c), filepath.Join(knownOnly, c)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if k := testJSON(t, "--model", mpath, "--data", knownOnly); k.Unknown != 0 || k.BalancedAccuracy != nil {
+		t.Errorf("known classes only: %d unknown sets, balanced accuracy %v, want none", k.Unknown, k.BalancedAccuracy)
+	}
 
 	// The text report.
 	code, stdout, stderr := run("test", "--model", mpath, "--data", probe)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"accuracy ", "unknown classes: 4 sets", "ms per set", "decided as"} {
+	for _, want := range []string{"accuracy ", "unknown classes: 4 sets", "balanced accuracy ", "ms per set", "decided as"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report misses %q:\n%s", want, stdout)
 		}
