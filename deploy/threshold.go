@@ -53,7 +53,7 @@ func (r *Result) setThreshold(opt Options) error {
 	// How far apart the model sees the sets: for kFDA the distances its
 	// kernel induces (the nearest other set of its class is what a new
 	// batch of the class is compared with), else the divergences.
-	scores, what := mat.Symmetric(gallery), "nearest-neighbour "+m.Divergence.String()
+	scores, what := mat.Symmetric(gallery), "nearest-neighbour "+m.Divergence.String()+" divergences"
 	if m.KFDA != nil {
 		scores, what = kfda.KernelDistances(kernel), "nearest-neighbour kernel distances"
 	}
