@@ -15,7 +15,8 @@ import (
 
 // setThreshold sets the model's open-set threshold from opt. An automatic
 // threshold is calibrated on the training sets as the model compares them
-// (learn.OpenSetThreshold on their divergences, or for kFDA on the
+// (learn.OpenSetThreshold, or with AutoBalanced learn.BalancedThreshold,
+// on their divergences, or for kFDA on the
 // distances its kernel induces, which the matcher's open-set test uses:
 // model.OpenSetKernel), which needs a class with two sets; when every
 // class has one (the pooled layout), on the even and odd frame halves of
