@@ -23,25 +23,25 @@ import (
 
 // testSummary is what `setmatch test` reports; --json prints it as is.
 type testSummary struct {
-	Model     string  `json:"model"`
-	Data      string  `json:"data"`
-	Method    string  `json:"method"`
-	Threshold string  `json:"threshold"` // a number or "+Inf"
-	Accuracy  float64 `json:"accuracy"`  // percent of sets decided right
+	Model           string               `json:"model"`
+	Data            string               `json:"data"`
+	Method          string               `json:"method"`
+	Threshold       string               `json:"threshold"` // a number or "+Inf"
+	Accuracy        float64              `json:"accuracy"`  // percent of sets decided right
+	Sets            int                  `json:"sets"`
+	Correct         int                  `json:"correct"`
+	Unknown         int                  `json:"unknown"` // sets of classes the model does not know
+	KnownRejected   int                  `json:"known_rejected"`
+	UnknownAccepted int                  `json:"unknown_accepted"`
+	Misclassified   int                  `json:"misclassified"` // known sets accepted with another label
+	Failed          int                  `json:"failed"`        // sets that could not be read or decided (wrong), each with its error in per_set
+	MsPerSet        float64              `json:"ms_per_set"`
+	PerClass        map[string]testClass `json:"per_class"`
+	PerSet          []testSet            `json:"per_set"`
 	// BalancedAccuracy is the mean of the percent of known classes' sets
 	// named right and the percent of unknown classes' sets rejected: the
 	// accuracy if both came as often. Absent unless there are both.
-	BalancedAccuracy *float64             `json:"balanced_accuracy,omitempty"`
-	Sets             int                  `json:"sets"`
-	Correct          int                  `json:"correct"`
-	Unknown          int                  `json:"unknown"` // sets of classes the model does not know
-	KnownRejected    int                  `json:"known_rejected"`
-	UnknownAccepted  int                  `json:"unknown_accepted"`
-	Misclassified    int                  `json:"misclassified"` // known sets accepted with another label
-	Failed           int                  `json:"failed"`        // sets that could not be read or decided (wrong), each with its error in per_set
-	MsPerSet         float64              `json:"ms_per_set"`
-	PerClass         map[string]testClass `json:"per_class"`
-	PerSet           []testSet            `json:"per_set"`
+	BalancedAccuracy *float64 `json:"balanced_accuracy,omitempty"`
 }
 
 // testSet is the decision on one set: the nearest gallery set's label and
