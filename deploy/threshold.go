@@ -35,20 +35,24 @@ func (r *Result) setThreshold(opt Options) error {
 	if p == 0 {
 		p = learn.AutoThresholdPercentile
 	}
+	flag := "--threshold auto"
+	if opt.AutoBalanced {
+		flag = "--threshold auto:balanced"
+	}
 	labels, gallery, kernel, from, on := m.Labels(), r.Gallery, r.kernel, "", "the training sets"
 	if _, classes := model.ClassIndex(labels); len(classes) == len(labels) {
 		h, err := halves(m)
 		if err != nil {
-			return fmt.Errorf("--threshold auto: every class has one training set, so the threshold is calibrated on their frame halves, but %w; give a class two or more sets, or a threshold (--threshold X)", err)
+			return fmt.Errorf("%s: every class has one training set, so the threshold is calibrated on their frame halves, but %w; give a class two or more sets, or a threshold (--threshold X)", flag, err)
 		}
 		labels, on = h.Labels(), "the even and odd frame halves of the training sets (every class has one set)"
 		from = " of " + on
 		if k := m.KFDA; k != nil {
 			if kernel, err = h.Kernel(k.Kernels(), opt.Workers); err != nil {
-				return fmt.Errorf("--threshold auto: the kernel of the frame halves: %w", err)
+				return fmt.Errorf("%s: the kernel of the frame halves: %w", flag, err)
 			}
 		} else if gallery, err = divergences(h, opt.Workers); err != nil {
-			return fmt.Errorf("--threshold auto: the divergences of the frame halves: %w", err)
+			return fmt.Errorf("%s: the divergences of the frame halves: %w", flag, err)
 		}
 	}
 	// How far apart the model sees the sets: for kFDA the distances its
@@ -61,13 +65,13 @@ func (r *Result) setThreshold(opt Options) error {
 	if opt.AutoBalanced {
 		b, err := learn.BalancedThreshold(scores, labels)
 		if err != nil {
-			return fmt.Errorf("--threshold auto:balanced: %w", err)
+			return fmt.Errorf("%s: %w", flag, err)
 		}
 		m.Threshold = b.Threshold
 		r.ThresholdSource = fmt.Sprintf("%.6g: balanced on %s, each class standing in turn for a stranger: accepts %.0f%% of %d within-class %s and rejects %.0f%% of %d other-class ones",
 			b.Threshold, on, 100*b.KnownAccepted, b.Known, what, 100*b.StrangersRejected, b.Strangers)
 		if b.StrangersRejected == 0 {
-			r.ThresholdSource += "; no threshold tells the classes apart on these sets, so it rejects nothing"
+			r.ThresholdSource += "; no threshold tells the classes apart on these sets, so it rejects nothing: check with setmatch test on sets with strangers among them, and give a threshold (--threshold X) if one does"
 		}
 		// What auto would have set, for comparison with setmatch test
 		// --threshold on the same model.
@@ -78,7 +82,7 @@ func (r *Result) setThreshold(opt Options) error {
 	}
 	thr, err := learn.OpenSetThreshold(scores, labels, p)
 	if err != nil {
-		return fmt.Errorf("--threshold auto: %w", err)
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	m.Threshold = thr
 	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %g%% of known sets, bound from within-class %s%s", thr, p, what, from)

@@ -188,7 +188,7 @@ func TestThresholdBalanced(t *testing.T) {
 		}
 	}
 	for _, method := range []string{eval.NNH, eval.KFDAHG} {
-		var right [2]int
+		var right, out [2]int
 		for i, balanced := range []bool{false, true} {
 			res, err := Build(train, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: balanced})
 			if err != nil {
@@ -201,7 +201,7 @@ func TestThresholdBalanced(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, out := 0, 0
+			in, rejected := 0, 0
 			for _, s := range known {
 				r, err := mt.Match(s)
 				if err != nil {
@@ -217,14 +217,17 @@ func TestThresholdBalanced(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !r.Decision.Known {
-					out++
+					rejected++
 				}
 			}
-			right[i] = in + out
-			t.Logf("%-8s balanced %-5v known accepted %2d of %d, strangers rejected %d of %d; %s", method, balanced, in, len(known), out, len(strangers), res.ThresholdSource)
-			if balanced && (out < len(strangers)/2 || in < len(known)/2) {
-				t.Errorf("%s: balanced: %d of %d known accepted, %d of %d strangers rejected", method, in, len(known), out, len(strangers))
+			right[i], out[i] = in+rejected, rejected
+			t.Logf("%-8s balanced %-5v known accepted %2d of %d, strangers rejected %d of %d; %s", method, balanced, in, len(known), rejected, len(strangers), res.ThresholdSource)
+			if balanced && (rejected < len(strangers)/2 || in < len(known)/2) {
+				t.Errorf("%s: balanced: %d of %d known accepted, %d of %d strangers rejected", method, in, len(known), rejected, len(strangers))
 			}
+		}
+		if out[1] <= out[0] {
+			t.Errorf("%s: balanced rejects %d strangers' sets, auto %d", method, out[1], out[0])
 		}
 		if right[1] < right[0] {
 			t.Errorf("%s: balanced decides %d sets right, auto %d", method, right[1], right[0])

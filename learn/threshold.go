@@ -151,14 +151,14 @@ func BalancedThreshold(div mat.Symmetric, labels []string) (Balance, error) {
 	if len(strangers) == 0 {
 		return Balance{}, errors.New("a balanced threshold needs at least 2 classes: each stands in turn for a stranger to the others")
 	}
-	for _, v := range append(append([]float64(nil), known...), strangers...) {
+	vals := append(append([]float64(nil), known...), strangers...)
+	for _, v := range vals {
 		if math.IsNaN(v) || v < 0 {
 			return Balance{}, fmt.Errorf("score %v: want numbers ≥ 0", v)
 		}
 	}
 	sort.Float64s(known)
 	sort.Float64s(strangers)
-	vals := append(append([]float64(nil), known...), strangers...)
 	sort.Float64s(vals)
 	nk, ns := float64(len(known)), float64(len(strangers))
 	// shares(t): the shares of known scores above t (rejected) and of
