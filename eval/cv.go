@@ -15,18 +15,32 @@ import (
 // (d_other − d_same)/(d_other + d_same) of the held-out sets, where d_same
 // and d_other are the distances to the nearest training set of the same
 // and of another class: accuracy on a few dozen sets is coarse and ties
-// are common.
+// are common. Margins within marginTol of each other tie too,
+// and the configuration met first wins: two configurations can be equal
+// in exact arithmetic (kFDA regularisers that give a fold's held-out
+// sets the same relative distances, for one) and differ in the last bits of their
+// margins, by how a build or a machine rounds (the SIMD and portable
+// divergence kernels, fused multiply-adds on arm64). Without the
+// tolerance, the rounding chose between them, and a model trained on
+// the same sets could differ from one machine to the next.
+
+// marginTol is the difference below which two mean margins tie. A
+// margin lies in [−1, 1], and rounding moves a mean of them by about
+// 1e-15; a difference that means something is many orders larger.
+const marginTol = 1e-9
 
 // score is the outcome of one configuration in cross-validation.
 type score struct {
 	acc, margin float64
 }
 
+// better reports whether s beats t: a higher accuracy, or the same
+// accuracy and a mean margin higher by more than marginTol.
 func (s score) better(t score) bool {
 	if s.acc != t.acc {
 		return s.acc > t.acc
 	}
-	return s.margin > t.margin
+	return s.margin-t.margin > marginTol
 }
 
 // folds assigns each position of labels to a fold in [0, k), or −1 for

@@ -337,3 +337,92 @@ func TestFrameBandwidthsRepeatedFrames(t *testing.T) {
 		t.Errorf("only a still set to train on: err = %v, want one that says the frames repeat", err)
 	}
 }
+
+func TestScoreBetterTies(t *testing.T) {
+	a := score{acc: 0.6, margin: 0.031968273082575577}
+	for _, c := range []struct {
+		s, t score
+		want bool
+	}{
+		{score{0.7, -1}, a, true},                           // accuracy first
+		{a, score{0.7, -1}, false},                          //
+		{score{0.6, 0.031968273082575580}, a, false},        // last bits: a tie
+		{score{0.6, math.Nextafter(a.margin, 1)}, a, false}, //
+		{a, score{0.6, math.Nextafter(a.margin, 1)}, false}, // either way round
+		{score{0.6, a.margin + 1e-6}, a, true},              // a real difference
+		{score{0.6, -1e-17}, score{0.6, -2e-17}, false},     // near zero: rounding
+		{score{0.6, 0}, score{0.6, 0}, false},               // equal
+		{score{0.6, 0.1}, score{0.6, -0.1}, true},           // signs
+		{score{0.6, -0.1}, score{0.6, 0.1}, false},          //
+		{score{0.6, 1e-12}, score{0.6, 0}, false},           // rounding of a zero
+		{score{0.6, -0.05 + 1e-6}, score{0.6, -0.05}, true},
+	} {
+		if got := c.s.better(c.t); got != c.want {
+			t.Errorf("%v.better(%v) = %v, want %v", c.s, c.t, got, c.want)
+		}
+	}
+}
+
+// TestChooseKFDARounding: a kernel and a copy of it that differs in its
+// last bits, as another build or machine computes it, are the same
+// candidate; the one met first is chosen, with the regulariser and latent
+// dimension chosen for it alone, whatever the rounding. Before margins
+// tied within marginTol, the copy won wherever its rounding came out
+// ahead.
+func TestChooseKFDARounding(t *testing.T) {
+	const classes, per, d = 5, 4, 6
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x []float64
+	var labels, train []int
+	for c := range classes {
+		mean := make([]float64, d)
+		for j := range mean {
+			mean[j] = rng.NormFloat64()
+		}
+		for range per {
+			for j := range d {
+				x = append(x, mean[j]+0.8*rng.NormFloat64())
+			}
+			labels = append(labels, c)
+			train = append(train, len(train))
+		}
+	}
+	n := classes * per
+	xs := mat.NewDense(n, d, x)
+	k := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			var s float64
+			for a := range d {
+				e := xs.At(i, a) - xs.At(j, a)
+				s += e * e
+			}
+			k.SetSym(i, j, math.Exp(-s/(2*d)))
+		}
+	}
+	g := DefaultGrid()
+	g.Folds = 3
+	flips := 0
+	for seed := range uint64(12) {
+		task := &Task{Pool: &Pool{Workers: 2}, Train: train, Labels: labels, Classes: classes, Seed: seed}
+		_, c0, reg0, dim0 := chooseKFDA(task, g, []candidate{{k: k}})
+		prng := rand.New(rand.NewPCG(seed, 99))
+		kp := mat.NewSymDense(n, nil)
+		for i := range n {
+			for j := i; j < n; j++ {
+				kp.SetSym(i, j, k.At(i, j)*(1+4e-16*prng.NormFloat64()))
+			}
+		}
+		// The copy first, then the kernel: the copy must win as the kernel did.
+		for _, cands := range [][]candidate{{{k: k}, {k: kp}}, {{k: kp}, {k: k}}} {
+			best, c, reg, dim := chooseKFDA(task, g, cands)
+			if c != c0 || reg != reg0 || dim != dim0 {
+				flips++
+				t.Errorf("seed %d: chose candidate %d reg %g dim %d (score %v), want %d, %g, %d as for the kernel alone", seed, c, reg, dim, best, c0, reg0, dim0)
+			}
+		}
+	}
+	if flips > 0 {
+		t.Logf("%d of 24 choices moved by rounding", flips)
+	}
+}
