@@ -15,10 +15,10 @@ import (
 // (d_other − d_same)/(d_other + d_same) of the held-out sets, where d_same
 // and d_other are the distances to the nearest training set of the same
 // and of another class: accuracy on a few dozen sets is coarse and ties
-// are common. Margins within marginTol of each other tie too,
-// and the configuration met first wins: two configurations can be equal
-// in exact arithmetic (kFDA regularisers that give a fold's held-out
-// sets the same relative distances, for one) and differ in the last bits of their
+// are common. Margins within marginTol of each other tie too, and the
+// configuration met first wins: two configurations can be equal in exact
+// arithmetic (kFDA regularisers that give a fold's held-out sets the
+// same relative distances, for one) and differ in the last bits of their
 // margins, by how a build or a machine rounds (the SIMD and portable
 // divergence kernels, fused multiply-adds on arm64). Without the
 // tolerance, the rounding chose between them, and a model trained on

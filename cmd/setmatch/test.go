@@ -212,7 +212,7 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		return strings.Compare(a.Name, b.Name)
 	})
 	var spent time.Duration
-	matched, unknownRight := 0, 0
+	matched := 0
 	for _, it := range items {
 		set, err := it.Set, it.Err
 		var res model.Result
@@ -253,9 +253,6 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		if right {
 			row.Correct++
 			s.Correct++
-			if !row.Known {
-				unknownRight++
-			}
 		}
 		switch {
 		case err != nil:
@@ -278,7 +275,13 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 	}
 	s.Accuracy = 100 * float64(s.Correct) / float64(s.Sets)
 	if known, unknown := s.Sets-s.Unknown, s.Unknown; known > 0 && unknown > 0 {
-		b := 50 * (float64(s.Correct-unknownRight)/float64(known) + float64(unknownRight)/float64(unknown))
+		rejected := 0 // the unknown classes' sets decided right
+		for _, row := range s.PerClass {
+			if !row.Known {
+				rejected += row.Correct
+			}
+		}
+		b := 50 * (float64(s.Correct-rejected)/float64(known) + float64(rejected)/float64(unknown))
 		s.BalancedAccuracy = &b
 	}
 	s.MsPerSet = spent.Seconds() * 1000 / float64(max(matched, 1))
