@@ -3,10 +3,12 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -31,7 +33,11 @@ import (
 // candidates to those methods; the outer folds do not depend on them, so
 // records of different methods on the same split can be merged.
 // STUDY_REPEATS=N deals the training sets N times instead of 2 (the
-// first dealings are the same whatever N).
+// first dealings are the same whatever N). STUDY_PROBE_ONLY=1 skips the
+// outer folds: every method of STUDY_METHODS is only fitted on the
+// gallery (the -dr method as Selection.Deploy fits it where every class
+// has two sets or more) and its probe outcomes and per-class distances
+// recorded, for rules that combine methods rather than choose one.
 
 // studyCand is one candidate's record in a split.
 type studyCand struct {
@@ -41,6 +47,10 @@ type studyCand struct {
 	Probe   []bool   `json:"probe"`
 	Params  string   `json:"params"`
 	Seconds float64  `json:"seconds"`
+	// Dist is each probe set's distance to the nearest gallery set of
+	// every class (−1 for none), where the method gives it
+	// (Prediction.classDist).
+	Dist [][]float64 `json:"dist,omitempty"`
 }
 
 // studySplit is one JSON line of the study's output.
@@ -134,6 +144,34 @@ func TestAutoStudy(t *testing.T) {
 		rec := studySplit{Data: name, Split: si}
 		for _, q := range sp.Probe {
 			rec.Truth = append(rec.Truth, sp.Labels[q])
+		}
+		if os.Getenv("STUDY_PROBE_ONLY") != "" {
+			for _, m := range g.AutoMethods {
+				start := time.Now()
+				pr, err := run(m, task, Candidate{Method: m}.grid(g, pool.Dim(), g.DRIter))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc := studyCand{Name: m, Method: m, Params: pr.Params, Seconds: time.Since(start).Seconds()}
+				for k, q := range sp.Probe {
+					sc.Probe = append(sc.Probe, pr.Labels[k] == sp.Labels[q])
+				}
+				for _, row := range pr.classDist {
+					r := make([]float64, len(row))
+					for c, v := range row {
+						r[c] = v
+						if math.IsInf(v, 1) {
+							r[c] = -1
+						}
+					}
+					sc.Dist = append(sc.Dist, r)
+				}
+				rec.Cands = append(rec.Cands, sc)
+			}
+			b, _ := json.Marshal(rec)
+			fmt.Fprintln(out, string(b))
+			t.Logf("%s split %d done", name, si)
+			continue
 		}
 		sel, err := Choose(task, g, nil)
 		if err != nil {

@@ -309,7 +309,7 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 	}
 	out := make([]score, len(bws))
 	for b, bw := range bws {
-		pred, margin, _, err := crossNN(fp, bw, m, tePos, trPos, trLab, truth)
+		pred, margin, _, err := crossNN(fp, bw, m, tePos, trPos, trLab, truth, nil, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -327,8 +327,10 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 // (labels lab) under measure m, with bandwidth b (its global base from
 // cols), from the rows × cols divergences only: each row's label and
 // margin (nnOutcome, against truth when not nil), and the frames'
-// bandwidths.
-func crossNN(fp *Pool, b Bandwidth, m match.Measure, rows, cols, lab, truth []int) ([]int, []float64, []float64, error) {
+// bandwidths. When cls is not nil (len(rows) rows), cls[a] receives row
+// a's divergence to the nearest column of each of the classes
+// (classDist).
+func crossNN(fp *Pool, b Bandwidth, m match.Measure, rows, cols, lab, truth []int, cls [][]float64, classes int) ([]int, []float64, []float64, error) {
 	h, err := fp.FrameBandwidths(b, cols)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("bandwidth %v: %w", b, err)
@@ -354,7 +356,11 @@ func crossNN(fp *Pool, b Bandwidth, m match.Measure, rows, cols, lab, truth []in
 		if truth != nil {
 			t = truth[a]
 		}
-		pred[a], margin[a] = nnOutcome(func(k int) float64 { return d.At(a, k) }, pos, lab, t)
+		dist := func(k int) float64 { return d.At(a, k) }
+		pred[a], margin[a] = nnOutcome(dist, pos, lab, t)
+		if cls != nil {
+			cls[a] = classDist(dist, pos, lab, classes)
+		}
 	}
 	return pred, margin, h, nil
 }
@@ -382,11 +388,12 @@ func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float
 	if err != nil {
 		return Prediction{}, err
 	}
-	labels, _, h, err := crossNN(fp, b, m, rows, cols, t.Labels, nil)
+	cls := make([][]float64, len(rows))
+	labels, _, h, err := crossNN(fp, b, m, rows, cols, t.Labels, nil, cls, t.Classes)
 	if err != nil {
 		return Prediction{}, err
 	}
-	pred := Prediction{Labels: labels, Params: fmt.Sprintf("bw=%v", b)}
+	pred := Prediction{Labels: labels, Params: fmt.Sprintf("bw=%v", b), classDist: cls}
 	pred.Fit = &Fitted{Method: NNH, Divergence: m, Bandwidth: b, CV: -1}
 	if m == match.Jeffrey {
 		pred.Fit.Method = NNJ

@@ -77,8 +77,11 @@ func subSym(k mat.Symmetric, idx []int) *mat.SymDense {
 
 // kfdaPredict fits kFDA on the training sets and returns the 1-NN labels
 // (in the first dim latent coordinates) of the test sets, with margins
-// computed against truth when truth is given.
-func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg float64, dims []int, truth []int) ([][]int, [][]float64, error) {
+// computed against truth when truth is given. When cls is not nil
+// (len(test) rows), cls[a] receives test set a's distance to the nearest
+// training set of every class in the latent space of dims[0]
+// (classDist).
+func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg float64, dims []int, truth []int, cls [][]float64) ([][]int, [][]float64, error) {
 	f, err := FitKFDA(subSym(k, train), labels, classes, reg, 0)
 	if err != nil {
 		return nil, nil, err
@@ -114,6 +117,9 @@ func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg fl
 				t = truth[a]
 			}
 			pred[di][a], marg[di][a] = nnOutcome(dist, pos, labels, t)
+			if cls != nil && di == 0 {
+				cls[a] = classDist(dist, pos, labels, classes)
+			}
 		}
 	}
 	return pred, marg, nil
@@ -159,7 +165,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 							lab = append(lab, cvLabels[k])
 						}
 					}
-					pred, marg, err := kfdaPredict(k, tr, lab, te, t.Classes, reg, dims, truth)
+					pred, marg, err := kfdaPredict(k, tr, lab, te, t.Classes, reg, dims, truth, nil)
 					if err != nil {
 						// An ill-posed configuration simply loses.
 						n = -1
@@ -211,11 +217,12 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	}
 	k := c.matrix()
 	if len(t.Test) > 0 {
-		pred, _, err := kfdaPredict(k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil)
+		cls := make([][]float64, len(t.Test))
+		pred, _, err := kfdaPredict(k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil, cls)
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
 		}
-		return Prediction{Labels: pred[0], Params: params}, nil
+		return Prediction{Labels: pred[0], Params: params, classDist: cls}, nil
 	}
 	// No test sets: fit the chosen kernel on all training sets, for a
 	// model to deploy.

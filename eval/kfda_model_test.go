@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,7 +61,8 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 				// eval's way.
 				d := dm.Of(kc.meas)
 				k := kfda.KernelMatrix(d, width, kfda.MedianOffDiag(d, train, kc.sqrt), kc.kernel)
-				pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
+				cls := make([][]float64, len(test))
+				pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil, cls)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -99,6 +101,20 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 				checkMatcher(t, mt, sets, test, trainLabels, testLabels, pred[0], z, r, func(i int, res model.Result) {
 					if math.Abs(res.Bandwidth-h[pool.off[i]]) > 1e-12*h[pool.off[i]] {
 						t.Fatalf("test set %d: matcher bandwidth %v, eval's %v", i, res.Bandwidth, h[pool.off[i]])
+					}
+					// eval's distance to the nearest set of every class in
+					// the latent space, against the matcher's distances.
+					a := slices.Index(test, i)
+					for c := range classes {
+						near := math.Inf(1)
+						for j, l := range trainLabels {
+							if l == c {
+								near = min(near, res.Distances[j])
+							}
+						}
+						if math.Abs(cls[a][c]-near) > 1e-9*max(1, near) {
+							t.Errorf("test set %d, class %d: eval's latent distance %.15g, the matcher's %.15g", i, c, cls[a][c], near)
+						}
 					}
 				})
 			})
@@ -140,7 +156,7 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
+			pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,7 +296,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 	const reg, r = 1e-2, 2
 	for _, c := range cands {
 		t.Run(c.desc, func(t *testing.T) {
-			pred, _, err := kfdaPredict(c.matrix(), train, trainLabels, test, classes, reg, []int{r}, nil)
+			pred, _, err := kfdaPredict(c.matrix(), train, trainLabels, test, classes, reg, []int{r}, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

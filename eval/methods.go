@@ -205,6 +205,11 @@ type Prediction struct {
 	// when the task has no test sets (kFDA is then fitted on all training
 	// sets only for it); it may be nil otherwise.
 	Fit *Fitted
+	// classDist, for the auto study, holds each test set's distance to
+	// the nearest training set of every class, where the method gives it
+	// (kFDA in its latent space, NN after W on the divergences); nil
+	// otherwise.
+	classDist [][]float64
 }
 
 // Run evaluates one method on t with hyper-parameters chosen by

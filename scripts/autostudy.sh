@@ -33,8 +33,13 @@
 # with LBP take the longest (the nested -dr candidate). REAL_SPLITS=10
 # records the five real data sets over the 10 splits of docs/RESULTS.md
 # instead (docs/TRAINING.md, "Ten splits of the real data sets").
-# STUDY_METHODS and STUDY_REPEATS are passed on (see
-# eval/autostudy_test.go).
+# STUDY_METHODS, STUDY_REPEATS and STUDY_PROBE_ONLY are passed on (see
+# eval/autostudy_test.go). With STUDY_PROBE_ONLY=1 and
+# STUDY_METHODS=kfda-mix,nn-h-dr the records hold only the two methods
+# fitted on each split's gallery, with every probe set's distance to every
+# class, and scripts/fusionstudy.py compares them at the end instead
+# (docs/TRAINING.md, "Both methods, the more confident deciding"): give
+# those records an OUT of their own.
 set -euo pipefail
 
 . "$(dirname "$0")/dirs.sh" study "$@"
@@ -146,4 +151,8 @@ for name in "${names[@]}"; do
 	mv "$out/$name.jsonl.part" "$out/$name.jsonl"
 	echo "$name: $((SECONDS - start)) s"
 done
-python3 "$repo/scripts/autostudy.py" "$out"/*.jsonl
+if [ -n "${STUDY_PROBE_ONLY:-}" ]; then
+	python3 "$repo/scripts/fusionstudy.py" "$out"/*.jsonl
+else
+	python3 "$repo/scripts/autostudy.py" "$out"/*.jsonl
+fi

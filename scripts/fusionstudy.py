@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Two methods deployed together: the auto study's records of kfda-mix and
+nn-h-dr fitted on each split's gallery, and what deciding every probe set
+by the more confident of the two would recognise.
+
+    python3 scripts/fusionstudy.py FILE.jsonl [FILE.jsonl ...]
+
+The records are written by TestAutoStudy (eval/autostudy_test.go) with
+STUDY_PROBE_ONLY=1 STUDY_METHODS=kfda-mix,nn-h-dr: per probe set, each
+method's distance to the nearest gallery set of every class (kfda-mix in
+its latent space, nn-h-dr the Hellinger divergence after W). For every
+data set it prints the probe accuracy of each method, of the two rules
+below, of "either" (a probe set one of the two recognises: a bound no
+rule reaches) and how often the two disagree:
+
+  confidence  where they disagree, the label of the method whose relative
+              margin (d2 − d1)/(d2 + d1) is larger (d1, d2 the distances
+              to the nearest and the second-nearest class);
+  ratio       the class of the smallest sum, over the two methods, of the
+              distance divided by that method's d1.
+"""
+import json
+import math
+import sys
+
+
+def ranked(d):
+    v = sorted((x if x >= 0 else math.inf, c) for c, x in enumerate(d))
+    return v[0][1], v[0][0], v[1][0]
+
+
+def confidence(d):
+    c, d1, d2 = ranked(d)
+    return c, (d2 - d1) / (d2 + d1) if d2 + d1 > 0 else 0.0
+
+
+def ratios(d):
+    _, d1, _ = ranked(d)
+    out = []
+    for x in d:
+        x = x if x >= 0 else math.inf
+        out.append(x / d1 if d1 > 0 else (1.0 if x == 0 else math.inf))
+    return out
+
+
+def main(files):
+    print("data (splits, probe sets): kfda-mix, nn-h-dr, confidence, ratio, either | disagree")
+    for p in files:
+        with open(p) as f:
+            rs = [json.loads(line) for line in f]
+        hits = {k: 0 for k in ("mix", "dr", "confidence", "ratio", "either")}
+        n = disagree = 0
+        for r in rs:
+            c = {x["method"]: x for x in r["cands"]}
+            m, d = c["kfda-mix"], c["nn-h-dr"]
+            for a, t in enumerate(r["truth"]):
+                lm, cm = confidence(m["dist"][a])
+                ld, cd = confidence(d["dist"][a])
+                if (lm == t) != m["probe"][a] or (ld == t) != d["probe"][a]:
+                    sys.exit(f"{p}: split {r['split']} probe {a}: distances disagree with the recorded outcome")
+                fused = lm if lm == ld or cm >= cd else ld
+                s = [x + y for x, y in zip(ratios(m["dist"][a]), ratios(d["dist"][a]))]
+                summed = min(range(len(s)), key=lambda i: s[i])
+                hits["mix"] += lm == t
+                hits["dr"] += ld == t
+                hits["confidence"] += fused == t
+                hits["ratio"] += summed == t
+                hits["either"] += lm == t or ld == t
+                disagree += lm != ld
+                n += 1
+        a = {k: 100.0 * v / n for k, v in hits.items()}
+        print(f"{rs[0]['data']} ({len(rs)}, {n}): {a['mix']:.1f}, {a['dr']:.1f}, {a['confidence']:.1f}, "
+              f"{a['ratio']:.1f}, {a['either']:.1f} | {100.0 * disagree / n:.1f}%")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
