@@ -17,7 +17,10 @@ rule reaches) and how often the two disagree:
               margin (d2 − d1)/(d2 + d1) is larger (d1, d2 the distances
               to the nearest and the second-nearest class);
   ratio       the class of the smallest sum, over the two methods, of the
-              distance divided by that method's d1.
+              distance divided by that method's d1;
+  vote        when the records hold kfda-hl too (STUDY_METHODS=
+              kfda-mix,nn-h-dr,kfda-hl): the label two or three of the
+              three give, kfda-mix's when all three differ.
 """
 import json
 import math
@@ -44,11 +47,12 @@ def ratios(d):
 
 
 def main(files):
-    print("data (splits, probe sets): kfda-mix, nn-h-dr, confidence, ratio, either | disagree")
+    print("data (splits, probe sets): kfda-mix, nn-h-dr, confidence, ratio, either | disagree [| kfda-hl, vote]")
     for p in files:
         with open(p) as f:
             rs = [json.loads(line) for line in f]
-        hits = {k: 0 for k in ("mix", "dr", "confidence", "ratio", "either")}
+        hits = {k: 0 for k in ("mix", "dr", "confidence", "ratio", "either", "hl", "vote")}
+        three = all(any(x["method"] == "kfda-hl" for x in r["cands"]) for r in rs)
         n = disagree = 0
         for r in rs:
             c = {x["method"]: x for x in r["cands"]}
@@ -67,10 +71,15 @@ def main(files):
                 hits["ratio"] += summed == t
                 hits["either"] += lm == t or ld == t
                 disagree += lm != ld
+                if three:
+                    lh, _ = confidence(c["kfda-hl"]["dist"][a])
+                    hits["hl"] += lh == t
+                    hits["vote"] += (ld if ld == lh else lm) == t
                 n += 1
         a = {k: 100.0 * v / n for k, v in hits.items()}
         print(f"{rs[0]['data']} ({len(rs)}, {n}): {a['mix']:.1f}, {a['dr']:.1f}, {a['confidence']:.1f}, "
-              f"{a['ratio']:.1f}, {a['either']:.1f} | {100.0 * disagree / n:.1f}%")
+              f"{a['ratio']:.1f}, {a['either']:.1f} | {100.0 * disagree / n:.1f}%"
+              + (f" | {a['hl']:.1f}, {a['vote']:.1f}" if three else ""))
 
 
 if __name__ == "__main__":
