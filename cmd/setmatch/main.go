@@ -29,7 +29,7 @@ var commands = []command{
 	{"div", "divergences between two sets (files)", runDiv},
 	{"bench", "time the gallery matcher or training on generated data", runBench},
 	{"synth", "generate a labelled synthetic image-set data set", runSynth},
-	{"train", "learn the projection W and write a model file", runTrain},
+	{"train", "choose a method by cross-validation, fit it and write a model file", runTrain},
 	{"test", "measure a model on labelled sets with the appliance's matcher", runTest},
 	{"inspect", "print a readable summary of a model file", runInspect},
 	{"enroll", "add sets to a model's gallery without retraining", runEnroll},
