@@ -10,8 +10,18 @@ import (
 	"setmatch/setfile"
 )
 
+// enrollSynopsis is the usage line and description of setmatch enroll.
+const enrollSynopsis = `--model MODEL --label LABEL [--name NAME] [--out OUT] SET...
+
+Adds sets (feature files) to a nearest-neighbour model's gallery, under
+an existing or a new label, without retraining: projected with the
+model's W, each with its own bandwidth by the model's rule. A model that
+decides by kFDA cannot take new sets this way (its discriminant is
+fitted to the gallery): enroll says so, and the model must be trained
+again with the new sets.`
+
 func runEnroll(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("enroll", "--model MODEL --label LABEL [--name NAME] [--out OUT] SET...", stderr)
+	fs := newFlagSet("enroll", enrollSynopsis, stderr)
 	modelPath := fs.String("model", "", "model file to add the sets to (required)")
 	label := fs.String("label", "", "class of the new sets, existing or new (required)")
 	name := fs.String("name", "", "set name (one SET only; default: the file name without extension)")

@@ -125,8 +125,16 @@ type inspectClass struct {
 	Frames int    `json:"frames"`
 }
 
+// inspectSynopsis is the usage line and description of setmatch inspect.
+const inspectSynopsis = `[--json] MODEL
+
+Prints what a model file holds and how it was made: the method it
+decides by with its parameters and cross-validated accuracy, every
+candidate's score when it was chosen by --method auto, the projection,
+the feature pipeline, the open-set threshold and the gallery.`
+
 func runInspect(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("inspect", "[--json] MODEL", stderr)
+	fs := newFlagSet("inspect", inspectSynopsis, stderr)
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	if err := parseFlags(fs, args); err != nil {
 		return err

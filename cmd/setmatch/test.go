@@ -73,8 +73,18 @@ type testClass struct {
 
 const testUnknown = "unknown"
 
+// testSynopsis is the usage line and description of setmatch test.
+const testSynopsis = `--model MODEL --data DIR [--threshold X] [--json] [--workers N]
+
+Decides every set of a labelled data folder as setmatchd would: the
+model's recorded features, its method and its open-set threshold, through
+the same matcher. Prints the accuracy (a set whose class is not in the
+model is right when it is rejected), a confusion table per class, the
+known sets rejected and the unknown sets accepted, and the milliseconds
+per set.`
+
 func runTest(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("test", "--model MODEL --data DIR [--threshold X] [--json] [--workers N]", stderr)
+	fs := newFlagSet("test", testSynopsis, stderr)
 	modelPath := fs.String("model", "", "model file `MODEL` to test (required)")
 	data := fs.String("data", "", "labelled data set folder `DIR`, in a layout train reads: <class>/<set>.npy|.csv or <class>/<set>/<frames> (required)")
 	thrFlag := fs.String("threshold", "", "open-set threshold `X` instead of the model's, as setmatchd's decision.threshold (inf: closed set)")
