@@ -38,8 +38,17 @@ type benchResult struct {
 	GOMAXPROCS    int     `json:"gomaxprocs"`
 }
 
+// benchSynopsis is the usage line and description of setmatch bench.
+const benchSynopsis = `[--mode match|train] [flags]
+
+Times setmatch on generated data on this machine. --mode match: the
+gallery matcher, as setmatchd runs it, for one batch against m gallery
+sets (ms per query, median and p99, memory per query). --mode train: one
+training run of W (seconds per conjugate-gradient iteration and in all,
+shaped like the paper's YouTube Celebrities protocol by default).`
+
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "[--mode match|train] [flags]", stderr)
+	fs := newFlagSet("bench", benchSynopsis, stderr)
 	mode := fs.String("mode", "match", "what to time: match (the gallery matcher) or train (one training run)")
 	gallery := fs.Int("gallery", 1000, "match: number of gallery sets m")
 	frames := fs.Int("frames", 100, "frames per gallery set")

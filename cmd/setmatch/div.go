@@ -11,8 +11,16 @@ import (
 	"setmatch/setfile"
 )
 
+// divSynopsis is the usage line and description of setmatch div.
+const divSynopsis = `[--bandwidth H | --bandwidth-rule nn|scott|silverman] [--json] A B
+
+Prints the empirical divergences between the Gaussian KDEs of two sets,
+A and B (feature files, one frame per row): the squared Hellinger
+distance and the Jeffrey divergence of the paper's Eq. 10 and 11, and
+the Bhattacharyya distance, with each set's bandwidth.`
+
 func runDiv(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("div", "[--bandwidth H | --bandwidth-rule nn|scott|silverman] [--json] A B", stderr)
+	fs := newFlagSet("div", divSynopsis, stderr)
 	bandwidth := fs.Float64("bandwidth", 0, "fixed KDE bandwidth `H` > 0 for both sets")
 	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in nn*2 (default nn; scott and silverman saturate in many dimensions)")
 	asJSON := fs.Bool("json", false, "print one JSON object")

@@ -14,8 +14,16 @@ import (
 	"setmatch/synth"
 )
 
+// synthSynopsis is the usage line and description of setmatch synth.
+const synthSynopsis = `--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting|cone] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH | --relight SRC] [--force]
+
+Writes a labelled data set with known answers, in the layout train, test
+and eval read: feature vectors of one of four kinds (--kind), textured
+image frames (--images), or the images of a folder under strong
+synthetic lighting (--relight). The same seed gives the same data.`
+
 func runSynth(args []string, stdout, stderr io.Writer) error {
-	fl := newFlagSet("synth", "--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting|cone] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH | --relight SRC] [--force]", stderr)
+	fl := newFlagSet("synth", synthSynopsis, stderr)
 	out := fl.String("out", "", "write the data set to folder `DIR` as DIR/<class>/<set>.npy (required)")
 	classes := fl.Int("classes", 10, "number of classes `C`")
 	sets := fl.Int("sets", 5, "sets per class `S`")
