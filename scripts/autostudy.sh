@@ -28,6 +28,8 @@
 #                                              Fashion-MNIST training images in
 #                                              $FASHION (default: where the Debian
 #                                              package dataset-fashion-mnist puts them)
+#   f-light f-cone f-sub f-bg f-relit         fresh three-set sets for the vote where auto
+#                                              keeps kfda-mix, settings fixed before any run
 #
 # Every candidate is scored (as the rules need), so the real data sets
 # with LBP take the longest (the nested -dr candidate). REAL_SPLITS=10
@@ -89,6 +91,11 @@ dir() {
 	light5s) synth light5s --kind lighting --classes 30 --sets 5 --frames 12 --dim 100 --seed 31 ;;
 	cone5s) synth cone5s --kind cone --classes 25 --sets 5 --frames 12 --dim 120 --seed 32 ;;
 	sub6s) synth sub6s --kind subspace --classes 20 --sets 6 --frames 20 --dim 30 --info-dim 4 --seed 33 ;;
+	f-light) synth f-light --kind lighting --classes 25 --sets 4 --frames 12 --dim 100 --seed 51 ;;
+	f-cone) synth f-cone --kind cone --classes 20 --sets 5 --frames 12 --dim 120 --seed 52 ;;
+	f-sub) synth f-sub --kind subspace --classes 15 --sets 5 --frames 20 --dim 30 --info-dim 4 --seed 53 ;;
+	f-bg) synth f-bg --kind beyond-gauss --classes 8 --sets 5 --frames 40 --dim 10 --shape-dims 2 --seed 54 ;;
+	f-relit) synth f-relit --relight "$data/orl" --sets 5 --frames 16 --seed 55 ;;
 	fmnist-train)
 		[ -d "$out/data/fmnist-train" ] || "$repo/scripts/idxsets.py" --images "$fashion/train-images-idx3-ubyte.gz" \
 			--labels "$fashion/train-labels-idx1-ubyte.gz" --sets 8 --frames 10 --seed 31 --out "$out/data/fmnist-train" >/dev/null
@@ -124,6 +131,9 @@ spec() {
 	light5s | cone5s) echo ";gallery=3,probe=2,splits=3" ;;
 	sub6s) echo ";gallery=4,probe=2,splits=3" ;;
 	fmnist-train) echo "intensity:20x20;gallery=3,probe=5,splits=4" ;;
+	f-light) echo ";gallery=3,probe=1,splits=3" ;;
+	f-cone | f-sub | f-bg) echo ";gallery=3,probe=2,splits=3" ;;
+	f-relit) echo "intensity:20x20;gallery=3,probe=2,splits=3" ;;
 	esac
 }
 

@@ -3,7 +3,7 @@
 nn-h-dr fitted on each split's gallery, and what deciding every probe set
 by the more confident of the two would recognise.
 
-    python3 scripts/fusionstudy.py FILE.jsonl [FILE.jsonl ...]
+    python3 scripts/fusionstudy.py [--auto DIR] FILE.jsonl [FILE.jsonl ...]
 
 The records are written by TestAutoStudy (eval/autostudy_test.go) with
 STUDY_PROBE_ONLY=1 STUDY_METHODS=kfda-mix,nn-h-dr: per probe set, each
@@ -20,7 +20,13 @@ rule reaches) and how often the two disagree:
               distance divided by that method's d1;
   vote        when the records hold kfda-hl too (STUDY_METHODS=
               kfda-mix,nn-h-dr,kfda-hl): the label two or three of the
-              three give, kfda-mix's when all three differ.
+              three give, kfda-mix's when all three differ;
+  auto, vote where auto keeps kfda-mix
+              with --auto DIR, which holds DIR/NAME.json, the output of
+              setmatch eval --methods auto --json --seed 1 on the same
+              data set and protocol (the same splits): auto's accuracy,
+              and the vote in the splits where auto chose kfda-mix and
+              nn-h-dr where it chose that (records with kfda-hl).
 """
 import json
 import math
@@ -47,12 +53,21 @@ def ratios(d):
 
 
 def main(files):
+    autodir = None
+    if files and files[0] == "--auto":
+        autodir, files = files[1], files[2:]
     print("data (splits, probe sets): kfda-mix, nn-h-dr, confidence, ratio, either | disagree [| kfda-hl, vote]")
     for p in files:
         with open(p) as f:
             rs = [json.loads(line) for line in f]
-        hits = {k: 0 for k in ("mix", "dr", "confidence", "ratio", "either", "hl", "vote")}
+        hits = {k: 0 for k in ("mix", "dr", "confidence", "ratio", "either", "hl", "vote", "hybrid")}
         three = all(any(x["method"] == "kfda-hl" for x in r["cands"]) for r in rs)
+        auto = None
+        if autodir is not None:
+            with open(f"{autodir}/{rs[0]['data']}.json") as f:
+                auto = json.load(f)["methods"]["auto"]
+            if len(auto["params"]) != len(rs):
+                sys.exit(f"{p}: {len(rs)} splits, the auto run {len(auto['params'])}")
         n = disagree = 0
         for r in rs:
             c = {x["method"]: x for x in r["cands"]}
@@ -73,13 +88,20 @@ def main(files):
                 disagree += lm != ld
                 if three:
                     lh, _ = confidence(c["kfda-hl"]["dist"][a])
+                    vote = ld if ld == lh else lm
                     hits["hl"] += lh == t
-                    hits["vote"] += (ld if ld == lh else lm) == t
+                    hits["vote"] += vote == t
+                    if auto is not None:
+                        chose = auto["params"][r["split"]].split()[1]
+                        if chose not in ("kfda-mix", "nn-h-dr"):
+                            sys.exit(f"{p}: split {r['split']}: auto chose {chose}, not kfda-mix or nn-h-dr")
+                        hits["hybrid"] += (vote if chose == "kfda-mix" else ld) == t
                 n += 1
         a = {k: 100.0 * v / n for k, v in hits.items()}
         print(f"{rs[0]['data']} ({len(rs)}, {n}): {a['mix']:.1f}, {a['dr']:.1f}, {a['confidence']:.1f}, "
               f"{a['ratio']:.1f}, {a['either']:.1f} | {100.0 * disagree / n:.1f}%"
-              + (f" | {a['hl']:.1f}, {a['vote']:.1f}" if three else ""))
+              + (f" | {a['hl']:.1f}, {a['vote']:.1f}" if three else "")
+              + (f" | auto {auto['mean']:.1f}, vote where auto keeps kfda-mix {a['hybrid']:.1f}" if three and auto else ""))
 
 
 if __name__ == "__main__":
