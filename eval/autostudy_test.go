@@ -29,7 +29,7 @@ import (
 //	STUDY='NAME;DIR;FEATURES;PROTOCOL' STUDY_OUT=FILE.jsonl go test -run TestAutoStudy -timeout 0 ./eval
 //
 // (FEATURES empty for feature-vector data; the splits and inner seeds are
-// those of setmatch eval --seed 1.) STUDY_METHODS=a,b,... restricts the
+// those of setmatch eval --seed 1, or --seed N with STUDY_SEED=N.) STUDY_METHODS=a,b,... restricts the
 // candidates to those methods; the outer folds do not depend on them, so
 // records of different methods on the same split can be merged.
 // STUDY_REPEATS=N deals the training sets N times instead of 2 (the
@@ -92,7 +92,13 @@ func TestAutoStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &Data{Classes: ds.Classes, Sets: ds.Matrices(), Labels: ds.Labels(), Names: ds.Names(), Pooled: ds.Pooled}
-	splits, err := p.MakeSplits(d, 1)
+	seed := uint64(1)
+	if v := os.Getenv("STUDY_SEED"); v != "" {
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil || seed == 0 {
+			t.Fatalf("STUDY_SEED=%q: want a whole number ≥ 1", v)
+		}
+	}
+	splits, err := p.MakeSplits(d, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +146,7 @@ func TestAutoStudy(t *testing.T) {
 		for k, j := range sp.Gallery {
 			labels[k] = sp.Labels[j]
 		}
-		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: len(ds.Classes), Seed: 1*1000003 + uint64(si)}
+		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: len(ds.Classes), Seed: seed*1000003 + uint64(si)}
 		rec := studySplit{Data: name, Split: si}
 		for _, q := range sp.Probe {
 			rec.Truth = append(rec.Truth, sp.Labels[q])

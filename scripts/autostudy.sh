@@ -35,7 +35,7 @@
 # with LBP take the longest (the nested -dr candidate). REAL_SPLITS=10
 # records the five real data sets over the 10 splits of docs/RESULTS.md
 # instead (docs/TRAINING.md, "Ten splits of the real data sets").
-# STUDY_METHODS, STUDY_REPEATS and STUDY_PROBE_ONLY are passed on (see
+# STUDY_METHODS, STUDY_REPEATS, STUDY_SEED and STUDY_PROBE_ONLY are passed on (see
 # eval/autostudy_test.go). With STUDY_PROBE_ONLY=1 and
 # STUDY_METHODS=kfda-mix,nn-h-dr the records hold only the two methods
 # fitted on each split's gallery, with every probe set's distance to every
