@@ -133,6 +133,7 @@ func TestAutoStudy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Close()
+	probeOnly := os.Getenv("STUDY_PROBE_ONLY") != ""
 	var pool *Pool
 	for si, sp := range splits {
 		if pool == nil || d.Pooled {
@@ -151,79 +152,97 @@ func TestAutoStudy(t *testing.T) {
 		for _, q := range sp.Probe {
 			rec.Truth = append(rec.Truth, sp.Labels[q])
 		}
-		if os.Getenv("STUDY_PROBE_ONLY") != "" {
-			for _, m := range g.AutoMethods {
-				start := time.Now()
-				pr, err := run(m, task, Candidate{Method: m}.grid(g, pool.Dim(), g.DRIter))
-				if err != nil {
-					t.Fatal(err)
-				}
-				sc := studyCand{Name: m, Method: m, Params: pr.Params, Seconds: time.Since(start).Seconds()}
-				for k, q := range sp.Probe {
-					sc.Probe = append(sc.Probe, pr.Labels[k] == sp.Labels[q])
-				}
-				for _, row := range pr.classDist {
-					r := make([]float64, len(row))
-					for c, v := range row {
-						r[c] = v
-						if math.IsInf(v, 1) {
-							r[c] = -1
-						}
-					}
-					sc.Dist = append(sc.Dist, r)
-				}
-				rec.Cands = append(rec.Cands, sc)
-			}
-			b, _ := json.Marshal(rec)
-			fmt.Fprintln(out, string(b))
-			t.Logf("%s split %d done", name, si)
-			continue
+		if probeOnly {
+			err = studyProbes(task, g, &rec)
+		} else {
+			err = studyChoice(task, g, &rec)
 		}
-		sel, err := Choose(task, g, nil)
 		if err != nil {
 			t.Fatal(err)
-		}
-		rec.Fold = sel.Folding
-		per := sel.Held / max(g.AutoRepeats, 1)
-		if strings.Contains(sel.Folding, "frame halves") {
-			per = sel.Held
-		}
-		for _, c := range sel.Scores {
-			sc := studyCand{Name: c.String(), Method: c.Method, Seconds: c.Seconds}
-			if c.Err == nil {
-				for k := 0; k+per <= len(c.Correct); k += per {
-					sc.CV = append(sc.CV, c.Correct[k:k+per])
-				}
-			}
-			rec.Cands = append(rec.Cands, sc)
-		}
-		for i, c := range sel.Scores {
-			pr, err := run(c.Method, task, c.Candidate.grid(g, pool.Dim(), g.DRIter))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, q := range sp.Probe {
-				rec.Cands[i].Probe = append(rec.Cands[i].Probe, pr.Labels[k] == sp.Labels[q])
-			}
-			rec.Cands[i].Params = pr.Params
-		}
-		for i, c := range sel.Scores {
-			if c.Method == NNHDR {
-				s2 := *sel
-				s2.Chosen = i
-				pr, err := run(NNHDR, task, s2.deployGrid(g, pool.Dim(), labels))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for k, q := range sp.Probe {
-					rec.DRMeth = append(rec.DRMeth, pr.Labels[k] == sp.Labels[q])
-				}
-				rec.DRPar = pr.Params
-				break
-			}
 		}
 		b, _ := json.Marshal(rec)
 		fmt.Fprintln(out, string(b))
 		t.Logf("%s split %d done", name, si)
 	}
+}
+
+// outcomes says, for every test set, whether its predicted label is its
+// true one.
+func outcomes(pred, truth []int) []bool {
+	out := make([]bool, len(truth))
+	for k, c := range truth {
+		out[k] = pred[k] == c
+	}
+	return out
+}
+
+// studyProbes fills rec with every method of g.AutoMethods fitted on the
+// task's training sets (STUDY_PROBE_ONLY): its outcome on every probe
+// set and the set's distance to every class (−1 for none: JSON has no
+// +Inf).
+func studyProbes(task *Task, g Grid, rec *studySplit) error {
+	for _, m := range g.AutoMethods {
+		start := time.Now()
+		pr, err := run(m, task, Candidate{Method: m}.grid(g, task.Pool.Dim(), g.DRIter))
+		if err != nil {
+			return err
+		}
+		sc := studyCand{Name: m, Method: m, Params: pr.Params, Seconds: time.Since(start).Seconds(), Probe: outcomes(pr.Labels, rec.Truth)}
+		for _, row := range pr.classDist {
+			r := make([]float64, len(row))
+			for c, v := range row {
+				r[c] = v
+				if math.IsInf(v, 1) {
+					r[c] = -1
+				}
+			}
+			sc.Dist = append(sc.Dist, r)
+		}
+		rec.Cands = append(rec.Cands, sc)
+	}
+	return nil
+}
+
+// studyChoice fills rec with Choose's outer folds on the task's training
+// sets: every candidate's held-out outcomes, per dealing, and its
+// outcome on every probe set when fitted on all training sets (the -dr
+// method also as Selection.Deploy fits it).
+func studyChoice(task *Task, g Grid, rec *studySplit) error {
+	sel, err := Choose(task, g, nil)
+	if err != nil {
+		return err
+	}
+	rec.Fold = sel.Folding
+	per := sel.Held / max(g.AutoRepeats, 1)
+	if strings.Contains(sel.Folding, "frame halves") {
+		per = sel.Held
+	}
+	dim := task.Pool.Dim()
+	for _, c := range sel.Scores {
+		sc := studyCand{Name: c.String(), Method: c.Method, Seconds: c.Seconds}
+		if c.Err == nil {
+			for k := 0; k+per <= len(c.Correct); k += per {
+				sc.CV = append(sc.CV, c.Correct[k:k+per])
+			}
+		}
+		pr, err := run(c.Method, task, c.Candidate.grid(g, dim, g.DRIter))
+		if err != nil {
+			return err
+		}
+		sc.Probe, sc.Params = outcomes(pr.Labels, rec.Truth), pr.Params
+		rec.Cands = append(rec.Cands, sc)
+	}
+	for i, c := range sel.Scores {
+		if c.Method == NNHDR {
+			s2 := *sel
+			s2.Chosen = i
+			pr, err := run(NNHDR, task, s2.deployGrid(g, dim, task.Labels))
+			if err != nil {
+				return err
+			}
+			rec.DRMeth, rec.DRPar = outcomes(pr.Labels, rec.Truth), pr.Params
+			break
+		}
+	}
+	return nil
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Two methods deployed together: the auto study's records of kfda-mix and
-nn-h-dr fitted on each split's gallery, and what deciding every probe set
-by the more confident of the two would recognise.
+"""Methods deployed together: the auto study's records of kfda-mix and
+nn-h-dr (and kfda-hl) fitted on each split's gallery, and what deciding
+every probe set by the more confident of the two, or by a vote of the
+three, would recognise.
 
     python3 scripts/fusionstudy.py [--auto DIR] FILE.jsonl [FILE.jsonl ...]
 
@@ -9,7 +10,8 @@ The records are written by TestAutoStudy (eval/autostudy_test.go) with
 STUDY_PROBE_ONLY=1 STUDY_METHODS=kfda-mix,nn-h-dr: per probe set, each
 method's distance to the nearest gallery set of every class (kfda-mix in
 its latent space, nn-h-dr the Hellinger divergence after W). For every
-data set it prints the probe accuracy of each method, of the two rules
+data set it prints the probe accuracy of each method recorded; where
+the records hold kfda-mix and nn-h-dr, also that of the two rules
 below, of "either" (a probe set one of the two recognises: a bound no
 rule reaches) and how often the two disagree:
 
@@ -60,14 +62,25 @@ def main(files):
     for p in files:
         with open(p) as f:
             rs = [json.loads(line) for line in f]
+        methods = [x["method"] for x in rs[0]["cands"]]
+        if not {"kfda-mix", "nn-h-dr"} <= set(methods):
+            acc = ", ".join(f"{m} {100.0 * sum(sum(x['probe']) for r in rs for x in r['cands'] if x['method'] == m) / sum(len(r['truth']) for r in rs):.1f}" for m in methods)
+            print(f"{rs[0]['data']} ({len(rs)}): {acc} (no rule: the records lack kfda-mix or nn-h-dr)")
+            continue
         hits = {k: 0 for k in ("mix", "dr", "confidence", "ratio", "either", "hl", "vote", "hybrid")}
         three = all(any(x["method"] == "kfda-hl" for x in r["cands"]) for r in rs)
         auto = None
+        if autodir is not None and not three:
+            sys.exit(f"{p}: --auto needs records of kfda-hl too: record them with STUDY_METHODS=kfda-mix,nn-h-dr,kfda-hl")
         if autodir is not None:
-            with open(f"{autodir}/{rs[0]['data']}.json") as f:
-                auto = json.load(f)["methods"]["auto"]
+            path = f"{autodir}/{rs[0]['data']}.json"
+            try:
+                with open(path) as f:
+                    auto = json.load(f)["methods"]["auto"]
+            except (OSError, ValueError, KeyError) as e:
+                sys.exit(f"{path}: {e}: want the output of setmatch eval --methods auto --json on the records' data set, protocol and seed")
             if len(auto["params"]) != len(rs):
-                sys.exit(f"{p}: {len(rs)} splits, the auto run {len(auto['params'])}")
+                sys.exit(f"{p}: {len(rs)} splits, the auto run {len(auto['params'])}: run eval with the records' protocol and seed")
         n = disagree = 0
         for r in rs:
             c = {x["method"]: x for x in r["cands"]}
@@ -76,7 +89,7 @@ def main(files):
                 lm, cm = confidence(m["dist"][a])
                 ld, cd = confidence(d["dist"][a])
                 if (lm == t) != m["probe"][a] or (ld == t) != d["probe"][a]:
-                    sys.exit(f"{p}: split {r['split']} probe {a}: distances disagree with the recorded outcome")
+                    sys.exit(f"{p}: split {r['split']} probe {a}: distances disagree with the recorded outcome: record it again with the current code")
                 fused = lm if lm == ld or cm >= cd else ld
                 s = [x + y for x, y in zip(ratios(m["dist"][a]), ratios(d["dist"][a]))]
                 summed = min(range(len(s)), key=lambda i: s[i])
@@ -101,7 +114,7 @@ def main(files):
         print(f"{rs[0]['data']} ({len(rs)}, {n}): {a['mix']:.1f}, {a['dr']:.1f}, {a['confidence']:.1f}, "
               f"{a['ratio']:.1f}, {a['either']:.1f} | {100.0 * disagree / n:.1f}%"
               + (f" | {a['hl']:.1f}, {a['vote']:.1f}" if three else "")
-              + (f" | auto {auto['mean']:.1f}, vote where auto keeps kfda-mix {a['hybrid']:.1f}" if three and auto else ""))
+              + (f" | auto {auto['mean']:.1f}, vote where auto keeps kfda-mix {a['hybrid']:.1f}" if auto else ""))
 
 
 if __name__ == "__main__":
