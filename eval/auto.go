@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/par"
+	"setmatch/match"
 )
 
 // Choosing what to deploy (the auto method).
@@ -754,9 +756,10 @@ func (s *Selection) choose() error {
 	return nil
 }
 
-// deployGrid returns the grid with which the winner is fitted on all
-// training sets. A method in the full space keeps its own grid. For a -dr
-// winner the choice is of the method: its d and training bandwidth are
+// deployGrid returns the grid with which the candidate c of s (the
+// winner, or a member of the vote) is fitted on all training sets. A
+// method in the full space keeps its own grid. For a -dr candidate the
+// choice is of the method: its d and training bandwidth are
 // chosen again by the method's own cross-validation (runDR) over the auto
 // grid (every d and scale of the candidates, with the PCA-start guard), on
 // all training sets, where the folds keep more sets per class than the
@@ -764,25 +767,24 @@ func (s *Selection) choose() error {
 // fixed. When some class has a single training set, runDR could not
 // cross-validate and would fall back to its first candidate: the winner
 // of Choose, which was validated, is deployed as it is.
-func (s *Selection) deployGrid(g Grid, dim int, labels []int) Grid {
-	b := s.Best()
-	if !isDR(b.Method) || b.Learn.Dim == 0 || SmallestClass(labels) < 2 {
-		return b.grid(g, dim, g.DRIter)
+func (s *Selection) deployGrid(c Candidate, g Grid, dim int, labels []int) Grid {
+	if !isDR(c.Method) || c.Learn.Dim == 0 || SmallestClass(labels) < 2 {
+		return c.grid(g, dim, g.DRIter)
 	}
 	var dims []int
 	var scales []float64
 	seen := map[any]bool{}
-	for _, c := range s.Scores {
-		if c.Method != b.Method {
+	for _, sc := range s.Scores {
+		if sc.Method != c.Method {
 			continue
 		}
-		if !seen[c.Learn.Dim] {
-			seen[c.Learn.Dim] = true
-			dims = append(dims, c.Learn.Dim)
+		if !seen[sc.Learn.Dim] {
+			seen[sc.Learn.Dim] = true
+			dims = append(dims, sc.Learn.Dim)
 		}
-		if !c.Learn.Start && !seen[c.Learn.Scale] {
-			seen[c.Learn.Scale] = true
-			scales = append(scales, c.Learn.Scale)
+		if !sc.Learn.Start && !seen[sc.Learn.Scale] {
+			seen[sc.Learn.Scale] = true
+			scales = append(scales, sc.Learn.Scale)
 		}
 	}
 	g.Bandwidths = deployableBandwidths(g.Bandwidths)
@@ -790,12 +792,50 @@ func (s *Selection) deployGrid(g Grid, dim int, labels []int) Grid {
 	return g
 }
 
-// Deploy fits the winner of s on all training sets of t (t's test sets are
-// not used) and returns what a model deploys; see deployGrid.
+// VoteMembers are the members of the vote that auto deploys where every
+// class has three or more training sets and the choice keeps kfda-mix
+// (Selection.Votes): kfda-mix first, whose label stands where all three
+// differ, then the learned projection and kFDA on the Hellinger
+// distance. The vote is right where two of them are: on sets where
+// kfda-mix alone errs it gains, and where the learned projection alone is
+// right, the choice has already departed to it (docs/TRAINING.md, "The
+// vote where auto keeps kfda-mix").
+var VoteMembers = []string{KFDAMix, NNHDR, KFDAHL}
+
+// Votes reports whether what s deploys is the vote of VoteMembers: the
+// choice was made among the three-set candidates (Only, not fallen back),
+// it kept kfda-mix, and nn-h-dr was scored without failing.
+func (s *Selection) Votes() bool {
+	if s.Only == 0 || s.FellBack() || s.Best().Method != VoteMembers[0] {
+		return false
+	}
+	for _, c := range s.Scores[:s.Only] {
+		if c.Method == NNHDR && c.Err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// member returns the candidate of s that fits the vote member method: its
+// score's candidate where Choose scored it, else the whole method.
+func (s *Selection) member(method string) Candidate {
+	for _, c := range s.Scores {
+		if c.Method == method && c.Err == nil {
+			return c.Candidate
+		}
+	}
+	return Candidate{Method: method}
+}
+
+// Deploy fits what s deploys on all training sets of t (t's test sets are
+// not used) and returns what a model holds: the winner (see deployGrid),
+// or where s Votes, the vote of VoteMembers, each fitted as it would be
+// if it had won.
 func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
 	tt := *t
 	tt.Test = nil
-	p, err := run(s.Best().Method, &tt, s.deployGrid(g, t.Pool.Dim(), t.Labels))
+	p, err := s.run(&tt, g)
 	if err != nil {
 		return nil, err
 	}
@@ -805,18 +845,55 @@ func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
 	return p.Fit, nil
 }
 
-// runAuto chooses a candidate on t's training sets (Choose) and runs it on
-// t as Selection.Deploy fits it: what setmatch train --method auto would
-// deploy, on t's test sets.
+// run runs what s deploys on t: the winner, or the vote.
+func (s *Selection) run(t *Task, g Grid) (Prediction, error) {
+	if !s.Votes() {
+		b := s.Best()
+		p, err := run(b.Method, t, s.deployGrid(b.Candidate, g, t.Pool.Dim(), t.Labels))
+		if err != nil {
+			return Prediction{}, fmt.Errorf("%s: %w", b.Candidate, err)
+		}
+		return p, nil
+	}
+	preds := make([]Prediction, len(VoteMembers))
+	vote := &Fitted{Method: Vote, CV: -1}
+	var params []string
+	for i, m := range VoteMembers {
+		c := s.member(m)
+		p, err := run(m, t, s.deployGrid(c, g, t.Pool.Dim(), t.Labels))
+		if err != nil {
+			return Prediction{}, fmt.Errorf("vote member %s: %w", c, err)
+		}
+		preds[i] = p
+		vote.Members = append(vote.Members, p.Fit)
+		params = append(params, fmt.Sprintf("%s (%s)", m, p.Params))
+	}
+	out := Prediction{Labels: make([]int, len(t.Test)), Params: "vote of " + strings.Join(params, ", ")}
+	if len(t.Test) == 0 {
+		out.Fit = vote
+	}
+	labels := make([]int, len(preds))
+	for k := range out.Labels {
+		for i, p := range preds {
+			labels[i] = p.Labels[k]
+		}
+		out.Labels[k] = labels[match.Vote(labels)]
+	}
+	return out, nil
+}
+
+// runAuto chooses a candidate on t's training sets (Choose) and runs what
+// it deploys on t as Selection.Deploy fits it: what setmatch train
+// --method auto would deploy, on t's test sets.
 func runAuto(t *Task, g Grid) (Prediction, error) {
 	sel, err := Choose(t, g, nil)
 	if err != nil {
 		return Prediction{}, err
 	}
 	b := sel.Best()
-	p, err := run(b.Method, t, sel.deployGrid(g, t.Pool.Dim(), t.Labels))
+	p, err := sel.run(t, g)
 	if err != nil {
-		return Prediction{}, fmt.Errorf("%s: %w", b.Candidate, err)
+		return Prediction{}, err
 	}
 	p.Params = fmt.Sprintf("chose %s autocv=%.1f%% %s", b.Candidate, 100*b.Accuracy, p.Params)
 	return p, nil

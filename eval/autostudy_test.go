@@ -234,9 +234,7 @@ func studyChoice(task *Task, g Grid, rec *studySplit) error {
 	}
 	for i, c := range sel.Scores {
 		if c.Method == NNHDR {
-			s2 := *sel
-			s2.Chosen = i
-			pr, err := run(NNHDR, task, s2.deployGrid(g, dim, task.Labels))
+			pr, err := run(NNHDR, task, sel.deployGrid(sel.Scores[i].Candidate, g, dim, task.Labels))
 			if err != nil {
 				return err
 			}

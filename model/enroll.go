@@ -55,6 +55,10 @@ func (m *Model) Enroll(label, name string, frames *mat.Dense) error {
 // CanEnroll returns nil if Enroll can add sets to m, else why not (an
 // error wrapping ErrNeedsRetraining).
 func (m *Model) CanEnroll() error {
+	if len(m.Voters) > 0 {
+		return fmt.Errorf("%w: this model decides by a vote of %d methods (%s), each fitted on the gallery: adding sets needs retraining: run setmatch train on the training data with the new sets added",
+			ErrNeedsRetraining, len(m.Voters)+1, strings.Join(m.MemberMethods(), ", "))
+	}
 	if k := m.KFDA; k != nil {
 		return fmt.Errorf("%w: this model decides by kFDA (%s, %d latent dimensions): adding sets needs retraining: run setmatch train on the training data with the new sets added",
 			ErrNeedsRetraining, k.Describe(), k.Dim())

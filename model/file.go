@@ -1,6 +1,6 @@
 package model
 
-// The model file (format 5), all integers little-endian:
+// The model file (format 6), all integers little-endian:
 //
 //	offset       size  field
 //	0            8     magic "SETMATCH"
@@ -18,9 +18,14 @@ package model
 //	20+H+8F      P     the fitted feature pipeline (features.Fitted's
 //	                   binary encoding), P = header's features_bytes (0:
 //	                   none)
-//	20+H+8F+P    4     CRC-32C (Castagnoli) of every byte before it
+//	20+H+8F+P    V     the voters of a vote (Model.Voters): each a whole
+//	                   model file of format 6 (without a pipeline or
+//	                   voters of its own), of the lengths in the header's
+//	                   voter_bytes, in order; V is their sum (0: none)
+//	20+H+8F+P+V  4     CRC-32C (Castagnoli) of every byte before it
 //
-// The file ends right after the checksum. Format 4 is format 5 without
+// The file ends right after the checksum. Format 5 is format 6 without
+// voters. Format 4 is format 5 without
 // the identity projection (W always stored; an identity W is read as
 // one). Format 3 is format 4 without
 // the sums of kernels (kfda kernel sum, with its terms). Format 2 is
@@ -59,7 +64,7 @@ const Magic = "SETMATCH"
 
 // FormatVersion is the format version this package writes and the newest
 // it reads.
-const FormatVersion = 5
+const FormatVersion = 6
 
 // MaxFileBytes is the largest model file ReadFile and Decode accept.
 const MaxFileBytes = 1 << 30
@@ -109,6 +114,9 @@ type fileHeader struct {
 
 	// Format 5: "identity" when W is the D×D identity and not stored.
 	Projection string `json:"projection,omitempty"`
+
+	// Format 6: the length in bytes of each voter's model file.
+	VoterBytes []int `json:"voter_bytes,omitempty"`
 }
 
 // projectionIdentity is the header's projection of a model whose W is the
@@ -288,6 +296,15 @@ func encode(w io.Writer, m *Model) error {
 		}
 		h.FeaturesBytes, h.FeaturesSpec = len(pipeline), m.Features.Name()
 	}
+	var voters []byte
+	for i, v := range m.Voters {
+		var b bytes.Buffer
+		if err := encode(&b, v); err != nil {
+			return fmt.Errorf("encoding voter %d: %w", i+1, err)
+		}
+		h.VoterBytes = append(h.VoterBytes, b.Len())
+		voters = append(voters, b.Bytes()...)
+	}
 	hdr, err := json.Marshal(h)
 	if err != nil {
 		return fmt.Errorf("encoding model header: %w", err)
@@ -337,6 +354,7 @@ func encode(w io.Writer, m *Model) error {
 		putMatrix(k.Latent)
 	}
 	bw.Write(pipeline)
+	bw.Write(voters)
 	if err := bw.Flush(); err != nil {
 		return err
 	}
@@ -377,7 +395,12 @@ func decodeBytes(b []byte) (*Model, uint32, error) {
 	return m, binary.LittleEndian.Uint32(b[8:12]), nil
 }
 
-func decodeChecked(b []byte) (*Model, error) {
+func decodeChecked(b []byte) (*Model, error) { return decodeModel(b, false) }
+
+// decodeModel is decodeChecked for the file of a model (voter false) or
+// of a voter inside one (voter true), which may hold no voters: so
+// decoding never nests deeper than one level, whatever the file says.
+func decodeModel(b []byte, voter bool) (*Model, error) {
 	if err := checkPrefix(b); err != nil {
 		return nil, err
 	}
@@ -405,6 +428,11 @@ func decodeChecked(b []byte) (*Model, error) {
 		return nil, err
 	}
 	data := body[prefixLen+int(hlen):]
+	voterData, err := h.splitVoters(data, voter)
+	if err != nil {
+		return nil, err
+	}
+	data = data[:len(data)-len(voterData)]
 	if h.FeaturesBytes < 0 || h.FeaturesBytes > len(data) {
 		return nil, fmt.Errorf("%w: the header gives the feature pipeline %d bytes, the file holds %d bytes after the header", ErrMalformed, h.FeaturesBytes, len(data))
 	}
@@ -433,10 +461,40 @@ func decodeChecked(b []byte) (*Model, error) {
 	} else if h.FeaturesSpec != "" {
 		return nil, fmt.Errorf("%w: the header names the feature pipeline %q but none is stored", ErrMalformed, h.FeaturesSpec)
 	}
+	for i, n := range h.VoterBytes {
+		v, err := decodeModel(voterData[:n], true)
+		if err != nil {
+			return nil, fmt.Errorf("voter %d: %w", i+1, err)
+		}
+		m.Voters, voterData = append(m.Voters, v), voterData[n:]
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// splitVoters returns the bytes of the voters at the end of data (after
+// the header, without the checksum), checking the header's voter lengths
+// against the bytes present; a voter's file (voter) may hold none.
+func (h *fileHeader) splitVoters(data []byte, voter bool) ([]byte, error) {
+	if len(h.VoterBytes) == 0 {
+		return nil, nil
+	}
+	if voter {
+		return nil, fmt.Errorf("%w: a voter holds voters of its own", ErrMalformed)
+	}
+	if len(h.VoterBytes) > MaxVoters {
+		return nil, fmt.Errorf("%w: %d voters, at most %d", ErrMalformed, len(h.VoterBytes), MaxVoters)
+	}
+	total := 0
+	for i, n := range h.VoterBytes {
+		if n < prefixLen+checksumLen || n > len(data)-total {
+			return nil, fmt.Errorf("%w: voter %d of %d bytes, the file holds %d bytes after the header and the voters before it", ErrMalformed, i+1, n, len(data)-total)
+		}
+		total += n
+	}
+	return data[len(data)-total:], nil
 }
 
 // checkPrefix checks the magic and the format version of b.
@@ -479,7 +537,14 @@ func expectedSize(b []byte, hlen uint64) (uint64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return end + 8*uint64(floats) + uint64(h.FeaturesBytes) + checksumLen, true
+	var voters uint64
+	for _, n := range h.VoterBytes {
+		if n < 0 || n > MaxFileBytes {
+			return 0, false
+		}
+		voters += uint64(n)
+	}
+	return end + 8*uint64(floats) + uint64(h.FeaturesBytes) + voters + checksumLen, true
 }
 
 // parseHeader reads the JSON header of a file of format version v; the
@@ -500,6 +565,9 @@ func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 	}
 	if v < 5 {
 		h.Projection = ""
+	}
+	if v < 6 {
+		h.VoterBytes = nil
 	}
 	if h.Projection != "" && h.Projection != projectionIdentity {
 		return nil, fmt.Errorf("%w: projection %q (want %q or none)", ErrMalformed, h.Projection, projectionIdentity)

@@ -50,6 +50,10 @@ type goldenBatch struct {
 	Distances   []float64   `json:"distances,omitempty"` // latent distances to every gallery set
 	// Distances the kernel induces to every gallery set (format ≥ 4).
 	KernelDistances []float64 `json:"kernel_distances,omitempty"`
+	// The members' labels and the member whose result this is, for a
+	// model with voters (format ≥ 6).
+	Votes  []string `json:"votes,omitempty"`
+	Member int      `json:"member,omitempty"`
 }
 
 func goldenPaths(v uint32) (model, results string) {
@@ -63,8 +67,28 @@ func goldenPaths(v uint32) (model, results string) {
 // format 3's file holds CDL's kernel alone, format 2's hg alone) in the
 // full space, its projection the identity (format 5; format 4's file
 // has a 6×3 W), with a recorded feature pipeline (intensity:4x4+pca:6), a
-// selection table and an open-set threshold.
+// selection table and an open-set threshold; and two voters (format 6;
+// format 5's file has none): nearest neighbour after a 6×3 W, and kFDA
+// on the Hellinger distance in the full space, each with a threshold of
+// its own.
 func goldenModel(t testing.TB) *Model {
+	m := goldenMix(t)
+	dr := mfModel(201, 6, 3, []int{5, 4, 6, 5, 4, 6})
+	dr.Threshold = 2
+	dr.Selection = Selection{Method: "nn-h-dr", Params: map[string]string{"dim": "3"}, CVAccuracy: math.NaN()}
+	hl := mfModel(301, 6, 6, []int{5, 4, 6, 5, 4, 6})
+	hl.W, hl.Identity = nil, true
+	hl.Threshold = 1.2
+	if _, err := hl.FitKFDA(KernelHL, 1, "median", 1e-2, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	m.Voters = []*Model{dr, hl}
+	return m
+}
+
+// goldenMix is the model of format 5's golden file: goldenModel
+// without voters.
+func goldenMix(t testing.TB) *Model {
 	m := mfModel(101, 6, 6, []int{5, 4, 6, 5, 4, 6})
 	m.W, m.Identity = nil, true
 	m.Threshold = 1.65 // a distance the kernel induces (KFDA.OpenSet): the batch near b is known, the others not
@@ -164,6 +188,7 @@ func writeGolden(t *testing.T) {
 			fb.Jeffrey = append(fb.Jeffrey, v.Jeffrey)
 		}
 		fb.Latent, fb.Distances, fb.KernelDistances = res.Latent, res.Distances, res.KernelDistances
+		fb.Votes, fb.Member = res.Votes, res.Member
 	}
 	js, err := json.MarshalIndent(g, "", " ")
 	if err != nil {
@@ -289,6 +314,9 @@ func TestGoldenModelFiles(t *testing.T) {
 					if !goldenAgree(res.KernelDistances[k], want.KernelDistances[k]) {
 						t.Errorf("batch %d: kernel distance to set %d %.17g, recorded %.17g", i, k, res.KernelDistances[k], want.KernelDistances[k])
 					}
+				}
+				if fmt.Sprint(res.Votes) != fmt.Sprint(want.Votes) || res.Member != want.Member {
+					t.Errorf("batch %d: votes %q decided by member %d, recorded %q by %d", i, res.Votes, res.Member, want.Votes, want.Member)
 				}
 				if d.Known {
 					known++

@@ -39,6 +39,7 @@ type Matcher struct {
 	terms     []matcherTerm // the kFDA kernel, a sum of terms
 	diag      []float64     // OpenSetKernel: the kernel of each gallery set with itself
 	workers   int
+	voters    []*Matcher // the matchers of Model.Voters
 }
 
 // matcherTerm is one kernel of a kFDA matcher, times weight: on the
@@ -83,6 +84,15 @@ type Result struct {
 	// batch to every gallery set, √(k(q,q) + k(j,j) − 2k(q,j)), for models
 	// whose open set is decided by them (KFDA.OpenSet); nil otherwise.
 	KernelDistances []float64
+	// Votes, for a model that decides by a vote (Model.Voters), holds the
+	// label of the nearest gallery set every member gives (the model
+	// itself first, then its voters), whether known or not; nil
+	// otherwise. The rest of the Result is that of the member Member
+	// (index into Votes), the first whose label the vote decided for:
+	// its divergences, its scores and its open-set decision, by its own
+	// threshold.
+	Votes  []string
+	Member int
 }
 
 // NewMatcher validates the model and builds its gallery. Comparisons use
@@ -98,6 +108,9 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		return nil, err
 	}
 	mt := &Matcher{model: m, labels: m.Labels(), threshold: m.Threshold, workers: max(workers, 0)}
+	if err := mt.newVoters(m, workers); err != nil {
+		return nil, err
+	}
 	needKDE := m.KFDA == nil
 	if k := m.KFDA; k != nil {
 		mt.disc = k.Discriminant()
@@ -152,10 +165,14 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 // WithThreshold returns a matcher that shares mt's gallery (building
 // nothing) but decides with the open-set threshold t instead of the model's,
 // as when a daemon's configuration overrides it. +Inf makes a closed-set
-// decision; t must not be NaN.
+// decision; t must not be NaN. A model that decides by a vote takes only
+// +Inf, for every member (ErrVoteThreshold).
 func (mt *Matcher) WithThreshold(t float64) (*Matcher, error) {
 	if math.IsNaN(t) {
 		return nil, errors.New("threshold is NaN (use +Inf for a closed-set decision)")
+	}
+	if len(mt.voters) > 0 {
+		return mt.withThresholdVote(t)
 	}
 	c := *mt
 	c.threshold = t
@@ -184,8 +201,12 @@ func (mt *Matcher) Match(batch *mat.Dense) (Result, error) {
 
 // MatchContext is Match that gives up with ctx's error when ctx ends
 // (checked between tiles of the comparisons), as a daemon does for a batch
-// over its time limit or at a stop.
+// over its time limit or at a stop. A model with voters matches the batch
+// with every member and decides by their vote (Result.Votes).
 func (mt *Matcher) MatchContext(ctx context.Context, batch *mat.Dense) (Result, error) {
+	if len(mt.voters) > 0 {
+		return mt.matchVote(ctx, batch)
+	}
 	p, err := mt.model.Project(batch)
 	if err != nil {
 		return Result{}, err
@@ -194,7 +215,11 @@ func (mt *Matcher) MatchContext(ctx context.Context, batch *mat.Dense) (Result, 
 }
 
 // MatchProjected is Match for a batch that is already projected (n×d).
+// A model with voters has no one projection: it fails.
 func (mt *Matcher) MatchProjected(p *mat.Dense) (Result, error) {
+	if len(mt.voters) > 0 {
+		return Result{}, errors.New("a model that decides by a vote projects a batch once for each member: use Match")
+	}
 	return mt.matchProjected(context.Background(), p)
 }
 

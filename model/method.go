@@ -283,8 +283,18 @@ func (m *Model) IsKFDA() bool { return m.KFDA != nil }
 
 // MethodName returns the method the model decides by: Selection.Method,
 // or for a model that does not record it (format 1), "nn-h" or "nn-j" by
-// its divergence, with "-dr" when W reduces the dimension.
+// its divergence, with "-dr" when W reduces the dimension; for a model
+// with voters, "vote(" and the members' methods, e.g.
+// "vote(kfda-mix,nn-h-dr,kfda-hl)".
 func (m *Model) MethodName() string {
+	if len(m.Voters) > 0 {
+		return "vote(" + strings.Join(m.MemberMethods(), ",") + ")"
+	}
+	return m.ownMethod()
+}
+
+// ownMethod is MethodName of m alone, without its voters.
+func (m *Model) ownMethod() string {
 	if m.Selection.Method != "" {
 		return m.Selection.Method
 	}

@@ -67,6 +67,17 @@ type Model struct {
 	// KFDA is the kernel Fisher discriminant the model decides by; nil for
 	// nearest-neighbour methods. Its rows follow Sets.
 	KFDA *KFDA
+
+	// Voters, when not empty, make the model decide by a vote (format 6,
+	// vote.go): each voter is a whole model of its own method on the
+	// same gallery sets (the same labels and names, in the same order)
+	// and the same input features, with its own projection, gallery
+	// samples and threshold; the batch gets the label most of the
+	// members (the model itself first, then its voters) give
+	// (match.Vote), and whether it is known is decided by the first
+	// member that gave that label, by its own threshold. A voter has no
+	// feature pipeline (the model's applies to all) and no voters.
+	Voters []*Model
 }
 
 // Set is one gallery set.
@@ -239,7 +250,10 @@ func (m *Model) validate() error {
 			return fmt.Errorf("meta: parameter %q is not valid UTF-8", k)
 		}
 	}
-	return m.validateMethod()
+	if err := m.validateMethod(); err != nil {
+		return err
+	}
+	return m.validateVoters()
 }
 
 func (s *Set) validate(d int) error {

@@ -1,0 +1,131 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+)
+
+// MaxVoters is the most voters a model may hold (each is a whole model,
+// matched in full for every batch).
+const MaxVoters = 4
+
+// Members returns the members of m's vote: m itself, then its voters;
+// just m for a model without voters.
+func (m *Model) Members() []*Model {
+	return append([]*Model{m}, m.Voters...)
+}
+
+// MemberMethods returns the method of every member of m's vote (Members),
+// each as it decides alone.
+func (m *Model) MemberMethods() []string {
+	var out []string
+	for _, v := range m.Members() {
+		out = append(out, v.ownMethod())
+	}
+	return out
+}
+
+// validateVoters checks that every voter is a valid model of its own,
+// on the same input features and gallery sets as m, without a feature
+// pipeline or voters of its own.
+func (m *Model) validateVoters() error {
+	if len(m.Voters) > MaxVoters {
+		return fmt.Errorf("%d voters, at most %d", len(m.Voters), MaxVoters)
+	}
+	for i, v := range m.Voters {
+		if err := m.validateVoter(v); err != nil {
+			return fmt.Errorf("voter %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (m *Model) validateVoter(v *Model) error {
+	switch {
+	case v == nil:
+		return errors.New("no model")
+	case len(v.Voters) > 0:
+		return errors.New("a voter has voters of its own")
+	case v.Features != nil:
+		return errors.New("a voter has a feature pipeline of its own (the model's applies to every member)")
+	}
+	if err := v.validate(); err != nil {
+		return err
+	}
+	if v.InputDim() != m.InputDim() {
+		return fmt.Errorf("takes %d features, the model %d", v.InputDim(), m.InputDim())
+	}
+	if len(v.Sets) != len(m.Sets) {
+		return fmt.Errorf("%d gallery sets, the model %d", len(v.Sets), len(m.Sets))
+	}
+	for j, s := range v.Sets {
+		if s.Label != m.Sets[j].Label || s.Name != m.Sets[j].Name {
+			return fmt.Errorf("gallery set %d is %q/%q, the model's %q/%q: the members must hold the same sets in the same order", j, s.Label, s.Name, m.Sets[j].Label, m.Sets[j].Name)
+		}
+	}
+	return nil
+}
+
+// ErrVoteThreshold is returned by WithThreshold for a finite threshold
+// on a model that decides by a vote.
+var ErrVoteThreshold = errors.New("a vote decides whether a batch is known by the threshold of the member that gives the label, each on its own scale: one number cannot replace them; leave the threshold unset (the model's) or make it inf (a closed set)")
+
+// newVoters builds the matchers of m's voters.
+func (mt *Matcher) newVoters(m *Model, workers int) error {
+	for i, v := range m.Voters {
+		vm, err := v.NewMatcherWorkers(workers)
+		if err != nil {
+			return fmt.Errorf("voter %d (%s): %w", i+1, v.ownMethod(), err)
+		}
+		mt.voters = append(mt.voters, vm)
+	}
+	return nil
+}
+
+// matchVote matches the batch with every member of the vote and returns
+// the Result of the first member whose label the vote decides for, with
+// Votes and Member set.
+func (mt *Matcher) matchVote(ctx context.Context, batch *mat.Dense) (Result, error) {
+	own := *mt
+	own.voters = nil
+	members := append([]*Matcher{&own}, mt.voters...)
+	results := make([]Result, len(members))
+	votes := make([]string, len(members))
+	for i, m := range members {
+		r, err := m.MatchContext(ctx, batch)
+		if err != nil {
+			if i == 0 {
+				return Result{}, err
+			}
+			return Result{}, fmt.Errorf("voter %d (%s): %w", i, m.model.ownMethod(), err)
+		}
+		results[i], votes[i] = r, m.labels[r.Decision.Best]
+	}
+	w := match.Vote(votes)
+	res := results[w]
+	res.Votes, res.Member = votes, w
+	return res, nil
+}
+
+// withThresholdVote is WithThreshold for a vote: +Inf makes every member
+// decide a closed set; a finite t is ErrVoteThreshold.
+func (mt *Matcher) withThresholdVote(t float64) (*Matcher, error) {
+	if !math.IsInf(t, 1) {
+		return nil, fmt.Errorf("threshold %g: %w", t, ErrVoteThreshold)
+	}
+	c := *mt
+	c.threshold = t
+	c.voters = make([]*Matcher, len(mt.voters))
+	for i, v := range mt.voters {
+		vc := *v
+		vc.threshold = t
+		c.voters[i] = &vc
+	}
+	return &c, nil
+}
