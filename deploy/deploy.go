@@ -76,9 +76,14 @@ type Result struct {
 	// gallery sets (the threshold's and a report's input): their
 	// divergences, or for kFDA the distances its kernel induces,
 	// kfda.KernelDistances. GalleryMeasure names it.
-	Gallery         *mat.SymDense
-	GalleryMeasure  string
-	kernel          *mat.SymDense // kFDA: the gallery's kernel matrix
+	Gallery        *mat.SymDense
+	GalleryMeasure string
+	kernel         *mat.SymDense // kFDA: the gallery's kernel matrix
+	// Members are the results of the members of a vote (Fit.Method
+	// eval.Vote), each built as if deployed alone; Model, Gallery and
+	// GalleryMeasure are then the first member's, whose model holds the
+	// others as its voters.
+	Members         []*Result
 	ChooseSeconds   float64
 	FitSeconds      float64
 	ThresholdSource string // how the threshold was set
@@ -133,25 +138,60 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		return nil, fmt.Errorf("fitting %s on all training sets: %w", opt.Method, err)
 	}
 	res.FitSeconds = time.Since(t0).Seconds()
-	m, gallery, err := nnModel(sets, labels, names, res.Fit, opt.Workers)
-	if err != nil {
+	if res.Fit.Method == eval.Vote {
+		return res, res.buildVote(sets, labels, names, opt)
+	}
+	if err := res.build(sets, labels, names, opt); err != nil {
 		return nil, err
 	}
-	res.Model, res.Gallery, res.GalleryMeasure = m, gallery, m.Divergence.String()
+	return res, res.Model.Validate()
+}
+
+// build turns r.Fit (one method, not a vote) into r.Model, with the
+// gallery's scores (r.Gallery) and the open-set threshold.
+func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) error {
+	m, gallery, err := nnModel(sets, labels, names, r.Fit, opt.Workers)
+	if err != nil {
+		return err
+	}
+	r.Model, r.Gallery, r.GalleryMeasure = m, gallery, m.Divergence.String()
 	m.Meta = opt.Meta
-	m.Selection = selection(res.Fit, res.Selection)
-	if f := res.Fit; f.KFDA != nil {
+	m.Selection = selection(r.Fit, r.Selection)
+	if f := r.Fit; f.KFDA != nil {
 		// The model fits the discriminant again from its gallery, with the
 		// chosen kernel(s), regulariser and latent dimension.
-		if res.kernel, err = m.FitTerms(Terms(f), f.Reg, f.LatentDim, opt.Workers); err != nil {
-			return nil, fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
+		if r.kernel, err = m.FitTerms(Terms(f), f.Reg, f.LatentDim, opt.Workers); err != nil {
+			return fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
 		}
-		res.Gallery, res.GalleryMeasure = kfda.KernelDistances(res.kernel), f.Method+" kernel distance"
+		r.Gallery, r.GalleryMeasure = kfda.KernelDistances(r.kernel), f.Method+" kernel distance"
 	}
-	if err := res.setThreshold(opt); err != nil {
-		return nil, err
+	return r.setThreshold(opt)
+}
+
+// buildVote builds the model of a vote (r.Fit.Members): every member is
+// built as if deployed alone, with its own threshold; the first member's
+// model, which records the selection, holds the others as its voters.
+func (r *Result) buildVote(sets []*mat.Dense, labels, names []string, opt Options) error {
+	var sources []string
+	for i, f := range r.Fit.Members {
+		mr := &Result{Fit: f}
+		if i == 0 {
+			mr.Selection = r.Selection
+		}
+		if err := mr.build(sets, labels, names, opt); err != nil {
+			return fmt.Errorf("vote member %s: %w", f.Method, err)
+		}
+		r.Members = append(r.Members, mr)
+		sources = append(sources, f.Method+": "+mr.ThresholdSource)
+		if i == 0 {
+			r.Model, r.Gallery, r.GalleryMeasure, r.kernel = mr.Model, mr.Gallery, mr.GalleryMeasure, mr.kernel
+			continue
+		}
+		r.Model.Voters = append(r.Model.Voters, mr.Model)
 	}
-	return res, m.Validate()
+	r.Model.Selection.Params["vote"] = strings.Join(r.Model.MemberMethods(), ", ")
+	r.ThresholdSource = "each member's own, that of the member whose label the vote gives: " + strings.Join(sources, "; ")
+	return r.Model.Validate()
 }
 
 // selection returns the model's record of the deployed method: its
@@ -339,7 +379,13 @@ func (r *Result) WriteSummary(w io.Writer) {
 				100*s.Scores[s.Top].Accuracy, 200*s.SE, 100*s.Chance, int(math.Round(1/s.Chance)))
 		}
 	}
-	if f := r.Fit; f != nil {
+	if f := r.Fit; f != nil && f.Method == eval.Vote {
+		fmt.Fprintf(w, "deployed the vote of %s (the label two or three of them give, %s's where all differ), fitted on all training sets in %.1fs:\n",
+			strings.Join(r.Model.MemberMethods(), ", "), f.Members[0].Method, r.FitSeconds)
+		for _, m := range f.Members {
+			fmt.Fprintf(w, "  %s: %s\n", m.Method, Describe(m))
+		}
+	} else if f != nil {
 		fmt.Fprintf(w, "deployed %s: %s, fitted on all training sets in %.1fs\n", f.Method, Describe(f), r.FitSeconds)
 	}
 	fmt.Fprintf(w, "threshold: %s\n", r.ThresholdSource)

@@ -19,7 +19,10 @@ import (
 // data returns 3 classes × 6 sets of 12 frames in 6 features: the class
 // is in feature 0 (means 0, 1, 2 with spread 0.4), the other features are
 // noise of spread 1.
-func data(seed uint64) ([]*mat.Dense, []int) {
+func data(seed uint64) ([]*mat.Dense, []int) { return dataSpread(seed, 0.4) }
+
+// dataSpread is data with the class feature's spread sd.
+func dataSpread(seed uint64, sd float64) ([]*mat.Dense, []int) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var sets []*mat.Dense
 	var labels []int
@@ -30,7 +33,7 @@ func data(seed uint64) ([]*mat.Dense, []int) {
 				for j := range 6 {
 					x.Set(i, j, rng.NormFloat64())
 				}
-				x.Set(i, 0, float64(c)+0.4*rng.NormFloat64())
+				x.Set(i, 0, float64(c)+sd*rng.NormFloat64())
 			}
 			sets, labels = append(sets, x), append(labels, c)
 		}
@@ -67,6 +70,56 @@ func grid() eval.Grid {
 // the appliance use it).
 func TestModelDecidesAsEval(t *testing.T) {
 	sets, labels := data(3)
+	modelDecidesAsEval(t, sets, labels, []string{eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.Auto})
+}
+
+// TestVoteDecidesAsEval: where auto deploys the vote, on sets whose
+// classes overlap so that its members disagree on some probes, the model's
+// vote decides every probe as eval's auto row.
+func TestVoteDecidesAsEval(t *testing.T) {
+	sets, labels := dataSpread(1, 2)
+	res := modelDecidesAsEval(t, sets, labels, []string{eval.Auto})[0]
+	if len(res.Model.Voters) != 2 || len(res.Members) != 3 {
+		t.Fatalf("auto deployed %s, want the vote of three", res.Model.MethodName())
+	}
+	for _, mr := range res.Members {
+		checkGallery(t, mr)
+		if mr.ThresholdSource == "" {
+			t.Errorf("%s: no threshold source", mr.Model.MethodName())
+		}
+	}
+	mt, err := res.Model.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, over := 0, 0
+	for i := range sets {
+		if i%6 < 3 {
+			continue
+		}
+		r, err := mt.Match(sets[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Votes[0] != r.Votes[1] || r.Votes[1] != r.Votes[2] {
+			split++
+		}
+		if r.Member != 0 {
+			over++ // the other two outvoted kfda-mix
+		}
+	}
+	if over == 0 {
+		t.Errorf("the members disagreed on %d probes and kfda-mix was never outvoted: the test does not exercise the vote", split)
+	}
+	t.Logf("members disagreed on %d probes, kfda-mix outvoted on %d", split, over)
+}
+
+// modelDecidesAsEval builds, for every method of methods, the model of the
+// gallery (sets 0-2 of every 6) and checks that it decides every probe
+// (sets 3-5) as eval's row of the method on the same split.
+func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods []string) []*Result {
+	t.Helper()
+	var results []*Result
 	var gallery, probe []int
 	for i := range sets {
 		if i%6 < 3 {
@@ -87,7 +140,7 @@ func TestModelDecidesAsEval(t *testing.T) {
 		glabels[k], gsets[k] = labels[j], sets[j]
 		slabels[k], names[k] = []string{"a", "b", "c"}[labels[j]], "s"
 	}
-	for _, method := range []string{eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.Auto} {
+	for _, method := range methods {
 		task := &eval.Task{Pool: pool, Train: gallery, Labels: glabels, Test: probe, Classes: 3, Seed: 9}
 		g := grid()
 		if method != eval.Auto {
@@ -130,7 +183,9 @@ func TestModelDecidesAsEval(t *testing.T) {
 			t.Errorf("model method %q, want %q", res.Model.MethodName(), method)
 		}
 		checkGallery(t, res)
+		results = append(results, res)
 	}
+	return results
 }
 
 // checkGallery checks the gallery matrix a report draws: the model's
@@ -167,12 +222,12 @@ func checkGallery(t *testing.T, res *Result) {
 		want = divergence().Of(m.Divergence)
 	case k.Kernel == model.KernelSum:
 		// The sums' kernel is checked pair by pair in model's tests.
-		if res.GalleryMeasure != m.MethodName()+" kernel distance" {
+		if res.GalleryMeasure != m.MemberMethods()[0]+" kernel distance" {
 			t.Errorf("sum: gallery measure %q", res.GalleryMeasure)
 		}
 		return
 	default:
-		if res.GalleryMeasure != m.MethodName()+" kernel distance" {
+		if res.GalleryMeasure != m.MemberMethods()[0]+" kernel distance" {
 			t.Errorf("%s: gallery measure %q", k.Kernel, res.GalleryMeasure)
 		}
 		kk := func(a, b int) float64 {

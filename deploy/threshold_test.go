@@ -132,6 +132,56 @@ func TestKFDARejectsFarSet(t *testing.T) {
 	}
 }
 
+// TestVoteRejectsFarSet: the vote with --threshold auto (each member
+// calibrated on its own scores) rejects a set far from every class,
+// whichever member decides, and accepts the probes of known classes.
+func TestVoteRejectsFarSet(t *testing.T) {
+	sets, labels := data(5)
+	var g []*mat.Dense
+	var names, lab []string
+	for i, s := range sets {
+		if i%6 < 3 {
+			g, lab, names = append(g, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
+		}
+	}
+	res, err := Build(g, lab, names, Options{Method: eval.Auto, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Model.Voters) != 2 || !strings.HasPrefix(res.ThresholdSource, "each member's own") {
+		t.Fatalf("auto deployed %s (threshold %s), want the vote", res.Model.MethodName(), res.ThresholdSource)
+	}
+	for _, v := range res.Model.Members() {
+		if !(v.Threshold > 0) || math.IsInf(v.Threshold, 0) {
+			t.Errorf("%s: threshold %v, want a calibrated one", v.MethodName(), v.Threshold)
+		}
+	}
+	mt, err := res.Model.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := 0
+	for i, s := range sets {
+		if i%6 >= 3 {
+			r, err := mt.Match(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Decision.Known && r.Decision.Label == fmt.Sprint("c", labels[i]) {
+				accepted++
+			}
+		}
+	}
+	r, err := mt.Match(farSet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("far set: votes %q, member %d, score %.4g, known %v; probes of known classes accepted right %d of 9", r.Votes, r.Member, r.Decision.Score, r.Decision.Known, accepted)
+	if r.Decision.Known || accepted < 8 {
+		t.Errorf("far set known %v, %d of 9 known probes accepted right", r.Decision.Known, accepted)
+	}
+}
+
 // maxLatentWithin is the largest latent distance between two gallery
 // sets of one class.
 func maxLatentWithin(res *Result) float64 {
@@ -187,12 +237,15 @@ func TestThresholdBalanced(t *testing.T) {
 			}
 		}
 	}
-	for _, method := range []string{eval.NNH, eval.KFDAHG} {
+	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.Auto} {
 		var right, out [2]int
 		for i, balanced := range []bool{false, true} {
 			res, err := Build(train, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: balanced})
 			if err != nil {
 				t.Fatalf("%s: %v", method, err)
+			}
+			if method == eval.Auto && len(res.Model.Voters) != 2 {
+				t.Fatalf("auto deployed %s, want the vote", res.Model.MethodName())
 			}
 			if balanced != strings.Contains(res.ThresholdSource, "balanced") {
 				t.Errorf("%s, balanced %v: the source says %q", method, balanced, res.ThresholdSource)

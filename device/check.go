@@ -3,6 +3,7 @@ package device
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"setmatch/config"
 	"setmatch/device/gpio"
@@ -24,10 +25,22 @@ func Check(path string, w io.Writer) error {
 	if err := checkLabels(cfg, m); err != nil {
 		return err
 	}
+	if t := cfg.Decision.Threshold; t != nil {
+		if _, err := m.Matcher.WithThreshold(*t); err != nil {
+			return fmt.Errorf("decision.threshold: %w", err)
+		}
+	}
 	mm := m.Model
 	th := "none (closed set)"
 	if t := cfg.Decision.ThresholdOr(mm.Threshold); !isInf(t) {
 		th = fmt.Sprintf("%.6g", t)
+	}
+	if len(mm.Voters) > 0 && cfg.Decision.Threshold == nil {
+		var parts []string
+		for _, v := range mm.Members() {
+			parts = append(parts, fmt.Sprintf("%s %.6g", v.MemberMethods()[0], v.Threshold))
+		}
+		th = "each member's (" + strings.Join(parts, ", ") + ")"
 	}
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)

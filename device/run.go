@@ -95,9 +95,14 @@ func newState(cfg *config.Config, m *Loaded) (*state, error) {
 		// In memory a float32 .npy doubles and a CSV can grow 4×.
 		lim.MaxBytes = 4 * mb
 	}
-	mt, err := m.Matcher.WithThreshold(cfg.Decision.ThresholdOr(m.Model.Threshold))
-	if err != nil {
-		return nil, fmt.Errorf("decision.threshold: %w", err)
+	// The model's threshold unless the configuration sets one (a model
+	// that decides by a vote has one per member, and takes only inf).
+	mt := m.Matcher
+	if t := cfg.Decision.Threshold; t != nil {
+		var err error
+		if mt, err = m.Matcher.WithThreshold(*t); err != nil {
+			return nil, fmt.Errorf("decision.threshold: %w", err)
+		}
 	}
 	return &state{cfg: cfg, model: m, matcher: mt, limits: lim, burst: newBurstPipeline(cfg, m)}, nil
 }

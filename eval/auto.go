@@ -804,13 +804,14 @@ var VoteMembers = []string{KFDAMix, NNHDR, KFDAHL}
 
 // Votes reports whether what s deploys is the vote of VoteMembers: the
 // choice was made among the three-set candidates (Only, not fallen back),
-// it kept kfda-mix, and nn-h-dr was scored without failing.
+// it kept kfda-mix, and nn-h-dr was among them and did not fail (it may
+// not have been scored, when kfda-mix's score settled the choice).
 func (s *Selection) Votes() bool {
 	if s.Only == 0 || s.FellBack() || s.Best().Method != VoteMembers[0] {
 		return false
 	}
 	for _, c := range s.Scores[:s.Only] {
-		if c.Method == NNHDR && c.Err == nil {
+		if c.Method == NNHDR && (c.Err == nil || NotScored(c.Err)) {
 			return true
 		}
 	}
@@ -818,10 +819,10 @@ func (s *Selection) Votes() bool {
 }
 
 // member returns the candidate of s that fits the vote member method: its
-// score's candidate where Choose scored it, else the whole method.
+// candidate where Choose had it, else the whole method.
 func (s *Selection) member(method string) Candidate {
 	for _, c := range s.Scores {
-		if c.Method == method && c.Err == nil {
+		if c.Method == method {
 			return c.Candidate
 		}
 	}

@@ -113,6 +113,17 @@ func (mt *Matcher) matchVote(ctx context.Context, batch *mat.Dense) (Result, err
 	return res, nil
 }
 
+// Thresholds returns the open-set threshold of every member of the
+// matcher's vote (the model's own first, then its voters'): the one
+// Threshold returns for a model without voters.
+func (mt *Matcher) Thresholds() []float64 {
+	out := []float64{mt.threshold}
+	for _, v := range mt.voters {
+		out = append(out, v.threshold)
+	}
+	return out
+}
+
 // withThresholdVote is WithThreshold for a vote: +Inf makes every member
 // decide a closed set; a finite t is ErrVoteThreshold.
 func (mt *Matcher) withThresholdVote(t float64) (*Matcher, error) {

@@ -52,6 +52,12 @@ type inspectSummary struct {
 	Features *inspectFeatures `json:"features"`
 	// KFDA describes the discriminant of a kFDA model; absent otherwise.
 	KFDA *inspectKFDA `json:"kfda,omitempty"`
+	// Members, for a model that decides by a vote, are the methods of its
+	// members (this model's own first), and Voters the other members,
+	// each described as a model (its file fields empty); the fields
+	// above are then the first member's.
+	Members []string          `json:"members,omitempty"`
+	Voters  []*inspectSummary `json:"voters,omitempty"`
 }
 
 type inspectCandidate struct {
@@ -227,6 +233,13 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 		return 0
 	})
 	s.GalleryMiB = float64(8*s.Frames*s.Dim) / (1 << 20)
+	if len(m.Voters) > 0 {
+		s.Members = m.MemberMethods()
+	}
+	for _, v := range m.Voters {
+		vs := inspectSummarize(model.FileInfo{}, v)
+		s.Voters = append(s.Voters, vs)
+	}
 	return s
 }
 
@@ -258,7 +271,78 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	} else {
 		row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
 	}
+	if len(s.Voters) > 0 {
+		row("decides by", "a vote of %s: the label two or more members give, %s's where all differ; a batch is known if the first member that gives that label accepts it, by its own threshold (member 1 below, then the voters)",
+			strings.Join(s.Members, ", "), s.Members[0])
+	}
+	inspectMethodRows(row, s)
+	if f := s.Features; f != nil {
+		if f.PCADim > 0 {
+			row("features", "%s (fitted PCA %d → %d)", inspectPrintable(f.Spec), f.PCAInputDim, f.PCADim)
+		} else {
+			row("features", "%s", inspectPrintable(f.Spec))
+		}
+	} else {
+		row("features", "(none recorded: the model takes feature vectors)")
+	}
+	inspectDecisionRows(row, s)
+	for i, v := range s.Voters {
+		fmt.Fprintf(tw, "member %d\t%s (a voter)\n", i+2, v.Method)
+		vrow := func(k, format string, a ...any) { row("  "+k, format, a...) }
+		if v.Identity {
+			vrow("projection", "none: the full space of D = %d features (frames centred only)", v.InputDim)
+		} else {
+			vrow("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", v.InputDim, v.Dim, v.OrthonormalErr)
+		}
+		inspectMethodRows(vrow, v)
+		inspectDecisionRows(vrow, v)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.Params) > 0 {
+		fmt.Fprintln(w, "\nparameters:")
+		keys := make([]string, 0, len(s.Params))
+		for k := range s.Params {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "  %s\t%s\n", inspectPrintable(k), inspectPrintable(s.Params[k]))
+		}
+		tw.Flush()
+	}
+	if len(s.Candidates) > 0 {
+		fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets):")
+		fmt.Fprintf(tw, "  method\taccuracy\ttime\tparameters\n")
+		for _, c := range s.Candidates {
+			acc := "-"
+			if c.CVAccuracy != nil {
+				acc = fmt.Sprintf("%.1f%%", *c.CVAccuracy)
+			}
+			mark := ""
+			if c.Name == s.Method || (len(s.Members) > 0 && c.Name == s.Members[0]) {
+				mark = " *"
+			}
+			fmt.Fprintf(tw, "  %s%s\t%s\t%.1fs\t%s\n", inspectPrintable(c.Name), mark, acc, c.Seconds, inspectPrintable(c.Params))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\nclasses:")
+	fmt.Fprintf(tw, "  label\tsets\tframes\n")
+	for _, c := range s.Classes {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\n", inspectPrintable(c.Label), c.Sets, c.Frames)
+	}
+	return tw.Flush()
+}
+
+// inspectMethodRows writes the method of s (one model, or one member of
+// a vote) and its parameters.
+func inspectMethodRows(row func(k, format string, a ...any), s *inspectSummary) {
 	method := s.Method
+	if len(s.Members) > 0 {
+		method = s.Members[0]
+	}
 	if s.CVAccuracy != nil {
 		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
 	} else {
@@ -277,15 +361,11 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 		}
 		row("method parameters", "%s", strings.Join(parts, " "))
 	}
-	if f := s.Features; f != nil {
-		if f.PCADim > 0 {
-			row("features", "%s (fitted PCA %d → %d)", inspectPrintable(f.Spec), f.PCAInputDim, f.PCADim)
-		} else {
-			row("features", "%s", inspectPrintable(f.Spec))
-		}
-	} else {
-		row("features", "(none recorded: the model takes feature vectors)")
-	}
+}
+
+// inspectDecisionRows writes how s (one model, or one member of a vote)
+// decides: its kernel, divergence, bandwidths, threshold and training.
+func inspectDecisionRows(row func(k, format string, a ...any), s *inspectSummary) {
 	if k := s.KFDA; k != nil {
 		row("kfda", "%s, %d latent dimensions, regulariser %g (ε = %.3g)", k.Description, k.LatentDim, k.Reg, k.Epsilon)
 	}
@@ -319,43 +399,6 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	} else {
 		row("training", "(not recorded)")
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(s.Params) > 0 {
-		fmt.Fprintln(w, "\nparameters:")
-		keys := make([]string, 0, len(s.Params))
-		for k := range s.Params {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			fmt.Fprintf(tw, "  %s\t%s\n", inspectPrintable(k), inspectPrintable(s.Params[k]))
-		}
-		tw.Flush()
-	}
-	if len(s.Candidates) > 0 {
-		fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets):")
-		fmt.Fprintf(tw, "  method\taccuracy\ttime\tparameters\n")
-		for _, c := range s.Candidates {
-			acc := "-"
-			if c.CVAccuracy != nil {
-				acc = fmt.Sprintf("%.1f%%", *c.CVAccuracy)
-			}
-			mark := ""
-			if c.Name == s.Method {
-				mark = " *"
-			}
-			fmt.Fprintf(tw, "  %s%s\t%s\t%.1fs\t%s\n", inspectPrintable(c.Name), mark, acc, c.Seconds, inspectPrintable(c.Params))
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\nclasses:")
-	fmt.Fprintf(tw, "  label\tsets\tframes\n")
-	for _, c := range s.Classes {
-		fmt.Fprintf(tw, "  %s\t%d\t%d\n", inspectPrintable(c.Label), c.Sets, c.Frames)
-	}
-	return tw.Flush()
 }
 
 // inspectPrintable quotes s if it holds characters that would break the table.

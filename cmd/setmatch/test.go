@@ -23,11 +23,15 @@ import (
 
 // testSummary is what `setmatch test` reports; --json prints it as is.
 type testSummary struct {
-	Model           string               `json:"model"`
-	Data            string               `json:"data"`
-	Method          string               `json:"method"`
-	Threshold       string               `json:"threshold"` // a number or "+Inf"
-	Accuracy        float64              `json:"accuracy"`  // percent of sets decided right
+	Model     string `json:"model"`
+	Data      string `json:"data"`
+	Method    string `json:"method"`
+	Threshold string `json:"threshold"` // a number or "+Inf"; "members" for a vote
+	// Thresholds, for a model that decides by a vote, are its members'
+	// (in the order of Members), each a number or "+Inf".
+	Members         []string             `json:"members,omitempty"`
+	Thresholds      []string             `json:"thresholds,omitempty"`
+	Accuracy        float64              `json:"accuracy"` // percent of sets decided right
 	Sets            int                  `json:"sets"`
 	Correct         int                  `json:"correct"`
 	Unknown         int                  `json:"unknown"` // sets of classes the model does not know
@@ -210,6 +214,12 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		known[c] = true
 	}
 	s := &testSummary{Method: m.MethodName(), Threshold: formatThreshold(mt.Threshold()), PerClass: map[string]testClass{}}
+	if len(m.Voters) > 0 {
+		s.Threshold, s.Members = "members", m.MemberMethods()
+		for _, t := range mt.Thresholds() {
+			s.Thresholds = append(s.Thresholds, formatThreshold(t))
+		}
+	}
 	items := make([]dataset.FailedSet, 0, len(ds.Sets)+len(ds.Failed))
 	for _, set := range ds.Sets {
 		items = append(items, dataset.FailedSet{Set: set})
@@ -306,7 +316,15 @@ func formatThreshold(t float64) string {
 }
 
 func testPrint(w io.Writer, s *testSummary) error {
-	fmt.Fprintf(w, "model %s (%s, threshold %s) on %s\n", s.Model, s.Method, s.Threshold, s.Data)
+	if len(s.Members) > 0 {
+		th := make([]string, len(s.Members))
+		for i, m := range s.Members {
+			th[i] = m + " " + s.Thresholds[i]
+		}
+		fmt.Fprintf(w, "model %s (%s, thresholds %s) on %s\n", s.Model, s.Method, strings.Join(th, ", "), s.Data)
+	} else {
+		fmt.Fprintf(w, "model %s (%s, threshold %s) on %s\n", s.Model, s.Method, s.Threshold, s.Data)
+	}
 	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
 	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)
 	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)

@@ -1,0 +1,78 @@
+package device
+
+import (
+	"bytes"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"setmatch/device/devicetest"
+	"setmatch/model"
+)
+
+// A model that decides by a vote runs with its members' own thresholds;
+// a configured decision.threshold can only make it a closed set (inf):
+// a number is refused with the reason, by a reload (which keeps the model
+// in use) and by setmatchd -check.
+func TestVoteModelThreshold(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	m, _, err := model.ReadFile(f.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voter := *m
+	voter.Threshold = 0.3
+	m.Voters = []*model.Model{&voter}
+	vote := filepath.Join(f.Dir, "vote.smm")
+	if err := model.WriteFile(vote, m); err != nil {
+		t.Fatal(err)
+	}
+	cfg := *r.Config()
+	cfg.Model = vote
+	if _, err := r.Reload(&cfg); err != nil {
+		t.Fatalf("reload of a vote without a configured threshold: %v", err)
+	}
+	if got := r.Model().Model.MethodName(); !strings.HasPrefix(got, "vote(") {
+		t.Fatalf("model in use decides by %q after the reload", got)
+	}
+	id := r.Model().ID()
+	for _, th := range []float64{0.5, math.Inf(1)} {
+		c := cfg
+		c.Decision.Threshold = &th
+		_, err := r.Reload(&c)
+		switch {
+		case math.IsInf(th, 1) && err != nil:
+			t.Errorf("threshold inf on a vote: %v", err)
+		case !math.IsInf(th, 1) && (err == nil || !strings.Contains(err.Error(), "decision.threshold") || !strings.Contains(err.Error(), "one number cannot replace them")):
+			t.Errorf("threshold %g on a vote: %v", th, err)
+		}
+		if r.Model().ID() != id {
+			t.Errorf("threshold %g: the model in use changed", th)
+		}
+	}
+
+	// setmatchd -check
+	text, err := os.ReadFile(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = bytes.Replace(text, []byte(f.Model), []byte(vote), 1)
+	var out bytes.Buffer
+	if err := os.WriteFile(f.Config, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "threshold each member's (nn-h-dr 0.6, nn-h-dr 0.3)") {
+		t.Errorf("check of a vote: %v\n%s", err, out.String())
+	}
+	if err := os.WriteFile(f.Config, append(text, "\n[decision]\nthreshold = 0.5\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(f.Config, &out); err == nil || !strings.Contains(err.Error(), "one number cannot replace them") {
+		t.Errorf("check of a vote with threshold 0.5: %v", err)
+	}
+}
