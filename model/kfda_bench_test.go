@@ -20,19 +20,22 @@ import (
 // fitting a real one on 1000 sets takes a minute of divergences. gda
 // (p = 10) and cdl decide by kFDA on the set kernels instead of the
 // divergences; kfda-mix on the sum of all three (the most a kfda-mix
-// model computes).
+// model computes). vote is the vote auto deploys where it keeps kfda-mix
+// on three-set data: that kfda-mix model with two voters, nn-h-dr (a
+// D×10 W, its own gallery of n×10 sets) and kfda-hl in the full space.
 func BenchmarkMatchKFDA(b *testing.B) {
-	benchMatch(b, 17, 1000, 100, 20, 100, []string{"nn-h", "kfda-hg", "gda", "cdl", "kfda-mix"})
+	benchMatch(b, 17, 1000, 100, 20, 100, []string{"nn-h", "kfda-hg", "gda", "cdl", "kfda-mix", "vote"})
 }
 
 // BenchmarkMatchFullSpace times Matcher.Match in the full space of the
 // features as ETH-80's gallery with LBP gives it (80 gallery sets × 41
 // frames, D = d = 944, 8 classes, r = 7) for the methods auto deploys
-// there: nn-h, kfda-hg, gda (p = 10), cdl and their sum (kfda-mix). The
+// there: nn-h, kfda-hg, gda (p = 10), cdl and their sum (kfda-mix), and
+// the vote (as in BenchmarkMatchKFDA). The
 // projection is the identity, as train writes it for these methods;
 // BenchmarkMatchFullSpaceW stores it as a 944×944 W instead (format 4).
 func BenchmarkMatchFullSpace(b *testing.B) {
-	benchMatch(b, 19, 80, 41, -944, 8, []string{"nn-h", "kfda-hg", "gda", "cdl", "kfda-mix"})
+	benchMatch(b, 19, 80, 41, -944, 8, []string{"nn-h", "kfda-hg", "gda", "cdl", "kfda-mix", "vote"})
 }
 
 func BenchmarkMatchFullSpaceW(b *testing.B) {
@@ -69,6 +72,15 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	for i := range k.Values {
 		k.Values[i] = float64(r - i)
 	}
+	mix := func() *KFDA {
+		kk := *k
+		kk.Term, kk.Terms = Term{Kernel: KernelSum}, []Term{
+			{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Weight: 1},
+			{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 10, Weight: 0.1},
+			{Kernel: KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.1, Weight: 0.01},
+		}
+		return &kk
+	}()
 	batch := mfBatch(rng, base, n, 0)
 	for _, method := range methods {
 		b.Run(method, func(b *testing.B) {
@@ -86,13 +98,19 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 				}
 				mm.KFDA, mm.Selection.Method = &kk, method
 			case "kfda-mix":
-				kk := *k
-				kk.Term, kk.Terms = Term{Kernel: KernelSum}, []Term{
-					{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Weight: 1},
-					{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 10, Weight: 0.1},
-					{Kernel: KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.1, Weight: 0.01},
+				mm.KFDA, mm.Selection.Method = mix, method
+			case "vote":
+				mm.KFDA, mm.Selection.Method = mix, "kfda-mix"
+				hl := *base
+				kh := *k
+				kh.Kernel = KernelHL
+				hl.KFDA, hl.Selection.Method = &kh, "kfda-hl"
+				dr := mfModel(seed+1, d, min(10, d), sizes)
+				for i := range dr.Sets {
+					dr.Sets[i].Label = base.Sets[i].Label
 				}
-				mm.KFDA, mm.Selection.Method = &kk, method
+				dr.Selection.Method = "nn-h-dr"
+				mm.Voters = []*Model{dr, &hl}
 			}
 			mt, err := mm.NewMatcher()
 			if err != nil {
