@@ -478,7 +478,10 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 		return model.Decision{}, r.matchErr(st, name, n, err)
 	}
 	rec.Bandwidth = res.Bandwidth
-	rec.Threshold = journal.Finite(st.matcher.Threshold())
+	// A vote's decision is its deciding member's, by that member's
+	// threshold.
+	rec.Threshold = journal.Finite(st.matcher.Thresholds()[res.Member])
+	rec.Votes = res.Votes
 	return res.Decision, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,15 +20,23 @@ import (
 // in use) and by setmatchd -check.
 func TestVoteModelThreshold(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	r, _ := newRunner(t, f, slog.DiscardHandler)
+	r, ch := newRunner(t, f, slog.DiscardHandler)
 	defer func() { r.Stop(); r.Wait(); r.Close() }()
 	m, _, err := model.ReadFile(f.Model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	voter := *m
-	voter.Threshold = 0.3
-	m.Voters = []*model.Model{&voter}
+	// Two voters on the model with alice's and bob's sets swapped: they
+	// outvote the model on a batch of alice.
+	swapped := filepath.Join(f.Dir, "swapped.smm")
+	devicetest.WriteTinyModel(t, swapped, true)
+	v1, _, err := model.ReadFile(swapped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := *v1
+	v1.Threshold, v2.Threshold = 0.3, 0.4
+	m.Voters = []*model.Model{v1, &v2}
 	vote := filepath.Join(f.Dir, "vote.smm")
 	if err := model.WriteFile(vote, m); err != nil {
 		t.Fatal(err)
@@ -39,6 +48,13 @@ func TestVoteModelThreshold(t *testing.T) {
 	}
 	if got := r.Model().Model.MethodName(); !strings.HasPrefix(got, "vote(") {
 		t.Fatalf("model in use decides by %q after the reload", got)
+	}
+	// A batch is decided by the vote; the journal says how each member
+	// voted and gives the deciding member's threshold (the first voter's).
+	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(4, 5)), "alice"))
+	rec := next(t, ch)
+	if rec.Decision != "bob" || strings.Join(rec.Votes, ",") != "alice,bob,bob" || rec.Threshold == nil || *rec.Threshold != 0.3 {
+		t.Errorf("journal line of a vote: decision %q, votes %q, threshold %v", rec.Decision, rec.Votes, rec.Threshold)
 	}
 	id := r.Model().ID()
 	for _, th := range []float64{0.5, math.Inf(1)} {
@@ -66,7 +82,7 @@ func TestVoteModelThreshold(t *testing.T) {
 	if err := os.WriteFile(f.Config, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "threshold each member's (nn-h-dr 0.6, nn-h-dr 0.3)") {
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "threshold each member's (nn-h-dr 0.6, nn-h-dr 0.3, nn-h-dr 0.4)") {
 		t.Errorf("check of a vote: %v\n%s", err, out.String())
 	}
 	if err := os.WriteFile(f.Config, append(text, "\n[decision]\nthreshold = 0.5\n"...), 0o644); err != nil {

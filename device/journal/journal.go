@@ -45,6 +45,11 @@ type Record struct {
 	MatchMS    float64   `json:"match_ms"`             // time spent matching against the gallery
 	Model      string    `json:"model,omitempty"`      // sha256 of the model file (first 16 hex digits)
 	Retry      bool      `json:"retry,omitempty"`      // handled again after an interrupted run
+	// Votes, for a model that decides by a vote, is the label every
+	// member gives (the nearest set's, known or not), the model's own
+	// first; Best, Score, RunnerUp and Threshold are then the deciding
+	// member's.
+	Votes []string `json:"votes,omitempty"`
 }
 
 // Finite returns a pointer to v for a Record's score fields, or nil for NaN
