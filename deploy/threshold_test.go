@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/eval"
+	"setmatch/model"
 )
 
 // TestThresholdOneSetPerClass: with one training set per class (the
@@ -90,13 +91,7 @@ func TestThresholdOneSetPerClass(t *testing.T) {
 // classes differ in, and are left out.)
 func TestKFDARejectsFarSet(t *testing.T) {
 	sets, labels := data(5)
-	var g []*mat.Dense
-	var names, lab []string
-	for i, s := range sets {
-		if i%6 < 3 {
-			g, lab, names = append(g, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
-		}
-	}
+	g, lab, names := firstHalf(sets, labels)
 	far := farSet()
 	for _, method := range []string{eval.KFDAHG, eval.KFDAMix} {
 		res, err := Build(g, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
@@ -107,18 +102,7 @@ func TestKFDARejectsFarSet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		accepted := 0
-		for i, s := range sets {
-			if i%6 >= 3 {
-				r, err := mt.Match(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if r.Decision.Known && r.Decision.Label == fmt.Sprint("c", labels[i]) {
-					accepted++
-				}
-			}
-		}
+		accepted := acceptedRight(t, mt, sets, labels)
 		r, err := mt.Match(far)
 		if err != nil {
 			t.Fatal(err)
@@ -137,13 +121,7 @@ func TestKFDARejectsFarSet(t *testing.T) {
 // whichever member decides, and accepts the probes of known classes.
 func TestVoteRejectsFarSet(t *testing.T) {
 	sets, labels := data(5)
-	var g []*mat.Dense
-	var names, lab []string
-	for i, s := range sets {
-		if i%6 < 3 {
-			g, lab, names = append(g, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
-		}
-	}
+	g, lab, names := firstHalf(sets, labels)
 	res, err := Build(g, lab, names, Options{Method: eval.Auto, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
 	if err != nil {
 		t.Fatal(err)
@@ -160,18 +138,7 @@ func TestVoteRejectsFarSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	accepted := 0
-	for i, s := range sets {
-		if i%6 >= 3 {
-			r, err := mt.Match(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Decision.Known && r.Decision.Label == fmt.Sprint("c", labels[i]) {
-				accepted++
-			}
-		}
-	}
+	accepted := acceptedRight(t, mt, sets, labels)
 	r, err := mt.Match(farSet())
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +147,37 @@ func TestVoteRejectsFarSet(t *testing.T) {
 	if r.Decision.Known || accepted < 8 {
 		t.Errorf("far set known %v, %d of 9 known probes accepted right", r.Decision.Known, accepted)
 	}
+}
+
+// firstHalf returns the gallery of data's sets (the first three of every
+// six), with labels "c0", "c1", … and names.
+func firstHalf(sets []*mat.Dense, labels []int) (g []*mat.Dense, lab, names []string) {
+	for i, s := range sets {
+		if i%6 < 3 {
+			g, lab, names = append(g, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
+		}
+	}
+	return g, lab, names
+}
+
+// acceptedRight counts the probes of data (the last three sets of every
+// six) that mt accepts with their own label.
+func acceptedRight(t *testing.T, mt *model.Matcher, sets []*mat.Dense, labels []int) int {
+	t.Helper()
+	n := 0
+	for i, s := range sets {
+		if i%6 < 3 {
+			continue
+		}
+		r, err := mt.Match(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Decision.Known && r.Decision.Label == fmt.Sprint("c", labels[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // maxLatentWithin is the largest latent distance between two gallery
