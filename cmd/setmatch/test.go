@@ -62,7 +62,11 @@ type testSet struct {
 	Score       *float64 `json:"score,omitempty"`
 	RunnerUp    string   `json:"runner_up,omitempty"`
 	RunnerScore *float64 `json:"runner_score,omitempty"` // absent when the model knows one label
-	Error       string   `json:"error,omitempty"`
+	// For a model that decides by a vote: every member's label, and the
+	// member whose score and threshold decided (its method).
+	Votes  []string `json:"votes,omitempty"`
+	Member string   `json:"member,omitempty"`
+	Error  string   `json:"error,omitempty"`
 }
 
 // testClass is one row of the confusion table: the sets of one true
@@ -258,6 +262,9 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 			one.Nearest, one.NearestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, &d.Score
 			if d.RunnerUp >= 0 {
 				one.RunnerUp, one.RunnerScore = d.RunnerLabel, &d.RunnerScore
+			}
+			if res.Votes != nil {
+				one.Votes, one.Member = res.Votes, s.Members[res.Member]
 			}
 		}
 		one.Decided = pred

@@ -340,3 +340,83 @@ func TestTestCommandBadSets(t *testing.T) {
 		t.Errorf("a folder of unreadable sets: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestTestCommandVote: where every class has three training sets and
+// auto keeps kfda-mix, train writes the vote; test decides every set as
+// the model's matcher does, reports every member's threshold and, per
+// set, the members' labels and the deciding member; a single threshold
+// is refused with the reason; inspect lists the members.
+func TestTestCommandVote(t *testing.T) {
+	d, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 5, Sets: 5, Frames: 20, Dim: 8, Seed: 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &dataset.Dataset{Classes: d.Classes[:4]}
+	pr := &dataset.Dataset{Classes: d.Classes}
+	first := map[string]int{}
+	for _, s := range d.Sets {
+		if s.Class != d.Classes[4] && first[s.Class] < 3 {
+			first[s.Class]++
+			tr.Sets = append(tr.Sets, s)
+		} else {
+			pr.Sets = append(pr.Sets, s)
+		}
+	}
+	dir := t.TempDir()
+	train, probe, mpath := filepath.Join(dir, "train"), filepath.Join(dir, "probe"), filepath.Join(dir, "m.smm")
+	for p, ds := range map[string]*dataset.Dataset{train: tr, probe: pr} {
+		if err := dataset.Write(p, ds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := run("train", "--data", train, "--threshold", "auto", "--out", mpath); code != 0 || !strings.Contains(stderr, "deployed the vote of kfda-mix, nn-h-dr, kfda-hl") {
+		t.Fatalf("train: exit %d, want the vote deployed\n%s", code, stderr)
+	}
+	s := testJSON(t, "--model", mpath, "--data", probe)
+	if s.Method != "vote(kfda-mix,nn-h-dr,kfda-hl)" || s.Threshold != "members" || len(s.Thresholds) != 3 || strings.Join(s.Members, ",") != "kfda-mix,nn-h-dr,kfda-hl" {
+		t.Fatalf("method %q, threshold %q, members %q with thresholds %q", s.Method, s.Threshold, s.Members, s.Thresholds)
+	}
+	m, _, err := model.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(probe, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	correct := 0
+	for i, set := range ds.Sets {
+		res, err := mt.Match(set.Frames)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := s.PerSet[i]
+		decided := "unknown"
+		if res.Decision.Known {
+			decided = res.Decision.Label
+		}
+		if one.Decided != decided || strings.Join(one.Votes, ",") != strings.Join(res.Votes, ",") || one.Member != s.Members[res.Member] {
+			t.Errorf("set %s/%s: row %+v; matcher %q, votes %q, member %d", set.Class, set.Name, one, decided, res.Votes, res.Member)
+		}
+		if decided == set.Class || (decided == "unknown" && set.Class == d.Classes[4]) {
+			correct++
+		}
+	}
+	if s.Correct != correct || s.Sets != len(ds.Sets) {
+		t.Errorf("summary %d of %d right, the matcher %d of %d", s.Correct, s.Sets, correct, len(ds.Sets))
+	}
+	if code, _, stderr := run("test", "--model", mpath, "--data", probe, "--threshold", "0.5"); code == 0 || !strings.Contains(stderr, "one number cannot replace them") {
+		t.Errorf("--threshold 0.5 on a vote: exit %d\n%s", code, stderr)
+	}
+	if closed := testJSON(t, "--model", mpath, "--data", probe, "--threshold", "inf"); closed.UnknownAccepted != closed.Unknown || strings.Join(closed.Thresholds, ",") != "+Inf,+Inf,+Inf" {
+		t.Errorf("closed set: %d of %d strangers accepted, thresholds %q", closed.UnknownAccepted, closed.Unknown, closed.Thresholds)
+	}
+	code, stdout, stderr := run("inspect", mpath)
+	if code != 0 || !strings.Contains(stdout, "a vote of kfda-mix, nn-h-dr, kfda-hl") || !strings.Contains(stdout, "member 3") {
+		t.Errorf("inspect: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
