@@ -180,7 +180,8 @@ func (mt *Matcher) WithThreshold(t float64) (*Matcher, error) {
 }
 
 // Threshold returns the open-set threshold the matcher decides with: the
-// model's, unless set by WithThreshold.
+// model's, unless set by WithThreshold; for a vote, its first member's
+// (Thresholds gives every member's).
 func (mt *Matcher) Threshold() float64 { return mt.threshold }
 
 // Model returns the model the matcher was built from.
