@@ -132,6 +132,9 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		t0 = time.Now()
 		best := res.Selection.Best().Candidate
 		if res.Fit, err = res.Selection.Deploy(task, g); err != nil {
+			if res.Selection.Votes() {
+				return nil, fmt.Errorf("fitting the vote of %v on all training sets: %w (--method %s deploys %s alone)", eval.VoteMembers, err, best.Method, best.Method)
+			}
 			return nil, fmt.Errorf("fitting %s on all training sets: %w", best, err)
 		}
 	} else if res.Fit, err = eval.FitMethod(opt.Method, task, g); err != nil {
