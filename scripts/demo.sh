@@ -145,13 +145,19 @@ function field(k,   s) {
 	return s
 }
 function num(k,   s) { s = field(k); return (s == "" || s == "null") ? "-" : sprintf("%.3g", s) }
+function votes(   s) {
+	if (!match($0, "\"votes\":\\[[^]]*\\]")) return ""
+	s = substr($0, RSTART + 9, RLENGTH - 10)
+	gsub(/"/, "", s)
+	return ", votes " s
+}
 {
 	if (field("decision") == "failed")
 		printf "  journal: %-18s FAILED   %s\n", field("file"), field("reason")
 	else
-		printf "  journal: %-18s %-8s best %s %s, runner-up %s %s, threshold %s, %d frames, %.1f ms\n",
+		printf "  journal: %-18s %-8s best %s %s, runner-up %s %s, threshold %s%s, %d frames, %.1f ms\n",
 			field("file"), field("decision"), field("best"), num("score"),
-			field("runner_up"), num("runner_up_score"), num("threshold"), field("frames"), field("latency_ms")
+			field("runner_up"), num("runner_up_score"), num("threshold"), votes(), field("frames"), field("latency_ms")
 }'
 tail -n +1 -F --pid="$daemon_pid" "$journal" 2>/dev/null |
 	while IFS= read -r line; do printf '%s\n' "$line" | awk "$pretty"; done &
