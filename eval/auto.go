@@ -850,11 +850,7 @@ func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
 func (s *Selection) run(t *Task, g Grid) (Prediction, error) {
 	if !s.Votes() {
 		b := s.Best()
-		p, err := run(b.Method, t, s.deployGrid(b.Candidate, g, t.Pool.Dim(), t.Labels))
-		if err != nil {
-			return Prediction{}, fmt.Errorf("%s: %w", b.Candidate, err)
-		}
-		return p, nil
+		return run(b.Method, t, s.deployGrid(b.Candidate, g, t.Pool.Dim(), t.Labels))
 	}
 	preds := make([]Prediction, len(VoteMembers))
 	vote := &Fitted{Method: Vote, CV: -1}
@@ -894,7 +890,7 @@ func runAuto(t *Task, g Grid) (Prediction, error) {
 	b := sel.Best()
 	p, err := sel.run(t, g)
 	if err != nil {
-		return Prediction{}, err
+		return Prediction{}, fmt.Errorf("%s: %w", b.Candidate, err)
 	}
 	p.Params = fmt.Sprintf("chose %s autocv=%.1f%% %s", b.Candidate, 100*b.Accuracy, p.Params)
 	return p, nil
