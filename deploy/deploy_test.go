@@ -101,7 +101,7 @@ func TestVoteDecidesAsEval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Votes[0] != r.Votes[1] || r.Votes[1] != r.Votes[2] {
+		if r.Votes[0] != r.Votes[1] { // else the third is not matched
 			split++
 		}
 		if r.Member != 0 {

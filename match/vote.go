@@ -21,3 +21,39 @@ func Vote[L comparable](labels []L) int {
 	}
 	return best
 }
+
+// VoteDecided reports whether the vote of n members is decided by the
+// labels of its first len(labels) members: whatever the others give,
+// Vote of all n labels returns Vote(labels). With three members: once
+// the first two agree.
+func VoteDecided[L comparable](labels []L, n int) bool {
+	w := Vote(labels)
+	if w < 0 {
+		return n == 0
+	}
+	rest := n - len(labels)
+	count := func(l L) int {
+		c := 0
+		for _, o := range labels {
+			if o == l {
+				c++
+			}
+		}
+		return c
+	}
+	lead := count(labels[w])
+	if rest > lead {
+		return false // a label not given yet could still pass it
+	}
+	for i, l := range labels {
+		if l == labels[w] {
+			continue
+		}
+		// A label first given before w's wins a tie; one given after,
+		// or not yet, must pass it.
+		if c := count(l) + rest; c > lead || (c == lead && i < w) {
+			return false
+		}
+	}
+	return true
+}

@@ -25,3 +25,52 @@ func TestVote(t *testing.T) {
 		t.Errorf("Vote of ints = %d, want 1", got)
 	}
 }
+
+// TestVoteDecided checks VoteDecided against every completion of every
+// prefix of every vote of up to five members over three labels: it says
+// decided exactly when no completion changes the vote, as for two
+// agreeing members of three.
+func TestVoteDecided(t *testing.T) {
+	alphabet := []byte("abc")
+	var all func(n int) [][]byte
+	all = func(n int) [][]byte {
+		if n == 0 {
+			return [][]byte{nil}
+		}
+		var out [][]byte
+		for _, s := range all(n - 1) {
+			for _, c := range alphabet {
+				out = append(out, append(append([]byte(nil), s...), c))
+			}
+		}
+		return out
+	}
+	decided := 0
+	for n := 1; n <= 5; n++ {
+		for _, full := range all(n) {
+			for k := 0; k <= n; k++ {
+				prefix := full[:k]
+				same := true
+				for _, rest := range all(n - k) {
+					v := append(append([]byte(nil), prefix...), rest...)
+					same = same && Vote(v) == Vote(prefix)
+				}
+				// Decided exactly when no completion changes the vote
+				// (over three labels, as many as a completion can bring
+				// in a vote of up to five).
+				if got := VoteDecided(prefix, n); got != same {
+					t.Fatalf("VoteDecided(%q, %d) = %v, every completion gives the prefix's vote: %v", prefix, n, got, same)
+				}
+				if same {
+					decided++
+				}
+			}
+		}
+	}
+	if !VoteDecided([]string{"a", "a"}, 3) || VoteDecided([]string{"a", "b"}, 3) || !VoteDecided([]string{"a", "b", "c"}, 3) || VoteDecided([]string{"a"}, 3) {
+		t.Error("three members: decided once two agree, and only then before the third")
+	}
+	if decided == 0 {
+		t.Error("no prefix was decided")
+	}
+}

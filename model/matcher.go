@@ -86,7 +86,9 @@ type Result struct {
 	KernelDistances []float64
 	// Votes, for a model that decides by a vote (Model.Voters), holds the
 	// label of the nearest gallery set every member gives (the model
-	// itself first, then its voters), whether known or not; nil
+	// itself first, then its voters), whether known or not, and "" for
+	// the members not matched because the others had decided the vote
+	// (with three members: the third, when the first two agree); nil
 	// otherwise. The rest of the Result is that of the member Member
 	// (index into Votes), the first whose label the vote decided for:
 	// its divergences, its scores and its open-set decision, by its own

@@ -88,9 +88,12 @@ func (mt *Matcher) newVoters(m *Model, workers int) error {
 	return nil
 }
 
-// matchVote matches the batch with every member of the vote and returns
-// the Result of the first member whose label the vote decides for, with
-// Votes and Member set.
+// matchVote matches the batch with the members of the vote, in order,
+// until the members matched so far decide it (match.VoteDecided: with
+// three members, once the first two agree), and returns the Result of
+// the first member whose label the vote decides for, with Votes ("" for
+// the members not matched) and Member set. The label and the decision
+// are those of the vote of every member.
 func (mt *Matcher) matchVote(ctx context.Context, batch *mat.Dense) (Result, error) {
 	own := *mt
 	own.voters = nil
@@ -106,6 +109,9 @@ func (mt *Matcher) matchVote(ctx context.Context, batch *mat.Dense) (Result, err
 			return Result{}, fmt.Errorf("voter %d (%s): %w", i, m.model.ownMethod(), err)
 		}
 		results[i], votes[i] = r, m.labels[r.Decision.Best]
+		if match.VoteDecided(votes[:i+1], len(members)) {
+			break
+		}
 	}
 	w := match.Vote(votes)
 	res := results[w]

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -35,7 +34,7 @@ func TestVoteMatchesMembers(t *testing.T) {
 		alone = append(alone, a)
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
-	members := map[int]int{}
+	members, skipped := map[int]int{}, 0
 	for k := range 40 {
 		batch := mfBatch(rng, m, 6, float64(k%14)/3)
 		res, err := mt.Match(batch)
@@ -52,16 +51,25 @@ func TestVoteMatchesMembers(t *testing.T) {
 			votes[i], results = m.Sets[r.Decision.Best].Label, append(results, r)
 		}
 		w := match.Vote(votes)
-		if fmt.Sprint(res.Votes) != fmt.Sprint(votes) || res.Member != w {
+		if len(res.Votes) != len(votes) || res.Member != w {
 			t.Fatalf("batch %d: votes %q by member %d; members alone %q, the vote's member %d", k, res.Votes, res.Member, votes, w)
+		}
+		// A member is left out only once those before it decide the vote.
+		for i, v := range res.Votes {
+			if v == "" && !match.VoteDecided(res.Votes[:i], len(votes)) || v != "" && v != votes[i] {
+				t.Fatalf("batch %d: votes %q; members alone %q", k, res.Votes, votes)
+			}
+			if v == "" {
+				skipped++
+			}
 		}
 		if res.Decision != results[w].Decision || res.Bandwidth != results[w].Bandwidth {
 			t.Errorf("batch %d: decision %+v, member %d alone %+v", k, res.Decision, w, results[w].Decision)
 		}
 		members[w]++
 	}
-	if members[0] == 0 || members[1]+members[2] == 0 {
-		t.Errorf("deciding members %v: the batches should reach both the model and a voter", members)
+	if members[0] == 0 || members[1]+members[2] == 0 || skipped == 0 || skipped == 40 {
+		t.Errorf("deciding members %v, the third left out on %d batches of 40: the batches should reach both the model and a voter, and both a vote decided by two members and one that needs the third", members, skipped)
 	}
 
 	// A closed set for every member; no single finite threshold.

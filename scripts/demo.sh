@@ -149,6 +149,8 @@ function votes(   s) {
 	if (!match($0, "\"votes\":\\[[^]]*\\]")) return ""
 	s = substr($0, RSTART + 9, RLENGTH - 10)
 	gsub(/"/, "", s)
+	gsub(/,,/, ",-,", s) # a member not matched: the others decided
+	sub(/,$/, ",-", s)
 	return ", votes " s
 }
 {
