@@ -3,6 +3,7 @@ package device
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"setmatch/config"
@@ -25,20 +26,24 @@ func Check(path string, w io.Writer) error {
 	if err := checkLabels(cfg, m); err != nil {
 		return err
 	}
-	if t := cfg.Decision.Threshold; t != nil {
-		if _, err := m.Matcher.WithThreshold(*t); err != nil {
-			return fmt.Errorf("decision.threshold: %w", err)
-		}
+	// The daemon's own decision setup: a decision.threshold the model
+	// cannot take (a number for a vote) is refused here as at start.
+	st, err := newState(cfg, m)
+	if err != nil {
+		return err
 	}
 	mm := m.Model
+	// One threshold, or a vote's, one per member.
 	th := "none (closed set)"
-	if t := cfg.Decision.ThresholdOr(mm.Threshold); !isInf(t) {
-		th = fmt.Sprintf("%.6g", t)
-	}
-	if len(mm.Voters) > 0 && cfg.Decision.Threshold == nil {
-		var parts []string
-		for _, v := range mm.Members() {
-			parts = append(parts, fmt.Sprintf("%s %.6g", v.MemberMethods()[0], v.Threshold))
+	switch ts := st.matcher.Thresholds(); {
+	case !slices.ContainsFunc(ts, func(t float64) bool { return !isInf(t) }):
+		// every threshold is +Inf
+	case len(ts) == 1:
+		th = fmt.Sprintf("%.6g", ts[0])
+	default:
+		parts := make([]string, len(ts))
+		for i, method := range mm.MemberMethods() {
+			parts[i] = fmt.Sprintf("%s %.6g", method, ts[i])
 		}
 		th = "each member's (" + strings.Join(parts, ", ") + ")"
 	}
@@ -47,7 +52,7 @@ func Check(path string, w io.Writer) error {
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "bursts:   %s\n", newBurstPipeline(cfg, m).describe())
+	fmt.Fprintf(w, "bursts:   %s\n", st.burst.describe())
 	if cfg.GPIO.Backend == "periph" {
 		drv, err := gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil)
 		if err != nil {

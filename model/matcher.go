@@ -110,7 +110,7 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		return nil, err
 	}
 	mt := &Matcher{model: m, labels: m.Labels(), threshold: m.Threshold, workers: max(workers, 0)}
-	if err := mt.newVoters(m, workers); err != nil {
+	if err := mt.newVoters(); err != nil {
 		return nil, err
 	}
 	needKDE := m.KFDA == nil

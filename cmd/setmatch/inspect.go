@@ -266,11 +266,7 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	row("created", "%s", orUnknown(s.Created))
 	row("tool", "%s", orUnknown(s.Tool))
 	row("data", "%s", orUnknown(s.Data))
-	if s.Identity {
-		row("projection", "none: the full space of D = %d features (frames centred only)", s.InputDim)
-	} else {
-		row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
-	}
+	inspectProjectionRow(row, s)
 	if len(s.Voters) > 0 {
 		row("decides by", "a vote of %s: the label two or more members give, %s's where all differ; a batch is known if the first member that gives that label accepts it, by its own threshold (member 1 below, then the voters)",
 			strings.Join(s.Members, ", "), s.Members[0])
@@ -289,11 +285,7 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	for i, v := range s.Voters {
 		fmt.Fprintf(tw, "member %d\t%s (a voter)\n", i+2, v.Method)
 		vrow := func(k, format string, a ...any) { row("  "+k, format, a...) }
-		if v.Identity {
-			vrow("projection", "none: the full space of D = %d features (frames centred only)", v.InputDim)
-		} else {
-			vrow("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", v.InputDim, v.Dim, v.OrthonormalErr)
-		}
+		inspectProjectionRow(vrow, v)
 		inspectMethodRows(vrow, v)
 		inspectDecisionRows(vrow, v)
 	}
@@ -321,7 +313,7 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 				acc = fmt.Sprintf("%.1f%%", *c.CVAccuracy)
 			}
 			mark := ""
-			if c.Name == s.Method || (len(s.Members) > 0 && c.Name == s.Members[0]) {
+			if c.Name == s.ownMethod() {
 				mark = " *"
 			}
 			fmt.Fprintf(tw, "  %s%s\t%s\t%.1fs\t%s\n", inspectPrintable(c.Name), mark, acc, c.Seconds, inspectPrintable(c.Params))
@@ -336,13 +328,29 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	return tw.Flush()
 }
 
+// ownMethod is the method s decides by alone: for a vote, its first
+// member's.
+func (s *inspectSummary) ownMethod() string {
+	if len(s.Members) > 0 {
+		return s.Members[0]
+	}
+	return s.Method
+}
+
+// inspectProjectionRow writes the projection of s (one model, or one
+// member of a vote).
+func inspectProjectionRow(row func(k, format string, a ...any), s *inspectSummary) {
+	if s.Identity {
+		row("projection", "none: the full space of D = %d features (frames centred only)", s.InputDim)
+	} else {
+		row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
+	}
+}
+
 // inspectMethodRows writes the method of s (one model, or one member of
 // a vote) and its parameters.
 func inspectMethodRows(row func(k, format string, a ...any), s *inspectSummary) {
-	method := s.Method
-	if len(s.Members) > 0 {
-		method = s.Members[0]
-	}
+	method := s.ownMethod()
 	if s.CVAccuracy != nil {
 		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
 	} else {

@@ -37,6 +37,13 @@ func testSplit(t *testing.T) (train, probe string) {
 	if len(tr.Sets) != 8 || len(pr.Sets) != 12 {
 		t.Fatalf("split %d/%d sets", len(tr.Sets), len(pr.Sets))
 	}
+	return writeSplit(t, tr, pr)
+}
+
+// writeSplit writes the training and probe sets to the folders train/
+// and probe/ of a temporary directory.
+func writeSplit(t *testing.T, tr, pr *dataset.Dataset) (train, probe string) {
+	t.Helper()
 	dir := t.TempDir()
 	train, probe = filepath.Join(dir, "train"), filepath.Join(dir, "probe")
 	for p, ds := range map[string]*dataset.Dataset{train: tr, probe: pr} {
@@ -61,8 +68,9 @@ func testJSON(t *testing.T, args ...string) testSummary {
 }
 
 // checkTestAnswers checks a summary against the answers the matcher gives
-// set by set.
-func checkTestAnswers(t *testing.T, s testSummary, modelPath, probe string, threshold float64) {
+// set by set, with the model's threshold replaced by threshold unless it
+// is nil (for a vote, the deciding member's and every member's label).
+func checkTestAnswers(t *testing.T, s testSummary, modelPath, probe string, threshold *float64) {
 	t.Helper()
 	m, _, err := model.ReadFile(modelPath)
 	if err != nil {
@@ -72,8 +80,10 @@ func checkTestAnswers(t *testing.T, s testSummary, modelPath, probe string, thre
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mt, err = mt.WithThreshold(threshold); err != nil {
-		t.Fatal(err)
+	if threshold != nil {
+		if mt, err = mt.WithThreshold(*threshold); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ds, err := dataset.Load(probe, dataset.Options{})
 	if err != nil {
@@ -102,8 +112,11 @@ func checkTestAnswers(t *testing.T, s testSummary, modelPath, probe string, thre
 			one.Score == nil || math.Abs(*one.Score-d.Score) > 1e-9*math.Abs(d.Score) || (one.RunnerScore == nil) != (d.RunnerUp < 0) {
 			t.Errorf("set %s/%s: row %+v, matcher %+v", set.Class, set.Name, one, d)
 		}
-		if d.Known != (*one.Score <= threshold) {
-			t.Errorf("set %s/%s: score %v, threshold %v, known %v", set.Class, set.Name, *one.Score, threshold, d.Known)
+		if thr := mt.Thresholds()[res.Member]; d.Known != (*one.Score <= thr) {
+			t.Errorf("set %s/%s: score %v, threshold %v, known %v", set.Class, set.Name, *one.Score, thr, d.Known)
+		}
+		if res.Votes != nil && (strings.Join(one.Votes, ",") != strings.Join(res.Votes, ",") || one.Member != s.Members[res.Member]) {
+			t.Errorf("set %s/%s: votes %q by %q; matcher %q by member %d", set.Class, set.Name, one.Votes, one.Member, res.Votes, res.Member)
 		}
 		switch {
 		case known[set.Class] && d.Known && d.Label == set.Class:
@@ -161,7 +174,7 @@ func TestTestCommandNN(t *testing.T) {
 	if b := s.BalancedAccuracy; b == nil || *b != 50 {
 		t.Errorf("closed set: balanced accuracy %v, want 50", b)
 	}
-	checkTestAnswers(t, s, mpath, probe, inf)
+	checkTestAnswers(t, s, mpath, probe, &inf)
 	// Threshold 0: everything rejected, the unknown class is right.
 	s = testJSON(t, "--model", mpath, "--data", probe, "--threshold", "0")
 	if s.Correct != 4 || s.KnownRejected != 8 || s.UnknownAccepted != 0 {
@@ -175,7 +188,7 @@ func TestTestCommandNN(t *testing.T) {
 	if s.Threshold == "+Inf" || s.Method != "nn-h-dr" {
 		t.Errorf("model threshold %s, method %s", s.Threshold, s.Method)
 	}
-	checkTestAnswers(t, s, mpath, probe, m.Threshold)
+	checkTestAnswers(t, s, mpath, probe, &m.Threshold)
 	var right, sets [2]int // unknown, known classes
 	for _, row := range s.PerClass {
 		k := 0
@@ -245,7 +258,7 @@ func TestTestCommandKFDA(t *testing.T) {
 	if s.Method != "kfda-j" {
 		t.Errorf("method %q", s.Method)
 	}
-	checkTestAnswers(t, s, mpath, probe, m.Threshold)
+	checkTestAnswers(t, s, mpath, probe, &m.Threshold)
 	s = testJSON(t, "--model", mpath, "--data", probe, "--threshold", "inf")
 	if s.Correct != 8 || s.UnknownAccepted != 4 {
 		t.Errorf("closed set: %+v", s)
@@ -362,13 +375,8 @@ func TestTestCommandVote(t *testing.T) {
 			pr.Sets = append(pr.Sets, s)
 		}
 	}
-	dir := t.TempDir()
-	train, probe, mpath := filepath.Join(dir, "train"), filepath.Join(dir, "probe"), filepath.Join(dir, "m.smm")
-	for p, ds := range map[string]*dataset.Dataset{train: tr, probe: pr} {
-		if err := dataset.Write(p, ds); err != nil {
-			t.Fatal(err)
-		}
-	}
+	train, probe := writeSplit(t, tr, pr)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
 	if code, _, stderr := run("train", "--data", train, "--threshold", "auto", "--out", mpath); code != 0 || !strings.Contains(stderr, "deployed the vote of kfda-mix, nn-h-dr, kfda-hl") {
 		t.Fatalf("train: exit %d, want the vote deployed\n%s", code, stderr)
 	}
@@ -376,39 +384,7 @@ func TestTestCommandVote(t *testing.T) {
 	if s.Method != "vote(kfda-mix,nn-h-dr,kfda-hl)" || s.Threshold != "members" || len(s.Thresholds) != 3 || strings.Join(s.Members, ",") != "kfda-mix,nn-h-dr,kfda-hl" {
 		t.Fatalf("method %q, threshold %q, members %q with thresholds %q", s.Method, s.Threshold, s.Members, s.Thresholds)
 	}
-	m, _, err := model.ReadFile(mpath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := dataset.Load(probe, dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	correct := 0
-	for i, set := range ds.Sets {
-		res, err := mt.Match(set.Frames)
-		if err != nil {
-			t.Fatal(err)
-		}
-		one := s.PerSet[i]
-		decided := "unknown"
-		if res.Decision.Known {
-			decided = res.Decision.Label
-		}
-		if one.Decided != decided || strings.Join(one.Votes, ",") != strings.Join(res.Votes, ",") || one.Member != s.Members[res.Member] {
-			t.Errorf("set %s/%s: row %+v; matcher %q, votes %q, member %d", set.Class, set.Name, one, decided, res.Votes, res.Member)
-		}
-		if decided == set.Class || (decided == "unknown" && set.Class == d.Classes[4]) {
-			correct++
-		}
-	}
-	if s.Correct != correct || s.Sets != len(ds.Sets) {
-		t.Errorf("summary %d of %d right, the matcher %d of %d", s.Correct, s.Sets, correct, len(ds.Sets))
-	}
+	checkTestAnswers(t, s, mpath, probe, nil)
 	if code, _, stderr := run("test", "--model", mpath, "--data", probe, "--threshold", "0.5"); code == 0 || !strings.Contains(stderr, "one number cannot replace them") {
 		t.Errorf("--threshold 0.5 on a vote: exit %d\n%s", code, stderr)
 	}
