@@ -25,6 +25,7 @@ import (
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
+	"setmatch/openset"
 )
 
 // Learned is the method of learning W with learn.Train at a given
@@ -33,7 +34,7 @@ import (
 const Learned = "learned"
 
 // Methods are the methods Build accepts, auto first.
-var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.NNJDR, Learned}
+var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.NNJDR, eval.NNHLDA, Learned}
 
 // Options configures Build.
 type Options struct {
@@ -53,10 +54,16 @@ type Options struct {
 	// learn.AutoThresholdPercentile), or with AutoBalanced too to
 	// balance the known sets accepted against the strangers rejected
 	// (learn.BalancedThreshold).
+	// With AutoBalanced or AutoFAR, the model is calibrated on stand-in
+	// strangers (standin.go): the balanced threshold, or with AutoFAR the
+	// one that lets in at most FARPercent percent of them. ParseThreshold
+	// sets these fields from setmatch train's --threshold.
 	Threshold     float64
 	AutoThreshold bool
 	AutoAccept    float64
 	AutoBalanced  bool
+	AutoFAR       bool
+	FARPercent    float64
 	Seed          uint64 // seed of the cross-validation folds
 	Workers       int    // goroutines; 0: GOMAXPROCS
 	// Progress, if set, is called after every cross-validation run of
@@ -87,6 +94,13 @@ type Result struct {
 	ChooseSeconds   float64
 	FitSeconds      float64
 	ThresholdSource string // how the threshold was set
+	// Calibration holds the rates of the threshold on the stand-in
+	// strangers' and held-out known sets it was calibrated on (nil when
+	// it was not calibrated on stand-ins).
+	Calibration *openset.Rates
+	// OpenSetChoice says how the open set chose among the candidates the
+	// closed set holds equal (buildOpenSet); empty otherwise.
+	OpenSetChoice string
 }
 
 // Build chooses (for the auto method) and fits the method on the training
@@ -129,6 +143,9 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 			return nil, err
 		}
 		res.ChooseSeconds = time.Since(t0).Seconds()
+		if e := res.Selection.Eligible(); len(e) > 1 && standIns(opt) {
+			return buildOpenSet(res, e, task, g, sets, labels, names, opt)
+		}
 		t0 = time.Now()
 		best := res.Selection.Best().Candidate
 		if res.Fit, err = res.Selection.Deploy(task, g); err != nil {
@@ -150,6 +167,68 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	return res, res.Model.Validate()
 }
 
+// standIns reports whether opt calibrates the threshold on stand-in
+// strangers.
+func standIns(opt Options) bool {
+	return opt.AutoThreshold && (opt.AutoBalanced || opt.AutoFAR)
+}
+
+// buildOpenSet deploys, of the candidates of auto that the one-standard-
+// error rule holds equal on the closed set (eligible, in order of
+// preference), the one whose threshold does best on the stand-in
+// strangers: the highest balanced accuracy there (with auto:far=P, the
+// most known sets named right within the stand-ins let in); of equal
+// ones, the earlier. Each is fitted on all sets and calibrated as if
+// deployed alone. A method that names known sets as well as the others
+// but scores strangers like them loses here.
+func buildOpenSet(res *Result, eligible []int, task *eval.Task, g eval.Grid, sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
+	var best *Result
+	bestScore := math.Inf(-1)
+	var tried []string
+	for _, i := range eligible {
+		sel := *res.Selection
+		sel.Chosen = i
+		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds}
+		t0 := time.Now()
+		var err error
+		if r.Fit, err = sel.Deploy(task, g); err != nil {
+			tried = append(tried, fmt.Sprintf("%s (failed: %v)", sel.Best().Candidate, err))
+			continue
+		}
+		r.FitSeconds = time.Since(t0).Seconds()
+		if r.Fit.Method == eval.Vote {
+			err = r.buildVote(sets, labels, names, opt)
+		} else if err = r.build(sets, labels, names, opt); err == nil {
+			err = r.Model.Validate()
+		}
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s (failed: %v)", sel.Best().Candidate, err))
+			continue
+		}
+		c := r.Calibration
+		if c == nil && len(r.Members) > 0 {
+			c = r.Members[0].Calibration
+		}
+		score, what := math.Inf(-1), "not calibrated on stand-ins"
+		if c != nil {
+			score, what = c.Balanced, fmt.Sprintf("balanced %.1f%%", 100*c.Balanced)
+			if opt.AutoFAR {
+				score, what = c.KnownRight, fmt.Sprintf("%.1f%% of known sets named right", 100*c.KnownRight)
+			}
+		}
+		tried = append(tried, fmt.Sprintf("%s (%s)", sel.Best().Candidate, what))
+		if best == nil || score > bestScore+1e-9 {
+			best, bestScore = r, score
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("every candidate within one standard error of the best failed to deploy: %s", strings.Join(tried, "; "))
+	}
+	best.OpenSetChoice = fmt.Sprintf("of the candidates within one standard error on the closed set, the one whose threshold does best on the stand-in strangers: %s", strings.Join(tried, ", "))
+	best.FitSeconds = 0
+	return best, nil
+}
+
 // build turns r.Fit (one method, not a vote) into r.Model, with the
 // gallery's scores (r.Gallery) and the open-set threshold.
 func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) error {
@@ -168,7 +247,11 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 		}
 		r.Gallery, r.GalleryMeasure = kfda.KernelDistances(r.kernel), f.Method+" kernel distance"
 	}
-	return r.setThreshold(opt)
+	if err := r.setThreshold(sets, labels, names, opt); err != nil {
+		return err
+	}
+	m.Selection.Params["threshold"] = r.ThresholdSource
+	return nil
 }
 
 // buildVote builds the model of a vote (r.Fit.Members): every member is
@@ -320,7 +403,7 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 	if res.Model, err = tr.Model(labels, names, math.Inf(1), opt.Meta); err != nil {
 		return nil, err
 	}
-	if err := res.setThreshold(opt); err != nil {
+	if err := res.setThreshold(sets, labels, names, opt); err != nil {
 		return nil, err
 	}
 	return res, res.Model.Validate()
@@ -370,7 +453,9 @@ func (r *Result) WriteSummary(w io.Writer) {
 			}
 			fmt.Fprintf(w, "%s %-34s %7.1f%% %9.1f\n", mark, c.Candidate, 100*c.Accuracy, c.Seconds)
 		}
-		if s.Chosen == s.Top {
+		if r.OpenSetChoice != "" {
+			fmt.Fprintf(w, "chose %s (cv %.1f%%, within one standard error, %.1f points, of the highest) for the open set, below, in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, r.ChooseSeconds)
+		} else if s.Chosen == s.Top {
 			fmt.Fprintf(w, "chose %s (cv %.1f%%, the highest) in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, r.ChooseSeconds)
 		} else {
 			t := s.Scores[s.Top]
@@ -381,6 +466,9 @@ func (r *Result) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "warning: the highest held-out accuracy, %.1f%%, is within two standard errors (%.1f points) of chance (%.1f%%, one class in %d): these features may not tell the classes apart, and the model will mostly guess; try other features (--features) or more frames per set\n",
 				100*s.Scores[s.Top].Accuracy, 200*s.SE, 100*s.Chance, int(math.Round(1/s.Chance)))
 		}
+	}
+	if r.OpenSetChoice != "" {
+		fmt.Fprintf(w, "open set: %s\n", r.OpenSetChoice)
 	}
 	if f := r.Fit; f != nil && f.Method == eval.Vote {
 		fmt.Fprintf(w, "deployed the vote of %s (the label two or three of them give, %s's where all differ), fitted on all training sets in %.1fs:\n",

@@ -3,6 +3,8 @@ package deploy
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -13,31 +15,104 @@ import (
 	"setmatch/model"
 )
 
-// setThreshold sets the model's open-set threshold from opt. An automatic
-// threshold is calibrated on the training sets as the model compares them
-// (learn.OpenSetThreshold, or with AutoBalanced learn.BalancedThreshold,
+// DefaultThreshold is the --threshold of setmatch train when none is
+// given: the balanced threshold on stand-in strangers. A door must keep
+// strangers out without being told to; of the calibrations, the balanced
+// one weighs the two errors alike, on scores the model gave to sets and
+// classes it did not hold, so it holds on sets it never saw as long as
+// the stand-ins are like the strangers to come (auto:far=P is stricter).
+const DefaultThreshold = "auto:balanced"
+
+// ParseThreshold sets opt's threshold fields from the text of setmatch
+// train's --threshold: "" (DefaultThreshold), "none" or "inf" (a closed
+// set), a number ≥ 0, "auto" or "auto:P" (a bound P% of the known
+// training sets stay below, 95 for auto), "auto:balanced" or
+// "auto:far=P" (calibrated on stand-in strangers: balanced, or letting in
+// at most P% of them).
+func ParseThreshold(s string, opt *Options) error {
+	opt.Threshold, opt.AutoThreshold, opt.AutoAccept, opt.AutoBalanced, opt.AutoFAR, opt.FARPercent = math.Inf(1), false, 0, false, false, 0
+	t := strings.TrimSpace(s)
+	if t == "" {
+		t = DefaultThreshold
+	}
+	switch {
+	case t == "none" || t == "inf" || t == "+inf":
+		return nil
+	case t == "auto":
+		opt.AutoThreshold = true
+	case t == "auto:balanced":
+		opt.AutoThreshold, opt.AutoBalanced = true, true
+	case strings.HasPrefix(t, "auto:far="):
+		v, err := strconv.ParseFloat(strings.TrimSuffix(t[len("auto:far="):], "%"), 64)
+		if err != nil || !(v >= 0 && v < 100) {
+			return fmt.Errorf("--threshold auto:far=P: P is the percent of stand-in strangers a threshold may let in, a number from 0 up to (not including) 100, got %q", s)
+		}
+		opt.AutoThreshold, opt.AutoFAR, opt.FARPercent = true, true, v
+	case strings.HasPrefix(t, "auto:"):
+		v, err := strconv.ParseFloat(strings.TrimSuffix(t[len("auto:"):], "%"), 64)
+		if err != nil || !(v > 0 && v < 100) {
+			return fmt.Errorf("--threshold auto:P: P is the percent of known sets to accept, a number strictly between 0 and 100 (or auto:balanced, auto:far=P), got %q", s)
+		}
+		opt.AutoThreshold, opt.AutoAccept = true, v
+	default:
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(v >= 0) || math.IsNaN(v) {
+			return fmt.Errorf("--threshold: want none, a number ≥ 0, auto, auto:P, auto:balanced or auto:far=P, got %q", s)
+		}
+		opt.Threshold = v
+	}
+	return nil
+}
+
+// thresholdFlag returns the --threshold that opt stands for.
+func thresholdFlag(opt Options) string {
+	switch {
+	case opt.AutoFAR:
+		return fmt.Sprintf("auto:far=%g", opt.FARPercent)
+	case opt.AutoBalanced:
+		return "auto:balanced"
+	case opt.AutoAccept > 0:
+		return fmt.Sprintf("auto:%g", opt.AutoAccept)
+	}
+	return "auto"
+}
+
+// setThreshold sets the model's open-set threshold from opt. With
+// AutoBalanced or AutoFAR it is calibrated on stand-in strangers
+// (standin.go) where the training sets allow (three classes or more, one
+// of them with two sets, or sets that can be halved), else on the
+// training sets themselves as below. An automatic threshold (auto, auto:P)
+// is calibrated on the training sets as the model compares them
+// (learn.OpenSetThreshold, or for a balanced threshold that cannot be
+// calibrated on stand-ins learn.BalancedThreshold,
 // on their divergences, or for kFDA on the
 // distances its kernel induces, which the matcher's open-set test uses:
 // model.OpenSetKernel), which needs a class with two sets; when every
 // class has one (the pooled layout), on the even and odd frame halves of
 // each set instead (halves).
-func (r *Result) setThreshold(opt Options) error {
+func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Options) error {
 	r.Model.Threshold = opt.Threshold
-	r.ThresholdSource = "closed set (no threshold)"
+	r.ThresholdSource = "closed set (no threshold): every set is named, strangers too (--threshold none)"
 	if !math.IsInf(opt.Threshold, 1) {
 		r.ThresholdSource = "given"
 	}
 	if !opt.AutoThreshold {
 		return nil
 	}
+	flag := "--threshold " + thresholdFlag(opt)
+	fallback := ""
+	if (opt.AutoBalanced || opt.AutoFAR) && r.Fit != nil {
+		ok, why, err := r.setStandInThreshold(sets, labels, names, opt, thresholdFlag(opt))
+		if err != nil || ok {
+			return err
+		}
+		fallback = fmt.Sprintf(" (%v, so it is balanced on the training sets instead)", why)
+		opt.AutoBalanced = true
+	}
 	m := r.Model
 	p := opt.AutoAccept
 	if p == 0 {
 		p = learn.AutoThresholdPercentile
-	}
-	flag := "--threshold auto"
-	if opt.AutoBalanced {
-		flag = "--threshold auto:balanced"
 	}
 	labels, gallery, kernel, from, on := m.Labels(), r.Gallery, r.kernel, "", "the training sets"
 	if _, classes := model.ClassIndex(labels); len(classes) == len(labels) {
@@ -68,7 +143,7 @@ func (r *Result) setThreshold(opt Options) error {
 			return fmt.Errorf("%s: %w", flag, err)
 		}
 		m.Threshold = b.Threshold
-		r.ThresholdSource = fmt.Sprintf("%.6g: balanced on %s, each class standing in turn for a stranger: accepts %.0f%% of %d within-class %s and rejects %.0f%% of %d other-class ones",
+		r.ThresholdSource = fmt.Sprintf("%.6g"+fallback+": balanced on %s, each class standing in turn for a stranger: accepts %.0f%% of %d within-class %s and rejects %.0f%% of %d other-class ones",
 			b.Threshold, on, 100*b.KnownAccepted, b.Known, what, 100*b.StrangersRejected, b.Strangers)
 		if b.StrangersRejected == 0 {
 			r.ThresholdSource += "; no threshold tells the classes apart on these sets, so it rejects nothing: check with setmatch test on sets with strangers among them, and give a threshold (--threshold X) if one does"

@@ -248,6 +248,30 @@ type Selection struct {
 // Best returns the chosen candidate's score.
 func (s *Selection) Best() CandidateScore { return s.Scores[s.Chosen] }
 
+// Eligible returns the indices in Scores of the candidates that the
+// one-standard-error rule holds equal: those scored within SE of the
+// highest, among the candidates the choice is made from (see Only), in
+// the order of preference. The chosen one is the first. A caller that
+// weighs something the held-out accuracy does not measure (how well the
+// open set's threshold keeps strangers out) chooses among these.
+func (s *Selection) Eligible() []int {
+	lo, hi := 0, len(s.Scores)
+	if s.Only > 0 && s.Only < hi {
+		if s.FellBack() {
+			lo = s.Only
+		} else {
+			hi = s.Only
+		}
+	}
+	var out []int
+	for i := lo; i < hi; i++ {
+		if c := s.Scores[i]; c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // AutoProgress reports how far Choose is: Done of Total (candidate, fold)
 // runs, the last one's candidate, and the time left estimated from the
 // runs done so far of the same kind of candidate. A kind of candidate
@@ -746,13 +770,10 @@ func (s *Selection) choose() error {
 		n = s.Held
 	}
 	s.SE = standardError(s.Scores[s.Top].Accuracy, n)
-	for i := lo; i < hi; i++ {
-		if c := s.Scores[i]; c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
-			s.Chosen = i
-			return nil
-		}
-	}
 	s.Chosen = s.Top
+	if e := s.Eligible(); len(e) > 0 {
+		s.Chosen = e[0]
+	}
 	return nil
 }
 

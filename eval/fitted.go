@@ -117,3 +117,29 @@ func (f *Fitted) setBandwidthsFrom(h []float64, pool *Pool, train []int) {
 		f.Query = match.BandwidthRule{Kind: match.NearestNeighbour, Scale: f.Bandwidth.Scale}
 	}
 }
+
+// SetBandwidthsOn sets f's bandwidths (H, one per set, and Query) from
+// its Bandwidth on the given sets, as fitting f on them would: for a
+// global bandwidth the base is the nearest-neighbour median of their
+// frames. The sets are in f's space (projected by W, for the -dr
+// methods). A caller that fits f's projection again on other sets
+// (deploy's stand-in strangers) uses it to keep the bandwidth rule.
+func (f *Fitted) SetBandwidthsOn(sets []*mat.Dense, workers int) error {
+	if f.Bandwidth.Mode == Adaptive {
+		return fmt.Errorf("%s: adaptive bandwidths cannot be deployed", f.Method)
+	}
+	pool, err := NewPool(sets, workers)
+	if err != nil {
+		return err
+	}
+	all := make([]int, len(sets))
+	for i := range all {
+		all[i] = i
+	}
+	h, err := pool.FrameBandwidths(f.Bandwidth, all)
+	if err != nil {
+		return err
+	}
+	f.setBandwidthsFrom(h, pool, all)
+	return nil
+}

@@ -22,6 +22,9 @@ const (
 	KFDAJ  = "kfda-j"
 	NNHDR  = "nn-h-dr"
 	NNJDR  = "nn-j-dr"
+	// NNHLDA is nearest neighbour on the Hellinger divergence after a
+	// fixed Fisher discriminant W (lda.go).
+	NNHLDA = "nn-h-lda"
 	GDA    = "gda"
 	CDL    = "cdl"
 	// KFDAMix is kFDA on a KDE kernel, GDA's or CDL's set kernel, or a
@@ -38,7 +41,7 @@ const (
 )
 
 // Methods lists every method in table order.
-var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, GDA, CDL, KFDAMix, Auto}
+var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, NNHLDA, GDA, CDL, KFDAMix, Auto}
 
 // ParseMethods reads a comma-separated list of method names ("all" for
 // every method).
@@ -257,6 +260,8 @@ func run(method string, t *Task, g Grid) (Prediction, error) {
 		return runDR(t, g, match.Hellinger)
 	case NNJDR:
 		return runDR(t, g, match.Jeffrey)
+	case NNHLDA:
+		return runLDA(t, g)
 	case Auto:
 		return runAuto(t, g)
 	}

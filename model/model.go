@@ -29,6 +29,12 @@ import (
 // to about 1e-12; the slack covers models written by other tools.
 const OrthonormalTol = 1e-6
 
+// freeProjection names the methods (Selection.Method) whose W need not
+// have orthonormal columns, only full column rank: nn-h-lda projects by
+// the whitened Fisher basis (package fisher), whose scaling is part of
+// the metric the KDEs are compared in.
+var freeProjection = map[string]bool{"nn-h-lda": true}
+
 // Model is everything needed to match a batch: project it with W after
 // subtracting Mean, estimate its density with a bandwidth chosen by
 // QueryBandwidth, compare it with the gallery sets under Divergence and
@@ -39,8 +45,8 @@ type Model struct {
 	// QueryBandwidth is how an incoming batch's bandwidth is chosen, applied
 	// to the batch after projection.
 	QueryBandwidth match.BandwidthRule
-	// W is the D×d projection, with orthonormal columns; nil when
-	// Identity.
+	// W is the D×d projection, with orthonormal columns (of full column
+	// rank only, for the methods of freeProjection); nil when Identity.
 	W *mat.Dense
 	// Identity says that the projection is the D×D identity (the methods
 	// in the full space): a batch is only centred, and W is not held (nor
@@ -172,9 +178,10 @@ func IsIdentity(w *mat.Dense) bool {
 }
 
 // Validate checks that the model can be used: W is D×d with 1 ≤ d ≤ D and
-// orthonormal columns (to OrthonormalTol), Mean has length D, there is at
-// least one gallery set, every set is n×d with n ≥ 1 and a finite positive
-// bandwidth and a non-empty label, all numbers are finite, the threshold is
+// orthonormal columns (to OrthonormalTol; for nn-h-lda full column rank
+// instead), Mean has length D, there is at least one gallery set, every
+// set is n×d with n ≥ 1 and a finite positive bandwidth and a non-empty
+// label, all numbers are finite, the threshold is
 // not NaN (it may be +Inf), the divergence and the query bandwidth rule are
 // known. Errors wrap ErrInvalidModel and say which field is wrong.
 func (m *Model) Validate() error {
@@ -211,7 +218,15 @@ func (m *Model) validate() error {
 		if err := finiteMatrix("W", m.W); err != nil {
 			return err
 		}
-		if e := grassmann.OrthoError(m.W); !(e <= OrthonormalTol) {
+		if freeProjection[m.Selection.Method] {
+			var svd mat.SVD
+			if !svd.Factorize(m.W, mat.SVDNone) {
+				return fmt.Errorf("projection W (%d×%d): its singular values did not converge", bigD, d)
+			}
+			if sv := svd.Values(nil); !(sv[d-1] > 1e-12*sv[0]) {
+				return fmt.Errorf("projection W (%d×%d) of %s does not have full column rank: singular values %.3g to %.3g", bigD, d, m.Selection.Method, sv[d-1], sv[0])
+			}
+		} else if e := grassmann.OrthoError(m.W); !(e <= OrthonormalTol) {
 			return fmt.Errorf("projection W (%d×%d) does not have orthonormal columns: max |WᵀW − I| = %.3g, tolerance %g", bigD, d, e, OrthonormalTol)
 		}
 		if len(m.Mean) != bigD {

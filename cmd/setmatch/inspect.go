@@ -365,6 +365,9 @@ func inspectMethodRows(row func(k, format string, a ...any), s *inspectSummary) 
 		slices.Sort(keys)
 		var parts []string
 		for _, k := range keys {
+			if k == "threshold" {
+				continue // how the threshold was set: its own row
+			}
 			parts = append(parts, inspectPrintable(k)+"="+inspectPrintable(s.MethodParams[k]))
 		}
 		row("method parameters", "%s", strings.Join(parts, " "))
@@ -400,6 +403,9 @@ func inspectDecisionRows(row func(k, format string, a ...any), s *inspectSummary
 		th += " (open set: a best divergence above it is unknown)"
 	}
 	row("threshold", "%s", th)
+	if how, ok := s.MethodParams["threshold"]; ok {
+		row("threshold set", "%s", inspectPrintable(how))
+	}
 	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, inspectBytes(8*int64(s.Frames)*int64(s.Dim)))
 	row("bandwidths", "%.4g – %.4g%s", s.BandwidthMin, s.BandwidthMax, unused)
 	if s.Iterations > 0 || s.FinalCost != 0 {

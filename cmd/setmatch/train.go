@@ -24,7 +24,7 @@ import (
 	"setmatch/setfile"
 )
 
-const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold X|auto|auto:P|auto:balanced] [--features SPEC] [flags]
+const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold auto:balanced|auto:far=P|none|X|auto|auto:P] [--features SPEC] [flags]
 
 Builds a model from labelled training sets. With --method auto (the
 default) every candidate (kFDA on a mix of set kernels, nearest
@@ -70,7 +70,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.Int64Var(&a.seed, "seed", 1, "random seed `N` (cross-validation folds; the PCA start for more than 2000 features)")
 	fl.BoolVar(&a.logJSON, "log-json", false, "learned: print one JSON object per iteration on standard output")
 	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
-	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: a number `X`, auto (a bound that 95% of sets of known classes stay below, from the within-class nearest-neighbour scores of the training sets), auto:P for P% instead (a lower P rejects more strangers, and more sets of known classes too), or auto:balanced (each training class standing in turn for a stranger, the threshold that best balances known sets let in against strangers kept out: for a door where strangers come as often as known people); default none (closed set)")
+	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: auto:balanced (the default: calibrated on stand-in strangers, training classes left out in turn and scored by the method refitted without them; the threshold that best balances held-out known sets named right against stand-in strangers kept out), auto:far=P (on the same stand-ins, at most P% of them let in: a stricter door), none (a closed set: every set is named, strangers too), a number `X`, auto (a bound that 95% of known training sets stay below, from their within-class nearest-neighbour scores) or auto:P for P% instead")
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
@@ -192,24 +192,8 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	}
 	o := trainOptions{logErr: new(error)}
 	o.Method, o.Dim, o.Seed, o.Workers, o.Threshold = a.method, a.dim, uint64(a.seed), a.workers, math.Inf(1)
-	switch t := strings.TrimSpace(a.threshold); {
-	case t == "":
-	case t == "auto":
-		o.AutoThreshold = true
-	case t == "auto:balanced":
-		o.AutoThreshold, o.AutoBalanced = true, true
-	case strings.HasPrefix(t, "auto:"):
-		v, err := strconv.ParseFloat(strings.TrimPrefix(t, "auto:"), 64)
-		if err != nil || !(v > 0 && v < 100) {
-			return trainOptions{}, usagef("--threshold auto:P: P is the percent of known sets to accept, a number strictly between 0 and 100 (or auto:balanced), got %q", a.threshold)
-		}
-		o.AutoThreshold, o.AutoAccept = true, v
-	default:
-		v, err := strconv.ParseFloat(t, 64)
-		if err != nil || !(v >= 0) {
-			return trainOptions{}, usagef("--threshold: want a number ≥ 0, auto, auto:P or auto:balanced, got %q", a.threshold)
-		}
-		o.Threshold = v
+	if err := deploy.ParseThreshold(a.threshold, &o.Options); err != nil {
+		return trainOptions{}, usagef("%v", err)
 	}
 	if a.featSpec != "" {
 		if a.loader, err = newFeatureLoader(a.featSpec); err != nil {

@@ -1,0 +1,318 @@
+package deploy
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+	"setmatch/fisher"
+	"setmatch/model"
+	"setmatch/openset"
+)
+
+// Calibration on stand-in strangers.
+//
+// A threshold must be set from scores the model gives to sets it never
+// saw: the score of a training set against a gallery that holds it, or
+// holds the class it stands for, is not the score a stranger at the door
+// gets. So the training classes are dealt to StandInFolds groups; in each
+// fold one group stands for the strangers, and the deployed method is
+// fitted again, with every hyper-parameter it was deployed with, on the
+// other classes' sets less one held-out set of each class that has two
+// or more. The held-out sets are the known probes, every set of the
+// group the strangers; the fold's model decides them as the deployed
+// model would a batch (model.Matcher), and the threshold is chosen on the
+// pooled scores of all folds (package openset). Where every class has a
+// single training set, each set's even frames stand in its class's
+// gallery and its odd frames are the probe (of a known class, or of a
+// stranger).
+//
+// What is fitted again: the gallery (its sets and bandwidths), for kFDA
+// the discriminant on the fold's gallery, and a projection W that the
+// classes shaped (a Fisher discriminant, or learned by conjugate
+// gradient, or its PCA start), with
+// the d and training bandwidth it was deployed with, on every set of the
+// fold's known classes (the held-out ones too, which makes their scores
+// a little smaller than a new set's: the threshold errs towards keeping
+// out), and the global bandwidth of its space. A W kept from the deployed model would have
+// been shaped by the stand-ins' classes too, which pushes them away from
+// the others: the threshold would then let in more real strangers than
+// the calibration says.
+
+// StandInFolds is the number of groups the training classes are dealt to
+// for the calibration: each group stands for the strangers once. With
+// fewer classes, each class is a group of its own.
+const StandInFolds = 5
+
+// minKnownClasses is the number of classes a fold's gallery must keep.
+const minKnownClasses = 2
+
+// errNoStandIns is returned when the training sets cannot give stand-in
+// strangers: fewer than minKnownClasses+1 classes, or no known probe.
+var errNoStandIns = errors.New("the training sets cannot stand in for strangers")
+
+// standInGroups deals the classes 0..classes−1 to min(StandInFolds,
+// classes) groups, in a seeded order.
+func standInGroups(classes int, seed uint64) [][]int {
+	order := rand.New(rand.NewPCG(seed, 0x5eed57a1)).Perm(classes)
+	n := min(StandInFolds, classes)
+	groups := make([][]int, n)
+	for i, c := range order {
+		groups[i%n] = append(groups[i%n], c)
+	}
+	return groups
+}
+
+// standInSamples returns the calibration samples of r.Fit on the training
+// sets: every fold's known probes and strangers, decided by the model the
+// fold fits.
+func (r *Result) standInSamples(sets []*mat.Dense, labels, names []string, opt Options) ([]openset.Sample, error) {
+	ids, classes := model.ClassIndex(labels)
+	if len(classes) < minKnownClasses+1 {
+		return nil, fmt.Errorf("%w: %d classes, and a fold needs %d known ones besides a stranger", errNoStandIns, len(classes), minKnownClasses)
+	}
+	count := make([]int, len(classes))
+	for _, c := range ids {
+		count[c]++
+	}
+	pooled := slices.Max(count) == 1
+	var halves [][]*mat.Dense
+	if pooled {
+		halves = make([][]*mat.Dense, len(sets))
+		for i, s := range sets {
+			if halves[i] = eval.FrameHalves(s); halves[i] == nil {
+				n, _ := s.Dims()
+				return nil, fmt.Errorf("%w: set %s/%s has %d frames, too few to halve (4 or more are needed)", errNoStandIns, labels[i], names[i], n)
+			}
+		}
+	}
+	var samples []openset.Sample
+	for f, group := range standInGroups(len(classes), opt.Seed) {
+		stranger := make([]bool, len(classes))
+		for _, c := range group {
+			stranger[c] = true
+		}
+		var gal []int            // indices into sets of the fold's gallery
+		var galSets []*mat.Dense // their frames (halves when pooled)
+		var wSets []*mat.Dense   // the known classes' sets, which W may learn from
+		var wLabels []string
+		var probes []*mat.Dense           // the probes' frames
+		var probeClass []string           // their classes
+		var probeStranger []bool          // whether they stand for strangers
+		seen := make([]int, len(classes)) // sets of each class met so far
+		for i, c := range ids {
+			k := seen[c]
+			seen[c]++
+			switch {
+			case pooled && stranger[c]:
+				probes, probeClass, probeStranger = append(probes, halves[i][1]), append(probeClass, labels[i]), append(probeStranger, true)
+			case pooled:
+				gal, galSets = append(gal, i), append(galSets, halves[i][0])
+				probes, probeClass, probeStranger = append(probes, halves[i][1]), append(probeClass, labels[i]), append(probeStranger, false)
+			case stranger[c]:
+				probes, probeClass, probeStranger = append(probes, sets[i]), append(probeClass, labels[i]), append(probeStranger, true)
+			}
+			switch {
+			case stranger[c]:
+			case pooled: // the two halves: a within-class pair to learn from
+				wSets, wLabels = append(wSets, halves[i][0], halves[i][1]), append(wLabels, labels[i], labels[i])
+			default:
+				wSets, wLabels = append(wSets, sets[i]), append(wLabels, labels[i])
+			}
+			switch {
+			case stranger[c]:
+			case pooled:
+			case count[c] >= 2 && k == f%count[c]:
+				// The held-out set of a known class: a different one in
+				// each fold where the class has as many sets.
+				probes, probeClass, probeStranger = append(probes, sets[i]), append(probeClass, labels[i]), append(probeStranger, false)
+			default:
+				gal, galSets = append(gal, i), append(galSets, sets[i])
+			}
+		}
+		if !slices.Contains(probeStranger, false) {
+			continue // no known class of this fold has two sets
+		}
+		m, err := r.refit(galSets, pick(labels, gal), pick(names, gal), wSets, wLabels, opt)
+		if err != nil {
+			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, min(StandInFolds, len(classes)), describeClasses(group, classes), err)
+		}
+		mt, err := m.NewMatcherWorkers(opt.Workers)
+		if err != nil {
+			return nil, fmt.Errorf("stand-in fold %d: %w", f+1, err)
+		}
+		for k, p := range probes {
+			res, err := mt.Match(p)
+			if err != nil {
+				return nil, fmt.Errorf("stand-in fold %d, a set of %s: %w", f+1, probeClass[k], err)
+			}
+			d := res.Decision
+			right := d.Best >= 0 && m.Sets[d.Best].Label == probeClass[k]
+			samples = append(samples, openset.Sample{Score: d.Score, Stranger: probeStranger[k], Right: right})
+		}
+	}
+	known := 0
+	for _, s := range samples {
+		if !s.Stranger {
+			known++
+		}
+	}
+	if known == 0 {
+		return nil, fmt.Errorf("%w: no class has two training sets to hold one out", errNoStandIns)
+	}
+	return samples, nil
+}
+
+func pick[T any](x []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for k, i := range idx {
+		out[k] = x[i]
+	}
+	return out
+}
+
+func describeClasses(group []int, classes []string) string {
+	var s []string
+	for _, c := range group {
+		s = append(s, classes[c])
+	}
+	if len(s) > 4 {
+		return fmt.Sprintf("%s, … (%d)", s[0], len(s))
+	}
+	return fmt.Sprint(s)
+}
+
+// refit returns the model of r.Fit on the given gallery sets alone (raw
+// frames), with every hyper-parameter as deployed: the sets' bandwidths
+// by the method's query rule where halves stand for them, else as
+// fitted, and for kFDA the discriminant fitted again on these sets.
+func (r *Result) refit(sets []*mat.Dense, labels, names []string, wSets []*mat.Dense, wLabels []string, opt Options) (*model.Model, error) {
+	workers := opt.Workers
+	f := *r.Fit
+	if err := refitProjection(&f, wSets, wLabels, sets, opt.Grid, opt.Seed, workers); err != nil {
+		return nil, err
+	}
+	f.H = make([]float64, len(sets))
+	for i, s := range sets {
+		// The fold's sets are the deployed ones (or their halves): each
+		// takes the bandwidth a batch of it would get in the deployed
+		// space, which is the fitted one for a fixed rule.
+		_, dim := s.Dims()
+		y, err := eval.ProjectSets([]*mat.Dense{s}, f.W, make([]float64, dim)) // bandwidth rules do not depend on where the frames are centred
+		if err != nil {
+			return nil, err
+		}
+		if f.H[i], err = f.Query.Bandwidth(y[0]); err != nil {
+			return nil, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
+		}
+	}
+	m, _, err := nnModel(sets, labels, names, &f, workers)
+	if err != nil {
+		return nil, err
+	}
+	m.Selection.Method = f.Method
+	if f.KFDA != nil {
+		_, classes := model.ClassIndex(labels)
+		dim := f.LatentDim
+		if dim > len(classes)-1 {
+			dim = len(classes) - 1
+		}
+		if _, err := m.FitTerms(Terms(&f), f.Reg, dim, workers); err != nil {
+			return nil, err
+		}
+	}
+	return m, m.Validate()
+}
+
+// refitProjection fits f's projection W again on the fold's sets (raw
+// frames), with the hyper-parameters it was deployed with, where it was
+// shaped by the classes: a W learned by conjugate gradient (or its PCA
+// start) is learned again, on the sets of the fold's known classes
+// (sets, the held-out ones too: with two sets a class, the gallery alone
+// has no within-class pair to learn from), so that the
+// stand-in strangers' classes play no part in it, and the global
+// bandwidth of the
+// learned space is set again on the fold's sets. A method in the full
+// space has nothing to refit.
+func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, gallery []*mat.Dense, g eval.Grid, seed uint64, workers int) error {
+	if !relearnsW(f) {
+		return nil
+	}
+	if g.Learn == nil && f.Method != eval.NNHLDA {
+		return eval.ErrNoLearner
+	}
+	ids, _ := model.ClassIndex(labels)
+	var w *mat.Dense
+	var mean []float64
+	var err error
+	if f.Method == eval.NNHLDA {
+		_, d := f.W.Dims()
+		w, mean, err = fisher.Basis(sets, ids, d, eval.LDAReg)
+	} else {
+		p := f.Learn
+		if p.MaxIter == 0 {
+			p.MaxIter = g.DRIter
+		}
+		w, mean, err = g.Learn(sets, ids, f.Divergence, p, int64(seed))
+	}
+	if err != nil {
+		return fmt.Errorf("learning W again without the stand-ins' classes: %w", err)
+	}
+	f.W, f.Mean = w, mean
+	proj, err := eval.ProjectSets(gallery, w, mean)
+	if err != nil {
+		return err
+	}
+	return f.SetBandwidthsOn(proj, workers)
+}
+
+// setStandInThreshold sets the model's threshold from stand-in strangers:
+// the balanced threshold, or the one that lets in at most opt.AutoFAR
+// percent of them. ok is false, with the reason, when the training sets
+// cannot stand in for strangers; the caller then falls back.
+func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, opt Options, flag string) (ok bool, why error, err error) {
+	samples, err := r.standInSamples(sets, labels, names, opt)
+	if errors.Is(err, errNoStandIns) {
+		return false, err, nil
+	}
+	if err != nil {
+		return false, nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	var rates openset.Rates
+	how := "balanced: the most known sets named right and strangers kept out, each weighing half"
+	if opt.AutoFAR {
+		rates, err = openset.AtMost(samples, opt.FARPercent/100)
+		how = fmt.Sprintf("at most %g%% of them let in, and of such thresholds the one that names the most known sets right", opt.FARPercent)
+	} else {
+		rates, err = openset.Balance(samples)
+	}
+	if err != nil {
+		return false, nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	r.Model.Threshold = rates.Threshold
+	r.Calibration = &rates
+	folds := min(StandInFolds, len(distinct(labels)))
+	r.ThresholdSource = fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of training classes out and refitting %s on the rest, %.1f%% of %d held-out known sets were named right and %.1f%% of %d stand-in strangers' sets kept out",
+		rates.Threshold, flag, how, folds, r.Fit.Method, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers)
+	if math.IsInf(rates.Threshold, 1) {
+		r.ThresholdSource += "; no threshold keeps stand-in strangers out here"
+	}
+	return true, nil, nil
+}
+
+func distinct(labels []string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range labels {
+		m[l] = true
+	}
+	return m
+}
+
+// relearnsW reports whether the stand-in folds fit f's projection again:
+// every projection the classes shaped.
+func relearnsW(f *eval.Fitted) bool { return f.W != nil }

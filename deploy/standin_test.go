@@ -1,0 +1,197 @@
+package deploy
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+)
+
+// separated returns sets of classes far apart (class c's first feature
+// near 10·c), sets per class each, with names.
+func separated(classes, sets int, seed uint64) (xs []*mat.Dense, labels, names []string) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for c := range classes {
+		for s := range sets {
+			x := mat.NewDense(12, 4, nil)
+			for i := range 12 {
+				for j := range 4 {
+					x.Set(i, j, 0.3*rng.NormFloat64())
+				}
+				x.Set(i, 0, 10*float64(c)+0.3*rng.NormFloat64())
+			}
+			xs, labels, names = append(xs, x), append(labels, fmt.Sprint("c", c)), append(names, fmt.Sprint(c, "-", s))
+		}
+	}
+	return xs, labels, names
+}
+
+// TestStandInCalibration: on classes far apart, the threshold calibrated
+// on stand-in strangers separates them on the calibration (every class
+// stands for a stranger once; the held-out known sets are named), and on
+// sets it never saw it lets in new sets of the known classes and keeps
+// out two classes the training never had.
+func TestStandInCalibration(t *testing.T) {
+	all, labels, names := separated(8, 4, 1)
+	const known = 6 * 4 // classes c0–c5 train, three sets each; c6, c7 are strangers
+	var train, held, strangers []*mat.Dense
+	var lab, nam []string
+	for i, x := range all {
+		switch {
+		case i >= known:
+			strangers = append(strangers, x)
+		case i%4 == 3:
+			held = append(held, x)
+		default:
+			train, lab, nam = append(train, x), append(lab, labels[i]), append(nam, names[i])
+		}
+	}
+	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.NNHLDA, eval.NNHDR} {
+		opt := Options{Method: method, Grid: grid(), Seed: 3, Workers: 1}
+		if err := ParseThreshold("", &opt); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(train, lab, nam, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		c := res.Calibration
+		if c == nil {
+			t.Fatalf("%s: not calibrated on stand-ins: %s", method, res.ThresholdSource)
+		}
+		// Five folds over six classes: each class is a stranger once (its
+		// three sets), and every other class holds out one set per fold.
+		if c.Strangers != len(train) || c.Known != 5*6-6 {
+			t.Errorf("%s: %d stand-in strangers' sets and %d known probes, want %d and %d", method, c.Strangers, c.Known, len(train), 5*6-6)
+		}
+		if c.KnownRight != 1 || c.StrangersOut != 1 {
+			t.Errorf("%s: calibration %v, want every set right on classes this far apart", method, c)
+		}
+		if !strings.Contains(res.ThresholdSource, "stand-in strangers") || !strings.Contains(res.Model.Selection.Params["threshold"], "auto:balanced") {
+			t.Errorf("%s: the model does not say how its threshold was set: %q", method, res.Model.Selection.Params["threshold"])
+		}
+		mt, err := res.Model.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range held {
+			r, err := mt.Match(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprint("c", i); !r.Decision.Known || r.Decision.Label != want {
+				t.Errorf("%s: a new set of %s decided %+v (threshold %v)", method, want, r.Decision, res.Model.Threshold)
+			}
+		}
+		for _, x := range strangers {
+			r, err := mt.Match(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Decision.Known {
+				t.Errorf("%s: a stranger let in as %s (score %v, threshold %v)", method, r.Decision.Label, r.Decision.Score, res.Model.Threshold)
+			}
+		}
+	}
+}
+
+// TestStandInFar: auto:far=0 lets in none of the stand-in strangers on
+// classes that overlap, and rejects at least as many as auto:balanced.
+func TestStandInFar(t *testing.T) {
+	sets, labels := dataSpread(4, 1.2)
+	var lab, names []string
+	for i, l := range labels {
+		lab, names = append(lab, fmt.Sprint("c", l)), append(names, fmt.Sprint(i))
+	}
+	// dataSpread has three classes: two known ones and a stand-in each fold.
+	var out [2]float64
+	for k, flag := range []string{"auto:balanced", "auto:far=0"} {
+		opt := Options{Method: eval.NNH, Grid: grid(), Seed: 3, Workers: 1}
+		if err := ParseThreshold(flag, &opt); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(sets, lab, names, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Calibration == nil {
+			t.Fatalf("%s: %s", flag, res.ThresholdSource)
+		}
+		out[k] = res.Calibration.StrangersOut
+		t.Logf("%s: %v", flag, res.Calibration)
+	}
+	if out[1] != 1 || out[1] < out[0] {
+		t.Errorf("stand-in strangers kept out: balanced %v, far=0 %v", out[0], out[1])
+	}
+}
+
+// TestStandInFallback: with two classes no class can stand for a
+// stranger while two stay known: the balanced threshold is set on the
+// training sets, and says why.
+func TestStandInFallback(t *testing.T) {
+	all, labels, names := separated(2, 3, 2)
+	opt := Options{Method: eval.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(all, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Calibration != nil || !strings.Contains(res.ThresholdSource, "cannot stand in") || math.IsInf(res.Model.Threshold, 1) {
+		t.Fatalf("threshold %v: %s", res.Model.Threshold, res.ThresholdSource)
+	}
+}
+
+// TestStandInPooled: with one set per class, each set's even frames are
+// its class's gallery and its odd frames the probe.
+func TestStandInPooled(t *testing.T) {
+	all, labels, names := separated(6, 1, 3)
+	opt := Options{Method: eval.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("auto:balanced", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(all, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Calibration
+	if c == nil || c.Strangers != 6 || c.Known != 5*6-6 || c.Balanced != 1 {
+		t.Fatalf("calibration %v: %s", c, res.ThresholdSource)
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Options
+	}{
+		{"", Options{Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: true}},
+		{"none", Options{Threshold: math.Inf(1)}},
+		{"0.5", Options{Threshold: 0.5}},
+		{"auto", Options{Threshold: math.Inf(1), AutoThreshold: true}},
+		{"auto:90", Options{Threshold: math.Inf(1), AutoThreshold: true, AutoAccept: 90}},
+		{"auto:far=1", Options{Threshold: math.Inf(1), AutoThreshold: true, AutoFAR: true, FARPercent: 1}},
+		{"auto:far=0", Options{Threshold: math.Inf(1), AutoThreshold: true, AutoFAR: true}},
+	} {
+		var got Options
+		if err := ParseThreshold(tc.in, &got); err != nil {
+			t.Fatalf("%q: %v", tc.in, err)
+		}
+		if got.Threshold != tc.want.Threshold || got.AutoThreshold != tc.want.AutoThreshold || got.AutoBalanced != tc.want.AutoBalanced ||
+			got.AutoAccept != tc.want.AutoAccept || got.AutoFAR != tc.want.AutoFAR || got.FARPercent != tc.want.FARPercent {
+			t.Errorf("%q: got %+v", tc.in, got)
+		}
+	}
+	for _, bad := range []string{"auto:far=100", "auto:far=x", "auto:0", "-1", "nan", "auto:balance"} {
+		var o Options
+		if err := ParseThreshold(bad, &o); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

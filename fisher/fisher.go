@@ -1,0 +1,475 @@
+// Package fisher computes Fisher's linear discriminant of labelled image
+// sets: a projection W under which the frames of a class lie close
+// together and the classes apart, used as a fixed W by the nn-h-lda
+// method (and usable as a start on the Grassmann manifold, Orthonormal).
+// Every frame takes the class of its set; the sets themselves play no
+// other part.
+//
+// The computation: subtract the mean frame; keep the r principal
+// directions in which the frames vary (eigenvalues above PCATol × the
+// largest, at most N − C of them, so that the within-class scatter can be
+// inverted); in those r dimensions form the pooled within-class covariance
+// S_w (regularised as S_w + reg·(tr S_w / r)·I) and the between-class
+// scatter S_b of the class means weighted by their frame counts, both
+// divided by N − C; whiten by S_w^{-1/2} (from its eigendecomposition) and
+// take the eigenvectors of the whitened S_b, largest first: the K =
+// min(C−1, r) discriminant directions, which solve S_b v = λ S_w v. The
+// remaining r − K directions are the principal directions of the whitened
+// frames in the orthogonal complement of those, largest first. W maps a
+// frame x to (x − mean)·W; on every direction of W the projected frames
+// have unit pooled within-class variance (exactly for reg = 0) and are
+// uncorrelated: the whitened LDA space, as scikit-learn's
+// LinearDiscriminantAnalysis.transform gives it up to sign and rotation.
+//
+// Shapes: D features per frame, N frames in all, C classes, r the
+// principal directions kept, d ≤ r the output dimension. A set is n_i×D,
+// W is D×d, a projected set n_i×d. The first k columns of the D×d basis
+// are the D×k basis: a smaller d is a prefix of a larger.
+//
+// The package does no I/O.
+package fisher
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// PCATol is the relative tolerance of the principal directions: a
+// direction is kept when its variance is above PCATol × the largest.
+const PCATol = 1e-10
+
+// singularTol is the smallest eigenvalue of the (regularised) within-class
+// covariance, relative to its largest, that Solve inverts.
+const singularTol = 1e-12
+
+// Solution is Fisher's discriminant of a set of labelled frames, with
+// every direction the frames vary in: the discriminant directions first,
+// then the completion.
+type Solution struct {
+	// W is D×r: columns 0..K−1 are the discriminant directions, Fisher
+	// ratio largest first, and the others complete them (see the package
+	// comment). Basis(d) is its first d columns.
+	W *mat.Dense
+	// Mean is the mean frame (len D), subtracted before projecting.
+	Mean []float64
+	// Classes is C, the number of distinct labels.
+	Classes int
+	// Discriminant is K = min(C−1, r), the number of discriminant
+	// directions.
+	Discriminant int
+	// Ratios are the K Fisher ratios λ of the discriminant directions
+	// (S_b v = λ S_w v), largest first.
+	Ratios []float64
+}
+
+// Rank returns r, the number of directions of s (columns of W).
+func (s *Solution) Rank() int {
+	_, r := s.W.Dims()
+	return r
+}
+
+// Basis returns the D×d projection: the first d columns of s.W (a copy).
+// It fails unless 1 ≤ d ≤ r.
+func (s *Solution) Basis(d int) (*mat.Dense, error) {
+	bigD, r := s.W.Dims()
+	if d < 1 || d > r {
+		return nil, fmt.Errorf("fisher: dimension %d: want 1 ≤ d ≤ %d, the directions the frames vary in (at most frames − classes)", d, r)
+	}
+	return mat.DenseCopyOf(s.W.Slice(0, bigD, 0, d)), nil
+}
+
+// Basis returns the D×d Fisher basis W of the n_i×D sets with their class
+// labels (one per set, non-negative; C distinct ones) and the mean frame
+// (len D): x ↦ (x − mean)·W. The first min(d, C−1) columns are the
+// discriminant directions; a larger d is completed as Solve says. reg ≥ 0
+// regularises the within-class covariance relative to its mean eigenvalue.
+// It fails (never panics) on fewer than 2 classes, d < 1 or d > r, NaN or
+// Inf in the frames, and sets or labels that do not match.
+func Basis(sets []*mat.Dense, labels []int, d int, reg float64) (w *mat.Dense, mean []float64, err error) {
+	s, err := Solve(sets, labels, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w, err = s.Basis(d); err != nil {
+		return nil, nil, err
+	}
+	return w, s.Mean, nil
+}
+
+// Solve computes the Fisher discriminant of the n_i×D sets (labels as in
+// Basis) with every direction the frames vary in (see the package
+// comment).
+func Solve(sets []*mat.Dense, labels []int, reg float64) (*Solution, error) {
+	return solve(sets, labels, reg, false)
+}
+
+// solve is Solve; forceCov takes the principal directions from the D×D
+// covariance even when there are fewer frames than features (for tests).
+func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Solution, error) {
+	bigD, n, cls, nc, err := check(sets, labels, reg)
+	if err != nil {
+		return nil, err
+	}
+	nClass := len(nc)
+	// Centred frames, N×D, and the class of each.
+	mean := make([]float64, bigD)
+	for _, x := range sets {
+		r, _ := x.Dims()
+		for i := range r {
+			for j, v := range x.RawRowView(i) {
+				mean[j] += v
+			}
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	xc := mat.NewDense(n, bigD, nil)
+	frameClass := make([]int, 0, n)
+	row := 0
+	for k, x := range sets {
+		r, _ := x.Dims()
+		for i := range r {
+			dst := xc.RawRowView(row)
+			for j, v := range x.RawRowView(i) {
+				dst[j] = v - mean[j]
+			}
+			frameClass = append(frameClass, cls[k])
+			row++
+		}
+	}
+	dof := float64(n - nClass)
+
+	p, err := principal(xc, n-nClass, forceCov)
+	if err != nil {
+		return nil, err
+	}
+	_, r := p.Dims()
+	var z mat.Dense
+	z.Mul(xc, p) // N×r, mean 0
+
+	// Class means in the r dimensions, and the frames less their class
+	// mean.
+	mu := mat.NewDense(nClass, r, nil)
+	for f := range n {
+		floats(mu.RawRowView(frameClass[f])).add(z.RawRowView(f))
+	}
+	for c := range nClass {
+		floats(mu.RawRowView(c)).scale(1 / float64(nc[c]))
+	}
+	zw := mat.DenseCopyOf(&z)
+	for f := range n {
+		floats(zw.RawRowView(f)).sub(mu.RawRowView(frameClass[f]))
+	}
+	sw := mat.NewSymDense(r, nil)
+	sw.SymOuterK(1/dof, zw.T())
+	// S_b = Σ_c n_c μ_c μ_cᵀ / (N − C): the weighted class means.
+	wm := mat.DenseCopyOf(mu)
+	for c := range nClass {
+		floats(wm.RawRowView(c)).scale(math.Sqrt(float64(nc[c]) / dof))
+	}
+	sb := mat.NewSymDense(r, nil)
+	sb.SymOuterK(1, wm.T())
+
+	// Regularised within-class covariance and its inverse square root.
+	swReg := mat.NewSymDense(r, nil)
+	swReg.CopySym(sw)
+	if reg > 0 {
+		add := reg * mat.Trace(sw) / float64(r)
+		for i := range r {
+			swReg.SetSym(i, i, swReg.At(i, i)+add)
+		}
+	}
+	vals, vecs, err := eigSym(swReg)
+	if err != nil {
+		return nil, fmt.Errorf("fisher: within-class covariance: %w", err)
+	}
+	if !(vals[0] > 0) || !(vals[r-1] > singularTol*vals[0]) {
+		return nil, fmt.Errorf("fisher: the within-class covariance is singular (eigenvalues %.3g to %.3g): give reg > 0", vals[r-1], vals[0])
+	}
+	is := mat.NewDense(r, r, nil) // S_w^{-1/2} = U Λ^{-1/2} Uᵀ
+	{
+		scaled := mat.DenseCopyOf(vecs)
+		for j := range r {
+			s := 1 / math.Sqrt(vals[j])
+			for i := range r {
+				scaled.Set(i, j, scaled.At(i, j)*s)
+			}
+		}
+		is.Mul(scaled, vecs.T())
+	}
+
+	// The whitened between-class scatter and its eigenvectors.
+	bw := sandwich(is, sb)
+	bVals, bVecs, err := eigSym(bw)
+	if err != nil {
+		return nil, fmt.Errorf("fisher: whitened between-class scatter: %w", err)
+	}
+	k := min(nClass-1, r)
+	g := mat.NewDense(r, r, nil) // the orthonormal directions in the whitened space
+	g.Slice(0, r, 0, k).(*mat.Dense).Copy(bVecs.Slice(0, r, 0, k))
+	if k < r {
+		// The complement: the principal directions of the whitened frames
+		// (covariance is·(S_w + S_b)·is, unregularised S_w) orthogonal to
+		// the discriminant ones.
+		total := mat.NewSymDense(r, nil)
+		total.AddSym(sw, sb)
+		tw := sandwich(is, total)
+		rest := bVecs.Slice(0, r, k, r)
+		var tr, m mat.Dense
+		tr.Mul(tw, rest)
+		m.Mul(rest.T(), &tr)
+		ms := symmetric(&m)
+		_, cVecs, err := eigSym(ms)
+		if err != nil {
+			return nil, fmt.Errorf("fisher: whitened frames: %w", err)
+		}
+		var f mat.Dense
+		f.Mul(rest, cVecs)
+		g.Slice(0, r, k, r).(*mat.Dense).Copy(&f)
+	}
+	var a, w mat.Dense
+	a.Mul(is, g)
+	w.Mul(p, &a)
+	signs(&w)
+	return &Solution{W: &w, Mean: mean, Classes: nClass, Discriminant: k, Ratios: slices.Clone(bVals[:k])}, nil
+}
+
+// check validates the input and returns D, the number of frames N, each
+// set's class index (0..C−1, in the order of the sorted labels) and the
+// frame count of every class.
+func check(sets []*mat.Dense, labels []int, reg float64) (bigD, n int, cls, nc []int, err error) {
+	if len(sets) == 0 {
+		return 0, 0, nil, nil, errors.New("fisher: no sets")
+	}
+	if len(labels) != len(sets) {
+		return 0, 0, nil, nil, fmt.Errorf("fisher: %d sets but %d labels", len(sets), len(labels))
+	}
+	if math.IsNaN(reg) || math.IsInf(reg, 0) || reg < 0 {
+		return 0, 0, nil, nil, fmt.Errorf("fisher: regulariser %v: want a finite number ≥ 0", reg)
+	}
+	for i, x := range sets {
+		if x == nil || x.IsEmpty() {
+			return 0, 0, nil, nil, fmt.Errorf("fisher: set %d has no frames", i)
+		}
+		r, c := x.Dims()
+		if i == 0 {
+			bigD = c
+		} else if c != bigD {
+			return 0, 0, nil, nil, fmt.Errorf("fisher: set %d has %d features, set 0 has %d", i, c, bigD)
+		}
+		for f := range r {
+			for j, v := range x.RawRowView(f) {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return 0, 0, nil, nil, fmt.Errorf("fisher: set %d frame %d feature %d is %v", i, f, j, v)
+				}
+			}
+		}
+		n += r
+		if labels[i] < 0 {
+			return 0, 0, nil, nil, fmt.Errorf("fisher: set %d has label %d: want labels ≥ 0", i, labels[i])
+		}
+	}
+	distinct := slices.Clone(labels)
+	slices.Sort(distinct)
+	distinct = slices.Compact(distinct)
+	if len(distinct) < 2 {
+		return 0, 0, nil, nil, fmt.Errorf("fisher: %d class: a discriminant needs at least 2", len(distinct))
+	}
+	if n <= len(distinct) {
+		return 0, 0, nil, nil, fmt.Errorf("fisher: %d frames in %d classes: the within-class scatter needs more frames than classes", n, len(distinct))
+	}
+	cls = make([]int, len(sets))
+	nc = make([]int, len(distinct))
+	for i, l := range labels {
+		c, _ := slices.BinarySearch(distinct, l)
+		cls[i] = c
+		r, _ := sets[i].Dims()
+		nc[c] += r
+	}
+	return bigD, n, cls, nc, nil
+}
+
+// principal returns the D×r principal directions of the centred N×D
+// frames xc, largest variance first: every direction whose variance is
+// above PCATol × the largest, at most limit of them. With fewer frames
+// than features they come from a thin SVD of xc, else from the D×D
+// covariance (or always so with forceCov).
+func principal(xc *mat.Dense, limit int, forceCov bool) (*mat.Dense, error) {
+	n, bigD := xc.Dims()
+	var vals []float64
+	var vecs *mat.Dense
+	if n < bigD && !forceCov {
+		var svd mat.SVD
+		if !svd.Factorize(xc, mat.SVDThinV) {
+			return nil, errors.New("fisher: the SVD of the frames did not converge")
+		}
+		sv := svd.Values(nil) // descending
+		vals = make([]float64, len(sv))
+		for i, s := range sv {
+			vals[i] = s * s
+		}
+		vecs = new(mat.Dense)
+		svd.VTo(vecs)
+	} else {
+		cov := mat.NewSymDense(bigD, nil)
+		cov.SymOuterK(1, xc.T())
+		var err error
+		if vals, vecs, err = eigSym(cov); err != nil {
+			return nil, fmt.Errorf("fisher: frame covariance: %w", err)
+		}
+	}
+	if len(vals) == 0 || !(vals[0] > 0) {
+		return nil, errors.New("fisher: the frames do not vary: every frame is the mean frame")
+	}
+	r := 0
+	for r < len(vals) && vals[r] > PCATol*vals[0] {
+		r++
+	}
+	r = min(r, limit)
+	return mat.DenseCopyOf(vecs.Slice(0, bigD, 0, r)), nil
+}
+
+// eigSym returns the eigenvalues of s, largest first, and the matching
+// orthonormal eigenvectors as columns.
+func eigSym(s *mat.SymDense) ([]float64, *mat.Dense, error) {
+	var e mat.EigenSym
+	if !e.Factorize(s, true) {
+		return nil, nil, errors.New("the eigendecomposition did not converge")
+	}
+	asc := e.Values(nil)
+	var v mat.Dense
+	e.VectorsTo(&v)
+	n := len(asc)
+	vals := make([]float64, n)
+	vecs := mat.NewDense(n, n, nil)
+	for j := range n {
+		vals[j] = asc[n-1-j]
+		for i := range n {
+			vecs.Set(i, j, v.At(i, n-1-j))
+		}
+	}
+	return vals, vecs, nil
+}
+
+// sandwich returns a·s·a for the symmetric r×r a and s, symmetrised.
+func sandwich(a *mat.Dense, s *mat.SymDense) *mat.SymDense {
+	var t, u mat.Dense
+	t.Mul(s, a)
+	u.Mul(a, &t)
+	return symmetric(&u)
+}
+
+// symmetric returns (m + mᵀ)/2 of the square m.
+func symmetric(m *mat.Dense) *mat.SymDense {
+	r, _ := m.Dims()
+	s := mat.NewSymDense(r, nil)
+	for i := range r {
+		for j := i; j < r; j++ {
+			s.SetSym(i, j, (m.At(i, j)+m.At(j, i))/2)
+		}
+	}
+	return s
+}
+
+// signs flips every column of w whose entry of largest magnitude is
+// negative, so that the basis does not depend on the eigensolver's signs.
+func signs(w *mat.Dense) {
+	rows, cols := w.Dims()
+	for j := range cols {
+		big, at := 0.0, 0
+		for i := range rows {
+			if v := math.Abs(w.At(i, j)); v > big {
+				big, at = v, i
+			}
+		}
+		if w.At(at, j) < 0 {
+			for i := range rows {
+				w.Set(i, j, -w.At(i, j))
+			}
+		}
+	}
+}
+
+// Orthonormal returns the Q of the thin QR decomposition of the D×d w
+// (d ≤ D): D×d with orthonormal columns spanning the columns of w, the
+// diagonal of R positive. It is computed by Gram–Schmidt applied twice;
+// a column that depends on the ones before is replaced by a unit vector
+// orthogonal to them. As a start on the Grassmann manifold it spans the
+// same subspace as w, which is all a point there is.
+func Orthonormal(w *mat.Dense) *mat.Dense {
+	bigD, d := w.Dims()
+	if d > bigD {
+		panic(fmt.Sprintf("fisher: Orthonormal of a %d×%d matrix: more columns than rows", bigD, d))
+	}
+	qt := mat.DenseCopyOf(w.T()) // d×D, row j = column j
+	scale := mat.Norm(w, 2)
+	for j := range d {
+		v := qt.RawRowView(j)
+		orthogonalise(qt, j, v)
+		nrm := floats(v).norm()
+		if !(nrm > 1e-12*scale) {
+			// Dependent on the columns before: complete with a unit vector.
+			for e := range bigD {
+				clear(v)
+				v[e] = 1
+				orthogonalise(qt, j, v)
+				if nrm = floats(v).norm(); nrm > 0.5 {
+					break
+				}
+			}
+		}
+		floats(v).scale(1 / nrm)
+	}
+	return mat.DenseCopyOf(qt.T())
+}
+
+// orthogonalise removes from v, twice, its components along the first j
+// rows of qt (orthonormal).
+func orthogonalise(qt *mat.Dense, j int, v []float64) {
+	for range 2 {
+		for k := range j {
+			u := qt.RawRowView(k)
+			dot := 0.0
+			for i, x := range u {
+				dot += x * v[i]
+			}
+			for i, x := range u {
+				v[i] -= dot * x
+			}
+		}
+	}
+}
+
+// floats are the small vector helpers.
+type floats []float64
+
+func (a floats) add(b []float64) {
+	for i, v := range b {
+		a[i] += v
+	}
+}
+
+func (a floats) sub(b []float64) {
+	for i, v := range b {
+		a[i] -= v
+	}
+}
+
+func (a floats) scale(s float64) {
+	for i := range a {
+		a[i] *= s
+	}
+}
+
+func (a floats) norm() float64 {
+	s := 0.0
+	for _, v := range a {
+		s += v * v
+	}
+	return math.Sqrt(s)
+}

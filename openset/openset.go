@@ -1,0 +1,244 @@
+// Package openset measures and calibrates the open-set decision of a
+// model: a probe set is let in (named) when its score, how far it lies
+// from what the model knows, is at or below a threshold, and kept out
+// (“unknown”) above it.
+//
+// A Sample is one probe set's outcome; a slice of them, from held-out
+// sets of known classes and from strangers (classes the model does not
+// hold), is what every function here reads. The same functions serve the
+// calibration of a model's threshold on stand-in strangers (deploy) and
+// the measurement of the open set on real probes (setmatch test and
+// setmatch eval), so both speak of the same rates.
+//
+// Computation only: no I/O.
+package openset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Sample is the outcome of one probe set.
+type Sample struct {
+	// Score is how far the set lies from the model's gallery, as the
+	// model compares it with its threshold (a divergence, or a kernel
+	// distance): it is let in when Score ≤ threshold.
+	Score float64
+	// Stranger is true for a set of a class the model does not hold.
+	Stranger bool
+	// Right is true for a known set whose nearest label is its own (it is
+	// named right when it is also let in); ignored for strangers.
+	Right bool
+}
+
+// Rates are the open-set rates of a threshold on a slice of samples.
+type Rates struct {
+	Threshold float64
+	Known     int // sets of known classes
+	Strangers int // strangers' sets
+	// KnownRight is the share of known sets let in with the right name;
+	// KnownIn the share let in with any name.
+	KnownRight, KnownIn float64
+	// StrangersOut is the share of strangers' sets kept out.
+	StrangersOut float64
+	// Balanced is the mean of KnownRight and StrangersOut: the accuracy
+	// if known sets and strangers came as often.
+	Balanced float64
+}
+
+// String returns the rates as text, in percent.
+func (r Rates) String() string {
+	return fmt.Sprintf("threshold %.6g: %.1f%% of %d known sets named right, %.1f%% of %d strangers' sets kept out (balanced %.1f%%)",
+		r.Threshold, 100*r.KnownRight, r.Known, 100*r.StrangersOut, r.Strangers, 100*r.Balanced)
+}
+
+// check returns an error for a score that is not a number ≥ 0, and the
+// counts of known and strangers' samples.
+func check(s []Sample) (known, strangers int, err error) {
+	for i, x := range s {
+		if math.IsNaN(x.Score) || x.Score < 0 {
+			return 0, 0, fmt.Errorf("sample %d: score %v, want a number ≥ 0", i, x.Score)
+		}
+		if x.Stranger {
+			strangers++
+		} else {
+			known++
+		}
+	}
+	return known, strangers, nil
+}
+
+// At returns the rates of threshold t on s. A share whose sets are
+// absent is NaN, and so is Balanced then.
+func At(s []Sample, t float64) Rates {
+	r := Rates{Threshold: t}
+	var right, in, out int
+	for _, x := range s {
+		let := x.Score <= t
+		switch {
+		case x.Stranger:
+			r.Strangers++
+			if !let {
+				out++
+			}
+		default:
+			r.Known++
+			if let {
+				in++
+				if x.Right {
+					right++
+				}
+			}
+		}
+	}
+	r.KnownRight, r.KnownIn = share(right, r.Known), share(in, r.Known)
+	r.StrangersOut = share(out, r.Strangers)
+	r.Balanced = (r.KnownRight + r.StrangersOut) / 2
+	return r
+}
+
+func share(k, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(k) / float64(n)
+}
+
+// ErrOneSided is returned when the samples lack known sets or strangers,
+// which a threshold must tell apart.
+var ErrOneSided = errors.New("the samples need both sets of known classes and strangers' sets")
+
+// ranges calls f for every range of thresholds over which the decisions
+// on s are the same, [lo, hi) between consecutive distinct scores (and
+// [0, smallest) below them all, [largest, +Inf) above), with the
+// threshold that stands for it: the geometric middle of lo and hi, hi/2
+// from 0, 2·largest above the largest (1 when that is 0), so that it lies
+// as far as the scores allow from those on both sides.
+func ranges(s []Sample, f func(lo, hi, t float64)) {
+	v := make([]float64, len(s))
+	for i, x := range s {
+		v[i] = x.Score
+	}
+	sort.Float64s(v)
+	f(0, v[0], v[0]/2)
+	for k := 0; k < len(v); k++ {
+		lo := v[k]
+		if k+1 < len(v) && !(v[k+1] > lo) {
+			continue
+		}
+		if k+1 == len(v) {
+			t := 2 * lo
+			if lo == 0 {
+				t = 1
+			}
+			f(lo, math.Inf(1), t)
+			return
+		}
+		hi := v[k+1]
+		t := hi / 2
+		if lo > 0 {
+			t = math.Sqrt(lo * hi)
+		}
+		f(lo, hi, t)
+	}
+}
+
+// logWidth is the width of [lo, hi) on a log scale: +Inf from 0 or to
+// +Inf.
+func logWidth(lo, hi float64) float64 {
+	if lo == 0 || math.IsInf(hi, 1) {
+		return math.Inf(1)
+	}
+	return math.Log(hi / lo)
+}
+
+// choose returns the rates of the threshold that maximises score among
+// those whose rates pass ok: of equal scores, the one standing for the
+// widest range on a log scale. ok may be nil.
+func choose(s []Sample, score func(Rates) float64, ok func(Rates) bool) (Rates, bool) {
+	var best Rates
+	bestScore, bestWidth, found := math.Inf(-1), math.Inf(-1), false
+	ranges(s, func(lo, hi, t float64) {
+		r := At(s, t)
+		if ok != nil && !ok(r) {
+			return
+		}
+		v, w := score(r), logWidth(lo, hi)
+		if v > bestScore+1e-12 || (v > bestScore-1e-12 && w > bestWidth) {
+			best, bestScore, bestWidth, found = r, v, w, true
+		}
+	})
+	return best, found
+}
+
+// Balance returns the threshold with the highest balanced accuracy on s
+// (the mean of known sets named right and strangers kept out), placed in
+// the middle of its range of equal decisions, and its rates. On
+// calibration samples it is a model's balanced threshold; on test probes,
+// the best any single threshold reaches there.
+func Balance(s []Sample) (Rates, error) {
+	known, strangers, err := check(s)
+	if err != nil {
+		return Rates{}, err
+	}
+	if known == 0 || strangers == 0 {
+		return Rates{}, ErrOneSided
+	}
+	r, _ := choose(s, func(r Rates) float64 { return r.Balanced }, nil)
+	return r, nil
+}
+
+// AtMost returns the threshold that names the most known sets right
+// while it lets in at most the share p (in [0, 1)) of the strangers' sets
+// of s, placed in the middle of its range, and its rates.
+func AtMost(s []Sample, p float64) (Rates, error) {
+	if !(p >= 0 && p < 1) {
+		return Rates{}, fmt.Errorf("share of strangers let in %v: want 0 ≤ p < 1", p)
+	}
+	known, strangers, err := check(s)
+	if err != nil {
+		return Rates{}, err
+	}
+	if known == 0 || strangers == 0 {
+		return Rates{}, ErrOneSided
+	}
+	r, _ := choose(s, func(r Rates) float64 { return r.KnownRight }, func(r Rates) bool { return 1-r.StrangersOut <= p+1e-12 })
+	return r, nil // letting nobody in always passes
+}
+
+// StrangersIn returns, free of any threshold, the share of strangers'
+// sets let in by the smallest threshold that lets in at least the share p
+// (in (0, 1]) of the known sets (by score alone, whatever their names):
+// a point of the curve of the two, as a share; and that threshold.
+func StrangersIn(s []Sample, p float64) (share, threshold float64, err error) {
+	if !(p > 0 && p <= 1) {
+		return 0, 0, fmt.Errorf("share of known sets let in %v: want 0 < p ≤ 1", p)
+	}
+	known, strangers, err := check(s)
+	if err != nil {
+		return 0, 0, err
+	}
+	if known == 0 || strangers == 0 {
+		return 0, 0, ErrOneSided
+	}
+	var k []float64
+	for _, x := range s {
+		if !x.Stranger {
+			k = append(k, x.Score)
+		}
+	}
+	sort.Float64s(k)
+	// The smallest threshold letting in ⌈p·n⌉ known sets is the score of
+	// the ⌈p·n⌉-th smallest.
+	need := int(math.Ceil(p*float64(len(k)) - 1e-9))
+	t := k[max(need, 1)-1]
+	in := 0
+	for _, x := range s {
+		if x.Stranger && x.Score <= t {
+			in++
+		}
+	}
+	return float64(in) / float64(strangers), t, nil
+}

@@ -1,0 +1,136 @@
+package openset
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func known(score float64, right bool) Sample { return Sample{Score: score, Right: right} }
+func stranger(score float64) Sample      { return Sample{Score: score, Stranger: true} }
+
+func TestAt(t *testing.T) {
+	s := []Sample{known(1, true), known(2, false), known(5, true), stranger(3), stranger(6)}
+	r := At(s, 4)
+	if r.Known != 3 || r.Strangers != 2 {
+		t.Fatalf("counts %d %d", r.Known, r.Strangers)
+	}
+	// Let in: 1 (right), 2 (wrong), 3 (stranger); kept out: 5, 6.
+	if r.KnownRight != 1.0/3 || r.KnownIn != 2.0/3 || r.StrangersOut != 0.5 {
+		t.Fatalf("rates %+v", r)
+	}
+	if want := (1.0/3 + 0.5) / 2; math.Abs(r.Balanced-want) > 1e-15 {
+		t.Fatalf("balanced %v, want %v", r.Balanced, want)
+	}
+	if r := At(s[:3], 4); !math.IsNaN(r.StrangersOut) || !math.IsNaN(r.Balanced) {
+		t.Fatalf("no strangers: %+v", r)
+	}
+}
+
+func TestBalanceSeparable(t *testing.T) {
+	s := []Sample{known(1, true), known(2, true), known(4, true), stranger(16), stranger(20)}
+	r, err := Balance(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Balanced != 1 {
+		t.Fatalf("balanced %v, want 1", r.Balanced)
+	}
+	// The geometric middle of the gap [4, 16).
+	if math.Abs(r.Threshold-8) > 1e-12 {
+		t.Fatalf("threshold %v, want 8", r.Threshold)
+	}
+}
+
+func TestBalanceOverlapMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		var s []Sample
+		for range 1 + rng.IntN(12) {
+			s = append(s, known(float64(rng.IntN(20)), rng.IntN(4) > 0))
+		}
+		for range 1 + rng.IntN(12) {
+			s = append(s, stranger(float64(rng.IntN(20))+5))
+		}
+		r, err := Balance(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// No threshold does better: try every score, between scores and
+		// beyond them.
+		best := math.Inf(-1)
+		for t := -0.5; t < 40; t += 0.25 {
+			best = math.Max(best, At(s, t).Balanced)
+		}
+		if math.Abs(best-r.Balanced) > 1e-12 {
+			t.Fatalf("trial %d: Balance gives %v at %v, brute force %v", trial, r.Balanced, r.Threshold, best)
+		}
+		if got := At(s, r.Threshold); got != r {
+			t.Fatalf("trial %d: rates %+v, At gives %+v", trial, r, got)
+		}
+	}
+}
+
+func TestAtMost(t *testing.T) {
+	s := []Sample{known(1, true), known(2, true), known(3, true), known(8, false), known(9, true), stranger(4), stranger(5), stranger(6), stranger(7)}
+	r, err := AtMost(s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.StrangersOut != 1 || r.KnownRight != 0.6 {
+		t.Fatalf("p=0: %+v", r)
+	}
+	if r.Threshold <= 3 || r.Threshold >= 4 {
+		t.Fatalf("p=0: threshold %v, want in the gap (3, 4)", r.Threshold)
+	}
+	// A quarter of the strangers may come in, but that names no more
+	// known sets right: the widest range of the best stays.
+	if r, _ := AtMost(s, 0.25); r.KnownRight != 0.6 || r.StrangersOut != 1 {
+		t.Fatalf("p=0.25: %+v", r)
+	}
+	// The known set at 9 lies above every stranger: naming it lets all
+	// four in, more than 99%.
+	if r, _ := AtMost(s, 0.99); r.KnownRight != 0.6 {
+		t.Fatalf("p=0.99: %+v", r)
+	}
+	if _, err := AtMost(s, 1); err == nil {
+		t.Fatal("p=1 accepted")
+	}
+}
+
+func TestStrangersIn(t *testing.T) {
+	var s []Sample
+	for i := 1; i <= 100; i++ {
+		s = append(s, known(float64(i), true))
+	}
+	// Strangers at 95.5 and 99.5: the first is let in at 99% of known,
+	// not at 95%.
+	s = append(s, stranger(95.5), stranger(99.5), stranger(200), stranger(300))
+	in, thr, err := StrangersIn(s, 0.95)
+	if err != nil || in != 0 || thr != 95 {
+		t.Fatalf("95%%: %v %v %v", in, thr, err)
+	}
+	in, thr, err = StrangersIn(s, 0.99)
+	if err != nil || in != 0.25 || thr != 99 {
+		t.Fatalf("99%%: %v %v %v", in, thr, err)
+	}
+	if in, _, _ := StrangersIn(s, 1); in != 0.5 {
+		t.Fatalf("100%%: %v", in)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	if _, err := Balance([]Sample{known(1, true)}); !errors.Is(err, ErrOneSided) {
+		t.Fatalf("one-sided: %v", err)
+	}
+	if _, err := Balance([]Sample{known(math.NaN(), true), stranger(1)}); err == nil {
+		t.Fatal("NaN accepted")
+	}
+	if _, _, err := StrangersIn([]Sample{known(1, true), stranger(-1)}, 0.9); err == nil {
+		t.Fatal("negative score accepted")
+	}
+	if _, _, err := StrangersIn([]Sample{known(1, true), stranger(1)}, 0); err == nil {
+		t.Fatal("p=0 accepted")
+	}
+}
