@@ -40,12 +40,25 @@ type Protocol struct {
 	Probe   int // sets per class (frames for pooled data); 0 = all the rest
 	Splits  int
 	File    string
+	// Strangers, for random splits, is the number K of classes left out
+	// of the gallery in every split: their probe sets, drawn as for the
+	// other classes (their gallery draw is discarded), are strangers'
+	// probes, sets of classes the model does not hold. The stranger
+	// classes rotate through a permutation of the classes drawn from the
+	// seed: split s takes the K classes at positions s·K … s·K+K−1 (mod
+	// C), so with K = 1 and S = C every class is the stranger once. 0: a
+	// closed set, every class in every gallery.
+	Strangers int
 }
 
 // ParseProtocol reads "gallery=G,probe=P,splits=S" (probe=rest for all the
-// remaining sets), "loo", or "file=PATH".
+// remaining sets), with ",strangers=K" to leave K classes out of every
+// split's gallery (an open set), "loo", or "file=PATH".
 func ParseProtocol(s string) (Protocol, error) {
 	s = strings.TrimSpace(s)
+	if (s == "loo" || strings.HasPrefix(s, "loo,") || strings.HasPrefix(s, "file=")) && strings.Contains(s, "strangers=") {
+		return Protocol{}, fmt.Errorf("protocol %q: strangers=K needs random splits (gallery=G,probe=P,splits=S,strangers=K): leave-one-out and split files choose their galleries themselves", s)
+	}
 	switch {
 	case s == "loo":
 		return Protocol{Kind: LeaveOneOut}, nil
@@ -58,6 +71,9 @@ func ParseProtocol(s string) (Protocol, error) {
 	p := Protocol{Kind: RandomSplits, Splits: 10, Probe: -1}
 	for _, f := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if (k == "loo" || k == "file") && strings.Contains(s, "strangers=") {
+			return Protocol{}, fmt.Errorf("protocol %q: strangers=K needs random splits (gallery=G,probe=P,splits=S,strangers=K): leave-one-out and split files choose their galleries themselves", s)
+		}
 		if !ok {
 			return Protocol{}, fmt.Errorf("protocol %q: %q is not key=value (want gallery=G,probe=P,splits=S, loo or file=PATH)", s, f)
 		}
@@ -66,6 +82,10 @@ func ParseProtocol(s string) (Protocol, error) {
 			continue
 		}
 		n, err := strconv.Atoi(v)
+		if k == "strangers" && err == nil && n == 0 {
+			p.Strangers = 0 // a closed set, as without the key
+			continue
+		}
 		if err != nil || n < 1 {
 			return Protocol{}, fmt.Errorf("protocol %q: %s=%q must be a whole number ≥ 1", s, k, v)
 		}
@@ -76,8 +96,10 @@ func ParseProtocol(s string) (Protocol, error) {
 			p.Probe = n
 		case "splits":
 			p.Splits = n
+		case "strangers":
+			p.Strangers = n
 		default:
-			return Protocol{}, fmt.Errorf("protocol %q: unknown key %q (want gallery, probe, splits)", s, k)
+			return Protocol{}, fmt.Errorf("protocol %q: unknown key %q (want gallery, probe, splits, strangers)", s, k)
 		}
 	}
 	if p.Gallery == 0 || p.Probe < 0 {
@@ -98,7 +120,11 @@ func (p Protocol) String() string {
 	if p.Probe > 0 {
 		probe = strconv.Itoa(p.Probe)
 	}
-	return fmt.Sprintf("gallery=%d,probe=%s,splits=%d", p.Gallery, probe, p.Splits)
+	s := fmt.Sprintf("gallery=%d,probe=%s,splits=%d", p.Gallery, probe, p.Splits)
+	if p.Strangers > 0 {
+		s += fmt.Sprintf(",strangers=%d", p.Strangers)
+	}
+	return s
 }
 
 // Split is one gallery/probe partition: the sets to use and which of them
@@ -108,6 +134,20 @@ type Split struct {
 	Labels  []int
 	Gallery []int
 	Probe   []int
+	// Strangers are the classes (ids, increasing) left out of the gallery
+	// by a protocol with strangers=K: none of their sets is in Gallery,
+	// and their probe sets are strangers' probes. Nil for a closed set.
+	Strangers []int
+}
+
+// IsStranger reports whether class c is one of the split's strangers.
+func (sp Split) IsStranger(c int) bool {
+	for _, s := range sp.Strangers {
+		if s == c {
+			return true
+		}
+	}
+	return false
 }
 
 // SmallestGallery returns the number of gallery sets of the smallest
@@ -134,6 +174,9 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
+	if p.Strangers > 0 && p.Kind != RandomSplits {
+		return nil, fmt.Errorf("protocol %v: strangers=K needs random splits (gallery=G,probe=P,splits=S,strangers=K)", p)
+	}
 	switch p.Kind {
 	case LeaveOneOut:
 		if d.Pooled {
@@ -156,32 +199,40 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	if p.Splits < 1 || p.Gallery < 1 {
 		return nil, fmt.Errorf("protocol %v: need splits ≥ 1 and gallery ≥ 1", p)
 	}
+	if C := len(d.Classes); p.Strangers < 0 || (p.Strangers > 0 && C-p.Strangers < 2) {
+		return nil, fmt.Errorf("protocol %v: %d strangers of %d classes leaves %d known: recognition needs at least 2 known classes, so strangers=K needs K ≤ %d", p, p.Strangers, C, C-p.Strangers, C-2)
+	}
 	byClass := make([][]int, len(d.Classes))
 	for i, l := range d.Labels {
 		byClass[l] = append(byClass[l], i)
 	}
+	order := p.strangerOrder(len(d.Classes), seed)
 	out := make([]Split, p.Splits)
 	for s := range p.Splits {
 		rng := rand.New(rand.NewPCG(seed, uint64(s)+1))
+		strangers := p.strangersOf(order, s)
 		if d.Pooled {
-			sp, err := p.pooledSplit(d, byClass, rng)
+			sp, err := p.pooledSplit(d, byClass, rng, strangers)
 			if err != nil {
 				return nil, err
 			}
 			out[s] = sp
 			continue
 		}
-		sp := Split{Sets: d.Sets, Labels: d.Labels}
+		sp := Split{Sets: d.Sets, Labels: d.Labels, Strangers: strangers}
 		for c, idx := range byClass {
 			need := p.Gallery + max(p.Probe, 1)
 			if len(idx) < need {
 				return nil, fmt.Errorf("class %q has %d sets, the protocol %v needs %d", d.Classes[c], len(idx), p, need)
 			}
 			perm := rng.Perm(len(idx))
+			stranger := sp.IsStranger(c)
 			for k, pi := range perm {
 				switch {
 				case k < p.Gallery:
-					sp.Gallery = append(sp.Gallery, idx[pi])
+					if !stranger {
+						sp.Gallery = append(sp.Gallery, idx[pi])
+					}
 				case p.Probe == 0 || k < p.Gallery+p.Probe:
 					sp.Probe = append(sp.Probe, idx[pi])
 				}
@@ -194,8 +245,37 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	return out, nil
 }
 
-func (p Protocol) pooledSplit(d *Data, byClass [][]int, rng *rand.Rand) (Split, error) {
-	var sp Split
+// strangerOrder returns the permutation of the c classes the stranger
+// classes rotate through: drawn from the seed on a stream of its own
+// (the splits draw on streams 1, 2, …), so that adding strangers leaves
+// every class's draw of gallery and probe sets as it was. Nil without
+// strangers.
+func (p Protocol) strangerOrder(c int, seed uint64) []int {
+	if p.Strangers == 0 {
+		return nil
+	}
+	return rand.New(rand.NewPCG(seed, 0)).Perm(c)
+}
+
+// strangersOf returns the stranger classes of split s, increasing: those
+// at positions s·K … s·K+K−1 (mod C) of order.
+func (p Protocol) strangersOf(order []int, s int) []int {
+	if len(order) == 0 {
+		return nil
+	}
+	out := make([]int, p.Strangers)
+	for k := range out {
+		out[k] = order[(s*p.Strangers+k)%len(order)]
+	}
+	sort.Ints(out)
+	return out
+}
+
+// pooledSplit draws one split of pooled data: per class a gallery set of
+// p.Gallery frames and a probe set of p.Probe frames (the rest for 0);
+// the stranger classes' gallery frames are drawn too, then left out.
+func (p Protocol) pooledSplit(d *Data, byClass [][]int, rng *rand.Rand, strangers []int) (Split, error) {
+	sp := Split{Strangers: strangers}
 	for c, idx := range byClass {
 		if len(idx) != 1 {
 			return Split{}, fmt.Errorf("pooled data: class %q has %d pools, want 1", d.Classes[c], len(idx))
@@ -218,9 +298,11 @@ func (p Protocol) pooledSplit(d *Data, byClass [][]int, rng *rand.Rand) (Split, 
 		for k := range probe {
 			q.SetRow(k, pool.RawRowView(perm[p.Gallery+k]))
 		}
-		sp.Gallery = append(sp.Gallery, len(sp.Sets))
-		sp.Sets = append(sp.Sets, g)
-		sp.Labels = append(sp.Labels, c)
+		if !sp.IsStranger(c) {
+			sp.Gallery = append(sp.Gallery, len(sp.Sets))
+			sp.Sets = append(sp.Sets, g)
+			sp.Labels = append(sp.Labels, c)
+		}
 		sp.Probe = append(sp.Probe, len(sp.Sets))
 		sp.Sets = append(sp.Sets, q)
 		sp.Labels = append(sp.Labels, c)

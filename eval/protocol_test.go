@@ -237,7 +237,7 @@ func TestParseMethodsAndBandwidth(t *testing.T) {
 	if err != nil || !equalStrings(ms, []string{NNH, KFDAJ}) {
 		t.Errorf("ParseMethods = %v, %v", ms, err)
 	}
-	if all, _ := ParseMethods("all"); len(all) != 11 || all[10] != Auto {
+	if all, _ := ParseMethods("all"); len(all) != 12 || all[11] != Auto {
 		t.Errorf("all = %v", all)
 	}
 	if _, err := ParseMethods("nn-x"); err == nil {
@@ -315,5 +315,167 @@ func TestSmallestGallery(t *testing.T) {
 	}
 	if FrameBudget(2) != MaxPoolFrames/2 || FrameBudget(3) != MaxPoolFrames {
 		t.Errorf("FrameBudget(2) = %d, FrameBudget(3) = %d", FrameBudget(2), FrameBudget(3))
+	}
+}
+
+func TestParseProtocolStrangers(t *testing.T) {
+	p, err := ParseProtocol("gallery=2,probe=3,splits=4,strangers=1")
+	if want := (Protocol{Kind: RandomSplits, Gallery: 2, Probe: 3, Splits: 4, Strangers: 1}); err != nil || p != want {
+		t.Fatalf("got %+v, %v; want %+v", p, err, want)
+	}
+	for _, in := range []string{"gallery=2,probe=3,splits=4,strangers=1", "gallery=1,probe=rest,splits=8,strangers=3", "gallery=2,probe=2,splits=3"} {
+		p, err := ParseProtocol(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.String() != in {
+			t.Errorf("String of %q = %q", in, p.String())
+		}
+		if back, err := ParseProtocol(p.String()); err != nil || back != p {
+			t.Errorf("round trip of %q: %+v, %v", in, back, err)
+		}
+	}
+	if p, err := ParseProtocol("gallery=2,probe=2,strangers=0"); err != nil || p.Strangers != 0 || strings.Contains(p.String(), "strangers") {
+		t.Errorf("strangers=0: %+v (%q), %v", p, p.String(), err)
+	}
+	for _, bad := range []string{"loo,strangers=1", "strangers=1,loo", "file=x.txt,strangers=1", "gallery=2,probe=2,strangers=-1", "gallery=2,probe=2,strangers=x"} {
+		_, err := ParseProtocol(bad)
+		if err == nil {
+			t.Errorf("ParseProtocol(%q) accepted", bad)
+			continue
+		}
+		if strings.Contains(bad, "loo") || strings.Contains(bad, "file") {
+			if !strings.Contains(err.Error(), "random splits") {
+				t.Errorf("ParseProtocol(%q): %v, want a word on random splits", bad, err)
+			}
+		}
+	}
+	d := toyData(4, 3, 4)
+	for _, p := range []Protocol{{Kind: LeaveOneOut, Strangers: 1}, {Kind: SplitFile, File: "x", Strangers: 1}} {
+		if _, err := p.MakeSplits(d, 1); err == nil || !strings.Contains(err.Error(), "random splits") {
+			t.Errorf("%+v: %v, want a refusal of strangers", p, err)
+		}
+	}
+}
+
+// checkStrangers checks the splits of a protocol with strangers: each
+// split's strangers are K classes, none of whose sets is in its gallery
+// while every other class is, and whose probes are there. It returns how
+// often each class was a stranger.
+func checkStrangers(t *testing.T, splits []Split, k, classes int) []int {
+	t.Helper()
+	count := make([]int, classes)
+	for s, sp := range splits {
+		if len(sp.Strangers) != k {
+			t.Fatalf("split %d: strangers %v, want %d", s, sp.Strangers, k)
+		}
+		inGallery := map[int]bool{}
+		for _, i := range sp.Gallery {
+			inGallery[sp.Labels[i]] = true
+		}
+		inProbe := map[int]bool{}
+		for _, i := range sp.Probe {
+			inProbe[sp.Labels[i]] = true
+		}
+		for c := range classes {
+			if sp.IsStranger(c) == inGallery[c] {
+				t.Errorf("split %d: class %d stranger %v, in the gallery %v", s, c, sp.IsStranger(c), inGallery[c])
+			}
+			if !inProbe[c] {
+				t.Errorf("split %d: class %d has no probe set", s, c)
+			}
+		}
+		for _, c := range sp.Strangers {
+			count[c]++
+		}
+	}
+	return count
+}
+
+func TestStrangerSplits(t *testing.T) {
+	const classes = 5
+	d := toyData(classes, 4, 4)
+	p := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: classes, Strangers: 1}
+	splits, err := p.MakeSplits(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With K = 1 and S = C, every class is the stranger once.
+	for c, n := range checkStrangers(t, splits, 1, classes) {
+		if n != 1 {
+			t.Errorf("class %d was the stranger %d times, want 1", c, n)
+		}
+	}
+	// The known classes draw their sets as without strangers.
+	closed := p
+	closed.Strangers = 0
+	plain, err := closed.MakeSplits(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, sp := range splits {
+		var want []int
+		for _, i := range plain[s].Gallery {
+			if !sp.IsStranger(d.Labels[i]) {
+				want = append(want, i)
+			}
+		}
+		if !equalInts(sp.Gallery, want) || !equalInts(sp.Probe, plain[s].Probe) || plain[s].Strangers != nil {
+			t.Errorf("split %d: gallery %v probe %v; closed set's %v %v", s, sp.Gallery, sp.Probe, plain[s].Gallery, plain[s].Probe)
+		}
+	}
+	// K = 2 with more splits than C/K: the rotation wraps round, each
+	// class a stranger twice in 5 splits of 2.
+	p2 := Protocol{Kind: RandomSplits, Gallery: 1, Probe: 2, Splits: classes, Strangers: 2}
+	splits, err = p2.MakeSplits(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, n := range checkStrangers(t, splits, 2, classes) {
+		if n != 2 {
+			t.Errorf("K=2: class %d was a stranger %d times, want 2", c, n)
+		}
+	}
+	// At least two known classes.
+	for _, k := range []int{classes - 1, classes} {
+		bad := Protocol{Kind: RandomSplits, Gallery: 1, Probe: 1, Splits: 1, Strangers: k}
+		if _, err := bad.MakeSplits(d, 1); err == nil || !strings.Contains(err.Error(), "2 known classes") {
+			t.Errorf("strangers=%d of %d classes: %v", k, classes, err)
+		}
+	}
+}
+
+func TestPooledStrangerSplits(t *testing.T) {
+	const classes = 4
+	rng := rand.New(rand.NewPCG(63, 64))
+	d := &Data{Pooled: true}
+	for c := range classes {
+		x := mat.NewDense(10, 2, nil)
+		for i := range 10 {
+			x.SetRow(i, []float64{float64(c), rng.Float64()})
+		}
+		d.Classes = append(d.Classes, string(rune('a'+c)))
+		d.Sets = append(d.Sets, x)
+		d.Labels = append(d.Labels, c)
+	}
+	p := Protocol{Kind: RandomSplits, Gallery: 4, Probe: 0, Splits: classes, Strangers: 1}
+	splits, err := p.MakeSplits(d, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, n := range checkStrangers(t, splits, 1, classes) {
+		if n != 1 {
+			t.Errorf("class %d was the stranger %d times, want 1", c, n)
+		}
+	}
+	for s, sp := range splits {
+		if len(sp.Gallery) != classes-1 || len(sp.Probe) != classes || len(sp.Sets) != 2*classes-1 {
+			t.Errorf("split %d: %d sets, gallery %v, probe %v", s, len(sp.Sets), sp.Gallery, sp.Probe)
+		}
+		for _, i := range sp.Probe {
+			if n, _ := sp.Sets[i].Dims(); n != 6 {
+				t.Errorf("split %d: probe of %d frames, want the 6 left", s, n)
+			}
+		}
 	}
 }

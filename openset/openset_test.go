@@ -8,7 +8,7 @@ import (
 )
 
 func known(score float64, right bool) Sample { return Sample{Score: score, Right: right} }
-func stranger(score float64) Sample      { return Sample{Score: score, Stranger: true} }
+func stranger(score float64) Sample          { return Sample{Score: score, Stranger: true} }
 
 func TestAt(t *testing.T) {
 	s := []Sample{known(1, true), known(2, false), known(5, true), stranger(3), stranger(6)}

@@ -7,15 +7,18 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
+	"setmatch/deploy"
 	"setmatch/eval"
 	"setmatch/features"
 	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/openeval"
 	"setmatch/setkernel"
 )
 
@@ -29,11 +32,27 @@ accuracy (percent) over the splits and the seconds each method took.
 protocols: gallery=G,probe=P,splits=S (per class; for pooled ORL-style data
 G and P are frames per set; probe=rest for all remaining sets), loo,
 file=PATH (lines "<split> <gallery|probe> <class>/<set>").
+
+The open set: gallery=G,probe=P,splits=S,strangers=K leaves K classes out
+of every split's gallery (at most C−2 of the C classes); their probe sets
+are strangers'. The stranger classes rotate through a permutation of the
+classes drawn from --seed, K per split, so that with strangers=1 and
+splits=C every class is the stranger once. Each method is then trained as
+setmatch train trains it (on the split's gallery sets, with the threshold
+train sets by default, or --threshold T as train reads it) and decides every probe set with the model's
+matcher. The table gives, mean ± std over the splits: the known sets
+named right closed-set (the threshold ignored); named right, the
+strangers kept out and their balanced mean at the model's own threshold;
+the best balanced accuracy any single threshold reaches on the probes;
+and, free of any threshold, the strangers let in when 95% and 99% of the
+known sets are let in. --json gives the same, as shares in [0, 1], with
+every split's row (the method deployed, for auto the one chosen).
 methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,kfda-mix,auto (or all)\n\nauto: what setmatch train --method auto deploys, chosen inside each\nsplit's gallery by nested cross-validation (see setmatch train). With auto\nand two splits or more, every other method's row adds auto's accuracy minus\nits own, split by split, and the standard error of that mean (JSON:\nauto_minus): whether a difference is more than the luck of the splits."
 
 // evalArgs holds the flags of setmatch eval.
 type evalArgs struct {
 	data, feat, proto, methods, jsonOut string
+	threshold                           string
 	seed                                uint64
 	workers, maxFrames                  int
 	asJSON, whiten, centre, spectrum    bool
@@ -46,8 +65,9 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	a := new(evalArgs)
 	fs.StringVar(&a.data, "data", "", "data set directory (`DIR`)")
 	fs.StringVar(&a.feat, "features", "", "frame features for image data, e.g. intensity:20x20 or intensity:20x20+pca:50 (`SPEC`)")
-	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol")
+	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol: gallery=G,probe=P,splits=S (add ,strangers=K to leave K classes out of each split's gallery and measure the open set), loo or file=PATH")
 	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto), or all")
+	fs.StringVar(&a.threshold, "threshold", "", "with strangers=K in --protocol: the open-set threshold of the models, as setmatch train's --threshold `T` (default: train's default)")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the random splits and of the cross-validation folds")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
@@ -89,6 +109,14 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	if a.threshold != "" {
+		if p.Strangers == 0 {
+			return usagef("--threshold needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K): without strangers eval measures the closed set")
+		}
+		if err := deploy.ParseThreshold(a.threshold, &deploy.Options{}); err != nil {
+			return usagef("%v", err)
+		}
+	}
 	ms, err := eval.ParseMethods(a.methods)
 	if err != nil {
 		return usagef("%v", err)
@@ -117,6 +145,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if a.spectrum {
 		return printSpectrum(stdout, splits[0], eo)
+	}
+	if p.Strangers > 0 {
+		return runOpenEval(stdout, stderr, a, p, ms, d, splits, eo, loadSec)
 	}
 	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, %d features, loaded in %.1f s; %d splits\n",
@@ -208,16 +239,7 @@ func evalStep(stderr io.Writer, every time.Duration) func(eval.Step) {
 // writeEval prints the result as JSON (--json) or a table, and writes the
 // JSON to --json-out if given.
 func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res *eval.Result, loadSec float64) error {
-	featName := a.feat
-	if featName == "" {
-		featName = "files"
-	}
-	if a.whiten {
-		featName += " --whiten"
-	}
-	if a.centre {
-		featName += " --centre-sets"
-	}
+	featName := a.featureName()
 	out := struct {
 		Methods       map[string]*eval.MethodResult `json:"methods"`
 		Order         []string                      `json:"order"`
@@ -230,18 +252,7 @@ func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res 
 		SharedSeconds float64                       `json:"shared_seconds"`
 		TotalSeconds  float64                       `json:"total_seconds"`
 	}{res.Methods, ms, p.String(), featName, a.data, res.Splits, a.seed, loadSec, res.SharedSeconds, res.TotalSeconds}
-	js, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
-		return err
-	}
-	js = append(js, '\n')
-	if a.jsonOut != "" {
-		if err := os.WriteFile(a.jsonOut, js, 0o644); err != nil {
-			return err
-		}
-	}
-	if a.asJSON {
-		_, err := stdout.Write(js)
+	if done, err := a.writeJSON(stdout, out); done || err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "data %s, features %s, protocol %s, seed %d\n\n", a.data, featName, p, a.seed)
@@ -267,6 +278,126 @@ func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res 
 	}
 	fmt.Fprintf(stdout, "\nshared work (features, distances, divergence grid, subspaces, covariances): %.1f s; loading %.1f s; total %.1f s\n",
 		res.SharedSeconds, loadSec, res.TotalSeconds+loadSec)
+	return nil
+}
+
+// featureName names the features of the run, as the output records them.
+func (a *evalArgs) featureName() string {
+	name := a.feat
+	if name == "" {
+		name = "files"
+	}
+	if a.whiten {
+		name += " --whiten"
+	}
+	if a.centre {
+		name += " --centre-sets"
+	}
+	return name
+}
+
+// writeJSON writes out as indented JSON to --json-out if given, and to
+// stdout with --json; done is true when it went to stdout.
+func (a *evalArgs) writeJSON(stdout io.Writer, out any) (done bool, err error) {
+	js, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return false, err
+	}
+	js = append(js, '\n')
+	if a.jsonOut != "" {
+		if err := os.WriteFile(a.jsonOut, js, 0o644); err != nil {
+			return false, err
+		}
+	}
+	if !a.asJSON {
+		return false, nil
+	}
+	_, err = stdout.Write(js)
+	return true, err
+}
+
+// runOpenEval is setmatch eval on a protocol with strangers: every
+// method trained as setmatch train would on each split's gallery and its
+// open set measured on the split's probes (openeval).
+func runOpenEval(stdout, stderr io.Writer, a *evalArgs, p eval.Protocol, ms []string, d *eval.Data, splits []eval.Split, eo eval.Options, loadSec float64) error {
+	oo := openeval.Options{Methods: ms, Grid: eo.Grid, Seed: eo.Seed, Workers: eo.Workers, Threshold: a.threshold, Transform: eo.Transform}
+	if !a.quiet {
+		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, loaded in %.1f s; %d splits, %d strangers' classes in each\n",
+			a.data, len(d.Classes), len(d.Sets), loadSec, len(splits), p.Strangers)
+		oo.Progress = func(pr openeval.Progress) {
+			r := pr.Row
+			fmt.Fprintf(stderr, "eval: split %d/%d, %s (deployed %s): known right %.1f%% closed, balanced %.1f%% at its threshold, %.1f%% at best; %s elapsed, ETA %s\n",
+				pr.Split, pr.Splits, pr.Method, r.Deployed, 100*r.KnownRightClosed, 100*r.BalancedAtThreshold, 100*r.BestBalanced,
+				pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second))
+		}
+	}
+	res, err := openeval.Run(d, splits, oo)
+	if err != nil {
+		return err
+	}
+	return writeOpenEval(stdout, a, p, ms, res, loadSec)
+}
+
+// openEvalJSON is the JSON object of setmatch eval with strangers.
+type openEvalJSON struct {
+	OpenSet      bool                              `json:"open_set"` // true: the rates of openeval
+	Methods      map[string]*openeval.MethodResult `json:"methods"`
+	Order        []string                          `json:"order"`
+	Protocol     string                            `json:"protocol"`
+	Threshold    string                            `json:"threshold"` // --threshold, as train reads it
+	Features     string                            `json:"features"`
+	Data         string                            `json:"data"`
+	Splits       int                               `json:"splits"`
+	Seed         uint64                            `json:"seed"`
+	LoadSeconds  float64                           `json:"load_seconds"`
+	TotalSeconds float64                           `json:"total_seconds"`
+}
+
+// writeOpenEval prints the open-set result as JSON (--json) or a table,
+// and writes the JSON to --json-out if given.
+func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res *openeval.Result, loadSec float64) error {
+	thr := a.threshold
+	if thr == "" {
+		thr = deploy.DefaultThreshold
+	}
+	out := openEvalJSON{true, res.Methods, ms, p.String(), thr, a.featureName(), a.data, res.Splits, a.seed, loadSec, res.TotalSeconds}
+	if done, err := a.writeJSON(stdout, out); done || err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "data %s, features %s, protocol %s, seed %d\n", a.data, out.Features, p, a.seed)
+	fmt.Fprintf(stdout, "open set: %d stranger class(es) per split, left out of its gallery; each method trained as setmatch train, with its own threshold (--threshold %s)\n\n", p.Strangers, thr)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tknown right (closed)\tknown right @thr\tstrangers out @thr\tbalanced @thr\tbest balanced\tstrangers in @95% known\t@99% known\tseconds\t")
+	pct := func(s openeval.Stat) string { return fmt.Sprintf("%5.1f ± %4.1f", 100*s.Mean, 100*s.Std) }
+	approx, failed := false, 0
+	for _, m := range ms {
+		r := res.Methods[m]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", m, pct(r.KnownRightClosed), pct(r.KnownRightAtThreshold),
+			pct(r.StrangersOutAtThreshold), pct(r.BalancedAtThreshold), pct(r.BestBalanced), pct(r.StrangersIn95), pct(r.StrangersIn99), r.Seconds)
+		for _, row := range r.PerSplit {
+			approx = approx || row.Approximate
+		}
+		failed += r.Failed
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\npercent, mean ± std over the splits; @thr: at the model's own threshold; best balanced: the best balanced accuracy any single threshold reaches on the probes; strangers in @95%%/@99%% known: the strangers' sets let in by the threshold that lets in 95%%/99%% of the known sets\n")
+	if approx {
+		fmt.Fprintf(stdout, "a vote's scores are its deciding members', on different scales: its best balanced accuracy and strangers let in are approximate\n")
+	}
+	if failed > 0 {
+		fmt.Fprintf(stdout, "%d probe sets could not be decided and are left out of the rates\n", failed)
+	}
+	fmt.Fprintf(stdout, "\ndeployed per split:\n")
+	for _, m := range ms {
+		var parts []string
+		for _, row := range res.Methods[m].PerSplit {
+			parts = append(parts, fmt.Sprintf("%d: %s (strangers %s)", row.Split+1, row.Deployed, strings.Join(row.StrangerClasses, ",")))
+		}
+		fmt.Fprintf(stdout, "  %s: %s\n", m, strings.Join(parts, "; "))
+	}
+	fmt.Fprintf(stdout, "\nloading %.1f s; total %.1f s\n", loadSec, res.TotalSeconds+loadSec)
 	return nil
 }
 

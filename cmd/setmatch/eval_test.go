@@ -4,17 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/dataset"
 	"setmatch/eval"
+	"setmatch/openeval"
 	"setmatch/setfile"
+	"setmatch/synth"
 )
 
 // evalData writes classes × sets feature files (.npy) whose classes differ
@@ -118,6 +123,8 @@ func TestEvalUsageErrors(t *testing.T) {
 		{"eval", "--data", dir, "--dr-bandwidth", "nn,wide"},
 		{"eval", "--data", dir, "--dr-folds", "1"},
 		{"eval", "--data", dir, "--dr-fold-iter", "0"},
+		{"eval", "--data", dir, "--protocol", "loo,strangers=1"},
+		{"eval", "--data", dir, "--protocol", "gallery=1,probe=1,strangers=x"},
 	} {
 		if code, _, stderr := evalDispatch(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
@@ -126,6 +133,10 @@ func TestEvalUsageErrors(t *testing.T) {
 	// Not enough sets per class for the protocol: a plain error.
 	if code, _, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=5,probe=5", "--quiet"); code != 1 || !strings.Contains(stderr, "needs 10") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+	// Two classes leave no room for a stranger.
+	if code, _, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=1,probe=1,strangers=1", "--quiet"); code != 1 || !strings.Contains(stderr, "at least 2 known classes") {
+		t.Errorf("strangers=1 of 2 classes: exit %d: %s", code, stderr)
 	}
 }
 
@@ -266,4 +277,188 @@ func TestEvalAutoMinus(t *testing.T) {
 	if strings.Contains(stdout, "auto − it") {
 		t.Errorf("paired column with one split:\n%s", stdout)
 	}
+}
+
+// TestEvalOpenSet runs eval with strangers on well separated synthetic
+// sets and checks its figures for the first split against a direct run:
+// setmatch train on the split's gallery sets, setmatch test on its
+// probes; and the same on classes close together, where the rates are
+// neither 0 nor 1.
+func TestEvalOpenSet(t *testing.T) {
+	r := checkOpenEval(t, 3)
+	if r.BestBalanced.Mean < 0.9 {
+		t.Errorf("best balanced accuracy %v on well separated classes", r.BestBalanced)
+	}
+	r = checkOpenEval(t, 0.3)
+	if r.StrangersIn95.Mean == 0 || r.BestBalanced.Mean == 1 {
+		t.Errorf("classes close together: strangers in %v, best balanced %v; want the test to see harder data", r.StrangersIn95, r.BestBalanced)
+	}
+}
+
+// With --threshold none the models name every set: at their threshold
+// the known sets are named as closed-set and no stranger is kept out.
+func TestEvalOpenSetThresholdFlag(t *testing.T) {
+	dir := evalData(t, 3, 4)
+	code, stdout, stderr := run("eval", "--data", dir, "--protocol", "gallery=2,probe=2,splits=2,strangers=1", "--methods", "nn-h",
+		"--threshold", "none", "--json", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Threshold string
+		Methods   map[string]openeval.MethodResult
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	r := got.Methods["nn-h"]
+	if got.Threshold != "none" || len(r.PerSplit) != 2 || r.StrangersOutAtThreshold.Mean != 0 || r.KnownRightAtThreshold != r.KnownRightClosed {
+		t.Errorf("threshold %q: %+v", got.Threshold, r)
+	}
+	for _, row := range r.PerSplit {
+		if row.Threshold != "+Inf" {
+			t.Errorf("split %d: threshold %s, want none", row.Split, row.Threshold)
+		}
+	}
+	for _, args := range [][]string{
+		{"eval", "--data", dir, "--protocol", "gallery=2,probe=2,splits=2", "--threshold", "none"},
+		{"eval", "--data", dir, "--protocol", "gallery=2,probe=2,splits=2,strangers=1", "--threshold", "auto:x"},
+	} {
+		if code, _, stderr := run(args...); code != 2 {
+			t.Errorf("%q: exit %d, want 2\n%s", args, code, stderr)
+		}
+	}
+}
+
+// checkOpenEval runs eval with strangers on synthetic classes of radius
+// radius and checks it against a direct run on split 0.
+func checkOpenEval(t *testing.T, radius float64) openeval.MethodResult {
+	t.Helper()
+	ds, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 4, Sets: 4, Frames: 15, Dim: 4, InfoDim: 2,
+		ClassRadius: radius, NoiseStd: 0.3, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := dataset.Write(dir, ds); err != nil {
+		t.Fatal(err)
+	}
+	const proto = "gallery=2,probe=2,splits=2,strangers=1"
+	code, stdout, stderr := run("eval", "--data", dir, "--protocol", proto, "--methods", "nn-h", "--json", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		OpenSet  bool `json:"open_set"`
+		Protocol string
+		Order    []string
+		Methods  map[string]openeval.MethodResult
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	r, ok := got.Methods["nn-h"]
+	if !got.OpenSet || got.Protocol != proto || !ok || len(r.PerSplit) != 2 {
+		t.Fatalf("open set %v, protocol %q, methods %+v", got.OpenSet, got.Protocol, got.Methods)
+	}
+	for name, st := range map[string]openeval.Stat{"strangers out": r.StrangersOutAtThreshold, "strangers in 95": r.StrangersIn95,
+		"strangers in 99": r.StrangersIn99, "balanced": r.BalancedAtThreshold, "best": r.BestBalanced, "closed": r.KnownRightClosed} {
+		if !(st.Mean >= 0 && st.Mean <= 1 && st.Std >= 0) {
+			t.Errorf("%s: %+v, not a share", name, st)
+		}
+	}
+	for _, w := range []string{`"known_right_closed"`, `"known_right_at_threshold"`, `"strangers_out_at_threshold"`, `"balanced_at_threshold"`,
+		`"best_balanced"`, `"strangers_in_at_95_known"`, `"strangers_in_at_99_known"`, `"per_split"`, `"deployed"`, `"stranger_classes"`} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("JSON misses %s", w)
+		}
+	}
+
+	// The direct run on split 0.
+	loaded, err := dataset.Load(dir, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := eval.ParseProtocol(proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &eval.Data{Classes: loaded.Classes, Sets: loaded.Matrices(), Labels: loaded.Labels(), Names: loaded.Names()}
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, row := splits[0], r.PerSplit[0]
+	if len(sp.Strangers) != 1 || len(row.StrangerClasses) != 1 || row.StrangerClasses[0] != d.Classes[sp.Strangers[0]] {
+		t.Fatalf("split 0: strangers %v, eval's %v", sp.Strangers, row.StrangerClasses)
+	}
+	tr, pr := &dataset.Dataset{}, &dataset.Dataset{Classes: loaded.Classes}
+	for _, c := range loaded.Classes {
+		if c != row.StrangerClasses[0] {
+			tr.Classes = append(tr.Classes, c)
+		}
+	}
+	for _, i := range sp.Gallery {
+		tr.Sets = append(tr.Sets, loaded.Sets[i])
+	}
+	for _, i := range sp.Probe {
+		pr.Sets = append(pr.Sets, loaded.Sets[i])
+	}
+	train, probe := writeSplit(t, tr, pr)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--data", train, "--method", "nn-h", "--out", mpath); code != 0 { // train's default threshold, as eval's
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	ts := testJSON(t, "--model", mpath, "--data", probe)
+	closed, known, knownRight := 0, 0, 0
+	for _, one := range ts.PerSet {
+		if ts.PerClass[one.Class].Known {
+			known++
+			if one.Nearest == one.Class {
+				closed++
+			}
+			if one.Decided == one.Class {
+				knownRight++
+			}
+		}
+	}
+	unknown := ts.Unknown
+	direct := map[string][2]float64{
+		"known right closed":   {row.KnownRightClosed, float64(closed) / float64(known)},
+		"known right @thr":     {row.KnownRightAtThreshold, float64(knownRight) / float64(known)},
+		"strangers out @thr":   {row.StrangersOutAtThreshold, float64(unknown-ts.UnknownAccepted) / float64(unknown)},
+		"best balanced":        {row.BestBalanced, ts.OpenSet.BestBalanced},
+		"strangers in @95%":    {row.StrangersIn95, ts.OpenSet.StrangersIn95},
+		"strangers in @99%":    {row.StrangersIn99, ts.OpenSet.StrangersIn99},
+		"known probes":         {float64(row.Known), float64(known)},
+		"strangers' probes":    {float64(row.Strangers), float64(unknown)},
+		"threshold at 95%":     {row.Threshold95, ts.OpenSet.Threshold95},
+		"balanced @thr (in %)": {100 * row.BalancedAtThreshold, *ts.BalancedAccuracy},
+	}
+	for name, v := range direct {
+		if math.Abs(v[0]-v[1]) > 1e-9*max(1, math.Abs(v[1])) {
+			t.Errorf("split 0, %s: eval %v, train and test %v", name, v[0], v[1])
+		}
+	}
+	// The calibrated threshold, to the 6 digits eval prints.
+	te, err1 := strconv.ParseFloat(row.Threshold, 64)
+	tt, err2 := strconv.ParseFloat(ts.Threshold, 64)
+	if err1 != nil || err2 != nil || math.IsInf(tt, 0) || math.Abs(te-tt) > 1e-5*tt {
+		t.Errorf("split 0: eval's threshold %s, the trained model's %s", row.Threshold, ts.Threshold)
+	}
+
+	// The table.
+	code, stdout, stderr = run("eval", "--data", dir, "--protocol", proto, "--methods", "nn-h")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{"known right (closed)", "strangers out @thr", "best balanced", "@99% known", "deployed per split", "nn-h"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("table misses %q:\n%s", w, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "split 2/2, nn-h (deployed nn-h)") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	return r
 }

@@ -18,6 +18,7 @@ import (
 
 	"setmatch/dataset"
 	"setmatch/model"
+	"setmatch/openset"
 	"setmatch/setfile"
 )
 
@@ -46,6 +47,30 @@ type testSummary struct {
 	// named right and the percent of unknown classes' sets rejected: the
 	// accuracy if both came as often. Absent unless there are both.
 	BalancedAccuracy *float64 `json:"balanced_accuracy,omitempty"`
+	// OpenSet holds the rates that need no threshold of the model's, from
+	// the sets' scores; absent unless the data hold sets of both known
+	// and unknown classes (failed sets left out).
+	OpenSet *testOpenSet `json:"open_set,omitempty"`
+}
+
+// testOpenSet is what the sets' scores say of the open set whatever the
+// threshold, as shares in [0, 1] (as setmatch eval's open-set rates; the
+// accuracies above are in percent), computed by package openset.
+type testOpenSet struct {
+	// StrangersIn95 and StrangersIn99 are the shares of unknown classes'
+	// sets let in by the threshold that lets in 95% and 99% of the known
+	// classes' sets (Threshold95, Threshold99).
+	StrangersIn95 float64 `json:"strangers_in_at_95_known"`
+	Threshold95   float64 `json:"threshold_95"`
+	StrangersIn99 float64 `json:"strangers_in_at_99_known"`
+	Threshold99   float64 `json:"threshold_99"`
+	// BestBalanced is the highest balanced accuracy any single threshold
+	// (BestThreshold) reaches on these sets.
+	BestBalanced  float64 `json:"best_balanced"`
+	BestThreshold float64 `json:"best_threshold"`
+	// Approximate is true for a model that decides by a vote: the scores
+	// are the deciding members', on different scales.
+	Approximate bool `json:"approximate,omitempty"`
 }
 
 // testSet is the decision on one set: the nearest gallery set's label and
@@ -237,6 +262,7 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 	})
 	var spent time.Duration
 	matched := 0
+	var samples []openset.Sample // the decided sets' scores
 	for _, it := range items {
 		set, err := it.Set, it.Err
 		var res model.Result
@@ -266,6 +292,10 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 			if res.Votes != nil {
 				one.Votes, one.Member = res.Votes, s.Members[res.Member]
 			}
+			// For a vote, the deciding member's score: the members' scores
+			// are on different scales, so the rates from them are
+			// approximate.
+			samples = append(samples, openset.Sample{Score: d.Score, Stranger: !known[set.Class], Right: one.Nearest == set.Class})
 		}
 		one.Decided = pred
 		s.PerSet = append(s.PerSet, one)
@@ -301,6 +331,10 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		s.PerClass[c] = row
 	}
 	s.Accuracy = 100 * float64(s.Correct) / float64(s.Sets)
+	// Counted from the decisions rather than by openset.At on the scores:
+	// the figure is the same for one model without failed sets, but a
+	// vote decides by each member's own threshold, and a failed set
+	// counts as wrong here, where openset leaves it out.
 	if known, unknown := s.Sets-s.Unknown, s.Unknown; known > 0 && unknown > 0 {
 		rejected := 0 // the unknown classes' sets decided right
 		for _, row := range s.PerClass {
@@ -311,8 +345,27 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSu
 		b := 50 * (float64(s.Correct-rejected)/float64(known) + float64(rejected)/float64(unknown))
 		s.BalancedAccuracy = &b
 	}
+	s.OpenSet = testOpenRates(samples, len(m.Voters) > 0)
 	s.MsPerSet = spent.Seconds() * 1000 / float64(max(matched, 1))
 	return s, nil
+}
+
+// testOpenRates returns the threshold-free rates of the samples, nil
+// unless they hold both known sets and strangers'.
+func testOpenRates(samples []openset.Sample, vote bool) *testOpenSet {
+	o := &testOpenSet{Approximate: vote}
+	best, err := openset.Balance(samples)
+	if err != nil {
+		return nil // one-sided
+	}
+	o.BestBalanced, o.BestThreshold = best.Balanced, best.Threshold
+	if o.StrangersIn95, o.Threshold95, err = openset.StrangersIn(samples, 0.95); err != nil {
+		return nil
+	}
+	if o.StrangersIn99, o.Threshold99, err = openset.StrangersIn(samples, 0.99); err != nil {
+		return nil
+	}
+	return o
 }
 
 func formatThreshold(t float64) string {
@@ -337,6 +390,14 @@ func testPrint(w io.Writer, s *testSummary) error {
 	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)
 	if b := s.BalancedAccuracy; b != nil {
 		fmt.Fprintf(w, "balanced accuracy %.1f%% (the mean of the shares of known sets named right and of unknown sets rejected: the accuracy if both came as often)\n", *b)
+	}
+	if o := s.OpenSet; o != nil {
+		fmt.Fprintf(w, "whatever the threshold: %.1f%% of the unknown sets are let in when 95%% of the known sets are (threshold %.6g), %.1f%% at 99%% (threshold %.6g)\n",
+			100*o.StrangersIn95, o.Threshold95, 100*o.StrangersIn99, o.Threshold99)
+		fmt.Fprintf(w, "the best single threshold on these sets, %.6g, reaches a balanced accuracy of %.1f%%\n", o.BestThreshold, 100*o.BestBalanced)
+		if o.Approximate {
+			fmt.Fprintf(w, "(a vote: these come from the deciding members' scores, on different scales, so they are approximate)\n")
+		}
 	}
 	if s.Failed > 0 {
 		fmt.Fprintf(w, "failed: %d sets could not be read or decided, counted as wrong (see above)\n", s.Failed)

@@ -13,6 +13,7 @@ import (
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
+	"setmatch/openset"
 	"setmatch/synth"
 )
 
@@ -202,6 +203,7 @@ func TestTestCommandNN(t *testing.T) {
 	if b := s.BalancedAccuracy; b == nil || math.Abs(*b-want) > 1e-9 {
 		t.Errorf("model threshold: balanced accuracy %v, want %v from the classes %+v", b, want, s.PerClass)
 	}
+	checkTestOpenSet(t, s, m.Threshold)
 	// Only known classes: no balanced accuracy.
 	knownOnly := t.TempDir()
 	for c, row := range s.PerClass {
@@ -211,8 +213,8 @@ func TestTestCommandNN(t *testing.T) {
 			}
 		}
 	}
-	if k := testJSON(t, "--model", mpath, "--data", knownOnly); k.Unknown != 0 || k.BalancedAccuracy != nil {
-		t.Errorf("known classes only: %d unknown sets, balanced accuracy %v, want none", k.Unknown, k.BalancedAccuracy)
+	if k := testJSON(t, "--model", mpath, "--data", knownOnly); k.Unknown != 0 || k.BalancedAccuracy != nil || k.OpenSet != nil {
+		t.Errorf("known classes only: %d unknown sets, balanced accuracy %v, open set %+v, want none", k.Unknown, k.BalancedAccuracy, k.OpenSet)
 	}
 
 	// The text report.
@@ -220,10 +222,47 @@ func TestTestCommandNN(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"accuracy ", "unknown classes: 4 sets", "balanced accuracy ", "ms per set", "decided as"} {
+	for _, want := range []string{"accuracy ", "unknown classes: 4 sets", "balanced accuracy ", "whatever the threshold: ", "the best single threshold", "ms per set", "decided as"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report misses %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// checkTestOpenSet checks the open-set rates of a summary (of a single
+// model with threshold thr, every set decided) against those package
+// openset gives from the per-set rows, and the balanced accuracy against
+// openset.At's.
+func checkTestOpenSet(t *testing.T, s testSummary, thr float64) {
+	t.Helper()
+	o := s.OpenSet
+	if o == nil {
+		t.Fatal("no open-set rates for data with known and unknown classes")
+	}
+	var samples []openset.Sample
+	for _, one := range s.PerSet {
+		samples = append(samples, openset.Sample{Score: *one.Score, Stranger: !s.PerClass[one.Class].Known, Right: one.Nearest == one.Class})
+	}
+	best, err := openset.Balance(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in95, t95, _ := openset.StrangersIn(samples, 0.95)
+	in99, t99, _ := openset.StrangersIn(samples, 0.99)
+	if o.BestBalanced != best.Balanced || o.BestThreshold != best.Threshold || o.StrangersIn95 != in95 || o.Threshold95 != t95 ||
+		o.StrangersIn99 != in99 || o.Threshold99 != t99 || o.Approximate {
+		t.Errorf("open set %+v; from the rows: best %v at %v, in %v at %v (95%%), %v at %v (99%%)", *o, best.Balanced, best.Threshold, in95, t95, in99, t99)
+	}
+	for _, v := range []float64{o.BestBalanced, o.StrangersIn95, o.StrangersIn99} {
+		if !(v >= 0 && v <= 1) {
+			t.Errorf("open set %+v: %v is not a share", *o, v)
+		}
+	}
+	// The decisions' balanced accuracy is openset.At's at the threshold,
+	// and no single threshold does better than the best.
+	at := openset.At(samples, thr)
+	if b := s.BalancedAccuracy; b == nil || math.Abs(*b-100*at.Balanced) > 1e-9 || at.Balanced > o.BestBalanced+1e-12 {
+		t.Errorf("balanced accuracy %v, openset.At %v, best %v", b, at.Balanced, o.BestBalanced)
 	}
 }
 
@@ -259,6 +298,7 @@ func TestTestCommandKFDA(t *testing.T) {
 		t.Errorf("method %q", s.Method)
 	}
 	checkTestAnswers(t, s, mpath, probe, &m.Threshold)
+	checkTestOpenSet(t, s, m.Threshold)
 	s = testJSON(t, "--model", mpath, "--data", probe, "--threshold", "inf")
 	if s.Correct != 8 || s.UnknownAccepted != 4 {
 		t.Errorf("closed set: %+v", s)
@@ -385,6 +425,9 @@ func TestTestCommandVote(t *testing.T) {
 		t.Fatalf("method %q, threshold %q, members %q with thresholds %q", s.Method, s.Threshold, s.Members, s.Thresholds)
 	}
 	checkTestAnswers(t, s, mpath, probe, nil)
+	if o := s.OpenSet; o == nil || !o.Approximate {
+		t.Errorf("a vote's open-set rates %+v, want them marked approximate", o)
+	}
 	if code, _, stderr := run("test", "--model", mpath, "--data", probe, "--threshold", "0.5"); code == 0 || !strings.Contains(stderr, "one number cannot replace them") {
 		t.Errorf("--threshold 0.5 on a vote: exit %d\n%s", code, stderr)
 	}

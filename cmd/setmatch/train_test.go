@@ -122,22 +122,37 @@ func TestTrainCommand(t *testing.T) {
 	}
 }
 
-func TestTrainCommandClosedSetByDefault(t *testing.T) {
+// TestTrainCommandDefaultThreshold: without --threshold the model keeps
+// strangers out (a finite threshold, the default calibration, said in the
+// output); --threshold none gives a closed set.
+func TestTrainCommandDefaultThreshold(t *testing.T) {
 	data := trainData(t)
-	out := filepath.Join(t.TempDir(), "m.model")
-	code, stdout, stderr := trainRun("train", "--method", "learned", "--data", data, "--dim", "3", "--out", out, "--max-iter", "3", "--bandwidth", "1.5")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	if stdout != "" {
-		t.Errorf("stdout without --log-json: %q", stdout)
-	}
-	m, _, err := model.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !math.IsInf(m.Threshold, 1) || m.Sets[0].Bandwidth != 1.5 || m.QueryBandwidth.String() != "1.5" {
-		t.Errorf("threshold %v, bandwidth %v, query %v", m.Threshold, m.Sets[0].Bandwidth, m.QueryBandwidth)
+	for _, none := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "m.model")
+		args := []string{"train", "--method", "learned", "--data", data, "--dim", "3", "--out", out, "--max-iter", "3", "--bandwidth", "1.5"}
+		if none {
+			args = append(args, "--threshold", "none")
+		}
+		code, stdout, stderr := trainRun(args...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("stdout without --log-json: %q", stdout)
+		}
+		m, _, err := model.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Sets[0].Bandwidth != 1.5 || m.QueryBandwidth.String() != "1.5" {
+			t.Errorf("bandwidth %v, query %v", m.Sets[0].Bandwidth, m.QueryBandwidth)
+		}
+		if none != math.IsInf(m.Threshold, 1) {
+			t.Errorf("--threshold none %v: threshold %v", none, m.Threshold)
+		}
+		if !none && !strings.Contains(stderr, "balanced") {
+			t.Errorf("the default threshold is not explained:\n%s", stderr)
+		}
 	}
 }
 
@@ -313,7 +328,7 @@ func TestTrainSetKernels(t *testing.T) {
 func TestTrainThresholdAccept(t *testing.T) {
 	data := trainData(t)
 	thr := map[string]float64{}
-	for _, spec := range []string{"auto", "auto:50", "auto:balanced"} {
+	for _, spec := range []string{"auto", "auto:50", "auto:balanced", "auto:far=0"} {
 		out := filepath.Join(t.TempDir(), "m.smm")
 		code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", out, "--threshold", spec)
 		if code != 0 {
@@ -324,7 +339,9 @@ func TestTrainThresholdAccept(t *testing.T) {
 		case "auto:50":
 			want = "accepts 50% of known sets"
 		case "auto:balanced":
-			want = "balanced on the training sets, each class standing in turn for a stranger"
+			want = "(auto:balanced): calibrated on stand-in strangers, balanced"
+		case "auto:far=0":
+			want = "(auto:far=0): calibrated on stand-in strangers, at most 0% of them let in"
 		}
 		if !strings.Contains(stderr, want) {
 			t.Errorf("%s: stderr lacks %q:\n%s", spec, want, stderr)

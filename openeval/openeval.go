@@ -1,0 +1,382 @@
+// Package openeval measures the open set of every method on the splits
+// of a protocol with strangers (eval.Protocol.Strangers): in each split,
+// each method is trained exactly as setmatch train would on the split's
+// gallery sets only (deploy.Build, with the threshold setmatch train
+// sets by default, or as its --threshold gives), and every probe set, of a known class or of a
+// stranger class (one with no set in the gallery), is decided by the
+// model's matcher, as setmatchd and setmatch test decide. The probes'
+// scores and names give the open-set rates of package openset.
+//
+// Shapes: the sets of a split are n_i×D (rows are frames), in the space
+// the models are trained in (a split's Transform, if any, applied first).
+//
+// Computation only: no I/O.
+package openeval
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/deploy"
+	"setmatch/eval"
+	"setmatch/model"
+	"setmatch/openset"
+)
+
+// The shares of known sets let in at which the threshold-free rates are
+// read (openset.StrangersIn).
+const (
+	KnownIn95 = 0.95
+	KnownIn99 = 0.99
+)
+
+// Options configures Run.
+type Options struct {
+	// Methods are the methods to train, each one of deploy.Methods
+	// (eval's methods, auto included).
+	Methods []string
+	// Grid holds the candidate hyper-parameters, as setmatch eval builds
+	// them (with Learn set for the -dr methods and auto).
+	Grid    eval.Grid
+	Seed    uint64 // seed of the cross-validation folds
+	Workers int    // goroutines; 0: GOMAXPROCS
+	// Threshold is the open-set threshold as setmatch train's --threshold
+	// reads it (deploy.ParseThreshold); "" is train's default.
+	Threshold string
+	// Transform, if set, maps the sets of a split to features fitted on
+	// its gallery sets only, as eval.Options.Transform.
+	Transform func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error)
+	// Progress, if set, is called after every method of every split.
+	Progress func(Progress)
+}
+
+// Progress reports how far Run is.
+type Progress struct {
+	Split, Splits int // the split just done (1-based) and how many
+	Method        string
+	Row           Row // the method's row of that split
+	Done, Total   int // (split, method) runs done and in all
+	Elapsed, ETA  time.Duration
+}
+
+// Stat is a rate's mean and sample standard deviation over the splits
+// (0 for one split), as a share in [0, 1].
+type Stat struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+}
+
+// Figures are the open-set rates of one method, each a share in [0, 1]:
+// per split (T float64) in a Row, as a Stat over the splits in a
+// MethodResult.
+type Figures[T any] struct {
+	// KnownRightClosed is the share of known probes whose nearest label
+	// (before the threshold) is their class: the closed-set accuracy.
+	KnownRightClosed T `json:"known_right_closed"`
+	// KnownRightAtThreshold is the share of known probes let in by the
+	// model's own threshold with the right name; StrangersOutAtThreshold
+	// the share of strangers' probes it keeps out; BalancedAtThreshold
+	// their mean. They are the matcher's own decisions (for a vote, each
+	// by its deciding member's threshold).
+	KnownRightAtThreshold   T `json:"known_right_at_threshold"`
+	StrangersOutAtThreshold T `json:"strangers_out_at_threshold"`
+	BalancedAtThreshold     T `json:"balanced_at_threshold"`
+	// BestBalanced is the highest balanced accuracy any single threshold
+	// reaches on the split's probes (openset.Balance): what a threshold
+	// chosen with hindsight could do.
+	BestBalanced T `json:"best_balanced"`
+	// StrangersIn95 and StrangersIn99, free of any threshold, are the
+	// shares of strangers' probes let in when 95% and 99% of the known
+	// probes are let in (openset.StrangersIn).
+	StrangersIn95 T `json:"strangers_in_at_95_known"`
+	StrangersIn99 T `json:"strangers_in_at_99_known"`
+}
+
+// Row is one method's outcome on one split.
+type Row struct {
+	Split int `json:"split"` // 0-based
+	// Deployed is the method the model decides by (for auto, the one it
+	// chose; a vote as "vote(a,b,c)").
+	Deployed string `json:"deployed"`
+	// Threshold is the model's open-set threshold ("+Inf" for none); for
+	// a vote, every member's, "a: t1, b: t2, …".
+	Threshold string `json:"threshold"`
+	// StrangerClasses are the classes with no set in the split's gallery.
+	StrangerClasses []string `json:"stranger_classes"`
+	// Known and Strangers count the probes decided, Failed those the
+	// matcher could not decide (left out of every rate).
+	Known     int `json:"known"`
+	Strangers int `json:"strangers"`
+	Failed    int `json:"failed"`
+	Figures[float64]
+	// BestThreshold is the threshold of BestBalanced; Threshold95 and
+	// Threshold99 those that let in 95% and 99% of the known probes.
+	BestThreshold float64 `json:"best_threshold"`
+	Threshold95   float64 `json:"threshold_95"`
+	Threshold99   float64 `json:"threshold_99"`
+	// Approximate is true for a vote: the scores are the deciding
+	// members', on different scales, so the threshold-free rates and the
+	// best balanced accuracy are approximate.
+	Approximate bool    `json:"approximate,omitempty"`
+	Seconds     float64 `json:"seconds"` // training and deciding
+}
+
+// MethodResult is one method's rates over the splits.
+type MethodResult struct {
+	Figures[Stat]
+	PerSplit []Row   `json:"per_split"`
+	Failed   int     `json:"failed"`  // probes not decided, all splits
+	Seconds  float64 `json:"seconds"` // all splits
+}
+
+// Result is the outcome of Run.
+type Result struct {
+	Methods      map[string]*MethodResult
+	Splits       int
+	TotalSeconds float64
+}
+
+// Run trains every method of opt on every split's gallery sets of d and
+// decides the split's probe sets with the model. A probe is a stranger's
+// when its class has no set in the split's gallery; every split needs
+// probes of both kinds. d supplies the class names (and the set names,
+// for data not pooled).
+func Run(d *eval.Data, splits []eval.Split, opt Options) (*Result, error) {
+	if len(splits) == 0 {
+		return nil, errors.New("no splits")
+	}
+	if len(opt.Methods) == 0 {
+		return nil, errors.New("no methods given")
+	}
+	if err := deploy.ParseThreshold(opt.Threshold, &deploy.Options{}); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	res := &Result{Methods: map[string]*MethodResult{}, Splits: len(splits)}
+	for _, m := range opt.Methods {
+		res.Methods[m] = &MethodResult{}
+	}
+	total, done := len(splits)*len(opt.Methods), 0
+	for s, sp := range splits {
+		sets := sp.Sets
+		if opt.Transform != nil {
+			var err error
+			if sets, err = opt.Transform(sp.Sets, sp.Gallery); err != nil {
+				return nil, fmt.Errorf("split %d: %w", s+1, err)
+			}
+		}
+		g, err := gallery(d, sp, sets)
+		if err != nil {
+			return nil, fmt.Errorf("split %d: %w", s+1, err)
+		}
+		for _, m := range opt.Methods {
+			row, err := runOne(d, sp, sets, g, m, opt)
+			if err != nil {
+				return nil, fmt.Errorf("split %d, %s: %w", s+1, m, err)
+			}
+			row.Split = s
+			mr := res.Methods[m]
+			mr.PerSplit = append(mr.PerSplit, row)
+			mr.Failed += row.Failed
+			mr.Seconds += row.Seconds
+			done++
+			if opt.Progress != nil {
+				el := time.Since(start)
+				opt.Progress(Progress{Split: s + 1, Splits: len(splits), Method: m, Row: row, Done: done, Total: total,
+					Elapsed: el, ETA: time.Duration(float64(el) / float64(done) * float64(total-done))})
+			}
+		}
+	}
+	for _, mr := range res.Methods {
+		mr.summarise()
+	}
+	res.TotalSeconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// galleryOf is a split's gallery as deploy.Build takes it, and which
+// classes it holds.
+type galleryOf struct {
+	sets          []*mat.Dense
+	labels, names []string
+	known         map[int]bool
+	strangers     []string
+}
+
+func gallery(d *eval.Data, sp eval.Split, sets []*mat.Dense) (*galleryOf, error) {
+	g := &galleryOf{known: map[int]bool{}}
+	for _, i := range sp.Gallery {
+		c := sp.Labels[i]
+		g.known[c] = true
+		g.sets = append(g.sets, sets[i])
+		g.labels = append(g.labels, d.Classes[c])
+		g.names = append(g.names, setName(d, sp, i))
+	}
+	seen := map[int]bool{}
+	for _, i := range sp.Probe {
+		if c := sp.Labels[i]; !g.known[c] && !seen[c] {
+			seen[c] = true
+		}
+	}
+	for c, name := range d.Classes {
+		if seen[c] {
+			g.strangers = append(g.strangers, name)
+		}
+	}
+	if len(g.strangers) == 0 {
+		return nil, errors.New("no probe set is a stranger's (every probe's class is in the gallery): give the protocol strangers=K")
+	}
+	return g, nil
+}
+
+// setName is the name the model records for set i of the split: its
+// "class/set" name, or for pooled data (whose split sets are drawn from
+// the class's pool) "class/gallery".
+func setName(d *eval.Data, sp eval.Split, i int) string {
+	if !d.Pooled && len(d.Names) == len(sp.Sets) && len(sp.Sets) == len(d.Sets) && i < len(d.Names) {
+		return d.Names[i]
+	}
+	return d.Classes[sp.Labels[i]] + "/gallery" + strconv.Itoa(i)
+}
+
+// runOne trains method m on the split's gallery and decides its probes.
+func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m string, opt Options) (Row, error) {
+	t0 := time.Now()
+	dopt := deploy.Options{Method: m, Grid: opt.Grid, Seed: opt.Seed, Workers: opt.Workers}
+	if err := deploy.ParseThreshold(opt.Threshold, &dopt); err != nil {
+		return Row{}, err
+	}
+	built, err := deploy.Build(g.sets, g.labels, g.names, dopt)
+	if err != nil {
+		return Row{}, err
+	}
+	mt, err := built.Model.NewMatcherWorkers(opt.Workers)
+	if err != nil {
+		return Row{}, err
+	}
+	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers}
+	row.Approximate = len(built.Model.Voters) > 0
+	var samples []openset.Sample
+	var closedRight, rightIn, strangersOut int
+	for _, i := range sp.Probe {
+		res, err := mt.Match(sets[i])
+		if err != nil {
+			row.Failed++
+			continue
+		}
+		class := d.Classes[sp.Labels[i]]
+		dec := res.Decision
+		s := openset.Sample{Score: dec.Score, Stranger: !g.known[sp.Labels[i]], Right: nearest(mt, res) == class}
+		samples = append(samples, s)
+		switch {
+		case s.Stranger:
+			row.Strangers++
+			if !dec.Known {
+				strangersOut++
+			}
+		default:
+			row.Known++
+			if s.Right {
+				closedRight++
+			}
+			if dec.Known && dec.Label == class {
+				rightIn++
+			}
+		}
+	}
+	if row.Known == 0 || row.Strangers == 0 {
+		return Row{}, fmt.Errorf("%d known and %d strangers' probes decided (%d failed): the rates need both", row.Known, row.Strangers, row.Failed)
+	}
+	row.KnownRightClosed = float64(closedRight) / float64(row.Known)
+	row.KnownRightAtThreshold = float64(rightIn) / float64(row.Known)
+	row.StrangersOutAtThreshold = float64(strangersOut) / float64(row.Strangers)
+	row.BalancedAtThreshold = (row.KnownRightAtThreshold + row.StrangersOutAtThreshold) / 2
+	best, err := openset.Balance(samples)
+	if err != nil {
+		return Row{}, err
+	}
+	row.BestBalanced, row.BestThreshold = best.Balanced, best.Threshold
+	if row.StrangersIn95, row.Threshold95, err = openset.StrangersIn(samples, KnownIn95); err != nil {
+		return Row{}, err
+	}
+	if row.StrangersIn99, row.Threshold99, err = openset.StrangersIn(samples, KnownIn99); err != nil {
+		return Row{}, err
+	}
+	row.Seconds = time.Since(t0).Seconds()
+	return row, nil
+}
+
+// nearest returns the label of the nearest gallery set of a match,
+// before the threshold: for a vote, the label the vote gives (that of
+// its deciding member).
+func nearest(mt *model.Matcher, res model.Result) string {
+	if res.Votes != nil {
+		return res.Votes[res.Member]
+	}
+	return mt.Labels()[res.Decision.Best]
+}
+
+// thresholdText returns the model's threshold as text: "+Inf" for none,
+// and for a vote every member's.
+func thresholdText(m *model.Model, mt *model.Matcher) string {
+	th := mt.Thresholds()
+	if len(th) == 1 {
+		return formatFloat(th[0])
+	}
+	out := ""
+	for i, name := range m.MemberMethods() {
+		if i > 0 {
+			out += ", "
+		}
+		out += name + ": " + formatFloat(th[i])
+	}
+	return out
+}
+
+func formatFloat(t float64) string {
+	if math.IsInf(t, 1) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(t, 'g', 6, 64)
+}
+
+// summarise sets the means and standard deviations over the splits.
+func (mr *MethodResult) summarise() {
+	col := func(f func(Row) float64) Stat {
+		x := make([]float64, len(mr.PerSplit))
+		for i, r := range mr.PerSplit {
+			x[i] = f(r)
+		}
+		return meanStd(x)
+	}
+	mr.KnownRightClosed = col(func(r Row) float64 { return r.KnownRightClosed })
+	mr.KnownRightAtThreshold = col(func(r Row) float64 { return r.KnownRightAtThreshold })
+	mr.StrangersOutAtThreshold = col(func(r Row) float64 { return r.StrangersOutAtThreshold })
+	mr.BalancedAtThreshold = col(func(r Row) float64 { return r.BalancedAtThreshold })
+	mr.BestBalanced = col(func(r Row) float64 { return r.BestBalanced })
+	mr.StrangersIn95 = col(func(r Row) float64 { return r.StrangersIn95 })
+	mr.StrangersIn99 = col(func(r Row) float64 { return r.StrangersIn99 })
+}
+
+// meanStd returns the mean and the sample standard deviation (0 for one
+// value).
+func meanStd(x []float64) Stat {
+	var s Stat
+	for _, v := range x {
+		s.Mean += v
+	}
+	s.Mean /= float64(len(x))
+	if len(x) < 2 {
+		return s
+	}
+	for _, v := range x {
+		s.Std += (v - s.Mean) * (v - s.Mean)
+	}
+	s.Std = math.Sqrt(s.Std / float64(len(x)-1))
+	return s
+}

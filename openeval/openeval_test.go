@@ -1,0 +1,175 @@
+package openeval
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+	"setmatch/synth"
+)
+
+// separated returns classes × sets sets of 12 frames in 4 dimensions,
+// each class a cloud around its own point far from the others'.
+func separated(classes, sets int) *eval.Data {
+	rng := rand.New(rand.NewPCG(5, 6))
+	d := &eval.Data{}
+	for c := range classes {
+		name := synth.ClassName(c, classes)
+		d.Classes = append(d.Classes, name)
+		for s := range sets {
+			x := mat.NewDense(12, 4, nil)
+			for i := range 12 {
+				for j := range 4 {
+					v := 0.3 * rng.NormFloat64()
+					if j == c%4 {
+						v += 3 * float64(1+c/4)
+					}
+					x.Set(i, j, v)
+				}
+			}
+			d.Sets = append(d.Sets, x)
+			d.Labels = append(d.Labels, c)
+			d.Names = append(d.Names, name+"/"+synth.SetName(s, sets))
+		}
+	}
+	return d
+}
+
+func in01(x float64) bool { return x >= 0 && x <= 1 }
+
+// checkRows checks what holds of every row whatever the data.
+func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult) {
+	t.Helper()
+	if len(mr.PerSplit) != len(splits) {
+		t.Fatalf("%d rows for %d splits", len(mr.PerSplit), len(splits))
+	}
+	for s, r := range mr.PerSplit {
+		var want []string
+		for _, c := range splits[s].Strangers {
+			want = append(want, d.Classes[c])
+		}
+		if r.Split != s || !slices.Equal(r.StrangerClasses, want) {
+			t.Errorf("split %d: row %d, stranger classes %v, want %v", s, r.Split, r.StrangerClasses, want)
+		}
+		for name, v := range map[string]float64{"closed": r.KnownRightClosed, "right@thr": r.KnownRightAtThreshold,
+			"out@thr": r.StrangersOutAtThreshold, "balanced@thr": r.BalancedAtThreshold, "best": r.BestBalanced,
+			"in95": r.StrangersIn95, "in99": r.StrangersIn99} {
+			if !in01(v) {
+				t.Errorf("split %d: %s = %v, not a share", s, name, v)
+			}
+		}
+		// The model's own threshold is one threshold: the best can only
+		// be as good or better (a single model, not a vote).
+		if !r.Approximate && r.BestBalanced < r.BalancedAtThreshold-1e-12 {
+			t.Errorf("split %d: best balanced %v below the balanced %v at the model's threshold %s", s, r.BestBalanced, r.BalancedAtThreshold, r.Threshold)
+		}
+		// Named right at a threshold implies named right without one.
+		if r.KnownRightAtThreshold > r.KnownRightClosed {
+			t.Errorf("split %d: %v right at the threshold, %v closed", s, r.KnownRightAtThreshold, r.KnownRightClosed)
+		}
+		// Letting in more known sets lets in no fewer strangers.
+		if r.StrangersIn99 < r.StrangersIn95 || r.Threshold99 < r.Threshold95 {
+			t.Errorf("split %d: strangers in %v at 95%%, %v at 99%% (thresholds %v, %v)", s, r.StrangersIn95, r.StrangersIn99, r.Threshold95, r.Threshold99)
+		}
+		if r.Threshold == "" || r.Threshold == "+Inf" {
+			t.Errorf("split %d: threshold %q, want one calibrated", s, r.Threshold)
+		}
+	}
+}
+
+func TestRunSeparated(t *testing.T) {
+	const classes = 4
+	d := separated(classes, 4)
+	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: classes, Strangers: 1}
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls int
+	res, err := Run(d, splits, Options{Methods: []string{eval.NNH}, Grid: eval.DefaultGrid(), Seed: 1, Workers: 2,
+		Progress: func(pr Progress) {
+			calls++
+			if pr.Done != calls || pr.Total != classes || pr.Method != eval.NNH {
+				t.Errorf("progress %+v after %d calls", pr, calls)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != classes || res.Splits != classes {
+		t.Errorf("%d progress calls, %d splits", calls, res.Splits)
+	}
+	mr := res.Methods[eval.NNH]
+	checkRows(t, d, splits, mr)
+	for s, r := range mr.PerSplit {
+		if r.Known != 6 || r.Strangers != 2 || r.Failed != 0 || r.Deployed != eval.NNH {
+			t.Errorf("split %d: %d known, %d strangers, %d failed, deployed %s", s, r.Known, r.Strangers, r.Failed, r.Deployed)
+		}
+	}
+	// Far apart classes: named right, and a threshold that keeps the
+	// strangers out.
+	if mr.KnownRightClosed.Mean != 1 || mr.BestBalanced.Mean < 0.9 || mr.StrangersIn95.Mean > 0.5 {
+		t.Errorf("well separated data: closed %v, best balanced %v, strangers in at 95%% %v", mr.KnownRightClosed, mr.BestBalanced, mr.StrangersIn95)
+	}
+	var sum float64
+	for _, r := range mr.PerSplit {
+		sum += r.BestBalanced
+	}
+	if m := sum / classes; math.Abs(m-mr.BestBalanced.Mean) > 1e-12 {
+		t.Errorf("mean best balanced %v, rows give %v", mr.BestBalanced.Mean, m)
+	}
+}
+
+func TestRunPooled(t *testing.T) {
+	const classes = 3
+	src := separated(classes, 1)
+	rng := rand.New(rand.NewPCG(7, 8))
+	d := &eval.Data{Classes: src.Classes, Labels: src.Labels, Names: src.Names, Pooled: true}
+	for c := range classes {
+		x := mat.NewDense(30, 4, nil)
+		for i := range 30 {
+			for j := range 4 {
+				v := 0.3 * rng.NormFloat64()
+				if j == c {
+					v += 3
+				}
+				x.Set(i, j, v)
+			}
+		}
+		d.Sets = append(d.Sets, x)
+	}
+	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 12, Probe: 12, Splits: 2, Strangers: 1}
+	splits, err := p.MakeSplits(d, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(d, splits, Options{Methods: []string{eval.NNH}, Grid: eval.DefaultGrid(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, d, splits, res.Methods[eval.NNH])
+	for s, r := range res.Methods[eval.NNH].PerSplit {
+		if r.Known != 2 || r.Strangers != 1 {
+			t.Errorf("split %d: %d known, %d strangers", s, r.Known, r.Strangers)
+		}
+	}
+}
+
+func TestRunNeedsStrangers(t *testing.T) {
+	d := separated(3, 3)
+	splits, err := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 1, Splits: 1}.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(d, splits, Options{Methods: []string{eval.NNH}, Grid: eval.DefaultGrid()}); err == nil || !strings.Contains(err.Error(), "strangers=K") {
+		t.Errorf("splits without strangers: %v", err)
+	}
+	if _, err := Run(d, nil, Options{Methods: []string{eval.NNH}}); err == nil {
+		t.Error("no splits accepted")
+	}
+}
