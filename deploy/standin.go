@@ -6,11 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/eval"
 	"setmatch/fisher"
+	"setmatch/kfda"
 	"setmatch/model"
 	"setmatch/openset"
 )
@@ -68,10 +70,16 @@ func standInGroups(classes int, seed uint64) [][]int {
 	return groups
 }
 
-// standInSamples returns the calibration samples of r.Fit on the training
-// sets: every fold's known probes and strangers, decided by the model the
-// fold fits.
-func (r *Result) standInSamples(sets []*mat.Dense, labels, names []string, opt Options) ([]openset.Sample, error) {
+// foldFit fits the method on a fold's gallery (sets with labels and
+// names; wSets and wLabels are every set of the fold's known classes,
+// which a projection may learn from) and returns the fold's model and a
+// function that decides a probe with it.
+type foldFit func(gallery []*mat.Dense, labels, names []string, wSets []*mat.Dense, wLabels []string) (*model.Model, func(*mat.Dense) (model.Result, error), error)
+
+// standInSamples returns the calibration samples of the method that fit
+// fits on the sets (labels and names per set): every fold's known probes
+// and strangers, decided by the model the fold fits.
+func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit foldFit) ([]openset.Sample, error) {
 	ids, classes := model.ClassIndex(labels)
 	if len(classes) < minKnownClasses+1 {
 		return nil, fmt.Errorf("%w: %d classes, and a fold needs %d known ones besides a stranger", errNoStandIns, len(classes), minKnownClasses)
@@ -92,7 +100,7 @@ func (r *Result) standInSamples(sets []*mat.Dense, labels, names []string, opt O
 		}
 	}
 	var samples []openset.Sample
-	for f, group := range standInGroups(len(classes), opt.Seed) {
+	for f, group := range standInGroups(len(classes), seed) {
 		stranger := make([]bool, len(classes))
 		for _, c := range group {
 			stranger[c] = true
@@ -138,16 +146,12 @@ func (r *Result) standInSamples(sets []*mat.Dense, labels, names []string, opt O
 		if !slices.Contains(probeStranger, false) {
 			continue // no known class of this fold has two sets
 		}
-		m, err := r.refit(galSets, pick(labels, gal), pick(names, gal), wSets, wLabels, opt)
+		m, decide, err := fit(galSets, pick(labels, gal), pick(names, gal), wSets, wLabels)
 		if err != nil {
 			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, min(StandInFolds, len(classes)), describeClasses(group, classes), err)
 		}
-		mt, err := m.NewMatcherWorkers(opt.Workers)
-		if err != nil {
-			return nil, fmt.Errorf("stand-in fold %d: %w", f+1, err)
-		}
 		for k, p := range probes {
-			res, err := mt.Match(p)
+			res, err := decide(p)
 			if err != nil {
 				return nil, fmt.Errorf("stand-in fold %d, a set of %s: %w", f+1, probeClass[k], err)
 			}
@@ -271,38 +275,166 @@ func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, gallery
 	return f.SetBandwidthsOn(proj, workers)
 }
 
+// fitRaw is the foldFit of r.Fit on raw frames: the method refitted on
+// the fold (refit), deciding a probe as the appliance decides a batch.
+func (r *Result) fitRaw(opt Options) foldFit {
+	return func(gallery []*mat.Dense, labels, names []string, wSets []*mat.Dense, wLabels []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
+		m, err := r.refit(gallery, labels, names, wSets, wLabels, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		mt, err := m.NewMatcherWorkers(opt.Workers)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, mt.Match, nil
+	}
+}
+
+// pickThreshold returns the threshold opt asks for on the calibration
+// samples (balanced, or with AutoFAR at most FARPercent of the stand-ins
+// let in), and how it was chosen, in words.
+func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string, error) {
+	if opt.AutoFAR {
+		r, err := openset.AtMost(samples, opt.FARPercent/100)
+		return r, fmt.Sprintf("at most %g%% of them let in, and of such thresholds the one that names the most known sets right", opt.FARPercent), err
+	}
+	r, err := openset.Balance(samples)
+	return r, "balanced: the most known sets named right and strangers kept out, each weighing half", err
+}
+
+// calibrated sets m's threshold from the samples as opt asks and returns
+// the rates and the words that say how (what refits names what the folds
+// fitted again).
+func calibrated(m *model.Model, samples []openset.Sample, classes int, opt Options, refits string) (*openset.Rates, string, error) {
+	rates, how, err := pickThreshold(samples, opt)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
+	}
+	m.Threshold = rates.Threshold
+	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of %d held-out known sets were named right and %.1f%% of %d stand-in strangers' sets kept out",
+		rates.Threshold, thresholdFlag(opt), how, min(StandInFolds, classes), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers)
+	if math.IsInf(rates.Threshold, 1) {
+		src += "; no threshold keeps stand-in strangers out here"
+	}
+	return &rates, src, nil
+}
+
 // setStandInThreshold sets the model's threshold from stand-in strangers:
-// the balanced threshold, or the one that lets in at most opt.AutoFAR
+// the balanced threshold, or the one that lets in at most opt.FARPercent
 // percent of them. ok is false, with the reason, when the training sets
 // cannot stand in for strangers; the caller then falls back.
-func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, opt Options, flag string) (ok bool, why error, err error) {
-	samples, err := r.standInSamples(sets, labels, names, opt)
+func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, opt Options) (ok bool, why error, err error) {
+	samples, err := standInSamples(sets, labels, names, opt.Seed, r.fitRaw(opt))
 	if errors.Is(err, errNoStandIns) {
 		return false, err, nil
 	}
 	if err != nil {
-		return false, nil, fmt.Errorf("%s: %w", flag, err)
+		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	var rates openset.Rates
-	how := "balanced: the most known sets named right and strangers kept out, each weighing half"
-	if opt.AutoFAR {
-		rates, err = openset.AtMost(samples, opt.FARPercent/100)
-		how = fmt.Sprintf("at most %g%% of them let in, and of such thresholds the one that names the most known sets right", opt.FARPercent)
-	} else {
-		rates, err = openset.Balance(samples)
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, len(distinct(labels)), opt, r.Fit.Method)
+	return err == nil, nil, err
+}
+
+// Recalibrate sets the threshold of m, a model whose gallery has changed
+// (setmatch enroll, setmatch forget), by the rule opt asks for, as train
+// would, with m's projection W kept as it is: on stand-in strangers (the
+// gallery's classes left out in turn, and m's decision fitted again on
+// the rest: for kFDA its discriminant, with its kernels, regulariser and
+// latent dimension) where the gallery allows, else on the gallery's own
+// nearest scores (as setThreshold falls back). m's KFDA, if any, must be
+// fitted on its gallery. A vote's members are each recalibrated as if
+// alone. It returns the words that say how, and the rates on the
+// stand-ins of m (of its first member for a vote; nil when the
+// stand-ins were not used).
+func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
+	if len(m.Voters) > 0 {
+		own := *m
+		own.Voters = nil
+		src, rates, err := Recalibrate(&own, opt)
+		if err != nil {
+			return "", nil, err
+		}
+		m.Threshold = own.Threshold
+		srcs := []string{own.MethodName() + ": " + src}
+		for i, v := range m.Voters {
+			vsrc, _, err := Recalibrate(v, opt)
+			if err != nil {
+				return "", nil, fmt.Errorf("vote member %d (%s): %w", i+2, v.MethodName(), err)
+			}
+			srcs = append(srcs, v.MethodName()+": "+vsrc)
+		}
+		return "each member's own, that of the member whose label the vote gives: " + strings.Join(srcs, "; "), rates, nil
 	}
-	if err != nil {
-		return false, nil, fmt.Errorf("%s: %w", flag, err)
+	r := &Result{Model: m, GalleryMeasure: m.Divergence.String()}
+	labels, names := m.Labels(), make([]string, len(m.Sets))
+	sets := make([]*mat.Dense, len(m.Sets))
+	for i, set := range m.Sets {
+		names[i], sets[i] = set.Name, set.Samples
 	}
-	r.Model.Threshold = rates.Threshold
-	r.Calibration = &rates
-	folds := min(StandInFolds, len(distinct(labels)))
-	r.ThresholdSource = fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of training classes out and refitting %s on the rest, %.1f%% of %d held-out known sets were named right and %.1f%% of %d stand-in strangers' sets kept out",
-		rates.Threshold, flag, how, folds, r.Fit.Method, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers)
-	if math.IsInf(rates.Threshold, 1) {
-		r.ThresholdSource += "; no threshold keeps stand-in strangers out here"
+	why := ""
+	if standIns(opt) {
+		samples, err := standInSamples(sets, labels, names, opt.Seed, fitGallery(m, opt.Workers))
+		why = fmt.Sprint(err)
+		switch {
+		case err == nil:
+			rates, src, err := calibrated(m, samples, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
+			return src, rates, err
+		case !errors.Is(err, errNoStandIns):
+			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
+		}
 	}
-	return true, nil, nil
+	// The gallery's own scores, as setThreshold takes them.
+	var err error
+	if k := m.KFDA; k != nil {
+		own := *m
+		if r.kernel, err = own.FitTerms(k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
+			return "", nil, err
+		}
+		r.Gallery = kfda.KernelDistances(r.kernel)
+	} else if r.Gallery, err = divergences(m, opt.Workers); err != nil {
+		return "", nil, err
+	}
+	fit := opt
+	if standIns(opt) {
+		fit.AutoFAR, fit.AutoBalanced = false, true // balanced on the gallery itself
+	}
+	if err := r.setThreshold(nil, nil, nil, fit); err != nil {
+		return "", nil, err
+	}
+	if why != "" {
+		return fmt.Sprintf("%s (%s, so it is balanced on the gallery itself)", r.ThresholdSource, why), nil, nil
+	}
+	return r.ThresholdSource, nil, nil
+}
+
+// fitGallery is the foldFit of a model on its own gallery (projected
+// sets): the fold's model is m with the fold's sets (each with the
+// bandwidth m's query rule gives it, as a batch gets), its kFDA fitted
+// again on them, deciding a probe that is projected already.
+func fitGallery(m *model.Model, workers int) foldFit {
+	return func(gallery []*mat.Dense, labels, names []string, _ []*mat.Dense, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
+		f := *m
+		f.Voters, f.KFDA, f.Sets = nil, nil, make([]model.Set, len(gallery))
+		for i, x := range gallery {
+			h, err := m.QueryBandwidth.Bandwidth(x)
+			if err != nil {
+				return nil, nil, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
+			}
+			f.Sets[i] = model.Set{Label: labels[i], Name: names[i], Samples: x, Bandwidth: h}
+		}
+		if k := m.KFDA; k != nil {
+			_, classes := model.ClassIndex(labels)
+			if _, err := f.FitTerms(k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
+				return nil, nil, err
+			}
+		}
+		mt, err := f.NewMatcherWorkers(workers)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &f, mt.MatchProjected, nil
+	}
 }
 
 func distinct(labels []string) map[string]bool {

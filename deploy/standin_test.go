@@ -195,3 +195,38 @@ func TestParseThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestRecalibrateAsTrain: a model recalibrated on its own gallery (as
+// setmatch enroll and forget do, W kept) gets the threshold train gave
+// it, for methods with no W to learn again: the folds, the refits and the
+// scores are the same (to rounding: the gallery is centred once more).
+func TestRecalibrateAsTrain(t *testing.T) {
+	sets, labels := dataSpread(5, 1)
+	var lab, names []string
+	for i, l := range labels {
+		lab, names = append(lab, fmt.Sprint("c", l%3, "-", i%2)), append(names, fmt.Sprint(i))
+	}
+	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.KFDAMix} {
+		for _, flag := range []string{"auto:balanced", "auto:far=10"} {
+			opt := Options{Method: method, Grid: grid(), Seed: 3, Workers: 1}
+			if err := ParseThreshold(flag, &opt); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Build(sets, lab, names, opt)
+			if err != nil {
+				t.Fatalf("%s: %v", method, err)
+			}
+			m := *res.Model
+			m.Threshold = 0
+			src, rates, err := Recalibrate(&m, opt)
+			if err != nil {
+				t.Fatalf("%s %s: %v", method, flag, err)
+			}
+			close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+			if rates == nil || rates.Known != res.Calibration.Known || rates.Strangers != res.Calibration.Strangers ||
+				!close(rates.Balanced, res.Calibration.Balanced) || !close(m.Threshold, res.Model.Threshold) {
+				t.Errorf("%s %s: recalibrated %v (%v), train %v (%v)\n%s", method, flag, m.Threshold, rates, res.Model.Threshold, res.Calibration, src)
+			}
+		}
+	}
+}

@@ -102,7 +102,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	flag := "--threshold " + thresholdFlag(opt)
 	fallback := ""
 	if (opt.AutoBalanced || opt.AutoFAR) && r.Fit != nil {
-		ok, why, err := r.setStandInThreshold(sets, labels, names, opt, thresholdFlag(opt))
+		ok, why, err := r.setStandInThreshold(sets, labels, names, opt)
 		if err != nil || ok {
 			return err
 		}
