@@ -251,7 +251,25 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 		return err
 	}
 	m.Selection.Params["threshold"] = r.ThresholdSource
+	m.Selection.Params[ThresholdRuleParam] = ThresholdRule(opt)
 	return nil
+}
+
+// ThresholdRuleParam is the key of model.Selection.Params under which a
+// model records the rule its threshold was set by (ThresholdRule), so
+// that setmatch enroll and forget recalibrate it by the same rule.
+const ThresholdRuleParam = "threshold-rule"
+
+// ThresholdRule returns the --threshold text that opt stands for, as
+// ParseThreshold reads it: none, a number, or an automatic rule.
+func ThresholdRule(opt Options) string {
+	switch {
+	case opt.AutoThreshold:
+		return thresholdFlag(opt)
+	case math.IsInf(opt.Threshold, 1):
+		return "none"
+	}
+	return strconv.FormatFloat(opt.Threshold, 'g', -1, 64)
 }
 
 // buildVote builds the model of a vote (r.Fit.Members): every member is
