@@ -23,28 +23,22 @@ import (
 // saw: the score of a training set against a gallery that holds it, or
 // holds the class it stands for, is not the score a stranger at the door
 // gets. So the training classes are dealt to StandInFolds groups; in each
-// fold one group stands for the strangers, and the deployed method is
+// fold one group stands for the strangers, half of the other classes
+// hold out one set each (the known probes), and the deployed method is
 // fitted again, with every hyper-parameter it was deployed with, on the
-// other classes' sets less one held-out set of each class that has two
-// or more. The held-out sets are the known probes, every set of the
-// group the strangers; the fold's model decides them as the deployed
-// model would a batch (model.Matcher), and the threshold is chosen on the
-// pooled scores of all folds (package openset). Where every class has a
-// single training set, each set's even frames stand in its class's
-// gallery and its odd frames are the probe (of a known class, or of a
-// stranger).
-//
-// What is fitted again: the gallery (its sets and bandwidths), for kFDA
-// the discriminant on the fold's gallery, and a projection W that the
-// classes shaped (a Fisher discriminant, or learned by conjugate
-// gradient, or its PCA start), with
-// the d and training bandwidth it was deployed with, on every set of the
-// fold's known classes (the held-out ones too, which makes their scores
-// a little smaller than a new set's: the threshold errs towards keeping
-// out), and the global bandwidth of its space. A W kept from the deployed model would have
-// been shaped by the stand-ins' classes too, which pushes them away from
-// the others: the threshold would then let in more real strangers than
-// the calibration says.
+// rest (standInSamples). The fold's model decides the probes as the
+// deployed model would a batch (model.Matcher), and the threshold is
+// chosen on the pooled scores of all folds (package openset). Where every
+// class has a single training set, each set's even and odd frames are
+// two sets of its class. Nothing a fold's model learns from is scored:
+// the gallery, its bandwidths, kFDA's discriminant and a projection W
+// that the classes shaped (a Fisher discriminant, a W learned by
+// conjugate gradient or its PCA start, with the d and training bandwidth
+// deployed) are all fitted on the fold's gallery. A W kept from the
+// deployed model would have been shaped by the stand-ins' classes and by
+// the held-out sets: it pulls the known probes to their classes and
+// pushes the stand-ins away, and the threshold then lets in more real
+// strangers than the calibration says.
 
 // StandInFolds is the number of groups the training classes are dealt to
 // for the calibration: each group stands for the strangers once. With
@@ -71,32 +65,53 @@ func standInGroups(classes int, seed uint64) [][]int {
 }
 
 // foldFit fits the method on a fold's gallery (sets with labels and
-// names; wSets and wLabels are every set of the fold's known classes,
-// which a projection may learn from) and returns the fold's model and a
-// function that decides a probe with it.
-type foldFit func(gallery []*mat.Dense, labels, names []string, wSets []*mat.Dense, wLabels []string) (*model.Model, func(*mat.Dense) (model.Result, error), error)
+// names; a projection too learns from these alone) and returns the fold's
+// model and a function that decides a probe with it.
+type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), error)
+
+// unit is a set, or a frame half of one, with its class.
+type unit struct {
+	x     *mat.Dense
+	set   int // index into the sets
+	class int
+}
 
 // standInSamples returns the calibration samples of the method that fit
 // fits on the sets (labels and names per set): every fold's known probes
 // and strangers, decided by the model the fold fits.
+//
+// In each fold a group of classes stands for the strangers (all their
+// sets, or odd frame halves, are probes), and half of the other classes
+// give a probe: one of their sets (or, where every class has one set,
+// their odd frame half) is held out; the rest is the fold's gallery,
+// which is all the fold's model learns from. The classes that give a
+// probe alternate from fold to fold, and so do the sets they hold out;
+// the other half keep all their sets, so that a method that learns from
+// pairs of sets of a class (a projection by conjugate gradient) has
+// them.
 func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit foldFit) ([]openset.Sample, error) {
 	ids, classes := model.ClassIndex(labels)
 	if len(classes) < minKnownClasses+1 {
 		return nil, fmt.Errorf("%w: %d classes, and a fold needs %d known ones besides a stranger", errNoStandIns, len(classes), minKnownClasses)
 	}
-	count := make([]int, len(classes))
-	for _, c := range ids {
-		count[c]++
+	// The units of each class: its sets, or where every class has one,
+	// the even and odd frame halves of it.
+	units := make([][]unit, len(classes))
+	for i, c := range ids {
+		units[c] = append(units[c], unit{sets[i], i, c})
 	}
-	pooled := slices.Max(count) == 1
-	var halves [][]*mat.Dense
-	if pooled {
-		halves = make([][]*mat.Dense, len(sets))
-		for i, s := range sets {
-			if halves[i] = eval.FrameHalves(s); halves[i] == nil {
-				n, _ := s.Dims()
-				return nil, fmt.Errorf("%w: set %s/%s has %d frames, too few to halve (4 or more are needed)", errNoStandIns, labels[i], names[i], n)
+	halved := true
+	for _, us := range units {
+		halved = halved && len(us) == 1
+	}
+	if halved {
+		for c, us := range units {
+			h := eval.FrameHalves(us[0].x)
+			if h == nil {
+				n, _ := us[0].x.Dims()
+				return nil, fmt.Errorf("%w: set %s/%s has %d frames, too few to halve (4 or more are needed)", errNoStandIns, labels[us[0].set], names[us[0].set], n)
 			}
+			units[c] = []unit{{h[0], us[0].set, c}, {h[1], us[0].set, c}}
 		}
 	}
 	var samples []openset.Sample
@@ -105,58 +120,58 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		for _, c := range group {
 			stranger[c] = true
 		}
-		var gal []int            // indices into sets of the fold's gallery
-		var galSets []*mat.Dense // their frames (halves when pooled)
-		var wSets []*mat.Dense   // the known classes' sets, which W may learn from
-		var wLabels []string
-		var probes []*mat.Dense           // the probes' frames
-		var probeClass []string           // their classes
-		var probeStranger []bool          // whether they stand for strangers
-		seen := make([]int, len(classes)) // sets of each class met so far
-		for i, c := range ids {
-			k := seen[c]
-			seen[c]++
+		var galSets []*mat.Dense
+		var galLabels, galNames []string
+		var probes []unit
+		var probeStranger []bool
+		rank := 0 // of the known classes with two units or more
+		for c, us := range units {
 			switch {
-			case pooled && stranger[c]:
-				probes, probeClass, probeStranger = append(probes, halves[i][1]), append(probeClass, labels[i]), append(probeStranger, true)
-			case pooled:
-				gal, galSets = append(gal, i), append(galSets, halves[i][0])
-				probes, probeClass, probeStranger = append(probes, halves[i][1]), append(probeClass, labels[i]), append(probeStranger, false)
 			case stranger[c]:
-				probes, probeClass, probeStranger = append(probes, sets[i]), append(probeClass, labels[i]), append(probeStranger, true)
+				for k, u := range us {
+					if halved && k == 0 {
+						continue // a stranger's probe is its odd half, as a known one's
+					}
+					probes, probeStranger = append(probes, u), append(probeStranger, true)
+				}
+				continue
 			}
-			switch {
-			case stranger[c]:
-			case pooled: // the two halves: a within-class pair to learn from
-				wSets, wLabels = append(wSets, halves[i][0], halves[i][1]), append(wLabels, labels[i], labels[i])
-			default:
-				wSets, wLabels = append(wSets, sets[i]), append(wLabels, labels[i])
+			out := -1
+			if len(us) >= 2 {
+				if (rank+f)%2 == 0 {
+					out = (f / 2) % len(us)
+					if halved {
+						out = 1 // the odd half
+					}
+				}
+				rank++
 			}
-			switch {
-			case stranger[c]:
-			case pooled:
-			case count[c] >= 2 && k == f%count[c]:
-				// The held-out set of a known class: a different one in
-				// each fold where the class has as many sets.
-				probes, probeClass, probeStranger = append(probes, sets[i]), append(probeClass, labels[i]), append(probeStranger, false)
-			default:
-				gal, galSets = append(gal, i), append(galSets, sets[i])
+			for k, u := range us {
+				if k == out {
+					probes, probeStranger = append(probes, u), append(probeStranger, false)
+					continue
+				}
+				name := names[u.set]
+				if halved {
+					name = fmt.Sprintf("%s[%d::2]", name, k)
+				}
+				galSets, galLabels, galNames = append(galSets, u.x), append(galLabels, labels[u.set]), append(galNames, name)
 			}
 		}
 		if !slices.Contains(probeStranger, false) {
 			continue // no known class of this fold has two sets
 		}
-		m, decide, err := fit(galSets, pick(labels, gal), pick(names, gal), wSets, wLabels)
+		m, decide, err := fit(galSets, galLabels, galNames)
 		if err != nil {
 			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, min(StandInFolds, len(classes)), describeClasses(group, classes), err)
 		}
 		for k, p := range probes {
-			res, err := decide(p)
+			res, err := decide(p.x)
 			if err != nil {
-				return nil, fmt.Errorf("stand-in fold %d, a set of %s: %w", f+1, probeClass[k], err)
+				return nil, fmt.Errorf("stand-in fold %d, set %s/%s: %w", f+1, labels[p.set], names[p.set], err)
 			}
 			d := res.Decision
-			right := d.Best >= 0 && m.Sets[d.Best].Label == probeClass[k]
+			right := d.Best >= 0 && m.Sets[d.Best].Label == labels[p.set]
 			samples = append(samples, openset.Sample{Score: d.Score, Stranger: probeStranger[k], Right: right})
 		}
 	}
@@ -170,14 +185,6 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		return nil, fmt.Errorf("%w: no class has two training sets to hold one out", errNoStandIns)
 	}
 	return samples, nil
-}
-
-func pick[T any](x []T, idx []int) []T {
-	out := make([]T, len(idx))
-	for k, i := range idx {
-		out[k] = x[i]
-	}
-	return out
 }
 
 func describeClasses(group []int, classes []string) string {
@@ -195,10 +202,10 @@ func describeClasses(group []int, classes []string) string {
 // frames), with every hyper-parameter as deployed: the sets' bandwidths
 // by the method's query rule where halves stand for them, else as
 // fitted, and for kFDA the discriminant fitted again on these sets.
-func (r *Result) refit(sets []*mat.Dense, labels, names []string, wSets []*mat.Dense, wLabels []string, opt Options) (*model.Model, error) {
+func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (*model.Model, error) {
 	workers := opt.Workers
 	f := *r.Fit
-	if err := refitProjection(&f, wSets, wLabels, sets, opt.Grid, opt.Seed, workers); err != nil {
+	if err := refitProjection(&f, sets, labels, opt.Grid, opt.Seed, workers); err != nil {
 		return nil, err
 	}
 	f.H = make([]float64, len(sets))
@@ -233,17 +240,12 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, wSets []*mat.D
 	return m, m.Validate()
 }
 
-// refitProjection fits f's projection W again on the fold's sets (raw
-// frames), with the hyper-parameters it was deployed with, where it was
-// shaped by the classes: a W learned by conjugate gradient (or its PCA
-// start) is learned again, on the sets of the fold's known classes
-// (sets, the held-out ones too: with two sets a class, the gallery alone
-// has no within-class pair to learn from), so that the
-// stand-in strangers' classes play no part in it, and the global
-// bandwidth of the
-// learned space is set again on the fold's sets. A method in the full
-// space has nothing to refit.
-func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, gallery []*mat.Dense, g eval.Grid, seed uint64, workers int) error {
+// refitProjection fits f's projection W again on the fold's gallery
+// sets (raw frames), with the hyper-parameters it was deployed with,
+// where the classes shaped it (relearnsW), and sets the global bandwidth
+// of the new space on them. A method in the full space has nothing to
+// refit.
+func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, g eval.Grid, seed uint64, workers int) error {
 	if !relearnsW(f) {
 		return nil
 	}
@@ -268,7 +270,7 @@ func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, gallery
 		return fmt.Errorf("learning W again without the stand-ins' classes: %w", err)
 	}
 	f.W, f.Mean = w, mean
-	proj, err := eval.ProjectSets(gallery, w, mean)
+	proj, err := eval.ProjectSets(sets, w, mean)
 	if err != nil {
 		return err
 	}
@@ -278,8 +280,8 @@ func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, gallery
 // fitRaw is the foldFit of r.Fit on raw frames: the method refitted on
 // the fold (refit), deciding a probe as the appliance decides a batch.
 func (r *Result) fitRaw(opt Options) foldFit {
-	return func(gallery []*mat.Dense, labels, names []string, wSets []*mat.Dense, wLabels []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
-		m, err := r.refit(gallery, labels, names, wSets, wLabels, opt)
+	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
+		m, err := r.refit(gallery, labels, names, opt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -413,7 +415,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 // bandwidth m's query rule gives it, as a batch gets), its kFDA fitted
 // again on them, deciding a probe that is projected already.
 func fitGallery(m *model.Model, workers int) foldFit {
-	return func(gallery []*mat.Dense, labels, names []string, _ []*mat.Dense, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
+	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
 		f := *m
 		f.Voters, f.KFDA, f.Sets = nil, nil, make([]model.Set, len(gallery))
 		for i, x := range gallery {

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/eval"
+	"setmatch/match"
+	"setmatch/model"
 )
 
 // separated returns sets of classes far apart (class c's first feature
@@ -30,6 +32,10 @@ func separated(classes, sets int, seed uint64) (xs []*mat.Dense, labels, names [
 	}
 	return xs, labels, names
 }
+
+// standInKnown6 is the number of known probes of the stand-in folds of
+// six classes (see TestStandInCalibration).
+const standInKnown6 = 2 + 2 + 3 + 2 + 3
 
 // TestStandInCalibration: on classes far apart, the threshold calibrated
 // on stand-in strangers separates them on the calibration (every class
@@ -65,9 +71,12 @@ func TestStandInCalibration(t *testing.T) {
 			t.Fatalf("%s: not calibrated on stand-ins: %s", method, res.ThresholdSource)
 		}
 		// Five folds over six classes: each class is a stranger once (its
-		// three sets), and every other class holds out one set per fold.
-		if c.Strangers != len(train) || c.Known != 5*6-6 {
-			t.Errorf("%s: %d stand-in strangers' sets and %d known probes, want %d and %d", method, c.Strangers, c.Known, len(train), 5*6-6)
+		// three sets), and half of the known ones hold out a set: the
+		// first fold, with two stand-ins, has 4 known classes and the
+		// others 5, of which ranks 0 and 2, 1 and 3, 0, 2 and 4, ...
+		// hold out one: 2+2+3+2+3.
+		if c.Strangers != len(train) || c.Known != standInKnown6 {
+			t.Errorf("%s: %d stand-in strangers' sets and %d known probes, want %d and %d", method, c.Strangers, c.Known, len(train), standInKnown6)
 		}
 		if c.KnownRight != 1 || c.StrangersOut != 1 {
 			t.Errorf("%s: calibration %v, want every set right on classes this far apart", method, c)
@@ -161,7 +170,7 @@ func TestStandInPooled(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := res.Calibration
-	if c == nil || c.Strangers != 6 || c.Known != 5*6-6 || c.Balanced != 1 {
+	if c == nil || c.Strangers != 6 || c.Known != standInKnown6 || c.Balanced != 1 {
 		t.Fatalf("calibration %v: %s", c, res.ThresholdSource)
 	}
 }
@@ -227,6 +236,65 @@ func TestRecalibrateAsTrain(t *testing.T) {
 				!close(rates.Balanced, res.Calibration.Balanced) || !close(m.Threshold, res.Model.Threshold) {
 				t.Errorf("%s %s: recalibrated %v (%v), train %v (%v)\n%s", method, flag, m.Threshold, rates, res.Model.Threshold, res.Calibration, src)
 			}
+		}
+	}
+}
+
+// TestStandInFoldsNeverScoreWhatTheyFit: in every fold, no probe is one
+// of the sets the fold's model was fitted on, no stand-in's class is in
+// its gallery, every class stands in once, and a known class that gives
+// a probe keeps a set in the gallery; for two-set and pooled layouts.
+func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
+	for _, perClass := range []int{1, 2, 3} {
+		sets, labels, names := separated(7, perClass, 4)
+		var galleries [][]*mat.Dense
+		var galLabels [][]string
+		fit := func(g []*mat.Dense, l, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
+			galleries, galLabels = append(galleries, g), append(galLabels, l)
+			m := &model.Model{}
+			for _, lab := range l {
+				m.Sets = append(m.Sets, model.Set{Label: lab})
+			}
+			fold := len(galleries) - 1
+			return m, func(p *mat.Dense) (model.Result, error) {
+				for _, x := range galleries[fold] {
+					if x == p || mat.Equal(x, p) {
+						t.Fatalf("%d sets a class: fold %d scores a set it was fitted on", perClass, fold)
+					}
+				}
+				return model.Result{Decision: match.Decision{Best: 0, Score: 1}}, nil
+			}, nil
+		}
+		samples, err := standInSamples(sets, labels, names, 9, fit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stood := map[string]int{}
+		for f, ls := range galLabels {
+			in := map[string]bool{}
+			for _, l := range ls {
+				in[l] = true
+			}
+			for _, l := range labels {
+				if !in[l] {
+					stood[l]++
+				}
+			}
+			_ = f
+		}
+		for _, l := range labels {
+			if stood[l] != perClass { // counted once per set of the class
+				t.Errorf("%d sets a class: class %s stood in %d times for its %d sets", perClass, l, stood[l], perClass)
+			}
+		}
+		strangers := 0
+		for _, s := range samples {
+			if s.Stranger {
+				strangers++
+			}
+		}
+		if strangers != len(sets) {
+			t.Errorf("%d sets a class: %d stand-ins' probes, want one per set (%d)", perClass, strangers, len(sets))
 		}
 	}
 }
