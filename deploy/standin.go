@@ -66,8 +66,59 @@ func standInGroups(classes int, seed uint64) [][]int {
 
 // foldFit fits the method on a fold's gallery (sets with labels and
 // names; a projection too learns from these alone) and returns the fold's
-// model and a function that decides a probe with it.
-type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), error)
+// model, a function that decides a probe with it, and the model's scale
+// (galleryScale).
+type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error)
+
+// galleryScale is how far apart a model sees its classes: the median,
+// over its gallery sets, of each set's smallest score to a set of another
+// class (scores is the m×m matrix of how the model compares its gallery
+// sets: divergences, or for kFDA the distances its kernel induces).
+// Scores are calibrated as fractions of it, so that a threshold found on
+// the stand-in folds, whose galleries hold fewer sets and classes (and,
+// where every class has one set, frame halves), carries over to the
+// deployed model: the size of the sets, the bandwidths and the space W
+// gives change both alike.
+func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
+	var nearest []float64
+	for i := range labels {
+		o := math.Inf(1)
+		for j := range labels {
+			if labels[j] != labels[i] {
+				o = math.Min(o, scores.At(i, j))
+			}
+		}
+		if !math.IsInf(o, 1) {
+			nearest = append(nearest, o)
+		}
+	}
+	if len(nearest) == 0 {
+		return 0, errors.New("the gallery holds one class")
+	}
+	slices.Sort(nearest)
+	med := nearest[len(nearest)/2]
+	if len(nearest)%2 == 0 {
+		med = (nearest[len(nearest)/2-1] + med) / 2
+	}
+	if !(med > 0) || math.IsInf(med, 0) {
+		return 0, fmt.Errorf("the classes of the gallery lie %v apart (the median of each set's nearest score to another class): want a number > 0", med)
+	}
+	return med, nil
+}
+
+// modelScale returns galleryScale of m's gallery as m compares it: the
+// divergences of its sets, or for kFDA (kernel, the m×m kernel matrix of
+// the gallery) the distances its kernel induces.
+func modelScale(m *model.Model, kernel *mat.SymDense, workers int) (float64, error) {
+	if m.KFDA != nil {
+		return galleryScale(kfda.KernelDistances(kernel), m.Labels())
+	}
+	div, err := divergences(m, workers)
+	if err != nil {
+		return 0, err
+	}
+	return galleryScale(div, m.Labels())
+}
 
 // unit is a set, or a frame half of one, with its class.
 type unit struct {
@@ -124,7 +175,6 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		var galLabels, galNames []string
 		var probes []unit
 		var probeStranger []bool
-		rank := 0 // of the known classes with two units or more
 		for c, us := range units {
 			switch {
 			case stranger[c]:
@@ -136,15 +186,12 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 				}
 				continue
 			}
-			out := -1
+			out := -1 // the unit held out: one of each class that has two
 			if len(us) >= 2 {
-				if (rank+f)%2 == 0 {
-					out = (f / 2) % len(us)
-					if halved {
-						out = 1 // the odd half
-					}
+				out = f % len(us)
+				if halved {
+					out = 1 // the odd half
 				}
-				rank++
 			}
 			for k, u := range us {
 				if k == out {
@@ -161,7 +208,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		if !slices.Contains(probeStranger, false) {
 			continue // no known class of this fold has two sets
 		}
-		m, decide, err := fit(galSets, galLabels, galNames)
+		m, decide, scale, err := fit(galSets, galLabels, galNames)
 		if err != nil {
 			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, min(StandInFolds, len(classes)), describeClasses(group, classes), err)
 		}
@@ -172,7 +219,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 			}
 			d := res.Decision
 			right := d.Best >= 0 && m.Sets[d.Best].Label == labels[p.set]
-			samples = append(samples, openset.Sample{Score: d.Score, Stranger: probeStranger[k], Right: right})
+			samples = append(samples, openset.Sample{Score: d.Score / scale, Stranger: probeStranger[k], Right: right})
 		}
 	}
 	known := 0
@@ -202,11 +249,11 @@ func describeClasses(group []int, classes []string) string {
 // frames), with every hyper-parameter as deployed: the sets' bandwidths
 // by the method's query rule where halves stand for them, else as
 // fitted, and for kFDA the discriminant fitted again on these sets.
-func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (*model.Model, error) {
+func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (*model.Model, *mat.SymDense, error) {
 	workers := opt.Workers
 	f := *r.Fit
 	if err := refitProjection(&f, sets, labels, opt.Grid, opt.Seed, workers); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f.H = make([]float64, len(sets))
 	for i, s := range sets {
@@ -216,28 +263,25 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 		_, dim := s.Dims()
 		y, err := eval.ProjectSets([]*mat.Dense{s}, f.W, make([]float64, dim)) // bandwidth rules do not depend on where the frames are centred
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if f.H[i], err = f.Query.Bandwidth(y[0]); err != nil {
-			return nil, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
+			return nil, nil, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
 		}
 	}
 	m, _, err := nnModel(sets, labels, names, &f, workers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m.Selection.Method = f.Method
+	var kernel *mat.SymDense
 	if f.KFDA != nil {
 		_, classes := model.ClassIndex(labels)
-		dim := f.LatentDim
-		if dim > len(classes)-1 {
-			dim = len(classes) - 1
-		}
-		if _, err := m.FitTerms(Terms(&f), f.Reg, dim, workers); err != nil {
-			return nil, err
+		if kernel, err = m.FitTerms(Terms(&f), f.Reg, min(f.LatentDim, len(classes)-1), workers); err != nil {
+			return nil, nil, err
 		}
 	}
-	return m, m.Validate()
+	return m, kernel, m.Validate()
 }
 
 // refitProjection fits f's projection W again on the fold's gallery
@@ -264,7 +308,22 @@ func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, g eval.
 		if p.MaxIter == 0 {
 			p.MaxIter = g.DRIter
 		}
-		w, mean, err = g.Learn(sets, ids, f.Divergence, p, int64(seed))
+		learnSets, learnIDs := sets, ids
+		if counts := classCounts(ids); slices.Max(counts) < 2 {
+			// No class of the gallery has two sets to learn from: their
+			// frame halves are two sets of it, as where train learns W
+			// on sets that are one a class.
+			learnSets, learnIDs = nil, nil
+			for i, x := range sets {
+				h := eval.FrameHalves(x)
+				if h == nil {
+					n, _ := x.Dims()
+					return fmt.Errorf("set %s has %d frames, too few to halve (4 or more are needed) for learning W", labels[i], n)
+				}
+				learnSets, learnIDs = append(learnSets, h[0], h[1]), append(learnIDs, ids[i], ids[i])
+			}
+		}
+		w, mean, err = g.Learn(learnSets, learnIDs, f.Divergence, p, int64(seed))
 	}
 	if err != nil {
 		return fmt.Errorf("learning W again without the stand-ins' classes: %w", err)
@@ -280,16 +339,20 @@ func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, g eval.
 // fitRaw is the foldFit of r.Fit on raw frames: the method refitted on
 // the fold (refit), deciding a probe as the appliance decides a batch.
 func (r *Result) fitRaw(opt Options) foldFit {
-	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
-		m, err := r.refit(gallery, labels, names, opt)
+	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
+		m, kernel, err := r.refit(gallery, labels, names, opt)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
+		}
+		scale, err := modelScale(m, kernel, opt.Workers)
+		if err != nil {
+			return nil, nil, 0, err
 		}
 		mt, err := m.NewMatcherWorkers(opt.Workers)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
-		return m, mt.Match, nil
+		return m, mt.Match, scale, nil
 	}
 }
 
@@ -308,14 +371,19 @@ func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string
 // calibrated sets m's threshold from the samples as opt asks and returns
 // the rates and the words that say how (what refits names what the folds
 // fitted again).
-func calibrated(m *model.Model, samples []openset.Sample, classes int, opt Options, refits string) (*openset.Rates, string, error) {
+//
+// The samples' scores are fractions of their fold's galleryScale, and the
+// threshold is the fraction found times scale, m's own.
+func calibrated(m *model.Model, samples []openset.Sample, scale float64, classes int, opt Options, refits string) (*openset.Rates, string, error) {
 	rates, how, err := pickThreshold(samples, opt)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
 	}
+	frac := rates.Threshold
+	rates.Threshold *= scale
 	m.Threshold = rates.Threshold
-	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of %d held-out known sets were named right and %.1f%% of %d stand-in strangers' sets kept out",
-		rates.Threshold, thresholdFlag(opt), how, min(StandInFolds, classes), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers)
+	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of %d held-out known sets were named right and %.1f%% of %d stand-in strangers' sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
+		rates.Threshold, thresholdFlag(opt), how, min(StandInFolds, classes), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers, frac, scale)
 	if math.IsInf(rates.Threshold, 1) {
 		src += "; no threshold keeps stand-in strangers out here"
 	}
@@ -334,7 +402,11 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, len(distinct(labels)), opt, r.Fit.Method)
+	scale, err := galleryScale(r.Gallery, r.Model.Labels())
+	if err != nil {
+		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
+	}
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, r.Fit.Method)
 	return err == nil, nil, err
 }
 
@@ -380,7 +452,18 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 		why = fmt.Sprint(err)
 		switch {
 		case err == nil:
-			rates, src, err := calibrated(m, samples, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
+			var kernel *mat.SymDense
+			if k := m.KFDA; k != nil {
+				own := *m
+				if kernel, err = own.FitTerms(k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
+					return "", nil, err
+				}
+			}
+			scale, err := modelScale(m, kernel, opt.Workers)
+			if err != nil {
+				return "", nil, err
+			}
+			rates, src, err := calibrated(m, samples, scale, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
 			return src, rates, err
 		case !errors.Is(err, errNoStandIns):
 			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
@@ -415,27 +498,33 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 // bandwidth m's query rule gives it, as a batch gets), its kFDA fitted
 // again on them, deciding a probe that is projected already.
 func fitGallery(m *model.Model, workers int) foldFit {
-	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
+	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
 		f := *m
 		f.Voters, f.KFDA, f.Sets = nil, nil, make([]model.Set, len(gallery))
 		for i, x := range gallery {
 			h, err := m.QueryBandwidth.Bandwidth(x)
 			if err != nil {
-				return nil, nil, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
+				return nil, nil, 0, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
 			}
 			f.Sets[i] = model.Set{Label: labels[i], Name: names[i], Samples: x, Bandwidth: h}
 		}
+		var kernel *mat.SymDense
 		if k := m.KFDA; k != nil {
 			_, classes := model.ClassIndex(labels)
-			if _, err := f.FitTerms(k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
-				return nil, nil, err
+			var err error
+			if kernel, err = f.FitTerms(k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
+				return nil, nil, 0, err
 			}
+		}
+		scale, err := modelScale(&f, kernel, workers)
+		if err != nil {
+			return nil, nil, 0, err
 		}
 		mt, err := f.NewMatcherWorkers(workers)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, 0, err
 		}
-		return &f, mt.MatchProjected, nil
+		return &f, mt.MatchProjected, scale, nil
 	}
 }
 
@@ -450,3 +539,12 @@ func distinct(labels []string) map[string]bool {
 // relearnsW reports whether the stand-in folds fit f's projection again:
 // every projection the classes shaped.
 func relearnsW(f *eval.Fitted) bool { return f.W != nil }
+
+// classCounts returns the number of sets of each class of ids.
+func classCounts(ids []int) []int {
+	counts := make([]int, slices.Max(ids)+1)
+	for _, c := range ids {
+		counts[c]++
+	}
+	return counts
+}

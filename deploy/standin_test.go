@@ -35,7 +35,7 @@ func separated(classes, sets int, seed uint64) (xs []*mat.Dense, labels, names [
 
 // standInKnown6 is the number of known probes of the stand-in folds of
 // six classes (see TestStandInCalibration).
-const standInKnown6 = 2 + 2 + 3 + 2 + 3
+const standInKnown6 = 4 + 5 + 5 + 5 + 5
 
 // TestStandInCalibration: on classes far apart, the threshold calibrated
 // on stand-in strangers separates them on the calibration (every class
@@ -71,10 +71,8 @@ func TestStandInCalibration(t *testing.T) {
 			t.Fatalf("%s: not calibrated on stand-ins: %s", method, res.ThresholdSource)
 		}
 		// Five folds over six classes: each class is a stranger once (its
-		// three sets), and half of the known ones hold out a set: the
-		// first fold, with two stand-ins, has 4 known classes and the
-		// others 5, of which ranks 0 and 2, 1 and 3, 0, 2 and 4, ...
-		// hold out one: 2+2+3+2+3.
+		// three sets), and every known one holds out a set: the first
+		// fold, with two stand-ins, has 4 known classes and the others 5.
 		if c.Strangers != len(train) || c.Known != standInKnown6 {
 			t.Errorf("%s: %d stand-in strangers' sets and %d known probes, want %d and %d", method, c.Strangers, c.Known, len(train), standInKnown6)
 		}
@@ -249,7 +247,7 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 		sets, labels, names := separated(7, perClass, 4)
 		var galleries [][]*mat.Dense
 		var galLabels [][]string
-		fit := func(g []*mat.Dense, l, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), error) {
+		fit := func(g []*mat.Dense, l, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
 			galleries, galLabels = append(galleries, g), append(galLabels, l)
 			m := &model.Model{}
 			for _, lab := range l {
@@ -263,7 +261,7 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 					}
 				}
 				return model.Result{Decision: match.Decision{Best: 0, Score: 1}}, nil
-			}, nil
+			}, 1, nil
 		}
 		samples, err := standInSamples(sets, labels, names, 9, fit)
 		if err != nil {
