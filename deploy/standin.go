@@ -301,8 +301,14 @@ func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, g eval.
 	var mean []float64
 	var err error
 	if f.Method == eval.NNHLDA {
+		// The deployed d, or as many directions as the fold's frames
+		// vary in, if fewer.
 		_, d := f.W.Dims()
-		w, mean, err = fisher.Basis(sets, ids, d, eval.LDAReg)
+		var sol *fisher.Solution
+		if sol, err = fisher.Solve(sets, ids, eval.LDAReg); err == nil {
+			mean = sol.Mean
+			w, err = sol.Basis(min(d, sol.Rank()))
+		}
 	} else {
 		p := f.Learn
 		if p.MaxIter == 0 {

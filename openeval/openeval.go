@@ -129,9 +129,12 @@ type Row struct {
 // MethodResult is one method's rates over the splits.
 type MethodResult struct {
 	Figures[Stat]
-	PerSplit []Row   `json:"per_split"`
-	Failed   int     `json:"failed"`  // probes not decided, all splits
-	Seconds  float64 `json:"seconds"` // all splits
+	PerSplit []Row `json:"per_split"`
+	// Errors say why the method could not be trained or run on a split
+	// (that split is then left out of its figures).
+	Errors  []string `json:"errors,omitempty"`
+	Failed  int      `json:"failed"`  // probes not decided, all splits
+	Seconds float64  `json:"seconds"` // all splits
 }
 
 // Result is the outcome of Run.
@@ -176,11 +179,13 @@ func Run(d *eval.Data, splits []eval.Split, opt Options) (*Result, error) {
 		}
 		for _, m := range opt.Methods {
 			row, err := runOne(d, sp, sets, g, m, opt)
+			mr := res.Methods[m]
 			if err != nil {
-				return nil, fmt.Errorf("split %d, %s: %w", s+1, m, err)
+				mr.Errors = append(mr.Errors, fmt.Sprintf("split %d: %v", s+1, err))
+				done++
+				continue
 			}
 			row.Split = s
-			mr := res.Methods[m]
 			mr.PerSplit = append(mr.PerSplit, row)
 			mr.Failed += row.Failed
 			mr.Seconds += row.Seconds
@@ -367,6 +372,9 @@ func (mr *MethodResult) summarise() {
 // value).
 func meanStd(x []float64) Stat {
 	var s Stat
+	if len(x) == 0 {
+		return s // no split ran: the method's Errors say why
+	}
 	for _, v := range x {
 		s.Mean += v
 	}

@@ -372,6 +372,10 @@ func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, 
 	approx, failed := false, 0
 	for _, m := range ms {
 		r := res.Methods[m]
+		if len(r.PerSplit) == 0 {
+			fmt.Fprintf(tw, "%s\t(failed on every split, below)\t\t\t\t\t\t\t\t\n", m)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", m, pct(r.KnownRightClosed), pct(r.KnownRightAtThreshold),
 			pct(r.StrangersOutAtThreshold), pct(r.BalancedAtThreshold), pct(r.BestBalanced), pct(r.StrangersIn95), pct(r.StrangersIn99), r.Seconds)
 		for _, row := range r.PerSplit {
@@ -388,6 +392,11 @@ func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, 
 	}
 	if failed > 0 {
 		fmt.Fprintf(stdout, "%d probe sets could not be decided and are left out of the rates\n", failed)
+	}
+	for _, m := range ms {
+		for _, e := range res.Methods[m].Errors {
+			fmt.Fprintf(stdout, "%s failed on %s (left out of its figures)\n", m, e)
+		}
 	}
 	fmt.Fprintf(stdout, "\ndeployed per split:\n")
 	for _, m := range ms {
