@@ -20,6 +20,10 @@
 #   eth-dr-nn eth-dr-scott  ETH-80, the -dr methods with d and the training rule fixed
 #   eth-pca eth-pca-white   ETH-80, intensity:20x20+pca:20 (and --whiten)
 #   spectra               kernel spectra on ETH-80 and Virus
+#   open-eth-int          the open set: ETH-80 intensities, one category a stranger in turn
+#   open-virus-int        the open set: Virus intensities, 3 classes strangers
+#   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
+#   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
 #
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
 # the number of random splits and the methods, for a quick check, e.g.
@@ -77,6 +81,17 @@ one() {
 		echo "setmatch eval --data $data/virus --features intensity:20x20 --protocol gallery=3,probe=2,splits=1 --spectrum --quiet" | tee -a "$out/spectra.cmd"
 		"$setmatch" eval --data "$data/virus" --features intensity:20x20 --protocol gallery=3,probe=2,splits=1 --spectrum --quiet | tee -a "$out/spectra.txt"
 		;;
+	open-eth-int) run open-eth-int --data "$data/eth80" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=8,strangers=1" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1 ;;
+	open-virus-int) run open-virus-int --data "$data/virus" --features intensity:20x20 --protocol "gallery=3,probe=2,splits=${OPEN_SPLITS:-3},strangers=3" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
+	open-orl-int) run open-orl-int --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-3},strangers=10" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
+	open-faces)
+		"$setmatch" synth --kind lighting --classes 38 --sets 4 --frames 16 --dim 200 --seed 1 --out "$out/faces" --force
+		run open-faces --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,nn-h-lda,kfda-hl,nn-h-dr,auto)" --seed 1
+		;;
+	open-cone)
+		"$setmatch" synth --kind cone --classes 38 --sets 4 --frames 16 --dim 200 --seed 11 --out "$out/cone" --force
+		run open-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
+		;;
 	*)
 		echo "results.sh: unknown run $1" >&2
 		exit 2
@@ -86,7 +101,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra open-eth-int open-virus-int open-orl-int open-faces open-cone)
 fi
 for r in "${runs[@]}"; do
 	one "$r"
