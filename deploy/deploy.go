@@ -101,6 +101,10 @@ type Result struct {
 	// OpenSetChoice says how the open set chose among the candidates the
 	// closed set holds equal (buildOpenSet); empty otherwise.
 	OpenSetChoice string
+	// ClosedChoice names the candidate the closed set's rule alone
+	// chooses (auto only): the deployed one, unless the open set chose
+	// another.
+	ClosedChoice string
 }
 
 // Build chooses (for the auto method) and fits the method on the training
@@ -143,6 +147,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 			return nil, err
 		}
 		res.ChooseSeconds = time.Since(t0).Seconds()
+		res.ClosedChoice = res.Selection.Best().Candidate.String()
 		if e := res.Selection.Eligible(); len(e) > 1 && standIns(opt) {
 			return buildOpenSet(res, e, task, g, sets, labels, names, opt)
 		}
@@ -188,7 +193,7 @@ func buildOpenSet(res *Result, eligible []int, task *eval.Task, g eval.Grid, set
 	for _, i := range eligible {
 		sel := *res.Selection
 		sel.Chosen = i
-		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds}
+		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds, ClosedChoice: res.ClosedChoice}
 		t0 := time.Now()
 		var err error
 		if r.Fit, err = sel.Deploy(task, g); err != nil {

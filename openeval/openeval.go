@@ -103,6 +103,10 @@ type Row struct {
 	// Deployed is the method the model decides by (for auto, the one it
 	// chose; a vote as "vote(a,b,c)").
 	Deployed string `json:"deployed"`
+	// ClosedChoice, for auto, is the candidate the closed set's rule
+	// alone would have deployed (the first within one standard error);
+	// it differs from Deployed where the open set chose another.
+	ClosedChoice string `json:"closed_choice,omitempty"`
 	// Threshold is the model's open-set threshold ("+Inf" for none); for
 	// a vote, every member's, "a: t1, b: t2, …".
 	Threshold string `json:"threshold"`
@@ -264,7 +268,7 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m stri
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers}
+	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, ClosedChoice: built.ClosedChoice}
 	row.Approximate = len(built.Model.Voters) > 0
 	var samples []openset.Sample
 	var closedRight, rightIn, strangersOut int

@@ -402,7 +402,11 @@ func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, 
 	for _, m := range ms {
 		var parts []string
 		for _, row := range res.Methods[m].PerSplit {
-			parts = append(parts, fmt.Sprintf("%d: %s (strangers %s)", row.Split+1, row.Deployed, strings.Join(row.StrangerClasses, ",")))
+			dep := row.Deployed
+			if row.ClosedChoice != "" && row.ClosedChoice != row.Deployed {
+				dep += ", chosen for the open set over " + row.ClosedChoice
+			}
+			parts = append(parts, fmt.Sprintf("%d: %s (strangers %s)", row.Split+1, dep, strings.Join(row.StrangerClasses, ",")))
 		}
 		fmt.Fprintf(stdout, "  %s: %s\n", m, strings.Join(parts, "; "))
 	}
