@@ -102,8 +102,8 @@ type Result struct {
 	// closed set holds equal (buildOpenSet); empty otherwise.
 	OpenSetChoice string
 	// ClosedChoice names the candidate the closed set's rule alone
-	// chooses (auto only): the deployed one, unless the open set chose
-	// another.
+	// would have deployed, where the open set chose another (auto only);
+	// empty otherwise.
 	ClosedChoice string
 }
 
@@ -147,7 +147,6 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 			return nil, err
 		}
 		res.ChooseSeconds = time.Since(t0).Seconds()
-		res.ClosedChoice = res.Selection.Best().Candidate.String()
 		if e := res.Selection.Eligible(); len(e) > 1 && standIns(opt) {
 			return buildOpenSet(res, e, task, g, sets, labels, names, opt)
 		}
@@ -193,7 +192,10 @@ func buildOpenSet(res *Result, eligible []int, task *eval.Task, g eval.Grid, set
 	for _, i := range eligible {
 		sel := *res.Selection
 		sel.Chosen = i
-		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds, ClosedChoice: res.ClosedChoice}
+		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds}
+		if i != eligible[0] {
+			r.ClosedChoice = res.Selection.Scores[eligible[0]].Candidate.String()
+		}
 		t0 := time.Now()
 		var err error
 		if r.Fit, err = sel.Deploy(task, g); err != nil {

@@ -104,8 +104,8 @@ type Row struct {
 	// chose; a vote as "vote(a,b,c)").
 	Deployed string `json:"deployed"`
 	// ClosedChoice, for auto, is the candidate the closed set's rule
-	// alone would have deployed (the first within one standard error);
-	// it differs from Deployed where the open set chose another.
+	// alone would have deployed (the first within one standard error),
+	// where the open set chose another; empty otherwise.
 	ClosedChoice string `json:"closed_choice,omitempty"`
 	// Threshold is the model's open-set threshold ("+Inf" for none); for
 	// a vote, every member's, "a: t1, b: t2, …".

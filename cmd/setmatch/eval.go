@@ -403,7 +403,7 @@ func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, 
 		var parts []string
 		for _, row := range res.Methods[m].PerSplit {
 			dep := row.Deployed
-			if row.ClosedChoice != "" && row.ClosedChoice != row.Deployed {
+			if row.ClosedChoice != "" {
 				dep += ", chosen for the open set over " + row.ClosedChoice
 			}
 			parts = append(parts, fmt.Sprintf("%d: %s (strangers %s)", row.Split+1, dep, strings.Join(row.StrangerClasses, ",")))
