@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 )
 
 // entry is one item of nfpm.yaml's contents list.
@@ -207,14 +208,8 @@ func TestLintian(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the .deb with make deb; not with -short")
 	}
-	lintian, err := exec.LookPath("lintian")
-	if err != nil {
-		t.Skip("lintian is not installed (apt-get install -y lintian; .ci/run installs it)")
-	}
-	mk, err := exec.LookPath("make")
-	if err != nil {
-		t.Fatal("make is not installed (apt-get install -y make)")
-	}
+	lintian := testutil.Tool(t, "lintian", "lintian")
+	mk := testutil.Tool(t, "make", "make")
 	dist := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -280,10 +275,7 @@ func TestInstallMatchesPackage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds both commands with make install; not with -short")
 	}
-	mk, err := exec.LookPath("make")
-	if err != nil {
-		t.Fatal("make is not installed (apt-get install -y make)")
-	}
+	mk := testutil.Tool(t, "make", "make")
 	stage, bin := t.TempDir(), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

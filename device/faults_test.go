@@ -18,6 +18,7 @@ import (
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/internal/testutil"
 	"setmatch/model"
 )
 
@@ -65,7 +66,7 @@ func TestFailureWaitsForItsReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.RenameIn(t, tmp)
-	devicetest.WaitFor(t, 10*time.Second, "three reason retries", func() bool { return retries.n.Load() >= 3 })
+	testutil.WaitFor(t, 10*time.Second, "three reason retries", func() bool { return retries.n.Load() >= 3 })
 	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirCur)); len(got) != 1 || got[0] != "bad.csv" {
 		t.Errorf("cur/ holds %v, want bad.csv kept until its reason is written", got)
 	}
@@ -117,7 +118,7 @@ func TestStopGraceLeavesBatchInCur(t *testing.T) {
 	rng := rand.New(rand.NewPCG(73, 74))
 	f.Drop(t, "big.npy", devicetest.Sample(rng, devicetest.TinyCenters["alice"], 10000, devicetest.TinyD, 0.5))
 	cur := filepath.Join(f.Spool, spool.DirCur)
-	devicetest.WaitFor(t, 10*time.Second, "the attempt marker of big.npy", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "the attempt marker of big.npy", func() bool {
 		_, err := os.Stat(filepath.Join(cur, ".big.npy.retry"))
 		return err == nil
 	})
@@ -167,6 +168,8 @@ func TestReloadRefusesOtherInputDim(t *testing.T) {
 
 // msgCounter is a slog.Handler that counts the records whose message starts
 // with prefix, and those that say a batch stays in cur/.
+var _ slog.Handler = (*msgCounter)(nil)
+
 type msgCounter struct {
 	prefix string
 	n      atomic.Int64

@@ -16,6 +16,7 @@ import (
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/internal/testutil"
 )
 
 // journalReader is an observer that checks, when told of a decision, that
@@ -45,6 +46,12 @@ func (j *journalReader) count() int {
 
 // multi tells several observers.
 type multi []observer
+
+// The fakes are observers.
+var (
+	_ observer = (*journalReader)(nil)
+	_ observer = multi(nil)
+)
 
 func (m multi) Decided(rec *journal.Record) {
 	for _, o := range m {
@@ -87,7 +94,7 @@ func TestOutputsCountDecisions(t *testing.T) {
 	f.Drop(t, "s.npy", devicetest.Batch(rng, "stranger"))
 	os.WriteFile(filepath.Join(f.Spool, spool.DirTmp, "bad.csv"), []byte("1,x\n"), 0o644)
 	os.Rename(filepath.Join(f.Spool, spool.DirTmp, "bad.csv"), filepath.Join(f.Spool, spool.DirNew, "bad.csv"))
-	devicetest.WaitFor(t, 30*time.Second, "four decisions", func() bool { return jr.count() == 4 })
+	testutil.WaitFor(t, 30*time.Second, "four decisions", func() bool { return jr.count() == 4 })
 	if len(jr.bad) > 0 {
 		t.Errorf("told of %v before their journal lines were on disk", jr.bad)
 	}

@@ -17,6 +17,7 @@ import (
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/internal/testutil"
 )
 
 // A journal that cannot be written must not cost a batch: it stays in cur/
@@ -40,13 +41,13 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
 	cur := filepath.Join(f.Spool, spool.DirCur)
-	devicetest.WaitFor(t, 10*time.Second, "the batch claimed into cur/", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "the batch claimed into cur/", func() bool {
 		return strings.Contains(strings.Join(devicetest.Names(t, cur), " "), "a.npy")
 	})
 	f.Drop(t, "b.npy", devicetest.Batch(rng, "bob"))
 	// Retries (the wait doubles each time) with b.npy waiting.
 	from := retries.n.Load()
-	devicetest.WaitFor(t, 10*time.Second, "three more journal retries", func() bool { return retries.n.Load() >= from+3 })
+	testutil.WaitFor(t, 10*time.Second, "three more journal retries", func() bool { return retries.n.Load() >= from+3 })
 	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
 		t.Errorf("failed/ holds %v: a batch was given up because of the journal", got)
 	}
@@ -100,7 +101,7 @@ func TestStaleRetryMarkerRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, ch := startRunner(t, f, gpiotest.NewRecorder())
-	devicetest.WaitFor(t, 5*time.Second, "the stale marker removed", func() bool {
+	testutil.WaitFor(t, 5*time.Second, "the stale marker removed", func() bool {
 		_, err := os.Stat(filepath.Join(cur, ".a.npy.retry"))
 		return os.IsNotExist(err)
 	})

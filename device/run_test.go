@@ -20,6 +20,7 @@ import (
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/internal/testutil"
 )
 
 // startRunner runs a Runner in-process on the fixture with a recording GPIO
@@ -78,7 +79,7 @@ func TestRunnerPulsesRightPins(t *testing.T) {
 			if got.Decision != "alice" || !got.Known || got.File != "a.npy" {
 				t.Fatalf("alice batch: got %+v", got)
 			}
-			devicetest.WaitFor(t, 5*time.Second, "alice pulses", func() bool {
+			testutil.WaitFor(t, 5*time.Second, "alice pulses", func() bool {
 				return len(rec.Pulses("GPIO17", active)) == 1 && len(rec.Pulses("GPIO22", active)) == 1
 			})
 			for _, p := range []string{"GPIO17", "GPIO22"} {
@@ -96,7 +97,7 @@ func TestRunnerPulsesRightPins(t *testing.T) {
 			if got.Decision != "unknown" || got.Known {
 				t.Fatalf("stranger batch: got %+v", got)
 			}
-			devicetest.WaitFor(t, 5*time.Second, "unknown pulse", func() bool { return len(rec.Pulses("GPIO27", active)) == 1 })
+			testutil.WaitFor(t, 5*time.Second, "unknown pulse", func() bool { return len(rec.Pulses("GPIO27", active)) == 1 })
 			if n := len(rec.Pulses("GPIO17", active)); n != 1 {
 				t.Errorf("match pin pulsed %d times in all, want 1", n)
 			}
@@ -302,7 +303,7 @@ func TestRunnerExactlyOnce(t *testing.T) {
 	for i := range n {
 		f.Drop(t, "b"+strconv.Itoa(i)+".npy", devicetest.Batch(rng, "carol"))
 	}
-	devicetest.WaitFor(t, 30*time.Second, "all batches", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == n })
+	testutil.WaitFor(t, 30*time.Second, "all batches", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == n })
 	// Wait returns once the workers are done with what they hold: a second
 	// handling of any name would be counted by then.
 	r.Stop()

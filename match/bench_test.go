@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"setmatch/internal/testutil"
 )
 
 // The reference workloads of the design: a query of 100 frames against
@@ -15,13 +17,13 @@ func BenchmarkGallery(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
 			sets := make([]*KDE, c.m)
 			for k := range sets {
-				sets[k] = mustKDE(b, randSet(rng, c.n, c.d, rng.Float64(), 1), 1)
+				sets[k] = mustKDE(b, testutil.RandSet(rng, c.n, c.d, rng.Float64(), 1), 1)
 			}
 			g, err := NewGallery(sets)
 			if err != nil {
 				b.Fatal(err)
 			}
-			q := mustKDE(b, randSet(rng, c.n, c.d, 0.5, 1), 1)
+			q := mustKDE(b, testutil.RandSet(rng, c.n, c.d, 0.5, 1), 1)
 			dst := make([]Divergences, c.m)
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -37,8 +39,8 @@ func BenchmarkGallery(b *testing.B) {
 
 func BenchmarkCompare(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	p := mustKDE(b, randSet(rng, 100, 20, 0, 1), 1)
-	q := mustKDE(b, randSet(rng, 100, 20, 0.5, 1), 1)
+	p := mustKDE(b, testutil.RandSet(rng, 100, 20, 0, 1), 1)
+	q := mustKDE(b, testutil.RandSet(rng, 100, 20, 0.5, 1), 1)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Compare(p, q); err != nil {

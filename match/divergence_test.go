@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
 )
 
 func TestTermsClosedForms(t *testing.T) {
@@ -80,8 +82,8 @@ func TestDivergenceProperties(t *testing.T) {
 	for trial := range 20 {
 		d := 1 + rng.IntN(30)
 		np, nq := 2+rng.IntN(40), 2+rng.IntN(40)
-		p := mustKDE(t, randSet(rng, np, d, 0, 1), 0.2+rng.Float64())
-		q := mustKDE(t, randSet(rng, nq, d, rng.Float64()*3, 0.5+rng.Float64()), 0.2+rng.Float64())
+		p := mustKDE(t, testutil.RandSet(rng, np, d, 0, 1), 0.2+rng.Float64())
+		q := mustKDE(t, testutil.RandSet(rng, nq, d, rng.Float64()*3, 0.5+rng.Float64()), 0.2+rng.Float64())
 		pq, err := Compare(p, q)
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +116,7 @@ func TestDivergenceProperties(t *testing.T) {
 // randOrthogonal returns a d×d orthogonal matrix from the QR factorisation of
 // a Gaussian matrix.
 func randOrthogonal(rng *rand.Rand, d int) *mat.Dense {
-	g := randSet(rng, d, d, 0, 1)
+	g := testutil.RandSet(rng, d, d, 0, 1)
 	var qr mat.QR
 	qr.Factorize(g)
 	var q mat.Dense
@@ -128,10 +130,10 @@ func TestOrthogonalInvariance(t *testing.T) {
 	// orthogonal change of basis (and a translation).
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, d := range []int{2, 10, 60} {
-		x := randSet(rng, 40, d, 0, 1)
-		y := randSet(rng, 25, d, 0.4, 1.3)
+		x := testutil.RandSet(rng, 40, d, 0, 1)
+		y := testutil.RandSet(rng, 25, d, 0.4, 1.3)
 		r := randOrthogonal(rng, d)
-		shift := randSet(rng, 1, d, 0, 5).RawRowView(0)
+		shift := testutil.RandSet(rng, 1, d, 0, 5).RawRowView(0)
 		var xr, yr mat.Dense
 		xr.Mul(x, r)
 		yr.Mul(y, r)
@@ -187,8 +189,8 @@ func TestConvergesToGaussianHellinger(t *testing.T) {
 		const reps = 4
 		for rep := range reps {
 			rng := rand.New(rand.NewPCG(uint64(n), uint64(rep)))
-			x := randSet(rng, n, 1, m1[0], s1)
-			y := randSet(rng, n, 1, m2[0], s2)
+			x := testutil.RandSet(rng, n, 1, m1[0], s1)
+			y := testutil.RandSet(rng, n, 1, m2[0], s2)
 			p, _ := NewKDERule(x, BandwidthRule{Kind: Scott})
 			q, _ := NewKDERule(y, BandwidthRule{Kind: Scott})
 			d, err := Compare(p, q)
@@ -214,8 +216,8 @@ func TestConvergesToGaussianHellinger(t *testing.T) {
 
 func TestOneSided(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	p := mustKDE(t, randSet(rng, 30, 3, 0, 1), 0.6)
-	q := mustKDE(t, randSet(rng, 35, 3, 0.5, 1), 0.6)
+	p := mustKDE(t, testutil.RandSet(rng, 30, 3, 0, 1), 0.6)
+	q := mustKDE(t, testutil.RandSet(rng, 35, 3, 0.5, 1), 0.6)
 	o, err := CompareOneSided(p, q)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"setmatch/internal/testutil"
 )
 
 func randGallery(t testing.TB, rng *rand.Rand, m, n, d int) []*KDE {
@@ -13,7 +15,7 @@ func randGallery(t testing.TB, rng *rand.Rand, m, n, d int) []*KDE {
 		if n > 3 {
 			nk = n/2 + rng.IntN(n) // sets of different sizes
 		}
-		sets[k] = mustKDE(t, randSet(rng, nk, d, rng.Float64()*2, 0.5+rng.Float64()), 0.3+rng.Float64())
+		sets[k] = mustKDE(t, testutil.RandSet(rng, nk, d, rng.Float64()*2, 0.5+rng.Float64()), 0.3+rng.Float64())
 	}
 	return sets
 }
@@ -29,7 +31,7 @@ func TestGalleryEqualsPairwise(t *testing.T) {
 			t.Fatal(err)
 		}
 		g.Workers = c.workers
-		q := mustKDE(t, randSet(rng, 3+rng.IntN(30), c.d, 1, 1), 0.8)
+		q := mustKDE(t, testutil.RandSet(rng, 3+rng.IntN(30), c.d, 1, 1), 0.8)
 		got, err := g.Compare(q, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -56,8 +58,8 @@ func TestGalleryFarApartAndHighDim(t *testing.T) {
 	// linear domain; the log domain must give finite values, H2 = 2 and a
 	// huge J.
 	rng := rand.New(rand.NewPCG(23, 24))
-	a := randSet(rng, 20, 400, 0, 1)
-	b := randSet(rng, 15, 400, 50, 1)
+	a := testutil.RandSet(rng, 20, 400, 0, 1)
+	b := testutil.RandSet(rng, 15, 400, 50, 1)
 	g, err := NewGallery([]*KDE{mustKDE(t, a, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -77,11 +79,11 @@ func TestGalleryErrors(t *testing.T) {
 	if _, err := NewGallery(nil); err == nil {
 		t.Error("empty gallery accepted")
 	}
-	if _, err := NewGallery([]*KDE{mustKDE(t, randSet(rng, 3, 2, 0, 1), 1), mustKDE(t, randSet(rng, 3, 3, 0, 1), 1)}); err == nil {
+	if _, err := NewGallery([]*KDE{mustKDE(t, testutil.RandSet(rng, 3, 2, 0, 1), 1), mustKDE(t, testutil.RandSet(rng, 3, 3, 0, 1), 1)}); err == nil {
 		t.Error("gallery with mixed dimensions accepted")
 	}
-	g, _ := NewGallery([]*KDE{mustKDE(t, randSet(rng, 3, 2, 0, 1), 1)})
-	if _, err := g.Compare(mustKDE(t, randSet(rng, 3, 5, 0, 1), 1), nil); err == nil {
+	g, _ := NewGallery([]*KDE{mustKDE(t, testutil.RandSet(rng, 3, 2, 0, 1), 1)})
+	if _, err := g.Compare(mustKDE(t, testutil.RandSet(rng, 3, 5, 0, 1), 1), nil); err == nil {
 		t.Error("query of another dimension accepted")
 	}
 }
@@ -112,7 +114,7 @@ func TestGalleryMemoryIndependentOfSize(t *testing.T) {
 	// Per-query allocations must not grow with the gallery: the scratch is
 	// per worker and reused, and results go into the caller's slice.
 	rng := rand.New(rand.NewPCG(27, 28))
-	q := mustKDE(t, randSet(rng, 20, 4, 0, 1), 1)
+	q := mustKDE(t, testutil.RandSet(rng, 20, 4, 0, 1), 1)
 	var allocs []float64
 	for _, m := range []int{16, 400} {
 		g, err := NewGallery(randGallery(t, rng, m, 20, 4))

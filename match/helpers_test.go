@@ -2,22 +2,10 @@ package match
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
-
-// randSet returns an n×d matrix of N(mean, scale²) entries.
-func randSet(rng *rand.Rand, n, d int, mean, scale float64) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			x.Set(i, j, mean+scale*rng.NormFloat64())
-		}
-	}
-	return x
-}
 
 func mustKDE(t testing.TB, x *mat.Dense, h float64) *KDE {
 	t.Helper()

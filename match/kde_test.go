@@ -8,13 +8,15 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
 )
 
 func TestLogDensityMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, d := range []int{1, 3, 20, 400} {
-		x := randSet(rng, 30, d, 0, 1)
-		at := randSet(rng, 7, d, 0.3, 1.2)
+		x := testutil.RandSet(rng, 30, d, 0, 1)
+		at := testutil.RandSet(rng, 7, d, 0.3, 1.2)
 		h := 0.7
 		k := mustKDE(t, x, h)
 		got, err := k.LogDensity(at, nil)
@@ -92,7 +94,7 @@ func TestLogDensityDimensionMismatch(t *testing.T) {
 func TestBandwidthRules(t *testing.T) {
 	// A set with per-feature variance 4 (σ = 2): Scott's h = 2·n^(−1/(d+4)).
 	rng := rand.New(rand.NewPCG(3, 4))
-	x := randSet(rng, 5000, 2, 1, 2)
+	x := testutil.RandSet(rng, 5000, 2, 1, 2)
 	sigma := RootMeanVariance(x)
 	if math.Abs(sigma-2) > 0.05 {
 		t.Fatalf("σ = %v, want ≈ 2", sigma)
@@ -166,7 +168,7 @@ func TestNearestNeighbourRule(t *testing.T) {
 	}
 	// Invariant under an orthogonal change of basis, like the divergences.
 	rng := rand.New(rand.NewPCG(1, 1))
-	y := randSet(rng, 30, 5, 0, 1)
+	y := testutil.RandSet(rng, 30, 5, 0, 1)
 	var yr mat.Dense
 	yr.Mul(y, randOrthogonal(rng, 5))
 	if a, b := MedianNearestNeighbour(y), MedianNearestNeighbour(&yr); !close(a, b, 1e-12, 0) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
 )
 
 // DivergenceMatrix agrees with Compare on every pair, for equal and unequal
@@ -15,7 +17,7 @@ func TestDivergenceMatrix(t *testing.T) {
 	y := make([]*mat.Dense, m)
 	h := make([]float64, m)
 	for i := range y {
-		y[i] = randSet(rng, 5+rng.IntN(9), d, float64(i%3), 0.5+rng.Float64())
+		y[i] = testutil.RandSet(rng, 5+rng.IntN(9), d, float64(i%3), 0.5+rng.Float64())
 		h[i] = 0.8
 		if i%2 == 1 {
 			h[i] = 0.4 + rng.Float64()

@@ -5,6 +5,8 @@ package match
 import (
 	"math/rand/v2"
 	"testing"
+
+	"setmatch/internal/testutil"
 )
 
 // TestSIMDMatchesPortable runs the gallery with the AVX2 kernels and with the
@@ -23,7 +25,7 @@ func TestSIMDMatchesPortable(t *testing.T) {
 				sets[k] = mustKDE(t, sets[k].Samples(), 0.9)
 			}
 		}
-		q := mustKDE(t, randSet(rng, c.nq, c.d, 0.5, 1), 0.9)
+		q := mustKDE(t, testutil.RandSet(rng, c.nq, c.d, 0.5, 1), 0.9)
 		g, err := NewGallery(sets)
 		if err != nil {
 			t.Fatal(err)

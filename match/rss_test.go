@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 // BenchmarkQueryRSS matches one query of n frames in D dimensions against a
@@ -60,13 +62,13 @@ func TestQueryRSSChild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
 	sets := make([]*KDE, 100)
 	for k := range sets {
-		sets[k] = mustKDE(t, randSet(rng, 100, d, rng.Float64(), 1), 1)
+		sets[k] = mustKDE(t, testutil.RandSet(rng, 100, d, rng.Float64(), 1), 1)
 	}
 	g, err := NewGallery(sets)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := mustKDE(t, randSet(rng, n, d, 0.5, 1), 1)
+	q := mustKDE(t, testutil.RandSet(rng, n, d, 0.5, 1), 1)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	start := time.Now()

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"setmatch/internal/testutil"
 )
 
 // withTiles runs f with the tile sizes of the distance blocks and of
@@ -34,7 +36,7 @@ func TestTiledEqualsWhole(t *testing.T) {
 		}
 		// A query with a far-away cluster, so that tiles differ in their
 		// offsets by a lot.
-		x := randSet(rng, c.nq, c.d, 0.5, 1)
+		x := testutil.RandSet(rng, c.nq, c.d, 0.5, 1)
 		for i := range c.nq / 3 {
 			for j := range c.d {
 				x.Set(i, j, x.At(i, j)+6)
@@ -86,7 +88,7 @@ func TestQueryMemoryLinear(t *testing.T) {
 	}
 	g.Workers = 2
 	alloc := func(nq int) uint64 {
-		q := mustKDE(t, randSet(rng, nq, 8, 0, 1), 1)
+		q := mustKDE(t, testutil.RandSet(rng, nq, 8, 0, 1), 1)
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		if _, err := g.Compare(q, nil); err != nil {
@@ -113,7 +115,7 @@ func TestCompareContextCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := mustKDE(t, randSet(rng, 50, 4, 0, 1), 1)
+	q := mustKDE(t, testutil.RandSet(rng, 50, 4, 0, 1), 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := g.CompareContext(ctx, q, nil); !errors.Is(err, context.Canceled) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# dirs.sh: the arguments shared by the scripts that run on the benchmarks,
-# sourced by results.sh and autostudy.sh:
+# dirs.sh: the arguments of the scripts that run on the benchmarks,
+# sourced by results.sh:
 #
 #   . "$(dirname "$0")/dirs.sh" DEFAULT_OUT "$@"; shift "$shifted"
 #

@@ -10,6 +10,8 @@ import (
 // bodyReader fails the test if the reader reads past the bytes it is meant
 // to stop at: a set with the wrong number of features must be refused from
 // its header or first line alone.
+var _ io.Reader = (*bodyReader)(nil)
+
 type bodyReader struct {
 	t    *testing.T
 	head io.Reader

@@ -319,6 +319,8 @@ func TestWriteNPYView(t *testing.T) {
 }
 
 // errReader fails after n bytes.
+var _ io.Reader = (*errReader)(nil)
+
 type errReader struct {
 	r io.Reader
 	n int

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
 )
 
 func TestProjectionKernelByHand(t *testing.T) {
@@ -65,22 +67,12 @@ func TestLogSPDByHand(t *testing.T) {
 	}
 }
 
-func randSet(rng *rand.Rand, n, d int, mean, scale float64) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			x.Set(i, j, mean+scale*rng.NormFloat64())
-		}
-	}
-	return x
-}
-
 // TestLogEuclideanMatchesDense checks the low-rank kernel of one pair
 // against dense matrix logarithms, for rank-deficient covariances (n < d)
 // and a full-rank one.
 func TestLogEuclideanMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	sets := []*mat.Dense{randSet(rng, 4, 6, 0, 1), randSet(rng, 5, 6, 1, 2), randSet(rng, 9, 6, -1, 0.5)}
+	sets := []*mat.Dense{testutil.RandSet(rng, 4, 6, 0, 1), testutil.RandSet(rng, 5, 6, 1, 2), testutil.RandSet(rng, 9, 6, -1, 0.5)}
 	const lambda = 0.05
 	reg := func(x *mat.Dense) *mat.SymDense {
 		c := Covariance(x)

@@ -13,6 +13,7 @@ import (
 
 	"setmatch/device/devicetest"
 	"setmatch/device/spool"
+	"setmatch/internal/testutil"
 )
 
 // BenchmarkDaemonRSS runs the real setmatchd on the benchmark model, feeds it
@@ -36,7 +37,7 @@ func BenchmarkDaemonRSS(b *testing.B) {
 	for i := range b.N {
 		f.Drop(b, fmt.Sprintf("rss%06d.npy", i), devicetest.BenchBatch(rng, centers[i%len(centers)]))
 	}
-	devicetest.WaitFor(b, 10*time.Minute, "all batches", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == b.N })
+	testutil.WaitFor(b, 10*time.Minute, "all batches", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == b.N })
 	b.StopTimer()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
@@ -99,7 +100,7 @@ func BenchmarkDaemonFaultRSS(b *testing.B) {
 		}
 		start := time.Now()
 		f.Drop(b, "big.npy", big)
-		devicetest.WaitFor(b, 10*time.Minute, "the 10000-frame batch", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == 1 })
+		testutil.WaitFor(b, 10*time.Minute, "the 10000-frame batch", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == 1 })
 		b.ReportMetric(time.Since(start).Seconds(), "big-batch-s")
 		b.ReportMetric(hwm(p), "peak-rss-after-big-MiB")
 		p.stop()
@@ -115,7 +116,7 @@ func BenchmarkDaemonFaultRSS(b *testing.B) {
 		tmp := filepath.Join(f.Spool, spool.DirTmp, "wide.csv")
 		os.WriteFile(tmp, []byte(sb.String()), 0o644)
 		os.Rename(tmp, filepath.Join(f.Spool, spool.DirNew, "wide.csv"))
-		devicetest.WaitFor(b, 10*time.Minute, "the wide CSV refused", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == 1 })
+		testutil.WaitFor(b, 10*time.Minute, "the wide CSV refused", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == 1 })
 		if r := devicetest.ReadJournal(b, f.Journal)[0]; r.Decision != "failed" || !strings.Contains(r.Reason, "8192 features per frame") {
 			b.Errorf("wide CSV: %+v", r)
 		}

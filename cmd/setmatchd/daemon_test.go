@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"debug/elf"
 	"errors"
@@ -19,6 +18,7 @@ import (
 
 	"setmatch/device/devicetest"
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 )
 
 // The end-to-end tests run the real setmatchd as a child process on a
@@ -161,20 +161,6 @@ func testContext(t testing.TB, budget time.Duration) context.Context {
 	return ctx
 }
 
-// waitFor polls cond until it holds, or fails the test when ctx ends.
-func waitFor(t testing.TB, ctx context.Context, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("gave up waiting for %s: %v", what, context.Cause(ctx))
-		case <-tick.C:
-		}
-	}
-}
-
 // notifySocket is a NOTIFY_SOCKET for a child: it collects what the child
 // sends with sd_notify.
 type notifySocket struct {
@@ -243,32 +229,14 @@ func (ns *notifySocket) drain(t testing.TB, ctx context.Context) {
 	if _, err := c.Write([]byte(mark)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "the notify socket to be read", func() bool { return ns.count(mark) == 1 })
-}
-
-// lockedBuffer collects the child's standard error.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	testutil.WaitForCtx(t, ctx, "the notify socket to be read", func() bool { return ns.count(mark) == 1 })
 }
 
 type daemonProc struct {
 	t      testing.TB
 	ctx    context.Context
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testutil.LockedBuffer // the child's standard error
 	notify *notifySocket
 	done   chan struct{}
 	err    error
@@ -281,7 +249,7 @@ func startDaemon(t testing.TB, ctx context.Context, f *devicetest.Fixture, env .
 	ns := newNotifySocket(t)
 	cmd := daemonCommand(ctx, t, "-config", f.Config)
 	cmd.Env = append(append(os.Environ(), "NOTIFY_SOCKET="+ns.path), env...)
-	p := &daemonProc{t: t, ctx: ctx, cmd: cmd, stderr: &lockedBuffer{}, notify: ns, done: make(chan struct{})}
+	p := &daemonProc{t: t, ctx: ctx, cmd: cmd, stderr: &testutil.LockedBuffer{}, notify: ns, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	testexec.Start(t, ctx, cmd)
 	go func() { p.err = cmd.Wait(); close(p.done) }()

@@ -12,6 +12,7 @@ import (
 	"setmatch/device/devicetest"
 	"setmatch/device/spool"
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 )
 
 func TestDaemonBatches(t *testing.T) {
@@ -34,12 +35,12 @@ func TestDaemonBatches(t *testing.T) {
 		want[name] = devicetest.Expected(l)
 	}
 	done := filepath.Join(f.Spool, spool.DirDone)
-	waitFor(t, ctx, "all batches in done/", func() bool { return len(devicetest.Names(t, done)) == len(want) })
+	testutil.WaitForCtx(t, ctx, "all batches in done/", func() bool { return len(devicetest.Names(t, done)) == len(want) })
 
 	// A malformed batch goes to failed/ with a reason; the daemon goes on.
 	os.WriteFile(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), []byte("1,2,3,4,5,6\n4,five,6,7,8,9\n"), 0o644)
 	os.Rename(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), filepath.Join(f.Spool, spool.DirNew, "broken.csv"))
-	waitFor(t, ctx, "failed/broken.csv", func() bool {
+	testutil.WaitForCtx(t, ctx, "failed/broken.csv", func() bool {
 		_, err := os.Stat(filepath.Join(f.Spool, spool.DirFailed, "broken.csv"))
 		return err == nil
 	})
@@ -52,8 +53,8 @@ func TestDaemonBatches(t *testing.T) {
 	}
 	f.Drop(t, "after.npy", devicetest.Batch(rng, "carol"))
 	want["after.npy"] = "carol"
-	waitFor(t, ctx, "the batch after the failure", func() bool { return len(devicetest.Names(t, done)) == len(want) })
-	waitFor(t, ctx, "watchdog pings", func() bool { return p.notify.count("WATCHDOG=1") >= 2 })
+	testutil.WaitForCtx(t, ctx, "the batch after the failure", func() bool { return len(devicetest.Names(t, done)) == len(want) })
+	testutil.WaitForCtx(t, ctx, "watchdog pings", func() bool { return p.notify.count("WATCHDOG=1") >= 2 })
 	p.stop()
 
 	recs := devicetest.ReadJournal(t, f.Journal)
@@ -103,21 +104,21 @@ func TestDaemonReload(t *testing.T) {
 	// A broken config is refused on SIGHUP; the old one goes on working.
 	os.WriteFile(f.Config, []byte(f.ConfigText("")+"\n[spool\n"), 0o644)
 	p.signal(syscall.SIGHUP)
-	waitFor(t, ctx, "the reload to fail", func() bool { return strings.Contains(p.stderr.String(), "reload failed") })
-	waitFor(t, ctx, "READY=1 after the reload", func() bool { return p.notify.count("READY=1") == 2 })
+	testutil.WaitForCtx(t, ctx, "the reload to fail", func() bool { return strings.Contains(p.stderr.String(), "reload failed") })
+	testutil.WaitForCtx(t, ctx, "READY=1 after the reload", func() bool { return p.notify.count("READY=1") == 2 })
 	if n := p.notify.count("RELOADING=1"); n != 1 {
 		t.Errorf("RELOADING=1 sent %d times, want 1", n)
 	}
 	f.Drop(t, "one.npy", devicetest.Batch(rng, "alice"))
-	waitFor(t, ctx, "one.npy", func() bool { return len(devicetest.Names(t, done)) == 1 })
+	testutil.WaitForCtx(t, ctx, "one.npy", func() bool { return len(devicetest.Names(t, done)) == 1 })
 
 	// A new model renamed over the old one is used for the next batch.
 	f.WriteConfig(t, "")
 	oldID := devicetest.ReadJournal(t, f.Journal)[0].Model
 	devicetest.WriteTinyModel(t, f.Model, true)
-	waitFor(t, ctx, "the model reload", func() bool { return strings.Count(p.stderr.String(), "msg=reloaded") == 1 })
+	testutil.WaitForCtx(t, ctx, "the model reload", func() bool { return strings.Count(p.stderr.String(), "msg=reloaded") == 1 })
 	f.Drop(t, "two.npy", devicetest.Batch(rng, "alice"))
-	waitFor(t, ctx, "two.npy", func() bool { return len(devicetest.Names(t, done)) == 2 })
+	testutil.WaitForCtx(t, ctx, "two.npy", func() bool { return len(devicetest.Names(t, done)) == 2 })
 	p.stop()
 
 	recs := devicetest.ReadJournal(t, f.Journal)
@@ -150,7 +151,7 @@ func TestDaemonStopLosesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, ctx, "a first batch", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) > 0 })
+	testutil.WaitForCtx(t, ctx, "a first batch", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) > 0 })
 	p.stop()
 	if left := devicetest.Names(t, filepath.Join(f.Spool, spool.DirCur)); len(left) != 0 {
 		t.Errorf("a clean stop left %v in cur/", left)
@@ -191,7 +192,7 @@ func TestDaemonStopLosesNothing(t *testing.T) {
 	check(false)
 	// The rest is handled after a restart.
 	p = startDaemon(t, ctx, f)
-	waitFor(t, ctx, "all batches", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) == n })
+	testutil.WaitForCtx(t, ctx, "all batches", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) == n })
 	p.stop()
 	check(true)
 }
@@ -215,7 +216,7 @@ func TestDaemonBurst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, ctx, "all batches", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) == n })
+	testutil.WaitForCtx(t, ctx, "all batches", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) == n })
 	p.stop()
 	recs := devicetest.ReadJournal(t, f.Journal)
 	seen := map[string]bool{}

@@ -15,6 +15,7 @@ import (
 	"setmatch/device/devicetest"
 	"setmatch/device/spool"
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 	"setmatch/synth"
 )
 
@@ -157,7 +158,7 @@ func TestDaemonImageBursts(t *testing.T) {
 
 	done := filepath.Join(f.Spool, spool.DirDone)
 	failed := filepath.Join(f.Spool, spool.DirFailed)
-	waitFor(t, ctx, "every burst handled", func() bool {
+	testutil.WaitForCtx(t, ctx, "every burst handled", func() bool {
 		return len(devicetest.Names(t, done)) == len(want) && len(devicetest.Batches(t, failed)) == len(bad)+1
 	})
 	if reason, err := os.ReadFile(filepath.Join(failed, spool.DirReasons, "frames.tar")); err != nil || !strings.Contains(string(reason), "not archives") {
@@ -166,7 +167,7 @@ func TestDaemonImageBursts(t *testing.T) {
 	// Still up, and still recognising.
 	f.DropBurst(t, "after", devicetest.ImageSet(t, "grass", 11), ".jpg")
 	want["after"] = "grass"
-	waitFor(t, ctx, "the burst after the bad ones", func() bool { return len(devicetest.Names(t, done)) == len(want) })
+	testutil.WaitForCtx(t, ctx, "the burst after the bad ones", func() bool { return len(devicetest.Names(t, done)) == len(want) })
 	rss := peakRSS(t, p.cmd.Process.Pid)
 	p.stop()
 
@@ -256,7 +257,7 @@ func TestCameraBurstScript(t *testing.T) {
 	if err != nil || !strings.Contains(out, "new/door-1 (8 frames)") {
 		t.Fatalf("camera-burst.sh: %v\n%s", err, out)
 	}
-	waitFor(t, ctx, "the camera's burst", func() bool { return len(devicetest.ReadJournal(t, f.Journal)) == 1 })
+	testutil.WaitForCtx(t, ctx, "the camera's burst", func() bool { return len(devicetest.ReadJournal(t, f.Journal)) == 1 })
 	p.stop()
 	r := devicetest.ReadJournal(t, f.Journal)[0]
 	if r.File != "door-1" || !r.Burst || r.Frames != 8 || r.Decision != "cloth" {

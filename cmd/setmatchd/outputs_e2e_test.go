@@ -25,6 +25,7 @@ import (
 	"setmatch/device/mqtt/mqtttest"
 	"setmatch/device/spool"
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 )
 
 // The daemon's MQTT and metrics outputs, end to end: the real setmatchd
@@ -175,8 +176,8 @@ func TestDaemonMQTTAndMetrics(t *testing.T) {
 	os.WriteFile(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), []byte("1,2\n3,x\n"), 0o644)
 	os.Rename(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), filepath.Join(f.Spool, spool.DirNew, "broken.csv"))
 	n := len(labels) + 1
-	waitFor(t, ctx, fmt.Sprintf("%d messages on setmatch/decision", n), func() bool { return len(sub.On("setmatch/decision")) >= n })
-	waitFor(t, ctx, "online on setmatch/availability", func() bool {
+	testutil.WaitForCtx(t, ctx, fmt.Sprintf("%d messages on setmatch/decision", n), func() bool { return len(sub.On("setmatch/decision")) >= n })
+	testutil.WaitForCtx(t, ctx, "online on setmatch/availability", func() bool {
 		a := avail.On("setmatch/availability")
 		return len(a) > 0 && a[len(a)-1].Payload == "online"
 	})
@@ -248,7 +249,7 @@ func TestDaemonMQTTAndMetrics(t *testing.T) {
 	}
 
 	p.stop()
-	waitFor(t, ctx, "offline on setmatch/availability", func() bool {
+	testutil.WaitForCtx(t, ctx, "offline on setmatch/availability", func() bool {
 		a := avail.On("setmatch/availability")
 		return len(a) > 0 && a[len(a)-1].Payload == "offline"
 	})
@@ -283,13 +284,13 @@ func TestDaemonMQTTBrokerRestart(t *testing.T) {
 	}
 	done := filepath.Join(f.Spool, spool.DirDone)
 	drop(0)
-	waitFor(t, ctx, "the first third on the decision topic", func() bool { return len(sub1.On("setmatch/decision")) >= third })
+	testutil.WaitForCtx(t, ctx, "the first third on the decision topic", func() bool { return len(sub1.On("setmatch/decision")) >= third })
 
 	b.Kill()
 	g.Cut()
 	drop(third)
-	waitFor(t, ctx, "the second third decided while the broker is down", func() bool { return len(devicetest.Names(t, done)) == 2*third })
-	waitFor(t, ctx, "the lost connection in the log", func() bool { return strings.Contains(p.stderr.String(), "mqtt connect failed") })
+	testutil.WaitForCtx(t, ctx, "the second third decided while the broker is down", func() bool { return len(devicetest.Names(t, done)) == 2*third })
+	testutil.WaitForCtx(t, ctx, "the lost connection in the log", func() bool { return strings.Contains(p.stderr.String(), "mqtt connect failed") })
 
 	if err := b.Restart(ctx); err != nil {
 		t.Fatalf("restarting mosquitto: %v\n%s", err, b.Log())
@@ -300,7 +301,7 @@ func TestDaemonMQTTBrokerRestart(t *testing.T) {
 	got := func() []string {
 		return append(decisionFiles(t, sub1.On("setmatch/decision")), decisionFiles(t, sub2.On("setmatch/decision"))...)
 	}
-	waitFor(t, ctx, "every decision on the decision topic", func() bool { return distinct(got()) == 3*third })
+	testutil.WaitForCtx(t, ctx, "every decision on the decision topic", func() bool { return distinct(got()) == 3*third })
 	p.stop()
 
 	if n := len(devicetest.ReadJournal(t, f.Journal)); n != 3*third {
@@ -326,7 +327,7 @@ func TestDaemonMQTTWrongPassword(t *testing.T) {
 	f := devicetest.NewFixture(t, outputsConfig(t, b.URL, "setmatch", maddr,
 		fmt.Sprintf("username = %q\npassword_file = %q\n", mqtttest.User, pw)))
 	p := startDaemon(t, ctx, f)
-	waitFor(t, ctx, "the refused login in the log", func() bool { return strings.Contains(p.stderr.String(), "the broker refused the login") })
+	testutil.WaitForCtx(t, ctx, "the refused login in the log", func() bool { return strings.Contains(p.stderr.String(), "the broker refused the login") })
 	for _, want := range []string{"level=ERROR", "check mqtt.username", mqtttest.User, "mqtt.password_file"} {
 		if !strings.Contains(p.stderr.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, p.stderr)
@@ -337,13 +338,13 @@ func TestDaemonMQTTWrongPassword(t *testing.T) {
 		f.Drop(t, fmt.Sprintf("w%d.npy", i), devicetest.Batch(rng, "alice"))
 	}
 	done := filepath.Join(f.Spool, spool.DirDone)
-	waitFor(t, ctx, "five batches decided without the broker", func() bool { return len(devicetest.Names(t, done)) == 5 })
+	testutil.WaitForCtx(t, ctx, "five batches decided without the broker", func() bool { return len(devicetest.Names(t, done)) == 5 })
 	// The outputs hear of a batch after it is in done/: the outbox may be
 	// a decision short at first, and must reach five (and stay there,
 	// checked on stop below).
 	var fams map[string]*dto.MetricFamily
 	last := -1.0
-	waitFor(t, ctx, "five decisions in the MQTT outbox", func() bool {
+	testutil.WaitForCtx(t, ctx, "five decisions in the MQTT outbox", func() bool {
 		fams = scrapeMetrics(t, ctx, maddr)
 		v, _ := metricValue(fams, "setmatch_mqtt_outbox_length")
 		if v != last {

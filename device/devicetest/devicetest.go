@@ -246,18 +246,6 @@ func Batches(t testing.TB, dir string) []string {
 	return out
 }
 
-// WaitFor polls cond until it holds or the timeout passes.
-func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // Expected is the decision a batch made by Batch(label) must get.
 func Expected(label string) string {
 	if _, ok := TinyCenters[label]; ok {

@@ -8,6 +8,7 @@ import (
 
 	devgpio "setmatch/device/gpio"
 	"setmatch/device/gpio/gpiotest"
+	"setmatch/internal/testutil"
 )
 
 // A stop right after a decision must not cut its pulse short: Drain lets the
@@ -72,7 +73,7 @@ func TestSignallerSerialisesPulses(t *testing.T) {
 	if err := s.Pulse("GPIO4"); err == nil {
 		t.Error("pulsed a line that is not configured")
 	}
-	waitFor(t, 5*time.Second, "three pulses", func() bool { return len(rec.Pulses("GPIO17", gpio.High)) == 3 })
+	testutil.WaitFor(t, 5*time.Second, "three pulses", func() bool { return len(rec.Pulses("GPIO17", gpio.High)) == 3 })
 	// Pulses on one line never overlap and are separated by idle time.
 	var last time.Time // end of the previous pulse
 	high := false
@@ -105,17 +106,5 @@ func TestSignallerSerialisesPulses(t *testing.T) {
 	}
 	if !rec.Closed() {
 		t.Error("driver not closed")
-	}
-}
-
-// waitFor polls cond until it holds or the timeout passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(2 * time.Millisecond)
 	}
 }

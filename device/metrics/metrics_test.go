@@ -75,6 +75,9 @@ func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, want ..
 	return 0
 }
 
+// fakeMQTT stands in for the MQTT publisher.
+var _ MQTT = (*fakeMQTT)(nil)
+
 type fakeMQTT struct {
 	connected atomic.Bool
 	outbox    atomic.Int64

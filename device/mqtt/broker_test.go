@@ -1,10 +1,6 @@
 package mqtt
 
 import (
-	"context"
-	"testing"
-	"time"
-
 	"setmatch/device/mqtt/mqtttest"
 	"setmatch/internal/testexec"
 )
@@ -22,19 +18,3 @@ var (
 	subscribe = mqtttest.Subscribe
 	wait      = mqtttest.Wait
 )
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer = mqtttest.SyncBuffer
-
-// eventually polls cond every 10ms until it holds or ctx ends; then it
-// fails t with what.
-func eventually(ctx context.Context, t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting until %s", what)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}

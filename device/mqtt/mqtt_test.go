@@ -14,6 +14,7 @@ import (
 
 	"setmatch/config"
 	"setmatch/device/mqtt/mqtttest"
+	"setmatch/internal/testutil"
 )
 
 // record is the part of a journal record the tests look at.
@@ -58,7 +59,7 @@ func fileIndex(t *testing.T, f string) int {
 	return i
 }
 
-func testOptions(url, topic string, log *syncBuffer) Options {
+func testOptions(url, topic string, log *testutil.LockedBuffer) Options {
 	return Options{
 		Broker:          url,
 		Topic:           topic,
@@ -85,7 +86,7 @@ func TestPublishDecisions(t *testing.T) {
 	topic := uniqueTopic(t)
 	sub := subscribe(ctx, t, b.URL, "", "", topic+"/#")
 	disc := subscribe(ctx, t, b.URL, "", "", "homeassistant/sensor/+/decision/config")
-	log := new(syncBuffer)
+	log := new(testutil.LockedBuffer)
 	o := testOptions(b.URL, topic, log)
 	p, err := New(o)
 	if err != nil {
@@ -97,7 +98,7 @@ func TestPublishDecisions(t *testing.T) {
 	for i := range n {
 		p.Publish(payload(i))
 	}
-	eventually(ctx, t, fmt.Sprintf("%d decisions arrived on %s/decision", n, topic), func() bool { return len(sub.On(topic+"/decision")) >= n })
+	testutil.WaitForCtx(t, ctx, fmt.Sprintf("%d decisions arrived on %s/decision", n, topic), func() bool { return len(sub.On(topic+"/decision")) >= n })
 	got := files(t, sub.On(topic+"/decision"))
 	want := make([]string, n)
 	for i := range n {
@@ -113,16 +114,16 @@ func TestPublishDecisions(t *testing.T) {
 	}
 	// The subscriber may see the last message before the publisher sees
 	// its acknowledgement.
-	eventually(ctx, t, "every decision was acknowledged", func() bool { return p.Published() == n })
+	testutil.WaitForCtx(t, ctx, "every decision was acknowledged", func() bool { return p.Published() == n })
 	if !p.Connected() || p.Published() != n || p.OutboxLen() != 0 || p.Dropped() != 0 {
 		t.Errorf("connected %v, published %d, outbox %d, dropped %d; want true, %d, 0, 0", p.Connected(), p.Published(), p.OutboxLen(), p.Dropped(), n)
 	}
 
 	// A subscriber that comes later gets the last decision and "online",
 	// retained.
-	eventually(ctx, t, "the state was published", func() bool { return len(sub.On(topic+"/state")) > 0 })
+	testutil.WaitForCtx(t, ctx, "the state was published", func() bool { return len(sub.On(topic+"/state")) > 0 })
 	late := subscribe(ctx, t, b.URL, "", "", topic+"/#")
-	eventually(ctx, t, "the late subscriber got the retained state and availability", func() bool {
+	testutil.WaitForCtx(t, ctx, "the late subscriber got the retained state and availability", func() bool {
 		return len(late.On(topic+"/state")) > 0 && len(late.On(topic+"/availability")) > 0
 	})
 	st := late.On(topic + "/state")
@@ -135,7 +136,7 @@ func TestPublishDecisions(t *testing.T) {
 
 	// Home Assistant discovery.
 	dt := "homeassistant/sensor/" + nodeID(o.ClientID) + "/decision/config"
-	eventually(ctx, t, "the discovery config arrived", func() bool { return len(disc.On(dt)) > 0 })
+	testutil.WaitForCtx(t, ctx, "the discovery config arrived", func() bool { return len(disc.On(dt)) > 0 })
 	var cfg map[string]any
 	if err := json.Unmarshal([]byte(disc.On(dt)[0].Payload), &cfg); err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestPublishDecisions(t *testing.T) {
 	if err := p.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	eventually(ctx, t, "offline after Close", func() bool {
+	testutil.WaitForCtx(t, ctx, "offline after Close", func() bool {
 		av := sub.On(topic + "/availability")
 		return len(av) > 0 && av[len(av)-1].Payload == "offline"
 	})
@@ -180,7 +181,7 @@ func TestLastWill(t *testing.T) {
 	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
 	sub := subscribe(ctx, t, b.URL, "", "", topic+"/availability")
-	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
+	p, err := New(testOptions(g.URL(), topic, new(testutil.LockedBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,12 +193,12 @@ func TestLastWill(t *testing.T) {
 		}
 		return s
 	}
-	eventually(ctx, t, "online", func() bool { return slices.Equal(avail(), []string{"online"}) })
+	testutil.WaitForCtx(t, ctx, "online", func() bool { return slices.Equal(avail(), []string{"online"}) })
 	g.Cut()
-	eventually(ctx, t, "the broker published the last will", func() bool { return slices.Equal(avail(), []string{"online", "offline"}) })
-	eventually(ctx, t, "the publisher saw the connection go", func() bool { return !p.Connected() })
+	testutil.WaitForCtx(t, ctx, "the broker published the last will", func() bool { return slices.Equal(avail(), []string{"online", "offline"}) })
+	testutil.WaitForCtx(t, ctx, "the publisher saw the connection go", func() bool { return !p.Connected() })
 	g.Reopen()
-	eventually(ctx, t, "online again after reconnecting", func() bool { return slices.Equal(avail(), []string{"online", "offline", "online"}) })
+	testutil.WaitForCtx(t, ctx, "online again after reconnecting", func() bool { return slices.Equal(avail(), []string{"online", "offline", "online"}) })
 }
 
 // TestOutage: decisions made while the broker cannot be reached wait in
@@ -209,7 +210,7 @@ func TestOutage(t *testing.T) {
 	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
 	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
-	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
+	p, err := New(testOptions(g.URL(), topic, new(testutil.LockedBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,9 +219,9 @@ func TestOutage(t *testing.T) {
 	for i := range n / 2 {
 		p.Publish(payload(i))
 	}
-	eventually(ctx, t, "the first half arrived", func() bool { return len(sub.On(topic+"/decision")) == n/2 })
+	testutil.WaitForCtx(t, ctx, "the first half arrived", func() bool { return len(sub.On(topic+"/decision")) == n/2 })
 	g.Cut()
-	eventually(ctx, t, "the publisher saw the connection go", func() bool { return !p.Connected() })
+	testutil.WaitForCtx(t, ctx, "the publisher saw the connection go", func() bool { return !p.Connected() })
 	for i := n / 2; i < n; i++ {
 		p.Publish(payload(i))
 	}
@@ -228,7 +229,7 @@ func TestOutage(t *testing.T) {
 		t.Errorf("outbox holds %d while the broker is away, want %d", p.OutboxLen(), n/2)
 	}
 	g.Reopen()
-	eventually(ctx, t, "every decision arrived", func() bool { return len(sub.On(topic+"/decision")) >= n })
+	testutil.WaitForCtx(t, ctx, "every decision arrived", func() bool { return len(sub.On(topic+"/decision")) >= n })
 	got := files(t, sub.On(topic+"/decision"))
 	for i := range n {
 		if want := fmt.Sprintf("b-%03d.npy", i); got[i] != want {
@@ -249,19 +250,19 @@ func TestLostInFlight(t *testing.T) {
 	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
 	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
-	p, err := New(testOptions(g.URL(), topic, new(syncBuffer)))
+	p, err := New(testOptions(g.URL(), topic, new(testutil.LockedBuffer)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close(context.Background())
-	eventually(ctx, t, "connected", p.Connected)
+	testutil.WaitForCtx(t, ctx, "connected", p.Connected)
 	g.Blackhole.Store(true)
 	p.Publish(payload(7))
-	eventually(ctx, t, "the decision was sent into the void", func() bool { return g.Discarded.Load() > 0 })
+	testutil.WaitForCtx(t, ctx, "the decision was sent into the void", func() bool { return g.Discarded.Load() > 0 })
 	g.Cut()
 	g.Blackhole.Store(false)
 	g.Reopen()
-	eventually(ctx, t, "the decision arrived after reconnecting", func() bool { return len(sub.On(topic+"/decision")) > 0 })
+	testutil.WaitForCtx(t, ctx, "the decision arrived after reconnecting", func() bool { return len(sub.On(topic+"/decision")) > 0 })
 	if f := files(t, sub.On(topic+"/decision")); f[0] != "b-007.npy" {
 		t.Errorf("received %v", f)
 	}
@@ -283,7 +284,7 @@ func TestBrokerKilledAndRestarted(t *testing.T) {
 	g := mqtttest.NewGate(t, b.Addr)
 	topic := uniqueTopic(t)
 	sub1 := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
-	log := new(syncBuffer)
+	log := new(testutil.LockedBuffer)
 	p, err := New(testOptions(g.URL(), topic, log))
 	if err != nil {
 		t.Fatal(err)
@@ -293,20 +294,20 @@ func TestBrokerKilledAndRestarted(t *testing.T) {
 	for i := range n / 3 {
 		p.Publish(payload(i))
 	}
-	eventually(ctx, t, "the first third arrived", func() bool { return len(sub1.On(topic+"/decision")) >= n/3 })
+	testutil.WaitForCtx(t, ctx, "the first third arrived", func() bool { return len(sub1.On(topic+"/decision")) >= n/3 })
 	b.Kill()
 	for i := n / 3; i < n; i++ {
 		p.Publish(payload(i))
 	}
-	eventually(ctx, t, "the publisher saw the broker go", func() bool { return !p.Connected() })
+	testutil.WaitForCtx(t, ctx, "the publisher saw the broker go", func() bool { return !p.Connected() })
 	g.Cut()
-	eventually(ctx, t, "a failed reconnection was logged", func() bool { return strings.Contains(log.String(), "mqtt connect failed") })
+	testutil.WaitForCtx(t, ctx, "a failed reconnection was logged", func() bool { return strings.Contains(log.String(), "mqtt connect failed") })
 	if err := b.Restart(ctx); err != nil {
 		t.Fatalf("restarting mosquitto: %v\n%s", err, b.Log())
 	}
 	sub2 := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
 	g.Reopen()
-	eventually(ctx, t, "the rest arrived after the restart", func() bool { return len(sub2.On(topic+"/decision")) >= n-n/3 })
+	testutil.WaitForCtx(t, ctx, "the rest arrived after the restart", func() bool { return len(sub2.On(topic+"/decision")) >= n-n/3 })
 	seen := make(map[string]int)
 	for _, f := range append(files(t, sub1.On(topic+"/decision")), files(t, sub2.On(topic+"/decision"))...) {
 		seen[f]++
@@ -318,7 +319,7 @@ func TestBrokerKilledAndRestarted(t *testing.T) {
 	}
 	// The subscriber may see the last message before the publisher sees
 	// its acknowledgement.
-	eventually(ctx, t, "the outbox is empty", func() bool { return p.OutboxLen() == 0 })
+	testutil.WaitForCtx(t, ctx, "the outbox is empty", func() bool { return p.OutboxLen() == 0 })
 	if p.Dropped() != 0 {
 		t.Errorf("dropped %d", p.Dropped())
 	}
@@ -331,14 +332,14 @@ func TestWrongPassword(t *testing.T) {
 	defer cancel()
 	b := mqtttest.New(ctx, t, true)
 	topic := uniqueTopic(t)
-	log := new(syncBuffer)
+	log := new(testutil.LockedBuffer)
 	o := testOptions(b.URL, topic, log)
 	o.Username, o.Password, o.Outbox = testUser, "wrong-password", 10
 	p, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, "the refused login was logged", func() bool { return p.LastError() != nil })
+	testutil.WaitForCtx(t, ctx, "the refused login was logged", func() bool { return p.LastError() != nil })
 	if e := p.LastError().Error(); !strings.Contains(e, "refused the login") || !strings.Contains(e, "check mqtt.username") {
 		t.Errorf("LastError = %q, want it to say the login was refused and what to check", e)
 	}
@@ -385,7 +386,7 @@ func TestPassword(t *testing.T) {
 	}
 	c := config.Default().MQTT
 	c.Broker, c.Topic, c.Username, c.PasswordFile, c.ClientID = b.URL, topic, testUser, pw, "pw-test"
-	log := new(syncBuffer)
+	log := new(testutil.LockedBuffer)
 	o, err := FromConfig(c, "0.1.0", slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -400,7 +401,7 @@ func TestPassword(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Publish(payload(3))
-	eventually(ctx, t, "the decision arrived", func() bool { return len(sub.On(topic+"/decision")) == 1 })
+	testutil.WaitForCtx(t, ctx, "the decision arrived", func() bool { return len(sub.On(topic+"/decision")) == 1 })
 	if err := p.Close(ctx); err != nil {
 		t.Error(err)
 	}

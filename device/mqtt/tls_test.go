@@ -20,6 +20,7 @@ import (
 
 	"setmatch/config"
 	"setmatch/device/mqtt/mqtttest"
+	"setmatch/internal/testutil"
 )
 
 // pki is a test certificate authority with a server certificate for
@@ -111,13 +112,13 @@ func TestTLS(t *testing.T) {
 		ClientCAs:    p.pool,
 		MinVersion:   tls.VersionTLS12,
 	})
-	start := func(t *testing.T, caFile, certFile, keyFile string) (*Publisher, string, *syncBuffer) {
+	start := func(t *testing.T, caFile, certFile, keyFile string) (*Publisher, string, *testutil.LockedBuffer) {
 		t.Helper()
 		topic := uniqueTopic(t)
 		c := config.Default().MQTT
 		c.Broker, c.Topic, c.ClientID = gate.URL(), topic, strings.ReplaceAll(topic, "/", "-")
 		c.CAFile, c.CertFile, c.KeyFile = caFile, certFile, keyFile
-		log := new(syncBuffer)
+		log := new(testutil.LockedBuffer)
 		o, err := FromConfig(c, "0.1.0", slog.New(slog.NewTextHandler(log, nil)))
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +135,7 @@ func TestTLS(t *testing.T) {
 		pub, topic, _ := start(t, p.caFile, p.certFile, p.keyFile)
 		sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
 		pub.Publish(payload(1))
-		eventually(ctx, t, "the decision arrived over TLS", func() bool { return len(sub.On(topic+"/decision")) == 1 })
+		testutil.WaitForCtx(t, ctx, "the decision arrived over TLS", func() bool { return len(sub.On(topic+"/decision")) == 1 })
 		if err := pub.Close(ctx); err != nil {
 			t.Error(err)
 		}
@@ -144,7 +145,7 @@ func TestTLS(t *testing.T) {
 	})
 	t.Run("wrong CA", func(t *testing.T) {
 		pub, _, log := start(t, p.otherCAFile, p.certFile, p.keyFile)
-		eventually(ctx, t, "the failed TLS handshake was reported", func() bool { return pub.LastError() != nil })
+		testutil.WaitForCtx(t, ctx, "the failed TLS handshake was reported", func() bool { return pub.LastError() != nil })
 		if e := pub.LastError().Error(); !strings.Contains(e, "TLS with the broker failed") || !strings.Contains(e, "check mqtt.ca_file") {
 			t.Errorf("LastError = %q, want it to say TLS failed and what to check", e)
 		}
@@ -161,7 +162,7 @@ func TestTLS(t *testing.T) {
 	})
 	t.Run("no client certificate", func(t *testing.T) {
 		pub, _, _ := start(t, p.caFile, "", "")
-		eventually(ctx, t, "the refused connection was reported", func() bool { return pub.LastError() != nil })
+		testutil.WaitForCtx(t, ctx, "the refused connection was reported", func() bool { return pub.LastError() != nil })
 		if e := pub.LastError().Error(); !strings.Contains(e, "refused the TLS connection") || !strings.Contains(e, "check mqtt.cert_file") {
 			t.Errorf("LastError = %q, want it to say the broker refused TLS and what to check", e)
 		}

@@ -38,13 +38,17 @@ func TestSpoolBurstDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sp.Close()
-	for i, name := range []string{"b1", "b2", "b3", "b4"} {
+	// Bursts of 1 to 4 frames arrive in the order w, k, c, a: not the
+	// order of their names.
+	arr := arrivals{t: t}
+	arrival := []string{"w", "k", "c", "a"}
+	for i, name := range arrival {
 		writeBurst(t, dir, name, i+1)
-		time.Sleep(5 * time.Millisecond) // distinct change times
+		arr.next(filepath.Join(dir, DirNew, name))
 	}
 	got, err := sp.Pending()
-	if err != nil || !slices.Equal(got, []string{"b1", "b2", "b3", "b4"}) {
-		t.Fatalf("pending %v, %v", got, err)
+	if err != nil || !slices.Equal(got, arrival) {
+		t.Fatalf("pending %v, %v; want %v, by arrival", got, err, arrival)
 	}
 	for _, name := range got {
 		if _, err := sp.Claim(name); err != nil {
@@ -54,37 +58,37 @@ func TestSpoolBurstDirs(t *testing.T) {
 			t.Fatalf("ClaimedIsDir(%s) = %v, %v", name, isDir, err)
 		}
 	}
-	if _, err := sp.ReadClaimed("b1", 0); err == nil {
+	if _, err := sp.ReadClaimed("w", 0); err == nil {
 		t.Error("ReadClaimed read a directory as a batch file")
 	}
-	// Two failed, two done: the caps of 1 remove the older of each, frames
-	// and reason included.
-	for _, name := range []string{"b1", "b3"} {
+	// Two failed (w, then c), two done (k, then a): the caps of 1 remove
+	// the older of each, frames and reason included.
+	for _, name := range []string{"w", "c"} {
 		if err := sp.Fail(name, "bad frame"); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		arr.next(filepath.Join(dir, DirFailed, name))
 	}
-	for _, name := range []string{"b2", "b4"} {
+	for _, name := range []string{"k", "a"} {
 		if err := sp.Finish(name); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		arr.next(filepath.Join(dir, DirDone, name))
 	}
-	if fi, err := os.Stat(filepath.Join(dir, DirFailed, "b3", "f2.png")); err != nil || !fi.Mode().IsRegular() {
-		t.Fatalf("failed/b3 not kept whole: %v", err)
+	if fi, err := os.Stat(filepath.Join(dir, DirFailed, "c", "f2.png")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("failed/c not kept whole: %v", err)
 	}
 	if n, err := sp.Prune(time.Now()); err != nil || n != 2 {
 		t.Fatalf("prune removed %d, %v; want 2", n, err)
 	}
-	if got := names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{".reasons", "b3"}) {
-		t.Errorf("failed/ holds %v, want b3 and .reasons", got)
+	if got := names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{".reasons", "c"}) {
+		t.Errorf("failed/ holds %v, want c, the newer, and .reasons", got)
 	}
-	if got := names(t, filepath.Join(dir, DirFailed, DirReasons)); !slices.Equal(got, []string{"b3"}) {
-		t.Errorf("failed/.reasons holds %v, want the reason of b3 only", got)
+	if got := names(t, filepath.Join(dir, DirFailed, DirReasons)); !slices.Equal(got, []string{"c"}) {
+		t.Errorf("failed/.reasons holds %v, want the reason of c only", got)
 	}
-	if got := names(t, filepath.Join(dir, DirDone)); !slices.Equal(got, []string{"b4"}) {
-		t.Errorf("done/ holds %v, want b4", got)
+	if got := names(t, filepath.Join(dir, DirDone)); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("done/ holds %v, want a, the newer", got)
 	}
 
 	// done = "delete" removes a burst with its frames.

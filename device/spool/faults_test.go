@@ -47,7 +47,6 @@ func TestReasonsDoNotCollide(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"a.err", "b.err"} {
-		time.Sleep(5 * time.Millisecond)
 		claimNew(t, sp, dir, n)
 		sp.Fail(n, "x")
 	}

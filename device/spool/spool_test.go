@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,11 +29,10 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 	}
 	for _, n := range []string{"a.npy", ".hidden", "part.tmp", "b.npy"} {
 		put(n)
-		time.Sleep(5 * time.Millisecond) // distinct change times
 	}
 	got, err := sp.Pending()
 	if err != nil || strings.Join(got, ",") != "a.npy,b.npy" {
-		t.Fatalf("pending %v, %v; want a.npy,b.npy (oldest first, writers' temp files ignored)", got, err)
+		t.Fatalf("pending %v, %v; want a.npy,b.npy (writers' temp files ignored; the order is TestPendingArrivalOrder's)", got, err)
 	}
 	before := time.Now()
 	arrived, err := sp.Claim("a.npy")
@@ -70,21 +70,28 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 		t.Fatalf("after unclaim, pending %v", got)
 	}
 
-	for _, n := range []string{"c", "d", "e", "f"} {
+	// Finished in the order x, c, k (not the order of their names), then
+	// f failed after a.npy: the caps keep the newest.
+	arr := arrivals{t: t}
+	arr.next(filepath.Join(dir, DirFailed, "a.npy"))
+	for _, n := range []string{"x", "c", "k", "f"} {
 		put(n)
 		sp.Claim(n)
 		if n == "f" {
 			sp.Fail(n, "second failure")
-		} else if err := sp.Finish(n); err != nil {
+			arr.next(filepath.Join(dir, DirFailed, n))
+			continue
+		}
+		if err := sp.Finish(n); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		arr.next(filepath.Join(dir, DirDone, n))
 	}
 	if n, err := sp.Prune(time.Now()); err != nil || n != 2 {
 		t.Fatalf("prune removed %d (%v), want 2", n, err)
 	}
-	if got := strings.Join(names(t, filepath.Join(dir, DirDone)), ","); got != "d,e" {
-		t.Errorf("done/ after prune: %s, want the newest two", got)
+	if got := strings.Join(names(t, filepath.Join(dir, DirDone)), ","); got != "c,k" {
+		t.Errorf("done/ after prune: %s, want the newest two, c and k (x was finished first)", got)
 	}
 	if got := strings.Join(names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,f" {
 		t.Errorf("failed/ after prune: %s, want the newest", got)
@@ -103,6 +110,82 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, DirDone, "g")); !os.IsNotExist(err) {
 		t.Error("finished batch kept with KeepDone false")
+	}
+}
+
+// arrivals makes the entries of a spool arrive in a known order without
+// sleeping for a guessed time: each entry given to next arrives strictly
+// after the one before by the spool's own clock (changeTime). On Linux
+// that clock is the inode change time, which no call sets directly: next
+// sets the entry's times again until the kernel's coarse clock has moved
+// past the last arrival (a tick: a few milliseconds at most), and gives
+// the entries modification times that run backwards, so that a spool
+// that ordered by them would fail the tests. Elsewhere the modification
+// time is the arrival, and next sets it a second after the last.
+type arrivals struct {
+	t    *testing.T
+	last time.Time
+	n    int
+}
+
+func (a *arrivals) next(p string) {
+	a.t.Helper()
+	a.n++
+	step := time.Duration(a.n) * time.Second
+	if runtime.GOOS == "linux" { // spool_linux.go: arrival is the change time
+		step = -step
+	}
+	mtime := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(step)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			a.t.Fatal(err)
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		if at := changeTime(fi); at.After(a.last) {
+			a.last = at
+			return
+		}
+		if time.Now().After(deadline) {
+			a.t.Fatalf("%s: its arrival %v does not move past %v", p, changeTime(fi), a.last)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestPendingArrivalOrder: Pending lists new/ oldest first by arrival (on
+// Linux the change time the writer's rename set, not the modification
+// time), whatever the names, and batches that arrived at the same time by
+// name.
+func TestPendingArrivalOrder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	arr := arrivals{t: t}
+	for _, n := range []string{"z.npy", "a.npy", "m.npy", "y.npy"} {
+		tmp := filepath.Join(dir, DirTmp, n)
+		if err := os.WriteFile(tmp, []byte(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, DirNew, n)); err != nil {
+			t.Fatal(err)
+		}
+		arr.next(filepath.Join(dir, DirNew, n))
+	}
+	// b.npy arrives with y.npy: a second name of the same file (one
+	// inode, so the same times).
+	if err := os.Link(filepath.Join(dir, DirNew, "y.npy"), filepath.Join(dir, DirNew, "b.npy")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := sp.Pending()
+	if want := "z.npy,a.npy,m.npy,b.npy,y.npy"; err != nil || strings.Join(got, ",") != want {
+		t.Fatalf("pending %v, %v; want %s (by arrival, then by name)", got, err, want)
 	}
 }
 

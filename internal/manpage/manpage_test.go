@@ -9,12 +9,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // level is a flag.Value that is not one of the flag package's own.
 type level int
+
+var _ flag.Value = (*level)(nil)
 
 func (l *level) String() string     { return [...]string{"low", "high"}[*l&1] }
 func (l *level) Set(s string) error { *l = map[string]level{"low": 0, "high": 1}[s]; return nil }
@@ -107,10 +111,7 @@ func quoteIfString(f *flag.Flag) string {
 // TestGroffClean formats the page with groff and its warnings on, as
 // lintian does: no warning may come out.
 func TestGroffClean(t *testing.T) {
-	groff, err := exec.LookPath("groff")
-	if err != nil {
-		t.Skip("groff not installed (apt-get install groff)")
-	}
+	groff := testutil.Tool(t, "groff", "groff-base") // lintian brings it
 	var b bytes.Buffer
 	if err := Write(&b, examplePage()); err != nil {
 		t.Fatal(err)
@@ -124,6 +125,7 @@ func TestGroffClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { done <- cmd.Wait() }()
+	var err error
 	select {
 	case err = <-done:
 	case <-time.After(30 * time.Second):

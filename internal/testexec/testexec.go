@@ -14,9 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 // Start starts cmd, failing the test if Start fails or has not returned when
@@ -39,17 +40,19 @@ func Start(t testing.TB, ctx context.Context, cmd *exec.Cmd) {
 // not finished when ctx ends (the child is killed then, if it started).
 func CombinedOutput(t testing.TB, ctx context.Context, cmd *exec.Cmd) ([]byte, error) {
 	t.Helper()
-	var b lockedBuffer
+	// Written by the copying goroutines of os/exec, and read while they
+	// may still run (after a timeout).
+	var b testutil.LockedBuffer
 	cmd.Stdout, cmd.Stderr = &b, &b
 	Start(t, ctx, cmd)
 	errc := make(chan error, 1)
 	go func() { errc <- cmd.Wait() }()
 	select {
 	case err := <-errc:
-		return b.bytes(), err
+		return b.Bytes(), err
 	case <-ctx.Done():
 		cmd.Process.Kill()
-		t.Fatalf("%s did not finish: %v\n%s", cmd.Path, context.Cause(ctx), b.bytes())
+		t.Fatalf("%s did not finish: %v\n%s", cmd.Path, context.Cause(ctx), b.Bytes())
 		return nil, nil
 	}
 }
@@ -76,23 +79,4 @@ func Timeout(t testing.TB, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// lockedBuffer is written by the copying goroutines of os/exec and may be
-// read while they still run (after a timeout).
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) bytes() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return bytes.Clone(l.b.Bytes())
 }

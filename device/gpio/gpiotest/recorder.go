@@ -33,6 +33,12 @@ type Recorder struct {
 	OnTransition func(Transition)
 }
 
+// The fakes stand in for these interfaces of package gpio.
+var (
+	_ devgpio.Driver = (*Recorder)(nil)
+	_ devgpio.Line   = (*recLine)(nil)
+)
+
 // NewRecorder returns a Recorder; with no names, any line name opens.
 func NewRecorder(available ...string) *Recorder {
 	a := append([]string(nil), available...)

@@ -9,7 +9,6 @@
 package mqtttest
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -29,6 +28,7 @@ import (
 	paho "github.com/eclipse/paho.mqtt.golang"
 
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 )
 
 const (
@@ -52,7 +52,7 @@ type Broker struct {
 	dir  string
 	mu   sync.Mutex
 	cmd  *exec.Cmd
-	log  SyncBuffer
+	log  testutil.LockedBuffer
 }
 
 // New returns a broker for t: the one named by EnvAuthBroker (auth) or
@@ -77,14 +77,9 @@ func New(ctx context.Context, t testing.TB, auth bool) *Broker {
 // ends. With auth, anonymous clients are refused and User/Password let in.
 func Start(ctx context.Context, t testing.TB, auth bool) *Broker {
 	t.Helper()
-	bin, err := exec.LookPath("mosquitto")
-	if err != nil {
-		if _, serr := os.Stat("/usr/sbin/mosquitto"); serr == nil {
-			bin = "/usr/sbin/mosquitto"
-		} else {
-			t.Fatalf("mosquitto not found (%v): install it, e.g. apt-get install mosquitto mosquitto-clients, or set %s and %s to running brokers", err, EnvBroker, EnvAuthBroker)
-		}
-	}
+	// Without mosquitto (and EnvBroker and EnvAuthBroker unset) the test
+	// is skipped, or fails on a CI machine (testutil.EnvRequireTools).
+	bin := testutil.Tool(t, "mosquitto", "mosquitto")
 	b := &Broker{bin: bin, dir: t.TempDir()}
 	conf := "persistence false\nlog_dest stderr\nlog_type error\nlog_type warning\nlog_type notice\n"
 	if u, err := user.Current(); err == nil && u.Uid == "0" {
@@ -92,7 +87,7 @@ func Start(ctx context.Context, t testing.TB, auth bool) *Broker {
 	}
 	if auth {
 		pw := filepath.Join(b.dir, "passwd")
-		if out, err := exec.CommandContext(ctx, "mosquitto_passwd", "-b", "-c", pw, User, Password).CombinedOutput(); err != nil {
+		if out, err := exec.CommandContext(ctx, testutil.Tool(t, "mosquitto_passwd", "mosquitto"), "-b", "-c", pw, User, Password).CombinedOutput(); err != nil {
 			t.Fatalf("mosquitto_passwd (from mosquitto or mosquitto-clients): %v\n%s", err, out)
 		}
 		conf += "allow_anonymous false\npassword_file " + pw + "\n"
@@ -185,25 +180,6 @@ func (b *Broker) Kill() {
 
 // Log returns what mosquitto wrote.
 func (b *Broker) Log() string { return b.log.String() }
-
-// SyncBuffer is a bytes.Buffer safe for concurrent writes (a log sink for
-// tests).
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // Gate is a TCP proxy in front of a broker that a test can cut: it then
 // closes every connection through it abruptly (no DISCONNECT: the broker

@@ -1,0 +1,153 @@
+// Package testutil holds what the tests of several packages share: a
+// buffer that goroutines write while the test reads it, polling for a
+// condition with a deadline, random labelled sets, and the host tools a
+// test needs. It is for tests only: no program imports it.
+package testutil
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// LockedBuffer is a bytes.Buffer safe for concurrent use: the standard
+// output or error of a child process, or a log sink, that other goroutines
+// write while the test reads it. The zero value is ready to use.
+type LockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *LockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String returns what was written so far.
+func (l *LockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Bytes returns a copy of what was written so far.
+func (l *LockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return bytes.Clone(l.b.Bytes())
+}
+
+// pollEvery is how often WaitFor and WaitForCtx test their condition.
+const pollEvery = 10 * time.Millisecond
+
+// WaitFor polls cond until it holds, and fails t once timeout has passed
+// without it. what names the condition in the failure.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, fmt.Errorf("timed out after %v", timeout))
+	defer cancel()
+	WaitForCtx(t, ctx, what, cond)
+}
+
+// WaitForCtx polls cond until it holds, and fails t when ctx ends first.
+func WaitForCtx(t testing.TB, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			if cond() { // it may have come true while we waited
+				return
+			}
+			t.Fatalf("gave up waiting for %s: %v", what, context.Cause(ctx))
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// RandSet returns an n×d set whose entries are drawn from N(mean, scale²),
+// row by row.
+func RandSet(rng *rand.Rand, n, d int, mean, scale float64) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, mean+scale*rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// Sets describes random labelled sets: Classes × PerClass sets of Frames
+// frames in Dim features, where only the first feature tells the classes
+// apart.
+type Sets struct {
+	Classes, PerClass, Frames, Dim int
+	// Sep is the distance between neighbouring classes' centres in the
+	// first feature: class c's frames have it near Sep·c.
+	Sep float64
+	// Spread is the standard deviation of the first feature around its
+	// class centre; Noise that of every other feature around 0.
+	Spread, Noise float64
+}
+
+// Make draws the sets, class by class (PerClass sets of class 0 first),
+// and returns them with their classes 0 … Classes−1. Each set is drawn as
+// RandSet(rng, Frames, Dim, 0, Noise), and then its first feature frame by
+// frame as N(Sep·c, Spread²), so the same rng gives the same sets.
+func (s Sets) Make(rng *rand.Rand) (sets []*mat.Dense, labels []int) {
+	for c := range s.Classes {
+		for range s.PerClass {
+			x := RandSet(rng, s.Frames, s.Dim, 0, s.Noise)
+			for i := range s.Frames {
+				x.Set(i, 0, s.Sep*float64(c)+s.Spread*rng.NormFloat64())
+			}
+			sets, labels = append(sets, x), append(labels, c)
+		}
+	}
+	return sets, labels
+}
+
+// EnvRequireTools, when set (.ci/run sets it), turns a missing host tool
+// from a skipped test into a failed one: on a CI machine, which installs
+// them all, every test that needs one must run.
+const EnvRequireTools = "SETMATCH_TEST_REQUIRE_TOOLS"
+
+// toolDirs are looked in after PATH: administrators' tools (mosquitto)
+// live there, and PATH may lack them for an ordinary user.
+var toolDirs = []string{"/usr/sbin", "/sbin"}
+
+// Tool returns the path of the host program name, which a test needs
+// beside Go (make, systemd-analyze, lintian, mosquitto, …): from PATH, or
+// else from /usr/sbin or /sbin. When it is not installed Tool skips t,
+// naming pkg, the Debian package that brings it, or fails t when
+// EnvRequireTools is set.
+func Tool(t testing.TB, name, pkg string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, d := range toolDirs {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	if os.Getenv(EnvRequireTools) != "" {
+		t.Fatalf("%s is not installed, and %s says every tool the tests need must be (apt-get install -y %s; .ci/run installs it)", name, EnvRequireTools, pkg)
+		return ""
+	}
+	t.Skipf("%s is not installed: an optional extra of the tests (apt-get install -y %s; .ci/run installs it and sets %s, under which this test fails instead)", name, pkg, EnvRequireTools)
+	return ""
+}
