@@ -50,6 +50,10 @@ ARM64_TIMEOUT ?= 15m
 TESTBIN  := $(BIN)/test
 HOST_TESTD  := $(TESTBIN)/$(shell $(GO) env GOOS)-$(HOSTARCH)/setmatchd
 ARM64_TESTD := $(TESTBIN)/linux-arm64/setmatchd
+# The setmatch tool the end-to-end test of enroll and forget runs beside the
+# daemon (SETMATCH_BIN), built the same way.
+HOST_TESTTOOL  := $(TESTBIN)/$(shell $(GO) env GOOS)-$(HOSTARCH)/setmatch
+ARM64_TESTTOOL := $(TESTBIN)/linux-arm64/setmatch
 
 DEB_ARCH ?= arm64
 DEB      := $(DIST)/setmatch_$(VERSION)_$(DEB_ARCH).deb
@@ -95,13 +99,14 @@ test: vet test-host test-arm64
 # go through the AVX2 kernels again with them (TestSIMDMatchesPortable
 # compares the two directly).
 test-host: test-daemon-host $(NFPM)
-	SETMATCHD_BIN=$(abspath $(HOST_TESTD)) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) $(PKGS)
+	SETMATCHD_BIN=$(abspath $(HOST_TESTD)) SETMATCH_BIN=$(abspath $(HOST_TESTTOOL)) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) $(PKGS)
 ifneq ($(SIMD),)
 	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) ./match/... ./model/...
 endif
 
 test-daemon-host:
 	CGO_ENABLED=0 $(GO) build -o $(HOST_TESTD) ./cmd/setmatchd
+	CGO_ENABLED=0 $(GO) build -o $(HOST_TESTTOOL) ./cmd/setmatch
 
 # Runs the same tests as arm64 binaries: the code paths without assembly, and
 # fused multiply-add, are what a Raspberry Pi executes. An emulated test
@@ -110,11 +115,12 @@ test-daemon-host:
 # names them in SETMATCH_TEST_MQTT_BROKER and SETMATCH_TEST_MQTT_AUTH_BROKER.
 test-arm64: test-daemon-arm64
 	@command -v $(QEMU) >/dev/null || { echo "$(QEMU) not found: apt-get install -y qemu-user-static"; exit 1; }
-	scripts/mosquitto-test.sh env SETMATCHD_BIN=$(abspath $(ARM64_TESTD)) SETMATCHD_EXEC=$(QEMU) GOARCH=arm64 CGO_ENABLED=0 \
+	scripts/mosquitto-test.sh env SETMATCHD_BIN=$(abspath $(ARM64_TESTD)) SETMATCH_BIN=$(abspath $(ARM64_TESTTOOL)) SETMATCHD_EXEC=$(QEMU) GOARCH=arm64 CGO_ENABLED=0 \
 		$(GO) test -exec $(QEMU) -timeout $(ARM64_TIMEOUT) $(ARM64_TESTFLAGS) $(PKGS)
 
 test-daemon-arm64:
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o $(ARM64_TESTD) ./cmd/setmatchd
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o $(ARM64_TESTTOOL) ./cmd/setmatch
 
 bench:
 	GOEXPERIMENT=$(SIMD) $(GO) test -run '^$$' -bench . -benchmem $(PKGS)

@@ -117,6 +117,18 @@ type fileHeader struct {
 
 	// Format 6: the length in bytes of each voter's model file.
 	VoterBytes []int `json:"voter_bytes,omitempty"`
+
+	// Informational (any format; older readers ignore it): the
+	// enrolments and forgettings since training (Meta.History).
+	History []fileChange `json:"history,omitempty"`
+}
+
+// fileChange is one entry of the header's history (Change).
+type fileChange struct {
+	Time    string `json:"time"`
+	Op      string `json:"op"`
+	Sets    int    `json:"sets"`
+	Classes int    `json:"classes"`
 }
 
 // projectionIdentity is the header's projection of a model whose W is the
@@ -258,6 +270,9 @@ func encode(w io.Writer, m *Model) error {
 		Params:         m.Meta.Params,
 		FinalCost:      jsonFloat(m.Meta.FinalCost),
 		Iterations:     m.Meta.Iterations,
+	}
+	for _, c := range m.Meta.History {
+		h.History = append(h.History, fileChange{Time: c.Time.Format(time.RFC3339Nano), Op: c.Op, Sets: c.Sets, Classes: c.Classes})
 	}
 	// An identity W is stored as one, without its D² numbers.
 	identity := m.Identity || IsIdentity(m.W)
@@ -651,6 +666,14 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 			return nil, fmt.Errorf("%w: created: %w", ErrMalformed, err)
 		}
 	}
+	var history []Change
+	for i, c := range h.History {
+		t, err := time.Parse(time.RFC3339Nano, c.Time)
+		if err != nil {
+			return nil, fmt.Errorf("%w: history entry %d: time: %w", ErrMalformed, i, err)
+		}
+		history = append(history, Change{Time: t, Op: c.Op, Sets: c.Sets, Classes: c.Classes})
+	}
 	off := 0
 	var nonFinite error
 	next := func(what string, rows, cols int) []float64 {
@@ -681,6 +704,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 			Params:     h.Params,
 			FinalCost:  float64(h.FinalCost),
 			Iterations: h.Iterations,
+			History:    history,
 		},
 	}
 	if !m.Identity {

@@ -1,9 +1,9 @@
 // Package model holds the learned artefact of setmatch: the projection W,
 // the feature mean, the projected gallery sets with their bandwidths and
 // labels, the divergence and the open-set threshold; the versioned model
-// file that stores it (file.go); enrolment of new gallery sets (enroll.go);
-// and the Matcher that applies it to incoming batches and decides
-// (matcher.go). Package learn trains the models.
+// file that stores it (file.go); enrolment and forgetting of gallery sets
+// (enroll.go); and the Matcher that applies it to incoming batches and
+// decides (matcher.go). Package learn trains the models.
 //
 // Shapes: D is the input (feature) dimension, d the projected dimension,
 // n the number of frames of a set. A batch is n×D, W is D×d, a projected
@@ -102,6 +102,9 @@ type Meta struct {
 	Params     map[string]string // training parameters, as given
 	FinalCost  float64           // training cost at the end (0 if not trained)
 	Iterations int               // training iterations
+	// History records every enrolment and forgetting since training
+	// (Model.Record), oldest first: when, which, how many sets; no names.
+	History []Change
 }
 
 // ErrInvalidModel is wrapped by every error of Validate.
@@ -263,6 +266,11 @@ func (m *Model) validate() error {
 	for k, v := range m.Meta.Params {
 		if !utf8.ValidString(k) || !utf8.ValidString(v) {
 			return fmt.Errorf("meta: parameter %q is not valid UTF-8", k)
+		}
+	}
+	for i, c := range m.Meta.History {
+		if !utf8.ValidString(c.Op) || c.Op == "" || c.Sets < 0 || c.Classes < 0 {
+			return fmt.Errorf("meta: history entry %d: operation %q, %d sets, %d classes", i, c.Op, c.Sets, c.Classes)
 		}
 	}
 	if err := m.validateMethod(); err != nil {

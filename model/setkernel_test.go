@@ -128,9 +128,6 @@ func TestSetKernelMatcher(t *testing.T) {
 			if _, err := mt.MatchContext(ctx, spreadSet(rng, 10, 5, 0)); !errors.Is(err, context.Canceled) {
 				t.Errorf("cancelled match: %v", err)
 			}
-			if err := m.CanEnroll(); !errors.Is(err, ErrNeedsRetraining) || !strings.Contains(err.Error(), "kernel "+kernel) {
-				t.Errorf("enrolling into a %s model: %v", kernel, err)
-			}
 		})
 	}
 }

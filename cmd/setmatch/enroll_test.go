@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,6 +52,9 @@ func TestEnrollCommand(t *testing.T) {
 	}
 
 	wrongDim := writeSet(t, dir, "wide.npy", gaussianSet(rng, 5, 7, 0))
+	if err := os.WriteFile(filepath.Join(dir, "frame.png"), []byte("not read"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		code int
@@ -58,7 +62,9 @@ func TestEnrollCommand(t *testing.T) {
 	}{
 		{[]string{"enroll", "--label", "x", carol1}, 2, "--model is required"},
 		{[]string{"enroll", "--model", out, carol1}, 2, "--label is required"},
-		{[]string{"enroll", "--model", out, "--label", "x"}, 2, "at least one set file"},
+		{[]string{"enroll", "--model", out, "--label", "x"}, 2, "at least one set"},
+		{[]string{"enroll", "--model", out, "--label", "x", dir}, 1, "records no feature pipeline"},
+		{[]string{"enroll", "--model", out, "--label", "x", filepath.Join(dir, "frame.png")}, 1, "one image, not a set"},
 		{[]string{"enroll", "--model", out, "--label", "x", "--name", "n", carol1, carol2}, 2, "names one set"},
 		{[]string{"enroll", "--model", out, "--label", "x", wrongDim}, 1, "model expects 4"},
 		{[]string{"enroll", "--model", filepath.Join(dir, "none.smm"), "--label", "x", carol1}, 1, "none.smm"},
@@ -67,5 +73,59 @@ func TestEnrollCommand(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want exit %d mentioning %q", c.args[1:], code, stderr, c.code, c.want)
 		}
+	}
+}
+
+// TestEnrollImages: a burst (a folder of frames, as the daemon keeps it
+// in done/) is enrolled through the model's recorded pipeline: the same
+// frames as a training set give the same gallery samples; inspect lists
+// the class and the enrolment in the history.
+func TestEnrollImages(t *testing.T) {
+	data := imageData(t, 40, 30)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--method", "nn-h", "--data", data, "--features", "intensity:8x8", "--threshold", "none", "--out", mpath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	burst := filepath.Join(t.TempDir(), "done", "cam-0412")
+	if err := os.MkdirAll(burst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(data, "class1", "set1")
+	ents, _ := os.ReadDir(src)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(burst, e.Name()), b, 0o644)
+	}
+	code, stdout, stderr := run("enroll", "--model", mpath, "--label", "carol", burst)
+	if code != 0 {
+		t.Fatalf("enroll: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "carol/cam-0412: 5 frames (images, features by the model's pipeline intensity:8x8") || !strings.Contains(stdout, "5 gallery sets, 3 classes (1 new)") ||
+		!strings.Contains(stderr, "threshold by none") {
+		t.Errorf("stdout %q\nstderr %s", stdout, stderr)
+	}
+	m, _, err := model.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want *model.Set
+	for i, s := range m.Sets {
+		switch s.Label + "/" + s.Name {
+		case "carol/cam-0412":
+			got = &m.Sets[i]
+		case "class1/set1":
+			want = &m.Sets[i]
+		}
+	}
+	if got == nil || want == nil || maxAbsDiff(got.Samples, want.Samples) > 1e-9 {
+		t.Fatalf("the enrolled burst's samples differ from the training set's of the same frames")
+	}
+	code, stdout, _ = run("inspect", mpath)
+	if code != 0 || !strings.Contains(stdout, "history (setmatch enroll and forget since training):") || !regexpMatch(`enroll\s+1 added\s+3`, stdout) ||
+		!regexpMatch(`carol\s+1\s+5`, stdout) {
+		t.Errorf("inspect:\n%s", stdout)
 	}
 }

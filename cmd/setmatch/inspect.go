@@ -58,6 +58,16 @@ type inspectSummary struct {
 	// above are then the first member's.
 	Members []string          `json:"members,omitempty"`
 	Voters  []*inspectSummary `json:"voters,omitempty"`
+	// History lists the enrolments and forgettings since training, oldest
+	// first (setmatch enroll, setmatch forget): no labels or names.
+	History []inspectChange `json:"history,omitempty"`
+}
+
+type inspectChange struct {
+	Time    string `json:"time"`
+	Op      string `json:"op"`      // "enroll" or "forget"
+	Sets    int    `json:"sets"`    // gallery sets added or removed
+	Classes int    `json:"classes"` // classes of the gallery after it
 }
 
 type inspectCandidate struct {
@@ -240,6 +250,9 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 		vs := inspectSummarize(model.FileInfo{}, v)
 		s.Voters = append(s.Voters, vs)
 	}
+	for _, c := range m.Meta.History {
+		s.History = append(s.History, inspectChange{Time: c.Time.Format(time.RFC3339), Op: c.Op, Sets: c.Sets, Classes: c.Classes})
+	}
 	return s
 }
 
@@ -324,6 +337,20 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	fmt.Fprintf(tw, "  label\tsets\tframes\n")
 	for _, c := range s.Classes {
 		fmt.Fprintf(tw, "  %s\t%d\t%d\n", inspectPrintable(c.Label), c.Sets, c.Frames)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.History) > 0 {
+		fmt.Fprintln(w, "\nhistory (setmatch enroll and forget since training):")
+		fmt.Fprintf(tw, "  time\toperation\tsets\tclasses after\n")
+		for _, c := range s.History {
+			verb := "added"
+			if c.Op == model.ChangeForget {
+				verb = "removed"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d %s\t%d\n", c.Time, inspectPrintable(c.Op), c.Sets, verb, c.Classes)
+		}
 	}
 	return tw.Flush()
 }

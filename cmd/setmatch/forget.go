@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"setmatch/deploy"
+	"setmatch/model"
+)
+
+// forgetSynopsis is the usage line and description of setmatch forget.
+const forgetSynopsis = `--model MODEL --label LABEL [--set NAME] [--out OUT]
+
+Removes every gallery set of a class (with --set, only the set of that
+name) from a model, from every member of a vote, and fits again what was
+fitted on the gallery: a kFDA discriminant, and the open-set threshold by
+the rule the model was trained with. The mean a model centres frames by
+is moved onto the frames it keeps, and the cross-validated accuracies
+recorded at training are cleared; the model's history records the
+change (when, how many sets) without the label. What training shaped
+from all its sets stays: a projection W (learned, Fisher or PCA), a
+feature pipeline whose PCA was fitted on the training frames, and the
+hyper-parameters chosen by cross-validation; forget says which the model
+holds. To remove those too, train the model again on data without the
+person (setmatch train). A model keeps at least two classes. The model
+file is replaced atomically: a running setmatchd reloads it (a pin that
+setmatchd's gpio.label_pins gives the class must be removed, and the
+daemon restarted, or it keeps the old model).`
+
+func runForget(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("forget", forgetSynopsis, stderr)
+	modelPath := fs.String("model", "", "model file to remove the sets from (required)")
+	label := fs.String("label", "", "class whose sets are removed (required)")
+	set := fs.String("set", "", "remove only the set of this `NAME` of the class: the name enroll or train gave it (the file or folder name without extension, or enroll's --name)")
+	out := fs.String("out", "", "write the new model here (default: replace MODEL atomically; a running setmatchd reloads it)")
+	workers := fs.Int("workers", 0, "goroutines `N` (0: one per CPU)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *modelPath == "":
+		return usagef("--model is required")
+	case *label == "":
+		return usagef("--label is required")
+	case fs.NArg() != 0:
+		return usagef("forget takes no arguments (got %q): name the class with --label and a set with --set", fs.Args())
+	}
+	if *out == "" {
+		*out = *modelPath
+	}
+	m, _, err := model.ReadFile(*modelPath)
+	if err != nil {
+		return err
+	}
+	classesBefore := m.Classes()
+	c, err := deploy.Forget(m, *label, *set, *workers, time.Now())
+	if err != nil {
+		return fmt.Errorf("%s: %w", *modelPath, err)
+	}
+	what := fmt.Sprintf("every set of class %s (%d)", *label, c.Sets)
+	if *set != "" {
+		what = fmt.Sprintf("set %s of class %s", *set, *label)
+	}
+	where := ""
+	if len(c.Members) > 1 {
+		where = fmt.Sprintf(", from each of the %d members of the vote", len(c.Members))
+	}
+	fmt.Fprintf(stderr, "forget: removed %s from the gallery%s\n", what, where)
+	printChange(stderr, "forget", m, c)
+	for _, l := range forgetKept(m) {
+		fmt.Fprintf(stderr, "forget: still shaped by every training set: %s\n", l)
+	}
+	if c.Classes < len(classesBefore) {
+		fmt.Fprintf(stderr, "forget: if setmatchd's configuration gives class %s a pin (gpio.label_pins), the daemon refuses this model and keeps the old one until the pin is removed and it is restarted (systemctl restart setmatchd)\n", *label)
+	}
+	fmt.Fprintf(stderr, "forget: if the forgotten sets were among the training data, train the model again on data without them to remove those too (setmatch train --data DIR, with the class's folder removed from DIR); sets enrolled after training never shaped them\n")
+	if err := model.WriteFile(*out, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d gallery sets, %d classes\n", *out, c.GallerySets, c.Classes)
+	return nil
+}
+
+// forgetKept lists what in m training computed from all its sets and
+// forget keeps: projections, the feature pipeline's fitted PCA, the
+// method and its hyper-parameters.
+func forgetKept(m *model.Model) []string {
+	var out []string
+	for i, mem := range m.Members() {
+		if mem.Identity {
+			continue
+		}
+		who := m.MemberMethods()[i]
+		if len(m.Voters) > 0 {
+			who = fmt.Sprintf("vote member %d (%s)", i+1, who)
+		}
+		out = append(out, fmt.Sprintf("the projection W (%d → %d) of %s", mem.InputDim(), mem.Dim(), who))
+	}
+	if f := m.Features; f != nil && f.PCA != nil {
+		r, c := f.PCA.Components.Dims()
+		out = append(out, fmt.Sprintf("the feature pipeline %s: its PCA (%d → %d) was fitted on the training frames", f.Name(), r, c))
+	}
+	if m.Selection.Method != "" {
+		out = append(out, "the method and its hyper-parameters, as training chose them on its sets ("+strings.Join(m.MemberMethods(), ", ")+")")
+	}
+	return out
+}

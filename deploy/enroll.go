@@ -1,0 +1,305 @@
+package deploy
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+	"setmatch/match"
+	"setmatch/model"
+	"setmatch/openset"
+)
+
+// Enrolment and forgetting of a deployed model (setmatch enroll, setmatch
+// forget): the gallery changes (model.Model.Enroll, Forget: every member
+// of a vote, each kFDA member fitted again on its new gallery with its
+// own kernels, regulariser and latent dimension), then the threshold is
+// set again by the rule train set it by (ThresholdRuleParam), on the new
+// gallery with every member's projection W kept (Recalibrate). Nothing
+// here reads or writes files: the command reads the sets and writes the
+// model.
+
+// Change says what Enroll or Forget did to a model, for the command to
+// report.
+type Change struct {
+	Op          string // model.ChangeEnroll or model.ChangeForget
+	Sets        int    // gallery sets added or removed
+	NewClasses  int    // enrol: labels the gallery did not hold before
+	Classes     int    // classes of the gallery after the change
+	GallerySets int    // gallery sets after the change
+	// Members describes every member of the model (one, or each member
+	// of a vote in order): what was fitted again and what was kept.
+	Members []MemberChange
+	// Rule is the threshold rule applied (ThresholdRuleParam), and
+	// RuleDefault says that the model recorded none (a model written
+	// before the rule was recorded): DefaultThreshold was used.
+	Rule        string
+	RuleDefault bool
+	// Threshold says how the threshold was set (for a vote, each
+	// member's); Rates are the rates on the stand-in strangers of the
+	// first member (nil when it was not calibrated on them).
+	Threshold string
+	Rates     *openset.Rates
+}
+
+// MemberChange is what a change did to one member of the model.
+type MemberChange struct {
+	Method string
+	// Refitted: the member decides by kFDA, fitted again on the new
+	// gallery (Discriminant describes it).
+	Refitted     bool
+	Discriminant string
+	// Projection is the member's projection W when it is not the
+	// identity ("" otherwise): it was shaped by every training set and
+	// is kept as it is.
+	Projection string
+	// Recentred: forget moved the member's mean onto the frames it
+	// keeps.
+	Recentred bool
+	// Bandwidth: forget set the member's global bandwidth (one for every
+	// gallery set and batch, from the frames of all of them) again on
+	// the sets it keeps (globalBandwidthAgain).
+	Bandwidth bool
+	// Margins, on enrolment, for a member that decides by nearest
+	// neighbour: how far each new set is from its own class and from
+	// the others in the member's space (model.Model.Separation).
+	Margins []model.Margin
+	// Threshold is the member's threshold after the change.
+	Threshold float64
+}
+
+// Enroll adds the sets to m's gallery (model.Model.Enroll: every member,
+// kFDA fitted again), measures how far each new set is from its own
+// class and from the others for the members that decide by nearest
+// neighbour, sets the threshold again by the model's rule (Recalibrate),
+// and records the change in m's history at now. All or nothing: on an
+// error m is unchanged.
+func Enroll(m *model.Model, sets []model.NewSet, workers int, now time.Time) (*Change, error) {
+	known := map[string]bool{}
+	for _, l := range m.Labels() {
+		known[l] = true
+	}
+	next := *m
+	next.Voters = append([]*model.Model(nil), m.Voters...)
+	if err := next.Enroll(sets, workers); err != nil {
+		return nil, err
+	}
+	c := &Change{Op: model.ChangeEnroll, Sets: len(sets)}
+	for _, s := range sets {
+		if !known[s.Label] {
+			known[s.Label] = true
+			c.NewClasses++
+		}
+	}
+	var idx []int
+	for i := len(next.Sets) - len(sets); i < len(next.Sets); i++ {
+		idx = append(idx, i)
+	}
+	for _, mem := range next.Members() {
+		mc := describeMember(mem)
+		if mem.KFDA == nil {
+			own := *mem
+			own.Voters = nil
+			var err error
+			if mc.Margins, err = own.Separation(idx); err != nil {
+				return nil, err
+			}
+		}
+		c.Members = append(c.Members, mc)
+	}
+	if err := recalibrate(&next, c, workers); err != nil {
+		return nil, err
+	}
+	next.Record(now, model.ChangeEnroll, len(sets))
+	*m = next
+	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)
+	return c, nil
+}
+
+// Forget removes from m's gallery every set of the label (with set not
+// empty, only the set of that name), in every member (model.Model.Forget:
+// means moved onto the frames kept, a global bandwidth computed again on
+// them (globalBandwidthAgain), kFDA fitted again, the cross-validated
+// accuracies of training cleared), sets the threshold
+// again by the model's rule (Recalibrate), and records the change in m's
+// history at now, without the label. All or nothing: on an error m is
+// unchanged.
+func Forget(m *model.Model, label, set string, workers int, now time.Time) (*Change, error) {
+	next := *m
+	next.Voters = append([]*model.Model(nil), m.Voters...)
+	hasLabel, hasSet := false, false
+	for _, s := range m.Sets {
+		if s.Label == label {
+			hasLabel = true
+			hasSet = hasSet || s.Name == set
+		}
+	}
+	switch {
+	case !hasLabel:
+		return nil, fmt.Errorf("forget: the gallery holds no set of class %q (setmatch inspect lists the classes)", label)
+	case set != "" && !hasSet:
+		return nil, fmt.Errorf("forget: class %q has no set named %q (setmatch inspect --json lists them under the sets of the model file)", label, set)
+	}
+	means := make([][]float64, 0, len(m.Voters)+1)
+	for _, mem := range m.Members() {
+		means = append(means, mem.Mean)
+	}
+	var rebanded []bool
+	n, err := next.Forget(func(s model.Set) bool { return s.Label == label && (set == "" || s.Name == set) }, func(mem *model.Model) error {
+		ok, err := globalBandwidthAgain(mem, workers)
+		rebanded = append(rebanded, ok)
+		return err
+	}, workers)
+	if err != nil {
+		return nil, err
+	}
+	c := &Change{Op: model.ChangeForget, Sets: n}
+	for i, mem := range next.Members() {
+		mc := describeMember(mem)
+		mc.Recentred = !sameFloats(mem.Mean, means[i])
+		mc.Bandwidth = rebanded[i]
+		c.Members = append(c.Members, mc)
+	}
+	if err := recalibrate(&next, c, workers); err != nil {
+		return nil, err
+	}
+	next.Record(now, model.ChangeForget, n)
+	*m = next
+	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)
+	return c, nil
+}
+
+// globalBandwidthAgain sets the bandwidth of a member whose gallery sets
+// and batches all take one bandwidth computed from the frames of every
+// training set (a global bandwidth, "global*S" in its parameters: S times
+// the median distance from a frame to its nearest other frame of its
+// set; its query rule is that fixed number) again on the sets it holds
+// now, as training on them would (eval.Fitted.SetBandwidthsOn). A member
+// on set kernels alone records such a bandwidth without using it (and
+// without its parameter): it gets global*1. It reports whether it
+// changed anything.
+func globalBandwidthAgain(mem *model.Model, workers int) (bool, error) {
+	rule, ok := mem.Selection.Params["bandwidth"]
+	var b eval.Bandwidth
+	switch {
+	case ok:
+		var err error
+		if b, err = eval.ParseBandwidth(rule); err != nil || b.Mode != eval.Global {
+			return false, nil
+		}
+	case mem.KFDA != nil && !mem.KFDA.UsesDivergences() && mem.QueryBandwidth.Kind == match.Fixed:
+		b = eval.Bandwidth{Mode: eval.Global, Scale: 1}
+	default:
+		return false, nil
+	}
+	if mem.QueryBandwidth.Kind != match.Fixed {
+		return false, nil
+	}
+	ys := make([]*mat.Dense, len(mem.Sets))
+	for i, s := range mem.Sets {
+		ys[i] = s.Samples
+	}
+	f := eval.Fitted{Bandwidth: b}
+	if err := f.SetBandwidthsOn(ys, workers); err != nil {
+		return false, fmt.Errorf("the global bandwidth of the sets kept: %w", err)
+	}
+	sets := append([]model.Set(nil), mem.Sets...)
+	for i := range sets {
+		sets[i].Bandwidth = f.H[i]
+	}
+	mem.Sets, mem.QueryBandwidth = sets, f.Query
+	if _, ok := mem.Selection.Params["query-bandwidth"]; ok {
+		mem.Selection.Params["query-bandwidth"] = f.Query.String()
+	}
+	return true, nil
+}
+
+func describeMember(mem *model.Model) MemberChange {
+	own := *mem
+	own.Voters = nil
+	mc := MemberChange{Method: own.MethodName()}
+	if k := mem.KFDA; k != nil {
+		mc.Refitted = true
+		mc.Discriminant = fmt.Sprintf("%s, regulariser %g, %d latent dimensions", k.Describe(), k.Reg, k.Dim())
+	}
+	if !mem.Identity {
+		mc.Projection = fmt.Sprintf("W (%d → %d)", mem.InputDim(), mem.Dim())
+	}
+	return mc
+}
+
+func sameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// recalibrate sets the threshold of every member of m again by the rule
+// the model records (ThresholdRuleParam; DefaultThreshold when it records
+// none), each as if alone, with its W kept (Recalibrate); a rule that is
+// a number or none leaves the thresholds as they are. It fills c's Rule,
+// RuleDefault, Threshold, Rates and each member's Threshold.
+func recalibrate(m *model.Model, c *Change, workers int) error {
+	rule, ok := m.Selection.Params[ThresholdRuleParam]
+	if !ok {
+		rule, c.RuleDefault = DefaultThreshold, true
+	}
+	c.Rule = rule
+	opt := Options{Workers: workers, Seed: 1}
+	if s, err := strconv.ParseUint(m.Meta.Params["seed"], 10, 64); err == nil {
+		opt.Seed = s // the seed train dealt the stand-in folds with
+	}
+	if err := ParseThreshold(rule, &opt); err != nil {
+		return fmt.Errorf("the model's threshold rule %q: %w", rule, err)
+	}
+	members := m.Members()
+	if !opt.AutoThreshold {
+		c.Threshold = fmt.Sprintf("kept: the rule is a fixed threshold (%s)", rule)
+		if math.IsInf(opt.Threshold, 1) {
+			c.Threshold = "kept: a closed set (threshold rule none)"
+		}
+		for i, mem := range members {
+			c.Members[i].Threshold = mem.Threshold
+		}
+		return nil
+	}
+	var srcs []string
+	for i, mem := range members {
+		own := *mem
+		own.Voters = nil
+		src, rates, err := Recalibrate(&own, opt)
+		if err != nil {
+			if len(members) > 1 {
+				return fmt.Errorf("threshold of vote member %d (%s): %w", i+1, own.MethodName(), err)
+			}
+			return fmt.Errorf("threshold: %w", err)
+		}
+		mem.Threshold = own.Threshold
+		if mem.Selection.Params == nil {
+			mem.Selection.Params = map[string]string{}
+		}
+		mem.Selection.Params["threshold"] = src
+		if i == 0 {
+			c.Rates = rates
+		}
+		c.Members[i].Threshold = own.Threshold
+		srcs = append(srcs, own.MethodName()+": "+src)
+	}
+	if len(members) == 1 {
+		c.Threshold = strings.TrimPrefix(srcs[0], members[0].MethodName()+": ")
+	} else {
+		c.Threshold = "each member's own, that of the member whose label the vote gives: " + strings.Join(srcs, "; ")
+	}
+	return nil
+}

@@ -1,0 +1,361 @@
+package deploy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/eval"
+	"setmatch/match"
+	"setmatch/model"
+)
+
+// ringSets returns classes × sets sets of 12 frames in 6 features: class
+// c's frames centred on a circle of radius radius in features 0 and 1
+// (at angle 2πc/classes), spread sd there and 1 in the other four.
+func ringSets(classes, sets int, radius, sd float64, seed uint64) (xs []*mat.Dense, labels, names []string) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	for c := range classes {
+		a := 2 * math.Pi * float64(c) / float64(classes)
+		for s := range sets {
+			x := mat.NewDense(12, 6, nil)
+			for i := range 12 {
+				for j := range 6 {
+					x.Set(i, j, rng.NormFloat64())
+				}
+				x.Set(i, 0, radius*math.Cos(a)+sd*rng.NormFloat64())
+				x.Set(i, 1, radius*math.Sin(a)+sd*rng.NormFloat64())
+			}
+			xs, labels, names = append(xs, x), append(labels, fmt.Sprintf("class-%02d", c)), append(names, fmt.Sprintf("set-%02d-%d", c, s))
+		}
+	}
+	return xs, labels, names
+}
+
+// buildFor builds the model of method (eval.Vote: the vote train deploys,
+// kfda-mix with nn-h-dr (d = 2) and kfda-hl as its voters, each built
+// alone)
+// with the threshold rule given.
+func buildFor(t *testing.T, method string, sets []*mat.Dense, labels, names []string, rule string) *model.Model {
+	t.Helper()
+	methods := []string{method}
+	if method == eval.Vote {
+		methods = []string{eval.KFDAMix, eval.NNHDR, eval.KFDAHL}
+	}
+	var m *model.Model
+	for _, meth := range methods {
+		opt := Options{Method: meth, Grid: grid(), Seed: 3, Workers: 2}
+		opt.Grid.Widths, opt.Grid.Regs = []float64{1}, []float64{1e-2, 1}
+		if meth == eval.NNHDR {
+			opt.Dim = 2 // a W that discards directions, learned on the training classes
+		}
+		if err := ParseThreshold(rule, &opt); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(sets, labels, names, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", meth, err)
+		}
+		if m == nil {
+			m = res.Model
+		} else {
+			m.Voters = append(m.Voters, res.Model)
+		}
+	}
+	if len(m.Voters) > 0 {
+		m.Selection.Params["vote"] = strings.Join(m.MemberMethods(), ", ")
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// decide returns the label m gives each probe ("unknown" when it is
+// not known), with the model's own thresholds.
+func decide(t *testing.T, m *model.Model, probes []*mat.Dense) []string {
+	return decideAt(t, m, probes, false)
+}
+
+// decideAt is decide, or with closed the label of a closed set (no
+// threshold).
+func decideAt(t *testing.T, m *model.Model, probes []*mat.Dense, closed bool) []string {
+	t.Helper()
+	mt, err := m.NewMatcherWorkers(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closed {
+		if mt, err = mt.WithThreshold(math.Inf(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := make([]string, len(probes))
+	for i, p := range probes {
+		r, err := mt.Match(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = "unknown"
+		if r.Decision.Known {
+			out[i] = r.Decision.Label
+		}
+	}
+	return out
+}
+
+func accuracy(got, want []string, keep func(i int) bool) (float64, int) {
+	right, n := 0, 0
+	for i := range got {
+		if keep(i) {
+			n++
+			if got[i] == want[i] {
+				right++
+			}
+		}
+	}
+	return 100 * float64(right) / float64(n), n
+}
+
+// TestEnrollAsTrained: a class left out of training and then enrolled
+// from its training sets is recognised within 5 points of a model
+// trained with it from the start, for nearest neighbour, kFDA and the
+// vote, each with the default threshold (recalibrated on enrolment) and
+// as a closed set; so are the probes of every class.
+func TestEnrollAsTrained(t *testing.T) {
+	const classes, train, probe = 8, 3, 4
+	all, labels, names := ringSets(classes, train+probe, 2, 0.6, 5)
+	var trSets, probes []*mat.Dense
+	var trLabels, trNames, truth []string
+	for i, x := range all {
+		if i%(train+probe) < train {
+			trSets, trLabels, trNames = append(trSets, x), append(trLabels, labels[i]), append(trNames, names[i])
+		} else {
+			probes, truth = append(probes, x), append(truth, labels[i])
+		}
+	}
+	late := labels[len(labels)-1] // the class left out, then enrolled
+	n := len(trSets) - train
+	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.Vote} {
+		t.Run(method, func(t *testing.T) {
+			full := buildFor(t, method, trSets, trLabels, trNames, "")
+			m := buildFor(t, method, trSets[:n], trLabels[:n], trNames[:n], "")
+			var add []model.NewSet
+			for i := n; i < len(trSets); i++ {
+				add = append(add, model.NewSet{Label: trLabels[i], Name: trNames[i], Frames: trSets[i]})
+			}
+			c, err := Enroll(m, add, 2, time.Unix(0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.NewClasses != 1 || c.Classes != classes || c.GallerySets != len(trSets) || c.Rates == nil {
+				t.Errorf("change %+v", c)
+			}
+			for i, mem := range m.Members() {
+				if mem.KFDA != nil && !c.Members[i].Refitted || mem.KFDA == nil && len(c.Members[i].Margins) != train {
+					t.Errorf("member %d (%s): %+v", i+1, mem.MethodName(), c.Members[i])
+				}
+			}
+			gotFull, gotEnrolled := decide(t, full, probes), decide(t, m, probes)
+			all := func(int) bool { return true }
+			lateOnly := func(i int) bool { return truth[i] == late }
+			accFull, np := accuracy(gotFull, truth, all)
+			accEnr, _ := accuracy(gotEnrolled, truth, all)
+			lateFull, nl := accuracy(gotFull, truth, lateOnly)
+			lateEnr, _ := accuracy(gotEnrolled, truth, lateOnly)
+			t.Logf("%s: %d probes: trained with the class %.1f%%, enrolled %.1f%%; the class's %d probes %.1f%%, %.1f%%; threshold %s",
+				method, np, accFull, accEnr, nl, lateFull, lateEnr, c.Threshold)
+			if math.Abs(accFull-accEnr) > 5 || lateEnr < lateFull-5 {
+				t.Errorf("enrolled model: %.1f%% (its new class %.1f%%), trained with the class: %.1f%% (%.1f%%)", accEnr, lateEnr, accFull, lateFull)
+			}
+			closedFull, _ := accuracy(decideAt(t, full, probes, true), truth, all)
+			closedEnr, _ := accuracy(decideAt(t, m, probes, true), truth, all)
+			t.Logf("%s: closed set: trained with the class %.1f%%, enrolled %.1f%%", method, closedFull, closedEnr)
+			if math.Abs(closedFull-closedEnr) > 5 {
+				t.Errorf("closed set: enrolled model %.1f%%, trained with the class %.1f%%", closedEnr, closedFull)
+			}
+		})
+	}
+}
+
+// TestForget: after forgetting a class with the default threshold
+// recalibrated, its probes come out unknown, every other class keeps its
+// accuracy, and the model file holds none of its frames (as projected
+// samples or raw), its set names or its label, nor the mean frame or the
+// global bandwidth computed with them; the history records the change
+// without them.
+func TestForget(t *testing.T) {
+	const train, probe = 3, 2
+	all, labels, names := ringSets(7, train+probe, 6, 0.3, 9)
+	var trSets, probes []*mat.Dense
+	var trLabels, trNames, truth []string
+	for i, x := range all {
+		if i%(train+probe) < train {
+			trSets, trLabels, trNames = append(trSets, x), append(trLabels, labels[i]), append(trNames, names[i])
+		} else {
+			probes, truth = append(probes, x), append(truth, labels[i])
+		}
+	}
+	gone := "class-03"
+	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.Vote} {
+		t.Run(method, func(t *testing.T) {
+			m := buildFor(t, method, trSets, trLabels, trNames, "")
+			before := decide(t, m, probes)
+			var forgotten [][]byte // the bytes of every forgotten frame, raw and as each member holds it
+			for _, mem := range m.Members() {
+				for _, s := range mem.Sets {
+					if s.Label == gone {
+						forgotten = append(forgotten, rowBytes(s.Samples)...)
+					}
+				}
+			}
+			for i, x := range trSets {
+				if trLabels[i] == gone {
+					forgotten = append(forgotten, rowBytes(x)...)
+				}
+			}
+			// Global bandwidths (every set and batch alike, from every
+			// training set's frames), as decimal text in the header.
+			var global []string
+			var means [][]byte // the mean frames of every training set
+			for _, mem := range m.Members() {
+				if !allZero(mem.Mean) {
+					means = append(means, rowBytes(mat.NewDense(1, len(mem.Mean), mem.Mean))...)
+				}
+				if mem.QueryBandwidth.Kind == match.Fixed {
+					global = append(global, strconv.FormatFloat(mem.QueryBandwidth.Fixed, 'g', -1, 64))
+				}
+			}
+			c, err := Forget(m, gone, "", 2, time.Date(2027, 5, 6, 7, 8, 9, 0, time.UTC))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Sets != train || c.Classes != 6 || c.RuleDefault {
+				t.Errorf("change %+v", c)
+			}
+			after := decide(t, m, probes)
+			keep := func(i int) bool { return truth[i] != gone }
+			accBefore, _ := accuracy(before, truth, keep)
+			accAfter, _ := accuracy(after, truth, keep)
+			if accAfter < accBefore {
+				t.Errorf("the other classes: %.1f%% before, %.1f%% after", accBefore, accAfter)
+			}
+			for i, d := range after {
+				if truth[i] == gone && d != "unknown" {
+					t.Errorf("a probe of the forgotten class is decided %q", d)
+				}
+			}
+			t.Logf("%s: other classes %.1f%% → %.1f%%; threshold %s", method, accBefore, accAfter, c.Threshold)
+
+			var b bytes.Buffer
+			if err := model.Encode(&b, m); err != nil {
+				t.Fatal(err)
+			}
+			file := b.Bytes()
+			for _, f := range forgotten {
+				if bytes.Contains(file, f) {
+					t.Fatalf("the file holds a frame of the forgotten class (%d bytes)", len(f))
+				}
+			}
+			for i, l := range trLabels {
+				if l == gone && bytes.Contains(file, []byte(trNames[i])) {
+					t.Errorf("the file names the forgotten set %s", trNames[i])
+				}
+			}
+			if bytes.Contains(file, []byte(gone)) {
+				t.Errorf("the file names the forgotten class")
+			}
+			for _, h := range global {
+				if bytes.Contains(file, []byte(h)) {
+					t.Errorf("the file holds the global bandwidth %s computed with the forgotten sets", h)
+				}
+			}
+			for _, b := range means {
+				if bytes.Contains(file, b) {
+					t.Fatalf("the file holds the mean frame of every training set")
+				}
+			}
+			if len(global) == 0 || len(means) == 0 {
+				t.Error("no member has a global bandwidth or a mean: the test does not check them")
+			}
+			back, err := model.DecodeBytes(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := back.Meta.History; len(h) != 1 || h[0].Op != model.ChangeForget || h[0].Sets != train || h[0].Classes != 6 {
+				t.Errorf("history %+v", h)
+			}
+		})
+	}
+}
+
+func allZero(x []float64) bool {
+	for _, v := range x {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// rowBytes returns every number of x as its 8 bytes, little-endian (as
+// the model file stores numbers).
+func rowBytes(x *mat.Dense) [][]byte {
+	var out [][]byte
+	r, _ := x.Dims()
+	for i := range r {
+		for _, v := range x.RawRowView(i) {
+			b := make([]byte, 8)
+			binary.LittleEndian.PutUint64(b, math.Float64bits(v))
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// TestForgetKeepsRule: a fixed threshold stays; a model without a
+// recorded rule is recalibrated by the default, and says so; forgetting
+// one set by name removes that set alone; the last two classes stay.
+func TestForgetKeepsRule(t *testing.T) {
+	all, labels, names := ringSets(4, 3, 6, 0.3, 2)
+	m := buildFor(t, eval.NNH, all, labels, names, "0.25")
+	c, err := Forget(m, "class-01", "set-01-2", 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Threshold != 0.25 || !strings.Contains(c.Threshold, "kept") || c.Sets != 1 || len(m.Sets) != 11 {
+		t.Errorf("threshold %v (%s), %d sets", m.Threshold, c.Threshold, len(m.Sets))
+	}
+	delete(m.Selection.Params, ThresholdRuleParam)
+	if c, err = Forget(m, "class-01", "", 1, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if !c.RuleDefault || c.Rule != DefaultThreshold || m.Threshold == 0.25 {
+		t.Errorf("no recorded rule: %+v, threshold %v", c, m.Threshold)
+	}
+	for _, bad := range []struct{ label, set, want string }{
+		{"nobody", "", "no set of class"},
+		{"class-00", "nope", "no set named"},
+	} {
+		if _, err := Forget(m, bad.label, bad.set, 1, time.Time{}); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("forget %s %s: %v", bad.label, bad.set, err)
+		}
+	}
+	if _, err := Forget(m, "class-00", "", 1, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Forget(m, "class-02", "", 1, time.Time{}); err == nil || !strings.Contains(err.Error(), "at least 2 classes") {
+		t.Errorf("forgetting down to one class: %v", err)
+	}
+	if len(m.Classes()) != 2 {
+		t.Errorf("%d classes left", len(m.Classes()))
+	}
+}
