@@ -468,6 +468,10 @@ func (r *Result) WriteSummary(w io.Writer) {
 			if i == s.Chosen {
 				mark = "*"
 			}
+			if errors.Is(c.Err, eval.ErrCutShort) {
+				fmt.Fprintf(w, "%s %-34s %8s %9.1f  (%v)\n", mark, c.Candidate, "-", c.Seconds, c.Err)
+				continue
+			}
 			if eval.NotScored(c.Err) {
 				fmt.Fprintf(w, "%s %-34s %8s %9s  (%v)\n", mark, c.Candidate, "-", "-", c.Err)
 				continue
@@ -477,6 +481,18 @@ func (r *Result) WriteSummary(w io.Writer) {
 				continue
 			}
 			fmt.Fprintf(w, "%s %-34s %7.1f%% %9.1f\n", mark, c.Candidate, 100*c.Accuracy, c.Seconds)
+		}
+		cut, left := 0, 0
+		for _, c := range s.Scores {
+			switch {
+			case errors.Is(c.Err, eval.ErrCutShort):
+				cut++
+			case errors.Is(c.Err, eval.ErrNotScored):
+				left++
+			}
+		}
+		if cut+left > 0 {
+			fmt.Fprintf(w, "cross-validation: %d candidates cut short and %d left out, as they could not change the choice (it is the one scoring every candidate in full would make)\n", cut, left)
 		}
 		if r.OpenSetChoice != "" {
 			fmt.Fprintf(w, "chose %s (cv %.1f%%, within one standard error, %.1f points, of the highest) for the open set, below, in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, r.ChooseSeconds)

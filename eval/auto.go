@@ -6,12 +6,10 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/internal/par"
 	"setmatch/match"
 )
 
@@ -317,7 +315,21 @@ func (o *outer) pairHalves() (bool, error) {
 		count[l]++
 	}
 	pair := func(k int) bool { return count[t.Labels[k]] == 2 }
-	pool, idx, err := t.Pool.withHalvesOf(t.Train, pair)
+	// Every dealing halves the same sets: one pool for all of them
+	// (Pool.halfCache), whose divergence matrices they share.
+	key := "pairs " + fmt.Sprint(t.Train)
+	t.Pool.mu.Lock()
+	if t.Pool.halfCache == nil {
+		t.Pool.halfCache = map[string]*halfTask{}
+	}
+	h := t.Pool.halfCache[key]
+	if h == nil {
+		h = new(halfTask)
+		t.Pool.halfCache[key] = h
+	}
+	t.Pool.mu.Unlock()
+	h.once.Do(func() { h.pool, h.halves, h.err = t.Pool.withHalvesOf(t.Train, pair) })
+	pool, idx, err := h.pool, h.halves, h.err
 	if err != nil || pool == nil {
 		return false, err
 	}
@@ -382,10 +394,7 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 		}
 	} else {
 		// One training set per class: its even and odd frames are the
-		// two folds.
-		// (A pool of its own: a derived one, sharing the whole sets'
-		// frame distances, would keep them, computed for this alone, in
-		// memory through the whole choice.)
+		// two folds, in a pool of their own.
 		var sets []*mat.Dense
 		var labels, fold []int
 		for k, j := range t.Train {
@@ -472,21 +481,31 @@ func (o *outer) truth(f int) []int {
 }
 
 // concurrentRunFrames bounds the frames of the training sets for which
-// Choose runs two folds of a -dr candidate at once. A run's memory grows
-// with the square of the frames (the distances between them, N² × 8 bytes:
-// 128 MB at this bound), and two runs at once hold twice as much.
-const concurrentRunFrames = 4000
+// Choose runs two folds of a -dr candidate at once: two runs at once hold
+// twice the memory of one (linear in the frames: the sets W is learned
+// from and their projections; the pools compute frame distances pair of
+// sets by pair of sets).
+const concurrentRunFrames = 50000
 
-// Choose scores every candidate of AutoCandidates by nested
+// Choose scores the candidates of AutoCandidates by nested
 // cross-validation over t's training sets and returns the scores and the
 // winner. t's test sets are never looked at. progress, if not nil, is
-// called after every (candidate, fold) run, in the order the runs end,
-// never twice at once. Inside the outer folds W is learned with at most
-// g.DRFoldIter iterations.
+// called after every (candidate, fold) run, never twice at once. Inside
+// the outer folds W is learned with at most g.DRFoldIter iterations.
+//
+// Unless g.AutoScoreAll is set, Choose spends its runs where they can
+// change the choice (schedule.go): a candidate that cannot be within one
+// standard error of the best score whatever it scores on the folds it has
+// not run is cut short (ErrCutShort), and the candidates after a choice
+// that no later score could move are not scored (ErrNotScored,
+// ErrThreeSets). The winner, the highest score and the candidates the
+// rule holds equal (Eligible) are those of scoring every candidate in
+// full.
 func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if len(t.Train) != len(t.Labels) || len(t.Train) == 0 {
 		return nil, fmt.Errorf("%d training sets and %d labels", len(t.Train), len(t.Labels))
 	}
+	start := time.Now()
 	o, err := outerFolds(t, g, 0)
 	if err != nil {
 		return nil, err
@@ -519,142 +538,22 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
 	}
 	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), ByHalves: o.byHalves, Held: o.held * reps, Sets: o.held, Only: only, Scores: make([]CandidateScore, len(cands))}
-	kind := func(c Candidate) string {
-		if isDR(c.Method) && c.Learn.Dim > 0 && !c.Learn.Start {
-			return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)
-		}
-		return c.String()
-	}
-	perCand := o.nf * reps
 	trainFrames := 0
 	for _, j := range t.Train {
 		n, _ := t.Pool.Sets[j].Dims()
 		trainFrames += n
 	}
-	spent, count := map[string]time.Duration{}, map[string]int{}
-	start := time.Now()
-	// The runs to come: with the choice restricted to the first only
-	// candidates, the others run only if all of those fail.
-	limit := len(cands)
-	if only > 0 && !g.AutoScoreAll {
-		limit = only
+	// The divergences and kernels the folds share, before the runs (they
+	// are in no candidate's Seconds).
+	prefetchFolds(outers, cands, g)
+	ch := newChooser(t, g, outers, cands, sel, trainFrames, progress)
+	ch.start = start
+	if g.AutoScoreAll {
+		ch.scoreAll()
+	} else {
+		ch.schedule()
 	}
-	total, done := limit*perCand, 0
-	for ci, c := range cands {
-		if ci == limit {
-			limit = len(cands)
-			total = limit * perCand
-		}
-		cs := &sel.Scores[ci]
-		cs.Candidate = c
-		g2 := c.grid(g, t.Pool.Dim(), g.DRFoldIter)
-		// The runs of a -dr candidate, which learn W many times each, go
-		// two at a time on small data (concurrentRunFrames): a run has
-		// stretches on one core (a PCA, the final training), which the
-		// other fills. Each run's result is kept at its own index and read
-		// in fold order below, so the scores do not depend on the order
-		// the runs end in.
-		conc := 1
-		if isDR(c.Method) && trainFrames <= concurrentRunFrames {
-			conc = min(2, par.Workers(t.Pool.Workers))
-		}
-		if conc > 1 {
-			// The runs' own progress would overwrite each other's: the
-			// stage counts whole runs instead.
-			t.progress.count(c.Method+" folds", perCand)
-		}
-		preds := make([]Prediction, perCand)
-		errs := make([]error, perCand)
-		var mu sync.Mutex
-		last := time.Now() // each run is charged the time since the previous one ended
-		failedBefore := func(k int) bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return slices.ContainsFunc(errs[:k], func(err error) bool { return err != nil })
-		}
-		par.For(perCand, conc, func(_, k int) {
-			of, f := outers[k/o.nf], k%o.nf
-			var pred Prediction
-			var err error
-			// As one after the other: no run after a fold that failed.
-			if !failedBefore(k) {
-				st := of.sub(f)
-				if conc > 1 {
-					st.progress = nil
-				}
-				if len(st.Test) > 0 {
-					pred, err = run(c.Method, st, g2)
-				}
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			preds[k], errs[k] = pred, err
-			if conc > 1 {
-				t.progress.inc()
-			}
-			now := time.Now()
-			el := now.Sub(last)
-			last = now
-			cs.Seconds += el.Seconds()
-			spent[kind(c)] += el
-			count[kind(c)]++
-			done++
-			if progress != nil {
-				var eta time.Duration
-				var untimed []string
-				all := time.Since(start) / time.Duration(done)
-				for _, r := range cands[ci:limit] {
-					n := perCand
-					if r == c {
-						n = perCand*(ci+1) - done // the runs of c not yet ended
-					}
-					per := all
-					if k := kind(r); count[k] > 0 {
-						per = spent[k] / time.Duration(count[k])
-					} else if !slices.Contains(untimed, k) {
-						untimed = append(untimed, k)
-					}
-					eta += per * time.Duration(n)
-				}
-				progress(AutoProgress{Done: done, Total: total, Candidate: c, Elapsed: time.Since(start), ETA: eta, Untimed: untimed})
-			}
-		})
-		cs.Correct = make([]bool, 0, sel.Held)
-		for k := range perCand {
-			of, f := outers[k/o.nf], k%o.nf
-			if errs[k] != nil {
-				cs.Err = fmt.Errorf("fold %d of %d: %w", f+1, of.nf, errs[k])
-				break
-			}
-			for a, l := range of.truth(f) {
-				cs.Correct = append(cs.Correct, preds[k].Labels[a] == l)
-			}
-		}
-		hits := 0
-		for _, ok := range cs.Correct {
-			if ok {
-				hits++
-			}
-		}
-		cs.Accuracy = float64(hits) / float64(sel.Held)
-		if cs.Err != nil {
-			cs.Accuracy, cs.Correct = -1, nil
-		}
-		if !g.AutoScoreAll && ci+1 < len(cands) && sel.settled(ci+1) {
-			// Settled just as the restricted candidates are scored: the
-			// others are left out by the restriction. Settled earlier, or
-			// later among the others (the restricted ones all failed): by
-			// the rule.
-			why := ErrNotScored
-			if ci+1 == only {
-				why = ErrThreeSets
-			}
-			for j := ci + 1; j < len(cands); j++ {
-				sel.Scores[j] = CandidateScore{Candidate: cands[j], Accuracy: -1, Err: why}
-			}
-			break
-		}
-	}
+	ch.record()
 	// The folds' pools of frame halves are not needed after the choice.
 	for _, o := range outers {
 		o.task.Pool.dropHalves()
@@ -663,6 +562,54 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		return nil, err
 	}
 	return sel, nil
+}
+
+// prefetchFolds computes, in one pass over the pairs of sets of each
+// pool, the divergence matrices that the candidates on divergences ask
+// for in the outer folds: every deployable bandwidth, with the global
+// base of every fold's training sets (Pool.prefetch).
+func prefetchFolds(outers []*outer, cands []Candidate, g Grid) {
+	var methods []string
+	for _, c := range cands {
+		if c.Method != Auto && !isDR(c.Method) {
+			methods = append(methods, c.Method)
+		}
+	}
+	if !usesDivergences(methods) && !slices.Contains(methods, KFDAMix) && !slices.Contains(methods, CDL) {
+		return
+	}
+	bws := deployableBandwidths(g.Bandwidths)
+	reqs := map[*Pool][]divRequest{}
+	var pools []*Pool
+	for _, o := range outers {
+		for f := range o.nf {
+			st := o.sub(f)
+			if len(st.Test) == 0 {
+				continue
+			}
+			if _, ok := reqs[st.Pool]; !ok {
+				pools = append(pools, st.Pool)
+			}
+			reqs[st.Pool] = append(reqs[st.Pool], divRequest{st.Train, st.divSets()})
+		}
+	}
+	mix := slices.Contains(methods, KFDAMix) || slices.Contains(methods, CDL)
+	for _, p := range pools {
+		p.prefetch(bws, reqs[p])
+		if mix {
+			// CDL's kernels of every regulariser for every fold's λ.
+			var lambdas []float64
+			var sets [][]int
+			for _, q := range reqs[p] {
+				for _, r := range cdlRegs(g) {
+					if l, err := p.cdlLambda(r, q.train); err == nil {
+						lambdas, sets = append(lambdas, l), append(sets, q.sets)
+					}
+				}
+			}
+			p.cdlKernels(lambdas, sets) // a head start: errors come again when asked
+		}
+	}
 }
 
 // NearChance reports whether the highest score is within two standard
@@ -684,9 +631,10 @@ var ErrNotScored = errors.New("not scored: an earlier candidate is within one st
 var ErrThreeSets = errors.New("not scored: with three or more training sets per class the choice is among the candidates before it")
 
 // NotScored reports whether err says that Choose did not score a
-// candidate (ErrNotScored, ErrThreeSets), rather than that it failed.
+// candidate in full (ErrNotScored, ErrThreeSets, ErrCutShort), rather
+// than that it failed.
 func NotScored(err error) bool {
-	return errors.Is(err, ErrNotScored) || errors.Is(err, ErrThreeSets)
+	return errors.Is(err, ErrNotScored) || errors.Is(err, ErrThreeSets) || errors.Is(err, ErrCutShort)
 }
 
 // leading returns cands with the candidates of methods moved to the front,

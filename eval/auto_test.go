@@ -370,6 +370,12 @@ func TestChooseStopsWhenSettled(t *testing.T) {
 	}
 	for i, c := range early.Scores {
 		switch {
+		case i <= last && errors.Is(c.Err, ErrCutShort):
+			// Cut short: it could not have been within one standard
+			// error of the highest score.
+			if f := full.Scores[i].Accuracy; f >= full.Scores[full.Top].Accuracy-full.SE-1e-12 {
+				t.Errorf("candidate %d cut short (%v) but scores %v in full, within one standard error of %v", i, c.Err, f, full.Scores[full.Top].Accuracy)
+			}
 		case i <= last && (c.Accuracy != full.Scores[i].Accuracy || c.Err != nil):
 			t.Errorf("candidate %d: %v (%v), scored alone %v", i, c.Accuracy, c.Err, full.Scores[i].Accuracy)
 		case i > last && !errors.Is(c.Err, ErrNotScored):

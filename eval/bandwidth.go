@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/par"
 	"setmatch/match"
 )
 
@@ -143,10 +144,13 @@ func nnMedian(knn [][]float64, frames []int) float64 {
 	return match.NearestNeighbourMedian(nearest, differing)
 }
 
-// DivMatrix holds the symmetric divergences between all sets of a pool,
-// both in one m×m array: the squared Hellinger distances above its
-// diagonal, the Jeffrey divergences below it (half the memory of two
-// symmetric matrices: the pools of many short sets keep many of these).
+// DivMatrix holds the symmetric divergences between the sets of a pool,
+// both in one array: the squared Hellinger distances above its diagonal,
+// the Jeffrey divergences below it (half the memory of two symmetric
+// matrices: the pools of many short sets keep many of these). It covers
+// every set of the pool, or only some (a fold's training and held-out
+// sets: newDivMatrixOn); it is indexed by the pool's set indices either
+// way, and asking for a set it does not cover is a bug (it panics).
 type DivMatrix struct {
 	H2 Divs // m×m squared Hellinger distances (Eq. 10)
 	J  Divs // m×m Jeffrey divergences (Eq. 11)
@@ -154,14 +158,50 @@ type DivMatrix struct {
 
 // newDivMatrix returns an m×m DivMatrix of zeros.
 func newDivMatrix(m int) *DivMatrix {
-	data := make([]float64, m*m)
-	return &DivMatrix{H2: Divs{m: m, data: data}, J: Divs{m: m, data: data, lower: true}}
+	return newDivMatrixOn(m, nil)
+}
+
+// newDivMatrixOn returns a DivMatrix of zeros of a pool of m sets that
+// covers the sets of the ascending list sets (nil: every set), holding
+// len(sets)² numbers.
+func newDivMatrixOn(m int, sets []int) *DivMatrix {
+	n := m
+	var loc []int32
+	if sets != nil {
+		n = len(sets)
+		loc = make([]int32, m)
+		for i := range loc {
+			loc[i] = -1
+		}
+		for k, i := range sets {
+			loc[i] = int32(k)
+		}
+	}
+	data := make([]float64, n*n)
+	return &DivMatrix{H2: Divs{m: m, n: n, data: data, loc: loc}, J: Divs{m: m, n: n, data: data, lower: true, loc: loc}}
+}
+
+// covers reports whether d holds the divergences of every set of sets.
+func (d *DivMatrix) covers(sets []int) bool {
+	if d.H2.loc == nil {
+		return true
+	}
+	if sets == nil {
+		return false
+	}
+	for _, i := range sets {
+		if d.H2.loc[i] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // set stores the divergences of sets i < j.
 func (d *DivMatrix) set(i, j int, v match.Divergences) {
-	d.H2.data[i*d.H2.m+j] = v.Hellinger2
-	d.J.data[j*d.J.m+i] = v.Jeffrey
+	i, j = d.H2.local(i), d.H2.local(j)
+	d.H2.data[i*d.H2.n+j] = v.Hellinger2
+	d.J.data[j*d.J.n+i] = v.Jeffrey
 }
 
 // Of returns the matrix of measure m.
@@ -173,11 +213,25 @@ func (d *DivMatrix) Of(m match.Measure) Divs {
 }
 
 // Divs is one of the two symmetric matrices of a DivMatrix, 0 on the
-// diagonal; it is a mat.Symmetric.
+// diagonal; it is a mat.Symmetric of the pool's m sets.
 type Divs struct {
-	m     int
-	data  []float64 // m×m, shared with the other measure
+	m     int       // the pool's sets
+	n     int       // the sets covered
+	data  []float64 // n×n, shared with the other measure
 	lower bool      // the entries below the diagonal (J), else above (H²)
+	loc   []int32   // per set of the pool its row, −1 when not covered; nil: every set, in order
+}
+
+// local returns the row of set i.
+func (d Divs) local(i int) int {
+	if d.loc == nil {
+		return i
+	}
+	k := d.loc[i]
+	if k < 0 {
+		panic(fmt.Sprintf("eval: divergences of set %d asked of a matrix that does not cover it", i))
+	}
+	return int(k)
 }
 
 // At returns the divergence between sets i and j.
@@ -185,10 +239,11 @@ func (d Divs) At(i, j int) float64 {
 	if i == j {
 		return 0
 	}
+	i, j = d.local(i), d.local(j)
 	if (i > j) != d.lower {
 		i, j = j, i
 	}
-	return d.data[i*d.m+j]
+	return d.data[i*d.n+j]
 }
 
 // Dims returns m, m.
@@ -206,26 +261,54 @@ func (d Divs) SymmetricDim() int { return d.m }
 //	p_i(x) = 1/n_i Σ_{f∈i} N(x; x_f, h_f² I).
 //
 // With one bandwidth per set this is exactly match.Compare. Each set's log
-// density is evaluated once at every frame of the pool (N² exponentials in
-// all, from the cached squared distances); the pairwise work is then the
-// combination of those vectors only.
+// density is evaluated at its own frames and at those of every other set
+// (N² exponentials in all), from the squared distances of the two sets'
+// frames, computed pair of sets by pair of sets (pairDivergences).
 func (p *Pool) Divergences(h []float64) (*DivMatrix, error) {
-	m := p.Len()
-	all := make([]bool, m)
-	for i := range all {
-		all[i] = true
-	}
-	logp, err := p.logDensities(h, all, all)
+	out, err := p.divergencesOf([][]float64{h})
 	if err != nil {
 		return nil, err
 	}
-	dm := newDivMatrix(m)
-	p.parallel(m, func(i int) {
-		for j := i + 1; j < m; j++ {
-			dm.set(i, j, p.pair(logp, i, j))
+	return out[0], nil
+}
+
+// divergencesOf returns Divergences(h) for every h of hs, from one pass
+// over the pairs of sets: each pair's frame distances are computed once
+// for all of them.
+func (p *Pool) divergencesOf(hs [][]float64) ([]*DivMatrix, error) {
+	return p.divergencesOn(hs, make([][]int, len(hs)))
+}
+
+// divergencesOn is divergencesOf with the matrix of hs[k] covering only the
+// sets of the ascending list sets[k] (nil: every set): only the pairs
+// within it are computed for it.
+func (p *Pool) divergencesOn(hs [][]float64, sets [][]int) ([]*DivMatrix, error) {
+	m := p.Len()
+	out := make([]*DivMatrix, len(hs))
+	cov := make([][]bool, len(hs))
+	need := make([]bool, m)
+	for k := range out {
+		out[k] = newDivMatrixOn(m, sets[k])
+		cov[k] = make([]bool, m)
+		if sets[k] == nil {
+			for i := range cov[k] {
+				cov[k][i] = true
+			}
 		}
+		for _, i := range sets[k] {
+			cov[k][i] = true
+		}
+		for i, c := range cov[k] {
+			need[i] = need[i] || c
+		}
+	}
+	err := p.pairDivergences(hs, cov, func(i, j int) bool { return true }, func(k, i, j int, v match.Divergences) {
+		out[k].set(i, j, v)
 	})
-	return dm, nil
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // CrossDivergences returns the squared Hellinger distances and Jeffrey
@@ -237,89 +320,214 @@ func (p *Pool) Divergences(h []float64) (*DivMatrix, error) {
 // training sets of a fold that is about half of the N² exponentials of
 // all pairs.
 func (p *Pool) CrossDivergences(h []float64, rows, cols []int) (h2, j *mat.Dense, err error) {
+	h2s, js, err := p.crossDivergencesOf([][]float64{h}, rows, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h2s[0], js[0], nil
+}
+
+// crossDivergencesOf is CrossDivergences for every h of hs, from one pass
+// over the pairs of sets.
+func (p *Pool) crossDivergencesOf(hs [][]float64, rows, cols []int) (h2s, js []*mat.Dense, err error) {
 	inRows, inCols, err := p.marks(rows, cols)
 	if err != nil {
 		return nil, nil, err
 	}
-	logp, err := p.logDensities(h, inRows, inCols)
+	m := p.Len()
+	rowAt, colAt := make([][]int, m), make([][]int, m) // positions of each set in rows, cols
+	for a, r := range rows {
+		rowAt[r] = append(rowAt[r], a)
+	}
+	for b, c := range cols {
+		colAt[c] = append(colAt[c], b)
+	}
+	need := make([]bool, m)
+	for i := range need {
+		need[i] = inRows[i] || inCols[i]
+	}
+	h2s, js = make([]*mat.Dense, len(hs)), make([]*mat.Dense, len(hs))
+	for k := range hs {
+		h2s[k], js[k] = mat.NewDense(len(rows), len(cols), nil), mat.NewDense(len(rows), len(cols), nil)
+	}
+	pair := func(i, j int) bool { return inRows[i] && inCols[j] || inCols[i] && inRows[j] }
+	cov := make([][]bool, len(hs))
+	for k := range cov {
+		cov[k] = need
+	}
+	err = p.pairDivergences(hs, cov, pair, func(k, i, j int, v match.Divergences) {
+		for _, a := range rowAt[i] {
+			for _, b := range colAt[j] {
+				h2s[k].Set(a, b, v.Hellinger2)
+				js[k].Set(a, b, v.Jeffrey)
+			}
+		}
+		for _, a := range rowAt[j] {
+			for _, b := range colAt[i] {
+				h2s[k].Set(a, b, v.Hellinger2)
+				js[k].Set(a, b, v.Jeffrey)
+			}
+		}
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	h2, j = mat.NewDense(len(rows), len(cols), nil), mat.NewDense(len(rows), len(cols), nil)
-	p.parallel(len(rows), func(a int) {
-		for b, c := range cols {
-			if rows[a] == c {
-				continue // a set against itself: 0
-			}
-			v := p.pair(logp, rows[a], c)
-			h2.Set(a, b, v.Hellinger2)
-			j.Set(a, b, v.Jeffrey)
-		}
-	})
-	return h2, j, nil
+	return h2s, js, nil
 }
 
-// pair returns the divergences of sets i and j from their log densities
-// (logDensities) at each other's frames and their own.
-func (p *Pool) pair(logp [][]float64, i, j int) match.Divergences {
-	li, hi := p.off[i], p.off[i+1]
-	lj, hj := p.off[j], p.off[j+1]
-	return match.Symmetric(logp[i][li:hi], logp[j][li:hi], logp[i][lj:hj], logp[j][lj:hj])
-}
-
-// logDensities returns logp[i][x] = log p_i(x) (see Divergences) for every
-// set i of the pool that is in rows or cols, at its own frames x and at the
-// frames of the sets it is paired with: cols for a set in rows, rows for a
-// set in cols. The other entries are not computed (0), and logp[i] is nil
-// for a set in neither.
-func (p *Pool) logDensities(h []float64, rows, cols []bool) ([][]float64, error) {
+// pairDivergences computes, for every bandwidth vector h of hs (len N
+// each), the divergences of every pair of sets i < j for which pair(i, j)
+// and that hs[k] covers (cov[k][i] and cov[k][j]), and hands each to
+// put(k, i, j, v), k the index in hs; put may be called from several
+// goroutines, never twice for the same (k, i, j). The frames' distances
+// of a pair are computed once for every k that covers it. The densities are those of Divergences: set i's log density
+// at frame x is
+//
+//	log p_i(x) = LogSumExp_{f∈i}(−|x − x_f|²/(2h_f²) − d·log h_f) − (d/2)·log 2π − log n_i
+//
+// over the squared distances of SqDist, summed in the same order, so that
+// the numbers are those of evaluating it from the whole distance matrix.
+// The working memory is a few floats per frame and bandwidth (the sets'
+// densities at their own frames) and, per goroutine, the distances of one
+// pair of sets.
+func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int) bool, put func(k, i, j int, v match.Divergences)) error {
 	n := p.Frames()
-	if len(h) != n {
-		return nil, fmt.Errorf("%d bandwidths for %d frames", len(h), n)
-	}
-	for f, v := range h {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("frame %d: %w (got %v)", f, match.ErrBandwidth, v)
+	for _, h := range hs {
+		if len(h) != n {
+			return fmt.Errorf("%d bandwidths for %d frames", len(h), n)
+		}
+		if err := validBandwidths(h); err != nil {
+			return err
 		}
 	}
-	need := func(i, t int) bool {
-		return (rows[i] || cols[i]) && (t == i || rows[i] && cols[t] || cols[i] && rows[t])
-	}
-	if err := p.holds(func(t, i int) bool { return need(i, t) }); err != nil {
-		return nil, err
-	}
-	dist := p.dists()
 	m := p.Len()
-	d := float64(p.dim)
-	logp := make([][]float64, m)
-	inv := make([]float64, n) // −1/(2h²)
-	w := make([]float64, n)   // −d·log h
-	for f, v := range h {
-		inv[f] = -0.5 / (v * v)
-		w[f] = -d * math.Log(v)
+	need := make([]bool, m) // sets some k covers
+	for _, c := range cov {
+		for i, v := range c {
+			need[i] = need[i] || v
+		}
 	}
+	both := func(k, i, j int) bool { return cov[k][i] && cov[k][j] }
+	if err := p.holds(func(t, i int) bool {
+		if t == i || !pair(min(t, i), max(t, i)) {
+			return false
+		}
+		for k := range hs {
+			if both(k, t, i) {
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		return err
+	}
+	d := float64(p.dim)
 	c := -0.5 * d * math.Log(2*math.Pi)
+	inv := make([][]float64, len(hs)) // −1/(2h²)
+	w := make([][]float64, len(hs))   // −d·log h
+	for k, h := range hs {
+		inv[k], w[k] = make([]float64, n), make([]float64, n)
+		for f, v := range h {
+			inv[k][f] = -0.5 / (v * v)
+			w[k][f] = -d * math.Log(v)
+		}
+	}
+	norm := make([]float64, m)
+	maxN := 0
+	for i := range m {
+		norm[i] = c - math.Log(float64(p.off[i+1]-p.off[i]))
+		maxN = max(maxN, p.off[i+1]-p.off[i])
+	}
+	xs := p.frameRows()
+	sq := norms(xs)
+	// logSelf[k][x]: log p_i(x) for bandwidths k at the frames x of their
+	// own set i.
+	logSelf := make([][]float64, len(hs))
+	for k := range logSelf {
+		logSelf[k] = make([]float64, n)
+	}
+	// density writes, for every frame x of set t (rows of the n_t×n_i
+	// block dist, or its columns when byCol), log p_i(x) into out.
+	density := func(out []float64, dist []float64, nt, ni int, byCol bool, lo int, invk, wk []float64, normI float64, buf []float64) {
+		buf = buf[:ni]
+		for x := range nt {
+			for y := range ni {
+				var v float64
+				if byCol {
+					v = dist[y*nt+x]
+				} else {
+					v = dist[x*ni+y]
+				}
+				buf[y] = v*invk[lo+y] + wk[lo+y]
+			}
+			out[x] = match.LogSumExp(buf) + normI
+		}
+	}
 	p.parallel(m, func(i int) {
-		if !rows[i] && !cols[i] {
+		if !need[i] {
 			return
 		}
 		lo, hi := p.off[i], p.off[i+1]
-		norm := c - math.Log(float64(hi-lo))
-		out := make([]float64, n)
-		buf := make([]float64, hi-lo)
-		for t := range m {
-			if !need(i, t) {
-				continue
-			}
-			for x := p.off[t]; x < p.off[t+1]; x++ {
-				row := dist(t, x, i)
-				for k, v := range row {
-					buf[k] = v*inv[lo+k] + w[lo+k]
-				}
-				out[x] = match.LogSumExp(buf) + norm
+		ni := hi - lo
+		block := make([]float64, ni*ni)
+		buf := make([]float64, ni)
+		p.setDist(block, i, i, xs, sq)
+		for k := range hs {
+			if cov[k][i] {
+				density(logSelf[k][lo:hi], block, ni, ni, false, lo, inv[k], w[k], norm[i], buf)
 			}
 		}
-		logp[i] = out
 	})
-	return logp, nil
+	type scratch struct {
+		block, buf, a, b []float64
+	}
+	work := make([]scratch, par.Workers(p.Workers))
+	for i := range work {
+		work[i] = scratch{block: make([]float64, maxN*maxN), buf: make([]float64, maxN), a: make([]float64, maxN), b: make([]float64, maxN)}
+	}
+	par.For(m, p.Workers, func(wi, i int) {
+		if !need[i] {
+			return
+		}
+		s := &work[wi]
+		li, hi := p.off[i], p.off[i+1]
+		ni := hi - li
+		for j := i + 1; j < m; j++ {
+			if !need[j] || !pair(i, j) {
+				continue
+			}
+			any := false
+			for k := range hs {
+				any = any || both(k, i, j)
+			}
+			if !any {
+				continue
+			}
+			lj, hj := p.off[j], p.off[j+1]
+			nj := hj - lj
+			block := s.block[:ni*nj]
+			p.setDist(block, i, j, xs, sq)
+			for k := range hs {
+				if !both(k, i, j) {
+					continue
+				}
+				// log p_j at the frames of i (rows), log p_i at those of j
+				// (columns).
+				density(s.a[:ni], block, ni, nj, false, lj, inv[k], w[k], norm[j], s.buf)
+				density(s.b[:nj], block, nj, ni, true, li, inv[k], w[k], norm[i], s.buf)
+				put(k, i, j, match.Symmetric(logSelf[k][li:hi], s.a[:ni], s.b[:nj], logSelf[k][lj:hj]))
+			}
+		}
+	})
+	return nil
+}
+
+// validBandwidths reports a bandwidth that is not a finite number > 0.
+func validBandwidths(h []float64) error {
+	for f, v := range h {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("frame %d: %w (got %v)", f, match.ErrBandwidth, v)
+		}
+	}
+	return nil
 }

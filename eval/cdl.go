@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -13,13 +14,25 @@ import (
 
 // Covariance Discriminative Learning (Wang et al., CVPR 2012) on the
 // pool: the log-Euclidean kernel (setkernel) of every pair of sets from
-// their covariance spectra and one Gram matrix of all eigenvectors.
+// their covariance spectra.
+//
+// The kernel of a pair needs V_aᵀV_b, a block of the Gram matrix of all the
+// sets' eigenvectors (R×R, R up to the frames of the pool). It is not
+// held: the kernels of every regulariser asked for at once are made from
+// one pass over the pairs of sets, tile by tile (gramPairs), and cached
+// by λ.
 
-func (p *Pool) cdlSpectra() ([]setkernel.Spectrum, []*mat.Dense, error) {
+// cdlSpectra returns every set's covariance spectrum (with its
+// eigenvectors), cached.
+func (p *Pool) cdlSpectra() ([]setkernel.Spectrum, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.cdlSpectraLocked()
+}
+
+func (p *Pool) cdlSpectraLocked() ([]setkernel.Spectrum, error) {
 	if p.cdlSpec != nil {
-		return p.cdlSpec, p.cdlGram, nil
+		return p.cdlSpec, nil
 	}
 	m := p.Len()
 	spec := make([]setkernel.Spectrum, m)
@@ -32,69 +45,22 @@ func (p *Pool) cdlSpectra() ([]setkernel.Spectrum, []*mat.Dense, error) {
 	})
 	for _, err := range errs {
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	off := cdlOffsets(spec)
-	all := mat.NewDense(p.dim, off[m], nil)
-	for i, s := range spec {
-		all.Slice(0, p.dim, off[i], off[i+1]).(*mat.Dense).Copy(s.V)
-	}
-	g := cdlGramRows(all, off, p.parallel)
-	for i := range spec {
-		spec[i].V = nil // only the Gram is needed from now on
-	}
-	p.cdlSpec, p.cdlGram = spec, g
-	return spec, g, nil
+	p.cdlSpec = spec
+	return spec, nil
 }
 
-// cdlOffsets returns off with off[i] the column of set i's first
-// eigenvector in the matrix of all of them, off[m] their number.
-func cdlOffsets(spec []setkernel.Spectrum) []int {
-	off := make([]int, len(spec)+1)
-	for i, s := range spec {
-		off[i+1] = off[i] + len(s.Sigma)
-	}
-	return off
-}
-
-// cdlGramRows returns the blocks on and above the diagonal of the Gram
-// matrix allᵀ·all of the d×R matrix all of every set's eigenvectors (set
-// a in columns off[a]…off[a+1]−1): rows[a] is V_aᵀ·[V_a … V_m−1], r_a×
-// (R − off[a]), so that V_aᵀV_b (b ≥ a) is its columns off[b]−off[a] …
-// off[b+1]−off[a]−1. The kernel needs each pair once, so the blocks below
-// the diagonal (the other half of an R×R matrix, R up to the frames of
-// the whole pool) are neither computed nor held. Each element is the same
-// ascending sum over the d features as in one product of the whole
-// matrix, to the last bit (tested).
-func cdlGramRows(all *mat.Dense, off []int, parallel func(n int, f func(i int))) []*mat.Dense {
-	d, r := all.Dims()
-	m := len(off) - 1
-	rows := make([]*mat.Dense, m)
-	parallel(m, func(a int) {
-		ra := off[a+1] - off[a]
-		if ra == 0 {
-			rows[a] = &mat.Dense{}
-			return
-		}
-		g := mat.NewDense(ra, r-off[a], nil)
-		g.Mul(all.Slice(0, d, off[a], off[a+1]).T(), all.Slice(0, d, off[a], r))
-		rows[a] = g
-	})
-	return rows
-}
-
-// CDLKernel returns the m×m log-Euclidean kernel matrix of the pool's sets
-// with covariances regularised by λ = reg × the median over the training
-// sets of tr(C)/d (one λ for all sets, so that the kernel stays one linear
-// kernel on log-covariances).
-func (p *Pool) CDLKernel(reg float64, train []int) (*mat.SymDense, float64, error) {
+// cdlLambda returns the absolute regulariser λ = reg × the median over the
+// sets train of tr(C)/d.
+func (p *Pool) cdlLambda(reg float64, train []int) (float64, error) {
 	if !(reg > 0) {
-		return nil, 0, fmt.Errorf("CDL regulariser must be > 0, got %v", reg)
+		return 0, fmt.Errorf("CDL regulariser must be > 0, got %v", reg)
 	}
-	spec, g, err := p.cdlSpectra()
+	spec, err := p.cdlSpectra()
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	var tr []float64
 	for _, s := range train {
@@ -102,25 +68,146 @@ func (p *Pool) CDLKernel(reg float64, train []int) (*mat.SymDense, float64, erro
 	}
 	base := match.Median(tr)
 	if !(base > 0) {
-		return nil, 0, fmt.Errorf("the training sets have no spread: CDL needs sets whose frames differ")
+		return 0, fmt.Errorf("the training sets have no spread: CDL needs sets whose frames differ")
 	}
-	lambda := reg * base
-	m := p.Len()
-	off := cdlOffsets(spec)
-	lam := make([][]float64, m)
-	sum := make([]float64, m)
-	for i, s := range spec {
-		lam[i], sum[i] = s.LogShift(lambda)
+	return reg * base, nil
+}
+
+// CDLKernel returns the m×m log-Euclidean kernel matrix of the pool's sets
+// with covariances regularised by λ = reg × the median over the training
+// sets of tr(C)/d (one λ for all sets, so that the kernel stays one linear
+// kernel on log-covariances).
+func (p *Pool) CDLKernel(reg float64, train []int) (mat.Symmetric, float64, error) {
+	lambda, err := p.cdlLambda(reg, train)
+	if err != nil {
+		return nil, 0, err
 	}
-	k := mat.NewSymDense(m, nil)
-	p.parallel(m, func(a int) {
-		for b := a; b < m; b++ {
-			// V_aᵀV_b (every Spectrum has at least one eigenvector)
-			v := g[a].Slice(0, off[a+1]-off[a], off[b]-off[a], off[b+1]-off[a])
-			k.SetSym(a, b, setkernel.LogEuclideanGram(p.dim, lambda, lam[a], sum[a], lam[b], sum[b], v.(*mat.Dense)))
+	ks, err := p.cdlKernels([]float64{lambda}, [][]int{nil})
+	if err != nil {
+		return nil, 0, err
+	}
+	return ks[0], lambda, nil
+}
+
+// cdlEntry is a cached CDL kernel: of every set (sets nil, k a SymDense)
+// or of some (a setKernel).
+type cdlEntry struct {
+	sets []int
+	k    mat.Symmetric
+}
+
+func (e cdlEntry) covers(sets []int) bool {
+	if e.sets == nil {
+		return true
+	}
+	if sets == nil {
+		return false
+	}
+	return e.k.(*setKernel).covers(sets)
+}
+
+// cdlKernels returns the log-Euclidean kernel matrices of the absolute
+// regularisers lambdas[k], each covering the ascending sets sets[k] (nil:
+// every set), making those not cached in one pass over the pairs of sets.
+func (p *Pool) cdlKernels(lambdas []float64, sets [][]int) ([]mat.Symmetric, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	spec, err := p.cdlSpectraLocked()
+	if err != nil {
+		return nil, err
+	}
+	if p.cdlK == nil {
+		p.cdlK = map[float64][]cdlEntry{}
+	}
+	find := func(l float64, s []int) mat.Symmetric {
+		for _, e := range p.cdlK[l] {
+			if e.covers(s) {
+				return e.k
+			}
 		}
-	})
-	return k, lambda, nil
+		return nil
+	}
+	m := p.Len()
+	// What to make: per λ the union of the sets asked for.
+	var todo []float64
+	cover := map[float64][]int{}
+	whole := map[float64]bool{}
+	for k, l := range lambdas {
+		if find(l, sets[k]) != nil {
+			continue
+		}
+		if !slices.Contains(todo, l) {
+			todo = append(todo, l)
+		}
+		if sets[k] == nil {
+			whole[l] = true
+		} else {
+			cover[l] = append(cover[l], sets[k]...)
+		}
+	}
+	if len(todo) > 0 {
+		cov := make([][]bool, len(todo))
+		ks := make([]*mat.SymDense, len(todo))
+		loc := make([][]int32, len(todo))
+		idx := make([][]int, len(todo))
+		lam := make([][][]float64, len(todo))
+		sum := make([][]float64, len(todo))
+		need := make([]bool, m)
+		for k, l := range todo {
+			cov[k] = make([]bool, m)
+			if whole[l] {
+				for i := range cov[k] {
+					cov[k][i] = true
+				}
+			} else {
+				for _, i := range cover[l] {
+					cov[k][i] = true
+				}
+			}
+			loc[k] = make([]int32, m)
+			for i, c := range cov[k] {
+				loc[k][i] = -1
+				if c {
+					loc[k][i] = int32(len(idx[k]))
+					idx[k] = append(idx[k], i)
+					need[i] = true
+				}
+			}
+			ks[k] = mat.NewSymDense(len(idx[k]), nil)
+			lam[k], sum[k] = make([][]float64, m), make([]float64, m)
+			for i, s := range spec {
+				if cov[k][i] {
+					lam[k][i], sum[k][i] = s.LogShift(l)
+				}
+			}
+		}
+		vs := make([]*mat.Dense, m)
+		for i, s := range spec {
+			vs[i] = &mat.Dense{}
+			if need[i] {
+				vs[i] = s.V
+			}
+		}
+		gramPairs(vs, p.dim, p.parallel, func(a, b int, g *mat.Dense) {
+			for k, l := range todo {
+				if cov[k][a] && cov[k][b] {
+					ks[k].SetSym(int(loc[k][a]), int(loc[k][b]), setkernel.LogEuclideanGram(p.dim, l, lam[k][a], sum[k][a], lam[k][b], sum[k][b], g))
+				}
+			}
+		})
+		for k, l := range todo {
+			e := cdlEntry{k: ks[k]}
+			if !whole[l] {
+				e = cdlEntry{sets: idx[k], k: &setKernel{m: m, loc: loc[k], k: ks[k]}}
+			}
+			p.cdlK[l] = append(p.cdlK[l], e)
+		}
+	}
+	out := make([]mat.Symmetric, len(lambdas))
+	for k, l := range lambdas {
+		out[k] = find(l, sets[k])
+	}
+	return out, nil
 }
 
 // MinEigenvalue returns the smallest eigenvalue of the symmetric matrix k
@@ -151,7 +238,7 @@ type SpectrumReport struct {
 // definite (Section 3); their empirical estimates and k_J need not be, and
 // a negative Min says by how much they are not.
 func (p *Pool) KernelSpectra(b Bandwidth, train []int, widths []float64) ([]SpectrumReport, error) {
-	dm, err := p.divMatrix(b, train)
+	dm, err := p.divMatrix(b, train, train)
 	if err != nil {
 		return nil, err
 	}

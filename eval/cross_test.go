@@ -1,10 +1,13 @@
 package eval
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
 // TestCrossDivergencesEqualAllPairs checks that the divergences of some
@@ -186,5 +189,78 @@ func TestCrossPoolEqualsAllPairs(t *testing.T) {
 	}
 	if _, err := NewCrossPool([]*mat.Dense{randSet(rng, 3, 2, 0, 1)}, 1, []int{0}, []int{1}); err == nil {
 		t.Error("a set outside the pool gave no error")
+	}
+}
+
+// refDivergences is Divergences as it was computed from the whole N×N
+// matrix of frame distances (SqDist), every set's log density at every
+// frame of the pool: the reference of the pair-by-pair computation.
+func refDivergences(p *Pool, h []float64) *DivMatrix {
+	d2 := p.SqDist()
+	n, m := p.Frames(), p.Len()
+	d := float64(p.dim)
+	c := -0.5 * d * math.Log(2*math.Pi)
+	logp := make([][]float64, m)
+	for i := range m {
+		lo, hi := p.off[i], p.off[i+1]
+		norm := c - math.Log(float64(hi-lo))
+		logp[i] = make([]float64, n)
+		buf := make([]float64, hi-lo)
+		for x := range n {
+			row := d2.RawRowView(x)[lo:hi]
+			for k, v := range row {
+				buf[k] = v*(-0.5/(h[lo+k]*h[lo+k])) + -d*math.Log(h[lo+k])
+			}
+			logp[i][x] = match.LogSumExp(buf) + norm
+		}
+	}
+	dm := newDivMatrix(m)
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			li, hi := p.off[i], p.off[i+1]
+			lj, hj := p.off[j], p.off[j+1]
+			dm.set(i, j, match.Symmetric(logp[i][li:hi], logp[j][li:hi], logp[i][lj:hj], logp[j][lj:hj]))
+		}
+	}
+	return dm
+}
+
+// TestDivergencesEqualWholeMatrix checks that the divergences computed
+// pair of sets by pair of sets, for several bandwidths in one pass, are
+// those computed from the whole matrix of frame distances, to the last
+// bit, with one bandwidth per frame and with a global one.
+func TestDivergencesEqualWholeMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	sets := make([]*mat.Dense, 9)
+	for i := range sets {
+		sets[i] = randSet(rng, 4+3*i, 70, float64(i%3), 1+0.1*float64(i))
+	}
+	p, err := NewPool(sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perFrame := make([]float64, p.Frames())
+	for f := range perFrame {
+		perFrame[f] = 2 + rng.Float64()
+	}
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8}
+	global, err := p.FrameBandwidths(Bandwidth{Mode: Global, Scale: 1}, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := [][]float64{perFrame, global}
+	got, err := p.divergencesOf(hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, h := range hs {
+		want := refDivergences(p, h)
+		for i := range sets {
+			for j := range sets {
+				if got[k].H2.At(i, j) != want.H2.At(i, j) || got[k].J.At(i, j) != want.J.At(i, j) {
+					t.Fatalf("bandwidths %d, sets %d, %d: %v, %v; from the whole matrix %v, %v", k, i, j, got[k].H2.At(i, j), got[k].J.At(i, j), want.H2.At(i, j), want.J.At(i, j))
+				}
+			}
+		}
 	}
 }

@@ -216,8 +216,17 @@ func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m 
 		res[f] = make([][]score, len(cands))
 		errs[f] = make([]error, len(cands))
 	}
+	// The sets each fold learns W from, made once per fold: where they are
+	// the halves of the training sets, every candidate then learns from
+	// the same matrices, and a learner that caches their PCA by their
+	// identity (learn.PCACache) computes it once per fold, not once per
+	// candidate.
+	parts := make([]drPart, nf)
+	for f := range nf {
+		parts[f] = drFoldPart(sets, labels, fold, f)
+	}
 	job := func(f, c int) {
-		res[f][c], errs[f][c] = drFold(sets, labels, fold, f, cands[c], g, bws, m, seed+int64(f), workers)
+		res[f][c], errs[f][c] = drFold(sets, labels, parts[f], cands[c], g, bws, m, seed+int64(f), workers)
 		tr.inc()
 	}
 	par.For(nf*len(cands), workers, func(_, j int) { job(j/len(cands), j%len(cands)) })
@@ -266,31 +275,51 @@ func foldCount(fold []int) int {
 	return nf
 }
 
-// drFold learns W with p on the sets outside fold f and returns, for each
-// bandwidth, the hits and summed margins of 1-NN on the sets of fold f.
-func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid, bws []Bandwidth, m match.Measure, seed int64, workers int) ([]score, error) {
-	var trPos, trLab, tePos []int
+// drPart is one fold of cvDR: the positions of its training and held-out
+// sets, and the sets (with labels) W is learned from.
+type drPart struct {
+	trPos, trLab, tePos []int
+	learnSets           []*mat.Dense
+	learnLab            []int
+	err                 error
+}
+
+// drFoldPart returns fold f's part of the sets. W is learned from the
+// training sets, or where a class has a single one there, from the
+// halves of the training sets.
+func drFoldPart(sets []*mat.Dense, labels, fold []int, f int) drPart {
+	var p drPart
 	var trSets []*mat.Dense
 	for k := range sets {
 		if fold[k] == f {
-			tePos = append(tePos, k)
+			p.tePos = append(p.tePos, k)
 		} else {
-			trPos = append(trPos, k)
-			trLab = append(trLab, labels[k])
+			p.trPos = append(p.trPos, k)
+			p.trLab = append(p.trLab, labels[k])
 			trSets = append(trSets, sets[k])
 		}
 	}
-	p.MaxIter = g.DRFoldIter
-	learnSets, learnLab := trSets, trLab
-	if SmallestClass(trLab) < 2 {
+	p.learnSets, p.learnLab = trSets, p.trLab
+	if SmallestClass(p.trLab) < 2 {
 		// One set per class left to learn from (two per class in all):
 		// the affinity's within-class pairs come from each set's halves.
-		learnSets, learnLab = halves(trSets, trLab)
-		if maxSize(learnLab) < 2 {
-			return nil, errors.New("every class has one set to learn W from here, and its sets have fewer than 4 frames, too few to halve for the within-class pairs of the affinity: give sets of at least 4 frames, or more sets per class")
+		p.learnSets, p.learnLab = halves(trSets, p.trLab)
+		if maxSize(p.learnLab) < 2 {
+			p.err = errors.New("every class has one set to learn W from here, and its sets have fewer than 4 frames, too few to halve for the within-class pairs of the affinity: give sets of at least 4 frames, or more sets per class")
 		}
 	}
-	w, mean, err := g.Learn(learnSets, learnLab, m, p, seed)
+	return p
+}
+
+// drFold learns W with p on the training sets of the fold part and
+// returns, for each bandwidth, the hits and summed margins of 1-NN on its
+// held-out sets.
+func drFold(sets []*mat.Dense, labels []int, part drPart, p LearnParams, g Grid, bws []Bandwidth, m match.Measure, seed int64, workers int) ([]score, error) {
+	if part.err != nil {
+		return nil, part.err
+	}
+	p.MaxIter = g.DRFoldIter
+	w, mean, err := g.Learn(part.learnSets, part.learnLab, m, p, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -298,6 +327,7 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 	if err != nil {
 		return nil, err
 	}
+	tePos, trPos, trLab := part.tePos, part.trPos, part.trLab
 	// Only the held-out sets against the training sets are compared.
 	fp, err := NewCrossPool(proj, 1, tePos, trPos)
 	if err != nil {
@@ -308,17 +338,68 @@ func drFold(sets []*mat.Dense, labels, fold []int, f int, p LearnParams, g Grid,
 		truth[a] = labels[q]
 	}
 	out := make([]score, len(bws))
-	for b, bw := range bws {
-		pred, margin, _, err := crossNN(fp, bw, m, tePos, trPos, trLab, truth, nil, 0)
-		if err != nil {
-			return nil, err
-		}
+	res, err := crossNNAll(fp, bws, m, tePos, trPos, trLab, truth)
+	if err != nil {
+		return nil, err
+	}
+	for b, r := range res {
+		pred, margin := r.pred, r.margin
 		for a := range tePos {
 			if pred[a] == truth[a] {
 				out[b].acc++
 			}
 			out[b].margin += margin[a]
 		}
+	}
+	return out, nil
+}
+
+// nnResult is crossNN's labels and margins for one bandwidth.
+type nnResult struct {
+	pred   []int
+	margin []float64
+}
+
+// crossNNAll is crossNN for every bandwidth of bws, from one pass over
+// the pairs of sets (the frames' distances computed once for all).
+func crossNNAll(fp *Pool, bws []Bandwidth, m match.Measure, rows, cols, lab, truth []int) ([]nnResult, error) {
+	hs := make([][]float64, len(bws))
+	for k, b := range bws {
+		h, err := fp.FrameBandwidths(b, cols)
+		if err != nil {
+			return nil, fmt.Errorf("bandwidth %v: %w", b, err)
+		}
+		hs[k] = h
+	}
+	out := make([]nnResult, len(bws))
+	if len(rows) == 0 {
+		for k := range out {
+			out[k] = nnResult{pred: []int{}, margin: []float64{}}
+		}
+		return out, nil
+	}
+	h2s, js, err := fp.crossDivergencesOf(hs, rows, cols)
+	if err != nil {
+		return nil, fmt.Errorf("bandwidths %v: %w", bws, err)
+	}
+	pos := make([]int, len(cols)) // columns of d, in the order of cols
+	for k := range pos {
+		pos[k] = k
+	}
+	for k := range bws {
+		d := h2s[k]
+		if m == match.Jeffrey {
+			d = js[k]
+		}
+		r := nnResult{pred: make([]int, len(rows)), margin: make([]float64, len(rows))}
+		for a := range rows {
+			t := -1
+			if truth != nil {
+				t = truth[a]
+			}
+			r.pred[a], r.margin[a] = nnOutcome(func(c int) float64 { return d.At(a, c) }, pos, lab, t)
+		}
+		out[k] = r
 	}
 	return out, nil
 }

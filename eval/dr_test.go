@@ -184,7 +184,7 @@ func TestDRFoldShortSets(t *testing.T) {
 	}
 	l := &coordLearner{}
 	g := Grid{Learn: l.learn}
-	_, err := drFold(sets, labels, fold, 0, LearnParams{Dim: 2}, g, []Bandwidth{{Mode: Global, Scale: 1}}, match.Hellinger, 1, 1)
+	_, err := drFold(sets, labels, drFoldPart(sets, labels, fold, 0), LearnParams{Dim: 2}, g, []Bandwidth{{Mode: Global, Scale: 1}}, match.Hellinger, 1, 1)
 	if err == nil || !strings.Contains(err.Error(), "fewer than 4 frames") {
 		t.Errorf("sets of 3 frames, one per class: %v", err)
 	}
@@ -290,7 +290,7 @@ func TestDRPredictEqualsRunNN(t *testing.T) {
 			}
 			// Each test set's divergence to the nearest set of every
 			// class, in the pool's own divergences, as 1-NN decided.
-			wd, err := whole.Pool.divMatrix(b, train)
+			wd, err := whole.Pool.divMatrix(b, train, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -324,5 +324,44 @@ func TestDRPredictEqualsRunNN(t *testing.T) {
 				t.Errorf("%v %v: fit %+v, on the whole pool %+v", m, b, got.Fit, want.Fit)
 			}
 		}
+	}
+}
+
+// TestCVDRLearnsFromTheSameHalves: with two sets per class, the folds of
+// the -dr cross-validation learn W from the halves of their training
+// sets; every candidate of a fold gets the same matrices, so that a
+// learner that caches their PCA by identity (learn.PCACache) computes it
+// once per fold.
+func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(57, 58))
+	var sets []*mat.Dense
+	var labels []int
+	for c := range 3 {
+		for range 2 {
+			sets = append(sets, randSet(rng, 8, 4, float64(c), 1))
+			labels = append(labels, c)
+		}
+	}
+	fold := folds(labels, 2, 1)
+	l := &coordLearner{}
+	g := Grid{Learn: l.learn, Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}}
+	cands := []LearnParams{{Dim: 1, Scale: 1}, {Dim: 2, Scale: 1}, {Dim: 3, Scale: 0.5}}
+	if _, _, _, err := cvDR(sets, labels, fold, cands, g, match.Hellinger, 1, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.calls) != 2*len(cands) {
+		t.Fatalf("%d learner calls, want %d", len(l.calls), 2*len(cands))
+	}
+	distinct := map[*mat.Dense]bool{}
+	for _, call := range l.calls {
+		if len(call) != 6 { // the halves of one set per class
+			t.Fatalf("W learned from %d sets, want the 6 halves of 3 sets", len(call))
+		}
+		for _, s := range call {
+			distinct[s] = true
+		}
+	}
+	if len(distinct) != 2*6 {
+		t.Errorf("%d distinct matrices learned from, want 12: the halves of each fold, made once", len(distinct))
 	}
 }

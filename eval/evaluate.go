@@ -226,7 +226,7 @@ func warm(t *Task, opt Options) error {
 	}
 	t.progress.count("matrices", n)
 	for _, b := range bws {
-		if _, err := t.Pool.divMatrix(b, t.Train); err != nil {
+		if _, err := t.Pool.divMatrix(b, t.Train, nil); err != nil {
 			return fmt.Errorf("bandwidth %v: %w", b, err)
 		}
 		t.progress.inc()
@@ -242,7 +242,7 @@ func warm(t *Task, opt Options) error {
 		t.progress.inc()
 	}
 	if contains(opt.Methods, CDL) {
-		if _, _, err := t.Pool.cdlSpectra(); err != nil {
+		if _, err := t.Pool.cdlSpectra(); err != nil {
 			return err
 		}
 		t.progress.inc()

@@ -53,48 +53,20 @@ func halves(sets []*mat.Dense, labels []int) ([]*mat.Dense, []int) {
 }
 
 // halvesOf returns the frame halves of the pool's set j (FrameHalves; nil
-// when it has fewer than 4 frames) and the pool's indices of their
-// frames, the even half's first.
-func (p *Pool) halvesOf(j int) ([]*mat.Dense, []int) {
-	hs := FrameHalves(p.Sets[j])
-	if hs == nil {
-		return nil, nil
-	}
-	var frames []int
-	for part := range 2 {
-		for f := p.off[j] + part; f < p.off[j+1]; f += 2 {
-			frames = append(frames, f)
-		}
-	}
-	return hs, frames
-}
-
-// derived returns a pool of sets whose frames, in order, are p's frames
-// alias: their distances are copied from p's (SqDist), not computed again.
-func (p *Pool) derived(sets []*mat.Dense, alias []int) (*Pool, error) {
-	q, err := NewPool(sets, p.Workers)
-	if err != nil {
-		return nil, err
-	}
-	if len(alias) != q.Frames() {
-		return nil, fmt.Errorf("%d frame indices for %d frames", len(alias), q.Frames())
-	}
-	q.parent, q.alias = p, alias
-	return q, nil
+// when it has fewer than 4 frames).
+func (p *Pool) halvesOf(j int) []*mat.Dense {
+	return FrameHalves(p.Sets[j])
 }
 
 // withHalvesOf returns a pool holding p's sets followed by the even and
-// odd frames of the sets train[k] for which want(k) (derived from p: their
-// frame distances are p's), and per position k the pool indices of its
-// halves, −1 where not wanted or too short to halve (FrameHalves). The
-// pool is nil when no set was halved or when the frames would pass
-// MaxPoolFrames.
+// odd frames of the sets train[k] for which want(k), and per position k
+// the pool indices of its halves, −1 where not wanted or too short to
+// halve (FrameHalves). The pool is nil when no set was halved or when the
+// frames would pass MaxPoolFrames. Its frame distances, computed when
+// needed, are those of p's frames (the halves are copies of them).
 func (p *Pool) withHalvesOf(train []int, want func(k int) bool) (*Pool, [][2]int, error) {
 	sets := append([]*mat.Dense(nil), p.Sets...)
-	alias := make([]int, p.Frames()) // frame of the new pool → frame of p
-	for f := range alias {
-		alias[f] = f
-	}
+	frames := p.Frames()
 	idx := make([][2]int, len(train))
 	any := false
 	for k, j := range train {
@@ -102,18 +74,19 @@ func (p *Pool) withHalvesOf(train []int, want func(k int) bool) (*Pool, [][2]int
 		if !want(k) {
 			continue
 		}
-		hs, frames := p.halvesOf(j)
+		hs := p.halvesOf(j)
 		if hs == nil {
 			continue
 		}
 		idx[k] = [2]int{len(sets), len(sets) + 1}
-		sets, alias = append(sets, hs...), append(alias, frames...)
+		sets = append(sets, hs...)
+		frames += p.off[j+1] - p.off[j]
 		any = true
 	}
-	if !any || len(alias) > MaxPoolFrames {
+	if !any || frames > MaxPoolFrames {
 		return nil, nil, nil
 	}
-	q, err := p.derived(sets, alias)
+	q, err := NewPool(sets, p.Workers)
 	if err != nil {
 		return nil, nil, fmt.Errorf("frame halves of the training sets: %w", err)
 	}
@@ -165,8 +138,10 @@ func withHalves(t *Task) (*Task, error) {
 	return &tt, nil
 }
 
-// dropHalves forgets the pools of frame halves withHalves made from p,
-// for the garbage collector: each holds its own frame distances.
+// dropHalves forgets the pools of frame halves withHalves and the outer
+// folds of Choose made from p, for the garbage collector: each holds a
+// copy of the frames it halved, and its own divergence and kernel
+// matrices.
 func (p *Pool) dropHalves() {
 	p.mu.Lock()
 	p.halfCache = nil

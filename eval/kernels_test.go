@@ -246,40 +246,58 @@ func TestKernelMatricesSymmetricAndPSD(t *testing.T) {
 	}
 }
 
-// TestCDLGramRowsEqualWholeProduct checks that the blocks on and above the
-// diagonal of the eigenvector Gram, computed set by set, are the entries
-// of one product of the whole matrix to the last bit, for ranks that
-// differ from set to set (one set of rank 0 among them) and a d large
-// enough that the product is blocked, in parallel and serially.
-func TestCDLGramRowsEqualWholeProduct(t *testing.T) {
+// TestCDLKernelsEqualWholeGram checks that CDL's kernels, made from the
+// eigenvectors' Gram blocks one tile of sets at a time, for several λ in
+// one pass, are those made from one product of all eigenvectors side by
+// side, to the last bit, with ranks that differ from set to set and a d
+// large enough that the products are blocked, in parallel and serially, for
+// a kernel of every set and one of some sets.
+func TestCDLKernelsEqualWholeGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const d = 300
-	ranks := []int{40, 3, 0, 129, 64, 1, 70}
-	off := make([]int, len(ranks)+1)
-	for i, r := range ranks {
-		off[i+1] = off[i] + r
+	var sets []*mat.Dense
+	for i, n := range []int{41, 4, 2, 130, 65, 3, 71, 20, 9, 33} {
+		sets = append(sets, randSet(rng, n, d, float64(i%3), 1+0.1*float64(i)))
 	}
-	all := randSet(rng, d, off[len(ranks)], 0, 1)
-	var whole mat.Dense
-	whole.Mul(all.T(), all)
 	for _, workers := range []int{1, 3} {
-		parallel := func(n int, f func(i int)) { (&Pool{Workers: workers}).parallel(n, f) }
-		rows := cdlGramRows(all, off, parallel)
-		for a := range ranks {
-			ra, ca := rows[a].Dims()
-			if ranks[a] == 0 {
-				if !rows[a].IsEmpty() {
-					t.Fatalf("set %d of rank 0: rows %d×%d, want empty", a, ra, ca)
+		p, err := NewPool(sets, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := p.cdlSpectra()
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := make([]int, len(spec)+1)
+		for i, s := range spec {
+			_, r := s.V.Dims()
+			off[i+1] = off[i] + r
+		}
+		all := mat.NewDense(d, off[len(spec)], nil)
+		for i, s := range spec {
+			all.Slice(0, d, off[i], off[i+1]).(*mat.Dense).Copy(s.V)
+		}
+		var whole mat.Dense
+		whole.Mul(all.T(), all)
+		lambdas := []float64{1e-3, 0.5}
+		ks, err := p.cdlKernels(lambdas, [][]int{nil, {0, 2, 3, 4, 5, 6, 7, 8, 9}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, l := range lambdas {
+			for a := range sets {
+				if k == 1 && a == 1 {
+					continue // the second covers every set but set 1
 				}
-				continue
-			}
-			if ra != ranks[a] || ca != off[len(ranks)]-off[a] {
-				t.Fatalf("set %d: rows %d×%d, want %d×%d", a, ra, ca, ranks[a], off[len(ranks)]-off[a])
-			}
-			for i := range ra {
-				for j := range ca {
-					if got, want := rows[a].At(i, j), whole.At(off[a]+i, off[a]+j); got != want {
-						t.Fatalf("workers %d, set %d, (%d,%d): %v, whole product %v (diff %g)", workers, a, i, j, got, want, got-want)
+				la, sa := spec[a].LogShift(l)
+				for b := a; b < len(sets); b++ {
+					if k == 1 && b == 1 {
+						continue
+					}
+					lb, sb := spec[b].LogShift(l)
+					g := whole.Slice(off[a], off[a+1], off[b], off[b+1]).(*mat.Dense)
+					if got, want := ks[k].At(a, b), setkernel.LogEuclideanGram(d, l, la, sa, lb, sb, g); got != want {
+						t.Fatalf("workers %d, λ %g, sets %d, %d: %v, from the whole Gram %v", workers, l, a, b, got, want)
 					}
 				}
 			}
@@ -406,6 +424,108 @@ func TestChooseKFDARounding(t *testing.T) {
 			best, c, reg, dim := chooseKFDA(task, g, cands)
 			if c != c0 || reg != reg0 || dim != dim0 {
 				t.Errorf("seed %d: chose candidate %d reg %g dim %d (score %v), want %d, %g, %d as for the kernel alone", seed, c, reg, dim, best, c0, reg0, dim0)
+			}
+		}
+	}
+}
+
+// TestGDAKernelsEqualProjection checks the projection kernels of every p
+// of a grid, made in one pass from tiles of bases, against the kernel of
+// each pair of bases alone (setkernel.Projection), with sets of fewer
+// frames than the largest p among them.
+func TestGDAKernelsEqualProjection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var sets []*mat.Dense
+	for i := range 40 {
+		sets = append(sets, randSet(rng, 3+i%9, 30, float64(i%4), 1))
+	}
+	p, err := NewPool(sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []int{3, 1, 2, 5, 10, 15}
+	ks, err := p.gdaKernels(ps, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, dim := range ps {
+		for a := range sets {
+			for b := a; b < len(sets); b++ {
+				ba, _ := setkernel.Basis(sets[a], min(dim, 3+a%9))
+				bb, _ := setkernel.Basis(sets[b], min(dim, 3+b%9))
+				want := setkernel.Projection(ba, bb)
+				if got := ks[i].At(a, b); math.Abs(got-want) > 1e-12*math.Max(1, want) {
+					t.Fatalf("p=%d, sets %d and %d: %v, alone %v", dim, a, b, got, want)
+				}
+			}
+		}
+		// Cached: asked again, the same matrix.
+		k, err := p.GDAKernel(dim, 15)
+		if err != nil || k != ks[i] {
+			t.Errorf("p=%d asked again: %p (%v), want the cached %p", dim, k, err, ks[i])
+		}
+	}
+}
+
+// TestOneEachRegularisersAgree checks what chooseKFDA relies on to fit a
+// fold's discriminant with the first regulariser only when every class
+// has a single training set: every regulariser then gives the same
+// labels and the same relative margins (to rounding), in every latent
+// dimension tried.
+func TestOneEachRegularisersAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const classes = 7
+	var sets []*mat.Dense
+	var labels []int
+	for c := range classes {
+		for range 3 {
+			sets = append(sets, randSet(rng, 9, 5, 0.4*float64(c), 1+0.1*float64(c)))
+			labels = append(labels, c)
+		}
+	}
+	p, err := NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, err := p.divMatrix(Bandwidth{Mode: Global, Scale: 1}, []int{0, 1, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var train, lab, test, truth []int
+	for i, l := range labels {
+		if i%3 == 0 {
+			train, lab = append(train, i), append(lab, l)
+		} else {
+			test, truth = append(test, i), append(truth, l)
+		}
+	}
+	for _, s := range []float64{0.1, 1, 10} {
+		k := kfda.KernelMatrix(dm.H2, s, 1, match.KernelHG)
+		prep, err := kfda.Prepare(subSym(k, train), lab, classes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !prep.OneEach {
+			t.Fatal("one training set per class, not seen as such")
+		}
+		dims := []int{6, 3, 2}
+		var pred0 [][]int
+		var marg0 [][]float64
+		for ri, reg := range []float64{1e-3, 1e-2, 1e-1, 1} {
+			pred, marg, err := predictPrepared(prep, sub(k, test, train), lab, classes, reg, dims, truth, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ri == 0 {
+				pred0, marg0 = pred, marg
+				continue
+			}
+			for di := range dims {
+				for a := range test {
+					if pred[di][a] != pred0[di][a] || math.Abs(marg[di][a]-marg0[di][a]) > 1e-9 {
+						t.Errorf("s=%g reg=%g dim=%d test %d: label %d margin %.15g, with the first reg %d %.15g", s, reg, dims[di], a, pred[di][a], marg[di][a], pred0[di][a], marg0[di][a])
+					}
+				}
 			}
 		}
 	}

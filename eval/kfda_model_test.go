@@ -146,7 +146,7 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 	const reg, r, p = 1e-2, 2, 3
 	for _, kernel := range []string{model.KernelGDA, model.KernelCDL} {
 		t.Run(kernel, func(t *testing.T) {
-			var k *mat.SymDense
+			var k mat.Symmetric
 			var lambda float64
 			if kernel == model.KernelGDA {
 				k, err = pool.GDAKernel(p, p)
@@ -280,7 +280,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := &Task{Pool: pool, Train: train, Labels: trainLabels, Classes: classes, Seed: 3}
+	task := &Task{Pool: pool, Train: train, Labels: trainLabels, Test: test, Classes: classes, Seed: 3} // the kernels cover the task's sets
 	g := Grid{
 		Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}, {Mode: PerSet, Scale: 1}},
 		Widths:     []float64{0.1, 1}, WidthScale: "median",

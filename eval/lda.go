@@ -162,11 +162,16 @@ func cvLDA(p *Pool, train, labels, fold []int, dims []int, scales []float64, tr 
 			if err != nil {
 				return nil, err
 			}
+			bws := make([]Bandwidth, len(scales))
 			for j, s := range scales {
-				pred, margin, _, err := crossNN(fp, Bandwidth{Mode: Global, Scale: s}, match.Hellinger, rows, cols, trLab, truth, nil, 0)
-				if err != nil {
-					return nil, fmt.Errorf("cross-validation fold %d of %d, d=%d: %w", f+1, nf, d, err)
-				}
+				bws[j] = Bandwidth{Mode: Global, Scale: s}
+			}
+			rs, err := crossNNAll(fp, bws, match.Hellinger, rows, cols, trLab, truth)
+			if err != nil {
+				return nil, fmt.Errorf("cross-validation fold %d of %d, d=%d: %w", f+1, nf, d, err)
+			}
+			for j, r := range rs {
+				pred, margin := r.pred, r.margin
 				for a := range rows {
 					if pred[a] == truth[a] {
 						res[i][j].acc++

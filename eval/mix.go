@@ -47,7 +47,7 @@ func runMix(t *Task, g Grid) (Prediction, error) {
 // chosen by its own cross-validation on t's training sets.
 func mixCandidates(t *Task, g Grid) ([]candidate, error) {
 	type chosen struct {
-		k    *mat.SymDense // as chosen, not weighted
+		k    mat.Symmetric // as chosen, not weighted
 		desc string
 		fit  *Fitted
 		diag float64 // its mean diagonal over the training sets
@@ -79,12 +79,16 @@ func mixCandidates(t *Task, g Grid) ([]candidate, error) {
 		}
 		fam = append(fam, chosen{k: k, desc: method + "(" + cands[c].desc + ")", fit: cands[c].fit, diag: diag})
 	}
+	// The sums are held for the task's sets only (setKernel).
+	sets := t.divSets()
+	m := t.Pool.Len()
 	var cands []candidate
 	for _, combo := range mixCombos {
-		n := fam[combo[0]].k.SymmetricDim()
 		k := fam[combo[0]].k // a kernel alone is taken as it is
+		var sum *mat.SymDense
 		if len(combo) > 1 {
-			k = mat.NewSymDense(n, nil)
+			sum = mat.NewSymDense(len(sets), nil)
+			k = newSetKernel(m, sets, sum)
 		}
 		var desc []string
 		f := &Fitted{Method: KFDAMix, Divergence: fam[0].fit.Divergence, Bandwidth: Bandwidth{Mode: Global, Scale: 1}}
@@ -94,8 +98,8 @@ func mixCandidates(t *Task, g Grid) ([]candidate, error) {
 			if len(combo) > 1 {
 				w = 1 / c.diag
 				var s mat.SymDense
-				s.ScaleSym(w, c.k)
-				k.AddSym(k, &s)
+				s.ScaleSym(w, subSym(c.k, sets))
+				sum.AddSym(sum, &s)
 			}
 			desc = append(desc, c.desc)
 			term := *c.fit

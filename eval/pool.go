@@ -14,15 +14,21 @@ import (
 )
 
 // Pool holds the m sets of one evaluation split (gallery and probe sets
-// together) and caches what every method computes from them: the squared
-// distances between all frames, each set's subspace and covariance
-// spectrum. Methods only ever look at the entries their protocol allows
-// (probe against gallery, never probe labels).
+// together) and caches what every method computes from them: the
+// divergence matrices of the bandwidths asked for, each set's subspace
+// and covariance spectrum, GDA's kernels. Methods only ever look at the
+// entries their protocol allows (probe against gallery, never probe
+// labels).
 //
-// The squared distances do not depend on the bandwidth, so once they are
-// computed a divergence matrix for any choice of bandwidths costs one
-// exponential per frame pair: this is what makes choosing the bandwidth by
-// cross-validation cheap.
+// Memory. The pool holds no matrix of frames against frames: the squared
+// distances between the frames of two sets are computed when a
+// divergence needs them, one pair of sets at a time (pairDivergences),
+// and every divergence matrix asked for at once (prefetch: the
+// bandwidths of a grid, for the training sets of every fold) comes from
+// one pass over the pairs, so that the distances, which cost D times more
+// than the exponentials, are computed once for all of them. What grows
+// faster than the frames is only what is m×m: the divergence and kernel
+// matrices.
 type Pool struct {
 	Sets    []*mat.Dense // m sets, each n_i×d
 	Workers int          // goroutines; 0 means GOMAXPROCS
@@ -31,35 +37,30 @@ type Pool struct {
 	dim int
 
 	mu      sync.Mutex
-	d2      *mat.Dense // N×N squared distances between all frames
 	knn     [][]float64
 	gdaB    []*mat.Dense
-	cdlSpec []setkernel.Spectrum
-	cdlGram []*mat.Dense // rows of the Gram of every set's eigenvectors, on and above the diagonal (cdlGramRows)
+	gdaP    int                    // the dimension gdaB was made for
+	gdaK    map[int]*mat.SymDense  // GDA's kernel matrices by subspace dimension (gdaKernels)
+	cdlSpec []setkernel.Spectrum   // every set's covariance spectrum, eigenvectors kept
+	cdlK    map[float64][]cdlEntry // CDL's kernel matrices by λ, each covering some sets (cdlKernels)
 
 	// cross, for a pool made by NewCrossPool: cross[t][i] says that the
-	// distances between the frames of sets t and i are held, in part[t][i]
-	// (n_t×n_i, row-major); d2 is then not needed.
+	// divergences of sets t and i may be asked for.
 	cross [][]bool
-	part  [][][]float64
 
-	// parent and alias: every frame f of this pool is frame alias[f] of
-	// parent, whose distances SqDist then copies instead of computing
-	// them again (the pool of frame halves, withHalves).
-	parent *Pool
-	alias  []int
-
-	divCache  map[string]*DivMatrix
-	halfCache map[string]*halfTask // by training sets, see withHalves
+	divCache  map[string][]*DivMatrix // by divKey, each covering some sets
+	halfCache map[string]*halfTask    // by training sets, see withHalves
 }
 
-// MaxPoolFrames bounds the number of frames of a pool: the all-pairs
-// distance cache holds N² float64.
-const MaxPoolFrames = 16000
+// MaxPoolFrames bounds the number of frames of a pool. The pool's memory
+// is linear in the frames (it holds no frame × frame matrix), so the bound
+// is one of time: the divergences of all pairs cost N² exponentials and
+// N²D/2 products.
+const MaxPoolFrames = 200000
 
 // FrameBudget returns the most frames the sets of an evaluation or a
 // training run may hold for every path of the cross-validation to fit
-// the cache, when the smallest class has minSets training (gallery) sets:
+// a pool, when the smallest class has minSets training (gallery) sets:
 // MaxPoolFrames, or half of it for minSets ≤ 2, where the frame halves of
 // the training sets join them in one pool (one set per class, or a class
 // with two: see withHalves and the outer folds of Choose).
@@ -100,7 +101,7 @@ func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {
 		p.off[i+1] = p.off[i] + n
 	}
 	if p.off[len(sets)] > MaxPoolFrames {
-		return nil, fmt.Errorf("%d frames in all: at most %d fit the evaluation cache (use fewer or shorter sets)", p.off[len(sets)], MaxPoolFrames)
+		return nil, fmt.Errorf("%d frames in all: at most %d fit an evaluation (use fewer or shorter sets)", p.off[len(sets)], MaxPoolFrames)
 	}
 	return p, nil
 }
@@ -120,30 +121,12 @@ func (p *Pool) parallel(n int, f func(i int)) {
 }
 
 // SqDist returns the N×N matrix of squared Euclidean distances between all
-// frames of all sets (frames in set order), computing it on first use:
-// |a|² + |b|² − 2a·b, clamped at 0, symmetric to the last bit. A pool
-// made by NewCrossPool computes it whole here too, but does not need it.
+// frames of all sets (frames in set order): |a|² + |b|² − 2a·b, clamped at
+// 0, symmetric to the last bit. It is computed on every call and not
+// kept (the pool computes the distances of two sets when it needs them,
+// to the same numbers: sqDistTile).
 func (p *Pool) SqDist() *mat.Dense {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.d2 != nil {
-		return p.d2
-	}
-	n := p.Frames()
-	if p.parent != nil {
-		src := p.parent.SqDist()
-		g := mat.NewDense(n, n, nil)
-		p.parallel(n, func(i int) {
-			row, from := g.RawRowView(i), src.RawRowView(p.alias[i])
-			for j, a := range p.alias {
-				row[j] = from[a]
-			}
-		})
-		p.d2 = g
-		return g
-	}
-	p.d2 = mat.NewDense(n, n, sqDistAll(p.frameRows(), p.Workers))
-	return p.d2
+	return mat.NewDense(p.Frames(), p.Frames(), sqDistAll(p.frameRows(), p.Workers))
 }
 
 // frameRows returns the N frames of the pool, in set order.
@@ -161,11 +144,7 @@ func (p *Pool) frameRows() [][]float64 {
 // NewCrossPool is NewPool for a pool that is only asked for the
 // divergences of the sets rows against the sets cols (CrossDivergences
 // with those rows and cols, or fewer) and for its frames' bandwidths
-// (FrameBandwidths): it computes and holds the squared frame distances
-// within every set and between every set of rows and every set of cols,
-// not all N² of them. For the held-out sets of a fold against its
-// training sets that is about half of the distances, and of the memory.
-// They are those of SqDist to the last bit.
+// (FrameBandwidths): asked for another pair, it reports an error.
 func NewCrossPool(sets []*mat.Dense, workers int, rows, cols []int) (*Pool, error) {
 	p, err := NewPool(sets, workers)
 	if err != nil {
@@ -209,77 +188,17 @@ func (p *Pool) marks(rows, cols []int) (inRows, inCols []bool, err error) {
 	return inRows, inCols, nil
 }
 
-// blocks computes, once, the distance blocks of a pool made by
-// NewCrossPool: part[t][i], n_t×n_i row-major, for the pairs of sets in
-// cross (each pair once, the other way round mirrored).
-func (p *Pool) blocks() [][][]float64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.part != nil {
-		return p.part
-	}
-	m := p.Len()
-	xs := p.frameRows()
-	sq := norms(xs)
-	part := make([][][]float64, m)
-	type pair struct{ t, i int }
-	var jobs []pair
-	for t := range m {
-		part[t] = make([][]float64, m)
-		for i := t; i < m; i++ {
-			if p.cross[t][i] {
-				jobs = append(jobs, pair{t, i})
-			}
-		}
-	}
-	p.parallel(len(jobs), func(j int) {
-		t, i := jobs[j].t, jobs[j].i
-		lt, ht, li, hi := p.off[t], p.off[t+1], p.off[i], p.off[i+1]
-		nt, ni := ht-lt, hi-li
-		b := make([]float64, nt*ni)
-		sqDistBlock(b, ni, xs[lt:ht], xs[li:hi], sq[lt:ht], sq[li:hi], t == i)
-		part[t][i] = b
-		if t == i {
-			return
-		}
-		c := make([]float64, ni*nt)
-		for x := range nt {
-			for y := range ni {
-				c[y*nt+x] = b[x*ni+y]
-			}
-		}
-		part[i][t] = c
-	})
-	p.part = part
-	return part
+// setDist writes the squared distances between the frames of sets t and
+// i into out (n_t×n_i, row-major), from the frames and their squared
+// norms sq (len N): the numbers of SqDist.
+func (p *Pool) setDist(out []float64, t, i int, xs [][]float64, sq []float64) {
+	lt, ht, li, hi := p.off[t], p.off[t+1], p.off[i], p.off[i+1]
+	sqDistBlock(out, hi-li, xs[lt:ht], xs[li:hi], sq[lt:ht], sq[li:hi], t == i)
 }
 
-// distFunc returns the squared distances of frame x, of set t, to the
-// frames of set i, for every pair (t, i) the pool holds: from SqDist, or
-// from the blocks of a pool made by NewCrossPool.
-type distFunc func(t, x, i int) []float64
-
-// dists computes the pool's frame distances if needed and returns their
-// accessor. Every pool holds the distances within each set; a pool made
-// by NewCrossPool holds the other pairs only if holds says so.
-func (p *Pool) dists() distFunc {
-	if p.cross == nil {
-		d2 := p.SqDist()
-		return func(t, x, i int) []float64 {
-			return d2.RawRowView(x)[p.off[i]:p.off[i+1]]
-		}
-	}
-	part := p.blocks()
-	return func(t, x, i int) []float64 {
-		ni := p.off[i+1] - p.off[i]
-		k := (x - p.off[t]) * ni
-		return part[t][i][k : k+ni]
-	}
-}
-
-// holds returns an error if the pool does not hold the frame distances of
-// a pair of sets (t, i) for which need(t, i): only a pool made by
-// NewCrossPool lacks some.
+// holds returns an error if the pool may not be asked for the
+// divergences of a pair of sets (t, i) for which need(t, i): only a pool
+// made by NewCrossPool refuses some.
 func (p *Pool) holds(need func(t, i int) bool) error {
 	if p.cross == nil {
 		return nil
@@ -287,7 +206,7 @@ func (p *Pool) holds(need func(t, i int) bool) error {
 	for t := range p.cross {
 		for i := range p.cross[t] {
 			if need(t, i) && !p.cross[t][i] {
-				return fmt.Errorf("sets %d and %d: this pool holds only the frame distances of the sets it was made for by NewCrossPool; make it with those sets among its rows and columns, or with NewPool", t, i)
+				return fmt.Errorf("sets %d and %d: this pool was made by NewCrossPool for other pairs of sets; make it with those sets among its rows and columns, or with NewPool", t, i)
 			}
 		}
 	}
@@ -298,18 +217,22 @@ func (p *Pool) holds(need func(t, i int) bool) error {
 // frames of its set: knn[f][k-1] is the distance to its k-th nearest
 // neighbour within the set (n_i−1 values).
 func (p *Pool) neighbours() [][]float64 {
-	dist := p.dists()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.knn != nil {
 		return p.knn
 	}
+	xs := p.frameRows()
+	sq := norms(xs)
 	knn := make([][]float64, p.Frames())
-	for s := range p.Sets {
+	p.parallel(len(p.Sets), func(s int) {
 		lo, hi := p.off[s], p.off[s+1]
+		n := hi - lo
+		block := make([]float64, n*n)
+		p.setDist(block, s, s, xs, sq)
 		for f := lo; f < hi; f++ {
-			row := dist(s, f, s)
-			ds := make([]float64, 0, hi-lo-1)
+			row := block[(f-lo)*n : (f-lo+1)*n]
+			ds := make([]float64, 0, n-1)
 			for g := lo; g < hi; g++ {
 				if g != f {
 					ds = append(ds, math.Sqrt(row[g-lo]))
@@ -318,7 +241,7 @@ func (p *Pool) neighbours() [][]float64 {
 			sort.Float64s(ds)
 			knn[f] = ds
 		}
-	}
+	})
 	p.knn = knn
 	return knn
 }

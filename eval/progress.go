@@ -72,3 +72,14 @@ func (tr *tracker) inc() {
 	tr.fn(Step{Split: tr.split, Splits: tr.splits, Stage: tr.stage, Unit: tr.unit,
 		Done: tr.done, Total: tr.total, Elapsed: el, Left: left})
 }
+
+// countFrom says that total units of unit are to be done in the stage, of
+// which done already are (a count resumed after other work).
+func (tr *tracker) countFrom(unit string, done, total int) {
+	if tr == nil {
+		return
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.unit, tr.done, tr.total = unit, done, total
+}

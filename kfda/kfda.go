@@ -48,15 +48,44 @@ var ErrKFDA = errors.New("kernel Fisher discriminant")
 // aᵀ(S_w+εI)a = 1, so the latent space is whitened within classes and
 // Euclidean distances in it are meaningful. dim ≤ 0 or > C−1 means C−1.
 func Fit(k mat.Symmetric, labels []int, classes int, reg float64, dim int) (*KFDA, error) {
+	if !(reg > 0) {
+		return nil, fmt.Errorf("%w: regulariser must be > 0, got %v", ErrKFDA, reg)
+	}
+	p, err := Prepare(k, labels, classes)
+	if err != nil {
+		return nil, err
+	}
+	return p.Fit(reg, dim)
+}
+
+// Prepared holds what Fit computes from the kernel and the labels before
+// the regulariser enters: the centred kernel, its means, and the between-
+// and within-class scatter. Fitting it with several regularisers (Fit)
+// gives, for each, the discriminant kfda.Fit gives, to the last bit, for
+// the cost of the eigenproblem alone.
+type Prepared struct {
+	kc      *mat.Dense
+	colMean []float64
+	allMean float64
+	sb, sw  *mat.SymDense
+	scale   float64 // the regulariser's unit: tr(S_w)/m, or the kernel's when S_w = 0
+	present int     // classes with a training set
+	// OneEach: every class present has a single training set, so that
+	// the within-class scatter is zero: the regularised problem is then
+	// S_b a = λ ε a, whose discriminant is the same for every ε up to a
+	// scale of the latent space (1/√ε).
+	OneEach bool
+}
+
+// Prepare checks the kernel and labels and computes what Fit needs before
+// the regulariser.
+func Prepare(k mat.Symmetric, labels []int, classes int) (*Prepared, error) {
 	m := k.SymmetricDim()
 	if m != len(labels) {
 		return nil, fmt.Errorf("%w: kernel is %d×%d but there are %d labels", ErrKFDA, m, m, len(labels))
 	}
 	if classes < 2 {
 		return nil, fmt.Errorf("%w: need at least 2 classes, got %d", ErrKFDA, classes)
-	}
-	if !(reg > 0) {
-		return nil, fmt.Errorf("%w: regulariser must be > 0, got %v", ErrKFDA, reg)
 	}
 	count := make([]int, classes)
 	for i, l := range labels {
@@ -65,35 +94,35 @@ func Fit(k mat.Symmetric, labels []int, classes int, reg float64, dim int) (*KFD
 		}
 		count[l]++
 	}
-	present := 0
+	present, most := 0, 0
 	for _, c := range count {
 		if c > 0 {
 			present++
 		}
+		most = max(most, c)
 	}
 	if present < 2 {
 		return nil, fmt.Errorf("%w: training sets cover %d class(es), need 2", ErrKFDA, present)
 	}
-	if dim <= 0 || dim > present-1 {
-		dim = present - 1
-	}
 
-	f := &KFDA{ColMean: make([]float64, m)}
+	p := &Prepared{colMean: make([]float64, m), present: present, OneEach: most == 1}
 	// Centre: K̃ = K − 1K/m − K1/m + 1K1/m².
 	kc := mat.NewDense(m, m, nil)
 	for i := range m {
+		row := kc.RawRowView(i)
 		for j := range m {
 			v := k.At(i, j)
-			kc.Set(i, j, v)
-			f.ColMean[j] += v / float64(m)
+			row[j] = v
+			p.colMean[j] += v / float64(m)
 		}
 	}
-	for _, v := range f.ColMean {
-		f.AllMean += v / float64(m)
+	for _, v := range p.colMean {
+		p.allMean += v / float64(m)
 	}
 	for i := range m {
+		row := kc.RawRowView(i)
 		for j := range m {
-			kc.Set(i, j, kc.At(i, j)-f.ColMean[i]-f.ColMean[j]+f.AllMean)
+			row[j] = row[j] - p.colMean[i] - p.colMean[j] + p.allMean
 		}
 	}
 
@@ -101,8 +130,9 @@ func Fit(k mat.Symmetric, labels []int, classes int, reg float64, dim int) (*KFD
 	// vector in the span of the training sets).
 	mu := mat.NewDense(classes, m, nil)
 	for j, l := range labels {
+		row := mu.RawRowView(l)
 		for i := range m {
-			mu.Set(l, i, mu.At(l, i)+kc.At(i, j)/float64(count[l]))
+			row[i] += kc.At(i, j) / float64(count[l])
 		}
 	}
 	sb := mat.NewSymDense(m, nil)
@@ -138,19 +168,37 @@ func Fit(k mat.Symmetric, labels []int, classes int, reg float64, dim int) (*KFD
 			scale = 1
 		}
 	}
-	f.Reg = reg * scale
+	p.kc, p.sb, p.sw, p.scale = kc, sb, sw, scale
+	return p, nil
+}
+
+// Fit fits the prepared discriminant with the regulariser reg (relative to
+// tr(S_w)/m, as kfda.Fit) and dim latent dimensions (≤ 0 or > C−1: C−1).
+// p is not changed: it can be fitted again.
+func (p *Prepared) Fit(reg float64, dim int) (*KFDA, error) {
+	if !(reg > 0) {
+		return nil, fmt.Errorf("%w: regulariser must be > 0, got %v", ErrKFDA, reg)
+	}
+	if dim <= 0 || dim > p.present-1 {
+		dim = p.present - 1
+	}
+	m := len(p.colMean)
+	f := &KFDA{ColMean: append([]float64(nil), p.colMean...), AllMean: p.allMean}
+	f.Reg = reg * p.scale
+	sw := mat.NewSymDense(m, nil)
+	sw.CopySym(p.sw)
 	for i := range m {
 		sw.SetSym(i, i, sw.At(i, i)+f.Reg)
 	}
 
-	vecs, vals, err := generalisedEigen(sb, sw)
+	vecs, vals, err := generalisedEigen(p.sb, sw)
 	if err != nil {
 		return nil, err
 	}
 	f.Alpha = mat.DenseCopyOf(vecs.Slice(0, m, 0, dim))
 	f.Values = vals[:dim]
 	f.Train = mat.NewDense(m, dim, nil)
-	f.Train.Mul(kc, f.Alpha)
+	f.Train.Mul(p.kc, f.Alpha)
 	return f, nil
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/features"
 	"setmatch/grassmann"
 	"setmatch/match"
 )
@@ -23,15 +22,17 @@ const pcaCovarianceMaxDim = 2000
 // directions of all frames of all sets stacked together (W, D×d, orthonormal
 // columns) and the mean frame (len D), which is subtracted before projection.
 //
-// For D ≤ 2000 it takes the eigenvectors of the D×D sample covariance (this is
-// the PCA of the data, formed once, not part of the cost's gradient), or,
-// when there are fewer frames N than features and the frames span at least
-// d directions, the thin SVD of the centred N×D frames (features.FitPCA):
-// the same subspace for N²D work instead of D³ (D = 944 LBP features from
-// a few hundred frames: a 944×944 eigendecomposition per fold was most of
-// the nested -dr candidate's time). For larger D it runs a seeded block
-// subspace iteration on the stacked frames. The result is deterministic
-// for a given seed; the seed only matters for D > 2000.
+// For D ≤ 2000 it takes the leading eigenvectors of the D×D sample
+// covariance (this is the PCA of the data, formed once, not part of the
+// cost's gradient), or, when there are fewer frames N than features and
+// the frames span at least d directions, of the N×N Gram matrix of the
+// centred frames, mapped back to features (the same subspace for N²D
+// work instead of D³: D = 944 LBP features from a few hundred frames).
+// Either way only the d leading eigenvectors are computed (topEigen: an
+// eigendecomposition of every direction was most of the nested -dr
+// candidate's time). For larger D it runs a seeded block subspace
+// iteration on the stacked frames. The result is deterministic for a
+// given seed; the seed only matters for D > 2000.
 func PCABasis(sets []*mat.Dense, d int, seed int64) (w *mat.Dense, mean []float64, err error) {
 	x, err := stackFrames(sets)
 	if err != nil {
@@ -44,16 +45,15 @@ func PCABasis(sets []*mat.Dense, d int, seed int64) (w *mat.Dense, mean []float6
 	if n < 2 {
 		return nil, nil, errors.New("PCA needs at least 2 frames in total")
 	}
-	if n < dim && d < n && dim <= pcaCovarianceMaxDim {
-		// N centred frames span at most N − 1 directions. FitPCA refuses
-		// d above their rank; the covariance path below then also gives
-		// directions of no variance.
-		if p, err := features.FitPCA(x, d); err == nil {
-			return p.Components, p.Mean, nil
-		}
-	}
 	mean = match.ColumnMeans(x)
 	subtractRow(x, mean)
+	if n < dim && d < n && dim <= pcaCovarianceMaxDim {
+		// N centred frames span at most N − 1 directions. Above their
+		// rank the covariance path below gives directions of no variance.
+		if w, err := pcaGram(x, d); err == nil {
+			return w, mean, nil
+		}
+	}
 	if dim <= pcaCovarianceMaxDim {
 		w, err = pcaCovariance(x, d)
 	} else {
@@ -63,6 +63,30 @@ func PCABasis(sets []*mat.Dense, d int, seed int64) (w *mat.Dense, mean []float6
 		return nil, nil, err
 	}
 	return w, mean, nil
+}
+
+// errRank reports more directions asked of the frames than they span.
+var errRank = errors.New("PCA: more directions than the frames span")
+
+// pcaGram returns the top-d principal directions of the centred N×D x
+// (N < D) from the leading eigenvectors u of the N×N Gram matrix x·xᵀ:
+// v = xᵀu/‖xᵀu‖, orthonormalised. errRank when the d-th eigenvalue is
+// not clearly above zero.
+func pcaGram(x *mat.Dense, d int) (*mat.Dense, error) {
+	n, dim := x.Dims()
+	g := mat.NewSymDense(n, nil)
+	g.SymOuterK(1, x)
+	u, vals, err := topEigen(g, d)
+	if err != nil {
+		return nil, err
+	}
+	if tol := float64(max(n, dim)) * 0x1p-52 * vals[0]; !(vals[d-1] > tol) || !(vals[0] > 0) {
+		return nil, errRank
+	}
+	w := mat.NewDense(dim, d, nil)
+	w.Mul(x.T(), u)
+	grassmann.Orthonormalize(w)
+	return w, nil
 }
 
 // stackFrames copies the sets, one under the other, into one N×D matrix.
@@ -116,21 +140,9 @@ func pcaCovariance(x *mat.Dense, d int) (*mat.Dense, error) {
 	_, dim := x.Dims()
 	cov := mat.NewSymDense(dim, nil)
 	cov.SymOuterK(1, x.T())
-	var eig mat.EigenSym
-	if !eig.Factorize(cov, true) {
-		return nil, errors.New("PCA: eigendecomposition of the covariance did not converge")
-	}
-	var vec mat.Dense
-	eig.VectorsTo(&vec)
-	vals := eig.Values(nil) // ascending
-	order := make([]int, dim)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return vals[order[a]] > vals[order[b]] })
-	w := mat.NewDense(dim, d, nil)
-	for j := range d {
-		w.SetCol(j, mat.Col(nil, order[j], &vec))
+	w, _, err := topEigen(cov, d)
+	if err != nil {
+		return nil, fmt.Errorf("PCA: %w", err)
 	}
 	return w, nil
 }

@@ -11,18 +11,22 @@ import (
 // PCACache remembers the PCA of the frame sets it was given (by the
 // identity of the set matrices, which must not change afterwards), so
 // that trainings of several dimensions d and bandwidths on the same sets,
-// as cross-validation runs them, share one PCA: every direction of the
-// D×D covariance, or with N < D frames the N − 1 directions they can span
-// (the thin SVD of PCABasis). It keeps the last few entries only. The
-// zero value is ready to use; it is safe for concurrent use.
+// as cross-validation runs them, share one PCA: its pcaCacheDirs leading
+// directions (or d, when more are asked; at most the N − 1 directions N
+// frames span). It keeps the last few entries only. The zero value is
+// ready to use; it is safe for concurrent use.
 type PCACache struct {
 	mu    sync.Mutex
 	order []string
 	byKey map[string]*pcaEntry
 }
 
-// pcaCacheEntries bounds the cache: one entry holds a D×D basis.
+// pcaCacheEntries bounds the cache: one entry holds a D×k basis.
 const pcaCacheEntries = 8
+
+// pcaCacheDirs is how many leading directions an entry holds at least:
+// every d of the auto grid (AutoDims) and of DefaultGrid's DRDims.
+const pcaCacheDirs = 64
 
 type pcaEntry struct {
 	once sync.Once
@@ -32,26 +36,34 @@ type pcaEntry struct {
 }
 
 // Basis returns PCABasis(sets, d, seed), computing it at most once per
-// set of sets (for D ≤ 2000; above, once per d). With N < D frames, a d
-// of N or more (above any rank they can have) is computed on its own.
+// set of sets for every d up to pcaCacheDirs (for D ≤ 2000; above, once
+// per d). With N < D frames, a d of N or more (above any rank they can
+// have) is computed on its own.
 func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []float64, error) {
 	if len(sets) == 0 {
 		return PCABasis(sets, d, seed)
 	}
 	_, dim := sets[0].Dims()
+	if d < 1 || d > dim {
+		return nil, nil, fmt.Errorf("dimension %d: want 1 ≤ d ≤ %d (the number of features)", d, dim)
+	}
 	var b strings.Builder
 	for _, s := range sets {
 		fmt.Fprintf(&b, "%p,", s)
 	}
-	k := dim
+	kmax := dim
 	if dim > pcaCovarianceMaxDim {
-		k = d
+		kmax = d
 		fmt.Fprintf(&b, "d=%d,seed=%d", d, seed)
 	} else if n := frameCount(sets); n < dim {
-		k = max(n-1, 1) // the most directions N centred frames span
-		if d > k {
+		kmax = max(n-1, 1) // the most directions N centred frames span
+		if d > kmax {
 			return PCABasis(sets, d, seed)
 		}
+	}
+	k := min(kmax, max(d, pcaCacheDirs))
+	if k > pcaCacheDirs {
+		fmt.Fprintf(&b, "k=%d", k)
 	}
 	key := b.String()
 	c.mu.Lock()
@@ -72,9 +84,6 @@ func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []fl
 	e.once.Do(func() { e.w, e.mean, e.err = PCABasis(sets, k, seed) })
 	if e.err != nil {
 		return nil, nil, e.err
-	}
-	if d < 1 || d > dim {
-		return nil, nil, fmt.Errorf("dimension %d: want 1 ≤ d ≤ %d (the number of features)", d, dim)
 	}
 	return mat.DenseCopyOf(e.w.Slice(0, dim, 0, d)), append([]float64(nil), e.mean...), nil
 }

@@ -255,3 +255,24 @@ func TestNaturalLess(t *testing.T) {
 		t.Errorf("natural order %q, want %q", got, want)
 	}
 }
+
+// TestScalingPlot writes a two-panel log-log plot, with a point that did
+// not finish (NaN) left out.
+func TestScalingPlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scale.png")
+	pts := []ScalePoint{{X: 10, Values: []float64{1, 50}}, {X: 100, Values: []float64{8, 120}}, {X: 1000, Values: []float64{math.NaN(), math.NaN()}}}
+	if err := ScalingPlot(path, pts, "training sets", []string{"seconds", "MiB"}, "train"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("not a PNG: %v", err)
+	}
+	if err := ScalingPlot(filepath.Join(t.TempDir(), "x.svg"), pts, "x", []string{"y"}, ""); err == nil {
+		t.Error("a .svg name gave no error")
+	}
+}

@@ -39,15 +39,21 @@ type benchResult struct {
 }
 
 // benchSynopsis is the usage line and description of setmatch bench.
-const benchSynopsis = `[--mode match|train] [flags]
+const benchSynopsis = `[--mode match|train] [flags] | train [flags]
 
 Times setmatch on generated data on this machine. --mode match: the
 gallery matcher, as setmatchd runs it, for one batch against m gallery
 sets (ms per query, median and p99, memory per query). --mode train: one
 training run of W (seconds per conjugate-gradient iteration and in all,
-shaped like the paper's YouTube Celebrities protocol by default).`
+shaped like the paper's YouTube Celebrities protocol by default).
+setmatch bench train (setmatch bench train --help): the whole of
+setmatch train, with its defaults, on synthetic data of given sizes
+(time, peak memory, the model's accuracy on held-out sets).`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "train" {
+		return runBenchTrainAuto(args[1:], stdout, stderr)
+	}
 	fs := newFlagSet("bench", benchSynopsis, stderr)
 	mode := fs.String("mode", "match", "what to time: match (the gallery matcher) or train (one training run)")
 	gallery := fs.Int("gallery", 1000, "match: number of gallery sets m")

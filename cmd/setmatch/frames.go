@@ -9,11 +9,11 @@ import (
 )
 
 // maxFramesUsage is the help of --max-frames of train and eval.
-const maxFramesUsage = "keep at most `N` frames of every set, evenly spaced over the set (0: every frame, unless the sets hold more frames than the cross-validation's cache of frame distances fits; then the largest N that fits, and the command says so)"
+const maxFramesUsage = "keep at most `N` frames of every set, evenly spaced over the set (0: every frame, unless the sets hold more frames than the cross-validation takes; then the largest N that fits, and the command says so)"
 
 // cacheFits is the phrase of capFrames's messages for the budget of
 // cvBudget.
-const cacheFits = "the cross-validation's cache of frame distances fits"
+const cacheFits = "the cross-validation takes (its time grows with the square of the frames)"
 
 // cvBudget returns the frame budget of the cross-validation when the
 // smallest class has minSets sets to train on (eval.FrameBudget), and the

@@ -37,11 +37,18 @@ func memoryLimit(root, env string) int64 {
 	if env != "" {
 		return 0
 	}
+	return int64(float64(machineMemory(root)) * memLimitShare)
+}
+
+// machineMemory returns the memory the process may use, in bytes: the
+// smaller of MemTotal in root/proc/meminfo and the cgroup's limit; 0 when
+// neither can be read.
+func machineMemory(root string) int64 {
 	total := memTotal(filepath.Join(root, "proc", "meminfo"))
 	if c := cgroupLimit(root); c > 0 && (total == 0 || c < total) {
 		total = c
 	}
-	return int64(float64(total) * memLimitShare)
+	return total
 }
 
 // memTotal returns MemTotal of a meminfo file in bytes, 0 if unreadable.

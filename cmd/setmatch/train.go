@@ -116,6 +116,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	for i, s := range ds.Sets {
 		labels[i], names[i] = s.Class, s.Name
 	}
+	if a.method != deploy.Learned {
+		checkTrainMemory(ds, opt.Grid, a.workers, machineMemory("/"), stderr)
+	}
 	res, err := deploy.Build(ds.Matrices(), labels, names, opt.Options)
 	if err != nil {
 		return fmt.Errorf("training on %s: %w", a.data, err)
@@ -340,4 +343,28 @@ func trainReport(dir string, res *deploy.Result, labels []string) error {
 	return report.DivergenceHeatmaps(labels,
 		report.Heatmap{Path: filepath.Join(dir, "divergence-before.png"), Div: tr.InitialDivergences, Title: m.String() + " before training (PCA)"},
 		after)
+}
+
+// checkTrainMemory says, before training starts, when the working memory
+// the cross-validation needs (eval.MemoryEstimate, with the garbage
+// collector's headroom) is more than the machine's (or its cgroup's)
+// memory, have, in bytes (0: unknown, nothing said).
+func checkTrainMemory(ds *dataset.Dataset, g eval.Grid, workers int, have int64, stderr io.Writer) {
+	if have <= 0 {
+		return
+	}
+	frames := make([]int, len(ds.Sets))
+	for i, s := range ds.Sets {
+		frames[i], _ = s.Frames.Dims()
+	}
+	live := eval.MemoryEstimate(frames, ds.Dim(), ds.Labels(), g, workers)
+	// The data set as loaded, and the collector's headroom above the
+	// live data (up to as much again; the soft limit narrows it).
+	need := 2*live + int64(frameCount(ds))*int64(ds.Dim())*8
+	if need <= have {
+		return
+	}
+	gib := func(b int64) float64 { return float64(b) / (1 << 30) }
+	fmt.Fprintf(stderr, "train: warning: this run needs about %.1f GiB of memory (%.1f GiB of working data, for %d sets of %d frames in all, %d features), more than the %.1f GiB this machine has: expect it to be slow or to be stopped; train on fewer or shorter sets (--max-frames), or fewer features\n",
+		gib(need), gib(live), len(ds.Sets), frameCount(ds), ds.Dim(), gib(have))
 }
