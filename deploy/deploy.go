@@ -83,14 +83,9 @@ type Result struct {
 	// gallery sets (the threshold's and a report's input): their
 	// divergences, or for kFDA the distances its kernel induces,
 	// kfda.KernelDistances. GalleryMeasure names it.
-	Gallery        *mat.SymDense
-	GalleryMeasure string
-	kernel         *mat.SymDense // kFDA: the gallery's kernel matrix
-	// Members are the results of the members of a vote (Fit.Method
-	// eval.Vote), each built as if deployed alone; Model, Gallery and
-	// GalleryMeasure are then the first member's, whose model holds the
-	// others as its voters.
-	Members         []*Result
+	Gallery         *mat.SymDense
+	GalleryMeasure  string
+	kernel          *mat.SymDense // kFDA: the gallery's kernel matrix
 	ChooseSeconds   float64
 	FitSeconds      float64
 	ThresholdSource string // how the threshold was set
@@ -151,20 +146,13 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 			return buildOpenSet(res, e, task, g, sets, labels, names, opt)
 		}
 		t0 = time.Now()
-		best := res.Selection.Best().Candidate
 		if res.Fit, err = res.Selection.Deploy(task, g); err != nil {
-			if res.Selection.Votes() {
-				return nil, fmt.Errorf("fitting the vote of %v on all training sets: %w (--method %s deploys %s alone)", eval.VoteMembers, err, best.Method, best.Method)
-			}
-			return nil, fmt.Errorf("fitting %s on all training sets: %w", best, err)
+			return nil, fmt.Errorf("fitting %s on all training sets: %w", res.Selection.Best().Candidate, err)
 		}
 	} else if res.Fit, err = eval.FitMethod(opt.Method, task, g); err != nil {
 		return nil, fmt.Errorf("fitting %s on all training sets: %w", opt.Method, err)
 	}
 	res.FitSeconds = time.Since(t0).Seconds()
-	if res.Fit.Method == eval.Vote {
-		return res, res.buildVote(sets, labels, names, opt)
-	}
 	if err := res.build(sets, labels, names, opt); err != nil {
 		return nil, err
 	}
@@ -203,9 +191,7 @@ func buildOpenSet(res *Result, eligible []int, task *eval.Task, g eval.Grid, set
 			continue
 		}
 		r.FitSeconds = time.Since(t0).Seconds()
-		if r.Fit.Method == eval.Vote {
-			err = r.buildVote(sets, labels, names, opt)
-		} else if err = r.build(sets, labels, names, opt); err == nil {
+		if err = r.build(sets, labels, names, opt); err == nil {
 			err = r.Model.Validate()
 		}
 		if err != nil {
@@ -213,9 +199,6 @@ func buildOpenSet(res *Result, eligible []int, task *eval.Task, g eval.Grid, set
 			continue
 		}
 		c := r.Calibration
-		if c == nil && len(r.Members) > 0 {
-			c = r.Members[0].Calibration
-		}
 		score, what := math.Inf(-1), "not calibrated on stand-ins"
 		if c != nil {
 			score, what = c.Balanced, fmt.Sprintf("balanced %.1f%%", 100*c.Balanced)
@@ -236,7 +219,7 @@ func buildOpenSet(res *Result, eligible []int, task *eval.Task, g eval.Grid, set
 	return best, nil
 }
 
-// build turns r.Fit (one method, not a vote) into r.Model, with the
+// build turns r.Fit into r.Model, with the
 // gallery's scores (r.Gallery) and the open-set threshold.
 func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) error {
 	m, gallery, err := nnModel(sets, labels, names, r.Fit, opt.Workers)
@@ -277,32 +260,6 @@ func ThresholdRule(opt Options) string {
 		return "none"
 	}
 	return strconv.FormatFloat(opt.Threshold, 'g', -1, 64)
-}
-
-// buildVote builds the model of a vote (r.Fit.Members): every member is
-// built as if deployed alone, with its own threshold; the first member's
-// model, which records the selection, holds the others as its voters.
-func (r *Result) buildVote(sets []*mat.Dense, labels, names []string, opt Options) error {
-	var sources []string
-	for i, f := range r.Fit.Members {
-		mr := &Result{Fit: f}
-		if i == 0 {
-			mr.Selection = r.Selection
-		}
-		if err := mr.build(sets, labels, names, opt); err != nil {
-			return fmt.Errorf("vote member %s: %w", f.Method, err)
-		}
-		r.Members = append(r.Members, mr)
-		sources = append(sources, f.Method+": "+mr.ThresholdSource)
-		if i == 0 {
-			r.Model, r.Gallery, r.GalleryMeasure, r.kernel = mr.Model, mr.Gallery, mr.GalleryMeasure, mr.kernel
-			continue
-		}
-		r.Model.Voters = append(r.Model.Voters, mr.Model)
-	}
-	r.Model.Selection.Params["vote"] = strings.Join(r.Model.MemberMethods(), ", ")
-	r.ThresholdSource = "each member's own, that of the member whose label the vote gives: " + strings.Join(sources, "; ")
-	return r.Model.Validate()
 }
 
 // selection returns the model's record of the deployed method: its
@@ -511,13 +468,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 	if r.OpenSetChoice != "" {
 		fmt.Fprintf(w, "open set: %s\n", r.OpenSetChoice)
 	}
-	if f := r.Fit; f != nil && f.Method == eval.Vote {
-		fmt.Fprintf(w, "deployed the vote of %s (the label two or three of them give, %s's where all differ), fitted on all training sets in %.1fs:\n",
-			strings.Join(r.Model.MemberMethods(), ", "), f.Members[0].Method, r.FitSeconds)
-		for _, m := range f.Members {
-			fmt.Fprintf(w, "  %s: %s\n", m.Method, Describe(m))
-		}
-	} else if f != nil {
+	if f := r.Fit; f != nil {
 		fmt.Fprintf(w, "deployed %s: %s, fitted on all training sets in %.1fs\n", f.Method, Describe(f), r.FitSeconds)
 	}
 	fmt.Fprintf(w, "threshold: %s\n", r.ThresholdSource)

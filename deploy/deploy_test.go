@@ -73,45 +73,29 @@ func TestModelDecidesAsEval(t *testing.T) {
 	modelDecidesAsEval(t, sets, labels, []string{eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.Auto})
 }
 
-// TestVoteDecidesAsEval: where auto deploys the vote, on sets whose
-// classes overlap so that its members disagree on some probes, the model's
-// vote decides every probe as eval's auto row.
-func TestVoteDecidesAsEval(t *testing.T) {
+// TestAutoThreeSetsDeploysKFDAMixAlone: where every class has three
+// training sets and the choice keeps kfda-mix (on sets whose classes
+// overlap, where auto deployed a vote of kfda-mix, nn-h-dr and kfda-hl
+// before), auto deploys kfda-mix alone: a model without voters that
+// decides every probe as eval's auto row, and a summary that names it.
+func TestAutoThreeSetsDeploysKFDAMixAlone(t *testing.T) {
 	sets, labels := dataSpread(1, 2)
 	res := modelDecidesAsEval(t, sets, labels, []string{eval.Auto})[0]
-	if len(res.Model.Voters) != 2 || len(res.Members) != 3 {
-		t.Fatalf("auto deployed %s, want the vote of three", res.Model.MethodName())
+	if s := res.Selection; s.Only == 0 || s.FellBack() || s.Best().Method != eval.KFDAMix {
+		t.Fatalf("only %d, chose %s: the data do not test the three-set choice keeping kfda-mix", s.Only, s.Best().Candidate)
 	}
-	for _, mr := range res.Members {
-		checkGallery(t, mr)
-		if mr.ThresholdSource == "" {
-			t.Errorf("%s: no threshold source", mr.Model.MethodName())
-		}
+	m := res.Model
+	if len(m.Voters) != 0 || m.MethodName() != eval.KFDAMix || len(m.MemberMethods()) != 1 || m.Selection.Params["vote"] != "" {
+		t.Errorf("auto deployed %s with %d voters (params %v), want kfda-mix alone", m.MethodName(), len(m.Voters), m.Selection.Params)
 	}
-	mt, err := res.Model.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
+	if res.Fit == nil || res.Fit.Method != eval.KFDAMix {
+		t.Errorf("fitted %+v, want kfda-mix", res.Fit)
 	}
-	split, over := 0, 0
-	for i := range sets {
-		if i%6 < 3 {
-			continue
-		}
-		r, err := mt.Match(sets[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Votes[0] != r.Votes[1] { // else the third is not matched
-			split++
-		}
-		if r.Member != 0 {
-			over++ // the other two outvoted kfda-mix
-		}
+	var b strings.Builder
+	res.WriteSummary(&b)
+	if out := b.String(); !strings.Contains(out, "deployed kfda-mix: ") || strings.Contains(out, "vote") {
+		t.Errorf("summary:\n%s", out)
 	}
-	if over == 0 {
-		t.Errorf("the members disagreed on %d probes and kfda-mix was never outvoted: the test does not exercise the vote", split)
-	}
-	t.Logf("members disagreed on %d probes, kfda-mix outvoted on %d", split, over)
 }
 
 // modelDecidesAsEval builds, for every method of methods, the model of the

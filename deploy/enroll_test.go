@@ -40,14 +40,19 @@ func ringSets(classes, sets int, radius, sd float64, seed uint64) (xs []*mat.Den
 	return xs, labels, names
 }
 
-// buildFor builds the model of method (eval.Vote: the vote train deploys,
-// kfda-mix with nn-h-dr (d = 2) and kfda-hl as its voters, each built
-// alone)
-// with the threshold rule given.
+// voteMethod stands, in these tests, for a model that decides by a vote:
+// kfda-mix with nn-h-dr and kfda-hl as its voters, each built alone, as
+// setmatch train --method auto deployed it before (format 6). Train no
+// longer deploys one; such models still load, decide, enrol and forget.
+const voteMethod = "vote"
+
+// buildFor builds the model of method (voteMethod: a vote of kfda-mix
+// with nn-h-dr (d = 2) and kfda-hl as its voters, each built alone) with
+// the threshold rule given.
 func buildFor(t *testing.T, method string, sets []*mat.Dense, labels, names []string, rule string) *model.Model {
 	t.Helper()
 	methods := []string{method}
-	if method == eval.Vote {
+	if method == voteMethod {
 		methods = []string{eval.KFDAMix, eval.NNHDR, eval.KFDAHL}
 	}
 	var m *model.Model
@@ -144,7 +149,7 @@ func TestEnrollAsTrained(t *testing.T) {
 	}
 	late := labels[len(labels)-1] // the class left out, then enrolled
 	n := len(trSets) - train
-	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.Vote} {
+	for _, method := range []string{eval.NNH, eval.KFDAHG, voteMethod} {
 		t.Run(method, func(t *testing.T) {
 			full := buildFor(t, method, trSets, trLabels, trNames, "")
 			m := buildFor(t, method, trSets[:n], trLabels[:n], trNames[:n], "")
@@ -205,7 +210,7 @@ func TestForget(t *testing.T) {
 		}
 	}
 	gone := "class-03"
-	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.Vote} {
+	for _, method := range []string{eval.NNH, eval.KFDAHG, voteMethod} {
 		t.Run(method, func(t *testing.T) {
 			m := buildFor(t, method, trSets, trLabels, trNames, "")
 			before := decide(t, m, probes)

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/match"
 )
 
 // Choosing what to deploy (the auto method).
@@ -726,7 +724,7 @@ func (s *Selection) choose() error {
 }
 
 // deployGrid returns the grid with which the candidate c of s (the
-// winner, or a member of the vote) is fitted on all training sets. A
+// winner) is fitted on all training sets. A
 // method in the full space keeps its own grid. For a -dr candidate the
 // choice is of the method: its d and training bandwidth are
 // chosen again by the method's own cross-validation (runDR) over the auto
@@ -761,47 +759,9 @@ func (s *Selection) deployGrid(c Candidate, g Grid, dim int, labels []int) Grid 
 	return g
 }
 
-// VoteMembers are the members of the vote that auto deploys where every
-// class has three or more training sets and the choice keeps kfda-mix
-// (Selection.Votes): kfda-mix first, whose label stands where all three
-// differ, then the learned projection and kFDA on the Hellinger
-// distance. The vote is right where two of them are: on sets where
-// kfda-mix alone errs it gains, and where the learned projection alone is
-// right, the choice has already departed to it (docs/TRAINING.md, "The
-// vote where auto keeps kfda-mix").
-var VoteMembers = []string{KFDAMix, NNHDR, KFDAHL}
-
-// Votes reports whether what s deploys is the vote of VoteMembers: the
-// choice was made among the three-set candidates (Only, not fallen back),
-// it kept kfda-mix, and nn-h-dr was among them and did not fail (it may
-// not have been scored, when kfda-mix's score settled the choice).
-func (s *Selection) Votes() bool {
-	if s.Only == 0 || s.FellBack() || s.Best().Method != VoteMembers[0] {
-		return false
-	}
-	for _, c := range s.Scores[:s.Only] {
-		if c.Method == NNHDR && (c.Err == nil || NotScored(c.Err)) {
-			return true
-		}
-	}
-	return false
-}
-
-// member returns the candidate of s that fits the vote member method: its
-// candidate where Choose had it, else the whole method.
-func (s *Selection) member(method string) Candidate {
-	for _, c := range s.Scores {
-		if c.Method == method {
-			return c.Candidate
-		}
-	}
-	return Candidate{Method: method}
-}
-
 // Deploy fits what s deploys on all training sets of t (t's test sets are
-// not used) and returns what a model holds: the winner (see deployGrid),
-// or where s Votes, the vote of VoteMembers, each fitted as it would be
-// if it had won.
+// not used) and returns what a model holds: the winner, fitted with its
+// deployGrid.
 func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
 	tt := *t
 	tt.Test = nil
@@ -815,37 +775,10 @@ func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
 	return p.Fit, nil
 }
 
-// run runs what s deploys on t: the winner, or the vote.
+// run runs what s deploys on t: the winner, with its deployGrid.
 func (s *Selection) run(t *Task, g Grid) (Prediction, error) {
-	if !s.Votes() {
-		b := s.Best()
-		return run(b.Method, t, s.deployGrid(b.Candidate, g, t.Pool.Dim(), t.Labels))
-	}
-	preds := make([]Prediction, len(VoteMembers))
-	vote := &Fitted{Method: Vote, CV: -1}
-	var params []string
-	for i, m := range VoteMembers {
-		c := s.member(m)
-		p, err := run(m, t, s.deployGrid(c, g, t.Pool.Dim(), t.Labels))
-		if err != nil {
-			return Prediction{}, fmt.Errorf("vote member %s: %w", c, err)
-		}
-		preds[i] = p
-		vote.Members = append(vote.Members, p.Fit)
-		params = append(params, fmt.Sprintf("%s (%s)", m, p.Params))
-	}
-	out := Prediction{Labels: make([]int, len(t.Test)), Params: "vote of " + strings.Join(params, ", ")}
-	if len(t.Test) == 0 {
-		out.Fit = vote
-	}
-	labels := make([]int, len(preds))
-	for k := range out.Labels {
-		for i, p := range preds {
-			labels[i] = p.Labels[k]
-		}
-		out.Labels[k] = labels[match.Vote(labels)]
-	}
-	return out, nil
+	b := s.Best()
+	return run(b.Method, t, s.deployGrid(b.Candidate, g, t.Pool.Dim(), t.Labels))
 }
 
 // runAuto chooses a candidate on t's training sets (Choose) and runs what

@@ -59,26 +59,12 @@ type Fitted struct {
 	// cdl with its weight; Bandwidth, H and Query are then those of the
 	// kfda-hg term (Global 1 without one).
 	Terms []Term
-	// Members are the fitted members of a vote (Method Vote), in the
-	// order of VoteMembers; the other fields are then unset.
-	Members []*Fitted
 }
 
 // Deployable reports whether a model can hold f: an error says why not.
 func (f *Fitted) Deployable() error {
 	if f == nil {
 		return fmt.Errorf("the method has no deployable form")
-	}
-	if f.Method == Vote {
-		if len(f.Members) < 2 {
-			return fmt.Errorf("a vote of %d members", len(f.Members))
-		}
-		for i, m := range f.Members {
-			if err := m.Deployable(); err != nil {
-				return fmt.Errorf("vote member %d: %w", i+1, err)
-			}
-		}
-		return nil
 	}
 	if f.H == nil {
 		return fmt.Errorf("%s with bandwidth %v: a per-frame bandwidth cannot be deployed; use global*S or set*S", f.Method, f.Bandwidth)

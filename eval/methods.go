@@ -35,10 +35,6 @@ const (
 	// the training sets (Choose) and runs the winner: what setmatch train
 	// --method auto deploys.
 	Auto = "auto"
-	// Vote is what auto deploys where every class has three or more
-	// training sets and the choice keeps kfda-mix: the vote of
-	// VoteMembers (Selection.Votes). It is not a method of its own.
-	Vote = "vote"
 )
 
 // Methods lists every method in table order.

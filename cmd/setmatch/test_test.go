@@ -394,11 +394,14 @@ func TestTestCommandBadSets(t *testing.T) {
 	}
 }
 
-// TestTestCommandVote: where every class has three training sets and
-// auto keeps kfda-mix, train writes the vote; test decides every set as
-// the model's matcher does, reports every member's threshold and, per
-// set, the members' labels and the deciding member; a single threshold
-// is refused with the reason; inspect lists the members.
+// TestTestCommandVote: a model that decides by a vote (format 6, as
+// train's auto deployed it before where every class has three training
+// sets and the choice keeps kfda-mix: kfda-mix with nn-h-dr and kfda-hl
+// as its voters, here each trained alone and joined): test decides every
+// set as the model's matcher does, reports every member's threshold and,
+// per set, the members' labels and the deciding member; a single
+// threshold is refused with the reason; inspect lists the members. On
+// the same data train's auto now deploys kfda-mix alone.
 func TestTestCommandVote(t *testing.T) {
 	d, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 5, Sets: 5, Frames: 20, Dim: 8, Seed: 13})
 	if err != nil {
@@ -416,9 +419,34 @@ func TestTestCommandVote(t *testing.T) {
 		}
 	}
 	train, probe := writeSplit(t, tr, pr)
-	mpath := filepath.Join(t.TempDir(), "m.smm")
-	if code, _, stderr := run("train", "--data", train, "--threshold", "auto", "--out", mpath); code != 0 || !strings.Contains(stderr, "deployed the vote of kfda-mix, nn-h-dr, kfda-hl") {
-		t.Fatalf("train: exit %d, want the vote deployed\n%s", code, stderr)
+	dir := t.TempDir()
+	auto := filepath.Join(dir, "auto.smm")
+	if code, _, stderr := run("train", "--data", train, "--threshold", "auto", "--out", auto); code != 0 || !strings.Contains(stderr, "deployed kfda-mix: ") || strings.Contains(stderr, "vote") {
+		t.Fatalf("train --method auto: exit %d, want kfda-mix deployed alone\n%s", code, stderr)
+	}
+	if m, _, err := model.ReadFile(auto); err != nil || len(m.Voters) != 0 || m.MethodName() != "kfda-mix" {
+		t.Fatalf("auto's model: %v", err)
+	}
+	var m *model.Model
+	for _, method := range []string{"kfda-mix", "nn-h-dr", "kfda-hl"} {
+		path := filepath.Join(dir, method+".smm")
+		if code, _, stderr := run("train", "--data", train, "--method", method, "--threshold", "auto", "--out", path); code != 0 {
+			t.Fatalf("train --method %s: exit %d\n%s", method, code, stderr)
+		}
+		mm, _, err := model.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == nil {
+			m = mm
+		} else {
+			m.Voters = append(m.Voters, mm)
+		}
+	}
+	m.Selection.Params["vote"] = strings.Join(m.MemberMethods(), ", ")
+	mpath := filepath.Join(dir, "m.smm")
+	if err := model.WriteFile(mpath, m); err != nil {
+		t.Fatal(err)
 	}
 	s := testJSON(t, "--model", mpath, "--data", probe)
 	if s.Method != "vote(kfda-mix,nn-h-dr,kfda-hl)" || s.Threshold != "members" || len(s.Thresholds) != 3 || strings.Join(s.Members, ",") != "kfda-mix,nn-h-dr,kfda-hl" {

@@ -34,11 +34,10 @@ projection, with its own choice of d and training bandwidth) is scored
 by nested cross-validation over the training sets; the first within one
 standard error of the best is fitted on all of them and deployed. Where
 every class has three or more training sets, the choice is between the
-first and the last of them (the others are scored only if both fail),
-and where it keeps the first, the model is the vote of it, the learned
-projection and kFDA on the Hellinger distance, each fitted on all sets.
---method learned learns W at the given --dim with the
-conjugate-gradient flags below, without cross-validation.`
+first and the last of them (the others are scored only if both fail).
+The model is the one method chosen. --method learned learns W at the
+given --dim with the conjugate-gradient flags below, without
+cross-validation.`
 
 // trainArgs holds the flags of setmatch train.
 type trainArgs struct {
