@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
-
 )
 
 // Choosing what to deploy (the auto method).

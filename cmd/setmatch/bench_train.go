@@ -210,13 +210,21 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 0, "stop a training run after `T` (e.g. 30m) and report it as not finished; 0: no limit")
 	workers := fs.Int("workers", 0, "train's --workers `N` (0: one per CPU)")
 	plotPath := fs.String("plot", "", "write training time and peak memory against the number of training sets to `FILE` (.png)")
-	keep := fs.String("keep", "", "keep the data, models and train's output in folder `DIR` (default: a temporary folder, removed)")
+	keep := fs.String("keep", "", "keep the data, models and train's output in folder `DIR`, and every size's outcome as a line of DIR/runs.jsonl (default: a temporary folder, removed)")
+	from := fs.String("from", "", "train nothing: print and plot the outcomes recorded in `FILE` (a runs.jsonl of --keep, or the output of --json)")
 	asJSON := fs.Bool("json", false, "print one JSON object per size")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return usagef("bench train takes no arguments, got %q", fs.Args())
+	}
+	if *from != "" {
+		runs, err := readBenchRuns(*from)
+		if err != nil {
+			return err
+		}
+		return benchTrainReport(stdout, stderr, runs, *kind, *plotPath, *asJSON)
 	}
 	szs, err := parseBenchSizes(*sizes)
 	if err != nil {
@@ -250,16 +258,66 @@ func benchTrainAuto(stdout, stderr io.Writer, o benchTrainAutoOptions, asJSON bo
 		return err
 	}
 	var runs []benchTrainRun
-	if !asJSON {
-		fmt.Fprintf(stdout, "setmatch train (defaults) on synthetic %s data; machine: %s, %s, %d CPUs\n\n", o.kind, cpuModel(), runtime.GOARCH, runtime.NumCPU())
-		fmt.Fprintf(stdout, "%8s %8s %6s %5s %9s %10s %10s %10s  %-28s %8s %8s %9s\n", "classes", "sets", "frames", "dim", "finished", "wall s", "CPU s", "peak MiB", "deployed", "right %", "closed %", "ms/query")
-	}
 	for _, sz := range o.sizes {
 		r, err := benchTrainOne(exe, root, sz, o, stderr)
 		if err != nil {
 			return err
 		}
 		runs = append(runs, r)
+		if o.keep != "" {
+			if err := appendBenchRun(filepath.Join(root, "runs.jsonl"), r); err != nil {
+				return err
+			}
+		}
+	}
+	return benchTrainReport(stdout, stderr, runs, o.kind.String(), o.plot, asJSON)
+}
+
+// appendBenchRun appends r as one line of JSON to the file path.
+func appendBenchRun(path string, r benchTrainRun) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := json.NewEncoder(f).Encode(r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readBenchRuns reads the outcomes of setmatch bench train, one JSON
+// object after the other.
+func readBenchRuns(path string) ([]benchTrainRun, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var runs []benchTrainRun
+	dec := json.NewDecoder(f)
+	for {
+		var r benchTrainRun
+		if err := dec.Decode(&r); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s: no outcomes", path)
+	}
+	return runs, nil
+}
+
+// benchTrainReport prints the outcomes (a table, or JSON) and plots them.
+func benchTrainReport(stdout, stderr io.Writer, runs []benchTrainRun, kind, plotPath string, asJSON bool) error {
+	if !asJSON {
+		fmt.Fprintf(stdout, "setmatch train (defaults) on synthetic %s data; machine: %s, %s, %d CPUs\n\n", kind, cpuModel(), runtime.GOARCH, runtime.NumCPU())
+		fmt.Fprintf(stdout, "%8s %8s %6s %5s %9s %10s %10s %10s  %-28s %8s %8s %9s\n", "classes", "sets", "frames", "dim", "finished", "wall s", "CPU s", "peak MiB", "deployed", "right %", "closed %", "ms/query")
+	}
+	for _, r := range runs {
 		if asJSON {
 			if err := json.NewEncoder(stdout).Encode(r); err != nil {
 				return err
@@ -278,7 +336,7 @@ func benchTrainAuto(stdout, stderr io.Writer, o benchTrainAutoOptions, asJSON bo
 			fmt.Fprintf(stdout, "         candidates: %s\n", r.Candidates)
 		}
 	}
-	if o.plot != "" {
+	if plotPath != "" {
 		pts := make([]report.ScalePoint, len(runs))
 		for i, r := range runs {
 			wall, mem := r.WallSeconds, r.PeakRSSMiB
@@ -287,11 +345,11 @@ func benchTrainAuto(stdout, stderr io.Writer, o benchTrainAutoOptions, asJSON bo
 			}
 			pts[i] = report.ScalePoint{X: float64(r.TrainSets), Values: []float64{wall, mem}}
 		}
-		title := fmt.Sprintf("setmatch train on synthetic %s data", o.kind)
-		if err := report.ScalingPlot(o.plot, pts, "training sets", []string{"wall time (s)", "peak memory (MiB)"}, title); err != nil {
+		title := fmt.Sprintf("setmatch train on synthetic %s data", kind)
+		if err := report.ScalingPlot(plotPath, pts, "training sets", []string{"wall time (s)", "peak memory (MiB)"}, title); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "bench: wrote %s\n", o.plot)
+		fmt.Fprintf(stderr, "bench: wrote %s\n", plotPath)
 	}
 	return nil
 }

@@ -81,6 +81,22 @@ func TestBenchTrainAuto(t *testing.T) {
 	if _, err := png.Decode(f); err != nil {
 		t.Errorf("plot: %v", err)
 	}
+	// The outcomes kept in runs.jsonl print and plot again (--from).
+	runs, err := readBenchRuns(filepath.Join(o.keep, "runs.jsonl"))
+	if err != nil || len(runs) != len(o.sizes) {
+		t.Fatalf("runs.jsonl: %d outcomes (%v), want %d", len(runs), err, len(o.sizes))
+	}
+	var table bytes.Buffer
+	again := filepath.Join(dir, "again.png")
+	if err := benchTrainReport(&table, &errb, runs, "lighting", again, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "ms/query") || strings.Count(table.String(), "candidates:") != len(runs) {
+		t.Errorf("table from runs.jsonl:\n%s", table.String())
+	}
+	if _, err := os.Stat(again); err != nil {
+		t.Error(err)
+	}
 }
 
 // TestCheckTrainMemory: train warns before it starts when the working
