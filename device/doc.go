@@ -7,7 +7,7 @@
 //	writer: tmp/X -> rename -> new/X
 //	Runner: claim new/X -> cur/X, read (setfile), Matcher.Match, decide,
 //	        pulse pins (gpio.Signaller), append + fsync the journal line,
-//	        then cur/X -> done/X (or delete); on error cur/X -> failed/X + X.err
+//	        then cur/X -> done/X (or delete); on error cur/X -> failed/X, why in failed/.reasons/X
 //
 // The pieces are packages of their own: the spool directory, its watcher and
 // queue (device/spool), the journal (device/journal), and the GPIO drivers

@@ -129,8 +129,8 @@ var (
 	// fewer sets than the deployed model has, which costs a kFDA method
 	// far more than nearest neighbour: held-out scores rank the
 	// full-space NN methods, and the other kFDA kernels, above kfda-mix
-	// where on new sets they do worse (docs/TRAINING.md, "Only kfda-mix
-	// and the learned projection on three sets"). The other candidates
+	// where on new sets they do worse (docs/DESIGN-NOTES.md, "Three sets
+	// per class: kfda-mix or the learned projection"). The other candidates
 	// are scored only if both of these fail.
 	AutoThreeSetMethods = []string{KFDAMix, NNHDR}
 	AutoDims            = []int{5, 10, 20, 40}

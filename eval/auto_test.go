@@ -914,7 +914,7 @@ func TestChooseThreeSetsFallback(t *testing.T) {
 // sets and the choice keeps kfda-mix, the auto row is kfda-mix alone, run
 // as the whole method, and Deploy fits kfda-mix alone; where it departs
 // to nn-h-dr, the row is nn-h-dr's. (Auto deployed a vote of kfda-mix,
-// nn-h-dr and kfda-hl there before; docs/TRAINING.md says why no more.)
+// nn-h-dr and kfda-hl there before; docs/DESIGN-NOTES.md says why no more.)
 func TestAutoThreeSetsDeploysChoice(t *testing.T) {
 	kept, departed := 0, 0
 	for _, sep := range []float64{0.3, 0.5, 0.7, 1.0} {

@@ -190,7 +190,7 @@ func DefaultGrid() Grid {
 		// The -dr methods learn W with one global training bandwidth
 		// (global*S, S chosen by cross-validation) and keep the PCA start
 		// when learning does not beat it on held-out gallery sets: per-set
-		// bandwidths froze the cost on face-like data (docs/TRAINING.md).
+		// bandwidths froze the cost on face-like data (docs/DESIGN-NOTES.md).
 		DRDims:     []int{10, 20, 40},
 		DRScales:   []float64{0.25, 1, 2},
 		DRGuard:    true,

@@ -45,7 +45,7 @@ type TrainOptions struct {
 	// 0 < GlobalScale < 1, and no warm start otherwise; < 0: none. Under a
 	// narrow bandwidth the sets of a class can lie too far apart for their
 	// kernels to overlap, and the cost then has no gradient to follow
-	// from the PCA start (docs/TRAINING.md, "Starting wide").
+	// from the PCA start (docs/DESIGN-NOTES.md, "A narrow training bandwidth starts wide").
 	WarmScale float64
 	// PCA, if set, supplies the PCA start from a cache shared by several
 	// trainings on the same sets (the result is the same).
