@@ -14,6 +14,7 @@ import (
 
 	"setmatch/match"
 	"setmatch/setfile"
+	"setmatch/synth"
 )
 
 // run calls the dispatcher as the command line would and returns the exit
@@ -36,8 +37,8 @@ func writeSet(t *testing.T, dir, name string, x *mat.Dense) string {
 func TestDivJSONMatchesLibrary(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
-	a := gaussianSet(rng, 30, 4, 0)
-	b := gaussianSet(rng, 20, 4, 1)
+	a := synth.GaussianSet(rng, 30, 4, 0)
+	b := synth.GaussianSet(rng, 20, 4, 1)
 	pa, pb := writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
 
 	code, stdout, stderr := run("div", "--json", "--bandwidth", "0.7", pa, pb)
@@ -70,8 +71,8 @@ func TestDivJSONMatchesLibrary(t *testing.T) {
 func TestDivCSVAndNPYAgree(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(3, 4))
-	a := gaussianSet(rng, 10, 3, 0)
-	b := gaussianSet(rng, 12, 3, 0.5)
+	a := synth.GaussianSet(rng, 10, 3, 0)
+	b := synth.GaussianSet(rng, 12, 3, 0.5)
 	pa, pb := writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
 	var csv bytes.Buffer
 	if err := setfile.WriteCSV(&csv, b); err != nil {
@@ -98,9 +99,9 @@ func TestDivCSVAndNPYAgree(t *testing.T) {
 func TestDivBadInput(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 6))
-	good := writeSet(t, dir, "good.npy", gaussianSet(rng, 5, 3, 0))
-	other := writeSet(t, dir, "other.npy", gaussianSet(rng, 5, 4, 0))
-	one := writeSet(t, dir, "one.npy", gaussianSet(rng, 1, 3, 0))
+	good := writeSet(t, dir, "good.npy", synth.GaussianSet(rng, 5, 3, 0))
+	other := writeSet(t, dir, "other.npy", synth.GaussianSet(rng, 5, 4, 0))
+	one := writeSet(t, dir, "one.npy", synth.GaussianSet(rng, 1, 3, 0))
 	junk := filepath.Join(dir, "junk.npy")
 	os.WriteFile(junk, []byte("\x93NUMPY\x01\x00garbage"), 0o644)
 	nanCSV := filepath.Join(dir, "nan.csv")
@@ -187,12 +188,12 @@ func TestDivDefaultRuleIsNN(t *testing.T) {
 	// the nn rule h ≈ the distance to the nearest other frame.
 	const d, frames = 40, 40
 	class := func() func() *mat.Dense {
-		mean := gaussianSet(rng, 1, d, 0)
+		mean := synth.GaussianSet(rng, 1, d, 0)
 		mean.Scale(0.15, mean)
-		dir := gaussianSet(rng, 1, d, 0)
+		dir := synth.GaussianSet(rng, 1, d, 0)
 		dir.Scale(0.1, dir)
 		return func() *mat.Dense {
-			x := gaussianSet(rng, frames, 1, 0)
+			x := synth.GaussianSet(rng, frames, 1, 0)
 			var y mat.Dense
 			y.Mul(x, dir)
 			for i := range frames {
