@@ -17,6 +17,7 @@ import (
 	"setmatch/deploy"
 	"setmatch/eval"
 	"setmatch/grassmann"
+	"setmatch/internal/memlimit"
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
@@ -116,7 +117,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		labels[i], names[i] = s.Class, s.Name
 	}
 	if a.method != deploy.Learned {
-		checkTrainMemory(ds, opt.Grid, a.workers, machineMemory("/"), stderr)
+		checkTrainMemory(ds, opt.Grid, a.workers, memlimit.Machine("/"), stderr)
 	}
 	res, err := deploy.Build(ds.Matrices(), labels, names, opt.Options)
 	if err != nil {
