@@ -5,24 +5,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
+	"setmatch/internal/testutil"
 )
 
 // TestSplitTransform: the PCA is fitted on the listed sets only, every
 // set comes out with k columns, and with centre each set's mean frame is
 // zero.
 func TestSplitTransform(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	sets := make([]*mat.Dense, 3)
-	for i := range sets {
-		x := mat.NewDense(8, 5, nil)
-		for r := range 8 {
-			for c := range 5 {
-				x.Set(r, c, float64(i)+rng.NormFloat64())
-			}
-		}
-		sets[i] = x
-	}
+	sets, _ := testutil.Sets{Classes: 3, PerClass: 1, Frames: 8, Dim: 5, Sep: 1, Spread: 1, Noise: 1}.Make(rand.New(rand.NewPCG(1, 2)))
 	out, err := SplitTransform(2, false, true)(sets, []int{0, 1})
 	if err != nil {
 		t.Fatal(err)

@@ -34,12 +34,19 @@ func writeSet(t *testing.T, dir, name string, x *mat.Dense) string {
 	return path
 }
 
+// divPair writes two random sets, a of na and b of nb frames of d
+// features (b's around mean meanB, a's around 0, drawn from a stream of
+// seed), as a.npy and b.npy in a new folder dir.
+func divPair(t *testing.T, seed uint64, na, nb, d int, meanB float64) (dir string, a, b *mat.Dense, pa, pb string) {
+	t.Helper()
+	dir = t.TempDir()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	a, b = synth.GaussianSet(rng, na, d, 0), synth.GaussianSet(rng, nb, d, meanB)
+	return dir, a, b, writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
+}
+
 func TestDivJSONMatchesLibrary(t *testing.T) {
-	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(1, 2))
-	a := synth.GaussianSet(rng, 30, 4, 0)
-	b := synth.GaussianSet(rng, 20, 4, 1)
-	pa, pb := writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
+	_, a, b, pa, pb := divPair(t, 1, 30, 20, 4, 1)
 
 	code, stdout, stderr := run("div", "--json", "--bandwidth", "0.7", pa, pb)
 	if code != 0 {
@@ -69,11 +76,7 @@ func TestDivJSONMatchesLibrary(t *testing.T) {
 }
 
 func TestDivCSVAndNPYAgree(t *testing.T) {
-	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(3, 4))
-	a := synth.GaussianSet(rng, 10, 3, 0)
-	b := synth.GaussianSet(rng, 12, 3, 0.5)
-	pa, pb := writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
+	dir, _, b, pa, pb := divPair(t, 3, 10, 12, 3, 0.5)
 	var csv bytes.Buffer
 	if err := setfile.WriteCSV(&csv, b); err != nil {
 		t.Fatal(err)
