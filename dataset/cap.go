@@ -25,6 +25,7 @@ type OverBudget struct {
 	Fit    int // the largest cap that fits (FrameCap)
 }
 
+// Error says how many frames the sets hold against the budget.
 func (e *OverBudget) Error() string {
 	if e.Max == 0 {
 		return fmt.Sprintf("%d sets hold %d frames even at 2 frames each, more than the budget of %d", e.Sets, e.Kept, e.Budget)

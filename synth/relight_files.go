@@ -25,6 +25,7 @@ var MaxRelightPixels = 1 << 28
 // images hold more than MaxRelightPixels pixels.
 type PixelsError struct{ Class string }
 
+// Error names the class and the limit, and what to do.
 func (e *PixelsError) Error() string {
 	return fmt.Sprintf("the images of class %s hold more than %d pixels, more than is kept in memory at once; scale them down (faces of 100×100 pixels are plenty) or use fewer", e.Class, MaxRelightPixels)
 }
