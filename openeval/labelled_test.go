@@ -15,6 +15,7 @@ import (
 // model lacks is right when rejected, and the counts, the confusion
 // table and the threshold-free rates follow the matcher's decisions.
 func TestTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
 	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v6.smm"))
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +24,6 @@ func TestTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(7, 8))
 	sets := []Labelled{
 		{Class: "zz", Name: "s0", Frames: testutil.RandSet(rng, 6, m.InputDim(), 0, 1)},
 		{Class: "a", Name: "s1", Frames: testutil.RandSet(rng, 6, m.InputDim(), 0, 1)},
