@@ -28,13 +28,6 @@ import (
 	"setmatch/openset"
 )
 
-// The shares of known sets let in at which the threshold-free rates are
-// read (openset.StrangersIn).
-const (
-	KnownIn95 = 0.95
-	KnownIn99 = 0.99
-)
-
 // Options configures Run.
 type Options struct {
 	// Methods are the methods to train, each one of deploy.Methods
@@ -280,7 +273,7 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m stri
 		}
 		class := d.Classes[sp.Labels[i]]
 		dec := res.Decision
-		s := openset.Sample{Score: dec.Score, Stranger: !g.known[sp.Labels[i]], Right: nearest(mt, res) == class}
+		s := Sample(mt, res, class, !g.known[sp.Labels[i]])
 		samples = append(samples, s)
 		switch {
 		case s.Stranger:
@@ -305,29 +298,15 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m stri
 	row.KnownRightAtThreshold = float64(rightIn) / float64(row.Known)
 	row.StrangersOutAtThreshold = float64(strangersOut) / float64(row.Strangers)
 	row.BalancedAtThreshold = (row.KnownRightAtThreshold + row.StrangersOutAtThreshold) / 2
-	best, err := openset.Balance(samples)
+	f, err := openset.Free(samples)
 	if err != nil {
 		return Row{}, err
 	}
-	row.BestBalanced, row.BestThreshold = best.Balanced, best.Threshold
-	if row.StrangersIn95, row.Threshold95, err = openset.StrangersIn(samples, KnownIn95); err != nil {
-		return Row{}, err
-	}
-	if row.StrangersIn99, row.Threshold99, err = openset.StrangersIn(samples, KnownIn99); err != nil {
-		return Row{}, err
-	}
+	row.BestBalanced, row.BestThreshold = f.BestBalanced, f.BestThreshold
+	row.StrangersIn95, row.Threshold95 = f.StrangersIn95, f.Threshold95
+	row.StrangersIn99, row.Threshold99 = f.StrangersIn99, f.Threshold99
 	row.Seconds = time.Since(t0).Seconds()
 	return row, nil
-}
-
-// nearest returns the label of the nearest gallery set of a match,
-// before the threshold: for a vote, the label the vote gives (that of
-// its deciding member).
-func nearest(mt *model.Matcher, res model.Result) string {
-	if res.Votes != nil {
-		return res.Votes[res.Member]
-	}
-	return mt.Labels()[res.Decision.Best]
 }
 
 // thresholdText returns the model's threshold as text: "+Inf" for none,

@@ -4,39 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"os"
-	"runtime"
-	"slices"
-	"strings"
-	"time"
 
-	"gonum.org/v1/gonum/mat"
-
+	"setmatch/bench"
+	"setmatch/learn"
 	"setmatch/match"
 )
-
-// benchResult is what `setmatch bench` reports; the JSON keys are stable.
-type benchResult struct {
-	Mode          string  `json:"mode"`
-	Gallery       int     `json:"gallery_sets"`
-	Frames        int     `json:"frames_per_set"`
-	Dim           int     `json:"dim"`
-	QueryFrames   int     `json:"query_frames"`
-	Bandwidth     string  `json:"bandwidth"`
-	Queries       int     `json:"queries"`
-	Workers       int     `json:"workers"`
-	MsPerQuery    float64 `json:"ms_per_query"`    // median
-	MsP99         float64 `json:"ms_p99"`          // 99th percentile
-	MsMin         float64 `json:"ms_min"`          // fastest query
-	UsPerDistance float64 `json:"us_per_distance"` // median / gallery size
-	BytesPerQuery int64   `json:"bytes_per_query"` // heap bytes allocated per query
-	ScratchBytes  int     `json:"scratch_bytes"`   // working memory per query
-	SetupMs       float64 `json:"setup_ms"`        // gallery precomputation
-	GOARCH        string  `json:"goarch"`
-	CPU           string  `json:"cpu"`
-	GOMAXPROCS    int     `json:"gomaxprocs"`
-}
 
 // benchSynopsis is the usage line and description of setmatch bench.
 const benchSynopsis = `[--mode match|train] [flags] | train [flags]
@@ -88,92 +60,39 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	switch *mode {
 	case "match":
-		return benchMatch(stdout, stderr, benchMatchOptions{
-			gallery: *gallery, frames: *frames, dim: *dim, queryFrames: *queryFrames, queries: *queries,
-			workers: *workers, seed: *seed, rule: rule, json: *asJSON,
-		})
+		return benchMatch(stdout, stderr, bench.MatchOptions{
+			Gallery: *gallery, Frames: *frames, Dim: *dim, QueryFrames: *queryFrames, Queries: *queries,
+			Workers: *workers, Seed: *seed, Rule: rule,
+		}, *asJSON)
 	case "train":
-		return benchTrain(stdout, stderr, benchTrainOptions{
-			classes: *classes, sets: *sets, frames: *frames, inDim: *inDim, outDim: *outDim,
-			maxIter: *maxIter, workers: *workers, seed: *seed, rule: rule, json: *asJSON,
-		})
+		return benchTrain(stdout, stderr, bench.TrainOptions{
+			Classes: *classes, Sets: *sets, Frames: *frames, InDim: *inDim, OutDim: *outDim,
+			MaxIter: *maxIter, Workers: *workers, Seed: *seed, Rule: rule,
+		}, *asJSON)
 	default:
 		return usagef("--mode must be match or train, got %q", *mode)
 	}
 }
 
-type benchMatchOptions struct {
-	gallery, frames, dim, queryFrames, queries, workers int
-	seed                                                uint64
-	rule                                                match.BandwidthRule
-	json                                                bool
-}
-
-// benchMatch times queries against a gallery matcher of generated sets:
-// each set is Gaussian with unit variance around its own random mean.
-func benchMatch(stdout, stderr io.Writer, o benchMatchOptions) error {
-	for name, v := range map[string]int{"--gallery": o.gallery, "--frames": o.frames, "--dim": o.dim, "--query-frames": o.queryFrames, "--queries": o.queries} {
+// benchMatch times queries against a gallery matcher of generated sets
+// (bench.Match).
+func benchMatch(stdout, stderr io.Writer, o bench.MatchOptions, asJSON bool) error {
+	for name, v := range map[string]int{"--gallery": o.Gallery, "--frames": o.Frames, "--dim": o.Dim, "--query-frames": o.QueryFrames, "--queries": o.Queries} {
 		if v < 1 {
 			return usagef("%s must be at least 1, got %d", name, v)
 		}
 	}
-	if o.frames < 2 || o.queryFrames < 2 {
+	if o.Frames < 2 || o.QueryFrames < 2 {
 		return usagef("sets need at least 2 frames")
 	}
-
-	rng := rand.New(rand.NewPCG(o.seed, 0x5e7))
-	fmt.Fprintf(stderr, "generating %d gallery sets of %d frames in %d dimensions...\n", o.gallery, o.frames, o.dim)
-	var err error
-	kdes := make([]*match.KDE, o.gallery)
-	for k := range kdes {
-		if kdes[k], err = match.NewKDERule(gaussianSet(rng, o.frames, o.dim, rng.Float64()), o.rule); err != nil {
-			return err
-		}
-	}
-	start := time.Now()
-	g, err := match.NewGallery(kdes)
+	fmt.Fprintf(stderr, "generating %d gallery sets of %d frames in %d dimensions...\n", o.Gallery, o.Frames, o.Dim)
+	res, err := bench.Match(o)
 	if err != nil {
 		return err
 	}
-	g.Workers = o.workers
-	setup := time.Since(start)
-
-	qs := make([]*match.KDE, o.queries)
-	for i := range qs {
-		if qs[i], err = match.NewKDERule(gaussianSet(rng, o.queryFrames, o.dim, 0.5), o.rule); err != nil {
-			return err
-		}
-	}
-	times, bytes, err := timeQueries(g, qs)
-	if err != nil {
-		return err
-	}
-
-	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-	res := benchResult{
-		Mode: "match", Gallery: o.gallery, Frames: o.frames, Dim: o.dim, QueryFrames: o.queryFrames,
-		Bandwidth: o.rule.String(), Queries: o.queries, Workers: g.Workers,
-		MsPerQuery:    ms(times[len(times)/2]),
-		MsP99:         ms(times[min(len(times)-1, len(times)*99/100)]),
-		MsMin:         ms(times[0]),
-		BytesPerQuery: bytes,
-		ScratchBytes:  g.ScratchBytes(o.queryFrames),
-		SetupMs:       ms(setup),
-		GOARCH:        runtime.GOARCH, CPU: cpuModel(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-	}
-	if res.Workers == 0 {
-		res.Workers = runtime.GOMAXPROCS(0)
-	}
-	res.UsPerDistance = res.MsPerQuery * 1000 / float64(o.gallery)
-	if o.json {
+	if asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
-	res.print(stdout)
-	return nil
-}
-
-// print writes r as the table of setmatch bench.
-func (res benchResult) print(stdout io.Writer) {
 	fmt.Fprintf(stdout, "gallery matcher: %d sets × %d frames, d = %d, query %d frames, bandwidth %s\n",
 		res.Gallery, res.Frames, res.Dim, res.QueryFrames, res.Bandwidth)
 	fmt.Fprintf(stdout, "machine: %s, %s, GOMAXPROCS %d, %d workers\n\n", res.CPU, res.GOARCH, res.GOMAXPROCS, res.Workers)
@@ -184,51 +103,37 @@ func (res benchResult) print(stdout io.Writer) {
 	fmt.Fprintf(stdout, "  %-28s %12d\n", "heap bytes per query", res.BytesPerQuery)
 	fmt.Fprintf(stdout, "  %-28s %12d\n", "working memory per query", res.ScratchBytes)
 	fmt.Fprintf(stdout, "  %-28s %12.1f\n", "gallery setup ms", res.SetupMs)
+	return nil
 }
 
-// timeQueries compares every query with the gallery once after a warm-up
-// and returns the times, sorted, and the heap bytes allocated per query.
-func timeQueries(g *match.Gallery, qs []*match.KDE) ([]time.Duration, int64, error) {
-	dst := make([]match.Divergences, g.Len())
-	if _, err := g.Compare(qs[0], dst); err != nil { // warm up
-		return nil, 0, err
+// benchTrain times one training run on a generated data set shaped like the
+// paper's YouTube Celebrities protocol (47 classes × 3 sets by default).
+func benchTrain(stdout, stderr io.Writer, o bench.TrainOptions, asJSON bool) error {
+	if o.Classes < 2 || o.Sets < 2 || o.Frames < 2 || o.OutDim < 1 || o.InDim < o.OutDim {
+		return usagef("train benchmark needs ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames and 1 ≤ out-dim ≤ in-dim")
 	}
-	times := make([]time.Duration, len(qs))
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for i, q := range qs {
-		t := time.Now()
-		if _, err := g.Compare(q, dst); err != nil {
-			return nil, 0, err
-		}
-		times[i] = time.Since(t)
-	}
-	runtime.ReadMemStats(&after)
-	slices.Sort(times)
-	return times, int64(after.TotalAlloc-before.TotalAlloc) / int64(len(qs)), nil
-}
-
-// gaussianSet returns n frames of d independent N(mean, 1) features.
-func gaussianSet(rng *rand.Rand, n, d int, mean float64) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	raw := x.RawMatrix().Data
-	for i := range raw {
-		raw[i] = mean + rng.NormFloat64()
-	}
-	return x
-}
-
-// cpuModel returns the CPU's model name on Linux, or "unknown".
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
+	fmt.Fprintf(stderr, "generating %d classes × %d sets × %d frames in %d dimensions...\n", o.Classes, o.Sets, o.Frames, o.InDim)
+	ds, err := bench.TrainData(o)
 	if err != nil {
-		return "unknown"
+		return err
 	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
+	fmt.Fprintf(stderr, "training %d → %d...\n", o.InDim, o.OutDim)
+	out, err := bench.Train(ds, o, func(s learn.IterStats) {
+		fmt.Fprintf(stderr, "  iter %3d  cost %12.6g  |grad| %10.3g  %6.3f s\n", s.Iteration, s.Cost, s.GradNorm, s.Seconds)
+	})
+	if err != nil {
+		return err
 	}
-	return "unknown"
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(out)
+	}
+	fmt.Fprintf(stdout, "training: %d sets (%d classes) × %d frames, D = %d → d = %d, %d affinity pairs\n",
+		out.Sets, out.Classes, out.Frames, out.InDim, out.OutDim, out.Pairs)
+	fmt.Fprintf(stdout, "machine: %s, %s, GOMAXPROCS %d\n\n", out.CPU, out.GOARCH, out.GOMAXPROCS)
+	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "s per iteration (median)", out.SecPerIter)
+	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "s per iteration (slowest)", out.SecPerIterMax)
+	fmt.Fprintf(stdout, "  %-28s %12d\n", "iterations", out.Iterations)
+	fmt.Fprintf(stdout, "  %-28s %12.2f\n", "s total", out.SecTotal)
+	fmt.Fprintf(stdout, "  %-28s %12.6g → %.6g (%s)\n", "cost", out.InitialCost, out.FinalCost, out.Stop)
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"setmatch/bench"
 	"setmatch/eval"
 	"setmatch/internal/testexec"
 	"setmatch/synth"
@@ -24,21 +25,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestParseBenchSizes(t *testing.T) {
-	got, err := parseBenchSizes("100x2x18x944, 1000x3x20x256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got[0] != (benchTrainSize{100, 2, 18, 944}) || got[1] != (benchTrainSize{1000, 3, 20, 256}) {
-		t.Errorf("got %+v", got)
-	}
-	for _, bad := range []string{"", "100x2x18", "2x2x18x944", "10x2x3x5", "10x2xAx5", "10x0x8x5"} {
-		if _, err := parseBenchSizes(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
 // TestBenchTrainAuto runs setmatch bench train on two small sizes: train
 // runs in a child process (this test binary as setmatch), finishes, and
 // its time, peak memory and the model's accuracy on the held-out sets
@@ -50,15 +36,15 @@ func TestBenchTrainAuto(t *testing.T) {
 	dir := t.TempDir()
 	plot := filepath.Join(dir, "scale.png")
 	var out, errb bytes.Buffer
-	o := benchTrainAutoOptions{exe: os.Args[0], env: []string{"SETMATCH_TEST_AS_MAIN=1"},
-		sizes: []benchTrainSize{{4, 2, 6, 5}, {5, 3, 6, 5}}, kind: synth.Lighting, probes: 1, seed: 3,
-		timeout: 3 * time.Minute, plot: plot, keep: filepath.Join(dir, "runs")}
-	if err := benchTrainAuto(&out, &errb, o, true); err != nil {
+	o := bench.SweepOptions{Exe: os.Args[0], Env: []string{"SETMATCH_TEST_AS_MAIN=1"},
+		Sizes: []bench.Size{{Classes: 4, Sets: 2, Frames: 6, Dim: 5}, {Classes: 5, Sets: 3, Frames: 6, Dim: 5}}, Kind: synth.Lighting, Probes: 1, Seed: 3,
+		Timeout: 3 * time.Minute, Keep: filepath.Join(dir, "runs")}
+	if err := benchTrainAuto(&out, &errb, o, plot, true); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	dec := json.NewDecoder(&out)
-	for i := range o.sizes {
-		var r benchTrainRun
+	for i := range o.Sizes {
+		var r bench.Run
 		if err := dec.Decode(&r); err != nil {
 			t.Fatalf("size %d: %v", i, err)
 		}
@@ -66,7 +52,7 @@ func TestBenchTrainAuto(t *testing.T) {
 			log, _ := os.ReadFile(r.Log)
 			t.Fatalf("size %d did not finish: %s\n%s", i, r.Error, log)
 		}
-		if r.TrainSets != o.sizes[i].Classes*o.sizes[i].Sets || r.ProbeSets != o.sizes[i].Classes || r.PeakRSSMiB <= 0 || r.WallSeconds <= 0 {
+		if r.TrainSets != o.Sizes[i].Classes*o.Sizes[i].Sets || r.ProbeSets != o.Sizes[i].Classes || r.PeakRSSMiB <= 0 || r.WallSeconds <= 0 {
 			t.Errorf("size %d: %+v", i, r)
 		}
 		if r.Accuracy < 0 || r.Accuracy > 100 || r.ClosedSet < r.Accuracy || r.ClosedSet > 100 || r.Deployed == "" || !strings.Contains(r.Candidates, "%") {
@@ -82,9 +68,9 @@ func TestBenchTrainAuto(t *testing.T) {
 		t.Errorf("plot: %v", err)
 	}
 	// The outcomes kept in runs.jsonl print and plot again (--from).
-	runs, err := readBenchRuns(filepath.Join(o.keep, "runs.jsonl"))
-	if err != nil || len(runs) != len(o.sizes) {
-		t.Fatalf("runs.jsonl: %d outcomes (%v), want %d", len(runs), err, len(o.sizes))
+	runs, err := bench.ReadRuns(filepath.Join(o.Keep, "runs.jsonl"))
+	if err != nil || len(runs) != len(o.Sizes) {
+		t.Fatalf("runs.jsonl: %d outcomes (%v), want %d", len(runs), err, len(o.Sizes))
 	}
 	var table bytes.Buffer
 	again := filepath.Join(dir, "again.png")

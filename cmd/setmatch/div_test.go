@@ -14,6 +14,7 @@ import (
 
 	"setmatch/match"
 	"setmatch/setfile"
+	"setmatch/synth"
 )
 
 // run calls the dispatcher as the command line would and returns the exit
@@ -33,12 +34,19 @@ func writeSet(t *testing.T, dir, name string, x *mat.Dense) string {
 	return path
 }
 
+// divPair writes two random sets, a of na and b of nb frames of d
+// features (b's around mean meanB, a's around 0, drawn from a stream of
+// seed), as a.npy and b.npy in a new folder dir.
+func divPair(t *testing.T, seed uint64, na, nb, d int, meanB float64) (dir string, a, b *mat.Dense, pa, pb string) {
+	t.Helper()
+	dir = t.TempDir()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	a, b = synth.GaussianSet(rng, na, d, 0), synth.GaussianSet(rng, nb, d, meanB)
+	return dir, a, b, writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
+}
+
 func TestDivJSONMatchesLibrary(t *testing.T) {
-	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(1, 2))
-	a := gaussianSet(rng, 30, 4, 0)
-	b := gaussianSet(rng, 20, 4, 1)
-	pa, pb := writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
+	_, a, b, pa, pb := divPair(t, 1, 30, 20, 4, 1)
 
 	code, stdout, stderr := run("div", "--json", "--bandwidth", "0.7", pa, pb)
 	if code != 0 {
@@ -68,11 +76,7 @@ func TestDivJSONMatchesLibrary(t *testing.T) {
 }
 
 func TestDivCSVAndNPYAgree(t *testing.T) {
-	dir := t.TempDir()
-	rng := rand.New(rand.NewPCG(3, 4))
-	a := gaussianSet(rng, 10, 3, 0)
-	b := gaussianSet(rng, 12, 3, 0.5)
-	pa, pb := writeSet(t, dir, "a.npy", a), writeSet(t, dir, "b.npy", b)
+	dir, _, b, pa, pb := divPair(t, 3, 10, 12, 3, 0.5)
 	var csv bytes.Buffer
 	if err := setfile.WriteCSV(&csv, b); err != nil {
 		t.Fatal(err)
@@ -98,9 +102,9 @@ func TestDivCSVAndNPYAgree(t *testing.T) {
 func TestDivBadInput(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 6))
-	good := writeSet(t, dir, "good.npy", gaussianSet(rng, 5, 3, 0))
-	other := writeSet(t, dir, "other.npy", gaussianSet(rng, 5, 4, 0))
-	one := writeSet(t, dir, "one.npy", gaussianSet(rng, 1, 3, 0))
+	good := writeSet(t, dir, "good.npy", synth.GaussianSet(rng, 5, 3, 0))
+	other := writeSet(t, dir, "other.npy", synth.GaussianSet(rng, 5, 4, 0))
+	one := writeSet(t, dir, "one.npy", synth.GaussianSet(rng, 1, 3, 0))
 	junk := filepath.Join(dir, "junk.npy")
 	os.WriteFile(junk, []byte("\x93NUMPY\x01\x00garbage"), 0o644)
 	nanCSV := filepath.Join(dir, "nan.csv")
@@ -187,12 +191,12 @@ func TestDivDefaultRuleIsNN(t *testing.T) {
 	// the nn rule h ≈ the distance to the nearest other frame.
 	const d, frames = 40, 40
 	class := func() func() *mat.Dense {
-		mean := gaussianSet(rng, 1, d, 0)
+		mean := synth.GaussianSet(rng, 1, d, 0)
 		mean.Scale(0.15, mean)
-		dir := gaussianSet(rng, 1, d, 0)
+		dir := synth.GaussianSet(rng, 1, d, 0)
 		dir.Scale(0.1, dir)
 		return func() *mat.Dense {
-			x := gaussianSet(rng, frames, 1, 0)
+			x := synth.GaussianSet(rng, frames, 1, 0)
 			var y mat.Dense
 			y.Mul(x, dir)
 			for i := range frames {

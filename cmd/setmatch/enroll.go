@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,29 +36,23 @@ file is replaced atomically: a running setmatchd reloads it.`
 
 func runEnroll(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("enroll", enrollSynopsis, stderr)
-	modelPath := fs.String("model", "", "model file to add the sets to (required)")
-	label := fs.String("label", "", "class of the new sets, existing or new (required)")
+	var cf changeFlags
+	cf.register(fs, "model file to add the sets to (required)", "class of the new sets, existing or new (required)")
 	name := fs.String("name", "", "set name (one SET only; default: the file name without extension, or the folder's name)")
-	out := fs.String("out", "", "write the new model here (default: replace MODEL atomically; a running setmatchd reloads it)")
 	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than this many bytes")
-	workers := fs.Int("workers", 0, "goroutines `N` (0: one per CPU)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := cf.check(); err != nil {
+		return err
+	}
 	switch {
-	case *modelPath == "":
-		return usagef("--model is required")
-	case *label == "":
-		return usagef("--label is required")
 	case fs.NArg() == 0:
 		return usagef("give at least one set: a feature file (.npy or .csv) or a folder of frame images (a burst)")
 	case *name != "" && fs.NArg() > 1:
 		return usagef("--name names one set, but %d were given", fs.NArg())
 	}
-	if *out == "" {
-		*out = *modelPath
-	}
-	m, _, err := model.ReadFile(*modelPath)
+	m, err := cf.read()
 	if err != nil {
 		return err
 	}
@@ -68,7 +61,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	// All sets are added, or none: the model is written once, at the end.
 	var sets []model.NewSet
 	for _, path := range fs.Args() {
-		x, how, err := enrollRead(path, *modelPath, m, lim)
+		x, how, err := enrollRead(path, cf.model, m, lim)
 		if err != nil {
 			return err
 		}
@@ -80,23 +73,19 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		n, _ := x.Dims()
-		fmt.Fprintf(stderr, "enroll: %s/%s: %d frames%s\n", *label, setName, n, how)
-		sets = append(sets, model.NewSet{Label: *label, Name: setName, Frames: x})
+		fmt.Fprintf(stderr, "enroll: %s/%s: %d frames%s\n", cf.label, setName, n, how)
+		sets = append(sets, model.NewSet{Label: cf.label, Name: setName, Frames: x})
 	}
-	c, err := deploy.Enroll(m, sets, *workers, time.Now())
+	c, err := deploy.Enroll(m, sets, cf.workers, time.Now())
 	if err != nil {
-		return fmt.Errorf("%s: %w", *modelPath, err)
+		return fmt.Errorf("%s: %w", cf.model, err)
 	}
 	printChange(stderr, "enroll", m, c)
-	if err := model.WriteFile(*out, m); err != nil {
-		return err
-	}
 	newClass := ""
 	if c.NewClasses > 0 {
 		newClass = fmt.Sprintf(" (%d new)", c.NewClasses)
 	}
-	fmt.Fprintf(stdout, "%s: %d gallery sets, %d classes%s\n", *out, c.GallerySets, c.Classes, newClass)
-	return nil
+	return cf.write(stdout, m, c, newClass)
 }
 
 // enrollRead reads one SET argument: a feature file, or a folder of frame
@@ -129,56 +118,4 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits) (*ma
 		return nil, "", err
 	}
 	return x, fmt.Sprintf(" (images, features by the model's pipeline %s, as setmatchd computes them)", m.Features.Name()), nil
-}
-
-// printChange writes what deploy.Enroll or deploy.Forget did, member by
-// member, and how the threshold was set.
-func printChange(w io.Writer, cmd string, m *model.Model, c *deploy.Change) {
-	vote := len(c.Members) > 1
-	for i, mc := range c.Members {
-		who := mc.Method
-		if vote {
-			who = fmt.Sprintf("vote member %d, %s", i+1, mc.Method)
-		}
-		if mc.Refitted {
-			fmt.Fprintf(w, "%s: %s: kFDA fitted again on the new gallery (%s)\n", cmd, who, mc.Discriminant)
-		}
-		if mc.Recentred {
-			fmt.Fprintf(w, "%s: %s: the mean it centres frames by is now that of the frames its gallery keeps\n", cmd, who)
-		}
-		if mc.Bandwidth {
-			mem := m.Members()[i]
-			unused := ""
-			if mem.KFDA != nil && !mem.KFDA.UsesDivergences() {
-				unused = ", recorded but not used by its kernels"
-			}
-			fmt.Fprintf(w, "%s: %s: its global bandwidth (one for every gallery set and batch%s) is now computed from the sets it keeps: %.4g\n", cmd, who, unused, mem.QueryBandwidth.Fixed)
-		}
-		if mc.Projection != "" {
-			fmt.Fprintf(w, "%s: %s: projection %s kept as training made it, from the training sets: it was not fitted again\n", cmd, who, mc.Projection)
-		}
-		if len(mc.Margins) > 0 {
-			div := m.Members()[i].Divergence
-			fmt.Fprintf(w, "%s: %s: how far each new set is from its class and from the others (nearest-neighbour %s divergence in its space; margin = other − own, above 0 the set is nearer its own class)\n", cmd, who, div)
-			for _, g := range mc.Margins {
-				own := "none (no other set of its class)"
-				if !math.IsNaN(g.Own) {
-					own = fmt.Sprintf("%.4g (%s)", g.Own, g.OwnName)
-				}
-				margin := ""
-				if !math.IsNaN(g.Own) {
-					margin = fmt.Sprintf(", margin %.4g", g.Other-g.Own)
-					if g.Other <= g.Own {
-						margin += ": nearer another class than its own; a model trained again with these sets may tell them apart better"
-					}
-				}
-				fmt.Fprintf(w, "%s:   %s/%s: own class %s, other class %.4g (%s)%s\n", cmd, g.Label, g.Name, own, g.Other, g.OtherLabel, margin)
-			}
-		}
-	}
-	rule := c.Rule + " (the rule the model was trained with)"
-	if c.RuleDefault {
-		rule = c.Rule + " (the model records no rule, being older than that record: train's default)"
-	}
-	fmt.Fprintf(w, "%s: threshold by %s: %s\n", cmd, rule, c.Threshold)
 }

@@ -9,14 +9,15 @@ import (
 	"testing"
 
 	"setmatch/model"
+	"setmatch/synth"
 )
 
 func TestEnrollCommand(t *testing.T) {
 	src := inspectTestModel(t, math.Inf(1)) // D = 4, gallery alice ×2, bob ×1
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(51, 52))
-	carol1 := writeSet(t, dir, "carol-1.npy", gaussianSet(rng, 12, 4, 3))
-	carol2 := writeSet(t, dir, "carol-2.npy", gaussianSet(rng, 9, 4, 3))
+	carol1 := writeSet(t, dir, "carol-1.npy", synth.GaussianSet(rng, 12, 4, 3))
+	carol2 := writeSet(t, dir, "carol-2.npy", synth.GaussianSet(rng, 9, 4, 3))
 	out := filepath.Join(dir, "more.smm")
 
 	code, stdout, stderr := run("enroll", "--model", src, "--label", "carol", "--out", out, carol1, carol2)
@@ -51,7 +52,7 @@ func TestEnrollCommand(t *testing.T) {
 		t.Errorf("model after a refused enrol has %d sets, want 6", len(m.Sets))
 	}
 
-	wrongDim := writeSet(t, dir, "wide.npy", gaussianSet(rng, 5, 7, 0))
+	wrongDim := writeSet(t, dir, "wide.npy", synth.GaussianSet(rng, 5, 7, 0))
 	if err := os.WriteFile(filepath.Join(dir, "frame.png"), []byte("not read"), 0o644); err != nil {
 		t.Fatal(err)
 	}

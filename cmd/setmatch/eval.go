@@ -19,7 +19,6 @@ import (
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/openeval"
-	"setmatch/setkernel"
 )
 
 const evalSynopsis = `--data DIR [--features SPEC] [--protocol P] [--methods LIST] [--seed N] [--json]
@@ -141,7 +140,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	eo := eval.Options{Methods: ms, Grid: grid, Seed: a.seed, Workers: a.workers}
 	if k := pipe.PCADim(); k > 0 || a.centre {
-		eo.Transform = splitTransform(k, a.whiten, a.centre)
+		eo.Transform = features.SplitTransform(k, a.whiten, a.centre)
 	}
 	if a.spectrum {
 		return printSpectrum(stdout, splits[0], eo)
@@ -437,28 +436,6 @@ func printSpectrum(w io.Writer, sp eval.Split, eo eval.Options) error {
 		fmt.Fprintf(w, "%-6s %7g %13.4g %13.4g %10.2e\n", r.Kernel, r.Width, r.Min, r.Max, r.Min/r.Max)
 	}
 	return nil
-}
-
-// splitTransform returns the per-split feature step: PCA to k dimensions
-// (k > 0) fitted on the gallery frames of the split only (whitened if
-// whiten), then, if centre, each set minus its own mean.
-func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*mat.Dense, error) {
-	return func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error) {
-		if k > 0 {
-			var err error
-			if sets, err = features.PCASets(sets, gallery, k, whiten); err != nil {
-				return nil, err
-			}
-		}
-		if !centre {
-			return sets, nil
-		}
-		out := make([]*mat.Dense, len(sets))
-		for i, x := range sets {
-			out[i] = setkernel.Centred(x)
-		}
-		return out, nil
-	}
 }
 
 // drLearner returns the projection learner of the -dr methods: learn.Train

@@ -334,6 +334,21 @@ func TestEvalOpenSetThresholdFlag(t *testing.T) {
 // radius and checks it against a direct run on split 0.
 func checkOpenEval(t *testing.T, radius float64) openeval.MethodResult {
 	t.Helper()
+	dir := openEvalData(t, radius)
+	r := runOpenEvalJSON(t, dir)
+	row := r.PerSplit[0]
+	compareOpenEvalDirect(t, row, openEvalDirect(t, dir, row))
+	checkOpenEvalTable(t, dir)
+	return r
+}
+
+// openEvalProtocol is the protocol of checkOpenEval.
+const openEvalProtocol = "gallery=2,probe=2,splits=2,strangers=1"
+
+// openEvalData writes 4 synthetic classes of radius radius, 4 sets each,
+// to a folder and returns it.
+func openEvalData(t *testing.T, radius float64) string {
+	t.Helper()
 	ds, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 4, Sets: 4, Frames: 15, Dim: 4, InfoDim: 2,
 		ClassRadius: radius, NoiseStd: 0.3, Seed: 5})
 	if err != nil {
@@ -343,7 +358,14 @@ func checkOpenEval(t *testing.T, radius float64) openeval.MethodResult {
 	if err := dataset.Write(dir, ds); err != nil {
 		t.Fatal(err)
 	}
-	const proto = "gallery=2,probe=2,splits=2,strangers=1"
+	return dir
+}
+
+// runOpenEvalJSON runs eval with strangers on dir with --json, checks the
+// shape of its output and returns nn-h's result.
+func runOpenEvalJSON(t *testing.T, dir string) openeval.MethodResult {
+	t.Helper()
+	const proto = openEvalProtocol
 	code, stdout, stderr := run("eval", "--data", dir, "--protocol", proto, "--methods", "nn-h", "--json", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -374,12 +396,19 @@ func checkOpenEval(t *testing.T, radius float64) openeval.MethodResult {
 		}
 	}
 
-	// The direct run on split 0.
+	return r
+}
+
+// openEvalDirect trains nn-h with setmatch train on the gallery of split
+// 0 of dir (row is eval's row of that split) and decides its probes with
+// setmatch test.
+func openEvalDirect(t *testing.T, dir string, row openeval.Row) openeval.Report {
+	t.Helper()
 	loaded, err := dataset.Load(dir, dataset.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := eval.ParseProtocol(proto)
+	p, err := eval.ParseProtocol(openEvalProtocol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +417,7 @@ func checkOpenEval(t *testing.T, radius float64) openeval.MethodResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, row := splits[0], r.PerSplit[0]
+	sp := splits[0]
 	if len(sp.Strangers) != 1 || len(row.StrangerClasses) != 1 || row.StrangerClasses[0] != d.Classes[sp.Strangers[0]] {
 		t.Fatalf("split 0: strangers %v, eval's %v", sp.Strangers, row.StrangerClasses)
 	}
@@ -409,7 +438,13 @@ func checkOpenEval(t *testing.T, radius float64) openeval.MethodResult {
 	if code, _, stderr := run("train", "--data", train, "--method", "nn-h", "--out", mpath); code != 0 { // train's default threshold, as eval's
 		t.Fatalf("train: exit %d\n%s", code, stderr)
 	}
-	ts := testJSON(t, "--model", mpath, "--data", probe)
+	return testJSON(t, "--model", mpath, "--data", probe)
+}
+
+// compareOpenEvalDirect compares eval's row of a split with what train
+// and test say of the same split (ts).
+func compareOpenEvalDirect(t *testing.T, row openeval.Row, ts openeval.Report) {
+	t.Helper()
 	closed, known, knownRight := 0, 0, 0
 	for _, one := range ts.PerSet {
 		if ts.PerClass[one.Class].Known {
@@ -447,8 +482,12 @@ func checkOpenEval(t *testing.T, radius float64) openeval.MethodResult {
 		t.Errorf("split 0: eval's threshold %s, the trained model's %s", row.Threshold, ts.Threshold)
 	}
 
-	// The table.
-	code, stdout, stderr = run("eval", "--data", dir, "--protocol", proto, "--methods", "nn-h")
+}
+
+// checkOpenEvalTable checks eval's table and progress with strangers.
+func checkOpenEvalTable(t *testing.T, dir string) {
+	t.Helper()
+	code, stdout, stderr := run("eval", "--data", dir, "--protocol", openEvalProtocol, "--methods", "nn-h")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -460,5 +499,4 @@ func checkOpenEval(t *testing.T, radius float64) openeval.MethodResult {
 	if !strings.Contains(stderr, "split 2/2, nn-h (deployed nn-h)") {
 		t.Errorf("progress:\n%s", stderr)
 	}
-	return r
 }

@@ -31,37 +31,30 @@ daemon restarted, or it keeps the old model).`
 
 func runForget(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("forget", forgetSynopsis, stderr)
-	modelPath := fs.String("model", "", "model file to remove the sets from (required)")
-	label := fs.String("label", "", "class whose sets are removed (required)")
+	var cf changeFlags
+	cf.register(fs, "model file to remove the sets from (required)", "class whose sets are removed (required)")
 	set := fs.String("set", "", "remove only the set of this `NAME` of the class: the name enroll or train gave it (the file or folder name without extension, or enroll's --name)")
-	out := fs.String("out", "", "write the new model here (default: replace MODEL atomically; a running setmatchd reloads it)")
-	workers := fs.Int("workers", 0, "goroutines `N` (0: one per CPU)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *modelPath == "":
-		return usagef("--model is required")
-	case *label == "":
-		return usagef("--label is required")
-	case fs.NArg() != 0:
+	if err := cf.check(); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
 		return usagef("forget takes no arguments (got %q): name the class with --label and a set with --set", fs.Args())
 	}
-	if *out == "" {
-		*out = *modelPath
-	}
-	m, _, err := model.ReadFile(*modelPath)
+	m, err := cf.read()
 	if err != nil {
 		return err
 	}
 	classesBefore := m.Classes()
-	c, err := deploy.Forget(m, *label, *set, *workers, time.Now())
+	c, err := deploy.Forget(m, cf.label, *set, cf.workers, time.Now())
 	if err != nil {
-		return fmt.Errorf("%s: %w", *modelPath, err)
+		return fmt.Errorf("%s: %w", cf.model, err)
 	}
-	what := fmt.Sprintf("every set of class %s (%d)", *label, c.Sets)
+	what := fmt.Sprintf("every set of class %s (%d)", cf.label, c.Sets)
 	if *set != "" {
-		what = fmt.Sprintf("set %s of class %s", *set, *label)
+		what = fmt.Sprintf("set %s of class %s", *set, cf.label)
 	}
 	where := ""
 	if len(c.Members) > 1 {
@@ -73,14 +66,10 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "forget: still shaped by every training set: %s\n", l)
 	}
 	if c.Classes < len(classesBefore) {
-		fmt.Fprintf(stderr, "forget: if setmatchd's configuration gives class %s a pin (gpio.label_pins), the daemon refuses this model and keeps the old one until the pin is removed and it is restarted (systemctl restart setmatchd)\n", *label)
+		fmt.Fprintf(stderr, "forget: if setmatchd's configuration gives class %s a pin (gpio.label_pins), the daemon refuses this model and keeps the old one until the pin is removed and it is restarted (systemctl restart setmatchd)\n", cf.label)
 	}
 	fmt.Fprintf(stderr, "forget: if the forgotten sets were among the training data, train the model again on data without them to remove those too (setmatch train --data DIR, with the class's folder removed from DIR); sets enrolled after training never shaped them\n")
-	if err := model.WriteFile(*out, m); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s: %d gallery sets, %d classes\n", *out, c.GallerySets, c.Classes)
-	return nil
+	return cf.write(stdout, m, c, "")
 }
 
 // forgetKept lists what in m training computed from all its sets and

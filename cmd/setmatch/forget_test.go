@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"setmatch/model"
+	"setmatch/modelinfo"
 )
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
@@ -57,7 +58,7 @@ func TestForgetCommand(t *testing.T) {
 		t.Fatalf("%d sets", len(m.Sets))
 	}
 	code, stdout, _ = run("inspect", "--json", out)
-	var s inspectSummary
+	var s modelinfo.Summary
 	if code != 0 || json.Unmarshal([]byte(stdout), &s) != nil || len(s.History) != 1 || s.History[0].Op != "forget" || s.History[0].Sets != 3 || s.History[0].Classes != 3 {
 		t.Errorf("inspect --json: %s", stdout)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -39,34 +40,24 @@ func capFrames(ds *dataset.Dataset, max, budget int, fits, cmd string, stderr io
 	if max == 1 {
 		return 0, usagef("--max-frames 1: a set needs at least 2 frames for its density; want ≥ 2, or 0 for every frame")
 	}
-	counts := make([]int, len(ds.Sets))
-	total := 0
-	for i, s := range ds.Sets {
-		counts[i], _ = s.Frames.Dims()
-		total += counts[i]
-	}
-	if two := dataset.FramesKept(counts, 2); budget > 0 && two > budget {
-		return 0, fmt.Errorf("%d sets hold %d frames even at 2 frames each, more than the %d that %s: use fewer sets", len(counts), two, budget, fits)
+	c, err := ds.Cap(max, budget)
+	var over *dataset.OverBudget
+	switch {
+	case errors.As(err, &over) && over.Max == 0:
+		return 0, fmt.Errorf("%d sets hold %d frames even at 2 frames each, more than the %d that %s: use fewer sets", over.Sets, over.Kept, budget, fits)
+	case errors.As(err, &over):
+		return 0, usagef("--max-frames %d keeps %d frames, more than the %d that %s: use --max-frames %d or less", over.Max, over.Kept, budget, fits, over.Fit)
+	case err != nil:
+		return 0, err
+	case c.Max == 0:
+		return 0, nil
 	}
 	why, hint := "--max-frames", ""
-	if max == 0 {
-		if budget == 0 {
-			return 0, nil
-		}
-		if max = dataset.FrameCap(counts, budget); max == 0 {
-			return 0, nil
-		}
-		why = fmt.Sprintf("the %d sets hold %d frames, more than the %d that %s", len(counts), total, budget, fits)
+	if c.Auto {
+		why = fmt.Sprintf("the %d sets hold %d frames, more than the %d that %s", len(ds.Sets), c.Total, budget, fits)
 		hint = "; set --max-frames to choose"
 	}
-	kept := dataset.FramesKept(counts, max)
-	if budget > 0 && kept > budget {
-		return 0, usagef("--max-frames %d keeps %d frames, more than the %d that %s: use --max-frames %d or less", max, kept, budget, fits, dataset.FrameCap(counts, budget))
-	}
-	if ds.Thin(max) == 0 {
-		return 0, nil // no set had more
-	}
 	fmt.Fprintf(stderr, "%s: %s: every set keeps at most %d frames, evenly spaced (%d of %d frames kept)%s\n",
-		cmd, why, max, kept, total, hint)
-	return max, nil
+		cmd, why, c.Max, c.Kept, c.Total, hint)
+	return c.Max, nil
 }

@@ -4,142 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 	"unicode"
 
 	"setmatch/model"
+	"setmatch/modelinfo"
 )
-
-// inspectSummary is what `setmatch inspect` reports; --json prints it as is.
-type inspectSummary struct {
-	File           string            `json:"file"`
-	FileBytes      int64             `json:"file_bytes"`
-	FormatVersion  uint32            `json:"format_version"`
-	Created        string            `json:"created"`
-	Tool           string            `json:"tool"`
-	Data           string            `json:"data"`
-	InputDim       int               `json:"input_dim"`
-	Dim            int               `json:"dim"`
-	Divergence     string            `json:"divergence"`
-	QueryBandwidth string            `json:"query_bandwidth"`
-	Threshold      string            `json:"threshold"` // a number or "+Inf"
-	Sets           int               `json:"sets"`
-	Frames         int               `json:"frames"`
-	Classes        []inspectClass    `json:"classes"`
-	BandwidthMin   float64           `json:"bandwidth_min"`
-	BandwidthMax   float64           `json:"bandwidth_max"`
-	OrthonormalErr float64           `json:"orthonormality_error"`
-	Identity       bool              `json:"identity"` // the projection is the identity (the full space)
-	FinalCost      float64           `json:"final_cost"`
-	Iterations     int               `json:"iterations"`
-	Params         map[string]string `json:"params"`
-	GalleryMiB     float64           `json:"gallery_mib"`
-
-	// Method is how the model decides (e.g. nn-h-dr, kfda-j), with the
-	// chosen parameters and the cross-validated accuracy in percent (null:
-	// not cross-validated) of it and of every candidate scored.
-	Method       string             `json:"method"`
-	MethodParams map[string]string  `json:"method_params,omitempty"`
-	CVAccuracy   *float64           `json:"cv_accuracy"`
-	Candidates   []inspectCandidate `json:"candidates,omitempty"`
-	// Features is the recorded feature pipeline; null when the model takes
-	// feature vectors.
-	Features *inspectFeatures `json:"features"`
-	// KFDA describes the discriminant of a kFDA model; absent otherwise.
-	KFDA *inspectKFDA `json:"kfda,omitempty"`
-	// Members, for a model that decides by a vote, are the methods of its
-	// members (this model's own first), and Voters the other members,
-	// each described as a model (its file fields empty); the fields
-	// above are then the first member's.
-	Members []string          `json:"members,omitempty"`
-	Voters  []*inspectSummary `json:"voters,omitempty"`
-	// History lists the enrolments and forgettings since training, oldest
-	// first (setmatch enroll, setmatch forget): no labels or names.
-	History []inspectChange `json:"history,omitempty"`
-}
-
-type inspectChange struct {
-	Time    string `json:"time"`
-	Op      string `json:"op"`      // "enroll" or "forget"
-	Sets    int    `json:"sets"`    // gallery sets added or removed
-	Classes int    `json:"classes"` // classes of the gallery after it
-}
-
-type inspectCandidate struct {
-	Name       string   `json:"name"`
-	Params     string   `json:"params"`
-	CVAccuracy *float64 `json:"cv_accuracy"` // percent; null if not scored
-	Seconds    float64  `json:"seconds"`
-}
-
-type inspectFeatures struct {
-	Spec        string `json:"spec"`
-	PCAInputDim int    `json:"pca_input_dim,omitempty"` // features before the PCA
-	PCADim      int    `json:"pca_dim,omitempty"`
-}
-
-type inspectKFDA struct {
-	inspectKernel
-	Reg       float64 `json:"reg"`
-	Epsilon   float64 `json:"epsilon"`
-	LatentDim int     `json:"latent_dim"`
-	// Terms are the kernels of a sum (kernel "sum"), each with its weight.
-	Terms []inspectTerm `json:"terms,omitempty"`
-	// Description says the same in words.
-	Description string `json:"description"`
-	// UsesDivergences: some kernel is on KDE divergences (the query
-	// bandwidth and the divergence are used).
-	UsesDivergences bool `json:"uses_divergences"`
-	// OpenSet is what the threshold bounds: "kernel" (the distance the
-	// kernel induces) or "latent" (models of formats 2 and 3).
-	OpenSet string `json:"open_set"`
-}
-
-// inspectKernel is a kernel and its parameters (for a sum, the kernel
-// "sum" alone).
-type inspectKernel struct {
-	Kernel      string  `json:"kernel"`
-	Width       float64 `json:"width"`
-	WidthScale  string  `json:"width_scale"`
-	Scale       float64 `json:"scale"`
-	KernelWidth float64 `json:"kernel_width"`     // width/scale, the s of exp(−s·δ)
-	P           int     `json:"p,omitempty"`      // gda: subspace dimension
-	Lambda      float64 `json:"lambda,omitempty"` // cdl: covariance regulariser
-}
-
-func newInspectKernel(t model.Term) inspectKernel {
-	k := inspectKernel{Kernel: t.Kernel, Width: t.Width, WidthScale: t.WidthScale, Scale: t.Scale, P: t.P, Lambda: t.Lambda}
-	if t.Kernel != model.KernelSum {
-		k.KernelWidth = t.Width / t.Scale
-	}
-	return k
-}
-
-// inspectTerm is one kernel of a sum.
-type inspectTerm struct {
-	inspectKernel
-	Weight float64 `json:"weight"`
-}
-
-// percent returns 100·v, or nil for NaN (not measured).
-func percent(v float64) *float64 {
-	if math.IsNaN(v) {
-		return nil
-	}
-	p := 100 * v
-	return &p
-}
-
-type inspectClass struct {
-	Label  string `json:"label"`
-	Sets   int    `json:"sets"`
-	Frames int    `json:"frames"`
-}
 
 // inspectSynopsis is the usage line and description of setmatch inspect.
 const inspectSynopsis = `[--json] MODEL
@@ -163,7 +36,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s := inspectSummarize(info, m)
+	s := modelinfo.Summarize(info, m)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -172,101 +45,8 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	return inspectPrint(stdout, s)
 }
 
-func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
-	s := &inspectSummary{
-		File:           info.Path,
-		FileBytes:      info.Size,
-		FormatVersion:  info.Version,
-		Tool:           m.Meta.Tool,
-		Data:           m.Meta.Data,
-		InputDim:       m.InputDim(),
-		Dim:            m.Dim(),
-		Divergence:     m.Divergence.String(),
-		QueryBandwidth: m.QueryBandwidth.String(),
-		Threshold:      inspectThreshold(m.Threshold),
-		Sets:           len(m.Sets),
-		BandwidthMin:   math.Inf(1),
-		BandwidthMax:   math.Inf(-1),
-		OrthonormalErr: m.OrthonormalityError(),
-		Identity:       m.Identity,
-		FinalCost:      m.Meta.FinalCost,
-		Iterations:     m.Meta.Iterations,
-		Params:         m.Meta.Params,
-	}
-	if !m.Meta.Created.IsZero() {
-		s.Created = m.Meta.Created.Format(time.RFC3339)
-	}
-	s.Method, s.MethodParams = m.MethodName(), m.Selection.Params
-	if m.Selection.Method != "" {
-		s.CVAccuracy = percent(m.Selection.CVAccuracy)
-	}
-	for _, c := range m.Selection.Candidates {
-		s.Candidates = append(s.Candidates, inspectCandidate{c.Name, c.Params, percent(c.CVAccuracy), c.Seconds})
-	}
-	if f := m.Features; f != nil {
-		s.Features = &inspectFeatures{Spec: f.Name()}
-		if f.PCA != nil {
-			s.Features.PCAInputDim, s.Features.PCADim = f.PCA.Components.Dims()
-		}
-	}
-	if k := m.KFDA; k != nil {
-		s.KFDA = &inspectKFDA{inspectKernel: newInspectKernel(k.Term), Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(),
-			Description: k.Describe(), UsesDivergences: k.UsesDivergences(), OpenSet: k.OpenSet}
-		for _, t := range k.Terms {
-			s.KFDA.Terms = append(s.KFDA.Terms, inspectTerm{newInspectKernel(t), t.Weight})
-		}
-	}
-	byLabel := make(map[string]*inspectClass)
-	for _, set := range m.Sets {
-		n, _ := set.Samples.Dims()
-		s.Frames += n
-		c := byLabel[set.Label]
-		if c == nil {
-			c = &inspectClass{Label: set.Label}
-			byLabel[set.Label] = c
-		}
-		c.Sets++
-		c.Frames += n
-		s.BandwidthMin = min(s.BandwidthMin, set.Bandwidth)
-		s.BandwidthMax = max(s.BandwidthMax, set.Bandwidth)
-	}
-	for _, c := range byLabel {
-		s.Classes = append(s.Classes, *c)
-	}
-	slices.SortFunc(s.Classes, func(a, b inspectClass) int {
-		switch {
-		case a.Label < b.Label:
-			return -1
-		case a.Label > b.Label:
-			return 1
-		}
-		return 0
-	})
-	s.GalleryMiB = float64(8*s.Frames*s.Dim) / (1 << 20)
-	if len(m.Voters) > 0 {
-		s.Members = m.MemberMethods()
-	}
-	for _, v := range m.Voters {
-		vs := inspectSummarize(model.FileInfo{}, v)
-		s.Voters = append(s.Voters, vs)
-	}
-	for _, c := range m.Meta.History {
-		s.History = append(s.History, inspectChange{Time: c.Time.Format(time.RFC3339), Op: c.Op, Sets: c.Sets, Classes: c.Classes})
-	}
-	return s
-}
-
-func inspectThreshold(t float64) string {
-	if math.IsInf(t, 0) {
-		if t > 0 {
-			return "+Inf"
-		}
-		return "-Inf"
-	}
-	return strconv.FormatFloat(t, 'g', -1, 64)
-}
-
-func inspectPrint(w io.Writer, s *inspectSummary) error {
+// inspectPrint prints the summary as the table of setmatch inspect.
+func inspectPrint(w io.Writer, s *modelinfo.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, a...)...) }
 	orUnknown := func(v string) string {
@@ -326,7 +106,7 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 				acc = fmt.Sprintf("%.1f%%", *c.CVAccuracy)
 			}
 			mark := ""
-			if c.Name == s.ownMethod() {
+			if c.Name == s.OwnMethod() {
 				mark = " *"
 			}
 			fmt.Fprintf(tw, "  %s%s\t%s\t%.1fs\t%s\n", inspectPrintable(c.Name), mark, acc, c.Seconds, inspectPrintable(c.Params))
@@ -355,18 +135,9 @@ func inspectPrint(w io.Writer, s *inspectSummary) error {
 	return tw.Flush()
 }
 
-// ownMethod is the method s decides by alone: for a vote, its first
-// member's.
-func (s *inspectSummary) ownMethod() string {
-	if len(s.Members) > 0 {
-		return s.Members[0]
-	}
-	return s.Method
-}
-
 // inspectProjectionRow writes the projection of s (one model, or one
 // member of a vote).
-func inspectProjectionRow(row func(k, format string, a ...any), s *inspectSummary) {
+func inspectProjectionRow(row func(k, format string, a ...any), s *modelinfo.Summary) {
 	if s.Identity {
 		row("projection", "none: the full space of D = %d features (frames centred only)", s.InputDim)
 	} else {
@@ -376,8 +147,8 @@ func inspectProjectionRow(row func(k, format string, a ...any), s *inspectSummar
 
 // inspectMethodRows writes the method of s (one model, or one member of
 // a vote) and its parameters.
-func inspectMethodRows(row func(k, format string, a ...any), s *inspectSummary) {
-	method := s.ownMethod()
+func inspectMethodRows(row func(k, format string, a ...any), s *modelinfo.Summary) {
+	method := s.OwnMethod()
 	if s.CVAccuracy != nil {
 		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
 	} else {
@@ -403,7 +174,7 @@ func inspectMethodRows(row func(k, format string, a ...any), s *inspectSummary) 
 
 // inspectDecisionRows writes how s (one model, or one member of a vote)
 // decides: its kernel, divergence, bandwidths, threshold and training.
-func inspectDecisionRows(row func(k, format string, a ...any), s *inspectSummary) {
+func inspectDecisionRows(row func(k, format string, a ...any), s *modelinfo.Summary) {
 	if k := s.KFDA; k != nil {
 		row("kfda", "%s, %d latent dimensions, regulariser %g (ε = %.3g)", k.Description, k.LatentDim, k.Reg, k.Epsilon)
 	}

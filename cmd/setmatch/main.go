@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"setmatch/internal/memlimit"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -40,7 +41,7 @@ var commands = []command{
 }
 
 func main() {
-	setMemoryLimit("/")
+	memlimit.Set("/")
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 

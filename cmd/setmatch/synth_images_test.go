@@ -16,21 +16,8 @@ import (
 func TestSynthImages(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "imgs")
 	args := []string{"synth", "--images", "40x30", "--classes", "2", "--sets", "3", "--frames", "4", "--seed", "3", "--out", dir}
-	code, out, errOut := runCmd(args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(out, "wrote 2 classes × 3 sets × 4 frames of 40x30 pixels") {
-		t.Errorf("summary %q", out)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "c01", "s002", "f003.png")); err != nil {
-		t.Fatal(err)
-	}
-	p, _ := features.Parse("lbp:2x2")
-	ds, err := dataset.Load(dir, dataset.Options{Images: features.Fitted{Pipeline: p}.ImageSetReader()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkSynth(t, args, "wrote 2 classes × 3 sets × 4 frames of 40x30 pixels", filepath.Join(dir, "c01", "s002", "f003.png"))
+	ds := loadImageSets(t, dir, "lbp:2x2")
 	if len(ds.Sets) != 6 || ds.Dim() != 4*59 {
 		t.Fatalf("loaded %d sets of dim %d", len(ds.Sets), ds.Dim())
 	}
@@ -52,4 +39,35 @@ func TestSynthImages(t *testing.T) {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+}
+
+// checkSynth runs setmatch with args, a synth command, and fails the test
+// unless it succeeds, says summary on stdout and writes file.
+func checkSynth(t *testing.T, args []string, summary, file string) {
+	t.Helper()
+	code, out, errOut := runCmd(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, summary) {
+		t.Errorf("summary %q", out)
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loadImageSets loads the image data set in dir with the features of
+// spec, as train's image reader does.
+func loadImageSets(t *testing.T, dir, spec string) *dataset.Dataset {
+	t.Helper()
+	p, err := features.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(dir, dataset.Options{Images: features.Fitted{Pipeline: p}.ImageSetReader()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

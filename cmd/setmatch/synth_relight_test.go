@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"setmatch/dataset"
-	"setmatch/features"
+	"setmatch/synth"
 )
 
 // relightSource writes a pooled image folder like ORL's: classes a and b
@@ -25,7 +24,7 @@ func relightSource(t *testing.T, n int) string {
 			for p := range img.Pix {
 				img.Pix[p] = uint8(40 + 60*ci + 7*i + p%13)
 			}
-			if err := writePNG(filepath.Join(src, c, string(rune('0'+i))+".png"), img); err != nil {
+			if err := synth.WritePNG(filepath.Join(src, c, string(rune('0'+i))+".png"), img); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -48,25 +47,12 @@ func TestSynthRelight(t *testing.T) {
 	src := relightSource(t, 3)
 	out := filepath.Join(t.TempDir(), "lit")
 	args := []string{"synth", "--relight", src, "--sets", "3", "--frames", "5", "--seed", "2", "--out", out}
-	code, stdout, errOut := runCmd(args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	if !strings.Contains(stdout, "wrote 2 classes × 3 sets × 5 frames (PNG, lit from 15 directions, seed 2)") {
-		t.Errorf("summary %q", stdout)
-	}
-	if _, err := os.Stat(filepath.Join(out, "b", "s002", "f004.png")); err != nil {
-		t.Fatal(err)
-	}
+	checkSynth(t, args, "wrote 2 classes × 3 sets × 5 frames (PNG, lit from 15 directions, seed 2)", filepath.Join(out, "b", "s002", "f004.png"))
 	readme, err := os.ReadFile(filepath.Join(out, "README.md"))
 	if err != nil || !strings.Contains(string(readme), "setmatch synth "+strings.Join(args[1:], " ")) {
 		t.Errorf("README.md: %v\n%s", err, readme)
 	}
-	p, _ := features.Parse("intensity:8x8")
-	ds, err := dataset.Load(out, dataset.Options{Images: features.Fitted{Pipeline: p}.ImageSetReader()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds := loadImageSets(t, out, "intensity:8x8")
 	if len(ds.Sets) != 6 || ds.Dim() != 64 || len(ds.Classes) != 2 || ds.Classes[0] != "a" {
 		t.Fatalf("loaded %d sets of dim %d, classes %v", len(ds.Sets), ds.Dim(), ds.Classes)
 	}
@@ -76,10 +62,10 @@ func TestSynthRelight(t *testing.T) {
 
 	// Too many pixels per class to hold: a clear error, not a huge
 	// allocation.
-	limit := maxRelightPixels
-	maxRelightPixels = 2 * 24 * 30
-	code, _, errOut = runCmd("synth", "--relight", src, "--out", t.TempDir())
-	maxRelightPixels = limit
+	limit := synth.MaxRelightPixels
+	synth.MaxRelightPixels = 2 * 24 * 30
+	code, _, errOut := runCmd("synth", "--relight", src, "--out", t.TempDir())
+	synth.MaxRelightPixels = limit
 	if code == 0 || !strings.Contains(errOut, "scale them down") {
 		t.Errorf("3 images of 24×30 with room for 2: exit %d, %q", code, errOut)
 	}

@@ -5,106 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
 	"setmatch/model"
-	"setmatch/openset"
+	"setmatch/openeval"
 	"setmatch/setfile"
 )
-
-// testSummary is what `setmatch test` reports; --json prints it as is.
-type testSummary struct {
-	Model     string `json:"model"`
-	Data      string `json:"data"`
-	Method    string `json:"method"`
-	Threshold string `json:"threshold"` // a number or "+Inf"; "members" for a vote
-	// Thresholds, for a model that decides by a vote, are its members'
-	// (in the order of Members), each a number or "+Inf".
-	Members         []string             `json:"members,omitempty"`
-	Thresholds      []string             `json:"thresholds,omitempty"`
-	Accuracy        float64              `json:"accuracy"` // percent of sets decided right
-	Sets            int                  `json:"sets"`
-	Correct         int                  `json:"correct"`
-	Unknown         int                  `json:"unknown"` // sets of classes the model does not know
-	KnownRejected   int                  `json:"known_rejected"`
-	UnknownAccepted int                  `json:"unknown_accepted"`
-	Misclassified   int                  `json:"misclassified"` // known sets accepted with another label
-	Failed          int                  `json:"failed"`        // sets that could not be read or decided (wrong), each with its error in per_set
-	MsPerSet        float64              `json:"ms_per_set"`
-	PerClass        map[string]testClass `json:"per_class"`
-	PerSet          []testSet            `json:"per_set"`
-	// BalancedAccuracy is the mean of the percent of known classes' sets
-	// named right and the percent of unknown classes' sets rejected: the
-	// accuracy if both came as often. Absent unless there are both.
-	BalancedAccuracy *float64 `json:"balanced_accuracy,omitempty"`
-	// OpenSet holds the rates that need no threshold of the model's, from
-	// the sets' scores; absent unless the data hold sets of both known
-	// and unknown classes (failed sets left out).
-	OpenSet *testOpenSet `json:"open_set,omitempty"`
-}
-
-// testOpenSet is what the sets' scores say of the open set whatever the
-// threshold, as shares in [0, 1] (as setmatch eval's open-set rates; the
-// accuracies above are in percent), computed by package openset.
-type testOpenSet struct {
-	// StrangersIn95 and StrangersIn99 are the shares of unknown classes'
-	// sets let in by the threshold that lets in 95% and 99% of the known
-	// classes' sets (Threshold95, Threshold99).
-	StrangersIn95 float64 `json:"strangers_in_at_95_known"`
-	Threshold95   float64 `json:"threshold_95"`
-	StrangersIn99 float64 `json:"strangers_in_at_99_known"`
-	Threshold99   float64 `json:"threshold_99"`
-	// BestBalanced is the highest balanced accuracy any single threshold
-	// (BestThreshold) reaches on these sets.
-	BestBalanced  float64 `json:"best_balanced"`
-	BestThreshold float64 `json:"best_threshold"`
-	// Approximate is true for a model that decides by a vote: the scores
-	// are the deciding members', on different scales.
-	Approximate bool `json:"approximate,omitempty"`
-}
-
-// testSet is the decision on one set: the nearest gallery set's label and
-// score (a divergence, or for kFDA the distance its kernel induces, or in
-// models of formats 2 and 3 a latent distance, as compared with the
-// threshold) and the nearest set of another label, to see how far a
-// threshold sits from the scores.
-type testSet struct {
-	Class       string   `json:"class"`
-	Set         string   `json:"set"`
-	Decided     string   `json:"decided"`               // a label, "unknown" or "failed"
-	Nearest     string   `json:"nearest,omitempty"`     // label of the nearest gallery set
-	NearestSet  string   `json:"nearest_set,omitempty"` // its name
-	Score       *float64 `json:"score,omitempty"`
-	RunnerUp    string   `json:"runner_up,omitempty"`
-	RunnerScore *float64 `json:"runner_score,omitempty"` // absent when the model knows one label
-	// For a model that decides by a vote: every member's label, and the
-	// member whose score and threshold decided (its method).
-	Votes  []string `json:"votes,omitempty"`
-	Member string   `json:"member,omitempty"`
-	Error  string   `json:"error,omitempty"`
-}
-
-// testClass is one row of the confusion table: the sets of one true
-// class and what they were decided as ("unknown" for rejected sets).
-type testClass struct {
-	Known     bool           `json:"known"` // the class is in the model
-	Sets      int            `json:"sets"`
-	Correct   int            `json:"correct"`
-	Accuracy  float64        `json:"accuracy"`
-	Predicted map[string]int `json:"predicted"`
-}
-
-const testUnknown = "unknown"
 
 // testSynopsis is the usage line and description of setmatch test.
 const testSynopsis = `--model MODEL --data DIR [--threshold X] [--json] [--workers N]
@@ -163,10 +77,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s, err := testSets(mt, ds, stderr)
-	if err != nil {
-		return err
-	}
+	s := testSets(mt, ds, stderr)
 	s.Model, s.Data = *modelPath, *data
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -234,148 +145,28 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, maxBytes int64
 	return ds, nil
 }
 
-// testSets decides every set with the matcher and scores the decisions;
-// the sets that could not be read (ds.Failed) count as failed.
-func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*testSummary, error) {
-	m := mt.Model()
-	known := map[string]bool{}
-	for _, c := range m.Classes() {
-		known[c] = true
-	}
-	s := &testSummary{Method: m.MethodName(), Threshold: formatThreshold(mt.Threshold()), PerClass: map[string]testClass{}}
-	if len(m.Voters) > 0 {
-		s.Threshold, s.Members = "members", m.MemberMethods()
-		for _, t := range mt.Thresholds() {
-			s.Thresholds = append(s.Thresholds, formatThreshold(t))
-		}
-	}
-	items := make([]dataset.FailedSet, 0, len(ds.Sets)+len(ds.Failed))
+// testSets decides every set with the matcher and scores the decisions
+// (openeval.Test); the sets that could not be read (ds.Failed) count as
+// failed. It tells stderr why each failed set failed.
+func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) *openeval.Report {
+	sets := make([]openeval.Labelled, 0, len(ds.Sets)+len(ds.Failed))
 	for _, set := range ds.Sets {
-		items = append(items, dataset.FailedSet{Set: set})
+		sets = append(sets, openeval.Labelled{Class: set.Class, Name: set.Name, Frames: set.Frames})
 	}
-	items = append(items, ds.Failed...)
-	slices.SortStableFunc(items, func(a, b dataset.FailedSet) int {
-		if c := strings.Compare(a.Class, b.Class); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	var spent time.Duration
-	matched := 0
-	var samples []openset.Sample // the decided sets' scores
-	for _, it := range items {
-		set, err := it.Set, it.Err
-		var res model.Result
-		if err == nil {
-			start := time.Now()
-			res, err = mt.Match(set.Frames)
-			spent += time.Since(start)
-			matched++
-		}
-		pred := testUnknown
-		one := testSet{Class: set.Class, Set: set.Name}
-		switch {
-		case err != nil:
-			fmt.Fprintf(stderr, "test: %s/%s: %v\n", set.Class, set.Name, err)
-			s.Failed++
-			pred = "failed"
-			one.Error = err.Error()
-		case res.Decision.Known:
-			pred = res.Decision.Label
-		}
-		if err == nil {
-			d := res.Decision
-			one.Nearest, one.NearestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, &d.Score
-			if d.RunnerUp >= 0 {
-				one.RunnerUp, one.RunnerScore = d.RunnerLabel, &d.RunnerScore
-			}
-			if res.Votes != nil {
-				one.Votes, one.Member = res.Votes, s.Members[res.Member]
-			}
-			// For a vote, the deciding member's score: the members' scores
-			// are on different scales, so the rates from them are
-			// approximate.
-			samples = append(samples, openset.Sample{Score: d.Score, Stranger: !known[set.Class], Right: one.Nearest == set.Class})
-		}
-		one.Decided = pred
-		s.PerSet = append(s.PerSet, one)
-		row := s.PerClass[set.Class]
-		if row.Predicted == nil {
-			row.Predicted = map[string]int{}
-		}
-		row.Known = known[set.Class]
-		row.Sets++
-		row.Predicted[pred]++
-		right := (row.Known && pred == set.Class) || (!row.Known && pred == testUnknown)
-		if right {
-			row.Correct++
-			s.Correct++
-		}
-		switch {
-		case err != nil:
-		case row.Known && pred == testUnknown:
-			s.KnownRejected++
-		case row.Known && !right:
-			s.Misclassified++
-		case !row.Known && pred != testUnknown:
-			s.UnknownAccepted++
-		}
-		if !row.Known {
-			s.Unknown++
-		}
-		s.PerClass[set.Class] = row
-		s.Sets++
+	for _, f := range ds.Failed {
+		sets = append(sets, openeval.Labelled{Class: f.Class, Name: f.Name, Err: f.Err})
 	}
-	for c, row := range s.PerClass {
-		row.Accuracy = 100 * float64(row.Correct) / float64(row.Sets)
-		s.PerClass[c] = row
-	}
-	s.Accuracy = 100 * float64(s.Correct) / float64(s.Sets)
-	// Counted from the decisions rather than by openset.At on the scores:
-	// the figure is the same for one model without failed sets, but a
-	// vote decides by each member's own threshold, and a failed set
-	// counts as wrong here, where openset leaves it out.
-	if known, unknown := s.Sets-s.Unknown, s.Unknown; known > 0 && unknown > 0 {
-		rejected := 0 // the unknown classes' sets decided right
-		for _, row := range s.PerClass {
-			if !row.Known {
-				rejected += row.Correct
-			}
+	s := openeval.Test(mt, sets)
+	for _, one := range s.PerSet {
+		if one.Error != "" {
+			fmt.Fprintf(stderr, "test: %s/%s: %s\n", one.Class, one.Set, one.Error)
 		}
-		b := 50 * (float64(s.Correct-rejected)/float64(known) + float64(rejected)/float64(unknown))
-		s.BalancedAccuracy = &b
 	}
-	s.OpenSet = testOpenRates(samples, len(m.Voters) > 0)
-	s.MsPerSet = spent.Seconds() * 1000 / float64(max(matched, 1))
-	return s, nil
+	return s
 }
 
-// testOpenRates returns the threshold-free rates of the samples, nil
-// unless they hold both known sets and strangers'.
-func testOpenRates(samples []openset.Sample, vote bool) *testOpenSet {
-	o := &testOpenSet{Approximate: vote}
-	best, err := openset.Balance(samples)
-	if err != nil {
-		return nil // one-sided
-	}
-	o.BestBalanced, o.BestThreshold = best.Balanced, best.Threshold
-	if o.StrangersIn95, o.Threshold95, err = openset.StrangersIn(samples, 0.95); err != nil {
-		return nil
-	}
-	if o.StrangersIn99, o.Threshold99, err = openset.StrangersIn(samples, 0.99); err != nil {
-		return nil
-	}
-	return o
-}
-
-func formatThreshold(t float64) string {
-	if math.IsInf(t, 1) {
-		return "+Inf"
-	}
-	return strconv.FormatFloat(t, 'g', -1, 64)
-}
-
-func testPrint(w io.Writer, s *testSummary) error {
+// testPrint prints the report as the table of setmatch test.
+func testPrint(w io.Writer, s *openeval.Report) error {
 	if len(s.Members) > 0 {
 		th := make([]string, len(s.Members))
 		for i, m := range s.Members {

@@ -13,6 +13,7 @@ import (
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
+	"setmatch/openeval"
 	"setmatch/openset"
 	"setmatch/synth"
 )
@@ -55,13 +56,13 @@ func writeSplit(t *testing.T, tr, pr *dataset.Dataset) (train, probe string) {
 	return train, probe
 }
 
-func testJSON(t *testing.T, args ...string) testSummary {
+func testJSON(t *testing.T, args ...string) openeval.Report {
 	t.Helper()
 	code, stdout, stderr := run(append([]string{"test", "--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("test %q: exit %d\n%s", args, code, stderr)
 	}
-	var s testSummary
+	var s openeval.Report
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
@@ -71,7 +72,7 @@ func testJSON(t *testing.T, args ...string) testSummary {
 // checkTestAnswers checks a summary against the answers the matcher gives
 // set by set, with the model's threshold replaced by threshold unless it
 // is nil (for a vote, the deciding member's and every member's label).
-func checkTestAnswers(t *testing.T, s testSummary, modelPath, probe string, threshold *float64) {
+func checkTestAnswers(t *testing.T, s openeval.Report, modelPath, probe string, threshold *float64) {
 	t.Helper()
 	m, _, err := model.ReadFile(modelPath)
 	if err != nil {
@@ -233,7 +234,7 @@ func TestTestCommandNN(t *testing.T) {
 // model with threshold thr, every set decided) against those package
 // openset gives from the per-set rows, and the balanced accuracy against
 // openset.At's.
-func checkTestOpenSet(t *testing.T, s testSummary, thr float64) {
+func checkTestOpenSet(t *testing.T, s openeval.Report, thr float64) {
 	t.Helper()
 	o := s.OpenSet
 	if o == nil {
@@ -357,7 +358,7 @@ func TestTestCommandBadSets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	var s testSummary
+	var s openeval.Report
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}

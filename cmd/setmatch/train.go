@@ -16,7 +16,9 @@ import (
 	"setmatch/dataset"
 	"setmatch/deploy"
 	"setmatch/eval"
+	"setmatch/features"
 	"setmatch/grassmann"
+	"setmatch/internal/memlimit"
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/model"
@@ -47,7 +49,7 @@ type trainArgs struct {
 	seed                                                               int64
 	maxBytes                                                           int64
 	logJSON                                                            bool
-	loader                                                             *featureLoader // the pipeline the model records
+	loader                                                             *features.Loader // the pipeline the model records
 }
 
 func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
@@ -91,7 +93,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fitted, err := a.loader.fit(ds)
+	fitted, err := a.loader.Fit(ds)
 	if err != nil {
 		return err
 	}
@@ -116,7 +118,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		labels[i], names[i] = s.Class, s.Name
 	}
 	if a.method != deploy.Learned {
-		checkTrainMemory(ds, opt.Grid, a.workers, machineMemory("/"), stderr)
+		checkTrainMemory(ds, opt.Grid, a.workers, memlimit.Machine("/"), stderr)
 	}
 	res, err := deploy.Build(ds.Matrices(), labels, names, opt.Options)
 	if err != nil {
@@ -198,7 +200,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		return trainOptions{}, usagef("%v", err)
 	}
 	if a.featSpec != "" {
-		if a.loader, err = newFeatureLoader(a.featSpec); err != nil {
+		if a.loader, err = features.NewLoader(a.featSpec); err != nil {
 			return trainOptions{}, usagef("--features: %v", err)
 		}
 	}
@@ -260,7 +262,7 @@ func (a *trainArgs) loadOptions() dataset.Options {
 	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: a.workers}
 	opt.Limits.MaxBytes = a.maxBytes
 	if a.loader != nil {
-		opt.Images = a.loader.reader()
+		opt.Images = a.loader.Reader()
 	}
 	return opt
 }

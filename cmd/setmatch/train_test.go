@@ -103,20 +103,9 @@ func TestTrainCommand(t *testing.T) {
 	}
 
 	// The model recognises its own training sets, projected again.
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := dataset.Load(data, dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds, res := matchOwnSets(t, m, data)
 	for _, k := range []int{0, 5, 11} {
-		r, err := mt.Match(ds.Sets[k].Frames)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Decision.Label != ds.Sets[k].Class || r.Decision.Score > 1e-9 {
+		if r := res[k]; r.Decision.Label != ds.Sets[k].Class || r.Decision.Score > 1e-9 {
 			t.Errorf("training set %d (%s): matched %s with score %v", k, ds.Sets[k].Class, r.Decision.Label, r.Decision.Score)
 		}
 	}
@@ -212,20 +201,9 @@ func TestTrainAuto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := dataset.Load(data, dataset.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ds, res := matchOwnSets(t, m, data)
 	for k, s := range ds.Sets {
-		r, err := mt.Match(s.Frames)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Decision.Label != s.Class {
+		if r := res[k]; r.Decision.Label != s.Class {
 			t.Errorf("training set %d (%s): matched %s", k, s.Class, r.Decision.Label)
 		}
 	}
@@ -297,21 +275,10 @@ func TestTrainSetKernels(t *testing.T) {
 		if s := is; !strings.Contains(s, c.desc) || strings.Count(s, "(not used") != marks {
 			t.Errorf("%s: inspect lacks %q, or does not mark the divergence, query bandwidth and gallery bandwidths unused (%v):\n%s", c.method, c.desc, unused, s)
 		}
-		mt, err := m.NewMatcher()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ds, err := dataset.Load(data, dataset.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ds, res := matchOwnSets(t, m, data)
 		right := 0
-		for _, s := range ds.Sets {
-			r, err := mt.Match(s.Frames)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Decision.Label == s.Class {
+		for k, s := range ds.Sets {
+			if res[k].Decision.Label == s.Class {
 				right++
 			}
 		}
@@ -393,4 +360,25 @@ func TestTrainNamesBadSets(t *testing.T) {
 	if code, _, stderr := trainRun("train", "--data", dir, "--out", out); code != 1 || !strings.Contains(stderr, one+" has 1 frame") {
 		t.Errorf("a set of one frame: exit %d, want 1 naming %s:\n%s", code, one, stderr)
 	}
+}
+
+// matchOwnSets loads the data set in folder data and decides every set
+// with model m, in order.
+func matchOwnSets(t *testing.T, m *model.Model, data string) (*dataset.Dataset, []model.Result) {
+	t.Helper()
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(data, dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := make([]model.Result, len(ds.Sets))
+	for k, s := range ds.Sets {
+		if res[k], err = mt.Match(s.Frames); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ds, res
 }

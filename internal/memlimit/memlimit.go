@@ -1,4 +1,7 @@
-package main
+// Package memlimit sets the Go runtime's soft memory limit from the
+// memory the process may use: the machine's (MemTotal of /proc/meminfo)
+// or its cgroup's limit when that is smaller.
+package memlimit
 
 import (
 	"bufio"
@@ -10,40 +13,41 @@ import (
 	"strings"
 )
 
-// The Go runtime lets the heap grow to twice what is live before it
+// Share is the share of the memory the process may use that Set makes
+// the soft memory limit. The Go runtime lets the heap grow to twice what is live before it
 // collects (GOGC=100), and without a limit it does so whatever the
 // machine has: a training run whose live data fit in memory could be
-// killed for the garbage it had not yet collected. setmatch therefore
-// sets a soft memory limit of memLimitShare of the memory it may use (the
+// killed for the garbage it had not yet collected. Set therefore
+// sets a soft memory limit of Share of the memory it may use (the
 // machine's, or its cgroup's when that is smaller), so that the collector
 // works harder near it instead. The limit is soft: a run whose live data
 // exceed it still runs, slower. GOMEMLIMIT, when set, is the user's
 // choice and is left alone.
-const memLimitShare = 0.75
+const Share = 0.75
 
-// setMemoryLimit applies memoryLimit to the runtime, for the files under
+// Set applies Limit to the runtime, for the files under
 // root ("/" on a real machine).
-func setMemoryLimit(root string) {
-	if lim := memoryLimit(root, os.Getenv("GOMEMLIMIT")); lim > 0 {
+func Set(root string) {
+	if lim := Limit(root, os.Getenv("GOMEMLIMIT")); lim > 0 {
 		debug.SetMemoryLimit(lim)
 	}
 }
 
-// memoryLimit returns memLimitShare of the smaller of MemTotal in
+// Limit returns Share of the smaller of MemTotal in
 // root/proc/meminfo and the process's cgroup limit (cgroup v2 memory.max,
 // or v1 memory.limit_in_bytes), in bytes; 0 when env (GOMEMLIMIT) is set
 // or no size can be read.
-func memoryLimit(root, env string) int64 {
+func Limit(root, env string) int64 {
 	if env != "" {
 		return 0
 	}
-	return int64(float64(machineMemory(root)) * memLimitShare)
+	return int64(float64(Machine(root)) * Share)
 }
 
-// machineMemory returns the memory the process may use, in bytes: the
+// Machine returns the memory the process may use, in bytes: the
 // smaller of MemTotal in root/proc/meminfo and the cgroup's limit; 0 when
 // neither can be read.
-func machineMemory(root string) int64 {
+func Machine(root string) int64 {
 	total := memTotal(filepath.Join(root, "proc", "meminfo"))
 	if c := cgroupLimit(root); c > 0 && (total == 0 || c < total) {
 		total = c

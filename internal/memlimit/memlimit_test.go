@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"os"
@@ -70,8 +70,8 @@ func TestMemoryLimit(t *testing.T) {
 		{"malformed meminfo", map[string]string{"proc/meminfo": "MemTotal: lots kB\n"}, "", 0},
 	} {
 		root := writeRoot(t, c.files)
-		if got := memoryLimit(root, c.env); got != c.want {
-			t.Errorf("%s: memoryLimit = %d, want %d", c.name, got, c.want)
+		if got := Limit(root, c.env); got != c.want {
+			t.Errorf("%s: Limit = %d, want %d", c.name, got, c.want)
 		}
 	}
 }

@@ -1,0 +1,20 @@
+package bench
+
+import (
+	"os"
+	"strings"
+)
+
+// CPUModel returns the CPU's model name on Linux, or "unknown".
+func CPUModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}

@@ -1,0 +1,66 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"setmatch/report"
+)
+
+// AppendRun appends r as one line of JSON to the file path.
+func AppendRun(path string, r Run) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := json.NewEncoder(f).Encode(r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadRuns reads the outcomes of a sweep, one JSON object after the
+// other (a runs.jsonl of SweepOptions.Keep, or the output of setmatch
+// bench train --json).
+func ReadRuns(path string) ([]Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var runs []Run
+	dec := json.NewDecoder(f)
+	for {
+		var r Run
+		if err := dec.Decode(&r); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s: no outcomes", path)
+	}
+	return runs, nil
+}
+
+// Plot writes the wall time and the peak memory of the runs against the
+// number of training sets, log-log, to the PNG file path (report.ScalingPlot);
+// a run not finished is left out.
+func Plot(path string, runs []Run, kind string) error {
+	pts := make([]report.ScalePoint, len(runs))
+	for i, r := range runs {
+		wall, mem := r.WallSeconds, r.PeakRSSMiB
+		if !r.Finished {
+			wall, mem = math.NaN(), math.NaN()
+		}
+		pts[i] = report.ScalePoint{X: float64(r.TrainSets), Values: []float64{wall, mem}}
+	}
+	title := fmt.Sprintf("setmatch train on synthetic %s data", kind)
+	return report.ScalingPlot(path, pts, "training sets", []string{"wall time (s)", "peak memory (MiB)"}, title)
+}

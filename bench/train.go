@@ -1,0 +1,83 @@
+package bench
+
+import (
+	"runtime"
+	"slices"
+	"time"
+
+	"setmatch/dataset"
+	"setmatch/learn"
+	"setmatch/match"
+	"setmatch/synth"
+)
+
+// TrainOptions configures TrainData and Train: Classes classes × Sets
+// sets × Frames frames in InDim dimensions, W learned to OutDim
+// dimensions in at most MaxIter iterations.
+type TrainOptions struct {
+	Classes, Sets, Frames, InDim, OutDim, MaxIter, Workers int
+	Seed                                                   uint64
+	Rule                                                   match.BandwidthRule
+}
+
+// TrainResult is what `setmatch bench --mode train` reports.
+type TrainResult struct {
+	Mode          string  `json:"mode"`
+	Sets          int     `json:"sets"`
+	Classes       int     `json:"classes"`
+	Frames        int     `json:"frames_per_set"`
+	InDim         int     `json:"in_dim"`
+	OutDim        int     `json:"out_dim"`
+	Pairs         int     `json:"affinity_pairs"`
+	Iterations    int     `json:"iterations"`
+	SecPerIter    float64 `json:"sec_per_iteration"`     // median over iterations ≥ 1
+	SecPerIterMax float64 `json:"sec_per_iteration_max"` // slowest iteration
+	SecTotal      float64 `json:"sec_total"`             // the whole Train call, PCA start included
+	InitialCost   float64 `json:"initial_cost"`
+	FinalCost     float64 `json:"final_cost"`
+	Stop          string  `json:"stop"`
+	GOARCH        string  `json:"goarch"`
+	CPU           string  `json:"cpu"`
+	GOMAXPROCS    int     `json:"gomaxprocs"`
+}
+
+// TrainData returns the data Train learns on: synthetic subspace data
+// (synth.Subspace) with min(OutDim, InDim) informative directions.
+func TrainData(o TrainOptions) (*dataset.Dataset, error) {
+	return synth.Generate(synth.Options{
+		Kind: synth.Subspace, Classes: o.Classes, Sets: o.Sets, Frames: o.Frames, Dim: o.InDim,
+		InfoDim: min(o.OutDim, o.InDim), Seed: int64(o.Seed),
+	})
+}
+
+// Train times one training run of W (learn.Train, Hellinger) on ds;
+// progress, if set, is called after every iteration.
+func Train(ds *dataset.Dataset, o TrainOptions, progress func(learn.IterStats)) (TrainResult, error) {
+	start := time.Now()
+	res, err := learn.Train(ds.Matrices(), ds.Labels(), learn.TrainOptions{
+		Dim: o.OutDim, Divergence: match.Hellinger, Bandwidth: o.Rule, MaxIter: o.MaxIter, Workers: o.Workers,
+		Progress: progress,
+	})
+	if err != nil {
+		return TrainResult{}, err
+	}
+	total := time.Since(start).Seconds()
+	var secs []float64
+	for _, s := range res.History {
+		if s.Iteration > 0 {
+			secs = append(secs, s.Seconds)
+		}
+	}
+	slices.Sort(secs)
+	out := TrainResult{
+		Mode: "train", Sets: len(ds.Sets), Classes: o.Classes, Frames: o.Frames, InDim: o.InDim, OutDim: o.OutDim,
+		Pairs: len(res.Pairs), Iterations: res.Iterations, SecTotal: total,
+		InitialCost: res.InitialCost, FinalCost: res.FinalCost, Stop: res.Stop,
+		GOARCH: runtime.GOARCH, CPU: CPUModel(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+	}
+	if len(secs) > 0 {
+		out.SecPerIter = secs[len(secs)/2]
+		out.SecPerIterMax = secs[len(secs)-1]
+	}
+	return out, nil
+}

@@ -1,0 +1,66 @@
+package features
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/dataset"
+)
+
+// Loader reads the image sets of a training data set through a
+// pipeline's stages before any PCA, counting them (Reader), and then
+// fits the pipeline (its PCA, if any) on the training frames (Fit) so
+// that a model can record it.
+type Loader struct {
+	pipe   Pipeline
+	images atomic.Int64 // image sets read
+}
+
+// NewLoader returns the loader of the pipeline of spec (Parse).
+func NewLoader(spec string) (*Loader, error) {
+	p, err := Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Loader{pipe: p}, nil
+}
+
+// Reader returns the dataset reader of image sets: the n×D features
+// before PCA.
+func (l *Loader) Reader() dataset.ImageSetReader {
+	raw := l.pipe
+	raw.PCA = 0
+	read := Fitted{Pipeline: raw}.ImageSetReader()
+	return func(paths []string) (*mat.Dense, error) {
+		l.images.Add(1)
+		return read(paths)
+	}
+}
+
+// Fit returns the fitted pipeline of the loaded training data ds and,
+// when the pipeline has a pca stage, replaces every set's frames by
+// their PCA projection. It returns nil (and leaves ds alone) when l is
+// nil or no image set was read: feature files need no pipeline. It
+// refuses data that mix image sets with feature files.
+func (l *Loader) Fit(ds *dataset.Dataset) (*Fitted, error) {
+	if l == nil || l.images.Load() == 0 {
+		return nil, nil
+	}
+	if n := l.images.Load(); n != int64(len(ds.Sets)) {
+		return nil, fmt.Errorf("%s mixes %d image sets with %d feature files: a model records one feature pipeline, so use one kind of set", ds.Root, n, int64(len(ds.Sets))-n)
+	}
+	f, err := FitPipeline(l.pipe, ds.Matrices())
+	if err != nil {
+		return nil, err
+	}
+	if f.PCA != nil {
+		for i := range ds.Sets {
+			if ds.Sets[i].Frames, err = f.Project(ds.Sets[i].Frames); err != nil {
+				return nil, fmt.Errorf("%s: %w", ds.Sets[i].Path, err)
+			}
+		}
+	}
+	return &f, nil
+}

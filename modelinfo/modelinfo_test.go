@@ -1,0 +1,51 @@
+package modelinfo
+
+import (
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"setmatch/model"
+)
+
+// TestSummarizeVote: the golden model of the current format (a kFDA
+// model on a sum of kernels with two voters, a pipeline and a selection)
+// is summarised with its file facts, its gallery by class, its kFDA terms
+// and every voter as a model of its own.
+func TestSummarizeVote(t *testing.T) {
+	path := filepath.Join("..", "model", "testdata", "format-v6.smm")
+	m, info, err := model.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(info, m)
+	if s.File != path || s.FormatVersion != 6 || s.FileBytes <= 0 {
+		t.Errorf("file facts %q, format %d, %d bytes", s.File, s.FormatVersion, s.FileBytes)
+	}
+	if s.Threshold != strconv.FormatFloat(m.Threshold, 'g', -1, 64) || s.Sets != len(m.Sets) || s.InputDim != m.InputDim() {
+		t.Errorf("threshold %s, %d sets, D = %d", s.Threshold, s.Sets, s.InputDim)
+	}
+	sets, frames := 0, 0
+	labels := []string{}
+	for _, c := range s.Classes {
+		sets, frames, labels = sets+c.Sets, frames+c.Frames, append(labels, c.Label)
+	}
+	if sets != len(m.Sets) || frames != s.Frames || !slices.IsSorted(labels) || len(labels) != len(m.Classes()) {
+		t.Errorf("classes %+v: %d sets, %d frames (summary %d)", s.Classes, sets, frames, s.Frames)
+	}
+	if s.KFDA == nil || len(s.KFDA.Terms) != len(m.KFDA.Terms) || s.KFDA.Description == "" {
+		t.Errorf("kfda %+v", s.KFDA)
+	}
+	if len(s.Members) != len(m.Voters)+1 || len(s.Voters) != len(m.Voters) || s.OwnMethod() != s.Members[0] {
+		t.Fatalf("members %v, %d voters", s.Members, len(s.Voters))
+	}
+	for i, v := range s.Voters {
+		if v.File != "" || v.Method != s.Members[i+1] {
+			t.Errorf("voter %d: file %q, method %q, want %q", i, v.File, v.Method, s.Members[i+1])
+		}
+	}
+	if s.Features == nil || s.Features.PCADim == 0 {
+		t.Errorf("features %+v", s.Features)
+	}
+}

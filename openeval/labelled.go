@@ -1,0 +1,230 @@
+package openeval
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/model"
+	"setmatch/openset"
+)
+
+// Unknown is the decision on a set the model rejects.
+const Unknown = "unknown"
+
+// Labelled is one labelled set to decide: its n×D frames, or the error
+// that kept it from being read (then Frames is nil and the set counts as
+// failed).
+type Labelled struct {
+	Class, Name string
+	Frames      *mat.Dense
+	Err         error
+}
+
+// Report is what `setmatch test` reports of one model on labelled sets;
+// --json prints it as is.
+type Report struct {
+	Model     string `json:"model"`
+	Data      string `json:"data"`
+	Method    string `json:"method"`
+	Threshold string `json:"threshold"` // a number or "+Inf"; "members" for a vote
+	// Thresholds, for a model that decides by a vote, are its members'
+	// (in the order of Members), each a number or "+Inf".
+	Members         []string                `json:"members,omitempty"`
+	Thresholds      []string                `json:"thresholds,omitempty"`
+	Accuracy        float64                 `json:"accuracy"` // percent of sets decided right
+	Sets            int                     `json:"sets"`
+	Correct         int                     `json:"correct"`
+	Unknown         int                     `json:"unknown"` // sets of classes the model does not know
+	KnownRejected   int                     `json:"known_rejected"`
+	UnknownAccepted int                     `json:"unknown_accepted"`
+	Misclassified   int                     `json:"misclassified"` // known sets accepted with another label
+	Failed          int                     `json:"failed"`        // sets that could not be read or decided (wrong), each with its error in per_set
+	MsPerSet        float64                 `json:"ms_per_set"`
+	PerClass        map[string]ClassOutcome `json:"per_class"`
+	PerSet          []SetOutcome            `json:"per_set"`
+	// BalancedAccuracy is the mean of the percent of known classes' sets
+	// named right and the percent of unknown classes' sets rejected: the
+	// accuracy if both came as often. Absent unless there are both.
+	BalancedAccuracy *float64 `json:"balanced_accuracy,omitempty"`
+	// OpenSet holds the rates that need no threshold of the model's, from
+	// the sets' scores; absent unless the data hold sets of both known
+	// and unknown classes (failed sets left out).
+	OpenSet *FreeRates `json:"open_set,omitempty"`
+}
+
+// FreeRates is what the sets' scores say of the open set whatever the
+// threshold, as shares in [0, 1] (as setmatch eval's open-set rates; the
+// accuracies of a Report are in percent).
+type FreeRates struct {
+	openset.ThresholdFree
+	// Approximate is true for a model that decides by a vote: the scores
+	// are the deciding members', on different scales.
+	Approximate bool `json:"approximate,omitempty"`
+}
+
+// SetOutcome is the decision on one set: the nearest gallery set's label
+// and score (a divergence, or for kFDA the distance its kernel induces,
+// or in models of formats 2 and 3 a latent distance, as compared with the
+// threshold) and the nearest set of another label, to see how far a
+// threshold sits from the scores.
+type SetOutcome struct {
+	Class       string   `json:"class"`
+	Set         string   `json:"set"`
+	Decided     string   `json:"decided"`               // a label, "unknown" or "failed"
+	Nearest     string   `json:"nearest,omitempty"`     // label of the nearest gallery set
+	NearestSet  string   `json:"nearest_set,omitempty"` // its name
+	Score       *float64 `json:"score,omitempty"`
+	RunnerUp    string   `json:"runner_up,omitempty"`
+	RunnerScore *float64 `json:"runner_score,omitempty"` // absent when the model knows one label
+	// For a model that decides by a vote: every member's label, and the
+	// member whose score and threshold decided (its method).
+	Votes  []string `json:"votes,omitempty"`
+	Member string   `json:"member,omitempty"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// ClassOutcome is one row of the confusion table: the sets of one true
+// class and what they were decided as ("unknown" for rejected sets).
+type ClassOutcome struct {
+	Known     bool           `json:"known"` // the class is in the model
+	Sets      int            `json:"sets"`
+	Correct   int            `json:"correct"`
+	Accuracy  float64        `json:"accuracy"`
+	Predicted map[string]int `json:"predicted"`
+}
+
+// FormatThreshold returns a threshold as a Report gives it: "+Inf" for
+// none, else the shortest decimal that reads back as t.
+func FormatThreshold(t float64) string {
+	if math.IsInf(t, 1) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
+}
+
+// Test decides every set with the matcher, in the order of class and
+// name, and scores the decisions: a set whose class is not in the model
+// is right when it is rejected, and a set that could not be read or
+// decided counts as failed (wrong), with its error in its SetOutcome.
+// The Report's Model and Data are left for the caller.
+func Test(mt *model.Matcher, sets []Labelled) *Report {
+	m := mt.Model()
+	known := map[string]bool{}
+	for _, c := range m.Classes() {
+		known[c] = true
+	}
+	s := &Report{Method: m.MethodName(), Threshold: FormatThreshold(mt.Threshold()), PerClass: map[string]ClassOutcome{}}
+	if len(m.Voters) > 0 {
+		s.Threshold, s.Members = "members", m.MemberMethods()
+		for _, t := range mt.Thresholds() {
+			s.Thresholds = append(s.Thresholds, FormatThreshold(t))
+		}
+	}
+	items := slices.Clone(sets)
+	slices.SortStableFunc(items, func(a, b Labelled) int {
+		if c := strings.Compare(a.Class, b.Class); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	var spent time.Duration
+	matched := 0
+	var samples []openset.Sample // the decided sets' scores
+	for _, set := range items {
+		err := set.Err
+		var res model.Result
+		if err == nil {
+			start := time.Now()
+			res, err = mt.Match(set.Frames)
+			spent += time.Since(start)
+			matched++
+		}
+		one := SetOutcome{Class: set.Class, Set: set.Name, Decided: Unknown}
+		switch {
+		case err != nil:
+			s.Failed++
+			one.Decided, one.Error = "failed", err.Error()
+		case res.Decision.Known:
+			one.Decided = res.Decision.Label
+		}
+		if err == nil {
+			d := res.Decision
+			one.Nearest, one.NearestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, &d.Score
+			if d.RunnerUp >= 0 {
+				one.RunnerUp, one.RunnerScore = d.RunnerLabel, &d.RunnerScore
+			}
+			if res.Votes != nil {
+				one.Votes, one.Member = res.Votes, s.Members[res.Member]
+			}
+			samples = append(samples, Sample(mt, res, set.Class, !known[set.Class]))
+		}
+		s.PerSet = append(s.PerSet, one)
+		s.count(one, known[set.Class], err != nil)
+	}
+	s.finish()
+	if f, err := openset.Free(samples); err == nil { // else one-sided
+		s.OpenSet = &FreeRates{ThresholdFree: f, Approximate: len(m.Voters) > 0}
+	}
+	s.MsPerSet = spent.Seconds() * 1000 / float64(max(matched, 1))
+	return s
+}
+
+// count adds the decision on one set of a known class or not (failed: it
+// could not be read or decided) to the counts and the confusion table.
+func (s *Report) count(one SetOutcome, known, failed bool) {
+	pred := one.Decided
+	row := s.PerClass[one.Class]
+	if row.Predicted == nil {
+		row.Predicted = map[string]int{}
+	}
+	row.Known = known
+	row.Sets++
+	row.Predicted[pred]++
+	right := (row.Known && pred == one.Class) || (!row.Known && pred == Unknown)
+	if right {
+		row.Correct++
+		s.Correct++
+	}
+	switch {
+	case failed:
+	case row.Known && pred == Unknown:
+		s.KnownRejected++
+	case row.Known && !right:
+		s.Misclassified++
+	case !row.Known && pred != Unknown:
+		s.UnknownAccepted++
+	}
+	if !row.Known {
+		s.Unknown++
+	}
+	s.PerClass[one.Class] = row
+	s.Sets++
+}
+
+// finish sets the accuracies from the counts.
+func (s *Report) finish() {
+	for c, row := range s.PerClass {
+		row.Accuracy = 100 * float64(row.Correct) / float64(row.Sets)
+		s.PerClass[c] = row
+	}
+	s.Accuracy = 100 * float64(s.Correct) / float64(s.Sets)
+	// Counted from the decisions rather than by openset.At on the scores:
+	// the figure is the same for one model without failed sets, but a
+	// vote decides by each member's own threshold, and a failed set
+	// counts as wrong here, where openset leaves it out.
+	if known, unknown := s.Sets-s.Unknown, s.Unknown; known > 0 && unknown > 0 {
+		rejected := 0 // the unknown classes' sets decided right
+		for _, row := range s.PerClass {
+			if !row.Known {
+				rejected += row.Correct
+			}
+		}
+		b := 50 * (float64(s.Correct-rejected)/float64(known) + float64(rejected)/float64(unknown))
+		s.BalancedAccuracy = &b
+	}
+}
