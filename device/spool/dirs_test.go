@@ -112,12 +112,7 @@ func TestSpoolBurstDirs(t *testing.T) {
 // TestWatcherSeesBurstDirs checks that a directory renamed into new/ is
 // queued from its event, and one waiting at start from the start-up scan.
 func TestWatcherSeesBurstDirs(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	writeBurst(t, dir, "early", 2)
 	q := NewQueue(10)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -127,22 +122,11 @@ func TestWatcherSeesBurstDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pop := func() string {
-		t.Helper()
-		c, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		it, ok := q.Pop(c)
-		if !ok {
-			t.Fatal("nothing queued")
-		}
-		q.Done(it.Name)
-		return it.Name
-	}
-	if got := pop(); got != "early" {
+	if got := popName(ctx, t, q); got != "early" {
 		t.Fatalf("start-up scan queued %q, want early", got)
 	}
 	writeBurst(t, dir, "live", 2)
-	if got := pop(); got != "live" {
+	if got := popName(ctx, t, q); got != "live" {
 		t.Fatalf("event queued %q, want live", got)
 	}
 	cancel()

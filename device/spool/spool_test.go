@@ -161,12 +161,7 @@ func (a *arrivals) next(p string) {
 // time), whatever the names, and batches that arrived at the same time by
 // name.
 func TestPendingArrivalOrder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	arr := arrivals{t: t}
 	for _, n := range []string{"z.npy", "a.npy", "m.npy", "y.npy"} {
 		tmp := filepath.Join(dir, DirTmp, n)
