@@ -59,8 +59,14 @@ func burstFiles(t *testing.T, frames []*image.Gray, ext string) map[string][]byt
 	return files
 }
 
-// peakRSS returns the VmHWM of process pid in MiB.
+// peakRSS returns the peak resident memory (VmHWM) of process pid, in MiB.
 func peakRSS(t testing.TB, pid int) float64 {
+	t.Helper()
+	return procMiB(t, pid, "VmHWM")
+}
+
+// procMiB returns the field (VmHWM, VmRSS) of /proc/pid/status, in MiB.
+func procMiB(t testing.TB, pid int, field string) float64 {
 	t.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -68,11 +74,11 @@ func peakRSS(t testing.TB, pid int) float64 {
 	}
 	for _, line := range strings.Split(string(status), "\n") {
 		var kb float64
-		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
+		if _, err := fmt.Sscanf(line, field+": %f kB", &kb); err == nil {
 			return kb / 1024
 		}
 	}
-	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
 }
 
