@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/grassmann/grassmanntest"
 	"setmatch/match"
 	"setmatch/model"
 )
@@ -29,17 +30,6 @@ func randomSets(rng *rand.Rand, m, nMin, nMax, D int) []*mat.Dense {
 		sets[i] = x
 	}
 	return sets
-}
-
-func randomOrthonormal(rng *rand.Rand, D, d int) *mat.Dense {
-	w := mat.NewDense(D, d, nil)
-	for i := range D {
-		for j := range d {
-			w.Set(i, j, rng.NormFloat64())
-		}
-	}
-	grassmann.Orthonormalize(w)
-	return w
 }
 
 func randomPairs(rng *rand.Rand, m int) []PairWeight {
@@ -80,7 +70,7 @@ func TestCostGradientFiniteDifferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The Euclidean gradient holds for any W, not only orthonormal ones.
-			w := randomOrthonormal(rng, D, d)
+			w := grassmanntest.RandomPoint(rng, D, d)
 			for i := range D {
 				for j := range d {
 					w.Set(i, j, w.At(i, j)+0.1*rng.NormFloat64())
@@ -120,7 +110,7 @@ func TestCostMatchesCompare(t *testing.T) {
 	const m, D, d = 4, 6, 2
 	sets := randomSets(rng, m, 5, 12, D)
 	h := randomBandwidths(rng, m)
-	w := randomOrthonormal(rng, D, d)
+	w := grassmanntest.RandomPoint(rng, D, d)
 	y := make([]*mat.Dense, m)
 	kdes := make([]*match.KDE, m)
 	for i, s := range sets {
@@ -176,8 +166,8 @@ func TestCostInvariantToRotation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := randomOrthonormal(rng, D, d)
-		r := randomOrthonormal(rng, d, d)
+		w := grassmanntest.RandomPoint(rng, D, d)
+		r := grassmanntest.RandomPoint(rng, d, d)
 		var wr mat.Dense
 		wr.Mul(w, r)
 		a, _ := c.Eval(w, nil)
@@ -195,7 +185,7 @@ func TestCostDeterministicAcrossWorkers(t *testing.T) {
 	sets := randomSets(rng, m, 5, 15, D)
 	pairs := randomPairs(rng, m)
 	h := randomBandwidths(rng, m)
-	w := randomOrthonormal(rng, D, d)
+	w := grassmanntest.RandomPoint(rng, D, d)
 	var ref *mat.Dense
 	var refCost float64
 	for _, workers := range []int{1, 2, 5} {
@@ -254,31 +244,19 @@ func TestMinimizeCGMonotoneOnCost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := grassmann.MinimizeCG(c.Eval, randomOrthonormal(rng, D, d), grassmann.CGOptions{MaxIter: 40})
+		res, err := grassmann.MinimizeCG(c.Eval, grassmanntest.RandomPoint(rng, D, d), grassmann.CGOptions{MaxIter: 40})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(res.History) < 3 {
 			t.Fatalf("%v: only %d iterations (%s)", meas, len(res.History)-1, res.Stop)
 		}
-		checkMonotone(t, res.History)
+		grassmanntest.CheckMonotone(t, res.History)
 		if !(res.Cost < res.History[0].Cost) {
 			t.Errorf("%v: cost did not decrease: %v -> %v", meas, res.History[0].Cost, res.Cost)
 		}
 		if e := orthoError(res.W); e > 1e-12 {
 			t.Errorf("|WᵀW − I| = %g", e)
-		}
-	}
-}
-
-func checkMonotone(t *testing.T, h []IterStats) {
-	t.Helper()
-	for i := 1; i < len(h); i++ {
-		if h[i].Cost > h[i-1].Cost {
-			t.Errorf("iteration %d: cost rose from %.17g to %.17g", h[i].Iteration, h[i-1].Cost, h[i].Cost)
-		}
-		if !(h[i].Step > 0) {
-			t.Errorf("iteration %d: step %v", h[i].Iteration, h[i].Step)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/grassmann/grassmanntest"
 	"setmatch/match"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestPCABasisFindsDominantSubspace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	const D, d = 15, 3
-	q := randomOrthonormal(rng, D, D)
+	q := grassmanntest.RandomPoint(rng, D, D)
 	truth := q.Slice(0, D, 0, d).(*mat.Dense)
 	sets := make([]*mat.Dense, 5)
 	for s := range sets {
