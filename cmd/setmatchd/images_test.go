@@ -104,7 +104,7 @@ func TestDaemonImageBursts(t *testing.T) {
 	done := filepath.Join(f.Spool, spool.DirDone)
 	failed := filepath.Join(f.Spool, spool.DirFailed)
 	testutil.WaitForCtx(t, ctx, "every burst handled", func() bool {
-		return len(devicetest.Names(t, done)) == len(want) && len(devicetest.Batches(t, failed)) == len(bad)+1
+		return len(testutil.Names(t, done)) == len(want) && len(devicetest.Batches(t, failed)) == len(bad)+1
 	})
 	if reason, err := os.ReadFile(filepath.Join(failed, spool.DirReasons, "frames.tar")); err != nil || !strings.Contains(string(reason), "not archives") {
 		t.Errorf("frames.tar: reason %q, %v", reason, err)
@@ -112,7 +112,7 @@ func TestDaemonImageBursts(t *testing.T) {
 	// Still up, and still recognising.
 	f.DropBurst(t, "after", devicetest.ImageSet(t, "grass", 11), ".jpg")
 	want["after"] = "grass"
-	testutil.WaitForCtx(t, ctx, "the burst after the bad ones", func() bool { return len(devicetest.Names(t, done)) == len(want) })
+	testutil.WaitForCtx(t, ctx, "the burst after the bad ones", func() bool { return len(testutil.Names(t, done)) == len(want) })
 	rss := peakRSS(t, p.cmd.Process.Pid)
 	p.stop()
 
@@ -284,7 +284,7 @@ func TestCameraBurstScript(t *testing.T) {
 	if err == nil {
 		t.Errorf("a failing capture succeeded: %s", out)
 	}
-	if n := devicetest.Names(t, filepath.Join(f.Spool, spool.DirTmp)); len(n) != 0 {
+	if n := testutil.Names(t, filepath.Join(f.Spool, spool.DirTmp)); len(n) != 0 {
 		t.Errorf("a failing capture left %v in tmp/", n)
 	}
 	p := startDaemon(t, ctx, f)
@@ -298,7 +298,7 @@ func TestCameraBurstScript(t *testing.T) {
 	if r.File != "door-1" || !r.Burst || r.Frames != 8 || r.Decision != "cloth" {
 		t.Errorf("journal: %+v", r)
 	}
-	if names := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone, "door-1")); len(names) != 8 {
+	if names := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone, "door-1")); len(names) != 8 {
 		t.Errorf("done/door-1 holds %v", names)
 	}
 }

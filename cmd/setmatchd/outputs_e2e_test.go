@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -54,23 +53,10 @@ func outputsConfig(t *testing.T, broker, topic, metricsAddr, extraMQTT string) s
 // journalLines returns the journal's lines by file (the last line of each).
 func journalLines(t *testing.T, path string) map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	recs, lines := devicetest.ReadJournalLines(t, path)
 	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r journal.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("journal line %q: %v", sc.Text(), err)
-		}
-		out[r.File] = sc.Text()
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	for i, r := range recs {
+		out[r.File] = lines[i]
 	}
 	return out
 }
@@ -232,7 +218,7 @@ func TestDaemonMQTTBrokerRestart(t *testing.T) {
 	b.Kill()
 	g.Cut()
 	drop(third)
-	testutil.WaitForCtx(t, ctx, "the second third decided while the broker is down", func() bool { return len(devicetest.Names(t, done)) == 2*third })
+	testutil.WaitForCtx(t, ctx, "the second third decided while the broker is down", func() bool { return len(testutil.Names(t, done)) == 2*third })
 	testutil.WaitForCtx(t, ctx, "the lost connection in the log", func() bool { return strings.Contains(p.stderr.String(), "mqtt connect failed") })
 
 	if err := b.Restart(ctx); err != nil {
@@ -281,7 +267,7 @@ func TestDaemonMQTTWrongPassword(t *testing.T) {
 		f.Drop(t, fmt.Sprintf("w%d.npy", i), devicetest.Batch(rng, "alice"))
 	}
 	done := filepath.Join(f.Spool, spool.DirDone)
-	testutil.WaitForCtx(t, ctx, "five batches decided without the broker", func() bool { return len(devicetest.Names(t, done)) == 5 })
+	testutil.WaitForCtx(t, ctx, "five batches decided without the broker", func() bool { return len(testutil.Names(t, done)) == 5 })
 	// The outputs hear of a batch after it is in done/: the outbox may be
 	// a decision short at first, and must reach five (and stay there,
 	// checked on stop below).

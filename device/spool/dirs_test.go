@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 // writeBurst makes tmp/name/ with n frame files and renames it into new/.
@@ -81,13 +83,13 @@ func TestSpoolBurstDirs(t *testing.T) {
 	if n, err := sp.Prune(time.Now()); err != nil || n != 2 {
 		t.Fatalf("prune removed %d, %v; want 2", n, err)
 	}
-	if got := names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{".reasons", "c"}) {
+	if got := testutil.Names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{".reasons", "c"}) {
 		t.Errorf("failed/ holds %v, want c, the newer, and .reasons", got)
 	}
-	if got := names(t, filepath.Join(dir, DirFailed, DirReasons)); !slices.Equal(got, []string{"c"}) {
+	if got := testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)); !slices.Equal(got, []string{"c"}) {
 		t.Errorf("failed/.reasons holds %v, want the reason of c only", got)
 	}
-	if got := names(t, filepath.Join(dir, DirDone)); !slices.Equal(got, []string{"a"}) {
+	if got := testutil.Names(t, filepath.Join(dir, DirDone)); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("done/ holds %v, want a, the newer", got)
 	}
 
