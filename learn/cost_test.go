@@ -32,6 +32,19 @@ func randomSets(rng *rand.Rand, m, nMin, nMax, D int) []*mat.Dense {
 	return sets
 }
 
+// randomCost returns the cost under meas, for a d-dimensional W, of m
+// random sets of nMin to nMax frames in D features (randomSets) with
+// random pairs and bandwidths, evaluated by 2 workers.
+func randomCost(t *testing.T, rng *rand.Rand, meas match.Measure, m, nMin, nMax, D, d int) *Cost {
+	t.Helper()
+	sets := randomSets(rng, m, nMin, nMax, D)
+	c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func randomPairs(rng *rand.Rand, m int) []PairWeight {
 	var p []PairWeight
 	for i := range m {
@@ -161,11 +174,7 @@ func TestCostInvariantToRotation(t *testing.T) {
 	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
 		rng := rand.New(rand.NewPCG(3, uint64(meas)))
 		const m, D, d = 6, 9, 4
-		sets := randomSets(rng, m, 6, 10, D)
-		c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := randomCost(t, rng, meas, m, 6, 10, D, d)
 		w := grassmanntest.RandomPoint(rng, D, d)
 		r := grassmanntest.RandomPoint(rng, d, d)
 		var wr mat.Dense
@@ -239,11 +248,7 @@ func TestMinimizeCGMonotoneOnCost(t *testing.T) {
 	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
 		rng := rand.New(rand.NewPCG(21, uint64(meas)))
 		const m, D, d = 8, 12, 3
-		sets := randomSets(rng, m, 10, 20, D)
-		c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := randomCost(t, rng, meas, m, 10, 20, D, d)
 		res, err := grassmann.MinimizeCG(c.Eval, grassmanntest.RandomPoint(rng, D, d), grassmann.CGOptions{MaxIter: 40})
 		if err != nil {
 			t.Fatal(err)
