@@ -171,18 +171,8 @@ func TestPCABasisFewFramesMatchesCovariance(t *testing.T) {
 				t.Fatalf("d = %d: mean[%d] = %v, want %v", d, j, m[j], mean[j])
 			}
 		}
-		var wtw mat.Dense
-		wtw.Mul(w.T(), w)
-		for i := range d {
-			for j := range d {
-				want := 0.0
-				if i == j {
-					want = 1
-				}
-				if math.Abs(wtw.At(i, j)-want) > 1e-10 {
-					t.Fatalf("d = %d: WᵀW[%d,%d] = %v", d, i, j, wtw.At(i, j))
-				}
-			}
+		if e := grassmann.OrthoError(w); !(e <= 1e-10) {
+			t.Fatalf("d = %d: max |WᵀW − I| = %v", d, e)
 		}
 		cov, err := pcaCovariance(centred, d)
 		if err != nil {
