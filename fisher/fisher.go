@@ -109,16 +109,11 @@ func Solve(sets []*mat.Dense, labels []int, reg float64) (*Solution, error) {
 	return solve(sets, labels, reg, false)
 }
 
-// solve is Solve; forceCov takes the principal directions from the D×D
-// covariance even when there are fewer frames than features (for tests).
-func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Solution, error) {
-	bigD, n, cls, nc, err := check(sets, labels, reg)
-	if err != nil {
-		return nil, err
-	}
-	nClass := len(nc)
-	// Centred frames, N×D, and the class of each.
-	mean := make([]float64, bigD)
+// centre returns the mean frame of the sets (n frames of bigD features in
+// all), the frames less it (n×bigD, set by set), and the class of each
+// frame (cls: of each set).
+func centre(sets []*mat.Dense, cls []int, n, bigD int) (mean []float64, xc *mat.Dense, frameClass []int) {
+	mean = make([]float64, bigD)
 	for _, x := range sets {
 		r, _ := x.Dims()
 		for i := range r {
@@ -130,8 +125,8 @@ func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Soluti
 	for j := range mean {
 		mean[j] /= float64(n)
 	}
-	xc := mat.NewDense(n, bigD, nil)
-	frameClass := make([]int, 0, n)
+	xc = mat.NewDense(n, bigD, nil)
+	frameClass = make([]int, 0, n)
 	row := 0
 	for k, x := range sets {
 		r, _ := x.Dims()
@@ -144,6 +139,18 @@ func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Soluti
 			row++
 		}
 	}
+	return mean, xc, frameClass
+}
+
+// solve is Solve; forceCov takes the principal directions from the D×D
+// covariance even when there are fewer frames than features (for tests).
+func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Solution, error) {
+	bigD, n, cls, nc, err := check(sets, labels, reg)
+	if err != nil {
+		return nil, err
+	}
+	nClass := len(nc)
+	mean, xc, frameClass := centre(sets, cls, n, bigD)
 	dof := float64(n - nClass)
 
 	p, err := principal(xc, n-nClass, forceCov)
