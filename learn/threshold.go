@@ -141,6 +141,13 @@ type Balance struct {
 // lies as far as the data allow from the scores on both sides. div and
 // labels are as for OpenSetThreshold; it needs two classes and a class
 // with two sets.
+//
+// The balance is openset.Balance's (known sets let in plus strangers kept
+// out), but the threshold is not always: openset.Balance also weighs the
+// range below the smallest score and the one above the largest, so where
+// no threshold tells the classes apart it keeps out every set, where this
+// accepts every one (the largest score), and where known scores are 0 it
+// sets 0, where this goes halfway to the next score.
 func BalancedThreshold(div mat.Symmetric, labels []string) (Balance, error) {
 	if m := div.SymmetricDim(); m != len(labels) {
 		return Balance{}, fmt.Errorf("%d labels for %d sets", len(labels), m)
