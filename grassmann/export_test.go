@@ -2,9 +2,9 @@ package grassmann
 
 // What the external tests (package grassmann_test) use of the package's
 // inside.
-var (
-	FrobDot = frobDot
-)
+
+// FrobDot is frobDot.
+var FrobDot = frobDot
 
 // WithDefaults returns o with its zero fields set as MinimizeCG sets them
 // for a D×d problem.
