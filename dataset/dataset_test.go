@@ -40,6 +40,21 @@ func writeText(t *testing.T, path, s string) {
 	}
 }
 
+// writeImageTree writes, below dir, 2 classes c0, c1 of 3 sets set0 to
+// set2 of frames frame files each, named by name (a format of the frame's
+// number); each file holds "class,set,frame", for fakeDecoder.
+func writeImageTree(t *testing.T, dir string, frames int, name string) {
+	t.Helper()
+	for c := range 2 {
+		for s := range 3 {
+			for f := range frames {
+				writeText(t, filepath.Join(dir, fmt.Sprintf("c%d", c), fmt.Sprintf("set%d", s), fmt.Sprintf(name, f)),
+					fmt.Sprintf("%d,%d,%d", c, s, f))
+			}
+		}
+	}
+}
+
 func TestLoadFeatureFiles(t *testing.T) {
 	dir := t.TempDir()
 	writeSet(t, filepath.Join(dir, "dog", "s2.npy"), 4, 3, 200)
@@ -99,14 +114,7 @@ func fakeDecoder(path string) ([]float64, error) {
 
 func TestLoadImageSets(t *testing.T) {
 	dir := t.TempDir()
-	for c := range 2 {
-		for s := range 3 {
-			for f := range 4 {
-				writeText(t, filepath.Join(dir, fmt.Sprintf("c%d", c), fmt.Sprintf("set%d", s), fmt.Sprintf("f%02d.png", f)),
-					fmt.Sprintf("%d,%d,%d", c, s, f))
-			}
-		}
-	}
+	writeImageTree(t, dir, 4, "f%02d.png")
 	writeText(t, filepath.Join(dir, "c1", "set2", "README"), "x")
 	// What file managers and archivers leave behind is not data.
 	writeText(t, filepath.Join(dir, "c1", "set2", "Thumbs.db"), "x")

@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,14 +30,7 @@ func fakeImages(paths []string) (*mat.Dense, error) {
 // same data set as the per-file decoder; set limits still apply.
 func TestLoadImageSetsPerSet(t *testing.T) {
 	dir := t.TempDir()
-	for c := range 2 {
-		for s := range 3 {
-			for f := range 12 {
-				writeText(t, filepath.Join(dir, fmt.Sprintf("c%d", c), fmt.Sprintf("set%d", s), fmt.Sprintf("f%d.png", f)),
-					fmt.Sprintf("%d,%d,%d", c, s, f))
-			}
-		}
-	}
+	writeImageTree(t, dir, 12, "f%d.png")
 	want, err := Load(dir, Options{Frames: fakeDecoder})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"setmatch/eval"
 	"setmatch/fisher"
 	"setmatch/kfda"
+	"setmatch/learn"
 	"setmatch/model"
 	"setmatch/openset"
 )
@@ -80,18 +81,7 @@ type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, f
 // deployed model: the size of the sets, the bandwidths and the space W
 // gives change both alike.
 func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
-	var nearest []float64
-	for i := range labels {
-		o := math.Inf(1)
-		for j := range labels {
-			if labels[j] != labels[i] {
-				o = math.Min(o, scores.At(i, j))
-			}
-		}
-		if !math.IsInf(o, 1) {
-			nearest = append(nearest, o)
-		}
-	}
+	_, nearest := learn.Nearest(scores, labels)
 	if len(nearest) == 0 {
 		return 0, errors.New("the gallery holds one class")
 	}

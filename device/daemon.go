@@ -96,77 +96,11 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	out.watchQueue(r)
 	notify(log, daemon.SdNotifyReady, "STATUS=watching "+cfg.Spool.Dir)
 
-	var wd <-chan time.Time
-	iv, err := daemon.SdWatchdogEnabled(false)
-	if err != nil {
-		log.Warn("systemd watchdog settings", "err", err)
-	} else if iv > 0 && cfg.Daemon.Watchdog {
-		t := time.NewTicker(iv / 2)
-		defer t.Stop()
-		wd = t.C
-		log.Debug("pinging the systemd watchdog", "every", iv/2)
-	}
+	d := &daemonLoop{configPath: opt.ConfigPath, log: log, r: r, out: out, mw: mw}
+	stopWatchdog := d.startWatchdog(cfg.Daemon.Watchdog)
+	defer stopWatchdog()
+	d.run(ctx, sigs)
 
-	reload := func(what string, load func() error) {
-		notify(log, daemon.SdNotifyReloading, daemon.SdNotifyMonotonicUsec())
-		// Load in the background and keep the watchdog fed: reading and
-		// checking a large model on a Pi can take a while.
-		done := make(chan error, 1)
-		go func() { done <- load() }()
-		var err error
-		for waiting := true; waiting; {
-			select {
-			case err = <-done:
-				waiting = false
-			case <-wd:
-				notify(log, daemon.SdNotifyWatchdog)
-			}
-		}
-		if err != nil {
-			log.Error("reload failed: keeping the configuration and model in use", "trigger", what, "err", err)
-		} else {
-			m := r.Model()
-			out.setModel(m)
-			log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets))
-		}
-		debug.FreeOSMemory()
-		notify(log, daemon.SdNotifyReady, "STATUS=watching "+r.Config().Spool.Dir)
-	}
-
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			break loop
-		case s := <-sigs:
-			if s != syscall.SIGHUP {
-				log.Info("stopping", "signal", s.String())
-				break loop
-			}
-			reload("SIGHUP", func() error {
-				c, err := config.Load(opt.ConfigPath)
-				if err != nil {
-					return err
-				}
-				warns, err := r.Reload(c)
-				for _, w := range warns {
-					log.Warn(w)
-				}
-				if err == nil {
-					mw.watch(c.Model)
-				}
-				return err
-			})
-		case <-mw.fire:
-			reload("model file changed", r.ReloadModel)
-		case <-wd:
-			if b := r.Busy(); b > r.stallAfter(iv) {
-				log.Error("one batch has been in hand for longer than daemon.batch_timeout and a watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
-				continue
-			}
-			notify(log, daemon.SdNotifyWatchdog)
-		}
-	}
 	notify(log, daemon.SdNotifyStopping)
 	r.Stop()
 	err = r.Wait()
@@ -178,6 +112,111 @@ loop:
 	// Every decision is made: the broker gets the rest of the outbox.
 	out.close()
 	return r.Close()
+}
+
+// daemonLoop is what Daemon's main loop works with once the run loop has
+// started: the reloads, and the systemd watchdog's ticks.
+type daemonLoop struct {
+	configPath string
+	log        *slog.Logger
+	r          *Runner
+	out        *outputs
+	mw         *modelWatch
+	// wd ticks at half the systemd watchdog interval iv; nil when the
+	// watchdog is off.
+	wd <-chan time.Time
+	iv time.Duration
+}
+
+// startWatchdog sets d.wd ticking at half systemd's watchdog interval when
+// systemd asks for pings and the configuration enables them (enabled), and
+// returns the function that stops the ticker.
+func (d *daemonLoop) startWatchdog(enabled bool) (stop func()) {
+	iv, err := daemon.SdWatchdogEnabled(false)
+	d.iv = iv
+	if err != nil {
+		d.log.Warn("systemd watchdog settings", "err", err)
+		return func() {}
+	}
+	if iv <= 0 || !enabled {
+		return func() {}
+	}
+	t := time.NewTicker(iv / 2)
+	d.wd = t.C
+	d.log.Debug("pinging the systemd watchdog", "every", iv/2)
+	return t.Stop
+}
+
+// run waits for ctx to end or SIGTERM/SIGINT on sigs, reloading on SIGHUP
+// and when the model file is replaced, and pinging the watchdog.
+func (d *daemonLoop) run(ctx context.Context, sigs <-chan os.Signal) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case s := <-sigs:
+			if s != syscall.SIGHUP {
+				d.log.Info("stopping", "signal", s.String())
+				return
+			}
+			d.reload("SIGHUP", d.reloadConfig)
+		case <-d.mw.fire:
+			d.reload("model file changed", d.r.ReloadModel)
+		case <-d.wd:
+			if b := d.r.Busy(); b > d.r.stallAfter(d.iv) {
+				d.log.Error("one batch has been in hand for longer than daemon.batch_timeout and a watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
+				continue
+			}
+			notify(d.log, daemon.SdNotifyWatchdog)
+		}
+	}
+}
+
+// reload tells systemd RELOADING=1, runs load (triggered by what) in the
+// background while it keeps the watchdog fed, logs the outcome and tells
+// systemd READY=1 again.
+func (d *daemonLoop) reload(what string, load func() error) {
+	notify(d.log, daemon.SdNotifyReloading, daemon.SdNotifyMonotonicUsec())
+	// Load in the background and keep the watchdog fed: reading and
+	// checking a large model on a Pi can take a while.
+	done := make(chan error, 1)
+	go func() { done <- load() }()
+	var err error
+	for waiting := true; waiting; {
+		select {
+		case err = <-done:
+			waiting = false
+		case <-d.wd:
+			notify(d.log, daemon.SdNotifyWatchdog)
+		}
+	}
+	if err != nil {
+		d.log.Error("reload failed: keeping the configuration and model in use", "trigger", what, "err", err)
+	} else {
+		m := d.r.Model()
+		d.out.setModel(m)
+		d.log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets))
+	}
+	debug.FreeOSMemory()
+	notify(d.log, daemon.SdNotifyReady, "STATUS=watching "+d.r.Config().Spool.Dir)
+}
+
+// reloadConfig reads the configuration files again and applies them (the
+// keys a reload cannot apply are logged as warnings), then watches the
+// model file they name.
+func (d *daemonLoop) reloadConfig() error {
+	c, err := config.Load(d.configPath)
+	if err != nil {
+		return err
+	}
+	warns, err := d.r.Reload(c)
+	for _, w := range warns {
+		d.log.Warn(w)
+	}
+	if err == nil {
+		d.mw.watch(c.Model)
+	}
+	return err
 }
 
 func notify(log *slog.Logger, state ...string) {

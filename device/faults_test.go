@@ -85,7 +85,7 @@ func TestFailureWaitsForItsReason(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(reasons, "bad.csv")); err != nil || !strings.Contains(string(b), "line 1") {
 		t.Errorf("reason %q, %v", b, err)
 	}
-	if got := devicetest.Names(t, reasons); len(got) != 1 {
+	if got := testutil.Names(t, reasons); len(got) != 1 {
 		t.Errorf("failed/.reasons/ holds %v: a temporary file was left", got)
 	}
 	if got := len(devicetest.ReadJournal(t, f.Journal)); got != 1 {
@@ -129,7 +129,7 @@ func TestStopGraceLeavesBatchInCur(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("stop took %v with a grace of 50ms", d)
 	}
-	if got := devicetest.Names(t, cur); len(got) != 1 || got[0] != "big.npy" {
+	if got := testutil.Names(t, cur); len(got) != 1 || got[0] != "big.npy" {
 		t.Errorf("cur/ holds %v, want big.npy alone (no attempt marker)", got)
 	}
 	if _, err := os.Stat(f.Journal); err == nil && len(devicetest.ReadJournal(t, f.Journal)) != 0 {

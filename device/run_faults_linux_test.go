@@ -42,7 +42,7 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
 	cur := filepath.Join(f.Spool, spool.DirCur)
 	testutil.WaitFor(t, 10*time.Second, "the batch claimed into cur/", func() bool {
-		return strings.Contains(strings.Join(devicetest.Names(t, cur), " "), "a.npy")
+		return strings.Contains(strings.Join(testutil.Names(t, cur), " "), "a.npy")
 	})
 	f.Drop(t, "b.npy", devicetest.Batch(rng, "bob"))
 	// Retries (the wait doubles each time) with b.npy waiting.
@@ -51,16 +51,16 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
 		t.Errorf("failed/ holds %v: a batch was given up because of the journal", got)
 	}
-	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 0 {
+	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 0 {
 		t.Errorf("done/ holds %v without a journal line", got)
 	}
-	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirNew)); len(got) != 1 || got[0] != "b.npy" {
+	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirNew)); len(got) != 1 || got[0] != "b.npy" {
 		t.Errorf("new/ holds %v, want b.npy waiting", got)
 	}
 	r.Stop()
 	r.Wait()
 	r.Close()
-	if got := devicetest.Names(t, cur); !strings.Contains(strings.Join(got, " "), "a.npy") {
+	if got := testutil.Names(t, cur); !strings.Contains(strings.Join(got, " "), "a.npy") {
 		t.Errorf("after stopping, cur/ holds %v, want a.npy kept for the next start", got)
 	}
 }

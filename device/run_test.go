@@ -114,7 +114,7 @@ func TestRunnerPulsesRightPins(t *testing.T) {
 					t.Errorf("%s after shutdown: level %v (driven %v), want idle %v", p, l, ok, !active)
 				}
 			}
-			if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 3 {
+			if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 3 {
 				t.Errorf("done/ holds %v, want 3 batches", got)
 			}
 		})
@@ -185,7 +185,7 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 2 {
 		t.Errorf("failed/ holds %v, want 2 batches", got)
 	}
-	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons)); len(got) != 2 {
+	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons)); len(got) != 2 {
 		t.Errorf("failed/.reasons/ holds %v, want the reasons of 2 batches", got)
 	}
 	for i := range 6 {
@@ -195,7 +195,7 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 		}
 	}
 	r.prune()
-	if got := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 3 {
+	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 3 {
 		t.Errorf("done/ holds %v, want the newest 3", got)
 	}
 	if h, fl := r.Stats(); h != 6 || fl != 3 {
@@ -243,7 +243,7 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 	if rec := got["twice.npy"]; rec == nil || rec.Decision != "bob" {
 		t.Errorf("batch interrupted twice in the matcher: %+v", rec)
 	}
-	if left := devicetest.Names(t, filepath.Join(f.Spool, spool.DirCur)); len(left) != 0 {
+	if left := testutil.Names(t, filepath.Join(f.Spool, spool.DirCur)); len(left) != 0 {
 		t.Errorf("cur/ holds %v", left)
 	}
 

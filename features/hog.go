@@ -81,18 +81,11 @@ func (f HOG) check(w, h int) error {
 
 // Extract returns the HOG descriptor of img.
 func (f HOG) Extract(img *image.Gray) ([]float64, error) {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if f.W > 0 {
-		w, h = f.W, f.H
-	}
-	if err := f.check(w, h); err != nil {
-		return nil, err
-	}
-	p, err := prepare(img, f.W, f.H)
+	p, err := prepareChecked(img, f.W, f.H, f.check)
 	if err != nil {
 		return nil, err
 	}
+	w, h := p.w, p.h
 	cells := hogCells(p, f.Cell)
 	ncx, ncy := w/f.Cell, h/f.Cell
 	const blockLen = hogBlock * hogBlock * HOGBins

@@ -119,18 +119,11 @@ const MaxGrid = 64
 
 // Extract returns the concatenated cell histograms of img.
 func (f LBP) Extract(img *image.Gray) ([]float64, error) {
-	b := img.Bounds()
-	w, h := b.Dx(), b.Dy()
-	if f.W > 0 {
-		w, h = f.W, f.H
-	}
-	if err := f.check(w, h); err != nil {
-		return nil, err
-	}
-	p, err := prepare(img, f.W, f.H)
+	p, err := prepareChecked(img, f.W, f.H, f.check)
 	if err != nil {
 		return nil, err
 	}
+	w, h := p.w, p.h
 	out := make([]float64, f.GridX*f.GridY*LBPBins)
 	count := make([]int, f.GridX*f.GridY)
 	var off [8]int

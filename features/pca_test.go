@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"setmatch/grassmann"
 )
 
 // lineData returns n points spread (std 10) along u = (3, 4, 0, …)/5 in D
@@ -34,19 +36,8 @@ func lineData(n, D int, seed uint64) *mat.Dense {
 
 func checkOrthonormal(t *testing.T, c *mat.Dense) {
 	t.Helper()
-	_, d := c.Dims()
-	var g mat.Dense
-	g.Mul(c.T(), c)
-	for i := range d {
-		for j := range d {
-			want := 0.0
-			if i == j {
-				want = 1
-			}
-			if !near(g.At(i, j), want, 1e-10) {
-				t.Errorf("CᵀC[%d,%d] = %v, want %v", i, j, g.At(i, j), want)
-			}
-		}
+	if e := grassmann.OrthoError(c); !(e <= 1e-10) {
+		t.Errorf("max |CᵀC − I| = %v, want at most 1e-10", e)
 	}
 }
 

@@ -158,6 +158,19 @@ func checkSize(w, h int) error {
 	return nil
 }
 
+// prepareChecked is prepare after check has accepted the size the plane
+// will have (w×h when w > 0, else img's own).
+func prepareChecked(img *image.Gray, w, h int, check func(w, h int) error) (plane, error) {
+	pw, ph := img.Bounds().Dx(), img.Bounds().Dy()
+	if w > 0 {
+		pw, ph = w, h
+	}
+	if err := check(pw, ph); err != nil {
+		return plane{}, err
+	}
+	return prepare(img, w, h)
+}
+
 // prepare converts img to a plane, resized to w×h when w > 0.
 func prepare(img *image.Gray, w, h int) (plane, error) {
 	if img == nil || img.Bounds().Empty() {

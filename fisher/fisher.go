@@ -36,6 +36,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/grassmann"
 )
 
 // PCATol is the relative tolerance of the principal directions: a
@@ -107,16 +109,11 @@ func Solve(sets []*mat.Dense, labels []int, reg float64) (*Solution, error) {
 	return solve(sets, labels, reg, false)
 }
 
-// solve is Solve; forceCov takes the principal directions from the D×D
-// covariance even when there are fewer frames than features (for tests).
-func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Solution, error) {
-	bigD, n, cls, nc, err := check(sets, labels, reg)
-	if err != nil {
-		return nil, err
-	}
-	nClass := len(nc)
-	// Centred frames, N×D, and the class of each.
-	mean := make([]float64, bigD)
+// centre returns the mean frame of the sets (n frames of bigD features in
+// all), the frames less it (n×bigD, set by set), and the class of each
+// frame (cls: of each set).
+func centre(sets []*mat.Dense, cls []int, n, bigD int) (mean []float64, xc *mat.Dense, frameClass []int) {
+	mean = make([]float64, bigD)
 	for _, x := range sets {
 		r, _ := x.Dims()
 		for i := range r {
@@ -128,8 +125,8 @@ func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Soluti
 	for j := range mean {
 		mean[j] /= float64(n)
 	}
-	xc := mat.NewDense(n, bigD, nil)
-	frameClass := make([]int, 0, n)
+	xc = mat.NewDense(n, bigD, nil)
+	frameClass = make([]int, 0, n)
 	row := 0
 	for k, x := range sets {
 		r, _ := x.Dims()
@@ -142,6 +139,18 @@ func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Soluti
 			row++
 		}
 	}
+	return mean, xc, frameClass
+}
+
+// solve is Solve; forceCov takes the principal directions from the D×D
+// covariance even when there are fewer frames than features (for tests).
+func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Solution, error) {
+	bigD, n, cls, nc, err := check(sets, labels, reg)
+	if err != nil {
+		return nil, err
+	}
+	nClass := len(nc)
+	mean, xc, frameClass := centre(sets, cls, n, bigD)
 	dof := float64(n - nClass)
 
 	p, err := principal(xc, n-nClass, forceCov)
@@ -397,52 +406,19 @@ func signs(w *mat.Dense) {
 
 // Orthonormal returns the Q of the thin QR decomposition of the D×d w
 // (d ≤ D): D×d with orthonormal columns spanning the columns of w, the
-// diagonal of R positive. It is computed by Gram–Schmidt applied twice;
-// a column that depends on the ones before is replaced by a unit vector
-// orthogonal to them. As a start on the Grassmann manifold it spans the
-// same subspace as w, which is all a point there is.
+// diagonal of R positive. It is grassmann's Gram–Schmidt applied twice
+// (grassmann.OrthonormalizeTol); a column that depends on the ones
+// before (what is left of it is at most 10⁻¹²‖w‖₂) is replaced by a unit
+// vector orthogonal to them. As a start on the Grassmann manifold it
+// spans the same subspace as w, which is all a point there is.
 func Orthonormal(w *mat.Dense) *mat.Dense {
 	bigD, d := w.Dims()
 	if d > bigD {
 		panic(fmt.Sprintf("fisher: Orthonormal of a %d×%d matrix: more columns than rows", bigD, d))
 	}
-	qt := mat.DenseCopyOf(w.T()) // d×D, row j = column j
-	scale := mat.Norm(w, 2)
-	for j := range d {
-		v := qt.RawRowView(j)
-		orthogonalise(qt, j, v)
-		nrm := floats(v).norm()
-		if !(nrm > 1e-12*scale) {
-			// Dependent on the columns before: complete with a unit vector.
-			for e := range bigD {
-				clear(v)
-				v[e] = 1
-				orthogonalise(qt, j, v)
-				if nrm = floats(v).norm(); nrm > 0.5 {
-					break
-				}
-			}
-		}
-		floats(v).scale(1 / nrm)
-	}
-	return mat.DenseCopyOf(qt.T())
-}
-
-// orthogonalise removes from v, twice, its components along the first j
-// rows of qt (orthonormal).
-func orthogonalise(qt *mat.Dense, j int, v []float64) {
-	for range 2 {
-		for k := range j {
-			u := qt.RawRowView(k)
-			dot := 0.0
-			for i, x := range u {
-				dot += x * v[i]
-			}
-			for i, x := range u {
-				v[i] -= dot * x
-			}
-		}
-	}
+	q := mat.DenseCopyOf(w)
+	grassmann.OrthonormalizeTol(q, 1e-12*mat.Norm(w, 2))
+	return q
 }
 
 // floats are the small vector helpers.
@@ -464,12 +440,4 @@ func (a floats) scale(s float64) {
 	for i := range a {
 		a[i] *= s
 	}
-}
-
-func (a floats) norm() float64 {
-	s := 0.0
-	for _, v := range a {
-		s += v * v
-	}
-	return math.Sqrt(s)
 }

@@ -146,27 +146,18 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 		}
 		var (
 			wNew   *mat.Dense
-			cNew   float64
 			t      float64
 			evals  int
 			accept bool
 		)
 		for attempt := 0; attempt < 2 && !accept; attempt++ {
-			etaNorm := mat.Norm(eta, 2)
-			t = stepLen / etaNorm
-			for b := 0; b < lsMaxBacktracks; b++ {
-				wNew = Retract(w, eta, t)
-				cNew, err = f(wNew, nil)
-				evals++
-				if err != nil {
-					return nil, err
-				}
-				if cNew <= cost+armijoC1*t*slope {
-					accept = true
-					break
-				}
-				t *= lsContraction
+			var n int
+			wNew, t, n, err = backtrack(f, w, eta, cost, slope, stepLen/mat.Norm(eta, 2))
+			evals += n
+			if err != nil {
+				return nil, err
 			}
+			accept = wNew != nil
 			if accept || restart {
 				break
 			}
@@ -195,17 +186,7 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 		xiNew := ProjectTangent(nil, wNew, gNew)
 		gnNew := mat.Norm(xiNew, 2)
 
-		// Polak–Ribière+ with transport by projection.
-		xiOldT := ProjectTangent(nil, wNew, xi)
-		diff := mat.NewDense(D, d, nil)
-		diff.Sub(xiNew, xiOldT)
-		beta := math.Max(0, frobDot(xiNew, diff)/(gn*gn))
-		if iter%opt.RestartEvery == 0 {
-			beta = 0
-		}
-		etaT := ProjectTangent(nil, wNew, eta)
-		eta.Scale(beta, etaT)
-		eta.Sub(eta, xiNew)
+		conjugate(eta, xi, xiNew, wNew, gn, iter%opt.RestartEvery == 0)
 
 		prev := cost
 		w, cost, xi, gn = wNew, cAcc, xiNew, gnNew
@@ -226,6 +207,46 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 	}
 	res.W, res.Cost, res.GradNorm, res.Iterations, res.Stop = w, cost, gn, iter, stop
 	return res, nil
+}
+
+// backtrack tries the steps t, t·lsContraction, … (lsMaxBacktracks of
+// them) along eta from w, where the cost is cost and its slope along eta
+// slope, until one decreases the cost enough (Armijo's condition). It
+// returns that point (nil if none did), the step and the cost evaluations
+// made.
+func backtrack(f Objective, w, eta *mat.Dense, cost, slope, t float64) (wNew *mat.Dense, step float64, evals int, err error) {
+	for range lsMaxBacktracks {
+		wNew = Retract(w, eta, t)
+		c, err := f(wNew, nil)
+		evals++
+		if err != nil {
+			return nil, t, evals, err
+		}
+		if c <= cost+armijoC1*t*slope {
+			return wNew, t, evals, nil
+		}
+		t *= lsContraction
+	}
+	return nil, t, evals, nil
+}
+
+// conjugate replaces eta, the search direction at the point before wNew
+// (where the Riemannian gradient was xi, of norm gn), by the next one at
+// wNew, where the gradient is xiNew: Polak–Ribière+ with transport by
+// projection, −xiNew + β·eta with β = max(0, ⟨xiNew, xiNew − xi⟩/gn²), or
+// β = 0 on a restart.
+func conjugate(eta, xi, xiNew, wNew *mat.Dense, gn float64, restart bool) {
+	D, d := eta.Dims()
+	xiOldT := ProjectTangent(nil, wNew, xi)
+	diff := mat.NewDense(D, d, nil)
+	diff.Sub(xiNew, xiOldT)
+	beta := math.Max(0, frobDot(xiNew, diff)/(gn*gn))
+	if restart {
+		beta = 0
+	}
+	etaT := ProjectTangent(nil, wNew, eta)
+	eta.Scale(beta, etaT)
+	eta.Sub(eta, xiNew)
 }
 
 func isFiniteNum(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

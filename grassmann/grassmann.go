@@ -54,6 +54,15 @@ func Retract(w, eta *mat.Dense, t float64) *mat.Dense {
 // the columns before. It works on a transposed copy so that every column is
 // contiguous.
 func Orthonormalize(q *mat.Dense) {
+	OrthonormalizeTol(q, 0)
+}
+
+// OrthonormalizeTol is Orthonormalize with a column counted as depending
+// on the columns before it, and completed, when what is left of it after
+// the orthogonalisation has norm at most tol (Orthonormalize: exactly 0).
+// It is the one thin-QR of the project: with tol a small multiple of
+// ‖q‖₂ it gives the Q of q's thin QR decomposition (fisher.Orthonormal).
+func OrthonormalizeTol(q *mat.Dense, tol float64) {
 	r, c := q.Dims()
 	qt := mat.DenseCopyOf(q.T()) // c×r, row j = column j
 	for j := range c {
@@ -75,7 +84,7 @@ func Orthonormalize(q *mat.Dense) {
 			nrm += x * x
 		}
 		nrm = math.Sqrt(nrm)
-		if nrm == 0 {
+		if nrm <= tol {
 			// A rank-deficient input: complete with a unit vector that is
 			// orthogonal to the previous columns (never happens for W + tη
 			// with WᵀW = I, since Wᵀ(W + tη) = I).

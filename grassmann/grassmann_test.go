@@ -1,4 +1,4 @@
-package grassmann
+package grassmann_test
 
 import (
 	"math"
@@ -7,30 +7,33 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/grassmann"
+	"setmatch/grassmann/grassmanntest"
 )
 
 func TestRetractKeepsOrthonormality(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, shape := range [][2]int{{10, 3}, {400, 20}, {50, 50}} {
 		D, d := shape[0], shape[1]
-		w := randomOrthonormal(rng, D, d)
-		if e := OrthoError(w); e > 1e-12 {
+		w := grassmanntest.RandomPoint(rng, D, d)
+		if e := grassmann.OrthoError(w); e > 1e-12 {
 			t.Errorf("%d×%d start: |WᵀW − I| = %g", D, d, e)
 		}
 		for _, step := range []float64{1e-8, 0.1, 1, 100} {
-			z := randomOrthonormal(rng, D, d) // any matrix; project it
-			eta := ProjectTangent(nil, w, z)
+			z := grassmanntest.RandomPoint(rng, D, d) // any matrix; project it
+			eta := grassmann.ProjectTangent(nil, w, z)
 			var wte mat.Dense
 			wte.Mul(w.T(), eta)
 			if n := mat.Norm(&wte, math.Inf(1)); n > 1e-12 {
 				t.Errorf("tangent projection: |Wᵀη| = %g", n)
 			}
-			wn := Retract(w, eta, step)
-			if e := OrthoError(wn); e > 1e-12 {
+			wn := grassmann.Retract(w, eta, step)
+			if e := grassmann.OrthoError(wn); e > 1e-12 {
 				t.Errorf("%d×%d step %g: |WᵀW − I| = %g", D, d, step, e)
 			}
 			// Retract(W, η, 0) is W itself (R has positive diagonal).
-			w0 := Retract(w, eta, 0)
+			w0 := grassmann.Retract(w, eta, 0)
 			if !mat.EqualApprox(w0, w, 1e-12) {
 				t.Errorf("%d×%d: zero step moved W", D, d)
 			}
@@ -43,7 +46,7 @@ func TestPrincipalAngles(t *testing.T) {
 	const th = 0.3
 	a := mat.NewDense(4, 2, []float64{1, 0, 0, 1, 0, 0, 0, 0})
 	b := mat.NewDense(4, 2, []float64{1, 0, 0, math.Cos(th), 0, math.Sin(th), 0, 0})
-	ang, err := PrincipalAngles(a, b)
+	ang, err := grassmann.PrincipalAngles(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func TestPrincipalAngles(t *testing.T) {
 func TestMinimizeCGRayleigh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	const D, d = 30, 4
-	q := randomOrthonormal(rng, D, D)
+	q := grassmanntest.RandomPoint(rng, D, D)
 	eig := make([]float64, D)
 	for i := range eig {
 		eig[i] = float64(D - i) // well separated
@@ -71,35 +74,23 @@ func TestMinimizeCGRayleigh(t *testing.T) {
 		if grad != nil {
 			grad.Scale(-2, &aw)
 		}
-		return -frobDot(w, &aw), nil
+		return -grassmann.FrobDot(w, &aw), nil
 	}
-	res, err := MinimizeCG(f, randomOrthonormal(rng, D, d), CGOptions{MaxIter: 500, GradTol: 1e-8, CostRelTol: 1e-15})
+	res, err := grassmann.MinimizeCG(f, grassmanntest.RandomPoint(rng, D, d), grassmann.CGOptions{MaxIter: 500, GradTol: 1e-8, CostRelTol: 1e-15})
 	if err != nil {
 		t.Fatal(err)
 	}
 	truth := q.Slice(0, D, 0, d).(*mat.Dense)
-	ang, _ := PrincipalAngles(res.W, truth)
+	ang, _ := grassmann.PrincipalAngles(res.W, truth)
 	if ang[d-1] > 1e-5 {
 		t.Errorf("largest principal angle to the top eigenspace %g rad after %d iterations (%s)", ang[d-1], res.Iterations, res.Stop)
 	}
 	if want := -(30.0 + 29 + 28 + 27); math.Abs(res.Cost-want) > 1e-9 {
 		t.Errorf("cost %v, want %v", res.Cost, want)
 	}
-	checkMonotone(t, res.History)
-	if e := OrthoError(res.W); e > 1e-12 {
+	grassmanntest.CheckMonotone(t, res.History)
+	if e := grassmann.OrthoError(res.W); e > 1e-12 {
 		t.Errorf("|WᵀW − I| = %g", e)
-	}
-}
-
-func checkMonotone(t *testing.T, h []IterStats) {
-	t.Helper()
-	for i := 1; i < len(h); i++ {
-		if h[i].Cost > h[i-1].Cost {
-			t.Errorf("iteration %d: cost rose from %.17g to %.17g", h[i].Iteration, h[i-1].Cost, h[i].Cost)
-		}
-		if !(h[i].Step > 0) {
-			t.Errorf("iteration %d: step %v", h[i].Iteration, h[i].Step)
-		}
 	}
 }
 
@@ -112,7 +103,7 @@ func TestMinimizeCGStopsOnGradTol(t *testing.T) {
 		return 1, nil
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	res, err := MinimizeCG(f, randomOrthonormal(rng, 5, 2), CGOptions{})
+	res, err := grassmann.MinimizeCG(f, grassmanntest.RandomPoint(rng, 5, 2), grassmann.CGOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,34 +114,22 @@ func TestMinimizeCGStopsOnGradTol(t *testing.T) {
 
 func TestMinimizeCGRefusesWideW(t *testing.T) {
 	f := func(w, grad *mat.Dense) (float64, error) { return 0, nil }
-	if _, err := MinimizeCG(f, mat.NewDense(2, 3, nil), CGOptions{}); err == nil || !strings.Contains(err.Error(), "d ≤ D") {
+	if _, err := grassmann.MinimizeCG(f, mat.NewDense(2, 3, nil), grassmann.CGOptions{}); err == nil || !strings.Contains(err.Error(), "d ≤ D") {
 		t.Errorf("2×3 start: err = %v", err)
 	}
 }
 
 // The defaults are what MinimizeCG runs with when the options are zero.
 func TestCGDefaults(t *testing.T) {
-	got := CGOptions{}.withDefaults(7, 3)
-	want := CGOptions{MaxIter: DefaultMaxIter, GradTol: DefaultGradTol, CostRelTol: DefaultCostRelTol,
-		MinStep: DefaultMinStep, RestartEvery: 21, InitialStep: DefaultInitialStep}
+	got := grassmann.CGOptions{}.WithDefaults(7, 3)
+	want := grassmann.CGOptions{MaxIter: grassmann.DefaultMaxIter, GradTol: grassmann.DefaultGradTol, CostRelTol: grassmann.DefaultCostRelTol,
+		MinStep: grassmann.DefaultMinStep, RestartEvery: 21, InitialStep: grassmann.DefaultInitialStep}
 	if got.MaxIter != want.MaxIter || got.GradTol != want.GradTol || got.CostRelTol != want.CostRelTol ||
 		got.MinStep != want.MinStep || got.RestartEvery != want.RestartEvery || got.InitialStep != want.InitialStep {
 		t.Errorf("defaults %+v, want %+v", got, want)
 	}
-	set := CGOptions{MaxIter: 3, GradTol: 1, CostRelTol: 2, MinStep: 3, RestartEvery: 4, InitialStep: 5}
-	if g := set.withDefaults(7, 3); g.MaxIter != 3 || g.GradTol != 1 || g.CostRelTol != 2 || g.MinStep != 3 || g.RestartEvery != 4 || g.InitialStep != 5 {
+	set := grassmann.CGOptions{MaxIter: 3, GradTol: 1, CostRelTol: 2, MinStep: 3, RestartEvery: 4, InitialStep: 5}
+	if g := set.WithDefaults(7, 3); g.MaxIter != 3 || g.GradTol != 1 || g.CostRelTol != 2 || g.MinStep != 3 || g.RestartEvery != 4 || g.InitialStep != 5 {
 		t.Errorf("set options were replaced: %+v", g)
 	}
-}
-
-// randomOrthonormal returns a random D×d point of the Grassmannian.
-func randomOrthonormal(rng *rand.Rand, D, d int) *mat.Dense {
-	w := mat.NewDense(D, d, nil)
-	for i := range D {
-		for j := range d {
-			w.Set(i, j, rng.NormFloat64())
-		}
-	}
-	Orthonormalize(w)
-	return w
 }

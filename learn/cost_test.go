@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/grassmann/grassmanntest"
 	"setmatch/match"
 	"setmatch/model"
 )
@@ -31,15 +32,17 @@ func randomSets(rng *rand.Rand, m, nMin, nMax, D int) []*mat.Dense {
 	return sets
 }
 
-func randomOrthonormal(rng *rand.Rand, D, d int) *mat.Dense {
-	w := mat.NewDense(D, d, nil)
-	for i := range D {
-		for j := range d {
-			w.Set(i, j, rng.NormFloat64())
-		}
+// randomCost returns the cost under meas, for a d-dimensional W, of m
+// random sets of nMin to nMax frames in D features (randomSets) with
+// random pairs and bandwidths, evaluated by 2 workers.
+func randomCost(t *testing.T, rng *rand.Rand, meas match.Measure, m, nMin, nMax, D, d int) *Cost {
+	t.Helper()
+	sets := randomSets(rng, m, nMin, nMax, D)
+	c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
+	if err != nil {
+		t.Fatal(err)
 	}
-	grassmann.Orthonormalize(w)
-	return w
+	return c
 }
 
 func randomPairs(rng *rand.Rand, m int) []PairWeight {
@@ -80,7 +83,7 @@ func TestCostGradientFiniteDifferences(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The Euclidean gradient holds for any W, not only orthonormal ones.
-			w := randomOrthonormal(rng, D, d)
+			w := grassmanntest.RandomPoint(rng, D, d)
 			for i := range D {
 				for j := range d {
 					w.Set(i, j, w.At(i, j)+0.1*rng.NormFloat64())
@@ -120,7 +123,7 @@ func TestCostMatchesCompare(t *testing.T) {
 	const m, D, d = 4, 6, 2
 	sets := randomSets(rng, m, 5, 12, D)
 	h := randomBandwidths(rng, m)
-	w := randomOrthonormal(rng, D, d)
+	w := grassmanntest.RandomPoint(rng, D, d)
 	y := make([]*mat.Dense, m)
 	kdes := make([]*match.KDE, m)
 	for i, s := range sets {
@@ -171,13 +174,9 @@ func TestCostInvariantToRotation(t *testing.T) {
 	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
 		rng := rand.New(rand.NewPCG(3, uint64(meas)))
 		const m, D, d = 6, 9, 4
-		sets := randomSets(rng, m, 6, 10, D)
-		c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := randomOrthonormal(rng, D, d)
-		r := randomOrthonormal(rng, d, d)
+		c := randomCost(t, rng, meas, m, 6, 10, D, d)
+		w := grassmanntest.RandomPoint(rng, D, d)
+		r := grassmanntest.RandomPoint(rng, d, d)
 		var wr mat.Dense
 		wr.Mul(w, r)
 		a, _ := c.Eval(w, nil)
@@ -195,7 +194,7 @@ func TestCostDeterministicAcrossWorkers(t *testing.T) {
 	sets := randomSets(rng, m, 5, 15, D)
 	pairs := randomPairs(rng, m)
 	h := randomBandwidths(rng, m)
-	w := randomOrthonormal(rng, D, d)
+	w := grassmanntest.RandomPoint(rng, D, d)
 	var ref *mat.Dense
 	var refCost float64
 	for _, workers := range []int{1, 2, 5} {
@@ -249,36 +248,20 @@ func TestMinimizeCGMonotoneOnCost(t *testing.T) {
 	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
 		rng := rand.New(rand.NewPCG(21, uint64(meas)))
 		const m, D, d = 8, 12, 3
-		sets := randomSets(rng, m, 10, 20, D)
-		c, err := NewCost(sets, randomPairs(rng, m), randomBandwidths(rng, m), meas, d, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := grassmann.MinimizeCG(c.Eval, randomOrthonormal(rng, D, d), grassmann.CGOptions{MaxIter: 40})
+		c := randomCost(t, rng, meas, m, 10, 20, D, d)
+		res, err := grassmann.MinimizeCG(c.Eval, grassmanntest.RandomPoint(rng, D, d), grassmann.CGOptions{MaxIter: 40})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(res.History) < 3 {
 			t.Fatalf("%v: only %d iterations (%s)", meas, len(res.History)-1, res.Stop)
 		}
-		checkMonotone(t, res.History)
+		grassmanntest.CheckMonotone(t, res.History)
 		if !(res.Cost < res.History[0].Cost) {
 			t.Errorf("%v: cost did not decrease: %v -> %v", meas, res.History[0].Cost, res.Cost)
 		}
 		if e := orthoError(res.W); e > 1e-12 {
 			t.Errorf("|WᵀW − I| = %g", e)
-		}
-	}
-}
-
-func checkMonotone(t *testing.T, h []IterStats) {
-	t.Helper()
-	for i := 1; i < len(h); i++ {
-		if h[i].Cost > h[i-1].Cost {
-			t.Errorf("iteration %d: cost rose from %.17g to %.17g", h[i].Iteration, h[i-1].Cost, h[i].Cost)
-		}
-		if !(h[i].Step > 0) {
-			t.Errorf("iteration %d: step %v", h[i].Iteration, h[i].Step)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/grassmann/grassmanntest"
 	"setmatch/match"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestPCABasisFindsDominantSubspace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	const D, d = 15, 3
-	q := randomOrthonormal(rng, D, D)
+	q := grassmanntest.RandomPoint(rng, D, D)
 	truth := q.Slice(0, D, 0, d).(*mat.Dense)
 	sets := make([]*mat.Dense, 5)
 	for s := range sets {
@@ -170,18 +171,8 @@ func TestPCABasisFewFramesMatchesCovariance(t *testing.T) {
 				t.Fatalf("d = %d: mean[%d] = %v, want %v", d, j, m[j], mean[j])
 			}
 		}
-		var wtw mat.Dense
-		wtw.Mul(w.T(), w)
-		for i := range d {
-			for j := range d {
-				want := 0.0
-				if i == j {
-					want = 1
-				}
-				if math.Abs(wtw.At(i, j)-want) > 1e-10 {
-					t.Fatalf("d = %d: WᵀW[%d,%d] = %v", d, i, j, wtw.At(i, j))
-				}
-			}
+		if e := grassmann.OrthoError(w); !(e <= 1e-10) {
+			t.Fatalf("d = %d: max |WᵀW − I| = %v", d, e)
 		}
 		cov, err := pcaCovariance(centred, d)
 		if err != nil {

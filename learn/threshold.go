@@ -28,17 +28,18 @@ func OpenSetThreshold(div mat.Symmetric, labels []string, p float64) (float64, e
 	if err := checkPercent(p); err != nil {
 		return 0, err
 	}
-	nn, _ := nearest(div, labels)
+	nn, _ := Nearest(div, labels)
 	if len(nn) == 0 {
 		return 0, errors.New("an automatic threshold needs a class with at least 2 sets")
 	}
 	return Bound(nn, p), nil
 }
 
-// nearest returns, for every set of div (m×m) with another set of its
+// Nearest returns, for every set of div (m×m) with another set of its
 // class, its smallest score to one of them (same), and for every set with
-// a set of another class, its smallest score to one of those (other).
-func nearest(div mat.Symmetric, labels []string) (same, other []float64) {
+// a set of another class, its smallest score to one of those (other), in
+// the order of the sets. labels are the sets' classes.
+func Nearest(div mat.Symmetric, labels []string) (same, other []float64) {
 	for i := range labels {
 		s, o := math.Inf(1), math.Inf(1)
 		for j := range labels {
@@ -140,11 +141,18 @@ type Balance struct {
 // lies as far as the data allow from the scores on both sides. div and
 // labels are as for OpenSetThreshold; it needs two classes and a class
 // with two sets.
+//
+// The balance is openset.Balance's (known sets let in plus strangers kept
+// out), but the threshold is not always: openset.Balance also weighs the
+// range below the smallest score and the one above the largest, so where
+// no threshold tells the classes apart it keeps out every set, where this
+// accepts every one (the largest score), and where known scores are 0 it
+// sets 0, where this goes halfway to the next score.
 func BalancedThreshold(div mat.Symmetric, labels []string) (Balance, error) {
 	if m := div.SymmetricDim(); m != len(labels) {
 		return Balance{}, fmt.Errorf("%d labels for %d sets", len(labels), m)
 	}
-	known, strangers := nearest(div, labels)
+	known, strangers := Nearest(div, labels)
 	if len(known) == 0 {
 		return Balance{}, errors.New("a balanced threshold needs a class with at least 2 sets")
 	}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/grassmann/grassmanntest"
 	"setmatch/match"
 	"setmatch/synth"
 )
@@ -19,7 +20,7 @@ import (
 // own mean; the other D−d directions hold noise with a larger variance than
 // the class structure, so that PCA prefers the noise.
 func subspaceData(rng *rand.Rand, classes, perClass, frames, D, d int, noise float64) (sets []*mat.Dense, labels []int, truth *mat.Dense) {
-	q := randomOrthonormal(rng, D, D)
+	q := grassmanntest.RandomPoint(rng, D, D)
 	truth = mat.DenseCopyOf(q.Slice(0, D, 0, d))
 	for c := range classes {
 		// Class means: evenly on a circle of radius 4 when d = 2 (so that
@@ -74,7 +75,7 @@ func TestTrainRecoversSubspace(t *testing.T) {
 		if after[d-1]*deg > 10 {
 			t.Errorf("%v: largest principal angle to the true subspace %.1f°, want < 10°", meas, after[d-1]*deg)
 		}
-		checkMonotone(t, res.History)
+		grassmanntest.CheckMonotone(t, res.History)
 		if len(progress) != len(res.History) || progress[0].Iteration != 0 {
 			t.Errorf("progress called %d times for %d history entries", len(progress), len(res.History))
 		}

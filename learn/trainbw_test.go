@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/grassmann/grassmanntest"
 )
 
 // The global training bandwidth is relative to the data: scaling the
@@ -16,7 +17,7 @@ import (
 func TestGlobalTrainingBandwidthScaleAndRotation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var y, scaled, rotated []*mat.Dense
-	r := randomOrthonormal(rng, 5, 5)
+	r := grassmanntest.RandomPoint(rng, 5, 5)
 	for i := range 7 {
 		x := mat.NewDense(10+i, 5, nil)
 		for k := range 10 + i {

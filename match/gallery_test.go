@@ -20,6 +20,17 @@ func randGallery(t testing.TB, rng *rand.Rand, m, n, d int) []*KDE {
 	return sets
 }
 
+// halfAtBandwidth returns sets with every other one (0, 2, …) estimated
+// again at bandwidth h.
+func halfAtBandwidth(t testing.TB, sets []*KDE, h float64) []*KDE {
+	for k := range sets {
+		if k%2 == 0 {
+			sets[k] = mustKDE(t, sets[k].Samples(), h)
+		}
+	}
+	return sets
+}
+
 func TestGalleryEqualsPairwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, c := range []struct{ m, n, d, workers int }{

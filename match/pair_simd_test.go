@@ -18,13 +18,8 @@ func TestSIMDMatchesPortable(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, c := range []struct{ m, n, nq, d int }{{10, 20, 16, 5}, {12, 33, 37, 20}, {5, 7, 3, 400}, {8, 50, 50, 2}} {
-		sets := randGallery(t, rng, c.m, c.n, c.d)
 		// Half the sets share the query's bandwidth (one-exponential path).
-		for k := range sets {
-			if k%2 == 0 {
-				sets[k] = mustKDE(t, sets[k].Samples(), 0.9)
-			}
-		}
+		sets := halfAtBandwidth(t, randGallery(t, rng, c.m, c.n, c.d), 0.9)
 		q := mustKDE(t, testutil.RandSet(rng, c.nq, c.d, 0.5, 1), 0.9)
 		g, err := NewGallery(sets)
 		if err != nil {

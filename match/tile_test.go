@@ -28,12 +28,8 @@ func withTiles(rows, cols, ldr, ldc int, f func()) {
 func TestTiledEqualsWhole(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	for _, c := range []struct{ m, n, nq, d int }{{6, 30, 37, 5}, {4, 70, 129, 20}, {3, 9, 3, 400}, {5, 40, 64, 2}} {
-		sets := randGallery(t, rng, c.m, c.n, c.d)
-		for k := range sets {
-			if k%2 == 0 {
-				sets[k] = mustKDE(t, sets[k].Samples(), 0.9)
-			}
-		}
+		// Half the sets share the query's bandwidth (one-exponential path).
+		sets := halfAtBandwidth(t, randGallery(t, rng, c.m, c.n, c.d), 0.9)
 		// A query with a far-away cluster, so that tiles differ in their
 		// offsets by a lot.
 		x := testutil.RandSet(rng, c.nq, c.d, 0.5, 1)

@@ -12,6 +12,24 @@ import (
 // fuzzLimits keeps the fuzzers from spending their time on large inputs.
 var fuzzLimits = Limits{MaxBytes: 1 << 16, MaxRows: 256, MaxCols: 64}
 
+// checkRead checks what a reader returned: on an error, no matrix and an
+// *Error; else a matrix that passes checkResult. It reports whether there
+// is a matrix.
+func checkRead(t *testing.T, x *mat.Dense, err error) bool {
+	t.Helper()
+	if err != nil {
+		if x != nil {
+			t.Fatal("matrix and error both returned")
+		}
+		if _, ok := err.(*Error); !ok {
+			t.Fatalf("error %T is not *Error", err)
+		}
+		return false
+	}
+	checkResult(t, x)
+	return true
+}
+
 func checkResult(t *testing.T, x *mat.Dense) {
 	t.Helper()
 	r, c := x.Dims()
@@ -35,16 +53,9 @@ func FuzzReadNPY(f *testing.F) {
 	f.Add(npyBytes(1, dict("<f8", "False", "(3,)"), f64bytes(1, 2, 3)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		x, err := ReadNPY(bytes.NewReader(in), fuzzLimits)
-		if err != nil {
-			if x != nil {
-				t.Fatal("matrix and error both returned")
-			}
-			if _, ok := err.(*Error); !ok {
-				t.Fatalf("error %T is not *Error", err)
-			}
+		if !checkRead(t, x, err) {
 			return
 		}
-		checkResult(t, x)
 		var buf bytes.Buffer
 		if err := WriteNPY(&buf, x); err != nil {
 			t.Fatalf("re-encoding: %v", err)
@@ -66,16 +77,9 @@ func FuzzReadCSV(f *testing.F) {
 	f.Add("nan,1\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		x, err := ReadCSV(strings.NewReader(in), fuzzLimits)
-		if err != nil {
-			if x != nil {
-				t.Fatal("matrix and error both returned")
-			}
-			if _, ok := err.(*Error); !ok {
-				t.Fatalf("error %T is not *Error", err)
-			}
+		if !checkRead(t, x, err) {
 			return
 		}
-		checkResult(t, x)
 		// Every non-comment, non-blank line is one frame.
 		frames := 0
 		for i, l := range strings.Split(in, "\n") {

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"image"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -18,17 +19,7 @@ func TestImageSetDeterministic(t *testing.T) {
 	}
 	b, _ := o.ImageSet(1, 2)
 	c, _ := o.ImageSet(1, 3)
-	if len(a) != 4 || a[0].Rect.Dx() != 40 || a[0].Rect.Dy() != 30 {
-		t.Fatalf("got %d frames of %v", len(a), a[0].Rect)
-	}
-	for i := range a {
-		if !bytes.Equal(a[i].Pix, b[i].Pix) {
-			t.Fatalf("frame %d differs between two calls", i)
-		}
-	}
-	if bytes.Equal(a[0].Pix, c[0].Pix) {
-		t.Error("sets 2 and 3 have the same first frame")
-	}
+	checkRepeatable(t, a, b, c, 4, 40, 30, "sets 2 and 3")
 	for _, bad := range []ImageOptions{{Classes: 0, Frames: 1, W: 8, H: 8}, {Classes: 1, Frames: 1, W: 4, H: 8}, {Classes: 1, Frames: 0, W: 8, H: 8}} {
 		if _, err := bad.ImageSet(0, 0); err == nil {
 			t.Errorf("%+v accepted", bad)
@@ -84,5 +75,23 @@ func TestImageClassesSeparate(t *testing.T) {
 		if class[best] != class[i] {
 			t.Errorf("set %d of class %d is nearest to a set of class %d", i, class[i], class[best])
 		}
+	}
+}
+
+// checkRepeatable checks a set a of n frames of w×h pixels against b, the
+// same set drawn again (the same frames), and c, another set (what names
+// the two: a different first frame).
+func checkRepeatable(t *testing.T, a, b, c []*image.Gray, n, w, h int, what string) {
+	t.Helper()
+	if len(a) != n || a[0].Rect.Dx() != w || a[0].Rect.Dy() != h {
+		t.Fatalf("got %d frames of %v", len(a), a[0].Rect)
+	}
+	for i := range a {
+		if !bytes.Equal(a[i].Pix, b[i].Pix) {
+			t.Fatalf("frame %d differs between two calls", i)
+		}
+	}
+	if bytes.Equal(a[0].Pix, c[0].Pix) {
+		t.Errorf("%s have the same first frame", what)
 	}
 }

@@ -69,17 +69,7 @@ func TestRelightSet(t *testing.T) {
 	}
 	b, _ := o.RelightSet(src, 2, 1)
 	c, _ := o.RelightSet(src, 2, 2)
-	if len(a) != 5 || a[0].Rect.Dx() != 30 || a[0].Rect.Dy() != 40 {
-		t.Fatalf("got %d frames of %v", len(a), a[0].Rect)
-	}
-	for i := range a {
-		if !bytes.Equal(a[i].Pix, b[i].Pix) {
-			t.Fatalf("frame %d differs between two calls", i)
-		}
-	}
-	if bytes.Equal(a[0].Pix, c[0].Pix) {
-		t.Error("sets 1 and 2 have the same first frame")
-	}
+	checkRepeatable(t, a, b, c, 5, 30, 40, "sets 1 and 2")
 	ls, err := o.Lights()
 	if err != nil {
 		t.Fatal(err)

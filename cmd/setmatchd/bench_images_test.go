@@ -74,7 +74,7 @@ func BenchmarkDaemonImageBurst(b *testing.B) {
 	cpu0 := cpuTime(b, p.cmd.Process.Pid)
 	for i := range b.N {
 		f.RenameIn(b, f.WriteBurstTmp(b, fmt.Sprintf("b%06d", i), files))
-		testutil.WaitFor(b, time.Minute, "the burst", func() bool { return len(devicetest.Names(b, filepath.Join(f.Spool, spool.DirDone))) == i+1 })
+		testutil.WaitFor(b, time.Minute, "the burst", func() bool { return len(testutil.Names(b, filepath.Join(f.Spool, spool.DirDone))) == i+1 })
 	}
 	b.StopTimer()
 	cpu := cpuTime(b, p.cmd.Process.Pid) - cpu0
@@ -102,7 +102,7 @@ func BenchmarkDaemonImageBurst64(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		f.RenameIn(b, f.WriteBurstTmp(b, fmt.Sprintf("b%06d", i), files))
-		testutil.WaitFor(b, time.Minute, "the burst", func() bool { return len(devicetest.Names(b, filepath.Join(f.Spool, spool.DirDone))) == i+1 })
+		testutil.WaitFor(b, time.Minute, "the burst", func() bool { return len(testutil.Names(b, filepath.Join(f.Spool, spool.DirDone))) == i+1 })
 	}
 	b.StopTimer()
 	for _, r := range devicetest.ReadJournal(b, f.Journal) {

@@ -16,13 +16,11 @@ import (
 	"setmatch/internal/testutil"
 )
 
-// BenchmarkDaemonRSS runs the real setmatchd on the benchmark model, feeds it
-// b.N batches and reports its peak resident memory (VmHWM) next to the size
-// of the model file.
-func BenchmarkDaemonRSS(b *testing.B) {
-	if len(daemonPrefix) > 0 {
-		b.Skip("the daemon runs under an emulator: its memory is not the daemon's")
-	}
+// benchFixture returns a fixture on the benchmark model
+// (devicetest.BenchModelFile) that logs warnings only and pulses no label
+// pin, and the model's centres.
+func benchFixture(b *testing.B) (*devicetest.Fixture, [][]float64) {
+	b.Helper()
 	path, centers := devicetest.BenchModelFile(b)
 	f := devicetest.NewFixture(b, "")
 	f.Model = path
@@ -30,6 +28,17 @@ func BenchmarkDaemonRSS(b *testing.B) {
 	text, _ := os.ReadFile(f.Config)
 	os.WriteFile(f.Config, []byte(strings.Replace(strings.Replace(string(text), "alice = \"GPIO22\"", "", 1),
 		"level = \"debug\"", "level = \"warn\"", 1)), 0o644)
+	return f, centers
+}
+
+// BenchmarkDaemonRSS runs the real setmatchd on the benchmark model, feeds it
+// b.N batches and reports its peak resident memory (VmHWM) next to the size
+// of the model file.
+func BenchmarkDaemonRSS(b *testing.B) {
+	if len(daemonPrefix) > 0 {
+		b.Skip("the daemon runs under an emulator: its memory is not the daemon's")
+	}
+	f, centers := benchFixture(b)
 	ctx := testContext(b, 10*time.Minute)
 	p := startDaemon(b, ctx, f)
 	rng := rand.New(rand.NewPCG(27, 28))
@@ -39,20 +48,9 @@ func BenchmarkDaemonRSS(b *testing.B) {
 	}
 	testutil.WaitFor(b, 10*time.Minute, "all batches", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == b.N })
 	b.StopTimer()
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		var kb float64
-		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
-			b.ReportMetric(kb/1024, "peak-rss-MiB")
-		}
-		if _, err := fmt.Sscanf(line, "VmRSS: %f kB", &kb); err == nil {
-			b.ReportMetric(kb/1024, "rss-MiB")
-		}
-	}
-	fi, _ := os.Stat(path)
+	b.ReportMetric(peakRSS(b, p.cmd.Process.Pid), "peak-rss-MiB")
+	b.ReportMetric(procMiB(b, p.cmd.Process.Pid, "VmRSS"), "rss-MiB")
+	fi, _ := os.Stat(f.Model)
 	b.ReportMetric(float64(fi.Size())/(1<<20), "model-MiB")
 	p.stop()
 }
@@ -67,27 +65,8 @@ func BenchmarkDaemonFaultRSS(b *testing.B) {
 	if len(daemonPrefix) > 0 {
 		b.Skip("the daemon runs under an emulator: its memory is not the daemon's")
 	}
-	path, centers := devicetest.BenchModelFile(b)
-	f := devicetest.NewFixture(b, "")
-	f.Model = path
-	f.WriteConfig(b, "[decision]\nmin_frames = 2\n")
-	text, _ := os.ReadFile(f.Config)
-	os.WriteFile(f.Config, []byte(strings.Replace(strings.Replace(string(text), "alice = \"GPIO22\"", "", 1),
-		"level = \"debug\"", "level = \"warn\"", 1)), 0o644)
+	f, centers := benchFixture(b)
 	ctx := testContext(b, 10*time.Minute)
-	hwm := func(p *daemonProc) float64 {
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, line := range strings.Split(string(status), "\n") {
-			var kb float64
-			if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
-				return kb / 1024
-			}
-		}
-		return 0
-	}
 	rng := rand.New(rand.NewPCG(29, 30))
 	for b.Loop() {
 		p := startDaemon(b, ctx, f)
@@ -102,7 +81,7 @@ func BenchmarkDaemonFaultRSS(b *testing.B) {
 		f.Drop(b, "big.npy", big)
 		testutil.WaitFor(b, 10*time.Minute, "the 10000-frame batch", func() bool { return len(devicetest.ReadJournal(b, f.Journal)) == 1 })
 		b.ReportMetric(time.Since(start).Seconds(), "big-batch-s")
-		b.ReportMetric(hwm(p), "peak-rss-after-big-MiB")
+		b.ReportMetric(peakRSS(b, p.cmd.Process.Pid), "peak-rss-after-big-MiB")
 		p.stop()
 
 		// A 64 MiB CSV of the wrong width, in a fresh daemon.
@@ -120,7 +99,7 @@ func BenchmarkDaemonFaultRSS(b *testing.B) {
 		if r := devicetest.ReadJournal(b, f.Journal)[0]; r.Decision != "failed" || !strings.Contains(r.Reason, "8192 features per frame") {
 			b.Errorf("wide CSV: %+v", r)
 		}
-		b.ReportMetric(hwm(p), "peak-rss-after-wide-csv-MiB")
+		b.ReportMetric(peakRSS(b, p.cmd.Process.Pid), "peak-rss-after-wide-csv-MiB")
 		p.stop()
 	}
 }

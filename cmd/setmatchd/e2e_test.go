@@ -35,7 +35,7 @@ func TestDaemonBatches(t *testing.T) {
 		want[name] = devicetest.Expected(l)
 	}
 	done := filepath.Join(f.Spool, spool.DirDone)
-	testutil.WaitForCtx(t, ctx, "all batches in done/", func() bool { return len(devicetest.Names(t, done)) == len(want) })
+	testutil.WaitForCtx(t, ctx, "all batches in done/", func() bool { return len(testutil.Names(t, done)) == len(want) })
 
 	// A malformed batch goes to failed/ with a reason; the daemon goes on.
 	os.WriteFile(filepath.Join(f.Spool, spool.DirTmp, "broken.csv"), []byte("1,2,3,4,5,6\n4,five,6,7,8,9\n"), 0o644)
@@ -53,7 +53,7 @@ func TestDaemonBatches(t *testing.T) {
 	}
 	f.Drop(t, "after.npy", devicetest.Batch(rng, "carol"))
 	want["after.npy"] = "carol"
-	testutil.WaitForCtx(t, ctx, "the batch after the failure", func() bool { return len(devicetest.Names(t, done)) == len(want) })
+	testutil.WaitForCtx(t, ctx, "the batch after the failure", func() bool { return len(testutil.Names(t, done)) == len(want) })
 	testutil.WaitForCtx(t, ctx, "watchdog pings", func() bool { return p.notify.count("WATCHDOG=1") >= 2 })
 	p.stop()
 
@@ -89,7 +89,7 @@ func TestDaemonBatches(t *testing.T) {
 	if s := p.stderr.String(); !strings.Contains(s, "pin=GPIO22") || !strings.Contains(s, "pin=GPIO27") {
 		t.Errorf("no GPIO transitions logged:\n%s", s)
 	}
-	if n := len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirCur))) + len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirNew))); n != 0 {
+	if n := len(testutil.Names(t, filepath.Join(f.Spool, spool.DirCur))) + len(testutil.Names(t, filepath.Join(f.Spool, spool.DirNew))); n != 0 {
 		t.Errorf("%d files left in new/ and cur/", n)
 	}
 }
@@ -110,7 +110,7 @@ func TestDaemonReload(t *testing.T) {
 		t.Errorf("RELOADING=1 sent %d times, want 1", n)
 	}
 	f.Drop(t, "one.npy", devicetest.Batch(rng, "alice"))
-	testutil.WaitForCtx(t, ctx, "one.npy", func() bool { return len(devicetest.Names(t, done)) == 1 })
+	testutil.WaitForCtx(t, ctx, "one.npy", func() bool { return len(testutil.Names(t, done)) == 1 })
 
 	// A new model renamed over the old one is used for the next batch.
 	f.WriteConfig(t, "")
@@ -118,7 +118,7 @@ func TestDaemonReload(t *testing.T) {
 	devicetest.WriteTinyModel(t, f.Model, true)
 	testutil.WaitForCtx(t, ctx, "the model reload", func() bool { return strings.Count(p.stderr.String(), "msg=reloaded") == 1 })
 	f.Drop(t, "two.npy", devicetest.Batch(rng, "alice"))
-	testutil.WaitForCtx(t, ctx, "two.npy", func() bool { return len(devicetest.Names(t, done)) == 2 })
+	testutil.WaitForCtx(t, ctx, "two.npy", func() bool { return len(testutil.Names(t, done)) == 2 })
 	p.stop()
 
 	recs := devicetest.ReadJournal(t, f.Journal)
@@ -151,12 +151,12 @@ func TestDaemonStopLosesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	testutil.WaitForCtx(t, ctx, "a first batch", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) > 0 })
+	testutil.WaitForCtx(t, ctx, "a first batch", func() bool { return len(testutil.Names(t, filepath.Join(f.Spool, spool.DirDone))) > 0 })
 	p.stop()
-	if left := devicetest.Names(t, filepath.Join(f.Spool, spool.DirCur)); len(left) != 0 {
+	if left := testutil.Names(t, filepath.Join(f.Spool, spool.DirCur)); len(left) != 0 {
 		t.Errorf("a clean stop left %v in cur/", left)
 	}
-	t.Logf("stopped with %d of %d batches done", len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))), n)
+	t.Logf("stopped with %d of %d batches done", len(testutil.Names(t, filepath.Join(f.Spool, spool.DirDone))), n)
 	check := func(final bool) {
 		journalled := map[string]int{}
 		for _, r := range devicetest.ReadJournal(t, f.Journal) {
@@ -164,7 +164,7 @@ func TestDaemonStopLosesNothing(t *testing.T) {
 		}
 		seen := map[string]string{}
 		for _, d := range []string{spool.DirNew, spool.DirCur, spool.DirDone} {
-			for _, name := range devicetest.Names(t, filepath.Join(f.Spool, d)) {
+			for _, name := range testutil.Names(t, filepath.Join(f.Spool, d)) {
 				if prev, ok := seen[name]; ok {
 					t.Errorf("%s in both %s/ and %s/", name, prev, d)
 				}
@@ -192,7 +192,7 @@ func TestDaemonStopLosesNothing(t *testing.T) {
 	check(false)
 	// The rest is handled after a restart.
 	p = startDaemon(t, ctx, f)
-	testutil.WaitForCtx(t, ctx, "all batches", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) == n })
+	testutil.WaitForCtx(t, ctx, "all batches", func() bool { return len(testutil.Names(t, filepath.Join(f.Spool, spool.DirDone))) == n })
 	p.stop()
 	check(true)
 }
@@ -216,7 +216,7 @@ func TestDaemonBurst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	testutil.WaitForCtx(t, ctx, "all batches", func() bool { return len(devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone))) == n })
+	testutil.WaitForCtx(t, ctx, "all batches", func() bool { return len(testutil.Names(t, filepath.Join(f.Spool, spool.DirDone))) == n })
 	p.stop()
 	recs := devicetest.ReadJournal(t, f.Journal)
 	seen := map[string]bool{}

@@ -168,7 +168,7 @@ func TestDaemonEnrollForget(t *testing.T) {
 	for _, l := range []string{"alice", "bob", "carol", "stranger"} {
 		drop(l, expect(l, "", ""))
 	}
-	testutil.WaitForCtx(t, ctx, "the first batches", func() bool { return len(devicetest.Names(t, done)) == 4 })
+	testutil.WaitForCtx(t, ctx, "the first batches", func() bool { return len(testutil.Names(t, done)) == 4 })
 
 	enroll := startTool(t, ctx, tool, append([]string{"enroll", "--model", f.Model, "--label", "dave"}, daveSets...)...)
 	feedWhile(enroll, 1)
@@ -176,14 +176,14 @@ func TestDaemonEnrollForget(t *testing.T) {
 		drop(l, expect(l, "dave", ""))
 	}
 	before := len(want)
-	testutil.WaitForCtx(t, ctx, "the batches after the enrolment", func() bool { return len(devicetest.Names(t, done)) == before })
+	testutil.WaitForCtx(t, ctx, "the batches after the enrolment", func() bool { return len(testutil.Names(t, done)) == before })
 
 	forget := startTool(t, ctx, tool, "forget", "--model", f.Model, "--label", "carol")
 	feedWhile(forget, 2)
 	for _, l := range []string{"carol", "dave", "carol", "alice", "bob", "carol"} {
 		drop(l, expect(l, "dave", "carol"))
 	}
-	testutil.WaitForCtx(t, ctx, "every batch in done/", func() bool { return len(devicetest.Names(t, done)) == len(want) })
+	testutil.WaitForCtx(t, ctx, "every batch in done/", func() bool { return len(testutil.Names(t, done)) == len(want) })
 	p.stop()
 
 	if !strings.Contains(enroll.out.String(), "8 gallery sets, 4 classes (1 new)") || !strings.Contains(forget.out.String(), "removed every set of class carol (2)") {

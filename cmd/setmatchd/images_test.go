@@ -59,8 +59,14 @@ func burstFiles(t *testing.T, frames []*image.Gray, ext string) map[string][]byt
 	return files
 }
 
-// peakRSS returns the VmHWM of process pid in MiB.
+// peakRSS returns the peak resident memory (VmHWM) of process pid, in MiB.
 func peakRSS(t testing.TB, pid int) float64 {
+	t.Helper()
+	return procMiB(t, pid, "VmHWM")
+}
+
+// procMiB returns the field (VmHWM, VmRSS) of /proc/pid/status, in MiB.
+func procMiB(t testing.TB, pid int, field string) float64 {
 	t.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -68,11 +74,11 @@ func peakRSS(t testing.TB, pid int) float64 {
 	}
 	for _, line := range strings.Split(string(status), "\n") {
 		var kb float64
-		if _, err := fmt.Sscanf(line, "VmHWM: %f kB", &kb); err == nil {
+		if _, err := fmt.Sscanf(line, field+": %f kB", &kb); err == nil {
 			return kb / 1024
 		}
 	}
-	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
 }
 
@@ -87,9 +93,47 @@ func TestDaemonImageBursts(t *testing.T) {
 	const maxBurst = 12
 	f := imageFixture(t, maxBurst)
 	p := startDaemon(t, ctx, f)
+	want := dropGoodBursts(t, f)
+	bad := dropBadBursts(t, f, maxBurst)
+
+	// An archive of frames is no burst, and says so.
+	tar := filepath.Join(f.Spool, spool.DirTmp, "frames.tar")
+	os.WriteFile(tar, []byte("not read"), 0o644)
+	f.RenameIn(t, tar)
+
+	done := filepath.Join(f.Spool, spool.DirDone)
+	failed := filepath.Join(f.Spool, spool.DirFailed)
+	testutil.WaitForCtx(t, ctx, "every burst handled", func() bool {
+		return len(testutil.Names(t, done)) == len(want) && len(devicetest.Batches(t, failed)) == len(bad)+1
+	})
+	if reason, err := os.ReadFile(filepath.Join(failed, spool.DirReasons, "frames.tar")); err != nil || !strings.Contains(string(reason), "not archives") {
+		t.Errorf("frames.tar: reason %q, %v", reason, err)
+	}
+	// Still up, and still recognising.
+	f.DropBurst(t, "after", devicetest.ImageSet(t, "grass", 11), ".jpg")
+	want["after"] = "grass"
+	testutil.WaitForCtx(t, ctx, "the burst after the bad ones", func() bool { return len(testutil.Names(t, done)) == len(want) })
+	rss := peakRSS(t, p.cmd.Process.Pid)
+	p.stop()
+
+	checkBadBursts(t, f, bad)
+	checkBurstJournal(t, f, want, bad)
+	if s := p.stderr.String(); !strings.Contains(s, "pin=GPIO22") {
+		t.Errorf("brick's pin never pulsed:\n%s", s)
+	}
+	t.Logf("peak RSS of the daemon process: %.1f MiB", rss)
+	if len(daemonPrefix) == 0 && rss >= 200 {
+		t.Errorf("peak RSS %.1f MiB, want < 200 MiB", rss)
+	}
+}
+
+// dropGoodBursts drops fresh sets of every class of f's model, PNG and
+// JPEG, and one whose frames differ in size (the spec resizes every frame
+// to 64×64: accepted), and returns the label each should be given, by
+// name.
+func dropGoodBursts(t *testing.T, f *devicetest.Fixture) map[string]string {
+	t.Helper()
 	want := map[string]string{}
-	// Fresh sets of every class, PNG and JPEG, and one whose frames differ
-	// in size (the spec resizes every frame to 64×64: accepted).
 	for i, l := range devicetest.ImageLabels {
 		for k, ext := range []string{".png", ".jpg"} {
 			name := fmt.Sprintf("%s-%d", l, k)
@@ -107,36 +151,42 @@ func TestDaemonImageBursts(t *testing.T) {
 			want[l+"-sizes"] = l
 		}
 	}
+	return want
+}
 
+// dropBadBursts drops bursts the daemon must fail (more than maxBurst
+// frames, a frame too large, truncated, corrupt or not an image, empty, a
+// sub-directory, symbolic links) and returns what the reason of each must
+// mention, by name.
+func dropBadBursts(t *testing.T, f *devicetest.Fixture, maxBurst int) map[string]string {
+	t.Helper()
 	good := devicetest.EncodeFrame(t, devicetest.ImageSet(t, "wood", 9)[0], ".png")
 	corrupt := bytes.Clone(good)
 	for i := len(corrupt) / 2; i < len(corrupt)/2+64; i++ {
 		corrupt[i] ^= 0x5a
 	}
 	many := burstFiles(t, append(devicetest.ImageSet(t, "wood", 9), devicetest.ImageSet(t, "wood", 10)...)[:maxBurst+1], ".png")
-	bad := map[string]struct {
+	bad := map[string]string{}
+	for name, b := range map[string]struct {
 		files map[string][]byte
 		want  string // in the reason
 	}{
-		"too-many":     {many, "more than 12 entries"},
+		"too-many":     {many, fmt.Sprintf("more than %d entries", maxBurst)},
 		"huge-header":  {map[string][]byte{"f000.png": good, "f001.png": pngHeader(60000, 60000)}, "pixels"},
 		"truncated":    {map[string][]byte{"f000.png": good, "f001.png": good[:len(good)/2]}, "f001.png"},
 		"corrupt":      {map[string][]byte{"f000.png": good, "f001.png": corrupt}, "f001.png"},
 		"not-an-image": {map[string][]byte{"f000.png": good, "notes.txt": []byte("hello")}, "not a frame image"},
 		"text-as-jpeg": {map[string][]byte{"f000.png": good, "f001.jpg": []byte("this is not a JPEG")}, "f001.jpg"},
 		"empty":        {map[string][]byte{}, "empty"},
-	}
-	for name, b := range bad {
+	} {
 		f.RenameIn(t, f.WriteBurstTmp(t, name, b.files))
+		bad[name] = b.want
 	}
 	// A sub-directory, and links to a frame inside the burst and to a
 	// file outside the spool.
 	nested := f.WriteBurstTmp(t, "nested", map[string][]byte{"f000.png": good, "sub/f001.png": good})
 	f.RenameIn(t, nested)
-	bad["nested"] = struct {
-		files map[string][]byte
-		want  string
-	}{nil, "directory"}
+	bad["nested"] = "directory"
 	outside := filepath.Join(t.TempDir(), "secret.png")
 	os.WriteFile(outside, good, 0o644)
 	for name, target := range map[string]string{"link-inside": "f000.png", "link-outside": outside} {
@@ -145,36 +195,21 @@ func TestDaemonImageBursts(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.RenameIn(t, dir)
-		bad[name] = struct {
-			files map[string][]byte
-			want  string
-		}{nil, "symbolic link"}
+		bad[name] = "symbolic link"
 	}
+	return bad
+}
 
-	// An archive of frames is no burst, and says so.
-	tar := filepath.Join(f.Spool, spool.DirTmp, "frames.tar")
-	os.WriteFile(tar, []byte("not read"), 0o644)
-	f.RenameIn(t, tar)
-
-	done := filepath.Join(f.Spool, spool.DirDone)
+// checkBadBursts checks that every bad burst (name → what its reason must
+// mention) is kept in failed/ as a directory with a reason that names the
+// burst, not its path in cur/.
+func checkBadBursts(t *testing.T, f *devicetest.Fixture, bad map[string]string) {
+	t.Helper()
 	failed := filepath.Join(f.Spool, spool.DirFailed)
-	testutil.WaitForCtx(t, ctx, "every burst handled", func() bool {
-		return len(devicetest.Names(t, done)) == len(want) && len(devicetest.Batches(t, failed)) == len(bad)+1
-	})
-	if reason, err := os.ReadFile(filepath.Join(failed, spool.DirReasons, "frames.tar")); err != nil || !strings.Contains(string(reason), "not archives") {
-		t.Errorf("frames.tar: reason %q, %v", reason, err)
-	}
-	// Still up, and still recognising.
-	f.DropBurst(t, "after", devicetest.ImageSet(t, "grass", 11), ".jpg")
-	want["after"] = "grass"
-	testutil.WaitForCtx(t, ctx, "the burst after the bad ones", func() bool { return len(devicetest.Names(t, done)) == len(want) })
-	rss := peakRSS(t, p.cmd.Process.Pid)
-	p.stop()
-
-	for name, b := range bad {
+	for name, want := range bad {
 		reason, err := os.ReadFile(filepath.Join(failed, spool.DirReasons, name))
-		if err != nil || !strings.Contains(string(reason), b.want) {
-			t.Errorf("%s: reason %q (%v), want it to mention %q", name, reason, err, b.want)
+		if err != nil || !strings.Contains(string(reason), want) {
+			t.Errorf("%s: reason %q (%v), want it to mention %q", name, reason, err, want)
 		}
 		if strings.Contains(string(reason), f.Spool) {
 			t.Errorf("%s: reason %q names the burst's path in cur/, not the burst", name, reason)
@@ -183,6 +218,13 @@ func TestDaemonImageBursts(t *testing.T) {
 			t.Errorf("%s: not kept in failed/ as a directory: %v", name, err)
 		}
 	}
+}
+
+// checkBurstJournal checks f's journal: every burst's line says so, the
+// bad ones failed with a reason, and the good ones (want: name → label)
+// were decided right from all their frames.
+func checkBurstJournal(t *testing.T, f *devicetest.Fixture, want, bad map[string]string) {
+	t.Helper()
 	got := map[string]string{}
 	for _, r := range devicetest.ReadJournal(t, f.Journal) {
 		if r.File == "frames.tar" {
@@ -206,13 +248,6 @@ func TestDaemonImageBursts(t *testing.T) {
 		if got[name] != l {
 			t.Errorf("%s: decision %q, want %q", name, got[name], l)
 		}
-	}
-	if s := p.stderr.String(); !strings.Contains(s, "pin=GPIO22") {
-		t.Errorf("brick's pin never pulsed:\n%s", s)
-	}
-	t.Logf("peak RSS of the daemon process: %.1f MiB", rss)
-	if len(daemonPrefix) == 0 && rss >= 200 {
-		t.Errorf("peak RSS %.1f MiB, want < 200 MiB", rss)
 	}
 }
 
@@ -249,7 +284,7 @@ func TestCameraBurstScript(t *testing.T) {
 	if err == nil {
 		t.Errorf("a failing capture succeeded: %s", out)
 	}
-	if n := devicetest.Names(t, filepath.Join(f.Spool, spool.DirTmp)); len(n) != 0 {
+	if n := testutil.Names(t, filepath.Join(f.Spool, spool.DirTmp)); len(n) != 0 {
 		t.Errorf("a failing capture left %v in tmp/", n)
 	}
 	p := startDaemon(t, ctx, f)
@@ -263,7 +298,7 @@ func TestCameraBurstScript(t *testing.T) {
 	if r.File != "door-1" || !r.Burst || r.Frames != 8 || r.Decision != "cloth" {
 		t.Errorf("journal: %+v", r)
 	}
-	if names := devicetest.Names(t, filepath.Join(f.Spool, spool.DirDone, "door-1")); len(names) != 8 {
+	if names := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone, "door-1")); len(names) != 8 {
 		t.Errorf("done/door-1 holds %v", names)
 	}
 }

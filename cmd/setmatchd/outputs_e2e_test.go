@@ -1,27 +1,21 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	dto "github.com/prometheus/client_model/go"
 
 	"setmatch/device/devicetest"
 	"setmatch/device/journal"
+	"setmatch/device/metrics/metricstest"
 	"setmatch/device/mqtt/mqtttest"
 	"setmatch/device/spool"
 	"setmatch/internal/testexec"
@@ -59,23 +53,10 @@ func outputsConfig(t *testing.T, broker, topic, metricsAddr, extraMQTT string) s
 // journalLines returns the journal's lines by file (the last line of each).
 func journalLines(t *testing.T, path string) map[string]string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	recs, lines := devicetest.ReadJournalLines(t, path)
 	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r journal.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("journal line %q: %v", sc.Text(), err)
-		}
-		out[r.File] = sc.Text()
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	for i, r := range recs {
+		out[r.File] = lines[i]
 	}
 	return out
 }
@@ -101,58 +82,6 @@ func distinct(s []string) int {
 		m[x] = true
 	}
 	return len(m)
-}
-
-// scrapeMetrics gets http://addr/metrics and parses the text format.
-func scrapeMetrics(t *testing.T, ctx context.Context, addr string) map[string]*dto.MetricFamily {
-	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/metrics", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("scraping the metrics: %v", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET /metrics: %v %v\n%s", resp.Status, err, body)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatalf("parsing the metrics: %v\n%s", err, body)
-	}
-	return fams
-}
-
-// metricValue returns the value of the series of family name whose labels
-// include the name=value pairs of want; ok is false if there is none.
-func metricValue(fams map[string]*dto.MetricFamily, name string, want ...string) (v float64, ok bool) {
-	f := fams[name]
-	if f == nil {
-		return 0, false
-	}
-	for _, m := range f.Metric {
-		lab := map[string]string{}
-		for _, l := range m.Label {
-			lab[l.GetName()] = l.GetValue()
-		}
-		match := true
-		for i := 0; i+1 < len(want); i += 2 {
-			match = match && lab[want[i]] == want[i+1]
-		}
-		if !match {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue(), true
-		case m.Gauge != nil:
-			return m.Gauge.GetValue(), true
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount()), true
-		}
-	}
-	return 0, false
 }
 
 // TestDaemonMQTTAndMetrics: N batches (known, unknown and one malformed)
@@ -224,9 +153,9 @@ func TestDaemonMQTTAndMetrics(t *testing.T) {
 	if count["known"] == 0 || count["unknown"] == 0 || count["failed"] != 1 {
 		t.Errorf("journal counts %v: want every result", count)
 	}
-	fams := scrapeMetrics(t, ctx, maddr)
+	fams, _ := metricstest.Scrape(ctx, t, "http://"+maddr+"/metrics")
 	for _, res := range []string{"known", "unknown", "failed"} {
-		if v, ok := metricValue(fams, "setmatch_batches_total", "result", res); !ok || v != count[res] {
+		if v, ok := metricstest.Value(fams, "setmatch_batches_total", "result", res); !ok || v != count[res] {
 			t.Errorf("setmatch_batches_total{result=%q} = %v (present %v), the journal has %v", res, v, ok, count[res])
 		}
 	}
@@ -243,7 +172,7 @@ func TestDaemonMQTTAndMetrics(t *testing.T) {
 		{"setmatch_mqtt_dropped_total", nil, 0},
 		{"setmatch_mqtt_published_total", nil, float64(n)},
 	} {
-		if v, ok := metricValue(fams, c.name, c.labels...); !ok || v != c.want {
+		if v, ok := metricstest.Value(fams, c.name, c.labels...); !ok || v != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, v, ok, c.want)
 		}
 	}
@@ -289,7 +218,7 @@ func TestDaemonMQTTBrokerRestart(t *testing.T) {
 	b.Kill()
 	g.Cut()
 	drop(third)
-	testutil.WaitForCtx(t, ctx, "the second third decided while the broker is down", func() bool { return len(devicetest.Names(t, done)) == 2*third })
+	testutil.WaitForCtx(t, ctx, "the second third decided while the broker is down", func() bool { return len(testutil.Names(t, done)) == 2*third })
 	testutil.WaitForCtx(t, ctx, "the lost connection in the log", func() bool { return strings.Contains(p.stderr.String(), "mqtt connect failed") })
 
 	if err := b.Restart(ctx); err != nil {
@@ -338,22 +267,22 @@ func TestDaemonMQTTWrongPassword(t *testing.T) {
 		f.Drop(t, fmt.Sprintf("w%d.npy", i), devicetest.Batch(rng, "alice"))
 	}
 	done := filepath.Join(f.Spool, spool.DirDone)
-	testutil.WaitForCtx(t, ctx, "five batches decided without the broker", func() bool { return len(devicetest.Names(t, done)) == 5 })
+	testutil.WaitForCtx(t, ctx, "five batches decided without the broker", func() bool { return len(testutil.Names(t, done)) == 5 })
 	// The outputs hear of a batch after it is in done/: the outbox may be
 	// a decision short at first, and must reach five (and stay there,
 	// checked on stop below).
 	var fams map[string]*dto.MetricFamily
 	last := -1.0
 	testutil.WaitForCtx(t, ctx, "five decisions in the MQTT outbox", func() bool {
-		fams = scrapeMetrics(t, ctx, maddr)
-		v, _ := metricValue(fams, "setmatch_mqtt_outbox_length")
+		fams, _ = metricstest.Scrape(ctx, t, "http://"+maddr+"/metrics")
+		v, _ := metricstest.Value(fams, "setmatch_mqtt_outbox_length")
 		if v != last {
 			t.Logf("setmatch_mqtt_outbox_length = %v", v) // shown if the wait fails
 			last = v
 		}
 		return v == 5
 	})
-	if v, ok := metricValue(fams, "setmatch_mqtt_connected"); !ok || v != 0 {
+	if v, ok := metricstest.Value(fams, "setmatch_mqtt_connected"); !ok || v != 0 {
 		t.Errorf("setmatch_mqtt_connected = %v (present %v), want 0", v, ok)
 	}
 	p.stop()

@@ -20,6 +20,7 @@ import (
 
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/internal/testutil"
 	"setmatch/match"
 	"setmatch/model"
 	"setmatch/setfile"
@@ -195,15 +196,25 @@ func Batch(rng *rand.Rand, label string) *mat.Dense {
 // not exist).
 func ReadJournal(t testing.TB, path string) []journal.Record {
 	t.Helper()
+	recs, _ := ReadJournalLines(t, path)
+	return recs
+}
+
+// ReadJournalLines returns the records of the journal at path and their
+// lines as written, in order (none if it does not exist). A line that is
+// not a record fails t.
+func ReadJournalLines(t testing.TB, path string) ([]journal.Record, []string) {
+	t.Helper()
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []journal.Record
+	var recs []journal.Record
+	var lines []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -211,26 +222,12 @@ func ReadJournal(t testing.TB, path string) []journal.Record {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("journal line %q: %v", sc.Text(), err)
 		}
-		out = append(out, r)
+		recs, lines = append(recs, r), append(lines, sc.Text())
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
-}
-
-// Names lists the entries of dir (none if it does not exist).
-func Names(t testing.TB, dir string) []string {
-	t.Helper()
-	des, err := os.ReadDir(dir)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, d := range des {
-		out = append(out, d.Name())
-	}
-	return out
+	return recs, lines
 }
 
 // Batches lists the batches in dir: its entries but the hidden ones (the
@@ -238,7 +235,7 @@ func Names(t testing.TB, dir string) []string {
 func Batches(t testing.TB, dir string) []string {
 	t.Helper()
 	var out []string
-	for _, n := range Names(t, dir) {
+	for _, n := range testutil.Names(t, dir) {
 		if !strings.HasPrefix(n, ".") {
 			out = append(out, n)
 		}

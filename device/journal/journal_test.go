@@ -84,6 +84,8 @@ func TestJournalRecoversAfterFailedWrite(t *testing.T) {
 	}
 }
 
+// readJournal returns the records of the journal at path, failing the test
+// on a line that is not a JSON record.
 func readJournal(t *testing.T, path string) []Record {
 	t.Helper()
 	f, err := os.Open(path)

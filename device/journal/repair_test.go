@@ -1,34 +1,11 @@
 package journal
 
 import (
-	"bufio"
 	"encoding/base64"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 )
-
-// lines returns the lines of the file at p, failing the test on any that is
-// not a JSON record.
-func lines(t *testing.T, p string) []Record {
-	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []Record
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Errorf("line %d does not parse: %v: %q", len(out)+1, err, sc.Text())
-		}
-		out = append(out, r)
-	}
-	return out
-}
 
 // TestTornLastLineRepaired: a power cut in the middle of a write leaves a
 // line without its end (or zeros); at the next Open it is cut off, and the
@@ -61,7 +38,7 @@ func TestTornLastLineRepaired(t *testing.T) {
 				t.Fatal(err)
 			}
 			j.Close()
-			recs := lines(t, p)
+			recs := readJournal(t, p)
 			if len(recs) != 2 || recs[0].File != "a.npy" || recs[1].File != "c.npy" {
 				t.Errorf("journal holds %+v", recs)
 			}
@@ -84,7 +61,7 @@ func TestNonUTF8Names(t *testing.T) {
 		}
 	}
 	j.Close()
-	recs := lines(t, p)
+	recs := readJournal(t, p)
 	for i, r := range recs {
 		got := r.File
 		if r.FileB64 != "" {

@@ -2,77 +2,26 @@ package metrics
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	dto "github.com/prometheus/client_model/go"
+
+	"setmatch/device/metrics/metricstest"
 )
 
-// scrape gets url over HTTP and parses the text format.
-func scrape(ctx context.Context, t *testing.T, url string) (map[string]*dto.MetricFamily, string) {
-	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %s\n%s", url, resp.Status, body)
-	}
-	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
-		t.Errorf("Content-Type %q, want the text format", ct)
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(strings.NewReader(string(body)))
-	if err != nil {
-		t.Fatalf("parsing the scrape: %v\n%s", err, body)
-	}
-	return fams, string(body)
-}
-
 // value returns the value of the series of family name whose labels
-// include want (name=value pairs).
+// include want (name=value pairs), failing the test if there is none.
 func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, want ...string) float64 {
 	t.Helper()
-	f, ok := fams[name]
+	v, ok := metricstest.Value(fams, name, want...)
 	if !ok {
-		t.Fatalf("no metric %s", name)
+		t.Fatalf("no series %s%v", name, want)
 	}
-	for _, m := range f.Metric {
-		lab := make(map[string]string)
-		for _, l := range m.Label {
-			lab[l.GetName()] = l.GetValue()
-		}
-		match := true
-		for i := 0; i+1 < len(want); i += 2 {
-			match = match && lab[want[i]] == want[i+1]
-		}
-		if !match {
-			continue
-		}
-		switch {
-		case m.Counter != nil:
-			return m.Counter.GetValue()
-		case m.Gauge != nil:
-			return m.Gauge.GetValue()
-		case m.Histogram != nil:
-			return float64(m.Histogram.GetSampleCount())
-		}
-	}
-	t.Fatalf("no series %s%v", name, want)
-	return 0
+	return v
 }
 
 // fakeMQTT stands in for the MQTT publisher.
@@ -101,7 +50,7 @@ func TestScrape(t *testing.T) {
 	url := "http://" + s.Addr().String() + "/metrics"
 
 	// Before any batch: every result at 0, no MQTT metrics.
-	fams, body := scrape(ctx, t, url)
+	fams, body := metricstest.Scrape(ctx, t, url)
 	for _, r := range []string{Known, Unknown, Failed} {
 		if v := value(t, fams, "setmatch_batches_total", "result", r); v != 0 {
 			t.Errorf("batches_total{result=%q} = %v at start", r, v)
@@ -127,7 +76,7 @@ func TestScrape(t *testing.T) {
 	mq.outbox.Store(7)
 	mq.dropped.Store(2)
 
-	fams, body = scrape(ctx, t, url)
+	fams, body = metricstest.Scrape(ctx, t, url)
 	for _, c := range []struct {
 		name   string
 		labels []string
@@ -164,7 +113,7 @@ func TestScrape(t *testing.T) {
 		}
 	}
 	mq.connected.Store(true)
-	fams, _ = scrape(ctx, t, url)
+	fams, _ = metricstest.Scrape(ctx, t, url)
 	if v := value(t, fams, "setmatch_mqtt_connected"); v != 1 {
 		t.Errorf("mqtt_connected = %v after connecting", v)
 	}
@@ -172,12 +121,12 @@ func TestScrape(t *testing.T) {
 	var waiting atomic.Int64
 	waiting.Store(11)
 	m.QueueLengthFunc(func() int { return int(waiting.Load()) })
-	fams, _ = scrape(ctx, t, url)
+	fams, _ = metricstest.Scrape(ctx, t, url)
 	if v := value(t, fams, "setmatch_queue_length"); v != 11 {
 		t.Errorf("queue_length = %v with QueueLengthFunc, want 11", v)
 	}
 	waiting.Store(4)
-	fams, _ = scrape(ctx, t, url)
+	fams, _ = metricstest.Scrape(ctx, t, url)
 	if v := value(t, fams, "setmatch_queue_length"); v != 4 {
 		t.Errorf("queue_length = %v after the queue changed, want 4", v)
 	}

@@ -79,6 +79,23 @@ func uniqueTopic(t *testing.T) string {
 	return fmt.Sprintf("setmatch-test/%s-%d", t.Name(), time.Now().UnixNano())
 }
 
+// gatedPublisher starts a broker and a gate to it, a subscriber to the
+// test's own topic followed by what (such as "/decision") and a publisher
+// on that topic through the gate. It returns the gate, the publisher (the
+// caller closes it), the subscriber and the topic.
+func gatedPublisher(ctx context.Context, t *testing.T, what string) (*mqtttest.Gate, *Publisher, *mqtttest.Subscriber, string) {
+	t.Helper()
+	b := mqtttest.New(ctx, t, false)
+	g := mqtttest.NewGate(t, b.Addr)
+	topic := uniqueTopic(t)
+	sub := subscribe(ctx, t, b.URL, "", "", topic+what)
+	p, err := New(testOptions(g.URL(), topic, new(testutil.LockedBuffer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, p, sub, topic
+}
+
 func TestPublishDecisions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -177,14 +194,7 @@ func TestPublishDecisions(t *testing.T) {
 func TestLastWill(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := mqtttest.New(ctx, t, false)
-	g := mqtttest.NewGate(t, b.Addr)
-	topic := uniqueTopic(t)
-	sub := subscribe(ctx, t, b.URL, "", "", topic+"/availability")
-	p, err := New(testOptions(g.URL(), topic, new(testutil.LockedBuffer)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, p, sub, topic := gatedPublisher(ctx, t, "/availability")
 	defer p.Close(context.Background())
 	avail := func() []string {
 		var s []string
@@ -206,14 +216,7 @@ func TestLastWill(t *testing.T) {
 func TestOutage(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := mqtttest.New(ctx, t, false)
-	g := mqtttest.NewGate(t, b.Addr)
-	topic := uniqueTopic(t)
-	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
-	p, err := New(testOptions(g.URL(), topic, new(testutil.LockedBuffer)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, p, sub, topic := gatedPublisher(ctx, t, "/decision")
 	defer p.Close(context.Background())
 	const n = 40
 	for i := range n / 2 {
@@ -246,14 +249,7 @@ func TestOutage(t *testing.T) {
 func TestLostInFlight(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := mqtttest.New(ctx, t, false)
-	g := mqtttest.NewGate(t, b.Addr)
-	topic := uniqueTopic(t)
-	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
-	p, err := New(testOptions(g.URL(), topic, new(testutil.LockedBuffer)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, p, sub, topic := gatedPublisher(ctx, t, "/decision")
 	defer p.Close(context.Background())
 	testutil.WaitForCtx(t, ctx, "connected", p.Connected)
 	g.Blackhole.Store(true)

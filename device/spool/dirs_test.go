@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 // writeBurst makes tmp/name/ with n frame files and renames it into new/.
@@ -81,13 +83,13 @@ func TestSpoolBurstDirs(t *testing.T) {
 	if n, err := sp.Prune(time.Now()); err != nil || n != 2 {
 		t.Fatalf("prune removed %d, %v; want 2", n, err)
 	}
-	if got := names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{".reasons", "c"}) {
+	if got := testutil.Names(t, filepath.Join(dir, DirFailed)); !slices.Equal(got, []string{".reasons", "c"}) {
 		t.Errorf("failed/ holds %v, want c, the newer, and .reasons", got)
 	}
-	if got := names(t, filepath.Join(dir, DirFailed, DirReasons)); !slices.Equal(got, []string{"c"}) {
+	if got := testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)); !slices.Equal(got, []string{"c"}) {
 		t.Errorf("failed/.reasons holds %v, want the reason of c only", got)
 	}
-	if got := names(t, filepath.Join(dir, DirDone)); !slices.Equal(got, []string{"a"}) {
+	if got := testutil.Names(t, filepath.Join(dir, DirDone)); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("done/ holds %v, want a, the newer", got)
 	}
 
@@ -112,12 +114,7 @@ func TestSpoolBurstDirs(t *testing.T) {
 // TestWatcherSeesBurstDirs checks that a directory renamed into new/ is
 // queued from its event, and one waiting at start from the start-up scan.
 func TestWatcherSeesBurstDirs(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	writeBurst(t, dir, "early", 2)
 	q := NewQueue(10)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -127,22 +124,11 @@ func TestWatcherSeesBurstDirs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pop := func() string {
-		t.Helper()
-		c, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		it, ok := q.Pop(c)
-		if !ok {
-			t.Fatal("nothing queued")
-		}
-		q.Done(it.Name)
-		return it.Name
-	}
-	if got := pop(); got != "early" {
+	if got := popName(ctx, t, q); got != "early" {
 		t.Fatalf("start-up scan queued %q, want early", got)
 	}
 	writeBurst(t, dir, "live", 2)
-	if got := pop(); got != "live" {
+	if got := popName(ctx, t, q); got != "live" {
 		t.Fatalf("event queued %q, want live", got)
 	}
 	cancel()

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 func claimNew(t *testing.T, sp *Spool, dir, name string) {
@@ -54,7 +56,7 @@ func TestReasonsDoNotCollide(t *testing.T) {
 		t.Fatal(err)
 	}
 	var batches []string
-	for _, n := range names(t, filepath.Join(dir, DirFailed)) {
+	for _, n := range testutil.Names(t, filepath.Join(dir, DirFailed)) {
 		if !strings.HasPrefix(n, ".") {
 			batches = append(batches, n)
 		}
@@ -62,7 +64,7 @@ func TestReasonsDoNotCollide(t *testing.T) {
 	if len(batches) != 3 {
 		t.Errorf("failed/ holds %d batches after a prune to 3: %v", len(batches), batches)
 	}
-	if got := len(names(t, filepath.Join(dir, DirFailed, DirReasons))); got != 3 {
+	if got := len(testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons))); got != 3 {
 		t.Errorf("failed/.reasons/ holds %d reasons, want 3", got)
 	}
 }
@@ -89,7 +91,7 @@ func TestFailKeepsBatchWithoutReason(t *testing.T) {
 	}
 	os.Remove(reasons)
 	os.Mkdir(reasons, 0o750)
-	if got := names(t, reasons); len(got) != 0 {
+	if got := testutil.Names(t, reasons); len(got) != 0 {
 		t.Errorf("left in failed/.reasons/: %v", got)
 	}
 	// A temporary file from a crash is removed at the next Open.
@@ -99,7 +101,7 @@ func TestFailKeepsBatchWithoutReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp2.Close()
-	if got := names(t, reasons); len(got) != 0 {
+	if got := testutil.Names(t, reasons); len(got) != 0 {
 		t.Errorf("after Open, failed/.reasons/ holds %v", got)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 func TestSpoolClaimFailPrune(t *testing.T) {
@@ -90,13 +92,13 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 	if n, err := sp.Prune(time.Now()); err != nil || n != 2 {
 		t.Fatalf("prune removed %d (%v), want 2", n, err)
 	}
-	if got := strings.Join(names(t, filepath.Join(dir, DirDone)), ","); got != "c,k" {
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirDone)), ","); got != "c,k" {
 		t.Errorf("done/ after prune: %s, want the newest two, c and k (x was finished first)", got)
 	}
-	if got := strings.Join(names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,f" {
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,f" {
 		t.Errorf("failed/ after prune: %s, want the newest", got)
 	}
-	if got := strings.Join(names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "f" {
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "f" {
 		t.Errorf("failed/.reasons/ after prune: %s, want the reason of the newest", got)
 	}
 
@@ -161,12 +163,7 @@ func (a *arrivals) next(p string) {
 // time), whatever the names, and batches that arrived at the same time by
 // name.
 func TestPendingArrivalOrder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	arr := arrivals{t: t}
 	for _, n := range []string{"z.npy", "a.npy", "m.npy", "y.npy"} {
 		tmp := filepath.Join(dir, DirTmp, n)
@@ -195,18 +192,4 @@ func TestSpoolNotADirectory(t *testing.T) {
 	if _, err := Open(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("got %v", err)
 	}
-}
-
-// names lists the entries of dir ("" for none).
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	des, err := os.ReadDir(dir)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, d := range des {
-		out = append(out, d.Name())
-	}
-	return out
 }

@@ -15,12 +15,7 @@ import (
 // watcher rescan new/ (the events lost are not sent again), and that a
 // watch that ended is added again.
 func TestWatcherOverflowRescan(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	q := NewQueue(100)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -29,24 +24,13 @@ func TestWatcherOverflowRescan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	popName := func() string {
-		t.Helper()
-		c, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		it, ok := q.Pop(c)
-		if !ok {
-			t.Fatal("nothing queued")
-		}
-		q.Done(it.Name)
-		return it.Name
-	}
 	// Stop the events, as if they were lost, and drop a file.
 	if err := w.fw.Remove(w.newDir); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, DirNew, "lost.npy"), nil, 0o644)
 	w.fw.Errors <- fsnotify.ErrEventOverflow
-	if got := popName(); got != "lost.npy" {
+	if got := popName(ctx, t, q); got != "lost.npy" {
 		t.Fatalf("queued %q", got)
 	}
 	os.Remove(filepath.Join(dir, DirNew, "lost.npy"))
@@ -58,9 +42,36 @@ func TestWatcherOverflowRescan(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, DirTmp, "ev.npy"), nil, 0o644)
 	os.Rename(filepath.Join(dir, DirTmp, "ev.npy"), filepath.Join(dir, DirNew, "ev.npy"))
-	if got := popName(); got != "ev.npy" {
+	if got := popName(ctx, t, q); got != "ev.npy" {
 		t.Fatalf("queued %q", got)
 	}
 	cancel()
 	w.Wait()
+}
+
+// openTemp opens a spool in a fresh directory, closed when the test ends,
+// and returns it and its directory.
+func openTemp(t *testing.T) (*Spool, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	return sp, dir
+}
+
+// popName waits up to 10 s for the next name queued on q, marks it done
+// and returns it.
+func popName(ctx context.Context, t *testing.T, q *Queue) string {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	it, ok := q.Pop(c)
+	if !ok {
+		t.Fatal("nothing queued")
+	}
+	q.Done(it.Name)
+	return it.Name
 }

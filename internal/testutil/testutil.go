@@ -1,6 +1,6 @@
 // Package testutil holds what the tests of several packages share: a
 // buffer that goroutines write while the test reads it, polling for a
-// condition with a deadline, random labelled sets, and the host tools a
+// condition with a deadline, the entries of a folder, random labelled sets, and the host tools a
 // test needs. It is for tests only: no program imports it.
 package testutil
 
@@ -75,6 +75,20 @@ func WaitForCtx(t testing.TB, ctx context.Context, what string, cond func() bool
 		case <-tick.C:
 		}
 	}
+}
+
+// Names lists the entries of dir (none if it does not exist).
+func Names(t testing.TB, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range des {
+		out = append(out, d.Name())
+	}
+	return out
 }
 
 // RandSet returns an n×d set whose entries are drawn from N(mean, scale²),
