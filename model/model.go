@@ -143,6 +143,15 @@ func (m *Model) Labels() []string {
 	return l
 }
 
+// Samples returns the gallery sets' samples, in order.
+func (m *Model) Samples() []*mat.Dense {
+	ys := make([]*mat.Dense, len(m.Sets))
+	for i, s := range m.Sets {
+		ys[i] = s.Samples
+	}
+	return ys
+}
+
 // Classes returns the distinct labels in order of first appearance.
 func (m *Model) Classes() []string {
 	_, c := ClassIndex(m.Labels())

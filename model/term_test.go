@@ -13,6 +13,7 @@ import (
 
 	"setmatch/kfda"
 	"setmatch/match"
+	"setmatch/setkernel"
 )
 
 // sumTerms are the kernels of the sum tests: hg relative to the median
@@ -34,6 +35,20 @@ func sumModel(t *testing.T) *Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// pairKernel is the set kernel kind (gda with p, cdl with lambda) of the
+// sets a and b, computed pair by pair with setkernel, as a reference for
+// the fitted sum's.
+func pairKernel(kind string, p int, lambda float64, a, b *mat.Dense) float64 {
+	if kind == KernelGDA {
+		ba, _ := setkernel.Basis(a, p)
+		bb, _ := setkernel.Basis(b, p)
+		return setkernel.Projection(ba, bb)
+	}
+	sa, _ := setkernel.NewSpectrum(a)
+	sb, _ := setkernel.NewSpectrum(b)
+	return setkernel.LogEuclidean(sa, sb, lambda)
 }
 
 // TestSumKernel: the kernel of a sum is the weighted sum of its terms,
