@@ -42,6 +42,7 @@ import (
 	"hash/crc32"
 	"math"
 	"strconv"
+	"time"
 )
 
 // Magic is the first 8 bytes of every model file.
@@ -63,6 +64,12 @@ const (
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// checksum is the CRC-32C of b, as the last 4 bytes of a file hold it.
+func checksum(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
+
+// timeLayout is the layout of the times in the header (created, history).
+const timeLayout = time.RFC3339Nano
 
 // Errors wrapped by Decode and ReadFile, for errors.Is.
 var (

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"time"
@@ -63,7 +62,7 @@ func decodeModel(b []byte, voter bool) (*Model, error) {
 	hlen := binary.LittleEndian.Uint64(b[12:20])
 	body := b[:len(b)-checksumLen]
 	stored := binary.LittleEndian.Uint32(b[len(b)-checksumLen:])
-	if got := crc32.Checksum(body, castagnoli); got != stored {
+	if got := checksum(body); got != stored {
 		// Say "truncated" when the header shows that bytes are missing.
 		if want, ok := expectedSize(b, hlen); ok && want > uint64(len(b)) {
 			return nil, fmt.Errorf("%w: its header describes %d bytes, the file has %d", ErrTruncated, want, len(b))
@@ -299,14 +298,14 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 	}
 	var created time.Time
 	if h.Created != "" {
-		created, err = time.Parse(time.RFC3339Nano, h.Created)
+		created, err = time.Parse(timeLayout, h.Created)
 		if err != nil {
 			return nil, fmt.Errorf("%w: created: %w", ErrMalformed, err)
 		}
 	}
 	var history []Change
 	for i, c := range h.History {
-		t, err := time.Parse(time.RFC3339Nano, c.Time)
+		t, err := time.Parse(timeLayout, c.Time)
 		if err != nil {
 			return nil, fmt.Errorf("%w: history entry %d: time: %w", ErrMalformed, i, err)
 		}

@@ -9,7 +9,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -60,7 +59,7 @@ func newFileHeader(m *Model) (fileHeader, bool) {
 		QueryBandwidth: m.QueryBandwidth.String(),
 		Threshold:      jsonFloat(m.Threshold),
 		Sets:           make([]fileSet, len(m.Sets)),
-		Created:        m.Meta.Created.Format(time.RFC3339Nano),
+		Created:        m.Meta.Created.Format(timeLayout),
 		Tool:           m.Meta.Tool,
 		Data:           m.Meta.Data,
 		Params:         m.Meta.Params,
@@ -68,7 +67,7 @@ func newFileHeader(m *Model) (fileHeader, bool) {
 		Iterations:     m.Meta.Iterations,
 	}
 	for _, c := range m.Meta.History {
-		h.History = append(h.History, fileChange{Time: c.Time.Format(time.RFC3339Nano), Op: c.Op, Sets: c.Sets, Classes: c.Classes})
+		h.History = append(h.History, fileChange{Time: c.Time.Format(timeLayout), Op: c.Op, Sets: c.Sets, Classes: c.Classes})
 	}
 	// An identity W is stored as one, without its D² numbers.
 	identity := m.Identity || IsIdentity(m.W)

@@ -155,14 +155,7 @@ func (g *Gallery) Vector(ctx context.Context, x *mat.Dense, workers int) ([]floa
 			return
 		}
 		lo, hi := t*tile, min((t+1)*tile, m)
-		var gb mat.Dense
-		gb.Mul(v.T(), g.all.Slice(0, g.d, g.off[lo], g.off[hi]))
-		_, r := v.Dims()
-		for j := lo; j < hi; j++ {
-			blk := gb.Slice(0, r, g.off[j]-g.off[lo], g.off[j+1]-g.off[lo]).(*mat.Dense)
-			lb, sb := g.spectrum(j)
-			k[j] = g.kernel(blk, la, sa, lb, sb)
-		}
+		g.against(v, la, sa, lo, hi, k[lo:hi])
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -183,16 +176,27 @@ func (g *Gallery) Matrix(workers int) *mat.SymDense {
 	m := len(g.off) - 1
 	k := mat.NewSymDense(m, nil)
 	par.For(m, workers, func(_, a int) {
-		va := g.all.Slice(0, g.d, g.off[a], g.off[a+1])
-		var row mat.Dense
-		row.Mul(va.T(), g.all.Slice(0, g.d, g.off[a], g.off[m]))
-		_, r := va.Dims()
+		la, sa := g.spectrum(a)
+		row := make([]float64, m-a)
+		g.against(g.all.Slice(0, g.d, g.off[a], g.off[a+1]), la, sa, a, m, row)
 		for b := a; b < m; b++ {
-			blk := row.Slice(0, r, g.off[b]-g.off[a], g.off[b+1]-g.off[a]).(*mat.Dense)
-			la, sa := g.spectrum(a)
-			lb, sb := g.spectrum(b)
-			k.SetSym(a, b, g.kernel(blk, la, sa, lb, sb))
+			k.SetSym(a, b, row[b-a])
 		}
 	})
 	return k
+}
+
+// against sets k[j−lo] to the kernel of a set and gallery set j for
+// lo ≤ j < hi, from one product of the set's d×r basis or eigenvectors v
+// (with, for CDL, its log-shifted spectrum la and its sum sa) and the
+// columns of those gallery sets.
+func (g *Gallery) against(v mat.Matrix, la []float64, sa float64, lo, hi int, k []float64) {
+	var gb mat.Dense
+	gb.Mul(v.T(), g.all.Slice(0, g.d, g.off[lo], g.off[hi]))
+	_, r := v.Dims()
+	for j := lo; j < hi; j++ {
+		blk := gb.Slice(0, r, g.off[j]-g.off[lo], g.off[j+1]-g.off[lo]).(*mat.Dense)
+		lb, sb := g.spectrum(j)
+		k[j-lo] = g.kernel(blk, la, sa, lb, sb)
+	}
 }
