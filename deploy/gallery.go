@@ -83,20 +83,7 @@ func recentre(m *model.Model) (bool, error) {
 		return false, nil
 	}
 	d := m.Dim()
-	mu := make([]float64, d)
-	n := 0
-	for _, s := range m.Sets {
-		r, _ := s.Samples.Dims()
-		for i := range r {
-			for j, v := range s.Samples.RawRowView(i) {
-				mu[j] += v
-			}
-		}
-		n += r
-	}
-	for j := range mu {
-		mu[j] /= float64(n)
-	}
+	mu := frameMean(m.Samples())
 	mean := make([]float64, len(m.Mean))
 	if m.Identity {
 		for j, v := range m.Mean {

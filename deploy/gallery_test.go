@@ -73,20 +73,7 @@ func TestRecentre(t *testing.T) {
 			t.Fatalf("identity %v: recentred %v, %v", identity, moved, err)
 		}
 		// The mean of the frames left, as W sees it.
-		want := make([]float64, 6)
-		n := 0
-		for _, x := range raw[2:] {
-			r, _ := x.Dims()
-			for i := range r {
-				for j, v := range x.RawRowView(i) {
-					want[j] += v
-				}
-			}
-			n += r
-		}
-		for j := range want {
-			want[j] /= float64(n)
-		}
+		want := frameMean(raw[2:])
 		got, wantP := mat.NewVecDense(next.Dim(), nil), mat.NewVecDense(next.Dim(), nil)
 		if identity {
 			got.CopyVec(mat.NewVecDense(6, next.Mean))

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -153,14 +152,7 @@ func TestRecordHistory(t *testing.T) {
 	m := goldenModel(t)
 	m.Record(time.Date(2027, 1, 2, 3, 4, 5, 0, time.UTC), ChangeEnroll, 2)
 	m.Record(time.Date(2027, 1, 3, 3, 4, 5, 0, time.UTC), ChangeForget, 1)
-	var b bytes.Buffer
-	if err := Encode(&b, m); err != nil {
-		t.Fatal(err)
-	}
-	back, err := DecodeBytes(b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	back, _ := mfRoundTrip(t, m)
 	if h := back.Meta.History; len(h) != 2 || h[0].Op != ChangeEnroll || h[0].Sets != 2 || h[0].Classes != 3 || h[1].Op != ChangeForget || h[1].Sets != 1 || !h[1].Time.Equal(time.Date(2027, 1, 3, 3, 4, 5, 0, time.UTC)) {
 		t.Errorf("history read back: %+v", h)
 	}
