@@ -25,11 +25,11 @@ type NewSet struct {
 	Frames *mat.Dense
 }
 
-// MinClasses is the fewest classes a model may keep: Forget refuses to
+// MinClasses is the fewest classes a model may keep: WithoutSets refuses to
 // go below it.
 const MinClasses = 2
 
-// ErrTooFewClasses is wrapped by Forget's error when the gallery would
+// ErrTooFewClasses is wrapped by WithoutSets's error when the gallery would
 // keep fewer than MinClasses classes.
 var ErrTooFewClasses = errors.New("a model needs at least 2 classes")
 
