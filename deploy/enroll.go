@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"setmatch/eval"
 	"setmatch/match"
 	"setmatch/model"
@@ -16,9 +14,10 @@ import (
 )
 
 // Enrolment and forgetting of a deployed model (setmatch enroll, setmatch
-// forget): the gallery changes (model.Model.Enroll, Forget: every member
-// of a vote, each kFDA member fitted again on its new gallery with its
-// own kernels, regulariser and latent dimension), then the threshold is
+// forget): the gallery changes (model.Model.WithSets, WithoutSets: every
+// member of a vote), each kFDA member is fitted again on its new gallery
+// with its own kernels, regulariser and latent dimension (refitKFDA),
+// then the threshold is
 // set again by the rule train set it by (ThresholdRuleParam), on the new
 // gallery with every member's projection W kept (Recalibrate). Nothing
 // here reads or writes files: the command reads the sets and writes the
@@ -67,14 +66,14 @@ type MemberChange struct {
 	Bandwidth bool
 	// Margins, on enrolment, for a member that decides by nearest
 	// neighbour: how far each new set is from its own class and from
-	// the others in the member's space (model.Model.Separation).
-	Margins []model.Margin
+	// the others in the member's space (separation).
+	Margins []Margin
 	// Threshold is the member's threshold after the change.
 	Threshold float64
 }
 
-// Enroll adds the sets to m's gallery (model.Model.Enroll: every member,
-// kFDA fitted again), measures how far each new set is from its own
+// Enroll adds the sets to m's gallery (model.Model.WithSets: every
+// member), fits every kFDA member again (refitKFDA), measures how far each new set is from its own
 // class and from the others for the members that decide by nearest
 // neighbour, sets the threshold again by the model's rule (Recalibrate),
 // and records the change in m's history at now. All or nothing: on an
@@ -84,10 +83,15 @@ func Enroll(m *model.Model, sets []model.NewSet, workers int, now time.Time) (*C
 	for _, l := range m.Labels() {
 		known[l] = true
 	}
-	next := *m
-	next.Voters = append([]*model.Model(nil), m.Voters...)
-	if err := next.Enroll(sets, workers); err != nil {
+	next, err := m.WithSets(sets)
+	if err != nil {
 		return nil, err
+	}
+	if err := refitKFDA(next, len(m.Classes()), workers); err != nil {
+		return nil, fmt.Errorf("enroll: %w", err)
+	}
+	if err := next.Validate(); err != nil {
+		return nil, fmt.Errorf("enroll: %w", err)
 	}
 	c := &Change{Op: model.ChangeEnroll, Sets: len(sets)}
 	for _, s := range sets {
@@ -106,32 +110,31 @@ func Enroll(m *model.Model, sets []model.NewSet, workers int, now time.Time) (*C
 			own := *mem
 			own.Voters = nil
 			var err error
-			if mc.Margins, err = own.Separation(idx); err != nil {
+			if mc.Margins, err = separation(&own, idx); err != nil {
 				return nil, err
 			}
 		}
 		c.Members = append(c.Members, mc)
 	}
-	if err := recalibrate(&next, c, workers); err != nil {
+	if err := recalibrate(next, c, workers); err != nil {
 		return nil, err
 	}
 	next.Record(now, model.ChangeEnroll, len(sets))
-	*m = next
+	*m = *next
 	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)
 	return c, nil
 }
 
 // Forget removes from m's gallery every set of the label (with set not
-// empty, only the set of that name), in every member (model.Model.Forget:
-// means moved onto the frames kept, a global bandwidth computed again on
-// them (globalBandwidthAgain), kFDA fitted again, the cross-validated
-// accuracies of training cleared), sets the threshold
+// empty, only the set of that name), in every member
+// (model.Model.WithoutSets: the cross-validated accuracies of training
+// cleared), moves each member's mean onto the frames kept (recentre),
+// computes a global bandwidth again on them (globalBandwidthAgain), fits
+// every kFDA member again (refitKFDA), sets the threshold
 // again by the model's rule (Recalibrate), and records the change in m's
 // history at now, without the label. All or nothing: on an error m is
 // unchanged.
 func Forget(m *model.Model, label, set string, workers int, now time.Time) (*Change, error) {
-	next := *m
-	next.Voters = append([]*model.Model(nil), m.Voters...)
 	hasLabel, hasSet := false, false
 	for _, s := range m.Sets {
 		if s.Label == label {
@@ -149,14 +152,26 @@ func Forget(m *model.Model, label, set string, workers int, now time.Time) (*Cha
 	for _, mem := range m.Members() {
 		means = append(means, mem.Mean)
 	}
-	var rebanded []bool
-	n, err := next.Forget(func(s model.Set) bool { return s.Label == label && (set == "" || s.Name == set) }, func(mem *model.Model) error {
-		ok, err := globalBandwidthAgain(mem, workers)
-		rebanded = append(rebanded, ok)
-		return err
-	}, workers)
+	next, n, err := m.WithoutSets(func(s model.Set) bool { return s.Label == label && (set == "" || s.Name == set) })
 	if err != nil {
 		return nil, err
+	}
+	var rebanded []bool
+	for _, mem := range next.Members() {
+		if _, err := recentre(mem); err != nil {
+			return nil, fmt.Errorf("forget: %w", err)
+		}
+		ok, err := globalBandwidthAgain(mem, workers)
+		if err != nil {
+			return nil, fmt.Errorf("forget: %s: %w", memberMethod(mem), err)
+		}
+		rebanded = append(rebanded, ok)
+	}
+	if err := refitKFDA(next, len(m.Classes()), workers); err != nil {
+		return nil, fmt.Errorf("forget: %w", err)
+	}
+	if err := next.Validate(); err != nil {
+		return nil, fmt.Errorf("forget: %w", err)
 	}
 	c := &Change{Op: model.ChangeForget, Sets: n}
 	for i, mem := range next.Members() {
@@ -165,11 +180,11 @@ func Forget(m *model.Model, label, set string, workers int, now time.Time) (*Cha
 		mc.Bandwidth = rebanded[i]
 		c.Members = append(c.Members, mc)
 	}
-	if err := recalibrate(&next, c, workers); err != nil {
+	if err := recalibrate(next, c, workers); err != nil {
 		return nil, err
 	}
 	next.Record(now, model.ChangeForget, n)
-	*m = next
+	*m = *next
 	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)
 	return c, nil
 }
@@ -200,12 +215,8 @@ func globalBandwidthAgain(mem *model.Model, workers int) (bool, error) {
 	if mem.QueryBandwidth.Kind != match.Fixed {
 		return false, nil
 	}
-	ys := make([]*mat.Dense, len(mem.Sets))
-	for i, s := range mem.Sets {
-		ys[i] = s.Samples
-	}
 	f := eval.Fitted{Bandwidth: b}
-	if err := f.SetBandwidthsOn(ys, workers); err != nil {
+	if err := f.SetBandwidthsOn(mem.Samples(), workers); err != nil {
 		return false, fmt.Errorf("the global bandwidth of the sets kept: %w", err)
 	}
 	sets := append([]model.Set(nil), mem.Sets...)
@@ -219,10 +230,15 @@ func globalBandwidthAgain(mem *model.Model, workers int) (bool, error) {
 	return true, nil
 }
 
-func describeMember(mem *model.Model) MemberChange {
+// memberMethod is the method of a member of a model, without its voters.
+func memberMethod(mem *model.Model) string {
 	own := *mem
 	own.Voters = nil
-	mc := MemberChange{Method: own.MethodName()}
+	return own.MethodName()
+}
+
+func describeMember(mem *model.Model) MemberChange {
+	mc := MemberChange{Method: memberMethod(mem)}
 	if k := mem.KFDA; k != nil {
 		mc.Refitted = true
 		mc.Discriminant = fmt.Sprintf("%s, regulariser %g, %d latent dimensions", k.Describe(), k.Reg, k.Dim())

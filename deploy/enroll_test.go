@@ -40,6 +40,20 @@ func ringSets(classes, sets int, radius, sd float64, seed uint64) (xs []*mat.Den
 	return xs, labels, names
 }
 
+// splitTrainProbe splits the sets of ringSets, train + probe of each
+// class, into the first train of every class (with their labels and
+// names) and the probe others (with their labels).
+func splitTrainProbe(all []*mat.Dense, labels, names []string, train, probe int) (trSets []*mat.Dense, trLabels, trNames []string, probes []*mat.Dense, truth []string) {
+	for i, x := range all {
+		if i%(train+probe) < train {
+			trSets, trLabels, trNames = append(trSets, x), append(trLabels, labels[i]), append(trNames, names[i])
+		} else {
+			probes, truth = append(probes, x), append(truth, labels[i])
+		}
+	}
+	return trSets, trLabels, trNames, probes, truth
+}
+
 // voteMethod stands, in these tests, for a model that decides by a vote:
 // kfda-mix with nn-h-dr and kfda-hl as its voters, each built alone, as
 // setmatch train --method auto deployed it before (format 6). Train no
@@ -138,15 +152,7 @@ func accuracy(got, want []string, keep func(i int) bool) (float64, int) {
 func TestEnrollAsTrained(t *testing.T) {
 	const classes, train, probe = 8, 3, 4
 	all, labels, names := ringSets(classes, train+probe, 2, 0.6, 5)
-	var trSets, probes []*mat.Dense
-	var trLabels, trNames, truth []string
-	for i, x := range all {
-		if i%(train+probe) < train {
-			trSets, trLabels, trNames = append(trSets, x), append(trLabels, labels[i]), append(trNames, names[i])
-		} else {
-			probes, truth = append(probes, x), append(truth, labels[i])
-		}
-	}
+	trSets, trLabels, trNames, probes, truth := splitTrainProbe(all, labels, names, train, probe)
 	late := labels[len(labels)-1] // the class left out, then enrolled
 	n := len(trSets) - train
 	for _, method := range []string{eval.NNH, eval.KFDAHG, voteMethod} {
@@ -200,15 +206,7 @@ func TestEnrollAsTrained(t *testing.T) {
 func TestForget(t *testing.T) {
 	const train, probe = 3, 2
 	all, labels, names := ringSets(7, train+probe, 6, 0.3, 9)
-	var trSets, probes []*mat.Dense
-	var trLabels, trNames, truth []string
-	for i, x := range all {
-		if i%(train+probe) < train {
-			trSets, trLabels, trNames = append(trSets, x), append(trLabels, labels[i]), append(trNames, names[i])
-		} else {
-			probes, truth = append(probes, x), append(truth, labels[i])
-		}
-	}
+	trSets, trLabels, trNames, probes, truth := splitTrainProbe(all, labels, names, train, probe)
 	gone := "class-03"
 	for _, method := range []string{eval.NNH, eval.KFDAHG, voteMethod} {
 		t.Run(method, func(t *testing.T) {

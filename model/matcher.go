@@ -10,6 +10,7 @@ import (
 
 	"setmatch/kfda"
 	"setmatch/match"
+	"setmatch/setkernel"
 )
 
 // Matcher matches batches against a model's gallery and decides by the
@@ -48,7 +49,7 @@ type matcherTerm struct {
 	weight float64
 	div    func(div float64) float64
 	meas   match.Measure
-	sets   *setGallery
+	sets   *setkernel.Gallery
 }
 
 // Decision is the outcome of matching a batch: the nearest gallery set,
@@ -119,7 +120,7 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		for _, t := range k.Kernels() {
 			mtt := matcherTerm{weight: t.Weight}
 			if IsSetKernel(t.Kernel) {
-				g, err := newSetGallery(t.Kernel, t.P, t.Lambda, m.samples(), workers)
+				g, err := t.Gallery(m.Samples(), workers)
 				if err != nil {
 					return nil, err
 				}
@@ -133,7 +134,7 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 			mt.diag = make([]float64, len(m.Sets))
 			for _, t := range mt.terms {
 				if t.sets != nil {
-					for j, v := range t.sets.diag(workers) {
+					for j, v := range t.sets.Diag(workers) {
 						mt.diag[j] += t.weight * v
 					}
 					continue
@@ -274,7 +275,7 @@ func (mt *Matcher) kernelVector(ctx context.Context, p *mat.Dense, div []match.D
 	var self float64
 	for _, t := range mt.terms {
 		if t.sets != nil {
-			v, s, err := t.sets.vector(ctx, p, mt.workers)
+			v, s, err := t.sets.Vector(ctx, p, mt.workers)
 			if err != nil {
 				return nil, 0, err
 			}

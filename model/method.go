@@ -468,12 +468,3 @@ func ClassIndex(labels []string) (ids []int, classes []string) {
 	}
 	return ids, classes
 }
-
-// samples returns the gallery sets' samples, in order.
-func (m *Model) samples() []*mat.Dense {
-	ys := make([]*mat.Dense, len(m.Sets))
-	for i, s := range m.Sets {
-		ys[i] = s.Samples
-	}
-	return ys
-}

@@ -1,9 +1,12 @@
 // Package model holds the learned artefact of setmatch: the projection W,
 // the feature mean, the projected gallery sets with their bandwidths and
 // labels, the divergence and the open-set threshold; the versioned model
-// file that stores it (file.go); enrolment and forgetting of gallery sets
-// (enroll.go); and the Matcher that applies it to incoming batches and
-// decides (matcher.go). Package learn trains the models.
+// file that stores it (format.go: its layout and header; reader.go,
+// writer.go: decoding and encoding; file.go: reading and writing files);
+// the gallery sets added and removed on enrolment and forgetting, with
+// the history of changes (enroll.go); and the Matcher that applies it to
+// incoming batches and decides (matcher.go). Package learn trains the
+// models; package deploy builds them and changes their galleries.
 //
 // Shapes: D is the input (feature) dimension, d the projected dimension,
 // n the number of frames of a set. A batch is n×D, W is D×d, a projected
@@ -141,6 +144,15 @@ func (m *Model) Labels() []string {
 		l[i] = s.Label
 	}
 	return l
+}
+
+// Samples returns the gallery sets' samples, in order.
+func (m *Model) Samples() []*mat.Dense {
+	ys := make([]*mat.Dense, len(m.Sets))
+	for i, s := range m.Sets {
+		ys[i] = s.Samples
+	}
+	return ys
 }
 
 // Classes returns the distinct labels in order of first appearance.

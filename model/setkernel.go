@@ -1,13 +1,8 @@
 package model
 
 import (
-	"context"
-	"fmt"
-	"math"
-
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/internal/par"
 	"setmatch/setkernel"
 )
 
@@ -25,169 +20,12 @@ const (
 // KernelCDL) rather than on their divergences.
 func IsSetKernel(kind string) bool { return kind == KernelGDA || kind == KernelCDL }
 
-// setGallery holds what a set kernel needs of the m gallery sets: every
-// set's basis (GDA) or covariance eigenvectors (CDL) side by side in one
-// d×R matrix, so that a batch's kernel vector is one product with it.
-type setGallery struct {
-	kind   string
-	p      int     // GDA subspace dimension (per set at most min(n, d))
-	lambda float64 // CDL regulariser
-	d      int
-	all    *mat.Dense // d×R
-	off    []int      // set j's columns are off[j]:off[j+1]
-	lam    [][]float64
-	sum    []float64 // CDL: log-shifted spectra (setkernel.Spectrum.LogShift)
-}
-
-// newSetGallery computes the bases or spectra of the n_j×d sets.
-func newSetGallery(kind string, p int, lambda float64, sets []*mat.Dense, workers int) (*setGallery, error) {
-	m := len(sets)
-	g := &setGallery{kind: kind, p: p, lambda: lambda, off: make([]int, m+1)}
-	if m == 0 {
-		return nil, fmt.Errorf("%s kernel: no gallery sets", kind)
+// Gallery returns the gallery form of the set kernel t (KernelGDA with
+// its P, KernelCDL with its Lambda) of the n_j×d sets, which gives the
+// kernel of a batch against every set (setkernel.Gallery).
+func (t Term) Gallery(sets []*mat.Dense, workers int) (*setkernel.Gallery, error) {
+	if t.Kernel == KernelGDA {
+		return setkernel.NewGDAGallery(t.P, sets, workers)
 	}
-	_, g.d = sets[0].Dims()
-	vs := make([]*mat.Dense, m)
-	errs := make([]error, m)
-	if kind == KernelCDL {
-		g.lam, g.sum = make([][]float64, m), make([]float64, m)
-	}
-	par.For(m, workers, func(_, j int) {
-		v, lam, sum, err := g.of(sets[j])
-		vs[j], errs[j] = v, err
-		if kind == KernelCDL {
-			g.lam[j], g.sum[j] = lam, sum
-		}
-	})
-	for j, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("gallery set %d: %w", j, err)
-		}
-		_, r := vs[j].Dims()
-		g.off[j+1] = g.off[j] + r
-	}
-	g.all = mat.NewDense(g.d, g.off[m], nil)
-	for j, v := range vs {
-		g.all.Slice(0, g.d, g.off[j], g.off[j+1]).(*mat.Dense).Copy(v)
-	}
-	return g, nil
-}
-
-// of returns the set x's d×r basis (GDA) or covariance eigenvectors with
-// their log-shifted eigenvalues (CDL).
-func (g *setGallery) of(x *mat.Dense) (*mat.Dense, []float64, float64, error) {
-	n, d := x.Dims()
-	if d != g.d {
-		return nil, nil, 0, fmt.Errorf("%d features, the gallery has %d", d, g.d)
-	}
-	if g.kind == KernelGDA {
-		b, err := setkernel.Basis(x, min(g.p, n, d))
-		return b, nil, 0, err
-	}
-	s, err := setkernel.NewSpectrum(x)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	lam, sum := s.LogShift(g.lambda)
-	return s.V, lam, sum, nil
-}
-
-// spectrum returns gallery set j's log-shifted eigenvalues and their sum
-// (CDL; nil and 0 for GDA).
-func (g *setGallery) spectrum(j int) ([]float64, float64) {
-	if g.lam == nil {
-		return nil, 0
-	}
-	return g.lam[j], g.sum[j]
-}
-
-// kernel returns k(a, b) from the r_a×r_b block gb = V_aᵀ V_b.
-func (g *setGallery) kernel(gb *mat.Dense, la []float64, sa float64, lb []float64, sb float64) float64 {
-	if g.kind == KernelGDA {
-		return setkernel.ProjectionGram(gb)
-	}
-	return setkernel.LogEuclideanGram(g.d, g.lambda, la, sa, lb, sb, gb)
-}
-
-// tile is the number of gallery sets a batch is compared with between two
-// checks of the context.
-const tile = 64
-
-// self returns the kernel of a set with itself from its basis or
-// eigenvectors v (d×r) and, for CDL, its log-shifted spectrum.
-func (g *setGallery) self(v mat.Matrix, l []float64, s float64) float64 {
-	var vv mat.Dense
-	vv.Mul(v.T(), v)
-	return g.kernel(&vv, l, s, l, s)
-}
-
-// diag returns the kernel of every gallery set with itself, as matrix
-// computes it.
-func (g *setGallery) diag(workers int) []float64 {
-	m := len(g.off) - 1
-	k := make([]float64, m)
-	par.For(m, workers, func(_, j int) {
-		l, s := g.spectrum(j)
-		k[j] = g.self(g.all.Slice(0, g.d, g.off[j], g.off[j+1]), l, s)
-	})
-	return k
-}
-
-// vector returns the kernel of the n×d set x against every gallery set,
-// checking ctx between tiles of gallery sets, and the kernel of x with
-// itself.
-func (g *setGallery) vector(ctx context.Context, x *mat.Dense, workers int) ([]float64, float64, error) {
-	v, la, sa, err := g.of(x)
-	if err != nil {
-		return nil, 0, err
-	}
-	m := len(g.off) - 1
-	k := make([]float64, m)
-	nt := (m + tile - 1) / tile
-	errs := make([]error, nt)
-	par.For(nt, workers, func(_, t int) {
-		if errs[t] = ctx.Err(); errs[t] != nil {
-			return
-		}
-		lo, hi := t*tile, min((t+1)*tile, m)
-		var gb mat.Dense
-		gb.Mul(v.T(), g.all.Slice(0, g.d, g.off[lo], g.off[hi]))
-		_, r := v.Dims()
-		for j := lo; j < hi; j++ {
-			blk := gb.Slice(0, r, g.off[j]-g.off[lo], g.off[j+1]-g.off[lo]).(*mat.Dense)
-			lb, sb := g.spectrum(j)
-			k[j] = g.kernel(blk, la, sa, lb, sb)
-		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, 0, err
-		}
-	}
-	for j, v := range k {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, 0, fmt.Errorf("%s kernel against gallery set %d is %v", g.kind, j, v)
-		}
-	}
-	return k, g.self(v, la, sa), nil
-}
-
-// matrix returns the m×m kernel between the gallery sets, one row of
-// blocks V_aᵀ·[V_a … V_m] at a time.
-func (g *setGallery) matrix(workers int) *mat.SymDense {
-	m := len(g.off) - 1
-	k := mat.NewSymDense(m, nil)
-	par.For(m, workers, func(_, a int) {
-		va := g.all.Slice(0, g.d, g.off[a], g.off[a+1])
-		var row mat.Dense
-		row.Mul(va.T(), g.all.Slice(0, g.d, g.off[a], g.off[m]))
-		_, r := va.Dims()
-		for b := a; b < m; b++ {
-			blk := row.Slice(0, r, g.off[b]-g.off[a], g.off[b+1]-g.off[a]).(*mat.Dense)
-			la, sa := g.spectrum(a)
-			lb, sb := g.spectrum(b)
-			k.SetSym(a, b, g.kernel(blk, la, sa, lb, sb))
-		}
-	})
-	return k
+	return setkernel.NewCDLGallery(t.Lambda, sets, workers)
 }

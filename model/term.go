@@ -157,11 +157,11 @@ func (m *Model) Kernel(terms []Term, workers int) (*mat.SymDense, error) {
 // (of √H² for hl).
 func (m *Model) termMatrix(t *Term, divs map[match.Measure]*mat.SymDense, rescale bool, workers int) (*mat.SymDense, error) {
 	if IsSetKernel(t.Kernel) {
-		g, err := newSetGallery(t.Kernel, t.P, t.Lambda, m.samples(), workers)
+		g, err := t.Gallery(m.Samples(), workers)
 		if err != nil {
 			return nil, err
 		}
-		return g.matrix(workers), nil
+		return g.Matrix(workers), nil
 	}
 	d := divs[t.Measure()]
 	if d == nil {
@@ -170,7 +170,7 @@ func (m *Model) termMatrix(t *Term, divs map[match.Measure]*mat.SymDense, rescal
 			hs[i] = s.Bandwidth
 		}
 		var err error
-		if d, err = match.DivergenceMatrix(m.samples(), hs, t.Measure(), workers); err != nil {
+		if d, err = match.DivergenceMatrix(m.Samples(), hs, t.Measure(), workers); err != nil {
 			return nil, err
 		}
 		divs[t.Measure()] = d

@@ -13,6 +13,7 @@ import (
 
 	"setmatch/kfda"
 	"setmatch/match"
+	"setmatch/setkernel"
 )
 
 // sumTerms are the kernels of the sum tests: hg relative to the median
@@ -36,6 +37,68 @@ func sumModel(t *testing.T) *Model {
 	return m
 }
 
+// pairKernel is the set kernel kind (gda with p, cdl with lambda) of the
+// sets a and b, computed pair by pair with setkernel, as a reference for
+// the fitted sum's.
+func pairKernel(kind string, p int, lambda float64, a, b *mat.Dense) float64 {
+	if kind == KernelGDA {
+		ba, _ := setkernel.Basis(a, p)
+		bb, _ := setkernel.Basis(b, p)
+		return setkernel.Projection(ba, bb)
+	}
+	sa, _ := setkernel.NewSpectrum(a)
+	sb, _ := setkernel.NewSpectrum(b)
+	return setkernel.LogEuclidean(sa, sb, lambda)
+}
+
+// sumReference is the kernel of sumModel's terms computed pair by pair
+// from match and setkernel: the KDEs of the gallery sets, their squared
+// Hellinger distances and the median of those.
+type sumReference struct {
+	kde []*match.KDE
+	h2  *mat.SymDense
+	med float64
+}
+
+func newSumReference(t *testing.T, m *Model) *sumReference {
+	t.Helper()
+	n := len(m.Sets)
+	r := &sumReference{kde: make([]*match.KDE, n), h2: mat.NewSymDense(n, nil)}
+	for i, s := range m.Sets {
+		var err error
+		if r.kde[i], err = match.NewKDE(s.Samples, s.Bandwidth); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			d, err := match.Compare(r.kde[i], r.kde[j])
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.h2.SetSym(i, j, d.Hellinger2)
+		}
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	r.med = kfda.MedianOffDiag(r.h2, all, false)
+	return r
+}
+
+// pair returns the kernel of sumTerms' term of the sets a and b, whose
+// KDEs are h2 apart.
+func (r *sumReference) pair(term int, a, b *mat.Dense, h2 float64) float64 {
+	switch term {
+	case 0:
+		return math.Exp(-0.5 / r.med * h2)
+	case 1:
+		return pairKernel(KernelGDA, 2, 0, a, b)
+	}
+	return pairKernel(KernelCDL, 0, 0.01, a, b)
+}
+
 // TestSumKernel: the kernel of a sum is the weighted sum of its terms,
 // computed here pair by pair from match and setkernel, each weighted by
 // 1 / its mean diagonal over the gallery; the model decides by kFDA on
@@ -50,46 +113,25 @@ func TestSumKernel(t *testing.T) {
 	if d := k.Describe(); !strings.HasPrefix(d, "kernel sum of hg, width 0.5/median = ") || !strings.Contains(d, " + gda (projection kernel of 2-dimensional set subspaces) (× 0.5) + cdl (") {
 		t.Errorf("description %q", d)
 	}
-	n := len(m.Sets)
-	kde := make([]*match.KDE, n)
-	for i, s := range m.Sets {
-		var err error
-		if kde[i], err = match.NewKDE(s.Samples, s.Bandwidth); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h2 := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			d, err := match.Compare(kde[i], kde[j])
-			if err != nil {
-				t.Fatal(err)
-			}
-			h2.SetSym(i, j, d.Hellinger2)
-		}
-	}
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
-	}
-	med := kfda.MedianOffDiag(h2, all, false)
-	if math.Abs(k.Terms[0].Scale-med) > 1e-12*med {
-		t.Errorf("hg scale %v, median H² %v", k.Terms[0].Scale, med)
-	}
-	pair := func(term int, a, b *mat.Dense, h2 float64) float64 {
-		switch term {
-		case 0:
-			return math.Exp(-0.5 / med * h2)
-		case 1:
-			return pairKernel(KernelGDA, 2, 0, a, b)
-		}
-		return pairKernel(KernelCDL, 0, 0.01, a, b)
+	ref := newSumReference(t, m)
+	t.Run("fit", func(t *testing.T) { checkSumFit(t, m, ref) })
+	dec, _ := mfRoundTrip(t, m)
+	t.Run("match", func(t *testing.T) { checkSumMatch(t, m, ref) })
+	t.Run("match read back", func(t *testing.T) { checkSumMatch(t, dec, ref) })
+}
+
+// checkSumFit checks the scale and weights of the sum model m's terms,
+// and its latent points against kfda.Fit on the pairwise sum.
+func checkSumFit(t *testing.T, m *Model, ref *sumReference) {
+	k, n := m.KFDA, len(m.Sets)
+	if math.Abs(k.Terms[0].Scale-ref.med) > 1e-12*ref.med {
+		t.Errorf("hg scale %v, median H² %v", k.Terms[0].Scale, ref.med)
 	}
 	want := mat.NewSymDense(n, nil)
 	for term := range 3 {
 		var diag float64
 		for i := range n {
-			diag += pair(term, m.Sets[i].Samples, m.Sets[i].Samples, 0)
+			diag += ref.pair(term, m.Sets[i].Samples, m.Sets[i].Samples, 0)
 		}
 		w := float64(n) / diag
 		if math.Abs(k.Terms[term].Weight-w) > 1e-9*w {
@@ -97,7 +139,7 @@ func TestSumKernel(t *testing.T) {
 		}
 		for i := range n {
 			for j := i; j < n; j++ {
-				want.SetSym(i, j, want.At(i, j)+w*pair(term, m.Sets[i].Samples, m.Sets[j].Samples, h2.At(i, j)))
+				want.SetSym(i, j, want.At(i, j)+w*ref.pair(term, m.Sets[i].Samples, m.Sets[j].Samples, ref.h2.At(i, j)))
 			}
 		}
 	}
@@ -113,70 +155,68 @@ func TestSumKernel(t *testing.T) {
 			}
 		}
 	}
+}
 
-	var b bytes.Buffer
-	if err := Encode(&b, m); err != nil {
-		t.Fatal(err)
-	}
-	dec, err := DecodeBytes(b.Bytes())
+// checkSumMatch checks that the sum model m recognises batches of each
+// class, at the latent point of the batch's kernel vector computed pair
+// by pair through its discriminant.
+func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
+	k, n := m.KFDA, len(m.Sets)
+	mt, err := m.NewMatcher()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, model := range []*Model{m, dec} {
-		mt, err := model.NewMatcher()
+	rng := rand.New(rand.NewPCG(9, 1))
+	for c := range 3 {
+		batch := spreadSet(rng, 10, 5, c)
+		res, err := mt.Match(batch)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rng := rand.New(rand.NewPCG(9, 1))
-		for c := range 3 {
-			batch := spreadSet(rng, 10, 5, c)
-			res, err := mt.Match(batch)
+		q, err := match.NewKDE(batch, res.Bandwidth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kv := make([]float64, n)
+		for j, s := range m.Sets {
+			d, err := match.Compare(q, ref.kde[j])
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The batch's kernel vector, pair by pair, through the
-			// discriminant, gives the same latent point.
-			q, err := match.NewKDE(batch, res.Bandwidth)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kv := make([]float64, n)
-			for j, s := range m.Sets {
-				d, err := match.Compare(q, kde[j])
-				if err != nil {
-					t.Fatal(err)
-				}
-				for term := range 3 {
-					kv[j] += k.Terms[term].Weight * pair(term, batch, s.Samples, d.Hellinger2)
-				}
-			}
-			z, err := k.Discriminant().TransformRow(kv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for c, v := range z {
-				if math.Abs(res.Latent[c]-v) > 1e-8*math.Max(1, math.Abs(v)) {
-					t.Errorf("batch %d: latent %v, pairwise %v", c, res.Latent, z)
-					break
-				}
-			}
-			if want := string(rune('a' + c)); res.Decision.Label != want || len(res.Divergences) != n || !(res.Bandwidth > 0) {
-				t.Errorf("batch of class %s: label %q, %d divergences, bandwidth %v", want, res.Decision.Label, len(res.Divergences), res.Bandwidth)
+			for term := range 3 {
+				kv[j] += k.Terms[term].Weight * ref.pair(term, batch, s.Samples, d.Hellinger2)
 			}
 		}
+		z, err := k.Discriminant().TransformRow(kv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c, v := range z {
+			if math.Abs(res.Latent[c]-v) > 1e-8*math.Max(1, math.Abs(v)) {
+				t.Errorf("batch %d: latent %v, pairwise %v", c, res.Latent, z)
+				break
+			}
+		}
+		if want := string(rune('a' + c)); res.Decision.Label != want || len(res.Divergences) != n || !(res.Bandwidth > 0) {
+			t.Errorf("batch of class %s: label %q, %d divergences, bandwidth %v", want, res.Decision.Label, len(res.Divergences), res.Bandwidth)
+		}
 	}
-	// Without a term on divergences the matcher builds no KDE.
-	m2 := setKernelModel(t, KernelGDA)
-	m2.KFDA, m2.Selection = nil, Selection{}
-	if _, err := m2.FitTerms(sumTerms()[1:], 1e-2, 0, 2); err != nil {
+}
+
+// TestSumWithoutDivergences: a sum without a term on divergences builds
+// no KDE of the batch.
+func TestSumWithoutDivergences(t *testing.T) {
+	m := setKernelModel(t, KernelGDA)
+	m.KFDA, m.Selection = nil, Selection{}
+	if _, err := m.FitTerms(sumTerms()[1:], 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
 	}
-	mt, err := m2.NewMatcher()
+	mt, err := m.NewMatcher()
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := mt.MatchContext(context.Background(), spreadSet(rand.New(rand.NewPCG(3, 3)), 10, 5, 1))
-	if err != nil || res.Divergences != nil || res.Bandwidth != 0 || m2.KFDA.UsesDivergences() {
+	if err != nil || res.Divergences != nil || res.Bandwidth != 0 || m.KFDA.UsesDivergences() {
 		t.Errorf("gda + cdl: %v, %d divergences, bandwidth %v", err, len(res.Divergences), res.Bandwidth)
 	}
 }

@@ -1,0 +1,175 @@
+package deploy
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
+	"setmatch/model"
+)
+
+// What a changed gallery needs of the model's members before it decides
+// again (Enroll, Forget): the kFDA discriminants fitted again on it
+// (refitKFDA), the mean moved onto the frames it keeps (recentre), and
+// for a new set, how far it lies from its own class and from the others
+// (separation).
+
+// refitKFDA fits the discriminant of every member of m that decides by
+// kFDA (m and its voters) again on the member's gallery as it is, with
+// its kernels (the scale of a width relative to the median divergence,
+// and the weights of a sum, computed again on the gallery, as training
+// computes them), its regulariser and its latent dimension: the same
+// number, or all of them (C − 1) where the member used all of them with
+// the oldClasses classes it was fitted on; never more than C − 1. The
+// member's record of its kernel and latent dimension (Selection.Params
+// "kernel" and "latent-dim", where present) is updated to the new fit.
+func refitKFDA(m *model.Model, oldClasses, workers int) error {
+	classes := len(m.Classes())
+	for i, mem := range m.Members() {
+		k := mem.KFDA
+		if k == nil {
+			continue
+		}
+		r := k.Dim()
+		if r >= oldClasses-1 {
+			r = classes - 1
+		}
+		r = min(r, classes-1)
+		if _, err := mem.FitTerms(k.Kernels(), k.Reg, r, workers); err != nil {
+			if i == 0 {
+				return fmt.Errorf("fitting %s again on the gallery: %w", memberMethod(mem), err)
+			}
+			return fmt.Errorf("vote member %d (%s): fitting it again on the gallery: %w", i+1, memberMethod(mem), err)
+		}
+		p := mem.Selection.Params
+		if _, ok := p["kernel"]; ok {
+			p["kernel"] = model.DescribeKernels(mem.KFDA.Kernels())
+		}
+		if _, ok := p["latent-dim"]; ok {
+			p["latent-dim"] = strconv.Itoa(mem.KFDA.Dim())
+		}
+	}
+	return nil
+}
+
+// recentre centres the member's gallery on the mean of its own frames:
+// the mean a model subtracts from every frame (for the methods in the
+// full space, the mean frame of every training set) becomes the mean of
+// the frames its gallery holds now, read back through W (for a projection
+// W, the part of the mean W sees: W(WᵀW)⁻¹ times the gallery's mean
+// projected frame plus WᵀMean), and every gallery sample moves by the
+// same amount as every batch will, so that nothing a batch is compared
+// by changes (divergences and bandwidth rules do not depend on where the
+// frames are centred). A model with a zero mean (the raw frames, as the
+// set kernels take them) or whose kernel compares uncentred frames (gda,
+// cdl) is left alone. It reports whether it moved the mean. It does not
+// change the voters.
+func recentre(m *model.Model) (bool, error) {
+	if m.KFDA != nil {
+		for _, t := range m.KFDA.Kernels() {
+			if !t.OnDivergences() {
+				return false, nil
+			}
+		}
+	}
+	zero := true
+	for _, v := range m.Mean {
+		zero = zero && v == 0
+	}
+	if zero || len(m.Sets) == 0 {
+		return false, nil
+	}
+	d := m.Dim()
+	mu := frameMean(m.Samples())
+	mean := make([]float64, len(m.Mean))
+	if m.Identity {
+		for j, v := range m.Mean {
+			mean[j] = v + mu[j]
+		}
+	} else {
+		// z = WᵀMean + μ, the gallery's mean frame as W sees it; the new
+		// mean is W·c with (WᵀW)c = z, so that Wᵀ·mean = z.
+		z := mat.NewVecDense(d, nil)
+		z.MulVec(m.W.T(), mat.NewVecDense(len(m.Mean), append([]float64(nil), m.Mean...)))
+		z.AddVec(z, mat.NewVecDense(d, mu))
+		var g mat.Dense
+		g.Mul(m.W.T(), m.W)
+		var c mat.VecDense
+		if err := c.SolveVec(&g, z); err != nil {
+			return false, fmt.Errorf("recentring %s: %w", memberMethod(m), err)
+		}
+		mv := mat.NewVecDense(len(mean), mean)
+		mv.MulVec(m.W, &c)
+	}
+	sets := make([]model.Set, len(m.Sets))
+	for k, s := range m.Sets {
+		r, _ := s.Samples.Dims()
+		y := mat.NewDense(r, d, nil)
+		for i := range r {
+			dst := y.RawRowView(i)
+			for j, v := range s.Samples.RawRowView(i) {
+				dst[j] = v - mu[j]
+			}
+		}
+		s.Samples = y
+		sets[k] = s
+	}
+	m.Mean, m.Sets = mean, sets
+	return true, nil
+}
+
+// Margin is how far a gallery set is from its own class and from the
+// others, by nearest neighbour under the model's divergence (the set as
+// a batch, against every other gallery set): Own is the smallest
+// divergence to another set of its class (NaN when it has none), Other
+// the smallest to a set of another class, OtherLabel that class. Other −
+// Own > 0: a batch like the set is nearer its own class.
+type Margin struct {
+	Label, Name string
+	Own         float64
+	OwnName     string
+	Other       float64
+	OtherLabel  string
+}
+
+// separation returns the Margin of each gallery set of m whose index is
+// in idx (m alone, without its voters), by nearest neighbour under m's
+// divergence with the sets' bandwidths.
+func separation(m *model.Model, idx []int) ([]Margin, error) {
+	kdes := make([]*match.KDE, len(m.Sets))
+	for i, s := range m.Sets {
+		k, err := match.NewKDE(s.Samples, s.Bandwidth)
+		if err != nil {
+			return nil, fmt.Errorf("gallery set %s/%s: %w", s.Label, s.Name, err)
+		}
+		kdes[i] = k
+	}
+	g, err := match.NewGallery(kdes)
+	if err != nil {
+		return nil, err
+	}
+	var out []Margin
+	var div []match.Divergences
+	for _, i := range idx {
+		s := m.Sets[i]
+		if div, err = g.Compare(kdes[i], div); err != nil {
+			return nil, fmt.Errorf("gallery set %s/%s: %w", s.Label, s.Name, err)
+		}
+		mg := Margin{Label: s.Label, Name: s.Name, Own: math.NaN(), Other: math.Inf(1)}
+		for j, d := range div {
+			v := d.Of(m.Divergence)
+			switch o := m.Sets[j]; {
+			case j == i:
+			case o.Label == s.Label && (math.IsNaN(mg.Own) || v < mg.Own):
+				mg.Own, mg.OwnName = v, o.Name
+			case o.Label != s.Label && v < mg.Other:
+				mg.Other, mg.OtherLabel = v, o.Label
+			}
+		}
+		out = append(out, mg)
+	}
+	return out, nil
+}

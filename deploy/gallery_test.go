@@ -1,0 +1,156 @@
+package deploy
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/fisher"
+	"setmatch/match"
+	"setmatch/model"
+)
+
+// galleryModel returns a nearest-neighbour model of the first sets of
+// raw (n_i×6 frames) under their labels and names: frames centred on a
+// random mean and projected by a 6×3 W with orthonormal columns mixing
+// the features (with identity, W = I and the model holds it as such),
+// each set with the bandwidth of Scott's rule.
+func galleryModel(t *testing.T, raw []*mat.Dense, labels, names []string, identity bool) *model.Model {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(31, 1))
+	m := &model.Model{
+		Divergence:     match.Hellinger,
+		QueryBandwidth: match.BandwidthRule{Kind: match.Scott},
+		Mean:           make([]float64, 6),
+		Threshold:      math.Inf(1),
+	}
+	for j := range m.Mean {
+		m.Mean[j] = rng.NormFloat64()
+	}
+	if identity {
+		m.Identity = true
+	} else {
+		m.W = fisher.Orthonormal(mat.NewDense(6, 3, []float64{1, 0, 0.3, 0, 1, 0, 0, 0, 1, 0.5, 0, 0, 0, 0.5, 0, 0, 0, 0.5}))
+	}
+	for i, x := range raw {
+		y, err := m.Project(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := m.QueryBandwidth.Bandwidth(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Sets = append(m.Sets, model.Set{Label: labels[i], Name: names[i], Samples: y, Bandwidth: h})
+	}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestRecentre: after forgetting, a member is recentred on the frames it
+// keeps (the new mean is the mean of the raw frames left, as far as W
+// sees them), and batches are decided as before, by the same scores to
+// rounding.
+func TestRecentre(t *testing.T) {
+	raw, labels, names := ringSets(3, 2, 3, 0.5, 3)
+	for _, identity := range []bool{false, true} {
+		m := galleryModel(t, raw, labels, names, identity)
+		drop := func(s model.Set) bool { return s.Name == names[0] || s.Name == names[1] }
+		plain, _, err := m.WithoutSets(drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next, _, err := m.WithoutSets(drop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if moved, err := recentre(next); err != nil || !moved {
+			t.Fatalf("identity %v: recentred %v, %v", identity, moved, err)
+		}
+		// The mean of the frames left, as W sees it.
+		want := frameMean(raw[2:])
+		got, wantP := mat.NewVecDense(next.Dim(), nil), mat.NewVecDense(next.Dim(), nil)
+		if identity {
+			got.CopyVec(mat.NewVecDense(6, next.Mean))
+			wantP.CopyVec(mat.NewVecDense(6, want))
+		} else {
+			got.MulVec(next.W.T(), mat.NewVecDense(6, next.Mean))
+			wantP.MulVec(next.W.T(), mat.NewVecDense(6, want))
+		}
+		if !mat.EqualApprox(got, wantP, 1e-12) {
+			t.Errorf("identity %v: mean as W sees it %v, the frames left give %v", identity, mat.Formatted(got.T()), mat.Formatted(wantP.T()))
+		}
+		a, _ := next.NewMatcherWorkers(1)
+		b, _ := plain.NewMatcherWorkers(1)
+		probes, _, _ := ringSets(3, 2, 3, 0.5, 4)
+		for k, x := range probes {
+			ra, err1 := a.Match(x)
+			rb, err2 := b.Match(x)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			if ra.Decision.Best != rb.Decision.Best || math.Abs(ra.Decision.Score-rb.Decision.Score) > 1e-9 {
+				t.Errorf("identity %v, batch %d: recentred %+v, as before %+v", identity, k, ra.Decision, rb.Decision)
+			}
+		}
+	}
+}
+
+func TestSeparation(t *testing.T) {
+	raw, labels, names := ringSets(3, 2, 3, 0.5, 3)
+	m := galleryModel(t, raw, labels, names, false)
+	ms, err := separation(m, []int{0, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, i := range []int{0, 3} {
+		if g := ms[k]; g.Label != labels[i] || g.Name != names[i] || !(g.Other > g.Own) || g.OtherLabel == g.Label || g.OwnName == "" {
+			t.Errorf("margin %+v", g)
+		}
+	}
+}
+
+// TestRefitKFDA: a kFDA model given the sets of a new class is fitted
+// again on its new gallery, as FitTerms on that gallery fits it, with all
+// latent dimensions where the model had all of them, and its record of
+// them updated; a batch of the new class is then recognised.
+func TestRefitKFDA(t *testing.T) {
+	raw, labels, names := ringSets(4, 3, 3, 0.5, 5)
+	const old = 9 // the first three classes
+	m := galleryModel(t, raw[:old], labels[:old], names[:old], true)
+	if _, err := m.FitKFDA(model.KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	m.Selection.Params = map[string]string{"latent-dim": "2"}
+	var add []model.NewSet
+	for i := old; i < len(raw); i++ {
+		add = append(add, model.NewSet{Label: labels[i], Name: names[i], Frames: raw[i]})
+	}
+	next, err := m.WithSets(add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := refitKFDA(next, len(m.Classes()), 1); err != nil {
+		t.Fatal(err)
+	}
+	if next.KFDA.Dim() != 3 || next.Selection.Params["latent-dim"] != strconv.Itoa(3) || m.KFDA.Dim() != 2 {
+		t.Fatalf("latent dimension %d (recorded %q), the model's %d: want 3 (all, as the model had) and 2", next.KFDA.Dim(), next.Selection.Params["latent-dim"], m.KFDA.Dim())
+	}
+	ref := *next
+	ref.KFDA = nil
+	if _, err := ref.FitTerms(next.KFDA.Kernels(), next.KFDA.Reg, 3, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(ref.KFDA.Alpha, next.KFDA.Alpha, 1e-12) || ref.KFDA.Scale != next.KFDA.Scale {
+		t.Error("the refitted discriminant differs from FitTerms on the new gallery")
+	}
+	probes, probeLabels, _ := ringSets(4, 1, 3, 0.5, 6)
+	if got := decideAt(t, next, probes[3:], true); got[0] != probeLabels[3] {
+		t.Errorf("a batch of the enrolled class: %q, want %q", got[0], probeLabels[3])
+	}
+}

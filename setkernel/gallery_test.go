@@ -1,0 +1,85 @@
+package setkernel
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
+)
+
+// TestGallery: the gallery's kernel matrix, its diagonal and a batch's
+// kernel vector equal the kernels computed pair by pair (Projection of
+// Basis for GDA, LogEuclidean of NewSpectrum for CDL).
+func TestGallery(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	var sets []*mat.Dense
+	for i := range 9 {
+		sets = append(sets, testutil.RandSet(rng, 12, 5, float64(i%3), 1+float64(i%3)))
+	}
+	const p, lambda = 2, 0.01
+	pairs := map[string]func(a, b *mat.Dense) float64{
+		gda: func(a, b *mat.Dense) float64 {
+			ba, _ := Basis(a, p)
+			bb, _ := Basis(b, p)
+			return Projection(ba, bb)
+		},
+		cdl: func(a, b *mat.Dense) float64 {
+			sa, _ := NewSpectrum(a)
+			sb, _ := NewSpectrum(b)
+			return LogEuclidean(sa, sb, lambda)
+		},
+	}
+	galleries := map[string]func() (*Gallery, error){
+		gda: func() (*Gallery, error) { return NewGDAGallery(p, sets, 3) },
+		cdl: func() (*Gallery, error) { return NewCDLGallery(lambda, sets, 3) },
+	}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+	for kind, pair := range pairs {
+		t.Run(kind, func(t *testing.T) {
+			g, err := galleries[kind]()
+			if err != nil {
+				t.Fatal(err)
+			}
+			km, diag := g.Matrix(3), g.Diag(2)
+			for i, a := range sets {
+				if want := pair(a, a); !near(diag[i], want) {
+					t.Errorf("kernel of set %d with itself = %v, pairwise %v", i, diag[i], want)
+				}
+				for j, b := range sets {
+					if want := pair(a, b); !near(km.At(i, j), want) {
+						t.Errorf("gallery kernel (%d, %d) = %v, pairwise %v", i, j, km.At(i, j), want)
+					}
+				}
+			}
+			batch := testutil.RandSet(rng, 10, 5, 1, 2)
+			k, self, err := g.Vector(context.Background(), batch, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, s := range sets {
+				if want := pair(batch, s); !near(k[j], want) {
+					t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
+				}
+			}
+			if want := pair(batch, batch); !near(self, want) {
+				t.Errorf("kernel of the batch with itself = %v, pairwise %v", self, want)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, _, err := g.Vector(ctx, batch, 2); !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled: %v", err)
+			}
+			if _, _, err := g.Vector(context.Background(), mat.NewDense(3, 4, nil), 2); err == nil {
+				t.Error("a batch of 4 features against a gallery of 5 accepted")
+			}
+		})
+	}
+	if _, err := NewGDAGallery(p, nil, 1); err == nil {
+		t.Error("a gallery of no sets accepted")
+	}
+}
