@@ -3,6 +3,7 @@ package deploy
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -176,7 +177,7 @@ func Forget(m *model.Model, label, set string, workers int, now time.Time) (*Cha
 	c := &Change{Op: model.ChangeForget, Sets: n}
 	for i, mem := range next.Members() {
 		mc := describeMember(mem)
-		mc.Recentred = !sameFloats(mem.Mean, means[i])
+		mc.Recentred = !slices.Equal(mem.Mean, means[i])
 		mc.Bandwidth = rebanded[i]
 		c.Members = append(c.Members, mc)
 	}
@@ -247,18 +248,6 @@ func describeMember(mem *model.Model) MemberChange {
 		mc.Projection = fmt.Sprintf("W (%d → %d)", mem.InputDim(), mem.Dim())
 	}
 	return mc
-}
-
-func sameFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // recalibrate sets the threshold of every member of m again by the rule
