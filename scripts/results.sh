@@ -20,6 +20,8 @@
 #   eth-dr-nn eth-dr-scott  ETH-80, the -dr methods with d and the training rule fixed
 #   eth-pca eth-pca-white   ETH-80, intensity:20x20+pca:20 (and --whiten)
 #   spectra               kernel spectra on ETH-80 and Virus
+#   auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int
+#                         the appliance's choice (auto) against nn-h, closed set
 #   open-eth-int          the open set: ETH-80 intensities, one category a stranger in turn
 #   open-virus-int        the open set: Virus intensities, 3 classes strangers
 #   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
@@ -81,6 +83,11 @@ one() {
 		echo "setmatch eval --data $data/virus --features intensity:20x20 --protocol gallery=3,probe=2,splits=1 --spectrum --quiet" | tee -a "$out/spectra.cmd"
 		"$setmatch" eval --data "$data/virus" --features intensity:20x20 --protocol gallery=3,probe=2,splits=1 --spectrum --quiet | tee -a "$out/spectra.txt"
 		;;
+	auto-eth-int) run auto-eth-int --data "$data/eth80" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods nn-h,auto)" --seed 1 ;;
+	auto-eth-lbp) run auto-eth-lbp --data "$data/eth80" --features lbp:4x4@64x64 --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods nn-h,auto)" --seed 1 ;;
+	auto-virus-int) run auto-virus-int --data "$data/virus" --features intensity:20x20 --protocol "gallery=3,probe=2,splits=$splits" --methods "$(methods nn-h,auto)" --seed 1 ;;
+	auto-virus-lbp) run auto-virus-lbp --data "$data/virus" --features lbp:4x4 --protocol "gallery=3,probe=2,splits=$splits" --methods "$(methods nn-h,auto)" --seed 1 ;;
+	auto-orl-int) run auto-orl-int --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods nn-h,auto)" --seed 1 ;;
 	open-eth-int) run open-eth-int --data "$data/eth80" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=8,strangers=1" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1 ;;
 	open-virus-int) run open-virus-int --data "$data/virus" --features intensity:20x20 --protocol "gallery=3,probe=2,splits=${OPEN_SPLITS:-3},strangers=3" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
 	open-orl-int) run open-orl-int --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-3},strangers=10" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
@@ -101,7 +108,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra open-eth-int open-virus-int open-orl-int open-faces open-cone)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone)
 fi
 for r in "${runs[@]}"; do
 	one "$r"
