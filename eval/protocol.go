@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"setmatch/method"
+
 	"bufio"
 	"errors"
 	"fmt"
@@ -161,7 +163,7 @@ func (p Protocol) SmallestGallery(labels []int, pooled bool) int {
 	case p.Kind == RandomSplits:
 		return p.Gallery
 	case p.Kind == LeaveOneOut:
-		return SmallestClass(labels) - 1
+		return method.SmallestClass(labels) - 1
 	}
 	return 1
 }

@@ -24,6 +24,7 @@ import (
 
 	"setmatch/deploy"
 	"setmatch/eval"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/openset"
 )
@@ -42,7 +43,7 @@ type Options struct {
 	Methods []string
 	// Grid holds the candidate hyper-parameters, as setmatch eval builds
 	// them (with Learn set for the -dr methods and auto).
-	Grid    eval.Grid
+	Grid    method.Grid
 	Seed    uint64 // seed of the cross-validation folds
 	Workers int    // goroutines; 0: GOMAXPROCS
 	// Threshold is the open-set threshold as setmatch train's --threshold

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"setmatch/eval"
 	"setmatch/internal/testexec"
+	"setmatch/method"
 	"setmatch/synth"
 )
 
@@ -107,7 +107,7 @@ func TestCheckTrainMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := eval.DefaultGrid()
+	g := method.DefaultGrid()
 	for _, c := range []struct {
 		have int64
 		warn bool

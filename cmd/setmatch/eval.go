@@ -18,6 +18,7 @@ import (
 	"setmatch/features"
 	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/openeval"
 	"setmatch/setkernel"
 )
@@ -57,7 +58,7 @@ type evalArgs struct {
 	workers, maxFrames                  int
 	asJSON, whiten, centre, spectrum    bool
 	quiet                               bool
-	grid                                eval.GridSpec
+	grid                                method.GridSpec
 }
 
 func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
@@ -117,11 +118,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			return usagef("%v", err)
 		}
 	}
-	ms, err := eval.ParseMethods(a.methods)
+	ms, err := method.ParseMethods(a.methods)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	grid, err := eval.ParseGrid(a.grid)
+	grid, err := method.ParseGrid(a.grid)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -424,11 +425,11 @@ func printSpectrum(w io.Writer, sp eval.Split, eo eval.Options) error {
 			return err
 		}
 	}
-	pool, err := eval.NewPool(sets, eo.Workers)
+	pool, err := method.NewPool(sets, eo.Workers)
 	if err != nil {
 		return err
 	}
-	reps, err := pool.KernelSpectra(eval.Bandwidth{Mode: eval.Global, Scale: 1}, sp.Gallery, eval.PaperWidths)
+	reps, err := pool.KernelSpectra(method.Bandwidth{Mode: method.Global, Scale: 1}, sp.Gallery, method.PaperWidths)
 	if err != nil {
 		return err
 	}
@@ -465,9 +466,9 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 // (Section 4) with the default affinity (ν_w = smallest class − 1,
 // ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
 // of p (d is clamped to the feature dimension).
-func drLearner(workers int) eval.Learner {
+func drLearner(workers int) method.Learner {
 	pca := new(learn.PCACache) // the folds' candidates share their sets' PCA
-	return func(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
+	return func(sets []*mat.Dense, labels []int, m match.Measure, p method.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
 		if p.Start {
 			return pca.Basis(sets, min(p.Dim, d), seed)

@@ -1,4 +1,4 @@
-package eval
+package method
 
 import (
 	"errors"
@@ -553,7 +553,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	ch.record()
 	// The folds' pools of frame halves are not needed after the choice.
 	for _, o := range outers {
-		o.task.Pool.dropHalves()
+		o.task.Pool.DropHalves()
 	}
 	if err := sel.choose(); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package eval
+package method
 
 import (
 	"fmt"
@@ -249,7 +249,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 		// same labels and relative margins: the first regulariser's
 		// outcomes stand for the others' there.
 		scores := make([][][]score, len(cands)) // [cand][reg][dim]
-		t.progress.count("kernels", len(cands))
+		t.progress().count("kernels", len(cands))
 		type foldSets struct{ tr, te, lab, truth []int }
 		fs := make([]foldSets, nf)
 		for f := range nf {
@@ -264,7 +264,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 			}
 		}
 		t.Pool.parallel(len(cands), func(ci int) {
-			defer t.progress.inc()
+			defer t.progress().inc()
 			kk := cands[ci].matrixOn(cvTrain) // positions in cvTrain
 			sc := make([][]score, len(regs))
 			n := make([]int, len(regs))
@@ -357,7 +357,7 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	// model to deploy.
 	var fit *Fitted
 	if c.fit != nil {
-		f, err := FitKFDA(subSym(k, t.Train), t.Labels, t.Classes, reg, 0)
+		f, err := kfda.Fit(subSym(k, t.Train), t.Labels, t.Classes, reg, 0)
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
 		}

@@ -1,4 +1,4 @@
-package eval
+package method
 
 import (
 	"encoding/binary"
@@ -81,7 +81,8 @@ type Task struct {
 	Classes int
 	Seed    uint64 // for the inner cross-validation folds
 
-	progress *tracker // reports the loops of Run; nil: none
+	// Progress, if not nil, is told how far the loops of Run are.
+	Progress Counter
 
 	// halves: the pool indices of the even and odd frames of each
 	// training set, when the pool holds them (withHalves).
@@ -410,9 +411,9 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	bestI, best := 0, score{acc: -1}
 	mats := make([]Divs, len(bws))
 	if fold == nil {
-		t.progress.count("bandwidths", 1)
+		t.progress().count("bandwidths", 1)
 	} else {
-		t.progress.count("bandwidths", len(bws))
+		t.progress().count("bandwidths", len(bws))
 	}
 	sets := t.divSets()
 	if fold != nil {
@@ -425,14 +426,14 @@ func runNN(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		}
 		mats[i] = dm.Of(m)
 		if fold == nil {
-			t.progress.inc()
+			t.progress().inc()
 			break
 		}
 		s := cvNN(mats[i], cvTrain, cvLabels, fold)
 		if s.better(best) {
 			bestI, best = i, s
 		}
-		t.progress.inc()
+		t.progress().inc()
 	}
 	d := mats[bestI]
 	pred := make([]int, len(t.Test))

@@ -1,7 +1,8 @@
-package eval
+package method
 
 import (
 	"math/rand/v2"
+	"setmatch/internal/testutil"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -15,7 +16,7 @@ func BenchmarkDivergences(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	sets := make([]*mat.Dense, 40)
 	for i := range sets {
-		sets[i] = randSet(rng, 41, 400, 0, 1)
+		sets[i] = testutil.RandSet(rng, 41, 400, 0, 1)
 	}
 	p, err := NewPool(sets, 0)
 	if err != nil {
@@ -46,7 +47,7 @@ func BenchmarkDivergencesBatched(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	sets := make([]*mat.Dense, 40)
 	for i := range sets {
-		sets[i] = randSet(rng, 41, 400, 0, 1)
+		sets[i] = testutil.RandSet(rng, 41, 400, 0, 1)
 	}
 	p, err := NewPool(sets, 0)
 	if err != nil {

@@ -1,10 +1,11 @@
-package eval
+package method
 
 import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/kfda"
 	"setmatch/match"
 )
 
@@ -48,7 +49,7 @@ type Fitted struct {
 	WidthMedian       bool
 	Reg               float64
 	LatentDim         int
-	KFDA              *KFDA
+	KFDA              *kfda.KFDA
 	// kFDA on a set kernel (gda, cdl), in the full space of the raw
 	// features: P is GDA's subspace dimension, Lambda CDL's absolute
 	// covariance regulariser λ. Bandwidth and H are then only what the

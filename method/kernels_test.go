@@ -1,8 +1,9 @@
-package eval
+package method
 
 import (
 	"math"
 	"math/rand/v2"
+	"setmatch/internal/testutil"
 	"strings"
 	"testing"
 
@@ -12,16 +13,6 @@ import (
 	"setmatch/match"
 	"setmatch/setkernel"
 )
-
-func randSet(rng *rand.Rand, n, d int, mean, scale float64) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			x.Set(i, j, mean+scale*rng.NormFloat64())
-		}
-	}
-	return x
-}
 
 func TestCDLKernelByHand(t *testing.T) {
 	// Frames (±u, 0), (0, ±v): mean 0, covariance diag(2u²/3, 2v²/3).
@@ -62,7 +53,7 @@ func TestCDLKernelByHand(t *testing.T) {
 // dense matrix logarithms for rank-deficient covariances (n < d).
 func TestCDLKernelLowRankMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	sets := []*mat.Dense{randSet(rng, 4, 6, 0, 1), randSet(rng, 5, 6, 1, 2), randSet(rng, 9, 6, -1, 0.5)}
+	sets := []*mat.Dense{testutil.RandSet(rng, 4, 6, 0, 1), testutil.RandSet(rng, 5, 6, 1, 2), testutil.RandSet(rng, 9, 6, -1, 0.5)}
 	p, err := NewPool(sets, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +86,7 @@ func TestCDLKernelLowRankMatchesDense(t *testing.T) {
 // all-pairs divergences equal match.Compare.
 func TestDivergencesMatchMatchCompare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	sets := []*mat.Dense{randSet(rng, 7, 5, 0, 1), randSet(rng, 9, 5, 0.5, 1.5), randSet(rng, 6, 5, -0.3, 0.7), randSet(rng, 8, 5, 0, 1)}
+	sets := []*mat.Dense{testutil.RandSet(rng, 7, 5, 0, 1), testutil.RandSet(rng, 9, 5, 0.5, 1.5), testutil.RandSet(rng, 6, 5, -0.3, 0.7), testutil.RandSet(rng, 8, 5, 0, 1)}
 	p, err := NewPool(sets, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +124,7 @@ func TestDivergencesMatchMatchCompare(t *testing.T) {
 // direct evaluation of the variable-bandwidth KDE.
 func TestAdaptiveDivergencesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	sets := []*mat.Dense{randSet(rng, 5, 3, 0, 1), randSet(rng, 6, 3, 1, 1)}
+	sets := []*mat.Dense{testutil.RandSet(rng, 5, 3, 0, 1), testutil.RandSet(rng, 6, 3, 1, 1)}
 	p, _ := NewPool(sets, 1)
 	h, err := p.FrameBandwidths(Bandwidth{Mode: Adaptive, K: 2, Scale: 1.5}, []int{0, 1})
 	if err != nil {
@@ -203,7 +194,7 @@ func TestKernelMatricesSymmetricAndPSD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	var sets []*mat.Dense
 	for i := range 12 {
-		sets = append(sets, randSet(rng, 10, 6, float64(i%3), 1+0.2*float64(i%4)))
+		sets = append(sets, testutil.RandSet(rng, 10, 6, float64(i%3), 1+0.2*float64(i%4)))
 	}
 	p, _ := NewPool(sets, 2)
 	all := make([]int, len(sets))
@@ -257,7 +248,7 @@ func TestCDLKernelsEqualWholeGram(t *testing.T) {
 	const d = 300
 	var sets []*mat.Dense
 	for i, n := range []int{41, 4, 2, 130, 65, 3, 71, 20, 9, 33} {
-		sets = append(sets, randSet(rng, n, d, float64(i%3), 1+0.1*float64(i)))
+		sets = append(sets, testutil.RandSet(rng, n, d, float64(i%3), 1+0.1*float64(i)))
 	}
 	for _, workers := range []int{1, 3} {
 		p, err := NewPool(sets, workers)
@@ -312,7 +303,7 @@ func TestCDLKernelsEqualWholeGram(t *testing.T) {
 // the global base instead of a zero bandwidth.
 func TestFrameBandwidthsRepeatedFrames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
-	plain := randSet(rng, 6, 3, 0, 1)
+	plain := testutil.RandSet(rng, 6, 3, 0, 1)
 	doubled := mat.NewDense(12, 3, nil)
 	for f := range 6 {
 		doubled.SetRow(2*f, plain.RawRowView(f))
@@ -322,7 +313,7 @@ func TestFrameBandwidthsRepeatedFrames(t *testing.T) {
 	for f := range 5 {
 		still.SetRow(f, plain.RawRowView(0))
 	}
-	other := randSet(rng, 7, 3, 1, 1)
+	other := testutil.RandSet(rng, 7, 3, 1, 1)
 	p, err := NewPool([]*mat.Dense{doubled, still, other}, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -394,9 +385,9 @@ func TestChooseKFDARounding(t *testing.T) {
 	var rows [][]float64
 	var labels, train []int
 	for c := range classes {
-		mean := randSet(rng, 1, d, 0, 1).RawRowView(0)
+		mean := testutil.RandSet(rng, 1, d, 0, 1).RawRowView(0)
 		for range per {
-			x := randSet(rng, 1, d, 0, 0.8).RawRowView(0)
+			x := testutil.RandSet(rng, 1, d, 0, 0.8).RawRowView(0)
 			for j := range x {
 				x[j] += mean[j]
 			}
@@ -437,7 +428,7 @@ func TestGDAKernelsEqualProjection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	var sets []*mat.Dense
 	for i := range 40 {
-		sets = append(sets, randSet(rng, 3+i%9, 30, float64(i%4), 1))
+		sets = append(sets, testutil.RandSet(rng, 3+i%9, 30, float64(i%4), 1))
 	}
 	p, err := NewPool(sets, 2)
 	if err != nil {
@@ -479,7 +470,7 @@ func TestOneEachRegularisersAgree(t *testing.T) {
 	var labels []int
 	for c := range classes {
 		for range 3 {
-			sets = append(sets, randSet(rng, 9, 5, 0.4*float64(c), 1+0.1*float64(c)))
+			sets = append(sets, testutil.RandSet(rng, 9, 5, 0.4*float64(c), 1+0.1*float64(c)))
 			labels = append(labels, c)
 		}
 	}

@@ -1,7 +1,8 @@
-package eval
+package method
 
 import (
 	"math/rand/v2"
+	"setmatch/internal/testutil"
 	"strings"
 	"testing"
 
@@ -18,9 +19,9 @@ func oneSetTask(t *testing.T, classes, n, d int) *Task {
 	var train, test, labels []int
 	for c := range classes {
 		train, labels = append(train, len(sets)), append(labels, c)
-		sets = append(sets, randSet(rng, n, d, 3*float64(c), 1))
+		sets = append(sets, testutil.RandSet(rng, n, d, 3*float64(c), 1))
 		test = append(test, len(sets))
-		sets = append(sets, randSet(rng, n, d, 3*float64(c), 1))
+		sets = append(sets, testutil.RandSet(rng, n, d, 3*float64(c), 1))
 	}
 	return &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Test: test, Classes: classes, Seed: 1}
 }
@@ -77,7 +78,7 @@ func TestHalvesPool(t *testing.T) {
 		t.Errorf("a second call built another pool (err %v)", err)
 	}
 
-	task.Pool.dropHalves()
+	task.Pool.DropHalves()
 	if after, err := withHalves(task); err != nil || after.Pool == h.Pool {
 		t.Errorf("after dropHalves the old pool of halves came back (err %v)", err)
 	}

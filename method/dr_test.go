@@ -1,9 +1,10 @@
-package eval
+package method
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"setmatch/internal/testutil"
 	"slices"
 	"strings"
 	"testing"
@@ -16,11 +17,11 @@ import (
 // drData returns 3 classes × 6 sets of 12 frames in 6 features: the class
 // is in feature 0 only, features 1..5 are wide noise, so a projection on
 // feature 0 alone (d = 1) separates the classes and d = 6 barely does.
-func drData(rng *rand.Rand) *Data {
-	data := &Data{Classes: []string{"a", "b", "c"}}
+func drData(rng *rand.Rand) *testData {
+	data := &testData{Classes: []string{"a", "b", "c"}}
 	for c := range 3 {
 		for range 6 {
-			x := randSet(rng, 12, 6, 0, 3)
+			x := testutil.RandSet(rng, 12, 6, 0, 3)
 			for i := range 12 {
 				x.Set(i, 0, 0.2*rng.NormFloat64()+2*float64(c))
 			}
@@ -33,13 +34,9 @@ func drData(rng *rand.Rand) *Data {
 
 // drSplit returns one random split of data with gallery sets per class
 // and 3 probes per class, and the class of each gallery set.
-func drSplit(t *testing.T, data *Data, gallery int) (Split, []int) {
+func drSplit(t *testing.T, data *testData, gallery int) (testSplit, []int) {
 	t.Helper()
-	splits, err := Protocol{Kind: RandomSplits, Gallery: gallery, Probe: 3, Splits: 1}.MakeSplits(data, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := splits[0]
+	sp := randomSplit(t, data, gallery, 3, 1)
 	labels := make([]int, len(sp.Gallery))
 	for k, j := range sp.Gallery {
 		labels[k] = sp.Labels[j]
@@ -74,11 +71,7 @@ func (l *coordLearner) learn(sets []*mat.Dense, _ []int, _ match.Measure, p Lear
 func TestDRCrossValidation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	data := drData(rng)
-	splits, err := Protocol{Kind: RandomSplits, Gallery: 3, Probe: 3, Splits: 1}.MakeSplits(data, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := splits[0]
+	sp := randomSplit(t, data, 3, 3, 1)
 	run := func(sets []*mat.Dense) (Prediction, *coordLearner) {
 		t.Helper()
 		l := &coordLearner{}
@@ -131,7 +124,7 @@ func TestDRCrossValidation(t *testing.T) {
 	// Same gallery, probes replaced by noise and shuffled among classes.
 	other := append([]*mat.Dense(nil), sp.Sets...)
 	for _, j := range sp.Probe {
-		other[j] = randSet(rng, 12, 6, 5, 1)
+		other[j] = testutil.RandSet(rng, 12, 6, 5, 1)
 	}
 	pred2, l2 := run(other)
 	if pred2.Params != pred.Params {
@@ -178,7 +171,7 @@ func TestDRFoldShortSets(t *testing.T) {
 	var labels, fold []int
 	for c := range 3 {
 		for k := range 2 {
-			sets = append(sets, randSet(rng, 3, 4, float64(c), 1))
+			sets = append(sets, testutil.RandSet(rng, 3, 4, float64(c), 1))
 			labels, fold = append(labels, c), append(fold, k)
 		}
 	}
@@ -199,10 +192,10 @@ func TestDRFoldShortSets(t *testing.T) {
 func TestDRFitReportsHeldOutScore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(55, 56))
 	// Classes that overlap: the held-out score is neither 0 nor 100%.
-	data := &Data{Classes: []string{"a", "b", "c"}}
+	data := &testData{Classes: []string{"a", "b", "c"}}
 	for c := range 3 {
 		for range 6 {
-			data.Sets = append(data.Sets, randSet(rng, 8, 4, 0.4*float64(c), 1))
+			data.Sets = append(data.Sets, testutil.RandSet(rng, 8, 4, 0.4*float64(c), 1))
 			data.Labels = append(data.Labels, c)
 		}
 	}
@@ -246,7 +239,7 @@ func TestDRPredictEqualsRunNN(t *testing.T) {
 	var labels []int
 	for c := range 3 {
 		for range 5 {
-			sets = append(sets, randSet(rng, 7+rng.IntN(6), 6, 0.5*float64(c), 1))
+			sets = append(sets, testutil.RandSet(rng, 7+rng.IntN(6), 6, 0.5*float64(c), 1))
 			labels = append(labels, c)
 		}
 	}
@@ -338,7 +331,7 @@ func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
 	var labels []int
 	for c := range 3 {
 		for range 2 {
-			sets = append(sets, randSet(rng, 8, 4, float64(c), 1))
+			sets = append(sets, testutil.RandSet(rng, 8, 4, float64(c), 1))
 			labels = append(labels, c)
 		}
 	}
@@ -346,7 +339,7 @@ func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
 	l := &coordLearner{}
 	g := Grid{Learn: l.learn, Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}}
 	cands := []LearnParams{{Dim: 1, Scale: 1}, {Dim: 2, Scale: 1}, {Dim: 3, Scale: 0.5}}
-	if _, _, _, err := cvDR(sets, labels, fold, cands, g, match.Hellinger, 1, 1, nil); err != nil {
+	if _, _, _, err := cvDR(sets, labels, fold, cands, g, match.Hellinger, 1, 1, progress{}); err != nil {
 		t.Fatal(err)
 	}
 	if len(l.calls) != 2*len(cands) {
@@ -363,5 +356,13 @@ func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
 	}
 	if len(distinct) != 2*6 {
 		t.Errorf("%d distinct matrices learned from, want 12: the halves of each fold, made once", len(distinct))
+	}
+}
+
+// TestDRNeedsLearner: nn-h-dr without Grid.Learn fails.
+func TestDRNeedsLearner(t *testing.T) {
+	data := drData(rand.New(rand.NewPCG(31, 32)))
+	if _, err := Run(NNHDR, &Task{Pool: mustPool(t, data.Sets), Train: []int{0, 6}, Labels: []int{0, 1}, Test: []int{1}, Classes: 3}, smallGrid()); err == nil {
+		t.Error("nn-h-dr without a learner did not fail")
 	}
 }

@@ -1,4 +1,4 @@
-package eval
+package method
 
 import (
 	"fmt"
@@ -66,7 +66,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f, err := FitKFDA(subSym(k, train), trainLabels, classes, reg, 0)
+				f, err := kfda.Fit(subSym(k, train), trainLabels, classes, reg, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -160,7 +160,7 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := FitKFDA(subSym(k, train), trainLabels, classes, reg, 0)
+			f, err := kfda.Fit(subSym(k, train), trainLabels, classes, reg, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,7 +300,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := FitKFDA(subSym(c.matrix(), train), trainLabels, classes, reg, 0)
+			f, err := kfda.Fit(subSym(c.matrix(), train), trainLabels, classes, reg, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package eval
+package method
 
 import (
 	"errors"
@@ -51,8 +51,8 @@ func runLDA(t *Task, g Grid) (Prediction, error) {
 	cv, note := -1.0, ""
 	train, labels, fold := t.cv(max(g.Folds, 2))
 	if fold != nil {
-		t.progress.count("projections", foldCount(fold)+1)
-		res, err := cvLDA(t.Pool, train, labels, fold, dims, LDAScales, t.progress)
+		t.progress().count("projections", foldCount(fold)+1)
+		res, err := cvLDA(t.Pool, train, labels, fold, dims, LDAScales, t.progress())
 		if err != nil {
 			return Prediction{}, err
 		}
@@ -66,7 +66,7 @@ func runLDA(t *Task, g Grid) (Prediction, error) {
 		}
 		cv, note = best.acc, fmt.Sprintf(" ldacv=%.1f%%", 100*best.acc)
 	} else {
-		t.progress.count("projections", 1)
+		t.progress().count("projections", 1)
 	}
 	w, err := sol.Basis(d)
 	if err != nil {
@@ -76,7 +76,7 @@ func runLDA(t *Task, g Grid) (Prediction, error) {
 	if err != nil {
 		return Prediction{}, err
 	}
-	t.progress.inc()
+	t.progress().inc()
 	pred.Params = fmt.Sprintf("d=%d%s %s", d, note, pred.Params)
 	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.CV = NNHLDA, w, sol.Mean, cv
 	// Start: W is not learned (deploy records no training bandwidth).
@@ -115,7 +115,7 @@ func containsInt(xs []int, x int) bool {
 // training part, the held-out sets classified against that part by
 // crossNN. res[i][j] is the pooled held-out accuracy and mean margin of
 // dims[i] (clamped to the fold's r) with scales[j].
-func cvLDA(p *Pool, train, labels, fold []int, dims []int, scales []float64, tr *tracker) ([][]score, error) {
+func cvLDA(p *Pool, train, labels, fold []int, dims []int, scales []float64, tr progress) ([][]score, error) {
 	res := make([][]score, len(dims))
 	for i := range res {
 		res[i] = make([]score, len(scales))

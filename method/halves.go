@@ -1,4 +1,4 @@
-package eval
+package method
 
 import (
 	"fmt"
@@ -142,7 +142,7 @@ func withHalves(t *Task) (*Task, error) {
 // folds of Choose made from p, for the garbage collector: each holds a
 // copy of the frames it halved, and its own divergence and kernel
 // matrices.
-func (p *Pool) dropHalves() {
+func (p *Pool) DropHalves() {
 	p.mu.Lock()
 	p.halfCache = nil
 	p.mu.Unlock()

@@ -1,8 +1,9 @@
-package eval
+package method
 
 import (
 	"math"
 	"math/rand/v2"
+	"setmatch/internal/testutil"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -18,7 +19,7 @@ func TestCrossDivergencesEqualAllPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	sets := make([]*mat.Dense, 7)
 	for i := range sets {
-		sets[i] = randSet(rng, 5+i, 3, float64(i%3), 1)
+		sets[i] = testutil.RandSet(rng, 5+i, 3, float64(i%3), 1)
 	}
 	p, err := NewPool(sets, 2)
 	if err != nil {
@@ -111,7 +112,7 @@ func TestSqDistEqualsGemm(t *testing.T) {
 	for _, d := range []int{3, 64, 150} {
 		sets := make([]*mat.Dense, 9)
 		for i := range sets {
-			sets[i] = randSet(rng, 17+11*i, d, float64(i%4), 1+0.1*float64(i))
+			sets[i] = testutil.RandSet(rng, 17+11*i, d, float64(i%4), 1+0.1*float64(i))
 		}
 		p, err := NewPool(sets, 2)
 		if err != nil {
@@ -144,7 +145,7 @@ func TestCrossPoolEqualsAllPairs(t *testing.T) {
 	for _, d := range []int{4, 100} {
 		sets := make([]*mat.Dense, 8)
 		for i := range sets {
-			sets[i] = randSet(rng, 20+13*i, d, float64(i%3), 1)
+			sets[i] = testutil.RandSet(rng, 20+13*i, d, float64(i%3), 1)
 		}
 		whole, err := NewPool(sets, 2)
 		if err != nil {
@@ -187,7 +188,7 @@ func TestCrossPoolEqualsAllPairs(t *testing.T) {
 			}
 		}
 	}
-	if _, err := NewCrossPool([]*mat.Dense{randSet(rng, 3, 2, 0, 1)}, 1, []int{0}, []int{1}); err == nil {
+	if _, err := NewCrossPool([]*mat.Dense{testutil.RandSet(rng, 3, 2, 0, 1)}, 1, []int{0}, []int{1}); err == nil {
 		t.Error("a set outside the pool gave no error")
 	}
 }
@@ -233,7 +234,7 @@ func TestDivergencesEqualWholeMatrix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	sets := make([]*mat.Dense, 9)
 	for i := range sets {
-		sets[i] = randSet(rng, 4+3*i, 70, float64(i%3), 1+0.1*float64(i))
+		sets[i] = testutil.RandSet(rng, 4+3*i, 70, float64(i%3), 1+0.1*float64(i))
 	}
 	p, err := NewPool(sets, 2)
 	if err != nil {

@@ -1,4 +1,4 @@
-package eval
+package method
 
 // MemoryEstimate returns about how many bytes of live data the choice of
 // the auto method (Choose) and the fit of what it deploys hold at their

@@ -1,10 +1,11 @@
-package eval
+package method
 
 import (
 	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"setmatch/internal/testutil"
 	"slices"
 	"strings"
 	"sync"
@@ -148,7 +149,7 @@ func TestAutoProbesNeverInfluence(t *testing.T) {
 
 	other := append([]*mat.Dense(nil), sp.Sets...)
 	for _, j := range sp.Probe {
-		other[j] = randSet(rng, 12, 6, 5, 1)
+		other[j] = testutil.RandSet(rng, 12, 6, 5, 1)
 	}
 	sel2, pred2, l2 := run(other)
 	for i := range sel.Scores {
@@ -211,7 +212,7 @@ func TestOuterFoldsDealings(t *testing.T) {
 	for c := range 4 {
 		for range 5 {
 			train, labels = append(train, len(sets)), append(labels, c)
-			sets = append(sets, randSet(rng, 8, 3, float64(c), 1))
+			sets = append(sets, testutil.RandSet(rng, 8, 3, float64(c), 1))
 		}
 	}
 	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4, Seed: 5}
@@ -582,7 +583,7 @@ func TestOuterFoldsNoteSingleSetClasses(t *testing.T) {
 	labels := []int{0, 0, 0, 1, 1, 1, 2, 3}
 	var sets []*mat.Dense
 	for _, l := range labels {
-		sets = append(sets, randSet(rng, 6, 3, float64(l), 1))
+		sets = append(sets, testutil.RandSet(rng, 6, 3, float64(l), 1))
 	}
 	train := make([]int, len(sets))
 	for i := range train {
@@ -653,6 +654,33 @@ func (l *mixLearner) learn(sets []*mat.Dense, _ []int, _ match.Measure, p LearnP
 	return w, nil, nil
 }
 
+// countLog is a Counter that keeps every count it reports.
+type countLog struct {
+	mu          sync.Mutex
+	unit        string
+	done, total int
+	steps       []countStep
+}
+
+// countStep is one count a countLog reported: Done of Total units.
+type countStep struct {
+	Unit        string
+	Done, Total int
+}
+
+func (c *countLog) Count(unit string, done, total int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.unit, c.done, c.total = unit, done, total
+}
+
+func (c *countLog) Inc() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.done++
+	c.steps = append(c.steps, countStep{c.unit, c.done, c.total})
+}
+
 // TestChooseConcurrentRunsSameChoice checks that the -dr candidate's runs,
 // two at a time when the pool has two workers, give the same held-out
 // outcomes in the same order, the same choice and one progress report per
@@ -661,7 +689,7 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	data := drData(rng)
 	sp, labels := drSplit(t, data, 3)
-	var steps []Step // the stage's progress, as eval shows it
+	steps := &countLog{} // the stage's progress, as a harness shows it
 	choose := func(workers int) (*Selection, []AutoProgress, int) {
 		t.Helper()
 		pool, err := NewPool(sp.Sets, workers)
@@ -673,8 +701,7 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 		var reps []AutoProgress
 		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
 		if workers > 1 {
-			task.progress = &tracker{fn: func(s Step) { steps = append(steps, s) }, splits: 1}
-			task.progress.begin(1, Auto)
+			task.Progress = steps
 		}
 		sel, err := Choose(task, autoGrid(l.learn), func(p AutoProgress) {
 			mu.Lock()
@@ -740,7 +767,7 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 	}
 	// Two runs at once report whole runs to the stage, not their own loops.
 	var folds []int
-	for _, s := range steps {
+	for _, s := range steps.steps {
 		if s.Unit == NNHDR+" folds" {
 			folds = append(folds, s.Done)
 			if s.Total != AutoRepeats*3 {
@@ -782,12 +809,12 @@ func TestChooseOnly(t *testing.T) {
 
 // sixSetData returns 3 classes of 6 sets each, 12 frames in 6 features of
 // unit noise, the classes sep apart in the first feature.
-func sixSetData(sep float64) *Data {
+func sixSetData(sep float64) *testData {
 	rng := rand.New(rand.NewPCG(81, 82))
-	data := &Data{Classes: []string{"a", "b", "c"}}
+	data := &testData{Classes: []string{"a", "b", "c"}}
 	for c := range 3 {
 		for range 6 {
-			x := randSet(rng, 12, 6, 0, 1)
+			x := testutil.RandSet(rng, 12, 6, 0, 1)
 			for i := range 12 {
 				x.Set(i, 0, x.At(i, 0)+sep*float64(c))
 			}

@@ -1,4 +1,4 @@
-package eval
+package method
 
 import (
 	"errors"
@@ -44,7 +44,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	cands := drCandidates(g, t.Pool.Dim())
 	chosen, cvNote := cands[0], ""
 	cv := -1.0 // held out, when there was a choice to cross-validate
-	t.progress.count("projections", 1)
+	t.progress().count("projections", 1)
 	// The affinity of a fold's training sets needs within-class pairs: with
 	// two sets per class, a fold's training part has one set per
 	// class and W is learned on the halves of its sets (drFold).
@@ -53,8 +53,8 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		nf = 2
 	}
 	if fold := folds(labels, nf, t.Seed^0xd7); fold != nil && len(cands) > 1 && SmallestClass(labels) >= 2 {
-		t.progress.count("projections", foldCount(fold)*len(cands)+1)
-		i, b, s, err := cvDR(sets, labels, fold, cands, g, m, int64(t.Seed), t.Pool.Workers, t.progress)
+		t.progress().count("projections", foldCount(fold)*len(cands)+1)
+		i, b, s, err := cvDR(sets, labels, fold, cands, g, m, int64(t.Seed), t.Pool.Workers, t.progress())
 		if err != nil {
 			return Prediction{}, err
 		}
@@ -74,7 +74,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	if err != nil {
 		return Prediction{}, fmt.Errorf("learning W: %w", err)
 	}
-	t.progress.inc()
+	t.progress().inc()
 	_, d := w.Dims()
 	var pred Prediction
 	if cv >= 0 {
@@ -95,7 +95,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		}
 		tt := *t
 		tt.Pool = pp
-		tt.progress = nil // choosing the bandwidth in the learned space is quick
+		tt.Progress = nil // choosing the bandwidth in the learned space is quick
 		if pred, err = runNN(&tt, g, m); err != nil {
 			return Prediction{}, err
 		}
@@ -205,7 +205,7 @@ func drCandidates(g Grid, dim int) []LearnParams {
 // index of the best and its score. The (fold, candidate) trainings are
 // independent and run on up to workers goroutines (0: GOMAXPROCS); the
 // outcome does not depend on their number.
-func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m match.Measure, seed int64, workers int, tr *tracker) (int, int, score, error) {
+func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m match.Measure, seed int64, workers int, tr progress) (int, int, score, error) {
 	bws := drBandwidths(g)
 	nf := foldCount(fold)
 	// res[f][c][b]: hits and summed margins of candidate c with bandwidth

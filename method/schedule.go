@@ -1,4 +1,4 @@
-package eval
+package method
 
 import (
 	"cmp"
@@ -170,7 +170,7 @@ func (ch *chooser) runNext(i int) {
 	if conc > 1 {
 		// The runs' own progress would overwrite each other's: the
 		// stage counts whole runs instead.
-		ch.t.progress.countFrom(c.Method+" folds", r.runs, ch.perCand)
+		ch.t.progress().countFrom(c.Method+" folds", r.runs, ch.perCand)
 	}
 	preds := make([]Prediction, len(ks))
 	errs := make([]error, len(ks))
@@ -190,7 +190,7 @@ func (ch *chooser) runNext(i int) {
 		if !failedBefore(j) {
 			st := of.sub(f)
 			if conc > 1 {
-				st.progress = nil
+				st.Progress = nil
 			}
 			if len(st.Test) > 0 {
 				pred, err = run(c.Method, st, g2)
@@ -200,7 +200,7 @@ func (ch *chooser) runNext(i int) {
 		defer mu.Unlock()
 		preds[j], errs[j] = pred, err
 		if conc > 1 {
-			ch.t.progress.inc()
+			ch.t.progress().inc()
 		}
 		now := time.Now()
 		ended = append(ended, now.Sub(ch.last))
