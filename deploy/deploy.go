@@ -31,15 +31,15 @@ import (
 // Learned is the method of learning W with learn.Train at a given
 // dimension and deploying nearest neighbour in the learned space, without
 // cross-validation: setmatch train's behaviour before the auto method.
-const Learned = "learned"
+const Learned method.Name = "learned"
 
 // Methods are the methods Build accepts, auto first.
-var Methods = []string{method.Auto, method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL, method.KFDAMix, method.NNHDR, method.NNJDR, method.NNHLDA, Learned}
+var Methods = []method.Name{method.Auto, method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL, method.KFDAMix, method.NNHDR, method.NNJDR, method.NNHLDA, Learned}
 
 // Options configures Build.
 type Options struct {
 	// Method is one of Methods.
-	Method string
+	Method method.Name
 	// Dim fixes d for the -dr candidates and methods (and is required by
 	// Learned); 0 lets cross-validation choose it.
 	Dim int
@@ -149,7 +149,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		if res.Fit, err = res.Selection.Deploy(task, g); err != nil {
 			return nil, fmt.Errorf("fitting %s on all training sets: %w", res.Selection.Best().Candidate, err)
 		}
-	} else if res.Fit, err = method.FitMethod(opt.Method, task, g); err != nil {
+	} else if res.Fit, err = method.Fit(opt.Method, task, g); err != nil {
 		return nil, fmt.Errorf("fitting %s on all training sets: %w", opt.Method, err)
 	}
 	res.FitSeconds = time.Since(t0).Seconds()
@@ -235,7 +235,7 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 		if r.kernel, err = m.FitTerms(Terms(f), f.Reg, f.LatentDim, opt.Workers); err != nil {
 			return fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
 		}
-		r.Gallery, r.GalleryMeasure = kfda.KernelDistances(r.kernel), f.Method+" kernel distance"
+		r.Gallery, r.GalleryMeasure = kfda.KernelDistances(r.kernel), string(f.Method)+" kernel distance"
 	}
 	if err := r.setThreshold(sets, labels, names, opt); err != nil {
 		return err
@@ -301,8 +301,7 @@ func selection(f *method.Fitted, sel *method.Selection) model.Selection {
 		if c.Err != nil {
 			acc = math.NaN()
 		}
-		params := strings.TrimSpace(strings.TrimPrefix(c.Candidate.String(), c.Method))
-		s.Candidates = append(s.Candidates, model.Candidate{Name: c.Method, Params: params, CVAccuracy: acc, Seconds: c.Seconds})
+		s.Candidates = append(s.Candidates, model.Candidate{Name: c.Method, Params: c.Params(), CVAccuracy: acc, Seconds: c.Seconds})
 	}
 	return s
 }
@@ -516,7 +515,7 @@ func Terms(f *method.Fitted) []model.Term {
 }
 
 func term(f *method.Fitted) model.Term {
-	t := model.Term{Kernel: strings.TrimPrefix(f.Method, "kfda-"), Width: f.Width, Scale: 1, WidthScale: "raw"}
+	t := model.Term{Kernel: f.Method.Kernel(), Width: f.Width, Scale: 1, WidthScale: "raw"}
 	switch f.Method {
 	case method.GDA:
 		t.Width, t.P = 1, f.P
@@ -533,7 +532,7 @@ func term(f *method.Fitted) model.Term {
 // rawFrames reports whether f is deployed on the raw frames (W = I, a
 // zero mean): a set kernel, alone or in a sum.
 func rawFrames(f *method.Fitted) bool {
-	return model.IsSetKernel(f.Method) || f.Method == method.KFDAMix
+	return f.Method == method.GDA || f.Method == method.CDL || f.Method == method.KFDAMix
 }
 
 // usesKDE reports whether f compares KDEs: every method except a kernel

@@ -70,7 +70,7 @@ func grid() method.Grid {
 // the appliance use it).
 func TestModelDecidesAsEval(t *testing.T) {
 	sets, labels := data(3)
-	modelDecidesAsEval(t, sets, labels, []string{method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL, method.KFDAMix, method.NNHDR, method.Auto})
+	modelDecidesAsEval(t, sets, labels, []method.Name{method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL, method.KFDAMix, method.NNHDR, method.Auto})
 }
 
 // TestAutoThreeSetsDeploysKFDAMixAlone: where every class has three
@@ -80,12 +80,12 @@ func TestModelDecidesAsEval(t *testing.T) {
 // decides every probe as eval's auto row, and a summary that names it.
 func TestAutoThreeSetsDeploysKFDAMixAlone(t *testing.T) {
 	sets, labels := dataSpread(1, 2)
-	res := modelDecidesAsEval(t, sets, labels, []string{method.Auto})[0]
+	res := modelDecidesAsEval(t, sets, labels, []method.Name{method.Auto})[0]
 	if s := res.Selection; s.Only == 0 || s.FellBack() || s.Best().Method != method.KFDAMix {
 		t.Fatalf("only %d, chose %s: the data do not test the three-set choice keeping kfda-mix", s.Only, s.Best().Candidate)
 	}
 	m := res.Model
-	if len(m.Voters) != 0 || m.MethodName() != method.KFDAMix || len(m.MemberMethods()) != 1 || m.Selection.Params["vote"] != "" {
+	if len(m.Voters) != 0 || m.MethodName() != string(method.KFDAMix) || len(m.MemberMethods()) != 1 || m.Selection.Params["vote"] != "" {
 		t.Errorf("auto deployed %s with %d voters (params %v), want kfda-mix alone", m.MethodName(), len(m.Voters), m.Selection.Params)
 	}
 	if res.Fit == nil || res.Fit.Method != method.KFDAMix {
@@ -101,7 +101,7 @@ func TestAutoThreeSetsDeploysKFDAMixAlone(t *testing.T) {
 // modelDecidesAsEval builds, for every method of methods, the model of the
 // gallery (sets 0-2 of every 6) and checks that it decides every probe
 // (sets 3-5) as eval's row of the method on the same split.
-func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods []string) []*Result {
+func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods []method.Name) []*Result {
 	t.Helper()
 	var results []*Result
 	var gallery, probe []int
@@ -163,7 +163,7 @@ func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods [
 				!strings.HasPrefix(want.Params, "chose "+res.Selection.Best().Candidate.String()) {
 				t.Errorf("auto: selection %+v, eval %q", res.Model.Selection, want.Params)
 			}
-		} else if res.Model.MethodName() != name {
+		} else if res.Model.MethodName() != string(name) {
 			t.Errorf("model method %q, want %q", res.Model.MethodName(), name)
 		}
 		checkGallery(t, res)
@@ -245,7 +245,7 @@ func checkGallery(t *testing.T, res *Result) {
 // candidates, the summary says between which, and the candidates left
 // out are listed as not scored, not as failed.
 func TestWriteSummaryThreeSets(t *testing.T) {
-	score := func(m string, acc float64, err error) method.CandidateScore {
+	score := func(m method.Name, acc float64, err error) method.CandidateScore {
 		return method.CandidateScore{Candidate: method.Candidate{Method: m}, Accuracy: acc, Err: err}
 	}
 	r := &Result{Selection: &method.Selection{

@@ -30,7 +30,7 @@ type benchModel struct {
 // frames a set, 3 sets a class) with Build and the default threshold
 // (auto:balanced, on stand-in strangers), and the two 16-frame sets of a
 // 101st class to enrol. The build is not timed.
-func benchModelFor(b *testing.B, name string) *benchModel {
+func benchModelFor(b *testing.B, name method.Name) *benchModel {
 	b.Helper()
 	v, _ := benchModels.LoadOrStore(name, &sync.Once{})
 	if bm, ok := v.(*benchModel); ok {
@@ -56,9 +56,9 @@ func benchModelFor(b *testing.B, name string) *benchModel {
 			}
 			sets, labels, names = append(sets, s.Frames), append(labels, s.Class), append(names, s.Name)
 		}
-		methods := []string{name}
+		methods := []method.Name{name}
 		if name == voteMethod {
-			methods = []string{method.KFDAMix, method.NNHDR, method.KFDAHL} // as auto deployed it before
+			methods = []method.Name{method.KFDAMix, method.NNHDR, method.KFDAHL} // as auto deployed it before
 		}
 		t0 := time.Now()
 		for _, meth := range methods {
@@ -99,8 +99,8 @@ func benchModelFor(b *testing.B, name string) *benchModel {
 // kfda-mix, and a vote as auto deployed it before (kfda-mix, nn-h-dr
 // with d = 5, kfda-hl).
 func BenchmarkEnroll(b *testing.B) {
-	for _, name := range []string{method.NNH, method.KFDAMix, voteMethod} {
-		b.Run(name, func(b *testing.B) {
+	for _, name := range []method.Name{method.NNH, method.KFDAMix, voteMethod} {
+		b.Run(string(name), func(b *testing.B) {
 			bm := benchModelFor(b, name)
 			cpu := cpuTime()
 			for b.Loop() {
@@ -117,8 +117,8 @@ func BenchmarkEnroll(b *testing.B) {
 // BenchmarkForget: one class (three sets) forgotten from a 100-class
 // model, as setmatch forget does it.
 func BenchmarkForget(b *testing.B) {
-	for _, name := range []string{method.NNH, method.KFDAMix, voteMethod} {
-		b.Run(name, func(b *testing.B) {
+	for _, name := range []method.Name{method.NNH, method.KFDAMix, voteMethod} {
+		b.Run(string(name), func(b *testing.B) {
 			bm := benchModelFor(b, name)
 			label := bm.m.Sets[0].Label
 			cpu := cpuTime()

@@ -49,11 +49,11 @@ const voteMethod = "vote"
 // buildFor builds the model of method (voteMethod: a vote of kfda-mix
 // with nn-h-dr (d = 2) and kfda-hl as its voters, each built alone) with
 // the threshold rule given.
-func buildFor(t *testing.T, mname string, sets []*mat.Dense, labels, names []string, rule string) *model.Model {
+func buildFor(t *testing.T, mname method.Name, sets []*mat.Dense, labels, names []string, rule string) *model.Model {
 	t.Helper()
-	methods := []string{mname}
+	methods := []method.Name{mname}
 	if mname == voteMethod {
-		methods = []string{method.KFDAMix, method.NNHDR, method.KFDAHL}
+		methods = []method.Name{method.KFDAMix, method.NNHDR, method.KFDAHL}
 	}
 	var m *model.Model
 	for _, meth := range methods {
@@ -149,8 +149,8 @@ func TestEnrollAsTrained(t *testing.T) {
 	}
 	late := labels[len(labels)-1] // the class left out, then enrolled
 	n := len(trSets) - train
-	for _, mname := range []string{method.NNH, method.KFDAHG, voteMethod} {
-		t.Run(mname, func(t *testing.T) {
+	for _, mname := range []method.Name{method.NNH, method.KFDAHG, voteMethod} {
+		t.Run(string(mname), func(t *testing.T) {
 			full := buildFor(t, mname, trSets, trLabels, trNames, "")
 			m := buildFor(t, mname, trSets[:n], trLabels[:n], trNames[:n], "")
 			var add []model.NewSet
@@ -210,8 +210,8 @@ func TestForget(t *testing.T) {
 		}
 	}
 	gone := "class-03"
-	for _, mname := range []string{method.NNH, method.KFDAHG, voteMethod} {
-		t.Run(mname, func(t *testing.T) {
+	for _, mname := range []method.Name{method.NNH, method.KFDAHG, voteMethod} {
+		t.Run(string(mname), func(t *testing.T) {
 			m := buildFor(t, mname, trSets, trLabels, trNames, "")
 			before := decide(t, m, probes)
 			var forgotten [][]byte // the bytes of every forgotten frame, raw and as each member holds it

@@ -43,7 +43,7 @@ func TestBuildLDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Model
-	if m.MethodName() != method.NNHLDA || m.Identity || m.W == nil || res.Fit.W != m.W {
+	if m.MethodName() != string(method.NNHLDA) || m.Identity || m.W == nil || res.Fit.W != m.W {
 		t.Fatalf("model method %q, identity %v: want nn-h-lda with the fit's W", m.MethodName(), m.Identity)
 	}
 	if e := m.OrthonormalityError(); !(e > model.OrthonormalTol) {

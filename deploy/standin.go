@@ -412,7 +412,7 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, r.Fit.Method)
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, string(r.Fit.Method))
 	return err == nil, nil, err
 }
 

@@ -57,7 +57,7 @@ func TestStandInCalibration(t *testing.T) {
 			train, lab, nam = append(train, x), append(lab, labels[i]), append(nam, names[i])
 		}
 	}
-	for _, name := range []string{method.NNH, method.KFDAHG, method.NNHLDA, method.NNHDR} {
+	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.NNHLDA, method.NNHDR} {
 		opt := Options{Method: name, Grid: grid(), Seed: 3, Workers: 1}
 		if err := ParseThreshold("", &opt); err != nil {
 			t.Fatal(err)
@@ -213,7 +213,7 @@ func TestRecalibrateAsTrain(t *testing.T) {
 	for i, l := range labels {
 		lab, names = append(lab, fmt.Sprint("c", l%3, "-", i%2)), append(names, fmt.Sprint(i))
 	}
-	for _, name := range []string{method.NNH, method.KFDAHG, method.KFDAMix} {
+	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.KFDAMix} {
 		for _, flag := range []string{"auto:balanced", "auto:far=10"} {
 			opt := Options{Method: name, Grid: grid(), Seed: 3, Workers: 1}
 			if err := ParseThreshold(flag, &opt); err != nil {

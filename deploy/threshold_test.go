@@ -28,7 +28,7 @@ func TestThresholdOneSetPerClass(t *testing.T) {
 			one, lab, names = append(one, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
 		}
 	}
-	for _, name := range []string{method.NNH, method.KFDAHG, method.CDL, method.KFDAMix} {
+	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.CDL, method.KFDAMix} {
 		res, err := Build(one, lab, names, Options{Method: name, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -93,7 +93,7 @@ func TestKFDARejectsFarSet(t *testing.T) {
 	sets, labels := data(5)
 	g, lab, names := firstHalf(sets, labels)
 	far := farSet()
-	for _, name := range []string{method.KFDAHG, method.KFDAMix} {
+	for _, name := range []method.Name{method.KFDAHG, method.KFDAMix} {
 		res, err := Build(g, lab, names, Options{Method: name, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
 		if err != nil {
 			t.Fatal(err)
@@ -234,7 +234,7 @@ func TestThresholdBalanced(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{method.NNH, method.KFDAHG, method.Auto} {
+	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.Auto} {
 		var right, out [2]int
 		for i, balanced := range []bool{false, true} {
 			res, err := Build(train, lab, names, Options{Method: name, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: balanced})

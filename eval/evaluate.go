@@ -12,7 +12,7 @@ import (
 
 // Options configures Evaluate.
 type Options struct {
-	Methods []string
+	Methods []method.Name
 	Grid    method.Grid
 	Seed    uint64 // seed of the inner cross-validation folds
 	Workers int    // goroutines for all-pairs work; 0 = GOMAXPROCS
@@ -35,7 +35,7 @@ type Progress struct {
 	Split, Splits int
 	Elapsed, ETA  time.Duration
 	// Accuracy of each method on the split just done, in percent.
-	Accuracy map[string]float64
+	Accuracy map[method.Name]float64
 }
 
 // MethodResult holds one method's accuracies over the splits.
@@ -82,9 +82,9 @@ func PairedDiff(a, b []float64) (Paired, error) {
 
 // Result is the outcome of Evaluate.
 type Result struct {
-	Methods map[string]*MethodResult `json:"methods"`
-	Order   []string                 `json:"-"`
-	Splits  int                      `json:"splits"`
+	Methods map[method.Name]*MethodResult `json:"methods"`
+	Order   []method.Name                 `json:"-"`
+	Splits  int                           `json:"splits"`
 	// SharedSeconds: work shared by the methods (features, squared
 	// distances, divergence matrices for the bandwidth grid, subspaces,
 	// covariance spectra), all splits.
@@ -101,7 +101,7 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 	if len(opt.Methods) == 0 {
 		return nil, fmt.Errorf("no methods")
 	}
-	res := &Result{Methods: map[string]*MethodResult{}, Order: opt.Methods, Splits: len(splits)}
+	res := &Result{Methods: map[method.Name]*MethodResult{}, Order: opt.Methods, Splits: len(splits)}
 	for _, m := range opt.Methods {
 		res.Methods[m] = &MethodResult{}
 	}
@@ -144,10 +144,10 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("split %d: %w", si+1, err)
 		}
 		res.SharedSeconds += time.Since(t0).Seconds()
-		acc := map[string]float64{}
+		acc := map[method.Name]float64{}
 		for _, m := range opt.Methods {
 			t1 := time.Now()
-			tr.begin(si+1, m)
+			tr.begin(si+1, string(m))
 			pred, err := method.Run(m, task, opt.Grid)
 			if err != nil {
 				return nil, fmt.Errorf("split %d: %s: %w", si+1, m, err)

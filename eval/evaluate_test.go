@@ -72,9 +72,9 @@ func TestBeyondGaussCDLAtChanceKDEFarAbove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := []string{method.NNH, method.NNJ, method.KFDAHG, method.CDL, method.GDA}
+	methods := []method.Name{method.NNH, method.NNJ, method.KFDAHG, method.CDL, method.GDA}
 	if testing.Short() {
-		methods = []string{method.NNH, method.NNJ, method.CDL}
+		methods = []method.Name{method.NNH, method.NNJ, method.CDL}
 	}
 	res, err := Evaluate(splits, 3, Options{Methods: methods, Grid: smallGrid(), Seed: 1, Workers: 2})
 	if err != nil {
@@ -89,7 +89,7 @@ func TestBeyondGaussCDLAtChanceKDEFarAbove(t *testing.T) {
 	if a := res.Methods[method.CDL].Mean; a > 60 {
 		t.Errorf("method.CDL %.1f%% on sets with identical covariances, want near chance (33%%)", a)
 	}
-	for _, m := range []string{method.NNH, method.NNJ} {
+	for _, m := range []method.Name{method.NNH, method.NNJ} {
 		if a := res.Methods[m].Mean; a < 75 {
 			t.Errorf("%s %.1f%%, want ≥ 75%% (far above chance) on differently shaped sets", m, a)
 		}
@@ -117,7 +117,7 @@ func TestEvaluateEasy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := []string{method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL}
+	methods := []method.Name{method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL}
 	var calls int
 	g := smallGrid()
 	g.GDAP = []int{1, 2}
@@ -160,11 +160,11 @@ func TestDRWithLearner(t *testing.T) {
 		return w, nil, nil
 	}
 	splits, _ := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 1}.MakeSplits(data, 1)
-	res, err := Evaluate(splits, 2, Options{Methods: []string{method.NNHDR, method.NNJDR}, Grid: g})
+	res, err := Evaluate(splits, 2, Options{Methods: []method.Name{method.NNHDR, method.NNJDR}, Grid: g})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{method.NNHDR, method.NNJDR} {
+	for _, m := range []method.Name{method.NNHDR, method.NNJDR} {
 		if res.Methods[m].Mean < 99.9 {
 			t.Errorf("%s: %v", m, res.Methods[m].Accuracies)
 		}
@@ -204,7 +204,7 @@ func TestEvaluateSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := []string{method.NNH, method.KFDAHG, method.GDA, method.CDL, method.NNHDR}
+	methods := []method.Name{method.NNH, method.KFDAHG, method.GDA, method.CDL, method.NNHDR}
 	var steps []Step
 	_, err = Evaluate(splits, 2, Options{Methods: methods, Grid: g, Seed: 1, Workers: 2,
 		Step: func(s Step) { steps = append(steps, s) }})
@@ -212,14 +212,14 @@ func TestEvaluateSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTotal := map[string]int{
-		StageShared:   4 + 2, // divergence matrices, GDA bases, CDL spectra
-		method.NNH:    4,     // bandwidths
-		method.KFDAHG: 4 * 2 * 2,
-		method.GDA:    2,
-		method.CDL:    len(g.CDLRegs),
-		method.NNHDR:  3*4 + 1,
+		StageShared:           4 + 2, // divergence matrices, GDA bases, CDL spectra
+		string(method.NNH):    4,     // bandwidths
+		string(method.KFDAHG): 4 * 2 * 2,
+		string(method.GDA):    2,
+		string(method.CDL):    len(g.CDLRegs),
+		string(method.NNHDR):  3*4 + 1,
 	}
-	wantUnit := map[string]string{StageShared: "matrices", method.NNH: "bandwidths", method.KFDAHG: "kernels", method.GDA: "kernels", method.CDL: "kernels", method.NNHDR: "projections"}
+	wantUnit := map[string]string{StageShared: "matrices", string(method.NNH): "bandwidths", string(method.KFDAHG): "kernels", string(method.GDA): "kernels", string(method.CDL): "kernels", string(method.NNHDR): "projections"}
 	type key struct {
 		split int
 		stage string
@@ -246,7 +246,7 @@ func TestEvaluateSteps(t *testing.T) {
 	for split := 1; split <= 2; split++ {
 		want = append(want, key{split, StageShared})
 		for _, m := range methods {
-			want = append(want, key{split, m})
+			want = append(want, key{split, string(m)})
 		}
 	}
 	if !slices.Equal(order, want) {

@@ -38,7 +38,7 @@ import (
 
 // Candidate is one pipeline the auto method chooses from.
 type Candidate struct {
-	Method string
+	Method Name
 	// Learn is the training setting of a -dr method (Dim, and Scale or
 	// Start); ignored otherwise. A -dr candidate with Learn.Dim == 0 is
 	// the whole method: its d and training bandwidth are chosen by its own
@@ -47,18 +47,25 @@ type Candidate struct {
 	Learn LearnParams
 }
 
-func isDR(method string) bool { return method == NNHDR || method == NNJDR }
-
 // String names the candidate, e.g. "nn-h", "nn-h-dr", "nn-h-dr d=20
-// train-bw=global*1", "nn-h-dr d=10 start".
+// train-bw=global*1", "nn-h-dr d=10 start": its method and Params.
 func (c Candidate) String() string {
-	switch {
-	case !isDR(c.Method) || c.Learn.Dim == 0:
-		return c.Method
-	case c.Learn.Start:
-		return fmt.Sprintf("%s d=%d start", c.Method, c.Learn.Dim)
+	if p := c.Params(); p != "" {
+		return string(c.Method) + " " + p
 	}
-	return fmt.Sprintf("%s d=%d train-bw=global*%g", c.Method, c.Learn.Dim, c.Learn.Scale)
+	return string(c.Method)
+}
+
+// Params returns the training setting of a -dr candidate, e.g. "d=20
+// train-bw=global*1" or "d=10 start"; "" for the others.
+func (c Candidate) Params() string {
+	switch {
+	case !c.Method.IsDR() || c.Learn.Dim == 0:
+		return ""
+	case c.Learn.Start:
+		return fmt.Sprintf("d=%d start", c.Learn.Dim)
+	}
+	return fmt.Sprintf("d=%d train-bw=global*%g", c.Learn.Dim, c.Learn.Scale)
 }
 
 // Deployable KDE bandwidths: a model holds one bandwidth per gallery set
@@ -83,12 +90,12 @@ func deployableBandwidths(bws []Bandwidth) []Bandwidth {
 // with the guard), W learned with at most iter iterations.
 func (c Candidate) grid(g Grid, dim, iter int) Grid {
 	g.Bandwidths = deployableBandwidths(g.Bandwidths)
-	if isDR(c.Method) && c.Learn.Dim == 0 {
+	if c.Method.IsDR() && c.Learn.Dim == 0 {
 		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = autoDims(g, dim), nil, autoScales(g), true
 		g.DRIter = iter
 		return g
 	}
-	if isDR(c.Method) {
+	if c.Method.IsDR() {
 		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = []int{c.Learn.Dim}, nil, nil, false
 		if c.Learn.Start {
 			g.DRGuard = true
@@ -122,7 +129,7 @@ func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
 // they would only give the choice more chances to be lucky, and cost
 // their cross-validations twice.
 var (
-	AutoMethods = []string{KFDAMix, NNH, NNJ, KFDAHL, KFDAJ, NNHDR}
+	AutoMethods = []Name{KFDAMix, NNH, NNJ, KFDAHL, KFDAJ, NNHDR}
 	// AutoThreeSetMethods are the candidates the choice is made among
 	// when every class has three or more training sets (and the caller
 	// gave no list of its own). There an outer fold trains every class on
@@ -132,7 +139,7 @@ var (
 	// where on new sets they do worse (docs/TRAINING.md, "Only kfda-mix
 	// and the learned projection on three sets"). The other candidates
 	// are scored only if both of these fail.
-	AutoThreeSetMethods = []string{KFDAMix, NNHDR}
+	AutoThreeSetMethods = []Name{KFDAMix, NNHDR}
 	AutoDims            = []int{5, 10, 20, 40}
 	AutoScales          = []float64{0.25, 1, 2}
 	// AutoRepeats is how many times the training sets are dealt to the
@@ -182,7 +189,7 @@ func AutoCandidates(g Grid, dim int, nested bool) []Candidate {
 	var out []Candidate
 	for _, m := range methods {
 		switch {
-		case !isDR(m):
+		case !m.IsDR():
 			out = append(out, Candidate{Method: m})
 		case g.Learn == nil || len(dims) == 0:
 		case nested:
@@ -566,9 +573,9 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 // for in the outer folds: every deployable bandwidth, with the global
 // base of every fold's training sets (Pool.prefetch).
 func prefetchFolds(outers []*outer, cands []Candidate, g Grid) {
-	var methods []string
+	var methods []Name
 	for _, c := range cands {
-		if c.Method != Auto && !isDR(c.Method) {
+		if c.Method != Auto && !c.Method.IsDR() {
 			methods = append(methods, c.Method)
 		}
 	}
@@ -636,7 +643,7 @@ func NotScored(err error) bool {
 
 // leading returns cands with the candidates of methods moved to the front,
 // in the order of methods, and how many there are.
-func leading(cands []Candidate, methods []string) ([]Candidate, int) {
+func leading(cands []Candidate, methods []Name) ([]Candidate, int) {
 	var out []Candidate
 	for _, m := range methods {
 		for _, c := range cands {
@@ -734,7 +741,7 @@ func (s *Selection) choose() error {
 // cross-validate and would fall back to its first candidate: the winner
 // of Choose, which was validated, is deployed as it is.
 func (s *Selection) deployGrid(c Candidate, g Grid, dim int, labels []int) Grid {
-	if !isDR(c.Method) || c.Learn.Dim == 0 || SmallestClass(labels) < 2 {
+	if !c.Method.IsDR() || c.Learn.Dim == 0 || SmallestClass(labels) < 2 {
 		return c.grid(g, dim, g.DRIter)
 	}
 	var dims []int
@@ -797,11 +804,11 @@ func runAuto(t *Task, g Grid) (Prediction, error) {
 	return p, nil
 }
 
-// FitMethod runs a deployable method with its own cross-validation over
+// Fit runs a deployable method with its own cross-validation over
 // g (for a -dr method, g's DRDims × DRScales grid with the guard) on all
 // training sets of t and returns what a model deploys. The KDE bandwidths
 // are g's deployable ones.
-func FitMethod(method string, t *Task, g Grid) (*Fitted, error) {
+func Fit(method Name, t *Task, g Grid) (*Fitted, error) {
 	tt := *t
 	tt.Test = nil
 	g.Bandwidths = deployableBandwidths(g.Bandwidths)

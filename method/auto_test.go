@@ -20,7 +20,7 @@ import (
 func autoGrid(learn Learner) Grid {
 	g := smallGrid()
 	g.Learn = learn
-	g.AutoMethods = []string{NNH, KFDAHG, NNHDR}
+	g.AutoMethods = []Name{NNH, KFDAHG, NNHDR}
 	g.AutoDims = []int{1, 3, 6, 40}
 	g.AutoScales = []float64{1}
 	g.DRIter, g.DRFoldIter = 25, 7
@@ -193,7 +193,7 @@ func TestAutoFoldings(t *testing.T) {
 		}
 		// One set per class: the -dr method cannot cross-validate on all
 		// training sets, so the validated winner itself is deployed.
-		if b := sel.Best(); c.gallery == 1 && isDR(b.Method) && (fit.Learn.Dim != b.Learn.Dim || fit.Learn.Start != b.Learn.Start || fit.Learn.Scale != b.Learn.Scale) {
+		if b := sel.Best(); c.gallery == 1 && b.Method.IsDR() && (fit.Learn.Dim != b.Learn.Dim || fit.Learn.Start != b.Learn.Start || fit.Learn.Scale != b.Learn.Scale) {
 			t.Errorf("one set per class: deployed %+v, chose %v", fit.Learn, b.Candidate)
 		}
 		if len(fit.H) != len(sp.Gallery) || fit.Query.Validate() != nil {
@@ -238,7 +238,7 @@ func TestOuterFoldsDealings(t *testing.T) {
 		t.Error("the two dealings share the inner cross-validation seeds")
 	}
 	one := &Task{Pool: task.Pool, Train: []int{0, 5, 10, 15}, Labels: []int{0, 1, 2, 3}, Classes: 4, Seed: 5}
-	sel, err := Choose(one, Grid{Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}, AutoMethods: []string{NNH}, AutoRepeats: 3}, nil)
+	sel, err := Choose(one, Grid{Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}, AutoMethods: []Name{NNH}, AutoRepeats: 3}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +530,7 @@ func TestPairFoldsShortSets(t *testing.T) {
 func TestAutoTwoSetsPerClassChoosesOnSets(t *testing.T) {
 	task := coneTask(t, 12, 12, 60)
 	g := DefaultGrid()
-	g.AutoMethods, g.AutoScoreAll = []string{NNH, KFDAMix}, true
+	g.AutoMethods, g.AutoScoreAll = []Name{NNH, KFDAMix}, true
 	sel, err := Choose(task, g, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -560,7 +560,7 @@ func TestAutoProgressUntimed(t *testing.T) {
 		t.Fatalf("%d reports, want one per run", len(reps))
 	}
 	first, last := reps[0], reps[len(reps)-1]
-	if first.Candidate.Method != NNH || !slices.Contains(first.Untimed, KFDAHG) || slices.Contains(first.Untimed, NNH) {
+	if first.Candidate.Method != NNH || !slices.Contains(first.Untimed, string(KFDAHG)) || slices.Contains(first.Untimed, string(NNH)) {
 		t.Errorf("first report (%v): untimed %v, want kfda-hg and not nn-h", first.Candidate, first.Untimed)
 	}
 	if len(last.Untimed) != 0 || last.ETA != 0 {
@@ -721,7 +721,7 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 		if a.Candidate != b.Candidate || a.Accuracy != b.Accuracy || !slices.Equal(a.Correct, b.Correct) || (a.Err == nil) != (b.Err == nil) {
 			t.Errorf("%v: %.3f %v with one worker, %.3f %v with two", a.Candidate, a.Accuracy, a.Correct, b.Accuracy, b.Correct)
 		}
-		if isDR(a.Method) {
+		if a.Method.IsDR() {
 			dr = &one.Scores[i]
 		}
 	}
@@ -768,7 +768,7 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 	// Two runs at once report whole runs to the stage, not their own loops.
 	var folds []int
 	for _, s := range steps.steps {
-		if s.Unit == NNHDR+" folds" {
+		if s.Unit == string(NNHDR)+" folds" {
 			folds = append(folds, s.Done)
 			if s.Total != AutoRepeats*3 {
 				t.Errorf("step %+v: want %d runs in all", s, AutoRepeats*3)
@@ -849,13 +849,13 @@ func TestChooseThreeSets(t *testing.T) {
 			if last := reps[len(reps)-1]; last.Done != last.Total || last.ETA != 0 || len(last.Untimed) != 0 {
 				t.Errorf("gallery %d, score all %v: last report %d/%d, %v left, untimed %v", gallery, all, last.Done, last.Total, last.ETA, last.Untimed)
 			}
-			var got []string
+			var got []Name
 			for _, c := range sel.Scores {
 				got = append(got, c.Method)
 			}
 			want := AutoMethods
 			if gallery >= 3 {
-				want = []string{KFDAMix, NNHDR, NNH, NNJ, KFDAHL, KFDAJ}
+				want = []Name{KFDAMix, NNHDR, NNH, NNJ, KFDAHL, KFDAJ}
 			}
 			if !slices.Equal(got, want) {
 				t.Fatalf("gallery %d: candidates %v, want %v", gallery, got, want)
@@ -904,8 +904,8 @@ func failLearner([]*mat.Dense, []int, match.Measure, LearnParams, int64) (*mat.D
 // to the others, by the rule, and the candidates it leaves out are marked
 // as left out by the rule, not by the restriction.
 func TestChooseThreeSetsFallback(t *testing.T) {
-	defer func(m []string) { AutoThreeSetMethods = m }(AutoThreeSetMethods)
-	AutoThreeSetMethods = []string{NNHDR} // fails: no W is learned
+	defer func(m []Name) { AutoThreeSetMethods = m }(AutoThreeSetMethods)
+	AutoThreeSetMethods = []Name{NNHDR} // fails: no W is learned
 	sp, labels := drSplit(t, sixSetData(4), 3)
 	g := autoGrid(failLearner)
 	g.AutoMethods = nil
@@ -962,7 +962,7 @@ func TestAutoThreeSetsDeploysChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 		best := sel.Best().Method
-		if strings.Contains(got.Params, "vote") || !strings.HasPrefix(got.Params, "chose "+best+" ") {
+		if strings.Contains(got.Params, "vote") || !strings.HasPrefix(got.Params, "chose "+string(best)+" ") {
 			t.Errorf("sep %g: chose %s, the row says %q", sep, best, got.Params)
 		}
 		if best != KFDAMix {

@@ -14,7 +14,7 @@ import (
 // deploy it. The methods a model can deploy fill it in (nn-h, nn-j,
 // kfda-hg, kfda-hl, kfda-j, gda, cdl, nn-h-dr, nn-j-dr).
 type Fitted struct {
-	Method     string
+	Method     Name
 	Divergence match.Measure
 	// CV is the held-out accuracy (in [0, 1]) of the chosen
 	// hyper-parameters in the method's own cross-validation over the

@@ -104,7 +104,7 @@ func TestOneSetPerClassValidatedOnHalves(t *testing.T) {
 	task := oneSetTask(t, 6, 20, 3)
 	g := smallGrid()
 	g.Bandwidths = []Bandwidth{{Mode: Global, Scale: 1e-4}, {Mode: Global, Scale: 1}}
-	for _, m := range []string{NNH, KFDAHG, GDA, CDL, KFDAMix} {
+	for _, m := range []Name{NNH, KFDAHG, GDA, CDL, KFDAMix} {
 		p, err := Run(m, task, g)
 		if err != nil {
 			t.Fatalf("%s: %v", m, err)

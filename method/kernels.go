@@ -372,7 +372,7 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	return Prediction{Params: params, Fit: fit}, nil
 }
 
-func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
+func runKFDADiv(t *Task, g Grid, method Name) (Prediction, error) {
 	cands, err := divCandidates(t, g, method)
 	if err != nil {
 		return Prediction{}, err
@@ -380,7 +380,7 @@ func runKFDADiv(t *Task, g Grid, method string) (Prediction, error) {
 	return runKFDA(t, g, cands)
 }
 
-func divCandidates(t *Task, g Grid, method string) ([]candidate, error) {
+func divCandidates(t *Task, g Grid, method Name) ([]candidate, error) {
 	m, sqrt, kernel := match.Hellinger, false, match.KernelHG
 	switch method {
 	case KFDAHL:

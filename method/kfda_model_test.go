@@ -1,21 +1,21 @@
-package method
+package method_test
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/kfda"
 	"setmatch/match"
+	. "setmatch/method"
 	"setmatch/model"
 )
 
-// TestKFDAModelMatchesEval fits kFDA as eval does on a split (training
+// TestKFDAModelMatchesEval fits kFDA as package method does on a split (training
 // divergences over the pool, kernel with the width over the median, fit,
 // transform of the test sets, 1-NN in the latent space) and as a deployed
 // model does (model.FitKFDA on the training sets, then the Matcher on each
@@ -58,25 +58,25 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 			{model.KernelJ, match.Jeffrey, false, match.KernelJ},
 		} {
 			t.Run(fmt.Sprintf("%v/%s", bw, kc.name), func(t *testing.T) {
-				// eval's way.
+				// the engine's way.
 				d := dm.Of(kc.meas)
 				k := kfda.KernelMatrix(d, width, kfda.MedianOffDiag(d, train, kc.sqrt), kc.kernel)
 				cls := make([][]float64, len(test))
-				pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil, cls)
+				pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil, cls)
 				if err != nil {
 					t.Fatal(err)
 				}
-				f, err := kfda.Fit(subSym(k, train), trainLabels, classes, reg, 0)
+				f, err := kfda.Fit(SubSym(k, train), trainLabels, classes, reg, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
-				z, err := f.Transform(sub(k, test, train))
+				z, err := f.Transform(Sub(k, test, train))
 				if err != nil {
 					t.Fatal(err)
 				}
 
 				// The deployed model's way: W = I, the training sets as the
-				// gallery with the bandwidths eval used.
+				// gallery with the bandwidths the engine used.
 				m := &model.Model{
 					Divergence: kc.meas,
 					W:          identity(dim),
@@ -89,7 +89,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 					m.QueryBandwidth = match.BandwidthRule{Kind: match.NearestNeighbour, Scale: bw.Scale}
 				}
 				for a, i := range train {
-					m.Sets = append(m.Sets, model.Set{Label: fmt.Sprint("class", trainLabels[a]), Name: fmt.Sprint("set", i), Samples: sets[i], Bandwidth: h[pool.off[i]]})
+					m.Sets = append(m.Sets, model.Set{Label: fmt.Sprint("class", trainLabels[a]), Name: fmt.Sprint("set", i), Samples: sets[i], Bandwidth: h[pool.FrameOffset(i)]})
 				}
 				if _, err := m.FitKFDA(kc.name, width, "median", reg, r, 1); err != nil {
 					t.Fatal(err)
@@ -99,10 +99,10 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkMatcher(t, mt, sets, test, trainLabels, testLabels, pred[0], z, r, func(i int, res model.Result) {
-					if math.Abs(res.Bandwidth-h[pool.off[i]]) > 1e-12*h[pool.off[i]] {
-						t.Fatalf("test set %d: matcher bandwidth %v, eval's %v", i, res.Bandwidth, h[pool.off[i]])
+					if math.Abs(res.Bandwidth-h[pool.FrameOffset(i)]) > 1e-12*h[pool.FrameOffset(i)] {
+						t.Fatalf("test set %d: matcher bandwidth %v, the engine's %v", i, res.Bandwidth, h[pool.FrameOffset(i)])
 					}
-					// eval's distance to the nearest set of every class in
+					// the engine's distance to the nearest set of every class in
 					// the latent space, against the matcher's distances.
 					a := slices.Index(test, i)
 					for c := range classes {
@@ -113,7 +113,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 							}
 						}
 						if math.Abs(cls[a][c]-near) > 1e-9*max(1, near) {
-							t.Errorf("test set %d, class %d: eval's latent distance %.15g, the matcher's %.15g", i, c, cls[a][c], near)
+							t.Errorf("test set %d, class %d: the engine's latent distance %.15g, the matcher's %.15g", i, c, cls[a][c], near)
 						}
 					}
 				})
@@ -123,7 +123,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 }
 
 // TestSetKernelModelMatchesEval is TestKFDAModelMatchesEval for the set
-// kernels: eval's GDA and CDL kernels over the pool against a model of
+// kernels: the engine's GDA and CDL kernels over the pool against a model of
 // the raw training sets (W = I, zero mean) fitted with FitSetKernel, on
 // sets whose classes differ in the shape of their spread.
 func TestSetKernelModelMatchesEval(t *testing.T) {
@@ -156,15 +156,15 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pred, _, err := kfdaPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil, nil)
+			pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := kfda.Fit(subSym(k, train), trainLabels, classes, reg, 0)
+			f, err := kfda.Fit(SubSym(k, train), trainLabels, classes, reg, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			z, err := f.Transform(sub(k, test, train))
+			z, err := f.Transform(Sub(k, test, train))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,8 +216,8 @@ func kfdaSplit(rng *rand.Rand, classes, n0, dim int, class func(c int) func(j in
 }
 
 // checkMatcher matches every test set with mt and checks that it decides
-// as eval's prediction pred (a class per test set) and lands at eval's
-// latent point (the first r coordinates of its row of z) to 1e-9, and that eval got at least 3/4 of the
+// as the engine's prediction pred (a class per test set) and lands at the engine's
+// latent point (the first r coordinates of its row of z) to 1e-9, and that the engine got at least 3/4 of the
 // test sets right (the data are easy). extra, if set, checks more of
 // each result.
 func checkMatcher(t *testing.T, mt *model.Matcher, sets []*mat.Dense, test, trainLabels, testLabels, pred []int, z *mat.Dense, r int, extra func(i int, res model.Result)) {
@@ -232,14 +232,14 @@ func checkMatcher(t *testing.T, mt *model.Matcher, sets []*mat.Dense, test, trai
 			extra(i, res)
 		}
 		if got := trainLabels[res.Decision.Best]; got != pred[a] {
-			t.Errorf("test set %d: matcher predicts class %d (gallery set %d), eval class %d", i, got, res.Decision.Best, pred[a])
+			t.Errorf("test set %d: matcher predicts class %d (gallery set %d), the engine class %d", i, got, res.Decision.Best, pred[a])
 		}
 		if len(res.Latent) != r {
 			t.Fatalf("latent point has %d coordinates, want %d", len(res.Latent), r)
 		}
 		for c := range r {
 			if want := z.At(a, c); math.Abs(res.Latent[c]-want) > 1e-9*max(1, math.Abs(want)) {
-				t.Errorf("test set %d: latent[%d] = %.15g, eval %.15g", i, c, res.Latent[c], want)
+				t.Errorf("test set %d: latent[%d] = %.15g, the engine %.15g", i, c, res.Latent[c], want)
 			}
 		}
 		if pred[a] == testLabels[a] {
@@ -247,7 +247,7 @@ func checkMatcher(t *testing.T, mt *model.Matcher, sets []*mat.Dense, test, trai
 		}
 	}
 	if right < len(test)*3/4 {
-		t.Errorf("eval's kFDA got %d of %d test sets right; the test data should be easy", right, len(test))
+		t.Errorf("the engine's kFDA got %d of %d test sets right; the test data should be easy", right, len(test))
 	}
 }
 
@@ -260,7 +260,7 @@ func identity(n int) *mat.Dense {
 }
 
 // TestMixModelMatchesEval is TestSetKernelModelMatchesEval for kfda-mix:
-// each of eval's kernels (hg, gda and cdl, each chosen by its own
+// each of the engine's kernels (hg, gda and cdl, each chosen by its own
 // cross-validation) against a model of the raw training sets fitted with
 // FitTerms on the same terms, which weighs them again on its gallery.
 func TestMixModelMatchesEval(t *testing.T) {
@@ -286,30 +286,30 @@ func TestMixModelMatchesEval(t *testing.T) {
 		Widths:     []float64{0.1, 1}, WidthScale: "median",
 		Regs: []float64{1e-2}, GDAP: []int{2, 3}, CDLRegs: []float64{1e-2, 1}, Folds: 3,
 	}
-	cands, err := mixCandidates(task, g)
+	cands, err := MixCandidates(task, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cands) != len(mixCombos) {
-		t.Fatalf("%d sums, want %d", len(cands), len(mixCombos))
+	if len(cands) != len(MixCombos) {
+		t.Fatalf("%d sums, want %d", len(cands), len(MixCombos))
 	}
 	const reg, r = 1e-2, 2
 	for _, c := range cands {
-		t.Run(c.desc, func(t *testing.T) {
-			pred, _, err := kfdaPredict(c.matrix(), train, trainLabels, test, classes, reg, []int{r}, nil, nil)
+		t.Run(c.Desc, func(t *testing.T) {
+			pred, _, err := KFDAPredict(c.Matrix, train, trainLabels, test, classes, reg, []int{r}, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := kfda.Fit(subSym(c.matrix(), train), trainLabels, classes, reg, 0)
+			f, err := kfda.Fit(SubSym(c.Matrix, train), trainLabels, classes, reg, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			z, err := f.Transform(sub(c.matrix(), test, train))
+			z, err := f.Transform(Sub(c.Matrix, test, train))
 			if err != nil {
 				t.Fatal(err)
 			}
-			fit := c.fit
-			if err := fit.setBandwidths(task); err != nil {
+			fit := c.Fit
+			if err := fit.SetBandwidths(task); err != nil {
 				t.Fatal(err)
 			}
 			m := &model.Model{Divergence: match.Hellinger, QueryBandwidth: fit.Query,
@@ -319,7 +319,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 			}
 			var terms []model.Term
 			for _, tm := range fit.Terms {
-				mt := model.Term{Kernel: strings.TrimPrefix(tm.Fit.Method, "kfda-"), Width: 1, Scale: 1, WidthScale: "raw", P: tm.Fit.P, Lambda: tm.Fit.Lambda}
+				mt := model.Term{Kernel: tm.Fit.Method.Kernel(), Width: 1, Scale: 1, WidthScale: "raw", P: tm.Fit.P, Lambda: tm.Fit.Lambda}
 				if tm.Fit.Method == KFDAHG {
 					mt.Width, mt.WidthScale = tm.Fit.Width, "median"
 				}
@@ -330,7 +330,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 			}
 			for i, tm := range m.KFDA.Terms {
 				if w := fit.Terms[i].Weight; math.Abs(tm.Weight-w) > 1e-12*w {
-					t.Errorf("term %d: the model weighs it %v, eval %v", i, tm.Weight, w)
+					t.Errorf("term %d: the model weighs it %v, the engine %v", i, tm.Weight, w)
 				}
 			}
 			mt, err := m.NewMatcher()

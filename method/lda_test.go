@@ -94,7 +94,7 @@ func TestLDABeatsNN(t *testing.T) {
 // sets give the same parameters.
 func TestLDAFitDeployable(t *testing.T) {
 	task := ldaTask(t, 4, 3, 12)
-	fit, err := FitMethod(NNHLDA, task, DefaultGrid())
+	fit, err := Fit(NNHLDA, task, DefaultGrid())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,55 +14,94 @@ import (
 	"setmatch/match"
 )
 
-// Method names, as on the command line and in the paper's tables.
+// Name is a method's name, as on the command line, in the paper's
+// tables and in a model file.
+type Name string
+
+// The methods.
 const (
-	NNH    = "nn-h"
-	NNJ    = "nn-j"
-	KFDAHG = "kfda-hg"
-	KFDAHL = "kfda-hl"
-	KFDAJ  = "kfda-j"
-	NNHDR  = "nn-h-dr"
-	NNJDR  = "nn-j-dr"
+	NNH    Name = "nn-h"
+	NNJ    Name = "nn-j"
+	KFDAHG Name = "kfda-hg"
+	KFDAHL Name = "kfda-hl"
+	KFDAJ  Name = "kfda-j"
+	NNHDR  Name = "nn-h-dr"
+	NNJDR  Name = "nn-j-dr"
 	// NNHLDA is nearest neighbour on the Hellinger divergence after a
 	// fixed Fisher discriminant W (lda.go).
-	NNHLDA = "nn-h-lda"
-	GDA    = "gda"
-	CDL    = "cdl"
+	NNHLDA Name = "nn-h-lda"
+	GDA    Name = "gda"
+	CDL    Name = "cdl"
 	// KFDAMix is kFDA on a KDE kernel, GDA's or CDL's set kernel, or a
 	// sum of them, chosen by cross-validation (mix.go).
-	KFDAMix = "kfda-mix"
+	KFDAMix Name = "kfda-mix"
 	// Auto chooses among the deployable methods by cross-validation on
 	// the training sets (Choose) and runs the winner: what setmatch train
 	// --method auto deploys.
-	Auto = "auto"
+	Auto Name = "auto"
 )
 
-// Methods lists every method in table order.
-var Methods = []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, NNHLDA, GDA, CDL, KFDAMix, Auto}
-
-// ParseMethods reads a comma-separated list of method names ("all" for
-// every method).
-func ParseMethods(s string) ([]string, error) {
-	if strings.TrimSpace(s) == "all" {
-		return append([]string(nil), Methods...), nil
+// Kernel returns the kernel of a single-kernel kFDA method as a model
+// names it: "hg", "hl" and "j" for kfda-hg, kfda-hl and kfda-j, "gda" and
+// "cdl" for the set kernels; "" for the other methods.
+func (n Name) Kernel() string {
+	switch n {
+	case KFDAHG, KFDAHL, KFDAJ:
+		return strings.TrimPrefix(string(n), "kfda-")
+	case GDA, CDL:
+		return string(n)
 	}
-	var out []string
-	seen := map[string]bool{}
+	return ""
+}
+
+// IsDR reports whether n is nearest neighbour after a learned W (nn-h-dr,
+// nn-j-dr).
+func (n Name) IsDR() bool { return n == NNHDR || n == NNJDR }
+
+// IsKFDA reports whether n decides by kFDA: the kfda-* methods and the
+// set kernels (gda, cdl).
+func (n Name) IsKFDA() bool {
+	return strings.HasPrefix(string(n), "kfda") || n == GDA || n == CDL
+}
+
+// OfKernel returns the kFDA method on kernel k, as Name.Kernel names
+// it: the inverse of Kernel.
+func OfKernel(k string) Name {
+	if k == string(GDA) || k == string(CDL) {
+		return Name(k)
+	}
+	return "kfda-" + Name(k)
+}
+
+// Names lists every method in table order.
+var Names = []Name{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, NNHDR, NNJDR, NNHLDA, GDA, CDL, KFDAMix, Auto}
+
+// Join joins the names with sep between them, as strings.Join.
+func Join(names []Name, sep string) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, sep)
+}
+
+// ParseNames reads a comma-separated list of method names ("all" for
+// every method), each once, in the order given.
+func ParseNames(s string) ([]Name, error) {
+	if strings.TrimSpace(s) == "all" {
+		return slices.Clone(Names), nil
+	}
+	var out []Name
 	for _, f := range strings.Split(s, ",") {
-		f = strings.ToLower(strings.TrimSpace(f))
-		if f == "" {
+		n := Name(strings.ToLower(strings.TrimSpace(f)))
+		if n == "" {
 			continue
 		}
-		ok := false
-		for _, m := range Methods {
-			ok = ok || m == f
+		if !slices.Contains(Names, n) {
+			return nil, fmt.Errorf("unknown method %q: want some of %s (or all)", n, Join(Names, ","))
 		}
-		if !ok {
-			return nil, fmt.Errorf("unknown method %q: want some of %s (or all)", f, strings.Join(Methods, ","))
-		}
-		if !seen[f] {
-			out = append(out, f)
-			seen[f] = true
+		if !slices.Contains(out, n) {
+			out = append(out, n)
 		}
 	}
 	if len(out) == 0 {
@@ -155,7 +194,7 @@ type Grid struct {
 	DRIter, DRFoldIter int
 	// The auto method's candidates (AutoCandidates; empty: AutoMethods,
 	// AutoDims, AutoScales) and its outer folds (0: 3).
-	AutoMethods []string
+	AutoMethods []Name
 	AutoDims    []int
 	AutoScales  []float64
 	AutoFolds   int
@@ -219,7 +258,7 @@ type Prediction struct {
 
 // Run evaluates one method on t with hyper-parameters chosen by
 // cross-validation on t's training sets.
-func Run(method string, t *Task, g Grid) (Prediction, error) {
+func Run(method Name, t *Task, g Grid) (Prediction, error) {
 	if len(t.Train) != len(t.Labels) {
 		return Prediction{}, fmt.Errorf("%d training sets but %d labels", len(t.Train), len(t.Labels))
 	}
@@ -231,8 +270,8 @@ func Run(method string, t *Task, g Grid) (Prediction, error) {
 
 // run is Run without the check for test sets: with none, it fits the
 // method on t's training sets only (Prediction.Fit).
-func run(method string, t *Task, g Grid) (Prediction, error) {
-	if !isDR(method) && method != Auto {
+func run(method Name, t *Task, g Grid) (Prediction, error) {
+	if !method.IsDR() && method != Auto {
 		// One training set per class: a full-space method's own choice
 		// is made on the halves of the sets (the -dr methods learn W on
 		// them themselves, and auto folds by them).

@@ -1,20 +1,21 @@
 package method
 
 import (
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
 
-func TestParseMethodsAndBandwidth(t *testing.T) {
-	ms, err := ParseMethods("nn-h, kfda-j,nn-h")
-	if err != nil || !equalStrings(ms, []string{NNH, KFDAJ}) {
-		t.Errorf("ParseMethods = %v, %v", ms, err)
+func TestParseNamesAndBandwidth(t *testing.T) {
+	ms, err := ParseNames("nn-h, kfda-j,nn-h")
+	if err != nil || !slices.Equal(ms, []Name{NNH, KFDAJ}) {
+		t.Errorf("ParseNames = %v, %v", ms, err)
 	}
-	if all, _ := ParseMethods("all"); len(all) != 12 || all[11] != Auto {
+	if all, _ := ParseNames("all"); len(all) != 12 || all[11] != Auto {
 		t.Errorf("all = %v", all)
 	}
-	if _, err := ParseMethods("nn-x"); err == nil {
+	if _, err := ParseNames("nn-x"); err == nil {
 		t.Error("unknown method accepted")
 	}
 	for _, s := range []string{"global*1", "set*0.5", "knn3*2"} {
@@ -28,18 +29,6 @@ func TestParseMethodsAndBandwidth(t *testing.T) {
 			t.Errorf("ParseBandwidth(%q) accepted", s)
 		}
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestNewPoolErrors(t *testing.T) {
@@ -67,5 +56,22 @@ func nan() float64 { var z float64; return z / z }
 func TestFrameBudget(t *testing.T) {
 	if FrameBudget(2) != MaxPoolFrames/2 || FrameBudget(3) != MaxPoolFrames {
 		t.Errorf("FrameBudget(2) = %d, FrameBudget(3) = %d", FrameBudget(2), FrameBudget(3))
+	}
+}
+
+// TestKernel: the kernel of every single-kernel kFDA method, and back.
+func TestKernel(t *testing.T) {
+	for _, n := range Names {
+		k := n.Kernel()
+		switch n {
+		case KFDAHG, KFDAHL, KFDAJ, GDA, CDL:
+			if k == "" || OfKernel(k) != n {
+				t.Errorf("%s: kernel %q, back %q", n, k, OfKernel(k))
+			}
+		default:
+			if k != "" {
+				t.Errorf("%s: kernel %q, want none", n, k)
+			}
+		}
 	}
 }

@@ -29,7 +29,7 @@ type Term struct {
 }
 
 // mixFamilies are the methods whose kernels kfda-mix takes.
-var mixFamilies = []string{KFDAHG, GDA, CDL}
+var mixFamilies = []Name{KFDAHG, GDA, CDL}
 
 // mixCombos are the kernels kfda-mix chooses from, as indices into
 // mixFamilies: each alone, then the sums (on ties the first wins).
@@ -77,7 +77,7 @@ func mixCandidates(t *Task, g Grid) ([]candidate, error) {
 		if !(diag > 0) {
 			return nil, fmt.Errorf("%s kernel %s: mean diagonal %v over the training sets, want > 0", method, cands[c].desc, diag)
 		}
-		fam = append(fam, chosen{k: k, desc: method + "(" + cands[c].desc + ")", fit: cands[c].fit, diag: diag})
+		fam = append(fam, chosen{k: k, desc: string(method) + "(" + cands[c].desc + ")", fit: cands[c].fit, diag: diag})
 	}
 	// The sums are held for the task's sets only (setKernel).
 	sets := t.divSets()

@@ -120,7 +120,7 @@ func newChooser(t *Task, g Grid, outers []*outer, cands []Candidate, sel *Select
 
 // kind is the kind of a candidate for the estimate of the time left.
 func kind(c Candidate) string {
-	if isDR(c.Method) && c.Learn.Dim > 0 && !c.Learn.Start {
+	if c.Method.IsDR() && c.Learn.Dim > 0 && !c.Learn.Start {
 		return fmt.Sprintf("%s/%d", c.Method, c.Learn.Dim)
 	}
 	return c.String()
@@ -146,7 +146,7 @@ func (ch *chooser) complete(i int) bool {
 
 // conc is how many runs of candidate i go at once.
 func (ch *chooser) conc(i int) int {
-	if isDR(ch.cands[i].Method) && ch.trainFrames <= concurrentRunFrames {
+	if ch.cands[i].Method.IsDR() && ch.trainFrames <= concurrentRunFrames {
 		return min(2, par.Workers(ch.t.Pool.Workers))
 	}
 	return 1
@@ -170,7 +170,7 @@ func (ch *chooser) runNext(i int) {
 	if conc > 1 {
 		// The runs' own progress would overwrite each other's: the
 		// stage counts whole runs instead.
-		ch.t.progress().countFrom(c.Method+" folds", r.runs, ch.perCand)
+		ch.t.progress().countFrom(string(c.Method)+" folds", r.runs, ch.perCand)
 	}
 	preds := make([]Prediction, len(ks))
 	errs := make([]error, len(ks))

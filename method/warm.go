@@ -7,7 +7,7 @@ import (
 
 // usesDivergences reports whether one of methods works on the KDEs'
 // divergences.
-func usesDivergences(methods []string) bool {
+func usesDivergences(methods []Name) bool {
 	for _, m := range methods {
 		switch m {
 		case NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, Auto:
@@ -20,7 +20,7 @@ func usesDivergences(methods []string) bool {
 // Warm computes the caches of t.Pool that several of the methods share
 // (the divergence matrices of g's bandwidths, GDA's bases, CDL's
 // spectra), so that the time of each method's Run is its own.
-func Warm(t *Task, methods []string, g Grid) error {
+func Warm(t *Task, methods []Name, g Grid) error {
 	var bws []Bandwidth
 	if usesDivergences(methods) {
 		bws = g.Bandwidths

@@ -57,6 +57,7 @@ import (
 
 	"setmatch/features"
 	"setmatch/match"
+	"setmatch/method"
 )
 
 // Magic is the first 8 bytes of every model file.
@@ -136,17 +137,17 @@ type fileChange struct {
 const projectionIdentity = "identity"
 
 type fileSelection struct {
-	Method     string            `json:"method"`
+	Method     method.Name       `json:"method"`
 	Params     map[string]string `json:"params,omitempty"`
 	CVAccuracy jsonMaybe         `json:"cv_accuracy"`
 	Candidates []fileCandidate   `json:"candidates,omitempty"`
 }
 
 type fileCandidate struct {
-	Name       string    `json:"name"`
-	Params     string    `json:"params"`
-	CVAccuracy jsonMaybe `json:"cv_accuracy"`
-	Seconds    jsonFloat `json:"seconds"`
+	Name       method.Name `json:"name"`
+	Params     string      `json:"params"`
+	CVAccuracy jsonMaybe   `json:"cv_accuracy"`
+	Seconds    jsonFloat   `json:"seconds"`
 }
 
 type fileKFDA struct {

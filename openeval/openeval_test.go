@@ -92,7 +92,7 @@ func TestRunSeparated(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls int
-	res, err := Run(d, splits, Options{Methods: []string{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2,
+	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2,
 		Progress: func(pr Progress) {
 			calls++
 			if pr.Done != calls || pr.Total != classes || pr.Method != method.NNH {
@@ -108,7 +108,7 @@ func TestRunSeparated(t *testing.T) {
 	mr := res.Methods[method.NNH]
 	checkRows(t, d, splits, mr)
 	for s, r := range mr.PerSplit {
-		if r.Known != 6 || r.Strangers != 2 || r.Failed != 0 || r.Deployed != method.NNH {
+		if r.Known != 6 || r.Strangers != 2 || r.Failed != 0 || r.Deployed != string(method.NNH) {
 			t.Errorf("split %d: %d known, %d strangers, %d failed, deployed %s", s, r.Known, r.Strangers, r.Failed, r.Deployed)
 		}
 	}
@@ -149,7 +149,7 @@ func TestRunPooled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(d, splits, Options{Methods: []string{method.NNH}, Grid: method.DefaultGrid(), Seed: 1})
+	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,10 +167,10 @@ func TestRunNeedsStrangers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(d, splits, Options{Methods: []string{method.NNH}, Grid: method.DefaultGrid()}); err == nil || !strings.Contains(err.Error(), "strangers=K") {
+	if _, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid()}); err == nil || !strings.Contains(err.Error(), "strangers=K") {
 		t.Errorf("splits without strangers: %v", err)
 	}
-	if _, err := Run(d, nil, Options{Methods: []string{method.NNH}}); err == nil {
+	if _, err := Run(d, nil, Options{Methods: []method.Name{method.NNH}}); err == nil {
 		t.Error("no splits accepted")
 	}
 }

@@ -439,7 +439,7 @@ func benchTrainOne(exe, root string, sz benchTrainSize, o benchTrainAutoOptions,
 	r.Deployed = m.MethodName()
 	var cs []string
 	for _, c := range m.Selection.Candidates {
-		what := strings.TrimSpace(c.Name + " " + c.Params)
+		what := strings.TrimSpace(string(c.Name) + " " + c.Params)
 		if math.IsNaN(c.CVAccuracy) {
 			cs = append(cs, what+" -")
 		} else {

@@ -118,7 +118,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			return usagef("%v", err)
 		}
 	}
-	ms, err := method.ParseMethods(a.methods)
+	ms, err := method.ParseNames(a.methods)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -199,7 +199,7 @@ func makeSplits(p eval.Protocol, d *eval.Data, seed uint64) ([]eval.Split, error
 
 // evalProgress returns the progress report of setmatch eval: one line per
 // split with the running accuracy of each method.
-func evalProgress(stderr io.Writer, ms []string) func(eval.Progress) {
+func evalProgress(stderr io.Writer, ms []method.Name) func(eval.Progress) {
 	return func(pr eval.Progress) {
 		var b strings.Builder
 		for _, m := range ms {
@@ -239,19 +239,19 @@ func evalStep(stderr io.Writer, every time.Duration) func(eval.Step) {
 
 // writeEval prints the result as JSON (--json) or a table, and writes the
 // JSON to --json-out if given.
-func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res *eval.Result, loadSec float64) error {
+func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, res *eval.Result, loadSec float64) error {
 	featName := a.featureName()
 	out := struct {
-		Methods       map[string]*eval.MethodResult `json:"methods"`
-		Order         []string                      `json:"order"`
-		Protocol      string                        `json:"protocol"`
-		Features      string                        `json:"features"`
-		Data          string                        `json:"data"`
-		Splits        int                           `json:"splits"`
-		Seed          uint64                        `json:"seed"`
-		LoadSeconds   float64                       `json:"load_seconds"`
-		SharedSeconds float64                       `json:"shared_seconds"`
-		TotalSeconds  float64                       `json:"total_seconds"`
+		Methods       map[method.Name]*eval.MethodResult `json:"methods"`
+		Order         []method.Name                      `json:"order"`
+		Protocol      string                             `json:"protocol"`
+		Features      string                             `json:"features"`
+		Data          string                             `json:"data"`
+		Splits        int                                `json:"splits"`
+		Seed          uint64                             `json:"seed"`
+		LoadSeconds   float64                            `json:"load_seconds"`
+		SharedSeconds float64                            `json:"shared_seconds"`
+		TotalSeconds  float64                            `json:"total_seconds"`
 	}{res.Methods, ms, p.String(), featName, a.data, res.Splits, a.seed, loadSec, res.SharedSeconds, res.TotalSeconds}
 	if done, err := a.writeJSON(stdout, out); done || err != nil {
 		return err
@@ -320,7 +320,7 @@ func (a *evalArgs) writeJSON(stdout io.Writer, out any) (done bool, err error) {
 // runOpenEval is setmatch eval on a protocol with strangers: every
 // method trained as setmatch train would on each split's gallery and its
 // open set measured on the split's probes (openeval).
-func runOpenEval(stdout, stderr io.Writer, a *evalArgs, p eval.Protocol, ms []string, d *eval.Data, splits []eval.Split, eo eval.Options, loadSec float64) error {
+func runOpenEval(stdout, stderr io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, d *eval.Data, splits []eval.Split, eo eval.Options, loadSec float64) error {
 	oo := openeval.Options{Methods: ms, Grid: eo.Grid, Seed: eo.Seed, Workers: eo.Workers, Threshold: a.threshold, Transform: eo.Transform}
 	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, loaded in %.1f s; %d splits, %d strangers' classes in each\n",
@@ -341,22 +341,22 @@ func runOpenEval(stdout, stderr io.Writer, a *evalArgs, p eval.Protocol, ms []st
 
 // openEvalJSON is the JSON object of setmatch eval with strangers.
 type openEvalJSON struct {
-	OpenSet      bool                              `json:"open_set"` // true: the rates of openeval
-	Methods      map[string]*openeval.MethodResult `json:"methods"`
-	Order        []string                          `json:"order"`
-	Protocol     string                            `json:"protocol"`
-	Threshold    string                            `json:"threshold"` // --threshold, as train reads it
-	Features     string                            `json:"features"`
-	Data         string                            `json:"data"`
-	Splits       int                               `json:"splits"`
-	Seed         uint64                            `json:"seed"`
-	LoadSeconds  float64                           `json:"load_seconds"`
-	TotalSeconds float64                           `json:"total_seconds"`
+	OpenSet      bool                                   `json:"open_set"` // true: the rates of openeval
+	Methods      map[method.Name]*openeval.MethodResult `json:"methods"`
+	Order        []method.Name                          `json:"order"`
+	Protocol     string                                 `json:"protocol"`
+	Threshold    string                                 `json:"threshold"` // --threshold, as train reads it
+	Features     string                                 `json:"features"`
+	Data         string                                 `json:"data"`
+	Splits       int                                    `json:"splits"`
+	Seed         uint64                                 `json:"seed"`
+	LoadSeconds  float64                                `json:"load_seconds"`
+	TotalSeconds float64                                `json:"total_seconds"`
 }
 
 // writeOpenEval prints the open-set result as JSON (--json) or a table,
 // and writes the JSON to --json-out if given.
-func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res *openeval.Result, loadSec float64) error {
+func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, res *openeval.Result, loadSec float64) error {
 	thr := a.threshold
 	if thr == "" {
 		thr = deploy.DefaultThreshold

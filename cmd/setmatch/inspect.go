@@ -201,7 +201,7 @@ func inspectSummarize(info model.FileInfo, m *model.Model) *inspectSummary {
 		s.CVAccuracy = percent(m.Selection.CVAccuracy)
 	}
 	for _, c := range m.Selection.Candidates {
-		s.Candidates = append(s.Candidates, inspectCandidate{c.Name, c.Params, percent(c.CVAccuracy), c.Seconds})
+		s.Candidates = append(s.Candidates, inspectCandidate{string(c.Name), c.Params, percent(c.CVAccuracy), c.Seconds})
 	}
 	if f := m.Features; f != nil {
 		s.Features = &inspectFeatures{Spec: f.Name()}

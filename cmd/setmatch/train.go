@@ -41,13 +41,14 @@ cross-validation.`
 
 // trainArgs holds the flags of setmatch train.
 type trainArgs struct {
-	data, out, method, divName, bwName, reportDir, threshold, featSpec string
-	dim, maxIter, nuW, nuB, rounds, workers, maxFrames                 int
-	gradTol, costTol, minStep                                          float64
-	seed                                                               int64
-	maxBytes                                                           int64
-	logJSON                                                            bool
-	loader                                                             *featureLoader // the pipeline the model records
+	data, out, divName, bwName, reportDir, threshold, featSpec string
+	method                                                     method.Name
+	dim, maxIter, nuW, nuB, rounds, workers, maxFrames         int
+	gradTol, costTol, minStep                                  float64
+	seed                                                       int64
+	maxBytes                                                   int64
+	logJSON                                                    bool
+	loader                                                     *featureLoader // the pipeline the model records
 }
 
 func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
@@ -55,7 +56,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	a := new(trainArgs)
 	fl.StringVar(&a.data, "data", "", "training data set folder `DIR`: <class>/<set>.npy|.csv, or <class>/<set>/<frames> (required)")
 	fl.StringVar(&a.out, "out", "", "write the model to file `MODEL` (required)")
-	fl.StringVar(&a.method, "method", method.Auto, "`METHOD` to deploy: auto (chosen by cross-validation), nn-h, nn-j, kfda-hg, kfda-hl, kfda-j, gda, cdl, kfda-mix (kFDA on a sum of the hg, gda and cdl kernels), nn-h-dr, nn-j-dr (each with its own cross-validated parameters), or learned (W at --dim, no cross-validation)")
+	fl.StringVar((*string)(&a.method), "method", string(method.Auto), "`METHOD` to deploy: auto (chosen by cross-validation), nn-h, nn-j, kfda-hg, kfda-hl, kfda-j, gda, cdl, kfda-mix (kFDA on a sum of the hg, gda and cdl kernels), nn-h-dr, nn-j-dr (each with its own cross-validated parameters), or learned (W at --dim, no cross-validation)")
 	fl.IntVar(&a.dim, "dim", 0, "dimension `d` of the learned space: required by --method learned; fixes d of the -dr candidates otherwise (0: chosen by cross-validation)")
 	fl.StringVar(&a.divName, "divergence", "hellinger", "learned: divergence `NAME` in the cost and for matching: hellinger or jeffrey")
 	fl.StringVar(&a.bwName, "bandwidth", "nn", "learned: KDE bandwidth: a fixed number `H` > 0, or a rule applied to each projected set: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in scott*2")
@@ -164,7 +165,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		fl.Usage()
 		return trainOptions{}, usagef("--out MODEL is required")
 	case !slices.Contains(deploy.Methods, a.method):
-		return trainOptions{}, usagef("--method %q: want one of %s", a.method, strings.Join(deploy.Methods, ", "))
+		return trainOptions{}, usagef("--method %q: want one of %s", a.method, method.Join(deploy.Methods, ", "))
 	case a.method == deploy.Learned && a.dim < 1:
 		fl.Usage()
 		return trainOptions{}, usagef("--method learned needs --dim d ≥ 1 (got %d)", a.dim)
@@ -246,7 +247,7 @@ func effectiveParams(res *deploy.Result, labels []string) {
 	switch tr := res.Trained; {
 	case tr != nil:
 		p["nu-w"], p["nu-b"] = strconv.Itoa(tr.NuW), strconv.Itoa(tr.NuB)
-	case strings.HasSuffix(res.Model.Selection.Method, "-dr"):
+	case res.Model.Selection.Method.IsDR():
 		ids, _ := model.ClassIndex(labels)
 		nuW := learn.DefaultNuW(ids)
 		p["nu-w"], p["nu-b"] = strconv.Itoa(nuW), strconv.Itoa(nuW)
