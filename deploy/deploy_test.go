@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
@@ -41,25 +40,13 @@ func dataSpread(seed uint64, sd float64) ([]*mat.Dense, []int) {
 	return sets, labels
 }
 
-// learner is eval's -dr learner with learn.Train, as setmatch wires it.
-func learner(sets []*mat.Dense, labels []int, m match.Measure, p method.LearnParams, seed int64) (*mat.Dense, []float64, error) {
-	if p.Start {
-		return learn.PCABasis(sets, p.Dim, seed)
-	}
-	r, err := learn.Train(sets, labels, learn.TrainOptions{Dim: p.Dim, Divergence: m, MaxIter: p.MaxIter, GlobalScale: p.Scale, Seed: seed, Workers: 1})
-	if err != nil {
-		return nil, nil, err
-	}
-	return r.W, r.Mean, nil
-}
-
 func grid() method.Grid {
 	g := method.DefaultGrid()
 	g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 1}, {Mode: method.Global, Scale: 2}, {Mode: method.PerSet, Scale: 1}}
 	g.Widths, g.Regs = []float64{0.1, 1}, []float64{1e-2, 1}
 	g.AutoDims, g.AutoScales = []int{2}, []float64{1}
 	g.DRIter, g.DRFoldIter = 8, 4
-	g.Learn = learner
+	g.Learn = DRLearner(1)
 	return g
 }
 

@@ -16,8 +16,6 @@ import (
 	"setmatch/deploy"
 	"setmatch/eval"
 	"setmatch/features"
-	"setmatch/learn"
-	"setmatch/match"
 	"setmatch/method"
 	"setmatch/openeval"
 	"setmatch/setkernel"
@@ -126,7 +124,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	grid.Learn = drLearner(a.workers)
+	grid.Learn = deploy.DRLearner(a.workers)
 	ds, pipe, loadSec, err := loadEvalData(a)
 	if err != nil {
 		return err
@@ -459,27 +457,5 @@ func splitTransform(k int, whiten, centre bool) func([]*mat.Dense, []int) ([]*ma
 			out[i] = setkernel.Centred(x)
 		}
 		return out, nil
-	}
-}
-
-// drLearner returns the projection learner of the -dr methods: learn.Train
-// (Section 4) with the default affinity (ν_w = smallest class − 1,
-// ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
-// of p (d is clamped to the feature dimension).
-func drLearner(workers int) method.Learner {
-	pca := new(learn.PCACache) // the folds' candidates share their sets' PCA
-	return func(sets []*mat.Dense, labels []int, m match.Measure, p method.LearnParams, seed int64) (*mat.Dense, []float64, error) {
-		_, d := sets[0].Dims()
-		if p.Start {
-			return pca.Basis(sets, min(p.Dim, d), seed)
-		}
-		res, err := learn.Train(sets, labels, learn.TrainOptions{
-			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
-			GlobalScale: p.Scale, PCA: pca,
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		return res.W, res.Mean, nil
 	}
 }

@@ -204,7 +204,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		}
 	}
 	o.Grid = method.DefaultGrid()
-	o.Grid.Learn = drLearner(a.workers)
+	o.Grid.Learn = deploy.DRLearner(a.workers)
 	enc := json.NewEncoder(stdout)
 	o.Train = learn.TrainOptions{Divergence: measure, Bandwidth: rule, NuW: a.nuW, NuB: a.nuB,
 		MaxIter: a.maxIter, GradTol: a.gradTol, CostRelTol: a.costTol, MinStep: a.minStep,
