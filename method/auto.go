@@ -36,7 +36,9 @@ import (
 // each set is cut into its even and odd frames, and the two halves are
 // the two folds.
 
-// Candidate is one pipeline the auto method chooses from.
+// Candidate is one pipeline the auto method chooses from. A model
+// records each scored candidate as a model.Candidate: its name, its
+// parameters as text (Params), its score and time, without the pipeline.
 type Candidate struct {
 	Method Name
 	// Learn is the training setting of a -dr method (Dim, and Scale or
@@ -220,7 +222,10 @@ type CandidateScore struct {
 	Seconds float64 // time of its folds
 }
 
-// Selection is the outcome of Choose.
+// Selection is the outcome of Choose: every candidate's score and the
+// rule's choice among them, for the caller to weigh and deploy. A model
+// keeps a record of it (model.Selection: the deployed method, its
+// parameters and the candidates' scores), not the Selection itself.
 type Selection struct {
 	Scores []CandidateScore // every candidate, in AutoCandidates order
 	Chosen int              // index of the winner in Scores

@@ -11,8 +11,9 @@ import (
 
 // Fitted is a method fitted on the training sets of a task, with every
 // hyper-parameter its cross-validation chose: what a model needs to
-// deploy it. The methods a model can deploy fill it in (nn-h, nn-j,
-// kfda-hg, kfda-hl, kfda-j, gda, cdl, nn-h-dr, nn-j-dr).
+// deploy it. Every method but auto fills it in (Fit; auto's is the one of
+// the method it chose). Package deploy builds the model (model.Model)
+// from it.
 type Fitted struct {
 	Method     Name
 	Divergence match.Measure
@@ -59,7 +60,7 @@ type Fitted struct {
 	// Terms are the kernels of kfda-mix, each a fitted kfda-hg, gda or
 	// cdl with its weight; Bandwidth, H and Query are then those of the
 	// kfda-hg term (Global 1 without one).
-	Terms []Term
+	Terms []FittedTerm
 }
 
 // Deployable reports whether a model can hold f: an error says why not.

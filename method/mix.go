@@ -19,11 +19,13 @@ import (
 // regulariser and latent dimension: a family that only adds noise (CDL's
 // covariances under strong lighting changes, for one) is left out.
 
-// Term is one kernel of kfda-mix: a single-kernel method fitted on the
-// training sets (kfda-hg, gda or cdl, without its discriminant) and the
-// weight of its kernel in a sum, 1 / the mean of its diagonal over the
-// training sets (1 for a kernel alone).
-type Term struct {
+// FittedTerm is one kernel of kfda-mix as the engine fits it: a
+// single-kernel method fitted on the training sets (kfda-hg, gda or cdl,
+// without its discriminant) and the weight of its kernel in a sum, 1 /
+// the mean of its diagonal over the training sets (1 for a kernel alone).
+// A model stores not the fit but the kernel it names (model.Term: the
+// kernel's kind and parameters), and weighs it again on its gallery.
+type FittedTerm struct {
 	Fit    *Fitted
 	Weight float64
 }
@@ -103,7 +105,7 @@ func mixCandidates(t *Task, g Grid) ([]candidate, error) {
 			}
 			desc = append(desc, c.desc)
 			term := *c.fit
-			f.Terms = append(f.Terms, Term{Fit: &term, Weight: w})
+			f.Terms = append(f.Terms, FittedTerm{Fit: &term, Weight: w})
 			if term.Method == KFDAHG {
 				// The KDE kernel's bandwidth is the one the model's
 				// gallery sets and batches get.

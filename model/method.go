@@ -19,8 +19,10 @@ import (
 // the method's name as `setmatch eval` reports it ("nn-h", "nn-j",
 // "nn-h-dr", "nn-j-dr", "kfda-hg", "kfda-hl", "kfda-j", …), its
 // hyper-parameters, and the cross-validated accuracy of it and of every
-// candidate that was scored. The zero Selection (models of format 1) means
-// nearest neighbour under Divergence, described by Model.MethodName.
+// candidate that was scored. It is the stored record of a choice (the
+// engine's outcome of one is a method.Selection, which it does not keep).
+// The zero Selection (models of format 1) means nearest neighbour under
+// Divergence, described by Model.MethodName.
 type Selection struct {
 	Method method.Name
 	// Params are the chosen hyper-parameters, e.g. "dim": "20",
@@ -34,7 +36,9 @@ type Selection struct {
 	Candidates []Candidate
 }
 
-// Candidate is one method scored by cross-validation while choosing.
+// Candidate is the stored record of one method scored by
+// cross-validation while choosing (of a method.CandidateScore: the
+// engine's pipeline by name, its parameters as text, its score and time).
 type Candidate struct {
 	Name       method.Name // method, as Selection.Method
 	Params     string      // its parameters, free text
