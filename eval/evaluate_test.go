@@ -3,12 +3,12 @@ package eval
 import (
 	"math"
 	"math/rand/v2"
-	"setmatch/internal/testutil"
 	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
 	"setmatch/method"
 )

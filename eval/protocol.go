@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"setmatch/method"
-
 	"bufio"
 	"errors"
 	"fmt"
@@ -13,6 +11,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/method"
 )
 
 // Data is a labelled collection of sets to evaluate on.

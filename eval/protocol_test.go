@@ -1,14 +1,14 @@
 package eval
 
 import (
-	"setmatch/method"
-
 	"math/rand/v2"
-	"setmatch/internal/testutil"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
+	"setmatch/method"
 )
 
 func toyData(classes, per, n int) *Data {

@@ -138,9 +138,8 @@ var (
 	// fewer sets than the deployed model has, which costs a kFDA method
 	// far more than nearest neighbour: held-out scores rank the
 	// full-space NN methods, and the other kFDA kernels, above kfda-mix
-	// where on new sets they do worse (docs/TRAINING.md, "Only kfda-mix
-	// and the learned projection on three sets"). The other candidates
-	// are scored only if both of these fail.
+	// where on new sets they do worse. The other candidates are scored
+	// only if both of these fail.
 	AutoThreeSetMethods = []Name{KFDAMix, NNHDR}
 	AutoDims            = []int{5, 10, 20, 40}
 	AutoScales          = []float64{0.25, 1, 2}
@@ -326,19 +325,7 @@ func (o *outer) pairHalves() (bool, error) {
 	pair := func(k int) bool { return count[t.Labels[k]] == 2 }
 	// Every dealing halves the same sets: one pool for all of them
 	// (Pool.halfCache), whose divergence matrices they share.
-	key := "pairs " + fmt.Sprint(t.Train)
-	t.Pool.mu.Lock()
-	if t.Pool.halfCache == nil {
-		t.Pool.halfCache = map[string]*halfTask{}
-	}
-	h := t.Pool.halfCache[key]
-	if h == nil {
-		h = new(halfTask)
-		t.Pool.halfCache[key] = h
-	}
-	t.Pool.mu.Unlock()
-	h.once.Do(func() { h.pool, h.halves, h.err = t.Pool.withHalvesOf(t.Train, pair) })
-	pool, idx, err := h.pool, h.halves, h.err
+	pool, idx, err := t.Pool.cachedHalves("pairs "+fmt.Sprint(t.Train), t.Train, pair)
 	if err != nil || pool == nil {
 		return false, err
 	}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
-	"setmatch/internal/testutil"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
 	"setmatch/synth"
 )
@@ -940,8 +940,7 @@ func TestChooseThreeSetsFallback(t *testing.T) {
 // TestAutoThreeSetsDeploysChoice: where every class has three training
 // sets and the choice keeps kfda-mix, the auto row is kfda-mix alone, run
 // as the whole method, and Deploy fits kfda-mix alone; where it departs
-// to nn-h-dr, the row is nn-h-dr's. (Auto deployed a vote of kfda-mix,
-// nn-h-dr and kfda-hl there before; docs/TRAINING.md says why no more.)
+// to nn-h-dr, the row is nn-h-dr's, not a vote of several methods.
 func TestAutoThreeSetsDeploysChoice(t *testing.T) {
 	kept, departed := 0, 0
 	for _, sep := range []float64{0.3, 0.5, 0.7, 1.0} {

@@ -375,6 +375,39 @@ func (p *Pool) crossDivergencesOf(hs [][]float64, rows, cols []int) (h2s, js []*
 	return h2s, js, nil
 }
 
+// coveredSets checks pairDivergences' arguments: every h of hs has one
+// valid bandwidth per frame, and the pool holds the frames of every pair
+// of sets it computes (Pool.holds). It returns which sets some k covers.
+func (p *Pool) coveredSets(hs [][]float64, cov [][]bool, pair func(i, j int) bool) ([]bool, error) {
+	n := p.Frames()
+	for _, h := range hs {
+		if len(h) != n {
+			return nil, fmt.Errorf("%d bandwidths for %d frames", len(h), n)
+		}
+		if err := validBandwidths(h); err != nil {
+			return nil, err
+		}
+	}
+	need := make([]bool, p.Len())
+	for _, c := range cov {
+		for i, v := range c {
+			need[i] = need[i] || v
+		}
+	}
+	err := p.holds(func(t, i int) bool {
+		if t == i || !pair(min(t, i), max(t, i)) {
+			return false
+		}
+		for k := range hs {
+			if cov[k][t] && cov[k][i] {
+				return true
+			}
+		}
+		return false
+	})
+	return need, err
+}
+
 // pairDivergences computes, for every bandwidth vector h of hs (len N
 // each), the divergences of every pair of sets i < j for which pair(i, j)
 // and that hs[k] covers (cov[k][i] and cov[k][j]), and hands each to
@@ -391,36 +424,12 @@ func (p *Pool) crossDivergencesOf(hs [][]float64, rows, cols []int) (h2s, js []*
 // densities at their own frames) and, per goroutine, the distances of one
 // pair of sets.
 func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int) bool, put func(k, i, j int, v match.Divergences)) error {
-	n := p.Frames()
-	for _, h := range hs {
-		if len(h) != n {
-			return fmt.Errorf("%d bandwidths for %d frames", len(h), n)
-		}
-		if err := validBandwidths(h); err != nil {
-			return err
-		}
-	}
-	m := p.Len()
-	need := make([]bool, m) // sets some k covers
-	for _, c := range cov {
-		for i, v := range c {
-			need[i] = need[i] || v
-		}
-	}
-	both := func(k, i, j int) bool { return cov[k][i] && cov[k][j] }
-	if err := p.holds(func(t, i int) bool {
-		if t == i || !pair(min(t, i), max(t, i)) {
-			return false
-		}
-		for k := range hs {
-			if both(k, t, i) {
-				return true
-			}
-		}
-		return false
-	}); err != nil {
+	need, err := p.coveredSets(hs, cov, pair)
+	if err != nil {
 		return err
 	}
+	both := func(k, i, j int) bool { return cov[k][i] && cov[k][j] }
+	n, m := p.Frames(), p.Len()
 	d := float64(p.dim)
 	c := -0.5 * d * math.Log(2*math.Pi)
 	inv := make([][]float64, len(hs)) // −1/(2h²)

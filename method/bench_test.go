@@ -2,17 +2,18 @@ package method
 
 import (
 	"math/rand/v2"
-	"setmatch/internal/testutil"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/synth"
 )
 
-// BenchmarkDivergences times one all-pairs divergence matrix of 40 sets of
-// 41 frames in 400 dimensions (ETH-80 sized gallery, distances cached).
-func BenchmarkDivergences(b *testing.B) {
+// benchPool returns the pool of 40 random sets of 41 frames in 400
+// dimensions (an ETH-80 sized gallery) and the indices of all its sets.
+func benchPool(b *testing.B) (*Pool, []int) {
+	b.Helper()
 	rng := rand.New(rand.NewPCG(1, 1))
 	sets := make([]*mat.Dense, 40)
 	for i := range sets {
@@ -26,6 +27,13 @@ func BenchmarkDivergences(b *testing.B) {
 	for i := range all {
 		all[i] = i
 	}
+	return p, all
+}
+
+// BenchmarkDivergences times one all-pairs divergence matrix of 40 sets of
+// 41 frames in 400 dimensions (ETH-80 sized gallery, distances cached).
+func BenchmarkDivergences(b *testing.B) {
+	p, all := benchPool(b)
 	h, err := p.FrameBandwidths(Bandwidth{Mode: Global, Scale: 1}, all)
 	if err != nil {
 		b.Fatal(err)
@@ -44,19 +52,7 @@ func BenchmarkDivergences(b *testing.B) {
 // against nine passes, one per bandwidth, each computing the frames'
 // distances again.
 func BenchmarkDivergencesBatched(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	sets := make([]*mat.Dense, 40)
-	for i := range sets {
-		sets[i] = testutil.RandSet(rng, 41, 400, 0, 1)
-	}
-	p, err := NewPool(sets, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	all := make([]int, len(sets))
-	for i := range all {
-		all[i] = i
-	}
+	p, all := benchPool(b)
 	var hs [][]float64
 	for _, bw := range deployableBandwidths(DefaultGrid().Bandwidths) {
 		h, err := p.FrameBandwidths(bw, all)

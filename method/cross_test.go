@@ -3,11 +3,11 @@ package method
 import (
 	"math"
 	"math/rand/v2"
-	"setmatch/internal/testutil"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
 )
 

@@ -111,21 +111,6 @@ func pairFolds(labels []int, seed uint64) []int {
 	return out
 }
 
-// classDist returns, for one held-out item, its distance to the nearest
-// training item of each of the classes (+Inf for a class without one).
-func classDist(dist func(j int) float64, train []int, labels []int, classes int) []float64 {
-	out := make([]float64, classes)
-	for c := range out {
-		out[c] = math.Inf(1)
-	}
-	for k, j := range train {
-		if c := labels[k]; c >= 0 && c < classes {
-			out[c] = min(out[c], dist(j))
-		}
-	}
-	return out
-}
-
 // nnOutcome is the 1-NN decision for one held-out item with its margin.
 func nnOutcome(dist func(j int) float64, train []int, labels []int, truth int) (pred int, margin float64) {
 	same, other := math.Inf(1), math.Inf(1)

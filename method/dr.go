@@ -408,10 +408,8 @@ func crossNNAll(fp *Pool, bws []Bandwidth, m match.Measure, rows, cols, lab, tru
 // (labels lab) under measure m, with bandwidth b (its global base from
 // cols), from the rows × cols divergences only: each row's label and
 // margin (nnOutcome, against truth when not nil), and the frames'
-// bandwidths. When cls is not nil (len(rows) rows), cls[a] receives row
-// a's divergence to the nearest column of each of the classes
-// (classDist).
-func crossNN(fp *Pool, b Bandwidth, m match.Measure, rows, cols, lab, truth []int, cls [][]float64, classes int) ([]int, []float64, []float64, error) {
+// bandwidths.
+func crossNN(fp *Pool, b Bandwidth, m match.Measure, rows, cols, lab, truth []int) ([]int, []float64, []float64, error) {
 	h, err := fp.FrameBandwidths(b, cols)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("bandwidth %v: %w", b, err)
@@ -439,9 +437,6 @@ func crossNN(fp *Pool, b Bandwidth, m match.Measure, rows, cols, lab, truth []in
 		}
 		dist := func(k int) float64 { return d.At(a, k) }
 		pred[a], margin[a] = nnOutcome(dist, pos, lab, t)
-		if cls != nil {
-			cls[a] = classDist(dist, pos, lab, classes)
-		}
 	}
 	return pred, margin, h, nil
 }
@@ -469,12 +464,11 @@ func drPredict(t *Task, b Bandwidth, m match.Measure, w *mat.Dense, mean []float
 	if err != nil {
 		return Prediction{}, err
 	}
-	cls := make([][]float64, len(rows))
-	labels, _, h, err := crossNN(fp, b, m, rows, cols, t.Labels, nil, cls, t.Classes)
+	labels, _, h, err := crossNN(fp, b, m, rows, cols, t.Labels, nil)
 	if err != nil {
 		return Prediction{}, err
 	}
-	pred := Prediction{Labels: labels, Params: fmt.Sprintf("bw=%v", b), classDist: cls}
+	pred := Prediction{Labels: labels, Params: fmt.Sprintf("bw=%v", b)}
 	pred.Fit = &Fitted{Method: NNH, Divergence: m, Bandwidth: b, CV: -1}
 	if m == match.Jeffrey {
 		pred.Fit.Method = NNJ

@@ -113,32 +113,37 @@ func withHalves(t *Task) (*Task, error) {
 	if t.halves != nil || folds(t.Labels, 2, 0) != nil {
 		return t, nil
 	}
-	key := fmt.Sprint(t.Train)
-	t.Pool.mu.Lock()
-	if t.Pool.halfCache == nil {
-		t.Pool.halfCache = map[string]*halfTask{}
+	pool, halves, err := t.Pool.cachedHalves(fmt.Sprint(t.Train), t.Train, func(int) bool { return true })
+	if err != nil {
+		return nil, err
 	}
-	h := t.Pool.halfCache[key]
-	if h == nil {
-		h = new(halfTask)
-		t.Pool.halfCache[key] = h
-	}
-	t.Pool.mu.Unlock()
-	h.once.Do(func() {
-		h.pool, h.halves, h.err = t.Pool.withHalvesOf(t.Train, func(int) bool { return true })
-	})
-	if h.err != nil {
-		return nil, h.err
-	}
-	if h.pool == nil {
+	if pool == nil {
 		return t, nil
 	}
 	tt := *t
-	tt.Pool, tt.halves = h.pool, h.halves
+	tt.Pool, tt.halves = pool, halves
 	return &tt, nil
 }
 
-// dropHalves forgets the pools of frame halves withHalves and the outer
+// cachedHalves returns p.withHalvesOf(train, want), computed once per key
+// (Pool.halfCache) and shared by every caller that asks for it, whatever
+// the method or the copy of the task.
+func (p *Pool) cachedHalves(key string, train []int, want func(k int) bool) (*Pool, [][2]int, error) {
+	p.mu.Lock()
+	if p.halfCache == nil {
+		p.halfCache = map[string]*halfTask{}
+	}
+	h := p.halfCache[key]
+	if h == nil {
+		h = new(halfTask)
+		p.halfCache[key] = h
+	}
+	p.mu.Unlock()
+	h.once.Do(func() { h.pool, h.halves, h.err = p.withHalvesOf(train, want) })
+	return h.pool, h.halves, h.err
+}
+
+// DropHalves forgets the pools of frame halves withHalves and the outer
 // folds of Choose made from p, for the garbage collector: each holds a
 // copy of the frames it halved, and its own divergence and kernel
 // matrices.

@@ -2,11 +2,12 @@ package method
 
 import (
 	"math/rand/v2"
-	"setmatch/internal/testutil"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
 )
 
 // oneSetTask returns a task with one training set per class (of n frames

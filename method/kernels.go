@@ -161,21 +161,18 @@ func subSym(k mat.Symmetric, idx []int) *mat.SymDense {
 
 // kfdaPredict fits kFDA on the training sets and returns the 1-NN labels
 // (in the first dim latent coordinates) of the test sets, with margins
-// computed against truth when truth is given. When cls is not nil
-// (len(test) rows), cls[a] receives test set a's distance to the nearest
-// training set of every class in the latent space of dims[0]
-// (classDist).
-func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg float64, dims []int, truth []int, cls [][]float64) ([][]int, [][]float64, error) {
+// computed against truth when truth is given.
+func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg float64, dims []int, truth []int) ([][]int, [][]float64, error) {
 	p, err := kfda.Prepare(subSym(k, train), labels, classes)
 	if err != nil {
 		return nil, nil, err
 	}
-	return predictPrepared(p, sub(k, test, train), labels, classes, reg, dims, truth, cls)
+	return predictPrepared(p, sub(k, test, train), labels, reg, dims, truth)
 }
 
 // predictPrepared is kfdaPredict on a prepared discriminant of the
 // training sets (kfda.Prepare) and the test × training kernel kt.
-func predictPrepared(p *kfda.Prepared, kt *mat.Dense, labels []int, classes int, reg float64, dims []int, truth []int, cls [][]float64) ([][]int, [][]float64, error) {
+func predictPrepared(p *kfda.Prepared, kt *mat.Dense, labels []int, reg float64, dims []int, truth []int) ([][]int, [][]float64, error) {
 	f, err := p.Fit(reg, 0)
 	if err != nil {
 		return nil, nil, err
@@ -212,9 +209,6 @@ func predictPrepared(p *kfda.Prepared, kt *mat.Dense, labels []int, classes int,
 				t = truth[a]
 			}
 			pred[di][a], marg[di][a] = nnOutcome(dist, pos, labels, t)
-			if cls != nil && di == 0 {
-				cls[a] = classDist(dist, pos, labels, classes)
-			}
 		}
 	}
 	return pred, marg, nil
@@ -288,7 +282,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 					case ri > 0 && p.OneEach && pred0 != nil:
 						pred, marg = pred0, marg0
 					default:
-						pred, marg, err = predictPrepared(p, kt, f.lab, t.Classes, reg, dims, f.truth, nil)
+						pred, marg, err = predictPrepared(p, kt, f.lab, reg, dims, f.truth)
 					}
 					if err != nil {
 						// An ill-posed configuration simply loses.
@@ -346,12 +340,11 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	}
 	k := c.matrix()
 	if len(t.Test) > 0 {
-		cls := make([][]float64, len(t.Test))
-		pred, _, err := kfdaPredict(k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil, cls)
+		pred, _, err := kfdaPredict(k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil)
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
 		}
-		return Prediction{Labels: pred[0], Params: params, classDist: cls}, nil
+		return Prediction{Labels: pred[0], Params: params}, nil
 	}
 	// No test sets: fit the chosen kernel on all training sets, for a
 	// model to deploy.

@@ -3,12 +3,12 @@ package method
 import (
 	"math"
 	"math/rand/v2"
-	"setmatch/internal/testutil"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/setkernel"
@@ -503,7 +503,7 @@ func TestOneEachRegularisersAgree(t *testing.T) {
 		var pred0 [][]int
 		var marg0 [][]float64
 		for ri, reg := range []float64{1e-3, 1e-2, 1e-1, 1} {
-			pred, marg, err := predictPrepared(prep, sub(k, test, train), lab, classes, reg, dims, truth, nil)
+			pred, marg, err := predictPrepared(prep, sub(k, test, train), lab, reg, dims, truth)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/kfda"
@@ -61,8 +62,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 				// the engine's way.
 				d := dm.Of(kc.meas)
 				k := kfda.KernelMatrix(d, width, kfda.MedianOffDiag(d, train, kc.sqrt), kc.kernel)
-				cls := make([][]float64, len(test))
-				pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil, cls)
+				pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -102,18 +102,20 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 					if math.Abs(res.Bandwidth-h[pool.FrameOffset(i)]) > 1e-12*h[pool.FrameOffset(i)] {
 						t.Fatalf("test set %d: matcher bandwidth %v, the engine's %v", i, res.Bandwidth, h[pool.FrameOffset(i)])
 					}
-					// the engine's distance to the nearest set of every class in
-					// the latent space, against the matcher's distances.
+					// The distance in the engine's latent space (its first
+					// r coordinates) to the nearest set of every class,
+					// against the matcher's distances.
 					a := slices.Index(test, i)
 					for c := range classes {
-						near := math.Inf(1)
+						want, near := math.Inf(1), math.Inf(1)
 						for j, l := range trainLabels {
 							if l == c {
+								want = min(want, floats.Distance(z.RawRowView(a)[:r], f.Train.RawRowView(j)[:r], 2))
 								near = min(near, res.Distances[j])
 							}
 						}
-						if math.Abs(cls[a][c]-near) > 1e-9*max(1, near) {
-							t.Errorf("test set %d, class %d: the engine's latent distance %.15g, the matcher's %.15g", i, c, cls[a][c], near)
+						if math.Abs(want-near) > 1e-9*max(1, near) {
+							t.Errorf("test set %d, class %d: the engine's latent distance %.15g, the matcher's %.15g", i, c, want, near)
 						}
 					}
 				})
@@ -156,7 +158,7 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil, nil)
+			pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -296,7 +298,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 	const reg, r = 1e-2, 2
 	for _, c := range cands {
 		t.Run(c.Desc, func(t *testing.T) {
-			pred, _, err := KFDAPredict(c.Matrix, train, trainLabels, test, classes, reg, []int{r}, nil, nil)
+			pred, _, err := KFDAPredict(c.Matrix, train, trainLabels, test, classes, reg, []int{r}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -230,7 +230,7 @@ func DefaultGrid() Grid {
 		// The -dr methods learn W with one global training bandwidth
 		// (global*S, S chosen by cross-validation) and keep the PCA start
 		// when learning does not beat it on held-out gallery sets: per-set
-		// bandwidths froze the cost on face-like data (docs/TRAINING.md).
+		// bandwidths froze the cost on face-like data.
 		DRDims:     []int{10, 20, 40},
 		DRScales:   []float64{0.25, 1, 2},
 		DRGuard:    true,
@@ -249,11 +249,6 @@ type Prediction struct {
 	// when the task has no test sets (kFDA is then fitted on all training
 	// sets only for it); it may be nil otherwise.
 	Fit *Fitted
-	// classDist, for the auto study, holds each test set's distance to
-	// the nearest training set of every class, where the method gives it
-	// (kFDA in its latent space, NN after W on the divergences); nil
-	// otherwise.
-	classDist [][]float64
 }
 
 // Run evaluates one method on t with hyper-parameters chosen by
