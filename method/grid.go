@@ -9,6 +9,97 @@ import (
 	"setmatch/match"
 )
 
+// Grid holds the candidate hyper-parameters tried by cross-validation.
+type Grid struct {
+	// KDE bandwidths (NN and kFDA on divergences).
+	Bandwidths []Bandwidth
+	// Kernel widths s of k = exp(−s·δ) as in the paper's grid.
+	Widths []float64
+	// WidthScale: "raw" uses δ as it is, "median" divides δ by its median
+	// over training pairs first, "both" tries the two.
+	WidthScale string
+	// Regs: kFDA regulariser ε relative to tr(S_w)/m.
+	Regs []float64
+	// Dims: latent dimensions tried (clamped to C−1; 0 = C−1). Empty means
+	// C−1, ⌈(C−1)/2⌉ and ⌈(C−1)/4⌉.
+	Dims []int
+	// GDAP: subspace dimensions p for GDA.
+	GDAP []int
+	// CDLRegs: covariance regulariser λ relative to the median tr(C)/d.
+	CDLRegs []float64
+	// Folds: inner cross-validation folds.
+	Folds int
+	// Learn is the projection learner for the -dr methods (nil: those
+	// methods report an error).
+	Learn Learner
+	// DRDims and DRRules are the candidate dimensions d and training
+	// bandwidth rules of the -dr methods, crossed and chosen by
+	// cross-validation (see runDR); the first of each is the default when
+	// there is nothing to cross-validate on. Empty DRDims means {10};
+	// empty DRRules means the learner's default rule.
+	DRDims  []int
+	DRRules []match.BandwidthRule
+	// DRScales are candidate global training bandwidths relative to the
+	// projected data (LearnParams.Scale), tried after DRRules.
+	DRScales []float64
+	// DRGuard adds, for every d, the start of training (LearnParams.Start)
+	// as a candidate: the cross-validation then keeps the PCA start when
+	// the learned W does not beat it on held-out training sets.
+	DRGuard bool
+	// DRFolds: folds of the -dr cross-validation (W is learned once per
+	// fold and candidate, so fewer than Folds; 0 means 3).
+	DRFolds int
+	// DRIter and DRFoldIter: iteration caps when learning the final W and
+	// W inside the cross-validation folds (0: the learner's default).
+	DRIter, DRFoldIter int
+	// The auto method's candidates (AutoCandidates; empty: AutoMethods,
+	// AutoDims, AutoScales) and its outer folds (0: 3).
+	AutoMethods []Name
+	AutoDims    []int
+	AutoScales  []float64
+	AutoFolds   int
+	AutoRepeats int // dealings of the training sets to the outer folds (0: AutoRepeats)
+	// AutoScoreAll scores every candidate even when the earlier ones
+	// settle the choice (Choose stops early otherwise), for studies that
+	// compare rules on every candidate's outcomes.
+	AutoScoreAll bool
+}
+
+// PaperWidths is the grid of kernel widths of the paper's experiments.
+var PaperWidths = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1}
+
+// DefaultGrid returns the grid used by setmatch eval.
+func DefaultGrid() Grid {
+	// The first entry of each list is the default used when a split
+	// leaves nothing to cross-validate on (one gallery set per class).
+	var bws []Bandwidth
+	for _, s := range []float64{1, 0.25, 0.5, 2, 4, 8} {
+		bws = append(bws, Bandwidth{Mode: Global, Scale: s})
+	}
+	for _, s := range []float64{1, 2, 4} {
+		bws = append(bws, Bandwidth{Mode: PerSet, Scale: s}, Bandwidth{Mode: Adaptive, K: 3, Scale: s})
+	}
+	return Grid{
+		Bandwidths: bws,
+		Widths:     PaperWidths,
+		WidthScale: "both",
+		Regs:       []float64{1e-3, 1e-2, 1e-1, 1},
+		GDAP:       []int{3, 1, 2, 5, 10, 15},
+		CDLRegs:    []float64{1e-3, 1e-5, 1e-4, 1e-2, 1e-1, 1, 10, 100},
+		Folds:      5,
+		// The -dr methods learn W with one global training bandwidth
+		// (global*S, S chosen by cross-validation) and keep the PCA start
+		// when learning does not beat it on held-out gallery sets: per-set
+		// bandwidths froze the cost on face-like data.
+		DRDims:     []int{10, 20, 40},
+		DRScales:   []float64{0.25, 1, 2},
+		DRGuard:    true,
+		DRFolds:    3,
+		DRIter:     25,
+		DRFoldIter: 10,
+	}
+}
+
 // GridSpec is a Grid written as text, as the flags of setmatch eval give it;
 // ParseGrid turns it into a Grid. Lists are comma-separated.
 //
