@@ -30,7 +30,8 @@ import (
 
 // Learned is the method of learning W with learn.Train at a given
 // dimension and deploying nearest neighbour in the learned space, without
-// cross-validation: setmatch train's behaviour before the auto method.
+// cross-validation. It is deploy's own method, not one of the engine's
+// (method.Names).
 const Learned method.Name = "learned"
 
 // Methods are the methods Build accepts, auto first.
