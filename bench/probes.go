@@ -59,7 +59,7 @@ func decideProbes(p sizePaths, workers int, r *Run) error {
 func Candidates(m *model.Model) string {
 	var cs []string
 	for _, c := range m.Selection.Candidates {
-		what := strings.TrimSpace(c.Name + " " + c.Params)
+		what := strings.TrimSpace(string(c.Name) + " " + c.Params)
 		if math.IsNaN(c.CVAccuracy) {
 			cs = append(cs, what+" -")
 		} else {

@@ -1,7 +1,7 @@
 // Package deploy builds the model that setmatch train writes from
 // labelled training sets: it chooses the method by cross-validation over
-// the training sets (eval.Choose, for the auto method) or takes the one
-// given, fits it on all training sets (eval.Candidate.Fit), turns the fit
+// the training sets (method.Choose, for the auto method) or takes the one
+// given, fits it on all training sets (method.Candidate.Fit), turns the fit
 // into a model.Model and calibrates the model's open-set threshold.
 //
 // Shapes: each training set is n_i×D (rows are frames); a deployed model
@@ -20,32 +20,33 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/openset"
 )
 
 // Learned is the method of learning W with learn.Train at a given
 // dimension and deploying nearest neighbour in the learned space, without
-// cross-validation: setmatch train's behaviour before the auto method.
-const Learned = "learned"
+// cross-validation. It is deploy's own method, not one of the engine's
+// (method.Names).
+const Learned method.Name = "learned"
 
 // Methods are the methods Build accepts, auto first.
-var Methods = []string{eval.Auto, eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.NNJDR, eval.NNHLDA, Learned}
+var Methods = []method.Name{method.Auto, method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL, method.KFDAMix, method.NNHDR, method.NNJDR, method.NNHLDA, Learned}
 
 // Options configures Build.
 type Options struct {
 	// Method is one of Methods.
-	Method string
+	Method method.Name
 	// Dim fixes d for the -dr candidates and methods (and is required by
 	// Learned); 0 lets cross-validation choose it.
 	Dim int
-	// Grid holds the candidate hyper-parameters (eval.DefaultGrid with
+	// Grid holds the candidate hyper-parameters (method.DefaultGrid with
 	// Learn set, for the -dr methods).
-	Grid eval.Grid
+	Grid method.Grid
 	// Train configures Learned (its Dim is set from Dim).
 	Train learn.TrainOptions
 	// Threshold is the open-set threshold; +Inf for a closed set. With
@@ -68,7 +69,7 @@ type Options struct {
 	Workers       int    // goroutines; 0: GOMAXPROCS
 	// Progress, if set, is called after every cross-validation run of
 	// the auto method.
-	Progress func(eval.AutoProgress)
+	Progress func(method.AutoProgress)
 	// Meta is recorded in the model.
 	Meta model.Meta
 }
@@ -76,8 +77,8 @@ type Options struct {
 // Result is the outcome of Build.
 type Result struct {
 	Model     *model.Model
-	Selection *eval.Selection    // the auto method's scores; nil otherwise
-	Fit       *eval.Fitted       // the fitted method; nil for Learned
+	Selection *method.Selection  // the auto method's scores; nil otherwise
+	Fit       *method.Fitted     // the fitted method; nil for Learned
 	Trained   *learn.TrainResult // Learned only
 	// Gallery is the m×m matrix of how far apart the model sees its
 	// gallery sets (the threshold's and a report's input): their
@@ -122,7 +123,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if len(classes) < 2 {
 		return nil, fmt.Errorf("the training sets hold %d class: recognition needs at least 2", len(classes))
 	}
-	pool, err := eval.NewPool(sets, opt.Workers)
+	pool, err := method.NewPool(sets, opt.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -130,15 +131,15 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	for i := range train {
 		train[i] = i
 	}
-	task := &eval.Task{Pool: pool, Train: train, Labels: ids, Classes: len(classes), Seed: opt.Seed}
+	task := &method.Task{Pool: pool, Train: train, Labels: ids, Classes: len(classes), Seed: opt.Seed}
 	g := opt.Grid
 	if opt.Dim > 0 {
 		g.AutoDims, g.DRDims = []int{opt.Dim}, []int{opt.Dim}
 	}
 	res := &Result{}
 	t0 := time.Now()
-	if opt.Method == eval.Auto {
-		if res.Selection, err = eval.Choose(task, g, opt.Progress); err != nil {
+	if opt.Method == method.Auto {
+		if res.Selection, err = method.Choose(task, g, opt.Progress); err != nil {
 			return nil, err
 		}
 		res.ChooseSeconds = time.Since(t0).Seconds()
@@ -149,7 +150,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		if res.Fit, err = res.Selection.Deploy(task, g); err != nil {
 			return nil, fmt.Errorf("fitting %s on all training sets: %w", res.Selection.Best().Candidate, err)
 		}
-	} else if res.Fit, err = eval.FitMethod(opt.Method, task, g); err != nil {
+	} else if res.Fit, err = method.Fit(opt.Method, task, g); err != nil {
 		return nil, fmt.Errorf("fitting %s on all training sets: %w", opt.Method, err)
 	}
 	res.FitSeconds = time.Since(t0).Seconds()
@@ -173,7 +174,7 @@ func standIns(opt Options) bool {
 // ones, the earlier. Each is fitted on all sets and calibrated as if
 // deployed alone. A method that names known sets as well as the others
 // but scores strangers like them loses here.
-func buildOpenSet(res *Result, eligible []int, task *eval.Task, g eval.Grid, sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
+func buildOpenSet(res *Result, eligible []int, task *method.Task, g method.Grid, sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
 	var best *Result
 	bestScore := math.Inf(-1)
 	var tried []string
@@ -235,7 +236,7 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 		if r.kernel, err = m.FitTerms(Terms(f), f.Reg, f.LatentDim, opt.Workers); err != nil {
 			return fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
 		}
-		r.Gallery, r.GalleryMeasure = kfda.KernelDistances(r.kernel), f.Method+" kernel distance"
+		r.Gallery, r.GalleryMeasure = kfda.KernelDistances(r.kernel), string(f.Method)+" kernel distance"
 	}
 	if err := r.setThreshold(sets, labels, names, opt); err != nil {
 		return err
@@ -266,7 +267,7 @@ func ThresholdRule(opt Options) string {
 // parameters, its cross-validated accuracy (the auto method's score when
 // it was chosen, else the method's own, NaN when there was nothing to
 // cross-validate) and every candidate's score.
-func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
+func selection(f *method.Fitted, sel *method.Selection) model.Selection {
 	s := model.Selection{Method: f.Method, Params: map[string]string{
 		"divergence": f.Divergence.String(), "bandwidth": f.Bandwidth.String(), "query-bandwidth": f.Query.String(),
 	}, CVAccuracy: math.NaN()}
@@ -301,8 +302,7 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 		if c.Err != nil {
 			acc = math.NaN()
 		}
-		params := strings.TrimSpace(strings.TrimPrefix(c.Candidate.String(), c.Method))
-		s.Candidates = append(s.Candidates, model.Candidate{Name: c.Method, Params: params, CVAccuracy: acc, Seconds: c.Seconds})
+		s.Candidates = append(s.Candidates, model.Candidate{Name: c.Method, Params: c.Params(), CVAccuracy: acc, Seconds: c.Seconds})
 	}
 	return s
 }
@@ -312,7 +312,7 @@ func selection(f *eval.Fitted, sel *eval.Selection) model.Selection {
 // frame subtracted; with a set kernel the raw frames, as GDA's uncentred
 // subspaces were chosen on them) with their bandwidths, and the gallery's
 // divergence matrix for nearest neighbour (nil for kFDA).
-func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
+func nnModel(sets []*mat.Dense, labels, names []string, fit *method.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
 	w, mean := fit.W, fit.Mean
 	_, dim := sets[0].Dims()
 	switch {
@@ -321,7 +321,7 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *eval.Fitted, worker
 	case mean == nil:
 		mean = frameMean(sets)
 	}
-	proj, err := eval.ProjectSets(sets, w, mean) // nil w: centred, as the matcher does to a batch
+	proj, err := method.ProjectSets(sets, w, mean) // nil w: centred, as the matcher does to a batch
 	if err != nil {
 		return nil, nil, err
 	}
@@ -425,11 +425,11 @@ func (r *Result) WriteSummary(w io.Writer) {
 			if i == s.Chosen {
 				mark = "*"
 			}
-			if errors.Is(c.Err, eval.ErrCutShort) {
+			if errors.Is(c.Err, method.ErrCutShort) {
 				fmt.Fprintf(w, "%s %-34s %8s %9.1f  (%v)\n", mark, c.Candidate, "-", c.Seconds, c.Err)
 				continue
 			}
-			if eval.NotScored(c.Err) {
+			if method.NotScored(c.Err) {
 				fmt.Fprintf(w, "%s %-34s %8s %9s  (%v)\n", mark, c.Candidate, "-", "-", c.Err)
 				continue
 			}
@@ -442,9 +442,9 @@ func (r *Result) WriteSummary(w io.Writer) {
 		cut, left := 0, 0
 		for _, c := range s.Scores {
 			switch {
-			case errors.Is(c.Err, eval.ErrCutShort):
+			case errors.Is(c.Err, method.ErrCutShort):
 				cut++
-			case errors.Is(c.Err, eval.ErrNotScored):
+			case errors.Is(c.Err, method.ErrNotScored):
 				left++
 			}
 		}
@@ -475,7 +475,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 }
 
 // Describe returns the hyper-parameters of f as text.
-func Describe(f *eval.Fitted) string {
+func Describe(f *method.Fitted) string {
 	s := fmt.Sprintf("divergence %s, bandwidth %v", f.Divergence, f.Bandwidth)
 	if f.W != nil {
 		_, d := f.W.Dims()
@@ -503,8 +503,8 @@ func Describe(f *eval.Fitted) string {
 // (model.Term): its one kernel, or the terms of kfda-mix. The scales of
 // kernels relative to the median divergence, and the weights of a sum,
 // are computed again by model.FitTerms on the gallery.
-func Terms(f *eval.Fitted) []model.Term {
-	if f.Method == eval.KFDAMix {
+func Terms(f *method.Fitted) []model.Term {
+	if f.Method == method.KFDAMix {
 		terms := make([]model.Term, len(f.Terms))
 		for i, t := range f.Terms {
 			terms[i] = term(t.Fit)
@@ -515,12 +515,12 @@ func Terms(f *eval.Fitted) []model.Term {
 	return []model.Term{term(f)}
 }
 
-func term(f *eval.Fitted) model.Term {
-	t := model.Term{Kernel: strings.TrimPrefix(f.Method, "kfda-"), Width: f.Width, Scale: 1, WidthScale: "raw"}
+func term(f *method.Fitted) model.Term {
+	t := model.Term{Kernel: f.Method.Kernel(), Width: f.Width, Scale: 1, WidthScale: "raw"}
 	switch f.Method {
-	case eval.GDA:
+	case method.GDA:
 		t.Width, t.P = 1, f.P
-	case eval.CDL:
+	case method.CDL:
 		t.Width, t.Lambda = 1, f.Lambda
 	default:
 		if f.WidthMedian {
@@ -532,12 +532,12 @@ func term(f *eval.Fitted) model.Term {
 
 // rawFrames reports whether f is deployed on the raw frames (W = I, a
 // zero mean): a set kernel, alone or in a sum.
-func rawFrames(f *eval.Fitted) bool {
-	return model.IsSetKernel(f.Method) || f.Method == eval.KFDAMix
+func rawFrames(f *method.Fitted) bool {
+	return f.Method == method.GDA || f.Method == method.CDL || f.Method == method.KFDAMix
 }
 
 // usesKDE reports whether f compares KDEs: every method except a kernel
 // (or sum of kernels) on the sets alone.
-func usesKDE(f *eval.Fitted) bool {
+func usesKDE(f *method.Fitted) bool {
 	return f.KFDA == nil || model.UsesDivergences(Terms(f))
 }

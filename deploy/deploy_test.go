@@ -9,9 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
-	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/setkernel"
 )
@@ -41,25 +40,13 @@ func dataSpread(seed uint64, sd float64) ([]*mat.Dense, []int) {
 	return sets, labels
 }
 
-// learner is eval's -dr learner with learn.Train, as setmatch wires it.
-func learner(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
-	if p.Start {
-		return learn.PCABasis(sets, p.Dim, seed)
-	}
-	r, err := learn.Train(sets, labels, learn.TrainOptions{Dim: p.Dim, Divergence: m, MaxIter: p.MaxIter, GlobalScale: p.Scale, Seed: seed, Workers: 1})
-	if err != nil {
-		return nil, nil, err
-	}
-	return r.W, r.Mean, nil
-}
-
-func grid() eval.Grid {
-	g := eval.DefaultGrid()
-	g.Bandwidths = []eval.Bandwidth{{Mode: eval.Global, Scale: 1}, {Mode: eval.Global, Scale: 2}, {Mode: eval.PerSet, Scale: 1}}
+func grid() method.Grid {
+	g := method.DefaultGrid()
+	g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 1}, {Mode: method.Global, Scale: 2}, {Mode: method.PerSet, Scale: 1}}
 	g.Widths, g.Regs = []float64{0.1, 1}, []float64{1e-2, 1}
 	g.AutoDims, g.AutoScales = []int{2}, []float64{1}
 	g.DRIter, g.DRFoldIter = 8, 4
-	g.Learn = learner
+	g.Learn = DRLearner(1)
 	return g
 }
 
@@ -70,7 +57,7 @@ func grid() eval.Grid {
 // the appliance use it).
 func TestModelDecidesAsEval(t *testing.T) {
 	sets, labels := data(3)
-	modelDecidesAsEval(t, sets, labels, []string{eval.NNH, eval.NNJ, eval.KFDAHG, eval.KFDAHL, eval.KFDAJ, eval.GDA, eval.CDL, eval.KFDAMix, eval.NNHDR, eval.Auto})
+	modelDecidesAsEval(t, sets, labels, []method.Name{method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL, method.KFDAMix, method.NNHDR, method.Auto})
 }
 
 // TestAutoThreeSetsDeploysKFDAMixAlone: where every class has three
@@ -80,15 +67,15 @@ func TestModelDecidesAsEval(t *testing.T) {
 // decides every probe as eval's auto row, and a summary that names it.
 func TestAutoThreeSetsDeploysKFDAMixAlone(t *testing.T) {
 	sets, labels := dataSpread(1, 2)
-	res := modelDecidesAsEval(t, sets, labels, []string{eval.Auto})[0]
-	if s := res.Selection; s.Only == 0 || s.FellBack() || s.Best().Method != eval.KFDAMix {
+	res := modelDecidesAsEval(t, sets, labels, []method.Name{method.Auto})[0]
+	if s := res.Selection; s.Only == 0 || s.FellBack() || s.Best().Method != method.KFDAMix {
 		t.Fatalf("only %d, chose %s: the data do not test the three-set choice keeping kfda-mix", s.Only, s.Best().Candidate)
 	}
 	m := res.Model
-	if len(m.Voters) != 0 || m.MethodName() != eval.KFDAMix || len(m.MemberMethods()) != 1 || m.Selection.Params["vote"] != "" {
+	if len(m.Voters) != 0 || m.MethodName() != string(method.KFDAMix) || len(m.MemberMethods()) != 1 || m.Selection.Params["vote"] != "" {
 		t.Errorf("auto deployed %s with %d voters (params %v), want kfda-mix alone", m.MethodName(), len(m.Voters), m.Selection.Params)
 	}
-	if res.Fit == nil || res.Fit.Method != eval.KFDAMix {
+	if res.Fit == nil || res.Fit.Method != method.KFDAMix {
 		t.Errorf("fitted %+v, want kfda-mix", res.Fit)
 	}
 	var b strings.Builder
@@ -101,7 +88,7 @@ func TestAutoThreeSetsDeploysKFDAMixAlone(t *testing.T) {
 // modelDecidesAsEval builds, for every method of methods, the model of the
 // gallery (sets 0-2 of every 6) and checks that it decides every probe
 // (sets 3-5) as eval's row of the method on the same split.
-func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods []string) []*Result {
+func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods []method.Name) []*Result {
 	t.Helper()
 	var results []*Result
 	var gallery, probe []int
@@ -112,7 +99,7 @@ func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods [
 			probe = append(probe, i)
 		}
 	}
-	pool, err := eval.NewPool(sets, 1)
+	pool, err := method.NewPool(sets, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,21 +111,21 @@ func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods [
 		glabels[k], gsets[k] = labels[j], sets[j]
 		slabels[k], names[k] = []string{"a", "b", "c"}[labels[j]], "s"
 	}
-	for _, method := range methods {
-		task := &eval.Task{Pool: pool, Train: gallery, Labels: glabels, Test: probe, Classes: 3, Seed: 9}
+	for _, name := range methods {
+		task := &method.Task{Pool: pool, Train: gallery, Labels: glabels, Test: probe, Classes: 3, Seed: 9}
 		g := grid()
-		if method != eval.Auto {
+		if name != method.Auto {
 			// eval's rows use the whole grid; a model deploys only
 			// global and per-set bandwidths, which grid() already is.
 			g.DRDims, g.DRScales = []int{2}, []float64{1}
 		}
-		want, err := eval.Run(method, task, g)
+		want, err := method.Run(name, task, g)
 		if err != nil {
-			t.Fatalf("%s: eval: %v", method, err)
+			t.Fatalf("%s: eval: %v", name, err)
 		}
-		res, err := Build(gsets, slabels, names, Options{Method: method, Grid: g, Seed: 9, Workers: 1, Threshold: math.Inf(1)})
+		res, err := Build(gsets, slabels, names, Options{Method: name, Grid: g, Seed: 9, Workers: 1, Threshold: math.Inf(1)})
 		if err != nil {
-			t.Fatalf("%s: build: %v", method, err)
+			t.Fatalf("%s: build: %v", name, err)
 		}
 		mt, err := res.Model.NewMatcher()
 		if err != nil {
@@ -154,17 +141,17 @@ func modelDecidesAsEval(t *testing.T, sets []*mat.Dense, labels []int, methods [
 				agree++
 			}
 		}
-		t.Logf("%-8s %s | model %s: %d of %d probes decided alike", method, want.Params, res.Model.MethodName(), agree, len(probe))
+		t.Logf("%-8s %s | model %s: %d of %d probes decided alike", name, want.Params, res.Model.MethodName(), agree, len(probe))
 		if agree != len(probe) {
-			t.Errorf("%s: the model decided %d of %d probes as eval", method, agree, len(probe))
+			t.Errorf("%s: the model decided %d of %d probes as eval", name, agree, len(probe))
 		}
-		if method == eval.Auto {
+		if name == method.Auto {
 			if res.Selection == nil || len(res.Model.Selection.Candidates) != len(res.Selection.Scores) ||
 				!strings.HasPrefix(want.Params, "chose "+res.Selection.Best().Candidate.String()) {
 				t.Errorf("auto: selection %+v, eval %q", res.Model.Selection, want.Params)
 			}
-		} else if res.Model.MethodName() != method {
-			t.Errorf("model method %q, want %q", res.Model.MethodName(), method)
+		} else if res.Model.MethodName() != string(name) {
+			t.Errorf("model method %q, want %q", res.Model.MethodName(), name)
 		}
 		checkGallery(t, res)
 		results = append(results, res)
@@ -245,16 +232,16 @@ func checkGallery(t *testing.T, res *Result) {
 // candidates, the summary says between which, and the candidates left
 // out are listed as not scored, not as failed.
 func TestWriteSummaryThreeSets(t *testing.T) {
-	score := func(m string, acc float64, err error) eval.CandidateScore {
-		return eval.CandidateScore{Candidate: eval.Candidate{Method: m}, Accuracy: acc, Err: err}
+	score := func(m method.Name, acc float64, err error) method.CandidateScore {
+		return method.CandidateScore{Candidate: method.Candidate{Method: m}, Accuracy: acc, Err: err}
 	}
-	r := &Result{Selection: &eval.Selection{
+	r := &Result{Selection: &method.Selection{
 		Folding: "3 stratified folds by training sets", Held: 30, Sets: 30, Only: 2, Chosen: 0, Top: 1, SE: 0.08,
-		Scores: []eval.CandidateScore{
-			score(eval.KFDAMix, 0.8, nil),
-			score(eval.NNHDR, 0.85, nil),
-			score(eval.NNH, -1, eval.ErrThreeSets),
-			score(eval.NNJ, -1, eval.ErrThreeSets),
+		Scores: []method.CandidateScore{
+			score(method.KFDAMix, 0.8, nil),
+			score(method.NNHDR, 0.85, nil),
+			score(method.NNH, -1, method.ErrThreeSets),
+			score(method.NNJ, -1, method.ErrThreeSets),
 		},
 	}}
 	var b strings.Builder
@@ -270,11 +257,11 @@ func TestWriteSummaryThreeSets(t *testing.T) {
 	// Both failed: the choice was made among the others, and the summary
 	// says so rather than that it was between the two.
 	fail := errors.New("fold 1 of 3: no W")
-	r.Selection.Scores = []eval.CandidateScore{
-		score(eval.KFDAMix, -1, fail),
-		score(eval.NNHDR, -1, fail),
-		score(eval.NNH, 0.9, nil),
-		score(eval.NNJ, -1, eval.ErrNotScored),
+	r.Selection.Scores = []method.CandidateScore{
+		score(method.KFDAMix, -1, fail),
+		score(method.NNHDR, -1, fail),
+		score(method.NNH, 0.9, nil),
+		score(method.NNJ, -1, method.ErrNotScored),
 	}
 	r.Selection.Chosen, r.Selection.Top = 2, 2
 	b.Reset()

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"setmatch/eval"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/openset"
 )
@@ -195,28 +195,28 @@ func Forget(m *model.Model, label, set string, workers int, now time.Time) (*Cha
 // training set (a global bandwidth, "global*S" in its parameters: S times
 // the median distance from a frame to its nearest other frame of its
 // set; its query rule is that fixed number) again on the sets it holds
-// now, as training on them would (eval.Fitted.SetBandwidthsOn). A member
+// now, as training on them would (method.Fitted.SetBandwidthsOn). A member
 // on set kernels alone records such a bandwidth without using it (and
 // without its parameter): it gets global*1. It reports whether it
 // changed anything.
 func globalBandwidthAgain(mem *model.Model, workers int) (bool, error) {
 	rule, ok := mem.Selection.Params["bandwidth"]
-	var b eval.Bandwidth
+	var b method.Bandwidth
 	switch {
 	case ok:
 		var err error
-		if b, err = eval.ParseBandwidth(rule); err != nil || b.Mode != eval.Global {
+		if b, err = method.ParseBandwidth(rule); err != nil || b.Mode != method.Global {
 			return false, nil
 		}
 	case mem.KFDA != nil && !mem.KFDA.UsesDivergences() && mem.QueryBandwidth.Kind == match.Fixed:
-		b = eval.Bandwidth{Mode: eval.Global, Scale: 1}
+		b = method.Bandwidth{Mode: method.Global, Scale: 1}
 	default:
 		return false, nil
 	}
 	if mem.QueryBandwidth.Kind != match.Fixed {
 		return false, nil
 	}
-	f := eval.Fitted{Bandwidth: b}
+	f := method.Fitted{Bandwidth: b}
 	if err := f.SetBandwidthsOn(mem.Samples(), workers); err != nil {
 		return false, fmt.Errorf("the global bandwidth of the sets kept: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/synth"
 )
@@ -30,16 +30,16 @@ type benchModel struct {
 // frames a set, 3 sets a class) with Build and the default threshold
 // (auto:balanced, on stand-in strangers), and the two 16-frame sets of a
 // 101st class to enrol. The build is not timed.
-func benchModelFor(b *testing.B, method string) *benchModel {
+func benchModelFor(b *testing.B, name method.Name) *benchModel {
 	b.Helper()
-	v, _ := benchModels.LoadOrStore(method, &sync.Once{})
+	v, _ := benchModels.LoadOrStore(name, &sync.Once{})
 	if bm, ok := v.(*benchModel); ok {
 		return bm
 	}
 	once := v.(*sync.Once)
 	once.Do(func() {
 		bm := &benchModel{}
-		defer func() { benchModels.Store(method, bm) }()
+		defer func() { benchModels.Store(name, bm) }()
 		ds, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: benchClasses + 1, Sets: 3, Frames: 16, Dim: 20, Seed: 7})
 		if err != nil {
 			bm.err = err
@@ -56,16 +56,16 @@ func benchModelFor(b *testing.B, method string) *benchModel {
 			}
 			sets, labels, names = append(sets, s.Frames), append(labels, s.Class), append(names, s.Name)
 		}
-		methods := []string{method}
-		if method == voteMethod {
-			methods = []string{eval.KFDAMix, eval.NNHDR, eval.KFDAHL} // as auto deployed it before
+		methods := []method.Name{name}
+		if name == voteMethod {
+			methods = []method.Name{method.KFDAMix, method.NNHDR, method.KFDAHL} // as auto deployed it before
 		}
 		t0 := time.Now()
 		for _, meth := range methods {
 			g := grid()
 			g.Widths, g.Regs = []float64{1}, []float64{1}
 			opt := Options{Method: meth, Grid: g, Seed: 1}
-			if meth == eval.NNHDR {
+			if meth == method.NNHDR {
 				opt.Dim = 5
 			}
 			if err := ParseThreshold("", &opt); err != nil {
@@ -83,12 +83,12 @@ func benchModelFor(b *testing.B, method string) *benchModel {
 				bm.m.Voters = append(bm.m.Voters, res.Model)
 			}
 		}
-		b.Logf("built %s on %d sets in %.1fs", method, len(sets), time.Since(t0).Seconds())
+		b.Logf("built %s on %d sets in %.1fs", name, len(sets), time.Since(t0).Seconds())
 	})
-	v, _ = benchModels.Load(method)
+	v, _ = benchModels.Load(name)
 	bm, _ := v.(*benchModel)
 	if bm == nil || bm.err != nil {
-		b.Fatalf("building the %s model: %v", method, bm.err)
+		b.Fatalf("building the %s model: %v", name, bm.err)
 	}
 	return bm
 }
@@ -99,9 +99,9 @@ func benchModelFor(b *testing.B, method string) *benchModel {
 // kfda-mix, and a vote as auto deployed it before (kfda-mix, nn-h-dr
 // with d = 5, kfda-hl).
 func BenchmarkEnroll(b *testing.B) {
-	for _, method := range []string{eval.NNH, eval.KFDAMix, voteMethod} {
-		b.Run(method, func(b *testing.B) {
-			bm := benchModelFor(b, method)
+	for _, name := range []method.Name{method.NNH, method.KFDAMix, voteMethod} {
+		b.Run(string(name), func(b *testing.B) {
+			bm := benchModelFor(b, name)
 			cpu := cpuTime()
 			for b.Loop() {
 				m := *bm.m
@@ -117,9 +117,9 @@ func BenchmarkEnroll(b *testing.B) {
 // BenchmarkForget: one class (three sets) forgotten from a 100-class
 // model, as setmatch forget does it.
 func BenchmarkForget(b *testing.B) {
-	for _, method := range []string{eval.NNH, eval.KFDAMix, voteMethod} {
-		b.Run(method, func(b *testing.B) {
-			bm := benchModelFor(b, method)
+	for _, name := range []method.Name{method.NNH, method.KFDAMix, voteMethod} {
+		b.Run(string(name), func(b *testing.B) {
+			bm := benchModelFor(b, name)
 			label := bm.m.Sets[0].Label
 			cpu := cpuTime()
 			for b.Loop() {

@@ -13,8 +13,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -63,17 +63,17 @@ const voteMethod = "vote"
 // buildFor builds the model of method (voteMethod: a vote of kfda-mix
 // with nn-h-dr (d = 2) and kfda-hl as its voters, each built alone) with
 // the threshold rule given.
-func buildFor(t *testing.T, method string, sets []*mat.Dense, labels, names []string, rule string) *model.Model {
+func buildFor(t *testing.T, mname method.Name, sets []*mat.Dense, labels, names []string, rule string) *model.Model {
 	t.Helper()
-	methods := []string{method}
-	if method == voteMethod {
-		methods = []string{eval.KFDAMix, eval.NNHDR, eval.KFDAHL}
+	methods := []method.Name{mname}
+	if mname == voteMethod {
+		methods = []method.Name{method.KFDAMix, method.NNHDR, method.KFDAHL}
 	}
 	var m *model.Model
 	for _, meth := range methods {
 		opt := Options{Method: meth, Grid: grid(), Seed: 3, Workers: 2}
 		opt.Grid.Widths, opt.Grid.Regs = []float64{1}, []float64{1e-2, 1}
-		if meth == eval.NNHDR {
+		if meth == method.NNHDR {
 			opt.Dim = 2 // a W that discards directions, learned on the training classes
 		}
 		if err := ParseThreshold(rule, &opt); err != nil {
@@ -155,10 +155,10 @@ func TestEnrollAsTrained(t *testing.T) {
 	trSets, trLabels, trNames, probes, truth := splitTrainProbe(all, labels, names, train, probe)
 	late := labels[len(labels)-1] // the class left out, then enrolled
 	n := len(trSets) - train
-	for _, method := range []string{eval.NNH, eval.KFDAHG, voteMethod} {
-		t.Run(method, func(t *testing.T) {
-			full := buildFor(t, method, trSets, trLabels, trNames, "")
-			m := buildFor(t, method, trSets[:n], trLabels[:n], trNames[:n], "")
+	for _, mname := range []method.Name{method.NNH, method.KFDAHG, voteMethod} {
+		t.Run(string(mname), func(t *testing.T) {
+			full := buildFor(t, mname, trSets, trLabels, trNames, "")
+			m := buildFor(t, mname, trSets[:n], trLabels[:n], trNames[:n], "")
 			var add []model.NewSet
 			for i := n; i < len(trSets); i++ {
 				add = append(add, model.NewSet{Label: trLabels[i], Name: trNames[i], Frames: trSets[i]})
@@ -183,13 +183,13 @@ func TestEnrollAsTrained(t *testing.T) {
 			lateFull, nl := accuracy(gotFull, truth, lateOnly)
 			lateEnr, _ := accuracy(gotEnrolled, truth, lateOnly)
 			t.Logf("%s: %d probes: trained with the class %.1f%%, enrolled %.1f%%; the class's %d probes %.1f%%, %.1f%%; threshold %s",
-				method, np, accFull, accEnr, nl, lateFull, lateEnr, c.Threshold)
+				mname, np, accFull, accEnr, nl, lateFull, lateEnr, c.Threshold)
 			if math.Abs(accFull-accEnr) > 5 || lateEnr < lateFull-5 {
 				t.Errorf("enrolled model: %.1f%% (its new class %.1f%%), trained with the class: %.1f%% (%.1f%%)", accEnr, lateEnr, accFull, lateFull)
 			}
 			closedFull, _ := accuracy(decideAt(t, full, probes, true), truth, all)
 			closedEnr, _ := accuracy(decideAt(t, m, probes, true), truth, all)
-			t.Logf("%s: closed set: trained with the class %.1f%%, enrolled %.1f%%", method, closedFull, closedEnr)
+			t.Logf("%s: closed set: trained with the class %.1f%%, enrolled %.1f%%", mname, closedFull, closedEnr)
 			if math.Abs(closedFull-closedEnr) > 5 {
 				t.Errorf("closed set: enrolled model %.1f%%, trained with the class %.1f%%", closedEnr, closedFull)
 			}
@@ -208,9 +208,9 @@ func TestForget(t *testing.T) {
 	all, labels, names := ringSets(7, train+probe, 6, 0.3, 9)
 	trSets, trLabels, trNames, probes, truth := splitTrainProbe(all, labels, names, train, probe)
 	gone := "class-03"
-	for _, method := range []string{eval.NNH, eval.KFDAHG, voteMethod} {
-		t.Run(method, func(t *testing.T) {
-			m := buildFor(t, method, trSets, trLabels, trNames, "")
+	for _, mname := range []method.Name{method.NNH, method.KFDAHG, voteMethod} {
+		t.Run(string(mname), func(t *testing.T) {
+			m := buildFor(t, mname, trSets, trLabels, trNames, "")
 			before := decide(t, m, probes)
 			var forgotten [][]byte // the bytes of every forgotten frame, raw and as each member holds it
 			for _, mem := range m.Members() {
@@ -256,7 +256,7 @@ func TestForget(t *testing.T) {
 					t.Errorf("a probe of the forgotten class is decided %q", d)
 				}
 			}
-			t.Logf("%s: other classes %.1f%% → %.1f%%; threshold %s", method, accBefore, accAfter, c.Threshold)
+			t.Logf("%s: other classes %.1f%% → %.1f%%; threshold %s", mname, accBefore, accAfter, c.Threshold)
 
 			var b bytes.Buffer
 			if err := model.Encode(&b, m); err != nil {
@@ -329,7 +329,7 @@ func rowBytes(x *mat.Dense) [][]byte {
 // one set by name removes that set alone; the last two classes stay.
 func TestForgetKeepsRule(t *testing.T) {
 	all, labels, names := ringSets(4, 3, 6, 0.3, 2)
-	m := buildFor(t, eval.NNH, all, labels, names, "0.25")
+	m := buildFor(t, method.NNH, all, labels, names, "0.25")
 	c, err := Forget(m, "class-01", "set-01-2", 1, time.Time{})
 	if err != nil {
 		t.Fatal(err)

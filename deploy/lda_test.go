@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/synth"
 )
@@ -37,13 +37,13 @@ func TestBuildLDA(t *testing.T) {
 			probe = append(probe, i)
 		}
 	}
-	g := eval.DefaultGrid()
-	res, err := Build(gsets, glabels, names, Options{Method: eval.NNHLDA, Grid: g, Seed: 4, Workers: 1, Threshold: math.Inf(1)})
+	g := method.DefaultGrid()
+	res, err := Build(gsets, glabels, names, Options{Method: method.NNHLDA, Grid: g, Seed: 4, Workers: 1, Threshold: math.Inf(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := res.Model
-	if m.MethodName() != eval.NNHLDA || m.Identity || m.W == nil || res.Fit.W != m.W {
+	if m.MethodName() != string(method.NNHLDA) || m.Identity || m.W == nil || res.Fit.W != m.W {
 		t.Fatalf("model method %q, identity %v: want nn-h-lda with the fit's W", m.MethodName(), m.Identity)
 	}
 	if e := m.OrthonormalityError(); !(e > model.OrthonormalTol) {
@@ -61,11 +61,11 @@ func TestBuildLDA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := eval.NewPool(all, 1)
+	pool, err := method.NewPool(all, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := eval.Run(eval.NNHLDA, &eval.Task{Pool: pool, Train: gidx, Labels: ids, Test: probe, Classes: classes, Seed: 4}, g)
+	want, err := method.Run(method.NNHLDA, &method.Task{Pool: pool, Train: gidx, Labels: ids, Test: probe, Classes: classes, Seed: 4}, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestBuildLDA(t *testing.T) {
 
 	// Only nn-h-lda may have such a W, and only of full column rank.
 	other := *m
-	other.Selection.Method = eval.NNHDR
+	other.Selection.Method = method.NNHDR
 	if err := other.Validate(); err == nil {
 		t.Error("an nn-h-dr model with a W that is not orthonormal is valid")
 	}

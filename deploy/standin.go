@@ -10,10 +10,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
 	"setmatch/fisher"
 	"setmatch/kfda"
 	"setmatch/learn"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/openset"
 )
@@ -147,7 +147,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 	}
 	if halved {
 		for c, us := range units {
-			h := eval.FrameHalves(us[0].x)
+			h := method.FrameHalves(us[0].x)
 			if h == nil {
 				n, _ := us[0].x.Dims()
 				return nil, fmt.Errorf("%w: set %s/%s has %d frames, too few to halve (4 or more are needed)", errNoStandIns, labels[us[0].set], names[us[0].set], n)
@@ -251,7 +251,7 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 		// takes the bandwidth a batch of it would get in the deployed
 		// space, which is the fitted one for a fixed rule.
 		_, dim := s.Dims()
-		y, err := eval.ProjectSets([]*mat.Dense{s}, f.W, make([]float64, dim)) // bandwidth rules do not depend on where the frames are centred
+		y, err := method.ProjectSets([]*mat.Dense{s}, f.W, make([]float64, dim)) // bandwidth rules do not depend on where the frames are centred
 		if err != nil {
 			return nil, nil, err
 		}
@@ -279,23 +279,23 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 // where the classes shaped it (relearnsW), and sets the global bandwidth
 // of the new space on them. A method in the full space has nothing to
 // refit.
-func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, g eval.Grid, seed uint64, workers int) error {
+func refitProjection(f *method.Fitted, sets []*mat.Dense, labels []string, g method.Grid, seed uint64, workers int) error {
 	if !relearnsW(f) {
 		return nil
 	}
-	if g.Learn == nil && f.Method != eval.NNHLDA {
-		return eval.ErrNoLearner
+	if g.Learn == nil && f.Method != method.NNHLDA {
+		return method.ErrNoLearner
 	}
 	ids, _ := model.ClassIndex(labels)
 	var w *mat.Dense
 	var mean []float64
 	var err error
-	if f.Method == eval.NNHLDA {
+	if f.Method == method.NNHLDA {
 		// The deployed d, or as many directions as the fold's frames
 		// vary in, if fewer.
 		_, d := f.W.Dims()
 		var sol *fisher.Solution
-		if sol, err = fisher.Solve(sets, ids, eval.LDAReg); err == nil {
+		if sol, err = fisher.Solve(sets, ids, method.LDAReg); err == nil {
 			mean = sol.Mean
 			w, err = sol.Basis(min(d, sol.Rank()))
 		}
@@ -311,7 +311,7 @@ func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, g eval.
 			// on sets that are one a class.
 			learnSets, learnIDs = nil, nil
 			for i, x := range sets {
-				h := eval.FrameHalves(x)
+				h := method.FrameHalves(x)
 				if h == nil {
 					n, _ := x.Dims()
 					return fmt.Errorf("set %s has %d frames, too few to halve (4 or more are needed) for learning W", labels[i], n)
@@ -325,7 +325,7 @@ func refitProjection(f *eval.Fitted, sets []*mat.Dense, labels []string, g eval.
 		return fmt.Errorf("learning W again without the stand-ins' classes: %w", err)
 	}
 	f.W, f.Mean = w, mean
-	proj, err := eval.ProjectSets(sets, w, mean)
+	proj, err := method.ProjectSets(sets, w, mean)
 	if err != nil {
 		return err
 	}
@@ -402,7 +402,7 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, r.Fit.Method)
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, string(r.Fit.Method))
 	return err == nil, nil, err
 }
 
@@ -534,7 +534,7 @@ func distinct(labels []string) map[string]bool {
 
 // relearnsW reports whether the stand-in folds fit f's projection again:
 // every projection the classes shaped.
-func relearnsW(f *eval.Fitted) bool { return f.W != nil }
+func relearnsW(f *method.Fitted) bool { return f.W != nil }
 
 // classCounts returns the number of sets of each class of ids.
 func classCounts(ids []int) []int {

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -57,30 +57,30 @@ func TestStandInCalibration(t *testing.T) {
 			train, lab, nam = append(train, x), append(lab, labels[i]), append(nam, names[i])
 		}
 	}
-	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.NNHLDA, eval.NNHDR} {
-		opt := Options{Method: method, Grid: grid(), Seed: 3, Workers: 1}
+	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.NNHLDA, method.NNHDR} {
+		opt := Options{Method: name, Grid: grid(), Seed: 3, Workers: 1}
 		if err := ParseThreshold("", &opt); err != nil {
 			t.Fatal(err)
 		}
 		res, err := Build(train, lab, nam, opt)
 		if err != nil {
-			t.Fatalf("%s: %v", method, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		c := res.Calibration
 		if c == nil {
-			t.Fatalf("%s: not calibrated on stand-ins: %s", method, res.ThresholdSource)
+			t.Fatalf("%s: not calibrated on stand-ins: %s", name, res.ThresholdSource)
 		}
 		// Five folds over six classes: each class is a stranger once (its
 		// three sets), and every known one holds out a set: the first
 		// fold, with two stand-ins, has 4 known classes and the others 5.
 		if c.Strangers != len(train) || c.Known != standInKnown6 {
-			t.Errorf("%s: %d stand-in strangers' sets and %d known probes, want %d and %d", method, c.Strangers, c.Known, len(train), standInKnown6)
+			t.Errorf("%s: %d stand-in strangers' sets and %d known probes, want %d and %d", name, c.Strangers, c.Known, len(train), standInKnown6)
 		}
 		if c.KnownRight != 1 || c.StrangersOut != 1 {
-			t.Errorf("%s: calibration %v, want every set right on classes this far apart", method, c)
+			t.Errorf("%s: calibration %v, want every set right on classes this far apart", name, c)
 		}
 		if !strings.Contains(res.ThresholdSource, "stand-in strangers") || !strings.Contains(res.Model.Selection.Params["threshold"], "auto:balanced") {
-			t.Errorf("%s: the model does not say how its threshold was set: %q", method, res.Model.Selection.Params["threshold"])
+			t.Errorf("%s: the model does not say how its threshold was set: %q", name, res.Model.Selection.Params["threshold"])
 		}
 		mt, err := res.Model.NewMatcher()
 		if err != nil {
@@ -92,7 +92,7 @@ func TestStandInCalibration(t *testing.T) {
 				t.Fatal(err)
 			}
 			if want := fmt.Sprint("c", i); !r.Decision.Known || r.Decision.Label != want {
-				t.Errorf("%s: a new set of %s decided %+v (threshold %v)", method, want, r.Decision, res.Model.Threshold)
+				t.Errorf("%s: a new set of %s decided %+v (threshold %v)", name, want, r.Decision, res.Model.Threshold)
 			}
 		}
 		for _, x := range strangers {
@@ -101,7 +101,7 @@ func TestStandInCalibration(t *testing.T) {
 				t.Fatal(err)
 			}
 			if r.Decision.Known {
-				t.Errorf("%s: a stranger let in as %s (score %v, threshold %v)", method, r.Decision.Label, r.Decision.Score, res.Model.Threshold)
+				t.Errorf("%s: a stranger let in as %s (score %v, threshold %v)", name, r.Decision.Label, r.Decision.Score, res.Model.Threshold)
 			}
 		}
 	}
@@ -118,7 +118,7 @@ func TestStandInFar(t *testing.T) {
 	// dataSpread has three classes: two known ones and a stand-in each fold.
 	var out [2]float64
 	for k, flag := range []string{"auto:balanced", "auto:far=0"} {
-		opt := Options{Method: eval.NNH, Grid: grid(), Seed: 3, Workers: 1}
+		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
 		if err := ParseThreshold(flag, &opt); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func TestStandInFar(t *testing.T) {
 // training sets, and says why.
 func TestStandInFallback(t *testing.T) {
 	all, labels, names := separated(2, 3, 2)
-	opt := Options{Method: eval.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
 	if err := ParseThreshold("", &opt); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestStandInFallback(t *testing.T) {
 // its class's gallery and its odd frames the probe.
 func TestStandInPooled(t *testing.T) {
 	all, labels, names := separated(6, 1, 3)
-	opt := Options{Method: eval.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
 	if err := ParseThreshold("auto:balanced", &opt); err != nil {
 		t.Fatal(err)
 	}
@@ -213,26 +213,26 @@ func TestRecalibrateAsTrain(t *testing.T) {
 	for i, l := range labels {
 		lab, names = append(lab, fmt.Sprint("c", l%3, "-", i%2)), append(names, fmt.Sprint(i))
 	}
-	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.KFDAMix} {
+	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.KFDAMix} {
 		for _, flag := range []string{"auto:balanced", "auto:far=10"} {
-			opt := Options{Method: method, Grid: grid(), Seed: 3, Workers: 1}
+			opt := Options{Method: name, Grid: grid(), Seed: 3, Workers: 1}
 			if err := ParseThreshold(flag, &opt); err != nil {
 				t.Fatal(err)
 			}
 			res, err := Build(sets, lab, names, opt)
 			if err != nil {
-				t.Fatalf("%s: %v", method, err)
+				t.Fatalf("%s: %v", name, err)
 			}
 			m := *res.Model
 			m.Threshold = 0
 			src, rates, err := Recalibrate(&m, opt)
 			if err != nil {
-				t.Fatalf("%s %s: %v", method, flag, err)
+				t.Fatalf("%s %s: %v", name, flag, err)
 			}
 			close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 			if rates == nil || rates.Known != res.Calibration.Known || rates.Strangers != res.Calibration.Strangers ||
 				!close(rates.Balanced, res.Calibration.Balanced) || !close(m.Threshold, res.Model.Threshold) {
-				t.Errorf("%s %s: recalibrated %v (%v), train %v (%v)\n%s", method, flag, m.Threshold, rates, res.Model.Threshold, res.Calibration, src)
+				t.Errorf("%s %s: recalibrated %v (%v), train %v (%v)\n%s", name, flag, m.Threshold, rates, res.Model.Threshold, res.Calibration, src)
 			}
 		}
 	}

@@ -8,10 +8,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -178,7 +178,7 @@ func halves(m *model.Model) (*model.Model, error) {
 	h := *m
 	h.KFDA, h.Sets = nil, nil
 	for _, s := range m.Sets {
-		hs := eval.FrameHalves(s.Samples)
+		hs := method.FrameHalves(s.Samples)
 		if hs == nil {
 			n, _ := s.Samples.Dims()
 			return nil, fmt.Errorf("set %q/%q has %d frames, too few to halve (4 or more are needed)", s.Label, s.Name, n)

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/eval"
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -28,14 +28,14 @@ func TestThresholdOneSetPerClass(t *testing.T) {
 			one, lab, names = append(one, s), append(lab, fmt.Sprint("c", labels[i])), append(names, fmt.Sprint(i))
 		}
 	}
-	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.CDL, eval.KFDAMix} {
-		res, err := Build(one, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
+	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.CDL, method.KFDAMix} {
+		res, err := Build(one, lab, names, Options{Method: name, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
 		if err != nil {
-			t.Fatalf("%s: %v", method, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		thr := res.Model.Threshold
 		if !(thr > 0) || math.IsInf(thr, 0) || !strings.Contains(res.ThresholdSource, "frame halves") {
-			t.Fatalf("%s: threshold %v (%s)", method, thr, res.ThresholdSource)
+			t.Fatalf("%s: threshold %v (%s)", name, thr, res.ThresholdSource)
 		}
 		mt, err := res.Model.NewMatcher()
 		if err != nil {
@@ -59,9 +59,9 @@ func TestThresholdOneSetPerClass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%-8s %s; other sets of known classes accepted %d of 15; far set known %v", method, res.ThresholdSource, accepted, r.Decision.Known)
+		t.Logf("%-8s %s; other sets of known classes accepted %d of 15; far set known %v", name, res.ThresholdSource, accepted, r.Decision.Known)
 		if accepted < 12 {
-			t.Errorf("%s: %d of 15 sets of known classes accepted", method, accepted)
+			t.Errorf("%s: %d of 15 sets of known classes accepted", name, accepted)
 		}
 		// Halves of 12 frames are far apart under a kernel as narrow as
 		// the one chosen here: the threshold then rejects nothing, and
@@ -69,15 +69,15 @@ func TestThresholdOneSetPerClass(t *testing.T) {
 		if k := res.Model.KFDA; k != nil {
 			nothing := strings.Contains(res.ThresholdSource, "rejects nothing")
 			if top, ok := largestDistance(k); ok && nothing != (thr >= top) {
-				t.Errorf("%s: threshold %v, largest distance %v, but the source says %q", method, thr, top, res.ThresholdSource)
+				t.Errorf("%s: threshold %v, largest distance %v, but the source says %q", name, thr, top, res.ThresholdSource)
 			}
 		}
-		if method == eval.NNH && r.Decision.Known {
-			t.Errorf("%s: a set far from every class accepted (score %v, threshold %v)", method, r.Decision.Score, thr)
+		if name == method.NNH && r.Decision.Known {
+			t.Errorf("%s: a set far from every class accepted (score %v, threshold %v)", name, r.Decision.Score, thr)
 		}
 	}
 	short := []*mat.Dense{one[0], one[1], one[2].Slice(0, 3, 0, 6).(*mat.Dense)}
-	_, err := Build(short, lab, names, Options{Method: eval.NNH, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
+	_, err := Build(short, lab, names, Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
 	if err == nil || !strings.Contains(err.Error(), "too few to halve") || !strings.Contains(err.Error(), "--threshold X") {
 		t.Errorf("a 3-frame set: %v", err)
 	}
@@ -93,8 +93,8 @@ func TestKFDARejectsFarSet(t *testing.T) {
 	sets, labels := data(5)
 	g, lab, names := firstHalf(sets, labels)
 	far := farSet()
-	for _, method := range []string{eval.KFDAHG, eval.KFDAMix} {
-		res, err := Build(g, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
+	for _, name := range []method.Name{method.KFDAHG, method.KFDAMix} {
+		res, err := Build(g, lab, names, Options{Method: name, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,9 +109,9 @@ func TestKFDARejectsFarSet(t *testing.T) {
 		}
 		latentNear := r.Distances[r.Decision.Best] <= maxLatentWithin(res)
 		t.Logf("%-8s threshold %.4g; far set: kernel distance %.4g, latent distance %.4g (as near as a known set's: %v), known %v; probes of known classes accepted right %d of 9",
-			method, res.Model.Threshold, r.Decision.Score, r.Distances[r.Decision.Best], latentNear, r.Decision.Known, accepted)
+			name, res.Model.Threshold, r.Decision.Score, r.Distances[r.Decision.Best], latentNear, r.Decision.Known, accepted)
 		if r.Decision.Known || !latentNear || accepted < 8 || len(r.KernelDistances) != len(res.Model.Sets) {
-			t.Errorf("%s: far set known %v, %d of 9 known probes accepted right", method, r.Decision.Known, accepted)
+			t.Errorf("%s: far set known %v, %d of 9 known probes accepted right", name, r.Decision.Known, accepted)
 		}
 	}
 }
@@ -234,18 +234,18 @@ func TestThresholdBalanced(t *testing.T) {
 			}
 		}
 	}
-	for _, method := range []string{eval.NNH, eval.KFDAHG, eval.Auto} {
+	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.Auto} {
 		var right, out [2]int
 		for i, balanced := range []bool{false, true} {
-			res, err := Build(train, lab, names, Options{Method: method, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: balanced})
+			res, err := Build(train, lab, names, Options{Method: name, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: balanced})
 			if err != nil {
-				t.Fatalf("%s: %v", method, err)
+				t.Fatalf("%s: %v", name, err)
 			}
 			if len(res.Model.Voters) != 0 {
-				t.Errorf("%s deployed %s, a vote", method, res.Model.MethodName())
+				t.Errorf("%s deployed %s, a vote", name, res.Model.MethodName())
 			}
 			if balanced != strings.Contains(res.ThresholdSource, "balanced") {
-				t.Errorf("%s, balanced %v: the source says %q", method, balanced, res.ThresholdSource)
+				t.Errorf("%s, balanced %v: the source says %q", name, balanced, res.ThresholdSource)
 			}
 			mt, err := res.Model.NewMatcher()
 			if err != nil {
@@ -271,13 +271,13 @@ func TestThresholdBalanced(t *testing.T) {
 				}
 			}
 			right[i], out[i] = in+rejected, rejected
-			t.Logf("%-8s balanced %-5v known accepted %2d of %d, strangers rejected %d of %d; %s", method, balanced, in, len(known), rejected, len(strangers), res.ThresholdSource)
+			t.Logf("%-8s balanced %-5v known accepted %2d of %d, strangers rejected %d of %d; %s", name, balanced, in, len(known), rejected, len(strangers), res.ThresholdSource)
 			if balanced && (rejected < len(strangers)/2 || in < len(known)/2) {
-				t.Errorf("%s: balanced: %d of %d known accepted, %d of %d strangers rejected", method, in, len(known), rejected, len(strangers))
+				t.Errorf("%s: balanced: %d of %d known accepted, %d of %d strangers rejected", name, in, len(known), rejected, len(strangers))
 			}
 		}
 		if out[1] <= out[0] {
-			t.Errorf("%s: balanced rejects %d strangers' sets, auto %d", method, out[1], out[0])
+			t.Errorf("%s: balanced rejects %d strangers' sets, auto %d", name, out[1], out[0])
 		}
 		// The balanced accuracy (known sets let in and strangers kept
 		// out, each weighing half) is what auto:balanced aims at.
@@ -285,7 +285,7 @@ func TestThresholdBalanced(t *testing.T) {
 			return float64(right[i]-out[i])/float64(len(known)) + float64(out[i])/float64(len(strangers))
 		}
 		if bal(1) < bal(0) {
-			t.Errorf("%s: balanced accuracy %.3f with auto:balanced, %.3f with auto", method, bal(1)/2, bal(0)/2)
+			t.Errorf("%s: balanced accuracy %.3f with auto:balanced, %.3f with auto", name, bal(1)/2, bal(0)/2)
 		}
 	}
 }

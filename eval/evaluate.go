@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/method"
 )
 
 // Options configures Evaluate.
 type Options struct {
-	Methods []string
-	Grid    Grid
+	Methods []method.Name
+	Grid    method.Grid
 	Seed    uint64 // seed of the inner cross-validation folds
 	Workers int    // goroutines for all-pairs work; 0 = GOMAXPROCS
 	// Transform, if set, maps the sets of a split to features fitted on its
@@ -33,7 +35,7 @@ type Progress struct {
 	Split, Splits int
 	Elapsed, ETA  time.Duration
 	// Accuracy of each method on the split just done, in percent.
-	Accuracy map[string]float64
+	Accuracy map[method.Name]float64
 }
 
 // MethodResult holds one method's accuracies over the splits.
@@ -80,33 +82,14 @@ func PairedDiff(a, b []float64) (Paired, error) {
 
 // Result is the outcome of Evaluate.
 type Result struct {
-	Methods map[string]*MethodResult `json:"methods"`
-	Order   []string                 `json:"-"`
-	Splits  int                      `json:"splits"`
+	Methods map[method.Name]*MethodResult `json:"methods"`
+	Order   []method.Name                 `json:"-"`
+	Splits  int                           `json:"splits"`
 	// SharedSeconds: work shared by the methods (features, squared
 	// distances, divergence matrices for the bandwidth grid, subspaces,
 	// covariance spectra), all splits.
 	SharedSeconds float64 `json:"shared_seconds"`
 	TotalSeconds  float64 `json:"total_seconds"`
-}
-
-func usesDivergences(methods []string) bool {
-	for _, m := range methods {
-		switch m {
-		case NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, Auto:
-			return true
-		}
-	}
-	return false
-}
-
-func contains(ms []string, m string) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 // Evaluate runs every method on every split and collects the accuracies on
@@ -118,7 +101,7 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 	if len(opt.Methods) == 0 {
 		return nil, fmt.Errorf("no methods")
 	}
-	res := &Result{Methods: map[string]*MethodResult{}, Order: opt.Methods, Splits: len(splits)}
+	res := &Result{Methods: map[method.Name]*MethodResult{}, Order: opt.Methods, Splits: len(splits)}
 	for _, m := range opt.Methods {
 		res.Methods[m] = &MethodResult{}
 	}
@@ -127,7 +110,7 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 	if opt.Step != nil {
 		tr = &tracker{fn: opt.Step, splits: len(splits)}
 	}
-	var pool *Pool
+	var pool *method.Pool
 	var poolSets []*mat.Dense
 	for si, sp := range splits {
 		t0 := time.Now()
@@ -142,7 +125,7 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 		// Splits over the same sets share one pool and its caches.
 		if pool == nil || opt.Transform != nil || !sameSets(poolSets, sets) {
 			var err error
-			pool, err = NewPool(sets, opt.Workers)
+			pool, err = method.NewPool(sets, opt.Workers)
 			if err != nil {
 				return nil, fmt.Errorf("split %d: %w", si+1, err)
 			}
@@ -152,18 +135,20 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 		for k, j := range sp.Gallery {
 			labels[k] = sp.Labels[j]
 		}
-		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: classes, Seed: opt.Seed*1000003 + uint64(si),
-			progress: tr}
+		task := &method.Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: classes, Seed: opt.Seed*1000003 + uint64(si)}
+		if tr != nil {
+			task.Progress = tr
+		}
 		tr.begin(si+1, StageShared)
-		if err := warm(task, opt); err != nil {
+		if err := method.Warm(task, opt.Methods, opt.Grid); err != nil {
 			return nil, fmt.Errorf("split %d: %w", si+1, err)
 		}
 		res.SharedSeconds += time.Since(t0).Seconds()
-		acc := map[string]float64{}
+		acc := map[method.Name]float64{}
 		for _, m := range opt.Methods {
 			t1 := time.Now()
-			tr.begin(si+1, m)
-			pred, err := Run(m, task, opt.Grid)
+			tr.begin(si+1, string(m))
+			pred, err := method.Run(m, task, opt.Grid)
 			if err != nil {
 				return nil, fmt.Errorf("split %d: %s: %w", si+1, m, err)
 			}
@@ -181,7 +166,7 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 			acc[m] = a
 		}
 		// The next split's gallery is another: its frame halves too.
-		pool.dropHalves()
+		pool.DropHalves()
 		if opt.Progress != nil {
 			el := time.Since(start)
 			eta := time.Duration(float64(el) / float64(si+1) * float64(len(splits)-si-1))
@@ -191,9 +176,9 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 	for _, mr := range res.Methods {
 		mr.Mean, mr.Std = meanStd(mr.Accuracies)
 	}
-	if auto := res.Methods[Auto]; auto != nil && len(splits) >= 2 {
+	if auto := res.Methods[method.Auto]; auto != nil && len(splits) >= 2 {
 		for m, mr := range res.Methods {
-			if m == Auto {
+			if m == method.Auto {
 				continue
 			}
 			d, err := PairedDiff(auto.Accuracies, mr.Accuracies)
@@ -205,49 +190,6 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 	}
 	res.TotalSeconds = time.Since(start).Seconds()
 	return res, nil
-}
-
-// warm computes the caches shared by several methods, so that the time of
-// each method is its own.
-func warm(t *Task, opt Options) error {
-	var bws []Bandwidth
-	if usesDivergences(opt.Methods) {
-		bws = opt.Grid.Bandwidths
-		if len(bws) == 0 {
-			bws = []Bandwidth{{Mode: Global, Scale: 1}}
-		}
-	}
-	n := len(bws)
-	if contains(opt.Methods, GDA) {
-		n++
-	}
-	if contains(opt.Methods, CDL) {
-		n++
-	}
-	t.progress.count("matrices", n)
-	for _, b := range bws {
-		if _, err := t.Pool.divMatrix(b, t.Train, nil); err != nil {
-			return fmt.Errorf("bandwidth %v: %w", b, err)
-		}
-		t.progress.inc()
-	}
-	if contains(opt.Methods, GDA) {
-		pmax := 5
-		for _, p := range opt.Grid.GDAP {
-			pmax = max(pmax, p)
-		}
-		if _, err := t.Pool.gdaBases(pmax); err != nil {
-			return err
-		}
-		t.progress.inc()
-	}
-	if contains(opt.Methods, CDL) {
-		if _, err := t.Pool.cdlSpectra(); err != nil {
-			return err
-		}
-		t.progress.inc()
-	}
-	return nil
 }
 
 func sameSets(a, b []*mat.Dense) bool {

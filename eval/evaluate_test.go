@@ -8,7 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
+	"setmatch/method"
 )
 
 // beyondGauss returns sets of three classes with the same mean (0) and
@@ -55,9 +57,9 @@ func beyondGauss(rng *rand.Rand, perClass, n, d int) *Data {
 	return data
 }
 
-func smallGrid() Grid {
-	g := DefaultGrid()
-	g.Bandwidths = []Bandwidth{{Mode: Global, Scale: 0.5}, {Mode: Global, Scale: 1}, {Mode: Global, Scale: 2}, {Mode: PerSet, Scale: 1}}
+func smallGrid() method.Grid {
+	g := method.DefaultGrid()
+	g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 0.5}, {Mode: method.Global, Scale: 1}, {Mode: method.Global, Scale: 2}, {Mode: method.PerSet, Scale: 1}}
 	g.Regs = []float64{1e-2, 1}
 	g.Widths = []float64{0.1, 1}
 	return g
@@ -70,9 +72,9 @@ func TestBeyondGaussCDLAtChanceKDEFarAbove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := []string{NNH, NNJ, KFDAHG, CDL, GDA}
+	methods := []method.Name{method.NNH, method.NNJ, method.KFDAHG, method.CDL, method.GDA}
 	if testing.Short() {
-		methods = []string{NNH, NNJ, CDL}
+		methods = []method.Name{method.NNH, method.NNJ, method.CDL}
 	}
 	res, err := Evaluate(splits, 3, Options{Methods: methods, Grid: smallGrid(), Seed: 1, Workers: 2})
 	if err != nil {
@@ -84,10 +86,10 @@ func TestBeyondGaussCDLAtChanceKDEFarAbove(t *testing.T) {
 	// Chance is 33%; with 24 probes, 60% is about 2.8 standard deviations
 	// above it. (Covariance methods are not exactly at chance: the
 	// spread of sample covariances depends on the shape's kurtosis.)
-	if a := res.Methods[CDL].Mean; a > 60 {
-		t.Errorf("CDL %.1f%% on sets with identical covariances, want near chance (33%%)", a)
+	if a := res.Methods[method.CDL].Mean; a > 60 {
+		t.Errorf("method.CDL %.1f%% on sets with identical covariances, want near chance (33%%)", a)
 	}
-	for _, m := range []string{NNH, NNJ} {
+	for _, m := range []method.Name{method.NNH, method.NNJ} {
 		if a := res.Methods[m].Mean; a < 75 {
 			t.Errorf("%s %.1f%%, want ≥ 75%% (far above chance) on differently shaped sets", m, a)
 		}
@@ -103,7 +105,7 @@ func TestEvaluateEasy(t *testing.T) {
 		for range 6 {
 			// Class c: shifted along and stretched along coordinate c, so
 			// that means, subspaces and covariances all differ.
-			x := randSet(rng, 12, 5, 0, 0.3)
+			x := testutil.RandSet(rng, 12, 5, 0, 0.3)
 			for i := range 12 {
 				x.Set(i, c, 5*x.At(i, c)+2)
 			}
@@ -115,7 +117,7 @@ func TestEvaluateEasy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := []string{NNH, NNJ, KFDAHG, KFDAHL, KFDAJ, GDA, CDL}
+	methods := []method.Name{method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL}
 	var calls int
 	g := smallGrid()
 	g.GDAP = []int{1, 2}
@@ -133,18 +135,6 @@ func TestEvaluateEasy(t *testing.T) {
 			t.Errorf("%s: accuracies %v, want 100%% on both splits", m, r.Accuracies)
 		}
 	}
-	if _, err := Run(NNHDR, &Task{Pool: mustPool(t, data.Sets), Train: []int{0, 6}, Labels: []int{0, 1}, Test: []int{1}, Classes: 3}, smallGrid()); err == nil {
-		t.Error("nn-h-dr without a learner did not fail")
-	}
-}
-
-func mustPool(t *testing.T, sets []*mat.Dense) *Pool {
-	t.Helper()
-	p, err := NewPool(sets, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // TestDRWithLearner runs nn-h-dr with a stand-in learner (the first d
@@ -154,7 +144,7 @@ func TestDRWithLearner(t *testing.T) {
 	data := &Data{Classes: []string{"a", "b"}}
 	for c := range 2 {
 		for range 4 {
-			x := randSet(rng, 10, 6, 0, 1)
+			x := testutil.RandSet(rng, 10, 6, 0, 1)
 			for i := range 10 {
 				x.Set(i, 0, x.At(i, 0)*0.1+3*float64(c))
 			}
@@ -163,18 +153,18 @@ func TestDRWithLearner(t *testing.T) {
 		}
 	}
 	g := smallGrid()
-	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ LearnParams, _ int64) (*mat.Dense, []float64, error) {
+	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ method.LearnParams, _ int64) (*mat.Dense, []float64, error) {
 		w := mat.NewDense(6, 2, nil)
 		w.Set(0, 0, 1)
 		w.Set(1, 1, 1)
 		return w, nil, nil
 	}
 	splits, _ := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 1}.MakeSplits(data, 1)
-	res, err := Evaluate(splits, 2, Options{Methods: []string{NNHDR, NNJDR}, Grid: g})
+	res, err := Evaluate(splits, 2, Options{Methods: []method.Name{method.NNHDR, method.NNJDR}, Grid: g})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{NNHDR, NNJDR} {
+	for _, m := range []method.Name{method.NNHDR, method.NNJDR} {
 		if res.Methods[m].Mean < 99.9 {
 			t.Errorf("%s: %v", m, res.Methods[m].Accuracies)
 		}
@@ -188,7 +178,7 @@ func TestEvaluateSteps(t *testing.T) {
 	data := &Data{Classes: []string{"a", "b"}}
 	for c := range 2 {
 		for range 6 {
-			x := randSet(rng, 10, 6, 0, 1)
+			x := testutil.RandSet(rng, 10, 6, 0, 1)
 			for i := range 10 {
 				x.Set(i, 0, x.At(i, 0)*0.1+3*float64(c))
 			}
@@ -198,7 +188,7 @@ func TestEvaluateSteps(t *testing.T) {
 	}
 	g := smallGrid() // 4 bandwidths
 	g.GDAP = []int{1, 2}
-	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ LearnParams, _ int64) (*mat.Dense, []float64, error) {
+	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ method.LearnParams, _ int64) (*mat.Dense, []float64, error) {
 		w := mat.NewDense(6, 2, nil)
 		w.Set(0, 0, 1)
 		w.Set(1, 1, 1)
@@ -214,7 +204,7 @@ func TestEvaluateSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	methods := []string{NNH, KFDAHG, GDA, CDL, NNHDR}
+	methods := []method.Name{method.NNH, method.KFDAHG, method.GDA, method.CDL, method.NNHDR}
 	var steps []Step
 	_, err = Evaluate(splits, 2, Options{Methods: methods, Grid: g, Seed: 1, Workers: 2,
 		Step: func(s Step) { steps = append(steps, s) }})
@@ -222,14 +212,14 @@ func TestEvaluateSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTotal := map[string]int{
-		StageShared: 4 + 2, // divergence matrices, GDA bases, CDL spectra
-		NNH:         4,     // bandwidths
-		KFDAHG:      4 * 2 * 2,
-		GDA:         2,
-		CDL:         len(g.CDLRegs),
-		NNHDR:       3*4 + 1,
+		StageShared:           4 + 2, // divergence matrices, GDA bases, CDL spectra
+		string(method.NNH):    4,     // bandwidths
+		string(method.KFDAHG): 4 * 2 * 2,
+		string(method.GDA):    2,
+		string(method.CDL):    len(g.CDLRegs),
+		string(method.NNHDR):  3*4 + 1,
 	}
-	wantUnit := map[string]string{StageShared: "matrices", NNH: "bandwidths", KFDAHG: "kernels", GDA: "kernels", CDL: "kernels", NNHDR: "projections"}
+	wantUnit := map[string]string{StageShared: "matrices", string(method.NNH): "bandwidths", string(method.KFDAHG): "kernels", string(method.GDA): "kernels", string(method.CDL): "kernels", string(method.NNHDR): "projections"}
 	type key struct {
 		split int
 		stage string
@@ -256,7 +246,7 @@ func TestEvaluateSteps(t *testing.T) {
 	for split := 1; split <= 2; split++ {
 		want = append(want, key{split, StageShared})
 		for _, m := range methods {
-			want = append(want, key{split, m})
+			want = append(want, key{split, string(m)})
 		}
 	}
 	if !slices.Equal(order, want) {

@@ -22,8 +22,8 @@ type Step struct {
 const StageShared = "shared"
 
 // tracker counts the units of the stage under way and reports them to a
-// Step callback; its methods are safe for concurrent use and do nothing on
-// a nil tracker.
+// Step callback: the method.Counter of a split's Task. Its methods are
+// safe for concurrent use and do nothing on a nil tracker.
 type tracker struct {
 	fn func(Step)
 
@@ -46,18 +46,8 @@ func (tr *tracker) begin(split int, s string) {
 	tr.unit, tr.done, tr.total = "", 0, 0
 }
 
-// count says that total units of unit are to be done next in the stage.
-func (tr *tracker) count(unit string, total int) {
-	if tr == nil {
-		return
-	}
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	tr.unit, tr.done, tr.total = unit, 0, total
-}
-
-// inc marks one more unit done and reports it.
-func (tr *tracker) inc() {
+// Inc marks one more unit done and reports it.
+func (tr *tracker) Inc() {
 	if tr == nil {
 		return
 	}
@@ -73,9 +63,9 @@ func (tr *tracker) inc() {
 		Done: tr.done, Total: tr.total, Elapsed: el, Left: left})
 }
 
-// countFrom says that total units of unit are to be done in the stage, of
-// which done already are (a count resumed after other work).
-func (tr *tracker) countFrom(unit string, done, total int) {
+// Count says that total units of unit are to be done next in the stage,
+// of which done already are (method.Counter).
+func (tr *tracker) Count(unit string, done, total int) {
 	if tr == nil {
 		return
 	}

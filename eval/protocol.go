@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/method"
 )
 
 // Data is a labelled collection of sets to evaluate on.
@@ -161,7 +163,7 @@ func (p Protocol) SmallestGallery(labels []int, pooled bool) int {
 	case p.Kind == RandomSplits:
 		return p.Gallery
 	case p.Kind == LeaveOneOut:
-		return SmallestClass(labels) - 1
+		return method.SmallestClass(labels) - 1
 	}
 	return 1
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
+	"setmatch/method"
 )
 
 func toyData(classes, per, n int) *Data {
@@ -15,7 +18,7 @@ func toyData(classes, per, n int) *Data {
 		name := string(rune('a' + c))
 		d.Classes = append(d.Classes, name)
 		for s := range per {
-			d.Sets = append(d.Sets, randSet(rng, n, 2, float64(c), 1))
+			d.Sets = append(d.Sets, testutil.RandSet(rng, n, 2, float64(c), 1))
 			d.Labels = append(d.Labels, c)
 			d.Names = append(d.Names, name+"/"+name+string(rune('0'+s)))
 		}
@@ -232,67 +235,11 @@ func TestSplitFileNeedsReadSplits(t *testing.T) {
 	}
 }
 
-func TestParseMethodsAndBandwidth(t *testing.T) {
-	ms, err := ParseMethods("nn-h, kfda-j,nn-h")
-	if err != nil || !equalStrings(ms, []string{NNH, KFDAJ}) {
-		t.Errorf("ParseMethods = %v, %v", ms, err)
-	}
-	if all, _ := ParseMethods("all"); len(all) != 12 || all[11] != Auto {
-		t.Errorf("all = %v", all)
-	}
-	if _, err := ParseMethods("nn-x"); err == nil {
-		t.Error("unknown method accepted")
-	}
-	for _, s := range []string{"global*1", "set*0.5", "knn3*2"} {
-		b, err := ParseBandwidth(s)
-		if err != nil || b.String() != s {
-			t.Errorf("ParseBandwidth(%q) = %v, %v", s, b, err)
-		}
-	}
-	for _, s := range []string{"global*0", "knn*1", "foo*1", "set*x"} {
-		if _, err := ParseBandwidth(s); err == nil {
-			t.Errorf("ParseBandwidth(%q) accepted", s)
-		}
-	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func TestNewPoolErrors(t *testing.T) {
-	if _, err := NewPool(nil, 1); err == nil {
-		t.Error("empty pool accepted")
-	}
-	a := mat.NewDense(3, 2, nil)
-	if _, err := NewPool([]*mat.Dense{a, mat.NewDense(3, 3, nil)}, 1); err == nil {
-		t.Error("mixed dimensions accepted")
-	}
-	if _, err := NewPool([]*mat.Dense{mat.NewDense(1, 2, nil)}, 1); err == nil {
-		t.Error("single-frame set accepted")
-	}
-	b := mat.NewDense(2, 2, []float64{0, 1, 2, 3})
-	b.Set(1, 1, nan())
-	if _, err := NewPool([]*mat.Dense{b}, 1); err == nil {
-		t.Error("NaN accepted")
-	}
-}
-
-func nan() float64 { var z float64; return z / z }
-
 // TestSmallestGallery: the gallery sets of the smallest class in a
-// protocol's splits, which set the frame budget (FrameBudget).
+// protocol's splits, which set the frame budget (method.FrameBudget).
 func TestSmallestGallery(t *testing.T) {
 	labels := []int{0, 0, 0, 1, 1} // smallest class: 2 sets
-	if n := SmallestClass(labels); n != 2 {
+	if n := method.SmallestClass(labels); n != 2 {
 		t.Errorf("smallest class %d, want 2", n)
 	}
 	for _, c := range []struct {
@@ -312,9 +259,6 @@ func TestSmallestGallery(t *testing.T) {
 		if got := p.SmallestGallery(labels, c.pooled); got != c.want {
 			t.Errorf("%s (pooled %v): %d gallery sets, want %d", c.proto, c.pooled, got, c.want)
 		}
-	}
-	if FrameBudget(2) != MaxPoolFrames/2 || FrameBudget(3) != MaxPoolFrames {
-		t.Errorf("FrameBudget(2) = %d, FrameBudget(3) = %d", FrameBudget(2), FrameBudget(3))
 	}
 }
 

@@ -43,6 +43,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"setmatch/method"
 )
 
 // Magic is the first 8 bytes of every model file.
@@ -128,17 +130,17 @@ type fileChange struct {
 const projectionIdentity = "identity"
 
 type fileSelection struct {
-	Method     string            `json:"method"`
+	Method     method.Name       `json:"method"`
 	Params     map[string]string `json:"params,omitempty"`
 	CVAccuracy jsonMaybe         `json:"cv_accuracy"`
 	Candidates []fileCandidate   `json:"candidates,omitempty"`
 }
 
 type fileCandidate struct {
-	Name       string    `json:"name"`
-	Params     string    `json:"params"`
-	CVAccuracy jsonMaybe `json:"cv_accuracy"`
-	Seconds    jsonFloat `json:"seconds"`
+	Name       method.Name `json:"name"`
+	Params     string      `json:"params"`
+	CVAccuracy jsonMaybe   `json:"cv_accuracy"`
+	Seconds    jsonFloat   `json:"seconds"`
 }
 
 type fileKFDA struct {

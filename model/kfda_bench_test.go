@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"setmatch/match"
+	"setmatch/method"
 )
 
 // BenchmarkMatchKFDA times Matcher.Match for the reference workload of the
@@ -95,23 +96,23 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	}
 	dr.Selection.Method = "nn-h-dr"
 	batch := mfBatch(rng, base, n, 0)
-	for _, method := range methods {
-		b.Run(method, func(b *testing.B) {
+	for _, name := range methods {
+		b.Run(name, func(b *testing.B) {
 			mm := *base
-			switch method {
+			switch name {
 			case "kfda-hg":
-				mm.KFDA, mm.Selection.Method = k, method
+				mm.KFDA, mm.Selection.Method = k, method.Name(name)
 			case KernelGDA, KernelCDL:
 				kk := *k
-				kk.Kernel, kk.Width, kk.Scale, kk.WidthScale = method, 1, 1, "raw"
-				if method == KernelGDA {
+				kk.Kernel, kk.Width, kk.Scale, kk.WidthScale = name, 1, 1, "raw"
+				if name == KernelGDA {
 					kk.P = 10
 				} else {
 					kk.Lambda = 0.1
 				}
-				mm.KFDA, mm.Selection.Method = &kk, method
+				mm.KFDA, mm.Selection.Method = &kk, method.Name(name)
 			case "kfda-mix":
-				mm.KFDA, mm.Selection.Method = mix, method
+				mm.KFDA, mm.Selection.Method = mix, method.Name(name)
 			case "nn-h-dr":
 				mm = *dr
 			case "kfda-hl":
@@ -139,7 +140,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 					}
 				}
 			}
-			if method == "vote" {
+			if name == "vote" {
 				// 2: the first two members agreed and decided the vote.
 				b.ReportMetric(float64(matched)/float64(len(times)), "members")
 			}

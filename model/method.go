@@ -12,16 +12,19 @@ import (
 	"setmatch/features"
 	"setmatch/kfda"
 	"setmatch/match"
+	"setmatch/method"
 )
 
 // Selection records which method a model deploys and how it was chosen:
 // the method's name as `setmatch eval` reports it ("nn-h", "nn-j",
 // "nn-h-dr", "nn-j-dr", "kfda-hg", "kfda-hl", "kfda-j", …), its
 // hyper-parameters, and the cross-validated accuracy of it and of every
-// candidate that was scored. The zero Selection (models of format 1) means
-// nearest neighbour under Divergence, described by Model.MethodName.
+// candidate that was scored. It is the stored record of a choice (the
+// engine's outcome of one is a method.Selection, which it does not keep).
+// The zero Selection (models of format 1) means nearest neighbour under
+// Divergence, described by Model.MethodName.
 type Selection struct {
-	Method string
+	Method method.Name
 	// Params are the chosen hyper-parameters, e.g. "dim": "20",
 	// "width": "0.5/median".
 	Params map[string]string
@@ -33,12 +36,14 @@ type Selection struct {
 	Candidates []Candidate
 }
 
-// Candidate is one method scored by cross-validation while choosing.
+// Candidate is the stored record of one method scored by
+// cross-validation while choosing (of a method.CandidateScore: the
+// engine's pipeline by name, its parameters as text, its score and time).
 type Candidate struct {
-	Name       string  // method, as Selection.Method
-	Params     string  // its parameters, free text
-	CVAccuracy float64 // fraction in [0, 1]; NaN if it could not be scored
-	Seconds    float64 // time spent scoring it
+	Name       method.Name // method, as Selection.Method
+	Params     string      // its parameters, free text
+	CVAccuracy float64     // fraction in [0, 1]; NaN if it could not be scored
+	Seconds    float64     // time spent scoring it
 }
 
 // What the open-set threshold of a kFDA model bounds.
@@ -239,7 +244,7 @@ func (k *KFDA) validate(m, classes int, div match.Measure) error {
 // validate checks the selection: valid UTF-8, accuracies in [0, 1] or NaN,
 // non-negative finite times.
 func (s *Selection) validate() error {
-	if !utf8.ValidString(s.Method) {
+	if !utf8.ValidString(string(s.Method)) {
 		return errors.New("method is not valid UTF-8")
 	}
 	for k, v := range s.Params {
@@ -251,7 +256,7 @@ func (s *Selection) validate() error {
 		return fmt.Errorf("CV accuracy is %v, want a fraction in [0, 1] (or NaN: not cross-validated)", s.CVAccuracy)
 	}
 	for i, c := range s.Candidates {
-		if !utf8.ValidString(c.Name) || !utf8.ValidString(c.Params) {
+		if !utf8.ValidString(string(c.Name)) || !utf8.ValidString(c.Params) {
 			return fmt.Errorf("candidate %d: name or parameters not valid UTF-8", i)
 		}
 		if !validAccuracy(c.CVAccuracy) {
@@ -296,16 +301,16 @@ func (m *Model) MethodName() string {
 // ownMethod is MethodName of m alone, without its voters.
 func (m *Model) ownMethod() string {
 	if m.Selection.Method != "" {
-		return m.Selection.Method
+		return string(m.Selection.Method)
 	}
-	name := "nn-h"
+	name := method.NNH
 	if m.Divergence == match.Jeffrey {
-		name = "nn-j"
+		name = method.NNJ
 	}
 	if m.Dim() < m.InputDim() {
 		name += "-dr"
 	}
-	return name
+	return string(name)
 }
 
 // validateMethod checks the v2 parts of m: the selection, the pipeline and
@@ -315,7 +320,7 @@ func (m *Model) validateMethod() error {
 	if err := m.Selection.validate(); err != nil {
 		return fmt.Errorf("selection: %w", err)
 	}
-	isK := strings.HasPrefix(m.Selection.Method, "kfda") || IsSetKernel(m.Selection.Method)
+	isK := m.Selection.Method.IsKFDA()
 	switch {
 	case m.KFDA != nil && m.Selection.Method != "" && !isK:
 		return fmt.Errorf("method %q is not a kFDA method but the model holds a kFDA solution", m.Selection.Method)
@@ -425,11 +430,9 @@ func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymD
 	if err != nil {
 		return nil, err
 	}
-	top, sum, method := terms[0], []Term(nil), terms[0].Kernel
+	top, sum, name := terms[0], []Term(nil), method.OfKernel(terms[0].Kernel)
 	if len(terms) > 1 {
-		top, sum, method = Term{Kernel: KernelSum}, terms, "kfda-mix"
-	} else if !IsSetKernel(method) {
-		method = "kfda-" + method
+		top, sum, name = Term{Kernel: KernelSum}, terms, method.KFDAMix
 	}
 	k, err := NewKFDA(top, sum, reg, f, dim)
 	if err != nil {
@@ -440,7 +443,7 @@ func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymD
 	}
 	m.KFDA = k
 	if m.Selection.Method == "" {
-		m.Selection.Method = method
+		m.Selection.Method = name
 	}
 	return km, nil
 }

@@ -25,6 +25,7 @@ import (
 	"setmatch/features"
 	"setmatch/grassmann"
 	"setmatch/match"
+	"setmatch/method"
 )
 
 // OrthonormalTol is how far WᵀW may be from the identity (largest absolute
@@ -36,7 +37,7 @@ const OrthonormalTol = 1e-6
 // have orthonormal columns, only full column rank: nn-h-lda projects by
 // the whitened Fisher basis (package fisher), whose scaling is part of
 // the metric the KDEs are compared in.
-var freeProjection = map[string]bool{"nn-h-lda": true}
+var freeProjection = map[method.Name]bool{method.NNHLDA: true}
 
 // Model is everything needed to match a batch: project it with W after
 // subtracting Mean, estimate its density with a bandwidth chosen by

@@ -29,7 +29,9 @@ const (
 // P is GDA's subspace dimension and Lambda CDL's regulariser λ, in the
 // units of the projected frames' covariance; Width and Scale are then 1
 // and WidthScale "raw". Weight is the term's weight in a sum, 0 for the
-// kernel of a single-kernel KFDA.
+// kernel of a single-kernel KFDA. A Term names a kernel as a model stores
+// it; the engine's fit of one (method.FittedTerm) holds the whole fitted
+// method, which deploy turns into a Term.
 type Term struct {
 	Kernel     string  // KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL (KernelSum: see KFDA)
 	Width      float64 // s as chosen, > 0

@@ -182,7 +182,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		s.CVAccuracy = percent(m.Selection.CVAccuracy)
 	}
 	for _, c := range m.Selection.Candidates {
-		s.Candidates = append(s.Candidates, Candidate{c.Name, c.Params, percent(c.CVAccuracy), c.Seconds})
+		s.Candidates = append(s.Candidates, Candidate{string(c.Name), c.Params, percent(c.CVAccuracy), c.Seconds})
 	}
 	if f := m.Features; f != nil {
 		s.Features = &Features{Spec: f.Name()}

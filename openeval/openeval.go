@@ -24,6 +24,7 @@ import (
 
 	"setmatch/deploy"
 	"setmatch/eval"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/openset"
 )
@@ -31,11 +32,11 @@ import (
 // Options configures Run.
 type Options struct {
 	// Methods are the methods to train, each one of deploy.Methods
-	// (eval's methods, auto included).
-	Methods []string
+	// (the engine's methods, auto included).
+	Methods []method.Name
 	// Grid holds the candidate hyper-parameters, as setmatch eval builds
 	// them (with Learn set for the -dr methods and auto).
-	Grid    eval.Grid
+	Grid    method.Grid
 	Seed    uint64 // seed of the cross-validation folds
 	Workers int    // goroutines; 0: GOMAXPROCS
 	// Threshold is the open-set threshold as setmatch train's --threshold
@@ -51,7 +52,7 @@ type Options struct {
 // Progress reports how far Run is.
 type Progress struct {
 	Split, Splits int // the split just done (1-based) and how many
-	Method        string
+	Method        method.Name
 	Row           Row // the method's row of that split
 	Done, Total   int // (split, method) runs done and in all
 	Elapsed, ETA  time.Duration
@@ -136,7 +137,7 @@ type MethodResult struct {
 
 // Result is the outcome of Run.
 type Result struct {
-	Methods      map[string]*MethodResult
+	Methods      map[method.Name]*MethodResult
 	Splits       int
 	TotalSeconds float64
 }
@@ -157,7 +158,7 @@ func Run(d *eval.Data, splits []eval.Split, opt Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	res := &Result{Methods: map[string]*MethodResult{}, Splits: len(splits)}
+	res := &Result{Methods: map[method.Name]*MethodResult{}, Splits: len(splits)}
 	for _, m := range opt.Methods {
 		res.Methods[m] = &MethodResult{}
 	}
@@ -247,7 +248,7 @@ func setName(d *eval.Data, sp eval.Split, i int) string {
 }
 
 // runOne trains method m on the split's gallery and decides its probes.
-func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m string, opt Options) (Row, error) {
+func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m method.Name, opt Options) (Row, error) {
 	t0 := time.Now()
 	dopt := deploy.Options{Method: m, Grid: opt.Grid, Seed: opt.Seed, Workers: opt.Workers}
 	if err := deploy.ParseThreshold(opt.Threshold, &dopt); err != nil {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/eval"
+	"setmatch/method"
 	"setmatch/synth"
 )
 
@@ -91,10 +92,10 @@ func TestRunSeparated(t *testing.T) {
 		t.Fatal(err)
 	}
 	var calls int
-	res, err := Run(d, splits, Options{Methods: []string{eval.NNH}, Grid: eval.DefaultGrid(), Seed: 1, Workers: 2,
+	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2,
 		Progress: func(pr Progress) {
 			calls++
-			if pr.Done != calls || pr.Total != classes || pr.Method != eval.NNH {
+			if pr.Done != calls || pr.Total != classes || pr.Method != method.NNH {
 				t.Errorf("progress %+v after %d calls", pr, calls)
 			}
 		}})
@@ -104,10 +105,10 @@ func TestRunSeparated(t *testing.T) {
 	if calls != classes || res.Splits != classes {
 		t.Errorf("%d progress calls, %d splits", calls, res.Splits)
 	}
-	mr := res.Methods[eval.NNH]
+	mr := res.Methods[method.NNH]
 	checkRows(t, d, splits, mr)
 	for s, r := range mr.PerSplit {
-		if r.Known != 6 || r.Strangers != 2 || r.Failed != 0 || r.Deployed != eval.NNH {
+		if r.Known != 6 || r.Strangers != 2 || r.Failed != 0 || r.Deployed != string(method.NNH) {
 			t.Errorf("split %d: %d known, %d strangers, %d failed, deployed %s", s, r.Known, r.Strangers, r.Failed, r.Deployed)
 		}
 	}
@@ -148,12 +149,12 @@ func TestRunPooled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(d, splits, Options{Methods: []string{eval.NNH}, Grid: eval.DefaultGrid(), Seed: 1})
+	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkRows(t, d, splits, res.Methods[eval.NNH])
-	for s, r := range res.Methods[eval.NNH].PerSplit {
+	checkRows(t, d, splits, res.Methods[method.NNH])
+	for s, r := range res.Methods[method.NNH].PerSplit {
 		if r.Known != 2 || r.Strangers != 1 {
 			t.Errorf("split %d: %d known, %d strangers", s, r.Known, r.Strangers)
 		}
@@ -166,10 +167,10 @@ func TestRunNeedsStrangers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(d, splits, Options{Methods: []string{eval.NNH}, Grid: eval.DefaultGrid()}); err == nil || !strings.Contains(err.Error(), "strangers=K") {
+	if _, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid()}); err == nil || !strings.Contains(err.Error(), "strangers=K") {
 		t.Errorf("splits without strangers: %v", err)
 	}
-	if _, err := Run(d, nil, Options{Methods: []string{eval.NNH}}); err == nil {
+	if _, err := Run(d, nil, Options{Methods: []method.Name{method.NNH}}); err == nil {
 		t.Error("no splits accepted")
 	}
 }

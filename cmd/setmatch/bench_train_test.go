@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"setmatch/bench"
-	"setmatch/eval"
 	"setmatch/internal/testexec"
+	"setmatch/method"
 	"setmatch/synth"
 )
 
@@ -93,7 +93,7 @@ func TestCheckTrainMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := eval.DefaultGrid()
+	g := method.DefaultGrid()
 	for _, c := range []struct {
 		have int64
 		warn bool

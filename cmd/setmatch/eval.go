@@ -10,14 +10,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"setmatch/dataset"
 	"setmatch/deploy"
 	"setmatch/eval"
 	"setmatch/features"
-	"setmatch/learn"
-	"setmatch/match"
+	"setmatch/method"
 	"setmatch/openeval"
 )
 
@@ -56,7 +53,7 @@ type evalArgs struct {
 	workers, maxFrames                  int
 	asJSON, whiten, centre, spectrum    bool
 	quiet                               bool
-	grid                                eval.GridSpec
+	grid                                method.GridSpec
 }
 
 func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
@@ -116,15 +113,15 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			return usagef("%v", err)
 		}
 	}
-	ms, err := eval.ParseMethods(a.methods)
+	ms, err := method.ParseNames(a.methods)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	grid, err := eval.ParseGrid(a.grid)
+	grid, err := method.ParseGrid(a.grid)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	grid.Learn = drLearner(a.workers)
+	grid.Learn = deploy.DRLearner(a.workers)
 	ds, pipe, loadSec, err := loadEvalData(a)
 	if err != nil {
 		return err
@@ -197,7 +194,7 @@ func makeSplits(p eval.Protocol, d *eval.Data, seed uint64) ([]eval.Split, error
 
 // evalProgress returns the progress report of setmatch eval: one line per
 // split with the running accuracy of each method.
-func evalProgress(stderr io.Writer, ms []string) func(eval.Progress) {
+func evalProgress(stderr io.Writer, ms []method.Name) func(eval.Progress) {
 	return func(pr eval.Progress) {
 		var b strings.Builder
 		for _, m := range ms {
@@ -237,19 +234,19 @@ func evalStep(stderr io.Writer, every time.Duration) func(eval.Step) {
 
 // writeEval prints the result as JSON (--json) or a table, and writes the
 // JSON to --json-out if given.
-func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res *eval.Result, loadSec float64) error {
+func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, res *eval.Result, loadSec float64) error {
 	featName := a.featureName()
 	out := struct {
-		Methods       map[string]*eval.MethodResult `json:"methods"`
-		Order         []string                      `json:"order"`
-		Protocol      string                        `json:"protocol"`
-		Features      string                        `json:"features"`
-		Data          string                        `json:"data"`
-		Splits        int                           `json:"splits"`
-		Seed          uint64                        `json:"seed"`
-		LoadSeconds   float64                       `json:"load_seconds"`
-		SharedSeconds float64                       `json:"shared_seconds"`
-		TotalSeconds  float64                       `json:"total_seconds"`
+		Methods       map[method.Name]*eval.MethodResult `json:"methods"`
+		Order         []method.Name                      `json:"order"`
+		Protocol      string                             `json:"protocol"`
+		Features      string                             `json:"features"`
+		Data          string                             `json:"data"`
+		Splits        int                                `json:"splits"`
+		Seed          uint64                             `json:"seed"`
+		LoadSeconds   float64                            `json:"load_seconds"`
+		SharedSeconds float64                            `json:"shared_seconds"`
+		TotalSeconds  float64                            `json:"total_seconds"`
 	}{res.Methods, ms, p.String(), featName, a.data, res.Splits, a.seed, loadSec, res.SharedSeconds, res.TotalSeconds}
 	if done, err := a.writeJSON(stdout, out); done || err != nil {
 		return err
@@ -318,7 +315,7 @@ func (a *evalArgs) writeJSON(stdout io.Writer, out any) (done bool, err error) {
 // runOpenEval is setmatch eval on a protocol with strangers: every
 // method trained as setmatch train would on each split's gallery and its
 // open set measured on the split's probes (openeval).
-func runOpenEval(stdout, stderr io.Writer, a *evalArgs, p eval.Protocol, ms []string, d *eval.Data, splits []eval.Split, eo eval.Options, loadSec float64) error {
+func runOpenEval(stdout, stderr io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, d *eval.Data, splits []eval.Split, eo eval.Options, loadSec float64) error {
 	oo := openeval.Options{Methods: ms, Grid: eo.Grid, Seed: eo.Seed, Workers: eo.Workers, Threshold: a.threshold, Transform: eo.Transform}
 	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, loaded in %.1f s; %d splits, %d strangers' classes in each\n",
@@ -339,22 +336,22 @@ func runOpenEval(stdout, stderr io.Writer, a *evalArgs, p eval.Protocol, ms []st
 
 // openEvalJSON is the JSON object of setmatch eval with strangers.
 type openEvalJSON struct {
-	OpenSet      bool                              `json:"open_set"` // true: the rates of openeval
-	Methods      map[string]*openeval.MethodResult `json:"methods"`
-	Order        []string                          `json:"order"`
-	Protocol     string                            `json:"protocol"`
-	Threshold    string                            `json:"threshold"` // --threshold, as train reads it
-	Features     string                            `json:"features"`
-	Data         string                            `json:"data"`
-	Splits       int                               `json:"splits"`
-	Seed         uint64                            `json:"seed"`
-	LoadSeconds  float64                           `json:"load_seconds"`
-	TotalSeconds float64                           `json:"total_seconds"`
+	OpenSet      bool                                   `json:"open_set"` // true: the rates of openeval
+	Methods      map[method.Name]*openeval.MethodResult `json:"methods"`
+	Order        []method.Name                          `json:"order"`
+	Protocol     string                                 `json:"protocol"`
+	Threshold    string                                 `json:"threshold"` // --threshold, as train reads it
+	Features     string                                 `json:"features"`
+	Data         string                                 `json:"data"`
+	Splits       int                                    `json:"splits"`
+	Seed         uint64                                 `json:"seed"`
+	LoadSeconds  float64                                `json:"load_seconds"`
+	TotalSeconds float64                                `json:"total_seconds"`
 }
 
 // writeOpenEval prints the open-set result as JSON (--json) or a table,
 // and writes the JSON to --json-out if given.
-func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []string, res *openeval.Result, loadSec float64) error {
+func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, res *openeval.Result, loadSec float64) error {
 	thr := a.threshold
 	if thr == "" {
 		thr = deploy.DefaultThreshold
@@ -423,11 +420,11 @@ func printSpectrum(w io.Writer, sp eval.Split, eo eval.Options) error {
 			return err
 		}
 	}
-	pool, err := eval.NewPool(sets, eo.Workers)
+	pool, err := method.NewPool(sets, eo.Workers)
 	if err != nil {
 		return err
 	}
-	reps, err := pool.KernelSpectra(eval.Bandwidth{Mode: eval.Global, Scale: 1}, sp.Gallery, eval.PaperWidths)
+	reps, err := pool.KernelSpectra(method.Bandwidth{Mode: method.Global, Scale: 1}, sp.Gallery, method.PaperWidths)
 	if err != nil {
 		return err
 	}
@@ -436,26 +433,4 @@ func printSpectrum(w io.Writer, sp eval.Split, eo eval.Options) error {
 		fmt.Fprintf(w, "%-6s %7g %13.4g %13.4g %10.2e\n", r.Kernel, r.Width, r.Min, r.Max, r.Min/r.Max)
 	}
 	return nil
-}
-
-// drLearner returns the projection learner of the -dr methods: learn.Train
-// (Section 4) with the default affinity (ν_w = smallest class − 1,
-// ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
-// of p (d is clamped to the feature dimension).
-func drLearner(workers int) eval.Learner {
-	pca := new(learn.PCACache) // the folds' candidates share their sets' PCA
-	return func(sets []*mat.Dense, labels []int, m match.Measure, p eval.LearnParams, seed int64) (*mat.Dense, []float64, error) {
-		_, d := sets[0].Dims()
-		if p.Start {
-			return pca.Basis(sets, min(p.Dim, d), seed)
-		}
-		res, err := learn.Train(sets, labels, learn.TrainOptions{
-			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
-			GlobalScale: p.Scale, PCA: pca,
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		return res.W, res.Mean, nil
-	}
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"setmatch/dataset"
-	"setmatch/eval"
+	"setmatch/method"
 )
 
 // maxFramesUsage is the help of --max-frames of train and eval.
@@ -17,11 +17,11 @@ const maxFramesUsage = "keep at most `N` frames of every set, evenly spaced over
 const cacheFits = "the cross-validation takes (its time grows with the square of the frames)"
 
 // cvBudget returns the frame budget of the cross-validation when the
-// smallest class has minSets sets to train on (eval.FrameBudget), and the
+// smallest class has minSets sets to train on (method.FrameBudget), and the
 // phrase that says what it is.
 func cvBudget(minSets int) (int, string) {
-	b := eval.FrameBudget(minSets)
-	if b < eval.MaxPoolFrames {
+	b := method.FrameBudget(minSets)
+	if b < method.MaxPoolFrames {
 		return b, cacheFits + " with the frame halves of the sets (a class has at most two sets to train on)"
 	}
 	return b, cacheFits

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
-	"setmatch/eval"
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -107,10 +107,10 @@ func TestTrainMaxFrames(t *testing.T) {
 // TestCVBudget: with at most two sets to train on per class, the frame
 // halves of the sets join them in the cache, and the budget is halved.
 func TestCVBudget(t *testing.T) {
-	if b, fits := cvBudget(3); b != eval.MaxPoolFrames || fits != cacheFits {
+	if b, fits := cvBudget(3); b != method.MaxPoolFrames || fits != cacheFits {
 		t.Errorf("3 sets per class: %d, %q", b, fits)
 	}
-	if b, fits := cvBudget(2); b != eval.MaxPoolFrames/2 || !strings.Contains(fits, "frame halves") {
+	if b, fits := cvBudget(2); b != method.MaxPoolFrames/2 || !strings.Contains(fits, "frame halves") {
 		t.Errorf("2 sets per class: %d, %q", b, fits)
 	}
 }

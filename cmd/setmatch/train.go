@@ -15,12 +15,12 @@ import (
 
 	"setmatch/dataset"
 	"setmatch/deploy"
-	"setmatch/eval"
 	"setmatch/features"
 	"setmatch/grassmann"
 	"setmatch/internal/memlimit"
 	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/report"
 	"setmatch/setfile"
@@ -43,13 +43,14 @@ cross-validation.`
 
 // trainArgs holds the flags of setmatch train.
 type trainArgs struct {
-	data, out, method, divName, bwName, reportDir, threshold, featSpec string
-	dim, maxIter, nuW, nuB, rounds, workers, maxFrames                 int
-	gradTol, costTol, minStep                                          float64
-	seed                                                               int64
-	maxBytes                                                           int64
-	logJSON                                                            bool
-	loader                                                             *features.Loader // the pipeline the model records
+	data, out, divName, bwName, reportDir, threshold, featSpec string
+	method                                                     method.Name
+	dim, maxIter, nuW, nuB, rounds, workers, maxFrames         int
+	gradTol, costTol, minStep                                  float64
+	seed                                                       int64
+	maxBytes                                                   int64
+	logJSON                                                    bool
+	loader                                                     *features.Loader // the pipeline the model records
 }
 
 func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
@@ -57,7 +58,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	a := new(trainArgs)
 	fl.StringVar(&a.data, "data", "", "training data set folder `DIR`: <class>/<set>.npy|.csv, or <class>/<set>/<frames> (required)")
 	fl.StringVar(&a.out, "out", "", "write the model to file `MODEL` (required)")
-	fl.StringVar(&a.method, "method", eval.Auto, "`METHOD` to deploy: auto (chosen by cross-validation), nn-h, nn-j, kfda-hg, kfda-hl, kfda-j, gda, cdl, kfda-mix (kFDA on a sum of the hg, gda and cdl kernels), nn-h-dr, nn-j-dr (each with its own cross-validated parameters), or learned (W at --dim, no cross-validation)")
+	fl.StringVar((*string)(&a.method), "method", string(method.Auto), "`METHOD` to deploy: auto (chosen by cross-validation), nn-h, nn-j, kfda-hg, kfda-hl, kfda-j, gda, cdl, kfda-mix (kFDA on a sum of the hg, gda and cdl kernels), nn-h-dr, nn-j-dr (each with its own cross-validated parameters), or learned (W at --dim, no cross-validation)")
 	fl.IntVar(&a.dim, "dim", 0, "dimension `d` of the learned space: required by --method learned; fixes d of the -dr candidates otherwise (0: chosen by cross-validation)")
 	fl.StringVar(&a.divName, "divergence", "hellinger", "learned: divergence `NAME` in the cost and for matching: hellinger or jeffrey")
 	fl.StringVar(&a.bwName, "bandwidth", "nn", "learned: KDE bandwidth: a fixed number `H` > 0, or a rule applied to each projected set: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in scott*2")
@@ -100,7 +101,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainData(ds, a); err != nil {
 		return err
 	}
-	budget, fits := cvBudget(eval.SmallestClass(ds.Labels()))
+	budget, fits := cvBudget(method.SmallestClass(ds.Labels()))
 	if a.method == deploy.Learned {
 		budget = 0 // no cross-validation
 	}
@@ -166,7 +167,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		fl.Usage()
 		return trainOptions{}, usagef("--out MODEL is required")
 	case !slices.Contains(deploy.Methods, a.method):
-		return trainOptions{}, usagef("--method %q: want one of %s", a.method, strings.Join(deploy.Methods, ", "))
+		return trainOptions{}, usagef("--method %q: want one of %s", a.method, method.Join(deploy.Methods, ", "))
 	case a.method == deploy.Learned && a.dim < 1:
 		fl.Usage()
 		return trainOptions{}, usagef("--method learned needs --dim d ≥ 1 (got %d)", a.dim)
@@ -204,8 +205,8 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 			return trainOptions{}, usagef("--features: %v", err)
 		}
 	}
-	o.Grid = eval.DefaultGrid()
-	o.Grid.Learn = drLearner(a.workers)
+	o.Grid = method.DefaultGrid()
+	o.Grid.Learn = deploy.DRLearner(a.workers)
 	enc := json.NewEncoder(stdout)
 	o.Train = learn.TrainOptions{Divergence: measure, Bandwidth: rule, NuW: a.nuW, NuB: a.nuB,
 		MaxIter: a.maxIter, GradTol: a.gradTol, CostRelTol: a.costTol, MinStep: a.minStep,
@@ -222,7 +223,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 					Step: s.Step, Seconds: s.Seconds, Evals: s.Evals, Restart: s.Restart})
 			}
 		}}
-	o.Progress = func(p eval.AutoProgress) {
+	o.Progress = func(p method.AutoProgress) {
 		left := fmt.Sprintf("about %s left", p.ETA.Round(time.Second))
 		if len(p.Untimed) > 0 {
 			left = fmt.Sprintf("at least %s left (%s not timed yet)", p.ETA.Round(time.Second), strings.Join(p.Untimed, ", "))
@@ -248,7 +249,7 @@ func effectiveParams(res *deploy.Result, labels []string) {
 	switch tr := res.Trained; {
 	case tr != nil:
 		p["nu-w"], p["nu-b"] = strconv.Itoa(tr.NuW), strconv.Itoa(tr.NuB)
-	case strings.HasSuffix(res.Model.Selection.Method, "-dr"):
+	case res.Model.Selection.Method.IsDR():
 		ids, _ := model.ClassIndex(labels)
 		nuW := learn.DefaultNuW(ids)
 		p["nu-w"], p["nu-b"] = strconv.Itoa(nuW), strconv.Itoa(nuW)
@@ -347,10 +348,10 @@ func trainReport(dir string, res *deploy.Result, labels []string) error {
 }
 
 // checkTrainMemory says, before training starts, when the working memory
-// the cross-validation needs (eval.MemoryEstimate, with the garbage
+// the cross-validation needs (method.MemoryEstimate, with the garbage
 // collector's headroom) is more than the machine's (or its cgroup's)
 // memory, have, in bytes (0: unknown, nothing said).
-func checkTrainMemory(ds *dataset.Dataset, g eval.Grid, workers int, have int64, stderr io.Writer) {
+func checkTrainMemory(ds *dataset.Dataset, g method.Grid, workers int, have int64, stderr io.Writer) {
 	if have <= 0 {
 		return
 	}
@@ -358,7 +359,7 @@ func checkTrainMemory(ds *dataset.Dataset, g eval.Grid, workers int, have int64,
 	for i, s := range ds.Sets {
 		frames[i], _ = s.Frames.Dims()
 	}
-	live := eval.MemoryEstimate(frames, ds.Dim(), ds.Labels(), g, workers)
+	live := method.MemoryEstimate(frames, ds.Dim(), ds.Labels(), g, workers)
 	// The data set as loaded, and the collector's headroom above the
 	// live data (up to as much again; the soft limit narrows it).
 	need := 2*live + int64(frameCount(ds))*int64(ds.Dim())*8

@@ -1,0 +1,33 @@
+package deploy
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/learn"
+	"setmatch/match"
+	"setmatch/method"
+)
+
+// DRLearner returns the projection learner of the -dr methods: learn.Train
+// (Section 4) with the default affinity (ν_w = smallest class − 1,
+// ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
+// of p (d is clamped to the feature dimension), learning on workers
+// goroutines (0: GOMAXPROCS). setmatch train and eval give it to the
+// engine as Grid.Learn.
+func DRLearner(workers int) method.Learner {
+	pca := new(learn.PCACache) // the folds' candidates share their sets' PCA
+	return func(sets []*mat.Dense, labels []int, m match.Measure, p method.LearnParams, seed int64) (*mat.Dense, []float64, error) {
+		_, d := sets[0].Dims()
+		if p.Start {
+			return pca.Basis(sets, min(p.Dim, d), seed)
+		}
+		res, err := learn.Train(sets, labels, learn.TrainOptions{
+			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
+			GlobalScale: p.Scale, PCA: pca,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		return res.W, res.Mean, nil
+	}
+}

@@ -1,0 +1,346 @@
+package method
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
+	"setmatch/match"
+)
+
+// drData returns 3 classes × 6 sets of 12 frames in 6 features: the class
+// is in feature 0 only, features 1..5 are wide noise, so a projection on
+// feature 0 alone (d = 1) separates the classes and d = 6 barely does.
+func drData(rng *rand.Rand) *testData {
+	data := &testData{Classes: []string{"a", "b", "c"}}
+	for c := range 3 {
+		for range 6 {
+			x := testutil.RandSet(rng, 12, 6, 0, 3)
+			for i := range 12 {
+				x.Set(i, 0, 0.2*rng.NormFloat64()+2*float64(c))
+			}
+			data.Sets = append(data.Sets, x)
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	return data
+}
+
+// drSplit returns one random split of data with gallery sets per class
+// and 3 probes per class, and the class of each gallery set.
+func drSplit(t *testing.T, data *testData, gallery int) (testSplit, []int) {
+	t.Helper()
+	sp := randomSplit(t, data, gallery, 3, 1)
+	labels := make([]int, len(sp.Gallery))
+	for k, j := range sp.Gallery {
+		labels[k] = sp.Labels[j]
+	}
+	return sp, labels
+}
+
+// coordLearner is a stand-in for model.Train: W picks the first p.Dim
+// features. It records the sets it was given.
+type coordLearner struct {
+	calls [][]*mat.Dense
+	iters []int
+}
+
+func (l *coordLearner) learn(sets []*mat.Dense, _ []int, _ match.Measure, p LearnParams, _ int64) (*mat.Dense, []float64, error) {
+	l.calls = append(l.calls, sets)
+	l.iters = append(l.iters, p.MaxIter)
+	_, dim := sets[0].Dims()
+	w := mat.NewDense(dim, p.Dim, nil)
+	for j := range p.Dim {
+		w.Set(j, j, 1)
+	}
+	return w, nil, nil
+}
+
+// TestDRCrossValidation checks that the -dr methods choose d and the
+// training bandwidth rule from the grid by cross-validation on the gallery
+// only: W is learned inside the folds on gallery sets alone, the best
+// dimension wins although it is not first in the grid, and replacing the
+// probe sets (and so their content and true labels) changes neither the
+// learner's calls nor the chosen parameters.
+func TestDRCrossValidation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	data := drData(rng)
+	sp := randomSplit(t, data, 3, 3, 1)
+	run := func(sets []*mat.Dense) (Prediction, *coordLearner) {
+		t.Helper()
+		l := &coordLearner{}
+		g := smallGrid()
+		g.Learn = l.learn
+		g.DRDims = []int{6, 1, 3}
+		g.DRRules = []match.BandwidthRule{{Kind: match.NearestNeighbour}, {Kind: match.Scott}}
+		g.DRScales, g.DRGuard = nil, false
+		g.DRFolds, g.DRIter, g.DRFoldIter = 3, 25, 7
+		pool := mustPool(t, sets)
+		labels := make([]int, len(sp.Gallery))
+		for k, j := range sp.Gallery {
+			labels[k] = sp.Labels[j]
+		}
+		task := &Task{Pool: pool, Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: 3, Seed: 7}
+		pred, err := Run(NNHDR, task, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		isGallery := map[*mat.Dense]bool{}
+		for _, j := range sp.Gallery {
+			isGallery[sets[j]] = true
+		}
+		for c, call := range l.calls {
+			for _, x := range call {
+				if !isGallery[x] {
+					t.Fatalf("learner call %d was given a set that is not a gallery set", c)
+				}
+			}
+		}
+		return pred, l
+	}
+	pred, l := run(sp.Sets)
+	// 3 dims × 2 rules × 3 folds inside the CV, then the final W.
+	if want := 3*2*3 + 1; len(l.calls) != want {
+		t.Fatalf("%d learner calls, want %d", len(l.calls), want)
+	}
+	for c, call := range l.calls[:len(l.calls)-1] {
+		if len(call) >= len(sp.Gallery) || l.iters[c] != 7 {
+			t.Errorf("fold call %d: %d sets (gallery %d), %d iterations", c, len(call), len(sp.Gallery), l.iters[c])
+		}
+	}
+	if last := len(l.calls) - 1; len(l.calls[last]) != len(sp.Gallery) || l.iters[last] != 25 {
+		t.Errorf("final W: %d sets, %d iterations", len(l.calls[last]), l.iters[last])
+	}
+	if !strings.HasPrefix(pred.Params, "d=1 train-bw=") || !strings.Contains(pred.Params, "drcv=") {
+		t.Errorf("params %q: want d=1 chosen by cross-validation", pred.Params)
+	}
+
+	// Same gallery, probes replaced by noise and shuffled among classes.
+	other := append([]*mat.Dense(nil), sp.Sets...)
+	for _, j := range sp.Probe {
+		other[j] = testutil.RandSet(rng, 12, 6, 5, 1)
+	}
+	pred2, l2 := run(other)
+	if pred2.Params != pred.Params {
+		t.Errorf("params moved with the probes: %q, then %q", pred.Params, pred2.Params)
+	}
+	if len(l2.calls) != len(l.calls) {
+		t.Errorf("learner calls moved with the probes: %d, then %d", len(l.calls), len(l2.calls))
+	}
+}
+
+// TestDRCandidates checks the grid: dimensions clamped to D and
+// de-duplicated, and a single candidate when every d is D (W is then a
+// rotation, to which the divergences are invariant).
+func TestDRCandidates(t *testing.T) {
+	nn, sc := match.BandwidthRule{Kind: match.NearestNeighbour}, match.BandwidthRule{Kind: match.Scott}
+	g := Grid{DRDims: []int{10, 5, 20}, DRRules: []match.BandwidthRule{nn, sc}}
+	got := drCandidates(g, 8)
+	want := []LearnParams{{Dim: 8, Rule: nn}, {Dim: 8, Rule: sc}, {Dim: 5, Rule: nn}, {Dim: 5, Rule: sc}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("candidate %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if got := drCandidates(g, 4); len(got) != 1 || got[0].Dim != 4 || got[0].Rule != nn {
+		t.Errorf("d = D everywhere: %v, want the first candidate only", got)
+	}
+	if got := SmallestClass([]int{0, 0, 1, 1, 1, 2, 2}); got != 2 {
+		t.Errorf("minClass = %d, want 2", got)
+	}
+	if got := drCandidates(Grid{}, 30); len(got) != 1 || got[0].Dim != 10 {
+		t.Errorf("empty grid: %v, want d = 10 with the learner's default rule", got)
+	}
+}
+
+// TestDRFoldShortSets checks the reason a fold gives when every class has
+// one set to learn W from and the sets are too short to halve: it names
+// the sets' length, not a lack of sets, and the learner is not called.
+func TestDRFoldShortSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	var sets []*mat.Dense
+	var labels, fold []int
+	for c := range 3 {
+		for k := range 2 {
+			sets = append(sets, testutil.RandSet(rng, 3, 4, float64(c), 1))
+			labels, fold = append(labels, c), append(fold, k)
+		}
+	}
+	l := &coordLearner{}
+	g := Grid{Learn: l.learn}
+	_, err := drFold(sets, labels, drFoldPart(sets, labels, fold, 0), LearnParams{Dim: 2}, g, []Bandwidth{{Mode: Global, Scale: 1}}, match.Hellinger, 1, 1)
+	if err == nil || !strings.Contains(err.Error(), "fewer than 4 frames") {
+		t.Errorf("sets of 3 frames, one per class: %v", err)
+	}
+	if len(l.calls) != 0 {
+		t.Errorf("the learner was called %d times", len(l.calls))
+	}
+}
+
+// TestDRFitReportsHeldOutScore checks that a fitted -dr method reports
+// the held-out score of its own choice (W learned without the sets it
+// classified), not a score on the sets W was learned from.
+func TestDRFitReportsHeldOutScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(55, 56))
+	// Classes that overlap: the held-out score is neither 0 nor 100%.
+	data := &testData{Classes: []string{"a", "b", "c"}}
+	for c := range 3 {
+		for range 6 {
+			data.Sets = append(data.Sets, testutil.RandSet(rng, 8, 4, 0.4*float64(c), 1))
+			data.Labels = append(data.Labels, c)
+		}
+	}
+	pool := mustPool(t, data.Sets)
+	l := &coordLearner{}
+	g := smallGrid()
+	g.Learn = l.learn
+	g.DRDims = []int{6, 1, 3}
+	g.DRRules = []match.BandwidthRule{{Kind: match.NearestNeighbour}}
+	g.DRScales, g.DRGuard = nil, false
+	g.DRFolds, g.DRIter, g.DRFoldIter = 3, 5, 3
+	train := make([]int, len(data.Sets))
+	for i := range train {
+		train[i] = i
+	}
+	task := &Task{Pool: pool, Train: train, Labels: data.Labels, Classes: 3, Seed: 7}
+	pred, err := run(NNHDR, task, g) // no test sets: fitted for a model
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(pred.Params, "drcv=")
+	if i < 0 {
+		t.Fatalf("no held-out score in %q", pred.Params)
+	}
+	var pct float64
+	if _, err := fmt.Sscanf(pred.Params[i:], "drcv=%f%%", &pct); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(100*pred.Fit.CV-pct) > 0.05 {
+		t.Errorf("fitted CV %.4f, the held-out score of the choice %.1f%% (%s)", pred.Fit.CV, pct, pred.Params)
+	}
+}
+
+// TestDRPredictEqualsRunNN checks that the -dr method's predictions from
+// the test × training divergences only are those of 1-NN on the whole
+// projected pool with the same bandwidth, for both measures and both
+// kinds of bandwidth, with sets of the pool in neither part.
+func TestDRPredictEqualsRunNN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(57, 58))
+	var sets []*mat.Dense
+	var labels []int
+	for c := range 3 {
+		for range 5 {
+			sets = append(sets, testutil.RandSet(rng, 7+rng.IntN(6), 6, 0.5*float64(c), 1))
+			labels = append(labels, c)
+		}
+	}
+	pool := mustPool(t, sets)
+	w := mat.NewDense(6, 3, nil)
+	for j := range 3 {
+		w.Set(j, j, 1)
+	}
+	mean := []float64{0.1, -0.2, 0.3, 0, 0, 0}
+	// Train on 9 sets, test 5, leave one out of both.
+	var train, trainLab, test []int
+	for i := range sets {
+		switch {
+		case i == 4:
+		case i%3 == 0:
+			test = append(test, i)
+		default:
+			train, trainLab = append(train, i), append(trainLab, labels[i])
+		}
+	}
+	proj, err := ProjectSets(sets, w, mean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := &Task{Pool: mustPool(t, proj), Train: train, Labels: trainLab, Test: test, Classes: 3, Seed: 1}
+	task := &Task{Pool: pool, Train: train, Labels: trainLab, Test: test, Classes: 3, Seed: 1}
+	for _, m := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		for _, b := range []Bandwidth{{Mode: Global, Scale: 0.7}, {Mode: PerSet, Scale: 1.5}} {
+			g := smallGrid()
+			g.Bandwidths = []Bandwidth{b}
+			want, err := runNN(whole, g, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := drPredict(task, b, m, w, mean)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Labels, want.Labels) {
+				t.Errorf("%v %v: %v, 1-NN on the whole pool %v", m, b, got.Labels, want.Labels)
+			}
+			// Fitted for a model (no test sets): the same fit.
+			fitOnly := *task
+			fitOnly.Test = nil
+			alone, err := drPredict(&fitOnly, b, m, w, mean)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(alone.Labels) != 0 || !slices.Equal(alone.Fit.H, want.Fit.H) || alone.Fit.Query != want.Fit.Query {
+				t.Errorf("%v %v: without test sets, fit %+v; with them %+v", m, b, alone.Fit, want.Fit)
+			}
+			if got.Fit.Method != want.Fit.Method || got.Fit.Bandwidth != want.Fit.Bandwidth || !slices.Equal(got.Fit.H, want.Fit.H) || got.Fit.Query != want.Fit.Query {
+				t.Errorf("%v %v: fit %+v, on the whole pool %+v", m, b, got.Fit, want.Fit)
+			}
+		}
+	}
+}
+
+// TestCVDRLearnsFromTheSameHalves: with two sets per class, the folds of
+// the -dr cross-validation learn W from the halves of their training
+// sets; every candidate of a fold gets the same matrices, so that a
+// learner that caches their PCA by identity (learn.PCACache) computes it
+// once per fold.
+func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(57, 58))
+	var sets []*mat.Dense
+	var labels []int
+	for c := range 3 {
+		for range 2 {
+			sets = append(sets, testutil.RandSet(rng, 8, 4, float64(c), 1))
+			labels = append(labels, c)
+		}
+	}
+	fold := folds(labels, 2, 1)
+	l := &coordLearner{}
+	g := Grid{Learn: l.learn, Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}}
+	cands := []LearnParams{{Dim: 1, Scale: 1}, {Dim: 2, Scale: 1}, {Dim: 3, Scale: 0.5}}
+	if _, _, _, err := cvDR(sets, labels, fold, cands, g, match.Hellinger, 1, 1, progress{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.calls) != 2*len(cands) {
+		t.Fatalf("%d learner calls, want %d", len(l.calls), 2*len(cands))
+	}
+	distinct := map[*mat.Dense]bool{}
+	for _, call := range l.calls {
+		if len(call) != 6 { // the halves of one set per class
+			t.Fatalf("W learned from %d sets, want the 6 halves of 3 sets", len(call))
+		}
+		for _, s := range call {
+			distinct[s] = true
+		}
+	}
+	if len(distinct) != 2*6 {
+		t.Errorf("%d distinct matrices learned from, want 12: the halves of each fold, made once", len(distinct))
+	}
+}
+
+// TestDRNeedsLearner: nn-h-dr without Grid.Learn fails.
+func TestDRNeedsLearner(t *testing.T) {
+	data := drData(rand.New(rand.NewPCG(31, 32)))
+	if _, err := Run(NNHDR, &Task{Pool: mustPool(t, data.Sets), Train: []int{0, 6}, Labels: []int{0, 1}, Test: []int{1}, Classes: 3}, smallGrid()); err == nil {
+		t.Error("nn-h-dr without a learner did not fail")
+	}
+}

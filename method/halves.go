@@ -1,0 +1,172 @@
+package method
+
+import (
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Frame halves. A method's own cross-validation (bandwidth, kernel width,
+// regulariser, latent dimension, subspace dimension) needs two sets of a
+// class to hold one out. When every class has a single training set (the
+// pooled layout, or a fold's training part when every class has two), the
+// even and odd frames of each training set stand in for them: they join
+// the pool (withHalves), the choice is cross-validated on them (two folds:
+// the even halves against the odd ones and back), and the method is then
+// fitted on the whole training sets with the chosen values. Without them
+// every value would be the first of its grid, unvalidated.
+
+// FrameHalves returns the even and the odd frames of the n×d set x, or
+// nil when x has fewer than 4 frames (a half would have fewer than 2).
+func FrameHalves(x *mat.Dense) []*mat.Dense {
+	n, d := x.Dims()
+	if n < 4 {
+		return nil
+	}
+	hs := make([]*mat.Dense, 2)
+	for part := range 2 {
+		h := mat.NewDense((n-part+1)/2, d, nil)
+		for r := part; r < n; r += 2 {
+			h.SetRow(r/2, x.RawRowView(r))
+		}
+		hs[part] = h
+	}
+	return hs
+}
+
+// halves splits every set into its even and odd frames (FrameHalves);
+// sets of fewer than 4 frames are kept whole.
+func halves(sets []*mat.Dense, labels []int) ([]*mat.Dense, []int) {
+	var out []*mat.Dense
+	var lab []int
+	for k, x := range sets {
+		hs := FrameHalves(x)
+		if hs == nil {
+			hs = []*mat.Dense{x}
+		}
+		for _, h := range hs {
+			out, lab = append(out, h), append(lab, labels[k])
+		}
+	}
+	return out, lab
+}
+
+// halvesOf returns the frame halves of the pool's set j (FrameHalves; nil
+// when it has fewer than 4 frames).
+func (p *Pool) halvesOf(j int) []*mat.Dense {
+	return FrameHalves(p.Sets[j])
+}
+
+// withHalvesOf returns a pool holding p's sets followed by the even and
+// odd frames of the sets train[k] for which want(k), and per position k
+// the pool indices of its halves, −1 where not wanted or too short to
+// halve (FrameHalves). The pool is nil when no set was halved or when the
+// frames would pass MaxPoolFrames. Its frame distances, computed when
+// needed, are those of p's frames (the halves are copies of them).
+func (p *Pool) withHalvesOf(train []int, want func(k int) bool) (*Pool, [][2]int, error) {
+	sets := append([]*mat.Dense(nil), p.Sets...)
+	frames := p.Frames()
+	idx := make([][2]int, len(train))
+	any := false
+	for k, j := range train {
+		idx[k] = [2]int{-1, -1}
+		if !want(k) {
+			continue
+		}
+		hs := p.halvesOf(j)
+		if hs == nil {
+			continue
+		}
+		idx[k] = [2]int{len(sets), len(sets) + 1}
+		sets = append(sets, hs...)
+		frames += p.off[j+1] - p.off[j]
+		any = true
+	}
+	if !any || frames > MaxPoolFrames {
+		return nil, nil, nil
+	}
+	q, err := NewPool(sets, p.Workers)
+	if err != nil {
+		return nil, nil, fmt.Errorf("frame halves of the training sets: %w", err)
+	}
+	return q, idx, nil
+}
+
+// halfTask holds the pool of a task with the halves of its training sets
+// appended, computed once per pool and training sets (Pool.halfCache) and
+// shared by every method and copy of the task.
+type halfTask struct {
+	once   sync.Once
+	pool   *Pool
+	halves [][2]int // per position of Train: the pool indices of its halves, −1 if it has fewer than 4 frames
+	err    error
+}
+
+// withHalves returns t on a pool that also holds the even and odd frames
+// of every training set of at least 4 frames, when every class has a
+// single training set; otherwise, or when no set can be halved, t itself.
+// Train and Test keep their indices. The pool's frames grow by those of
+// the training sets: when that passes MaxPoolFrames, t itself too (its
+// method then takes the first value of each list, as without halves).
+func withHalves(t *Task) (*Task, error) {
+	if t.halves != nil || folds(t.Labels, 2, 0) != nil {
+		return t, nil
+	}
+	pool, halves, err := t.Pool.cachedHalves(fmt.Sprint(t.Train), t.Train, func(int) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	if pool == nil {
+		return t, nil
+	}
+	tt := *t
+	tt.Pool, tt.halves = pool, halves
+	return &tt, nil
+}
+
+// cachedHalves returns p.withHalvesOf(train, want), computed once per key
+// (Pool.halfCache) and shared by every caller that asks for it, whatever
+// the method or the copy of the task.
+func (p *Pool) cachedHalves(key string, train []int, want func(k int) bool) (*Pool, [][2]int, error) {
+	p.mu.Lock()
+	if p.halfCache == nil {
+		p.halfCache = map[string]*halfTask{}
+	}
+	h := p.halfCache[key]
+	if h == nil {
+		h = new(halfTask)
+		p.halfCache[key] = h
+	}
+	p.mu.Unlock()
+	h.once.Do(func() { h.pool, h.halves, h.err = p.withHalvesOf(train, want) })
+	return h.pool, h.halves, h.err
+}
+
+// DropHalves forgets the pools of frame halves withHalves and the outer
+// folds of Choose made from p, for the garbage collector: each holds a
+// copy of the frames it halved, and its own divergence and kernel
+// matrices.
+func (p *Pool) DropHalves() {
+	p.mu.Lock()
+	p.halfCache = nil
+	p.mu.Unlock()
+}
+
+// cv returns the sets, labels and folds of t's own cross-validation: its
+// training sets in k stratified folds, or the halves of its training sets
+// in two (withHalves). fold is nil when nothing can be held out.
+func (t *Task) cv(k int) (train, labels, fold []int) {
+	if t.halves == nil {
+		return t.Train, t.Labels, folds(t.Labels, k, t.Seed)
+	}
+	for p, hv := range t.halves {
+		if hv[0] < 0 {
+			continue
+		}
+		for part, j := range hv {
+			train, labels, fold = append(train, j), append(labels, t.Labels[p]), append(fold, part)
+		}
+	}
+	return train, labels, fold
+}

@@ -1,0 +1,523 @@
+package method
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
+	"setmatch/kfda"
+	"setmatch/match"
+	"setmatch/setkernel"
+)
+
+func TestCDLKernelByHand(t *testing.T) {
+	// Frames (±u, 0), (0, ±v): mean 0, covariance diag(2u²/3, 2v²/3).
+	mk := func(u, v float64) *mat.Dense {
+		return mat.NewDense(4, 2, []float64{u, 0, -u, 0, 0, v, 0, -v})
+	}
+	a, b := mk(1, 2), mk(3, 0.5)
+	ca := setkernel.Covariance(a)
+	if math.Abs(ca.At(0, 0)-2.0/3) > 1e-12 || math.Abs(ca.At(1, 1)-8.0/3) > 1e-12 || math.Abs(ca.At(0, 1)) > 1e-12 {
+		t.Fatalf("covariance %v, want diag(2/3, 8/3)", mat.Formatted(ca))
+	}
+	p, err := NewPool([]*mat.Dense{a, b}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reg = 0.1
+	k, lambda, err := p.CDLKernel(reg, []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// λ = reg × median of tr(C)/d = reg × mean of (5/3, (18+0.5)/3/2).
+	trA, trB := (2.0/3+8.0/3)/2, (6+0.5/3)/2
+	if want := reg * (trA + trB) / 2; math.Abs(lambda-want) > 1e-12 {
+		t.Fatalf("λ = %v, want %v", lambda, want)
+	}
+	la := []float64{math.Log(2.0/3 + lambda), math.Log(8.0/3 + lambda)}
+	lb := []float64{math.Log(6 + lambda), math.Log(0.5/3 + lambda)}
+	want := la[0]*lb[0] + la[1]*lb[1]
+	if got := k.At(0, 1); math.Abs(got-want) > 1e-10 {
+		t.Errorf("k(A,B) = %v, want Σ log(a_i+λ) log(b_i+λ) = %v", got, want)
+	}
+	if got, w := k.At(0, 0), la[0]*la[0]+la[1]*la[1]; math.Abs(got-w) > 1e-10 {
+		t.Errorf("k(A,A) = %v, want %v", got, w)
+	}
+}
+
+// TestCDLKernelLowRankMatchesDense checks the low-rank computation against
+// dense matrix logarithms for rank-deficient covariances (n < d).
+func TestCDLKernelLowRankMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	sets := []*mat.Dense{testutil.RandSet(rng, 4, 6, 0, 1), testutil.RandSet(rng, 5, 6, 1, 2), testutil.RandSet(rng, 9, 6, -1, 0.5)}
+	p, err := NewPool(sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, lambda, err := p.CDLKernel(0.01, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := func(x *mat.Dense) *mat.SymDense {
+		c := setkernel.Covariance(x)
+		for i := range 6 {
+			c.SetSym(i, i, c.At(i, i)+lambda)
+		}
+		return c
+	}
+	for i := range sets {
+		for j := range sets {
+			want, err := setkernel.LogEuclideanDense(reg(sets[i]), reg(sets[j]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := k.At(i, j); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("k(%d,%d) = %v, dense %v", i, j, got, want)
+			}
+		}
+	}
+}
+
+// TestDivergencesMatchMatchCompare: with one bandwidth per set the pool's
+// all-pairs divergences equal match.Compare.
+func TestDivergencesMatchMatchCompare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	sets := []*mat.Dense{testutil.RandSet(rng, 7, 5, 0, 1), testutil.RandSet(rng, 9, 5, 0.5, 1.5), testutil.RandSet(rng, 6, 5, -0.3, 0.7), testutil.RandSet(rng, 8, 5, 0, 1)}
+	p, err := NewPool(sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := []float64{0.8, 1.3, 0.5, 2}
+	h := make([]float64, p.Frames())
+	for i := range sets {
+		for f := p.off[i]; f < p.off[i+1]; f++ {
+			h[f] = hs[i]
+		}
+	}
+	dm, err := p.Divergences(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sets {
+		for j := range sets {
+			ki, _ := match.NewKDE(sets[i], hs[i])
+			kj, _ := match.NewKDE(sets[j], hs[j])
+			want, err := match.Compare(ki, kj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := dm.H2.At(i, j); math.Abs(got-want.Hellinger2) > 1e-9 {
+				t.Errorf("H2(%d,%d) = %v, match.Compare %v", i, j, got, want.Hellinger2)
+			}
+			if got := dm.J.At(i, j); math.Abs(got-want.Jeffrey) > 1e-8*math.Max(1, want.Jeffrey) {
+				t.Errorf("J(%d,%d) = %v, match.Compare %v", i, j, got, want.Jeffrey)
+			}
+		}
+	}
+}
+
+// TestAdaptiveDivergencesNaive checks per-frame bandwidths against a
+// direct evaluation of the variable-bandwidth KDE.
+func TestAdaptiveDivergencesNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	sets := []*mat.Dense{testutil.RandSet(rng, 5, 3, 0, 1), testutil.RandSet(rng, 6, 3, 1, 1)}
+	p, _ := NewPool(sets, 1)
+	h, err := p.FrameBandwidths(Bandwidth{Mode: Adaptive, K: 2, Scale: 1.5}, []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, err := p.Divergences(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logp := func(s int, x []float64) float64 {
+		var terms []float64
+		n, d := sets[s].Dims()
+		for f := range n {
+			hf := h[p.off[s]+f]
+			var q float64
+			for c := range d {
+				e := x[c] - sets[s].At(f, c)
+				q += e * e
+			}
+			terms = append(terms, -q/(2*hf*hf)-float64(d)/2*math.Log(2*math.Pi*hf*hf))
+		}
+		return match.LogSumExp(terms) - math.Log(float64(n))
+	}
+	var lpp, lqp, lpq, lqq []float64
+	for f := range 5 {
+		x := sets[0].RawRowView(f)
+		lpp, lqp = append(lpp, logp(0, x)), append(lqp, logp(1, x))
+	}
+	for f := range 6 {
+		x := sets[1].RawRowView(f)
+		lpq, lqq = append(lpq, logp(0, x)), append(lqq, logp(1, x))
+	}
+	want := match.Symmetric(lpp, lqp, lpq, lqq)
+	if got := dm.H2.At(0, 1); math.Abs(got-want.Hellinger2) > 1e-9 {
+		t.Errorf("H2 = %v, naive %v", got, want.Hellinger2)
+	}
+	if got := dm.J.At(0, 1); math.Abs(got-want.Jeffrey) > 1e-8*math.Max(1, want.Jeffrey) {
+		t.Errorf("J = %v, naive %v", got, want.Jeffrey)
+	}
+	// The 2nd-neighbour rule: check one frame by hand.
+	var ds []float64
+	for g := range 5 {
+		if g != 0 {
+			var q float64
+			for c := range 3 {
+				e := sets[0].At(0, c) - sets[0].At(g, c)
+				q += e * e
+			}
+			ds = append(ds, math.Sqrt(q))
+		}
+	}
+	sortFloats(ds)
+	if math.Abs(h[0]-1.5*math.Max(ds[1], 0)) > 1e-9 && h[0] < 1.5*ds[1] {
+		t.Errorf("frame 0 bandwidth %v, want 1.5 × 2nd-neighbour distance %v (or the floor)", h[0], 1.5*ds[1])
+	}
+}
+
+func sortFloats(x []float64) {
+	for i := 1; i < len(x); i++ {
+		for j := i; j > 0 && x[j] < x[j-1]; j-- {
+			x[j], x[j-1] = x[j-1], x[j]
+		}
+	}
+}
+
+func TestKernelMatricesSymmetricAndPSD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var sets []*mat.Dense
+	for i := range 12 {
+		sets = append(sets, testutil.RandSet(rng, 10, 6, float64(i%3), 1+0.2*float64(i%4)))
+	}
+	p, _ := NewPool(sets, 2)
+	all := make([]int, len(sets))
+	for i := range all {
+		all[i] = i
+	}
+	gk, err := p.GDAKernel(3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, _, err := p.CDLKernel(1e-2, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, k := range map[string]mat.Symmetric{"gda": gk, "cdl": ck} {
+		lo, hi, err := MinEigenvalue(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Both are Gram matrices (of projection matrices, of log-covariances).
+		if lo < -1e-9*hi {
+			t.Errorf("%s kernel: smallest eigenvalue %g (largest %g), want ≥ 0", name, lo, hi)
+		}
+	}
+	reps, err := p.KernelSpectra(Bandwidth{Mode: Global, Scale: 1}, all, []float64{0.1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 6 {
+		t.Fatalf("%d spectrum reports, want 3 kernels × 2 widths", len(reps))
+	}
+	for _, r := range reps {
+		if !(r.Max > 0) || r.Min > r.Max || math.IsNaN(r.Min) {
+			t.Errorf("%+v: implausible spectrum", r)
+		}
+		// exp(−s·δ) has a unit diagonal: the eigenvalues sum to m.
+		if math.Abs(r.Trace-float64(len(sets))) > 1e-9 {
+			t.Errorf("%+v: trace %v, want %d", r, r.Trace, len(sets))
+		}
+	}
+}
+
+// TestCDLKernelsEqualWholeGram checks that CDL's kernels, made from the
+// eigenvectors' Gram blocks one tile of sets at a time, for several λ in
+// one pass, are those made from one product of all eigenvectors side by
+// side, to the last bit, with ranks that differ from set to set and a d
+// large enough that the products are blocked, in parallel and serially, for
+// a kernel of every set and one of some sets.
+func TestCDLKernelsEqualWholeGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const d = 300
+	var sets []*mat.Dense
+	for i, n := range []int{41, 4, 2, 130, 65, 3, 71, 20, 9, 33} {
+		sets = append(sets, testutil.RandSet(rng, n, d, float64(i%3), 1+0.1*float64(i)))
+	}
+	for _, workers := range []int{1, 3} {
+		p, err := NewPool(sets, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := p.cdlSpectra()
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := make([]int, len(spec)+1)
+		for i, s := range spec {
+			_, r := s.V.Dims()
+			off[i+1] = off[i] + r
+		}
+		all := mat.NewDense(d, off[len(spec)], nil)
+		for i, s := range spec {
+			all.Slice(0, d, off[i], off[i+1]).(*mat.Dense).Copy(s.V)
+		}
+		var whole mat.Dense
+		whole.Mul(all.T(), all)
+		lambdas := []float64{1e-3, 0.5}
+		ks, err := p.cdlKernels(lambdas, [][]int{nil, {0, 2, 3, 4, 5, 6, 7, 8, 9}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, l := range lambdas {
+			for a := range sets {
+				if k == 1 && a == 1 {
+					continue // the second covers every set but set 1
+				}
+				la, sa := spec[a].LogShift(l)
+				for b := a; b < len(sets); b++ {
+					if k == 1 && b == 1 {
+						continue
+					}
+					lb, sb := spec[b].LogShift(l)
+					g := whole.Slice(off[a], off[a+1], off[b], off[b+1]).(*mat.Dense)
+					if got, want := ks[k].At(a, b), setkernel.LogEuclideanGram(d, l, la, sa, lb, sb, g); got != want {
+						t.Fatalf("workers %d, λ %g, sets %d, %d: %v, from the whole Gram %v", workers, l, a, b, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFrameBandwidthsRepeatedFrames checks the pool's nn rule against
+// match's (the appliance's) on sets whose frames repeat: a set whose every
+// frame is doubled gets the bandwidth of its frames without the repeats,
+// per set and as the global base, and a set of one image repeated keeps
+// the global base instead of a zero bandwidth.
+func TestFrameBandwidthsRepeatedFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	plain := testutil.RandSet(rng, 6, 3, 0, 1)
+	doubled := mat.NewDense(12, 3, nil)
+	for f := range 6 {
+		doubled.SetRow(2*f, plain.RawRowView(f))
+		doubled.SetRow(2*f+1, plain.RawRowView(f))
+	}
+	still := mat.NewDense(5, 3, nil)
+	for f := range 5 {
+		still.SetRow(f, plain.RawRowView(0))
+	}
+	other := testutil.RandSet(rng, 7, 3, 1, 1)
+	p, err := NewPool([]*mat.Dense{doubled, still, other}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := match.MedianNearestNeighbour(plain)
+	if got := match.MedianNearestNeighbour(doubled); math.Abs(got-want) > 1e-12*want {
+		t.Fatalf("match: doubled frames h = %v, the frames alone %v", got, want)
+	}
+	h, err := p.FrameBandwidths(Bandwidth{Mode: PerSet, Scale: 2}, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h[0]; math.Abs(got-2*want) > 1e-9*want {
+		t.Errorf("set*2, doubled frames: h = %v, want %v (2 × the frames without repeats)", got, 2*want)
+	}
+	if got, w := h[17], 2*match.MedianNearestNeighbour(other); math.Abs(got-w) > 1e-9*w {
+		t.Errorf("set*2, plain set: h = %v, want %v", got, w)
+	}
+	g, err := p.FrameBandwidths(Bandwidth{Mode: Global, Scale: 1}, []int{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(g[0] > 0) {
+		t.Fatalf("global base %v", g[0])
+	}
+	if got := h[12]; math.Abs(got-2*g[0]) > 1e-12*g[0] {
+		t.Errorf("set*2, one image repeated: h = %v, want 2 × the global base %v", got, g[0])
+	}
+	// Every training set one image repeated: an error, not a zero bandwidth.
+	if _, err := p.FrameBandwidths(Bandwidth{Mode: Global, Scale: 1}, []int{1}); err == nil || !strings.Contains(err.Error(), "repeated") {
+		t.Errorf("only a still set to train on: err = %v, want one that says the frames repeat", err)
+	}
+}
+
+func TestScoreBetterTies(t *testing.T) {
+	a := score{acc: 0.6, margin: 0.031968273082575577}
+	for _, c := range []struct {
+		s, t score
+		want bool
+	}{
+		{score{0.7, -1}, a, true},                           // accuracy first
+		{a, score{0.7, -1}, false},                          //
+		{score{0.6, 0.031968273082575580}, a, false},        // last bits: a tie
+		{score{0.6, math.Nextafter(a.margin, 1)}, a, false}, //
+		{a, score{0.6, math.Nextafter(a.margin, 1)}, false}, // either way round
+		{score{0.6, a.margin + 1e-6}, a, true},              // a real difference
+		{score{0.6, -1e-17}, score{0.6, -2e-17}, false},     // near zero: rounding
+		{score{0.6, 0}, score{0.6, 0}, false},               // equal
+		{score{0.6, 0.1}, score{0.6, -0.1}, true},           // signs
+		{score{0.6, -0.1}, score{0.6, 0.1}, false},          //
+		{score{0.6, 1e-12}, score{0.6, 0}, false},           // rounding of a zero
+		{score{0.6, -0.05 + 1e-6}, score{0.6, -0.05}, true},
+	} {
+		if got := c.s.better(c.t); got != c.want {
+			t.Errorf("%v.better(%v) = %v, want %v", c.s, c.t, got, c.want)
+		}
+	}
+}
+
+// TestChooseKFDARounding: a kernel and a copy of it that differs in its
+// last bits, as another build or machine computes it, are the same
+// candidate; whichever of the two comes first is chosen, with the
+// regulariser and latent dimension chosen for the kernel alone. Before
+// margins tied within marginTol, the later one won wherever its rounding
+// came out ahead (12 of these 24 choices).
+func TestChooseKFDARounding(t *testing.T) {
+	const classes, per, d = 5, 4, 6
+	rng := rand.New(rand.NewPCG(3, 4))
+	var rows [][]float64
+	var labels, train []int
+	for c := range classes {
+		mean := testutil.RandSet(rng, 1, d, 0, 1).RawRowView(0)
+		for range per {
+			x := testutil.RandSet(rng, 1, d, 0, 0.8).RawRowView(0)
+			for j := range x {
+				x[j] += mean[j]
+			}
+			rows = append(rows, x)
+			labels = append(labels, c)
+			train = append(train, len(train))
+		}
+	}
+	n := len(rows)
+	k := kfda.KernelMatrix(mat.NewSymDense(n, sqDistAll(rows, 1)), 1, 2*d, match.KernelHG)
+	g := DefaultGrid()
+	g.Folds = 3
+	for seed := range uint64(12) {
+		task := &Task{Pool: &Pool{Workers: 2}, Train: train, Labels: labels, Classes: classes, Seed: seed}
+		_, c0, reg0, dim0 := chooseKFDA(task, g, []candidate{{k: k}})
+		prng := rand.New(rand.NewPCG(seed, 99))
+		kp := mat.NewSymDense(n, nil)
+		for i := range n {
+			for j := i; j < n; j++ {
+				kp.SetSym(i, j, k.At(i, j)*(1+4e-16*prng.NormFloat64()))
+			}
+		}
+		// The kernel first, then the copy first: the first must win.
+		for _, cands := range [][]candidate{{{k: k}, {k: kp}}, {{k: kp}, {k: k}}} {
+			best, c, reg, dim := chooseKFDA(task, g, cands)
+			if c != c0 || reg != reg0 || dim != dim0 {
+				t.Errorf("seed %d: chose candidate %d reg %g dim %d (score %v), want %d, %g, %d as for the kernel alone", seed, c, reg, dim, best, c0, reg0, dim0)
+			}
+		}
+	}
+}
+
+// TestGDAKernelsEqualProjection checks the projection kernels of every p
+// of a grid, made in one pass from tiles of bases, against the kernel of
+// each pair of bases alone (setkernel.Projection), with sets of fewer
+// frames than the largest p among them.
+func TestGDAKernelsEqualProjection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	var sets []*mat.Dense
+	for i := range 40 {
+		sets = append(sets, testutil.RandSet(rng, 3+i%9, 30, float64(i%4), 1))
+	}
+	p, err := NewPool(sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := []int{3, 1, 2, 5, 10, 15}
+	ks, err := p.gdaKernels(ps, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, dim := range ps {
+		for a := range sets {
+			for b := a; b < len(sets); b++ {
+				ba, _ := setkernel.Basis(sets[a], min(dim, 3+a%9))
+				bb, _ := setkernel.Basis(sets[b], min(dim, 3+b%9))
+				want := setkernel.Projection(ba, bb)
+				if got := ks[i].At(a, b); math.Abs(got-want) > 1e-12*math.Max(1, want) {
+					t.Fatalf("p=%d, sets %d and %d: %v, alone %v", dim, a, b, got, want)
+				}
+			}
+		}
+		// Cached: asked again, the same matrix.
+		k, err := p.GDAKernel(dim, 15)
+		if err != nil || k != ks[i] {
+			t.Errorf("p=%d asked again: %p (%v), want the cached %p", dim, k, err, ks[i])
+		}
+	}
+}
+
+// TestOneEachRegularisersAgree checks what chooseKFDA relies on to fit a
+// fold's discriminant with the first regulariser only when every class
+// has a single training set: every regulariser then gives the same
+// labels and the same relative margins (to rounding), in every latent
+// dimension tried.
+func TestOneEachRegularisersAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const classes = 7
+	var sets []*mat.Dense
+	var labels []int
+	for c := range classes {
+		for range 3 {
+			sets = append(sets, testutil.RandSet(rng, 9, 5, 0.4*float64(c), 1+0.1*float64(c)))
+			labels = append(labels, c)
+		}
+	}
+	p, err := NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, err := p.divMatrix(Bandwidth{Mode: Global, Scale: 1}, []int{0, 1, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var train, lab, test, truth []int
+	for i, l := range labels {
+		if i%3 == 0 {
+			train, lab = append(train, i), append(lab, l)
+		} else {
+			test, truth = append(test, i), append(truth, l)
+		}
+	}
+	for _, s := range []float64{0.1, 1, 10} {
+		k := kfda.KernelMatrix(dm.H2, s, 1, match.KernelHG)
+		prep, err := kfda.Prepare(subSym(k, train), lab, classes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !prep.OneEach {
+			t.Fatal("one training set per class, not seen as such")
+		}
+		dims := []int{6, 3, 2}
+		var pred0 [][]int
+		var marg0 [][]float64
+		for ri, reg := range []float64{1e-3, 1e-2, 1e-1, 1} {
+			pred, marg, err := predictPrepared(prep, sub(k, test, train), lab, reg, dims, truth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ri == 0 {
+				pred0, marg0 = pred, marg
+				continue
+			}
+			for di := range dims {
+				for a := range test {
+					if pred[di][a] != pred0[di][a] || math.Abs(marg[di][a]-marg0[di][a]) > 1e-9 {
+						t.Errorf("s=%g reg=%g dim=%d test %d: label %d margin %.15g, with the first reg %d %.15g", s, reg, dims[di], a, pred[di][a], marg[di][a], pred0[di][a], marg0[di][a])
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package method
+
+import (
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestParseNamesAndBandwidth(t *testing.T) {
+	ms, err := ParseNames("nn-h, kfda-j,nn-h")
+	if err != nil || !slices.Equal(ms, []Name{NNH, KFDAJ}) {
+		t.Errorf("ParseNames = %v, %v", ms, err)
+	}
+	if all, _ := ParseNames("all"); len(all) != 12 || all[11] != Auto {
+		t.Errorf("all = %v", all)
+	}
+	if _, err := ParseNames("nn-x"); err == nil {
+		t.Error("unknown method accepted")
+	}
+	for _, s := range []string{"global*1", "set*0.5", "knn3*2"} {
+		b, err := ParseBandwidth(s)
+		if err != nil || b.String() != s {
+			t.Errorf("ParseBandwidth(%q) = %v, %v", s, b, err)
+		}
+	}
+	for _, s := range []string{"global*0", "knn*1", "foo*1", "set*x"} {
+		if _, err := ParseBandwidth(s); err == nil {
+			t.Errorf("ParseBandwidth(%q) accepted", s)
+		}
+	}
+}
+
+func TestNewPoolErrors(t *testing.T) {
+	if _, err := NewPool(nil, 1); err == nil {
+		t.Error("empty pool accepted")
+	}
+	a := mat.NewDense(3, 2, nil)
+	if _, err := NewPool([]*mat.Dense{a, mat.NewDense(3, 3, nil)}, 1); err == nil {
+		t.Error("mixed dimensions accepted")
+	}
+	if _, err := NewPool([]*mat.Dense{mat.NewDense(1, 2, nil)}, 1); err == nil {
+		t.Error("single-frame set accepted")
+	}
+	b := mat.NewDense(2, 2, []float64{0, 1, 2, 3})
+	b.Set(1, 1, nan())
+	if _, err := NewPool([]*mat.Dense{b}, 1); err == nil {
+		t.Error("NaN accepted")
+	}
+}
+
+func nan() float64 { var z float64; return z / z }
+
+// TestFrameBudget: half the pool for one or two training sets in the
+// smallest class (their frame halves join them), all of it from three.
+func TestFrameBudget(t *testing.T) {
+	if FrameBudget(2) != MaxPoolFrames/2 || FrameBudget(3) != MaxPoolFrames {
+		t.Errorf("FrameBudget(2) = %d, FrameBudget(3) = %d", FrameBudget(2), FrameBudget(3))
+	}
+}
+
+// TestKernel: the kernel of every single-kernel kFDA method, and back.
+func TestKernel(t *testing.T) {
+	for _, n := range Names {
+		k := n.Kernel()
+		switch n {
+		case KFDAHG, KFDAHL, KFDAJ, GDA, CDL:
+			if k == "" || OfKernel(k) != n {
+				t.Errorf("%s: kernel %q, back %q", n, k, OfKernel(k))
+			}
+		default:
+			if k != "" {
+				t.Errorf("%s: kernel %q, want none", n, k)
+			}
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package method
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/par"
+	"setmatch/setkernel"
+)
+
+// Pool holds the m sets of one evaluation split (gallery and probe sets
+// together) and caches what every method computes from them: the
+// divergence matrices of the bandwidths asked for, each set's subspace
+// and covariance spectrum, GDA's kernels. Methods only ever look at the
+// entries their protocol allows (probe against gallery, never probe
+// labels).
+//
+// Memory. The pool holds no matrix of frames against frames: the squared
+// distances between the frames of two sets are computed when a
+// divergence needs them, one pair of sets at a time (pairDivergences),
+// and every divergence matrix asked for at once (prefetch: the
+// bandwidths of a grid, for the training sets of every fold) comes from
+// one pass over the pairs, so that the distances, which cost D times more
+// than the exponentials, are computed once for all of them. What grows
+// faster than the frames is only what is m×m: the divergence and kernel
+// matrices.
+type Pool struct {
+	Sets    []*mat.Dense // m sets, each n_i×d
+	Workers int          // goroutines; 0 means GOMAXPROCS
+
+	off []int // off[i] = index of set i's first frame; off[m] = N
+	dim int
+
+	mu      sync.Mutex
+	knn     [][]float64
+	gdaB    []*mat.Dense
+	gdaP    int                    // the dimension gdaB was made for
+	gdaK    map[int]*mat.SymDense  // GDA's kernel matrices by subspace dimension (gdaKernels)
+	cdlSpec []setkernel.Spectrum   // every set's covariance spectrum, eigenvectors kept
+	cdlK    map[float64][]cdlEntry // CDL's kernel matrices by λ, each covering some sets (cdlKernels)
+
+	// cross, for a pool made by NewCrossPool: cross[t][i] says that the
+	// divergences of sets t and i may be asked for.
+	cross [][]bool
+
+	divCache  map[string][]*DivMatrix // by divKey, each covering some sets
+	halfCache map[string]*halfTask    // by training sets, see withHalves
+}
+
+// MaxPoolFrames bounds the number of frames of a pool. The pool's memory
+// is linear in the frames (it holds no frame × frame matrix), so the bound
+// is one of time: the divergences of all pairs cost N² exponentials and
+// N²D/2 products.
+const MaxPoolFrames = 200000
+
+// FrameBudget returns the most frames the sets of an evaluation or a
+// training run may hold for every path of the cross-validation to fit
+// a pool, when the smallest class has minSets training (gallery) sets:
+// MaxPoolFrames, or half of it for minSets ≤ 2, where the frame halves of
+// the training sets join them in one pool (one set per class, or a class
+// with two: see withHalves and the outer folds of Choose).
+func FrameBudget(minSets int) int {
+	if minSets <= 2 {
+		return MaxPoolFrames / 2
+	}
+	return MaxPoolFrames
+}
+
+// NewPool checks the sets (same dimension, at least 2 frames each, finite
+// values) and returns a pool over them. The sets are not copied.
+func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {
+	if len(sets) == 0 {
+		return nil, errors.New("no sets to evaluate")
+	}
+	p := &Pool{Sets: sets, Workers: workers, off: make([]int, len(sets)+1)}
+	for i, s := range sets {
+		if s == nil || s.IsEmpty() {
+			return nil, fmt.Errorf("set %d has no frames", i)
+		}
+		n, d := s.Dims()
+		if i == 0 {
+			p.dim = d
+		} else if d != p.dim {
+			return nil, fmt.Errorf("set %d has %d features, set 0 has %d: all sets need the same features", i, d, p.dim)
+		}
+		if n < 2 {
+			return nil, fmt.Errorf("set %d has %d frame: sets need at least 2 frames", i, n)
+		}
+		for r := range n {
+			for _, v := range s.RawRowView(r) {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("set %d frame %d holds NaN or Inf", i, r)
+				}
+			}
+		}
+		p.off[i+1] = p.off[i] + n
+	}
+	if p.off[len(sets)] > MaxPoolFrames {
+		return nil, fmt.Errorf("%d frames in all: at most %d fit an evaluation (use fewer or shorter sets)", p.off[len(sets)], MaxPoolFrames)
+	}
+	return p, nil
+}
+
+// Len returns the number of sets m.
+func (p *Pool) Len() int { return len(p.Sets) }
+
+// Dim returns the feature dimension d.
+func (p *Pool) Dim() int { return p.dim }
+
+// Frames returns the total number of frames N.
+func (p *Pool) Frames() int { return p.off[len(p.Sets)] }
+
+// parallel runs f(i) for i in [0, n) on the pool's workers.
+func (p *Pool) parallel(n int, f func(i int)) {
+	par.For(n, p.Workers, func(_, i int) { f(i) })
+}
+
+// SqDist returns the N×N matrix of squared Euclidean distances between all
+// frames of all sets (frames in set order): |a|² + |b|² − 2a·b, clamped at
+// 0, symmetric to the last bit. It is computed on every call and not
+// kept (the pool computes the distances of two sets when it needs them,
+// to the same numbers: sqDistTile).
+func (p *Pool) SqDist() *mat.Dense {
+	return mat.NewDense(p.Frames(), p.Frames(), sqDistAll(p.frameRows(), p.Workers))
+}
+
+// frameRows returns the N frames of the pool, in set order.
+func (p *Pool) frameRows() [][]float64 {
+	xs := make([][]float64, 0, p.Frames())
+	for _, s := range p.Sets {
+		n, _ := s.Dims()
+		for r := range n {
+			xs = append(xs, s.RawRowView(r))
+		}
+	}
+	return xs
+}
+
+// NewCrossPool is NewPool for a pool that is only asked for the
+// divergences of the sets rows against the sets cols (CrossDivergences
+// with those rows and cols, or fewer) and for its frames' bandwidths
+// (FrameBandwidths): asked for another pair, it reports an error.
+func NewCrossPool(sets []*mat.Dense, workers int, rows, cols []int) (*Pool, error) {
+	p, err := NewPool(sets, workers)
+	if err != nil {
+		return nil, err
+	}
+	m := p.Len()
+	p.cross = make([][]bool, m)
+	for i := range p.cross {
+		p.cross[i] = make([]bool, m)
+		p.cross[i][i] = true
+	}
+	if _, _, err := p.marks(rows, cols); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		for _, c := range cols {
+			p.cross[r][c], p.cross[c][r] = true, true
+		}
+	}
+	return p, nil
+}
+
+// marks returns which of the pool's sets are in rows and in cols, or an
+// error naming an index outside the pool.
+func (p *Pool) marks(rows, cols []int) (inRows, inCols []bool, err error) {
+	m := p.Len()
+	inRows, inCols = make([]bool, m), make([]bool, m)
+	for _, idx := range [][]int{rows, cols} {
+		for _, i := range idx {
+			if i < 0 || i >= m {
+				return nil, nil, fmt.Errorf("set %d is not in the pool: its sets are 0 to %d", i, m-1)
+			}
+		}
+	}
+	for _, i := range rows {
+		inRows[i] = true
+	}
+	for _, i := range cols {
+		inCols[i] = true
+	}
+	return inRows, inCols, nil
+}
+
+// setDist writes the squared distances between the frames of sets t and
+// i into out (n_t×n_i, row-major), from the frames and their squared
+// norms sq (len N): the numbers of SqDist.
+func (p *Pool) setDist(out []float64, t, i int, xs [][]float64, sq []float64) {
+	lt, ht, li, hi := p.off[t], p.off[t+1], p.off[i], p.off[i+1]
+	sqDistBlock(out, hi-li, xs[lt:ht], xs[li:hi], sq[lt:ht], sq[li:hi], t == i)
+}
+
+// holds returns an error if the pool may not be asked for the
+// divergences of a pair of sets (t, i) for which need(t, i): only a pool
+// made by NewCrossPool refuses some.
+func (p *Pool) holds(need func(t, i int) bool) error {
+	if p.cross == nil {
+		return nil
+	}
+	for t := range p.cross {
+		for i := range p.cross[t] {
+			if need(t, i) && !p.cross[t][i] {
+				return fmt.Errorf("sets %d and %d: this pool was made by NewCrossPool for other pairs of sets; make it with those sets among its rows and columns, or with NewPool", t, i)
+			}
+		}
+	}
+	return nil
+}
+
+// neighbours returns, for every frame f, the sorted distances to the other
+// frames of its set: knn[f][k-1] is the distance to its k-th nearest
+// neighbour within the set (n_i−1 values).
+func (p *Pool) neighbours() [][]float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.knn != nil {
+		return p.knn
+	}
+	xs := p.frameRows()
+	sq := norms(xs)
+	knn := make([][]float64, p.Frames())
+	p.parallel(len(p.Sets), func(s int) {
+		lo, hi := p.off[s], p.off[s+1]
+		n := hi - lo
+		block := make([]float64, n*n)
+		p.setDist(block, s, s, xs, sq)
+		for f := lo; f < hi; f++ {
+			row := block[(f-lo)*n : (f-lo+1)*n]
+			ds := make([]float64, 0, n-1)
+			for g := lo; g < hi; g++ {
+				if g != f {
+					ds = append(ds, math.Sqrt(row[g-lo]))
+				}
+			}
+			sort.Float64s(ds)
+			knn[f] = ds
+		}
+	})
+	p.knn = knn
+	return knn
+}

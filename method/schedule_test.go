@@ -1,0 +1,86 @@
+package method
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"setmatch/synth"
+)
+
+// TestChooseCutsOnlyLosers compares Choose with Grid.AutoScoreAll (every
+// candidate scored in full) and without (candidates cut short and left
+// out) on synthetic data of several kinds, with two and three sets per
+// class: the same choice, the same score for every candidate scored in
+// full, and every candidate cut short more than one standard error below
+// the highest score in full, so that it could not have been chosen nor
+// held equal. Over the data, some candidate must be cut short and the
+// runs made must be fewer, or the test tests nothing.
+func TestChooseCutsOnlyLosers(t *testing.T) {
+	cut, fewer := 0, 0
+	for _, c := range []struct {
+		kind              synth.Kind
+		classes, sets, fr int
+		seed              int64
+	}{
+		{synth.Lighting, 12, 2, 10, 1},
+		{synth.Lighting, 12, 3, 8, 2},
+		{synth.Subspace, 10, 2, 10, 3},
+	} {
+		ds, err := synth.Generate(synth.Options{Kind: c.kind, Classes: c.classes, Sets: c.sets, Frames: c.fr, Dim: 8, Seed: c.seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("%v %d×%d", c.kind, c.classes, c.sets)
+		var sels [2]*Selection
+		var runs [2]int
+		for i, all := range []bool{true, false} {
+			l := &coordLearner{}
+			g := autoGrid(l.learn)
+			g.AutoMethods = nil // the default candidates
+			g.AutoScoreAll = all
+			train := make([]int, len(ds.Sets))
+			for k := range train {
+				train[k] = k
+			}
+			task := &Task{Pool: mustPool(t, ds.Matrices()), Train: train, Labels: ds.Labels(), Classes: c.classes, Seed: 7}
+			sel, err := Choose(task, g, func(AutoProgress) { runs[i]++ })
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			sels[i] = sel
+		}
+		full, early := sels[0], sels[1]
+		if early.Chosen != full.Chosen {
+			t.Errorf("%s: chose %v, in full %v", name, early.Best().Candidate, full.Best().Candidate)
+		}
+		bar := full.Scores[full.Top].Accuracy - full.SE - 1e-12
+		for i, e := range early.Scores {
+			f := full.Scores[i]
+			switch {
+			case errors.Is(e.Err, ErrCutShort):
+				cut++
+				if f.Err == nil && f.Accuracy >= bar {
+					t.Errorf("%s: %v cut short (%v), in full %.3f, within one standard error of %.3f", name, e.Candidate, e.Err, f.Accuracy, full.Scores[full.Top].Accuracy)
+				}
+			case NotScored(e.Err):
+			case e.Accuracy != f.Accuracy || !slices.Equal(e.Correct, f.Correct) || (e.Err == nil) != (f.Err == nil):
+				t.Errorf("%s: %v scored %.3f (%v), in full %.3f (%v)", name, e.Candidate, e.Accuracy, e.Err, f.Accuracy, f.Err)
+			}
+			t.Logf("%s: %-28v full %.3f  early %.3f %v", name, e.Candidate, f.Accuracy, e.Accuracy, e.Err)
+		}
+		for _, i := range early.Eligible() {
+			if !slices.Contains(full.Eligible(), i) {
+				t.Errorf("%s: %v held equal, not in full", name, early.Scores[i].Candidate)
+			}
+		}
+		if runs[1] < runs[0] {
+			fewer++
+		}
+		t.Logf("%s: %d runs in full, %d", name, runs[0], runs[1])
+	}
+	if cut == 0 || fewer == 0 {
+		t.Errorf("%d candidates cut short, fewer runs on %d data sets: the data do not test the cut", cut, fewer)
+	}
+}
