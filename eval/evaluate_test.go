@@ -142,23 +142,9 @@ func TestEvaluateEasy(t *testing.T) {
 func TestDRWithLearner(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	data := &Data{Classes: []string{"a", "b"}}
-	for c := range 2 {
-		for range 4 {
-			x := testutil.RandSet(rng, 10, 6, 0, 1)
-			for i := range 10 {
-				x.Set(i, 0, x.At(i, 0)*0.1+3*float64(c))
-			}
-			data.Sets = append(data.Sets, x)
-			data.Labels = append(data.Labels, c)
-		}
-	}
+	twoClasses(rng, data, 4)
 	g := smallGrid()
-	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ method.LearnParams, _ int64) (*mat.Dense, []float64, error) {
-		w := mat.NewDense(6, 2, nil)
-		w.Set(0, 0, 1)
-		w.Set(1, 1, 1)
-		return w, nil, nil
-	}
+	g.Learn = firstTwoAxes
 	splits, _ := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 1}.MakeSplits(data, 1)
 	res, err := Evaluate(splits, 2, Options{Methods: []method.Name{method.NNHDR, method.NNJDR}, Grid: g})
 	if err != nil {
@@ -176,24 +162,10 @@ func TestDRWithLearner(t *testing.T) {
 func TestEvaluateSteps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	data := &Data{Classes: []string{"a", "b"}}
-	for c := range 2 {
-		for range 6 {
-			x := testutil.RandSet(rng, 10, 6, 0, 1)
-			for i := range 10 {
-				x.Set(i, 0, x.At(i, 0)*0.1+3*float64(c))
-			}
-			data.Sets = append(data.Sets, x)
-			data.Labels = append(data.Labels, c)
-		}
-	}
+	twoClasses(rng, data, 6)
 	g := smallGrid() // 4 bandwidths
 	g.GDAP = []int{1, 2}
-	g.Learn = func(sets []*mat.Dense, labels []int, _ match.Measure, _ method.LearnParams, _ int64) (*mat.Dense, []float64, error) {
-		w := mat.NewDense(6, 2, nil)
-		w.Set(0, 0, 1)
-		w.Set(1, 1, 1)
-		return w, nil, nil
-	}
+	g.Learn = firstTwoAxes
 	// 3 gallery sets per class: the -dr cross-validation runs, 3 folds ×
 	// 4 candidates (d ∈ {6, 5} after clamping 10, 5, 20 to D = 6, × rules
 	// nn, scott), then the final W.
@@ -280,4 +252,28 @@ func TestPairedDiff(t *testing.T) {
 	if _, err := PairedDiff([]float64{1}, []float64{1}); err == nil {
 		t.Error("one split: no error")
 	}
+}
+
+// twoClasses appends perClass random 10×6 sets to each of data's two
+// classes, the classes 3 apart along the first feature.
+func twoClasses(rng *rand.Rand, data *Data, perClass int) {
+	for c := range 2 {
+		for range perClass {
+			x := testutil.RandSet(rng, 10, 6, 0, 1)
+			for i := range 10 {
+				x.Set(i, 0, x.At(i, 0)*0.1+3*float64(c))
+			}
+			data.Sets = append(data.Sets, x)
+			data.Labels = append(data.Labels, c)
+		}
+	}
+}
+
+// firstTwoAxes is a learner of W that projects 6 features onto the first
+// two, whatever it is given.
+func firstTwoAxes(_ []*mat.Dense, _ []int, _ match.Measure, _ method.LearnParams, _ int64) (*mat.Dense, []float64, error) {
+	w := mat.NewDense(6, 2, nil)
+	w.Set(0, 0, 1)
+	w.Set(1, 1, 1)
+	return w, nil, nil
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,10 +87,10 @@ func TestRandomSplits(t *testing.T) {
 				t.Errorf("split %d class %d: %d gallery, %d probe sets; want 2 and 3", s, c, gal[c], prb[c])
 			}
 		}
-		if !equalInts(sp.Gallery, again[s].Gallery) || !equalInts(sp.Probe, again[s].Probe) {
+		if !slices.Equal(sp.Gallery, again[s].Gallery) || !slices.Equal(sp.Probe, again[s].Probe) {
 			t.Errorf("split %d differs with the same seed", s)
 		}
-		differ = differ || !equalInts(sp.Gallery, other[s].Gallery)
+		differ = differ || !slices.Equal(sp.Gallery, other[s].Gallery)
 	}
 	if !differ {
 		t.Error("a different seed gave the same splits")
@@ -101,18 +102,6 @@ func TestRandomSplits(t *testing.T) {
 	if len(rest[0].Probe) != 12 {
 		t.Errorf("probe=rest: %d probes, want 12", len(rest[0].Probe))
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestLeaveOneOut(t *testing.T) {
@@ -198,8 +187,8 @@ func TestReadSplits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(splits) != 2 || !equalInts(splits[0].Gallery, []int{0, 3}) || !equalInts(splits[0].Probe, []int{1, 5}) ||
-		!equalInts(splits[1].Gallery, []int{2, 4}) || !equalInts(splits[1].Probe, []int{0}) {
+	if len(splits) != 2 || !slices.Equal(splits[0].Gallery, []int{0, 3}) || !slices.Equal(splits[0].Probe, []int{1, 5}) ||
+		!slices.Equal(splits[1].Gallery, []int{2, 4}) || !slices.Equal(splits[1].Probe, []int{0}) {
 		t.Errorf("splits %+v", splits)
 	}
 	for _, tc := range []struct{ in, want string }{
@@ -364,7 +353,7 @@ func TestStrangerSplits(t *testing.T) {
 				want = append(want, i)
 			}
 		}
-		if !equalInts(sp.Gallery, want) || !equalInts(sp.Probe, plain[s].Probe) || plain[s].Strangers != nil {
+		if !slices.Equal(sp.Gallery, want) || !slices.Equal(sp.Probe, plain[s].Probe) || plain[s].Strangers != nil {
 			t.Errorf("split %d: gallery %v probe %v; closed set's %v %v", s, sp.Gallery, sp.Probe, plain[s].Gallery, plain[s].Probe)
 		}
 	}
