@@ -38,7 +38,7 @@ func refitKFDA(m *model.Model, oldClasses, workers int) error {
 			r = classes - 1
 		}
 		r = min(r, classes-1)
-		if _, err := mem.FitTerms(k.Kernels(), k.Reg, r, workers); err != nil {
+		if _, err := FitTerms(mem, k.Kernels(), k.Reg, r, workers); err != nil {
 			if i == 0 {
 				return fmt.Errorf("fitting %s again on the gallery: %w", memberMethod(mem), err)
 			}

@@ -123,7 +123,7 @@ func TestRefitKFDA(t *testing.T) {
 	raw, labels, names := ringSets(4, 3, 3, 0.5, 5)
 	const old = 9 // the first three classes
 	m := galleryModel(t, raw[:old], labels[:old], names[:old], true)
-	if _, err := m.FitKFDA(model.KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
+	if _, err := FitKFDA(m, model.KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m.Selection.Params = map[string]string{"latent-dim": "2"}
@@ -143,7 +143,7 @@ func TestRefitKFDA(t *testing.T) {
 	}
 	ref := *next
 	ref.KFDA = nil
-	if _, err := ref.FitTerms(next.KFDA.Kernels(), next.KFDA.Reg, 3, 1); err != nil {
+	if _, err := FitTerms(&ref, next.KFDA.Kernels(), next.KFDA.Reg, 3, 1); err != nil {
 		t.Fatal(err)
 	}
 	if !mat.EqualApprox(ref.KFDA.Alpha, next.KFDA.Alpha, 1e-12) || ref.KFDA.Scale != next.KFDA.Scale {

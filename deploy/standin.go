@@ -267,7 +267,7 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 	var kernel *mat.SymDense
 	if f.KFDA != nil {
 		_, classes := model.ClassIndex(labels)
-		if kernel, err = m.FitTerms(Terms(&f), f.Reg, min(f.LatentDim, len(classes)-1), workers); err != nil {
+		if kernel, err = FitTerms(m, Terms(&f), f.Reg, min(f.LatentDim, len(classes)-1), workers); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -451,7 +451,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 			var kernel *mat.SymDense
 			if k := m.KFDA; k != nil {
 				own := *m
-				if kernel, err = own.FitTerms(k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
+				if kernel, err = FitTerms(&own, k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
 					return "", nil, err
 				}
 			}
@@ -469,7 +469,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	var err error
 	if k := m.KFDA; k != nil {
 		own := *m
-		if r.kernel, err = own.FitTerms(k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
+		if r.kernel, err = FitTerms(&own, k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
 			return "", nil, err
 		}
 		r.Gallery = kfda.KernelDistances(r.kernel)
@@ -508,7 +508,7 @@ func fitGallery(m *model.Model, workers int) foldFit {
 		if k := m.KFDA; k != nil {
 			_, classes := model.ClassIndex(labels)
 			var err error
-			if kernel, err = f.FitTerms(k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
+			if kernel, err = FitTerms(&f, k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
 				return nil, nil, 0, err
 			}
 		}

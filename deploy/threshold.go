@@ -123,7 +123,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		labels, on = h.Labels(), "the even and odd frame halves of the training sets (every class has one set)"
 		from = " of " + on
 		if k := m.KFDA; k != nil {
-			if kernel, err = h.Kernel(k.Kernels(), opt.Workers); err != nil {
+			if kernel, err = GalleryKernel(h, k.Kernels(), opt.Workers); err != nil {
 				return fmt.Errorf("%s: the kernel of the frame halves: %w", flag, err)
 			}
 		} else if gallery, err = divergences(h, opt.Workers); err != nil {

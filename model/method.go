@@ -168,9 +168,9 @@ func (k *KFDA) Dim() int {
 	return r
 }
 
-// validate checks k against a gallery of m sets with the model's
-// divergence.
-func (k *KFDA) validate(m, classes int, div match.Measure) error {
+// Validate checks k against a gallery of m sets in the given number of
+// classes, for a model whose divergence is div.
+func (k *KFDA) Validate(m, classes int, div match.Measure) error {
 	if k.OpenSet != OpenSetKernel && k.OpenSet != OpenSetLatent {
 		return fmt.Errorf("open set %q (want kernel or latent)", k.OpenSet)
 	}
@@ -188,7 +188,7 @@ func (k *KFDA) validate(m, classes int, div match.Measure) error {
 			if !(t.Weight > 0) || math.IsInf(t.Weight, 0) {
 				return fmt.Errorf("term %d (%s): weight %v, want a finite number > 0", i, t.Kernel, t.Weight)
 			}
-			if err := t.validate(div); err != nil {
+			if err := t.Validate(div); err != nil {
 				return fmt.Errorf("term %d: %w", i, err)
 			}
 		}
@@ -199,7 +199,7 @@ func (k *KFDA) validate(m, classes int, div match.Measure) error {
 		if k.Weight != 0 {
 			return fmt.Errorf("kernel %s with weight %v (only the terms of a sum have weights)", k.Kernel, k.Weight)
 		}
-		if err := k.Term.validate(div); err != nil {
+		if err := k.Term.Validate(div); err != nil {
 			return err
 		}
 	}
@@ -333,126 +333,11 @@ func (m *Model) validateMethod() error {
 		}
 	}
 	if m.KFDA != nil {
-		if err := m.KFDA.validate(len(m.Sets), len(m.Classes()), m.Divergence); err != nil {
+		if err := m.KFDA.Validate(len(m.Sets), len(m.Classes()), m.Divergence); err != nil {
 			return fmt.Errorf("kfda: %w", err)
 		}
 	}
 	return nil
-}
-
-// FitKFDA fits a kernel Fisher discriminant on the model's gallery sets
-// with a kernel on their divergences and makes it the model's decision:
-// FitTerms with the one term {kernel, width, widthScale} (kernel KernelHG,
-// KernelHL or KernelJ). It also sets m.Divergence to the kernel's measure.
-func (m *Model) FitKFDA(kernel string, width float64, widthScale string, reg float64, dim, workers int) (*mat.SymDense, error) {
-	switch kernel {
-	case KernelHG, KernelHL, KernelJ:
-	default:
-		return nil, fmt.Errorf("kfda: unknown kernel %q (want hg, hl or j)", kernel)
-	}
-	t := Term{Kernel: kernel, Width: width, Scale: 1, WidthScale: widthScale}
-	old := m.Divergence
-	m.Divergence = t.Measure()
-	km, err := m.FitTerms([]Term{t}, reg, dim, workers)
-	if err != nil {
-		m.Divergence = old
-	}
-	return km, err
-}
-
-// FitSetKernel is FitKFDA for a set kernel: GDA's projection kernel on
-// the gallery sets' top-p subspaces (p ≥ 1, lambda 0) or CDL's
-// log-Euclidean kernel on their covariances regularised by lambda (> 0,
-// p 0), both of the projected samples (setmatch train deploys them with
-// W = I and a zero mean).
-func (m *Model) FitSetKernel(kernel string, p int, lambda, reg float64, dim, workers int) (*mat.SymDense, error) {
-	if !IsSetKernel(kernel) {
-		return nil, fmt.Errorf("kfda: %q is not a set kernel (want gda or cdl)", kernel)
-	}
-	return m.FitTerms([]Term{{Kernel: kernel, Width: 1, Scale: 1, WidthScale: "raw", P: p, Lambda: lambda}}, reg, dim, workers)
-}
-
-// FitTerms fits a kernel Fisher discriminant on the model's gallery sets
-// and makes it the model's decision. The kernel is the one term given, or
-// the sum of two or more: each term's m×m kernel between the gallery
-// sets (Term.matrix: a term on divergences with widthScale "median" gets
-// its Scale there), weighted by 1 / the mean of its diagonal, so that the
-// terms weigh alike whatever their units (the weights given are
-// ignored). kfda.Fit with the regulariser reg, restricted to dim latent
-// dimensions (≤ 0: C−1). Terms on divergences must use m.Divergence. It
-// sets m.KFDA, and Selection.Method when it is empty ("kfda-"+kernel,
-// the set kernel's name or "kfda-mix"), and returns the m×m training
-// kernel (for the open-set threshold). workers ≤ 0 means GOMAXPROCS.
-func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymDense, error) {
-	if len(terms) == 0 || len(terms) > MaxTerms {
-		return nil, fmt.Errorf("kfda: %d kernels (want 1 to %d)", len(terms), MaxTerms)
-	}
-	if len(m.Sets) < 2 {
-		return nil, fmt.Errorf("kfda: %d gallery sets, need at least 2 classes", len(m.Sets))
-	}
-	terms = append([]Term(nil), terms...)
-	var km *mat.SymDense
-	divs := map[match.Measure]*mat.SymDense{}
-	for i := range terms {
-		t := &terms[i]
-		if t.Kernel == KernelSum {
-			return nil, errors.New("kfda: a sum cannot hold a sum")
-		}
-		t.Weight = 0 // set below for a sum
-		if err := t.validate(m.Divergence); err != nil {
-			return nil, fmt.Errorf("kfda: %w", err)
-		}
-		k, err := m.termMatrix(t, divs, true, workers)
-		if err != nil {
-			return nil, fmt.Errorf("kfda: %s kernel: %w", t.Kernel, err)
-		}
-		if len(terms) == 1 {
-			km = k
-			break
-		}
-		var diag float64
-		for j := range m.Sets {
-			diag += k.At(j, j)
-		}
-		diag /= float64(len(m.Sets))
-		if !(diag > 0) || math.IsInf(diag, 0) {
-			return nil, fmt.Errorf("kfda: %s kernel: mean diagonal %v over the gallery sets, want a finite number > 0", t.Kernel, diag)
-		}
-		t.Weight = 1 / diag
-		if km == nil {
-			km = mat.NewSymDense(len(m.Sets), nil)
-		}
-		k.ScaleSym(t.Weight, k)
-		km.AddSym(km, k)
-	}
-	labels, classes := m.classIDs()
-	f, err := kfda.Fit(km, labels, classes, reg, 0)
-	if err != nil {
-		return nil, err
-	}
-	top, sum, name := terms[0], []Term(nil), method.OfKernel(terms[0].Kernel)
-	if len(terms) > 1 {
-		top, sum, name = Term{Kernel: KernelSum}, terms, method.KFDAMix
-	}
-	k, err := NewKFDA(top, sum, reg, f, dim)
-	if err != nil {
-		return nil, err
-	}
-	if err := k.validate(len(m.Sets), classes, m.Divergence); err != nil {
-		return nil, fmt.Errorf("kfda: %w", err)
-	}
-	m.KFDA = k
-	if m.Selection.Method == "" {
-		m.Selection.Method = name
-	}
-	return km, nil
-}
-
-// classIDs returns the class index of every gallery set, in order of
-// first appearance, and the number of classes.
-func (m *Model) classIDs() ([]int, int) {
-	ids, classes := ClassIndex(m.Labels())
-	return ids, len(classes)
 }
 
 // ClassIndex maps labels to class indices in order of first appearance:

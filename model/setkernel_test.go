@@ -35,7 +35,7 @@ func setKernelModel(t *testing.T, kernel string) *Model {
 	} else {
 		lambda = 0.01
 	}
-	if _, err := m.FitSetKernel(kernel, p, lambda, 1e-2, 0, 2); err != nil {
+	if _, err := fitSetKernel(m, kernel, p, lambda, 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
 	}
 	m.Threshold = math.Inf(1)
