@@ -108,10 +108,14 @@ func FitTerms(m *model.Model, terms []model.Term, reg float64, dim, workers int)
 	if len(terms) > 1 {
 		top, sum, name = model.Term{Kernel: model.KernelSum}, terms, method.KFDAMix
 	}
-	k, err := model.NewKFDA(top, sum, reg, f, dim)
+	if _, all := f.Alpha.Dims(); dim <= 0 {
+		dim = all
+	}
+	sol, err := f.Truncate(dim)
 	if err != nil {
 		return nil, err
 	}
+	k := &model.Discriminant{Term: top, Terms: sum, OpenSet: model.OpenSetKernel, Reg: reg, Solution: *sol}
 	if err := k.Validate(len(m.Sets), len(classes), m.Divergence); err != nil {
 		return nil, fmt.Errorf("kfda: %w", err)
 	}
@@ -125,7 +129,7 @@ func FitTerms(m *model.Model, terms []model.Term, reg float64, dim, workers int)
 // GalleryKernel returns the m×m kernel between the gallery sets of m of
 // the kernels given, as they are (widths and scales as stored, a sum
 // weighted by their weights; one kernel alone counts once): the kernel of
-// a fitted model (KFDA.Kernels) on other sets than those it was fitted on.
+// a fitted model (Discriminant.Kernels) on other sets than those it was fitted on.
 func GalleryKernel(m *model.Model, terms []model.Term, workers int) (*mat.SymDense, error) {
 	km := mat.NewSymDense(len(m.Sets), nil)
 	divs := map[match.Measure]*mat.SymDense{}

@@ -146,7 +146,7 @@ func TestRefitKFDA(t *testing.T) {
 	if _, err := FitTerms(&ref, next.KFDA.Kernels(), next.KFDA.Reg, 3, 1); err != nil {
 		t.Fatal(err)
 	}
-	if !mat.EqualApprox(ref.KFDA.Alpha, next.KFDA.Alpha, 1e-12) || ref.KFDA.Scale != next.KFDA.Scale {
+	if !mat.EqualApprox(ref.KFDA.Solution.Alpha, next.KFDA.Solution.Alpha, 1e-12) || ref.KFDA.Scale != next.KFDA.Scale {
 		t.Error("the refitted discriminant differs from FitTerms on the new gallery")
 	}
 	probes, probeLabels, _ := ringSets(4, 1, 3, 0.5, 6)

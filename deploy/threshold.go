@@ -209,7 +209,7 @@ func divergences(m *model.Model, workers int) (*mat.SymDense, error) {
 // divergences can put between two sets, √(2·Σ weights) (each such kernel
 // is 1 at divergence 0 and falls to 0); ok is false when a term is a set
 // kernel, which has no such bound.
-func largestDistance(k *model.KFDA) (float64, bool) {
+func largestDistance(k *model.Discriminant) (float64, bool) {
 	var w float64
 	for _, t := range k.Kernels() {
 		if !t.OnDivergences() {

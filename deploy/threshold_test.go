@@ -187,7 +187,7 @@ func maxLatentWithin(res *Result) float64 {
 	for i, a := range res.Model.Sets {
 		for j, b := range res.Model.Sets {
 			if i != j && a.Label == b.Label {
-				top = math.Max(top, floats.Distance(k.Latent.RawRowView(i), k.Latent.RawRowView(j), 2))
+				top = math.Max(top, floats.Distance(k.Solution.Train.RawRowView(i), k.Solution.Train.RawRowView(j), 2))
 			}
 		}
 	}

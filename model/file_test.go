@@ -95,8 +95,8 @@ func mfEqual(a, b *Model) string {
 	if a.KFDA != nil {
 		ka, kb := a.KFDA, b.KFDA
 		if ka.Kernel != kb.Kernel || ka.WidthScale != kb.WidthScale || !mfSameFloats(
-			[]float64{ka.Width, ka.Scale, ka.Reg, ka.Epsilon, ka.AllMean}, []float64{kb.Width, kb.Scale, kb.Reg, kb.Epsilon, kb.AllMean}) ||
-			!mfSameFloats(ka.ColMean, kb.ColMean) || !mfSameFloats(ka.Values, kb.Values) || !mfSameBits(ka.Alpha, kb.Alpha) || !mfSameBits(ka.Latent, kb.Latent) {
+			[]float64{ka.Width, ka.Scale, ka.Reg, ka.Solution.Reg, ka.Solution.AllMean}, []float64{kb.Width, kb.Scale, kb.Reg, kb.Solution.Reg, kb.Solution.AllMean}) ||
+			!mfSameFloats(ka.Solution.ColMean, kb.Solution.ColMean) || !mfSameFloats(ka.Solution.Values, kb.Solution.Values) || !mfSameBits(ka.Solution.Alpha, kb.Solution.Alpha) || !mfSameBits(ka.Solution.Train, kb.Solution.Train) {
 			return "kfda"
 		}
 	}

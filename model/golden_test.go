@@ -91,7 +91,7 @@ func goldenModel(t testing.TB) *Model {
 func goldenMix(t testing.TB) *Model {
 	m := mfModel(101, 6, 6, []int{5, 4, 6, 5, 4, 6})
 	m.W, m.Identity = nil, true
-	m.Threshold = 1.65 // a distance the kernel induces (KFDA.OpenSet): the batch near b is known, the others not
+	m.Threshold = 1.65 // a distance the kernel induces (Discriminant.OpenSet): the batch near b is known, the others not
 	terms := []Term{
 		{Kernel: KernelHG, Width: 1, Scale: 1, WidthScale: "median"},
 		{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 2},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/method"
 )
@@ -67,15 +68,15 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	}
 	rng := rand.New(rand.NewPCG(seed, 4))
 	r := classes - 1
-	k := &KFDA{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2, Epsilon: 1e-3,
-		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
-	for i := range k.ColMean {
-		k.ColMean[i] = rng.Float64()
+	k := &Discriminant{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
+		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Train: mfRandom(rng, m, r, 0)}}
+	for i := range k.Solution.ColMean {
+		k.Solution.ColMean[i] = rng.Float64()
 	}
-	for i := range k.Values {
-		k.Values[i] = float64(r - i)
+	for i := range k.Solution.Values {
+		k.Solution.Values[i] = float64(r - i)
 	}
-	mix := func() *KFDA {
+	mix := func() *Discriminant {
 		kk := *k
 		kk.Term, kk.Terms = Term{Kernel: KernelSum}, []Term{
 			{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Weight: 1},
@@ -163,10 +164,10 @@ func BenchmarkDecideKFDA(b *testing.B) {
 	for i := range base.Sets {
 		base.Sets[i] = Set{Label: fmt.Sprint("c", i%(r+1)), Name: fmt.Sprint(i), Samples: mfRandom(rng, 2, 2, 0), Bandwidth: 1}
 	}
-	k := &KFDA{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2, Epsilon: 1e-3,
-		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
-	for i := range k.Values {
-		k.Values[i] = float64(r - i)
+	k := &Discriminant{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
+		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Train: mfRandom(rng, m, r, 0)}}
+	for i := range k.Solution.Values {
+		k.Solution.Values[i] = float64(r - i)
 	}
 	base.KFDA, base.Selection.Method = k, "kfda-hg"
 	mt, err := base.NewMatcher()

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gonum.org/v1/gonum/mat"
-
 	"setmatch/features"
 	"setmatch/kfda"
 	"setmatch/match"
@@ -65,56 +63,26 @@ const (
 // form in the matcher).
 const MaxTerms = 8
 
-// KFDA is a kernel Fisher discriminant solution held by a model. Its
-// kernel (Term, or for KernelSum the weighted sum of Terms) of a batch and
-// each of the m gallery sets (Model.Sets, in order) gives the batch's
-// kernel vector; centred with ColMean and AllMean and multiplied by Alpha
-// it is the batch's latent point, compared with the gallery's Latent rows
-// in Euclidean distance: the nearest gallery set there gives the label.
-// Whether the batch is known at all is decided by OpenSet.
-type KFDA struct {
-	Term            // the kernel; for KernelSum only its Kernel is set
-	Terms   []Term  // KernelSum: the kernels added, ≥ 2, none a sum
-	OpenSet string  // what Model.Threshold bounds: OpenSetKernel or OpenSetLatent
-	Reg     float64 // regulariser as chosen (relative to tr(S_w)/m)
-	Epsilon float64 // ε added to the within-class scatter
-	ColMean []float64
-	AllMean float64
-	Values  []float64  // the r generalised eigenvalues, largest first
-	Alpha   *mat.Dense // m×r expansion coefficients
-	Latent  *mat.Dense // m×r latent coordinates of the gallery sets
-}
-
-// NewKFDA returns the model form of the discriminant f fitted on the
-// kernel t (terms: the kernels of a sum, with t.Kernel KernelSum) of the
-// gallery sets (in gallery order), restricted to its first r latent
-// dimensions (r ≤ 0: all of them).
-func NewKFDA(t Term, terms []Term, reg float64, f *kfda.KFDA, r int) (*KFDA, error) {
-	if f == nil || f.Alpha == nil {
-		return nil, errors.New("kfda: no fitted discriminant")
-	}
-	if _, rmax := f.Alpha.Dims(); r <= 0 {
-		r = rmax
-	}
-	tr, err := f.Truncate(r)
-	if err != nil {
-		return nil, err
-	}
-	return &KFDA{
-		Term: t, Terms: terms, OpenSet: OpenSetKernel,
-		Reg: reg, Epsilon: tr.Reg, ColMean: tr.ColMean, AllMean: tr.AllMean,
-		Values: tr.Values, Alpha: tr.Alpha, Latent: tr.Train,
-	}, nil
-}
-
-// Discriminant returns the kfda form of k, for kfda's Transform.
-func (k *KFDA) Discriminant() *kfda.KFDA {
-	return &kfda.KFDA{Alpha: k.Alpha, Values: k.Values, Reg: k.Epsilon, ColMean: k.ColMean, AllMean: k.AllMean, Train: k.Latent}
+// Discriminant is how a kFDA model decides: the kernel it was fitted on
+// (Term, or for KernelSum the weighted sum of Terms), the kernel Fisher
+// discriminant fitted on it (Solution) and the open-set rule (OpenSet).
+// The kernel of a batch and each of the m gallery sets (Model.Sets, in
+// order) gives the batch's kernel vector; Solution maps it to the batch's
+// latent point (kfda.KFDA.TransformRow), compared with the gallery's
+// latent coordinates (Solution.Train, m×r) in Euclidean distance: the
+// nearest gallery set there gives the label. Whether the batch is known
+// at all is decided by OpenSet.
+type Discriminant struct {
+	Term             // the kernel; for KernelSum only its Kernel is set
+	Terms    []Term  // KernelSum: the kernels added, ≥ 2, none a sum
+	OpenSet  string  // what Model.Threshold bounds: OpenSetKernel or OpenSetLatent
+	Reg      float64 // regulariser as chosen (relative to tr(S_w)/m; Solution.Reg is the ε it gave)
+	Solution kfda.KFDA
 }
 
 // Kernels returns the kernels k adds: Terms for a sum, else its one
 // kernel with weight 1.
-func (k *KFDA) Kernels() []Term {
+func (k *Discriminant) Kernels() []Term {
 	if k.Kernel == KernelSum {
 		return k.Terms
 	}
@@ -127,7 +95,7 @@ func (k *KFDA) Kernels() []Term {
 // "kernel hg, width 1/median = 0.0123", "kernel sum of hg, width 1/median
 // = 0.0123 (× 1) + cdl (log-Euclidean kernel of set covariances + λI, λ =
 // 0.01) (× 0.02)".
-func (k *KFDA) Describe() string {
+func (k *Discriminant) Describe() string {
 	return "kernel " + DescribeKernels(k.Kernels())
 }
 
@@ -146,7 +114,7 @@ func DescribeKernels(terms []Term) string {
 
 // UsesDivergences reports whether some kernel of k is on KDE divergences
 // (the matcher then builds the batch's KDE).
-func (k *KFDA) UsesDivergences() bool { return UsesDivergences(k.Kernels()) }
+func (k *Discriminant) UsesDivergences() bool { return UsesDivergences(k.Kernels()) }
 
 // UsesDivergences reports whether some of the kernels is on KDE
 // divergences.
@@ -160,17 +128,17 @@ func UsesDivergences(terms []Term) bool {
 }
 
 // Dim returns r, the latent dimension.
-func (k *KFDA) Dim() int {
-	if k == nil || k.Alpha == nil {
+func (k *Discriminant) Dim() int {
+	if k == nil || k.Solution.Alpha == nil {
 		return 0
 	}
-	_, r := k.Alpha.Dims()
+	_, r := k.Solution.Alpha.Dims()
 	return r
 }
 
 // Validate checks k against a gallery of m sets in the given number of
 // classes, for a model whose divergence is div.
-func (k *KFDA) Validate(m, classes int, div match.Measure) error {
+func (k *Discriminant) Validate(m, classes int, div match.Measure) error {
 	if k.OpenSet != OpenSetKernel && k.OpenSet != OpenSetLatent {
 		return fmt.Errorf("open set %q (want kernel or latent)", k.OpenSet)
 	}
@@ -203,42 +171,43 @@ func (k *KFDA) Validate(m, classes int, div match.Measure) error {
 			return err
 		}
 	}
-	for what, v := range map[string]float64{"regulariser": k.Reg, "epsilon": k.Epsilon, "all mean": k.AllMean} {
+	f := &k.Solution
+	for what, v := range map[string]float64{"regulariser": k.Reg, "epsilon": f.Reg, "all mean": f.AllMean} {
 		if !finite(v) || (what != "all mean" && v < 0) {
 			return fmt.Errorf("%s is %v", what, v)
 		}
 	}
-	if k.Alpha == nil || k.Alpha.IsEmpty() || k.Latent == nil || k.Latent.IsEmpty() {
+	if f.Alpha == nil || f.Alpha.IsEmpty() || f.Train == nil || f.Train.IsEmpty() {
 		return errors.New("coefficients or latent coordinates missing")
 	}
-	am, r := k.Alpha.Dims()
-	lm, lr := k.Latent.Dims()
+	am, r := f.Alpha.Dims()
+	lm, lr := f.Train.Dims()
 	if am != m || lm != m || lr != r {
 		return fmt.Errorf("coefficients are %d×%d and latent coordinates %d×%d, want %d×r for the %d gallery sets", am, r, lm, lr, m, m)
 	}
 	if r > classes-1 {
 		return fmt.Errorf("%d latent dimensions for %d classes (at most %d)", r, classes, classes-1)
 	}
-	if len(k.ColMean) != m {
-		return fmt.Errorf("%d column means for %d gallery sets", len(k.ColMean), m)
+	if len(f.ColMean) != m {
+		return fmt.Errorf("%d column means for %d gallery sets", len(f.ColMean), m)
 	}
-	if len(k.Values) != r {
-		return fmt.Errorf("%d eigenvalues for %d latent dimensions", len(k.Values), r)
+	if len(f.Values) != r {
+		return fmt.Errorf("%d eigenvalues for %d latent dimensions", len(f.Values), r)
 	}
-	for i, v := range k.ColMean {
+	for i, v := range f.ColMean {
 		if !finite(v) {
 			return fmt.Errorf("column mean %d is %v", i, v)
 		}
 	}
-	for i, v := range k.Values {
+	for i, v := range f.Values {
 		if !finite(v) {
 			return fmt.Errorf("eigenvalue %d is %v", i, v)
 		}
 	}
-	if err := finiteMatrix("coefficients", k.Alpha); err != nil {
+	if err := finiteMatrix("coefficients", f.Alpha); err != nil {
 		return err
 	}
-	return finiteMatrix("latent coordinates", k.Latent)
+	return finiteMatrix("latent coordinates", f.Train)
 }
 
 // validate checks the selection: valid UTF-8, accuracies in [0, 1] or NaN,

@@ -76,7 +76,7 @@ type Model struct {
 	Selection Selection
 	// KFDA is the kernel Fisher discriminant the model decides by; nil for
 	// nearest-neighbour methods. Its rows follow Sets.
-	KFDA *KFDA
+	KFDA *Discriminant
 
 	// Voters, when not empty, make the model decide by a vote (format 6,
 	// vote.go): each voter is a whole model of its own method on the

@@ -14,7 +14,7 @@ const (
 	KernelHG = "hg" // exp(−s·H²), Gaussian on the squared Hellinger distance
 	KernelHL = "hl" // exp(−s·H), Laplace on the Hellinger distance
 	KernelJ  = "j"  // exp(−s·J), Gaussian on the Jeffrey divergence
-	// KernelSum adds the kernels of KFDA.Terms, each times its weight.
+	// KernelSum adds the kernels of Discriminant.Terms, each times its weight.
 	KernelSum = "sum"
 )
 
@@ -25,11 +25,11 @@ const (
 // P is GDA's subspace dimension and Lambda CDL's regulariser λ, in the
 // units of the projected frames' covariance; Width and Scale are then 1
 // and WidthScale "raw". Weight is the term's weight in a sum, 0 for the
-// kernel of a single-kernel KFDA. A Term names a kernel as a model stores
+// kernel of a single-kernel Discriminant. A Term names a kernel as a model stores
 // it; the engine's fit of one (method.FittedTerm) holds the whole fitted
 // method, which deploy turns into a Term.
 type Term struct {
-	Kernel     string  // KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL (KernelSum: see KFDA)
+	Kernel     string  // KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL (KernelSum: see Discriminant)
 	Width      float64 // s as chosen, > 0
 	Scale      float64 // the kernel's width is Width/Scale; > 0
 	WidthScale string  // how Scale was set: "raw" (1) or "median" (median divergence between gallery sets, of √H² for hl)

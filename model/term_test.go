@@ -150,7 +150,7 @@ func checkSumFit(t *testing.T, m *Model, ref *sumReference) {
 	}
 	for i := range n {
 		for c := range k.Dim() {
-			if got, w := k.Latent.At(i, c), f.Train.At(i, c); math.Abs(got-w) > 1e-8*math.Max(1, math.Abs(w)) {
+			if got, w := k.Solution.Train.At(i, c), f.Train.At(i, c); math.Abs(got-w) > 1e-8*math.Max(1, math.Abs(w)) {
 				t.Fatalf("latent (%d, %d) = %v, kfda.Fit on the pairwise sum %v", i, c, got, w)
 			}
 		}
@@ -187,7 +187,7 @@ func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
 				kv[j] += k.Terms[term].Weight * ref.pair(term, batch, s.Samples, d.Hellinger2)
 			}
 		}
-		z, err := k.Discriminant().TransformRow(kv)
+		z, err := k.Solution.TransformRow(kv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,14 +224,14 @@ func TestSumWithoutDivergences(t *testing.T) {
 // TestSumInvalid: sums that are not well formed are refused by Validate
 // (a file could hold them; deploy's fit refuses to make them).
 func TestSumInvalid(t *testing.T) {
-	for name, edit := range map[string]func(k *KFDA){
-		"one term":      func(k *KFDA) { k.Terms = k.Terms[:1] },
-		"zero weight":   func(k *KFDA) { k.Terms[1].Weight = 0 },
-		"inf weight":    func(k *KFDA) { k.Terms[0].Weight = math.Inf(1) },
-		"nested":        func(k *KFDA) { k.Terms[2] = Term{Kernel: KernelSum, Weight: 1} },
-		"top width":     func(k *KFDA) { k.Width = 2 },
-		"terms of hg":   func(k *KFDA) { k.Kernel = KernelHG },
-		"single weight": func(k *KFDA) { k.Kernel, k.Terms, k.Term = KernelHG, nil, sumTerms()[0]; k.Weight = 1 },
+	for name, edit := range map[string]func(k *Discriminant){
+		"one term":      func(k *Discriminant) { k.Terms = k.Terms[:1] },
+		"zero weight":   func(k *Discriminant) { k.Terms[1].Weight = 0 },
+		"inf weight":    func(k *Discriminant) { k.Terms[0].Weight = math.Inf(1) },
+		"nested":        func(k *Discriminant) { k.Terms[2] = Term{Kernel: KernelSum, Weight: 1} },
+		"top width":     func(k *Discriminant) { k.Width = 2 },
+		"terms of hg":   func(k *Discriminant) { k.Kernel = KernelHG },
+		"single weight": func(k *Discriminant) { k.Kernel, k.Terms, k.Term = KernelHG, nil, sumTerms()[0]; k.Weight = 1 },
 	} {
 		bad := sumModel(t)
 		edit(bad.KFDA)

@@ -58,7 +58,7 @@ func TestFormat2RoundTripAndChecks(t *testing.T) {
 	}
 	// A NaN coefficient is named.
 	bad := hgModel(t)
-	bad.KFDA.Alpha.Set(1, 0, math.NaN())
+	bad.KFDA.Solution.Alpha.Set(1, 0, math.NaN())
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "coefficients[1, 0] is NaN") {
 		t.Errorf("NaN coefficient: %v", err)
 	}

@@ -91,7 +91,7 @@ func newFileHeader(m *Model) (fileHeader, bool) {
 	if k := m.KFDA; k != nil {
 		h.KFDA = &fileKFDA{
 			fileKernel: newFileKernel(k.Term),
-			Reg:        jsonFloat(k.Reg), Epsilon: jsonFloat(k.Epsilon), AllMean: jsonFloat(k.AllMean), Dim: k.Dim(),
+			Reg:        jsonFloat(k.Reg), Epsilon: jsonFloat(k.Solution.Reg), AllMean: jsonFloat(k.Solution.AllMean), Dim: k.Dim(),
 			OpenSet: k.OpenSet,
 		}
 		for _, t := range k.Terms {
@@ -137,16 +137,16 @@ func writeParts(w io.Writer, m *Model, hdr []byte, withW bool, pipeline, voters 
 		putMatrix(s.Samples)
 	}
 	if k := m.KFDA; k != nil {
-		for _, v := range k.ColMean {
+		for _, v := range k.Solution.ColMean {
 			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
 			bw.Write(buf[:])
 		}
-		for _, v := range k.Values {
+		for _, v := range k.Solution.Values {
 			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
 			bw.Write(buf[:])
 		}
-		putMatrix(k.Alpha)
-		putMatrix(k.Latent)
+		putMatrix(k.Solution.Alpha)
+		putMatrix(k.Solution.Train)
 	}
 	bw.Write(pipeline)
 	bw.Write(voters)
