@@ -54,7 +54,7 @@ func FitSetKernel(m *model.Model, kernel string, p int, lambda, reg float64, dim
 // terms weigh alike whatever their units (the weights given are
 // ignored). kfda.Fit with the regulariser reg, restricted to dim latent
 // dimensions (≤ 0: C−1). Terms on divergences must use m.Divergence. It
-// sets m.KFDA, and Selection.Method when it is empty ("kfda-"+kernel,
+// sets m.Discriminant, and Selection.Method when it is empty ("kfda-"+kernel,
 // the set kernel's name or "kfda-mix"), and returns the m×m training
 // kernel (for the open-set threshold). workers ≤ 0 means GOMAXPROCS.
 func FitTerms(m *model.Model, terms []model.Term, reg float64, dim, workers int) (*mat.SymDense, error) {
@@ -119,7 +119,7 @@ func FitTerms(m *model.Model, terms []model.Term, reg float64, dim, workers int)
 	if err := k.Validate(len(m.Sets), len(classes), m.Divergence); err != nil {
 		return nil, fmt.Errorf("kfda: %w", err)
 	}
-	m.KFDA = k
+	m.Discriminant = k
 	if m.Selection.Method == "" {
 		m.Selection.Method = name
 	}

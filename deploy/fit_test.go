@@ -46,7 +46,7 @@ func TestFitRefuses(t *testing.T) {
 	if _, err := FitTerms(&one, fitTerms(), 1e-2, 0, 1); err == nil {
 		t.Error("one gallery set: no error")
 	}
-	if m.KFDA != nil {
+	if m.Discriminant != nil {
 		t.Error("a refused fit left a discriminant")
 	}
 }
@@ -62,12 +62,12 @@ func TestGalleryKernelOfFit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := GalleryKernel(m, m.KFDA.Kernels(), 1)
+		got, err := GalleryKernel(m, m.Discriminant.Kernels(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !mat.EqualApprox(got, km, 1e-12) {
-			t.Errorf("%s: the gallery kernel differs from the fit's", m.KFDA.Describe())
+			t.Errorf("%s: the gallery kernel differs from the fit's", m.Discriminant.Describe())
 		}
 		if want := m.Selection.Method; len(terms) > 1 && want != "kfda-mix" {
 			t.Errorf("a sum's method is %q, want kfda-mix", want)

@@ -331,7 +331,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 			if _, err := deploy.FitTerms(m, terms, reg, r, 1); err != nil {
 				t.Fatal(err)
 			}
-			for i, tm := range m.KFDA.Terms {
+			for i, tm := range m.Discriminant.Terms {
 				if w := fit.Terms[i].Weight; math.Abs(tm.Weight-w) > 1e-12*w {
 					t.Errorf("term %d: the model weighs it %v, the engine %v", i, tm.Weight, w)
 				}

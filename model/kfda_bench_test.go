@@ -90,7 +90,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	hl := *base
 	kh := *k
 	kh.Kernel = KernelHL
-	hl.KFDA, hl.Selection.Method = &kh, "kfda-hl"
+	hl.Discriminant, hl.Selection.Method = &kh, "kfda-hl"
 	dr := mfModel(seed+1, d, min(10, d), sizes)
 	for i := range dr.Sets {
 		dr.Sets[i].Label = base.Sets[i].Label
@@ -102,7 +102,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 			mm := *base
 			switch name {
 			case "kfda-hg":
-				mm.KFDA, mm.Selection.Method = k, method.Name(name)
+				mm.Discriminant, mm.Selection.Method = k, method.Name(name)
 			case KernelGDA, KernelCDL:
 				kk := *k
 				kk.Kernel, kk.Width, kk.Scale, kk.WidthScale = name, 1, 1, "raw"
@@ -111,15 +111,15 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 				} else {
 					kk.Lambda = 0.1
 				}
-				mm.KFDA, mm.Selection.Method = &kk, method.Name(name)
+				mm.Discriminant, mm.Selection.Method = &kk, method.Name(name)
 			case "kfda-mix":
-				mm.KFDA, mm.Selection.Method = mix, method.Name(name)
+				mm.Discriminant, mm.Selection.Method = mix, method.Name(name)
 			case "nn-h-dr":
 				mm = *dr
 			case "kfda-hl":
 				mm = hl
 			case "vote":
-				mm.KFDA, mm.Selection.Method = mix, "kfda-mix"
+				mm.Discriminant, mm.Selection.Method = mix, "kfda-mix"
 				mm.Voters = []*Model{dr, &hl}
 			}
 			mt, err := mm.NewMatcher()
@@ -169,7 +169,7 @@ func BenchmarkDecideKFDA(b *testing.B) {
 	for i := range k.Solution.Values {
 		k.Solution.Values[i] = float64(r - i)
 	}
-	base.KFDA, base.Selection.Method = k, "kfda-hg"
+	base.Discriminant, base.Selection.Method = k, "kfda-hg"
 	mt, err := base.NewMatcher()
 	if err != nil {
 		b.Fatal(err)

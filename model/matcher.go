@@ -16,7 +16,7 @@ import (
 // Matcher matches batches against a model's gallery and decides by the
 // model's method. Nearest neighbour: the nearest gallery set under the
 // model's divergence, known if its divergence is within the threshold.
-// kFDA (Model.KFDA): the batch's kernel against every gallery set is its
+// kFDA (Model.Discriminant): the batch's kernel against every gallery set is its
 // kernel vector and, centred and projected, its latent point; the nearest
 // gallery set in the latent space gives the label, and the batch is known
 // if the distance the kernel induces to the nearest set of that label is
@@ -114,8 +114,8 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 	if err := mt.newVoters(); err != nil {
 		return nil, err
 	}
-	needKDE := m.KFDA == nil
-	if k := m.KFDA; k != nil {
+	needKDE := m.Discriminant == nil
+	if k := m.Discriminant; k != nil {
 		mt.disc = &k.Solution
 		for _, t := range k.Kernels() {
 			mtt := matcherTerm{weight: t.Weight}

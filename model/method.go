@@ -253,7 +253,7 @@ func validateFeatures(f *features.Fitted, bigD int) error {
 }
 
 // IsKFDA reports whether the model decides by kernel Fisher discriminant.
-func (m *Model) IsKFDA() bool { return m.KFDA != nil }
+func (m *Model) IsKFDA() bool { return m.Discriminant != nil }
 
 // MethodName returns the method the model decides by: Selection.Method,
 // or for a model that does not record it (format 1), "nn-h" or "nn-j" by
@@ -291,9 +291,9 @@ func (m *Model) validateMethod() error {
 	}
 	isK := m.Selection.Method.IsKFDA()
 	switch {
-	case m.KFDA != nil && m.Selection.Method != "" && !isK:
+	case m.Discriminant != nil && m.Selection.Method != "" && !isK:
 		return fmt.Errorf("method %q is not a kFDA method but the model holds a kFDA solution", m.Selection.Method)
-	case m.KFDA == nil && isK:
+	case m.Discriminant == nil && isK:
 		return fmt.Errorf("method %q needs a kFDA solution, the model has none", m.Selection.Method)
 	}
 	if m.Features != nil {
@@ -301,8 +301,8 @@ func (m *Model) validateMethod() error {
 			return fmt.Errorf("feature pipeline: %w", err)
 		}
 	}
-	if m.KFDA != nil {
-		if err := m.KFDA.Validate(len(m.Sets), len(m.Classes()), m.Divergence); err != nil {
+	if m.Discriminant != nil {
+		if err := m.Discriminant.Validate(len(m.Sets), len(m.Classes()), m.Divergence); err != nil {
 			return fmt.Errorf("kfda: %w", err)
 		}
 	}

@@ -360,7 +360,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 	}
 	if fk := h.KFDA; fk != nil {
 		n, r := len(h.Sets), fk.Dim
-		m.KFDA = &Discriminant{
+		m.Discriminant = &Discriminant{
 			Term:    fk.term(0),
 			OpenSet: fk.OpenSet,
 			Reg:     float64(fk.Reg),
@@ -373,7 +373,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 			},
 		}
 		for _, t := range fk.Terms {
-			m.KFDA.Terms = append(m.KFDA.Terms, t.term(float64(t.Weight)))
+			m.Discriminant.Terms = append(m.Discriminant.Terms, t.term(float64(t.Weight)))
 		}
 	}
 	if sel := h.Selection; sel != nil {

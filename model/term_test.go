@@ -30,7 +30,7 @@ func sumTerms() []Term {
 func sumModel(t *testing.T) *Model {
 	t.Helper()
 	m := setKernelModel(t, KernelGDA)
-	m.KFDA, m.Selection = nil, Selection{}
+	m.Discriminant, m.Selection = nil, Selection{}
 	if _, err := fitTerms(m, sumTerms(), 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func (r *sumReference) pair(term int, a, b *mat.Dense, h2 float64) float64 {
 // class, and survives a round trip through its file.
 func TestSumKernel(t *testing.T) {
 	m := sumModel(t)
-	k := m.KFDA
+	k := m.Discriminant
 	if m.MethodName() != "kfda-mix" || k.Kernel != KernelSum || len(k.Terms) != 3 || !k.UsesDivergences() {
 		t.Fatalf("method %q, kernel %q with %d terms", m.MethodName(), k.Kernel, len(k.Terms))
 	}
@@ -123,7 +123,7 @@ func TestSumKernel(t *testing.T) {
 // checkSumFit checks the scale and weights of the sum model m's terms,
 // and its latent points against kfda.Fit on the pairwise sum.
 func checkSumFit(t *testing.T, m *Model, ref *sumReference) {
-	k, n := m.KFDA, len(m.Sets)
+	k, n := m.Discriminant, len(m.Sets)
 	if math.Abs(k.Terms[0].Scale-ref.med) > 1e-12*ref.med {
 		t.Errorf("hg scale %v, median H² %v", k.Terms[0].Scale, ref.med)
 	}
@@ -161,7 +161,7 @@ func checkSumFit(t *testing.T, m *Model, ref *sumReference) {
 // class, at the latent point of the batch's kernel vector computed pair
 // by pair through its discriminant.
 func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
-	k, n := m.KFDA, len(m.Sets)
+	k, n := m.Discriminant, len(m.Sets)
 	mt, err := m.NewMatcher()
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +207,7 @@ func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
 // no KDE of the batch.
 func TestSumWithoutDivergences(t *testing.T) {
 	m := setKernelModel(t, KernelGDA)
-	m.KFDA, m.Selection = nil, Selection{}
+	m.Discriminant, m.Selection = nil, Selection{}
 	if _, err := fitTerms(m, sumTerms()[1:], 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestSumWithoutDivergences(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := mt.MatchContext(context.Background(), spreadSet(rand.New(rand.NewPCG(3, 3)), 10, 5, 1))
-	if err != nil || res.Divergences != nil || res.Bandwidth != 0 || m.KFDA.UsesDivergences() {
+	if err != nil || res.Divergences != nil || res.Bandwidth != 0 || m.Discriminant.UsesDivergences() {
 		t.Errorf("gda + cdl: %v, %d divergences, bandwidth %v", err, len(res.Divergences), res.Bandwidth)
 	}
 }
@@ -234,7 +234,7 @@ func TestSumInvalid(t *testing.T) {
 		"single weight": func(k *Discriminant) { k.Kernel, k.Terms, k.Term = KernelHG, nil, sumTerms()[0]; k.Weight = 1 },
 	} {
 		bad := sumModel(t)
-		edit(bad.KFDA)
+		edit(bad.Discriminant)
 		if err := bad.Validate(); err == nil {
 			t.Errorf("%s: valid", name)
 		}
@@ -246,12 +246,12 @@ func TestSumInvalid(t *testing.T) {
 func TestFormat4Sums(t *testing.T) {
 	m := sumModel(t)
 	got, good := mfRoundTrip(t, m)
-	if len(got.KFDA.Terms) != 3 {
-		t.Fatalf("%d terms read back", len(got.KFDA.Terms))
+	if len(got.Discriminant.Terms) != 3 {
+		t.Fatalf("%d terms read back", len(got.Discriminant.Terms))
 	}
-	for i, tm := range got.KFDA.Terms {
-		if tm != m.KFDA.Terms[i] {
-			t.Errorf("term %d: %+v, wrote %+v", i, tm, m.KFDA.Terms[i])
+	for i, tm := range got.Discriminant.Terms {
+		if tm != m.Discriminant.Terms[i] {
+			t.Errorf("term %d: %+v, wrote %+v", i, tm, m.Discriminant.Terms[i])
 		}
 	}
 	v3 := bytes.Clone(good)

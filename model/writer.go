@@ -88,7 +88,7 @@ func newFileHeader(m *Model) (fileHeader, bool) {
 		}
 		h.Selection = fs
 	}
-	if k := m.KFDA; k != nil {
+	if k := m.Discriminant; k != nil {
 		h.KFDA = &fileKFDA{
 			fileKernel: newFileKernel(k.Term),
 			Reg:        jsonFloat(k.Reg), Epsilon: jsonFloat(k.Solution.Reg), AllMean: jsonFloat(k.Solution.AllMean), Dim: k.Dim(),
@@ -136,7 +136,7 @@ func writeParts(w io.Writer, m *Model, hdr []byte, withW bool, pipeline, voters 
 	for _, s := range m.Sets {
 		putMatrix(s.Samples)
 	}
-	if k := m.KFDA; k != nil {
+	if k := m.Discriminant; k != nil {
 		for _, v := range k.Solution.ColMean {
 			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
 			bw.Write(buf[:])

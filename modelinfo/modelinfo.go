@@ -190,7 +190,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 			s.Features.PCAInputDim, s.Features.PCADim = f.PCA.Components.Dims()
 		}
 	}
-	if k := m.KFDA; k != nil {
+	if k := m.Discriminant; k != nil {
 		s.KFDA = &KFDA{Kernel: newKernel(k.Term), Reg: k.Reg, Epsilon: k.Solution.Reg, LatentDim: k.Dim(),
 			Description: k.Describe(), UsesDivergences: k.UsesDivergences(), OpenSet: k.OpenSet}
 		for _, t := range k.Terms {
