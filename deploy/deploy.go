@@ -233,7 +233,7 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 	if f := r.Fit; f.KFDA != nil {
 		// The model fits the discriminant again from its gallery, with the
 		// chosen kernel(s), regulariser and latent dimension.
-		if r.kernel, err = m.FitTerms(Terms(f), f.Reg, f.LatentDim, opt.Workers); err != nil {
+		if r.kernel, err = FitTerms(m, Terms(f), f.Reg, f.LatentDim, opt.Workers); err != nil {
 			return fmt.Errorf("fitting %s on the gallery: %w", f.Method, err)
 		}
 		r.Gallery, r.GalleryMeasure = kfda.KernelDistances(r.kernel), string(f.Method)+" kernel distance"
@@ -502,7 +502,7 @@ func Describe(f *method.Fitted) string {
 // Terms returns the kernels of a fitted kFDA method as a model holds them
 // (model.Term): its one kernel, or the terms of kfda-mix. The scales of
 // kernels relative to the median divergence, and the weights of a sum,
-// are computed again by model.FitTerms on the gallery.
+// are computed again by FitTerms on the gallery.
 func Terms(f *method.Fitted) []model.Term {
 	if f.Method == method.KFDAMix {
 		terms := make([]model.Term, len(f.Terms))

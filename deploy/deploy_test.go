@@ -185,7 +185,7 @@ func checkGallery(t *testing.T, res *Result) {
 		return d
 	}
 	var want float64
-	switch k := m.KFDA; {
+	switch k := m.Discriminant; {
 	case k == nil:
 		if res.GalleryMeasure != m.Divergence.String() {
 			t.Errorf("%s: gallery measure %q", m.MethodName(), res.GalleryMeasure)

@@ -107,7 +107,7 @@ func Enroll(m *model.Model, sets []model.NewSet, workers int, now time.Time) (*C
 	}
 	for _, mem := range next.Members() {
 		mc := describeMember(mem)
-		if mem.KFDA == nil {
+		if mem.Discriminant == nil {
 			own := *mem
 			own.Voters = nil
 			var err error
@@ -208,7 +208,7 @@ func globalBandwidthAgain(mem *model.Model, workers int) (bool, error) {
 		if b, err = method.ParseBandwidth(rule); err != nil || b.Mode != method.Global {
 			return false, nil
 		}
-	case mem.KFDA != nil && !mem.KFDA.UsesDivergences() && mem.QueryBandwidth.Kind == match.Fixed:
+	case mem.Discriminant != nil && !mem.Discriminant.UsesDivergences() && mem.QueryBandwidth.Kind == match.Fixed:
 		b = method.Bandwidth{Mode: method.Global, Scale: 1}
 	default:
 		return false, nil
@@ -240,7 +240,7 @@ func memberMethod(mem *model.Model) string {
 
 func describeMember(mem *model.Model) MemberChange {
 	mc := MemberChange{Method: memberMethod(mem)}
-	if k := mem.KFDA; k != nil {
+	if k := mem.Discriminant; k != nil {
 		mc.Refitted = true
 		mc.Discriminant = fmt.Sprintf("%s, regulariser %g, %d latent dimensions", k.Describe(), k.Reg, k.Dim())
 	}

@@ -171,7 +171,7 @@ func TestEnrollAsTrained(t *testing.T) {
 				t.Errorf("change %+v", c)
 			}
 			for i, mem := range m.Members() {
-				if mem.KFDA != nil && !c.Members[i].Refitted || mem.KFDA == nil && len(c.Members[i].Margins) != train {
+				if mem.Discriminant != nil && !c.Members[i].Refitted || mem.Discriminant == nil && len(c.Members[i].Margins) != train {
 					t.Errorf("member %d (%s): %+v", i+1, mem.MethodName(), c.Members[i])
 				}
 			}

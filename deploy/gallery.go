@@ -29,7 +29,7 @@ import (
 func refitKFDA(m *model.Model, oldClasses, workers int) error {
 	classes := len(m.Classes())
 	for i, mem := range m.Members() {
-		k := mem.KFDA
+		k := mem.Discriminant
 		if k == nil {
 			continue
 		}
@@ -38,7 +38,7 @@ func refitKFDA(m *model.Model, oldClasses, workers int) error {
 			r = classes - 1
 		}
 		r = min(r, classes-1)
-		if _, err := mem.FitTerms(k.Kernels(), k.Reg, r, workers); err != nil {
+		if _, err := FitTerms(mem, k.Kernels(), k.Reg, r, workers); err != nil {
 			if i == 0 {
 				return fmt.Errorf("fitting %s again on the gallery: %w", memberMethod(mem), err)
 			}
@@ -46,10 +46,10 @@ func refitKFDA(m *model.Model, oldClasses, workers int) error {
 		}
 		p := mem.Selection.Params
 		if _, ok := p["kernel"]; ok {
-			p["kernel"] = model.DescribeKernels(mem.KFDA.Kernels())
+			p["kernel"] = model.DescribeKernels(mem.Discriminant.Kernels())
 		}
 		if _, ok := p["latent-dim"]; ok {
-			p["latent-dim"] = strconv.Itoa(mem.KFDA.Dim())
+			p["latent-dim"] = strconv.Itoa(mem.Discriminant.Dim())
 		}
 	}
 	return nil
@@ -68,8 +68,8 @@ func refitKFDA(m *model.Model, oldClasses, workers int) error {
 // cdl) is left alone. It reports whether it moved the mean. It does not
 // change the voters.
 func recentre(m *model.Model) (bool, error) {
-	if m.KFDA != nil {
-		for _, t := range m.KFDA.Kernels() {
+	if m.Discriminant != nil {
+		for _, t := range m.Discriminant.Kernels() {
 			if !t.OnDivergences() {
 				return false, nil
 			}

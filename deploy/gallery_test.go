@@ -123,7 +123,7 @@ func TestRefitKFDA(t *testing.T) {
 	raw, labels, names := ringSets(4, 3, 3, 0.5, 5)
 	const old = 9 // the first three classes
 	m := galleryModel(t, raw[:old], labels[:old], names[:old], true)
-	if _, err := m.FitKFDA(model.KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
+	if _, err := FitKFDA(m, model.KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m.Selection.Params = map[string]string{"latent-dim": "2"}
@@ -138,15 +138,15 @@ func TestRefitKFDA(t *testing.T) {
 	if err := refitKFDA(next, len(m.Classes()), 1); err != nil {
 		t.Fatal(err)
 	}
-	if next.KFDA.Dim() != 3 || next.Selection.Params["latent-dim"] != strconv.Itoa(3) || m.KFDA.Dim() != 2 {
-		t.Fatalf("latent dimension %d (recorded %q), the model's %d: want 3 (all, as the model had) and 2", next.KFDA.Dim(), next.Selection.Params["latent-dim"], m.KFDA.Dim())
+	if next.Discriminant.Dim() != 3 || next.Selection.Params["latent-dim"] != strconv.Itoa(3) || m.Discriminant.Dim() != 2 {
+		t.Fatalf("latent dimension %d (recorded %q), the model's %d: want 3 (all, as the model had) and 2", next.Discriminant.Dim(), next.Selection.Params["latent-dim"], m.Discriminant.Dim())
 	}
 	ref := *next
-	ref.KFDA = nil
-	if _, err := ref.FitTerms(next.KFDA.Kernels(), next.KFDA.Reg, 3, 1); err != nil {
+	ref.Discriminant = nil
+	if _, err := FitTerms(&ref, next.Discriminant.Kernels(), next.Discriminant.Reg, 3, 1); err != nil {
 		t.Fatal(err)
 	}
-	if !mat.EqualApprox(ref.KFDA.Alpha, next.KFDA.Alpha, 1e-12) || ref.KFDA.Scale != next.KFDA.Scale {
+	if !mat.EqualApprox(ref.Discriminant.Solution.Alpha, next.Discriminant.Solution.Alpha, 1e-12) || ref.Discriminant.Scale != next.Discriminant.Scale {
 		t.Error("the refitted discriminant differs from FitTerms on the new gallery")
 	}
 	probes, probeLabels, _ := ringSets(4, 1, 3, 0.5, 6)

@@ -100,7 +100,7 @@ func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
 // divergences of its sets, or for kFDA (kernel, the m×m kernel matrix of
 // the gallery) the distances its kernel induces.
 func modelScale(m *model.Model, kernel *mat.SymDense, workers int) (float64, error) {
-	if m.KFDA != nil {
+	if m.Discriminant != nil {
 		return galleryScale(kfda.KernelDistances(kernel), m.Labels())
 	}
 	div, err := divergences(m, workers)
@@ -267,7 +267,7 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 	var kernel *mat.SymDense
 	if f.KFDA != nil {
 		_, classes := model.ClassIndex(labels)
-		if kernel, err = m.FitTerms(Terms(&f), f.Reg, min(f.LatentDim, len(classes)-1), workers); err != nil {
+		if kernel, err = FitTerms(m, Terms(&f), f.Reg, min(f.LatentDim, len(classes)-1), workers); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -449,9 +449,9 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 		switch {
 		case err == nil:
 			var kernel *mat.SymDense
-			if k := m.KFDA; k != nil {
+			if k := m.Discriminant; k != nil {
 				own := *m
-				if kernel, err = own.FitTerms(k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
+				if kernel, err = FitTerms(&own, k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
 					return "", nil, err
 				}
 			}
@@ -467,9 +467,9 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	}
 	// The gallery's own scores, as setThreshold takes them.
 	var err error
-	if k := m.KFDA; k != nil {
+	if k := m.Discriminant; k != nil {
 		own := *m
-		if r.kernel, err = own.FitTerms(k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
+		if r.kernel, err = FitTerms(&own, k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
 			return "", nil, err
 		}
 		r.Gallery = kfda.KernelDistances(r.kernel)
@@ -496,7 +496,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 func fitGallery(m *model.Model, workers int) foldFit {
 	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
 		f := *m
-		f.Voters, f.KFDA, f.Sets = nil, nil, make([]model.Set, len(gallery))
+		f.Voters, f.Discriminant, f.Sets = nil, nil, make([]model.Set, len(gallery))
 		for i, x := range gallery {
 			h, err := m.QueryBandwidth.Bandwidth(x)
 			if err != nil {
@@ -505,10 +505,10 @@ func fitGallery(m *model.Model, workers int) foldFit {
 			f.Sets[i] = model.Set{Label: labels[i], Name: names[i], Samples: x, Bandwidth: h}
 		}
 		var kernel *mat.SymDense
-		if k := m.KFDA; k != nil {
+		if k := m.Discriminant; k != nil {
 			_, classes := model.ClassIndex(labels)
 			var err error
-			if kernel, err = f.FitTerms(k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
+			if kernel, err = FitTerms(&f, k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
 				return nil, nil, 0, err
 			}
 		}

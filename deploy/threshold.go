@@ -122,8 +122,8 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		}
 		labels, on = h.Labels(), "the even and odd frame halves of the training sets (every class has one set)"
 		from = " of " + on
-		if k := m.KFDA; k != nil {
-			if kernel, err = h.Kernel(k.Kernels(), opt.Workers); err != nil {
+		if k := m.Discriminant; k != nil {
+			if kernel, err = GalleryKernel(h, k.Kernels(), opt.Workers); err != nil {
 				return fmt.Errorf("%s: the kernel of the frame halves: %w", flag, err)
 			}
 		} else if gallery, err = divergences(h, opt.Workers); err != nil {
@@ -134,7 +134,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	// kernel induces (the nearest other set of its class is what a new
 	// batch of the class is compared with), else the divergences.
 	scores, what := mat.Symmetric(gallery), "nearest-neighbour "+m.Divergence.String()+" divergences"
-	if m.KFDA != nil {
+	if m.Discriminant != nil {
 		scores, what = kfda.KernelDistances(kernel), "nearest-neighbour kernel distances"
 	}
 	if opt.AutoBalanced {
@@ -161,8 +161,8 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	}
 	m.Threshold = thr
 	r.ThresholdSource = fmt.Sprintf("%.6g: accepts %g%% of known sets, bound from within-class %s%s", thr, p, what, from)
-	if m.KFDA != nil {
-		if top, ok := largestDistance(m.KFDA); ok && thr >= top {
+	if m.Discriminant != nil {
+		if top, ok := largestDistance(m.Discriminant); ok && thr >= top {
 			r.ThresholdSource += fmt.Sprintf("; it is not below %.4g, the largest distance this kernel gives, so it rejects nothing: give more sets per class, or a threshold (--threshold X)", top)
 		}
 	}
@@ -176,7 +176,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 // its score against the other half is what a batch's is against the set.
 func halves(m *model.Model) (*model.Model, error) {
 	h := *m
-	h.KFDA, h.Sets = nil, nil
+	h.Discriminant, h.Sets = nil, nil
 	for _, s := range m.Sets {
 		hs := method.FrameHalves(s.Samples)
 		if hs == nil {
@@ -209,7 +209,7 @@ func divergences(m *model.Model, workers int) (*mat.SymDense, error) {
 // divergences can put between two sets, √(2·Σ weights) (each such kernel
 // is 1 at divergence 0 and falls to 0); ok is false when a term is a set
 // kernel, which has no such bound.
-func largestDistance(k *model.KFDA) (float64, bool) {
+func largestDistance(k *model.Discriminant) (float64, bool) {
 	var w float64
 	for _, t := range k.Kernels() {
 		if !t.OnDivergences() {

@@ -66,7 +66,7 @@ func TestThresholdOneSetPerClass(t *testing.T) {
 		// Halves of 12 frames are far apart under a kernel as narrow as
 		// the one chosen here: the threshold then rejects nothing, and
 		// train says so. NN's divergence still rejects the far set.
-		if k := res.Model.KFDA; k != nil {
+		if k := res.Model.Discriminant; k != nil {
 			nothing := strings.Contains(res.ThresholdSource, "rejects nothing")
 			if top, ok := largestDistance(k); ok && nothing != (thr >= top) {
 				t.Errorf("%s: threshold %v, largest distance %v, but the source says %q", name, thr, top, res.ThresholdSource)
@@ -182,12 +182,12 @@ func acceptedRight(t *testing.T, mt *model.Matcher, sets []*mat.Dense, labels []
 // maxLatentWithin is the largest latent distance between two gallery
 // sets of one class.
 func maxLatentWithin(res *Result) float64 {
-	k := res.Model.KFDA
+	k := res.Model.Discriminant
 	var top float64
 	for i, a := range res.Model.Sets {
 		for j, b := range res.Model.Sets {
 			if i != j && a.Label == b.Label {
-				top = math.Max(top, floats.Distance(k.Latent.RawRowView(i), k.Latent.RawRowView(j), 2))
+				top = math.Max(top, floats.Distance(k.Solution.Train.RawRowView(i), k.Solution.Train.RawRowView(j), 2))
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/deploy"
 	"setmatch/kfda"
 	"setmatch/match"
 	. "setmatch/method"
@@ -19,7 +20,7 @@ import (
 // TestKFDAModelMatchesEval fits kFDA as package method does on a split (training
 // divergences over the pool, kernel with the width over the median, fit,
 // transform of the test sets, 1-NN in the latent space) and as a deployed
-// model does (model.FitKFDA on the training sets, then the Matcher on each
+// model does (deploy.FitKFDA on the training sets, then the Matcher on each
 // test set), and checks that both predict the same set for every test set
 // and put it at the same latent point to 1e-9, for the three kernels and
 // both a global and a per-set bandwidth.
@@ -91,7 +92,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 				for a, i := range train {
 					m.Sets = append(m.Sets, model.Set{Label: fmt.Sprint("class", trainLabels[a]), Name: fmt.Sprint("set", i), Samples: sets[i], Bandwidth: h[pool.FrameOffset(i)]})
 				}
-				if _, err := m.FitKFDA(kc.name, width, "median", reg, r, 1); err != nil {
+				if _, err := deploy.FitKFDA(m, kc.name, width, "median", reg, r, 1); err != nil {
 					t.Fatal(err)
 				}
 				mt, err := m.NewMatcher()
@@ -179,7 +180,7 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 			if kernel == model.KernelGDA {
 				pp = p
 			}
-			if _, err := m.FitSetKernel(kernel, pp, lambda, reg, r, 1); err != nil {
+			if _, err := deploy.FitSetKernel(m, kernel, pp, lambda, reg, r, 1); err != nil {
 				t.Fatal(err)
 			}
 			mt, err := m.NewMatcher()
@@ -327,10 +328,10 @@ func TestMixModelMatchesEval(t *testing.T) {
 				}
 				terms = append(terms, mt)
 			}
-			if _, err := m.FitTerms(terms, reg, r, 1); err != nil {
+			if _, err := deploy.FitTerms(m, terms, reg, r, 1); err != nil {
 				t.Fatal(err)
 			}
-			for i, tm := range m.KFDA.Terms {
+			for i, tm := range m.Discriminant.Terms {
 				if w := fit.Terms[i].Weight; math.Abs(tm.Weight-w) > 1e-12*w {
 					t.Errorf("term %d: the model weighs it %v, the engine %v", i, tm.Weight, w)
 				}

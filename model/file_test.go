@@ -87,16 +87,16 @@ func mfEqual(a, b *Model) string {
 		return "params"
 	case !mfSameSelection(a.Selection, b.Selection):
 		return "selection"
-	case (a.KFDA == nil) != (b.KFDA == nil):
+	case (a.Discriminant == nil) != (b.Discriminant == nil):
 		return "kfda presence"
 	case (a.Features == nil) != (b.Features == nil):
 		return "features presence"
 	}
-	if a.KFDA != nil {
-		ka, kb := a.KFDA, b.KFDA
+	if a.Discriminant != nil {
+		ka, kb := a.Discriminant, b.Discriminant
 		if ka.Kernel != kb.Kernel || ka.WidthScale != kb.WidthScale || !mfSameFloats(
-			[]float64{ka.Width, ka.Scale, ka.Reg, ka.Epsilon, ka.AllMean}, []float64{kb.Width, kb.Scale, kb.Reg, kb.Epsilon, kb.AllMean}) ||
-			!mfSameFloats(ka.ColMean, kb.ColMean) || !mfSameFloats(ka.Values, kb.Values) || !mfSameBits(ka.Alpha, kb.Alpha) || !mfSameBits(ka.Latent, kb.Latent) {
+			[]float64{ka.Width, ka.Scale, ka.Reg, ka.Solution.Reg, ka.Solution.AllMean}, []float64{kb.Width, kb.Scale, kb.Reg, kb.Solution.Reg, kb.Solution.AllMean}) ||
+			!mfSameFloats(ka.Solution.ColMean, kb.Solution.ColMean) || !mfSameFloats(ka.Solution.Values, kb.Solution.Values) || !mfSameBits(ka.Solution.Alpha, kb.Solution.Alpha) || !mfSameBits(ka.Solution.Train, kb.Solution.Train) {
 			return "kfda"
 		}
 	}

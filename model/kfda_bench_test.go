@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/method"
 )
@@ -67,15 +68,15 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	}
 	rng := rand.New(rand.NewPCG(seed, 4))
 	r := classes - 1
-	k := &KFDA{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2, Epsilon: 1e-3,
-		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
-	for i := range k.ColMean {
-		k.ColMean[i] = rng.Float64()
+	k := &Discriminant{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
+		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Train: mfRandom(rng, m, r, 0)}}
+	for i := range k.Solution.ColMean {
+		k.Solution.ColMean[i] = rng.Float64()
 	}
-	for i := range k.Values {
-		k.Values[i] = float64(r - i)
+	for i := range k.Solution.Values {
+		k.Solution.Values[i] = float64(r - i)
 	}
-	mix := func() *KFDA {
+	mix := func() *Discriminant {
 		kk := *k
 		kk.Term, kk.Terms = Term{Kernel: KernelSum}, []Term{
 			{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Weight: 1},
@@ -89,7 +90,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	hl := *base
 	kh := *k
 	kh.Kernel = KernelHL
-	hl.KFDA, hl.Selection.Method = &kh, "kfda-hl"
+	hl.Discriminant, hl.Selection.Method = &kh, "kfda-hl"
 	dr := mfModel(seed+1, d, min(10, d), sizes)
 	for i := range dr.Sets {
 		dr.Sets[i].Label = base.Sets[i].Label
@@ -101,7 +102,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 			mm := *base
 			switch name {
 			case "kfda-hg":
-				mm.KFDA, mm.Selection.Method = k, method.Name(name)
+				mm.Discriminant, mm.Selection.Method = k, method.Name(name)
 			case KernelGDA, KernelCDL:
 				kk := *k
 				kk.Kernel, kk.Width, kk.Scale, kk.WidthScale = name, 1, 1, "raw"
@@ -110,15 +111,15 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 				} else {
 					kk.Lambda = 0.1
 				}
-				mm.KFDA, mm.Selection.Method = &kk, method.Name(name)
+				mm.Discriminant, mm.Selection.Method = &kk, method.Name(name)
 			case "kfda-mix":
-				mm.KFDA, mm.Selection.Method = mix, method.Name(name)
+				mm.Discriminant, mm.Selection.Method = mix, method.Name(name)
 			case "nn-h-dr":
 				mm = *dr
 			case "kfda-hl":
 				mm = hl
 			case "vote":
-				mm.KFDA, mm.Selection.Method = mix, "kfda-mix"
+				mm.Discriminant, mm.Selection.Method = mix, "kfda-mix"
 				mm.Voters = []*Model{dr, &hl}
 			}
 			mt, err := mm.NewMatcher()
@@ -163,12 +164,12 @@ func BenchmarkDecideKFDA(b *testing.B) {
 	for i := range base.Sets {
 		base.Sets[i] = Set{Label: fmt.Sprint("c", i%(r+1)), Name: fmt.Sprint(i), Samples: mfRandom(rng, 2, 2, 0), Bandwidth: 1}
 	}
-	k := &KFDA{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2, Epsilon: 1e-3,
-		ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Latent: mfRandom(rng, m, r, 0)}
-	for i := range k.Values {
-		k.Values[i] = float64(r - i)
+	k := &Discriminant{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
+		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Train: mfRandom(rng, m, r, 0)}}
+	for i := range k.Solution.Values {
+		k.Solution.Values[i] = float64(r - i)
 	}
-	base.KFDA, base.Selection.Method = k, "kfda-hg"
+	base.Discriminant, base.Selection.Method = k, "kfda-hg"
 	mt, err := base.NewMatcher()
 	if err != nil {
 		b.Fatal(err)

@@ -16,11 +16,11 @@ import (
 // Matcher matches batches against a model's gallery and decides by the
 // model's method. Nearest neighbour: the nearest gallery set under the
 // model's divergence, known if its divergence is within the threshold.
-// kFDA (Model.KFDA): the batch's kernel against every gallery set is its
+// kFDA (Model.Discriminant): the batch's kernel against every gallery set is its
 // kernel vector and, centred and projected, its latent point; the nearest
 // gallery set in the latent space gives the label, and the batch is known
 // if the distance the kernel induces to the nearest set of that label is
-// within the threshold (KFDA.OpenSet; in models of formats 2 and 3 the
+// within the threshold (Discriminant.OpenSet; in models of formats 2 and 3 the
 // latent distance). A kernel on divergences takes the batch's
 // divergences to the gallery sets; a set kernel (GDA, CDL) compares the
 // projected batch with every gallery set directly (no KDE is built when
@@ -83,7 +83,7 @@ type Result struct {
 	Distances []float64
 	// KernelDistances are the distances the kFDA kernel induces from the
 	// batch to every gallery set, √(k(q,q) + k(j,j) − 2k(q,j)), for models
-	// whose open set is decided by them (KFDA.OpenSet); nil otherwise.
+	// whose open set is decided by them (Discriminant.OpenSet); nil otherwise.
 	KernelDistances []float64
 	// Votes, for a model that decides by a vote (Model.Voters), holds the
 	// label of the nearest gallery set every member gives (the model
@@ -114,9 +114,9 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 	if err := mt.newVoters(); err != nil {
 		return nil, err
 	}
-	needKDE := m.KFDA == nil
-	if k := m.KFDA; k != nil {
-		mt.disc = k.Discriminant()
+	needKDE := m.Discriminant == nil
+	if k := m.Discriminant; k != nil {
+		mt.disc = &k.Solution
 		for _, t := range k.Kernels() {
 			mtt := matcherTerm{weight: t.Weight}
 			if IsSetKernel(t.Kernel) {
@@ -311,7 +311,7 @@ func (mt *Matcher) decideKFDA(res *Result, k []float64, self float64) error {
 	if err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
-	lat := mt.model.KFDA.Latent
+	lat := mt.disc.Train
 	dist := make([]float64, len(k))
 	for j := range dist {
 		var s float64

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gonum.org/v1/gonum/mat"
-
 	"setmatch/features"
 	"setmatch/kfda"
 	"setmatch/match"
@@ -65,56 +63,26 @@ const (
 // form in the matcher).
 const MaxTerms = 8
 
-// KFDA is a kernel Fisher discriminant solution held by a model. Its
-// kernel (Term, or for KernelSum the weighted sum of Terms) of a batch and
-// each of the m gallery sets (Model.Sets, in order) gives the batch's
-// kernel vector; centred with ColMean and AllMean and multiplied by Alpha
-// it is the batch's latent point, compared with the gallery's Latent rows
-// in Euclidean distance: the nearest gallery set there gives the label.
-// Whether the batch is known at all is decided by OpenSet.
-type KFDA struct {
-	Term            // the kernel; for KernelSum only its Kernel is set
-	Terms   []Term  // KernelSum: the kernels added, ≥ 2, none a sum
-	OpenSet string  // what Model.Threshold bounds: OpenSetKernel or OpenSetLatent
-	Reg     float64 // regulariser as chosen (relative to tr(S_w)/m)
-	Epsilon float64 // ε added to the within-class scatter
-	ColMean []float64
-	AllMean float64
-	Values  []float64  // the r generalised eigenvalues, largest first
-	Alpha   *mat.Dense // m×r expansion coefficients
-	Latent  *mat.Dense // m×r latent coordinates of the gallery sets
-}
-
-// NewKFDA returns the model form of the discriminant f fitted on the
-// kernel t (terms: the kernels of a sum, with t.Kernel KernelSum) of the
-// gallery sets (in gallery order), restricted to its first r latent
-// dimensions (r ≤ 0: all of them).
-func NewKFDA(t Term, terms []Term, reg float64, f *kfda.KFDA, r int) (*KFDA, error) {
-	if f == nil || f.Alpha == nil {
-		return nil, errors.New("kfda: no fitted discriminant")
-	}
-	if _, rmax := f.Alpha.Dims(); r <= 0 {
-		r = rmax
-	}
-	tr, err := f.Truncate(r)
-	if err != nil {
-		return nil, err
-	}
-	return &KFDA{
-		Term: t, Terms: terms, OpenSet: OpenSetKernel,
-		Reg: reg, Epsilon: tr.Reg, ColMean: tr.ColMean, AllMean: tr.AllMean,
-		Values: tr.Values, Alpha: tr.Alpha, Latent: tr.Train,
-	}, nil
-}
-
-// Discriminant returns the kfda form of k, for kfda's Transform.
-func (k *KFDA) Discriminant() *kfda.KFDA {
-	return &kfda.KFDA{Alpha: k.Alpha, Values: k.Values, Reg: k.Epsilon, ColMean: k.ColMean, AllMean: k.AllMean, Train: k.Latent}
+// Discriminant is how a kFDA model decides: the kernel it was fitted on
+// (Term, or for KernelSum the weighted sum of Terms), the kernel Fisher
+// discriminant fitted on it (Solution) and the open-set rule (OpenSet).
+// The kernel of a batch and each of the m gallery sets (Model.Sets, in
+// order) gives the batch's kernel vector; Solution maps it to the batch's
+// latent point (kfda.KFDA.TransformRow), compared with the gallery's
+// latent coordinates (Solution.Train, m×r) in Euclidean distance: the
+// nearest gallery set there gives the label. Whether the batch is known
+// at all is decided by OpenSet.
+type Discriminant struct {
+	Term             // the kernel; for KernelSum only its Kernel is set
+	Terms    []Term  // KernelSum: the kernels added, ≥ 2, none a sum
+	OpenSet  string  // what Model.Threshold bounds: OpenSetKernel or OpenSetLatent
+	Reg      float64 // regulariser as chosen (relative to tr(S_w)/m; Solution.Reg is the ε it gave)
+	Solution kfda.KFDA
 }
 
 // Kernels returns the kernels k adds: Terms for a sum, else its one
 // kernel with weight 1.
-func (k *KFDA) Kernels() []Term {
+func (k *Discriminant) Kernels() []Term {
 	if k.Kernel == KernelSum {
 		return k.Terms
 	}
@@ -127,7 +95,7 @@ func (k *KFDA) Kernels() []Term {
 // "kernel hg, width 1/median = 0.0123", "kernel sum of hg, width 1/median
 // = 0.0123 (× 1) + cdl (log-Euclidean kernel of set covariances + λI, λ =
 // 0.01) (× 0.02)".
-func (k *KFDA) Describe() string {
+func (k *Discriminant) Describe() string {
 	return "kernel " + DescribeKernels(k.Kernels())
 }
 
@@ -146,7 +114,7 @@ func DescribeKernels(terms []Term) string {
 
 // UsesDivergences reports whether some kernel of k is on KDE divergences
 // (the matcher then builds the batch's KDE).
-func (k *KFDA) UsesDivergences() bool { return UsesDivergences(k.Kernels()) }
+func (k *Discriminant) UsesDivergences() bool { return UsesDivergences(k.Kernels()) }
 
 // UsesDivergences reports whether some of the kernels is on KDE
 // divergences.
@@ -160,17 +128,17 @@ func UsesDivergences(terms []Term) bool {
 }
 
 // Dim returns r, the latent dimension.
-func (k *KFDA) Dim() int {
-	if k == nil || k.Alpha == nil {
+func (k *Discriminant) Dim() int {
+	if k == nil || k.Solution.Alpha == nil {
 		return 0
 	}
-	_, r := k.Alpha.Dims()
+	_, r := k.Solution.Alpha.Dims()
 	return r
 }
 
-// validate checks k against a gallery of m sets with the model's
-// divergence.
-func (k *KFDA) validate(m, classes int, div match.Measure) error {
+// Validate checks k against a gallery of m sets in the given number of
+// classes, for a model whose divergence is div.
+func (k *Discriminant) Validate(m, classes int, div match.Measure) error {
 	if k.OpenSet != OpenSetKernel && k.OpenSet != OpenSetLatent {
 		return fmt.Errorf("open set %q (want kernel or latent)", k.OpenSet)
 	}
@@ -188,7 +156,7 @@ func (k *KFDA) validate(m, classes int, div match.Measure) error {
 			if !(t.Weight > 0) || math.IsInf(t.Weight, 0) {
 				return fmt.Errorf("term %d (%s): weight %v, want a finite number > 0", i, t.Kernel, t.Weight)
 			}
-			if err := t.validate(div); err != nil {
+			if err := t.Validate(div); err != nil {
 				return fmt.Errorf("term %d: %w", i, err)
 			}
 		}
@@ -199,46 +167,47 @@ func (k *KFDA) validate(m, classes int, div match.Measure) error {
 		if k.Weight != 0 {
 			return fmt.Errorf("kernel %s with weight %v (only the terms of a sum have weights)", k.Kernel, k.Weight)
 		}
-		if err := k.Term.validate(div); err != nil {
+		if err := k.Term.Validate(div); err != nil {
 			return err
 		}
 	}
-	for what, v := range map[string]float64{"regulariser": k.Reg, "epsilon": k.Epsilon, "all mean": k.AllMean} {
+	f := &k.Solution
+	for what, v := range map[string]float64{"regulariser": k.Reg, "epsilon": f.Reg, "all mean": f.AllMean} {
 		if !finite(v) || (what != "all mean" && v < 0) {
 			return fmt.Errorf("%s is %v", what, v)
 		}
 	}
-	if k.Alpha == nil || k.Alpha.IsEmpty() || k.Latent == nil || k.Latent.IsEmpty() {
+	if f.Alpha == nil || f.Alpha.IsEmpty() || f.Train == nil || f.Train.IsEmpty() {
 		return errors.New("coefficients or latent coordinates missing")
 	}
-	am, r := k.Alpha.Dims()
-	lm, lr := k.Latent.Dims()
+	am, r := f.Alpha.Dims()
+	lm, lr := f.Train.Dims()
 	if am != m || lm != m || lr != r {
 		return fmt.Errorf("coefficients are %d×%d and latent coordinates %d×%d, want %d×r for the %d gallery sets", am, r, lm, lr, m, m)
 	}
 	if r > classes-1 {
 		return fmt.Errorf("%d latent dimensions for %d classes (at most %d)", r, classes, classes-1)
 	}
-	if len(k.ColMean) != m {
-		return fmt.Errorf("%d column means for %d gallery sets", len(k.ColMean), m)
+	if len(f.ColMean) != m {
+		return fmt.Errorf("%d column means for %d gallery sets", len(f.ColMean), m)
 	}
-	if len(k.Values) != r {
-		return fmt.Errorf("%d eigenvalues for %d latent dimensions", len(k.Values), r)
+	if len(f.Values) != r {
+		return fmt.Errorf("%d eigenvalues for %d latent dimensions", len(f.Values), r)
 	}
-	for i, v := range k.ColMean {
+	for i, v := range f.ColMean {
 		if !finite(v) {
 			return fmt.Errorf("column mean %d is %v", i, v)
 		}
 	}
-	for i, v := range k.Values {
+	for i, v := range f.Values {
 		if !finite(v) {
 			return fmt.Errorf("eigenvalue %d is %v", i, v)
 		}
 	}
-	if err := finiteMatrix("coefficients", k.Alpha); err != nil {
+	if err := finiteMatrix("coefficients", f.Alpha); err != nil {
 		return err
 	}
-	return finiteMatrix("latent coordinates", k.Latent)
+	return finiteMatrix("latent coordinates", f.Train)
 }
 
 // validate checks the selection: valid UTF-8, accuracies in [0, 1] or NaN,
@@ -284,7 +253,7 @@ func validateFeatures(f *features.Fitted, bigD int) error {
 }
 
 // IsKFDA reports whether the model decides by kernel Fisher discriminant.
-func (m *Model) IsKFDA() bool { return m.KFDA != nil }
+func (m *Model) IsKFDA() bool { return m.Discriminant != nil }
 
 // MethodName returns the method the model decides by: Selection.Method,
 // or for a model that does not record it (format 1), "nn-h" or "nn-j" by
@@ -322,9 +291,9 @@ func (m *Model) validateMethod() error {
 	}
 	isK := m.Selection.Method.IsKFDA()
 	switch {
-	case m.KFDA != nil && m.Selection.Method != "" && !isK:
+	case m.Discriminant != nil && m.Selection.Method != "" && !isK:
 		return fmt.Errorf("method %q is not a kFDA method but the model holds a kFDA solution", m.Selection.Method)
-	case m.KFDA == nil && isK:
+	case m.Discriminant == nil && isK:
 		return fmt.Errorf("method %q needs a kFDA solution, the model has none", m.Selection.Method)
 	}
 	if m.Features != nil {
@@ -332,127 +301,12 @@ func (m *Model) validateMethod() error {
 			return fmt.Errorf("feature pipeline: %w", err)
 		}
 	}
-	if m.KFDA != nil {
-		if err := m.KFDA.validate(len(m.Sets), len(m.Classes()), m.Divergence); err != nil {
+	if m.Discriminant != nil {
+		if err := m.Discriminant.Validate(len(m.Sets), len(m.Classes()), m.Divergence); err != nil {
 			return fmt.Errorf("kfda: %w", err)
 		}
 	}
 	return nil
-}
-
-// FitKFDA fits a kernel Fisher discriminant on the model's gallery sets
-// with a kernel on their divergences and makes it the model's decision:
-// FitTerms with the one term {kernel, width, widthScale} (kernel KernelHG,
-// KernelHL or KernelJ). It also sets m.Divergence to the kernel's measure.
-func (m *Model) FitKFDA(kernel string, width float64, widthScale string, reg float64, dim, workers int) (*mat.SymDense, error) {
-	switch kernel {
-	case KernelHG, KernelHL, KernelJ:
-	default:
-		return nil, fmt.Errorf("kfda: unknown kernel %q (want hg, hl or j)", kernel)
-	}
-	t := Term{Kernel: kernel, Width: width, Scale: 1, WidthScale: widthScale}
-	old := m.Divergence
-	m.Divergence = t.Measure()
-	km, err := m.FitTerms([]Term{t}, reg, dim, workers)
-	if err != nil {
-		m.Divergence = old
-	}
-	return km, err
-}
-
-// FitSetKernel is FitKFDA for a set kernel: GDA's projection kernel on
-// the gallery sets' top-p subspaces (p ≥ 1, lambda 0) or CDL's
-// log-Euclidean kernel on their covariances regularised by lambda (> 0,
-// p 0), both of the projected samples (setmatch train deploys them with
-// W = I and a zero mean).
-func (m *Model) FitSetKernel(kernel string, p int, lambda, reg float64, dim, workers int) (*mat.SymDense, error) {
-	if !IsSetKernel(kernel) {
-		return nil, fmt.Errorf("kfda: %q is not a set kernel (want gda or cdl)", kernel)
-	}
-	return m.FitTerms([]Term{{Kernel: kernel, Width: 1, Scale: 1, WidthScale: "raw", P: p, Lambda: lambda}}, reg, dim, workers)
-}
-
-// FitTerms fits a kernel Fisher discriminant on the model's gallery sets
-// and makes it the model's decision. The kernel is the one term given, or
-// the sum of two or more: each term's m×m kernel between the gallery
-// sets (Term.matrix: a term on divergences with widthScale "median" gets
-// its Scale there), weighted by 1 / the mean of its diagonal, so that the
-// terms weigh alike whatever their units (the weights given are
-// ignored). kfda.Fit with the regulariser reg, restricted to dim latent
-// dimensions (≤ 0: C−1). Terms on divergences must use m.Divergence. It
-// sets m.KFDA, and Selection.Method when it is empty ("kfda-"+kernel,
-// the set kernel's name or "kfda-mix"), and returns the m×m training
-// kernel (for the open-set threshold). workers ≤ 0 means GOMAXPROCS.
-func (m *Model) FitTerms(terms []Term, reg float64, dim, workers int) (*mat.SymDense, error) {
-	if len(terms) == 0 || len(terms) > MaxTerms {
-		return nil, fmt.Errorf("kfda: %d kernels (want 1 to %d)", len(terms), MaxTerms)
-	}
-	if len(m.Sets) < 2 {
-		return nil, fmt.Errorf("kfda: %d gallery sets, need at least 2 classes", len(m.Sets))
-	}
-	terms = append([]Term(nil), terms...)
-	var km *mat.SymDense
-	divs := map[match.Measure]*mat.SymDense{}
-	for i := range terms {
-		t := &terms[i]
-		if t.Kernel == KernelSum {
-			return nil, errors.New("kfda: a sum cannot hold a sum")
-		}
-		t.Weight = 0 // set below for a sum
-		if err := t.validate(m.Divergence); err != nil {
-			return nil, fmt.Errorf("kfda: %w", err)
-		}
-		k, err := m.termMatrix(t, divs, true, workers)
-		if err != nil {
-			return nil, fmt.Errorf("kfda: %s kernel: %w", t.Kernel, err)
-		}
-		if len(terms) == 1 {
-			km = k
-			break
-		}
-		var diag float64
-		for j := range m.Sets {
-			diag += k.At(j, j)
-		}
-		diag /= float64(len(m.Sets))
-		if !(diag > 0) || math.IsInf(diag, 0) {
-			return nil, fmt.Errorf("kfda: %s kernel: mean diagonal %v over the gallery sets, want a finite number > 0", t.Kernel, diag)
-		}
-		t.Weight = 1 / diag
-		if km == nil {
-			km = mat.NewSymDense(len(m.Sets), nil)
-		}
-		k.ScaleSym(t.Weight, k)
-		km.AddSym(km, k)
-	}
-	labels, classes := m.classIDs()
-	f, err := kfda.Fit(km, labels, classes, reg, 0)
-	if err != nil {
-		return nil, err
-	}
-	top, sum, name := terms[0], []Term(nil), method.OfKernel(terms[0].Kernel)
-	if len(terms) > 1 {
-		top, sum, name = Term{Kernel: KernelSum}, terms, method.KFDAMix
-	}
-	k, err := NewKFDA(top, sum, reg, f, dim)
-	if err != nil {
-		return nil, err
-	}
-	if err := k.validate(len(m.Sets), classes, m.Divergence); err != nil {
-		return nil, fmt.Errorf("kfda: %w", err)
-	}
-	m.KFDA = k
-	if m.Selection.Method == "" {
-		m.Selection.Method = name
-	}
-	return km, nil
-}
-
-// classIDs returns the class index of every gallery set, in order of
-// first appearance, and the number of classes.
-func (m *Model) classIDs() ([]int, int) {
-	ids, classes := ClassIndex(m.Labels())
-	return ids, len(classes)
 }
 
 // ClassIndex maps labels to class indices in order of first appearance:

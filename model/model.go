@@ -74,9 +74,9 @@ type Model struct {
 	// Selection records the method the model decides by and how it was
 	// chosen; zero for format 1 models (nearest neighbour).
 	Selection Selection
-	// KFDA is the kernel Fisher discriminant the model decides by; nil for
-	// nearest-neighbour methods. Its rows follow Sets.
-	KFDA *KFDA
+	// Discriminant is the kernel Fisher discriminant the model decides
+	// by; nil for nearest-neighbour methods. Its rows follow Sets.
+	Discriminant *Discriminant
 
 	// Voters, when not empty, make the model decide by a vote (format 6,
 	// vote.go): each voter is a whole model of its own method on the

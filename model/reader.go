@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/features"
+	"setmatch/kfda"
 	"setmatch/match"
 )
 
@@ -359,17 +360,20 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 	}
 	if fk := h.KFDA; fk != nil {
 		n, r := len(h.Sets), fk.Dim
-		m.KFDA = &KFDA{
+		m.Discriminant = &Discriminant{
 			Term:    fk.term(0),
 			OpenSet: fk.OpenSet,
-			Reg:     float64(fk.Reg), Epsilon: float64(fk.Epsilon), AllMean: float64(fk.AllMean),
-			ColMean: next("kfda column means", 1, n),
-			Values:  next("kfda eigenvalues", 1, r),
-			Alpha:   mat.NewDense(n, r, next("kfda coefficients", n, r)),
-			Latent:  mat.NewDense(n, r, next("kfda latent coordinates", n, r)),
+			Reg:     float64(fk.Reg),
+			Solution: kfda.KFDA{
+				Reg: float64(fk.Epsilon), AllMean: float64(fk.AllMean),
+				ColMean: next("kfda column means", 1, n),
+				Values:  next("kfda eigenvalues", 1, r),
+				Alpha:   mat.NewDense(n, r, next("kfda coefficients", n, r)),
+				Train:   mat.NewDense(n, r, next("kfda latent coordinates", n, r)),
+			},
 		}
 		for _, t := range fk.Terms {
-			m.KFDA.Terms = append(m.KFDA.Terms, t.term(float64(t.Weight)))
+			m.Discriminant.Terms = append(m.Discriminant.Terms, t.term(float64(t.Weight)))
 		}
 	}
 	if sel := h.Selection; sel != nil {

@@ -35,7 +35,7 @@ func setKernelModel(t *testing.T, kernel string) *Model {
 	} else {
 		lambda = 0.01
 	}
-	if _, err := m.FitSetKernel(kernel, p, lambda, 1e-2, 0, 2); err != nil {
+	if _, err := fitSetKernel(m, kernel, p, lambda, 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
 	}
 	m.Threshold = math.Inf(1)
@@ -66,7 +66,7 @@ func TestSetKernelMatcher(t *testing.T) {
 			if m.MethodName() != kernel {
 				t.Errorf("method %q, want %q", m.MethodName(), kernel)
 			}
-			g, err := m.KFDA.Term.Gallery(m.Samples(), 3)
+			g, err := m.Discriminant.Term.Gallery(m.Samples(), 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,8 +121,8 @@ func TestFormat3SetKernels(t *testing.T) {
 	for _, kernel := range []string{KernelGDA, KernelCDL} {
 		m := setKernelModel(t, kernel)
 		got, good := mfRoundTrip(t, m)
-		if got.KFDA.P != m.KFDA.P || got.KFDA.Lambda != m.KFDA.Lambda {
-			t.Fatalf("%s: round trip gives p %d, lambda %v", kernel, got.KFDA.P, got.KFDA.Lambda)
+		if got.Discriminant.P != m.Discriminant.P || got.Discriminant.Lambda != m.Discriminant.Lambda {
+			t.Fatalf("%s: round trip gives p %d, lambda %v", kernel, got.Discriminant.P, got.Discriminant.Lambda)
 		}
 		v2 := bytes.Clone(good)
 		binary.LittleEndian.PutUint32(v2[8:12], 2)

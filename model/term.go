@@ -1,13 +1,9 @@
 package model
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
-	"setmatch/kfda"
 	"setmatch/match"
 )
 
@@ -18,7 +14,7 @@ const (
 	KernelHG = "hg" // exp(−s·H²), Gaussian on the squared Hellinger distance
 	KernelHL = "hl" // exp(−s·H), Laplace on the Hellinger distance
 	KernelJ  = "j"  // exp(−s·J), Gaussian on the Jeffrey divergence
-	// KernelSum adds the kernels of KFDA.Terms, each times its weight.
+	// KernelSum adds the kernels of Discriminant.Terms, each times its weight.
 	KernelSum = "sum"
 )
 
@@ -29,11 +25,11 @@ const (
 // P is GDA's subspace dimension and Lambda CDL's regulariser λ, in the
 // units of the projected frames' covariance; Width and Scale are then 1
 // and WidthScale "raw". Weight is the term's weight in a sum, 0 for the
-// kernel of a single-kernel KFDA. A Term names a kernel as a model stores
+// kernel of a single-kernel Discriminant. A Term names a kernel as a model stores
 // it; the engine's fit of one (method.FittedTerm) holds the whole fitted
 // method, which deploy turns into a Term.
 type Term struct {
-	Kernel     string  // KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL (KernelSum: see KFDA)
+	Kernel     string  // KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL (KernelSum: see Discriminant)
 	Width      float64 // s as chosen, > 0
 	Scale      float64 // the kernel's width is Width/Scale; > 0
 	WidthScale string  // how Scale was set: "raw" (1) or "median" (median divergence between gallery sets, of √H² for hl)
@@ -78,13 +74,16 @@ func (t Term) Measure() match.Measure {
 // divergence: match.KernelHG, match.KernelHL or match.KernelJ of
 // max(δ, 0) at width Width/Scale, as kfda.KernelMatrix computes it.
 func (t Term) KernelFunc() func(div float64) float64 {
-	f := kernelOf(t.Kernel)
+	f := t.Shape()
 	s := t.Width / t.Scale
 	return func(div float64) float64 { return f(math.Max(div, 0), s) }
 }
 
-func kernelOf(kind string) func(div, s float64) float64 {
-	switch kind {
+// Shape returns the kernel function of a term on divergences, of the
+// divergence and the width: match.KernelHG, match.KernelHL or
+// match.KernelJ (match.KernelHG for a set kernel, which has none).
+func (t Term) Shape() func(div, s float64) float64 {
+	switch t.Kernel {
 	case KernelHL:
 		return match.KernelHL
 	case KernelJ:
@@ -93,9 +92,9 @@ func kernelOf(kind string) func(div, s float64) float64 {
 	return match.KernelHG
 }
 
-// validate checks t's kind and parameters (not its weight) for a model
+// Validate checks t's kind and parameters (not its weight) for a model
 // whose divergence is div.
-func (t Term) validate(div match.Measure) error {
+func (t Term) Validate(div match.Measure) error {
 	switch t.Kernel {
 	case KernelHG, KernelHL, KernelJ:
 		if t.P != 0 || t.Lambda != 0 {
@@ -127,69 +126,4 @@ func (t Term) validate(div match.Measure) error {
 		return fmt.Errorf("width scale %q (want raw or median)", t.WidthScale)
 	}
 	return nil
-}
-
-// Kernel returns the m×m kernel between the model's gallery sets of the
-// kernels given, as they are (widths and scales as stored, a sum weighted
-// by their weights; one kernel alone counts once): the kernel of a fitted
-// model (KFDA.Kernels) on other sets than those it was fitted on.
-func (m *Model) Kernel(terms []Term, workers int) (*mat.SymDense, error) {
-	km := mat.NewSymDense(len(m.Sets), nil)
-	divs := map[match.Measure]*mat.SymDense{}
-	for _, t := range terms {
-		k, err := m.termMatrix(&t, divs, false, workers)
-		if err != nil {
-			return nil, fmt.Errorf("%s kernel: %w", t.Kernel, err)
-		}
-		w := t.Weight
-		if len(terms) == 1 {
-			w = 1
-		}
-		k.ScaleSym(w, k)
-		km.AddSym(km, k)
-	}
-	return km, nil
-}
-
-// termMatrix returns the m×m kernel t between the model's gallery sets.
-// For a term on divergences it computes (or takes from divs, by measure)
-// the divergence matrix (match.DivergenceMatrix, with the sets'
-// bandwidths) and, with rescale, sets t.Scale from it: 1, or for
-// WidthScale "median" the median divergence between distinct gallery sets
-// (of √H² for hl).
-func (m *Model) termMatrix(t *Term, divs map[match.Measure]*mat.SymDense, rescale bool, workers int) (*mat.SymDense, error) {
-	if IsSetKernel(t.Kernel) {
-		g, err := t.Gallery(m.Samples(), workers)
-		if err != nil {
-			return nil, err
-		}
-		return g.Matrix(workers), nil
-	}
-	d := divs[t.Measure()]
-	if d == nil {
-		hs := make([]float64, len(m.Sets))
-		for i, s := range m.Sets {
-			hs[i] = s.Bandwidth
-		}
-		var err error
-		if d, err = match.DivergenceMatrix(m.Samples(), hs, t.Measure(), workers); err != nil {
-			return nil, err
-		}
-		divs[t.Measure()] = d
-	}
-	if !rescale {
-		return kfda.KernelMatrix(d, t.Width, t.Scale, kernelOf(t.Kernel)), nil
-	}
-	t.Scale = 1
-	if t.WidthScale == "median" {
-		all := make([]int, len(m.Sets))
-		for i := range all {
-			all[i] = i
-		}
-		t.Scale = kfda.MedianOffDiag(d, all, t.Kernel == KernelHL)
-		if !(t.Scale > 0) {
-			return nil, errors.New("the gallery sets' divergences have median 0: use a raw width")
-		}
-	}
-	return kfda.KernelMatrix(d, t.Width, t.Scale, kernelOf(t.Kernel)), nil
 }

@@ -30,8 +30,8 @@ func sumTerms() []Term {
 func sumModel(t *testing.T) *Model {
 	t.Helper()
 	m := setKernelModel(t, KernelGDA)
-	m.KFDA, m.Selection = nil, Selection{}
-	if _, err := m.FitTerms(sumTerms(), 1e-2, 0, 2); err != nil {
+	m.Discriminant, m.Selection = nil, Selection{}
+	if _, err := fitTerms(m, sumTerms(), 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -106,7 +106,7 @@ func (r *sumReference) pair(term int, a, b *mat.Dense, h2 float64) float64 {
 // class, and survives a round trip through its file.
 func TestSumKernel(t *testing.T) {
 	m := sumModel(t)
-	k := m.KFDA
+	k := m.Discriminant
 	if m.MethodName() != "kfda-mix" || k.Kernel != KernelSum || len(k.Terms) != 3 || !k.UsesDivergences() {
 		t.Fatalf("method %q, kernel %q with %d terms", m.MethodName(), k.Kernel, len(k.Terms))
 	}
@@ -123,7 +123,7 @@ func TestSumKernel(t *testing.T) {
 // checkSumFit checks the scale and weights of the sum model m's terms,
 // and its latent points against kfda.Fit on the pairwise sum.
 func checkSumFit(t *testing.T, m *Model, ref *sumReference) {
-	k, n := m.KFDA, len(m.Sets)
+	k, n := m.Discriminant, len(m.Sets)
 	if math.Abs(k.Terms[0].Scale-ref.med) > 1e-12*ref.med {
 		t.Errorf("hg scale %v, median H² %v", k.Terms[0].Scale, ref.med)
 	}
@@ -143,14 +143,14 @@ func checkSumFit(t *testing.T, m *Model, ref *sumReference) {
 			}
 		}
 	}
-	labels, classes := m.classIDs()
-	f, err := kfda.Fit(want, labels, classes, 1e-2, 0)
+	labels, classes := ClassIndex(m.Labels())
+	f, err := kfda.Fit(want, labels, len(classes), 1e-2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
 		for c := range k.Dim() {
-			if got, w := k.Latent.At(i, c), f.Train.At(i, c); math.Abs(got-w) > 1e-8*math.Max(1, math.Abs(w)) {
+			if got, w := k.Solution.Train.At(i, c), f.Train.At(i, c); math.Abs(got-w) > 1e-8*math.Max(1, math.Abs(w)) {
 				t.Fatalf("latent (%d, %d) = %v, kfda.Fit on the pairwise sum %v", i, c, got, w)
 			}
 		}
@@ -161,7 +161,7 @@ func checkSumFit(t *testing.T, m *Model, ref *sumReference) {
 // class, at the latent point of the batch's kernel vector computed pair
 // by pair through its discriminant.
 func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
-	k, n := m.KFDA, len(m.Sets)
+	k, n := m.Discriminant, len(m.Sets)
 	mt, err := m.NewMatcher()
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
 				kv[j] += k.Terms[term].Weight * ref.pair(term, batch, s.Samples, d.Hellinger2)
 			}
 		}
-		z, err := k.Discriminant().TransformRow(kv)
+		z, err := k.Solution.TransformRow(kv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,8 +207,8 @@ func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
 // no KDE of the batch.
 func TestSumWithoutDivergences(t *testing.T) {
 	m := setKernelModel(t, KernelGDA)
-	m.KFDA, m.Selection = nil, Selection{}
-	if _, err := m.FitTerms(sumTerms()[1:], 1e-2, 0, 2); err != nil {
+	m.Discriminant, m.Selection = nil, Selection{}
+	if _, err := fitTerms(m, sumTerms()[1:], 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
 	}
 	mt, err := m.NewMatcher()
@@ -216,38 +216,25 @@ func TestSumWithoutDivergences(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := mt.MatchContext(context.Background(), spreadSet(rand.New(rand.NewPCG(3, 3)), 10, 5, 1))
-	if err != nil || res.Divergences != nil || res.Bandwidth != 0 || m.KFDA.UsesDivergences() {
+	if err != nil || res.Divergences != nil || res.Bandwidth != 0 || m.Discriminant.UsesDivergences() {
 		t.Errorf("gda + cdl: %v, %d divergences, bandwidth %v", err, len(res.Divergences), res.Bandwidth)
 	}
 }
 
-// TestSumInvalid: sums that are not well formed are refused, by FitTerms
-// and by Validate (a file could hold them).
+// TestSumInvalid: sums that are not well formed are refused by Validate
+// (a file could hold them; deploy's fit refuses to make them).
 func TestSumInvalid(t *testing.T) {
-	m := setKernelModel(t, KernelGDA)
-	for name, terms := range map[string][]Term{
-		"none":      nil,
-		"nested":    {{Kernel: KernelSum}, sumTerms()[1]},
-		"jeffrey":   {{Kernel: KernelJ, Width: 1, Scale: 1, WidthScale: "raw"}, sumTerms()[1]},
-		"bad gda":   {{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw"}, sumTerms()[2]},
-		"too many":  make([]Term, MaxTerms+1),
-		"bad width": {{Kernel: KernelHG, Width: -1, Scale: 1, WidthScale: "raw"}, sumTerms()[2]},
-	} {
-		if _, err := m.FitTerms(terms, 1e-2, 0, 1); err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
-	for name, edit := range map[string]func(k *KFDA){
-		"one term":      func(k *KFDA) { k.Terms = k.Terms[:1] },
-		"zero weight":   func(k *KFDA) { k.Terms[1].Weight = 0 },
-		"inf weight":    func(k *KFDA) { k.Terms[0].Weight = math.Inf(1) },
-		"nested":        func(k *KFDA) { k.Terms[2] = Term{Kernel: KernelSum, Weight: 1} },
-		"top width":     func(k *KFDA) { k.Width = 2 },
-		"terms of hg":   func(k *KFDA) { k.Kernel = KernelHG },
-		"single weight": func(k *KFDA) { k.Kernel, k.Terms, k.Term = KernelHG, nil, sumTerms()[0]; k.Weight = 1 },
+	for name, edit := range map[string]func(k *Discriminant){
+		"one term":      func(k *Discriminant) { k.Terms = k.Terms[:1] },
+		"zero weight":   func(k *Discriminant) { k.Terms[1].Weight = 0 },
+		"inf weight":    func(k *Discriminant) { k.Terms[0].Weight = math.Inf(1) },
+		"nested":        func(k *Discriminant) { k.Terms[2] = Term{Kernel: KernelSum, Weight: 1} },
+		"top width":     func(k *Discriminant) { k.Width = 2 },
+		"terms of hg":   func(k *Discriminant) { k.Kernel = KernelHG },
+		"single weight": func(k *Discriminant) { k.Kernel, k.Terms, k.Term = KernelHG, nil, sumTerms()[0]; k.Weight = 1 },
 	} {
 		bad := sumModel(t)
-		edit(bad.KFDA)
+		edit(bad.Discriminant)
 		if err := bad.Validate(); err == nil {
 			t.Errorf("%s: valid", name)
 		}
@@ -259,12 +246,12 @@ func TestSumInvalid(t *testing.T) {
 func TestFormat4Sums(t *testing.T) {
 	m := sumModel(t)
 	got, good := mfRoundTrip(t, m)
-	if len(got.KFDA.Terms) != 3 {
-		t.Fatalf("%d terms read back", len(got.KFDA.Terms))
+	if len(got.Discriminant.Terms) != 3 {
+		t.Fatalf("%d terms read back", len(got.Discriminant.Terms))
 	}
-	for i, tm := range got.KFDA.Terms {
-		if tm != m.KFDA.Terms[i] {
-			t.Errorf("term %d: %+v, wrote %+v", i, tm, m.KFDA.Terms[i])
+	for i, tm := range got.Discriminant.Terms {
+		if tm != m.Discriminant.Terms[i] {
+			t.Errorf("term %d: %+v, wrote %+v", i, tm, m.Discriminant.Terms[i])
 		}
 	}
 	v3 := bytes.Clone(good)

@@ -52,13 +52,13 @@ func TestFormat2RoundTripAndChecks(t *testing.T) {
 
 	// A kFDA method without a solution.
 	nk := hgModel(t)
-	nk.KFDA = nil
+	nk.Discriminant = nil
 	if err := nk.Validate(); err == nil || !strings.Contains(err.Error(), "needs a kFDA solution") {
 		t.Errorf("kfda method without a solution: %v", err)
 	}
 	// A NaN coefficient is named.
 	bad := hgModel(t)
-	bad.KFDA.Alpha.Set(1, 0, math.NaN())
+	bad.Discriminant.Solution.Alpha.Set(1, 0, math.NaN())
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "coefficients[1, 0] is NaN") {
 		t.Errorf("NaN coefficient: %v", err)
 	}

@@ -88,10 +88,10 @@ func newFileHeader(m *Model) (fileHeader, bool) {
 		}
 		h.Selection = fs
 	}
-	if k := m.KFDA; k != nil {
+	if k := m.Discriminant; k != nil {
 		h.KFDA = &fileKFDA{
 			fileKernel: newFileKernel(k.Term),
-			Reg:        jsonFloat(k.Reg), Epsilon: jsonFloat(k.Epsilon), AllMean: jsonFloat(k.AllMean), Dim: k.Dim(),
+			Reg:        jsonFloat(k.Reg), Epsilon: jsonFloat(k.Solution.Reg), AllMean: jsonFloat(k.Solution.AllMean), Dim: k.Dim(),
 			OpenSet: k.OpenSet,
 		}
 		for _, t := range k.Terms {
@@ -136,17 +136,17 @@ func writeParts(w io.Writer, m *Model, hdr []byte, withW bool, pipeline, voters 
 	for _, s := range m.Sets {
 		putMatrix(s.Samples)
 	}
-	if k := m.KFDA; k != nil {
-		for _, v := range k.ColMean {
+	if k := m.Discriminant; k != nil {
+		for _, v := range k.Solution.ColMean {
 			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
 			bw.Write(buf[:])
 		}
-		for _, v := range k.Values {
+		for _, v := range k.Solution.Values {
 			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
 			bw.Write(buf[:])
 		}
-		putMatrix(k.Alpha)
-		putMatrix(k.Latent)
+		putMatrix(k.Solution.Alpha)
+		putMatrix(k.Solution.Train)
 	}
 	bw.Write(pipeline)
 	bw.Write(voters)

@@ -190,8 +190,8 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 			s.Features.PCAInputDim, s.Features.PCADim = f.PCA.Components.Dims()
 		}
 	}
-	if k := m.KFDA; k != nil {
-		s.KFDA = &KFDA{Kernel: newKernel(k.Term), Reg: k.Reg, Epsilon: k.Epsilon, LatentDim: k.Dim(),
+	if k := m.Discriminant; k != nil {
+		s.KFDA = &KFDA{Kernel: newKernel(k.Term), Reg: k.Reg, Epsilon: k.Solution.Reg, LatentDim: k.Dim(),
 			Description: k.Describe(), UsesDivergences: k.UsesDivergences(), OpenSet: k.OpenSet}
 		for _, t := range k.Terms {
 			s.KFDA.Terms = append(s.KFDA.Terms, Term{newKernel(t), t.Weight})

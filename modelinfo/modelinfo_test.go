@@ -34,7 +34,7 @@ func TestSummarizeVote(t *testing.T) {
 	if sets != len(m.Sets) || frames != s.Frames || !slices.IsSorted(labels) || len(labels) != len(m.Classes()) {
 		t.Errorf("classes %+v: %d sets, %d frames (summary %d)", s.Classes, sets, frames, s.Frames)
 	}
-	if s.KFDA == nil || len(s.KFDA.Terms) != len(m.KFDA.Terms) || s.KFDA.Description == "" {
+	if s.KFDA == nil || len(s.KFDA.Terms) != len(m.Discriminant.Terms) || s.KFDA.Description == "" {
 		t.Errorf("kfda %+v", s.KFDA)
 	}
 	if len(s.Members) != len(m.Voters)+1 || len(s.Voters) != len(m.Voters) || s.OwnMethod() != s.Members[0] {

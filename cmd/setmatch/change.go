@@ -74,7 +74,7 @@ func printChange(w io.Writer, cmd string, m *model.Model, c *deploy.Change) {
 		if mc.Bandwidth {
 			mem := m.Members()[i]
 			unused := ""
-			if mem.KFDA != nil && !mem.KFDA.UsesDivergences() {
+			if mem.Discriminant != nil && !mem.Discriminant.UsesDivergences() {
 				unused = ", recorded but not used by its kernels"
 			}
 			fmt.Fprintf(w, "%s: %s: its global bandwidth (one for every gallery set and batch%s) is now computed from the sets it keeps: %.4g\n", cmd, who, unused, mem.QueryBandwidth.Fixed)

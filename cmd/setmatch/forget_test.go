@@ -54,7 +54,7 @@ func TestForgetCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Sets) != 9 || m.KFDA.Alpha.RawMatrix().Rows != 9 {
+	if len(m.Sets) != 9 || m.Discriminant.Solution.Alpha.RawMatrix().Rows != 9 {
 		t.Fatalf("%d sets", len(m.Sets))
 	}
 	code, stdout, _ = run("inspect", "--json", out)

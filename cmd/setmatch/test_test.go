@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"setmatch/dataset"
+	"setmatch/deploy"
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
@@ -281,7 +282,7 @@ func TestTestCommandKFDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Divergence = match.Jeffrey
-	k, err := m.FitKFDA(model.KernelJ, 1, "median", 1e-2, 0, 1)
+	k, err := deploy.FitKFDA(m, model.KernelJ, 1, "median", 1e-2, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -260,14 +260,14 @@ func TestTrainSetKernels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.MethodName() != c.method || m.KFDA == nil || (c.kernel != "" && m.KFDA.Kernel != c.kernel) || math.IsInf(m.Threshold, 1) {
-			t.Errorf("%s: model decides by %s (kfda %+v), threshold %v", c.method, m.MethodName(), m.KFDA, m.Threshold)
+		if m.MethodName() != c.method || m.Discriminant == nil || (c.kernel != "" && m.Discriminant.Kernel != c.kernel) || math.IsInf(m.Threshold, 1) {
+			t.Errorf("%s: model decides by %s (kfda %+v), threshold %v", c.method, m.MethodName(), m.Discriminant, m.Threshold)
 		}
 		code, is, es := trainRun("inspect", out)
 		if code != 0 {
 			t.Fatalf("inspect: exit %d: %s", code, es)
 		}
-		unused := !m.KFDA.UsesDivergences()
+		unused := !m.Discriminant.UsesDivergences()
 		marks := 0 // the divergence, the query bandwidth and the gallery bandwidths
 		if unused {
 			marks = 3
