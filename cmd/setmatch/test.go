@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"text/tabwriter"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -84,7 +81,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	}
-	return testPrint(stdout, s)
+	return s.WriteTable(stdout)
 }
 
 // testLoad reads the labelled sets: image sets through the model's
@@ -163,66 +160,4 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) *openeva
 		}
 	}
 	return s
-}
-
-// testPrint prints the report as the table of setmatch test.
-func testPrint(w io.Writer, s *openeval.Report) error {
-	if len(s.Members) > 0 {
-		th := make([]string, len(s.Members))
-		for i, m := range s.Members {
-			th[i] = m + " " + s.Thresholds[i]
-		}
-		fmt.Fprintf(w, "model %s (%s, thresholds %s) on %s\n", s.Model, s.Method, strings.Join(th, ", "), s.Data)
-	} else {
-		fmt.Fprintf(w, "model %s (%s, threshold %s) on %s\n", s.Model, s.Method, s.Threshold, s.Data)
-	}
-	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
-	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)
-	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)
-	if b := s.BalancedAccuracy; b != nil {
-		fmt.Fprintf(w, "balanced accuracy %.1f%% (the mean of the shares of known sets named right and of unknown sets rejected: the accuracy if both came as often)\n", *b)
-	}
-	if o := s.OpenSet; o != nil {
-		fmt.Fprintf(w, "whatever the threshold: %.1f%% of the unknown sets are let in when 95%% of the known sets are (threshold %.6g), %.1f%% at 99%% (threshold %.6g)\n",
-			100*o.StrangersIn95, o.Threshold95, 100*o.StrangersIn99, o.Threshold99)
-		fmt.Fprintf(w, "the best single threshold on these sets, %.6g, reaches a balanced accuracy of %.1f%%\n", o.BestThreshold, 100*o.BestBalanced)
-		if o.Approximate {
-			fmt.Fprintf(w, "(a vote: these come from the deciding members' scores, on different scales, so they are approximate)\n")
-		}
-	}
-	if s.Failed > 0 {
-		fmt.Fprintf(w, "failed: %d sets could not be read or decided, counted as wrong (see above)\n", s.Failed)
-	}
-	fmt.Fprintf(w, "%.3g ms per set\n\n", s.MsPerSet)
-	classes := make([]string, 0, len(s.PerClass))
-	for c := range s.PerClass {
-		classes = append(classes, c)
-	}
-	sort.Strings(classes)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "class\tin model\tsets\tright\taccuracy\tdecided as")
-	for _, c := range classes {
-		row := s.PerClass[c]
-		preds := make([]string, 0, len(row.Predicted))
-		for p := range row.Predicted {
-			preds = append(preds, p)
-		}
-		// Most frequent first, then by name.
-		slices.SortFunc(preds, func(a, b string) int {
-			if d := row.Predicted[b] - row.Predicted[a]; d != 0 {
-				return d
-			}
-			return strings.Compare(a, b)
-		})
-		var parts []string
-		for _, p := range preds {
-			parts = append(parts, fmt.Sprintf("%s×%d", p, row.Predicted[p]))
-		}
-		in := "yes"
-		if !row.Known {
-			in = "no"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\t%s\n", c, in, row.Sets, row.Correct, row.Accuracy, strings.Join(parts, " "))
-	}
-	return tw.Flush()
 }
