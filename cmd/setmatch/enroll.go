@@ -80,7 +80,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", cf.model, err)
 	}
-	printChange(stderr, "enroll", m, c)
+	c.Write(stderr, "enroll", m)
 	newClass := ""
 	if c.NewClasses > 0 {
 		newClass = fmt.Sprintf(" (%d new)", c.NewClasses)
