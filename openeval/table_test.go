@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"setmatch/eval"
 	"setmatch/method"
@@ -78,5 +79,14 @@ b      yes       3     2      66.7%     b×2 unknown×1
 `
 	if b.String() != want {
 		t.Errorf("report\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestProgressLines(t *testing.T) {
+	var b bytes.Buffer
+	ProgressLines(&b)(Progress{Split: 2, Splits: 3, Method: method.Auto, Row: Row{Deployed: "nn-h", Figures: Figures[float64]{KnownRightClosed: 1, BalancedAtThreshold: 0.5, BestBalanced: 0.75}},
+		Elapsed: 2 * time.Second, ETA: time.Second})
+	if want := "eval: split 2/3, auto (deployed nn-h): known right 100.0% closed, balanced 50.0% at its threshold, 75.0% at best; 2s elapsed, ETA 1s\n"; b.String() != want {
+		t.Errorf("%q, want %q", b.String(), want)
 	}
 }

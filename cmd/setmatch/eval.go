@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"setmatch/dataset"
@@ -152,8 +151,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, %d features, loaded in %.1f s; %d splits\n",
 			a.data, len(ds.Classes), len(ds.Sets), ds.Dim(), loadSec, len(splits))
-		eo.Progress = evalProgress(stderr, ms)
-		eo.Step = evalStep(stderr, evalStepEvery)
+		eo.Progress = eval.ProgressLines(stderr, ms)
+		eo.Step = eval.StepLines(stderr, eval.StepEvery)
 	}
 	res, err := eval.Evaluate(splits, len(ds.Classes), eo)
 	if err != nil {
@@ -194,46 +193,6 @@ func makeSplits(p eval.Protocol, d *eval.Data, seed uint64) ([]eval.Split, error
 	}
 	defer f.Close()
 	return eval.ReadSplits(f, p.File, d)
-}
-
-// evalProgress returns the progress report of setmatch eval: one line per
-// split with the running accuracy of each method.
-func evalProgress(stderr io.Writer, ms []method.Name) func(eval.Progress) {
-	return func(pr eval.Progress) {
-		var b strings.Builder
-		for _, m := range ms {
-			fmt.Fprintf(&b, " %s=%.1f", m, pr.Accuracy[m])
-		}
-		fmt.Fprintf(stderr, "eval: split %d/%d done, %s elapsed, ETA %s:%s\n", pr.Split, pr.Splits,
-			pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second), b.String())
-	}
-}
-
-// evalStepEvery is how often setmatch eval reports progress within a split.
-const evalStepEvery = 2 * time.Second
-
-// evalStep returns the report of progress within a split: a line at most
-// every interval, and one when a stage that took longer than that ends.
-func evalStep(stderr io.Writer, every time.Duration) func(eval.Step) {
-	var last time.Time
-	return func(s eval.Step) {
-		now := time.Now()
-		end := s.Done == s.Total
-		if now.Sub(last) < every && !(end && s.Elapsed >= every) {
-			return
-		}
-		last = now
-		stage := s.Stage
-		if stage == eval.StageShared {
-			stage = "shared work"
-		}
-		left := ""
-		if !end {
-			left = fmt.Sprintf(", about %s left", s.Left.Round(time.Second))
-		}
-		fmt.Fprintf(stderr, "eval: split %d/%d, %s: %d/%d %s, %s%s\n", s.Split, s.Splits, stage, s.Done, s.Total, s.Unit,
-			s.Elapsed.Round(time.Second), left)
-	}
 }
 
 // writeEval prints the result as JSON (--json) or a table, and writes the
@@ -288,12 +247,8 @@ func runOpenEval(stdout, stderr io.Writer, a *evalArgs, run eval.Run, d *eval.Da
 	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, loaded in %.1f s; %d splits, %d strangers' classes in each\n",
 			a.data, len(d.Classes), len(d.Sets), run.LoadSeconds, len(splits), run.Protocol.Strangers)
-		oo.Progress = func(pr openeval.Progress) {
-			r := pr.Row
-			fmt.Fprintf(stderr, "eval: split %d/%d, %s (deployed %s): known right %.1f%% closed, balanced %.1f%% at its threshold, %.1f%% at best; %s elapsed, ETA %s\n",
-				pr.Split, pr.Splits, pr.Method, r.Deployed, 100*r.KnownRightClosed, 100*r.BalancedAtThreshold, 100*r.BestBalanced,
-				pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second))
-		}
+		oo.Progress = openeval.ProgressLines(stderr)
+
 	}
 	res, err := openeval.Run(d, splits, oo)
 	if err != nil {
