@@ -34,7 +34,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	thrFlag := fs.String("threshold", "", "open-set threshold `X` instead of the model's, as setmatchd's decision.threshold (inf: closed set)")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	workers := fs.Int("workers", 0, "goroutines `N` per batch, as setmatchd's daemon.workers (0: one per CPU)")
-	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
+	lim := limitsFlag(fs, "refuse set files larger than `N` bytes")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ds, err := testLoad(*data, *modelPath, m, *workers, *maxBytes)
+	ds, err := testLoad(*data, *modelPath, m, *workers, *lim)
 	if err != nil {
 		return err
 	}
@@ -87,9 +87,8 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 // testLoad reads the labelled sets: image sets through the model's
 // recorded feature pipeline, feature files as they are; it refuses images
 // for a model without a pipeline and feature files of the wrong width.
-func testLoad(dir, modelPath string, m *model.Model, workers int, maxBytes int64) (*dataset.Dataset, error) {
-	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: workers, KeepGoing: true}
-	opt.Limits.MaxBytes = maxBytes
+func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Limits) (*dataset.Dataset, error) {
+	opt := dataset.Options{Limits: lim, Workers: workers, KeepGoing: true}
 	var images atomic.Int64
 	noPipeline := fmt.Errorf("the data in %s are images but model %s records no feature pipeline (it was trained on feature files): give the sets as feature files (setmatch features), or train the model on the images with --features SPEC", dir, modelPath)
 	if m.Features != nil {

@@ -48,7 +48,7 @@ type trainArgs struct {
 	dim, maxIter, nuW, nuB, rounds, workers, maxFrames         int
 	gradTol, costTol, minStep                                  float64
 	seed                                                       int64
-	maxBytes                                                   int64
+	limits                                                     *setfile.Limits
 	logJSON                                                    bool
 	loader                                                     *features.Loader // the pipeline the model records
 }
@@ -76,7 +76,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
-	fl.Int64Var(&a.maxBytes, "max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
+	a.limits = limitsFlag(fl, "refuse set files larger than `N` bytes")
 	return fl, a
 }
 
@@ -239,8 +239,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 }
 
 func (a *trainArgs) loadOptions() dataset.Options {
-	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: a.workers}
-	opt.Limits.MaxBytes = a.maxBytes
+	opt := dataset.Options{Limits: *a.limits, Workers: a.workers}
 	if a.loader != nil {
 		opt.Images = a.loader.Reader()
 	}
