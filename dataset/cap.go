@@ -40,12 +40,8 @@ func (e *OverBudget) Error() string {
 // budget even at two frames a set, and a max that keeps more frames than
 // the budget; budget 0 is no budget.
 func (d *Dataset) Cap(max, budget int) (Capped, error) {
-	counts := make([]int, len(d.Sets))
-	c := Capped{}
-	for i, s := range d.Sets {
-		counts[i], _ = s.Frames.Dims()
-		c.Total += counts[i]
-	}
+	counts, total := d.FrameCounts()
+	c := Capped{Total: total}
 	if two := FramesKept(counts, 2); budget > 0 && two > budget {
 		return Capped{}, &OverBudget{Sets: len(counts), Kept: two, Budget: budget, Fit: 2}
 	}

@@ -54,3 +54,10 @@ func TestCap(t *testing.T) {
 		}
 	}
 }
+
+func TestFrameCounts(t *testing.T) {
+	d := &Dataset{Sets: []Set{{Frames: mat.NewDense(3, 2, nil)}, {Frames: mat.NewDense(5, 2, nil)}}}
+	if counts, total := d.FrameCounts(); len(counts) != 2 || counts[0] != 3 || counts[1] != 5 || total != 8 {
+		t.Errorf("counts %v, total %d", counts, total)
+	}
+}

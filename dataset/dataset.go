@@ -68,6 +68,16 @@ func (d *Dataset) Dim() int {
 	return c
 }
 
+// FrameCounts returns the frames of every set, and their sum.
+func (d *Dataset) FrameCounts() (counts []int, total int) {
+	counts = make([]int, len(d.Sets))
+	for i, s := range d.Sets {
+		counts[i], _ = s.Frames.Dims()
+		total += counts[i]
+	}
+	return counts, total
+}
+
 // Matrices returns the frame matrices of the sets, in order.
 func (d *Dataset) Matrices() []*mat.Dense {
 	m := make([]*mat.Dense, len(d.Sets))

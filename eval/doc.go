@@ -7,5 +7,6 @@
 // every split (method.Run, every hyper-parameter chosen by
 // cross-validation over the gallery sets only; the probes are classified
 // once, with the chosen parameters), reports its progress, and collects
-// the accuracies into a Result: the table of `setmatch eval`.
+// the accuracies into a Result: the table of `setmatch eval`, which
+// Result.WriteTable writes to a writer the command hands over.
 package eval

@@ -1,8 +1,13 @@
 package eval
 
 import (
+	"fmt"
+	"io"
+	"strings"
 	"sync"
 	"time"
+
+	"setmatch/method"
 )
 
 // Step reports progress within a split, for Options.Step: in stage Stage
@@ -72,4 +77,45 @@ func (tr *tracker) Count(unit string, done, total int) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.unit, tr.done, tr.total = unit, done, total
+}
+
+// ProgressLines returns the Options.Progress of setmatch eval: it writes
+// to w one line per split with the accuracy of each method of ms.
+func ProgressLines(w io.Writer, ms []method.Name) func(Progress) {
+	return func(pr Progress) {
+		var b strings.Builder
+		for _, m := range ms {
+			fmt.Fprintf(&b, " %s=%.1f", m, pr.Accuracy[m])
+		}
+		fmt.Fprintf(w, "eval: split %d/%d done, %s elapsed, ETA %s:%s\n", pr.Split, pr.Splits,
+			pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second), b.String())
+	}
+}
+
+// StepEvery is how often setmatch eval reports progress within a split.
+const StepEvery = 2 * time.Second
+
+// StepLines returns the Options.Step of setmatch eval: it writes to w a
+// line at most every interval, and one when a stage that took longer than
+// that ends.
+func StepLines(w io.Writer, every time.Duration) func(Step) {
+	var last time.Time
+	return func(s Step) {
+		now := time.Now()
+		end := s.Done == s.Total
+		if now.Sub(last) < every && !(end && s.Elapsed >= every) {
+			return
+		}
+		last = now
+		stage := s.Stage
+		if stage == StageShared {
+			stage = "shared work"
+		}
+		left := ""
+		if !end {
+			left = fmt.Sprintf(", about %s left", s.Left.Round(time.Second))
+		}
+		fmt.Fprintf(w, "eval: split %d/%d, %s: %d/%d %s, %s%s\n", s.Split, s.Splits, stage, s.Done, s.Total, s.Unit,
+			s.Elapsed.Round(time.Second), left)
+	}
 }

@@ -68,3 +68,17 @@ func MemoryEstimate(frames []int, dim int, labels []int, g Grid, workers int) in
 func folds2(labels []int) bool {
 	return folds(labels, 2, 0) == nil
 }
+
+// MemoryNeed returns about how many bytes of memory a training run needs
+// at its peak, for training sets as MemoryEstimate takes them: the data
+// set as loaded, and twice the live data of MemoryEstimate (the
+// collector's headroom above the live data, up to as much again; the soft
+// limit narrows it); and that live data.
+func MemoryNeed(frames []int, dim int, labels []int, g Grid, workers int) (need, live int64) {
+	live = MemoryEstimate(frames, dim, labels, g, workers)
+	n := 0
+	for _, k := range frames {
+		n += k
+	}
+	return 2*live + int64(n)*int64(dim)*8, live
+}

@@ -5,7 +5,8 @@
 // the threshold, the gallery's classes and bandwidths, a vote's members
 // and the history of enrolments and forgettings.
 //
-// Computation only: no I/O.
+// Computation only: no I/O; Write writes the summary as inspect's table to
+// a writer.
 package modelinfo
 
 import (

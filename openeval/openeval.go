@@ -10,7 +10,9 @@
 // Shapes: the sets of a split are n_i×D (rows are frames), in the space
 // the models are trained in (a split's Transform, if any, applied first).
 //
-// Computation only: no I/O.
+// The results are written as setmatch eval and test print them
+// (Result.WriteTable, Report.WriteTable) to a writer the command hands
+// over. Computation only: no I/O.
 package openeval
 
 import (

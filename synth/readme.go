@@ -53,3 +53,20 @@ image as its albedo: a light from the side darkens the far half of the
 face. Layout: <class>/<set>/<frame>.png.
 `, cmd, src, classes, o.Sets, o.Frames, o.Seed, o.Sets*o.Frames, float64(RelightMaxAngle))
 }
+
+// Description names the data of o as setmatch synth reports them: the
+// kind, with its shape directions (beyond-gauss, when more than one) or
+// its informative directions (subspace, the default filled in).
+func (o Options) Description() string {
+	d := o.Kind.String()
+	switch {
+	case o.Kind == BeyondGauss && o.ShapeDims > 1:
+		d += fmt.Sprintf(", shape-dims %d", o.ShapeDims)
+	case o.Kind == Subspace:
+		if full, err := o.withDefaults(); err == nil {
+			o = full
+		}
+		d += fmt.Sprintf(", info-dim %d", o.InfoDim)
+	}
+	return d
+}

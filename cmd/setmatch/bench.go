@@ -93,17 +93,7 @@ func benchMatch(stdout, stderr io.Writer, o bench.MatchOptions, asJSON bool) err
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(res)
 	}
-	fmt.Fprintf(stdout, "gallery matcher: %d sets × %d frames, d = %d, query %d frames, bandwidth %s\n",
-		res.Gallery, res.Frames, res.Dim, res.QueryFrames, res.Bandwidth)
-	fmt.Fprintf(stdout, "machine: %s, %s, GOMAXPROCS %d, %d workers\n\n", res.CPU, res.GOARCH, res.GOMAXPROCS, res.Workers)
-	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "ms per query (median)", res.MsPerQuery)
-	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "ms per query (p99)", res.MsP99)
-	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "ms per query (fastest)", res.MsMin)
-	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "µs per distance (median)", res.UsPerDistance)
-	fmt.Fprintf(stdout, "  %-28s %12d\n", "heap bytes per query", res.BytesPerQuery)
-	fmt.Fprintf(stdout, "  %-28s %12d\n", "working memory per query", res.ScratchBytes)
-	fmt.Fprintf(stdout, "  %-28s %12.1f\n", "gallery setup ms", res.SetupMs)
-	return nil
+	return res.WriteTable(stdout)
 }
 
 // benchTrain times one training run on a generated data set shaped like the
@@ -127,13 +117,5 @@ func benchTrain(stdout, stderr io.Writer, o bench.TrainOptions, asJSON bool) err
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(out)
 	}
-	fmt.Fprintf(stdout, "training: %d sets (%d classes) × %d frames, D = %d → d = %d, %d affinity pairs\n",
-		out.Sets, out.Classes, out.Frames, out.InDim, out.OutDim, out.Pairs)
-	fmt.Fprintf(stdout, "machine: %s, %s, GOMAXPROCS %d\n\n", out.CPU, out.GOARCH, out.GOMAXPROCS)
-	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "s per iteration (median)", out.SecPerIter)
-	fmt.Fprintf(stdout, "  %-28s %12.3f\n", "s per iteration (slowest)", out.SecPerIterMax)
-	fmt.Fprintf(stdout, "  %-28s %12d\n", "iterations", out.Iterations)
-	fmt.Fprintf(stdout, "  %-28s %12.2f\n", "s total", out.SecTotal)
-	fmt.Fprintf(stdout, "  %-28s %12.6g → %.6g (%s)\n", "cost", out.InitialCost, out.FinalCost, out.Stop)
-	return nil
+	return out.WriteTable(stdout)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 
 	"setmatch/bench"
 	"setmatch/synth"
@@ -79,28 +78,15 @@ func benchTrainAuto(stdout, stderr io.Writer, o bench.SweepOptions, plotPath str
 
 // benchTrainReport prints the outcomes (a table, or JSON) and plots them.
 func benchTrainReport(stdout, stderr io.Writer, runs []bench.Run, kind, plotPath string, asJSON bool) error {
-	if !asJSON {
-		fmt.Fprintf(stdout, "setmatch train (defaults) on synthetic %s data; machine: %s, %s, %d CPUs\n\n", kind, bench.CPUModel(), runtime.GOARCH, runtime.NumCPU())
-		fmt.Fprintf(stdout, "%8s %8s %6s %5s %9s %10s %10s %10s  %-28s %8s %8s %9s\n", "classes", "sets", "frames", "dim", "finished", "wall s", "CPU s", "peak MiB", "deployed", "right %", "closed %", "ms/query")
-	}
-	for _, r := range runs {
-		if asJSON {
-			if err := json.NewEncoder(stdout).Encode(r); err != nil {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, r := range runs {
+			if err := enc.Encode(r); err != nil {
 				return err
 			}
-			continue
 		}
-		done := "yes"
-		if !r.Finished {
-			done = "no"
-		}
-		fmt.Fprintf(stdout, "%8d %8d %6d %5d %9s %10.1f %10.1f %10.1f  %-28s %8.1f %8.1f %9.1f\n", r.Classes, r.TrainSets, r.Frames, r.Dim, done, r.WallSeconds, r.UserSeconds+r.SysSeconds, r.PeakRSSMiB, r.Deployed, r.Accuracy, r.ClosedSet, r.MsPerQuery)
-		if r.Error != "" {
-			fmt.Fprintf(stdout, "         %s\n", r.Error)
-		}
-		if r.Candidates != "" {
-			fmt.Fprintf(stdout, "         candidates: %s\n", r.Candidates)
-		}
+	} else if err := bench.WriteRuns(stdout, runs, kind); err != nil {
+		return err
 	}
 	if plotPath != "" {
 		if err := bench.Plot(plotPath, runs, kind); err != nil {

@@ -25,7 +25,7 @@ func runDiv(args []string, stdout, stderr io.Writer) error {
 	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in nn*2 (default nn; scott and silverman saturate in many dimensions)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	oneSided := fs.Bool("one-sided", false, "also print the one-sided estimators (for comparison)")
-	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than this many bytes")
+	lim := limitsFlag(fs, "refuse set files larger than this many bytes")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,12 +37,10 @@ func runDiv(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lim := setfile.DefaultLimits()
-	lim.MaxBytes = *maxBytes
 
 	var kdes [2]*match.KDE
 	for i, path := range fs.Args() {
-		x, err := setfile.ReadFile(path, lim)
+		x, err := setfile.ReadFile(path, *lim)
 		if err != nil {
 			return err
 		}

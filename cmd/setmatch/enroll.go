@@ -39,7 +39,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	var cf changeFlags
 	cf.register(fs, "model file to add the sets to (required)", "class of the new sets, existing or new (required)")
 	name := fs.String("name", "", "set name (one SET only; default: the file name without extension, or the folder's name)")
-	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than this many bytes")
+	lim := limitsFlag(fs, "refuse set files larger than this many bytes")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -56,12 +56,10 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	lim := setfile.DefaultLimits()
-	lim.MaxBytes = *maxBytes
 	// All sets are added, or none: the model is written once, at the end.
 	var sets []model.NewSet
 	for _, path := range fs.Args() {
-		x, how, err := enrollRead(path, cf.model, m, lim)
+		x, how, err := enrollRead(path, cf.model, m, *lim)
 		if err != nil {
 			return err
 		}
@@ -80,7 +78,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", cf.model, err)
 	}
-	printChange(stderr, "enroll", m, c)
+	c.Write(stderr, "enroll", m)
 	newClass := ""
 	if c.NewClasses > 0 {
 		newClass = fmt.Sprintf(" (%d new)", c.NewClasses)

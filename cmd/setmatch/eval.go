@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"setmatch/dataset"
@@ -140,22 +138,27 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		eo.Transform = features.SplitTransform(k, a.whiten, a.centre)
 	}
 	if a.spectrum {
-		return printSpectrum(stdout, splits[0], eo)
+		reps, err := eval.Spectra(splits[0], eo)
+		if err != nil {
+			return err
+		}
+		return eval.WriteSpectra(stdout, len(splits[0].Gallery), reps)
 	}
+	run := eval.Run{Data: a.data, Features: a.featureName(), Protocol: p, Methods: ms, Seed: a.seed, LoadSeconds: loadSec}
 	if p.Strangers > 0 {
-		return runOpenEval(stdout, stderr, a, p, ms, d, splits, eo, loadSec)
+		return runOpenEval(stdout, stderr, a, run, d, splits, eo)
 	}
 	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, %d features, loaded in %.1f s; %d splits\n",
 			a.data, len(ds.Classes), len(ds.Sets), ds.Dim(), loadSec, len(splits))
-		eo.Progress = evalProgress(stderr, ms)
-		eo.Step = evalStep(stderr, evalStepEvery)
+		eo.Progress = eval.ProgressLines(stderr, ms)
+		eo.Step = eval.StepLines(stderr, eval.StepEvery)
 	}
 	res, err := eval.Evaluate(splits, len(ds.Classes), eo)
 	if err != nil {
 		return err
 	}
-	return writeEval(stdout, a, p, ms, res, loadSec)
+	return writeEval(stdout, a, run, res)
 }
 
 // loadEvalData loads the data set of --data, decoding images with the
@@ -192,89 +195,13 @@ func makeSplits(p eval.Protocol, d *eval.Data, seed uint64) ([]eval.Split, error
 	return eval.ReadSplits(f, p.File, d)
 }
 
-// evalProgress returns the progress report of setmatch eval: one line per
-// split with the running accuracy of each method.
-func evalProgress(stderr io.Writer, ms []method.Name) func(eval.Progress) {
-	return func(pr eval.Progress) {
-		var b strings.Builder
-		for _, m := range ms {
-			fmt.Fprintf(&b, " %s=%.1f", m, pr.Accuracy[m])
-		}
-		fmt.Fprintf(stderr, "eval: split %d/%d done, %s elapsed, ETA %s:%s\n", pr.Split, pr.Splits,
-			pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second), b.String())
-	}
-}
-
-// evalStepEvery is how often setmatch eval reports progress within a split.
-const evalStepEvery = 2 * time.Second
-
-// evalStep returns the report of progress within a split: a line at most
-// every interval, and one when a stage that took longer than that ends.
-func evalStep(stderr io.Writer, every time.Duration) func(eval.Step) {
-	var last time.Time
-	return func(s eval.Step) {
-		now := time.Now()
-		end := s.Done == s.Total
-		if now.Sub(last) < every && !(end && s.Elapsed >= every) {
-			return
-		}
-		last = now
-		stage := s.Stage
-		if stage == eval.StageShared {
-			stage = "shared work"
-		}
-		left := ""
-		if !end {
-			left = fmt.Sprintf(", about %s left", s.Left.Round(time.Second))
-		}
-		fmt.Fprintf(stderr, "eval: split %d/%d, %s: %d/%d %s, %s%s\n", s.Split, s.Splits, stage, s.Done, s.Total, s.Unit,
-			s.Elapsed.Round(time.Second), left)
-	}
-}
-
 // writeEval prints the result as JSON (--json) or a table, and writes the
 // JSON to --json-out if given.
-func writeEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, res *eval.Result, loadSec float64) error {
-	featName := a.featureName()
-	out := struct {
-		Methods       map[method.Name]*eval.MethodResult `json:"methods"`
-		Order         []method.Name                      `json:"order"`
-		Protocol      string                             `json:"protocol"`
-		Features      string                             `json:"features"`
-		Data          string                             `json:"data"`
-		Splits        int                                `json:"splits"`
-		Seed          uint64                             `json:"seed"`
-		LoadSeconds   float64                            `json:"load_seconds"`
-		SharedSeconds float64                            `json:"shared_seconds"`
-		TotalSeconds  float64                            `json:"total_seconds"`
-	}{res.Methods, ms, p.String(), featName, a.data, res.Splits, a.seed, loadSec, res.SharedSeconds, res.TotalSeconds}
-	if done, err := a.writeJSON(stdout, out); done || err != nil {
+func writeEval(stdout io.Writer, a *evalArgs, run eval.Run, res *eval.Result) error {
+	if done, err := a.writeJSON(stdout, res.Record(run)); done || err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "data %s, features %s, protocol %s, seed %d\n\n", a.data, featName, p, a.seed)
-	paired := false
-	for _, m := range ms {
-		paired = paired || res.Methods[m].AutoMinus != nil
-	}
-	if paired {
-		fmt.Fprintf(stdout, "%-9s %15s %9s %17s\n", "method", "accuracy (%)", "seconds", "auto − it (SE)")
-	} else {
-		fmt.Fprintf(stdout, "%-9s %15s %9s\n", "method", "accuracy (%)", "seconds")
-	}
-	for _, m := range ms {
-		r := res.Methods[m]
-		fmt.Fprintf(stdout, "%-9s %7.1f ± %5.1f %9.1f", m, r.Mean, r.Std, r.Seconds)
-		if d := r.AutoMinus; d != nil {
-			fmt.Fprintf(stdout, " %+8.1f (%4.1f)", d.Mean, d.SE)
-		}
-		fmt.Fprintln(stdout)
-	}
-	if paired {
-		fmt.Fprintf(stdout, "\nauto − it: auto's accuracy minus the method's, split by split, mean over the splits (standard error of that mean, the splits taken as independent)\n")
-	}
-	fmt.Fprintf(stdout, "\nshared work (features, distances, divergence grid, subspaces, covariances): %.1f s; loading %.1f s; total %.1f s\n",
-		res.SharedSeconds, loadSec, res.TotalSeconds+loadSec)
-	return nil
+	return res.WriteTable(stdout, run)
 }
 
 // featureName names the features of the run, as the output records them.
@@ -315,122 +242,26 @@ func (a *evalArgs) writeJSON(stdout io.Writer, out any) (done bool, err error) {
 // runOpenEval is setmatch eval on a protocol with strangers: every
 // method trained as setmatch train would on each split's gallery and its
 // open set measured on the split's probes (openeval).
-func runOpenEval(stdout, stderr io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, d *eval.Data, splits []eval.Split, eo eval.Options, loadSec float64) error {
-	oo := openeval.Options{Methods: ms, Grid: eo.Grid, Seed: eo.Seed, Workers: eo.Workers, Threshold: a.threshold, Transform: eo.Transform}
+func runOpenEval(stdout, stderr io.Writer, a *evalArgs, run eval.Run, d *eval.Data, splits []eval.Split, eo eval.Options) error {
+	oo := openeval.Options{Methods: run.Methods, Grid: eo.Grid, Seed: eo.Seed, Workers: eo.Workers, Threshold: a.threshold, Transform: eo.Transform}
 	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, loaded in %.1f s; %d splits, %d strangers' classes in each\n",
-			a.data, len(d.Classes), len(d.Sets), loadSec, len(splits), p.Strangers)
-		oo.Progress = func(pr openeval.Progress) {
-			r := pr.Row
-			fmt.Fprintf(stderr, "eval: split %d/%d, %s (deployed %s): known right %.1f%% closed, balanced %.1f%% at its threshold, %.1f%% at best; %s elapsed, ETA %s\n",
-				pr.Split, pr.Splits, pr.Method, r.Deployed, 100*r.KnownRightClosed, 100*r.BalancedAtThreshold, 100*r.BestBalanced,
-				pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second))
-		}
+			a.data, len(d.Classes), len(d.Sets), run.LoadSeconds, len(splits), run.Protocol.Strangers)
+		oo.Progress = openeval.ProgressLines(stderr)
+
 	}
 	res, err := openeval.Run(d, splits, oo)
 	if err != nil {
 		return err
 	}
-	return writeOpenEval(stdout, a, p, ms, res, loadSec)
-}
-
-// openEvalJSON is the JSON object of setmatch eval with strangers.
-type openEvalJSON struct {
-	OpenSet      bool                                   `json:"open_set"` // true: the rates of openeval
-	Methods      map[method.Name]*openeval.MethodResult `json:"methods"`
-	Order        []method.Name                          `json:"order"`
-	Protocol     string                                 `json:"protocol"`
-	Threshold    string                                 `json:"threshold"` // --threshold, as train reads it
-	Features     string                                 `json:"features"`
-	Data         string                                 `json:"data"`
-	Splits       int                                    `json:"splits"`
-	Seed         uint64                                 `json:"seed"`
-	LoadSeconds  float64                                `json:"load_seconds"`
-	TotalSeconds float64                                `json:"total_seconds"`
+	return writeOpenEval(stdout, a, run, res)
 }
 
 // writeOpenEval prints the open-set result as JSON (--json) or a table,
 // and writes the JSON to --json-out if given.
-func writeOpenEval(stdout io.Writer, a *evalArgs, p eval.Protocol, ms []method.Name, res *openeval.Result, loadSec float64) error {
-	thr := a.threshold
-	if thr == "" {
-		thr = deploy.DefaultThreshold
-	}
-	out := openEvalJSON{true, res.Methods, ms, p.String(), thr, a.featureName(), a.data, res.Splits, a.seed, loadSec, res.TotalSeconds}
-	if done, err := a.writeJSON(stdout, out); done || err != nil {
+func writeOpenEval(stdout io.Writer, a *evalArgs, run eval.Run, res *openeval.Result) error {
+	if done, err := a.writeJSON(stdout, res.Record(run, a.threshold)); done || err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "data %s, features %s, protocol %s, seed %d\n", a.data, out.Features, p, a.seed)
-	fmt.Fprintf(stdout, "open set: %d stranger class(es) per split, left out of its gallery; each method trained as setmatch train, with its own threshold (--threshold %s)\n\n", p.Strangers, thr)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "method\tknown right (closed)\tknown right @thr\tstrangers out @thr\tbalanced @thr\tbest balanced\tstrangers in @95% known\t@99% known\tseconds\t")
-	pct := func(s openeval.Stat) string { return fmt.Sprintf("%5.1f ± %4.1f", 100*s.Mean, 100*s.Std) }
-	approx, failed := false, 0
-	for _, m := range ms {
-		r := res.Methods[m]
-		if len(r.PerSplit) == 0 {
-			fmt.Fprintf(tw, "%s\t(failed on every split, below)\t\t\t\t\t\t\t\t\n", m)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", m, pct(r.KnownRightClosed), pct(r.KnownRightAtThreshold),
-			pct(r.StrangersOutAtThreshold), pct(r.BalancedAtThreshold), pct(r.BestBalanced), pct(r.StrangersIn95), pct(r.StrangersIn99), r.Seconds)
-		for _, row := range r.PerSplit {
-			approx = approx || row.Approximate
-		}
-		failed += r.Failed
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\npercent, mean ± std over the splits; @thr: at the model's own threshold; best balanced: the best balanced accuracy any single threshold reaches on the probes; strangers in @95%%/@99%% known: the strangers' sets let in by the threshold that lets in 95%%/99%% of the known sets\n")
-	if approx {
-		fmt.Fprintf(stdout, "a vote's scores are its deciding members', on different scales: its best balanced accuracy and strangers let in are approximate\n")
-	}
-	if failed > 0 {
-		fmt.Fprintf(stdout, "%d probe sets could not be decided and are left out of the rates\n", failed)
-	}
-	for _, m := range ms {
-		for _, e := range res.Methods[m].Errors {
-			fmt.Fprintf(stdout, "%s failed on %s (left out of its figures)\n", m, e)
-		}
-	}
-	fmt.Fprintf(stdout, "\ndeployed per split:\n")
-	for _, m := range ms {
-		var parts []string
-		for _, row := range res.Methods[m].PerSplit {
-			dep := row.Deployed
-			if row.ClosedChoice != "" {
-				dep += ", chosen for the open set over " + row.ClosedChoice
-			}
-			parts = append(parts, fmt.Sprintf("%d: %s (strangers %s)", row.Split+1, dep, strings.Join(row.StrangerClasses, ",")))
-		}
-		fmt.Fprintf(stdout, "  %s: %s\n", m, strings.Join(parts, "; "))
-	}
-	fmt.Fprintf(stdout, "\nloading %.1f s; total %.1f s\n", loadSec, res.TotalSeconds+loadSec)
-	return nil
-}
-
-// printSpectrum prints the extreme eigenvalues of the divergence kernels
-// on the gallery sets of split sp for the paper's widths.
-func printSpectrum(w io.Writer, sp eval.Split, eo eval.Options) error {
-	sets := sp.Sets
-	if eo.Transform != nil {
-		var err error
-		if sets, err = eo.Transform(sets, sp.Gallery); err != nil {
-			return err
-		}
-	}
-	pool, err := method.NewPool(sets, eo.Workers)
-	if err != nil {
-		return err
-	}
-	reps, err := pool.KernelSpectra(method.Bandwidth{Mode: method.Global, Scale: 1}, sp.Gallery, method.PaperWidths)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%d gallery sets, bandwidth global*1\n%-6s %7s %13s %13s %10s\n", len(sp.Gallery), "kernel", "s", "min eig", "max eig", "min/max")
-	for _, r := range reps {
-		fmt.Fprintf(w, "%-6s %7g %13.4g %13.4g %10.2e\n", r.Kernel, r.Width, r.Min, r.Max, r.Min/r.Max)
-	}
-	return nil
+	return res.WriteTable(stdout, run, a.threshold)
 }

@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"setmatch/deploy"
-	"setmatch/model"
 )
 
 // forgetSynopsis is the usage line and description of setmatch forget.
@@ -61,8 +59,8 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 		where = fmt.Sprintf(", from each of the %d members of the vote", len(c.Members))
 	}
 	fmt.Fprintf(stderr, "forget: removed %s from the gallery%s\n", what, where)
-	printChange(stderr, "forget", m, c)
-	for _, l := range forgetKept(m) {
+	c.Write(stderr, "forget", m)
+	for _, l := range deploy.Kept(m) {
 		fmt.Fprintf(stderr, "forget: still shaped by every training set: %s\n", l)
 	}
 	if c.Classes < len(classesBefore) {
@@ -70,29 +68,4 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "forget: if the forgotten sets were among the training data, train the model again on data without them to remove those too (setmatch train --data DIR, with the class's folder removed from DIR); sets enrolled after training never shaped them\n")
 	return cf.write(stdout, m, c, "")
-}
-
-// forgetKept lists what in m training computed from all its sets and
-// forget keeps: projections, the feature pipeline's fitted PCA, the
-// method and its hyper-parameters.
-func forgetKept(m *model.Model) []string {
-	var out []string
-	for i, mem := range m.Members() {
-		if mem.Identity {
-			continue
-		}
-		who := m.MemberMethods()[i]
-		if len(m.Voters) > 0 {
-			who = fmt.Sprintf("vote member %d (%s)", i+1, who)
-		}
-		out = append(out, fmt.Sprintf("the projection W (%d → %d) of %s", mem.InputDim(), mem.Dim(), who))
-	}
-	if f := m.Features; f != nil && f.PCA != nil {
-		r, c := f.PCA.Components.Dims()
-		out = append(out, fmt.Sprintf("the feature pipeline %s: its PCA (%d → %d) was fitted on the training frames", f.Name(), r, c))
-	}
-	if m.Selection.Method != "" {
-		out = append(out, "the method and its hyper-parameters, as training chose them on its sets ("+strings.Join(m.MemberMethods(), ", ")+")")
-	}
-	return out
 }

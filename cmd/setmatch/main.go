@@ -12,7 +12,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+
 	"setmatch/internal/memlimit"
+	"setmatch/setfile"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -148,6 +150,14 @@ func versionString() string {
 // it and the version.
 func toolName(command string) string {
 	return "setmatch " + command + " " + versionString()
+}
+
+// limitsFlag defines --max-bytes on fs with its usage, and returns the
+// set-file limits it sets: setfile's defaults, but for that size.
+func limitsFlag(fs *flag.FlagSet, usage string) *setfile.Limits {
+	lim := setfile.DefaultLimits()
+	fs.Int64Var(&lim.MaxBytes, "max-bytes", lim.MaxBytes, usage)
+	return &lim
 }
 
 // parseFlags parses args with fs; a malformed flag is a usage error (exit 2)

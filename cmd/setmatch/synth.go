@@ -99,19 +99,8 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err := writeReadme(*out, opt.Readme(strings.Join(args, " "))); err != nil {
 		return err
 	}
-	desc := kind.String()
-	if kind == synth.BeyondGauss && *shapeDims > 1 {
-		desc += fmt.Sprintf(", shape-dims %d", *shapeDims)
-	}
-	if kind == synth.Subspace {
-		k := *infoDim
-		if k == 0 {
-			k = min(2, *dim)
-		}
-		desc += fmt.Sprintf(", info-dim %d", k)
-	}
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames × %d features (%s, seed %d) to %s\n",
-		*classes, *sets, *frames, *dim, desc, *seed, *out)
+		*classes, *sets, *frames, *dim, opt.Description(), *seed, *out)
 	return nil
 }
 

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"text/tabwriter"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -37,7 +34,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	thrFlag := fs.String("threshold", "", "open-set threshold `X` instead of the model's, as setmatchd's decision.threshold (inf: closed set)")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	workers := fs.Int("workers", 0, "goroutines `N` per batch, as setmatchd's daemon.workers (0: one per CPU)")
-	maxBytes := fs.Int64("max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
+	lim := limitsFlag(fs, "refuse set files larger than `N` bytes")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -73,7 +70,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ds, err := testLoad(*data, *modelPath, m, *workers, *maxBytes)
+	ds, err := testLoad(*data, *modelPath, m, *workers, *lim)
 	if err != nil {
 		return err
 	}
@@ -84,15 +81,14 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	}
-	return testPrint(stdout, s)
+	return s.WriteTable(stdout)
 }
 
 // testLoad reads the labelled sets: image sets through the model's
 // recorded feature pipeline, feature files as they are; it refuses images
 // for a model without a pipeline and feature files of the wrong width.
-func testLoad(dir, modelPath string, m *model.Model, workers int, maxBytes int64) (*dataset.Dataset, error) {
-	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: workers, KeepGoing: true}
-	opt.Limits.MaxBytes = maxBytes
+func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Limits) (*dataset.Dataset, error) {
+	opt := dataset.Options{Limits: lim, Workers: workers, KeepGoing: true}
 	var images atomic.Int64
 	noPipeline := fmt.Errorf("the data in %s are images but model %s records no feature pipeline (it was trained on feature files): give the sets as feature files (setmatch features), or train the model on the images with --features SPEC", dir, modelPath)
 	if m.Features != nil {
@@ -163,66 +159,4 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) *openeva
 		}
 	}
 	return s
-}
-
-// testPrint prints the report as the table of setmatch test.
-func testPrint(w io.Writer, s *openeval.Report) error {
-	if len(s.Members) > 0 {
-		th := make([]string, len(s.Members))
-		for i, m := range s.Members {
-			th[i] = m + " " + s.Thresholds[i]
-		}
-		fmt.Fprintf(w, "model %s (%s, thresholds %s) on %s\n", s.Model, s.Method, strings.Join(th, ", "), s.Data)
-	} else {
-		fmt.Fprintf(w, "model %s (%s, threshold %s) on %s\n", s.Model, s.Method, s.Threshold, s.Data)
-	}
-	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
-	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)
-	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)
-	if b := s.BalancedAccuracy; b != nil {
-		fmt.Fprintf(w, "balanced accuracy %.1f%% (the mean of the shares of known sets named right and of unknown sets rejected: the accuracy if both came as often)\n", *b)
-	}
-	if o := s.OpenSet; o != nil {
-		fmt.Fprintf(w, "whatever the threshold: %.1f%% of the unknown sets are let in when 95%% of the known sets are (threshold %.6g), %.1f%% at 99%% (threshold %.6g)\n",
-			100*o.StrangersIn95, o.Threshold95, 100*o.StrangersIn99, o.Threshold99)
-		fmt.Fprintf(w, "the best single threshold on these sets, %.6g, reaches a balanced accuracy of %.1f%%\n", o.BestThreshold, 100*o.BestBalanced)
-		if o.Approximate {
-			fmt.Fprintf(w, "(a vote: these come from the deciding members' scores, on different scales, so they are approximate)\n")
-		}
-	}
-	if s.Failed > 0 {
-		fmt.Fprintf(w, "failed: %d sets could not be read or decided, counted as wrong (see above)\n", s.Failed)
-	}
-	fmt.Fprintf(w, "%.3g ms per set\n\n", s.MsPerSet)
-	classes := make([]string, 0, len(s.PerClass))
-	for c := range s.PerClass {
-		classes = append(classes, c)
-	}
-	sort.Strings(classes)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "class\tin model\tsets\tright\taccuracy\tdecided as")
-	for _, c := range classes {
-		row := s.PerClass[c]
-		preds := make([]string, 0, len(row.Predicted))
-		for p := range row.Predicted {
-			preds = append(preds, p)
-		}
-		// Most frequent first, then by name.
-		slices.SortFunc(preds, func(a, b string) int {
-			if d := row.Predicted[b] - row.Predicted[a]; d != 0 {
-				return d
-			}
-			return strings.Compare(a, b)
-		})
-		var parts []string
-		for _, p := range preds {
-			parts = append(parts, fmt.Sprintf("%s×%d", p, row.Predicted[p]))
-		}
-		in := "yes"
-		if !row.Known {
-			in = "no"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\t%s\n", c, in, row.Sets, row.Correct, row.Accuracy, strings.Join(parts, " "))
-	}
-	return tw.Flush()
 }

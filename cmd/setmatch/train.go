@@ -48,7 +48,7 @@ type trainArgs struct {
 	dim, maxIter, nuW, nuB, rounds, workers, maxFrames         int
 	gradTol, costTol, minStep                                  float64
 	seed                                                       int64
-	maxBytes                                                   int64
+	limits                                                     *setfile.Limits
 	logJSON                                                    bool
 	loader                                                     *features.Loader // the pipeline the model records
 }
@@ -76,7 +76,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
-	fl.Int64Var(&a.maxBytes, "max-bytes", setfile.DefaultLimits().MaxBytes, "refuse set files larger than `N` bytes")
+	a.limits = limitsFlag(fl, "refuse set files larger than `N` bytes")
 	return fl, a
 }
 
@@ -112,8 +112,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if kept > 0 {
 		opt.Meta.Params["max-frames"] = strconv.Itoa(kept) // the cap in force, chosen or given
 	}
+	_, frames := ds.FrameCounts()
 	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features, method %s, loaded in %.1fs\n",
-		len(ds.Sets), len(ds.Classes), frameCount(ds), ds.Dim(), a.method, time.Since(start).Seconds())
+		len(ds.Sets), len(ds.Classes), frames, ds.Dim(), a.method, time.Since(start).Seconds())
 	labels, names := make([]string, len(ds.Sets)), make([]string, len(ds.Sets))
 	for i, s := range ds.Sets {
 		labels[i], names[i] = s.Class, s.Name
@@ -133,7 +134,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			tr.Iterations, tr.Stop, tr.InitialCost, tr.FinalCost, tr.NuW, tr.NuB, len(tr.Pairs), tr.Seconds)
 	}
 	res.WriteSummary(prefixWriter{stderr, "train: "})
-	effectiveParams(res, labels)
+	res.EffectiveParams(labels)
 	res.Model.Features = fitted
 	if err := model.WriteFile(a.out, res.Model); err != nil {
 		return err
@@ -237,31 +238,8 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	return o, nil
 }
 
-// effectiveParams replaces, in the parameters the model records, the flag
-// values that mean "the default" by what training used: d, and ν_w and ν_b
-// when W was learned (0 on the command line means the smallest class − 1).
-func effectiveParams(res *deploy.Result, labels []string) {
-	p := res.Model.Meta.Params
-	if p == nil {
-		return
-	}
-	p["dim"] = strconv.Itoa(res.Model.Dim())
-	switch tr := res.Trained; {
-	case tr != nil:
-		p["nu-w"], p["nu-b"] = strconv.Itoa(tr.NuW), strconv.Itoa(tr.NuB)
-	case res.Model.Selection.Method.IsDR():
-		ids, _ := model.ClassIndex(labels)
-		nuW := learn.DefaultNuW(ids)
-		p["nu-w"], p["nu-b"] = strconv.Itoa(nuW), strconv.Itoa(nuW)
-	default:
-		delete(p, "nu-w") // no W was learned: the affinity played no part
-		delete(p, "nu-b")
-	}
-}
-
 func (a *trainArgs) loadOptions() dataset.Options {
-	opt := dataset.Options{Limits: setfile.DefaultLimits(), Workers: a.workers}
-	opt.Limits.MaxBytes = a.maxBytes
+	opt := dataset.Options{Limits: *a.limits, Workers: a.workers}
 	if a.loader != nil {
 		opt.Images = a.loader.Reader()
 	}
@@ -285,15 +263,6 @@ func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
 		return usagef("--dim %d is larger than the %d features per frame of %s", a.dim, D, a.data)
 	}
 	return nil
-}
-
-func frameCount(ds *dataset.Dataset) int {
-	n := 0
-	for _, s := range ds.Sets {
-		r, _ := s.Frames.Dims()
-		n += r
-	}
-	return n
 }
 
 // prefixWriter writes every line with a prefix.
@@ -347,26 +316,19 @@ func trainReport(dir string, res *deploy.Result, labels []string) error {
 		after)
 }
 
-// checkTrainMemory says, before training starts, when the working memory
-// the cross-validation needs (method.MemoryEstimate, with the garbage
-// collector's headroom) is more than the machine's (or its cgroup's)
-// memory, have, in bytes (0: unknown, nothing said).
+// checkTrainMemory says, before training starts, when the memory the
+// cross-validation needs (method.MemoryNeed) is more than the machine's
+// (or its cgroup's) memory, have, in bytes (0: unknown, nothing said).
 func checkTrainMemory(ds *dataset.Dataset, g method.Grid, workers int, have int64, stderr io.Writer) {
 	if have <= 0 {
 		return
 	}
-	frames := make([]int, len(ds.Sets))
-	for i, s := range ds.Sets {
-		frames[i], _ = s.Frames.Dims()
-	}
-	live := method.MemoryEstimate(frames, ds.Dim(), ds.Labels(), g, workers)
-	// The data set as loaded, and the collector's headroom above the
-	// live data (up to as much again; the soft limit narrows it).
-	need := 2*live + int64(frameCount(ds))*int64(ds.Dim())*8
+	counts, total := ds.FrameCounts()
+	need, live := method.MemoryNeed(counts, ds.Dim(), ds.Labels(), g, workers)
 	if need <= have {
 		return
 	}
 	gib := func(b int64) float64 { return float64(b) / (1 << 30) }
 	fmt.Fprintf(stderr, "train: warning: this run needs about %.1f GiB of memory (%.1f GiB of working data, for %d sets of %d frames in all, %d features), more than the %.1f GiB this machine has: expect it to be slow or to be stopped; train on fewer or shorter sets (--max-frames), or fewer features\n",
-		gib(need), gib(live), len(ds.Sets), frameCount(ds), ds.Dim(), gib(have))
+		gib(need), gib(live), len(ds.Sets), total, ds.Dim(), gib(have))
 }

@@ -1,0 +1,58 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+)
+
+// WriteTable writes the result as setmatch bench --mode match prints it.
+func (r MatchResult) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "gallery matcher: %d sets × %d frames, d = %d, query %d frames, bandwidth %s\n",
+		r.Gallery, r.Frames, r.Dim, r.QueryFrames, r.Bandwidth)
+	fmt.Fprintf(w, "machine: %s, %s, GOMAXPROCS %d, %d workers\n\n", r.CPU, r.GOARCH, r.GOMAXPROCS, r.Workers)
+	fmt.Fprintf(w, "  %-28s %12.3f\n", "ms per query (median)", r.MsPerQuery)
+	fmt.Fprintf(w, "  %-28s %12.3f\n", "ms per query (p99)", r.MsP99)
+	fmt.Fprintf(w, "  %-28s %12.3f\n", "ms per query (fastest)", r.MsMin)
+	fmt.Fprintf(w, "  %-28s %12.3f\n", "µs per distance (median)", r.UsPerDistance)
+	fmt.Fprintf(w, "  %-28s %12d\n", "heap bytes per query", r.BytesPerQuery)
+	fmt.Fprintf(w, "  %-28s %12d\n", "working memory per query", r.ScratchBytes)
+	_, err := fmt.Fprintf(w, "  %-28s %12.1f\n", "gallery setup ms", r.SetupMs)
+	return err
+}
+
+// WriteTable writes the result as setmatch bench --mode train prints it.
+func (r TrainResult) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "training: %d sets (%d classes) × %d frames, D = %d → d = %d, %d affinity pairs\n",
+		r.Sets, r.Classes, r.Frames, r.InDim, r.OutDim, r.Pairs)
+	fmt.Fprintf(w, "machine: %s, %s, GOMAXPROCS %d\n\n", r.CPU, r.GOARCH, r.GOMAXPROCS)
+	fmt.Fprintf(w, "  %-28s %12.3f\n", "s per iteration (median)", r.SecPerIter)
+	fmt.Fprintf(w, "  %-28s %12.3f\n", "s per iteration (slowest)", r.SecPerIterMax)
+	fmt.Fprintf(w, "  %-28s %12d\n", "iterations", r.Iterations)
+	fmt.Fprintf(w, "  %-28s %12.2f\n", "s total", r.SecTotal)
+	_, err := fmt.Fprintf(w, "  %-28s %12.6g → %.6g (%s)\n", "cost", r.InitialCost, r.FinalCost, r.Stop)
+	return err
+}
+
+// WriteRuns writes the outcomes of a sweep on synthetic data of kind as
+// the table of setmatch bench train, headed by this machine.
+func WriteRuns(w io.Writer, runs []Run, kind string) error {
+	fmt.Fprintf(w, "setmatch train (defaults) on synthetic %s data; machine: %s, %s, %d CPUs\n\n", kind, CPUModel(), runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintf(w, "%8s %8s %6s %5s %9s %10s %10s %10s  %-28s %8s %8s %9s\n", "classes", "sets", "frames", "dim", "finished", "wall s", "CPU s", "peak MiB", "deployed", "right %", "closed %", "ms/query")
+	for _, r := range runs {
+		done := "yes"
+		if !r.Finished {
+			done = "no"
+		}
+		fmt.Fprintf(w, "%8d %8d %6d %5d %9s %10.1f %10.1f %10.1f  %-28s %8.1f %8.1f %9.1f\n", r.Classes, r.TrainSets, r.Frames, r.Dim, done, r.WallSeconds, r.UserSeconds+r.SysSeconds, r.PeakRSSMiB, r.Deployed, r.Accuracy, r.ClosedSet, r.MsPerQuery)
+		if r.Error != "" {
+			fmt.Fprintf(w, "         %s\n", r.Error)
+		}
+		if r.Candidates != "" {
+			if _, err := fmt.Fprintf(w, "         candidates: %s\n", r.Candidates); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package deploy
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"setmatch/model"
+)
+
+// Write writes what Enroll or Forget did to m (the model after the
+// change), member by member, and how the threshold was set, as setmatch
+// enroll and forget report it: every line begins with "cmd: ".
+func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
+	vote := len(c.Members) > 1
+	for i, mc := range c.Members {
+		who := mc.Method
+		if vote {
+			who = fmt.Sprintf("vote member %d, %s", i+1, mc.Method)
+		}
+		if mc.Refitted {
+			fmt.Fprintf(w, "%s: %s: kFDA fitted again on the new gallery (%s)\n", cmd, who, mc.Discriminant)
+		}
+		if mc.Recentred {
+			fmt.Fprintf(w, "%s: %s: the mean it centres frames by is now that of the frames its gallery keeps\n", cmd, who)
+		}
+		if mc.Bandwidth {
+			mem := m.Members()[i]
+			unused := ""
+			if mem.Discriminant != nil && !mem.Discriminant.UsesDivergences() {
+				unused = ", recorded but not used by its kernels"
+			}
+			fmt.Fprintf(w, "%s: %s: its global bandwidth (one for every gallery set and batch%s) is now computed from the sets it keeps: %.4g\n", cmd, who, unused, mem.QueryBandwidth.Fixed)
+		}
+		if mc.Projection != "" {
+			fmt.Fprintf(w, "%s: %s: projection %s kept as training made it, from the training sets: it was not fitted again\n", cmd, who, mc.Projection)
+		}
+		if len(mc.Margins) > 0 {
+			div := m.Members()[i].Divergence
+			fmt.Fprintf(w, "%s: %s: how far each new set is from its class and from the others (nearest-neighbour %s divergence in its space; margin = other − own, above 0 the set is nearer its own class)\n", cmd, who, div)
+			for _, g := range mc.Margins {
+				own := "none (no other set of its class)"
+				if !math.IsNaN(g.Own) {
+					own = fmt.Sprintf("%.4g (%s)", g.Own, g.OwnName)
+				}
+				margin := ""
+				if !math.IsNaN(g.Own) {
+					margin = fmt.Sprintf(", margin %.4g", g.Other-g.Own)
+					if g.Other <= g.Own {
+						margin += ": nearer another class than its own; a model trained again with these sets may tell them apart better"
+					}
+				}
+				fmt.Fprintf(w, "%s:   %s/%s: own class %s, other class %.4g (%s)%s\n", cmd, g.Label, g.Name, own, g.Other, g.OtherLabel, margin)
+			}
+		}
+	}
+	rule := c.Rule + " (the rule the model was trained with)"
+	if c.RuleDefault {
+		rule = c.Rule + " (the model records no rule, being older than that record: train's default)"
+	}
+	_, err := fmt.Fprintf(w, "%s: threshold by %s: %s\n", cmd, rule, c.Threshold)
+	return err
+}
+
+// Kept lists, in words, what in m training computed from all its sets
+// and Forget keeps: the projections, the feature pipeline's fitted PCA,
+// the method and its hyper-parameters.
+func Kept(m *model.Model) []string {
+	var out []string
+	for i, mem := range m.Members() {
+		if mem.Identity {
+			continue
+		}
+		who := m.MemberMethods()[i]
+		if len(m.Voters) > 0 {
+			who = fmt.Sprintf("vote member %d (%s)", i+1, who)
+		}
+		out = append(out, fmt.Sprintf("the projection W (%d → %d) of %s", mem.InputDim(), mem.Dim(), who))
+	}
+	if f := m.Features; f != nil && f.PCA != nil {
+		r, c := f.PCA.Components.Dims()
+		out = append(out, fmt.Sprintf("the feature pipeline %s: its PCA (%d → %d) was fitted on the training frames", f.Name(), r, c))
+	}
+	if m.Selection.Method != "" {
+		out = append(out, "the method and its hyper-parameters, as training chose them on its sets ("+strings.Join(m.MemberMethods(), ", ")+")")
+	}
+	return out
+}

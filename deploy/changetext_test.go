@@ -1,0 +1,35 @@
+package deploy
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestChangeWrite: a refit, a recentring, the margins of new sets (one
+// with no other set of its class, one nearer another class) and the rule
+// of the threshold, every line under the command's name; and what a
+// model without a projection or pipeline keeps.
+func TestChangeWrite(t *testing.T) {
+	res, _ := buildNNH(t, nil)
+	c := &Change{Rule: "auto:balanced", RuleDefault: true, Threshold: "0.5", Members: []MemberChange{{Method: "nn-h", Refitted: true, Discriminant: "k", Recentred: true,
+		Margins: []Margin{{Label: "d", Name: "x", Own: math.NaN(), Other: 0.25, OtherLabel: "a"}, {Label: "a", Name: "y", Own: 2, OwnName: "s", Other: 1, OtherLabel: "b"}}}}}
+	var b strings.Builder
+	if err := c.Write(&b, "enroll", res.Model); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	want := `enroll: nn-h: kFDA fitted again on the new gallery (k)
+enroll: nn-h: the mean it centres frames by is now that of the frames its gallery keeps
+enroll: nn-h: how far each new set is from its class and from the others (nearest-neighbour hellinger divergence in its space; margin = other − own, above 0 the set is nearer its own class)
+enroll:   d/x: own class none (no other set of its class), other class 0.25 (a)
+enroll:   a/y: own class 2 (s), other class 1 (b), margin -1: nearer another class than its own; a model trained again with these sets may tell them apart better
+enroll: threshold by auto:balanced (the model records no rule, being older than that record: train's default): 0.5
+`
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	if k := Kept(res.Model); len(k) != 1 || !strings.HasPrefix(k[0], "the method and its hyper-parameters") {
+		t.Errorf("kept %q, want only the method", k)
+	}
+}

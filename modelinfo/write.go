@@ -1,0 +1,204 @@
+package modelinfo
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+
+	"setmatch/model"
+)
+
+// Write writes the summary as the table of setmatch inspect.
+func Write(w io.Writer, s *Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, a...)...) }
+	orUnknown := func(v string) string {
+		if v == "" {
+			return "(not recorded)"
+		}
+		return printable(v)
+	}
+	row("file", "%s (%d bytes, format %d)", s.File, s.FileBytes, s.FormatVersion)
+	row("created", "%s", orUnknown(s.Created))
+	row("tool", "%s", orUnknown(s.Tool))
+	row("data", "%s", orUnknown(s.Data))
+	projectionRow(row, s)
+	if len(s.Voters) > 0 {
+		row("decides by", "a vote of %s: the label two or more members give, %s's where all differ; a batch is known if the first member that gives that label accepts it, by its own threshold (member 1 below, then the voters)",
+			strings.Join(s.Members, ", "), s.Members[0])
+	}
+	methodRows(row, s)
+	if f := s.Features; f != nil {
+		if f.PCADim > 0 {
+			row("features", "%s (fitted PCA %d → %d)", printable(f.Spec), f.PCAInputDim, f.PCADim)
+		} else {
+			row("features", "%s", printable(f.Spec))
+		}
+	} else {
+		row("features", "(none recorded: the model takes feature vectors)")
+	}
+	decisionRows(row, s)
+	for i, v := range s.Voters {
+		fmt.Fprintf(tw, "member %d\t%s (a voter)\n", i+2, v.Method)
+		vrow := func(k, format string, a ...any) { row("  "+k, format, a...) }
+		projectionRow(vrow, v)
+		methodRows(vrow, v)
+		decisionRows(vrow, v)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.Params) > 0 {
+		fmt.Fprintln(w, "\nparameters:")
+		keys := make([]string, 0, len(s.Params))
+		for k := range s.Params {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "  %s\t%s\n", printable(k), printable(s.Params[k]))
+		}
+		tw.Flush()
+	}
+	if len(s.Candidates) > 0 {
+		fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets):")
+		fmt.Fprintf(tw, "  method\taccuracy\ttime\tparameters\n")
+		for _, c := range s.Candidates {
+			acc := "-"
+			if c.CVAccuracy != nil {
+				acc = fmt.Sprintf("%.1f%%", *c.CVAccuracy)
+			}
+			mark := ""
+			if c.Name == s.OwnMethod() {
+				mark = " *"
+			}
+			fmt.Fprintf(tw, "  %s%s\t%s\t%.1fs\t%s\n", printable(c.Name), mark, acc, c.Seconds, printable(c.Params))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\nclasses:")
+	fmt.Fprintf(tw, "  label\tsets\tframes\n")
+	for _, c := range s.Classes {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\n", printable(c.Label), c.Sets, c.Frames)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.History) > 0 {
+		fmt.Fprintln(w, "\nhistory (setmatch enroll and forget since training):")
+		fmt.Fprintf(tw, "  time\toperation\tsets\tclasses after\n")
+		for _, c := range s.History {
+			verb := "added"
+			if c.Op == model.ChangeForget {
+				verb = "removed"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d %s\t%d\n", c.Time, printable(c.Op), c.Sets, verb, c.Classes)
+		}
+	}
+	return tw.Flush()
+}
+
+// projectionRow writes the projection of s (one model, or one
+// member of a vote).
+func projectionRow(row func(k, format string, a ...any), s *Summary) {
+	if s.Identity {
+		row("projection", "none: the full space of D = %d features (frames centred only)", s.InputDim)
+	} else {
+		row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
+	}
+}
+
+// methodRows writes the method of s (one model, or one member of
+// a vote) and its parameters.
+func methodRows(row func(k, format string, a ...any), s *Summary) {
+	method := s.OwnMethod()
+	if s.CVAccuracy != nil {
+		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
+	} else {
+		method += " (not cross-validated)"
+	}
+	row("method", "%s", method)
+	if len(s.MethodParams) > 0 {
+		keys := make([]string, 0, len(s.MethodParams))
+		for k := range s.MethodParams {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		var parts []string
+		for _, k := range keys {
+			if k == "threshold" {
+				continue // how the threshold was set: its own row
+			}
+			parts = append(parts, printable(k)+"="+printable(s.MethodParams[k]))
+		}
+		row("method parameters", "%s", strings.Join(parts, " "))
+	}
+}
+
+// decisionRows writes how s (one model, or one member of a vote)
+// decides: its kernel, divergence, bandwidths, threshold and training.
+func decisionRows(row func(k, format string, a ...any), s *Summary) {
+	if k := s.KFDA; k != nil {
+		row("kfda", "%s, %d latent dimensions, regulariser %g (ε = %.3g)", k.Description, k.LatentDim, k.Reg, k.Epsilon)
+	}
+	// A model on a set kernel builds no KDE: its divergence and bandwidths
+	// are recorded but not used.
+	noKDE := s.KFDA != nil && !s.KFDA.UsesDivergences
+	unused := ""
+	if noKDE {
+		row("divergence", "%s (not used: the %s kernel compares the frames, not KDEs)", s.Divergence, s.KFDA.Kernel)
+		unused = " (not used)"
+	} else {
+		row("divergence", "%s", s.Divergence)
+	}
+	row("query bandwidth", "%s%s", s.QueryBandwidth, unused)
+	th := s.Threshold
+	switch {
+	case th == "+Inf":
+		th += " (closed set: every batch gets a label)"
+	case s.KFDA != nil && s.KFDA.OpenSet == model.OpenSetKernel:
+		th += " (open set: a batch whose distance, as the kernel measures it, to the nearest set of the class it is given is above it is unknown)"
+	case s.KFDA != nil:
+		th += " (open set: a latent distance to the nearest set above it is unknown)"
+	default:
+		th += " (open set: a best divergence above it is unknown)"
+	}
+	row("threshold", "%s", th)
+	if how, ok := s.MethodParams["threshold"]; ok {
+		row("threshold set", "%s", printable(how))
+	}
+	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, byteSize(8*int64(s.Frames)*int64(s.Dim)))
+	row("bandwidths", "%.4g – %.4g%s", s.BandwidthMin, s.BandwidthMax, unused)
+	if s.Iterations > 0 || s.FinalCost != 0 {
+		row("training", "final cost %.6g after %d iterations", s.FinalCost, s.Iterations)
+	} else {
+		row("training", "(not recorded)")
+	}
+}
+
+// printable quotes s if it holds characters that would break the table.
+func printable(s string) string {
+	for _, r := range s {
+		if !unicode.IsGraphic(r) || r == '\t' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// byteSize writes n bytes with a binary unit.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,64 @@
+package modelinfo
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"setmatch/model"
+)
+
+// TestWriteGolden: the table of the golden model of the current format
+// is setmatch inspect's golden output, but for the first row, which names
+// the file, and rounding noise below 1e-12, which the golden output
+// writes as 0.
+func TestWriteGolden(t *testing.T) {
+	m, info, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v6.smm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "cmd", "setmatch", "testdata", "inspect.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, Summarize(info, m)); err != nil {
+		t.Fatal(err)
+	}
+	got := regexp.MustCompile(`\b[0-9.]+e-(1[2-9]|[2-9][0-9])\b`).ReplaceAllString(b.String(), "0")
+	_, gotRest, _ := strings.Cut(got, "\n")
+	_, wantRest, _ := strings.Cut(string(want), "\n")
+	if gotRest != wantRest {
+		t.Errorf("table differs from setmatch inspect's golden output:\ngot\n%s\nwant\n%s", gotRest, wantRest)
+	}
+}
+
+// TestWriteUnknownAndQuoted: fields not recorded say so, a closed-set
+// threshold says it, and text that would break the table is quoted.
+func TestWriteUnknownAndQuoted(t *testing.T) {
+	s := &Summary{File: "m.smm", FileBytes: 10, FormatVersion: 3, Tool: "a\tb", Identity: true, InputDim: 4,
+		Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn", Threshold: "+Inf", Sets: 2, Frames: 300, Dim: 4,
+		Classes: []Class{{Label: "x\ny", Sets: 2, Frames: 300}}}
+	var b bytes.Buffer
+	if err := Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"file             m.smm (10 bytes, format 3)\n",
+		"created          (not recorded)\n",
+		"tool             \"a\\tb\"\n",
+		"method           nn-h (not cross-validated)\n",
+		"features         (none recorded: the model takes feature vectors)\n",
+		"threshold        +Inf (closed set: every batch gets a label)\n",
+		"gallery          2 sets, 1 classes, 300 frames (9.4 KiB of samples)\n",
+		"training         (not recorded)\n",
+		"  \"x\\ny\"  2     300\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no line %q in\n%s", want, b.String())
+		}
+	}
+}

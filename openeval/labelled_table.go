@@ -1,0 +1,75 @@
+package openeval
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable writes the report as setmatch test prints it: the accuracy,
+// the known sets rejected and the strangers let in, the balanced accuracy
+// and the threshold-free rates, the failures, the time per set, and the
+// confusion table per class.
+func (s *Report) WriteTable(w io.Writer) error {
+	if len(s.Members) > 0 {
+		th := make([]string, len(s.Members))
+		for i, m := range s.Members {
+			th[i] = m + " " + s.Thresholds[i]
+		}
+		fmt.Fprintf(w, "model %s (%s, thresholds %s) on %s\n", s.Model, s.Method, strings.Join(th, ", "), s.Data)
+	} else {
+		fmt.Fprintf(w, "model %s (%s, threshold %s) on %s\n", s.Model, s.Method, s.Threshold, s.Data)
+	}
+	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
+	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)
+	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)
+	if b := s.BalancedAccuracy; b != nil {
+		fmt.Fprintf(w, "balanced accuracy %.1f%% (the mean of the shares of known sets named right and of unknown sets rejected: the accuracy if both came as often)\n", *b)
+	}
+	if o := s.OpenSet; o != nil {
+		fmt.Fprintf(w, "whatever the threshold: %.1f%% of the unknown sets are let in when 95%% of the known sets are (threshold %.6g), %.1f%% at 99%% (threshold %.6g)\n",
+			100*o.StrangersIn95, o.Threshold95, 100*o.StrangersIn99, o.Threshold99)
+		fmt.Fprintf(w, "the best single threshold on these sets, %.6g, reaches a balanced accuracy of %.1f%%\n", o.BestThreshold, 100*o.BestBalanced)
+		if o.Approximate {
+			fmt.Fprintf(w, "(a vote: these come from the deciding members' scores, on different scales, so they are approximate)\n")
+		}
+	}
+	if s.Failed > 0 {
+		fmt.Fprintf(w, "failed: %d sets could not be read or decided, counted as wrong (see above)\n", s.Failed)
+	}
+	fmt.Fprintf(w, "%.3g ms per set\n\n", s.MsPerSet)
+	classes := make([]string, 0, len(s.PerClass))
+	for c := range s.PerClass {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tin model\tsets\tright\taccuracy\tdecided as")
+	for _, c := range classes {
+		row := s.PerClass[c]
+		preds := make([]string, 0, len(row.Predicted))
+		for p := range row.Predicted {
+			preds = append(preds, p)
+		}
+		// Most frequent first, then by name.
+		slices.SortFunc(preds, func(a, b string) int {
+			if d := row.Predicted[b] - row.Predicted[a]; d != 0 {
+				return d
+			}
+			return strings.Compare(a, b)
+		})
+		var parts []string
+		for _, p := range preds {
+			parts = append(parts, fmt.Sprintf("%s×%d", p, row.Predicted[p]))
+		}
+		in := "yes"
+		if !row.Known {
+			in = "no"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\t%s\n", c, in, row.Sets, row.Correct, row.Accuracy, strings.Join(parts, " "))
+	}
+	return tw.Flush()
+}

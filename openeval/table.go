@@ -1,0 +1,100 @@
+package openeval
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"setmatch/deploy"
+	"setmatch/eval"
+	"setmatch/method"
+)
+
+// Record is the JSON record of a run with strangers (setmatch eval --json
+// on a protocol with strangers=K).
+type Record struct {
+	OpenSet      bool                          `json:"open_set"` // true: the rates of openeval
+	Methods      map[method.Name]*MethodResult `json:"methods"`
+	Order        []method.Name                 `json:"order"`
+	Protocol     string                        `json:"protocol"`
+	Threshold    string                        `json:"threshold"` // the models' --threshold, as train reads it
+	Features     string                        `json:"features"`
+	Data         string                        `json:"data"`
+	Splits       int                           `json:"splits"`
+	Seed         uint64                        `json:"seed"`
+	LoadSeconds  float64                       `json:"load_seconds"`
+	TotalSeconds float64                       `json:"total_seconds"`
+}
+
+// Record returns the JSON record of the result of run, whose models were
+// given threshold (train's --threshold; "" for its default).
+func (r *Result) Record(run eval.Run, threshold string) Record {
+	if threshold == "" {
+		threshold = deploy.DefaultThreshold
+	}
+	return Record{true, r.Methods, run.Methods, run.Protocol.String(), threshold, run.Features, run.Data, r.Splits,
+		run.Seed, run.LoadSeconds, r.TotalSeconds}
+}
+
+// WriteTable writes the result of run, whose models were given threshold
+// ("" for train's default), as the table of setmatch eval with strangers:
+// every method's rates, mean ± std over the splits in percent, what
+// failed, and what each method deployed on each split.
+func (r *Result) WriteTable(w io.Writer, run eval.Run, threshold string) error {
+	rec := r.Record(run, threshold)
+	fmt.Fprintf(w, "data %s, features %s, protocol %s, seed %d\n", run.Data, run.Features, run.Protocol, run.Seed)
+	fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; each method trained as setmatch train, with its own threshold (--threshold %s)\n\n", run.Protocol.Strangers, rec.Threshold)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tknown right (closed)\tknown right @thr\tstrangers out @thr\tbalanced @thr\tbest balanced\tstrangers in @95% known\t@99% known\tseconds\t")
+	pct := func(s Stat) string { return fmt.Sprintf("%5.1f ± %4.1f", 100*s.Mean, 100*s.Std) }
+	approx, failed := false, 0
+	for _, m := range run.Methods {
+		mr := r.Methods[m]
+		if len(mr.PerSplit) == 0 {
+			fmt.Fprintf(tw, "%s\t(failed on every split, below)\t\t\t\t\t\t\t\t\n", m)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", m, pct(mr.KnownRightClosed), pct(mr.KnownRightAtThreshold),
+			pct(mr.StrangersOutAtThreshold), pct(mr.BalancedAtThreshold), pct(mr.BestBalanced), pct(mr.StrangersIn95), pct(mr.StrangersIn99), mr.Seconds)
+		for _, row := range mr.PerSplit {
+			approx = approx || row.Approximate
+		}
+		failed += mr.Failed
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\npercent, mean ± std over the splits; @thr: at the model's own threshold; best balanced: the best balanced accuracy any single threshold reaches on the probes; strangers in @95%%/@99%% known: the strangers' sets let in by the threshold that lets in 95%%/99%% of the known sets\n")
+	if approx {
+		fmt.Fprintf(w, "a vote's scores are its deciding members', on different scales: its best balanced accuracy and strangers let in are approximate\n")
+	}
+	if failed > 0 {
+		fmt.Fprintf(w, "%d probe sets could not be decided and are left out of the rates\n", failed)
+	}
+	for _, m := range run.Methods {
+		for _, e := range r.Methods[m].Errors {
+			fmt.Fprintf(w, "%s failed on %s (left out of its figures)\n", m, e)
+		}
+	}
+	r.writeDeployed(w, run.Methods)
+	_, err := fmt.Fprintf(w, "\nloading %.1f s; total %.1f s\n", run.LoadSeconds, r.TotalSeconds+run.LoadSeconds)
+	return err
+}
+
+// writeDeployed writes, for every method, what it deployed on each split
+// and the split's stranger classes.
+func (r *Result) writeDeployed(w io.Writer, ms []method.Name) {
+	fmt.Fprintf(w, "\ndeployed per split:\n")
+	for _, m := range ms {
+		var parts []string
+		for _, row := range r.Methods[m].PerSplit {
+			dep := row.Deployed
+			if row.ClosedChoice != "" {
+				dep += ", chosen for the open set over " + row.ClosedChoice
+			}
+			parts = append(parts, fmt.Sprintf("%d: %s (strangers %s)", row.Split+1, dep, strings.Join(row.StrangerClasses, ",")))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", m, strings.Join(parts, "; "))
+	}
+}
