@@ -229,7 +229,7 @@ func (d Divs) local(i int) int {
 	}
 	k := d.loc[i]
 	if k < 0 {
-		panic(fmt.Sprintf("eval: divergences of set %d asked of a matrix that does not cover it", i))
+		panic(fmt.Sprintf("method: divergences of set %d asked of a matrix that does not cover it", i))
 	}
 	return int(k)
 }

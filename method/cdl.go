@@ -250,7 +250,7 @@ func (p *Pool) KernelSpectra(b Bandwidth, train []int, widths []float64) ([]Spec
 			d = dm.J
 		}
 		for _, s := range widths {
-			k := subSym(kfda.KernelMatrix(d, s, 1, kernels[kind]), train)
+			k := kfda.KernelMatrix(subSym(d, train), s, 1, kernels[kind])
 			lo, hi, err := MinEigenvalue(k)
 			if err != nil {
 				return nil, err

@@ -237,6 +237,46 @@ func TestKernelMatricesSymmetricAndPSD(t *testing.T) {
 	}
 }
 
+// TestKernelSpectraOfSomeSets checks the spectra of the kernels on a
+// gallery that is not every set of the pool (a split's gallery, as
+// setmatch eval --spectrum asks), on a pool that has computed nothing else:
+// the kernel is of those sets only (trace = their number), and each report
+// equals the one of a pool made of those sets alone.
+func TestKernelSpectraOfSomeSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	var sets []*mat.Dense
+	for i := range 10 {
+		sets = append(sets, testutil.RandSet(rng, 8, 5, float64(i%2), 1))
+	}
+	gallery := []int{1, 2, 5, 6, 9}
+	p, _ := NewPool(sets, 1)
+	reps, err := p.KernelSpectra(Bandwidth{Mode: Global, Scale: 1}, gallery, []float64{0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own []*mat.Dense
+	for _, i := range gallery {
+		own = append(own, sets[i])
+	}
+	q, _ := NewPool(own, 1)
+	want, err := q.KernelSpectra(Bandwidth{Mode: Global, Scale: 1}, []int{0, 1, 2, 3, 4}, []float64{0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 3 || len(want) != 3 {
+		t.Fatalf("%d and %d reports, want 3 kernels × 1 width", len(reps), len(want))
+	}
+	for i, r := range reps {
+		if math.Abs(r.Trace-float64(len(gallery))) > 1e-9 {
+			t.Errorf("%+v: trace %v, want %d", r, r.Trace, len(gallery))
+		}
+		w := want[i]
+		if math.Abs(r.Min-w.Min) > 1e-9*math.Abs(w.Max) || math.Abs(r.Max-w.Max) > 1e-9*math.Abs(w.Max) {
+			t.Errorf("%s: eigenvalues [%g, %g], alone [%g, %g]", r.Kernel, r.Min, r.Max, w.Min, w.Max)
+		}
+	}
+}
+
 // TestCDLKernelsEqualWholeGram checks that CDL's kernels, made from the
 // eigenvectors' Gram blocks one tile of sets at a time, for several λ in
 // one pass, are those made from one product of all eigenvectors side by

@@ -106,6 +106,24 @@ func TestEvalTableAndProgress(t *testing.T) {
 	}
 }
 
+// TestEvalSpectrum runs --spectrum on a split's gallery (a part of the
+// sets): one line per kernel and width, under the gallery's size.
+func TestEvalSpectrum(t *testing.T) {
+	dir := evalData(t, 2, 4)
+	code, stdout, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=2,probe=2,splits=1", "--spectrum", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "4 gallery sets, bandwidth global*1\n") {
+		t.Errorf("spectrum:\n%s", stdout)
+	}
+	for _, k := range []string{"hg", "hl", "j"} {
+		if n := strings.Count(stdout, "\n"+k+" "); n == 0 {
+			t.Errorf("no line of kernel %s:\n%s", k, stdout)
+		}
+	}
+}
+
 func TestEvalUsageErrors(t *testing.T) {
 	dir := evalData(t, 2, 3)
 	for _, args := range [][]string{
