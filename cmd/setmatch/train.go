@@ -26,7 +26,7 @@ import (
 	"setmatch/setfile"
 )
 
-const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|learned] [--dim d] [--threshold auto:balanced|auto:far=P|none|X|auto|auto:P] [--features SPEC] [flags]
+const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|nn-h-lda|learned] [--dim d] [--threshold auto:balanced|auto:far=P|none|X|auto|auto:P] [--features SPEC] [flags]
 
 Builds a model from labelled training sets. With --method auto (the
 default) every candidate (kFDA on a mix of set kernels, nearest
@@ -58,7 +58,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	a := new(trainArgs)
 	fl.StringVar(&a.data, "data", "", "training data set folder `DIR`: <class>/<set>.npy|.csv, or <class>/<set>/<frames> (required)")
 	fl.StringVar(&a.out, "out", "", "write the model to file `MODEL` (required)")
-	fl.StringVar((*string)(&a.method), "method", string(method.Auto), "`METHOD` to deploy: auto (chosen by cross-validation), nn-h, nn-j, kfda-hg, kfda-hl, kfda-j, gda, cdl, kfda-mix (kFDA on a sum of the hg, gda and cdl kernels), nn-h-dr, nn-j-dr (each with its own cross-validated parameters), or learned (W at --dim, no cross-validation)")
+	fl.StringVar((*string)(&a.method), "method", string(method.Auto), "`METHOD` to deploy: auto (chosen by cross-validation), nn-h, nn-j, kfda-hg, kfda-hl, kfda-j, gda, cdl, kfda-mix (kFDA on a sum of the hg, gda and cdl kernels), nn-h-dr, nn-j-dr (each with its own cross-validated parameters), nn-h-lda (NN after a fixed Fisher discriminant), or learned (W at --dim, no cross-validation)")
 	fl.IntVar(&a.dim, "dim", 0, "dimension `d` of the learned space: required by --method learned; fixes d of the -dr candidates otherwise (0: chosen by cross-validation)")
 	fl.StringVar(&a.divName, "divergence", "hellinger", "learned: divergence `NAME` in the cost and for matching: hellinger or jeffrey")
 	fl.StringVar(&a.bwName, "bandwidth", "nn", "learned: KDE bandwidth: a fixed number `H` > 0, or a rule applied to each projected set: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in scott*2")
