@@ -565,3 +565,29 @@ func checkDims(sets []Set) error {
 	}
 	return nil
 }
+
+// KeepDim keeps in d.Sets the sets of dim features per frame and moves
+// the others to d.Failed, their frames dropped, each with the error wrong
+// returns for it and its own number of features. When no set has dim
+// features it changes nothing and returns false.
+func (d *Dataset) KeepDim(dim int, wrong func(s Set, dim int) error) bool {
+	fit := d.Sets[:0:0]
+	var other []Set
+	for _, s := range d.Sets {
+		if _, D := s.Frames.Dims(); D == dim {
+			fit = append(fit, s)
+		} else {
+			other = append(other, s)
+		}
+	}
+	if len(fit) == 0 {
+		return false
+	}
+	for _, s := range other {
+		_, D := s.Frames.Dims()
+		s.Frames = nil
+		d.Failed = append(d.Failed, FailedSet{Set: s, Err: wrong(s, D)})
+	}
+	d.Sets = fit
+	return true
+}
