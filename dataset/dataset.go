@@ -591,3 +591,17 @@ func (d *Dataset) KeepDim(dim int, wrong func(s Set, dim int) error) bool {
 	d.Sets = fit
 	return true
 }
+
+// CheckTrain refuses a data set that cannot be trained on: fewer than 2
+// sets, or a set of fewer than 2 frames (a set's density needs two).
+func (d *Dataset) CheckTrain() error {
+	if len(d.Sets) < 2 {
+		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", d.Root, len(d.Sets))
+	}
+	for _, s := range d.Sets {
+		if n, _ := s.Frames.Dims(); n < 2 {
+			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
+		}
+	}
+	return nil
+}

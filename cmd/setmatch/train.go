@@ -229,13 +229,8 @@ func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
 	if ds.Pooled && a.method == deploy.Learned {
 		return fmt.Errorf("%s uses the pooled layout (all frames of a class in one folder, one set per class): learning W needs several sets per class; arrange the frames as <class>/<set>/<frame> or <class>/<set>.npy, or use another --method", a.data)
 	}
-	if len(ds.Sets) < 2 {
-		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", a.data, len(ds.Sets))
-	}
-	for _, s := range ds.Sets {
-		if n, _ := s.Frames.Dims(); n < 2 {
-			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
-		}
+	if err := ds.CheckTrain(); err != nil {
+		return err
 	}
 	if D := ds.Dim(); a.dim > D {
 		return usagef("--dim %d is larger than the %d features per frame of %s", a.dim, D, a.data)
