@@ -325,7 +325,7 @@ func scanClass(c entry) ([]plan, bool, error) {
 	case len(feats) > 0:
 		seen := map[string]string{}
 		for _, e := range feats {
-			name := strings.TrimSuffix(e.name, filepath.Ext(e.name))
+			name := SetName(e.name, false)
 			if prev, ok := seen[name]; ok {
 				return nil, false, layoutErr("class %s has two files for set %q (%s and %s): keep one", c.path, name, prev, e.name)
 			}
@@ -604,4 +604,14 @@ func (d *Dataset) CheckTrain() error {
 		}
 	}
 	return nil
+}
+
+// SetName is the name Load gives the set at path: a folder's own name
+// (dir), or a file's name without its extension.
+func SetName(path string, dir bool) string {
+	base := filepath.Base(filepath.Clean(path))
+	if dir {
+		return base
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/dataset"
 	"setmatch/deploy"
 	"setmatch/features"
 	"setmatch/model"
@@ -65,10 +66,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 		}
 		setName := *name
 		if setName == "" {
-			setName = strings.TrimSuffix(filepath.Base(filepath.Clean(path)), filepath.Ext(path))
-			if how != "" { // a folder: its whole name
-				setName = filepath.Base(filepath.Clean(path))
-			}
+			setName = dataset.SetName(path, how != "") // how: a folder
 		}
 		n, _ := x.Dims()
 		fmt.Fprintf(stderr, "enroll: %s/%s: %d frames%s\n", cf.label, setName, n, how)
