@@ -162,6 +162,7 @@ func (f Fitted) ApplyDir(dir string, lim ImageLimits) (*mat.Dense, error) {
 // DirError is the error of ApplyDir when its folder cannot be opened.
 type DirError struct{ Err error }
 
+// Error says what opening the folder said.
 func (e *DirError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the error of opening the folder.
