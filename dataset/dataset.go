@@ -325,7 +325,7 @@ func scanClass(c entry) ([]plan, bool, error) {
 	case len(feats) > 0:
 		seen := map[string]string{}
 		for _, e := range feats {
-			name := strings.TrimSuffix(e.name, filepath.Ext(e.name))
+			name := SetName(e.name, false)
 			if prev, ok := seen[name]; ok {
 				return nil, false, layoutErr("class %s has two files for set %q (%s and %s): keep one", c.path, name, prev, e.name)
 			}
@@ -564,4 +564,54 @@ func checkDims(sets []Set) error {
 		}
 	}
 	return nil
+}
+
+// KeepDim keeps in d.Sets the sets of dim features per frame and moves
+// the others to d.Failed, their frames dropped, each with the error wrong
+// returns for it and its own number of features. When no set has dim
+// features it changes nothing and returns false.
+func (d *Dataset) KeepDim(dim int, wrong func(s Set, dim int) error) bool {
+	fit := d.Sets[:0:0]
+	var other []Set
+	for _, s := range d.Sets {
+		if _, D := s.Frames.Dims(); D == dim {
+			fit = append(fit, s)
+		} else {
+			other = append(other, s)
+		}
+	}
+	if len(fit) == 0 {
+		return false
+	}
+	for _, s := range other {
+		_, D := s.Frames.Dims()
+		s.Frames = nil
+		d.Failed = append(d.Failed, FailedSet{Set: s, Err: wrong(s, D)})
+	}
+	d.Sets = fit
+	return true
+}
+
+// CheckTrain refuses a data set that cannot be trained on: fewer than 2
+// sets, or a set of fewer than 2 frames (a set's density needs two).
+func (d *Dataset) CheckTrain() error {
+	if len(d.Sets) < 2 {
+		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", d.Root, len(d.Sets))
+	}
+	for _, s := range d.Sets {
+		if n, _ := s.Frames.Dims(); n < 2 {
+			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
+		}
+	}
+	return nil
+}
+
+// SetName is the name Load gives the set at path: a folder's own name
+// (dir), or a file's name without its extension.
+func SetName(path string, dir bool) string {
+	base := filepath.Base(filepath.Clean(path))
+	if dir {
+		return base
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }

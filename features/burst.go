@@ -147,6 +147,27 @@ func (f Fitted) ApplyBurst(root *os.Root, dir string, lim ImageLimits) (*mat.Den
 		}, lim)
 }
 
+// ApplyDir is ApplyBurst on the folder dir itself, as a command reads a
+// set given on its command line. When the folder cannot be opened, the
+// error is a *DirError (the caller says what the folder was to be).
+func (f Fitted) ApplyDir(dir string, lim ImageLimits) (*mat.Dense, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, &DirError{Err: err}
+	}
+	defer root.Close()
+	return f.ApplyBurst(root, ".", lim)
+}
+
+// DirError is the error of ApplyDir when its folder cannot be opened.
+type DirError struct{ Err error }
+
+// Error says what opening the folder said.
+func (e *DirError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error of opening the folder.
+func (e *DirError) Unwrap() error { return e.Err }
+
 // burstLabel names dir/name under root in messages.
 func burstLabel(root *os.Root, dir, name string) string {
 	return filepath.Join(root.Name(), filepath.FromSlash(dir), name)

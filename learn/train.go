@@ -272,3 +272,12 @@ func (c *Cost) SetBandwidths(h []float64) error {
 	}
 	return nil
 }
+
+// Costs returns the cost of every iteration of History, in order.
+func (r *TrainResult) Costs() []float64 {
+	cost := make([]float64, len(r.History))
+	for i, s := range r.History {
+		cost[i] = s.Cost
+	}
+	return cost
+}

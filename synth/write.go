@@ -120,3 +120,9 @@ func WritePNG(path string, img image.Image) error {
 	}
 	return err
 }
+
+// WriteReadme writes text, a data set's README (Options.Readme and the
+// like), as dir/README.md, which PrepareOut recognises.
+func WriteReadme(dir, text string) error {
+	return os.WriteFile(filepath.Join(dir, "README.md"), []byte(text), 0o644)
+}

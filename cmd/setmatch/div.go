@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -48,52 +47,14 @@ func runDiv(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	p, q := kdes[0], kdes[1]
-	if p.Dim() != q.Dim() {
-		return fmt.Errorf("%s has %d features per frame but %s has %d: both sets must come from the same feature extractor",
-			fs.Arg(0), p.Dim(), fs.Arg(1), q.Dim())
-	}
-	d, err := match.Compare(p, q)
+	r, err := match.ComparePair(fs.Arg(0), fs.Arg(1), kdes[0], kdes[1], rule, *oneSided)
 	if err != nil {
 		return err
 	}
-	var o match.OneSided
-	if *oneSided {
-		if o, err = match.CompareOneSided(p, q); err != nil {
-			return err
-		}
-	}
-
 	if *asJSON {
-		out := map[string]any{
-			"hellinger2":    d.Hellinger2,
-			"jeffrey":       d.Jeffrey,
-			"bhattacharyya": d.Bhattacharyya,
-			"a":             map[string]any{"path": fs.Arg(0), "frames": p.Len(), "bandwidth": p.Bandwidth()},
-			"b":             map[string]any{"path": fs.Arg(1), "frames": q.Len(), "bandwidth": q.Bandwidth()},
-			"dim":           p.Dim(),
-			"bandwidth":     rule.String(),
-		}
-		if *oneSided {
-			// JSON has no Inf: a one-sided estimate that overflowed is null.
-			out["one_sided"] = map[string]any{
-				"hellinger2_over_a": finiteOrNil(o.HellingerP), "hellinger2_over_b": finiteOrNil(o.HellingerQ),
-				"jeffrey_over_a": finiteOrNil(o.JeffreyP), "jeffrey_over_b": finiteOrNil(o.JeffreyQ),
-			}
-		}
-		enc := json.NewEncoder(stdout)
-		return enc.Encode(out)
+		return r.WriteJSON(stdout)
 	}
-	fmt.Fprintf(stdout, "A  %s: %d frames × %d features, bandwidth %.6g\n", fs.Arg(0), p.Len(), p.Dim(), p.Bandwidth())
-	fmt.Fprintf(stdout, "B  %s: %d frames × %d features, bandwidth %.6g\n", fs.Arg(1), q.Len(), q.Dim(), q.Bandwidth())
-	fmt.Fprintf(stdout, "hellinger2     %.17g\n", d.Hellinger2)
-	fmt.Fprintf(stdout, "jeffrey        %.17g\n", d.Jeffrey)
-	fmt.Fprintf(stdout, "bhattacharyya  %.17g\n", d.Bhattacharyya)
-	if *oneSided {
-		fmt.Fprintf(stdout, "one-sided hellinger2 over A %.17g, over B %.17g\n", o.HellingerP, o.HellingerQ)
-		fmt.Fprintf(stdout, "one-sided jeffrey    over A %.17g, over B %.17g\n", o.JeffreyP, o.JeffreyQ)
-	}
-	return nil
+	return r.WriteText(stdout)
 }
 
 // divBandwidthRule turns the two mutually exclusive bandwidth flags into a
@@ -124,11 +85,4 @@ func divBandwidthRule(fs *flag.FlagSet, h float64, name string) (match.Bandwidth
 		return match.BandwidthRule{}, usagef("--bandwidth-rule must be scott, silverman or nn (optionally *SCALE), got %q", name)
 	}
 	return r, nil
-}
-
-func finiteOrNil(v float64) any {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return nil
-	}
-	return v
 }

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/dataset"
 	"setmatch/deploy"
 	"setmatch/features"
 	"setmatch/model"
@@ -65,10 +66,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 		}
 		setName := *name
 		if setName == "" {
-			setName = strings.TrimSuffix(filepath.Base(filepath.Clean(path)), filepath.Ext(path))
-			if how != "" { // a folder: its whole name
-				setName = filepath.Base(filepath.Clean(path))
-			}
+			setName = dataset.SetName(path, how != "") // how: a folder
 		}
 		n, _ := x.Dims()
 		fmt.Fprintf(stderr, "enroll: %s/%s: %d frames%s\n", cf.label, setName, n, how)
@@ -106,12 +104,7 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits) (*ma
 	if m.Features == nil {
 		return nil, "", fmt.Errorf("%s is a folder (a burst of frame images), but model %s records no feature pipeline (it was trained on feature files): give the set as a feature file of %d features per frame, made as the training features were, or train the model on images with --features SPEC", path, modelPath, m.InputDim())
 	}
-	root, err := os.OpenRoot(path)
-	if err != nil {
-		return nil, "", err
-	}
-	defer root.Close()
-	x, err := m.Features.ApplyBurst(root, ".", features.FolderLimits())
+	x, err := m.Features.ApplyDir(path, features.FolderLimits()) // a *DirError says what os.OpenRoot said
 	if err != nil {
 		return nil, "", err
 	}

@@ -158,7 +158,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeEval(stdout, a, run, res)
+	return a.write(stdout, res.Record(run), func(w io.Writer) error { return res.WriteTable(w, run) })
 }
 
 // loadEvalData loads the data set of --data, decoding images with the
@@ -195,15 +195,6 @@ func makeSplits(p eval.Protocol, d *eval.Data, seed uint64) ([]eval.Split, error
 	return eval.ReadSplits(f, p.File, d)
 }
 
-// writeEval prints the result as JSON (--json) or a table, and writes the
-// JSON to --json-out if given.
-func writeEval(stdout io.Writer, a *evalArgs, run eval.Run, res *eval.Result) error {
-	if done, err := a.writeJSON(stdout, res.Record(run)); done || err != nil {
-		return err
-	}
-	return res.WriteTable(stdout, run)
-}
-
 // featureName names the features of the run, as the output records them.
 func (a *evalArgs) featureName() string {
 	name := a.feat
@@ -219,24 +210,24 @@ func (a *evalArgs) featureName() string {
 	return name
 }
 
-// writeJSON writes out as indented JSON to --json-out if given, and to
-// stdout with --json; done is true when it went to stdout.
-func (a *evalArgs) writeJSON(stdout io.Writer, out any) (done bool, err error) {
-	js, err := json.MarshalIndent(out, "", "  ")
+// write prints record as indented JSON with --json, else the table
+// writes, and writes the JSON to --json-out if given.
+func (a *evalArgs) write(stdout io.Writer, record any, table func(io.Writer) error) error {
+	js, err := json.MarshalIndent(record, "", "  ")
 	if err != nil {
-		return false, err
+		return err
 	}
 	js = append(js, '\n')
 	if a.jsonOut != "" {
 		if err := os.WriteFile(a.jsonOut, js, 0o644); err != nil {
-			return false, err
+			return err
 		}
 	}
-	if !a.asJSON {
-		return false, nil
+	if a.asJSON {
+		_, err = stdout.Write(js)
+		return err
 	}
-	_, err = stdout.Write(js)
-	return true, err
+	return table(stdout)
 }
 
 // runOpenEval is setmatch eval on a protocol with strangers: every
@@ -248,20 +239,10 @@ func runOpenEval(stdout, stderr io.Writer, a *evalArgs, run eval.Run, d *eval.Da
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, loaded in %.1f s; %d splits, %d strangers' classes in each\n",
 			a.data, len(d.Classes), len(d.Sets), run.LoadSeconds, len(splits), run.Protocol.Strangers)
 		oo.Progress = openeval.ProgressLines(stderr)
-
 	}
 	res, err := openeval.Run(d, splits, oo)
 	if err != nil {
 		return err
 	}
-	return writeOpenEval(stdout, a, run, res)
-}
-
-// writeOpenEval prints the open-set result as JSON (--json) or a table,
-// and writes the JSON to --json-out if given.
-func writeOpenEval(stdout io.Writer, a *evalArgs, run eval.Run, res *openeval.Result) error {
-	if done, err := a.writeJSON(stdout, res.Record(run, a.threshold)); done || err != nil {
-		return err
-	}
-	return res.WriteTable(stdout, run, a.threshold)
+	return a.write(stdout, res.Record(run, a.threshold), func(w io.Writer) error { return res.WriteTable(w, run, a.threshold) })
 }

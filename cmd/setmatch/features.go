@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/gonum/mat"
-
 	"setmatch/features"
 	"setmatch/model"
 	"setmatch/setfile"
@@ -95,8 +93,10 @@ flags:
 		return fmt.Errorf("--out: %w", err)
 	}
 	for i, in := range ins {
-		x, err := featuresOfFolder(fit, in, lim)
-		if err != nil {
+		x, err := fit.ApplyDir(in, lim)
+		if de := (*features.DirError)(nil); errors.As(err, &de) {
+			return fmt.Errorf("input set: %w", de.Err)
+		} else if err != nil {
 			return err
 		}
 		dst := filepath.Join(*out, names[i]+".npy")
@@ -107,16 +107,6 @@ flags:
 		fmt.Fprintf(stdout, "%s: %d frames × %d features (%s) -> %s\n", in, n, d, fit.Name(), dst)
 	}
 	return nil
-}
-
-// featuresOfFolder reads the image set in folder dir as a burst.
-func featuresOfFolder(fit features.Fitted, dir string, lim features.ImageLimits) (*mat.Dense, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("input set: %w", err)
-	}
-	defer root.Close()
-	return fit.ApplyBurst(root, ".", lim)
 }
 
 // pipelineFromModel returns the feature pipeline recorded in the model file

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"setmatch/dataset"
@@ -96,15 +94,10 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err := dataset.Write(*out, d); err != nil {
 		return err
 	}
-	if err := writeReadme(*out, opt.Readme(strings.Join(args, " "))); err != nil {
+	if err := synth.WriteReadme(*out, opt.Readme(strings.Join(args, " "))); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames × %d features (%s, seed %d) to %s\n",
 		*classes, *sets, *frames, *dim, opt.Description(), *seed, *out)
 	return nil
-}
-
-// writeReadme writes text as dir/README.md.
-func writeReadme(dir, text string) error {
-	return os.WriteFile(filepath.Join(dir, "README.md"), []byte(text), 0o644)
 }

@@ -34,7 +34,7 @@ func synthImages(fl *flag.FlagSet, size, out string, classes, sets, frames int, 
 	if err := synth.WriteImageSets(out, opt, sets); err != nil {
 		return err
 	}
-	if err := writeReadme(out, opt.Readme(strings.Join(args, " "), sets)); err != nil {
+	if err := synth.WriteReadme(out, opt.Readme(strings.Join(args, " "), sets)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames of %dx%d pixels (PNG, seed %d) to %s\n",

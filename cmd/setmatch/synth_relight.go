@@ -39,7 +39,7 @@ func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int6
 		}
 		return err
 	}
-	if err := writeReadme(out, opt.Readme(strings.Join(args, " "), src, len(classes))); err != nil {
+	if err := synth.WriteReadme(out, opt.Readme(strings.Join(args, " "), src, len(classes))); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames (PNG, lit from %d directions, seed %d) to %s\n",

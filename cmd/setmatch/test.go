@@ -116,28 +116,15 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Li
 	}
 	// Sets of another width than the model's: the whole folder when none
 	// fits (the wrong features), else those sets fail one by one.
-	fit := ds.Sets[:0:0]
-	var wrong []dataset.Set
-	for _, set := range ds.Sets {
-		if _, D := set.Frames.Dims(); D == m.InputDim() {
-			fit = append(fit, set)
-		} else {
-			wrong = append(wrong, set)
-		}
-	}
-	if len(fit) == 0 {
-		D := ds.Dim()
+	D := ds.Dim()
+	if !ds.KeepDim(m.InputDim(), func(set dataset.Set, n int) error {
+		return fmt.Errorf("%s has %d features per frame, model %s expects %d", set.Path, n, modelPath, m.InputDim())
+	}) {
 		if images.Load() == 0 && m.Features != nil {
 			return nil, fmt.Errorf("the sets of %s are feature files of %d features per frame, model %s takes %d, made from images by its pipeline %s: give the image folders instead", dir, D, modelPath, m.InputDim(), m.Features.Name())
 		}
 		return nil, fmt.Errorf("the sets of %s have %d features per frame, model %s expects %d (were they made with the same feature extractor as the model?)", dir, D, modelPath, m.InputDim())
 	}
-	for _, set := range wrong {
-		_, D := set.Frames.Dims()
-		set.Frames = nil
-		ds.Failed = append(ds.Failed, dataset.FailedSet{Set: set, Err: fmt.Errorf("%s has %d features per frame, model %s expects %d", set.Path, D, modelPath, m.InputDim())})
-	}
-	ds.Sets = fit
 	return ds, nil
 }
 

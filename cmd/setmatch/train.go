@@ -1,16 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"setmatch/dataset"
@@ -126,14 +122,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("training on %s: %w", a.data, err)
 	}
-	if *opt.logErr != nil {
-		return fmt.Errorf("writing the JSON log: %w", *opt.logErr)
+	if err := opt.logErr(); err != nil {
+		return fmt.Errorf("writing the JSON log: %w", err)
 	}
-	if tr := res.Trained; tr != nil {
-		fmt.Fprintf(stderr, "train: %d iterations (%s), cost %.6g -> %.6g, affinity ν_w = %d, ν_b = %d (%d pairs), %.1fs\n",
-			tr.Iterations, tr.Stop, tr.InitialCost, tr.FinalCost, tr.NuW, tr.NuB, len(tr.Pairs), tr.Seconds)
-	}
-	res.WriteSummary(prefixWriter{stderr, "train: "})
+	res.WriteTrainLines(stderr)
 	res.EffectiveParams(labels)
 	res.Model.Features = fitted
 	if err := model.WriteFile(a.out, res.Model); err != nil {
@@ -152,7 +144,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 // trainOptions are deploy's options with the JSON log's first error.
 type trainOptions struct {
 	deploy.Options
-	logErr *error
+	logErr func() error // the first error of --log-json
 }
 
 // options checks the flags and returns deploy's options.
@@ -196,7 +188,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	if err != nil {
 		return trainOptions{}, usagef("--bandwidth: %v", err)
 	}
-	o := trainOptions{logErr: new(error)}
+	var o trainOptions
 	o.Method, o.Dim, o.Seed, o.Workers, o.Threshold = a.method, a.dim, uint64(a.seed), a.workers, math.Inf(1)
 	if err := deploy.ParseThreshold(a.threshold, &o.Options); err != nil {
 		return trainOptions{}, usagef("%v", err)
@@ -208,30 +200,16 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	}
 	o.Grid = method.DefaultGrid()
 	o.Grid.Learn = deploy.DRLearner(a.workers)
-	enc := json.NewEncoder(stdout)
+	var log io.Writer
+	if a.logJSON {
+		log = stdout
+	}
+	progress, logErr := learn.ProgressLines(stderr, log, a.maxIter*max(a.rounds, 1))
+	o.logErr = logErr
 	o.Train = learn.TrainOptions{Divergence: measure, Bandwidth: rule, NuW: a.nuW, NuB: a.nuB,
 		MaxIter: a.maxIter, GradTol: a.gradTol, CostRelTol: a.costTol, MinStep: a.minStep,
-		Rounds: a.rounds, Seed: a.seed, Workers: a.workers,
-		Progress: func(s learn.IterStats) {
-			total, left := a.maxIter*max(a.rounds, 1), ""
-			if s.Iteration > 0 && s.Iteration < total {
-				left = fmt.Sprintf("  at most %.0fs left", s.Seconds/float64(s.Iteration)*float64(total-s.Iteration))
-			}
-			fmt.Fprintf(stderr, "iter %4d/%d  cost %-13.7g  grad %-10.4g  step %-10.4g  evals %2d  %6.2fs%s\n",
-				s.Iteration, total, s.Cost, s.GradNorm, s.Step, s.Evals, s.Seconds, left)
-			if a.logJSON && *o.logErr == nil {
-				*o.logErr = enc.Encode(trainLogLine{Iteration: s.Iteration, Cost: s.Cost, GradNorm: s.GradNorm,
-					Step: s.Step, Seconds: s.Seconds, Evals: s.Evals, Restart: s.Restart})
-			}
-		}}
-	o.Progress = func(p method.AutoProgress) {
-		left := fmt.Sprintf("about %s left", p.ETA.Round(time.Second))
-		if len(p.Untimed) > 0 {
-			left = fmt.Sprintf("at least %s left (%s not timed yet)", p.ETA.Round(time.Second), strings.Join(p.Untimed, ", "))
-		}
-		fmt.Fprintf(stderr, "train: cross-validation %d/%d (%s), %s elapsed, %s\n",
-			p.Done, p.Total, p.Candidate, p.Elapsed.Round(time.Second), left)
-	}
+		Rounds: a.rounds, Seed: a.seed, Workers: a.workers, Progress: progress}
+	o.Progress = deploy.ProgressLines(stderr)
 	params := map[string]string{}
 	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
 	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: a.data, Params: params}
@@ -251,13 +229,8 @@ func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
 	if ds.Pooled && a.method == deploy.Learned {
 		return fmt.Errorf("%s uses the pooled layout (all frames of a class in one folder, one set per class): learning W needs several sets per class; arrange the frames as <class>/<set>/<frame> or <class>/<set>.npy, or use another --method", a.data)
 	}
-	if len(ds.Sets) < 2 {
-		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", a.data, len(ds.Sets))
-	}
-	for _, s := range ds.Sets {
-		if n, _ := s.Frames.Dims(); n < 2 {
-			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
-		}
+	if err := ds.CheckTrain(); err != nil {
+		return err
 	}
 	if D := ds.Dim(); a.dim > D {
 		return usagef("--dim %d is larger than the %d features per frame of %s", a.dim, D, a.data)
@@ -265,55 +238,14 @@ func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
 	return nil
 }
 
-// prefixWriter writes every line with a prefix.
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-}
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	for _, l := range strings.SplitAfter(string(b), "\n") {
-		if l != "" {
-			if _, err := io.WriteString(p.w, p.prefix+l); err != nil {
-				return 0, err
-			}
-		}
-	}
-	return len(b), nil
-}
-
-// trainLogLine is one line of --log-json.
-type trainLogLine struct {
-	Iteration int     `json:"iteration"`
-	Cost      float64 `json:"cost"`
-	GradNorm  float64 `json:"grad_norm"`
-	Step      float64 `json:"step"`
-	Seconds   float64 `json:"seconds"`
-	Evals     int     `json:"evals"`
-	Restart   bool    `json:"restart"`
-}
-
 func trainReport(dir string, res *deploy.Result, labels []string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	t := report.Training{Labels: labels, Gallery: res.Gallery, GalleryTitle: res.GalleryMeasure + " between the model's gallery sets"}
+	if tr := res.Trained; tr != nil {
+		m := res.Model.Divergence.String()
+		t.Cost, t.CostTitle = tr.Costs(), "training cost ("+m+")"
+		t.Before, t.BeforeTitle = tr.InitialDivergences, m+" before training (PCA)"
 	}
-	m := res.Model.Divergence
-	after := report.Heatmap{Path: filepath.Join(dir, "divergence-after.png"), Div: res.Gallery, Title: res.GalleryMeasure + " between the model's gallery sets"}
-	tr := res.Trained
-	if tr == nil {
-		return report.DivergenceHeatmaps(labels, after)
-	}
-	cost := make([]float64, len(tr.History))
-	for i, s := range tr.History {
-		cost[i] = s.Cost
-	}
-	if err := report.CostPlot(filepath.Join(dir, "cost.png"), cost, "training cost ("+m.String()+")"); err != nil {
-		return err
-	}
-	// Before and after on one colour scale, so that they compare by eye.
-	return report.DivergenceHeatmaps(labels,
-		report.Heatmap{Path: filepath.Join(dir, "divergence-before.png"), Div: tr.InitialDivergences, Title: m.String() + " before training (PCA)"},
-		after)
+	return t.Write(dir)
 }
 
 // checkTrainMemory says, before training starts, when the memory the

@@ -1,0 +1,52 @@
+package deploy
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"setmatch/method"
+)
+
+// ProgressLines returns an Options.Progress that writes the progress of
+// the cross-validation to w, one line per candidate scored, as setmatch
+// train prints it.
+func ProgressLines(w io.Writer) func(method.AutoProgress) {
+	return func(p method.AutoProgress) {
+		left := fmt.Sprintf("about %s left", p.ETA.Round(time.Second))
+		if len(p.Untimed) > 0 {
+			left = fmt.Sprintf("at least %s left (%s not timed yet)", p.ETA.Round(time.Second), strings.Join(p.Untimed, ", "))
+		}
+		fmt.Fprintf(w, "train: cross-validation %d/%d (%s), %s elapsed, %s\n",
+			p.Done, p.Total, p.Candidate, p.Elapsed.Round(time.Second), left)
+	}
+}
+
+// WriteTrainLines writes what setmatch train says of the result once it
+// is built: the learning of W, when there was one, and the summary of the
+// choice (WriteSummary), every line prefixed "train: ".
+func (r *Result) WriteTrainLines(w io.Writer) {
+	if tr := r.Trained; tr != nil {
+		fmt.Fprintf(w, "train: %d iterations (%s), cost %.6g -> %.6g, affinity ν_w = %d, ν_b = %d (%d pairs), %.1fs\n",
+			tr.Iterations, tr.Stop, tr.InitialCost, tr.FinalCost, tr.NuW, tr.NuB, len(tr.Pairs), tr.Seconds)
+	}
+	r.WriteSummary(prefixWriter{w, "train: "})
+}
+
+// prefixWriter writes every line with a prefix.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if l != "" {
+			if _, err := io.WriteString(p.w, p.prefix+l); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(b), nil
+}

@@ -1,0 +1,87 @@
+package match
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+)
+
+// PairReport is the comparison of two sets as setmatch div prints it:
+// the two KDEs, the rule that gave their bandwidths, the symmetric
+// estimators and, when asked for, the one-sided ones.
+type PairReport struct {
+	A, B     string // the sets' names (setmatch div: their paths)
+	P, Q     *KDE   // the KDEs of A and B
+	Rule     BandwidthRule
+	Div      Divergences
+	OneSided *OneSided // nil when not asked for
+}
+
+// ComparePair compares the KDEs p and q of the sets named a and b: the
+// symmetric estimators, and with oneSided also the one-sided ones. Sets
+// of different dimensions are an error that names both.
+func ComparePair(a, b string, p, q *KDE, rule BandwidthRule, oneSided bool) (*PairReport, error) {
+	if p.Dim() != q.Dim() {
+		return nil, fmt.Errorf("%s has %d features per frame but %s has %d: both sets must come from the same feature extractor",
+			a, p.Dim(), b, q.Dim())
+	}
+	d, err := Compare(p, q)
+	if err != nil {
+		return nil, err
+	}
+	r := &PairReport{A: a, B: b, P: p, Q: q, Rule: rule, Div: d}
+	if oneSided {
+		o, err := CompareOneSided(p, q)
+		if err != nil {
+			return nil, err
+		}
+		r.OneSided = &o
+	}
+	return r, nil
+}
+
+// WriteText writes the report as lines of text.
+func (r *PairReport) WriteText(w io.Writer) error {
+	p, q, d := r.P, r.Q, r.Div
+	fmt.Fprintf(w, "A  %s: %d frames × %d features, bandwidth %.6g\n", r.A, p.Len(), p.Dim(), p.Bandwidth())
+	fmt.Fprintf(w, "B  %s: %d frames × %d features, bandwidth %.6g\n", r.B, q.Len(), q.Dim(), q.Bandwidth())
+	fmt.Fprintf(w, "hellinger2     %.17g\n", d.Hellinger2)
+	fmt.Fprintf(w, "jeffrey        %.17g\n", d.Jeffrey)
+	_, err := fmt.Fprintf(w, "bhattacharyya  %.17g\n", d.Bhattacharyya)
+	if o := r.OneSided; o != nil {
+		fmt.Fprintf(w, "one-sided hellinger2 over A %.17g, over B %.17g\n", o.HellingerP, o.HellingerQ)
+		_, err = fmt.Fprintf(w, "one-sided jeffrey    over A %.17g, over B %.17g\n", o.JeffreyP, o.JeffreyQ)
+	}
+	return err
+}
+
+// WriteJSON writes the report as one JSON object. JSON has no Inf: a
+// one-sided estimate that overflowed is null.
+func (r *PairReport) WriteJSON(w io.Writer) error {
+	p, q, d := r.P, r.Q, r.Div
+	out := map[string]any{
+		"hellinger2":    d.Hellinger2,
+		"jeffrey":       d.Jeffrey,
+		"bhattacharyya": d.Bhattacharyya,
+		"a":             map[string]any{"path": r.A, "frames": p.Len(), "bandwidth": p.Bandwidth()},
+		"b":             map[string]any{"path": r.B, "frames": q.Len(), "bandwidth": q.Bandwidth()},
+		"dim":           p.Dim(),
+		"bandwidth":     r.Rule.String(),
+	}
+	if o := r.OneSided; o != nil {
+		out["one_sided"] = map[string]any{
+			"hellinger2_over_a": finiteOrNil(o.HellingerP), "hellinger2_over_b": finiteOrNil(o.HellingerQ),
+			"jeffrey_over_a": finiteOrNil(o.JeffreyP), "jeffrey_over_b": finiteOrNil(o.JeffreyQ),
+		}
+	}
+	return json.NewEncoder(w).Encode(out)
+}
+
+// finiteOrNil is v, or nil (JSON's null) when v is not finite.
+func finiteOrNil(v float64) any {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return v
+}
