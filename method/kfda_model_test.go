@@ -63,18 +63,7 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 				// the engine's way.
 				d := dm.Of(kc.meas)
 				k := kfda.KernelMatrix(d, width, kfda.MedianOffDiag(d, train, kc.sqrt), kc.kernel)
-				pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f, err := kfda.Fit(SubSym(k, train), trainLabels, classes, reg, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				z, err := f.Transform(Sub(k, test, train))
-				if err != nil {
-					t.Fatal(err)
-				}
+				pred, f, z := engineKFDA(t, k, train, trainLabels, test, classes, reg, r)
 
 				// The deployed model's way: W = I, the training sets as the
 				// gallery with the bandwidths the engine used.
@@ -159,18 +148,7 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := kfda.Fit(SubSym(k, train), trainLabels, classes, reg, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			z, err := f.Transform(Sub(k, test, train))
-			if err != nil {
-				t.Fatal(err)
-			}
+			pred, _, z := engineKFDA(t, k, train, trainLabels, test, classes, reg, r)
 			m := &model.Model{Divergence: match.Hellinger, QueryBandwidth: match.BandwidthRule{Kind: match.Fixed, Fixed: 1},
 				W: identity(dim), Mean: make([]float64, dim), Threshold: math.Inf(1)}
 			for a, i := range train {
@@ -299,18 +277,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 	const reg, r = 1e-2, 2
 	for _, c := range cands {
 		t.Run(c.Desc, func(t *testing.T) {
-			pred, _, err := KFDAPredict(c.Matrix, train, trainLabels, test, classes, reg, []int{r}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := kfda.Fit(SubSym(c.Matrix, train), trainLabels, classes, reg, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			z, err := f.Transform(Sub(c.Matrix, test, train))
-			if err != nil {
-				t.Fatal(err)
-			}
+			pred, _, z := engineKFDA(t, c.Matrix, train, trainLabels, test, classes, reg, r)
 			fit := c.Fit
 			if err := fit.SetBandwidths(task); err != nil {
 				t.Fatal(err)
@@ -343,4 +310,26 @@ func TestMixModelMatchesEval(t *testing.T) {
 			checkMatcher(t, mt, sets, test, trainLabels, testLabels, pred[0], z, r, nil)
 		})
 	}
+}
+
+// engineKFDA returns the engine's labels of the test sets (kFDA on k over
+// the training sets, nearest neighbour in its first r latent dimensions;
+// KFDAPredict's form)
+// kfda's own fit on the training sets, and the test sets' latent
+// coordinates from it.
+func engineKFDA(t *testing.T, k mat.Symmetric, train, trainLabels, test []int, classes int, reg float64, r int) ([][]int, *kfda.KFDA, *mat.Dense) {
+	t.Helper()
+	pred, _, err := KFDAPredict(k, train, trainLabels, test, classes, reg, []int{r}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := kfda.Fit(SubSym(k, train), trainLabels, classes, reg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := f.Transform(Sub(k, test, train))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pred, f, z
 }
