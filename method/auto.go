@@ -262,14 +262,7 @@ func (s *Selection) Best() CandidateScore { return s.Scores[s.Chosen] }
 // weighs something the held-out accuracy does not measure (how well the
 // open set's threshold keeps strangers out) chooses among these.
 func (s *Selection) Eligible() []int {
-	lo, hi := 0, len(s.Scores)
-	if s.Only > 0 && s.Only < hi {
-		if s.FellBack() {
-			lo = s.Only
-		} else {
-			hi = s.Only
-		}
-	}
+	lo, hi := s.ruleRange()
 	var out []int
 	for i := lo; i < hi; i++ {
 		if c := s.Scores[i]; c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
@@ -686,14 +679,11 @@ func (s *Selection) FellBack() bool {
 		!slices.ContainsFunc(s.Scores[:s.Only], func(c CandidateScore) bool { return c.Err == nil })
 }
 
-// choose sets Top, SE and Chosen by the one-standard-error rule: among the
-// candidates whose score is within one standard error of the highest, the
-// first in the order of preference. Scores of candidates that differ by
-// less than their noise do not rank them; the simpler one is kept. When
-// Only is set, the rule runs among the first Only candidates, or, if every
-// one of them failed, among the others.
-func (s *Selection) choose() error {
-	lo, hi := 0, len(s.Scores)
+// ruleRange returns the candidates [lo, hi) of Scores the one-standard-
+// error rule runs among: all of them, or with Only set the first Only, or,
+// if every one of those failed, the others.
+func (s *Selection) ruleRange() (lo, hi int) {
+	lo, hi = 0, len(s.Scores)
 	if s.Only > 0 && s.Only < hi {
 		if s.FellBack() {
 			lo = s.Only
@@ -701,6 +691,17 @@ func (s *Selection) choose() error {
 			hi = s.Only
 		}
 	}
+	return lo, hi
+}
+
+// choose sets Top, SE and Chosen by the one-standard-error rule: among the
+// candidates whose score is within one standard error of the highest, the
+// first in the order of preference. Scores of candidates that differ by
+// less than their noise do not rank them; the simpler one is kept. When
+// Only is set, the rule runs among the first Only candidates, or, if every
+// one of them failed, among the others.
+func (s *Selection) choose() error {
+	lo, hi := s.ruleRange()
 	s.Top = -1
 	for i := lo; i < hi; i++ {
 		if c := s.Scores[i]; c.Err == nil && (s.Top < 0 || c.Accuracy > s.Scores[s.Top].Accuracy) {
