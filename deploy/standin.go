@@ -450,8 +450,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 		case err == nil:
 			var kernel *mat.SymDense
 			if k := m.Discriminant; k != nil {
-				own := *m
-				if kernel, err = FitTerms(&own, k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
+				if kernel, err = GalleryKernel(m, k.Kernels(), opt.Workers); err != nil {
 					return "", nil, err
 				}
 			}
@@ -468,8 +467,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	// The gallery's own scores, as setThreshold takes them.
 	var err error
 	if k := m.Discriminant; k != nil {
-		own := *m
-		if r.kernel, err = FitTerms(&own, k.Kernels(), k.Reg, k.Dim(), opt.Workers); err != nil {
+		if r.kernel, err = GalleryKernel(m, k.Kernels(), opt.Workers); err != nil {
 			return "", nil, err
 		}
 		r.Gallery = kfda.KernelDistances(r.kernel)
