@@ -156,11 +156,6 @@ type DivMatrix struct {
 	J  Divs // m×m Jeffrey divergences (Eq. 11)
 }
 
-// newDivMatrix returns an m×m DivMatrix of zeros.
-func newDivMatrix(m int) *DivMatrix {
-	return newDivMatrixOn(m, nil)
-}
-
 // newDivMatrixOn returns a DivMatrix of zeros of a pool of m sets that
 // covers the sets of the ascending list sets (nil: every set), holding
 // len(sets)² numbers.

@@ -215,7 +215,7 @@ func refDivergences(p *Pool, h []float64) *DivMatrix {
 			logp[i][x] = match.LogSumExp(buf) + norm
 		}
 	}
-	dm := newDivMatrix(m)
+	dm := newDivMatrixOn(m, nil)
 	for i := range m {
 		for j := i + 1; j < m; j++ {
 			li, hi := p.off[i], p.off[i+1]

@@ -25,13 +25,20 @@ func (p *Pool) divMatrix(b Bandwidth, train, sets []int) (*DivMatrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.storeDiv([]string{key}, dms)
+	return dms[0], nil
+}
+
+// storeDiv adds the matrices dms to the cache under their keys.
+func (p *Pool) storeDiv(keys []string, dms []*DivMatrix) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.divCache == nil {
 		p.divCache = map[string][]*DivMatrix{}
 	}
-	p.divCache[key] = append(p.divCache[key], dms[0])
-	return dms[0], nil
+	for k, key := range keys {
+		p.divCache[key] = append(p.divCache[key], dms[k])
+	}
 }
 
 // cachedDiv returns a cached matrix of key that covers sets, or nil.
@@ -134,12 +141,5 @@ func (p *Pool) prefetch(bws []Bandwidth, reqs []divRequest) {
 	if err != nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.divCache == nil {
-		p.divCache = map[string][]*DivMatrix{}
-	}
-	for k, key := range keys {
-		p.divCache[key] = append(p.divCache[key], dms[k])
-	}
+	p.storeDiv(keys, dms)
 }
