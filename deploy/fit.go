@@ -62,7 +62,7 @@ func FitTerms(m *model.Model, terms []model.Term, reg float64, dim, workers int)
 		return nil, fmt.Errorf("kfda: %d kernels (want 1 to %d)", len(terms), model.MaxTerms)
 	}
 	if len(m.Sets) < 2 {
-		return nil, fmt.Errorf("kfda: %d gallery sets, need at least 2 classes", len(m.Sets))
+		return nil, fmt.Errorf("kfda: %d gallery set(s); a kFDA model needs sets of at least 2 classes: enrol another class, or use a nearest-neighbour method (nn-h)", len(m.Sets))
 	}
 	terms = append([]model.Term(nil), terms...)
 	var km *mat.SymDense
@@ -163,12 +163,8 @@ func termMatrix(m *model.Model, t *model.Term, divs map[match.Measure]*mat.SymDe
 	}
 	d := divs[t.Measure()]
 	if d == nil {
-		hs := make([]float64, len(m.Sets))
-		for i, s := range m.Sets {
-			hs[i] = s.Bandwidth
-		}
 		var err error
-		if d, err = match.DivergenceMatrix(m.Samples(), hs, t.Measure(), workers); err != nil {
+		if d, err = divergencesBy(m, t.Measure(), workers); err != nil {
 			return nil, err
 		}
 		divs[t.Measure()] = d

@@ -197,12 +197,17 @@ func halves(m *model.Model) (*model.Model, error) {
 // divergences returns the m×m divergence matrix of m's gallery sets under
 // m's divergence, with their bandwidths.
 func divergences(m *model.Model, workers int) (*mat.SymDense, error) {
-	ys := make([]*mat.Dense, len(m.Sets))
+	return divergencesBy(m, m.Divergence, workers)
+}
+
+// divergencesBy returns the m×m matrix of measure d between m's gallery
+// sets, with their bandwidths.
+func divergencesBy(m *model.Model, d match.Measure, workers int) (*mat.SymDense, error) {
 	hs := make([]float64, len(m.Sets))
 	for i, s := range m.Sets {
-		ys[i], hs[i] = s.Samples, s.Bandwidth
+		hs[i] = s.Bandwidth
 	}
-	return match.DivergenceMatrix(ys, hs, m.Divergence, workers)
+	return match.DivergenceMatrix(m.Samples(), hs, d, workers)
 }
 
 // largestDistance returns the largest distance a kernel made of terms on
