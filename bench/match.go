@@ -68,7 +68,7 @@ func Match(o MatchOptions) (MatchResult, error) {
 			return MatchResult{}, err
 		}
 	}
-	times, bytes, err := TimeQueries(g, qs)
+	times, bytes, err := timeQueries(g, qs)
 	if err != nil {
 		return MatchResult{}, err
 	}
@@ -92,9 +92,9 @@ func Match(o MatchOptions) (MatchResult, error) {
 	return res, nil
 }
 
-// TimeQueries compares every query with the gallery once after a warm-up
+// timeQueries compares every query with the gallery once after a warm-up
 // and returns the times, sorted, and the heap bytes allocated per query.
-func TimeQueries(g *match.Gallery, qs []*match.KDE) ([]time.Duration, int64, error) {
+func timeQueries(g *match.Gallery, qs []*match.KDE) ([]time.Duration, int64, error) {
 	dst := make([]match.Divergences, g.Len())
 	if _, err := g.Compare(qs[0], dst); err != nil { // warm up
 		return nil, 0, err

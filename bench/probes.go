@@ -21,7 +21,7 @@ func decideProbes(p sizePaths, workers int, r *Run) error {
 		return err
 	}
 	r.Deployed = m.MethodName()
-	r.Candidates = Candidates(m)
+	r.Candidates = candidates(m)
 	mt, err := m.NewMatcherWorkers(workers)
 	if err != nil {
 		return err
@@ -53,10 +53,10 @@ func decideProbes(p sizePaths, workers int, r *Run) error {
 	return nil
 }
 
-// Candidates returns the candidates the model's method was chosen from,
+// candidates returns the candidates the model's method was chosen from,
 // each with its cross-validated accuracy ("-" where it was not scored in
 // full), comma-separated.
-func Candidates(m *model.Model) string {
+func candidates(m *model.Model) string {
 	var cs []string
 	for _, c := range m.Selection.Candidates {
 		what := strings.TrimSpace(string(c.Name) + " " + c.Params)

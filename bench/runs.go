@@ -10,8 +10,8 @@ import (
 	"setmatch/report"
 )
 
-// AppendRun appends r as one line of JSON to the file path.
-func AppendRun(path string, r Run) error {
+// appendRun appends r as one line of JSON to the file path.
+func appendRun(path string, r Run) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err

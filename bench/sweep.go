@@ -86,7 +86,7 @@ func Sweep(o SweepOptions) ([]Run, error) {
 		}
 		runs = append(runs, r)
 		if o.Keep != "" {
-			if err := AppendRun(filepath.Join(root, "runs.jsonl"), r); err != nil {
+			if err := appendRun(filepath.Join(root, "runs.jsonl"), r); err != nil {
 				return nil, err
 			}
 		}

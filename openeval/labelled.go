@@ -1,7 +1,6 @@
 package openeval
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,15 +97,6 @@ type ClassOutcome struct {
 	Predicted map[string]int `json:"predicted"`
 }
 
-// FormatThreshold returns a threshold as a Report gives it: "+Inf" for
-// none, else the shortest decimal that reads back as t.
-func FormatThreshold(t float64) string {
-	if math.IsInf(t, 1) {
-		return "+Inf"
-	}
-	return strconv.FormatFloat(t, 'g', -1, 64)
-}
-
 // Test decides every set with the matcher, in the order of class and
 // name, and scores the decisions: a set whose class is not in the model
 // is right when it is rejected, and a set that could not be read or
@@ -118,11 +108,11 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 	for _, c := range m.Classes() {
 		known[c] = true
 	}
-	s := &Report{Method: m.MethodName(), Threshold: FormatThreshold(mt.Threshold()), PerClass: map[string]ClassOutcome{}}
+	s := &Report{Method: m.MethodName(), Threshold: strconv.FormatFloat(mt.Threshold(), 'g', -1, 64), PerClass: map[string]ClassOutcome{}}
 	if len(m.Voters) > 0 {
 		s.Threshold, s.Members = "members", m.MemberMethods()
 		for _, t := range mt.Thresholds() {
-			s.Thresholds = append(s.Thresholds, FormatThreshold(t))
+			s.Thresholds = append(s.Thresholds, strconv.FormatFloat(t, 'g', -1, 64))
 		}
 	}
 	items := slices.Clone(sets)

@@ -213,6 +213,9 @@ func (a *evalArgs) featureName() string {
 // write prints record as indented JSON with --json, else the table
 // writes, and writes the JSON to --json-out if given.
 func (a *evalArgs) write(stdout io.Writer, record any, table func(io.Writer) error) error {
+	if !a.asJSON && a.jsonOut == "" {
+		return table(stdout)
+	}
 	js, err := json.MarshalIndent(record, "", "  ")
 	if err != nil {
 		return err
@@ -220,7 +223,7 @@ func (a *evalArgs) write(stdout io.Writer, record any, table func(io.Writer) err
 	js = append(js, '\n')
 	if a.jsonOut != "" {
 		if err := os.WriteFile(a.jsonOut, js, 0o644); err != nil {
-			return err
+			return fmt.Errorf("--json-out: %w: give a file in a folder you can write", err)
 		}
 	}
 	if a.asJSON {
