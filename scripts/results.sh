@@ -9,8 +9,9 @@
 # OUT (default results/) receives, per run, the command (NAME.cmd), the
 # table (NAME.txt), the progress on standard error (NAME.log) and the JSON
 # with the parameters chosen per split (NAME.json). With RUN names only
-# those runs are made (default: all, in the order below; about 40 minutes
-# on a 2-core machine, most of it in the -dr methods).
+# those runs are made (default: all, in the order below; the totals the
+# tables of docs/RESULTS.md report add up to hours on a 2-core machine,
+# most of it in the auto-* runs and the -dr methods).
 #
 #   eth-int eth-lbp       ETH-80, intensity:20x20 and lbp:4x4@64x64
 #   virus-int virus-lbp   Virus, intensity:20x20 and lbp:4x4
@@ -100,7 +101,7 @@ one() {
 		run open-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		;;
 	*)
-		echo "results.sh: unknown run $1" >&2
+		echo "results.sh: unknown run $1; the runs are listed at the top of $0" >&2
 		exit 2
 		;;
 	esac
