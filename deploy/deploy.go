@@ -101,6 +101,10 @@ type Result struct {
 	// would have deployed, where the open set chose another (auto only);
 	// empty otherwise.
 	ClosedChoice string
+	// ChoiceSample says, where auto's choice scored its candidates on a
+	// sample of the training classes (method.ChoiceSample), which; empty
+	// when it saw every set.
+	ChoiceSample string
 }
 
 // Build chooses (for the auto method) and fits the method on the training
@@ -123,20 +127,31 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if len(classes) < 2 {
 		return nil, fmt.Errorf("the training sets hold %d class: recognition needs at least 2", len(classes))
 	}
-	pool, err := method.NewPool(sets, opt.Workers)
-	if err != nil {
-		return nil, err
-	}
-	train := make([]int, len(sets))
-	for i := range train {
-		train[i] = i
-	}
-	task := &method.Task{Pool: pool, Train: train, Labels: ids, Classes: len(classes), Seed: opt.Seed}
 	g := opt.Grid
 	if opt.Dim > 0 {
 		g.AutoDims, g.DRDims = []int{opt.Dim}, []int{opt.Dim}
 	}
 	res := &Result{}
+	// The choice of auto scores its candidates on at most g.ChoiceCap()
+	// sets: beyond, on a sample of whole classes (method.ChoiceSample).
+	choice := method.ChoiceSample(ids, len(sets), 0)
+	if c := g.ChoiceCap(); opt.Method == method.Auto && c > 0 {
+		choice = method.ChoiceSample(ids, c, opt.Seed)
+	}
+	task, err := newTask(sets, labels, choice, opt)
+	if err != nil {
+		return nil, err
+	}
+	deploy := func(sel *method.Selection) (*method.Fitted, error) {
+		f, err := sel.Deploy(task, g)
+		if err == nil && len(choice) < len(sets) {
+			err = fitOnAll(f, sets, labels, names, g, task.Classes, opt)
+		}
+		return f, err
+	}
+	if len(choice) < len(sets) {
+		res.ChoiceSample = fmt.Sprintf("the candidates were scored on %d of the %d classes (%d of the %d training sets, a seeded sample of whole classes: the choice scores at most %d sets), and the one chosen was fitted on every set with the hyper-parameters chosen", task.Classes, len(classes), len(choice), len(sets), g.ChoiceCap())
+	}
 	t0 := time.Now()
 	if opt.Method == method.Auto {
 		if res.Selection, err = method.Choose(task, g, opt.Progress); err != nil {
@@ -144,10 +159,10 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		}
 		res.ChooseSeconds = time.Since(t0).Seconds()
 		if e := res.Selection.Eligible(); len(e) > 1 && standIns(opt) {
-			return buildOpenSet(res, e, task, g, sets, labels, names, opt)
+			return buildOpenSet(res, e, deploy, sets, labels, names, opt)
 		}
 		t0 = time.Now()
-		if res.Fit, err = res.Selection.Deploy(task, g); err != nil {
+		if res.Fit, err = deploy(res.Selection); err != nil {
 			return nil, fmt.Errorf("fitting %s on all training sets: %w", res.Selection.Best().Candidate, err)
 		}
 	} else if res.Fit, err = method.Fit(opt.Method, task, g); err != nil {
@@ -158,6 +173,47 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		return nil, err
 	}
 	return res, res.Model.Validate()
+}
+
+// newTask returns the task of the method's choice and fit: the sets of
+// index choice (their classes re-numbered), on a pool of their own.
+func newTask(sets []*mat.Dense, labels []string, choice []int, opt Options) (*method.Task, error) {
+	cs, cl := make([]*mat.Dense, len(choice)), make([]string, len(choice))
+	for k, i := range choice {
+		cs[k], cl[k] = sets[i], labels[i]
+	}
+	pool, err := method.NewPool(cs, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	ids, classes := model.ClassIndex(cl)
+	train := make([]int, len(cs))
+	for i := range train {
+		train[i] = i
+	}
+	return &method.Task{Pool: pool, Train: train, Labels: ids, Classes: len(classes), Seed: opt.Seed}, nil
+}
+
+// fitOnAll fits f, chosen and fitted on a sample of the training sets'
+// classes (sampleClasses of them), again on every set with the
+// hyper-parameters chosen: a projection the classes shape is learned
+// again (method.Fitted.RefitProjection), the bandwidths are set on every
+// set, and a kFDA latent dimension keeps its share of C − 1 where the
+// grid's dimensions are such shares (Grid.Dims empty). The model's
+// discriminant is fitted on the gallery when it is built.
+func fitOnAll(f *method.Fitted, sets []*mat.Dense, labels, names []string, g method.Grid, sampleClasses int, opt Options) error {
+	ids, classes := model.ClassIndex(labels)
+	if f.W != nil {
+		if err := f.RefitProjection(sets, ids, setNames(labels, names), g, opt.Seed, opt.Workers); err != nil {
+			return fmt.Errorf("learning W on all training sets: %w", err)
+		}
+	} else if err := f.SetBandwidthsOn(sets, opt.Workers); err != nil {
+		return err
+	}
+	if f.KFDA != nil && len(g.Dims) == 0 && sampleClasses > 1 {
+		f.LatentDim = max(1, int(math.Round(float64(f.LatentDim)*float64(len(classes)-1)/float64(sampleClasses-1))))
+	}
+	return nil
 }
 
 // standIns reports whether opt calibrates the threshold on stand-in
@@ -174,20 +230,20 @@ func standIns(opt Options) bool {
 // ones, the earlier. Each is fitted on all sets and calibrated as if
 // deployed alone. A method that names known sets as well as the others
 // but scores strangers like them loses here.
-func buildOpenSet(res *Result, eligible []int, task *method.Task, g method.Grid, sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
+func buildOpenSet(res *Result, eligible []int, deploy func(*method.Selection) (*method.Fitted, error), sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
 	var best *Result
 	bestScore := math.Inf(-1)
 	var tried []string
 	for _, i := range eligible {
 		sel := *res.Selection
 		sel.Chosen = i
-		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds}
+		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds, ChoiceSample: res.ChoiceSample}
 		if i != eligible[0] {
 			r.ClosedChoice = res.Selection.Scores[eligible[0]].Candidate.String()
 		}
 		t0 := time.Now()
 		var err error
-		if r.Fit, err = sel.Deploy(task, g); err != nil {
+		if r.Fit, err = deploy(&sel); err != nil {
 			tried = append(tried, fmt.Sprintf("%s (failed: %v)", sel.Best().Candidate, err))
 			continue
 		}
@@ -242,6 +298,9 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 		return err
 	}
 	m.Selection.Params["threshold"] = r.ThresholdSource
+	if r.ChoiceSample != "" {
+		m.Selection.Params["chosen-on"] = r.ChoiceSample
+	}
 	m.Selection.Params[ThresholdRuleParam] = ThresholdRule(opt)
 	return nil
 }
@@ -447,6 +506,9 @@ func (r *Result) WriteSummary(w io.Writer) {
 			case errors.Is(c.Err, method.ErrNotScored):
 				left++
 			}
+		}
+		if r.ChoiceSample != "" {
+			fmt.Fprintf(w, "cross-validation: %s\n", r.ChoiceSample)
 		}
 		if cut+left > 0 {
 			fmt.Fprintf(w, "cross-validation: %d candidates cut short and %d left out, as they could not change the choice (it is the one scoring every candidate in full would make)\n", cut, left)

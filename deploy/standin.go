@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/fisher"
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/method"
@@ -242,8 +241,9 @@ func describeClasses(group []int, classes []string) string {
 func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (*model.Model, *mat.SymDense, error) {
 	workers := opt.Workers
 	f := *r.Fit
-	if err := refitProjection(&f, sets, labels, opt.Grid, opt.Seed, workers); err != nil {
-		return nil, nil, err
+	ids, _ := model.ClassIndex(labels)
+	if err := f.RefitProjection(sets, ids, setNames(labels, names), opt.Grid, opt.Seed, workers); err != nil {
+		return nil, nil, fmt.Errorf("learning W again without the stand-ins' classes: %w", err)
 	}
 	f.H = make([]float64, len(sets))
 	for i, s := range sets {
@@ -272,64 +272,6 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 		}
 	}
 	return m, kernel, m.Validate()
-}
-
-// refitProjection fits f's projection W again on the fold's gallery
-// sets (raw frames), with the hyper-parameters it was deployed with,
-// where the classes shaped it (relearnsW), and sets the global bandwidth
-// of the new space on them. A method in the full space has nothing to
-// refit.
-func refitProjection(f *method.Fitted, sets []*mat.Dense, labels []string, g method.Grid, seed uint64, workers int) error {
-	if !relearnsW(f) {
-		return nil
-	}
-	if g.Learn == nil && f.Method != method.NNHLDA {
-		return method.ErrNoLearner
-	}
-	ids, _ := model.ClassIndex(labels)
-	var w *mat.Dense
-	var mean []float64
-	var err error
-	if f.Method == method.NNHLDA {
-		// The deployed d, or as many directions as the fold's frames
-		// vary in, if fewer.
-		_, d := f.W.Dims()
-		var sol *fisher.Solution
-		if sol, err = fisher.Solve(sets, ids, method.LDAReg); err == nil {
-			mean = sol.Mean
-			w, err = sol.Basis(min(d, sol.Rank()))
-		}
-	} else {
-		p := f.Learn
-		if p.MaxIter == 0 {
-			p.MaxIter = g.DRIter
-		}
-		learnSets, learnIDs := sets, ids
-		if counts := classCounts(ids); slices.Max(counts) < 2 {
-			// No class of the gallery has two sets to learn from: their
-			// frame halves are two sets of it, as where train learns W
-			// on sets that are one a class.
-			learnSets, learnIDs = nil, nil
-			for i, x := range sets {
-				h := method.FrameHalves(x)
-				if h == nil {
-					n, _ := x.Dims()
-					return fmt.Errorf("set %s has %d frames, too few to halve (4 or more are needed) for learning W", labels[i], n)
-				}
-				learnSets, learnIDs = append(learnSets, h[0], h[1]), append(learnIDs, ids[i], ids[i])
-			}
-		}
-		w, mean, err = g.Learn(learnSets, learnIDs, f.Divergence, p, int64(seed))
-	}
-	if err != nil {
-		return fmt.Errorf("learning W again without the stand-ins' classes: %w", err)
-	}
-	f.W, f.Mean = w, mean
-	proj, err := method.ProjectSets(sets, w, mean)
-	if err != nil {
-		return err
-	}
-	return f.SetBandwidthsOn(proj, workers)
 }
 
 // fitRaw is the foldFit of r.Fit on raw frames: the method refitted on
@@ -530,15 +472,11 @@ func distinct(labels []string) map[string]bool {
 	return m
 }
 
-// relearnsW reports whether the stand-in folds fit f's projection again:
-// every projection the classes shaped.
-func relearnsW(f *method.Fitted) bool { return f.W != nil }
-
-// classCounts returns the number of sets of each class of ids.
-func classCounts(ids []int) []int {
-	counts := make([]int, slices.Max(ids)+1)
-	for _, c := range ids {
-		counts[c]++
+// setNames returns label/name of every set, as errors name a set.
+func setNames(labels, names []string) []string {
+	s := make([]string, len(labels))
+	for i := range labels {
+		s[i] = labels[i] + "/" + names[i]
 	}
-	return counts
+	return s
 }

@@ -63,6 +63,23 @@ type Grid struct {
 	// settle the choice (Choose stops early otherwise), for studies that
 	// compare rules on every candidate's outcomes.
 	AutoScoreAll bool
+	// ChoiceSets is the most training sets auto's choice scores its
+	// candidates on (0: ChoiceSets; below 0: every set): beyond it, the
+	// choice runs on a sample of whole classes (ChoiceSample) and its
+	// winner is fitted on every set.
+	ChoiceSets int
+}
+
+// ChoiceCap returns the most training sets g's choice scores its
+// candidates on (Grid.ChoiceSets): 0 for every set.
+func (g Grid) ChoiceCap() int {
+	switch {
+	case g.ChoiceSets == 0:
+		return ChoiceSets
+	case g.ChoiceSets < 0:
+		return 0
+	}
+	return g.ChoiceSets
 }
 
 // PaperWidths is the grid of kernel widths of the paper's experiments.

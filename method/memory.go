@@ -13,8 +13,31 @@ package method
 // and GDA's bases; per fold, the divergence matrices of every bandwidth
 // on the fold's sets, and CDL's kernel matrices (one per regulariser);
 // GDA's kernel matrices (one per p) on the pool; and, per worker, a kFDA
-// fit of the training sets (a few m×m matrices).
+// fit of the training sets (a few m×m matrices). Where the choice scores
+// its candidates on a sample of the classes (Grid.ChoiceSets), it counts
+// the choice on the sample, and every set's frames with the m×m
+// matrices of the fit on all of them and of its calibration.
 func MemoryEstimate(frames []int, dim int, labels []int, g Grid, workers int) int64 {
+	c := g.ChoiceCap()
+	if c <= 0 || len(frames) <= c || len(labels) != len(frames) {
+		return choiceEstimate(frames, dim, labels, g, workers)
+	}
+	idx := ChoiceSample(labels, c, 0)
+	sf, sl := make([]int, len(idx)), make([]int, len(idx))
+	for k, i := range idx {
+		sf[k], sl[k] = frames[i], labels[i]
+	}
+	n := 0
+	for _, k := range frames {
+		n += k
+	}
+	m := float64(len(frames))
+	return choiceEstimate(sf, dim, sl, g, workers) + 2*int64(n)*int64(dim)*8 + 8*int64(m*m*8)
+}
+
+// choiceEstimate is MemoryEstimate for a choice that scores its
+// candidates on every set.
+func choiceEstimate(frames []int, dim int, labels []int, g Grid, workers int) int64 {
 	const f8 = 8
 	m := len(frames)
 	if m == 0 || len(labels) != m {

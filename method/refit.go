@@ -1,0 +1,80 @@
+package method
+
+import (
+	"fmt"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/fisher"
+)
+
+// RefitProjection fits f's projection W again on other sets (raw frames,
+// ids their classes, names what errors call them), with the hyper-parameters it was fitted with (d,
+// the training bandwidth, the iterations), and sets f's bandwidths on
+// the sets it projects: what fitting f's setting on those sets would
+// give. A Fisher discriminant (nn-h-lda) is solved again, keeping its d
+// where the sets vary in as many directions; a W learned by conjugate
+// gradient (g.Learn) is learned again, from the sets' frame halves where
+// no class has two sets. A method in the full space (W nil) keeps f as
+// it is. The seed seeds the learner.
+func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g Grid, seed uint64, workers int) error {
+	if f.W == nil {
+		return nil
+	}
+	if g.Learn == nil && f.Method != NNHLDA {
+		return ErrNoLearner
+	}
+	var w *mat.Dense
+	var mean []float64
+	var err error
+	if f.Method == NNHLDA {
+		// The fitted d, or as many directions as the frames vary in, if
+		// fewer.
+		_, d := f.W.Dims()
+		var sol *fisher.Solution
+		if sol, err = fisher.Solve(sets, ids, LDAReg); err == nil {
+			mean = sol.Mean
+			w, err = sol.Basis(min(d, sol.Rank()))
+		}
+	} else {
+		p := f.Learn
+		if p.MaxIter == 0 {
+			p.MaxIter = g.DRIter
+		}
+		learnSets, learnIDs := sets, ids
+		if slices.Max(classCounts(ids)) < 2 {
+			// No class has two sets to learn from: their frame halves
+			// are two sets of it, as where W is learned on sets that are
+			// one a class.
+			learnSets, learnIDs = nil, nil
+			for i, x := range sets {
+				h := FrameHalves(x)
+				if h == nil {
+					n, _ := x.Dims()
+					return fmt.Errorf("set %s has %d frames, too few to halve (4 or more are needed) for learning W", names[i], n)
+				}
+				learnSets, learnIDs = append(learnSets, h[0], h[1]), append(learnIDs, ids[i], ids[i])
+			}
+		}
+		w, mean, err = g.Learn(learnSets, learnIDs, f.Divergence, p, int64(seed))
+	}
+	if err != nil {
+		return err
+	}
+	f.W, f.Mean = w, mean
+	proj, err := ProjectSets(sets, w, mean)
+	if err != nil {
+		return err
+	}
+	return f.SetBandwidthsOn(proj, workers)
+}
+
+// classCounts returns the number of sets of each class of ids.
+func classCounts(ids []int) []int {
+	counts := make([]int, slices.Max(ids)+1)
+	for _, c := range ids {
+		counts[c]++
+	}
+	return counts
+}
