@@ -332,7 +332,19 @@ func calibrated(m *model.Model, samples []openset.Sample, scale float64, classes
 // the balanced threshold, or the one that lets in at most opt.FARPercent
 // percent of them. ok is false, with the reason, when the training sets
 // cannot stand in for strangers; the caller then falls back.
+//
+// Where auto's choice scored its candidates on a sample of the classes
+// (r.sample), the stand-in folds are made of the sample's sets: the
+// scores are fractions of each fold's galleryScale, and the threshold
+// that fraction of the deployed model's own, which is what carries a
+// threshold over from the folds' smaller galleries to the model's
+// anyway; the folds then cost what the choice did.
 func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, opt Options) (ok bool, why error, err error) {
+	refits := string(r.Fit.Method)
+	if s := r.sample; s != nil {
+		sets, labels, names = s.sets, s.labels, s.names
+		refits += fmt.Sprintf(" on the %d classes the choice scored", len(distinct(labels)))
+	}
 	samples, err := standInSamples(sets, labels, names, opt.Seed, r.fitRaw(opt))
 	if errors.Is(err, errNoStandIns) {
 		return false, err, nil
@@ -344,7 +356,7 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, string(r.Fit.Method))
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, refits)
 	return err == nil, nil, err
 }
 
