@@ -23,6 +23,8 @@ func TestBuildChoosesOnASample(t *testing.T) {
 		opt := Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}
 		opt.Grid.ChoiceSets = 6
 		opt.Grid.AutoMethods = cands
+		var stages []string
+		opt.Stage = func(what string) { stages = append(stages, what) }
 		if err := ParseThreshold("", &opt); err != nil {
 			t.Fatal(err)
 		}
@@ -49,6 +51,9 @@ func TestBuildChoosesOnASample(t *testing.T) {
 		got = decideAt(t, res.Model, probes, false)
 		if acc, n := accuracy(got, truth, func(int) bool { return true }); acc < 0.9 {
 			t.Errorf("candidates %v (deployed %s): %.0f%% of %d probes named right at the threshold (%s), want 90%% or more", cands, res.Fit.Method, 100*acc, n, res.ThresholdSource)
+		}
+		if all := strings.Join(stages, "\n"); !strings.Contains(all, "on every training set (16)") || !strings.Contains(all, "stand-in fold 3 of 3") {
+			t.Errorf("candidates %v: stages\n%s\nwant the fit on every set and three stand-in folds (the sample's classes)", cands, all)
 		}
 		var out bytes.Buffer
 		res.WriteSummary(&out)

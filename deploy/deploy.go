@@ -70,6 +70,9 @@ type Options struct {
 	// Progress, if set, is called after every cross-validation run of
 	// the auto method.
 	Progress func(method.AutoProgress)
+	// Stage, if set, is told what Build starts after the choice: the fit
+	// of a method on every training set, a stand-in fold.
+	Stage func(what string)
 	// Meta is recorded in the model.
 	Meta model.Meta
 }
@@ -157,6 +160,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		return nil, err
 	}
 	deploy := func(sel *method.Selection) (*method.Fitted, error) {
+		opt.stage("fitting %s on every training set (%d)", sel.Best().Candidate, len(sets))
 		f, err := sel.Deploy(task, g)
 		if err == nil && len(choice) < len(sets) {
 			err = fitOnAll(f, sets, labels, names, g, task.Classes, opt)
@@ -187,6 +191,13 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		return nil, err
 	}
 	return res, res.Model.Validate()
+}
+
+// stage tells opt.Stage, if set, what starts.
+func (opt Options) stage(format string, a ...any) {
+	if opt.Stage != nil {
+		opt.Stage(fmt.Sprintf(format, a...))
+	}
 }
 
 // newTask returns the task of the method's choice and fit: the sets of

@@ -23,6 +23,16 @@ func ProgressLines(w io.Writer) func(method.AutoProgress) {
 	}
 }
 
+// StageLines returns an Options.Stage that writes each stage to w on a
+// line of its own, with the time since StageLines was called, as setmatch
+// train prints it.
+func StageLines(w io.Writer) func(string) {
+	t0 := time.Now()
+	return func(what string) {
+		fmt.Fprintf(w, "train: %s, %s elapsed\n", what, time.Since(t0).Round(time.Second))
+	}
+}
+
 // WriteTrainLines writes what setmatch train says of the result once it
 // is built: the learning of W, when there was one, and the summary of the
 // choice (WriteSummary), every line prefixed "train: ".

@@ -345,7 +345,12 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 		sets, labels, names = s.sets, s.labels, s.names
 		refits += fmt.Sprintf(" on the %d classes the choice scored", len(distinct(labels)))
 	}
-	samples, err := standInSamples(sets, labels, names, opt.Seed, r.fitRaw(opt))
+	fit, fold, folds := r.fitRaw(opt), 0, min(StandInFolds, len(distinct(labels)))
+	samples, err := standInSamples(sets, labels, names, opt.Seed, func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
+		fold++
+		opt.stage("calibrating the threshold of %s: stand-in fold %d of %d", r.Fit.Method, fold, folds)
+		return fit(gallery, labels, names)
+	})
 	if errors.Is(err, errNoStandIns) {
 		return false, err, nil
 	}

@@ -209,7 +209,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	o.Train = learn.TrainOptions{Divergence: measure, Bandwidth: rule, NuW: a.nuW, NuB: a.nuB,
 		MaxIter: a.maxIter, GradTol: a.gradTol, CostRelTol: a.costTol, MinStep: a.minStep,
 		Rounds: a.rounds, Seed: a.seed, Workers: a.workers, Progress: progress}
-	o.Progress = deploy.ProgressLines(stderr)
+	o.Progress, o.Stage = deploy.ProgressLines(stderr), deploy.StageLines(stderr)
 	params := map[string]string{}
 	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
 	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: a.data, Params: params}
