@@ -111,10 +111,12 @@ type Result struct {
 	sample       *setsOf // the sets of that sample; nil when there was none
 }
 
-// setsOf is a list of training sets with their labels and names.
+// setsOf is a list of training sets with their labels and names, and
+// their indices among all training sets.
 type setsOf struct {
 	sets          []*mat.Dense
 	labels, names []string
+	idx           []int
 }
 
 // Build chooses (for the auto method) and fits the method on the training
@@ -149,7 +151,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		choice = method.ChoiceSample(ids, c, opt.Seed)
 	}
 	if len(choice) < len(sets) {
-		res.sample = &setsOf{}
+		res.sample = &setsOf{idx: choice}
 		for _, i := range choice {
 			res.sample.sets = append(res.sample.sets, sets[i])
 			res.sample.labels, res.sample.names = append(res.sample.labels, labels[i]), append(res.sample.names, names[i])

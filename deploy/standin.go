@@ -223,6 +223,17 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 	return samples, nil
 }
 
+// subSym returns the rows and columns idx of a.
+func subSym(a mat.Symmetric, idx []int) *mat.SymDense {
+	out := mat.NewSymDense(len(idx), nil)
+	for i, p := range idx {
+		for j := i; j < len(idx); j++ {
+			out.SetSym(i, j, a.At(p, idx[j]))
+		}
+	}
+	return out
+}
+
 func describeClasses(group []int, classes []string) string {
 	var s []string
 	for _, c := range group {
@@ -357,7 +368,15 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	scale, err := galleryScale(r.Gallery, r.Model.Labels())
+	gallery, galleryLabels := mat.Symmetric(r.Gallery), r.Model.Labels()
+	if s := r.sample; s != nil {
+		// The model's scale among the sample's classes: the folds'
+		// galleries hold about as many classes, and a set's nearest
+		// other class is nearer among more of them, while its distance
+		// to its own class is not.
+		gallery, galleryLabels = subSym(r.Gallery, s.idx), s.labels
+	}
+	scale, err := galleryScale(gallery, galleryLabels)
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
