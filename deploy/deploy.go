@@ -108,15 +108,6 @@ type Result struct {
 	// sample of the training classes (method.ChoiceSample), which; empty
 	// when it saw every set.
 	ChoiceSample string
-	sample       *setsOf // the sets of that sample; nil when there was none
-}
-
-// setsOf is a list of training sets with their labels and names, and
-// their indices among all training sets.
-type setsOf struct {
-	sets          []*mat.Dense
-	labels, names []string
-	idx           []int
 }
 
 // Build chooses (for the auto method) and fits the method on the training
@@ -150,13 +141,6 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if c := g.ChoiceCap(); opt.Method == method.Auto && c > 0 {
 		choice = method.ChoiceSample(ids, c, opt.Seed)
 	}
-	if len(choice) < len(sets) {
-		res.sample = &setsOf{idx: choice}
-		for _, i := range choice {
-			res.sample.sets = append(res.sample.sets, sets[i])
-			res.sample.labels, res.sample.names = append(res.sample.labels, labels[i]), append(res.sample.names, names[i])
-		}
-	}
 	task, err := newTask(sets, labels, choice, opt)
 	if err != nil {
 		return nil, err
@@ -170,7 +154,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		return f, err
 	}
 	if len(choice) < len(sets) {
-		res.ChoiceSample = fmt.Sprintf("the candidates were scored on %d of the %d classes (%d of the %d training sets, a seeded sample of whole classes: the choice scores at most %d sets), and the one chosen was fitted on every set with the hyper-parameters chosen; the threshold's stand-in strangers are the sample's classes", task.Classes, len(classes), len(choice), len(sets), g.ChoiceCap())
+		res.ChoiceSample = fmt.Sprintf("the candidates were scored on %d of the %d classes (%d of the %d training sets, a seeded sample of whole classes: the choice scores at most %d sets), and the one chosen was fitted on every set with the hyper-parameters chosen", task.Classes, len(classes), len(choice), len(sets), g.ChoiceCap())
 	}
 	t0 := time.Now()
 	if opt.Method == method.Auto {
@@ -264,7 +248,7 @@ func buildOpenSet(res *Result, eligible []int, deploy func(*method.Selection) (*
 	for _, i := range eligible {
 		sel := *res.Selection
 		sel.Chosen = i
-		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds, ChoiceSample: res.ChoiceSample, sample: res.sample}
+		r := &Result{Selection: &sel, ChooseSeconds: res.ChooseSeconds, ChoiceSample: res.ChoiceSample}
 		if i != eligible[0] {
 			r.ClosedChoice = res.Selection.Scores[eligible[0]].Candidate.String()
 		}

@@ -223,17 +223,6 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 	return samples, nil
 }
 
-// subSym returns the rows and columns idx of a.
-func subSym(a mat.Symmetric, idx []int) *mat.SymDense {
-	out := mat.NewSymDense(len(idx), nil)
-	for i, p := range idx {
-		for j := i; j < len(idx); j++ {
-			out.SetSym(i, j, a.At(p, idx[j]))
-		}
-	}
-	return out
-}
-
 func describeClasses(group []int, classes []string) string {
 	var s []string
 	for _, c := range group {
@@ -343,19 +332,7 @@ func calibrated(m *model.Model, samples []openset.Sample, scale float64, classes
 // the balanced threshold, or the one that lets in at most opt.FARPercent
 // percent of them. ok is false, with the reason, when the training sets
 // cannot stand in for strangers; the caller then falls back.
-//
-// Where auto's choice scored its candidates on a sample of the classes
-// (r.sample), the stand-in folds are made of the sample's sets: the
-// scores are fractions of each fold's galleryScale, and the threshold
-// that fraction of the deployed model's own, which is what carries a
-// threshold over from the folds' smaller galleries to the model's
-// anyway; the folds then cost what the choice did.
 func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, opt Options) (ok bool, why error, err error) {
-	refits := string(r.Fit.Method)
-	if s := r.sample; s != nil {
-		sets, labels, names = s.sets, s.labels, s.names
-		refits += fmt.Sprintf(" on the %d classes the choice scored", len(distinct(labels)))
-	}
 	fit, fold, folds := r.fitRaw(opt), 0, min(StandInFolds, len(distinct(labels)))
 	samples, err := standInSamples(sets, labels, names, opt.Seed, func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
 		fold++
@@ -368,19 +345,11 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	gallery, galleryLabels := mat.Symmetric(r.Gallery), r.Model.Labels()
-	if s := r.sample; s != nil {
-		// The model's scale among the sample's classes: the folds'
-		// galleries hold about as many classes, and a set's nearest
-		// other class is nearer among more of them, while its distance
-		// to its own class is not.
-		gallery, galleryLabels = subSym(r.Gallery, s.idx), s.labels
-	}
-	scale, err := galleryScale(gallery, galleryLabels)
+	scale, err := galleryScale(r.Gallery, r.Model.Labels())
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, refits)
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, string(r.Fit.Method))
 	return err == nil, nil, err
 }
 
