@@ -19,3 +19,31 @@ func TestMemoryNeed(t *testing.T) {
 		t.Errorf("no sets: need %d, live %d", need, live)
 	}
 }
+
+// TestMemoryEstimateOfASample: beyond Grid.ChoiceSets sets the estimate
+// is the choice on the sample and the fit on every set: less than a
+// choice on every set, more than the sample's alone, and its m×m part
+// grows as the square of the sets.
+func TestMemoryEstimateOfASample(t *testing.T) {
+	sets := func(classes int) (frames, labels []int) {
+		for c := range classes {
+			frames, labels = append(frames, 12, 12), append(labels, c, c)
+		}
+		return frames, labels
+	}
+	g := DefaultGrid()
+	all := g
+	all.ChoiceSets = -1
+	frames, labels := sets(1500)
+	sampled, whole := MemoryEstimate(frames, 64, labels, g, 2), MemoryEstimate(frames, 64, labels, all, 2)
+	sf, sl := sets(ChoiceSets / 2)
+	alone := MemoryEstimate(sf, 64, sl, g, 2)
+	if !(alone < sampled && sampled < whole) {
+		t.Errorf("3000 sets: %d bytes choosing on a sample, %d on every set, %d for the sample alone: want sample alone < sampled < every set", sampled, whole, alone)
+	}
+	f2, l2 := sets(3000)
+	twice := MemoryEstimate(f2, 64, l2, g, 2)
+	if r := float64(twice-alone) / float64(sampled-alone); r < 3 || r > 4.1 {
+		t.Errorf("twice the sets: what the fit on every set adds grew %.2f times, want about 4 (its m×m matrices)", r)
+	}
+}
