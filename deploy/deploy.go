@@ -137,7 +137,10 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	res := &Result{}
 	// The choice of auto scores its candidates on at most g.ChoiceCap()
 	// sets: beyond, on a sample of whole classes (method.ChoiceSample).
-	choice := method.ChoiceSample(ids, len(sets), 0)
+	choice := make([]int, len(sets))
+	for i := range choice {
+		choice[i] = i
+	}
 	if c := g.ChoiceCap(); opt.Method == method.Auto && c > 0 {
 		choice = method.ChoiceSample(ids, c, opt.Seed)
 	}
