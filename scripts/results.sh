@@ -27,6 +27,7 @@
 #   open-virus-int        the open set: Virus intensities, 3 classes strangers
 #   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
 #   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
+#   open-fresh            the same on fresh seeds (lighting 21 and 41, Lambertian 31 and 51)
 #
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
 # the number of random splits and the methods, for a quick check, e.g.
@@ -100,6 +101,13 @@ one() {
 		"$setmatch" synth --kind cone --classes 38 --sets 4 --frames 16 --dim 200 --seed 11 --out "$out/cone" --force
 		run open-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		;;
+	open-fresh)
+		for ks in lighting:21 lighting:41 cone:31 cone:51; do
+			kind=${ks%:*} seed=${ks#*:}
+			"$setmatch" synth --kind "$kind" --classes 38 --sets 4 --frames 16 --dim 200 --seed "$seed" --out "$out/$kind$seed" --force
+			run "open-fresh-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
+		done
+		;;
 	*)
 		echo "results.sh: unknown run $1; the runs are listed at the top of $0" >&2
 		exit 2
@@ -109,7 +117,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh)
 fi
 for r in "${runs[@]}"; do
 	one "$r"
