@@ -128,8 +128,9 @@ type unit struct {
 // probe alternate from fold to fold, and so do the sets they hold out;
 // the other half keep all their sets, so that a method that learns from
 // pairs of sets of a class (a projection by conjugate gradient) has
-// them.
-func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit foldFit) ([]openset.Sample, error) {
+// them. onFold, if not nil, is told of each fold before it is fitted
+// (f of n, from 1).
+func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit foldFit, onFold func(f, n int)) ([]openset.Sample, error) {
 	ids, classes := model.ClassIndex(labels)
 	if len(classes) < minKnownClasses+1 {
 		return nil, fmt.Errorf("%w: %d classes, and a fold needs %d known ones besides a stranger", errNoStandIns, len(classes), minKnownClasses)
@@ -155,7 +156,8 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		}
 	}
 	var samples []openset.Sample
-	for f, group := range standInGroups(len(classes), seed) {
+	groups := standInGroups(len(classes), seed)
+	for f, group := range groups {
 		stranger := make([]bool, len(classes))
 		for _, c := range group {
 			stranger[c] = true
@@ -197,9 +199,12 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		if !slices.Contains(probeStranger, false) {
 			continue // no known class of this fold has two sets
 		}
+		if onFold != nil {
+			onFold(f+1, len(groups))
+		}
 		m, decide, scale, err := fit(galSets, galLabels, galNames)
 		if err != nil {
-			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, min(StandInFolds, len(classes)), describeClasses(group, classes), err)
+			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, len(groups), describeClasses(group, classes), err)
 		}
 		for k, p := range probes {
 			res, err := decide(p.x)
@@ -333,11 +338,8 @@ func calibrated(m *model.Model, samples []openset.Sample, scale float64, classes
 // percent of them. ok is false, with the reason, when the training sets
 // cannot stand in for strangers; the caller then falls back.
 func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, opt Options) (ok bool, why error, err error) {
-	fit, fold, folds := r.fitRaw(opt), 0, min(StandInFolds, len(distinct(labels)))
-	samples, err := standInSamples(sets, labels, names, opt.Seed, func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
-		fold++
-		opt.stage("calibrating the threshold of %s: stand-in fold %d of %d", r.Fit.Method, fold, folds)
-		return fit(gallery, labels, names)
+	samples, err := standInSamples(sets, labels, names, opt.Seed, r.fitRaw(opt), func(f, n int) {
+		opt.stage("calibrating the threshold of %s: stand-in fold %d of %d", r.Fit.Method, f, n)
 	})
 	if errors.Is(err, errNoStandIns) {
 		return false, err, nil
@@ -391,7 +393,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	}
 	why := ""
 	if standIns(opt) {
-		samples, err := standInSamples(sets, labels, names, opt.Seed, fitGallery(m, opt.Workers))
+		samples, err := standInSamples(sets, labels, names, opt.Seed, fitGallery(m, opt.Workers), nil)
 		why = fmt.Sprint(err)
 		switch {
 		case err == nil:

@@ -2,7 +2,6 @@ package method
 
 import (
 	"fmt"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -43,7 +42,7 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 			p.MaxIter = g.DRIter
 		}
 		learnSets, learnIDs := sets, ids
-		if slices.Max(classCounts(ids)) < 2 {
+		if maxSize(ids) < 2 {
 			// No class has two sets to learn from: their frame halves
 			// are two sets of it, as where W is learned on sets that are
 			// one a class.
@@ -68,13 +67,4 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 		return err
 	}
 	return f.SetBandwidthsOn(proj, workers)
-}
-
-// classCounts returns the number of sets of each class of ids.
-func classCounts(ids []int) []int {
-	counts := make([]int, slices.Max(ids)+1)
-	for _, c := range ids {
-		counts[c]++
-	}
-	return counts
 }

@@ -30,13 +30,10 @@ func ChoiceSample(labels []int, max int, seed uint64) []int {
 		}
 		return all
 	}
-	counts := map[int]int{}
-	var classes []int
-	for _, c := range labels {
-		if counts[c] == 0 {
-			classes = append(classes, c)
-		}
-		counts[c]++
+	counts := classSizes(labels)
+	classes := make([]int, 0, len(counts))
+	for c := range counts {
+		classes = append(classes, c)
 	}
 	slices.Sort(classes)
 	order := rand.New(rand.NewPCG(seed, 0xc401ce)).Perm(len(classes))
