@@ -51,7 +51,7 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 				h := FrameHalves(x)
 				if h == nil {
 					n, _ := x.Dims()
-					return fmt.Errorf("set %s has %d frames, too few to halve (4 or more are needed) for learning W", names[i], n)
+					return fmt.Errorf("set %s has %d frames, too few to halve (4 or more are needed) for learning W on the halves of sets that are one a class: give it more frames, or give its class a second set", names[i], n)
 				}
 				learnSets, learnIDs = append(learnSets, h[0], h[1]), append(learnIDs, ids[i], ids[i])
 			}
