@@ -166,6 +166,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		var galLabels, galNames []string
 		var probes []unit
 		var probeStranger []bool
+		var probeDraws []float64 // openset.Sample.Draws
 		for c, us := range units {
 			switch {
 			case stranger[c]:
@@ -173,7 +174,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 					if halved && k == 0 {
 						continue // a stranger's probe is its odd half, as a known one's
 					}
-					probes, probeStranger = append(probes, u), append(probeStranger, true)
+					probes, probeStranger, probeDraws = append(probes, u), append(probeStranger, true), append(probeDraws, 0)
 				}
 				continue
 			}
@@ -186,7 +187,15 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 			}
 			for k, u := range us {
 				if k == out {
-					probes, probeStranger = append(probes, u), append(probeStranger, false)
+					// The deployed model holds len(us) sets of the class
+					// where this fold's gallery holds one fewer; where
+					// halves stand for sets, one set where it holds one
+					// half.
+					draws := float64(len(us)) / float64(len(us)-1)
+					if halved {
+						draws = 1
+					}
+					probes, probeStranger, probeDraws = append(probes, u), append(probeStranger, false), append(probeDraws, draws)
 					continue
 				}
 				name := names[u.set]
@@ -213,7 +222,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 			}
 			d := res.Decision
 			right := d.Best >= 0 && m.Sets[d.Best].Label == labels[p.set]
-			samples = append(samples, openset.Sample{Score: d.Score / scale, Stranger: probeStranger[k], Right: right})
+			samples = append(samples, openset.Sample{Score: d.Score / scale, Stranger: probeStranger[k], Right: right, Draws: probeDraws[k]})
 		}
 	}
 	known := 0
@@ -325,7 +334,7 @@ func calibrated(m *model.Model, samples []openset.Sample, scale float64, classes
 	frac := rates.Threshold
 	rates.Threshold *= scale
 	m.Threshold = rates.Threshold
-	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of %d held-out known sets were named right and %.1f%% of %d stand-in strangers' sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
+	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d held-out sets, read for new sets that meet every set of their class) and %.1f%% of %d stand-in strangers' sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
 		rates.Threshold, thresholdFlag(opt), how, min(StandInFolds, classes), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers, frac, scale)
 	if math.IsInf(rates.Threshold, 1) {
 		src += "; no threshold keeps stand-in strangers out here"

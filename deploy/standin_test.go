@@ -286,9 +286,19 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 			}
 		}
 		strangers := 0
+		// A held-out known set met one set fewer of its class than a new
+		// one will (halves: one half where a new set meets the whole set).
+		wantDraws := 1.0
+		if perClass > 1 {
+			wantDraws = float64(perClass) / float64(perClass-1)
+		}
 		for _, s := range samples {
 			if s.Stranger {
 				strangers++
+				continue
+			}
+			if s.Draws != wantDraws {
+				t.Errorf("%d sets a class: a known probe's draws %v, want %v", perClass, s.Draws, wantDraws)
 			}
 		}
 		if strangers != len(sets) {

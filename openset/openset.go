@@ -16,7 +16,9 @@ package openset
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -31,6 +33,16 @@ type Sample struct {
 	// Right is true for a known set whose nearest label is its own (it is
 	// named right when it is also let in); ignored for strangers.
 	Right bool
+	// Draws, for a known set scored against fewer sets of its class than
+	// a new set of that class will meet (a held-out set in a calibration
+	// fold), is how many times as many the new set will meet: with n
+	// sets of the class deployed and n−1 in the fold, n/(n−1). A set's
+	// score is the smallest over the sets of its class, so if the sets
+	// of a class are alike (exchangeable), a share G of such samples let
+	// in at a threshold stands for 1 − (1 − G)^Draws of the new sets
+	// (Rates' KnownRight and KnownIn). 0 and 1 read as the share
+	// measured; ignored for strangers.
+	Draws float64
 }
 
 // Rates are the open-set rates of a threshold on a slice of samples.
@@ -71,32 +83,59 @@ func check(s []Sample) (known, strangers int, err error) {
 }
 
 // At returns the rates of threshold t on s. A share whose sets are
-// absent is NaN, and so is Balanced then.
+// absent is NaN, and so is Balanced then. The known sets' shares are
+// read per value of Draws and weighed by their sets.
 func At(s []Sample, t float64) Rates {
 	r := Rates{Threshold: t}
-	var right, in, out int
+	type count struct{ n, right, in int }
+	known := map[float64]*count{}
+	out := 0
 	for _, x := range s {
 		let := x.Score <= t
-		switch {
-		case x.Stranger:
+		if x.Stranger {
 			r.Strangers++
 			if !let {
 				out++
 			}
-		default:
-			r.Known++
-			if let {
-				in++
-				if x.Right {
-					right++
-				}
+			continue
+		}
+		r.Known++
+		d := max(x.Draws, 1)
+		c := known[d]
+		if c == nil {
+			c = &count{}
+			known[d] = c
+		}
+		c.n++
+		if let {
+			c.in++
+			if x.Right {
+				c.right++
 			}
 		}
 	}
-	r.KnownRight, r.KnownIn = share(right, r.Known), share(in, r.Known)
+	r.KnownRight, r.KnownIn = math.NaN(), math.NaN()
+	if r.Known > 0 {
+		r.KnownRight, r.KnownIn = 0, 0
+		for _, d := range slices.Sorted(maps.Keys(known)) { // a fixed order: the same sums on every run
+			c := known[d]
+			w := float64(c.n) / float64(r.Known)
+			r.KnownRight += w * drawn(share(c.right, c.n), d)
+			r.KnownIn += w * drawn(share(c.in, c.n), d)
+		}
+	}
 	r.StrangersOut = share(out, r.Strangers)
 	r.Balanced = (r.KnownRight + r.StrangersOut) / 2
 	return r
+}
+
+// drawn returns the share g of samples let in as the share of sets let
+// in that meet d times as many sets of their class: 1 − (1 − g)^d.
+func drawn(g, d float64) float64 {
+	if d == 1 {
+		return g
+	}
+	return 1 - math.Pow(1-g, d)
 }
 
 func share(k, n int) float64 {

@@ -28,6 +28,56 @@ func TestAt(t *testing.T) {
 	}
 }
 
+func TestAtDraws(t *testing.T) {
+	drawn := func(score float64, right bool) Sample { return Sample{Score: score, Right: right, Draws: 2} }
+	// Two samples of sets that met half the sets of their class that new
+	// ones will: one let in of two stands for 1 − (1 − 1/2)² = 3/4.
+	s := []Sample{drawn(1, true), drawn(3, true), stranger(4)}
+	if r := At(s, 2); r.KnownRight != 0.75 || r.KnownIn != 0.75 || r.StrangersOut != 1 {
+		t.Fatalf("rates %+v, want known 0.75, strangers out 1", r)
+	}
+	// Samples measured as they are (Draws 0) weigh by their number.
+	s = append(s, known(1, true), known(5, true))
+	if r := At(s, 2); r.KnownRight != 0.625 || r.Known != 4 {
+		t.Fatalf("rates %+v, want known right (0.75+0.5)/2", r)
+	}
+	// A set named wrong is let in but not named right, with the same
+	// correction.
+	s = []Sample{drawn(1, false), drawn(3, true), stranger(4)}
+	if r := At(s, 2); r.KnownRight != 0 || r.KnownIn != 0.75 {
+		t.Fatalf("rates %+v, want known right 0, in 0.75", r)
+	}
+}
+
+// TestDrawsPredictsMoreSets checks the correction against what it stands
+// for: sets of a class whose scores to each set of it are alike; a held-out
+// set meets n−1 of them, a new set n, and its score is the smallest.
+func TestDrawsPredictsMoreSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const trials, n = 20000, 3
+	nearest := func(k int) float64 {
+		m := math.Inf(1)
+		for range k {
+			m = min(m, rng.ExpFloat64())
+		}
+		return m
+	}
+	var held, fresh []Sample
+	for range trials {
+		held = append(held, Sample{Score: nearest(n - 1), Right: true, Draws: float64(n) / (n - 1)})
+		fresh = append(fresh, Sample{Score: nearest(n), Right: true})
+	}
+	for _, th := range []float64{0.05, 0.2, 0.5, 1} {
+		got, want := At(held, th).KnownIn, At(fresh, th).KnownIn
+		if math.Abs(got-want) > 0.015 {
+			t.Errorf("threshold %v: held-out sets corrected give %.3f let in, new sets %.3f", th, got, want)
+		}
+		if raw := 1 - math.Exp(-(n-1)*th); math.Abs(raw-want) < 0.03 {
+			t.Errorf("threshold %v: uncorrected %.3f is already near %.3f; the test does not tell the correction", th, raw, want)
+		}
+	}
+}
+
 func TestBalanceSeparable(t *testing.T) {
 	s := []Sample{known(1, true), known(2, true), known(4, true), stranger(16), stranger(20)}
 	r, err := Balance(s)
