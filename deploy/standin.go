@@ -28,8 +28,12 @@ import (
 // fitted again, with every hyper-parameter it was deployed with, on the
 // rest (standInSamples). The fold's model decides the probes as the
 // deployed model would a batch (model.Matcher), and the threshold is
-// chosen on the pooled scores of all folds (package openset). Where every
-// class has a single training set, each set's even and odd frames are
+// chosen on the pooled scores of all folds (package openset). A held-out
+// known set meets one set fewer of its class in its fold than a new set
+// will meet in the deployed model, and its score, the smallest over
+// them, is larger for it: its sample says so (openset.Sample.Draws), and
+// the known sets' rates are read for new sets. Where every class has a
+// single training set, each set's even and odd frames are
 // two sets of its class. Nothing a fold's model learns from is scored:
 // the gallery, its bandwidths, kFDA's discriminant and a projection W
 // that the classes shaped (a Fisher discriminant, a W learned by
