@@ -27,7 +27,7 @@
 #   open-virus-int        the open set: Virus intensities, 3 classes strangers
 #   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
 #   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
-#   open-fresh            the same on fresh seeds (lighting 21 and 41, Lambertian 31 and 51)
+#   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
 #
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
 # the number of random splits and the methods, for a quick check, e.g.
@@ -102,7 +102,7 @@ one() {
 		run open-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		;;
 	open-fresh)
-		for ks in lighting:21 lighting:41 cone:31 cone:51; do
+		for ks in lighting:21 lighting:41 lighting:81 cone:31 cone:51 cone:91; do
 			kind=${ks%:*} seed=${ks#*:}
 			"$setmatch" synth --kind "$kind" --classes 38 --sets 4 --frames 16 --dim 200 --seed "$seed" --out "$out/$kind$seed" --force
 			run "open-fresh-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
