@@ -91,21 +91,21 @@ one() {
 	auto-virus-lbp) run auto-virus-lbp --data "$data/virus" --features lbp:4x4 --protocol "gallery=3,probe=2,splits=$splits" --methods "$(methods nn-h,auto)" --seed 1 ;;
 	auto-orl-int) run auto-orl-int --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=$splits" --methods "$(methods nn-h,auto)" --seed 1 ;;
 	open-eth-int) run open-eth-int --data "$data/eth80" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=8,strangers=1" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1 ;;
-	open-virus-int) run open-virus-int --data "$data/virus" --features intensity:20x20 --protocol "gallery=3,probe=2,splits=${OPEN_SPLITS:-3},strangers=3" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
-	open-orl-int) run open-orl-int --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-3},strangers=10" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
+	open-virus-int) run open-virus-int --data "$data/virus" --features intensity:20x20 --protocol "gallery=3,probe=2,splits=${OPEN_SPLITS:-10},strangers=3" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
+	open-orl-int) run open-orl-int --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=10" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
 	open-faces)
 		"$setmatch" synth --kind lighting --classes 38 --sets 4 --frames 16 --dim 200 --seed 1 --out "$out/faces" --force
-		run open-faces --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,nn-h-lda,kfda-hl,nn-h-dr,auto)" --seed 1
+		run open-faces --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=8" --methods "$(methods nn-h,nn-h-lda,kfda-hl,nn-h-dr,auto)" --seed 1
 		;;
 	open-cone)
 		"$setmatch" synth --kind cone --classes 38 --sets 4 --frames 16 --dim 200 --seed 11 --out "$out/cone" --force
-		run open-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
+		run open-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		;;
 	open-fresh)
 		for ks in lighting:21 lighting:41 lighting:81 cone:31 cone:51 cone:91; do
 			kind=${ks%:*} seed=${ks#*:}
 			"$setmatch" synth --kind "$kind" --classes 38 --sets 4 --frames 16 --dim 200 --seed "$seed" --out "$out/$kind$seed" --force
-			run "open-fresh-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-3},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
+			run "open-fresh-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=2,probe=2,splits=3,strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		done
 		;;
 	*)
