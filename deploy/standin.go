@@ -23,8 +23,8 @@ import (
 // saw: the score of a training set against a gallery that holds it, or
 // holds the class it stands for, is not the score a stranger at the door
 // gets. So the training classes are dealt to StandInFolds groups; in each
-// fold one group stands for the strangers, half of the other classes
-// hold out one set each (the known probes), and the deployed method is
+// fold one group stands for the strangers, every other class with two
+// sets or more holds out one (the known probes), and the deployed method is
 // fitted again, with every hyper-parameter it was deployed with, on the
 // rest (standInSamples). The fold's model decides the probes as the
 // deployed model would a batch (model.Matcher), and the threshold is
@@ -125,15 +125,13 @@ type unit struct {
 // and strangers, decided by the model the fold fits.
 //
 // In each fold a group of classes stands for the strangers (all their
-// sets, or odd frame halves, are probes), and half of the other classes
-// give a probe: one of their sets (or, where every class has one set,
-// their odd frame half) is held out; the rest is the fold's gallery,
-// which is all the fold's model learns from. The classes that give a
-// probe alternate from fold to fold, and so do the sets they hold out;
-// the other half keep all their sets, so that a method that learns from
-// pairs of sets of a class (a projection by conjugate gradient) has
-// them. onFold, if not nil, is told of each fold before it is fitted
-// (f of n, from 1).
+// sets, or odd frame halves, are probes), and every other class with two
+// units or more gives a probe: one of its sets (or, where every class
+// has one set, its odd frame half) is held out, a different one from
+// fold to fold; the rest is the fold's gallery, which is all the fold's
+// model learns from (a projection by conjugate gradient learns from
+// frame halves where no class of it keeps a pair). onFold, if not nil,
+// is told of each fold before it is fitted (f of n, from 1).
 func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit foldFit, onFold func(f, n int)) ([]openset.Sample, error) {
 	ids, classes := model.ClassIndex(labels)
 	if len(classes) < minKnownClasses+1 {
