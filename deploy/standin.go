@@ -166,17 +166,20 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		}
 		var galSets []*mat.Dense
 		var galLabels, galNames []string
-		var probes []unit
-		var probeStranger []bool
-		var probeDraws []float64 // openset.Sample.Draws
+		// Each probe with its sample, Score and Right left to its decision.
+		type probe struct {
+			unit
+			sample openset.Sample
+		}
+		var probes []probe
+		anyKnown := false
 		for c, us := range units {
-			switch {
-			case stranger[c]:
+			if stranger[c] {
 				for k, u := range us {
 					if halved && k == 0 {
 						continue // a stranger's probe is its odd half, as a known one's
 					}
-					probes, probeStranger, probeDraws = append(probes, u), append(probeStranger, true), append(probeDraws, 0)
+					probes = append(probes, probe{u, openset.Sample{Stranger: true}})
 				}
 				continue
 			}
@@ -197,7 +200,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 					if halved {
 						draws = 1
 					}
-					probes, probeStranger, probeDraws = append(probes, u), append(probeStranger, false), append(probeDraws, draws)
+					probes, anyKnown = append(probes, probe{u, openset.Sample{Draws: draws}}), true
 					continue
 				}
 				name := names[u.set]
@@ -207,7 +210,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 				galSets, galLabels, galNames = append(galSets, u.x), append(galLabels, labels[u.set]), append(galNames, name)
 			}
 		}
-		if !slices.Contains(probeStranger, false) {
+		if !anyKnown {
 			continue // no known class of this fold has two sets
 		}
 		if onFold != nil {
@@ -217,14 +220,15 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		if err != nil {
 			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, len(groups), describeClasses(group, classes), err)
 		}
-		for k, p := range probes {
+		for _, p := range probes {
 			res, err := decide(p.x)
 			if err != nil {
 				return nil, fmt.Errorf("stand-in fold %d, set %s/%s: %w", f+1, labels[p.set], names[p.set], err)
 			}
 			d := res.Decision
 			right := d.Best >= 0 && m.Sets[d.Best].Label == labels[p.set]
-			samples = append(samples, openset.Sample{Score: d.Score / scale, Stranger: probeStranger[k], Right: right, Draws: probeDraws[k]})
+			p.sample.Score, p.sample.Right = d.Score/scale, right
+			samples = append(samples, p.sample)
 		}
 	}
 	known := 0
