@@ -14,9 +14,9 @@
 package openset
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -86,45 +86,81 @@ func check(s []Sample) (known, strangers int, err error) {
 // absent is NaN, and so is Balanced then. The known sets' shares are
 // read per value of Draws and weighed by their sets.
 func At(s []Sample, t float64) Rates {
-	r := Rates{Threshold: t}
-	type count struct{ n, right, in int }
-	known := map[float64]*count{}
-	out := 0
+	c := newTally(s)
 	for _, x := range s {
-		let := x.Score <= t
+		if x.Score <= t {
+			c.letIn(x)
+		}
+	}
+	return c.rates(t)
+}
+
+// tally holds the counts the rates of a threshold on a slice of samples
+// are read from: how many sets there are, and how many of them it lets
+// in.
+type tally struct {
+	draws []float64 // the known sets' values of Draws (0 read as 1), increasing
+	// Per value of draws: the known sets, those let in, and those let in
+	// and named right.
+	known, in, right       []int
+	strangers, strangersIn int
+}
+
+// newTally returns the tally of s with nothing let in.
+func newTally(s []Sample) *tally {
+	c := &tally{}
+	for _, x := range s {
+		if d := max(x.Draws, 1); !x.Stranger && !slices.Contains(c.draws, d) {
+			c.draws = append(c.draws, d)
+		}
+	}
+	slices.Sort(c.draws)
+	c.known, c.in, c.right = make([]int, len(c.draws)), make([]int, len(c.draws)), make([]int, len(c.draws))
+	for _, x := range s {
 		if x.Stranger {
-			r.Strangers++
-			if !let {
-				out++
-			}
-			continue
+			c.strangers++
+		} else {
+			c.known[c.group(x)]++
 		}
-		r.Known++
-		d := max(x.Draws, 1)
-		c := known[d]
-		if c == nil {
-			c = &count{}
-			known[d] = c
-		}
-		c.n++
-		if let {
-			c.in++
-			if x.Right {
-				c.right++
-			}
-		}
+	}
+	return c
+}
+
+// group returns the index of x's value of Draws.
+func (c *tally) group(x Sample) int {
+	k, _ := slices.BinarySearch(c.draws, max(x.Draws, 1))
+	return k
+}
+
+// letIn counts x, a sample of the slice c was made of, as let in.
+func (c *tally) letIn(x Sample) {
+	if x.Stranger {
+		c.strangersIn++
+		return
+	}
+	k := c.group(x)
+	c.in[k]++
+	if x.Right {
+		c.right[k]++
+	}
+}
+
+// rates returns the rates of what c counts as let in, at threshold t.
+func (c *tally) rates(t float64) Rates {
+	r := Rates{Threshold: t, Strangers: c.strangers}
+	for _, n := range c.known {
+		r.Known += n
 	}
 	r.KnownRight, r.KnownIn = math.NaN(), math.NaN()
 	if r.Known > 0 {
 		r.KnownRight, r.KnownIn = 0, 0
-		for _, d := range slices.Sorted(maps.Keys(known)) { // a fixed order: the same sums on every run
-			c := known[d]
-			w := float64(c.n) / float64(r.Known)
-			r.KnownRight += w * drawn(share(c.right, c.n), d)
-			r.KnownIn += w * drawn(share(c.in, c.n), d)
+		for k, d := range c.draws {
+			w := float64(c.known[k]) / float64(r.Known)
+			r.KnownRight += w * drawn(share(c.right[k], c.known[k]), d)
+			r.KnownIn += w * drawn(share(c.in[k], c.known[k]), d)
 		}
 	}
-	r.StrangersOut = share(out, r.Strangers)
+	r.StrangersOut = share(c.strangers-c.strangersIn, c.strangers)
 	r.Balanced = (r.KnownRight + r.StrangersOut) / 2
 	return r
 }
@@ -151,20 +187,21 @@ var ErrOneSided = errors.New("the samples need both sets of known classes and st
 
 // ranges calls f for every range of thresholds over which the decisions
 // on s are the same, [lo, hi) between consecutive distinct scores (and
-// [0, smallest) below them all, [largest, +Inf) above), with the
-// threshold that stands for it: the geometric middle of lo and hi, hi/2
-// from 0, 2·largest above the largest (1 when that is 0), so that it lies
-// as far as the scores allow from those on both sides.
-func ranges(s []Sample, f func(lo, hi, t float64)) {
-	v := make([]float64, len(s))
-	for i, x := range s {
-		v[i] = x.Score
-	}
-	sort.Float64s(v)
-	f(0, v[0], v[0]/2)
+// [0, smallest) below them all, [largest, +Inf) above), with the rates
+// of the threshold that stands for it: the geometric middle of lo and
+// hi, hi/2 from 0, 2·largest above the largest (1 when that is 0), so
+// that it lies as far as the scores allow from those on both sides. The
+// rates are counted in one pass over the sorted scores (as At counts
+// them), so that all ranges cost a sort.
+func ranges(s []Sample, f func(lo, hi float64, r Rates)) {
+	v := slices.Clone(s)
+	slices.SortFunc(v, func(a, b Sample) int { return cmp.Compare(a.Score, b.Score) })
+	f(0, v[0].Score, At(s, v[0].Score/2))
+	c := newTally(s)
 	for k := 0; k < len(v); k++ {
-		lo := v[k]
-		if k+1 < len(v) && !(v[k+1] > lo) {
+		c.letIn(v[k])
+		lo := v[k].Score
+		if k+1 < len(v) && !(v[k+1].Score > lo) {
 			continue
 		}
 		if k+1 == len(v) {
@@ -172,15 +209,15 @@ func ranges(s []Sample, f func(lo, hi, t float64)) {
 			if lo == 0 {
 				t = 1
 			}
-			f(lo, math.Inf(1), t)
+			f(lo, math.Inf(1), c.rates(t))
 			return
 		}
-		hi := v[k+1]
+		hi := v[k+1].Score
 		t := hi / 2
 		if lo > 0 {
 			t = math.Sqrt(lo * hi)
 		}
-		f(lo, hi, t)
+		f(lo, hi, c.rates(t))
 	}
 }
 
@@ -199,8 +236,7 @@ func logWidth(lo, hi float64) float64 {
 func choose(s []Sample, score func(Rates) float64, ok func(Rates) bool) (Rates, bool) {
 	var best Rates
 	bestScore, bestWidth, found := math.Inf(-1), math.Inf(-1), false
-	ranges(s, func(lo, hi, t float64) {
-		r := At(s, t)
+	ranges(s, func(lo, hi float64, r Rates) {
 		if ok != nil && !ok(r) {
 			return
 		}

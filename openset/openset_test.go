@@ -98,7 +98,9 @@ func TestBalanceOverlapMatchesBruteForce(t *testing.T) {
 	for trial := range 200 {
 		var s []Sample
 		for range 1 + rng.IntN(12) {
-			s = append(s, known(float64(rng.IntN(20)), rng.IntN(4) > 0))
+			x := known(float64(rng.IntN(20)), rng.IntN(4) > 0)
+			x.Draws = []float64{0, 0, 1.5, 2}[rng.IntN(4)] // the rates read per value of Draws, as At reads them
+			s = append(s, x)
 		}
 		for range 1 + rng.IntN(12) {
 			s = append(s, stranger(float64(rng.IntN(20))+5))
