@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -377,28 +376,13 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 // the rest: for kFDA its discriminant, with its kernels, regulariser and
 // latent dimension) where the gallery allows, else on the gallery's own
 // nearest scores (as setThreshold falls back). m's KFDA, if any, must be
-// fitted on its gallery. A vote's members are each recalibrated as if
-// alone. It returns the words that say how, and the rates on the
-// stand-ins of m (of its first member for a vote; nil when the
-// stand-ins were not used).
+// fitted on its gallery. m is one model, not a vote: a vote's members
+// are each recalibrated as if alone (setmatch enroll and forget do so).
+// It returns the words that say how, and the rates on the stand-ins of
+// m (nil when the stand-ins were not used).
 func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	if len(m.Voters) > 0 {
-		own := *m
-		own.Voters = nil
-		src, rates, err := Recalibrate(&own, opt)
-		if err != nil {
-			return "", nil, err
-		}
-		m.Threshold = own.Threshold
-		srcs := []string{own.MethodName() + ": " + src}
-		for i, v := range m.Voters {
-			vsrc, _, err := Recalibrate(v, opt)
-			if err != nil {
-				return "", nil, fmt.Errorf("vote member %d (%s): %w", i+2, v.MethodName(), err)
-			}
-			srcs = append(srcs, v.MethodName()+": "+vsrc)
-		}
-		return "each member's own, that of the member whose label the vote gives: " + strings.Join(srcs, "; "), rates, nil
+		return "", nil, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
 	}
 	r := &Result{Model: m, GalleryMeasure: m.Divergence.String()}
 	labels, names := m.Labels(), make([]string, len(m.Sets))

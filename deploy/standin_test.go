@@ -306,3 +306,27 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 		}
 	}
 }
+
+// TestRecalibrateRefusesAVote: Recalibrate takes one model; a vote's
+// members are recalibrated each alone (recalibrate), not as one.
+func TestRecalibrateRefusesAVote(t *testing.T) {
+	sets, labels := dataSpread(5, 1)
+	var lab, names []string
+	for i, l := range labels {
+		lab, names = append(lab, fmt.Sprint("c", l%3, "-", i%2)), append(names, fmt.Sprint(i))
+	}
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("auto:balanced", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(sets, lab, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := *res.Model
+	member := *res.Model
+	m.Voters = []*model.Model{&member}
+	if _, _, err := Recalibrate(&m, opt); err == nil || !strings.Contains(err.Error(), "vote") {
+		t.Errorf("Recalibrate of a vote: err %v, want one that says to recalibrate each member", err)
+	}
+}
