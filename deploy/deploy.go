@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,8 +35,9 @@ import (
 // (method.Names).
 const Learned method.Name = "learned"
 
-// Methods are the methods Build accepts, auto first.
-var Methods = []method.Name{method.Auto, method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL, method.KFDAMix, method.NNHDR, method.NNJDR, method.NNHLDA, Learned}
+// Methods are the methods Build accepts: auto first, every other method
+// of method.Names in its order, and Learned.
+var Methods = append(append([]method.Name{method.Auto}, slices.DeleteFunc(slices.Clone(method.Names), func(n method.Name) bool { return n == method.Auto })...), Learned)
 
 // Options configures Build.
 type Options struct {

@@ -22,7 +22,7 @@ import (
 	"setmatch/setfile"
 )
 
-const trainSynopsis = `--data DIR --out MODEL [--method auto|nn-h|nn-j|kfda-hg|kfda-hl|kfda-j|gda|cdl|kfda-mix|nn-h-dr|nn-j-dr|nn-h-lda|learned] [--dim d] [--threshold auto:balanced|auto:far=P|none|X|auto|auto:P] [--features SPEC] [flags]
+var trainSynopsis = `--data DIR --out MODEL [--method ` + method.Join(deploy.Methods, "|") + `] [--dim d] [--threshold auto:balanced|auto:far=P|none|X|auto|auto:P] [--features SPEC] [flags]
 
 Builds a model from labelled training sets. With --method auto (the
 default) every candidate (kFDA on a mix of set kernels, nearest
