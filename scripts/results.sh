@@ -28,6 +28,7 @@
 #   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
 #   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
 #   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
+#   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers
 #
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
 # the number of random splits and the methods, for a quick check, e.g.
@@ -108,6 +109,13 @@ one() {
 			run "open-fresh-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=2,probe=2,splits=3,strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		done
 		;;
+	open-household)
+		"$setmatch" synth --kind lighting --classes 38 --sets 4 --frames 16 --dim 200 --seed 1 --out "$out/faces" --force
+		run open-household-faces --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
+		"$setmatch" synth --kind cone --classes 38 --sets 4 --frames 16 --dim 200 --seed 11 --out "$out/cone" --force
+		run open-household-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
+		run open-household-orl --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1
+		;;
 	*)
 		echo "results.sh: unknown run $1; the runs are listed at the top of $0" >&2
 		exit 2
@@ -117,7 +125,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-household)
 fi
 for r in "${runs[@]}"; do
 	one "$r"
