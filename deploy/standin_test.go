@@ -310,16 +310,12 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 // TestRecalibrateRefusesAVote: Recalibrate takes one model; a vote's
 // members are recalibrated each alone (recalibrate), not as one.
 func TestRecalibrateRefusesAVote(t *testing.T) {
-	sets, labels := dataSpread(5, 1)
-	var lab, names []string
-	for i, l := range labels {
-		lab, names = append(lab, fmt.Sprint("c", l%3, "-", i%2)), append(names, fmt.Sprint(i))
-	}
+	sets, labels, names := separated(3, 2, 1)
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
 	if err := ParseThreshold("auto:balanced", &opt); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Build(sets, lab, names, opt)
+	res, err := Build(sets, labels, names, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
