@@ -67,8 +67,14 @@ type Options struct {
 	AutoBalanced  bool
 	AutoFAR       bool
 	FARPercent    float64
-	Seed          uint64 // seed of the cross-validation folds
-	Workers       int    // goroutines; 0: GOMAXPROCS
+	// Strangers are sets (n×D frames, as the training sets) of classes
+	// the model must not know, such as visitors at a door: with
+	// AutoBalanced or AutoFAR each is decided by the deployed model and
+	// counts as a stranger beside the stand-ins. They need stand-in
+	// folds for the known sets' side.
+	Strangers []*mat.Dense
+	Seed      uint64 // seed of the cross-validation folds
+	Workers   int    // goroutines; 0: GOMAXPROCS
 	// Progress, if set, is called after every cross-validation run of
 	// the auto method.
 	Progress func(method.AutoProgress)

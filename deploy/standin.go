@@ -365,8 +365,37 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, string(r.Fit.Method))
+	given, err := givenStrangers(r.Model, opt.Strangers, scale, opt.Workers)
+	if err != nil {
+		return false, nil, err
+	}
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, append(samples, given...), scale, len(distinct(labels)), opt, string(r.Fit.Method))
+	if err == nil && len(given) > 0 {
+		r.ThresholdSource += fmt.Sprintf("; the strangers include %d sets of classes the training does not have (--strangers), each decided by the deployed model", len(given))
+	}
 	return err == nil, nil, err
+}
+
+// givenStrangers returns the calibration samples of the strangers' sets
+// (raw frames) the user gave: each decided by m, the deployed model, as
+// a batch at the door, its score a fraction of m's scale.
+func givenStrangers(m *model.Model, sets []*mat.Dense, scale float64, workers int) ([]openset.Sample, error) {
+	if len(sets) == 0 {
+		return nil, nil
+	}
+	mt, err := m.NewMatcherWorkers(workers)
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]openset.Sample, len(sets))
+	for i, x := range sets {
+		res, err := mt.Match(x)
+		if err != nil {
+			return nil, fmt.Errorf("stranger's set %d of %d: %w", i+1, len(sets), err)
+		}
+		samples[i] = openset.Sample{Score: res.Decision.Score / scale, Stranger: true}
+	}
+	return samples, nil
 }
 
 // Recalibrate sets the threshold of m, a model whose gallery has changed

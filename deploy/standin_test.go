@@ -326,3 +326,94 @@ func TestRecalibrateRefusesAVote(t *testing.T) {
 		t.Errorf("Recalibrate of a vote: err %v, want one that says to recalibrate each member", err)
 	}
 }
+
+// TestBuildStrangers: strangers' sets given to training (setmatch train
+// --strangers) count beside the stand-ins, each decided by the deployed
+// model. Sets of a class near a known one, which the stand-ins (classes
+// far apart) say nothing of, are let in by the threshold calibrated
+// without them and kept out by the one calibrated with them, while the
+// known classes' new sets still get in.
+func TestBuildStrangers(t *testing.T) {
+	all, labels, names := separated(4, 4, 5)
+	var train, fresh []*mat.Dense
+	var lab, nam []string
+	for i, x := range all {
+		if i%4 == 3 {
+			fresh = append(fresh, x) // a new set of each known class
+			continue
+		}
+		train, lab, nam = append(train, x), append(lab, labels[i]), append(nam, names[i])
+	}
+	// Strangers: class c0's clouds moved by delta along a second feature.
+	near := func(seed uint64, n int) []*mat.Dense {
+		xs, _, _ := separated(1, n, seed)
+		for _, x := range xs {
+			for i := range 12 {
+				x.Set(i, 1, x.At(i, 1)+strangerShift)
+			}
+		}
+		return xs
+	}
+	given, coming := near(11, 6), near(12, 6)
+	build := func(strangers []*mat.Dense) *Result {
+		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: strangers}
+		if err := ParseThreshold("", &opt); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(train, lab, nam, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	decide := func(res *Result, sets []*mat.Dense) (known int) {
+		mt, err := res.Model.NewMatcherWorkers(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range sets {
+			r, err := mt.Match(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Decision.Known {
+				known++
+			}
+		}
+		return known
+	}
+	without, with := build(nil), build(given)
+	if with.Calibration.Strangers != without.Calibration.Strangers+len(given) || !strings.Contains(with.ThresholdSource, "--strangers") {
+		t.Errorf("calibrated on %d strangers' sets with %d given, %d without; %s", with.Calibration.Strangers, len(given), without.Calibration.Strangers, with.ThresholdSource)
+	}
+	if in := decide(without, coming); in == 0 {
+		t.Fatalf("without the strangers' sets the threshold %v keeps out all %d near strangers already: the test cannot tell", without.Model.Threshold, len(coming))
+	}
+	if in := decide(with, coming); in != 0 {
+		t.Errorf("with the strangers' sets the threshold %v lets in %d of %d near strangers", with.Model.Threshold, in, len(coming))
+	}
+	if in := decide(with, fresh); in != len(fresh) {
+		t.Errorf("with the strangers' sets the threshold %v lets in %d of %d new known sets", with.Model.Threshold, in, len(fresh))
+	}
+	t.Logf("threshold %.4g without the strangers' sets (%d of %d near strangers let in), %.4g with them", without.Model.Threshold, decide(without, coming), len(coming), with.Model.Threshold)
+
+	// They need the stand-in calibration.
+	for _, tc := range []struct {
+		threshold string
+		classes   int
+		want      string
+	}{{"none", 4, "auto:balanced"}, {"0.5", 4, "auto:balanced"}, {"auto", 4, "auto:balanced"}, {"", 2, "three classes"}} {
+		xs, l, n := separated(tc.classes, 3, 5)
+		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: given}
+		if err := ParseThreshold(tc.threshold, &opt); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Build(xs, l, n, opt); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--threshold %q, %d classes, with strangers' sets: %v, want an error that says %q", tc.threshold, tc.classes, err, tc.want)
+		}
+	}
+}
+
+// strangerShift is how far TestBuildStrangers moves its strangers from
+// class c0 (whose frames spread 0.3 about their centre).
+const strangerShift = 1.0

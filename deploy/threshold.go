@@ -64,6 +64,18 @@ func ParseThreshold(s string, opt *Options) error {
 	return nil
 }
 
+// thresholdText returns the --threshold that opt stands for, fixed
+// values and none included.
+func thresholdText(opt Options) string {
+	switch {
+	case opt.AutoThreshold:
+		return thresholdFlag(opt)
+	case math.IsInf(opt.Threshold, 1):
+		return "none"
+	}
+	return strconv.FormatFloat(opt.Threshold, 'g', -1, 64)
+}
+
 // thresholdFlag returns the --threshold that opt stands for.
 func thresholdFlag(opt Options) string {
 	switch {
@@ -96,6 +108,12 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	if !math.IsInf(opt.Threshold, 1) {
 		r.ThresholdSource = "given"
 	}
+	if len(opt.Strangers) > 0 && !(opt.AutoBalanced || opt.AutoFAR) {
+		return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers: they need --threshold auto:balanced or auto:far=P, not %s", thresholdText(opt))
+	}
+	if len(opt.Strangers) > 0 && r.Fit == nil {
+		return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers, which refit the method without them: method %s has no such fit; use another --method", r.Model.MethodName())
+	}
 	if !opt.AutoThreshold {
 		return nil
 	}
@@ -105,6 +123,9 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		ok, why, err := r.setStandInThreshold(sets, labels, names, opt)
 		if err != nil || ok {
 			return err
+		}
+		if len(opt.Strangers) > 0 {
+			return fmt.Errorf("%s with strangers' sets: %v, and the known sets' side of the calibration comes from stand-in folds; give three classes or more", flag, why)
 		}
 		fallback = fmt.Sprintf(" (%v, so it is balanced on the training sets instead)", why)
 		opt.AutoBalanced = true

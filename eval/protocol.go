@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,11 +52,18 @@ type Protocol struct {
 	// C), so with K = 1 and S = C every class is the stranger once. 0: a
 	// closed set, every class in every gallery.
 	Strangers int
+	// Visitors, with Strangers, is the number V < K of the stranger
+	// classes (the first V of the K positions of a split) whose probe
+	// sets are given to training as strangers' sets it must keep out
+	// (setmatch train --strangers) instead of being decided: only the
+	// other K − V classes come to the door. 0: none.
+	Visitors int
 }
 
 // ParseProtocol reads "gallery=G,probe=P,splits=S" (probe=rest for all the
 // remaining sets), with ",strangers=K" to leave K classes out of every
-// split's gallery (an open set), "loo", or "file=PATH".
+// split's gallery (an open set) and ",visitors=V" to give V of them to
+// training as strangers' sets, "loo", or "file=PATH".
 func ParseProtocol(s string) (Protocol, error) {
 	s = strings.TrimSpace(s)
 	if (s == "loo" || strings.HasPrefix(s, "loo,") || strings.HasPrefix(s, "file=")) && strings.Contains(s, "strangers=") {
@@ -100,12 +108,17 @@ func ParseProtocol(s string) (Protocol, error) {
 			p.Splits = n
 		case "strangers":
 			p.Strangers = n
+		case "visitors":
+			p.Visitors = n
 		default:
-			return Protocol{}, fmt.Errorf("protocol %q: unknown key %q (want gallery, probe, splits, strangers)", s, k)
+			return Protocol{}, fmt.Errorf("protocol %q: unknown key %q (want gallery, probe, splits, strangers, visitors)", s, k)
 		}
 	}
 	if p.Gallery == 0 || p.Probe < 0 {
 		return Protocol{}, fmt.Errorf("protocol %q: give gallery=G and probe=P (or probe=rest)", s)
+	}
+	if p.Visitors > 0 && p.Visitors >= p.Strangers {
+		return Protocol{}, fmt.Errorf("protocol %q: visitors=%d must be fewer than strangers=%d: the visitors are stranger classes given to training, and at least one must be left to come to the door", s, p.Visitors, p.Strangers)
 	}
 	return p, nil
 }
@@ -126,6 +139,9 @@ func (p Protocol) String() string {
 	if p.Strangers > 0 {
 		s += fmt.Sprintf(",strangers=%d", p.Strangers)
 	}
+	if p.Visitors > 0 {
+		s += fmt.Sprintf(",visitors=%d", p.Visitors)
+	}
 	return s
 }
 
@@ -140,6 +156,15 @@ type Split struct {
 	// by a protocol with strangers=K: none of their sets is in Gallery,
 	// and their probe sets are strangers' probes. Nil for a closed set.
 	Strangers []int
+	// Visitors are those of Strangers (ids, increasing) whose probe sets
+	// go to training as strangers' sets (Protocol.Visitors) and are not
+	// decided. Nil without visitors=V.
+	Visitors []int
+}
+
+// IsVisitor reports whether class c is one of the split's visitors.
+func (sp Split) IsVisitor(c int) bool {
+	return slices.Contains(sp.Visitors, c)
 }
 
 // IsStranger reports whether class c is one of the split's strangers.
@@ -179,6 +204,9 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	if p.Strangers > 0 && p.Kind != RandomSplits {
 		return nil, fmt.Errorf("protocol %v: strangers=K needs random splits (gallery=G,probe=P,splits=S,strangers=K)", p)
 	}
+	if p.Visitors < 0 || (p.Visitors > 0 && p.Visitors >= p.Strangers) {
+		return nil, fmt.Errorf("protocol %v: visitors=%d must be fewer than strangers=%d", p, p.Visitors, p.Strangers)
+	}
 	switch p.Kind {
 	case LeaveOneOut:
 		if d.Pooled {
@@ -212,16 +240,17 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	out := make([]Split, p.Splits)
 	for s := range p.Splits {
 		rng := rand.New(rand.NewPCG(seed, uint64(s)+1))
-		strangers := p.strangersOf(order, s)
+		strangers, visitors := p.strangersOf(order, s)
 		if d.Pooled {
 			sp, err := p.pooledSplit(d, byClass, rng, strangers)
+			sp.Visitors = visitors
 			if err != nil {
 				return nil, err
 			}
 			out[s] = sp
 			continue
 		}
-		sp := Split{Sets: d.Sets, Labels: d.Labels, Strangers: strangers}
+		sp := Split{Sets: d.Sets, Labels: d.Labels, Strangers: strangers, Visitors: visitors}
 		for c, idx := range byClass {
 			need := p.Gallery + max(p.Probe, 1)
 			if len(idx) < need {
@@ -260,17 +289,22 @@ func (p Protocol) strangerOrder(c int, seed uint64) []int {
 }
 
 // strangersOf returns the stranger classes of split s, increasing: those
-// at positions s·K … s·K+K−1 (mod C) of order.
-func (p Protocol) strangersOf(order []int, s int) []int {
+// at positions s·K … s·K+K−1 (mod C) of order; and its visitors, those
+// at the first p.Visitors of these positions.
+func (p Protocol) strangersOf(order []int, s int) (strangers, visitors []int) {
 	if len(order) == 0 {
-		return nil
+		return nil, nil
 	}
-	out := make([]int, p.Strangers)
-	for k := range out {
-		out[k] = order[(s*p.Strangers+k)%len(order)]
+	strangers = make([]int, p.Strangers)
+	for k := range strangers {
+		strangers[k] = order[(s*p.Strangers+k)%len(order)]
 	}
-	sort.Ints(out)
-	return out
+	if p.Visitors > 0 {
+		visitors = slices.Clone(strangers[:p.Visitors])
+		sort.Ints(visitors)
+	}
+	sort.Ints(strangers)
+	return strangers, visitors
 }
 
 // pooledSplit draws one split of pooled data: per class a gallery set of

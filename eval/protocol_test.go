@@ -412,3 +412,49 @@ func TestPooledStrangerSplits(t *testing.T) {
 		}
 	}
 }
+
+// TestVisitorSplits: visitors=V marks V of each split's K stranger
+// classes, and changes nothing else of the splits.
+func TestVisitorSplits(t *testing.T) {
+	in := "gallery=2,probe=2,splits=5,strangers=3,visitors=1"
+	p, err := ParseProtocol(in)
+	if want := (Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 5, Strangers: 3, Visitors: 1}); err != nil || p != want || p.String() != in {
+		t.Fatalf("ParseProtocol(%q) = %+v (%q), %v; want %+v", in, p, p.String(), err, want)
+	}
+	for _, bad := range []string{"gallery=2,probe=2,splits=5,strangers=3,visitors=3", "gallery=2,probe=2,splits=5,visitors=1", "gallery=2,probe=2,strangers=3,visitors=-1"} {
+		if _, err := ParseProtocol(bad); err == nil {
+			t.Errorf("ParseProtocol(%q) accepted", bad)
+		}
+	}
+	if _, err := (Protocol{Kind: RandomSplits, Gallery: 1, Probe: 1, Splits: 1, Strangers: 2, Visitors: 2}).MakeSplits(toyData(6, 3, 4), 1); err == nil {
+		t.Error("MakeSplits with as many visitors as strangers accepted")
+	}
+	const classes = 7
+	d := toyData(classes, 4, 4)
+	splits, err := p.MakeSplits(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := p
+	plain.Visitors = 0
+	without, err := plain.MakeSplits(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	visited := map[int]int{}
+	for s, sp := range splits {
+		w := without[s]
+		if !slices.Equal(sp.Gallery, w.Gallery) || !slices.Equal(sp.Probe, w.Probe) || !slices.Equal(sp.Strangers, w.Strangers) || w.Visitors != nil {
+			t.Errorf("split %d: visitors changed the split: %+v against %+v", s, sp, w)
+		}
+		if len(sp.Visitors) != 1 || !sp.IsStranger(sp.Visitors[0]) || !sp.IsVisitor(sp.Visitors[0]) {
+			t.Errorf("split %d: visitors %v of strangers %v, want one of them", s, sp.Visitors, sp.Strangers)
+		}
+		for _, c := range sp.Visitors {
+			visited[c]++
+		}
+	}
+	if len(visited) < 3 {
+		t.Errorf("over 5 splits the visitors were the classes %v: they rotate with the strangers", visited)
+	}
+}

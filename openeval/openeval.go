@@ -106,8 +106,12 @@ type Row struct {
 	// Threshold is the model's open-set threshold ("+Inf" for none); for
 	// a vote, every member's, "a: t1, b: t2, …".
 	Threshold string `json:"threshold"`
-	// StrangerClasses are the classes with no set in the split's gallery.
+	// StrangerClasses are the classes with no set in the split's gallery
+	// whose probe sets were decided as strangers'; VisitorClasses those
+	// whose probe sets were given to training as strangers' sets
+	// (visitors=V) instead.
 	StrangerClasses []string `json:"stranger_classes"`
+	VisitorClasses  []string `json:"visitor_classes,omitempty"`
 	// Known and Strangers count the probes decided, Failed those the
 	// matcher could not decide (left out of every rate).
 	Known     int `json:"known"`
@@ -211,6 +215,10 @@ type galleryOf struct {
 	labels, names []string
 	known         map[int]bool
 	strangers     []string
+	// visitors are the probe sets of the split's visitor classes
+	// (visitorClasses), given to training as strangers' sets.
+	visitors       []*mat.Dense
+	visitorClasses []string
 }
 
 func gallery(d *eval.Data, sp eval.Split, sets []*mat.Dense) (*galleryOf, error) {
@@ -222,15 +230,23 @@ func gallery(d *eval.Data, sp eval.Split, sets []*mat.Dense) (*galleryOf, error)
 		g.labels = append(g.labels, d.Classes[c])
 		g.names = append(g.names, setName(d, sp, i))
 	}
-	seen := map[int]bool{}
+	seen, visiting := map[int]bool{}, map[int]bool{}
 	for _, i := range sp.Probe {
-		if c := sp.Labels[i]; !g.known[c] && !seen[c] {
+		c := sp.Labels[i]
+		switch {
+		case sp.IsVisitor(c):
+			visiting[c] = true
+			g.visitors = append(g.visitors, sets[i])
+		case !g.known[c]:
 			seen[c] = true
 		}
 	}
 	for c, name := range d.Classes {
 		if seen[c] {
 			g.strangers = append(g.strangers, name)
+		}
+		if visiting[c] {
+			g.visitorClasses = append(g.visitorClasses, name)
 		}
 	}
 	if len(g.strangers) == 0 {
@@ -252,7 +268,7 @@ func setName(d *eval.Data, sp eval.Split, i int) string {
 // runOne trains method m on the split's gallery and decides its probes.
 func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m method.Name, opt Options) (Row, error) {
 	t0 := time.Now()
-	dopt := deploy.Options{Method: m, Grid: opt.Grid, Seed: opt.Seed, Workers: opt.Workers}
+	dopt := deploy.Options{Method: m, Grid: opt.Grid, Seed: opt.Seed, Workers: opt.Workers, Strangers: g.visitors}
 	if err := deploy.ParseThreshold(opt.Threshold, &dopt); err != nil {
 		return Row{}, err
 	}
@@ -264,11 +280,14 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, ClosedChoice: built.ClosedChoice}
+	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice}
 	row.Approximate = len(built.Model.Voters) > 0
 	var samples []openset.Sample
 	var closedRight, rightIn, strangersOut int
 	for _, i := range sp.Probe {
+		if sp.IsVisitor(sp.Labels[i]) {
+			continue // given to training
+		}
 		res, err := mt.Match(sets[i])
 		if err != nil {
 			row.Failed++

@@ -50,12 +50,16 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 		t.Fatalf("%d rows for %d splits", len(mr.PerSplit), len(splits))
 	}
 	for s, r := range mr.PerSplit {
-		var want []string
+		var want, visitors []string
 		for _, c := range splits[s].Strangers {
-			want = append(want, d.Classes[c])
+			if splits[s].IsVisitor(c) {
+				visitors = append(visitors, d.Classes[c])
+			} else {
+				want = append(want, d.Classes[c])
+			}
 		}
-		if r.Split != s || !slices.Equal(r.StrangerClasses, want) {
-			t.Errorf("split %d: row %d, stranger classes %v, want %v", s, r.Split, r.StrangerClasses, want)
+		if r.Split != s || !slices.Equal(r.StrangerClasses, want) || !slices.Equal(r.VisitorClasses, visitors) {
+			t.Errorf("split %d: row %d, stranger classes %v and visitors %v, want %v and %v", s, r.Split, r.StrangerClasses, r.VisitorClasses, want, visitors)
 		}
 		for name, v := range map[string]float64{"closed": r.KnownRightClosed, "right@thr": r.KnownRightAtThreshold,
 			"out@thr": r.StrangersOutAtThreshold, "balanced@thr": r.BalancedAtThreshold, "best": r.BestBalanced,
@@ -172,5 +176,31 @@ func TestRunNeedsStrangers(t *testing.T) {
 	}
 	if _, err := Run(d, nil, Options{Methods: []method.Name{method.NNH}}); err == nil {
 		t.Error("no splits accepted")
+	}
+}
+
+// TestRunVisitors: with visitors=V, the visitor classes' probe sets go to
+// training as strangers' sets (deploy counts them: TestBuildStrangers)
+// and are not decided.
+func TestRunVisitors(t *testing.T) {
+	const classes = 6
+	d := separated(classes, 4)
+	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 3, Visitors: 2}
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr := res.Methods[method.NNH]
+	checkRows(t, d, splits, mr)
+	for s, r := range mr.PerSplit {
+		// 3 known classes × 2 probes; 1 stranger class × 2 probes decided,
+		// the 2 visitor classes' 4 probe sets given to training.
+		if r.Known != 6 || r.Strangers != 2 || len(r.VisitorClasses) != 2 {
+			t.Errorf("split %d: %d known, %d strangers decided, visitors %v", s, r.Known, r.Strangers, r.VisitorClasses)
+		}
 	}
 }

@@ -44,7 +44,11 @@ func (r *Result) Record(run eval.Run, threshold string) Record {
 func (r *Result) WriteTable(w io.Writer, run eval.Run, threshold string) error {
 	rec := r.Record(run, threshold)
 	fmt.Fprintf(w, "data %s, features %s, protocol %s, seed %d\n", run.Data, run.Features, run.Protocol, run.Seed)
-	fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; each method trained as setmatch train, with its own threshold (--threshold %s)\n\n", run.Protocol.Strangers, rec.Threshold)
+	if v := run.Protocol.Visitors; v > 0 {
+		fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; %d of them visitors, whose probe sets train takes as strangers' sets (--strangers) and which are not decided; each method trained as setmatch train, with its own threshold (--threshold %s)\n\n", run.Protocol.Strangers, v, rec.Threshold)
+	} else {
+		fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; each method trained as setmatch train, with its own threshold (--threshold %s)\n\n", run.Protocol.Strangers, rec.Threshold)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tknown right (closed)\tknown right @thr\tstrangers out @thr\tbalanced @thr\tbest balanced\tstrangers in @95% known\t@99% known\tseconds\t")
 	pct := func(s Stat) string { return fmt.Sprintf("%5.1f ± %4.1f", 100*s.Mean, 100*s.Std) }
@@ -93,7 +97,11 @@ func (r *Result) writeDeployed(w io.Writer, ms []method.Name) {
 			if row.ClosedChoice != "" {
 				dep += ", chosen for the open set over " + row.ClosedChoice
 			}
-			parts = append(parts, fmt.Sprintf("%d: %s (strangers %s)", row.Split+1, dep, strings.Join(row.StrangerClasses, ",")))
+			who := "strangers " + strings.Join(row.StrangerClasses, ",")
+			if len(row.VisitorClasses) > 0 {
+				who += "; visitors " + strings.Join(row.VisitorClasses, ",")
+			}
+			parts = append(parts, fmt.Sprintf("%d: %s (%s)", row.Split+1, dep, who))
 		}
 		fmt.Fprintf(w, "  %s: %s\n", m, strings.Join(parts, "; "))
 	}

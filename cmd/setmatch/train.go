@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/dataset"
 	"setmatch/deploy"
 	"setmatch/features"
@@ -40,6 +42,7 @@ cross-validation.`
 // trainArgs holds the flags of setmatch train.
 type trainArgs struct {
 	data, out, divName, bwName, reportDir, threshold, featSpec string
+	strangers                                                  string
 	method                                                     method.Name
 	dim, maxIter, nuW, nuB, rounds, workers, maxFrames         int
 	gradTol, costTol, minStep                                  float64
@@ -69,6 +72,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.BoolVar(&a.logJSON, "log-json", false, "learned: print one JSON object per iteration on standard output")
 	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
 	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: auto:balanced (the default: calibrated on stand-in strangers, training classes left out in turn and scored by the method refitted without them; the threshold that best balances held-out known sets named right against stand-in strangers kept out), auto:far=P (on the same stand-ins, at most P% of them let in: a stricter door), none (a closed set: every set is named, strangers too), a number `X`, auto (a bound that 95% of known training sets stay below, from their within-class nearest-neighbour scores) or auto:P for P% instead")
+	fl.StringVar(&a.strangers, "strangers", "", "folder `DIR` of sets of people or objects the model must not know (visitors at a door; the layout of --data, classes the training data do not have): the threshold is calibrated on them too, each decided by the model trained, beside the stand-in strangers (--threshold auto:balanced or auto:far=P)")
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
@@ -114,6 +118,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	labels, names := make([]string, len(ds.Sets)), make([]string, len(ds.Sets))
 	for i, s := range ds.Sets {
 		labels[i], names[i] = s.Class, s.Name
+	}
+	if a.strangers != "" {
+		if opt.Strangers, err = loadStrangers(a, ds, fitted); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "train: %d strangers' sets from %s, for the threshold\n", len(opt.Strangers), a.strangers)
 	}
 	if a.method != deploy.Learned {
 		checkTrainMemory(ds, opt.Grid, a.workers, memlimit.Machine("/"), stderr)
@@ -193,6 +203,12 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	if err := deploy.ParseThreshold(a.threshold, &o.Options); err != nil {
 		return trainOptions{}, usagef("%v", err)
 	}
+	switch {
+	case a.strangers != "" && !(o.AutoBalanced || o.AutoFAR):
+		return trainOptions{}, usagef("--strangers calibrates the threshold with stand-in strangers: it needs --threshold auto:balanced (the default) or auto:far=P, not %q", a.threshold)
+	case a.strangers != "" && a.method == deploy.Learned:
+		return trainOptions{}, usagef("--strangers needs the stand-in calibration, which --method learned does not run: use another --method")
+	}
 	if a.featSpec != "" {
 		if a.loader, err = features.NewLoader(a.featSpec); err != nil {
 			return trainOptions{}, usagef("--features: %v", err)
@@ -214,6 +230,42 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
 	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: a.data, Params: params}
 	return o, nil
+}
+
+// loadStrangers reads the sets of --strangers as the training sets were
+// read: images through the feature pipeline fitted on the training images
+// (fitted; nil when the training sets are feature files, whose strangers
+// must be feature files too). Every set must read, with the training
+// sets' number of features, and no class may be one of the training's.
+func loadStrangers(a *trainArgs, train *dataset.Dataset, fitted *features.Fitted) ([]*mat.Dense, error) {
+	opt := dataset.Options{Limits: *a.limits, Workers: a.workers}
+	if fitted != nil {
+		opt.Images = fitted.ImageSetReader()
+	} else {
+		opt.Images = func([]string) (*mat.Dense, error) {
+			return nil, fmt.Errorf("the training sets of %s are feature files, so the strangers' sets must be feature files of the same features too (setmatch features makes them)", a.data)
+		}
+	}
+	ds, err := dataset.Load(a.strangers, opt)
+	if err != nil {
+		return nil, fmt.Errorf("--strangers: %w", err)
+	}
+	if len(ds.Sets) == 0 {
+		return nil, fmt.Errorf("--strangers: %s holds no sets", a.strangers)
+	}
+	known := map[string]bool{}
+	for _, c := range train.Classes {
+		known[c] = true
+	}
+	for _, s := range ds.Sets {
+		if known[s.Class] {
+			return nil, fmt.Errorf("--strangers: class %q of %s is also a class of the training data %s: strangers' sets are of people or objects the model must not know", s.Class, a.strangers, a.data)
+		}
+		if _, D := s.Frames.Dims(); D != train.Dim() {
+			return nil, fmt.Errorf("--strangers: %s has %d features per frame, the training sets %d: make both with the same features", s.Path, D, train.Dim())
+		}
+	}
+	return ds.Matrices(), nil
 }
 
 func (a *trainArgs) loadOptions() dataset.Options {

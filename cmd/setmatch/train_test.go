@@ -13,6 +13,7 @@ import (
 
 	"setmatch/dataset"
 	"setmatch/model"
+	"setmatch/setfile"
 	"setmatch/synth"
 )
 
@@ -381,4 +382,88 @@ func matchOwnSets(t *testing.T, m *model.Model, data string) (*dataset.Dataset, 
 		}
 	}
 	return ds, res
+}
+
+// TestTrainStrangers: --strangers reads sets of classes the training data
+// do not have and calibrates the threshold on them too (the threshold
+// line and inspect say so); it refuses a class of the training data, sets
+// of other features, and a threshold it cannot calibrate.
+func TestTrainStrangers(t *testing.T) {
+	data := trainData(t)
+	dir := t.TempDir()
+	strangers := filepath.Join(dir, "strangers")
+	d, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 6, Sets: 2, Frames: 20, Dim: 8, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The classes the training data do not have.
+	known := map[string]bool{}
+	for _, s := range trainSets(t, data).Sets {
+		known[s.Class] = true
+	}
+	keep := &dataset.Dataset{}
+	for _, s := range d.Sets {
+		if !known[s.Class] {
+			keep.Sets = append(keep.Sets, s)
+		}
+	}
+	if err := dataset.Write(strangers, keep); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "m.model")
+	code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--strangers", strangers, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "4 strangers' sets from") || !strings.Contains(stderr, "the strangers include 4 sets of classes the training does not have (--strangers)") {
+		t.Errorf("train does not say it calibrated on the 4 strangers' sets:\n%s", stderr)
+	}
+	m, _, err := model.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Meta.Params["strangers"] != strangers || !strings.Contains(m.Selection.Params["threshold"], "--strangers") {
+		t.Errorf("the model records strangers %q and threshold %q", m.Meta.Params["strangers"], m.Selection.Params["threshold"])
+	}
+
+	wide := filepath.Join(dir, "wide")
+	w, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 2, Sets: 2, Frames: 20, Dim: 9, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range w.Sets {
+		w.Sets[i].Class = "x" + w.Sets[i].Class
+	}
+	if err := dataset.Write(wide, w); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--strangers", data}, 1, "also a class of the training data"},
+		{[]string{"--strangers", wide}, 1, "9 features per frame, the training sets 8"},
+		{[]string{"--strangers", filepath.Join(dir, "missing")}, 1, "--strangers"},
+		{[]string{"--strangers", strangers, "--threshold", "none"}, 2, "auto:balanced"},
+		{[]string{"--strangers", strangers, "--threshold", "auto"}, 2, "auto:balanced"},
+	} {
+		bad := filepath.Join(dir, "bad.model")
+		code, _, stderr := trainRun(append([]string{"train", "--method", "nn-h", "--data", data, "--out", bad}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, want %d with %q\n%s", tc.args, code, tc.code, tc.want, stderr)
+		}
+		if _, err := os.Stat(bad); err == nil {
+			t.Errorf("%q: a failed run wrote the model", tc.args)
+		}
+	}
+}
+
+func trainSets(t *testing.T, dir string) *dataset.Dataset {
+	t.Helper()
+	ds, err := dataset.Load(dir, dataset.Options{Limits: setfile.DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }
