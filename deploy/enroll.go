@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
@@ -76,10 +78,11 @@ type MemberChange struct {
 // Enroll adds the sets to m's gallery (model.Model.WithSets: every
 // member), fits every kFDA member again (refitKFDA), measures how far each new set is from its own
 // class and from the others for the members that decide by nearest
-// neighbour, sets the threshold again by the model's rule (Recalibrate),
-// and records the change in m's history at now. All or nothing: on an
-// error m is unchanged.
-func Enroll(m *model.Model, sets []model.NewSet, workers int, now time.Time) (*Change, error) {
+// neighbour, sets the threshold again by the model's rule (Recalibrate,
+// with the strangers' sets given, as train --strangers takes them), and
+// records the change in m's history at now. All or nothing: on an error
+// m is unchanged.
+func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers int, now time.Time) (*Change, error) {
 	known := map[string]bool{}
 	for _, l := range m.Labels() {
 		known[l] = true
@@ -117,7 +120,7 @@ func Enroll(m *model.Model, sets []model.NewSet, workers int, now time.Time) (*C
 		}
 		c.Members = append(c.Members, mc)
 	}
-	if err := recalibrate(next, c, workers); err != nil {
+	if err := recalibrate(next, c, strangers, workers); err != nil {
 		return nil, err
 	}
 	next.Record(now, model.ChangeEnroll, len(sets))
@@ -132,10 +135,10 @@ func Enroll(m *model.Model, sets []model.NewSet, workers int, now time.Time) (*C
 // cleared), moves each member's mean onto the frames kept (recentre),
 // computes a global bandwidth again on them (globalBandwidthAgain), fits
 // every kFDA member again (refitKFDA), sets the threshold
-// again by the model's rule (Recalibrate), and records the change in m's
-// history at now, without the label. All or nothing: on an error m is
-// unchanged.
-func Forget(m *model.Model, label, set string, workers int, now time.Time) (*Change, error) {
+// again by the model's rule (Recalibrate, with the strangers' sets
+// given), and records the change in m's history at now, without the
+// label. All or nothing: on an error m is unchanged.
+func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers int, now time.Time) (*Change, error) {
 	hasLabel, hasSet := false, false
 	for _, s := range m.Sets {
 		if s.Label == label {
@@ -181,7 +184,7 @@ func Forget(m *model.Model, label, set string, workers int, now time.Time) (*Cha
 		mc.Bandwidth = rebanded[i]
 		c.Members = append(c.Members, mc)
 	}
-	if err := recalibrate(next, c, workers); err != nil {
+	if err := recalibrate(next, c, strangers, workers); err != nil {
 		return nil, err
 	}
 	next.Record(now, model.ChangeForget, n)
@@ -252,16 +255,17 @@ func describeMember(mem *model.Model) MemberChange {
 
 // recalibrate sets the threshold of every member of m again by the rule
 // the model records (ThresholdRuleParam; DefaultThreshold when it records
-// none), each as if alone, with its W kept (Recalibrate); a rule that is
+// none), each as if alone, with its W kept (Recalibrate), with the
+// strangers' sets given (raw frames) beside the stand-ins; a rule that is
 // a number or none leaves the thresholds as they are. It fills c's Rule,
 // RuleDefault, Threshold, Rates and each member's Threshold.
-func recalibrate(m *model.Model, c *Change, workers int) error {
+func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int) error {
 	rule, ok := m.Selection.Params[ThresholdRuleParam]
 	if !ok {
 		rule, c.RuleDefault = DefaultThreshold, true
 	}
 	c.Rule = rule
-	opt := Options{Workers: workers, Seed: 1}
+	opt := Options{Workers: workers, Seed: 1, Strangers: strangers}
 	if s, err := strconv.ParseUint(m.Meta.Params["seed"], 10, 64); err == nil {
 		opt.Seed = s // the seed train dealt the stand-in folds with
 	}
@@ -269,6 +273,9 @@ func recalibrate(m *model.Model, c *Change, workers int) error {
 		return fmt.Errorf("the model's threshold rule %q: %w", rule, err)
 	}
 	members := m.Members()
+	if len(strangers) > 0 && !(opt.AutoBalanced || opt.AutoFAR) {
+		return fmt.Errorf("strangers' sets set a threshold calibrated on stand-in strangers, but the model's threshold rule is %s: train it with --threshold auto:balanced or auto:far=P", rule)
+	}
 	if !opt.AutoThreshold {
 		c.Threshold = fmt.Sprintf("kept: the rule is a fixed threshold (%s)", rule)
 		if math.IsInf(opt.Threshold, 1) {

@@ -105,7 +105,7 @@ func BenchmarkEnroll(b *testing.B) {
 			cpu := cpuTime()
 			for b.Loop() {
 				m := *bm.m
-				if _, err := Enroll(&m, bm.newSets, 0, time.Time{}); err != nil {
+				if _, err := Enroll(&m, bm.newSets, nil, 0, time.Time{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -124,7 +124,7 @@ func BenchmarkForget(b *testing.B) {
 			cpu := cpuTime()
 			for b.Loop() {
 				m := *bm.m
-				if _, err := Forget(&m, label, "", 0, time.Time{}); err != nil {
+				if _, err := Forget(&m, label, "", nil, 0, time.Time{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -165,7 +165,7 @@ func TestEnrollAsTrained(t *testing.T) {
 			for i := n; i < len(trSets); i++ {
 				add = append(add, model.NewSet{Label: trLabels[i], Name: trNames[i], Frames: trSets[i]})
 			}
-			c, err := Enroll(m, add, 2, time.Unix(0, 0))
+			c, err := Enroll(m, add, nil, 2, time.Unix(0, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +246,7 @@ func TestForget(t *testing.T) {
 					global = append(global, strconv.FormatFloat(mem.QueryBandwidth.Fixed, 'g', -1, 64))
 				}
 			}
-			c, err := Forget(m, gone, "", 2, time.Date(2027, 5, 6, 7, 8, 9, 0, time.UTC))
+			c, err := Forget(m, gone, "", nil, 2, time.Date(2027, 5, 6, 7, 8, 9, 0, time.UTC))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -339,7 +339,7 @@ func rowBytes(x *mat.Dense) [][]byte {
 func TestForgetKeepsRule(t *testing.T) {
 	all, labels, names := ringSets(4, 3, 6, 0.3, 2)
 	m := buildFor(t, method.NNH, all, labels, names, "0.25")
-	c, err := Forget(m, "class-01", "set-01-2", 1, time.Time{})
+	c, err := Forget(m, "class-01", "set-01-2", nil, 1, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func TestForgetKeepsRule(t *testing.T) {
 		t.Errorf("threshold %v (%s), %d sets", m.Threshold, c.Threshold, len(m.Sets))
 	}
 	delete(m.Selection.Params, ThresholdRuleParam)
-	if c, err = Forget(m, "class-01", "", 1, time.Time{}); err != nil {
+	if c, err = Forget(m, "class-01", "", nil, 1, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if !c.RuleDefault || c.Rule != DefaultThreshold || m.Threshold == 0.25 {
@@ -357,17 +357,73 @@ func TestForgetKeepsRule(t *testing.T) {
 		{"nobody", "", "no set of class"},
 		{"class-00", "nope", "no set named"},
 	} {
-		if _, err := Forget(m, bad.label, bad.set, 1, time.Time{}); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := Forget(m, bad.label, bad.set, nil, 1, time.Time{}); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("forget %s %s: %v", bad.label, bad.set, err)
 		}
 	}
-	if _, err := Forget(m, "class-00", "", 1, time.Time{}); err != nil {
+	if _, err := Forget(m, "class-00", "", nil, 1, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Forget(m, "class-02", "", 1, time.Time{}); err == nil || !strings.Contains(err.Error(), "at least 2 classes") {
+	if _, err := Forget(m, "class-02", "", nil, 1, time.Time{}); err == nil || !strings.Contains(err.Error(), "at least 2 classes") {
 		t.Errorf("forgetting down to one class: %v", err)
 	}
 	if len(m.Classes()) != 2 {
 		t.Errorf("%d classes left", len(m.Classes()))
+	}
+}
+
+// TestChangeStrangers: enroll and forget set the threshold again with the
+// strangers' sets given, beside the stand-ins, as train does; with a
+// fixed threshold rule they refuse them.
+func TestChangeStrangers(t *testing.T) {
+	all, labels, names := separated(5, 3, 8)
+	var train []*mat.Dense
+	var lab, nam []string
+	var add []model.NewSet
+	for i, x := range all {
+		if labels[i] == "c4" {
+			add = append(add, model.NewSet{Label: labels[i], Name: names[i], Frames: x})
+			continue
+		}
+		train, lab, nam = append(train, x), append(lab, labels[i]), append(nam, names[i])
+	}
+	strangers, _, _ := separated(7, 2, 9)
+	strangers = strangers[len(strangers)-4:] // classes c5 and c6, which the model never holds
+	for _, rule := range []string{"", "none"} {
+		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+		if err := ParseThreshold(rule, &opt); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(train, lab, nam, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.EffectiveParams(lab)
+		for _, op := range []string{"enroll", "forget"} {
+			change := func(s []*mat.Dense) (*Change, error) {
+				m := *res.Model
+				if op == "enroll" {
+					return Enroll(&m, add, s, 1, time.Time{})
+				}
+				return Forget(&m, "c0", "", s, 1, time.Time{})
+			}
+			with, err := change(strangers)
+			if rule == "none" {
+				if err == nil || !strings.Contains(err.Error(), "auto:balanced") {
+					t.Errorf("%s with a closed-set model: %v, want a refusal of the strangers' sets", op, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", op, err)
+			}
+			without, err := change(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if with.Rates == nil || without.Rates == nil || with.Rates.Strangers != without.Rates.Strangers+len(strangers) || !strings.Contains(with.Threshold, "--strangers") {
+				t.Errorf("%s: calibrated on %v with %d strangers' sets, %v without: %s", op, with.Rates, len(strangers), without.Rates, with.Threshold)
+			}
+		}
 	}
 }

@@ -371,9 +371,14 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	}
 	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, append(samples, given...), scale, len(distinct(labels)), opt, string(r.Fit.Method))
 	if err == nil && len(given) > 0 {
-		r.ThresholdSource += fmt.Sprintf("; the strangers include %d sets of classes the training does not have (--strangers), each decided by the deployed model", len(given))
+		r.ThresholdSource += givenText(len(given))
 	}
 	return err == nil, nil, err
+}
+
+// givenText is what a threshold's words add for n strangers' sets given.
+func givenText(n int) string {
+	return fmt.Sprintf("; the strangers include %d sets of classes the model does not have (--strangers), each decided by the deployed model", n)
 }
 
 // givenStrangers returns the calibration samples of the strangers' sets
@@ -435,11 +440,21 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 			if err != nil {
 				return "", nil, err
 			}
-			rates, src, err := calibrated(m, samples, scale, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
+			given, err := givenStrangers(m, opt.Strangers, scale, opt.Workers)
+			if err != nil {
+				return "", nil, err
+			}
+			rates, src, err := calibrated(m, append(samples, given...), scale, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
+			if err == nil && len(given) > 0 {
+				src += givenText(len(given))
+			}
 			return src, rates, err
 		case !errors.Is(err, errNoStandIns):
 			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 		}
+	}
+	if len(opt.Strangers) > 0 {
+		return "", nil, fmt.Errorf("--threshold %s with strangers' sets: %s, and the known sets' side of the calibration comes from stand-in folds; the gallery needs three classes or more", thresholdFlag(opt), why)
 	}
 	// The gallery's own scores, as setThreshold takes them.
 	var err error

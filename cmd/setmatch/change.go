@@ -4,16 +4,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
 
 	"setmatch/deploy"
 	"setmatch/model"
+	"setmatch/setfile"
 )
 
 // changeFlags are the flags enroll and forget share: the model file they
 // change, the class, where to write the new model and the goroutines.
 type changeFlags struct {
-	model, label, out string
-	workers           int
+	model, label, out, strangers string
+	workers                      int
 }
 
 // register defines the shared flags on fs, with the usage of --model and
@@ -23,6 +27,30 @@ func (cf *changeFlags) register(fs *flag.FlagSet, modelUsage, labelUsage string)
 	fs.StringVar(&cf.label, "label", "", labelUsage)
 	fs.StringVar(&cf.out, "out", "", "write the new model here (default: replace MODEL atomically; a running setmatchd reloads it)")
 	fs.IntVar(&cf.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
+	fs.StringVar(&cf.strangers, "strangers", "", "folder `DIR` of sets of people or objects the model must not know, as train --strangers reads them (through the model's feature pipeline): the threshold is set again on them too, beside the stand-in strangers (the model keeps no strangers' sets: give them again at every change)")
+}
+
+// readStrangers reads the sets of --strangers, if given, as setmatch test
+// reads sets for model m (testLoad): every set must read, and none may
+// be of a class in classes, those the changed model will hold.
+func (cf *changeFlags) readStrangers(m *model.Model, classes []string, lim setfile.Limits) ([]*mat.Dense, error) {
+	if cf.strangers == "" {
+		return nil, nil
+	}
+	ds, err := testLoad(cf.strangers, cf.model, m, cf.workers, lim)
+	if err != nil {
+		return nil, fmt.Errorf("--strangers: %w", err)
+	}
+	if len(ds.Failed) > 0 {
+		f := ds.Failed[0]
+		return nil, fmt.Errorf("--strangers: %d sets of %s could not be read; the first, %s/%s: %w", len(ds.Failed), cf.strangers, f.Class, f.Name, f.Err)
+	}
+	for _, s := range ds.Sets {
+		if slices.Contains(classes, s.Class) {
+			return nil, fmt.Errorf("--strangers: class %q of %s is a class of the model: strangers' sets are of people or objects the model must not know", s.Class, cf.strangers)
+		}
+	}
+	return ds.Matrices(), nil
 }
 
 // check refuses a command line without --model or --label.

@@ -72,7 +72,11 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "enroll: %s/%s: %d frames%s\n", cf.label, setName, n, how)
 		sets = append(sets, model.NewSet{Label: cf.label, Name: setName, Frames: x})
 	}
-	c, err := deploy.Enroll(m, sets, cf.workers, time.Now())
+	strangers, err := cf.readStrangers(m, append(m.Classes(), cf.label), *lim)
+	if err != nil {
+		return err
+	}
+	c, err := deploy.Enroll(m, sets, strangers, cf.workers, time.Now())
 	if err != nil {
 		return fmt.Errorf("%s: %w", cf.model, err)
 	}

@@ -130,3 +130,34 @@ func TestEnrollImages(t *testing.T) {
 		t.Errorf("inspect:\n%s", stdout)
 	}
 }
+
+// TestChangeStrangersCommand: enroll and forget take --strangers as train
+// does, and refuse a strangers' class the changed model holds.
+func TestChangeStrangersCommand(t *testing.T) {
+	data := trainData(t)
+	strangers := strangersData(t, data, 7) // classes c04, c05, c06
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m.smm")
+	if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", m); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	set := filepath.Join(data, "c00", "s000.npy")
+	if _, err := os.Stat(set); err != nil {
+		t.Fatalf("the training data changed shape: %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"enroll", "--model", m, "--label", "visitor", "--strangers", strangers, set}, 0, "6 sets of classes the model does not have (--strangers)"},
+		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers}, 0, "6 sets of classes the model does not have (--strangers)"},
+		{[]string{"enroll", "--model", m, "--label", "c05", "--strangers", strangers, set}, 1, `class "c05" of`},
+		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000", "--strangers", data}, 1, "is a class of the model"},
+	} {
+		code, _, stderr := run(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, want %d with %q\n%s", tc.args, code, tc.code, tc.want, stderr)
+		}
+	}
+}

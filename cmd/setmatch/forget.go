@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"setmatch/deploy"
+	"setmatch/setfile"
 )
 
 // forgetSynopsis is the usage line and description of setmatch forget.
@@ -46,7 +48,15 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	classesBefore := m.Classes()
-	c, err := deploy.Forget(m, cf.label, *set, cf.workers, time.Now())
+	keeps := classesBefore // the classes the model will hold
+	if *set == "" {
+		keeps = slices.DeleteFunc(slices.Clone(classesBefore), func(c string) bool { return c == cf.label })
+	}
+	strangers, err := cf.readStrangers(m, keeps, setfile.DefaultLimits())
+	if err != nil {
+		return err
+	}
+	c, err := deploy.Forget(m, cf.label, *set, strangers, cf.workers, time.Now())
 	if err != nil {
 		return fmt.Errorf("%s: %w", cf.model, err)
 	}

@@ -391,31 +391,13 @@ func matchOwnSets(t *testing.T, m *model.Model, data string) (*dataset.Dataset, 
 func TestTrainStrangers(t *testing.T) {
 	data := trainData(t)
 	dir := t.TempDir()
-	strangers := filepath.Join(dir, "strangers")
-	d, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: 6, Sets: 2, Frames: 20, Dim: 8, Seed: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The classes the training data do not have.
-	known := map[string]bool{}
-	for _, s := range trainSets(t, data).Sets {
-		known[s.Class] = true
-	}
-	keep := &dataset.Dataset{}
-	for _, s := range d.Sets {
-		if !known[s.Class] {
-			keep.Sets = append(keep.Sets, s)
-		}
-	}
-	if err := dataset.Write(strangers, keep); err != nil {
-		t.Fatal(err)
-	}
+	strangers := strangersData(t, data, 6)
 	out := filepath.Join(dir, "m.model")
 	code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--strangers", strangers, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "4 strangers' sets from") || !strings.Contains(stderr, "the strangers include 4 sets of classes the training does not have (--strangers)") {
+	if !strings.Contains(stderr, "4 strangers' sets from") || !strings.Contains(stderr, "the strangers include 4 sets of classes the model does not have (--strangers)") {
 		t.Errorf("train does not say it calibrated on the 4 strangers' sets:\n%s", stderr)
 	}
 	m, _, err := model.ReadFile(out)
@@ -466,4 +448,30 @@ func trainSets(t *testing.T, dir string) *dataset.Dataset {
 		t.Fatal(err)
 	}
 	return ds
+}
+
+// strangersData writes the sets of a data set like trainData's, of
+// classes data does not have (classes−4 classes × 2 sets), and returns
+// its folder.
+func strangersData(t *testing.T, data string, classes int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "strangers")
+	d, err := synth.Generate(synth.Options{Kind: synth.Subspace, Classes: classes, Sets: 2, Frames: 20, Dim: 8, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, s := range trainSets(t, data).Sets {
+		known[s.Class] = true
+	}
+	keep := &dataset.Dataset{}
+	for _, s := range d.Sets {
+		if !known[s.Class] {
+			keep.Sets = append(keep.Sets, s)
+		}
+	}
+	if err := dataset.Write(dir, keep); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
