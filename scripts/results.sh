@@ -28,7 +28,7 @@
 #   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
 #   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
 #   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
-#   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers
+#   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
 #
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
 # the number of random splits and the methods, for a quick check, e.g.
@@ -115,6 +115,11 @@ one() {
 		"$setmatch" synth --kind cone --classes 38 --sets 4 --frames 16 --dim 200 --seed 11 --out "$out/cone" --force
 		run open-household-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		run open-household-orl --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1
+		for v in 5 17; do # visitors' sets given to training (--strangers)
+			run "open-household-faces-v$v" --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34,visitors=$v" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
+			run "open-household-cone-v$v" --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34,visitors=$v" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
+			run "open-household-orl-v$v" --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35,visitors=$v" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1
+		done
 		;;
 	*)
 		echo "results.sh: unknown run $1; the runs are listed at the top of $0" >&2
