@@ -103,8 +103,10 @@ type Result struct {
 	ThresholdSource string // how the threshold was set
 	// Calibration holds the rates of the threshold on the stand-in
 	// strangers' and held-out known sets it was calibrated on (nil when
-	// it was not calibrated on stand-ins).
-	Calibration *openset.Rates
+	// it was not calibrated on stand-ins); GivenStrangers is how many of
+	// its strangers' sets were given (Options.Strangers).
+	Calibration    *openset.Rates
+	GivenStrangers int
 	// OpenSetChoice says how the open set chose among the candidates the
 	// closed set holds equal (buildOpenSet); empty otherwise.
 	OpenSetChoice string
@@ -556,7 +558,16 @@ func (r *Result) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "deployed %s: %s, fitted on all training sets in %.1fs\n", f.Method, Describe(f), r.FitSeconds)
 	}
 	fmt.Fprintf(w, "threshold: %s\n", r.ThresholdSource)
+	if c := r.Calibration; c != nil && r.GivenStrangers == 0 && c.Strangers < FewStandIns {
+		fmt.Fprintf(w, "note: the threshold saw only %d stand-in strangers' sets (few classes): give sets of people or objects the model must not know, such as visitors, with --strangers DIR (TRAINING.md, \"Stand-in strangers\"), and check it with setmatch test on others\n", c.Strangers)
+	}
 }
+
+// FewStandIns is the number of stand-in strangers' sets below which
+// WriteSummary suggests giving strangers' sets (--strangers): a household
+// of four or five classes gives 5 to 8, and its threshold was then
+// measured to let in 20 to 30% of strangers (RESULTS.md, "A household").
+const FewStandIns = 20
 
 // Describe returns the hyper-parameters of f as text.
 func Describe(f *method.Fitted) string {

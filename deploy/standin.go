@@ -373,6 +373,7 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err == nil && len(given) > 0 {
 		r.ThresholdSource += givenText(len(given))
 	}
+	r.GivenStrangers = len(given)
 	return err == nil, nil, err
 }
 

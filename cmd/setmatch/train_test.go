@@ -397,8 +397,13 @@ func TestTrainStrangers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "4 strangers' sets from") || !strings.Contains(stderr, "the strangers include 4 sets of classes the model does not have (--strangers)") {
-		t.Errorf("train does not say it calibrated on the 4 strangers' sets:\n%s", stderr)
+	if !strings.Contains(stderr, "4 strangers' sets from") || !strings.Contains(stderr, "the strangers include 4 sets of classes the model does not have (--strangers)") || strings.Contains(stderr, "note: the threshold saw only") {
+		t.Errorf("train does not say it calibrated on the 4 strangers' sets, or still suggests giving some:\n%s", stderr)
+	}
+	// Without them, four classes give 12 stand-ins' sets: train suggests
+	// giving strangers' sets.
+	if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", filepath.Join(dir, "alone.model")); code != 0 || !strings.Contains(stderr, "note: the threshold saw only 12 stand-in strangers' sets") {
+		t.Errorf("exit %d; train does not suggest --strangers to four classes:\n%s", code, stderr)
 	}
 	m, _, err := model.ReadFile(out)
 	if err != nil {
