@@ -34,7 +34,9 @@ classes drawn from --seed, K per split, so that with strangers=1 and
 splits=C every class is the stranger once. Each method is then trained as
 setmatch train trains it (on the split's gallery sets, with the threshold
 train sets by default, or --threshold T as train reads it) and decides every probe set with the model's
-matcher. The table gives, mean ± std over the splits: the known sets
+matcher. With ,visitors=V as well (V < K), the probe sets of V of each
+split's stranger classes go to training as train --strangers takes
+them, and are not decided. The table gives, mean ± std over the splits: the known sets
 named right closed-set (the threshold ignored); named right, the
 strangers kept out and their balanced mean at the model's own threshold;
 the best balanced accuracy any single threshold reaches on the probes;
@@ -59,7 +61,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	a := new(evalArgs)
 	fs.StringVar(&a.data, "data", "", "data set directory (`DIR`)")
 	fs.StringVar(&a.feat, "features", "", "frame features for image data, e.g. intensity:20x20 or intensity:20x20+pca:50 (`SPEC`)")
-	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol: gallery=G,probe=P,splits=S (add ,strangers=K to leave K classes out of each split's gallery and measure the open set), loo or file=PATH")
+	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol: gallery=G,probe=P,splits=S (add ,strangers=K to leave K classes out of each split's gallery and measure the open set, and ,visitors=V to give V of them to training as strangers' sets), loo or file=PATH")
 	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto), or all")
 	fs.StringVar(&a.threshold, "threshold", "", "with strangers=K in --protocol: the open-set threshold of the models, as setmatch train's --threshold `T` (default: train's default)")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the random splits and of the cross-validation folds")
