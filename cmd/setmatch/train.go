@@ -261,8 +261,12 @@ func loadStrangers(a *trainArgs, train *dataset.Dataset, fitted *features.Fitted
 		if known[s.Class] {
 			return nil, fmt.Errorf("--strangers: class %q of %s is also a class of the training data %s: strangers' sets are of people or objects the model must not know", s.Class, a.strangers, a.data)
 		}
-		if _, D := s.Frames.Dims(); D != train.Dim() {
+		n, D := s.Frames.Dims()
+		if D != train.Dim() {
 			return nil, fmt.Errorf("--strangers: %s has %d features per frame, the training sets %d: make both with the same features", s.Path, D, train.Dim())
+		}
+		if n < 2 {
+			return nil, fmt.Errorf("--strangers: %s has %d frame: a set's density needs two or more", s.Path, n)
 		}
 	}
 	return ds.Matrices(), nil
