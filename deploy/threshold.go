@@ -64,18 +64,6 @@ func ParseThreshold(s string, opt *Options) error {
 	return nil
 }
 
-// thresholdText returns the --threshold that opt stands for, fixed
-// values and none included.
-func thresholdText(opt Options) string {
-	switch {
-	case opt.AutoThreshold:
-		return thresholdFlag(opt)
-	case math.IsInf(opt.Threshold, 1):
-		return "none"
-	}
-	return strconv.FormatFloat(opt.Threshold, 'g', -1, 64)
-}
-
 // thresholdFlag returns the --threshold that opt stands for.
 func thresholdFlag(opt Options) string {
 	switch {
@@ -109,7 +97,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		r.ThresholdSource = "given"
 	}
 	if len(opt.Strangers) > 0 && !(opt.AutoBalanced || opt.AutoFAR) {
-		return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers: they need --threshold auto:balanced or auto:far=P, not %s", thresholdText(opt))
+		return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers: they need --threshold auto:balanced or auto:far=P, not %s", ThresholdRule(opt))
 	}
 	if len(opt.Strangers) > 0 && r.Fit == nil {
 		return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers, which refit the method without them: method %s has no such fit; use another --method", r.Model.MethodName())
