@@ -109,8 +109,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		if p.Strangers == 0 {
 			return usagef("--threshold needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K): without strangers eval measures the closed set")
 		}
-		if err := deploy.ParseThreshold(a.threshold, &deploy.Options{}); err != nil {
+		var o deploy.Options
+		if err := deploy.ParseThreshold(a.threshold, &o); err != nil {
 			return usagef("%v", err)
+		}
+		if p.Visitors > 0 && !(o.AutoBalanced || o.AutoFAR) {
+			return usagef("visitors=%d gives training strangers' sets, which calibrate a threshold with the stand-in strangers: --threshold must be auto:balanced (the default) or auto:far=P, not %q", p.Visitors, a.threshold)
 		}
 	}
 	ms, err := method.ParseNames(a.methods)

@@ -142,6 +142,8 @@ func TestEvalUsageErrors(t *testing.T) {
 		{"eval", "--data", dir, "--dr-fold-iter", "0"},
 		{"eval", "--data", dir, "--protocol", "loo,strangers=1"},
 		{"eval", "--data", dir, "--protocol", "gallery=1,probe=1,strangers=x"},
+		{"eval", "--data", dir, "--protocol", "gallery=1,probe=1,strangers=1,visitors=1"},
+		{"eval", "--data", dir, "--protocol", "gallery=1,probe=1,strangers=2,visitors=1", "--threshold", "none"},
 	} {
 		if code, _, stderr := evalDispatch(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
