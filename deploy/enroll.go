@@ -273,8 +273,10 @@ func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int)
 		return fmt.Errorf("the model's threshold rule %q: %w", rule, err)
 	}
 	members := m.Members()
-	if len(strangers) > 0 && !(opt.AutoBalanced || opt.AutoFAR) {
-		return fmt.Errorf("strangers' sets set a threshold calibrated on stand-in strangers, but the model's threshold rule is %s: train it with --threshold auto:balanced or auto:far=P", rule)
+	if len(strangers) > 0 {
+		if err := StrangersRule(opt); err != nil {
+			return fmt.Errorf("the model's threshold rule %q: %w; train the model with one of those to give strangers' sets", rule, err)
+		}
 	}
 	if !opt.AutoThreshold {
 		c.Threshold = fmt.Sprintf("kept: the rule is a fixed threshold (%s)", rule)

@@ -325,22 +325,34 @@ func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string
 	return r, "balanced: the most known sets named right and strangers kept out, each weighing half", err
 }
 
-// calibrated sets m's threshold from the samples as opt asks and returns
-// the rates and the words that say how (what refits names what the folds
-// fitted again).
+// calibrated sets m's threshold from the samples, and from the
+// strangers' sets opt gives (givenStrangers, decided by m itself), as opt
+// asks, and returns the rates and the words that say how (what refits
+// names what the folds fitted again).
 //
 // The samples' scores are fractions of their fold's galleryScale, and the
 // threshold is the fraction found times scale, m's own.
 func calibrated(m *model.Model, samples []openset.Sample, scale float64, classes int, opt Options, refits string) (*openset.Rates, string, error) {
-	rates, how, err := pickThreshold(samples, opt)
+	given, err := givenStrangers(m, opt.Strangers, scale, opt.Workers)
+	if err != nil {
+		return nil, "", err
+	}
+	rates, how, err := pickThreshold(append(samples, given...), opt)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
 	}
 	frac := rates.Threshold
 	rates.Threshold *= scale
 	m.Threshold = rates.Threshold
-	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d held-out sets, read for new sets that meet every set of their class) and %.1f%% of %d stand-in strangers' sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
-		rates.Threshold, thresholdFlag(opt), how, min(StandInFolds, classes), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers, frac, scale)
+	strangers := "stand-in strangers'"
+	if len(given) > 0 {
+		strangers = "strangers'"
+	}
+	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d held-out sets, read for new sets that meet every set of their class) and %.1f%% of %d %s sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
+		rates.Threshold, thresholdFlag(opt), how, min(StandInFolds, classes), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers, strangers, frac, scale)
+	if len(given) > 0 {
+		src += fmt.Sprintf("; the strangers include %d sets of classes the model does not have (--strangers), each decided by the deployed model", len(given))
+	}
 	if math.IsInf(rates.Threshold, 1) {
 		src += "; no threshold keeps stand-in strangers out here"
 	}
@@ -365,21 +377,9 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	given, err := givenStrangers(r.Model, opt.Strangers, scale, opt.Workers)
-	if err != nil {
-		return false, nil, err
-	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, append(samples, given...), scale, len(distinct(labels)), opt, string(r.Fit.Method))
-	if err == nil && len(given) > 0 {
-		r.ThresholdSource += givenText(len(given))
-	}
-	r.GivenStrangers = len(given)
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, string(r.Fit.Method))
+	r.GivenStrangers = len(opt.Strangers)
 	return err == nil, nil, err
-}
-
-// givenText is what a threshold's words add for n strangers' sets given.
-func givenText(n int) string {
-	return fmt.Sprintf("; the strangers include %d sets of classes the model does not have (--strangers), each decided by the deployed model", n)
 }
 
 // givenStrangers returns the calibration samples of the strangers' sets
@@ -441,21 +441,14 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 			if err != nil {
 				return "", nil, err
 			}
-			given, err := givenStrangers(m, opt.Strangers, scale, opt.Workers)
-			if err != nil {
-				return "", nil, err
-			}
-			rates, src, err := calibrated(m, append(samples, given...), scale, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
-			if err == nil && len(given) > 0 {
-				src += givenText(len(given))
-			}
+			rates, src, err := calibrated(m, samples, scale, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
 			return src, rates, err
 		case !errors.Is(err, errNoStandIns):
 			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 		}
 	}
 	if len(opt.Strangers) > 0 {
-		return "", nil, fmt.Errorf("--threshold %s with strangers' sets: %s, and the known sets' side of the calibration comes from stand-in folds; the gallery needs three classes or more", thresholdFlag(opt), why)
+		return "", nil, strangersWithoutStandIns(opt, why)
 	}
 	// The gallery's own scores, as setThreshold takes them.
 	var err error

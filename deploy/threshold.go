@@ -64,6 +64,24 @@ func ParseThreshold(s string, opt *Options) error {
 	return nil
 }
 
+// StrangersRule returns nil when opt's threshold rule takes strangers'
+// sets (Options.Strangers, setmatch train --strangers), else an error
+// that says which rules do: they are counted beside the stand-in
+// strangers, so the rule must calibrate on those.
+func StrangersRule(opt Options) error {
+	if standIns(opt) {
+		return nil
+	}
+	return fmt.Errorf("strangers' sets are counted beside the stand-in strangers: they need --threshold auto:balanced (the default) or auto:far=P, not %s", ThresholdRule(opt))
+}
+
+// strangersWithoutStandIns is the error of strangers' sets given where the
+// gallery cannot stand in for strangers (why): the known sets' side of
+// the calibration comes from the stand-in folds.
+func strangersWithoutStandIns(opt Options, why string) error {
+	return fmt.Errorf("--threshold %s with strangers' sets: %s, and the known sets' side of the calibration comes from stand-in folds; give three classes or more, or no strangers' sets", thresholdFlag(opt), why)
+}
+
 // thresholdFlag returns the --threshold that opt stands for.
 func thresholdFlag(opt Options) string {
 	switch {
@@ -96,8 +114,10 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	if !math.IsInf(opt.Threshold, 1) {
 		r.ThresholdSource = "given"
 	}
-	if len(opt.Strangers) > 0 && !(opt.AutoBalanced || opt.AutoFAR) {
-		return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers: they need --threshold auto:balanced or auto:far=P, not %s", ThresholdRule(opt))
+	if len(opt.Strangers) > 0 {
+		if err := StrangersRule(opt); err != nil {
+			return err
+		}
 	}
 	if len(opt.Strangers) > 0 && r.Fit == nil {
 		return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers, which refit the method without them: method %s has no such fit; use another --method", r.Model.MethodName())
@@ -113,7 +133,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 			return err
 		}
 		if len(opt.Strangers) > 0 {
-			return fmt.Errorf("%s with strangers' sets: %v, and the known sets' side of the calibration comes from stand-in folds; give three classes or more", flag, why)
+			return strangersWithoutStandIns(opt, why.Error())
 		}
 		fallback = fmt.Sprintf(" (%v, so it is balanced on the training sets instead)", why)
 		opt.AutoBalanced = true

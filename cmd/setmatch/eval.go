@@ -113,8 +113,10 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		if err := deploy.ParseThreshold(a.threshold, &o); err != nil {
 			return usagef("%v", err)
 		}
-		if p.Visitors > 0 && !(o.AutoBalanced || o.AutoFAR) {
-			return usagef("visitors=%d gives training strangers' sets, which calibrate a threshold with the stand-in strangers: --threshold must be auto:balanced (the default) or auto:far=P, not %q", p.Visitors, a.threshold)
+		if p.Visitors > 0 {
+			if err := deploy.StrangersRule(o); err != nil {
+				return usagef("visitors=%d gives training strangers' sets: %v", p.Visitors, err)
+			}
 		}
 	}
 	ms, err := method.ParseNames(a.methods)

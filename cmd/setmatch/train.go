@@ -203,11 +203,13 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	if err := deploy.ParseThreshold(a.threshold, &o.Options); err != nil {
 		return trainOptions{}, usagef("%v", err)
 	}
-	switch {
-	case a.strangers != "" && !(o.AutoBalanced || o.AutoFAR):
-		return trainOptions{}, usagef("--strangers calibrates the threshold with stand-in strangers: it needs --threshold auto:balanced (the default) or auto:far=P, not %q", a.threshold)
-	case a.strangers != "" && a.method == deploy.Learned:
-		return trainOptions{}, usagef("--strangers needs the stand-in calibration, which --method learned does not run: use another --method")
+	if a.strangers != "" {
+		if err := deploy.StrangersRule(o.Options); err != nil {
+			return trainOptions{}, usagef("--strangers: %v", err)
+		}
+		if a.method == deploy.Learned {
+			return trainOptions{}, usagef("--strangers needs the stand-in calibration, which --method learned does not run: use another --method")
+		}
 	}
 	if a.featSpec != "" {
 		if a.loader, err = features.NewLoader(a.featSpec); err != nil {
