@@ -117,10 +117,18 @@ func ParseProtocol(s string) (Protocol, error) {
 	if p.Gallery == 0 || p.Probe < 0 {
 		return Protocol{}, fmt.Errorf("protocol %q: give gallery=G and probe=P (or probe=rest)", s)
 	}
-	if p.Visitors > 0 && p.Visitors >= p.Strangers {
-		return Protocol{}, fmt.Errorf("protocol %q: visitors=%d must be fewer than strangers=%d: the visitors are stranger classes given to training, and at least one must be left to come to the door", s, p.Visitors, p.Strangers)
+	if err := p.checkVisitors(); err != nil {
+		return Protocol{}, fmt.Errorf("protocol %q: %w", s, err)
 	}
 	return p, nil
+}
+
+// checkVisitors refuses visitors=V unless 0 ≤ V < K = Strangers.
+func (p Protocol) checkVisitors() error {
+	if p.Visitors < 0 || (p.Visitors > 0 && p.Visitors >= p.Strangers) {
+		return fmt.Errorf("visitors=%d must be fewer than strangers=%d: the visitors are stranger classes given to training, and at least one must be left to come to the door", p.Visitors, p.Strangers)
+	}
+	return nil
 }
 
 // String returns the protocol as ParseProtocol reads it.
@@ -204,8 +212,8 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	if p.Strangers > 0 && p.Kind != RandomSplits {
 		return nil, fmt.Errorf("protocol %v: strangers=K needs random splits (gallery=G,probe=P,splits=S,strangers=K)", p)
 	}
-	if p.Visitors < 0 || (p.Visitors > 0 && p.Visitors >= p.Strangers) {
-		return nil, fmt.Errorf("protocol %v: visitors=%d must be fewer than strangers=%d", p, p.Visitors, p.Strangers)
+	if err := p.checkVisitors(); err != nil {
+		return nil, fmt.Errorf("protocol %v: %w", p, err)
 	}
 	switch p.Kind {
 	case LeaveOneOut:
@@ -243,10 +251,10 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 		strangers, visitors := p.strangersOf(order, s)
 		if d.Pooled {
 			sp, err := p.pooledSplit(d, byClass, rng, strangers)
-			sp.Visitors = visitors
 			if err != nil {
 				return nil, err
 			}
+			sp.Visitors = visitors
 			out[s] = sp
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -16,8 +15,8 @@ import (
 // changeFlags are the flags enroll and forget share: the model file they
 // change, the class, where to write the new model and the goroutines.
 type changeFlags struct {
-	model, label, out, strangers string
-	workers                      int
+	model, label, out, strangersDir string
+	workers                         int
 }
 
 // register defines the shared flags on fs, with the usage of --model and
@@ -27,30 +26,22 @@ func (cf *changeFlags) register(fs *flag.FlagSet, modelUsage, labelUsage string)
 	fs.StringVar(&cf.label, "label", "", labelUsage)
 	fs.StringVar(&cf.out, "out", "", "write the new model here (default: replace MODEL atomically; a running setmatchd reloads it)")
 	fs.IntVar(&cf.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
-	fs.StringVar(&cf.strangers, "strangers", "", "folder `DIR` of sets of people or objects the model must not know, as train --strangers reads them (through the model's feature pipeline): the threshold is set again on them too, beside the stand-in strangers (the model keeps no strangers' sets: give them again at every change)")
+	fs.StringVar(&cf.strangersDir, "strangers", "", "folder `DIR` of sets of people or objects the model must not know, as train --strangers reads them (through the model's feature pipeline): the threshold is set again on them too, beside the stand-in strangers (the model keeps no strangers' sets: give them again at every change)")
 }
 
-// readStrangers reads the sets of --strangers, if given, as setmatch test
-// reads sets for model m (testLoad): every set must read, and none may
-// be of a class in classes, those the changed model will hold.
-func (cf *changeFlags) readStrangers(m *model.Model, classes []string, lim setfile.Limits) ([]*mat.Dense, error) {
-	if cf.strangers == "" {
+// strangers reads the sets of --strangers, if given, through model m's
+// feature pipeline (readStrangers): none may be of a class in classes,
+// those the changed model will hold.
+func (cf *changeFlags) strangers(m *model.Model, classes []string, lim setfile.Limits) ([]*mat.Dense, error) {
+	if cf.strangersDir == "" {
 		return nil, nil
 	}
-	ds, err := testLoad(cf.strangers, cf.model, m, cf.workers, lim)
-	if err != nil {
-		return nil, fmt.Errorf("--strangers: %w", err)
+	src := strangersSource{dim: m.InputDim(), classes: classes, whose: "the model " + cf.model,
+		noImages: fmt.Sprintf("model %s records no feature pipeline (it was trained on feature files): give the strangers' sets as feature files of %d features per frame", cf.model, m.InputDim())}
+	if m.Features != nil {
+		src.read = m.Features.ImageSetReader()
 	}
-	if len(ds.Failed) > 0 {
-		f := ds.Failed[0]
-		return nil, fmt.Errorf("--strangers: %d sets of %s could not be read; the first, %s/%s: %w", len(ds.Failed), cf.strangers, f.Class, f.Name, f.Err)
-	}
-	for _, s := range ds.Sets {
-		if slices.Contains(classes, s.Class) {
-			return nil, fmt.Errorf("--strangers: class %q of %s is a class of the model: strangers' sets are of people or objects the model must not know", s.Class, cf.strangers)
-		}
-	}
-	return ds.Matrices(), nil
+	return readStrangers(cf.strangersDir, lim, cf.workers, src)
 }
 
 // check refuses a command line without --model or --label.

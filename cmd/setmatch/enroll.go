@@ -72,7 +72,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "enroll: %s/%s: %d frames%s\n", cf.label, setName, n, how)
 		sets = append(sets, model.NewSet{Label: cf.label, Name: setName, Frames: x})
 	}
-	strangers, err := cf.readStrangers(m, append(m.Classes(), cf.label), *lim)
+	strangers, err := cf.strangers(m, append(m.Classes(), cf.label), *lim)
 	if err != nil {
 		return err
 	}

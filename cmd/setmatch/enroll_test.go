@@ -153,7 +153,7 @@ func TestChangeStrangersCommand(t *testing.T) {
 		{[]string{"enroll", "--model", m, "--label", "visitor", "--strangers", strangers, set}, 0, "6 sets of classes the model does not have (--strangers)"},
 		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers}, 0, "6 sets of classes the model does not have (--strangers)"},
 		{[]string{"enroll", "--model", m, "--label", "c05", "--strangers", strangers, set}, 1, `class "c05" of`},
-		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000", "--strangers", data}, 1, "is a class of the model"},
+		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000", "--strangers", data}, 1, "is also a class of the model"},
 	} {
 		code, _, stderr := run(tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

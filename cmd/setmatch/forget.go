@@ -52,7 +52,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	if *set == "" {
 		keeps = slices.DeleteFunc(slices.Clone(classesBefore), func(c string) bool { return c == cf.label })
 	}
-	strangers, err := cf.readStrangers(m, keeps, setfile.DefaultLimits())
+	strangers, err := cf.strangers(m, keeps, setfile.DefaultLimits())
 	if err != nil {
 		return err
 	}

@@ -235,43 +235,16 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 }
 
 // loadStrangers reads the sets of --strangers as the training sets were
-// read: images through the feature pipeline fitted on the training images
-// (fitted; nil when the training sets are feature files, whose strangers
-// must be feature files too). Every set must read, with the training
-// sets' number of features, and no class may be one of the training's.
+// read (readStrangers): images through the feature pipeline fitted on
+// the training images (fitted; nil when the training sets are feature
+// files, whose strangers must be feature files too).
 func loadStrangers(a *trainArgs, train *dataset.Dataset, fitted *features.Fitted) ([]*mat.Dense, error) {
-	opt := dataset.Options{Limits: *a.limits, Workers: a.workers}
+	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data,
+		noImages: fmt.Sprintf("the training sets of %s are feature files, so the strangers' sets must be feature files of the same features too (setmatch features makes them)", a.data)}
 	if fitted != nil {
-		opt.Images = fitted.ImageSetReader()
-	} else {
-		opt.Images = func([]string) (*mat.Dense, error) {
-			return nil, fmt.Errorf("the training sets of %s are feature files, so the strangers' sets must be feature files of the same features too (setmatch features makes them)", a.data)
-		}
+		src.read = fitted.ImageSetReader()
 	}
-	ds, err := dataset.Load(a.strangers, opt)
-	if err != nil {
-		return nil, fmt.Errorf("--strangers: %w", err)
-	}
-	if len(ds.Sets) == 0 {
-		return nil, fmt.Errorf("--strangers: %s holds no sets", a.strangers)
-	}
-	known := map[string]bool{}
-	for _, c := range train.Classes {
-		known[c] = true
-	}
-	for _, s := range ds.Sets {
-		if known[s.Class] {
-			return nil, fmt.Errorf("--strangers: class %q of %s is also a class of the training data %s: strangers' sets are of people or objects the model must not know", s.Class, a.strangers, a.data)
-		}
-		n, D := s.Frames.Dims()
-		if D != train.Dim() {
-			return nil, fmt.Errorf("--strangers: %s has %d features per frame, the training sets %d: make both with the same features", s.Path, D, train.Dim())
-		}
-		if n < 2 {
-			return nil, fmt.Errorf("--strangers: %s has %d frame: a set's density needs two or more", s.Path, n)
-		}
-	}
-	return ds.Matrices(), nil
+	return readStrangers(a.strangers, *a.limits, a.workers, src)
 }
 
 func (a *trainArgs) loadOptions() dataset.Options {

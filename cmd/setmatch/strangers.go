@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/dataset"
+	"setmatch/setfile"
+)
+
+// strangersSource says how to read --strangers DIR for a model: images
+// through read (nil: the sets must be feature files, noImages says
+// why), dim features per frame, none of the classes (of whose, in
+// words: the training data, the model).
+type strangersSource struct {
+	read     func(paths []string) (*mat.Dense, error)
+	noImages string
+	dim      int
+	classes  []string
+	whose    string
+}
+
+// readStrangers reads the sets of --strangers DIR (train, enroll,
+// forget): every set must read, with src.dim features and two frames or
+// more, and none may be of one of src.classes.
+func readStrangers(dir string, lim setfile.Limits, workers int, src strangersSource) ([]*mat.Dense, error) {
+	opt := dataset.Options{Limits: lim, Workers: workers, Images: src.read}
+	if src.read == nil {
+		opt.Images = func([]string) (*mat.Dense, error) { return nil, fmt.Errorf("%s", src.noImages) }
+	}
+	ds, err := dataset.Load(dir, opt)
+	if err != nil {
+		return nil, fmt.Errorf("--strangers: %w", err)
+	}
+	if len(ds.Sets) == 0 {
+		return nil, fmt.Errorf("--strangers: %s holds no sets", dir)
+	}
+	for _, s := range ds.Sets {
+		if slices.Contains(src.classes, s.Class) {
+			return nil, fmt.Errorf("--strangers: class %q of %s is also a class of %s: strangers' sets are of people or objects the model must not know; take it out of %s", s.Class, dir, src.whose, dir)
+		}
+		n, D := s.Frames.Dims()
+		if D != src.dim {
+			return nil, fmt.Errorf("--strangers: %s has %d features per frame, %s %d: make both with the same features", s.Path, D, src.whose, src.dim)
+		}
+		if n < 2 {
+			return nil, fmt.Errorf("--strangers: %s has %d frame: a set's density needs two or more", s.Path, n)
+		}
+	}
+	return ds.Matrices(), nil
+}
