@@ -434,11 +434,13 @@ func runGDA(t *Task, g Grid) (Prediction, error) {
 	return runKFDA(t, g, cands)
 }
 
+// gdaCandidates returns GDA's kernels, one per subspace dimension p of
+// the grid below the feature dimension D: with p ≥ D every set's subspace
+// is the whole feature space and the projection kernel is the constant D,
+// which tells no set from another (kFDA would fit its rounding). Where
+// the grid has no such p, D − 1 stands in (for D ≥ 2).
 func gdaCandidates(t *Task, g Grid) ([]candidate, error) {
-	ps := g.GDAP
-	if len(ps) == 0 {
-		ps = []int{5}
-	}
+	ps := informativeP(g.GDAP, t.Pool.dim)
 	pmax := 0
 	for _, p := range ps {
 		pmax = max(pmax, p)
@@ -454,6 +456,24 @@ func gdaCandidates(t *Task, g Grid) ([]candidate, error) {
 		cands = append(cands, candidate{k: k, desc: fmt.Sprintf("p=%d", p), fit: fit})
 	}
 	return cands, nil
+}
+
+// informativeP returns the p of ps (an empty ps: the one p = 5) below the
+// feature dimension dim, in their order, or max(dim − 1, 1) when none is.
+func informativeP(ps []int, dim int) []int {
+	if len(ps) == 0 {
+		ps = []int{5}
+	}
+	var out []int
+	for _, p := range ps {
+		if p < dim {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		out = []int{max(dim-1, 1)}
+	}
+	return out
 }
 
 func runCDL(t *Task, g Grid) (Prediction, error) {

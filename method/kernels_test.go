@@ -3,6 +3,7 @@ package method
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -494,6 +495,55 @@ func TestGDAKernelsEqualProjection(t *testing.T) {
 		k, err := p.GDAKernel(dim, 15)
 		if err != nil || k != ks[i] {
 			t.Errorf("p=%d asked again: %p (%v), want the cached %p", dim, k, err, ks[i])
+		}
+	}
+}
+
+// TestGDASkipsWholeSpace: a subspace dimension p at or above the
+// feature dimension D makes every set's subspace the whole space and the
+// projection kernel the constant D; GDA's candidates leave such p out,
+// and take D − 1 where the grid has no other.
+func TestGDASkipsWholeSpace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	var sets []*mat.Dense
+	for i := range 6 {
+		sets = append(sets, testutil.RandSet(rng, 20, 8, float64(i%2), 1))
+	}
+	p, err := NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The premise: at p = D the kernel is constant.
+	whole, err := p.GDAKernel(8, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range sets {
+		for b := range sets {
+			if v := whole.At(a, b); math.Abs(v-8) > 1e-9 {
+				t.Fatalf("p = D: kernel [%d,%d] = %v, want 8", a, b, v)
+			}
+		}
+	}
+	task := &Task{Pool: p, Train: []int{0, 1, 2, 3, 4, 5}, Labels: []int{0, 1, 0, 1, 0, 1}}
+	for _, c := range []struct {
+		grid []int
+		want []string
+	}{
+		{[]int{3, 1, 8, 10, 5}, []string{"p=3", "p=1", "p=5"}},
+		{[]int{10, 15}, []string{"p=7"}},
+		{nil, []string{"p=5"}},
+	} {
+		cands, err := gdaCandidates(task, Grid{GDAP: c.grid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, k := range cands {
+			got = append(got, k.desc)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("grid %v with D = 8: candidates %v, want %v", c.grid, got, c.want)
 		}
 	}
 }
