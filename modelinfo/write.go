@@ -150,7 +150,7 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 	noKDE := s.KFDA != nil && !s.KFDA.UsesDivergences
 	unused := ""
 	if noKDE {
-		row("divergence", "%s (not used: the %s kernel compares the frames, not KDEs)", s.Divergence, s.KFDA.Kernel)
+		row("divergence", "%s (not used: the %s kernel compares the frames, not KDEs)", s.Divergence, s.KFDA.Kernel.Kernel)
 		unused = " (not used)"
 	} else {
 		row("divergence", "%s", s.Divergence)

@@ -273,6 +273,12 @@ func TestTrainSetKernels(t *testing.T) {
 		if unused {
 			marks = 3
 		}
+		if strings.Contains(is, "%!") {
+			t.Errorf("%s: inspect prints a formatting error:\n%s", c.method, is)
+		}
+		if unused && !strings.Contains(is, "(not used: the "+m.Discriminant.Kernel+" kernel compares the frames") {
+			t.Errorf("%s: inspect does not name the %s kernel that leaves the divergence unused:\n%s", c.method, m.Discriminant.Kernel, is)
+		}
 		if s := is; !strings.Contains(s, c.desc) || strings.Count(s, "(not used") != marks {
 			t.Errorf("%s: inspect lacks %q, or does not mark the divergence, query bandwidth and gallery bandwidths unused (%v):\n%s", c.method, c.desc, unused, s)
 		}
