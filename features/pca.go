@@ -3,11 +3,11 @@ package features
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/match"
+	"setmatch/pca"
 )
 
 // PCA is a principal component analysis fitted on n×D training data.
@@ -26,21 +26,13 @@ type PCA struct {
 	Total float64
 }
 
-// FitPCA fits a d-component PCA to the rows of x (n×D, n ≥ 2). When n < D
-// it takes the thin SVD of the centred data, otherwise the eigenvectors of
-// the D×D sample covariance. d must be between 1 and the rank of the
-// centred data (dimensions with variance below D·ε relative to the largest
-// count as zero).
+// FitPCA fits a d-component PCA to the rows of x (n×D, n ≥ 2): the d
+// leading principal directions of the centred rows (pca.Leading: of the
+// sample covariance, of the Gram matrix of the rows when there are fewer
+// rows than features, or by a subspace iteration from a fixed seed above
+// pca.CovarianceMaxDim features). d must be between 1 and the rank of the
+// centred data (pca.Rank).
 func FitPCA(x *mat.Dense, d int) (*PCA, error) {
-	if x == nil || x.IsEmpty() {
-		return nil, fmt.Errorf("features: pca: no training data")
-	}
-	n, D := x.Dims()
-	return fitPCA(x, d, n < D)
-}
-
-// fitPCA is FitPCA with the method chosen by the caller (tests compare both).
-func fitPCA(x *mat.Dense, d int, useSVD bool) (*PCA, error) {
 	if x == nil || x.IsEmpty() {
 		return nil, fmt.Errorf("features: pca: no training data")
 	}
@@ -58,90 +50,38 @@ func fitPCA(x *mat.Dense, d int, useSVD bool) (*PCA, error) {
 		}
 	}
 	xc := mat.NewDense(n, D, nil)
+	var total float64
 	for i := range n {
 		row := xc.RawRowView(i)
 		for j, v := range x.RawRowView(i) {
 			row[j] = v - mean[j]
+			total += row[j] * row[j]
 		}
 	}
-
-	var vals []float64  // variances, decreasing
-	var vecs *mat.Dense // D×k, matching columns
-	if useSVD {
-		var svd mat.SVD
-		if !svd.Factorize(xc, mat.SVDThin) {
-			return nil, fmt.Errorf("features: pca: SVD did not converge")
-		}
-		s := svd.Values(nil) // decreasing
-		vals = make([]float64, len(s))
-		for i, v := range s {
-			vals[i] = v * v / float64(n-1)
-		}
-		vecs = new(mat.Dense)
-		svd.VTo(vecs)
-	} else {
-		cov := mat.NewSymDense(D, nil)
-		cov.SymOuterK(1/float64(n-1), xc.T())
-		var eig mat.EigenSym
-		if !eig.Factorize(cov, true) {
-			return nil, fmt.Errorf("features: pca: eigendecomposition did not converge")
-		}
-		ev := eig.Values(nil) // increasing
-		var ve mat.Dense
-		eig.VectorsTo(&ve)
-		order := make([]int, len(ev))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return ev[order[a]] > ev[order[b]] })
-		vals = make([]float64, len(ev))
-		vecs = mat.NewDense(D, len(ev), nil)
-		for k, i := range order {
-			vals[k] = math.Max(ev[i], 0)
-			vecs.SetCol(k, mat.Col(nil, i, &ve))
-		}
-	}
-	var total float64
-	for i := range n {
-		for _, v := range xc.RawRowView(i) {
-			total += v * v
-		}
-	}
-	total /= float64(n - 1)
-
-	rank := 0
-	tol := float64(max(n, D)) * 0x1p-52 * vals[0]
-	for _, v := range vals {
-		if v > tol {
-			rank++
-		}
-	}
-	if rank == 0 {
+	if !(total > 0) {
 		return nil, fmt.Errorf("features: pca: training data have zero variance (all %d frames are identical)", n)
 	}
-	if d > rank {
+	comp, vals, err := pca.Leading(xc, d, pcaSeed)
+	if err != nil {
+		return nil, fmt.Errorf("features: %w", err)
+	}
+	if rank := pca.Rank(vals, n, D); rank < d {
+		if rank == 0 {
+			return nil, fmt.Errorf("features: pca: training data have zero variance (all %d frames are identical)", n)
+		}
 		return nil, fmt.Errorf("features: pca: %d components requested but the %d training frames span only %d dimensions after centring: choose at most %d",
 			d, n, rank, rank)
 	}
-	comp := mat.NewDense(D, d, nil)
-	col := make([]float64, D)
-	for k := range d {
-		mat.Col(col, k, vecs)
-		big := 0
-		for j, v := range col {
-			if math.Abs(v) > math.Abs(col[big]) {
-				big = j
-			}
-		}
-		if col[big] < 0 {
-			for j := range col {
-				col[j] = -col[j]
-			}
-		}
-		comp.SetCol(k, col)
+	for k := range vals {
+		vals[k] /= float64(n - 1)
 	}
-	return &PCA{Mean: mean, Components: comp, Variances: vals[:d:d], Total: total}, nil
+	return &PCA{Mean: mean, Components: comp, Variances: vals, Total: total / float64(n-1)}, nil
 }
+
+// pcaSeed is the seed of pca.Leading's subspace iteration (used only
+// above pca.CovarianceMaxDim features): fixed, so that the same frames
+// give the same stage.
+const pcaSeed = 1
 
 // InputDim returns D.
 func (p *PCA) InputDim() int { return len(p.Mean) }

@@ -96,22 +96,6 @@ func TestPCARecoversDirection(t *testing.T) {
 	}
 }
 
-func TestPCAMethodsAgree(t *testing.T) {
-	x := lineData(30, 6, 5)
-	a, err := fitPCA(x, 4, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := fitPCA(x, 4, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkVec(t, "variances", a.Variances, b.Variances, 1e-9)
-	if !mat.EqualApprox(a.Components, b.Components, 1e-6) {
-		t.Errorf("eigen and SVD components differ:\n%v\n%v", mat.Formatted(a.Components), mat.Formatted(b.Components))
-	}
-}
-
 func TestPCAErrors(t *testing.T) {
 	x := lineData(5, 10, 3) // rank 4 after centring
 	if _, err := FitPCA(x, 4); err != nil {
@@ -191,5 +175,23 @@ func TestPCASets(t *testing.T) {
 	}
 	if _, err := PCASets(sets, nil, 2, false); err == nil {
 		t.Error("PCASets with nothing to fit on: no error")
+	}
+}
+
+// BenchmarkFitPCA: the PCA stage of LBP features (D = 944) fitted on 2000
+// training frames, 50 components (docs/PERFORMANCE.md, "Training").
+func BenchmarkFitPCA(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, D = 2000, 944
+	x := mat.NewDense(n, D, nil)
+	for i := range n {
+		for j := range D {
+			x.Set(i, j, rng.Float64()*float64(D-j)/D)
+		}
+	}
+	for b.Loop() {
+		if _, err := FitPCA(x, 50); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -38,6 +38,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/pca"
 )
 
 // PCATol is the relative tolerance of the principal directions: a
@@ -102,13 +103,6 @@ func Basis(sets []*mat.Dense, labels []int, d int, reg float64) (w *mat.Dense, m
 	return w, s.Mean, nil
 }
 
-// Solve computes the Fisher discriminant of the n_i×D sets (labels as in
-// Basis) with every direction the frames vary in (see the package
-// comment).
-func Solve(sets []*mat.Dense, labels []int, reg float64) (*Solution, error) {
-	return solve(sets, labels, reg, false)
-}
-
 // centre returns the mean frame of the sets (n frames of bigD features in
 // all), the frames less it (n×bigD, set by set), and the class of each
 // frame (cls: of each set).
@@ -142,9 +136,10 @@ func centre(sets []*mat.Dense, cls []int, n, bigD int) (mean []float64, xc *mat.
 	return mean, xc, frameClass
 }
 
-// solve is Solve; forceCov takes the principal directions from the D×D
-// covariance even when there are fewer frames than features (for tests).
-func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Solution, error) {
+// Solve computes the Fisher discriminant of the n_i×D sets (labels as in
+// Basis) with every direction the frames vary in (see the package
+// comment).
+func Solve(sets []*mat.Dense, labels []int, reg float64) (*Solution, error) {
 	bigD, n, cls, nc, err := check(sets, labels, reg)
 	if err != nil {
 		return nil, err
@@ -153,7 +148,7 @@ func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Soluti
 	mean, xc, frameClass := centre(sets, cls, n, bigD)
 	dof := float64(n - nClass)
 
-	p, err := principal(xc, n-nClass, forceCov)
+	p, err := principal(xc, n-nClass)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +188,7 @@ func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Soluti
 			swReg.SetSym(i, i, swReg.At(i, i)+add)
 		}
 	}
-	vals, vecs, err := eigSym(swReg)
+	vals, vecs, err := pca.Eigen(swReg)
 	if err != nil {
 		return nil, fmt.Errorf("fisher: within-class covariance: %w", err)
 	}
@@ -214,7 +209,7 @@ func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Soluti
 
 	// The whitened between-class scatter and its eigenvectors.
 	bw := sandwich(is, sb)
-	bVals, bVecs, err := eigSym(bw)
+	bVals, bVecs, err := pca.Eigen(bw)
 	if err != nil {
 		return nil, fmt.Errorf("fisher: whitened between-class scatter: %w", err)
 	}
@@ -233,7 +228,7 @@ func solve(sets []*mat.Dense, labels []int, reg float64, forceCov bool) (*Soluti
 		tr.Mul(tw, rest)
 		m.Mul(rest.T(), &tr)
 		ms := symmetric(&m)
-		_, cVecs, err := eigSym(ms)
+		_, cVecs, err := pca.Eigen(ms)
 		if err != nil {
 			return nil, fmt.Errorf("fisher: whitened frames: %w", err)
 		}
@@ -304,33 +299,15 @@ func check(sets []*mat.Dense, labels []int, reg float64) (bigD, n int, cls, nc [
 }
 
 // principal returns the D×r principal directions of the centred N×D
-// frames xc, largest variance first: every direction whose variance is
-// above PCATol × the largest, at most limit of them. With fewer frames
-// than features they come from a thin SVD of xc, else from the D×D
-// covariance (or always so with forceCov).
-func principal(xc *mat.Dense, limit int, forceCov bool) (*mat.Dense, error) {
-	n, bigD := xc.Dims()
-	var vals []float64
-	var vecs *mat.Dense
-	if n < bigD && !forceCov {
-		var svd mat.SVD
-		if !svd.Factorize(xc, mat.SVDThinV) {
-			return nil, errors.New("fisher: the SVD of the frames did not converge")
-		}
-		sv := svd.Values(nil) // descending
-		vals = make([]float64, len(sv))
-		for i, s := range sv {
-			vals[i] = s * s
-		}
-		vecs = new(mat.Dense)
-		svd.VTo(vecs)
-	} else {
-		cov := mat.NewSymDense(bigD, nil)
-		cov.SymOuterK(1, xc.T())
-		var err error
-		if vals, vecs, err = eigSym(cov); err != nil {
-			return nil, fmt.Errorf("fisher: frame covariance: %w", err)
-		}
+// frames xc, largest variance first (pca.All, exact also for directions
+// of small variance, which the whitening by S_w divides by): every
+// direction whose variance is above PCATol × the largest, at most limit
+// of them.
+func principal(xc *mat.Dense, limit int) (*mat.Dense, error) {
+	_, bigD := xc.Dims()
+	vecs, vals, err := pca.All(xc)
+	if err != nil {
+		return nil, fmt.Errorf("fisher: %w", err)
 	}
 	if len(vals) == 0 || !(vals[0] > 0) {
 		return nil, errors.New("fisher: the frames do not vary: every frame is the mean frame")
@@ -341,28 +318,6 @@ func principal(xc *mat.Dense, limit int, forceCov bool) (*mat.Dense, error) {
 	}
 	r = min(r, limit)
 	return mat.DenseCopyOf(vecs.Slice(0, bigD, 0, r)), nil
-}
-
-// eigSym returns the eigenvalues of s, largest first, and the matching
-// orthonormal eigenvectors as columns.
-func eigSym(s *mat.SymDense) ([]float64, *mat.Dense, error) {
-	var e mat.EigenSym
-	if !e.Factorize(s, true) {
-		return nil, nil, errors.New("the eigendecomposition did not converge")
-	}
-	asc := e.Values(nil)
-	var v mat.Dense
-	e.VectorsTo(&v)
-	n := len(asc)
-	vals := make([]float64, n)
-	vecs := mat.NewDense(n, n, nil)
-	for j := range n {
-		vals[j] = asc[n-1-j]
-		for i := range n {
-			vecs.Set(i, j, v.At(i, n-1-j))
-		}
-	}
-	return vals, vecs, nil
 }
 
 // sandwich returns a·s·a for the symmetric r×r a and s, symmetrised.

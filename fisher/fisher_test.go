@@ -276,29 +276,39 @@ func TestFisherCompletion(t *testing.T) {
 	}
 }
 
-// TestFisherFewFrames checks the path of fewer frames than features (a
-// thin SVD of the frames) against the covariance path, and the cap of the
-// principal directions at N − C.
+// TestFisherFewFrames checks the cap of the principal directions at
+// N − C with fewer frames than features (pca.All's thin SVD; its agreement
+// with the covariance's eigenvectors is pca's test), and that the
+// discriminant directions still whiten the within-class covariance and
+// diagonalise the between-class scatter, with the Fisher ratios on its
+// diagonal.
 func TestFisherFewFrames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	sets, labels := clusters(rng, 3, 2, 5, 40) // N = 30 < D = 40
-	svdPath, err := solve(sets, labels, 1e-3, false)
+	sol, err := Solve(sets, labels, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	covPath, err := solve(sets, labels, 1e-3, true)
-	if err != nil {
-		t.Fatal(err)
+	if sol.Rank() != 27 {
+		t.Fatalf("rank %d, want N − C = 27", sol.Rank())
 	}
-	if svdPath.Rank() != 27 || covPath.Rank() != 27 {
-		t.Fatalf("ranks %d and %d, want N − C = 27", svdPath.Rank(), covPath.Rank())
+	if sol.Discriminant != 2 {
+		t.Fatalf("%d discriminant directions, want C − 1 = 2", sol.Discriminant)
 	}
-	for k := range svdPath.Discriminant {
-		if c := cosine(svdPath.W.ColView(k), covPath.W.ColView(k)); c < 1-1e-6 {
-			t.Errorf("direction %d: SVD and covariance paths differ, |cos| %.9f", k, c)
-		}
-		if a, b := svdPath.Ratios[k], covPath.Ratios[k]; math.Abs(a-b) > 1e-6*a {
-			t.Errorf("ratio %d: %v and %v", k, a, b)
+	sw, sb, n, c := scatters(sets, labels, sol.W, sol.Mean)
+	k := sol.Discriminant
+	for i := range k {
+		for j := range k {
+			w, b := 0.0, 0.0
+			if i == j {
+				w, b = 1, sol.Ratios[i]
+			}
+			if got := sw.At(i, j) / float64(n-c); math.Abs(got-w) > 1e-6 {
+				t.Errorf("within-class covariance [%d,%d] = %.9g, want %g", i, j, got, w)
+			}
+			if got := sb.At(i, j) / float64(n-c); math.Abs(got-b) > 1e-6*sol.Ratios[0] {
+				t.Errorf("between-class scatter [%d,%d] = %.9g, want %.9g", i, j, got, b)
+			}
 		}
 	}
 }

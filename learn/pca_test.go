@@ -11,6 +11,7 @@ import (
 	"setmatch/grassmann"
 	"setmatch/grassmann/grassmanntest"
 	"setmatch/match"
+	"setmatch/pca"
 )
 
 // Frames with a large variance in a known 3-dimensional subspace: PCA finds it.
@@ -48,35 +49,6 @@ func TestPCABasisFindsDominantSubspace(t *testing.T) {
 	}
 	if e := orthoError(w); e > 1e-12 {
 		t.Errorf("|WᵀW − I| = %g", e)
-	}
-}
-
-// The subspace iteration used for large D agrees with the covariance path.
-func TestPCASubspaceMatchesCovariance(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 8))
-	const n, D, d = 200, 60, 5
-	x := mat.NewDense(n, D, nil)
-	for i := range n {
-		for j := range D {
-			sd := float64(D-j) / float64(D)
-			if j < d {
-				sd *= 5
-			}
-			x.Set(i, j, rng.NormFloat64()*sd)
-		}
-	}
-	subtractRow(x, match.ColumnMeans(x))
-	a, err := pcaCovariance(x, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := pcaSubspace(x, d, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ang, _ := grassmann.PrincipalAngles(a, b)
-	if ang[d-1] > 1e-4 {
-		t.Errorf("largest angle between the two PCA paths %g rad", ang[d-1])
 	}
 }
 
@@ -126,13 +98,13 @@ func TestPCACache(t *testing.T) {
 	}
 }
 
-// TestPCABasisFewFramesMatchesCovariance checks the path PCABasis takes
-// when there are fewer frames than features (the thin SVD): the same
-// subspace as the covariance's eigenvectors, orthonormal columns, the same
-// mean; and with d above the frames' rank (the SVD refuses it) the
-// covariance path, whose first directions are still the frames' own. A
-// PCACache gives the same bases, from one thin SVD for every d up to the
-// rank.
+// TestPCABasisFewFramesMatchesCovariance checks PCABasis when there are
+// fewer frames than features (pca.Leading's Gram matrix path): the same
+// subspace as the exact principal directions (pca.All), orthonormal
+// columns, the same mean; and with d above the frames' rank (the Gram
+// path refuses it) the scatter's path, whose first directions are still
+// the frames' own. A PCACache gives the same bases, from one
+// decomposition for every d up to the rank.
 func TestPCABasisFewFramesMatchesCovariance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	const D = 120
@@ -174,14 +146,14 @@ func TestPCABasisFewFramesMatchesCovariance(t *testing.T) {
 		if e := grassmann.OrthoError(w); !(e <= 1e-10) {
 			t.Fatalf("d = %d: max |WᵀW − I| = %v", d, e)
 		}
-		cov, err := pcaCovariance(centred, d)
+		cov, _, err := pca.All(centred)
 		if err != nil {
 			t.Fatal(err)
 		}
 		k := min(d, 39) // beyond the rank, any directions of no variance will do
 		ang, _ := grassmann.PrincipalAngles(w.Slice(0, D, 0, k).(*mat.Dense), cov.Slice(0, D, 0, k).(*mat.Dense))
 		if ang[k-1] > 1e-6 {
-			t.Errorf("d = %d: largest angle to the covariance path %g rad", d, ang[k-1])
+			t.Errorf("d = %d: largest angle to the exact directions %g rad", d, ang[k-1])
 		}
 	}
 	if len(cache.byKey) != 1 {

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/pca"
 )
 
 // PCACache remembers the PCA of the frame sets it was given (by the
@@ -36,8 +38,8 @@ type pcaEntry struct {
 }
 
 // Basis returns PCABasis(sets, d, seed), computing it at most once per
-// set of sets for every d up to pcaCacheDirs (for D ≤ 2000; above, once
-// per d). With N < D frames, a d of N or more (above any rank they can
+// set of sets for every d up to pcaCacheDirs (for D ≤
+// pca.CovarianceMaxDim; above, once per d). With N < D frames, a d of N or more (above any rank they can
 // have) is computed on its own.
 func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []float64, error) {
 	if len(sets) == 0 {
@@ -52,7 +54,7 @@ func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []fl
 		fmt.Fprintf(&b, "%p,", s)
 	}
 	kmax := dim
-	if dim > pcaCovarianceMaxDim {
+	if dim > pca.CovarianceMaxDim {
 		kmax = d
 		fmt.Fprintf(&b, "d=%d,seed=%d", d, seed)
 	} else if n := frameCount(sets); n < dim {

@@ -26,7 +26,8 @@ const gdaTileCols = 256
 
 // gdaBases returns every set's basis of dimension pmax (clamped per set to
 // min(n, d)), cached. A set's first p columns are its basis of dimension
-// p (one thin SVD, sliced), so a cache made for a larger pmax serves.
+// p (one decomposition, pca.All, sliced), so a cache made for a larger
+// pmax serves.
 func (p *Pool) gdaBases(pmax int) ([]*mat.Dense, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

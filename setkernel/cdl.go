@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/match"
+	"setmatch/pca"
 )
 
 // CDL: each set is its regularised covariance C + λI, mapped to the flat
@@ -38,20 +39,17 @@ func NewSpectrum(x *mat.Dense) (Spectrum, error) {
 	if n < 2 {
 		return Spectrum{}, fmt.Errorf("a covariance needs at least 2 frames, the set has %d", n)
 	}
-	var svd mat.SVD
-	if !svd.Factorize(Centred(x), mat.SVDThin) {
-		return Spectrum{}, fmt.Errorf("SVD of a %d×%d set did not converge", n, d)
+	v, s, err := pca.All(Centred(x)) // s: the squared singular values
+	if err != nil {
+		return Spectrum{}, fmt.Errorf("a %d×%d set: %w", n, d, err)
 	}
-	s := svd.Values(nil)
-	var v mat.Dense
-	svd.VTo(&v)
 	var tr float64
 	for _, sv := range s {
-		tr += sv * sv / float64(n-1)
+		tr += sv / float64(n-1)
 	}
 	r := 0
 	for _, sv := range s {
-		if sv*sv/float64(n-1) > 1e-12*tr {
+		if sv/float64(n-1) > 1e-12*tr {
 			r++
 		}
 	}
@@ -61,7 +59,7 @@ func NewSpectrum(x *mat.Dense) (Spectrum, error) {
 	}
 	sig := make([]float64, r)
 	for k := range r {
-		sig[k] = s[k] * s[k] / float64(n-1)
+		sig[k] = s[k] / float64(n-1)
 	}
 	return Spectrum{Sigma: sig, V: mat.DenseCopyOf(v.Slice(0, d, 0, r)), Trace: tr}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/pca"
 )
 
 // GDA: each set is the span of its top-p right singular vectors (of the
@@ -17,12 +19,10 @@ func Basis(x *mat.Dense, p int) (*mat.Dense, error) {
 	if p < 1 || p > min(n, d) {
 		return nil, fmt.Errorf("subspace dimension p=%d: want 1 ≤ p ≤ min(frames, features) = %d", p, min(n, d))
 	}
-	var svd mat.SVD
-	if !svd.Factorize(x, mat.SVDThin) {
-		return nil, fmt.Errorf("SVD of a %d×%d set did not converge", n, d)
+	v, _, err := pca.All(x) // of xᵀx: the frames are not centred here
+	if err != nil {
+		return nil, fmt.Errorf("a %d×%d set: %w", n, d, err)
 	}
-	var v mat.Dense
-	svd.VTo(&v) // d×min(n,d), singular values in decreasing order
 	return mat.DenseCopyOf(v.Slice(0, d, 0, p)), nil
 }
 

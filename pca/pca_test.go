@@ -1,0 +1,179 @@
+package pca
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/grassmann"
+)
+
+// frames returns n×D centred frames whose variance falls off with the
+// feature index and is 25 times larger in the first k features.
+func frames(rng *rand.Rand, n, dim, k int) *mat.Dense {
+	x := mat.NewDense(n, dim, nil)
+	for i := range n {
+		for j := range dim {
+			sd := float64(dim-j) / float64(dim)
+			if j < k {
+				sd *= 5
+			}
+			x.Set(i, j, rng.NormFloat64()*sd)
+		}
+	}
+	for j := range dim {
+		var m float64
+		for i := range n {
+			m += x.At(i, j)
+		}
+		m /= float64(n)
+		for i := range n {
+			x.Set(i, j, x.At(i, j)-m)
+		}
+	}
+	return x
+}
+
+// angle returns the largest principal angle between the first k columns
+// of a and b.
+func angle(a, b *mat.Dense, k int) float64 {
+	r, _ := a.Dims()
+	ang, _ := grassmann.PrincipalAngles(mat.DenseCopyOf(a.Slice(0, r, 0, k)), mat.DenseCopyOf(b.Slice(0, r, 0, k)))
+	return ang[k-1]
+}
+
+// checkSigns fails unless every column's entry of largest magnitude is
+// positive.
+func checkSigns(t *testing.T, name string, w *mat.Dense) {
+	t.Helper()
+	r, c := w.Dims()
+	for k := range c {
+		big := 0
+		for j := range r {
+			if math.Abs(w.At(j, k)) > math.Abs(w.At(big, k)) {
+				big = j
+			}
+		}
+		if w.At(big, k) < 0 {
+			t.Errorf("%s: column %d's largest entry is negative", name, k)
+		}
+	}
+}
+
+// TestPathsAgree: every way of computing the leading directions — the
+// scatter, the Gram matrix (fewer frames than features), the subspace
+// iteration (large D), and All's thin SVD and full eigendecomposition —
+// gives the same subspace and the same eigenvalues, with the signs of the
+// package comment.
+func TestPathsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	const k = 5
+	for _, c := range []struct{ n, dim int }{{200, 60}, {40, 120}} {
+		x := frames(rng, c.n, c.dim, k)
+		svdW, svdV, err := all(x, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eigW, eigV, err := all(x, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scW, scV, err := scatter(x, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subW, subV, err := subspace(x, k, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leadW, leadV, err := Leading(x, k, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.n < c.dim {
+			gW, gV, err := gram(x, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := angle(gW, svdW, k); a > 1e-6 {
+				t.Errorf("%d×%d: Gram path %g rad from the SVD", c.n, c.dim, a)
+			}
+			for j := range k {
+				if math.Abs(gV[j]-svdV[j]) > 1e-9*svdV[0] {
+					t.Errorf("%d×%d: Gram eigenvalue %d = %v, SVD %v", c.n, c.dim, j, gV[j], svdV[j])
+				}
+			}
+		}
+		for _, p := range []struct {
+			name string
+			w    *mat.Dense
+			v    []float64
+			tol  float64
+		}{{"eigendecomposition", eigW, eigV, 1e-6}, {"scatter", scW, scV, 1e-6}, {"subspace", subW, subV, 1e-4}, {"Leading", leadW, leadV, 1e-6}} {
+			if a := angle(p.w, svdW, k); a > p.tol {
+				t.Errorf("%d×%d: %s %g rad from the SVD", c.n, c.dim, p.name, a)
+			}
+			for j := range k {
+				if math.Abs(p.v[j]-svdV[j]) > p.tol*svdV[0] {
+					t.Errorf("%d×%d: %s eigenvalue %d = %v, SVD %v", c.n, c.dim, p.name, j, p.v[j], svdV[j])
+				}
+			}
+			if e := grassmann.OrthoError(p.w); !(e <= 1e-10) {
+				t.Errorf("%d×%d: %s: max |WᵀW − I| = %g", c.n, c.dim, p.name, e)
+			}
+		}
+		checkSigns(t, "All", svdW)
+		checkSigns(t, "Leading", leadW)
+		// Where the eigenvalues stand apart, the columns themselves agree,
+		// signs included.
+		for j := range k {
+			var dot float64
+			for i := range c.dim {
+				dot += leadW.At(i, j) * svdW.At(i, j)
+			}
+			if dot < 1-1e-8 {
+				t.Errorf("%d×%d: column %d of Leading and All: cosine %v", c.n, c.dim, j, dot)
+			}
+		}
+	}
+}
+
+// TestLeadingAboveRank: more directions than the frames span. The Gram
+// path refuses them and the scatter gives them; Rank counts the ones of
+// variance.
+func TestLeadingAboveRank(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := frames(rng, 10, 30, 3) // rank 9 after centring
+	w, vals, err := Leading(x, 12, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Rank(vals, 10, 30); r != 9 {
+		t.Errorf("Rank = %d, want 9 (eigenvalues %v)", r, vals)
+	}
+	if e := grassmann.OrthoError(w); !(e <= 1e-10) {
+		t.Errorf("max |WᵀW − I| = %g", e)
+	}
+	ref, _, _ := All(x)
+	if a := angle(w, ref, 9); a > 1e-6 {
+		t.Errorf("the 9 directions of variance are %g rad from All's", a)
+	}
+}
+
+// TestErrors: bad requests fail with a message (no panics).
+func TestErrors(t *testing.T) {
+	x := frames(rand.New(rand.NewPCG(1, 1)), 5, 4, 1)
+	for _, k := range []int{0, 5} {
+		if _, _, err := Leading(x, k, 1); err == nil {
+			t.Errorf("k = %d: no error", k)
+		}
+	}
+	if r := Rank(nil, 3, 3); r != 0 {
+		t.Errorf("Rank of nothing = %d", r)
+	}
+	if r := Rank([]float64{0, 0}, 3, 3); r != 0 {
+		t.Errorf("Rank of zeros = %d", r)
+	}
+}
