@@ -74,7 +74,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.StringVar(&g.WidthScale, "width-scale", "both", "kernel widths apply to the raw divergence, to the divergence over its median on the gallery, or both: raw|median|both")
 	fs.StringVar(&g.Regs, "regs", "", "kFDA regulariser grid, relative to tr(S_w)/m (default 0.001,0.01,0.1,1)")
 	fs.StringVar(&g.CDLRegs, "cdl-regs", "", "CDL covariance regulariser grid λ, relative to the median tr(C)/d (default 0.001,1e-5,1e-4,0.01,0.1,1,10,100)")
-	fs.StringVar(&g.GDAP, "gda-p", "", "GDA subspace dimension grid p (default 3,1,2,5,10,15)")
+	fs.StringVar(&g.GDAP, "gda-p", "", "GDA subspace dimension grid p; a p at or above the number of features is left out, as its kernel is constant (default 3,1,2,5,10,15)")
 	fs.IntVar(&g.Folds, "folds", 5, "inner cross-validation folds over the gallery sets")
 	fs.StringVar(&g.DRDims, "dr-dim", "10,20,40", "dimension(s) d of the learned space for nn-h-dr and nn-j-dr; several are chosen from by cross-validation")
 	fs.IntVar(&g.DRIter, "dr-iter", 25, "conjugate-gradient iterations when learning the final W")
