@@ -326,6 +326,7 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 		m.Selection.Params["chosen-on"] = r.ChoiceSample
 	}
 	m.Selection.Params[ThresholdRuleParam] = ThresholdRule(opt)
+	recordStrangers(m, r.GivenStrangers)
 	return nil
 }
 
@@ -333,6 +334,33 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 // model records the rule its threshold was set by (ThresholdRule), so
 // that setmatch enroll and forget recalibrate it by the same rule.
 const ThresholdRuleParam = "threshold-rule"
+
+// GivenStrangersParam is the key of model.Selection.Params under which a
+// model records how many strangers' sets (Options.Strangers: train's,
+// enroll's or forget's --strangers) its threshold was calibrated with;
+// absent when none were. The model keeps the count, not the sets.
+const GivenStrangersParam = "given-strangers"
+
+// recordStrangers records n under GivenStrangersParam, or removes the key
+// when n is 0.
+func recordStrangers(m *model.Model, n int) {
+	if n > 0 {
+		m.Selection.Params[GivenStrangersParam] = strconv.Itoa(n)
+	} else {
+		delete(m.Selection.Params, GivenStrangersParam)
+	}
+}
+
+// RecordedStrangers returns how many strangers' sets m's threshold was
+// calibrated with, as recorded under GivenStrangersParam (0 when none, or
+// when the record is not a count).
+func RecordedStrangers(m *model.Model) int {
+	n, err := strconv.Atoi(m.Selection.Params[GivenStrangersParam])
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
 
 // ThresholdRule returns the --threshold text that opt stands for, as
 // ParseThreshold reads it: none, a number, or an automatic rule.

@@ -304,6 +304,7 @@ func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int)
 			mem.Selection.Params = map[string]string{}
 		}
 		mem.Selection.Params["threshold"] = src
+		recordStrangers(mem, len(strangers))
 		if i == 0 {
 			c.Rates = rates
 		}

@@ -386,6 +386,9 @@ func TestBuildStrangers(t *testing.T) {
 	if with.Calibration.Strangers != without.Calibration.Strangers+len(given) || !strings.Contains(with.ThresholdSource, "--strangers") {
 		t.Errorf("calibrated on %d strangers' sets with %d given, %d without; %s", with.Calibration.Strangers, len(given), without.Calibration.Strangers, with.ThresholdSource)
 	}
+	if n, m := RecordedStrangers(with.Model), RecordedStrangers(without.Model); n != len(given) || m != 0 {
+		t.Errorf("the models record %d strangers' sets with %d given and %d without, want %d and 0", n, len(given), m, len(given))
+	}
 	if in := decide(without, coming); in == 0 {
 		t.Fatalf("without the strangers' sets the threshold %v keeps out all %d near strangers already: the test cannot tell", without.Model.Threshold, len(coming))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"setmatch/deploy"
 	"setmatch/model"
 	"setmatch/synth"
 )
@@ -145,19 +146,35 @@ func TestChangeStrangersCommand(t *testing.T) {
 	if _, err := os.Stat(set); err != nil {
 		t.Fatalf("the training data changed shape: %v", err)
 	}
+	// records: the strangers' sets the model records after the command.
 	for _, tc := range []struct {
-		args []string
-		code int
-		want string
+		args    []string
+		code    int
+		want    string
+		records string
 	}{
-		{[]string{"enroll", "--model", m, "--label", "visitor", "--strangers", strangers, set}, 0, "6 sets of classes the model does not have (--strangers)"},
-		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers}, 0, "6 sets of classes the model does not have (--strangers)"},
-		{[]string{"enroll", "--model", m, "--label", "c05", "--strangers", strangers, set}, 1, `class "c05" of`},
-		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000", "--strangers", data}, 1, "is also a class of the model"},
+		{[]string{"enroll", "--model", m, "--label", "visitor", "--strangers", strangers, set}, 0, "6 sets of classes the model does not have (--strangers)", "6"},
+		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers}, 0, "6 sets of classes the model does not have (--strangers)", "6"},
+		{[]string{"enroll", "--model", m, "--label", "c05", "--strangers", strangers, set}, 1, `class "c05" of`, "6"},
+		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000", "--strangers", data}, 1, "is also a class of the model", "6"},
+		// A change without the recorded strangers' sets is refused, and
+		// --strangers none sets the threshold on the stand-ins alone, after
+		// which the model records none.
+		{[]string{"enroll", "--model", m, "--label", "late", set}, 2, "was calibrated with 6 strangers' sets (--strangers), which it does not keep", "6"},
+		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000"}, 2, "--strangers none to set the threshold on the stand-in strangers alone", "6"},
+		{[]string{"enroll", "--model", m, "--label", "late", "--strangers", "none", set}, 0, "enroll: late/", ""},
+		{[]string{"enroll", "--model", m, "--label", "later", set}, 0, "enroll: later/", ""},
 	} {
 		code, _, stderr := run(tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, want %d with %q\n%s", tc.args, code, tc.code, tc.want, stderr)
+		}
+		mod, _, err := model.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mod.Selection.Params[deploy.GivenStrangersParam]; got != tc.records {
+			t.Errorf("%q: the model records %q strangers' sets, want %q", tc.args, got, tc.records)
 		}
 	}
 }
