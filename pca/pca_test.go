@@ -177,3 +177,41 @@ func TestErrors(t *testing.T) {
 		t.Errorf("Rank of zeros = %d", r)
 	}
 }
+
+// TestLeadingLargeD: above CovarianceMaxDim features Leading takes the
+// seeded subspace iteration, and still finds the directions of the
+// thin SVD where their variances stand apart; the same seed gives the
+// same basis.
+func TestLeadingLargeD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, dim, k = 40, CovarianceMaxDim + 100, 4
+	x := frames(rng, n, dim, k)
+	// In 2100 features, 40 frames' noise alone has sample variances near
+	// the 4 strong directions' own: make those stand well apart.
+	for i := range n {
+		for j := range k {
+			x.Set(i, j, 10*x.At(i, j))
+		}
+	}
+	w, vals, err := Leading(x, k, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, refVals, err := All(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := angle(w, ref, k); a > 1e-4 {
+		t.Errorf("%g rad from the SVD's directions", a)
+	}
+	for j := range k {
+		if math.Abs(vals[j]-refVals[j]) > 1e-6*refVals[0] {
+			t.Errorf("eigenvalue %d = %v, SVD %v", j, vals[j], refVals[j])
+		}
+	}
+	checkSigns(t, "Leading", w)
+	again, _, _ := Leading(x, k, 7)
+	if !mat.Equal(w, again) {
+		t.Error("the same seed gave another basis")
+	}
+}
