@@ -118,9 +118,9 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		if err := StrangersRule(opt); err != nil {
 			return err
 		}
-	}
-	if len(opt.Strangers) > 0 && r.Fit == nil {
-		return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers, which refit the method without them: method %s has no such fit; use another --method", r.Model.MethodName())
+		if r.Fit == nil {
+			return fmt.Errorf("strangers' sets calibrate a threshold on stand-in strangers, which refit the method without them: method %s has no such fit; use another --method", r.Model.MethodName())
+		}
 	}
 	if !opt.AutoThreshold {
 		return nil

@@ -57,6 +57,12 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The strangers' sets first: a model that needs them is refused
+	// before any burst is read.
+	strangers, err := cf.strangers(m, append(m.Classes(), cf.label), *lim)
+	if err != nil {
+		return err
+	}
 	// All sets are added, or none: the model is written once, at the end.
 	var sets []model.NewSet
 	for _, path := range fs.Args() {
@@ -71,10 +77,6 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 		n, _ := x.Dims()
 		fmt.Fprintf(stderr, "enroll: %s/%s: %d frames%s\n", cf.label, setName, n, how)
 		sets = append(sets, model.NewSet{Label: cf.label, Name: setName, Frames: x})
-	}
-	strangers, err := cf.strangers(m, append(m.Classes(), cf.label), *lim)
-	if err != nil {
-		return err
 	}
 	c, err := deploy.Enroll(m, sets, strangers, cf.workers, time.Now())
 	if err != nil {

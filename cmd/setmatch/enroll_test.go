@@ -161,6 +161,8 @@ func TestChangeStrangersCommand(t *testing.T) {
 		// --strangers none sets the threshold on the stand-ins alone, after
 		// which the model records none.
 		{[]string{"enroll", "--model", m, "--label", "late", set}, 2, "was calibrated with 6 strangers' sets (--strangers), which it does not keep", "6"},
+		// … before any burst is read: a missing one is not what it reports.
+		{[]string{"enroll", "--model", m, "--label", "late", filepath.Join(dir, "no-such-burst")}, 2, "was calibrated with 6 strangers' sets", "6"},
 		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000"}, 2, "--strangers none to set the threshold on the stand-in strangers alone", "6"},
 		{[]string{"enroll", "--model", m, "--label", "late", "--strangers", "none", set}, 0, "enroll: late/", ""},
 		{[]string{"enroll", "--model", m, "--label", "later", set}, 0, "enroll: later/", ""},
