@@ -393,6 +393,9 @@ func selection(f *method.Fitted, sel *method.Selection) model.Selection {
 		} else {
 			s.Params["train-bandwidth"] = fmt.Sprintf("global*%g", f.Learn.Scale)
 		}
+		if f.Learn.Fisher && f.Method.IsDR() {
+			s.Params["dr-start"] = "fisher"
+		}
 	}
 	if f.KFDA != nil {
 		if !usesKDE(f) {
@@ -602,9 +605,19 @@ func Describe(f *method.Fitted) string {
 	s := fmt.Sprintf("divergence %s, bandwidth %v", f.Divergence, f.Bandwidth)
 	if f.W != nil {
 		_, d := f.W.Dims()
+		start := "PCA"
+		if f.Learn.Fisher {
+			start = "Fisher"
+		}
 		how := fmt.Sprintf("training bandwidth global*%g", f.Learn.Scale)
-		if f.Learn.Start {
-			how = "PCA start, not learned"
+		if f.Learn.Fisher {
+			how += ", from the Fisher start"
+		}
+		switch {
+		case f.Method == method.NNHLDA:
+			how = "Fisher discriminant, not learned"
+		case f.Learn.Start:
+			how = start + " start, not learned"
 		}
 		s = fmt.Sprintf("d=%d (%s), %s", d, how, s)
 	}

@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -82,6 +83,12 @@ func TestBuildLDA(t *testing.T) {
 		}
 	}
 	t.Logf("%s; eval %s", Describe(res.Fit), want.Params)
+	if got := Describe(res.Fit); !strings.Contains(got, "(Fisher discriminant, not learned)") {
+		t.Errorf("Describe says %q, want the Fisher discriminant named", got)
+	}
+	if _, ok := m.Selection.Params["dr-start"]; ok {
+		t.Error("an nn-h-lda model records a start of learning")
+	}
 
 	// Only nn-h-lda may have such a W, and only of full column rank.
 	other := *m

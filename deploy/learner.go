@@ -10,20 +10,28 @@ import (
 
 // DRLearner returns the projection learner of the -dr methods: learn.Train
 // (Section 4) with the default affinity (ν_w = smallest class − 1,
-// ν_b = ν_w) and the dimension, training bandwidth rule and iteration cap
-// of p (d is clamped to the feature dimension), learning on workers
+// ν_b = ν_w) and the dimension, training bandwidth rule, iteration cap
+// and start of p (d is clamped to the feature dimension; the PCA start, or
+// with p.Fisher the Fisher start, learn.FisherBasis), learning on workers
 // goroutines (0: GOMAXPROCS). setmatch train and eval give it to the
 // engine as Grid.Learn.
 func DRLearner(workers int) method.Learner {
-	pca := new(learn.PCACache) // the folds' candidates share their sets' PCA
+	// The folds' candidates share their sets' PCA and Fisher starts.
+	pca, fisher := new(learn.PCACache), new(learn.FisherCache)
 	return func(sets []*mat.Dense, labels []int, m match.Measure, p method.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
+		start := learn.StartFunc(pca.Basis)
+		if p.Fisher {
+			start = func(sets []*mat.Dense, d int, _ int64) (*mat.Dense, []float64, error) {
+				return fisher.Basis(sets, labels, d)
+			}
+		}
 		if p.Start {
-			return pca.Basis(sets, min(p.Dim, d), seed)
+			return start(sets, min(p.Dim, d), seed)
 		}
 		res, err := learn.Train(sets, labels, learn.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
-			GlobalScale: p.Scale, PCA: pca,
+			GlobalScale: p.Scale, Start: start,
 		})
 		if err != nil {
 			return nil, nil, err

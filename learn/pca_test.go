@@ -90,8 +90,8 @@ func TestPCACache(t *testing.T) {
 			t.Errorf("d = %d: cached basis differs from PCABasis", d)
 		}
 	}
-	if len(c.byKey) != 1 {
-		t.Errorf("%d cache entries for one collection of sets", len(c.byKey))
+	if c.c.len() != 1 {
+		t.Errorf("%d cache entries for one collection of sets", c.c.len())
 	}
 	if _, _, err := c.Basis(sets, 8, 1); err == nil {
 		t.Error("d > D accepted")
@@ -156,8 +156,8 @@ func TestPCABasisFewFramesMatchesCovariance(t *testing.T) {
 			t.Errorf("d = %d: largest angle to the exact directions %g rad", d, ang[k-1])
 		}
 	}
-	if len(cache.byKey) != 1 {
-		t.Errorf("%d cache entries for one collection of sets, want 1 (d = 45 is computed on its own)", len(cache.byKey))
+	if cache.c.len() != 1 {
+		t.Errorf("%d cache entries for one collection of sets, want 1 (d = 45 is computed on its own)", cache.c.len())
 	}
 }
 

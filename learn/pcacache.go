@@ -2,8 +2,6 @@ package learn
 
 import (
 	"fmt"
-	"strings"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -18,23 +16,16 @@ import (
 // frames span). It keeps the last few entries only. The zero value is
 // ready to use; it is safe for concurrent use.
 type PCACache struct {
-	mu    sync.Mutex
-	order []string
-	byKey map[string]*pcaEntry
+	c keyedOnce[pcaEntry]
 }
-
-// pcaCacheEntries bounds the cache: one entry holds a D×k basis.
-const pcaCacheEntries = 8
 
 // pcaCacheDirs is how many leading directions an entry holds at least:
 // every d of the auto grid (AutoDims) and of DefaultGrid's DRDims.
 const pcaCacheDirs = 64
 
 type pcaEntry struct {
-	once sync.Once
 	w    *mat.Dense // D×k, principal directions by decreasing variance
 	mean []float64
-	err  error
 }
 
 // Basis returns PCABasis(sets, d, seed), computing it at most once per
@@ -49,14 +40,11 @@ func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []fl
 	if d < 1 || d > dim {
 		return nil, nil, fmt.Errorf("dimension %d: want 1 ≤ d ≤ %d (the number of features)", d, dim)
 	}
-	var b strings.Builder
-	for _, s := range sets {
-		fmt.Fprintf(&b, "%p,", s)
-	}
+	b := setsKey(sets, nil)
 	kmax := dim
 	if dim > pca.CovarianceMaxDim {
 		kmax = d
-		fmt.Fprintf(&b, "d=%d,seed=%d", d, seed)
+		fmt.Fprintf(b, "d=%d,seed=%d", d, seed)
 	} else if n := frameCount(sets); n < dim {
 		kmax = max(n-1, 1) // the most directions N centred frames span
 		if d > kmax {
@@ -65,27 +53,14 @@ func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []fl
 	}
 	k := min(kmax, max(d, pcaCacheDirs))
 	if k > pcaCacheDirs {
-		fmt.Fprintf(&b, "k=%d", k)
+		fmt.Fprintf(b, "k=%d", k)
 	}
-	key := b.String()
-	c.mu.Lock()
-	if c.byKey == nil {
-		c.byKey = map[string]*pcaEntry{}
-	}
-	e, ok := c.byKey[key]
-	if !ok {
-		e = &pcaEntry{}
-		c.byKey[key] = e
-		c.order = append(c.order, key)
-		if len(c.order) > pcaCacheEntries {
-			delete(c.byKey, c.order[0])
-			c.order = c.order[1:]
-		}
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.w, e.mean, e.err = PCABasis(sets, k, seed) })
-	if e.err != nil {
-		return nil, nil, e.err
+	e, err := c.c.do(b.String(), func() (pcaEntry, error) {
+		w, mean, err := PCABasis(sets, k, seed)
+		return pcaEntry{w, mean}, err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return mat.DenseCopyOf(e.w.Slice(0, dim, 0, d)), append([]float64(nil), e.mean...), nil
 }

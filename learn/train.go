@@ -47,12 +47,34 @@ type TrainOptions struct {
 	// kernels to overlap, and the cost then has no gradient to follow
 	// from the PCA start (docs/DESIGN-NOTES.md, "A narrow training bandwidth starts wide").
 	WarmScale float64
-	// PCA, if set, supplies the PCA start from a cache shared by several
-	// trainings on the same sets (the result is the same).
-	PCA      *PCACache
+	// Start, if set, gives the start of CG from the training sets (D×d,
+	// orthonormal columns, and the mean frame): for example the PCA start
+	// from a PCACache shared by several trainings on the same sets, or
+	// the Fisher start (FisherCache, FisherBasis). nil: PCABasis, the
+	// paper's start.
+	Start    StartFunc
 	Seed     int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
 	Workers  int   // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
 	Progress func(IterStats)
+}
+
+// StartFunc gives the start of training from the n_i×D training sets:
+// W, D×d with orthonormal columns, and the mean frame (len D) subtracted
+// before projecting. The seed matters only where the start is randomised
+// (PCABasis above pca.CovarianceMaxDim features).
+type StartFunc func(sets []*mat.Dense, d int, seed int64) (w *mat.Dense, mean []float64, err error)
+
+// checkStart reports a start that is not D×d with orthonormal columns
+// (to model.OrthonormalTol's 1e-6) and a mean of D entries.
+func checkStart(w *mat.Dense, mean []float64, sets []*mat.Dense, d int) error {
+	_, bigD := sets[0].Dims()
+	if r, c := w.Dims(); r != bigD || c != d || len(mean) != bigD {
+		return fmt.Errorf("the start of training is %d×%d with a mean of %d, want %d×%d and %d", r, c, len(mean), bigD, d, bigD)
+	}
+	if e := grassmann.OrthoError(w); !(e <= 1e-6) {
+		return fmt.Errorf("the start of training has columns %.3g from orthonormal", e)
+	}
+	return nil
 }
 
 // TrainResult is the outcome of Train. The learned space is x ↦ Wᵀ(x − Mean).
@@ -63,7 +85,7 @@ type TrainResult struct {
 	Bandwidth match.BandwidthRule
 	W         *mat.Dense // D×d, orthonormal columns
 	Mean      []float64  // len D
-	InitialW  *mat.Dense // D×d, the PCA start
+	InitialW  *mat.Dense // D×d, the start (the PCA start unless TrainOptions.Start)
 	// Projected holds each training set in the learned space (n_i×d).
 	Projected []*mat.Dense
 	// Bandwidths are those of Projected by the bandwidth rule: what a
@@ -109,12 +131,15 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	if opt.Rounds <= 0 {
 		opt.Rounds = 1
 	}
-	basis := PCABasis
-	if opt.PCA != nil {
-		basis = opt.PCA.Basis
+	basis := opt.Start
+	if basis == nil {
+		basis = PCABasis
 	}
 	w, mean, err := basis(sets, opt.Dim, opt.Seed)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkStart(w, mean, sets, opt.Dim); err != nil {
 		return nil, err
 	}
 	res := &TrainResult{Divergence: opt.Divergence, Bandwidth: rule, Mean: mean, InitialW: mat.DenseCopyOf(w)}

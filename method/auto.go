@@ -50,7 +50,8 @@ type Candidate struct {
 }
 
 // String names the candidate, e.g. "nn-h", "nn-h-dr", "nn-h-dr d=20
-// train-bw=global*1", "nn-h-dr d=10 start": its method and Params.
+// train-bw=global*1", "nn-h-dr d=10 start" ("… from=fisher" from the
+// Fisher start): its method and Params.
 func (c Candidate) String() string {
 	if p := c.Params(); p != "" {
 		return string(c.Method) + " " + p
@@ -61,13 +62,17 @@ func (c Candidate) String() string {
 // Params returns the training setting of a -dr candidate, e.g. "d=20
 // train-bw=global*1" or "d=10 start"; "" for the others.
 func (c Candidate) Params() string {
+	from := ""
+	if c.Learn.Fisher {
+		from = " from=fisher"
+	}
 	switch {
 	case !c.Method.IsDR() || c.Learn.Dim == 0:
 		return ""
 	case c.Learn.Start:
-		return fmt.Sprintf("d=%d start", c.Learn.Dim)
+		return fmt.Sprintf("d=%d start%s", c.Learn.Dim, from)
 	}
-	return fmt.Sprintf("d=%d train-bw=global*%g", c.Learn.Dim, c.Learn.Scale)
+	return fmt.Sprintf("d=%d train-bw=global*%g%s", c.Learn.Dim, c.Learn.Scale, from)
 }
 
 // Deployable KDE bandwidths: a model holds one bandwidth per gallery set
@@ -99,6 +104,7 @@ func (c Candidate) grid(g Grid, dim, iter int) Grid {
 	}
 	if c.Method.IsDR() {
 		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = []int{c.Learn.Dim}, nil, nil, false
+		g.DRFisher = c.Learn.Fisher
 		if c.Learn.Start {
 			g.DRGuard = true
 		} else {
@@ -198,9 +204,9 @@ func AutoCandidates(g Grid, dim int, nested bool) []Candidate {
 			out = append(out, Candidate{Method: m})
 		default:
 			for _, d := range dims {
-				out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Start: true}})
+				out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Start: true, Fisher: g.DRFisher}})
 				for _, s := range autoScales(g) {
-					out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Scale: s}})
+					out = append(out, Candidate{Method: m, Learn: LearnParams{Dim: d, Scale: s, Fisher: g.DRFisher}})
 				}
 			}
 		}

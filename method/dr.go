@@ -147,19 +147,24 @@ func drFolds(g Grid) int {
 }
 
 func ruleNote(g Grid, p LearnParams) string {
+	from := ""
+	if p.Fisher {
+		from = " from=fisher"
+	}
 	switch {
 	case p.Start:
-		return " start"
+		return " start" + from
 	case p.Scale > 0:
-		return fmt.Sprintf(" train-bw=global*%g", p.Scale)
+		return fmt.Sprintf(" train-bw=global*%g%s", p.Scale, from)
 	case len(g.DRRules) == 0:
-		return ""
+		return from
 	}
-	return " train-bw=" + p.Rule.String()
+	return " train-bw=" + p.Rule.String() + from
 }
 
 // drCandidates crosses g.DRDims (clamped to the feature dimension D) with
-// g.DRRules, first entries first. With d = D for every candidate, W is a
+// g.DRRules, first entries first, each learning from the start
+// g.DRFisher names. With d = D for every candidate, W is a
 // rotation of the whole space, to which the divergences are invariant
 // (Theorem 1): nothing is left to choose and only the first is returned.
 func drCandidates(g Grid, dim int) []LearnParams {
@@ -179,13 +184,13 @@ func drCandidates(g Grid, dim int) []LearnParams {
 		full = full && d == dim
 		ps := make([]LearnParams, 0, len(rules)+len(g.DRScales)+1)
 		for _, r := range rules {
-			ps = append(ps, LearnParams{Dim: d, Rule: r})
+			ps = append(ps, LearnParams{Dim: d, Rule: r, Fisher: g.DRFisher})
 		}
 		for _, s := range g.DRScales {
-			ps = append(ps, LearnParams{Dim: d, Scale: s})
+			ps = append(ps, LearnParams{Dim: d, Scale: s, Fisher: g.DRFisher})
 		}
 		if g.DRGuard {
-			ps = append(ps, LearnParams{Dim: d, Start: true})
+			ps = append(ps, LearnParams{Dim: d, Start: true, Fisher: g.DRFisher})
 		}
 		for _, p := range ps {
 			if !seen[p] {

@@ -160,6 +160,27 @@ func TestDRCandidates(t *testing.T) {
 	if got := drCandidates(Grid{}, 30); len(got) != 1 || got[0].Dim != 10 {
 		t.Errorf("empty grid: %v, want d = 10 with the learner's default rule", got)
 	}
+	// The Fisher start: every candidate, the guard included, starts there.
+	g = Grid{DRDims: []int{5, 10}, DRScales: []float64{1}, DRGuard: true, DRFisher: true}
+	want = []LearnParams{{Dim: 5, Scale: 1, Fisher: true}, {Dim: 5, Start: true, Fisher: true}, {Dim: 10, Scale: 1, Fisher: true}, {Dim: 10, Start: true, Fisher: true}}
+	if got := drCandidates(g, 30); !slices.Equal(got, want) {
+		t.Errorf("Fisher start: %v, want %v", got, want)
+	}
+	if got := ruleNote(g, want[1]); got != " start from=fisher" {
+		t.Errorf("note %q", got)
+	}
+	cands := AutoCandidates(Grid{AutoMethods: []Name{NNHDR}, AutoDims: []int{5}, AutoScales: []float64{1}, Learn: nopLearner, DRFisher: true}, 30, false)
+	if len(cands) != 2 || cands[0].String() != "nn-h-dr d=5 start from=fisher" || cands[1].String() != "nn-h-dr d=5 train-bw=global*1 from=fisher" {
+		t.Errorf("auto's candidates from the Fisher start: %v", cands)
+	}
+	if cg := cands[1].grid(Grid{}, 30, 3); !cg.DRFisher {
+		t.Error("a candidate's grid lost the Fisher start")
+	}
+}
+
+// nopLearner is a Learner that is never to be called.
+func nopLearner([]*mat.Dense, []int, match.Measure, LearnParams, int64) (*mat.Dense, []float64, error) {
+	panic("nopLearner called")
 }
 
 // TestDRFoldShortSets checks the reason a fold gives when every class has

@@ -46,6 +46,10 @@ type Grid struct {
 	// as a candidate: the cross-validation then keeps the PCA start when
 	// the learned W does not beat it on held-out training sets.
 	DRGuard bool
+	// DRFisher: W is learned from the subspace of Fisher's discriminant
+	// of the training frames (LearnParams.Fisher), not from their PCA,
+	// and the guard candidate is that start.
+	DRFisher bool
 	// DRFolds: folds of the -dr cross-validation (W is learned once per
 	// fold and candidate, so fewer than Folds; 0 means 3).
 	DRFolds int
@@ -135,6 +139,7 @@ type GridSpec struct {
 	DRDims     string // dimensions d of the -dr methods, whole numbers ≥ 1
 	DRRules    string // training bandwidths of the -dr methods: rules as match.ParseBandwidthRule reads them, global*S, or start
 	DRGuard    bool   // the PCA start of every dimension is a candidate too
+	DRStart    string // the start of W: pca (the paper's) or fisher; empty is pca
 	DRFolds    int    // folds of the -dr cross-validation, ≥ 2
 	DRIter     int    // iteration cap of the final W, ≥ 1
 	DRFoldIter int    // iteration cap of W inside a fold, ≥ 1
@@ -190,6 +195,13 @@ func ParseGrid(s GridSpec) (Grid, error) {
 	}
 	grid.DRRules, grid.DRScales = nil, nil
 	grid.DRGuard = s.DRGuard
+	switch s.DRStart {
+	case "", "pca":
+	case "fisher":
+		grid.DRFisher = true
+	default:
+		return Grid{}, fmt.Errorf("--dr-start %q: want pca or fisher", s.DRStart)
+	}
 	for _, f := range strings.Split(s.DRRules, ",") {
 		if strings.TrimSpace(f) == "start" {
 			grid.DRGuard = true

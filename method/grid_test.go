@@ -10,7 +10,7 @@ import (
 
 // evalDefaults is a GridSpec holding setmatch eval's flag defaults.
 func evalDefaults() GridSpec {
-	return GridSpec{WidthScale: "both", Folds: 5, DRDims: "10,20,40", DRRules: "global*0.25,global*1,global*2", DRGuard: true, DRFolds: 3, DRIter: 25, DRFoldIter: 10}
+	return GridSpec{WidthScale: "both", Folds: 5, DRDims: "10,20,40", DRRules: "global*0.25,global*1,global*2", DRGuard: true, DRStart: "pca", DRFolds: 3, DRIter: 25, DRFoldIter: 10}
 }
 
 func TestParseGridDefaults(t *testing.T) {
@@ -35,6 +35,7 @@ func TestParseGrid(t *testing.T) {
 	s.DRDims = "3"
 	s.DRRules = "silverman*2,0.5"
 	s.DRFolds, s.DRIter, s.DRFoldIter = 2, 7, 3
+	s.DRStart = "fisher"
 	g, err := ParseGrid(s)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func TestParseGrid(t *testing.T) {
 		t.Errorf("widths %v, regs %v, cdl-regs %v, gda-p %v", g.Widths, g.Regs, g.CDLRegs, g.GDAP)
 	}
 	if g.WidthScale != "median" || g.Folds != 4 || !reflect.DeepEqual(g.DRDims, []int{3}) ||
-		g.DRFolds != 2 || g.DRIter != 7 || g.DRFoldIter != 3 {
+		g.DRFolds != 2 || g.DRIter != 7 || g.DRFoldIter != 3 || !g.DRFisher {
 		t.Errorf("grid %+v", g)
 	}
 	wantRules := []match.BandwidthRule{{Kind: match.Silverman, Scale: 2}, {Kind: match.Fixed, Fixed: 0.5}}
@@ -78,6 +79,7 @@ func TestParseGridErrors(t *testing.T) {
 		{func(s *GridSpec) { s.DRDims = "" }, `--dr-dim: "" is not a whole number ≥ 1`},
 		{func(s *GridSpec) { s.DRRules = "nn,wide" }, "--dr-bandwidth: "},
 		{func(s *GridSpec) { s.DRFolds = 1 }, "--dr-folds must be ≥ 2"},
+		{func(s *GridSpec) { s.DRStart = "lda" }, `--dr-start "lda": want pca or fisher`},
 		{func(s *GridSpec) { s.DRIter = 0 }, "--dr-iter and --dr-fold-iter must be ≥ 1"},
 		{func(s *GridSpec) { s.DRFoldIter = 0 }, "--dr-iter and --dr-fold-iter must be ≥ 1"},
 	} {

@@ -80,7 +80,7 @@ func runLDA(t *Task, g Grid) (Prediction, error) {
 	pred.Params = fmt.Sprintf("d=%d%s %s", d, note, pred.Params)
 	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.CV = NNHLDA, w, sol.Mean, cv
 	// Start: W is not learned (deploy records no training bandwidth).
-	pred.Fit.Learn = LearnParams{Dim: d, Start: true}
+	pred.Fit.Learn = LearnParams{Dim: d, Start: true, Fisher: true}
 	return pred, nil
 }
 

@@ -44,8 +44,12 @@ type LearnParams struct {
 	// training sets (model.GlobalTrainingBandwidth), instead of Rule.
 	Scale float64
 	// Start: no learning, W is the learner's starting point (the PCA
-	// start); the guard candidate that a learned W must beat.
+	// start, or the Fisher start); the guard candidate that a learned W
+	// must beat.
 	Start bool
+	// Fisher: learning starts from the subspace of Fisher's discriminant
+	// of the training frames (learn.FisherBasis) instead of their PCA.
+	Fisher bool
 }
 
 // Prediction is a method's output on a task.

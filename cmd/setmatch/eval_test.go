@@ -139,6 +139,7 @@ func TestEvalUsageErrors(t *testing.T) {
 		{"eval", "--data", dir, "--dr-dim", "5,x"},
 		{"eval", "--data", dir, "--dr-bandwidth", "nn,wide"},
 		{"eval", "--data", dir, "--dr-folds", "1"},
+		{"eval", "--data", dir, "--dr-start", "lda"},
 		{"eval", "--data", dir, "--dr-fold-iter", "0"},
 		{"eval", "--data", dir, "--protocol", "loo,strangers=1"},
 		{"eval", "--data", dir, "--protocol", "gallery=1,probe=1,strangers=x"},
@@ -184,8 +185,22 @@ func TestEvalDRCrossValidation(t *testing.T) {
 	for _, c := range []string{"d=2 train-bw=nn ", "d=2 train-bw=scott ", "d=3 train-bw=nn ", "d=3 train-bw=scott "} {
 		ok = ok || strings.HasPrefix(ps[0], c)
 	}
-	if !ok || !strings.Contains(ps[0], "drcv=") {
+	if !ok || !strings.Contains(ps[0], "drcv=") || strings.Contains(ps[0], "fisher") {
 		t.Errorf("params %q: want d and rule from the grid, chosen by cross-validation", ps[0])
+	}
+
+	// --dr-start fisher: every candidate learns from the Fisher start.
+	code, stdout, stderr = evalDispatch("eval", "--data", dir, "--protocol", "gallery=3,probe=2,splits=1",
+		"--methods", "nn-h-dr", "--dr-dim", "2", "--dr-bandwidth", "global*1", "--dr-start", "fisher",
+		"--dr-fold-iter", "3", "--dr-iter", "5", "--json", "--quiet")
+	if code != 0 {
+		t.Fatalf("--dr-start fisher: exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	if ps := got.Methods["nn-h-dr"].Params; len(ps) != 1 || !strings.Contains(ps[0], "from=fisher") {
+		t.Errorf("--dr-start fisher: params %q, want the Fisher start named", ps)
 	}
 }
 

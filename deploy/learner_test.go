@@ -1,0 +1,71 @@
+package deploy
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/learn"
+	"setmatch/match"
+	"setmatch/method"
+)
+
+// TestDRLearnerStarts: the guard candidate (Start) is the PCA start, or
+// with Fisher the Fisher start, to the last bit; a learned W from the
+// Fisher start is a point of the Grassmann manifold of the asked d.
+func TestDRLearnerStarts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var sets []*mat.Dense
+	var labels []int
+	for c := range 4 {
+		for range 2 {
+			x := mat.NewDense(10, 6, nil)
+			for i := range 10 {
+				for j := range 6 {
+					x.Set(i, j, float64(c*(j%2))+float64(j+1)*rng.NormFloat64())
+				}
+			}
+			sets, labels = append(sets, x), append(labels, c)
+		}
+	}
+	l := DRLearner(1)
+	for _, fisher := range []bool{false, true} {
+		w, mean, err := l(sets, labels, match.Hellinger, method.LearnParams{Dim: 2, Start: true, Fisher: fisher}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w0, mean0, _ := learn.PCABasis(sets, 2, 1)
+		if fisher {
+			w0, mean0, _ = learn.FisherBasis(sets, labels, 2, learn.FisherReg)
+		}
+		if !mat.Equal(w, w0) || !mat.Equal(mat.NewVecDense(6, mean), mat.NewVecDense(6, mean0)) {
+			t.Errorf("Fisher %v: the guard is not the start", fisher)
+		}
+	}
+	w, _, err := l(sets, labels, match.Hellinger, method.LearnParams{Dim: 2, Scale: 1, MaxIter: 3, Fisher: true}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := w.Dims(); r != 6 || c != 2 {
+		t.Errorf("W is %d×%d, want 6×2", r, c)
+	}
+
+	// A model learned from the Fisher start records it and says so.
+	g := method.DefaultGrid()
+	g.Learn, g.DRFisher = l, true
+	g.DRDims, g.DRScales, g.DRIter, g.DRFoldIter = []int{2}, []float64{1}, 3, 2
+	names := []string{"a", "a", "b", "b", "c", "c", "d", "d"}
+	res, err := Build(sets, names, []string{"1", "2", "3", "4", "5", "6", "7", "8"}, Options{Method: method.NNHDR, Grid: g, Seed: 1, Workers: 1, Threshold: math.Inf(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Model.Selection.Params["dr-start"]; got != "fisher" {
+		t.Errorf("the model records dr-start %q, want fisher", got)
+	}
+	if got := Describe(res.Fit); !strings.Contains(got, "Fisher start") {
+		t.Errorf("Describe says %q, want the Fisher start named", got)
+	}
+}

@@ -1,0 +1,78 @@
+package learn
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/fisher"
+	"setmatch/grassmann"
+)
+
+// FisherReg is the regulariser of the Fisher start's within-class
+// covariance, relative to its mean eigenvalue (fisher.Solve's reg): the
+// same small value as the nn-h-lda method's, only so that directions in
+// which the frames of a class barely vary are not stretched without bound.
+const FisherReg = 1e-3
+
+// FisherBasis returns a discriminant start for training: the subspace of
+// the first d columns of Fisher's discriminant of the sets' frames
+// (fisher.Solve with reg, every frame labelled by its set's class),
+// with orthonormal columns (fisher.Orthonormal, D×d), and the mean frame
+// (len D). Its first min(d, C−1) directions span the discriminant
+// directions and the rest complete them as fisher.Solve says. Where d is
+// above the r directions the frames vary in, those r are completed by
+// unit vectors orthogonal to them (as grassmann.Orthonormalize completes
+// a rank-deficient matrix), in which the frames do not vary: the PCA start
+// is completed alike (pca.Leading). A point of the Grassmann
+// manifold is its subspace only, so the whitening of the discriminant
+// (its scale within the subspace) is not part of the start.
+func FisherBasis(sets []*mat.Dense, labels []int, d int, reg float64) (w *mat.Dense, mean []float64, err error) {
+	sol, err := fisher.Solve(sets, labels, reg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Fisher start: %w", err)
+	}
+	return fisherStart(sol, d)
+}
+
+// fisherStart is FisherBasis from the solved discriminant sol of sets.
+func fisherStart(sol *fisher.Solution, d int) (*mat.Dense, []float64, error) {
+	bigD, r := sol.W.Dims()
+	if d < 1 || d > bigD {
+		return nil, nil, fmt.Errorf("dimension %d: want 1 ≤ d ≤ %d (the number of features)", d, bigD)
+	}
+	mean := append([]float64(nil), sol.Mean...)
+	if d <= r {
+		b, err := sol.Basis(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return fisher.Orthonormal(b), mean, nil
+	}
+	w := mat.NewDense(bigD, d, nil)
+	w.Slice(0, bigD, 0, r).(*mat.Dense).Copy(sol.W)
+	grassmann.OrthonormalizeTol(w, 1e-12*mat.Norm(sol.W, 2))
+	return w, mean, nil
+}
+
+// FisherCache remembers Fisher's discriminant of the labelled sets it was
+// given (by the identity of the set matrices, which must not change
+// afterwards, and their labels), so that the candidates of several
+// dimensions d and bandwidths that cross-validation trains on the same
+// sets solve it once. It keeps the last few entries only. The zero value
+// is ready to use; it is safe for concurrent use.
+type FisherCache struct {
+	c keyedOnce[*fisher.Solution]
+}
+
+// Basis returns FisherBasis(sets, labels, d, FisherReg), solving the
+// discriminant at most once per sets and labels.
+func (c *FisherCache) Basis(sets []*mat.Dense, labels []int, d int) (*mat.Dense, []float64, error) {
+	sol, err := c.c.do(setsKey(sets, labels).String(), func() (*fisher.Solution, error) {
+		return fisher.Solve(sets, labels, FisherReg)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("Fisher start: %w", err)
+	}
+	return fisherStart(sol, d)
+}
