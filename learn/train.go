@@ -9,6 +9,7 @@ import (
 
 	"setmatch/grassmann"
 	"setmatch/match"
+	"setmatch/model"
 )
 
 // IterStats describes one iteration of training (grassmann.IterStats).
@@ -65,13 +66,13 @@ type TrainOptions struct {
 type StartFunc func(sets []*mat.Dense, d int, seed int64) (w *mat.Dense, mean []float64, err error)
 
 // checkStart reports a start that is not D×d with orthonormal columns
-// (to model.OrthonormalTol's 1e-6) and a mean of D entries.
+// (to model.OrthonormalTol, as a model's W) and a mean of D entries.
 func checkStart(w *mat.Dense, mean []float64, sets []*mat.Dense, d int) error {
 	_, bigD := sets[0].Dims()
 	if r, c := w.Dims(); r != bigD || c != d || len(mean) != bigD {
 		return fmt.Errorf("the start of training is %d×%d with a mean of %d, want %d×%d and %d", r, c, len(mean), bigD, d, bigD)
 	}
-	if e := grassmann.OrthoError(w); !(e <= 1e-6) {
+	if e := grassmann.OrthoError(w); !(e <= model.OrthonormalTol) {
 		return fmt.Errorf("the start of training has columns %.3g from orthonormal", e)
 	}
 	return nil

@@ -62,10 +62,7 @@ func (c Candidate) String() string {
 // Params returns the training setting of a -dr candidate, e.g. "d=20
 // train-bw=global*1" or "d=10 start"; "" for the others.
 func (c Candidate) Params() string {
-	from := ""
-	if c.Learn.Fisher {
-		from = " from=fisher"
-	}
+	from := c.Learn.startNote()
 	switch {
 	case !c.Method.IsDR() || c.Learn.Dim == 0:
 		return ""

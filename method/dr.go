@@ -147,10 +147,7 @@ func drFolds(g Grid) int {
 }
 
 func ruleNote(g Grid, p LearnParams) string {
-	from := ""
-	if p.Fisher {
-		from = " from=fisher"
-	}
+	from := p.startNote()
 	switch {
 	case p.Start:
 		return " start" + from

@@ -52,6 +52,15 @@ type LearnParams struct {
 	Fisher bool
 }
 
+// startNote is how a candidate's text names a start other than the PCA
+// start: " from=fisher", or "".
+func (p LearnParams) startNote() string {
+	if p.Fisher {
+		return " from=fisher"
+	}
+	return ""
+}
+
 // Prediction is a method's output on a task.
 type Prediction struct {
 	Labels []int  // predicted class of each test set
