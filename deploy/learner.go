@@ -17,13 +17,13 @@ import (
 // engine as Grid.Learn.
 func DRLearner(workers int) method.Learner {
 	// The folds' candidates share their sets' PCA and Fisher starts.
-	pca, fisher := new(learn.PCACache), new(learn.FisherCache)
+	pcaStarts, fisherStarts := new(learn.PCACache), new(learn.FisherCache)
 	return func(sets []*mat.Dense, labels []int, m match.Measure, p method.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
-		start := learn.StartFunc(pca.Basis)
+		start := learn.StartFunc(pcaStarts.Basis)
 		if p.Fisher {
 			start = func(sets []*mat.Dense, d int, _ int64) (*mat.Dense, []float64, error) {
-				return fisher.Basis(sets, labels, d)
+				return fisherStarts.Basis(sets, labels, d)
 			}
 		}
 		if p.Start {

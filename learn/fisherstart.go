@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/fisher"
-	"setmatch/grassmann"
 )
 
 // FisherReg is the regulariser of the Fisher start's within-class
@@ -37,22 +36,15 @@ func FisherBasis(sets []*mat.Dense, labels []int, d int, reg float64) (w *mat.De
 
 // fisherStart is FisherBasis from the solved discriminant sol of sets.
 func fisherStart(sol *fisher.Solution, d int) (*mat.Dense, []float64, error) {
-	bigD, r := sol.W.Dims()
+	bigD, _ := sol.W.Dims()
 	if d < 1 || d > bigD {
 		return nil, nil, fmt.Errorf("dimension %d: want 1 ≤ d ≤ %d (the number of features)", d, bigD)
 	}
-	mean := append([]float64(nil), sol.Mean...)
-	if d <= r {
-		b, err := sol.Basis(d)
-		if err != nil {
-			return nil, nil, err
-		}
-		return fisher.Orthonormal(b), mean, nil
-	}
+	// The first min(d, r) directions, and zero columns beyond r, which
+	// the thin QR completes (a zero column depends on those before it).
 	w := mat.NewDense(bigD, d, nil)
-	w.Slice(0, bigD, 0, r).(*mat.Dense).Copy(sol.W)
-	grassmann.OrthonormalizeTol(w, 1e-12*mat.Norm(sol.W, 2))
-	return w, mean, nil
+	w.Copy(sol.W)
+	return fisher.Orthonormal(w), append([]float64(nil), sol.Mean...), nil
 }
 
 // FisherCache remembers Fisher's discriminant of the labelled sets it was

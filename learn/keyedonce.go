@@ -50,13 +50,6 @@ func (c *keyedOnce[T]) do(key string, compute func() (T, error)) (T, error) {
 	return e.v, e.err
 }
 
-// len returns the number of keys kept.
-func (c *keyedOnce[T]) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.byKey)
-}
-
 // setsKey names a collection of sets by the identity of their matrices
 // (and their labels, where given) for a keyedOnce.
 func setsKey(sets []*mat.Dense, labels []int) *strings.Builder {
