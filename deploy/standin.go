@@ -98,6 +98,13 @@ func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
 	return med, nil
 }
 
+// Scale returns how far apart the model sees its classes, galleryScale
+// of its gallery (r.Gallery): the unit in which a stand-in calibration
+// sets the threshold, the model's threshold being a fraction of it.
+func (r *Result) Scale() (float64, error) {
+	return galleryScale(r.Gallery, r.Model.Labels())
+}
+
 // modelScale returns galleryScale of m's gallery as m compares it: the
 // divergences of its sets, or for kFDA (kernel, the m×m kernel matrix of
 // the gallery) the distances its kernel induces.
@@ -373,7 +380,7 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	scale, err := galleryScale(r.Gallery, r.Model.Labels())
+	scale, err := r.Scale()
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}

@@ -106,6 +106,10 @@ type Row struct {
 	// Threshold is the model's open-set threshold ("+Inf" for none); for
 	// a vote, every member's, "a: t1, b: t2, …".
 	Threshold string `json:"threshold"`
+	// ThresholdFraction is the threshold as a fraction of the model's
+	// scale (deploy.Result.Scale), the unit of CommonThreshold; 0 for a
+	// vote or no threshold.
+	ThresholdFraction float64 `json:"threshold_fraction,omitempty"`
 	// StrangerClasses are the classes with no set in the split's gallery
 	// whose probe sets were decided as strangers'; VisitorClasses those
 	// whose probe sets were given to training as strangers' sets
@@ -128,6 +132,35 @@ type Row struct {
 	// best balanced accuracy are approximate.
 	Approximate bool    `json:"approximate,omitempty"`
 	Seconds     float64 `json:"seconds"` // training and deciding
+	// scaled are the probes' samples with their scores as fractions of
+	// the model's scale (deploy.Result.Scale); nil for a vote.
+	scaled []openset.Sample
+}
+
+// CommonThreshold is what one threshold for every split could reach,
+// set as the same fraction of each split's model scale
+// (deploy.Result.Scale, the unit in which the stand-in calibration sets
+// a model's threshold), one fraction per method deployed, since each
+// method's scores are on a scale of their own: openset.Common and
+// openset.Transfer of the probes of the splits that deployed it. It
+// tells a calibration that misses from probes too few for the best
+// threshold of each split to mean much.
+type CommonThreshold struct {
+	// Balanced is the mean balanced accuracy over the splits at the
+	// fraction best, with hindsight, on all the splits that deployed the
+	// same method (Fractions, by method deployed).
+	Balanced  float64            `json:"balanced"`
+	Fractions map[string]float64 `json:"fractions"`
+	// Transfer is the balanced accuracy of each split at the fraction
+	// best on the other splits that deployed the same method: a
+	// threshold not chosen on the probes it is measured on. A split whose
+	// method no other split deployed has none: Transfer is over
+	// TransferSplits splits.
+	Transfer       Stat `json:"transfer"`
+	TransferSplits int  `json:"transfer_splits"`
+	// AtThreshold is the balanced accuracy at the models' own
+	// thresholds over the same splits as Transfer.
+	AtThreshold Stat `json:"at_threshold"`
 }
 
 // MethodResult is one method's rates over the splits.
@@ -139,6 +172,8 @@ type MethodResult struct {
 	Errors  []string `json:"errors,omitempty"`
 	Failed  int      `json:"failed"`  // probes not decided, all splits
 	Seconds float64  `json:"seconds"` // all splits
+	// Common is nil with fewer than two splits or for a vote.
+	Common *CommonThreshold `json:"common,omitempty"`
 }
 
 // Result is the outcome of Run.
@@ -282,6 +317,15 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	}
 	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice}
 	row.Approximate = len(built.Model.Voters) > 0
+	scale := 0.0
+	if !row.Approximate {
+		if scale, err = built.Scale(); err != nil {
+			return Row{}, err
+		}
+		if t := built.Model.Threshold; !math.IsInf(t, 1) {
+			row.ThresholdFraction = t / scale
+		}
+	}
 	var samples []openset.Sample
 	var closedRight, rightIn, strangersOut int
 	for _, i := range sp.Probe {
@@ -297,6 +341,10 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 		dec := res.Decision
 		s := Sample(mt, res, class, !g.known[sp.Labels[i]])
 		samples = append(samples, s)
+		if !row.Approximate {
+			s.Score /= scale
+			row.scaled = append(row.scaled, s)
+		}
 		switch {
 		case s.Stranger:
 			row.Strangers++
@@ -371,6 +419,57 @@ func (mr *MethodResult) summarise() {
 	mr.BestBalanced = col(func(r Row) float64 { return r.BestBalanced })
 	mr.StrangersIn95 = col(func(r Row) float64 { return r.StrangersIn95 })
 	mr.StrangersIn99 = col(func(r Row) float64 { return r.StrangersIn99 })
+	mr.Common = common(mr.PerSplit)
+}
+
+// common returns what one fraction of the model's scale per method
+// deployed reaches over the splits' probes, or nil with fewer than two
+// splits or a vote among them.
+func common(rows []Row) *CommonThreshold {
+	if len(rows) < 2 {
+		return nil
+	}
+	byMethod := map[string][]Row{}
+	var order []string
+	for _, r := range rows {
+		if r.Approximate {
+			return nil
+		}
+		if _, ok := byMethod[r.Deployed]; !ok {
+			order = append(order, r.Deployed)
+		}
+		byMethod[r.Deployed] = append(byMethod[r.Deployed], r)
+	}
+	c := &CommonThreshold{Fractions: map[string]float64{}}
+	var tr, at []float64
+	for _, m := range order {
+		probes := make([][]openset.Sample, len(byMethod[m]))
+		for i, r := range byMethod[m] {
+			probes[i] = r.scaled
+		}
+		frac, bal, err := openset.Common(probes)
+		if err != nil {
+			return nil // every row holds known and strangers' probes (runOne)
+		}
+		c.Fractions[m] = frac
+		c.Balanced += bal * float64(len(probes)) / float64(len(rows))
+		if len(probes) < 2 {
+			continue
+		}
+		t, err := openset.Transfer(probes)
+		if err != nil {
+			return nil
+		}
+		tr = append(tr, t...)
+		for _, r := range byMethod[m] {
+			at = append(at, r.BalancedAtThreshold)
+		}
+	}
+	if len(tr) == 0 {
+		return nil // no method deployed twice
+	}
+	c.Transfer, c.TransferSplits, c.AtThreshold = meanStd(tr), len(tr), meanStd(at)
+	return c
 }
 
 // meanStd returns the mean and the sample standard deviation (0 for one

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"setmatch/eval"
 	"setmatch/method"
+	"setmatch/openset"
 	"setmatch/synth"
 )
 
@@ -84,6 +86,56 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 		if r.Threshold == "" || r.Threshold == "+Inf" {
 			t.Errorf("split %d: threshold %q, want one calibrated", s, r.Threshold)
 		}
+		// The scaled probes are the probes on another scale: the same
+		// best balanced accuracy, its threshold and the one of 95% known
+		// divided by one number, the model's scale.
+		b, err := openset.Balance(r.scaled)
+		if err != nil {
+			t.Fatalf("split %d: %v", s, err)
+		}
+		_, t95, err := openset.StrangersIn(r.scaled, openset.KnownIn95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := r.BestThreshold / b.Threshold
+		if b.Balanced != r.BestBalanced || !(scale > 0) || math.Abs(r.Threshold95/t95-scale) > 1e-9*scale {
+			t.Errorf("split %d: scaled probes' best %v at %v and 95%% at %v; the probes' %v at %v and %v", s, b.Balanced, b.Threshold, t95, r.BestBalanced, r.BestThreshold, r.Threshold95)
+		}
+		// The model's threshold in the same unit.
+		if th, err := strconv.ParseFloat(r.Threshold, 64); err != nil || math.Abs(th/scale-r.ThresholdFraction) > 1e-5*r.ThresholdFraction {
+			t.Errorf("split %d: threshold %s (%v) is %v of the scale %v, want %v", s, r.Threshold, err, r.ThresholdFraction, scale, th/scale)
+		}
+	}
+	c := mr.Common
+	if len(splits) < 2 {
+		if c != nil {
+			t.Errorf("one split: common threshold %+v", c)
+		}
+		return
+	}
+	// One threshold for all splits does no better than each split's
+	// best on average.
+	if c == nil || !in01(c.Balanced) || !in01(c.Transfer.Mean) || c.Balanced > mr.BestBalanced.Mean+1e-12 {
+		t.Fatalf("common threshold %+v, mean best balanced %v", c, mr.BestBalanced.Mean)
+	}
+	deployed := map[string]int{}
+	for _, r := range mr.PerSplit {
+		deployed[r.Deployed]++
+	}
+	twice := 0
+	for m, n := range deployed {
+		if !(c.Fractions[m] > 0) {
+			t.Errorf("%s deployed: fraction %v", m, c.Fractions[m])
+		}
+		if n > 1 {
+			twice += n
+		}
+	}
+	if !in01(c.AtThreshold.Mean) || twice == len(mr.PerSplit) && math.Abs(c.AtThreshold.Mean-mr.BalancedAtThreshold.Mean) > 1e-12 {
+		t.Errorf("balanced at the threshold %v over the transfer's splits, %v over all", c.AtThreshold, mr.BalancedAtThreshold)
+	}
+	if len(c.Fractions) != len(deployed) || c.TransferSplits != twice {
+		t.Errorf("fractions %v for the methods deployed %v, transfer over %d splits", c.Fractions, deployed, c.TransferSplits)
 	}
 }
 
@@ -202,5 +254,38 @@ func TestRunVisitors(t *testing.T) {
 		if r.Known != 6 || r.Strangers != 2 || len(r.VisitorClasses) != 2 {
 			t.Errorf("split %d: %d known, %d strangers decided, visitors %v", s, r.Known, r.Strangers, r.VisitorClasses)
 		}
+	}
+}
+
+// TestCommonByMethod: one fraction per method deployed, on its own
+// scale; a split whose method no other split deployed has no transfer.
+func TestCommonByMethod(t *testing.T) {
+	k := func(s float64) openset.Sample { return openset.Sample{Score: s, Right: true} }
+	st := func(s float64) openset.Sample { return openset.Sample{Score: s, Stranger: true} }
+	// nn-h's scores lie near 0.1, kfda-mix's near 1: one fraction for
+	// both would be wrong on one of them.
+	row := func(m string, scale, at float64) Row {
+		r := Row{Deployed: m, scaled: []openset.Sample{k(scale), k(2 * scale), st(3 * scale), st(4 * scale)}}
+		r.BalancedAtThreshold = at
+		return r
+	}
+	rows := []Row{row("nn-h", 0.1, 1), row("kfda-mix", 1, 0.5), row("nn-h", 0.1, 1), row("kfda-hl", 5, 0.75)}
+	c := common(rows)
+	if c == nil {
+		t.Fatal("no common threshold")
+	}
+	if c.Balanced != 1 || math.Abs(c.Fractions["nn-h"]-math.Sqrt(0.06)) > 1e-12 || math.Abs(c.Fractions["kfda-mix"]-math.Sqrt(6)) > 1e-12 || len(c.Fractions) != 3 {
+		t.Errorf("balanced %v, fractions %v", c.Balanced, c.Fractions)
+	}
+	if c.TransferSplits != 2 || c.Transfer.Mean != 1 || c.AtThreshold.Mean != 1 {
+		t.Errorf("transfer %v over %d splits, at the threshold %v", c.Transfer, c.TransferSplits, c.AtThreshold)
+	}
+	if common(rows[:1]) != nil || common([]Row{row("nn-h", 1, 1), row("kfda-mix", 1, 1)}) != nil {
+		t.Error("one split, or no method deployed twice: a common threshold")
+	}
+	vote := rows[0]
+	vote.Approximate = true
+	if common(append([]Row{vote}, rows...)) != nil {
+		t.Error("a vote among the splits: a common threshold")
 	}
 }

@@ -3,6 +3,8 @@ package openeval
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -81,6 +83,9 @@ func (r *Result) WriteTable(w io.Writer, run eval.Run, threshold string) error {
 			fmt.Fprintf(w, "%s failed on %s (left out of its figures)\n", m, e)
 		}
 	}
+	if err := r.writeCommon(w, run.Methods); err != nil {
+		return err
+	}
 	r.writeDeployed(w, run.Methods)
 	_, err := fmt.Fprintf(w, "\nloading %.1f s; total %.1f s\n", run.LoadSeconds, r.TotalSeconds+run.LoadSeconds)
 	return err
@@ -105,4 +110,32 @@ func (r *Result) writeDeployed(w io.Writer, ms []method.Name) {
 		}
 		fmt.Fprintf(w, "  %s: %s\n", m, strings.Join(parts, "; "))
 	}
+}
+
+// writeCommon writes, for every method that has it, what one threshold
+// for every split reaches (MethodResult.Common).
+func (r *Result) writeCommon(w io.Writer, ms []method.Name) error {
+	var have []method.Name
+	for _, m := range ms {
+		if r.Methods[m].Common != nil {
+			have = append(have, m)
+		}
+	}
+	if len(have) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\none threshold for every split, as one fraction of each split's model scale (the median distance between the classes of its gallery, the unit the calibration sets a threshold in), a fraction for each method deployed: the mean balanced accuracy at the fractions best over all the splits; and over the splits whose method another split deployed too, the balanced accuracy at the model's threshold and at the fraction best on those other splits (mean ± std)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tbest over all splits\tfraction\tsplits\tbalanced @thr\tchosen on the other splits\t")
+	for _, m := range have {
+		mr := r.Methods[m]
+		c := mr.Common
+		var fr []string
+		for _, d := range slices.Sorted(maps.Keys(c.Fractions)) {
+			fr = append(fr, fmt.Sprintf("%s %.3g", d, c.Fractions[d]))
+		}
+		fmt.Fprintf(tw, "%s\t%5.1f\t%s\t%d of %d\t%5.1f ± %4.1f\t%5.1f ± %4.1f\t\n", m, 100*c.Balanced, strings.Join(fr, ", "),
+			c.TransferSplits, len(mr.PerSplit), 100*c.AtThreshold.Mean, 100*c.AtThreshold.Std, 100*c.Transfer.Mean, 100*c.Transfer.Std)
+	}
+	return tw.Flush()
 }

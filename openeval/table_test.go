@@ -16,6 +16,7 @@ import (
 func TestWriteTable(t *testing.T) {
 	st := Stat{Mean: 0.5, Std: 0.125}
 	ok := &MethodResult{Figures: Figures[Stat]{st, st, st, st, st, st, st}, Failed: 2, Seconds: 3,
+		Common:   &CommonThreshold{Balanced: 0.75, Fractions: map[string]float64{"nn-h": 0.8125, "kfda-mix": 0.25}, Transfer: Stat{Mean: 0.625, Std: 0.25}, TransferSplits: 1, AtThreshold: Stat{Mean: 0.5, Std: 0.125}},
 		PerSplit: []Row{{Split: 0, Deployed: "nn-h", StrangerClasses: []string{"x", "y"}}, {Split: 1, Deployed: "kfda-mix", ClosedChoice: "nn-h", StrangerClasses: []string{"z"}, Approximate: true}}}
 	failed := &MethodResult{Errors: []string{"split 1: no"}}
 	res := &Result{Methods: map[method.Name]*MethodResult{method.Auto: ok, method.GDA: failed}, Splits: 2, TotalSeconds: 4}
@@ -37,6 +38,10 @@ percent, mean ± std over the splits; @thr: at the model's own threshold; best b
 a vote's scores are its deciding members', on different scales: its best balanced accuracy and strangers let in are approximate
 2 probe sets could not be decided and are left out of the rates
 gda failed on split 1: no (left out of its figures)
+
+one threshold for every split, as one fraction of each split's model scale (the median distance between the classes of its gallery, the unit the calibration sets a threshold in), a fraction for each method deployed: the mean balanced accuracy at the fractions best over all the splits; and over the splits whose method another split deployed too, the balanced accuracy at the model's threshold and at the fraction best on those other splits (mean ± std)
+  method  best over all splits                   fraction  splits  balanced @thr  chosen on the other splits
+    auto                  75.0  kfda-mix 0.25, nn-h 0.812  1 of 2    50.0 ± 12.5                 62.5 ± 25.0
 
 deployed per split:
   auto: 1: nn-h (strangers x,y); 2: kfda-mix, chosen for the open set over nn-h (strangers z)
