@@ -172,7 +172,8 @@ type MethodResult struct {
 	Errors  []string `json:"errors,omitempty"`
 	Failed  int      `json:"failed"`  // probes not decided, all splits
 	Seconds float64  `json:"seconds"` // all splits
-	// Common is nil with fewer than two splits or for a vote.
+	// Common is nil with fewer than two splits, a vote among them, or no
+	// method deployed on two of them.
 	Common *CommonThreshold `json:"common,omitempty"`
 }
 
@@ -424,7 +425,7 @@ func (mr *MethodResult) summarise() {
 
 // common returns what one fraction of the model's scale per method
 // deployed reaches over the splits' probes, or nil with fewer than two
-// splits or a vote among them.
+// splits, a vote among them, or no method deployed on two of them.
 func common(rows []Row) *CommonThreshold {
 	if len(rows) < 2 {
 		return nil
