@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -124,23 +123,14 @@ func subspace(xc *mat.Dense, k int, seed int64) (*mat.Dense, []float64, error) {
 	xq.Mul(xc, q)
 	small := mat.NewSymDense(b, nil)
 	small.SymOuterK(1, xq.T())
-	var eig mat.EigenSym
-	if !eig.Factorize(small, true) {
-		return nil, nil, errors.New("pca: eigendecomposition did not converge")
+	ev, vec, err := Eigen(small) // largest first
+	if err != nil {
+		return nil, nil, fmt.Errorf("pca: %w", err)
 	}
-	var vec mat.Dense
-	eig.VectorsTo(&vec)
-	ev := eig.Values(nil)
-	order := make([]int, b)
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, c int) bool { return ev[order[a]] > ev[order[c]] })
-	sel := mat.NewDense(b, k, nil)
+	sel := vec.Slice(0, b, 0, k)
 	vals := make([]float64, k)
 	for j := range k {
-		sel.SetCol(j, mat.Col(nil, order[j], &vec))
-		vals[j] = max(ev[order[j]], 0)
+		vals[j] = max(ev[j], 0)
 	}
 	w := mat.NewDense(dim, k, nil)
 	w.Mul(q, sel)
