@@ -53,6 +53,13 @@ if [ -z "$setmatch" ]; then
 	(cd "$repo" && GOEXPERIMENT=simd go build -o "$setmatch" ./cmd/setmatch)
 fi
 
+# faces KIND SEED NAME [CLASSES SETS]: synthetic face-like sets of KIND
+# (lighting, cone), 16 frames of 200 features each, CLASSES × SETS
+# (default 38 × 4), written to OUT/NAME.
+faces() {
+	"$setmatch" synth --kind "$1" --classes "${4:-38}" --sets "${5:-4}" --frames 16 --dim 200 --seed "$2" --out "$out/$3" --force
+}
+
 # run NAME ARGS...: setmatch eval ARGS, logged as OUT/NAME.*.
 run() {
 	local name=$1
@@ -97,40 +104,40 @@ one() {
 	open-virus-int) run open-virus-int --data "$data/virus" --features intensity:20x20 --protocol "gallery=3,probe=2,splits=${OPEN_SPLITS:-10},strangers=3" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
 	open-orl-int) run open-orl-int --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=10" --methods "$(methods nn-h,nn-h-lda,kfda-mix,auto)" --seed 1 ;;
 	open-faces)
-		"$setmatch" synth --kind lighting --classes 38 --sets 4 --frames 16 --dim 200 --seed 1 --out "$out/faces" --force
+		faces lighting 1 faces
 		run open-faces --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=8" --methods "$(methods nn-h,nn-h-lda,kfda-hl,nn-h-dr,auto)" --seed 1
 		;;
 	open-cone)
-		"$setmatch" synth --kind cone --classes 38 --sets 4 --frames 16 --dim 200 --seed 11 --out "$out/cone" --force
+		faces cone 11 cone
 		run open-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		;;
 	open-fresh)
 		for ks in lighting:21 lighting:41 lighting:81 cone:31 cone:51 cone:91; do
 			kind=${ks%:*} seed=${ks#*:}
-			"$setmatch" synth --kind "$kind" --classes 38 --sets 4 --frames 16 --dim 200 --seed "$seed" --out "$out/$kind$seed" --force
+			faces "$kind" "$seed" "$kind$seed"
 			run "open-fresh-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=2,probe=2,splits=3,strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		done
 		;;
 	open-few)
 		for ks in cone:161 lighting:171; do
 			kind=${ks%:*} seed=${ks#*:}
-			"$setmatch" synth --kind "$kind" --classes 8 --sets 10 --frames 16 --dim 200 --seed "$seed" --out "$out/$kind$seed" --force
+			faces "$kind" "$seed" "$kind$seed" 8 10
 			run "open-few-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=5,probe=5,splits=8,strangers=1" --methods "$(methods auto)" --seed 1
 		done
 		;;
 	dr-start)
 		for ks in lighting:101 cone:111; do
 			kind=${ks%:*} seed=${ks#*:}
-			"$setmatch" synth --kind "$kind" --classes 38 --sets 4 --frames 16 --dim 200 --seed "$seed" --out "$out/$kind$seed" --force
+			faces "$kind" "$seed" "$kind$seed"
 			for start in pca fisher; do
 				run "dr-start-$start-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=2,probe=2,splits=5,strangers=8" --methods "$(methods nn-h-dr)" --dr-start "$start" --seed 1
 			done
 		done
 		;;
 	open-household)
-		"$setmatch" synth --kind lighting --classes 38 --sets 4 --frames 16 --dim 200 --seed 1 --out "$out/faces" --force
+		faces lighting 1 faces
 		run open-household-faces --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
-		"$setmatch" synth --kind cone --classes 38 --sets 4 --frames 16 --dim 200 --seed 11 --out "$out/cone" --force
+		faces cone 11 cone
 		run open-household-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		run open-household-orl --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1
 		for v in 5 17; do # visitors' sets given to training (--strangers)
