@@ -28,6 +28,7 @@
 #   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
 #   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
 #   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
+#   open-door             the door's target on fresh lighting faces (seeds 401, 411, 421): 30 known with 2 sets each, 8 strangers, 10 splits, auto
 #   open-few              the open set with few classes: fresh Lambertian (seed 161) and lighting (171) faces, 8 classes × 10 sets, one class a stranger in turn
 #   dr-start              the start of W (--dr-start pca, fisher) for nn-h-dr, on fresh lighting (seed 101) and Lambertian (111) faces
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
@@ -118,6 +119,12 @@ one() {
 			run "open-fresh-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=2,probe=2,splits=3,strangers=8" --methods "$(methods nn-h,kfda-mix,nn-h-dr,auto)" --seed 1
 		done
 		;;
+	open-door)
+		for seed in 401 411 421; do
+			faces lighting "$seed" "lighting$seed"
+			run "open-door-lighting$seed" --data "$out/lighting$seed" --protocol "gallery=2,probe=2,splits=10,strangers=8" --methods "$(methods auto)" --seed 1
+		done
+		;;
 	open-few)
 		for ks in cone:161 lighting:171; do
 			kind=${ks%:*} seed=${ks#*:}
@@ -155,7 +162,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-few dr-start open-household)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-few dr-start open-household)
 fi
 for r in "${runs[@]}"; do
 	one "$r"
