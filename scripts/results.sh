@@ -28,7 +28,7 @@
 #   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
 #   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
 #   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
-#   open-door             the door's target on fresh lighting faces (seeds 401, 411, 421): 30 known with 2 sets each, 8 strangers, 10 splits, auto
+#   open-door             a door's goal (95% known named right, 95% of strangers kept out) on fresh lighting faces (seeds 401, 411, 421): 30 known with 2 sets each, 8 strangers, 10 splits, auto
 #   open-few              the open set with few classes: fresh Lambertian (seed 161) and lighting (171) faces, 8 classes × 10 sets, one class a stranger in turn
 #   dr-start              the start of W (--dr-start pca, fisher) for nn-h-dr, on fresh lighting (seed 101) and Lambertian (111) faces
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
