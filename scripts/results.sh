@@ -30,6 +30,7 @@
 #   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
 #   open-door             a door's goal (95% known named right, 95% of strangers kept out) on fresh lighting faces (seeds 401, 411, 421): 30 known with 2 sets each, 8 strangers, 10 splits, auto
 #   open-few              the open set with few classes: fresh Lambertian (seed 161) and lighting (171) faces, 8 classes × 10 sets, one class a stranger in turn
+#   open-families         the open set where classes come in families that spread unlike each other: 3 lighting, 3 Lambertian and 2 subspace classes (a, b), or 4 lighting and 4 Lambertian (c, d), 8 × 10 sets, one class a stranger in turn
 #   dr-start              the start of W (--dr-start pca, fisher) for nn-h-dr, on fresh lighting (seed 101) and Lambertian (111) faces
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
 #
@@ -59,6 +60,25 @@ fi
 # (default 38 × 4), written to OUT/NAME.
 faces() {
 	"$setmatch" synth --kind "$1" --classes "${4:-38}" --sets "${5:-4}" --frames 16 --dim 200 --seed "$2" --out "$out/$3" --force
+}
+
+# families NAME KIND:SEED:CLASSES...: one data set OUT/NAME of families of
+# classes, 10 sets of 16 frames × 200 features each: every KIND:SEED:CLASSES
+# is a synth data set whose classes join it with the kind's initial (L
+# lighting, C cone, S subspace) before their names.
+families() {
+	local name=$1 part kind seed classes c
+	shift
+	rm -rf "${out:?}/$name"
+	mkdir -p "$out/$name"
+	for part in "$@"; do
+		IFS=: read -r kind seed classes <<<"$part"
+		"$setmatch" synth --kind "$kind" --classes "$classes" --sets 10 --frames 16 --dim 200 --seed "$seed" --out "$out/$name-$kind$seed" --force
+		for c in "$out/$name-$kind$seed"/*/; do
+			c=$(basename "$c")
+			cp -r "$out/$name-$kind$seed/$c" "$out/$name/$(echo "${kind:0:1}" | tr a-z A-Z)$c"
+		done
+	done
 }
 
 # run NAME ARGS...: setmatch eval ARGS, logged as OUT/NAME.*.
@@ -132,6 +152,15 @@ one() {
 			run "open-few-$kind$seed" --data "$out/$kind$seed" --protocol "gallery=5,probe=5,splits=8,strangers=1" --methods "$(methods auto)" --seed 1
 		done
 		;;
+	open-families)
+		families families-a lighting:601:3 cone:611:3 subspace:621:2
+		families families-b lighting:631:3 cone:641:3 subspace:651:2
+		families families-c lighting:661:4 cone:671:4
+		families families-d lighting:681:4 cone:691:4
+		for f in a b c d; do
+			run "open-families-$f" --data "$out/families-$f" --protocol "gallery=5,probe=5,splits=8,strangers=1" --methods "$(methods auto)" --seed 1
+		done
+		;;
 	dr-start)
 		for ks in lighting:101 cone:111; do
 			kind=${ks%:*} seed=${ks#*:}
@@ -162,7 +191,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-few dr-start open-household)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-few open-families dr-start open-household)
 fi
 for r in "${runs[@]}"; do
 	one "$r"
