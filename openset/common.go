@@ -24,17 +24,50 @@ func Common(slices [][]Sample) (threshold, balanced float64, err error) {
 	balanced = math.Inf(-1)
 	// A range of equal decisions on the pooled scores is one of equal
 	// decisions on every slice.
-	ranges(pooled, func(lo, hi float64, r Rates) {
-		v := 0.0
-		for _, s := range slices {
-			v += At(s, r.Threshold).Balanced
-		}
-		v /= float64(len(slices))
-		if w := logWidth(lo, hi); v > balanced+1e-12 || (v > balanced-1e-12 && w > bestWidth) {
-			threshold, balanced, bestWidth = r.Threshold, v, w
+	ranges(pooled, func() counter { return newSliceTally(slices) }, func(lo, hi float64, r Rates) {
+		if w := logWidth(lo, hi); r.Balanced > balanced+1e-12 || (r.Balanced > balanced-1e-12 && w > bestWidth) {
+			threshold, balanced, bestWidth = r.Threshold, r.Balanced, w
 		}
 	})
 	return threshold, balanced, nil
+}
+
+// sliceTally counts the samples of several slices pooled in one (as
+// pool pools them), each in a tally of its own slice; its rates hold the
+// mean balanced accuracy over the slices only.
+type sliceTally struct {
+	slice    []int     // the slice of each pooled sample
+	at       []int     // its index in its slice
+	tallies  []*tally  // one per slice
+	balanced []float64 // each slice's balanced accuracy as counted
+}
+
+func newSliceTally(slices [][]Sample) *sliceTally {
+	c := &sliceTally{tallies: make([]*tally, len(slices)), balanced: make([]float64, len(slices))}
+	for i, s := range slices {
+		c.tallies[i] = newTally(s)
+		c.balanced[i] = c.tallies[i].rates(0).Balanced
+		for k := range s {
+			c.slice, c.at = append(c.slice, i), append(c.at, k)
+		}
+	}
+	return c
+}
+
+func (c *sliceTally) add(k int) {
+	i := c.slice[k]
+	c.tallies[i].add(c.at[k])
+	c.balanced[i] = c.tallies[i].rates(0).Balanced
+}
+
+// rates returns the mean balanced accuracy over the slices at threshold
+// t (Balanced), summed in the order of the slices as At's would be.
+func (c *sliceTally) rates(t float64) Rates {
+	v := 0.0
+	for _, b := range c.balanced {
+		v += b
+	}
+	return Rates{Threshold: t, Balanced: v / float64(len(c.balanced))}
 }
 
 // Transfer returns, for each of two or more slices (as Common takes

@@ -99,6 +99,7 @@ func At(s []Sample, t float64) Rates {
 // are read from: how many sets there are, and how many of them it lets
 // in.
 type tally struct {
+	s     []Sample  // the slice it counts
 	draws []float64 // the known sets' values of Draws (0 read as 1), increasing
 	// Per value of draws: the known sets, those let in, and those let in
 	// and named right.
@@ -108,7 +109,7 @@ type tally struct {
 
 // newTally returns the tally of s with nothing let in.
 func newTally(s []Sample) *tally {
-	c := &tally{}
+	c := &tally{s: s}
 	for _, x := range s {
 		if d := max(x.Draws, 1); !x.Stranger && !slices.Contains(c.draws, d) {
 			c.draws = append(c.draws, d)
@@ -185,26 +186,52 @@ func share(k, n int) float64 {
 // which a threshold must tell apart.
 var ErrOneSided = errors.New("the samples need both sets of known classes and strangers' sets")
 
+// counter counts the samples of a slice that a threshold lets in, by
+// their index in the slice, and gives the rates of what it counted at
+// threshold t.
+type counter interface {
+	add(k int)
+	rates(t float64) Rates
+}
+
+// add counts sample k of the slice c was made of as let in.
+func (c *tally) add(k int) { c.letIn(c.s[k]) }
+
 // ranges calls f for every range of thresholds over which the decisions
 // on s are the same, [lo, hi) between consecutive distinct scores (and
 // [0, smallest) below them all, [largest, +Inf) above), with the rates
 // of the threshold that stands for it: the geometric middle of lo and
 // hi, hi/2 from 0, 2·largest above the largest (1 when that is 0), so
 // that it lies as far as the scores allow from those on both sides. The
-// rates are counted in one pass over the sorted scores (as At counts
-// them), so that all ranges cost a sort.
-func ranges(s []Sample, f func(lo, hi float64, r Rates)) {
-	v := slices.Clone(s)
-	slices.SortFunc(v, func(a, b Sample) int { return cmp.Compare(a.Score, b.Score) })
-	f(0, v[0].Score, At(s, v[0].Score/2))
-	c := newTally(s)
-	for k := 0; k < len(v); k++ {
-		c.letIn(v[k])
-		lo := v[k].Score
-		if k+1 < len(v) && !(v[k+1].Score > lo) {
+// rates are those of a counter from count (a tally of s, or one that
+// counts the slices s pools), fed in one pass over the sorted scores,
+// so that all ranges cost a sort.
+func ranges(s []Sample, count func() counter, f func(lo, hi float64, r Rates)) {
+	type scored struct {
+		score float64
+		k     int // index in s
+	}
+	v := make([]scored, len(s))
+	for k, x := range s {
+		v[k] = scored{x.Score, k}
+	}
+	slices.SortFunc(v, func(a, b scored) int { return cmp.Compare(a.score, b.score) })
+	below := count() // [0, smallest): what At of smallest/2 lets in
+	t0 := v[0].score / 2
+	for _, x := range v {
+		if x.score <= t0 {
+			below.add(x.k)
+		}
+	}
+	f(0, v[0].score, below.rates(t0))
+	c := count()
+	for j, x := range v {
+		c.add(x.k)
+		lo := x.score
+		if j+1 < len(v) && !(v[j+1].score > lo) {
 			continue
 		}
-		if k+1 == len(v) {
+		if j+1 == len(v) {
 			t := 2 * lo
 			if lo == 0 {
 				t = 1
@@ -212,7 +239,7 @@ func ranges(s []Sample, f func(lo, hi float64, r Rates)) {
 			f(lo, math.Inf(1), c.rates(t))
 			return
 		}
-		hi := v[k+1].Score
+		hi := v[j+1].score
 		t := hi / 2
 		if lo > 0 {
 			t = math.Sqrt(lo * hi)
@@ -236,7 +263,7 @@ func logWidth(lo, hi float64) float64 {
 func choose(s []Sample, score func(Rates) float64, ok func(Rates) bool) (Rates, bool) {
 	var best Rates
 	bestScore, bestWidth, found := math.Inf(-1), math.Inf(-1), false
-	ranges(s, func(lo, hi float64, r Rates) {
+	ranges(s, func() counter { return newTally(s) }, func(lo, hi float64, r Rates) {
 		if ok != nil && !ok(r) {
 			return
 		}
