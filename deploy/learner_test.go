@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/method"
@@ -17,20 +18,7 @@ import (
 // with Fisher the Fisher start, to the last bit; a learned W from the
 // Fisher start is a point of the Grassmann manifold of the asked d.
 func TestDRLearnerStarts(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	var sets []*mat.Dense
-	var labels []int
-	for c := range 4 {
-		for range 2 {
-			x := mat.NewDense(10, 6, nil)
-			for i := range 10 {
-				for j := range 6 {
-					x.Set(i, j, float64(c*(j%2))+float64(j+1)*rng.NormFloat64())
-				}
-			}
-			sets, labels = append(sets, x), append(labels, c)
-		}
-	}
+	sets, labels := testutil.Sets{Classes: 4, PerClass: 2, Frames: 10, Dim: 6, Sep: 1, Spread: 1, Noise: 2}.Make(rand.New(rand.NewPCG(3, 3)))
 	l := DRLearner(1)
 	for _, fisher := range []bool{false, true} {
 		w, mean, err := l(sets, labels, match.Hellinger, method.LearnParams{Dim: 2, Start: true, Fisher: fisher}, 1)

@@ -43,8 +43,9 @@ type Grid struct {
 	// projected data (LearnParams.Scale), tried after DRRules.
 	DRScales []float64
 	// DRGuard adds, for every d, the start of training (LearnParams.Start)
-	// as a candidate: the cross-validation then keeps the PCA start when
-	// the learned W does not beat it on held-out training sets.
+	// as a candidate: the cross-validation then keeps the start (the PCA
+	// start, or with DRFisher the Fisher start) when the learned W does
+	// not beat it on held-out training sets.
 	DRGuard bool
 	// DRFisher: W is learned from the subspace of Fisher's discriminant
 	// of the training frames (LearnParams.Fisher), not from their PCA,
@@ -138,7 +139,7 @@ type GridSpec struct {
 	Folds      int    // inner cross-validation folds, ≥ 2
 	DRDims     string // dimensions d of the -dr methods, whole numbers ≥ 1
 	DRRules    string // training bandwidths of the -dr methods: rules as match.ParseBandwidthRule reads them, global*S, or start
-	DRGuard    bool   // the PCA start of every dimension is a candidate too
+	DRGuard    bool   // the start of every dimension (--dr-start) is a candidate too
 	DRStart    string // the start of W: pca (the paper's) or fisher; empty is pca
 	DRFolds    int    // folds of the -dr cross-validation, ≥ 2
 	DRIter     int    // iteration cap of the final W, ≥ 1
