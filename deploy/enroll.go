@@ -299,7 +299,7 @@ func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int)
 			}
 			return fmt.Errorf("threshold: %w", err)
 		}
-		mem.Threshold = own.Threshold
+		mem.Threshold, mem.Spread = own.Threshold, own.Spread
 		if mem.Selection.Params == nil {
 			mem.Selection.Params = map[string]string{}
 		}

@@ -69,9 +69,23 @@ func standInGroups(classes int, seed uint64) [][]int {
 
 // foldFit fits the method on a fold's gallery (sets with labels and
 // names; a projection too learns from these alone) and returns the fold's
-// model, a function that decides a probe with it, and the model's scale
-// (galleryScale).
-type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error)
+// model, a function that decides a probe with it, and how the model sees
+// its gallery (foldScale).
+type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), foldScale, error)
+
+// foldScale is how a model sees its gallery: how far apart its classes
+// lie (galleryScale) and how widely each spreads (learn.ClassSpread).
+type foldScale struct {
+	scale  float64
+	spread map[string]float64
+}
+
+// newFoldScale returns the foldScale of a gallery the model compares as
+// scores (m×m), labels its sets' classes.
+func newFoldScale(scores mat.Symmetric, labels []string) (foldScale, error) {
+	scale, err := galleryScale(scores, labels)
+	return foldScale{scale, learn.ClassSpread(scores, labels)}, err
+}
 
 // galleryScale is how far apart a model sees its classes: the median,
 // over its gallery sets, of each set's smallest score to a set of another
@@ -105,18 +119,18 @@ func (r *Result) Scale() (float64, error) {
 	return galleryScale(r.Gallery, r.Model.Labels())
 }
 
-// modelScale returns galleryScale of m's gallery as m compares it: the
+// modelScale returns the foldScale of m's gallery as m compares it: the
 // divergences of its sets, or for kFDA (kernel, the m×m kernel matrix of
 // the gallery) the distances its kernel induces.
-func modelScale(m *model.Model, kernel *mat.SymDense, workers int) (float64, error) {
+func modelScale(m *model.Model, kernel *mat.SymDense, workers int) (foldScale, error) {
 	if m.Discriminant != nil {
-		return galleryScale(kfda.KernelDistances(kernel), m.Labels())
+		return newFoldScale(kfda.KernelDistances(kernel), m.Labels())
 	}
 	div, err := divergences(m, workers)
 	if err != nil {
-		return 0, err
+		return foldScale{}, err
 	}
-	return galleryScale(div, m.Labels())
+	return newFoldScale(div, m.Labels())
 }
 
 // unit is a set, or a frame half of one, with its class.
@@ -124,6 +138,14 @@ type unit struct {
 	x     *mat.Dense
 	set   int // index into the sets
 	class int
+}
+
+// standIn is a calibration sample with the spread of the class it was
+// named (learn.ClassSpread of its fold's gallery; 0 for a class without
+// one), by which a Spread scales its score.
+type standIn struct {
+	openset.Sample
+	spread float64
 }
 
 // standInSamples returns the calibration samples of the method that fit
@@ -138,7 +160,7 @@ type unit struct {
 // model learns from (a projection by conjugate gradient learns from
 // frame halves where no class of it keeps a pair). onFold, if not nil,
 // is told of each fold before it is fitted (f of n, from 1).
-func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit foldFit, onFold func(f, n int)) ([]openset.Sample, error) {
+func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit foldFit, onFold func(f, n int)) ([]standIn, error) {
 	ids, classes := model.ClassIndex(labels)
 	if len(classes) < minKnownClasses+1 {
 		return nil, fmt.Errorf("%w: %d classes, and a fold needs %d known ones besides a stranger", errNoStandIns, len(classes), minKnownClasses)
@@ -163,7 +185,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 			units[c] = []unit{{h[0], us[0].set, c}, {h[1], us[0].set, c}}
 		}
 	}
-	var samples []openset.Sample
+	var samples []standIn
 	groups := standInGroups(len(classes), seed)
 	for f, group := range groups {
 		stranger := make([]bool, len(classes))
@@ -222,7 +244,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		if onFold != nil {
 			onFold(f+1, len(groups))
 		}
-		m, decide, scale, err := fit(galSets, galLabels, galNames)
+		m, decide, fs, err := fit(galSets, galLabels, galNames)
 		if err != nil {
 			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, len(groups), describeClasses(group, classes), err)
 		}
@@ -233,8 +255,12 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 			}
 			d := res.Decision
 			right := d.Best >= 0 && m.Sets[d.Best].Label == labels[p.set]
-			p.sample.Score, p.sample.Right = d.Score/scale, right
-			samples = append(samples, p.sample)
+			p.sample.Score, p.sample.Right = d.Score/fs.scale, right
+			s := standIn{Sample: p.sample}
+			if d.Best >= 0 {
+				s.spread = fs.spread[m.Sets[d.Best].Label]
+			}
+			samples = append(samples, s)
 		}
 	}
 	known := 0
@@ -303,20 +329,20 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 // fitRaw is the foldFit of r.Fit on raw frames: the method refitted on
 // the fold (refit), deciding a probe as the appliance decides a batch.
 func (r *Result) fitRaw(opt Options) foldFit {
-	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
+	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), foldScale, error) {
 		m, kernel, err := r.refit(gallery, labels, names, opt)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, foldScale{}, err
 		}
-		scale, err := modelScale(m, kernel, opt.Workers)
+		fs, err := modelScale(m, kernel, opt.Workers)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, foldScale{}, err
 		}
 		mt, err := m.NewMatcherWorkers(opt.Workers)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, foldScale{}, err
 		}
-		return m, mt.Match, scale, nil
+		return m, mt.Match, fs, nil
 	}
 }
 
@@ -332,25 +358,33 @@ func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string
 	return r, "balanced: the most known sets named right and strangers kept out, each weighing half", err
 }
 
-// calibrated sets m's threshold from the samples, and from the
-// strangers' sets opt gives (givenStrangers, decided by m itself), as opt
-// asks, and returns the rates and the words that say how (what refits
-// names what the folds fitted again).
+// calibrated sets m's threshold and Spread from the samples, and from
+// the strangers' sets opt gives (givenStrangers, decided by m itself), as
+// opt asks, and returns the rates and the words that say how (what
+// refits names what the folds fitted again). fs is how m sees its
+// gallery.
 //
 // The samples' scores are fractions of their fold's galleryScale, and the
-// threshold is the fraction found times scale, m's own.
-func calibrated(m *model.Model, samples []openset.Sample, scale float64, classes int, opt Options, refits string) (*openset.Rates, string, error) {
-	given, err := givenStrangers(m, opt.Strangers, scale, opt.Workers)
+// threshold is the fraction found times m's own; each class's threshold
+// follows its spread as far as chooseSpread finds it pays (spread.go).
+func calibrated(m *model.Model, samples []standIn, fs foldScale, classes int, opt Options, refits string) (*openset.Rates, string, error) {
+	given, err := givenStrangers(m, opt.Strangers, fs, opt.Workers)
 	if err != nil {
 		return nil, "", err
 	}
-	rates, how, err := pickThreshold(append(samples, given...), opt)
+	all := append(samples, given...)
+	alpha, atZero, atAlpha, err := chooseSpread(all)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
 	}
+	rates, how, err := pickThreshold(atExponent(all, alpha), opt)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
+	}
+	scale := fs.scale
 	frac := rates.Threshold
 	rates.Threshold *= scale
-	m.Threshold = rates.Threshold
+	m.Threshold, m.Spread = rates.Threshold, newSpread(fs.spread, alpha)
 	strangers := "stand-in strangers'"
 	if len(given) > 0 {
 		strangers = "strangers'"
@@ -363,6 +397,7 @@ func calibrated(m *model.Model, samples []openset.Sample, scale float64, classes
 	if math.IsInf(rates.Threshold, 1) {
 		src += "; no threshold keeps stand-in strangers out here"
 	}
+	src += "; " + spreadText(m.Spread, atZero, atAlpha)
 	return &rates, src, nil
 }
 
@@ -380,19 +415,20 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	scale, err := r.Scale()
+	fs, err := newFoldScale(r.Gallery, r.Model.Labels())
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, scale, len(distinct(labels)), opt, string(r.Fit.Method))
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, fs, len(distinct(labels)), opt, string(r.Fit.Method))
 	r.GivenStrangers = len(opt.Strangers)
 	return err == nil, nil, err
 }
 
 // givenStrangers returns the calibration samples of the strangers' sets
 // (raw frames) the user gave: each decided by m, the deployed model, as
-// a batch at the door, its score a fraction of m's scale.
-func givenStrangers(m *model.Model, sets []*mat.Dense, scale float64, workers int) ([]openset.Sample, error) {
+// a batch at the door, its score a fraction of m's scale (fs, with the
+// spread of its named class).
+func givenStrangers(m *model.Model, sets []*mat.Dense, fs foldScale, workers int) ([]standIn, error) {
 	if len(sets) == 0 {
 		return nil, nil
 	}
@@ -400,13 +436,14 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, scale float64, workers in
 	if err != nil {
 		return nil, err
 	}
-	samples := make([]openset.Sample, len(sets))
+	samples := make([]standIn, len(sets))
 	for i, x := range sets {
 		res, err := mt.Match(x)
 		if err != nil {
 			return nil, fmt.Errorf("stranger's set %d of %d: %w", i+1, len(sets), err)
 		}
-		samples[i] = openset.Sample{Score: res.Decision.Score / scale, Stranger: true}
+		d := res.Decision
+		samples[i] = standIn{openset.Sample{Score: d.Score / fs.scale, Stranger: true}, fs.spread[mt.Labels()[d.Best]]}
 	}
 	return samples, nil
 }
@@ -426,6 +463,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	if len(m.Voters) > 0 {
 		return "", nil, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
 	}
+	m.Spread = nil // the threshold of every class is set again, from the gallery as it is
 	r := &Result{Model: m, GalleryMeasure: m.Divergence.String()}
 	labels, names := m.Labels(), make([]string, len(m.Sets))
 	sets := make([]*mat.Dense, len(m.Sets))
@@ -444,11 +482,11 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 					return "", nil, err
 				}
 			}
-			scale, err := modelScale(m, kernel, opt.Workers)
+			fs, err := modelScale(m, kernel, opt.Workers)
 			if err != nil {
 				return "", nil, err
 			}
-			rates, src, err := calibrated(m, samples, scale, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
+			rates, src, err := calibrated(m, samples, fs, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
 			return src, rates, err
 		case !errors.Is(err, errNoStandIns):
 			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
@@ -485,13 +523,13 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 // bandwidth m's query rule gives it, as a batch gets), its kFDA fitted
 // again on them, deciding a probe that is projected already.
 func fitGallery(m *model.Model, workers int) foldFit {
-	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), float64, error) {
+	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), foldScale, error) {
 		f := *m
-		f.Voters, f.Discriminant, f.Sets = nil, nil, make([]model.Set, len(gallery))
+		f.Voters, f.Discriminant, f.Spread, f.Sets = nil, nil, nil, make([]model.Set, len(gallery))
 		for i, x := range gallery {
 			h, err := m.QueryBandwidth.Bandwidth(x)
 			if err != nil {
-				return nil, nil, 0, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
+				return nil, nil, foldScale{}, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
 			}
 			f.Sets[i] = model.Set{Label: labels[i], Name: names[i], Samples: x, Bandwidth: h}
 		}
@@ -500,18 +538,18 @@ func fitGallery(m *model.Model, workers int) foldFit {
 			_, classes := model.ClassIndex(labels)
 			var err error
 			if kernel, err = FitTerms(&f, k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
-				return nil, nil, 0, err
+				return nil, nil, foldScale{}, err
 			}
 		}
-		scale, err := modelScale(&f, kernel, workers)
+		fs, err := modelScale(&f, kernel, workers)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, foldScale{}, err
 		}
 		mt, err := f.NewMatcherWorkers(workers)
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, foldScale{}, err
 		}
-		return &f, mt.MatchProjected, scale, nil
+		return &f, mt.MatchProjected, fs, nil
 	}
 }
 

@@ -479,8 +479,8 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	}
 	rec.Bandwidth = res.Bandwidth
 	// A vote's decision is its deciding member's, by that member's
-	// threshold.
-	rec.Threshold = journal.Finite(st.matcher.Thresholds()[res.Member])
+	// threshold: that of the nearest class (model.Spread).
+	rec.Threshold = journal.Finite(st.matcher.Thresholds()[res.Member] * res.Factor)
 	rec.Votes = res.Votes
 	return res.Decision, nil
 }

@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"setmatch/match"
 )
 
 // AutoThresholdPercentile is the share, in percent, of sets of known
@@ -59,6 +61,47 @@ func Nearest(div mat.Symmetric, labels []string) (same, other []float64) {
 		}
 	}
 	return same, other
+}
+
+// ClassSpread returns how widely each class spreads compared with the
+// others, as a log ratio: for every label with two sets or more in div
+// (the m×m scores of the sets, labels their classes), its radius is the
+// median over its sets of each one's smallest score to another set of
+// its label, and its entry is log(radius / r̃), r̃ the median radius over
+// those labels: 0 for the typical class, > 0 for one whose sets lie
+// farther apart. Labels with one set, or with a radius that is not a
+// finite number > 0, have no entry; the map is empty when no label has
+// one.
+func ClassSpread(div mat.Symmetric, labels []string) map[string]float64 {
+	same := map[string][]float64{}
+	for i := range labels {
+		s := math.Inf(1)
+		for j := range labels {
+			if j != i && labels[j] == labels[i] {
+				s = math.Min(s, div.At(i, j))
+			}
+		}
+		if !math.IsInf(s, 1) && !math.IsNaN(s) {
+			same[labels[i]] = append(same[labels[i]], s)
+		}
+	}
+	radius := map[string]float64{}
+	var radii []float64
+	for l, x := range same {
+		if r := match.Median(x); r > 0 && !math.IsInf(r, 1) {
+			radius[l] = r
+			radii = append(radii, r)
+		}
+	}
+	out := map[string]float64{}
+	typical := match.Median(radii)
+	if !(typical > 0) {
+		return out
+	}
+	for l, r := range radius {
+		out[l] = math.Log(r / typical)
+	}
+	return out
 }
 
 func checkPercent(p float64) error {

@@ -160,3 +160,39 @@ func TestBalancedThreshold(t *testing.T) {
 		t.Error("NaN score: no error")
 	}
 }
+
+// TestClassSpread: each class's radius is the median of its sets'
+// nearest same-class scores, and its spread the log of that over the
+// median radius; a class with one set, or whose sets coincide, has none.
+func TestClassSpread(t *testing.T) {
+	// Class a: sets 0, 1, 2 with nearest same-class scores 1, 1, 3
+	// (radius 1); b: sets 3, 4 at 4 (radius 4); c: sets 5, 6 at 2
+	// (radius 2); d: set 7 alone; e: sets 8, 9 at 0. Median radius 2.
+	labels := []string{"a", "a", "a", "b", "b", "c", "c", "d", "e", "e"}
+	m := len(labels)
+	div := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			div.SetSym(i, j, 100) // other classes: far
+		}
+	}
+	div.SetSym(0, 1, 1)
+	div.SetSym(0, 2, 4)
+	div.SetSym(1, 2, 3)
+	div.SetSym(3, 4, 4)
+	div.SetSym(5, 6, 2)
+	div.SetSym(8, 9, 0)
+	got := ClassSpread(div, labels)
+	want := map[string]float64{"a": math.Log(0.5), "b": math.Log(2), "c": 0}
+	if len(got) != len(want) {
+		t.Fatalf("spread %v, want %v", got, want)
+	}
+	for l, w := range want {
+		if g, ok := got[l]; !ok || math.Abs(g-w) > 1e-12 {
+			t.Errorf("class %s: spread %v, want %v", l, g, w)
+		}
+	}
+	if s := ClassSpread(mat.NewSymDense(2, []float64{0, 1, 1, 0}), []string{"a", "b"}); len(s) != 0 {
+		t.Errorf("one set a class: spread %v, want none", s)
+	}
+}

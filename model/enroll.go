@@ -113,6 +113,7 @@ func (m *Model) WithoutSets(drop func(Set) bool) (*Model, int, error) {
 			sets[k] = mem.Sets[i]
 		}
 		mem.Sets = sets
+		mem.Spread = mem.Spread.keeping(left)
 		mem.Selection.CVAccuracy = math.NaN()
 		cands := make([]Candidate, len(mem.Selection.Candidates))
 		for k, c := range mem.Selection.Candidates {

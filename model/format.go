@@ -1,10 +1,10 @@
 package model
 
-// The model file (format 6), all integers little-endian:
+// The model file (format 7), all integers little-endian:
 //
 //	offset       size  field
 //	0            8     magic "SETMATCH"
-//	8            4     format version, uint32 (5)
+//	8            4     format version, uint32 (7)
 //	12           8     header length H, uint64
 //	20           H     header: UTF-8 JSON object (fileHeader)
 //	20+H         8·F   float64 arrays, IEEE 754 bits: W (D×d, row-major;
@@ -19,13 +19,14 @@ package model
 //	                   binary encoding), P = header's features_bytes (0:
 //	                   none)
 //	20+H+8F+P    V     the voters of a vote (Model.Voters): each a whole
-//	                   model file of format 6 (without a pipeline or
+//	                   model file of format 7 (without a pipeline or
 //	                   voters of its own), of the lengths in the header's
 //	                   voter_bytes, in order; V is their sum (0: none)
 //	20+H+8F+P+V  4     CRC-32C (Castagnoli) of every byte before it
 //
-// The file ends right after the checksum. Format 5 is format 6 without
-// voters. Format 4 is format 5 without
+// The file ends right after the checksum. Format 6 is format 7 without
+// the header's spread (one threshold for every class). Format 5 is format
+// 6 without voters. Format 4 is format 5 without
 // the identity projection (W always stored; an identity W is read as
 // one). Format 3 is format 4 without
 // the sums of kernels (kfda kernel sum, with its terms). Format 2 is
@@ -52,7 +53,7 @@ const Magic = "SETMATCH"
 
 // FormatVersion is the format version this package writes and the newest
 // it reads.
-const FormatVersion = 6
+const FormatVersion = 7
 
 // MaxFileBytes is the largest model file ReadFile and Decode accept.
 const MaxFileBytes = 1 << 30
@@ -112,9 +113,33 @@ type fileHeader struct {
 	// Format 6: the length in bytes of each voter's model file.
 	VoterBytes []int `json:"voter_bytes,omitempty"`
 
+	// Format 7: a threshold for each class (Model.Spread).
+	Spread *fileSpread `json:"spread,omitempty"`
+
 	// Informational (any format; older readers ignore it): the
 	// enrolments and forgettings since training (Meta.History).
 	History []fileChange `json:"history,omitempty"`
+}
+
+// fileSpread is the header's Spread: the exponent and every class's
+// factor, by label.
+type fileSpread struct {
+	Exponent float64            `json:"exponent"`
+	Factors  map[string]float64 `json:"factors"`
+}
+
+func newFileSpread(s *Spread) *fileSpread {
+	if s == nil {
+		return nil
+	}
+	return &fileSpread{Exponent: s.Exponent, Factors: s.Factors}
+}
+
+func (f *fileSpread) spread() *Spread {
+	if f == nil {
+		return nil
+	}
+	return &Spread{Exponent: f.Exponent, Factors: f.Factors}
 }
 
 // fileChange is one entry of the header's history (Change).

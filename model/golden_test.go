@@ -54,6 +54,9 @@ type goldenBatch struct {
 	// model with voters (format ≥ 6).
 	Votes  []string `json:"votes,omitempty"`
 	Member int      `json:"member,omitempty"`
+	// The factor of the nearest class's threshold (format ≥ 7; absent:
+	// 1).
+	Factor float64 `json:"factor,omitempty"`
 }
 
 func goldenPaths(v uint32) (model, results string) {
@@ -70,12 +73,15 @@ func goldenPaths(v uint32) (model, results string) {
 // selection table and an open-set threshold; and two voters (format 6;
 // format 5's file has none): nearest neighbour after a 6×3 W, and kFDA
 // on the Hellinger distance in the full space, each with a threshold of
-// its own.
+// its own; and a threshold for each class (format 7; format 6's file
+// has one for all), in the model and in its first voter.
 func goldenModel(t testing.TB) *Model {
 	m := goldenMix(t)
+	m.Spread = &Spread{Exponent: 0.5, Factors: map[string]float64{"a": 1.5, "b": 0.25}}
 	dr := mfModel(201, 6, 3, []int{5, 4, 6, 5, 4, 6})
 	dr.Threshold = 2
 	dr.Selection = Selection{Method: "nn-h-dr", Params: map[string]string{"dim": "3"}, CVAccuracy: math.NaN()}
+	dr.Spread = &Spread{Exponent: 1, Factors: map[string]float64{"c": 2}}
 	hl := mfModel(301, 6, 6, []int{5, 4, 6, 5, 4, 6})
 	hl.W, hl.Identity = nil, true
 	hl.Threshold = 1.2
@@ -189,6 +195,9 @@ func writeGolden(t *testing.T) {
 		}
 		fb.Latent, fb.Distances, fb.KernelDistances = res.Latent, res.Distances, res.KernelDistances
 		fb.Votes, fb.Member = res.Votes, res.Member
+		if res.Factor != 1 {
+			fb.Factor = res.Factor
+		}
 	}
 	js, err := json.MarshalIndent(g, "", " ")
 	if err != nil {
@@ -317,6 +326,13 @@ func TestGoldenModelFiles(t *testing.T) {
 				}
 				if fmt.Sprint(res.Votes) != fmt.Sprint(want.Votes) || res.Member != want.Member {
 					t.Errorf("batch %d: votes %q decided by member %d, recorded %q by %d", i, res.Votes, res.Member, want.Votes, want.Member)
+				}
+				wantFactor := want.Factor
+				if wantFactor == 0 {
+					wantFactor = 1
+				}
+				if res.Factor != wantFactor {
+					t.Errorf("batch %d: threshold factor %v, recorded %v", i, res.Factor, wantFactor)
 				}
 				if d.Known {
 					known++

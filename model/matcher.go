@@ -25,7 +25,9 @@ import (
 // divergences to the gallery sets; a set kernel (GDA, CDL) compares the
 // projected batch with every gallery set directly (no KDE is built when
 // no kernel needs one); a sum adds its weighted terms. The gallery KDEs
-// (and bases, or spectra) are built once, in NewMatcher.
+// (and bases, or spectra) are built once, in NewMatcher. Where the model
+// gives each class a threshold of its own (Model.Spread), "the
+// threshold" is the matcher's times the nearest class's factor.
 //
 // A Matcher is safe for concurrent use by several goroutines: Match keeps
 // all its working memory local to the call and only reads the Matcher. The
@@ -96,6 +98,10 @@ type Result struct {
 	// threshold.
 	Votes  []string
 	Member int
+	// Factor is the factor of the nearest class's threshold
+	// (Model.Spread; 1 without one): the batch is known when
+	// Decision.Score is at most the matcher's threshold times Factor.
+	Factor float64
 }
 
 // NewMatcher validates the model and builds its gallery. Comparisons use
@@ -167,7 +173,8 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 
 // WithThreshold returns a matcher that shares mt's gallery (building
 // nothing) but decides with the open-set threshold t instead of the model's,
-// as when a daemon's configuration overrides it. +Inf makes a closed-set
+// as when a daemon's configuration overrides it; each class's threshold
+// is t times its factor (Model.Spread), as the model's. +Inf makes a closed-set
 // decision; t must not be NaN. A model that decides by a vote takes only
 // +Inf, for every member (ErrVoteThreshold).
 func (mt *Matcher) WithThreshold(t float64) (*Matcher, error) {
@@ -264,7 +271,24 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	if res.Decision.Best < 0 {
 		return Result{}, ErrNoDecision
 	}
+	mt.gate(&res)
 	return res, nil
+}
+
+// gate decides whether the batch is known by the threshold of its
+// nearest class: the matcher's threshold times the class's factor
+// (Model.Spread), which the decision so far, by the matcher's threshold
+// alone, did not apply.
+func (mt *Matcher) gate(res *Result) {
+	d := &res.Decision
+	res.Factor = mt.model.Spread.Factor(mt.labels[d.Best])
+	if res.Factor == 1 {
+		return
+	}
+	d.Known, d.Label = d.Score <= mt.threshold*res.Factor, ""
+	if d.Known {
+		d.Label = mt.labels[d.Best]
+	}
 }
 
 // kernelVector returns the kFDA kernel of the projected batch p against

@@ -64,6 +64,10 @@ type Model struct {
 	// Threshold is the open-set threshold: a batch whose best divergence is
 	// above it is unknown. +Inf makes a closed-set decision.
 	Threshold float64
+	// Spread, when not nil, scales Threshold class by class (format 7):
+	// a batch is unknown when its best score is above the threshold of
+	// its nearest class, ClassThreshold. nil is one threshold for all.
+	Spread *Spread
 	// Meta records how and when the model was made.
 	Meta Meta
 
@@ -264,6 +268,15 @@ func (m *Model) validate() error {
 	}
 	if math.IsNaN(m.Threshold) {
 		return errors.New("threshold is NaN (use +Inf for a closed-set decision)")
+	}
+	if m.Spread != nil {
+		labels := map[string]bool{}
+		for _, s := range m.Sets {
+			labels[s.Label] = true
+		}
+		if err := m.Spread.validate(labels); err != nil {
+			return err
+		}
 	}
 	if !finite(m.Meta.FinalCost) {
 		return fmt.Errorf("meta: final cost is %v", m.Meta.FinalCost)

@@ -222,6 +222,9 @@ func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 	if v < 6 {
 		h.VoterBytes = nil
 	}
+	if v < 7 {
+		h.Spread = nil
+	}
 	if h.Projection != "" && h.Projection != projectionIdentity {
 		return nil, fmt.Errorf("%w: projection %q (want %q or none)", ErrMalformed, h.Projection, projectionIdentity)
 	}
@@ -335,6 +338,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 		Identity:       h.Projection == projectionIdentity,
 		Sets:           make([]Set, len(h.Sets)),
 		Threshold:      float64(h.Threshold),
+		Spread:         h.Spread.spread(),
 		Meta: Meta{
 			Created:    created,
 			Tool:       h.Tool,

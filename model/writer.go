@@ -65,6 +65,7 @@ func newFileHeader(m *Model) (fileHeader, bool) {
 		Params:         m.Meta.Params,
 		FinalCost:      jsonFloat(m.Meta.FinalCost),
 		Iterations:     m.Meta.Iterations,
+		Spread:         newFileSpread(m.Spread),
 	}
 	for _, c := range m.Meta.History {
 		h.History = append(h.History, fileChange{Time: c.Time.Format(timeLayout), Op: c.Op, Sets: c.Sets, Classes: c.Classes})

@@ -21,17 +21,21 @@ import (
 // Summary is what `setmatch inspect` reports of a model; --json prints
 // it as is.
 type Summary struct {
-	File           string            `json:"file"`
-	FileBytes      int64             `json:"file_bytes"`
-	FormatVersion  uint32            `json:"format_version"`
-	Created        string            `json:"created"`
-	Tool           string            `json:"tool"`
-	Data           string            `json:"data"`
-	InputDim       int               `json:"input_dim"`
-	Dim            int               `json:"dim"`
-	Divergence     string            `json:"divergence"`
-	QueryBandwidth string            `json:"query_bandwidth"`
-	Threshold      string            `json:"threshold"` // a number or "+Inf"
+	File           string `json:"file"`
+	FileBytes      int64  `json:"file_bytes"`
+	FormatVersion  uint32 `json:"format_version"`
+	Created        string `json:"created"`
+	Tool           string `json:"tool"`
+	Data           string `json:"data"`
+	InputDim       int    `json:"input_dim"`
+	Dim            int    `json:"dim"`
+	Divergence     string `json:"divergence"`
+	QueryBandwidth string `json:"query_bandwidth"`
+	Threshold      string `json:"threshold"` // a number or "+Inf"
+	// SpreadExponent, for a model that gives each class a threshold of its
+	// own (model.Spread), is how far they follow the classes' spread;
+	// each class's threshold is then in Classes.
+	SpreadExponent *float64          `json:"spread_exponent,omitempty"`
 	Sets           int               `json:"sets"`
 	Frames         int               `json:"frames"`
 	Classes        []Class           `json:"classes"`
@@ -149,6 +153,9 @@ type Class struct {
 	Label  string `json:"label"`
 	Sets   int    `json:"sets"`
 	Frames int    `json:"frames"`
+	// Threshold is the class's own open-set threshold (Model.ClassThreshold,
+	// a number or "+Inf"), for a model with a spread; empty otherwise.
+	Threshold string `json:"threshold,omitempty"`
 }
 
 // Summarize returns the summary of model m, read from the file info
@@ -211,6 +218,12 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		c.Frames += n
 		s.BandwidthMin = min(s.BandwidthMin, set.Bandwidth)
 		s.BandwidthMax = max(s.BandwidthMax, set.Bandwidth)
+	}
+	if sp := m.Spread; sp != nil {
+		s.SpreadExponent = &sp.Exponent
+		for l, c := range byLabel {
+			c.Threshold = strconv.FormatFloat(m.ClassThreshold(l), 'g', -1, 64)
+		}
 	}
 	for _, c := range byLabel {
 		s.Classes = append(s.Classes, *c)

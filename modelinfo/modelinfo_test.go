@@ -14,13 +14,13 @@ import (
 // is summarised with its file facts, its gallery by class, its kFDA terms
 // and every voter as a model of its own.
 func TestSummarizeVote(t *testing.T) {
-	path := filepath.Join("..", "model", "testdata", "format-v6.smm")
+	path := filepath.Join("..", "model", "testdata", "format-v7.smm")
 	m, info, err := model.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := Summarize(info, m)
-	if s.File != path || s.FormatVersion != 6 || s.FileBytes <= 0 {
+	if s.File != path || s.FormatVersion != 7 || s.FileBytes <= 0 {
 		t.Errorf("file facts %q, format %d, %d bytes", s.File, s.FormatVersion, s.FileBytes)
 	}
 	if s.Threshold != strconv.FormatFloat(m.Threshold, 'g', -1, 64) || s.Sets != len(m.Sets) || s.InputDim != m.InputDim() {
@@ -33,6 +33,15 @@ func TestSummarizeVote(t *testing.T) {
 	}
 	if sets != len(m.Sets) || frames != s.Frames || !slices.IsSorted(labels) || len(labels) != len(m.Classes()) {
 		t.Errorf("classes %+v: %d sets, %d frames (summary %d)", s.Classes, sets, frames, s.Frames)
+	}
+	// The model gives each class a threshold of its own (model.Spread).
+	if s.SpreadExponent == nil || *s.SpreadExponent != m.Spread.Exponent {
+		t.Errorf("spread exponent %v, the model's %v", s.SpreadExponent, m.Spread.Exponent)
+	}
+	for _, c := range s.Classes {
+		if want := strconv.FormatFloat(m.ClassThreshold(c.Label), 'g', -1, 64); c.Threshold != want {
+			t.Errorf("class %s: threshold %q, want %q", c.Label, c.Threshold, want)
+		}
 	}
 	if s.KFDA == nil || len(s.KFDA.Terms) != len(m.Discriminant.Terms) || s.KFDA.Description == "" {
 		t.Errorf("kfda %+v", s.KFDA)

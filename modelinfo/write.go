@@ -81,8 +81,16 @@ func Write(w io.Writer, s *Summary) error {
 		tw.Flush()
 	}
 	fmt.Fprintln(w, "\nclasses:")
-	fmt.Fprintf(tw, "  label\tsets\tframes\n")
+	if s.SpreadExponent != nil {
+		fmt.Fprintf(tw, "  label\tsets\tframes\tthreshold\n")
+	} else {
+		fmt.Fprintf(tw, "  label\tsets\tframes\n")
+	}
 	for _, c := range s.Classes {
+		if s.SpreadExponent != nil {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\n", printable(c.Label), c.Sets, c.Frames, short(c.Threshold))
+			continue
+		}
 		fmt.Fprintf(tw, "  %s\t%d\t%d\n", printable(c.Label), c.Sets, c.Frames)
 	}
 	if err := tw.Flush(); err != nil {
@@ -168,6 +176,17 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 		th += " (open set: a best divergence above it is unknown)"
 	}
 	row("threshold", "%s", th)
+	if s.SpreadExponent != nil {
+		where := "classes, below"
+		if s.File == "" { // a voter: the classes table is the model's
+			var each []string
+			for _, c := range s.Classes {
+				each = append(each, printable(c.Label)+" "+short(c.Threshold))
+			}
+			where = strings.Join(each, ", ")
+		}
+		row("class thresholds", "each class has its own: the threshold times (how widely the class's sets spread over the typical class's) to the power %g (%s)", *s.SpreadExponent, where)
+	}
 	if how, ok := s.MethodParams["threshold"]; ok {
 		row("threshold set", "%s", printable(how))
 	}
@@ -178,6 +197,15 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 	} else {
 		row("training", "(not recorded)")
 	}
+}
+
+// short writes a number given as text with 6 significant digits.
+func short(s string) string {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return printable(s)
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
 }
 
 // printable quotes s if it holds characters that would break the table.

@@ -16,7 +16,7 @@ import (
 // the file, and rounding noise below 1e-12, which the golden output
 // writes as 0.
 func TestWriteGolden(t *testing.T) {
-	m, info, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v6.smm"))
+	m, info, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,15 @@ func Nearest(mt *model.Matcher, res model.Result) string {
 // Sample is the outcome of one probe set of class class decided by mt
 // (res), as the rates of package openset read it: its score, whether it
 // is a stranger's (its class is not in the model), and whether its
-// nearest label (Nearest) is its class. For a vote the score is the
-// deciding member's: the members' scores are on different scales, so
-// the rates from them are approximate.
+// nearest label (Nearest) is its class. The score is divided by the
+// factor of its nearest class's threshold (Result.Factor, model.Spread),
+// so that one threshold on the samples decides as the matcher does. For
+// a vote the score is the deciding member's: the members' scores are on
+// different scales, so the rates from them are approximate.
 func Sample(mt *model.Matcher, res model.Result, class string, stranger bool) openset.Sample {
-	return openset.Sample{Score: res.Decision.Score, Stranger: stranger, Right: Nearest(mt, res) == class}
+	score := res.Decision.Score
+	if res.Factor > 0 {
+		score /= res.Factor
+	}
+	return openset.Sample{Score: score, Stranger: stranger, Right: Nearest(mt, res) == class}
 }

@@ -23,9 +23,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/ (
 // go test -run Golden -update rewrites them, and git diff then shows what
 // a change did to the output.
 
-// goldenModel is a model file of format 6 that decides by a vote, with a
-// feature pipeline and the candidates of its selection: a copy of
-// model/testdata/format-v6.smm, so that inspect shows most of what it can.
+// goldenModel is a model file of format 7 that decides by a vote, with a
+// feature pipeline, the candidates of its selection and a threshold for
+// each class: a copy of model/testdata/format-v7.smm, so that inspect
+// shows most of what it can.
 const goldenModel = "testdata/vote.smm"
 
 // goldenVarying are the fields whose values change from run to run

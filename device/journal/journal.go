@@ -36,7 +36,7 @@ type Record struct {
 	Score      *float64  `json:"score"`                // its divergence
 	RunnerUp   string    `json:"runner_up,omitempty"`  // nearest set with another label
 	RunnerSc   *float64  `json:"runner_up_score"`      // its divergence
-	Threshold  *float64  `json:"threshold"`            // open-set threshold used (null: closed set)
+	Threshold  *float64  `json:"threshold"`            // open-set threshold used, the nearest class's (null: closed set)
 	Divergence string    `json:"divergence,omitempty"` // "hellinger" or "jeffrey"
 	Bandwidth  float64   `json:"bandwidth,omitempty"`  // query KDE bandwidth after projection
 	Arrived    time.Time `json:"arrived"`              // arrival in new/ (inode change time of the rename)

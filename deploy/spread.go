@@ -1,0 +1,101 @@
+package deploy
+
+import (
+	"fmt"
+	"math"
+
+	"setmatch/model"
+	"setmatch/openset"
+)
+
+// A threshold for each class.
+//
+// One threshold for every class fails where classes spread unlike each
+// other: a threshold loose enough to let in the sets of a class whose sets
+// lie far apart lets in strangers near a class whose sets lie close. So
+// each class's threshold is the model's times exp(α · s_c), s_c how widely
+// the class spreads compared with the typical class (learn.ClassSpread of
+// the gallery: the log of its median nearest score within the class over
+// the median of those), and α, from 0 (one threshold) to 1 (the class's
+// spread in full), is chosen on the stand-in strangers with the
+// threshold: a stand-in's score is divided by its named class's factor in
+// its fold's gallery. A class's spread rests on few sets, and a spread
+// read from noise costs where classes spread alike, so α is the smallest
+// of spreadExponents whose balanced accuracy on the stand-ins is within one
+// standard error of the best (the one-standard-error rule of
+// cross-validation): a larger α must earn its place. Where a fold's
+// classes keep one set each (two sets a class, or one), no class has a
+// spread in the folds, every α scores alike and α is 0.
+
+// spreadExponents are the exponents α the calibration tries, smallest
+// first.
+var spreadExponents = []float64{0, 0.25, 0.5, 0.75, 1}
+
+// atExponent returns the samples' scores as fractions of their named
+// class's factor exp(α · spread).
+func atExponent(samples []standIn, alpha float64) []openset.Sample {
+	out := make([]openset.Sample, len(samples))
+	for i, s := range samples {
+		out[i] = s.Sample
+		out[i].Score /= math.Exp(alpha * s.spread)
+	}
+	return out
+}
+
+// chooseSpread returns the exponent α of spreadExponents for the
+// samples: the smallest whose best balanced accuracy (openset.Balance)
+// is within one standard error of the best over them, the error that of
+// the best's rates, √(k(1−k)/K + s(1−s)/S)/2 for K known sets of which
+// a share k is named right and S strangers of which a share s is kept
+// out. It returns the balanced accuracy at α = 0 and at α, for the
+// words that say how.
+func chooseSpread(samples []standIn) (alpha, atZero, atAlpha float64, err error) {
+	bal := make([]float64, len(spreadExponents))
+	best := 0
+	var bestRates openset.Rates
+	for i, a := range spreadExponents {
+		r, err := openset.Balance(atExponent(samples, a))
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		bal[i] = r.Balanced
+		if i == 0 || r.Balanced > bal[best] {
+			best, bestRates = i, r
+		}
+	}
+	k, s := bestRates.KnownRight, bestRates.StrangersOut
+	se := math.Sqrt(k*(1-k)/float64(bestRates.Known)+s*(1-s)/float64(bestRates.Strangers)) / 2
+	for i, b := range bal {
+		if b >= bal[best]-se {
+			return spreadExponents[i], bal[0], b, nil
+		}
+	}
+	return spreadExponents[best], bal[0], bal[best], nil
+}
+
+// newSpread returns the Spread of a gallery whose classes spread as
+// spread (learn.ClassSpread) at exponent alpha: nil, one threshold for
+// all, at alpha 0 or where no class has a spread.
+func newSpread(spread map[string]float64, alpha float64) *model.Spread {
+	if alpha == 0 || len(spread) == 0 {
+		return nil
+	}
+	f := make(map[string]float64, len(spread))
+	for c, s := range spread {
+		f[c] = math.Exp(alpha * s)
+	}
+	return &model.Spread{Exponent: alpha, Factors: f}
+}
+
+// spreadText says how the classes' thresholds were set, for the
+// threshold's source.
+func spreadText(sp *model.Spread, atZero, atAlpha float64) string {
+	if sp == nil {
+		return "one threshold for every class (a threshold that follows each class's spread does not separate the stand-ins better by more than its standard error)"
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, f := range sp.Factors {
+		lo, hi = math.Min(lo, f), math.Max(hi, f)
+	}
+	return fmt.Sprintf("each class's threshold is this one times (how widely the class's sets spread over the typical class's) to the power %g, from %.3g to %.3g times it (balanced on the stand-ins: %.1f%%, against %.1f%% with one threshold for all)", sp.Exponent, lo, hi, 100*atAlpha, 100*atZero)
+}

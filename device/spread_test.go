@@ -1,0 +1,52 @@
+package device
+
+import (
+	"log/slog"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"setmatch/device/devicetest"
+	"setmatch/model"
+)
+
+// A model that gives each class a threshold of its own decides a batch
+// by its nearest class's, and the journal gives that threshold: the
+// model's, or a configured decision.threshold, times the class's factor.
+func TestSpreadModelJournalsTheClassThreshold(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	m, _, err := model.ReadFile(f.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Spread = &model.Spread{Exponent: 1, Factors: map[string]float64{"alice": 2, "bob": 0.5}}
+	path := filepath.Join(f.Dir, "spread.smm")
+	if err := model.WriteFile(path, m); err != nil {
+		t.Fatal(err)
+	}
+	cfg := *r.Config()
+	cfg.Model = path
+	if _, err := r.Reload(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(4, 5)), "alice"))
+	rec := next(t, ch)
+	if rec.Best != "alice" || rec.Threshold == nil || *rec.Threshold != 2*m.Threshold {
+		t.Errorf("batch of alice: nearest %q, threshold %v; want alice, %v", rec.Best, rec.Threshold, 2*m.Threshold)
+	}
+	th := 0.25
+	cfg.Decision.Threshold = &th
+	if _, err := r.Reload(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	f.Drop(t, "b.npy", devicetest.Batch(rand.New(rand.NewPCG(6, 5)), "bob"))
+	rec = next(t, ch)
+	if rec.Best != "bob" || rec.Threshold == nil || *rec.Threshold != 0.125 {
+		t.Errorf("batch of bob with decision.threshold 0.25: nearest %q, threshold %v; want bob, 0.125", rec.Best, rec.Threshold)
+	}
+	if want := *rec.Score <= 0.125; rec.Known != want {
+		t.Errorf("batch of bob: score %v, known %v; want %v", *rec.Score, rec.Known, want)
+	}
+}
