@@ -25,7 +25,10 @@ import (
 // standard error of the best (the one-standard-error rule of
 // cross-validation): a larger α must earn its place. Where a fold's
 // classes keep one set each (two sets a class, or one), no class has a
-// spread in the folds, every α scores alike and α is 0.
+// spread in the folds, every α scores alike and α is 0. Strangers' sets
+// the user gives are scored at that α but do not choose it: the deployed
+// model decides them, whose classes may spread where the folds' do not,
+// and the known sets' side of the choice comes from the folds.
 
 // spreadExponents are the exponents α the calibration tries, smallest
 // first.

@@ -134,12 +134,12 @@ func spreadingClasses(perClass int, seed uint64) (xs []*mat.Dense, labels, names
 }
 
 // buildSpreading trains nn-h with the default threshold on
-// spreadingClasses(perClass, seed) and returns the result and the wide
-// classes.
-func buildSpreading(t *testing.T, perClass int, seed uint64) (*Result, map[string]bool) {
+// spreadingClasses(perClass, seed), with the strangers' sets given, and
+// returns the result and the wide classes.
+func buildSpreading(t *testing.T, perClass int, seed uint64, strangers ...*mat.Dense) (*Result, map[string]bool) {
 	t.Helper()
 	sets, labels, names, wide := spreadingClasses(perClass, seed)
-	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: strangers}
 	if err := ParseThreshold("", &opt); err != nil {
 		t.Fatal(err)
 	}
@@ -175,8 +175,25 @@ func TestCalibrationGivesWideClassesLooserThresholds(t *testing.T) {
 	if !strings.Contains(res.ThresholdSource, "each class's threshold") {
 		t.Errorf("the threshold's source does not say so: %q", res.ThresholdSource)
 	}
-	if res, _ = buildSpreading(t, 2, 2); res.Model.Spread != nil || !strings.Contains(res.ThresholdSource, "one threshold for every class") {
-		t.Errorf("two sets a class: spread %+v (%s), want one threshold", res.Model.Spread, res.ThresholdSource)
+	// Two sets a class, with strangers' sets given: the deployed gallery's
+	// classes spread, the folds' do not, and the strangers given do not
+	// choose the exponent alone.
+	rng := rand.New(rand.NewPCG(9, 11))
+	var strangers []*mat.Dense
+	for range 10 { // near the tight class t0
+		x := mat.NewDense(12, 3, nil)
+		for i := range 12 {
+			x.Set(i, 0, 0.5+0.3*rng.NormFloat64())
+			x.Set(i, 1, 0.3*rng.NormFloat64())
+			x.Set(i, 2, 0.3*rng.NormFloat64())
+		}
+		strangers = append(strangers, x)
+	}
+	for _, given := range [][]*mat.Dense{nil, strangers} {
+		res, _ = buildSpreading(t, 2, 2, given...); t.Log(res.ThresholdSource)
+		if res.Model.Spread != nil || !strings.Contains(res.ThresholdSource, "one threshold for every class") {
+			t.Errorf("two sets a class, %d strangers' sets given: spread %+v (%s), want one threshold", len(given), res.Model.Spread, res.ThresholdSource)
+		}
 	}
 }
 

@@ -41,7 +41,9 @@ import (
 // deployed model would have been shaped by the stand-ins' classes and by
 // the held-out sets: it pulls the known probes to their classes and
 // pushes the stand-ins away, and the threshold then lets in more real
-// strangers than the calibration says.
+// strangers than the calibration says. Each stand-in carries the spread
+// of the class it was named in its fold's gallery, and the calibration
+// chooses how far each class's threshold follows it (spread.go).
 
 // StandInFolds is the number of groups the training classes are dealt to
 // for the calibration: each group stands for the strangers once. With
@@ -372,12 +374,15 @@ func calibrated(m *model.Model, samples []standIn, fs foldScale, classes int, op
 	if err != nil {
 		return nil, "", err
 	}
-	all := append(samples, given...)
-	alpha, atZero, atAlpha, err := chooseSpread(all)
+	// The exponent is chosen on the folds alone, where the known sets
+	// and the stand-ins meet galleries alike; the strangers' sets given
+	// are decided by the deployed gallery, whose classes may spread
+	// where the folds' do not.
+	alpha, atZero, atAlpha, err := chooseSpread(samples)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
 	}
-	rates, how, err := pickThreshold(atExponent(all, alpha), opt)
+	rates, how, err := pickThreshold(atExponent(append(samples, given...), alpha), opt)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
 	}
