@@ -30,7 +30,7 @@
 #   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
 #   open-door             a door's goal (95% known named right, 95% of strangers kept out) on fresh lighting faces (seeds 401, 411, 421): 30 known with 2 sets each, 8 strangers, 10 splits, auto
 #   open-few              the open set with few classes: fresh Lambertian (seed 161) and lighting (171) faces, 8 classes × 10 sets, one class a stranger in turn
-#   open-families         the open set where classes come in families that spread unlike each other: 3 lighting, 3 Lambertian and 2 subspace classes (a, b), or 4 lighting and 4 Lambertian (c, d), 8 × 10 sets, one class a stranger in turn
+#   open-families         the open set where classes come in families that spread unlike each other: 3 lighting, 3 Lambertian and 2 subspace classes (a, b, e, f), or 4 lighting and 4 Lambertian (c, d), 8 × 10 sets, one class a stranger in turn
 #   dr-start              the start of W (--dr-start pca, fisher) for nn-h-dr, on fresh lighting (seed 101) and Lambertian (111) faces
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
 #
@@ -157,7 +157,9 @@ one() {
 		families families-b lighting:631:3 cone:641:3 subspace:651:2
 		families families-c lighting:661:4 cone:671:4
 		families families-d lighting:681:4 cone:691:4
-		for f in a b c d; do
+		families families-e lighting:1001:3 cone:1011:3 subspace:1021:2
+		families families-f lighting:1031:3 cone:1041:3 subspace:1051:2
+		for f in a b c d e f; do
 			run "open-families-$f" --data "$out/families-$f" --protocol "gallery=5,probe=5,splits=8,strangers=1" --methods "$(methods auto)" --seed 1
 		done
 		;;
