@@ -43,21 +43,29 @@ func OpenSetThreshold(div mat.Symmetric, labels []string, p float64) (float64, e
 // the order of the sets. labels are the sets' classes.
 func Nearest(div mat.Symmetric, labels []string) (same, other []float64) {
 	for i := range labels {
-		s, o := math.Inf(1), math.Inf(1)
-		for j := range labels {
-			switch {
-			case j == i:
-			case labels[j] == labels[i]:
-				s = math.Min(s, div.At(i, j))
-			default:
-				o = math.Min(o, div.At(i, j))
-			}
-		}
+		s, o := nearestOf(div, labels, i)
 		if !math.IsInf(s, 1) {
 			same = append(same, s)
 		}
 		if !math.IsInf(o, 1) {
 			other = append(other, o)
+		}
+	}
+	return same, other
+}
+
+// nearestOf returns set i's smallest score in div to another set of its
+// label (same) and to a set of another label (other), +Inf where there is
+// none.
+func nearestOf(div mat.Symmetric, labels []string, i int) (same, other float64) {
+	same, other = math.Inf(1), math.Inf(1)
+	for j := range labels {
+		switch {
+		case j == i:
+		case labels[j] == labels[i]:
+			same = math.Min(same, div.At(i, j))
+		default:
+			other = math.Min(other, div.At(i, j))
 		}
 	}
 	return same, other
@@ -75,12 +83,7 @@ func Nearest(div mat.Symmetric, labels []string) (same, other []float64) {
 func ClassSpread(div mat.Symmetric, labels []string) map[string]float64 {
 	same := map[string][]float64{}
 	for i := range labels {
-		s := math.Inf(1)
-		for j := range labels {
-			if j != i && labels[j] == labels[i] {
-				s = math.Min(s, div.At(i, j))
-			}
-		}
+		s, _ := nearestOf(div, labels, i)
 		if !math.IsInf(s, 1) && !math.IsNaN(s) {
 			same[labels[i]] = append(same[labels[i]], s)
 		}
