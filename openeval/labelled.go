@@ -1,6 +1,7 @@
 package openeval
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,10 @@ type Report struct {
 	Data      string `json:"data"`
 	Method    string `json:"method"`
 	Threshold string `json:"threshold"` // a number or "+Inf"; "members" for a vote
+	// ClassThresholds is true where the model (or a member of its vote)
+	// gives each class a threshold of its own, the threshold above times
+	// the class's factor (model.Spread): every set's is in PerSet.
+	ClassThresholds bool `json:"class_thresholds,omitempty"`
 	// Thresholds, for a model that decides by a vote, are its members'
 	// (in the order of Members), each a number or "+Inf".
 	Members         []string                `json:"members,omitempty"`
@@ -80,6 +85,10 @@ type SetOutcome struct {
 	Score       *float64 `json:"score,omitempty"`
 	RunnerUp    string   `json:"runner_up,omitempty"`
 	RunnerScore *float64 `json:"runner_score,omitempty"` // absent when the model knows one label
+	// Threshold is the one the set's score was held against: that of its
+	// nearest class, by the deciding member of a vote; absent for a
+	// closed set.
+	Threshold *float64 `json:"threshold,omitempty"`
 	// For a model that decides by a vote: every member's label, and the
 	// member whose score and threshold decided (its method).
 	Votes  []string `json:"votes,omitempty"`
@@ -109,6 +118,9 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 		known[c] = true
 	}
 	s := &Report{Method: m.MethodName(), Threshold: strconv.FormatFloat(mt.Threshold(), 'g', -1, 64), PerClass: map[string]ClassOutcome{}}
+	for _, mem := range m.Members() {
+		s.ClassThresholds = s.ClassThresholds || mem.Spread != nil
+	}
 	if len(m.Voters) > 0 {
 		s.Threshold, s.Members = "members", m.MemberMethods()
 		for _, t := range mt.Thresholds() {
@@ -147,6 +159,9 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 			one.Nearest, one.NearestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, &d.Score
 			if d.RunnerUp >= 0 {
 				one.RunnerUp, one.RunnerScore = d.RunnerLabel, &d.RunnerScore
+			}
+			if t := mt.Thresholds()[res.Member] * res.Factor; !math.IsInf(t, 0) {
+				one.Threshold = &t
 			}
 			if res.Votes != nil {
 				one.Votes, one.Member = res.Votes, s.Members[res.Member]

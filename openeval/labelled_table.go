@@ -9,6 +9,15 @@ import (
 	"text/tabwriter"
 )
 
+// eachClass says, where the model gives each class a threshold of its
+// own, what the threshold printed is; "" otherwise.
+func (s *Report) eachClass() string {
+	if !s.ClassThresholds {
+		return ""
+	}
+	return " times each class's factor: setmatch inspect lists them"
+}
+
 // WriteTable writes the report as setmatch test prints it: the accuracy,
 // the known sets rejected and the strangers let in, the balanced accuracy
 // and the threshold-free rates, the failures, the time per set, and the
@@ -19,9 +28,9 @@ func (s *Report) WriteTable(w io.Writer) error {
 		for i, m := range s.Members {
 			th[i] = m + " " + s.Thresholds[i]
 		}
-		fmt.Fprintf(w, "model %s (%s, thresholds %s) on %s\n", s.Model, s.Method, strings.Join(th, ", "), s.Data)
+		fmt.Fprintf(w, "model %s (%s, thresholds %s%s) on %s\n", s.Model, s.Method, strings.Join(th, ", "), s.eachClass(), s.Data)
 	} else {
-		fmt.Fprintf(w, "model %s (%s, threshold %s) on %s\n", s.Model, s.Method, s.Threshold, s.Data)
+		fmt.Fprintf(w, "model %s (%s, threshold %s%s) on %s\n", s.Model, s.Method, s.Threshold, s.eachClass(), s.Data)
 	}
 	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
 	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)

@@ -13,10 +13,11 @@ import (
 // TestTest: every set is decided in the order of class and name, a set
 // that could not be read counts as failed (wrong), a set of a class the
 // model lacks is right when rejected, and the counts, the confusion
-// table and the threshold-free rates follow the matcher's decisions.
+// table and the threshold-free rates follow the matcher's decisions; a
+// set's threshold is its nearest class's, by the deciding member.
 func TestTest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v6.smm"))
+	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +58,10 @@ func TestTest(t *testing.T) {
 		if one.Decided != want || one.Votes == nil {
 			t.Errorf("%s: decided %q (votes %v), matcher %q", order[i], one.Decided, one.Votes, want)
 		}
+		member := m.Members()[res.Member]
+		if th := member.ClassThreshold(res.Votes[res.Member]); one.Threshold == nil || *one.Threshold != th {
+			t.Errorf("%s: threshold %v, want %v (member %d's, class %s)", order[i], one.Threshold, th, res.Member, res.Votes[res.Member])
+		}
 		if (one.Class == "zz" && want == Unknown) || want == one.Class {
 			correct++
 		}
@@ -70,7 +75,7 @@ func TestTest(t *testing.T) {
 	if r.BalancedAccuracy == nil || *r.BalancedAccuracy != 50*(float64(correct-rejected)/3+float64(rejected)) {
 		t.Errorf("balanced accuracy %v, %d right of which %d rejected strangers", r.BalancedAccuracy, correct, rejected)
 	}
-	if r.OpenSet == nil || !r.OpenSet.Approximate || r.Threshold != "members" || len(r.Thresholds) != len(r.Members) {
+	if r.OpenSet == nil || !r.OpenSet.Approximate || r.Threshold != "members" || len(r.Thresholds) != len(r.Members) || !r.ClassThresholds {
 		t.Errorf("open set %+v, threshold %q, thresholds %v", r.OpenSet, r.Threshold, r.Thresholds)
 	}
 }
