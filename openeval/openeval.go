@@ -110,6 +110,9 @@ type Row struct {
 	// scale (deploy.Result.Scale), the unit of CommonThreshold; 0 for a
 	// vote or no threshold.
 	ThresholdFraction float64 `json:"threshold_fraction,omitempty"`
+	// SpreadExponent is how far the model's classes' thresholds follow
+	// their spread (model.Spread); 0 for one threshold for all.
+	SpreadExponent float64 `json:"spread_exponent,omitempty"`
 	// StrangerClasses are the classes with no set in the split's gallery
 	// whose probe sets were decided as strangers'; VisitorClasses those
 	// whose probe sets were given to training as strangers' sets
@@ -325,6 +328,9 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 		}
 		if t := built.Model.Threshold; !math.IsInf(t, 1) {
 			row.ThresholdFraction = t / scale
+		}
+		if sp := built.Model.Spread; sp != nil {
+			row.SpreadExponent = sp.Exponent
 		}
 	}
 	var samples []openset.Sample

@@ -167,6 +167,11 @@ func TestRunSeparated(t *testing.T) {
 		if r.Known != 6 || r.Strangers != 2 || r.Failed != 0 || r.Deployed != string(method.NNH) {
 			t.Errorf("split %d: %d known, %d strangers, %d failed, deployed %s", s, r.Known, r.Strangers, r.Failed, r.Deployed)
 		}
+		// Two gallery sets a class: the stand-in folds see no class's
+		// spread, and one threshold serves all.
+		if r.SpreadExponent != 0 {
+			t.Errorf("split %d: spread exponent %v with two sets a class", s, r.SpreadExponent)
+		}
 	}
 	// Far apart classes: named right, and a threshold that keeps the
 	// strangers out.
