@@ -1,9 +1,12 @@
 package device
 
 import (
+	"bytes"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"setmatch/device/devicetest"
@@ -12,7 +15,8 @@ import (
 
 // A model that gives each class a threshold of its own decides a batch
 // by its nearest class's, and the journal gives that threshold: the
-// model's, or a configured decision.threshold, times the class's factor.
+// model's, or a configured decision.threshold, times the class's factor;
+// setmatchd -check says so.
 func TestSpreadModelJournalsTheClassThreshold(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	r, ch := newRunner(t, f, slog.DiscardHandler)
@@ -48,5 +52,18 @@ func TestSpreadModelJournalsTheClassThreshold(t *testing.T) {
 	}
 	if want := *rec.Score <= 0.125; rec.Known != want {
 		t.Errorf("batch of bob: score %v, known %v; want %v", *rec.Score, rec.Known, want)
+	}
+
+	// setmatchd -check says the classes have thresholds of their own.
+	text, err := os.ReadFile(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.Config, bytes.Replace(text, []byte(f.Model), []byte(path), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "times each class's factor (0.5 to 2:") {
+		t.Errorf("check of a model with a threshold for each class: %v\n%s", err, out.String())
 	}
 }
