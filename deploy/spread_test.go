@@ -190,8 +190,7 @@ func TestCalibrationGivesWideClassesLooserThresholds(t *testing.T) {
 		strangers = append(strangers, x)
 	}
 	for _, given := range [][]*mat.Dense{nil, strangers} {
-		res, _ = buildSpreading(t, 2, 2, given...); t.Log(res.ThresholdSource)
-		if res.Model.Spread != nil || !strings.Contains(res.ThresholdSource, "one threshold for every class") {
+		if res, _ = buildSpreading(t, 2, 2, given...); res.Model.Spread != nil || !strings.Contains(res.ThresholdSource, "one threshold for every class") {
 			t.Errorf("two sets a class, %d strangers' sets given: spread %+v (%s), want one threshold", len(given), res.Model.Spread, res.ThresholdSource)
 		}
 	}
