@@ -478,9 +478,9 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 		return model.Decision{}, r.matchErr(st, name, n, err)
 	}
 	rec.Bandwidth = res.Bandwidth
-	// A vote's decision is its deciding member's, by that member's
-	// threshold: that of the nearest class (model.Spread).
-	rec.Threshold = journal.Finite(st.matcher.Thresholds()[res.Member] * res.Factor)
+	// The nearest class's threshold (model.Spread); a vote's decision is
+	// its deciding member's, by that member's.
+	rec.Threshold = journal.Finite(res.Threshold)
 	rec.Votes = res.Votes
 	return res.Decision, nil
 }

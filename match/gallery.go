@@ -192,11 +192,20 @@ func NearestScores(score []float64, labels []string, threshold float64) Decision
 	if d.RunnerUp >= 0 {
 		d.RunnerLabel = labels[d.RunnerUp]
 	}
-	d.Known = d.Score <= threshold
+	d.Accept(labels, threshold)
+	return d
+}
+
+// Accept decides whether the query is known by threshold: Known if there
+// is a nearest set and Score ≤ threshold, and Label its label (labels,
+// one per gallery set) then, "" otherwise. A caller whose threshold
+// depends on the nearest set's label decides closed-set (+Inf) first and
+// accepts with that label's threshold.
+func (d *Decision) Accept(labels []string, threshold float64) {
+	d.Known, d.Label = d.Best >= 0 && d.Score <= threshold, ""
 	if d.Known {
 		d.Label = labels[d.Best]
 	}
-	return d
 }
 
 // NearestGated is NearestScores with the label chosen by one score and
@@ -225,9 +234,6 @@ func NearestGated(rank, gate []float64, labels []string, threshold float64) Deci
 	if d.RunnerUp >= 0 {
 		d.RunnerScore = nearest(d.RunnerLabel)
 	}
-	d.Known, d.Label = d.Score <= threshold, ""
-	if d.Known {
-		d.Label = labels[d.Best]
-	}
+	d.Accept(labels, threshold)
 	return d
 }

@@ -165,3 +165,21 @@ func TestNearestGated(t *testing.T) {
 		t.Errorf("no finite rank: %+v", d)
 	}
 }
+
+// TestAccept: a decision made closed-set is accepted, or not, by a
+// threshold given after it, as if it had been given to NearestScores.
+func TestAccept(t *testing.T) {
+	labels := []string{"a", "b", "a"}
+	score := []float64{0.4, 0.2, 0.3}
+	for _, th := range []float64{0.1, 0.2, 0.25, math.Inf(1)} {
+		d := NearestScores(score, labels, math.Inf(1))
+		d.Accept(labels, th)
+		if want := NearestScores(score, labels, th); d != want {
+			t.Errorf("threshold %v: accepted %+v, decided %+v", th, d, want)
+		}
+	}
+	d := Decision{Best: -1, Score: math.Inf(1)}
+	if d.Accept(labels, math.Inf(1)); d.Known || d.Label != "" {
+		t.Errorf("no nearest set, accepted: %+v", d)
+	}
+}

@@ -98,10 +98,10 @@ type Result struct {
 	// threshold.
 	Votes  []string
 	Member int
-	// Factor is the factor of the nearest class's threshold
-	// (Model.Spread; 1 without one): the batch is known when
-	// Decision.Score is at most the matcher's threshold times Factor.
-	Factor float64
+	// Threshold is the one Decision.Score was held against: the
+	// matcher's times Factor, the factor of the nearest class's threshold
+	// (Model.Spread; 1 without one). For a vote, the deciding member's.
+	Threshold, Factor float64
 }
 
 // NewMatcher validates the model and builds its gallery. Comparisons use
@@ -258,7 +258,7 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 		res.Bandwidth = h
 	}
 	if mt.disc == nil {
-		res.Decision = match.Nearest(res.Divergences, mt.labels, mt.model.Divergence, mt.threshold)
+		res.Decision = match.Nearest(res.Divergences, mt.labels, mt.model.Divergence, math.Inf(1))
 	} else {
 		k, self, err := mt.kernelVector(ctx, p, res.Divergences)
 		if err != nil {
@@ -275,20 +275,14 @@ func (mt *Matcher) matchProjected(ctx context.Context, p *mat.Dense) (Result, er
 	return res, nil
 }
 
-// gate decides whether the batch is known by the threshold of its
-// nearest class: the matcher's threshold times the class's factor
-// (Model.Spread), which the decision so far, by the matcher's threshold
-// alone, did not apply.
+// gate decides whether the batch, decided closed-set so far, is known:
+// by the threshold of its nearest class, the matcher's times the class's
+// factor (Model.Spread).
 func (mt *Matcher) gate(res *Result) {
 	d := &res.Decision
 	res.Factor = mt.model.Spread.Factor(mt.labels[d.Best])
-	if res.Factor == 1 {
-		return
-	}
-	d.Known, d.Label = d.Score <= mt.threshold*res.Factor, ""
-	if d.Known {
-		d.Label = mt.labels[d.Best]
-	}
+	res.Threshold = mt.threshold * res.Factor
+	d.Accept(mt.labels, res.Threshold)
 }
 
 // kernelVector returns the kFDA kernel of the projected batch p against
@@ -319,10 +313,10 @@ func (mt *Matcher) kernelVector(ctx context.Context, p *mat.Dense, div []match.D
 
 // decideKFDA maps the batch's kernel vector k (against every gallery
 // set) to the latent space, where the nearest gallery set gives the
-// label; the batch is known if its distance there (OpenSetLatent), or
-// the distance its kernel induces to the nearest set of that label
-// (OpenSetKernel, from self, its kernel with itself), is within the
-// threshold.
+// label, closed-set; the score the threshold is held against (gate) is
+// its distance there (OpenSetLatent), or the distance its kernel induces
+// to the nearest set of that label (OpenSetKernel, from self, its kernel
+// with itself).
 func (mt *Matcher) decideKFDA(res *Result, k []float64, self float64) error {
 	if mt.diag != nil {
 		// Before TransformRow, which centres k in place.
@@ -347,9 +341,9 @@ func (mt *Matcher) decideKFDA(res *Result, k []float64, self float64) error {
 	}
 	res.Latent, res.Distances = z, dist
 	if mt.diag == nil {
-		res.Decision = match.NearestScores(dist, mt.labels, mt.threshold)
+		res.Decision = match.NearestScores(dist, mt.labels, math.Inf(1))
 		return nil
 	}
-	res.Decision = match.NearestGated(dist, res.KernelDistances, mt.labels, mt.threshold)
+	res.Decision = match.NearestGated(dist, res.KernelDistances, mt.labels, math.Inf(1))
 	return nil
 }

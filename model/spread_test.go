@@ -55,9 +55,9 @@ func TestSpreadDecidesByTheNearestClassThreshold(t *testing.T) {
 			if c.known {
 				wantLabel = label
 			}
-			if r.Decision.Known != c.known || r.Decision.Label != wantLabel || r.Factor != c.factor || r.Decision.Score != score {
-				t.Errorf("factor %v, threshold %v (model's: %v): known %v %q, factor %v, score %v; want %v %q, %v, %v",
-					c.factor, c.threshold, viaModel, r.Decision.Known, r.Decision.Label, r.Factor, r.Decision.Score, c.known, wantLabel, c.factor, score)
+			if r.Decision.Known != c.known || r.Decision.Label != wantLabel || r.Factor != c.factor || r.Threshold != c.threshold*c.factor || r.Decision.Score != score {
+				t.Errorf("factor %v, threshold %v (model's: %v): known %v %q, factor %v, held against %v, score %v; want %v %q, %v, %v, %v",
+					c.factor, c.threshold, viaModel, r.Decision.Known, r.Decision.Label, r.Factor, r.Threshold, r.Decision.Score, c.known, wantLabel, c.factor, c.threshold*c.factor, score)
 			}
 		}
 	}

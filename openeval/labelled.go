@@ -160,7 +160,7 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 			if d.RunnerUp >= 0 {
 				one.RunnerUp, one.RunnerScore = d.RunnerLabel, &d.RunnerScore
 			}
-			if t := mt.Thresholds()[res.Member] * res.Factor; !math.IsInf(t, 0) {
+			if t := res.Threshold; !math.IsInf(t, 0) {
 				one.Threshold = &t
 			}
 			if res.Votes != nil {
