@@ -90,15 +90,12 @@ func newSpread(spread map[string]float64, alpha float64) *model.Spread {
 	return &model.Spread{Exponent: alpha, Factors: f}
 }
 
-// spreadText says how the classes' thresholds were set, for the
+// spreadText says how the classes' thresholds of m were set, for the
 // threshold's source.
-func spreadText(sp *model.Spread, atZero, atAlpha float64) string {
-	if sp == nil {
+func spreadText(m *model.Model, atZero, atAlpha float64) string {
+	if m.Spread == nil {
 		return "one threshold for every class (a threshold that follows each class's spread does not separate the stand-ins better by more than its standard error)"
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, f := range sp.Factors {
-		lo, hi = math.Min(lo, f), math.Max(hi, f)
-	}
-	return fmt.Sprintf("each class's threshold is this one times (how widely the class's sets spread over the typical class's) to the power %g, from %.3g to %.3g times it (balanced on the stand-ins: %.1f%%, against %.1f%% with one threshold for all)", sp.Exponent, lo, hi, 100*atAlpha, 100*atZero)
+	lo, hi := m.FactorRange()
+	return fmt.Sprintf("each class's threshold is this one times (how widely the class's sets spread over the typical class's) to the power %g, from %.3g to %.3g times it (balanced on the stand-ins: %.1f%%, against %.1f%% with one threshold for all)", m.Spread.Exponent, lo, hi, 100*atAlpha, 100*atZero)
 }

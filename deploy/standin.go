@@ -72,21 +72,22 @@ func standInGroups(classes int, seed uint64) [][]int {
 // foldFit fits the method on a fold's gallery (sets with labels and
 // names; a projection too learns from these alone) and returns the fold's
 // model, a function that decides a probe with it, and how the model sees
-// its gallery (foldScale).
-type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), foldScale, error)
+// its gallery (galleryView).
+type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error)
 
-// foldScale is how a model sees its gallery: how far apart its classes
-// lie (galleryScale) and how widely each spreads (learn.ClassSpread).
-type foldScale struct {
+// galleryView is how a model sees its gallery (a fold's, or the deployed
+// one): how far apart its classes lie (galleryScale) and how widely each
+// spreads (learn.ClassSpread).
+type galleryView struct {
 	scale  float64
 	spread map[string]float64
 }
 
-// newFoldScale returns the foldScale of a gallery the model compares as
+// newGalleryView returns the galleryView of a gallery the model compares as
 // scores (m×m), labels its sets' classes.
-func newFoldScale(scores mat.Symmetric, labels []string) (foldScale, error) {
+func newGalleryView(scores mat.Symmetric, labels []string) (galleryView, error) {
 	scale, err := galleryScale(scores, labels)
-	return foldScale{scale, learn.ClassSpread(scores, labels)}, err
+	return galleryView{scale, learn.ClassSpread(scores, labels)}, err
 }
 
 // galleryScale is how far apart a model sees its classes: the median,
@@ -121,18 +122,18 @@ func (r *Result) Scale() (float64, error) {
 	return galleryScale(r.Gallery, r.Model.Labels())
 }
 
-// modelScale returns the foldScale of m's gallery as m compares it: the
+// modelView returns the galleryView of m's gallery as m compares it: the
 // divergences of its sets, or for kFDA (kernel, the m×m kernel matrix of
 // the gallery) the distances its kernel induces.
-func modelScale(m *model.Model, kernel *mat.SymDense, workers int) (foldScale, error) {
+func modelView(m *model.Model, kernel *mat.SymDense, workers int) (galleryView, error) {
 	if m.Discriminant != nil {
-		return newFoldScale(kfda.KernelDistances(kernel), m.Labels())
+		return newGalleryView(kfda.KernelDistances(kernel), m.Labels())
 	}
 	div, err := divergences(m, workers)
 	if err != nil {
-		return foldScale{}, err
+		return galleryView{}, err
 	}
-	return newFoldScale(div, m.Labels())
+	return newGalleryView(div, m.Labels())
 }
 
 // unit is a set, or a frame half of one, with its class.
@@ -246,7 +247,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		if onFold != nil {
 			onFold(f+1, len(groups))
 		}
-		m, decide, fs, err := fit(galSets, galLabels, galNames)
+		m, decide, view, err := fit(galSets, galLabels, galNames)
 		if err != nil {
 			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, len(groups), describeClasses(group, classes), err)
 		}
@@ -257,10 +258,10 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 			}
 			d := res.Decision
 			right := d.Best >= 0 && m.Sets[d.Best].Label == labels[p.set]
-			p.sample.Score, p.sample.Right = d.Score/fs.scale, right
+			p.sample.Score, p.sample.Right = d.Score/view.scale, right
 			s := standIn{Sample: p.sample}
 			if d.Best >= 0 {
-				s.spread = fs.spread[m.Sets[d.Best].Label]
+				s.spread = view.spread[m.Sets[d.Best].Label]
 			}
 			samples = append(samples, s)
 		}
@@ -331,20 +332,20 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 // fitRaw is the foldFit of r.Fit on raw frames: the method refitted on
 // the fold (refit), deciding a probe as the appliance decides a batch.
 func (r *Result) fitRaw(opt Options) foldFit {
-	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), foldScale, error) {
+	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error) {
 		m, kernel, err := r.refit(gallery, labels, names, opt)
 		if err != nil {
-			return nil, nil, foldScale{}, err
+			return nil, nil, galleryView{}, err
 		}
-		fs, err := modelScale(m, kernel, opt.Workers)
+		view, err := modelView(m, kernel, opt.Workers)
 		if err != nil {
-			return nil, nil, foldScale{}, err
+			return nil, nil, galleryView{}, err
 		}
 		mt, err := m.NewMatcherWorkers(opt.Workers)
 		if err != nil {
-			return nil, nil, foldScale{}, err
+			return nil, nil, galleryView{}, err
 		}
-		return m, mt.Match, fs, nil
+		return m, mt.Match, view, nil
 	}
 }
 
@@ -363,14 +364,14 @@ func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string
 // calibrated sets m's threshold and Spread from the samples, and from
 // the strangers' sets opt gives (givenStrangers, decided by m itself), as
 // opt asks, and returns the rates and the words that say how (what
-// refits names what the folds fitted again). fs is how m sees its
+// refits names what the folds fitted again). view is how m sees its
 // gallery.
 //
 // The samples' scores are fractions of their fold's galleryScale, and the
 // threshold is the fraction found times m's own; each class's threshold
 // follows its spread as far as chooseSpread finds it pays (spread.go).
-func calibrated(m *model.Model, samples []standIn, fs foldScale, classes int, opt Options, refits string) (*openset.Rates, string, error) {
-	given, err := givenStrangers(m, opt.Strangers, fs, opt.Workers)
+func calibrated(m *model.Model, samples []standIn, view galleryView, classes int, opt Options, refits string) (*openset.Rates, string, error) {
+	given, err := givenStrangers(m, opt.Strangers, view, opt.Workers)
 	if err != nil {
 		return nil, "", err
 	}
@@ -386,10 +387,10 @@ func calibrated(m *model.Model, samples []standIn, fs foldScale, classes int, op
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
 	}
-	scale := fs.scale
+	scale := view.scale
 	frac := rates.Threshold
 	rates.Threshold *= scale
-	m.Threshold, m.Spread = rates.Threshold, newSpread(fs.spread, alpha)
+	m.Threshold, m.Spread = rates.Threshold, newSpread(view.spread, alpha)
 	strangers := "stand-in strangers'"
 	if len(given) > 0 {
 		strangers = "strangers'"
@@ -402,7 +403,7 @@ func calibrated(m *model.Model, samples []standIn, fs foldScale, classes int, op
 	if math.IsInf(rates.Threshold, 1) {
 		src += "; no threshold keeps stand-in strangers out here"
 	}
-	src += "; " + spreadText(m.Spread, atZero, atAlpha)
+	src += "; " + spreadText(m, atZero, atAlpha)
 	return &rates, src, nil
 }
 
@@ -420,20 +421,20 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	fs, err := newFoldScale(r.Gallery, r.Model.Labels())
+	view, err := newGalleryView(r.Gallery, r.Model.Labels())
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, fs, len(distinct(labels)), opt, string(r.Fit.Method))
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, view, len(distinct(labels)), opt, string(r.Fit.Method))
 	r.GivenStrangers = len(opt.Strangers)
 	return err == nil, nil, err
 }
 
 // givenStrangers returns the calibration samples of the strangers' sets
 // (raw frames) the user gave: each decided by m, the deployed model, as
-// a batch at the door, its score a fraction of m's scale (fs, with the
+// a batch at the door, its score a fraction of m's scale (view, with the
 // spread of its named class).
-func givenStrangers(m *model.Model, sets []*mat.Dense, fs foldScale, workers int) ([]standIn, error) {
+func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers int) ([]standIn, error) {
 	if len(sets) == 0 {
 		return nil, nil
 	}
@@ -448,7 +449,7 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, fs foldScale, workers int
 			return nil, fmt.Errorf("stranger's set %d of %d: %w", i+1, len(sets), err)
 		}
 		d := res.Decision
-		samples[i] = standIn{openset.Sample{Score: d.Score / fs.scale, Stranger: true}, fs.spread[mt.Labels()[d.Best]]}
+		samples[i] = standIn{openset.Sample{Score: d.Score / view.scale, Stranger: true}, view.spread[mt.Labels()[d.Best]]}
 	}
 	return samples, nil
 }
@@ -487,11 +488,11 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 					return "", nil, err
 				}
 			}
-			fs, err := modelScale(m, kernel, opt.Workers)
+			view, err := modelView(m, kernel, opt.Workers)
 			if err != nil {
 				return "", nil, err
 			}
-			rates, src, err := calibrated(m, samples, fs, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
+			rates, src, err := calibrated(m, samples, view, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
 			return src, rates, err
 		case !errors.Is(err, errNoStandIns):
 			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
@@ -528,13 +529,13 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 // bandwidth m's query rule gives it, as a batch gets), its kFDA fitted
 // again on them, deciding a probe that is projected already.
 func fitGallery(m *model.Model, workers int) foldFit {
-	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), foldScale, error) {
+	return func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error) {
 		f := *m
 		f.Voters, f.Discriminant, f.Spread, f.Sets = nil, nil, nil, make([]model.Set, len(gallery))
 		for i, x := range gallery {
 			h, err := m.QueryBandwidth.Bandwidth(x)
 			if err != nil {
-				return nil, nil, foldScale{}, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
+				return nil, nil, galleryView{}, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
 			}
 			f.Sets[i] = model.Set{Label: labels[i], Name: names[i], Samples: x, Bandwidth: h}
 		}
@@ -543,18 +544,18 @@ func fitGallery(m *model.Model, workers int) foldFit {
 			_, classes := model.ClassIndex(labels)
 			var err error
 			if kernel, err = FitTerms(&f, k.Kernels(), k.Reg, min(k.Dim(), len(classes)-1), workers); err != nil {
-				return nil, nil, foldScale{}, err
+				return nil, nil, galleryView{}, err
 			}
 		}
-		fs, err := modelScale(&f, kernel, workers)
+		view, err := modelView(&f, kernel, workers)
 		if err != nil {
-			return nil, nil, foldScale{}, err
+			return nil, nil, galleryView{}, err
 		}
 		mt, err := f.NewMatcherWorkers(workers)
 		if err != nil {
-			return nil, nil, foldScale{}, err
+			return nil, nil, galleryView{}, err
 		}
-		return &f, mt.MatchProjected, fs, nil
+		return &f, mt.MatchProjected, view, nil
 	}
 }
 

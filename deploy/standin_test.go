@@ -247,7 +247,7 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 		sets, labels, names := separated(7, perClass, 4)
 		var galleries [][]*mat.Dense
 		var galLabels [][]string
-		fit := func(g []*mat.Dense, l, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), foldScale, error) {
+		fit := func(g []*mat.Dense, l, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error) {
 			galleries, galLabels = append(galleries, g), append(galLabels, l)
 			m := &model.Model{}
 			for _, lab := range l {
@@ -261,7 +261,7 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 					}
 				}
 				return model.Result{Decision: match.Decision{Best: 0, Score: 1}}, nil
-			}, foldScale{scale: 1}, nil
+			}, galleryView{scale: 1}, nil
 		}
 		samples, err := standInSamples(sets, labels, names, 9, fit, nil)
 		if err != nil {

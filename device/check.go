@@ -3,7 +3,6 @@ package device
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -49,11 +48,7 @@ func Check(path string, w io.Writer) error {
 		th = "each member's (" + strings.Join(parts, ", ") + ")"
 	}
 	if th != "none (closed set)" && mm.Spread != nil {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, c := range mm.Classes() {
-			f := mm.Spread.Factor(c)
-			lo, hi = math.Min(lo, f), math.Max(hi, f)
-		}
+		lo, hi := mm.FactorRange()
 		th += fmt.Sprintf(" times each class's factor (%.3g to %.3g: setmatch inspect lists them)", lo, hi)
 	}
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",

@@ -70,6 +70,21 @@ func (s *Spread) validate(labels map[string]bool) error {
 	return nil
 }
 
+// FactorRange returns the smallest and the largest factor of the
+// gallery's classes' thresholds (Spread.Factor of every class): 1 and 1
+// for a model without a Spread.
+func (m *Model) FactorRange() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, c := range m.Classes() {
+		f := m.Spread.Factor(c)
+		lo, hi = math.Min(lo, f), math.Max(hi, f)
+	}
+	if lo > hi { // no classes
+		return 1, 1
+	}
+	return lo, hi
+}
+
 // ClassThreshold returns the threshold of class label: Threshold times
 // its factor (Spread.Factor).
 func (m *Model) ClassThreshold(label string) float64 {

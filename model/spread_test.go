@@ -121,3 +121,16 @@ func TestWithoutSetsDropsForgottenClassesFactors(t *testing.T) {
 		t.Error("the model forgotten from changed")
 	}
 }
+
+// TestFactorRange: the range runs over every class of the gallery, a
+// class without a factor at 1.
+func TestFactorRange(t *testing.T) {
+	m := mfModel(7, 6, 3, []int{5, 4, 6, 5, 4, 6})
+	if lo, hi := m.FactorRange(); lo != 1 || hi != 1 {
+		t.Errorf("no spread: %v to %v, want 1 to 1", lo, hi)
+	}
+	m.Spread = &Spread{Exponent: 1, Factors: map[string]float64{"a": 1.5, "b": 1.25}}
+	if lo, hi := m.FactorRange(); lo != 1 || hi != 1.5 {
+		t.Errorf("factors %v and a class without one: %v to %v, want 1 to 1.5", m.Spread.Factors, lo, hi)
+	}
+}
