@@ -1,6 +1,7 @@
 package device
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -21,6 +22,7 @@ import (
 	"setmatch/device/journal"
 	"setmatch/device/spool"
 	"setmatch/internal/testutil"
+	"setmatch/model"
 )
 
 // startRunner runs a Runner in-process on the fixture with a recording GPIO
@@ -41,6 +43,31 @@ func startRunner(t *testing.T, f *devicetest.Fixture, rec *gpiotest.Recorder) (*
 	}
 	t.Cleanup(func() { r.Stop(); r.Wait(); r.Close() })
 	return r, ch
+}
+
+// useModel writes m to the fixture's folder as name, reloads r with it,
+// and points the fixture's configuration file at it (for Check). It
+// returns the configuration r runs with and the file's text.
+func useModel(t *testing.T, f *devicetest.Fixture, r *Runner, name string, m *model.Model) (config.Config, []byte) {
+	t.Helper()
+	path := filepath.Join(f.Dir, name)
+	if err := model.WriteFile(path, m); err != nil {
+		t.Fatal(err)
+	}
+	cfg := *r.Config()
+	cfg.Model = path
+	if _, err := r.Reload(&cfg); err != nil {
+		t.Fatalf("reload with %s: %v", name, err)
+	}
+	text, err := os.ReadFile(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = bytes.Replace(text, []byte(f.Model), []byte(path), 1)
+	if err := os.WriteFile(f.Config, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, text
 }
 
 func next(t *testing.T, ch <-chan *journal.Record) *journal.Record {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"log/slog"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,15 +24,7 @@ func TestSpreadModelJournalsTheClassThreshold(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Spread = &model.Spread{Exponent: 1, Factors: map[string]float64{"alice": 2, "bob": 0.5}}
-	path := filepath.Join(f.Dir, "spread.smm")
-	if err := model.WriteFile(path, m); err != nil {
-		t.Fatal(err)
-	}
-	cfg := *r.Config()
-	cfg.Model = path
-	if _, err := r.Reload(&cfg); err != nil {
-		t.Fatal(err)
-	}
+	cfg, _ := useModel(t, f, r, "spread.smm", m)
 	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(4, 5)), "alice"))
 	rec := next(t, ch)
 	if rec.Best != "alice" || rec.Threshold == nil || *rec.Threshold != 2*m.Threshold {
@@ -54,14 +44,8 @@ func TestSpreadModelJournalsTheClassThreshold(t *testing.T) {
 		t.Errorf("batch of bob: score %v, known %v; want %v", *rec.Score, rec.Known, want)
 	}
 
-	// setmatchd -check says the classes have thresholds of their own.
-	text, err := os.ReadFile(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(f.Config, bytes.Replace(text, []byte(f.Model), []byte(path), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// setmatchd -check (the configuration file names the model) says the
+	// classes have thresholds of their own.
 	var out bytes.Buffer
 	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "times each class's factor (0.5 to 2:") {
 		t.Errorf("check of a model with a threshold for each class: %v\n%s", err, out.String())

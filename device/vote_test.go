@@ -37,15 +37,7 @@ func TestVoteModelThreshold(t *testing.T) {
 	v2 := *v1
 	v1.Threshold, v2.Threshold = 0.3, 0.4
 	m.Voters = []*model.Model{v1, &v2}
-	vote := filepath.Join(f.Dir, "vote.smm")
-	if err := model.WriteFile(vote, m); err != nil {
-		t.Fatal(err)
-	}
-	cfg := *r.Config()
-	cfg.Model = vote
-	if _, err := r.Reload(&cfg); err != nil {
-		t.Fatalf("reload of a vote without a configured threshold: %v", err)
-	}
+	cfg, text := useModel(t, f, r, "vote.smm", m) // without a configured threshold
 	if got := r.Model().Model.MethodName(); !strings.HasPrefix(got, "vote(") {
 		t.Fatalf("model in use decides by %q after the reload", got)
 	}
@@ -73,15 +65,7 @@ func TestVoteModelThreshold(t *testing.T) {
 	}
 
 	// setmatchd -check
-	text, err := os.ReadFile(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text = bytes.Replace(text, []byte(f.Model), []byte(vote), 1)
 	var out bytes.Buffer
-	if err := os.WriteFile(f.Config, text, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "threshold each member's (nn-h-dr 0.6, nn-h-dr 0.3, nn-h-dr 0.4)") {
 		t.Errorf("check of a vote: %v\n%s", err, out.String())
 	}
