@@ -74,8 +74,9 @@ type FreeRates struct {
 // SetOutcome is the decision on one set: the nearest gallery set's label
 // and score (a divergence, or for kFDA the distance its kernel induces,
 // or in models of formats 2 and 3 a latent distance, as compared with the
-// threshold) and the nearest set of another label, to see how far a
-// threshold sits from the scores.
+// threshold) and the nearest set of another label (for kFDA the next
+// label in its latent space, scored alike, which can score below the
+// nearest), to see how far a threshold sits from the scores.
 type SetOutcome struct {
 	Class       string   `json:"class"`
 	Set         string   `json:"set"`

@@ -103,6 +103,10 @@ type Row struct {
 	// alone would have deployed (the first within one standard error),
 	// where the open set chose another; empty otherwise.
 	ClosedChoice string `json:"closed_choice,omitempty"`
+	// OpenSetChoice, for auto where several candidates were held equal
+	// on the closed set, says how the open set chose among them: each
+	// one's figure on the stand-in strangers (deploy.Result.OpenSetChoice).
+	OpenSetChoice string `json:"open_set_choice,omitempty"`
 	// Threshold is the model's open-set threshold ("+Inf" for none); for
 	// a vote, every member's, "a: t1, b: t2, …".
 	Threshold string `json:"threshold"`
@@ -319,7 +323,7 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice}
+	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
 	row.Approximate = len(built.Model.Voters) > 0
 	scale := 0.0
 	if !row.Approximate {

@@ -294,3 +294,23 @@ func TestCommonByMethod(t *testing.T) {
 		t.Error("a vote among the splits: a common threshold")
 	}
 }
+
+// TestRunOpenSetChoice checks that a split of auto records how the open
+// set chose among the candidates the closed set held equal, with each
+// one's figure on the stand-in strangers.
+func TestRunOpenSetChoice(t *testing.T) {
+	d := separated(4, 4)
+	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 1, Strangers: 1}
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(d, splits, Options{Methods: []method.Name{method.Auto}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Methods[method.Auto].PerSplit[0]
+	if !strings.Contains(r.OpenSetChoice, "stand-in strangers") || !strings.Contains(r.OpenSetChoice, r.Deployed+" (balanced ") {
+		t.Errorf("deployed %s, open-set choice %q", r.Deployed, r.OpenSetChoice)
+	}
+}

@@ -30,10 +30,18 @@ func (o ImageOptions) Check() error {
 	switch {
 	case o.Classes < 1 || o.Classes > 1000:
 		return fmt.Errorf("synth: image classes must be 1 to 1000, got %d", o.Classes)
-	case o.Frames < 1 || o.Frames > 100000:
-		return fmt.Errorf("synth: frames per set must be 1 to 100000, got %d", o.Frames)
-	case o.W < 8 || o.H < 8 || o.W > 4096 || o.H > 4096:
-		return fmt.Errorf("synth: image size must be 8x8 to 4096x4096, got %dx%d", o.W, o.H)
+	}
+	return checkFrames(o.Frames, o.W, o.H)
+}
+
+// checkFrames reports whether sets of frames frames of w×h pixels can be
+// made.
+func checkFrames(frames, w, h int) error {
+	switch {
+	case frames < 1 || frames > 100000:
+		return fmt.Errorf("synth: frames per set must be 1 to 100000, got %d", frames)
+	case w < 8 || h < 8 || w > 4096 || h > 4096:
+		return fmt.Errorf("synth: image size must be 8x8 to 4096x4096, got %dx%d", w, h)
 	}
 	return nil
 }

@@ -80,13 +80,25 @@ func imageSetFolder(dir string) bool {
 // WriteImageSets writes sets image sets of every class of opt
 // (ImageOptions.ImageSet) as dir/<class>/<set>/f000.png….
 func WriteImageSets(dir string, opt ImageOptions, sets int) error {
-	for c := range opt.Classes {
+	return writeImageSets(dir, opt.Classes, sets, opt.ImageSet)
+}
+
+// WriteTurntableSets writes the sets of every object of opt
+// (TurntableOptions.TurntableSet) as dir/<class>/<set>/f000.png….
+func WriteTurntableSets(dir string, opt TurntableOptions) error {
+	return writeImageSets(dir, opt.Classes, opt.Sets, opt.TurntableSet)
+}
+
+// writeImageSets writes sets image sets of each of classes, set s of
+// class c given by set, as dir/<class>/<set>/f000.png….
+func writeImageSets(dir string, classes, sets int, set func(c, s int) ([]*image.Gray, error)) error {
+	for c := range classes {
 		for s := range sets {
-			imgs, err := opt.ImageSet(c, s)
+			imgs, err := set(c, s)
 			if err != nil {
 				return err
 			}
-			if err := writeSet(filepath.Join(dir, ClassName(c, opt.Classes), SetName(s, sets)), imgs); err != nil {
+			if err := writeSet(filepath.Join(dir, ClassName(c, classes), SetName(s, sets)), imgs); err != nil {
 				return err
 			}
 		}

@@ -10,12 +10,13 @@ import (
 )
 
 // synthSynopsis is the usage line and description of setmatch synth.
-const synthSynopsis = `--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting|cone] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH | --relight SRC] [--force]
+const synthSynopsis = `--out DIR [--classes C] [--sets S] [--frames F] [--dim D] [--seed N] [--kind subspace|beyond-gauss|lighting|cone] [--info-dim K] [--noise SIGMA] [--shape-dims M] [--nuisance-dim L] [--nuisance-std S] [--images WxH | --turntable WxH | --relight SRC] [--force]
 
 Writes a labelled data set with known answers, in the layout train, test
 and eval read: feature vectors of one of four kinds (--kind), textured
-image frames (--images), or the images of a folder under strong
-synthetic lighting (--relight). The same seed gives the same data.`
+image frames (--images), frames of objects turning on a turntable
+(--turntable), or the images of a folder under strong synthetic
+lighting (--relight). The same seed gives the same data.`
 
 func runSynth(args []string, stdout, stderr io.Writer) error {
 	fl := newFlagSet("synth", synthSynopsis, stderr)
@@ -34,6 +35,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	force := fl.Bool("force", false, "replace a data set previously written to DIR")
 	images := fl.String("images", "", "write image frames of `WxH` pixels instead of feature vectors: DIR/<class>/<set>/f000.png…, a texture per class (--classes, --sets, --frames and --seed apply)")
 	relight := fl.String("relight", "", "write the images of folder `SRC` (<class>/<image>, or <class>/<set>/<image>) under strong synthetic lighting instead: DIR/<class>/<set>/f000.png…, the same lights for every class, each set from its own images (--sets, --frames and --seed apply)")
+	turntable := fl.String("turntable", "", "write image frames of `WxH` pixels of objects turning on a turntable instead of feature vectors: DIR/<class>/<set>/f000.png…, an object per class, each set one arc of a turn (--sets arcs: 4 gives quarter turns; --classes, --frames and --seed apply)")
 	if err := parseFlags(fl, args); err != nil {
 		return err
 	}
@@ -45,11 +47,14 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		fl.Usage()
 		return usagef("--out DIR is required")
 	}
+	if given := givenFlags(fl, "images", "turntable", "relight"); len(given) > 1 {
+		return usagef("%s exclude each other", strings.Join(given, " and "))
+	}
 	if *relight != "" {
-		if *images != "" {
-			return usagef("--images and --relight exclude each other")
-		}
 		return synthRelight(fl, *relight, *out, *sets, *frames, *seed, *force, args, stdout)
+	}
+	if *turntable != "" {
+		return synthTurntable(fl, *turntable, *out, *classes, *sets, *frames, *seed, *force, args, stdout)
 	}
 	if *images != "" {
 		return synthImages(fl, *images, *out, *classes, *sets, *frames, *seed, *force, args, stdout)

@@ -14,12 +14,9 @@ import (
 // synthImages is setmatch synth --images WxH: an image data set of PNG
 // frames, DIR/<class>/<set>/f000.png, a texture per class (synth.ImageOptions).
 func synthImages(fl *flag.FlagSet, size, out string, classes, sets, frames int, seed int64, force bool, args []string, stdout io.Writer) error {
-	if bad := givenFlags(fl, vectorFlags...); len(bad) > 0 {
-		return usagef("%s apply to feature-vector data, not to --images", strings.Join(bad, ", "))
-	}
-	w, h, ok := parseWxH(size)
-	if !ok {
-		return usagef("--images: want a frame size WxH such as 128x96, got %q", size)
+	w, h, err := imageFlags(fl, "images", size)
+	if err != nil {
+		return err
 	}
 	if sets < 1 || sets > 10000 {
 		return usagef("--sets must be 1 to 10000, got %d", sets)
@@ -40,6 +37,46 @@ func synthImages(fl *flag.FlagSet, size, out string, classes, sets, frames int, 
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames of %dx%d pixels (PNG, seed %d) to %s\n",
 		classes, sets, frames, w, h, seed, out)
 	return nil
+}
+
+// synthTurntable is setmatch synth --turntable WxH: an image data set of
+// PNG frames, DIR/<class>/<set>/f000.png, an object per class turning on
+// a turntable, a set per arc of the turn (synth.TurntableOptions).
+func synthTurntable(fl *flag.FlagSet, size, out string, classes, sets, frames int, seed int64, force bool, args []string, stdout io.Writer) error {
+	w, h, err := imageFlags(fl, "turntable", size)
+	if err != nil {
+		return err
+	}
+	opt := synth.TurntableOptions{Classes: classes, Sets: sets, Frames: frames, W: w, H: h, Seed: seed}
+	if err := opt.Check(); err != nil {
+		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
+	}
+	if err := synth.PrepareOut(out, force); err != nil {
+		return err
+	}
+	if err := synth.WriteTurntableSets(out, opt); err != nil {
+		return err
+	}
+	if err := synth.WriteReadme(out, opt.Readme(strings.Join(args, " "))); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %d objects × %d arcs of a turn × %d frames of %dx%d pixels (PNG, seed %d) to %s\n",
+		classes, sets, frames, w, h, seed, out)
+	return nil
+}
+
+// imageFlags checks the flags of an image data set, written by synth
+// --name size: none of feature-vector data is given, and size is a frame
+// size WxH.
+func imageFlags(fl *flag.FlagSet, name, size string) (w, h int, err error) {
+	if bad := givenFlags(fl, vectorFlags...); len(bad) > 0 {
+		return 0, 0, usagef("%s apply to feature-vector data, not to --%s", strings.Join(bad, ", "), name)
+	}
+	w, h, ok := parseWxH(size)
+	if !ok {
+		return 0, 0, usagef("--%s: want a frame size WxH such as 128x96, got %q", name, size)
+	}
+	return w, h, nil
 }
 
 // vectorFlags are the flags of synth that shape feature-vector data only.

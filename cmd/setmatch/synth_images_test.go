@@ -71,3 +71,32 @@ func loadImageSets(t *testing.T, dir, spec string) *dataset.Dataset {
 	}
 	return ds
 }
+
+// TestSynthTurntable checks that synth --turntable writes a data set of
+// PNG set folders, one per arc of a turn, that train's image reader
+// loads, with a README that says what it holds, and that it excludes the
+// other image kinds and the flags of feature-vector data.
+func TestSynthTurntable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tt")
+	args := []string{"synth", "--turntable", "24x24", "--classes", "3", "--sets", "4", "--frames", "5", "--seed", "2", "--out", dir}
+	checkSynth(t, args, "wrote 3 objects × 4 arcs of a turn × 5 frames of 24x24 pixels", filepath.Join(dir, "c02", "s003", "f004.png"))
+	ds := loadImageSets(t, dir, "intensity:8x8")
+	if len(ds.Sets) != 12 || ds.Dim() != 64 {
+		t.Fatalf("loaded %d sets of dim %d", len(ds.Sets), ds.Dim())
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil || !strings.Contains(string(readme), "one arc of\na turn (90°)") {
+		t.Errorf("README: %v\n%s", err, readme)
+	}
+	for _, bad := range [][]string{
+		{"synth", "--turntable", "24x24", "--images", "24x24", "--out", t.TempDir()},
+		{"synth", "--turntable", "24x24", "--relight", dir, "--out", t.TempDir()},
+		{"synth", "--turntable", "24x24", "--kind", "cone", "--out", t.TempDir()},
+		{"synth", "--turntable", "24", "--out", t.TempDir()},
+		{"synth", "--turntable", "24x24", "--sets", "0", "--out", t.TempDir()},
+	} {
+		if code, _, _ := runCmd(bad...); code == 0 {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
