@@ -222,3 +222,20 @@ func TestForgetSetsEachClassThresholdAgain(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSpreadOf checks the spread a decision carries into the
+// calibration: its named class's, 0 for a class without one, and 0
+// where the decision named no set (every score +Inf), which must not
+// index the labels.
+func TestSpreadOf(t *testing.T) {
+	v := galleryView{scale: 1, spread: map[string]float64{"a": 0.5}}
+	labels := []string{"a", "b"}
+	for _, c := range []struct {
+		best int
+		want float64
+	}{{0, 0.5}, {1, 0}, {-1, 0}} {
+		if got := v.spreadOf(labels, c.best); got != c.want {
+			t.Errorf("best %d: spread %v, want %v", c.best, got, c.want)
+		}
+	}
+}

@@ -83,6 +83,16 @@ type galleryView struct {
 	spread map[string]float64
 }
 
+// spreadOf returns the spread of the class a decision named, by the
+// index best of its nearest gallery set in labels: 0 where the decision
+// named none (best < 0) or the class has no spread.
+func (v galleryView) spreadOf(labels []string, best int) float64 {
+	if best < 0 {
+		return 0
+	}
+	return v.spread[labels[best]]
+}
+
 // newGalleryView returns the galleryView of a gallery the model compares as
 // scores (m×m), labels its sets' classes.
 func newGalleryView(scores mat.Symmetric, labels []string) (galleryView, error) {
@@ -251,19 +261,16 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		if err != nil {
 			return nil, fmt.Errorf("stand-in fold %d of %d (classes %s standing for strangers): %w", f+1, len(groups), describeClasses(group, classes), err)
 		}
+		foldLabels := m.Labels()
 		for _, p := range probes {
 			res, err := decide(p.x)
 			if err != nil {
 				return nil, fmt.Errorf("stand-in fold %d, set %s/%s: %w", f+1, labels[p.set], names[p.set], err)
 			}
 			d := res.Decision
-			right := d.Best >= 0 && m.Sets[d.Best].Label == labels[p.set]
+			right := d.Best >= 0 && foldLabels[d.Best] == labels[p.set]
 			p.sample.Score, p.sample.Right = d.Score/view.scale, right
-			s := standIn{Sample: p.sample}
-			if d.Best >= 0 {
-				s.spread = view.spread[m.Sets[d.Best].Label]
-			}
-			samples = append(samples, s)
+			samples = append(samples, standIn{p.sample, view.spreadOf(foldLabels, d.Best)})
 		}
 	}
 	known := 0
@@ -449,7 +456,7 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers
 			return nil, fmt.Errorf("stranger's set %d of %d: %w", i+1, len(sets), err)
 		}
 		d := res.Decision
-		samples[i] = standIn{openset.Sample{Score: d.Score / view.scale, Stranger: true}, view.spread[mt.Labels()[d.Best]]}
+		samples[i] = standIn{openset.Sample{Score: d.Score / view.scale, Stranger: true}, view.spreadOf(mt.Labels(), d.Best)}
 	}
 	return samples, nil
 }
