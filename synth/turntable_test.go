@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"image"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -75,12 +76,7 @@ func TestTurntableSphere(t *testing.T) {
 func TestTurntableTurns(t *testing.T) {
 	o := TurntableOptions{Classes: 5, Sets: 4, Frames: 3, W: 32, H: 32, Seed: 2}
 	view := func(c int, turn float64) []float64 {
-		img := o.render(o.object(c), turn, 0.25, 1, 0, rand.New(rand.NewPCG(1, 2)))
-		v := make([]float64, len(img.Pix))
-		for i, p := range img.Pix {
-			v[i] = float64(p)
-		}
-		return v
+		return pixels(o.render(o.object(c), turn, 0.25, 1, 0, rand.New(rand.NewPCG(1, 2))))
 	}
 	dist := func(a, b []float64) float64 {
 		s := 0.0
@@ -103,14 +99,42 @@ func TestTurntableTurns(t *testing.T) {
 			}
 		}
 	}
-	// Set s of 4 covers [s·90°, (s+1)·90°): its frames lie within it.
-	for s := range 4 {
-		frames, err := o.TurntableSet(0, s)
-		if err != nil {
-			t.Fatal(err)
+	// Set s of 4 covers [s·90°, (s+1)·90°): its middle frame (of 3, at
+	// 45° into the arc, ±7.5° of jitter) is nearer to the view at the
+	// middle of its arc than to the middles of the other arcs (frames
+	// carry their set's tilt, brightness and noise).
+	for c := range o.Classes {
+		var middle [4][]float64
+		for k := range middle {
+			middle[k] = view(c, (float64(k)+0.5)*math.Pi/2)
 		}
-		if len(frames) != 3 {
-			t.Fatalf("set %d: %d frames", s, len(frames))
+		for s := range 4 {
+			frames, err := o.TurntableSet(c, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(frames) != o.Frames {
+				t.Fatalf("object %d set %d: %d frames", c, s, len(frames))
+			}
+			v := pixels(frames[1])
+			nearest := 0
+			for k := range middle {
+				if dist(v, middle[k]) < dist(v, middle[nearest]) {
+					nearest = k
+				}
+			}
+			if nearest != s {
+				t.Errorf("object %d set %d: the middle frame is nearest to the middle of arc %d", c, s, nearest)
+			}
 		}
 	}
+}
+
+// pixels returns the grey levels of img as a vector.
+func pixels(img *image.Gray) []float64 {
+	v := make([]float64, len(img.Pix))
+	for i, p := range img.Pix {
+		v[i] = float64(p)
+	}
+	return v
 }
