@@ -70,7 +70,7 @@ func synthTurntable(fl *flag.FlagSet, size, out string, classes, sets, frames in
 // size WxH.
 func imageFlags(fl *flag.FlagSet, name, size string) (w, h int, err error) {
 	if bad := givenFlags(fl, vectorFlags...); len(bad) > 0 {
-		return 0, 0, usagef("%s apply to feature-vector data, not to --%s", strings.Join(bad, ", "), name)
+		return 0, 0, usagef("%s shape feature-vector data only, not --%s image sets: leave them out", strings.Join(bad, ", "), name)
 	}
 	w, h, ok := parseWxH(size)
 	if !ok {
