@@ -142,10 +142,7 @@ func TestReloadRefusesOtherInputDim(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	r, _ := newRunner(t, f, slog.DiscardHandler)
 	defer func() { r.Stop(); r.Wait(); r.Close() }()
-	m, _, err := model.ReadFile(f.Model)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := fixtureModel(t, f)
 	bigD, d := m.W.Dims()
 	w := mat.NewDense(bigD+1, d, nil)
 	w.Slice(0, bigD, 0, d).(*mat.Dense).Copy(m.W)
@@ -157,7 +154,7 @@ func TestReloadRefusesOtherInputDim(t *testing.T) {
 	cfg := *r.Config()
 	cfg.Model = other
 	old := r.Model().ID()
-	_, err = r.Reload(&cfg)
+	_, err := r.Reload(&cfg)
 	if err == nil || !strings.Contains(err.Error(), "takes 7 features per frame, the model in use") {
 		t.Errorf("reload of a model with D+1: %v", err)
 	}

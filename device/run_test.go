@@ -45,6 +45,16 @@ func startRunner(t *testing.T, f *devicetest.Fixture, rec *gpiotest.Recorder) (*
 	return r, ch
 }
 
+// fixtureModel returns the model of f's configuration, read from its file.
+func fixtureModel(t *testing.T, f *devicetest.Fixture) *model.Model {
+	t.Helper()
+	m, _, err := model.ReadFile(f.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // useModel writes m to the fixture's folder as name, reloads r with it,
 // and points the fixture's configuration file at it (for Check). It
 // returns the configuration r runs with and the file's text.

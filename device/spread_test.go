@@ -19,10 +19,7 @@ func TestSpreadModelJournalsTheClassThreshold(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	r, ch := newRunner(t, f, slog.DiscardHandler)
 	defer func() { r.Stop(); r.Wait(); r.Close() }()
-	m, _, err := model.ReadFile(f.Model)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := fixtureModel(t, f)
 	m.Spread = &model.Spread{Exponent: 1, Factors: map[string]float64{"alice": 2, "bob": 0.5}}
 	cfg, _ := useModel(t, f, r, "spread.smm", m)
 	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(4, 5)), "alice"))

@@ -22,10 +22,7 @@ func TestVoteModelThreshold(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	r, ch := newRunner(t, f, slog.DiscardHandler)
 	defer func() { r.Stop(); r.Wait(); r.Close() }()
-	m, _, err := model.ReadFile(f.Model)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := fixtureModel(t, f)
 	// Two voters on the model with alice's and bob's sets swapped: they
 	// outvote the model on a batch of alice.
 	swapped := filepath.Join(f.Dir, "swapped.smm")
