@@ -81,17 +81,16 @@ func Write(w io.Writer, s *Summary) error {
 		tw.Flush()
 	}
 	fmt.Fprintln(w, "\nclasses:")
+	// A model with a threshold for each class has a column for it.
+	threshold := func(c Class) string { return "" }
+	head := ""
 	if s.SpreadExponent != nil {
-		fmt.Fprintf(tw, "  label\tsets\tframes\tthreshold\n")
-	} else {
-		fmt.Fprintf(tw, "  label\tsets\tframes\n")
+		threshold = func(c Class) string { return "\t" + short(c.Threshold) }
+		head = "\tthreshold"
 	}
+	fmt.Fprintf(tw, "  label\tsets\tframes%s\n", head)
 	for _, c := range s.Classes {
-		if s.SpreadExponent != nil {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\n", printable(c.Label), c.Sets, c.Frames, short(c.Threshold))
-			continue
-		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\n", printable(c.Label), c.Sets, c.Frames)
+		fmt.Fprintf(tw, "  %s\t%d\t%d%s\n", printable(c.Label), c.Sets, c.Frames, threshold(c))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
