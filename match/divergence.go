@@ -123,7 +123,10 @@ func Symmetric(logPatP, logQatP, logPatQ, logQatQ []float64) Divergences {
 //	r·tanh(r/2)  = 2x·(1 − e²)/(1 + e²) = −2x·m·(2 + m)/(1 + e²)
 //	sech x       = 2e/(1 + e²)
 //
-// none of which cancels or overflows for any r.
+// none of which cancels or overflows for any r. The first two take e as
+// 1 + m, which is exact where it matters to them (e near 1); sech x takes
+// e from exp(−x), as 1 + m keeps none of e's digits where e is tiny (far
+// points, whose sech decides the Bhattacharyya estimate of far sets).
 func sumTerms(logP, logQ []float64) (h, j, b float64) {
 	logQ = logQ[:len(logP)]
 	for i, lp := range logP {
@@ -133,7 +136,7 @@ func sumTerms(logP, logQ []float64) (h, j, b float64) {
 		inv := 1 / (1 + e*e)
 		h += m * m * inv
 		j -= 2 * x * m * (2 + m) * inv
-		b += 2 * e * inv
+		b += 2 * math.Exp(-x) * inv
 	}
 	return h, j, b
 }

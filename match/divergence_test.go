@@ -77,6 +77,26 @@ func TestSymmetricMatchesTerms(t *testing.T) {
 	}
 }
 
+// TestBhattacharyyaFarApart checks the Bhattacharyya estimate of sets
+// far apart, where H2 rounds to its bound 2: two sets of two equal frames
+// each, Δ apart with bandwidth 1, where every log ratio is r = Δ²/2 and
+// the estimate is sech(r/2), known in closed form to full precision.
+func TestBhattacharyyaFarApart(t *testing.T) {
+	for _, delta := range []float64{0.5, 3, 10, 30} {
+		p := mustKDE(t, mat.NewDense(2, 2, []float64{0, 0, 0, 0}), 1)
+		q := mustKDE(t, mat.NewDense(2, 2, []float64{delta, 0, delta, 0}), 1)
+		d, err := Compare(p, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := delta * delta / 4
+		want := 2 * math.Exp(-x) / (1 + math.Exp(-2*x))
+		if !close(d.Bhattacharyya, want, 1e-12, 0) {
+			t.Errorf("Δ = %v: Bhattacharyya %v, want sech(%v) = %v (H2 %v)", delta, d.Bhattacharyya, x, want, d.Hellinger2)
+		}
+	}
+}
+
 func TestDivergenceProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 20 {

@@ -16,7 +16,7 @@ const divSynopsis = `[--bandwidth H | --bandwidth-rule nn|scott|silverman] [--js
 Prints the empirical divergences between the Gaussian KDEs of two sets,
 A and B (feature files, one frame per row): the squared Hellinger
 distance and the Jeffrey divergence of the paper's Eq. 10 and 11, and
-the Bhattacharyya distance, with each set's bandwidth.`
+the Bhattacharyya coefficient (1 − H²/2), with each set's bandwidth.`
 
 func runDiv(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("div", divSynopsis, stderr)
