@@ -372,6 +372,38 @@ func (d *Data) check() error {
 	return nil
 }
 
+// WriteSplits writes splits of d as a split file that ReadSplits reads
+// back: one line "<split> <gallery|probe> <class>/<set>" per set of each
+// split, splits numbered from 0, so that another tool can be measured
+// on the same splits. A split file names no strangers: a probe set whose
+// class has no gallery set in its split is a stranger's. It refuses
+// pooled data (its sets are drawn from a pool and have no names) and
+// visitors (strangers' sets that go to training), which the format
+// cannot say.
+func WriteSplits(w io.Writer, splits []Split, d *Data) error {
+	if d.Pooled {
+		return errors.New("the sets of pooled data are drawn from each class's pool and have no names: a split file cannot name them")
+	}
+	bw := bufio.NewWriter(w)
+	for k, sp := range splits {
+		if len(sp.Visitors) > 0 {
+			return fmt.Errorf("split %d gives visitors' sets to training, which a split file cannot say: leave visitors=V out of the protocol", k)
+		}
+		for _, role := range []struct {
+			name string
+			idx  []int
+		}{{"gallery", sp.Gallery}, {"probe", sp.Probe}} {
+			for _, i := range role.idx {
+				if i < 0 || i >= len(d.Names) || d.Names[i] == "" {
+					return fmt.Errorf("split %d: %s set %d has no name", k, role.name, i)
+				}
+				fmt.Fprintf(bw, "%d %s %s\n", k, role.name, d.Names[i])
+			}
+		}
+	}
+	return bw.Flush()
+}
+
 // ReadSplits reads a split file. Each line names one set and its role in
 // one split:
 //

@@ -207,6 +207,63 @@ func TestReadSplits(t *testing.T) {
 	}
 }
 
+// TestWriteSplits checks that ReadSplits reads back the splits
+// WriteSplits wrote, strangers (probe classes without gallery sets)
+// included, and that it refuses what a split file cannot say.
+func TestWriteSplits(t *testing.T) {
+	d := toyData(5, 4, 4)
+	p, err := ParseProtocol("gallery=2,probe=2,splits=3,strangers=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits, err := p.MakeSplits(d, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteSplits(&b, splits, d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSplits(strings.NewReader(b.String()), "s.txt", d)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if len(got) != len(splits) {
+		t.Fatalf("%d splits read back, want %d", len(got), len(splits))
+	}
+	for k, sp := range splits {
+		if !slices.Equal(got[k].Gallery, sp.Gallery) || !slices.Equal(got[k].Probe, sp.Probe) {
+			t.Errorf("split %d read back as gallery %v probe %v, want %v %v", k, got[k].Gallery, got[k].Probe, sp.Gallery, sp.Probe)
+		}
+		inGallery := map[int]bool{}
+		for _, i := range got[k].Gallery {
+			inGallery[d.Labels[i]] = true
+		}
+		var strangers []int
+		for _, i := range got[k].Probe {
+			if c := d.Labels[i]; !inGallery[c] && !slices.Contains(strangers, c) {
+				strangers = append(strangers, c)
+			}
+		}
+		slices.Sort(strangers)
+		if !slices.Equal(strangers, sp.Strangers) {
+			t.Errorf("split %d: the file's probe classes without gallery sets are %v, want the strangers %v", k, strangers, sp.Strangers)
+		}
+	}
+	visitors := slices.Clone(splits)
+	visitors[1].Visitors = visitors[1].Strangers[:1]
+	pooled := *d
+	pooled.Pooled = true
+	for name, err := range map[string]error{
+		"visitors": WriteSplits(&strings.Builder{}, visitors, d),
+		"pooled":   WriteSplits(&strings.Builder{}, splits, &pooled),
+	} {
+		if err == nil {
+			t.Errorf("%s: written, want an error", name)
+		}
+	}
+}
+
 // TestSplitFileNeedsReadSplits: MakeSplits does no I/O, so a split-file
 // protocol says to use ReadSplits, which refuses pooled data.
 func TestSplitFileNeedsReadSplits(t *testing.T) {

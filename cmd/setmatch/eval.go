@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -47,13 +48,13 @@ methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,kfda-mix,
 
 // evalArgs holds the flags of setmatch eval.
 type evalArgs struct {
-	data, feat, proto, methods, jsonOut string
-	threshold                           string
-	seed                                uint64
-	workers, maxFrames                  int
-	asJSON, whiten, centre, spectrum    bool
-	quiet                               bool
-	grid                                method.GridSpec
+	data, feat, proto, methods, jsonOut, splitsOut string
+	threshold                                      string
+	seed                                           uint64
+	workers, maxFrames                             int
+	asJSON, whiten, centre, spectrum               bool
+	quiet                                          bool
+	grid                                           method.GridSpec
 }
 
 func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
@@ -67,6 +68,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the random splits and of the cross-validation folds")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
+	fs.StringVar(&a.splitsOut, "splits-out", "", "also write the splits to `FILE` before evaluating, one line \"<split> <gallery|probe> <class>/<set>\" per set, as --protocol file=FILE reads them: to measure another tool on the same splits (a probe set whose class has no gallery set in its split is a stranger's)")
 	fs.IntVar(&a.workers, "workers", 0, "goroutines for decoding and all-pairs work (0 = GOMAXPROCS)")
 	g := &a.grid
 	fs.StringVar(&g.Bandwidths, "bandwidths", "", "KDE bandwidth grid, e.g. global*1,set*2,knn3*1 (default: the built-in grid)")
@@ -142,6 +144,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if a.splitsOut != "" {
+		if err := writeSplitsFile(a.splitsOut, splits, d); err != nil {
+			return err
+		}
+	}
 	eo := eval.Options{Methods: ms, Grid: grid, Seed: a.seed, Workers: a.workers}
 	if k := pipe.PCADim(); k > 0 || a.centre {
 		eo.Transform = features.SplitTransform(k, a.whiten, a.centre)
@@ -188,6 +195,19 @@ func loadEvalData(a *evalArgs) (*dataset.Dataset, features.Pipeline, float64, er
 	t0 := time.Now()
 	ds, err := dataset.Load(a.data, opt)
 	return ds, pipe, time.Since(t0).Seconds(), err
+}
+
+// writeSplitsFile writes the splits of d to the file path
+// (eval.WriteSplits), for --splits-out.
+func writeSplitsFile(path string, splits []eval.Split, d *eval.Data) error {
+	var b bytes.Buffer
+	if err := eval.WriteSplits(&b, splits, d); err != nil {
+		return usagef("--splits-out: %v", err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--splits-out: %w: give a file in a folder you can write", err)
+	}
+	return nil
 }
 
 // makeSplits returns the splits of p on d; the command reads a split file

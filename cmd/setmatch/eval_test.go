@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,6 +56,43 @@ func evalDispatch(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := dispatch(args, &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// TestEvalSplitsOut checks that --splits-out writes the splits eval
+// measures: evaluating from the file gives the same accuracy in every
+// split, and a protocol the file cannot say is refused.
+func TestEvalSplitsOut(t *testing.T) {
+	dir := evalData(t, 4, 4)
+	out := filepath.Join(t.TempDir(), "splits.txt")
+	accuracies := func(args ...string) []float64 {
+		t.Helper()
+		code, stdout, stderr := evalDispatch(append([]string{"eval", "--data", dir, "--methods", "nn-h", "--json", "--quiet"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var got struct {
+			Methods map[string]struct{ Accuracies []float64 }
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+		}
+		return got.Methods["nn-h"].Accuracies
+	}
+	want := accuracies("--protocol", "gallery=1,probe=2,splits=3", "--splits-out", out)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(raw), "\n"); lines != 3*4*3 {
+		t.Errorf("%d lines, want one per set of each split (36):\n%s", lines, raw)
+	}
+	if got := accuracies("--protocol", "file="+out); len(want) != 3 || !slices.Equal(got, want) {
+		t.Errorf("from the file: accuracies %v, want those of the splits written %v", got, want)
+	}
+	code, _, stderr := evalDispatch("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "gallery=2,probe=2,splits=1,strangers=2,visitors=1", "--splits-out", out)
+	if code != 2 || !strings.Contains(stderr, "visitors") {
+		t.Errorf("visitors: exit %d, %s; want a usage error that names them", code, stderr)
+	}
 }
 
 func TestEvalJSON(t *testing.T) {
