@@ -33,8 +33,8 @@
 #   open-families         the open set where classes come in families that spread unlike each other: 3 lighting, 3 Lambertian and 2 subspace classes (a, b, e, f), or 4 lighting and 4 Lambertian (c, d), 8 × 10 sets, one class a stranger in turn
 #   dr-start              the start of W (--dr-start pca, fisher) for nn-h-dr, on fresh lighting (seed 101) and Lambertian (111) faces
 #   open-turntable        objects turning on a turntable (synth --turntable, seeds 1 and 2): 40 objects, a set per quarter turn, 2 to train and 2 to recognise; 8 objects strangers (and for seed 1 each method), or 36 (a household)
-#   lbph-turntable        OpenCV's LBPH recogniser (scripts/lbph.py; needs Debian's python3-opencv) on the splits of open-turntable (8 objects strangers, or 36), with setmatch's nn-h on the same splits
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
+#   lbph-turntable        OpenCV's LBPH recogniser (scripts/lbph.py; needs python3 with Debian's python3-opencv) on the splits of open-turntable (8 objects strangers, or 36), with setmatch's nn-h on the same splits; last, as the only run that needs more than setmatch
 #
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
 # the number of random splits and the methods, for a quick check, e.g.
@@ -217,7 +217,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-few open-families dr-start open-turntable lbph-turntable open-household)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-few open-families dr-start open-turntable open-household lbph-turntable)
 fi
 for r in "${runs[@]}"; do
 	one "$r"
