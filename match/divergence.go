@@ -117,26 +117,33 @@ func Symmetric(logPatP, logQatP, logPatQ, logQatQ []float64) Divergences {
 
 // sumTerms returns the sums over points of the Hellinger and Jeffrey terms
 // and of sech(r/2), with r = logP[i] − logQ[i]. With x = |r|/2, e = e^−x and
-// m = e − 1 = expm1(−x) (exact even for tiny x):
+// m = e − 1:
 //
 //	1 − sech x   = (1 − e)²/(1 + e²) = m²/(1 + e²)
 //	r·tanh(r/2)  = 2x·(1 − e²)/(1 + e²) = −2x·m·(2 + m)/(1 + e²)
 //	sech x       = 2e/(1 + e²)
 //
-// none of which cancels or overflows for any r. The first two take e as
-// 1 + m, which is exact where it matters to them (e near 1); sech x takes
-// e from exp(−x), as 1 + m keeps none of e's digits where e is tiny (far
-// points, whose sech decides the Bhattacharyya estimate of far sets).
+// none of which cancels or overflows for any r, given e and m to full
+// precision: below x = ½, m = expm1(−x) (exact even for tiny x) and e =
+// 1 + m; from there, e = exp(−x) (which 1 + m would lose where e is tiny:
+// far points, whose sech decides the Bhattacharyya estimate of far sets)
+// and m = e − 1, exact as e ≤ 0.61. One exponential a point either way.
 func sumTerms(logP, logQ []float64) (h, j, b float64) {
 	logQ = logQ[:len(logP)]
 	for i, lp := range logP {
 		x := math.Abs(lp-logQ[i]) / 2
-		m := math.Expm1(-x)
-		e := 1 + m
+		var e, m float64
+		if x < 0.5 {
+			m = math.Expm1(-x)
+			e = 1 + m
+		} else {
+			e = math.Exp(-x)
+			m = e - 1
+		}
 		inv := 1 / (1 + e*e)
 		h += m * m * inv
 		j -= 2 * x * m * (2 + m) * inv
-		b += 2 * math.Exp(-x) * inv
+		b += 2 * e * inv
 	}
 	return h, j, b
 }
