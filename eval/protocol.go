@@ -382,7 +382,7 @@ func (d *Data) check() error {
 // cannot say.
 func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 	if d.Pooled {
-		return errors.New("the sets of pooled data are drawn from each class's pool and have no names: a split file cannot name them")
+		return errors.New("the sets of pooled data are drawn from each class's pool and have no names, so a split file cannot name them: leave --splits-out out for pooled data, or give the data as one folder per set")
 	}
 	bw := bufio.NewWriter(w)
 	for k, sp := range splits {

@@ -199,6 +199,12 @@ func randRotation(rng *rand.Rand) [3][3]float64 {
 	return [3][3]float64{{a[0], b[0], c[0]}, {a[1], b[1], c[1]}, {a[2], b[2], c[2]}}
 }
 
+// The 3-vector and 3×3 helpers below are written by hand although
+// gonum's spatial/r3 has their like: its Unit normalises by Hypot and a
+// reciprocal, which rounds otherwise and would change the published
+// turntable data sets (and the figures measured on them) pixel by pixel,
+// and its Mat checks bounds element by element in the per-pixel loop.
+
 func rotX(t float64) [3][3]float64 {
 	c, s := math.Cos(t), math.Sin(t)
 	return [3][3]float64{{1, 0, 0}, {0, c, -s}, {0, s, c}}
