@@ -26,8 +26,10 @@ var ErrNoLearner = errors.New("no projection learner: the -dr methods need Grid.
 // g.Bandwidths (global bases from the fold's training sets). A candidate
 // scores its best bandwidth's accuracy pooled over the folds (ties: mean
 // margin, then grid order). The test sets are never touched. W is then
-// learned once more on all training sets with the winner, and the NN
-// bandwidth in the learned space is the one of the winning held-out score.
+// learned once more on all training sets with the winner (from what
+// learnInput gives: their frame halves where a class has fewer than
+// three), and the NN bandwidth in the learned space is the one of the
+// winning held-out score.
 // (Chosen again by runNN on the training sets that W was learned from, it
 // came out too narrow: on Virus with LBP features NN-H-DR fell from 77.8%
 // to 55.6%.) With a single candidate there is no held-out score, and the
@@ -64,13 +66,9 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		// learned from, it comes out too narrow (they fit W, not new sets).
 		g.Bandwidths = []Bandwidth{drBandwidths(g)[b]}
 	}
-	if folds(labels, 2, 0) == nil {
-		// One gallery set per class (pooled data): the affinity needs
-		// within-class pairs, so W is learned on each set's two halves.
-		sets, labels = halves(sets, labels)
-	}
 	chosen.MaxIter = g.DRIter
-	w, mean, err := g.Learn(sets, labels, m, chosen, int64(t.Seed))
+	ls, ll, lp := learnInput(sets, labels, chosen)
+	w, mean, err := g.Learn(ls, ll, m, lp, int64(t.Seed))
 	if err != nil {
 		return Prediction{}, fmt.Errorf("learning W: %w", err)
 	}
@@ -110,6 +108,25 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		pred.Fit.Method = NNJDR
 	}
 	return pred, nil
+}
+
+// learnInput returns what W is learned from on the training sets (n_i×D,
+// labels their classes) with p: the sets and p themselves where every
+// class has three or more sets; otherwise the even and odd frame halves of
+// every set, with one neighbour a set within and between classes in the
+// affinity (p.Nu = 1). W is then deployed as the folds that chose it
+// learned it: a fold's training part leaves such a class a single set,
+// whose two halves are its only pair (drFoldPart), so the fold's W pulls
+// the halves of a set together, never two sets of a class. Learned from
+// the pairs of sets, the deployed W would pull each class's sets
+// together, which no fold scores where the pair is all a class has.
+func learnInput(sets []*mat.Dense, labels []int, p LearnParams) ([]*mat.Dense, []int, LearnParams) {
+	if SmallestClass(labels) >= 3 {
+		return sets, labels, p
+	}
+	hs, hl := halves(sets, labels)
+	p.Nu = 1
+	return hs, hl, p
 }
 
 // SmallestClass returns the number of sets of the smallest class in labels.

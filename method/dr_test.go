@@ -47,13 +47,15 @@ func drSplit(t *testing.T, data *testData, gallery int) (testSplit, []int) {
 // coordLearner is a stand-in for model.Train: W picks the first p.Dim
 // features. It records the sets it was given.
 type coordLearner struct {
-	calls [][]*mat.Dense
-	iters []int
+	calls  [][]*mat.Dense
+	iters  []int
+	params []LearnParams
 }
 
 func (l *coordLearner) learn(sets []*mat.Dense, _ []int, _ match.Measure, p LearnParams, _ int64) (*mat.Dense, []float64, error) {
 	l.calls = append(l.calls, sets)
 	l.iters = append(l.iters, p.MaxIter)
+	l.params = append(l.params, p)
 	_, dim := sets[0].Dims()
 	w := mat.NewDense(dim, p.Dim, nil)
 	for j := range p.Dim {
@@ -355,6 +357,67 @@ func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
 	}
 	if len(distinct) != 2*6 {
 		t.Errorf("%d distinct matrices learned from, want 12: the halves of each fold, made once", len(distinct))
+	}
+}
+
+// TestDRDeploysWLearnedAsInItsFolds: the W a -dr method deploys is
+// learned from what its folds learned from. With two sets per class the
+// folds learn from frame halves (a fold leaves each class one set, its
+// halves the class's only pair), and so does the final W: its last
+// learner call has the even and odd frames of every training set, with
+// one neighbour a set in the affinity (the folds' default), so that it
+// pulls a set's halves together and not a class's two sets. With three
+// sets per class the folds and the final W learn from the sets
+// themselves, with the learner's default neighbours.
+func TestDRDeploysWLearnedAsInItsFolds(t *testing.T) {
+	for _, per := range []int{2, 3} {
+		rng := rand.New(rand.NewPCG(61, uint64(per)))
+		data := &testData{Classes: []string{"a", "b", "c"}}
+		for c := range 3 {
+			for range per {
+				data.Sets = append(data.Sets, testutil.RandSet(rng, 8, 4, float64(c), 1))
+				data.Labels = append(data.Labels, c)
+			}
+		}
+		l := &coordLearner{}
+		g := smallGrid()
+		g.Learn = l.learn
+		g.DRDims = []int{1, 2}
+		g.DRRules, g.DRScales, g.DRGuard = nil, []float64{1}, false
+		train := make([]int, len(data.Sets))
+		for i := range train {
+			train[i] = i
+		}
+		task := &Task{Pool: mustPool(t, data.Sets), Train: train, Labels: data.Labels, Classes: 3, Seed: 7}
+		if _, err := run(NNHDR, task, g); err != nil {
+			t.Fatal(err)
+		}
+		if len(l.calls) < 2 {
+			t.Fatalf("%d sets a class: %d learner calls, want the folds' and the final one", per, len(l.calls))
+		}
+		fold, final := l.calls[0], l.calls[len(l.calls)-1]
+		wantFrames, wantSets := 8, 3*per
+		if per == 2 {
+			wantFrames, wantSets = 4, 2*3*per
+		}
+		if n, _ := fold[0].Dims(); (n == 4) != (per == 2) {
+			t.Errorf("%d sets a class: a fold learned from sets of %d frames", per, n)
+		}
+		if len(final) != wantSets {
+			t.Errorf("%d sets a class: the final W learned from %d sets, want %d", per, len(final), wantSets)
+		}
+		if nu, want := l.params[len(l.params)-1].Nu, map[int]int{2: 1, 3: 0}[per]; nu != want {
+			t.Errorf("%d sets a class: the final W learned with ν = %d, want %d", per, nu, want)
+		}
+		if nu := l.params[0].Nu; nu != 0 {
+			t.Errorf("%d sets a class: a fold learned with ν = %d, want the default", per, nu)
+		}
+		for _, x := range final {
+			if n, _ := x.Dims(); n != wantFrames {
+				t.Errorf("%d sets a class: the final W learned from a set of %d frames, want %d", per, n, wantFrames)
+				break
+			}
+		}
 	}
 }
 

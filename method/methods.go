@@ -50,6 +50,10 @@ type LearnParams struct {
 	// Fisher: learning starts from the subspace of Fisher's discriminant
 	// of the training frames (learn.FisherBasis) instead of their PCA.
 	Fisher bool
+	// Nu > 0: the affinity's neighbours, ν_w = ν_b = Nu; 0: the learner's
+	// default (ν_w = the smallest class's sets − 1, ν_b = ν_w). Set by
+	// learnInput, not a choice.
+	Nu int
 }
 
 // startNote is how a candidate's text names a start other than the PCA

@@ -9,14 +9,15 @@ import (
 )
 
 // RefitProjection fits f's projection W again on other sets (raw frames,
-// ids their classes, names what errors call them), with the hyper-parameters it was fitted with (d,
-// the training bandwidth, the iterations), and sets f's bandwidths on
-// the sets it projects: what fitting f's setting on those sets would
-// give. A Fisher discriminant (nn-h-lda) is solved again, keeping its d
-// where the sets vary in as many directions; a W learned by conjugate
-// gradient (g.Learn) is learned again, from the sets' frame halves where
-// no class has two sets. A method in the full space (W nil) keeps f as
-// it is. The seed seeds the learner.
+// ids their classes, names what errors call them), with the
+// hyper-parameters it was fitted with (d, the training bandwidth, the
+// iterations), and sets f's bandwidths on the sets it projects: what
+// fitting f's setting on those sets would give. A Fisher discriminant
+// (nn-h-lda) is solved again, keeping its d where the sets vary in as
+// many directions; a W learned by conjugate gradient (g.Learn) is learned
+// again from what runDR would learn it from on these sets (learnInput:
+// their frame halves where a class has fewer than three). A method in the
+// full space (W nil) keeps f as it is. The seed seeds the learner.
 func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g Grid, seed uint64, workers int) error {
 	if f.W == nil {
 		return nil
@@ -41,19 +42,12 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 		if p.MaxIter == 0 {
 			p.MaxIter = g.DRIter
 		}
-		learnSets, learnIDs := sets, ids
-		if maxSize(ids) < 2 {
-			// No class has two sets to learn from: their frame halves
-			// are two sets of it, as where W is learned on sets that are
-			// one a class.
-			learnSets, learnIDs = nil, nil
+		learnSets, learnIDs, p := learnInput(sets, ids, p)
+		if maxSize(learnIDs) < 2 {
 			for i, x := range sets {
-				h := FrameHalves(x)
-				if h == nil {
-					n, _ := x.Dims()
+				if n, _ := x.Dims(); n < 4 {
 					return fmt.Errorf("set %s has %d frames, too few to halve (4 or more are needed) for learning W on the halves of sets that are one a class: give it more frames, or give its class a second set", names[i], n)
 				}
-				learnSets, learnIDs = append(learnSets, h[0], h[1]), append(learnIDs, ids[i], ids[i])
 			}
 		}
 		w, mean, err = g.Learn(learnSets, learnIDs, f.Divergence, p, int64(seed))
