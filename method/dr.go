@@ -99,7 +99,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		}
 	}
 	pred.Params = fmt.Sprintf("d=%d%s%s %s", d, ruleNote(g, chosen), cvNote, pred.Params)
-	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.Learn = NNHDR, w, mean, chosen
+	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.Learn = NNHDR, w, mean, lp
 	// The method's accuracy is the held-out score of its choice, W learned
 	// without the sets it classified. runNN's own score was taken on the
 	// sets W was learned from, which it separates better than new ones.
@@ -114,18 +114,19 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 // labels their classes) with p: the sets and p themselves where every
 // class has three or more sets; otherwise the even and odd frame halves of
 // every set, with one neighbour a set within and between classes in the
-// affinity (p.Nu = 1). W is then deployed as the folds that chose it
-// learned it: a fold's training part leaves such a class a single set,
-// whose two halves are its only pair (drFoldPart), so the fold's W pulls
-// the halves of a set together, never two sets of a class. Learned from
-// the pairs of sets, the deployed W would pull each class's sets
-// together, which no fold scores where the pair is all a class has.
+// affinity (p.Halves, p.Nu = 1). W is then deployed as the folds that
+// chose it learned it: a fold's training part leaves such a class a
+// single set, whose two halves are its only pair (drFoldPart), so the
+// fold's W pulls the halves of a set together, never two sets of a
+// class. Learned from the pairs of sets, the deployed W would pull each
+// class's sets together, which no fold scores where the pair is all a
+// class has.
 func learnInput(sets []*mat.Dense, labels []int, p LearnParams) ([]*mat.Dense, []int, LearnParams) {
 	if SmallestClass(labels) >= 3 {
 		return sets, labels, p
 	}
 	hs, hl := halves(sets, labels)
-	p.Nu = 1
+	p.Halves, p.Nu = true, 1
 	return hs, hl, p
 }
 

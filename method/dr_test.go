@@ -366,9 +366,10 @@ func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
 // halves the class's only pair), and so does the final W: its last
 // learner call has the even and odd frames of every training set, with
 // one neighbour a set in the affinity (the folds' default), so that it
-// pulls a set's halves together and not a class's two sets. With three
-// sets per class the folds and the final W learn from the sets
-// themselves, with the learner's default neighbours.
+// pulls a set's halves together and not a class's two sets, and the
+// fitted W records it (for RefitProjection). With three sets per class
+// the folds and the final W learn from the sets themselves, with the
+// learner's default neighbours.
 func TestDRDeploysWLearnedAsInItsFolds(t *testing.T) {
 	for _, per := range []int{2, 3} {
 		rng := rand.New(rand.NewPCG(61, uint64(per)))
@@ -389,8 +390,12 @@ func TestDRDeploysWLearnedAsInItsFolds(t *testing.T) {
 			train[i] = i
 		}
 		task := &Task{Pool: mustPool(t, data.Sets), Train: train, Labels: data.Labels, Classes: 3, Seed: 7}
-		if _, err := run(NNHDR, task, g); err != nil {
+		pred, err := run(NNHDR, task, g)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if h := pred.Fit.Learn.Halves; h != (per == 2) {
+			t.Errorf("%d sets a class: the fitted W records halves %v", per, h)
 		}
 		if len(l.calls) < 2 {
 			t.Fatalf("%d sets a class: %d learner calls, want the folds' and the final one", per, len(l.calls))

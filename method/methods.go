@@ -50,10 +50,13 @@ type LearnParams struct {
 	// Fisher: learning starts from the subspace of Fisher's discriminant
 	// of the training frames (learn.FisherBasis) instead of their PCA.
 	Fisher bool
-	// Nu > 0: the affinity's neighbours, ν_w = ν_b = Nu; 0: the learner's
-	// default (ν_w = the smallest class's sets − 1, ν_b = ν_w). Set by
-	// learnInput, not a choice.
-	Nu int
+	// Halves: W is learned from the even and odd frame halves of the
+	// sets, and Nu > 0 gives the affinity's neighbours, ν_w = ν_b = Nu
+	// (0: the learner's default, ν_w = the smallest class's sets − 1,
+	// ν_b = ν_w). Set by learnInput, not choices; a fitted W records
+	// them, so that it is learned again as it was (RefitProjection).
+	Halves bool
+	Nu     int
 }
 
 // startNote is how a candidate's text names a start other than the PCA

@@ -15,9 +15,11 @@ import (
 // fitting f's setting on those sets would give. A Fisher discriminant
 // (nn-h-lda) is solved again, keeping its d where the sets vary in as
 // many directions; a W learned by conjugate gradient (g.Learn) is learned
-// again from what runDR would learn it from on these sets (learnInput:
-// their frame halves where a class has fewer than three). A method in the
-// full space (W nil) keeps f as it is. The seed seeds the learner.
+// again as it was (LearnParams.Halves: from the sets' frame halves where
+// it was, or where no class has two sets; from the sets otherwise), so
+// that a stand-in fold's W, whose classes keep one set fewer, learns as
+// the W deployed did. A method in the full space (W nil) keeps f as it
+// is. The seed seeds the learner.
 func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g Grid, seed uint64, workers int) error {
 	if f.W == nil {
 		return nil
@@ -42,7 +44,14 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 		if p.MaxIter == 0 {
 			p.MaxIter = g.DRIter
 		}
-		learnSets, learnIDs, p := learnInput(sets, ids, p)
+		learnSets, learnIDs := sets, ids
+		if p.Halves || maxSize(ids) < 2 {
+			// As it was fitted (learnInput), or where no class has two
+			// sets: from every set's frame halves, a set's halves its
+			// neighbours.
+			learnSets, learnIDs = halves(sets, ids)
+			p.Halves, p.Nu = true, 1
+		}
 		if maxSize(learnIDs) < 2 {
 			for i, x := range sets {
 				if n, _ := x.Dims(); n < 4 {

@@ -12,40 +12,49 @@ import (
 )
 
 // TestRefitLearnsAsFitted: a learned W fitted again on other sets (a
-// sample's whole training set, a stand-in fold) learns from what runDR
-// learns from on those sets: the frame halves of every set, with one
-// neighbour a set in the affinity, where a class has fewer than three
-// sets; the sets themselves otherwise.
+// sample's whole training set, a stand-in fold whose classes keep a set
+// fewer) learns as it was fitted: from the frame halves of every set, with
+// one neighbour a set in the affinity, where it was (LearnParams.Halves)
+// or where no class has two sets; from the sets, with the learner's
+// default neighbours, otherwise, whatever the classes' sizes.
 func TestRefitLearnsAsFitted(t *testing.T) {
-	for _, per := range []int{1, 2, 3} {
-		rng := rand.New(rand.NewPCG(63, uint64(per)))
+	for _, c := range []struct {
+		per    int
+		halves bool // as fitted
+		want   bool // learned from halves
+	}{{1, false, true}, {2, true, true}, {3, true, true}, {2, false, false}, {3, false, false}} {
+		rng := rand.New(rand.NewPCG(63, uint64(c.per)))
 		var sets []*mat.Dense
 		var ids []int
 		var names []string
-		for c := range 3 {
-			for k := range per {
-				sets = append(sets, testutil.RandSet(rng, 8, 4, float64(c), 1))
-				ids, names = append(ids, c), append(names, fmt.Sprintf("%d/%d", c, k))
+		for cl := range 3 {
+			for k := range c.per {
+				sets = append(sets, testutil.RandSet(rng, 8, 4, float64(cl), 1))
+				ids, names = append(ids, cl), append(names, fmt.Sprintf("%d/%d", cl, k))
 			}
 		}
 		l := &coordLearner{}
-		f := &Fitted{Method: NNHDR, Divergence: match.Hellinger, W: mat.NewDense(4, 2, nil), Learn: LearnParams{Dim: 2, Scale: 1}, Bandwidth: Bandwidth{Mode: Global, Scale: 1}}
+		p := LearnParams{Dim: 2, Scale: 1, Halves: c.halves}
+		if c.halves {
+			p.Nu = 1
+		}
+		f := &Fitted{Method: NNHDR, Divergence: match.Hellinger, W: mat.NewDense(4, 2, nil), Learn: p, Bandwidth: Bandwidth{Mode: Global, Scale: 1}}
 		if err := f.RefitProjection(sets, ids, names, Grid{Learn: l.learn, DRIter: 3}, 1, 1); err != nil {
 			t.Fatal(err)
 		}
 		if len(l.calls) != 1 {
-			t.Fatalf("%d sets a class: %d learner calls", per, len(l.calls))
+			t.Fatalf("%+v: %d learner calls", c, len(l.calls))
 		}
-		want, frames := len(sets), 8
-		if per < 3 {
-			want, frames = 2*len(sets), 4
+		want, frames, nu := len(sets), 8, 0
+		if c.want {
+			want, frames, nu = 2*len(sets), 4, 1
 		}
 		got := l.calls[0]
 		if n, _ := got[0].Dims(); len(got) != want || n != frames {
-			t.Errorf("%d sets a class: W learned from %d sets of %d frames, want %d of %d", per, len(got), n, want, frames)
+			t.Errorf("%+v: W learned from %d sets of %d frames, want %d of %d", c, len(got), n, want, frames)
 		}
-		if nu := l.params[0].Nu; (nu == 1) != (per < 3) {
-			t.Errorf("%d sets a class: W learned with ν = %d", per, nu)
+		if g := l.params[0]; g.Nu != nu || g.Halves != c.want {
+			t.Errorf("%+v: W learned with ν = %d, halves %v", c, g.Nu, g.Halves)
 		}
 	}
 }
