@@ -536,6 +536,8 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		n, _ := t.Pool.Sets[j].Dims()
 		trainFrames += n
 	}
+	// A fold's -dr candidate learns W as the one fitted on every set will.
+	g.DRSmallest = SmallestClass(t.Labels)
 	// The divergences and kernels the folds share, before the runs (they
 	// are in no candidate's Seconds).
 	prefetchFolds(outers, cands, g)

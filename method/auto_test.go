@@ -989,3 +989,30 @@ func TestAutoThreeSetsDeploysChoice(t *testing.T) {
 	}
 	t.Logf("kept kfda-mix on %d data sets, departed to nn-h-dr on %d", kept, departed)
 }
+
+// TestChooseFoldsLearnWAsDeployed: in Choose's outer folds the -dr
+// candidate learns its W as the one fitted on every training set will
+// (Grid.DRSmallest): from the sets where every class has three (though a
+// fold leaves each class two), from frame halves where a class has two.
+func TestChooseFoldsLearnWAsDeployed(t *testing.T) {
+	data := drData(rand.New(rand.NewPCG(73, 74)))
+	for _, per := range []int{2, 3} {
+		sp, labels := drSplit(t, data, per)
+		l := &coordLearner{}
+		g := autoGrid(l.learn)
+		g.AutoMethods = []Name{NNHDR}
+		task := &Task{Pool: mustPool(t, data.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+		if _, err := Choose(task, g, nil); err != nil {
+			t.Fatal(err)
+		}
+		halves := 0
+		for _, p := range l.params {
+			if p.Halves {
+				halves++
+			}
+		}
+		if (halves > 0) != (per == 2) {
+			t.Errorf("%d sets a class: %d of the %d Ws learned from halves as a fold's final W", per, halves, len(l.params))
+		}
+	}
+}

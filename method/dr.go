@@ -67,7 +67,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		g.Bandwidths = []Bandwidth{drBandwidths(g)[b]}
 	}
 	chosen.MaxIter = g.DRIter
-	ls, ll, lp := learnInput(sets, labels, chosen)
+	ls, ll, lp := learnInput(sets, labels, chosen, g.DRSmallest)
 	w, mean, err := g.Learn(ls, ll, m, lp, int64(t.Seed))
 	if err != nil {
 		return Prediction{}, fmt.Errorf("learning W: %w", err)
@@ -112,17 +112,22 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 
 // learnInput returns what W is learned from on the training sets (n_i×D,
 // labels their classes) with p: the sets and p themselves where every
-// class has three or more sets; otherwise the even and odd frame halves of
-// every set, with one neighbour a set within and between classes in the
-// affinity (p.Halves, p.Nu = 1). W is then deployed as the folds that
+// class has three or more sets (or, with smallest > 0, where the
+// smallest class of the sets the method is deployed on has: Grid.DRSmallest);
+// otherwise the even and odd frame halves of every set, with one
+// neighbour a set within and between classes in the affinity (p.Halves,
+// p.Nu = 1). W is then deployed as the folds that
 // chose it learned it: a fold's training part leaves such a class a
 // single set, whose two halves are its only pair (drFoldPart), so the
 // fold's W pulls the halves of a set together, never two sets of a
 // class. Learned from the pairs of sets, the deployed W would pull each
 // class's sets together, which no fold scores where the pair is all a
 // class has.
-func learnInput(sets []*mat.Dense, labels []int, p LearnParams) ([]*mat.Dense, []int, LearnParams) {
-	if SmallestClass(labels) >= 3 {
+func learnInput(sets []*mat.Dense, labels []int, p LearnParams, smallest int) ([]*mat.Dense, []int, LearnParams) {
+	if smallest <= 0 {
+		smallest = SmallestClass(labels)
+	}
+	if smallest >= 3 {
 		return sets, labels, p
 	}
 	hs, hl := halves(sets, labels)

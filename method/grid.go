@@ -57,6 +57,13 @@ type Grid struct {
 	// DRIter and DRFoldIter: iteration caps when learning the final W and
 	// W inside the cross-validation folds (0: the learner's default).
 	DRIter, DRFoldIter int
+	// DRSmallest > 0 is the number of sets of the smallest class of the
+	// training sets that the method chosen is deployed on: a -dr method
+	// run on a part of them (an outer fold of Choose) then learns its W
+	// from frame halves or from the sets as the one deployed will
+	// (learnInput), not as the part's own classes would say. 0: as the
+	// sets it is run on say.
+	DRSmallest int
 	// The auto method's candidates (AutoCandidates; empty: AutoMethods,
 	// AutoDims, AutoScales) and its outer folds (0: 3).
 	AutoMethods []Name
