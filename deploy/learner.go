@@ -9,12 +9,13 @@ import (
 )
 
 // DRLearner returns the projection learner of the -dr methods: learn.Train
-// (Section 4) with the affinity's neighbours of p.Nu (by default ν_w =
-// smallest class − 1, ν_b = ν_w) and the dimension, training bandwidth
-// rule, iteration cap and start of p (d is clamped to the feature
-// dimension; the PCA start, or with p.Fisher the Fisher start,
-// learn.FisherBasis), learning on workers goroutines (0: GOMAXPROCS).
-// setmatch train and eval give it to the engine as Grid.Learn.
+// (Section 4) with the default affinity (ν_w = smallest class − 1,
+// ν_b = ν_w; one neighbour each with p.Halves) and the dimension,
+// training bandwidth rule, iteration cap and start of p (d is clamped to
+// the feature dimension; the PCA start, or with p.Fisher the Fisher
+// start, learn.FisherBasis), learning on workers goroutines (0:
+// GOMAXPROCS). setmatch train and eval give it to the engine as
+// Grid.Learn.
 func DRLearner(workers int) method.Learner {
 	// The folds' candidates share their sets' PCA and Fisher starts.
 	pcaStarts, fisherStarts := new(learn.PCACache), new(learn.FisherCache)
@@ -29,9 +30,13 @@ func DRLearner(workers int) method.Learner {
 		if p.Start {
 			return start(sets, min(p.Dim, d), seed)
 		}
+		nu := 0 // learn.Train's default
+		if p.Halves {
+			nu = 1
+		}
 		res, err := learn.Train(sets, labels, learn.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
-			GlobalScale: p.Scale, Start: start, NuW: p.Nu, NuB: p.Nu,
+			GlobalScale: p.Scale, Start: start, NuW: nu, NuB: nu,
 		})
 		if err != nil {
 			return nil, nil, err

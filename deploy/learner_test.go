@@ -58,26 +58,30 @@ func TestDRLearnerStarts(t *testing.T) {
 	}
 }
 
-// TestDRLearnerNeighbours: LearnParams.Nu reaches the affinity as ν_w =
-// ν_b (learn.Train gives the same W to the last bit), and 0 keeps
-// learn.Train's default.
+// TestDRLearnerNeighbours: with LearnParams.Halves the affinity takes
+// one neighbour a set, ν_w = ν_b = 1 (learn.Train gives the same W to the
+// last bit); without, learn.Train's default.
 func TestDRLearnerNeighbours(t *testing.T) {
 	sets, labels := testutil.Sets{Classes: 3, PerClass: 3, Frames: 10, Dim: 6, Sep: 1, Spread: 1, Noise: 2}.Make(rand.New(rand.NewPCG(5, 5)))
 	l := DRLearner(1)
-	for _, nu := range []int{0, 1} {
-		w, _, err := l(sets, labels, match.Hellinger, method.LearnParams{Dim: 2, Scale: 1, MaxIter: 3, Nu: nu}, 1)
+	for _, halves := range []bool{false, true} {
+		w, _, err := l(sets, labels, match.Hellinger, method.LearnParams{Dim: 2, Scale: 1, MaxIter: 3, Halves: halves}, 1)
 		if err != nil {
 			t.Fatal(err)
+		}
+		nu, want := 0, learn.DefaultNuW(labels) // 0: learn.Train's default
+		if halves {
+			nu, want = 1, 1
 		}
 		res, err := learn.Train(sets, labels, learn.TrainOptions{Dim: 2, Divergence: match.Hellinger, MaxIter: 3, Seed: 1, Workers: 1, GlobalScale: 1, NuW: nu, NuB: nu})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := max(nu, learn.DefaultNuW(labels)*(1-nu)); res.NuW != want || res.NuB != want {
-			t.Fatalf("ν = %d: learn.Train took ν_w = %d, ν_b = %d, want %d", nu, res.NuW, res.NuB, want)
+		if res.NuW != want || res.NuB != want {
+			t.Fatalf("halves %v: learn.Train took ν_w = %d, ν_b = %d, want %d", halves, res.NuW, res.NuB, want)
 		}
 		if !mat.Equal(w, res.W) {
-			t.Errorf("ν = %d: the learner's W is not learn.Train's", nu)
+			t.Errorf("halves %v: the learner's W is not learn.Train's with ν = %d", halves, want)
 		}
 	}
 }

@@ -113,12 +113,11 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 // learnInput returns what W is learned from on the training sets (n_i×D,
 // labels their classes) with p: the sets and p themselves where every
 // class has three or more sets (or, with smallest > 0, where the
-// smallest class of the sets the method is deployed on has: Grid.DRSmallest);
-// otherwise the even and odd frame halves of every set, with one
-// neighbour a set within and between classes in the affinity (p.Halves,
-// p.Nu = 1). W is then deployed as the folds that
-// chose it learned it: a fold's training part leaves such a class a
-// single set, whose two halves are its only pair (drFoldPart), so the
+// smallest class of the sets the method is deployed on has:
+// Grid.DRSmallest); otherwise the even and odd frame halves of every set,
+// with p.Halves (one neighbour a set within and between classes in the
+// affinity). W is then deployed as the folds that chose it learned it: a
+// fold's training part leaves such a class a single set, whose two halves are its only pair (drFoldPart), so the
 // fold's W pulls the halves of a set together, never two sets of a
 // class. Learned from the pairs of sets, the deployed W would pull each
 // class's sets together, which no fold scores where the pair is all a
@@ -131,7 +130,7 @@ func learnInput(sets []*mat.Dense, labels []int, p LearnParams, smallest int) ([
 		return sets, labels, p
 	}
 	hs, hl := halves(sets, labels)
-	p.Halves, p.Nu = true, 1
+	p.Halves = true
 	return hs, hl, p
 }
 

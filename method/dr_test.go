@@ -365,7 +365,7 @@ func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
 // folds learn from frame halves (a fold leaves each class one set, its
 // halves the class's only pair), and so does the final W: its last
 // learner call has the even and odd frames of every training set, with
-// one neighbour a set in the affinity (the folds' default), so that it
+// one neighbour a set in the affinity (LearnParams.Halves), so that it
 // pulls a set's halves together and not a class's two sets, and the
 // fitted W records it (for RefitProjection). With three sets per class
 // the folds and the final W learn from the sets themselves, with the
@@ -411,11 +411,11 @@ func TestDRDeploysWLearnedAsInItsFolds(t *testing.T) {
 		if len(final) != wantSets {
 			t.Errorf("%d sets a class: the final W learned from %d sets, want %d", per, len(final), wantSets)
 		}
-		if nu, want := l.params[len(l.params)-1].Nu, map[int]int{2: 1, 3: 0}[per]; nu != want {
-			t.Errorf("%d sets a class: the final W learned with ν = %d, want %d", per, nu, want)
+		if h := l.params[len(l.params)-1].Halves; h != (per == 2) {
+			t.Errorf("%d sets a class: the final W learned with Halves %v", per, h)
 		}
-		if nu := l.params[0].Nu; nu != 0 {
-			t.Errorf("%d sets a class: a fold learned with ν = %d, want the default", per, nu)
+		if h := l.params[0].Halves; h {
+			t.Errorf("%d sets a class: a fold learned with Halves, want the default neighbours", per)
 		}
 		for _, x := range final {
 			if n, _ := x.Dims(); n != wantFrames {

@@ -50,13 +50,12 @@ type LearnParams struct {
 	// Fisher: learning starts from the subspace of Fisher's discriminant
 	// of the training frames (learn.FisherBasis) instead of their PCA.
 	Fisher bool
-	// Halves: W is learned from the even and odd frame halves of the
-	// sets, and Nu > 0 gives the affinity's neighbours, ν_w = ν_b = Nu
-	// (0: the learner's default, ν_w = the smallest class's sets − 1,
-	// ν_b = ν_w). Set by learnInput, not choices; a fitted W records
-	// them, so that it is learned again as it was (RefitProjection).
+	// Halves: the sets W is learned from are the even and odd frame
+	// halves of the training sets (learnInput), and the affinity takes one
+	// neighbour a set within and between classes (ν_w = ν_b = 1), so that
+	// it pairs a set's own halves. Not a choice: a fitted W records it, so
+	// that it is learned again as it was (RefitProjection).
 	Halves bool
-	Nu     int
 }
 
 // startNote is how a candidate's text names a start other than the PCA

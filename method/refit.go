@@ -50,7 +50,7 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 			// sets: from every set's frame halves, a set's halves its
 			// neighbours.
 			learnSets, learnIDs = halves(sets, ids)
-			p.Halves, p.Nu = true, 1
+			p.Halves = true
 		}
 		if maxSize(learnIDs) < 2 {
 			for i, x := range sets {

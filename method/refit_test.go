@@ -35,9 +35,6 @@ func TestRefitLearnsAsFitted(t *testing.T) {
 		}
 		l := &coordLearner{}
 		p := LearnParams{Dim: 2, Scale: 1, Halves: c.halves}
-		if c.halves {
-			p.Nu = 1
-		}
 		f := &Fitted{Method: NNHDR, Divergence: match.Hellinger, W: mat.NewDense(4, 2, nil), Learn: p, Bandwidth: Bandwidth{Mode: Global, Scale: 1}}
 		if err := f.RefitProjection(sets, ids, names, Grid{Learn: l.learn, DRIter: 3}, 1, 1); err != nil {
 			t.Fatal(err)
@@ -45,16 +42,16 @@ func TestRefitLearnsAsFitted(t *testing.T) {
 		if len(l.calls) != 1 {
 			t.Fatalf("%+v: %d learner calls", c, len(l.calls))
 		}
-		want, frames, nu := len(sets), 8, 0
+		want, frames := len(sets), 8
 		if c.want {
-			want, frames, nu = 2*len(sets), 4, 1
+			want, frames = 2*len(sets), 4
 		}
 		got := l.calls[0]
 		if n, _ := got[0].Dims(); len(got) != want || n != frames {
 			t.Errorf("%+v: W learned from %d sets of %d frames, want %d of %d", c, len(got), n, want, frames)
 		}
-		if g := l.params[0]; g.Nu != nu || g.Halves != c.want {
-			t.Errorf("%+v: W learned with ν = %d, halves %v", c, g.Nu, g.Halves)
+		if h := l.params[0].Halves; h != c.want {
+			t.Errorf("%+v: W learned with Halves %v", c, h)
 		}
 	}
 }
