@@ -167,7 +167,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		return f, err
 	}
 	if len(choice) < len(sets) {
-		res.ChoiceSample = fmt.Sprintf("the candidates were scored on %d of the %d classes (%d of the %d training sets, a seeded sample of whole classes: the choice scores at most %d sets), and the one chosen was fitted on every set with the hyper-parameters chosen", task.Classes, len(classes), len(choice), len(sets), g.ChoiceCap())
+		res.ChoiceSample = fmt.Sprintf("the candidates were scored on %d of the %d classes (%d of the %d training sets, a seeded sample of whole classes: the choice scores at most %d sets), and the one chosen was fitted on every set with the hyper-parameters chosen (a learned W with its d and bandwidth chosen again on every set)", task.Classes, len(classes), len(choice), len(sets), g.ChoiceCap())
 	}
 	t0 := time.Now()
 	if opt.Method == method.Auto {
@@ -221,14 +221,16 @@ func newTask(sets []*mat.Dense, labels []string, choice []int, opt Options) (*me
 // fitOnAll fits f, chosen and fitted on a sample of the training sets'
 // classes (sampleClasses of them), again on every set with the
 // hyper-parameters chosen: a projection the classes shape is learned
-// again (method.Fitted.RefitProjection), the bandwidths are set on every
-// set, and a kFDA latent dimension keeps its share of C − 1 where the
-// grid's dimensions are such shares (Grid.Dims empty). The model's
-// discriminant is fitted on the gallery when it is built.
+// again, a learned W with its d and KDE bandwidth chosen again on every
+// set (method.Fitted.RechooseDR: more classes need more dimensions than
+// the sample's), the bandwidths are set on every set, and a kFDA latent
+// dimension keeps its share of C − 1 where the grid's dimensions are
+// such shares (Grid.Dims empty). The model's discriminant is fitted on
+// the gallery when it is built.
 func fitOnAll(f *method.Fitted, sets []*mat.Dense, labels, names []string, g method.Grid, sampleClasses int, opt Options) error {
 	ids, classes := model.ClassIndex(labels)
 	if f.W != nil {
-		if err := f.RefitProjection(sets, ids, setNames(labels, names), g, opt.Seed, opt.Workers); err != nil {
+		if err := f.RechooseDR(sets, ids, setNames(labels, names), g, opt.Seed, opt.Workers); err != nil {
 			return fmt.Errorf("learning W on all training sets: %w", err)
 		}
 	} else if err := f.SetBandwidthsOn(sets, opt.Workers); err != nil {

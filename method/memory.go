@@ -15,8 +15,10 @@ package method
 // GDA's kernel matrices (one per p) on the pool; and, per worker, a kFDA
 // fit of the training sets (a few m×m matrices). Where the choice scores
 // its candidates on a sample of the classes (Grid.ChoiceSets), it counts
-// the choice on the sample, and every set's frames with the m×m
-// matrices of the fit on all of them and of its calibration.
+// the choice on the sample, and every set's frames with eight m×m
+// matrices for the fit on all of them and its calibration (a W learned
+// from the sets' frame halves, learnInput, holds their 2m×2m
+// divergences: four of the eight).
 func MemoryEstimate(frames []int, dim int, labels []int, g Grid, workers int) int64 {
 	c := g.ChoiceCap()
 	if c <= 0 || len(frames) <= c || len(labels) != len(frames) {

@@ -1,8 +1,11 @@
 package method
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // ChoiceSets is the most training sets the choice of the auto method
@@ -54,4 +57,83 @@ func ChoiceSample(labels []int, max int, seed uint64) []int {
 		}
 	}
 	return idx
+}
+
+// RechooseDR fits f, a learned projection (nn-h-dr, nn-j-dr) chosen and
+// fitted on a sample of the classes (ChoiceSample), on every training
+// set (raw frames, ids their classes), choosing its d and its KDE
+// bandwidth again there: a sample of a hundred classes cannot say which
+// d a thousand need, nor the bandwidth that separates them in it. The
+// candidates are f's d and the larger dimensions of g's grid (autoDims),
+// each learned as f was (its training bandwidth, or its start), with g's
+// deployable bandwidths. One fold holds out one set of every class that
+// has two or more: W is learned on the rest (from their frame halves
+// where a class keeps one set, drFoldPart) and the held-out sets,
+// decided by 1-NN against the rest, pick the d and the bandwidth as
+// runDR's folds do. W is then learned on every set with that d
+// (learnInput), and the bandwidths are set on the projected sets.
+// Where no class has two sets there is nothing to hold out, and W is
+// learned again as it was (RefitProjection). The seed seeds the fold and
+// the learner.
+func (f *Fitted) RechooseDR(sets []*mat.Dense, ids []int, names []string, g Grid, seed uint64, workers int) error {
+	if !f.Method.IsDR() || f.W == nil || f.Learn.Dim < 1 {
+		return f.RefitProjection(sets, ids, names, g, seed, workers)
+	}
+	if g.Learn == nil {
+		return ErrNoLearner
+	}
+	fold := holdOneOut(ids, seed)
+	if fold == nil {
+		return f.RefitProjection(sets, ids, names, g, seed, workers)
+	}
+	var dim int
+	if len(sets) > 0 {
+		_, dim = sets[0].Dims()
+	}
+	p := f.Learn
+	p.Halves, p.MaxIter = false, 0
+	var cands []LearnParams
+	for _, d := range append([]int{p.Dim}, autoDims(g, dim)...) {
+		if d >= p.Dim && !slices.ContainsFunc(cands, func(c LearnParams) bool { return c.Dim == d }) {
+			c := p
+			c.Dim = d
+			cands = append(cands, c)
+		}
+	}
+	g.Bandwidths = deployableBandwidths(g.Bandwidths)
+	c, b, s, err := cvDR(sets, ids, fold, cands, g, f.Divergence, int64(seed), workers, progress{})
+	if err != nil {
+		return err
+	}
+	chosen := cands[c]
+	chosen.MaxIter = g.DRIter
+	ls, ll, lp := learnInput(sets, ids, chosen, 0)
+	w, mean, err := g.Learn(ls, ll, f.Divergence, lp, int64(seed))
+	if err != nil {
+		return fmt.Errorf("learning W: %w", err)
+	}
+	proj, err := ProjectSets(sets, w, mean)
+	if err != nil {
+		return err
+	}
+	f.W, f.Mean, f.Learn, f.CV = w, mean, lp, s.acc
+	f.Bandwidth = drBandwidths(g)[b]
+	return f.SetBandwidthsOn(proj, workers)
+}
+
+// holdOneOut returns the fold of RechooseDR: 0 for one set, drawn with
+// the seed, of every class (ids: each set's class) that has two or more,
+// −1 for the others; nil when no class has two.
+func holdOneOut(ids []int, seed uint64) []int {
+	k := maxSize(ids)
+	if k < 2 {
+		return nil
+	}
+	fold := folds(ids, k, seed^0x1e0)
+	for i, f := range fold {
+		if f != 0 {
+			fold[i] = -1
+		}
+	}
+	return fold
 }

@@ -1,8 +1,16 @@
 package method
 
 import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
+	"setmatch/match"
 )
 
 func TestChoiceSample(t *testing.T) {
@@ -42,5 +50,88 @@ func TestChoiceSample(t *testing.T) {
 		if max >= 12 && len(got) < max-3 {
 			t.Errorf("max %d: only %d sets taken, when classes of at most 4 sets were left", max, len(got))
 		}
+	}
+}
+
+// TestHoldOneOut checks RechooseDR's fold: exactly one set held out of
+// every class with two or more, none of a class with one, the same for
+// the same seed, and no fold where no class has two sets.
+func TestHoldOneOut(t *testing.T) {
+	ids := []int{0, 0, 1, 1, 1, 2, 3, 3, 3, 3}
+	fold := holdOneOut(ids, 5)
+	held := map[int]int{}
+	for i, f := range fold {
+		switch f {
+		case 0:
+			held[ids[i]]++
+		case -1:
+		default:
+			t.Fatalf("set %d in fold %d", i, f)
+		}
+	}
+	if want := map[int]int{0: 1, 1: 1, 3: 1}; !maps.Equal(held, want) {
+		t.Errorf("held out per class %v, want %v", held, want)
+	}
+	if !slices.Equal(fold, holdOneOut(ids, 5)) {
+		t.Error("the same seed dealt another fold")
+	}
+	if f := holdOneOut([]int{0, 1, 2}, 5); f != nil {
+		t.Errorf("fold %v where every class has one set", f)
+	}
+}
+
+// TestRechooseDRTakesTheDimensionTheClassesNeed checks that a learned W
+// fitted on all sets chooses its d again among its own and the grid's
+// larger ones, by sets held out: four classes told apart only by
+// features 3 and 4 (coordLearner's W keeps the first d) need d = 4,
+// although the W was fitted with d = 2; d = 1 below it is never tried.
+// Each fold's W learns from the frame halves of the one set a class
+// keeps, and the W deployed from the halves of every set.
+func TestRechooseDRTakesTheDimensionTheClassesNeed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	var sets []*mat.Dense
+	var ids []int
+	var names []string
+	for c := range 4 {
+		for k := range 2 {
+			x := testutil.RandSet(rng, 12, 6, 0, 0.3)
+			for i := range 12 {
+				x.Set(i, 2, x.At(i, 2)+4*float64(c&1))
+				x.Set(i, 3, x.At(i, 3)+4*float64(c>>1))
+			}
+			sets, ids, names = append(sets, x), append(ids, c), append(names, fmt.Sprintf("%d/%d", c, k))
+		}
+	}
+	l := &coordLearner{}
+	g := Grid{Learn: l.learn, AutoDims: []int{1, 2, 4}, Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}, {Mode: Global, Scale: 2}}}
+	f := &Fitted{Method: NNHDR, Divergence: match.Hellinger, W: mat.NewDense(6, 2, nil), Learn: LearnParams{Dim: 2, Scale: 1, Halves: true}, Bandwidth: Bandwidth{Mode: Global, Scale: 1}}
+	if err := f.RechooseDR(sets, ids, names, g, 3, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, d := f.W.Dims(); d != 4 || f.Learn.Dim != 4 {
+		t.Fatalf("deployed d = %d (Learn.Dim %d), want 4", d, f.Learn.Dim)
+	}
+	if f.CV != 1 {
+		t.Errorf("held-out accuracy %v, want 1", f.CV)
+	}
+	var tried []int
+	for k, p := range l.params {
+		n := len(l.calls[k])
+		last := k == len(l.params)-1
+		switch {
+		case last && (n != 16 || !p.Halves):
+			t.Errorf("deployed W learned from %d sets (Halves %v), want the 16 halves of the 8 sets", n, p.Halves)
+		case !last && n != 8:
+			t.Errorf("a fold's W (d = %d) learned from %d sets, want the 8 halves of the 4 sets kept", p.Dim, n)
+		case !last:
+			tried = append(tried, p.Dim)
+		}
+	}
+	slices.Sort(tried)
+	if !slices.Equal(tried, []int{2, 4}) {
+		t.Errorf("dimensions tried %v, want [2 4]", tried)
+	}
+	if f.H == nil {
+		t.Error("no bandwidths set on the projected sets")
 	}
 }
