@@ -117,11 +117,11 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 // Grid.DRSmallest); otherwise the even and odd frame halves of every set,
 // with p.Halves (one neighbour a set within and between classes in the
 // affinity). W is then deployed as the folds that chose it learned it: a
-// fold's training part leaves such a class a single set, whose two halves are its only pair (drFoldPart), so the
-// fold's W pulls the halves of a set together, never two sets of a
-// class. Learned from the pairs of sets, the deployed W would pull each
-// class's sets together, which no fold scores where the pair is all a
-// class has.
+// fold's training part leaves such a class a single set, whose two
+// halves are its only pair (drFoldPart), so the fold's W pulls the halves
+// of a set together, never two sets of a class. Learned from the pairs
+// of sets, the deployed W would pull each class's sets together, which no
+// fold scores where the pair is all a class has.
 func learnInput(sets []*mat.Dense, labels []int, p LearnParams, smallest int) ([]*mat.Dense, []int, LearnParams) {
 	if smallest <= 0 {
 		smallest = SmallestClass(labels)

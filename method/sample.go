@@ -92,9 +92,9 @@ func (f *Fitted) RechooseDR(sets []*mat.Dense, ids []int, names []string, g Grid
 	}
 	p := f.Learn
 	p.Halves, p.MaxIter = false, 0
-	var cands []LearnParams
-	for _, d := range append([]int{p.Dim}, autoDims(g, dim)...) {
-		if d >= p.Dim && !slices.ContainsFunc(cands, func(c LearnParams) bool { return c.Dim == d }) {
+	cands := []LearnParams{p}
+	for _, d := range autoDims(g, dim) {
+		if d > p.Dim {
 			c := p
 			c.Dim = d
 			cands = append(cands, c)
@@ -110,7 +110,7 @@ func (f *Fitted) RechooseDR(sets []*mat.Dense, ids []int, names []string, g Grid
 	ls, ll, lp := learnInput(sets, ids, chosen, 0)
 	w, mean, err := g.Learn(ls, ll, f.Divergence, lp, int64(seed))
 	if err != nil {
-		return fmt.Errorf("learning W: %w", err)
+		return fmt.Errorf("d=%d, chosen again on every set: %w", chosen.Dim, err)
 	}
 	proj, err := ProjectSets(sets, w, mean)
 	if err != nil {
