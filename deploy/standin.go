@@ -193,7 +193,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 			h := method.FrameHalves(us[0].x)
 			if h == nil {
 				n, _ := us[0].x.Dims()
-				return nil, fmt.Errorf("%w: set %s/%s has %d frames, too few to halve (4 or more are needed)", errNoStandIns, labels[us[0].set], names[us[0].set], n)
+				return nil, fmt.Errorf("%w: %w", errNoStandIns, method.TooShortToHalve(labels[us[0].set]+"/"+names[us[0].set], n))
 			}
 			units[c] = []unit{{h[0], us[0].set, c}, {h[1], us[0].set, c}}
 		}

@@ -210,7 +210,7 @@ func halves(m *model.Model) (*model.Model, error) {
 		hs := method.FrameHalves(s.Samples)
 		if hs == nil {
 			n, _ := s.Samples.Dims()
-			return nil, fmt.Errorf("set %q/%q has %d frames, too few to halve (4 or more are needed)", s.Label, s.Name, n)
+			return nil, method.TooShortToHalve(fmt.Sprintf("%q/%q", s.Label, s.Name), n)
 		}
 		for par, x := range hs {
 			bw, err := m.QueryBandwidth.Bandwidth(x)

@@ -329,7 +329,7 @@ func drFoldPart(sets []*mat.Dense, labels, fold []int, f int) drPart {
 		// the affinity's within-class pairs come from each set's halves.
 		p.learnSets, p.learnLab = halves(trSets, p.trLab)
 		if maxSize(p.learnLab) < 2 {
-			p.err = errors.New("every class has one set to learn W from here, and its sets have fewer than 4 frames, too few to halve for the within-class pairs of the affinity: give sets of at least 4 frames, or more sets per class")
+			p.err = fmt.Errorf("every class has one set to learn W from here, and its sets have fewer than %d frames, too few to halve for the within-class pairs of the affinity: give sets of at least %[1]d frames, or more sets per class", MinHalvedFrames)
 		}
 	}
 	return p

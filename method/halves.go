@@ -17,11 +17,22 @@ import (
 // fitted on the whole training sets with the chosen values. Without them
 // every value would be the first of its grid, unvalidated.
 
+// MinHalvedFrames is the fewest frames a set needs for FrameHalves to
+// halve it: two a half.
+const MinHalvedFrames = 4
+
+// TooShortToHalve returns the error for the set named name, of n frames,
+// fewer than MinHalvedFrames: it says what is wrong, and the caller adds
+// what it was halved for and what to do.
+func TooShortToHalve(name string, n int) error {
+	return fmt.Errorf("set %s has %d frames, too few to halve (%d or more are needed)", name, n, MinHalvedFrames)
+}
+
 // FrameHalves returns the even and the odd frames of the n×d set x, or
-// nil when x has fewer than 4 frames (a half would have fewer than 2).
+// nil when x has fewer than MinHalvedFrames frames.
 func FrameHalves(x *mat.Dense) []*mat.Dense {
 	n, d := x.Dims()
-	if n < 4 {
+	if n < MinHalvedFrames {
 		return nil
 	}
 	hs := make([]*mat.Dense, 2)
@@ -36,7 +47,7 @@ func FrameHalves(x *mat.Dense) []*mat.Dense {
 }
 
 // halves splits every set into its even and odd frames (FrameHalves);
-// sets of fewer than 4 frames are kept whole.
+// sets too short to halve are kept whole.
 func halves(sets []*mat.Dense, labels []int) ([]*mat.Dense, []int) {
 	var out []*mat.Dense
 	var lab []int
@@ -53,7 +64,7 @@ func halves(sets []*mat.Dense, labels []int) ([]*mat.Dense, []int) {
 }
 
 // halvesOf returns the frame halves of the pool's set j (FrameHalves; nil
-// when it has fewer than 4 frames).
+// when it is too short to halve).
 func (p *Pool) halvesOf(j int) []*mat.Dense {
 	return FrameHalves(p.Sets[j])
 }

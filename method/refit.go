@@ -54,8 +54,8 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 		}
 		if maxSize(learnIDs) < 2 {
 			for i, x := range sets {
-				if n, _ := x.Dims(); n < 4 {
-					return fmt.Errorf("set %s has %d frames, too few to halve (4 or more are needed) for learning W on the halves of sets that are one a class: give it more frames, or give its class a second set", names[i], n)
+				if n, _ := x.Dims(); n < MinHalvedFrames {
+					return fmt.Errorf("%w, for learning W on the halves of sets that are one a class: give it more frames, or give its class a second set", TooShortToHalve(names[i], n))
 				}
 			}
 		}

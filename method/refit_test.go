@@ -3,6 +3,7 @@ package method
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -53,5 +54,28 @@ func TestRefitLearnsAsFitted(t *testing.T) {
 		if h := l.params[0].Halves; h != c.want {
 			t.Errorf("%+v: W learned with Halves %v", c, h)
 		}
+	}
+}
+
+// TestRefitNamesTheSetTooShortToHalve: where W must learn from halves
+// (one set a class) and no set can be halved (fewer than MinHalvedFrames
+// frames; a short set among longer ones is kept whole), the error names
+// a set, says it is too short to halve and what to give.
+func TestRefitNamesTheSetTooShortToHalve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(64, 1))
+	sets := []*mat.Dense{testutil.RandSet(rng, MinHalvedFrames-1, 4, 0, 1), testutil.RandSet(rng, MinHalvedFrames-1, 4, 1, 1)}
+	l := &coordLearner{}
+	f := &Fitted{Method: NNHDR, Divergence: match.Hellinger, W: mat.NewDense(4, 2, nil), Learn: LearnParams{Dim: 2, Scale: 1, Halves: true}, Bandwidth: Bandwidth{Mode: Global, Scale: 1}}
+	err := f.RefitProjection(sets, []int{0, 1}, []string{"alice/a", "bob/b"}, Grid{Learn: l.learn, DRIter: 3}, 1, 1)
+	if err == nil {
+		t.Fatal("a set of 3 frames was halved")
+	}
+	for _, want := range []string{"alice/a", "3 frames", "too few to halve", "second set"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if len(l.calls) != 0 {
+		t.Errorf("W was learned (%d calls) despite the error", len(l.calls))
 	}
 }
