@@ -18,7 +18,8 @@ package method
 // the choice on the sample, and every set's frames with eight m×m
 // matrices for the fit on all of them and its calibration (a W learned
 // from the sets' frame halves, learnInput, holds their 2m×2m
-// divergences: four of the eight).
+// divergences: four of the eight; RechooseDR's held-out fold learns
+// its candidates' W before it, from fewer sets or halves).
 func MemoryEstimate(frames []int, dim int, labels []int, g Grid, workers int) int64 {
 	c := g.ChoiceCap()
 	if c <= 0 || len(frames) <= c || len(labels) != len(frames) {
