@@ -53,11 +53,9 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 			p.Halves = true
 		}
 		if maxSize(learnIDs) < 2 {
-			for i, x := range sets {
-				if n, _ := x.Dims(); n < MinHalvedFrames {
-					return fmt.Errorf("%w, for learning W on the halves of sets that are one a class: give it more frames, or give its class a second set", TooShortToHalve(names[i], n))
-				}
-			}
+			// No class has a pair: each has one set, too short to halve.
+			n, _ := sets[0].Dims()
+			return fmt.Errorf("%w, as is every set, for learning W on the halves of sets that are one a class: give the sets more frames, or give a class a second set", TooShortToHalve(names[0], n))
 		}
 		w, mean, err = g.Learn(learnSets, learnIDs, f.Divergence, p, int64(seed))
 	}
