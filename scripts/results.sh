@@ -29,6 +29,7 @@
 #   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
 #   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
 #   open-door             a door's goal (95% known named right, 95% of strangers kept out) on fresh lighting faces (seeds 401, 411, 421): 30 known with 2 sets each, 8 strangers, 10 splits, auto
+#   open-enrol            how many bursts to enrol a person: fresh lighting (seed 1441) and Lambertian (1451) faces, 38 × 6 sets, 2, 3 or 4 to train and 2 to recognise, 8 strangers, auto
 #   open-few              the open set with few classes: fresh Lambertian (seed 161) and lighting (171) faces, 8 classes × 10 sets, one class a stranger in turn
 #   open-families         the open set where classes come in families that spread unlike each other: 3 lighting, 3 Lambertian and 2 subspace classes (a, b, e, f), or 4 lighting and 4 Lambertian (c, d), 8 × 10 sets, one class a stranger in turn
 #   dr-start              the start of W (--dr-start pca, fisher) for nn-h-dr, on fresh lighting (seed 101) and Lambertian (111) faces
@@ -147,6 +148,15 @@ one() {
 			run "open-door-lighting$seed" --data "$out/lighting$seed" --protocol "gallery=2,probe=2,splits=10,strangers=8" --methods "$(methods auto)" --seed 1
 		done
 		;;
+	open-enrol)
+		faces lighting 1441 lighting1441 38 6
+		faces cone 1451 cone1451 38 6
+		for d in lighting1441 cone1451; do
+			for g in 2 3 4; do
+				run "open-enrol-$d-$g" --data "$out/$d" --protocol "gallery=$g,probe=2,splits=$splits,strangers=8" --methods "$(methods auto)" --seed 1
+			done
+		done
+		;;
 	open-turntable)
 		for seed in 1 2; do
 			"$setmatch" synth --turntable 64x64 --classes 40 --sets 4 --frames 18 --seed "$seed" --out "$out/turntable$seed" --force
@@ -217,7 +227,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-few open-families dr-start open-turntable open-household lbph-turntable)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-household lbph-turntable)
 fi
 for r in "${runs[@]}"; do
 	one "$r"
