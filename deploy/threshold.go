@@ -210,12 +210,12 @@ func halves(m *model.Model) (*model.Model, error) {
 		hs := method.FrameHalves(s.Samples)
 		if hs == nil {
 			n, _ := s.Samples.Dims()
-			return nil, method.TooShortToHalve(fmt.Sprintf("%q/%q", s.Label, s.Name), n)
+			return nil, method.TooShortToHalve(s.Label+"/"+s.Name, n)
 		}
 		for par, x := range hs {
 			bw, err := m.QueryBandwidth.Bandwidth(x)
 			if err != nil {
-				return nil, fmt.Errorf("set %q/%q, frame half %d: %w", s.Label, s.Name, par, err)
+				return nil, fmt.Errorf("set %s/%s, frame half %d: %w", s.Label, s.Name, par, err)
 			}
 			h.Sets = append(h.Sets, model.Set{Label: s.Label, Name: fmt.Sprintf("%s[%d::2]", s.Name, par), Samples: x, Bandwidth: bw})
 		}

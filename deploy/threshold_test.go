@@ -80,6 +80,8 @@ func TestThresholdOneSetPerClass(t *testing.T) {
 	_, err := Build(short, lab, names, Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Threshold: math.Inf(1), AutoThreshold: true})
 	if err == nil || !strings.Contains(err.Error(), "too few to halve") || !strings.Contains(err.Error(), "--threshold X") {
 		t.Errorf("a 3-frame set: %v", err)
+	} else if set := lab[2] + "/" + names[2]; !strings.Contains(err.Error(), "set "+set+" ") {
+		t.Errorf("a 3-frame set: %q does not name set %s", err, set)
 	}
 }
 
