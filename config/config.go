@@ -59,10 +59,20 @@ type Spool struct {
 	// DoneMaxFiles caps the files kept in done/ (oldest removed first);
 	// 0 = no count cap.
 	DoneMaxFiles int `toml:"done_max_files"`
+	// DoneMaxBytes caps the bytes kept in done/ (a burst counts its frame
+	// files; oldest removed first); 0 = no byte cap.
+	DoneMaxBytes Size `toml:"done_max_bytes"`
 	// DoneMaxAge removes files older than this from done/; 0 = no age cap.
 	DoneMaxAge Duration `toml:"done_max_age"`
-	// FailedMaxFiles caps the batches kept in failed/ (each with its .err).
+	// FailedMaxFiles caps the batches kept in failed/ (each with its
+	// reason in failed/.reasons/).
 	FailedMaxFiles int `toml:"failed_max_files"`
+	// FailedMaxBytes caps the bytes of the batches kept in failed/; 0 =
+	// no byte cap.
+	FailedMaxBytes Size `toml:"failed_max_bytes"`
+	// TmpMaxAge removes what writers left in tmp/ unchanged for longer
+	// than this (a write cut short by a crash or a power cut); 0 = never.
+	TmpMaxAge Duration `toml:"tmp_max_age"`
 }
 
 // Journal is the append-only record of decisions, one JSON object a line.
@@ -143,8 +153,11 @@ func Default() Config {
 			MaxFrameBytes:  32 << 20,
 			Done:           "keep",
 			DoneMaxFiles:   1000,
+			DoneMaxBytes:   1 << 30,
 			DoneMaxAge:     Duration{7 * 24 * time.Hour},
 			FailedMaxFiles: 1000,
+			FailedMaxBytes: 256 << 20,
+			TmpMaxAge:      Duration{36 * time.Hour},
 		},
 		Journal: Journal{
 			Path:     "/var/lib/setmatch/journal.jsonl",
@@ -210,14 +223,47 @@ type Pin struct {
 }
 
 // String describes c in a few lines (for setmatchd -check).
+// caps says what a folder of handled batches keeps at most: "at most
+// 1000 batches, 1GiB, 168h old", leaving out a cap that is 0.
+func caps(files int, bytes Size, age Duration) string {
+	var parts []string
+	if files > 0 {
+		parts = append(parts, fmt.Sprintf("%d batches", files))
+	}
+	if bytes > 0 {
+		parts = append(parts, bytes.String())
+	}
+	if age.Duration > 0 {
+		parts = append(parts, age.String()+" old")
+	}
+	if len(parts) == 0 {
+		return "without a cap"
+	}
+	return "at most " + strings.Join(parts, ", ")
+}
+
 func (c *Config) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "files:    %s\n", strings.Join(c.Files, ", "))
 	fmt.Fprintf(&b, "model:    %s\n", c.Model)
-	fmt.Fprintf(&b, "spool:    %s (rescan %v, max %v per batch, %d frames; bursts: %d frames of %d pixels, %v; done: %s)\n",
-		c.Spool.Dir, c.Spool.RescanInterval, c.Spool.MaxBatchBytes, c.Spool.MaxFrames,
-		c.Spool.MaxBurstFrames, c.Spool.MaxFramePixels, c.Spool.MaxFrameBytes, c.Spool.Done)
-	fmt.Fprintf(&b, "journal:  %s (rotate at %v, keep %d)\n", c.Journal.Path, c.Journal.MaxBytes, c.Journal.Keep)
+	sp := &c.Spool
+	fmt.Fprintf(&b, "spool:    %s (rescan %v, max %v per batch, %d frames; bursts: %d frames of %d pixels, %v)\n",
+		sp.Dir, sp.RescanInterval, sp.MaxBatchBytes, sp.MaxFrames,
+		sp.MaxBurstFrames, sp.MaxFramePixels, sp.MaxFrameBytes)
+	done := "deleted once journaled"
+	if sp.Done == "keep" {
+		done = "kept, " + caps(sp.DoneMaxFiles, sp.DoneMaxBytes, sp.DoneMaxAge)
+	}
+	tmp := "never cleaned"
+	if sp.TmpMaxAge.Duration > 0 {
+		tmp = fmt.Sprintf("what is unchanged for %v removed", sp.TmpMaxAge)
+	}
+	fmt.Fprintf(&b, "kept:     done/ %s; failed/ %s; tmp/ %s\n", done, caps(sp.FailedMaxFiles, sp.FailedMaxBytes, Duration{}), tmp)
+	if c.Journal.MaxBytes > 0 {
+		fmt.Fprintf(&b, "journal:  %s (rotated at %v, %d rotated kept)\n", c.Journal.Path, c.Journal.MaxBytes, c.Journal.Keep)
+	} else {
+		fmt.Fprintf(&b, "journal:  %s (never rotated)\n", c.Journal.Path)
+	}
 	fmt.Fprintf(&b, "gpio:     %s", c.GPIO.Backend)
 	if c.GPIO.Backend != "none" {
 		for _, p := range c.GPIO.Pins() {

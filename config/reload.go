@@ -12,9 +12,11 @@ import "maps"
 // message for each table in which such a key changed, for the log.
 func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	if c.Spool.Dir != old.Spool.Dir || keepDone(c.Spool) != keepDone(old.Spool) ||
-		c.Spool.DoneMaxFiles != old.Spool.DoneMaxFiles || c.Spool.DoneMaxAge != old.Spool.DoneMaxAge ||
-		c.Spool.FailedMaxFiles != old.Spool.FailedMaxFiles || c.Spool.RescanInterval != old.Spool.RescanInterval {
-		restart = append(restart, "[spool] dir, done, rescan_interval or the done/failed caps changed: restart setmatchd to apply (the batch and burst limits apply now)")
+		c.Spool.DoneMaxFiles != old.Spool.DoneMaxFiles || c.Spool.DoneMaxBytes != old.Spool.DoneMaxBytes ||
+		c.Spool.DoneMaxAge != old.Spool.DoneMaxAge || c.Spool.FailedMaxFiles != old.Spool.FailedMaxFiles ||
+		c.Spool.FailedMaxBytes != old.Spool.FailedMaxBytes || c.Spool.TmpMaxAge != old.Spool.TmpMaxAge ||
+		c.Spool.RescanInterval != old.Spool.RescanInterval {
+		restart = append(restart, "[spool] dir, done, rescan_interval, tmp_max_age or the done/failed caps changed: restart setmatchd to apply (the batch and burst limits apply now)")
 	}
 	if c.Journal != old.Journal {
 		restart = append(restart, "[journal] changed: restart setmatchd to apply")

@@ -49,6 +49,11 @@ func (c *Config) problems(locate func(*Error)) []error {
 			bad(key, "must be ≥ 0 (0 = no limit), got %q", d.String())
 		}
 	}
+	nonNegSize := func(key string, v Size) {
+		if v < 0 {
+			bad(key, "must be ≥ 0 (0 = no limit), got %d", int64(v))
+		}
+	}
 	nonNeg := func(key string, v int) {
 		if v < 0 {
 			bad(key, "must be ≥ 0, got %d", v)
@@ -85,13 +90,16 @@ func (c *Config) problems(locate func(*Error)) []error {
 	}
 	oneOf("spool.done", s.Done, "keep", "delete")
 	nonNeg("spool.done_max_files", s.DoneMaxFiles)
+	nonNegSize("spool.done_max_bytes", s.DoneMaxBytes)
 	nonNegDur("spool.done_max_age", s.DoneMaxAge)
-	if s.Done == "keep" && s.DoneMaxFiles == 0 && s.DoneMaxAge.Duration == 0 {
-		bad("spool.done_max_files", "with done = \"keep\", set done_max_files or done_max_age > 0 so that done/ cannot fill the disk (or use done = \"delete\")")
+	if s.Done == "keep" && s.DoneMaxFiles == 0 && s.DoneMaxBytes == 0 && s.DoneMaxAge.Duration == 0 {
+		bad("spool.done_max_files", "with done = \"keep\", set done_max_files, done_max_bytes or done_max_age > 0 so that done/ cannot fill the disk (or use done = \"delete\")")
 	}
 	if s.FailedMaxFiles < 1 {
 		bad("spool.failed_max_files", "must be ≥ 1 (failed/ must stay bounded), got %d", s.FailedMaxFiles)
 	}
+	nonNegSize("spool.failed_max_bytes", s.FailedMaxBytes)
+	nonNegDur("spool.tmp_max_age", s.TmpMaxAge)
 
 	j := &c.Journal
 	nonEmpty("journal.path", j.Path)

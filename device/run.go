@@ -21,6 +21,7 @@ import (
 	"setmatch/device/gpio"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/features"
 	"setmatch/model"
 	"setmatch/setfile"
 )
@@ -120,7 +121,6 @@ type Runner struct {
 	obs     observer // the daemon's outputs (outputs.go); set before Start
 
 	reloadMu  sync.Mutex // one reload at a time
-	moved     atomic.Int64
 	handled   atomic.Int64
 	failed    atomic.Int64
 	busySince atomic.Int64 // unix ns when the batch in hand was taken, 0 between batches
@@ -202,9 +202,12 @@ func spoolOptions(cfg *config.Config) spool.Options {
 		Dir:            cfg.Spool.Dir,
 		KeepDone:       cfg.Spool.Done != "delete",
 		DoneMaxFiles:   cfg.Spool.DoneMaxFiles,
+		DoneMaxBytes:   int64(cfg.Spool.DoneMaxBytes),
 		DoneMaxAge:     cfg.Spool.DoneMaxAge.Duration,
 		FailedMaxFiles: cfg.Spool.FailedMaxFiles,
-		FailedMaxAge:   0, // failed/ is capped by count only: its batches are evidence
+		FailedMaxBytes: int64(cfg.Spool.FailedMaxBytes),
+		FailedMaxAge:   0, // failed/ is capped by count and bytes, not age: its batches are evidence
+		TmpMaxAge:      cfg.Spool.TmpMaxAge.Duration,
 	}
 }
 
@@ -487,6 +490,9 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 
 // readFile reads the claimed batch file cur/name (.npy or CSV).
 func (r *Runner) readFile(st *state, name string, rec *journal.Record) (*mat.Dense, error) {
+	if features.IsBurstFrame(name) {
+		return nil, fmt.Errorf("%s is one image: a burst is a folder of frame images (write them into tmp/NAME/ and rename the folder into new/, as camera-burst.sh does); a file in new/ is a .npy or .csv of features", name)
+	}
 	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
 	if err != nil {
 		return nil, err
@@ -499,24 +505,13 @@ func (r *Runner) readFile(st *state, name string, rec *journal.Record) (*mat.Den
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// afterMove prunes done/ and failed/ every tenth of their cap, so that they
-// stay near their caps between the timed prunes.
+// afterMove prunes done/ and failed/ when a tenth of a cap has come in
+// since the last prune (spool.Spool.PruneDue), so that they stay near
+// their caps between the timed prunes.
 func (r *Runner) afterMove() {
-	cfg := r.Config()
-	every := int64(max(min(positive(cfg.Spool.DoneMaxFiles), positive(cfg.Spool.FailedMaxFiles))/10, 1))
-	if cfg.Spool.DoneMaxFiles <= 0 && cfg.Spool.FailedMaxFiles <= 0 {
-		return
-	}
-	if r.moved.Add(1)%every == 0 {
+	if r.spool.PruneDue() {
 		r.prune()
 	}
-}
-
-func positive(n int) int {
-	if n <= 0 {
-		return math.MaxInt
-	}
-	return n
 }
 
 func (r *Runner) prune() {

@@ -217,6 +217,17 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "features per frame") {
 		t.Fatalf("wide batch: %+v", r)
 	}
+	// One image where a burst (a folder of them) is meant, and a link.
+	one := filepath.Join(f.Spool, spool.DirTmp, "one.jpg")
+	os.WriteFile(one, []byte("\xff\xd8\xff"), 0o644)
+	os.Rename(one, filepath.Join(f.Spool, spool.DirNew, "one.jpg"))
+	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "one image: a burst is a folder") {
+		t.Fatalf("one image: %+v", r)
+	}
+	os.Symlink(bad, filepath.Join(f.Spool, spool.DirNew, "link.csv"))
+	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "is a symbolic link") {
+		t.Fatalf("a link: %+v", r)
+	}
 	// failed/ is capped at 2 batches (each with its reason).
 	r.prune()
 	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 2 {
@@ -235,7 +246,7 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 3 {
 		t.Errorf("done/ holds %v, want the newest 3", got)
 	}
-	if h, fl := r.Stats(); h != 6 || fl != 3 {
+	if h, fl := r.Stats(); h != 6 || fl != 5 {
 		t.Errorf("stats: %d handled, %d failed", h, fl)
 	}
 }

@@ -19,6 +19,10 @@ import (
 // in lower case). The format itself is recognised from the content.
 var burstExts = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".pgm": true}
 
+// IsBurstFrame reports whether name has the extension of a burst frame
+// (ListBurst): a file so named, alone, is one frame and not a set.
+func IsBurstFrame(name string) bool { return burstExts[strings.ToLower(path.Ext(name))] }
+
 // BurstFrame is one entry of a burst that passed the listing checks.
 type BurstFrame struct {
 	Name string      // file name inside the burst
@@ -85,7 +89,7 @@ func ListBurst(root *os.Root, dir string, lim ImageLimits) ([]BurstFrame, error)
 		case !t.IsRegular():
 			return nil, formatErr(name, "is not a regular file (%v): a burst holds frame images only", t)
 		}
-		if !burstExts[strings.ToLower(path.Ext(de.Name()))] {
+		if !IsBurstFrame(de.Name()) {
 			return nil, formatErr(name, "is not a frame image: a burst holds only .png, .jpg, .jpeg and .pgm files, nothing else")
 		}
 		info, err := de.Info()

@@ -90,6 +90,7 @@ func (s *Spool) MoveFailed(name string) error {
 	if err := s.root.Rename(path.Join(DirCur, name), path.Join(DirFailed, name)); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
+	s.moved(path.Join(DirFailed, name))
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,12 +48,19 @@ type Options struct {
 	// KeepDone moves handled batches to done/; false deletes them once their
 	// journal line is on disk.
 	KeepDone bool
-	// Caps on done/ and failed/: beyond MaxFiles files or older than MaxAge
+	// Caps on done/ and failed/: beyond MaxFiles batches, beyond MaxBytes
+	// bytes in all (a burst counts its frame files) or older than MaxAge
 	// (since they were moved there), the oldest are removed. Zero: no cap.
 	DoneMaxFiles   int
+	DoneMaxBytes   int64
 	DoneMaxAge     time.Duration
 	FailedMaxFiles int
+	FailedMaxBytes int64
 	FailedMaxAge   time.Duration
+	// TmpMaxAge removes what has stayed in tmp/ longer than this since it
+	// last changed: a write a crash or a power cut cut short, which no
+	// writer will rename into new/. Zero: tmp/ is left alone.
+	TmpMaxAge time.Duration
 }
 
 // Spool is a maildir-style spool directory. All file operations go through an
@@ -62,6 +70,9 @@ type Spool struct {
 	opt     Options
 	root    *os.Root
 	pruneMu sync.Mutex
+	// What Finish and MoveFailed moved into done/ and failed/ since the
+	// last Prune (PruneDue).
+	movedFiles, movedBytes atomic.Int64
 }
 
 // Folder modes, as the packaged tmpfiles.d snippet makes them. tmp/ and
@@ -85,7 +96,9 @@ func Open(opt Options) (*Spool, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("spool: no directory given (set spool.dir)")
 	}
-	if _, err := os.Stat(opt.Dir); errors.Is(err, fs.ErrNotExist) {
+	if fi, err := os.Stat(opt.Dir); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("spool: %s is not a directory: set spool.dir to a directory (setmatchd creates it if it is missing)", opt.Dir)
+	} else if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(opt.Dir, 0o750); err != nil {
 			return nil, fmt.Errorf("spool: %w", err)
 		}
@@ -258,6 +271,9 @@ func (e *TooLargeError) Error() string {
 // ReadClaimed reads cur/name whole; it refuses regular files larger than max
 // bytes (max ≤ 0: no limit) and anything that is not a regular file.
 func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
+	if fi, err := s.root.Lstat(path.Join(DirCur, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("batch %s is a symbolic link: the daemon reads no links; writers must rename the batch file itself into new/", name)
+	}
 	f, err := s.root.OpenFile(path.Join(DirCur, name), os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open batch: %w", err)
@@ -316,6 +332,7 @@ func (s *Spool) Finish(name string) error {
 	if err := s.root.Rename(src, path.Join(DirDone, name)); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
+	s.moved(path.Join(DirDone, name))
 	return nil
 }
 
@@ -326,54 +343,4 @@ func (s *Spool) Unclaim(name string) error {
 		return fmt.Errorf("spool: %w", err)
 	}
 	return nil
-}
-
-// Prune applies the caps on done/ and failed/ at time now, removing the
-// oldest files first. It returns how many batches it removed.
-func (s *Spool) Prune(now time.Time) (int, error) {
-	s.pruneMu.Lock()
-	defer s.pruneMu.Unlock()
-	n1, err1 := s.prune(DirDone, s.opt.DoneMaxFiles, s.opt.DoneMaxAge, now)
-	n2, err2 := s.prune(DirFailed, s.opt.FailedMaxFiles, s.opt.FailedMaxAge, now)
-	return n1 + n2, errors.Join(err1, err2)
-}
-
-func (s *Spool) prune(sub string, maxFiles int, maxAge time.Duration, now time.Time) (int, error) {
-	if maxFiles <= 0 && maxAge <= 0 {
-		return 0, nil
-	}
-	es, err := s.list(sub)
-	if err != nil {
-		return 0, err
-	}
-	// In failed/, count batches only: the reasons are in failed/.reasons/.
-	var batches []entry
-	for _, e := range es {
-		if !strings.HasPrefix(e.name, ".") {
-			batches = append(batches, e)
-		}
-	}
-	removed := 0
-	var firstErr error
-	remove := func(name string) {
-		if err := s.removeBatch(path.Dir(name), path.Base(name)); err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("spool: prune: %w", err)
-		}
-	}
-	for i, e := range batches {
-		over := maxFiles > 0 && len(batches)-i > maxFiles
-		old := maxAge > 0 && now.Sub(e.arrived) > maxAge
-		if !over && !old {
-			break // sorted oldest first
-		}
-		remove(path.Join(sub, e.name))
-		removed++
-		if sub == DirFailed {
-			remove(reasonName(e.name))
-		}
-	}
-	if sub == DirFailed {
-		s.cleanReasons(now)
-	}
-	return removed, firstErr
 }

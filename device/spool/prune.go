@@ -1,0 +1,154 @@
+package spool
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"strings"
+	"time"
+)
+
+// Prune applies the caps on done/ and failed/ at time now, removing the
+// oldest batches first, and removes what has stayed in tmp/ longer than
+// Options.TmpMaxAge. It returns how many batches it removed from done/
+// and failed/.
+func (s *Spool) Prune(now time.Time) (int, error) {
+	s.pruneMu.Lock()
+	defer s.pruneMu.Unlock()
+	s.movedFiles.Store(0)
+	s.movedBytes.Store(0)
+	n1, err1 := s.prune(DirDone, caps{s.opt.DoneMaxFiles, s.opt.DoneMaxBytes, s.opt.DoneMaxAge}, now)
+	n2, err2 := s.prune(DirFailed, caps{s.opt.FailedMaxFiles, s.opt.FailedMaxBytes, s.opt.FailedMaxAge}, now)
+	return n1 + n2, errors.Join(err1, err2, s.pruneTmp(now))
+}
+
+// PruneDue reports whether a tenth of the tightest cap on done/ or
+// failed/ (in batches or in bytes) has been moved into them since the
+// last Prune: pruning then keeps them near their caps between the timed
+// prunes, however large the batches.
+func (s *Spool) PruneDue() bool {
+	o := s.opt
+	files := min(positive(int64(o.DoneMaxFiles)), positive(int64(o.FailedMaxFiles)))
+	bytes := min(positive(o.DoneMaxBytes), positive(o.FailedMaxBytes))
+	return (files < math.MaxInt64 && s.movedFiles.Load() >= max(files/10, 1)) ||
+		(bytes < math.MaxInt64 && s.movedBytes.Load() >= max(bytes/10, 1))
+}
+
+func positive(n int64) int64 {
+	if n <= 0 {
+		return math.MaxInt64
+	}
+	return n
+}
+
+// moved counts the batch at name (done/ or failed/) for PruneDue.
+func (s *Spool) moved(name string) {
+	s.movedFiles.Add(1)
+	s.movedBytes.Add(s.size(name))
+}
+
+// size returns the bytes of the batch at name: a file's size, or the
+// sizes of the files in a burst's directory together. What cannot be
+// read counts 0.
+func (s *Spool) size(name string) int64 {
+	fi, err := s.root.Lstat(name)
+	if err != nil {
+		return 0
+	}
+	if !fi.IsDir() {
+		return fi.Size()
+	}
+	var n int64
+	fs.WalkDir(s.root.FS(), name, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// caps are the limits on one of done/ and failed/; zero is no limit.
+type caps struct {
+	files int
+	bytes int64
+	age   time.Duration
+}
+
+func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
+	if c.files <= 0 && c.bytes <= 0 && c.age <= 0 {
+		return 0, nil
+	}
+	es, err := s.list(sub)
+	if err != nil {
+		return 0, err
+	}
+	// In failed/, count batches only: the reasons are in failed/.reasons/.
+	var batches []entry
+	var sizes []int64
+	var total int64
+	for _, e := range es {
+		if strings.HasPrefix(e.name, ".") {
+			continue
+		}
+		batches = append(batches, e)
+		if c.bytes > 0 {
+			n := s.size(path.Join(sub, e.name))
+			sizes, total = append(sizes, n), total+n
+		}
+	}
+	removed := 0
+	var firstErr error
+	remove := func(name string) {
+		if err := s.removeBatch(path.Dir(name), path.Base(name)); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("spool: prune: %w", err)
+		}
+	}
+	for i, e := range batches {
+		over := c.files > 0 && len(batches)-i > c.files
+		large := c.bytes > 0 && total > c.bytes
+		old := c.age > 0 && now.Sub(e.arrived) > c.age
+		if !over && !large && !old {
+			break // sorted oldest first
+		}
+		remove(path.Join(sub, e.name))
+		removed++
+		if c.bytes > 0 {
+			total -= sizes[i]
+		}
+		if sub == DirFailed {
+			remove(reasonName(e.name))
+		}
+	}
+	if sub == DirFailed {
+		s.cleanReasons(now)
+	}
+	return removed, firstErr
+}
+
+// pruneTmp removes the files and bursts in tmp/ that have not changed for
+// longer than Options.TmpMaxAge (a burst's directory changes with every
+// frame written into it).
+func (s *Spool) pruneTmp(now time.Time) error {
+	if s.opt.TmpMaxAge <= 0 {
+		return nil
+	}
+	es, err := s.list(DirTmp)
+	if err != nil {
+		return err
+	}
+	var firstErr error
+	for _, e := range es {
+		if now.Sub(e.arrived) <= s.opt.TmpMaxAge {
+			break // sorted oldest first
+		}
+		if err := s.removeBatch(DirTmp, e.name); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("spool: prune tmp/: %w", err)
+		}
+	}
+	return firstErr
+}

@@ -1,0 +1,169 @@
+package spool
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"setmatch/internal/testutil"
+)
+
+// TestPruneBytes: beyond a byte cap, the oldest batches of done/ and
+// failed/ go first, a burst counting its frame files; the newest stay
+// while they fit.
+func TestPruneBytes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxBytes: 500, FailedMaxFiles: 10, FailedMaxBytes: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	arr := arrivals{t: t}
+	// done/: a (100 bytes), burst b (2 × 150), c (200), d (100), oldest first.
+	for _, b := range []struct {
+		name  string
+		sizes []int
+		burst bool
+	}{{"a", []int{100}, false}, {"b", []int{150, 150}, true}, {"c", []int{200}, false}, {"d", []int{100}, false}} {
+		p := filepath.Join(dir, DirNew, b.name)
+		if b.burst {
+			os.Mkdir(p, 0o755)
+			for i, n := range b.sizes {
+				os.WriteFile(filepath.Join(p, strings.Repeat("f", i+1)+".pgm"), make([]byte, n), 0o644)
+			}
+		} else {
+			os.WriteFile(p, make([]byte, b.sizes[0]), 0o644)
+		}
+		if _, err := sp.Claim(b.name); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.Finish(b.name); err != nil {
+			t.Fatal(err)
+		}
+		arr.next(filepath.Join(dir, DirDone, b.name))
+	}
+	// failed/: e (200) then f (100): 300 bytes over 250.
+	for _, n := range []struct {
+		name string
+		size int
+	}{{"e", 200}, {"f", 100}} {
+		os.WriteFile(filepath.Join(dir, DirNew, n.name), make([]byte, n.size), 0o644)
+		sp.Claim(n.name)
+		if err := sp.Fail(n.name, "bad"); err != nil {
+			t.Fatal(err)
+		}
+		arr.next(filepath.Join(dir, DirFailed, n.name))
+	}
+	n, err := sp.Prune(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// done/ holds 700 bytes: a and the burst b go (400 left); failed/ e.
+	if n != 3 {
+		t.Errorf("prune removed %d batches, want 3", n)
+	}
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirDone)), ","); got != "c,d" {
+		t.Errorf("done/ after prune: %s, want c,d (the newest 300 bytes of a 500-byte cap; the 300-byte burst before them would pass it)", got)
+	}
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,f" {
+		t.Errorf("failed/ after prune: %s, want the newest, f", got)
+	}
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "f" {
+		t.Errorf("failed/.reasons/ after prune: %s, want f's", got)
+	}
+}
+
+// TestPruneDue: a prune is due once a tenth of the tightest cap has come
+// in since the last one, counted in batches or in bytes, and not before.
+func TestPruneDue(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 100, DoneMaxBytes: 10000, FailedMaxFiles: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	finish := func(name string, size int) {
+		t.Helper()
+		os.WriteFile(filepath.Join(dir, DirNew, name), make([]byte, size), 0o644)
+		if _, err := sp.Claim(name); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.Finish(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sp.PruneDue() {
+		t.Fatal("due before any batch")
+	}
+	finish("a", 10)
+	finish("b", 10)
+	if sp.PruneDue() {
+		t.Fatal("due after 2 batches of 20 bytes, where the caps' tenths are 3 batches and 1000 bytes")
+	}
+	finish("c", 10)
+	if !sp.PruneDue() {
+		t.Fatal("not due after 3 batches, a tenth of failed/'s 30")
+	}
+	sp.Prune(time.Now())
+	if sp.PruneDue() {
+		t.Fatal("still due after a prune")
+	}
+	finish("big", 1000)
+	if !sp.PruneDue() {
+		t.Fatal("not due after 1000 bytes, a tenth of done/'s 10000")
+	}
+
+	// Without caps nothing is ever due.
+	sp2, _ := Open(Options{Dir: filepath.Join(t.TempDir(), "spool")})
+	defer sp2.Close()
+	sp2.moved(DirDone)
+	if sp2.PruneDue() {
+		t.Error("due without caps")
+	}
+}
+
+// TestPruneTmp: what stayed in tmp/ unchanged longer than TmpMaxAge (a
+// file or a burst's directory) is removed; newer writes, and everything
+// when TmpMaxAge is 0, stay.
+func TestPruneTmp(t *testing.T) {
+	for _, maxAge := range []time.Duration{0, 36 * time.Hour} {
+		dir := filepath.Join(t.TempDir(), "spool")
+		sp, err := Open(Options{Dir: dir, TmpMaxAge: maxAge})
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, DirTmp, "half.csv"), []byte("1,2\n"), 0o644)
+		os.Mkdir(filepath.Join(dir, DirTmp, "burst"), 0o755)
+		os.WriteFile(filepath.Join(dir, DirTmp, "burst", "000.pgm"), []byte("P5"), 0o644)
+		if _, err := sp.Prune(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirTmp)), ","); got != "burst,half.csv" {
+			t.Errorf("max age %v: tmp/ after a prune now: %s, want both writes", maxAge, got)
+		}
+		if _, err := sp.Prune(time.Now().Add(37 * time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		if maxAge == 0 {
+			want = "burst,half.csv"
+		}
+		if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirTmp)), ","); got != want {
+			t.Errorf("max age %v: tmp/ 37 h later: %q, want %q", maxAge, got, want)
+		}
+		sp.Close()
+	}
+}
+
+// TestOpenSpoolDirIsAFile: a spool.dir that names a file is refused with
+// the key to change.
+func TestOpenSpoolDirIsAFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "model.smm")
+	os.WriteFile(f, nil, 0o644)
+	_, err := Open(Options{Dir: f})
+	if err == nil || !strings.Contains(err.Error(), "is not a directory") || !strings.Contains(err.Error(), "spool.dir") {
+		t.Fatalf("spool.dir a file: %v, want an error that names spool.dir", err)
+	}
+}
