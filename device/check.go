@@ -36,8 +36,7 @@ func Check(path string, w io.Writer) error {
 	// One threshold, or a vote's, one per member.
 	th := "none (closed set)"
 	switch ts := st.matcher.Thresholds(); {
-	case !slices.ContainsFunc(ts, func(t float64) bool { return !isInf(t) }):
-		// every threshold is +Inf
+	case closedSet(ts):
 	case len(ts) == 1:
 		th = fmt.Sprintf("%.6g", ts[0])
 	default:
@@ -53,7 +52,13 @@ func Check(path string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
+	if closedSet(st.matcher.Thresholds()) {
+		fmt.Fprintf(w, "warning:  %s\n", closedSetWarning)
+	}
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {
+		return err
+	}
+	if err := checkJournal(cfg.Journal.Path, w); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "bursts:   %s\n", st.burst.describe())
@@ -77,3 +82,17 @@ func Check(path string, w io.Writer) error {
 }
 
 func isInf(v float64) bool { return v > 1e308 }
+
+// closedSet reports whether thresholds (a model's, or each member's of a
+// vote) let every batch in: each is +Inf.
+func closedSet(thresholds []float64) bool {
+	return !slices.ContainsFunc(thresholds, func(t float64) bool { return !isInf(t) })
+}
+
+// closedSetWarning is what -check and the daemon's log say of a model
+// without a threshold.
+const closedSetWarning = "the model has no threshold (a closed set): every batch is named as its nearest known class, strangers too; for a door, train without --threshold none or set decision.threshold"
+
+// ClosedSet reports whether the model in use lets every batch in (no
+// threshold, from the model or decision.threshold).
+func (r *Runner) ClosedSet() bool { return closedSet(r.st.Load().matcher.Thresholds()) }

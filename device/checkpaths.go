@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"setmatch/device/spool"
 )
@@ -14,8 +15,22 @@ import (
 // checkSpool says, for setmatchd -check, whether the writers in the spool's
 // group can put batches into tmp/ and new/: both need the group's write and
 // search bits (and setgid, so that batches belong to the group). A missing
-// spool is fine: setmatchd creates it with those modes.
+// spool is fine where setmatchd can create it (creatable); a path that is
+// not a directory is not.
 func checkSpool(dir string, w io.Writer) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		if err := creatable(dir); err != nil {
+			return fmt.Errorf("spool.dir %s does not exist, and setmatchd cannot create it: %w (create it, or set spool.dir to a directory on a writable disk)", dir, err)
+		}
+		fmt.Fprintf(w, "spool:    %s: missing; setmatchd creates it with tmp/ and new/ writable by the spool group\n", dir)
+		return nil
+	case err != nil:
+		return fmt.Errorf("spool.dir: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("spool.dir %s is not a directory: set spool.dir to a directory (setmatchd creates it if it is missing)", dir)
+	}
 	var errs []error
 	for _, sub := range []string{spool.DirTmp, spool.DirNew} {
 		p := filepath.Join(dir, sub)
@@ -45,4 +60,67 @@ func setgidBits(m fs.FileMode) fs.FileMode {
 		return 0o2000
 	}
 	return 0
+}
+
+// checkJournal says, for setmatchd -check, whether setmatchd can append to
+// the journal at path: an existing journal must be a regular file it can
+// open for writing, and a missing one needs its folder, which setmatchd
+// does not create.
+func checkJournal(path string, w io.Writer) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		dir := filepath.Dir(path)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("journal.path %s: its folder %s is missing or not a directory (create it, writable by the daemon's user, or set journal.path elsewhere)", path, dir)
+		}
+		f, err := os.CreateTemp(dir, ".setmatchd-check-*")
+		if err != nil {
+			return fmt.Errorf("journal.path %s: a file cannot be created in %s: %w (make the folder writable by the daemon's user, or set journal.path elsewhere)", path, dir, err)
+		}
+		f.Close()
+		os.Remove(f.Name())
+		fmt.Fprintf(w, "journal:  %s: missing; setmatchd creates it\n", path)
+		return nil
+	case err != nil:
+		return fmt.Errorf("journal.path: %w", err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("journal.path %s is not a regular file (%v): set journal.path to a file", path, fi.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("journal.path %s cannot be opened for appending: %w (give the daemon's user write access)", path, err)
+	}
+	f.Close()
+	fmt.Fprintf(w, "journal:  %s: writable\n", path)
+	return nil
+}
+
+// creatable returns nil when a directory can be made at dir, which does
+// not exist: its nearest existing parent is a directory in which one can
+// be created (tried with a temporary directory, removed at once).
+func creatable(dir string) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	for {
+		fi, err := os.Stat(parent)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("%s is not a directory", parent)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return err
+		}
+		up := filepath.Dir(parent)
+		if up == parent {
+			return err
+		}
+		parent = up
+	}
+	tmp, err := os.MkdirTemp(parent, ".setmatchd-check-")
+	if err != nil {
+		return fmt.Errorf("no folder can be created in %s: %w", parent, err)
+	}
+	return os.Remove(tmp)
 }

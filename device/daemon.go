@@ -81,6 +81,9 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	m := r.Model()
 	log.Info("starting", "config", strings.Join(cfg.Files, ","), "model", m.Path, "model_sha256", m.ID(),
 		"gallery_sets", len(m.Model.Sets), "spool", cfg.Spool.Dir, "journal", cfg.Journal.Path, "gpio", cfg.GPIO.Backend)
+	if r.ClosedSet() {
+		log.Warn(closedSetWarning)
+	}
 
 	// The model file's bytes and the decoding's temporaries are garbage now:
 	// give them back to the system rather than carry them as resident memory.
@@ -196,6 +199,9 @@ func (d *daemonLoop) reload(what string, load func() error) {
 		m := d.r.Model()
 		d.out.setModel(m)
 		d.log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets))
+		if d.r.ClosedSet() {
+			d.log.Warn(closedSetWarning)
+		}
 	}
 	debug.FreeOSMemory()
 	notify(d.log, daemon.SdNotifyReady, "STATUS=watching "+d.r.Config().Spool.Dir)

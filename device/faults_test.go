@@ -206,3 +206,51 @@ func TestCheckSpoolGroup(t *testing.T) {
 		t.Errorf("check with new/ 0750: %v", err)
 	}
 }
+
+// setmatchd -check refuses a spool or journal path the daemon could not
+// use, naming the key, and passes missing ones the daemon creates.
+func TestCheckPaths(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	file := filepath.Join(f.Dir, "afile")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct {
+		name, spool, journal string
+		want                 string // in the error; "" for ok with this in the output
+		out                  string
+	}{
+		{"missing spool", filepath.Join(f.Dir, "new", "spool"), f.Journal, "", "missing; setmatchd creates it"},
+		{"spool a file", file, f.Journal, "spool.dir " + file + " is not a directory", ""},
+		{"spool under a file", filepath.Join(file, "spool"), f.Journal, "setmatchd cannot create it", ""},
+		{"journal folder missing", f.Spool, filepath.Join(f.Dir, "nodir", "journal.jsonl"), "is missing or not a directory", ""},
+		{"journal a folder", f.Spool, f.Dir, "is not a regular file", ""},
+		{"missing journal", f.Spool, filepath.Join(f.Dir, "j2.jsonl"), "", "j2.jsonl: missing; setmatchd creates it"},
+	} {
+		f.Spool, f.Journal = c.spool, c.journal
+		f.WriteConfig(t, "")
+		var out strings.Builder
+		err := Check(f.Config, &out)
+		switch {
+		case c.want == "" && (err != nil || !strings.Contains(out.String(), c.out)):
+			t.Errorf("%s: %v, want ok with %q in\n%s", c.name, err, c.out, out.String())
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.Dir, "new")); err == nil {
+		t.Error("-check created the missing spool's parent")
+	}
+}
+
+// A model without a threshold is a closed set: -check warns.
+func TestCheckWarnsClosedSet(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	var out strings.Builder
+	if err := Check(f.Config, &out); err != nil || strings.Contains(out.String(), "warning:") {
+		t.Fatalf("a model with a threshold: %v\n%s", err, out.String())
+	}
+	f.WriteConfig(t, "[decision]\nthreshold = inf\n")
+	out.Reset()
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "warning:  the model has no threshold") {
+		t.Fatalf("decision.threshold = inf: %v, want a warning in\n%s", err, out.String())
+	}
+}
