@@ -85,7 +85,11 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 	u, err := url.Parse(m.Broker)
 	switch {
 	case !strings.Contains(m.Broker, "://"):
-		bad("mqtt.broker", "want a URL with a scheme, such as \"tcp://%s\" (or \"ssl://…\" for TLS), got %q", m.Broker, m.Broker)
+		example := m.Broker
+		if !strings.Contains(example, ":") {
+			example += ":1883"
+		}
+		bad("mqtt.broker", "want a URL with a scheme and a port, such as \"tcp://%s\" (or \"ssl://…:8883\" for TLS), got %q", example, m.Broker)
 	case err != nil:
 		bad("mqtt.broker", "want a URL such as \"tcp://192.168.1.10:1883\" or \"ssl://broker.example:8883\", got %q (%v)", m.Broker, err)
 	case !oneOfStr(u.Scheme, brokerSchemes):

@@ -72,7 +72,8 @@ func TestMQTTInvalidValues(t *testing.T) {
 		want string
 	}{
 		{"[mqtt]\nbroker = \"http://h:1883\"\ntopic = \"s\"\n", "mqtt.broker", `scheme must be "tcp", "mqtt", "ssl", "tls", "mqtts", "ws" or "wss", got "http"`},
-		{"[mqtt]\nbroker = \"127.0.0.1:1883\"\ntopic = \"s\"\n", "mqtt.broker", `want a URL with a scheme, such as "tcp://127.0.0.1:1883"`},
+		{"[mqtt]\nbroker = \"127.0.0.1:1883\"\ntopic = \"s\"\n", "mqtt.broker", `want a URL with a scheme and a port, such as "tcp://127.0.0.1:1883"`},
+		{"[mqtt]\nbroker = \"127.0.0.1\"\ntopic = \"s\"\n", "mqtt.broker", `such as "tcp://127.0.0.1:1883"`},
 		{"[mqtt]\nbroker = \"tcp://h\"\ntopic = \"s\"\n", "mqtt.broker", "names no port: add one, such as tcp://h:1883"},
 		{"[mqtt]\nbroker = \"ssl://h\"\ntopic = \"s\"\n", "mqtt.broker", "such as ssl://h:8883"},
 		{"[mqtt]\nbroker = \"tcp://:1883\"\ntopic = \"s\"\n", "mqtt.broker", "names no host"},

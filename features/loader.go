@@ -42,11 +42,15 @@ func (l *Loader) Reader() dataset.ImageSetReader {
 // Fit returns the fitted pipeline of the loaded training data ds and,
 // when the pipeline has a pca stage, replaces every set's frames by
 // their PCA projection. It returns nil (and leaves ds alone) when l is
-// nil or no image set was read: feature files need no pipeline. It
-// refuses data that mix image sets with feature files.
+// nil: feature files need no pipeline. It refuses data that mix image
+// sets with feature files, and a pipeline given for feature files alone
+// (the sets are features already, and the pipeline would not be used).
 func (l *Loader) Fit(ds *dataset.Dataset) (*Fitted, error) {
-	if l == nil || l.images.Load() == 0 {
+	if l == nil {
 		return nil, nil
+	}
+	if l.images.Load() == 0 {
+		return nil, NotImages(l.pipe, ds.Root)
 	}
 	if n := l.images.Load(); n != int64(len(ds.Sets)) {
 		return nil, fmt.Errorf("%s mixes %d image sets with %d feature files: a model records one feature pipeline, so use one kind of set", ds.Root, n, int64(len(ds.Sets))-n)
@@ -63,4 +67,11 @@ func (l *Loader) Fit(ds *dataset.Dataset) (*Fitted, error) {
 		}
 	}
 	return &f, nil
+}
+
+// NotImages is the error of the pipeline p given (--features) for the
+// data set at root whose sets are all feature files: they are features
+// already, and p would not be used.
+func NotImages(p Pipeline, root string) error {
+	return fmt.Errorf("--features %s is for frame images, but the sets of %s are feature files (.npy or .csv), features already: leave --features out, or give a data set of image folders", p, root)
 }

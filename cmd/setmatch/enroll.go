@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -100,11 +98,15 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits) (*ma
 		return nil, "", err
 	}
 	if !st.IsDir() {
-		switch strings.ToLower(filepath.Ext(path)) {
-		case ".png", ".jpg", ".jpeg", ".pgm":
+		if dataset.IsImage(path) {
 			return nil, "", fmt.Errorf("%s is one image, not a set: give the folder that holds the burst's frames", path)
 		}
 		x, err := setfile.ReadFile(path, lim)
+		if err == nil && m.Features != nil {
+			if _, D := x.Dims(); D != m.InputDim() {
+				return nil, "", fmt.Errorf("%s has %d features per frame, model %s takes %d, made from images by its pipeline %s: give the burst's folder of frame images instead (or features made by setmatch features --model %s)", path, D, modelPath, m.InputDim(), m.Features.Name(), modelPath)
+			}
+		}
 		return x, "", err
 	}
 	if m.Features == nil {

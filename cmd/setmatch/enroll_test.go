@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/deploy"
 	"setmatch/model"
+	"setmatch/setfile"
 	"setmatch/synth"
 )
 
@@ -100,6 +103,14 @@ func TestEnrollImages(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(burst, e.Name()), b, 0o644)
+	}
+	// A feature file of other features than the model's pipeline makes.
+	npy := filepath.Join(t.TempDir(), "wrong.npy")
+	if err := setfile.WriteFile(npy, mat.NewDense(5, 40, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", npy); code != 1 || !strings.Contains(stderr, "give the burst's folder of frame images instead") {
+		t.Errorf("a feature file of 40 features into an image model: exit %d\n%s", code, stderr)
 	}
 	code, stdout, stderr := run("enroll", "--model", mpath, "--label", "carol", burst)
 	if code != 0 {

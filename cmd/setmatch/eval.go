@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"setmatch/dataset"
@@ -182,18 +183,26 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 func loadEvalData(a *evalArgs) (*dataset.Dataset, features.Pipeline, float64, error) {
 	opt := dataset.Options{Workers: a.workers}
 	var pipe features.Pipeline
+	var images atomic.Int64 // frame images decoded
 	if a.feat != "" {
 		var err error
 		if pipe, err = features.Parse(a.feat); err != nil {
 			return nil, pipe, 0, usagef("--features: %v", err)
 		}
-		opt.Frames = pipe.FrameDecoder()
+		decode := pipe.FrameDecoder()
+		opt.Frames = func(path string) ([]float64, error) {
+			images.Add(1)
+			return decode(path)
+		}
 	}
 	if a.whiten && pipe.PCADim() == 0 {
 		return nil, pipe, 0, usagef("--whiten needs a PCA step in --features, e.g. intensity:20x20+pca:20")
 	}
 	t0 := time.Now()
 	ds, err := dataset.Load(a.data, opt)
+	if err == nil && a.feat != "" && images.Load() == 0 && len(ds.Sets) > 0 {
+		err = features.NotImages(pipe, ds.Root)
+	}
 	return ds, pipe, time.Since(t0).Seconds(), err
 }
 

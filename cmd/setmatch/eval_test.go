@@ -196,6 +196,10 @@ func TestEvalUsageErrors(t *testing.T) {
 	if code, _, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=1,probe=1,strangers=1", "--quiet"); code != 1 || !strings.Contains(stderr, "at least 2 known classes") {
 		t.Errorf("strangers=1 of 2 classes: exit %d: %s", code, stderr)
 	}
+	// Feature files take no --features: said, not ignored.
+	if code, _, stderr := evalDispatch("eval", "--data", dir, "--features", "intensity:4x4", "--protocol", "gallery=1,probe=1", "--quiet"); code != 1 || !strings.Contains(stderr, "leave --features out") {
+		t.Errorf("--features on feature files: exit %d: %s", code, stderr)
+	}
 }
 
 // TestEvalDRCrossValidation runs nn-h-dr with model.Train on a tiny data

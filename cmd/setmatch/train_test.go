@@ -140,8 +140,8 @@ func TestTrainCommandDefaultThreshold(t *testing.T) {
 		if none != math.IsInf(m.Threshold, 1) {
 			t.Errorf("--threshold none %v: threshold %v", none, m.Threshold)
 		}
-		if !none && !strings.Contains(stderr, "balanced") {
-			t.Errorf("the default threshold is not explained:\n%s", stderr)
+		if !none && (!strings.Contains(stderr, "balanced") || !strings.Contains(stderr, "has no fit to repeat without stand-in strangers")) {
+			t.Errorf("the default threshold of learned, balanced on the training sets, is not explained:\n%s", stderr)
 		}
 	}
 }
@@ -171,6 +171,10 @@ func TestTrainCommandErrors(t *testing.T) {
 	}
 	if code, _, stderr := trainRun("train", "--data", filepath.Join(data, "missing"), "--dim", "2", "--out", out); code != 1 || stderr == "" {
 		t.Errorf("missing data folder: exit %d, %q", code, stderr)
+	}
+	// A feature pipeline for sets that are feature files would not be used.
+	if code, _, stderr := trainRun("train", "--data", data, "--dim", "2", "--out", out, "--features", "intensity:4x4"); code != 1 || !strings.Contains(stderr, "feature files") || !strings.Contains(stderr, "leave --features out") {
+		t.Errorf("--features on feature files: exit %d, %q", code, stderr)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed run wrote the model")
