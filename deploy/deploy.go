@@ -323,13 +323,23 @@ func (r *Result) build(sets []*mat.Dense, labels, names []string, opt Options) e
 	if err := r.setThreshold(sets, labels, names, opt); err != nil {
 		return err
 	}
-	m.Selection.Params["threshold"] = r.ThresholdSource
+	r.recordThreshold(opt)
 	if r.ChoiceSample != "" {
 		m.Selection.Params["chosen-on"] = r.ChoiceSample
 	}
+	return nil
+}
+
+// recordThreshold records in the model's parameters how its threshold
+// was set, the rule asked for, and the strangers' sets given.
+func (r *Result) recordThreshold(opt Options) {
+	m := r.Model
+	if m.Selection.Params == nil {
+		m.Selection.Params = map[string]string{}
+	}
+	m.Selection.Params["threshold"] = r.ThresholdSource
 	m.Selection.Params[ThresholdRuleParam] = ThresholdRule(opt)
 	recordStrangers(m, r.GivenStrangers)
-	return nil
 }
 
 // ThresholdRuleParam is the key of model.Selection.Params under which a
@@ -504,6 +514,7 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 	if err := res.setThreshold(sets, labels, names, opt); err != nil {
 		return nil, err
 	}
+	res.recordThreshold(opt)
 	return res, res.Model.Validate()
 }
 
