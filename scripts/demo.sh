@@ -2,7 +2,8 @@
 # demo.sh (make demo): the whole appliance on generated data, in about a
 # minute, in a temporary directory that is removed afterwards.
 #
-#   1. build setmatch and setmatchd into bin/
+#   1. take setmatch and setmatchd from $BIN (make demo: make build's
+#      bin/), or build them into the temporary directory
 #   2. setmatch synth --images: 5 classes × 5 sets × 16 frames of 128×96
 #      PNG images (a texture per class)
 #   3. hold out one set of each of the first 4 classes, and all of class 5
@@ -65,11 +66,17 @@ settle() {
 	done
 }
 
-step "build (bin/setmatch, bin/setmatchd)"
-mkdir -p bin
-"$GO" build -o bin/ ./cmd/setmatch ./cmd/setmatchd
-setmatch=$repo/bin/setmatch
-setmatchd=$repo/bin/setmatchd
+if [ -n "${BIN:-}" ]; then
+	step "binaries ($BIN/setmatch, $BIN/setmatchd)"
+else
+	# Built apart from bin/, which keeps what make build put there.
+	BIN=$work/bin
+	step "build ($BIN/setmatch, $BIN/setmatchd)"
+	mkdir -p "$BIN"
+	CGO_ENABLED=0 "$GO" build -o "$BIN/" ./cmd/setmatch ./cmd/setmatchd
+fi
+setmatch=$BIN/setmatch
+setmatchd=$BIN/setmatchd
 
 step "synthetic image sets: 5 classes × 5 sets × 16 frames of 128×96 pixels (PNG)"
 "$setmatch" synth --images 128x96 --out "$work/data" --classes 5 --sets 5 --frames 16 --seed 7
