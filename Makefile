@@ -178,7 +178,7 @@ install: build
 	install -m 0644 systemd/setmatchd.sysusers $(DESTDIR)$(SYSUSERSDIR)/setmatch.conf
 	install -m 0644 systemd/setmatchd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/setmatch.conf
 	install -m 0644 systemd/60-setmatch-gpio.rules $(DESTDIR)$(UDEVRULESDIR)/60-setmatch-gpio.rules
-	install -m 0644 docs/APPLIANCE.md cross/copyright $(DESTDIR)$(DOCDIR)/
+	install -m 0644 docs/APPLIANCE.md $(DESTDIR)$(DOCDIR)/APPLIANCE.md
 	install -m 0644 systemd/setmatchd-network.conf.example $(DESTDIR)$(DOCDIR)/setmatchd-network.conf.example
 	@# Never overwrite a configuration that is already there.
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/setmatch/setmatchd.toml ]; then \
