@@ -119,6 +119,14 @@ func TestDaemonReload(t *testing.T) {
 	testutil.WaitForCtx(t, ctx, "the model reload", func() bool { return strings.Count(p.stderr.String(), "msg=reloaded") == 1 })
 	f.Drop(t, "two.npy", devicetest.Batch(rng, "alice"))
 	testutil.WaitForCtx(t, ctx, "two.npy", func() bool { return len(testutil.Names(t, done)) == 2 })
+
+	// A reload into a closed set (no threshold) is warned of in the log.
+	if strings.Contains(p.stderr.String(), "the model has no threshold") {
+		t.Error("a model with a threshold was warned of as a closed set")
+	}
+	f.WriteConfig(t, "[decision]\nthreshold = inf\n")
+	p.signal(syscall.SIGHUP)
+	testutil.WaitForCtx(t, ctx, "the closed-set warning", func() bool { return strings.Contains(p.stderr.String(), "the model has no threshold") })
 	p.stop()
 
 	recs := devicetest.ReadJournal(t, f.Journal)
