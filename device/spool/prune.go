@@ -43,33 +43,91 @@ func positive(n int64) int64 {
 	return n
 }
 
-// moved counts the batch at name (done/ or failed/) for PruneDue.
+// byteCaps reports whether done/ or failed/ has a byte cap: only then
+// are the batches' sizes measured.
+func (s *Spool) byteCaps() bool { return s.opt.DoneMaxBytes > 0 || s.opt.FailedMaxBytes > 0 }
+
+// moved counts the batch at name (done/ or failed/) for PruneDue, and
+// remembers its size for the prunes.
 func (s *Spool) moved(name string) {
 	s.movedFiles.Add(1)
-	s.movedBytes.Add(s.size(name))
+	if !s.byteCaps() {
+		return
+	}
+	if b, ok := s.measure(name); ok {
+		s.movedBytes.Add(b.bytes)
+		s.remember(name, b)
+	}
 }
 
-// size returns the bytes of the batch at name: a file's size, or the
-// sizes of the files in a burst's directory together. What cannot be
-// read counts 0.
-func (s *Spool) size(name string) int64 {
+// sized is a batch's size in bytes, with its arrival in its folder
+// (entry.arrived): a batch of the same name that arrives later is
+// measured again.
+type sized struct {
+	bytes   int64
+	arrived time.Time
+}
+
+// measure returns the size of the batch at name: a file's size, or the
+// sizes of the files in a burst's directory together; ok is false when
+// it cannot be read.
+func (s *Spool) measure(name string) (b sized, ok bool) {
 	fi, err := s.root.Lstat(name)
 	if err != nil {
-		return 0
+		return sized{}, false
 	}
+	b.arrived = changeTime(fi)
 	if !fi.IsDir() {
-		return fi.Size()
+		b.bytes = fi.Size()
+		return b, true
 	}
-	var n int64
 	fs.WalkDir(s.root.FS(), name, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
+				b.bytes += fi.Size()
 			}
 		}
 		return nil
 	})
-	return n
+	return b, true
+}
+
+func (s *Spool) remember(name string, b sized) {
+	s.sizesMu.Lock()
+	defer s.sizesMu.Unlock()
+	if s.sizes == nil {
+		s.sizes = map[string]sized{}
+	}
+	s.sizes[name] = b
+}
+
+// size returns the bytes of the batch at name (sub/e.name): the size
+// moved or an earlier prune measured when it arrived as e did, else
+// measured now. Unreadable counts 0.
+func (s *Spool) size(name string, e entry) int64 {
+	s.sizesMu.Lock()
+	b, ok := s.sizes[name]
+	s.sizesMu.Unlock()
+	if ok && b.arrived.Equal(e.arrived) {
+		return b.bytes
+	}
+	if b, ok = s.measure(name); !ok {
+		return 0
+	}
+	s.remember(name, b)
+	return b.bytes
+}
+
+// forget drops the remembered sizes of sub's batches that are not in
+// kept (names in sub).
+func (s *Spool) forget(sub string, kept map[string]bool) {
+	s.sizesMu.Lock()
+	defer s.sizesMu.Unlock()
+	for p := range s.sizes {
+		if path.Dir(p) == sub && !kept[path.Base(p)] {
+			delete(s.sizes, p)
+		}
+	}
 }
 
 // caps are the limits on one of done/ and failed/; zero is no limit.
@@ -97,10 +155,12 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 		}
 		batches = append(batches, e)
 		if c.bytes > 0 {
-			n := s.size(path.Join(sub, e.name))
+			n := s.size(path.Join(sub, e.name), e)
 			sizes, total = append(sizes, n), total+n
 		}
 	}
+	kept := map[string]bool{}
+	defer func() { s.forget(sub, kept) }()
 	removed := 0
 	var firstErr error
 	remove := func(name string) {
@@ -113,6 +173,9 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 		large := c.bytes > 0 && total > c.bytes
 		old := c.age > 0 && now.Sub(e.arrived) > c.age
 		if !over && !large && !old {
+			for _, k := range batches[i:] {
+				kept[k.name] = true
+			}
 			break // sorted oldest first
 		}
 		remove(path.Join(sub, e.name))

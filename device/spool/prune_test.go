@@ -73,6 +73,16 @@ func TestPruneBytes(t *testing.T) {
 	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "f" {
 		t.Errorf("failed/.reasons/ after prune: %s, want f's", got)
 	}
+	// The sizes remembered for the next prune are the kept batches' only.
+	want := map[string]int64{"done/c": 200, "done/d": 100, "failed/f": 100}
+	if len(sp.sizes) != len(want) {
+		t.Errorf("sizes remembered after the prune: %v, want %v", sp.sizes, want)
+	}
+	for p, n := range want {
+		if sp.sizes[p].bytes != n {
+			t.Errorf("remembered size of %s: %v, want %d", p, sp.sizes[p], n)
+		}
+	}
 }
 
 // TestPruneDue: a prune is due once a tenth of the tightest cap has come

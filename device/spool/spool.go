@@ -73,6 +73,10 @@ type Spool struct {
 	// What Finish and MoveFailed moved into done/ and failed/ since the
 	// last Prune (PruneDue).
 	movedFiles, movedBytes atomic.Int64
+	// The sizes of the batches in done/ and failed/ measured so far, by
+	// path (prune.go), so that a prune measures each batch once.
+	sizesMu sync.Mutex
+	sizes   map[string]sized
 }
 
 // Folder modes, as the packaged tmpfiles.d snippet makes them. tmp/ and
