@@ -40,7 +40,7 @@ def main(argv):
         import cv2
         import numpy as np
     except ImportError:
-        sys.exit("lbph.py needs OpenCV for Python with its contrib modules: install Debian's python3-opencv")
+        sys.exit("lbph.py needs OpenCV for Python with its contrib modules, which %s cannot import: install Debian's python3-opencv, and run it with Debian's /usr/bin/python3 if another python3 comes first on your PATH" % sys.executable)
     data, split_file = argv[1], argv[2]
     splits = {}
     try:
