@@ -222,7 +222,6 @@ type Pin struct {
 	Name  string // kernel line name, e.g. "GPIO17"
 }
 
-// String describes c in a few lines (for setmatchd -check).
 // caps says what a folder of handled batches keeps at most: "at most
 // 1000 batches, 1GiB, 168h old", leaving out a cap that is 0.
 func caps(files int, bytes Size, age Duration) string {
@@ -242,6 +241,7 @@ func caps(files int, bytes Size, age Duration) string {
 	return "at most " + strings.Join(parts, ", ")
 }
 
+// String describes c in a few lines (for setmatchd -check).
 func (c *Config) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "files:    %s\n", strings.Join(c.Files, ", "))

@@ -20,7 +20,7 @@ import (
 func checkSpool(dir string, w io.Writer) error {
 	fi, err := os.Stat(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	case missing(err):
 		if err := creatable(dir); err != nil {
 			return fmt.Errorf("spool.dir %s does not exist, and setmatchd cannot create it: %w (create it, or set spool.dir to a directory on a writable disk)", dir, err)
 		}
@@ -69,7 +69,7 @@ func setgidBits(m fs.FileMode) fs.FileMode {
 func checkJournal(path string, w io.Writer) error {
 	fi, err := os.Stat(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	case missing(err):
 		dir := filepath.Dir(path)
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return fmt.Errorf("journal.path %s: its folder %s is missing or not a directory (create it, writable by the daemon's user, or set journal.path elsewhere)", path, dir)
@@ -96,6 +96,12 @@ func checkJournal(path string, w io.Writer) error {
 	return nil
 }
 
+// missing reports whether err says a path does not exist: no such file,
+// or a part of it that is not a directory.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
 // creatable returns nil when a directory can be made at dir, which does
 // not exist: its nearest existing parent is a directory in which one can
 // be created (tried with a temporary directory, removed at once).
@@ -109,7 +115,7 @@ func creatable(dir string) error {
 			}
 			break
 		}
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		if !missing(err) {
 			return err
 		}
 		up := filepath.Dir(parent)

@@ -43,15 +43,23 @@ func positive(n int64) int64 {
 	return n
 }
 
-// byteCaps reports whether done/ or failed/ has a byte cap: only then
-// are the batches' sizes measured.
-func (s *Spool) byteCaps() bool { return s.opt.DoneMaxBytes > 0 || s.opt.FailedMaxBytes > 0 }
+// byteCap returns the byte cap of sub (done/ or failed/), 0 for none: only
+// the batches of a folder with one are measured.
+func (s *Spool) byteCap(sub string) int64 {
+	switch sub {
+	case DirDone:
+		return s.opt.DoneMaxBytes
+	case DirFailed:
+		return s.opt.FailedMaxBytes
+	}
+	return 0
+}
 
-// moved counts the batch at name (done/ or failed/) for PruneDue, and
-// remembers its size for the prunes.
+// moved counts the batch at name (done/ or failed/) for PruneDue and,
+// where its folder has a byte cap, remembers its size for the prunes.
 func (s *Spool) moved(name string) {
 	s.movedFiles.Add(1)
-	if !s.byteCaps() {
+	if s.byteCap(path.Dir(name)) <= 0 {
 		return
 	}
 	if b, ok := s.measure(name); ok {

@@ -134,6 +134,41 @@ func TestPruneDue(t *testing.T) {
 	}
 }
 
+// TestMovedMeasuresCappedFolderOnly: a batch is measured when it moves
+// into a folder with a byte cap, and only then: with a byte cap on
+// failed/ alone, what moves into done/ costs no walk and counts no bytes.
+func TestMovedMeasuresCappedFolderOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 100, FailedMaxFiles: 100, FailedMaxBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for _, b := range []struct {
+		name string
+		fail bool
+	}{{"ok", false}, {"bad", true}} {
+		os.WriteFile(filepath.Join(dir, DirNew, b.name), make([]byte, 300), 0o644)
+		if _, err := sp.Claim(b.name); err != nil {
+			t.Fatal(err)
+		}
+		if b.fail {
+			err = sp.Fail(b.name, "bad")
+		} else {
+			err = sp.Finish(b.name)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sp.movedBytes.Load(); got != 300 {
+		t.Errorf("bytes counted for PruneDue: %d, want 300 (failed/'s batch; done/ has no byte cap)", got)
+	}
+	if _, ok := sp.sizes["done/ok"]; ok || len(sp.sizes) != 1 {
+		t.Errorf("sizes remembered: %v, want failed/bad's alone", sp.sizes)
+	}
+}
+
 // TestPruneTmp: what stayed in tmp/ unchanged longer than TmpMaxAge (a
 // file or a burst's directory) is removed; newer writes, and everything
 // when TmpMaxAge is 0, stay.

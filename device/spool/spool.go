@@ -275,11 +275,12 @@ func (e *TooLargeError) Error() string {
 // ReadClaimed reads cur/name whole; it refuses regular files larger than max
 // bytes (max ≤ 0: no limit) and anything that is not a regular file.
 func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
-	if fi, err := s.root.Lstat(path.Join(DirCur, name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("batch %s is a symbolic link: the daemon reads no links; writers must rename the batch file itself into new/", name)
-	}
 	f, err := s.root.OpenFile(path.Join(DirCur, name), os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
+		// A link fails the open (O_NOFOLLOW); only then is it looked at.
+		if fi, lerr := s.root.Lstat(path.Join(DirCur, name)); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("batch %s is a symbolic link: the daemon reads no links; writers must rename the batch file itself into new/", name)
+		}
 		return nil, fmt.Errorf("open batch: %w", err)
 	}
 	defer f.Close()
