@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,9 +96,6 @@ func (d *Dataset) Names() []string {
 	return n
 }
 
-// FrameDecoder turns one image file into one feature row.
-type FrameDecoder func(path string) ([]float64, error)
-
 // ImageSetReader turns the image files of one set into its frame matrix.
 type ImageSetReader func(paths []string) (*mat.Dense, error)
 
@@ -108,16 +104,14 @@ type Options struct {
 	// Limits bound every feature file and every set (frames, features,
 	// bytes); the zero value means setfile.DefaultLimits.
 	Limits setfile.Limits
-	// Frames decodes image frames one file at a time. Images, when set,
-	// is used instead; one of them is required when the data set holds
-	// images.
-	Frames FrameDecoder
 	// Images turns the image files of one set (paths in name order) into
 	// its n×D frame matrix, e.g. features.Fitted.ImageSetReader: the one
 	// function that training, evaluation and `setmatch features` share.
-	// Image sets are then read one set per worker.
+	// It is required when the data set holds images, which are read one
+	// set per worker.
 	Images ImageSetReader
-	// Workers is the number of files decoded at once; 0 means GOMAXPROCS.
+	// Workers is the number of feature files or image sets read at once;
+	// 0 means GOMAXPROCS.
 	Workers int
 	// KeepGoing leaves a set that cannot be read (a file that does not
 	// decode, holds non-finite values or passes a limit) out of Sets and
@@ -135,7 +129,7 @@ func layoutErr(format string, a ...any) error {
 }
 
 // imageExts are the extensions treated as frame images; whether a given
-// image decodes is up to Options.Frames.
+// image decodes is up to Options.Images.
 var imageExts = map[string]bool{
 	".png": true, ".jpg": true, ".jpeg": true, ".pgm": true, ".pnm": true, ".ppm": true,
 	".gif": true, ".bmp": true, ".tif": true, ".tiff": true,
@@ -258,7 +252,7 @@ func Load(dir string, opt Options) (*Dataset, error) {
 		return nil, layoutErr("%s holds no class folders: expected <class>/<set>.npy, <class>/<set>/<frames> or <class>/<frames>", dir)
 	}
 	for _, p := range plans {
-		if p.images && opt.Frames == nil && opt.Images == nil {
+		if p.images && opt.Images == nil {
 			return nil, fmt.Errorf("set %s holds images: choose a feature extractor, e.g. --features intensity:20x20", p.set.Path)
 		}
 	}
@@ -374,14 +368,11 @@ func scanSetDir(class string, s entry) (plan, error) {
 	return p, nil
 }
 
-// job is one file to decode: file index within plan index; file −1 is a
+// job is one file to read: file index within plan index; file −1 is a
 // whole image set read by Options.Images.
 type job struct {
 	plan, file int
 }
-
-// perSet reports whether plan p is read whole by opt.Images.
-func perSet(p *plan, opt Options) bool { return p.images && opt.Images != nil }
 
 // loadAll decodes every file of every plan with a pool of workers and
 // assembles each set's frame matrix. On failure it returns the error of the
@@ -391,9 +382,9 @@ func loadAll(plans []plan, opt Options) ([]error, error) {
 	var jobs []job
 	rows := make([][][]float64, len(plans)) // plan → file → row-major values
 	dims := make([][]int, len(plans))       // plan → file → columns
-	sets := make([]*mat.Dense, len(plans))  // plan → matrix, for perSet plans
+	sets := make([]*mat.Dense, len(plans))  // plan → matrix, for image sets
 	for i, p := range plans {
-		if perSet(&p, opt) {
+		if p.images {
 			jobs = append(jobs, job{i, -1})
 			continue
 		}
@@ -420,7 +411,7 @@ func loadAll(plans []plan, opt Options) ([]error, error) {
 		if jb.file < 0 {
 			sets[jb.plan], err = opt.Images(p.files)
 		} else {
-			vals, cols, err = decode(p, p.files[jb.file], opt)
+			vals, cols, err = readFeatures(p.files[jb.file], opt.Limits)
 		}
 		if err != nil {
 			errs[k] = err
@@ -478,33 +469,19 @@ func loadAll(plans []plan, opt Options) ([]error, error) {
 	return bad, nil
 }
 
-// decode reads one file: a feature file (rows×cols) or an image (one row).
-func decode(p *plan, path string, opt Options) ([]float64, int, error) {
-	if !p.images {
-		x, err := setfile.ReadFile(path, opt.Limits)
-		if err != nil {
-			return nil, 0, err // *setfile.Error carries the path
-		}
-		r, c := x.Dims()
-		out := make([]float64, 0, r*c)
-		for i := range r {
-			out = append(out, x.RawRowView(i)...)
-		}
-		return out, c, nil
-	}
-	v, err := opt.Frames(path)
+// readFeatures reads one feature file as its row-major values and its
+// number of columns.
+func readFeatures(path string, lim setfile.Limits) ([]float64, int, error) {
+	x, err := setfile.ReadFile(path, lim)
 	if err != nil {
-		return nil, 0, fmt.Errorf("frame %s: %w", path, err)
+		return nil, 0, err // *setfile.Error carries the path
 	}
-	if len(v) == 0 {
-		return nil, 0, fmt.Errorf("frame %s: the feature extractor returned no features", path)
+	r, c := x.Dims()
+	out := make([]float64, 0, r*c)
+	for i := range r {
+		out = append(out, x.RawRowView(i)...)
 	}
-	for j, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, 0, fmt.Errorf("frame %s: feature %d is %v; features must be finite", path, j, x)
-		}
-	}
-	return v, len(v), nil
+	return out, c, nil
 }
 
 // assemble stacks the rows of a set's files into its n×D frame matrix.

@@ -123,7 +123,7 @@ func TestLoadImageSets(t *testing.T) {
 	if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), "holds images: choose a feature extractor, e.g. --features intensity:20x20") {
 		t.Errorf("no decoder: %v", err)
 	}
-	d, err := Load(dir, Options{Frames: fakeDecoder, Workers: 2})
+	d, err := Load(dir, Options{Images: fakeImages, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestLoadPooled(t *testing.T) {
 		}
 	}
 	writeText(t, filepath.Join(dir, "README"), "ORL")
-	d, err := Load(dir, Options{Frames: fakeDecoder})
+	d, err := Load(dir, Options{Images: fakeImages})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,9 +208,9 @@ func TestLoadErrors(t *testing.T) {
 			writeSet(t, filepath.Join(dir, "a", "s1.csv"), 2, 3, 0)
 		}, "two files for set"},
 		{"ragged frames", func(t *testing.T, dir string) {
-			writeText(t, filepath.Join(dir, "a", "s", "1.png"), "1,2,3")
-			writeText(t, filepath.Join(dir, "a", "s", "2.png"), "1,2")
-		}, "2.png has 2 features but 1.png has 3"},
+			writeSet(t, filepath.Join(dir, "a", "s", "1.npy"), 1, 3, 0)
+			writeSet(t, filepath.Join(dir, "a", "s", "2.npy"), 1, 2, 0)
+		}, "2.npy has 2 features but 1.npy has 3"},
 		{"bad image", func(t *testing.T, dir string) {
 			writeText(t, filepath.Join(dir, "a", "s", "1.png"), "1,x")
 		}, "frame DIR/a/s/1.png"},
@@ -222,7 +222,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			c.build(t, dir)
-			_, err := Load(dir, Options{Frames: fakeDecoder})
+			_, err := Load(dir, Options{Images: fakeImages})
 			want := strings.ReplaceAll(c.want, "DIR", dir)
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("error %v, want it to mention %q", err, want)
@@ -257,10 +257,10 @@ func TestLoadLimits(t *testing.T) {
 	for f := range 6 {
 		writeText(t, filepath.Join(img, "a", "s", fmt.Sprintf("%d.png", f)), "1,2,3")
 	}
-	if _, err := Load(img, Options{Frames: fakeDecoder, Limits: setfile.Limits{MaxRows: 5}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "6 frames exceed the limit of 5") {
+	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxRows: 5}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "6 frames exceed the limit of 5") {
 		t.Errorf("frame limit: %v", err)
 	}
-	if _, err := Load(img, Options{Frames: fakeDecoder, Limits: setfile.Limits{MaxCols: 2}}); err == nil || !strings.Contains(err.Error(), "3 features per frame exceed the limit of 2") {
+	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxCols: 2}}); err == nil || !strings.Contains(err.Error(), "3 features per frame exceed the limit of 2") {
 		t.Errorf("feature limit: %v", err)
 	}
 }

@@ -6,10 +6,9 @@
 //	<root>/<class>/<set>.npy|.csv      feature sets, rows = frames (n×D)
 //	<root>/<class>/<set>/<frame>       one folder per set holding either
 //	                                   frame images (PNG, JPEG, PGM, …),
-//	                                   read by Options.Images (a whole
-//	                                   set) or Options.Frames (one file
-//	                                   at a time), or feature
-//	                                   files whose rows are stacked in name order
+//	                                   read a whole set at a time by
+//	                                   Options.Images, or feature files
+//	                                   whose rows are stacked in name order
 //	<root>/<class>/<frame image>       ORL style: all frames of a class form
 //	                                   one pooled set; a protocol draws sets
 //	                                   from it (Dataset.Pooled is true)

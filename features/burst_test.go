@@ -114,7 +114,11 @@ func reference(t *testing.T, f Fitted, paths []string) *mat.Dense {
 	t.Helper()
 	var rows [][]float64
 	for _, p := range paths {
-		v, err := f.Pipeline.ExtractFile(p)
+		img, err := DecodeImageFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := f.Pipeline.Extract(img)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -84,7 +84,7 @@
 // fitted on training frames (FitPipeline); a model stores it with
 // MarshalBinary. Its readers turn the images of one set into the set's
 // n×D matrix, one row per frame: Apply (decoded images), ApplyFiles (files,
-// as training reads a set folder through ImageSetReader) and ApplyBurst (a
+// as training and evaluation read a set folder through ImageSetReader) and ApplyBurst (a
 // burst directory confined to an os.Root, with ImageLimits checked before
 // any pixel memory is allocated). All three share one decoding and
 // extraction path, so they give the same numbers for the same images. When

@@ -9,10 +9,11 @@ import (
 	"setmatch/dataset"
 )
 
-// Loader reads the image sets of a training data set through a
-// pipeline's stages before any PCA, counting them (Reader), and then
-// fits the pipeline (its PCA, if any) on the training frames (Fit) so
-// that a model can record it.
+// Loader reads the image sets of a data set through a pipeline's stages
+// before any PCA, counting them (Reader), checks that the data set was
+// image sets throughout (Check), and, for training, fits the pipeline
+// (its PCA, if any) on the training frames (Fit) so that a model can
+// record it. Evaluation fits the PCA in each split instead.
 type Loader struct {
 	pipe   Pipeline
 	images atomic.Int64 // image sets read
@@ -26,6 +27,9 @@ func NewLoader(spec string) (*Loader, error) {
 	}
 	return &Loader{pipe: p}, nil
 }
+
+// Pipeline returns the pipeline the loader reads with, PCA stage included.
+func (l *Loader) Pipeline() Pipeline { return l.pipe }
 
 // Reader returns the dataset reader of image sets: the n×D features
 // before PCA.
@@ -49,11 +53,8 @@ func (l *Loader) Fit(ds *dataset.Dataset) (*Fitted, error) {
 	if l == nil {
 		return nil, nil
 	}
-	if l.images.Load() == 0 {
-		return nil, NotImages(l.pipe, ds.Root)
-	}
-	if n := l.images.Load(); n != int64(len(ds.Sets)) {
-		return nil, fmt.Errorf("%s mixes %d image sets with %d feature files: a model records one feature pipeline, so use one kind of set", ds.Root, n, int64(len(ds.Sets))-n)
+	if err := l.Check(ds); err != nil {
+		return nil, err
 	}
 	f, err := FitPipeline(l.pipe, ds.Matrices())
 	if err != nil {
@@ -67,6 +68,20 @@ func (l *Loader) Fit(ds *dataset.Dataset) (*Fitted, error) {
 		}
 	}
 	return &f, nil
+}
+
+// Check reports whether every set of ds, loaded with Reader, was an
+// image set: it refuses a data set of feature files, which the pipeline
+// would not be used on, and one that mixes image sets with feature files.
+func (l *Loader) Check(ds *dataset.Dataset) error {
+	n := l.images.Load()
+	if n == 0 && len(ds.Sets) > 0 {
+		return NotImages(l.pipe, ds.Root)
+	}
+	if n != int64(len(ds.Sets)) {
+		return fmt.Errorf("%s mixes %d image sets with %d feature files: one feature pipeline reads them all, so use one kind of set", ds.Root, n, int64(len(ds.Sets))-n)
+	}
+	return nil
 }
 
 // NotImages is the error of the pipeline p given (--features) for the

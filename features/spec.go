@@ -226,23 +226,3 @@ func (p Pipeline) Extract(img *image.Gray) ([]float64, error) {
 	}
 	return p.Feature.Extract(img)
 }
-
-// ExtractFile decodes the image at path (DecodeImageFile) and extracts its
-// features (before PCA). Errors name the file.
-func (p Pipeline) ExtractFile(path string) ([]float64, error) {
-	img, err := DecodeImageFile(path)
-	if err != nil {
-		return nil, err
-	}
-	v, err := p.Extract(img)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
-}
-
-// FrameDecoder returns ExtractFile as a function, for
-// dataset.Options.Frames. It is safe for concurrent use.
-func (p Pipeline) FrameDecoder() func(path string) ([]float64, error) {
-	return p.ExtractFile
-}

@@ -68,7 +68,9 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestFrameDecoder(t *testing.T) {
+// TestImageSetReaderOneFrame: a set of one frame is its feature row, and
+// an extraction error names the file.
+func TestImageSetReaderOneFrame(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.png")
 	f, err := os.Create(path)
@@ -85,16 +87,15 @@ func TestFrameDecoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := p.FrameDecoder()
-	v, err := dec(path)
+	x, err := Fitted{Pipeline: p}.ImageSetReader()([]string{path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkVec(t, "frame", v, []float64{25.25 / 255}, 1e-15)
+	checkVec(t, "frame", x.RawRowView(0), []float64{25.25 / 255}, 1e-15)
 
 	// Extraction errors name the file too.
 	p, _ = Parse("hog:8")
-	if _, err := p.FrameDecoder()(path); err == nil || !strings.Contains(err.Error(), path) {
+	if _, err := (Fitted{Pipeline: p}).ImageSetReader()([]string{path}); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("hog:8 on a 2x2 image: %v, want an error naming %s", err, path)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"setmatch/dataset"
@@ -178,30 +177,30 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	return a.write(stdout, res.Record(run), func(w io.Writer) error { return res.WriteTable(w, run) })
 }
 
-// loadEvalData loads the data set of --data, decoding images with the
-// pipeline of --features, and returns the pipeline and the seconds taken.
+// loadEvalData loads the data set of --data, reading image sets with the
+// pipeline of --features (before its PCA, which each split fits), and
+// returns the pipeline and the seconds taken.
 func loadEvalData(a *evalArgs) (*dataset.Dataset, features.Pipeline, float64, error) {
 	opt := dataset.Options{Workers: a.workers}
-	var pipe features.Pipeline
-	var images atomic.Int64 // frame images decoded
+	var loader *features.Loader
 	if a.feat != "" {
 		var err error
-		if pipe, err = features.Parse(a.feat); err != nil {
-			return nil, pipe, 0, usagef("--features: %v", err)
+		if loader, err = features.NewLoader(a.feat); err != nil {
+			return nil, features.Pipeline{}, 0, usagef("--features: %v", err)
 		}
-		decode := pipe.FrameDecoder()
-		opt.Frames = func(path string) ([]float64, error) {
-			images.Add(1)
-			return decode(path)
-		}
+		opt.Images = loader.Reader()
+	}
+	var pipe features.Pipeline
+	if loader != nil {
+		pipe = loader.Pipeline()
 	}
 	if a.whiten && pipe.PCADim() == 0 {
 		return nil, pipe, 0, usagef("--whiten needs a PCA step in --features, e.g. intensity:20x20+pca:20")
 	}
 	t0 := time.Now()
 	ds, err := dataset.Load(a.data, opt)
-	if err == nil && a.feat != "" && images.Load() == 0 && len(ds.Sets) > 0 {
-		err = features.NotImages(pipe, ds.Root)
+	if err == nil && loader != nil {
+		err = loader.Check(ds)
 	}
 	return ds, pipe, time.Since(t0).Seconds(), err
 }

@@ -1,0 +1,69 @@
+package features
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/dataset"
+	"setmatch/setfile"
+)
+
+// TestLoaderCheck: a data set read through Loader.Reader passes Check only
+// where every set is an image set; feature files alone, or mixed with image
+// sets, are refused with what to do. Fit refuses the same data.
+func TestLoaderCheck(t *testing.T) {
+	images := func(dir string, class string) {
+		for s := range 2 {
+			writeFiles(t, filepath.Join(dir, class, fmt.Sprintf("set%d", s)), map[string][]byte{
+				"f0.pgm": encodePGM(randomGray(4, 4, uint64(s))),
+				"f1.pgm": encodePGM(randomGray(4, 4, uint64(s)+10)),
+			})
+		}
+	}
+	files := func(dir string, class string) {
+		for s := range 2 {
+			path := filepath.Join(dir, class, fmt.Sprintf("set%d", s)+".npy")
+			writeFiles(t, filepath.Dir(path), nil)
+			if err := setfile.WriteFile(path, mat.NewDense(2, 16, nil)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cases := []struct {
+		name string
+		make func(dir string)
+		want string // "" for no error
+	}{
+		{"images", func(dir string) { images(dir, "a"); images(dir, "b") }, ""},
+		{"feature files", func(dir string) { files(dir, "a"); files(dir, "b") }, "are feature files (.npy or .csv), features already: leave --features out"},
+		{"mixed", func(dir string) { images(dir, "a"); files(dir, "b") }, "mixes 2 image sets with 2 feature files"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c.make(dir)
+			l, err := NewLoader("intensity:4x4")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := dataset.Load(dir, dataset.Options{Images: l.Reader()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = l.Check(ds)
+			_, ferr := l.Fit(ds)
+			for _, e := range []error{err, ferr} {
+				if c.want == "" && e != nil {
+					t.Errorf("error %v", e)
+				}
+				if c.want != "" && (e == nil || !strings.Contains(e.Error(), c.want)) {
+					t.Errorf("error %v, want it to say %q", e, c.want)
+				}
+			}
+		})
+	}
+}
