@@ -499,7 +499,11 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 			if err != nil {
 				return "", nil, err
 			}
-			rates, src, err := calibrated(m, samples, view, len(distinct(labels)), opt, m.MethodName()+" (W kept)")
+			who := m.MethodName()
+			if m.W != nil {
+				who += " (W kept)"
+			}
+			rates, src, err := calibrated(m, samples, view, len(distinct(labels)), opt, who)
 			return src, rates, err
 		case !errors.Is(err, errNoStandIns):
 			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)

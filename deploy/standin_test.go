@@ -234,6 +234,10 @@ func TestRecalibrateAsTrain(t *testing.T) {
 				!close(rates.Balanced, res.Calibration.Balanced) || !close(m.Threshold, res.Model.Threshold) {
 				t.Errorf("%s %s: recalibrated %v (%v), train %v (%v)\n%s", name, flag, m.Threshold, rates, res.Model.Threshold, res.Calibration, src)
 			}
+			// None of these methods has a W, so none is said to be kept.
+			if strings.Contains(src, "W kept") {
+				t.Errorf("%s %s: %q speaks of a W the model does not have", name, flag, src)
+			}
 		}
 	}
 }

@@ -31,7 +31,8 @@ func Write(w io.Writer, s *Summary) error {
 		row("decides by", "a vote of %s: the label two or more members give, %s's where all differ; a batch is known if the first member that gives that label accepts it, by its own threshold (member 1 below, then the voters)",
 			strings.Join(s.Members, ", "), s.Members[0])
 	}
-	methodRows(row, s)
+	cleared := s.forgotten()
+	methodRows(row, s, cleared)
 	if f := s.Features; f != nil {
 		if f.PCADim > 0 {
 			row("features", "%s (fitted PCA %d → %d)", printable(f.Spec), f.PCAInputDim, f.PCADim)
@@ -46,7 +47,7 @@ func Write(w io.Writer, s *Summary) error {
 		fmt.Fprintf(tw, "member %d\t%s (a voter)\n", i+2, v.Method)
 		vrow := func(k, format string, a ...any) { row("  "+k, format, a...) }
 		projectionRow(vrow, v)
-		methodRows(vrow, v)
+		methodRows(vrow, v, cleared)
 		decisionRows(vrow, v)
 	}
 	if err := tw.Flush(); err != nil {
@@ -65,7 +66,11 @@ func Write(w io.Writer, s *Summary) error {
 		tw.Flush()
 	}
 	if len(s.Candidates) > 0 {
-		fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets):")
+		if cleared {
+			fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets; the figures were cleared when sets were forgotten):")
+		} else {
+			fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets):")
+		}
 		fmt.Fprintf(tw, "  method\taccuracy\ttime\tparameters\n")
 		for _, c := range s.Candidates {
 			acc := "-"
@@ -119,13 +124,23 @@ func projectionRow(row func(k, format string, a ...any), s *Summary) {
 	}
 }
 
+// forgotten reports whether sets were forgotten since training, which
+// clears the cross-validated figures (measured with every training set).
+func (s *Summary) forgotten() bool {
+	return slices.ContainsFunc(s.History, func(c Change) bool { return c.Op == model.ChangeForget })
+}
+
 // methodRows writes the method of s (one model, or one member of
-// a vote) and its parameters.
-func methodRows(row func(k, format string, a ...any), s *Summary) {
+// a vote) and its parameters; cleared says that sets were forgotten since
+// training (forgotten).
+func methodRows(row func(k, format string, a ...any), s *Summary, cleared bool) {
 	method := s.OwnMethod()
-	if s.CVAccuracy != nil {
+	switch {
+	case s.CVAccuracy != nil:
 		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
-	} else {
+	case cleared:
+		method += " (its cross-validated accuracy was cleared when sets were forgotten)"
+	default:
 		method += " (not cross-validated)"
 	}
 	row("method", "%s", method)

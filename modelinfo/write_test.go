@@ -62,3 +62,28 @@ func TestWriteUnknownAndQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteForgotten: after a forget the cross-validated figures are
+// cleared (they were measured with every training set), and the table
+// says so instead of "not cross-validated"; before one it does not.
+func TestWriteForgotten(t *testing.T) {
+	for _, op := range []string{model.ChangeEnroll, model.ChangeForget} {
+		s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
+			Threshold: "1", Sets: 2, Frames: 4, Dim: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
+			Candidates: []Candidate{{Name: "nn-h"}}, History: []Change{{Time: "2027-01-02T03:04:05Z", Op: op, Sets: 1, Classes: 1}}}
+		var b bytes.Buffer
+		if err := Write(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		method, head := "nn-h (not cross-validated)\n", "candidates (cross-validated on the training sets):\n"
+		if op == model.ChangeForget {
+			method = "nn-h (its cross-validated accuracy was cleared when sets were forgotten)\n"
+			head = "candidates (cross-validated on the training sets; the figures were cleared when sets were forgotten):\n"
+		}
+		for _, want := range []string{"method           " + method, head} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: no line %q in\n%s", op, want, b.String())
+			}
+		}
+	}
+}
