@@ -134,3 +134,59 @@ func TestWatcherSeesBurstDirs(t *testing.T) {
 	cancel()
 	w.Wait()
 }
+
+// TestReusedNameReplaces: a batch whose name is already in done/ or
+// failed/ replaces the one there, whatever the kinds (a burst over a
+// burst, a file over a burst, a burst over a file), instead of staying
+// in cur/ to be decided again at every start.
+func TestReusedNameReplaces(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, KeepDone: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	file := func(name string) {
+		if err := os.WriteFile(filepath.Join(dir, DirNew, name), []byte("new"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	burst := func(n int) func(string) { return func(name string) { writeBurst(t, dir, name, n) } }
+	for _, sub := range []string{DirDone, DirFailed} {
+		for _, c := range []struct {
+			name       string
+			old, again func(string)
+			frames     int // of the batch kept; 0 for a file
+		}{
+			{"burst-over-burst", burst(3), burst(1), 1},
+			{"file-over-burst", burst(2), file, 0},
+			{"burst-over-file", file, burst(2), 2},
+		} {
+			for i, put := range []func(string){c.old, c.again} {
+				put(c.name)
+				if _, err := sp.Claim(c.name); err != nil {
+					t.Fatal(err)
+				}
+				if sub == DirDone {
+					err = sp.Finish(c.name)
+				} else {
+					err = sp.Fail(c.name, "reason")
+				}
+				if err != nil {
+					t.Fatalf("%s %s, batch %d: %v", sub, c.name, i+1, err)
+				}
+			}
+			if _, err := os.Lstat(filepath.Join(dir, DirCur, c.name)); !os.IsNotExist(err) {
+				t.Errorf("%s %s: still in cur/ (%v)", sub, c.name, err)
+			}
+			kept := filepath.Join(dir, sub, c.name)
+			if c.frames == 0 {
+				if b, err := os.ReadFile(kept); err != nil || string(b) != "new" {
+					t.Errorf("%s %s: %q, %v; want the new file", sub, c.name, b, err)
+				}
+			} else if es, err := os.ReadDir(kept); err != nil || len(es) != c.frames {
+				t.Errorf("%s %s: %d frames, %v; want the new burst's %d", sub, c.name, len(es), err, c.frames)
+			}
+		}
+	}
+}

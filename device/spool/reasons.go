@@ -84,10 +84,11 @@ func (s *Spool) syncDir(dir string) error {
 	return nil
 }
 
-// MoveFailed moves cur/name to failed/name. Call it once the batch's reason
+// MoveFailed moves cur/name to failed/name, replacing a batch of that name
+// there. Call it once the batch's reason
 // (WriteReason) and its journal line are on disk.
 func (s *Spool) MoveFailed(name string) error {
-	if err := s.root.Rename(path.Join(DirCur, name), path.Join(DirFailed, name)); err != nil {
+	if err := s.moveInto(DirFailed, name); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	s.moved(path.Join(DirFailed, name))

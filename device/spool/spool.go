@@ -324,21 +324,44 @@ func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// Finish moves cur/name to done/name, or deletes it when done batches are not
-// kept. Call it only once the batch's journal line is on disk.
+// Finish moves cur/name to done/name (replacing a batch of that name
+// there), or deletes it when done batches are not kept. Call it only once
+// the batch's journal line is on disk.
 func (s *Spool) Finish(name string) error {
-	src := path.Join(DirCur, name)
 	if !s.opt.KeepDone {
 		if err := s.removeBatch(DirCur, name); err != nil {
 			return fmt.Errorf("spool: %w", err)
 		}
 		return nil
 	}
-	if err := s.root.Rename(src, path.Join(DirDone, name)); err != nil {
+	if err := s.moveInto(DirDone, name); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	s.moved(path.Join(DirDone, name))
 	return nil
+}
+
+// moveInto moves cur/name into sub (done/ or failed/), replacing a batch
+// of the same name there. A file's rename replaces a file, but a burst (a
+// directory) cannot be renamed over one, nor a batch over one of the
+// other kind: the old batch is then removed first. A stop between the two
+// leaves the new batch in cur/, handled again at the next start.
+func (s *Spool) moveInto(sub, name string) error {
+	src, dst := path.Join(DirCur, name), path.Join(sub, name)
+	err := s.root.Rename(src, dst)
+	if err == nil {
+		return nil
+	}
+	if _, serr := s.root.Lstat(src); serr != nil {
+		return err
+	}
+	if _, derr := s.root.Lstat(dst); derr != nil {
+		return err
+	}
+	if rerr := s.removeBatch(sub, name); rerr != nil {
+		return fmt.Errorf("%w (and the batch of that name already in %s/ could not be removed: %v)", err, sub, rerr)
+	}
+	return s.root.Rename(src, dst)
 }
 
 // Unclaim moves cur/name back to new/name (a batch not handled because the
