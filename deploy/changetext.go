@@ -37,8 +37,11 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 			fmt.Fprintf(w, "%s: %s: projection %s kept as training made it, from the training sets: it was not fitted again\n", cmd, who, mc.Projection)
 		}
 		if len(mc.Margins) > 0 {
-			div := m.Members()[i].Divergence
-			fmt.Fprintf(w, "%s: %s: how far each new set is from its class and from the others (nearest-neighbour %s divergence in its space; margin = other − own, above 0 the set is nearer its own class)\n", cmd, who, div)
+			by := fmt.Sprintf("nearest-neighbour %s divergence in its space", m.Members()[i].Divergence)
+			if m.Members()[i].Discriminant != nil {
+				by = "nearest neighbour by the distance its kernel measures, the score its threshold bounds"
+			}
+			fmt.Fprintf(w, "%s: %s: how far each new set is from its class and from the others (%s; margin = other − own, above 0 the set is nearer its own class)\n", cmd, who, by)
 			for _, g := range mc.Margins {
 				own := "none (no other set of its class)"
 				if !math.IsNaN(g.Own) {
@@ -48,7 +51,7 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 				if !math.IsNaN(g.Own) {
 					margin = fmt.Sprintf(", margin %.4g", g.Other-g.Own)
 					if g.Other <= g.Own {
-						margin += ": nearer another class than its own; a model trained again with these sets may tell them apart better"
+						margin += ": nearer another class than its own: check that the label is right; if it is, a model trained again with these sets may tell them apart better"
 					}
 				}
 				fmt.Fprintf(w, "%s:   %s/%s: own class %s, other class %.4g (%s)%s\n", cmd, g.Label, g.Name, own, g.Other, g.OtherLabel, margin)

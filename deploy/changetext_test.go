@@ -23,7 +23,7 @@ func TestChangeWrite(t *testing.T) {
 enroll: nn-h: the mean it centres frames by is now that of the frames its gallery keeps
 enroll: nn-h: how far each new set is from its class and from the others (nearest-neighbour hellinger divergence in its space; margin = other − own, above 0 the set is nearer its own class)
 enroll:   d/x: own class none (no other set of its class), other class 0.25 (a)
-enroll:   a/y: own class 2 (s), other class 1 (b), margin -1: nearer another class than its own; a model trained again with these sets may tell them apart better
+enroll:   a/y: own class 2 (s), other class 1 (b), margin -1: nearer another class than its own: check that the label is right; if it is, a model trained again with these sets may tell them apart better
 enroll: threshold by auto:balanced (the model records no rule, being older than that record: train's default): 0.5
 `
 	if out != want {

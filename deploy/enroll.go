@@ -67,18 +67,18 @@ type MemberChange struct {
 	// gallery set and batch, from the frames of all of them) again on
 	// the sets it keeps (globalBandwidthAgain).
 	Bandwidth bool
-	// Margins, on enrolment, for a member that decides by nearest
-	// neighbour: how far each new set is from its own class and from
-	// the others in the member's space (separation).
+	// Margins, on enrolment: how far each new set is from its own class
+	// and from the others in the member's space, by the score its
+	// threshold bounds (separation).
 	Margins []Margin
 	// Threshold is the member's threshold after the change.
 	Threshold float64
 }
 
 // Enroll adds the sets to m's gallery (model.Model.WithSets: every
-// member), fits every kFDA member again (refitKFDA), measures how far each new set is from its own
-// class and from the others for the members that decide by nearest
-// neighbour, sets the threshold again by the model's rule (Recalibrate,
+// member), fits every kFDA member again (refitKFDA), measures how far
+// each new set is from its own class and from the others in every
+// member (separation), sets the threshold again by the model's rule (Recalibrate,
 // with the strangers' sets given, as train --strangers takes them), and
 // records the change in m's history at now. All or nothing: on an error
 // m is unchanged.
@@ -110,13 +110,11 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 	}
 	for _, mem := range next.Members() {
 		mc := describeMember(mem)
-		if mem.Discriminant == nil {
-			own := *mem
-			own.Voters = nil
-			var err error
-			if mc.Margins, err = separation(&own, idx); err != nil {
-				return nil, err
-			}
+		own := *mem
+		own.Voters = nil
+		var err error
+		if mc.Margins, err = separation(&own, idx, workers); err != nil {
+			return nil, err
 		}
 		c.Members = append(c.Members, mc)
 	}

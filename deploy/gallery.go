@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/model"
 )
@@ -122,11 +123,13 @@ func recentre(m *model.Model) (bool, error) {
 }
 
 // Margin is how far a gallery set is from its own class and from the
-// others, by nearest neighbour under the model's divergence (the set as
-// a batch, against every other gallery set): Own is the smallest
-// divergence to another set of its class (NaN when it has none), Other
-// the smallest to a set of another class, OtherLabel that class. Other −
-// Own > 0: a batch like the set is nearer its own class.
+// others, by nearest neighbour under the score the model's threshold
+// bounds (the set as a batch, against every other gallery set): the
+// divergence for a model that decides by nearest neighbour, the distance
+// its kernel measures for a kFDA model. Own is the smallest score to
+// another set of its class (NaN when it has none), Other the smallest to
+// a set of another class, OtherLabel that class. Other − Own > 0: a batch
+// like the set is nearer its own class.
 type Margin struct {
 	Label, Name string
 	Own         float64
@@ -136,9 +139,25 @@ type Margin struct {
 }
 
 // separation returns the Margin of each gallery set of m whose index is
-// in idx (m alone, without its voters), by nearest neighbour under m's
-// divergence with the sets' bandwidths.
-func separation(m *model.Model, idx []int) ([]Margin, error) {
+// in idx (m alone, without its voters): for a kFDA model (its
+// discriminant fitted on the gallery) by the distances its kernel
+// measures between the gallery sets, else by m's divergence with the
+// sets' bandwidths.
+func separation(m *model.Model, idx []int, workers int) ([]Margin, error) {
+	if k := m.Discriminant; k != nil {
+		km, err := GalleryKernel(m, k.Kernels(), workers)
+		if err != nil {
+			return nil, err
+		}
+		d := kfda.KernelDistances(km)
+		return margins(m, idx, func(i int) ([]float64, error) {
+			row := make([]float64, len(m.Sets))
+			for j := range row {
+				row[j] = d.At(i, j)
+			}
+			return row, nil
+		})
+	}
 	kdes := make([]*match.KDE, len(m.Sets))
 	for i, s := range m.Sets {
 		k, err := match.NewKDE(s.Samples, s.Bandwidth)
@@ -151,16 +170,32 @@ func separation(m *model.Model, idx []int) ([]Margin, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Margin
 	var div []match.Divergences
-	for _, i := range idx {
+	return margins(m, idx, func(i int) ([]float64, error) {
 		s := m.Sets[i]
 		if div, err = g.Compare(kdes[i], div); err != nil {
 			return nil, fmt.Errorf("gallery set %s/%s: %w", s.Label, s.Name, err)
 		}
-		mg := Margin{Label: s.Label, Name: s.Name, Own: math.NaN(), Other: math.Inf(1)}
+		row := make([]float64, len(div))
 		for j, d := range div {
-			v := d.Of(m.Divergence)
+			row[j] = d.Of(m.Divergence)
+		}
+		return row, nil
+	})
+}
+
+// margins returns the Margin of each gallery set of m whose index is in
+// idx, from score(i): set i's scores against every gallery set.
+func margins(m *model.Model, idx []int, score func(i int) ([]float64, error)) ([]Margin, error) {
+	var out []Margin
+	for _, i := range idx {
+		s := m.Sets[i]
+		row, err := score(i)
+		if err != nil {
+			return nil, err
+		}
+		mg := Margin{Label: s.Label, Name: s.Name, Own: math.NaN(), Other: math.Inf(1)}
+		for j, v := range row {
 			switch o := m.Sets[j]; {
 			case j == i:
 			case o.Label == s.Label && (math.IsNaN(mg.Own) || v < mg.Own):

@@ -5,11 +5,13 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/fisher"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -104,7 +106,7 @@ func TestRecentre(t *testing.T) {
 func TestSeparation(t *testing.T) {
 	raw, labels, names := ringSets(3, 2, 3, 0.5, 3)
 	m := galleryModel(t, raw, labels, names, false)
-	ms, err := separation(m, []int{0, 3})
+	ms, err := separation(m, []int{0, 3}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,5 +154,37 @@ func TestRefitKFDA(t *testing.T) {
 	probes, probeLabels, _ := ringSets(4, 1, 3, 0.5, 6)
 	if got := decideAt(t, next, probes[3:], true); got[0] != probeLabels[3] {
 		t.Errorf("a batch of the enrolled class: %q, want %q", got[0], probeLabels[3])
+	}
+}
+
+// TestEnrollMarginsEveryMethod: enrol reports how far each new set is
+// from its class and the others for a kFDA model as for nearest
+// neighbour, so a set enrolled under the wrong label is flagged (nearer
+// another class than its own) whatever the method, and a right one is
+// not.
+func TestEnrollMarginsEveryMethod(t *testing.T) {
+	all, labels, names := ringSets(4, 4, 3, 0.5, 7)
+	// Three sets of each class train; the fourth is enrolled.
+	train, trLab, trNames, extra, truth := splitTrainProbe(all, labels, names, 3, 1)
+	for _, meth := range []method.Name{method.NNH, method.KFDAMix, method.KFDAHL} {
+		m := buildFor(t, meth, train, trLab, trNames, "none")
+		for _, wrong := range []bool{false, true} {
+			label := truth[0]
+			if wrong {
+				label = truth[2] // a set of class 0 given class 2's label
+			}
+			next := *m
+			c, err := Enroll(&next, []model.NewSet{{Label: label, Name: "new", Frames: extra[0]}}, nil, 2, time.Now())
+			if err != nil {
+				t.Fatalf("%s: %v", meth, err)
+			}
+			if len(c.Members) != 1 || len(c.Members[0].Margins) != 1 {
+				t.Fatalf("%s: margins %+v", meth, c.Members)
+			}
+			g := c.Members[0].Margins[0]
+			if flagged := g.Other <= g.Own; flagged != wrong || (wrong && g.OtherLabel != truth[0]) {
+				t.Errorf("%s, wrong label %v: margin %+v", meth, wrong, g)
+			}
+		}
 	}
 }

@@ -43,20 +43,29 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 	if len(sets) == 0 {
 		return nil, errors.New("enroll: no sets to add")
 	}
-	taken := map[[2]string]bool{}
+	taken, given := map[[2]string]bool{}, map[[2]string]bool{}
 	for _, s := range m.Sets {
 		taken[[2]string{s.Label, s.Name}] = true
 	}
 	for _, s := range sets {
+		key := [2]string{s.Label, s.Name}
+		n := 0
+		if s.Frames != nil {
+			n, _ = s.Frames.Dims()
+		}
 		switch {
 		case strings.TrimSpace(s.Label) == "":
 			return nil, errors.New("enroll: the label is empty: give the class the set belongs to")
 		case strings.TrimSpace(s.Name) == "":
 			return nil, fmt.Errorf("enroll %s: the set name is empty", s.Label)
-		case taken[[2]string{s.Label, s.Name}]:
+		case taken[key]:
 			return nil, fmt.Errorf("enroll: the gallery already has a set %q of class %q: choose another name", s.Name, s.Label)
+		case given[key]:
+			return nil, fmt.Errorf("enroll: the set %q of class %q is given twice: give each set once, or each its own name", s.Name, s.Label)
+		case n < 2:
+			return nil, fmt.Errorf("enroll %s/%s: %d frame: a set's density needs at least 2 frames (setmatchd fails such a batch too): give a burst of more frames", s.Label, s.Name, n)
 		}
-		taken[[2]string{s.Label, s.Name}] = true
+		given[key] = true
 	}
 	next := m.clone()
 	for i, mem := range next.Members() {

@@ -75,9 +75,10 @@ func TestWithSets(t *testing.T) {
 		{[]NewSet{{"", "x", set(0)}}, "label is empty"},
 		{[]NewSet{{"c", "", set(0)}}, "name is empty"},
 		{[]NewSet{{"b", "b1", set(0)}}, "already has a set"},
-		{[]NewSet{{"c", "c1", set(0)}, {"c", "c1", set(0)}}, "already has a set"},
+		{[]NewSet{{"c", "c1", set(0)}, {"c", "c1", set(0)}}, "is given twice"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c2", mat.NewDense(5, 4, nil)}}, "model expects 6"},
-		{[]NewSet{{"c", "c1", mat.NewDense(1, 6, nil)}}, "bandwidth"},
+		{[]NewSet{{"c", "c1", mat.NewDense(1, 6, nil)}}, "c/c1: 1 frame: a set's density needs at least 2 frames"},
+		{[]NewSet{{"c", "c1", nil}}, "0 frame"},
 	} {
 		before := len(m.Sets)
 		_, err := m.WithSets(c.sets)
