@@ -1,6 +1,9 @@
 package config
 
-import "maps"
+import (
+	"maps"
+	"strings"
+)
 
 // ReloadOver is what a running setmatchd does with c, a configuration read
 // again on reload, while old is in use. Some keys apply at once: model,
@@ -11,12 +14,27 @@ import "maps"
 // their values from old, and restart holds one
 // message for each table in which such a key changed, for the log.
 func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
-	if c.Spool.Dir != old.Spool.Dir || keepDone(c.Spool) != keepDone(old.Spool) ||
-		c.Spool.DoneMaxFiles != old.Spool.DoneMaxFiles || c.Spool.DoneMaxBytes != old.Spool.DoneMaxBytes ||
-		c.Spool.DoneMaxAge != old.Spool.DoneMaxAge || c.Spool.FailedMaxFiles != old.Spool.FailedMaxFiles ||
-		c.Spool.FailedMaxBytes != old.Spool.FailedMaxBytes || c.Spool.TmpMaxAge != old.Spool.TmpMaxAge ||
-		c.Spool.RescanInterval != old.Spool.RescanInterval {
-		restart = append(restart, "[spool] dir, done, rescan_interval, tmp_max_age or the done/failed caps changed: restart setmatchd to apply (the batch and burst limits apply now)")
+	var spool []string
+	for _, k := range []struct {
+		key     string
+		changed bool
+	}{
+		{"dir", c.Spool.Dir != old.Spool.Dir},
+		{"done", keepDone(c.Spool) != keepDone(old.Spool)},
+		{"done_max_files", c.Spool.DoneMaxFiles != old.Spool.DoneMaxFiles},
+		{"done_max_bytes", c.Spool.DoneMaxBytes != old.Spool.DoneMaxBytes},
+		{"done_max_age", c.Spool.DoneMaxAge != old.Spool.DoneMaxAge},
+		{"failed_max_files", c.Spool.FailedMaxFiles != old.Spool.FailedMaxFiles},
+		{"failed_max_bytes", c.Spool.FailedMaxBytes != old.Spool.FailedMaxBytes},
+		{"tmp_max_age", c.Spool.TmpMaxAge != old.Spool.TmpMaxAge},
+		{"rescan_interval", c.Spool.RescanInterval != old.Spool.RescanInterval},
+	} {
+		if k.changed {
+			spool = append(spool, k.key)
+		}
+	}
+	if len(spool) > 0 {
+		restart = append(restart, "[spool] "+strings.Join(spool, ", ")+" changed: restart setmatchd to apply (the batch and burst limits apply now)")
 	}
 	if c.Journal != old.Journal {
 		restart = append(restart, "[journal] changed: restart setmatchd to apply")

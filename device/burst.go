@@ -92,7 +92,7 @@ func (r *Runner) readBurst(st *state, name string, rec *journal.Record) (*mat.De
 	}
 	frames, err := features.ListBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
 	if err != nil {
-		return nil, r.burstErr(err)
+		return nil, r.burstErr(limitKeys(err, b.limits))
 	}
 	rec.Frames = len(frames)
 	for _, f := range frames {
@@ -100,9 +100,18 @@ func (r *Runner) readBurst(st *state, name string, rec *journal.Record) (*mat.De
 	}
 	x, err := b.fit.ApplyBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
 	if err != nil {
-		return nil, r.burstErr(err)
+		return nil, r.burstErr(limitKeys(err, b.limits))
 	}
 	return x, nil
+}
+
+// limitKeys adds to an error of a burst over a limit the configuration
+// keys that set the limits, with their values.
+func limitKeys(err error, l features.ImageLimits) error {
+	if !errors.Is(err, features.ErrTooLarge) {
+		return err
+	}
+	return fmt.Errorf("%w (the daemon's limits: spool.max_burst_frames = %d, spool.max_frame_pixels = %d, spool.max_frame_bytes = %d)", err, l.MaxFrames, l.MaxPixels, l.MaxFileBytes)
 }
 
 // burstErr names the files of a burst from the burst on ("NAME/f003.jpg:

@@ -53,7 +53,7 @@ func Check(path string, w io.Writer) error {
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
 	if closedSet(st.matcher.Thresholds()) {
-		fmt.Fprintf(w, "warning:  %s\n", closedSetWarning)
+		fmt.Fprintf(w, "warning:  %s\n", closedSetWarning(cfg.Decision))
 	}
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {
 		return err
@@ -89,9 +89,15 @@ func closedSet(thresholds []float64) bool {
 	return !slices.ContainsFunc(thresholds, func(t float64) bool { return !isInf(t) })
 }
 
-// closedSetWarning is what -check and the daemon's log say of a model
+// closedSetWarning is what -check and the daemon's log say when no
+// threshold keeps strangers out: decision.threshold = inf in d, or a model
 // without a threshold.
-const closedSetWarning = "the model has no threshold (a closed set): every batch is named as its nearest known class, strangers too; for a door, train without --threshold none or set decision.threshold"
+func closedSetWarning(d config.Decision) string {
+	if d.Threshold != nil {
+		return "decision.threshold = inf in the configuration makes a closed set: every batch is named as its nearest known class, strangers too; for a door, remove the key to use the model's threshold, or set a finite one"
+	}
+	return "the model has no threshold (a closed set): every batch is named as its nearest known class, strangers too; for a door, train without --threshold none or set decision.threshold"
+}
 
 // ClosedSet reports whether the model in use lets every batch in (no
 // threshold, from the model or decision.threshold).

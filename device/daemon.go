@@ -82,7 +82,7 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	log.Info("starting", "config", strings.Join(cfg.Files, ","), "model", m.Path, "model_sha256", m.ID(),
 		"gallery_sets", len(m.Model.Sets), "spool", cfg.Spool.Dir, "journal", cfg.Journal.Path, "gpio", cfg.GPIO.Backend)
 	if r.ClosedSet() {
-		log.Warn(closedSetWarning)
+		log.Warn(closedSetWarning(cfg.Decision))
 	}
 
 	// The model file's bytes and the decoding's temporaries are garbage now:
@@ -108,7 +108,7 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	r.Stop()
 	err = r.Wait()
 	h, f := r.Stats()
-	log.Info("stopped", "handled", h, "failed", f)
+	log.Info("stopped", "decided", h, "failed", f)
 	if err != nil {
 		log.Error("driving pins idle", "err", err)
 	}
@@ -200,7 +200,7 @@ func (d *daemonLoop) reload(what string, load func() error) {
 		d.out.setModel(m)
 		d.log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets))
 		if d.r.ClosedSet() {
-			d.log.Warn(closedSetWarning)
+			d.log.Warn(closedSetWarning(d.r.Config().Decision))
 		}
 	}
 	debug.FreeOSMemory()

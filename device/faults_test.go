@@ -3,6 +3,7 @@ package device
 import (
 	"context"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -241,7 +242,9 @@ func TestCheckPaths(t *testing.T) {
 	}
 }
 
-// A model without a threshold is a closed set: -check warns.
+// decision.threshold = inf makes a closed set: -check warns, and names
+// the key, not the model, which has a threshold. (A model without one is
+// TestDaemonReload's.)
 func TestCheckWarnsClosedSet(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	var out strings.Builder
@@ -250,7 +253,22 @@ func TestCheckWarnsClosedSet(t *testing.T) {
 	}
 	f.WriteConfig(t, "[decision]\nthreshold = inf\n")
 	out.Reset()
-	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "warning:  the model has no threshold") {
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "warning:  decision.threshold = inf in the configuration makes a closed set") {
 		t.Fatalf("decision.threshold = inf: %v, want a warning in\n%s", err, out.String())
+	}
+	// A model without a threshold, and no decision.threshold: the model is
+	// named.
+	f.WriteConfig(t, "")
+	m, _, err := model.ReadFile(f.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Threshold = math.Inf(1)
+	if err := model.WriteFile(f.Model, m); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "warning:  the model has no threshold") {
+		t.Fatalf("a model without a threshold: %v, want a warning in\n%s", err, out.String())
 	}
 }

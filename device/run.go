@@ -243,8 +243,9 @@ func (r *Runner) Model() *Loaded { return r.st.Load().model }
 // Config returns the configuration in use.
 func (r *Runner) Config() *config.Config { return r.st.Load().cfg }
 
-// Stats returns the number of batches handled and failed since start.
-func (r *Runner) Stats() (handled, failed int64) { return r.handled.Load(), r.failed.Load() }
+// Stats returns the number of batches decided (a label or unknown) and
+// failed since start.
+func (r *Runner) Stats() (decided, failed int64) { return r.handled.Load(), r.failed.Load() }
 
 // Start begins watching the spool and handling batches until ctx ends or
 // Stop is called: batches left in cur/ first, then what is in new/.
@@ -460,7 +461,7 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	n, dim := x.Dims()
 	rec.Frames = n
 	if n < st.cfg.Decision.MinFrames {
-		return model.Decision{}, fmt.Errorf("batch %s has %d frames, fewer than decision.min_frames = %d", name, n, st.cfg.Decision.MinFrames)
+		return model.Decision{}, fmt.Errorf("batch %s has %d frame(s), fewer than decision.min_frames = %d: a set's density needs several frames; send a longer burst", name, n, st.cfg.Decision.MinFrames)
 	}
 	if want := st.model.Model.InputDim(); dim != want {
 		return model.Decision{}, fmt.Errorf("batch %s has %d features per frame, model %s expects %d (was the batch made with the same feature extractor as the model?)", name, dim, st.model.Path, want)

@@ -206,10 +206,11 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 	}
 	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, byteSize(8*int64(s.Frames)*int64(s.Dim)))
 	row("bandwidths", "%.4g – %.4g%s", s.BandwidthMin, s.BandwidthMax, unused)
-	if s.Iterations > 0 || s.FinalCost != 0 {
-		row("training", "final cost %.6g after %d iterations", s.FinalCost, s.Iterations)
-	} else {
-		row("training", "(not recorded)")
+	switch {
+	case s.Iterations > 0 || s.FinalCost != 0:
+		row("learning W", "final cost %.6g after %d iterations", s.FinalCost, s.Iterations)
+	case !s.Identity:
+		row("learning W", "(not recorded)")
 	}
 }
 

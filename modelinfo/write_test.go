@@ -37,7 +37,8 @@ func TestWriteGolden(t *testing.T) {
 }
 
 // TestWriteUnknownAndQuoted: fields not recorded say so, a closed-set
-// threshold says it, and text that would break the table is quoted.
+// threshold says it, a model without W has no row of W's learning, and
+// text that would break the table is quoted.
 func TestWriteUnknownAndQuoted(t *testing.T) {
 	s := &Summary{File: "m.smm", FileBytes: 10, FormatVersion: 3, Tool: "a\tb", Identity: true, InputDim: 4,
 		Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn", Threshold: "+Inf", Sets: 2, Frames: 300, Dim: 4,
@@ -54,12 +55,15 @@ func TestWriteUnknownAndQuoted(t *testing.T) {
 		"features         (none recorded: the model takes feature vectors)\n",
 		"threshold        +Inf (closed set: every batch gets a label)\n",
 		"gallery          2 sets, 1 classes, 300 frames (9.4 KiB of samples)\n",
-		"training         (not recorded)\n",
+
 		"  \"x\\ny\"  2     300\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no line %q in\n%s", want, b.String())
 		}
+	}
+	if strings.Contains(b.String(), "learning W") {
+		t.Errorf("a row of W's learning for a model without W:\n%s", b.String())
 	}
 }
 

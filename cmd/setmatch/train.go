@@ -161,13 +161,10 @@ type trainOptions struct {
 func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOptions, error) {
 	switch {
 	case fl.NArg() != 0:
-		fl.Usage()
 		return trainOptions{}, usagef("unexpected argument %q: all settings are flags", fl.Arg(0))
 	case a.data == "":
-		fl.Usage()
 		return trainOptions{}, usagef("--data DIR is required")
 	case a.out == "":
-		fl.Usage()
 		return trainOptions{}, usagef("--out MODEL is required")
 	case !slices.Contains(deploy.Methods, a.method):
 		return trainOptions{}, usagef("--method %q: want one of %s", a.method, method.Join(deploy.Methods, ", "))

@@ -121,12 +121,14 @@ func TestDaemonReload(t *testing.T) {
 	testutil.WaitForCtx(t, ctx, "two.npy", func() bool { return len(testutil.Names(t, done)) == 2 })
 
 	// A reload into a closed set (no threshold) is warned of in the log.
-	if strings.Contains(p.stderr.String(), "the model has no threshold") {
+	if strings.Contains(p.stderr.String(), "makes a closed set") {
 		t.Error("a model with a threshold was warned of as a closed set")
 	}
 	f.WriteConfig(t, "[decision]\nthreshold = inf\n")
 	p.signal(syscall.SIGHUP)
-	testutil.WaitForCtx(t, ctx, "the closed-set warning", func() bool { return strings.Contains(p.stderr.String(), "the model has no threshold") })
+	testutil.WaitForCtx(t, ctx, "the closed-set warning", func() bool {
+		return strings.Contains(p.stderr.String(), "decision.threshold = inf in the configuration makes a closed set")
+	})
 	p.stop()
 
 	recs := devicetest.ReadJournal(t, f.Journal)

@@ -171,8 +171,8 @@ func dropBadBursts(t *testing.T, f *devicetest.Fixture, maxBurst int) map[string
 		files map[string][]byte
 		want  string // in the reason
 	}{
-		"too-many":     {many, fmt.Sprintf("more than %d entries", maxBurst)},
-		"huge-header":  {map[string][]byte{"f000.png": good, "f001.png": pngHeader(60000, 60000)}, "pixels"},
+		"too-many":     {many, fmt.Sprintf("more than %d entries, the limit of frames per burst: send fewer frames or raise the frame limit (the daemon's limits: spool.max_burst_frames = %d", maxBurst, maxBurst)},
+		"huge-header":  {map[string][]byte{"f000.png": good, "f001.png": pngHeader(60000, 60000)}, "pixels (the daemon's limits: spool.max_burst_frames"},
 		"truncated":    {map[string][]byte{"f000.png": good, "f001.png": good[:len(good)/2]}, "f001.png"},
 		"corrupt":      {map[string][]byte{"f000.png": good, "f001.png": corrupt}, "f001.png"},
 		"not-an-image": {map[string][]byte{"f000.png": good, "notes.txt": []byte("hello")}, "not a frame image"},
