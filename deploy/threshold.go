@@ -139,7 +139,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		opt.AutoBalanced = true
 	} else if opt.AutoBalanced || opt.AutoFAR {
 		// Learned: no cross-validated fit to refit without stand-ins.
-		fallback = fmt.Sprintf(" (method %s has no fit to repeat without stand-in strangers, so it is balanced on the training sets instead, a weaker calibration: check it with setmatch test on sets with strangers)", r.Model.MethodName())
+		fallback = fmt.Sprintf(" (--method %s, W learned at the given --dim, has no cross-validated fit to repeat without stand-in strangers, so it is balanced on the training sets instead, a weaker calibration: check it with setmatch test on sets with strangers)", opt.Method)
 		opt.AutoBalanced = true
 	}
 	m := r.Model

@@ -412,7 +412,10 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 // e.g. "0 gallery apple/apple1". Splits are numbered by any whole numbers
 // and taken in increasing order; blank lines and lines starting with # are
 // ignored. Every split needs gallery and probe sets; a set may appear only
-// once per split.
+// once per split. A probe set whose class has no gallery set in its split
+// is a stranger's (as WriteSplits writes the splits of strangers=K): its
+// class is among the split's Strangers, and then every split needs
+// strangers and known probes, and as many stranger classes.
 func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 	if err := d.check(); err != nil {
 		return nil, err
@@ -482,7 +485,32 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		if len(rl.g) == 0 || len(rl.p) == 0 {
 			return nil, fmt.Errorf("%s: split %d needs gallery and probe sets", name, k)
 		}
-		out = append(out, Split{Sets: d.Sets, Labels: d.Labels, Gallery: rl.g, Probe: rl.p})
+		out = append(out, Split{Sets: d.Sets, Labels: d.Labels, Gallery: rl.g, Probe: rl.p, Strangers: fileStrangers(rl.g, rl.p, d.Labels)})
+	}
+	for i, sp := range out {
+		if len(sp.Strangers) != len(out[0].Strangers) {
+			return nil, fmt.Errorf("%s: split %d has %d stranger classes (probe classes with no gallery set) and split %d has %d: give every split as many, as strangers=K makes them", name, keys[i], len(sp.Strangers), keys[0], len(out[0].Strangers))
+		}
+		if len(sp.Strangers) > 0 && !slices.ContainsFunc(sp.Probe, func(j int) bool { return !sp.IsStranger(d.Labels[j]) }) {
+			return nil, fmt.Errorf("%s: split %d has strangers' probes only: an open set needs probes of known classes too", name, keys[i])
+		}
 	}
 	return out, nil
+}
+
+// fileStrangers returns the classes (increasing) of the probe sets whose
+// class has no gallery set, nil when there are none.
+func fileStrangers(gallery, probe, labels []int) []int {
+	known := map[int]bool{}
+	for _, i := range gallery {
+		known[labels[i]] = true
+	}
+	var out []int
+	for _, i := range probe {
+		if c := labels[i]; !known[c] && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

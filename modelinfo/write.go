@@ -140,6 +140,8 @@ func methodRows(row func(k, format string, a ...any), s *Summary, cleared bool) 
 		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
 	case cleared:
 		method += " (its cross-validated accuracy was cleared when sets were forgotten)"
+	case s.Params["method"] == "learned":
+		method += " (train --method learned: W learned at the given --dim, not cross-validated)"
 	default:
 		method += " (not cross-validated)"
 	}

@@ -91,3 +91,17 @@ func TestWriteForgotten(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteLearned: a model of train --method learned says so on its
+// method row, not only "not cross-validated".
+func TestWriteLearned(t *testing.T) {
+	s := &Summary{File: "m.smm", InputDim: 4, Dim: 2, Method: "nn-h-dr", Divergence: "hellinger", QueryBandwidth: "nn",
+		Threshold: "1", Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, Params: map[string]string{"method": "learned", "dim": "2"}}
+	var b bytes.Buffer
+	if err := Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if want := "method           nn-h-dr (train --method learned: W learned at the given --dim, not cross-validated)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("no line %q in\n%s", want, b.String())
+	}
+}

@@ -99,6 +99,9 @@ type Row struct {
 	// Deployed is the method the model decides by (for auto, the one it
 	// chose; a vote as "vote(a,b,c)").
 	Deployed string `json:"deployed"`
+	// Params are the hyper-parameters of the method deployed, as train
+	// prints them (deploy.Describe); empty for a vote.
+	Params string `json:"params,omitempty"`
 	// ClosedChoice, for auto, is the candidate the closed set's rule
 	// alone would have deployed (the first within one standard error),
 	// where the open set chose another; empty otherwise.
@@ -116,7 +119,7 @@ type Row struct {
 	ThresholdFraction float64 `json:"threshold_fraction,omitempty"`
 	// SpreadExponent is how far the model's classes' thresholds follow
 	// their spread (model.Spread); 0 for one threshold for all.
-	SpreadExponent float64 `json:"spread_exponent,omitempty"`
+	SpreadExponent float64 `json:"spread_exponent"`
 	// StrangerClasses are the classes with no set in the split's gallery
 	// whose probe sets were decided as strangers'; VisitorClasses those
 	// whose probe sets were given to training as strangers' sets
@@ -323,7 +326,7 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Deployed: built.Model.MethodName(), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
+	row := Row{Deployed: built.Model.MethodName(), Params: describe(built), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
 	row.Approximate = len(built.Model.Voters) > 0
 	scale := 0.0
 	if !row.Approximate {
@@ -502,4 +505,13 @@ func meanStd(x []float64) Stat {
 	}
 	s.Std = math.Sqrt(s.Std / float64(len(x)-1))
 	return s
+}
+
+// describe returns the hyper-parameters of the method r deployed, as
+// train prints them; "" when there is no one fitted method.
+func describe(r *deploy.Result) string {
+	if r.Fit == nil {
+		return ""
+	}
+	return deploy.Describe(r.Fit)
 }

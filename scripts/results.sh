@@ -35,6 +35,7 @@
 #   dr-start              the start of W (--dr-start pca, fisher) for nn-h-dr, on fresh lighting (seed 101) and Lambertian (111) faces
 #   open-turntable        objects turning on a turntable (synth --turntable, seeds 1 and 2): 40 objects, a set per quarter turn, 2 to train and 2 to recognise; 8 objects strangers (and for seed 1 each method), or 36 (a household)
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
+#   open-household-far0   the three households of open-household, the default model (auto) with --threshold auto:far=0
 #   lbph-turntable        OpenCV's LBPH recogniser (scripts/lbph.py; needs python3 with Debian's python3-opencv) on the splits of open-turntable (8 objects strangers, or 36), with setmatch's nn-h on the same splits; last, as the only run that needs more than setmatch
 #
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
@@ -218,6 +219,13 @@ one() {
 			run "open-household-orl-v$v" --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35,visitors=$v" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1
 		done
 		;;
+	open-household-far0)
+		faces lighting 1 faces
+		run open-household-far0-faces --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods auto)" --threshold auto:far=0 --seed 1
+		faces cone 11 cone
+		run open-household-far0-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods auto)" --threshold auto:far=0 --seed 1
+		run open-household-far0-orl --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35" --methods "$(methods auto)" --threshold auto:far=0 --seed 1
+		;;
 	*)
 		echo "results.sh: unknown run $1; the runs are listed at the top of $0" >&2
 		exit 2
@@ -227,7 +235,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-household lbph-turntable)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-household open-household-far0 lbph-turntable)
 fi
 for r in "${runs[@]}"; do
 	one "$r"

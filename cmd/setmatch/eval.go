@@ -17,7 +17,7 @@ import (
 	"setmatch/openeval"
 )
 
-const evalSynopsis = `--data DIR [--features SPEC] [--protocol P] [--methods LIST] [--seed N] [--json]
+var evalSynopsis = `--data DIR [--features SPEC] [--protocol P] [--methods LIST] [--seed N] [--json]
 
 Evaluates recognition methods on a labelled data set, as in the paper's
 tables: per split, hyper-parameters are chosen by cross-validation on the
@@ -35,7 +35,9 @@ classes drawn from --seed, K per split, so that with strangers=1 and
 splits=C every class is the stranger once. Each method is then trained as
 setmatch train trains it (on the split's gallery sets, with the threshold
 train sets by default, or --threshold T as train reads it) and decides every probe set with the model's
-matcher. With ,visitors=V as well (V < K), the probe sets of V of each
+matcher. A split file that --splits-out wrote for strangers=K is
+measured the same way: its probe sets whose class has no gallery set in
+their split are strangers'. With ,visitors=V as well (V < K), the probe sets of V of each
 split's stranger classes go to training as train --strangers takes
 them, and are not decided. The table gives, mean ± std over the splits: the known sets
 named right closed-set (the threshold ignored); named right, the
@@ -44,7 +46,7 @@ the best balanced accuracy any single threshold reaches on the probes;
 and, free of any threshold, the strangers let in when 95% and 99% of the
 known sets are let in. --json gives the same, as shares in [0, 1], with
 every split's row (the method deployed, for auto the one chosen).
-methods: ` + "nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,kfda-mix,auto (or all)\n\nauto: what setmatch train --method auto deploys, chosen inside each\nsplit's gallery by nested cross-validation (see setmatch train). With auto\nand two splits or more, every other method's row adds auto's accuracy minus\nits own, split by split, and the standard error of that mean (JSON:\nauto_minus): whether a difference is more than the luck of the splits."
+methods: ` + method.Join(method.Names, ",") + " (or all)\n\nauto: what setmatch train --method auto deploys, chosen inside each\nsplit's gallery by nested cross-validation (see setmatch train). With auto\nand two splits or more, every other method's row adds auto's accuracy minus\nits own, split by split, and the standard error of that mean (JSON:\nauto_minus): whether a difference is more than the luck of the splits."
 
 // evalArgs holds the flags of setmatch eval.
 type evalArgs struct {
@@ -63,8 +65,8 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.StringVar(&a.data, "data", "", "data set directory (`DIR`)")
 	fs.StringVar(&a.feat, "features", "", "frame features for image data, e.g. intensity:20x20 or intensity:20x20+pca:50 (`SPEC`)")
 	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol: gallery=G,probe=P,splits=S (add ,strangers=K to leave K classes out of each split's gallery and measure the open set, and ,visitors=V to give V of them to training as strangers' sets), loo or file=PATH")
-	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods (nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,nn-h-dr,nn-j-dr,gda,cdl,auto), or all")
-	fs.StringVar(&a.threshold, "threshold", "", "with strangers=K in --protocol: the open-set threshold of the models, as setmatch train's --threshold `T` (default: train's default)")
+	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods ("+method.Join(method.Names, ",")+"), or all")
+	fs.StringVar(&a.threshold, "threshold", "", "with strangers=K in --protocol, or a split file with strangers' probes: the open-set threshold of the models, as setmatch train's --threshold `T` (default: train's default)")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the random splits and of the cross-validation folds")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
@@ -108,9 +110,10 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	const thresholdClosed = "--threshold needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K, or a split file that --splits-out wrote for one): without strangers eval measures the closed set"
 	if a.threshold != "" {
-		if p.Strangers == 0 {
-			return usagef("--threshold needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K): without strangers eval measures the closed set")
+		if p.Strangers == 0 && p.Kind != eval.SplitFile {
+			return usagef(thresholdClosed)
 		}
 		var o deploy.Options
 		if err := deploy.ParseThreshold(a.threshold, &o); err != nil {
@@ -143,6 +146,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	splits, err := makeSplits(p, d, a.seed)
 	if err != nil {
 		return err
+	}
+	if p.Kind == eval.SplitFile {
+		// A split file is an open set where its probes hold strangers'.
+		if p.Strangers = len(splits[0].Strangers); p.Strangers == 0 && a.threshold != "" {
+			return usagef("%s: the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", thresholdClosed)
+		}
 	}
 	if a.splitsOut != "" {
 		if err := writeSplitsFile(a.splitsOut, splits, d); err != nil {

@@ -435,7 +435,7 @@ func runOpenEvalJSON(t *testing.T, dir string) openeval.MethodResult {
 		}
 	}
 	for _, w := range []string{`"known_right_closed"`, `"known_right_at_threshold"`, `"strangers_out_at_threshold"`, `"balanced_at_threshold"`,
-		`"best_balanced"`, `"strangers_in_at_95_known"`, `"strangers_in_at_99_known"`, `"per_split"`, `"deployed"`, `"stranger_classes"`} {
+		`"best_balanced"`, `"strangers_in_at_95_known"`, `"strangers_in_at_99_known"`, `"per_split"`, `"deployed"`, `"params"`, `"spread_exponent"`, `"stranger_classes"`} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("JSON misses %s", w)
 		}
@@ -543,5 +543,52 @@ func checkOpenEvalTable(t *testing.T, dir string) {
 	}
 	if !strings.Contains(stderr, "split 2/2, nn-h (deployed nn-h)") {
 		t.Errorf("progress:\n%s", stderr)
+	}
+}
+
+// TestEvalSplitsOutOpenSet: the split file of a protocol with strangers,
+// read back with --protocol file=, measures the same open set: its
+// probes of classes with no gallery set are strangers', not errors, and
+// every rate of every split comes out the same. --threshold is taken
+// with such a file and refused with a file of a closed set.
+func TestEvalSplitsOutOpenSet(t *testing.T) {
+	dir := openEvalData(t, 3)
+	out := filepath.Join(t.TempDir(), "splits.txt")
+	perSplit := func(args ...string) []openeval.Row {
+		t.Helper()
+		code, stdout, stderr := run(append([]string{"eval", "--data", dir, "--methods", "nn-h", "--json", "--quiet", "--threshold", "auto:balanced"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var got struct {
+			OpenSet bool `json:"open_set"`
+			Methods map[string]openeval.MethodResult
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+		}
+		if !got.OpenSet {
+			t.Fatalf("%v: not measured as an open set", args)
+		}
+		return got.Methods["nn-h"].PerSplit
+	}
+	want := perSplit("--protocol", openEvalProtocol, "--splits-out", out)
+	got := perSplit("--protocol", "file="+out)
+	if len(got) != len(want) || len(want) != 2 {
+		t.Fatalf("%d splits from the file, %d written", len(got), len(want))
+	}
+	for k := range want {
+		g, w := got[k], want[k]
+		if !slices.Equal(g.StrangerClasses, w.StrangerClasses) || g.Known != w.Known || g.Strangers != w.Strangers ||
+			g.KnownRightAtThreshold != w.KnownRightAtThreshold || g.StrangersOutAtThreshold != w.StrangersOutAtThreshold || g.BestBalanced != w.BestBalanced {
+			t.Errorf("split %d from the file %+v, written %+v", k, g, w)
+		}
+	}
+	closed := filepath.Join(t.TempDir(), "closed.txt")
+	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "gallery=2,probe=2,splits=1", "--splits-out", closed); code != 0 {
+		t.Fatalf("closed split file: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "file="+closed, "--threshold", "auto"); code != 2 || !strings.Contains(stderr, "no strangers' probes") {
+		t.Errorf("--threshold with a closed split file: exit %d, %s", code, stderr)
 	}
 }

@@ -140,7 +140,7 @@ func TestTrainCommandDefaultThreshold(t *testing.T) {
 		if none != math.IsInf(m.Threshold, 1) {
 			t.Errorf("--threshold none %v: threshold %v", none, m.Threshold)
 		}
-		if !none && (!strings.Contains(stderr, "balanced") || !strings.Contains(stderr, "has no fit to repeat without stand-in strangers")) {
+		if !none && (!strings.Contains(stderr, "balanced") || !strings.Contains(stderr, "has no cross-validated fit to repeat without stand-in strangers")) {
 			t.Errorf("the default threshold of learned, balanced on the training sets, is not explained:\n%s", stderr)
 		}
 	}
