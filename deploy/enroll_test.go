@@ -427,3 +427,21 @@ func TestChangeStrangers(t *testing.T) {
 		}
 	}
 }
+
+// TestForgetNamesOneFrameSet: a set of one frame, which enrol refuses
+// now but an older enrol took, stops a forget whose global bandwidth is
+// computed again; the error names the set and says how to go on.
+func TestForgetNamesOneFrameSet(t *testing.T) {
+	all, labels, names := ringSets(4, 3, 6, 0.3, 2)
+	m := buildFor(t, method.KFDAMix, all, labels, names, "none")
+	if b := m.Selection.Params["bandwidth"]; !strings.HasPrefix(b, "global") {
+		t.Fatalf("the model's bandwidth is %q, not global: this test needs one that forget computes again", b)
+	}
+	one := m.Sets[0]
+	one.Name, one.Samples = "one", mat.DenseCopyOf(one.Samples.Slice(0, 1, 0, m.Dim()))
+	m.Sets = append(m.Sets, one)
+	_, err := Forget(m, "class-02", "", nil, 1, time.Time{})
+	if err == nil || !strings.Contains(err.Error(), "set class-00/one has 1 frame") || !strings.Contains(err.Error(), "setmatch forget --label class-00 --set one") {
+		t.Errorf("forget with a one-frame set in the gallery: %v", err)
+	}
+}
