@@ -12,7 +12,8 @@
 #                     empty build cache and compare sha256 sums
 #   make deb          arm64 .deb into dist/ (nfpm), its contents checked with dpkg-deb
 #                     (MAINTAINER sets the package's Maintainer field)
-#   make install      install for a Pi built from source (DESTDIR, PREFIX)
+#   make install      install what make build made, for a Pi built from source
+#                     (DESTDIR, PREFIX): make build && sudo make install
 #   make bench        benchmarks;  make fuzz  short fuzz runs (FUZZTIME per target)
 #   make clean
 
@@ -68,7 +69,8 @@ NFPM_VERSION ?= v2.45.0
 NFPM     := $(BIN)/tools/nfpm-$(NFPM_VERSION)
 EXAMPLE_CONFIG := config/setmatchd.example.toml
 # Package timestamps: the last commit, so that the .deb is reproducible too.
-SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+# (safe.directory: sudo make install runs git as root in a checkout a user owns.)
+SOURCE_DATE_EPOCH ?= $(shell git -c safe.directory=$(CURDIR) log -1 --format=%ct 2>/dev/null || echo 0)
 
 # make install
 DESTDIR  ?=
@@ -153,7 +155,7 @@ deb-files:
 	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run -ldflags "-X main.version=$(VERSION)" ./cmd/setmatchd -manpage > $(DEBGEN)/setmatchd.8
 	gzip -9n $(DEBGEN)/setmatch.1 $(DEBGEN)/setmatchd.8
 
-deb: cross deb-files $(NFPM)
+deb: deb-files cross $(NFPM)
 	@test -f $(EXAMPLE_CONFIG) || { echo "$(EXAMPLE_CONFIG) is missing: the package installs it as /etc/setmatch/setmatchd.toml"; exit 1; }
 	mkdir -p $(DIST)
 	VERSION=$(VERSION) DEB_ARCH=$(DEB_ARCH) MAINTAINER="$(MAINTAINER)" BINDIR=$(ARM64) GENDIR=$(DEBGEN) \
@@ -162,7 +164,10 @@ deb: cross deb-files $(NFPM)
 	scripts/check-deb.sh $(DEB)
 
 # For a Pi that builds from source (native arm64 build); for a package, use make deb.
-install: build
+# It installs what make build made, and builds nothing itself: make build runs
+# as the user whose PATH has Go, sudo make install as root (whose PATH may not).
+install:
+	@for c in $(CMDS); do test -x $(BIN)/$$c || { echo "$(BIN)/$$c is missing: run make build first (as yourself, with Go on the PATH), then sudo make install"; exit 1; }; done
 	@test -f $(EXAMPLE_CONFIG) || { echo "$(EXAMPLE_CONFIG) is missing"; exit 1; }
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 		$(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSCONFDIR)/setmatch/conf.d $(DESTDIR)$(DOCDIR) \
@@ -173,6 +178,7 @@ install: build
 	gzip -9nf $(DESTDIR)$(MANDIR)/man1/setmatch.1 $(DESTDIR)$(MANDIR)/man8/setmatchd.8
 	chmod 0644 $(DESTDIR)$(MANDIR)/man1/setmatch.1.gz $(DESTDIR)$(MANDIR)/man8/setmatchd.8.gz
 	sed -e 's|/usr/bin/setmatchd|$(PREFIX)/bin/setmatchd|g' -e 's|/etc/setmatch/|$(SYSCONFDIR)/setmatch/|g' \
+		-e 's|/usr/share/doc/setmatch/|$(DOCDIR)/|g' \
 		systemd/setmatchd.service > $(DESTDIR)$(UNITDIR)/setmatchd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/setmatchd.service
 	install -m 0644 systemd/setmatchd.sysusers $(DESTDIR)$(SYSUSERSDIR)/setmatch.conf
@@ -191,7 +197,7 @@ install: build
 		systemd-tmpfiles --create $(TMPFILESDIR)/setmatch.conf && \
 		if [ -d /run/udev ]; then udevadm control --reload-rules; udevadm trigger --subsystem-match=gpio --action=change; fi; \
 		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; \
-		echo "installed; put a model at /var/lib/setmatch/model.smm, run 'setmatchd -config $(SYSCONFDIR)/setmatch/setmatchd.toml -check', then 'systemctl enable --now setmatchd'"; \
+		echo "installed; put a model at /var/lib/setmatch/model.smm, run 'sudo -u setmatch setmatchd -config $(SYSCONFDIR)/setmatch/setmatchd.toml -check', then 'systemctl enable --now setmatchd'"; \
 	fi
 
 demo: build

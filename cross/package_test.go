@@ -267,23 +267,33 @@ func TestCopyrightNamesEveryModule(t *testing.T) {
 	}
 }
 
-// TestInstallMatchesPackage runs make install into a staging folder
-// (DESTDIR) and checks that it installs what the package does, man pages
-// included: every path of nfpm.yaml except the Debian-only ones (copyright,
-// changelog, lintian overrides), and nothing else.
+// TestInstallMatchesPackage runs make build, then make install into a
+// staging folder (DESTDIR), and checks that it installs what the package
+// does, man pages included: every path of nfpm.yaml except the
+// Debian-only ones (copyright, changelog, lintian overrides), and nothing
+// else. Before make build, make install builds nothing and says so.
 func TestInstallMatchesPackage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds both commands with make install; not with -short")
+		t.Skip("builds both commands with make build; not with -short")
 	}
 	mk := testutil.Tool(t, "make", "make")
 	stage, bin := t.TempDir(), t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, mk, "-C", "..", "install", "DESTDIR="+stage, "BIN="+bin).CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("make install did not finish within 5 min:\n%s", out)
+	run := func(args ...string) ([]byte, error) {
+		out, err := exec.CommandContext(ctx, mk, append([]string{"-C", ".."}, args...)...).CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("make %v did not finish within 5 min:\n%s", args, out)
+		}
+		return out, err
 	}
-	if err != nil {
+	if out, err := run("install", "DESTDIR="+stage, "BIN="+bin); err == nil || !strings.Contains(string(out), "run make build first") {
+		t.Fatalf("make install before make build: %v\n%s", err, out)
+	}
+	if out, err := run("build", "BIN="+bin); err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	if out, err := run("install", "DESTDIR="+stage, "BIN="+bin); err != nil {
 		t.Fatalf("make install: %v\n%s", err, out)
 	}
 	var got []string

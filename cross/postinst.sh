@@ -13,11 +13,13 @@ configure | abort-upgrade | abort-remove | abort-deconfigure) ;;
 *) exit 0 ;;
 esac
 
+# By name, as debhelper's snippets do, so that DPKG_ROOT (an image being
+# built) finds them under that root.
 if command -v systemd-sysusers >/dev/null 2>&1; then
-	systemd-sysusers /usr/lib/sysusers.d/setmatch.conf
+	systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} setmatch.conf
 fi
 if command -v systemd-tmpfiles >/dev/null 2>&1; then
-	systemd-tmpfiles --create /usr/lib/tmpfiles.d/setmatch.conf
+	systemd-tmpfiles ${DPKG_ROOT:+--root="$DPKG_ROOT"} --create setmatch.conf
 fi
 if [ -d /run/udev ] && command -v udevadm >/dev/null 2>&1; then
 	udevadm control --reload-rules || true

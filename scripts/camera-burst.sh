@@ -54,7 +54,12 @@ capture() {
 }
 
 tmp=$spool/tmp/$name
+if [ -d "$spool" ] && [ ! -x "$spool" ]; then
+	echo "camera-burst.sh: $spool: permission denied: the camera's user must be in the spool's group ($(stat -c %G "$spool" 2>/dev/null)): sudo usermod -aG $(stat -c %G "$spool" 2>/dev/null) $(id -un), then log in again" >&2
+	exit 1
+fi
 [ -d "$spool/tmp" ] && [ -d "$spool/new" ] || { echo "camera-burst.sh: $spool is not a setmatchd spool (no tmp/ or new/)" >&2; exit 1; }
+[ -w "$spool/tmp" ] && [ -w "$spool/new" ] || { echo "camera-burst.sh: $spool/tmp or $spool/new is not writable by $(id -un): add the user to the spool's group ($(stat -c %G "$spool/new" 2>/dev/null)) and log in again" >&2; exit 1; }
 [ ! -e "$tmp" ] && [ ! -e "$spool/new/$name" ] || { echo "camera-burst.sh: a burst named $name exists already" >&2; exit 1; }
 mkdir "$tmp"
 # A capture that fails leaves nothing behind in tmp/.
