@@ -23,9 +23,15 @@ func nodeID(clientID string) string {
 	return string(b)
 }
 
+// valueTemplate is the sensor's state: the decision, with "unknown" (a
+// stranger) named "stranger".
+const valueTemplate = "{{ 'stranger' if value_json.decision == 'unknown' else value_json.decision }}"
+
 // discoveryConfig is the retained discovery message: one sensor whose
-// state is the decision of the last batch (a label, "unknown" or "failed")
-// and whose attributes are the whole journal record of that batch.
+// state is the decision of the last batch (a label, "stranger" for
+// "unknown", which Home Assistant takes for a sensor without a value, or
+// "failed") and whose attributes are the whole journal record of that
+// batch.
 func discoveryConfig(topic, clientID, version string) []byte {
 	node := nodeID(clientID)
 	type device struct {
@@ -52,7 +58,7 @@ func discoveryConfig(topic, clientID, version string) []byte {
 		Name:                "Decision",
 		UniqueID:            node + "_decision",
 		StateTopic:          topic + "/state",
-		ValueTemplate:       "{{ value_json.decision }}",
+		ValueTemplate:       valueTemplate,
 		JSONAttributesTopic: topic + "/state",
 		AvailabilityTopic:   topic + "/availability",
 		PayloadAvailable:    online,

@@ -4,7 +4,8 @@
 // Topics, for a configured topic T:
 //
 //	T/decision      every decision: the journal record as JSON (QoS 1, not retained)
-//	T/state         the last decision delivered (QoS 1, retained)
+//	T/state         the last decision delivered (QoS 1, retained; sent
+//	                again after a reconnect until the broker has it)
 //	T/availability  "online" after each connect, "offline" on Close and as the
 //	                last will when the connection drops (QoS 1, retained)
 //
@@ -14,7 +15,9 @@
 //
 // Publish never blocks: it appends to a bounded in-memory outbox and
 // returns. One goroutine connects (with exponential backoff between
-// attempts), then sends the outbox in order, one message at a time, and
+// attempts, and after a connection the broker closed before a keepalive
+// had passed, as it does for a second client with the same id), then
+// sends the outbox in order, one message at a time, and
 // removes a message only when the broker has acknowledged it (PUBACK).
 // Delivery is thus at least once: a message whose acknowledgement was lost
 // with the connection is sent again. When the outbox is full the oldest
@@ -97,9 +100,20 @@ type Publisher struct {
 	published atomic.Uint64
 	dropping  atomic.Bool // a drop was logged since the last connect
 
+	// state is the last decision delivered, for T/state; stateDue that
+	// the broker has not acknowledged it there yet. Only run's goroutine
+	// uses them.
+	state    []byte
+	stateDue bool
+
 	mu      sync.Mutex
 	lost    chan struct{} // closed when the current connection is lost
 	lastErr error         // of the last failed connection attempt
+	// since is when the current connection was made; short counts the
+	// connections in a row that the broker closed before a keepalive
+	// had passed (0 after one that lasted).
+	since time.Time
+	short int
 }
 
 // New starts a Publisher: it connects in the background and keeps
@@ -232,7 +246,19 @@ func (p *Publisher) onLost(_ paho.Client, err error) {
 		close(p.lost)
 		p.lost = nil
 	}
-	p.o.Logger.Warn("mqtt connection lost; reconnecting", "err", err)
+	up := time.Since(p.since)
+	if up >= p.o.KeepAlive {
+		p.short = 0
+		p.o.Logger.Warn("mqtt connection lost; reconnecting", "err", err)
+		return
+	}
+	p.short++
+	lvl := slog.LevelWarn
+	if p.short > 1 {
+		lvl = slog.LevelDebug // said once; the backoff grows meanwhile
+	}
+	p.o.Logger.Log(context.Background(), lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
+		"err", err, "after", up.Round(time.Millisecond), "client_id", p.o.ClientID)
 }
 
 var errStopped = errors.New("mqtt: publisher closed")
@@ -266,15 +292,17 @@ func (p *Publisher) run() {
 			backoff = min(2*backoff, p.o.MaxBackoff)
 			continue
 		}
-		backoff = p.o.MinBackoff
 		p.mu.Lock()
-		again := p.lastErr != nil
-		p.lastErr = nil
+		again, flapping := p.lastErr != nil, p.short > 1
+		p.lastErr, p.since = nil, time.Now()
 		p.mu.Unlock()
 		p.connected.Store(true)
-		if again {
+		switch {
+		case flapping:
+			p.o.Logger.Debug("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
+		case again:
 			p.o.Logger.Info("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
-		} else {
+		default:
 			p.o.Logger.Info("mqtt connected", "topic", p.o.Topic, "outbox", p.box.len())
 		}
 		if d := p.box.drops(); p.dropping.Swap(false) {
@@ -298,6 +326,19 @@ func (p *Publisher) run() {
 			}
 			t.Stop()
 		}
+		p.mu.Lock()
+		short := p.short > 0
+		p.mu.Unlock()
+		if !short {
+			backoff = p.o.MinBackoff
+			continue
+		}
+		// The broker closed the connection at once: wait as after a
+		// failed attempt.
+		if !p.sleep(time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))) {
+			return
+		}
+		backoff = min(2*backoff, p.o.MaxBackoff)
 	}
 }
 
@@ -339,6 +380,9 @@ func (p *Publisher) explain(err error) error {
 	case errors.As(err, &nerr) && nerr.Op == "remote error":
 		// A TLS alert from the broker (crypto/tls reports them so).
 		return fmt.Errorf("the broker refused the TLS connection: %v (check mqtt.cert_file and mqtt.key_file: a client certificate the broker trusts, if it asks for one; and mqtt.ca_file)", err)
+	case err.Error() == "status is already connected or reconnecting":
+		// Paho's own words, for a connection it is still closing.
+		return errors.New("the last connection is still being closed; trying again")
 	case errors.As(err, &nerr), errors.Is(err, packets.ErrorNetworkError):
 		return fmt.Errorf("cannot reach the broker: %v (is it running and reachable, and may the service use the network?)", err)
 	}
@@ -397,15 +441,14 @@ func (p *Publisher) serve(lost chan struct{}) (closing bool) {
 			return closed()
 		}
 	}
-	var state []byte // the last decision delivered, for T/state
 	for {
 		e, ok := p.box.peek()
 		if !ok {
-			if state != nil {
-				if p.send(lost, p.stateTopic, true, state) != nil {
+			if p.stateDue {
+				if p.send(lost, p.stateTopic, true, p.state) != nil {
 					return closed()
 				}
-				state = nil
+				p.stateDue = false
 			}
 			select {
 			case <-p.wake:
@@ -429,7 +472,7 @@ func (p *Publisher) serve(lost chan struct{}) (closing bool) {
 		}
 		p.published.Add(1)
 		if p.box.remove(e.seq) {
-			state = e.payload
+			p.state, p.stateDue = e.payload, true
 		}
 	}
 }

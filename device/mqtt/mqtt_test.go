@@ -160,7 +160,7 @@ func TestPublishDecisions(t *testing.T) {
 	}
 	for k, v := range map[string]any{
 		"state_topic": topic + "/state", "json_attributes_topic": topic + "/state",
-		"availability_topic": topic + "/availability", "value_template": "{{ value_json.decision }}",
+		"availability_topic": topic + "/availability", "value_template": "{{ 'stranger' if value_json.decision == 'unknown' else value_json.decision }}",
 		"unique_id": nodeID(o.ClientID) + "_decision",
 	} {
 		if cfg[k] != v {
@@ -470,4 +470,63 @@ func TestOutbox(t *testing.T) {
 	if e, _ := o.peek(); e.payload[0] != 7 {
 		t.Error("add does not copy the payload")
 	}
+}
+
+// TestSameClientIDBacksOff: two publishers with one client id make the
+// broker close each one's connection as the other connects. They wait,
+// doubling, between connections, instead of taking turns as fast as the
+// broker answers, and the log says why once.
+func TestSameClientIDBacksOff(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := mqtttest.New(ctx, t, false)
+	topic := uniqueTopic(t)
+	avail := subscribe(ctx, t, b.URL, "", "", topic+"/availability")
+	var logs [2]*testutil.LockedBuffer
+	for i := range logs {
+		logs[i] = new(testutil.LockedBuffer)
+		o := testOptions(b.URL, topic, logs[i])
+		o.MinBackoff, o.MaxBackoff = 100*time.Millisecond, time.Second
+		p, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close(context.Background())
+	}
+	time.Sleep(3 * time.Second)
+	// Taking turns at the broker's pace gives hundreds of "online" in 3 s;
+	// with waits of 0.1, 0.2, 0.4, 0.8 and 1 s (±25 %), each makes 6 to 8
+	// connections.
+	if n := len(avail.On(topic + "/availability")); n > 40 {
+		t.Errorf("%d availability messages in 3 s: the publishers do not back off", n)
+	}
+	for i, l := range logs {
+		if c := strings.Count(l.String(), "level=WARN msg=\"mqtt connection lost soon after it was made"); c > 1 {
+			t.Errorf("publisher %d warned %d times; want once, the rest at debug level:\n%s", i, c, l.String())
+		}
+	}
+	if !strings.Contains(logs[0].String()+logs[1].String(), "same mqtt.client_id") {
+		t.Errorf("no log line names the cause:\n%s\n%s", logs[0].String(), logs[1].String())
+	}
+}
+
+// TestStateSentAgainAfterLoss: when the connection is lost after a
+// decision was acknowledged but before its state was, the state is sent
+// after the reconnect, so that the retained state is the last decision.
+func TestStateSentAgainAfterLoss(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	g, p, sub, topic := gatedPublisher(ctx, t, "/#")
+	defer p.Close(context.Background())
+	testutil.WaitForCtx(t, ctx, "connected", p.Connected)
+	p.Publish(payload(1))
+	testutil.WaitForCtx(t, ctx, "the first state", func() bool { return len(sub.On(topic+"/state")) == 1 })
+	// The second decision is delivered; the connection is cut as its
+	// state is sent.
+	g.CutAt(topic + "/state")
+	p.Publish(payload(2))
+	testutil.WaitForCtx(t, ctx, "the state of the second decision", func() bool {
+		s := sub.On(topic + "/state")
+		return len(s) > 0 && strings.Contains(s[len(s)-1].Payload, "b-002.npy")
+	})
 }

@@ -9,6 +9,7 @@
 package mqtttest
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -195,6 +196,18 @@ type Gate struct {
 	// counted) instead of reaching the broker.
 	Blackhole atomic.Bool
 	Discarded atomic.Int64
+	// cutAt, when set, is bytes whose arrival from a client closes that
+	// connection before they reach the broker (CutAt).
+	cutAt atomic.Pointer[[]byte]
+}
+
+// CutAt makes the next read from a client that holds needle (such as a
+// topic name) close that connection abruptly instead of passing it on:
+// a connection lost just before one message, whatever the timing. New
+// connections are let through.
+func (g *Gate) CutAt(needle string) {
+	b := []byte(needle)
+	g.cutAt.Store(&b)
 }
 
 // NewGate starts a gate to upstream (host:port) on a free loopback port;
@@ -249,6 +262,12 @@ func (g *Gate) serve() {
 			buf := make([]byte, 4096)
 			for {
 				n, err := c.Read(buf)
+				if at := g.cutAt.Load(); n > 0 && at != nil && bytes.Contains(buf[:n], *at) && g.cutAt.CompareAndSwap(at, nil) {
+					if tc, ok := c.(*net.TCPConn); ok {
+						tc.SetLinger(0)
+					}
+					break
+				}
 				if n > 0 && g.Blackhole.Load() {
 					g.Discarded.Add(int64(n))
 				} else if n > 0 {
