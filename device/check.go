@@ -8,6 +8,7 @@ import (
 
 	"setmatch/config"
 	"setmatch/device/gpio"
+	"setmatch/device/mqtt"
 )
 
 // Check validates the configuration at path and the model it names, looks up
@@ -62,6 +63,13 @@ func Check(path string, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "bursts:   %s\n", st.burst.describe())
+	if cfg.MQTT.Enabled() {
+		o, err := mqtt.FromConfig(cfg.MQTT, "", nil)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "mqtt:     %s\n", o.Describe())
+	}
 	if cfg.GPIO.Backend == "periph" {
 		drv, err := gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil)
 		if err != nil {

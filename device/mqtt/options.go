@@ -74,3 +74,13 @@ func tlsConfig(c config.MQTT) (*tls.Config, error) {
 	}
 	return t, nil
 }
+
+// Describe says in one line what the broker and Home Assistant will know
+// this publisher as: its client id and, with discovery, the discovery
+// topic of its sensor (setmatchd -check).
+func (o Options) Describe() string {
+	if o.DiscoveryPrefix == "" {
+		return "client id " + o.ClientID + " (no Home Assistant discovery)"
+	}
+	return "client id " + o.ClientID + ", Home Assistant discovery on " + discoveryTopic(o.DiscoveryPrefix, o.ClientID)
+}
