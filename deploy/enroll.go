@@ -91,7 +91,8 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 	if err != nil {
 		return nil, err
 	}
-	if err := refitKFDA(next, len(m.Classes()), workers); err != nil {
+	kernels, err := refitKFDA(next, len(m.Classes()), workers)
+	if err != nil {
 		return nil, fmt.Errorf("enroll: %w", err)
 	}
 	if err := next.Validate(); err != nil {
@@ -108,12 +109,11 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 	for i := len(next.Sets) - len(sets); i < len(next.Sets); i++ {
 		idx = append(idx, i)
 	}
-	for _, mem := range next.Members() {
+	for i, mem := range next.Members() {
 		mc := describeMember(mem)
 		own := *mem
 		own.Voters = nil
-		var err error
-		if mc.Margins, err = separation(&own, idx, workers); err != nil {
+		if mc.Margins, err = separation(&own, idx, kernels[i], workers); err != nil {
 			return nil, err
 		}
 		c.Members = append(c.Members, mc)
@@ -169,7 +169,7 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 		}
 		rebanded = append(rebanded, ok)
 	}
-	if err := refitKFDA(next, len(m.Classes()), workers); err != nil {
+	if _, err := refitKFDA(next, len(m.Classes()), workers); err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
 	}
 	if err := next.Validate(); err != nil {

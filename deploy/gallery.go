@@ -27,8 +27,9 @@ import (
 // the oldClasses classes it was fitted on; never more than C − 1. The
 // member's record of its kernel and latent dimension (Selection.Params
 // "kernel" and "latent-dim", where present) is updated to the new fit.
-func refitKFDA(m *model.Model, oldClasses, workers int) error {
+func refitKFDA(m *model.Model, oldClasses, workers int) ([]*mat.SymDense, error) {
 	classes := len(m.Classes())
+	kernels := make([]*mat.SymDense, len(m.Members()))
 	for i, mem := range m.Members() {
 		k := mem.Discriminant
 		if k == nil {
@@ -39,12 +40,14 @@ func refitKFDA(m *model.Model, oldClasses, workers int) error {
 			r = classes - 1
 		}
 		r = min(r, classes-1)
-		if _, err := FitTerms(mem, k.Kernels(), k.Reg, r, workers); err != nil {
+		km, err := FitTerms(mem, k.Kernels(), k.Reg, r, workers)
+		if err != nil {
 			if i == 0 {
-				return fmt.Errorf("fitting %s again on the gallery: %w", memberMethod(mem), err)
+				return nil, fmt.Errorf("fitting %s again on the gallery: %w", memberMethod(mem), err)
 			}
-			return fmt.Errorf("vote member %d (%s): fitting it again on the gallery: %w", i+1, memberMethod(mem), err)
+			return nil, fmt.Errorf("vote member %d (%s): fitting it again on the gallery: %w", i+1, memberMethod(mem), err)
 		}
+		kernels[i] = km
 		p := mem.Selection.Params
 		if _, ok := p["kernel"]; ok {
 			p["kernel"] = model.DescribeKernels(mem.Discriminant.Kernels())
@@ -53,7 +56,7 @@ func refitKFDA(m *model.Model, oldClasses, workers int) error {
 			p["latent-dim"] = strconv.Itoa(mem.Discriminant.Dim())
 		}
 	}
-	return nil
+	return kernels, nil
 }
 
 // recentre centres the member's gallery on the mean of its own frames:
@@ -141,19 +144,21 @@ type Margin struct {
 // separation returns the Margin of each gallery set of m whose index is
 // in idx (m alone, without its voters): for a kFDA model (its
 // discriminant fitted on the gallery) by the distances its kernel
-// measures between the gallery sets, else by m's divergence with the
-// sets' bandwidths.
-func separation(m *model.Model, idx []int, workers int) ([]Margin, error) {
+// measures between the gallery sets, from km, the m×m kernel of that fit
+// (FitTerms; computed when nil), else by m's divergence with the sets'
+// bandwidths.
+func separation(m *model.Model, idx []int, km *mat.SymDense, workers int) ([]Margin, error) {
 	if k := m.Discriminant; k != nil {
-		km, err := GalleryKernel(m, k.Kernels(), workers)
-		if err != nil {
-			return nil, err
+		if km == nil {
+			var err error
+			if km, err = GalleryKernel(m, k.Kernels(), workers); err != nil {
+				return nil, err
+			}
 		}
-		d := kfda.KernelDistances(km)
 		return margins(m, idx, func(i int) ([]float64, error) {
 			row := make([]float64, len(m.Sets))
 			for j := range row {
-				row[j] = d.At(i, j)
+				row[j] = kfda.KernelDistance(km.At(i, i), km.At(j, j), km.At(i, j))
 			}
 			return row, nil
 		})

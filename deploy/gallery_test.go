@@ -106,7 +106,7 @@ func TestRecentre(t *testing.T) {
 func TestSeparation(t *testing.T) {
 	raw, labels, names := ringSets(3, 2, 3, 0.5, 3)
 	m := galleryModel(t, raw, labels, names, false)
-	ms, err := separation(m, []int{0, 3}, 1)
+	ms, err := separation(m, []int{0, 3}, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +137,13 @@ func TestRefitKFDA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := refitKFDA(next, len(m.Classes()), 1); err != nil {
+	kernels, err := refitKFDA(next, len(m.Classes()), 1)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The kernel it returns is the new gallery's, as enrol's margins take it.
+	if gk, err := GalleryKernel(next, next.Discriminant.Kernels(), 1); err != nil || len(kernels) != 1 || !mat.EqualApprox(kernels[0], gk, 1e-12) {
+		t.Errorf("refitKFDA's kernel is not the gallery kernel of the fit (%v)", err)
 	}
 	if next.Discriminant.Dim() != 3 || next.Selection.Params["latent-dim"] != strconv.Itoa(3) || m.Discriminant.Dim() != 2 {
 		t.Fatalf("latent dimension %d (recorded %q), the model's %d: want 3 (all, as the model had) and 2", next.Discriminant.Dim(), next.Selection.Params["latent-dim"], m.Discriminant.Dim())

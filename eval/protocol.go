@@ -385,6 +385,9 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 		return errors.New("the sets of pooled data are drawn from each class's pool and have no names, so a split file cannot name them: leave --splits-out out for pooled data, or give the data as one folder per set")
 	}
 	bw := bufio.NewWriter(w)
+	if len(splits) > 0 && len(splits[0].Strangers) > 0 {
+		fmt.Fprintln(bw, OpenSetMark)
+	}
 	for k, sp := range splits {
 		if len(sp.Visitors) > 0 {
 			return fmt.Errorf("split %d gives visitors' sets to training, which a split file cannot say: leave visitors=V out of the protocol", k)
@@ -404,6 +407,11 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 	return bw.Flush()
 }
 
+// OpenSetMark is the line with which WriteSplits begins the file of an
+// open set (splits with Strangers): ReadSplits then takes a probe set
+// whose class has no gallery set in its split for a stranger's.
+const OpenSetMark = "# open set: a probe set whose class has no gallery set in its split is a stranger's"
+
 // ReadSplits reads a split file. Each line names one set and its role in
 // one split:
 //
@@ -412,10 +420,11 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 // e.g. "0 gallery apple/apple1". Splits are numbered by any whole numbers
 // and taken in increasing order; blank lines and lines starting with # are
 // ignored. Every split needs gallery and probe sets; a set may appear only
-// once per split. A probe set whose class has no gallery set in its split
-// is a stranger's (as WriteSplits writes the splits of strangers=K): its
-// class is among the split's Strangers, and then every split needs
-// strangers and known probes, and as many stranger classes.
+// once per split. In a file that holds the line OpenSetMark (as
+// WriteSplits writes the splits of strangers=K), a probe set whose class
+// has no gallery set in its split is a stranger's: its class is among the
+// split's Strangers, and every split needs strangers and known probes,
+// and as many stranger classes. Without it the splits are a closed set.
 func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 	if err := d.check(); err != nil {
 		return nil, err
@@ -431,10 +440,13 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 	bySplit := map[int]*roles{}
 	seen := map[[2]int]bool{}
 	sc := bufio.NewScanner(r)
-	line := 0
+	line, open := 0, false
 	for sc.Scan() {
 		line++
 		t := strings.TrimSpace(sc.Text())
+		if t == OpenSetMark {
+			open = true
+		}
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
@@ -485,9 +497,19 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		if len(rl.g) == 0 || len(rl.p) == 0 {
 			return nil, fmt.Errorf("%s: split %d needs gallery and probe sets", name, k)
 		}
-		out = append(out, Split{Sets: d.Sets, Labels: d.Labels, Gallery: rl.g, Probe: rl.p, Strangers: fileStrangers(rl.g, rl.p, d.Labels)})
+		sp := Split{Sets: d.Sets, Labels: d.Labels, Gallery: rl.g, Probe: rl.p}
+		if open {
+			sp.Strangers = fileStrangers(rl.g, rl.p, d.Labels)
+		}
+		out = append(out, sp)
 	}
 	for i, sp := range out {
+		if !open {
+			break
+		}
+		if len(sp.Strangers) == 0 {
+			return nil, fmt.Errorf("%s: split %d has no strangers' probes (probe sets whose class has no gallery set), but the file says it is an open set", name, keys[i])
+		}
 		if len(sp.Strangers) != len(out[0].Strangers) {
 			return nil, fmt.Errorf("%s: split %d has %d stranger classes (probe classes with no gallery set) and split %d has %d: give every split as many, as strangers=K makes them", name, keys[i], len(sp.Strangers), keys[0], len(out[0].Strangers))
 		}

@@ -207,6 +207,41 @@ func TestReadSplits(t *testing.T) {
 	}
 }
 
+// TestReadSplitsOpenSet: a probe set whose class has no gallery set in
+// its split is a stranger's only in a file marked as an open set (as
+// WriteSplits marks one); unmarked, such a file (leave-one-out with a
+// class of one set, or one written by hand) is a closed set, as before.
+func TestReadSplitsOpenSet(t *testing.T) {
+	d := toyData(3, 2, 4) // classes a, b, c; sets x0, x1
+	body := "0 gallery a/a0\n0 gallery b/b0\n0 probe a/a1\n0 probe c/c0\n" +
+		"1 gallery a/a1\n1 gallery c/c1\n1 probe a/a0\n1 probe b/b1\n" +
+		"2 gallery a/a0\n2 probe a/a1\n" // a closed split among them
+	closed, err := ReadSplits(strings.NewReader(body), "s.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, sp := range closed {
+		if sp.Strangers != nil {
+			t.Errorf("unmarked file, split %d: strangers %v", k, sp.Strangers)
+		}
+	}
+	open := OpenSetMark + "\n" + body[:strings.Index(body, "2 gallery")]
+	splits, err := ReadSplits(strings.NewReader(open), "s.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(splits) != 2 || !slices.Equal(splits[0].Strangers, []int{2}) || !slices.Equal(splits[1].Strangers, []int{1}) {
+		t.Errorf("marked file: %+v", splits)
+	}
+	if _, err := ReadSplits(strings.NewReader(OpenSetMark+"\n"+body), "s.txt", d); err == nil || !strings.Contains(err.Error(), "split 2 has no strangers' probes") {
+		t.Errorf("a marked file with a closed split: %v", err)
+	}
+	var b strings.Builder
+	if err := WriteSplits(&b, splits, d); err != nil || !strings.HasPrefix(b.String(), OpenSetMark+"\n") {
+		t.Errorf("WriteSplits of an open set: %v\n%s", err, b.String())
+	}
+}
+
 // TestWriteSplits checks that ReadSplits reads back the splits
 // WriteSplits wrote, strangers (probe classes without gallery sets)
 // included, and that it refuses what a split file cannot say.

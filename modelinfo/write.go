@@ -138,10 +138,10 @@ func methodRows(row func(k, format string, a ...any), s *Summary, cleared bool) 
 	switch {
 	case s.CVAccuracy != nil:
 		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
-	case cleared:
-		method += " (its cross-validated accuracy was cleared when sets were forgotten)"
 	case s.Params["method"] == "learned":
 		method += " (train --method learned: W learned at the given --dim, not cross-validated)"
+	case cleared:
+		method += " (its cross-validated accuracy was cleared when sets were forgotten)"
 	default:
 		method += " (not cross-validated)"
 	}

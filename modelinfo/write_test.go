@@ -93,10 +93,12 @@ func TestWriteForgotten(t *testing.T) {
 }
 
 // TestWriteLearned: a model of train --method learned says so on its
-// method row, not only "not cross-validated".
+// method row, not only "not cross-validated", also after a forget (it had
+// no cross-validated accuracy to clear).
 func TestWriteLearned(t *testing.T) {
 	s := &Summary{File: "m.smm", InputDim: 4, Dim: 2, Method: "nn-h-dr", Divergence: "hellinger", QueryBandwidth: "nn",
-		Threshold: "1", Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, Params: map[string]string{"method": "learned", "dim": "2"}}
+		Threshold: "1", Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, Params: map[string]string{"method": "learned", "dim": "2"},
+		History: []Change{{Time: "2027-01-02T03:04:05Z", Op: model.ChangeForget, Sets: 1, Classes: 1}}}
 	var b bytes.Buffer
 	if err := Write(&b, s); err != nil {
 		t.Fatal(err)
