@@ -123,6 +123,17 @@ func TestContentsComplete(t *testing.T) {
 			}
 		}
 	}
+	// The postinst names its sysusers and tmpfiles snippets by file name
+	// (for DPKG_ROOT): the package must install them under those names.
+	post, err := os.ReadFile("postinst.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/usr/lib/sysusers.d/setmatch.conf", "/usr/lib/tmpfiles.d/setmatch.conf"} {
+		if _, ok := byDst[p]; !ok || !strings.Contains(string(post), " "+filepath.Base(p)) {
+			t.Errorf("postinst.sh applies %s by name, which the package does not install there", p)
+		}
+	}
 	// The unit runs the packaged binary with the packaged configuration.
 	unit, err := os.ReadFile(filepath.Join("..", "systemd", "setmatchd.service"))
 	if err != nil {

@@ -274,17 +274,12 @@ func TestCheckWarnsClosedSet(t *testing.T) {
 }
 
 // TestCheckNamesMQTTClient: with [mqtt], -check says what the broker and
-// Home Assistant will know the daemon as, and refuses a password file it
-// cannot read, as the daemon would at start.
+// Home Assistant will know the daemon as.
 func TestCheckNamesMQTTClient(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	f.WriteConfig(t, "[mqtt]\nbroker = \"tcp://127.0.0.1:1883\"\ntopic = \"site/door\"\nclient_id = \"door 1\"\n")
 	var out strings.Builder
 	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "mqtt:     client id door 1, Home Assistant discovery on homeassistant/sensor/door_1/decision/config\n") {
 		t.Fatalf("%v\n%s", err, out.String())
-	}
-	f.WriteConfig(t, "[mqtt]\nbroker = \"tcp://127.0.0.1:1883\"\ntopic = \"site/door\"\nusername = \"door\"\npassword_file = \""+filepath.Join(f.Dir, "missing")+"\"\n")
-	if err := Check(f.Config, &out); err == nil || !strings.Contains(err.Error(), "mqtt.password_file") {
-		t.Errorf("an unreadable password file: %v", err)
 	}
 }

@@ -15,8 +15,8 @@
 //
 // Publish never blocks: it appends to a bounded in-memory outbox and
 // returns. One goroutine connects (with exponential backoff between
-// attempts, and after a connection the broker closed before a keepalive
-// had passed, as it does for a second client with the same id), then
+// attempts, and after a connection that ended before stable had passed,
+// as the broker ends it for a second client with the same id), then
 // sends the outbox in order, one message at a time, and
 // removes a message only when the broker has acknowledged it (PUBACK).
 // Delivery is thus at least once: a message whose acknowledgement was lost
@@ -109,11 +109,19 @@ type Publisher struct {
 	mu      sync.Mutex
 	lost    chan struct{} // closed when the current connection is lost
 	lastErr error         // of the last failed connection attempt
-	// since is when the current connection was made; short counts the
-	// connections in a row that the broker closed before a keepalive
-	// had passed (0 after one that lasted).
+	// since is when the current connection was asked for; short counts
+	// the connections in a row that ended before stable() had passed (0
+	// after one that lasted).
 	since time.Time
 	short int
+}
+
+// stable is how long a connection must last for its end to count as a
+// loss rather than the broker closing it at once: a keepalive, and twice
+// the longest wait, so that two clients with one id, each closing the
+// other's connection as it makes its own, both keep backing off.
+func (p *Publisher) stable() time.Duration {
+	return max(p.o.KeepAlive, 2*p.o.MaxBackoff)
 }
 
 // New starts a Publisher: it connects in the background and keeps
@@ -247,7 +255,7 @@ func (p *Publisher) onLost(_ paho.Client, err error) {
 		p.lost = nil
 	}
 	up := time.Since(p.since)
-	if up >= p.o.KeepAlive {
+	if up >= p.stable() {
 		p.short = 0
 		p.o.Logger.Warn("mqtt connection lost; reconnecting", "err", err)
 		return
@@ -294,7 +302,7 @@ func (p *Publisher) run() {
 		}
 		p.mu.Lock()
 		again, flapping := p.lastErr != nil, p.short > 1
-		p.lastErr, p.since = nil, time.Now()
+		p.lastErr = nil
 		p.mu.Unlock()
 		p.connected.Store(true)
 		switch {
@@ -327,7 +335,7 @@ func (p *Publisher) run() {
 			t.Stop()
 		}
 		p.mu.Lock()
-		short := p.short > 0
+		short := time.Since(p.since) < p.stable()
 		p.mu.Unlock()
 		if !short {
 			backoff = p.o.MinBackoff
@@ -347,7 +355,7 @@ func (p *Publisher) run() {
 func (p *Publisher) connect() (lost chan struct{}, err error) {
 	lost = make(chan struct{})
 	p.mu.Lock()
-	p.lost = lost
+	p.lost, p.since = lost, time.Now()
 	p.mu.Unlock()
 	tok := p.c.Connect()
 	select {

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -349,8 +350,8 @@ func (s *Spool) Finish(name string) error {
 func (s *Spool) moveInto(sub, name string) error {
 	src, dst := path.Join(DirCur, name), path.Join(sub, name)
 	err := s.root.Rename(src, dst)
-	if err == nil {
-		return nil
+	if err == nil || !occupied(err) {
+		return err
 	}
 	if _, serr := s.root.Lstat(src); serr != nil {
 		return err
@@ -362,6 +363,14 @@ func (s *Spool) moveInto(sub, name string) error {
 		return fmt.Errorf("%w (and the batch of that name already in %s/ could not be removed: %v)", err, sub, rerr)
 	}
 	return s.root.Rename(src, dst)
+}
+
+// occupied reports whether a rename failed because its target was there
+// and could not be replaced (a directory, or a batch of the other kind),
+// not for another reason (a full disk, an I/O error), which must leave
+// the batch there alone.
+func occupied(err error) bool {
+	return errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // Unclaim moves cur/name back to new/name (a batch not handled because the
