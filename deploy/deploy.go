@@ -581,8 +581,11 @@ func (r *Result) WriteSummary(w io.Writer) {
 		if cut+left > 0 {
 			fmt.Fprintf(w, "cross-validation: %d candidates cut short and %d left out, as they could not change the choice (it is the one scoring every candidate in full would make)\n", cut, left)
 		}
-		if r.OpenSetChoice != "" {
-			fmt.Fprintf(w, "chose %s (cv %.1f%%, within one standard error, %.1f points, of the highest) for the open set, below, in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, r.ChooseSeconds)
+		if r.OpenSetChoice != "" && s.Chosen == s.Top {
+			fmt.Fprintf(w, "chose %s (cv %.1f%%, the highest; the open set chose it among the candidates within one standard error, %.1f points, below) in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, r.ChooseSeconds)
+		} else if r.OpenSetChoice != "" {
+			t := s.Scores[s.Top]
+			fmt.Fprintf(w, "chose %s (cv %.1f%%, within one standard error, %.1f points, of the highest, %s (%.1f%%)) for the open set, below, in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, t.Candidate, 100*t.Accuracy, r.ChooseSeconds)
 		} else if s.Chosen == s.Top {
 			fmt.Fprintf(w, "chose %s (cv %.1f%%, the highest) in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, r.ChooseSeconds)
 		} else {
@@ -591,7 +594,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 				s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, t.Candidate, 100*t.Accuracy, r.ChooseSeconds)
 		}
 		if s.NearChance() {
-			fmt.Fprintf(w, "warning: the highest held-out accuracy, %.1f%%, is within two standard errors (%.1f points) of chance (%.1f%%, one class in %d): these features may not tell the classes apart, and the model will mostly guess; try other features (--features) or more frames per set\n",
+			fmt.Fprintf(w, "warning: the highest held-out accuracy, %.1f%%, is within two standard errors (%.1f points) of chance (%.1f%%, one class in %d): the cross-validation cannot tell this model from a guess. With few training sets, give more of them (and check the model with setmatch test); with many, these features may not tell the classes apart: try other features (--features) or more frames per set\n",
 				100*s.Scores[s.Top].Accuracy, 200*s.SE, 100*s.Chance, int(math.Round(1/s.Chance)))
 		}
 	}

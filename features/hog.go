@@ -73,8 +73,9 @@ func (f HOG) check(w, h int) error {
 		return fmt.Errorf("features: hog cell size %d must be between 1 and %d pixels", f.Cell, MaxCell)
 	}
 	if w/f.Cell < hogBlock || h/f.Cell < hogBlock {
-		return fmt.Errorf("features: hog with %dx%d-pixel cells needs images of at least %dx%d pixels, got %dx%d (resize with e.g. hog:%d@64x64)",
-			f.Cell, f.Cell, hogBlock*f.Cell, hogBlock*f.Cell, w, h, f.Cell)
+		n := hogBlock * f.Cell
+		return fmt.Errorf("features: hog with %dx%d-pixel cells needs images of at least %dx%d pixels, got %dx%d (resize them with e.g. hog:%d@%dx%d, or take smaller cells, e.g. hog:%d)",
+			f.Cell, f.Cell, n, n, w, h, f.Cell, max(n, 64), max(n, 64), max(1, min(w, h)/hogBlock))
 	}
 	return nil
 }

@@ -40,7 +40,8 @@ e.g. intensity:20x20, lbp:4x4@64x64, hog:8@64x64, hist:32, intensity:32x32+pca:5
 func Parse(spec string) (Pipeline, error) {
 	var p Pipeline
 	fail := func(format string, a ...any) (Pipeline, error) {
-		return Pipeline{}, fmt.Errorf("features: bad feature spec %q: %s\n%s", spec, fmt.Sprintf(format, a...), Syntax)
+		// A reason from a check of this package says "features:" once.
+		return Pipeline{}, fmt.Errorf("features: bad feature spec %q: %s\n%s", spec, strings.TrimPrefix(fmt.Sprintf(format, a...), "features: "), Syntax)
 	}
 	s := strings.TrimSpace(spec)
 	if s == "" {

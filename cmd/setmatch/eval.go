@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"setmatch/dataset"
@@ -195,7 +196,7 @@ func loadEvalData(a *evalArgs) (*dataset.Dataset, features.Pipeline, float64, er
 	if a.feat != "" {
 		var err error
 		if loader, err = features.NewLoader(a.feat); err != nil {
-			return nil, features.Pipeline{}, 0, usagef("--features: %v", err)
+			return nil, features.Pipeline{}, 0, usagef("--features: %s", strings.TrimPrefix(err.Error(), "features: "))
 		}
 		opt.Images = loader.Reader()
 	}

@@ -11,7 +11,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/config"
 	"setmatch/dataset"
+	"setmatch/features"
 	"setmatch/model"
 	"setmatch/openeval"
 	"setmatch/setfile"
@@ -22,7 +24,9 @@ const testSynopsis = `--model MODEL --data DIR [--threshold X] [--json] [--worke
 
 Decides every set of a labelled data folder as setmatchd would: the
 model's recorded features, its method and its open-set threshold, through
-the same matcher. Prints the accuracy (a set whose class is not in the
+the same matcher, and with the daemon's default limits: an image set is
+read as a burst (at most 256 frames of 12.6 Mpx and 32 MiB each), and a
+set of one frame fails (decision.min_frames). Prints the accuracy (a set whose class is not in the
 model is right when it is rejected), a confusion table per class, the
 known sets rejected and the unknown sets accepted, and the milliseconds
 per set.`
@@ -92,10 +96,11 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Li
 	var images atomic.Int64
 	noPipeline := fmt.Errorf("the data in %s are images but model %s records no feature pipeline (it was trained on feature files): give the sets as feature files (setmatch features), or train the model on the images with --features SPEC", dir, modelPath)
 	if m.Features != nil {
-		read := m.Features.ImageSetReader()
+		// The limits setmatchd puts on a burst by default.
+		lim := features.DefaultBurstLimits()
 		opt.Images = func(paths []string) (*mat.Dense, error) {
 			images.Add(1)
-			return read(paths)
+			return m.Features.ApplyFiles(paths, lim)
 		}
 	} else {
 		opt.Images = func([]string) (*mat.Dense, error) { return nil, noPipeline }
@@ -128,12 +133,21 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Li
 	return ds, nil
 }
 
+// daemonMinFrames is setmatchd's default decision.min_frames.
+var daemonMinFrames = config.Default().Decision.MinFrames
+
 // testSets decides every set with the matcher and scores the decisions
 // (openeval.Test); the sets that could not be read (ds.Failed) count as
 // failed. It tells stderr why each failed set failed.
 func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) *openeval.Report {
 	sets := make([]openeval.Labelled, 0, len(ds.Sets)+len(ds.Failed))
 	for _, set := range ds.Sets {
+		if n, _ := set.Frames.Dims(); n < daemonMinFrames {
+			// setmatchd fails such a batch (decision.min_frames).
+			err := fmt.Errorf("%d frame, fewer than setmatchd's decision.min_frames (%d by default): a set's density needs several frames", n, daemonMinFrames)
+			sets = append(sets, openeval.Labelled{Class: set.Class, Name: set.Name, Err: err})
+			continue
+		}
 		sets = append(sets, openeval.Labelled{Class: set.Class, Name: set.Name, Frames: set.Frames})
 	}
 	for _, f := range ds.Failed {

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -335,8 +339,8 @@ func TestTestCommandErrors(t *testing.T) {
 var inf = math.Inf(1)
 
 // TestTestCommandBadSets checks that a set that cannot be read (a
-// non-finite value) or that has another width than the model's is
-// reported with its error, counted as failed and wrong, and that every
+// non-finite value), that has another width than the model's, or that
+// setmatchd would refuse (one frame) is reported with its error, counted as failed and wrong, and that every
 // other set is still tested as without it.
 func TestTestCommandBadSets(t *testing.T) {
 	train, probe := testSplit(t)
@@ -350,7 +354,7 @@ func TestTestCommandBadSets(t *testing.T) {
 		t.Fatal(err)
 	}
 	class := ds.Sets[0].Class
-	for name, text := range map[string]string{"nan.csv": "1,2,3,4,5,6,7,8\n1,2,nan,4,5,6,7,8\n", "narrow.csv": "1,2,3\n4,5,6\n"} {
+	for name, text := range map[string]string{"nan.csv": "1,2,3,4,5,6,7,8\n1,2,nan,4,5,6,7,8\n", "narrow.csv": "1,2,3\n4,5,6\n", "one.csv": "1,2,3,4,5,6,7,8\n"} {
 		if err := os.WriteFile(filepath.Join(probe, class, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -363,10 +367,10 @@ func TestTestCommandBadSets(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
-	if s.Sets != good.Sets+2 || s.Failed != 2 || s.Correct != good.Correct {
-		t.Errorf("with two bad sets: %d sets, %d failed, %d correct; without them %d sets, %d correct", s.Sets, s.Failed, s.Correct, good.Sets, good.Correct)
+	if s.Sets != good.Sets+3 || s.Failed != 3 || s.Correct != good.Correct {
+		t.Errorf("with three bad sets: %d sets, %d failed, %d correct; without them %d sets, %d correct", s.Sets, s.Failed, s.Correct, good.Sets, good.Correct)
 	}
-	if want := 100 * float64(good.Correct) / float64(good.Sets+2); math.Abs(s.Accuracy-want) > 1e-9 {
+	if want := 100 * float64(good.Correct) / float64(good.Sets+3); math.Abs(s.Accuracy-want) > 1e-9 {
 		t.Errorf("accuracy %v, want %v (the bad sets count as wrong)", s.Accuracy, want)
 	}
 	errs := map[string]string{}
@@ -375,7 +379,8 @@ func TestTestCommandBadSets(t *testing.T) {
 			errs[one.Set] = one.Error
 		}
 	}
-	if !strings.Contains(errs["nan"], "must be finite") || !strings.Contains(errs["narrow"], "3 features per frame") || !strings.Contains(errs["narrow"], "expects 8") {
+	if !strings.Contains(errs["nan"], "must be finite") || !strings.Contains(errs["narrow"], "3 features per frame") || !strings.Contains(errs["narrow"], "expects 8") ||
+		!strings.Contains(errs["one"], "1 frame, fewer than setmatchd's decision.min_frames") {
 		t.Errorf("errors of the bad sets: %q", errs)
 	}
 	for _, want := range []string{"nan", "narrow"} {
@@ -467,5 +472,34 @@ func TestTestCommandVote(t *testing.T) {
 	code, stdout, stderr := run("inspect", mpath)
 	if code != 0 || !strings.Contains(stdout, "a vote of kfda-mix, nn-h-dr, kfda-hl") || !strings.Contains(stdout, "member 3") {
 		t.Errorf("inspect: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestTestCommandBurstLimits: test reads an image set under the limits
+// setmatchd puts on a burst by default, so a frame the door would refuse
+// (more than 12.6 Mpx) fails its set here too, naming the limit.
+func TestTestCommandBurstLimits(t *testing.T) {
+	data := imageData(t, 40, 30)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--method", "nn-h", "--data", data, "--features", "intensity:8x8", "--out", mpath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	probe := filepath.Join(t.TempDir(), "probe")
+	set := filepath.Join(probe, "class0", "big")
+	if err := os.MkdirAll(set, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k, wh := range [][2]int{{40, 30}, {4096, 3080}} { // 12.6 Mpx, one row more than the limit
+		var b bytes.Buffer
+		if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, wh[0], wh[1]))); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(set, fmt.Sprintf("f%d.png", k)), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The only set fails: the command says why.
+	if code, _, stderr := run("test", "--model", mpath, "--data", probe); code != 1 || !strings.Contains(stderr, "f1.png: PNG image is 4096x3080, more than 12582912 pixels") {
+		t.Errorf("a frame over the burst limit: exit %d\n%s", code, stderr)
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -87,6 +90,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	opt, err := a.options(fl, stdout, stderr)
 	if err != nil {
+		return err
+	}
+	if err := checkOut(a.out); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -210,7 +216,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	}
 	if a.featSpec != "" {
 		if a.loader, err = features.NewLoader(a.featSpec); err != nil {
-			return trainOptions{}, usagef("--features: %v", err)
+			return trainOptions{}, usagef("--features: %s", strings.TrimPrefix(err.Error(), "features: "))
 		}
 	}
 	o.Grid = method.DefaultGrid()
@@ -291,4 +297,23 @@ func checkTrainMemory(ds *dataset.Dataset, g method.Grid, workers int, have int6
 	gib := func(b int64) float64 { return float64(b) / (1 << 30) }
 	fmt.Fprintf(stderr, "train: warning: this run needs about %.1f GiB of memory (%.1f GiB of working data, for %d sets of %d frames in all, %d features), more than the %.1f GiB this machine has: expect it to be slow or to be stopped; train on fewer or shorter sets (--max-frames), or fewer features\n",
 		gib(need), gib(live), len(ds.Sets), total, ds.Dim(), gib(have))
+}
+
+// checkOut refuses, before any training, an --out that the model could
+// not be written to at the end: a folder, or a file in a folder that does
+// not exist or cannot be written to (a file is created there and removed).
+func checkOut(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("--out %s is a folder: give the model file's name, e.g. %s", path, filepath.Join(path, "model.smm"))
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("--out %s: the folder %s does not exist: create it first", path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".setmatch-out-*")
+	if err != nil {
+		return fmt.Errorf("--out %s: cannot write in %s (%w): give a folder you can write to", path, dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

@@ -490,3 +490,22 @@ func strangersData(t *testing.T, data string, classes int) string {
 	}
 	return dir
 }
+
+// TestTrainOutCheckedFirst: an --out that cannot be written is refused
+// before any training, with what to do: a folder, a missing folder.
+func TestTrainOutCheckedFirst(t *testing.T) {
+	data := trainData(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		out, want string
+		code      int
+	}{
+		{dir, "is a folder: give the model file's name", 2},
+		{filepath.Join(dir, "nope", "m.smm"), "does not exist: create it first", 1},
+	} {
+		code, _, stderr := trainRun("train", "--data", data, "--out", c.out)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "cross-validation") {
+			t.Errorf("--out %s: exit %d, want %d and %q before any training:\n%s", c.out, code, c.code, c.want, stderr)
+		}
+	}
+}
