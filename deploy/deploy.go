@@ -579,7 +579,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 			fmt.Fprintf(w, "cross-validation: %s\n", r.ChoiceSample)
 		}
 		if cut+left > 0 {
-			fmt.Fprintf(w, "cross-validation: %d candidates cut short and %d left out, as they could not change the choice (it is the one scoring every candidate in full would make)\n", cut, left)
+			fmt.Fprintf(w, "cross-validation: of the candidates, %d cut short and %d left out, as they could not change the choice (it is the one scoring every candidate in full would make)\n", cut, left)
 		}
 		if r.OpenSetChoice != "" && s.Chosen == s.Top {
 			fmt.Fprintf(w, "chose %s (cv %.1f%%, the highest; the open set chose it among the candidates within one standard error, %.1f points, below) in %.1fs\n", s.Best().Candidate, 100*s.Best().Accuracy, 100*s.SE, r.ChooseSeconds)

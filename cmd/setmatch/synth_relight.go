@@ -15,7 +15,7 @@ import (
 // written as OUT/<class>/<set>/f000.png.
 func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int64, force bool, args []string, stdout io.Writer) error {
 	if bad := givenFlags(fl, append([]string{"classes"}, vectorFlags...)...); len(bad) > 0 {
-		return usagef("%s do not apply to --relight: the classes are the folders of %s", strings.Join(bad, ", "), src)
+		return usagef("%s: not with --relight, whose classes are the folders of %s", strings.Join(bad, ", "), src)
 	}
 	opt := synth.RelightOptions{Sets: sets, Frames: frames, Seed: seed}
 	if err := opt.Check(); err != nil {

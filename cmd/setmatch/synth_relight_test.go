@@ -78,7 +78,7 @@ func TestSynthRelight(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"synth", "--relight", src, "--classes", "3", "--out", t.TempDir()}, "--classes do not apply to --relight"},
+		{[]string{"synth", "--relight", src, "--classes", "3", "--out", t.TempDir()}, "--classes: not with --relight"},
 		{[]string{"synth", "--relight", src, "--images", "8x8", "--out", t.TempDir()}, "exclude each other"},
 		{[]string{"synth", "--relight", src, "--sets", "0", "--out", t.TempDir()}, "sets per class"},
 		{[]string{"synth", "--relight", empty, "--out", t.TempDir()}, "holds no image"},
