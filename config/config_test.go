@@ -312,6 +312,9 @@ func TestInvalidValues(t *testing.T) {
 		{"[decision]\nthreshold = -1.0\n", "decision.threshold", "≥ 0"},
 		{"[decision]\nmin_frames = 0\n", "decision.min_frames", "must be ≥ 1"},
 		{"[spool]\nmax_frames = 5\n[decision]\nmin_frames = 6\n", "decision.min_frames", "more than spool.max_frames"},
+		// A check between two keys blames the one the file set, with its place.
+		{"[spool]\nmax_frames = 1\n", "spool.max_frames", "fewer than decision.min_frames (2, its default)"},
+		{"[gpio]\nmatch_pin = \"GPIO27\"\n", "gpio.match_pin", `pin "GPIO27" is gpio.unknown_pin's too (its default)`},
 		{"[daemon]\nworkers = -2\n", "daemon.workers", "must be ≥ 0"},
 		{"[log]\nlevel = \"verbose\"\n", "log.level", `"debug", "info", "warn" or "error"`},
 		{"[log]\nformat = \"xml\"\n", "log.format", `"text" or "json"`},

@@ -104,7 +104,7 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 	t := m.Topic
 	switch {
 	case strings.TrimSpace(t) == "":
-		bad("mqtt.topic", "must be set when mqtt.broker is, e.g. \"setmatch/frontdoor\" (decisions go to <topic>/decision)")
+		bad("mqtt.broker", "needs mqtt.topic too, e.g. \"setmatch/frontdoor\" (decisions go to <topic>/decision)")
 	case strings.ContainsAny(t, "+#\x00"):
 		bad("mqtt.topic", "must not hold the wildcards + or #, got %q", t)
 	case strings.HasPrefix(t, "/") || strings.HasSuffix(t, "/") || strings.Contains(t, "//"):
@@ -144,7 +144,7 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 		bad("mqtt.cert_file", "mqtt.cert_file and mqtt.key_file go together: set both or neither")
 	}
 	if !m.TLSScheme() && (m.CAFile != "" || m.CertFile != "") {
-		bad("mqtt.broker", "ca_file or cert_file is set but %q does not use TLS: use ssl://, mqtts:// or wss://", m.Broker)
+		bad("mqtt.broker", "ca_file or cert_file is set but %q does not use TLS: use ssl://, tls://, mqtts:// or wss://", m.Broker)
 	}
 }
 

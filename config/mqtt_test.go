@@ -78,7 +78,7 @@ func TestMQTTInvalidValues(t *testing.T) {
 		{"[mqtt]\nbroker = \"ssl://h\"\ntopic = \"s\"\n", "mqtt.broker", "such as ssl://h:8883"},
 		{"[mqtt]\nbroker = \"tcp://:1883\"\ntopic = \"s\"\n", "mqtt.broker", "names no host"},
 		{"[mqtt]\nbroker = \"tcp://u:p@h:1883\"\ntopic = \"s\"\n", "mqtt.broker", "use mqtt.username and mqtt.password_file"},
-		{"[mqtt]\nbroker = \"tcp://h:1883\"\n", "mqtt.topic", "must be set when mqtt.broker is"},
+		{"[mqtt]\nbroker = \"tcp://h:1883\"\n", "mqtt.broker", "needs mqtt.topic too"},
 		{"[mqtt]\nbroker = \"tcp://h:1883\"\ntopic = \"a/#\"\n", "mqtt.topic", "wildcards"},
 		{"[mqtt]\nbroker = \"tcp://h:1883\"\ntopic = \"a/\"\n", "mqtt.topic", "must not start or end with /"},
 		{on + "client_id = \"a/b\"\n", "mqtt.client_id", "must not hold"},

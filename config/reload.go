@@ -7,10 +7,10 @@ import (
 
 // ReloadOver is what a running setmatchd does with c, a configuration read
 // again on reload, while old is in use. Some keys apply at once: model,
-// [decision], [daemon], the batch and burst limits of [spool]
+// [decision], [daemon] but its watchdog, the batch and burst limits of [spool]
 // (max_batch_bytes, max_frames, max_burst_frames, max_frame_pixels,
 // max_frame_bytes) and gpio.pulse. The others (the rest of [spool],
-// [journal], [gpio], [log], [mqtt] and [metrics]) need a restart: live keeps
+// [journal], [gpio], [log], [mqtt], [metrics] and daemon.watchdog) need a restart: live keeps
 // their values from old, and restart holds one
 // message for each table in which such a key changed, for the log.
 func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
@@ -52,6 +52,9 @@ func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	if c.Metrics != old.Metrics {
 		restart = append(restart, "[metrics] changed: restart setmatchd to apply")
 	}
+	if c.Daemon.Watchdog != old.Daemon.Watchdog {
+		restart = append(restart, "[daemon] watchdog changed: restart setmatchd to apply")
+	}
 	// Keep what cannot change without a restart as it is, so that what the
 	// daemon reports matches what it does.
 	l := *c
@@ -64,6 +67,7 @@ func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	l.Log = old.Log
 	l.MQTT = old.MQTT
 	l.Metrics = old.Metrics
+	l.Daemon.Watchdog = old.Daemon.Watchdog // set up at start
 	return &l, restart
 }
 

@@ -20,6 +20,7 @@ func TestReloadOver(t *testing.T) {
 		{"threshold", func(c *Config) { c.Decision.Threshold = &th }, "", true},
 		{"min_frames", func(c *Config) { c.Decision.MinFrames = 7 }, "", true},
 		{"workers", func(c *Config) { c.Daemon.Workers = 3 }, "", true},
+		{"watchdog", func(c *Config) { c.Daemon.Watchdog = !c.Daemon.Watchdog }, "[daemon] watchdog changed", false},
 		{"max_batch_bytes", func(c *Config) { c.Spool.MaxBatchBytes = 1 << 10 }, "", true},
 		{"max_frames", func(c *Config) { c.Spool.MaxFrames = 5 }, "", true},
 		{"max_burst_frames", func(c *Config) { c.Spool.MaxBurstFrames = 5 }, "", true},

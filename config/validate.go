@@ -10,7 +10,7 @@ import (
 // Validate checks every value of c. The errors name keys by path but not
 // files (Load also names the file that set each key).
 func (c *Config) Validate() error {
-	return errors.Join(c.problems(nil)...)
+	return errors.Join(c.problems(nil, nil)...)
 }
 
 // validate checks l.cfg and names the file and line that set each bad key.
@@ -20,12 +20,18 @@ func (l *loader) validate() error {
 			e.File = s.file
 			locate(e, s.pos)
 		}
+	}, func(key string) bool {
+		_, ok := l.source[key]
+		return ok
 	})...)
 }
 
 // problems returns one *Error per invalid key; locate, if not nil, fills
-// in where the key was set.
-func (c *Config) problems(locate func(*Error)) []error {
+// in where the key was set. A check between two keys blames the one a
+// file set (isSet, if not nil), so that the error has a place and names
+// what the user wrote, not a default.
+func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []error {
+	set := func(key string) bool { return isSet != nil && isSet(key) }
 	var errs []error
 	bad := func(key, format string, a ...any) {
 		e := &Error{Key: key, Err: fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))}
@@ -120,7 +126,11 @@ func (c *Config) problems(locate func(*Error)) []error {
 			continue
 		}
 		if prev, ok := used[p.Name]; ok {
-			bad(p.Key, "pin %q is already used by %s", p.Name, prev)
+			if !set(p.Key) && set(prev) {
+				bad(prev, "pin %q is %s's too (its default): give one of them another pin", p.Name, p.Key)
+			} else {
+				bad(p.Key, "pin %q is already used by %s", p.Name, prev)
+			}
 			continue
 		}
 		used[p.Name] = p.Key
@@ -140,7 +150,11 @@ func (c *Config) problems(locate func(*Error)) []error {
 	if d.MinFrames < 1 {
 		bad("decision.min_frames", "must be ≥ 1, got %d", d.MinFrames)
 	} else if s.MaxFrames >= 1 && d.MinFrames > s.MaxFrames {
-		bad("decision.min_frames", "is %d, more than spool.max_frames (%d)", d.MinFrames, s.MaxFrames)
+		if !set("decision.min_frames") && set("spool.max_frames") {
+			bad("spool.max_frames", "is %d, fewer than decision.min_frames (%d, its default)", s.MaxFrames, d.MinFrames)
+		} else {
+			bad("decision.min_frames", "is %d, more than spool.max_frames (%d)", d.MinFrames, s.MaxFrames)
+		}
 	}
 
 	nonNeg("daemon.workers", c.Daemon.Workers)

@@ -544,6 +544,10 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	// Keys that need a restart keep their values in use, so that what the
 	// Runner reports matches what it does.
 	live, warnings := cfg.ReloadOver(old.cfg)
+	if err := checkLabels(live, m); err != nil {
+		// The label pins in use are the old ones until a restart.
+		return nil, fmt.Errorf("%w: the label pins in use stay until setmatchd is restarted (systemctl restart setmatchd), so the new model must know their labels until then", err)
+	}
 	st, err := newState(live, m)
 	if err != nil {
 		return nil, err

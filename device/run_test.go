@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -387,5 +388,34 @@ func TestRunnerPanicFailsBatch(t *testing.T) {
 	f.Drop(t, "q.npy", devicetest.Batch(rng, "alice"))
 	if got := next(t, ch); got.Decision != "alice" {
 		t.Fatalf("after the panic: %+v", got)
+	}
+}
+
+// TestReloadKeepsLabelPinsInUse: a reload cannot change the label pins
+// (they wait for a restart), so a new model must know the labels of the
+// pins in use, also where the new configuration drops a pin: else that
+// pin would stay driven for a label that can no longer match.
+func TestReloadKeepsLabelPinsInUse(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	r, _ := startRunner(t, f, gpiotest.NewRecorder())
+	next, _, err := fixtureModel(t, f).WithoutSets(func(s model.Set) bool { return s.Label == "alice" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := model.WriteFile(f.Model, next); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.Config, []byte(strings.Replace(f.ConfigText(""), "alice = \"GPIO22\"\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reload(cfg); err == nil || !strings.Contains(err.Error(), "the label pins in use stay until setmatchd is restarted") {
+		t.Fatalf("reload to a model without the label of a pin in use: %v", err)
+	}
+	if !slices.Contains(r.Model().Model.Labels(), "alice") {
+		t.Error("the refused reload changed the model in use")
 	}
 }
