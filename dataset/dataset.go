@@ -348,7 +348,7 @@ func scanSetDir(class string, s entry) (plan, error) {
 	for _, e := range ents {
 		switch {
 		case e.dir:
-			return plan{}, layoutErr("unexpected folder %s inside set %s: a set folder holds frame files only", e.name, s.path)
+			return plan{}, layoutErr("unexpected folder %s inside set %s: a set folder holds frame files only (if %s is a class and %s one of its sets, give the folder above them as the data set: %s)", e.name, s.path, filepath.Base(s.path), e.name, filepath.Dir(s.path))
 		case IsImage(e.name):
 			nimg++
 		case setfile.Format(e.name) != "":

@@ -216,7 +216,7 @@ func TestLoadErrors(t *testing.T) {
 		}, "frame DIR/a/s/1.png"},
 		{"nested", func(t *testing.T, dir string) {
 			writeText(t, filepath.Join(dir, "a", "s", "deeper", "1.png"), "1")
-		}, "unexpected folder deeper"},
+		}, "unexpected folder deeper inside set DIR/a/s: a set folder holds frame files only (if s is a class and deeper one of its sets, give the folder above them as the data set: DIR/a)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

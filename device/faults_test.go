@@ -283,3 +283,28 @@ func TestCheckNamesMQTTClient(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 }
+
+// TestBatchLogSaysRetry: the log line of a batch handled again after an
+// interrupted run says so, as its journal line does.
+func TestBatchLogSaysRetry(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	rng := rand.New(rand.NewPCG(9, 10))
+	p := f.WriteTmp(t, "left.npy", devicetest.Batch(rng, "carol"))
+	os.MkdirAll(filepath.Join(f.Spool, spool.DirCur), 0o750)
+	os.Rename(p, filepath.Join(f.Spool, spool.DirCur, "left.npy"))
+	f.Drop(t, "fresh.npy", devicetest.Batch(rng, "alice"))
+	var log testutil.LockedBuffer
+	r, ch := newRunner(t, f, slog.NewTextHandler(&log, nil))
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	for range 2 {
+		next(t, ch)
+	}
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "msg=batch ") && strings.Contains(l, "file=left.npy") != strings.Contains(l, "retry=true") {
+			t.Errorf("batch log line: %s", l)
+		}
+	}
+	if !strings.Contains(log.String(), "retry=true") {
+		t.Errorf("no batch line says retry:\n%s", log.String())
+	}
+}

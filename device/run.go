@@ -397,8 +397,12 @@ func (r *Runner) handle(it spool.Item) {
 		r.log.Error("batch stays in cur/ (handled again at restart)", "file", it.Name, "err", err)
 	}
 	r.handled.Add(1)
-	r.log.Info("batch", "file", it.Name, "decision", rec.Decision, "best", rec.Best, "score", d.Score,
-		"frames", rec.Frames, "latency_ms", math.Round(rec.LatencyMS*10)/10)
+	attrs := []any{"file", it.Name, "decision", rec.Decision, "best", rec.Best, "score", d.Score,
+		"frames", rec.Frames, "latency_ms", math.Round(rec.LatencyMS*10) / 10}
+	if rec.Retry {
+		attrs = append(attrs, "retry", true) // as the journal line says
+	}
+	r.log.Info("batch", attrs...)
 	r.afterMove()
 	r.observe(rec)
 }
