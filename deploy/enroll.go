@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -217,14 +218,15 @@ func globalBandwidthAgain(mem *model.Model, workers int) (bool, error) {
 	if mem.QueryBandwidth.Kind != match.Fixed {
 		return false, nil
 	}
-	for _, s := range mem.Sets {
-		if n, _ := s.Samples.Dims(); n < 2 {
-			// Enrol refuses such a set now; an older one may hold it.
-			return false, fmt.Errorf("the global bandwidth of the sets kept: set %s/%s has %d frame, and a density needs 2: forget that set first (setmatch forget --label %s --set %s)", s.Label, s.Name, n, s.Label, s.Name)
-		}
-	}
 	f := method.Fitted{Bandwidth: b}
 	if err := f.SetBandwidthsOn(mem.Samples(), workers); err != nil {
+		// A set of one frame, which enrol refuses now but an older one
+		// took: name it, and the forget that removes it.
+		var se *method.SetError
+		if errors.As(err, &se) && se.Set < len(mem.Sets) {
+			s := mem.Sets[se.Set]
+			return false, fmt.Errorf("the global bandwidth of the sets kept: set %s/%s %s: forget that set first (setmatch forget --label %s --set %s)", s.Label, s.Name, se.Problem, s.Label, s.Name)
+		}
 		return false, fmt.Errorf("the global bandwidth of the sets kept: %w", err)
 	}
 	sets := append([]model.Set(nil), mem.Sets...)

@@ -289,9 +289,7 @@ func TestCheckNamesMQTTClient(t *testing.T) {
 func TestBatchLogSaysRetry(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	rng := rand.New(rand.NewPCG(9, 10))
-	p := f.WriteTmp(t, "left.npy", devicetest.Batch(rng, "carol"))
-	os.MkdirAll(filepath.Join(f.Spool, spool.DirCur), 0o750)
-	os.Rename(p, filepath.Join(f.Spool, spool.DirCur, "left.npy"))
+	leaveInCur(t, f, "left.npy", devicetest.Batch(rng, "carol"))
 	f.Drop(t, "fresh.npy", devicetest.Batch(rng, "alice"))
 	var log testutil.LockedBuffer
 	r, ch := newRunner(t, f, slog.NewTextHandler(&log, nil))

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
 	pgpio "periph.io/x/conn/v3/gpio"
 
 	"setmatch/config"
@@ -252,21 +253,30 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	}
 }
 
+// leaveInCur puts x into the spool's cur/ as name, a batch a crashed run
+// left there.
+func leaveInCur(t *testing.T, f *devicetest.Fixture, name string, x *mat.Dense) {
+	t.Helper()
+	p := f.WriteTmp(t, name, x)
+	if err := os.MkdirAll(filepath.Join(f.Spool, spool.DirCur), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(p, filepath.Join(f.Spool, spool.DirCur, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestRunnerInterruptedAndReload(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	rng := rand.New(rand.NewPCG(7, 8))
 	// A batch left in cur/ by a crashed run, and one waiting in new/.
-	p := f.WriteTmp(t, "left.npy", devicetest.Batch(rng, "carol"))
-	os.MkdirAll(filepath.Join(f.Spool, spool.DirCur), 0o750)
-	os.Rename(p, filepath.Join(f.Spool, spool.DirCur, "left.npy"))
+	leaveInCur(t, f, "left.npy", devicetest.Batch(rng, "carol"))
 	f.Drop(t, "waiting.npy", devicetest.Batch(rng, "alice"))
 	// One whose matching was interrupted three times: not tried again.
 	// And one interrupted twice in the matcher: tried a third time.
-	p = f.WriteTmp(t, "poison.npy", devicetest.Batch(rng, "carol"))
-	os.Rename(p, filepath.Join(f.Spool, spool.DirCur, "poison.npy"))
+	leaveInCur(t, f, "poison.npy", devicetest.Batch(rng, "carol"))
 	os.WriteFile(filepath.Join(f.Spool, spool.DirCur, ".poison.npy.retry"), []byte("3\n"), 0o640)
-	p = f.WriteTmp(t, "twice.npy", devicetest.Batch(rng, "bob"))
-	os.Rename(p, filepath.Join(f.Spool, spool.DirCur, "twice.npy"))
+	leaveInCur(t, f, "twice.npy", devicetest.Batch(rng, "bob"))
 	os.WriteFile(filepath.Join(f.Spool, spool.DirCur, ".twice.npy.retry"), []byte("2\n"), 0o640)
 
 	r, ch := startRunner(t, f, gpiotest.NewRecorder())

@@ -504,16 +504,13 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		out = append(out, sp)
 	}
 	for i, sp := range out {
-		if !open {
-			break
-		}
-		if len(sp.Strangers) == 0 {
+		switch {
+		case !open:
+		case len(sp.Strangers) == 0:
 			return nil, fmt.Errorf("%s: split %d has no strangers' probes (probe sets whose class has no gallery set), but the file says it is an open set", name, keys[i])
-		}
-		if len(sp.Strangers) != len(out[0].Strangers) {
+		case len(sp.Strangers) != len(out[0].Strangers):
 			return nil, fmt.Errorf("%s: split %d has %d stranger classes (probe classes with no gallery set) and split %d has %d: give every split as many, as strangers=K makes them", name, keys[i], len(sp.Strangers), keys[0], len(out[0].Strangers))
-		}
-		if len(sp.Strangers) > 0 && !slices.ContainsFunc(sp.Probe, func(j int) bool { return !sp.IsStranger(d.Labels[j]) }) {
+		case !slices.ContainsFunc(sp.Probe, func(j int) bool { return !sp.IsStranger(d.Labels[j]) }):
 			return nil, fmt.Errorf("%s: split %d has strangers' probes only: an open set needs probes of known classes too", name, keys[i])
 		}
 	}

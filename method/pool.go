@@ -71,8 +71,18 @@ func FrameBudget(minSets int) int {
 	return MaxPoolFrames
 }
 
+// SetError is what is wrong with one of the sets given to NewPool, by its
+// index, so that a caller that knows the sets' names can say which.
+type SetError struct {
+	Set     int    // index in the sets given
+	Problem string // e.g. "has 1 frame: sets need at least 2 frames"
+}
+
+func (e *SetError) Error() string { return fmt.Sprintf("set %d %s", e.Set, e.Problem) }
+
 // NewPool checks the sets (same dimension, at least 2 frames each, finite
-// values) and returns a pool over them. The sets are not copied.
+// values) and returns a pool over them; a set that fails a check is a
+// *SetError. The sets are not copied.
 func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {
 	if len(sets) == 0 {
 		return nil, errors.New("no sets to evaluate")
@@ -80,21 +90,21 @@ func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {
 	p := &Pool{Sets: sets, Workers: workers, off: make([]int, len(sets)+1)}
 	for i, s := range sets {
 		if s == nil || s.IsEmpty() {
-			return nil, fmt.Errorf("set %d has no frames", i)
+			return nil, &SetError{i, "has no frames"}
 		}
 		n, d := s.Dims()
 		if i == 0 {
 			p.dim = d
 		} else if d != p.dim {
-			return nil, fmt.Errorf("set %d has %d features, set 0 has %d: all sets need the same features", i, d, p.dim)
+			return nil, &SetError{i, fmt.Sprintf("has %d features, set 0 has %d: all sets need the same features", d, p.dim)}
 		}
 		if n < 2 {
-			return nil, fmt.Errorf("set %d has %d frame: sets need at least 2 frames", i, n)
+			return nil, &SetError{i, fmt.Sprintf("has %d frame: sets need at least 2 frames", n)}
 		}
 		for r := range n {
 			for _, v := range s.RawRowView(r) {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("set %d frame %d holds NaN or Inf", i, r)
+					return nil, &SetError{i, fmt.Sprintf("frame %d holds NaN or Inf", r)}
 				}
 			}
 		}

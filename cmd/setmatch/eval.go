@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"setmatch/dataset"
@@ -149,7 +148,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if p.Kind == eval.SplitFile {
-		// A split file is an open set where its probes hold strangers'.
+		// A split file marked as an open set (eval.OpenSetMark) has strangers.
 		if p.Strangers = len(splits[0].Strangers); p.Strangers == 0 && a.threshold != "" {
 			return usagef("%s: the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", thresholdClosed)
 		}
@@ -196,7 +195,7 @@ func loadEvalData(a *evalArgs) (*dataset.Dataset, features.Pipeline, float64, er
 	if a.feat != "" {
 		var err error
 		if loader, err = features.NewLoader(a.feat); err != nil {
-			return nil, features.Pipeline{}, 0, usagef("--features: %s", strings.TrimPrefix(err.Error(), "features: "))
+			return nil, features.Pipeline{}, 0, specError(err)
 		}
 		opt.Images = loader.Reader()
 	}

@@ -63,7 +63,7 @@ flags:
 	} else {
 		p, err := features.Parse(*spec)
 		if err != nil {
-			return usagef("--features: %s", strings.TrimPrefix(err.Error(), "features: "))
+			return specError(err)
 		}
 		if p.PCADim() > 0 {
 			return usagef("--features %s: a pca stage is fitted on training frames, so only a model can supply it: give --model MODEL, or drop +pca:%d", *spec, p.PCADim())

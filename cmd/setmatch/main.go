@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"setmatch/internal/memlimit"
 	"setmatch/setfile"
@@ -104,6 +105,12 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// specError is the usage error of a --features SPEC that features.Parse
+// refused, its "features:" said once.
+func specError(err error) error {
+	return usagef("--features: %s", strings.TrimPrefix(err.Error(), "features: "))
+}
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
 // prints its usage to stderr. If stderr is a *flagCapture (the manual page

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -216,7 +215,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	}
 	if a.featSpec != "" {
 		if a.loader, err = features.NewLoader(a.featSpec); err != nil {
-			return trainOptions{}, usagef("--features: %s", strings.TrimPrefix(err.Error(), "features: "))
+			return trainOptions{}, specError(err)
 		}
 	}
 	o.Grid = method.DefaultGrid()

@@ -106,14 +106,14 @@ type Publisher struct {
 	state    []byte
 	stateDue bool
 
+	// since is when the current connection was asked for. Only run's
+	// goroutine uses it.
+	since time.Time
+
 	mu      sync.Mutex
 	lost    chan struct{} // closed when the current connection is lost
+	lostErr error         // why Paho lost it (onLost); nil when we closed it
 	lastErr error         // of the last failed connection attempt
-	// since is when the current connection was asked for; short counts
-	// the connections in a row that ended before stable() had passed (0
-	// after one that lasted).
-	since time.Time
-	short int
 }
 
 // stable is how long a connection must last for its end to count as a
@@ -254,19 +254,7 @@ func (p *Publisher) onLost(_ paho.Client, err error) {
 		close(p.lost)
 		p.lost = nil
 	}
-	up := time.Since(p.since)
-	if up >= p.stable() {
-		p.short = 0
-		p.o.Logger.Warn("mqtt connection lost; reconnecting", "err", err)
-		return
-	}
-	p.short++
-	lvl := slog.LevelWarn
-	if p.short > 1 {
-		lvl = slog.LevelDebug // said once; the backoff grows meanwhile
-	}
-	p.o.Logger.Log(context.Background(), lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
-		"err", err, "after", up.Round(time.Millisecond), "client_id", p.o.ClientID)
+	p.lostErr = err // run says what it means, once it knows how long the connection lasted
 }
 
 var errStopped = errors.New("mqtt: publisher closed")
@@ -281,6 +269,7 @@ func (p *Publisher) run() {
 		}
 	}()
 	backoff := p.o.MinBackoff
+	short := 0 // connections in a row that ended before stable() had passed
 	for {
 		select {
 		case <-p.quit:
@@ -301,7 +290,7 @@ func (p *Publisher) run() {
 			continue
 		}
 		p.mu.Lock()
-		again, flapping := p.lastErr != nil, p.short > 1
+		again, flapping := p.lastErr != nil, short > 1
 		p.lastErr = nil
 		p.mu.Unlock()
 		p.connected.Store(true)
@@ -335,14 +324,26 @@ func (p *Publisher) run() {
 			t.Stop()
 		}
 		p.mu.Lock()
-		short := time.Since(p.since) < p.stable()
+		err = p.lostErr
+		p.lostErr = nil
 		p.mu.Unlock()
-		if !short {
-			backoff = p.o.MinBackoff
+		up := time.Since(p.since)
+		if up >= p.stable() {
+			short, backoff = 0, p.o.MinBackoff
+			if err != nil {
+				p.o.Logger.Warn("mqtt connection lost; reconnecting", "err", err)
+			}
 			continue
 		}
-		// The broker closed the connection at once: wait as after a
-		// failed attempt.
+		// The connection ended at once, as the broker ends it for a second
+		// client with the same id: wait as after a failed attempt.
+		short++
+		lvl := slog.LevelWarn
+		if short > 1 {
+			lvl = slog.LevelDebug // said once; the wait grows meanwhile
+		}
+		p.o.Logger.Log(context.Background(), lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
+			"err", err, "after", up.Round(time.Millisecond), "client_id", p.o.ClientID)
 		if !p.sleep(time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))) {
 			return
 		}
@@ -354,8 +355,9 @@ func (p *Publisher) run() {
 // connection is lost.
 func (p *Publisher) connect() (lost chan struct{}, err error) {
 	lost = make(chan struct{})
+	p.since = time.Now()
 	p.mu.Lock()
-	p.lost, p.since = lost, time.Now()
+	p.lost, p.lostErr = lost, nil
 	p.mu.Unlock()
 	tok := p.c.Connect()
 	select {

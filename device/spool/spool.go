@@ -353,11 +353,8 @@ func (s *Spool) moveInto(sub, name string) error {
 	if err == nil || !occupied(err) {
 		return err
 	}
-	if _, serr := s.root.Lstat(src); serr != nil {
-		return err
-	}
 	if _, derr := s.root.Lstat(dst); derr != nil {
-		return err
+		return err // ENOTDIR of a folder on the way, not of the target
 	}
 	if rerr := s.removeBatch(sub, name); rerr != nil {
 		return fmt.Errorf("%w (and the batch of that name already in %s/ could not be removed: %v)", err, sub, rerr)
