@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"setmatch/method"
 )
@@ -76,7 +77,7 @@ func PairedDiff(a, b []float64) (Paired, error) {
 	for i := range a {
 		d[i] = a[i] - b[i]
 	}
-	mean, std := meanStd(d)
+	mean, std := MeanStd(d)
 	return Paired{Mean: mean, SE: std / math.Sqrt(float64(len(d)))}, nil
 }
 
@@ -174,7 +175,7 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 		}
 	}
 	for _, mr := range res.Methods {
-		mr.Mean, mr.Std = meanStd(mr.Accuracies)
+		mr.Mean, mr.Std = MeanStd(mr.Accuracies)
 	}
 	if auto := res.Methods[method.Auto]; auto != nil && len(splits) >= 2 {
 		for m, mr := range res.Methods {
@@ -204,21 +205,15 @@ func sameSets(a, b []*mat.Dense) bool {
 	return true
 }
 
-// meanStd returns the mean and the sample standard deviation (0 for one
-// value).
-func meanStd(x []float64) (mean, std float64) {
-	if len(x) == 0 {
+// MeanStd returns the mean of x and its sample standard deviation, 0 for
+// one value (the tables print no spread then, see Spread). Both are NaN
+// for no value.
+func MeanStd(x []float64) (mean, std float64) {
+	switch len(x) {
+	case 0:
 		return math.NaN(), math.NaN()
+	case 1:
+		return x[0], 0
 	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) < 2 {
-		return mean, 0
-	}
-	for _, v := range x {
-		std += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(x)-1))
+	return stat.MeanStdDev(x, nil)
 }

@@ -3,6 +3,8 @@ package eval
 import (
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"setmatch/method"
 )
@@ -54,11 +56,14 @@ func (r *Result) WriteTable(w io.Writer, run Run) error {
 	}
 	for _, m := range run.Methods {
 		mr := r.Methods[m]
-		fmt.Fprintf(w, "%-9s %7.1f ± %5.1f %9.1f", m, mr.Mean, mr.Std, mr.Seconds)
+		fmt.Fprintf(w, "%-9s %7.1f %s %9.1f", m, mr.Mean, Spread("%5.1f", mr.Std, r.Splits), mr.Seconds)
 		if d := mr.AutoMinus; d != nil {
 			fmt.Fprintf(w, " %+8.1f (%4.1f)", d.Mean, d.SE)
 		}
 		fmt.Fprintln(w)
+	}
+	if r.Splits < 2 {
+		fmt.Fprintf(w, "\none split: accuracies without a standard deviation\n")
 	}
 	if paired {
 		fmt.Fprintf(w, "\nauto − it: auto's accuracy minus the method's, split by split, mean over the splits (standard error of that mean, the splits taken as independent)\n")
@@ -66,4 +71,14 @@ func (r *Result) WriteTable(w io.Writer, run Run) error {
 	_, err := fmt.Fprintf(w, "\nshared work (features, distances, divergence grid, subspaces, covariances): %.1f s; loading %.1f s; total %.1f s\n",
 		r.SharedSeconds, run.LoadSeconds, r.TotalSeconds+run.LoadSeconds)
 	return err
+}
+
+// Spread formats "± std" with the verb of format, or as many blanks where
+// splits < 2, whose standard deviation is not measured.
+func Spread(format string, std float64, splits int) string {
+	s := fmt.Sprintf("± "+format, std)
+	if splits < 2 {
+		return strings.Repeat(" ", utf8.RuneCountInString(s))
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 
 	"setmatch/method"
@@ -37,6 +38,40 @@ shared work (features, distances, divergence grid, subspaces, covariances): 2.0 
 `
 	if b.String() != want {
 		t.Errorf("table\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestWriteTableOneSplit: one split's accuracy has no spread to print.
+func TestWriteTableOneSplit(t *testing.T) {
+	res := &Result{Methods: map[method.Name]*MethodResult{method.NNH: {Mean: 75, Accuracies: []float64{75}, Seconds: 1}}, Splits: 1}
+	run := Run{Data: "d", Features: "files", Protocol: Protocol{Kind: RandomSplits, Gallery: 2, Probe: 1, Splits: 1}, Methods: []method.Name{method.NNH}, Seed: 3}
+	var b bytes.Buffer
+	if err := res.WriteTable(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	want := `data d, features files, protocol gallery=2,probe=1,splits=1, seed 3
+
+method       accuracy (%)   seconds
+nn-h         75.0               1.0
+
+one split: accuracies without a standard deviation
+
+shared work (features, distances, divergence grid, subspaces, covariances): 0.0 s; loading 0.0 s; total 0.0 s
+`
+	if b.String() != want {
+		t.Errorf("table\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestMeanStd(t *testing.T) {
+	if m, s := MeanStd([]float64{1, 2, 6}); m != 3 || math.Abs(s-math.Sqrt(7)) > 1e-12 {
+		t.Errorf("MeanStd(1, 2, 6) = %v, %v; want 3, √7", m, s)
+	}
+	if m, s := MeanStd([]float64{4}); m != 4 || s != 0 {
+		t.Errorf("MeanStd(4) = %v, %v; want 4, 0", m, s)
+	}
+	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
+		t.Errorf("MeanStd() = %v, %v; want NaN, NaN", m, s)
 	}
 }
 

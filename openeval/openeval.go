@@ -486,25 +486,14 @@ func common(rows []Row) *CommonThreshold {
 	return c
 }
 
-// meanStd returns the mean and the sample standard deviation (0 for one
-// value).
+// meanStd returns the mean and the sample standard deviation of x (0 for
+// one value), the zero Stat for none.
 func meanStd(x []float64) Stat {
-	var s Stat
 	if len(x) == 0 {
-		return s // no split ran: the method's Errors say why
+		return Stat{} // no split ran: the method's Errors say why
 	}
-	for _, v := range x {
-		s.Mean += v
-	}
-	s.Mean /= float64(len(x))
-	if len(x) < 2 {
-		return s
-	}
-	for _, v := range x {
-		s.Std += (v - s.Mean) * (v - s.Mean)
-	}
-	s.Std = math.Sqrt(s.Std / float64(len(x)-1))
-	return s
+	m, s := eval.MeanStd(x)
+	return Stat{m, s}
 }
 
 // describe returns the hyper-parameters of the method r deployed, as

@@ -53,7 +53,9 @@ func (r *Result) WriteTable(w io.Writer, run eval.Run, threshold string) error {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tknown right (closed)\tknown right @thr\tstrangers out @thr\tbalanced @thr\tbest balanced\tstrangers in @95% known\t@99% known\tseconds\t")
-	pct := func(s Stat) string { return fmt.Sprintf("%5.1f ± %4.1f", 100*s.Mean, 100*s.Std) }
+	var n int       // the splits of the row
+	single := false // a row of one split, printed without a spread
+	pct := func(s Stat) string { return fmt.Sprintf("%5.1f %s", 100*s.Mean, eval.Spread("%4.1f", 100*s.Std, n)) }
 	approx, failed := false, 0
 	for _, m := range run.Methods {
 		mr := r.Methods[m]
@@ -61,6 +63,8 @@ func (r *Result) WriteTable(w io.Writer, run eval.Run, threshold string) error {
 			fmt.Fprintf(tw, "%s\t(failed on every split, below)\t\t\t\t\t\t\t\t\n", m)
 			continue
 		}
+		n = len(mr.PerSplit)
+		single = single || n < 2
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", m, pct(mr.KnownRightClosed), pct(mr.KnownRightAtThreshold),
 			pct(mr.StrangersOutAtThreshold), pct(mr.BalancedAtThreshold), pct(mr.BestBalanced), pct(mr.StrangersIn95), pct(mr.StrangersIn99), mr.Seconds)
 		for _, row := range mr.PerSplit {
@@ -72,6 +76,9 @@ func (r *Result) WriteTable(w io.Writer, run eval.Run, threshold string) error {
 		return err
 	}
 	fmt.Fprintf(w, "\npercent, mean ± std over the splits; @thr: at the model's own threshold; best balanced: the best balanced accuracy any single threshold reaches on the probes; strangers in @95%%/@99%% known: the strangers' sets let in by the threshold that lets in 95%%/99%% of the known sets\n")
+	if single {
+		fmt.Fprintf(w, "a rate of one split has no standard deviation\n")
+	}
 	if approx {
 		fmt.Fprintf(w, "a vote's scores are its deciding members', on different scales: its best balanced accuracy and strangers let in are approximate\n")
 	}
@@ -134,8 +141,9 @@ func (r *Result) writeCommon(w io.Writer, ms []method.Name) error {
 		for _, d := range slices.Sorted(maps.Keys(c.Fractions)) {
 			fr = append(fr, fmt.Sprintf("%s %.3g", d, c.Fractions[d]))
 		}
-		fmt.Fprintf(tw, "%s\t%5.1f\t%s\t%d of %d\t%5.1f ± %4.1f\t%5.1f ± %4.1f\t\n", m, 100*c.Balanced, strings.Join(fr, ", "),
-			c.TransferSplits, len(mr.PerSplit), 100*c.AtThreshold.Mean, 100*c.AtThreshold.Std, 100*c.Transfer.Mean, 100*c.Transfer.Std)
+		n := c.TransferSplits
+		fmt.Fprintf(tw, "%s\t%5.1f\t%s\t%d of %d\t%5.1f %s\t%5.1f %s\t\n", m, 100*c.Balanced, strings.Join(fr, ", "),
+			n, len(mr.PerSplit), 100*c.AtThreshold.Mean, eval.Spread("%4.1f", 100*c.AtThreshold.Std, n), 100*c.Transfer.Mean, eval.Spread("%4.1f", 100*c.Transfer.Std, n))
 	}
 	return tw.Flush()
 }

@@ -2,6 +2,7 @@ package openeval
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 func TestWriteTable(t *testing.T) {
 	st := Stat{Mean: 0.5, Std: 0.125}
 	ok := &MethodResult{Figures: Figures[Stat]{st, st, st, st, st, st, st}, Failed: 2, Seconds: 3,
-		Common:   &CommonThreshold{Balanced: 0.75, Fractions: map[string]float64{"nn-h": 0.8125, "kfda-mix": 0.25}, Transfer: Stat{Mean: 0.625, Std: 0.25}, TransferSplits: 1, AtThreshold: Stat{Mean: 0.5, Std: 0.125}},
+		Common:   &CommonThreshold{Balanced: 0.75, Fractions: map[string]float64{"nn-h": 0.8125, "kfda-mix": 0.25}, Transfer: Stat{Mean: 0.625, Std: 0.25}, TransferSplits: 2, AtThreshold: Stat{Mean: 0.5, Std: 0.125}},
 		PerSplit: []Row{{Split: 0, Deployed: "nn-h", StrangerClasses: []string{"x", "y"}}, {Split: 1, Deployed: "kfda-mix", ClosedChoice: "nn-h", StrangerClasses: []string{"z"}, Approximate: true}}}
 	failed := &MethodResult{Errors: []string{"split 1: no"}}
 	res := &Result{Methods: map[method.Name]*MethodResult{method.Auto: ok, method.GDA: failed}, Splits: 2, TotalSeconds: 4}
@@ -41,7 +42,7 @@ gda failed on split 1: no (left out of its figures)
 
 one threshold for every split, as one fraction of each split's model scale (the median distance between the classes of its gallery, the unit the calibration sets a threshold in), a fraction for each method deployed: the mean balanced accuracy at the fractions best over all the splits; and over the splits whose method another split deployed too, the balanced accuracy at the model's threshold and at the fraction best on those other splits (mean ± std)
   method  best over all splits                   fraction  splits  balanced @thr  chosen on the other splits
-    auto                  75.0  kfda-mix 0.25, nn-h 0.812  1 of 2    50.0 ± 12.5                 62.5 ± 25.0
+    auto                  75.0  kfda-mix 0.25, nn-h 0.812  2 of 2    50.0 ± 12.5                 62.5 ± 25.0
 
 deployed per split:
   auto: 1: nn-h (strangers x,y); 2: kfda-mix, chosen for the open set over nn-h (strangers z)
@@ -54,6 +55,25 @@ loading 1.0 s; total 5.0 s
 	}
 	if r := res.Record(run, "0.5"); !r.OpenSet || r.Threshold != "0.5" || r.Protocol != run.Protocol.String() || len(r.Order) != 2 {
 		t.Errorf("record %+v", r)
+	}
+}
+
+// TestWriteTableOneSplit: a method's rates over one split have no spread
+// to print, rather than a measured-looking ± 0.0, and the table says why.
+func TestWriteTableOneSplit(t *testing.T) {
+	st := Stat{Mean: 0.5}
+	one := &MethodResult{Figures: Figures[Stat]{st, st, st, st, st, st, st}, Seconds: 3, PerSplit: []Row{{Split: 0, Deployed: "nn-h"}},
+		Common: &CommonThreshold{Balanced: 0.75, Fractions: map[string]float64{"nn-h": 0.5}, Transfer: st, TransferSplits: 1, AtThreshold: st}}
+	res := &Result{Methods: map[method.Name]*MethodResult{method.NNH: one}, Splits: 1, TotalSeconds: 4}
+	run := eval.Run{Data: "d", Features: "files", Protocol: eval.Protocol{Kind: eval.RandomSplits, Gallery: 1, Probe: 1, Splits: 1, Strangers: 2},
+		Methods: []method.Name{method.NNH}, Seed: 1}
+	var b bytes.Buffer
+	if err := res.WriteTable(&b, run, ""); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "50.0 ±") || !strings.Contains(out, "a rate of one split has no standard deviation") {
+		t.Errorf("one split printed with a spread, or without the note:\n%s", out)
 	}
 }
 
