@@ -51,8 +51,9 @@ type SignalOptions struct {
 	Pulse time.Duration
 	// ActiveLow: active is Low and idle is High (for sinks wired to 3V3).
 	ActiveLow bool
-	// Backlog is how many pulses may wait per line (default 8); more are
-	// dropped with a log line (the journal remains the record).
+	// Backlog is how many pulses may wait per line (default 8); Pulse
+	// drops more and says so in its error (the journal remains the
+	// record).
 	Backlog int
 }
 
@@ -153,8 +154,7 @@ func (s *Signaller) Pulse(name string) error {
 		return nil
 	default:
 		ol.pending.Add(-1)
-		s.log.Warn("gpio: pulse dropped: line busy", "pin", name)
-		return fmt.Errorf("gpio: %s: too many pulses waiting", name)
+		return fmt.Errorf("gpio: %s: pulse dropped: the line already has %d waiting (the journal keeps the decision)", name, cap(ol.pulses))
 	}
 }
 

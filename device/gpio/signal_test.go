@@ -1,6 +1,7 @@
 package gpio_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +57,28 @@ func TestDrainFinishesPulses(t *testing.T) {
 	}
 	if l, _ := rec2.Level("GPIO17"); l != gpio.Low {
 		t.Errorf("GPIO17 left %v after a bounded Drain", l)
+	}
+}
+
+// A pulse beyond the backlog is dropped with one error that says so; the
+// pulses that wait are not disturbed.
+func TestPulseBeyondBacklog(t *testing.T) {
+	rec := gpiotest.NewRecorder()
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17"}, Pulse: time.Hour, Backlog: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Pulse("GPIO17"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 5*time.Second, "the first pulse active", func() bool { l, _ := rec.Level("GPIO17"); return l == gpio.High })
+	if err := s.Pulse("GPIO17"); err != nil { // waits behind the first
+		t.Fatalf("the one pulse the backlog holds: %v", err)
+	}
+	err = s.Pulse("GPIO17")
+	if err == nil || !strings.Contains(err.Error(), "GPIO17: pulse dropped: the line already has 1 waiting") {
+		t.Errorf("a pulse beyond the backlog: %v, want it dropped with the reason", err)
 	}
 }
 
