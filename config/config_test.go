@@ -303,6 +303,7 @@ func TestInvalidValues(t *testing.T) {
 		{"[journal]\npath = \"\"\n", "journal.path", "must not be empty"},
 		{"[journal]\nmax_bytes = -5\n", "journal.max_bytes", "must be ≥ 0"},
 		{"[journal]\nkeep = 0\n", "journal.keep", "must be ≥ 1"},
+		{"[journal]\nmax_bytes = 0\nkeep = -1\n", "journal.keep", "must be ≥ 1"},
 		{"[gpio]\nbackend = \"sysfs\"\n", "gpio.backend", `must be "periph", "log" or "none", got "sysfs"`},
 		{"[gpio]\npulse = \"-5ms\"\n", "gpio.pulse", `must be > 0, got "-5ms"`},
 		{"[gpio]\nunknown_pin = \"GPIO17\"\n", "gpio.unknown_pin", `pin "GPIO17" is already used by gpio.match_pin`},

@@ -112,8 +112,8 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	if j.MaxBytes < 0 {
 		bad("journal.max_bytes", "must be ≥ 0 (0 = never rotate), got %d", int64(j.MaxBytes))
 	}
-	if j.MaxBytes > 0 && j.Keep < 1 {
-		bad("journal.keep", "must be ≥ 1 when journal.max_bytes is set, got %d", j.Keep)
+	if j.Keep < 1 {
+		bad("journal.keep", "must be ≥ 1 (rotated journals kept when journal.max_bytes is set), got %d", j.Keep)
 	}
 
 	g := &c.GPIO
