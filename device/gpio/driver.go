@@ -38,7 +38,7 @@ type logLine struct {
 func (l *logLine) Name() string { return l.name }
 func (l *logLine) Out(v gpio.Level) error {
 	if l.log != nil {
-		l.log.Info("gpio", "pin", l.name, "level", v.String())
+		l.log.Info("gpio", "pin", l.name, "value", v.String()) // not "level", the log record's own key
 	}
 	return nil
 }

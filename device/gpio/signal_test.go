@@ -1,6 +1,8 @@
 package gpio_test
 
 import (
+	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +131,24 @@ func TestSignallerSerialisesPulses(t *testing.T) {
 	}
 	if !rec.Closed() {
 		t.Error("driver not closed")
+	}
+}
+
+// The log backend's lines are valid JSON logs: the line's level goes in a
+// key of its own, not in the record's "level" a second time.
+func TestLogDriverKeys(t *testing.T) {
+	var b strings.Builder
+	drv, err := devgpio.OpenDriver("log", "", slog.New(slog.NewJSONHandler(&b, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := drv.Open("GPIO17")
+	l.Out(gpio.High)
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec["level"] != "INFO" || rec["value"] != "High" || strings.Count(b.String(), `"level"`) != 1 {
+		t.Errorf("log line %s: want the record's level INFO once and the line's value High", b.String())
 	}
 }
