@@ -126,6 +126,11 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if len(sets) < 2 || len(labels) != len(sets) || len(names) != len(sets) {
 		return nil, fmt.Errorf("%d sets, %d labels, %d names: training needs at least 2 labelled sets", len(sets), len(labels), len(names))
 	}
+	for _, l := range labels {
+		if err := model.CheckLabel(l); err != nil {
+			return nil, err
+		}
+	}
 	known := false
 	for _, m := range Methods {
 		known = known || m == opt.Method

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -48,6 +49,22 @@ func grid() method.Grid {
 	g.DRIter, g.DRFoldIter = 8, 4
 	g.Learn = DRLearner(1)
 	return g
+}
+
+// TestBuildRefusesReservedLabels: a class may not be named as a decision
+// that is not a label, and Build says so before it trains.
+func TestBuildRefusesReservedLabels(t *testing.T) {
+	sets, ids := data(1)
+	for _, reserved := range []string{model.Unknown, model.Failed} {
+		labels, names := make([]string, len(sets)), make([]string, len(sets))
+		for i, c := range ids {
+			labels[i], names[i] = []string{"a", "b", reserved}[c], fmt.Sprint("s", i)
+		}
+		_, err := Build(sets, labels, names, Options{Method: "nn-h", Grid: grid()})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("the label %q is reserved", reserved)) {
+			t.Errorf("class %q: err = %v, want it refused as reserved", reserved, err)
+		}
+	}
 }
 
 // TestModelDecidesAsEval: for every deployable method and for auto, the

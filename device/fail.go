@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"setmatch/device/journal"
+	"setmatch/model"
 )
 
 // fail records a batch that cannot be decided. As a decided batch, it leaves
@@ -15,7 +16,7 @@ import (
 func (r *Runner) fail(rec *journal.Record, reason string) {
 	r.failed.Add(1)
 	r.log.Warn("batch failed", "file", rec.File, "reason", reason)
-	rec.Decision, rec.Reason = "failed", reason
+	rec.Decision, rec.Reason = model.Failed, reason
 	rec.Time = time.Now().UTC()
 	rec.LatencyMS = ms(time.Since(rec.Arrived))
 	rec.Divergence, rec.Threshold = "", nil

@@ -11,6 +11,7 @@ import (
 	"setmatch/device/journal"
 	"setmatch/device/metrics"
 	"setmatch/device/mqtt"
+	"setmatch/model"
 )
 
 // observer is told of every decision (known, unknown or failed) by the
@@ -75,7 +76,7 @@ func (o *outputs) Decided(rec *journal.Record) {
 	if o.met != nil {
 		result := metrics.Unknown
 		switch {
-		case rec.Decision == "failed":
+		case rec.Decision == model.Failed:
 			result = metrics.Failed
 		case rec.Known:
 			result = metrics.Known

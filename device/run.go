@@ -375,7 +375,7 @@ func (r *Runner) handle(it spool.Item) {
 	now := time.Now()
 	rec.LatencyMS = ms(now.Sub(arrived))
 	rec.Known = d.Known
-	rec.Decision = "unknown"
+	rec.Decision = model.Unknown
 	if d.Known {
 		rec.Decision = d.Label
 	}

@@ -56,6 +56,8 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		switch {
 		case strings.TrimSpace(s.Label) == "":
 			return nil, errors.New("enroll: the label is empty: give the class the set belongs to")
+		case CheckLabel(s.Label) != nil:
+			return nil, fmt.Errorf("enroll: %w", CheckLabel(s.Label))
 		case strings.TrimSpace(s.Name) == "":
 			return nil, fmt.Errorf("enroll %s: the set name is empty", s.Label)
 		case taken[key]:

@@ -74,6 +74,8 @@ func TestWithSets(t *testing.T) {
 		{nil, "no sets"},
 		{[]NewSet{{"", "x", set(0)}}, "label is empty"},
 		{[]NewSet{{"c", "", set(0)}}, "name is empty"},
+		{[]NewSet{{"unknown", "u1", set(0)}}, `the label "unknown" is reserved`},
+		{[]NewSet{{"failed", "f1", set(0)}}, `the label "failed" is reserved`},
 		{[]NewSet{{"b", "b1", set(0)}}, "already has a set"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c1", set(0)}}, "is given twice"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c2", mat.NewDense(5, 4, nil)}}, "model expects 6"},

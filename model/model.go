@@ -305,9 +305,35 @@ func (m *Model) validate() error {
 	return m.validateVoters()
 }
 
-func (s *Set) validate(d int) error {
-	if s.Label == "" {
+// The decisions that are not a label: a set the open-set threshold
+// rejects, and a batch that could not be decided. setmatchd's journal,
+// MQTT and metrics, and setmatch test, write them where a label goes.
+const (
+	Unknown = "unknown"
+	Failed  = "failed"
+)
+
+// CheckLabel returns an error if label cannot name a class: empty, or a
+// decision that is not a label (Unknown, Failed), which would make a
+// recognised member of the class read as a stranger or a failure.
+func CheckLabel(label string) error {
+	var is string
+	switch label {
+	case "":
 		return errors.New("empty label")
+	case Unknown:
+		is = "a stranger's set"
+	case Failed:
+		is = "a set that could not be decided"
+	default:
+		return nil
+	}
+	return fmt.Errorf("the label %q is reserved: it is the decision on %s, and a member of the class would read as one: name the class otherwise (its folder) and train or enroll again", label, is)
+}
+
+func (s *Set) validate(d int) error {
+	if err := CheckLabel(s.Label); err != nil {
+		return err
 	}
 	if !utf8.ValidString(s.Label) || !utf8.ValidString(s.Name) {
 		return errors.New("label or name is not valid UTF-8")

@@ -110,6 +110,7 @@ func TestValidateErrors(t *testing.T) {
 		{"Inf in mean", func(m *Model) { m.Mean[2] = math.Inf(-1) }, "mean[2] is -Inf"},
 		{"no sets", func(m *Model) { m.Sets = nil }, "gallery has no sets"},
 		{"empty label", func(m *Model) { m.Sets[1].Label = "" }, "gallery set 1 (\"\"/\"set1\"): empty label"},
+		{"reserved label", func(m *Model) { m.Sets[1].Label = Failed }, `gallery set 1 ("failed"/"set1"): the label "failed" is reserved`},
 		{"bad utf8", func(m *Model) { m.Sets[0].Name = "\xff" }, "not valid UTF-8"},
 		{"no samples", func(m *Model) { m.Sets[0].Samples = nil }, "no samples"},
 		{"wrong cols", func(m *Model) { m.Sets[2].Samples = mat.NewDense(2, 4, nil) }, "samples have 4 columns, the model's dimension is 3"},
