@@ -40,7 +40,7 @@ func decideProbes(p sizePaths, workers int, r *Run) error {
 		if one.Error != "" {
 			return fmt.Errorf("%s/%s: %s", one.Class, one.Set, one.Error)
 		}
-		if one.Nearest == one.Class {
+		if one.Best == one.Class {
 			closed++
 		}
 	}

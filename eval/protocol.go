@@ -390,7 +390,7 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 	}
 	for k, sp := range splits {
 		if len(sp.Visitors) > 0 {
-			return fmt.Errorf("split %d gives visitors' sets to training, which a split file cannot say: leave visitors=V out of the protocol", k)
+			return fmt.Errorf("split %d gives visitors' sets to training, which a split file cannot say: leave visitors=V out of the protocol", k+1)
 		}
 		for _, role := range []struct {
 			name string
@@ -398,9 +398,9 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 		}{{"gallery", sp.Gallery}, {"probe", sp.Probe}} {
 			for _, i := range role.idx {
 				if i < 0 || i >= len(d.Names) || d.Names[i] == "" {
-					return fmt.Errorf("split %d: %s set %d has no name", k, role.name, i)
+					return fmt.Errorf("split %d: %s set %d has no name", k+1, role.name, i)
 				}
-				fmt.Fprintf(bw, "%d %s %s\n", k, role.name, d.Names[i])
+				fmt.Fprintf(bw, "%d %s %s\n", k+1, role.name, d.Names[i])
 			}
 		}
 	}

@@ -12,7 +12,6 @@ package modelinfo
 import (
 	"math"
 	"slices"
-	"strconv"
 	"time"
 
 	"setmatch/model"
@@ -21,17 +20,21 @@ import (
 // Summary is what `setmatch inspect` reports of a model; --json prints
 // it as is.
 type Summary struct {
-	File           string `json:"file"`
-	FileBytes      int64  `json:"file_bytes"`
-	FormatVersion  uint32 `json:"format_version"`
-	Created        string `json:"created"`
-	Tool           string `json:"tool"`
-	Data           string `json:"data"`
-	InputDim       int    `json:"input_dim"`
-	Dim            int    `json:"dim"`
-	Divergence     string `json:"divergence"`
-	QueryBandwidth string `json:"query_bandwidth"`
-	Threshold      string `json:"threshold"` // a number or "+Inf"
+	// File, FileBytes, FormatVersion and SHA256 (the hex SHA-256 of the
+	// file's bytes, whose first 16 digits setmatchd's journal records as
+	// its model) are those of the file read; absent for a voter.
+	File           string   `json:"file,omitempty"`
+	FileBytes      int64    `json:"file_bytes,omitempty"`
+	FormatVersion  uint32   `json:"format_version,omitempty"`
+	SHA256         string   `json:"sha256,omitempty"`
+	Created        string   `json:"created"`
+	Tool           string   `json:"tool"`
+	Data           string   `json:"data"`
+	InputDim       int      `json:"input_dim"`
+	Dim            int      `json:"dim"`
+	Divergence     string   `json:"divergence"`
+	QueryBandwidth string   `json:"query_bandwidth"`
+	Threshold      *float64 `json:"threshold"` // null for a closed set
 	// SpreadExponent, for a model that gives each class a threshold of its
 	// own (model.Spread), is how far they follow the classes' spread;
 	// each class's threshold is then in Classes.
@@ -153,9 +156,9 @@ type Class struct {
 	Label  string `json:"label"`
 	Sets   int    `json:"sets"`
 	Frames int    `json:"frames"`
-	// Threshold is the class's own open-set threshold (Model.ClassThreshold,
-	// a number or "+Inf"), for a model with a spread; empty otherwise.
-	Threshold string `json:"threshold,omitempty"`
+	// Threshold is the class's own open-set threshold
+	// (Model.ClassThreshold), for a model with a spread; absent otherwise.
+	Threshold *float64 `json:"threshold,omitempty"`
 }
 
 // Summarize returns the summary of model m, read from the file info
@@ -166,13 +169,14 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		File:           info.Path,
 		FileBytes:      info.Size,
 		FormatVersion:  info.Version,
+		SHA256:         info.SHA256,
 		Tool:           m.Meta.Tool,
 		Data:           m.Meta.Data,
 		InputDim:       m.InputDim(),
 		Dim:            m.Dim(),
 		Divergence:     m.Divergence.String(),
 		QueryBandwidth: m.QueryBandwidth.String(),
-		Threshold:      strconv.FormatFloat(m.Threshold, 'g', -1, 64), // "+Inf" for none
+		Threshold:      finite(m.Threshold),
 		Sets:           len(m.Sets),
 		BandwidthMin:   math.Inf(1),
 		BandwidthMax:   math.Inf(-1),
@@ -222,7 +226,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 	if sp := m.Spread; sp != nil {
 		s.SpreadExponent = &sp.Exponent
 		for l, c := range byLabel {
-			c.Threshold = strconv.FormatFloat(m.ClassThreshold(l), 'g', -1, 64)
+			c.Threshold = finite(m.ClassThreshold(l))
 		}
 	}
 	for _, c := range byLabel {
@@ -258,4 +262,13 @@ func (s *Summary) OwnMethod() string {
 		return s.Members[0]
 	}
 	return s.Method
+}
+
+// finite returns a pointer to v, or nil for ±Inf and NaN, which JSON
+// cannot carry (a closed set has no threshold).
+func finite(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
 }

@@ -3,7 +3,6 @@ package modelinfo
 import (
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 
 	"setmatch/model"
@@ -20,11 +19,11 @@ func TestSummarizeVote(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Summarize(info, m)
-	if s.File != path || s.FormatVersion != 7 || s.FileBytes <= 0 {
-		t.Errorf("file facts %q, format %d, %d bytes", s.File, s.FormatVersion, s.FileBytes)
+	if s.File != path || s.FormatVersion != 7 || s.FileBytes <= 0 || s.SHA256 != info.SHA256 || len(s.SHA256) != 64 {
+		t.Errorf("file facts %q, format %d, %d bytes, sha256 %q", s.File, s.FormatVersion, s.FileBytes, s.SHA256)
 	}
-	if s.Threshold != strconv.FormatFloat(m.Threshold, 'g', -1, 64) || s.Sets != len(m.Sets) || s.InputDim != m.InputDim() {
-		t.Errorf("threshold %s, %d sets, D = %d", s.Threshold, s.Sets, s.InputDim)
+	if s.Threshold == nil || *s.Threshold != m.Threshold || s.Sets != len(m.Sets) || s.InputDim != m.InputDim() {
+		t.Errorf("threshold %v, %d sets, D = %d", s.Threshold, s.Sets, s.InputDim)
 	}
 	sets, frames := 0, 0
 	labels := []string{}
@@ -39,8 +38,8 @@ func TestSummarizeVote(t *testing.T) {
 		t.Errorf("spread exponent %v, the model's %v", s.SpreadExponent, m.Spread.Exponent)
 	}
 	for _, c := range s.Classes {
-		if want := strconv.FormatFloat(m.ClassThreshold(c.Label), 'g', -1, 64); c.Threshold != want {
-			t.Errorf("class %s: threshold %q, want %q", c.Label, c.Threshold, want)
+		if want := m.ClassThreshold(c.Label); c.Threshold == nil || *c.Threshold != want {
+			t.Errorf("class %s: threshold %v, want %v", c.Label, c.Threshold, want)
 		}
 	}
 	if s.KFDA == nil || len(s.KFDA.Terms) != len(m.Discriminant.Terms) || s.KFDA.Description == "" {

@@ -23,6 +23,9 @@ func Write(w io.Writer, s *Summary) error {
 		return printable(v)
 	}
 	row("file", "%s (%d bytes, format %d)", s.File, s.FileBytes, s.FormatVersion)
+	if s.SHA256 != "" {
+		row("sha256", "%s (the journal's model: its first 16 digits)", s.SHA256)
+	}
 	row("created", "%s", orUnknown(s.Created))
 	row("tool", "%s", orUnknown(s.Tool))
 	row("data", "%s", orUnknown(s.Data))
@@ -90,7 +93,7 @@ func Write(w io.Writer, s *Summary) error {
 	threshold := func(c Class) string { return "" }
 	head := ""
 	if s.SpreadExponent != nil {
-		threshold = func(c Class) string { return "\t" + short(c.Threshold) }
+		threshold = func(c Class) string { return "\t" + thresholdText(c.Threshold, 6) }
 		head = "\tthreshold"
 	}
 	fmt.Fprintf(tw, "  label\tsets\tframes%s\n", head)
@@ -180,9 +183,9 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 		row("divergence", "%s", s.Divergence)
 	}
 	row("query bandwidth", "%s%s", s.QueryBandwidth, unused)
-	th := s.Threshold
+	th := thresholdText(s.Threshold, -1)
 	switch {
-	case th == "+Inf":
+	case s.Threshold == nil:
 		th += " (closed set: every batch gets a label)"
 	case s.KFDA != nil && s.KFDA.OpenSet == model.OpenSetKernel:
 		th += " (open set: a batch whose distance, as the kernel measures it, to the nearest set of the class it is given is above it is unknown)"
@@ -197,7 +200,7 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 		if s.File == "" { // a voter: the classes table is the model's
 			var each []string
 			for _, c := range s.Classes {
-				each = append(each, printable(c.Label)+" "+short(c.Threshold))
+				each = append(each, printable(c.Label)+" "+thresholdText(c.Threshold, 6))
 			}
 			where = strings.Join(each, ", ")
 		}
@@ -216,13 +219,13 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 	}
 }
 
-// short writes a number given as text with 6 significant digits.
-func short(s string) string {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return printable(s)
+// thresholdText writes a threshold with digits significant digits (-1:
+// in full), or +Inf for none.
+func thresholdText(t *float64, digits int) string {
+	if t == nil {
+		return "+Inf"
 	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
+	return strconv.FormatFloat(*t, 'g', digits, 64)
 }
 
 // printable quotes s if it holds characters that would break the table.

@@ -41,7 +41,7 @@ func TestWriteGolden(t *testing.T) {
 // text that would break the table is quoted.
 func TestWriteUnknownAndQuoted(t *testing.T) {
 	s := &Summary{File: "m.smm", FileBytes: 10, FormatVersion: 3, Tool: "a\tb", Identity: true, InputDim: 4,
-		Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn", Threshold: "+Inf", Sets: 2, Frames: 300, Dim: 4,
+		Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn", Threshold: nil, Sets: 2, Frames: 300, Dim: 4,
 		Classes: []Class{{Label: "x\ny", Sets: 2, Frames: 300}}}
 	var b bytes.Buffer
 	if err := Write(&b, s); err != nil {
@@ -71,9 +71,10 @@ func TestWriteUnknownAndQuoted(t *testing.T) {
 // cleared (they were measured with every training set), and the table
 // says so instead of "not cross-validated"; before one it does not.
 func TestWriteForgotten(t *testing.T) {
+	one := 1.0
 	for _, op := range []string{model.ChangeEnroll, model.ChangeForget} {
 		s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
-			Threshold: "1", Sets: 2, Frames: 4, Dim: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
+			Threshold: &one, Sets: 2, Frames: 4, Dim: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
 			Candidates: []Candidate{{Name: "nn-h"}}, History: []Change{{Time: "2027-01-02T03:04:05Z", Op: op, Sets: 1, Classes: 1}}}
 		var b bytes.Buffer
 		if err := Write(&b, s); err != nil {
@@ -96,8 +97,9 @@ func TestWriteForgotten(t *testing.T) {
 // method row, not only "not cross-validated", also after a forget (it had
 // no cross-validated accuracy to clear).
 func TestWriteLearned(t *testing.T) {
+	one := 1.0
 	s := &Summary{File: "m.smm", InputDim: 4, Dim: 2, Method: "nn-h-dr", Divergence: "hellinger", QueryBandwidth: "nn",
-		Threshold: "1", Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, Params: map[string]string{"method": "learned", "dim": "2"},
+		Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, Params: map[string]string{"method": "learned", "dim": "2"},
 		History: []Change{{Time: "2027-01-02T03:04:05Z", Op: model.ChangeForget, Sets: 1, Classes: 1}}}
 	var b bytes.Buffer
 	if err := Write(&b, s); err != nil {

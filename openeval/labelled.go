@@ -3,7 +3,6 @@ package openeval
 import (
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,9 +11,6 @@ import (
 	"setmatch/model"
 	"setmatch/openset"
 )
-
-// Unknown is the decision on a set the model rejects.
-const Unknown = "unknown"
 
 // Labelled is one labelled set to decide: its n×D frames, or the error
 // that kept it from being read (then Frames is nil and the set counts as
@@ -28,18 +24,20 @@ type Labelled struct {
 // Report is what `setmatch test` reports of one model on labelled sets;
 // --json prints it as is.
 type Report struct {
-	Model     string `json:"model"`
-	Data      string `json:"data"`
-	Method    string `json:"method"`
-	Threshold string `json:"threshold"` // a number or "+Inf"; "members" for a vote
+	Model  string `json:"model"`
+	Data   string `json:"data"`
+	Method string `json:"method"`
+	// Threshold is the model's open-set threshold: null for a closed set,
+	// and for a vote, whose members' are in Thresholds.
+	Threshold *float64 `json:"threshold"`
 	// ClassThresholds is true where the model (or a member of its vote)
 	// gives each class a threshold of its own, the threshold above times
 	// the class's factor (model.Spread): every set's is in PerSet.
-	ClassThresholds bool `json:"class_thresholds,omitempty"`
-	// Thresholds, for a model that decides by a vote, are its members'
-	// (in the order of Members), each a number or "+Inf".
+	ClassThresholds bool `json:"class_thresholds"`
+	// Members are the methods of a model that decides by a vote, and
+	// Thresholds theirs, in that order (null for a closed set).
 	Members         []string                `json:"members,omitempty"`
-	Thresholds      []string                `json:"thresholds,omitempty"`
+	Thresholds      []*float64              `json:"thresholds,omitempty"`
 	Accuracy        float64                 `json:"accuracy"` // percent of sets decided right
 	Sets            int                     `json:"sets"`
 	Correct         int                     `json:"correct"`
@@ -78,18 +76,22 @@ type FreeRates struct {
 // label in its latent space, scored alike, which can score below the
 // nearest), to see how far a threshold sits from the scores.
 type SetOutcome struct {
-	Class       string   `json:"class"`
-	Set         string   `json:"set"`
-	Decided     string   `json:"decided"`               // a label, "unknown" or "failed"
-	Nearest     string   `json:"nearest,omitempty"`     // label of the nearest gallery set
-	NearestSet  string   `json:"nearest_set,omitempty"` // its name
-	Score       *float64 `json:"score,omitempty"`
-	RunnerUp    string   `json:"runner_up,omitempty"`
-	RunnerScore *float64 `json:"runner_score,omitempty"` // absent when the model knows one label
+	Class string `json:"class"`
+	Set   string `json:"set"`
+	// Decision, Known, Best, BestSet, Score, RunnerUp, RunnerUpScore and
+	// Threshold are named as in setmatchd's journal, and null where the
+	// journal has null.
+	Decision      string   `json:"decision"`           // a label, "unknown" or "failed"
+	Known         bool     `json:"known"`              // a gallery label was given
+	Best          string   `json:"best,omitempty"`     // label of the nearest gallery set
+	BestSet       string   `json:"best_set,omitempty"` // its name
+	Score         *float64 `json:"score"`
+	RunnerUp      string   `json:"runner_up,omitempty"`
+	RunnerUpScore *float64 `json:"runner_up_score"` // null when the model knows one label
 	// Threshold is the one the set's score was held against: that of its
-	// nearest class, by the deciding member of a vote; absent for a
-	// closed set.
-	Threshold *float64 `json:"threshold,omitempty"`
+	// nearest class, by the deciding member of a vote; null for a closed
+	// set.
+	Threshold *float64 `json:"threshold"`
 	// For a model that decides by a vote: every member's label, and the
 	// member whose score and threshold decided (its method).
 	Votes  []string `json:"votes,omitempty"`
@@ -118,14 +120,14 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 	for _, c := range m.Classes() {
 		known[c] = true
 	}
-	s := &Report{Method: m.MethodName(), Threshold: strconv.FormatFloat(mt.Threshold(), 'g', -1, 64), PerClass: map[string]ClassOutcome{}}
+	s := &Report{Method: m.MethodName(), Threshold: finite(mt.Threshold()), PerClass: map[string]ClassOutcome{}}
 	for _, mem := range m.Members() {
 		s.ClassThresholds = s.ClassThresholds || mem.Spread != nil
 	}
 	if len(m.Voters) > 0 {
-		s.Threshold, s.Members = "members", m.MemberMethods()
+		s.Threshold, s.Members = nil, m.MemberMethods()
 		for _, t := range mt.Thresholds() {
-			s.Thresholds = append(s.Thresholds, strconv.FormatFloat(t, 'g', -1, 64))
+			s.Thresholds = append(s.Thresholds, finite(t))
 		}
 	}
 	items := slices.Clone(sets)
@@ -147,23 +149,21 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 			spent += time.Since(start)
 			matched++
 		}
-		one := SetOutcome{Class: set.Class, Set: set.Name, Decided: Unknown}
+		one := SetOutcome{Class: set.Class, Set: set.Name, Decision: model.Unknown}
 		switch {
 		case err != nil:
 			s.Failed++
-			one.Decided, one.Error = "failed", err.Error()
+			one.Decision, one.Error = model.Failed, err.Error()
 		case res.Decision.Known:
-			one.Decided = res.Decision.Label
+			one.Decision, one.Known = res.Decision.Label, true
 		}
 		if err == nil {
 			d := res.Decision
-			one.Nearest, one.NearestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, &d.Score
+			one.Best, one.BestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, finite(d.Score)
 			if d.RunnerUp >= 0 {
-				one.RunnerUp, one.RunnerScore = d.RunnerLabel, &d.RunnerScore
+				one.RunnerUp, one.RunnerUpScore = d.RunnerLabel, finite(d.RunnerScore)
 			}
-			if t := res.Threshold; !math.IsInf(t, 0) {
-				one.Threshold = &t
-			}
+			one.Threshold = finite(res.Threshold)
 			if res.Votes != nil {
 				one.Votes, one.Member = res.Votes, s.Members[res.Member]
 			}
@@ -183,7 +183,7 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 // count adds the decision on one set of a known class or not (failed: it
 // could not be read or decided) to the counts and the confusion table.
 func (s *Report) count(one SetOutcome, known, failed bool) {
-	pred := one.Decided
+	pred := one.Decision
 	row := s.PerClass[one.Class]
 	if row.Predicted == nil {
 		row.Predicted = map[string]int{}
@@ -191,18 +191,18 @@ func (s *Report) count(one SetOutcome, known, failed bool) {
 	row.Known = known
 	row.Sets++
 	row.Predicted[pred]++
-	right := (row.Known && pred == one.Class) || (!row.Known && pred == Unknown)
+	right := (row.Known && pred == one.Class) || (!row.Known && pred == model.Unknown)
 	if right {
 		row.Correct++
 		s.Correct++
 	}
 	switch {
 	case failed:
-	case row.Known && pred == Unknown:
+	case row.Known && pred == model.Unknown:
 		s.KnownRejected++
 	case row.Known && !right:
 		s.Misclassified++
-	case !row.Known && pred != Unknown:
+	case !row.Known && pred != model.Unknown:
 		s.UnknownAccepted++
 	}
 	if !row.Known {
@@ -233,4 +233,13 @@ func (s *Report) finish() {
 		b := 50 * (float64(s.Correct-rejected)/float64(known) + float64(rejected)/float64(unknown))
 		s.BalancedAccuracy = &b
 	}
+}
+
+// finite returns a pointer to v, or nil for NaN and ±Inf, which JSON
+// cannot carry (null: no threshold, no score).
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }

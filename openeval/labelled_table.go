@@ -18,6 +18,15 @@ func (s *Report) eachClass() string {
 	return " times each class's factor: setmatch inspect lists them"
 }
 
+// pointerText is a threshold of the report as the table prints it: in
+// full, or +Inf for none (a closed set).
+func pointerText(t *float64) string {
+	if t == nil {
+		return "+Inf"
+	}
+	return formatFloat(*t)
+}
+
 // WriteTable writes the report as setmatch test prints it: the accuracy,
 // the known sets rejected and the strangers let in, the balanced accuracy
 // and the threshold-free rates, the failures, the time per set, and the
@@ -26,11 +35,11 @@ func (s *Report) WriteTable(w io.Writer) error {
 	if len(s.Members) > 0 {
 		th := make([]string, len(s.Members))
 		for i, m := range s.Members {
-			th[i] = m + " " + s.Thresholds[i]
+			th[i] = m + " " + pointerText(s.Thresholds[i])
 		}
 		fmt.Fprintf(w, "model %s (%s, thresholds %s%s) on %s\n", s.Model, s.Method, strings.Join(th, ", "), s.eachClass(), s.Data)
 	} else {
-		fmt.Fprintf(w, "model %s (%s, threshold %s%s) on %s\n", s.Model, s.Method, s.Threshold, s.eachClass(), s.Data)
+		fmt.Fprintf(w, "model %s (%s, threshold %s%s) on %s\n", s.Model, s.Method, pointerText(s.Threshold), s.eachClass(), s.Data)
 	}
 	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
 	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)

@@ -42,8 +42,8 @@ func TestTest(t *testing.T) {
 			t.Errorf("set %d is %s, want %s", i, got, order[i])
 		}
 		if i == 0 {
-			if one.Decided != "failed" || one.Error != "unreadable" {
-				t.Errorf("the unreadable set: decided %q, error %q", one.Decided, one.Error)
+			if one.Decision != "failed" || one.Error != "unreadable" {
+				t.Errorf("the unreadable set: decided %q, error %q", one.Decision, one.Error)
 			}
 			continue
 		}
@@ -51,21 +51,21 @@ func TestTest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := Unknown
+		want := model.Unknown
 		if res.Decision.Known {
 			want = res.Decision.Label
 		}
-		if one.Decided != want || one.Votes == nil {
-			t.Errorf("%s: decided %q (votes %v), matcher %q", order[i], one.Decided, one.Votes, want)
+		if one.Decision != want || one.Votes == nil {
+			t.Errorf("%s: decided %q (votes %v), matcher %q", order[i], one.Decision, one.Votes, want)
 		}
 		member := m.Members()[res.Member]
 		if th := member.ClassThreshold(res.Votes[res.Member]); one.Threshold == nil || *one.Threshold != th {
 			t.Errorf("%s: threshold %v, want %v (member %d's, class %s)", order[i], one.Threshold, th, res.Member, res.Votes[res.Member])
 		}
-		if (one.Class == "zz" && want == Unknown) || want == one.Class {
+		if (one.Class == "zz" && want == model.Unknown) || want == one.Class {
 			correct++
 		}
-		if one.Class == "zz" && want == Unknown {
+		if one.Class == "zz" && want == model.Unknown {
 			rejected++
 		}
 	}
@@ -75,7 +75,7 @@ func TestTest(t *testing.T) {
 	if r.BalancedAccuracy == nil || *r.BalancedAccuracy != 50*(float64(correct-rejected)/3+float64(rejected)) {
 		t.Errorf("balanced accuracy %v, %d right of which %d rejected strangers", r.BalancedAccuracy, correct, rejected)
 	}
-	if r.OpenSet == nil || !r.OpenSet.Approximate || r.Threshold != "members" || len(r.Thresholds) != len(r.Members) || !r.ClassThresholds {
-		t.Errorf("open set %+v, threshold %q, thresholds %v", r.OpenSet, r.Threshold, r.Thresholds)
+	if r.OpenSet == nil || !r.OpenSet.Approximate || r.Threshold != nil || len(r.Thresholds) != len(r.Members) || !r.ClassThresholds {
+		t.Errorf("open set %+v, threshold %v, thresholds %v", r.OpenSet, r.Threshold, r.Thresholds)
 	}
 }

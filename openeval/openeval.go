@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -95,7 +96,9 @@ type Figures[T any] struct {
 
 // Row is one method's outcome on one split.
 type Row struct {
-	Split int `json:"split"` // 0-based
+	// Split is the split's number, from 1, as the table, the errors, the
+	// progress lines and --splits-out number it.
+	Split int `json:"split"`
 	// Deployed is the method the model decides by (for auto, the one it
 	// chose; a vote as "vote(a,b,c)").
 	Deployed string `json:"deployed"`
@@ -173,9 +176,11 @@ type CommonThreshold struct {
 	AtThreshold Stat `json:"at_threshold"`
 }
 
-// MethodResult is one method's rates over the splits.
+// MethodResult is one method's rates over the splits: Figures is nil
+// where the method ran on no split (Errors say why), so that no rate
+// reads as a measured 0.
 type MethodResult struct {
-	Figures[Stat]
+	*Figures[Stat]
 	PerSplit []Row `json:"per_split"`
 	// Errors say why the method could not be trained or run on a split
 	// (that split is then left out of its figures).
@@ -235,7 +240,7 @@ func Run(d *eval.Data, splits []eval.Split, opt Options) (*Result, error) {
 				done++
 				continue
 			}
-			row.Split = s
+			row.Split = s + 1
 			mr.PerSplit = append(mr.PerSplit, row)
 			mr.Failed += row.Failed
 			mr.Seconds += row.Seconds
@@ -301,14 +306,15 @@ func gallery(d *eval.Data, sp eval.Split, sets []*mat.Dense) (*galleryOf, error)
 	return g, nil
 }
 
-// setName is the name the model records for set i of the split: its
-// "class/set" name, or for pooled data (whose split sets are drawn from
-// the class's pool) "class/gallery".
+// setName is the name the model records for set i of the split, as train
+// records it beside the set's label: its set name (the "set" of d's
+// "class/set"), or for pooled data (whose split sets are drawn from the
+// class's pool) "gallery<i>".
 func setName(d *eval.Data, sp eval.Split, i int) string {
 	if !d.Pooled && len(d.Names) == len(sp.Sets) && len(sp.Sets) == len(d.Sets) && i < len(d.Names) {
-		return d.Names[i]
+		return strings.TrimPrefix(d.Names[i], d.Classes[sp.Labels[i]]+"/")
 	}
-	return d.Classes[sp.Labels[i]] + "/gallery" + strconv.Itoa(i)
+	return "gallery" + strconv.Itoa(i)
 }
 
 // runOne trains method m on the split's gallery and decides its probes.
@@ -414,7 +420,7 @@ func formatFloat(t float64) string {
 	if math.IsInf(t, 1) {
 		return "+Inf"
 	}
-	return strconv.FormatFloat(t, 'g', 6, 64)
+	return strconv.FormatFloat(t, 'g', -1, 64)
 }
 
 // summarise sets the means and standard deviations over the splits.
@@ -426,6 +432,14 @@ func (mr *MethodResult) summarise() {
 		}
 		return meanStd(x)
 	}
+	if mr.PerSplit == nil {
+		mr.PerSplit = []Row{}
+	}
+	if len(mr.PerSplit) == 0 {
+		mr.Figures, mr.Common = nil, nil
+		return
+	}
+	mr.Figures = &Figures[Stat]{}
 	mr.KnownRightClosed = col(func(r Row) float64 { return r.KnownRightClosed })
 	mr.KnownRightAtThreshold = col(func(r Row) float64 { return r.KnownRightAtThreshold })
 	mr.StrangersOutAtThreshold = col(func(r Row) float64 { return r.StrangersOutAtThreshold })

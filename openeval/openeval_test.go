@@ -60,7 +60,7 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 				want = append(want, d.Classes[c])
 			}
 		}
-		if r.Split != s || !slices.Equal(r.StrangerClasses, want) || !slices.Equal(r.VisitorClasses, visitors) {
+		if r.Split != s+1 || !slices.Equal(r.StrangerClasses, want) || !slices.Equal(r.VisitorClasses, visitors) {
 			t.Errorf("split %d: row %d, stranger classes %v and visitors %v, want %v and %v", s, r.Split, r.StrangerClasses, r.VisitorClasses, want, visitors)
 		}
 		for name, v := range map[string]float64{"closed": r.KnownRightClosed, "right@thr": r.KnownRightAtThreshold,

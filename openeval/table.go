@@ -113,7 +113,7 @@ func (r *Result) writeDeployed(w io.Writer, ms []method.Name) {
 			if len(row.VisitorClasses) > 0 {
 				who += "; visitors " + strings.Join(row.VisitorClasses, ",")
 			}
-			parts = append(parts, fmt.Sprintf("%d: %s (%s)", row.Split+1, dep, who))
+			parts = append(parts, fmt.Sprintf("%d: %s (%s)", row.Split, dep, who))
 		}
 		fmt.Fprintf(w, "  %s: %s\n", m, strings.Join(parts, "; "))
 	}

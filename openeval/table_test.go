@@ -2,9 +2,12 @@ package openeval
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 
 	"setmatch/eval"
 	"setmatch/method"
@@ -16,9 +19,9 @@ import (
 // split's deployment listed.
 func TestWriteTable(t *testing.T) {
 	st := Stat{Mean: 0.5, Std: 0.125}
-	ok := &MethodResult{Figures: Figures[Stat]{st, st, st, st, st, st, st}, Failed: 2, Seconds: 3,
+	ok := &MethodResult{Figures: &Figures[Stat]{st, st, st, st, st, st, st}, Failed: 2, Seconds: 3,
 		Common:   &CommonThreshold{Balanced: 0.75, Fractions: map[string]float64{"nn-h": 0.8125, "kfda-mix": 0.25}, Transfer: Stat{Mean: 0.625, Std: 0.25}, TransferSplits: 2, AtThreshold: Stat{Mean: 0.5, Std: 0.125}},
-		PerSplit: []Row{{Split: 0, Deployed: "nn-h", StrangerClasses: []string{"x", "y"}}, {Split: 1, Deployed: "kfda-mix", ClosedChoice: "nn-h", StrangerClasses: []string{"z"}, Approximate: true}}}
+		PerSplit: []Row{{Split: 1, Deployed: "nn-h", StrangerClasses: []string{"x", "y"}}, {Split: 2, Deployed: "kfda-mix", ClosedChoice: "nn-h", StrangerClasses: []string{"z"}, Approximate: true}}}
 	failed := &MethodResult{Errors: []string{"split 1: no"}}
 	res := &Result{Methods: map[method.Name]*MethodResult{method.Auto: ok, method.GDA: failed}, Splits: 2, TotalSeconds: 4}
 	run := eval.Run{Data: "d", Features: "files", Protocol: eval.Protocol{Kind: eval.RandomSplits, Gallery: 1, Probe: 1, Splits: 2, Strangers: 2},
@@ -62,7 +65,7 @@ loading 1.0 s; total 5.0 s
 // to print, rather than a measured-looking ± 0.0, and the table says why.
 func TestWriteTableOneSplit(t *testing.T) {
 	st := Stat{Mean: 0.5}
-	one := &MethodResult{Figures: Figures[Stat]{st, st, st, st, st, st, st}, Seconds: 3, PerSplit: []Row{{Split: 0, Deployed: "nn-h"}},
+	one := &MethodResult{Figures: &Figures[Stat]{st, st, st, st, st, st, st}, Seconds: 3, PerSplit: []Row{{Split: 1, Deployed: "nn-h"}},
 		Common: &CommonThreshold{Balanced: 0.75, Fractions: map[string]float64{"nn-h": 0.5}, Transfer: st, TransferSplits: 1, AtThreshold: st}}
 	res := &Result{Methods: map[method.Name]*MethodResult{method.NNH: one}, Splits: 1, TotalSeconds: 4}
 	run := eval.Run{Data: "d", Features: "files", Protocol: eval.Protocol{Kind: eval.RandomSplits, Gallery: 1, Probe: 1, Splits: 1, Strangers: 2},
@@ -80,8 +83,8 @@ func TestWriteTableOneSplit(t *testing.T) {
 // TestReportWriteTable: the counts, the rates free of the threshold and
 // the confusion table, its labels most frequent first.
 func TestReportWriteTable(t *testing.T) {
-	bal := 62.5
-	r := &Report{Model: "m.smm", Data: "d", Method: "nn-h", Threshold: "0.5", Accuracy: 60, Sets: 5, Correct: 3, Unknown: 2,
+	bal, thr := 62.5, 0.5
+	r := &Report{Model: "m.smm", Data: "d", Method: "nn-h", Threshold: &thr, Accuracy: 60, Sets: 5, Correct: 3, Unknown: 2,
 		KnownRejected: 1, UnknownAccepted: 1, Failed: 1, MsPerSet: 1.5, BalancedAccuracy: &bal,
 		OpenSet: &FreeRates{ThresholdFree: openset.ThresholdFree{StrangersIn95: 0.5, Threshold95: 0.25, StrangersIn99: 1, Threshold99: 0.75, BestThreshold: 0.5, BestBalanced: 0.75}},
 		PerClass: map[string]ClassOutcome{
@@ -117,5 +120,29 @@ func TestProgressLines(t *testing.T) {
 		Elapsed: 2 * time.Second, ETA: time.Second})
 	if want := "eval: split 2/3, auto (deployed nn-h): known right 100.0% closed, balanced 50.0% at its threshold, 75.0% at best; 2s elapsed, ETA 1s\n"; b.String() != want {
 		t.Errorf("%q, want %q", b.String(), want)
+	}
+}
+
+// TestRecordFailedMethod: a method that ran on no split has no rates in
+// the JSON record (not rates of 0 that read as measured) and an empty
+// list of rows.
+func TestRecordFailedMethod(t *testing.T) {
+	mr := &MethodResult{Errors: []string{"split 1: no"}}
+	mr.summarise()
+	js, err := json.Marshal(mr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(js); strings.Contains(s, "known_right_closed") || !strings.Contains(s, `"per_split":[]`) {
+		t.Errorf("record of a method that failed on every split: %s", s)
+	}
+}
+
+// TestSetName: a model trained on a split records each gallery set by its
+// set name beside its label, as train does, not as "class/set".
+func TestSetName(t *testing.T) {
+	d := &eval.Data{Classes: []string{"c03"}, Sets: make([]*mat.Dense, 1), Labels: []int{0}, Names: []string{"c03/s003"}}
+	if got := setName(d, eval.Split{Sets: d.Sets, Labels: d.Labels}, 0); got != "s003" {
+		t.Errorf("setName = %q, want s003", got)
 	}
 }

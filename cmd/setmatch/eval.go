@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -105,6 +106,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if a.data == "" {
 		return usagef("--data is required")
+	}
+	if a.spectrum && (a.asJSON || a.jsonOut != "") {
+		return usagef("--spectrum prints a table of eigenvalues only: leave out --json and --json-out")
 	}
 	p, err := eval.ParseProtocol(a.proto)
 	if err != nil {
@@ -293,5 +297,13 @@ func runOpenEval(stdout, stderr io.Writer, a *evalArgs, run eval.Run, d *eval.Da
 	if err != nil {
 		return err
 	}
-	return a.write(stdout, res.Record(run, a.threshold), func(w io.Writer) error { return res.WriteTable(w, run, a.threshold) })
+	if err := a.write(stdout, res.Record(run, a.threshold), func(w io.Writer) error { return res.WriteTable(w, run, a.threshold) }); err != nil {
+		return err
+	}
+	for _, mr := range res.Methods {
+		if mr.Figures != nil {
+			return nil
+		}
+	}
+	return errors.New("every method failed on every split: nothing was measured (the errors are in the output)")
 }

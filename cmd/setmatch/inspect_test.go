@@ -101,7 +101,7 @@ func TestInspectJSON(t *testing.T) {
 		FormatVersion int     `json:"format_version"`
 		InputDim      int     `json:"input_dim"`
 		Dim           int     `json:"dim"`
-		Threshold     string  `json:"threshold"`
+		Threshold     float64 `json:"threshold"`
 		Sets          int     `json:"sets"`
 		Frames        int     `json:"frames"`
 		BandwidthMin  float64 `json:"bandwidth_min"`
@@ -115,7 +115,7 @@ func TestInspectJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	if got.FormatVersion != model.FormatVersion || got.InputDim != 4 || got.Dim != 2 || got.Threshold != "0.125" ||
+	if got.FormatVersion != model.FormatVersion || got.InputDim != 4 || got.Dim != 2 || got.Threshold != 0.125 ||
 		got.Sets != 3 || got.Frames != 12 || got.BandwidthMin != 0.25 || len(got.Classes) != 2 ||
 		got.Classes[0].Label != "alice" || got.Classes[0].Frames != 7 || got.Params["dim"] != "2" {
 		t.Errorf("summary %+v", got)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,8 +116,8 @@ func checkTestAnswers(t *testing.T, s openeval.Report, modelPath, probe string, 
 		if d.Known {
 			decided = d.Label
 		}
-		if one.Class != set.Class || one.Set != set.Name || one.Decided != decided || one.Nearest != m.Sets[d.Best].Label ||
-			one.Score == nil || math.Abs(*one.Score-d.Score) > 1e-9*math.Abs(d.Score) || (one.RunnerScore == nil) != (d.RunnerUp < 0) {
+		if one.Class != set.Class || one.Set != set.Name || one.Decision != decided || one.Best != m.Sets[d.Best].Label ||
+			one.Score == nil || math.Abs(*one.Score-d.Score) > 1e-9*math.Abs(d.Score) || (one.RunnerUpScore == nil) != (d.RunnerUp < 0) {
 			t.Errorf("set %s/%s: row %+v, matcher %+v", set.Class, set.Name, one, d)
 		}
 		if thr := mt.Thresholds()[res.Member]; d.Known != (*one.Score <= thr) {
@@ -192,8 +193,8 @@ func TestTestCommandNN(t *testing.T) {
 	}
 	// The model's own threshold.
 	s = testJSON(t, "--model", mpath, "--data", probe)
-	if s.Threshold == "+Inf" || s.Method != "nn-h-dr" {
-		t.Errorf("model threshold %s, method %s", s.Threshold, s.Method)
+	if s.Threshold == nil || *s.Threshold != m.Threshold || s.Method != "nn-h-dr" {
+		t.Errorf("model threshold %v (the model's %v), method %s", s.Threshold, m.Threshold, s.Method)
 	}
 	checkTestAnswers(t, s, mpath, probe, &m.Threshold)
 	var right, sets [2]int // unknown, known classes
@@ -247,7 +248,7 @@ func checkTestOpenSet(t *testing.T, s openeval.Report, thr float64) {
 	}
 	var samples []openset.Sample
 	for _, one := range s.PerSet {
-		samples = append(samples, openset.Sample{Score: *one.Score, Stranger: !s.PerClass[one.Class].Known, Right: one.Nearest == one.Class})
+		samples = append(samples, openset.Sample{Score: *one.Score, Stranger: !s.PerClass[one.Class].Known, Right: one.Best == one.Class})
 	}
 	best, err := openset.Balance(samples)
 	if err != nil {
@@ -375,7 +376,7 @@ func TestTestCommandBadSets(t *testing.T) {
 	}
 	errs := map[string]string{}
 	for _, one := range s.PerSet {
-		if one.Decided == "failed" {
+		if one.Decision == "failed" {
 			errs[one.Set] = one.Error
 		}
 	}
@@ -456,8 +457,8 @@ func TestTestCommandVote(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := testJSON(t, "--model", mpath, "--data", probe)
-	if s.Method != "vote(kfda-mix,nn-h-dr,kfda-hl)" || s.Threshold != "members" || len(s.Thresholds) != 3 || strings.Join(s.Members, ",") != "kfda-mix,nn-h-dr,kfda-hl" {
-		t.Fatalf("method %q, threshold %q, members %q with thresholds %q", s.Method, s.Threshold, s.Members, s.Thresholds)
+	if s.Method != "vote(kfda-mix,nn-h-dr,kfda-hl)" || s.Threshold != nil || len(s.Thresholds) != 3 || strings.Join(s.Members, ",") != "kfda-mix,nn-h-dr,kfda-hl" {
+		t.Fatalf("method %q, threshold %v, members %q with thresholds %v", s.Method, s.Threshold, s.Members, s.Thresholds)
 	}
 	checkTestAnswers(t, s, mpath, probe, nil)
 	if o := s.OpenSet; o == nil || !o.Approximate {
@@ -466,8 +467,8 @@ func TestTestCommandVote(t *testing.T) {
 	if code, _, stderr := run("test", "--model", mpath, "--data", probe, "--threshold", "0.5"); code == 0 || !strings.Contains(stderr, "one number cannot replace them") {
 		t.Errorf("--threshold 0.5 on a vote: exit %d\n%s", code, stderr)
 	}
-	if closed := testJSON(t, "--model", mpath, "--data", probe, "--threshold", "inf"); closed.UnknownAccepted != closed.Unknown || strings.Join(closed.Thresholds, ",") != "+Inf,+Inf,+Inf" {
-		t.Errorf("closed set: %d of %d strangers accepted, thresholds %q", closed.UnknownAccepted, closed.Unknown, closed.Thresholds)
+	if closed := testJSON(t, "--model", mpath, "--data", probe, "--threshold", "inf"); closed.UnknownAccepted != closed.Unknown || len(closed.Thresholds) != 3 || slices.ContainsFunc(closed.Thresholds, func(t *float64) bool { return t != nil }) {
+		t.Errorf("closed set: %d of %d strangers accepted, thresholds %v (want 3 nulls)", closed.UnknownAccepted, closed.Unknown, closed.Thresholds)
 	}
 	code, stdout, stderr := run("inspect", mpath)
 	if code != 0 || !strings.Contains(stdout, "a vote of kfda-mix, nn-h-dr, kfda-hl") || !strings.Contains(stdout, "member 3") {
