@@ -153,6 +153,42 @@ type GridSpec struct {
 	DRFoldIter int    // iteration cap of W inside a fold, ≥ 1
 }
 
+// DefaultGridSpec returns DefaultGrid written as a GridSpec, the defaults
+// of setmatch eval's flags: ParseGrid(DefaultGridSpec()) is DefaultGrid.
+// Bandwidths is left empty (DefaultGrid's list, too long for a flag's
+// default).
+func DefaultGridSpec() GridSpec {
+	g := DefaultGrid()
+	floats := func(x []float64) string {
+		t := make([]string, len(x))
+		for i, v := range x {
+			t[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		return strings.Join(t, ",")
+	}
+	ints := func(x []int) string {
+		t := make([]string, len(x))
+		for i, v := range x {
+			t[i] = strconv.Itoa(v)
+		}
+		return strings.Join(t, ",")
+	}
+	rules := make([]string, len(g.DRScales))
+	for i, v := range g.DRScales {
+		rules[i] = "global*" + strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	start := "pca"
+	if g.DRFisher {
+		start = "fisher"
+	}
+	return GridSpec{
+		Widths: floats(g.Widths), Regs: floats(g.Regs), CDLRegs: floats(g.CDLRegs), GDAP: ints(g.GDAP),
+		WidthScale: g.WidthScale, Folds: g.Folds,
+		DRDims: ints(g.DRDims), DRRules: strings.Join(rules, ","), DRGuard: g.DRGuard, DRStart: start,
+		DRFolds: g.DRFolds, DRIter: g.DRIter, DRFoldIter: g.DRFoldIter,
+	}
+}
+
 // ParseGrid returns DefaultGrid with the settings of s (Learn stays nil).
 // Its errors name the setmatch eval flag of the field at fault, e.g.
 // "--widths: "x" is not a number > 0".

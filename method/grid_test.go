@@ -9,17 +9,22 @@ import (
 )
 
 // evalDefaults is a GridSpec holding setmatch eval's flag defaults.
-func evalDefaults() GridSpec {
-	return GridSpec{WidthScale: "both", Folds: 5, DRDims: "10,20,40", DRRules: "global*0.25,global*1,global*2", DRGuard: true, DRStart: "pca", DRFolds: 3, DRIter: 25, DRFoldIter: 10}
-}
+func evalDefaults() GridSpec { return DefaultGridSpec() }
 
+// TestParseGridDefaults: the defaults of setmatch eval's flags, which are
+// DefaultGridSpec, give DefaultGrid, and only the flag of the bandwidths
+// relies on an empty field.
 func TestParseGridDefaults(t *testing.T) {
-	g, err := ParseGrid(evalDefaults())
+	d := DefaultGridSpec()
+	g, err := ParseGrid(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := DefaultGrid(); !reflect.DeepEqual(g, want) {
 		t.Errorf("the command's defaults give\n%+v\nwant DefaultGrid\n%+v", g, want)
+	}
+	if d.Widths != "0.001,0.005,0.01,0.05,0.1,0.5,1" || d.DRRules != "global*0.25,global*1,global*2" || d.Bandwidths != "" {
+		t.Errorf("DefaultGridSpec %+v", d)
 	}
 }
 
