@@ -167,12 +167,22 @@ func limitsFlag(fs *flag.FlagSet, usage string) *setfile.Limits {
 	return &lim
 }
 
-// parseFlags parses args with fs; a malformed flag is a usage error (exit 2)
-// and -h is not an error at all.
+// parseFlags parses args with fs; a malformed flag is a usage error (exit 2),
+// said once (by dispatch) with where to find the flags, and -h prints the
+// usage and is not an error at all.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	err := fs.Parse(args)
-	if err == nil || errors.Is(err, flag.ErrHelp) {
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
 		return err
 	}
-	return usageError{err.Error()}
+	return usagef("%v (%s -h lists the flags)", err, fs.Name())
 }

@@ -82,3 +82,19 @@ func section(page, start string) string {
 	}
 	return rest
 }
+
+// TestFlagErrorSaidOnce: a mistyped flag is said once, with where to find
+// the flags, not followed by the whole usage; -h prints the usage and
+// exits 0.
+func TestFlagErrorSaidOnce(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := dispatch([]string{"eval", "--bogus"}, &stdout, &stderr); code != 2 ||
+		strings.Count(stderr.String(), "flag provided but not defined: -bogus") != 1 ||
+		!strings.Contains(stderr.String(), "setmatch eval -h lists the flags") || strings.Contains(stderr.String(), "usage:") {
+		t.Errorf("setmatch eval --bogus: exit %d, stderr:\n%s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := dispatch([]string{"eval", "-h"}, &stdout, &stderr); code != 0 || !strings.HasPrefix(stderr.String(), "usage: setmatch eval") {
+		t.Errorf("setmatch eval -h: exit %d, stderr:\n%.200s", code, stderr.String())
+	}
+}

@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -77,6 +78,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs, o := newFlagSet(stderr)
 	cfgPath, check, showVersion := o.cfgPath, o.check, o.showVersion
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // -h: the usage is printed
+		}
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -112,7 +116,7 @@ func versionString() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
 	return "devel"

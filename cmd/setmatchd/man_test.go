@@ -33,3 +33,15 @@ func TestManPageListsEveryFlag(t *testing.T) {
 		t.Error("-h shows the hidden -manpage")
 	}
 }
+
+// TestHelpExitsZero: -h prints the usage and exits 0, as setmatch's; a
+// mistyped flag is a usage error (2).
+func TestHelpExitsZero(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-h"}, &stdout, &stderr); code != 0 || !strings.HasPrefix(stderr.String(), "usage: setmatchd") {
+		t.Errorf("setmatchd -h: exit %d, stderr %q", code, stderr.String())
+	}
+	if code := run([]string{"-bogus"}, &stdout, &stderr); code != 2 {
+		t.Errorf("setmatchd -bogus: exit %d, want 2", code)
+	}
+}
