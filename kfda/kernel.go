@@ -2,9 +2,10 @@ package kfda
 
 import (
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/stats"
 )
 
 // KernelMatrix returns the m×m kernel kernel(max(δ_ij, 0), s/scale) of the
@@ -36,15 +37,7 @@ func MedianOffDiag(d mat.Symmetric, idx []int, sqrt bool) float64 {
 			v = append(v, x)
 		}
 	}
-	if len(v) == 0 {
-		return 0
-	}
-	sort.Float64s(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return 0.5 * (v[n/2-1] + v[n/2])
+	return stats.Median(v)
 }
 
 // KernelDistance returns the distance a kernel induces between two sets,
