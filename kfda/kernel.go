@@ -23,8 +23,8 @@ func KernelMatrix(d mat.Symmetric, s, scale float64, kernel func(div, s float64)
 }
 
 // MedianOffDiag returns the median of max(δ_ij, 0) (its square root when
-// sqrt is set) over the distinct pairs i < j of the sets idx of the
-// divergence matrix d; 0 when there is no pair. It is the scale of a
+// sqrt is set) over the distinct pairs i < j of the sets idx (indices
+// into d) of the m×m divergence matrix d; 0 when there is no pair. It is the scale of a
 // kernel width given relative to the data ("s/median").
 func MedianOffDiag(d mat.Symmetric, idx []int, sqrt bool) float64 {
 	var v []float64
