@@ -91,19 +91,6 @@ func LoadFiles(main string, dropins ...string) (*Config, error) {
 	return &l.cfg, nil
 }
 
-// Parse decodes one configuration held in memory over Default and
-// validates it; name is used in errors and to resolve relative paths.
-func Parse(name string, data []byte) (*Config, error) {
-	l := newLoader()
-	if err := l.apply(name, data); err != nil {
-		return nil, err
-	}
-	if err := l.validate(); err != nil {
-		return nil, err
-	}
-	return &l.cfg, nil
-}
-
 // loader applies files one after the other and remembers which file set
 // each key, to name it in validation errors.
 type loader struct {

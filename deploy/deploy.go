@@ -121,7 +121,8 @@ type Result struct {
 }
 
 // Build chooses (for the auto method) and fits the method on the training
-// sets (labels and names per set) and returns the model.
+// sets (n_i×D each, the frames' D features; labels and names one per set)
+// and returns the model.
 func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, error) {
 	if len(sets) < 2 || len(labels) != len(sets) || len(names) != len(sets) {
 		return nil, fmt.Errorf("%d sets, %d labels, %d names: training needs at least 2 labelled sets", len(sets), len(labels), len(names))

@@ -17,7 +17,8 @@ import (
 // a kernel on their divergences and makes it m's decision: FitTerms with
 // the one term {kernel, width, widthScale} (kernel model.KernelHG,
 // model.KernelHL or model.KernelJ). It also sets m.Divergence to the
-// kernel's measure.
+// kernel's measure. It returns FitTerms' training kernel: s×s for the s
+// gallery sets of m.
 func FitKFDA(m *model.Model, kernel string, width float64, widthScale string, reg float64, dim, workers int) (*mat.SymDense, error) {
 	switch kernel {
 	case model.KernelHG, model.KernelHL, model.KernelJ:
@@ -38,7 +39,8 @@ func FitKFDA(m *model.Model, kernel string, width float64, widthScale string, re
 // the gallery sets' top-p subspaces (p ≥ 1, lambda 0) or CDL's
 // log-Euclidean kernel on their covariances regularised by lambda (> 0,
 // p 0), both of the projected samples (setmatch train deploys them with
-// W = I and a zero mean).
+// W = I and a zero mean). It returns FitTerms' training kernel: s×s for
+// the s gallery sets of m.
 func FitSetKernel(m *model.Model, kernel string, p int, lambda, reg float64, dim, workers int) (*mat.SymDense, error) {
 	if !model.IsSetKernel(kernel) {
 		return nil, fmt.Errorf("kfda: %q is not a set kernel (want gda or cdl)", kernel)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/stats"
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/method"
@@ -114,11 +114,7 @@ func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
 	if len(nearest) == 0 {
 		return 0, errors.New("the gallery holds one class")
 	}
-	slices.Sort(nearest)
-	med := nearest[len(nearest)/2]
-	if len(nearest)%2 == 0 {
-		med = (nearest[len(nearest)/2-1] + med) / 2
-	}
+	med := stats.Median(nearest)
 	if !(med > 0) || math.IsInf(med, 0) {
 		return 0, fmt.Errorf("the classes of the gallery lie %v apart (the median of each set's nearest score to another class): want a number > 0", med)
 	}

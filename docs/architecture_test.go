@@ -266,7 +266,7 @@ func TestArchitectureIO(t *testing.T) {
 		"model":    {"file.go", "owner_unix.go", "owner_other.go"},
 		"features": {"decode.go", "burst.go", "frame.go", "fitted.go"},
 	}
-	for _, dir := range []string{"match", "kfda", "setkernel", "grassmann", "learn", "eval", "deploy", "model", "features", "fisher", "openset", "openeval"} {
+	for _, dir := range []string{"match", "kfda", "pca", "setkernel", "grassmann", "learn", "method", "eval", "deploy", "model", "modelinfo", "features", "fisher", "openset", "openeval"} {
 		p := pkgs[dir]
 		if p == nil {
 			t.Errorf("no package %s", dir)

@@ -43,30 +43,12 @@ func lbpTransitions(c uint8) int {
 	return n
 }
 
-// UniformLBPBin returns the histogram bin (0..58) of an 8-bit LBP code.
-func UniformLBPBin(code uint8) int { return int(uniformBin[code]) }
-
-// LBPCode returns the LBP(8,1) code of the pixel at (x, y) of img, which
-// must not lie on the border: bit p (p = 0..7) is 1 when neighbour p is at
-// least as bright as the centre. Neighbours are the 8 adjacent pixels
-// (square neighbourhood, no interpolation) in the order east, north-east,
-// north, north-west, west, south-west, south, south-east (y downwards).
-func LBPCode(img *image.Gray, x, y int) uint8 {
-	c := img.GrayAt(x, y).Y
-	var code uint8
-	for p, o := range lbpOffsets {
-		if img.GrayAt(x+o[0], y+o[1]).Y >= c {
-			code |= 1 << p
-		}
-	}
-	return code
-}
-
-// LBP is the uniform local-binary-pattern feature: LBP(8,1) codes (see
-// LBPCode) of every interior pixel, i.e. all but the one-pixel border, are
-// mapped to 59 uniform bins (see UniformLBPBin) and histogrammed over a
-// GridX×GridY grid of cells. Pixel (x, y) of a w×h image belongs to cell
-// (⌊x·GridX/w⌋, ⌊y·GridY/h⌋). Each cell's histogram is divided by the
+// LBP is the uniform local-binary-pattern feature: the LBP(8,1) code of
+// every interior pixel, i.e. all but the one-pixel border (bit p is 1 when
+// neighbour p of lbpOffsets is at least as bright as the centre), is
+// mapped to one of 59 uniform bins (uniformBin), and they are histogrammed
+// over a GridX×GridY grid of cells. Pixel (x, y) of a w×h image belongs
+// to cell (⌊x·GridX/w⌋, ⌊y·GridY/h⌋). Each cell's histogram is divided by the
 // number of interior pixels in the cell (so it sums to 1; all zeros for a
 // cell without interior pixels), and the cells are concatenated row by row:
 // dimension GridX·GridY·59.

@@ -86,7 +86,8 @@ const (
 	lsMaxBacktracks = 30
 )
 
-// MinimizeCG minimises f over the Grassmann manifold from w0 by Riemannian
+// MinimizeCG minimises f over the Grassmann manifold from w0 (D×d, d ≤ D;
+// f is called with W and its gradient G, both D×d) by Riemannian
 // conjugate gradient: Riemannian gradient ξ = G − W(WᵀG); direction
 // η = −ξ + βT(η_prev) with β Polak–Ribière+ (max(0, ⟨ξ, ξ − T(ξ_prev)⟩/⟨ξ_prev, ξ_prev⟩)),
 // vector transport T by projection onto the new tangent space, reset to −ξ

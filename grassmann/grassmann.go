@@ -35,8 +35,9 @@ func ProjectTangent(dst, w, z *mat.Dense) *mat.Dense {
 	return dst
 }
 
-// Retract returns the QR retraction qf(W + tη): the Q factor of the thin QR
-// decomposition of W + tη with the signs chosen so that diag(R) > 0, which
+// Retract returns the QR retraction qf(W + tη) (D×d) of the point w (D×d,
+// orthonormal columns) along the tangent vector eta (D×d): the Q factor of
+// the thin QR decomposition of W + tη with the signs chosen so that diag(R) > 0, which
 // makes it unique. It is computed by classical Gram–Schmidt applied twice
 // ("twice is enough"), so that QᵀQ = I to rounding.
 func Retract(w, eta *mat.Dense, t float64) *mat.Dense {
@@ -57,7 +58,8 @@ func Orthonormalize(q *mat.Dense) {
 	OrthonormalizeTol(q, 0)
 }
 
-// OrthonormalizeTol is Orthonormalize with a column counted as depending
+// OrthonormalizeTol is Orthonormalize (of the D×d matrix q, d ≤ D, in
+// place) with a column counted as depending
 // on the columns before it, and completed, when what is left of it after
 // the orthogonalisation has norm at most tol (Orthonormalize: exactly 0).
 // It is the one thin-QR of the project: with tol a small multiple of

@@ -2,9 +2,10 @@ package kfda
 
 import (
 	"math"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/stats"
 )
 
 // KernelMatrix returns the m×m kernel kernel(max(δ_ij, 0), s/scale) of the
@@ -22,8 +23,8 @@ func KernelMatrix(d mat.Symmetric, s, scale float64, kernel func(div, s float64)
 }
 
 // MedianOffDiag returns the median of max(δ_ij, 0) (its square root when
-// sqrt is set) over the distinct pairs i < j of the sets idx of the
-// divergence matrix d; 0 when there is no pair. It is the scale of a
+// sqrt is set) over the distinct pairs i < j of the sets idx (indices
+// into d) of the m×m divergence matrix d; 0 when there is no pair. It is the scale of a
 // kernel width given relative to the data ("s/median").
 func MedianOffDiag(d mat.Symmetric, idx []int, sqrt bool) float64 {
 	var v []float64
@@ -36,15 +37,7 @@ func MedianOffDiag(d mat.Symmetric, idx []int, sqrt bool) float64 {
 			v = append(v, x)
 		}
 	}
-	if len(v) == 0 {
-		return 0
-	}
-	sort.Float64s(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return 0.5 * (v[n/2-1] + v[n/2])
+	return stats.Median(v)
 }
 
 // KernelDistance returns the distance a kernel induces between two sets,

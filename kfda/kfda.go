@@ -77,8 +77,8 @@ type Prepared struct {
 	OneEach bool
 }
 
-// Prepare checks the kernel and labels and computes what Fit needs before
-// the regulariser.
+// Prepare checks the m×m training kernel k and the labels (len m, in
+// [0, classes)) and computes what Fit needs before the regulariser.
 func Prepare(k mat.Symmetric, labels []int, classes int) (*Prepared, error) {
 	m := k.SymmetricDim()
 	if m != len(labels) {

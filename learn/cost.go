@@ -181,9 +181,6 @@ func (c *Cost) setViews() []*mat.Dense {
 	return v
 }
 
-// Pairs returns the pairs of the cost.
-func (c *Cost) Pairs() []PairWeight { return c.pairs }
-
 // Eval returns L(W) for W (D×d) and, if grad is not nil, writes ∂L/∂W (D×d)
 // into grad. It has the signature of an Objective.
 func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {

@@ -45,11 +45,15 @@ func TestFisherBasisFindsClassSubspace(t *testing.T) {
 	if e := orthoError(w); e > 1e-12 {
 		t.Errorf("|WᵀW − I| = %g", e)
 	}
-	wf, mf, err := fisher.Basis(sets, labels, 5, FisherReg)
+	sol, err := fisher.Solve(sets, labels, FisherReg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !floats.EqualApprox(mean, mf, 1e-12) {
+	wf, err := sol.Basis(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !floats.EqualApprox(mean, sol.Mean, 1e-12) {
 		t.Error("the mean differs from fisher's")
 	}
 	w5, _, err := FisherBasis(sets, labels, 5, FisherReg)
@@ -57,7 +61,7 @@ func TestFisherBasisFindsClassSubspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	if a, _ := grassmann.PrincipalAngles(w5, fisher.Orthonormal(wf)); a[4] > 1e-6 {
-		t.Errorf("d = 5: %g rad from fisher.Basis's span", a[4])
+		t.Errorf("d = 5: %g rad from the span of fisher's Basis(5)", a[4])
 	}
 	if !mat.EqualApprox(w5.Slice(0, D, 0, d), w, 1e-12) {
 		t.Error("d = 2 is not the prefix of d = 5")

@@ -3,10 +3,10 @@ package learn
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/stats"
 	"setmatch/match"
 )
 
@@ -32,13 +32,7 @@ func GlobalTrainingBandwidth(y []*mat.Dense, scale float64) (float64, error) {
 	if len(per) == 0 {
 		return 0, fmt.Errorf("no training set has two distinct frames in the projected space: no global bandwidth can be derived")
 	}
-	slices.Sort(per)
-	m := len(per)
-	h := per[m/2]
-	if m%2 == 0 {
-		h = (per[m/2-1] + per[m/2]) / 2
-	}
-	return scale * h, nil
+	return scale * stats.Median(per), nil
 }
 
 // trainingBandwidths returns the bandwidths held fixed during a CG run from

@@ -3,11 +3,12 @@ package match
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/stats"
 )
 
 // BandwidthRule chooses the bandwidth h of a set's KDE: a fixed value, or a
@@ -205,24 +206,20 @@ func MedianNearestNeighbour(x *mat.Dense) float64 {
 // median of differing, which a set's repeats do not change. It returns 0
 // when no frame differs from another. Both slices are sorted in place.
 func NearestNeighbourMedian(nearest, differing []float64) float64 {
-	if h := Median(nearest); h > 0 {
+	if h := stats.Median(nearest); h > 0 {
 		return h
 	}
-	if h := Median(differing); !math.IsInf(h, 1) {
+	if h := stats.Median(differing); !math.IsInf(h, 1) {
 		return h
 	}
 	return 0
 }
 
-// Median returns the median of x (sorted in place), 0 if x is empty.
+// Median returns stats.Median(x): the median of x (sorted in place), the
+// mean of the two middle values of an even count, 0 if x is empty.
+//
+// Deprecated: call stats.Median; this remains for the callers that have
+// not moved yet.
 func Median(x []float64) float64 {
-	n := len(x)
-	if n == 0 {
-		return 0
-	}
-	slices.Sort(x)
-	if n%2 == 0 {
-		return (x[n/2-1] + x[n/2]) / 2
-	}
-	return x[n/2]
+	return stats.Median(x)
 }

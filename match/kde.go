@@ -62,7 +62,8 @@ func NewKDE(x *mat.Dense, h float64) (*KDE, error) {
 	}, nil
 }
 
-// NewKDERule returns the KDE of x with its bandwidth chosen by rule.
+// NewKDERule returns the KDE of the n×d set x with its bandwidth chosen by
+// rule (from x's own frames, or fixed).
 func NewKDERule(x *mat.Dense, rule BandwidthRule) (*KDE, error) {
 	h, err := rule.Bandwidth(x)
 	if err != nil {

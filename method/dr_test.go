@@ -44,7 +44,7 @@ func drSplit(t *testing.T, data *testData, gallery int) (testSplit, []int) {
 	return sp, labels
 }
 
-// coordLearner is a stand-in for model.Train: W picks the first p.Dim
+// coordLearner is a stand-in for learn.Train: W picks the first p.Dim
 // features. It records the sets it was given.
 type coordLearner struct {
 	calls  [][]*mat.Dense

@@ -10,7 +10,7 @@ import (
 	"setmatch/match"
 )
 
-// guardLearner is a stand-in for model.Train whose learning goes wrong:
+// guardLearner is a stand-in for learn.Train whose learning goes wrong:
 // a learned W picks the noise features 1..d, the start (p.Start) picks the
 // informative feature 0. It records the sizes of the sets it was given.
 type guardLearner struct{ frames []int }

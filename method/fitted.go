@@ -109,8 +109,8 @@ func (f *Fitted) setBandwidthsFrom(h []float64, pool *Pool, train []int) {
 // SetBandwidthsOn sets f's bandwidths (H, one per set, and Query) from
 // its Bandwidth on the given sets, as fitting f on them would: for a
 // global bandwidth the base is the nearest-neighbour median of their
-// frames. The sets are in f's space (projected by W, for the -dr
-// methods). A caller that fits f's projection again on other sets
+// frames. The sets are in f's space: n_i×d each, projected by W (D×d),
+// for the methods with a projection; n_i×D for the others. A caller that fits f's projection again on other sets
 // (deploy's stand-in strangers) uses it to keep the bandwidth rule.
 func (f *Fitted) SetBandwidthsOn(sets []*mat.Dense, workers int) error {
 	if f.Bandwidth.Mode == Adaptive {

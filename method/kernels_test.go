@@ -13,6 +13,7 @@ import (
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/setkernel"
+	"setmatch/setkernel/setkerneltest"
 )
 
 func TestCDLKernelByHand(t *testing.T) {
@@ -72,7 +73,7 @@ func TestCDLKernelLowRankMatchesDense(t *testing.T) {
 	}
 	for i := range sets {
 		for j := range sets {
-			want, err := setkernel.LogEuclideanDense(reg(sets[i]), reg(sets[j]))
+			want, err := setkerneltest.LogEuclideanDense(reg(sets[i]), reg(sets[j]))
 			if err != nil {
 				t.Fatal(err)
 			}

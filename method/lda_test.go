@@ -125,10 +125,15 @@ func TestLDAFitDeployable(t *testing.T) {
 	for k, j := range task.Train {
 		sets[k] = task.Pool.Sets[j]
 	}
-	w, mean, err := fisher.Basis(sets, task.Labels, fit.Learn.Dim, LDAReg)
+	sol, err := fisher.Solve(sets, task.Labels, LDAReg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	w, err := sol.Basis(fit.Learn.Dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := sol.Mean
 	if !mat.Equal(w, fit.W) || len(fit.Mean) != len(mean) {
 		t.Error("W is not the Fisher basis of all training sets")
 	}

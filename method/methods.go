@@ -41,7 +41,7 @@ type LearnParams struct {
 	MaxIter int                 // conjugate-gradient iterations (0: the learner's default)
 	// Scale > 0: while learning, every set holds one global bandwidth,
 	// Scale × the median of the per-set nn-rule bandwidths of the projected
-	// training sets (model.GlobalTrainingBandwidth), instead of Rule.
+	// training sets (learn.GlobalTrainingBandwidth), instead of Rule.
 	Scale float64
 	// Start: no learning, W is the learner's starting point (the PCA
 	// start, or the Fisher start); the guard candidate that a learned W

@@ -80,7 +80,7 @@ type SetError struct {
 
 func (e *SetError) Error() string { return fmt.Sprintf("set %d %s", e.Set, e.Problem) }
 
-// NewPool checks the sets (same dimension, at least 2 frames each, finite
+// NewPool checks the sets (n_i×D each: the same D, n_i ≥ 2 frames, finite
 // values) and returns a pool over them; a set that fails a check is a
 // *SetError. The sets are not copied.
 func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {
@@ -151,8 +151,9 @@ func (p *Pool) frameRows() [][]float64 {
 	return xs
 }
 
-// NewCrossPool is NewPool for a pool that is only asked for the
-// divergences of the sets rows against the sets cols (CrossDivergences
+// NewCrossPool is NewPool (sets n_i×D) for a pool that is only asked for
+// the divergences of the sets rows against the sets cols (indices into
+// sets) (CrossDivergences
 // with those rows and cols, or fewer) and for its frames' bandwidths
 // (FrameBandwidths): asked for another pair, it reports an error.
 func NewCrossPool(sets []*mat.Dense, workers int, rows, cols []int) (*Pool, error) {

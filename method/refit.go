@@ -8,10 +8,10 @@ import (
 	"setmatch/fisher"
 )
 
-// RefitProjection fits f's projection W again on other sets (raw frames,
-// ids their classes, names what errors call them), with the
-// hyper-parameters it was fitted with (d, the training bandwidth, the
-// iterations), and sets f's bandwidths on the sets it projects: what
+// RefitProjection fits f's projection W (D×d) again on other sets (raw
+// frames, n_i×D each; ids their classes, one per set; names what errors
+// call them), with the hyper-parameters it was fitted with (d, the
+// training bandwidth, the iterations), and sets f's bandwidths on the sets it projects: what
 // fitting f's setting on those sets would give. A Fisher discriminant
 // (nn-h-lda) is solved again, keeping its d where the sets vary in as
 // many directions; a W learned by conjugate gradient (g.Learn) is learned

@@ -61,7 +61,7 @@ func ChoiceSample(labels []int, max int, seed uint64) []int {
 
 // RechooseDR fits f, a learned projection (nn-h-dr, nn-j-dr) chosen and
 // fitted on a sample of the classes (ChoiceSample), on every training
-// set (raw frames, ids their classes), choosing its d and its KDE
+// set (raw frames, n_i×D each; ids their classes, one per set), choosing its d and its KDE
 // bandwidth again there: a sample of a hundred classes cannot say which
 // d a thousand need, nor the bandwidth that separates them in it. The
 // candidates are f's d and the larger dimensions of g's grid (autoDims),

@@ -54,10 +54,6 @@ type FileInfo struct {
 	Version uint32 // format version
 }
 
-// ID is a short form of the file's checksum (its first 16 hex digits), as
-// the daemon's journal records it.
-func (fi FileInfo) ID() string { return fi.SHA256[:min(16, len(fi.SHA256))] }
-
 // ReadFile reads and validates the model file at path (at most
 // MaxFileBytes) and returns the model with the facts of the file; the
 // checksum is of the very bytes decoded. Errors name the file.

@@ -50,13 +50,6 @@ func CostPlot(path string, cost []float64, title string) error {
 	return save(p, path, 5*vg.Inch, 3.5*vg.Inch)
 }
 
-// DivergenceHeatmap writes to path (a .png file) the m×m matrix div between
-// sets whose class labels are labels (len m); it is DivergenceHeatmaps with
-// one matrix, so the colour scale is this matrix's own.
-func DivergenceHeatmap(path string, div mat.Symmetric, labels []string, title string) error {
-	return DivergenceHeatmaps(labels, Heatmap{Path: path, Div: div, Title: title})
-}
-
 // Heatmap is one picture for DivergenceHeatmaps: the m×m divergence matrix
 // Div between the sets, drawn under Title to Path (a .png file).
 type Heatmap struct {

@@ -28,10 +28,6 @@ const (
 // Gaussian and the ring (in a fixed plane) occur once.
 var directional = []shape{shapeTwoBlobs, shapeUniform, shapeThreeBlobs, shapeLaplace, shapeSkewed}
 
-func (s shape) String() string {
-	return [...]string{"gauss", "ring", "two-blobs", "uniform", "three-blobs", "laplace", "skewed"}[s]
-}
-
 type beyondGauss struct {
 	opt Options
 	q   *mat.Dense // D×D orthonormal

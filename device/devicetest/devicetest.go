@@ -34,6 +34,10 @@ const (
 	tinyH = 0.5 // bandwidth of every set and of queries
 )
 
+// TinyCenters are the centres, in the projected plane (the first two of
+// the TinyD features), of the test model's three classes' sets: far apart
+// next to the frames' spread, so that every batch drawn around one of them
+// (Sample) is decided as that class.
 var TinyCenters = map[string][2]float64{
 	"alice": {0, 0},
 	"bob":   {6, 0},

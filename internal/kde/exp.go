@@ -9,8 +9,12 @@ import "math"
 // version in match/pair_simd.go.
 
 const (
-	Log2e     = 1.44269504088896338700e+00
-	Ln2Hi     = 6.93147180369123816490e-01 // Ln2Hi + Ln2Lo = ln 2; Ln2Hi·k is exact
+	// Log2e is log₂ e = 1/ln 2: x·Log2e, rounded, is the k of x = k·ln2 + r.
+	Log2e = 1.44269504088896338700e+00
+	// Ln2Hi and Ln2Lo split ln 2 in two (Ln2Hi + Ln2Lo = ln 2): Ln2Hi has
+	// enough trailing zero bits that Ln2Hi·k is exact, and Ln2Lo is the
+	// rest, so that r = x − k·Ln2Hi − k·Ln2Lo loses no precision.
+	Ln2Hi     = 6.93147180369123816490e-01
 	Ln2Lo     = 1.90821492927058770002e-10
 	RoundHalf = 6755399441055744.0 // 1.5·2^52: adding it rounds to an integer
 	// ExpCutoff is where e^x falls below the smallest normal float64; terms

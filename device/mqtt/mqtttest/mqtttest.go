@@ -38,8 +38,10 @@ const (
 	// EnvAuthBroker names a broker with allow_anonymous false that knows
 	// User with Password.
 	EnvAuthBroker = "SETMATCH_TEST_MQTT_AUTH_BROKER"
-	User          = "setmatch-test"
-	Password      = "right-password"
+	// User and Password are the one account of the broker Start starts
+	// with auth, and of the broker EnvAuthBroker names.
+	User     = "setmatch-test"
+	Password = "right-password"
 )
 
 // Broker is a mosquitto for one test.
