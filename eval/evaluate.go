@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 
+	"setmatch/internal/stats"
 	"setmatch/method"
 )
 
@@ -77,7 +77,7 @@ func PairedDiff(a, b []float64) (Paired, error) {
 	for i := range a {
 		d[i] = a[i] - b[i]
 	}
-	mean, std := MeanStd(d)
+	mean, std := stats.MeanStd(d)
 	return Paired{Mean: mean, SE: std / math.Sqrt(float64(len(d)))}, nil
 }
 
@@ -175,7 +175,7 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 		}
 	}
 	for _, mr := range res.Methods {
-		mr.Mean, mr.Std = MeanStd(mr.Accuracies)
+		mr.Mean, mr.Std = stats.MeanStd(mr.Accuracies)
 	}
 	if auto := res.Methods[method.Auto]; auto != nil && len(splits) >= 2 {
 		for m, mr := range res.Methods {
@@ -203,17 +203,4 @@ func sameSets(a, b []*mat.Dense) bool {
 		}
 	}
 	return true
-}
-
-// MeanStd returns the mean of x and its sample standard deviation, 0 for
-// one value (the tables print no spread then, see Spread). Both are NaN
-// for no value.
-func MeanStd(x []float64) (mean, std float64) {
-	switch len(x) {
-	case 0:
-		return math.NaN(), math.NaN()
-	case 1:
-		return x[0], 0
-	}
-	return stat.MeanStdDev(x, nil)
 }

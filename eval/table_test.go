@@ -3,7 +3,6 @@ package eval
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"testing"
 
 	"setmatch/method"
@@ -60,18 +59,6 @@ shared work (features, distances, divergence grid, subspaces, covariances): 0.0 
 `
 	if b.String() != want {
 		t.Errorf("table\n%s\nwant\n%s", b.String(), want)
-	}
-}
-
-func TestMeanStd(t *testing.T) {
-	if m, s := MeanStd([]float64{1, 2, 6}); m != 3 || math.Abs(s-math.Sqrt(7)) > 1e-12 {
-		t.Errorf("MeanStd(1, 2, 6) = %v, %v; want 3, √7", m, s)
-	}
-	if m, s := MeanStd([]float64{4}); m != 4 || s != 0 {
-		t.Errorf("MeanStd(4) = %v, %v; want 4, 0", m, s)
-	}
-	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
-		t.Errorf("MeanStd() = %v, %v; want NaN, NaN", m, s)
 	}
 }
 

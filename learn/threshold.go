@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"setmatch/match"
+	"setmatch/internal/stats"
 )
 
 // AutoThresholdPercentile is the share, in percent, of sets of known
@@ -91,13 +91,13 @@ func ClassSpread(div mat.Symmetric, labels []string) map[string]float64 {
 	radius := map[string]float64{}
 	var radii []float64
 	for l, x := range same {
-		if r := match.Median(x); r > 0 && !math.IsInf(r, 1) {
+		if r := stats.Median(x); r > 0 && !math.IsInf(r, 1) {
 			radius[l] = r
 			radii = append(radii, r)
 		}
 	}
 	out := map[string]float64{}
-	typical := match.Median(radii)
+	typical := stats.Median(radii)
 	if !(typical > 0) {
 		return out
 	}

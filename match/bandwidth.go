@@ -126,7 +126,10 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	if r.Scale > 0 {
 		h *= r.Scale
 	}
-	if !(h > 0) || math.IsInf(h, 0) {
+	if math.IsInf(h, 0) || math.IsNaN(h) {
+		return 0, fmt.Errorf("the %s rule gave h = %v: the frames' values are too large to measure their spread (around 1e150 or more); scale the features down", r, h)
+	}
+	if !(h > 0) {
 		return 0, fmt.Errorf("every frame of the set is the same image (a frozen or covered camera?): the %s rule has no spread to measure (it gave h = %v); only a fixed bandwidth works for such a set", r, h)
 	}
 	return h, nil
@@ -213,13 +216,4 @@ func NearestNeighbourMedian(nearest, differing []float64) float64 {
 		return h
 	}
 	return 0
-}
-
-// Median returns stats.Median(x): the median of x (sorted in place), the
-// mean of the two middle values of an even count, 0 if x is empty.
-//
-// Deprecated: call stats.Median; this remains for the callers that have
-// not moved yet.
-func Median(x []float64) float64 {
-	return stats.Median(x)
 }

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/stats"
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/setkernel"
@@ -66,7 +67,7 @@ func (p *Pool) cdlLambda(reg float64, train []int) (float64, error) {
 	for _, s := range train {
 		tr = append(tr, spec[s].Trace/float64(p.dim))
 	}
-	base := match.Median(tr)
+	base := stats.Median(tr)
 	if !(base > 0) {
 		return 0, fmt.Errorf("the training sets have no spread: CDL needs sets whose frames differ")
 	}

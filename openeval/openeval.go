@@ -27,6 +27,7 @@ import (
 
 	"setmatch/deploy"
 	"setmatch/eval"
+	"setmatch/internal/stats"
 	"setmatch/method"
 	"setmatch/model"
 	"setmatch/openset"
@@ -506,7 +507,7 @@ func meanStd(x []float64) Stat {
 	if len(x) == 0 {
 		return Stat{} // no split ran: the method's Errors say why
 	}
-	m, s := eval.MeanStd(x)
+	m, s := stats.MeanStd(x)
 	return Stat{m, s}
 }
 

@@ -27,3 +27,15 @@ func TestMedian(t *testing.T) {
 		}
 	}
 }
+
+func TestMeanStd(t *testing.T) {
+	if m, s := MeanStd([]float64{1, 2, 6}); m != 3 || math.Abs(s-math.Sqrt(7)) > 1e-12 {
+		t.Errorf("MeanStd(1, 2, 6) = %v, %v; want 3, √7", m, s)
+	}
+	if m, s := MeanStd([]float64{4}); m != 4 || s != 0 {
+		t.Errorf("MeanStd(4) = %v, %v; want 4, 0", m, s)
+	}
+	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
+		t.Errorf("MeanStd() = %v, %v; want NaN, NaN", m, s)
+	}
+}
