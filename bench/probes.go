@@ -46,8 +46,8 @@ func decideProbes(p sizePaths, workers int, r *Run) error {
 	}
 	// Every probe is of a class the model knows: the report's accuracy is
 	// the share named right at the threshold.
-	r.Accuracy, r.ClosedSet = rep.Accuracy, 100*float64(closed)/float64(rep.Sets)
-	r.MsPerQuery = rep.MsPerSet
+	acc, cl, ms := rep.Accuracy, 100*float64(closed)/float64(rep.Sets), rep.MsPerSet
+	r.Accuracy, r.ClosedSet, r.MsPerQuery = &acc, &cl, &ms
 	return nil
 }
 

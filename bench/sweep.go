@@ -36,10 +36,12 @@ type Run struct {
 	Deployed     string  `json:"deployed,omitempty"`
 	Candidates   string  `json:"candidates,omitempty"` // each candidate's held-out score, or why it was not scored in full
 	ProbeSets    int     `json:"probe_sets"`
-	Accuracy     float64 `json:"accuracy"`        // percent of probe sets named right at the model's threshold
-	ClosedSet    float64 `json:"closed_accuracy"` // percent of probe sets whose nearest gallery set is of their class
-	MsPerQuery   float64 `json:"ms_per_query"`
-	Log          string  `json:"log,omitempty"` // train's output, when kept
+	// Accuracy, ClosedSet and MsPerQuery are null where no model was
+	// trained to decide the probes with (not Finished, or an Error).
+	Accuracy   *float64 `json:"accuracy"`        // percent of probe sets named right at the model's threshold
+	ClosedSet  *float64 `json:"closed_accuracy"` // percent of probe sets whose nearest gallery set is of their class
+	MsPerQuery *float64 `json:"ms_per_query"`
+	Log        string   `json:"log,omitempty"` // train's output, when kept
 }
 
 // SweepOptions configures Sweep.

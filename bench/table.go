@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 )
 
 // WriteTable writes the result as setmatch bench --mode match prints it.
@@ -44,7 +45,7 @@ func WriteRuns(w io.Writer, runs []Run, kind string) error {
 		if !r.Finished {
 			done = "no"
 		}
-		fmt.Fprintf(w, "%8d %8d %6d %5d %9s %10.1f %10.1f %10.1f  %-28s %8.1f %8.1f %9.1f\n", r.Classes, r.TrainSets, r.Frames, r.Dim, done, r.WallSeconds, r.UserSeconds+r.SysSeconds, r.PeakRSSMiB, r.Deployed, r.Accuracy, r.ClosedSet, r.MsPerQuery)
+		fmt.Fprintf(w, "%8d %8d %6d %5d %9s %10.1f %10.1f %10.1f  %-28s %8s %8s %9s\n", r.Classes, r.TrainSets, r.Frames, r.Dim, done, r.WallSeconds, r.UserSeconds+r.SysSeconds, r.PeakRSSMiB, r.Deployed, orDash(r.Accuracy), orDash(r.ClosedSet), orDash(r.MsPerQuery))
 		if r.Error != "" {
 			fmt.Fprintf(w, "         %s\n", r.Error)
 		}
@@ -55,4 +56,13 @@ func WriteRuns(w io.Writer, runs []Run, kind string) error {
 		}
 	}
 	return nil
+}
+
+// orDash writes a figure of a sweep's run to one decimal, or "-" where the
+// run measured none.
+func orDash(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 1, 64)
 }

@@ -51,8 +51,9 @@ machine: cpu, arm64, GOMAXPROCS 4
 }
 
 func TestWriteRuns(t *testing.T) {
+	acc, closed, ms := 75.0, 100.0, 1.0
 	runs := []Run{{Classes: 4, TrainSets: 8, Frames: 6, Dim: 10, Finished: true, WallSeconds: 2, UserSeconds: 1, SysSeconds: 0.5, PeakRSSMiB: 30,
-		Deployed: "nn-h", Accuracy: 75, ClosedSet: 100, MsPerQuery: 1, Candidates: "nn-h 75%"},
+		Deployed: "nn-h", Accuracy: &acc, ClosedSet: &closed, MsPerQuery: &ms, Candidates: "nn-h 75%"},
 		{Classes: 8, TrainSets: 16, Frames: 6, Dim: 10, Error: "timed out"}}
 	var b bytes.Buffer
 	if err := WriteRuns(&b, runs, "lighting"); err != nil {
@@ -65,7 +66,7 @@ func TestWriteRuns(t *testing.T) {
 	want := []string{
 		"       4        8      6    10       yes        2.0        1.5       30.0  nn-h                             75.0    100.0       1.0",
 		"         candidates: nn-h 75%",
-		"       8       16      6    10        no        0.0        0.0        0.0                                    0.0      0.0       0.0",
+		"       8       16      6    10        no        0.0        0.0        0.0                                      -        -         -",
 		"         timed out",
 	}
 	for i, w := range want {

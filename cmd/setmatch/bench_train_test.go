@@ -55,8 +55,11 @@ func TestBenchTrainAuto(t *testing.T) {
 		if r.TrainSets != o.Sizes[i].Classes*o.Sizes[i].Sets || r.ProbeSets != o.Sizes[i].Classes || r.PeakRSSMiB <= 0 || r.WallSeconds <= 0 {
 			t.Errorf("size %d: %+v", i, r)
 		}
-		if r.Accuracy < 0 || r.Accuracy > 100 || r.ClosedSet < r.Accuracy || r.ClosedSet > 100 || r.Deployed == "" || !strings.Contains(r.Candidates, "%") {
-			t.Errorf("size %d: accuracy %v, closed set %v, deployed %q, candidates %q", i, r.Accuracy, r.ClosedSet, r.Deployed, r.Candidates)
+		if r.Accuracy == nil || r.ClosedSet == nil || r.MsPerQuery == nil {
+			t.Fatalf("size %d: a finished run without accuracy %v, closed set %v or ms per query %v", i, r.Accuracy, r.ClosedSet, r.MsPerQuery)
+		}
+		if *r.Accuracy < 0 || *r.Accuracy > 100 || *r.ClosedSet < *r.Accuracy || *r.ClosedSet > 100 || r.Deployed == "" || !strings.Contains(r.Candidates, "%") {
+			t.Errorf("size %d: accuracy %v, closed set %v, deployed %q, candidates %q", i, *r.Accuracy, *r.ClosedSet, r.Deployed, r.Candidates)
 		}
 	}
 	f, err := os.Open(plot)
