@@ -199,6 +199,12 @@ func TestNearestNeighbourRule(t *testing.T) {
 	if _, err := r.Bandwidth(same); err == nil || !strings.Contains(err.Error(), "same image") {
 		t.Errorf("nn rule on identical frames: err = %v, want one that says every frame is the same", err)
 	}
+	// Values so large the squared distances overflow: said, not taken for
+	// a frozen camera.
+	huge := mat.NewDense(3, 2, []float64{1e300, 0, -1e300, 0, 3e300, 0})
+	if _, err := r.Bandwidth(huge); err == nil || strings.Contains(err.Error(), "same image") || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("nn rule on frames near 1e300: err = %v, want one that says the values are too large", err)
+	}
 }
 
 func TestLogSumExp(t *testing.T) {

@@ -61,13 +61,13 @@ func (r *PairReport) WriteText(w io.Writer) error {
 func (r *PairReport) WriteJSON(w io.Writer) error {
 	p, q, d := r.P, r.Q, r.Div
 	out := map[string]any{
-		"hellinger2":    d.Hellinger2,
-		"jeffrey":       d.Jeffrey,
-		"bhattacharyya": d.Bhattacharyya,
-		"a":             map[string]any{"path": r.A, "frames": p.Len(), "bandwidth": p.Bandwidth()},
-		"b":             map[string]any{"path": r.B, "frames": q.Len(), "bandwidth": q.Bandwidth()},
-		"dim":           p.Dim(),
-		"bandwidth":     r.Rule.String(),
+		"hellinger2":     d.Hellinger2,
+		"jeffrey":        d.Jeffrey,
+		"bhattacharyya":  d.Bhattacharyya,
+		"a":              map[string]any{"path": r.A, "frames": p.Len(), "bandwidth": p.Bandwidth()},
+		"b":              map[string]any{"path": r.B, "frames": q.Len(), "bandwidth": q.Bandwidth()},
+		"dim":            p.Dim(),
+		"bandwidth_rule": r.Rule.String(), // how each set's bandwidth was chosen: a rule, or the fixed number
 	}
 	if o := r.OneSided; o != nil {
 		out["one_sided"] = map[string]any{

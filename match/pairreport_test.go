@@ -44,7 +44,7 @@ func TestComparePair(t *testing.T) {
 	if v, ok := one["jeffrey_over_a"]; !ok || v != nil {
 		t.Errorf("jeffrey_over_a = %v, want null for +Inf", v)
 	}
-	if got["dim"] != 2.0 || got["bandwidth"] != rule.String() {
+	if got["dim"] != 2.0 || got["bandwidth_rule"] != rule.String() {
 		t.Errorf("json: %s", js.String())
 	}
 

@@ -219,12 +219,12 @@ func TestDivDefaultRuleIsNN(t *testing.T) {
 		}
 		var got struct {
 			Hellinger2 float64
-			Bandwidth  string
+			Rule       string `json:"bandwidth_rule"`
 		}
 		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 			t.Fatalf("not JSON: %v\n%s", err, stdout)
 		}
-		return got.Hellinger2, got.Bandwidth
+		return got.Hellinger2, got.Rule
 	}
 	within, rule := h2(a1, a2)
 	if rule != "nn" {
