@@ -216,6 +216,9 @@ type plan struct {
 // result does not depend on the number of workers.
 func Load(dir string, opt Options) (*Dataset, error) {
 	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("data set: %w: give the folder that holds one folder per class", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("data set: %w", err)
 	}

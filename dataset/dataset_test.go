@@ -229,7 +229,7 @@ func TestLoadErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Load(filepath.Join(t.TempDir(), "nope"), Options{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Load(filepath.Join(t.TempDir(), "nope"), Options{}); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "give the folder that holds one folder per class") {
 		t.Errorf("missing dir: %v", err)
 	}
 	f := filepath.Join(t.TempDir(), "f.npy")

@@ -89,12 +89,14 @@ func Check(path string, w io.Writer) error {
 	return nil
 }
 
-func isInf(v float64) bool { return v > 1e308 }
+// letsAllIn reports whether a threshold lets every batch in: +Inf, or a
+// finite one so large (above 1e308) that no score reaches it.
+func letsAllIn(v float64) bool { return v > 1e308 }
 
 // closedSet reports whether thresholds (a model's, or each member's of a
-// vote) let every batch in: each is +Inf.
+// vote) let every batch in (letsAllIn).
 func closedSet(thresholds []float64) bool {
-	return !slices.ContainsFunc(thresholds, func(t float64) bool { return !isInf(t) })
+	return !slices.ContainsFunc(thresholds, func(t float64) bool { return !letsAllIn(t) })
 }
 
 // closedSetWarning is what -check and the daemon's log say when no

@@ -23,7 +23,8 @@ func manPage(date string) manpage.Page {
 			"-version",
 		},
 		Description: []string{
-			"setmatchd watches the new/ directory of a spool for batches of frame features written by a camera, " +
+			"setmatchd watches the new/ directory of a spool for batches written by a camera: a burst (a directory of frame images, " +
+				"whose features the model records) or a file of frame features (.npy or .csv); it " +
 				"matches each batch against the gallery of a model file written by setmatch(1) train, signals the decision " +
 				"(a known label, or unknown) on GPIO lines and appends one JSON line per batch to a journal. " +
 				"A batch is claimed into cur/ and ends in done/ or in failed/, with the reason in failed/.reasons/ under the batch's name.",
