@@ -4,6 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"syscall"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -17,6 +20,7 @@ import (
 type changeFlags struct {
 	model, label, out, strangersDir string
 	workers                         int
+	lock                            *os.File // the folder of --out, locked from read to write
 }
 
 // register defines the shared flags on fs, with the usage of --model and
@@ -64,21 +68,51 @@ func (cf *changeFlags) check() error {
 	return nil
 }
 
-// read reads the model to change; --out defaults to it.
-func (cf *changeFlags) read() (*model.Model, error) {
+// read reads the model to change; --out defaults to it. It first locks
+// the folder of --out (waiting, and saying so on stderr, while another
+// enroll or forget holds it), so that two changes of one model file are
+// made one after the other, each on the model the other wrote, not both
+// on the same model with one of them lost. The lock goes with the
+// process (or with write).
+func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 	if cf.out == "" {
 		cf.out = cf.model
 	}
+	dir := filepath.Dir(cf.out)
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--out: the folder of %s: %w", cf.out, err)
+	}
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == syscall.EWOULDBLOCK {
+		fmt.Fprintf(stderr, "waiting for another enroll or forget writing in %s\n", dir)
+		err = syscall.Flock(int(d.Fd()), syscall.LOCK_EX)
+	}
+	if err != nil {
+		d.Close()
+		return nil, fmt.Errorf("locking %s: %w", dir, err)
+	}
+	cf.lock = d
 	m, _, err := model.ReadFile(cf.model)
 	return m, err
 }
 
 // write writes the changed model to --out and says on stdout what its
-// gallery holds now, followed by note.
+// gallery holds now, followed by note; then it lets the next change in.
 func (cf *changeFlags) write(stdout io.Writer, m *model.Model, c *deploy.Change, note string) error {
-	if err := model.WriteFile(cf.out, m); err != nil {
+	err := model.WriteFile(cf.out, m)
+	cf.unlock()
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d gallery sets, %d classes%s\n", cf.out, c.GallerySets, c.Classes, note)
 	return nil
+}
+
+// unlock releases the lock read took, if it holds one; enroll and forget
+// defer it, so that a change that fails does not keep the next one out.
+func (cf *changeFlags) unlock() {
+	if cf.lock != nil {
+		cf.lock.Close() // closing the folder releases its lock
+		cf.lock = nil
+	}
 }

@@ -51,7 +51,8 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	case *name != "" && fs.NArg() > 1:
 		return usagef("--name names one set, but %d were given", fs.NArg())
 	}
-	m, err := cf.read()
+	m, err := cf.read(stderr)
+	defer cf.unlock()
 	if err != nil {
 		return err
 	}

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/deploy"
+	"setmatch/internal/testutil"
 	"setmatch/model"
 	"setmatch/setfile"
 	"setmatch/synth"
@@ -190,4 +193,69 @@ func TestChangeStrangersCommand(t *testing.T) {
 			t.Errorf("%q: the model records %q strangers' sets, want %q", tc.args, got, tc.records)
 		}
 	}
+}
+
+// TestChangesWaitForEachOther: an enroll started while another change of
+// the same model holds its folder waits for it, then changes the model
+// that one wrote, so neither change is lost (two enrolls at once each
+// read the same model, and the second to write dropped the first's sets).
+func TestChangesWaitForEachOther(t *testing.T) {
+	dir := t.TempDir()
+	mpath := filepath.Join(dir, "model.smm")
+	data, err := os.ReadFile(inspectTestModel(t, math.Inf(1))) // alice ×2, bob ×1
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mpath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(61, 62))
+	carol := writeSet(t, dir, "carol-1.npy", synth.GaussianSet(rng, 12, 4, 3))
+	dave := writeSet(t, dir, "dave-1.npy", synth.GaussianSet(rng, 12, 4, -3))
+
+	// Another change holds the folder, as cf.read takes it.
+	other := changeFlags{model: mpath}
+	m, err := other.read(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr testutil.LockedBuffer
+	done := make(chan int)
+	go func() {
+		done <- dispatch([]string{"enroll", "--model", mpath, "--label", "carol", carol}, io.Discard, &stderr)
+	}()
+	testutil.WaitFor(t, 10*time.Second, "enroll says it waits", func() bool { return strings.Contains(stderr.String(), "waiting for another enroll or forget") })
+	select {
+	case code := <-done:
+		t.Fatalf("enroll finished (exit %d) while another change held the model: %s", code, stderr.String())
+	case <-time.After(200 * time.Millisecond):
+	}
+	// The other change writes its model and lets go.
+	next, err := m.WithSets([]model.NewSet{{Label: "dave", Name: "dave-1", Frames: mustRead(t, dave)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &deploy.Change{GallerySets: len(next.Sets), Classes: len(next.Classes())}
+	if err := other.write(io.Discard, next, c, ""); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("enroll after the wait: exit %d: %s", code, stderr.String())
+	}
+	got, _, err := model.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl := strings.Join(got.Classes(), ","); cl != "alice,bob,dave,carol" {
+		t.Errorf("classes after both changes: %s, want alice,bob,dave,carol", cl)
+	}
+}
+
+func mustRead(t *testing.T, path string) *mat.Dense {
+	t.Helper()
+	x, err := setfile.ReadFile(path, setfile.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

@@ -43,7 +43,8 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usagef("forget takes no arguments (got %q): name the class with --label and a set with --set", fs.Args())
 	}
-	m, err := cf.read()
+	m, err := cf.read(stderr)
+	defer cf.unlock()
 	if err != nil {
 		return err
 	}
