@@ -34,23 +34,7 @@ func Check(path string, w io.Writer) error {
 		return err
 	}
 	mm := m.Model
-	// One threshold, or a vote's, one per member.
-	th := "none (closed set)"
-	switch ts := st.matcher.Thresholds(); {
-	case closedSet(ts):
-	case len(ts) == 1:
-		th = fmt.Sprintf("%.6g", ts[0])
-	default:
-		parts := make([]string, len(ts))
-		for i, method := range mm.MemberMethods() {
-			parts[i] = fmt.Sprintf("%s %.6g", method, ts[i])
-		}
-		th = "each member's (" + strings.Join(parts, ", ") + ")"
-	}
-	if th != "none (closed set)" && mm.Spread != nil {
-		lo, hi := mm.FactorRange()
-		th += fmt.Sprintf(" times each class's factor (%.3g to %.3g: setmatch inspect lists them)", lo, hi)
-	}
+	th := st.thresholdText()
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
 	if closedSet(st.matcher.Thresholds()) {
@@ -88,6 +72,37 @@ func Check(path string, w io.Writer) error {
 	fmt.Fprintln(w, "ok")
 	return nil
 }
+
+// thresholdText says what keeps strangers out in st: the threshold, or
+// a vote's, one per member, with the classes' factors where the model
+// has them; "none (closed set)"; and whether the configuration's
+// decision.threshold sets it rather than the model.
+func (st *state) thresholdText() string {
+	mm := st.model.Model
+	th := "none (closed set)"
+	switch ts := st.matcher.Thresholds(); {
+	case closedSet(ts):
+	case len(ts) == 1:
+		th = fmt.Sprintf("%.6g", ts[0])
+	default:
+		parts := make([]string, len(ts))
+		for i, method := range mm.MemberMethods() {
+			parts[i] = fmt.Sprintf("%s %.6g", method, ts[i])
+		}
+		th = "each member's (" + strings.Join(parts, ", ") + ")"
+	}
+	if th != "none (closed set)" && mm.Spread != nil {
+		lo, hi := mm.FactorRange()
+		th += fmt.Sprintf(" times each class's factor (%.3g to %.3g: setmatch inspect lists them)", lo, hi)
+	}
+	if st.cfg.Decision.Threshold != nil {
+		th += " from decision.threshold in the configuration, not the model's"
+	}
+	return th
+}
+
+// ThresholdText says what keeps strangers out now (state.thresholdText).
+func (r *Runner) ThresholdText() string { return r.st.Load().thresholdText() }
 
 // letsAllIn reports whether a threshold lets every batch in: +Inf, or a
 // finite one so large (above 1e308) that no score reaches it.

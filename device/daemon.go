@@ -198,7 +198,7 @@ func (d *daemonLoop) reload(what string, load func() error) {
 	} else {
 		m := d.r.Model()
 		d.out.setModel(m)
-		d.log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets))
+		d.log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets), "threshold", d.r.ThresholdText())
 		if d.r.ClosedSet() {
 			d.log.Warn(closedSetWarning(d.r.Config().Decision))
 		}

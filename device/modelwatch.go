@@ -17,7 +17,8 @@ const modelReloadDelay = 300 * time.Millisecond
 // modelWatch watches the directory of the model file (the file itself is
 // replaced by rename, which would end a watch on it) and fires, after
 // modelReloadDelay of quiet, when an entry of that name is created, renamed
-// in or written.
+// in or written, or removed or renamed away: the reload then fails, and
+// its log line says the daemon keeps deciding with the model in use.
 type modelWatch struct {
 	log   *slog.Logger
 	fw    *fsnotify.Watcher
@@ -82,7 +83,7 @@ func (mw *modelWatch) loop() {
 			if !ok {
 				return
 			}
-			if ev.Name == mw.path && ev.Has(fsnotify.Create|fsnotify.Write) {
+			if ev.Name == mw.path && ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) {
 				t.Reset(modelReloadDelay)
 			}
 		case err, ok := <-mw.fw.Errors:

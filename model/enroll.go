@@ -115,7 +115,7 @@ func (m *Model) WithoutSets(drop func(Set) bool) (*Model, int, error) {
 		left[m.Sets[i].Label] = true
 	}
 	if len(left) < MinClasses {
-		return nil, 0, fmt.Errorf("forget: %w, and %d would be left: to stop recognising everyone, remove the model file (or stop setmatchd); to start again with other people, train a new model (setmatch train)", ErrTooFewClasses, len(left))
+		return nil, 0, fmt.Errorf("forget: %w, and %d would be left: to stop recognising everyone, stop setmatchd (systemctl stop setmatchd: it keeps deciding with the model it loaded, also when the file is removed); to start again with other people, train a new model (setmatch train)", ErrTooFewClasses, len(left))
 	}
 	next := m.clone()
 	for _, mem := range next.Members() {

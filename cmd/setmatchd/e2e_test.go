@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,6 +120,26 @@ func TestDaemonReload(t *testing.T) {
 	testutil.WaitForCtx(t, ctx, "the model reload", func() bool { return strings.Count(p.stderr.String(), "msg=reloaded") == 1 })
 	f.Drop(t, "two.npy", devicetest.Batch(rng, "alice"))
 	testutil.WaitForCtx(t, ctx, "two.npy", func() bool { return len(testutil.Names(t, done)) == 2 })
+	if !regexp.MustCompile(`msg=reloaded .*threshold=`).MatchString(p.stderr.String()) {
+		t.Errorf("the reloaded line does not say the threshold in use:\n%s", p.stderr.String())
+	}
+
+	// A model file removed is said: the daemon keeps the model it loaded.
+	keep, err := os.ReadFile(f.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(f.Model)
+	testutil.WaitForCtx(t, ctx, "the removed model said", func() bool {
+		return regexp.MustCompile(`reload failed: keeping the configuration and model in use.*no such file`).MatchString(p.stderr.String())
+	})
+	if err := os.WriteFile(f.Model+".tmp", keep, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(f.Model+".tmp", f.Model); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitForCtx(t, ctx, "the model put back", func() bool { return strings.Count(p.stderr.String(), "msg=reloaded") == 2 })
 
 	// A reload into a closed set (no threshold) is warned of in the log.
 	if strings.Contains(p.stderr.String(), "makes a closed set") {
