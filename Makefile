@@ -184,7 +184,9 @@ install:
 	install -m 0644 systemd/setmatchd.sysusers $(DESTDIR)$(SYSUSERSDIR)/setmatch.conf
 	install -m 0644 systemd/setmatchd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/setmatch.conf
 	install -m 0644 systemd/60-setmatch-gpio.rules $(DESTDIR)$(UDEVRULESDIR)/60-setmatch-gpio.rules
-	install -m 0644 docs/APPLIANCE.md $(DESTDIR)$(DOCDIR)/APPLIANCE.md
+	install -m 0644 docs/APPLIANCE.md docs/FORMATS.md $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 scripts/camera-burst.sh $(DESTDIR)$(DOCDIR)/examples/camera-burst.sh
 	install -m 0644 systemd/setmatchd-network.conf.example $(DESTDIR)$(DOCDIR)/setmatchd-network.conf.example
 	@# Never overwrite a configuration that is already there.
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/setmatch/setmatchd.toml ]; then \

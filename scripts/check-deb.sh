@@ -23,6 +23,8 @@ want -rw-r--r-- /usr/lib/udev/rules.d/60-setmatch-gpio.rules
 want -rw-r--r-- /etc/setmatch/setmatchd.toml
 want drwxr-xr-x /etc/setmatch/conf.d/
 want -rw-r--r-- /usr/share/doc/setmatch/APPLIANCE.md
+want -rw-r--r-- /usr/share/doc/setmatch/FORMATS.md
+want -rw-r--r-- /usr/share/doc/setmatch/examples/camera-burst.sh
 want -rw-r--r-- /usr/share/doc/setmatch/copyright
 want -rw-r--r-- /usr/share/doc/setmatch/setmatchd-network.conf.example
 want -rw-r--r-- /usr/share/doc/setmatch/changelog.gz
