@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/fisher"
+	"setmatch/internal/stats"
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
@@ -75,7 +76,7 @@ func TestRecentre(t *testing.T) {
 			t.Fatalf("identity %v: recentred %v, %v", identity, moved, err)
 		}
 		// The mean of the frames left, as W sees it.
-		want := frameMean(raw[2:])
+		want := stats.MeanFrame(raw[2:]...)
 		got, wantP := mat.NewVecDense(next.Dim(), nil), mat.NewVecDense(next.Dim(), nil)
 		if identity {
 			got.CopyVec(mat.NewVecDense(6, next.Mean))

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/internal/stats"
 	"setmatch/match"
 	"setmatch/model"
 )
@@ -148,7 +149,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	centred := make([]*mat.Dense, len(sets))
 	for i, s := range sets {
 		c := mat.DenseCopyOf(s)
-		subtractRow(c, mean)
+		stats.SubtractFrame(c, mean)
 		centred[i] = c
 	}
 	runs := trainingRuns(opt)
