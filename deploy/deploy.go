@@ -655,7 +655,7 @@ func Terms(f *method.Fitted) []model.Term {
 }
 
 func term(f *method.Fitted) model.Term {
-	t := model.Term{Kernel: f.Method.Kernel(), Width: f.Width, Scale: 1, WidthScale: "raw"}
+	t := model.Term{Kernel: string(f.Method.Kernel()), Width: f.Width, Scale: 1, WidthScale: string(method.WidthRaw)}
 	switch f.Method {
 	case method.GDA:
 		t.Width, t.P = 1, f.P
@@ -663,7 +663,7 @@ func term(f *method.Fitted) model.Term {
 		t.Width, t.Lambda = 1, f.Lambda
 	default:
 		if f.WidthMedian {
-			t.WidthScale, t.Scale = "median", f.WidthScale
+			t.WidthScale, t.Scale = string(method.WidthMedian), f.WidthScale
 		}
 	}
 	return t

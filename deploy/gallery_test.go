@@ -126,7 +126,7 @@ func TestRefitKFDA(t *testing.T) {
 	raw, labels, names := ringSets(4, 3, 3, 0.5, 5)
 	const old = 9 // the first three classes
 	m := galleryModel(t, raw[:old], labels[:old], names[:old], true)
-	if _, err := FitKFDA(m, model.KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
+	if _, err := FitKFDA(m, string(method.KernelHG), 1, "median", 1e-2, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m.Selection.Params = map[string]string{"latent-dim": "2"}
