@@ -52,7 +52,7 @@ type TrainOptions struct {
 	// Start, if set, gives the start of CG from the training sets (D×d,
 	// orthonormal columns, and the mean frame): for example the PCA start
 	// from a PCACache shared by several trainings on the same sets, or
-	// the Fisher start (FisherCache, FisherBasis). nil: PCABasis, the
+	// the Fisher start (FisherCache). nil: PCABasis, the
 	// paper's start.
 	Start    StartFunc
 	Seed     int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
