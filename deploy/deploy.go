@@ -21,6 +21,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/stats"
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
@@ -451,7 +452,7 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *method.Fitted, work
 	case rawFrames(fit):
 		mean = make([]float64, dim)
 	case mean == nil:
-		mean = frameMean(sets)
+		mean = stats.MeanFrame(sets...)
 	}
 	proj, err := method.ProjectSets(sets, w, mean) // nil w: centred, as the matcher does to a batch
 	if err != nil {
@@ -471,26 +472,6 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *method.Fitted, work
 		return nil, nil, err
 	}
 	return m, div, nil
-}
-
-// frameMean returns the mean frame of all sets.
-func frameMean(sets []*mat.Dense) []float64 {
-	_, dim := sets[0].Dims()
-	mean := make([]float64, dim)
-	n := 0
-	for _, s := range sets {
-		r, _ := s.Dims()
-		for i := range r {
-			for j, v := range s.RawRowView(i) {
-				mean[j] += v
-			}
-		}
-		n += r
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
-	return mean
 }
 
 // buildLearned trains W with learn.Train at opt.Dim and deploys nearest
@@ -674,7 +655,7 @@ func Terms(f *method.Fitted) []model.Term {
 }
 
 func term(f *method.Fitted) model.Term {
-	t := model.Term{Kernel: f.Method.Kernel(), Width: f.Width, Scale: 1, WidthScale: "raw"}
+	t := model.Term{Kernel: string(f.Method.Kernel()), Width: f.Width, Scale: 1, WidthScale: string(method.WidthRaw)}
 	switch f.Method {
 	case method.GDA:
 		t.Width, t.P = 1, f.P
@@ -682,7 +663,7 @@ func term(f *method.Fitted) model.Term {
 		t.Width, t.Lambda = 1, f.Lambda
 	default:
 		if f.WidthMedian {
-			t.WidthScale, t.Scale = "median", f.WidthScale
+			t.WidthScale, t.Scale = string(method.WidthMedian), f.WidthScale
 		}
 	}
 	return t

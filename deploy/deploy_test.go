@@ -208,7 +208,7 @@ func checkGallery(t *testing.T, res *Result) {
 			t.Errorf("%s: gallery measure %q", m.MethodName(), res.GalleryMeasure)
 		}
 		want = divergence().Of(m.Divergence)
-	case k.Kernel == model.KernelSum:
+	case k.Kernel == string(method.KernelSum):
 		// The sums' kernel is checked pair by pair in model's tests.
 		if res.GalleryMeasure != m.MemberMethods()[0]+" kernel distance" {
 			t.Errorf("sum: gallery measure %q", res.GalleryMeasure)
@@ -220,11 +220,11 @@ func checkGallery(t *testing.T, res *Result) {
 		}
 		kk := func(a, b int) float64 {
 			switch k.Kernel {
-			case model.KernelGDA:
+			case string(method.KernelGDA):
 				ba, _ := setkernel.Basis(m.Sets[a].Samples, k.P)
 				bb, _ := setkernel.Basis(m.Sets[b].Samples, k.P)
 				return setkernel.Projection(ba, bb)
-			case model.KernelCDL:
+			case string(method.KernelCDL):
 				sa, _ := setkernel.NewSpectrum(m.Sets[a].Samples)
 				sb, _ := setkernel.NewSpectrum(m.Sets[b].Samples)
 				return setkernel.LogEuclidean(sa, sb, k.Lambda)
@@ -233,7 +233,7 @@ func checkGallery(t *testing.T, res *Result) {
 				return 1 // exp(−s·0)
 			}
 			δ := divergence().Of(k.Measure())
-			if k.Kernel == model.KernelHL {
+			if k.Kernel == string(method.KernelHL) {
 				δ = math.Sqrt(δ)
 			}
 			return math.Exp(-k.Width / k.Scale * δ)

@@ -15,14 +15,13 @@ import (
 
 // FitKFDA fits a kernel Fisher discriminant on the gallery sets of m with
 // a kernel on their divergences and makes it m's decision: FitTerms with
-// the one term {kernel, width, widthScale} (kernel model.KernelHG,
-// model.KernelHL or model.KernelJ). It also sets m.Divergence to the
+// the one term {kernel, width, widthScale} (kernel method.KernelHG,
+// method.KernelHL or method.KernelJ; widthScale method.WidthRaw or
+// method.WidthMedian, as model.Term holds them). It also sets m.Divergence to the
 // kernel's measure. It returns FitTerms' training kernel: s×s for the s
 // gallery sets of m.
 func FitKFDA(m *model.Model, kernel string, width float64, widthScale string, reg float64, dim, workers int) (*mat.SymDense, error) {
-	switch kernel {
-	case model.KernelHG, model.KernelHL, model.KernelJ:
-	default:
+	if !method.Kernel(kernel).OnDivergences() {
 		return nil, fmt.Errorf("kfda: unknown kernel %q (want hg, hl or j)", kernel)
 	}
 	t := model.Term{Kernel: kernel, Width: width, Scale: 1, WidthScale: widthScale}
@@ -42,16 +41,16 @@ func FitKFDA(m *model.Model, kernel string, width float64, widthScale string, re
 // W = I and a zero mean). It returns FitTerms' training kernel: s×s for
 // the s gallery sets of m.
 func FitSetKernel(m *model.Model, kernel string, p int, lambda, reg float64, dim, workers int) (*mat.SymDense, error) {
-	if !model.IsSetKernel(kernel) {
+	if !method.Kernel(kernel).OnSets() {
 		return nil, fmt.Errorf("kfda: %q is not a set kernel (want gda or cdl)", kernel)
 	}
-	return FitTerms(m, []model.Term{{Kernel: kernel, Width: 1, Scale: 1, WidthScale: "raw", P: p, Lambda: lambda}}, reg, dim, workers)
+	return FitTerms(m, []model.Term{{Kernel: kernel, Width: 1, Scale: 1, WidthScale: string(method.WidthRaw), P: p, Lambda: lambda}}, reg, dim, workers)
 }
 
 // FitTerms fits a kernel Fisher discriminant on the gallery sets of m and
 // makes it m's decision. The kernel is the one term given, or the sum of
 // two or more: each term's m×m kernel between the gallery sets
-// (termMatrix: a term on divergences with widthScale "median" gets its
+// (termMatrix: a term on divergences with widthScale method.WidthMedian gets its
 // Scale there), weighted by 1 / the mean of its diagonal, so that the
 // terms weigh alike whatever their units (the weights given are
 // ignored). kfda.Fit with the regulariser reg, restricted to dim latent
@@ -71,7 +70,7 @@ func FitTerms(m *model.Model, terms []model.Term, reg float64, dim, workers int)
 	divs := map[match.Measure]*mat.SymDense{}
 	for i := range terms {
 		t := &terms[i]
-		if t.Kernel == model.KernelSum {
+		if t.Kind() == method.KernelSum {
 			return nil, errors.New("kfda: a sum cannot hold a sum")
 		}
 		t.Weight = 0 // set below for a sum
@@ -106,9 +105,9 @@ func FitTerms(m *model.Model, terms []model.Term, reg float64, dim, workers int)
 	if err != nil {
 		return nil, err
 	}
-	top, sum, name := terms[0], []model.Term(nil), method.OfKernel(terms[0].Kernel)
+	top, sum, name := terms[0], []model.Term(nil), method.OfKernel(terms[0].Kind())
 	if len(terms) > 1 {
-		top, sum, name = model.Term{Kernel: model.KernelSum}, terms, method.KFDAMix
+		top, sum, name = model.Term{Kernel: string(method.KernelSum)}, terms, method.KFDAMix
 	}
 	if _, all := f.Alpha.Dims(); dim <= 0 {
 		dim = all
@@ -153,10 +152,10 @@ func GalleryKernel(m *model.Model, terms []model.Term, workers int) (*mat.SymDen
 // termMatrix returns the m×m kernel t between the gallery sets of m. For
 // a term on divergences it computes (or takes from divs, by measure) the
 // divergence matrix (match.DivergenceMatrix, with the sets' bandwidths)
-// and, with rescale, sets t.Scale from it: 1, or for WidthScale "median"
+// and, with rescale, sets t.Scale from it: 1, or for method.WidthMedian
 // the median divergence between distinct gallery sets (of √H² for hl).
 func termMatrix(m *model.Model, t *model.Term, divs map[match.Measure]*mat.SymDense, rescale bool, workers int) (*mat.SymDense, error) {
-	if model.IsSetKernel(t.Kernel) {
+	if t.Kind().OnSets() {
 		g, err := t.Gallery(m.Samples(), workers)
 		if err != nil {
 			return nil, err
@@ -175,12 +174,12 @@ func termMatrix(m *model.Model, t *model.Term, divs map[match.Measure]*mat.SymDe
 		return kfda.KernelMatrix(d, t.Width, t.Scale, t.Shape()), nil
 	}
 	t.Scale = 1
-	if t.WidthScale == "median" {
+	if t.WidthScale == string(method.WidthMedian) {
 		all := make([]int, len(m.Sets))
 		for i := range all {
 			all[i] = i
 		}
-		t.Scale = kfda.MedianOffDiag(d, all, t.Kernel == model.KernelHL)
+		t.Scale = kfda.MedianOffDiag(d, all, t.Kind() == method.KernelHL)
 		if !(t.Scale > 0) {
 			return nil, errors.New("the gallery sets' divergences have median 0: use a raw width")
 		}

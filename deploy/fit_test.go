@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -12,9 +13,9 @@ import (
 // divergence, gda with p = 2 and cdl with λ = 0.01.
 func fitTerms() []model.Term {
 	return []model.Term{
-		{Kernel: model.KernelHG, Width: 0.5, Scale: 1, WidthScale: "median"},
-		{Kernel: model.KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 2},
-		{Kernel: model.KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.01},
+		{Kernel: string(method.KernelHG), Width: 0.5, Scale: 1, WidthScale: "median"},
+		{Kernel: string(method.KernelGDA), Width: 1, Scale: 1, WidthScale: "raw", P: 2},
+		{Kernel: string(method.KernelCDL), Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.01},
 	}
 }
 
@@ -25,20 +26,20 @@ func TestFitRefuses(t *testing.T) {
 	m := galleryModel(t, raw, labels, names, true)
 	for name, terms := range map[string][]model.Term{
 		"none":      nil,
-		"nested":    {{Kernel: model.KernelSum}, fitTerms()[1]},
-		"jeffrey":   {{Kernel: model.KernelJ, Width: 1, Scale: 1, WidthScale: "raw"}, fitTerms()[1]},
-		"bad gda":   {{Kernel: model.KernelGDA, Width: 1, Scale: 1, WidthScale: "raw"}, fitTerms()[2]},
+		"nested":    {{Kernel: string(method.KernelSum)}, fitTerms()[1]},
+		"jeffrey":   {{Kernel: string(method.KernelJ), Width: 1, Scale: 1, WidthScale: "raw"}, fitTerms()[1]},
+		"bad gda":   {{Kernel: string(method.KernelGDA), Width: 1, Scale: 1, WidthScale: "raw"}, fitTerms()[2]},
 		"too many":  make([]model.Term, model.MaxTerms+1),
-		"bad width": {{Kernel: model.KernelHG, Width: -1, Scale: 1, WidthScale: "raw"}, fitTerms()[2]},
+		"bad width": {{Kernel: string(method.KernelHG), Width: -1, Scale: 1, WidthScale: "raw"}, fitTerms()[2]},
 	} {
 		if _, err := FitTerms(m, terms, 1e-2, 0, 1); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := FitKFDA(m, model.KernelGDA, 1, "raw", 1e-2, 0, 1); err == nil {
+	if _, err := FitKFDA(m, string(method.KernelGDA), 1, "raw", 1e-2, 0, 1); err == nil {
 		t.Error("FitKFDA with a set kernel: no error")
 	}
-	if _, err := FitSetKernel(m, model.KernelHG, 0, 0, 1e-2, 0, 1); err == nil {
+	if _, err := FitSetKernel(m, string(method.KernelHG), 0, 0, 1e-2, 0, 1); err == nil {
 		t.Error("FitSetKernel with a kernel on divergences: no error")
 	}
 	one := *m

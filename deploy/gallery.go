@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/stats"
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/model"
@@ -87,7 +88,7 @@ func recentre(m *model.Model) (bool, error) {
 		return false, nil
 	}
 	d := m.Dim()
-	mu := frameMean(m.Samples())
+	mu := stats.MeanFrame(m.Samples()...)
 	mean := make([]float64, len(m.Mean))
 	if m.Identity {
 		for j, v := range m.Mean {

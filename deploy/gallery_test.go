@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/fisher"
+	"setmatch/internal/stats"
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
@@ -75,7 +76,7 @@ func TestRecentre(t *testing.T) {
 			t.Fatalf("identity %v: recentred %v, %v", identity, moved, err)
 		}
 		// The mean of the frames left, as W sees it.
-		want := frameMean(raw[2:])
+		want := stats.MeanFrame(raw[2:]...)
 		got, wantP := mat.NewVecDense(next.Dim(), nil), mat.NewVecDense(next.Dim(), nil)
 		if identity {
 			got.CopyVec(mat.NewVecDense(6, next.Mean))
@@ -125,7 +126,7 @@ func TestRefitKFDA(t *testing.T) {
 	raw, labels, names := ringSets(4, 3, 3, 0.5, 5)
 	const old = 9 // the first three classes
 	m := galleryModel(t, raw[:old], labels[:old], names[:old], true)
-	if _, err := FitKFDA(m, model.KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
+	if _, err := FitKFDA(m, string(method.KernelHG), 1, "median", 1e-2, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m.Selection.Params = map[string]string{"latent-dim": "2"}

@@ -13,7 +13,7 @@ import (
 // ν_b = ν_w; one neighbour each with p.Halves) and the dimension,
 // training bandwidth rule, iteration cap and start of p (d is clamped to
 // the feature dimension; the PCA start, or with p.Fisher the Fisher
-// start, learn.FisherBasis), learning on workers goroutines (0:
+// start, learn.FisherCache), learning on workers goroutines (0:
 // GOMAXPROCS). setmatch train and eval give it to the engine as
 // Grid.Learn.
 func DRLearner(workers int) method.Learner {

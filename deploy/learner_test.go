@@ -27,7 +27,7 @@ func TestDRLearnerStarts(t *testing.T) {
 		}
 		w0, mean0, _ := learn.PCABasis(sets, 2, 1)
 		if fisher {
-			w0, mean0, _ = learn.FisherBasis(sets, labels, 2, learn.FisherReg)
+			w0, mean0, _ = new(learn.FisherCache).Basis(sets, labels, 2)
 		}
 		if !mat.Equal(w, w0) || !mat.Equal(mat.NewVecDense(6, mean), mat.NewVecDense(6, mean0)) {
 			t.Errorf("Fisher %v: the guard is not the start", fisher)

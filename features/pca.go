@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/match"
+	"setmatch/internal/stats"
 	"setmatch/pca"
 )
 
@@ -43,19 +43,18 @@ func FitPCA(x *mat.Dense, d int) (*PCA, error) {
 	if d < 1 || d > D {
 		return nil, fmt.Errorf("features: pca: %d components requested from %d-dimensional data: want 1 to %d", d, D, D)
 	}
-	mean := match.ColumnMeans(x)
+	mean := stats.MeanFrame(x)
 	for _, v := range mean {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("features: pca: training data contain NaN or infinite values")
 		}
 	}
-	xc := mat.NewDense(n, D, nil)
+	xc := mat.DenseCopyOf(x)
+	stats.SubtractFrame(xc, mean)
 	var total float64
 	for i := range n {
-		row := xc.RawRowView(i)
-		for j, v := range x.RawRowView(i) {
-			row[j] = v - mean[j]
-			total += row[j] * row[j]
+		for _, v := range xc.RawRowView(i) {
+			total += v * v
 		}
 	}
 	if !(total > 0) {

@@ -3,14 +3,14 @@ package features
 import (
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/setkernel"
+	"setmatch/internal/stats"
 )
 
 // SplitTransform returns the feature step of an evaluation split, as
 // eval.Options.Transform takes it: a PCA to k dimensions (k > 0) fitted
 // on the frames of the sets listed in fit only (PCASets, whitened if
 // whiten), then, if centre, each n_i×k set minus its own mean frame
-// (setkernel.Centred).
+// (stats.Centred).
 func SplitTransform(k int, whiten, centre bool) func(sets []*mat.Dense, fit []int) ([]*mat.Dense, error) {
 	return func(sets []*mat.Dense, fit []int) ([]*mat.Dense, error) {
 		if k > 0 {
@@ -24,7 +24,7 @@ func SplitTransform(k int, whiten, centre bool) func(sets []*mat.Dense, fit []in
 		}
 		out := make([]*mat.Dense, len(sets))
 		for i, x := range sets {
-			out[i] = setkernel.Centred(x)
+			out[i] = stats.Centred(x)
 		}
 		return out, nil
 	}

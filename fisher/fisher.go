@@ -38,6 +38,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/internal/stats"
 	"setmatch/pca"
 )
 
@@ -89,32 +90,19 @@ func (s *Solution) Basis(d int) (*mat.Dense, error) {
 // all), the frames less it (n×bigD, set by set), and the class of each
 // frame (cls: of each set).
 func centre(sets []*mat.Dense, cls []int, n, bigD int) (mean []float64, xc *mat.Dense, frameClass []int) {
-	mean = make([]float64, bigD)
-	for _, x := range sets {
-		r, _ := x.Dims()
-		for i := range r {
-			for j, v := range x.RawRowView(i) {
-				mean[j] += v
-			}
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
+	mean = stats.MeanFrame(sets...)
 	xc = mat.NewDense(n, bigD, nil)
 	frameClass = make([]int, 0, n)
 	row := 0
 	for k, x := range sets {
 		r, _ := x.Dims()
 		for i := range r {
-			dst := xc.RawRowView(row)
-			for j, v := range x.RawRowView(i) {
-				dst[j] = v - mean[j]
-			}
+			copy(xc.RawRowView(row), x.RawRowView(i))
 			frameClass = append(frameClass, cls[k])
 			row++
 		}
 	}
+	stats.SubtractFrame(xc, mean)
 	return mean, xc, frameClass
 }
 

@@ -14,10 +14,10 @@ import (
 // which the frames of a class barely vary are not stretched without bound.
 const FisherReg = 1e-3
 
-// FisherBasis returns a discriminant start for training: the subspace of
-// the first d columns of Fisher's discriminant of the sets' frames
-// (fisher.Solve with reg, every frame labelled by its set's class),
-// with orthonormal columns (fisher.Orthonormal, D×d), and the mean frame
+// fisherStart returns the discriminant start of training from Fisher's
+// discriminant sol of the training sets' frames (fisher.Solve, every frame
+// labelled by its set's class): the subspace of its first d columns with
+// orthonormal columns (fisher.Orthonormal, D×d), and the mean frame
 // (len D). Its first min(d, C−1) directions span the discriminant
 // directions and the rest complete them as fisher.Solve says. Where d is
 // above the r directions the frames vary in, those r are completed by
@@ -26,15 +26,6 @@ const FisherReg = 1e-3
 // is completed alike (pca.Leading). A point of the Grassmann
 // manifold is its subspace only, so the whitening of the discriminant
 // (its scale within the subspace) is not part of the start.
-func FisherBasis(sets []*mat.Dense, labels []int, d int, reg float64) (w *mat.Dense, mean []float64, err error) {
-	sol, err := fisher.Solve(sets, labels, reg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("Fisher start: %w", err)
-	}
-	return fisherStart(sol, d)
-}
-
-// fisherStart is FisherBasis from the solved discriminant sol of sets.
 func fisherStart(sol *fisher.Solution, d int) (*mat.Dense, []float64, error) {
 	bigD, _ := sol.W.Dims()
 	if d < 1 || d > bigD {
@@ -57,8 +48,10 @@ type FisherCache struct {
 	c keyedOnce[*fisher.Solution]
 }
 
-// Basis returns FisherBasis(sets, labels, d, FisherReg), solving the
-// discriminant at most once per sets and labels.
+// Basis returns the Fisher start of training at dimension d (fisherStart)
+// for the n_i×D sets and their class labels: W (D×d, orthonormal columns)
+// and the mean frame (len D), solving the discriminant (fisher.Solve with
+// FisherReg) at most once per sets and labels.
 func (c *FisherCache) Basis(sets []*mat.Dense, labels []int, d int) (*mat.Dense, []float64, error) {
 	sol, err := c.c.do(setsKey(sets, labels).String(), func() (*fisher.Solution, error) {
 		return fisher.Solve(sets, labels, FisherReg)

@@ -14,6 +14,16 @@ import (
 	"setmatch/match"
 )
 
+// fisherBasis is the Fisher start without the cache, the reference the
+// tests hold FisherCache to: fisher.Solve with FisherReg, then fisherStart.
+func fisherBasis(sets []*mat.Dense, labels []int, d int) (*mat.Dense, []float64, error) {
+	sol, err := fisher.Solve(sets, labels, FisherReg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fisherStart(sol, d)
+}
+
 // TestFisherBasisFindsClassSubspace: on sets whose classes differ only in
 // a known 2-dimensional subspace, with noise of larger variance elsewhere,
 // the PCA start lies far from that subspace and the Fisher start close to
@@ -29,7 +39,7 @@ func TestFisherBasisFindsClassSubspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, mean, err := FisherBasis(sets, labels, d, FisherReg)
+	w, mean, err := fisherBasis(sets, labels, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +66,7 @@ func TestFisherBasisFindsClassSubspace(t *testing.T) {
 	if !floats.EqualApprox(mean, sol.Mean, 1e-12) {
 		t.Error("the mean differs from fisher's")
 	}
-	w5, _, err := FisherBasis(sets, labels, 5, FisherReg)
+	w5, _, err := fisherBasis(sets, labels, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +84,7 @@ func TestFisherBasisFindsClassSubspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !mat.EqualApprox(res.InitialW, w, 1e-12) || !floats.EqualApprox(res.Mean, mean, 1e-12) {
-		t.Error("Train from the cached Fisher start did not start at FisherBasis")
+		t.Error("Train from the cached Fisher start did not start at the uncached one (fisherBasis)")
 	}
 	if a, _ := grassmann.PrincipalAngles(res.W, truth); a[d-1]*deg > 10 {
 		t.Errorf("trained from the Fisher start: %.1f° from the truth, want < 10°", a[d-1]*deg)
@@ -115,7 +125,7 @@ func TestFisherBasisAboveRank(t *testing.T) {
 	if sol.Rank() != 4 {
 		t.Fatalf("rank %d, want 4", sol.Rank())
 	}
-	w, _, err := FisherBasis(sets, labels, 7, FisherReg)
+	w, _, err := fisherBasis(sets, labels, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,16 +135,17 @@ func TestFisherBasisAboveRank(t *testing.T) {
 	if a, _ := grassmann.PrincipalAngles(w.Slice(0, D, 0, 4).(*mat.Dense), fisher.Orthonormal(sol.W)); a[3] > 1e-6 {
 		t.Errorf("the first 4 columns are %g rad from the frames' directions", a[3])
 	}
-	if _, _, err := FisherBasis(sets, labels, 11, FisherReg); err == nil {
+	if _, _, err := fisherBasis(sets, labels, 11); err == nil {
 		t.Error("d > D accepted")
 	}
-	if _, _, err := FisherBasis(sets, make([]int, len(sets)), 2, FisherReg); err == nil {
+	if _, _, err := fisherBasis(sets, make([]int, len(sets)), 2); err == nil {
 		t.Error("one class accepted")
 	}
 }
 
-// TestFisherCache: the cached start equals FisherBasis for several d, from
-// one solution per sets and labels; other labels are another entry.
+// TestFisherCache: the cached start equals the uncached one for several
+// d, from one solution per sets and labels; other labels are another
+// entry.
 func TestFisherCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 2))
 	sets, labels, _ := subspaceData(rng, 4, 2, 10, 6, 2, 1)
@@ -144,9 +155,9 @@ func TestFisherCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w0, mean0, _ := FisherBasis(sets, labels, d, FisherReg)
+		w0, mean0, _ := fisherBasis(sets, labels, d)
 		if !mat.EqualApprox(w, w0, 1e-12) || !floats.EqualApprox(mean, mean0, 1e-12) {
-			t.Errorf("d = %d: cached start differs from FisherBasis", d)
+			t.Errorf("d = %d: cached start differs from the uncached one (fisherBasis)", d)
 		}
 	}
 	if c.c.len() != 1 {

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/match"
+	"setmatch/internal/stats"
 	"setmatch/pca"
 )
 
@@ -28,8 +28,8 @@ func PCABasis(sets []*mat.Dense, d int, seed int64) (w *mat.Dense, mean []float6
 	if n < 2 {
 		return nil, nil, errors.New("PCA needs at least 2 frames in total")
 	}
-	mean = match.ColumnMeans(x)
-	subtractRow(x, mean)
+	mean = stats.MeanFrame(x)
+	stats.SubtractFrame(x, mean)
 	if w, _, err = pca.Leading(x, d, seed); err != nil {
 		return nil, nil, err
 	}
@@ -70,14 +70,4 @@ func stackFrames(sets []*mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	return x, nil
-}
-
-func subtractRow(x *mat.Dense, v []float64) {
-	n, _ := x.Dims()
-	for i := range n {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] -= v[j]
-		}
-	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"setmatch/grassmann"
 	"setmatch/grassmann/grassmanntest"
-	"setmatch/match"
+	"setmatch/internal/stats"
 	"setmatch/pca"
 )
 
@@ -120,8 +120,8 @@ func TestPCABasisFewFramesMatchesCovariance(t *testing.T) {
 	}
 	stacked, _ := stackFrames(sets)
 	centred := mat.DenseCopyOf(stacked)
-	mean := match.ColumnMeans(centred)
-	subtractRow(centred, mean)
+	mean := stats.MeanFrame(centred)
+	stats.SubtractFrame(centred, mean)
 	var cache PCACache
 	for _, d := range []int{1, 10, 39, 45} {
 		w, m, err := PCABasis(sets, d, 1)

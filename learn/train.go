@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/internal/stats"
 	"setmatch/match"
 	"setmatch/model"
 )
@@ -51,7 +52,7 @@ type TrainOptions struct {
 	// Start, if set, gives the start of CG from the training sets (D×d,
 	// orthonormal columns, and the mean frame): for example the PCA start
 	// from a PCACache shared by several trainings on the same sets, or
-	// the Fisher start (FisherCache, FisherBasis). nil: PCABasis, the
+	// the Fisher start (FisherCache). nil: PCABasis, the
 	// paper's start.
 	Start    StartFunc
 	Seed     int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
@@ -148,7 +149,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	centred := make([]*mat.Dense, len(sets))
 	for i, s := range sets {
 		c := mat.DenseCopyOf(s)
-		subtractRow(c, mean)
+		stats.SubtractFrame(c, mean)
 		centred[i] = c
 	}
 	runs := trainingRuns(opt)

@@ -11,6 +11,7 @@ import (
 
 	"setmatch/grassmann"
 	"setmatch/grassmann/grassmanntest"
+	"setmatch/internal/stats"
 	"setmatch/match"
 	"setmatch/synth"
 )
@@ -235,7 +236,7 @@ func benchCost(b *testing.B, sets []*mat.Dense, labels []int) (*Cost, *mat.Dense
 	centred := make([]*mat.Dense, len(sets))
 	for i, s := range sets {
 		centred[i] = mat.DenseCopyOf(s)
-		subtractRow(centred[i], mean)
+		stats.SubtractFrame(centred[i], mean)
 	}
 	h, y, err := projectAndBandwidths(centred, w, match.BandwidthRule{Kind: match.Scott})
 	if err != nil {

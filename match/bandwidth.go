@@ -139,7 +139,7 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 // variance of each column of the n×d matrix x (n ≥ 2).
 func RootMeanVariance(x *mat.Dense) float64 {
 	n, d := x.Dims()
-	mean := ColumnMeans(x)
+	mean := stats.MeanFrame(x)
 	var ss float64
 	for i := range n {
 		for j, v := range x.RawRowView(i) {
@@ -148,22 +148,6 @@ func RootMeanVariance(x *mat.Dense) float64 {
 		}
 	}
 	return math.Sqrt(ss / float64((n-1)*d))
-}
-
-// ColumnMeans returns the mean of each column of the n×d matrix x (n ≥ 1):
-// the mean frame of a set.
-func ColumnMeans(x *mat.Dense) []float64 {
-	n, d := x.Dims()
-	mean := make([]float64, d)
-	for i := range n {
-		for j, v := range x.RawRowView(i) {
-			mean[j] += v
-		}
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
-	return mean
 }
 
 // MedianNearestNeighbour returns the median over the rows of the n×d matrix

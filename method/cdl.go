@@ -227,7 +227,7 @@ func MinEigenvalue(k mat.Symmetric) (minimum, maximum float64, err error) {
 // SpectrumReport describes the eigenvalues of one divergence kernel matrix
 // over a pool's training sets.
 type SpectrumReport struct {
-	Kernel   string  // "hg", "hl" or "j"
+	Kernel   Kernel  // KernelHG, KernelHL or KernelJ
 	Width    float64 // s, applied to the raw divergence
 	Min, Max float64 // smallest and largest eigenvalue
 	Trace    float64
@@ -244,10 +244,10 @@ func (p *Pool) KernelSpectra(b Bandwidth, train []int, widths []float64) ([]Spec
 		return nil, err
 	}
 	var out []SpectrumReport
-	kernels := map[string]func(div, s float64) float64{"hg": match.KernelHG, "hl": match.KernelHL, "j": match.KernelJ}
-	for _, kind := range []string{"hg", "hl", "j"} {
+	kernels := map[Kernel]func(div, s float64) float64{KernelHG: match.KernelHG, KernelHL: match.KernelHL, KernelJ: match.KernelJ}
+	for _, kind := range []Kernel{KernelHG, KernelHL, KernelJ} {
 		d := dm.H2
-		if kind == "j" {
+		if kind == KernelJ {
 			d = dm.J
 		}
 		for _, s := range widths {

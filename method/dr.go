@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/par"
+	"setmatch/internal/stats"
 	"setmatch/match"
 )
 
@@ -516,21 +517,15 @@ func ProjectSets(sets []*mat.Dense, w *mat.Dense, mean []float64) ([]*mat.Dense,
 	}
 	out := make([]*mat.Dense, len(sets))
 	for i, x := range sets {
-		n, c := x.Dims()
+		_, c := x.Dims()
 		if c != dIn {
 			return nil, fmt.Errorf("set %d has %d features, W expects %d", i, c, dIn)
 		}
 		xc := x
 		if mean != nil || w == nil {
-			xc = mat.NewDense(n, c, nil)
-			for r := range n {
-				row := xc.RawRowView(r)
-				copy(row, x.RawRowView(r))
-				if mean != nil {
-					for j := range row {
-						row[j] -= mean[j]
-					}
-				}
+			xc = mat.DenseCopyOf(x)
+			if mean != nil {
+				stats.SubtractFrame(xc, mean)
 			}
 		}
 		if w == nil {

@@ -15,9 +15,9 @@ type Grid struct {
 	Bandwidths []Bandwidth
 	// Kernel widths s of k = exp(−s·δ) as in the paper's grid.
 	Widths []float64
-	// WidthScale: "raw" uses δ as it is, "median" divides δ by its median
-	// over training pairs first, "both" tries the two.
-	WidthScale string
+	// WidthScale: WidthRaw uses δ as it is, WidthMedian divides δ by its
+	// median over training pairs first, WidthBoth tries the two.
+	WidthScale WidthScale
 	// Regs: kFDA regulariser ε relative to tr(S_w)/m.
 	Regs []float64
 	// Dims: latent dimensions tried (clamped to C−1; 0 = C−1). Empty means
@@ -111,7 +111,7 @@ func DefaultGrid() Grid {
 	return Grid{
 		Bandwidths: bws,
 		Widths:     PaperWidths,
-		WidthScale: "both",
+		WidthScale: WidthBoth,
 		Regs:       []float64{1e-3, 1e-2, 1e-1, 1},
 		GDAP:       []int{3, 1, 2, 5, 10, 15},
 		CDLRegs:    []float64{1e-3, 1e-5, 1e-4, 1e-2, 1e-1, 1, 10, 100},
@@ -142,7 +142,7 @@ type GridSpec struct {
 	CDLRegs    string // CDL covariance regularisers λ, numbers > 0
 	GDAP       string // GDA subspace dimensions p, whole numbers ≥ 1
 
-	WidthScale string // raw, median or both
+	WidthScale string // a WidthScale: raw, median or both
 	Folds      int    // inner cross-validation folds, ≥ 2
 	DRDims     string // dimensions d of the -dr methods, whole numbers ≥ 1
 	DRRules    string // training bandwidths of the -dr methods: rules as match.ParseBandwidthRule reads them, global*S, or start
@@ -183,7 +183,7 @@ func DefaultGridSpec() GridSpec {
 	}
 	return GridSpec{
 		Widths: floats(g.Widths), Regs: floats(g.Regs), CDLRegs: floats(g.CDLRegs), GDAP: ints(g.GDAP),
-		WidthScale: g.WidthScale, Folds: g.Folds,
+		WidthScale: string(g.WidthScale), Folds: g.Folds,
 		DRDims: ints(g.DRDims), DRRules: strings.Join(rules, ","), DRGuard: g.DRGuard, DRStart: start,
 		DRFolds: g.DRFolds, DRIter: g.DRIter, DRFoldIter: g.DRFoldIter,
 	}
@@ -228,9 +228,9 @@ func ParseGrid(s GridSpec) (Grid, error) {
 			return Grid{}, err
 		}
 	}
-	switch s.WidthScale {
-	case "raw", "median", "both":
-		grid.WidthScale = s.WidthScale
+	switch ws := WidthScale(s.WidthScale); ws {
+	case WidthRaw, WidthMedian, WidthBoth:
+		grid.WidthScale = ws
 	default:
 		return Grid{}, fmt.Errorf("--width-scale %q: want raw, median or both", s.WidthScale)
 	}

@@ -393,7 +393,7 @@ func divCandidates(t *Task, g Grid, method Name) ([]candidate, error) {
 		// Nothing to cross-validate on: the first bandwidth, and the
 		// width that puts the median divergence at e^−1.
 		bws, widths = bws[:1], []float64{1}
-		g.WidthScale = "median"
+		g.WidthScale = WidthMedian
 	}
 	sets := t.divSets()
 	t.Pool.prefetch(bws, []divRequest{{t.Train, sets}})
@@ -410,10 +410,10 @@ func divCandidates(t *Task, g Grid, method Name) ([]candidate, error) {
 		}
 		for _, s := range widths {
 			ss := strconv.FormatFloat(s, 'g', -1, 64)
-			if g.WidthScale != "median" {
+			if g.WidthScale != WidthMedian {
 				cands = append(cands, candidate{compute: func(idx []int) mat.Symmetric { return divKernel(d, idx, sets, s, 1, kernel) }, desc: fmt.Sprintf("bw=%v s=%s", b, ss), fit: fit(s, 1, false)})
 			}
-			if g.WidthScale == "median" || g.WidthScale == "both" {
+			if g.WidthScale == WidthMedian || g.WidthScale == WidthBoth {
 				if med > 0 {
 					cands = append(cands, candidate{compute: func(idx []int) mat.Symmetric { return divKernel(d, idx, sets, s, med, kernel) }, desc: fmt.Sprintf("bw=%v s=%s/median", b, ss), fit: fit(s, med, true)})
 				}

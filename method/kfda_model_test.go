@@ -13,6 +13,7 @@ import (
 	"setmatch/deploy"
 	"setmatch/kfda"
 	"setmatch/match"
+	"setmatch/method"
 	. "setmatch/method"
 	"setmatch/model"
 )
@@ -55,9 +56,9 @@ func TestKFDAModelMatchesEval(t *testing.T) {
 			sqrt   bool
 			kernel func(div, s float64) float64
 		}{
-			{model.KernelHG, match.Hellinger, false, match.KernelHG},
-			{model.KernelHL, match.Hellinger, true, match.KernelHL},
-			{model.KernelJ, match.Jeffrey, false, match.KernelJ},
+			{string(method.KernelHG), match.Hellinger, false, match.KernelHG},
+			{string(method.KernelHL), match.Hellinger, true, match.KernelHL},
+			{string(method.KernelJ), match.Jeffrey, false, match.KernelJ},
 		} {
 			t.Run(fmt.Sprintf("%v/%s", bw, kc.name), func(t *testing.T) {
 				// the engine's way.
@@ -136,11 +137,11 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	const reg, r, p = 1e-2, 2, 3
-	for _, kernel := range []string{model.KernelGDA, model.KernelCDL} {
+	for _, kernel := range []string{string(method.KernelGDA), string(method.KernelCDL)} {
 		t.Run(kernel, func(t *testing.T) {
 			var k mat.Symmetric
 			var lambda float64
-			if kernel == model.KernelGDA {
+			if kernel == string(method.KernelGDA) {
 				k, err = pool.GDAKernel(p, p)
 			} else {
 				k, lambda, err = pool.CDLKernel(1e-2, train)
@@ -155,7 +156,7 @@ func TestSetKernelModelMatchesEval(t *testing.T) {
 				m.Sets = append(m.Sets, model.Set{Label: fmt.Sprint("class", trainLabels[a]), Name: fmt.Sprint("set", i), Samples: sets[i], Bandwidth: 1})
 			}
 			pp := 0
-			if kernel == model.KernelGDA {
+			if kernel == string(method.KernelGDA) {
 				pp = p
 			}
 			if _, err := deploy.FitSetKernel(m, kernel, pp, lambda, reg, r, 1); err != nil {
@@ -289,7 +290,7 @@ func TestMixModelMatchesEval(t *testing.T) {
 			}
 			var terms []model.Term
 			for _, tm := range fit.Terms {
-				mt := model.Term{Kernel: tm.Fit.Method.Kernel(), Width: 1, Scale: 1, WidthScale: "raw", P: tm.Fit.P, Lambda: tm.Fit.Lambda}
+				mt := model.Term{Kernel: string(tm.Fit.Method.Kernel()), Width: 1, Scale: 1, WidthScale: "raw", P: tm.Fit.P, Lambda: tm.Fit.Lambda}
 				if tm.Fit.Method == KFDAHG {
 					mt.Width, mt.WidthScale = tm.Fit.Width, "median"
 				}

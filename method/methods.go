@@ -48,7 +48,7 @@ type LearnParams struct {
 	// must beat.
 	Start bool
 	// Fisher: learning starts from the subspace of Fisher's discriminant
-	// of the training frames (learn.FisherBasis) instead of their PCA.
+	// of the training frames (learn.FisherCache) instead of their PCA.
 	Fisher bool
 	// Halves: the sets W is learned from are the even and odd frame
 	// halves of the training sets (learnInput), and the affinity takes one

@@ -74,4 +74,17 @@ func TestKernel(t *testing.T) {
 			}
 		}
 	}
+	// The names a model file holds, each once; a sum has no one method.
+	want := map[Name]string{KFDAHG: "hg", KFDAHL: "hl", KFDAJ: "j", GDA: "gda", CDL: "cdl"}
+	for n, k := range want {
+		if got := string(n.Kernel()); got != k {
+			t.Errorf("%s: kernel %q, want %q", n, got, k)
+		}
+	}
+	if n := OfKernel(KernelSum); n != "" {
+		t.Errorf("OfKernel(%q) = %q, want none", KernelSum, n)
+	}
+	if !KernelGDA.OnSets() || !KernelCDL.OnSets() || KernelHG.OnSets() || !KernelJ.OnDivergences() || KernelSum.OnDivergences() || KernelSum.OnSets() {
+		t.Error("OnSets/OnDivergences disagree with the kernels' kinds")
+	}
 }

@@ -35,14 +35,21 @@ const (
 )
 
 // Kernel returns the kernel of a single-kernel kFDA method as a model
-// names it: "hg", "hl" and "j" for kfda-hg, kfda-hl and kfda-j, "gda" and
-// "cdl" for the set kernels; "" for the other methods.
-func (n Name) Kernel() string {
+// names it: KernelHG, KernelHL and KernelJ for kfda-hg, kfda-hl and
+// kfda-j, KernelGDA and KernelCDL for gda and cdl; "" for the other
+// methods.
+func (n Name) Kernel() Kernel {
 	switch n {
-	case KFDAHG, KFDAHL, KFDAJ:
-		return strings.TrimPrefix(string(n), "kfda-")
-	case GDA, CDL:
-		return string(n)
+	case KFDAHG:
+		return KernelHG
+	case KFDAHL:
+		return KernelHL
+	case KFDAJ:
+		return KernelJ
+	case GDA:
+		return KernelGDA
+	case CDL:
+		return KernelCDL
 	}
 	return ""
 }
@@ -58,12 +65,15 @@ func (n Name) IsKFDA() bool {
 }
 
 // OfKernel returns the kFDA method on kernel k, as Name.Kernel names
-// it: the inverse of Kernel.
-func OfKernel(k string) Name {
-	if k == string(GDA) || k == string(CDL) {
-		return Name(k)
+// it: the inverse of Kernel ("" for KernelSum, whose method is KFDAMix,
+// and for a name that is no kernel).
+func OfKernel(k Kernel) Name {
+	for _, n := range Names {
+		if n.Kernel() == k && k != "" {
+			return n
+		}
 	}
-	return "kfda-" + Name(k)
+	return ""
 }
 
 // Names lists every method in table order.

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/features"
+	"setmatch/method"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden model file of the current format version and its expected results in testdata/")
@@ -85,7 +86,7 @@ func goldenModel(t testing.TB) *Model {
 	hl := mfModel(301, 6, 6, []int{5, 4, 6, 5, 4, 6})
 	hl.W, hl.Identity = nil, true
 	hl.Threshold = 1.2
-	if _, err := fitKFDA(hl, KernelHL, 1, "median", 1e-2, 0, 1); err != nil {
+	if _, err := fitKFDA(hl, string(method.KernelHL), 1, "median", 1e-2, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m.Voters = []*Model{dr, hl}
@@ -99,9 +100,9 @@ func goldenMix(t testing.TB) *Model {
 	m.W, m.Identity = nil, true
 	m.Threshold = 1.65 // a distance the kernel induces (Discriminant.OpenSet): the batch near b is known, the others not
 	terms := []Term{
-		{Kernel: KernelHG, Width: 1, Scale: 1, WidthScale: "median"},
-		{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 2},
-		{Kernel: KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.05},
+		{Kernel: string(method.KernelHG), Width: 1, Scale: 1, WidthScale: "median"},
+		{Kernel: string(method.KernelGDA), Width: 1, Scale: 1, WidthScale: "raw", P: 2},
+		{Kernel: string(method.KernelCDL), Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.05},
 	}
 	if _, err := fitTerms(m, terms, 1e-2, 0, 1); err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func goldenMix(t testing.TB) *Model {
 func hgModel(t testing.TB) *Model {
 	m := mfModel(101, 6, 3, []int{5, 4, 6, 5, 4, 6})
 	m.Threshold = 10 // a latent distance
-	if _, err := fitKFDA(m, KernelHG, 1, "median", 1e-2, 0, 1); err != nil {
+	if _, err := fitKFDA(m, string(method.KernelHG), 1, "median", 1e-2, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	m.Selection = Selection{

@@ -68,7 +68,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	}
 	rng := rand.New(rand.NewPCG(seed, 4))
 	r := classes - 1
-	k := &Discriminant{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
+	k := &Discriminant{Term: Term{Kernel: string(method.KernelHG), Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
 		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Train: mfRandom(rng, m, r, 0)}}
 	for i := range k.Solution.ColMean {
 		k.Solution.ColMean[i] = rng.Float64()
@@ -78,10 +78,10 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	}
 	mix := func() *Discriminant {
 		kk := *k
-		kk.Term, kk.Terms = Term{Kernel: KernelSum}, []Term{
-			{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median", Weight: 1},
-			{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 10, Weight: 0.1},
-			{Kernel: KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.1, Weight: 0.01},
+		kk.Term, kk.Terms = Term{Kernel: string(method.KernelSum)}, []Term{
+			{Kernel: string(method.KernelHG), Width: 1, Scale: 0.5, WidthScale: "median", Weight: 1},
+			{Kernel: string(method.KernelGDA), Width: 1, Scale: 1, WidthScale: "raw", P: 10, Weight: 0.1},
+			{Kernel: string(method.KernelCDL), Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.1, Weight: 0.01},
 		}
 		return &kk
 	}()
@@ -89,7 +89,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	// neighbour after a D×10 W with its own gallery.
 	hl := *base
 	kh := *k
-	kh.Kernel = KernelHL
+	kh.Kernel = string(method.KernelHL)
 	hl.Discriminant, hl.Selection.Method = &kh, "kfda-hl"
 	dr := mfModel(seed+1, d, min(10, d), sizes)
 	for i := range dr.Sets {
@@ -103,10 +103,10 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 			switch name {
 			case "kfda-hg":
 				mm.Discriminant, mm.Selection.Method = k, method.Name(name)
-			case KernelGDA, KernelCDL:
+			case string(method.KernelGDA), string(method.KernelCDL):
 				kk := *k
 				kk.Kernel, kk.Width, kk.Scale, kk.WidthScale = name, 1, 1, "raw"
-				if name == KernelGDA {
+				if name == string(method.KernelGDA) {
 					kk.P = 10
 				} else {
 					kk.Lambda = 0.1
@@ -164,7 +164,7 @@ func BenchmarkDecideKFDA(b *testing.B) {
 	for i := range base.Sets {
 		base.Sets[i] = Set{Label: fmt.Sprint("c", i%(r+1)), Name: fmt.Sprint(i), Samples: mfRandom(rng, 2, 2, 0), Bandwidth: 1}
 	}
-	k := &Discriminant{Term: Term{Kernel: KernelHG, Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
+	k := &Discriminant{Term: Term{Kernel: string(method.KernelHG), Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
 		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Train: mfRandom(rng, m, r, 0)}}
 	for i := range k.Solution.Values {
 		k.Solution.Values[i] = float64(r - i)

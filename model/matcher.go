@@ -125,7 +125,7 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		mt.disc = &k.Solution
 		for _, t := range k.Kernels() {
 			mtt := matcherTerm{weight: t.Weight}
-			if IsSetKernel(t.Kernel) {
+			if t.Kind().OnSets() {
 				g, err := t.Gallery(m.Samples(), workers)
 				if err != nil {
 					return nil, err

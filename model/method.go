@@ -64,7 +64,7 @@ const (
 const MaxTerms = 8
 
 // Discriminant is how a kFDA model decides: the kernel it was fitted on
-// (Term, or for KernelSum the weighted sum of Terms), the kernel Fisher
+// (Term, or for method.KernelSum the weighted sum of Terms), the kernel Fisher
 // discriminant fitted on it (Solution) and the open-set rule (OpenSet).
 // The kernel of a batch and each of the m gallery sets (Model.Sets, in
 // order) gives the batch's kernel vector; Solution maps it to the batch's
@@ -73,8 +73,8 @@ const MaxTerms = 8
 // nearest gallery set there gives the label. Whether the batch is known
 // at all is decided by OpenSet.
 type Discriminant struct {
-	Term             // the kernel; for KernelSum only its Kernel is set
-	Terms    []Term  // KernelSum: the kernels added, ≥ 2, none a sum
+	Term             // the kernel; for method.KernelSum only its Kernel is set
+	Terms    []Term  // method.KernelSum: the kernels added, ≥ 2, none a sum
 	OpenSet  string  // what Model.Threshold bounds: OpenSetKernel or OpenSetLatent
 	Reg      float64 // regulariser as chosen (relative to tr(S_w)/m; Solution.Reg is the ε it gave)
 	Solution kfda.KFDA
@@ -83,7 +83,7 @@ type Discriminant struct {
 // Kernels returns the kernels k adds: Terms for a sum, else its one
 // kernel with weight 1.
 func (k *Discriminant) Kernels() []Term {
-	if k.Kernel == KernelSum {
+	if k.Kind() == method.KernelSum {
 		return k.Terms
 	}
 	t := k.Term
@@ -142,15 +142,15 @@ func (k *Discriminant) Validate(m, classes int, div match.Measure) error {
 	if k.OpenSet != OpenSetKernel && k.OpenSet != OpenSetLatent {
 		return fmt.Errorf("open set %q (want kernel or latent)", k.OpenSet)
 	}
-	if k.Kernel == KernelSum {
+	if k.Kind() == method.KernelSum {
 		if len(k.Terms) < 2 || len(k.Terms) > MaxTerms {
 			return fmt.Errorf("a sum of %d kernels (want 2 to %d)", len(k.Terms), MaxTerms)
 		}
-		if k.Term != (Term{Kernel: KernelSum}) {
+		if k.Term != (Term{Kernel: string(method.KernelSum)}) {
 			return fmt.Errorf("a sum has its parameters in its terms, not %+v", k.Term)
 		}
 		for i, t := range k.Terms {
-			if t.Kernel == KernelSum {
+			if t.Kind() == method.KernelSum {
 				return fmt.Errorf("term %d is a sum itself", i)
 			}
 			if !(t.Weight > 0) || math.IsInf(t.Weight, 0) {

@@ -14,6 +14,7 @@ import (
 	"setmatch/features"
 	"setmatch/kfda"
 	"setmatch/match"
+	"setmatch/method"
 )
 
 // Decode reads a model file from r (at most MaxFileBytes) and validates it:
@@ -211,7 +212,7 @@ func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 		h.Selection, h.KFDA, h.FeaturesBytes, h.FeaturesSpec = nil, nil, 0, ""
 	}
 	if v < 3 && h.KFDA != nil {
-		if IsSetKernel(h.KFDA.Kernel) {
+		if method.Kernel(h.KFDA.Kernel).OnSets() {
 			return nil, fmt.Errorf("%w: kfda kernel %q in a file of format %d (set kernels came with format 3)", ErrMalformed, h.KFDA.Kernel, v)
 		}
 		h.KFDA.P, h.KFDA.Lambda = 0, 0
@@ -229,7 +230,7 @@ func parseHeader(b []byte, v uint32) (*fileHeader, error) {
 		return nil, fmt.Errorf("%w: projection %q (want %q or none)", ErrMalformed, h.Projection, projectionIdentity)
 	}
 	if v < 4 && h.KFDA != nil {
-		if h.KFDA.Kernel == KernelSum {
+		if method.Kernel(h.KFDA.Kernel) == method.KernelSum {
 			return nil, fmt.Errorf("%w: kfda kernel %q in a file of format %d (sums of kernels came with format 4)", ErrMalformed, h.KFDA.Kernel, v)
 		}
 		h.KFDA.Terms, h.KFDA.OpenSet = nil, OpenSetLatent

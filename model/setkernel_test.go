@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"setmatch/method"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func setKernelModel(t *testing.T, kernel string) *Model {
 	}
 	m.Mean = make([]float64, 5)
 	p, lambda := 0, 0.0
-	if kernel == KernelGDA {
+	if kernel == string(method.KernelGDA) {
 		p = 2
 	} else {
 		lambda = 0.01
@@ -60,7 +61,7 @@ func spreadSet(rng *rand.Rand, n, d, c int) *mat.Dense {
 // TestSetKernelMatcher: the matcher's kernel vector is the gallery's
 // (setkernel.Gallery), and batches of each class are recognised.
 func TestSetKernelMatcher(t *testing.T) {
-	for _, kernel := range []string{KernelGDA, KernelCDL} {
+	for _, kernel := range []string{string(method.KernelGDA), string(method.KernelCDL)} {
 		t.Run(kernel, func(t *testing.T) {
 			m := setKernelModel(t, kernel)
 			if m.MethodName() != kernel {
@@ -106,7 +107,7 @@ func TestSetKernelMatcher(t *testing.T) {
 }
 
 func TestSetKernelOneFrameBatch(t *testing.T) {
-	mt, err := setKernelModel(t, KernelCDL).NewMatcher()
+	mt, err := setKernelModel(t, string(method.KernelCDL)).NewMatcher()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestSetKernelOneFrameBatch(t *testing.T) {
 // TestFormat3SetKernels: set-kernel models round-trip; their parameters
 // are checked; a format 2 file cannot hold them.
 func TestFormat3SetKernels(t *testing.T) {
-	for _, kernel := range []string{KernelGDA, KernelCDL} {
+	for _, kernel := range []string{string(method.KernelGDA), string(method.KernelCDL)} {
 		m := setKernelModel(t, kernel)
 		got, good := mfRoundTrip(t, m)
 		if got.Discriminant.P != m.Discriminant.P || got.Discriminant.Lambda != m.Discriminant.Lambda {
@@ -128,8 +129,8 @@ func TestFormat3SetKernels(t *testing.T) {
 		binary.LittleEndian.PutUint32(v2[8:12], 2)
 		mfDecodeErr(t, kernel+" in format 2", mfReseal(v2), ErrMalformed, "set kernels came with format 3")
 	}
-	gda := mfEncode(t, setKernelModel(t, KernelGDA))
-	cdl := mfEncode(t, setKernelModel(t, KernelCDL))
+	gda := mfEncode(t, setKernelModel(t, string(method.KernelGDA)))
+	cdl := mfEncode(t, setKernelModel(t, string(method.KernelCDL)))
 	mfDecodeErr(t, "gda p 0", mfEditHeader(t, gda, `"p":2`, `"p":0`), ErrInvalidModel, "subspace dimension p = 0")
 	mfDecodeErr(t, "gda with lambda", mfEditHeader(t, gda, `"p":2`, `"p":2,"lambda":1`), ErrInvalidModel, "lambda 1 (want none)")
 	mfDecodeErr(t, "cdl lambda negative", mfEditHeader(t, cdl, `"lambda":0.01`, `"lambda":-1`), ErrInvalidModel, "lambda = -1")

@@ -5,34 +5,33 @@ import (
 	"math"
 
 	"setmatch/match"
+	"setmatch/method"
 )
 
-// Kernel kinds of a kFDA model: set kernels on the divergences between
-// KDEs (match.KernelHG, match.KernelHL, match.KernelJ), on the sets
-// themselves (KernelGDA, KernelCDL in setkernel.go), and their sum.
+// KernelSum and KernelJ are method.KernelSum and method.KernelJ as the
+// strings Term.Kernel holds, kept only for modelinfo and cmd/setmatch's
+// tests, which still name them here: the kernels are defined once, as
+// method.Kernel.
 const (
-	KernelHG = "hg" // exp(−s·H²), Gaussian on the squared Hellinger distance
-	KernelHL = "hl" // exp(−s·H), Laplace on the Hellinger distance
-	KernelJ  = "j"  // exp(−s·J), Gaussian on the Jeffrey divergence
-	// KernelSum adds the kernels of Discriminant.Terms, each times its weight.
-	KernelSum = "sum"
+	KernelSum = string(method.KernelSum)
+	KernelJ   = string(method.KernelJ)
 )
 
-// Term is one kernel between two sets. On divergences (KernelHG, KernelHL,
-// KernelJ) it is kernel(max(δ, 0), Width/Scale), δ the divergence of the
+// Term is one kernel between two sets. On divergences (method.KernelHG,
+// method.KernelHL, method.KernelJ) it is kernel(max(δ, 0), Width/Scale), δ the divergence of the
 // batch's KDE and a gallery set's (with the model's bandwidths, of √H² for
-// hl). On the sets (KernelGDA, KernelCDL) it compares the projected frames:
+// hl). On the sets (method.KernelGDA, method.KernelCDL) it compares the projected frames:
 // P is GDA's subspace dimension and Lambda CDL's regulariser λ, in the
 // units of the projected frames' covariance; Width and Scale are then 1
-// and WidthScale "raw". Weight is the term's weight in a sum, 0 for the
+// and WidthScale method.WidthRaw. Weight is the term's weight in a sum, 0 for the
 // kernel of a single-kernel Discriminant. A Term names a kernel as a model stores
 // it; the engine's fit of one (method.FittedTerm) holds the whole fitted
 // method, which deploy turns into a Term.
 type Term struct {
-	Kernel     string  // KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL (KernelSum: see Discriminant)
+	Kernel     string  // a method.Kernel: KernelHG, KernelHL, KernelJ, KernelGDA or KernelCDL (KernelSum: see Discriminant)
 	Width      float64 // s as chosen, > 0
 	Scale      float64 // the kernel's width is Width/Scale; > 0
-	WidthScale string  // how Scale was set: "raw" (1) or "median" (median divergence between gallery sets, of √H² for hl)
+	WidthScale string  // a method.WidthScale, how Scale was set: WidthRaw (1) or WidthMedian (median divergence between gallery sets, of √H² for hl)
 	P          int
 	Lambda     float64
 	Weight     float64
@@ -44,27 +43,28 @@ type Term struct {
 // 0.01)". Every description of a kFDA kernel (train, inspect, enroll)
 // comes from here.
 func (t Term) Describe() string {
-	switch t.Kernel {
-	case KernelGDA:
+	switch t.Kind() {
+	case method.KernelGDA:
 		return fmt.Sprintf("gda (projection kernel of %d-dimensional set subspaces)", t.P)
-	case KernelCDL:
+	case method.KernelCDL:
 		return fmt.Sprintf("cdl (log-Euclidean kernel of set covariances + λI, λ = %.4g)", t.Lambda)
 	}
-	if t.WidthScale == "median" {
+	if t.WidthScale == string(method.WidthMedian) {
 		return fmt.Sprintf("%s, width %g/median = %.4g", t.Kernel, t.Width, t.Width/t.Scale)
 	}
 	return fmt.Sprintf("%s, width %g", t.Kernel, t.Width)
 }
 
+// Kind returns t's kernel as the method.Kernel it names.
+func (t Term) Kind() method.Kernel { return method.Kernel(t.Kernel) }
+
 // OnDivergences reports whether t is a kernel on KDE divergences.
-func (t Term) OnDivergences() bool {
-	return t.Kernel == KernelHG || t.Kernel == KernelHL || t.Kernel == KernelJ
-}
+func (t Term) OnDivergences() bool { return t.Kind().OnDivergences() }
 
 // Measure returns the divergence a term on divergences is built on
 // (Hellinger for the other kernels, which use none).
 func (t Term) Measure() match.Measure {
-	if t.Kernel == KernelJ {
+	if t.Kind() == method.KernelJ {
 		return match.Jeffrey
 	}
 	return match.Hellinger
@@ -83,10 +83,10 @@ func (t Term) KernelFunc() func(div float64) float64 {
 // divergence and the width: match.KernelHG, match.KernelHL or
 // match.KernelJ (match.KernelHG for a set kernel, which has none).
 func (t Term) Shape() func(div, s float64) float64 {
-	switch t.Kernel {
-	case KernelHL:
+	switch t.Kind() {
+	case method.KernelHL:
 		return match.KernelHL
-	case KernelJ:
+	case method.KernelJ:
 		return match.KernelJ
 	}
 	return match.KernelHG
@@ -95,16 +95,16 @@ func (t Term) Shape() func(div, s float64) float64 {
 // Validate checks t's kind and parameters (not its weight) for a model
 // whose divergence is div.
 func (t Term) Validate(div match.Measure) error {
-	switch t.Kernel {
-	case KernelHG, KernelHL, KernelJ:
+	switch t.Kind() {
+	case method.KernelHG, method.KernelHL, method.KernelJ:
 		if t.P != 0 || t.Lambda != 0 {
 			return fmt.Errorf("kernel %s has no subspace dimension or covariance regulariser (p %d, lambda %v)", t.Kernel, t.P, t.Lambda)
 		}
-	case KernelGDA:
+	case method.KernelGDA:
 		if t.P < 1 || t.Lambda != 0 {
 			return fmt.Errorf("kernel gda: subspace dimension p = %d (want ≥ 1), lambda %v (want none)", t.P, t.Lambda)
 		}
-	case KernelCDL:
+	case method.KernelCDL:
 		if !(t.Lambda > 0) || math.IsInf(t.Lambda, 0) || t.P != 0 {
 			return fmt.Errorf("kernel cdl: regulariser lambda = %v (want a finite number > 0), p %d (want none)", t.Lambda, t.P)
 		}
@@ -122,7 +122,7 @@ func (t Term) Validate(div match.Measure) error {
 	if !(t.Width/t.Scale > 0) || math.IsInf(t.Width/t.Scale, 0) {
 		return fmt.Errorf("width/scale = %v/%v is not a finite number > 0", t.Width, t.Scale)
 	}
-	if t.WidthScale != "raw" && t.WidthScale != "median" {
+	if ws := method.WidthScale(t.WidthScale); ws != method.WidthRaw && ws != method.WidthMedian {
 		return fmt.Errorf("width scale %q (want raw or median)", t.WidthScale)
 	}
 	return nil

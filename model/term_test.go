@@ -13,6 +13,7 @@ import (
 
 	"setmatch/kfda"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/setkernel"
 )
 
@@ -20,16 +21,16 @@ import (
 // divergence, gda with p = 2 and cdl with λ = 0.01.
 func sumTerms() []Term {
 	return []Term{
-		{Kernel: KernelHG, Width: 0.5, Scale: 1, WidthScale: "median"},
-		{Kernel: KernelGDA, Width: 1, Scale: 1, WidthScale: "raw", P: 2},
-		{Kernel: KernelCDL, Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.01},
+		{Kernel: string(method.KernelHG), Width: 0.5, Scale: 1, WidthScale: "median"},
+		{Kernel: string(method.KernelGDA), Width: 1, Scale: 1, WidthScale: "raw", P: 2},
+		{Kernel: string(method.KernelCDL), Width: 1, Scale: 1, WidthScale: "raw", Lambda: 0.01},
 	}
 }
 
 // sumModel is setKernelModel's gallery decided by kFDA on sumTerms.
 func sumModel(t *testing.T) *Model {
 	t.Helper()
-	m := setKernelModel(t, KernelGDA)
+	m := setKernelModel(t, string(method.KernelGDA))
 	m.Discriminant, m.Selection = nil, Selection{}
 	if _, err := fitTerms(m, sumTerms(), 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func sumModel(t *testing.T) *Model {
 // sets a and b, computed pair by pair with setkernel, as a reference for
 // the fitted sum's.
 func pairKernel(kind string, p int, lambda float64, a, b *mat.Dense) float64 {
-	if kind == KernelGDA {
+	if kind == string(method.KernelGDA) {
 		ba, _ := setkernel.Basis(a, p)
 		bb, _ := setkernel.Basis(b, p)
 		return setkernel.Projection(ba, bb)
@@ -94,9 +95,9 @@ func (r *sumReference) pair(term int, a, b *mat.Dense, h2 float64) float64 {
 	case 0:
 		return math.Exp(-0.5 / r.med * h2)
 	case 1:
-		return pairKernel(KernelGDA, 2, 0, a, b)
+		return pairKernel(string(method.KernelGDA), 2, 0, a, b)
 	}
-	return pairKernel(KernelCDL, 0, 0.01, a, b)
+	return pairKernel(string(method.KernelCDL), 0, 0.01, a, b)
 }
 
 // TestSumKernel: the kernel of a sum is the weighted sum of its terms,
@@ -107,7 +108,7 @@ func (r *sumReference) pair(term int, a, b *mat.Dense, h2 float64) float64 {
 func TestSumKernel(t *testing.T) {
 	m := sumModel(t)
 	k := m.Discriminant
-	if m.MethodName() != "kfda-mix" || k.Kernel != KernelSum || len(k.Terms) != 3 || !k.UsesDivergences() {
+	if m.MethodName() != "kfda-mix" || k.Kernel != string(method.KernelSum) || len(k.Terms) != 3 || !k.UsesDivergences() {
 		t.Fatalf("method %q, kernel %q with %d terms", m.MethodName(), k.Kernel, len(k.Terms))
 	}
 	if d := k.Describe(); !strings.HasPrefix(d, "kernel sum of hg, width 0.5/median = ") || !strings.Contains(d, " + gda (projection kernel of 2-dimensional set subspaces) (× 0.5) + cdl (") {
@@ -206,7 +207,7 @@ func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
 // TestSumWithoutDivergences: a sum without a term on divergences builds
 // no KDE of the batch.
 func TestSumWithoutDivergences(t *testing.T) {
-	m := setKernelModel(t, KernelGDA)
+	m := setKernelModel(t, string(method.KernelGDA))
 	m.Discriminant, m.Selection = nil, Selection{}
 	if _, err := fitTerms(m, sumTerms()[1:], 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
@@ -225,13 +226,16 @@ func TestSumWithoutDivergences(t *testing.T) {
 // (a file could hold them; deploy's fit refuses to make them).
 func TestSumInvalid(t *testing.T) {
 	for name, edit := range map[string]func(k *Discriminant){
-		"one term":      func(k *Discriminant) { k.Terms = k.Terms[:1] },
-		"zero weight":   func(k *Discriminant) { k.Terms[1].Weight = 0 },
-		"inf weight":    func(k *Discriminant) { k.Terms[0].Weight = math.Inf(1) },
-		"nested":        func(k *Discriminant) { k.Terms[2] = Term{Kernel: KernelSum, Weight: 1} },
-		"top width":     func(k *Discriminant) { k.Width = 2 },
-		"terms of hg":   func(k *Discriminant) { k.Kernel = KernelHG },
-		"single weight": func(k *Discriminant) { k.Kernel, k.Terms, k.Term = KernelHG, nil, sumTerms()[0]; k.Weight = 1 },
+		"one term":    func(k *Discriminant) { k.Terms = k.Terms[:1] },
+		"zero weight": func(k *Discriminant) { k.Terms[1].Weight = 0 },
+		"inf weight":  func(k *Discriminant) { k.Terms[0].Weight = math.Inf(1) },
+		"nested":      func(k *Discriminant) { k.Terms[2] = Term{Kernel: string(method.KernelSum), Weight: 1} },
+		"top width":   func(k *Discriminant) { k.Width = 2 },
+		"terms of hg": func(k *Discriminant) { k.Kernel = string(method.KernelHG) },
+		"single weight": func(k *Discriminant) {
+			k.Kernel, k.Terms, k.Term = string(method.KernelHG), nil, sumTerms()[0]
+			k.Weight = 1
+		},
 	} {
 		bad := sumModel(t)
 		edit(bad.Discriminant)

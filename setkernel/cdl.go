@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/match"
+	"setmatch/internal/stats"
 	"setmatch/pca"
 )
 
@@ -39,7 +39,7 @@ func NewSpectrum(x *mat.Dense) (Spectrum, error) {
 	if n < 2 {
 		return Spectrum{}, fmt.Errorf("a covariance needs at least 2 frames, the set has %d", n)
 	}
-	v, s, err := pca.All(Centred(x)) // s: the squared singular values
+	v, s, err := pca.All(stats.Centred(x)) // s: the squared singular values
 	if err != nil {
 		return Spectrum{}, fmt.Errorf("a %d×%d set: %w", n, d, err)
 	}
@@ -107,22 +107,8 @@ func LogEuclidean(a, b Spectrum, lambda float64) float64 {
 // the n×d set x.
 func Covariance(x *mat.Dense) *mat.SymDense {
 	n, d := x.Dims()
-	xc := Centred(x)
+	xc := stats.Centred(x)
 	c := mat.NewSymDense(d, nil)
 	c.SymOuterK(1/float64(n-1), xc.T())
 	return c
-}
-
-// Centred returns a copy of the n×d set x with its mean frame subtracted.
-func Centred(x *mat.Dense) *mat.Dense {
-	n, d := x.Dims()
-	mean := match.ColumnMeans(x)
-	xc := mat.NewDense(n, d, nil)
-	for i := range n {
-		row := xc.RawRowView(i)
-		for j, v := range x.RawRowView(i) {
-			row[j] = v - mean[j]
-		}
-	}
-	return xc
 }

@@ -3,10 +3,9 @@ package synth
 import (
 	"math"
 	"math/rand/v2"
+	"setmatch/internal/stats"
 
 	"gonum.org/v1/gonum/mat"
-
-	"setmatch/match"
 )
 
 // shape is a distribution of unit variance along a direction u (and, for
@@ -178,12 +177,5 @@ func whiten(x *mat.Dense) *mat.Dense {
 
 // centre subtracts the mean frame of x (n×D) from each of its rows.
 func centre(x *mat.Dense) {
-	n, _ := x.Dims()
-	mean := match.ColumnMeans(x)
-	for i := range n {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-		}
-	}
+	stats.SubtractFrame(x, stats.MeanFrame(x))
 }

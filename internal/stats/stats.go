@@ -1,11 +1,14 @@
-// Package stats holds the summary statistics of a sample of numbers that
-// several packages of setmatch take, each written once.
+// Package stats holds the summary statistics of a sample that several
+// packages of setmatch take, each written once: of numbers (the median,
+// the mean and standard deviation) and of frames, the rows of sets (the
+// mean frame, and the frames less it).
 package stats
 
 import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -35,4 +38,49 @@ func MeanStd(x []float64) (mean, std float64) {
 		return x[0], 0
 	}
 	return stat.MeanStdDev(x, nil)
+}
+
+// MeanFrame returns the mean frame (len d) of the rows of the sets, each
+// n_i×d with the same d and Σn_i ≥ 1: the sum of each column over the rows
+// of every set, set by set and row by row in that order, divided by Σn_i.
+// One set gives its column means. The order is fixed so that a mean of the
+// sets one by one and of the same rows stacked into one matrix are
+// bit-identical.
+func MeanFrame(sets ...*mat.Dense) []float64 {
+	_, d := sets[0].Dims()
+	mean := make([]float64, d)
+	n := 0
+	for _, x := range sets {
+		r, _ := x.Dims()
+		for i := range r {
+			for j, v := range x.RawRowView(i) {
+				mean[j] += v
+			}
+		}
+		n += r
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	return mean
+}
+
+// SubtractFrame subtracts the frame v (len d) from every row of the n×d
+// matrix x, in place.
+func SubtractFrame(x *mat.Dense, v []float64) {
+	n, _ := x.Dims()
+	for i := range n {
+		row := x.RawRowView(i)
+		for j := range row {
+			row[j] -= v[j]
+		}
+	}
+}
+
+// Centred returns a copy of the n×d set x (n ≥ 1) less its mean frame
+// (MeanFrame).
+func Centred(x *mat.Dense) *mat.Dense {
+	xc := mat.DenseCopyOf(x)
+	SubtractFrame(xc, MeanFrame(x))
+	return xc
 }

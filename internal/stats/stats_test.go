@@ -2,7 +2,10 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 func TestMedian(t *testing.T) {
@@ -37,5 +40,39 @@ func TestMeanStd(t *testing.T) {
 	}
 	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
 		t.Errorf("MeanStd() = %v, %v; want NaN, NaN", m, s)
+	}
+}
+
+func TestMeanFrame(t *testing.T) {
+	a := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
+	b := mat.NewDense(1, 3, []float64{0.1, 0.2, 0.3})
+	if got, want := MeanFrame(a), []float64{2.5, 3.5, 4.5}; !slices.Equal(got, want) {
+		t.Errorf("MeanFrame(a) = %v, want %v", got, want)
+	}
+	// The sets one by one and their rows stacked: the same sum, bit for bit.
+	var stacked mat.Dense
+	stacked.Stack(a, b)
+	if got, want := MeanFrame(a, b), MeanFrame(&stacked); !slices.Equal(got, want) {
+		t.Errorf("MeanFrame(a, b) = %v, stacked %v", got, want)
+	}
+	// A view with a stride wider than its columns.
+	v := mat.NewDense(2, 4, []float64{1, 2, 3, 99, 4, 5, 6, 99}).Slice(0, 2, 0, 3).(*mat.Dense)
+	if got, want := MeanFrame(v), MeanFrame(a); !slices.Equal(got, want) {
+		t.Errorf("MeanFrame(view) = %v, want %v", got, want)
+	}
+}
+
+func TestCentred(t *testing.T) {
+	x := mat.NewDense(2, 2, []float64{1, 10, 3, 20})
+	c := Centred(x)
+	if want := mat.NewDense(2, 2, []float64{-1, -5, 1, 5}); !mat.Equal(c, want) {
+		t.Errorf("Centred = %v, want %v", mat.Formatted(c), mat.Formatted(want))
+	}
+	if x.At(0, 0) != 1 {
+		t.Error("Centred changed its argument")
+	}
+	SubtractFrame(x, []float64{1, 10})
+	if want := mat.NewDense(2, 2, []float64{0, 0, 2, 10}); !mat.Equal(x, want) {
+		t.Errorf("SubtractFrame = %v, want %v", mat.Formatted(x), mat.Formatted(want))
 	}
 }
