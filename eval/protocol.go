@@ -37,6 +37,9 @@ const (
 )
 
 // Protocol says how gallery (training) and probe (test) sets are drawn.
+// MaxSplits is the most random splits a protocol may ask for.
+const MaxSplits = 1000
+
 type Protocol struct {
 	Kind    ProtocolKind
 	Gallery int // sets per class (frames per set for pooled data)
@@ -105,6 +108,9 @@ func ParseProtocol(s string) (Protocol, error) {
 		case "probe":
 			p.Probe = n
 		case "splits":
+			if n > MaxSplits {
+				return Protocol{}, fmt.Errorf("protocol %q: splits=%d: at most %d (every split trains every method; 10 is the paper's)", s, n, MaxSplits)
+			}
 			p.Splits = n
 		case "strangers":
 			p.Strangers = n
@@ -480,8 +486,13 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			return nil, fmt.Errorf("%s:%d: role %q: want gallery or probe", name, line, f[1])
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: a line longer than %d KiB: each line is \"<split> <gallery|probe> <class>/<set>\"", name, line+1, bufio.MaxScanTokenSize>>10)
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(bySplit) > MaxSplits {
+		return nil, fmt.Errorf("%s: %d splits: at most %d", name, len(bySplit), MaxSplits)
 	}
 	keys := make([]int, 0, len(bySplit))
 	for k := range bySplit {

@@ -48,7 +48,7 @@ func TestParseProtocol(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"", "gallery=5", "gallery=0,probe=1", "gallery=a,probe=1", "gallery=1,probe=1,foo=2", "file=", "probe=2"} {
+	for _, bad := range []string{"", "gallery=5", "gallery=0,probe=1", "gallery=a,probe=1", "gallery=1,probe=1,foo=2", "file=", "probe=2", "gallery=2,probe=2,splits=1001", "gallery=2,probe=2,splits=1000000000"} {
 		if _, err := ParseProtocol(bad); err == nil {
 			t.Errorf("ParseProtocol(%q) accepted", bad)
 		}
@@ -199,6 +199,7 @@ func TestReadSplits(t *testing.T) {
 		{"0 gallery a/a0\n", "needs gallery and probe"},
 		{"0 gallery\n", "want"},
 		{"", "no splits"},
+		{"0 gallery a/a0\n0 probe a/" + strings.Repeat("x", 70000) + "\n", "s.txt:2: a line longer than 64 KiB"},
 	} {
 		_, err := ReadSplits(strings.NewReader(tc.in), "s.txt", d)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
