@@ -30,6 +30,10 @@ func ComparePair(a, b string, p, q *KDE, rule BandwidthRule, oneSided bool) (*Pa
 	if err != nil {
 		return nil, err
 	}
+	if !finite(d.Hellinger2) || !finite(d.Jeffrey) {
+		return nil, fmt.Errorf("the divergences are not numbers (H² %v, J %v) with the bandwidths %g (%s) and %g (%s): the densities under- or overflow; give a bandwidth nearer the spread of the frames (the nn rule measures it)",
+			d.Hellinger2, d.Jeffrey, p.Bandwidth(), a, q.Bandwidth(), b)
+	}
 	r := &PairReport{A: a, B: b, P: p, Q: q, Rule: rule, Div: d}
 	if oneSided {
 		o, err := CompareOneSided(p, q)
@@ -80,8 +84,10 @@ func (r *PairReport) WriteJSON(w io.Writer) error {
 
 // finiteOrNil is v, or nil (JSON's null) when v is not finite.
 func finiteOrNil(v float64) any {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
+	if !finite(v) {
 		return nil
 	}
 	return v
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

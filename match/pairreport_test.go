@@ -54,3 +54,16 @@ func TestComparePair(t *testing.T) {
 		t.Errorf("different dimensions: %v", err)
 	}
 }
+
+// TestComparePairNotANumber: bandwidths whose densities under- or
+// overflow give an error that says so, not divergences of NaN.
+func TestComparePairNotANumber(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 1})
+	y := mat.NewDense(3, 2, []float64{0.5, 0, 1, 0.5, 0, 1})
+	for _, h := range []float64{1e-320, 1e308} {
+		_, err := ComparePair("a.npy", "b.npy", mustKDE(t, x, h), mustKDE(t, y, h), BandwidthRule{Kind: Fixed, Fixed: h}, false)
+		if err == nil || !strings.Contains(err.Error(), "under- or overflow") {
+			t.Errorf("bandwidth %g: err = %v, want one that says the densities under- or overflow", h, err)
+		}
+	}
+}
