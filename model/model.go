@@ -17,7 +17,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
@@ -269,6 +271,9 @@ func (m *Model) validate() error {
 	if math.IsNaN(m.Threshold) {
 		return errors.New("threshold is NaN (use +Inf for a closed-set decision)")
 	}
+	if m.Threshold < 0 {
+		return fmt.Errorf("threshold is %v: scores are never below 0, so every batch would be unknown (want a number ≥ 0, or +Inf for a closed-set decision)", m.Threshold)
+	}
 	if m.Spread != nil {
 		labels := map[string]bool{}
 		for _, s := range m.Sets {
@@ -313,9 +318,12 @@ const (
 	Failed  = "failed"
 )
 
-// CheckLabel returns an error if label cannot name a class: empty, or a
+// CheckLabel returns an error if label cannot name a class: empty; a
 // decision that is not a label (Unknown, Failed), which would make a
-// recognised member of the class read as a stranger or a failure.
+// recognised member of the class read as one; not valid UTF-8, or holding
+// a control character (it is printed in tables, logs and MQTT topics); or
+// beginning or ending with a space, which would make "alice " a person
+// other than "alice" that no table shows apart.
 func CheckLabel(label string) error {
 	var is string
 	switch label {
@@ -326,6 +334,15 @@ func CheckLabel(label string) error {
 	case Failed:
 		is = "a set that could not be decided"
 	default:
+		const rename = "name the class otherwise (its folder) and train or enroll again"
+		switch {
+		case !utf8.ValidString(label):
+			return fmt.Errorf("the label %q is not valid UTF-8: %s", label, rename)
+		case strings.ContainsFunc(label, unicode.IsControl):
+			return fmt.Errorf("the label %q holds a control character: %s", label, rename)
+		case strings.TrimSpace(label) != label:
+			return fmt.Errorf("the label %q begins or ends with a space: %s", label, rename)
+		}
 		return nil
 	}
 	return fmt.Errorf("the label %q is reserved: it is the decision on %s, and a member of the class would read as one: name the class otherwise (its folder) and train or enroll again", label, is)

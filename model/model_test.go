@@ -118,6 +118,7 @@ func TestValidateErrors(t *testing.T) {
 		{"Inf bandwidth", func(m *Model) { m.Sets[0].Bandwidth = math.Inf(1) }, "bandwidth is +Inf"},
 		{"NaN sample", func(m *Model) { m.Sets[2].Samples.Set(6, 2, math.NaN()) }, "samples[6, 2] is NaN"},
 		{"NaN threshold", func(m *Model) { m.Threshold = math.NaN() }, "threshold is NaN"},
+		{"negative threshold", func(m *Model) { m.Threshold = -1 }, "threshold is -1: scores are never below 0"},
 		{"divergence", func(m *Model) { m.Divergence = 7 }, "unknown divergence 7"},
 		{"rule kind", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: 9} }, "unknown bandwidth rule 9"},
 		{"fixed rule", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: -1} }, "fixed bandwidth is -1"},
