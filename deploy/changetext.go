@@ -62,8 +62,41 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 	if c.RuleDefault {
 		rule = c.Rule + " (the model records no rule, being older than that record: train's default)"
 	}
-	_, err := fmt.Fprintf(w, "%s: threshold by %s: %s\n", cmd, rule, c.Threshold)
-	return err
+	if _, err := fmt.Fprintf(w, "%s: threshold by %s: %s\n", cmd, rule, c.Threshold); err != nil {
+		return err
+	}
+	return c.writeMoved(w, cmd)
+}
+
+// writeMoved says how far each member's threshold moved, and where it
+// moved by a tenth or more what that does at the door.
+func (c *Change) writeMoved(w io.Writer, cmd string) error {
+	for i := range min(len(c.Before), len(c.Members)) {
+		before, after := c.Before[i], c.Members[i].Threshold
+		if before == after || math.IsInf(before, 1) || math.IsInf(after, 1) {
+			continue
+		}
+		who := ""
+		if len(c.Members) > 1 {
+			who = fmt.Sprintf("vote member %d, %s: ", i+1, c.Members[i].Method)
+		}
+		line := fmt.Sprintf("%s: %sthreshold %.4g → %.4g", cmd, who, before, after)
+		rel := 0.0
+		if before > 0 {
+			rel = (after - before) / before
+			line += fmt.Sprintf(" (%+.0f%%)", 100*rel)
+		}
+		switch {
+		case rel >= 0.1:
+			line += ": the door is looser, a stranger near one of your people gets in more easily: check it with setmatch test on sets of your people and of strangers"
+		case rel <= -0.1:
+			line += ": the door is stricter, your people are rejected more often: check it with setmatch test on sets of your people and of strangers"
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Kept lists, in words, what in m training computed from all its sets

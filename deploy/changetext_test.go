@@ -33,3 +33,30 @@ enroll: threshold by auto:balanced (the model records no rule, being older than 
 		t.Errorf("kept %q, want only the method", k)
 	}
 }
+
+// TestChangeWriteMoved: how far the threshold moved, and what a move of a
+// tenth or more does at the door; nothing for a threshold that stayed or
+// a closed set.
+func TestChangeWriteMoved(t *testing.T) {
+	res, _ := buildNNH(t, nil)
+	for _, tc := range []struct {
+		before, after float64
+		want          string
+	}{
+		{0.754, 0.864, "forget: threshold 0.754 → 0.864 (+15%): the door is looser"},
+		{0.788, 0.690, "forget: threshold 0.788 → 0.69 (-12%): the door is stricter"},
+		{0.8, 0.82, "forget: threshold 0.8 → 0.82 (+2%)\n"},
+		{0.8, 0.8, ""},
+		{math.Inf(1), math.Inf(1), ""},
+	} {
+		c := &Change{Rule: "auto:balanced", Threshold: "t", Members: []MemberChange{{Method: "nn-h", Threshold: tc.after}}, Before: []float64{tc.before}}
+		var b strings.Builder
+		if err := c.Write(&b, "forget", res.Model); err != nil {
+			t.Fatal(err)
+		}
+		_, moved, _ := strings.Cut(b.String(), "(the rule the model was trained with): t\n")
+		if (tc.want == "" && moved != "") || !strings.HasPrefix(moved, tc.want) {
+			t.Errorf("%v → %v: %q, want it to begin %q", tc.before, tc.after, moved, tc.want)
+		}
+	}
+}

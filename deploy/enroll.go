@@ -48,6 +48,18 @@ type Change struct {
 	// first member (nil when it was not calibrated on them).
 	Threshold string
 	Rates     *openset.Rates
+	// Before is every member's threshold before the change (one, or each
+	// member's of a vote, in order; after it: MemberChange.Threshold).
+	Before []float64
+}
+
+// memberThresholds returns the threshold of every member of m, in order.
+func memberThresholds(m *model.Model) []float64 {
+	var t []float64
+	for _, mem := range m.Members() {
+		t = append(t, mem.Threshold)
+	}
+	return t
 }
 
 // MemberChange is what a change did to one member of the model.
@@ -122,6 +134,7 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 	if err := recalibrate(next, c, strangers, workers); err != nil {
 		return nil, err
 	}
+	c.Before = memberThresholds(m)
 	next.Record(now, model.ChangeEnroll, len(sets))
 	*m = *next
 	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)
@@ -186,6 +199,7 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	if err := recalibrate(next, c, strangers, workers); err != nil {
 		return nil, err
 	}
+	c.Before = memberThresholds(m)
 	next.Record(now, model.ChangeForget, n)
 	*m = *next
 	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)

@@ -480,7 +480,10 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 		names[i], sets[i] = set.Name, set.Samples
 	}
 	why := ""
-	if standIns(opt) {
+	// A model of --method learned was balanced on its training sets, as
+	// train could not repeat its fit without stand-ins: it is again.
+	learned := m.Meta.Params["method"] == string(Learned)
+	if standIns(opt) && !learned {
 		samples, err := standInSamples(sets, labels, names, opt.Seed, fitGallery(m, opt.Workers), nil)
 		why = fmt.Sprint(err)
 		switch {
@@ -521,6 +524,9 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	fit := opt
 	if standIns(opt) {
 		fit.AutoFAR, fit.AutoBalanced = false, true // balanced on the gallery itself
+	}
+	if learned {
+		fit.Method = Learned
 	}
 	if err := r.setThreshold(nil, nil, nil, fit); err != nil {
 		return "", nil, err

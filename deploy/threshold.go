@@ -138,8 +138,12 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		fallback = fmt.Sprintf(" (%v, so it is balanced on the training sets instead)", why)
 		opt.AutoBalanced = true
 	} else if opt.AutoBalanced || opt.AutoFAR {
-		// Learned: no cross-validated fit to refit without stand-ins.
-		fallback = fmt.Sprintf(" (--method %s, W learned at the given --dim, has no cross-validated fit to repeat without stand-in strangers, so it is balanced on the training sets instead, a weaker calibration: check it with setmatch test on sets with strangers)", opt.Method)
+		// No cross-validated fit to refit without stand-ins: Learned, or
+		// a recalibration whose stand-ins could not be made (Recalibrate
+		// says why).
+		if opt.Method == Learned {
+			fallback = fmt.Sprintf(" (--method %s, W learned at the given --dim, has no cross-validated fit to repeat without stand-in strangers, so it is balanced on the training sets instead, a weaker calibration: check it with setmatch test on sets with strangers)", opt.Method)
+		}
 		opt.AutoBalanced = true
 	}
 	m := r.Model

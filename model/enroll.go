@@ -84,6 +84,15 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 				}
 				return nil, fmt.Errorf("enroll %s/%s: bandwidth by %s rule %s: %w", s.Label, s.Name, what, mem.QueryBandwidth, err)
 			}
+			if i == 0 {
+				// The same burst twice, under another name, would count
+				// one set as two: a class looks tighter than it is.
+				for _, g := range mem.Sets {
+					if mat.Equal(g.Samples, y) {
+						return nil, fmt.Errorf("enroll %s/%s: the same frames as the gallery's set %s/%s: give each burst once", s.Label, s.Name, g.Label, g.Name)
+					}
+				}
+			}
 			mem.Sets = append(mem.Sets, Set{Label: s.Label, Name: s.Name, Samples: y, Bandwidth: h})
 		}
 	}

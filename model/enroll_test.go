@@ -40,7 +40,7 @@ func TestWithSets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := set(6)
+	b, b2 := set(6), set(6)
 	if m, err = m.WithSets([]NewSet{{"b", "b1", b}}); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,12 @@ func TestWithSets(t *testing.T) {
 		{[]NewSet{{"c", "", set(0)}}, "name is empty"},
 		{[]NewSet{{"unknown", "u1", set(0)}}, `the label "unknown" is reserved`},
 		{[]NewSet{{"failed", "f1", set(0)}}, `the label "failed" is reserved`},
+		{[]NewSet{{"a ", "a9", set(0)}}, `the label "a " begins or ends with a space`},
+		{[]NewSet{{"a\x1b[2J", "a9", set(0)}}, `holds a control character`},
+		{[]NewSet{{"\xff", "a9", set(0)}}, `is not valid UTF-8`},
 		{[]NewSet{{"b", "b1", set(0)}}, "already has a set"},
+		{[]NewSet{{"b", "b2", b}}, "b/b2: the same frames as the gallery's set b/b1: give each burst once"},
+		{[]NewSet{{"c", "c1", b2}, {"c", "c2", b2}}, "c/c2: the same frames as the gallery's set c/c1"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c1", set(0)}}, "is given twice"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c2", mat.NewDense(5, 4, nil)}}, "model expects 6"},
 		{[]NewSet{{"c", "c1", mat.NewDense(1, 6, nil)}}, "c/c1: 1 frame: a set's density needs at least 2 frames"},

@@ -84,7 +84,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	c.Write(stderr, "enroll", m)
 	newClass := ""
 	if c.NewClasses > 0 {
-		newClass = fmt.Sprintf(" (%d new)", c.NewClasses)
+		newClass = fmt.Sprintf(" (%q is new: a person the model did not know)", cf.label)
 	}
 	return cf.write(stdout, m, c, newClass)
 }

@@ -186,7 +186,7 @@ func TestDaemonEnrollForget(t *testing.T) {
 	testutil.WaitForCtx(t, ctx, "every batch in done/", func() bool { return len(testutil.Names(t, done)) == len(want) })
 	p.stop()
 
-	if !strings.Contains(enroll.out.String(), "8 gallery sets, 4 classes (1 new)") || !strings.Contains(forget.out.String(), "removed every set of class carol (2)") {
+	if !strings.Contains(enroll.out.String(), "8 gallery sets, 4 classes (\"dave\" is new: a person the model did not know)") || !strings.Contains(forget.out.String(), "removed every set of class carol (2)") {
 		t.Errorf("setmatch enroll:\n%s\nsetmatch forget:\n%s", enroll.out, forget.out)
 	}
 	models := map[string]bool{}
