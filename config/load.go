@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -14,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"setmatch/internal/regfile"
 )
 
 // Errors wrapped by the *Error values Load returns, for errors.Is.
@@ -77,7 +78,7 @@ func Load(path string) (*Config, error) {
 func LoadFiles(main string, dropins ...string) (*Config, error) {
 	l := newLoader()
 	for _, f := range append([]string{main}, dropins...) {
-		data, err := os.ReadFile(f)
+		data, err := regfile.ReadFile(f, 0)
 		if err != nil {
 			return nil, err
 		}
