@@ -63,6 +63,16 @@ func (e *Error) Unwrap() error { return e.Err }
 // <dir of path>/conf.d/*.toml in lexical order, over Default, and validates
 // the result. A missing conf.d is not an error.
 func Load(path string) (*Config, error) {
+	files, err := Files(path)
+	if err != nil {
+		return nil, err
+	}
+	return LoadFiles(files[0], files[1:]...)
+}
+
+// Files returns the files Load reads for the main configuration file at
+// path: path, then its drop-ins in the order they are read.
+func Files(path string) ([]string, error) {
 	dropins, err := filepath.Glob(filepath.Join(filepath.Dir(path), "conf.d", "*.toml"))
 	if err != nil {
 		return nil, err
@@ -70,7 +80,7 @@ func Load(path string) (*Config, error) {
 	slices.Sort(dropins)
 	// Skip hidden files (editor locks, package manager leftovers).
 	dropins = slices.DeleteFunc(dropins, func(p string) bool { return strings.HasPrefix(filepath.Base(p), ".") })
-	return LoadFiles(path, dropins...)
+	return append([]string{path}, dropins...), nil
 }
 
 // LoadFiles reads the main file and then each drop-in, in the order given,

@@ -214,6 +214,10 @@ func TestCheckPaths(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	file := filepath.Join(f.Dir, "afile")
 	os.WriteFile(file, nil, 0o644)
+	readme := filepath.Join(f.Dir, "README")
+	os.WriteFile(readme, []byte("# notes\nprecious\n"), 0o644)
+	link := filepath.Join(f.Dir, "j-link.jsonl")
+	os.Symlink(filepath.Join(f.Dir, "j3.jsonl"), link)
 	for _, c := range []struct {
 		name, spool, journal string
 		want                 string // in the error; "" for ok with this in the output
@@ -225,6 +229,10 @@ func TestCheckPaths(t *testing.T) {
 		{"journal folder missing", f.Spool, filepath.Join(f.Dir, "nodir", "journal.jsonl"), "is missing or not a directory", ""},
 		{"journal a folder", f.Spool, f.Dir, "is not a regular file", ""},
 		{"missing journal", f.Spool, filepath.Join(f.Dir, "j2.jsonl"), "", "j2.jsonl: missing; setmatchd creates it"},
+		{"journal the model", f.Spool, f.Model, "journal.path " + f.Model + " is the model", ""},
+		{"journal the configuration", f.Spool, f.Config, "is the configuration file " + f.Config, ""},
+		{"journal not a journal", f.Spool, readme, "is not a setmatch journal (its first line is not a journal record)", ""},
+		{"journal a symbolic link", f.Spool, link, "is a symbolic link", ""},
 	} {
 		f.Spool, f.Journal = c.spool, c.journal
 		f.WriteConfig(t, "")
