@@ -314,3 +314,36 @@ func TestBatchLogSaysRetry(t *testing.T) {
 		t.Errorf("no batch line says retry:\n%s", log.String())
 	}
 }
+
+// TestAttemptCountedFromRead: the attempt marker is written before the
+// batch is read, so that a daemon killed while reading (an OOM kill while
+// decoding a burst's frames) counts the attempt and, after
+// spool.MaxMatchAttempts of them, fails the batch; it was written only
+// once the batch reached the matcher, and such a batch was retried forever.
+func TestAttemptCountedFromRead(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	cur := filepath.Join(f.Spool, spool.DirCur)
+	seen := make(chan string, 1)
+	beforeRead = func(name string) {
+		b, err := os.ReadFile(filepath.Join(cur, "."+name+".retry"))
+		if err != nil {
+			seen <- err.Error()
+			return
+		}
+		seen <- string(b)
+	}
+	defer func() { beforeRead = nil }()
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	rng := rand.New(rand.NewPCG(75, 76))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	if rec := next(t, ch); rec.Decision != "alice" {
+		t.Errorf("a.npy: %+v", rec)
+	}
+	if got := <-seen; got != "1\n" {
+		t.Errorf("the attempt marker as a.npy's read begins: %q, want \"1\\n\"", got)
+	}
+	if got := testutil.Names(t, cur); len(got) != 0 {
+		t.Errorf("cur/ holds %v after the batch", got)
+	}
+}

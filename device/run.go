@@ -349,13 +349,13 @@ func (r *Runner) handle(it spool.Item) {
 	rec := &journal.Record{File: it.Name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.Claimed,
 		Divergence: st.model.Model.Divergence.String()}
 	if it.Claimed {
-		// Only attempts that reached the matcher count (decideBatch).
+		// Only attempts that reached the read count (decideBatch).
 		n, err := r.spool.MatchAttempts(it.Name)
 		if err != nil {
 			r.log.Warn("cannot read the attempts at an interrupted batch", "file", it.Name, "err", err)
 		}
 		if n >= spool.MaxMatchAttempts {
-			r.fail(rec, fmt.Sprintf("setmatchd stopped %d times while matching this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more", n))
+			r.fail(rec, fmt.Sprintf("setmatchd stopped %d times while reading or matching this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more", n))
 			r.spool.EndMatch(it.Name)
 			return
 		}
@@ -456,7 +456,22 @@ func (r *Runner) decide(st *state, name string, rec *journal.Record) (d model.De
 	return r.decideBatch(st, name, rec)
 }
 
+// beforeRead, if set (by tests), is called as decideBatch begins to read a
+// batch.
+var beforeRead func(name string)
+
 func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model.Decision, error) {
+	// Count the attempts from before the read: a batch that kills the
+	// daemon while it is read (an image that takes all memory to decode)
+	// or matched, again and again, is failed (handle). Every return,
+	// a stop's included, ends the attempt.
+	if err := r.spool.BeginMatch(name); err != nil {
+		r.log.Warn("cannot mark the match attempt", "file", name, "err", err)
+	}
+	defer r.spool.EndMatch(name)
+	if beforeRead != nil {
+		beforeRead(name)
+	}
 	start := time.Now()
 	x, err := r.readBatch(st, name, rec)
 	if err != nil {
@@ -472,12 +487,6 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	}
 	t := time.Now()
 	rec.ReadMS = ms(t.Sub(start))
-	// Count the attempts that reach the matcher: a batch that kills the
-	// daemon here again and again is failed (handle).
-	if err := r.spool.BeginMatch(name); err != nil {
-		r.log.Warn("cannot mark the match attempt", "file", name, "err", err)
-	}
-	defer r.spool.EndMatch(name)
 	ctx, cancel := r.batchContext(st)
 	defer cancel()
 	res, err := st.matcher.MatchContext(ctx, x)
