@@ -304,6 +304,7 @@ func TestInvalidValues(t *testing.T) {
 		{"[journal]\nmax_bytes = -5\n", "journal.max_bytes", "must be ≥ 0"},
 		{"[journal]\nkeep = 0\n", "journal.keep", "must be ≥ 1"},
 		{"[journal]\nmax_bytes = 0\nkeep = -1\n", "journal.keep", "must be ≥ 1"},
+		{"[journal]\nkeep = 100000000\n", "journal.keep", "must be ≤ 1000, got 100000000: each rotation renames every rotated journal kept"},
 		{"[gpio]\nbackend = \"sysfs\"\n", "gpio.backend", `must be "periph", "log" or "none", got "sysfs"`},
 		{"[gpio]\npulse = \"-5ms\"\n", "gpio.pulse", `must be > 0, got "-5ms"`},
 		{"[gpio]\nunknown_pin = \"GPIO17\"\n", "gpio.unknown_pin", `pin "GPIO17" is already used by gpio.match_pin`},

@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// MaxJournalKeep bounds journal.keep: each rotation renames every rotated
+// journal kept, one by one.
+const MaxJournalKeep = 1000
+
 // Validate checks every value of c. The errors name keys by path but not
 // files (Load also names the file that set each key).
 func (c *Config) Validate() error {
@@ -114,6 +118,8 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	}
 	if j.Keep < 1 {
 		bad("journal.keep", "must be ≥ 1 (rotated journals kept when journal.max_bytes is set), got %d", j.Keep)
+	} else if j.Keep > MaxJournalKeep {
+		bad("journal.keep", "must be ≤ %d, got %d: each rotation renames every rotated journal kept; to keep more history, raise journal.max_bytes", MaxJournalKeep, j.Keep)
 	}
 
 	g := &c.GPIO

@@ -362,8 +362,20 @@ func (j *Journal) rotate() error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	j.f = nil
-	os.Remove(fmt.Sprintf("%s.%d", j.path, j.keep))
-	for k := j.keep - 1; k >= 1; k-- {
+	// Shift only the rotated files there are (.1, .2, … up to the first
+	// missing one): the work is theirs, not keep's.
+	n := 0
+	for n < j.keep {
+		if _, err := os.Lstat(fmt.Sprintf("%s.%d", j.path, n+1)); err != nil {
+			break
+		}
+		n++
+	}
+	if n == j.keep {
+		os.Remove(fmt.Sprintf("%s.%d", j.path, j.keep))
+		n--
+	}
+	for k := n; k >= 1; k-- {
 		os.Rename(fmt.Sprintf("%s.%d", j.path, k), fmt.Sprintf("%s.%d", j.path, k+1))
 	}
 	if err := os.Rename(j.path, j.path+".1"); err != nil {
