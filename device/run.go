@@ -93,8 +93,9 @@ func newState(cfg *config.Config, m *Loaded) (*state, error) {
 	// first CSV frame, before the body is parsed.
 	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames, Cols: m.Model.InputDim()}
 	if mb > 0 {
-		// In memory a float32 .npy doubles and a CSV can grow 4×.
-		lim.MaxBytes = 4 * mb
+		// In memory a float32 .npy doubles and a CSV can grow 4×
+		// (saturating: config caps mb far below that).
+		lim.MaxBytes = min(mb, math.MaxInt64/4) * 4
 	}
 	// The model's threshold unless the configuration sets one (a model
 	// that decides by a vote has one per member, and takes only inf).
