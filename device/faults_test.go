@@ -19,6 +19,7 @@ import (
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/features"
 	"setmatch/internal/testutil"
 	"setmatch/model"
 )
@@ -346,4 +347,64 @@ func TestAttemptCountedFromRead(t *testing.T) {
 	if got := testutil.Names(t, cur); len(got) != 0 {
 		t.Errorf("cur/ holds %v after the batch", got)
 	}
+}
+
+// TestReloadRefusesOtherPipeline: a reload refuses a model with the same
+// number of features per frame from another feature pipeline (a model of
+// feature vectors replaced by an image model, or one spec by another): every
+// batch of features would be matched in the wrong space. It was taken.
+func TestReloadRefusesOtherPipeline(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	D := fixtureModel(t, f).InputDim()
+	old := r.Model().ID()
+	var specs []string
+	for _, spec := range []string{"intensity:3x2", "intensity:2x3"} {
+		p, err := features.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fit, err := features.NewFitted(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := pipelineModel(&fit, D)
+		path := filepath.Join(f.Dir, strings.ReplaceAll(spec, ":", "-")+".smm")
+		if err := model.WriteFile(path, m); err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, path)
+	}
+	cfg := *r.Config()
+	cfg.Model = specs[0]
+	_, err := r.Reload(&cfg)
+	if err == nil || !strings.Contains(err.Error(), "reads frames with --features intensity:3x2, the model in use") ||
+		!strings.Contains(err.Error(), "takes feature vectors and records no feature pipeline") || !strings.Contains(err.Error(), "restart setmatchd") {
+		t.Errorf("reload of an image model over a feature-vector model of the same D: %v", err)
+	}
+	if r.Model().ID() != old {
+		t.Error("the model changed after a refused reload")
+	}
+	// From one spec to another of the same D, after a restart on the first.
+	r2, _ := newRunnerModel(t, f, specs[0])
+	defer func() { r2.Stop(); r2.Wait(); r2.Close() }()
+	cfg = *r2.Config()
+	cfg.Model = specs[1]
+	if _, err := r2.Reload(&cfg); err == nil || !strings.Contains(err.Error(), "--features intensity:2x3, the model in use") {
+		t.Errorf("reload of another spec of the same D: %v", err)
+	}
+	// The same pipeline again is taken.
+	cfg.Model = specs[0]
+	if _, err := r2.Reload(&cfg); err != nil {
+		t.Errorf("reload of the same model: %v", err)
+	}
+}
+
+// newRunnerModel is newRunner on f's configuration with the model at path.
+func newRunnerModel(t *testing.T, f *devicetest.Fixture, path string) (*Runner, <-chan *journal.Record) {
+	t.Helper()
+	f.Model = path
+	f.WriteConfig(t, "")
+	return newRunner(t, f, slog.DiscardHandler)
 }
