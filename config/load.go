@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -14,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"setmatch/internal/regfile"
 )
 
 // Errors wrapped by the *Error values Load returns, for errors.Is.
@@ -62,6 +63,16 @@ func (e *Error) Unwrap() error { return e.Err }
 // <dir of path>/conf.d/*.toml in lexical order, over Default, and validates
 // the result. A missing conf.d is not an error.
 func Load(path string) (*Config, error) {
+	files, err := Files(path)
+	if err != nil {
+		return nil, err
+	}
+	return LoadFiles(files[0], files[1:]...)
+}
+
+// Files returns the files Load reads for the main configuration file at
+// path: path, then its drop-ins in the order they are read.
+func Files(path string) ([]string, error) {
 	dropins, err := filepath.Glob(filepath.Join(filepath.Dir(path), "conf.d", "*.toml"))
 	if err != nil {
 		return nil, err
@@ -69,7 +80,7 @@ func Load(path string) (*Config, error) {
 	slices.Sort(dropins)
 	// Skip hidden files (editor locks, package manager leftovers).
 	dropins = slices.DeleteFunc(dropins, func(p string) bool { return strings.HasPrefix(filepath.Base(p), ".") })
-	return LoadFiles(path, dropins...)
+	return append([]string{path}, dropins...), nil
 }
 
 // LoadFiles reads the main file and then each drop-in, in the order given,
@@ -77,7 +88,7 @@ func Load(path string) (*Config, error) {
 func LoadFiles(main string, dropins ...string) (*Config, error) {
 	l := newLoader()
 	for _, f := range append([]string{main}, dropins...) {
-		data, err := os.ReadFile(f)
+		data, err := regfile.ReadFile(f, MaxFileBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +134,13 @@ var pathKeys = []struct {
 }
 
 func (l *loader) apply(name string, data []byte) error {
+	if len(data) > MaxFileBytes {
+		return &Error{File: name, Err: fmt.Errorf("%w: the file is %d bytes, more than the limit of %d: a configuration is a few KiB", ErrSyntax, len(data), MaxFileBytes)}
+	}
 	text := string(data)
+	if line, col := tooDeep(text); line > 0 {
+		return &Error{File: name, Line: line, Column: col, Err: fmt.Errorf("%w: arrays and inline tables nest more than %d deep here (setmatchd's keys nest 3 deep at most)", ErrSyntax, maxNesting)}
+	}
 	// Parse alone first: any error here is in the syntax.
 	md, err := toml.Decode(text, new(map[string]any))
 	if err != nil {
@@ -138,9 +155,20 @@ func (l *loader) apply(name string, data []byte) error {
 	pos := keyPositions(text)
 	// Check the keys before decoding, so that a misspelt key is reported
 	// as such rather than as a type error of a key it resembles.
+	// An unknown key is reported once: the first key under its outermost
+	// unknown part (x of x = {a = {a = …}}), not every key nested in it.
 	var errs []error
+	reported := map[string]bool{}
 	for _, k := range md.Keys() {
-		if !knownKey(k) {
+		if knownKey(k) {
+			continue
+		}
+		i := 1
+		for knownKey(k[:i]) {
+			i++ // ends by len(k), or by 4: no key nests deeper than 3
+		}
+		if p := keyPath(k[:i]); !reported[p] {
+			reported[p] = true
 			errs = append(errs, unknown(name, pos, k))
 		}
 	}
@@ -171,9 +199,15 @@ func (l *loader) apply(name string, data []byte) error {
 	return nil
 }
 
+// maxSuggest is the longest key given a "did you mean": the known keys are
+// far shorter, and the edit distance costs the product of the lengths.
+const maxSuggest = 64
+
 func unknown(name string, pos map[string]position, k toml.Key) error {
 	msg := ErrUnknownKey
-	if s := suggest(k); s != "" {
+	if len(k) > 4 || len(strings.Join(k, ".")) > maxSuggest {
+		// Far from any known key.
+	} else if s := suggest(k); s != "" {
 		msg = fmt.Errorf("%w (did you mean %s?)", ErrUnknownKey, s)
 	}
 	return locate(&Error{File: name, Key: keyPath(k), Err: msg}, pos)
@@ -376,6 +410,9 @@ var knownKeys = func() map[string]bool {
 // knownKey reports whether k is a key of Config, matching case exactly (the
 // decoder itself would accept "Pulse" for "pulse").
 func knownKey(k toml.Key) bool {
+	if len(k) > 3 {
+		return false // no key nests deeper
+	}
 	if len(k) == 3 && k[0] == "gpio" && k[1] == "label_pins" {
 		return true // any label
 	}

@@ -3,10 +3,15 @@ package config
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"time"
+
+	"setmatch/internal/regfile"
 )
+
+// MaxSecretBytes bounds what is read of mqtt.password_file and mqtt.ca_file:
+// far more than a password or a bundle of certificates.
+const MaxSecretBytes = 1 << 20
 
 // MQTT publishes every decision to an MQTT broker; it is off while Broker
 // is empty. device/mqtt implements it.
@@ -117,7 +122,7 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 		if m.Username == "" {
 			bad("mqtt.password_file", "is set but mqtt.username is not: the broker needs both")
 		}
-		if b, err := os.ReadFile(m.PasswordFile); err != nil {
+		if b, err := regfile.ReadFile(m.PasswordFile, MaxSecretBytes); err != nil {
 			hint := ""
 			if strings.HasPrefix(m.PasswordFile, "/run/credentials/") {
 				hint = " (a systemd credential exists only while the service runs: check with the file it is loaded from)"
@@ -131,7 +136,7 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 		if path == "" {
 			return
 		}
-		if f, err := os.Open(path); err != nil {
+		if f, _, err := regfile.Open(path); err != nil {
 			bad(key, "%v", err)
 		} else {
 			f.Close()

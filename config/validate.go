@@ -7,6 +7,17 @@ import (
 	"strings"
 )
 
+// The most spool.max_batch_bytes and spool.max_frame_bytes may be: the
+// batch or frame is read whole into memory.
+const (
+	MaxBatchBytes = 4 << 30
+	MaxFrameBytes = 1 << 30
+)
+
+// MaxJournalKeep bounds journal.keep: each rotation renames every rotated
+// journal kept, one by one.
+const MaxJournalKeep = 1000
+
 // Validate checks every value of c. The errors name keys by path but not
 // files (Load also names the file that set each key).
 func (c *Config) Validate() error {
@@ -81,6 +92,8 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	positiveDur("spool.rescan_interval", s.RescanInterval)
 	if s.MaxBatchBytes <= 0 {
 		bad("spool.max_batch_bytes", "must be > 0, got %d", int64(s.MaxBatchBytes))
+	} else if s.MaxBatchBytes > MaxBatchBytes {
+		bad("spool.max_batch_bytes", "must be ≤ 4GiB, got %d: a batch is read whole into memory (and parsed into up to 4 times that), so a larger limit bounds nothing", int64(s.MaxBatchBytes))
 	}
 	if s.MaxFrames < 1 {
 		bad("spool.max_frames", "must be ≥ 1, got %d", s.MaxFrames)
@@ -93,6 +106,8 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	}
 	if s.MaxFrameBytes <= 0 {
 		bad("spool.max_frame_bytes", "must be > 0, got %d", int64(s.MaxFrameBytes))
+	} else if s.MaxFrameBytes > MaxFrameBytes {
+		bad("spool.max_frame_bytes", "must be ≤ 1GiB, got %d: a frame file is read whole into memory, so a larger limit bounds nothing", int64(s.MaxFrameBytes))
 	}
 	oneOf("spool.done", s.Done, "keep", "delete")
 	nonNeg("spool.done_max_files", s.DoneMaxFiles)
@@ -114,6 +129,8 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	}
 	if j.Keep < 1 {
 		bad("journal.keep", "must be ≥ 1 (rotated journals kept when journal.max_bytes is set), got %d", j.Keep)
+	} else if j.Keep > MaxJournalKeep {
+		bad("journal.keep", "must be ≤ %d, got %d: each rotation renames every rotated journal kept; to keep more history, raise journal.max_bytes", MaxJournalKeep, j.Keep)
 	}
 
 	g := &c.GPIO

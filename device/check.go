@@ -43,7 +43,11 @@ func Check(path string, w io.Writer) error {
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {
 		return err
 	}
-	if err := checkJournal(cfg.Journal.Path, w); err != nil {
+	files, err := config.Files(path)
+	if err != nil {
+		return err
+	}
+	if err := checkJournal(cfg.Journal.Path, cfg.Model, files, w); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "bursts:   %s\n", st.burst.describe())

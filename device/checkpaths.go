@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"setmatch/device/journal"
 	"setmatch/device/spool"
 )
 
@@ -63,11 +64,21 @@ func setgidBits(m fs.FileMode) fs.FileMode {
 }
 
 // checkJournal says, for setmatchd -check, whether setmatchd can append to
-// the journal at path: an existing journal must be a regular file it can
-// open for writing, and a missing one needs its folder, which setmatchd
-// does not create.
-func checkJournal(path string, w io.Writer) error {
-	fi, err := os.Stat(path)
+// the journal at path: an existing journal must be a journal (a regular
+// file, not a link, holding journal lines: journal.Verify) it can open for
+// writing, and a missing one needs its folder, which setmatchd does not
+// create. The journal must not be the model or a configuration file.
+func checkJournal(path, modelPath string, configFiles []string, w io.Writer) error {
+	for _, p := range append([]string{modelPath}, configFiles...) {
+		what := "the configuration file"
+		if p == modelPath {
+			what = "the model"
+		}
+		if sameFile(path, p) {
+			return fmt.Errorf("journal.path %s is %s %s: setmatchd would append its journal to it; set journal.path to a file of its own, such as /var/lib/setmatch/journal.jsonl", path, what, p)
+		}
+	}
+	fi, err := os.Lstat(path)
 	switch {
 	case missing(err):
 		dir := filepath.Dir(path)
@@ -84,8 +95,11 @@ func checkJournal(path string, w io.Writer) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("journal.path: %w", err)
-	case !fi.Mode().IsRegular():
+	case fi.Mode()&fs.ModeSymlink == 0 && !fi.Mode().IsRegular():
 		return fmt.Errorf("journal.path %s is not a regular file (%v): set journal.path to a file", path, fi.Mode().Type())
+	}
+	if err := journal.Verify(path); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
@@ -94,6 +108,20 @@ func checkJournal(path string, w io.Writer) error {
 	f.Close()
 	fmt.Fprintf(w, "journal:  %s: writable\n", path)
 	return nil
+}
+
+// sameFile reports whether paths a and b name the same file: the same path,
+// or (both existing) the same inode.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // missing reports whether err says a path does not exist: no such file,

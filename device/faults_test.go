@@ -19,6 +19,7 @@ import (
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/features"
 	"setmatch/internal/testutil"
 	"setmatch/model"
 )
@@ -214,6 +215,10 @@ func TestCheckPaths(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	file := filepath.Join(f.Dir, "afile")
 	os.WriteFile(file, nil, 0o644)
+	readme := filepath.Join(f.Dir, "README")
+	os.WriteFile(readme, []byte("# notes\nprecious\n"), 0o644)
+	link := filepath.Join(f.Dir, "j-link.jsonl")
+	os.Symlink(filepath.Join(f.Dir, "j3.jsonl"), link)
 	for _, c := range []struct {
 		name, spool, journal string
 		want                 string // in the error; "" for ok with this in the output
@@ -225,6 +230,10 @@ func TestCheckPaths(t *testing.T) {
 		{"journal folder missing", f.Spool, filepath.Join(f.Dir, "nodir", "journal.jsonl"), "is missing or not a directory", ""},
 		{"journal a folder", f.Spool, f.Dir, "is not a regular file", ""},
 		{"missing journal", f.Spool, filepath.Join(f.Dir, "j2.jsonl"), "", "j2.jsonl: missing; setmatchd creates it"},
+		{"journal the model", f.Spool, f.Model, "journal.path " + f.Model + " is the model", ""},
+		{"journal the configuration", f.Spool, f.Config, "is the configuration file " + f.Config, ""},
+		{"journal not a journal", f.Spool, readme, "is not a setmatch journal (its first line is not a journal record)", ""},
+		{"journal a symbolic link", f.Spool, link, "is a symbolic link", ""},
 	} {
 		f.Spool, f.Journal = c.spool, c.journal
 		f.WriteConfig(t, "")
@@ -305,4 +314,97 @@ func TestBatchLogSaysRetry(t *testing.T) {
 	if !strings.Contains(log.String(), "retry=true") {
 		t.Errorf("no batch line says retry:\n%s", log.String())
 	}
+}
+
+// TestAttemptCountedFromRead: the attempt marker is written before the
+// batch is read, so that a daemon killed while reading (an OOM kill while
+// decoding a burst's frames) counts the attempt and, after
+// spool.MaxMatchAttempts of them, fails the batch; it was written only
+// once the batch reached the matcher, and such a batch was retried forever.
+func TestAttemptCountedFromRead(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	cur := filepath.Join(f.Spool, spool.DirCur)
+	seen := make(chan string, 1)
+	beforeRead = func(name string) {
+		b, err := os.ReadFile(filepath.Join(cur, "."+name+".retry"))
+		if err != nil {
+			seen <- err.Error()
+			return
+		}
+		seen <- string(b)
+	}
+	defer func() { beforeRead = nil }()
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	rng := rand.New(rand.NewPCG(75, 76))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	if rec := next(t, ch); rec.Decision != "alice" {
+		t.Errorf("a.npy: %+v", rec)
+	}
+	if got := <-seen; got != "1\n" {
+		t.Errorf("the attempt marker as a.npy's read begins: %q, want \"1\\n\"", got)
+	}
+	if got := testutil.Names(t, cur); len(got) != 0 {
+		t.Errorf("cur/ holds %v after the batch", got)
+	}
+}
+
+// TestReloadRefusesOtherPipeline: a reload refuses a model with the same
+// number of features per frame from another feature pipeline (a model of
+// feature vectors replaced by an image model, or one spec by another): every
+// batch of features would be matched in the wrong space. It was taken.
+func TestReloadRefusesOtherPipeline(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	D := fixtureModel(t, f).InputDim()
+	old := r.Model().ID()
+	var specs []string
+	for _, spec := range []string{"intensity:3x2", "intensity:2x3"} {
+		p, err := features.Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fit, err := features.NewFitted(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := pipelineModel(&fit, D)
+		path := filepath.Join(f.Dir, strings.ReplaceAll(spec, ":", "-")+".smm")
+		if err := model.WriteFile(path, m); err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, path)
+	}
+	cfg := *r.Config()
+	cfg.Model = specs[0]
+	_, err := r.Reload(&cfg)
+	if err == nil || !strings.Contains(err.Error(), "reads frames with --features intensity:3x2, the model in use") ||
+		!strings.Contains(err.Error(), "takes feature vectors and records no feature pipeline") || !strings.Contains(err.Error(), "restart setmatchd") {
+		t.Errorf("reload of an image model over a feature-vector model of the same D: %v", err)
+	}
+	if r.Model().ID() != old {
+		t.Error("the model changed after a refused reload")
+	}
+	// From one spec to another of the same D, after a restart on the first.
+	r2, _ := newRunnerModel(t, f, specs[0])
+	defer func() { r2.Stop(); r2.Wait(); r2.Close() }()
+	cfg = *r2.Config()
+	cfg.Model = specs[1]
+	if _, err := r2.Reload(&cfg); err == nil || !strings.Contains(err.Error(), "--features intensity:2x3, the model in use") {
+		t.Errorf("reload of another spec of the same D: %v", err)
+	}
+	// The same pipeline again is taken.
+	cfg.Model = specs[0]
+	if _, err := r2.Reload(&cfg); err != nil {
+		t.Errorf("reload of the same model: %v", err)
+	}
+}
+
+// newRunnerModel is newRunner on f's configuration with the model at path.
+func newRunnerModel(t *testing.T, f *devicetest.Fixture, path string) (*Runner, <-chan *journal.Record) {
+	t.Helper()
+	f.Model = path
+	f.WriteConfig(t, "")
+	return newRunner(t, f, slog.DiscardHandler)
 }

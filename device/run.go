@@ -93,8 +93,9 @@ func newState(cfg *config.Config, m *Loaded) (*state, error) {
 	// first CSV frame, before the body is parsed.
 	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames, Cols: m.Model.InputDim()}
 	if mb > 0 {
-		// In memory a float32 .npy doubles and a CSV can grow 4×.
-		lim.MaxBytes = 4 * mb
+		// In memory a float32 .npy doubles and a CSV can grow 4×
+		// (saturating: config caps mb far below that).
+		lim.MaxBytes = min(mb, math.MaxInt64/4) * 4
 	}
 	// The model's threshold unless the configuration sets one (a model
 	// that decides by a vote has one per member, and takes only inf).
@@ -175,7 +176,7 @@ func New(opt Options) (r *Runner, err error) {
 	}
 	closers = append(closers, j.Close)
 	if n := j.Repaired(); n > 0 {
-		opt.Log.Warn("journal: cut off a torn last line (a power cut or crash during a write); its batch is in cur/ and is journaled again", "path", cfg.Journal.Path, "bytes", n)
+		opt.Log.Warn("journal: cut off an incomplete last line (a power cut or crash during a write); the batch it was written for, if any, had not left cur/ and is handled again", "path", cfg.Journal.Path, "bytes", n)
 	}
 	drv := opt.Driver
 	if drv == nil {
@@ -349,13 +350,13 @@ func (r *Runner) handle(it spool.Item) {
 	rec := &journal.Record{File: it.Name, Arrived: arrived.UTC(), Model: st.model.ID(), Retry: it.Claimed,
 		Divergence: st.model.Model.Divergence.String()}
 	if it.Claimed {
-		// Only attempts that reached the matcher count (decideBatch).
+		// Only attempts that reached the read count (decideBatch).
 		n, err := r.spool.MatchAttempts(it.Name)
 		if err != nil {
 			r.log.Warn("cannot read the attempts at an interrupted batch", "file", it.Name, "err", err)
 		}
 		if n >= spool.MaxMatchAttempts {
-			r.fail(rec, fmt.Sprintf("setmatchd stopped %d times while matching this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more", n))
+			r.fail(rec, fmt.Sprintf("setmatchd stopped %d times while reading or matching this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more", n))
 			r.spool.EndMatch(it.Name)
 			return
 		}
@@ -456,7 +457,22 @@ func (r *Runner) decide(st *state, name string, rec *journal.Record) (d model.De
 	return r.decideBatch(st, name, rec)
 }
 
+// beforeRead, if set (by tests), is called as decideBatch begins to read a
+// batch.
+var beforeRead func(name string)
+
 func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model.Decision, error) {
+	// Count the attempts from before the read: a batch that kills the
+	// daemon while it is read (an image that takes all memory to decode)
+	// or matched, again and again, is failed (handle). Every return,
+	// a stop's included, ends the attempt.
+	if err := r.spool.BeginMatch(name); err != nil {
+		r.log.Warn("cannot mark the match attempt", "file", name, "err", err)
+	}
+	defer r.spool.EndMatch(name)
+	if beforeRead != nil {
+		beforeRead(name)
+	}
 	start := time.Now()
 	x, err := r.readBatch(st, name, rec)
 	if err != nil {
@@ -472,12 +488,6 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	}
 	t := time.Now()
 	rec.ReadMS = ms(t.Sub(start))
-	// Count the attempts that reach the matcher: a batch that kills the
-	// daemon here again and again is failed (handle).
-	if err := r.spool.BeginMatch(name); err != nil {
-		r.log.Warn("cannot mark the match attempt", "file", name, "err", err)
-	}
-	defer r.spool.EndMatch(name)
 	ctx, cancel := r.batchContext(st)
 	defer cancel()
 	res, err := st.matcher.MatchContext(ctx, x)

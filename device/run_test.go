@@ -296,7 +296,7 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 	if rec := got["waiting.npy"]; rec == nil || rec.Retry || rec.Decision != "alice" {
 		t.Errorf("waiting batch: %+v", rec)
 	}
-	if rec := got["poison.npy"]; rec == nil || rec.Decision != "failed" || !strings.Contains(rec.Reason, "stopped 3 times while matching") {
+	if rec := got["poison.npy"]; rec == nil || rec.Decision != "failed" || !strings.Contains(rec.Reason, "stopped 3 times while reading or matching") {
 		t.Errorf("batch interrupted 3 times in the matcher: %+v", rec)
 	}
 	if rec := got["twice.npy"]; rec == nil || rec.Decision != "bob" {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/google/renameio/v2"
+
+	"setmatch/internal/regfile"
 )
 
 // WriteFile writes m to path atomically: to a temporary file in the same
@@ -65,18 +68,16 @@ func ReadFile(path string) (*Model, FileInfo, error) {
 // MaxFileBytes).
 func ReadFileLimit(path string, maxBytes int64) (*Model, FileInfo, error) {
 	maxBytes = min(maxBytes, MaxFileBytes)
-	f, err := os.Open(path)
+	// A FIFO in the model's place must not block the open: the reload
+	// would wait for a writer forever.
+	f, st, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w: %w", path, ErrNotModelFile, errors.Unwrap(err))
+	}
 	if err != nil {
 		return nil, FileInfo{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, FileInfo{}, fmt.Errorf("model %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, FileInfo{}, fmt.Errorf("model %s: %w: not a regular file", path, ErrNotModelFile)
-	}
 	if st.Size() > maxBytes {
 		return nil, FileInfo{}, fmt.Errorf("model %s: %w: %d bytes, the limit is %d", path, ErrTooLarge, st.Size(), maxBytes)
 	}

@@ -2,6 +2,7 @@ package setfile
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/google/renameio/v2"
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/regfile"
 )
 
 // Format returns "npy" or "csv" for a file name by its extension (any
@@ -46,23 +49,26 @@ func ReadFile(path string, lim Limits) (*mat.Dense, error) {
 	if Format(path) == "" {
 		return nil, withPath(formatErr("unknown extension %q: sets are read from .npy or .csv files", filepath.Ext(path)), path)
 	}
-	f, err := os.Open(path)
+	// A FIFO must not block the open (it would wait for a writer forever),
+	// nor a device be read without end: only regular files are sets.
+	f, fi, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			return nil, withPath(formatErr("is a directory, not a set file"), path)
+		}
+		return nil, withPath(formatErr("%v", errors.Unwrap(err)), path)
+	}
 	if err != nil {
 		return nil, withPath(err, path)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		if fi.IsDir() {
-			return nil, withPath(formatErr("is a directory, not a set file"), path)
-		}
-		if Format(path) == "csv" {
-			// CSV text is never shorter than the values it holds; refuse
-			// early what could not pass the limits anyway.
-			r := lim.Resolved()
-			if fi.Size() > textBudget(r.MaxBytes) {
-				return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; split the set or raise the limit",
-					byteSize(float64(fi.Size())), byteSize(float64(r.MaxBytes))), path)
-			}
+	if Format(path) == "csv" {
+		// CSV text is never shorter than the values it holds; refuse
+		// early what could not pass the limits anyway.
+		r := lim.Resolved()
+		if fi.Size() > textBudget(r.MaxBytes) {
+			return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; split the set or raise the limit",
+				byteSize(float64(fi.Size())), byteSize(float64(r.MaxBytes))), path)
 		}
 	}
 	return Read(f, path, lim)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -80,7 +81,8 @@ type Journal struct {
 
 // Open opens (or creates, 0640) the journal at path for appending.
 // maxBytes ≤ 0 disables rotation; keep is the number of rotated files kept
-// (at least 1).
+// (at least 1). An existing file must be a journal (see Verify): Open
+// leaves any other file as it is and says so; a symbolic link is refused.
 func Open(path string, maxBytes int64, keep int) (*Journal, error) {
 	if path == "" {
 		return nil, errors.New("journal: no path given (set journal.path)")
@@ -100,39 +102,171 @@ func Open(path string, maxBytes int64, keep int) (*Journal, error) {
 // line torn by a power cut or crash in the middle of a write.
 func (j *Journal) Repaired() int64 { return j.repaired }
 
-// repair cuts off the end of the file after its last complete line that is
-// valid JSON: a line torn by a power cut (no newline yet), or blocks of zeros
-// a file system may leave after one. The batch of a torn line was still in
-// cur/ (lines are written before the batch moves), so it is handled again
-// and journaled anew.
+// window bounds what Verify and repair read of a journal, at its start and
+// at its end: far longer than any record.
+const window = 1 << 20
+
+// Verify returns nil if the file at path is missing, empty or a journal: a
+// regular file (not a symbolic link) whose first and last complete lines
+// (read within 1 MiB of either end, never the whole file) are journal
+// records, after which there may be one torn line (no newline) and zeros,
+// which Open cuts off. Otherwise the error says what the file is not and
+// what to do.
+func Verify(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := regular(path, fi); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	_, err = keepUpTo(f, path, fi.Size())
+	return err
+}
+
+// regular refuses what the journal must not be: a symbolic link (the journal
+// is rotated by renaming it, and is never written through a link) or
+// anything but a regular file or a character device (/dev/null; setmatchd
+// -check refuses it still).
+func regular(path string, fi fs.FileInfo) error {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("journal.path %s is a symbolic link: set journal.path to the journal file itself (setmatchd does not write through links)", path)
+	}
+	if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeCharDevice == 0 {
+		return fmt.Errorf("journal.path %s is not a regular file (%v): set journal.path to a file", path, fi.Mode().Type())
+	}
+	return nil
+}
+
+// keepUpTo checks the journal f of size bytes and returns the length of its
+// part made of complete journal lines: size, or less by a torn last line
+// (no newline) and zeros, which are to be cut off. It errs if the file is
+// not a journal.
+func keepUpTo(f *os.File, path string, size int64) (int64, error) {
+	if size == 0 {
+		return 0, nil
+	}
+	notJournal := func(what string) error {
+		return fmt.Errorf("journal.path %s is not a setmatch journal (%s): setmatchd leaves it as it is; set journal.path to a file of its own, such as /var/lib/setmatch/journal.jsonl", path, what)
+	}
+	read := func(off, n int64) ([]byte, error) {
+		b := make([]byte, n)
+		if _, err := f.ReadAt(b, off); err != nil {
+			return nil, fmt.Errorf("journal: check %s: %w", path, err)
+		}
+		return b, nil
+	}
+	// The first line.
+	head, err := read(0, min(size, window))
+	if err != nil {
+		return 0, err
+	}
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		if !isRecord(head[:i]) && !allZero(head[:i+1]) {
+			return 0, notJournal("its first line is not a journal record")
+		}
+	} else if size > window {
+		return 0, notJournal(fmt.Sprintf("no line ends in its first %d bytes", window))
+	}
+	// The end: the last complete line, then at most a torn line and zeros
+	// (empty lines of zeros included).
+	start := max(size-window, 0)
+	tail, err := read(start, size-start)
+	if err != nil {
+		return 0, err
+	}
+	t := bytes.TrimRight(tail, "\x00\n")
+	nl := bytes.LastIndexByte(t, '\n')
+	if len(t) < len(tail) && tail[len(t)] == '\n' {
+		// The last line is complete.
+		if len(t) == 0 {
+			if start > 0 {
+				return 0, notJournal(fmt.Sprintf("its last %d bytes are zeros", window))
+			}
+			return 0, nil // nothing but zeros
+		}
+		if nl < 0 && start > 0 {
+			return 0, notJournal(fmt.Sprintf("no line ends in its last %d bytes", window))
+		}
+		if !isRecord(t[nl+1:]) {
+			return 0, notJournal("its last line is not a journal record")
+		}
+		return start + int64(len(t)) + 1, nil
+	}
+	// The last line is torn: t[nl+1:] has no newline.
+	torn := t[nl+1:]
+	if nl < 0 {
+		if start > 0 {
+			return 0, notJournal(fmt.Sprintf("no line ends in its last %d bytes", window))
+		}
+		// The whole file is one torn line: cut it only if it begins as
+		// a record does.
+		if !tornRecord(torn) {
+			return 0, notJournal("it holds no complete line and does not begin as a journal record")
+		}
+		return 0, nil
+	}
+	prev := t[bytes.LastIndexByte(t[:nl], '\n')+1 : nl]
+	if bytes.LastIndexByte(t[:nl], '\n') < 0 && start > 0 {
+		return 0, notJournal(fmt.Sprintf("no line ends in its last %d bytes", window))
+	}
+	if !isRecord(prev) || !tornRecord(torn) {
+		return 0, notJournal("its last lines are not journal records")
+	}
+	return start + int64(nl) + 1, nil
+}
+
+// isRecord reports whether line is a journal record: a JSON object with the
+// fields every record has.
+func isRecord(line []byte) bool {
+	if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+		return false
+	}
+	var r map[string]json.RawMessage
+	if json.Unmarshal(line, &r) != nil {
+		return false
+	}
+	_, t := r["time"]
+	_, d := r["decision"]
+	return t && d
+}
+
+// recordStart is how every record's line begins (Time is Record's first field).
+const recordStart = `{"time":`
+
+// tornRecord reports whether b, without its newline, may be the start of a
+// record cut short: it begins as records do (or is a beginning of that).
+func tornRecord(b []byte) bool {
+	if len(b) >= len(recordStart) {
+		return bytes.HasPrefix(b, []byte(recordStart))
+	}
+	return bytes.HasPrefix([]byte(recordStart), b)
+}
+
+func allZero(b []byte) bool {
+	return len(bytes.Trim(b, "\x00\n")) == 0
+}
+
+// repair cuts off the end of the file after its last complete line: a line
+// torn by a power cut (no newline yet), and blocks of zeros a file system
+// may leave after one. Lines are written before their batch leaves cur/, so
+// the batch of a torn line is handled again. A file that is not a journal
+// is left as it is, and is an error.
 func (j *Journal) repair() error {
-	end := j.size
-	const window = 1 << 20 // longer than any record
-	for end > 0 {
-		start := max(end-window, 0)
-		buf := make([]byte, end-start)
-		if _, err := j.f.ReadAt(buf, start); err != nil {
-			return fmt.Errorf("journal: check %s: %w", j.path, err)
-		}
-		cut := len(buf)
-		if buf[cut-1] == '\n' {
-			// The last line is complete: keep it if it parses.
-			i := bytes.LastIndexByte(buf[:cut-1], '\n') + 1
-			if i == 0 && start > 0 {
-				break // a line longer than the window: leave it be
-			}
-			if json.Valid(buf[i : cut-1]) {
-				break
-			}
-			cut = i
-		} else {
-			i := bytes.LastIndexByte(buf, '\n') + 1
-			if i == 0 && start > 0 {
-				break
-			}
-			cut = i
-		}
-		end = start + int64(cut)
+	end, err := keepUpTo(j.f, j.path, j.size)
+	if err != nil {
+		return err
 	}
 	if end == j.size {
 		return nil
@@ -148,7 +282,13 @@ func (j *Journal) repair() error {
 }
 
 func (j *Journal) open() error {
-	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o640)
+	if fi, err := os.Lstat(j.path); err == nil {
+		if err := regular(j.path, fi); err != nil {
+			return err
+		}
+	}
+	// O_NOFOLLOW: a link put in place after the check is refused too.
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|oNoFollow|oNonBlock, 0o640)
 	if err != nil {
 		return fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err)
 	}
@@ -156,6 +296,10 @@ func (j *Journal) open() error {
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("journal: %w", err)
+	}
+	if err := regular(j.path, fi); err != nil {
+		f.Close()
+		return err
 	}
 	j.f, j.size = f, fi.Size()
 	return nil
@@ -218,8 +362,20 @@ func (j *Journal) rotate() error {
 		return fmt.Errorf("journal: %w", err)
 	}
 	j.f = nil
-	os.Remove(fmt.Sprintf("%s.%d", j.path, j.keep))
-	for k := j.keep - 1; k >= 1; k-- {
+	// Shift only the rotated files there are (.1, .2, … up to the first
+	// missing one): the work is theirs, not keep's.
+	n := 0
+	for n < j.keep {
+		if _, err := os.Lstat(fmt.Sprintf("%s.%d", j.path, n+1)); err != nil {
+			break
+		}
+		n++
+	}
+	if n == j.keep {
+		os.Remove(fmt.Sprintf("%s.%d", j.path, j.keep))
+		n--
+	}
+	for k := n; k >= 1; k-- {
 		os.Rename(fmt.Sprintf("%s.%d", j.path, k), fmt.Sprintf("%s.%d", j.path, k+1))
 	}
 	if err := os.Rename(j.path, j.path+".1"); err != nil {

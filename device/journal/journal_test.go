@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"setmatch/internal/testutil"
 )
 
 func TestJournalRotate(t *testing.T) {
@@ -106,4 +109,34 @@ func readJournal(t *testing.T, path string) []Record {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestRotateShiftsOnlyFilesThere: a rotation renames the rotated files
+// there are, not every number up to keep: with keep = 1<<40 each rotation
+// tried a trillion renames and the daemon stalled. The rotated files keep
+// their order (.1 the newest).
+func TestRotateShiftsOnlyFilesThere(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 200, 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	testutil.Within(t, time.Minute, "six rotations with keep = 1<<40", func() {
+		for i := range 7 {
+			if err := j.Append(&Record{File: strconv.Itoa(i), Decision: "alice"}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	for k, want := range []string{"6", "5", "4", "3", "2", "1", "0"} {
+		name := p
+		if k > 0 {
+			name = p + "." + strconv.Itoa(k)
+		}
+		if recs := readJournal(t, name); len(recs) != 1 || recs[0].File != want {
+			t.Errorf("%s holds %+v, want the record of %s", name, recs, want)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,84 @@ func TestNonUTF8Names(t *testing.T) {
 	}
 	if recs[2].FileB64 != "" {
 		t.Errorf("a UTF-8 name got file_b64 %q", recs[2].FileB64)
+	}
+}
+
+// TestNotAJournalIsLeftAlone: a journal.path that names another file (the
+// model, a README, one without a final newline) is refused and left as it
+// is; Open cut off every line that was not JSON, down to nothing. A
+// symbolic link is refused, and the file it points to left as it is.
+func TestNotAJournalIsLeftAlone(t *testing.T) {
+	rec := `{"time":"2025-01-01T00:00:00Z","file":"a.npy","decision":"alice"}` + "\n"
+	for name, text := range map[string]string{
+		"binary":            "SMM\x00\x01\x02\x03\n\x00\xff\xfe",
+		"readme":            "# Notes\n\nprecious\n",
+		"no newline":        "precious",
+		"record then text":  rec + "precious\n",
+		"text then record":  "precious\n" + rec,
+		"record then other": rec + "precious",
+		"json not a record": `{"a":1}` + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "j.jsonl")
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			j, err := Open(p, 0, 1)
+			if err == nil {
+				j.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), "is not a setmatch journal") || !strings.Contains(err.Error(), "set journal.path to a file of its own") {
+				t.Errorf("Open = %v, want is not a setmatch journal", err)
+			}
+			if err := Verify(p); err == nil {
+				t.Error("Verify passes it")
+			}
+			if b, _ := os.ReadFile(p); string(b) != text {
+				t.Errorf("the file now holds %q", b)
+			}
+		})
+	}
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim.txt")
+	os.WriteFile(victim, []byte("precious"), 0o644)
+	link := filepath.Join(dir, "j.jsonl")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{victim, filepath.Join(dir, "none.jsonl")} {
+		os.Remove(link)
+		os.Symlink(target, link)
+		if j, err := Open(link, 0, 1); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+			if j != nil {
+				j.Close()
+			}
+			t.Errorf("Open(link to %s) = %v, want is a symbolic link", target, err)
+		}
+		if err := Verify(link); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+			t.Errorf("Verify(link) = %v", err)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the link's target now holds %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.jsonl")); err == nil {
+		t.Error("Open created the file a dangling link points to")
+	}
+}
+
+// TestTornOnlyLine: a journal whose one line was torn before its newline
+// is cut to nothing.
+func TestTornOnlyLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	torn := `{"time":"2025-01-01T00:00:00Z","fi`
+	os.WriteFile(p, []byte(torn+"\x00\x00"), 0o644)
+	j, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if j.Repaired() != int64(len(torn)+2) {
+		t.Errorf("Repaired() = %d", j.Repaired())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"setmatch/config"
+	"setmatch/internal/regfile"
 )
 
 // FromConfig makes Options from the [mqtt] section: it reads the password
@@ -34,7 +35,7 @@ func FromConfig(c config.MQTT, version string, log *slog.Logger) (Options, error
 		o.ClientID = "setmatchd-" + host
 	}
 	if c.PasswordFile != "" {
-		b, err := os.ReadFile(c.PasswordFile)
+		b, err := regfile.ReadFile(c.PasswordFile, config.MaxSecretBytes)
 		if err != nil {
 			return o, fmt.Errorf("mqtt.password_file: %w", err)
 		}
@@ -56,7 +57,7 @@ func FromConfig(c config.MQTT, version string, log *slog.Logger) (Options, error
 func tlsConfig(c config.MQTT) (*tls.Config, error) {
 	t := &tls.Config{MinVersion: tls.VersionTLS12}
 	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
+		pem, err := regfile.ReadFile(c.CAFile, config.MaxSecretBytes)
 		if err != nil {
 			return nil, fmt.Errorf("mqtt.ca_file: %w", err)
 		}

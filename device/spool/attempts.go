@@ -12,10 +12,11 @@ import (
 )
 
 // MaxMatchAttempts is how many times the daemon may stop (crash, OOM kill,
-// power loss) while matching one batch before that batch is failed instead
-// of tried again: a batch that kills the daemon would otherwise keep it in a
-// restart loop. Only attempts that reached the matcher count: a stop while
-// the batch was being claimed, read or journaled says nothing about it.
+// power loss) while reading or matching one batch before that batch is
+// failed instead of tried again: a batch that kills the daemon would
+// otherwise keep it in a restart loop. Only attempts that reached the read
+// count: a stop while the batch was being claimed or journaled says nothing
+// about it, and a clean stop (SIGTERM) ends the attempt.
 const MaxMatchAttempts = 3
 
 // attemptMarker returns the name in cur/ of the marker that counts the
@@ -55,7 +56,7 @@ func (s *Spool) MatchAttempts(name string) (int, error) {
 	return n, nil
 }
 
-// BeginMatch records that an attempt at matching cur/name begins, so that a
+// BeginMatch records that an attempt at reading and matching cur/name begins, so that a
 // stop during it is counted (MatchAttempts) at the next start. The marker is
 // not synced: a power loss may forget it, which errs towards one more try.
 func (s *Spool) BeginMatch(name string) error {

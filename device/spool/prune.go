@@ -3,7 +3,6 @@ package spool
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"path"
 	"strings"
@@ -76,9 +75,20 @@ type sized struct {
 	arrived time.Time
 }
 
+// A burst's size is the work of a bounded walk: a burst holds frames only
+// (a sub-folder fails it), so its files are counted down to measureDepth
+// folders below it and up to measureEntries entries in all, and no
+// further. A walk of the whole tree of a burst holding a chain of
+// thousands of nested folders took minutes (each step inside the root
+// resolves the whole path again) and held up the batch and the stop.
+const (
+	measureDepth   = 4
+	measureEntries = 1 << 16
+)
+
 // measure returns the size of the batch at name: a file's size, or the
-// sizes of the files in a burst's directory together; ok is false when
-// it cannot be read.
+// sizes of the regular files in a burst's directory together (within
+// measureDepth and measureEntries); ok is false when it cannot be read.
 func (s *Spool) measure(name string) (b sized, ok bool) {
 	fi, err := s.root.Lstat(name)
 	if err != nil {
@@ -89,15 +99,39 @@ func (s *Spool) measure(name string) (b sized, ok bool) {
 		b.bytes = fi.Size()
 		return b, true
 	}
-	fs.WalkDir(s.root.FS(), name, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				b.bytes += fi.Size()
+	budget := measureEntries
+	b.bytes = s.dirBytes(name, measureDepth, &budget)
+	return b, true
+}
+
+// dirBytes returns the sizes of the regular files in the directory at
+// name together, and of those in its sub-folders down to depth more
+// levels, reading at most *budget entries (and taking them off it).
+func (s *Spool) dirBytes(name string, depth int, budget *int) int64 {
+	f, err := s.root.Open(name)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var n int64
+	for *budget > 0 {
+		es, err := f.ReadDir(min(*budget, 1024))
+		for _, e := range es {
+			*budget--
+			switch {
+			case e.Type().IsRegular():
+				if fi, err := e.Info(); err == nil {
+					n += fi.Size()
+				}
+			case e.IsDir() && depth > 0 && *budget > 0:
+				n += s.dirBytes(path.Join(name, e.Name()), depth-1, budget)
 			}
 		}
-		return nil
-	})
-	return b, true
+		if err != nil || len(es) == 0 {
+			break
+		}
+	}
+	return n
 }
 
 func (s *Spool) remember(name string, b sized) {

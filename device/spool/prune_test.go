@@ -2,6 +2,7 @@ package spool
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,5 +211,58 @@ func TestOpenSpoolDirIsAFile(t *testing.T) {
 	_, err := Open(Options{Dir: f})
 	if err == nil || !strings.Contains(err.Error(), "is not a directory") || !strings.Contains(err.Error(), "spool.dir") {
 		t.Fatalf("spool.dir a file: %v, want an error that names spool.dir", err)
+	}
+}
+
+// TestDeepBurstMeasureIsBounded: a burst holding a chain of nested folders
+// d/d/d/… moves into failed/ (with a byte cap, so it is measured) with a
+// bounded walk: its frames and the files near its top count, a file at the
+// bottom of the chain does not. The walk of the whole chain took minutes
+// at a depth of a few thousands and held up the batch and the stop.
+func TestDeepBurstMeasureIsBounded(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 100, FailedMaxBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	burst := filepath.Join(dir, DirNew, "deep")
+	os.Mkdir(burst, 0o755)
+	os.WriteFile(filepath.Join(burst, "000.pgm"), make([]byte, 100), 0o644)
+	os.Mkdir(filepath.Join(burst, "d"), 0o755)
+	os.WriteFile(filepath.Join(burst, "d", "near"), make([]byte, 10), 0o644)
+	// The chain, made one level at a time (its path is longer than
+	// PATH_MAX), with a file at its bottom.
+	r, err := os.OpenRoot(filepath.Join(burst, "d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		if err := r.Mkdir("d", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		next, err := r.OpenRoot("d")
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = next
+	}
+	if err := r.WriteFile("bottom", make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if _, err := sp.Claim("deep"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sp.Fail("deep", "holds a sub-folder"); err != nil {
+		t.Fatal(err)
+	}
+	b, ok := sp.measure(path.Join(DirFailed, "deep"))
+	if !ok || b.bytes != 110 {
+		t.Errorf("failed/deep measures %d bytes (ok %v), want 110: its frame and the file one folder down, not the file 1000 folders down", b.bytes, ok)
+	}
+	if got := sp.movedBytes.Load(); got != 110 {
+		t.Errorf("moving it counted %d bytes, want 110", got)
 	}
 }

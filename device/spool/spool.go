@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"sort"
@@ -303,7 +304,7 @@ func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
 	}
 	b := make([]byte, 0, size+1)
 	r := io.Reader(f)
-	if max > 0 {
+	if max > 0 && max < math.MaxInt64 { // max+1 must not overflow
 		r = io.LimitReader(f, max+1)
 	}
 	for {

@@ -2,6 +2,7 @@ package spool
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -191,5 +192,26 @@ func TestSpoolNotADirectory(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, DirNew), nil, 0o644)
 	if _, err := Open(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestReadClaimedLimitsDoNotOverflow: a limit of the largest int64 reads
+// the batch whole; its read bound limit+1 overflowed, so nothing was read
+// and every batch failed as empty.
+func TestReadClaimedLimitsDoNotOverflow(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	os.WriteFile(filepath.Join(dir, DirNew, "a.csv"), []byte("1,2\n"), 0o644)
+	if _, err := sp.Claim("a.csv"); err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []int64{0, 4, 1 << 40, math.MaxInt64 - 1, math.MaxInt64} {
+		if b, err := sp.ReadClaimed("a.csv", max); err != nil || string(b) != "1,2\n" {
+			t.Errorf("ReadClaimed(max %d) = %q, %v", max, b, err)
+		}
 	}
 }

@@ -77,6 +77,26 @@ func WaitForCtx(t testing.TB, ctx context.Context, what string, cond func() bool
 	}
 }
 
+// Within runs f and fails t if it has not returned after timeout: the
+// deadline of a call that could block (an open of a FIFO). f must not call
+// t.Fatal; it is left running when t fails.
+func Within(t testing.TB, timeout time.Duration, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	WaitFor(t, timeout, what, func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	})
+}
+
 // Names lists the entries of dir (none if it does not exist).
 func Names(t testing.TB, dir string) []string {
 	t.Helper()

@@ -1,0 +1,65 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"setmatch/internal/testutil"
+)
+
+// TestDeepNestingRefused: x = {a={a=…}} 5000 deep (20 KB) is refused
+// before it is parsed, with where; parsing it took seconds, and reporting
+// every nested key as unknown, with a "did you mean" each, took 50 s, 1.35
+// GB and 6 MB of errors.
+func TestDeepNestingRefused(t *testing.T) {
+	n := 5000
+	text := "# {[ in a comment\nmodel = \"a{[\\\"{\"\n" + "x = " + strings.Repeat("{a=", n) + "1" + strings.Repeat("}", n) + "\n"
+	var err error
+	testutil.Within(t, time.Minute, "parsing 5000 nested tables", func() { _, err = Parse("n.toml", []byte(text)) })
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrSyntax) || e.Line != 3 || e.Column != 4+maxNesting*3+1 ||
+		!strings.Contains(err.Error(), "nest more than 16 deep") {
+		t.Fatalf("Parse = %v, want a syntax error at n.toml:3:%d: nest more than 16 deep", err, 4+maxNesting*3+1)
+	}
+	if len(err.Error()) > 300 {
+		t.Errorf("the error is %d bytes", len(err.Error()))
+	}
+	// Brackets in strings (of any kind) and comments do not count.
+	deepString := strings.Repeat("[{", 40)
+	for _, s := range []string{`"` + deepString + `"`, `'` + deepString + `'`, `"""` + "\n" + deepString + `"""`, `'''` + deepString + `'''`} {
+		if _, err := Parse("s.toml", []byte("# "+deepString+"\nmodel = "+s+"\n")); err != nil {
+			t.Errorf("model = %s: %v", s, err)
+		}
+	}
+}
+
+// TestUnknownTableReportedOnce: an unknown key holding nested tables is
+// one error, at its outermost level; a key longer than 64 bytes gets no
+// "did you mean".
+func TestUnknownTableReportedOnce(t *testing.T) {
+	text := "x = " + strings.Repeat("{a=", 12) + "1" + strings.Repeat("}", 12) + "\n[gpio]\npusle = \"1s\"\n"
+	_, err := Parse("u.toml", []byte(text))
+	if got := strings.Count(err.Error(), "unknown key"); got != 2 {
+		t.Errorf("%d unknown keys reported, want 2 (x and gpio.pusle):\n%v", got, err)
+	}
+	checkErr(t, err, ErrUnknownKey, "u.toml:1:1: x: unknown key\n", "gpio.pusle: unknown key (did you mean gpio.pulse?)")
+	long := strings.Repeat("pulse", 20)
+	_, err = Parse("u.toml", []byte("[gpio]\n"+long+" = 1\n"))
+	if err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("a 100-byte key: %v, want unknown with no suggestion", err)
+	}
+}
+
+// TestConfigFileSizeLimit: a configuration file over 1 MiB is refused, not
+// read whole.
+func TestConfigFileSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "big.toml", "# "+strings.Repeat("x", MaxFileBytes)+"\n")
+	_, err := Load(p)
+	if err == nil || !strings.Contains(err.Error(), "more than the limit of 1048576") || !strings.Contains(err.Error(), filepath.Base(p)) {
+		t.Errorf("Load(2 MiB) = %v, want over the limit", err)
+	}
+}
