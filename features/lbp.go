@@ -84,14 +84,27 @@ func (f LBP) check(w, h int) error {
 			return err
 		}
 	}
-	if f.GridX < 1 || f.GridY < 1 || f.GridX > MaxGrid || f.GridY > MaxGrid {
-		return fmt.Errorf("features: lbp grid %dx%d: cells per side must be between 1 and %d", f.GridX, f.GridY, MaxGrid)
+	if err := f.checkGrid(); err != nil {
+		return err
 	}
 	if w < 3 || h < 3 {
 		return fmt.Errorf("features: lbp needs images of at least 3x3 pixels, got %dx%d", w, h)
 	}
 	if f.GridX > w-2 || f.GridY > h-2 {
 		return fmt.Errorf("features: lbp grid %dx%d is finer than the %dx%d interior pixels of a %dx%d image", f.GridX, f.GridY, w-2, h-2, w, h)
+	}
+	return nil
+}
+
+// checkGrid checks the grid alone: its bounds and the dimension it gives,
+// whatever the image size.
+func (f LBP) checkGrid() error {
+	if f.GridX < 1 || f.GridY < 1 || f.GridX > MaxGrid || f.GridY > MaxGrid {
+		return fmt.Errorf("features: lbp grid %dx%d: cells per side must be between 1 and %d", f.GridX, f.GridY, MaxGrid)
+	}
+	if d := f.GridX * f.GridY * LBPBins; d > MaxDim {
+		gx, gy := shrinkGrid(f.GridX, f.GridY, MaxDim/LBPBins)
+		return dimErr(f.Name(), d, fmt.Sprintf("take fewer cells (GX×GY at most %d, e.g. lbp:%dx%d%s)", MaxDim/LBPBins, gx, gy, sizeSuffix(f.W, f.H)))
 	}
 	return nil
 }

@@ -1,6 +1,11 @@
 package features
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+
+	"setmatch/setfile"
+)
 
 // ImageLimits bound what reading the frames of one set may cost. Every
 // limit is checked before the memory it guards is allocated: the number of
@@ -45,4 +50,26 @@ func (l ImageLimits) Check() error {
 			l.MaxFrames, l.MaxPixels, l.MaxFileBytes)
 	}
 	return nil
+}
+
+// MaxDim is the most features per frame a pipeline may give: the most
+// columns the readers of feature files (and so training, evaluation and
+// the daemon) accept, setfile.DefaultMaxCols. Parse refuses a spec whose
+// dimension is larger, and hog without a size refuses an image on which
+// it would give more before extracting anything.
+const MaxDim = setfile.DefaultMaxCols
+
+// dimErr is the error for a feature giving d > MaxDim features per frame;
+// what says how (e.g. "hog:1@4096x4096"), hint what to take instead.
+func dimErr(what string, d int, hint string) error {
+	return fmt.Errorf("features: %s gives %d features per frame, more than the %d a feature file or model takes: %s", what, d, MaxDim, hint)
+}
+
+// shrinkGrid scales a×b down, keeping its aspect, to at most n cells
+// (at least 1 per side).
+func shrinkGrid(a, b, n int) (int, int) {
+	s := math.Sqrt(float64(n) / (float64(a) * float64(b)))
+	a2 := max(1, min(a, int(float64(a)*s)))
+	b2 := max(1, min(b, int(float64(b)*s), n/a2))
+	return a2, b2
 }
