@@ -141,16 +141,30 @@ func hogCells(p plane, cell int) []float64 {
 	w, h := p.w, p.h
 	ncx, ncy := w/cell, h/cell
 	hist := make([]float64, ncx*ncy*HOGBins)
-	I := make([]float64, w*h)
-	for i := range I {
-		I[i] = p.intensity(i)
+	// The intensities of rows y-1, y and y+1, each computed once into one
+	// of three row buffers: all of them at once would cost 8 bytes per
+	// pixel of the frame.
+	var buf [3][]float64
+	tag := [3]int{-1, -1, -1}
+	row := func(r int) []float64 {
+		k := r % 3
+		if tag[k] != r {
+			if buf[k] == nil {
+				buf[k] = make([]float64, w)
+			}
+			for x := range buf[k] {
+				buf[k][x] = p.intensity(r*w + x)
+			}
+			tag[k] = r
+		}
+		return buf[k]
 	}
 	for y := 0; y < ncy*cell; y++ {
-		up, down := max(y-1, 0), min(y+1, h-1)
+		up, cur, down := row(max(y-1, 0)), row(y), row(min(y+1, h-1))
 		for x := 0; x < ncx*cell; x++ {
 			left, right := max(x-1, 0), min(x+1, w-1)
-			gx := I[y*w+right] - I[y*w+left]
-			gy := I[down*w+x] - I[up*w+x]
+			gx := cur[right] - cur[left]
+			gy := down[x] - up[x]
 			m := math.Hypot(gx, gy)
 			if m == 0 {
 				continue

@@ -47,7 +47,7 @@ func (f Intensity) Extract(img *image.Gray) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := make([]float64, len(p.num))
+	v := make([]float64, p.len())
 	for i := range v {
 		v[i] = p.intensity(i)
 	}

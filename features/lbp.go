@@ -129,21 +129,10 @@ func (f LBP) Extract(img *image.Gray) ([]float64, error) {
 	for x := range colCell {
 		colCell[x] = x * f.GridX / w
 	}
-	for y := 1; y < h-1; y++ {
-		cy := y * f.GridY / h
-		for x := 1; x < w-1; x++ {
-			i := y*w + x
-			c := p.num[i]
-			var code uint8
-			for k, d := range off {
-				if p.num[i+d] >= c {
-					code |= 1 << k
-				}
-			}
-			cell := cy*f.GridX + colCell[x]
-			out[cell*LBPBins+int(uniformBin[code])]++
-			count[cell]++
-		}
+	if p.pix != nil {
+		lbpCount(out, count, p.pix, w, h, f.GridX, f.GridY, &off, colCell)
+	} else {
+		lbpCount(out, count, p.num, w, h, f.GridX, f.GridY, &off, colCell)
 	}
 	for cell, n := range count {
 		if n > 0 {
@@ -154,6 +143,27 @@ func (f LBP) Extract(img *image.Gray) ([]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// lbpCount adds the uniform code of every interior pixel of the w×h image
+// v to its cell's histogram in out and counts it in count.
+func lbpCount[T uint8 | int64](out []float64, count []int, v []T, w, h, gx, gy int, off *[8]int, colCell []int) {
+	for y := 1; y < h-1; y++ {
+		cy := y * gy / h
+		for x := 1; x < w-1; x++ {
+			i := y*w + x
+			c := v[i]
+			var code uint8
+			for k, d := range off {
+				if v[i+d] >= c {
+					code |= 1 << k
+				}
+			}
+			cell := cy*gx + colCell[x]
+			out[cell*LBPBins+int(uniformBin[code])]++
+			count[cell]++
+		}
+	}
 }
 
 func sizeSuffix(w, h int) string {

@@ -15,8 +15,9 @@ type ImageLimits struct {
 	// MaxFrames is the most frames one set (burst) may hold.
 	MaxFrames int
 	// MaxPixels is the most pixels (width×height, as the header declares)
-	// one frame may have. Decoding a frame holds at most 8 bytes per pixel
-	// (a 16-bit RGBA PNG) plus its grey copy.
+	// one frame may have. Decoding a frame holds up to 8 bytes per pixel
+	// (a 16-bit RGBA PNG), 20 for a progressive CMYK JPEG (its decoder's
+	// coefficients and the CMYK image), plus its grey copy.
 	MaxPixels int64
 	// MaxFileBytes is the largest frame file read.
 	MaxFileBytes int64
