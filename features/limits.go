@@ -38,10 +38,14 @@ func DefaultBurstLimits() ImageLimits {
 }
 
 // FolderLimits returns the limits for the image folders of a data set on a
-// workstation: the package-wide MaxPixels and MaxFileBytes per frame and
-// 2^20 frames per set.
+// workstation, as training and evaluation read them: a frame within the
+// burst limits (DefaultMaxFramePixels, DefaultMaxFrameBytes), which are what
+// setmatchd applies the model's pipeline to, and 2^20 frames per set. Sets
+// are read by several workers at once, and each holds one frame's decoding
+// at a time, so the worst case is DefaultMaxFramePixels × 21 bytes (a
+// progressive CMYK JPEG) × workers.
 func FolderLimits() ImageLimits {
-	return ImageLimits{MaxFrames: folderMaxFrames, MaxPixels: MaxPixels, MaxFileBytes: MaxFileBytes}
+	return ImageLimits{MaxFrames: folderMaxFrames, MaxPixels: DefaultMaxFramePixels, MaxFileBytes: DefaultMaxFrameBytes}
 }
 
 // Check reports whether every limit is positive.
