@@ -132,8 +132,9 @@ func ListBurst(root *os.Root, dir string, lim ImageLimits) ([]BurstFrame, error)
 //   - then the image decodes whole (truncated or corrupt data are refused).
 //
 // Frames are decoded one at a time: beyond the result, reading costs one
-// frame file, its decoded image (at most 8 bytes per pixel) and its grey
-// copy.
+// frame file, its decoded image (up to 8 bytes per pixel) with the
+// decoder's buffers (a progressive JPEG's: 4 bytes per pixel per colour
+// component) and its grey copy, which the features read in place.
 func (f Fitted) ApplyBurst(root *os.Root, dir string, lim ImageLimits) (*mat.Dense, error) {
 	frames, err := ListBurst(root, dir, lim)
 	if err != nil {

@@ -100,7 +100,10 @@
 //	          | "hist:" B [ ":plain" ] [ "@" W "x" H ]
 //
 // All numbers are positive decimal integers: W, H ≤ 4096, GX, GY ≤ 64,
-// C ≤ 256, B ≤ 256, N ≤ 65536. Examples: intensity:20x20, lbp:4x4,
+// C ≤ 256, B ≤ 256, N ≤ 65536; and a frame gives at most MaxDim (65536)
+// features, what the readers of feature files take: Parse refuses
+// intensity:4096x4096, lbp:64x64 or hog:1@4096x4096, and hog without a
+// size refuses an image on which it would give more. Examples: intensity:20x20, lbp:4x4,
 // lbp:4x4@64x64, hog:8@64x64, hist:32, intensity:20x20+pca:50. Parse
 // reads a spec and Pipeline.Name gives it back in canonical form.
 package features

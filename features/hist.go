@@ -65,10 +65,10 @@ func (f Hist) Extract(img *image.Gray) ([]float64, error) {
 		return nil, err
 	}
 	var levels [256]int64
-	for i := range p.num {
+	for i := range p.len() {
 		levels[p.level8(i)]++
 	}
-	n := int64(len(p.num))
+	n := int64(p.len())
 	B := int64(f.Bins)
 	out := make([]float64, f.Bins)
 	if f.Plain {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"strings"
 )
 
 // HOG constants: 9 unsigned orientation bins of 20°, blocks of 2×2 cells,
@@ -60,7 +61,7 @@ func (f HOG) Dim(imageW, imageH int) (int, error) {
 	if err := f.check(w, h); err != nil {
 		return 0, err
 	}
-	return (w/f.Cell - 1) * (h/f.Cell - 1) * hogBlock * hogBlock * HOGBins, nil
+	return hogDim(f.Cell, w, h), nil
 }
 
 func (f HOG) check(w, h int) error {
@@ -77,7 +78,35 @@ func (f HOG) check(w, h int) error {
 		return fmt.Errorf("features: hog with %dx%d-pixel cells needs images of at least %dx%d pixels, got %dx%d (resize them with e.g. hog:%d@%dx%d, or take smaller cells, e.g. hog:%d)",
 			f.Cell, f.Cell, n, n, w, h, f.Cell, max(n, 64), max(n, 64), max(1, min(w, h)/hogBlock))
 	}
+	if d := hogDim(f.Cell, w, h); d > MaxDim {
+		return f.dimErr(w, h, d)
+	}
 	return nil
+}
+
+// hogDim is the length of a HOG vector of a w×h image with cell-pixel cells.
+func hogDim(cell, w, h int) int {
+	return (w/cell - 1) * (h/cell - 1) * hogBlock * hogBlock * HOGBins
+}
+
+// dimErr says that f on a w×h image gives d > MaxDim features, and
+// suggests larger cells or a smaller size that give at most MaxDim.
+func (f HOG) dimErr(w, h, d int) error {
+	what := f.Name()
+	if f.W == 0 {
+		what = fmt.Sprintf("%s on a %dx%d image", what, w, h)
+	}
+	var hints []string
+	for c := f.Cell + 1; c <= MaxCell; c++ {
+		if w/c >= hogBlock && h/c >= hogBlock && hogDim(c, w, h) <= MaxDim {
+			hints = append(hints, fmt.Sprintf("larger cells (e.g. hog:%d%s)", c, sizeSuffix(f.W, f.H)))
+			break
+		}
+	}
+	// The most blocks (cells−1 per side) that keep the dimension in bounds.
+	bx, by := shrinkGrid(w/f.Cell-1, h/f.Cell-1, MaxDim/(hogBlock*hogBlock*HOGBins))
+	hints = append(hints, fmt.Sprintf("a smaller size (e.g. hog:%d@%dx%d)", f.Cell, (bx+1)*f.Cell, (by+1)*f.Cell))
+	return dimErr(what, d, "take "+strings.Join(hints, " or "))
 }
 
 // Extract returns the HOG descriptor of img.
@@ -112,16 +141,30 @@ func hogCells(p plane, cell int) []float64 {
 	w, h := p.w, p.h
 	ncx, ncy := w/cell, h/cell
 	hist := make([]float64, ncx*ncy*HOGBins)
-	I := make([]float64, w*h)
-	for i := range I {
-		I[i] = p.intensity(i)
+	// The intensities of rows y-1, y and y+1, each computed once into one
+	// of three row buffers: all of them at once would cost 8 bytes per
+	// pixel of the frame.
+	var buf [3][]float64
+	tag := [3]int{-1, -1, -1}
+	row := func(r int) []float64 {
+		k := r % 3
+		if tag[k] != r {
+			if buf[k] == nil {
+				buf[k] = make([]float64, w)
+			}
+			for x := range buf[k] {
+				buf[k][x] = p.intensity(r*w + x)
+			}
+			tag[k] = r
+		}
+		return buf[k]
 	}
 	for y := 0; y < ncy*cell; y++ {
-		up, down := max(y-1, 0), min(y+1, h-1)
+		up, cur, down := row(max(y-1, 0)), row(y), row(min(y+1, h-1))
 		for x := 0; x < ncx*cell; x++ {
 			left, right := max(x-1, 0), min(x+1, w-1)
-			gx := I[y*w+right] - I[y*w+left]
-			gy := I[down*w+x] - I[up*w+x]
+			gx := cur[right] - cur[left]
+			gy := down[x] - up[x]
 			m := math.Hypot(gx, gy)
 			if m == 0 {
 				continue

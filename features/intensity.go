@@ -31,19 +31,23 @@ func (f Intensity) Dim(imageW, imageH int) (int, error) {
 	if err := checkSize(f.W, f.H); err != nil {
 		return 0, err
 	}
+	if d := f.W * f.H; d > MaxDim {
+		w, h := shrinkGrid(f.W, f.H, MaxDim)
+		return 0, dimErr(f.Name(), d, fmt.Sprintf("take a smaller size (W×H at most %d, e.g. intensity:%dx%d)", MaxDim, w, h))
+	}
 	return f.W * f.H, nil
 }
 
 // Extract returns the W·H intensities of img, row-major.
 func (f Intensity) Extract(img *image.Gray) ([]float64, error) {
-	if err := checkSize(f.W, f.H); err != nil {
+	if _, err := f.Dim(0, 0); err != nil {
 		return nil, err
 	}
 	p, err := prepare(img, f.W, f.H)
 	if err != nil {
 		return nil, err
 	}
-	v := make([]float64, len(p.num))
+	v := make([]float64, p.len())
 	for i := range v {
 		v[i] = p.intensity(i)
 	}

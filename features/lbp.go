@@ -84,14 +84,27 @@ func (f LBP) check(w, h int) error {
 			return err
 		}
 	}
-	if f.GridX < 1 || f.GridY < 1 || f.GridX > MaxGrid || f.GridY > MaxGrid {
-		return fmt.Errorf("features: lbp grid %dx%d: cells per side must be between 1 and %d", f.GridX, f.GridY, MaxGrid)
+	if err := f.checkGrid(); err != nil {
+		return err
 	}
 	if w < 3 || h < 3 {
 		return fmt.Errorf("features: lbp needs images of at least 3x3 pixels, got %dx%d", w, h)
 	}
 	if f.GridX > w-2 || f.GridY > h-2 {
 		return fmt.Errorf("features: lbp grid %dx%d is finer than the %dx%d interior pixels of a %dx%d image", f.GridX, f.GridY, w-2, h-2, w, h)
+	}
+	return nil
+}
+
+// checkGrid checks the grid alone: its bounds and the dimension it gives,
+// whatever the image size.
+func (f LBP) checkGrid() error {
+	if f.GridX < 1 || f.GridY < 1 || f.GridX > MaxGrid || f.GridY > MaxGrid {
+		return fmt.Errorf("features: lbp grid %dx%d: cells per side must be between 1 and %d", f.GridX, f.GridY, MaxGrid)
+	}
+	if d := f.GridX * f.GridY * LBPBins; d > MaxDim {
+		gx, gy := shrinkGrid(f.GridX, f.GridY, MaxDim/LBPBins)
+		return dimErr(f.Name(), d, fmt.Sprintf("take fewer cells (GX×GY at most %d, e.g. lbp:%dx%d%s)", MaxDim/LBPBins, gx, gy, sizeSuffix(f.W, f.H)))
 	}
 	return nil
 }
@@ -116,21 +129,10 @@ func (f LBP) Extract(img *image.Gray) ([]float64, error) {
 	for x := range colCell {
 		colCell[x] = x * f.GridX / w
 	}
-	for y := 1; y < h-1; y++ {
-		cy := y * f.GridY / h
-		for x := 1; x < w-1; x++ {
-			i := y*w + x
-			c := p.num[i]
-			var code uint8
-			for k, d := range off {
-				if p.num[i+d] >= c {
-					code |= 1 << k
-				}
-			}
-			cell := cy*f.GridX + colCell[x]
-			out[cell*LBPBins+int(uniformBin[code])]++
-			count[cell]++
-		}
+	if p.pix != nil {
+		lbpCount(out, count, p.pix, w, h, f.GridX, f.GridY, &off, colCell)
+	} else {
+		lbpCount(out, count, p.num, w, h, f.GridX, f.GridY, &off, colCell)
 	}
 	for cell, n := range count {
 		if n > 0 {
@@ -141,6 +143,27 @@ func (f LBP) Extract(img *image.Gray) ([]float64, error) {
 		}
 	}
 	return out, nil
+}
+
+// lbpCount adds the uniform code of every interior pixel of the w×h image
+// v to its cell's histogram in out and counts it in count.
+func lbpCount[T uint8 | int64](out []float64, count []int, v []T, w, h, gx, gy int, off *[8]int, colCell []int) {
+	for y := 1; y < h-1; y++ {
+		cy := y * gy / h
+		for x := 1; x < w-1; x++ {
+			i := y*w + x
+			c := v[i]
+			var code uint8
+			for k, d := range off {
+				if v[i+d] >= c {
+					code |= 1 << k
+				}
+			}
+			cell := cy*gx + colCell[x]
+			out[cell*LBPBins+int(uniformBin[code])]++
+			count[cell]++
+		}
+	}
 }
 
 func sizeSuffix(w, h int) string {

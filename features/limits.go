@@ -1,6 +1,11 @@
 package features
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+
+	"setmatch/setfile"
+)
 
 // ImageLimits bound what reading the frames of one set may cost. Every
 // limit is checked before the memory it guards is allocated: the number of
@@ -10,8 +15,9 @@ type ImageLimits struct {
 	// MaxFrames is the most frames one set (burst) may hold.
 	MaxFrames int
 	// MaxPixels is the most pixels (width×height, as the header declares)
-	// one frame may have. Decoding a frame holds at most 8 bytes per pixel
-	// (a 16-bit RGBA PNG) plus its grey copy.
+	// one frame may have. Decoding a frame holds up to 8 bytes per pixel
+	// (a 16-bit RGBA PNG), 20 for a progressive CMYK JPEG (its decoder's
+	// coefficients and the CMYK image), plus its grey copy.
 	MaxPixels int64
 	// MaxFileBytes is the largest frame file read.
 	MaxFileBytes int64
@@ -32,10 +38,14 @@ func DefaultBurstLimits() ImageLimits {
 }
 
 // FolderLimits returns the limits for the image folders of a data set on a
-// workstation: the package-wide MaxPixels and MaxFileBytes per frame and
-// 2^20 frames per set.
+// workstation, as training and evaluation read them: a frame within the
+// burst limits (DefaultMaxFramePixels, DefaultMaxFrameBytes), which are what
+// setmatchd applies the model's pipeline to, and 2^20 frames per set. Sets
+// are read by several workers at once, and each holds one frame's decoding
+// at a time, so the worst case is DefaultMaxFramePixels × 21 bytes (a
+// progressive CMYK JPEG) × workers.
 func FolderLimits() ImageLimits {
-	return ImageLimits{MaxFrames: folderMaxFrames, MaxPixels: MaxPixels, MaxFileBytes: MaxFileBytes}
+	return ImageLimits{MaxFrames: folderMaxFrames, MaxPixels: DefaultMaxFramePixels, MaxFileBytes: DefaultMaxFrameBytes}
 }
 
 // Check reports whether every limit is positive.
@@ -45,4 +55,26 @@ func (l ImageLimits) Check() error {
 			l.MaxFrames, l.MaxPixels, l.MaxFileBytes)
 	}
 	return nil
+}
+
+// MaxDim is the most features per frame a pipeline may give: the most
+// columns the readers of feature files (and so training, evaluation and
+// the daemon) accept, setfile.DefaultMaxCols. Parse refuses a spec whose
+// dimension is larger, and hog without a size refuses an image on which
+// it would give more before extracting anything.
+const MaxDim = setfile.DefaultMaxCols
+
+// dimErr is the error for a feature giving d > MaxDim features per frame;
+// what says how (e.g. "hog:1@4096x4096"), hint what to take instead.
+func dimErr(what string, d int, hint string) error {
+	return fmt.Errorf("features: %s gives %d features per frame, more than the %d a feature file or model takes: %s", what, d, MaxDim, hint)
+}
+
+// shrinkGrid scales a×b down, keeping its aspect, to at most n cells
+// (at least 1 per side).
+func shrinkGrid(a, b, n int) (int, int) {
+	s := math.Sqrt(float64(n) / (float64(a) * float64(b)))
+	a2 := max(1, min(a, int(float64(a)*s)))
+	b2 := max(1, min(b, int(float64(b)*s), n/a2))
+	return a2, b2
 }

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -65,5 +66,28 @@ func TestLoaderCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLoaderFrameLimits: the training loader reads a frame within the
+// burst limits setmatchd applies the model to: a frame whose header
+// declares more pixels (8192x8192, which the package-wide 2^26 would let
+// through to be decoded) is refused from its header.
+func TestLoaderFrameLimits(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string][]byte{
+		"f0.pgm": encodePGM(randomGray(8, 8, 1)),
+		"f1.png": pngHeaderClaiming(t, 8192, 8192),
+	})
+	l, err := NewLoader("lbp:2x2@32x32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.Reader()([]string{filepath.Join(dir, "f0.pgm"), filepath.Join(dir, "f1.png")})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "PNG image is 8192x8192, more than 12582912 pixels") {
+		t.Errorf("an 8192x8192 frame: %v, want it refused from its header", err)
+	}
+	if lim := FolderLimits(); lim.MaxPixels != DefaultBurstLimits().MaxPixels || lim.MaxFileBytes != DefaultBurstLimits().MaxFileBytes {
+		t.Errorf("FolderLimits %+v: per frame, want the burst limits %+v", lim, DefaultBurstLimits())
 	}
 }

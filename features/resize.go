@@ -5,38 +5,60 @@ import (
 	"image"
 )
 
-// plane is a grey image held exactly: pixel i has grey level num[i]/den on
-// the 0..255 scale (intensity num[i]/(255·den) in [0, 1]). Resizing keeps
+// plane is a grey image held exactly: pixel i has grey level at(i)/den on
+// the 0..255 scale (intensity at(i)/(255·den) in [0, 1]). Resizing keeps
 // integer numerators and one common denominator, so resized images are
 // bit-for-bit identical on every architecture and comparisons between
 // pixels (LBP) are exact.
+//
+// An image as decoded (den 1) keeps its 8-bit grey levels in pix, one byte
+// per pixel, usually the decoded image's own pixels; only a resized plane,
+// whose numerators need more bits, holds them as int64 in num, and it has
+// the size of the feature's @WxH, not of the frame.
 type plane struct {
 	w, h int
-	num  []int64
+	pix  []uint8 // grey levels when den is 1 and not resized, else nil
+	num  []int64 // numerators of a resized plane, else nil
 	den  int64
 }
 
+// planeOf returns g as a plane, sharing g's pixels when its rows are
+// contiguous.
 func planeOf(g *image.Gray) plane {
 	b := g.Bounds()
 	w, h := b.Dx(), b.Dy()
-	p := plane{w: w, h: h, num: make([]int64, w*h), den: 1}
+	p := plane{w: w, h: h, den: 1}
+	if g.Stride == w {
+		off := g.PixOffset(b.Min.X, b.Min.Y)
+		p.pix = g.Pix[off : off+w*h : off+w*h]
+		return p
+	}
+	p.pix = make([]uint8, w*h)
 	for y := 0; y < h; y++ {
-		row := g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):]
-		for x := 0; x < w; x++ {
-			p.num[y*w+x] = int64(row[x])
-		}
+		copy(p.pix[y*w:(y+1)*w], g.Pix[g.PixOffset(b.Min.X, b.Min.Y+y):])
 	}
 	return p
 }
 
+// at returns the numerator of pixel i.
+func (p plane) at(i int) int64 {
+	if p.pix != nil {
+		return int64(p.pix[i])
+	}
+	return p.num[i]
+}
+
+// len returns the number of pixels.
+func (p plane) len() int { return p.w * p.h }
+
 // intensity returns pixel i in [0, 1].
 func (p plane) intensity(i int) float64 {
-	return float64(p.num[i]) / (255 * float64(p.den))
+	return float64(p.at(i)) / (255 * float64(p.den))
 }
 
 // level8 returns pixel i rounded to the nearest 8-bit grey level (halves up).
 func (p plane) level8(i int) uint8 {
-	return uint8((2*p.num[i] + p.den) / (2 * p.den))
+	return uint8((2*p.at(i) + p.den) / (2 * p.den))
 }
 
 // MaxResize bounds the width and height a feature may resize to.
@@ -109,15 +131,10 @@ func (p plane) resize(w, h int) plane {
 	tx, dx := axisTaps(p.w, w)
 	ty, dy := axisTaps(p.h, h)
 	tmp := make([]int64, w*p.h)
-	for y := 0; y < p.h; y++ {
-		row := p.num[y*p.w : (y+1)*p.w]
-		for j, ts := range tx {
-			var s int64
-			for _, t := range ts {
-				s += t.w * row[t.src]
-			}
-			tmp[y*w+j] = s
-		}
+	if p.pix != nil {
+		resizeRows(tmp, p.pix, p.w, p.h, tx)
+	} else {
+		resizeRows(tmp, p.num, p.w, p.h, tx)
 	}
 	out := plane{w: w, h: h, num: make([]int64, w*h), den: p.den * dx * dy}
 	for i, ts := range ty {
@@ -130,6 +147,22 @@ func (p plane) resize(w, h int) plane {
 		}
 	}
 	return out
+}
+
+// resizeRows applies the taps tx to each of the h rows of width sw of src
+// and writes the len(tx)-wide results to tmp.
+func resizeRows[T uint8 | int64](tmp []int64, src []T, sw, h int, tx [][]tap) {
+	w := len(tx)
+	for y := 0; y < h; y++ {
+		row := src[y*sw : (y+1)*sw]
+		for j, ts := range tx {
+			var s int64
+			for _, t := range ts {
+				s += t.w * int64(row[t.src])
+			}
+			tmp[y*w+j] = s
+		}
+	}
 }
 
 // Resize returns img resized to w×h: area average along an axis that

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"runtime"
 	"testing"
 )
 
@@ -105,4 +106,28 @@ func TestIntensityNorm(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkVec(t, "constant", v, make([]float64, 9), 0)
+}
+
+// TestExtractMemory: extracting features from a frame allocates less than
+// half a byte per frame pixel beyond the frame itself (the grey levels are
+// used where they are, one byte each; a resized plane has the feature's
+// size), where holding the frame as int64 numerators took 8 and more.
+func TestExtractMemory(t *testing.T) {
+	const w, h = 2048, 1536
+	img := randomGray(w, h, 3)
+	for _, spec := range []string{"intensity:20x20", "intensity:8x6:norm", "lbp:4x4@64x64", "lbp:4x4", "hog:8@64x64", "hog:64", "hist:16", "hist:16@64x64"} {
+		p, err := Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := p.Extract(img); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > w*h/2 {
+			t.Errorf("%s on a %dx%d frame allocated %d bytes, want at most %d", spec, w, h, got, w*h/2)
+		}
+	}
 }

@@ -52,7 +52,7 @@ func Parse(spec string) (Pipeline, error) {
 		if !found {
 			return fail("%q after '+': want pca:N", pca)
 		}
-		n, err := parseInt(arg, 1, 1<<16)
+		n, err := parseInt(arg, 1, MaxDim)
 		if err != nil {
 			return fail("pca dimension: %v", err)
 		}
@@ -88,6 +88,9 @@ func Parse(spec string) (Pipeline, error) {
 		case len(args) > 1:
 			return fail("unknown intensity option %q (want norm)", strings.Join(args[1:], ":"))
 		}
+		if _, err := f.Dim(0, 0); err != nil {
+			return fail("%v", err)
+		}
 		p.Feature = f
 	case "lbp":
 		if len(args) != 1 {
@@ -98,6 +101,9 @@ func Parse(spec string) (Pipeline, error) {
 			return fail("lbp grid %q: %v", args[0], err)
 		}
 		f := LBP{GridX: gx, GridY: gy, W: w, H: h}
+		if err := f.checkGrid(); err != nil {
+			return fail("%v", err)
+		}
 		if hasSize {
 			if _, err := f.Dim(w, h); err != nil {
 				return fail("%v", err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"setmatch/setfile"
 )
 
 func TestParse(t *testing.T) {
@@ -97,5 +99,62 @@ func TestImageSetReaderOneFrame(t *testing.T) {
 	p, _ = Parse("hog:8")
 	if _, err := (Fitted{Pipeline: p}).ImageSetReader()([]string{path}); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("hog:8 on a 2x2 image: %v, want an error naming %s", err, path)
+	}
+}
+
+// TestParseDimension: a spec giving more than MaxDim features per frame
+// (what every reader of feature files takes) is refused by Parse, with
+// the dimension and a smaller spec that Parse accepts; MaxDim itself is
+// accepted.
+func TestParseDimension(t *testing.T) {
+	for _, tc := range []struct {
+		spec, dim, hint string
+	}{
+		{"hog:1@4096x4096", "603684900", "hog:94@4096x4096"},
+		{"hog:1@4096x4096", "603684900", "hog:1@43x43"},
+		{"intensity:4096x4096", "16777216", "intensity:256x256"},
+		{"intensity:257x256:norm+pca:10", "65792", "intensity:256x255"},
+		{"lbp:64x64", "241664", "lbp:33x33"},
+		{"lbp:64x40@100x100", "151040", "lbp:42x26@100x100"},
+	} {
+		_, err := Parse(tc.spec)
+		if err == nil {
+			t.Errorf("Parse(%q): no error", tc.spec)
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, tc.dim+" features per frame") || !strings.Contains(msg, tc.hint) {
+			t.Errorf("Parse(%q) = %v; want the dimension %s and the hint %s", tc.spec, err, tc.dim, tc.hint)
+		}
+		if p, err := Parse(tc.hint); err != nil {
+			t.Errorf("hint %q of %q: %v", tc.hint, tc.spec, err)
+		} else if d, err := p.Dim(4096, 4096); err != nil || d > MaxDim {
+			t.Errorf("hint %q of %q gives %d features, %v", tc.hint, tc.spec, d, err)
+		}
+	}
+	for _, spec := range []string{"intensity:256x256", "lbp:37x30", "hog:100@4096x4096", "intensity:2x2+pca:65536"} {
+		if _, err := Parse(spec); err != nil {
+			t.Errorf("Parse(%q): %v", spec, err)
+		}
+	}
+	if MaxDim != setfile.DefaultMaxCols {
+		t.Errorf("MaxDim = %d, the readers take %d", MaxDim, setfile.DefaultMaxCols)
+	}
+}
+
+// TestHOGDimensionOfImage: hog without a size refuses an image on which it
+// would give more than MaxDim features, from the image size alone.
+func TestHOGDimensionOfImage(t *testing.T) {
+	p, err := Parse("hog:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Dim(4096, 3072); err == nil || !strings.Contains(err.Error(), "452726820 features per frame") {
+		t.Errorf("hog:1 Dim(4096, 3072): %v, want the dimension refused", err)
+	}
+	_, err = p.Extract(randomGray(300, 200, 1))
+	if err == nil || !strings.Contains(err.Error(), "hog:1 on a 300x200 image gives 2142036 features per frame") ||
+		!strings.Contains(err.Error(), "hog:1@") {
+		t.Errorf("hog:1 on 300x200: %v, want the dimension refused with a size to resize to", err)
 	}
 }

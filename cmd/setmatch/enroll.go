@@ -113,7 +113,7 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits) (*ma
 	if m.Features == nil {
 		return nil, "", fmt.Errorf("%s is a folder (a burst of frame images), but model %s records no feature pipeline (it was trained on feature files): give the set as a feature file of %d features per frame, made as the training features were, or train the model on images with --features SPEC", path, modelPath, m.InputDim())
 	}
-	x, err := m.Features.ApplyDir(path, features.FolderLimits()) // a *DirError says what os.OpenRoot said
+	x, err := m.Features.ApplyDir(path, features.DefaultBurstLimits()) // a *DirError says what os.OpenRoot said
 	if err != nil {
 		return nil, "", err
 	}

@@ -154,6 +154,25 @@ func TestEnrollImages(t *testing.T) {
 		!regexpMatch(fmt.Sprintf(`carol\s+1\s+%d`, len(ents)-1), stdout) {
 		t.Errorf("inspect:\n%s", stdout)
 	}
+
+	// A burst is read with setmatchd's limits: 257 frames are more than
+	// the 256 a burst may hold.
+	big := filepath.Join(t.TempDir(), "cam-0413")
+	if err := os.MkdirAll(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	frame, err := os.ReadFile(filepath.Join(src, ents[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 257 {
+		if err := os.WriteFile(filepath.Join(big, fmt.Sprintf("f%03d%s", i, filepath.Ext(ents[0].Name()))), frame, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "dave", big); code != 1 || !strings.Contains(stderr, "more than 256 entries, the limit of frames per burst") {
+		t.Errorf("a burst of 257 frames: exit %d\n%s", code, stderr)
+	}
 }
 
 // TestChangeStrangersCommand: enroll and forget take --strangers as train
