@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,7 +163,11 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	case !hasLabel:
 		return nil, fmt.Errorf("forget: the gallery holds no set of class %q (setmatch inspect lists the classes)", label)
 	case set != "" && !hasSet:
-		return nil, fmt.Errorf("forget: class %q has no set named %q (setmatch inspect --json lists them under the sets of the model file)", label, set)
+		hint := "setmatch inspect --json lists them under the sets of the model file"
+		if base := strings.TrimSuffix(set, path.Ext(set)); base != set && slices.ContainsFunc(m.Sets, func(s model.Set) bool { return s.Label == label && s.Name == base }) {
+			hint = fmt.Sprintf("a set is named after its file without the extension: --set %s", base)
+		}
+		return nil, fmt.Errorf("forget: class %q has no set named %q (%s)", label, set, hint)
 	}
 	means := make([][]float64, 0, len(m.Voters)+1)
 	for _, mem := range m.Members() {

@@ -356,6 +356,7 @@ func TestForgetKeepsRule(t *testing.T) {
 	for _, bad := range []struct{ label, set, want string }{
 		{"nobody", "", "no set of class"},
 		{"class-00", "nope", "no set named"},
+		{"class-00", "set-00-0.npy", "named after its file without the extension: --set set-00-0"},
 	} {
 		if _, err := Forget(m, bad.label, bad.set, nil, 1, time.Time{}); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("forget %s %s: %v", bad.label, bad.set, err)

@@ -401,7 +401,11 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d held-out sets, read for new sets that meet every set of their class) and %.1f%% of %d %s sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
 		rates.Threshold, thresholdFlag(opt), how, min(StandInFolds, classes), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers, strangers, frac, scale)
 	if len(given) > 0 {
-		src += fmt.Sprintf("; the strangers include %d sets of classes the model does not have (--strangers), each decided by the deployed model", len(given))
+		sets := "sets"
+		if len(given) == 1 {
+			sets = "set"
+		}
+		src += fmt.Sprintf("; the strangers include %d %s of classes the model does not have (--strangers), each decided by the deployed model", len(given), sets)
 	}
 	if math.IsInf(rates.Threshold, 1) {
 		src += "; no threshold keeps stand-in strangers out here"
