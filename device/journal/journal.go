@@ -179,52 +179,38 @@ func keepUpTo(f *os.File, path string, size int64) (int64, error) {
 	} else if size > window {
 		return 0, notJournal(fmt.Sprintf("no line ends in its first %d bytes", window))
 	}
-	// The end: the last complete line, then at most a torn line and zeros
-	// (empty lines of zeros included).
+	// The end: cut back to the last complete line that is a record. A
+	// power cut can leave a torn line, zeros, or a page of anything after
+	// it; a file whose first line is a record is a journal, so what
+	// follows its last record within the window is that damage.
 	start := max(size-window, 0)
 	tail, err := read(start, size-start)
 	if err != nil {
 		return 0, err
 	}
-	t := bytes.TrimRight(tail, "\x00\n")
-	nl := bytes.LastIndexByte(t, '\n')
-	if len(t) < len(tail) && tail[len(t)] == '\n' {
-		// The last line is complete.
-		if len(t) == 0 {
-			if start > 0 {
-				return 0, notJournal(fmt.Sprintf("its last %d bytes are zeros", window))
-			}
-			return 0, nil // nothing but zeros
+	for end := len(tail); ; {
+		nl := bytes.LastIndexByte(tail[:end], '\n')
+		if nl < 0 {
+			break
 		}
-		if nl < 0 && start > 0 {
-			return 0, notJournal(fmt.Sprintf("no line ends in its last %d bytes", window))
+		from := bytes.LastIndexByte(tail[:nl], '\n') + 1
+		if from == 0 && start > 0 {
+			break // the line may begin before the window
 		}
-		if !isRecord(t[nl+1:]) {
-			return 0, notJournal("its last line is not a journal record")
+		if isRecord(tail[from:nl]) {
+			return start + int64(nl) + 1, nil
 		}
-		return start + int64(len(t)) + 1, nil
+		end = nl
 	}
-	// The last line is torn: t[nl+1:] has no newline.
-	torn := t[nl+1:]
-	if nl < 0 {
-		if start > 0 {
-			return 0, notJournal(fmt.Sprintf("no line ends in its last %d bytes", window))
-		}
-		// The whole file is one torn line: cut it only if it begins as
-		// a record does.
-		if !tornRecord(torn) {
-			return 0, notJournal("it holds no complete line and does not begin as a journal record")
-		}
-		return 0, nil
+	if start > 0 {
+		return 0, notJournal(fmt.Sprintf("no journal record in its last %d bytes", window))
 	}
-	prev := t[bytes.LastIndexByte(t[:nl], '\n')+1 : nl]
-	if bytes.LastIndexByte(t[:nl], '\n') < 0 && start > 0 {
-		return 0, notJournal(fmt.Sprintf("no line ends in its last %d bytes", window))
+	// No complete record: zeros, or one torn line, which is cut only if
+	// it begins as a record does.
+	if first := bytes.TrimLeft(tail, "\x00\n"); len(first) > 0 && !tornRecord(first) {
+		return 0, notJournal("it holds no complete line and does not begin as a journal record")
 	}
-	if !isRecord(prev) || !tornRecord(torn) {
-		return 0, notJournal("its last lines are not journal records")
-	}
-	return start + int64(nl) + 1, nil
+	return 0, nil
 }
 
 // isRecord reports whether line is a journal record: a JSON object with the

@@ -16,6 +16,14 @@ func TestTornLastLineRepaired(t *testing.T) {
 		"torn":  `{"time":"2025-01-01T00:00:00Z","file":"b.np`,
 		"zeros": "\x00\x00\x00\x00\x00\x00\x00\x00\n",
 		"none":  "",
+		// A page lost in the cut: zeros inside a line, a line of zeros
+		// then a torn one, a torn line after zeros, or anything after
+		// the last record.
+		"zeros inside a line":    `{"time":"2025-01-01T00:00:00Z","fi` + "\x00\x00\x00\x00" + `le":"b"}` + "\n",
+		"zeros then torn":        "\x00\x00\x00\x00\n" + `{"time":"2025-01-01T00:00:00Z","file":"b.np`,
+		"torn starting in zeros": "\x00\x00" + `{"time":"2025-01-01T00:00:00Z","file":"b.np`,
+		"text after the record":  "precious\n",
+		"text without newline":   "precious",
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "j.jsonl")
@@ -91,9 +99,7 @@ func TestNotAJournalIsLeftAlone(t *testing.T) {
 		"binary":            "SMM\x00\x01\x02\x03\n\x00\xff\xfe",
 		"readme":            "# Notes\n\nprecious\n",
 		"no newline":        "precious",
-		"record then text":  rec + "precious\n",
 		"text then record":  "precious\n" + rec,
-		"record then other": rec + "precious",
 		"json not a record": `{"a":1}` + "\n",
 	} {
 		t.Run(name, func(t *testing.T) {
