@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 )
 
 // Median returns the median of x, sorting x in place: the middle value of
@@ -37,7 +36,17 @@ func MeanStd(x []float64) (mean, std float64) {
 	case 1:
 		return x[0], 0
 	}
-	return stat.MeanStdDev(x, nil)
+	// In order, two passes: the same bits on every architecture (gonum's
+	// stat.MeanStdDev sums with SIMD partial sums on amd64 only, and
+	// corrects the variance by the rounding of the mean).
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		std += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(x)-1))
 }
 
 // MeanFrame returns the mean frame (len d) of the rows of the sets, each

@@ -76,3 +76,11 @@ func TestCentred(t *testing.T) {
 		t.Errorf("SubtractFrame = %v, want %v", mat.Formatted(x), mat.Formatted(want))
 	}
 }
+
+// TestMeanStdInOrder: the sums run in order, so the figures are the same
+// bits on every architecture; here the order loses the first 1.
+func TestMeanStdInOrder(t *testing.T) {
+	if m, s := MeanStd([]float64{1e16, 1, -1e16, 1}); m != 0.25 || s != 8164965809277260 {
+		t.Errorf("MeanStd(1e16, 1, −1e16, 1) = %v, %v; want 0.25, 8164965809277260 (summed in order)", m, s)
+	}
+}
