@@ -306,6 +306,7 @@ func TestInvalidValues(t *testing.T) {
 		{"[journal]\npath = \"\"\n", "journal.path", "must not be empty"},
 		{"[journal]\nmax_bytes = -5\n", "journal.max_bytes", "must be ≥ 0"},
 		{"[journal]\nkeep = 0\n", "journal.keep", "must be ≥ 1"},
+		{"[gpio]\npulse = \"2000000h\"\n", "gpio.pulse", "must be ≤ 1m0s"},
 		{"[journal]\nmax_bytes = 0\nkeep = -1\n", "journal.keep", "must be ≥ 1"},
 		{"[journal]\nkeep = 100000000\n", "journal.keep", "must be ≤ 1000, got 100000000: each rotation renames every rotated journal kept"},
 		{"[gpio]\nbackend = \"sysfs\"\n", "gpio.backend", `must be "periph", "log" or "none", got "sysfs"`},

@@ -36,6 +36,32 @@ func TestDeepNestingRefused(t *testing.T) {
 	}
 }
 
+// TestDottedKeysRefused: a key of many dotted parts nests tables as deep
+// as braces do, at the same cost; a float, a date or a dotted string does
+// not count.
+func TestDottedKeysRefused(t *testing.T) {
+	text := "model = \"m.smm\"\n" + strings.TrimSuffix(strings.Repeat("a.", 8000), ".") + " = 1\n"
+	var err error
+	testutil.Within(t, time.Minute, "parsing a key of 8000 dotted parts", func() { _, err = Parse("d.toml", []byte(text)) })
+	var e *Error
+	if !errors.As(err, &e) || e.Line != 2 || e.Column != 2*maxNesting+2 {
+		t.Fatalf("Parse = %v, want a syntax error at d.toml:2:%d", err, 2*maxNesting+2)
+	}
+	ok := "model = \"a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r\"\n[decision]\nthreshold = 0.5\n[spool]\ndir = \"/var/spool/setmatch\"\n"
+	if _, err := Parse("ok.toml", []byte(ok)); err != nil {
+		t.Errorf("dots in a string and a float: %v", err)
+	}
+}
+
+// TestNestingLineAfterUnterminatedString: a string left open at the end of
+// its line does not hide that line's end from the line count.
+func TestNestingLineAfterUnterminatedString(t *testing.T) {
+	text := "a = \"x\n\nb = " + strings.Repeat("[", maxNesting+1) + "\n"
+	if line, _ := tooDeep(text); line != 3 {
+		t.Errorf("tooDeep reports line %d, want 3", line)
+	}
+}
+
 // TestUnknownTableReportedOnce: an unknown key holding nested tables is
 // one error, at its outermost level; a key longer than 64 bytes gets no
 // "did you mean".

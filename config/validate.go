@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 )
 
 // The most spool.max_batch_bytes and spool.max_frame_bytes may be: the
@@ -136,6 +137,9 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	g := &c.GPIO
 	oneOf("gpio.backend", g.Backend, "periph", "log", "none")
 	positiveDur("gpio.pulse", g.Pulse)
+	if g.Pulse.Duration > MaxPulse {
+		bad("gpio.pulse", "must be ≤ %v, got %q: a pin stays active that long for every decision, and idle as long before the next", MaxPulse, g.Pulse.String())
+	}
 	used := make(map[string]string) // pin name -> key
 	for _, p := range g.Pins() {
 		if strings.TrimSpace(p.Name) == "" {
@@ -196,3 +200,6 @@ func quoteList(a []string) string {
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
+
+// MaxPulse is the longest gpio.pulse.
+const MaxPulse = time.Minute
