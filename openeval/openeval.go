@@ -29,7 +29,6 @@ import (
 	"setmatch/eval"
 	"setmatch/internal/stats"
 	"setmatch/method"
-	"setmatch/model"
 	"setmatch/openset"
 )
 
@@ -114,9 +113,11 @@ type Row struct {
 	// on the closed set, says how the open set chose among them: each
 	// one's figure on the stand-in strangers (deploy.Result.OpenSetChoice).
 	OpenSetChoice string `json:"open_set_choice,omitempty"`
-	// Threshold is the model's open-set threshold ("+Inf" for none); for
-	// a vote, every member's, "a: t1, b: t2, …".
-	Threshold string `json:"threshold"`
+	// Threshold is the model's open-set threshold: null for none (a
+	// closed set) and for a vote, whose members' are in Thresholds, in the
+	// order Deployed names them (null for a closed-set member).
+	Threshold  *float64   `json:"threshold"`
+	Thresholds []*float64 `json:"thresholds,omitempty"`
 	// ThresholdFraction is the threshold as a fraction of the model's
 	// scale (deploy.Result.Scale), the unit of CommonThreshold; 0 for a
 	// vote or no threshold.
@@ -333,8 +334,15 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Deployed: built.Model.MethodName(), Params: describe(built), Threshold: thresholdText(built.Model, mt), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
+	row := Row{Deployed: built.Model.MethodName(), Params: describe(built), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
 	row.Approximate = len(built.Model.Voters) > 0
+	if th := mt.Thresholds(); len(th) == 1 {
+		row.Threshold = finite(th[0])
+	} else {
+		for _, t := range th {
+			row.Thresholds = append(row.Thresholds, finite(t))
+		}
+	}
 	scale := 0.0
 	if !row.Approximate {
 		if scale, err = built.Scale(); err != nil {
@@ -398,23 +406,6 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	row.StrangersIn99, row.Threshold99 = f.StrangersIn99, f.Threshold99
 	row.Seconds = time.Since(t0).Seconds()
 	return row, nil
-}
-
-// thresholdText returns the model's threshold as text: "+Inf" for none,
-// and for a vote every member's.
-func thresholdText(m *model.Model, mt *model.Matcher) string {
-	th := mt.Thresholds()
-	if len(th) == 1 {
-		return formatFloat(th[0])
-	}
-	out := ""
-	for i, name := range m.MemberMethods() {
-		if i > 0 {
-			out += ", "
-		}
-		out += name + ": " + formatFloat(th[i])
-	}
-	return out
 }
 
 func formatFloat(t float64) string {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -73,7 +72,7 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 		// The model's own threshold is one threshold: the best can only
 		// be as good or better (a single model, not a vote).
 		if !r.Approximate && r.BestBalanced < r.BalancedAtThreshold-1e-12 {
-			t.Errorf("split %d: best balanced %v below the balanced %v at the model's threshold %s", s, r.BestBalanced, r.BalancedAtThreshold, r.Threshold)
+			t.Errorf("split %d: best balanced %v below the balanced %v at the model's threshold %v", s, r.BestBalanced, r.BalancedAtThreshold, r.Threshold)
 		}
 		// Named right at a threshold implies named right without one.
 		if r.KnownRightAtThreshold > r.KnownRightClosed {
@@ -83,8 +82,8 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 		if r.StrangersIn99 < r.StrangersIn95 || r.Threshold99 < r.Threshold95 {
 			t.Errorf("split %d: strangers in %v at 95%%, %v at 99%% (thresholds %v, %v)", s, r.StrangersIn95, r.StrangersIn99, r.Threshold95, r.Threshold99)
 		}
-		if r.Threshold == "" || r.Threshold == "+Inf" {
-			t.Errorf("split %d: threshold %q, want one calibrated", s, r.Threshold)
+		if r.Threshold == nil {
+			t.Fatalf("split %d: no threshold, want one calibrated", s)
 		}
 		// The scaled probes are the probes on another scale: the same
 		// best balanced accuracy, its threshold and the one of 95% known
@@ -102,8 +101,8 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 			t.Errorf("split %d: scaled probes' best %v at %v and 95%% at %v; the probes' %v at %v and %v", s, b.Balanced, b.Threshold, t95, r.BestBalanced, r.BestThreshold, r.Threshold95)
 		}
 		// The model's threshold in the same unit.
-		if th, err := strconv.ParseFloat(r.Threshold, 64); err != nil || math.Abs(th/scale-r.ThresholdFraction) > 1e-5*r.ThresholdFraction {
-			t.Errorf("split %d: threshold %s (%v) is %v of the scale %v, want %v", s, r.Threshold, err, r.ThresholdFraction, scale, th/scale)
+		if th := *r.Threshold; math.Abs(th/scale-r.ThresholdFraction) > 1e-9*r.ThresholdFraction {
+			t.Errorf("split %d: threshold %v is %v of the scale %v, want %v", s, th, r.ThresholdFraction, scale, th/scale)
 		}
 	}
 	c := mr.Common

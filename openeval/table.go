@@ -20,7 +20,7 @@ type Record struct {
 	Methods      map[method.Name]*MethodResult `json:"methods"`
 	Order        []method.Name                 `json:"order"`
 	Protocol     string                        `json:"protocol"`
-	Threshold    string                        `json:"threshold"` // the models' --threshold, as train reads it
+	Threshold    string                        `json:"threshold_rule"` // the models' --threshold, as train reads it (a rule, or a number)
 	Features     string                        `json:"features"`
 	Data         string                        `json:"data"`
 	Splits       int                           `json:"splits"`
