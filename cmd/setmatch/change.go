@@ -78,6 +78,9 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 	if cf.out == "" {
 		cf.out = cf.model
 	}
+	if fi, err := os.Stat(cf.out); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("--out %s is a folder: give the path of the model file to write", cf.out)
+	}
 	dir := filepath.Dir(cf.out)
 	d, err := os.Open(dir)
 	if err != nil {

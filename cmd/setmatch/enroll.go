@@ -38,7 +38,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	var cf changeFlags
 	cf.register(fs, "model file to add the sets to (required)", "class of the new sets, existing or new (required)")
 	name := fs.String("name", "", "set name (one SET only; default: the file name without extension, or the folder's name)")
-	lim := limitsFlag(fs, "refuse set files larger than this many bytes")
+	lim := limitsFlag(fs, "refuse set files larger than `N` bytes")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

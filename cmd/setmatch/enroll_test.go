@@ -78,6 +78,7 @@ func TestEnrollCommand(t *testing.T) {
 		{[]string{"enroll", "--model", out, "--label", "x", "--name", "n", carol1, carol2}, 2, "names one set"},
 		{[]string{"enroll", "--model", out, "--label", "x", wrongDim}, 1, "model expects 4"},
 		{[]string{"enroll", "--model", filepath.Join(dir, "none.smm"), "--label", "x", carol1}, 1, "none.smm"},
+		{[]string{"enroll", "--model", out, "--label", "x", "--out", dir, carol1}, 1, "is a folder: give the path of the model file to write"},
 	} {
 		code, _, stderr := run(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
@@ -247,6 +248,7 @@ func TestChangesWaitForEachOther(t *testing.T) {
 	// Another change holds the folder, as cf.read takes it.
 	other := changeFlags{model: mpath}
 	m, err := other.read(io.Discard)
+	t.Cleanup(other.unlock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,8 +272,13 @@ func TestChangesWaitForEachOther(t *testing.T) {
 	if err := other.write(io.Discard, next, c, ""); err != nil {
 		t.Fatal(err)
 	}
-	if code := <-done; code != 0 {
-		t.Fatalf("enroll after the wait: exit %d: %s", code, stderr.String())
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("enroll after the wait: exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("enroll still waiting a minute after the other change let go: %s", stderr.String())
 	}
 	got, _, err := model.ReadFile(mpath)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"setmatch/internal/memlimit"
@@ -168,8 +169,22 @@ func toolName(command string) string {
 // set-file limits it sets: setfile's defaults, but for that size.
 func limitsFlag(fs *flag.FlagSet, usage string) *setfile.Limits {
 	lim := setfile.DefaultLimits()
-	fs.Int64Var(&lim.MaxBytes, "max-bytes", lim.MaxBytes, usage)
+	fs.Var((*positiveBytes)(&lim.MaxBytes), "max-bytes", usage)
 	return &lim
+}
+
+// positiveBytes is a flag of a size in bytes, a whole number > 0.
+type positiveBytes int64
+
+func (b *positiveBytes) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *positiveBytes) Set(s string) error {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 1 {
+		return fmt.Errorf("%q is not a whole number of bytes > 0", s)
+	}
+	*b = positiveBytes(v)
+	return nil
 }
 
 // parseFlags parses args with fs; a malformed flag is a usage error (exit 2),

@@ -98,3 +98,14 @@ func TestFlagErrorSaidOnce(t *testing.T) {
 		t.Errorf("setmatch eval -h: exit %d, stderr:\n%.200s", code, stderr.String())
 	}
 }
+
+// TestMaxBytesPositive: --max-bytes is a size > 0; anything else is a
+// usage error that says so.
+func TestMaxBytesPositive(t *testing.T) {
+	for _, v := range []string{"-1", "0", "x"} {
+		var stdout, stderr bytes.Buffer
+		if code := dispatch([]string{"div", "--max-bytes", v, "a.npy", "b.npy"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "is not a whole number of bytes > 0") {
+			t.Errorf("--max-bytes %s: exit %d, %s", v, code, stderr.String())
+		}
+	}
+}
