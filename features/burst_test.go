@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -437,5 +438,21 @@ func TestReadRegularReplaced(t *testing.T) {
 	defer fh.Close()
 	if _, err := readRegular(fh, "b.png", 100, listed); err == nil || !strings.Contains(err.Error(), "replaced") {
 		t.Errorf("replaced file: %v", err)
+	}
+}
+
+// TestReadRegularLimitDoesNotOverflow: the largest limit reads a file
+// whole; limit+1 wrapped to a negative bound and read nothing ("file
+// changed size while it was read").
+func TestReadRegularLimitDoesNotOverflow(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string][]byte{"a.png": []byte("abc")})
+	fh, err := os.Open(filepath.Join(dir, "a.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if b, err := readRegular(fh, "a.png", math.MaxInt64, nil); err != nil || string(b) != "abc" {
+		t.Errorf("readRegular with the largest limit = %q, %v; want the file", b, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"image"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 )
@@ -109,7 +110,7 @@ func readRegular(f *os.File, name string, maxBytes int64, listed fs.FileInfo) ([
 		return nil, formatErr(name, "file is empty (want a PNG, JPEG or PGM image)")
 	}
 	b := make([]byte, 0, size+1)
-	r := io.LimitReader(f, maxBytes+1)
+	r := io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1) // one byte past the limit tells a file that grew
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
