@@ -361,18 +361,34 @@ func (s *Set) validate(d int) error {
 	if _, c := s.Samples.Dims(); c != d {
 		return fmt.Errorf("samples have %d columns, the model's dimension is %d", c, d)
 	}
-	if !(s.Bandwidth > 0) || math.IsInf(s.Bandwidth, 0) {
-		return fmt.Errorf("bandwidth is %v, want a finite number > 0", s.Bandwidth)
+	if err := validBandwidth(s.Bandwidth); err != nil {
+		return err
 	}
 	return finiteMatrix("samples", s.Samples)
 }
 
 // validRule checks that r is a rule match knows, with a usable fixed value.
 func validRule(r match.BandwidthRule) error {
-	if r.Kind == match.Fixed && !(r.Fixed > 0 && !math.IsInf(r.Fixed, 0)) {
-		return fmt.Errorf("fixed bandwidth is %v, want a finite number > 0", r.Fixed)
+	if r.Kind == match.Fixed {
+		if err := validBandwidth(r.Fixed); err != nil {
+			return fmt.Errorf("fixed %w", err)
+		}
 	}
 	return r.Validate()
+}
+
+// validBandwidth refuses a bandwidth h whose kernel a float64 cannot
+// carry: not a finite number > 0, or so small or large that 1/(2h²) or h²
+// over- or underflows (every divergence would then be NaN, and every
+// batch fail with no finite divergence to any gallery set).
+func validBandwidth(h float64) error {
+	if !(h > 0) || math.IsInf(h, 0) {
+		return fmt.Errorf("bandwidth is %v, want a finite number > 0", h)
+	}
+	if h < 1e-150 || h > 1e150 {
+		return fmt.Errorf("bandwidth is %v, outside 1e-150 to 1e150: its square under- or overflows", h)
+	}
+	return nil
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
