@@ -83,9 +83,16 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		err = enc.Encode(s)
+	} else {
+		err = s.WriteTable(stdout)
 	}
-	return s.WriteTable(stdout)
+	if err == nil && s.Failed == s.Sets {
+		// Reported, but nothing was measured: a script must not take the
+		// accuracy of 0 for one.
+		return fmt.Errorf("no set of %s could be decided (each failed, above): the model cannot decide these sets", *data)
+	}
+	return err
 }
 
 // testLoad reads the labelled sets: image sets through the model's

@@ -400,6 +400,13 @@ func TestTestCommandBadSets(t *testing.T) {
 	if code, _, stderr := run("test", "--model", mpath, "--data", empty); code != 1 || !strings.Contains(stderr, "no set of") {
 		t.Errorf("a folder of unreadable sets: exit %d\n%s", code, stderr)
 	}
+	// Sets read but none decided (one frame each): the report, then exit 1.
+	if err := os.WriteFile(filepath.Join(empty, class, "nan.csv"), []byte("1,2,3,4,5,6,7,8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := run("test", "--json", "--model", mpath, "--data", empty); code != 1 || !strings.Contains(stdout, `"failed": 1`) || !strings.Contains(stderr, "could be decided") {
+		t.Errorf("a folder of sets none of which is decided: exit %d\n%s%s", code, stdout, stderr)
+	}
 }
 
 // TestTestCommandVote: a model that decides by a vote (format 6, as
