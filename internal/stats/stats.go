@@ -36,15 +36,16 @@ func MeanStd(x []float64) (mean, std float64) {
 	case 1:
 		return x[0], 0
 	}
-	// In order, two passes: the same bits on every architecture (gonum's
-	// stat.MeanStdDev sums with SIMD partial sums on amd64 only, and
-	// corrects the variance by the rounding of the mean).
+	// In order, two passes, each product rounded: the same bits on every
+	// architecture (gonum's stat.MeanStdDev sums with SIMD partial sums on
+	// amd64 only, and corrects the variance by the rounding of the mean).
 	for _, v := range x {
 		mean += v
 	}
 	mean /= float64(len(x))
 	for _, v := range x {
-		std += (v - mean) * (v - mean)
+		d := v - mean
+		std += float64(d * d) // the conversion keeps arm64 from fusing it into one rounding (FMADD)
 	}
 	return mean, math.Sqrt(std / float64(len(x)-1))
 }

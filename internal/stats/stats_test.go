@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -82,5 +83,31 @@ func TestCentred(t *testing.T) {
 func TestMeanStdInOrder(t *testing.T) {
 	if m, s := MeanStd([]float64{1e16, 1, -1e16, 1}); m != 0.25 || s != 8164965809277260 {
 		t.Errorf("MeanStd(1e16, 1, −1e16, 1) = %v, %v; want 0.25, 8164965809277260 (summed in order)", m, s)
+	}
+}
+
+// TestMeanStdRoundsEachProduct: the sum of squares rounds each product on
+// its own, as on amd64, also where arm64 could fuse it with the add (the
+// reference below rounds each product by its conversion); fused, about one
+// of seven of these vectors differs in the last digit.
+func TestMeanStdRoundsEachProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for trial := range 200 {
+		x := make([]float64, 37)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		var mean, ss float64
+		for _, v := range x {
+			mean += v
+		}
+		mean /= float64(len(x))
+		for _, v := range x {
+			d := v - mean
+			ss += float64(d * d)
+		}
+		if m, s := MeanStd(x); m != mean || s != math.Sqrt(ss/float64(len(x)-1)) {
+			t.Fatalf("vector %d: MeanStd = %v, %v; want %v, %v", trial, m, s, mean, math.Sqrt(ss/float64(len(x)-1)))
+		}
 	}
 }
