@@ -176,7 +176,7 @@ func New(opt Options) (r *Runner, err error) {
 	}
 	closers = append(closers, j.Close)
 	if n := j.Repaired(); n > 0 {
-		opt.Log.Warn("journal: cut off an incomplete last line (a power cut or crash during a write); the batch it was written for, if any, had not left cur/ and is handled again", "path", cfg.Journal.Path, "bytes", n)
+		opt.Log.Warn("journal: cut off what followed its last complete record (a power cut or crash during a write); the batch it was written for, if any, had not left cur/ and is handled again", "path", cfg.Journal.Path, "bytes", n)
 	}
 	drv := opt.Driver
 	if drv == nil {

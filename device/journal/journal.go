@@ -98,8 +98,8 @@ func Open(path string, maxBytes int64, keep int) (*Journal, error) {
 	return j, nil
 }
 
-// Repaired returns the bytes Open cut off the end of the journal: a last
-// line torn by a power cut or crash in the middle of a write.
+// Repaired returns the bytes Open cut off the end of the journal: what a
+// power cut or crash in the middle of a write left after its last record.
 func (j *Journal) Repaired() int64 { return j.repaired }
 
 // window bounds what Verify and repair read of a journal, at its start and
@@ -107,11 +107,11 @@ func (j *Journal) Repaired() int64 { return j.repaired }
 const window = 1 << 20
 
 // Verify returns nil if the file at path is missing, empty or a journal: a
-// regular file (not a symbolic link) whose first and last complete lines
-// (read within 1 MiB of either end, never the whole file) are journal
-// records, after which there may be one torn line (no newline) and zeros,
-// which Open cuts off. Otherwise the error says what the file is not and
-// what to do.
+// regular file (not a symbolic link) whose first line is a journal record
+// (or what a power cut leaves of one) and which holds a complete record
+// within its last MiB, after which Open cuts off what follows (never
+// reading the whole file). Otherwise the error says what the file is not
+// and what to do.
 func Verify(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -150,9 +150,9 @@ func regular(path string, fi fs.FileInfo) error {
 }
 
 // keepUpTo checks the journal f of size bytes and returns the length of its
-// part made of complete journal lines: size, or less by a torn last line
-// (no newline) and zeros, which are to be cut off. It errs if the file is
-// not a journal.
+// part up to its last complete record: size, or less by what a power cut
+// left after it (a torn line, zeros, a damaged page), which is to be cut
+// off. It errs if the file is not a journal.
 func keepUpTo(f *os.File, path string, size int64) (int64, error) {
 	if size == 0 {
 		return 0, nil
@@ -172,10 +172,8 @@ func keepUpTo(f *os.File, path string, size int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		if !isRecord(head[:i]) && !allZero(head[:i+1]) {
-			return 0, notJournal("its first line is not a journal record")
-		}
+	if i := bytes.IndexByte(head, '\n'); i >= 0 && !isRecord(head[:i]) && !damaged(head[:i]) {
+		return 0, notJournal("its first line is not a journal record")
 	} else if size > window {
 		return 0, notJournal(fmt.Sprintf("no line ends in its first %d bytes", window))
 	}
@@ -205,10 +203,11 @@ func keepUpTo(f *os.File, path string, size int64) (int64, error) {
 	if start > 0 {
 		return 0, notJournal(fmt.Sprintf("no journal record in its last %d bytes", window))
 	}
-	// No complete record: zeros, or one torn line, which is cut only if
-	// it begins as a record does.
-	if first := bytes.TrimLeft(tail, "\x00\n"); len(first) > 0 && !tornRecord(first) {
-		return 0, notJournal("it holds no complete line and does not begin as a journal record")
+	// No complete record: zeros, or one line a power cut tore or damaged,
+	// which is cut only if it begins as a record does.
+	rest := bytes.TrimRight(bytes.TrimLeft(tail, "\x00\n"), "\x00\n")
+	if len(rest) > 0 && (!tornRecord(rest) || bytes.IndexByte(rest, '\n') >= 0) {
+		return 0, notJournal("it holds no complete record and is not one torn or damaged record")
 	}
 	return 0, nil
 }
@@ -240,13 +239,20 @@ func tornRecord(b []byte) bool {
 	return bytes.HasPrefix([]byte(recordStart), b)
 }
 
-func allZero(b []byte) bool {
-	return len(bytes.Trim(b, "\x00\n")) == 0
+// damaged reports whether line (without its newline) is what a power cut
+// can leave of a record: it holds zeros (a block the file system had not
+// written), and the rest, if any, begins as a record does.
+func damaged(line []byte) bool {
+	if bytes.IndexByte(line, 0) < 0 {
+		return false
+	}
+	rest := bytes.TrimLeft(line, "\x00")
+	return len(rest) == 0 || tornRecord(rest)
 }
 
-// repair cuts off the end of the file after its last complete line: a line
-// torn by a power cut (no newline yet), and blocks of zeros a file system
-// may leave after one. Lines are written before their batch leaves cur/, so
+// repair cuts off the end of the file after its last complete record: a
+// line torn by a power cut (no newline yet), blocks of zeros a file system
+// may leave after one, a damaged page (keepUpTo). Lines are written before their batch leaves cur/, so
 // the batch of a torn line is handled again. A file that is not a journal
 // is left as it is, and is an error.
 func (j *Journal) repair() error {

@@ -96,11 +96,15 @@ func TestNonUTF8Names(t *testing.T) {
 func TestNotAJournalIsLeftAlone(t *testing.T) {
 	rec := `{"time":"2025-01-01T00:00:00Z","file":"a.npy","decision":"alice"}` + "\n"
 	for name, text := range map[string]string{
-		"binary":            "SMM\x00\x01\x02\x03\n\x00\xff\xfe",
-		"readme":            "# Notes\n\nprecious\n",
-		"no newline":        "precious",
-		"text then record":  "precious\n" + rec,
-		"json not a record": `{"a":1}` + "\n",
+		"binary":           "SMM\x00\x01\x02\x03\n\x00\xff\xfe",
+		"readme":           "# Notes\n\nprecious\n",
+		"no newline":       "precious",
+		"text then record": "precious\n" + rec,
+		// An empty first line is not what a power cut leaves (it leaves
+		// zeros): such a file is not a journal, whatever follows.
+		"empty first line, record start":  "\n{\"time\": my notes\nprecious\nmore precious\n",
+		"empty first line, record inside": "\n# notes\n" + rec + "precious\n",
+		"json not a record":               `{"a":1}` + "\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "j.jsonl")
@@ -147,6 +151,22 @@ func TestNotAJournalIsLeftAlone(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "none.jsonl")); err == nil {
 		t.Error("Open created the file a dangling link points to")
+	}
+}
+
+// TestDamagedOnlyLine: a journal whose one line a power cut damaged (zeros
+// inside it) is cut to nothing, as a torn one is.
+func TestDamagedOnlyLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	line := `{"time":"2025-01-01T00:00:00Z","fi` + "\x00\x00\x00\x00" + `le":"b"}` + "\n"
+	os.WriteFile(p, []byte(line), 0o644)
+	j, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if j.Repaired() != int64(len(line)) {
+		t.Errorf("Repaired() = %d, want %d", j.Repaired(), len(line))
 	}
 }
 
