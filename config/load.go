@@ -139,7 +139,7 @@ func (l *loader) apply(name string, data []byte) error {
 	}
 	text := string(data)
 	if line, col := tooDeep(text); line > 0 {
-		return &Error{File: name, Line: line, Column: col, Err: fmt.Errorf("%w: arrays and inline tables nest more than %d deep here (setmatchd's keys nest 3 deep at most)", ErrSyntax, maxNesting)}
+		return &Error{File: name, Line: line, Column: col, Err: fmt.Errorf("%w: arrays, inline tables or the parts of a dotted key nest more than %d deep here (setmatchd's keys nest 3 deep at most)", ErrSyntax, maxNesting)}
 	}
 	// Parse alone first: any error here is in the syntax.
 	md, err := toml.Decode(text, new(map[string]any))

@@ -44,8 +44,8 @@ func tooDeep(text string) (line, col int) {
 			}
 			j, unterminated := i+len(q), false
 			for j < len(text) && !strings.HasPrefix(text[j:], q) {
-				if text[j] == '\\' && c == '"' {
-					j++
+				if text[j] == '\\' && c == '"' && j+1 < len(text) && text[j+1] != '\n' {
+					j++ // an escaped character; a line-ending backslash leaves its newline to be counted
 				} else if text[j] == '\n' {
 					if len(q) == 1 {
 						unterminated = true // the decoder says so

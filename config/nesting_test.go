@@ -60,6 +60,11 @@ func TestNestingLineAfterUnterminatedString(t *testing.T) {
 	if line, _ := tooDeep(text); line != 3 {
 		t.Errorf("tooDeep reports line %d, want 3", line)
 	}
+	// A line-ending backslash in a multi-line string: its newline counts.
+	text = "a = \"\"\"x \\\n y\"\"\"\nb = " + strings.Repeat("[", maxNesting+1) + "\n"
+	if line, _ := tooDeep(text); line != 3 {
+		t.Errorf("after a line-ending backslash: tooDeep reports line %d, want 3", line)
+	}
 }
 
 // TestUnknownTableReportedOnce: an unknown key holding nested tables is

@@ -72,15 +72,38 @@ func ParseBandwidthRule(s string) (BandwidthRule, error) {
 	if err != nil || !(h > 0) || math.IsInf(h, 0) {
 		return BandwidthRule{}, fmt.Errorf("bandwidth %q: want a number > 0, or scott, silverman or nn, optionally with *SCALE (e.g. scott*2)", s)
 	}
+	if err := CheckBandwidth(h); err != nil {
+		return BandwidthRule{}, fmt.Errorf("bandwidth %q: %w", s, err)
+	}
 	return BandwidthRule{Kind: Fixed, Fixed: h}, nil
+}
+
+// MinBandwidth and MaxBandwidth bound a bandwidth h: beyond them the
+// kernel's 1/h² and h^d near the limits of a float64, and the divergences
+// under- or overflow.
+const (
+	MinBandwidth = 1e-150
+	MaxBandwidth = 1e150
+)
+
+// CheckBandwidth returns an error unless h is a number from MinBandwidth
+// to MaxBandwidth.
+func CheckBandwidth(h float64) error {
+	if !(h > 0) || math.IsInf(h, 0) {
+		return fmt.Errorf("bandwidth is %v, want a finite number > 0", h)
+	}
+	if h < MinBandwidth || h > MaxBandwidth {
+		return fmt.Errorf("bandwidth is %v, outside %g to %g, where the kernel nears the limits of a float64: scale the features instead", h, MinBandwidth, MaxBandwidth)
+	}
+	return nil
 }
 
 // Validate reports whether r is a usable rule.
 func (r BandwidthRule) Validate() error {
 	switch r.Kind {
 	case Fixed:
-		if !(r.Fixed > 0) || math.IsInf(r.Fixed, 0) {
-			return fmt.Errorf("%w: fixed bandwidth is %v", ErrBandwidth, r.Fixed)
+		if err := CheckBandwidth(r.Fixed); err != nil {
+			return fmt.Errorf("%w: fixed %w", ErrBandwidth, err)
 		}
 		return nil
 	case Scott, Silverman, NearestNeighbour:

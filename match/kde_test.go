@@ -137,7 +137,7 @@ func TestBandwidthRules(t *testing.T) {
 			t.Errorf("%s: h = %v (String %q), want %v", c.rule, h, r.String(), c.want)
 		}
 	}
-	for _, bad := range []string{"", "0", "-1", "nan", "inf", "scot", "scott*", "scott*0", "nn*-1", "2*scott"} {
+	for _, bad := range []string{"", "0", "-1", "nan", "inf", "scot", "scott*", "scott*0", "nn*-1", "2*scott", "1e-200", "1e200"} {
 		if _, err := ParseBandwidthRule(bad); err == nil {
 			t.Errorf("ParseBandwidthRule(%q) accepted", bad)
 		}

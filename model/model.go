@@ -377,19 +377,10 @@ func validRule(r match.BandwidthRule) error {
 	return r.Validate()
 }
 
-// validBandwidth refuses a bandwidth h whose kernel a float64 cannot
-// carry: not a finite number > 0, or so small or large that 1/(2h²) or h²
-// over- or underflows (every divergence would then be NaN, and every
-// batch fail with no finite divergence to any gallery set).
-func validBandwidth(h float64) error {
-	if !(h > 0) || math.IsInf(h, 0) {
-		return fmt.Errorf("bandwidth is %v, want a finite number > 0", h)
-	}
-	if h < 1e-150 || h > 1e150 {
-		return fmt.Errorf("bandwidth is %v, outside 1e-150 to 1e150: its square under- or overflows", h)
-	}
-	return nil
-}
+// validBandwidth refuses a bandwidth h a model cannot use
+// (match.CheckBandwidth): every divergence would be NaN, and every batch
+// fail with no finite divergence to any gallery set.
+func validBandwidth(h float64) error { return match.CheckBandwidth(h) }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

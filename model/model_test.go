@@ -116,7 +116,7 @@ func TestValidateErrors(t *testing.T) {
 		{"wrong cols", func(m *Model) { m.Sets[2].Samples = mat.NewDense(2, 4, nil) }, "samples have 4 columns, the model's dimension is 3"},
 		{"zero bandwidth", func(m *Model) { m.Sets[0].Bandwidth = 0 }, "bandwidth is 0"},
 		{"Inf bandwidth", func(m *Model) { m.Sets[0].Bandwidth = math.Inf(1) }, "bandwidth is +Inf"},
-		{"tiny bandwidth", func(m *Model) { m.Sets[0].Bandwidth = 5e-324 }, "bandwidth is 5e-324, outside 1e-150 to 1e150"},
+		{"tiny bandwidth", func(m *Model) { m.Sets[0].Bandwidth = 5e-324 }, "bandwidth is 5e-324, outside 1e-150 to 1e+150"},
 		{"tiny fixed rule", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: 1e-320} }, "fixed bandwidth is 1e-320, outside"},
 		{"NaN sample", func(m *Model) { m.Sets[2].Samples.Set(6, 2, math.NaN()) }, "samples[6, 2] is NaN"},
 		{"NaN threshold", func(m *Model) { m.Threshold = math.NaN() }, "threshold is NaN"},

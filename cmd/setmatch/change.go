@@ -79,7 +79,11 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 		cf.out = cf.model
 	}
 	if fi, err := os.Stat(cf.out); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("--out %s is a folder: give the path of the model file to write", cf.out)
+		flag := "--out"
+		if cf.out == cf.model {
+			flag = "--model"
+		}
+		return nil, fmt.Errorf("%s %s is a folder: give the path of the model file", flag, cf.out)
 	}
 	dir := filepath.Dir(cf.out)
 	d, err := os.Open(dir)

@@ -78,7 +78,8 @@ func TestEnrollCommand(t *testing.T) {
 		{[]string{"enroll", "--model", out, "--label", "x", "--name", "n", carol1, carol2}, 2, "names one set"},
 		{[]string{"enroll", "--model", out, "--label", "x", wrongDim}, 1, "model expects 4"},
 		{[]string{"enroll", "--model", filepath.Join(dir, "none.smm"), "--label", "x", carol1}, 1, "none.smm"},
-		{[]string{"enroll", "--model", out, "--label", "x", "--out", dir, carol1}, 1, "is a folder: give the path of the model file to write"},
+		{[]string{"enroll", "--model", out, "--label", "x", "--out", dir, carol1}, 1, "--out " + dir + " is a folder: give the path of the model file"},
+		{[]string{"enroll", "--model", dir, "--label", "x", carol1}, 1, "--model " + dir + " is a folder"},
 	} {
 		code, _, stderr := run(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
