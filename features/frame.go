@@ -21,7 +21,8 @@ type imageHeader struct {
 
 // readHeader reads the header of the PNG, JPEG or PGM image held in data
 // and checks it: a supported format, a positive size, at most maxPixels
-// pixels. Only the header is parsed; nothing is allocated from the declared
+// pixels, and a decoding that holds at most 4 bytes a pixel of those
+// (checkDecodeCost). Only the header is parsed; nothing is allocated from the declared
 // size.
 func readHeader(data []byte, name string, maxPixels int64) (imageHeader, error) {
 	if len(data) == 0 {
@@ -57,6 +58,9 @@ func readHeader(data []byte, name string, maxPixels int64) (imageHeader, error) 
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > maxPixels {
 		return imageHeader{}, limitErr(name, "%s image is %dx%d, more than %d pixels", strings.ToUpper(format), cfg.Width, cfg.Height, maxPixels)
+	}
+	if err := checkDecodeCost(data, name, format, cfg.ColorModel, cfg.Width, cfg.Height, maxPixels); err != nil {
+		return imageHeader{}, err
 	}
 	return imageHeader{format, cfg.Width, cfg.Height}, nil
 }

@@ -1,0 +1,101 @@
+package features
+
+import "image/color"
+
+// bytesPerPixelBudget is what one pixel of a frame may cost to decode, in
+// bytes: that of an 8-bit RGBA image. A frame of the most pixels allowed
+// then decodes in 4 × maxPixels bytes (48 MiB at 4096×3072), whatever its
+// format; a 16-bit PNG or a progressive JPEG, whose decoders hold 8 to 20
+// bytes a pixel, is refused from its header above a smaller size.
+const bytesPerPixelBudget = 4
+
+// decodeCost returns the bytes per pixel the standard decoders hold for
+// the PNG or JPEG image of data whose header has colour model cm, and how
+// it is stored, for the error: the decoded image, and for a progressive
+// JPEG its coefficients (a 32-bit integer for each sample of each
+// component until the last scan).
+func decodeCost(data []byte, format string, cm color.Model) (float64, string) {
+	if format == "png" {
+		switch cm {
+		case color.GrayModel:
+			return 1, "8-bit grey PNG"
+		case color.Gray16Model:
+			return 2, "16-bit grey PNG"
+		case color.RGBAModel, color.NRGBAModel:
+			return 4, "8-bit colour PNG"
+		case color.RGBA64Model, color.NRGBA64Model:
+			return 8, "16-bit colour PNG"
+		}
+		if _, ok := cm.(color.Palette); ok {
+			return 1, "palette PNG"
+		}
+		return 8, "PNG"
+	}
+	comps, samples, progressive := jpegFrame(data)
+	img := samples // grey 1, YCbCr 1.5 at 4:2:0 to 3 at 4:4:4
+	if comps == 4 {
+		img = 4 // decoded as CMYK
+	}
+	what := "JPEG"
+	if comps == 4 {
+		what = "CMYK JPEG"
+	}
+	if progressive {
+		return img + 4*samples, "progressive " + what
+	}
+	return img, what
+}
+
+// jpegFrame reads the start-of-frame segment of the JPEG data: its number
+// of components, the samples per pixel they hold together (their sampling
+// factors against the largest), and whether the image is progressive.
+// What it cannot read counts as three full components, progressive.
+func jpegFrame(data []byte) (comps int, samples float64, progressive bool) {
+	const worst = 3
+	for i := 2; i+4 <= len(data); {
+		if data[i] != 0xFF {
+			return worst, worst, true
+		}
+		m := data[i+1]
+		if m == 0xFF { // fill byte
+			i++
+			continue
+		}
+		n := int(data[i+2])<<8 | int(data[i+3])
+		// SOF0–SOF15 but DHT (C4), JPG (C8) and DAC (CC).
+		if m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC {
+			seg := data[i+4 : min(len(data), i+2+n)]
+			if len(seg) < 6 {
+				return worst, worst, true
+			}
+			nc := int(seg[5])
+			if nc < 1 || len(seg) < 6+3*nc {
+				return worst, worst, true
+			}
+			hmax, vmax, sum := 1, 1, 0
+			for c := range nc {
+				hv := seg[6+3*c+1]
+				h, v := int(hv>>4), int(hv&15)
+				hmax, vmax, sum = max(hmax, h), max(vmax, v), sum+h*v
+			}
+			return nc, float64(sum) / float64(hmax*vmax), m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE
+		}
+		if m == 0xDA || n < 2 { // start of scan before a frame, or a broken length
+			return worst, worst, true
+		}
+		i += 2 + n
+	}
+	return worst, worst, true
+}
+
+// checkDecodeCost refuses a w×h image whose decoding would hold more than
+// bytesPerPixelBudget × maxPixels bytes.
+func checkDecodeCost(data []byte, name, format string, cm color.Model, w, h int, maxPixels int64) error {
+	bpp, what := decodeCost(data, format, cm)
+	need := bpp * float64(w) * float64(h)
+	if budget := float64(bytesPerPixelBudget * maxPixels); need > budget {
+		return limitErr(name, "%dx%d %s takes about %.0f MiB to decode, more than the %.0f MiB a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames, or smaller ones",
+			w, h, what, need/(1<<20), budget/(1<<20), bytesPerPixelBudget, maxPixels)
+	}
+	return nil
+}
