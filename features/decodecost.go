@@ -62,6 +62,9 @@ func jpegFrame(data []byte) (comps int, samples float64, progressive bool) {
 			continue
 		}
 		n := int(data[i+2])<<8 | int(data[i+3])
+		if n < 2 { // a length counts its own two bytes: a broken header
+			return worst, worst, true
+		}
 		// SOF0–SOF15 but DHT (C4), JPG (C8) and DAC (CC).
 		if m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC {
 			seg := data[i+4 : min(len(data), i+2+n)]
@@ -80,7 +83,7 @@ func jpegFrame(data []byte) (comps int, samples float64, progressive bool) {
 			}
 			return nc, float64(sum) / float64(hmax*vmax), m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE
 		}
-		if m == 0xDA || n < 2 { // start of scan before a frame, or a broken length
+		if m == 0xDA { // a scan before any frame header
 			return worst, worst, true
 		}
 		i += 2 + n

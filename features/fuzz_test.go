@@ -2,6 +2,8 @@ package features
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -29,5 +31,20 @@ func FuzzDecodePGM(f *testing.F) {
 		if _, err := (Hist{Bins: 8}).Extract(img); err != nil {
 			t.Fatal(err)
 		}
+	})
+}
+
+// FuzzReadHeader: a frame's header, however damaged, is read or refused
+// without a panic, and the JPEG frame reader never reads past the data.
+func FuzzReadHeader(f *testing.F) {
+	for _, name := range []string{"baseline.jpg", "progressive.jpg", "progressive-cmyk.jpg"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "decodecost", name)); err == nil {
+			f.Add(b[:min(len(b), 700)])
+		}
+	}
+	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x01})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		readHeader(data, "fuzz", 1<<20)
+		jpegFrame(data)
 	})
 }
