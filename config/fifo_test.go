@@ -3,29 +3,18 @@ package config
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"setmatch/internal/testutil"
 )
 
-// mkfifo makes a FIFO at dir/name, or skips the test where there are none.
-func mkfifo(t *testing.T, dir, name string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	return p
-}
-
 // TestFIFOsAreRefused: a FIFO as the configuration file, a drop-in or
 // mqtt.password_file is refused at once as not a regular file; the open
 // waited for a writer forever (setmatchd -check hung).
 func TestFIFOsAreRefused(t *testing.T) {
 	dir := t.TempDir()
-	main := mkfifo(t, dir, "fifo.toml")
+	main := testutil.FIFO(t, dir, "fifo.toml")
 	var err error
 	testutil.Within(t, 10*time.Second, "Load of a FIFO", func() { _, err = Load(main) })
 	if err == nil || !strings.Contains(err.Error(), "is not a regular file (it is a FIFO)") || !strings.Contains(err.Error(), main) {
@@ -34,14 +23,14 @@ func TestFIFOsAreRefused(t *testing.T) {
 
 	main = write(t, dir, "s.toml", "")
 	write(t, dir, "conf.d/10.toml", "")
-	dropin := mkfifo(t, dir, "conf.d/50.toml")
+	dropin := testutil.FIFO(t, dir, "conf.d/50.toml")
 	testutil.Within(t, 10*time.Second, "Load with a FIFO drop-in", func() { _, err = Load(main) })
 	if err == nil || !strings.Contains(err.Error(), dropin+": is not a regular file") {
 		t.Errorf("Load(FIFO drop-in) = %v, want %s is not a regular file", err, dropin)
 	}
 
-	pw := mkfifo(t, dir, "pw")
-	ca := mkfifo(t, dir, "ca.pem")
+	pw := testutil.FIFO(t, dir, "pw")
+	ca := testutil.FIFO(t, dir, "ca.pem")
 	text := "[mqtt]\nbroker = \"ssl://127.0.0.1:8883\"\ntopic = \"s\"\nusername = \"u\"\npassword_file = \"" + pw + "\"\nca_file = \"" + ca + "\"\n"
 	testutil.Within(t, 10*time.Second, "Parse with a FIFO password file", func() { _, err = Parse(filepath.Join(dir, "v.toml"), []byte(text)) })
 	for _, want := range []string{"mqtt.password_file: invalid value: cannot read the password: open " + pw + ": is not a regular file", "mqtt.ca_file: invalid value: open " + ca + ": is not a regular file"} {

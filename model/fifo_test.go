@@ -2,9 +2,7 @@ package model
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,10 +13,7 @@ import (
 // as not a model file; os.Open waited for a writer forever, which wedged
 // the daemon's reload (and its stop).
 func TestReadFileRefusesFIFO(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "model.smm")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
+	p := testutil.FIFO(t, t.TempDir(), "model.smm")
 	var err error
 	testutil.Within(t, 10*time.Second, "ReadFile of a FIFO", func() { _, _, err = ReadFile(p) })
 	if !errors.Is(err, ErrNotModelFile) || !strings.Contains(err.Error(), "is not a regular file (it is a FIFO)") {

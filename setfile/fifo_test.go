@@ -2,9 +2,7 @@ package setfile
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,10 +12,7 @@ import (
 // TestReadFileRefusesFIFO: a FIFO named like a set file is refused at once
 // (training on a data set holding one hung in the open).
 func TestReadFileRefusesFIFO(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "s.npy")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
+	p := testutil.FIFO(t, t.TempDir(), "s.npy")
 	var err error
 	testutil.Within(t, 10*time.Second, "ReadFile of a FIFO", func() { _, err = ReadFile(p, Limits{}) })
 	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "is not a regular file (it is a FIFO)") {

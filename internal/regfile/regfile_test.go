@@ -5,26 +5,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 // A FIFO is refused at once: the open does not wait for a writer (without
 // O_NONBLOCK the test gives up after a minute).
 func TestOpenRefusesFIFO(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	done := make(chan error, 1)
-	go func() { _, err := ReadFile(p, 0); done <- err }()
+	p := testutil.FIFO(t, t.TempDir(), "fifo")
 	var err error
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("ReadFile(FIFO) still waiting after a minute")
-	}
+	testutil.Within(t, time.Minute, "ReadFile of a FIFO", func() { _, err = ReadFile(p, 0) })
 	if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "FIFO") || !strings.Contains(err.Error(), p) {
 		t.Fatalf("ReadFile(FIFO) = %v, want an error that says %s is a FIFO, not a regular file", err, p)
 	}

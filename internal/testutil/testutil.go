@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -95,6 +96,18 @@ func Within(t testing.TB, timeout time.Duration, what string, f func()) {
 			return false
 		}
 	})
+}
+
+// FIFO makes a named pipe at dir/name and returns its path, or skips t
+// where the file system has none: a reader's test that a FIFO in a file's
+// place is refused, not waited on.
+func FIFO(t testing.TB, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	return p
 }
 
 // Names lists the entries of dir (none if it does not exist).
