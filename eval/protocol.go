@@ -492,7 +492,7 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(bySplit) > MaxSplits {
-		return nil, fmt.Errorf("%s: %d splits: at most %d", name, len(bySplit), MaxSplits)
+		return nil, fmt.Errorf("%s: %d splits: at most %d; give fewer splits (10 is the paper's)", name, len(bySplit), MaxSplits)
 	}
 	keys := make([]int, 0, len(bySplit))
 	for k := range bySplit {

@@ -53,11 +53,12 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		if s.Frames != nil {
 			n, _ = s.Frames.Dims()
 		}
+		labelErr := CheckLabel(s.Label)
 		switch {
 		case strings.TrimSpace(s.Label) == "":
 			return nil, errors.New("enroll: the label is empty: give the class the set belongs to")
-		case CheckLabel(s.Label) != nil:
-			return nil, fmt.Errorf("enroll: %w", CheckLabel(s.Label))
+		case labelErr != nil:
+			return nil, fmt.Errorf("enroll: %w", labelErr)
 		case strings.TrimSpace(s.Name) == "":
 			return nil, fmt.Errorf("enroll %s: the set name is empty", s.Label)
 		case taken[key]:

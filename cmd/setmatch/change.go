@@ -96,7 +96,7 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 	}
 	if err != nil {
 		d.Close()
-		return nil, fmt.Errorf("locking %s: %w", dir, err)
+		return nil, fmt.Errorf("locking %s against another enroll or forget: %w (enroll and forget need to read and write the folder of the model they change)", dir, err)
 	}
 	cf.lock = d
 	m, _, err := model.ReadFile(cf.model)

@@ -67,7 +67,7 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	if max > 0 && fi.Size() > max {
-		return nil, fmt.Errorf("%s: the file is %d bytes, more than the limit of %d", path, fi.Size(), max)
+		return nil, fmt.Errorf("%s: the file is %d bytes, more than the limit of %d: is it the file meant?", path, fi.Size(), max)
 	}
 	r := io.Reader(f)
 	if max > 0 && max < math.MaxInt64 {
@@ -78,7 +78,7 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if max > 0 && int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: the file is more than the limit of %d bytes", path, max)
+		return nil, fmt.Errorf("%s: the file is more than the limit of %d bytes: is it the file meant?", path, max)
 	}
 	return b, nil
 }
