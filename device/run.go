@@ -122,7 +122,7 @@ type Runner struct {
 	obs     observer // the daemon's outputs (outputs.go); set before Start
 
 	reloadMu  sync.Mutex // one reload at a time
-	handled   atomic.Int64
+	decided   atomic.Int64
 	failed    atomic.Int64
 	busySince atomic.Int64 // unix ns when the batch in hand was taken, 0 between batches
 
@@ -246,7 +246,7 @@ func (r *Runner) Config() *config.Config { return r.st.Load().cfg }
 
 // Stats returns the number of batches decided (a label or unknown) and
 // failed since start.
-func (r *Runner) Stats() (decided, failed int64) { return r.handled.Load(), r.failed.Load() }
+func (r *Runner) Stats() (decided, failed int64) { return r.decided.Load(), r.failed.Load() }
 
 // Start begins watching the spool and handling batches until ctx ends or
 // Stop is called: batches left in cur/ first, then what is in new/.
@@ -397,7 +397,7 @@ func (r *Runner) handle(it spool.Item) {
 	if err := r.spool.Finish(it.Name); err != nil {
 		r.log.Error("batch stays in cur/ (handled again at restart)", "file", it.Name, "err", err)
 	}
-	r.handled.Add(1)
+	r.decided.Add(1)
 	attrs := []any{"file", it.Name, "decision", rec.Decision, "best", rec.Best, "score", d.Score,
 		"frames", rec.Frames, "latency_ms", math.Round(rec.LatencyMS*10) / 10}
 	if rec.Retry {
