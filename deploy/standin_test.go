@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
@@ -139,7 +141,9 @@ func TestStandInFar(t *testing.T) {
 
 // TestStandInFallback: with two classes no class can stand for a
 // stranger while two stay known: the balanced threshold is set on the
-// training sets, and says why.
+// training sets, and says why. On classes far apart it lies in the gap
+// between every set's nearest score to its own class and to the other,
+// at its geometric middle.
 func TestStandInFallback(t *testing.T) {
 	all, labels, names := separated(2, 3, 2)
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
@@ -152,6 +156,72 @@ func TestStandInFallback(t *testing.T) {
 	}
 	if res.Calibration != nil || !strings.Contains(res.ThresholdSource, "cannot stand in") || math.IsInf(res.Model.Threshold, 1) {
 		t.Fatalf("threshold %v: %s", res.Model.Threshold, res.ThresholdSource)
+	}
+	same, other := learn.Nearest(res.Gallery, res.Model.Labels())
+	hi, lo := slices.Max(same), slices.Min(other)
+	if !(hi < lo) || math.Abs(res.Model.Threshold-math.Sqrt(hi*lo)) > 1e-9*lo || strings.Contains(res.ThresholdSource, "tells the classes apart") {
+		t.Errorf("threshold %v, want √(%v·%v), the middle of the gap between the within-class and other-class nearest scores: %s", res.Model.Threshold, hi, lo, res.ThresholdSource)
+	}
+}
+
+// TestStandInFallbackNothingSeparates: two classes whose sets lie in pairs, one
+// set of each class together and each far from the other set of its
+// class. Every set's nearest of another class is nearer than its nearest
+// of its own, so no threshold on the training sets tells the classes
+// apart: the fallback keeps every set out, new sets of both classes
+// included, and train says so and what to do.
+func TestStandInFallbackNothingSeparates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	set := func(at float64) *mat.Dense {
+		x := mat.NewDense(12, 4, nil)
+		for i := range 12 {
+			for j := range 4 {
+				x.Set(i, j, 0.3*rng.NormFloat64())
+			}
+			x.Set(i, 0, at+0.3*rng.NormFloat64())
+		}
+		return x
+	}
+	var train, probes []*mat.Dense
+	var labels, names []string
+	for c, class := range []string{"a", "b"} {
+		for s := range 3 {
+			train = append(train, set(10*float64(s)+0.2*float64(c)))
+			probes = append(probes, set(10*float64(s)+0.2*float64(c)))
+			labels, names = append(labels, class), append(names, fmt.Sprint(class, s))
+		}
+	}
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(train, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := res.ThresholdSource
+	t.Log(src)
+	for _, want := range []string{"cannot stand in", "accepts 0% of 6 within-class", "rejects 100% of 6 other-class", "no threshold tells the classes apart", "keeps every set out", "setmatch test", "--threshold X"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the threshold's source does not say %q: %s", want, src)
+		}
+	}
+	same, other := learn.Nearest(res.Gallery, res.Model.Labels())
+	if thr := res.Model.Threshold; thr != slices.Min(append(same, other...))/2 {
+		t.Errorf("threshold %v, want half the smallest score (same %v, other %v)", thr, same, other)
+	}
+	mt, err := res.Model.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range probes {
+		r, err := mt.Match(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Decision.Known {
+			t.Errorf("a new set of class %s let in as %s (score %v, threshold %v)", labels[i], r.Decision.Label, r.Decision.Score, res.Model.Threshold)
+		}
 	}
 }
 

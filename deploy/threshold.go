@@ -100,14 +100,15 @@ func thresholdFlag(opt Options) string {
 // (standin.go) where the training sets allow (three classes or more, one
 // of them with two sets, or sets that can be halved), else on the
 // training sets themselves as below. An automatic threshold (auto, auto:P)
-// is calibrated on the training sets as the model compares them
-// (learn.OpenSetThreshold, or for a balanced threshold that cannot be
-// calibrated on stand-ins learn.BalancedThreshold,
-// on their divergences, or for kFDA on the
-// distances its kernel induces, which the matcher's open-set test uses:
-// model.OpenSetKernel), which needs a class with two sets; when every
-// class has one (the pooled layout), on the even and odd frame halves of
-// each set instead (halves).
+// is calibrated on the training sets as the model compares them: on
+// their divergences, or for kFDA on the distances its kernel induces,
+// which the matcher's open-set test uses (model.OpenSetKernel). It is
+// learn.OpenSetThreshold, or for a balanced threshold that cannot be
+// calibrated on stand-ins learn.BalancedThreshold (openset's balance of
+// their within-class nearest scores against their other-class ones);
+// both need a class with two sets; when every class has one (the pooled
+// layout), they are calibrated on the even and odd frame halves of each
+// set instead (halves).
 func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Options) error {
 	r.Model.Threshold = opt.Threshold
 	r.ThresholdSource = "closed set (no threshold): every set is named, strangers too (--threshold none)"
@@ -181,9 +182,13 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		}
 		m.Threshold = b.Threshold
 		r.ThresholdSource = fmt.Sprintf("%.6g"+fallback+": balanced on %s, each class standing in turn for a stranger: accepts %.0f%% of %d within-class %s and rejects %.0f%% of %d other-class ones",
-			b.Threshold, on, 100*b.KnownAccepted, b.Known, what, 100*b.StrangersRejected, b.Strangers)
-		if b.StrangersRejected == 0 {
-			r.ThresholdSource += "; no threshold tells the classes apart on these sets, so it rejects nothing: check with setmatch test on sets with strangers among them, and give a threshold (--threshold X) if one does"
+			b.Threshold, on, 100*b.KnownIn, b.Known, what, 100*b.StrangersOut, b.Strangers)
+		if b.Balanced <= 0.5+1e-12 {
+			r.ThresholdSource += "; no threshold tells the classes apart on these sets"
+			if b.KnownIn == 0 {
+				r.ThresholdSource += ", so it keeps every set out, known ones too (the safe side for a door when nothing separates them)"
+			}
+			r.ThresholdSource += ": check with setmatch test on sets with strangers among them, and give the best single threshold it reports (--threshold X) if one separates them"
 		}
 		// What auto would have set, for comparison with setmatch test
 		// --threshold on the same model.

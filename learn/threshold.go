@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"setmatch/internal/stats"
+	"setmatch/openset"
 )
 
 // AutoThresholdPercentile is the share, in percent, of sets of known
@@ -159,96 +160,38 @@ func percentile(x []float64, p float64) float64 {
 	return x[lo] + (pos-float64(lo))*(x[hi]-x[lo])
 }
 
-// Balance is a threshold chosen by BalancedThreshold and how it does on
-// the training sets it was chosen on.
-type Balance struct {
-	Threshold float64
-	// KnownAccepted is the share (0 to 1) of the Known within-class
-	// nearest-neighbour scores at or below Threshold: sets of known
-	// classes it lets in.
-	KnownAccepted float64
-	Known         int
-	// StrangersRejected is the share of the Strangers other-class
-	// nearest-neighbour scores above Threshold: sets of a class the
-	// model would not know, kept out.
-	StrangersRejected float64
-	Strangers         int
-}
-
 // BalancedThreshold calibrates the open-set threshold for a door where
-// strangers come as often as known people. Every training class stands in
-// turn for a stranger: a set's smallest score to a set of another class is
-// what a stranger's best score would be (a stranger is a class the gallery
-// does not hold), and its smallest score to another set of its own class
-// what a new batch of a known class scores, as in OpenSetThreshold. The
-// threshold minimises the share of known scores above it plus the share of
-// stranger scores at or below it; of the ranges of thresholds that do, it
-// is the geometric middle of the one widest on a log scale, so that it
-// lies as far as the data allow from the scores on both sides. div and
-// labels are as for OpenSetThreshold; it needs two classes and a class
-// with two sets.
-//
-// The balance is openset.Balance's (known sets let in plus strangers kept
-// out), but the threshold is not always: openset.Balance also weighs the
-// range below the smallest score and the one above the largest, so where
-// no threshold tells the classes apart it keeps out every set, where this
-// accepts every one (the largest score), and where known scores are 0 it
-// sets 0, where this goes halfway to the next score.
-func BalancedThreshold(div mat.Symmetric, labels []string) (Balance, error) {
+// strangers come as often as known people, on the training sets
+// themselves. Every training class stands in turn for a stranger: a set's
+// smallest score to a set of another class is what a stranger's best
+// score would be (a stranger is a class the gallery does not hold), and
+// its smallest score to another set of its own class what a new batch of
+// a known class scores, as in OpenSetThreshold. The threshold and its
+// rates are openset.Balance's on those samples (a known set let in
+// counts as named right: its score is to its own class): the highest
+// balanced accuracy, in the geometric middle of its range of equal
+// decisions. Where no threshold tells the classes apart (none does
+// better than chance), that is the range below every score, which keeps
+// every set out (when the smallest score is above 0). div and labels are
+// as for OpenSetThreshold; it needs two classes and a class with two
+// sets.
+func BalancedThreshold(div mat.Symmetric, labels []string) (openset.Rates, error) {
 	if m := div.SymmetricDim(); m != len(labels) {
-		return Balance{}, fmt.Errorf("%d labels for %d sets", len(labels), m)
+		return openset.Rates{}, fmt.Errorf("%d labels for %d sets", len(labels), m)
 	}
 	known, strangers := Nearest(div, labels)
 	if len(known) == 0 {
-		return Balance{}, errors.New("a balanced threshold needs a class with at least 2 sets")
+		return openset.Rates{}, errors.New("a balanced threshold needs a class with at least 2 sets")
 	}
 	if len(strangers) == 0 {
-		return Balance{}, errors.New("a balanced threshold needs at least 2 classes: each stands in turn for a stranger to the others")
+		return openset.Rates{}, errors.New("a balanced threshold needs at least 2 classes: each stands in turn for a stranger to the others")
 	}
-	vals := append(append([]float64(nil), known...), strangers...)
-	for _, v := range vals {
-		if math.IsNaN(v) || v < 0 {
-			return Balance{}, fmt.Errorf("score %v: want numbers ≥ 0", v)
-		}
+	s := make([]openset.Sample, 0, len(known)+len(strangers))
+	for _, v := range known {
+		s = append(s, openset.Sample{Score: v, Right: true})
 	}
-	sort.Float64s(known)
-	sort.Float64s(strangers)
-	sort.Float64s(vals)
-	nk, ns := float64(len(known)), float64(len(strangers))
-	// shares(t): the shares of known scores above t (rejected) and of
-	// stranger scores at or below it (accepted).
-	shares := func(t float64) (knownOut, strangersIn float64) {
-		above := len(known) - sort.Search(len(known), func(i int) bool { return known[i] > t })
-		atOrBelow := sort.Search(len(strangers), func(i int) bool { return strangers[i] > t })
-		return float64(above) / nk, float64(atOrBelow) / ns
+	for _, v := range strangers {
+		s = append(s, openset.Sample{Score: v, Stranger: true})
 	}
-	// Accepting every score (the largest as threshold) errs by 1: all
-	// strangers in. A range [vals[k], vals[k+1]) must do better.
-	thr, bestErr, bestWidth := vals[len(vals)-1], 1.0, math.Inf(-1)
-	for k := 0; k+1 < len(vals); k++ {
-		lo, hi := vals[k], vals[k+1]
-		if !(hi > lo) {
-			continue
-		}
-		out, in := shares(lo)
-		e := out + in
-		width := math.Inf(1) // from 0: as wide as a log scale gets
-		if lo > 0 {
-			width = math.Log(hi / lo)
-		}
-		if e < bestErr-1e-12 || (e < bestErr+1e-12 && e < 1-1e-12 && width > bestWidth) {
-			bestErr, bestWidth = e, width
-			if thr = hi / 2; lo > 0 {
-				thr = math.Sqrt(lo * hi)
-			}
-		}
-	}
-	out, in := shares(thr)
-	return Balance{
-		Threshold:         thr,
-		KnownAccepted:     1 - out,
-		Known:             len(known),
-		StrangersRejected: 1 - in,
-		Strangers:         len(strangers),
-	}, nil
+	return openset.Balance(s)
 }

@@ -117,30 +117,57 @@ func TestBalancedThreshold(t *testing.T) {
 	}
 	// Known 0.1 0.1 0.2 0.2; strangers 0.05 (0 and 4 are each other's
 	// nearest of another class), 0.05, 0.3 (1), 0.8 (2, 3). Every known
-	// in and 3 of 5 strangers out errs least, 0 + 0.4, between 0.2 and
-	// 0.3: the threshold is their geometric middle.
+	// in and 3 of 5 strangers out is the best balance, 0.8, between 0.2
+	// and 0.3: the threshold is their geometric middle.
 	if want := math.Sqrt(0.2 * 0.3); math.Abs(b.Threshold-want) > 1e-12 {
 		t.Errorf("threshold %v, want %v", b.Threshold, want)
 	}
-	if b.Known != 4 || b.Strangers != 5 || b.KnownAccepted != 1 || math.Abs(b.StrangersRejected-0.6) > 1e-12 {
-		t.Errorf("balance %+v, want 4 known all accepted, 5 strangers 60%% rejected", b)
+	if b.Known != 4 || b.Strangers != 5 || b.KnownIn != 1 || b.KnownRight != 1 || math.Abs(b.StrangersOut-0.6) > 1e-12 || math.Abs(b.Balanced-0.8) > 1e-12 {
+		t.Errorf("rates %+v, want 4 known all let in, 5 strangers 60%% kept out, balanced 0.8", b)
 	}
 
-	// A stranger nearer than every known batch: rejecting the known
-	// costs as much as it gains, so nothing beats accepting all.
-	near := mat.NewSymDense(3, []float64{0, 1, 0.5, 1, 0, 0.5, 0.5, 0.5, 0})
-	b, err = BalancedThreshold(near, []string{"a", "a", "b"})
+	// Separable: known 1, 1 (a), 2, 2 (b); strangers 4 (a0, b0), 8 (a1),
+	// 9 (b1). The threshold sits in the gap [2, 4), at its geometric
+	// middle.
+	sep := mat.NewSymDense(4, []float64{
+		0, 1, 4, 9,
+		1, 0, 8, 9,
+		4, 8, 0, 2,
+		9, 9, 2, 0,
+	})
+	b, err = BalancedThreshold(sep, []string{"a", "a", "b", "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Threshold != 1 || b.KnownAccepted != 1 || b.StrangersRejected != 0 {
-		t.Errorf("no separation: %+v, want threshold 1 (the largest score), all known accepted, no stranger rejected", b)
+	if math.Abs(b.Threshold-math.Sqrt(8)) > 1e-12 || b.KnownIn != 1 || b.StrangersOut != 1 || b.Balanced != 1 {
+		t.Errorf("separable: %+v, want threshold √8 (the middle of the gap [2, 4)), every known set in, every stranger out", b)
+	}
+
+	// No threshold tells the classes apart: every stranger nearer than
+	// every known batch, or the scores all alike. Nothing beats chance,
+	// and the threshold keeps every set out, below every score.
+	for _, tc := range []struct {
+		name   string
+		div    *mat.SymDense
+		labels []string
+		want   float64
+	}{
+		{"strangers nearer", mat.NewSymDense(3, []float64{0, 1, 0.5, 1, 0, 0.5, 0.5, 0.5, 0}), []string{"a", "a", "b"}, 0.25},
+		{"scores alike", mat.NewSymDense(4, []float64{0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1, 0}), []string{"a", "a", "b", "b"}, 0.5},
+	} {
+		b, err := BalancedThreshold(tc.div, tc.labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Threshold != tc.want || b.KnownIn != 0 || b.StrangersOut != 1 || b.Balanced != 0.5 {
+			t.Errorf("%s: %+v, want threshold %v (half the smallest score), no known set in, every stranger out", tc.name, b, tc.want)
+		}
 	}
 
 	// Scores of 0: the threshold lies halfway to the next.
 	zero := mat.NewSymDense(4, []float64{0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0})
-	if b, err = BalancedThreshold(zero, []string{"a", "a", "b", "b"}); err != nil || b.Threshold != 0.5 || b.StrangersRejected != 1 {
-		t.Errorf("zero within-class scores: %+v, %v; want threshold 0.5, every stranger rejected", b, err)
+	if b, err = BalancedThreshold(zero, []string{"a", "a", "b", "b"}); err != nil || b.Threshold != 0.5 || b.KnownIn != 1 || b.StrangersOut != 1 {
+		t.Errorf("zero within-class scores: %+v, %v; want threshold 0.5, every known set in, every stranger out", b, err)
 	}
 
 	for _, bad := range []struct {

@@ -199,11 +199,12 @@ func (c *tally) add(k int) { c.letIn(c.s[k]) }
 
 // ranges calls f for every range of thresholds over which the decisions
 // on s are the same, [lo, hi) between consecutive distinct scores (and
-// [0, smallest) below them all, [largest, +Inf) above), with the rates
-// of the threshold that stands for it: the geometric middle of lo and
-// hi, hi/2 from 0, 2·largest above the largest (1 when that is 0), so
-// that it lies as far as the scores allow from those on both sides. The
-// rates are those of a counter from count (a tally of s, or one that
+// [0, smallest) below them all when the smallest is above 0, as no
+// threshold keeps out a score of 0; [largest, +Inf) above), with the
+// rates of the threshold that stands for it: the geometric middle of lo
+// and hi, hi/2 from 0, 2·largest above the largest (1 when that is 0),
+// so that it lies as far as the scores allow from those on both sides.
+// The rates are those of a counter from count (a tally of s, or one that
 // counts the slices s pools), fed in one pass over the sorted scores,
 // so that all ranges cost a sort.
 func ranges(s []Sample, count func() counter, f func(lo, hi float64, r Rates)) {
@@ -216,14 +217,9 @@ func ranges(s []Sample, count func() counter, f func(lo, hi float64, r Rates)) {
 		v[k] = scored{x.Score, k}
 	}
 	slices.SortFunc(v, func(a, b scored) int { return cmp.Compare(a.score, b.score) })
-	below := count() // [0, smallest): what At of smallest/2 lets in
-	t0 := v[0].score / 2
-	for _, x := range v {
-		if x.score <= t0 {
-			below.add(x.k)
-		}
+	if v[0].score > 0 { // [0, smallest): nothing let in
+		f(0, v[0].score, count().rates(v[0].score/2))
 	}
-	f(0, v[0].score, below.rates(t0))
 	c := count()
 	for j, x := range v {
 		c.add(x.k)

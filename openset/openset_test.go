@@ -186,3 +186,24 @@ func TestErrors(t *testing.T) {
 		t.Fatal("p=0 accepted")
 	}
 }
+
+// TestBalanceZeroScores: no threshold ≥ 0 keeps out a score of 0, so
+// the range of equal decisions that holds it is [0, next score), and the
+// threshold lies halfway to the next score, not at 0.
+func TestBalanceZeroScores(t *testing.T) {
+	s := []Sample{known(0, true), known(0, true), stranger(1), stranger(1)}
+	r, err := Balance(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Threshold != 0.5 || r.Balanced != 1 {
+		t.Fatalf("rates %+v, want threshold 0.5 (halfway to 1), balanced 1", r)
+	}
+	if thr, bal, err := Common([][]Sample{s, {known(0, true), stranger(2)}}); err != nil || thr != 0.5 || bal != 1 {
+		t.Fatalf("common: threshold %v, balanced %v, %v; want 0.5 (halfway to the pooled next score), 1", thr, bal, err)
+	}
+	// Every score 0: one range, [0, +Inf).
+	if r, err := Balance([]Sample{known(0, true), stranger(0)}); err != nil || r.Threshold != 1 || r.Balanced != 0.5 {
+		t.Fatalf("all scores 0: %+v, %v; want threshold 1, balanced 0.5", r, err)
+	}
+}
