@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"setmatch/internal/finite"
 	"setmatch/model"
 )
 
@@ -176,7 +177,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		Dim:            m.Dim(),
 		Divergence:     m.Divergence.String(),
 		QueryBandwidth: m.QueryBandwidth.String(),
-		Threshold:      finite(m.Threshold),
+		Threshold:      finite.Ptr(m.Threshold),
 		Sets:           len(m.Sets),
 		BandwidthMin:   math.Inf(1),
 		BandwidthMax:   math.Inf(-1),
@@ -226,7 +227,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 	if sp := m.Spread; sp != nil {
 		s.SpreadExponent = &sp.Exponent
 		for l, c := range byLabel {
-			c.Threshold = finite(m.ClassThreshold(l))
+			c.Threshold = finite.Ptr(m.ClassThreshold(l))
 		}
 	}
 	for _, c := range byLabel {
@@ -262,13 +263,4 @@ func (s *Summary) OwnMethod() string {
 		return s.Members[0]
 	}
 	return s.Method
-}
-
-// finite returns a pointer to v, or nil for ±Inf and NaN, which JSON
-// cannot carry (a closed set has no threshold).
-func finite(v float64) *float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return nil
-	}
-	return &v
 }

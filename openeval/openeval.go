@@ -27,6 +27,7 @@ import (
 
 	"setmatch/deploy"
 	"setmatch/eval"
+	"setmatch/internal/finite"
 	"setmatch/internal/stats"
 	"setmatch/method"
 	"setmatch/openset"
@@ -337,10 +338,10 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	row := Row{Deployed: built.Model.MethodName(), Params: describe(built), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
 	row.Approximate = len(built.Model.Voters) > 0
 	if th := mt.Thresholds(); len(th) == 1 {
-		row.Threshold = finite(th[0])
+		row.Threshold = finite.Ptr(th[0])
 	} else {
 		for _, t := range th {
-			row.Thresholds = append(row.Thresholds, finite(t))
+			row.Thresholds = append(row.Thresholds, finite.Ptr(t))
 		}
 	}
 	scale := 0.0
