@@ -416,14 +416,16 @@ func formatFloat(t float64) string {
 	return strconv.FormatFloat(t, 'g', -1, 64)
 }
 
-// summarise sets the means and standard deviations over the splits.
+// summarise sets the means and standard deviations over the splits; on
+// no split, none (Figures and Common nil).
 func (mr *MethodResult) summarise() {
-	col := func(f func(Row) float64) Stat {
+	col := func(f func(Row) float64) (s Stat) {
 		x := make([]float64, len(mr.PerSplit))
 		for i, r := range mr.PerSplit {
 			x[i] = f(r)
 		}
-		return meanStd(x)
+		s.Mean, s.Std = stats.MeanStd(x)
+		return s
 	}
 	if mr.PerSplit == nil {
 		mr.PerSplit = []Row{}
@@ -489,18 +491,11 @@ func common(rows []Row) *CommonThreshold {
 	if len(tr) == 0 {
 		return nil // no method deployed twice
 	}
-	c.Transfer, c.TransferSplits, c.AtThreshold = meanStd(tr), len(tr), meanStd(at)
+	// tr is not empty, nor is at: it holds the rows of every method Transfer ran on.
+	c.Transfer.Mean, c.Transfer.Std = stats.MeanStd(tr)
+	c.AtThreshold.Mean, c.AtThreshold.Std = stats.MeanStd(at)
+	c.TransferSplits = len(tr)
 	return c
-}
-
-// meanStd returns the mean and the sample standard deviation of x (0 for
-// one value), the zero Stat for none.
-func meanStd(x []float64) Stat {
-	if len(x) == 0 {
-		return Stat{} // no split ran: the method's Errors say why
-	}
-	m, s := stats.MeanStd(x)
-	return Stat{m, s}
 }
 
 // describe returns the hyper-parameters of the method r deployed, as
