@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"setmatch/internal/finite"
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -131,7 +132,7 @@ type Kernel struct {
 // newKernel describes the kernel of a model term.
 func newKernel(t model.Term) Kernel {
 	k := Kernel{Kernel: t.Kernel, Width: t.Width, WidthScale: t.WidthScale, Scale: t.Scale, P: t.P, Lambda: t.Lambda}
-	if t.Kernel != model.KernelSum {
+	if t.Kind() != method.KernelSum {
 		k.KernelWidth = t.Width / t.Scale
 	}
 	return k
