@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -87,12 +88,14 @@ func Files(path string) ([]string, error) {
 // over Default, and validates the result.
 func LoadFiles(main string, dropins ...string) (*Config, error) {
 	l := newLoader()
-	for _, f := range append([]string{main}, dropins...) {
-		data, err := regfile.ReadFile(f, MaxFileBytes)
+	for _, name := range append([]string{main}, dropins...) {
+		f, _, err := regfile.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		if err := l.apply(f, data); err != nil {
+		err = l.apply(name, f)
+		f.Close()
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -133,9 +136,17 @@ var pathKeys = []struct {
 	{[]string{"mqtt", "key_file"}, func(c *Config) *string { return &c.MQTT.KeyFile }},
 }
 
-func (l *loader) apply(name string, data []byte) error {
+// apply reads the file called name from r and applies it over what the
+// loader holds. A file of more than MaxFileBytes is refused, read no
+// further than the byte past the limit: the one check of the size, for
+// files and bytes alike.
+func (l *loader) apply(name string, r io.Reader) error {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return err
+	}
 	if len(data) > MaxFileBytes {
-		return &Error{File: name, Err: fmt.Errorf("%w: the file is %d bytes, more than the limit of %d: a configuration is a few KiB", ErrSyntax, len(data), MaxFileBytes)}
+		return &Error{File: name, Err: fmt.Errorf("%w: the file is more than the limit of %d bytes (a configuration is a few KiB): is it the file meant?", ErrSyntax, MaxFileBytes)}
 	}
 	text := string(data)
 	if line, col := tooDeep(text); line > 0 {

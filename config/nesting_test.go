@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,13 +83,29 @@ func TestUnknownTableReportedOnce(t *testing.T) {
 	}
 }
 
-// TestConfigFileSizeLimit: a configuration file over 1 MiB is refused, not
-// read whole.
+// TestConfigFileSizeLimit: a configuration over 1 MiB is refused, not
+// read whole, whether a file or bytes; one of exactly 1 MiB is read.
 func TestConfigFileSizeLimit(t *testing.T) {
 	dir := t.TempDir()
-	p := write(t, dir, "big.toml", "# "+strings.Repeat("x", MaxFileBytes)+"\n")
+	atLimit := "model = \"m.smm\"\n#" + strings.Repeat("x", MaxFileBytes-len("model = \"m.smm\"\n#")-1) + "\n"
+	big := atLimit + "\n"
+	check := func(what string, err error, name string) {
+		t.Helper()
+		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "more than the limit of 1048576 bytes") || !strings.HasPrefix(err.Error(), name+": ") {
+			t.Errorf("%s of 1 MiB + 1 byte: %v, want over the limit", what, err)
+		}
+	}
+	p := write(t, dir, "big.toml", big)
 	_, err := Load(p)
-	if err == nil || !strings.Contains(err.Error(), "more than the limit of 1048576") || !strings.Contains(err.Error(), filepath.Base(p)) {
-		t.Errorf("Load(2 MiB) = %v, want over the limit", err)
+	check("Load", err, p)
+	_, err = Parse("big.toml", []byte(big))
+	check("Parse", err, "big.toml")
+
+	p = write(t, dir, "limit.toml", atLimit)
+	if _, err := Load(p); err != nil {
+		t.Errorf("Load of 1 MiB: %v", err)
+	}
+	if _, err := Parse("limit.toml", []byte(atLimit)); err != nil {
+		t.Errorf("Parse of 1 MiB: %v", err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"setmatch/device/journal"
 	"setmatch/device/spool"
 	"setmatch/features"
+	"setmatch/internal/finite"
 	"setmatch/model"
 	"setmatch/setfile"
 )
@@ -382,10 +383,10 @@ func (r *Runner) handle(it spool.Item) {
 	}
 	rec.Best = st.model.Model.Sets[d.Best].Label
 	rec.BestSet = st.model.Model.Sets[d.Best].Name
-	rec.Score = journal.Finite(d.Score)
+	rec.Score = finite.Ptr(d.Score)
 	if d.RunnerUp >= 0 {
 		rec.RunnerUp = d.RunnerLabel
-		rec.RunnerSc = journal.Finite(d.RunnerScore)
+		rec.RunnerSc = finite.Ptr(d.RunnerScore)
 	}
 	rec.Time = time.Now().UTC()
 	// Waiting for a writable journal is not being stuck: the watchdog must
@@ -498,7 +499,7 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	rec.Bandwidth = res.Bandwidth
 	// The nearest class's threshold (model.Spread); a vote's decision is
 	// its deciding member's, by that member's.
-	rec.Threshold = journal.Finite(res.Threshold)
+	rec.Threshold = finite.Ptr(res.Threshold)
 	rec.Votes = res.Votes
 	return res.Decision, nil
 }

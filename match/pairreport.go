@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
+
+	"setmatch/internal/finite"
 )
 
 // PairReport is the comparison of two sets as setmatch div prints it:
@@ -30,7 +31,7 @@ func ComparePair(a, b string, p, q *KDE, rule BandwidthRule, oneSided bool) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	if !finite(d.Hellinger2) || !finite(d.Jeffrey) {
+	if !finite.Is(d.Hellinger2) || !finite.Is(d.Jeffrey) {
 		return nil, fmt.Errorf("the divergences are not numbers (H² %v, J %v) with the bandwidths %g (%s) and %g (%s): the densities under- or overflow; give a bandwidth nearer the spread of the frames (the nn rule measures it)",
 			d.Hellinger2, d.Jeffrey, p.Bandwidth(), a, q.Bandwidth(), b)
 	}
@@ -75,19 +76,9 @@ func (r *PairReport) WriteJSON(w io.Writer) error {
 	}
 	if o := r.OneSided; o != nil {
 		out["one_sided"] = map[string]any{
-			"hellinger2_over_a": finiteOrNil(o.HellingerP), "hellinger2_over_b": finiteOrNil(o.HellingerQ),
-			"jeffrey_over_a": finiteOrNil(o.JeffreyP), "jeffrey_over_b": finiteOrNil(o.JeffreyQ),
+			"hellinger2_over_a": finite.Ptr(o.HellingerP), "hellinger2_over_b": finite.Ptr(o.HellingerQ),
+			"jeffrey_over_a": finite.Ptr(o.JeffreyP), "jeffrey_over_b": finite.Ptr(o.JeffreyQ),
 		}
 	}
 	return json.NewEncoder(w).Encode(out)
 }
-
-// finiteOrNil is v, or nil (JSON's null) when v is not finite.
-func finiteOrNil(v float64) any {
-	if !finite(v) {
-		return nil
-	}
-	return v
-}
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"setmatch/features"
+	"setmatch/internal/finite"
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/method"
@@ -173,7 +174,7 @@ func (k *Discriminant) Validate(m, classes int, div match.Measure) error {
 	}
 	f := &k.Solution
 	for what, v := range map[string]float64{"regulariser": k.Reg, "epsilon": f.Reg, "all mean": f.AllMean} {
-		if !finite(v) || (what != "all mean" && v < 0) {
+		if !finite.Is(v) || (what != "all mean" && v < 0) {
 			return fmt.Errorf("%s is %v", what, v)
 		}
 	}
@@ -195,12 +196,12 @@ func (k *Discriminant) Validate(m, classes int, div match.Measure) error {
 		return fmt.Errorf("%d eigenvalues for %d latent dimensions", len(f.Values), r)
 	}
 	for i, v := range f.ColMean {
-		if !finite(v) {
+		if !finite.Is(v) {
 			return fmt.Errorf("column mean %d is %v", i, v)
 		}
 	}
 	for i, v := range f.Values {
-		if !finite(v) {
+		if !finite.Is(v) {
 			return fmt.Errorf("eigenvalue %d is %v", i, v)
 		}
 	}

@@ -26,6 +26,7 @@ import (
 
 	"setmatch/features"
 	"setmatch/grassmann"
+	"setmatch/internal/finite"
 	"setmatch/match"
 	"setmatch/method"
 )
@@ -256,7 +257,7 @@ func (m *Model) validate() error {
 		}
 	}
 	for j, v := range m.Mean {
-		if !finite(v) {
+		if !finite.Is(v) {
 			return fmt.Errorf("mean[%d] is %v", j, v)
 		}
 	}
@@ -283,7 +284,7 @@ func (m *Model) validate() error {
 			return err
 		}
 	}
-	if !finite(m.Meta.FinalCost) {
+	if !finite.Is(m.Meta.FinalCost) {
 		return fmt.Errorf("meta: final cost is %v", m.Meta.FinalCost)
 	}
 	if m.Meta.Iterations < 0 {
@@ -382,14 +383,12 @@ func validRule(r match.BandwidthRule) error {
 // fail with no finite divergence to any gallery set.
 func validBandwidth(h float64) error { return match.CheckBandwidth(h) }
 
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
 // finiteMatrix reports the first NaN or Inf of x by row and column.
 func finiteMatrix(what string, x *mat.Dense) error {
 	r, _ := x.Dims()
 	for i := range r {
 		for j, v := range x.RawRowView(i) {
-			if !finite(v) {
+			if !finite.Is(v) {
 				return fmt.Errorf("%s[%d, %d] is %v", what, i, j, v)
 			}
 		}
@@ -412,7 +411,7 @@ func (m *Model) Project(x *mat.Dense) (*mat.Dense, error) {
 	for i := range n {
 		src, dst := x.RawRowView(i), c.RawRowView(i)
 		for j, v := range src {
-			if !finite(v) {
+			if !finite.Is(v) {
 				return nil, fmt.Errorf("batch frame %d feature %d is %v", i, j, v)
 			}
 			dst[j] = v - m.Mean[j]

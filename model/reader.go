@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/features"
+	"setmatch/internal/finite"
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/method"
@@ -323,7 +324,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 		for k := range v {
 			v[k] = math.Float64frombits(binary.LittleEndian.Uint64(data[off:]))
 			off += 8
-			if nonFinite == nil && !finite(v[k]) {
+			if nonFinite == nil && !finite.Is(v[k]) {
 				if rows == 1 {
 					nonFinite = fmt.Errorf("%w: %s[%d] is %v", ErrInvalidModel, what, k, v[k])
 				} else {

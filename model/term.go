@@ -8,15 +8,6 @@ import (
 	"setmatch/method"
 )
 
-// KernelSum and KernelJ are method.KernelSum and method.KernelJ as the
-// strings Term.Kernel holds, kept only for modelinfo and cmd/setmatch's
-// tests, which still name them here: the kernels are defined once, as
-// method.Kernel.
-const (
-	KernelSum = string(method.KernelSum)
-	KernelJ   = string(method.KernelJ)
-)
-
 // Term is one kernel between two sets. On divergences (method.KernelHG,
 // method.KernelHL, method.KernelJ) it is kernel(max(δ, 0), Width/Scale), δ the divergence of the
 // batch's KDE and a gallery set's (with the model's bandwidths, of √H² for

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"time"
 
+	"setmatch/internal/finite"
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -130,7 +132,7 @@ type Kernel struct {
 // newKernel describes the kernel of a model term.
 func newKernel(t model.Term) Kernel {
 	k := Kernel{Kernel: t.Kernel, Width: t.Width, WidthScale: t.WidthScale, Scale: t.Scale, P: t.P, Lambda: t.Lambda}
-	if t.Kernel != model.KernelSum {
+	if t.Kind() != method.KernelSum {
 		k.KernelWidth = t.Width / t.Scale
 	}
 	return k
@@ -176,7 +178,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		Dim:            m.Dim(),
 		Divergence:     m.Divergence.String(),
 		QueryBandwidth: m.QueryBandwidth.String(),
-		Threshold:      finite(m.Threshold),
+		Threshold:      finite.Ptr(m.Threshold),
 		Sets:           len(m.Sets),
 		BandwidthMin:   math.Inf(1),
 		BandwidthMax:   math.Inf(-1),
@@ -226,7 +228,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 	if sp := m.Spread; sp != nil {
 		s.SpreadExponent = &sp.Exponent
 		for l, c := range byLabel {
-			c.Threshold = finite(m.ClassThreshold(l))
+			c.Threshold = finite.Ptr(m.ClassThreshold(l))
 		}
 	}
 	for _, c := range byLabel {
@@ -262,13 +264,4 @@ func (s *Summary) OwnMethod() string {
 		return s.Members[0]
 	}
 	return s.Method
-}
-
-// finite returns a pointer to v, or nil for ±Inf and NaN, which JSON
-// cannot carry (a closed set has no threshold).
-func finite(v float64) *float64 {
-	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return nil
-	}
-	return &v
 }

@@ -1,13 +1,13 @@
 package openeval
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/model"
 	"setmatch/openset"
 )
@@ -120,14 +120,14 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 	for _, c := range m.Classes() {
 		known[c] = true
 	}
-	s := &Report{Method: m.MethodName(), Threshold: finite(mt.Threshold()), PerClass: map[string]ClassOutcome{}}
+	s := &Report{Method: m.MethodName(), Threshold: finite.Ptr(mt.Threshold()), PerClass: map[string]ClassOutcome{}}
 	for _, mem := range m.Members() {
 		s.ClassThresholds = s.ClassThresholds || mem.Spread != nil
 	}
 	if len(m.Voters) > 0 {
 		s.Threshold, s.Members = nil, m.MemberMethods()
 		for _, t := range mt.Thresholds() {
-			s.Thresholds = append(s.Thresholds, finite(t))
+			s.Thresholds = append(s.Thresholds, finite.Ptr(t))
 		}
 	}
 	items := slices.Clone(sets)
@@ -159,11 +159,11 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 		}
 		if err == nil {
 			d := res.Decision
-			one.Best, one.BestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, finite(d.Score)
+			one.Best, one.BestSet, one.Score = m.Sets[d.Best].Label, m.Sets[d.Best].Name, finite.Ptr(d.Score)
 			if d.RunnerUp >= 0 {
-				one.RunnerUp, one.RunnerUpScore = d.RunnerLabel, finite(d.RunnerScore)
+				one.RunnerUp, one.RunnerUpScore = d.RunnerLabel, finite.Ptr(d.RunnerScore)
 			}
-			one.Threshold = finite(res.Threshold)
+			one.Threshold = finite.Ptr(res.Threshold)
 			if res.Votes != nil {
 				one.Votes, one.Member = res.Votes, s.Members[res.Member]
 			}
@@ -233,13 +233,4 @@ func (s *Report) finish() {
 		b := 50 * (float64(s.Correct-rejected)/float64(known) + float64(rejected)/float64(unknown))
 		s.BalancedAccuracy = &b
 	}
-}
-
-// finite returns a pointer to v, or nil for NaN and ±Inf, which JSON
-// cannot carry (null: no threshold, no score).
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
 }

@@ -27,6 +27,7 @@ import (
 
 	"setmatch/deploy"
 	"setmatch/eval"
+	"setmatch/internal/finite"
 	"setmatch/internal/stats"
 	"setmatch/method"
 	"setmatch/openset"
@@ -337,10 +338,10 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	row := Row{Deployed: built.Model.MethodName(), Params: describe(built), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
 	row.Approximate = len(built.Model.Voters) > 0
 	if th := mt.Thresholds(); len(th) == 1 {
-		row.Threshold = finite(th[0])
+		row.Threshold = finite.Ptr(th[0])
 	} else {
 		for _, t := range th {
-			row.Thresholds = append(row.Thresholds, finite(t))
+			row.Thresholds = append(row.Thresholds, finite.Ptr(t))
 		}
 	}
 	scale := 0.0
@@ -415,14 +416,16 @@ func formatFloat(t float64) string {
 	return strconv.FormatFloat(t, 'g', -1, 64)
 }
 
-// summarise sets the means and standard deviations over the splits.
+// summarise sets the means and standard deviations over the splits; on
+// no split, none (Figures and Common nil).
 func (mr *MethodResult) summarise() {
-	col := func(f func(Row) float64) Stat {
+	col := func(f func(Row) float64) (s Stat) {
 		x := make([]float64, len(mr.PerSplit))
 		for i, r := range mr.PerSplit {
 			x[i] = f(r)
 		}
-		return meanStd(x)
+		s.Mean, s.Std = stats.MeanStd(x)
+		return s
 	}
 	if mr.PerSplit == nil {
 		mr.PerSplit = []Row{}
@@ -488,18 +491,11 @@ func common(rows []Row) *CommonThreshold {
 	if len(tr) == 0 {
 		return nil // no method deployed twice
 	}
-	c.Transfer, c.TransferSplits, c.AtThreshold = meanStd(tr), len(tr), meanStd(at)
+	// tr is not empty, nor is at: it holds the rows of every method Transfer ran on.
+	c.Transfer.Mean, c.Transfer.Std = stats.MeanStd(tr)
+	c.AtThreshold.Mean, c.AtThreshold.Std = stats.MeanStd(at)
+	c.TransferSplits = len(tr)
 	return c
-}
-
-// meanStd returns the mean and the sample standard deviation of x (0 for
-// one value), the zero Stat for none.
-func meanStd(x []float64) Stat {
-	if len(x) == 0 {
-		return Stat{} // no split ran: the method's Errors say why
-	}
-	m, s := stats.MeanStd(x)
-	return Stat{m, s}
 }
 
 // describe returns the hyper-parameters of the method r deployed, as

@@ -18,6 +18,7 @@ import (
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/openeval"
 	"setmatch/openset"
@@ -287,7 +288,7 @@ func TestTestCommandKFDA(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Divergence = match.Jeffrey
-	k, err := deploy.FitKFDA(m, model.KernelJ, 1, "median", 1e-2, 0, 1)
+	k, err := deploy.FitKFDA(m, string(method.KernelJ), 1, "median", 1e-2, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

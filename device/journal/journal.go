@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -20,7 +19,8 @@ import (
 
 // Record is one journal line: what happened to one batch. Scores are the
 // model's divergence (smaller is nearer); an absent runner-up has no label
-// and a null score.
+// and a null score, and a score or threshold that is NaN or infinite is
+// null (JSON has neither).
 type Record struct {
 	Time       time.Time `json:"time"`                 // when the line was written (UTC)
 	File       string    `json:"file"`                 // batch name in the spool (invalid UTF-8 shows as U+FFFD)
@@ -51,15 +51,6 @@ type Record struct {
 	// first; Best, Score, RunnerUp and Threshold are then the deciding
 	// member's.
 	Votes []string `json:"votes,omitempty"`
-}
-
-// Finite returns a pointer to v for a Record's score fields, or nil for NaN
-// and ±Inf (JSON has no infinities).
-func Finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
 }
 
 // Journal appends records as JSON lines and syncs each line before Append

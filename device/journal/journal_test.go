@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/testutil"
 )
 
@@ -21,7 +22,7 @@ func TestJournalRotate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 20 {
-		if err := j.Append(&Record{File: strconv.Itoa(i), Decision: "alice", Score: Finite(0.1)}); err != nil {
+		if err := j.Append(&Record{File: strconv.Itoa(i), Decision: "alice", Score: finite.Ptr(0.1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,7 +50,7 @@ func TestJournalRotate(t *testing.T) {
 	}
 	// Infinite scores are written as null (JSON has no infinity).
 	j, _ = Open(p, 0, 1)
-	if err := j.Append(&Record{File: "inf", RunnerSc: Finite(math.Inf(1))}); err != nil {
+	if err := j.Append(&Record{File: "inf", RunnerSc: finite.Ptr(math.Inf(1))}); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
