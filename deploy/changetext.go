@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"setmatch/model"
@@ -101,7 +102,8 @@ func (c *Change) writeMoved(w io.Writer, cmd string) error {
 
 // Kept lists, in words, what in m training computed from all its sets
 // and Forget keeps: the projections, the feature pipeline's fitted PCA,
-// the method and its hyper-parameters.
+// the method and its hyper-parameters, and the cross-validated figures
+// of that choice.
 func Kept(m *model.Model) []string {
 	var out []string
 	for i, mem := range m.Members() {
@@ -119,7 +121,20 @@ func Kept(m *model.Model) []string {
 		out = append(out, fmt.Sprintf("the feature pipeline %s: its PCA (%d → %d) was fitted on the training frames", f.Name(), r, c))
 	}
 	if m.Selection.Method != "" {
-		out = append(out, "the method and its hyper-parameters, as training chose them on its sets ("+strings.Join(m.MemberMethods(), ", ")+")")
+		figures := ""
+		if slices.ContainsFunc(m.Members(), crossValidated) {
+			figures = ", and the cross-validated accuracies and times of that choice (setmatch inspect shows them as training's)"
+		}
+		out = append(out, "the method and its hyper-parameters, as training chose them on its sets ("+strings.Join(m.MemberMethods(), ", ")+")"+figures)
 	}
 	return out
+}
+
+// crossValidated reports whether m records a cross-validated figure of
+// its own: its accuracy, or a candidate's accuracy or time.
+func crossValidated(m *model.Model) bool {
+	s := m.Selection
+	return !math.IsNaN(s.CVAccuracy) || slices.ContainsFunc(s.Candidates, func(c model.Candidate) bool {
+		return !math.IsNaN(c.CVAccuracy) || c.Seconds != 0
+	})
 }

@@ -144,8 +144,8 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 
 // Forget removes from m's gallery every set of the label (with set not
 // empty, only the set of that name), in every member
-// (model.Model.WithoutSets: the cross-validated accuracies of training
-// cleared), moves each member's mean onto the frames kept (recentre),
+// (model.Model.WithoutSets: training's record of its choice kept, as
+// Enroll keeps it), moves each member's mean onto the frames kept (recentre),
 // computes a global bandwidth again on them (globalBandwidthAgain), fits
 // every kFDA member again (refitKFDA), sets the threshold
 // again by the model's rule (Recalibrate, with the strangers' sets

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -246,12 +247,23 @@ func TestForget(t *testing.T) {
 					global = append(global, strconv.FormatFloat(mem.QueryBandwidth.Fixed, 'g', -1, 64))
 				}
 			}
+			var figures []float64 // training's cross-validated figures, of every member
+			for _, mem := range m.Members() {
+				figures = append(figures, cvFigures(mem.Selection)...)
+			}
 			c, err := Forget(m, gone, "", nil, 2, time.Date(2027, 5, 6, 7, 8, 9, 0, time.UTC))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if c.Sets != train || c.Classes != 6 || c.RuleDefault {
 				t.Errorf("change %+v", c)
+			}
+			var kept []float64
+			for _, mem := range m.Members() {
+				kept = append(kept, cvFigures(mem.Selection)...)
+			}
+			if !slices.EqualFunc(figures, kept, func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }) {
+				t.Errorf("training's cross-validated figures %v before forgetting, %v after: want them kept, as enroll keeps them", figures, kept)
 			}
 			after := decide(t, m, probes)
 			keep := func(i int) bool { return truth[i] != gone }
@@ -307,6 +319,16 @@ func TestForget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cvFigures returns the cross-validated accuracy of s and every
+// candidate's accuracy and time.
+func cvFigures(s model.Selection) []float64 {
+	f := []float64{s.CVAccuracy}
+	for _, c := range s.Candidates {
+		f = append(f, c.CVAccuracy, c.Seconds)
+	}
+	return f
 }
 
 func allZero(x []float64) bool {

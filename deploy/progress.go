@@ -10,17 +10,40 @@ import (
 )
 
 // ProgressLines returns an Options.Progress that writes the progress of
-// the cross-validation to w, one line per candidate scored, as setmatch
-// train prints it.
+// the cross-validation to w, one line per run, as setmatch train prints
+// it: runs made of runs to make, and, once that total has changed, the
+// runs no longer made (or added) and why.
 func ProgressLines(w io.Writer) func(method.AutoProgress) {
 	return func(p method.AutoProgress) {
 		left := fmt.Sprintf("about %s left", p.ETA.Round(time.Second))
 		if len(p.Untimed) > 0 {
 			left = fmt.Sprintf("at least %s left (%s not timed yet)", p.ETA.Round(time.Second), strings.Join(p.Untimed, ", "))
 		}
-		fmt.Fprintf(w, "train: cross-validation %d/%d (%s), %s elapsed, %s\n",
-			p.Done, p.Total, p.Candidate, p.Elapsed.Round(time.Second), left)
+		var why []string
+		if p.LeftOut > 0 {
+			why = append(why, fmt.Sprintf("%s left out, as their candidates cannot change the choice", runs(p.LeftOut)))
+		}
+		if p.Failed > 0 {
+			why = append(why, fmt.Sprintf("%s of failed candidates not made", runs(p.Failed)))
+		}
+		if p.Added > 0 {
+			why = append(why, fmt.Sprintf("%s of the other candidates added, as the first ones failed", runs(p.Added)))
+		}
+		changed := ""
+		if len(why) > 0 {
+			changed = "; " + strings.Join(why, "; ")
+		}
+		fmt.Fprintf(w, "train: cross-validation %d/%d (%s), %s elapsed, %s%s\n",
+			p.Done, p.Total, p.Candidate, p.Elapsed.Round(time.Second), left, changed)
 	}
+}
+
+// runs is n runs, in words.
+func runs(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
 }
 
 // StageLines returns an Options.Stage that writes each stage to w on a

@@ -22,6 +22,31 @@ func TestProgressLines(t *testing.T) {
 	}
 }
 
+// TestProgressLinesSayWhyTotalChanges: once runs once counted are left
+// out, not made or added, the line says so and why, beside a total that
+// has changed.
+func TestProgressLinesSayWhyTotalChanges(t *testing.T) {
+	var b bytes.Buffer
+	p := ProgressLines(&b)
+	p(method.AutoProgress{Done: 5, Total: 12})
+	p(method.AutoProgress{Done: 6, Total: 6, LeftOut: 6})
+	p(method.AutoProgress{Done: 7, Total: 30, LeftOut: 1, Failed: 5, Added: 24})
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{
+		"about 0s left",
+		"about 0s left; 6 runs left out, as their candidates cannot change the choice",
+		"about 0s left; 1 run left out, as their candidates cannot change the choice; 5 runs of failed candidates not made; 24 runs of the other candidates added, as the first ones failed",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("lines:\n%s", b.String())
+	}
+	for i, l := range lines {
+		if !strings.HasSuffix(l, want[i]) {
+			t.Errorf("line %d: %q, want it to end %q", i+1, l, want[i])
+		}
+	}
+}
+
 func TestPrefixWriter(t *testing.T) {
 	var b bytes.Buffer
 	w := prefixWriter{&b, "train: "}

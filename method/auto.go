@@ -281,11 +281,24 @@ func (s *Selection) Eligible() []int {
 // still to run that has not run yet (Untimed) is counted at the mean of
 // all runs so far; as it may cost far more (a nested -dr candidate learns
 // W many times), ETA is then a lower bound.
+//
+// Total counts the runs made and those still to make. It shrinks as
+// runs once planned are not made, and grows only as runs are added;
+// LeftOut, Failed and Added count those since the start, so that
+// Total + LeftOut + Failed − Added is the same in every report.
 type AutoProgress struct {
 	Done, Total  int
 	Candidate    Candidate
 	Elapsed, ETA time.Duration
 	Untimed      []string // kinds of candidate still to run, not timed yet
+	// LeftOut: runs not made of candidates cut short or left out, which
+	// can no longer change the choice.
+	LeftOut int
+	// Failed: runs not made of candidates that failed.
+	Failed int
+	// Added: runs of the candidates scored only because the ones the
+	// choice was first made between (Selection.Only) all failed.
+	Added int
 }
 
 // outer holds the outer folds of Choose over a task.

@@ -72,6 +72,7 @@ func (c *CutShort) Is(target error) bool { return target == ErrCutShort }
 type candRun struct {
 	correct [][]bool // per run: whether each held-out set was recognised; nil until run
 	runs    int      // runs made, in fold order
+	made    int      // runs ended, those of a candidate that failed too
 	right   int      // outcomes right in those runs
 	seen    int      // outcomes of those runs
 	err     error    // the first failed run's error: the candidate failed
@@ -224,6 +225,7 @@ func (ch *chooser) runNext(i int) {
 		r.seen += len(truth)
 		r.runs++
 	}
+	r.made += len(ended)
 	for _, el := range ended {
 		r.secs += el.Seconds()
 		ch.spent[kind(c)] += el
@@ -342,11 +344,25 @@ func (ch *chooser) report(i, done int) {
 		spent += d
 	}
 	all := spent / time.Duration(max(ch.done, 1))
+	var leftOut, failed, added int
 	for j := range ch.cands {
+		if !ch.active(j) {
+			continue
+		}
+		if j >= ch.groups[0][1] && !ch.g.AutoScoreAll {
+			added += ch.perCand
+		}
+		r := &ch.runs[j]
+		switch {
+		case r.err != nil:
+			failed += ch.perCand - r.made
+		case r.stop != nil:
+			leftOut += ch.perCand - r.made
+		}
 		if !ch.running(j) {
 			continue
 		}
-		left := ch.perCand - ch.runs[j].runs
+		left := ch.perCand - r.runs
 		total += left
 		per := all
 		if k := kind(ch.cands[j]); ch.count[k] > 0 {
@@ -356,15 +372,18 @@ func (ch *chooser) report(i, done int) {
 		}
 		eta += per * time.Duration(left)
 	}
-	ch.progress(AutoProgress{Done: done, Total: total, Candidate: ch.cands[i], Elapsed: time.Since(ch.start), ETA: eta, Untimed: untimed})
+	ch.progress(AutoProgress{Done: done, Total: total, Candidate: ch.cands[i], Elapsed: time.Since(ch.start), ETA: eta, Untimed: untimed,
+		LeftOut: leftOut, Failed: failed, Added: added})
 }
 
 // running reports whether candidate j may still make runs: it is not
 // resolved and its group is being scored.
 func (ch *chooser) running(j int) bool {
-	if ch.resolved(j) {
-		return false
-	}
+	return !ch.resolved(j) && ch.active(j)
+}
+
+// active reports whether candidate j's group is being scored.
+func (ch *chooser) active(j int) bool {
 	for gi := range ch.activeGroups {
 		if j >= ch.groups[gi][0] && j < ch.groups[gi][1] {
 			return true

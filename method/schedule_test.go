@@ -84,3 +84,61 @@ func TestChooseCutsOnlyLosers(t *testing.T) {
 		t.Errorf("%d candidates cut short, fewer runs on %d data sets: the data do not test the cut", cut, fewer)
 	}
 }
+
+// TestAutoProgressAccountsTotal: Total changes only by the runs the
+// reports account for (left out, failed, added), so that a reader never
+// sees the count of runs change without the reason; Done counts one more
+// run in each report and never passes Total. Where every class has three
+// sets, the choice settled by kfda-mix leaves nn-h-dr's runs out; where
+// the restricted candidate fails, its runs are not made and the others'
+// are added.
+func TestAutoProgressAccountsTotal(t *testing.T) {
+	check := func(name string, reps []AutoProgress) AutoProgress {
+		t.Helper()
+		if len(reps) == 0 {
+			t.Fatalf("%s: no reports", name)
+		}
+		f := reps[0]
+		planned := f.Total + f.LeftOut + f.Failed - f.Added
+		for k, p := range reps {
+			if got := p.Total + p.LeftOut + p.Failed - p.Added; got != planned {
+				t.Errorf("%s: report %d: %d/%d, %d left out, %d failed, %d added: accounts for %d runs, the first for %d",
+					name, k+1, p.Done, p.Total, p.LeftOut, p.Failed, p.Added, got, planned)
+			}
+			if p.Done != k+1 || p.Done > p.Total {
+				t.Errorf("%s: report %d: %d/%d", name, k+1, p.Done, p.Total)
+			}
+		}
+		return reps[len(reps)-1]
+	}
+
+	sp, labels := drSplit(t, sixSetData(4), 3)
+	g := autoGrid((&coordLearner{}).learn)
+	g.AutoMethods, g.AutoScoreAll = nil, false
+	task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+	var reps []AutoProgress
+	sel, err := Choose(task, g, func(p AutoProgress) { reps = append(reps, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(sel.Scores[1].Err, ErrNotScored) {
+		t.Fatalf("nn-h-dr: %v, want left out: the data do not test the runs left out", sel.Scores[1].Err)
+	}
+	if last := check("three sets", reps); last.LeftOut == 0 || last.Done != last.Total || last.Total >= reps[0].Total {
+		t.Errorf("three sets: last report %d/%d, %d left out (first %d/%d)", last.Done, last.Total, last.LeftOut, reps[0].Done, reps[0].Total)
+	}
+
+	defer func(m []Name) { AutoThreeSetMethods = m }(AutoThreeSetMethods)
+	AutoThreeSetMethods = []Name{NNHDR} // fails: no W is learned
+	sp, labels = drSplit(t, sixSetData(4), 3)
+	g = autoGrid(failLearner)
+	g.AutoMethods, g.AutoScoreAll = nil, false
+	task = &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
+	reps = nil
+	if _, err := Choose(task, g, func(p AutoProgress) { reps = append(reps, p) }); err != nil {
+		t.Fatal(err)
+	}
+	if last := check("fallback", reps); last.Added == 0 || last.LeftOut == 0 || last.Done != last.Total {
+		t.Errorf("fallback: last report %d/%d, %d left out, %d failed, %d added", last.Done, last.Total, last.LeftOut, last.Failed, last.Added)
+	}
+}

@@ -3,7 +3,6 @@ package model
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -102,10 +101,11 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 
 // WithoutSets returns a copy of m without the gallery sets for which
 // drop is true, in m and in every voter, and the number of sets removed.
-// The cross-validated accuracies recorded at training, measured with
-// every training set, are cleared in the copy, with the seconds each
-// candidate took (their hyper-parameters are kept). It refuses to remove
-// nothing, or to leave fewer than MinClasses classes. m is left as it is.
+// The record of training's choice (Selection: the method, its
+// hyper-parameters, the cross-validated accuracies and times of every
+// candidate, measured on the training sets) is kept, as WithSets keeps
+// it: it is what chose the method. It refuses to remove nothing, or to
+// leave fewer than MinClasses classes. m is left as it is.
 // The copy's kFDA discriminants, and its means and bandwidths computed
 // from every training set, are still those of the old gallery: the
 // copy is valid once its discriminants are fitted again on the new one.
@@ -135,12 +135,6 @@ func (m *Model) WithoutSets(drop func(Set) bool) (*Model, int, error) {
 		}
 		mem.Sets = sets
 		mem.Spread = mem.Spread.keeping(left)
-		mem.Selection.CVAccuracy = math.NaN()
-		cands := make([]Candidate, len(mem.Selection.Candidates))
-		for k, c := range mem.Selection.Candidates {
-			cands[k] = Candidate{Name: c.Name, Params: c.Params, CVAccuracy: math.NaN()}
-		}
-		mem.Selection.Candidates = cands
 	}
 	return next, removed, nil
 }

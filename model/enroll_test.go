@@ -99,9 +99,10 @@ func TestWithSets(t *testing.T) {
 }
 
 // TestWithSetsVote: a vote's members all take the new sets (each
-// projected by its own W) and all lose the forgotten ones, with their
-// cross-validated accuracies; the model is left as it was; forgetting
-// stops at two classes.
+// projected by its own W) and all lose the forgotten ones; both keep
+// every member's record of training's choice (its cross-validated
+// accuracies and times); the model is left as it was; forgetting stops
+// at two classes.
 func TestWithSetsVote(t *testing.T) {
 	m := goldenModel(t)
 	rng := rand.New(rand.NewPCG(9, 10))
@@ -124,6 +125,7 @@ func TestWithSetsVote(t *testing.T) {
 			t.Errorf("member %d of the model added to: %d sets", i+1, len(mem.Sets))
 		}
 	}
+	enrolled := next
 	next, n, err := next.WithoutSets(func(s Set) bool { return s.Label == "b" })
 	if err != nil || n != 2 {
 		t.Fatalf("forget b: %d sets, %v", n, err)
@@ -137,9 +139,16 @@ func TestWithSetsVote(t *testing.T) {
 				t.Errorf("member %d still holds %s", i+1, s.Name)
 			}
 		}
-		if !math.IsNaN(mem.Selection.CVAccuracy) {
-			t.Errorf("member %d: cv accuracy %v kept", i+1, mem.Selection.CVAccuracy)
+	}
+	for _, after := range []*Model{enrolled, next} {
+		for i, mem := range after.Members() {
+			if was := m.Members()[i].Selection; !mfSameSelection(mem.Selection, was) {
+				t.Errorf("member %d: selection %+v after a change, %+v before", i+1, mem.Selection, was)
+			}
 		}
+	}
+	if math.IsNaN(m.Selection.CVAccuracy) || len(m.Selection.Candidates) == 0 {
+		t.Fatalf("the model's selection %+v: no figures to keep, the test tests nothing", m.Selection)
 	}
 
 	// Down to two classes, and no further.

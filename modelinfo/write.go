@@ -34,8 +34,8 @@ func Write(w io.Writer, s *Summary) error {
 		row("decides by", "a vote of %s: the label two or more members give, %s's where all differ; a batch is known if the first member that gives that label accepts it, by its own threshold (member 1 below, then the voters)",
 			strings.Join(s.Members, ", "), s.Members[0])
 	}
-	cleared := s.forgotten()
-	methodRows(row, s, cleared)
+	changed := len(s.History) > 0
+	methodRows(row, s, changed, s.cleared())
 	if f := s.Features; f != nil {
 		if f.PCADim > 0 {
 			row("features", "%s (fitted PCA %d → %d)", printable(f.Spec), f.PCAInputDim, f.PCADim)
@@ -50,7 +50,7 @@ func Write(w io.Writer, s *Summary) error {
 		fmt.Fprintf(tw, "member %d\t%s (a voter)\n", i+2, v.Method)
 		vrow := func(k, format string, a ...any) { row("  "+k, format, a...) }
 		projectionRow(vrow, v)
-		methodRows(vrow, v, cleared)
+		methodRows(vrow, v, changed, s.cleared() && v.CVAccuracy == nil)
 		decisionRows(vrow, v)
 	}
 	if err := tw.Flush(); err != nil {
@@ -69,10 +69,13 @@ func Write(w io.Writer, s *Summary) error {
 		tw.Flush()
 	}
 	if len(s.Candidates) > 0 {
-		if cleared {
-			fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets; the figures were cleared when sets were forgotten):")
-		} else {
-			fmt.Fprintln(w, "\ncandidates (cross-validated on the training sets):")
+		switch {
+		case s.cleared():
+			fmt.Fprintln(w, "\ncandidates (cross-validated at training, on the training sets; the figures are not in the file: the setmatch forget of an earlier version cleared them):")
+		case changed:
+			fmt.Fprintln(w, "\ncandidates (cross-validated at training, on the training sets: what chose the method; the gallery has changed since, see the history):")
+		default:
+			fmt.Fprintln(w, "\ncandidates (cross-validated at training, on the training sets):")
 		}
 		fmt.Fprintf(tw, "  method\taccuracy\ttime\tparameters\n")
 		for _, c := range s.Candidates {
@@ -127,24 +130,37 @@ func projectionRow(row func(k, format string, a ...any), s *Summary) {
 	}
 }
 
-// forgotten reports whether sets were forgotten since training, which
-// clears the cross-validated figures (measured with every training set).
+// forgotten reports whether sets were forgotten since training.
 func (s *Summary) forgotten() bool {
 	return slices.ContainsFunc(s.History, func(c Change) bool { return c.Op == model.ChangeForget })
 }
 
-// methodRows writes the method of s (one model, or one member of
-// a vote) and its parameters; cleared says that sets were forgotten since
-// training (forgotten).
-func methodRows(row func(k, format string, a ...any), s *Summary, cleared bool) {
+// cleared reports whether s is a model whose cross-validated figures a
+// forget of an earlier version cleared: sets were forgotten, and its
+// candidates, scored at training, have neither an accuracy nor a time
+// left. setmatch enroll and forget keep them.
+func (s *Summary) cleared() bool {
+	if !s.forgotten() || s.CVAccuracy != nil || len(s.Candidates) == 0 {
+		return false
+	}
+	return !slices.ContainsFunc(s.Candidates, func(c Candidate) bool { return c.CVAccuracy != nil || c.Seconds != 0 })
+}
+
+// methodRows writes the method of s (one model, or one member of a
+// vote) and its parameters; changed says that the gallery has changed
+// since training (enroll, forget), and cleared that the cross-validated
+// figures are not in the file (Summary.cleared).
+func methodRows(row func(k, format string, a ...any), s *Summary, changed, cleared bool) {
 	method := s.OwnMethod()
 	switch {
+	case s.CVAccuracy != nil && changed:
+		method += fmt.Sprintf(" (cross-validated accuracy %.1f%% at training, on the training sets, before the gallery changed: setmatch test measures the model as it is)", *s.CVAccuracy)
 	case s.CVAccuracy != nil:
-		method += fmt.Sprintf(" (cross-validated accuracy %.1f%%)", *s.CVAccuracy)
+		method += fmt.Sprintf(" (cross-validated accuracy %.1f%% at training, on the training sets)", *s.CVAccuracy)
 	case s.Params["method"] == "learned":
 		method += " (train --method learned: W learned at the given --dim, not cross-validated)"
 	case cleared:
-		method += " (its cross-validated accuracy was cleared when sets were forgotten)"
+		method += " (its cross-validated accuracy is not in the file: the setmatch forget of an earlier version cleared it)"
 	default:
 		method += " (not cross-validated)"
 	}

@@ -67,27 +67,45 @@ func TestWriteUnknownAndQuoted(t *testing.T) {
 	}
 }
 
-// TestWriteForgotten: after a forget the cross-validated figures are
-// cleared (they were measured with every training set), and the table
-// says so instead of "not cross-validated"; before one it does not.
-func TestWriteForgotten(t *testing.T) {
-	one := 1.0
-	for _, op := range []string{model.ChangeEnroll, model.ChangeForget} {
+// TestWriteChanged: the cross-validated figures are training's, and
+// the table says so; after an enrolment or a forgetting (both keep them)
+// it adds that the gallery has changed since. A file whose figures a
+// forget of an earlier version cleared says that, not "not
+// cross-validated".
+func TestWriteChanged(t *testing.T) {
+	one, acc := 1.0, 87.5
+	for _, c := range []struct {
+		op      string // "" no change; "cleared": a forget that cleared the figures
+		method  string
+		heading string
+	}{
+		{"", "nn-h (cross-validated accuracy 87.5% at training, on the training sets)\n",
+			"candidates (cross-validated at training, on the training sets):\n"},
+		{model.ChangeEnroll, "nn-h (cross-validated accuracy 87.5% at training, on the training sets, before the gallery changed: setmatch test measures the model as it is)\n",
+			"candidates (cross-validated at training, on the training sets: what chose the method; the gallery has changed since, see the history):\n"},
+		{model.ChangeForget, "nn-h (cross-validated accuracy 87.5% at training, on the training sets, before the gallery changed: setmatch test measures the model as it is)\n",
+			"candidates (cross-validated at training, on the training sets: what chose the method; the gallery has changed since, see the history):\n"},
+		{"cleared", "nn-h (its cross-validated accuracy is not in the file: the setmatch forget of an earlier version cleared it)\n",
+			"candidates (cross-validated at training, on the training sets; the figures are not in the file: the setmatch forget of an earlier version cleared them):\n"},
+	} {
 		s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
 			Threshold: &one, Sets: 2, Frames: 4, Dim: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
-			Candidates: []Candidate{{Name: "nn-h"}}, History: []Change{{Time: "2027-01-02T03:04:05Z", Op: op, Sets: 1, Classes: 1}}}
+			CVAccuracy: &acc, Candidates: []Candidate{{Name: "nn-h", CVAccuracy: &acc, Seconds: 0.5}}}
+		switch c.op {
+		case "":
+		case "cleared":
+			s.CVAccuracy, s.Candidates = nil, []Candidate{{Name: "nn-h"}}
+			s.History = []Change{{Time: "2027-01-02T03:04:05Z", Op: model.ChangeForget, Sets: 1, Classes: 1}}
+		default:
+			s.History = []Change{{Time: "2027-01-02T03:04:05Z", Op: c.op, Sets: 1, Classes: 1}}
+		}
 		var b bytes.Buffer
 		if err := Write(&b, s); err != nil {
 			t.Fatal(err)
 		}
-		method, head := "nn-h (not cross-validated)\n", "candidates (cross-validated on the training sets):\n"
-		if op == model.ChangeForget {
-			method = "nn-h (its cross-validated accuracy was cleared when sets were forgotten)\n"
-			head = "candidates (cross-validated on the training sets; the figures were cleared when sets were forgotten):\n"
-		}
-		for _, want := range []string{"method           " + method, head} {
+		for _, want := range []string{"method           " + c.method, c.heading} {
 			if !strings.Contains(b.String(), want) {
-				t.Errorf("%s: no line %q in\n%s", op, want, b.String())
+				t.Errorf("%q: no line %q in\n%s", c.op, want, b.String())
 			}
 		}
 	}

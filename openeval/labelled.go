@@ -78,6 +78,10 @@ type FreeRates struct {
 type SetOutcome struct {
 	Class string `json:"class"`
 	Set   string `json:"set"`
+	// ClassB64 and SetB64 are the class's and the set's name in base64,
+	// where the name is not valid UTF-8: WriteJSON sets them.
+	ClassB64 string `json:"class_b64,omitempty"`
+	SetB64   string `json:"set_b64,omitempty"`
 	// Decision, Known, Best, BestSet, Score, RunnerUp, RunnerUpScore and
 	// Threshold are named as in setmatchd's journal, and null where the
 	// journal has null.
@@ -107,6 +111,9 @@ type ClassOutcome struct {
 	Correct   int            `json:"correct"`
 	Accuracy  float64        `json:"accuracy"`
 	Predicted map[string]int `json:"predicted"`
+	// ClassB64 is the class's name in base64, where it is not valid
+	// UTF-8: WriteJSON sets it.
+	ClassB64 string `json:"class_b64,omitempty"`
 }
 
 // Test decides every set with the matcher, in the order of class and

@@ -1,13 +1,63 @@
 package openeval
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 )
+
+// NameText is a class's or a set's name as setmatch test writes it: the
+// name itself where it is valid UTF-8, else as Go quotes it without the
+// quotes (each byte that is not part of a character as \xNN, a backslash
+// as \\), so that no two such names are written alike, as they can be
+// with their bad bytes replaced by U+FFFD (as Go's JSON writes them).
+func NameText(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	q := strconv.Quote(name)
+	return q[1 : len(q)-1]
+}
+
+// nameJSON returns name as the JSON of setmatch test writes it
+// (NameText) and, where it is not valid UTF-8, its bytes in base64.
+func nameJSON(name string) (text, b64 string) {
+	if utf8.ValidString(name) {
+		return name, ""
+	}
+	return NameText(name), base64.StdEncoding.EncodeToString([]byte(name))
+}
+
+// WriteJSON writes the report as setmatch test --json prints it: one JSON
+// object, indented. JSON strings hold text, not bytes: a class or set
+// name that is not valid UTF-8 is written as NameText writes it, as the
+// key of per_class too, with its exact bytes in base64 beside it
+// (class_b64, set_b64), so that a script finds the set's file.
+func (s *Report) WriteJSON(w io.Writer) error {
+	out := *s
+	out.PerSet = make([]SetOutcome, len(s.PerSet))
+	for i, one := range s.PerSet {
+		one.Class, one.ClassB64 = nameJSON(one.Class)
+		one.Set, one.SetB64 = nameJSON(one.Set)
+		out.PerSet[i] = one
+	}
+	out.PerClass = make(map[string]ClassOutcome, len(s.PerClass))
+	for c, row := range s.PerClass {
+		var key string
+		key, row.ClassB64 = nameJSON(c)
+		out.PerClass[key] = row
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(&out)
+}
 
 // eachClass says, where the model gives each class a threshold of its
 // own, what the threshold printed is; "" otherwise.
@@ -87,7 +137,7 @@ func (s *Report) WriteTable(w io.Writer) error {
 		if !row.Known {
 			in = "no"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\t%s\n", c, in, row.Sets, row.Correct, row.Accuracy, strings.Join(parts, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f%%\t%s\n", NameText(c), in, row.Sets, row.Correct, row.Accuracy, strings.Join(parts, " "))
 	}
 	return tw.Flush()
 }

@@ -17,8 +17,9 @@ import (
 // the same number of values on every line. Lines whose first non-blank
 // character is '#' are comments (headers), blank lines are ignored, spaces
 // and tabs around values are allowed, and a UTF-8 byte-order mark at the
-// start is skipped. Values are parsed with strconv.ParseFloat and must be
-// finite. The returned matrix is frames×features.
+// start is skipped. Values must be decimal numbers (decimal) and finite:
+// Go's digit separators and hexadecimal floats, which strconv.ParseFloat
+// also reads, are refused. The returned matrix is frames×features.
 func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 	lim = lim.Resolved()
 	// The longest acceptable line: MaxCols values of up to 64 characters.
@@ -100,6 +101,13 @@ func parseField(f string, line, col int) (float64, error) {
 	if strings.ContainsAny(t, " \t;") {
 		return 0, formatErr("line %d, column %d: %q is not one number; separate values with commas (numpy.savetxt(f, x, delimiter=','))", line, col+1, clip(t))
 	}
+	if !decimal(t) && !nonFinite(t) {
+		if _, err := strconv.ParseFloat(t, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+			// Go's syntax beyond the decimal: digit separators, hexadecimal.
+			return 0, formatErr("line %d, column %d: %q is not a decimal number; write features as decimal numbers (such as 12, -0.5 or 1.5e-3), without digit separators (_) or hexadecimal (0x)", line, col+1, clip(t))
+		}
+		return 0, formatErr("line %d, column %d: %q is not a number; mark header lines with '#'", line, col+1, clip(t))
+	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0) {
@@ -115,6 +123,50 @@ func parseField(f string, line, col int) (float64, error) {
 		return 0, formatErr("line %d, column %d is %q; every value must be finite: clean or drop that frame", line, col+1, clip(t))
 	}
 	return v, nil
+}
+
+// decimal reports whether t is a number in decimal notation: an optional
+// sign, digits with at most one point among or after them (at least one
+// digit), and an optional exponent: e or E, an optional sign, digits.
+func decimal(t string) bool {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(t) && '0' <= t[i] && t[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(t) && (t[i] == '+' || t[i] == '-') {
+		i++
+	}
+	n := digits()
+	if i < len(t) && t[i] == '.' {
+		i++
+		n += digits()
+	}
+	if n == 0 {
+		return false
+	}
+	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
+		i++
+		if i < len(t) && (t[i] == '+' || t[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(t)
+}
+
+// nonFinite reports whether t names a value that is not finite (nan,
+// inf, infinity, in any case, inf with a sign), which the reader refuses
+// as such.
+func nonFinite(t string) bool {
+	u := strings.TrimLeft(t, "+-")
+	return len(t)-len(u) <= 1 && (strings.EqualFold(u, "nan") || strings.EqualFold(u, "inf") || strings.EqualFold(u, "infinity"))
 }
 
 // clip shortens s for an error message.

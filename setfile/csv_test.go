@@ -17,14 +17,15 @@ func TestReadCSV(t *testing.T) {
 		"1, 2.5, -3\r\n" +
 		"\n" +
 		"   \t\n" +
-		"4e2,\t0x1p-2 , 6\n" +
+		"4e2,\t.25 , 6.\n" +
 		"  # a comment between frames\n" +
-		"-0,1E-310,+7\n"
+		"-0,1E-310,+7\n" +
+		"-.5e+1,1.5E-3,000012\n"
 	x, err := ReadCSV(strings.NewReader(in), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := mat.NewDense(3, 3, []float64{1, 2.5, -3, 400, 0.25, 6, 0, 1e-310, 7})
+	want := mat.NewDense(4, 3, []float64{1, 2.5, -3, 400, 0.25, 6, 0, 1e-310, 7, -5, 1.5e-3, 12})
 	if !mat.Equal(x, want) {
 		t.Errorf("got\n%v\nwant\n%v", mat.Formatted(x), mat.Formatted(want))
 	}
@@ -66,6 +67,19 @@ func TestReadCSVBad(t *testing.T) {
 		{"infinity", "1,infinity\n", "finite"},
 		{"overflow", "1,1e400\n", "out of the range"},
 		{"garbage", "1,2x\n", "not a number"},
+		// Go's syntax that strconv.ParseFloat reads beyond the decimal.
+		{"digit separators", "1,2\n3,1_000\n", `line 2, column 2: "1_000" is not a decimal number; write features as decimal numbers`},
+		{"separators in a fraction", "1_0.5,2\n", `line 1, column 1: "1_0.5" is not a decimal number`},
+		{"hexadecimal float", "1,0x1p-2\n", `line 1, column 2: "0x1p-2" is not a decimal number`},
+		{"hexadecimal float, upper case", "-0X1.8P+1,2\n", `"-0X1.8P+1" is not a decimal number`},
+		{"hexadecimal float, separators", "0x_1p0,2\n", `"0x_1p0" is not a decimal number`},
+		{"hexadecimal float beyond float64", "1,0x1p99999\n", `"0x1p99999" is not a decimal number`},
+		{"hexadecimal integer", "0x10,2\n", `"0x10" is not a number`},
+		{"point alone", "1,.\n", `"." is not a number`},
+		{"exponent alone", "1,e5\n", `"e5" is not a number`},
+		{"exponent without digits", "1,1e+\n", `"1e+" is not a number`},
+		{"two signs", "1,+-1\n", `"+-1" is not a number`},
+		{"signed nan", "1,-nan\n", `"-nan"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

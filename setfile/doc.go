@@ -45,9 +45,11 @@
 // values on every line. Spaces and tabs around values are allowed; lines
 // whose first non-blank character is '#' are comments (numpy.savetxt's
 // header) and may appear anywhere; blank lines are ignored; CRLF line ends
-// and a leading UTF-8 byte-order mark are accepted. Values are parsed with
-// strconv.ParseFloat (decimal, exponent and hexadecimal float syntax) and
-// must be finite ("nan", "inf", overflowing values are errors). Errors name
+// and a leading UTF-8 byte-order mark are accepted. Values are decimal
+// numbers: an optional sign, digits with an optional point, an optional
+// exponent (12, -.5, 1.5e-3, 1E+05); Go's digit separators ("1_000") and
+// hexadecimal floats ("0x1p-2") are errors. They must be finite ("nan",
+// "inf", overflowing values are errors). Errors name
 // the line (counting from 1) and the column (counting from 1). An
 // unmarked header row such as "f0,f1" is an error: prefix it with '#'.
 // numpy.savetxt(path, x, delimiter=',') writes a valid file.

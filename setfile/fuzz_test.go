@@ -72,15 +72,17 @@ func FuzzReadNPY(f *testing.F) {
 
 func FuzzReadCSV(f *testing.F) {
 	f.Add("1,2,3\n4,5,6\n")
-	f.Add("# header\n1.5, -2e3\n\n0x1p-3,7\r\n")
+	f.Add("# header\n1.5, -2e3\n\n.125,7\r\n")
 	f.Add("1,2\n3\n")
 	f.Add("nan,1\n")
+	f.Add("0x1p-3,1_000\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		x, err := ReadCSV(strings.NewReader(in), fuzzLimits)
 		if !checkRead(t, x, err) {
 			return
 		}
-		// Every non-comment, non-blank line is one frame.
+		// Every non-comment, non-blank line is one frame, of decimal
+		// numbers only: no digit separator, no hexadecimal.
 		frames := 0
 		for i, l := range strings.Split(in, "\n") {
 			s := strings.TrimSpace(l)
@@ -89,6 +91,9 @@ func FuzzReadCSV(f *testing.F) {
 			}
 			if s != "" && s[0] != '#' {
 				frames++
+				if strings.ContainsAny(s, "_xXpP") {
+					t.Fatalf("line %d, %q, read as numbers: want decimal numbers only", i+1, s)
+				}
 			}
 		}
 		if r, _ := x.Dims(); r != frames {

@@ -17,13 +17,13 @@ Removes every gallery set of a class (with --set, only the set of that
 name) from a model, from every member of a vote, and fits again what was
 fitted on the gallery: a kFDA discriminant, and the open-set threshold by
 the rule the model was trained with. The mean a model centres frames by
-is moved onto the frames it keeps, and the cross-validated accuracies
-recorded at training are cleared; the model's history records the
+is moved onto the frames it keeps; the model's history records the
 change (when, how many sets) without the label. What training shaped
 from all its sets stays: a projection W (learned, Fisher or PCA), a
 feature pipeline whose PCA was fitted on the training frames, and the
-hyper-parameters chosen by cross-validation; forget says which the model
-holds. To remove those too, train the model again on data without the
+hyper-parameters chosen by cross-validation with the cross-validated
+accuracies that chose them (setmatch enroll keeps them too); forget says
+which the model holds. To remove those too, train the model again on data without the
 person (setmatch train). A model keeps at least two classes. The model
 file is replaced atomically: a running setmatchd reloads it (a pin that
 setmatchd's gpio.label_pins gives the class must be removed, and the

@@ -151,7 +151,7 @@ func TestInspectKFDA(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"kfda-hg (cross-validated accuracy 75.0%)", "dim=2 reg=0.01 width=1/median",
+		"kfda-hg (cross-validated accuracy 75.0% at training, on the training sets)", "dim=2 reg=0.01 width=1/median",
 		"intensity:4x4+pca:6 (fitted PCA 16 → 6)", "kernel hg, width 1/median = 0.5011, 2 latent dimensions",
 		"a latent distance", "kfda-hg *  75.0%", "kfda-j     -",
 	} {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,9 +80,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	s := testSets(mt, ds, stderr)
 	s.Model, s.Data = *modelPath, *data
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(s)
+		err = s.WriteJSON(stdout)
 	} else {
 		err = s.WriteTable(stdout)
 	}
@@ -163,7 +160,7 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) *openeva
 	s := openeval.Test(mt, sets)
 	for _, one := range s.PerSet {
 		if one.Error != "" {
-			fmt.Fprintf(stderr, "test: %s/%s: %s\n", one.Class, one.Set, one.Error)
+			fmt.Fprintf(stderr, "test: %s/%s: %s\n", openeval.NameText(one.Class), openeval.NameText(one.Set), one.Error)
 		}
 	}
 	return s
