@@ -9,15 +9,17 @@ import (
 // A kernel matrix of sets needs V_aᵀV_b for every pair of sets a ≤ b, V
 // a set's basis (GDA) or covariance eigenvectors (CDL): blocks of the Gram
 // matrix of all the sets' columns side by side (R×R, R up to the frames of
-// all the sets). It is not held: the blocks are made a tile of sets
-// against a tile of sets at a time (one matrix product each) and handed
-// on, so the memory is the columns side by side and one tile's product
+// all the sets). It is not held: the blocks are made a set against a chunk
+// of the sets from it on at a time (one matrix product each, so that no
+// block below the diagonal is made) and handed on, so the memory is the
+// columns side by side and one product of at most pairChunkCols columns
 // per goroutine. The gallery's kernel matrix (Gallery.Matrix) and the
 // method engine's kernel matrices of every p or λ of a grid at once
 // (package method) are made from them.
 
-// pairTileCols is about how many columns a tile of sets holds.
-const pairTileCols = 256
+// pairChunkCols is about how many columns a chunk of sets holds (a
+// variable for the tests to make chunks of a few sets).
+var pairChunkCols = 2048
 
 // columns holds the d×c_j matrices of m sets side by side in one d×R
 // matrix: set j's are the columns off[j]:off[j+1] (c_j may be 0).
@@ -56,14 +58,28 @@ func (c columns) block(j int) *mat.Dense {
 	return c.all.Slice(0, c.d, c.off[j], c.off[j+1]).(*mat.Dense)
 }
 
+// against returns vᵀ·[V_lo … V_hi−1], the Gram blocks of the d×r columns
+// v against those of the sets lo to hi − 1 side by side (R_lo..hi ≥ 1).
+func (c columns) against(v mat.Matrix, lo, hi int) *mat.Dense {
+	var g mat.Dense
+	g.Mul(v.T(), c.all.Slice(0, c.d, c.off[lo], c.off[hi]))
+	return &g
+}
+
+// of returns set j's r×c_j block of g = c.against(v, lo, hi), a view.
+func (c columns) of(g *mat.Dense, lo, j int) *mat.Dense {
+	r, _ := g.Dims()
+	return g.Slice(0, r, c.off[j]-c.off[lo], c.off[j+1]-c.off[lo]).(*mat.Dense)
+}
+
 // GramPairs calls visit(s, t, V_sᵀV_t) for every pair of sets s ≤ t of
 // the matrices vs (d×c_j each; c_j may be 0, an empty mat.Dense, and then
-// visit is not called for its pairs), from one product per pair of tiles
-// of consecutive sets of about 256 columns, on workers goroutines (≤ 0:
-// GOMAXPROCS). The entries are those of one product of all columns side by
-// side, to the last bit (gonum's products sum each entry in the same order
-// whatever the shape). visit may be called from several goroutines at
-// once, for distinct pairs; g is valid during the call only.
+// visit is not called for its pairs), from one product per set and chunk
+// of the sets from it on of about 2048 columns, on workers goroutines
+// (≤ 0: GOMAXPROCS). The entries are those of one product of all columns
+// side by side, to the last bit (gonum's products sum each entry in the
+// same order whatever the shape). visit may be called from several
+// goroutines at once, for distinct pairs; g is valid during the call only.
 func GramPairs(vs []*mat.Dense, d, workers int, visit func(s, t int, g *mat.Dense)) {
 	sideBySide(vs, d).pairs(workers, visit)
 }
@@ -75,39 +91,38 @@ func (c columns) pairs(workers int, visit func(s, t int, g *mat.Dense)) {
 	if off[m] == 0 {
 		return
 	}
-	// Tiles of consecutive sets of about pairTileCols columns.
-	var tiles []int // first set of each tile, then m
+	// Chunks of consecutive sets of about pairChunkCols columns (a set
+	// of more columns is a chunk alone).
+	var chunks []int // first set of each chunk, then m
 	for i := 0; i < m; {
-		tiles = append(tiles, i)
+		chunks = append(chunks, i)
 		j := i + 1
-		for j < m && off[j+1]-off[i] <= pairTileCols {
+		for j < m && off[j+1]-off[i] <= pairChunkCols {
 			j++
 		}
 		i = j
 	}
-	tiles = append(tiles, m)
-	type job struct{ a, b int }
+	chunks = append(chunks, m)
+	// A job: set s against the sets lo ≤ t < hi, s ≤ lo, of a chunk.
+	type job struct{ s, lo, hi int }
 	var jobs []job
-	for a := 0; a+1 < len(tiles); a++ {
-		for b := a; b+1 < len(tiles); b++ {
-			if off[tiles[a+1]] > off[tiles[a]] && off[tiles[b+1]] > off[tiles[b]] {
-				jobs = append(jobs, job{a, b})
+	for s := range m {
+		if off[s+1] == off[s] {
+			continue
+		}
+		for k := 0; k+1 < len(chunks); k++ {
+			lo, hi := max(chunks[k], s), chunks[k+1]
+			if lo < hi && off[hi] > off[lo] {
+				jobs = append(jobs, job{s, lo, hi})
 			}
 		}
 	}
 	par.For(len(jobs), workers, func(_, j int) {
-		ta, tb := jobs[j].a, jobs[j].b
-		a0, a1, b0, b1 := tiles[ta], tiles[ta+1], tiles[tb], tiles[tb+1]
-		var g mat.Dense
-		g.Mul(c.all.Slice(0, c.d, off[a0], off[a1]).T(), c.all.Slice(0, c.d, off[b0], off[b1]))
-		for s := a0; s < a1; s++ {
-			for t := max(b0, s); t < b1; t++ {
-				ra, rb := off[s]-off[a0], off[t]-off[b0]
-				ca, cb := off[s+1]-off[s], off[t+1]-off[t]
-				if ca == 0 || cb == 0 {
-					continue
-				}
-				visit(s, t, g.Slice(ra, ra+ca, rb, rb+cb).(*mat.Dense))
+		jb := jobs[j]
+		g := c.against(c.block(jb.s), jb.lo, jb.hi)
+		for t := jb.lo; t < jb.hi; t++ {
+			if off[t+1] > off[t] {
+				visit(jb.s, t, c.of(g, jb.lo, t))
 			}
 		}
 	})
