@@ -20,8 +20,8 @@ import (
 // The kernel of a pair needs V_aᵀV_b, a block of the Gram matrix of all
 // the sets' eigenvectors (R×R, R up to the frames of the pool). It is not
 // held: the kernels of every regulariser asked for at once are made from
-// one pass over the pairs of sets, tile by tile (setkernel.GramPairs),
-// and cached by λ.
+// one pass over the pairs of sets (setkernel.GramPairs), and cached by
+// λ.
 
 // cdlSpectra returns every set's covariance spectrum (with its
 // eigenvectors), cached.

@@ -15,11 +15,11 @@ import (
 // The kernel of subspace dimension p is ‖A_pᵀB_p‖²_F, A_p the first p
 // columns of set A's basis: the top-left p×p block of the Gram matrix
 // AᵀB of the bases at the largest p. So every p of a grid comes from one
-// Gram block per pair of sets (setkernel.GramPairs: a tile of sets
-// against a tile of sets at a time, each block dropped once reduced): the
-// memory is the bases and the m×m kernels, not the Gram matrix of all
-// basis vectors. The kernels are cached by p, for every fold and
-// candidate that asks again.
+// Gram block per pair of sets (setkernel.GramPairs: a set against a
+// chunk of sets at a time, each block dropped once reduced): the memory is
+// the bases and the m×m kernels, not the Gram matrix of all basis
+// vectors. The kernels are cached by p, for every fold and candidate that
+// asks again.
 
 // gdaBases returns every set's basis of dimension pmax (clamped per set to
 // min(n, d)), cached. A set's first p columns are its basis of dimension

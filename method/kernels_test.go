@@ -281,7 +281,7 @@ func TestKernelSpectraOfSomeSets(t *testing.T) {
 }
 
 // TestCDLKernelsEqualWholeGram checks that CDL's kernels, made from the
-// eigenvectors' Gram blocks one tile of sets at a time, for several λ in
+// eigenvectors' Gram blocks (setkernel.GramPairs), for several λ in
 // one pass, are those made from one product of all eigenvectors side by
 // side, to the last bit, with ranks that differ from set to set and a d
 // large enough that the products are blocked, in parallel and serially, for
