@@ -116,3 +116,45 @@ func BenchmarkChoose(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSetKernels times the set kernel matrices a cross-validation
+// makes on the sets of BenchmarkDivergences, their bases and spectra
+// cached: GDA's for every p of DefaultGrid in one pass over the pairs of
+// sets (gdaKernels), and CDL's for every regulariser of DefaultGrid in one
+// pass (cdlKernels).
+func BenchmarkSetKernels(b *testing.B) {
+	p, all := benchPool(b)
+	g := DefaultGrid()
+	pmax := 0
+	for _, d := range g.GDAP {
+		pmax = max(pmax, d)
+	}
+	if _, err := p.gdaBases(pmax); err != nil {
+		b.Fatal(err)
+	}
+	var lambdas []float64
+	var cover [][]int
+	for _, r := range g.CDLRegs {
+		l, err := p.cdlLambda(r, all)
+		if err != nil {
+			b.Fatal(err)
+		}
+		lambdas, cover = append(lambdas, l), append(cover, nil)
+	}
+	b.Run("gda", func(b *testing.B) {
+		for b.Loop() {
+			p.gdaK = nil
+			if _, err := p.gdaKernels(g.GDAP, pmax); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cdl", func(b *testing.B) {
+		for b.Loop() {
+			p.cdlK = nil
+			if _, err := p.cdlKernels(lambdas, cover); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -17,11 +17,11 @@ import (
 // pool: the log-Euclidean kernel (setkernel) of every pair of sets from
 // their covariance spectra.
 //
-// The kernel of a pair needs V_aᵀV_b, a block of the Gram matrix of all the
-// sets' eigenvectors (R×R, R up to the frames of the pool). It is not
+// The kernel of a pair needs V_aᵀV_b, a block of the Gram matrix of all
+// the sets' eigenvectors (R×R, R up to the frames of the pool). It is not
 // held: the kernels of every regulariser asked for at once are made from
-// one pass over the pairs of sets, tile by tile (gramPairs), and cached
-// by λ.
+// one pass over the pairs of sets (setkernel.GramPairs), and cached by
+// λ.
 
 // cdlSpectra returns every set's covariance spectrum (with its
 // eigenvectors), cached.
@@ -189,7 +189,7 @@ func (p *Pool) cdlKernels(lambdas []float64, sets [][]int) ([]mat.Symmetric, err
 				vs[i] = s.V
 			}
 		}
-		gramPairs(vs, p.dim, p.parallel, func(a, b int, g *mat.Dense) {
+		setkernel.GramPairs(vs, p.dim, p.Workers, func(a, b int, g *mat.Dense) {
 			for k, l := range todo {
 				if cov[k][a] && cov[k][b] {
 					ks[k].SetSym(int(loc[k][a]), int(loc[k][b]), setkernel.LogEuclideanGram(p.dim, l, lam[k][a], sum[k][a], lam[k][b], sum[k][b], g))

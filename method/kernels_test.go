@@ -1,6 +1,7 @@
 package method
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -280,7 +281,7 @@ func TestKernelSpectraOfSomeSets(t *testing.T) {
 }
 
 // TestCDLKernelsEqualWholeGram checks that CDL's kernels, made from the
-// eigenvectors' Gram blocks one tile of sets at a time, for several λ in
+// eigenvectors' Gram blocks (setkernel.GramPairs), for several λ in
 // one pass, are those made from one product of all eigenvectors side by
 // side, to the last bit, with ranks that differ from set to set and a d
 // large enough that the products are blocked, in parallel and serially, for
@@ -609,6 +610,64 @@ func TestOneEachRegularisersAgree(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestPoolKernelsEqualGallery checks that the pool's set kernels, made for
+// every p or λ of a grid in one pass over the pairs of sets, are the
+// gallery's kernel matrix (setkernel.Gallery.Matrix, what a deployed
+// model's kFDA is fitted on) of each p or λ alone, to the last bit, with
+// sets of fewer frames than the largest p and a d large enough that the
+// products are blocked.
+func TestPoolKernelsEqualGallery(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	const d = 300
+	var sets []*mat.Dense
+	for i, n := range []int{41, 4, 2, 130, 65, 3, 71, 20, 9, 33, 12, 40} {
+		sets = append(sets, testutil.RandSet(rng, n, d, float64(i%3), 1+0.1*float64(i)))
+	}
+	all := make([]int, len(sets))
+	for i := range all {
+		all[i] = i
+	}
+	equal := func(t *testing.T, what string, got, want mat.Symmetric) {
+		t.Helper()
+		for a := range sets {
+			for b := range sets {
+				if got.At(a, b) != want.At(a, b) {
+					t.Fatalf("%s, sets %d and %d: pool %v, gallery %v", what, a, b, got.At(a, b), want.At(a, b))
+				}
+			}
+		}
+	}
+	for _, workers := range []int{1, 3} {
+		p, err := NewPool(sets, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := []int{3, 1, 2, 5, 10, 15}
+		ks, err := p.gdaKernels(ps, 15)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, dim := range ps {
+			g, err := setkernel.NewGDAGallery(dim, sets, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			equal(t, fmt.Sprintf("workers %d, GDA p=%d", workers, dim), ks[i], g.Matrix(workers))
+		}
+		for _, reg := range []float64{1e-3, 1e-1, 10} {
+			k, lambda, err := p.CDLKernel(reg, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := setkernel.NewCDLGallery(lambda, sets, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			equal(t, fmt.Sprintf("workers %d, CDL reg=%g", workers, reg), k, g.Matrix(workers))
 		}
 	}
 }

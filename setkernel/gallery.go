@@ -18,8 +18,7 @@ type Gallery struct {
 	p      int     // GDA subspace dimension (per set at most min(n, d))
 	lambda float64 // CDL regulariser
 	d      int
-	all    *mat.Dense // d×R
-	off    []int      // set j's columns are off[j]:off[j+1]
+	cols   columns // every set's d×r_j columns side by side (r_j ≥ 1)
 	lam    [][]float64
 	sum    []float64 // CDL: log-shifted spectra (Spectrum.LogShift)
 }
@@ -47,7 +46,7 @@ const (
 // newGallery computes the bases or spectra of the n_j×d sets.
 func newGallery(kind string, p int, lambda float64, sets []*mat.Dense, workers int) (*Gallery, error) {
 	m := len(sets)
-	g := &Gallery{kind: kind, p: p, lambda: lambda, off: make([]int, m+1)}
+	g := &Gallery{kind: kind, p: p, lambda: lambda}
 	if m == 0 {
 		return nil, fmt.Errorf("%s kernel: no gallery sets", kind)
 	}
@@ -68,13 +67,8 @@ func newGallery(kind string, p int, lambda float64, sets []*mat.Dense, workers i
 		if err != nil {
 			return nil, fmt.Errorf("gallery set %d: %w", j, err)
 		}
-		_, r := vs[j].Dims()
-		g.off[j+1] = g.off[j] + r
 	}
-	g.all = mat.NewDense(g.d, g.off[m], nil)
-	for j, v := range vs {
-		g.all.Slice(0, g.d, g.off[j], g.off[j+1]).(*mat.Dense).Copy(v)
-	}
+	g.cols = sideBySide(vs, g.d)
 	return g, nil
 }
 
@@ -129,11 +123,11 @@ func (g *Gallery) self(v mat.Matrix, l []float64, s float64) float64 {
 // Diag returns the kernel of every gallery set with itself (len m), as
 // Matrix computes it.
 func (g *Gallery) Diag(workers int) []float64 {
-	m := len(g.off) - 1
+	m := len(g.cols.off) - 1
 	k := make([]float64, m)
 	par.For(m, workers, func(_, j int) {
 		l, s := g.spectrum(j)
-		k[j] = g.self(g.all.Slice(0, g.d, g.off[j], g.off[j+1]), l, s)
+		k[j] = g.self(g.cols.block(j), l, s)
 	})
 	return k
 }
@@ -146,7 +140,7 @@ func (g *Gallery) Vector(ctx context.Context, x *mat.Dense, workers int) ([]floa
 	if err != nil {
 		return nil, 0, err
 	}
-	m := len(g.off) - 1
+	m := len(g.cols.off) - 1
 	k := make([]float64, m)
 	nt := (m + tile - 1) / tile
 	errs := make([]error, nt)
@@ -170,18 +164,17 @@ func (g *Gallery) Vector(ctx context.Context, x *mat.Dense, workers int) ([]floa
 	return k, g.self(v, la, sa), nil
 }
 
-// Matrix returns the m×m kernel between the gallery sets, one row of
-// blocks V_aᵀ·[V_a … V_m] at a time. workers ≤ 0 means GOMAXPROCS.
+// Matrix returns the m×m kernel between the gallery sets, from the Gram
+// blocks V_aᵀV_b of every pair a ≤ b as GramPairs makes them (a set
+// against a chunk of the sets from it on at a time), the blocks the
+// method engine's kernel matrices are made from. workers ≤ 0 means
+// GOMAXPROCS.
 func (g *Gallery) Matrix(workers int) *mat.SymDense {
-	m := len(g.off) - 1
-	k := mat.NewSymDense(m, nil)
-	par.For(m, workers, func(_, a int) {
+	k := mat.NewSymDense(len(g.cols.off)-1, nil)
+	g.cols.pairs(workers, func(a, b int, gb *mat.Dense) {
 		la, sa := g.spectrum(a)
-		row := make([]float64, m-a)
-		g.against(g.all.Slice(0, g.d, g.off[a], g.off[a+1]), la, sa, a, m, row)
-		for b := a; b < m; b++ {
-			k.SetSym(a, b, row[b-a])
-		}
+		lb, sb := g.spectrum(b)
+		k.SetSym(a, b, g.kernel(gb, la, sa, lb, sb))
 	})
 	return k
 }
@@ -191,12 +184,9 @@ func (g *Gallery) Matrix(workers int) *mat.SymDense {
 // (with, for CDL, its log-shifted spectrum la and its sum sa) and the
 // columns of those gallery sets.
 func (g *Gallery) against(v mat.Matrix, la []float64, sa float64, lo, hi int, k []float64) {
-	var gb mat.Dense
-	gb.Mul(v.T(), g.all.Slice(0, g.d, g.off[lo], g.off[hi]))
-	_, r := v.Dims()
+	gb := g.cols.against(v, lo, hi)
 	for j := lo; j < hi; j++ {
-		blk := gb.Slice(0, r, g.off[j]-g.off[lo], g.off[j+1]-g.off[lo]).(*mat.Dense)
 		lb, sb := g.spectrum(j)
-		k[j-lo] = g.kernel(blk, la, sa, lb, sb)
+		k[j-lo] = g.kernel(g.cols.of(gb, lo, j), la, sa, lb, sb)
 	}
 }
