@@ -107,8 +107,8 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	notify(log, daemon.SdNotifyStopping)
 	r.Stop()
 	err = r.Wait()
-	h, f := r.Stats()
-	log.Info("stopped", "decided", h, "failed", f)
+	decided, failed := r.Stats()
+	log.Info("stopped", "decided", decided, "failed", failed)
 	if err != nil {
 		log.Error("driving pins idle", "err", err)
 	}

@@ -248,8 +248,8 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 3 {
 		t.Errorf("done/ holds %v, want the newest 3", got)
 	}
-	if h, fl := r.Stats(); h != 6 || fl != 5 {
-		t.Errorf("stats: %d handled, %d failed", h, fl)
+	if decided, fl := r.Stats(); decided != 6 || fl != 5 {
+		t.Errorf("stats: %d decided, %d failed", decided, fl)
 	}
 }
 
