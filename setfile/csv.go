@@ -102,8 +102,7 @@ func parseField(f string, line, col int) (float64, error) {
 		return 0, formatErr("line %d, column %d: %q is not one number; separate values with commas (numpy.savetxt(f, x, delimiter=','))", line, col+1, clip(t))
 	}
 	if !decimal(t) && !nonFinite(t) {
-		if _, err := strconv.ParseFloat(t, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-			// Go's syntax beyond the decimal: digit separators, hexadecimal.
+		if goSyntax(t) {
 			return 0, formatErr("line %d, column %d: %q is not a decimal number; write features as decimal numbers (such as 12, -0.5 or 1.5e-3), without digit separators (_) or hexadecimal (0x)", line, col+1, clip(t))
 		}
 		return 0, formatErr("line %d, column %d: %q is not a number; mark header lines with '#'", line, col+1, clip(t))
@@ -123,6 +122,14 @@ func parseField(f string, line, col int) (float64, error) {
 		return 0, formatErr("line %d, column %d is %q; every value must be finite: clean or drop that frame", line, col+1, clip(t))
 	}
 	return v, nil
+}
+
+// goSyntax reports whether t is written in Go's number syntax beyond the
+// decimal (digit separators, a hexadecimal prefix), whether or not
+// strconv.ParseFloat reads it: such a value is meant as a number.
+func goSyntax(t string) bool {
+	u := strings.TrimLeft(t, "+-")
+	return strings.Contains(t, "_") || strings.HasPrefix(u, "0x") || strings.HasPrefix(u, "0X")
 }
 
 // decimal reports whether t is a number in decimal notation: an optional

@@ -67,14 +67,15 @@ func TestReadCSVBad(t *testing.T) {
 		{"infinity", "1,infinity\n", "finite"},
 		{"overflow", "1,1e400\n", "out of the range"},
 		{"garbage", "1,2x\n", "not a number"},
-		// Go's syntax that strconv.ParseFloat reads beyond the decimal.
+		// Go's number syntax beyond the decimal, whether or not strconv.ParseFloat reads it.
 		{"digit separators", "1,2\n3,1_000\n", `line 2, column 2: "1_000" is not a decimal number; write features as decimal numbers`},
 		{"separators in a fraction", "1_0.5,2\n", `line 1, column 1: "1_0.5" is not a decimal number`},
 		{"hexadecimal float", "1,0x1p-2\n", `line 1, column 2: "0x1p-2" is not a decimal number`},
 		{"hexadecimal float, upper case", "-0X1.8P+1,2\n", `"-0X1.8P+1" is not a decimal number`},
 		{"hexadecimal float, separators", "0x_1p0,2\n", `"0x_1p0" is not a decimal number`},
 		{"hexadecimal float beyond float64", "1,0x1p99999\n", `"0x1p99999" is not a decimal number`},
-		{"hexadecimal integer", "0x10,2\n", `"0x10" is not a number`},
+		{"hexadecimal integer", "0x10,2\n", `"0x10" is not a decimal number`},
+		{"digit separators that ParseFloat refuses", "1__0,2\n", `"1__0" is not a decimal number`},
 		{"point alone", "1,.\n", `"." is not a number`},
 		{"exponent alone", "1,e5\n", `"e5" is not a number`},
 		{"exponent without digits", "1,1e+\n", `"1e+" is not a number`},
