@@ -146,7 +146,7 @@ func (l *loader) apply(name string, r io.Reader) error {
 		return err
 	}
 	if len(data) > MaxFileBytes {
-		return &Error{File: name, Err: fmt.Errorf("%w: the file is more than the limit of %d bytes (a configuration is a few KiB): is it the file meant?", ErrSyntax, MaxFileBytes)}
+		return &Error{File: name, Err: fmt.Errorf("%w: the file is more than the limit of %d bytes (a configuration is a few KiB of TOML): give setmatchd its configuration here (-config FILE, drop-ins in conf.d/*.toml), not another file", ErrSyntax, MaxFileBytes)}
 	}
 	text := string(data)
 	if line, col := tooDeep(text); line > 0 {
