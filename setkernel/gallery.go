@@ -171,7 +171,7 @@ func (g *Gallery) Vector(ctx context.Context, x *mat.Dense, workers int) ([]floa
 // GOMAXPROCS.
 func (g *Gallery) Matrix(workers int) *mat.SymDense {
 	k := mat.NewSymDense(len(g.cols.off)-1, nil)
-	g.cols.pairs(workers, func(a, b int, gb *mat.Dense) {
+	g.cols.pairs(pairChunkCols, workers, func(a, b int, gb *mat.Dense) {
 		la, sa := g.spectrum(a)
 		lb, sb := g.spectrum(b)
 		k.SetSym(a, b, g.kernel(gb, la, sa, lb, sb))

@@ -12,14 +12,14 @@ import (
 // all the sets). It is not held: the blocks are made a set against a chunk
 // of the sets from it on at a time (one matrix product each, so that no
 // block below the diagonal is made) and handed on, so the memory is the
-// columns side by side and one product of at most pairChunkCols columns
-// per goroutine. The gallery's kernel matrix (Gallery.Matrix) and the
+// columns side by side and one product per goroutine, of a set's columns
+// against a chunk's (about pairChunkCols, or one set's where a set has
+// more). The gallery's kernel matrix (Gallery.Matrix) and the
 // method engine's kernel matrices of every p or λ of a grid at once
 // (package method) are made from them.
 
-// pairChunkCols is about how many columns a chunk of sets holds (a
-// variable for the tests to make chunks of a few sets).
-var pairChunkCols = 2048
+// pairChunkCols is about how many columns a chunk of sets holds.
+const pairChunkCols = 2048
 
 // columns holds the d×c_j matrices of m sets side by side in one d×R
 // matrix: set j's are the columns off[j]:off[j+1] (c_j may be 0).
@@ -81,23 +81,24 @@ func (c columns) of(g *mat.Dense, lo, j int) *mat.Dense {
 // same order whatever the shape). visit may be called from several
 // goroutines at once, for distinct pairs; g is valid during the call only.
 func GramPairs(vs []*mat.Dense, d, workers int, visit func(s, t int, g *mat.Dense)) {
-	sideBySide(vs, d).pairs(workers, visit)
+	sideBySide(vs, d).pairs(pairChunkCols, workers, visit)
 }
 
-// pairs is GramPairs on the columns side by side.
-func (c columns) pairs(workers int, visit func(s, t int, g *mat.Dense)) {
+// pairs is GramPairs on the columns side by side, in chunks of about
+// chunkCols columns.
+func (c columns) pairs(chunkCols, workers int, visit func(s, t int, g *mat.Dense)) {
 	m := len(c.off) - 1
 	off := c.off
 	if off[m] == 0 {
 		return
 	}
-	// Chunks of consecutive sets of about pairChunkCols columns (a set
+	// Chunks of consecutive sets of about chunkCols columns (a set
 	// of more columns is a chunk alone).
 	var chunks []int // first set of each chunk, then m
 	for i := 0; i < m; {
 		chunks = append(chunks, i)
 		j := i + 1
-		for j < m && off[j+1]-off[i] <= pairChunkCols {
+		for j < m && off[j+1]-off[i] <= chunkCols {
 			j++
 		}
 		i = j

@@ -30,13 +30,11 @@ func TestGramPairsEqualWholeGram(t *testing.T) {
 	cols := sideBySide(vs, d)
 	var whole mat.Dense
 	whole.Mul(cols.all.T(), cols.all)
-	defer func(c int) { pairChunkCols = c }(pairChunkCols)
 	for _, chunk := range []int{pairChunkCols, 100} {
-		pairChunkCols = chunk
 		for _, workers := range []int{1, 3} {
 			var mu sync.Mutex
 			seen := map[[2]int]int{}
-			GramPairs(vs, d, workers, func(s, u int, g *mat.Dense) {
+			cols.pairs(chunk, workers, func(s, u int, g *mat.Dense) {
 				want := whole.Slice(cols.off[s], cols.off[s+1], cols.off[u], cols.off[u+1])
 				if !mat.Equal(g, want) {
 					t.Errorf("chunks of %d columns, workers %d, sets %d and %d: the block differs from the whole Gram's", chunk, workers, s, u)
