@@ -122,19 +122,10 @@ func Kept(m *model.Model) []string {
 	}
 	if m.Selection.Method != "" {
 		figures := ""
-		if slices.ContainsFunc(m.Members(), crossValidated) {
+		if slices.ContainsFunc(m.Members(), func(v *model.Model) bool { return v.Selection.Measured() }) {
 			figures = ", and the cross-validated accuracies and times of that choice (setmatch inspect shows them as training's)"
 		}
 		out = append(out, "the method and its hyper-parameters, as training chose them on its sets ("+strings.Join(m.MemberMethods(), ", ")+")"+figures)
 	}
 	return out
-}
-
-// crossValidated reports whether m records a cross-validated figure of
-// its own: its accuracy, or a candidate's accuracy or time.
-func crossValidated(m *model.Model) bool {
-	s := m.Selection
-	return !math.IsNaN(s.CVAccuracy) || slices.ContainsFunc(s.Candidates, func(c model.Candidate) bool {
-		return !math.IsNaN(c.CVAccuracy) || c.Seconds != 0
-	})
 }

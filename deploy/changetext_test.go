@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"setmatch/model"
 )
 
 // TestChangeWrite: a refit, a recentring, the margins of new sets (one
@@ -57,6 +59,36 @@ func TestChangeWriteMoved(t *testing.T) {
 		_, moved, _ := strings.Cut(b.String(), "(the rule the model was trained with): t\n")
 		if (tc.want == "" && moved != "") || !strings.HasPrefix(moved, tc.want) {
 			t.Errorf("%v → %v: %q, want it to begin %q", tc.before, tc.after, moved, tc.want)
+		}
+	}
+}
+
+// TestKeptFigures: what forget keeps names the cross-validated figures
+// exactly where the model records some (model.Selection.Measured): its
+// accuracy, or a candidate's accuracy or time.
+func TestKeptFigures(t *testing.T) {
+	res, _ := buildNNH(t, nil)
+	m := *res.Model
+	for _, tc := range []struct {
+		name string
+		sel  func(*model.Selection)
+		want bool
+	}{
+		{"none", func(s *model.Selection) { s.CVAccuracy, s.Candidates = math.NaN(), nil }, false},
+		{"unscored candidate", func(s *model.Selection) {
+			s.CVAccuracy, s.Candidates = math.NaN(), []model.Candidate{{Name: "nn-h", CVAccuracy: math.NaN()}}
+		}, false},
+		{"accuracy", func(s *model.Selection) { s.CVAccuracy, s.Candidates = 0.9, nil }, true},
+		{"a candidate's time", func(s *model.Selection) {
+			s.CVAccuracy, s.Candidates = math.NaN(), []model.Candidate{{Name: "nn-h", CVAccuracy: math.NaN(), Seconds: 0.5}}
+		}, true},
+	} {
+		m.Selection = res.Model.Selection
+		tc.sel(&m.Selection)
+		k := Kept(&m)
+		got := len(k) == 1 && strings.Contains(k[0], "the cross-validated accuracies and times of that choice")
+		if len(k) != 1 || got != tc.want {
+			t.Errorf("%s: kept %q, want the figures named: %v", tc.name, k, tc.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -33,6 +34,15 @@ type Selection struct {
 	CVAccuracy float64
 	// Candidates is every candidate scored, in the order scored.
 	Candidates []Candidate
+}
+
+// Measured reports whether s records a cross-validated figure: its
+// accuracy, or a candidate's accuracy or time. A model trained with a
+// given method records none; enroll and forget keep training's.
+func (s Selection) Measured() bool {
+	return !math.IsNaN(s.CVAccuracy) || slices.ContainsFunc(s.Candidates, func(c Candidate) bool {
+		return !math.IsNaN(c.CVAccuracy) || c.Seconds != 0
+	})
 }
 
 // Candidate is the stored record of one method scored by

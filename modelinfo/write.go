@@ -71,7 +71,7 @@ func Write(w io.Writer, s *Summary) error {
 	if len(s.Candidates) > 0 {
 		switch {
 		case s.cleared():
-			fmt.Fprintln(w, "\ncandidates (cross-validated at training, on the training sets; the figures are not in the file: the setmatch forget of an earlier version cleared them):")
+			fmt.Fprintln(w, "\ncandidates (cross-validated at training, on the training sets; the figures are not in the file, a forget removed them: setmatch test measures the model as it is):")
 		case changed:
 			fmt.Fprintln(w, "\ncandidates (cross-validated at training, on the training sets: what chose the method; the gallery has changed since, see the history):")
 		default:
@@ -136,9 +136,10 @@ func (s *Summary) forgotten() bool {
 }
 
 // cleared reports whether s is a model whose cross-validated figures a
-// forget of an earlier version cleared: sets were forgotten, and its
-// candidates, scored at training, have neither an accuracy nor a time
-// left. setmatch enroll and forget keep them.
+// forget removed: sets were forgotten, and its candidates, scored at
+// training, have neither an accuracy nor a time left (model.Selection's
+// Measured, read from the summary): a file that a forget wrote before
+// forget kept them.
 func (s *Summary) cleared() bool {
 	if !s.forgotten() || s.CVAccuracy != nil || len(s.Candidates) == 0 {
 		return false
@@ -160,7 +161,7 @@ func methodRows(row func(k, format string, a ...any), s *Summary, changed, clear
 	case s.Params["method"] == "learned":
 		method += " (train --method learned: W learned at the given --dim, not cross-validated)"
 	case cleared:
-		method += " (its cross-validated accuracy is not in the file: the setmatch forget of an earlier version cleared it)"
+		method += " (its cross-validated accuracy is not in the file, a forget removed it: setmatch test measures the model as it is)"
 	default:
 		method += " (not cross-validated)"
 	}

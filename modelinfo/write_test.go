@@ -85,8 +85,8 @@ func TestWriteChanged(t *testing.T) {
 			"candidates (cross-validated at training, on the training sets: what chose the method; the gallery has changed since, see the history):\n"},
 		{model.ChangeForget, "nn-h (cross-validated accuracy 87.5% at training, on the training sets, before the gallery changed: setmatch test measures the model as it is)\n",
 			"candidates (cross-validated at training, on the training sets: what chose the method; the gallery has changed since, see the history):\n"},
-		{"cleared", "nn-h (its cross-validated accuracy is not in the file: the setmatch forget of an earlier version cleared it)\n",
-			"candidates (cross-validated at training, on the training sets; the figures are not in the file: the setmatch forget of an earlier version cleared them):\n"},
+		{"cleared", "nn-h (its cross-validated accuracy is not in the file, a forget removed it: setmatch test measures the model as it is)\n",
+			"candidates (cross-validated at training, on the training sets; the figures are not in the file, a forget removed them: setmatch test measures the model as it is):\n"},
 	} {
 		s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
 			Threshold: &one, Sets: 2, Frames: 4, Dim: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},

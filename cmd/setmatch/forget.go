@@ -23,11 +23,11 @@ from all its sets stays: a projection W (learned, Fisher or PCA), a
 feature pipeline whose PCA was fitted on the training frames, and the
 hyper-parameters chosen by cross-validation with the cross-validated
 accuracies that chose them (setmatch enroll keeps them too); forget says
-which the model holds. To remove those too, train the model again on data without the
-person (setmatch train). A model keeps at least two classes. The model
-file is replaced atomically: a running setmatchd reloads it (a pin that
-setmatchd's gpio.label_pins gives the class must be removed, and the
-daemon restarted, or it keeps the old model).`
+which the model holds. To remove those too, train the model again on
+data without the person (setmatch train). A model keeps at least two
+classes. The model file is replaced atomically: a running setmatchd
+reloads it (a pin that setmatchd's gpio.label_pins gives the class must
+be removed, and the daemon restarted, or it keeps the old model).`
 
 func runForget(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("forget", forgetSynopsis, stderr)
