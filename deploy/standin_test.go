@@ -225,6 +225,72 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 	}
 }
 
+// TestStandInFallbackCopy: two classes that nothing separates, as in
+// TestStandInFallbackNothingSeparates, and a set of class b an exact
+// copy of a set of class a, so two other-class scores are 0, which no
+// threshold keeps out. The fallback's threshold is 0: it keeps out every
+// new set, not one above every score that lets every set in; and train
+// says so, and names the copy.
+func TestStandInFallbackCopy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	set := func(at float64) *mat.Dense {
+		x := mat.NewDense(12, 4, nil)
+		for i := range 12 {
+			for j := range 4 {
+				x.Set(i, j, 0.3*rng.NormFloat64())
+			}
+			x.Set(i, 0, at+0.3*rng.NormFloat64())
+		}
+		return x
+	}
+	var train, probes []*mat.Dense
+	var labels, names []string
+	for c, class := range []string{"a", "b"} {
+		for s := range 3 {
+			train = append(train, set(10*float64(s)+0.2*float64(c)))
+			probes = append(probes, set(10*float64(s)+0.2*float64(c)))
+			labels, names = append(labels, class), append(names, fmt.Sprint(class, s))
+		}
+	}
+	train[3] = mat.DenseCopyOf(train[0]) // b/b0, a copy of a/a0
+	// kFDA: the distance its kernel induces between a set and its copy
+	// is 0 to the last bit, where a divergence is a rounding error above.
+	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(train, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := res.ThresholdSource
+	t.Log(src)
+	if _, other := learn.Nearest(res.Gallery, res.Model.Labels()); slices.Min(other) != 0 {
+		t.Fatalf("the copy's other-class score is %v, want 0", slices.Min(other))
+	}
+	if res.Model.Threshold != 0 {
+		t.Errorf("threshold %v, want 0", res.Model.Threshold)
+	}
+	for _, want := range []string{"accepts 0% of 6 within-class", "rejects 67% of 6 other-class", "no threshold tells the classes apart", "keeps out every set but exact copies", "setmatch test", "is an exact copy of a set of another (a/a0 and b/b0 score 0)", "check the training folders"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the threshold's source does not say %q: %s", want, src)
+		}
+	}
+	mt, err := res.Model.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range probes {
+		r, err := mt.Match(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Decision.Known {
+			t.Errorf("a new set of class %s let in as %s (score %v, threshold %v)", labels[i], r.Decision.Label, r.Decision.Score, res.Model.Threshold)
+		}
+	}
+}
+
 // TestStandInPooled: with one set per class, each set's even frames are
 // its class's gallery and its odd frames the probe.
 func TestStandInPooled(t *testing.T) {
