@@ -194,7 +194,9 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 			}
 			r.ThresholdSource += ": check with setmatch test on sets with strangers among them, and give the best single threshold it reports (--threshold X) if one separates them"
 			if b.StrangersOut < 1 {
-				r.ThresholdSource += copiesText(scores, scored)
+				if c := copiesText(scored, func(i, j int) bool { return scores.At(i, j) == 0 }); c != "" {
+					r.ThresholdSource += "; " + c
+				}
 			}
 		}
 		// What auto would have set, for comparison with setmatch test
@@ -274,15 +276,16 @@ func largestDistance(k *model.Discriminant) (float64, bool) {
 	return math.Sqrt(2 * w), true
 }
 
-// copiesText says which sets of one class score 0 against a set of
-// another, as an exact copy does, of sets whose scores are scores (the
-// m×m matrix of how far apart the model sees them): "" for none.
-func copiesText(scores mat.Symmetric, sets []model.Set) string {
+// copiesText says which sets of one class are exact copies of a set of
+// another, by copied (whether sets i and j are, as a score of 0 between
+// them says, or the same frames), and to check the training folders for
+// them: "" for none.
+func copiesText(sets []model.Set, copied func(i, j int) bool) string {
 	var pairs []string
 	n := 0
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
-			if sets[i].Label == sets[j].Label || scores.At(i, j) != 0 {
+			if sets[i].Label == sets[j].Label || !copied(i, j) {
 				continue
 			}
 			if n++; n <= 3 {
@@ -294,10 +297,10 @@ func copiesText(scores mat.Symmetric, sets []model.Set) string {
 	case n == 0:
 		return ""
 	case n == 1:
-		return fmt.Sprintf("; a set of one class is an exact copy of a set of another (%s score 0): check the training folders for a set filed under two classes", pairs[0])
+		return fmt.Sprintf("a set of one class is an exact copy of a set of another (%s): check the training folders for a set filed under two classes", pairs[0])
 	}
 	if n > len(pairs) {
 		pairs = append(pairs, fmt.Sprintf("%d more pairs", n-len(pairs)))
 	}
-	return fmt.Sprintf("; sets of one class are exact copies of sets of another (%d pairs score 0: %s): check the training folders for sets filed under two classes", n, strings.Join(pairs, ", "))
+	return fmt.Sprintf("sets of one class are exact copies of sets of another (%d pairs: %s): check the training folders for sets filed under two classes", n, strings.Join(pairs, ", "))
 }
