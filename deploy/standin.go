@@ -388,7 +388,7 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 	}
 	rates, how, err := pickThreshold(atExponent(append(samples, given...), alpha), opt)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
+		return nil, "", fmt.Errorf("%s: %w%s", thresholdFlag(opt), err, atZeroText(err, m, len(given) > 0))
 	}
 	scale := view.scale
 	frac := rates.Threshold
@@ -412,6 +412,27 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 	}
 	src += "; " + spreadText(m, atZero, atAlpha)
 	return &rates, src, nil
+}
+
+// atZeroText says, where err is openset's error of strangers' sets that
+// score 0, where to look for the exact copies of training sets that
+// score so, and what share auto:far=P must let in to pass them; "" for
+// another error. m's sets are the training sets; given is whether
+// strangers' sets were given too.
+func atZeroText(err error, m *model.Model, given bool) string {
+	var e *openset.StrangersAtZeroError
+	if !errors.As(err, &e) {
+		return ""
+	}
+	sets := m.Sets
+	t := "; check the training folders for a set filed under two classes"
+	if c := copiesText(sets, func(i, j int) bool { return mat.Equal(sets[i].Samples, sets[j].Samples) }); c != "" {
+		t = "; " + c
+	}
+	if given {
+		t += ", and the strangers' sets (--strangers) for a copy of a training set"
+	}
+	return t + fmt.Sprintf(", or let that share in: auto:far=P with P of at least %g", math.Ceil(1000*float64(e.Zero)/float64(e.Strangers))/10)
 }
 
 // setStandInThreshold sets the model's threshold from stand-in strangers:

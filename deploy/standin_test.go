@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
+	"setmatch/openset"
 )
 
 // separated returns sets of classes far apart (class c's first feature
@@ -209,6 +211,72 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 	same, other := learn.Nearest(res.Gallery, res.Model.Labels())
 	if thr := res.Model.Threshold; thr != slices.Min(append(same, other...))/2 {
 		t.Errorf("threshold %v, want half the smallest score (same %v, other %v)", thr, same, other)
+	}
+	mt, err := res.Model.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range probes {
+		r, err := mt.Match(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Decision.Known {
+			t.Errorf("a new set of class %s let in as %s (score %v, threshold %v)", labels[i], r.Decision.Label, r.Decision.Score, res.Model.Threshold)
+		}
+	}
+}
+
+// TestStandInFallbackCopy: two classes that nothing separates, as in
+// TestStandInFallbackNothingSeparates, and a set of class b an exact
+// copy of a set of class a, so two other-class scores are 0, which no
+// threshold keeps out. The fallback's threshold is 0: it keeps out every
+// new set, not one above every score that lets every set in; and train
+// says so, and names the copy.
+func TestStandInFallbackCopy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	set := func(at float64) *mat.Dense {
+		x := mat.NewDense(12, 4, nil)
+		for i := range 12 {
+			for j := range 4 {
+				x.Set(i, j, 0.3*rng.NormFloat64())
+			}
+			x.Set(i, 0, at+0.3*rng.NormFloat64())
+		}
+		return x
+	}
+	var train, probes []*mat.Dense
+	var labels, names []string
+	for c, class := range []string{"a", "b"} {
+		for s := range 3 {
+			train = append(train, set(10*float64(s)+0.2*float64(c)))
+			probes = append(probes, set(10*float64(s)+0.2*float64(c)))
+			labels, names = append(labels, class), append(names, fmt.Sprint(class, s))
+		}
+	}
+	train[3] = mat.DenseCopyOf(train[0]) // b/b0, a copy of a/a0
+	// kFDA: the distance its kernel induces between a set and its copy
+	// is 0 to the last bit, where a divergence is a rounding error above.
+	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(train, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := res.ThresholdSource
+	t.Log(src)
+	if _, other := learn.Nearest(res.Gallery, res.Model.Labels()); slices.Min(other) != 0 {
+		t.Fatalf("the copy's other-class score is %v, want 0", slices.Min(other))
+	}
+	if res.Model.Threshold != 0 {
+		t.Errorf("threshold %v, want 0", res.Model.Threshold)
+	}
+	for _, want := range []string{"accepts 0% of 6 within-class", "rejects 67% of 6 other-class", "no threshold tells the classes apart", "keeps out every set but exact copies", "setmatch test", "is an exact copy of a set of another (a/a0 and b/b0)", "check the training folders"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the threshold's source does not say %q: %s", want, src)
+		}
 	}
 	mt, err := res.Model.NewMatcher()
 	if err != nil {
@@ -494,3 +562,46 @@ func TestBuildStrangers(t *testing.T) {
 // strangerShift is how far TestBuildStrangers moves its strangers from
 // class c0 (whose frames spread 0.3 about their centre).
 const strangerShift = 1.0
+
+// TestStandInFARCopy: two sets of class c1 are exact copies of two sets
+// of class c0. Where c1 stands for the strangers, the copy of a set the
+// fold's gallery holds (c0 holds out one) scores 0, which no threshold
+// keeps out, so no threshold lets in at most 1% of the stand-ins: train
+// fails, and says why, which sets are the same and what share
+// auto:far=P must allow, where it gave a threshold that let in 0% of 0
+// sets. Allowed that share, it calibrates.
+func TestStandInFARCopy(t *testing.T) {
+	all, labels, names := separated(5, 3, 2)
+	all[3], all[4] = mat.DenseCopyOf(all[0]), mat.DenseCopyOf(all[1]) // c1/1-0 and 1-1, copies of c0/0-0 and 0-1
+	build := func(flag string) (*Result, error) {
+		// kFDA: the distance its kernel induces between a set and its
+		// copy is 0 to the last bit.
+		opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
+		if err := ParseThreshold(flag, &opt); err != nil {
+			t.Fatal(err)
+		}
+		return Build(all, labels, names, opt)
+	}
+	res, err := build("auto:far=1")
+	if err == nil {
+		t.Fatalf("no error: threshold %v: %s", res.Model.Threshold, res.ThresholdSource)
+	}
+	t.Log(err)
+	var e *openset.StrangersAtZeroError
+	if !errors.As(err, &e) || e.Zero == 0 {
+		t.Fatalf("error %v, want an openset.StrangersAtZeroError", err)
+	}
+	share := math.Ceil(1000*float64(e.Zero)/float64(e.Strangers)) / 10
+	for _, want := range []string{"auto:far=1: ", "score 0", "exact copies", "(2 pairs: c0/0-0 and c1/1-0, c0/0-1 and c1/1-1)", "check the training folders", fmt.Sprintf("auto:far=P with P of at least %g", share)} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	res, err = build(fmt.Sprintf("auto:far=%g", share))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Calibration; c == nil || c.Strangers == 0 || 1-c.StrangersOut > share/100+1e-12 {
+		t.Errorf("auto:far=%g: %v: %s", share, c, res.ThresholdSource)
+	}
+}

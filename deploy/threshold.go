@@ -153,12 +153,13 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		p = learn.AutoThresholdPercentile
 	}
 	labels, gallery, kernel, from, on := m.Labels(), r.Gallery, r.kernel, "", "the training sets"
+	scored := m.Sets // the sets the scores below are of
 	if _, classes := model.ClassIndex(labels); len(classes) == len(labels) {
 		h, err := halves(m)
 		if err != nil {
 			return fmt.Errorf("%s: every class has one training set, so the threshold is calibrated on their frame halves, but %w; give a class two or more sets, or a threshold (--threshold X)", flag, err)
 		}
-		labels, on = h.Labels(), "the even and odd frame halves of the training sets (every class has one set)"
+		labels, scored, on = h.Labels(), h.Sets, "the even and odd frame halves of the training sets (every class has one set)"
 		from = " of " + on
 		if k := m.Discriminant; k != nil {
 			if kernel, err = GalleryKernel(h, k.Kernels(), opt.Workers); err != nil {
@@ -185,10 +186,18 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 			b.Threshold, on, 100*b.KnownIn, b.Known, what, 100*b.StrangersOut, b.Strangers)
 		if b.Balanced <= 0.5+1e-12 {
 			r.ThresholdSource += "; no threshold tells the classes apart on these sets"
-			if b.KnownIn == 0 {
+			switch {
+			case b.KnownIn == 0 && b.StrangersOut == 1:
 				r.ThresholdSource += ", so it keeps every set out, known ones too (the safe side for a door when nothing separates them)"
+			case b.Threshold == 0:
+				r.ThresholdSource += ", so it is 0, which keeps out every set but exact copies of a training set (no threshold keeps a score of 0 out)"
 			}
 			r.ThresholdSource += ": check with setmatch test on sets with strangers among them, and give the best single threshold it reports (--threshold X) if one separates them"
+			if b.StrangersOut < 1 {
+				if c := copiesText(scored, func(i, j int) bool { return scores.At(i, j) == 0 }); c != "" {
+					r.ThresholdSource += "; " + c
+				}
+			}
 		}
 		// What auto would have set, for comparison with setmatch test
 		// --threshold on the same model.
@@ -265,4 +274,33 @@ func largestDistance(k *model.Discriminant) (float64, bool) {
 		w += t.Weight
 	}
 	return math.Sqrt(2 * w), true
+}
+
+// copiesText says which sets of one class are exact copies of a set of
+// another, by copied (whether sets i and j are, as a score of 0 between
+// them says, or the same frames), and to check the training folders for
+// them: "" for none.
+func copiesText(sets []model.Set, copied func(i, j int) bool) string {
+	var pairs []string
+	n := 0
+	for i := range sets {
+		for j := i + 1; j < len(sets); j++ {
+			if sets[i].Label == sets[j].Label || !copied(i, j) {
+				continue
+			}
+			if n++; n <= 3 {
+				pairs = append(pairs, fmt.Sprintf("%s/%s and %s/%s", sets[i].Label, sets[i].Name, sets[j].Label, sets[j].Name))
+			}
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case n == 1:
+		return fmt.Sprintf("a set of one class is an exact copy of a set of another (%s): check the training folders for a set filed under two classes", pairs[0])
+	}
+	if n > len(pairs) {
+		pairs = append(pairs, fmt.Sprintf("%d more pairs", n-len(pairs)))
+	}
+	return fmt.Sprintf("sets of one class are exact copies of sets of another (%d pairs: %s): check the training folders for sets filed under two classes", n, strings.Join(pairs, ", "))
 }

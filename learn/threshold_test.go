@@ -164,6 +164,17 @@ func TestBalancedThreshold(t *testing.T) {
 		}
 	}
 
+	// A stranger at 0 (set 2 of class b is a copy of set 0 of class a),
+	// and nothing separates: known 1, 1; strangers 0 (0 and 2), 0.5 (1).
+	// No threshold keeps a score of 0 out, so no range lies below every
+	// score; every range is at most a balance of one half, and the
+	// threshold is the one that lets in the fewest, 0, not one above
+	// every score that lets every set in.
+	copied := mat.NewSymDense(3, []float64{0, 1, 0, 1, 0, 0.5, 0, 0.5, 0})
+	if b, err = BalancedThreshold(copied, []string{"a", "a", "b"}); err != nil || b.Threshold != 0 || b.KnownIn != 0 || math.Abs(b.StrangersOut-1.0/3) > 1e-12 || b.Balanced > 0.5 {
+		t.Errorf("a stranger at 0: %+v, %v; want threshold 0, no known set in, only the strangers at 0 let in", b, err)
+	}
+
 	// Scores of 0: the threshold lies halfway to the next.
 	zero := mat.NewSymDense(4, []float64{0, 0, 1, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0})
 	if b, err = BalancedThreshold(zero, []string{"a", "a", "b", "b"}); err != nil || b.Threshold != 0.5 || b.KnownIn != 1 || b.StrangersOut != 1 {

@@ -288,9 +288,24 @@ func Balance(s []Sample) (Rates, error) {
 	return r, nil
 }
 
+// StrangersAtZeroError is AtMost's error where more than the share P of
+// the strangers' sets score 0, as a set does that is an exact copy of a
+// set of a known class: no threshold keeps a score of 0 out, so none
+// lets in at most P of them.
+type StrangersAtZeroError struct {
+	Zero, Strangers int     // strangers' sets that score 0, of all
+	P               float64 // the share AtMost was asked for
+}
+
+func (e *StrangersAtZeroError) Error() string {
+	return fmt.Sprintf("%d of %d strangers' sets score 0, as a set does that is an exact copy of a known set, and no threshold keeps a score of 0 out: none lets in at most %g%% of them", e.Zero, e.Strangers, 100*e.P)
+}
+
 // AtMost returns the threshold that names the most known sets right
 // while it lets in at most the share p (in [0, 1)) of the strangers' sets
-// of s, placed in the middle of its range, and its rates.
+// of s, placed in the middle of its range, and its rates. Where more than
+// that share of them score 0, which no threshold keeps out, the error is
+// a *StrangersAtZeroError.
 func AtMost(s []Sample, p float64) (Rates, error) {
 	if !(p >= 0 && p < 1) {
 		return Rates{}, fmt.Errorf("share of strangers let in %v: want 0 ≤ p < 1", p)
@@ -302,8 +317,19 @@ func AtMost(s []Sample, p float64) (Rates, error) {
 	if known == 0 || strangers == 0 {
 		return Rates{}, ErrOneSided
 	}
-	r, _ := choose(s, func(r Rates) float64 { return r.KnownRight }, func(r Rates) bool { return 1-r.StrangersOut <= p+1e-12 })
-	return r, nil // letting nobody in always passes
+	r, ok := choose(s, func(r Rates) float64 { return r.KnownRight }, func(r Rates) bool { return 1-r.StrangersOut <= p+1e-12 })
+	if !ok {
+		// The lowest range lets in only the scores of 0 (nobody, where
+		// none is 0), and every higher one more: that of 0 failed.
+		e := &StrangersAtZeroError{Strangers: strangers, P: p}
+		for _, x := range s {
+			if x.Stranger && x.Score == 0 {
+				e.Zero++
+			}
+		}
+		return Rates{}, e
+	}
+	return r, nil
 }
 
 // StrangersIn returns, free of any threshold, the share of strangers'

@@ -149,6 +149,20 @@ func TestAtMost(t *testing.T) {
 	if _, err := AtMost(s, 1); err == nil {
 		t.Fatal("p=1 accepted")
 	}
+
+	// A stranger at 0 (an exact copy of a known set): no threshold keeps
+	// it out, so none lets in at most 1% of the two strangers.
+	z := []Sample{known(1, true), known(2, true), stranger(0), stranger(3)}
+	r, err = AtMost(z, 0.01)
+	var e *StrangersAtZeroError
+	if !errors.As(err, &e) || e.Zero != 1 || e.Strangers != 2 || e.P != 0.01 {
+		t.Fatalf("a stranger at 0, p=0.01: %+v, %v; want a StrangersAtZeroError of 1 of 2 strangers", r, err)
+	}
+	t.Log(err)
+	// Half of them may come in: the one at 0, and both known sets.
+	if r, err := AtMost(z, 0.5); err != nil || r.KnownRight != 1 || r.StrangersOut != 0.5 {
+		t.Fatalf("a stranger at 0, p=0.5: %+v, %v; want every known set in and the stranger at 3 out", r, err)
+	}
 }
 
 func TestStrangersIn(t *testing.T) {
