@@ -3,8 +3,8 @@ package features
 import (
 	"fmt"
 	"image"
-	"math"
 	"os"
+	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -272,7 +272,7 @@ func (s *rowStack) add(name string, img *image.Gray) error {
 		return &Error{Path: name, Msg: "the feature extractor returned no features", Err: ErrFormat}
 	}
 	for j, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if !finite.Is(x) {
 			return &Error{Path: name, Msg: fmt.Sprintf("feature %d is %v; features must be finite", j, x), Err: ErrFormat}
 		}
 	}

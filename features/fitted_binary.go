@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -152,7 +153,7 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 	next := func(what string, i int) (float64, error) {
 		v := math.Float64frombits(binary.LittleEndian.Uint64(rest))
 		rest = rest[8:]
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if !finite.Is(v) {
 			return 0, fail("%s[%d] is %v", what, i, v)
 		}
 		return v, nil

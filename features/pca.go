@@ -3,6 +3,7 @@ package features
 import (
 	"fmt"
 	"math"
+	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -45,7 +46,7 @@ func FitPCA(x *mat.Dense, d int) (*PCA, error) {
 	}
 	mean := stats.MeanFrame(x)
 	for _, v := range mean {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if !finite.Is(v) {
 			return nil, fmt.Errorf("features: pca: training data contain NaN or infinite values")
 		}
 	}

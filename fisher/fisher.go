@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"setmatch/internal/finite"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -223,7 +224,7 @@ func check(sets []*mat.Dense, labels []int, reg float64) (bigD, n int, cls, nc [
 	if len(labels) != len(sets) {
 		return 0, 0, nil, nil, fmt.Errorf("fisher: %d sets but %d labels", len(sets), len(labels))
 	}
-	if math.IsNaN(reg) || math.IsInf(reg, 0) || reg < 0 {
+	if !finite.Is(reg) || reg < 0 {
 		return 0, 0, nil, nil, fmt.Errorf("fisher: regulariser %v: want a finite number ≥ 0", reg)
 	}
 	for i, x := range sets {
@@ -238,7 +239,7 @@ func check(sets []*mat.Dense, labels []int, reg float64) (bigD, n int, cls, nc [
 		}
 		for f := range r {
 			for j, v := range x.RawRowView(f) {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
+				if !finite.Is(v) {
 					return 0, 0, nil, nil, fmt.Errorf("fisher: set %d frame %d feature %d is %v", i, f, j, v)
 				}
 			}

@@ -3,7 +3,7 @@ package learn
 import (
 	"errors"
 	"fmt"
-	"math"
+	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -61,7 +61,7 @@ func stackFrames(sets []*mat.Dense) (*mat.Dense, error) {
 		for k := range r {
 			src := s.RawRowView(k)
 			for _, v := range src {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
+				if !finite.Is(v) {
 					return nil, fmt.Errorf("set %d frame %d holds NaN or Inf", i, k)
 				}
 			}

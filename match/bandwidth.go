@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"math"
+	"setmatch/internal/finite"
 	"strconv"
 	"strings"
 
@@ -107,7 +108,7 @@ func (r BandwidthRule) Validate() error {
 		}
 		return nil
 	case Scott, Silverman, NearestNeighbour:
-		if r.Scale < 0 || math.IsNaN(r.Scale) || math.IsInf(r.Scale, 0) {
+		if r.Scale < 0 || !finite.Is(r.Scale) {
 			return fmt.Errorf("bandwidth rule %s: scale must be a finite number > 0, got %v", ruleNames[r.Kind], r.Scale)
 		}
 		return nil
@@ -149,7 +150,7 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	if r.Scale > 0 {
 		h *= r.Scale
 	}
-	if math.IsInf(h, 0) || math.IsNaN(h) {
+	if !finite.Is(h) {
 		return 0, fmt.Errorf("the %s rule gave h = %v: the frames' values are too large to measure their spread (around 1e150 or more); scale the features down", r, h)
 	}
 	if !(h > 0) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"setmatch/internal/finite"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
@@ -47,7 +48,7 @@ func NewKDE(x *mat.Dense, h float64) (*KDE, error) {
 		row := x.RawRowView(i)
 		var s float64
 		for _, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if !finite.Is(v) {
 				return nil, fmt.Errorf("%w: frame %d", ErrNotFinite, i)
 			}
 			s += v * v

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"setmatch/internal/finite"
 	"sort"
 	"sync"
 
@@ -103,7 +104,7 @@ func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {
 		}
 		for r := range n {
 			for _, v := range s.RawRowView(r) {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
+				if !finite.Is(v) {
 					return nil, &SetError{i, fmt.Sprintf("frame %d holds NaN or Inf", r)}
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"setmatch/internal/finite"
 	"strconv"
 	"strings"
 
@@ -118,7 +119,7 @@ func parseField(f string, line, col int) (float64, error) {
 		}
 		return 0, formatErr("line %d, column %d: %q is not a number; mark header lines with '#'", line, col+1, clip(t))
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if !finite.Is(v) {
 		return 0, formatErr("line %d, column %d is %q; every value must be finite: clean or drop that frame", line, col+1, clip(t))
 	}
 	return v, nil
@@ -207,7 +208,7 @@ func WriteCSV(w io.Writer, x *mat.Dense) error {
 	for i := range rows {
 		buf = buf[:0]
 		for j, v := range x.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if !finite.Is(v) {
 				return formatErr("cannot write value %v at row %d, column %d: every value must be finite", v, i, j)
 			}
 			if j > 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"setmatch/internal/finite"
 	"strconv"
 	"strings"
 
@@ -193,7 +194,7 @@ func readNPYData(r io.Reader, rows, cols, item int) ([]float64, error) {
 			rows, cols, item, want, want+extra, extra)
 	}
 	for i, v := range data {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if !finite.Is(v) {
 			return nil, formatErr("value at row %d, column %d (counting from 0) is %v; every value must be finite: clean or drop those frames",
 				i/cols, i%cols, v)
 		}
@@ -240,7 +241,7 @@ func WriteNPY(w io.Writer, x *mat.Dense) error {
 	rows, cols := x.Dims()
 	for i := range rows {
 		for j, v := range x.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if !finite.Is(v) {
 				return formatErr("cannot write value %v at row %d, column %d: every value must be finite", v, i, j)
 			}
 		}

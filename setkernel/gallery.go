@@ -3,7 +3,7 @@ package setkernel
 import (
 	"context"
 	"fmt"
-	"math"
+	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -157,7 +157,7 @@ func (g *Gallery) Vector(ctx context.Context, x *mat.Dense, workers int) ([]floa
 		}
 	}
 	for j, v := range k {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if !finite.Is(v) {
 			return nil, 0, fmt.Errorf("%s kernel against gallery set %d is %v", g.kind, j, v)
 		}
 	}
