@@ -98,7 +98,7 @@ func TestTest(t *testing.T) {
 // or a valid name holding U+FFFD itself, are told apart, in per_set and
 // in per_class, whose keys (a valid name's own, else text/base64) never
 // put one class's row in place of another's. The text table names every
-// class.
+// class apart, Go-quoted where it is not valid UTF-8 or holds a backslash.
 func TestWriteJSONNames(t *testing.T) {
 	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
 	if err != nil {
@@ -189,9 +189,12 @@ func TestWriteJSONNames(t *testing.T) {
 	if err := r.WriteTable(&tb); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []string{`x\xff `, `x\xfe `} {
-		if !strings.Contains(tb.String(), "\n"+c) {
-			t.Errorf("the table has no class %q:\n%s", c, tb.String())
+	// Every class on a line of its own, as it reads: quoted where it is
+	// not valid UTF-8 or holds a backslash, so the valid `x\xff` and the
+	// bytes x, 0xff read apart.
+	for _, c := range []string{`x\\xff `, `x\xff `, `x\xfe `, "x\ufffd ", "a "} {
+		if strings.Count(tb.String(), "\n"+c) != 1 {
+			t.Errorf("the table has not one class %q:\n%s", c, tb.String())
 		}
 	}
 }
