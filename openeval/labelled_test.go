@@ -198,3 +198,14 @@ func TestWriteJSONNames(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteJSONSharedKey: two classes on one per_class key, which folder
+// names cannot give (the key of an invalid name holds a slash), are an
+// error, not one row in place of the other.
+func TestWriteJSONSharedKey(t *testing.T) {
+	r := &Report{PerClass: map[string]ClassOutcome{"x\xff": {Sets: 1}, "x\ufffd/eP8=": {Sets: 2}}}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err == nil || !strings.Contains(err.Error(), "x\ufffd/eP8=") {
+		t.Errorf("WriteJSON: %v, want an error naming the key\n%s", err, b.String())
+	}
+}
