@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"setmatch/internal/finite"
+	"setmatch/internal/jsonname"
 )
 
 // PairReport is the comparison of two sets as setmatch div prints it:
@@ -62,15 +63,24 @@ func (r *PairReport) WriteText(w io.Writer) error {
 }
 
 // WriteJSON writes the report as one JSON object. JSON has no Inf: a
-// one-sided estimate that overflowed is null.
+// one-sided estimate that overflowed is null. A set's path that is not
+// valid UTF-8 is written by jsonname's convention: as JSON writes it,
+// U+FFFD for each bad byte, with its exact bytes in base64 as path_b64.
 func (r *PairReport) WriteJSON(w io.Writer) error {
 	p, q, d := r.P, r.Q, r.Div
+	set := func(path string, k *KDE) map[string]any {
+		s := map[string]any{"path": path, "frames": k.Len(), "bandwidth": k.Bandwidth()}
+		if b := jsonname.B64(path); b != "" {
+			s["path_b64"] = b
+		}
+		return s
+	}
 	out := map[string]any{
 		"hellinger2":     d.Hellinger2,
 		"jeffrey":        d.Jeffrey,
 		"bhattacharyya":  d.Bhattacharyya,
-		"a":              map[string]any{"path": r.A, "frames": p.Len(), "bandwidth": p.Bandwidth()},
-		"b":              map[string]any{"path": r.B, "frames": q.Len(), "bandwidth": q.Bandwidth()},
+		"a":              set(r.A, p),
+		"b":              set(r.B, q),
 		"dim":            p.Dim(),
 		"bandwidth_rule": r.Rule.String(), // how each set's bandwidth was chosen: a rule, or the fixed number
 	}

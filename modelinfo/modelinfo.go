@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"setmatch/internal/finite"
+	"setmatch/internal/jsonname"
 	"setmatch/method"
 	"setmatch/model"
 )
@@ -24,8 +25,12 @@ import (
 type Summary struct {
 	// File, FileBytes, FormatVersion and SHA256 (the hex SHA-256 of the
 	// file's bytes, whose first 16 digits setmatchd's journal records as
-	// its model) are those of the file read; absent for a voter.
+	// its model) are those of the file read; absent for a voter. A path
+	// that is not valid UTF-8 is written by jsonname's convention: as
+	// JSON writes it, U+FFFD for each bad byte, with its exact bytes in
+	// base64 as FileB64.
 	File           string   `json:"file,omitempty"`
+	FileB64        string   `json:"file_b64,omitempty"`
 	FileBytes      int64    `json:"file_bytes,omitempty"`
 	FormatVersion  uint32   `json:"format_version,omitempty"`
 	SHA256         string   `json:"sha256,omitempty"`
@@ -169,6 +174,7 @@ type Class struct {
 func Summarize(info model.FileInfo, m *model.Model) *Summary {
 	s := &Summary{
 		File:           info.Path,
+		FileB64:        jsonname.B64(info.Path),
 		FileBytes:      info.Size,
 		FormatVersion:  info.Version,
 		SHA256:         info.SHA256,

@@ -1,7 +1,6 @@
 package openeval
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,47 +10,61 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"setmatch/internal/jsonname"
 )
 
-// NameText is a class's or a set's name as setmatch test writes it: the
-// name itself where it is valid UTF-8, else as Go quotes it without the
-// quotes (each byte that is not part of a character as \xNN, a backslash
-// as \\), so that no two such names are written alike, as they can be
-// with their bad bytes replaced by U+FFFD (as Go's JSON writes them).
+// NameText is a class's or a set's name as setmatch test's table and its
+// lines on stderr write it, text with no base64 beside it: the name
+// itself where it is valid UTF-8 and holds no backslash, else as Go quotes
+// it without the quotes (each byte that is not part of a character as
+// \xNN, a backslash as \\). A name written as it is holds no backslash
+// and a quoted one does, so no two names read alike, as they can with
+// their bad bytes replaced by U+FFFD. The JSON writes names by jsonname's
+// convention instead.
 func NameText(name string) string {
-	if utf8.ValidString(name) {
+	if utf8.ValidString(name) && !strings.Contains(name, `\`) {
 		return name
 	}
 	q := strconv.Quote(name)
 	return q[1 : len(q)-1]
 }
 
-// nameJSON returns name as the JSON of setmatch test writes it
-// (NameText) and, where it is not valid UTF-8, its bytes in base64.
-func nameJSON(name string) (text, b64 string) {
-	if utf8.ValidString(name) {
-		return name, ""
+// classKey is the key of a class in the per_class object of setmatch
+// test --json: the class's name where it is valid UTF-8; else its text as
+// JSON writes it (U+FFFD for each bad byte), a slash and its bytes in
+// base64 (the row's class_b64). A class's name is a folder's and holds
+// no slash, so no key is another class's name, and two names with the
+// same text have different keys.
+func classKey(class string) string {
+	b64 := jsonname.B64(class)
+	if b64 == "" {
+		return class
 	}
-	return NameText(name), base64.StdEncoding.EncodeToString([]byte(name))
+	return jsonname.Text(class) + "/" + b64
 }
 
 // WriteJSON writes the report as setmatch test --json prints it: one JSON
-// object, indented. JSON strings hold text, not bytes: a class or set
-// name that is not valid UTF-8 is written as NameText writes it, as the
-// key of per_class too, with its exact bytes in base64 beside it
-// (class_b64, set_b64), so that a script finds the set's file.
+// object, indented. A class or set name that is not valid UTF-8 is
+// written by jsonname's convention: as JSON writes it, U+FFFD for each
+// bad byte, with its exact bytes in base64 beside it (class_b64,
+// set_b64); per_class's keys are classKey's. Two classes that would share
+// a key (names with a slash, which no folder has) are an error, not one
+// row in place of two.
 func (s *Report) WriteJSON(w io.Writer) error {
 	out := *s
 	out.PerSet = make([]SetOutcome, len(s.PerSet))
 	for i, one := range s.PerSet {
-		one.Class, one.ClassB64 = nameJSON(one.Class)
-		one.Set, one.SetB64 = nameJSON(one.Set)
+		one.ClassB64, one.SetB64 = jsonname.B64(one.Class), jsonname.B64(one.Set)
 		out.PerSet[i] = one
 	}
 	out.PerClass = make(map[string]ClassOutcome, len(s.PerClass))
 	for c, row := range s.PerClass {
-		var key string
-		key, row.ClassB64 = nameJSON(c)
+		key := classKey(c)
+		if _, dup := out.PerClass[key]; dup {
+			return fmt.Errorf("two classes have the key %q in per_class", key)
+		}
+		row.ClassB64 = jsonname.B64(c)
 		out.PerClass[key] = row
 	}
 	enc := json.NewEncoder(w)

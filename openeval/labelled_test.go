@@ -5,8 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -87,11 +90,15 @@ func TestTest(t *testing.T) {
 	}
 }
 
-// TestWriteJSONNames: names that are not valid UTF-8 and would read
-// alike with U+FFFD in place of their bad bytes are written apart, in
-// per_set and as per_class's keys, each with its exact bytes in base64;
-// a valid name is written as it is, without them. The text table names
-// the classes as the JSON does.
+// TestWriteJSONNames: every name is written as JSON writes it (U+FFFD
+// for a bad byte), and a name that is not valid UTF-8 has its exact bytes
+// in base64 beside it (class_b64, set_b64), a valid one none; so names
+// that read alike, a valid name holding a backslash (`x\xff`) and the
+// name x followed by the byte 0xff, or two names whose bad bytes differ,
+// or a valid name holding U+FFFD itself, are told apart, in per_set and
+// in per_class, whose keys (a valid name's own, else text/base64) never
+// put one class's row in place of another's. The text table names every
+// class apart, Go-quoted where it is not valid UTF-8 or holds a backslash.
 func TestWriteJSONNames(t *testing.T) {
 	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
 	if err != nil {
@@ -103,12 +110,13 @@ func TestWriteJSONNames(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(9, 10))
 	set := func() *mat.Dense { return testutil.RandSet(rng, 6, m.InputDim(), 0, 1) }
-	sets := []Labelled{
-		{Class: "x\xff", Name: "s", Frames: set()},
-		{Class: "x\xfe", Name: "s", Frames: set()},
-		{Class: "a", Name: "p\xff", Frames: set()},
-		{Class: "a", Name: "p\xfe", Frames: set()},
-		{Class: "a", Name: `q\r`, Frames: set()},
+	classes := []string{`x\xff`, "x\xff", "x\xfe", "x\ufffd", "a"}
+	var sets []Labelled
+	for _, c := range classes {
+		sets = append(sets, Labelled{Class: c, Name: "s", Frames: set()})
+	}
+	for _, n := range []string{`p\xff`, "p\xff", "p\xfe", "p\ufffd"} {
+		sets = append(sets, Labelled{Class: "a", Name: n, Frames: set()})
 	}
 	r := Test(mt, sets)
 	var b bytes.Buffer
@@ -116,79 +124,88 @@ func TestWriteJSONNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		PerClass map[string]struct {
-			Sets     int    `json:"sets"`
-			ClassB64 string `json:"class_b64"`
-		} `json:"per_class"`
-		PerSet []struct {
-			Class string `json:"class"`
-			Set   string `json:"set"`
-		} `json:"per_set"`
+		PerClass map[string]map[string]any `json:"per_class"`
+		PerSet   []map[string]any          `json:"per_set"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	var raw struct {
-		PerSet []map[string]any `json:"per_set"`
-	}
-	if err := json.Unmarshal(b.Bytes(), &raw); err != nil {
-		t.Fatal(err)
-	}
-	bytesOf := func(rec map[string]any, field, text string) string {
+	// name reads the name a record gives in field (or text, a key): the
+	// bytes of field_b64 where there is one, else the text. The text is
+	// the name as JSON writes it, and field_b64 is there for exactly the
+	// names that are not valid UTF-8.
+	name := func(where string, rec map[string]any, field, text string) string {
 		t.Helper()
 		v, ok := rec[field+"_b64"]
 		if !ok {
-			return text // valid UTF-8: the text is the name
+			return text // valid UTF-8, or the name is lost: below
 		}
 		s, _ := v.(string)
 		d, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			t.Fatalf("%s_b64 %q: %v", field, s, err)
+			t.Fatalf("%s: %s_b64 %q: %v", where, field, s, err)
+		}
+		if utf8.Valid(d) {
+			t.Errorf("%s: %s_b64 %q for the valid name %q", where, field, s, d)
 		}
 		return string(d)
 	}
-	seen := map[string]bool{}
-	want := map[string]string{"x\xff/s": `x\xff/s`, "x\xfe/s": `x\xfe/s`, "a/p\xff": `a/p\xff`, "a/p\xfe": `a/p\xfe`, `a/q\r`: `a/q\r`}
-	for i, rec := range raw.PerSet {
-		class, set := got.PerSet[i].Class, got.PerSet[i].Set
-		name := bytesOf(rec, "class", class) + "/" + bytesOf(rec, "set", set)
-		if w, ok := want[name]; !ok || class+"/"+set != w {
-			t.Errorf("per_set %d: %s/%s (bytes %q), want one of %q", i, class, set, name, want)
+	seen := map[[2]string]bool{}
+	for i, rec := range got.PerSet {
+		where := fmt.Sprint("per_set ", i)
+		class, _ := rec["class"].(string)
+		setName, _ := rec["set"].(string)
+		id := [2]string{name(where, rec, "class", class), name(where, rec, "set", setName)}
+		if class != string([]rune(id[0])) || setName != string([]rune(id[1])) {
+			t.Errorf("%s: class %q and set %q, want the names %q as JSON writes them (U+FFFD for a bad byte)", where, class, setName, id)
 		}
-		if seen[name] {
-			t.Errorf("per_set %d: %q twice", i, name)
+		if seen[id] {
+			t.Errorf("%s: %q twice", where, id)
 		}
-		seen[name] = true
-		for _, f := range []string{"class", "set"} {
-			_, b64 := rec[f+"_b64"]
-			if named := bytesOf(rec, f, rec[f].(string)); b64 == utf8.ValidString(named) {
-				t.Errorf("per_set %d: %s %q, %s_b64 given: %v", i, f, named, f, b64)
-			}
+		seen[id] = true
+	}
+	for _, l := range sets {
+		if !seen[[2]string{l.Class, l.Name}] {
+			t.Errorf("per_set has no %q/%q", l.Class, l.Name)
 		}
 	}
-	if len(seen) != len(sets) {
-		t.Errorf("%d sets written apart, want %d", len(seen), len(sets))
+	wantSets := map[string]int{}
+	for _, l := range sets {
+		wantSets[l.Class]++
 	}
-	for key, w := range map[string]string{`x\xff`: "x\xff", `x\xfe`: "x\xfe", "a": ""} {
-		row, ok := got.PerClass[key]
-		if !ok {
-			t.Errorf("per_class has no %q: %v", key, got.PerClass)
-			continue
-		}
-		if d, _ := base64.StdEncoding.DecodeString(row.ClassB64); string(d) != w {
-			t.Errorf("per_class %q: class_b64 %q, want the bytes %q", key, row.ClassB64, w)
+	gotSets := map[string]int{}
+	for key, row := range got.PerClass {
+		c := name("per_class "+key, row, "class", key)
+		n, _ := row["sets"].(float64)
+		gotSets[c] += int(n)
+		if _, ok := row["class_b64"]; ok && key != string([]rune(c))+"/"+row["class_b64"].(string) {
+			t.Errorf("per_class key %q, want its text, a slash and its class_b64", key)
 		}
 	}
-	if len(got.PerClass) != 3 {
-		t.Errorf("per_class: %d classes, want 3", len(got.PerClass))
+	if len(got.PerClass) != len(classes) || fmt.Sprint(gotSets) != fmt.Sprint(wantSets) {
+		t.Errorf("per_class: the classes' sets %v, want %v (keys %q)", gotSets, wantSets, slices.Collect(maps.Keys(got.PerClass)))
 	}
 	var tb bytes.Buffer
 	if err := r.WriteTable(&tb); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []string{`x\xff `, `x\xfe `} {
-		if !strings.Contains(tb.String(), "\n"+c) {
-			t.Errorf("the table has no class %q:\n%s", c, tb.String())
+	// Every class on a line of its own, as it reads: quoted where it is
+	// not valid UTF-8 or holds a backslash, so the valid `x\xff` and the
+	// bytes x, 0xff read apart.
+	for _, c := range []string{`x\\xff `, `x\xff `, `x\xfe `, "x\ufffd ", "a "} {
+		if strings.Count(tb.String(), "\n"+c) != 1 {
+			t.Errorf("the table has not one class %q:\n%s", c, tb.String())
 		}
+	}
+}
+
+// TestWriteJSONSharedKey: two classes on one per_class key, which folder
+// names cannot give (the key of an invalid name holds a slash), are an
+// error, not one row in place of the other.
+func TestWriteJSONSharedKey(t *testing.T) {
+	r := &Report{PerClass: map[string]ClassOutcome{"x\xff": {Sets: 1}, "x\ufffd/eP8=": {Sets: 2}}}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err == nil || !strings.Contains(err.Error(), "x\ufffd/eP8=") {
+		t.Errorf("WriteJSON: %v, want an error naming the key\n%s", err, b.String())
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -72,6 +73,29 @@ func TestDivJSONMatchesLibrary(t *testing.T) {
 	code, stdout, stderr = run("div", "--bandwidth-rule", "silverman", pa, pb)
 	if code != 0 || !strings.Contains(stdout, "hellinger2") || !strings.Contains(stdout, "jeffrey") {
 		t.Errorf("text output (exit %d): %s %s", code, stdout, stderr)
+	}
+}
+
+// TestDivJSONNames: a set's path that is not valid UTF-8 is written as
+// JSON writes it (U+FFFD for the bad byte) with its exact bytes in
+// path_b64; a valid path has none, also one that reads alike.
+func TestDivJSONNames(t *testing.T) {
+	dir, a, b, _, _ := divPair(t, 5, 10, 12, 3, 0.5)
+	pa, pb := writeSet(t, dir, "x\xff.npy", a), writeSet(t, dir, "x\ufffd.npy", b)
+	code, stdout, stderr := run("div", "--json", pa, pb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct{ A, B map[string]any }
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	text := filepath.Join(dir, "x\ufffd.npy")
+	if got.A["path"] != text || got.A["path_b64"] != base64.StdEncoding.EncodeToString([]byte(pa)) {
+		t.Errorf("a: %v, want the path %q with path_b64 of %q", got.A, text, pa)
+	}
+	if _, ok := got.B["path_b64"]; got.B["path"] != pb || ok {
+		t.Errorf("b: %v, want the path %q without path_b64", got.B, pb)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -119,6 +120,36 @@ func TestInspectJSON(t *testing.T) {
 		got.Sets != 3 || got.Frames != 12 || got.BandwidthMin != 0.25 || len(got.Classes) != 2 ||
 		got.Classes[0].Label != "alice" || got.Classes[0].Frames != 7 || got.Params["dim"] != "2" {
 		t.Errorf("summary %+v", got)
+	}
+}
+
+// TestInspectJSONName: a model's path that is not valid UTF-8 is written
+// as JSON writes it (U+FFFD for the bad byte) with its exact bytes in
+// file_b64; a valid path has none.
+func TestInspectJSONName(t *testing.T) {
+	valid := inspectTestModel(t, 0.125)
+	invalid := filepath.Join(filepath.Dir(valid), "x\xff.smm")
+	if err := os.Link(valid, invalid); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string][2]string{
+		valid:   {valid, ""},
+		invalid: {filepath.Join(filepath.Dir(valid), "x\ufffd.smm"), base64.StdEncoding.EncodeToString([]byte(invalid))},
+	} {
+		var out, errb bytes.Buffer
+		if code := dispatch([]string{"inspect", "--json", p}, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		var got struct {
+			File    string  `json:"file"`
+			FileB64 *string `json:"file_b64"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out.String())
+		}
+		if got.File != want[0] || (got.FileB64 == nil) != (want[1] == "") || got.FileB64 != nil && *got.FileB64 != want[1] {
+			t.Errorf("inspect --json %q: file %q, file_b64 %v; want %q", p, got.File, got.FileB64, want)
+		}
 	}
 }
 

@@ -293,7 +293,9 @@ func (j *Journal) Path() string { return j.path }
 
 // Append writes r as one line and syncs it to disk. A file name that is not
 // valid UTF-8 (JSON would replace its bad bytes with U+FFFD) is also written
-// exactly, in base64, as file_b64.
+// exactly, in base64, as file_b64: the convention of every JSON output,
+// internal/jsonname's B64, of which the journal, importing nothing of the
+// project, keeps this copy (its tests hold the two equal).
 func (j *Journal) Append(r *Record) error {
 	r.FileB64 = ""
 	if !utf8.ValidString(r.File) {

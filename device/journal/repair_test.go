@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"setmatch/internal/jsonname"
 )
 
 // TestTornLastLineRepaired: a power cut in the middle of a write leaves a
@@ -56,14 +58,16 @@ func TestTornLastLineRepaired(t *testing.T) {
 }
 
 // TestNonUTF8Names: names that are not UTF-8 are written exactly in
-// file_b64, so that two of them never share an entry.
+// file_b64, so that two of them never share an entry: file and file_b64
+// are what internal/jsonname's Text and B64, the convention of every JSON
+// output, give (the journal, in the bottom layer, has its own copy).
 func TestNonUTF8Names(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "j.jsonl")
 	j, err := Open(p, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"a\xff.npy", "a\xfe.npy", "plain.npy"}
+	names := []string{"a\xff.npy", "a\xfe.npy", "plain.npy", "a\ufffd.npy", `a\xff.npy`}
 	for _, n := range names {
 		if err := j.Append(&Record{File: n}); err != nil {
 			t.Fatal(err)
@@ -72,6 +76,9 @@ func TestNonUTF8Names(t *testing.T) {
 	j.Close()
 	recs := readJournal(t, p)
 	for i, r := range recs {
+		if r.File != jsonname.Text(names[i]) || r.FileB64 != jsonname.B64(names[i]) {
+			t.Errorf("record %d: file %q, file_b64 %q; jsonname writes %q as %q, %q", i, r.File, r.FileB64, names[i], jsonname.Text(names[i]), jsonname.B64(names[i]))
+		}
 		got := r.File
 		if r.FileB64 != "" {
 			b, err := base64.StdEncoding.DecodeString(r.FileB64)
@@ -84,8 +91,10 @@ func TestNonUTF8Names(t *testing.T) {
 			t.Errorf("record %d names %q, want %q", i, got, names[i])
 		}
 	}
-	if recs[2].FileB64 != "" {
-		t.Errorf("a UTF-8 name got file_b64 %q", recs[2].FileB64)
+	for _, r := range recs[2:] {
+		if r.FileB64 != "" {
+			t.Errorf("the UTF-8 name %q got file_b64 %q", r.File, r.FileB64)
+		}
 	}
 }
 
