@@ -166,13 +166,12 @@ func TestStandInFallback(t *testing.T) {
 	}
 }
 
-// TestStandInFallbackNothingSeparates: two classes whose sets lie in pairs, one
-// set of each class together and each far from the other set of its
-// class. Every set's nearest of another class is nearer than its nearest
-// of its own, so no threshold on the training sets tells the classes
-// apart: the fallback keeps every set out, new sets of both classes
-// included, and train says so and what to do.
-func TestStandInFallbackNothingSeparates(t *testing.T) {
+// crossedClasses returns two classes, a and b, of three training sets
+// each (12 frames × 4 features), whose sets lie in pairs: set s of a
+// beside set s of b, each pair far from the others, so that every set's
+// nearest of the other class is nearer than its nearest of its own; and
+// a new set beside each training set, of its class.
+func crossedClasses() (train, probes []*mat.Dense, labels, names []string) {
 	rng := rand.New(rand.NewPCG(5, 7))
 	set := func(at float64) *mat.Dense {
 		x := mat.NewDense(12, 4, nil)
@@ -184,8 +183,6 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 		}
 		return x
 	}
-	var train, probes []*mat.Dense
-	var labels, names []string
 	for c, class := range []string{"a", "b"} {
 		for s := range 3 {
 			train = append(train, set(10*float64(s)+0.2*float64(c)))
@@ -193,6 +190,36 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 			labels, names = append(labels, class), append(names, fmt.Sprint(class, s))
 		}
 	}
+	return train, probes, labels, names
+}
+
+// keptOut fails t for every probe (of the class labels gives it) that
+// the model of res lets in.
+func keptOut(t *testing.T, res *Result, probes []*mat.Dense, labels []string) {
+	t.Helper()
+	mt, err := res.Model.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range probes {
+		r, err := mt.Match(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Decision.Known {
+			t.Errorf("a new set of class %s let in as %s (score %v, threshold %v)", labels[i], r.Decision.Label, r.Decision.Score, res.Model.Threshold)
+		}
+	}
+}
+
+// TestStandInFallbackNothingSeparates: two classes whose sets lie in pairs, one
+// set of each class together and each far from the other set of its
+// class. Every set's nearest of another class is nearer than its nearest
+// of its own, so no threshold on the training sets tells the classes
+// apart: the fallback keeps every set out, new sets of both classes
+// included, and train says so and what to do.
+func TestStandInFallbackNothingSeparates(t *testing.T) {
+	train, probes, labels, names := crossedClasses()
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
 	if err := ParseThreshold("", &opt); err != nil {
 		t.Fatal(err)
@@ -212,19 +239,7 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 	if thr := res.Model.Threshold; thr != slices.Min(append(same, other...))/2 {
 		t.Errorf("threshold %v, want half the smallest score (same %v, other %v)", thr, same, other)
 	}
-	mt, err := res.Model.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range probes {
-		r, err := mt.Match(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Decision.Known {
-			t.Errorf("a new set of class %s let in as %s (score %v, threshold %v)", labels[i], r.Decision.Label, r.Decision.Score, res.Model.Threshold)
-		}
-	}
+	keptOut(t, res, probes, labels)
 }
 
 // TestStandInFallbackCopy: two classes that nothing separates, as in
@@ -234,26 +249,7 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 // new set, not one above every score that lets every set in; and train
 // says so, and names the copy.
 func TestStandInFallbackCopy(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 7))
-	set := func(at float64) *mat.Dense {
-		x := mat.NewDense(12, 4, nil)
-		for i := range 12 {
-			for j := range 4 {
-				x.Set(i, j, 0.3*rng.NormFloat64())
-			}
-			x.Set(i, 0, at+0.3*rng.NormFloat64())
-		}
-		return x
-	}
-	var train, probes []*mat.Dense
-	var labels, names []string
-	for c, class := range []string{"a", "b"} {
-		for s := range 3 {
-			train = append(train, set(10*float64(s)+0.2*float64(c)))
-			probes = append(probes, set(10*float64(s)+0.2*float64(c)))
-			labels, names = append(labels, class), append(names, fmt.Sprint(class, s))
-		}
-	}
+	train, probes, labels, names := crossedClasses()
 	train[3] = mat.DenseCopyOf(train[0]) // b/b0, a copy of a/a0
 	// kFDA: the distance its kernel induces between a set and its copy
 	// is 0 to the last bit, where a divergence is a rounding error above.
@@ -278,19 +274,7 @@ func TestStandInFallbackCopy(t *testing.T) {
 			t.Errorf("the threshold's source does not say %q: %s", want, src)
 		}
 	}
-	mt, err := res.Model.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range probes {
-		r, err := mt.Match(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Decision.Known {
-			t.Errorf("a new set of class %s let in as %s (score %v, threshold %v)", labels[i], r.Decision.Label, r.Decision.Score, res.Model.Threshold)
-		}
-	}
+	keptOut(t, res, probes, labels)
 }
 
 // TestStandInPooled: with one set per class, each set's even frames are
