@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/finite"
 )
 
 // Fitted is a feature pipeline ready to apply: a parsed spec and, when the

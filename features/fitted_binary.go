@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/finite"
 )
 
 // Binary encoding of a Fitted (version 1). All integers little-endian,

@@ -3,10 +3,10 @@ package features
 import (
 	"fmt"
 	"math"
-	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/stats"
 	"setmatch/pca"
 )

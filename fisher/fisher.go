@@ -33,12 +33,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"setmatch/internal/finite"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/internal/finite"
 	"setmatch/internal/stats"
 	"setmatch/pca"
 )

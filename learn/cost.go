@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/kde"
 	"setmatch/internal/par"
 	"setmatch/match"
@@ -142,7 +143,7 @@ func NewCost(sets []*mat.Dense, pairs []PairWeight, h []float64, m match.Measure
 		if p.I < 0 || p.J < 0 || p.I >= len(sets) || p.J >= len(sets) || p.I == p.J {
 			return nil, fmt.Errorf("pair %d (%d, %d): want two different sets among %d", k, p.I, p.J, len(sets))
 		}
-		if math.IsNaN(p.A) || math.IsInf(p.A, 0) {
+		if !finite.Is(p.A) {
 			return nil, fmt.Errorf("pair %d: affinity %v", k, p.A)
 		}
 		c.inc[p.I] = append(c.inc[p.I], incidence{k, true})

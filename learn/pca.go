@@ -3,10 +3,10 @@ package learn
 import (
 	"errors"
 	"fmt"
-	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/stats"
 	"setmatch/pca"
 )

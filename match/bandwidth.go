@@ -3,12 +3,12 @@ package match
 import (
 	"fmt"
 	"math"
-	"setmatch/internal/finite"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/stats"
 )
 

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"setmatch/internal/finite"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/kde"
 	"setmatch/internal/par"
 )

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"setmatch/internal/finite"
 	"sort"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/par"
 	"setmatch/setkernel"
 )

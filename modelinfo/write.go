@@ -138,8 +138,7 @@ func (s *Summary) forgotten() bool {
 // cleared reports whether s is a model whose cross-validated figures a
 // forget removed: sets were forgotten, and its candidates, scored at
 // training, have neither an accuracy nor a time left (model.Selection's
-// Measured, read from the summary): a file that a forget wrote before
-// forget kept them.
+// Measured, read from the summary).
 func (s *Summary) cleared() bool {
 	if !s.forgotten() || s.CVAccuracy != nil || len(s.Candidates) == 0 {
 		return false

@@ -62,7 +62,7 @@ func (s *Report) WriteJSON(w io.Writer) error {
 	for c, row := range s.PerClass {
 		key := classKey(c)
 		if _, dup := out.PerClass[key]; dup {
-			return fmt.Errorf("two classes have the key %q in per_class", key)
+			return fmt.Errorf("two classes have the key %q in per_class: rename one of their folders", key)
 		}
 		row.ClassB64 = jsonname.B64(c)
 		out.PerClass[key] = row

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"setmatch/internal/finite"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/finite"
 )
 
 // ReadCSV reads a set written as comma-separated text: one frame per line,
@@ -126,11 +127,13 @@ func parseField(f string, line, col int) (float64, error) {
 }
 
 // goSyntax reports whether t is written in Go's number syntax beyond the
-// decimal (digit separators, a hexadecimal prefix), whether or not
-// strconv.ParseFloat reads it: such a value is meant as a number.
+// decimal, whether or not strconv.ParseFloat reads it: a decimal number
+// with digit separators (1_000), or a hexadecimal one (0x10, 0x1p-2).
+// Such a value is meant as a number; a header's name (feat_0) is not.
 func goSyntax(t string) bool {
 	u := strings.TrimLeft(t, "+-")
-	return strings.Contains(t, "_") || strings.HasPrefix(u, "0x") || strings.HasPrefix(u, "0X")
+	return strings.HasPrefix(u, "0x") || strings.HasPrefix(u, "0X") ||
+		(strings.Contains(t, "_") && decimal(strings.ReplaceAll(t, "_", "")))
 }
 
 // decimal reports whether t is a number in decimal notation: an optional

@@ -76,6 +76,7 @@ func TestReadCSVBad(t *testing.T) {
 		{"hexadecimal float beyond float64", "1,0x1p99999\n", `"0x1p99999" is not a decimal number`},
 		{"hexadecimal integer", "0x10,2\n", `"0x10" is not a decimal number`},
 		{"digit separators that ParseFloat refuses", "1__0,2\n", `"1__0" is not a decimal number`},
+		{"a header's names with underscores", "feat_0,feat_1\n1,2\n", `line 1, column 1: "feat_0" is not a number; mark header lines with '#'`},
 		{"point alone", "1,.\n", `"." is not a number`},
 		{"exponent alone", "1,e5\n", `"e5" is not a number`},
 		{"exponent without digits", "1,1e+\n", `"1e+" is not a number`},

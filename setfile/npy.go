@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"setmatch/internal/finite"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/finite"
 )
 
 const (

@@ -3,10 +3,10 @@ package setkernel
 import (
 	"context"
 	"fmt"
-	"setmatch/internal/finite"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/par"
 )
 

@@ -43,13 +43,13 @@ package synth
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
+	"setmatch/internal/finite"
 )
 
 // Kind selects the generator.
@@ -354,7 +354,7 @@ func defaultScale(v *float64, d float64, name string) error {
 	if *v == 0 {
 		*v = d
 	}
-	if *v < 0 || math.IsNaN(*v) || math.IsInf(*v, 0) {
+	if *v < 0 || !finite.Is(*v) {
 		return fmt.Errorf("synth: %s %v must be a finite non-negative number", name, *v)
 	}
 	return nil
