@@ -353,15 +353,19 @@ func (r *Result) fitRaw(opt Options) foldFit {
 }
 
 // pickThreshold returns the threshold opt asks for on the calibration
-// samples (balanced, or with AutoFAR at most FARPercent of the stand-ins
-// let in), and how it was chosen, in words.
+// samples (balanced, openset.Calibrate, or with AutoFAR at most
+// FARPercent of the stand-ins let in), and how it was chosen, in words.
 func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string, error) {
 	if opt.AutoFAR {
 		r, err := openset.AtMost(samples, opt.FARPercent/100)
 		return r, fmt.Sprintf("at most %g%% of them let in, and of such thresholds the one that names the most known sets right", opt.FARPercent), err
 	}
-	r, err := openset.Balance(samples)
-	return r, "balanced: the most known sets named right and strangers kept out, each weighing half", err
+	r, err := openset.Calibrate(samples)
+	how := "balanced: the most known sets named right and strangers kept out, each weighing half"
+	if err == nil && r.Balanced <= 0.5+1e-12 {
+		how += "; no threshold does better than chance on them, so it is the one that lets in the fewest sets"
+	}
+	return r, how, err
 }
 
 // calibrated sets m's threshold and Spread from the samples, and from

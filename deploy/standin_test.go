@@ -166,12 +166,13 @@ func TestStandInFallback(t *testing.T) {
 	}
 }
 
-// crossedClasses returns two classes, a and b, of three training sets
-// each (12 frames × 4 features), whose sets lie in pairs: set s of a
-// beside set s of b, each pair far from the others, so that every set's
-// nearest of the other class is nearer than its nearest of its own; and
-// a new set beside each training set, of its class.
-func crossedClasses() (train, probes []*mat.Dense, labels, names []string) {
+// crossedClasses returns classes a, b, … (as many as n) of three
+// training sets each (12 frames × 4 features), whose sets lie in rows:
+// set s of every class beside set s of the others, each row far from the
+// others, so that every set's nearest of another class is nearer than its
+// nearest of its own; and a new set beside each training set, of its
+// class.
+func crossedClasses(n int) (train, probes []*mat.Dense, labels, names []string) {
 	rng := rand.New(rand.NewPCG(5, 7))
 	set := func(at float64) *mat.Dense {
 		x := mat.NewDense(12, 4, nil)
@@ -183,7 +184,8 @@ func crossedClasses() (train, probes []*mat.Dense, labels, names []string) {
 		}
 		return x
 	}
-	for c, class := range []string{"a", "b"} {
+	for c := range n {
+		class := string(rune('a' + c))
 		for s := range 3 {
 			train = append(train, set(10*float64(s)+0.2*float64(c)))
 			probes = append(probes, set(10*float64(s)+0.2*float64(c)))
@@ -219,7 +221,7 @@ func keptOut(t *testing.T, res *Result, probes []*mat.Dense, labels []string) {
 // apart: the fallback keeps every set out, new sets of both classes
 // included, and train says so and what to do.
 func TestStandInFallbackNothingSeparates(t *testing.T) {
-	train, probes, labels, names := crossedClasses()
+	train, probes, labels, names := crossedClasses(2)
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
 	if err := ParseThreshold("", &opt); err != nil {
 		t.Fatal(err)
@@ -249,7 +251,7 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 // new set, not one above every score that lets every set in; and train
 // says so, and names the copy.
 func TestStandInFallbackCopy(t *testing.T) {
-	train, probes, labels, names := crossedClasses()
+	train, probes, labels, names := crossedClasses(2)
 	train[3] = mat.DenseCopyOf(train[0]) // b/b0, a copy of a/a0
 	// kFDA: the distance its kernel induces between a set and its copy
 	// is 0 to the last bit, where a divergence is a rounding error above.
@@ -273,6 +275,40 @@ func TestStandInFallbackCopy(t *testing.T) {
 		if !strings.Contains(src, want) {
 			t.Errorf("the threshold's source does not say %q: %s", want, src)
 		}
+	}
+	keptOut(t, res, probes, labels)
+}
+
+// TestStandInCopyNothingSeparates: three classes that nothing separates
+// (crossedClasses), so that a held-out known set is nearest a set of
+// another class, and two sets of class c exact copies of sets of class
+// a, so that stand-ins of c score 0 where a is known. No threshold on
+// the stand-ins does better than chance and none keeps the 0 out: the
+// threshold is 0, the one that lets in the fewest, and it keeps out every
+// new set.
+func TestStandInCopyNothingSeparates(t *testing.T) {
+	train, probes, labels, names := crossedClasses(3)
+	train[6], train[7] = mat.DenseCopyOf(train[0]), mat.DenseCopyOf(train[1]) // c/c0 and c/c1, copies of a/a0 and a/a1
+	// kFDA: the distance its kernel induces between a set and its copy
+	// is 0 to the last bit.
+	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(train, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(res.ThresholdSource)
+	c := res.Calibration
+	if c == nil {
+		t.Fatalf("not calibrated on stand-ins: %s", res.ThresholdSource)
+	}
+	if res.Model.Threshold != 0 || c.KnownIn != 0 || c.StrangersOut == 1 || c.Balanced > 0.5 {
+		t.Errorf("threshold %v, rates %v; want 0, letting in only the stand-ins at 0", res.Model.Threshold, c)
+	}
+	if want := "no threshold does better than chance on them, so it is the one that lets in the fewest sets"; !strings.Contains(res.ThresholdSource, want) {
+		t.Errorf("the threshold's source does not say %q: %s", want, res.ThresholdSource)
 	}
 	keptOut(t, res, probes, labels)
 }

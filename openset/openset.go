@@ -288,6 +288,23 @@ func Balance(s []Sample) (Rates, error) {
 	return r, nil
 }
 
+// Calibrate returns the balanced threshold a model is given on
+// calibration samples s, and its rates: Balance's, but where no
+// threshold does better than chance (a balanced accuracy of at most one
+// half) and Balance's lets some set in, 0, the threshold that lets in the
+// fewest (only the scores of 0, which no threshold keeps out): where
+// nothing tells known sets from strangers, a door that lets no one in is
+// the safe side. Where the smallest score is above 0, Balance's threshold
+// then lies below every score and keeps every set out already. Balance
+// stays the measure: the best a single threshold reaches on s.
+func Calibrate(s []Sample) (Rates, error) {
+	r, err := Balance(s)
+	if err != nil || r.Balanced > 0.5+1e-12 || (r.KnownIn == 0 && r.StrangersOut == 1) {
+		return r, err
+	}
+	return At(s, 0), nil
+}
+
 // StrangersAtZeroError is AtMost's error where more than the share P of
 // the strangers' sets score 0, as a set does that is an exact copy of a
 // set of a known class: no threshold keeps a score of 0 out, so none

@@ -221,3 +221,43 @@ func TestBalanceZeroScores(t *testing.T) {
 		t.Fatalf("all scores 0: %+v, %v; want threshold 1, balanced 0.5", r, err)
 	}
 }
+
+// TestCalibrate: Calibrate is Balance, but where no threshold does better
+// than chance and Balance's lets sets in, it is 0, the threshold that
+// lets in the fewest.
+func TestCalibrate(t *testing.T) {
+	// Known 1, 1 (named right); strangers 0 (an exact copy of a known
+	// set) and 0.5. No threshold keeps the 0 out, so no range lies below
+	// every score, and the best balance, one half, is that of letting
+	// every set in (threshold 2, every stranger let in).
+	s := []Sample{known(1, true), known(1, true), stranger(0), stranger(0.5)}
+	b, err := Balance(s)
+	if err != nil || b.Threshold != 2 || b.StrangersOut != 0 || b.Balanced != 0.5 {
+		t.Fatalf("Balance: %+v, %v; want threshold 2, every set in, balanced 0.5", b, err)
+	}
+	r, err := Calibrate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := At(s, 0); r != want || r.KnownIn != 0 || r.StrangersOut != 0.5 {
+		t.Fatalf("Calibrate: %+v; want %+v: threshold 0, only the stranger at 0 let in", r, want)
+	}
+
+	// Where a threshold beats chance, or none does and Balance's lets
+	// no set in (below every score), it is Balance's.
+	for _, s := range [][]Sample{
+		{known(1, true), known(2, true), stranger(0), stranger(4)},
+		{known(1, true), known(1, true), stranger(0.25), stranger(0.5)},
+	} {
+		b, err := Balance(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := Calibrate(s); err != nil || r != b {
+			t.Errorf("%v: Calibrate %+v, %v; want Balance's %+v", s, r, err, b)
+		}
+	}
+	if _, err := Calibrate([]Sample{known(1, true)}); !errors.Is(err, ErrOneSided) {
+		t.Errorf("known sets only: %v, want ErrOneSided", err)
+	}
+}
