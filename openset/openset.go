@@ -314,8 +314,11 @@ type StrangersAtZeroError struct {
 	P               float64 // the share AtMost was asked for
 }
 
+// Error says how many strangers' sets score 0, and the share asked for
+// in percent, to 12 digits: as the user gave it (auto:far=7), not as
+// 100 times the share rounds (7.000000000000001).
 func (e *StrangersAtZeroError) Error() string {
-	return fmt.Sprintf("%d of %d strangers' sets score 0, as a set does that is an exact copy of a known set, and no threshold keeps a score of 0 out: none lets in at most %g%% of them", e.Zero, e.Strangers, 100*e.P)
+	return fmt.Sprintf("%d of %d strangers' sets score 0, as a set does that is an exact copy of a known set, and no threshold keeps a score of 0 out: none lets in at most %.12g%% of them", e.Zero, e.Strangers, 100*e.P)
 }
 
 // AtMost returns the threshold that names the most known sets right

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -159,6 +160,10 @@ func TestAtMost(t *testing.T) {
 		t.Fatalf("a stranger at 0, p=0.01: %+v, %v; want a StrangersAtZeroError of 1 of 2 strangers", r, err)
 	}
 	t.Log(err)
+	// The share prints as the percent given: 100·0.07 is 7.000000000000001.
+	if _, err := AtMost(z, 0.07); err == nil || !strings.Contains(err.Error(), "at most 7% of them") {
+		t.Errorf("p=0.07: %v; want it to say at most 7%% of them", err)
+	}
 	// Half of them may come in: the one at 0, and both known sets.
 	if r, err := AtMost(z, 0.5); err != nil || r.KnownRight != 1 || r.StrangersOut != 0.5 {
 		t.Fatalf("a stranger at 0, p=0.5: %+v, %v; want every known set in and the stranger at 3 out", r, err)
