@@ -76,9 +76,11 @@ func standInGroups(classes int, seed uint64) [][]int {
 type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error)
 
 // galleryView is how a model sees its gallery (a fold's, or the deployed
-// one): how far apart its classes lie (galleryScale) and how widely each
-// spreads (learn.ClassSpread).
+// one): the m×m matrix of its scores between the gallery sets, how far
+// apart its classes lie (galleryScale) and how widely each spreads
+// (learn.ClassSpread).
 type galleryView struct {
+	scores mat.Symmetric
 	scale  float64
 	spread map[string]float64
 }
@@ -97,7 +99,7 @@ func (v galleryView) spreadOf(labels []string, best int) float64 {
 // scores (m×m), labels its sets' classes.
 func newGalleryView(scores mat.Symmetric, labels []string) (galleryView, error) {
 	scale, err := galleryScale(scores, labels)
-	return galleryView{scale, learn.ClassSpread(scores, labels)}, err
+	return galleryView{scores, scale, learn.ClassSpread(scores, labels)}, err
 }
 
 // galleryScale is how far apart a model sees its classes: the median,
@@ -392,7 +394,7 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 	}
 	rates, how, err := pickThreshold(atExponent(append(samples, given...), alpha), opt)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w%s", thresholdFlag(opt), err, atZeroText(err, m, len(given) > 0))
+		return nil, "", fmt.Errorf("%s: %w%s", thresholdFlag(opt), err, atZeroText(err, m.Sets, view.scores, len(given) > 0))
 	}
 	scale := view.scale
 	frac := rates.Threshold
@@ -419,18 +421,17 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 }
 
 // atZeroText says, where err is openset's error of strangers' sets that
-// score 0, where to look for the exact copies of training sets that
-// score so, and what share auto:far=P must let in to pass them; "" for
-// another error. m's sets are the training sets; given is whether
-// strangers' sets were given too.
-func atZeroText(err error, m *model.Model, given bool) string {
+// score 0, which of the model's sets are exact copies of a set of another
+// class (copiesText of sets, whose scores are scores), and what share
+// auto:far=P must let in to pass them; "" for another error. given is
+// whether strangers' sets were given too.
+func atZeroText(err error, sets []model.Set, scores mat.Symmetric, given bool) string {
 	var e *openset.StrangersAtZeroError
 	if !errors.As(err, &e) {
 		return ""
 	}
-	sets := m.Sets
 	t := "; check the training folders for a set filed under two classes"
-	if c := copiesText(sets, func(i, j int) bool { return mat.Equal(sets[i].Samples, sets[j].Samples) }); c != "" {
+	if c := copiesText(sets, scores); c != "" {
 		t = "; " + c
 	}
 	if given {

@@ -194,7 +194,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 			}
 			r.ThresholdSource += ": check with setmatch test on sets with strangers among them, and give the best single threshold it reports (--threshold X) if one separates them"
 			if b.StrangersOut < 1 {
-				if c := copiesText(scored, func(i, j int) bool { return scores.At(i, j) == 0 }); c != "" {
+				if c := copiesText(scored, scores); c != "" {
 					r.ThresholdSource += "; " + c
 				}
 			}
@@ -277,15 +277,16 @@ func largestDistance(k *model.Discriminant) (float64, bool) {
 }
 
 // copiesText says which sets of one class are exact copies of a set of
-// another, by copied (whether sets i and j are, as a score of 0 between
-// them says, or the same frames), and to check the training folders for
-// them: "" for none.
-func copiesText(sets []model.Set, copied func(i, j int) bool) string {
+// another, as the model sees them: those whose score against each other
+// in scores (the m×m matrix of how far apart the model sees sets, its
+// gallery's or their frame halves') is 0, and to check the training
+// folders for them; up to three pairs, then how many more; "" for none.
+func copiesText(sets []model.Set, scores mat.Symmetric) string {
 	var pairs []string
 	n := 0
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
-			if sets[i].Label == sets[j].Label || !copied(i, j) {
+			if sets[i].Label == sets[j].Label || scores.At(i, j) != 0 {
 				continue
 			}
 			if n++; n <= 3 {
