@@ -394,7 +394,7 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 	}
 	rates, how, err := pickThreshold(atExponent(append(samples, given...), alpha), opt)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w%s", thresholdFlag(opt), err, atZeroText(err, m.Sets, view.scores, len(given) > 0))
+		return nil, "", fmt.Errorf("%s: %w%s", thresholdFlag(opt), err, atZeroText(err, m.Sets, view.scores, len(given) > 0, opt.changed))
 	}
 	scale := view.scale
 	frac := rates.Threshold
@@ -422,22 +422,33 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 
 // atZeroText says, where err is openset's error of strangers' sets that
 // score 0, which of the model's sets are exact copies of a set of another
-// class (copiesText of sets, whose scores are scores), and what share
-// auto:far=P must let in to pass them; "" for another error. given is
-// whether strangers' sets were given too.
-func atZeroText(err error, sets []model.Set, scores mat.Symmetric, given bool) string {
+// class (copiesText of sets, whose scores are scores), what to do about
+// them (copiesFix; changed as there), and the share auto:far=P must let
+// in to pass them, where that is below 100%; "" for another error. given
+// is whether strangers' sets were given too.
+func atZeroText(err error, sets []model.Set, scores mat.Symmetric, given, changed bool) string {
 	var e *openset.StrangersAtZeroError
 	if !errors.As(err, &e) {
 		return ""
 	}
-	t := "; check the training folders for a set filed under two classes"
+	t, of := "; "+copiesFix(changed), "a training set"
+	if changed {
+		t, of = "; check the model's sets for a set filed under two classes (setmatch forget --label LABEL --set NAME removes one)", "a set of the model"
+	}
 	if c := copiesText(sets, scores); c != "" {
-		t = "; " + c
+		t = "; " + c + ": " + copiesFix(changed)
 	}
 	if given {
-		t += ", and the strangers' sets (--strangers) for a copy of a training set"
+		t += ", and check the strangers' sets (--strangers) for a copy of " + of
 	}
-	return t + fmt.Sprintf(", or let that share in: auto:far=P with P of at least %g", math.Ceil(1000*float64(e.Zero)/float64(e.Strangers))/10)
+	p := float64((1000*e.Zero+e.Strangers-1)/e.Strangers) / 10 // the share, rounded up to a tenth of a percent
+	switch {
+	case p >= 100: // every stranger at 0: no P below 100 passes
+		return t
+	case changed:
+		return t + fmt.Sprintf(", or train again with --threshold auto:far=P (P ≥ %g)", p)
+	}
+	return t + fmt.Sprintf(", or let that share in: --threshold auto:far=P with P of at least %g", p)
 }
 
 // setStandInThreshold sets the model's threshold from stand-in strangers:
@@ -502,6 +513,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	if len(m.Voters) > 0 {
 		return "", nil, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
 	}
+	opt.changed = true
 	m.Spread = nil // the threshold of every class is set again, from the gallery as it is
 	r := &Result{Model: m, GalleryMeasure: m.Divergence.String()}
 	labels, names := m.Labels(), make([]string, len(m.Sets))

@@ -249,7 +249,8 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 // copy of a set of class a, so two other-class scores are 0, which no
 // threshold keeps out. The fallback's threshold is 0: it keeps out every
 // new set, not one above every score that lets every set in; and train
-// says so, and names the copy.
+// says so, and names the copy; set again by enroll or forget, it says so
+// of the model's sets.
 func TestStandInFallbackCopy(t *testing.T) {
 	train, probes, labels, names := crossedClasses(2)
 	train[3] = mat.DenseCopyOf(train[0]) // b/b0, a copy of a/a0
@@ -277,6 +278,22 @@ func TestStandInFallbackCopy(t *testing.T) {
 		}
 	}
 	keptOut(t, res, probes, labels)
+
+	// Set again as enroll and forget set it (Recalibrate), on the
+	// model's sets, which may be enrolled ones: the words say so.
+	src, _, err = Recalibrate(res.Model, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(src)
+	for _, want := range []string{"balanced on the model's sets", "keeps out every set but exact copies of a set of the model", "(a/a0 and b/b0): remove the copy (setmatch forget --label LABEL --set NAME)"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("set again, the threshold's source does not say %q: %s", want, src)
+		}
+	}
+	if strings.Contains(src, "training folders") {
+		t.Errorf("set again, the threshold's source speaks of the training folders: %s", src)
+	}
 }
 
 // TestStandInCopyNothingSeparates: three classes that nothing separates
@@ -612,8 +629,8 @@ func TestStandInFARCopy(t *testing.T) {
 	if !errors.As(err, &e) || e.Zero == 0 {
 		t.Fatalf("error %v, want an openset.StrangersAtZeroError", err)
 	}
-	share := math.Ceil(1000*float64(e.Zero)/float64(e.Strangers)) / 10
-	for _, want := range []string{"auto:far=1: ", "score 0", "exact copies", "(2 pairs: c0/0-0 and c1/1-0, c0/0-1 and c1/1-1)", "check the training folders", fmt.Sprintf("auto:far=P with P of at least %g", share)} {
+	share := float64((1000*e.Zero+e.Strangers-1)/e.Strangers) / 10
+	for _, want := range []string{"auto:far=1: ", "score 0", "exact copies", "(2 pairs: c0/0-0 and c1/1-0, c0/0-1 and c1/1-1)", "check the training folders", fmt.Sprintf("or let that share in: --threshold auto:far=P with P of at least %g", share)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
@@ -635,4 +652,43 @@ func reversed(x *mat.Dense) *mat.Dense {
 		y.SetRow(i, x.RawRowView(n-1-i))
 	}
 	return y
+}
+
+// TestAtZeroText: the words after openset's error of stand-ins at 0 say
+// what to do as the caller can: train, to check the training folders or
+// let the share in; enroll and forget, to remove the copy or train again;
+// and neither offers auto:far=P where every stranger scores 0, as no P
+// below 100 passes.
+func TestAtZeroText(t *testing.T) {
+	sets := []model.Set{{Label: "a", Name: "a0"}, {Label: "b", Name: "b0"}}
+	scores := mat.NewSymDense(2, nil) // b/b0 an exact copy of a/a0
+	some := &openset.StrangersAtZeroError{Zero: 1, Strangers: 3, P: 0.01}
+	all := &openset.StrangersAtZeroError{Zero: 3, Strangers: 3, P: 0.01}
+	copies := "a set of one class is an exact copy of a set of another (a/a0 and b/b0): "
+	for _, tc := range []struct {
+		err            *openset.StrangersAtZeroError
+		given, changed bool
+		want           string
+	}{
+		{some, false, false, "; " + copies + "check the training folders for sets filed under two classes, or let that share in: --threshold auto:far=P with P of at least 33.4"},
+		{some, true, false, "; " + copies + "check the training folders for sets filed under two classes, and check the strangers' sets (--strangers) for a copy of a training set, or let that share in: --threshold auto:far=P with P of at least 33.4"},
+		{all, false, false, "; " + copies + "check the training folders for sets filed under two classes"},
+		{some, false, true, "; " + copies + "remove the copy (setmatch forget --label LABEL --set NAME), or train again with --threshold auto:far=P (P ≥ 33.4)"},
+		{all, true, true, "; " + copies + "remove the copy (setmatch forget --label LABEL --set NAME), and check the strangers' sets (--strangers) for a copy of a set of the model"},
+	} {
+		if got := atZeroText(tc.err, sets, scores, tc.given, tc.changed); got != tc.want {
+			t.Errorf("%d of %d at 0, given %v, changed %v:\n got %q\nwant %q", tc.err.Zero, tc.err.Strangers, tc.given, tc.changed, got, tc.want)
+		}
+	}
+	// No copy among the model's sets (a stranger's set given may be one).
+	apart := mat.NewSymDense(2, []float64{0, 1, 1, 0})
+	if got, want := atZeroText(some, sets, apart, true, false), "; check the training folders for sets filed under two classes, and check the strangers' sets (--strangers) for a copy of a training set, or let"; !strings.HasPrefix(got, want) {
+		t.Errorf("none named, train:\n got %q\nwant %q…", got, want)
+	}
+	if got, want := atZeroText(some, sets, apart, true, true), "; check the model's sets for a set filed under two classes (setmatch forget --label LABEL --set NAME removes one), and check the strangers' sets (--strangers) for a copy of a set of the model, or train"; !strings.HasPrefix(got, want) {
+		t.Errorf("none named, changed:\n got %q\nwant %q…", got, want)
+	}
+	if got := atZeroText(errors.New("other"), sets, scores, false, false); got != "" {
+		t.Errorf("another error: %q, want none", got)
+	}
 }
