@@ -84,6 +84,10 @@ type Options struct {
 	Stage func(what string)
 	// Meta is recorded in the model.
 	Meta model.Meta
+	// changed is set by Recalibrate: the gallery is one that setmatch
+	// enroll or forget changed, whose sets may be enrolled ones, so the
+	// words speak of the model's sets, not of training folders.
+	changed bool
 }
 
 // Result is the outcome of Build.

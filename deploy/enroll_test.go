@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,6 +18,7 @@ import (
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
+	"setmatch/openset"
 )
 
 // ringSets returns classes × sets sets of 12 frames in 6 features: class
@@ -472,4 +474,77 @@ func TestForgetNamesOneFrameSet(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "set class-00/one has 1 frame") || !strings.Contains(err.Error(), "setmatch forget --label class-00 --set one") {
 		t.Errorf("forget with a one-frame set in the gallery: %v", err)
 	}
+}
+
+// TestChangeCopyFAR: enroll and forget meet openset's error of stand-ins
+// at 0 as train does, and say what to do in their terms. Enrolled into
+// a model of rule auto:far=1, a class whose two sets are copies of two
+// sets of c0 with their frames reversed (enroll refuses the same frames
+// in the same order), which the model scores 0, makes stand-ins score 0;
+// forgetting c6 from a model trained with such copies at the smallest
+// auto:far=P that passed leaves the same stand-ins at 0 among fewer,
+// more than P% of them.
+// Either error names the copies among the model's sets and says to
+// remove one with forget, or to train again with auto:far=P at least
+// the share; not to look in the training folders.
+func TestChangeCopyFAR(t *testing.T) {
+	build := func(all []*mat.Dense, labels, names []string, rule string) *model.Model {
+		opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
+		if err := ParseThreshold(rule, &opt); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(all, labels, names, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.EffectiveParams(labels)
+		return res.Model
+	}
+	check := func(op string, err error, pairs string) {
+		t.Helper()
+		t.Logf("%s: %v", op, err)
+		var e *openset.StrangersAtZeroError
+		if !errors.As(err, &e) {
+			t.Fatalf("%s: %v, want an openset.StrangersAtZeroError", op, err)
+		}
+		share := float64((1000*e.Zero+e.Strangers-1)/e.Strangers) / 10
+		for _, want := range []string{pairs, "remove the copy (setmatch forget --label LABEL --set NAME)", fmt.Sprintf("or train again with --threshold auto:far=P (P ≥ %g)", share)} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: the error does not say %q", op, want)
+			}
+		}
+		for _, not := range []string{"training folders", "let that share in"} {
+			if strings.Contains(err.Error(), not) {
+				t.Errorf("%s: the error says %q", op, not)
+			}
+		}
+	}
+
+	all, labels, names := separated(5, 3, 2)
+	m := build(all, labels, names, "auto:far=1")
+	add := []model.NewSet{{Label: "copy", Name: "x", Frames: reversed(all[0])}, {Label: "copy", Name: "y", Frames: reversed(all[1])}}
+	_, err := Enroll(m, add, nil, 1, time.Time{})
+	check("enroll", err, "(2 pairs: c0/0-0 and copy/x, c0/0-1 and copy/y)")
+
+	all, labels, names = separated(7, 3, 2)
+	all[3], all[4] = mat.DenseCopyOf(all[0]), reversed(all[1])
+	m = build(all, labels, names, fmt.Sprintf("auto:far=%g", copiesShare(t, all, labels, names)))
+	_, err = Forget(m, "c6", "", nil, 1, time.Time{})
+	check("forget", err, "(2 pairs: c0/0-0 and c1/1-0, c0/0-1 and c1/1-1)")
+}
+
+// copiesShare returns the smallest auto:far=P that passes on training
+// sets whose stand-ins score 0, as the error of auto:far=0 gives it.
+func copiesShare(t *testing.T, all []*mat.Dense, labels, names []string) float64 {
+	t.Helper()
+	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("auto:far=0", &opt); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Build(all, labels, names, opt)
+	var e *openset.StrangersAtZeroError
+	if !errors.As(err, &e) {
+		t.Fatalf("auto:far=0: %v, want an openset.StrangersAtZeroError", err)
+	}
+	return float64((1000*e.Zero+e.Strangers-1)/e.Strangers) / 10
 }

@@ -76,9 +76,11 @@ func standInGroups(classes int, seed uint64) [][]int {
 type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error)
 
 // galleryView is how a model sees its gallery (a fold's, or the deployed
-// one): how far apart its classes lie (galleryScale) and how widely each
-// spreads (learn.ClassSpread).
+// one): the m×m matrix of its scores between the gallery sets, how far
+// apart its classes lie (galleryScale) and how widely each spreads
+// (learn.ClassSpread).
 type galleryView struct {
+	scores mat.Symmetric
 	scale  float64
 	spread map[string]float64
 }
@@ -97,7 +99,7 @@ func (v galleryView) spreadOf(labels []string, best int) float64 {
 // scores (m×m), labels its sets' classes.
 func newGalleryView(scores mat.Symmetric, labels []string) (galleryView, error) {
 	scale, err := galleryScale(scores, labels)
-	return galleryView{scale, learn.ClassSpread(scores, labels)}, err
+	return galleryView{scores, scale, learn.ClassSpread(scores, labels)}, err
 }
 
 // galleryScale is how far apart a model sees its classes: the median,
@@ -353,15 +355,19 @@ func (r *Result) fitRaw(opt Options) foldFit {
 }
 
 // pickThreshold returns the threshold opt asks for on the calibration
-// samples (balanced, or with AutoFAR at most FARPercent of the stand-ins
-// let in), and how it was chosen, in words.
+// samples (balanced, openset.Calibrate, or with AutoFAR at most
+// FARPercent of the stand-ins let in), and how it was chosen, in words.
 func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string, error) {
 	if opt.AutoFAR {
 		r, err := openset.AtMost(samples, opt.FARPercent/100)
 		return r, fmt.Sprintf("at most %g%% of them let in, and of such thresholds the one that names the most known sets right", opt.FARPercent), err
 	}
-	r, err := openset.Balance(samples)
-	return r, "balanced: the most known sets named right and strangers kept out, each weighing half", err
+	r, err := openset.Calibrate(samples)
+	how := "balanced: the most known sets named right and strangers kept out, each weighing half"
+	if err == nil && r.Balanced <= 0.5+1e-12 {
+		how += "; no threshold does better than chance on them, so it is the one that lets in the fewest sets"
+	}
+	return r, how, err
 }
 
 // calibrated sets m's threshold and Spread from the samples, and from
@@ -388,7 +394,7 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 	}
 	rates, how, err := pickThreshold(atExponent(append(samples, given...), alpha), opt)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w%s", thresholdFlag(opt), err, atZeroText(err, m, len(given) > 0))
+		return nil, "", fmt.Errorf("%s: %w%s", thresholdFlag(opt), err, atZeroText(err, m.Sets, view.scores, len(given) > 0, opt.changed))
 	}
 	scale := view.scale
 	frac := rates.Threshold
@@ -415,24 +421,34 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 }
 
 // atZeroText says, where err is openset's error of strangers' sets that
-// score 0, where to look for the exact copies of training sets that
-// score so, and what share auto:far=P must let in to pass them; "" for
-// another error. m's sets are the training sets; given is whether
-// strangers' sets were given too.
-func atZeroText(err error, m *model.Model, given bool) string {
+// score 0, which of the model's sets are exact copies of a set of another
+// class (copiesText of sets, whose scores are scores), what to do about
+// them (copiesFix; changed as there), and the share auto:far=P must let
+// in to pass them, where that is below 100%; "" for another error. given
+// is whether strangers' sets were given too.
+func atZeroText(err error, sets []model.Set, scores mat.Symmetric, given, changed bool) string {
 	var e *openset.StrangersAtZeroError
 	if !errors.As(err, &e) {
 		return ""
 	}
-	sets := m.Sets
-	t := "; check the training folders for a set filed under two classes"
-	if c := copiesText(sets, func(i, j int) bool { return mat.Equal(sets[i].Samples, sets[j].Samples) }); c != "" {
-		t = "; " + c
+	t, of := "; "+copiesFix(changed), "a training set"
+	if changed {
+		t, of = "; check the model's sets for a set filed under two classes (setmatch forget --label LABEL --set NAME removes one)", "a set of the model"
+	}
+	if c := copiesText(sets, scores); c != "" {
+		t = "; " + c + ": " + copiesFix(changed)
 	}
 	if given {
-		t += ", and the strangers' sets (--strangers) for a copy of a training set"
+		t += ", and check the strangers' sets (--strangers) for a copy of " + of
 	}
-	return t + fmt.Sprintf(", or let that share in: auto:far=P with P of at least %g", math.Ceil(1000*float64(e.Zero)/float64(e.Strangers))/10)
+	p := float64((1000*e.Zero+e.Strangers-1)/e.Strangers) / 10 // the share, rounded up to a tenth of a percent
+	switch {
+	case p >= 100: // every stranger at 0: no P below 100 passes
+		return t
+	case changed:
+		return t + fmt.Sprintf(", or train again with --threshold auto:far=P (P ≥ %g)", p)
+	}
+	return t + fmt.Sprintf(", or let that share in: --threshold auto:far=P with P of at least %g", p)
 }
 
 // setStandInThreshold sets the model's threshold from stand-in strangers:
@@ -497,6 +513,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	if len(m.Voters) > 0 {
 		return "", nil, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
 	}
+	opt.changed = true
 	m.Spread = nil // the threshold of every class is set again, from the gallery as it is
 	r := &Result{Model: m, GalleryMeasure: m.Divergence.String()}
 	labels, names := m.Labels(), make([]string, len(m.Sets))

@@ -166,12 +166,13 @@ func TestStandInFallback(t *testing.T) {
 	}
 }
 
-// crossedClasses returns two classes, a and b, of three training sets
-// each (12 frames × 4 features), whose sets lie in pairs: set s of a
-// beside set s of b, each pair far from the others, so that every set's
-// nearest of the other class is nearer than its nearest of its own; and
-// a new set beside each training set, of its class.
-func crossedClasses() (train, probes []*mat.Dense, labels, names []string) {
+// crossedClasses returns classes a, b, … (as many as n) of three
+// training sets each (12 frames × 4 features), whose sets lie in rows:
+// set s of every class beside set s of the others, each row far from the
+// others, so that every set's nearest of another class is nearer than its
+// nearest of its own; and a new set beside each training set, of its
+// class.
+func crossedClasses(n int) (train, probes []*mat.Dense, labels, names []string) {
 	rng := rand.New(rand.NewPCG(5, 7))
 	set := func(at float64) *mat.Dense {
 		x := mat.NewDense(12, 4, nil)
@@ -183,7 +184,8 @@ func crossedClasses() (train, probes []*mat.Dense, labels, names []string) {
 		}
 		return x
 	}
-	for c, class := range []string{"a", "b"} {
+	for c := range n {
+		class := string(rune('a' + c))
 		for s := range 3 {
 			train = append(train, set(10*float64(s)+0.2*float64(c)))
 			probes = append(probes, set(10*float64(s)+0.2*float64(c)))
@@ -219,7 +221,7 @@ func keptOut(t *testing.T, res *Result, probes []*mat.Dense, labels []string) {
 // apart: the fallback keeps every set out, new sets of both classes
 // included, and train says so and what to do.
 func TestStandInFallbackNothingSeparates(t *testing.T) {
-	train, probes, labels, names := crossedClasses()
+	train, probes, labels, names := crossedClasses(2)
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
 	if err := ParseThreshold("", &opt); err != nil {
 		t.Fatal(err)
@@ -247,9 +249,10 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 // copy of a set of class a, so two other-class scores are 0, which no
 // threshold keeps out. The fallback's threshold is 0: it keeps out every
 // new set, not one above every score that lets every set in; and train
-// says so, and names the copy.
+// says so, and names the copy; set again by enroll or forget, it says so
+// of the model's sets.
 func TestStandInFallbackCopy(t *testing.T) {
-	train, probes, labels, names := crossedClasses()
+	train, probes, labels, names := crossedClasses(2)
 	train[3] = mat.DenseCopyOf(train[0]) // b/b0, a copy of a/a0
 	// kFDA: the distance its kernel induces between a set and its copy
 	// is 0 to the last bit, where a divergence is a rounding error above.
@@ -273,6 +276,56 @@ func TestStandInFallbackCopy(t *testing.T) {
 		if !strings.Contains(src, want) {
 			t.Errorf("the threshold's source does not say %q: %s", want, src)
 		}
+	}
+	keptOut(t, res, probes, labels)
+
+	// Set again as enroll and forget set it (Recalibrate), on the
+	// model's sets, which may be enrolled ones: the words say so.
+	src, _, err = Recalibrate(res.Model, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(src)
+	for _, want := range []string{"balanced on the model's sets", "keeps out every set but exact copies of a set of the model", "(a/a0 and b/b0): remove the copy (setmatch forget --label LABEL --set NAME)"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("set again, the threshold's source does not say %q: %s", want, src)
+		}
+	}
+	if strings.Contains(src, "training folders") {
+		t.Errorf("set again, the threshold's source speaks of the training folders: %s", src)
+	}
+}
+
+// TestStandInCopyNothingSeparates: three classes that nothing separates
+// (crossedClasses), so that a held-out known set is nearest a set of
+// another class, and two sets of class c exact copies of sets of class
+// a, so that stand-ins of c score 0 where a is known. No threshold on
+// the stand-ins does better than chance and none keeps the 0 out: the
+// threshold is 0, the one that lets in the fewest, and it keeps out every
+// new set.
+func TestStandInCopyNothingSeparates(t *testing.T) {
+	train, probes, labels, names := crossedClasses(3)
+	train[6], train[7] = mat.DenseCopyOf(train[0]), mat.DenseCopyOf(train[1]) // c/c0 and c/c1, copies of a/a0 and a/a1
+	// kFDA: the distance its kernel induces between a set and its copy
+	// is 0 to the last bit.
+	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(train, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(res.ThresholdSource)
+	c := res.Calibration
+	if c == nil {
+		t.Fatalf("not calibrated on stand-ins: %s", res.ThresholdSource)
+	}
+	if res.Model.Threshold != 0 || c.KnownIn != 0 || c.StrangersOut == 1 || c.Balanced > 0.5 {
+		t.Errorf("threshold %v, rates %v; want 0, letting in only the stand-ins at 0", res.Model.Threshold, c)
+	}
+	if want := "no threshold does better than chance on them, so it is the one that lets in the fewest sets"; !strings.Contains(res.ThresholdSource, want) {
+		t.Errorf("the threshold's source does not say %q: %s", want, res.ThresholdSource)
 	}
 	keptOut(t, res, probes, labels)
 }
@@ -548,15 +601,16 @@ func TestBuildStrangers(t *testing.T) {
 const strangerShift = 1.0
 
 // TestStandInFARCopy: two sets of class c1 are exact copies of two sets
-// of class c0. Where c1 stands for the strangers, the copy of a set the
-// fold's gallery holds (c0 holds out one) scores 0, which no threshold
-// keeps out, so no threshold lets in at most 1% of the stand-ins: train
-// fails, and says why, which sets are the same and what share
-// auto:far=P must allow, where it gave a threshold that let in 0% of 0
-// sets. Allowed that share, it calibrates.
+// of class c0, one of them with its frames in reverse order, which the
+// model scores 0 all the same. Where c1 stands for the strangers, the
+// copy of a set the fold's gallery holds (c0 holds out one) scores 0,
+// which no threshold keeps out, so no threshold lets in at most 1% of
+// the stand-ins: train fails, and says why, which sets the model scores
+// 0 against a set of another class and what share auto:far=P must allow.
+// Allowed that share, it calibrates.
 func TestStandInFARCopy(t *testing.T) {
 	all, labels, names := separated(5, 3, 2)
-	all[3], all[4] = mat.DenseCopyOf(all[0]), mat.DenseCopyOf(all[1]) // c1/1-0 and 1-1, copies of c0/0-0 and 0-1
+	all[3], all[4] = mat.DenseCopyOf(all[0]), reversed(all[1]) // c1/1-0 and 1-1, copies of c0/0-0 and 0-1
 	build := func(flag string) (*Result, error) {
 		// kFDA: the distance its kernel induces between a set and its
 		// copy is 0 to the last bit.
@@ -575,8 +629,8 @@ func TestStandInFARCopy(t *testing.T) {
 	if !errors.As(err, &e) || e.Zero == 0 {
 		t.Fatalf("error %v, want an openset.StrangersAtZeroError", err)
 	}
-	share := math.Ceil(1000*float64(e.Zero)/float64(e.Strangers)) / 10
-	for _, want := range []string{"auto:far=1: ", "score 0", "exact copies", "(2 pairs: c0/0-0 and c1/1-0, c0/0-1 and c1/1-1)", "check the training folders", fmt.Sprintf("auto:far=P with P of at least %g", share)} {
+	share := float64((1000*e.Zero+e.Strangers-1)/e.Strangers) / 10
+	for _, want := range []string{"auto:far=1: ", "score 0", "exact copies", "(2 pairs: c0/0-0 and c1/1-0, c0/0-1 and c1/1-1)", "check the training folders", fmt.Sprintf("or let that share in: --threshold auto:far=P with P of at least %g", share)} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not say %q: %v", want, err)
 		}
@@ -587,5 +641,54 @@ func TestStandInFARCopy(t *testing.T) {
 	}
 	if c := res.Calibration; c == nil || c.Strangers == 0 || 1-c.StrangersOut > share/100+1e-12 {
 		t.Errorf("auto:far=%g: %v: %s", share, c, res.ThresholdSource)
+	}
+}
+
+// reversed returns a copy of x with its rows (frames) in reverse order.
+func reversed(x *mat.Dense) *mat.Dense {
+	n, d := x.Dims()
+	y := mat.NewDense(n, d, nil)
+	for i := range n {
+		y.SetRow(i, x.RawRowView(n-1-i))
+	}
+	return y
+}
+
+// TestAtZeroText: the words after openset's error of stand-ins at 0 say
+// what to do as the caller can: train, to check the training folders or
+// let the share in; enroll and forget, to remove the copy or train again;
+// and neither offers auto:far=P where every stranger scores 0, as no P
+// below 100 passes.
+func TestAtZeroText(t *testing.T) {
+	sets := []model.Set{{Label: "a", Name: "a0"}, {Label: "b", Name: "b0"}}
+	scores := mat.NewSymDense(2, nil) // b/b0 an exact copy of a/a0
+	some := &openset.StrangersAtZeroError{Zero: 1, Strangers: 3, P: 0.01}
+	all := &openset.StrangersAtZeroError{Zero: 3, Strangers: 3, P: 0.01}
+	copies := "a set of one class is an exact copy of a set of another (a/a0 and b/b0): "
+	for _, tc := range []struct {
+		err            *openset.StrangersAtZeroError
+		given, changed bool
+		want           string
+	}{
+		{some, false, false, "; " + copies + "check the training folders for sets filed under two classes, or let that share in: --threshold auto:far=P with P of at least 33.4"},
+		{some, true, false, "; " + copies + "check the training folders for sets filed under two classes, and check the strangers' sets (--strangers) for a copy of a training set, or let that share in: --threshold auto:far=P with P of at least 33.4"},
+		{all, false, false, "; " + copies + "check the training folders for sets filed under two classes"},
+		{some, false, true, "; " + copies + "remove the copy (setmatch forget --label LABEL --set NAME), or train again with --threshold auto:far=P (P ≥ 33.4)"},
+		{all, true, true, "; " + copies + "remove the copy (setmatch forget --label LABEL --set NAME), and check the strangers' sets (--strangers) for a copy of a set of the model"},
+	} {
+		if got := atZeroText(tc.err, sets, scores, tc.given, tc.changed); got != tc.want {
+			t.Errorf("%d of %d at 0, given %v, changed %v:\n got %q\nwant %q", tc.err.Zero, tc.err.Strangers, tc.given, tc.changed, got, tc.want)
+		}
+	}
+	// No copy among the model's sets (a stranger's set given may be one).
+	apart := mat.NewSymDense(2, []float64{0, 1, 1, 0})
+	if got, want := atZeroText(some, sets, apart, true, false), "; check the training folders for sets filed under two classes, and check the strangers' sets (--strangers) for a copy of a training set, or let"; !strings.HasPrefix(got, want) {
+		t.Errorf("none named, train:\n got %q\nwant %q…", got, want)
+	}
+	if got, want := atZeroText(some, sets, apart, true, true), "; check the model's sets for a set filed under two classes (setmatch forget --label LABEL --set NAME removes one), and check the strangers' sets (--strangers) for a copy of a set of the model, or train"; !strings.HasPrefix(got, want) {
+		t.Errorf("none named, changed:\n got %q\nwant %q…", got, want)
+	}
+	if got := atZeroText(errors.New("other"), sets, scores, false, false); got != "" {
+		t.Errorf("another error: %q, want none", got)
 	}
 }

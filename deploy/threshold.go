@@ -152,14 +152,18 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	if p == 0 {
 		p = learn.AutoThresholdPercentile
 	}
-	labels, gallery, kernel, from, on := m.Labels(), r.Gallery, r.kernel, "", "the training sets"
+	whose := "the training sets"
+	if opt.changed {
+		whose = "the model's sets"
+	}
+	labels, gallery, kernel, from, on := m.Labels(), r.Gallery, r.kernel, "", whose
 	scored := m.Sets // the sets the scores below are of
 	if _, classes := model.ClassIndex(labels); len(classes) == len(labels) {
 		h, err := halves(m)
 		if err != nil {
 			return fmt.Errorf("%s: every class has one training set, so the threshold is calibrated on their frame halves, but %w; give a class two or more sets, or a threshold (--threshold X)", flag, err)
 		}
-		labels, scored, on = h.Labels(), h.Sets, "the even and odd frame halves of the training sets (every class has one set)"
+		labels, scored, on = h.Labels(), h.Sets, "the even and odd frame halves of "+whose+" (every class has one set)"
 		from = " of " + on
 		if k := m.Discriminant; k != nil {
 			if kernel, err = GalleryKernel(h, k.Kernels(), opt.Workers); err != nil {
@@ -190,12 +194,14 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 			case b.KnownIn == 0 && b.StrangersOut == 1:
 				r.ThresholdSource += ", so it keeps every set out, known ones too (the safe side for a door when nothing separates them)"
 			case b.Threshold == 0:
-				r.ThresholdSource += ", so it is 0, which keeps out every set but exact copies of a training set (no threshold keeps a score of 0 out)"
+				// Only under a kernel: a divergence puts a copy a rounding
+				// error above 0, and the first case holds.
+				r.ThresholdSource += ", so it is 0, which keeps out every set but exact copies of a set of the model (no threshold keeps a score of 0 out)"
 			}
 			r.ThresholdSource += ": check with setmatch test on sets with strangers among them, and give the best single threshold it reports (--threshold X) if one separates them"
 			if b.StrangersOut < 1 {
-				if c := copiesText(scored, func(i, j int) bool { return scores.At(i, j) == 0 }); c != "" {
-					r.ThresholdSource += "; " + c
+				if c := copiesText(scored, scores); c != "" {
+					r.ThresholdSource += "; " + c + ": " + copiesFix(opt.changed)
 				}
 			}
 		}
@@ -276,16 +282,17 @@ func largestDistance(k *model.Discriminant) (float64, bool) {
 	return math.Sqrt(2 * w), true
 }
 
-// copiesText says which sets of one class are exact copies of a set of
-// another, by copied (whether sets i and j are, as a score of 0 between
-// them says, or the same frames), and to check the training folders for
-// them: "" for none.
-func copiesText(sets []model.Set, copied func(i, j int) bool) string {
+// copiesText names the sets of one class that are exact copies of a set
+// of another, as the model sees them: those whose score against each
+// other in scores (the m×m matrix of how far apart the model sees sets,
+// its gallery's or their frame halves') is 0; up to three pairs, then
+// how many more; "" for none.
+func copiesText(sets []model.Set, scores mat.Symmetric) string {
 	var pairs []string
 	n := 0
 	for i := range sets {
 		for j := i + 1; j < len(sets); j++ {
-			if sets[i].Label == sets[j].Label || !copied(i, j) {
+			if sets[i].Label == sets[j].Label || scores.At(i, j) != 0 {
 				continue
 			}
 			if n++; n <= 3 {
@@ -297,10 +304,21 @@ func copiesText(sets []model.Set, copied func(i, j int) bool) string {
 	case n == 0:
 		return ""
 	case n == 1:
-		return fmt.Sprintf("a set of one class is an exact copy of a set of another (%s): check the training folders for a set filed under two classes", pairs[0])
+		return fmt.Sprintf("a set of one class is an exact copy of a set of another (%s)", pairs[0])
 	}
 	if n > len(pairs) {
 		pairs = append(pairs, fmt.Sprintf("%d more pairs", n-len(pairs)))
 	}
-	return fmt.Sprintf("sets of one class are exact copies of sets of another (%d pairs: %s): check the training folders for sets filed under two classes", n, strings.Join(pairs, ", "))
+	return fmt.Sprintf("sets of one class are exact copies of sets of another (%d pairs: %s)", n, strings.Join(pairs, ", "))
+}
+
+// copiesFix says what to do about the exact copies copiesText names:
+// where train made the gallery, look in its folders; where enroll or
+// forget changed it (changed), a copy may be a set enrolled, and forget
+// removes it.
+func copiesFix(changed bool) string {
+	if changed {
+		return "remove the copy (setmatch forget --label LABEL --set NAME)"
+	}
+	return "check the training folders for sets filed under two classes"
 }

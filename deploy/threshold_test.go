@@ -291,3 +291,33 @@ func TestThresholdBalanced(t *testing.T) {
 		}
 	}
 }
+
+// TestCopiesText: copies are the pairs of sets of different classes
+// that the model's scores put at 0 (not those of one class); up to three
+// are named, then how many more.
+func TestCopiesText(t *testing.T) {
+	var sets []model.Set
+	for i, l := range []string{"a", "a", "b", "b", "c", "c"} {
+		sets = append(sets, model.Set{Label: l, Name: fmt.Sprint(l, i)})
+	}
+	scores := mat.NewSymDense(len(sets), nil)
+	for i := range len(sets) {
+		for j := i + 1; j < len(sets); j++ {
+			scores.SetSym(i, j, 1)
+		}
+	}
+	if c := copiesText(sets, scores); c != "" {
+		t.Errorf("no score 0: %q, want none", c)
+	}
+	scores.SetSym(0, 1, 0) // a/a0 and a/a1: one class
+	scores.SetSym(0, 2, 0)
+	if c, want := copiesText(sets, scores), "a set of one class is an exact copy of a set of another (a/a0 and b/b2)"; !strings.Contains(c, want) {
+		t.Errorf("one pair: %q, want %q", c, want)
+	}
+	for _, ij := range [][2]int{{0, 4}, {1, 3}, {2, 5}, {3, 4}} {
+		scores.SetSym(ij[0], ij[1], 0)
+	}
+	if c, want := copiesText(sets, scores), "sets of one class are exact copies of sets of another (5 pairs: a/a0 and b/b2, a/a0 and c/c4, a/a1 and b/b3, 2 more pairs)"; !strings.Contains(c, want) {
+		t.Errorf("five pairs: %q, want %q", c, want)
+	}
+}

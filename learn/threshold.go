@@ -167,16 +167,13 @@ func percentile(x []float64, p float64) float64 {
 // score would be (a stranger is a class the gallery does not hold), and
 // its smallest score to another set of its own class what a new batch of
 // a known class scores, as in OpenSetThreshold. The threshold and its
-// rates are openset.Balance's on those samples (a known set let in
-// counts as named right: its score is to its own class): the highest
-// balanced accuracy, in the geometric middle of its range of equal
-// decisions. Where no threshold tells the classes apart (none does
-// better than chance), it is the threshold that lets in the fewest sets:
-// below every score, which keeps every set out, or 0 where a score is 0
-// (a stranger's 0 is a set that is an exact copy of a set of another
-// class, and no threshold keeps a score of 0 out), which keeps out every
-// set but exact copies. div and labels are as for OpenSetThreshold; it
-// needs two classes and a class with two sets.
+// rates are openset.Calibrate's on those samples (a known set let in
+// counts as named right: its score is to its own class), the rule of the
+// calibration on stand-in strangers: the highest balanced accuracy, in
+// the geometric middle of its range of equal decisions, or where no
+// threshold does better than chance the one that lets in the fewest sets.
+// div and labels are as for OpenSetThreshold; it needs two classes and a
+// class with two sets.
 func BalancedThreshold(div mat.Symmetric, labels []string) (openset.Rates, error) {
 	if m := div.SymmetricDim(); m != len(labels) {
 		return openset.Rates{}, fmt.Errorf("%d labels for %d sets", len(labels), m)
@@ -195,20 +192,5 @@ func BalancedThreshold(div mat.Symmetric, labels []string) (openset.Rates, error
 	for _, v := range strangers {
 		s = append(s, openset.Sample{Score: v, Stranger: true})
 	}
-	b, err := openset.Balance(s)
-	if err != nil || b.Balanced > 0.5+1e-12 || (b.KnownIn == 0 && b.StrangersOut == 1) {
-		return b, err
-	}
-	// Nothing beats chance, and yet the best range lets sets in (the
-	// ranges tie at a balance of one half, and the one above every score
-	// can win where a score of 0 leaves no range below them all): the
-	// fewest let in is the safe side.
-	low := math.Inf(1)
-	for _, x := range s {
-		low = math.Min(low, x.Score)
-	}
-	if low > 0 {
-		return openset.At(s, low/2), nil
-	}
-	return openset.At(s, 0), nil
+	return openset.Calibrate(s)
 }

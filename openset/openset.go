@@ -288,6 +288,23 @@ func Balance(s []Sample) (Rates, error) {
 	return r, nil
 }
 
+// Calibrate returns the balanced threshold a model is given on
+// calibration samples s, and its rates: Balance's, but where no
+// threshold does better than chance (a balanced accuracy of at most one
+// half) and Balance's lets some set in, 0, the threshold that lets in the
+// fewest (only the scores of 0, which no threshold keeps out): where
+// nothing tells known sets from strangers, a door that lets no one in is
+// the safe side. Where the smallest score is above 0, Balance's threshold
+// then lies below every score and keeps every set out already. Balance
+// stays the measure: the best a single threshold reaches on s.
+func Calibrate(s []Sample) (Rates, error) {
+	r, err := Balance(s)
+	if err != nil || r.Balanced > 0.5+1e-12 || (r.KnownIn == 0 && r.StrangersOut == 1) {
+		return r, err
+	}
+	return At(s, 0), nil
+}
+
 // StrangersAtZeroError is AtMost's error where more than the share P of
 // the strangers' sets score 0, as a set does that is an exact copy of a
 // set of a known class: no threshold keeps a score of 0 out, so none
@@ -297,8 +314,11 @@ type StrangersAtZeroError struct {
 	P               float64 // the share AtMost was asked for
 }
 
+// Error says how many strangers' sets score 0, and the share asked for
+// in percent, to 12 digits: as the user gave it (auto:far=7), not as
+// 100 times the share rounds (7.000000000000001).
 func (e *StrangersAtZeroError) Error() string {
-	return fmt.Sprintf("%d of %d strangers' sets score 0, as a set does that is an exact copy of a known set, and no threshold keeps a score of 0 out: none lets in at most %g%% of them", e.Zero, e.Strangers, 100*e.P)
+	return fmt.Sprintf("%d of %d strangers' sets score 0, as a set does that is an exact copy of a known set, and no threshold keeps a score of 0 out: none lets in at most %.12g%% of them", e.Zero, e.Strangers, 100*e.P)
 }
 
 // AtMost returns the threshold that names the most known sets right

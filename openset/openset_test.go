@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -159,6 +160,10 @@ func TestAtMost(t *testing.T) {
 		t.Fatalf("a stranger at 0, p=0.01: %+v, %v; want a StrangersAtZeroError of 1 of 2 strangers", r, err)
 	}
 	t.Log(err)
+	// The share prints as the percent given: 100·0.07 is 7.000000000000001.
+	if _, err := AtMost(z, 0.07); err == nil || !strings.Contains(err.Error(), "at most 7% of them") {
+		t.Errorf("p=0.07: %v; want it to say at most 7%% of them", err)
+	}
 	// Half of them may come in: the one at 0, and both known sets.
 	if r, err := AtMost(z, 0.5); err != nil || r.KnownRight != 1 || r.StrangersOut != 0.5 {
 		t.Fatalf("a stranger at 0, p=0.5: %+v, %v; want every known set in and the stranger at 3 out", r, err)
@@ -219,5 +224,45 @@ func TestBalanceZeroScores(t *testing.T) {
 	// Every score 0: one range, [0, +Inf).
 	if r, err := Balance([]Sample{known(0, true), stranger(0)}); err != nil || r.Threshold != 1 || r.Balanced != 0.5 {
 		t.Fatalf("all scores 0: %+v, %v; want threshold 1, balanced 0.5", r, err)
+	}
+}
+
+// TestCalibrate: Calibrate is Balance, but where no threshold does better
+// than chance and Balance's lets sets in, it is 0, the threshold that
+// lets in the fewest.
+func TestCalibrate(t *testing.T) {
+	// Known 1, 1 (named right); strangers 0 (an exact copy of a known
+	// set) and 0.5. No threshold keeps the 0 out, so no range lies below
+	// every score, and the best balance, one half, is that of letting
+	// every set in (threshold 2, every stranger let in).
+	s := []Sample{known(1, true), known(1, true), stranger(0), stranger(0.5)}
+	b, err := Balance(s)
+	if err != nil || b.Threshold != 2 || b.StrangersOut != 0 || b.Balanced != 0.5 {
+		t.Fatalf("Balance: %+v, %v; want threshold 2, every set in, balanced 0.5", b, err)
+	}
+	r, err := Calibrate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := At(s, 0); r != want || r.KnownIn != 0 || r.StrangersOut != 0.5 {
+		t.Fatalf("Calibrate: %+v; want %+v: threshold 0, only the stranger at 0 let in", r, want)
+	}
+
+	// Where a threshold beats chance, or none does and Balance's lets
+	// no set in (below every score), it is Balance's.
+	for _, s := range [][]Sample{
+		{known(1, true), known(2, true), stranger(0), stranger(4)},
+		{known(1, true), known(1, true), stranger(0.25), stranger(0.5)},
+	} {
+		b, err := Balance(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := Calibrate(s); err != nil || r != b {
+			t.Errorf("%v: Calibrate %+v, %v; want Balance's %+v", s, r, err, b)
+		}
+	}
+	if _, err := Calibrate([]Sample{known(1, true)}); !errors.Is(err, ErrOneSided) {
+		t.Errorf("known sets only: %v, want ErrOneSided", err)
 	}
 }
