@@ -127,6 +127,10 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		return nil
 	}
 	flag := "--threshold " + thresholdFlag(opt)
+	whose := "the training sets"
+	if opt.changed {
+		whose = "the model's sets" // enrolled ones among them
+	}
 	fallback := ""
 	if (opt.AutoBalanced || opt.AutoFAR) && r.Fit != nil {
 		ok, why, err := r.setStandInThreshold(sets, labels, names, opt)
@@ -136,14 +140,14 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		if len(opt.Strangers) > 0 {
 			return strangersWithoutStandIns(opt, why.Error())
 		}
-		fallback = fmt.Sprintf(" (%v, so it is balanced on the training sets instead)", why)
+		fallback = fmt.Sprintf(" (%v, so it is balanced on %s instead)", why, whose)
 		opt.AutoBalanced = true
 	} else if opt.AutoBalanced || opt.AutoFAR {
 		// No cross-validated fit to refit without stand-ins: Learned, or
 		// a recalibration whose stand-ins could not be made (Recalibrate
 		// says why).
 		if opt.Method == Learned {
-			fallback = fmt.Sprintf(" (--method %s, W learned at the given --dim, has no cross-validated fit to repeat without stand-in strangers, so it is balanced on the training sets instead, a weaker calibration: check it with setmatch test on sets with strangers)", opt.Method)
+			fallback = fmt.Sprintf(" (--method %s, W learned at the given --dim, has no cross-validated fit to repeat without stand-in strangers, so it is balanced on %s instead, a weaker calibration: check it with setmatch test on sets with strangers)", opt.Method, whose)
 		}
 		opt.AutoBalanced = true
 	}
@@ -151,10 +155,6 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	p := opt.AutoAccept
 	if p == 0 {
 		p = learn.AutoThresholdPercentile
-	}
-	whose := "the training sets"
-	if opt.changed {
-		whose = "the model's sets"
 	}
 	labels, gallery, kernel, from, on := m.Labels(), r.Gallery, r.kernel, "", whose
 	scored := m.Sets // the sets the scores below are of

@@ -325,4 +325,9 @@ func TestEnrollLearnedAsTrained(t *testing.T) {
 	if out := stdout + stderr; !strings.Contains(out, "--method learned, W learned at the given --dim") || strings.Contains(out, "W kept") {
 		t.Errorf("enroll into a learned model is not calibrated as train calibrated it:\n%s", out)
 	}
+	// The gallery holds an enrolled set: its threshold is balanced on
+	// the model's sets, not on training's alone.
+	if out := stdout + stderr; !strings.Contains(out, "so it is balanced on the model's sets instead") {
+		t.Errorf("enroll into a learned model does not say it balanced the threshold on the model's sets:\n%s", out)
+	}
 }
