@@ -1,9 +1,12 @@
 package dataset
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -573,7 +576,10 @@ func (d *Dataset) KeepDim(dim int, wrong func(s Set, dim int) error) bool {
 }
 
 // CheckTrain refuses a data set that cannot be trained on: fewer than 2
-// sets, or a set of fewer than 2 frames (a set's density needs two).
+// sets, a set of fewer than 2 frames (a set's density needs two), or two
+// sets of the same frames (a burst given twice counts one set as two,
+// and filed under two classes it teaches the model to take one for the
+// other; setmatch enroll refuses such a set too).
 func (d *Dataset) CheckTrain() error {
 	if len(d.Sets) < 2 {
 		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", d.Root, len(d.Sets))
@@ -583,7 +589,42 @@ func (d *Dataset) CheckTrain() error {
 			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
 		}
 	}
+	if i, j := sameFrames(d.Sets); i >= 0 {
+		return fmt.Errorf("sets %s and %s hold the same frames: give each burst once (remove one of them, or move it to the class it belongs to)", d.Sets[i].Path, d.Sets[j].Path)
+	}
 	return nil
+}
+
+// sameFrames returns the first two sets i < j whose frames are the same
+// (same shape, every value equal), or -1, -1: each set's frames hashed
+// once, and only sets of one hash compared.
+func sameFrames(sets []Set) (i, j int) {
+	seed := maphash.MakeSeed()
+	first := make(map[uint64][]int, len(sets))
+	for k, s := range sets {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		r, c := s.Frames.Dims()
+		var b [8]byte
+		for _, v := range []int{r, c} {
+			binary.LittleEndian.PutUint64(b[:], uint64(v))
+			h.Write(b[:])
+		}
+		for row := range r {
+			for _, v := range s.Frames.RawRowView(row) {
+				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+				h.Write(b[:])
+			}
+		}
+		key := h.Sum64()
+		for _, o := range first[key] {
+			if mat.Equal(sets[o].Frames, s.Frames) {
+				return o, k
+			}
+		}
+		first[key] = append(first[key], k)
+	}
+	return -1, -1
 }
 
 // SetName is the name Load gives the set at path: a folder's own name
