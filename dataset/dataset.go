@@ -1,21 +1,21 @@
 package dataset
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/par"
+	"setmatch/internal/stats"
 	"setmatch/setfile"
 )
 
@@ -576,10 +576,11 @@ func (d *Dataset) KeepDim(dim int, wrong func(s Set, dim int) error) bool {
 }
 
 // CheckTrain refuses a data set that cannot be trained on: fewer than 2
-// sets, a set of fewer than 2 frames (a set's density needs two), or two
-// sets of the same frames (a burst given twice counts one set as two,
-// and filed under two classes it teaches the model to take one for the
-// other; setmatch enroll refuses such a set too).
+// sets, a set of fewer than 2 frames (a set's density needs two), two
+// sets of the same frames in any order (a burst given twice counts one
+// set as two, and filed under two classes it teaches the model to take
+// one for the other; setmatch enroll refuses such a set too), or a set
+// name that is not valid UTF-8 (a model's names must be).
 func (d *Dataset) CheckTrain() error {
 	if len(d.Sets) < 2 {
 		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", d.Root, len(d.Sets))
@@ -590,39 +591,34 @@ func (d *Dataset) CheckTrain() error {
 		}
 	}
 	if i, j := sameFrames(d.Sets); i >= 0 {
-		return fmt.Errorf("sets %s and %s hold the same frames: give each burst once (remove one of them, or move it to the class it belongs to)", d.Sets[i].Path, d.Sets[j].Path)
+		fix := "remove one of them"
+		if d.Sets[i].Class != d.Sets[j].Class {
+			fix += ", or move it to the class it belongs to"
+		}
+		return fmt.Errorf("sets %s and %s hold the same frames (in this or another order): give each burst once (%s)", d.Sets[i].Path, d.Sets[j].Path, fix)
+	}
+	for _, s := range d.Sets {
+		if !utf8.ValidString(s.Name) {
+			return fmt.Errorf("set %s: its name is not valid UTF-8, which a model's set names must be: rename the file or folder", s.Path)
+		}
 	}
 	return nil
 }
 
-// sameFrames returns the first two sets i < j whose frames are the same
-// (same shape, every value equal), or -1, -1: each set's frames hashed
-// once, and only sets of one hash compared.
+// sameFrames returns the first two sets i < j that hold the same frames in
+// any order (stats.SameFrames), or -1, -1: each set keyed once, and only
+// sets of one key compared.
 func sameFrames(sets []Set) (i, j int) {
 	seed := maphash.MakeSeed()
-	first := make(map[uint64][]int, len(sets))
+	byKey := make(map[uint64][]int, len(sets))
 	for k, s := range sets {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		r, c := s.Frames.Dims()
-		var b [8]byte
-		for _, v := range []int{r, c} {
-			binary.LittleEndian.PutUint64(b[:], uint64(v))
-			h.Write(b[:])
-		}
-		for row := range r {
-			for _, v := range s.Frames.RawRowView(row) {
-				binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-				h.Write(b[:])
-			}
-		}
-		key := h.Sum64()
-		for _, o := range first[key] {
-			if mat.Equal(sets[o].Frames, s.Frames) {
+		key := stats.FramesKey(s.Frames, seed)
+		for _, o := range byKey[key] {
+			if stats.SameFrames(sets[o].Frames, s.Frames) {
 				return o, k
 			}
 		}
-		first[key] = append(first[key], k)
+		byKey[key] = append(byKey[key], k)
 	}
 	return -1, -1
 }

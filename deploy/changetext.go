@@ -32,7 +32,7 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 			if mem.Discriminant != nil && !mem.Discriminant.UsesDivergences() {
 				unused = ", recorded but not used by its kernels"
 			}
-			fmt.Fprintf(w, "%s: %s: its global bandwidth (one for every gallery set and batch%s) is now computed from the sets it keeps: %.4g\n", cmd, who, unused, mem.QueryBandwidth.Fixed)
+			fmt.Fprintf(w, "%s: %s: its global bandwidth (one for every gallery set and batch%s) is computed again from the sets it keeps: %.4g → %.4g\n", cmd, who, unused, mc.BandwidthBefore, mem.QueryBandwidth.Fixed)
 		}
 		if mc.Projection != "" {
 			fmt.Fprintf(w, "%s: %s: projection %s kept as training made it, from the training sets: it was not fitted again\n", cmd, who, mc.Projection)

@@ -92,3 +92,19 @@ func TestKeptFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeWriteBandwidth: a forget that computed the global bandwidth
+// again says from what to what, as it says of the threshold.
+func TestChangeWriteBandwidth(t *testing.T) {
+	res, _ := buildNNH(t, nil)
+	m := *res.Model
+	m.QueryBandwidth.Fixed = 0.8786
+	c := &Change{Rule: "auto:balanced", Threshold: "t", Members: []MemberChange{{Method: "nn-h", Bandwidth: true, BandwidthBefore: 0.8638}}}
+	var b strings.Builder
+	if err := c.Write(&b, "forget", &m); err != nil {
+		t.Fatal(err)
+	}
+	if want := "forget: nn-h: its global bandwidth (one for every gallery set and batch) is computed again from the sets it keeps: 0.8638 → 0.8786\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", b.String(), want)
+	}
+}

@@ -79,8 +79,10 @@ type MemberChange struct {
 	Recentred bool
 	// Bandwidth: forget set the member's global bandwidth (one for every
 	// gallery set and batch, from the frames of all of them) again on
-	// the sets it keeps (globalBandwidthAgain).
-	Bandwidth bool
+	// the sets it keeps (globalBandwidthAgain); BandwidthBefore is the
+	// one it had.
+	Bandwidth       bool
+	BandwidthBefore float64
 	// Margins, on enrolment: how far each new set is from its own class
 	// and from the others in the member's space, by the score its
 	// threshold bounds (separation).
@@ -178,7 +180,9 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 		return nil, err
 	}
 	var rebanded []bool
+	var before []float64
 	for _, mem := range next.Members() {
+		before = append(before, mem.QueryBandwidth.Fixed)
 		if _, err := recentre(mem); err != nil {
 			return nil, fmt.Errorf("forget: %w", err)
 		}
@@ -198,7 +202,7 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	for i, mem := range next.Members() {
 		mc := describeMember(mem)
 		mc.Recentred = !slices.Equal(mem.Mean, means[i])
-		mc.Bandwidth = rebanded[i]
+		mc.Bandwidth, mc.BandwidthBefore = rebanded[i], before[i]
 		c.Members = append(c.Members, mc)
 	}
 	if err := recalibrate(next, c, strangers, workers); err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"setmatch/internal/stats"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -88,8 +90,8 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 				// The same burst twice, under another name, would count
 				// one set as two: a class looks tighter than it is.
 				for _, g := range mem.Sets {
-					if mat.Equal(g.Samples, y) {
-						return nil, fmt.Errorf("enroll %s/%s: the same frames as the gallery's set %s/%s: give each burst once", s.Label, s.Name, g.Label, g.Name)
+					if stats.SameFrames(g.Samples, y) {
+						return nil, fmt.Errorf("enroll %s/%s: the same frames (in this or another order) as the gallery's set %s/%s: give each burst once", s.Label, s.Name, g.Label, g.Name)
 					}
 				}
 			}

@@ -80,8 +80,9 @@ func TestWithSets(t *testing.T) {
 		{[]NewSet{{"a\x1b[2J", "a9", set(0)}}, `holds a control character`},
 		{[]NewSet{{"\xff", "a9", set(0)}}, `is not valid UTF-8`},
 		{[]NewSet{{"b", "b1", set(0)}}, "already has a set"},
-		{[]NewSet{{"b", "b2", b}}, "b/b2: the same frames as the gallery's set b/b1: give each burst once"},
-		{[]NewSet{{"c", "c1", b2}, {"c", "c2", b2}}, "c/c2: the same frames as the gallery's set c/c1"},
+		{[]NewSet{{"b", "b2", b}}, "b/b2: the same frames (in this or another order) as the gallery's set b/b1: give each burst once"},
+		{[]NewSet{{"b", "b3", reversedRows(b)}}, "b/b3: the same frames (in this or another order) as the gallery's set b/b1"},
+		{[]NewSet{{"c", "c1", b2}, {"c", "c2", b2}}, "c/c2: the same frames (in this or another order) as the gallery's set c/c1"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c1", set(0)}}, "is given twice"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c2", mat.NewDense(5, 4, nil)}}, "model expects 6"},
 		{[]NewSet{{"c", "c1", mat.NewDense(1, 6, nil)}}, "c/c1: 1 frame: a set's density needs at least 2 frames"},
@@ -173,4 +174,14 @@ func TestRecordHistory(t *testing.T) {
 	if h := back.Meta.History; len(h) != 2 || h[0].Op != ChangeEnroll || h[0].Sets != 2 || h[0].Classes != 3 || h[1].Op != ChangeForget || h[1].Sets != 1 || !h[1].Time.Equal(time.Date(2027, 1, 3, 3, 4, 5, 0, time.UTC)) {
 		t.Errorf("history read back: %+v", h)
 	}
+}
+
+// reversedRows returns x's rows in the reverse order.
+func reversedRows(x *mat.Dense) *mat.Dense {
+	r, c := x.Dims()
+	y := mat.NewDense(r, c, nil)
+	for i := range r {
+		y.SetRow(r-1-i, x.RawRowView(i))
+	}
+	return y
 }

@@ -1,0 +1,42 @@
+package stats
+
+import (
+	"hash/maphash"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestSameFrames: the same frames in another order are the same set, with
+// the same key; a frame changed, one frame repeated in place of another,
+// or another shape is not.
+func TestSameFrames(t *testing.T) {
+	a := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	seed := maphash.MakeSeed()
+	for _, c := range []struct {
+		name string
+		b    *mat.Dense
+		same bool
+	}{
+		{"itself", mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6}), true},
+		{"reversed", mat.NewDense(3, 2, []float64{5, 6, 3, 4, 1, 2}), true},
+		{"a value changed", mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 7}), false},
+		{"a frame twice", mat.NewDense(3, 2, []float64{1, 2, 1, 2, 5, 6}), false},
+		{"a frame fewer", mat.NewDense(2, 2, []float64{1, 2, 3, 4}), false},
+		{"the values as 2×3", mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), false},
+	} {
+		if got := SameFrames(a, c.b); got != c.same {
+			t.Errorf("%s: SameFrames %v, want %v", c.name, got, c.same)
+		}
+		if c.same && FramesKey(a, seed) != FramesKey(c.b, seed) {
+			t.Errorf("%s: the same frames have two keys", c.name)
+		}
+	}
+	z, nz := mat.NewDense(2, 1, []float64{0, 1}), mat.NewDense(2, 1, []float64{1, 0})
+	nz.Set(1, 0, negZero())
+	if !SameFrames(z, nz) || FramesKey(z, seed) != FramesKey(nz, seed) {
+		t.Errorf("−0 and 0: SameFrames %v, keys %x %x", SameFrames(z, nz), FramesKey(z, seed), FramesKey(nz, seed))
+	}
+}
+
+func negZero() float64 { z := 0.0; return -z }
