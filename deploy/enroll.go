@@ -144,6 +144,35 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 	return c, nil
 }
 
+// listedSets is how many set names of a class forget's error lists; a
+// class with more is left to setmatch inspect --json.
+const listedSets = 10
+
+// noSetHint says what to give forget --set where set names none of the
+// sets of label: the name without its extension where that names one (a
+// set is named after its file); else the class's set names where there
+// are at most listedSets; else the field of setmatch inspect --json that
+// lists them.
+func noSetHint(sets []model.Set, label, set string) string {
+	var names []string
+	for _, s := range sets {
+		if s.Label == label {
+			names = append(names, s.Name)
+		}
+	}
+	if base := strings.TrimSuffix(set, path.Ext(set)); base != set && slices.Contains(names, base) {
+		return fmt.Sprintf("a set is named after its file without the extension: --set %s", base)
+	}
+	if len(names) > listedSets {
+		return fmt.Sprintf("setmatch inspect --json MODEL lists its %d sets: classes[].set_names", len(names))
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
+	}
+	return "its sets: " + strings.Join(quoted, ", ")
+}
+
 // Forget removes from m's gallery every set of the label (with set not
 // empty, only the set of that name), in every member
 // (model.Model.WithoutSets: training's record of its choice kept, as
@@ -165,11 +194,7 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	case !hasLabel:
 		return nil, fmt.Errorf("forget: the gallery holds no set of class %q (setmatch inspect lists the classes)", label)
 	case set != "" && !hasSet:
-		hint := "setmatch inspect --json lists them under the sets of the model file"
-		if base := strings.TrimSuffix(set, path.Ext(set)); base != set && slices.ContainsFunc(m.Sets, func(s model.Set) bool { return s.Label == label && s.Name == base }) {
-			hint = fmt.Sprintf("a set is named after its file without the extension: --set %s", base)
-		}
-		return nil, fmt.Errorf("forget: class %q has no set named %q (%s)", label, set, hint)
+		return nil, fmt.Errorf("forget: class %q has no set named %q (%s)", label, set, noSetHint(m.Sets, label, set))
 	}
 	means := make([][]float64, 0, len(m.Voters)+1)
 	for _, mem := range m.Members() {

@@ -379,7 +379,7 @@ func TestForgetKeepsRule(t *testing.T) {
 	}
 	for _, bad := range []struct{ label, set, want string }{
 		{"nobody", "", "no set of class"},
-		{"class-00", "nope", "no set named"},
+		{"class-00", "nope", `class "class-00" has no set named "nope" (its sets: "set-00-0", "set-00-1", "set-00-2")`},
 		{"class-00", "set-00-0.npy", "named after its file without the extension: --set set-00-0"},
 	} {
 		if _, err := Forget(m, bad.label, bad.set, nil, 1, time.Time{}); err == nil || !strings.Contains(err.Error(), bad.want) {
@@ -399,6 +399,26 @@ func TestForgetKeepsRule(t *testing.T) {
 	}
 	if len(m.Classes()) != 2 {
 		t.Errorf("%d classes left", len(m.Classes()))
+	}
+}
+
+// TestNoSetHint: where forget --set names no set of the class, the error
+// lists the class's set names, in gallery order, up to listedSets of
+// them, and beyond that names the field of setmatch inspect --json that
+// lists them; a name with an extension is told the name without it.
+func TestNoSetHint(t *testing.T) {
+	sets := []model.Set{{Label: "few", Name: "f 9"}, {Label: "many", Name: "m00"}, {Label: "few", Name: "f 8"}}
+	for i := 1; i <= listedSets; i++ {
+		sets = append(sets, model.Set{Label: "many", Name: fmt.Sprintf("m%02d", i)})
+	}
+	for _, c := range []struct{ label, set, want string }{
+		{"few", "x", `its sets: "f 9", "f 8"`},
+		{"few", "f 9.npy", "a set is named after its file without the extension: --set f 9"},
+		{"many", "x", "setmatch inspect --json MODEL lists its 11 sets: classes[].set_names"},
+	} {
+		if got := noSetHint(sets, c.label, c.set); got != c.want {
+			t.Errorf("%s --set %q: %q, want %q", c.label, c.set, got, c.want)
+		}
 	}
 }
 

@@ -20,8 +20,8 @@ func ProgressLines(w io.Writer) func(method.AutoProgress) {
 			left = fmt.Sprintf("at least %s left (%s not timed yet)", p.ETA.Round(time.Second), strings.Join(p.Untimed, ", "))
 		}
 		var why []string
-		if p.LeftOut > 0 {
-			why = append(why, fmt.Sprintf("%s left out, as their candidates cannot change the choice", runs(p.LeftOut)))
+		if n := p.CutShort + p.LeftOut; n > 0 {
+			why = append(why, fmt.Sprintf("%s not made, of candidates %s, as they cannot change the choice", runs(n), cutOrLeft(p.CutShort, p.LeftOut)))
 		}
 		if p.Failed > 0 {
 			why = append(why, fmt.Sprintf("%s of failed candidates not made", runs(p.Failed)))
@@ -36,6 +36,20 @@ func ProgressLines(w io.Writer) func(method.AutoProgress) {
 		fmt.Fprintf(w, "train: cross-validation %d/%d (%s), %s elapsed, %s%s\n",
 			p.Done, p.Total, p.Candidate, p.Elapsed.Round(time.Second), left, changed)
 	}
+}
+
+// cutOrLeft says which candidates the runs not made are of, in the
+// words of the summary's count of candidates (WriteSummary): "cut short",
+// "left out", or with some of each "cut short (cut) and left out (left)",
+// runs of each.
+func cutOrLeft(cut, left int) string {
+	switch {
+	case left == 0:
+		return "cut short"
+	case cut == 0:
+		return "left out"
+	}
+	return fmt.Sprintf("cut short (%d) and left out (%d)", cut, left)
 }
 
 // runs is n runs, in words.

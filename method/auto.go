@@ -284,16 +284,19 @@ func (s *Selection) Eligible() []int {
 //
 // Total counts the runs made and those still to make. It shrinks as
 // runs once planned are not made, and grows only as runs are added;
-// LeftOut, Failed and Added count those since the start, so that
-// Total + LeftOut + Failed − Added is the same in every report.
+// CutShort, LeftOut, Failed and Added count those since the start, so
+// that Total + CutShort + LeftOut + Failed − Added is the same in every
+// report.
 type AutoProgress struct {
 	Done, Total  int
 	Candidate    Candidate
 	Elapsed, ETA time.Duration
 	Untimed      []string // kinds of candidate still to run, not timed yet
-	// LeftOut: runs not made of candidates cut short or left out, which
-	// can no longer change the choice.
-	LeftOut int
+	// CutShort: runs not made of candidates cut short (ErrCutShort), and
+	// LeftOut: of candidates left out (ErrNotScored), as neither can
+	// change the choice: the two kinds a Selection's candidates tell
+	// apart.
+	CutShort, LeftOut int
 	// Failed: runs not made of candidates that failed.
 	Failed int
 	// Added: runs of the candidates scored only because the ones the

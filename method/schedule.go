@@ -344,7 +344,7 @@ func (ch *chooser) report(i, done int) {
 		spent += d
 	}
 	all := spent / time.Duration(max(ch.done, 1))
-	var leftOut, failed, added int
+	var cutShort, leftOut, failed, added int
 	for j := range ch.cands {
 		if !ch.active(j) {
 			continue
@@ -356,6 +356,8 @@ func (ch *chooser) report(i, done int) {
 		switch {
 		case r.err != nil:
 			failed += ch.perCand - r.made
+		case errors.Is(r.stop, ErrCutShort):
+			cutShort += ch.perCand - r.made
 		case r.stop != nil:
 			leftOut += ch.perCand - r.made
 		}
@@ -373,7 +375,7 @@ func (ch *chooser) report(i, done int) {
 		eta += per * time.Duration(left)
 	}
 	ch.progress(AutoProgress{Done: done, Total: total, Candidate: ch.cands[i], Elapsed: time.Since(ch.start), ETA: eta, Untimed: untimed,
-		LeftOut: leftOut, Failed: failed, Added: added})
+		CutShort: cutShort, LeftOut: leftOut, Failed: failed, Added: added})
 }
 
 // running reports whether candidate j may still make runs: it is not

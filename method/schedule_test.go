@@ -45,11 +45,23 @@ func TestChooseCutsOnlyLosers(t *testing.T) {
 				train[k] = k
 			}
 			task := &Task{Pool: mustPool(t, ds.Matrices()), Train: train, Labels: ds.Labels(), Classes: c.classes, Seed: 7}
-			sel, err := Choose(task, g, func(AutoProgress) { runs[i]++ })
+			var last AutoProgress
+			sel, err := Choose(task, g, func(p AutoProgress) { runs[i]++; last = p })
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			sels[i] = sel
+			// The progress counts apart the runs not made of candidates
+			// cut short, as the selection tells them.
+			notMade := 0
+			for _, sc := range sel.Scores {
+				if c := (*CutShort)(nil); errors.As(sc.Err, &c) {
+					notMade += c.Of - c.Runs
+				}
+			}
+			if last.CutShort != notMade {
+				t.Errorf("%s: the last progress counts %d runs of candidates cut short, the selection %d", name, last.CutShort, notMade)
+			}
 		}
 		full, early := sels[0], sels[1]
 		if early.Chosen != full.Chosen {
@@ -86,7 +98,7 @@ func TestChooseCutsOnlyLosers(t *testing.T) {
 }
 
 // TestAutoProgressAccountsTotal: Total changes only by the runs the
-// reports account for (left out, failed, added), so that a reader never
+// reports account for (cut short, left out, failed, added), so that a reader never
 // sees the count of runs change without the reason; Done counts one more
 // run in each report and never passes Total. Where every class has three
 // sets, the choice settled by kfda-mix leaves nn-h-dr's runs out; where
@@ -99,11 +111,11 @@ func TestAutoProgressAccountsTotal(t *testing.T) {
 			t.Fatalf("%s: no reports", name)
 		}
 		f := reps[0]
-		planned := f.Total + f.LeftOut + f.Failed - f.Added
+		planned := f.Total + f.CutShort + f.LeftOut + f.Failed - f.Added
 		for k, p := range reps {
-			if got := p.Total + p.LeftOut + p.Failed - p.Added; got != planned {
-				t.Errorf("%s: report %d: %d/%d, %d left out, %d failed, %d added: accounts for %d runs, the first for %d",
-					name, k+1, p.Done, p.Total, p.LeftOut, p.Failed, p.Added, got, planned)
+			if got := p.Total + p.CutShort + p.LeftOut + p.Failed - p.Added; got != planned {
+				t.Errorf("%s: report %d: %d/%d, %d cut short, %d left out, %d failed, %d added: accounts for %d runs, the first for %d",
+					name, k+1, p.Done, p.Total, p.CutShort, p.LeftOut, p.Failed, p.Added, got, planned)
 			}
 			if p.Done != k+1 || p.Done > p.Total {
 				t.Errorf("%s: report %d: %d/%d", name, k+1, p.Done, p.Total)

@@ -163,6 +163,10 @@ type Class struct {
 	Label  string `json:"label"`
 	Sets   int    `json:"sets"`
 	Frames int    `json:"frames"`
+	// SetNames are the names of its sets in gallery order, the names
+	// setmatch forget --set takes. They are valid UTF-8 (the model file's
+	// rule), so they need no _b64 beside them.
+	SetNames []string `json:"set_names"`
 	// Threshold is the class's own open-set threshold
 	// (Model.ClassThreshold), for a model with a spread; absent otherwise.
 	Threshold *float64 `json:"threshold,omitempty"`
@@ -228,6 +232,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		}
 		c.Sets++
 		c.Frames += n
+		c.SetNames = append(c.SetNames, set.Name)
 		s.BandwidthMin = min(s.BandwidthMin, set.Bandwidth)
 		s.BandwidthMax = max(s.BandwidthMax, set.Bandwidth)
 	}

@@ -29,6 +29,15 @@ func TestSummarizeVote(t *testing.T) {
 	labels := []string{}
 	for _, c := range s.Classes {
 		sets, frames, labels = sets+c.Sets, frames+c.Frames, append(labels, c.Label)
+		var want []string
+		for _, set := range m.Sets {
+			if set.Label == c.Label {
+				want = append(want, set.Name)
+			}
+		}
+		if !slices.Equal(c.SetNames, want) || len(want) != c.Sets {
+			t.Errorf("class %s: set names %q, want %q (gallery order)", c.Label, c.SetNames, want)
+		}
 	}
 	if sets != len(m.Sets) || frames != s.Frames || !slices.IsSorted(labels) || len(labels) != len(m.Classes()) {
 		t.Errorf("classes %+v: %d sets, %d frames (summary %d)", s.Classes, sets, frames, s.Frames)

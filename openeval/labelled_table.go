@@ -90,6 +90,14 @@ func pointerText(t *float64) string {
 	return formatFloat(*t)
 }
 
+// setCount is n sets in words: "1 set", "0 sets", "3 sets".
+func setCount(n int) string {
+	if n == 1 {
+		return "1 set"
+	}
+	return fmt.Sprintf("%d sets", n)
+}
+
 // WriteTable writes the report as setmatch test prints it: the accuracy,
 // the known sets rejected and the strangers let in, the balanced accuracy
 // and the threshold-free rates, the failures, the time per set, and the
@@ -104,9 +112,9 @@ func (s *Report) WriteTable(w io.Writer) error {
 	} else {
 		fmt.Fprintf(w, "model %s (%s, threshold %s%s) on %s\n", s.Model, s.Method, pointerText(s.Threshold), s.eachClass(), s.Data)
 	}
-	fmt.Fprintf(w, "accuracy %.1f%% (%d of %d sets)\n", s.Accuracy, s.Correct, s.Sets)
-	fmt.Fprintf(w, "known classes: %d sets, %d rejected as unknown, %d given another label\n", s.Sets-s.Unknown, s.KnownRejected, s.Misclassified)
-	fmt.Fprintf(w, "unknown classes: %d sets, %d accepted as a known class\n", s.Unknown, s.UnknownAccepted)
+	fmt.Fprintf(w, "accuracy %.1f%% (%d of %s)\n", s.Accuracy, s.Correct, setCount(s.Sets))
+	fmt.Fprintf(w, "known classes: %s, %d rejected as unknown, %d given another label\n", setCount(s.Sets-s.Unknown), s.KnownRejected, s.Misclassified)
+	fmt.Fprintf(w, "unknown classes: %s, %d accepted as a known class\n", setCount(s.Unknown), s.UnknownAccepted)
 	if b := s.BalancedAccuracy; b != nil {
 		fmt.Fprintf(w, "balanced accuracy %.1f%% (the mean of the shares of known sets named right and of unknown sets rejected: the accuracy if both came as often)\n", *b)
 	}
@@ -119,7 +127,7 @@ func (s *Report) WriteTable(w io.Writer) error {
 		}
 	}
 	if s.Failed > 0 {
-		fmt.Fprintf(w, "failed: %d sets could not be read or decided, counted as wrong (see above)\n", s.Failed)
+		fmt.Fprintf(w, "failed: %s could not be read or decided, counted as wrong (see above)\n", setCount(s.Failed))
 	}
 	fmt.Fprintf(w, "%.3g ms per set\n\n", s.MsPerSet)
 	classes := make([]string, 0, len(s.PerClass))

@@ -102,7 +102,7 @@ unknown classes: 2 sets, 1 accepted as a known class
 balanced accuracy 62.5% (the mean of the shares of known sets named right and of unknown sets rejected: the accuracy if both came as often)
 whatever the threshold: 50.0% of the unknown sets are let in when 95% of the known sets are (threshold 0.25), 100.0% at 99% (threshold 0.75)
 the best single threshold on these sets, 0.5, reaches a balanced accuracy of 75.0%
-failed: 1 sets could not be read or decided, counted as wrong (see above)
+failed: 1 set could not be read or decided, counted as wrong (see above)
 1.5 ms per set
 
 class  in model  sets  right  accuracy  decided as
@@ -111,6 +111,18 @@ b      yes       3     2      66.7%     b×2 unknown×1
 `
 	if b.String() != want {
 		t.Errorf("report\n%s\nwant\n%s", b.String(), want)
+	}
+	// One set, a stranger's: each count in the singular or plural it takes.
+	one := &Report{Model: "m.smm", Data: "d", Method: "nn-h", Threshold: &thr, Accuracy: 100, Sets: 1, Correct: 1, Unknown: 1,
+		PerClass: map[string]ClassOutcome{"a": {Sets: 1, Correct: 1, Accuracy: 100, Predicted: map[string]int{"unknown": 1}}}}
+	b.Reset()
+	if err := one.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"accuracy 100.0% (1 of 1 set)", "known classes: 0 sets, ", "unknown classes: 1 set, "} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("report lacks %q:\n%s", line, b.String())
+		}
 	}
 }
 

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -51,6 +54,25 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	case *name != "" && fs.NArg() > 1:
 		return usagef("--name names one set, but %d were given", fs.NArg())
 	}
+	// The names first: a name the model cannot hold is refused before the
+	// model or any set is read.
+	names := make([]string, fs.NArg())
+	for i, path := range fs.Args() {
+		if names[i] = *name; names[i] != "" {
+			if err := checkSetName(names[i]); err != nil {
+				return usagef("--name %q %v: give the set another name", names[i], err)
+			}
+			continue
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			continue // enrollRead says what is wrong with the path
+		}
+		names[i] = dataset.SetName(path, st.IsDir())
+		if err := checkSetName(names[i]); err != nil {
+			return enrollNameError(path, names[i], st.IsDir(), fs.NArg() > 1, err)
+		}
+	}
 	m, err := cf.read(stderr)
 	defer cf.unlock()
 	if err != nil {
@@ -64,15 +86,12 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	}
 	// All sets are added, or none: the model is written once, at the end.
 	var sets []model.NewSet
-	for _, path := range fs.Args() {
+	for i, path := range fs.Args() {
 		x, how, err := enrollRead(path, cf.model, m, *lim)
 		if err != nil {
 			return err
 		}
-		setName := *name
-		if setName == "" {
-			setName = dataset.SetName(path, how != "") // how: a folder
-		}
+		setName := names[i]
 		n, _ := x.Dims()
 		fmt.Fprintf(stderr, "enroll: %s/%s: %d frames%s\n", cf.label, setName, n, how)
 		sets = append(sets, model.NewSet{Label: cf.label, Name: setName, Frames: x})
@@ -87,6 +106,34 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 		newClass = fmt.Sprintf(" (%q is new: a person the model did not know)", cf.label)
 	}
 	return cf.write(stdout, m, c, newClass)
+}
+
+// checkSetName refuses a set name a model cannot hold (model.Set's
+// rule): one that is not valid UTF-8, or empty or only spaces. The error
+// says what the name is, to follow the name.
+func checkSetName(name string) error {
+	switch {
+	case !utf8.ValidString(name):
+		return errors.New("is not valid UTF-8, which a model's set names must be")
+	case strings.TrimSpace(name) == "":
+		return errors.New("is empty or only spaces")
+	}
+	return nil
+}
+
+// enrollNameError is the error of a SET whose file or folder name gives
+// a set name checkSetName refuses (err): it names the SET and says to
+// rename it or to give --name (of one SET alone, where several are).
+func enrollNameError(path, name string, dir, several bool, err error) error {
+	what, from := "file", "the file's name without its extension"
+	if dir {
+		what, from = "folder", "the folder's name"
+	}
+	give := "give the set a name with --name NAME"
+	if several {
+		give = "enroll it alone with --name NAME"
+	}
+	return fmt.Errorf("%q: its set name %q (%s) %v: rename the %s, or %s", path, name, from, err, what, give)
 }
 
 // enrollRead reads one SET argument: a feature file, or a folder of frame

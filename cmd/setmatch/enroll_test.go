@@ -62,6 +62,15 @@ func TestEnrollCommand(t *testing.T) {
 	}
 
 	wrongDim := writeSet(t, dir, "wide.npy", synth.GaussianSet(rng, 5, 7, 0))
+	// Set names a model cannot hold, refused before anything is read (the
+	// folder before the model is found to take no images), naming the
+	// SET and what to do.
+	badFile := writeSet(t, dir, "x\xff.npy", synth.GaussianSet(rng, 5, 4, 0))
+	noName := writeSet(t, dir, ".npy", synth.GaussianSet(rng, 5, 4, 0))
+	badDir := filepath.Join(dir, "y\xfe")
+	if err := os.Mkdir(badDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "frame.png"), []byte("not read"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +89,12 @@ func TestEnrollCommand(t *testing.T) {
 		{[]string{"enroll", "--model", filepath.Join(dir, "none.smm"), "--label", "x", carol1}, 1, "none.smm"},
 		{[]string{"enroll", "--model", out, "--label", "x", "--out", dir, carol1}, 1, "--out " + dir + " is a folder: give the path of the model file"},
 		{[]string{"enroll", "--model", dir, "--label", "x", carol1}, 1, "--model " + dir + " is a folder"},
+		{[]string{"enroll", "--model", out, "--label", "x", badFile}, 1, fmt.Sprintf(`%q: its set name "x\xff" (the file's name without its extension) is not valid UTF-8, which a model's set names must be: rename the file, or give the set a name with --name NAME`, badFile)},
+		{[]string{"enroll", "--model", out, "--label", "x", carol1, badFile}, 1, "rename the file, or enroll it alone with --name NAME"},
+		{[]string{"enroll", "--model", out, "--label", "x", badDir}, 1, `(the folder's name) is not valid UTF-8, which a model's set names must be: rename the folder, or give the set a name with --name NAME`},
+		{[]string{"enroll", "--model", out, "--label", "x", noName}, 1, `its set name "" (the file's name without its extension) is empty or only spaces: rename the file`},
+		{[]string{"enroll", "--model", out, "--label", "x", "--name", "n\xff", carol1}, 2, `--name "n\xff" is not valid UTF-8, which a model's set names must be: give the set another name`},
+		{[]string{"enroll", "--model", out, "--label", "x", "--name", "n\xff", badFile}, 2, `--name "n\xff" is not valid`},
 	} {
 		code, _, stderr := run(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {

@@ -33,7 +33,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("forget", forgetSynopsis, stderr)
 	var cf changeFlags
 	cf.register(fs, "model file to remove the sets from (required)", "class whose sets are removed (required)")
-	set := fs.String("set", "", "remove only the set of this `NAME` of the class: the name enroll or train gave it (the file or folder name without extension, or enroll's --name)")
+	set := fs.String("set", "", "remove only the set of this `NAME` of the class: the name enroll or train gave it (the file or folder name without extension, or enroll's --name; setmatch inspect --json MODEL lists them: classes[].set_names)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

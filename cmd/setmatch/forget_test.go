@@ -82,7 +82,7 @@ func TestForgetCommand(t *testing.T) {
 		{[]string{"forget", "--model", out}, 2, "--label is required"},
 		{[]string{"forget", "--model", out, "--label", "x", "extra"}, 2, "takes no arguments"},
 		{[]string{"forget", "--model", out, "--label", "nobody"}, 1, `no set of class "nobody"`},
-		{[]string{"forget", "--model", out, "--label", "class1", "--set", "s9"}, 1, `no set named "s9"`},
+		{[]string{"forget", "--model", out, "--label", "class1", "--set", "s9"}, 1, `no set named "s9" (its sets: "s0", "s1", "s2")`},
 		{[]string{"forget", "--model", out, "--label", "class1"}, 1, "a model needs at least 2 classes"},
 	} {
 		code, _, stderr := run(c.args...)

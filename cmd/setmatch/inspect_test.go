@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,9 +108,10 @@ func TestInspectJSON(t *testing.T) {
 		Frames        int     `json:"frames"`
 		BandwidthMin  float64 `json:"bandwidth_min"`
 		Classes       []struct {
-			Label  string
-			Sets   int
-			Frames int
+			Label    string
+			Sets     int
+			Frames   int
+			SetNames []string `json:"set_names"`
 		} `json:"classes"`
 		Params map[string]string `json:"params"`
 	}
@@ -120,6 +122,10 @@ func TestInspectJSON(t *testing.T) {
 		got.Sets != 3 || got.Frames != 12 || got.BandwidthMin != 0.25 || len(got.Classes) != 2 ||
 		got.Classes[0].Label != "alice" || got.Classes[0].Frames != 7 || got.Params["dim"] != "2" {
 		t.Errorf("summary %+v", got)
+	}
+	// Each class's set names, in gallery order: what forget --set takes.
+	if len(got.Classes) == 2 && (!slices.Equal(got.Classes[0].SetNames, []string{"a1", "a2"}) || !slices.Equal(got.Classes[1].SetNames, []string{"b1"})) {
+		t.Errorf("set names %q, %q; want [a1 a2], [b1]", got.Classes[0].SetNames, got.Classes[1].SetNames)
 	}
 }
 
