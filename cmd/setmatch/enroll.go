@@ -48,6 +48,9 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if err := cf.check(); err != nil {
 		return err
 	}
+	if err := model.CheckLabel(cf.label); err != nil {
+		return usagef("--label: %v", err) // before the model or any set is read
+	}
 	switch {
 	case fs.NArg() == 0:
 		return usagef("give at least one set: a feature file (.npy or .csv) or a folder of frame images (a burst)")

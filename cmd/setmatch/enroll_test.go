@@ -346,3 +346,15 @@ func TestEnrollLearnedAsTrained(t *testing.T) {
 		t.Errorf("enroll into a learned model does not say it balanced the threshold on the model's sets:\n%s", out)
 	}
 }
+
+// TestEnrollLabelFirst: a label no model can hold is refused as a usage
+// error before the model or any set is read (neither exists here).
+func TestEnrollLabelFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, label := range []string{"c\xff", "unknown", " carol"} {
+		code, _, stderr := run("enroll", "--model", filepath.Join(dir, "none.smm"), "--label", label, filepath.Join(dir, "none.npy"))
+		if code != 2 || !strings.Contains(stderr, "--label: the label") || strings.Contains(stderr, "none.smm") {
+			t.Errorf("--label %q: exit %d, want 2 with the label's fault before the model is read:\n%s", label, code, stderr)
+		}
+	}
+}
