@@ -2,9 +2,14 @@ package deploy
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
 	"setmatch/method"
 )
 
@@ -84,5 +89,44 @@ func TestBuildSeesEverySetUpToTheCap(t *testing.T) {
 	}
 	if _, ok := res.Model.Selection.Params["chosen-on"]; ok {
 		t.Error("the model records a sample the choice did not take")
+	}
+}
+
+// TestOpenSetChoiceNeedsStandIns: with two classes no candidate can be
+// calibrated on stand-in strangers, so nothing chooses for the open set:
+// the first candidate within one standard error is deployed, and train
+// says so as the closed set's choice, with no line "open set:".
+func TestOpenSetChoiceNeedsStandIns(t *testing.T) {
+	// Two classes of one distribution: the candidates score near chance,
+	// within one standard error of each other.
+	rng := rand.New(rand.NewPCG(11, 12))
+	var train []*mat.Dense
+	var labels, names []string
+	for i := range 8 {
+		train = append(train, testutil.RandSet(rng, 10, 4, 0, 1))
+		labels, names = append(labels, fmt.Sprint("c", i%2)), append(names, fmt.Sprint("s", i))
+	}
+	opt := Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(train, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Selection
+	held := 0
+	for _, c := range s.Scores {
+		if c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE {
+			held++
+		}
+	}
+	if held < 2 {
+		t.Fatalf("%d candidates within one standard error: the test needs two or more", held)
+	}
+	var out bytes.Buffer
+	res.WriteSummary(&out)
+	if res.OpenSetChoice != "" || strings.Contains(out.String(), "open set:") || strings.Contains(out.String(), "for the open set") {
+		t.Errorf("an open-set choice without stand-ins (%q):\n%s", res.OpenSetChoice, out.String())
 	}
 }

@@ -308,8 +308,14 @@ func buildOpenSet(res *Result, eligible []int, deploy func(*method.Selection) (*
 	if best == nil {
 		return nil, fmt.Errorf("every candidate within one standard error of the best failed to deploy: %s", strings.Join(tried, "; "))
 	}
-	best.OpenSetChoice = fmt.Sprintf("of the candidates within one standard error on the closed set, the one whose threshold does best on the stand-in strangers: %s", strings.Join(tried, ", "))
 	best.FitSeconds = 0
+	if math.IsInf(bestScore, -1) && best.ClosedChoice == "" {
+		// No candidate could be calibrated on stand-ins (too few
+		// classes): nothing chose for the open set, and the closed set's
+		// choice stands, as it says.
+		return best, nil
+	}
+	best.OpenSetChoice = fmt.Sprintf("of the candidates within one standard error on the closed set, the one whose threshold does best on the stand-in strangers: %s", strings.Join(tried, ", "))
 	return best, nil
 }
 
