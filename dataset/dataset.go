@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -576,11 +575,10 @@ func (d *Dataset) KeepDim(dim int, wrong func(s Set, dim int) error) bool {
 }
 
 // CheckTrain refuses a data set that cannot be trained on: fewer than 2
-// sets, a set of fewer than 2 frames (a set's density needs two), two
+// sets, a set of fewer than 2 frames (a set's density needs two), or two
 // sets of the same frames in any order (a burst given twice counts one
 // set as two, and filed under two classes it teaches the model to take
-// one for the other; setmatch enroll refuses such a set too), or a set
-// name that is not valid UTF-8 (a model's names must be).
+// one for the other; setmatch enroll refuses such a set too).
 func (d *Dataset) CheckTrain() error {
 	if len(d.Sets) < 2 {
 		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", d.Root, len(d.Sets))
@@ -596,11 +594,6 @@ func (d *Dataset) CheckTrain() error {
 			fix += ", or move it to the class it belongs to"
 		}
 		return fmt.Errorf("sets %s and %s hold the same frames (in this or another order): give each burst once (%s)", d.Sets[i].Path, d.Sets[j].Path, fix)
-	}
-	for _, s := range d.Sets {
-		if !utf8.ValidString(s.Name) {
-			return fmt.Errorf("set %s: its name is not valid UTF-8, which a model's set names must be: rename the file or folder", s.Path)
-		}
 	}
 	return nil
 }

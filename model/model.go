@@ -349,6 +349,19 @@ func CheckLabel(label string) error {
 	return fmt.Errorf("the label %q is reserved: it is the decision on %s, and a member of the class would read as one: name the class otherwise (its folder) and train or enroll again", label, is)
 }
 
+// CheckSetName refuses a name for a new set of a model: one that is
+// not valid UTF-8 (a model file's names are text), or empty or only
+// spaces. The error says what the name is, to follow it.
+func CheckSetName(name string) error {
+	switch {
+	case !utf8.ValidString(name):
+		return errors.New("is not valid UTF-8, which a model's set names must be")
+	case strings.TrimSpace(name) == "":
+		return errors.New("is empty or only spaces")
+	}
+	return nil
+}
+
 func (s *Set) validate(d int) error {
 	if err := CheckLabel(s.Label); err != nil {
 		return err

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -62,7 +59,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	names := make([]string, fs.NArg())
 	for i, path := range fs.Args() {
 		if names[i] = *name; names[i] != "" {
-			if err := checkSetName(names[i]); err != nil {
+			if err := model.CheckSetName(names[i]); err != nil {
 				return usagef("--name %q %v: give the set another name", names[i], err)
 			}
 			continue
@@ -72,7 +69,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 			continue // enrollRead says what is wrong with the path
 		}
 		names[i] = dataset.SetName(path, st.IsDir())
-		if err := checkSetName(names[i]); err != nil {
+		if err := model.CheckSetName(names[i]); err != nil {
 			return enrollNameError(path, names[i], st.IsDir(), fs.NArg() > 1, err)
 		}
 	}
@@ -111,21 +108,8 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	return cf.write(stdout, m, c, newClass)
 }
 
-// checkSetName refuses a set name a model cannot hold (model.Set's
-// rule): one that is not valid UTF-8, or empty or only spaces. The error
-// says what the name is, to follow the name.
-func checkSetName(name string) error {
-	switch {
-	case !utf8.ValidString(name):
-		return errors.New("is not valid UTF-8, which a model's set names must be")
-	case strings.TrimSpace(name) == "":
-		return errors.New("is empty or only spaces")
-	}
-	return nil
-}
-
 // enrollNameError is the error of a SET whose file or folder name gives
-// a set name checkSetName refuses (err): it names the SET and says to
+// a set name model.CheckSetName refuses (err): it names the SET and says to
 // rename it or to give --name (of one SET alone, where several are).
 func enrollNameError(path, name string, dir, several bool, err error) error {
 	what, from := "file", "the file's name without its extension"

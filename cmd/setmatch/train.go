@@ -265,6 +265,11 @@ func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
 	if err := ds.CheckTrain(); err != nil {
 		return err
 	}
+	for _, s := range ds.Sets {
+		if err := model.CheckSetName(s.Name); err != nil {
+			return fmt.Errorf("set %s: its name %q %v: rename the file or folder", s.Path, s.Name, err)
+		}
+	}
 	if D := ds.Dim(); a.dim > D {
 		return usagef("--dim %d is larger than the %d features per frame of %s", a.dim, D, a.data)
 	}

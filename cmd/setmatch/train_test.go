@@ -509,3 +509,27 @@ func TestTrainOutCheckedFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainSetNameFirst: a set whose name no model can hold (its file's
+// name is not valid UTF-8) is refused, with the file and what to do,
+// before any training, where the model's own check failed after it.
+func TestTrainSetNameFirst(t *testing.T) {
+	data := trainData(t)
+	classes, err := os.ReadDir(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	class := filepath.Join(data, classes[0].Name())
+	sets, err := os.ReadDir(class)
+	if err != nil || len(sets) == 0 {
+		t.Fatal(err, sets)
+	}
+	bad := filepath.Join(class, "s\xfe"+filepath.Ext(sets[0].Name()))
+	if err := os.Rename(filepath.Join(class, sets[0].Name()), bad); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := trainRun("train", "--data", data, "--out", filepath.Join(t.TempDir(), "m.smm"))
+	if code != 1 || !strings.Contains(stderr, "is not valid UTF-8, which a model's set names must be: rename the file or folder") || strings.Contains(stderr, "cross-validation") {
+		t.Errorf("exit %d, want 1 and the set's name refused before any training:\n%s", code, stderr)
+	}
+}
