@@ -64,7 +64,11 @@ func Write(w io.Writer, s *Summary) error {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			fmt.Fprintf(tw, "  %s\t%s\n", printable(k), printable(s.Params[k]))
+			v := printable(s.Params[k])
+			if v == "" {
+				v = "(not given: the default)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\n", printable(k), v)
 		}
 		tw.Flush()
 	}
@@ -87,7 +91,11 @@ func Write(w io.Writer, s *Summary) error {
 			if c.Name == s.OwnMethod() {
 				mark = " *"
 			}
-			fmt.Fprintf(tw, "  %s%s\t%s\t%.1fs\t%s\n", printable(c.Name), mark, acc, c.Seconds, printable(c.Params))
+			took := "-" // not scored, as train prints it
+			if c.CVAccuracy != nil || c.Seconds != 0 {
+				took = fmt.Sprintf("%.1fs", c.Seconds)
+			}
+			fmt.Fprintf(tw, "  %s%s\t%s\t%s\t%s\n", printable(c.Name), mark, acc, took, printable(c.Params))
 		}
 		tw.Flush()
 	}

@@ -127,3 +127,20 @@ func TestWriteLearned(t *testing.T) {
 		t.Errorf("no line %q in\n%s", want, b.String())
 	}
 }
+
+// TestWriteParamsNotGiven: a flag train was not given reads as such in
+// the parameters, not as an empty value.
+func TestWriteParamsNotGiven(t *testing.T) {
+	one := 1.0
+	s := &Summary{File: "m.smm", InputDim: 4, Dim: 4, Identity: true, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
+		Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, Params: map[string]string{"threshold": "", "dim": "2"}}
+	var b bytes.Buffer
+	if err := Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  threshold  (not given: the default)\n", "  dim        2\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no line %q in\n%s", want, b.String())
+		}
+	}
+}

@@ -152,7 +152,7 @@ func (s *Report) WriteTable(w io.Writer) error {
 		})
 		var parts []string
 		for _, p := range preds {
-			parts = append(parts, fmt.Sprintf("%s×%d", p, row.Predicted[p]))
+			parts = append(parts, fmt.Sprintf("%s×%d", NameText(p), row.Predicted[p]))
 		}
 		in := "yes"
 		if !row.Known {

@@ -209,3 +209,19 @@ func TestWriteJSONSharedKey(t *testing.T) {
 		t.Errorf("WriteJSON: %v, want an error naming the key\n%s", err, b.String())
 	}
 }
+
+// TestWriteTableDecidedAs: the labels a class was decided as read as the
+// class column reads a name, a backslash quoted, so that a class and
+// the label it was decided as read alike.
+func TestWriteTableDecidedAs(t *testing.T) {
+	r := &Report{PerClass: map[string]ClassOutcome{
+		`back\slash`: {Known: true, Sets: 2, Correct: 2, Accuracy: 100, Predicted: map[string]int{`back\slash`: 2}},
+	}}
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `back\\slash×2`) {
+		t.Errorf("the table does not quote the label decided as the class column does:\n%s", b.String())
+	}
+}
