@@ -195,6 +195,23 @@ func crossedClasses(n int) (train, probes []*mat.Dense, labels, names []string) 
 	return train, probes, labels, names
 }
 
+// buildDefault trains method on the sets with train's default threshold
+// and logs how the threshold was set; the options are returned for a
+// recalibration.
+func buildDefault(t *testing.T, m method.Name, train []*mat.Dense, labels, names []string) (*Result, Options) {
+	t.Helper()
+	opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(train, labels, names, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(res.ThresholdSource)
+	return res, opt
+}
+
 // keptOut fails t for every probe (of the class labels gives it) that
 // the model of res lets in.
 func keptOut(t *testing.T, res *Result, probes []*mat.Dense, labels []string) {
@@ -222,16 +239,8 @@ func keptOut(t *testing.T, res *Result, probes []*mat.Dense, labels []string) {
 // included, and train says so and what to do.
 func TestStandInFallbackNothingSeparates(t *testing.T) {
 	train, probes, labels, names := crossedClasses(2)
-	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(train, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := buildDefault(t, method.NNH, train, labels, names)
 	src := res.ThresholdSource
-	t.Log(src)
 	for _, want := range []string{"cannot stand in", "accepts 0% of 6 within-class", "rejects 100% of 6 other-class", "no threshold tells the classes apart", "keeps every set out", "setmatch test", "--threshold X"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("the threshold's source does not say %q: %s", want, src)
@@ -256,16 +265,8 @@ func TestStandInFallbackCopy(t *testing.T) {
 	train[3] = mat.DenseCopyOf(train[0]) // b/b0, a copy of a/a0
 	// kFDA: the distance its kernel induces between a set and its copy
 	// is 0 to the last bit, where a divergence is a rounding error above.
-	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(train, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, opt := buildDefault(t, method.KFDAHG, train, labels, names)
 	src := res.ThresholdSource
-	t.Log(src)
 	if _, other := learn.Nearest(res.Gallery, res.Model.Labels()); slices.Min(other) != 0 {
 		t.Fatalf("the copy's other-class score is %v, want 0", slices.Min(other))
 	}
@@ -281,7 +282,7 @@ func TestStandInFallbackCopy(t *testing.T) {
 
 	// Set again as enroll and forget set it (Recalibrate), on the
 	// model's sets, which may be enrolled ones: the words say so.
-	src, _, err = Recalibrate(res.Model, opt)
+	src, _, err := Recalibrate(res.Model, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,15 +309,7 @@ func TestStandInCopyNothingSeparates(t *testing.T) {
 	train[6], train[7] = mat.DenseCopyOf(train[0]), mat.DenseCopyOf(train[1]) // c/c0 and c/c1, copies of a/a0 and a/a1
 	// kFDA: the distance its kernel induces between a set and its copy
 	// is 0 to the last bit.
-	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(train, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Log(res.ThresholdSource)
+	res, _ := buildDefault(t, method.KFDAHG, train, labels, names)
 	c := res.Calibration
 	if c == nil {
 		t.Fatalf("not calibrated on stand-ins: %s", res.ThresholdSource)
