@@ -3,7 +3,6 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -599,19 +598,13 @@ func (d *Dataset) CheckTrain() error {
 }
 
 // sameFrames returns the first two sets i < j that hold the same frames in
-// any order (stats.SameFrames), or -1, -1: each set keyed once, and only
-// sets of one key compared.
+// any order (stats.SetIndex), or -1, -1.
 func sameFrames(sets []Set) (i, j int) {
-	seed := maphash.MakeSeed()
-	byKey := make(map[uint64][]int, len(sets))
+	ix := stats.NewSetIndex()
 	for k, s := range sets {
-		key := stats.FramesKey(s.Frames, seed)
-		for _, o := range byKey[key] {
-			if stats.SameFrames(sets[o].Frames, s.Frames) {
-				return o, k
-			}
+		if o := ix.Add(s.Frames); o >= 0 {
+			return o, k
 		}
-		byKey[key] = append(byKey[key], k)
 	}
 	return -1, -1
 }

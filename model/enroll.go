@@ -60,8 +60,8 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 			return nil, errors.New("enroll: the label is empty: give the class the set belongs to")
 		case labelErr != nil:
 			return nil, fmt.Errorf("enroll: %w", labelErr)
-		case strings.TrimSpace(s.Name) == "":
-			return nil, fmt.Errorf("enroll %s: the set name is empty", s.Label)
+		case CheckSetName(s.Name) != nil:
+			return nil, fmt.Errorf("enroll %s: the set name %q %v: give the set another name", s.Label, s.Name, CheckSetName(s.Name))
 		case taken[key]:
 			return nil, fmt.Errorf("enroll: the gallery already has a set %q of class %q: choose another name", s.Name, s.Label)
 		case given[key]:
@@ -73,6 +73,17 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 	}
 	next := m.clone()
 	for i, mem := range next.Members() {
+		// The same burst twice, under another name, would count one
+		// set as two: a class looks tighter than it is. The index holds
+		// the gallery's sets, then each new one as it is added, in the
+		// order of mem.Sets.
+		var same *stats.SetIndex
+		if i == 0 {
+			same = stats.NewSetIndex()
+			for _, g := range mem.Sets {
+				same.Add(g.Samples)
+			}
+		}
 		for _, s := range sets {
 			y, err := mem.Project(s.Frames)
 			if err != nil {
@@ -86,13 +97,10 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 				}
 				return nil, fmt.Errorf("enroll %s/%s: bandwidth by %s rule %s: %w", s.Label, s.Name, what, mem.QueryBandwidth, err)
 			}
-			if i == 0 {
-				// The same burst twice, under another name, would count
-				// one set as two: a class looks tighter than it is.
-				for _, g := range mem.Sets {
-					if stats.SameFrames(g.Samples, y) {
-						return nil, fmt.Errorf("enroll %s/%s: the same frames (in this or another order) as the gallery's set %s/%s: give each burst once", s.Label, s.Name, g.Label, g.Name)
-					}
+			if same != nil {
+				if o := same.Add(y); o >= 0 {
+					g := mem.Sets[o]
+					return nil, fmt.Errorf("enroll %s/%s: the same frames (in this or another order) as the gallery's set %s/%s: give each burst once", s.Label, s.Name, g.Label, g.Name)
 				}
 			}
 			mem.Sets = append(mem.Sets, Set{Label: s.Label, Name: s.Name, Samples: y, Bandwidth: h})

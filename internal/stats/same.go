@@ -9,11 +9,41 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SameFrames reports whether the n×D sets a and b hold the same frames in
+// SetIndex finds a set given twice among n×D sets added one by one: the
+// same frames in any order (a set's density, and every score of it, does
+// not depend on the order of its frames). Each set is keyed once by a
+// hash free of that order, and only sets of one key are compared.
+type SetIndex struct {
+	seed  maphash.Seed
+	sets  []*mat.Dense
+	byKey map[uint64][]int
+}
+
+// NewSetIndex returns an empty index.
+func NewSetIndex() *SetIndex {
+	return &SetIndex{seed: maphash.MakeSeed(), byKey: map[uint64][]int{}}
+}
+
+// Add adds x, the index-th set added (from 0), and returns the index of
+// an earlier set of the same frames, or -1 (x is added either way).
+func (ix *SetIndex) Add(x *mat.Dense) int {
+	key := framesKey(x, ix.seed)
+	same := -1
+	for _, o := range ix.byKey[key] {
+		if sameFrames(ix.sets[o], x) {
+			same = o
+			break
+		}
+	}
+	ix.byKey[key] = append(ix.byKey[key], len(ix.sets))
+	ix.sets = append(ix.sets, x)
+	return same
+}
+
+// sameFrames reports whether the n×D sets a and b hold the same frames in
 // any order: the same shape, and every row of one equal to a row of the
-// other as often. A set's density, and every score of it, does not depend
-// on the order of its frames, so such sets are one set twice.
-func SameFrames(a, b *mat.Dense) bool {
+// other as often.
+func sameFrames(a, b *mat.Dense) bool {
 	ra, ca := a.Dims()
 	rb, cb := b.Dims()
 	if ra != rb || ca != cb {
@@ -21,17 +51,17 @@ func SameFrames(a, b *mat.Dense) bool {
 	}
 	ia, ib := sortedRows(a), sortedRows(b)
 	for k := range ia {
-		if compareRows(a.RawRowView(ia[k]), b.RawRowView(ib[k])) != 0 {
+		if slices.Compare(a.RawRowView(ia[k]), b.RawRowView(ib[k])) != 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// FramesKey returns a hash of the n×D set x that does not depend on the
-// order of its frames: sets that SameFrames holds alike have one key
-// (under one seed), so that only sets of one key need comparing.
-func FramesKey(x *mat.Dense, seed maphash.Seed) uint64 {
+// framesKey returns a hash of the n×D set x that does not depend on the
+// order of its frames: sets that sameFrames holds alike have one key
+// (under one seed).
+func framesKey(x *mat.Dense, seed maphash.Seed) uint64 {
 	r, c := x.Dims()
 	key := uint64(r)*0x9e3779b97f4a7c15 ^ uint64(c)
 	var b [8]byte
@@ -57,19 +87,6 @@ func sortedRows(x *mat.Dense) []int {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(i, j int) int { return compareRows(x.RawRowView(i), x.RawRowView(j)) })
+	slices.SortFunc(idx, func(i, j int) int { return slices.Compare(x.RawRowView(i), x.RawRowView(j)) })
 	return idx
-}
-
-// compareRows compares two rows of one length value by value.
-func compareRows(p, q []float64) int {
-	for k := range p {
-		switch {
-		case p[k] < q[k]:
-			return -1
-		case p[k] > q[k]:
-			return 1
-		}
-	}
-	return 0
 }

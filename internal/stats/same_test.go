@@ -2,6 +2,7 @@ package stats
 
 import (
 	"hash/maphash"
+	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -25,18 +26,43 @@ func TestSameFrames(t *testing.T) {
 		{"a frame fewer", mat.NewDense(2, 2, []float64{1, 2, 3, 4}), false},
 		{"the values as 2×3", mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), false},
 	} {
-		if got := SameFrames(a, c.b); got != c.same {
+		if got := sameFrames(a, c.b); got != c.same {
 			t.Errorf("%s: SameFrames %v, want %v", c.name, got, c.same)
 		}
-		if c.same && FramesKey(a, seed) != FramesKey(c.b, seed) {
+		if c.same && framesKey(a, seed) != framesKey(c.b, seed) {
 			t.Errorf("%s: the same frames have two keys", c.name)
 		}
 	}
 	z, nz := mat.NewDense(2, 1, []float64{0, 1}), mat.NewDense(2, 1, []float64{1, 0})
 	nz.Set(1, 0, negZero())
-	if !SameFrames(z, nz) || FramesKey(z, seed) != FramesKey(nz, seed) {
-		t.Errorf("−0 and 0: SameFrames %v, keys %x %x", SameFrames(z, nz), FramesKey(z, seed), FramesKey(nz, seed))
+	if !sameFrames(z, nz) || framesKey(z, seed) != framesKey(nz, seed) {
+		t.Errorf("−0 and 0: SameFrames %v, keys %x %x", sameFrames(z, nz), framesKey(z, seed), framesKey(nz, seed))
 	}
 }
 
 func negZero() float64 { z := 0.0; return -z }
+
+// TestSetIndex: Add names the earlier set of the same frames (in any
+// order), once per set given twice, and -1 for a set first seen.
+func TestSetIndex(t *testing.T) {
+	ix := NewSetIndex()
+	a := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
+	for i, c := range []struct {
+		x    *mat.Dense
+		want int
+	}{
+		{a, -1},
+		{mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 7}), -1},
+		{mat.NewDense(3, 2, []float64{5, 6, 1, 2, 3, 4}), 0},
+		{mat.NewDense(3, 2, []float64{5, 7, 3, 4, 1, 2}), 1},
+		{mat.NewDense(2, 2, []float64{1, 2, 3, 4}), -1},
+	} {
+		if got := ix.Add(c.x); got != c.want {
+			t.Errorf("set %d: Add = %d, want %d", i, got, c.want)
+		}
+	}
+	// A NaN orders consistently: a frame of NaN is no frame of 5.
+	if sameFrames(mat.NewDense(1, 1, []float64{math.NaN()}), mat.NewDense(1, 1, []float64{5})) {
+		t.Error("a frame of NaN is taken for a frame of 5")
+	}
+}
