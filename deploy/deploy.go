@@ -186,7 +186,9 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 			return nil, err
 		}
 		res.ChooseSeconds = time.Since(t0).Seconds()
-		if e := res.Selection.Eligible(); len(e) > 1 && standIns(opt) {
+		// The open set chooses only where stand-ins can be made: with
+		// fewer classes no candidate could be calibrated on them.
+		if e := res.Selection.Eligible(); len(e) > 1 && standIns(opt) && len(classes) > minKnownClasses {
 			return buildOpenSet(res, e, deploy, sets, labels, names, opt)
 		}
 		t0 = time.Now()
@@ -309,10 +311,9 @@ func buildOpenSet(res *Result, eligible []int, deploy func(*method.Selection) (*
 		return nil, fmt.Errorf("every candidate within one standard error of the best failed to deploy: %s", strings.Join(tried, "; "))
 	}
 	best.FitSeconds = 0
-	if math.IsInf(bestScore, -1) && best.ClosedChoice == "" {
-		// No candidate could be calibrated on stand-ins (too few
-		// classes): nothing chose for the open set, and the closed set's
-		// choice stands, as it says.
+	if math.IsInf(bestScore, -1) {
+		// No candidate was calibrated on stand-ins (none had a known
+		// probe): nothing chose for the open set.
 		return best, nil
 	}
 	best.OpenSetChoice = fmt.Sprintf("of the candidates within one standard error on the closed set, the one whose threshold does best on the stand-in strangers: %s", strings.Join(tried, ", "))
