@@ -240,8 +240,10 @@ func TestForget(t *testing.T) {
 			// Global bandwidths (every set and batch alike, from every
 			// training set's frames), as decimal text in the header.
 			var global []string
-			var means [][]byte // the mean frames of every training set
+			var fixed []float64 // each member's query bandwidth before
+			var means [][]byte  // the mean frames of every training set
 			for _, mem := range m.Members() {
+				fixed = append(fixed, mem.QueryBandwidth.Fixed)
 				if !allZero(mem.Mean) {
 					means = append(means, rowBytes(mat.NewDense(1, len(mem.Mean), mem.Mean))...)
 				}
@@ -259,6 +261,11 @@ func TestForget(t *testing.T) {
 			}
 			if c.Sets != train || c.Classes != 6 || c.RuleDefault {
 				t.Errorf("change %+v", c)
+			}
+			for i, mc := range c.Members {
+				if mc.Bandwidth && mc.BandwidthBefore != fixed[i] {
+					t.Errorf("member %d: bandwidth before %v, want the member's %v", i, mc.BandwidthBefore, fixed[i])
+				}
 			}
 			var kept []float64
 			for _, mem := range m.Members() {

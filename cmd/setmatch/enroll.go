@@ -57,11 +57,14 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	// The names first: a name the model cannot hold is refused before the
 	// model or any set is read.
 	names := make([]string, fs.NArg())
+	if *name != "" { // of one set alone, checked above
+		if err := model.CheckSetName(*name); err != nil {
+			return usagef("--name %q %v: give the set another name", *name, err)
+		}
+		names[0] = *name
+	}
 	for i, path := range fs.Args() {
-		if names[i] = *name; names[i] != "" {
-			if err := model.CheckSetName(names[i]); err != nil {
-				return usagef("--name %q %v: give the set another name", names[i], err)
-			}
+		if names[i] != "" {
 			continue
 		}
 		st, err := os.Stat(path)
