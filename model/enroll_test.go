@@ -73,7 +73,8 @@ func TestWithSets(t *testing.T) {
 	}{
 		{nil, "no sets"},
 		{[]NewSet{{"", "x", set(0)}}, "label is empty"},
-		{[]NewSet{{"c", "", set(0)}}, "name is empty"},
+		{[]NewSet{{"c", "", set(0)}}, `the set name "" is empty or only spaces: give the set another name`},
+		{[]NewSet{{"c", "c\xff", set(0)}}, `the set name "c\xff" is not valid UTF-8, which a model's set names must be: give the set another name`},
 		{[]NewSet{{"unknown", "u1", set(0)}}, `the label "unknown" is reserved`},
 		{[]NewSet{{"failed", "f1", set(0)}}, `the label "failed" is reserved`},
 		{[]NewSet{{"a ", "a9", set(0)}}, `the label "a " begins or ends with a space`},
