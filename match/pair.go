@@ -233,6 +233,63 @@ func expSums(d2 []float64, stride int, sRow, sCol float64, rowMin, colMin, rowSu
 	}
 }
 
+// BlockLogSums sets rows[i] = log Σ_j e^{sRow·d2[i,j]} and
+// cols[j] = log Σ_i e^{sCol·d2[i,j]} for the len(rows)×len(cols) block d2
+// of squared distances between the frames of two sets (row-major, row
+// stride len(cols)): the log kernel sums of each set's KDE at the other's
+// frames, where sRow is kde.Scale of the bandwidth of the set whose
+// frames are the columns (the kernels a row sums) and sCol that of the
+// rows' set. Where sRow = sCol one exponential per entry serves both
+// sums, offset by the block's smallest distance where that cannot
+// underflow, as the matcher's compare does; otherwise each row and
+// column is offset by its own smallest distance. scratch holds at least
+// len(rows)+len(cols) values. Every value of d2 must be finite and ≥ 0,
+// and sRow, sCol < 0.
+func BlockLogSums(d2 []float64, sRow, sCol float64, rows, cols, scratch []float64) {
+	n, m := len(rows), len(cols)
+	rowMin, colMin := scratch[:n], scratch[n:n+m]
+	for j := range colMin {
+		colMin[j] = math.Inf(1)
+	}
+	for i := range rowMin {
+		row := d2[i*m : (i+1)*m]
+		cm := colMin[:len(row)]
+		r := math.Inf(1)
+		for j, v := range row {
+			r = min(r, v)
+			cm[j] = min(cm[j], v)
+		}
+		rowMin[i] = r
+	}
+	clear(cols)
+	if sRow == sCol && sharedOffsetSafe(sRow, rowMin, colMin) {
+		g := minOf(rowMin)
+		if useSIMD {
+			expSumsSharedSIMD(d2, m, sRow, g, rows, cols)
+		} else {
+			expSumsShared(d2, m, sRow, g, rows, cols)
+		}
+		for i, v := range rows {
+			rows[i] = sRow*g + math.Log(v)
+		}
+		for j, v := range cols {
+			cols[j] = sRow*g + math.Log(v)
+		}
+		return
+	}
+	if useSIMD {
+		expSumsSIMD(d2, m, sRow, sCol, rowMin, colMin, rows, cols)
+	} else {
+		expSums(d2, m, sRow, sCol, rowMin, colMin, rows, cols)
+	}
+	for i, v := range rows {
+		rows[i] = sRow*rowMin[i] + math.Log(v)
+	}
+	for j, v := range cols {
+		cols[j] = sCol*colMin[j] + math.Log(v)
+	}
+}
+
 // sharedOffsetSafe reports whether, with one offset (the global minimum
 // squared distance) for every row and column, the largest term of each row
 // and each column stays far above the float64 underflow threshold, so that

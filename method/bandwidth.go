@@ -413,8 +413,12 @@ func (p *Pool) coveredSets(hs [][]float64, cov [][]bool, pair func(i, j int) boo
 //
 //	log p_i(x) = LogSumExp_{f∈i}(−|x − x_f|²/(2h_f²) − d·log h_f) − (d/2)·log 2π − log n_i
 //
-// over the squared distances of SqDist, summed in the same order, so that
-// the numbers are those of evaluating it from the whole distance matrix.
+// over the squared distances of SqDist. Where both sets of a pair have
+// one bandwidth for all their frames (a global or a per-set rule), the
+// pair's two densities share their exponentials (match.BlockLogSums, the
+// matcher's reduction); with a bandwidth per frame each row is summed in
+// the order of the whole distance matrix, so that the numbers are those
+// of evaluating it from that matrix.
 // The working memory is a few floats per frame and bandwidth (the sets'
 // densities at their own frames) and, per goroutine, the distances of one
 // pair of sets.
@@ -434,6 +438,17 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 		for f, v := range h {
 			inv[k][f] = -0.5 / (v * v)
 			w[k][f] = -d * math.Log(v)
+		}
+	}
+	// uniform[k][i]: every frame of set i has one bandwidth under hs[k] (a
+	// global or a per-set rule), so that a pair's two densities can share
+	// their exponentials (match.BlockLogSums).
+	uniform := make([][]bool, len(hs))
+	for k, h := range hs {
+		uniform[k] = make([]bool, m)
+		for i := range m {
+			f := h[p.off[i]:p.off[i+1]]
+			uniform[k][i] = len(f) > 0 && slices.Max(f) == slices.Min(f)
 		}
 	}
 	norm := make([]float64, m)
@@ -483,11 +498,11 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 		}
 	})
 	type scratch struct {
-		block, buf, a, b []float64
+		block, buf, a, b, sums []float64
 	}
 	work := make([]scratch, par.Workers(p.Workers))
 	for i := range work {
-		work[i] = scratch{block: make([]float64, maxN*maxN), buf: make([]float64, maxN), a: make([]float64, maxN), b: make([]float64, maxN)}
+		work[i] = scratch{block: make([]float64, maxN*maxN), buf: make([]float64, maxN), a: make([]float64, maxN), b: make([]float64, maxN), sums: make([]float64, 2*maxN)}
 	}
 	par.For(m, p.Workers, func(wi, i int) {
 		if !need[i] {
@@ -517,8 +532,19 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 				}
 				// log p_j at the frames of i (rows), log p_i at those of j
 				// (columns).
-				density(s.a[:ni], block, ni, nj, false, lj, inv[k], w[k], norm[j], s.buf)
-				density(s.b[:nj], block, nj, ni, true, li, inv[k], w[k], norm[i], s.buf)
+				if uniform[k][i] && uniform[k][j] {
+					a, b := s.a[:ni], s.b[:nj]
+					match.BlockLogSums(block, inv[k][lj], inv[k][li], a, b, s.sums)
+					for x := range a {
+						a[x] += w[k][lj] + norm[j]
+					}
+					for y := range b {
+						b[y] += w[k][li] + norm[i]
+					}
+				} else {
+					density(s.a[:ni], block, ni, nj, false, lj, inv[k], w[k], norm[j], s.buf)
+					density(s.b[:nj], block, nj, ni, true, li, inv[k], w[k], norm[i], s.buf)
+				}
 				put(k, i, j, match.Symmetric(logSelf[k][li:hi], s.a[:ni], s.b[:nj], logSelf[k][lj:hj]))
 			}
 		}

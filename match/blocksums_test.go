@@ -1,0 +1,89 @@
+package match
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"setmatch/internal/kde"
+)
+
+// TestBlockLogSums checks the log kernel sums of a block against
+// LogSumExp of each row and column: with equal kernels where one
+// offset is safe (the shared exponentials) and where it is not (sets far
+// apart: each row and column offset by its own), with unequal kernels,
+// and with widths that are not multiples of the vector width.
+func TestBlockLogSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, c := range []struct {
+		n, m       int
+		hRow, hCol float64
+		spread     float64 // squared distances drawn from [0, spread) plus a row offset
+		shared     bool    // the one-exponential path is expected
+	}{
+		{7, 13, 1, 1, 4, true},
+		{16, 16, 0.5, 0.5, 2, true},
+		{5, 3, 0.3, 0.3, 2, true},
+		{9, 11, 0.05, 0.05, 2, false}, // a row's nearest term far below the block's largest
+		{6, 10, 1, 2, 4, false},
+		{1, 1, 1, 1, 1, true},
+	} {
+		d2 := make([]float64, c.n*c.m)
+		for i := range c.n {
+			off := 0.0
+			if !c.shared {
+				off = 5 * float64(i) // rows far apart: one offset would underflow
+			}
+			for j := range c.m {
+				d2[i*c.m+j] = off + c.spread*rng.Float64()
+			}
+		}
+		sRow, sCol := kde.Scale(c.hRow), kde.Scale(c.hCol)
+		if got := sRow == sCol && sharedOffsetSafe(sRow, rowMins(d2, c.n, c.m), colMins(d2, c.n, c.m)); got != c.shared {
+			t.Fatalf("%+v: shared path %v, the case expects %v", c, got, c.shared)
+		}
+		rows, cols := make([]float64, c.n), make([]float64, c.m)
+		BlockLogSums(d2, sRow, sCol, rows, cols, make([]float64, c.n+c.m))
+		buf := make([]float64, max(c.n, c.m))
+		for i := range c.n {
+			for j := range c.m {
+				buf[j] = sRow * d2[i*c.m+j]
+			}
+			if want := LogSumExp(buf[:c.m]); !close(rows[i], want, 1e-13, 1e-13) {
+				t.Errorf("%+v: row %d: %v, want %v", c, i, rows[i], want)
+			}
+		}
+		for j := range c.m {
+			for i := range c.n {
+				buf[i] = sCol * d2[i*c.m+j]
+			}
+			if want := LogSumExp(buf[:c.n]); !close(cols[j], want, 1e-13, 1e-13) {
+				t.Errorf("%+v: column %d: %v, want %v", c, j, cols[j], want)
+			}
+		}
+		for _, v := range append(rows, cols...) {
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				t.Fatalf("%+v: %v", c, v)
+			}
+		}
+	}
+}
+
+func rowMins(d2 []float64, n, m int) []float64 {
+	out := make([]float64, n)
+	for i := range n {
+		out[i] = minOf(d2[i*m : (i+1)*m])
+	}
+	return out
+}
+
+func colMins(d2 []float64, n, m int) []float64 {
+	out := make([]float64, m)
+	for j := range m {
+		out[j] = math.Inf(1)
+		for i := range n {
+			out[j] = min(out[j], d2[i*m+j])
+		}
+	}
+	return out
+}
