@@ -1,6 +1,7 @@
 package match
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -86,4 +87,28 @@ func colMins(d2 []float64, n, m int) []float64 {
 		}
 	}
 	return out
+}
+
+// BenchmarkBlockLogSums reduces blocks of the sizes the method engine's
+// divergence matrices meet (sets of 18, 41 and 100 frames), with one kernel
+// for both sets (one exponential per entry) and two.
+func BenchmarkBlockLogSums(b *testing.B) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	for _, n := range []int{18, 41, 100} {
+		d2 := make([]float64, n*n)
+		for i := range d2 {
+			d2[i] = 2 * rng.Float64()
+		}
+		rows, cols, scratch := make([]float64, n), make([]float64, n), make([]float64, 2*n)
+		for _, c := range []struct {
+			name       string
+			sRow, sCol float64
+		}{{"shared", -0.5, -0.5}, {"two", -0.5, -0.25}} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, c.name), func(b *testing.B) {
+				for b.Loop() {
+					BlockLogSums(d2, c.sRow, c.sCol, rows, cols, scratch)
+				}
+			})
+		}
+	}
 }

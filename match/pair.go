@@ -262,12 +262,26 @@ func BlockLogSums(d2 []float64, sRow, sCol float64, rows, cols, scratch []float6
 		rowMin[i] = r
 	}
 	clear(cols)
+	// The AVX2 kernels take the columns four at a time and leave the last
+	// m mod 4 (none in the matcher's padded rows) to the scalar code here,
+	// which runs after they have cleared the vector registers' upper halves.
+	tail := m
+	if useSIMD {
+		tail = m &^ 3
+	}
 	if sRow == sCol && sharedOffsetSafe(sRow, rowMin, colMin) {
 		g := minOf(rowMin)
 		if useSIMD {
 			expSumsSharedSIMD(d2, m, sRow, g, rows, cols)
 		} else {
 			expSumsShared(d2, m, sRow, g, rows, cols)
+		}
+		for j := tail; j < m; j++ {
+			for i := range rows {
+				e := kde.ExpNonPos(sRow * (d2[i*m+j] - g))
+				rows[i] += e
+				cols[j] += e
+			}
 		}
 		for i, v := range rows {
 			rows[i] = sRow*g + math.Log(v)
@@ -281,6 +295,13 @@ func BlockLogSums(d2 []float64, sRow, sCol float64, rows, cols, scratch []float6
 		expSumsSIMD(d2, m, sRow, sCol, rowMin, colMin, rows, cols)
 	} else {
 		expSums(d2, m, sRow, sCol, rowMin, colMin, rows, cols)
+	}
+	for j := tail; j < m; j++ {
+		for i := range rows {
+			v := d2[i*m+j]
+			rows[i] += kde.ExpNonPos(sRow * (v - rowMin[i]))
+			cols[j] += kde.ExpNonPos(sCol * (v - colMin[j]))
+		}
 	}
 	for i, v := range rows {
 		rows[i] = sRow*rowMin[i] + math.Log(v)

@@ -188,13 +188,7 @@ func expSumsSharedSIMD(d2 []float64, stride int, s, g float64, rowSum, colSum []
 			rs = rs.Add(e)
 			archsimd.LoadFloat64x4Slice(cs[j : j+4]).Add(e).StoreSlice(cs[j : j+4])
 		}
-		var tail float64 // the last len(row) mod 4 entries
-		for j := len(row) &^ 3; j < len(row); j++ {
-			e := kde.ExpNonPos(s * (row[j] - g))
-			tail += e
-			cs[j] += e
-		}
-		rowSum[i] = hsum(rs) + tail
+		rowSum[i] = hsum(rs)
 	}
 	archsimd.ClearAVXUpperBits()
 }
@@ -214,12 +208,7 @@ func expSumsSIMD(d2 []float64, stride int, sRow, sCol float64, rowMin, colMin, r
 			ec := expNonPos4(v.Sub(archsimd.LoadFloat64x4Slice(cm[j : j+4])).Mul(vc))
 			archsimd.LoadFloat64x4Slice(cs[j : j+4]).Add(ec).StoreSlice(cs[j : j+4])
 		}
-		var tail float64 // the last len(row) mod 4 entries
-		for j := len(row) &^ 3; j < len(row); j++ {
-			tail += kde.ExpNonPos(sRow * (row[j] - rowMin[i]))
-			cs[j] += kde.ExpNonPos(sCol * (row[j] - cm[j]))
-		}
-		rowSum[i] = hsum(rs) + tail
+		rowSum[i] = hsum(rs)
 	}
 	// Leave the upper halves of the vector registers clear (VZEROUPPER):
 	// the SSE code that runs next (math.Exp's assembly in the per-point
