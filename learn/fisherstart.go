@@ -53,7 +53,7 @@ type FisherCache struct {
 // and the mean frame (len D), solving the discriminant (fisher.Solve with
 // FisherReg) at most once per sets and labels.
 func (c *FisherCache) Basis(sets []*mat.Dense, labels []int, d int) (*mat.Dense, []float64, error) {
-	sol, err := c.c.do(setsKey(sets, labels).String(), func() (*fisher.Solution, error) {
+	sol, err := c.c.do(setsKey(sets, labels).String(), sets, func() (*fisher.Solution, error) {
 		return fisher.Solve(sets, labels, FisherReg)
 	})
 	if err != nil {

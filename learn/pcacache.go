@@ -55,7 +55,7 @@ func (c *PCACache) Basis(sets []*mat.Dense, d int, seed int64) (*mat.Dense, []fl
 	if k > pcaCacheDirs {
 		fmt.Fprintf(b, "k=%d", k)
 	}
-	e, err := c.c.do(b.String(), func() (pcaEntry, error) {
+	e, err := c.c.do(b.String(), sets, func() (pcaEntry, error) {
 		w, mean, err := PCABasis(sets, k, seed)
 		return pcaEntry{w, mean}, err
 	})
