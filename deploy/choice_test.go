@@ -106,14 +106,7 @@ func TestOpenSetChoiceNeedsStandIns(t *testing.T) {
 		train = append(train, testutil.RandSet(rng, 10, 4, 0, 1))
 		labels, names = append(labels, fmt.Sprint("c", i%2)), append(names, fmt.Sprint("s", i))
 	}
-	opt := Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}
-	if err := ParseThreshold("", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(train, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := buildRule(t, &Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}, "", train, labels, names)
 	s := res.Selection
 	held := 0
 	for _, c := range s.Scores {

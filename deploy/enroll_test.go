@@ -447,14 +447,7 @@ func TestChangeStrangers(t *testing.T) {
 	strangers, _, _ := separated(7, 2, 9)
 	strangers = strangers[len(strangers)-4:] // classes c5 and c6, which the model never holds
 	for _, rule := range []string{"", "none"} {
-		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
-		if err := ParseThreshold(rule, &opt); err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(train, lab, nam, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := buildRule(t, &Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}, rule, train, lab, nam)
 		res.EffectiveParams(lab)
 		for _, op := range []string{"enroll", "forget"} {
 			change := func(s []*mat.Dense) (*Change, error) {
@@ -514,14 +507,7 @@ func TestForgetNamesOneFrameSet(t *testing.T) {
 // auto:far=P at least the share; not to look in the training folders.
 func TestChangeCopyFAR(t *testing.T) {
 	build := func(all []*mat.Dense, labels, names []string, rule string) *model.Model {
-		opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
-		if err := ParseThreshold(rule, &opt); err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(all, labels, names, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := buildRule(t, &Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}, rule, all, labels, names)
 		res.EffectiveParams(labels)
 		return res.Model
 	}

@@ -364,7 +364,7 @@ func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string
 	}
 	r, err := openset.Calibrate(samples)
 	how := "balanced: the most known sets named right and strangers kept out, each weighing half"
-	if err == nil && r.Balanced <= 0.5+1e-12 {
+	if err == nil && r.Chance() {
 		how += "; no threshold does better than chance on them, so it is the one that lets in the fewest sets"
 	}
 	return r, how, err

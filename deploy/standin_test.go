@@ -201,15 +201,24 @@ func crossedClasses(n int) (train, probes []*mat.Dense, labels, names []string) 
 func buildDefault(t *testing.T, m method.Name, train []*mat.Dense, labels, names []string) (*Result, Options) {
 	t.Helper()
 	opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("", &opt); err != nil {
+	res := buildRule(t, &opt, "", train, labels, names)
+	t.Log(res.ThresholdSource)
+	return res, opt
+}
+
+// buildRule builds the model opt describes, with the threshold rule as
+// train's --threshold reads it (ParseThreshold sets it in opt), on the
+// sets, failing t on an error.
+func buildRule(t *testing.T, opt *Options, rule string, sets []*mat.Dense, labels, names []string) *Result {
+	t.Helper()
+	if err := ParseThreshold(rule, opt); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Build(train, labels, names, opt)
+	res, err := Build(sets, labels, names, *opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log(res.ThresholdSource)
-	return res, opt
+	return res
 }
 
 // keptOut fails t for every probe (of the class labels gives it) that

@@ -188,7 +188,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		m.Threshold = b.Threshold
 		r.ThresholdSource = fmt.Sprintf("%.6g"+fallback+": balanced on %s, each class standing in turn for a stranger: accepts %.0f%% of %d within-class %s and rejects %.0f%% of %d other-class ones",
 			b.Threshold, on, 100*b.KnownIn, b.Known, what, 100*b.StrangersOut, b.Strangers)
-		if b.Balanced <= 0.5+1e-12 {
+		if b.Chance() {
 			r.ThresholdSource += "; no threshold tells the classes apart on these sets"
 			switch {
 			case b.KnownIn == 0 && b.StrangersOut == 1:

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"setmatch/internal/stats"
-
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/stats"
 )
 
 // Enrolment and forgetting change the gallery of a trained model without
@@ -54,14 +54,14 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		if s.Frames != nil {
 			n, _ = s.Frames.Dims()
 		}
-		labelErr := CheckLabel(s.Label)
+		labelErr, nameErr := CheckLabel(s.Label), CheckSetName(s.Name)
 		switch {
 		case strings.TrimSpace(s.Label) == "":
 			return nil, errors.New("enroll: the label is empty: give the class the set belongs to")
 		case labelErr != nil:
 			return nil, fmt.Errorf("enroll: %w", labelErr)
-		case CheckSetName(s.Name) != nil:
-			return nil, fmt.Errorf("enroll %s: the set name %q %v: give the set another name", s.Label, s.Name, CheckSetName(s.Name))
+		case nameErr != nil:
+			return nil, fmt.Errorf("enroll %s: the set name %q %v: give the set another name", s.Label, s.Name, nameErr)
 		case taken[key]:
 			return nil, fmt.Errorf("enroll: the gallery already has a set %q of class %q: choose another name", s.Name, s.Label)
 		case given[key]:
@@ -99,8 +99,11 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 			}
 			if same != nil {
 				if o := same.Add(y); o >= 0 {
-					g := mem.Sets[o]
-					return nil, fmt.Errorf("enroll %s/%s: the same frames (in this or another order) as the gallery's set %s/%s: give each burst once", s.Label, s.Name, g.Label, g.Name)
+					g, whose := mem.Sets[o], "the gallery's set"
+					if o >= len(m.Sets) {
+						whose = "the set given" // earlier in this enrolment
+					}
+					return nil, fmt.Errorf("enroll %s/%s: the same frames (in this or another order) as %s %s/%s: give each burst once", s.Label, s.Name, whose, g.Label, g.Name)
 				}
 			}
 			mem.Sets = append(mem.Sets, Set{Label: s.Label, Name: s.Name, Samples: y, Bandwidth: h})

@@ -83,7 +83,7 @@ func TestWithSets(t *testing.T) {
 		{[]NewSet{{"b", "b1", set(0)}}, "already has a set"},
 		{[]NewSet{{"b", "b2", b}}, "b/b2: the same frames (in this or another order) as the gallery's set b/b1: give each burst once"},
 		{[]NewSet{{"b", "b3", reversedRows(b)}}, "b/b3: the same frames (in this or another order) as the gallery's set b/b1"},
-		{[]NewSet{{"c", "c1", b2}, {"c", "c2", b2}}, "c/c2: the same frames (in this or another order) as the gallery's set c/c1"},
+		{[]NewSet{{"c", "c1", b2}, {"c", "c2", b2}}, "c/c2: the same frames (in this or another order) as the set given c/c1"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c1", set(0)}}, "is given twice"},
 		{[]NewSet{{"c", "c1", set(0)}, {"c", "c2", mat.NewDense(5, 4, nil)}}, "model expects 6"},
 		{[]NewSet{{"c", "c1", mat.NewDense(1, 6, nil)}}, "c/c1: 1 frame: a set's density needs at least 2 frames"},

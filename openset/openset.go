@@ -60,6 +60,11 @@ type Rates struct {
 	Balanced float64
 }
 
+// Chance reports whether the rates are no better than chance: a
+// balanced accuracy of at most one half (to rounding), as where no
+// threshold tells known sets from strangers.
+func (r Rates) Chance() bool { return r.Balanced <= 0.5+1e-12 }
+
 // String returns the rates as text, in percent.
 func (r Rates) String() string {
 	return fmt.Sprintf("threshold %.6g: %.1f%% of %d known sets named right, %.1f%% of %d strangers' sets kept out (balanced %.1f%%)",
@@ -299,7 +304,7 @@ func Balance(s []Sample) (Rates, error) {
 // stays the measure: the best a single threshold reaches on s.
 func Calibrate(s []Sample) (Rates, error) {
 	r, err := Balance(s)
-	if err != nil || r.Balanced > 0.5+1e-12 || (r.KnownIn == 0 && r.StrangersOut == 1) {
+	if err != nil || !r.Chance() || (r.KnownIn == 0 && r.StrangersOut == 1) {
 		return r, err
 	}
 	return At(s, 0), nil
