@@ -77,13 +77,7 @@ func TestBuildSeesEverySetUpToTheCap(t *testing.T) {
 	all, labels, names := ringSets(4, 2, 4, 0.3, 6)
 	opt := Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}
 	opt.Grid.ChoiceSets = len(all)
-	if err := ParseThreshold("none", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(all, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := buildRule(t, &opt, "none", all, labels, names)
 	if res.ChoiceSample != "" {
 		t.Errorf("ChoiceSample %q with %d sets and a cap of %d", res.ChoiceSample, len(all), opt.Grid.ChoiceSets)
 	}

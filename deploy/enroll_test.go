@@ -79,13 +79,7 @@ func buildFor(t *testing.T, mname method.Name, sets []*mat.Dense, labels, names 
 		if meth == method.NNHDR {
 			opt.Dim = 2 // a W that discards directions, learned on the training classes
 		}
-		if err := ParseThreshold(rule, &opt); err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(sets, labels, names, opt)
-		if err != nil {
-			t.Fatalf("%s: %v", meth, err)
-		}
+		res := buildRule(t, &opt, rule, sets, labels, names)
 		if m == nil {
 			m = res.Model
 		} else {

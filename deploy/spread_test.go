@@ -140,14 +140,7 @@ func buildSpreading(t *testing.T, perClass int, seed uint64, strangers ...*mat.D
 	t.Helper()
 	sets, labels, names, wide := spreadingClasses(perClass, seed)
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: strangers}
-	if err := ParseThreshold("", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(sets, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, wide
+	return buildRule(t, &opt, "", sets, labels, names), wide
 }
 
 // TestCalibrationGivesWideClassesLooserThresholds: where some classes

@@ -63,13 +63,7 @@ func TestStandInCalibration(t *testing.T) {
 	}
 	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.NNHLDA, method.NNHDR} {
 		opt := Options{Method: name, Grid: grid(), Seed: 3, Workers: 1}
-		if err := ParseThreshold("", &opt); err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(train, lab, nam, opt)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		res := buildRule(t, &opt, "", train, lab, nam)
 		c := res.Calibration
 		if c == nil {
 			t.Fatalf("%s: not calibrated on stand-ins: %s", name, res.ThresholdSource)
@@ -123,13 +117,7 @@ func TestStandInFar(t *testing.T) {
 	var out [2]float64
 	for k, flag := range []string{"auto:balanced", "auto:far=0"} {
 		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
-		if err := ParseThreshold(flag, &opt); err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(sets, lab, names, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := buildRule(t, &opt, flag, sets, lab, names)
 		if res.Calibration == nil {
 			t.Fatalf("%s: %s", flag, res.ThresholdSource)
 		}
@@ -149,13 +137,7 @@ func TestStandInFar(t *testing.T) {
 func TestStandInFallback(t *testing.T) {
 	all, labels, names := separated(2, 3, 2)
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(all, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := buildRule(t, &opt, "", all, labels, names)
 	if res.Calibration != nil || !strings.Contains(res.ThresholdSource, "cannot stand in") || math.IsInf(res.Model.Threshold, 1) {
 		t.Fatalf("threshold %v: %s", res.Model.Threshold, res.ThresholdSource)
 	}
@@ -216,7 +198,7 @@ func buildRule(t *testing.T, opt *Options, rule string, sets []*mat.Dense, label
 	}
 	res, err := Build(sets, labels, names, *opt)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s, --threshold %q: %v", opt.Method, rule, err)
 	}
 	return res
 }
@@ -337,13 +319,7 @@ func TestStandInCopyNothingSeparates(t *testing.T) {
 func TestStandInPooled(t *testing.T) {
 	all, labels, names := separated(6, 1, 3)
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("auto:balanced", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(all, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := buildRule(t, &opt, "auto:balanced", all, labels, names)
 	c := res.Calibration
 	if c == nil || c.Strangers != 6 || c.Known != standInKnown6 || c.Balanced != 1 {
 		t.Fatalf("calibration %v: %s", c, res.ThresholdSource)
@@ -393,13 +369,7 @@ func TestRecalibrateAsTrain(t *testing.T) {
 	for _, name := range []method.Name{method.NNH, method.KFDAHG, method.KFDAMix} {
 		for _, flag := range []string{"auto:balanced", "auto:far=10"} {
 			opt := Options{Method: name, Grid: grid(), Seed: 3, Workers: 1}
-			if err := ParseThreshold(flag, &opt); err != nil {
-				t.Fatal(err)
-			}
-			res, err := Build(sets, lab, names, opt)
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
+			res := buildRule(t, &opt, flag, sets, lab, names)
 			m := *res.Model
 			m.Threshold = 0
 			src, rates, err := Recalibrate(&m, opt)
@@ -493,13 +463,7 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 func TestRecalibrateRefusesAVote(t *testing.T) {
 	sets, labels, names := separated(3, 2, 1)
 	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("auto:balanced", &opt); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(sets, labels, names, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := buildRule(t, &opt, "auto:balanced", sets, labels, names)
 	m := *res.Model
 	member := *res.Model
 	m.Voters = []*model.Model{&member}
@@ -538,14 +502,7 @@ func TestBuildStrangers(t *testing.T) {
 	given, coming := near(11, 6), near(12, 6)
 	build := func(strangers []*mat.Dense) *Result {
 		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: strangers}
-		if err := ParseThreshold("", &opt); err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(train, lab, nam, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return buildRule(t, &opt, "", train, lab, nam)
 	}
 	decide := func(res *Result, sets []*mat.Dense) (known int) {
 		mt, err := res.Model.NewMatcherWorkers(1)
