@@ -533,17 +533,6 @@ func (r *Result) WriteSummary(w io.Writer) {
 		if s.Note != "" {
 			fmt.Fprintf(w, "cross-validation: note: %s\n", s.Note)
 		}
-		if s.Only > 0 {
-			var first []string
-			for _, c := range s.Scores[:s.Only] {
-				first = append(first, c.Candidate.String())
-			}
-			if s.FellBack() {
-				fmt.Fprintf(w, "cross-validation: every class has three or more training sets, where the candidates are %s, but they failed: the choice is made among the others\n", strings.Join(first, " and "))
-			} else {
-				fmt.Fprintf(w, "cross-validation: every class has three or more training sets: the choice is between %s (held-out scores, from folds with fewer sets per class than the model, understate kFDA against the other candidates, which are scored only if these fail)\n", strings.Join(first, " and "))
-			}
-		}
 		fmt.Fprintf(w, "  %-34s %8s %9s\n", "candidate", "cv acc", "seconds")
 		for i, c := range s.Scores {
 			mark := " "

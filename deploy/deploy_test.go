@@ -1,7 +1,6 @@
 package deploy
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -77,16 +76,15 @@ func TestModelDecidesAsEval(t *testing.T) {
 	modelDecidesAsEval(t, sets, labels, []method.Name{method.NNH, method.NNJ, method.KFDAHG, method.KFDAHL, method.KFDAJ, method.GDA, method.CDL, method.KFDAMix, method.NNHDR, method.Auto})
 }
 
-// TestAutoThreeSetsDeploysKFDAMixAlone: where every class has three
-// training sets and the choice keeps kfda-mix (on sets whose classes
-// overlap, where auto deployed a vote of kfda-mix, nn-h-dr and kfda-hl
-// before), auto deploys kfda-mix alone: a model without voters that
-// decides every probe as eval's auto row, and a summary that names it.
-func TestAutoThreeSetsDeploysKFDAMixAlone(t *testing.T) {
+// TestAutoDeploysKFDAMixAlone: where every class has three training
+// sets, whose classes overlap, and the choice is kfda-mix, auto deploys
+// kfda-mix alone: a model without voters that decides every probe as
+// eval's auto row, and a summary that names it.
+func TestAutoDeploysKFDAMixAlone(t *testing.T) {
 	sets, labels := dataSpread(1, 2)
 	res := modelDecidesAsEval(t, sets, labels, []method.Name{method.Auto})[0]
-	if s := res.Selection; s.Only == 0 || s.FellBack() || s.Best().Method != method.KFDAMix {
-		t.Fatalf("only %d, chose %s: the data do not test the three-set choice keeping kfda-mix", s.Only, s.Best().Candidate)
+	if s := res.Selection; s.Best().Method != method.KFDAMix {
+		t.Fatalf("chose %s: the data do not test auto deploying kfda-mix", s.Best().Candidate)
 	}
 	m := res.Model
 	if len(m.Voters) != 0 || m.MethodName() != string(method.KFDAMix) || len(m.MemberMethods()) != 1 || m.Selection.Params["vote"] != "" {
@@ -245,46 +243,24 @@ func checkGallery(t *testing.T, res *Result) {
 	}
 }
 
-// TestWriteSummaryThreeSets: when the choice was restricted to the first
-// candidates, the summary says between which, and the candidates left
-// out are listed as not scored, not as failed.
-func TestWriteSummaryThreeSets(t *testing.T) {
+// TestWriteSummaryNotScored: the candidates a settled choice left out
+// are listed as not scored, not as failed.
+func TestWriteSummaryNotScored(t *testing.T) {
 	score := func(m method.Name, acc float64, err error) method.CandidateScore {
 		return method.CandidateScore{Candidate: method.Candidate{Method: m}, Accuracy: acc, Err: err}
 	}
 	r := &Result{Selection: &method.Selection{
-		Folding: "3 stratified folds by training sets", Held: 30, Sets: 30, Only: 2, Chosen: 0, Top: 1, SE: 0.08,
+		Folding: "3 stratified folds by training sets", Held: 30, Sets: 30, Chosen: 0, Top: 0, SE: 0.02,
 		Scores: []method.CandidateScore{
-			score(method.KFDAMix, 0.8, nil),
-			score(method.NNHDR, 0.85, nil),
-			score(method.NNH, -1, method.ErrThreeSets),
-			score(method.NNJ, -1, method.ErrThreeSets),
+			score(method.KFDAMix, 1, nil),
+			score(method.NNH, -1, method.ErrNotScored),
+			score(method.NNJ, -1, method.ErrNotScored),
 		},
 	}}
 	var b strings.Builder
 	r.WriteSummary(&b)
 	out := b.String()
-	if !strings.Contains(out, "the choice is between kfda-mix and nn-h-dr") {
-		t.Errorf("summary does not say between which candidates the choice was:\n%s", out)
-	}
 	if strings.Contains(out, "failed") || strings.Count(out, "not scored") != 2 {
 		t.Errorf("want nn-h and nn-j listed as not scored:\n%s", out)
-	}
-
-	// Both failed: the choice was made among the others, and the summary
-	// says so rather than that it was between the two.
-	fail := errors.New("fold 1 of 3: no W")
-	r.Selection.Scores = []method.CandidateScore{
-		score(method.KFDAMix, -1, fail),
-		score(method.NNHDR, -1, fail),
-		score(method.NNH, 0.9, nil),
-		score(method.NNJ, -1, method.ErrNotScored),
-	}
-	r.Selection.Chosen, r.Selection.Top = 2, 2
-	b.Reset()
-	r.WriteSummary(&b)
-	out = b.String()
-	if !strings.Contains(out, "the candidates are kfda-mix and nn-h-dr, but they failed: the choice is made among the others") || strings.Contains(out, "the choice is between") {
-		t.Errorf("summary does not say that the choice fell back to the other candidates:\n%s", out)
 	}
 }

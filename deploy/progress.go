@@ -12,7 +12,7 @@ import (
 // ProgressLines returns an Options.Progress that writes the progress of
 // the cross-validation to w, one line per run, as setmatch train prints
 // it: runs made of runs to make, and, once that total has changed, the
-// runs no longer made (or added) and why.
+// runs no longer made and why.
 func ProgressLines(w io.Writer) func(method.AutoProgress) {
 	return func(p method.AutoProgress) {
 		left := fmt.Sprintf("about %s left", p.ETA.Round(time.Second))
@@ -25,9 +25,6 @@ func ProgressLines(w io.Writer) func(method.AutoProgress) {
 		}
 		if p.Failed > 0 {
 			why = append(why, fmt.Sprintf("%s of failed candidates not made", runs(p.Failed)))
-		}
-		if p.Added > 0 {
-			why = append(why, fmt.Sprintf("%s of the other candidates added, as the first ones failed", runs(p.Added)))
 		}
 		changed := ""
 		if len(why) > 0 {

@@ -23,7 +23,7 @@ func TestProgressLines(t *testing.T) {
 }
 
 // TestProgressLinesSayWhyTotalChanges: once runs once counted are not
-// made or added, the line says so and why, beside a total that has
+// made, the line says so and why, beside a total that has
 // changed; runs of candidates cut short and left out in the words the
 // summary counts those candidates in.
 func TestProgressLinesSayWhyTotalChanges(t *testing.T) {
@@ -31,14 +31,14 @@ func TestProgressLinesSayWhyTotalChanges(t *testing.T) {
 	p := ProgressLines(&b)
 	p(method.AutoProgress{Done: 5, Total: 12})
 	p(method.AutoProgress{Done: 6, Total: 6, LeftOut: 6})
-	p(method.AutoProgress{Done: 7, Total: 30, LeftOut: 1, Failed: 5, Added: 24})
+	p(method.AutoProgress{Done: 7, Total: 30, LeftOut: 1, Failed: 5})
 	p(method.AutoProgress{Done: 33, Total: 41, CutShort: 7})
 	p(method.AutoProgress{Done: 33, Total: 38, CutShort: 7, LeftOut: 3})
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	want := []string{
 		"about 0s left",
 		"about 0s left; 6 runs not made, of candidates left out, as they cannot change the choice",
-		"about 0s left; 1 run not made, of candidates left out, as they cannot change the choice; 5 runs of failed candidates not made; 24 runs of the other candidates added, as the first ones failed",
+		"about 0s left; 1 run not made, of candidates left out, as they cannot change the choice; 5 runs of failed candidates not made",
 		"about 0s left; 7 runs not made, of candidates cut short, as they cannot change the choice",
 		"about 0s left; 10 runs not made, of candidates cut short (7) and left out (3), as they cannot change the choice",
 	}

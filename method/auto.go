@@ -135,18 +135,8 @@ func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
 // their cross-validations twice.
 var (
 	AutoMethods = []Name{KFDAMix, NNH, NNJ, KFDAHL, KFDAJ, NNHDR}
-	// AutoThreeSetMethods are the candidates the choice is made among
-	// when every class has three or more training sets (and the caller
-	// gave no list of its own). There an outer fold trains every class on
-	// fewer sets than the deployed model has, which costs a kFDA method
-	// far more than nearest neighbour: held-out scores rank the
-	// full-space NN methods, and the other kFDA kernels, above kfda-mix
-	// where on new sets they do worse (docs/DESIGN-NOTES.md, "Three sets
-	// per class: kfda-mix or the learned projection"). The other candidates
-	// are scored only if both of these fail.
-	AutoThreeSetMethods = []Name{KFDAMix, NNHDR}
-	AutoDims            = []int{5, 10, 20, 40}
-	AutoScales          = []float64{0.25, 1, 2}
+	AutoDims    = []int{5, 10, 20, 40}
+	AutoScales  = []float64{0.25, 1, 2}
 	// AutoRepeats is how many times the training sets are dealt to the
 	// outer folds; every candidate is scored on every dealing.
 	AutoRepeats = 2
@@ -245,9 +235,6 @@ type Selection struct {
 	ByHalves bool
 	Note     string // what the scores do not cover, if anything
 	Held     int    // held-out outcomes of a candidate, over all folds and dealings
-	// Only, when above 0, restricts the choice to the first Only
-	// candidates (AutoThreeSetMethods), unless every one of them failed.
-	Only int
 	// Sets is the number of distinct held-out items (training sets, or
 	// frame halves), Held over the dealings: an item's outcomes on the
 	// dealings are not independent (the same set, mostly the same
@@ -260,15 +247,13 @@ func (s *Selection) Best() CandidateScore { return s.Scores[s.Chosen] }
 
 // Eligible returns the indices in Scores of the candidates that the
 // one-standard-error rule holds equal: those scored within SE of the
-// highest, among the candidates the choice is made from (see Only), in
-// the order of preference. The chosen one is the first. A caller that
+// highest, in the order of preference. The chosen one is the first. A caller that
 // weighs something the held-out accuracy does not measure (how well the
 // open set's threshold keeps strangers out) chooses among these.
 func (s *Selection) Eligible() []int {
-	lo, hi := s.ruleRange()
 	var out []int
-	for i := lo; i < hi; i++ {
-		if c := s.Scores[i]; c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
+	for i, c := range s.Scores {
+		if c.Err == nil && c.Accuracy >= s.Scores[s.Top].Accuracy-s.SE-1e-12 {
 			out = append(out, i)
 		}
 	}
@@ -299,9 +284,6 @@ type AutoProgress struct {
 	CutShort, LeftOut int
 	// Failed: runs not made of candidates that failed.
 	Failed int
-	// Added: runs of the candidates scored only because the ones the
-	// choice was first made between (Selection.Only) all failed.
-	Added int
 }
 
 // outer holds the outer folds of Choose over a task.
@@ -506,8 +488,7 @@ const concurrentRunFrames = 50000
 // change the choice (schedule.go): a candidate that cannot be within one
 // standard error of the best score whatever it scores on the folds it has
 // not run is cut short (ErrCutShort), and the candidates after a choice
-// that no later score could move are not scored (ErrNotScored,
-// ErrThreeSets). The winner, the highest score and the candidates the
+// that no later score could move are not scored (ErrNotScored). The winner, the highest score and the candidates the
 // rule holds equal (Eligible) are those of scoring every candidate in
 // full.
 func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
@@ -538,15 +519,11 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if len(cands) == 0 {
 		return nil, errors.New("no candidates to choose from")
 	}
-	only := 0
-	if len(g.AutoMethods) == 0 && !o.byHalves && SmallestClass(t.Labels) >= 3 {
-		cands, only = leading(cands, AutoThreeSetMethods)
-	}
 	about := o.about
 	if reps > 1 {
 		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
 	}
-	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), ByHalves: o.byHalves, Held: o.held * reps, Sets: o.held, Only: only, Scores: make([]CandidateScore, len(cands))}
+	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), ByHalves: o.byHalves, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
 	trainFrames := 0
 	for _, j := range t.Train {
 		n, _ := t.Pool.Sets[j].Dims()
@@ -636,47 +613,21 @@ func (s *Selection) NearChance() bool {
 // the ones before them settled the choice.
 var ErrNotScored = errors.New("not scored: an earlier candidate is within one standard error of any score it could reach")
 
-// ErrThreeSets is the Err of the candidates Choose did not score because
-// every class has three or more training sets and one of the candidates
-// of AutoThreeSetMethods before them was scored.
-var ErrThreeSets = errors.New("not scored: with three or more training sets per class the choice is among the candidates before it")
-
 // NotScored reports whether err says that Choose did not score a
-// candidate in full (ErrNotScored, ErrThreeSets, ErrCutShort), rather
-// than that it failed.
+// candidate in full (ErrNotScored, ErrCutShort), rather than that it
+// failed.
 func NotScored(err error) bool {
-	return errors.Is(err, ErrNotScored) || errors.Is(err, ErrThreeSets) || errors.Is(err, ErrCutShort)
-}
-
-// leading returns cands with the candidates of methods moved to the front,
-// in the order of methods, and how many there are.
-func leading(cands []Candidate, methods []Name) ([]Candidate, int) {
-	var out []Candidate
-	for _, m := range methods {
-		for _, c := range cands {
-			if c.Method == m {
-				out = append(out, c)
-			}
-		}
-	}
-	n := len(out)
-	for _, c := range cands {
-		if !slices.Contains(methods, c.Method) {
-			out = append(out, c)
-		}
-	}
-	return out, n
+	return errors.Is(err, ErrNotScored) || errors.Is(err, ErrCutShort)
 }
 
 // settled reports whether the choice among the first n scored candidates
 // (in order) is final: whatever later candidates score, choose picks one
 // of these. Only the highest later score matters to the rule, and scores
 // are multiples of 1/Held, so every possible one is tried. It is settled,
-// for example, when a candidate recognised every held-out set, or when
-// the first Only candidates are scored and one of them did not fail.
+// for example, when a candidate recognised every held-out set.
 func (s *Selection) settled(n int) bool {
 	for k := 0; k <= s.Held; k++ {
-		t := &Selection{Held: s.Held, Sets: s.Sets, Only: s.Only, Scores: append(slices.Clip(s.Scores[:n]), CandidateScore{Accuracy: float64(k) / float64(s.Held)})}
+		t := &Selection{Held: s.Held, Sets: s.Sets, Scores: append(slices.Clip(s.Scores[:n]), CandidateScore{Accuracy: float64(k) / float64(s.Held)})}
 		if t.choose() != nil || t.Chosen == n {
 			return false
 		}
@@ -692,40 +643,14 @@ func standardError(p float64, n int) float64 {
 	return math.Sqrt(max(p*(1-p), 1/nf) / nf)
 }
 
-// FellBack reports whether the choice was restricted to the first Only
-// candidates and every one of them failed, so that it is made among the
-// others.
-func (s *Selection) FellBack() bool {
-	return s.Only > 0 && s.Only <= len(s.Scores) &&
-		!slices.ContainsFunc(s.Scores[:s.Only], func(c CandidateScore) bool { return c.Err == nil })
-}
-
-// ruleRange returns the candidates [lo, hi) of Scores the one-standard-
-// error rule runs among: all of them, or with Only set the first Only, or,
-// if every one of those failed, the others.
-func (s *Selection) ruleRange() (lo, hi int) {
-	lo, hi = 0, len(s.Scores)
-	if s.Only > 0 && s.Only < hi {
-		if s.FellBack() {
-			lo = s.Only
-		} else {
-			hi = s.Only
-		}
-	}
-	return lo, hi
-}
-
 // choose sets Top, SE and Chosen by the one-standard-error rule: among the
 // candidates whose score is within one standard error of the highest, the
 // first in the order of preference. Scores of candidates that differ by
-// less than their noise do not rank them; the simpler one is kept. When
-// Only is set, the rule runs among the first Only candidates, or, if every
-// one of them failed, among the others.
+// less than their noise do not rank them; the simpler one is kept.
 func (s *Selection) choose() error {
-	lo, hi := s.ruleRange()
 	s.Top = -1
-	for i := lo; i < hi; i++ {
-		if c := s.Scores[i]; c.Err == nil && (s.Top < 0 || c.Accuracy > s.Scores[s.Top].Accuracy) {
+	for i, c := range s.Scores {
+		if c.Err == nil && (s.Top < 0 || c.Accuracy > s.Scores[s.Top].Accuracy) {
 			s.Top = i
 		}
 	}

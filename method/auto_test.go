@@ -299,36 +299,30 @@ func TestSettled(t *testing.T) {
 	for _, c := range []struct {
 		acc  []float64
 		held int
-		only int
 		want bool
 	}{
-		{[]float64{1}, 32, 0, true},
-		{[]float64{31.0 / 32}, 32, 0, true},  // a later 100% has SE 1/32
-		{[]float64{30.0 / 32}, 32, 0, false}, // a later 100% would win
-		{[]float64{0.5, 31.0 / 32}, 32, 0, true},
-		{[]float64{-1}, 32, 0, false},
-		{[]float64{0.95}, 100, 0, false},
-		// The first two are the only ones chosen among: settled once both
-		// are scored and one did not fail, whatever they scored.
-		{[]float64{0.5}, 32, 2, false},
-		{[]float64{0.5, 0.25}, 32, 2, true},
-		{[]float64{-1, 0.25}, 32, 2, true},
-		{[]float64{-1, -1}, 32, 2, false}, // both failed: the others decide
-		{[]float64{-1, -1, 1}, 32, 2, true},
+		{[]float64{1}, 32, true},
+		{[]float64{31.0 / 32}, 32, true},  // a later 100% has SE 1/32
+		{[]float64{30.0 / 32}, 32, false}, // a later 100% would win
+		{[]float64{0.5, 31.0 / 32}, 32, true},
+		{[]float64{-1}, 32, false},
+		{[]float64{0.95}, 100, false},
+		{[]float64{-1, 1}, 32, true},
+		{[]float64{-1, -1}, 32, false},
 	} {
-		sel := &Selection{Held: c.held, Only: c.only, Scores: scores(c.acc...)}
+		sel := &Selection{Held: c.held, Scores: scores(c.acc...)}
 		if got := sel.settled(len(c.acc)); got != c.want {
-			t.Errorf("%v of %d, only %d: settled %v, want %v", c.acc, c.held, c.only, got, c.want)
+			t.Errorf("%v of %d: settled %v, want %v", c.acc, c.held, got, c.want)
 		}
 		// Settled means: whatever a later candidate scores, choose picks
 		// the same earlier candidate.
 		if c.want {
-			base := &Selection{Held: c.held, Only: c.only, Scores: scores(c.acc...)}
+			base := &Selection{Held: c.held, Scores: scores(c.acc...)}
 			if err := base.choose(); err != nil {
 				t.Fatal(err)
 			}
 			for k := 0; k <= c.held; k++ {
-				s := &Selection{Held: c.held, Only: c.only, Scores: append(scores(c.acc...), CandidateScore{Accuracy: float64(k) / float64(c.held)})}
+				s := &Selection{Held: c.held, Scores: append(scores(c.acc...), CandidateScore{Accuracy: float64(k) / float64(c.held)})}
 				if err := s.choose(); err != nil {
 					t.Fatal(err)
 				}
@@ -782,31 +776,6 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 	}
 }
 
-// TestChooseOnly: with Only set, the rule runs among the first Only
-// candidates, whatever the later ones score, unless all of those failed.
-func TestChooseOnly(t *testing.T) {
-	for _, c := range []struct {
-		acc  []float64
-		want int
-	}{
-		{[]float64{0.5, 0.6, 0.9}, 1},    // 0.5 is more than one SE (0.049) below 0.6
-		{[]float64{0.58, 0.6, 0.9}, 0},   // within it: the first is kept
-		{[]float64{-1, 0.3, 0.9}, 1},     // the first failed
-		{[]float64{-1, -1, 0.3, 0.9}, 3}, // both failed: the rule among the others
-	} {
-		s := &Selection{Held: 100, Only: 2, Scores: scores(c.acc...)}
-		if err := s.choose(); err != nil {
-			t.Fatal(err)
-		}
-		if s.Chosen != c.want {
-			t.Errorf("%v, only 2: chose %d, want %d", c.acc, s.Chosen, c.want)
-		}
-		if fell := c.want >= 2; s.FellBack() != fell {
-			t.Errorf("%v, only 2: fell back %v, want %v", c.acc, s.FellBack(), fell)
-		}
-	}
-}
-
 // sixSetData returns 3 classes of 6 sets each, 12 frames in 6 features of
 // unit noise, the classes sep apart in the first feature.
 func sixSetData(sep float64) *testData {
@@ -825,15 +794,16 @@ func sixSetData(sep float64) *testData {
 	return data
 }
 
-// TestChooseThreeSets: when every class has three or more training sets,
-// the default candidates start with kfda-mix and nn-h-dr and the choice is
-// made between those two (the others, when scored at all, do not take
-// part); with two sets per class the order and the rule are unchanged.
-func TestChooseThreeSets(t *testing.T) {
+// TestChooseSetsPerClass: whatever the number of training sets per
+// class, the default candidates are AutoMethods in that order, every one
+// takes part in the rule, and the choice made cutting short equals the
+// one made scoring all.
+func TestChooseSetsPerClass(t *testing.T) {
 	data := sixSetData(0.7)
 	for _, gallery := range []int{3, 2} {
 		sp, labels := drSplit(t, data, gallery)
-		for _, all := range []bool{false, true} {
+		var sels [2]*Selection
+		for k, all := range []bool{false, true} {
 			l := &coordLearner{}
 			g := autoGrid(l.learn)
 			g.AutoMethods = nil // the default candidates
@@ -853,43 +823,20 @@ func TestChooseThreeSets(t *testing.T) {
 			for _, c := range sel.Scores {
 				got = append(got, c.Method)
 			}
-			want := AutoMethods
-			if gallery >= 3 {
-				want = []Name{KFDAMix, NNHDR, NNH, NNJ, KFDAHL, KFDAJ}
+			if !slices.Equal(got, AutoMethods) {
+				t.Fatalf("gallery %d: candidates %v, want %v", gallery, got, AutoMethods)
 			}
-			if !slices.Equal(got, want) {
-				t.Fatalf("gallery %d: candidates %v, want %v", gallery, got, want)
-			}
-			if gallery < 3 {
-				if sel.Only != 0 {
-					t.Errorf("gallery %d: the choice is restricted to %d candidates", gallery, sel.Only)
-				}
-				continue
-			}
-			if sel.Only != 2 || sel.Chosen > 1 {
-				t.Errorf("gallery %d, score all %v: only %d, chose %v", gallery, all, sel.Only, sel.Best().Candidate)
-			}
-			if !all && sel.Scores[1].Err == nil {
-				for _, c := range sel.Scores[2:] {
-					if !errors.Is(c.Err, ErrThreeSets) {
-						t.Errorf("%v after kfda-mix and nn-h-dr: %v, want not scored", c.Candidate, c.Err)
-					}
-				}
-			}
-			if all {
-				two := &Selection{Held: sel.Held, Sets: sel.Sets, Scores: sel.Scores[:2]}
-				if err := two.choose(); err != nil {
-					t.Fatal(err)
-				}
-				if two.Chosen != sel.Chosen {
-					t.Errorf("chose %d, between the first two alone %d", sel.Chosen, two.Chosen)
-				}
-				// The data must test the restriction: a later candidate
-				// scores above both (nn-j here), and is not chosen.
-				top := max(sel.Scores[0].Accuracy, sel.Scores[1].Accuracy)
-				if !slices.ContainsFunc(sel.Scores[2:], func(c CandidateScore) bool { return c.Accuracy > top }) {
-					t.Fatalf("no candidate after the first two scores above %v: the data do not test the restriction", top)
-				}
+			sels[k] = sel
+		}
+		early, full := sels[0], sels[1]
+		if early.Chosen != full.Chosen {
+			t.Errorf("gallery %d: chose %v, scoring all %v", gallery, early.Best().Candidate, full.Best().Candidate)
+		}
+		// The highest score of all decides: the rule runs among every
+		// candidate.
+		for i, c := range full.Scores {
+			if c.Err == nil && c.Accuracy > full.Scores[full.Top].Accuracy {
+				t.Errorf("gallery %d: %v scored %.3f above the top %.3f", gallery, full.Scores[i].Candidate, c.Accuracy, full.Scores[full.Top].Accuracy)
 			}
 		}
 	}
@@ -900,48 +847,11 @@ func failLearner([]*mat.Dense, []int, match.Measure, LearnParams, int64) (*mat.D
 	return nil, nil, errors.New("no W")
 }
 
-// When every candidate of AutoThreeSetMethods fails, the choice falls back
-// to the others, by the rule, and the candidates it leaves out are marked
-// as left out by the rule, not by the restriction.
-func TestChooseThreeSetsFallback(t *testing.T) {
-	defer func(m []Name) { AutoThreeSetMethods = m }(AutoThreeSetMethods)
-	AutoThreeSetMethods = []Name{NNHDR} // fails: no W is learned
-	sp, labels := drSplit(t, sixSetData(4), 3)
-	g := autoGrid(failLearner)
-	g.AutoMethods = nil
-	g.AutoScoreAll = false
-	task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Classes: 3, Seed: 7}
-	sel, err := Choose(task, g, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sel.Only != 1 || sel.Scores[0].Method != NNHDR || sel.Scores[0].Err == nil || NotScored(sel.Scores[0].Err) {
-		t.Fatalf("only %d, first %v (%v): want nn-h-dr restricted to and failed", sel.Only, sel.Scores[0].Candidate, sel.Scores[0].Err)
-	}
-	if sel.Chosen < 1 || sel.Best().Err != nil {
-		t.Fatalf("chose %d (%v): want a candidate after the failed one", sel.Chosen, sel.Best().Err)
-	}
-	left := 0
-	for _, c := range sel.Scores[1:] {
-		if errors.Is(c.Err, ErrThreeSets) {
-			t.Errorf("%v: %v, want left out by the rule (the restricted candidates failed)", c.Candidate, c.Err)
-		}
-		if errors.Is(c.Err, ErrNotScored) {
-			left++
-		}
-	}
-	// The data must test the labelling: the choice settles before the
-	// last candidate is scored.
-	if left == 0 {
-		t.Fatalf("every candidate was scored: the data do not test how the left-out ones are marked")
-	}
-}
-
-// TestAutoThreeSetsDeploysChoice: where every class has three training
-// sets and the choice keeps kfda-mix, the auto row is kfda-mix alone, run
-// as the whole method, and Deploy fits kfda-mix alone; where it departs
-// to nn-h-dr, the row is nn-h-dr's, not a vote of several methods.
-func TestAutoThreeSetsDeploysChoice(t *testing.T) {
+// TestAutoDeploysChoice: where every class has three training sets and
+// the choice is kfda-mix, the auto row is kfda-mix alone, run as the
+// whole method, and Deploy fits kfda-mix alone; where it chooses another,
+// the row is that method's, not a vote of several methods.
+func TestAutoDeploysChoice(t *testing.T) {
 	kept, departed := 0, 0
 	for _, sep := range []float64{0.3, 0.5, 0.7, 1.0} {
 		sp, labels := drSplit(t, sixSetData(sep), 3)
@@ -952,9 +862,6 @@ func TestAutoThreeSetsDeploysChoice(t *testing.T) {
 		sel, err := Choose(task, g, nil)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if sel.Only != len(AutoThreeSetMethods) || sel.FellBack() {
-			t.Fatalf("sep %g: only %d, fell back %v: not the three-set choice", sep, sel.Only, sel.FellBack())
 		}
 		got, err := runAuto(task, g)
 		if err != nil {
@@ -985,9 +892,9 @@ func TestAutoThreeSetsDeploysChoice(t *testing.T) {
 		}
 	}
 	if kept == 0 {
-		t.Errorf("the choice kept kfda-mix on no data set (departed to nn-h-dr on %d): the data do not test it", departed)
+		t.Errorf("the choice kept kfda-mix on no data set (departed from it on %d): the data do not test it", departed)
 	}
-	t.Logf("kept kfda-mix on %d data sets, departed to nn-h-dr on %d", kept, departed)
+	t.Logf("kept kfda-mix on %d data sets, departed from it on %d", kept, departed)
 }
 
 // TestChooseFoldsLearnWAsDeployed: in Choose's outer folds the -dr

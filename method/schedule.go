@@ -38,7 +38,7 @@ import (
 // so that they cost little beyond what the others need anyway. The
 // others then run in the order of preference, each fold by fold, so that
 // a choice settled by the first of them leaves the later ones out as
-// before (Selection.settled: ErrNotScored, ErrThreeSets). After every
+// before (Selection.settled: ErrNotScored). After every
 // run, the candidates not complete are cut if they can no longer come
 // within one standard error of a complete score. With Grid.AutoScoreAll
 // every candidate runs every fold, in the order of preference.
@@ -92,13 +92,11 @@ type chooser struct {
 	trainFrames int
 	progress    func(AutoProgress)
 
-	start        time.Time
-	last         time.Time
-	done         int
-	spent        map[string]time.Duration
-	count        map[string]int
-	groups       [][2]int // the candidates chosen among: [lo, hi) each
-	activeGroups int      // how many of groups may still run
+	start time.Time
+	last  time.Time
+	done  int
+	spent map[string]time.Duration
+	count map[string]int
 }
 
 func newChooser(t *Task, g Grid, outers []*outer, cands []Candidate, sel *Selection, trainFrames int, progress func(AutoProgress)) *chooser {
@@ -107,15 +105,6 @@ func newChooser(t *Task, g Grid, outers []*outer, cands []Candidate, sel *Select
 	ch.last = ch.start
 	ch.perCand = ch.nf * len(outers)
 	ch.runs = make([]candRun, len(cands))
-	if o := sel.Only; o > 0 && o < len(cands) {
-		ch.groups = [][2]int{{0, o}, {o, len(cands)}}
-	} else {
-		ch.groups = [][2]int{{0, len(cands)}}
-	}
-	ch.activeGroups = 1
-	if g.AutoScoreAll {
-		ch.activeGroups = len(ch.groups)
-	}
 	return ch
 }
 
@@ -249,20 +238,16 @@ func (ch *chooser) check() {
 	if n == 0 {
 		n = held
 	}
-	for gi := range ch.activeGroups {
-		lo, hi := ch.groups[gi][0], ch.groups[gi][1]
-		lead := -1
-		for i := lo; i < hi; i++ {
-			if ch.complete(i) && (lead < 0 || ch.runs[i].right > ch.runs[lead].right) {
-				lead = i
-			}
+	lead := -1
+	for i := range ch.cands {
+		if ch.complete(i) && (lead < 0 || ch.runs[i].right > ch.runs[lead].right) {
+			lead = i
 		}
-		if lead < 0 {
-			continue
-		}
+	}
+	if lead >= 0 {
 		l := float64(ch.runs[lead].right) / float64(held)
 		se := standardError(l, n)
-		for i := lo; i < hi; i++ {
+		for i := range ch.cands {
 			r := &ch.runs[i]
 			if ch.resolved(i) {
 				continue
@@ -287,20 +272,13 @@ func (ch *chooser) check() {
 	for i := range p {
 		scores[i] = ch.score(i)
 	}
-	s := &Selection{Held: held, Sets: ch.sel.Sets, Only: ch.sel.Only, Scores: scores}
+	s := &Selection{Held: held, Sets: ch.sel.Sets, Scores: scores}
 	if !s.settled(p) {
 		return
 	}
-	// Settled just as the restricted candidates are scored: the others
-	// are left out by the restriction. Settled earlier, or later among
-	// the others (the restricted ones all failed): by the rule.
-	why := ErrNotScored
-	if p == ch.sel.Only {
-		why = ErrThreeSets
-	}
 	for i := p; i < len(ch.cands); i++ {
 		if !ch.resolved(i) {
-			ch.runs[i].stop = why
+			ch.runs[i].stop = ErrNotScored
 		}
 	}
 }
@@ -344,14 +322,8 @@ func (ch *chooser) report(i, done int) {
 		spent += d
 	}
 	all := spent / time.Duration(max(ch.done, 1))
-	var cutShort, leftOut, failed, added int
+	var cutShort, leftOut, failed int
 	for j := range ch.cands {
-		if !ch.active(j) {
-			continue
-		}
-		if j >= ch.groups[0][1] && !ch.g.AutoScoreAll {
-			added += ch.perCand
-		}
 		r := &ch.runs[j]
 		switch {
 		case r.err != nil:
@@ -361,7 +333,7 @@ func (ch *chooser) report(i, done int) {
 		case r.stop != nil:
 			leftOut += ch.perCand - r.made
 		}
-		if !ch.running(j) {
+		if ch.resolved(j) {
 			continue
 		}
 		left := ch.perCand - r.runs
@@ -375,23 +347,7 @@ func (ch *chooser) report(i, done int) {
 		eta += per * time.Duration(left)
 	}
 	ch.progress(AutoProgress{Done: done, Total: total, Candidate: ch.cands[i], Elapsed: time.Since(ch.start), ETA: eta, Untimed: untimed,
-		CutShort: cutShort, LeftOut: leftOut, Failed: failed, Added: added})
-}
-
-// running reports whether candidate j may still make runs: it is not
-// resolved and its group is being scored.
-func (ch *chooser) running(j int) bool {
-	return !ch.resolved(j) && ch.active(j)
-}
-
-// active reports whether candidate j's group is being scored.
-func (ch *chooser) active(j int) bool {
-	for gi := range ch.activeGroups {
-		if j >= ch.groups[gi][0] && j < ch.groups[gi][1] {
-			return true
-		}
-	}
-	return false
+		CutShort: cutShort, LeftOut: leftOut, Failed: failed})
 }
 
 // runAll makes every remaining run of candidate i, stopping when it is
@@ -410,34 +366,18 @@ func (ch *chooser) scoreAll() {
 }
 
 // schedule scores the candidates as the comment at the top of this file
-// says: group by group (the restricted candidates of Selection.Only
-// first, the others only if all of those fail), the cheap candidates
-// first, then the others in the order of preference.
+// says: the cheap candidates first, then the others in the order of
+// preference.
 func (ch *chooser) schedule() {
-	for gi, gr := range ch.groups {
-		if gi > 0 {
-			if slices.ContainsFunc(ch.runs[:gr[0]], func(r candRun) bool { return r.err == nil && r.stop == nil }) {
-				break // a restricted candidate did not fail: the others are left out
-			}
-			ch.activeGroups = gi + 1
-		}
-		order := make([]int, 0, gr[1]-gr[0])
-		for i := gr[0]; i < gr[1]; i++ {
-			order = append(order, i)
-		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			return cmp.Compare(b2i(!cheap(ch.cands[a])), b2i(!cheap(ch.cands[b])))
-		})
-		for _, i := range order {
-			ch.runAll(i)
-		}
+	order := make([]int, len(ch.cands))
+	for i := range order {
+		order[i] = i
 	}
-	for i := range ch.cands {
-		if !ch.resolved(i) && ch.runs[i].stop == nil {
-			// Only the candidates of a group not scored are left: the
-			// restricted ones settled the choice.
-			ch.runs[i].stop = ErrThreeSets
-		}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(b2i(!cheap(ch.cands[a])), b2i(!cheap(ch.cands[b])))
+	})
+	for _, i := range order {
+		ch.runAll(i)
 	}
 }
 

@@ -34,9 +34,7 @@ neighbour on the Hellinger and Jeffrey divergences in the full space,
 kFDA on the divergence kernels, and nearest neighbour after a learned
 projection, with its own choice of d and training bandwidth) is scored
 by nested cross-validation over the training sets; the first within one
-standard error of the best is fitted on all of them and deployed. Where
-every class has three or more training sets, the choice is between the
-first and the last of them (the others are scored only if both fail).
+standard error of the best is fitted on all of them and deployed.
 The model is the one method chosen. --method learned learns W at the
 given --dim with the conjugate-gradient flags below, without
 cross-validation.`
