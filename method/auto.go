@@ -247,9 +247,10 @@ func (s *Selection) Best() CandidateScore { return s.Scores[s.Chosen] }
 
 // Eligible returns the indices in Scores of the candidates that the
 // one-standard-error rule holds equal: those scored within SE of the
-// highest, in the order of preference. The chosen one is the first. A caller that
-// weighs something the held-out accuracy does not measure (how well the
-// open set's threshold keeps strangers out) chooses among these.
+// highest, in the order of preference. The chosen one is the first. A
+// caller that weighs something the held-out accuracy does not measure
+// (how well the open set's threshold keeps strangers out) chooses among
+// these.
 func (s *Selection) Eligible() []int {
 	var out []int
 	for i, c := range s.Scores {
@@ -488,9 +489,9 @@ const concurrentRunFrames = 50000
 // change the choice (schedule.go): a candidate that cannot be within one
 // standard error of the best score whatever it scores on the folds it has
 // not run is cut short (ErrCutShort), and the candidates after a choice
-// that no later score could move are not scored (ErrNotScored). The winner, the highest score and the candidates the
-// rule holds equal (Eligible) are those of scoring every candidate in
-// full.
+// that no later score could move are not scored (ErrNotScored). The
+// winner, the highest score and the candidates the rule holds equal
+// (Eligible) are those of scoring every candidate in full.
 func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if len(t.Train) != len(t.Labels) || len(t.Train) == 0 {
 		return nil, fmt.Errorf("%d training sets and %d labels", len(t.Train), len(t.Labels))

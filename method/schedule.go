@@ -37,10 +37,10 @@ import (
 // the divergences (and kfda-mix's KDE kernel) takes from the same cache,
 // so that they cost little beyond what the others need anyway. The
 // others then run in the order of preference, each fold by fold, so that
-// a choice settled by the first of them leaves the later ones out as
-// before (Selection.settled: ErrNotScored). After every
-// run, the candidates not complete are cut if they can no longer come
-// within one standard error of a complete score. With Grid.AutoScoreAll
+// a choice settled by the first of them leaves the later ones out
+// (Selection.settled: ErrNotScored). After every run, the candidates not
+// complete are cut if they can no longer come within one standard error
+// of a complete score. With Grid.AutoScoreAll
 // every candidate runs every fold, in the order of preference.
 
 // ErrCutShort is the Err of a candidate Choose cut short (errors.Is; the
