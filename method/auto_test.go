@@ -834,6 +834,11 @@ func TestChooseSetsPerClass(t *testing.T) {
 		}
 		// The highest score of all decides: the rule runs among every
 		// candidate.
+		// With three sets a class the data must test that rule: the
+		// highest score is neither kfda-mix's nor nn-h-dr's.
+		if top := full.Scores[full.Top].Method; gallery >= 3 && (top == KFDAMix || top == NNHDR) {
+			t.Fatalf("gallery %d: the highest score is %s's: the data do not test that the other candidates take part", gallery, top)
+		}
 		for i, c := range full.Scores {
 			if c.Err == nil && c.Accuracy > full.Scores[full.Top].Accuracy {
 				t.Errorf("gallery %d: %v scored %.3f above the top %.3f", gallery, full.Scores[i].Candidate, c.Accuracy, full.Scores[full.Top].Accuracy)

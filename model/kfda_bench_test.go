@@ -22,8 +22,8 @@ import (
 // fitting a real one on 1000 sets takes a minute of divergences. gda
 // (p = 10) and cdl decide by kFDA on the set kernels instead of the
 // divergences; kfda-mix on the sum of all three (the most a kfda-mix
-// model computes). vote is the vote auto deploys where it keeps kfda-mix
-// on three-set data: that kfda-mix model with two voters, nn-h-dr (a
+// model computes). vote is a vote of three models as a model file can
+// hold one (FORMATS.md): that kfda-mix model with two voters, nn-h-dr (a
 // D×10 W, its own gallery of n×10 sets) and kfda-hl in the full space,
 // each also timed alone; the metric members says how many were matched
 // (2 when the first two agree and decide the vote; this batch needs 3).
