@@ -269,10 +269,9 @@ func (s *Selection) Eligible() []int {
 // W many times), ETA is then a lower bound.
 //
 // Total counts the runs made and those still to make. It shrinks as
-// runs once planned are not made, and grows only as runs are added;
-// CutShort, LeftOut, Failed and Added count those since the start, so
-// that Total + CutShort + LeftOut + Failed − Added is the same in every
-// report.
+// runs once planned are not made; CutShort, LeftOut and Failed count
+// those since the start, so that Total + CutShort + LeftOut + Failed is
+// the same in every report.
 type AutoProgress struct {
 	Done, Total  int
 	Candidate    Candidate
