@@ -74,8 +74,13 @@ type Options struct {
 	// counts as a stranger beside the stand-ins. They need stand-in
 	// folds for the known sets' side.
 	Strangers []*mat.Dense
-	Seed      uint64 // seed of the cross-validation folds
-	Workers   int    // goroutines; 0: GOMAXPROCS
+	// SpreadExponents are the exponents α, from 0 to 1 in increasing
+	// order, from which the calibration on stand-ins chooses how far each
+	// class's threshold follows the class's spread (spread.go): none means
+	// DefaultSpreadExponents, {0} one threshold for every class.
+	SpreadExponents []float64
+	Seed            uint64 // seed of the cross-validation folds
+	Workers         int    // goroutines; 0: GOMAXPROCS
 	// Progress, if set, is called after every cross-validation run of
 	// the auto method.
 	Progress func(method.AutoProgress)

@@ -3,6 +3,8 @@ package deploy
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"setmatch/model"
 	"setmatch/openset"
@@ -21,8 +23,9 @@ import (
 // threshold: a stand-in's score is divided by its named class's factor in
 // its fold's gallery. A class's spread rests on few sets, and a spread
 // read from noise costs where classes spread alike, so α is the smallest
-// of spreadExponents whose balanced accuracy on the stand-ins is within one
-// standard error of the best (the one-standard-error rule of
+// of the exponents tried (Options.SpreadExponents, by default
+// DefaultSpreadExponents) whose balanced accuracy on the stand-ins is
+// within one standard error of the best (the one-standard-error rule of
 // cross-validation): a larger α must earn its place. Where a fold's
 // classes keep one set each (two sets a class, or one), no class has a
 // spread in the folds, every α scores alike and α is 0. Strangers' sets
@@ -30,9 +33,46 @@ import (
 // model decides them, whose classes may spread where the folds' do not,
 // and the known sets' side of the choice comes from the folds.
 
-// spreadExponents are the exponents α the calibration tries, smallest
-// first.
-var spreadExponents = []float64{0, 0.25, 0.5, 0.75, 1}
+// DefaultSpreadExponents are the exponents α the calibration tries where
+// Options.SpreadExponents is nil, smallest first.
+var DefaultSpreadExponents = []float64{0, 0.25, 0.5, 0.75, 1}
+
+// ParseSpreadExponents reads the exponents α the calibration may choose
+// from, as setmatch eval's --spread-exponents gives them: numbers from 0
+// to 1, separated by commas, in increasing order ("0" alone: one
+// threshold for every class).
+func ParseSpreadExponents(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(a >= 0 && a <= 1) {
+			return nil, fmt.Errorf("spread exponent %q: want a number from 0 (one threshold for every class) to 1 (each class's spread in full)", f)
+		}
+		if n := len(out); n > 0 && a <= out[n-1] {
+			return nil, fmt.Errorf("spread exponents %q: give them in increasing order, each once (the smallest within one standard error of the best is chosen)", s)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// FormatSpreadExponents writes exps as ParseSpreadExponents reads them.
+func FormatSpreadExponents(exps []float64) string {
+	f := make([]string, len(exps))
+	for i, a := range exps {
+		f[i] = strconv.FormatFloat(a, 'g', -1, 64)
+	}
+	return strings.Join(f, ",")
+}
+
+// spreadExponents returns the exponents opt lets the calibration try
+// (DefaultSpreadExponents where it gives none).
+func spreadExponents(opt Options) []float64 {
+	if len(opt.SpreadExponents) == 0 {
+		return DefaultSpreadExponents
+	}
+	return opt.SpreadExponents
+}
 
 // atExponent returns the samples' scores as fractions of their named
 // class's factor exp(α · spread).
@@ -45,18 +85,18 @@ func atExponent(samples []standIn, alpha float64) []openset.Sample {
 	return out
 }
 
-// chooseSpread returns the exponent α of spreadExponents for the
+// chooseSpread returns the exponent α of exps (increasing) for the
 // samples: the smallest whose best balanced accuracy (openset.Balance)
 // is within one standard error of the best over them, the error that of
 // the best's rates, √(k(1−k)/K + s(1−s)/S)/2 for K known sets of which
 // a share k is named right and S strangers of which a share s is kept
 // out. It returns the balanced accuracy at α = 0 and at α, for the
 // words that say how.
-func chooseSpread(samples []standIn) (alpha, atZero, atAlpha float64, err error) {
-	bal := make([]float64, len(spreadExponents))
+func chooseSpread(samples []standIn, exps []float64) (alpha, atZero, atAlpha float64, err error) {
+	bal := make([]float64, len(exps))
 	best := 0
 	var bestRates openset.Rates
-	for i, a := range spreadExponents {
+	for i, a := range exps {
 		r, err := openset.Balance(atExponent(samples, a))
 		if err != nil {
 			return 0, 0, 0, err
@@ -70,10 +110,19 @@ func chooseSpread(samples []standIn) (alpha, atZero, atAlpha float64, err error)
 	se := math.Sqrt(k*(1-k)/float64(bestRates.Known)+s*(1-s)/float64(bestRates.Strangers)) / 2
 	for i, b := range bal {
 		if b >= bal[best]-se {
-			return spreadExponents[i], bal[0], b, nil
+			alpha, atAlpha = exps[i], b
+			break
 		}
 	}
-	return spreadExponents[best], bal[0], bal[best], nil
+	atZero = bal[0]
+	if exps[0] != 0 {
+		r, err := openset.Balance(atExponent(samples, 0))
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		atZero = r.Balanced
+	}
+	return alpha, atZero, atAlpha, nil
 }
 
 // newSpread returns the Spread of a gallery whose classes spread as
@@ -91,8 +140,12 @@ func newSpread(spread map[string]float64, alpha float64) *model.Spread {
 }
 
 // spreadText says how the classes' thresholds of m were set, for the
-// threshold's source.
-func spreadText(m *model.Model, atZero, atAlpha float64) string {
+// threshold's source, from the balanced accuracy on the stand-ins at
+// exponent 0 and at the exponent chosen among those opt lets it try.
+func spreadText(m *model.Model, atZero, atAlpha float64, opt Options) string {
+	if exps := spreadExponents(opt); m.Spread == nil && len(exps) == 1 && exps[0] == 0 {
+		return "one threshold for every class, as asked (spread exponent 0)"
+	}
 	if m.Spread == nil {
 		return "one threshold for every class (a threshold that follows each class's spread does not separate the stand-ins better by more than its standard error)"
 	}

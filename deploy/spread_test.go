@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ func spreadSamples(n int, jitter float64, seed uint64) []standIn {
 // less than a standard error, it is the smaller one.
 func TestChooseSpreadFollowsClassesThatSpreadUnlike(t *testing.T) {
 	s := spreadSamples(20, 0.3, 1)
-	alpha, atZero, atAlpha, err := chooseSpread(s)
+	alpha, atZero, atAlpha, err := chooseSpread(s, DefaultSpreadExponents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestChooseSpreadFollowsClassesThatSpreadUnlike(t *testing.T) {
 	for i := range flat {
 		flat[i].spread = 0
 	}
-	if alpha, _, _, err := chooseSpread(flat); err != nil || alpha != 0 {
+	if alpha, _, _, err := chooseSpread(flat, DefaultSpreadExponents); err != nil || alpha != 0 {
 		t.Errorf("no class has a spread: exponent %v (%v), want 0", alpha, err)
 	}
 	// Ten known sets, nine at 1 and one of a wide class at 2.5, which
@@ -79,7 +80,7 @@ func TestChooseSpreadFollowsClassesThatSpreadUnlike(t *testing.T) {
 		}
 	}
 	near = append(near, standIn{openset.Sample{Score: 2.5, Right: true}, math.Log(4)})
-	if alpha, atZero, atAlpha, err := chooseSpread(near); err != nil || alpha != 0 || atAlpha != atZero || math.Abs(atZero-0.7) > 1e-12 {
+	if alpha, atZero, atAlpha, err := chooseSpread(near, DefaultSpreadExponents); err != nil || alpha != 0 || atAlpha != atZero || math.Abs(atZero-0.7) > 1e-12 {
 		t.Errorf("one set's gain: exponent %v (balanced %v, %v at 0; %v), want 0", alpha, atAlpha, atZero, err)
 	}
 }
@@ -138,9 +139,52 @@ func spreadingClasses(perClass int, seed uint64) (xs []*mat.Dense, labels, names
 // returns the result and the wide classes.
 func buildSpreading(t *testing.T, perClass int, seed uint64, strangers ...*mat.Dense) (*Result, map[string]bool) {
 	t.Helper()
+	return buildSpreadingAt(t, nil, perClass, seed, strangers...)
+}
+
+// buildSpreadingAt is buildSpreading with the calibration choosing from
+// the spread exponents exps (nil: the default).
+func buildSpreadingAt(t *testing.T, exps []float64, perClass int, seed uint64, strangers ...*mat.Dense) (*Result, map[string]bool) {
+	t.Helper()
 	sets, labels, names, wide := spreadingClasses(perClass, seed)
-	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: strangers}
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: strangers, SpreadExponents: exps}
 	return buildRule(t, &opt, "", sets, labels, names), wide
+}
+
+// TestSpreadExponentsAsked: the exponents the calibration may choose
+// from are the caller's. On the classes where the default gives each
+// class a threshold of its own, exponent 0 alone gives one threshold for
+// every class, and says it was asked; exponent 1 alone follows each
+// class's spread in full, and reports the balance with one threshold
+// beside it.
+func TestSpreadExponentsAsked(t *testing.T) {
+	res, _ := buildSpreadingAt(t, []float64{0}, 5, 1)
+	if res.Model.Spread != nil || !strings.Contains(res.ThresholdSource, "one threshold for every class, as asked") {
+		t.Errorf("exponent 0 asked: spread %+v (%s)", res.Model.Spread, res.ThresholdSource)
+	}
+	res, _ = buildSpreadingAt(t, []float64{1}, 5, 1)
+	if sp := res.Model.Spread; sp == nil || sp.Exponent != 1 || !strings.Contains(res.ThresholdSource, "to the power 1,") {
+		t.Errorf("exponent 1 asked: spread %+v (%s)", sp, res.ThresholdSource)
+	}
+}
+
+// TestParseSpreadExponents reads lists of exponents from 0 to 1 in
+// increasing order, writes them back alike, and refuses the rest.
+func TestParseSpreadExponents(t *testing.T) {
+	for in, want := range map[string][]float64{"0": {0}, "0,0.25,0.5,0.75,1": DefaultSpreadExponents, "0.5, 1": {0.5, 1}} {
+		got, err := ParseSpreadExponents(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%q: %v (%v), want %v", in, got, err, want)
+		}
+	}
+	if got := FormatSpreadExponents(DefaultSpreadExponents); got != "0,0.25,0.5,0.75,1" {
+		t.Errorf("default written as %q", got)
+	}
+	for _, in := range []string{"", "x", "-0.25", "1.5", "NaN", "0.5,0.25", "0,0", "0,,1"} {
+		if got, err := ParseSpreadExponents(in); err == nil {
+			t.Errorf("%q: %v, want an error", in, got)
+		}
+	}
 }
 
 // TestCalibrationGivesWideClassesLooserThresholds: where some classes

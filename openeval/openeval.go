@@ -46,6 +46,10 @@ type Options struct {
 	// Threshold is the open-set threshold as setmatch train's --threshold
 	// reads it (deploy.ParseThreshold); "" is train's default.
 	Threshold string
+	// SpreadExponents are the exponents from which the calibration
+	// chooses how far each class's threshold follows its spread, as
+	// deploy.Options.SpreadExponents; nil: deploy's default.
+	SpreadExponents []float64
 	// Transform, if set, maps the sets of a split to features fitted on
 	// its gallery sets only, as eval.Options.Transform.
 	Transform func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error)
@@ -200,6 +204,8 @@ type Result struct {
 	Methods      map[method.Name]*MethodResult
 	Splits       int
 	TotalSeconds float64
+	// SpreadExponents are Options.SpreadExponents (nil: deploy's default).
+	SpreadExponents []float64
 }
 
 // Run trains every method of opt on every split's gallery sets of d and
@@ -218,7 +224,7 @@ func Run(d *eval.Data, splits []eval.Split, opt Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	res := &Result{Methods: map[method.Name]*MethodResult{}, Splits: len(splits)}
+	res := &Result{Methods: map[method.Name]*MethodResult{}, Splits: len(splits), SpreadExponents: opt.SpreadExponents}
 	for _, m := range opt.Methods {
 		res.Methods[m] = &MethodResult{}
 	}
@@ -323,7 +329,7 @@ func setName(d *eval.Data, sp eval.Split, i int) string {
 // runOne trains method m on the split's gallery and decides its probes.
 func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m method.Name, opt Options) (Row, error) {
 	t0 := time.Now()
-	dopt := deploy.Options{Method: m, Grid: opt.Grid, Seed: opt.Seed, Workers: opt.Workers, Strangers: g.visitors}
+	dopt := deploy.Options{Method: m, Grid: opt.Grid, Seed: opt.Seed, Workers: opt.Workers, Strangers: g.visitors, SpreadExponents: opt.SpreadExponents}
 	if err := deploy.ParseThreshold(opt.Threshold, &dopt); err != nil {
 		return Row{}, err
 	}

@@ -16,17 +16,20 @@ import (
 // Record is the JSON record of a run with strangers (setmatch eval --json
 // on a protocol with strangers=K).
 type Record struct {
-	OpenSet      bool                          `json:"open_set"` // true: the rates of openeval
-	Methods      map[method.Name]*MethodResult `json:"methods"`
-	Order        []method.Name                 `json:"order"`
-	Protocol     string                        `json:"protocol"`
-	Threshold    string                        `json:"threshold_rule"` // the models' --threshold, as train reads it (a rule, or a number)
-	Features     string                        `json:"features"`
-	Data         string                        `json:"data"`
-	Splits       int                           `json:"splits"`
-	Seed         uint64                        `json:"seed"`
-	LoadSeconds  float64                       `json:"load_seconds"`
-	TotalSeconds float64                       `json:"total_seconds"`
+	OpenSet   bool                          `json:"open_set"` // true: the rates of openeval
+	Methods   map[method.Name]*MethodResult `json:"methods"`
+	Order     []method.Name                 `json:"order"`
+	Protocol  string                        `json:"protocol"`
+	Threshold string                        `json:"threshold_rule"` // the models' --threshold, as train reads it (a rule, or a number)
+	// SpreadExponents are eval's --spread-exponents where given: the
+	// exponents the calibration chose each class's threshold from.
+	SpreadExponents []float64 `json:"spread_exponents,omitempty"`
+	Features        string    `json:"features"`
+	Data            string    `json:"data"`
+	Splits          int       `json:"splits"`
+	Seed            uint64    `json:"seed"`
+	LoadSeconds     float64   `json:"load_seconds"`
+	TotalSeconds    float64   `json:"total_seconds"`
 }
 
 // Record returns the JSON record of the result of run, whose models were
@@ -35,7 +38,7 @@ func (r *Result) Record(run eval.Run, threshold string) Record {
 	if threshold == "" {
 		threshold = deploy.DefaultThreshold
 	}
-	return Record{true, r.Methods, run.Methods, run.Protocol.String(), threshold, run.Features, run.Data, r.Splits,
+	return Record{true, r.Methods, run.Methods, run.Protocol.String(), threshold, r.SpreadExponents, run.Features, run.Data, r.Splits,
 		run.Seed, run.LoadSeconds, r.TotalSeconds}
 }
 
@@ -46,10 +49,14 @@ func (r *Result) Record(run eval.Run, threshold string) Record {
 func (r *Result) WriteTable(w io.Writer, run eval.Run, threshold string) error {
 	rec := r.Record(run, threshold)
 	fmt.Fprintf(w, "data %s, features %s, protocol %s, seed %d\n", run.Data, run.Features, run.Protocol, run.Seed)
+	rule := "--threshold " + rec.Threshold
+	if e := rec.SpreadExponents; e != nil {
+		rule += ", --spread-exponents " + deploy.FormatSpreadExponents(e)
+	}
 	if v := run.Protocol.Visitors; v > 0 {
-		fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; %d of them visitors, whose probe sets train takes as strangers' sets (--strangers) and which are not decided; each method trained as setmatch train, with its own threshold (--threshold %s)\n\n", run.Protocol.Strangers, v, rec.Threshold)
+		fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; %d of them visitors, whose probe sets train takes as strangers' sets (--strangers) and which are not decided; each method trained as setmatch train, with its own threshold (%s)\n\n", run.Protocol.Strangers, v, rule)
 	} else {
-		fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; each method trained as setmatch train, with its own threshold (--threshold %s)\n\n", run.Protocol.Strangers, rec.Threshold)
+		fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; each method trained as setmatch train, with its own threshold (%s)\n\n", run.Protocol.Strangers, rule)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tknown right (closed)\tknown right @thr\tstrangers out @thr\tbalanced @thr\tbest balanced\tstrangers in @95% known\t@99% known\tseconds\t")

@@ -52,12 +52,13 @@ methods: ` + method.Join(method.Names, ",") + " (or all)\n\nauto: what setmatch 
 // evalArgs holds the flags of setmatch eval.
 type evalArgs struct {
 	data, feat, proto, methods, jsonOut, splitsOut string
-	threshold                                      string
+	threshold, spreadExps                          string
 	seed                                           uint64
 	workers, maxFrames                             int
 	asJSON, whiten, centre, spectrum               bool
 	quiet                                          bool
 	grid                                           method.GridSpec
+	spread                                         []float64 // --spread-exponents, read
 }
 
 func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
@@ -68,6 +69,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol: gallery=G,probe=P,splits=S (add ,strangers=K to leave K classes out of each split's gallery and measure the open set, and ,visitors=V to give V of them to training as strangers' sets), loo or file=PATH")
 	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods ("+method.Join(method.Names, ",")+"), or all")
 	fs.StringVar(&a.threshold, "threshold", "", "with strangers=K in --protocol, or a split file with strangers' probes: the open-set threshold of the models, as setmatch train's --threshold `T` (default: train's default)")
+	fs.StringVar(&a.spreadExps, "spread-exponents", "", "with strangers=K in --protocol: the exponents α, from 0 to 1 in increasing order, from which the calibration on stand-in strangers chooses how far each class's threshold follows how widely its sets spread (`LIST`; default "+deploy.FormatSpreadExponents(deploy.DefaultSpreadExponents)+"; 0 alone: one threshold for every class)")
 	fs.Uint64Var(&a.seed, "seed", 1, "seed of the random splits and of the cross-validation folds")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
@@ -129,6 +131,15 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	const spreadClosed = "--spread-exponents needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K, or a split file that --splits-out wrote for one): the exponents choose how the open set's threshold follows each class"
+	if a.spreadExps != "" {
+		if p.Strangers == 0 && p.Kind != eval.SplitFile {
+			return usagef(spreadClosed)
+		}
+		if a.spread, err = deploy.ParseSpreadExponents(a.spreadExps); err != nil {
+			return usagef("--spread-exponents: %v", err)
+		}
+	}
 	ms, err := method.ParseNames(a.methods)
 	if err != nil {
 		return usagef("%v", err)
@@ -155,6 +166,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		// A split file marked as an open set (eval.OpenSetMark) has strangers.
 		if p.Strangers = len(splits[0].Strangers); p.Strangers == 0 && a.threshold != "" {
 			return usagef("%s: the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", thresholdClosed)
+		}
+		if p.Strangers == 0 && a.spreadExps != "" {
+			return usagef("%s: the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", spreadClosed)
 		}
 	}
 	if a.splitsOut != "" {
@@ -287,7 +301,7 @@ func (a *evalArgs) write(stdout io.Writer, record any, table func(io.Writer) err
 // method trained as setmatch train would on each split's gallery and its
 // open set measured on the split's probes (openeval).
 func runOpenEval(stdout, stderr io.Writer, a *evalArgs, run eval.Run, d *eval.Data, splits []eval.Split, eo eval.Options) error {
-	oo := openeval.Options{Methods: run.Methods, Grid: eo.Grid, Seed: eo.Seed, Workers: eo.Workers, Threshold: a.threshold, Transform: eo.Transform}
+	oo := openeval.Options{Methods: run.Methods, Grid: eo.Grid, Seed: eo.Seed, Workers: eo.Workers, Threshold: a.threshold, SpreadExponents: a.spread, Transform: eo.Transform}
 	if !a.quiet {
 		fmt.Fprintf(stderr, "eval: %s: %d classes, %d sets, loaded in %.1f s; %d splits, %d strangers' classes in each\n",
 			a.data, len(d.Classes), len(d.Sets), run.LoadSeconds, len(splits), run.Protocol.Strangers)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -371,6 +372,54 @@ func TestEvalOpenSetThresholdFlag(t *testing.T) {
 	} {
 		if code, _, stderr := run(args...); code != 2 {
 			t.Errorf("%q: exit %d, want 2\n%s", args, code, stderr)
+		}
+	}
+}
+
+// TestEvalSpreadExponentsFlag: --spread-exponents reaches every split's
+// calibration and the record. With three sets of each known class in the
+// gallery the folds see the classes' spread; exponent 1 alone makes every
+// split's model follow it, 0 alone gives each split one threshold; the
+// table says which were given. Without strangers, or with exponents out
+// of order, eval stops with a usage error.
+func TestEvalSpreadExponentsFlag(t *testing.T) {
+	dir := openEvalData(t, 1)
+	for _, e := range []string{"1", "0"} {
+		args := []string{"eval", "--data", dir, "--protocol", "gallery=3,probe=1,splits=2,strangers=1", "--methods", "nn-h", "--spread-exponents", e, "--quiet"}
+		code, stdout, stderr := run(append(args, "--json")...)
+		if code != 0 {
+			t.Fatalf("--spread-exponents %s: exit %d: %s", e, code, stderr)
+		}
+		var got struct {
+			SpreadExponents []float64 `json:"spread_exponents"`
+			Methods         map[string]openeval.MethodResult
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := strconv.ParseFloat(e, 64)
+		if !slices.Equal(got.SpreadExponents, []float64{want}) {
+			t.Errorf("--spread-exponents %s: recorded %v", e, got.SpreadExponents)
+		}
+		rows := got.Methods["nn-h"].PerSplit
+		if len(rows) != 2 {
+			t.Fatalf("--spread-exponents %s: %d splits", e, len(rows))
+		}
+		for _, row := range rows {
+			if row.SpreadExponent != want {
+				t.Errorf("--spread-exponents %s, split %d: exponent %v", e, row.Split, row.SpreadExponent)
+			}
+		}
+		if code, stdout, stderr = run(args...); code != 0 || !strings.Contains(stdout, "--spread-exponents "+e+")") {
+			t.Errorf("--spread-exponents %s: exit %d, the table does not say so:\n%s%s", e, code, stdout, stderr)
+		}
+	}
+	for _, args := range [][]string{
+		{"eval", "--data", dir, "--protocol", "gallery=2,probe=2,splits=2", "--spread-exponents", "0"},
+		{"eval", "--data", dir, "--protocol", "gallery=2,probe=2,splits=2,strangers=1", "--spread-exponents", "1,0"},
+	} {
+		if code, _, stderr := run(args...); code != 2 || !strings.Contains(stderr, "--spread-exponents") {
+			t.Errorf("%q: exit %d, want 2 naming the flag\n%s", args, code, stderr)
 		}
 	}
 }
