@@ -42,7 +42,9 @@
 # the number of random splits and the methods, for a quick check, e.g.
 #   SPLITS=1 METHODS=nn-h scripts/results.sh DATA check virus-int
 # SETMATCH names the setmatch binary (default: built into OUT from this
-# clone with GOEXPERIMENT=simd, as for the tables).
+# clone with GOEXPERIMENT=simd, as for the tables), and PYTHON the python3
+# that lbph-turntable runs, with Debian's python3-opencv (default
+# python3; /usr/bin/python3 where another python3 comes first on PATH).
 set -euo pipefail
 
 . "$(dirname "$0")/dirs.sh" results "$@"
@@ -54,6 +56,7 @@ nodr=nn-h,nn-j,kfda-hg,kfda-hl,kfda-j,gda,cdl
 dr=nn-h-dr,nn-j-dr
 
 setmatch=${SETMATCH:-}
+python=${PYTHON:-python3}
 if [ -z "$setmatch" ]; then
 	setmatch=$out/setmatch
 	(cd "$repo" && GOEXPERIMENT=simd go build -o "$setmatch" ./cmd/setmatch)
@@ -175,7 +178,7 @@ one() {
 				name=lbph-turntable$seed-strangers$k
 				run "$name-nn-h" --data "$out/turntable$seed" --features intensity:20x20 --protocol "gallery=2,probe=2,splits=$splits,strangers=$k" --methods nn-h --seed 1 --splits-out "$out/$name.splits"
 				echo "scripts/lbph.py $out/turntable$seed $out/$name.splits" | tee "$out/$name.cmd"
-				python3 "$repo/scripts/lbph.py" "$out/turntable$seed" "$out/$name.splits" | tee "$out/$name.txt"
+				"$python" "$repo/scripts/lbph.py" "$out/turntable$seed" "$out/$name.splits" | tee "$out/$name.txt"
 				echo
 			done
 		done
@@ -237,6 +240,14 @@ runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
 	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-household open-household-far0 lbph-turntable)
 fi
+# lbph-turntable comes last: say now, not after hours of runs, that it
+# cannot run.
+for r in "${runs[@]}"; do
+	if [ "$r" = lbph-turntable ] && ! "$python" -c 'import cv2' 2>/dev/null; then
+		echo "results.sh: lbph-turntable needs OpenCV for Python, which $python cannot import: install Debian's python3-opencv and set PYTHON=/usr/bin/python3 if another python3 comes first on PATH, or name the runs without lbph-turntable" >&2
+		exit 2
+	fi
+done
 for r in "${runs[@]}"; do
 	one "$r"
 done
