@@ -141,9 +141,9 @@ func newSpread(spread map[string]float64, alpha float64) *model.Spread {
 
 // spreadText says how the classes' thresholds of m were set, for the
 // threshold's source, from the balanced accuracy on the stand-ins at
-// exponent 0 and at the exponent chosen among those opt lets it try.
-func spreadText(m *model.Model, atZero, atAlpha float64, opt Options) string {
-	if exps := spreadExponents(opt); m.Spread == nil && len(exps) == 1 && exps[0] == 0 {
+// exponent 0 and at the exponent chosen among exps.
+func spreadText(m *model.Model, atZero, atAlpha float64, exps []float64) string {
+	if m.Spread == nil && len(exps) == 1 && exps[0] == 0 {
 		return "one threshold for every class, as asked (spread exponent 0)"
 	}
 	if m.Spread == nil {

@@ -388,7 +388,8 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 	// and the stand-ins meet galleries alike; the strangers' sets given
 	// are decided by the deployed gallery, whose classes may spread
 	// where the folds' do not.
-	alpha, atZero, atAlpha, err := chooseSpread(samples, spreadExponents(opt))
+	exps := spreadExponents(opt)
+	alpha, atZero, atAlpha, err := chooseSpread(samples, exps)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", thresholdFlag(opt), err)
 	}
@@ -416,7 +417,7 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 	if math.IsInf(rates.Threshold, 1) {
 		src += "; no threshold keeps stand-in strangers out here"
 	}
-	src += "; " + spreadText(m, atZero, atAlpha, opt)
+	src += "; " + spreadText(m, atZero, atAlpha, exps)
 	return &rates, src, nil
 }
 

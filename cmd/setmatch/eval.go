@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"setmatch/dataset"
@@ -98,6 +99,22 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	return fs, a
 }
 
+// needStrangers says that the flags named by %s measure the open set only.
+const needStrangers = "%s needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K, or a split file that --splits-out wrote for one): without strangers eval measures the closed set"
+
+// openSetFlags names the flags given that only an open-set protocol
+// takes, joined by "and"; "" where none is given.
+func (a *evalArgs) openSetFlags() string {
+	var f []string
+	if a.threshold != "" {
+		f = append(f, "--threshold")
+	}
+	if a.spreadExps != "" {
+		f = append(f, "--spread-exponents")
+	}
+	return strings.Join(f, " and ")
+}
+
 func runEval(args []string, stdout, stderr io.Writer) error {
 	fs, a := evalFlags(stderr)
 	if err := parseFlags(fs, args); err != nil {
@@ -116,11 +133,10 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	const thresholdClosed = "--threshold needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K, or a split file that --splits-out wrote for one): without strangers eval measures the closed set"
+	if f := a.openSetFlags(); f != "" && p.Strangers == 0 && p.Kind != eval.SplitFile {
+		return usagef(needStrangers, f)
+	}
 	if a.threshold != "" {
-		if p.Strangers == 0 && p.Kind != eval.SplitFile {
-			return usagef(thresholdClosed)
-		}
 		var o deploy.Options
 		if err := deploy.ParseThreshold(a.threshold, &o); err != nil {
 			return usagef("%v", err)
@@ -131,11 +147,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	const spreadClosed = "--spread-exponents needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K, or a split file that --splits-out wrote for one): the exponents choose how the open set's threshold follows each class"
 	if a.spreadExps != "" {
-		if p.Strangers == 0 && p.Kind != eval.SplitFile {
-			return usagef(spreadClosed)
-		}
 		if a.spread, err = deploy.ParseSpreadExponents(a.spreadExps); err != nil {
 			return usagef("--spread-exponents: %v", err)
 		}
@@ -164,11 +176,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if p.Kind == eval.SplitFile {
 		// A split file marked as an open set (eval.OpenSetMark) has strangers.
-		if p.Strangers = len(splits[0].Strangers); p.Strangers == 0 && a.threshold != "" {
-			return usagef("%s: the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", thresholdClosed)
-		}
-		if p.Strangers == 0 && a.spreadExps != "" {
-			return usagef("%s: the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", spreadClosed)
+		p.Strangers = len(splits[0].Strangers)
+		if f := a.openSetFlags(); p.Strangers == 0 && f != "" {
+			return usagef(needStrangers+": the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", f)
 		}
 	}
 	if a.splitsOut != "" {
