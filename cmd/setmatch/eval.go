@@ -99,11 +99,13 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	return fs, a
 }
 
-// needStrangers says that the flags named by %s measure the open set only.
-const needStrangers = "%s needs a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K, or a split file that --splits-out wrote for one): without strangers eval measures the closed set"
+// needStrangers says that the flags openSetFlags names measure the open
+// set only.
+const needStrangers = "%s a protocol with strangers (gallery=G,probe=P,splits=S,strangers=K, or a split file that --splits-out wrote for one): without strangers eval measures the closed set"
 
 // openSetFlags names the flags given that only an open-set protocol
-// takes, joined by "and"; "" where none is given.
+// takes, with the verb needStrangers wants ("--threshold needs"); ""
+// where none is given.
 func (a *evalArgs) openSetFlags() string {
 	var f []string
 	if a.threshold != "" {
@@ -112,7 +114,13 @@ func (a *evalArgs) openSetFlags() string {
 	if a.spreadExps != "" {
 		f = append(f, "--spread-exponents")
 	}
-	return strings.Join(f, " and ")
+	switch len(f) {
+	case 0:
+		return ""
+	case 1:
+		return f[0] + " needs"
+	}
+	return strings.Join(f, " and ") + " need"
 }
 
 func runEval(args []string, stdout, stderr io.Writer) error {

@@ -422,6 +422,10 @@ func TestEvalSpreadExponentsFlag(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2 naming the flag\n%s", args, code, stderr)
 		}
 	}
+	both := []string{"eval", "--data", dir, "--protocol", "gallery=2,probe=2,splits=2", "--threshold", "auto", "--spread-exponents", "0"}
+	if code, _, stderr := run(both...); code != 2 || !strings.Contains(stderr, "--threshold and --spread-exponents need a protocol with strangers") {
+		t.Errorf("%q: exit %d, want 2 naming both flags\n%s", both, code, stderr)
+	}
 }
 
 // checkOpenEval runs eval with strangers on synthetic classes of radius
