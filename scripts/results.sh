@@ -28,7 +28,7 @@
 #   open-orl-int          the open set: ORL intensities, 10 of 40 people strangers
 #   open-faces open-cone  the open set: synthetic lighting and Lambertian faces, 8 of 38 strangers
 #   open-fresh            the same on fresh seeds (lighting 21, 41, 81; Lambertian 31, 51, 91)
-#   open-door             a door's goal (95% known named right, 95% of strangers kept out) on fresh lighting faces (seeds 401, 411, 421, 1401, 1411, 1421, 1461, 1471, 1481, 1631): 30 known with 2 sets each, 8 strangers, 10 splits, auto
+#   open-door             a door's goal (95% known named right, 95% of strangers kept out) on fresh lighting faces (seeds 401, 411, 421, 1401, 1411, 1421, 1461, 1471, 1481, 1631, 1641, 1651, 1661): 30 known with 2 sets each, 8 strangers, 10 splits, auto
 #   open-enrol            how many bursts to enrol a person: fresh lighting (seed 1441) and Lambertian (1451) faces, 38 × 6 sets, 2, 3 or 4 to train and 2 to recognise, 8 strangers, auto
 #   open-few              the open set with few classes: fresh Lambertian (seed 161) and lighting (171) faces, 8 classes × 10 sets, one class a stranger in turn
 #   open-families         the open set where classes come in families that spread unlike each other: 3 lighting, 3 Lambertian and 2 subspace classes (a, b, e, f), or 4 lighting and 4 Lambertian (c, d), 8 × 10 sets, one class a stranger in turn
@@ -147,7 +147,7 @@ one() {
 		done
 		;;
 	open-door)
-		for seed in 401 411 421 1401 1411 1421 1461 1471 1481 1631; do
+		for seed in 401 411 421 1401 1411 1421 1461 1471 1481 1631 1641 1651 1661; do
 			faces lighting "$seed" "lighting$seed"
 			run "open-door-lighting$seed" --data "$out/lighting$seed" --protocol "gallery=2,probe=2,splits=10,strangers=8" --methods "$(methods auto)" --seed 1
 		done
