@@ -5,6 +5,7 @@ package match
 import (
 	"math"
 	"simd/archsimd"
+	"unsafe"
 
 	"setmatch/internal/kde"
 )
@@ -106,37 +107,19 @@ func sqDistRows2(dst []float64, w int, p *KDE, i int, q *query, j0 int) {
 	qt := q.qt[:d*stride]
 	qn := q.sqNorm[j0 : j0+w]
 	j := 0
+	var acc [8]f64x4
 	for ; j+16 <= w; j += 16 {
-		a00, a01, a02, a03 := vZero, vZero, vZero, vZero
-		a10, a11, a12, a13 := vZero, vZero, vZero, vZero
-		off := j0 + j
-		for k, v0 := range p0 {
-			qk := qt[off : off+16]
-			off += stride
-			q0 := archsimd.LoadFloat64x4Slice(qk[0:4])
-			q1 := archsimd.LoadFloat64x4Slice(qk[4:8])
-			q2 := archsimd.LoadFloat64x4Slice(qk[8:12])
-			q3 := archsimd.LoadFloat64x4Slice(qk[12:16])
-			b0 := archsimd.BroadcastFloat64x4(v0)
-			b1 := archsimd.BroadcastFloat64x4(p1[k])
-			a00 = b0.MulAdd(q0, a00)
-			a01 = b0.MulAdd(q1, a01)
-			a02 = b0.MulAdd(q2, a02)
-			a03 = b0.MulAdd(q3, a03)
-			a10 = b1.MulAdd(q0, a10)
-			a11 = b1.MulAdd(q1, a11)
-			a12 = b1.MulAdd(q2, a12)
-			a13 = b1.MulAdd(q3, a13)
-		}
+		_ = qt[(d-1)*stride+j0+j+15] // every load of dots2x16 is within qt
+		dots2x16(&acc, unsafe.Pointer(&p0[0]), unsafe.Pointer(&p1[0]), unsafe.Pointer(&qt[j0+j]), d, stride)
 		qj := qn[j : j+16]
-		storeDists(r0[j:j+4], a00, n0, qj[0:4])
-		storeDists(r0[j+4:j+8], a01, n0, qj[4:8])
-		storeDists(r0[j+8:j+12], a02, n0, qj[8:12])
-		storeDists(r0[j+12:j+16], a03, n0, qj[12:16])
-		storeDists(r1[j:j+4], a10, n1, qj[0:4])
-		storeDists(r1[j+4:j+8], a11, n1, qj[4:8])
-		storeDists(r1[j+8:j+12], a12, n1, qj[8:12])
-		storeDists(r1[j+12:j+16], a13, n1, qj[12:16])
+		storeDists(r0[j:j+4], acc[0], n0, qj[0:4])
+		storeDists(r0[j+4:j+8], acc[1], n0, qj[4:8])
+		storeDists(r0[j+8:j+12], acc[2], n0, qj[8:12])
+		storeDists(r0[j+12:j+16], acc[3], n0, qj[12:16])
+		storeDists(r1[j:j+4], acc[4], n1, qj[0:4])
+		storeDists(r1[j+4:j+8], acc[5], n1, qj[4:8])
+		storeDists(r1[j+8:j+12], acc[6], n1, qj[8:12])
+		storeDists(r1[j+12:j+16], acc[7], n1, qj[12:16])
 	}
 	for ; j < w; j += 4 {
 		a0, a1 := vZero, vZero
@@ -150,6 +133,38 @@ func sqDistRows2(dst []float64, w int, p *KDE, i int, q *query, j0 int) {
 		storeDists(r0[j:j+4], a0, n0, qn[j:j+4])
 		storeDists(r1[j:j+4], a1, n1, qn[j:j+4])
 	}
+}
+
+// dots2x16 sets acc to the dot products of two rows of P (p0, p1: d
+// values each) with sixteen columns of Qᵀ (q: d rows of 16 values,
+// stride apart), summed in order of k with fused multiply-adds: acc[0:4]
+// row p0, acc[4:8] row p1, four columns each. The caller checks that
+// every load is in bounds; pointers spare the loop its bounds checks.
+func dots2x16(acc *[8]f64x4, p0, p1, q unsafe.Pointer, d, stride int) {
+	a00, a01, a02, a03 := vZero, vZero, vZero, vZero
+	a10, a11, a12, a13 := vZero, vZero, vZero, vZero
+	step := uintptr(stride) * 8
+	for range d {
+		q0 := archsimd.LoadFloat64x4((*[4]float64)(q))
+		q1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Add(q, 32)))
+		q2 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Add(q, 64)))
+		q3 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Add(q, 96)))
+		b0 := archsimd.BroadcastFloat64x4(*(*float64)(p0))
+		b1 := archsimd.BroadcastFloat64x4(*(*float64)(p1))
+		a00 = b0.MulAdd(q0, a00)
+		a01 = b0.MulAdd(q1, a01)
+		a02 = b0.MulAdd(q2, a02)
+		a03 = b0.MulAdd(q3, a03)
+		a10 = b1.MulAdd(q0, a10)
+		a11 = b1.MulAdd(q1, a11)
+		a12 = b1.MulAdd(q2, a12)
+		a13 = b1.MulAdd(q3, a13)
+		q = unsafe.Add(q, step)
+		p0 = unsafe.Add(p0, 8)
+		p1 = unsafe.Add(p1, 8)
+	}
+	acc[0], acc[1], acc[2], acc[3] = a00, a01, a02, a03
+	acc[4], acc[5], acc[6], acc[7] = a10, a11, a12, a13
 }
 
 // sqDistRow1 fills one row of distances for row i of P against query
