@@ -65,23 +65,33 @@ func TestSqDistsSIMDOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := q.stride
-		d2 := make([]float64, c.np*w)
-		rowMin, colMin := make([]float64, c.np), make([]float64, w)
-		sqDistsSIMD(d2, w, rowMin, colMin, p, 0, q, 0)
+		stride := q.stride
+		want := make([]float64, c.np*stride)
 		for i := range c.np {
 			pi := p.x.RawRowView(i)
-			for j := range w {
-				want := math.Inf(1) // a padded column
+			for j := range stride {
+				want[i*stride+j] = math.Inf(1) // a padded column
 				if j < c.nq {
 					dot := 0.0
 					for k, v := range pi {
-						dot = math.FMA(v, q.qt[k*w+j], dot)
+						dot = math.FMA(v, q.qt[k*stride+j], dot)
 					}
-					want = math.Max(0, math.FMA(dot, -2, p.sqNorm[i]+q.sqNorm[j]))
+					want[i*stride+j] = math.Max(0, math.FMA(dot, -2, p.sqNorm[i]+q.sqNorm[j]))
 				}
-				if got := d2[i*w+j]; math.Float64bits(got) != math.Float64bits(want) {
-					t.Fatalf("%+v: row %d column %d: %v, want %v", c, i, j, got, want)
+			}
+		}
+		// The whole block as one tile, and a tile that starts inside it.
+		for _, at := range [][2]int{{0, 0}, {c.np / 2, 4 * (stride / 8)}} {
+			i0, j0 := at[0], at[1]
+			rows, w := c.np-i0, stride-j0
+			d2 := make([]float64, rows*w)
+			rowMin, colMin := make([]float64, rows), make([]float64, w)
+			sqDistsSIMD(d2, w, rowMin, colMin, p, i0, q, j0)
+			for i := range rows {
+				for j := range w {
+					if got, want := d2[i*w+j], want[(i0+i)*stride+j0+j]; math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("%+v, tile at (%d, %d): row %d column %d: %v, want %v", c, i0, j0, i, j, got, want)
+					}
 				}
 			}
 		}
