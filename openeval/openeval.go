@@ -204,7 +204,10 @@ type Result struct {
 	Methods      map[method.Name]*MethodResult
 	Splits       int
 	TotalSeconds float64
-	// SpreadExponents are Options.SpreadExponents (nil: deploy's default).
+	// Threshold and SpreadExponents are the run's Options.Threshold (""
+	// for train's default) and Options.SpreadExponents (nil: deploy's
+	// default), for its record.
+	Threshold       string
 	SpreadExponents []float64
 }
 
@@ -224,7 +227,7 @@ func Run(d *eval.Data, splits []eval.Split, opt Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	res := &Result{Methods: map[method.Name]*MethodResult{}, Splits: len(splits), SpreadExponents: opt.SpreadExponents}
+	res := &Result{Methods: map[method.Name]*MethodResult{}, Splits: len(splits), Threshold: opt.Threshold, SpreadExponents: opt.SpreadExponents}
 	for _, m := range opt.Methods {
 		res.Methods[m] = &MethodResult{}
 	}

@@ -32,9 +32,9 @@ type Record struct {
 	TotalSeconds    float64   `json:"total_seconds"`
 }
 
-// Record returns the JSON record of the result of run, whose models were
-// given threshold (train's --threshold; "" for its default).
-func (r *Result) Record(run eval.Run, threshold string) Record {
+// Record returns the JSON record of the result of run.
+func (r *Result) Record(run eval.Run) Record {
+	threshold := r.Threshold
 	if threshold == "" {
 		threshold = deploy.DefaultThreshold
 	}
@@ -42,12 +42,11 @@ func (r *Result) Record(run eval.Run, threshold string) Record {
 		run.Seed, run.LoadSeconds, r.TotalSeconds}
 }
 
-// WriteTable writes the result of run, whose models were given threshold
-// ("" for train's default), as the table of setmatch eval with strangers:
-// every method's rates, mean ± std over the splits in percent, what
-// failed, and what each method deployed on each split.
-func (r *Result) WriteTable(w io.Writer, run eval.Run, threshold string) error {
-	rec := r.Record(run, threshold)
+// WriteTable writes the result of run as the table of setmatch eval with
+// strangers: every method's rates, mean ± std over the splits in percent,
+// what failed, and what each method deployed on each split.
+func (r *Result) WriteTable(w io.Writer, run eval.Run) error {
+	rec := r.Record(run)
 	fmt.Fprintf(w, "data %s, features %s, protocol %s, seed %d\n", run.Data, run.Features, run.Protocol, run.Seed)
 	rule := "--threshold " + rec.Threshold
 	if e := rec.SpreadExponents; e != nil {

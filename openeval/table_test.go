@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/deploy"
 	"setmatch/eval"
 	"setmatch/method"
 	"setmatch/openset"
@@ -27,7 +28,7 @@ func TestWriteTable(t *testing.T) {
 	run := eval.Run{Data: "d", Features: "files", Protocol: eval.Protocol{Kind: eval.RandomSplits, Gallery: 1, Probe: 1, Splits: 2, Strangers: 2},
 		Methods: []method.Name{method.Auto, method.GDA}, Seed: 1, LoadSeconds: 1}
 	var b bytes.Buffer
-	if err := res.WriteTable(&b, run, ""); err != nil {
+	if err := res.WriteTable(&b, run); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -56,8 +57,12 @@ loading 1.0 s; total 5.0 s
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
-	if r := res.Record(run, "0.5"); !r.OpenSet || r.Threshold != "0.5" || r.Protocol != run.Protocol.String() || len(r.Order) != 2 {
+	if r := res.Record(run); !r.OpenSet || r.Threshold != deploy.DefaultThreshold || r.Protocol != run.Protocol.String() || len(r.Order) != 2 {
 		t.Errorf("record %+v", r)
+	}
+	res.Threshold = "0.5"
+	if r := res.Record(run); r.Threshold != "0.5" {
+		t.Errorf("record of a run with --threshold 0.5: threshold %q", r.Threshold)
 	}
 }
 
@@ -71,7 +76,7 @@ func TestWriteTableOneSplit(t *testing.T) {
 	run := eval.Run{Data: "d", Features: "files", Protocol: eval.Protocol{Kind: eval.RandomSplits, Gallery: 1, Probe: 1, Splits: 1, Strangers: 2},
 		Methods: []method.Name{method.NNH}, Seed: 1}
 	var b bytes.Buffer
-	if err := res.WriteTable(&b, run, ""); err != nil {
+	if err := res.WriteTable(&b, run); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -329,7 +329,7 @@ func runOpenEval(stdout, stderr io.Writer, a *evalArgs, run eval.Run, d *eval.Da
 	if err != nil {
 		return err
 	}
-	if err := a.write(stdout, res.Record(run, a.threshold), func(w io.Writer) error { return res.WriteTable(w, run, a.threshold) }); err != nil {
+	if err := a.write(stdout, res.Record(run), func(w io.Writer) error { return res.WriteTable(w, run) }); err != nil {
 		return err
 	}
 	for _, mr := range res.Methods {
