@@ -149,6 +149,9 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if !known {
 		return nil, fmt.Errorf("unknown method %q: want one of %v", opt.Method, Methods)
 	}
+	if err := checkSpreadExponents(opt.SpreadExponents); err != nil {
+		return nil, err
+	}
 	if opt.Method == Learned {
 		return buildLearned(sets, labels, names, opt)
 	}

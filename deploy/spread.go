@@ -45,15 +45,30 @@ func ParseSpreadExponents(s string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		a, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(a >= 0 && a <= 1) {
+		if err != nil {
 			return nil, fmt.Errorf("spread exponent %q: want a number from 0 (one threshold for every class) to 1 (each class's spread in full)", f)
-		}
-		if n := len(out); n > 0 && a <= out[n-1] {
-			return nil, fmt.Errorf("spread exponents %q: give them in increasing order, each once (the smallest within one standard error of the best is chosen)", s)
 		}
 		out = append(out, a)
 	}
+	if err := checkSpreadExponents(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// checkSpreadExponents reports exponents the calibration cannot choose
+// from: one outside 0 to 1, or a list not in increasing order. Build
+// checks Options.SpreadExponents with it, whoever set them.
+func checkSpreadExponents(exps []float64) error {
+	for i, a := range exps {
+		if !(a >= 0 && a <= 1) {
+			return fmt.Errorf("spread exponent %g: want a number from 0 (one threshold for every class) to 1 (each class's spread in full)", a)
+		}
+		if i > 0 && a <= exps[i-1] {
+			return fmt.Errorf("spread exponents %s: give them in increasing order, each once (the smallest within one standard error of the best is chosen)", FormatSpreadExponents(exps))
+		}
+	}
+	return nil
 }
 
 // FormatSpreadExponents writes exps as ParseSpreadExponents reads them.

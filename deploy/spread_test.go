@@ -187,6 +187,18 @@ func TestParseSpreadExponents(t *testing.T) {
 	}
 }
 
+// TestBuildRefusesSpreadExponents: Build checks the exponents it is
+// given as ParseSpreadExponents checks a flag's, before any training.
+func TestBuildRefusesSpreadExponents(t *testing.T) {
+	sets, labels, names, _ := spreadingClasses(3, 1)
+	for _, exps := range [][]float64{{2}, {-0.5}, {math.NaN()}, {0.5, 0.25}, {0, 0}} {
+		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, SpreadExponents: exps}
+		if _, err := Build(sets, labels, names, opt); err == nil || !strings.Contains(err.Error(), "spread exponent") {
+			t.Errorf("exponents %v: %v, want an error naming them", exps, err)
+		}
+	}
+}
+
 // TestCalibrationGivesWideClassesLooserThresholds: where some classes
 // spread far more widely than others, and the tight ones lie near each
 // other, the calibration gives each class a threshold of its own, looser
