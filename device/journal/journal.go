@@ -163,9 +163,10 @@ func keepUpTo(f *os.File, path string, size int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if i := bytes.IndexByte(head, '\n'); i >= 0 && !isRecord(head[:i]) && !damaged(head[:i]) {
+	switch i := bytes.IndexByte(head, '\n'); {
+	case i >= 0 && !isRecord(head[:i]) && !damaged(head[:i]):
 		return 0, notJournal("its first line is not a journal record")
-	} else if size > window {
+	case i < 0 && size > window:
 		return 0, notJournal(fmt.Sprintf("no line ends in its first %d bytes", window))
 	}
 	// The end: cut back to the last complete line that is a record. A

@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,5 +194,58 @@ func TestTornOnlyLine(t *testing.T) {
 	defer j.Close()
 	if j.Repaired() != int64(len(torn)+2) {
 		t.Errorf("Repaired() = %d", j.Repaired())
+	}
+}
+
+// TestLongJournalReopens: a journal longer than the window Open reads at
+// each end (days of decisions under the default rotation of 64 MiB) is
+// opened again, and a torn line at its end is cut off as in a short one;
+// a file of more than the window without a newline in it is refused and
+// left as it is.
+func TestLongJournalReopens(t *testing.T) {
+	line, err := json.Marshal(&Record{File: "a.npy", Decision: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line = append(line, '\n')
+	n := 5*window/(2*len(line)) + 1 // two and a half windows of records
+	body := bytes.Repeat(line, n)
+	torn := `{"time":"2025-01-01T00:00:00Z","file":"b.np`
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(p, append(body, torn...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(p); err != nil {
+		t.Fatalf("Verify of a journal of %d bytes: %v", len(body)+len(torn), err)
+	}
+	j, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatalf("Open of a journal of %d bytes: %v", len(body)+len(torn), err)
+	}
+	if got := j.Repaired(); got != int64(len(torn)) {
+		t.Errorf("Repaired() = %d, want %d", got, len(torn))
+	}
+	if err := j.Append(&Record{File: "c.npy", Decision: "bob"}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	recs := readJournal(t, p)
+	if len(recs) != n+1 || recs[n-1].File != "a.npy" || recs[n].File != "c.npy" {
+		t.Errorf("journal holds %d records, the last %+v; want %d, the last c.npy", len(recs), recs[len(recs)-1], n+1)
+	}
+
+	long := bytes.Repeat([]byte("x"), window+1)
+	q := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(q, long, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := Open(q, 0, 1); err == nil || !strings.Contains(err.Error(), "no line ends in its first") {
+		if j != nil {
+			j.Close()
+		}
+		t.Errorf("Open of %d bytes without a newline = %v, want no line ends in its first …", len(long), err)
+	}
+	if b, _ := os.ReadFile(q); !bytes.Equal(b, long) {
+		t.Error("Open changed the file it refused")
 	}
 }
