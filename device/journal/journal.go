@@ -358,6 +358,11 @@ func (j *Journal) rotate() error {
 		n++
 	}
 	if n == j.keep {
+		// Files beyond keep, left by a larger keep before a restart, go
+		// first (up to the first missing one): the bound holds after keep
+		// is lowered.
+		for k := j.keep + 1; os.Remove(fmt.Sprintf("%s.%d", j.path, k)) == nil; k++ {
+		}
 		os.Remove(fmt.Sprintf("%s.%d", j.path, j.keep))
 		n--
 	}

@@ -141,3 +141,45 @@ func TestRotateShiftsOnlyFilesThere(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepLowered: a journal opened again with a lower keep (the
+// configuration changed, then a restart) removes at its next rotation the
+// rotated files beyond keep that the larger one left, so that at most keep
+// remain; the newest stay.
+func TestKeepLowered(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 200, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if err := j.Append(&Record{File: strconv.Itoa(i), Decision: "alice"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	if _, err := os.Stat(p + ".5"); err != nil {
+		t.Fatalf("keep = 5 left no .5: %v", err)
+	}
+	if j, err = Open(p, 200, 2); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.Append(&Record{File: "6", Decision: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	for k := 3; k <= 5; k++ {
+		if _, err := os.Stat(p + "." + strconv.Itoa(k)); err == nil {
+			t.Errorf("%s.%d still there after a rotation with keep = 2", p, k)
+		}
+	}
+	for k, want := range []string{"6", "5", "4"} {
+		name := p
+		if k > 0 {
+			name += "." + strconv.Itoa(k)
+		}
+		if recs := readJournal(t, name); len(recs) != 1 || recs[0].File != want {
+			t.Errorf("%s holds %+v, want record %s", name, recs, want)
+		}
+	}
+}
