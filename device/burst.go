@@ -1,6 +1,7 @@
 package device
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -61,13 +62,13 @@ func (b burstPipeline) describe() string {
 
 // readBatch reads the claimed batch cur/name: an image burst when it is a
 // directory, else a .npy or CSV file.
-func (r *Runner) readBatch(st *state, name string, rec *journal.Record) (*mat.Dense, error) {
+func (r *Runner) readBatch(ctx context.Context, st *state, name string, rec *journal.Record) (*mat.Dense, error) {
 	dir, err := r.spool.ClaimedIsDir(name)
 	if err != nil {
 		return nil, err
 	}
 	if dir {
-		return r.readBurst(st, name, rec)
+		return r.readBurst(ctx, st, name, rec)
 	}
 	if archiveExt[strings.ToLower(filepath.Ext(name))] {
 		return nil, fmt.Errorf("batch %s is an archive: image bursts are directories, not archives; unpack the frames into tmp/NAME/ and rename that directory into new/", name)
@@ -81,7 +82,7 @@ var archiveExt = map[string]bool{".tar": true, ".tgz": true, ".gz": true, ".zip"
 // readBurst turns the image burst cur/name into its feature matrix. Every
 // name is resolved inside the spool; the burst's checks and limits are
 // those of features.Fitted.ApplyBurst.
-func (r *Runner) readBurst(st *state, name string, rec *journal.Record) (*mat.Dense, error) {
+func (r *Runner) readBurst(ctx context.Context, st *state, name string, rec *journal.Record) (*mat.Dense, error) {
 	rec.Burst = true
 	b := st.burst
 	switch {
@@ -98,7 +99,10 @@ func (r *Runner) readBurst(st *state, name string, rec *journal.Record) (*mat.De
 	for _, f := range frames {
 		rec.Bytes += f.Info.Size()
 	}
-	x, err := b.fit.ApplyBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
+	x, err := b.fit.ApplyBurstContext(ctx, r.spool.Root(), spool.ClaimedPath(name), b.limits)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, r.burstErr(limitKeys(err, b.limits))
 	}

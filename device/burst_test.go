@@ -1,7 +1,10 @@
 package device
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -109,7 +112,7 @@ func TestBurstFeaturesGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := &journal.Record{}
-			got, err := r.readBatch(r.st.Load(), "golden", rec)
+			got, err := r.readBatch(context.Background(), r.st.Load(), "golden", rec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,5 +160,74 @@ func TestBurstWithoutPipeline(t *testing.T) {
 	f.Drop(t, "after.npy", devicetest.Batch(rand.New(rand.NewPCG(1, 1)), "bob"))
 	if rec := next(t, ch); rec.File != "after.npy" || rec.Decision != "bob" {
 		t.Errorf("next batch: %+v", rec)
+	}
+}
+
+// burstModel writes to f.Model a model that reads image bursts through
+// intensity:4x3.
+func burstModel(t *testing.T, f *devicetest.Fixture) {
+	t.Helper()
+	p, err := features.Parse("intensity:4x3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := features.Fitted{Pipeline: p}
+	D, ok := fit.OutputDim()
+	if !ok {
+		t.Fatal("intensity:4x3 has no fixed output dimension")
+	}
+	if err := model.WriteFile(f.Model, pipelineModel(&fit, D)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBurstReadWithinBatchTimeout: daemon.batch_timeout bounds a burst's
+// read and its match together, and a stop gives up the read: the burst's
+// frames are decoded under the batch's context. Here the read begins when
+// the limit has passed (as after decoding large frames for that long):
+// the burst fails naming the key, where it was read whole and decided with
+// a fresh limit for the match; at a stop past daemon.stop_grace it stays in
+// cur/ for the next start.
+func TestBurstReadWithinBatchTimeout(t *testing.T) {
+	const limit = 100 * time.Millisecond
+	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"100ms\"\nstop_grace = \"50ms\"\n")
+	burstModel(t, f)
+	frames := map[string][]byte{}
+	for i, img := range devicetest.ImageSet(t, "cloth", 4) {
+		frames[fmt.Sprintf("f%02d.png", i)] = devicetest.EncodeFrame(t, img, ".png")
+	}
+	reading := make(chan string, 2)
+	wait := make(chan time.Duration, 2)
+	beforeRead = func(name string) { reading <- name; time.Sleep(<-wait) }
+	defer func() { beforeRead = nil }()
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	stopped := false
+	defer func() {
+		if !stopped {
+			r.Stop()
+			r.Wait()
+		}
+		r.Close()
+	}()
+	f.RenameIn(t, f.WriteBurstTmp(t, "late", frames))
+	<-reading
+	wait <- 2 * limit
+	rec := next(t, ch)
+	if rec.File != "late" || rec.Decision != "failed" || !strings.Contains(rec.Reason, "not read and matched within daemon.batch_timeout") {
+		t.Errorf("a burst read after daemon.batch_timeout: %+v, want failed naming the key", rec)
+	}
+	f.RenameIn(t, f.WriteBurstTmp(t, "stopped", frames))
+	<-reading
+	r.Stop() // stop_grace = 50ms ends while the read waits
+	wait <- 2 * limit
+	r.Wait()
+	stopped = true
+	select {
+	case rec := <-ch:
+		t.Errorf("a burst read after the stop's grace was decided: %+v", rec)
+	default:
+	}
+	if _, err := os.Stat(filepath.Join(f.Spool, spool.DirCur, "stopped", "f00.png")); err != nil {
+		t.Errorf("the burst given up at the stop is not in cur/: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -407,4 +408,48 @@ func newRunnerModel(t *testing.T, f *devicetest.Fixture, path string) (*Runner, 
 	f.Model = path
 	f.WriteConfig(t, "")
 	return newRunner(t, f, slog.DiscardHandler)
+}
+
+// TestBusy: Busy counts from when the batch in hand was taken, while it is
+// read, and is 0 between batches (it is measured on the monotonic clock, so
+// a step of the wall clock cannot make the watchdog think a batch wedged).
+func TestBusy(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	reading, release := make(chan struct{}), make(chan struct{})
+	beforeRead = func(string) { reading <- struct{}{}; <-release }
+	defer func() { beforeRead = nil }()
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	if b := r.Busy(); b != 0 {
+		t.Errorf("Busy() = %v before any batch, want 0", b)
+	}
+	rng := rand.New(rand.NewPCG(77, 78))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	<-reading
+	const wait = 50 * time.Millisecond
+	time.Sleep(wait)
+	if b := r.Busy(); b < wait || b > time.Minute {
+		t.Errorf("Busy() = %v after %v in the batch's read, want at least that", b, wait)
+	}
+	close(release)
+	if rec := next(t, ch); rec.Decision != "alice" {
+		t.Errorf("a.npy: %+v", rec)
+	}
+	testutil.WaitFor(t, 10*time.Second, "Busy() back to 0 after the batch", func() bool { return r.Busy() == 0 })
+}
+
+// TestFirstUnclaimable: a burst that cannot be claimed (spool.ErrNotWritable)
+// is said once, though every rescan offers it again; the names remembered
+// are bounded.
+func TestFirstUnclaimable(t *testing.T) {
+	var r Runner
+	if !r.firstUnclaimable("a") || r.firstUnclaimable("a") || !r.firstUnclaimable("b") {
+		t.Error("each name is not said exactly once")
+	}
+	for i := range 3 * maxUnclaimable {
+		r.firstUnclaimable(strconv.Itoa(i))
+	}
+	if n := len(r.unclaimable); n > maxUnclaimable {
+		t.Errorf("%d names remembered, more than %d", n, maxUnclaimable)
+	}
 }

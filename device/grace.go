@@ -41,7 +41,7 @@ func (r *Runner) batchContext(st *state) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(parent, st.cfg.Daemon.BatchTimeout.Duration)
 }
 
-// matchErr turns the error of a match under batchContext into errStopping
+// matchErr turns the error of a read or match under batchContext into errStopping
 // (leave the batch in cur/), a reason for failed/ for a batch over its time
 // limit, or err itself.
 func (r *Runner) matchErr(st *state, name string, frames int, err error) error {
@@ -49,7 +49,7 @@ func (r *Runner) matchErr(st *state, name string, frames int, err error) error {
 	case r.grace.ctx != nil && r.grace.ctx.Err() != nil:
 		return errStopping
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("batch %s (%d frames) was not matched within daemon.batch_timeout = %v: send smaller batches (spool.max_frames) or raise the limit", name, frames, st.cfg.Daemon.BatchTimeout.Duration)
+		return fmt.Errorf("batch %s (%d frames) was not read and matched within daemon.batch_timeout = %v: send smaller batches (spool.max_frames) or raise the limit", name, frames, st.cfg.Daemon.BatchTimeout.Duration)
 	}
 	return fmt.Errorf("batch %s: %w", name, err)
 }

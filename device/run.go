@@ -122,10 +122,17 @@ type Runner struct {
 	st      atomic.Pointer[state]
 	obs     observer // the daemon's outputs (outputs.go); set before Start
 
-	reloadMu  sync.Mutex // one reload at a time
-	decided   atomic.Int64
-	failed    atomic.Int64
-	busySince atomic.Int64 // unix ns when the batch in hand was taken, 0 between batches
+	reloadMu sync.Mutex // one reload at a time
+	decided  atomic.Int64
+	failed   atomic.Int64
+	// busySince is when the batch in hand was taken, in nanoseconds after
+	// epoch (from 1; 0 between batches): on the monotonic clock, so that a
+	// step of the wall clock (NTP setting a Pi's clock) adds nothing to Busy.
+	busySince atomic.Int64
+	epoch     time.Time
+
+	unclaimableMu sync.Mutex
+	unclaimable   map[string]bool // bursts said once not to be claimable (firstUnclaimable)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -147,7 +154,7 @@ func New(opt Options) (r *Runner, err error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	r = &Runner{opt: opt, log: opt.Log}
+	r = &Runner{opt: opt, log: opt.Log, epoch: time.Now()}
 	var closers []func() error
 	defer func() {
 		if err != nil {
@@ -331,7 +338,7 @@ func (r *Runner) work() {
 // handle takes one batch from new/ (or cur/) to done/ or failed/. Every
 // path leaves the file in cur/, done/ or failed/: none loses it.
 func (r *Runner) handle(it spool.Item) {
-	r.busySince.Store(time.Now().UnixNano())
+	r.busySince.Store(int64(time.Since(r.epoch)) + 1)
 	defer r.busySince.Store(0)
 	st := r.st.Load()
 	var arrived time.Time
@@ -343,6 +350,14 @@ func (r *Runner) handle(it spool.Item) {
 	}
 	if errors.Is(err, spool.ErrGone) {
 		return // claimed by someone else, or handled already
+	}
+	if errors.Is(err, spool.ErrNotWritable) {
+		// Offered again at every rescan until the camera's side is
+		// mended: said once for each name.
+		if r.firstUnclaimable(it.Name) {
+			r.log.Error("cannot claim burst: it stays in new/ until it is group-writable", "file", it.Name, "err", err)
+		}
+		return
 	}
 	if err != nil {
 		r.log.Error("cannot claim batch", "file", it.Name, "err", err)
@@ -409,13 +424,32 @@ func (r *Runner) handle(it spool.Item) {
 	r.observe(rec)
 }
 
+// maxUnclaimable bounds the names firstUnclaimable remembers.
+const maxUnclaimable = 1024
+
+// firstUnclaimable reports whether name is a burst the daemon could not
+// claim for the first time (ErrNotWritable), and remembers it; after
+// maxUnclaimable names it forgets them all, so each is said again once.
+func (r *Runner) firstUnclaimable(name string) bool {
+	r.unclaimableMu.Lock()
+	defer r.unclaimableMu.Unlock()
+	if r.unclaimable[name] {
+		return false
+	}
+	if r.unclaimable == nil || len(r.unclaimable) >= maxUnclaimable {
+		r.unclaimable = make(map[string]bool)
+	}
+	r.unclaimable[name] = true
+	return true
+}
+
 // Busy returns how long the batch in hand has been read and matched so far,
 // or 0 between batches. The daemon stops pinging the systemd watchdog when it
 // exceeds daemon.batch_timeout by a watchdog interval (stallAfter), so that a
 // wedged batch gets the daemon restarted.
 func (r *Runner) Busy() time.Duration {
 	if t := r.busySince.Load(); t != 0 {
-		return time.Since(time.Unix(0, t))
+		return time.Since(r.epoch) - time.Duration(t-1)
 	}
 	return 0
 }
@@ -471,11 +505,21 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 		r.log.Warn("cannot mark the match attempt", "file", name, "err", err)
 	}
 	defer r.spool.EndMatch(name)
+	// One time limit for the read and the match (a burst of large frames
+	// takes a while to decode), and a stop gives up either.
+	ctx, cancel := r.batchContext(st)
+	defer cancel()
 	if beforeRead != nil {
 		beforeRead(name)
 	}
 	start := time.Now()
-	x, err := r.readBatch(st, name, rec)
+	x, err := r.readBatch(ctx, st, name, rec)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // read whole, but after the limit or a stop
+	}
+	if ctx.Err() != nil {
+		return model.Decision{}, r.matchErr(st, name, rec.Frames, err)
+	}
 	if err != nil {
 		return model.Decision{}, err
 	}
@@ -489,8 +533,6 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	}
 	t := time.Now()
 	rec.ReadMS = ms(t.Sub(start))
-	ctx, cancel := r.batchContext(st)
-	defer cancel()
 	res, err := st.matcher.MatchContext(ctx, x)
 	rec.MatchMS = ms(time.Since(t))
 	if err != nil {

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"os"
@@ -136,11 +137,19 @@ func ListBurst(root *os.Root, dir string, lim ImageLimits) ([]BurstFrame, error)
 // decoder's buffers (a progressive JPEG's: 4 bytes per pixel per colour
 // component) and its grey copy, which the features read in place.
 func (f Fitted) ApplyBurst(root *os.Root, dir string, lim ImageLimits) (*mat.Dense, error) {
+	return f.ApplyBurstContext(context.Background(), root, dir, lim)
+}
+
+// ApplyBurstContext is ApplyBurst that gives up with ctx's error when ctx
+// ends, checked before each frame is read (a frame being decoded is
+// finished first), as a daemon does for a burst over its time limit or at
+// a stop.
+func (f Fitted) ApplyBurstContext(ctx context.Context, root *os.Root, dir string, lim ImageLimits) (*mat.Dense, error) {
 	frames, err := ListBurst(root, dir, lim)
 	if err != nil {
 		return nil, err
 	}
-	return f.applySource(len(frames), func(i int) string { return burstLabel(root, dir, frames[i].Name) },
+	return f.applySource(ctx, len(frames), func(i int) string { return burstLabel(root, dir, frames[i].Name) },
 		func(i int) ([]byte, error) {
 			name := burstLabel(root, dir, frames[i].Name)
 			fh, err := root.OpenFile(path.Join(dir, frames[i].Name), os.O_RDONLY|oNoFollow|oNonBlock, 0)

@@ -2,6 +2,7 @@ package features
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -454,5 +455,26 @@ func TestReadRegularLimitDoesNotOverflow(t *testing.T) {
 	defer fh.Close()
 	if b, err := readRegular(fh, "a.png", math.MaxInt64, nil); err != nil || string(b) != "abc" {
 		t.Errorf("readRegular with the largest limit = %q, %v; want the file", b, err)
+	}
+}
+
+// TestApplyBurstContext: a burst whose context has ended is given up before
+// a frame is read (the daemon's time limit and its stop), with the
+// context's error; a live context reads it as ApplyBurst does.
+func TestApplyBurstContext(t *testing.T) {
+	dir := mixedBurst(t, 80, 60)
+	f := mustFitted(t, "intensity:8x6")
+	want, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.ApplyBurstContext(context.Background(), openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil || !mat.Equal(got, want) {
+		t.Errorf("ApplyBurstContext with a live context: %v, equal to ApplyBurst %v", err, err == nil && mat.Equal(got, want))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if x, err := f.ApplyBurstContext(ctx, openRoot(t, dir), ".", DefaultBurstLimits()); !errors.Is(err, context.Canceled) || x != nil {
+		t.Errorf("ApplyBurstContext with an ended context = %v, %v; want context.Canceled", x, err)
 	}
 }

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"os"
@@ -183,7 +184,7 @@ func (f Fitted) ApplyFiles(paths []string, lim ImageLimits) (*mat.Dense, error) 
 	if len(paths) > lim.MaxFrames {
 		return nil, limitErr(paths[0], "set of %d frames, more than the limit of %d", len(paths), lim.MaxFrames)
 	}
-	return f.applySource(len(paths), func(i int) string { return paths[i] }, func(i int) ([]byte, error) {
+	return f.applySource(context.Background(), len(paths), func(i int) string { return paths[i] }, func(i int) ([]byte, error) {
 		fh, err := os.Open(paths[i])
 		if err != nil {
 			return nil, &Error{Path: paths[i], Msg: "cannot open image", Err: err}
@@ -202,8 +203,9 @@ func (f Fitted) ImageSetReader() func(paths []string) (*mat.Dense, error) {
 
 // applySource decodes frames 0..n-1 one at a time (read gives a frame's
 // bytes, name its name in messages) and stacks their features. Only one
-// frame's file and image are held at a time.
-func (f Fitted) applySource(n int, name func(int) string, read func(int) ([]byte, error), lim ImageLimits) (*mat.Dense, error) {
+// frame's file and image are held at a time. It gives up with ctx's error,
+// checked before each frame, when ctx ends.
+func (f Fitted) applySource(ctx context.Context, n int, name func(int) string, read func(int) ([]byte, error), lim ImageLimits) (*mat.Dense, error) {
 	if f.Pipeline.Feature == nil {
 		return nil, fmt.Errorf("features: empty pipeline")
 	}
@@ -213,6 +215,9 @@ func (f Fitted) applySource(n int, name func(int) string, read func(int) ([]byte
 	}
 	st := f.stack(n)
 	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		nm := name(i)
 		data, err := read(i)
 		if err != nil {

@@ -61,7 +61,10 @@ fi
 [ -d "$spool/tmp" ] && [ -d "$spool/new" ] || { echo "camera-burst.sh: $spool is not a setmatchd spool (no tmp/ or new/)" >&2; exit 1; }
 [ -w "$spool/tmp" ] && [ -w "$spool/new" ] || { echo "camera-burst.sh: $spool/tmp or $spool/new is not writable by $(id -un): add the user to the spool's group ($(stat -c %G "$spool/new" 2>/dev/null)) and log in again" >&2; exit 1; }
 [ ! -e "$tmp" ] && [ ! -e "$spool/new/$name" ] || { echo "camera-burst.sh: a burst named $name exists already" >&2; exit 1; }
-mkdir "$tmp"
+# Group-writable whatever the umask: setmatchd, another user of the spool's
+# group, moves the burst out of new/, and moving a directory takes write
+# permission on the directory itself.
+mkdir -m 2770 "$tmp"
 # A capture that fails leaves nothing behind in tmp/.
 trap 'rm -rf "$tmp"' EXIT
 if [ -n "${CAPTURE:-}" ]; then

@@ -254,7 +254,10 @@ func checkBurstJournal(t *testing.T, f *devicetest.Fixture, want, bad map[string
 // TestCameraBurstScript runs scripts/camera-burst.sh with a fake camera (a
 // script that copies image files, given as CAPTURE) against the real
 // daemon: the burst arrives whole in new/ and is recognised; a capture that
-// fails leaves nothing in the spool.
+// fails leaves nothing in the spool. The camera runs with umask 027, and its
+// burst's directory is group-writable all the same (mode 2770), as the
+// daemon, another user of the spool's group, needs it to be to move it
+// (device/spool's TestClaimCameraBurst).
 func TestCameraBurstScript(t *testing.T) {
 	ctx := testContext(t, e2eBudget)
 	f := imageFixture(t, 64)
@@ -274,7 +277,7 @@ func TestCameraBurstScript(t *testing.T) {
 		os.MkdirAll(filepath.Join(f.Spool, d), 0o770)
 	}
 	camera := func(env []string, args ...string) (string, error) {
-		cmd := exec.Command("bash", append([]string{script, "-s", f.Spool}, args...)...)
+		cmd := exec.Command("bash", append([]string{"-c", `umask 027 && exec bash "$0" "$@"`, script, "-s", f.Spool}, args...)...)
 		cmd.Env = append(os.Environ(), env...)
 		out, err := testexec.CombinedOutput(t, ctx, cmd)
 		return string(out), err
@@ -300,5 +303,10 @@ func TestCameraBurstScript(t *testing.T) {
 	}
 	if names := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone, "door-1")); len(names) != 8 {
 		t.Errorf("done/door-1 holds %v", names)
+	}
+	if fi, err := os.Stat(filepath.Join(f.Spool, spool.DirDone, "door-1")); err != nil {
+		t.Error(err)
+	} else if m := fi.Mode(); m.Perm() != 0o770 || m&os.ModeSetgid == 0 {
+		t.Errorf("the camera's burst directory has mode %v, want 2770 (group-writable, whatever the camera's umask)", m)
 	}
 }

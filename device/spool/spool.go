@@ -43,6 +43,13 @@ const (
 // worker (or another daemon on the same spool) claimed it first.
 var ErrGone = errors.New("spool: file no longer in new/")
 
+// ErrNotWritable is the error of Claim for a burst directory the daemon may
+// not move: renaming a directory into another one changes its ".." entry,
+// which takes write permission on the directory itself, and a camera that
+// made it without group write (mode 2750, from umask 027 or 022) left the
+// daemon, another user in the spool's group, without it.
+var ErrNotWritable = errors.New("spool: burst directory not writable by the spool's group")
+
 // Options says where the spool is and how much of the handled batches to
 // keep.
 type Options struct {
@@ -249,9 +256,23 @@ func (s *Spool) Claim(name string) (time.Time, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return time.Time{}, ErrGone
 		}
+		if fi.IsDir() && errors.Is(err, fs.ErrPermission) {
+			return time.Time{}, fmt.Errorf("%w: cannot claim %s (mode %04o): the camera must make each burst directory group-writable, mode 2770 (mkdir -m 2770, as camera-burst.sh does); chmod g+w %[2]s has this one decided", ErrNotWritable, s.Path(DirNew, name), octalMode(fi.Mode()))
+		}
 		return time.Time{}, fmt.Errorf("spool: claim %s: %w", s.Path(DirNew, name), err)
 	}
 	return arrived, nil
+}
+
+// octalMode is m's permission bits as chmod takes them (2750).
+func octalMode(m fs.FileMode) uint32 {
+	o := uint32(m.Perm())
+	for bit, v := range map[fs.FileMode]uint32{fs.ModeSetuid: 0o4000, fs.ModeSetgid: 0o2000, fs.ModeSticky: 0o1000} {
+		if m&bit != 0 {
+			o |= v
+		}
+	}
+	return o
 }
 
 // ClaimedAt returns the time cur/name was claimed (for batches found in cur/
