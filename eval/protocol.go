@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -380,7 +381,7 @@ func (d *Data) check() error {
 
 // WriteSplits writes splits of d as a split file that ReadSplits reads
 // back: one line "<split> <gallery|probe> <class>/<set>" per set of each
-// split, splits numbered from 0, so that another tool can be measured
+// split, splits numbered from 1, so that another tool can be measured
 // on the same splits. A split file names no strangers: a probe set whose
 // class has no gallery set in its split is a stranger's. It refuses
 // pooled data (its sets are drawn from a pool and have no names) and
@@ -406,11 +407,25 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 				if i < 0 || i >= len(d.Names) || d.Names[i] == "" {
 					return fmt.Errorf("split %d: %s set %d has no name", k+1, role.name, i)
 				}
+				if n := d.Names[i]; strings.ContainsAny(n, "\r\n") || strings.TrimLeftFunc(n, unicode.IsSpace) != n {
+					return fmt.Errorf("set %q: a split file cannot name a set whose name holds a line break or begins with white space: rename its class or set folder", n)
+				}
 				fmt.Fprintf(bw, "%d %s %s\n", k+1, role.name, d.Names[i])
 			}
 		}
 	}
 	return bw.Flush()
+}
+
+// cutField returns the first white-space-separated field of s and what
+// follows the white space after it.
+func cutField(s string) (field, rest string) {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	i := strings.IndexFunc(s, unicode.IsSpace)
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], strings.TrimLeftFunc(s[i:], unicode.IsSpace)
 }
 
 // OpenSetMark is the line with which WriteSplits begins the file of an
@@ -423,7 +438,8 @@ const OpenSetMark = "# open set: a probe set whose class has no gallery set in i
 //
 //	<split> <gallery|probe> <class>/<set>
 //
-// e.g. "0 gallery apple/apple1". Splits are numbered by any whole numbers
+// e.g. "0 gallery apple/apple1"; the name is the rest of the line, spaces
+// and all ("1 probe Ana Lima/door 2"). Splits are numbered by any whole numbers
 // and taken in increasing order; blank lines and lines starting with # are
 // ignored. Every split needs gallery and probe sets; a set may appear only
 // once per split. In a file that holds the line OpenSetMark (as
@@ -449,15 +465,22 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 	line, open := 0, false
 	for sc.Scan() {
 		line++
-		t := strings.TrimSpace(sc.Text())
+		raw := strings.TrimSuffix(sc.Text(), "\r")
+		t := strings.TrimSpace(raw)
 		if t == OpenSetMark {
 			open = true
 		}
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		f := strings.Fields(t)
-		if len(f) != 3 {
+		// The set's name is the rest of the line: it may hold spaces.
+		f := make([]string, 3)
+		f[0], f[2] = cutField(raw)
+		f[1], f[2] = cutField(f[2])
+		if _, ok := index[f[2]]; !ok {
+			f[2] = strings.TrimRightFunc(f[2], unicode.IsSpace)
+		}
+		if f[2] == "" {
 			return nil, fmt.Errorf("%s:%d: want \"<split> <gallery|probe> <class>/<set>\", got %q", name, line, t)
 		}
 		s, err := strconv.Atoi(f[0])

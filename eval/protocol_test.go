@@ -551,3 +551,50 @@ func TestVisitorSplits(t *testing.T) {
 		t.Errorf("over 5 splits the visitors were the classes %v: they rotate with the strangers", visited)
 	}
 }
+
+// TestSplitFileNamesWithSpaces: a class or set folder whose name holds
+// spaces ("Ana Lima") is written to a split file and read back, where the
+// reader split the line at every space and refused it; a name a line
+// cannot hold (a line break) is refused by the writer.
+func TestSplitFileNamesWithSpaces(t *testing.T) {
+	d := toyData(3, 4, 4)
+	for i, n := range d.Names {
+		d.Names[i] = "Ana Lima " + n
+		if i%2 == 1 {
+			d.Names[i] += " " // ends in a space, kept when a set has it
+		}
+	}
+	p, err := ParseProtocol("gallery=2,probe=2,splits=2,strangers=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits, err := p.MakeSplits(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteSplits(&b, splits, d); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSplits(strings.NewReader(strings.ReplaceAll(b.String(), "\n", "\r\n")), "s.txt", d)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	for k, sp := range splits {
+		if !slices.Equal(got[k].Gallery, sp.Gallery) || !slices.Equal(got[k].Probe, sp.Probe) || !slices.Equal(got[k].Strangers, sp.Strangers) {
+			t.Errorf("split %d read back as %+v, want %+v", k+1, got[k], sp)
+		}
+	}
+	// A hand-written file: a tab between the fields, trailing blanks.
+	hand := "1\tgallery  Ana Lima a/a0 \t\n1 gallery Ana Lima b/b0 \n1 probe Ana Lima a/a2 \n1 probe Ana Lima b/b2\n"
+	if _, err := ReadSplits(strings.NewReader(hand), "hand.txt", d); err != nil {
+		t.Errorf("hand-written file: %v", err)
+	}
+	if _, err := ReadSplits(strings.NewReader("1 gallery\n"), "short.txt", d); err == nil || !strings.Contains(err.Error(), "want") {
+		t.Errorf("a line without a name: %v", err)
+	}
+	d.Names[0] = "a/line\nbreak"
+	if err := WriteSplits(&strings.Builder{}, splits, d); err == nil || !strings.Contains(err.Error(), "line break") {
+		t.Errorf("a name with a line break: %v", err)
+	}
+}
