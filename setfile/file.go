@@ -67,8 +67,9 @@ func ReadFile(path string, lim Limits) (*mat.Dense, error) {
 		// early what could not pass the limits anyway.
 		r := lim.Resolved()
 		if fi.Size() > textBudget(r.MaxBytes) {
+			size, limit := byteSizes(float64(fi.Size()), float64(r.MaxBytes))
 			return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; split the set or raise the limit",
-				byteSize(float64(fi.Size())), byteSize(float64(r.MaxBytes))), path)
+				size, limit), path)
 		}
 	}
 	return Read(f, path, lim)

@@ -74,8 +74,9 @@ func (l Limits) check(rows, cols int) error {
 	}
 	// rows, cols ≤ MaxInt each; compute the byte size without overflow.
 	if cols > 0 && int64(rows) > l.MaxBytes/8/int64(cols) {
+		need, limit := byteSizes(float64(rows)*float64(cols)*8, float64(l.MaxBytes))
 		return limitErr("shape (%d, %d) needs %s in memory, over the limit of %s; split the set or raise the limit",
-			rows, cols, byteSize(float64(rows)*float64(cols)*8), byteSize(float64(l.MaxBytes)))
+			rows, cols, need, limit)
 	}
 	return nil
 }
@@ -90,6 +91,17 @@ func byteSize(b float64) string {
 		return trimFloat(b/(1<<10)) + " KiB"
 	}
 	return trimFloat(b) + " bytes"
+}
+
+// byteSizes is byteSize of a size over a limit and of the limit, in bytes
+// exactly where the two would read the same ("256 MiB, over the limit of
+// 256 MiB").
+func byteSizes(size, limit float64) (string, string) {
+	a, b := byteSize(size), byteSize(limit)
+	if a == b {
+		return fmt.Sprintf("%.0f bytes", size), fmt.Sprintf("%.0f bytes", limit)
+	}
+	return a, b
 }
 
 // textBudget is how many bytes of CSV text may be read for a matrix of at

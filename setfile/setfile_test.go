@@ -351,3 +351,16 @@ func TestIOErrorsAreNotFormatErrors(t *testing.T) {
 		t.Errorf("csv: %v", err)
 	}
 }
+
+// TestLimitMessageTellsSizesApart: a set just over the byte limit is told in
+// bytes, where both sizes rounded to "256 MiB, over the limit of 256 MiB".
+func TestLimitMessageTellsSizesApart(t *testing.T) {
+	l := DefaultLimits()
+	err := l.check(1<<19+1, 64) // 256 MiB and 512 bytes
+	if err == nil || !strings.Contains(err.Error(), "needs 268435968 bytes in memory, over the limit of 268435456 bytes") {
+		t.Errorf("check = %v", err)
+	}
+	if err := l.check(1<<20, 64); err == nil || !strings.Contains(err.Error(), "needs 512 MiB in memory, over the limit of 256 MiB") {
+		t.Errorf("check = %v", err)
+	}
+}

@@ -158,6 +158,10 @@ type Options struct {
 // maxValues bounds the size of a generated data set (2 GiB of float64).
 const maxValues = 1 << 28
 
+// MaxDim is the most features per frame Generate makes: its random
+// orthonormal bases pass through a D×D matrix (128 MiB at this D).
+const MaxDim = 4096
+
 // Validate reports whether Generate would accept o.
 func (o Options) Validate() error {
 	_, err := o.withDefaults()
@@ -170,6 +174,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Frames < 2 {
 		return o, errors.New("synth: a set needs at least 2 frames")
+	}
+	if o.Dim > MaxDim {
+		return o, fmt.Errorf("synth: dim %d is more than the %d features per frame synth makes (its random bases take D×D numbers)", o.Dim, MaxDim)
 	}
 	if float64(o.Classes)*float64(o.Sets)*float64(o.Frames)*float64(o.Dim) > maxValues {
 		return o, fmt.Errorf("synth: %d×%d×%d×%d values are more than the limit of %d (2 GiB)", o.Classes, o.Sets, o.Frames, o.Dim, maxValues)

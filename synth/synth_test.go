@@ -70,6 +70,8 @@ func TestBadOptions(t *testing.T) {
 		{Kind: Cone, Classes: 2, Sets: 1, Frames: 5, Dim: 4, NuisanceDim: 1},
 		{Kind: Cone, Classes: 2, Sets: 1, Frames: 5, Dim: 4, NuisanceDim: 5},
 		{Classes: 1 << 20, Sets: 1 << 10, Frames: 100, Dim: 100},
+		// Within the values' bound, but its bases would take 32 GiB.
+		{Classes: 2, Sets: 1, Frames: 2, Dim: 1 << 16},
 	} {
 		if _, err := Generate(o); err == nil {
 			t.Errorf("%+v: no error", o)

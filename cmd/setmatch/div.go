@@ -24,7 +24,7 @@ func runDiv(args []string, stdout, stderr io.Writer) error {
 	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in nn*2 (default nn; scott and silverman saturate in many dimensions)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	oneSided := fs.Bool("one-sided", false, "also print the one-sided estimators (for comparison)")
-	lim := limitsFlag(fs, "refuse set files larger than `N` bytes")
+	lim := limitsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,12 +39,17 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	var cf changeFlags
 	cf.register(fs, "model file to add the sets to (required)", "class of the new sets, existing or new (required)")
 	name := fs.String("name", "", "set name (one SET only; default: the file name without extension, or the folder's name)")
-	lim := limitsFlag(fs, "refuse set files larger than `N` bytes")
+	lim := limitsFlag(fs)
+	burst := features.DefaultBurstLimits()
+	fs.IntVar(&burst.MaxFrames, "max-frames", burst.MaxFrames, "refuse a folder of more than `N` frame images (the default is setmatchd's spool.max_burst_frames; a longer set folder of a data set needs more)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := cf.check(); err != nil {
 		return err
+	}
+	if burst.MaxFrames < 1 {
+		return usagef("--max-frames must be at least 1, got %d", burst.MaxFrames)
 	}
 	if err := model.CheckLabel(cf.label); err != nil {
 		return usagef("--label: %v", err) // before the model or any set is read
@@ -90,7 +96,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	// All sets are added, or none: the model is written once, at the end.
 	var sets []model.NewSet
 	for i, path := range fs.Args() {
-		x, how, err := enrollRead(path, cf.model, m, *lim)
+		x, how, err := enrollRead(path, cf.model, m, *lim, burst)
 		if err != nil {
 			return err
 		}
@@ -126,11 +132,11 @@ func enrollNameError(path, name string, dir, several bool, err error) error {
 	return fmt.Errorf("%q: its set name %q (%s) %v: rename the %s, or %s", path, name, from, err, what, give)
 }
 
-// enrollRead reads one SET argument: a feature file, or a folder of frame
-// images through the model's pipeline (features.Fitted.ApplyBurst, as the
-// daemon reads a burst). how says, for a folder, how its features were
-// made ("" for a file).
-func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits) (*mat.Dense, string, error) {
+// enrollRead reads one SET argument: a feature file within lim, or a folder
+// of frame images within burst through the model's pipeline
+// (features.Fitted.ApplyBurst, as the daemon reads a burst). how says, for
+// a folder, how its features were made ("" for a file).
+func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits, burst features.ImageLimits) (*mat.Dense, string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, "", err
@@ -150,7 +156,10 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits) (*ma
 	if m.Features == nil {
 		return nil, "", fmt.Errorf("%s is a folder (a burst of frame images), but model %s records no feature pipeline (it was trained on feature files): give the set as a feature file of %d features per frame, made as the training features were, or train the model on images with --features SPEC", path, modelPath, m.InputDim())
 	}
-	x, err := m.Features.ApplyDir(path, features.DefaultBurstLimits()) // a *DirError says what os.OpenRoot said
+	x, err := m.Features.ApplyDir(path, burst) // a *DirError says what os.OpenRoot said
+	if errors.Is(err, features.ErrTooLarge) {
+		return nil, "", fmt.Errorf("%w (enroll's limits: --max-frames %d, and setmatchd's default pixels and bytes per frame)", err, burst.MaxFrames)
+	}
 	if err != nil {
 		return nil, "", err
 	}

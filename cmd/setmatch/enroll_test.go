@@ -187,13 +187,21 @@ func TestEnrollImages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if code, _, stderr := run("enroll", "--model", mpath, "--label", "dave", big); code != 1 || !strings.Contains(stderr, "more than 256 entries, the limit of frames per burst") {
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "dave", big); code != 1 || !strings.Contains(stderr, "more than 256 entries, the limit of frames per burst") || !strings.Contains(stderr, "--max-frames 256") {
 		t.Errorf("a burst of 257 frames: exit %d\n%s", code, stderr)
+	}
+	// A longer set folder of a data set, with --max-frames.
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "dave", "--max-frames", "300", big); code != 0 || !strings.Contains(stderr, "dave/cam-0413: 257 frames") {
+		t.Errorf("a set of 257 frames with --max-frames 300: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "dave", "--max-frames", "0", big); code != 2 || !strings.Contains(stderr, "--max-frames must be at least 1") {
+		t.Errorf("--max-frames 0: exit %d\n%s", code, stderr)
 	}
 }
 
-// TestChangeStrangersCommand: enroll and forget take --strangers as train
-// does, and refuse a strangers' class the changed model holds.
+// TestChangeStrangersCommand: enroll and forget take --strangers (and
+// --max-bytes for them) as train does, and refuse a strangers' class the
+// changed model holds.
 func TestChangeStrangersCommand(t *testing.T) {
 	data := trainData(t)
 	strangers := strangersData(t, data, 7) // classes c04, c05, c06
@@ -216,6 +224,8 @@ func TestChangeStrangersCommand(t *testing.T) {
 		records string
 	}{
 		{[]string{"enroll", "--model", m, "--label", "visitor", "--strangers", strangers, set}, 0, "6 sets of classes the model does not have (--strangers)", "6"},
+		// forget reads the strangers' sets within --max-bytes, as train does.
+		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers, "--max-bytes", "64"}, 1, "over the limit of 64 bytes", "6"},
 		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers}, 0, "6 sets of classes the model does not have (--strangers)", "6"},
 		{[]string{"enroll", "--model", m, "--label", "c05", "--strangers", strangers, set}, 1, `class "c05" of`, "6"},
 		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000", "--strangers", data}, 1, "is also a class of the model", "6"},

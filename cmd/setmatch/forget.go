@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"setmatch/deploy"
-	"setmatch/setfile"
 )
 
 // forgetSynopsis is the usage line and description of setmatch forget.
@@ -33,6 +32,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("forget", forgetSynopsis, stderr)
 	var cf changeFlags
 	cf.register(fs, "model file to remove the sets from (required)", "class whose sets are removed (required)")
+	lim := limitsFlag(fs)
 	set := fs.String("set", "", "remove only the set of this `NAME` of the class: the name enroll or train gave it (the file or folder name without extension, or enroll's --name; setmatch inspect --json MODEL lists them: classes[].set_names)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -53,7 +53,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	if *set == "" {
 		keeps = slices.DeleteFunc(slices.Clone(classesBefore), func(c string) bool { return c == cf.label })
 	}
-	strangers, err := cf.strangers(m, keeps, setfile.DefaultLimits())
+	strangers, err := cf.strangers(m, keeps, *lim)
 	if err != nil {
 		return err
 	}

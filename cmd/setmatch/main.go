@@ -165,11 +165,11 @@ func toolName(command string) string {
 	return "setmatch " + command + " " + versionString()
 }
 
-// limitsFlag defines --max-bytes on fs with its usage, and returns the
-// set-file limits it sets: setfile's defaults, but for that size.
-func limitsFlag(fs *flag.FlagSet, usage string) *setfile.Limits {
+// limitsFlag defines --max-bytes on fs, and returns the set-file limits it
+// sets: setfile's defaults, but for that size.
+func limitsFlag(fs *flag.FlagSet) *setfile.Limits {
 	lim := setfile.DefaultLimits()
-	fs.Var((*positiveBytes)(&lim.MaxBytes), "max-bytes", usage)
+	fs.Var((*positiveBytes)(&lim.MaxBytes), "max-bytes", "refuse a set file whose frames take more than `N` bytes in memory (frames × features × 8)")
 	return &lim
 }
 

@@ -37,7 +37,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	thrFlag := fs.String("threshold", "", "open-set threshold `X` instead of the model's, as setmatchd's decision.threshold (inf: closed set)")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	workers := fs.Int("workers", 0, "goroutines `N` per batch, as setmatchd's daemon.workers (0: one per CPU)")
-	lim := limitsFlag(fs, "refuse set files larger than `N` bytes")
+	lim := limitsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

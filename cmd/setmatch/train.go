@@ -76,7 +76,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
-	a.limits = limitsFlag(fl, "refuse set files larger than `N` bytes")
+	a.limits = limitsFlag(fl)
 	return fl, a
 }
 
