@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -555,4 +556,50 @@ func mfSameSelection(a, b Selection) bool {
 		}
 	}
 	return true
+}
+
+// TestWriteRefusesWhatReadRefuses: a model whose file ReadFile would refuse
+// (a header over its limit: tens of thousands of gallery sets with long
+// names; or a file over MaxFileBytes: a full-space model of 4096 features
+// a frame holding 129 bursts of 256 frames) is refused by WriteFile before
+// anything is written, with ErrTooLarge and what to do, and the model file
+// it was to replace stays as it was. Such a model was written, and then
+// no setmatchd, test or enroll could read it.
+func TestWriteRefusesWhatReadRefuses(t *testing.T) {
+	header := mfModel(1, 4, 2, []int{3, 3, 3})
+	long := strings.Repeat("x", 240)
+	x := mat.NewDense(2, 2, []float64{0, 1, 1, 2})
+	for i := range 40000 {
+		header.Sets = append(header.Sets, Set{Label: fmt.Sprintf("%s-%05d", long[:200], i), Name: fmt.Sprintf("%s-%05d", long, i), Samples: x, Bandwidth: 0.5})
+	}
+	const D = 4096
+	size := mfModel(1, 2, 2, nil) // then D features, W the identity
+	size.W, size.Identity, size.Mean = nil, true, make([]float64, D)
+	burst := mfRandom(rand.New(rand.NewPCG(3, 3)), 256, D, 0) // shared by every set: little memory
+	for i := range 129 {
+		size.Sets = append(size.Sets, Set{Label: fmt.Sprintf("p%03d", i%40), Name: fmt.Sprintf("burst-%03d", i), Samples: burst, Bandwidth: 0.5})
+	}
+	path := filepath.Join(t.TempDir(), "m.smm")
+	if err := WriteFile(path, mfModel(2, 4, 2, []int{3, 3})); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		m    *Model
+		want string
+	}{
+		"header": {header, "shorter class and set names"},
+		"size":   {size, "more than the 1073741824 a model file may hold"},
+	} {
+		err := WriteFile(path, tc.m)
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: WriteFile = %v, want ErrTooLarge saying %q", name, err, tc.want)
+		}
+		if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+			t.Errorf("%s: the model file changed", name)
+		}
+	}
 }

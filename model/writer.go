@@ -46,7 +46,31 @@ func encode(w io.Writer, m *Model) error {
 	if err != nil {
 		return fmt.Errorf("encoding model header: %w", err)
 	}
+	if err := checkSize(&h, len(hdr), len(pipeline), len(voters)); err != nil {
+		return err
+	}
 	return writeParts(w, m, hdr, !identity, pipeline, voters)
+}
+
+// checkSize refuses, before anything is written, a model whose file Decode
+// would refuse: one whose JSON header (of hdr bytes, describing h) is over
+// maxHeaderBytes, or whose file, with pipeline and voters bytes beyond its
+// numbers, is over MaxFileBytes. Training or enrolment then fails with what
+// to do, and a model file being replaced stays as it was.
+func checkSize(h *fileHeader, hdr, pipeline, voters int) error {
+	if hdr > maxHeaderBytes {
+		return fmt.Errorf("%w: its header (labels, set names, parameters) takes %d bytes, more than the %d a model file may hold: use fewer gallery sets, or shorter class and set names", ErrTooLarge, hdr, maxHeaderBytes)
+	}
+	// Counted without a limit: shapes that are not a model's are Validate's
+	// to refuse (encode writes them for tests).
+	floats, err := h.floatCount(math.MaxInt / 8)
+	if err != nil {
+		return nil
+	}
+	if size := int64(prefixLen+hdr+pipeline+voters+checksumLen) + 8*int64(floats); size > MaxFileBytes {
+		return fmt.Errorf("%w: it would take %d bytes, more than the %d a model file may hold: use fewer or shorter gallery sets (train --max-frames), or fewer dimensions (a projection W, or features with +pca:N)", ErrTooLarge, size, int64(MaxFileBytes))
+	}
+	return nil
 }
 
 // newFileHeader returns the header of m, without the lengths of its
