@@ -554,3 +554,60 @@ func copiesShare(t *testing.T, all []*mat.Dense, labels, names []string) float64
 	}
 	return float64((1000*e.Zero+e.Strangers-1)/e.Strangers) / 10
 }
+
+// TestEnrollRefusesCopyAfterForget: a forget moves the model's mean onto
+// the frames it keeps and its gallery's samples with it, and those differ
+// by rounding from the same burst projected anew; enroll still refuses a
+// gallery set's frames given again under another label, for a model that
+// keeps every direction (nn-h) and one with a learned W (nn-h-dr). The
+// exact comparison let the copy in after the first forget.
+func TestEnrollRefusesCopyAfterForget(t *testing.T) {
+	all, labels, names := separated(4, 3, 5)
+	for _, mname := range []method.Name{method.NNH, method.NNHDR} {
+		m := buildFor(t, mname, all, labels, names, "none")
+		if _, err := Forget(m, "c3", "", nil, 1, time.Time{}); err != nil {
+			t.Fatalf("%s: forget: %v", mname, err)
+		}
+		add := []model.NewSet{{Label: "copy", Name: "x", Frames: reversed(all[1])}}
+		if _, err := Enroll(m, add, nil, 1, time.Time{}); err == nil || !strings.Contains(err.Error(), "copy/x: the same frames (in this or another order) as the gallery's set c0/0-1") {
+			t.Errorf("%s: enroll after a forget of a gallery set's frames reversed: %v, want it refused as the same frames", mname, err)
+		}
+	}
+}
+
+// TestForgetAfterGalleryGrew: a gallery that enrolments grew past
+// method.MaxPoolFrames (a bound on the time of an evaluation's pairs) can
+// still forget: the global bandwidth forget sets again compares each set's
+// frames with its own alone. It failed with "at most 200000 fit an
+// evaluation (use fewer or shorter sets)". The grown gallery is made with
+// model.WithSets, the step Enroll takes, without each enrolment's margins.
+func TestForgetAfterGalleryGrew(t *testing.T) {
+	all, labels, names := ringSets(7, 3, 6, 0.3, 9)
+	m := buildFor(t, method.NNH, all, labels, names, "1.5")
+	rng := rand.New(rand.NewPCG(1, 2))
+	var add []model.NewSet
+	for p := range 1000 { // 1000 visitors, one burst of 201 frames each
+		x := mat.NewDense(201, 6, nil)
+		for i := range 201 {
+			for j := range 6 {
+				x.Set(i, j, rng.NormFloat64()+float64(p%5))
+			}
+		}
+		add = append(add, model.NewSet{Label: fmt.Sprintf("p%04d", p), Name: "b", Frames: x})
+	}
+	grown, err := m.WithSets(add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := 0
+	for _, s := range grown.Sets {
+		r, _ := s.Samples.Dims()
+		frames += r
+	}
+	if frames <= method.MaxPoolFrames {
+		t.Fatalf("the gallery holds %d frames, not more than %d", frames, method.MaxPoolFrames)
+	}
+	if _, err := Forget(grown, "p0000", "", nil, 2, time.Time{}); err != nil {
+		t.Fatalf("forget in a gallery of %d frames: %v", frames, err)
+	}
+}

@@ -116,7 +116,7 @@ func (f *Fitted) SetBandwidthsOn(sets []*mat.Dense, workers int) error {
 	if f.Bandwidth.Mode == Adaptive {
 		return fmt.Errorf("%s: adaptive bandwidths cannot be deployed", f.Method)
 	}
-	pool, err := NewPool(sets, workers)
+	pool, err := newPoolAnySize(sets, workers) // each set's own neighbours: a gallery of any size
 	if err != nil {
 		return err
 	}

@@ -85,6 +85,21 @@ func (e *SetError) Error() string { return fmt.Sprintf("set %d %s", e.Set, e.Pro
 // values) and returns a pool over them; a set that fails a check is a
 // *SetError. The sets are not copied.
 func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {
+	p, err := newPoolAnySize(sets, workers)
+	if err != nil {
+		return nil, err
+	}
+	if p.off[len(sets)] > MaxPoolFrames {
+		return nil, fmt.Errorf("%d frames in all: at most %d fit an evaluation (use fewer or shorter sets)", p.off[len(sets)], MaxPoolFrames)
+	}
+	return p, nil
+}
+
+// newPoolAnySize is NewPool without the bound of MaxPoolFrames, for work
+// that compares each set's frames with its own alone (the bandwidths a
+// deployed gallery's sets take, SetBandwidthsOn), whose time is linear in
+// the sets.
+func newPoolAnySize(sets []*mat.Dense, workers int) (*Pool, error) {
 	if len(sets) == 0 {
 		return nil, errors.New("no sets to evaluate")
 	}
@@ -110,9 +125,6 @@ func NewPool(sets []*mat.Dense, workers int) (*Pool, error) {
 			}
 		}
 		p.off[i+1] = p.off[i] + n
-	}
-	if p.off[len(sets)] > MaxPoolFrames {
-		return nil, fmt.Errorf("%d frames in all: at most %d fit an evaluation (use fewer or shorter sets)", p.off[len(sets)], MaxPoolFrames)
 	}
 	return p, nil
 }

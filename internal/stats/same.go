@@ -1,92 +1,109 @@
 package stats
 
 import (
-	"encoding/binary"
-	"hash/maphash"
+	"cmp"
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
 
+// sameTol is how near two frames' values must be, relative to the largest
+// magnitude of the two sets, for SetIndex to hold them the same: far above
+// the rounding of a gallery's frames moved onto a new mean (x−m)W − μ
+// against the same burst projected anew, far below what tells two bursts
+// apart.
+const sameTol = 1e-9
+
 // SetIndex finds a set given twice among n×D sets added one by one: the
 // same frames in any order (a set's density, and every score of it, does
-// not depend on the order of its frames). Each set is keyed once by a
-// hash free of that order, and only sets of one key are compared.
+// not depend on the order of its frames), each value equal to within a
+// relative 1e-9. Only sets of one shape are compared, their rows matched
+// in the order of their projection on a fixed direction.
 type SetIndex struct {
-	seed  maphash.Seed
-	sets  []*mat.Dense
-	byKey map[uint64][]int
+	sets    []indexedSet
+	byShape map[[2]int][]int
+}
+
+// indexedSet is a set with its rows' order and its largest magnitude.
+type indexedSet struct {
+	x     *mat.Dense
+	order []int
+	scale float64
 }
 
 // NewSetIndex returns an empty index.
 func NewSetIndex() *SetIndex {
-	return &SetIndex{seed: maphash.MakeSeed(), byKey: map[uint64][]int{}}
+	return &SetIndex{byShape: map[[2]int][]int{}}
 }
 
 // Add adds x, the index-th set added (from 0), and returns the index of
 // an earlier set of the same frames, or -1 (x is added either way).
 func (ix *SetIndex) Add(x *mat.Dense) int {
-	key := framesKey(x, ix.seed)
+	r, c := x.Dims()
+	shape := [2]int{r, c}
+	e := newIndexedSet(x)
 	same := -1
-	for _, o := range ix.byKey[key] {
-		if sameFrames(ix.sets[o], x) {
+	for _, o := range ix.byShape[shape] {
+		if sameIndexed(ix.sets[o], e) {
 			same = o
 			break
 		}
 	}
-	ix.byKey[key] = append(ix.byKey[key], len(ix.sets))
-	ix.sets = append(ix.sets, x)
+	ix.byShape[shape] = append(ix.byShape[shape], len(ix.sets))
+	ix.sets = append(ix.sets, e)
 	return same
+}
+
+// newIndexedSet orders the rows of x by their projection on the direction
+// w_j = 1 + frac((j+1)φ) (ties by their values), which rounding does not
+// reorder but for frames nearer than sameTol on it.
+func newIndexedSet(x *mat.Dense) indexedSet {
+	r, c := x.Dims()
+	w := make([]float64, c)
+	for j := range w {
+		_, f := math.Modf(float64(j+1) * 0.6180339887498949)
+		w[j] = 1 + f
+	}
+	proj := make([]float64, r)
+	e := indexedSet{x: x, order: make([]int, r)}
+	for i := range r {
+		e.order[i] = i
+		for j, v := range x.RawRowView(i) {
+			proj[i] += w[j] * v
+			e.scale = max(e.scale, math.Abs(v))
+		}
+	}
+	slices.SortStableFunc(e.order, func(a, b int) int {
+		if c := cmp.Compare(proj[a], proj[b]); c != 0 {
+			return c
+		}
+		return slices.Compare(x.RawRowView(a), x.RawRowView(b))
+	})
+	return e
 }
 
 // sameFrames reports whether the n×D sets a and b hold the same frames in
 // any order: the same shape, and every row of one equal to a row of the
-// other as often.
+// other (within sameTol) as often.
 func sameFrames(a, b *mat.Dense) bool {
-	ra, ca := a.Dims()
-	rb, cb := b.Dims()
+	return sameIndexed(newIndexedSet(a), newIndexedSet(b))
+}
+
+func sameIndexed(a, b indexedSet) bool {
+	ra, ca := a.x.Dims()
+	rb, cb := b.x.Dims()
 	if ra != rb || ca != cb {
 		return false
 	}
-	ia, ib := sortedRows(a), sortedRows(b)
-	for k := range ia {
-		if slices.Compare(a.RawRowView(ia[k]), b.RawRowView(ib[k])) != 0 {
-			return false
+	tol := sameTol * max(a.scale, b.scale)
+	for k := range a.order {
+		ya, yb := a.x.RawRowView(a.order[k]), b.x.RawRowView(b.order[k])
+		for j := range ya {
+			if !(math.Abs(ya[j]-yb[j]) <= tol) { // a NaN is no value
+				return false
+			}
 		}
 	}
 	return true
-}
-
-// framesKey returns a hash of the n×D set x that does not depend on the
-// order of its frames: sets that sameFrames holds alike have one key
-// (under one seed).
-func framesKey(x *mat.Dense, seed maphash.Seed) uint64 {
-	r, c := x.Dims()
-	key := uint64(r)*0x9e3779b97f4a7c15 ^ uint64(c)
-	var b [8]byte
-	for i := range r {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		for _, v := range x.RawRowView(i) {
-			if v == 0 {
-				v = 0 // −0 and +0 are equal frames
-			}
-			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-			h.Write(b[:])
-		}
-		key += h.Sum64() // a sum: the same whatever the order of the rows
-	}
-	return key
-}
-
-// sortedRows returns the indices of x's rows in lexicographic order.
-func sortedRows(x *mat.Dense) []int {
-	r, _ := x.Dims()
-	idx := make([]int, r)
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(i, j int) int { return slices.Compare(x.RawRowView(i), x.RawRowView(j)) })
-	return idx
 }

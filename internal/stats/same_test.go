@@ -1,19 +1,19 @@
 package stats
 
 import (
-	"hash/maphash"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestSameFrames: the same frames in another order are the same set, with
-// the same key; a frame changed, one frame repeated in place of another,
-// or another shape is not.
+// TestSameFrames: the same frames in another order are the same set, also
+// where rounding changed their values in the last digits (a gallery's
+// frames moved onto a new mean against the same burst projected anew); a
+// frame changed by more, one frame repeated in place of another, or another
+// shape is not.
 func TestSameFrames(t *testing.T) {
 	a := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
-	seed := maphash.MakeSeed()
 	for _, c := range []struct {
 		name string
 		b    *mat.Dense
@@ -21,6 +21,8 @@ func TestSameFrames(t *testing.T) {
 	}{
 		{"itself", mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6}), true},
 		{"reversed", mat.NewDense(3, 2, []float64{5, 6, 3, 4, 1, 2}), true},
+		{"reversed and rounded", mat.NewDense(3, 2, []float64{5 + 1e-14, 6, 3, 4 - 2e-15, 1, 2 + 4e-16}), true},
+		{"a value changed by a millionth", mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6 + 6e-6}), false},
 		{"a value changed", mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 7}), false},
 		{"a frame twice", mat.NewDense(3, 2, []float64{1, 2, 1, 2, 5, 6}), false},
 		{"a frame fewer", mat.NewDense(2, 2, []float64{1, 2, 3, 4}), false},
@@ -29,14 +31,11 @@ func TestSameFrames(t *testing.T) {
 		if got := sameFrames(a, c.b); got != c.same {
 			t.Errorf("%s: SameFrames %v, want %v", c.name, got, c.same)
 		}
-		if c.same && framesKey(a, seed) != framesKey(c.b, seed) {
-			t.Errorf("%s: the same frames have two keys", c.name)
-		}
 	}
 	z, nz := mat.NewDense(2, 1, []float64{0, 1}), mat.NewDense(2, 1, []float64{1, 0})
 	nz.Set(1, 0, negZero())
-	if !sameFrames(z, nz) || framesKey(z, seed) != framesKey(nz, seed) {
-		t.Errorf("−0 and 0: SameFrames %v, keys %x %x", sameFrames(z, nz), framesKey(z, seed), framesKey(nz, seed))
+	if !sameFrames(z, nz) {
+		t.Error("−0 and 0 are not the same frame")
 	}
 }
 
