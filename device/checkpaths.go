@@ -19,7 +19,7 @@ import (
 // spool is fine where setmatchd can create it (creatable); a path that is
 // not a directory is not.
 func checkSpool(dir string, w io.Writer) error {
-	fi, err := os.Stat(dir)
+	fi0, err := os.Stat(dir)
 	switch {
 	case missing(err):
 		if err := creatable(dir); err != nil {
@@ -29,7 +29,7 @@ func checkSpool(dir string, w io.Writer) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("spool.dir: %w", err)
-	case !fi.IsDir():
+	case !fi0.IsDir():
 		return fmt.Errorf("spool.dir %s is not a directory: set spool.dir to a directory (setmatchd creates it if it is missing)", dir)
 	}
 	var errs []error
@@ -44,7 +44,9 @@ func checkSpool(dir string, w io.Writer) error {
 			continue
 		}
 		m := fi.Mode()
-		if m.Perm()&0o030 != 0o030 {
+		if g, want, ok := groups(fi, fi0); ok && g != want {
+			errs = append(errs, fmt.Errorf("spool: %s belongs to group %d, the spool folder %s to group %d: cameras in the spool's group cannot write it (sudo chgrp %d %s)", p, g, dir, want, want, p))
+		} else if m.Perm()&0o030 != 0o030 {
 			errs = append(errs, fmt.Errorf("spool: %s is mode %04o: the spool group cannot write it, so cameras in that group cannot deliver batches (chmod 2770 %s)", p, m.Perm()|setgidBits(m), p))
 		} else if m&fs.ModeSetgid == 0 {
 			fmt.Fprintf(w, "spool:    note: %s is not setgid: batches get their writer's group, not the spool's (chmod g+s %s)\n", p, p)
@@ -54,6 +56,16 @@ func checkSpool(dir string, w io.Writer) error {
 		fmt.Fprintf(w, "spool:    %s: tmp/ and new/ writable by the spool group\n", dir)
 	}
 	return errors.Join(errs...)
+}
+
+// groups returns the groups of the files a and b, where the system says.
+func groups(a, b fs.FileInfo) (ga, gb uint32, ok bool) {
+	sa, oka := a.Sys().(*syscall.Stat_t)
+	sb, okb := b.Sys().(*syscall.Stat_t)
+	if !oka || !okb {
+		return 0, 0, false
+	}
+	return sa.Gid, sb.Gid, true
 }
 
 func setgidBits(m fs.FileMode) fs.FileMode {

@@ -2,6 +2,7 @@ package device
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,6 +209,29 @@ func TestCheckSpoolGroup(t *testing.T) {
 	err = Check(f.Config, &out)
 	if err == nil || !strings.Contains(err.Error(), "the spool group cannot write it") {
 		t.Errorf("check with new/ 0750: %v", err)
+	}
+	// tmp/ in another group than the spool's (a folder the daemon made
+	// in a spool without the set-group-ID bit gets the daemon's group):
+	// its mode says nothing of the cameras' group. Changing a group takes
+	// root, or a group the test's user is in.
+	os.Chmod(filepath.Join(f.Spool, spool.DirNew), spool.ModeShared)
+	fi, err := os.Stat(f.Spool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := 61000
+	if os.Geteuid() != 0 {
+		t.Skip("changing a folder's group to another than the spool's needs root")
+	}
+	if g := int(fi.Sys().(*syscall.Stat_t).Gid); g == other {
+		other++
+	}
+	if err := os.Chown(filepath.Join(f.Spool, spool.DirTmp), -1, other); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := Check(f.Config, &out); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("belongs to group %d", other)) {
+		t.Errorf("check with tmp/ in group %d: %v\n%s", other, err, out.String())
 	}
 }
 

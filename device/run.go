@@ -134,6 +134,9 @@ type Runner struct {
 	unclaimableMu sync.Mutex
 	unclaimable   map[string]bool // bursts said once not to be claimable (firstUnclaimable)
 
+	pruneMu      sync.Mutex
+	lastPruneErr string // the error of the last prune, said once (prune)
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -573,10 +576,22 @@ func (r *Runner) afterMove() {
 }
 
 func (r *Runner) prune() {
-	if n, err := r.spool.Prune(time.Now()); err != nil {
-		r.log.Warn("pruning done/ and failed/", "err", err)
-	} else if n > 0 {
+	n, err := r.spool.Prune(time.Now())
+	if n > 0 {
 		r.log.Debug("pruned done/ and failed/", "removed", n)
+	}
+	// A batch that cannot be removed is met at every prune: its error is
+	// said when it is new, not at every rescan.
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	r.pruneMu.Lock()
+	said := msg == r.lastPruneErr
+	r.lastPruneErr = msg
+	r.pruneMu.Unlock()
+	if err != nil && !said {
+		r.log.Warn("pruning done/ and failed/", "err", err)
 	}
 }
 

@@ -457,7 +457,7 @@ func TestSysusersTmpfiles(t *testing.T) {
 		mode fs.FileMode
 		gid  int
 	}{
-		{spoolDir, 0o750, spoolGID},
+		{spoolDir, 0o750 | fs.ModeSetgid, spoolGID},
 		{spoolDir + "/tmp", 0o770 | fs.ModeSetgid | fs.ModeSticky, spoolGID},
 		{spoolDir + "/new", 0o770 | fs.ModeSetgid | fs.ModeSticky, spoolGID},
 		{spoolDir + "/cur", 0o750, spoolGID},
@@ -477,6 +477,18 @@ func TestSysusersTmpfiles(t *testing.T) {
 		if u, g := ownerOf(fi); u != uid || g != w.gid {
 			t.Errorf("%s: owner %d:%d, want %d:%d", w.path, u, g, uid, w.gid)
 		}
+	}
+	// A folder made in the spool later (one removed by hand, made again
+	// by setmatchd, which may neither chown nor set the set-group-ID bit
+	// under its unit) belongs to the spool's group and keeps the bit.
+	again := filepath.Join(root, spoolDir, "again")
+	if err := os.Mkdir(again, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(again); err != nil {
+		t.Error(err)
+	} else if _, g := ownerOf(fi); g != spoolGID || fi.Mode()&fs.ModeSetgid == 0 {
+		t.Errorf("a folder made in the spool: group %d, mode %v; want the spool's group %d, set-group-ID", g, fi.Mode(), spoolGID)
 	}
 }
 

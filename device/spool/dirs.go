@@ -46,6 +46,9 @@ func (s *Spool) removeBatch(sub, name string) error {
 	if fi, lerr := s.root.Lstat(p); lerr == nil && fi.IsDir() {
 		err = s.root.RemoveAll(p)
 	}
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%w: a folder in it is not writable by setmatchd (its writer made it without group write); remove it as root: sudo rm -rf %s", err, s.Path(sub, name))
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -13,33 +13,26 @@ import (
 	"setmatch/internal/testexec"
 )
 
-// TestClaimCameraBurst: the daemon and the camera are two users of the
-// spool's group (APPLIANCE.md). Renaming a directory into another one
-// changes its ".." entry and so takes write permission on the directory
-// itself: a burst the camera made with mode 2750 (umask 027 or 022) cannot
-// be claimed, and Claim says so and what the camera must do (ErrNotWritable),
-// where it failed with a bare "permission denied" at every rescan; one made
-// with mode 2770, as camera-burst.sh makes it, is claimed. The claims run
-// in a child process as the daemon's user, so the test needs root.
-func TestClaimCameraBurst(t *testing.T) {
-	if dir := os.Getenv("SETMATCH_TEST_CLAIM_DIR"); dir != "" {
-		claimAsDaemon(t, dir)
-		return
-	}
+// The users of the spool in the tests below: the daemon's and a camera's,
+// both in the spool's group.
+const daemonUID, cameraUID, spoolGID = 61001, 61002, 61000
+
+// childDir is where a test's child process, run as the daemon's user,
+// finds the spool; set only in the child.
+const childDir = "SETMATCH_TEST_SPOOL_DIR"
+
+// twoUserSpool makes a spool owned by the daemon's user, in a folder other
+// users can reach, for a test that acts as two users (so it needs root).
+func twoUserSpool(t *testing.T) string {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to act as the daemon's and the camera's users")
 	}
-	var prefix []string
-	if testexec.Emulated() {
-		emu := os.Getenv("SETMATCHD_EXEC")
-		if emu == "" {
-			t.Skip("emulated, and SETMATCHD_EXEC names no emulator to run the child with")
-		}
-		prefix = []string{emu}
+	if testexec.Emulated() && os.Getenv("SETMATCHD_EXEC") == "" {
+		t.Skip("emulated, and SETMATCHD_EXEC names no emulator to run the child with")
 	}
-	const daemonUID, cameraUID, spoolGID = 61001, 61002, 61000
 	// Not t.TempDir: its parent is closed to other users.
-	base, err := os.MkdirTemp("", "setmatch-claim-")
+	base, err := os.MkdirTemp("", "setmatch-spool-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,57 +47,131 @@ func TestClaimCameraBurst(t *testing.T) {
 	}
 	sp.Close()
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, daemonUID, spoolGID) })
-	for name, mode := range map[string]os.FileMode{"door-2750": 0o750 | os.ModeSetgid, "door-2770": 0o770 | os.ModeSetgid} {
-		burst := filepath.Join(dir, DirNew, name)
-		frame := filepath.Join(burst, "frame-0001.jpg")
-		if err := os.Mkdir(burst, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(frame, []byte("jpeg"), 0o640); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range []string{burst, frame} {
-			if err := os.Lchown(p, cameraUID, spoolGID); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := os.Chmod(burst, mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The test binary, where the daemon's user can run it.
-	b, err := os.ReadFile(os.Args[0])
-	if err != nil {
+	return dir
+}
+
+// cameraMade makes the folder p, holding one frame, as a camera user
+// whose umask or mkdir gave it mode.
+func cameraMade(t *testing.T, p string, mode os.FileMode) {
+	t.Helper()
+	frame := filepath.Join(p, "frame-0001.jpg")
+	if err := os.Mkdir(p, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	exe := filepath.Join(base, "spool.test")
-	if err := os.WriteFile(exe, b, 0o755); err != nil {
+	if err := os.WriteFile(frame, []byte("jpeg"), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	args := append(prefix, exe, "-test.run=^TestClaimCameraBurst$", "-test.count=1", "-test.v")
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), "SETMATCH_TEST_CLAIM_DIR="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: daemonUID, Gid: spoolGID, Groups: []uint32{spoolGID}}}
-	out, err := testexec.CombinedOutput(t, testexec.Timeout(t, 2*time.Minute), cmd)
-	if err != nil || !strings.Contains(string(out), "--- PASS") {
-		t.Errorf("the claims as the daemon's user: %v\n%s", err, out)
+	for _, q := range []string{p, frame} {
+		if err := os.Lchown(q, cameraUID, spoolGID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// claimAsDaemon is TestClaimCameraBurst's child, run as the daemon's user.
-func claimAsDaemon(t *testing.T, dir string) {
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 10, FailedMaxFiles: 10})
+// asDaemon runs the test again in a child process as the daemon's user,
+// with the spool at dir, and fails t unless the child passes.
+func asDaemon(t *testing.T, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(os.Args[0]) // the test binary, where the daemon's user can run it
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sp.Close()
-	_, err = sp.Claim("door-2750")
-	if !errors.Is(err, ErrNotWritable) {
-		t.Errorf("Claim of a burst of mode 2750 = %v, want ErrNotWritable", err)
-	} else if msg := err.Error(); !strings.Contains(msg, "mode 2750") || !strings.Contains(msg, "mkdir -m 2770") || !strings.Contains(msg, "chmod g+w") {
-		t.Errorf("Claim of a burst of mode 2750: %q, want the mode and what to do", msg)
+	exe := filepath.Join(filepath.Dir(dir), "spool.test")
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := sp.Claim("door-2770"); err != nil {
-		t.Errorf("Claim of a burst of mode 2770 = %v", err)
+	args := []string{exe, "-test.run=^" + t.Name() + "$", "-test.count=1", "-test.v"}
+	if testexec.Emulated() {
+		args = append([]string{os.Getenv("SETMATCHD_EXEC")}, args...)
 	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), childDir+"="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: daemonUID, Gid: spoolGID, Groups: []uint32{spoolGID}}}
+	out, err := testexec.CombinedOutput(t, testexec.Timeout(t, 2*time.Minute), cmd)
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Errorf("as the daemon's user: %v\n%s", err, out)
+	}
+}
+
+// TestClaimCameraBurst: the daemon and the camera are two users of the
+// spool's group (APPLIANCE.md). Renaming a directory into another one
+// changes its ".." entry and so takes write permission on the directory
+// itself: a burst the camera made with mode 2750 (umask 027 or 022) cannot
+// be claimed, and Claim says so and what the camera must do (ErrNotWritable),
+// where it failed with a bare "permission denied" at every rescan; one made
+// with mode 2770, as camera-burst.sh makes it, is claimed.
+func TestClaimCameraBurst(t *testing.T) {
+	if dir := os.Getenv(childDir); dir != "" {
+		sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 10, FailedMaxFiles: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sp.Close()
+		_, err = sp.Claim("door-2750")
+		if !errors.Is(err, ErrNotWritable) {
+			t.Errorf("Claim of a burst of mode 2750 = %v, want ErrNotWritable", err)
+		} else if msg := err.Error(); !strings.Contains(msg, "mode 2750") || !strings.Contains(msg, "mkdir -m 2770") || !strings.Contains(msg, "chmod g+w") {
+			t.Errorf("Claim of a burst of mode 2750: %q, want the mode and what to do", msg)
+		}
+		if _, err := sp.Claim("door-2770"); err != nil {
+			t.Errorf("Claim of a burst of mode 2770 = %v", err)
+		}
+		return
+	}
+	dir := twoUserSpool(t)
+	cameraMade(t, filepath.Join(dir, DirNew, "door-2750"), 0o750|os.ModeSetgid)
+	cameraMade(t, filepath.Join(dir, DirNew, "door-2770"), 0o770|os.ModeSetgid)
+	asDaemon(t, dir)
+}
+
+// TestPruneKeepsReasonOfWhatStays: a failed burst holding a folder the
+// camera made without group write cannot be emptied by the daemon; the
+// prune over failed/'s cap says what to run as root, and the burst, left in
+// part, keeps its reason (it was removed whether or not its batch was), and
+// the cap is met with the other batches.
+func TestPruneKeepsReasonOfWhatStays(t *testing.T) {
+	if dir := os.Getenv(childDir); dir != "" {
+		sp, err := Open(Options{Dir: dir, FailedMaxFiles: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sp.Close()
+		_, err = sp.Prune(time.Now())
+		if err == nil || !strings.Contains(err.Error(), "sudo rm -rf "+filepath.Join(dir, DirFailed, "b3")) {
+			t.Errorf("Prune = %v, want what to run as root", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, DirFailed, DirReasons, "b3")); err != nil {
+			t.Errorf("the reason of the burst left in part: %v", err)
+		}
+		for _, b := range []string{"b4", filepath.Join(DirReasons, "b4")} {
+			if _, err := os.Stat(filepath.Join(dir, DirFailed, b)); err == nil {
+				t.Errorf("failed/%s is still there: the cap of 1 was not met with the other batches", b)
+			}
+		}
+		return
+	}
+	dir := twoUserSpool(t)
+	for _, b := range []string{"b3", "b4", "b5"} {
+		p := filepath.Join(dir, DirFailed, b)
+		if err := os.Mkdir(p, 0o2750); err != nil {
+			t.Fatal(err)
+		}
+		reason := filepath.Join(dir, DirFailed, DirReasons, b)
+		if err := os.WriteFile(reason, []byte("b: a sub-folder\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{p, reason} {
+			if err := os.Lchown(q, daemonUID, spoolGID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b == "b3" {
+			cameraMade(t, filepath.Join(p, "sub"), 0o750|os.ModeSetgid)
+		}
+		time.Sleep(20 * time.Millisecond) // arrivals in order: b3 the oldest
+	}
+	asDaemon(t, dir)
 }

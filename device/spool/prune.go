@@ -205,10 +205,12 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 	defer func() { s.forget(sub, kept) }()
 	removed := 0
 	var firstErr error
-	remove := func(name string) {
-		if err := s.removeBatch(path.Dir(name), path.Base(name)); err != nil && firstErr == nil {
+	remove := func(name string) bool {
+		err := s.removeBatch(path.Dir(name), path.Base(name))
+		if err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("spool: prune: %w", err)
 		}
+		return err == nil
 	}
 	for i, e := range batches {
 		over := c.files > 0 && len(batches)-i > c.files
@@ -220,7 +222,12 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 			}
 			break // sorted oldest first
 		}
-		remove(path.Join(sub, e.name))
+		if !remove(path.Join(sub, e.name)) {
+			// Left in part (a folder it cannot empty): it keeps its
+			// reason, and counts against the caps still.
+			kept[e.name] = true
+			continue
+		}
 		removed++
 		if c.bytes > 0 {
 			total -= sizes[i]

@@ -116,7 +116,8 @@ func Open(opt Options) (*Spool, error) {
 			return nil, fmt.Errorf("spool: %w", err)
 		}
 		if err := os.Chmod(opt.Dir, ModeKept); err != nil {
-			return nil, fmt.Errorf("spool: %w", err)
+			os.Remove(opt.Dir) // not left half made, for the next start to take as it is
+			return nil, fmt.Errorf("spool: create %s with mode %04o: %w: %s", opt.Dir, octalMode(ModeKept), err, createByHand(opt.Dir))
 		}
 	}
 	root, err := os.OpenRoot(opt.Dir)
@@ -130,7 +131,16 @@ func Open(opt Options) (*Spool, error) {
 		{path.Join(DirFailed, DirReasons), ModeKept}} {
 		err := root.Mkdir(d.name, d.perm.Perm())
 		if err == nil {
-			err = root.Chmod(d.name, d.perm)
+			// In a setgid spool the folder has the bit and the group
+			// already; the mode is set only where it differs, which
+			// under systemd's RestrictSUIDSGID= may fail.
+			if fi, serr := root.Stat(d.name); serr != nil || fi.Mode()&(fs.ModePerm|fs.ModeSetgid|fs.ModeSticky) != d.perm {
+				if err = root.Chmod(d.name, d.perm); err != nil {
+					root.Remove(d.name) // not left half made, for the next start to take as it is
+					root.Close()
+					return nil, fmt.Errorf("spool: create %s/ with mode %04o: %w: %s", path.Join(opt.Dir, d.name), octalMode(d.perm), err, createByHand(opt.Dir))
+				}
+			}
 		}
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			root.Close()
@@ -149,6 +159,22 @@ func Open(opt Options) (*Spool, error) {
 	s := &Spool{opt: opt, root: root}
 	s.cleanReasons(time.Time{})
 	return s, nil
+}
+
+// createByHand says how to make the spool at dir by hand, as root, where
+// setmatchd may not set a folder's set-group-ID bit (systemd's
+// RestrictSUIDSGID=) or did not create it.
+func createByHand(dir string) string {
+	in := func(names ...string) string {
+		for i, n := range names {
+			names[i] = path.Join(dir, n)
+		}
+		return strings.Join(names, " ")
+	}
+	const install = "sudo install -d -o setmatch -g setmatch-spool -m "
+	return "create the spool's folders as root once (the packaged /var/spool/setmatch gets them from systemd-tmpfiles): " +
+		install + "2750 " + dir + " && " + install + "3770 " + in(DirTmp, DirNew) + " && " + install + "0750 " + in(DirCur) +
+		" && " + install + "2750 " + in(DirDone, DirFailed, path.Join(DirFailed, DirReasons))
 }
 
 // Dir returns the spool directory.
