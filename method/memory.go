@@ -19,13 +19,14 @@ package method
 // matrices for the fit on all of them and its calibration (a W learned
 // from the sets' frame halves, learnInput, holds their 2m×2m
 // divergences: four of the eight; RechooseDR's held-out fold learns
-// its candidates' W before it, from fewer sets or halves).
-func MemoryEstimate(frames []int, dim int, labels []int, g Grid, workers int) int64 {
+// its candidates' W before it, from fewer sets or halves). The sample is
+// the one ChoiceSample draws with seed, as training with that seed does.
+func MemoryEstimate(frames []int, dim int, labels []int, g Grid, workers int, seed uint64) int64 {
 	c := g.ChoiceCap()
 	if c <= 0 || len(frames) <= c || len(labels) != len(frames) {
 		return choiceEstimate(frames, dim, labels, g, workers)
 	}
-	idx := ChoiceSample(labels, c, 0)
+	idx := ChoiceSample(labels, c, seed)
 	sf, sl := make([]int, len(idx)), make([]int, len(idx))
 	for k, i := range idx {
 		sf[k], sl[k] = frames[i], labels[i]
@@ -100,8 +101,8 @@ func folds2(labels []int) bool {
 // set as loaded, and twice the live data of MemoryEstimate (the
 // collector's headroom above the live data, up to as much again; the soft
 // limit narrows it); and that live data.
-func MemoryNeed(frames []int, dim int, labels []int, g Grid, workers int) (need, live int64) {
-	live = MemoryEstimate(frames, dim, labels, g, workers)
+func MemoryNeed(frames []int, dim int, labels []int, g Grid, workers int, seed uint64) (need, live int64) {
+	live = MemoryEstimate(frames, dim, labels, g, workers, seed)
 	n := 0
 	for _, k := range frames {
 		n += k

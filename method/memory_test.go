@@ -7,15 +7,15 @@ import "testing"
 func TestMemoryNeed(t *testing.T) {
 	frames, labels := []int{10, 12, 10, 12, 10, 12}, []int{0, 0, 1, 1, 2, 2}
 	g := DefaultGrid()
-	need, live := MemoryNeed(frames, 5, labels, g, 2)
-	if live != MemoryEstimate(frames, 5, labels, g, 2) || live <= 0 || need != 2*live+66*5*8 {
+	need, live := MemoryNeed(frames, 5, labels, g, 2, 1)
+	if live != MemoryEstimate(frames, 5, labels, g, 2, 1) || live <= 0 || need != 2*live+66*5*8 {
 		t.Errorf("need %d, live %d", need, live)
 	}
-	more, _ := MemoryNeed([]int{20, 24, 20, 24, 20, 24}, 5, labels, g, 2)
+	more, _ := MemoryNeed([]int{20, 24, 20, 24, 20, 24}, 5, labels, g, 2, 1)
 	if more <= need {
 		t.Errorf("twice the frames need %d bytes, once %d", more, need)
 	}
-	if need, live := MemoryNeed(nil, 5, nil, g, 2); need != 0 || live != 0 {
+	if need, live := MemoryNeed(nil, 5, nil, g, 2, 1); need != 0 || live != 0 {
 		t.Errorf("no sets: need %d, live %d", need, live)
 	}
 }
@@ -35,14 +35,14 @@ func TestMemoryEstimateOfASample(t *testing.T) {
 	all := g
 	all.ChoiceSets = -1
 	frames, labels := sets(1500)
-	sampled, whole := MemoryEstimate(frames, 64, labels, g, 2), MemoryEstimate(frames, 64, labels, all, 2)
+	sampled, whole := MemoryEstimate(frames, 64, labels, g, 2, 1), MemoryEstimate(frames, 64, labels, all, 2, 1)
 	sf, sl := sets(ChoiceSets / 2)
-	alone := MemoryEstimate(sf, 64, sl, g, 2)
+	alone := MemoryEstimate(sf, 64, sl, g, 2, 1)
 	if !(alone < sampled && sampled < whole) {
 		t.Errorf("3000 sets: %d bytes choosing on a sample, %d on every set, %d for the sample alone: want sample alone < sampled < every set", sampled, whole, alone)
 	}
 	f2, l2 := sets(3000)
-	twice := MemoryEstimate(f2, 64, l2, g, 2)
+	twice := MemoryEstimate(f2, 64, l2, g, 2, 1)
 	if r := float64(twice-alone) / float64(sampled-alone); r < 3 || r > 4.1 {
 		t.Errorf("twice the sets: what the fit on every set adds grew %.2f times, want about 4 (its m×m matrices)", r)
 	}

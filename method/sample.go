@@ -22,9 +22,9 @@ const ChoiceSets = 200
 // ChoiceSample returns the indices of the sets (labels: each set's
 // class) that a choice over at most max sets scores its candidates on:
 // every set when there are at most max, else the sets of whole classes
-// taken in a seeded order while they fit in max (at least two classes,
-// whatever their size). The indices are in increasing order; the same
-// seed gives the same sample.
+// taken in a seeded order where they fit in max, and where fewer than two
+// classes fit, the smallest others until there are two. The indices are
+// in increasing order; the same seed gives the same sample.
 func ChoiceSample(labels []int, max int, seed uint64) []int {
 	if len(labels) <= max {
 		all := make([]int, len(labels))
@@ -44,11 +44,22 @@ func ChoiceSample(labels []int, max int, seed uint64) []int {
 	total := 0
 	for _, k := range order {
 		c := classes[k]
-		if len(keep) >= 2 && total+counts[c] > max {
+		if total+counts[c] > max {
 			continue
 		}
 		keep[c] = true
 		total += counts[c]
+	}
+	// A class larger than max (or two that together are) leaves fewer
+	// than two: the smallest others join, whatever the cap, since a choice
+	// needs two classes; a large class taken first would have made the
+	// sample that class and one other, more than max sets.
+	if len(keep) < 2 {
+		rest := slices.DeleteFunc(slices.Clone(classes), func(c int) bool { return keep[c] })
+		slices.SortStableFunc(rest, func(a, b int) int { return counts[a] - counts[b] })
+		for _, c := range rest[:2-len(keep)] {
+			keep[c] = true
+		}
 	}
 	var idx []int
 	for i, c := range labels {

@@ -53,6 +53,34 @@ func TestChoiceSample(t *testing.T) {
 	}
 }
 
+// TestChoiceSampleLargeClass: a class larger than the cap (the household's
+// own 400 bursts beside 20 visitors of 5) stays out of the sample, whatever
+// the seed, and the sample keeps within the cap and its many classes; it
+// was the large class and one other, 405 sets of 2 classes, for the seeds
+// that drew it first. Where no two classes fit, the two smallest are taken.
+func TestChoiceSampleLargeClass(t *testing.T) {
+	labels := slices.Repeat([]int{0}, 400)
+	for c := 1; c <= 20; c++ {
+		labels = append(labels, slices.Repeat([]int{c}, 5)...)
+	}
+	for seed := range uint64(8) {
+		got := ChoiceSample(labels, ChoiceSets, seed)
+		classes := map[int]bool{}
+		for _, i := range got {
+			classes[labels[i]] = true
+		}
+		if len(got) > ChoiceSets || len(classes) != 20 || classes[0] {
+			t.Errorf("seed %d: %d sets of %d classes (the large one: %v), want the 100 sets of the 20 small classes", seed, len(got), len(classes), classes[0])
+		}
+	}
+	big := append(slices.Repeat([]int{0}, 300), slices.Repeat([]int{1}, 250)...)
+	big = append(big, slices.Repeat([]int{2}, 260)...)
+	got := ChoiceSample(big, ChoiceSets, 1)
+	if len(got) != 510 || big[got[0]] != 1 || big[got[len(got)-1]] != 2 {
+		t.Errorf("classes of 300, 250 and 260 sets with a cap of %d: a sample of %d sets, want the 250 and 260 of the two smallest", ChoiceSets, len(got))
+	}
+}
+
 // TestHoldOneOut checks RechooseDR's fold: exactly one set held out of
 // every class with two or more, none of a class with one, the same for
 // the same seed, and no fold where no class has two sets.

@@ -102,7 +102,7 @@ func TestCheckTrainMemory(t *testing.T) {
 		warn bool
 	}{{1 << 20, true}, {1 << 40, false}, {0, false}} {
 		var b bytes.Buffer
-		checkTrainMemory(ds, g, 2, c.have, &b)
+		checkTrainMemory(ds, g, 2, 1, c.have, &b)
 		if got := strings.Contains(b.String(), "warning: this run needs about"); got != c.warn {
 			t.Errorf("%d bytes: warned %v, want %v (%q)", c.have, got, c.warn, b.String())
 		}

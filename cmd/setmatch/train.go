@@ -129,7 +129,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "train: %d strangers' sets from %s, for the threshold\n", len(opt.Strangers), a.strangers)
 	}
 	if a.method != deploy.Learned {
-		checkTrainMemory(ds, opt.Grid, a.workers, memlimit.Machine("/"), stderr)
+		checkTrainMemory(ds, opt.Grid, a.workers, opt.Seed, memlimit.Machine("/"), stderr)
 	}
 	res, err := deploy.Build(ds.Matrices(), labels, names, opt.Options)
 	if err != nil {
@@ -287,12 +287,12 @@ func trainReport(dir string, res *deploy.Result, labels []string) error {
 // checkTrainMemory says, before training starts, when the memory the
 // cross-validation needs (method.MemoryNeed) is more than the machine's
 // (or its cgroup's) memory, have, in bytes (0: unknown, nothing said).
-func checkTrainMemory(ds *dataset.Dataset, g method.Grid, workers int, have int64, stderr io.Writer) {
+func checkTrainMemory(ds *dataset.Dataset, g method.Grid, workers int, seed uint64, have int64, stderr io.Writer) {
 	if have <= 0 {
 		return
 	}
 	counts, total := ds.FrameCounts()
-	need, live := method.MemoryNeed(counts, ds.Dim(), ds.Labels(), g, workers)
+	need, live := method.MemoryNeed(counts, ds.Dim(), ds.Labels(), g, workers, seed)
 	if need <= have {
 		return
 	}
