@@ -115,10 +115,10 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 	var poolSets []*mat.Dense
 	for si, sp := range splits {
 		t0 := time.Now()
-		sets := sp.Sets
+		sets := sp.AllSets()
 		if opt.Transform != nil {
 			var err error
-			sets, err = opt.Transform(sp.Sets, sp.Gallery)
+			sets, err = opt.Transform(sets, sp.Gallery)
 			if err != nil {
 				return nil, fmt.Errorf("split %d: features: %w", si+1, err)
 			}

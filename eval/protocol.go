@@ -161,8 +161,11 @@ func (p Protocol) String() string {
 }
 
 // Split is one gallery/probe partition: the sets to use and which of them
-// are gallery and probe (indices into Sets).
+// are gallery and probe (indices into Sets, or for pooled data into the
+// sets AllSets draws).
 type Split struct {
+	// Sets are the data's sets; nil for pooled data, whose sets each
+	// split draws from the pools (AllSets).
 	Sets    []*mat.Dense
 	Labels  []int
 	Gallery []int
@@ -175,6 +178,36 @@ type Split struct {
 	// go to training as strangers' sets (Protocol.Visitors) and are not
 	// decided. Nil without visitors=V.
 	Visitors []int
+
+	// drawn is, for pooled data, the pool and the rows of each of the
+	// split's sets: AllSets copies them out for the split in hand, so that
+	// a run of many splits holds one split's copies, not every split's.
+	drawn []pooledSet
+}
+
+// pooledSet is one set of a pooled split: rows of a pool.
+type pooledSet struct {
+	pool *mat.Dense
+	rows []int
+}
+
+// AllSets returns the split's sets, to which Gallery and Probe index:
+// Sets, or for pooled data the frames drawn from each class's pool, copied
+// anew at every call.
+func (sp Split) AllSets() []*mat.Dense {
+	if sp.drawn == nil {
+		return sp.Sets
+	}
+	sets := make([]*mat.Dense, len(sp.drawn))
+	for i, ps := range sp.drawn {
+		_, dim := ps.pool.Dims()
+		x := mat.NewDense(len(ps.rows), dim, nil)
+		for k, r := range ps.rows {
+			x.SetRow(k, ps.pool.RawRowView(r))
+		}
+		sets[i] = x
+	}
+	return sets
 }
 
 // IsVisitor reports whether class c is one of the split's visitors.
@@ -332,7 +365,7 @@ func (p Protocol) pooledSplit(d *Data, byClass [][]int, rng *rand.Rand, stranger
 			return Split{}, fmt.Errorf("pooled data: class %q has %d pools, want 1", d.Classes[c], len(idx))
 		}
 		pool := d.Sets[idx[0]]
-		n, dim := pool.Dims()
+		n, _ := pool.Dims()
 		probe := p.Probe
 		if probe == 0 {
 			probe = n - p.Gallery
@@ -341,21 +374,13 @@ func (p Protocol) pooledSplit(d *Data, byClass [][]int, rng *rand.Rand, stranger
 			return Split{}, fmt.Errorf("class %q has %d frames: the protocol %v needs gallery and probe sets of at least 2 frames, %d in all", d.Classes[c], n, p, p.Gallery+probe)
 		}
 		perm := rng.Perm(n)
-		g := mat.NewDense(p.Gallery, dim, nil)
-		q := mat.NewDense(probe, dim, nil)
-		for k := range p.Gallery {
-			g.SetRow(k, pool.RawRowView(perm[k]))
-		}
-		for k := range probe {
-			q.SetRow(k, pool.RawRowView(perm[p.Gallery+k]))
-		}
 		if !sp.IsStranger(c) {
-			sp.Gallery = append(sp.Gallery, len(sp.Sets))
-			sp.Sets = append(sp.Sets, g)
+			sp.Gallery = append(sp.Gallery, len(sp.drawn))
+			sp.drawn = append(sp.drawn, pooledSet{pool, perm[:p.Gallery]})
 			sp.Labels = append(sp.Labels, c)
 		}
-		sp.Probe = append(sp.Probe, len(sp.Sets))
-		sp.Sets = append(sp.Sets, q)
+		sp.Probe = append(sp.Probe, len(sp.drawn))
+		sp.drawn = append(sp.drawn, pooledSet{pool, perm[p.Gallery : p.Gallery+probe : p.Gallery+probe]})
 		sp.Labels = append(sp.Labels, c)
 	}
 	return sp, nil

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -136,11 +137,12 @@ func TestPooledSplits(t *testing.T) {
 		t.Fatal(err)
 	}
 	for s, sp := range splits {
-		if len(sp.Sets) != 4 || len(sp.Gallery) != 2 || len(sp.Probe) != 2 {
-			t.Fatalf("split %d: %d sets, gallery %v, probe %v", s, len(sp.Sets), sp.Gallery, sp.Probe)
+		sets := sp.AllSets()
+		if len(sets) != 4 || len(sp.Gallery) != 2 || len(sp.Probe) != 2 {
+			t.Fatalf("split %d: %d sets, gallery %v, probe %v", s, len(sets), sp.Gallery, sp.Probe)
 		}
 		for k := range sp.Gallery {
-			g, q := sp.Sets[sp.Gallery[k]], sp.Sets[sp.Probe[k]]
+			g, q := sets[sp.Gallery[k]], sets[sp.Probe[k]]
 			if sp.Labels[sp.Gallery[k]] != sp.Labels[sp.Probe[k]] {
 				t.Fatal("gallery and probe of a class have different labels")
 			}
@@ -495,11 +497,12 @@ func TestPooledStrangerSplits(t *testing.T) {
 		}
 	}
 	for s, sp := range splits {
-		if len(sp.Gallery) != classes-1 || len(sp.Probe) != classes || len(sp.Sets) != 2*classes-1 {
-			t.Errorf("split %d: %d sets, gallery %v, probe %v", s, len(sp.Sets), sp.Gallery, sp.Probe)
+		sets := sp.AllSets()
+		if len(sp.Gallery) != classes-1 || len(sp.Probe) != classes || len(sets) != 2*classes-1 {
+			t.Errorf("split %d: %d sets, gallery %v, probe %v", s, len(sets), sp.Gallery, sp.Probe)
 		}
 		for _, i := range sp.Probe {
-			if n, _ := sp.Sets[i].Dims(); n != 6 {
+			if n, _ := sets[i].Dims(); n != 6 {
 				t.Errorf("split %d: probe of %d frames, want the 6 left", s, n)
 			}
 		}
@@ -550,6 +553,46 @@ func TestVisitorSplits(t *testing.T) {
 	if len(visited) < 3 {
 		t.Errorf("over 5 splits the visitors were the classes %v: they rotate with the strangers", visited)
 	}
+}
+
+// TestPooledSplitsHoldNoCopies: the splits of pooled data hold which
+// frames each set draws, not copies of them: 200 splits of ten classes of
+// 40 frames × 512 features hold far less than the data (they held 199
+// times the data, all of it before any method ran); AllSets draws the
+// same frames at every call.
+func TestPooledSplitsHoldNoCopies(t *testing.T) {
+	const classes, frames, dim = 10, 40, 512
+	d := &Data{Pooled: true}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for c := range classes {
+		d.Classes = append(d.Classes, string(rune('a'+c)))
+		d.Sets = append(d.Sets, testutil.RandSet(rng, frames, dim, float64(c), 1))
+		d.Labels = append(d.Labels, c)
+	}
+	data := int64(classes * frames * dim * 8)
+	p, err := ParseProtocol("gallery=20,probe=20,splits=200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if held := int64(after.HeapAlloc) - int64(before.HeapAlloc); held > data {
+		t.Errorf("200 splits hold %d KiB for %d KiB of data", held>>10, data>>10)
+	}
+	a, b := splits[7].AllSets(), splits[7].AllSets()
+	for i := range a {
+		if !mat.Equal(a[i], b[i]) {
+			t.Fatalf("set %d of split 8 drawn twice differs", i)
+		}
+	}
+	runtime.KeepAlive(splits)
 }
 
 // TestSplitFileNamesWithSpaces: a class or set folder whose name holds

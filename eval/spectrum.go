@@ -12,7 +12,7 @@ import (
 // the paper's widths (method.Pool.KernelSpectra), the sets mapped by
 // o.Transform first when it is set.
 func Spectra(sp Split, o Options) ([]method.SpectrumReport, error) {
-	sets := sp.Sets
+	sets := sp.AllSets()
 	if o.Transform != nil {
 		var err error
 		if sets, err = o.Transform(sets, sp.Gallery); err != nil {

@@ -233,10 +233,10 @@ func Run(d *eval.Data, splits []eval.Split, opt Options) (*Result, error) {
 	}
 	total, done := len(splits)*len(opt.Methods), 0
 	for s, sp := range splits {
-		sets := sp.Sets
+		sets := sp.AllSets()
 		if opt.Transform != nil {
 			var err error
-			if sets, err = opt.Transform(sp.Sets, sp.Gallery); err != nil {
+			if sets, err = opt.Transform(sets, sp.Gallery); err != nil {
 				return nil, fmt.Errorf("split %d: %w", s+1, err)
 			}
 		}
