@@ -117,7 +117,7 @@ func Open(opt Options) (*Spool, error) {
 		}
 		if err := os.Chmod(opt.Dir, ModeKept); err != nil {
 			os.Remove(opt.Dir) // not left half made, for the next start to take as it is
-			return nil, fmt.Errorf("spool: create %s with mode %04o: %w: %s", opt.Dir, octalMode(ModeKept), err, createByHand(opt.Dir))
+			return nil, fmt.Errorf("spool: create %s with mode %04o: %w: %s", opt.Dir, OctalMode(ModeKept), err, createByHand(opt.Dir))
 		}
 	}
 	root, err := os.OpenRoot(opt.Dir)
@@ -138,7 +138,7 @@ func Open(opt Options) (*Spool, error) {
 				if err = root.Chmod(d.name, d.perm); err != nil {
 					root.Remove(d.name) // not left half made, for the next start to take as it is
 					root.Close()
-					return nil, fmt.Errorf("spool: create %s/ with mode %04o: %w: %s", path.Join(opt.Dir, d.name), octalMode(d.perm), err, createByHand(opt.Dir))
+					return nil, fmt.Errorf("spool: create %s/ with mode %04o: %w: %s", path.Join(opt.Dir, d.name), OctalMode(d.perm), err, createByHand(opt.Dir))
 				}
 			}
 		}
@@ -283,15 +283,16 @@ func (s *Spool) Claim(name string) (time.Time, error) {
 			return time.Time{}, ErrGone
 		}
 		if fi.IsDir() && errors.Is(err, fs.ErrPermission) {
-			return time.Time{}, fmt.Errorf("%w: cannot claim %s (mode %04o): the camera must make each burst directory group-writable, mode 2770 (mkdir -m 2770, as camera-burst.sh does); chmod g+w %[2]s has this one decided", ErrNotWritable, s.Path(DirNew, name), octalMode(fi.Mode()))
+			return time.Time{}, fmt.Errorf("%w: cannot claim %s (mode %04o): the camera must make each burst directory group-writable, mode 2770 (mkdir -m 2770, as camera-burst.sh does); chmod g+w %[2]s has this one decided", ErrNotWritable, s.Path(DirNew, name), OctalMode(fi.Mode()))
 		}
 		return time.Time{}, fmt.Errorf("spool: claim %s: %w", s.Path(DirNew, name), err)
 	}
 	return arrived, nil
 }
 
-// octalMode is m's permission bits as chmod takes them (2750).
-func octalMode(m fs.FileMode) uint32 {
+// OctalMode is m's permission bits as chmod takes them (2750), for
+// messages that say a mode.
+func OctalMode(m fs.FileMode) uint32 {
 	o := uint32(m.Perm())
 	for bit, v := range map[fs.FileMode]uint32{fs.ModeSetuid: 0o4000, fs.ModeSetgid: 0o2000, fs.ModeSticky: 0o1000} {
 		if m&bit != 0 {
