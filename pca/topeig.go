@@ -38,9 +38,23 @@ func topEigen(a mat.Symmetric, k int) (*mat.Dense, []float64, error) {
 		return nil, nil, errors.New("eigenvectors: k outside [1, n]")
 	}
 	q := make([]float64, n*n) // row-major, upper triangle of a
+	big := 0.0
 	for i := range n {
 		for j := i; j < n; j++ {
 			q[i*n+j] = a.At(i, j)
+			big = max(big, math.Abs(q[i*n+j]))
+		}
+	}
+	// gonum's Dsterf rescales a block whose norm is beyond about 1e153 or
+	// below 1e-122, and panics doing so (it passes Dlascl a wrong leading
+	// dimension): a matrix of entries far from 1 (the scatter of features
+	// of 1e75, or of 1e-61) is scaled by a power of two first, which is
+	// exact, and its eigenvalues back. Within the band nothing changes.
+	exp := 0
+	if big > 0x1p+400 || (big > 0 && big < 0x1p-300) {
+		_, exp = math.Frexp(big)
+		for i := range q {
+			q[i] = math.Ldexp(q[i], -exp)
 		}
 	}
 	var impl gonum.Implementation
@@ -68,6 +82,9 @@ func topEigen(a mat.Symmetric, k int) (*mat.Dense, []float64, error) {
 		top[j] = vals[n-1-j]
 	}
 	z := tridiagVectors(d, e[:max(n-1, 0)], top)
+	for j := range top {
+		top[j] = math.Ldexp(top[j], exp)
+	}
 	// v_j = Q z_j, column by column in a fixed order.
 	v := mat.NewDense(n, k, nil)
 	col := make([]float64, n)

@@ -138,3 +138,45 @@ func BenchmarkTopEigen(b *testing.B) {
 		}
 	})
 }
+
+// TestLeadingAtExtremeScales: frames of a scale far from 1 (features of
+// 1e80, or 1e-65: scatter entries beyond what gonum's Dsterf rescales
+// without panicking) give the directions of the same frames at scale 1,
+// and the variances times the scale squared; training panicked on them.
+func TestLeadingAtExtremeScales(t *testing.T) {
+	frames := func(c float64) *mat.Dense {
+		rng := rand.New(rand.NewPCG(1, 2))
+		x := mat.NewDense(40, 6, nil)
+		for i := range 40 {
+			for j := range 6 {
+				x.Set(i, j, c*rng.NormFloat64()*float64(j+1))
+			}
+		}
+		return x
+	}
+	want, wantVar, err := Leading(frames(1), 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []float64{1e-65, 1e80} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("scale %g: panic: %v", c, r)
+				}
+			}()
+			got, vars, err := Leading(frames(c), 3, 1)
+			if err != nil {
+				t.Fatalf("scale %g: %v", c, err)
+			}
+			for j := range 3 {
+				if d := math.Abs(math.Abs(mat.Dot(got.ColView(j), want.ColView(j))) - 1); d > 1e-9 {
+					t.Errorf("scale %g: direction %d is %g off the one at scale 1", c, j, d)
+				}
+				if r := vars[j] / (c * c) / wantVar[j]; math.Abs(r-1) > 1e-9 {
+					t.Errorf("scale %g: variance %d is %g times the one at scale 1 times c²", c, j, r)
+				}
+			}
+		}()
+	}
+}
