@@ -9,7 +9,8 @@ import (
 )
 
 // sameTol is how near two frames' values must be, relative to the largest
-// magnitude of the two sets, for SetIndex to hold them the same: far above
+// magnitude of their feature in the two sets, for SetIndex to hold them the
+// same: far above
 // the rounding of a gallery's frames moved onto a new mean (x−m)W − μ
 // against the same burst projected anew, far below what tells two bursts
 // apart.
@@ -18,18 +19,20 @@ const sameTol = 1e-9
 // SetIndex finds a set given twice among n×D sets added one by one: the
 // same frames in any order (a set's density, and every score of it, does
 // not depend on the order of its frames), each value equal to within a
-// relative 1e-9. Only sets of one shape are compared, their rows matched
-// in the order of their projection on a fixed direction.
+// relative 1e-9 of its feature's largest magnitude. Only sets of one shape
+// are compared, their rows matched in the order of their projection on a
+// fixed direction.
 type SetIndex struct {
 	sets    []indexedSet
 	byShape map[[2]int][]int
 }
 
-// indexedSet is a set with its rows' order and its largest magnitude.
+// indexedSet is a set with its rows' order and each feature's largest
+// magnitude.
 type indexedSet struct {
 	x     *mat.Dense
 	order []int
-	scale float64
+	scale []float64
 }
 
 // NewSetIndex returns an empty index.
@@ -66,12 +69,12 @@ func newIndexedSet(x *mat.Dense) indexedSet {
 		w[j] = 1 + f
 	}
 	proj := make([]float64, r)
-	e := indexedSet{x: x, order: make([]int, r)}
+	e := indexedSet{x: x, order: make([]int, r), scale: make([]float64, c)}
 	for i := range r {
 		e.order[i] = i
 		for j, v := range x.RawRowView(i) {
 			proj[i] += w[j] * v
-			e.scale = max(e.scale, math.Abs(v))
+			e.scale[j] = max(e.scale[j], math.Abs(v))
 		}
 	}
 	slices.SortStableFunc(e.order, func(a, b int) int {
@@ -96,11 +99,14 @@ func sameIndexed(a, b indexedSet) bool {
 	if ra != rb || ca != cb {
 		return false
 	}
-	tol := sameTol * max(a.scale, b.scale)
+	tol := make([]float64, ca)
+	for j := range tol {
+		tol[j] = sameTol * max(a.scale[j], b.scale[j])
+	}
 	for k := range a.order {
 		ya, yb := a.x.RawRowView(a.order[k]), b.x.RawRowView(b.order[k])
 		for j := range ya {
-			if !(math.Abs(ya[j]-yb[j]) <= tol) { // a NaN is no value
+			if !(math.Abs(ya[j]-yb[j]) <= tol[j]) { // a NaN is no value
 				return false
 			}
 		}

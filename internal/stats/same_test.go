@@ -32,6 +32,15 @@ func TestSameFrames(t *testing.T) {
 			t.Errorf("%s: SameFrames %v, want %v", c.name, got, c.same)
 		}
 	}
+	// The tolerance is each feature's: a feature of 1e10 does not widen
+	// another's.
+	big := mat.NewDense(3, 2, []float64{1e10, 2, 1e10, 4, 1e10, 6})
+	if sameFrames(big, mat.NewDense(3, 2, []float64{1e10, 2.5, 1e10, 4, 1e10, 6})) {
+		t.Error("frames that differ by 0.5 in a feature beside one of 1e10 are taken for the same")
+	}
+	if !sameFrames(big, mat.NewDense(3, 2, []float64{1e10 + 1, 6, 1e10, 4, 1e10 - 1, 2})) {
+		t.Error("frames that differ by rounding in a feature of 1e10 (1 in 1e10) are not the same")
+	}
 	z, nz := mat.NewDense(2, 1, []float64{0, 1}), mat.NewDense(2, 1, []float64{1, 0})
 	nz.Set(1, 0, negZero())
 	if !sameFrames(z, nz) {
