@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -267,18 +268,36 @@ func (e *SetError) Error() string { return fmt.Sprintf("training set %d: %v", e.
 func (e *SetError) Unwrap() error { return e.Err }
 
 // projectAndBandwidths returns each centred set projected by w (n_i×d) and
-// its bandwidth by rule.
+// its bandwidth by rule. A set whose projected frames are all the same (a
+// frozen camera's, match.ErrNoSpread) takes the median of the others', as
+// the method engine's bandwidths give such a set the global base.
 func projectAndBandwidths(centred []*mat.Dense, w *mat.Dense, rule match.BandwidthRule) ([]float64, []*mat.Dense, error) {
 	h := make([]float64, len(centred))
 	y := make([]*mat.Dense, len(centred))
+	var frozen []int
+	var spread []float64
 	for i, c := range centred {
 		y[i] = new(mat.Dense)
 		y[i].Mul(c, w)
 		v, err := rule.Bandwidth(y[i])
+		if errors.Is(err, match.ErrNoSpread) {
+			frozen = append(frozen, i)
+			continue
+		}
 		if err != nil {
 			return nil, nil, &SetError{Set: i, Err: fmt.Errorf("bandwidth: %w", err)}
 		}
 		h[i] = v
+		spread = append(spread, v)
+	}
+	if len(frozen) > 0 {
+		if len(spread) == 0 {
+			return nil, nil, &SetError{Set: frozen[0], Err: fmt.Errorf("bandwidth: %w, and so is every other set's: no bandwidth can be derived; train on sets whose frames differ", match.ErrNoSpread)}
+		}
+		m := stats.Median(spread)
+		for _, i := range frozen {
+			h[i] = m
+		}
 	}
 	return h, y, nil
 }

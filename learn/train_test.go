@@ -1,6 +1,7 @@
 package learn
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"setmatch/grassmann"
 	"setmatch/grassmann/grassmanntest"
 	"setmatch/internal/stats"
+	"setmatch/internal/testutil"
 	"setmatch/match"
 	"setmatch/synth"
 )
@@ -287,5 +289,43 @@ func TestTrainRefusesOneClass(t *testing.T) {
 	_, err := Train(sets, []int{0, 0, 0}, TrainOptions{Dim: 2, MaxIter: 3})
 	if err == nil || !strings.Contains(err.Error(), "two classes") {
 		t.Errorf("one class: err = %v, want a between-class error", err)
+	}
+}
+
+// TestFrozenSetBandwidth: a training set whose frames are all the same (a
+// frozen camera's) takes the median of the other sets' bandwidths when W is
+// learned, as the method engine's bandwidths give it the global base; the
+// per-set rule failed on it and nn-h-dr could not train while nn-h could.
+// Where every set is such a set, no bandwidth can be derived.
+func TestFrozenSetBandwidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sets := []*mat.Dense{testutil.RandSet(rng, 12, 4, 0, 1), testutil.RandSet(rng, 12, 4, 1, 2), mat.NewDense(12, 4, nil), testutil.RandSet(rng, 12, 4, 2, 3)}
+	w := mat.NewDense(4, 2, []float64{1, 0, 0, 1, 0, 0, 0, 0})
+	rule := match.BandwidthRule{Kind: match.NearestNeighbour}
+	h, _, err := projectAndBandwidths(sets, w, rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others []float64
+	for i, s := range sets {
+		if i == 2 {
+			continue
+		}
+		var y mat.Dense
+		y.Mul(s, w)
+		v, err := rule.Bandwidth(&y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h[i] != v {
+			t.Errorf("set %d: bandwidth %v, want its own %v", i, h[i], v)
+		}
+		others = append(others, v)
+	}
+	if want := stats.Median(others); h[2] != want {
+		t.Errorf("the frozen set's bandwidth %v, want the others' median %v", h[2], want)
+	}
+	if _, _, err := projectAndBandwidths([]*mat.Dense{mat.NewDense(3, 4, nil), mat.NewDense(3, 4, nil)}, w, rule); !errors.Is(err, match.ErrNoSpread) {
+		t.Errorf("every set frozen: %v, want match.ErrNoSpread", err)
 	}
 }

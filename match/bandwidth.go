@@ -154,9 +154,31 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 		return 0, fmt.Errorf("the %s rule gave h = %v: the frames' values are too large to measure their spread (around 1e150 or more); scale the features down", r, h)
 	}
 	if !(h > 0) {
-		return 0, fmt.Errorf("every frame of the set is the same image (a frozen or covered camera?): the %s rule has no spread to measure (it gave h = %v); only a fixed bandwidth works for such a set", r, h)
+		if !SameFrames(x) {
+			if mat.Norm(x, math.Inf(1)) > 1 {
+				return 0, fmt.Errorf("the %s rule gave h = %v: the frames' values are too large to measure their spread (around 1e150 or more); scale the features down", r, h)
+			}
+			return 0, fmt.Errorf("the %s rule gave h = %v: the frames' values are too small to measure their spread (around 1e-150 or less); scale the features up", r, h)
+		}
+		return 0, fmt.Errorf("%w: the %s rule has no spread to measure (it gave h = %v); only a fixed bandwidth works for such a set", ErrNoSpread, r, h)
 	}
 	return h, nil
+}
+
+// SameFrames reports whether every row of the n×d x equals the first: a
+// set with no spread to measure, as against one whose spread is too small
+// for float64 squares.
+func SameFrames(x *mat.Dense) bool {
+	n, _ := x.Dims()
+	first := x.RawRowView(0)
+	for i := 1; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			if v != first[j] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // RootMeanVariance returns sqrt of the mean over columns of the sample

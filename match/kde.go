@@ -28,9 +28,12 @@ type KDE struct {
 var (
 	ErrEmptySet     = errors.New("set has no frames")
 	ErrTooFewFrames = errors.New("set needs at least 2 frames")
-	ErrDimMismatch  = errors.New("sets have different feature dimensions")
-	ErrBandwidth    = errors.New("bandwidth must be a finite number > 0")
-	ErrNotFinite    = errors.New("set contains NaN or Inf")
+	// ErrNoSpread is the error of a bandwidth rule on a set whose frames
+	// are all the same.
+	ErrNoSpread    = errors.New("every frame of the set is the same image (a frozen or covered camera?)")
+	ErrDimMismatch = errors.New("sets have different feature dimensions")
+	ErrBandwidth   = errors.New("bandwidth must be a finite number > 0")
+	ErrNotFinite   = errors.New("set contains NaN or Inf")
 )
 
 // NewKDE returns the KDE of the n×d set x with bandwidth h.

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -668,6 +669,44 @@ func TestPoolKernelsEqualGallery(t *testing.T) {
 				t.Fatal(err)
 			}
 			equal(t, fmt.Sprintf("workers %d, CDL reg=%g", workers, reg), k, g.Matrix(workers))
+		}
+	}
+}
+
+// TestFrameBandwidthsSaysWhy: where no base bandwidth can be derived, the
+// error says why: sets of one image repeated (a frozen camera), or values
+// too large or too small for their squared distances (features of 1e160 or
+// 1e-170), which were all called a frozen camera.
+func TestFrameBandwidthsSaysWhy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	scaled := func(c float64) []*mat.Dense {
+		a, b := testutil.RandSet(rng, 6, 3, 0, 1), testutil.RandSet(rng, 6, 3, 1, 1)
+		a.Scale(c, a)
+		b.Scale(c, b)
+		return []*mat.Dense{a, b}
+	}
+	still := mat.NewDense(4, 3, nil)
+	for f := range 4 {
+		still.SetRow(f, []float64{1, 2, 3})
+	}
+	for _, c := range []struct {
+		name string
+		sets []*mat.Dense
+		want string
+	}{
+		{"frozen", []*mat.Dense{still, mat.DenseCopyOf(still)}, "one image repeated"},
+		{"1e160", scaled(1e160), "too large"},
+		{"1e-170", scaled(1e-170), "too small"},
+	} {
+		p, err := NewPool(c.sets, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.FrameBandwidths(Bandwidth{Mode: Global, Scale: 1}, []int{0, 1}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want it to say %q", c.name, err, c.want)
+		}
+		if _, err := (match.BandwidthRule{Kind: match.NearestNeighbour}).Bandwidth(c.sets[0]); err == nil || !strings.Contains(err.Error(), c.want) && !(c.name == "frozen" && errors.Is(err, match.ErrNoSpread)) {
+			t.Errorf("%s: match's nn rule: %v, want it to say %q", c.name, err, c.want)
 		}
 	}
 }
