@@ -47,7 +47,7 @@ func checkSpool(dir string, w io.Writer) error {
 		if g, want, ok := groups(fi, fi0); ok && g != want {
 			errs = append(errs, fmt.Errorf("spool: %s belongs to group %d, the spool folder %s to group %d: cameras in the spool's group cannot write it (sudo chgrp %d %s)", p, g, dir, want, want, p))
 		} else if m.Perm()&0o030 != 0o030 {
-			errs = append(errs, fmt.Errorf("spool: %s is mode %04o: the spool group cannot write it, so cameras in that group cannot deliver batches (chmod 2770 %s)", p, spool.OctalMode(m), p))
+			errs = append(errs, fmt.Errorf("spool: %s is mode %04o: the spool group cannot write it, so cameras in that group cannot deliver batches (sudo chmod 3770 %s)", p, spool.OctalMode(m), p))
 		} else if m&fs.ModeSetgid == 0 {
 			fmt.Fprintf(w, "spool:    note: %s is not setgid: batches get their writer's group, not the spool's (chmod g+s %s)\n", p, p)
 		}

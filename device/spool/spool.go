@@ -163,7 +163,8 @@ func Open(opt Options) (*Spool, error) {
 
 // createByHand says how to make the spool at dir by hand, as root, where
 // setmatchd may not set a folder's set-group-ID bit (systemd's
-// RestrictSUIDSGID=) or did not create it.
+// RestrictSUIDSGID=) or did not create it. cur/'s mode has five digits:
+// GNU install keeps the bit a folder inherits unless told to clear it.
 func createByHand(dir string) string {
 	in := func(names ...string) string {
 		for i, n := range names {
@@ -173,7 +174,7 @@ func createByHand(dir string) string {
 	}
 	const install = "sudo install -d -o setmatch -g setmatch-spool -m "
 	return "create the spool's folders as root once (the packaged /var/spool/setmatch gets them from systemd-tmpfiles): " +
-		install + "2750 " + dir + " && " + install + "3770 " + in(DirTmp, DirNew) + " && " + install + "0750 " + in(DirCur) +
+		install + "2750 " + dir + " && " + install + "3770 " + in(DirTmp, DirNew) + " && " + install + "00750 " + in(DirCur) +
 		" && " + install + "2750 " + in(DirDone, DirFailed, path.Join(DirFailed, DirReasons))
 }
 
