@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"image"
+	"image/jpeg"
 	"io"
 	"io/fs"
 	"math"
@@ -16,7 +17,8 @@ import (
 // memory is allocated.
 type imageHeader struct {
 	format string // "png", "jpeg" or "pgm"
-	w, h   int
+	w, h   int    // as a viewer shows the image (orientation applied)
+	orient int    // a JPEG's EXIF orientation, 1 to 8 (0 or 1: as stored)
 }
 
 // readHeader reads the header of the PNG, JPEG or PGM image held in data
@@ -36,7 +38,7 @@ func readHeader(data []byte, name string, maxPixels int64) (imageHeader, error) 
 			if err != nil {
 				return imageHeader{}, err
 			}
-			return imageHeader{"pgm", w, h}, nil
+			return imageHeader{format: "pgm", w: w, h: h}, nil
 		case '1', '3', '4', '6', '7':
 			return imageHeader{}, formatErr(name, "Netpbm format P%c is not supported (want PGM P2/P5, PNG or JPEG; convert with e.g. `pnmtopng` or `ppmtopgm`)", data[1])
 		}
@@ -46,7 +48,7 @@ func readHeader(data []byte, name string, maxPixels int64) (imageHeader, error) 
 		if errors.Is(err, image.ErrFormat) {
 			return imageHeader{}, formatErr(name, "unrecognised image format (want PNG, JPEG or PGM P2/P5)")
 		}
-		return imageHeader{}, formatErr(name, "cannot read %s image header: %v (file damaged or truncated?)", strings.ToUpper(format), err)
+		return imageHeader{}, formatErr(name, "cannot read %s image header: %v%s", strings.ToUpper(format), err, decodeHint(err))
 	}
 	if format != "png" && format != "jpeg" {
 		// Another package of the program may register more formats with
@@ -62,7 +64,23 @@ func readHeader(data []byte, name string, maxPixels int64) (imageHeader, error) 
 	if err := checkDecodeCost(data, name, format, cfg.ColorModel, cfg.Width, cfg.Height, maxPixels); err != nil {
 		return imageHeader{}, err
 	}
-	return imageHeader{format, cfg.Width, cfg.Height}, nil
+	hdr := imageHeader{format: format, w: cfg.Width, h: cfg.Height, orient: 1}
+	if format == "jpeg" {
+		hdr.orient = jpegOrientation(data)
+		hdr.w, hdr.h = orientedSize(cfg.Width, cfg.Height, hdr.orient)
+	}
+	return hdr, nil
+}
+
+// decodeHint says what to make of a decoder's error: a JPEG of a kind the
+// reader does not take (12-bit, arithmetic-coded, lossless) is intact, and
+// is to be saved again; anything else is likely a damaged file.
+func decodeHint(err error) string {
+	var unsupported jpeg.UnsupportedError
+	if errors.As(err, &unsupported) {
+		return " (an intact JPEG of a kind not read here, such as 12-bit, arithmetic-coded or lossless: save it again as an 8-bit baseline or progressive JPEG, e.g. with cjpeg or jpegtran, or as PNG)"
+	}
+	return " (file damaged or truncated?)"
 }
 
 // decodeBody decodes the image in data whose header readHeader accepted.
@@ -72,12 +90,15 @@ func decodeBody(data []byte, name string, hdr imageHeader, maxPixels int64) (*im
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, formatErr(name, "cannot decode %s image: %v (file damaged or truncated?)", strings.ToUpper(hdr.format), err)
+		return nil, formatErr(name, "cannot decode %s image: %v%s", strings.ToUpper(hdr.format), err, decodeHint(err))
 	}
+	// The header's size is the one shown; the pixels are as stored.
 	if b := img.Bounds(); b.Dx() != hdr.w || b.Dy() != hdr.h {
-		return nil, formatErr(name, "%s image decodes to %dx%d but its header says %dx%d", strings.ToUpper(hdr.format), b.Dx(), b.Dy(), hdr.w, hdr.h)
+		if w, h := orientedSize(b.Dx(), b.Dy(), hdr.orient); w != hdr.w || h != hdr.h {
+			return nil, formatErr(name, "%s image decodes to %dx%d but its header says %dx%d", strings.ToUpper(hdr.format), b.Dx(), b.Dy(), hdr.w, hdr.h)
+		}
 	}
-	return ToGray(img), nil
+	return orient(ToGray(img), hdr.orient), nil
 }
 
 // decodeBytes decodes one PNG, JPEG or PGM image held in data, refusing

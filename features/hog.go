@@ -75,8 +75,13 @@ func (f HOG) check(w, h int) error {
 	}
 	if w/f.Cell < hogBlock || h/f.Cell < hogBlock {
 		n := hogBlock * f.Cell
-		return fmt.Errorf("features: hog with %dx%d-pixel cells needs images of at least %dx%d pixels, got %dx%d (resize them with e.g. hog:%d@%dx%d, or take smaller cells, e.g. hog:%d)",
-			f.Cell, f.Cell, n, n, w, h, f.Cell, max(n, 64), max(n, 64), max(1, min(w, h)/hogBlock))
+		// Smaller cells only where some fit the image.
+		smaller := ""
+		if c := min(w, h) / hogBlock; c >= 1 && c < f.Cell {
+			smaller = fmt.Sprintf(", or take smaller cells, e.g. hog:%d", c)
+		}
+		return fmt.Errorf("features: hog with %dx%d-pixel cells needs images of at least %dx%d pixels, got %dx%d (resize them with e.g. hog:%d@%dx%d%s)",
+			f.Cell, f.Cell, n, n, w, h, f.Cell, max(n, 64), max(n, 64), smaller)
 	}
 	if d := hogDim(f.Cell, w, h); d > MaxDim {
 		return f.dimErr(w, h, d)
