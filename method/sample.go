@@ -57,7 +57,7 @@ func ChoiceSample(labels []int, max int, seed uint64) []int {
 	if len(keep) < 2 {
 		rest := slices.DeleteFunc(slices.Clone(classes), func(c int) bool { return keep[c] })
 		slices.SortStableFunc(rest, func(a, b int) int { return counts[a] - counts[b] })
-		for _, c := range rest[:2-len(keep)] {
+		for _, c := range rest[:min(2-len(keep), len(rest))] {
 			keep[c] = true
 		}
 	}

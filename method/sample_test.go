@@ -73,6 +73,9 @@ func TestChoiceSampleLargeClass(t *testing.T) {
 			t.Errorf("seed %d: %d sets of %d classes (the large one: %v), want the 100 sets of the 20 small classes", seed, len(got), len(classes), classes[0])
 		}
 	}
+	if got := ChoiceSample(slices.Repeat([]int{0}, 300), ChoiceSets, 1); len(got) != 300 {
+		t.Errorf("one class of 300 sets: a sample of %d, want the class", len(got))
+	}
 	big := append(slices.Repeat([]int{0}, 300), slices.Repeat([]int{1}, 250)...)
 	big = append(big, slices.Repeat([]int{2}, 260)...)
 	got := ChoiceSample(big, ChoiceSets, 1)
