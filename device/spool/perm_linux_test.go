@@ -131,7 +131,7 @@ func TestClaimCameraBurst(t *testing.T) {
 // camera made without group write cannot be emptied by the daemon; the
 // prune over failed/'s cap says what to run as root, and the burst, left in
 // part, keeps its reason (it was removed whether or not its batch was), and
-// the cap is met with the other batches.
+// the cap is met with the other batches, the one left counted.
 func TestPruneKeepsReasonOfWhatStays(t *testing.T) {
 	if dir := os.Getenv(childDir); dir != "" {
 		sp, err := Open(Options{Dir: dir, FailedMaxFiles: 1})
@@ -146,7 +146,7 @@ func TestPruneKeepsReasonOfWhatStays(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, DirFailed, DirReasons, "b3")); err != nil {
 			t.Errorf("the reason of the burst left in part: %v", err)
 		}
-		for _, b := range []string{"b4", filepath.Join(DirReasons, "b4")} {
+		for _, b := range []string{"b4", filepath.Join(DirReasons, "b4"), "b5", filepath.Join(DirReasons, "b5")} {
 			if _, err := os.Stat(filepath.Join(dir, DirFailed, b)); err == nil {
 				t.Errorf("failed/%s is still there: the cap of 1 was not met with the other batches", b)
 			}

@@ -212,8 +212,9 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 		}
 		return err == nil
 	}
+	stuck := 0 // batches that could not be removed: still there
 	for i, e := range batches {
-		over := c.files > 0 && len(batches)-i > c.files
+		over := c.files > 0 && len(batches)-i+stuck > c.files
 		large := c.bytes > 0 && total > c.bytes
 		old := c.age > 0 && now.Sub(e.arrived) > c.age
 		if !over && !large && !old {
@@ -226,6 +227,7 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 			// Left in part (a folder it cannot empty): it keeps its
 			// reason, and counts against the caps still.
 			kept[e.name] = true
+			stuck++
 			continue
 		}
 		removed++
