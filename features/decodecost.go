@@ -1,6 +1,9 @@
 package features
 
-import "image/color"
+import (
+	"image/color"
+	"math"
+)
 
 // bytesPerPixelBudget is what one pixel of a frame may cost to decode, in
 // bytes: that of an 8-bit RGBA image. A frame of the most pixels allowed
@@ -97,8 +100,13 @@ func checkDecodeCost(data []byte, name, format string, cm color.Model, w, h int,
 	bpp, what := decodeCost(data, format, cm)
 	need := bpp * float64(w) * float64(h)
 	if budget := float64(bytesPerPixelBudget * maxPixels); need > budget {
-		return limitErr(name, "%dx%d %s takes about %.0f MiB to decode, more than the %.0f MiB a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames, or smaller ones",
-			w, h, what, need/(1<<20), budget/(1<<20), bytesPerPixelBudget, maxPixels)
+		// Told apart where whole MiB would round both alike.
+		digits := 0
+		if math.Round(need/(1<<20)) == math.Round(budget/(1<<20)) {
+			digits = 2
+		}
+		return limitErr(name, "%dx%d %s takes about %.*f MiB to decode, more than the %.*f MiB a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames, or smaller ones",
+			w, h, what, digits, need/(1<<20), digits, budget/(1<<20), bytesPerPixelBudget, maxPixels)
 	}
 	return nil
 }

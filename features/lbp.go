@@ -87,11 +87,12 @@ func (f LBP) check(w, h int) error {
 	if err := f.checkGrid(); err != nil {
 		return err
 	}
+	resize := fmt.Sprintf("resize the frames with e.g. lbp:%dx%d@64x64", f.GridX, f.GridY)
 	if w < 3 || h < 3 {
-		return fmt.Errorf("features: lbp needs images of at least 3x3 pixels, got %dx%d", w, h)
+		return fmt.Errorf("features: lbp needs images of at least 3x3 pixels, got %dx%d (%s)", w, h, resize)
 	}
 	if f.GridX > w-2 || f.GridY > h-2 {
-		return fmt.Errorf("features: lbp grid %dx%d is finer than the %dx%d interior pixels of a %dx%d image", f.GridX, f.GridY, w-2, h-2, w, h)
+		return fmt.Errorf("features: lbp grid %dx%d is finer than the %dx%d interior pixels of a %dx%d image (%s, or take a coarser grid)", f.GridX, f.GridY, w-2, h-2, w, h, resize)
 	}
 	return nil
 }

@@ -126,3 +126,17 @@ func TestHOGHintFits(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitMessagesSayWhatToDo: a frame just over the decoding budget is
+// told in sizes that differ ("48 MiB, more than the 48 MiB" read as no
+// fault), and an image too small for an lbp grid is told how to resize.
+func TestLimitMessagesSayWhatToDo(t *testing.T) {
+	err := checkDecodeCost(nil, "f.png", "png", color.RGBA64Model, 2049, 3072, 4096*3072)
+	if err == nil || !strings.Contains(err.Error(), "about 48.02 MiB to decode, more than the 48.00 MiB") {
+		t.Errorf("a 16-bit colour PNG of 2049x3072: %v", err)
+	}
+	f := mustFitted(t, "lbp:4x4")
+	if _, err := f.Apply([]*image.Gray{image.NewGray(image.Rect(0, 0, 3, 3))}); err == nil || !strings.Contains(err.Error(), "lbp:4x4@64x64") {
+		t.Errorf("lbp:4x4 on 3x3: %v, want how to resize", err)
+	}
+}
