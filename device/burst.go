@@ -100,9 +100,6 @@ func (r *Runner) readBurst(ctx context.Context, st *state, name string, rec *jou
 		rec.Bytes += f.Info.Size()
 	}
 	x, err := b.fit.ApplyBurstContext(ctx, r.spool.Root(), spool.ClaimedPath(name), b.limits)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
 	if err != nil {
 		return nil, r.burstErr(limitKeys(err, b.limits))
 	}

@@ -19,7 +19,7 @@ import (
 // spool is fine where setmatchd can create it (creatable); a path that is
 // not a directory is not.
 func checkSpool(dir string, w io.Writer) error {
-	fi0, err := os.Stat(dir)
+	spoolInfo, err := os.Stat(dir)
 	switch {
 	case missing(err):
 		if err := creatable(dir); err != nil {
@@ -29,7 +29,7 @@ func checkSpool(dir string, w io.Writer) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("spool.dir: %w", err)
-	case !fi0.IsDir():
+	case !spoolInfo.IsDir():
 		return fmt.Errorf("spool.dir %s is not a directory: set spool.dir to a directory (setmatchd creates it if it is missing)", dir)
 	}
 	var errs []error
@@ -44,7 +44,7 @@ func checkSpool(dir string, w io.Writer) error {
 			continue
 		}
 		m := fi.Mode()
-		if g, want, ok := groups(fi, fi0); ok && g != want {
+		if g, want, ok := groups(fi, spoolInfo); ok && g != want {
 			errs = append(errs, fmt.Errorf("spool: %s belongs to group %d, the spool folder %s to group %d: cameras in the spool's group cannot write it (sudo chgrp %d %s)", p, g, dir, want, want, p))
 		} else if m.Perm()&0o030 != 0o030 {
 			errs = append(errs, fmt.Errorf("spool: %s is mode %04o: the spool group cannot write it, so cameras in that group cannot deliver batches (sudo chmod 3770 %s)", p, spool.OctalMode(m), p))

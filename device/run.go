@@ -125,11 +125,10 @@ type Runner struct {
 	reloadMu sync.Mutex // one reload at a time
 	decided  atomic.Int64
 	failed   atomic.Int64
-	// busySince is when the batch in hand was taken, in nanoseconds after
-	// epoch (from 1; 0 between batches): on the monotonic clock, so that a
-	// step of the wall clock (NTP setting a Pi's clock) adds nothing to Busy.
-	busySince atomic.Int64
-	epoch     time.Time
+	// busySince is when the batch in hand was taken (nil between
+	// batches), with its monotonic reading, so that a step of the wall
+	// clock (NTP setting a Pi's clock) adds nothing to Busy.
+	busySince atomic.Pointer[time.Time]
 
 	unclaimableMu sync.Mutex
 	unclaimable   map[string]bool // bursts said once not to be claimable (firstUnclaimable)
@@ -157,7 +156,7 @@ func New(opt Options) (r *Runner, err error) {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	r = &Runner{opt: opt, log: opt.Log, epoch: time.Now()}
+	r = &Runner{opt: opt, log: opt.Log}
 	var closers []func() error
 	defer func() {
 		if err != nil {
@@ -341,8 +340,9 @@ func (r *Runner) work() {
 // handle takes one batch from new/ (or cur/) to done/ or failed/. Every
 // path leaves the file in cur/, done/ or failed/: none loses it.
 func (r *Runner) handle(it spool.Item) {
-	r.busySince.Store(int64(time.Since(r.epoch)) + 1)
-	defer r.busySince.Store(0)
+	taken := time.Now()
+	r.busySince.Store(&taken)
+	defer r.busySince.Store(nil)
 	st := r.st.Load()
 	var arrived time.Time
 	var err error
@@ -409,7 +409,7 @@ func (r *Runner) handle(it spool.Item) {
 	rec.Time = time.Now().UTC()
 	// Waiting for a writable journal is not being stuck: the watchdog must
 	// not restart the daemon for a full disk.
-	r.busySince.Store(0)
+	r.busySince.Store(nil)
 	if !r.appendDurably(rec) {
 		return // stopping: the batch stays in cur/ and is handled again at start
 	}
@@ -451,8 +451,8 @@ func (r *Runner) firstUnclaimable(name string) bool {
 // exceeds daemon.batch_timeout by a watchdog interval (stallAfter), so that a
 // wedged batch gets the daemon restarted.
 func (r *Runner) Busy() time.Duration {
-	if t := r.busySince.Load(); t != 0 {
-		return time.Since(r.epoch) - time.Duration(t-1)
+	if t := r.busySince.Load(); t != nil {
+		return time.Since(*t)
 	}
 	return 0
 }
@@ -517,11 +517,8 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	}
 	start := time.Now()
 	x, err := r.readBatch(ctx, st, name, rec)
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err() // read whole, but after the limit or a stop
-	}
-	if ctx.Err() != nil {
-		return model.Decision{}, r.matchErr(st, name, rec.Frames, err)
+	if ctx.Err() != nil { // over the limit or stopping, during the read or at its end
+		return model.Decision{}, r.matchErr(st, name, rec.Frames, ctx.Err())
 	}
 	if err != nil {
 		return model.Decision{}, err

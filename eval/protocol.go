@@ -499,25 +499,24 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			continue
 		}
 		// The set's name is the rest of the line: it may hold spaces.
-		f := make([]string, 3)
-		f[0], f[2] = cutField(raw)
-		f[1], f[2] = cutField(f[2])
-		if _, ok := index[f[2]]; !ok {
-			f[2] = strings.TrimRightFunc(f[2], unicode.IsSpace)
+		num, rest := cutField(raw)
+		role, set := cutField(rest)
+		if _, ok := index[set]; !ok {
+			set = strings.TrimRightFunc(set, unicode.IsSpace)
 		}
-		if f[2] == "" {
+		if set == "" {
 			return nil, fmt.Errorf("%s:%d: want \"<split> <gallery|probe> <class>/<set>\", got %q", name, line, t)
 		}
-		s, err := strconv.Atoi(f[0])
+		s, err := strconv.Atoi(num)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: split %q is not a whole number", name, line, f[0])
+			return nil, fmt.Errorf("%s:%d: split %q is not a whole number", name, line, num)
 		}
-		i, ok := index[f[2]]
+		i, ok := index[set]
 		if !ok {
-			return nil, fmt.Errorf("%s:%d: no set %q in the data (names are <class>/<set>)", name, line, f[2])
+			return nil, fmt.Errorf("%s:%d: no set %q in the data (names are <class>/<set>)", name, line, set)
 		}
 		if seen[[2]int{s, i}] {
-			return nil, fmt.Errorf("%s:%d: set %q appears twice in split %d", name, line, f[2], s)
+			return nil, fmt.Errorf("%s:%d: set %q appears twice in split %d", name, line, set, s)
 		}
 		seen[[2]int{s, i}] = true
 		rl := bySplit[s]
@@ -525,13 +524,13 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			rl = &roles{}
 			bySplit[s] = rl
 		}
-		switch f[1] {
+		switch role {
 		case "gallery":
 			rl.g = append(rl.g, i)
 		case "probe":
 			rl.p = append(rl.p, i)
 		default:
-			return nil, fmt.Errorf("%s:%d: role %q: want gallery or probe", name, line, f[1])
+			return nil, fmt.Errorf("%s:%d: role %q: want gallery or probe", name, line, role)
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {

@@ -2,7 +2,8 @@ package features
 
 import (
 	"image/color"
-	"math"
+
+	"setmatch/setfile"
 )
 
 // bytesPerPixelBudget is what one pixel of a frame may cost to decode, in
@@ -100,13 +101,9 @@ func checkDecodeCost(data []byte, name, format string, cm color.Model, w, h int,
 	bpp, what := decodeCost(data, format, cm)
 	need := bpp * float64(w) * float64(h)
 	if budget := float64(bytesPerPixelBudget * maxPixels); need > budget {
-		// Told apart where whole MiB would round both alike.
-		digits := 0
-		if math.Round(need/(1<<20)) == math.Round(budget/(1<<20)) {
-			digits = 2
-		}
-		return limitErr(name, "%dx%d %s takes about %.*f MiB to decode, more than the %.*f MiB a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames, or smaller ones",
-			w, h, what, digits, need/(1<<20), digits, budget/(1<<20), bytesPerPixelBudget, maxPixels)
+		size, limit := setfile.ByteSizes(need, budget)
+		return limitErr(name, "%dx%d %s takes about %s to decode, more than the %s a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames, or smaller ones",
+			w, h, what, size, limit, bytesPerPixelBudget, maxPixels)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -150,19 +151,35 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	if r.Scale > 0 {
 		h *= r.Scale
 	}
-	if !finite.Is(h) {
-		return 0, fmt.Errorf("the %s rule gave h = %v: the frames' values are too large to measure their spread (around 1e150 or more); scale the features down", r, h)
-	}
-	if !(h > 0) {
-		if !SameFrames(x) {
-			if mat.Norm(x, math.Inf(1)) > 1 {
-				return 0, fmt.Errorf("the %s rule gave h = %v: the frames' values are too large to measure their spread (around 1e150 or more); scale the features down", r, h)
-			}
-			return 0, fmt.Errorf("the %s rule gave h = %v: the frames' values are too small to measure their spread (around 1e-150 or less); scale the features up", r, h)
+	if !finite.Is(h) || !(h > 0) {
+		why := WhyNoSpread(x)
+		if errors.Is(why, ErrNoSpread) {
+			return 0, fmt.Errorf("%w: the %s rule has no spread to measure (it gave h = %v); only a fixed bandwidth works for such a set", why, r, h)
 		}
-		return 0, fmt.Errorf("%w: the %s rule has no spread to measure (it gave h = %v); only a fixed bandwidth works for such a set", ErrNoSpread, r, h)
+		return 0, fmt.Errorf("the %s rule gave h = %v: %w", r, h, why)
 	}
 	return h, nil
+}
+
+// WhyNoSpread says why no spread could be measured on the sets xs (a
+// bandwidth rule or a median of distances gave 0, NaN or ±Inf): each set
+// is one frame repeated (ErrNoSpread), or their values are too large or too
+// small for the squares of float64 distances, with what to do.
+func WhyNoSpread(xs ...*mat.Dense) error {
+	largest := 0.0
+	same := true
+	for _, x := range xs {
+		same = same && SameFrames(x)
+		largest = max(largest, mat.Norm(x, math.Inf(1)))
+	}
+	switch {
+	case same:
+		return ErrNoSpread
+	case largest > 1:
+		return errors.New("the frames' values are too large to measure their spread (around 1e150 or more); scale the features down")
+	default:
+		return errors.New("the frames' values are too small to measure their spread (around 1e-150 or less); scale the features up")
+	}
 }
 
 // SameFrames reports whether every row of the n×d x equals the first: a

@@ -77,25 +77,6 @@ func ParseBandwidth(s string) (Bandwidth, error) {
 	return Bandwidth{}, fmt.Errorf("bandwidth %q: want global*S, set*S or knnK*S", s)
 }
 
-// largest returns the largest magnitude of a value of the sets.
-func (p *Pool) largest(sets []int) float64 {
-	m := 0.0
-	for _, s := range sets {
-		m = max(m, mat.Norm(p.Sets[s], math.Inf(1)))
-	}
-	return m
-}
-
-// sameFramesAll reports whether each of the sets is one frame repeated.
-func (p *Pool) sameFramesAll(sets []int) bool {
-	for _, s := range sets {
-		if !match.SameFrames(p.Sets[s]) {
-			return false
-		}
-	}
-	return true
-}
-
 // FrameBandwidths returns the bandwidth of every frame of the pool (len N)
 // for b. The global base is computed from the training sets only.
 func (p *Pool) FrameBandwidths(b Bandwidth, train []int) ([]float64, error) {
@@ -111,14 +92,14 @@ func (p *Pool) FrameBandwidths(b Bandwidth, train []int) ([]float64, error) {
 	}
 	base := nnMedian(knn, frames)
 	if !(base > 0) || math.IsInf(base, 0) {
-		switch {
-		case p.sameFramesAll(train):
-			return nil, errors.New("every training set is one image repeated (a frozen or covered camera?): no bandwidth can be derived; train on sets whose frames differ")
-		case p.largest(train) > 1:
-			return nil, errors.New("the frames' values are too large to measure their spread (around 1e150 or more): no bandwidth can be derived; scale the features down")
-		default:
-			return nil, errors.New("the frames' values are too small to measure their spread (around 1e-150 or less): no bandwidth can be derived; scale the features up")
+		sets := make([]*mat.Dense, len(train))
+		for k, s := range train {
+			sets[k] = p.Sets[s]
 		}
+		if why := match.WhyNoSpread(sets...); !errors.Is(why, match.ErrNoSpread) {
+			return nil, fmt.Errorf("no bandwidth can be derived: %w", why)
+		}
+		return nil, errors.New("every training set is one image repeated (a frozen or covered camera?): no bandwidth can be derived; train on sets whose frames differ")
 	}
 	h := make([]float64, p.Frames())
 	for s := range p.Sets {

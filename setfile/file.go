@@ -67,7 +67,7 @@ func ReadFile(path string, lim Limits) (*mat.Dense, error) {
 		// early what could not pass the limits anyway.
 		r := lim.Resolved()
 		if fi.Size() > textBudget(r.MaxBytes) {
-			size, limit := byteSizes(float64(fi.Size()), float64(r.MaxBytes))
+			size, limit := ByteSizes(float64(fi.Size()), float64(r.MaxBytes))
 			return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; split the set or raise the limit",
 				size, limit), path)
 		}

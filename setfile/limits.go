@@ -74,7 +74,7 @@ func (l Limits) check(rows, cols int) error {
 	}
 	// rows, cols ≤ MaxInt each; compute the byte size without overflow.
 	if cols > 0 && int64(rows) > l.MaxBytes/8/int64(cols) {
-		need, limit := byteSizes(float64(rows)*float64(cols)*8, float64(l.MaxBytes))
+		need, limit := ByteSizes(float64(rows)*float64(cols)*8, float64(l.MaxBytes))
 		return limitErr("shape (%d, %d) needs %s in memory, over the limit of %s; split the set or raise the limit",
 			rows, cols, need, limit)
 	}
@@ -93,10 +93,11 @@ func byteSize(b float64) string {
 	return trimFloat(b) + " bytes"
 }
 
-// byteSizes is byteSize of a size over a limit and of the limit, in bytes
-// exactly where the two would read the same ("256 MiB, over the limit of
-// 256 MiB").
-func byteSizes(size, limit float64) (string, string) {
+// ByteSizes says a size over a limit and the limit, each in bytes, KiB,
+// MiB or GiB to three digits, and in bytes exactly where the two would read
+// the same ("256 MiB, over the limit of 256 MiB"): for every message that
+// compares a size with its limit.
+func ByteSizes(size, limit float64) (string, string) {
 	a, b := byteSize(size), byteSize(limit)
 	if a == b {
 		return fmt.Sprintf("%.0f bytes", size), fmt.Sprintf("%.0f bytes", limit)

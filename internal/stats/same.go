@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -19,20 +20,23 @@ const sameTol = 1e-9
 // SetIndex finds a set given twice among n×D sets added one by one: the
 // same frames in any order (a set's density, and every score of it, does
 // not depend on the order of its frames), each value equal to within a
-// relative 1e-9 of its feature's largest magnitude. Only sets of one shape
-// are compared, their rows matched in the order of their projection on a
-// fixed direction.
+// relative 1e-9 of its feature's largest magnitude. The rows of a set are
+// taken in the order of their projection on a fixed direction, and only
+// sets of one shape whose first projections are as near as two copies'
+// can be are compared: a search in a sorted list, not every pair.
 type SetIndex struct {
 	sets    []indexedSet
-	byShape map[[2]int][]int
+	byShape map[[2]int][]int // per shape, sets by increasing key
 }
 
-// indexedSet is a set with its rows' order and each feature's largest
-// magnitude.
+// indexedSet is a set with its rows' order, each feature's largest
+// magnitude, its key (the projection of its first row in that order) and
+// how far a copy's key may be from it (slack).
 type indexedSet struct {
-	x     *mat.Dense
-	order []int
-	scale []float64
+	x          *mat.Dense
+	order      []int
+	scale      []float64
+	key, slack float64
 }
 
 // NewSetIndex returns an empty index.
@@ -46,15 +50,21 @@ func (ix *SetIndex) Add(x *mat.Dense) int {
 	r, c := x.Dims()
 	shape := [2]int{r, c}
 	e := newIndexedSet(x)
+	ix.sets = append(ix.sets, e)
+	if math.IsNaN(e.key) {
+		return -1 // a NaN is no value: the same as no set
+	}
+	list := ix.byShape[shape]
 	same := -1
-	for _, o := range ix.byShape[shape] {
-		if sameIndexed(ix.sets[o], e) {
-			same = o
-			break
+	from := sort.Search(len(list), func(k int) bool { return ix.sets[list[k]].key >= e.key-e.slack })
+	for k := from; k < len(list) && ix.sets[list[k]].key <= e.key+e.slack; k++ {
+		if o := list[k]; sameIndexed(ix.sets[o], e) && (same < 0 || o < same) {
+			same = o // the earliest of several
 		}
 	}
-	ix.byShape[shape] = append(ix.byShape[shape], len(ix.sets))
-	ix.sets = append(ix.sets, e)
+	// After the equal keys: they stay in the order they were added.
+	at := sort.Search(len(list), func(k int) bool { return ix.sets[list[k]].key > e.key })
+	ix.byShape[shape] = slices.Insert(list, at, len(ix.sets)-1)
 	return same
 }
 
@@ -83,6 +93,16 @@ func newIndexedSet(x *mat.Dense) indexedSet {
 		}
 		return slices.Compare(x.RawRowView(a), x.RawRowView(b))
 	})
+	if r > 0 {
+		// A copy's first row is within sameTol of each feature's scale
+		// (its own or this set's, at most 1+1e-9 apart): its projection
+		// within twice the sum, with room for the sums' own rounding.
+		e.key = proj[e.order[0]]
+		for j, v := range e.scale {
+			e.slack += w[j] * v
+		}
+		e.slack *= 4 * sameTol
+	}
 	return e
 }
 
@@ -99,14 +119,10 @@ func sameIndexed(a, b indexedSet) bool {
 	if ra != rb || ca != cb {
 		return false
 	}
-	tol := make([]float64, ca)
-	for j := range tol {
-		tol[j] = sameTol * max(a.scale[j], b.scale[j])
-	}
 	for k := range a.order {
 		ya, yb := a.x.RawRowView(a.order[k]), b.x.RawRowView(b.order[k])
 		for j := range ya {
-			if !(math.Abs(ya[j]-yb[j]) <= tol[j]) { // a NaN is no value
+			if !(math.Abs(ya[j]-yb[j]) <= sameTol*max(a.scale[j], b.scale[j])) { // a NaN is no value
 				return false
 			}
 		}
