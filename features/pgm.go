@@ -11,8 +11,14 @@ import (
 // maxval ≤ 255, two bytes big-endian when 256 ≤ maxval ≤ 65535) or plain
 // ASCII P2. Header fields are separated by whitespace and may be interleaved
 // with '#' comments running to the end of the line; exactly one whitespace
-// byte separates maxval from a P5 raster. Bytes after the raster (e.g. a
-// second image) are ignored.
+// byte separates maxval from a P5 raster, but for a header whose lines end in
+// CR LF, as written on Windows: where maxval is followed by CR LF and the
+// input is exactly the header and the raster after the LF, the pair is the
+// separator (read with the CR alone, such a file would lose its last pixel
+// and begin with a pixel of 10). Where one byte fewer follows the CR, the LF
+// is the first pixel, and where more follow, the CR alone is the separator,
+// as Netpbm reads them. Bytes after the raster (e.g. a second image) are
+// ignored.
 //
 // Samples are rescaled to 8 bits as round(v·255/maxval) (computed exactly in
 // integers, halves rounded up), so maxval 255 is copied unchanged. Width and
@@ -78,6 +84,7 @@ func (p *pgmReader) header(maxPixels int64) (raw bool, w, h, maxval int, err err
 type pgmReader struct {
 	r    *bufio.Reader
 	name string
+	end  byte // the whitespace byte that ended the last header number
 }
 
 // maxDigits bounds header numbers: anything longer exceeds every limit.
@@ -108,6 +115,7 @@ func (p *pgmReader) headerInt(field string) (int64, error) {
 		}
 		return 0, formatErr(p.name, "PGM header: %s is followed by %q, want whitespace", field, c)
 	}
+	p.end = c
 	return v, nil
 }
 
@@ -171,11 +179,31 @@ func (p *pgmReader) rawRaster(w, h, n, maxval int) (*image.Gray, error) {
 		bps = 2
 	}
 	need := int64(n * bps)
+	// A CR after maxval followed by an LF may be a Windows line end: one
+	// byte more is read to tell whether the LF is the separator's second
+	// byte (the input ends right after a whole raster following it) or the
+	// first pixel.
+	crlf := false
+	if p.end == '\r' {
+		if c, err := p.r.Peek(1); err == nil && c[0] == '\n' {
+			crlf = true
+		}
+	}
+	want := need
+	if crlf {
+		want = need + 2
+	}
 	// ReadAll grows its buffer with the data actually present, so a lying
 	// header cannot make us allocate more than the file holds.
-	data, err := io.ReadAll(io.LimitReader(p.r, need))
+	data, err := io.ReadAll(io.LimitReader(p.r, want))
 	if err != nil {
 		return nil, &Error{Path: p.name, Msg: "cannot read PGM pixel data", Err: err}
+	}
+	if crlf && int64(len(data)) == need+1 {
+		data = data[1:] // CR LF ends the header; the raster is whole
+	}
+	if int64(len(data)) > need {
+		data = data[:need] // the CR alone is the separator
 	}
 	if int64(len(data)) < need {
 		return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d pixel bytes are present", w, h, len(data), need)

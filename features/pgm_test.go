@@ -106,3 +106,48 @@ func TestPGMErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPGMWindowsLineEnds: a PGM written on Windows ends its header lines
+// with CR LF. Where the file is exactly that header and the raster, the CR
+// LF after maxval is one separator and the raster follows it; where it is
+// one byte shorter, the CR alone is the separator and the LF is the first
+// pixel (value 10), as Netpbm reads it; where more follows, the same.
+func TestPGMWindowsLineEnds(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       []uint8
+	}{
+		{"P5 CR LF", "P5\r\n2 2\r\n255\r\nABCD", []uint8("ABCD")},
+		{"P5 CR LF with comment", "P5\r\n# made on Windows\r\n2 2\r\n255\r\nABCD", []uint8("ABCD")},
+		{"P5 16-bit CR LF", "P5\r\n2 1\r\n65535\r\n\xff\xff\x00\x00", []uint8{255, 0}},
+		{"P5 CR LF, raster starts with LF bytes", "P5\r\n2 1\r\n255\r\n\n\n", []uint8{10, 10}},
+		{"P5 CR then a pixel of 10", "P5\r\n2 2\r\n255\r\nBCD", []uint8{10, 'B', 'C', 'D'}},
+		{"P5 CR LF then more bytes", "P5\r\n2 2\r\n255\r\nABCDE", []uint8{10, 'A', 'B', 'C'}},
+		{"P5 LF", "P5\n2 2\n255\n\nBCD", []uint8{10, 'B', 'C', 'D'}},
+		{"P2 CR LF", "P2\r\n# made on Windows\r\n2 2\r\n255\r\n1 2\r\n3 4\r\n", []uint8{1, 2, 3, 4}},
+	}
+	for _, tc := range tests {
+		img, err := DecodePGM(strings.NewReader(tc.data), "win.pgm")
+		if err != nil {
+			t.Errorf("%s: DecodePGM: %v", tc.name, err)
+			continue
+		}
+		if !bytes.Equal(img.Pix, tc.want) {
+			t.Errorf("%s: DecodePGM pixels %v, want %v", tc.name, img.Pix, tc.want)
+		}
+		img, err = Decode(strings.NewReader(tc.data), "win.pgm")
+		if err != nil {
+			t.Errorf("%s: Decode: %v", tc.name, err)
+			continue
+		}
+		if !bytes.Equal(img.Pix, tc.want) {
+			t.Errorf("%s: Decode pixels %v, want %v", tc.name, img.Pix, tc.want)
+		}
+	}
+	// Too short even for a CR separator: the message counts the raster
+	// after the CR.
+	_, err := DecodePGM(strings.NewReader("P5\r\n2 2\r\n255\r\nAB"), "win.pgm")
+	if err == nil || !strings.Contains(err.Error(), "only 3 of 4 pixel bytes") {
+		t.Errorf("truncated CR LF file: error %v, want \"only 3 of 4 pixel bytes\"", err)
+	}
+}
