@@ -315,7 +315,7 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 		if err != nil {
 			return nil, nil, err
 		}
-		if f.H[i], err = f.Query.Bandwidth(y[0]); err != nil {
+		if f.H[i], err = queryBandwidth(&f, y[0]); err != nil {
 			return nil, nil, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
 		}
 	}
@@ -589,7 +589,7 @@ func fitGallery(m *model.Model, workers int) foldFit {
 		f := *m
 		f.Voters, f.Discriminant, f.Spread, f.Sets = nil, nil, nil, make([]model.Set, len(gallery))
 		for i, x := range gallery {
-			h, err := m.QueryBandwidth.Bandwidth(x)
+			h, err := m.SetBandwidth(x)
 			if err != nil {
 				return nil, nil, galleryView{}, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
 			}

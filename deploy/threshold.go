@@ -241,7 +241,7 @@ func halves(m *model.Model) (*model.Model, error) {
 			return nil, method.TooShortToHalve(s.Label+"/"+s.Name, n)
 		}
 		for par, x := range hs {
-			bw, err := m.QueryBandwidth.Bandwidth(x)
+			bw, err := m.SetBandwidth(x)
 			if err != nil {
 				return nil, fmt.Errorf("set %s/%s, frame half %d: %w", s.Label, s.Name, par, err)
 			}

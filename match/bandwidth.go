@@ -52,8 +52,26 @@ func (r BandwidthRule) String() string {
 
 // ParseBandwidthRule reads a positive number (a fixed h), or "scott",
 // "silverman" or "nn" (median nearest-neighbour distance), each optionally
-// followed by "*S" to scale it by S > 0, e.g. "scott*2".
+// followed by "*S" to scale it by S > 0, e.g. "scott*2". A fixed h must be
+// one a KDE takes (CheckBandwidth).
 func ParseBandwidthRule(s string) (BandwidthRule, error) {
+	r, err := ParseRecordedBandwidthRule(s)
+	if err != nil {
+		return BandwidthRule{}, err
+	}
+	if r.Kind == Fixed {
+		if err := CheckBandwidth(r.Fixed); err != nil {
+			return BandwidthRule{}, fmt.Errorf("bandwidth %q: %w", s, err)
+		}
+	}
+	return r, nil
+}
+
+// ParseRecordedBandwidthRule is ParseBandwidthRule but for the range of a
+// fixed h, which may be any finite number > 0: the rule a model records
+// for its batches, which one that builds no KDE (a set kernel's) records
+// without using it. The model checks the range where it builds a KDE.
+func ParseRecordedBandwidthRule(s string) (BandwidthRule, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	name, scale, scaled := strings.Cut(t, "*")
 	for kind, n := range ruleNames {
@@ -73,9 +91,6 @@ func ParseBandwidthRule(s string) (BandwidthRule, error) {
 	h, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(h > 0) || math.IsInf(h, 0) {
 		return BandwidthRule{}, fmt.Errorf("bandwidth %q: want a number > 0, or scott, silverman or nn, optionally with *SCALE (e.g. scott*2)", s)
-	}
-	if err := CheckBandwidth(h); err != nil {
-		return BandwidthRule{}, fmt.Errorf("bandwidth %q: %w", s, err)
 	}
 	return BandwidthRule{Kind: Fixed, Fixed: h}, nil
 }

@@ -89,7 +89,7 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 			if err != nil {
 				return nil, fmt.Errorf("enroll %s/%s: %w", s.Label, s.Name, err)
 			}
-			h, err := mem.QueryBandwidth.Bandwidth(y)
+			h, err := mem.SetBandwidth(y)
 			if err != nil {
 				what := "the model's"
 				if i > 0 {

@@ -221,7 +221,8 @@ func (m *Model) validate() error {
 	if m.Divergence != match.Hellinger && m.Divergence != match.Jeffrey {
 		return fmt.Errorf("unknown divergence %d (want hellinger or jeffrey)", int(m.Divergence))
 	}
-	if err := validRule(m.QueryBandwidth); err != nil {
+	kde := m.UsesKDE()
+	if err := validRule(m.QueryBandwidth, kde); err != nil {
 		return fmt.Errorf("query bandwidth: %w", err)
 	}
 	bigD, d := len(m.Mean), len(m.Mean)
@@ -265,7 +266,7 @@ func (m *Model) validate() error {
 		return errors.New("gallery has no sets")
 	}
 	for i, s := range m.Sets {
-		if err := s.validate(d); err != nil {
+		if err := s.validate(d, kde); err != nil {
 			return fmt.Errorf("gallery set %d (%q/%q): %w", i, s.Label, s.Name, err)
 		}
 	}
@@ -362,7 +363,7 @@ func CheckSetName(name string) error {
 	return nil
 }
 
-func (s *Set) validate(d int) error {
+func (s *Set) validate(d int, kde bool) error {
 	if err := CheckLabel(s.Label); err != nil {
 		return err
 	}
@@ -375,26 +376,60 @@ func (s *Set) validate(d int) error {
 	if _, c := s.Samples.Dims(); c != d {
 		return fmt.Errorf("samples have %d columns, the model's dimension is %d", c, d)
 	}
-	if err := validBandwidth(s.Bandwidth); err != nil {
+	if err := validBandwidth(s.Bandwidth, kde); err != nil {
 		return err
 	}
 	return finiteMatrix("samples", s.Samples)
 }
 
-// validRule checks that r is a rule match knows, with a usable fixed value.
-func validRule(r match.BandwidthRule) error {
+// validRule checks that r is a rule match knows, with a usable fixed value
+// (validBandwidth).
+func validRule(r match.BandwidthRule, kde bool) error {
 	if r.Kind == match.Fixed {
-		if err := validBandwidth(r.Fixed); err != nil {
+		if err := validBandwidth(r.Fixed, kde); err != nil {
 			return fmt.Errorf("fixed %w", err)
 		}
+		return nil
 	}
 	return r.Validate()
 }
 
-// validBandwidth refuses a bandwidth h a model cannot use
-// (match.CheckBandwidth): every divergence would be NaN, and every batch
-// fail with no finite divergence to any gallery set.
-func validBandwidth(h float64) error { return match.CheckBandwidth(h) }
+// validBandwidth refuses a bandwidth h a model cannot use: where the
+// model builds KDEs (kde), one a KDE does not take (match.CheckBandwidth),
+// with which every divergence would be NaN, and every batch fail with no
+// finite divergence to any gallery set; else, where it is only recorded,
+// one that is not a finite number > 0.
+func validBandwidth(h float64, kde bool) error {
+	if kde {
+		return match.CheckBandwidth(h)
+	}
+	if !(h > 0) || !finite.Is(h) {
+		return fmt.Errorf("bandwidth is %v, want a finite number > 0", h)
+	}
+	return nil
+}
+
+// UsesKDE reports whether the model builds KDEs: nearest neighbour on the
+// divergences, or a kFDA kernel with a term on them. A model on set
+// kernels alone (GDA, CDL, their sum) records a bandwidth for its sets and
+// a rule for its batches without using them, so they need not be ones a
+// KDE takes: its features may be of any scale its kernels take.
+func (m *Model) UsesKDE() bool {
+	return m.Discriminant == nil || m.Discriminant.UsesDivergences()
+}
+
+// SetBandwidth returns the bandwidth the model's QueryBandwidth rule gives
+// the projected set y (n×d), as a batch of it gets. A model that builds no
+// KDE gives its fixed rule's h as it is, of any scale (UsesKDE).
+func (m *Model) SetBandwidth(y *mat.Dense) (float64, error) {
+	if r := m.QueryBandwidth; r.Kind == match.Fixed && !m.UsesKDE() {
+		if err := validBandwidth(r.Fixed, false); err != nil {
+			return 0, err
+		}
+		return r.Fixed, nil
+	}
+	return m.QueryBandwidth.Bandwidth(y)
+}
 
 // finiteMatrix reports the first NaN or Inf of x by row and column.
 func finiteMatrix(what string, x *mat.Dense) error {

@@ -298,7 +298,7 @@ func (h *fileHeader) model(data []byte) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	rule, err := match.ParseBandwidthRule(h.QueryBandwidth)
+	rule, err := match.ParseRecordedBandwidthRule(h.QueryBandwidth) // its range is checked where a KDE uses it (Validate)
 	if err != nil {
 		return nil, fmt.Errorf("%w: query %w", ErrMalformed, err)
 	}

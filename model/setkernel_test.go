@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"setmatch/match"
 	"setmatch/method"
 	"strings"
 	"testing"
@@ -136,4 +137,50 @@ func TestFormat3SetKernels(t *testing.T) {
 	mfDecodeErr(t, "cdl lambda negative", mfEditHeader(t, cdl, `"lambda":0.01`, `"lambda":-1`), ErrInvalidModel, "lambda = -1")
 	mfDecodeErr(t, "cdl method nn", mfEditHeader(t, cdl, `"method":"cdl"`, `"method":"nn-h"`), ErrInvalidModel, "not a kFDA method")
 	mfDecodeErr(t, "hg with p", mfEditHeader(t, cdl, `"kernel":"cdl"`, `"kernel":"hg"`), ErrInvalidModel, "kernel hg has no subspace dimension")
+}
+
+// TestSetKernelBandwidthOnlyRecorded: a model on a set kernel builds no
+// KDE, so the bandwidth it records for its sets and batches may be of any
+// finite scale (features around 1e150 give one beyond what a KDE takes):
+// it is valid, written and read back, and decides. A model that builds
+// KDEs refuses the same bandwidths.
+func TestSetKernelBandwidthOnlyRecorded(t *testing.T) {
+	for _, kernel := range []string{string(method.KernelGDA), string(method.KernelCDL)} {
+		m := setKernelModel(t, kernel)
+		for i := range m.Sets {
+			m.Sets[i].Bandwidth = 3e200
+		}
+		m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: 3e200}
+		var buf bytes.Buffer
+		if err := Encode(&buf, m); err != nil {
+			t.Fatalf("%s: %v", kernel, err)
+		}
+		r, err := Decode(&buf)
+		if err != nil {
+			t.Fatalf("%s: reading back: %v", kernel, err)
+		}
+		if h, err := r.SetBandwidth(m.Sets[0].Samples); h != 3e200 || err != nil {
+			t.Errorf("%s: SetBandwidth = %v, %v; want the recorded 3e200", kernel, h, err)
+		}
+		mt, err := r.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mt.Match(m.Sets[0].Samples); err != nil {
+			t.Errorf("%s: %v", kernel, err)
+		}
+		for _, inf := range []float64{math.Inf(1), 0} {
+			k := *m
+			k.Sets = append([]Set(nil), m.Sets...)
+			k.Sets[0].Bandwidth = inf
+			if err := k.Validate(); err == nil || !strings.Contains(err.Error(), "want a finite number > 0") {
+				t.Errorf("%s: bandwidth %v: error %v", kernel, inf, err)
+			}
+		}
+	}
+	m := mfModel(3, 8, 3, []int{5, 2, 7})
+	m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: 3e200}
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "outside 1e-150 to 1e+150") {
+		t.Errorf("a model with KDEs, fixed bandwidth 3e200: error %v", err)
+	}
 }

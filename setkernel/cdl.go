@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/stats"
 	"setmatch/pca"
 )
@@ -41,11 +42,21 @@ func NewSpectrum(x *mat.Dense) (Spectrum, error) {
 	}
 	v, s, err := pca.All(stats.Centred(x)) // s: the squared singular values
 	if err != nil {
+		if big := tooLarge(x); big != nil {
+			err = big
+		}
 		return Spectrum{}, fmt.Errorf("a %d×%d set: %w", n, d, err)
 	}
 	var tr float64
 	for _, sv := range s {
 		tr += sv / float64(n-1)
+	}
+	if !finite.Is(tr) {
+		err := tooLarge(x)
+		if err == nil {
+			err = fmt.Errorf("its covariance has trace %v", tr)
+		}
+		return Spectrum{}, fmt.Errorf("a %d×%d set: %w", n, d, err)
 	}
 	r := 0
 	for _, sv := range s {

@@ -1,0 +1,120 @@
+package deploy
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/method"
+	"setmatch/model"
+)
+
+// scaled returns copies of xs times s.
+func scaled(xs []*mat.Dense, s float64) []*mat.Dense {
+	out := make([]*mat.Dense, len(xs))
+	for i, x := range xs {
+		out[i] = mat.DenseCopyOf(x)
+		out[i].Scale(s, out[i])
+	}
+	return out
+}
+
+// TestSetKernelsAtLargeScale: GDA and CDL build no KDE, so features around
+// 1e151, where a KDE's bandwidth is beyond what a float64 kernel takes,
+// are theirs to model: train (the threshold on stand-in strangers, on the
+// training sets, and on the frame halves of one set per class), the model file, the matcher and enroll work, and decide
+// as on the same features unscaled. Features beyond what a covariance
+// holds (1e160: their squares overflow) are refused with a message that
+// says so and what to do.
+func TestSetKernelsAtLargeScale(t *testing.T) {
+	all, labels, names := separated(5, 4, 1)
+	var train, held []*mat.Dense
+	var lab, nam, heldLab []string
+	for i, x := range all {
+		if i%4 == 3 {
+			held, heldLab = append(held, x), append(heldLab, labels[i])
+			continue
+		}
+		train, lab, nam = append(train, x), append(lab, labels[i]), append(nam, names[i])
+	}
+	const s = 1e151
+	for _, m := range []method.Name{method.GDA, method.CDL} {
+		for _, rule := range []string{"", "auto"} {
+			opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+			base := buildRule(t, &opt, rule, train, lab, nam)
+			opt = Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+			if err := ParseThreshold(rule, &opt); err != nil {
+				t.Fatal(err)
+			}
+			big, err := Build(scaled(train, s), lab, nam, opt)
+			if err != nil {
+				t.Errorf("%s, --threshold %q, features ×%g: %v", m, rule, s, err)
+				continue
+			}
+			if b, g := base.Model.Threshold, big.Model.Threshold; !(math.Abs(b-g) <= 1e-6*b) {
+				t.Errorf("%s, --threshold %q: threshold %v at ×%g, %v unscaled", m, rule, g, s, b)
+			}
+			var buf bytes.Buffer
+			if err := model.Encode(&buf, big.Model); err != nil {
+				t.Fatalf("%s: writing the model: %v", m, err)
+			}
+			read, err := model.Decode(&buf)
+			if err != nil {
+				t.Fatalf("%s: reading the model back: %v", m, err)
+			}
+			bm, err := base.Model.NewMatcher()
+			if err != nil {
+				t.Fatal(err)
+			}
+			gm, err := read.NewMatcher()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range held {
+				want, err := bm.Match(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				y := scaled([]*mat.Dense{x}, s)[0]
+				got, err := gm.Match(y)
+				if err != nil {
+					t.Fatalf("%s: matching a held-out set ×%g: %v", m, s, err)
+				}
+				if wl, gl := bm.Labels()[want.Decision.Best], gm.Labels()[got.Decision.Best]; wl != gl || want.Decision.Known != got.Decision.Known {
+					t.Errorf("%s: held-out set %d (%s): %s known %v at ×%g, %s known %v unscaled", m, i, heldLab[i], gl, got.Decision.Known, s, wl, want.Decision.Known)
+				}
+			}
+			if rule != "" {
+				continue
+			}
+			if _, err := Enroll(read, []model.NewSet{{Label: "new", Name: "n0", Frames: scaled(held[:1], s)[0]}, {Label: "new", Name: "n1", Frames: scaled(held[1:2], s)[0]}}, nil, 1, time.Unix(0, 0)); err != nil {
+				t.Errorf("%s: enroll ×%g: %v", m, s, err)
+			}
+		}
+		// One set per class: the threshold from their frame halves.
+		var one []*mat.Dense
+		var oneLab, oneNam []string
+		for i := 0; i < len(train); i += 3 {
+			one, oneLab, oneNam = append(one, train[i]), append(oneLab, lab[i]), append(oneNam, nam[i])
+		}
+		opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+		base := buildRule(t, &opt, "auto", one, oneLab, oneNam)
+		if big, err := Build(scaled(one, s), oneLab, oneNam, opt); err != nil {
+			t.Errorf("%s, one set per class, features ×%g: %v", m, s, err)
+		} else if b, g := base.Model.Threshold, big.Model.Threshold; !(math.Abs(b-g) <= 1e-6*b) || !strings.Contains(big.ThresholdSource, "frame halves") {
+			t.Errorf("%s, one set per class: threshold %v at ×%g (%s), %v unscaled", m, g, s, big.ThresholdSource, b)
+		}
+		opt = Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+		if err := ParseThreshold("", &opt); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Build(scaled(train, 1e160), lab, nam, opt)
+		if err == nil || !strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "scale the features") {
+			t.Errorf("%s, features ×1e160: error %v, want one that says the values are too large and to scale the features", m, err)
+		}
+	}
+}
