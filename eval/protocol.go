@@ -41,6 +41,12 @@ const (
 // MaxSplits is the most random splits a protocol may ask for.
 const MaxSplits = 1000
 
+// VisitorsMinKnown is the fewest known classes a split with visitors
+// (Protocol.Visitors) may keep: training counts the visitors' sets
+// beside stand-in strangers, and each stand-in fold leaves a class out
+// and keeps two known (setmatch train --strangers needs three classes).
+const VisitorsMinKnown = 3
+
 type Protocol struct {
 	Kind    ProtocolKind
 	Gallery int // sets per class (frames per set for pooled data)
@@ -279,6 +285,13 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	}
 	if C := len(d.Classes); p.Strangers < 0 || (p.Strangers > 0 && C-p.Strangers < 2) {
 		return nil, fmt.Errorf("protocol %v: %d strangers of %d classes leaves %d known: recognition needs at least 2 known classes, so strangers=K needs K ≤ %d", p, p.Strangers, C, C-p.Strangers, C-2)
+	} else if p.Visitors > 0 && C-p.Strangers < VisitorsMinKnown {
+		// K ≥ 2 with visitors: one visitor and one stranger at the door.
+		fix := fmt.Sprintf("strangers=K needs K ≤ %d with visitors, or leave visitors=V out", C-VisitorsMinKnown)
+		if C-VisitorsMinKnown < 2 {
+			fix = fmt.Sprintf("visitors need %d classes or more (%d known, a visitor and a stranger at the door), and the data have %d: leave visitors=V out", VisitorsMinKnown+2, VisitorsMinKnown, C)
+		}
+		return nil, fmt.Errorf("protocol %v: %d strangers of %d classes leaves %d known, and visitors=%d needs at least %d known classes: the visitors' sets are counted beside stand-in strangers, whose folds each leave a known class out and keep 2; %s", p, p.Strangers, C, C-p.Strangers, p.Visitors, VisitorsMinKnown, fix)
 	}
 	byClass := make([][]int, len(d.Classes))
 	for i, l := range d.Labels {

@@ -555,6 +555,35 @@ func TestVisitorSplits(t *testing.T) {
 	}
 }
 
+// TestVisitorsNeedThreeKnown: visitors' sets go to training as strangers'
+// sets, which the threshold counts beside stand-in strangers, and the
+// stand-in folds need three known classes (a stranger and two known in
+// each): a protocol that leaves two known classes with visitors is
+// refused before any split is run, and says what to give instead, where
+// every method failed on every split after running them all.
+func TestVisitorsNeedThreeKnown(t *testing.T) {
+	d := toyData(5, 4, 4)
+	p := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 3, Visitors: 1}
+	_, err := p.MakeSplits(d, 1)
+	if err == nil || !strings.Contains(err.Error(), "3 known classes") || !strings.Contains(err.Error(), "strangers=K needs K ≤ 2") {
+		t.Errorf("visitors with 2 known classes of 5: %v, want a refusal that says K ≤ 2", err)
+	}
+	p.Strangers = 2 // 3 known
+	if _, err := p.MakeSplits(d, 1); err != nil {
+		t.Errorf("visitors with 3 known classes: %v", err)
+	}
+	p.Visitors = 0
+	p.Strangers = 3 // 2 known, no visitors: the fallback calibration serves
+	if _, err := p.MakeSplits(d, 1); err != nil {
+		t.Errorf("2 known classes without visitors: %v", err)
+	}
+	// Four classes leave no room for visitors at all (K ≥ 2 with them).
+	p.Strangers, p.Visitors = 2, 1
+	if _, err := p.MakeSplits(toyData(4, 4, 4), 1); err == nil || !strings.Contains(err.Error(), "visitors need 5 classes or more") {
+		t.Errorf("visitors with 4 classes: %v, want a refusal that says 5 classes are needed", err)
+	}
+}
+
 // TestPooledSplitsHoldNoCopies: the splits of pooled data hold which
 // frames each set draws, not copies of them: 200 splits of ten classes of
 // 40 frames × 512 features hold far less than the data (they held 199

@@ -39,7 +39,7 @@ setmatch train trains it (on the split's gallery sets, with the threshold
 train sets by default, or --threshold T as train reads it) and decides every probe set with the model's
 matcher. A split file that --splits-out wrote for strangers=K is
 measured the same way: its probe sets whose class has no gallery set in
-their split are strangers'. With ,visitors=V as well (V < K), the probe sets of V of each
+their split are strangers'. With ,visitors=V as well (V < K, and K ≤ C−3: three known classes), the probe sets of V of each
 split's stranger classes go to training as train --strangers takes
 them, and are not decided. The table gives, mean ± std over the splits: the known sets
 named right closed-set (the threshold ignored); named right, the

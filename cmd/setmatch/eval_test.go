@@ -89,7 +89,8 @@ func TestEvalSplitsOut(t *testing.T) {
 	if got := accuracies("--protocol", "file="+out); len(want) != 3 || !slices.Equal(got, want) {
 		t.Errorf("from the file: accuracies %v, want those of the splits written %v", got, want)
 	}
-	code, _, stderr := evalDispatch("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "gallery=2,probe=2,splits=1,strangers=2,visitors=1", "--splits-out", out)
+	five := evalData(t, 5, 4) // visitors need 3 known classes besides a visitor and a stranger
+	code, _, stderr := evalDispatch("eval", "--data", five, "--methods", "nn-h", "--quiet", "--protocol", "gallery=2,probe=2,splits=1,strangers=2,visitors=1", "--splits-out", out)
 	if code != 2 || !strings.Contains(stderr, "visitors") {
 		t.Errorf("visitors: exit %d, %s; want a usage error that names them", code, stderr)
 	}
