@@ -472,6 +472,44 @@ func TestChangeStrangers(t *testing.T) {
 	}
 }
 
+// TestChangeStrangersTwoClasses: a change that leaves the model two
+// classes cannot count strangers' sets, which need the stand-in folds of
+// three; the refusal speaks of the model's sets, not training sets, and
+// says what forget and enroll take instead (--strangers none), not to
+// give three classes, which a change does not do.
+func TestChangeStrangersTwoClasses(t *testing.T) {
+	train, labels, names := separated(3, 3, 8)
+	strangers, _, _ := separated(5, 2, 9)
+	strangers = strangers[len(strangers)-2:] // class c4, which the model never holds
+	res := buildRule(t, &Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}, "", train, labels, names)
+	res.EffectiveParams(labels)
+	m := *res.Model
+	_, err := Forget(&m, "c0", "", strangers, 1, time.Time{})
+	if err == nil {
+		t.Fatal("forget down to two classes with strangers' sets: accepted")
+	}
+	for _, want := range []string{"the model's sets cannot stand in", "--strangers none"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("forget down to two classes with strangers' sets: %v; want it to say %q", err, want)
+		}
+	}
+	for _, wrong := range []string{"training sets", "give three classes"} {
+		if strings.Contains(err.Error(), wrong) {
+			t.Errorf("forget down to two classes with strangers' sets: %v; it says %q", err, wrong)
+		}
+	}
+	// Without strangers' sets, the threshold is balanced on the gallery,
+	// in words of the model's sets too.
+	m = *res.Model
+	c, err := Forget(&m, "c0", "", nil, 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Threshold, "the model's sets cannot stand in") || strings.Contains(c.Threshold, "training sets") {
+		t.Errorf("forget down to two classes: %s; want it to speak of the model's sets", c.Threshold)
+	}
+}
+
 // TestForgetNamesOneFrameSet: a set of one frame, which enrol refuses
 // now but an older enrol took, stops a forget whose global bandwidth is
 // computed again; the error names the set and says how to go on.

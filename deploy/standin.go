@@ -53,9 +53,11 @@ const StandInFolds = 5
 // minKnownClasses is the number of classes a fold's gallery must keep.
 const minKnownClasses = 2
 
-// errNoStandIns is returned when the training sets cannot give stand-in
-// strangers: fewer than minKnownClasses+1 classes, or no known probe.
-var errNoStandIns = errors.New("the training sets cannot stand in for strangers")
+// errNoStandIns is returned when the sets (the training sets, or a
+// changed model's) cannot give stand-in strangers: fewer than
+// minKnownClasses+1 classes, or no known probe. Its text follows the
+// words that say whose sets they are (standInSamples).
+var errNoStandIns = errors.New("cannot stand in for strangers")
 
 // standInGroups deals the classes 0..classes−1 to min(StandInFolds,
 // classes) groups, in a seeded order.
@@ -170,11 +172,12 @@ type standIn struct {
 // fold to fold; the rest is the fold's gallery, which is all the fold's
 // model learns from (a projection by conjugate gradient learns from
 // frame halves where no class of it keeps a pair). onFold, if not nil,
-// is told of each fold before it is fitted (f of n, from 1).
-func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit foldFit, onFold func(f, n int)) ([]standIn, error) {
+// is told of each fold before it is fitted (f of n, from 1). whose
+// names the sets in an error ("the training sets", "the model's sets").
+func standInSamples(sets []*mat.Dense, labels, names []string, whose string, seed uint64, fit foldFit, onFold func(f, n int)) ([]standIn, error) {
 	ids, classes := model.ClassIndex(labels)
 	if len(classes) < minKnownClasses+1 {
-		return nil, fmt.Errorf("%w: %d classes, and a fold needs %d known ones besides a stranger", errNoStandIns, len(classes), minKnownClasses)
+		return nil, fmt.Errorf("%s %w: %d classes, and a fold needs %d known ones besides a stranger", whose, errNoStandIns, len(classes), minKnownClasses)
 	}
 	// The units of each class: its sets, or where every class has one,
 	// the even and odd frame halves of it.
@@ -191,7 +194,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 			h := method.FrameHalves(us[0].x)
 			if h == nil {
 				n, _ := us[0].x.Dims()
-				return nil, fmt.Errorf("%w: %w", errNoStandIns, method.TooShortToHalve(labels[us[0].set]+"/"+names[us[0].set], n))
+				return nil, fmt.Errorf("%s %w: %w", whose, errNoStandIns, method.TooShortToHalve(labels[us[0].set]+"/"+names[us[0].set], n))
 			}
 			units[c] = []unit{{h[0], us[0].set, c}, {h[1], us[0].set, c}}
 		}
@@ -278,7 +281,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, seed uint64, fit 
 		}
 	}
 	if known == 0 {
-		return nil, fmt.Errorf("%w: no class has two training sets to hold one out", errNoStandIns)
+		return nil, fmt.Errorf("%s %w: no class has two sets to hold one out", whose, errNoStandIns)
 	}
 	return samples, nil
 }
@@ -457,7 +460,7 @@ func atZeroText(err error, sets []model.Set, scores mat.Symmetric, given, change
 // percent of them. ok is false, with the reason, when the training sets
 // cannot stand in for strangers; the caller then falls back.
 func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, opt Options) (ok bool, why error, err error) {
-	samples, err := standInSamples(sets, labels, names, opt.Seed, r.fitRaw(opt), func(f, n int) {
+	samples, err := standInSamples(sets, labels, names, "the training sets", opt.Seed, r.fitRaw(opt), func(f, n int) {
 		opt.stage("calibrating the threshold of %s: stand-in fold %d of %d", r.Fit.Method, f, n)
 	})
 	if errors.Is(err, errNoStandIns) {
@@ -527,7 +530,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	// train could not repeat its fit without stand-ins: it is again.
 	learned := m.Meta.Params["method"] == string(Learned)
 	if standIns(opt) && !learned {
-		samples, err := standInSamples(sets, labels, names, opt.Seed, fitGallery(m, opt.Workers), nil)
+		samples, err := standInSamples(sets, labels, names, "the model's sets", opt.Seed, fitGallery(m, opt.Workers), nil)
 		why = fmt.Sprint(err)
 		switch {
 		case err == nil:

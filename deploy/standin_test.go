@@ -414,7 +414,7 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 				return model.Result{Decision: match.Decision{Best: 0, Score: 1}}, nil
 			}, galleryView{scale: 1}, nil
 		}
-		samples, err := standInSamples(sets, labels, names, 9, fit, nil)
+		samples, err := standInSamples(sets, labels, names, "the training sets", 9, fit, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

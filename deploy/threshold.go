@@ -78,8 +78,14 @@ func StrangersRule(opt Options) error {
 // strangersWithoutStandIns is the error of strangers' sets given where the
 // gallery cannot stand in for strangers (why): the known sets' side of
 // the calibration comes from the stand-in folds.
+// A change to a model (opt.changed) cannot give it classes: there it
+// says to leave the strangers' sets out.
 func strangersWithoutStandIns(opt Options, why string) error {
-	return fmt.Errorf("--threshold %s with strangers' sets: %s, and the known sets' side of the calibration comes from stand-in folds; give three classes or more, or no strangers' sets", thresholdFlag(opt), why)
+	fix := "give three classes or more, or no strangers' sets"
+	if opt.changed {
+		fix = "give --strangers none to set the threshold on the model's sets alone, without strangers' sets (or enrol a third class first)"
+	}
+	return fmt.Errorf("--threshold %s with strangers' sets: %s, and the known sets' side of the calibration comes from stand-in folds; %s", thresholdFlag(opt), why, fix)
 }
 
 // thresholdFlag returns the --threshold that opt stands for.
