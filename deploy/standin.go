@@ -467,7 +467,9 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 		return false, err, nil
 	}
 	if err != nil {
-		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
+		// A fold fits the method on fewer sets than training did: a
+		// method that fitted on all of them may not fit there.
+		return false, nil, fmt.Errorf("--threshold %s: %w; the stand-in folds fit %s again on fewer sets than training (in each, a group of classes left out and one set of every other class held out), and here they cannot: give --threshold auto (a bound from the training sets' own scores) or a number X, which need no folds, or another --method", thresholdFlag(opt), err, r.Fit.Method)
 	}
 	view, err := newGalleryView(r.Gallery, r.Model.Labels())
 	if err != nil {

@@ -651,3 +651,39 @@ func TestAtZeroText(t *testing.T) {
 		t.Errorf("another error: %q, want none", got)
 	}
 }
+
+// TestStandInFoldCannotRefit: where the stand-in folds cannot fit the
+// method again (nn-h-dr on two sets of three frames a class: a fold
+// keeps one set of each known class, too short to learn W from its
+// halves, while the deployed W learned from the pair), the error says
+// that it is the folds' refit that failed and what to give instead (a
+// threshold that needs no folds, or another method), where it said only
+// to give a class a second set, which every class had.
+func TestStandInFoldCannotRefit(t *testing.T) {
+	all, labels, names := separated(4, 2, 5)
+	for i, x := range all {
+		all[i] = mat.DenseCopyOf(x.Slice(0, 3, 0, 4))
+	}
+	g := method.DefaultGrid()
+	g.DRIter, g.DRFoldIter, g.Learn = 4, 2, DRLearner(1)
+	opt := Options{Method: method.NNHDR, Grid: g, Seed: 1, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Build(all, labels, names, opt)
+	if err == nil {
+		t.Fatal("nn-h-dr whose stand-in folds cannot learn W: built")
+	}
+	for _, want := range []string{"stand-in fold", "one set of every other class held out", "give --threshold auto (", "another --method"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	// The same model with a threshold that needs no folds is built.
+	if err := ParseThreshold("auto", &opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(all, labels, names, opt); err != nil {
+		t.Errorf("--threshold auto: %v", err)
+	}
+}
