@@ -107,6 +107,9 @@ func ParseProtocol(s string) (Protocol, error) {
 			continue
 		}
 		if err != nil || n < 1 {
+			if k == "strangers" {
+				return Protocol{}, fmt.Errorf("protocol %q: %s=%q must be a whole number ≥ 0 (0: a closed set)", s, k, v)
+			}
 			return Protocol{}, fmt.Errorf("protocol %q: %s=%q must be a whole number ≥ 1", s, k, v)
 		}
 		switch k {
@@ -284,7 +287,11 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 		return nil, fmt.Errorf("protocol %v: need splits ≥ 1 and gallery ≥ 1", p)
 	}
 	if C := len(d.Classes); p.Strangers < 0 || (p.Strangers > 0 && C-p.Strangers < 2) {
-		return nil, fmt.Errorf("protocol %v: %d strangers of %d classes leaves %d known: recognition needs at least 2 known classes, so strangers=K needs K ≤ %d", p, p.Strangers, C, C-p.Strangers, C-2)
+		known := fmt.Sprintf("leaves %d known", C-p.Strangers)
+		if C-p.Strangers <= 0 {
+			known = "leaves no class known"
+		}
+		return nil, fmt.Errorf("protocol %v: %d strangers of %d classes %s: recognition needs at least 2 known classes, so strangers=K needs K ≤ %d", p, p.Strangers, C, known, C-2)
 	} else if p.Visitors > 0 && C-p.Strangers < VisitorsMinKnown {
 		// K ≥ 2 with visitors: one visitor and one stranger at the door.
 		fix := fmt.Sprintf("strangers=K needs K ≤ %d with visitors, or leave visitors=V out", C-VisitorsMinKnown)

@@ -555,6 +555,22 @@ func TestVisitorSplits(t *testing.T) {
 	}
 }
 
+// TestStrangersOutOfRangeSaySo: strangers=K below 0 says that 0 (a
+// closed set) is taken, and K at or above the number of classes says
+// that no class is left known, where it said "≥ 1" and "leaves -1 known".
+func TestStrangersOutOfRangeSaySo(t *testing.T) {
+	if _, err := ParseProtocol("gallery=2,probe=2,strangers=-1"); err == nil || !strings.Contains(err.Error(), "≥ 0") {
+		t.Errorf("strangers=-1: %v, want it to say K ≥ 0", err)
+	}
+	d := toyData(5, 4, 4)
+	for _, k := range []int{5, 6} {
+		_, err := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 1, Strangers: k}.MakeSplits(d, 1)
+		if err == nil || strings.Contains(err.Error(), "leaves -") || strings.Contains(err.Error(), "leaves 0") || !strings.Contains(err.Error(), "no class known") || !strings.Contains(err.Error(), "K ≤ 3") {
+			t.Errorf("strangers=%d of 5 classes: %v", k, err)
+		}
+	}
+}
+
 // TestVisitorsNeedThreeKnown: visitors' sets go to training as strangers'
 // sets, which the threshold counts beside stand-in strangers, and the
 // stand-in folds need three known classes (a stranger and two known in
