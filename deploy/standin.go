@@ -155,10 +155,24 @@ type unit struct {
 
 // standIn is a calibration sample with the spread of the class it was
 // named (learn.ClassSpread of its fold's gallery; 0 for a class without
-// one), by which a Spread scales its score.
+// one), by which a Spread scales its score, and the fold that decided it
+// (from 1; 0 for a strangers' set the deployed model decided).
 type standIn struct {
 	openset.Sample
 	spread float64
+	fold   int
+}
+
+// foldsOf returns how many folds decided the samples: a fold none of
+// whose known classes holds a set out is not fitted, and gives none.
+func foldsOf(samples []standIn) int {
+	seen := map[int]bool{}
+	for _, s := range samples {
+		if s.fold > 0 {
+			seen[s.fold] = true
+		}
+	}
+	return len(seen)
 }
 
 // standInSamples returns the calibration samples of the method that fit
@@ -271,7 +285,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, whose string, see
 			d := res.Decision
 			right := d.Best >= 0 && foldLabels[d.Best] == labels[p.set]
 			p.sample.Score, p.sample.Right = d.Score/view.scale, right
-			samples = append(samples, standIn{p.sample, view.spreadOf(foldLabels, d.Best)})
+			samples = append(samples, standIn{p.sample, view.spreadOf(foldLabels, d.Best), f + 1})
 		}
 	}
 	known := 0
@@ -382,7 +396,7 @@ func pickThreshold(samples []openset.Sample, opt Options) (openset.Rates, string
 // The samples' scores are fractions of their fold's galleryScale, and the
 // threshold is the fraction found times m's own; each class's threshold
 // follows its spread as far as chooseSpread finds it pays (spread.go).
-func calibrated(m *model.Model, samples []standIn, view galleryView, classes int, opt Options, refits string) (*openset.Rates, string, error) {
+func calibrated(m *model.Model, samples []standIn, view galleryView, opt Options, refits string) (*openset.Rates, string, error) {
 	given, err := givenStrangers(m, opt.Strangers, view, opt.Workers)
 	if err != nil {
 		return nil, "", err
@@ -409,7 +423,7 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, classes int
 		strangers = "strangers'"
 	}
 	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d held-out sets, read for new sets that meet every set of their class) and %.1f%% of %d %s sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
-		rates.Threshold, thresholdFlag(opt), how, min(StandInFolds, classes), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers, strangers, frac, scale)
+		rates.Threshold, thresholdFlag(opt), how, foldsOf(samples), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers, strangers, frac, scale)
 	if len(given) > 0 {
 		sets := "sets"
 		if len(given) == 1 {
@@ -475,7 +489,7 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 	if err != nil {
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
-	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, view, len(distinct(labels)), opt, string(r.Fit.Method))
+	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, view, opt, string(r.Fit.Method))
 	r.GivenStrangers = len(opt.Strangers)
 	return err == nil, nil, err
 }
@@ -499,7 +513,7 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers
 			return nil, fmt.Errorf("stranger's set %d of %d: %w", i+1, len(sets), err)
 		}
 		d := res.Decision
-		samples[i] = standIn{openset.Sample{Score: d.Score / view.scale, Stranger: true}, view.spreadOf(mt.Labels(), d.Best)}
+		samples[i] = standIn{openset.Sample{Score: d.Score / view.scale, Stranger: true}, view.spreadOf(mt.Labels(), d.Best), 0}
 	}
 	return samples, nil
 }
@@ -550,7 +564,7 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 			if m.W != nil {
 				who += " (W kept)"
 			}
-			rates, src, err := calibrated(m, samples, view, len(distinct(labels)), opt, who)
+			rates, src, err := calibrated(m, samples, view, opt, who)
 			return src, rates, err
 		case !errors.Is(err, errNoStandIns):
 			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
@@ -618,14 +632,6 @@ func fitGallery(m *model.Model, workers int) foldFit {
 		}
 		return &f, mt.MatchProjected, view, nil
 	}
-}
-
-func distinct(labels []string) map[string]bool {
-	m := map[string]bool{}
-	for _, l := range labels {
-		m[l] = true
-	}
-	return m
 }
 
 // setNames returns label/name of every set, as errors name a set.

@@ -687,3 +687,25 @@ func TestStandInFoldCannotRefit(t *testing.T) {
 		t.Errorf("--threshold auto: %v", err)
 	}
 }
+
+// TestStandInFoldsCounted: a fold none of whose known classes has two
+// sets holds no known set out and is not fitted; the threshold's words
+// count the folds that were, where they said "over 4 folds" of the four
+// groups while three ran.
+func TestStandInFoldsCounted(t *testing.T) {
+	all, labels, names := separated(4, 2, 5)
+	var sets []*mat.Dense
+	var lab, nam []string
+	for i := range all {
+		if labels[i] == "c0" || names[i][len(names[i])-1] == '0' {
+			sets, lab, nam = append(sets, all[i]), append(lab, labels[i]), append(nam, names[i])
+		}
+	}
+	res := buildRule(t, &Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}, "", sets, lab, nam)
+	if res.Calibration == nil || res.Calibration.Known != 3 {
+		t.Fatalf("calibration %v, want 3 known sets held out (one in each fold but c0's)", res.Calibration)
+	}
+	if !strings.Contains(res.ThresholdSource, "over 3 folds") {
+		t.Errorf("threshold: %s; want it to count 3 folds", res.ThresholdSource)
+	}
+}
