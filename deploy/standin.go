@@ -434,6 +434,14 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, opt Options
 	if math.IsInf(rates.Threshold, 1) {
 		src += "; no threshold keeps stand-in strangers out here"
 	}
+	if opt.AutoFAR && rates.KnownIn == 0 {
+		// Every threshold that meets P lets no known set in either.
+		again := "give"
+		if opt.changed {
+			again = "train again with"
+		}
+		src += fmt.Sprintf("; no threshold that lets in at most %g%% of the strangers lets a held-out known set in, so it keeps every set out, known ones too: %s a larger P (auto:far=P) or auto:balanced, and check it with setmatch test", opt.FARPercent, again)
+	}
 	src += "; " + spreadText(m, atZero, atAlpha, exps)
 	return &rates, src, nil
 }

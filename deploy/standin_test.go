@@ -709,3 +709,28 @@ func TestStandInFoldsCounted(t *testing.T) {
 		t.Errorf("threshold: %s; want it to count 3 folds", res.ThresholdSource)
 	}
 }
+
+// TestStandInFarLetsNoKnownIn: where every threshold that lets in at
+// most P% of the stand-in strangers lets no known set in either
+// (auto:far=0 on classes that nothing separates), the model keeps every
+// set out; train says so and what to give instead, where it gave only
+// the rate, 0% of known sets named right.
+func TestStandInFarLetsNoKnownIn(t *testing.T) {
+	train, _, labels, names := crossedClasses(4)
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	res := buildRule(t, &opt, "auto:far=0", train, labels, names)
+	if res.Calibration == nil || res.Calibration.KnownIn != 0 {
+		t.Fatalf("auto:far=0 on crossed classes: %v (%s), want no known set let in", res.Calibration, res.ThresholdSource)
+	}
+	for _, want := range []string{"keeps every set out, known ones too", "auto:balanced", "larger P"} {
+		if !strings.Contains(res.ThresholdSource, want) {
+			t.Errorf("threshold: %s; want it to say %q", res.ThresholdSource, want)
+		}
+	}
+	// A calibration that lets known sets in says nothing of the kind.
+	all, lab, nam := separated(4, 3, 2)
+	res = buildRule(t, &opt, "auto:far=0", all, lab, nam)
+	if res.Calibration == nil || res.Calibration.KnownIn == 0 || strings.Contains(res.ThresholdSource, "keeps every set out") {
+		t.Errorf("auto:far=0 on classes far apart: %v: %s", res.Calibration, res.ThresholdSource)
+	}
+}
