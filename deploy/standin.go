@@ -541,6 +541,11 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 	if len(m.Voters) > 0 {
 		return "", nil, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
 	}
+	if _, classes := model.ClassIndex(m.Labels()); len(classes) < model.MinClasses {
+		// No class is left to stand for a stranger to the others (and a
+		// model keeps two: model.WithoutSets).
+		return "", nil, fmt.Errorf("the gallery holds %d set(s) of %d class(es): %w to set a threshold on; to start again with other people, train a new model (setmatch train)", len(m.Sets), len(classes), model.ErrTooFewClasses)
+	}
 	opt.changed = true
 	m.Spread = nil // the threshold of every class is set again, from the gallery as it is
 	r := &Result{Model: m, GalleryMeasure: m.Divergence.String()}

@@ -734,3 +734,25 @@ func TestStandInFarLetsNoKnownIn(t *testing.T) {
 		t.Errorf("auto:far=0 on classes far apart: %v: %s", res.Calibration, res.ThresholdSource)
 	}
 }
+
+// TestRecalibrateRefusesFewerThanTwoClasses: a gallery of one class, or
+// of none, has no threshold to set (forget keeps two classes, but
+// Recalibrate is called on any model): it is refused with
+// model.ErrTooFewClasses, by every rule, where the bound of auto set a
+// threshold on one class and an empty gallery failed with "divergence
+// matrix: no sets".
+func TestRecalibrateRefusesFewerThanTwoClasses(t *testing.T) {
+	all, labels, names := separated(3, 3, 8)
+	for _, rule := range []string{"", "auto", "auto:far=5"} {
+		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+		res := buildRule(t, &opt, rule, all, labels, names)
+		for _, keep := range []int{2, 1, 0} { // sets of class c0 only, then none
+			m := *res.Model
+			m.Sets = m.Sets[:keep]
+			_, _, err := Recalibrate(&m, opt)
+			if !errors.Is(err, model.ErrTooFewClasses) || !strings.Contains(err.Error(), "setmatch train") {
+				t.Errorf("rule %q, %d sets of one class: %v; want a refusal with model.ErrTooFewClasses that says to train", rule, keep, err)
+			}
+		}
+	}
+}
