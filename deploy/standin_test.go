@@ -756,3 +756,22 @@ func TestRecalibrateRefusesFewerThanTwoClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestGivenThresholdSaysItsUnit: a threshold given as a number is held
+// against the model's own scores, whose scale each method has its own:
+// train and inspect say which scores, where they said "given" alone.
+func TestGivenThresholdSaysItsUnit(t *testing.T) {
+	all, labels, names := separated(3, 3, 8)
+	for m, want := range map[method.Name]string{method.NNH: "hellinger divergence", method.KFDAHG: "kfda-hg kernel distance"} {
+		opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+		res := buildRule(t, &opt, "0.5", all, labels, names)
+		if res.Model.Threshold != 0.5 {
+			t.Fatalf("%s: threshold %v, want 0.5", m, res.Model.Threshold)
+		}
+		for _, w := range []string{"0.5", "given", want, "scale of its own"} {
+			if !strings.Contains(res.ThresholdSource, w) {
+				t.Errorf("%s: threshold set %q; want it to say %q", m, res.ThresholdSource, w)
+			}
+		}
+	}
+}

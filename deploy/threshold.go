@@ -119,7 +119,13 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	r.Model.Threshold = opt.Threshold
 	r.ThresholdSource = "closed set (no threshold): every set is named, strangers too (--threshold none)"
 	if !math.IsInf(opt.Threshold, 1) {
-		r.ThresholdSource = "given"
+		// A number is in the model's own scores, which no other method
+		// shares: say which.
+		what := r.GalleryMeasure
+		if r.Model.Discriminant == nil {
+			what += " divergence"
+		}
+		r.ThresholdSource = fmt.Sprintf("%g, given (--threshold %g): held against each batch's %s to the model's nearest set, a scale of its own to the method (setmatch test --json lists the scores of sets)", opt.Threshold, opt.Threshold, what)
 	}
 	if len(opt.Strangers) > 0 {
 		if err := StrangersRule(opt); err != nil {
