@@ -121,21 +121,25 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 			c.NewClasses++
 		}
 	}
+	for _, mem := range next.Members() {
+		c.Members = append(c.Members, describeMember(mem))
+	}
+	// The threshold first: where its rule reads the gallery's divergences
+	// (or a kFDA member's kernel, from its fit), the margins of the new
+	// sets are read from them, not computed again.
+	if err := recalibrate(next, c, strangers, workers, kernels); err != nil {
+		return nil, err
+	}
 	var idx []int
 	for i := len(next.Sets) - len(sets); i < len(next.Sets); i++ {
 		idx = append(idx, i)
 	}
 	for i, mem := range next.Members() {
-		mc := describeMember(mem)
 		own := *mem
 		own.Voters = nil
-		if mc.Margins, err = separation(&own, idx, kernels[i], workers); err != nil {
+		if c.Members[i].Margins, err = separation(&own, idx, kernels[i], workers); err != nil {
 			return nil, err
 		}
-		c.Members = append(c.Members, mc)
-	}
-	if err := recalibrate(next, c, strangers, workers); err != nil {
-		return nil, err
 	}
 	c.Before = memberThresholds(m)
 	next.Record(now, model.ChangeEnroll, len(sets))
@@ -217,7 +221,8 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 		}
 		rebanded = append(rebanded, ok)
 	}
-	if _, err := refitKFDA(next, len(m.Classes()), workers); err != nil {
+	kernels, err := refitKFDA(next, len(m.Classes()), workers)
+	if err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
 	}
 	if err := next.Validate(); err != nil {
@@ -230,7 +235,7 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 		mc.Bandwidth, mc.BandwidthBefore = rebanded[i], before[i]
 		c.Members = append(c.Members, mc)
 	}
-	if err := recalibrate(next, c, strangers, workers); err != nil {
+	if err := recalibrate(next, c, strangers, workers, kernels); err != nil {
 		return nil, err
 	}
 	c.Before = memberThresholds(m)
@@ -312,8 +317,12 @@ func describeMember(mem *model.Model) MemberChange {
 // none), each as if alone, with its W kept (Recalibrate), with the
 // strangers' sets given (raw frames) beside the stand-ins; a rule that is
 // a number or none leaves the thresholds as they are. It fills c's Rule,
-// RuleDefault, Threshold, Rates and each member's Threshold.
-func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int) error {
+// RuleDefault, Threshold, Rates and each member's Threshold. scores holds
+// for every member (in order) the scores of its gallery sets where they
+// are computed already, nil where not: the kernel of its kFDA fit
+// (refitKFDA), or its divergence matrix; where the rule reads them, the
+// ones computed here are put in their member's place.
+func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int, scores []*mat.SymDense) error {
 	rule, ok := m.Selection.Params[ThresholdRuleParam]
 	if !ok {
 		rule, c.RuleDefault = DefaultThreshold, true
@@ -346,13 +355,14 @@ func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int)
 	for i, mem := range members {
 		own := *mem
 		own.Voters = nil
-		src, rates, err := Recalibrate(&own, opt)
+		src, rates, sc, err := recalibrateOn(&own, opt, scores[i])
 		if err != nil {
 			if len(members) > 1 {
 				return fmt.Errorf("threshold of vote member %d (%s): %w", i+1, own.MethodName(), err)
 			}
 			return fmt.Errorf("threshold: %w", err)
 		}
+		scores[i] = sc
 		mem.Threshold, mem.Spread = own.Threshold, own.Spread
 		if mem.Selection.Params == nil {
 			mem.Selection.Params = map[string]string{}

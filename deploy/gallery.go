@@ -143,13 +143,17 @@ type Margin struct {
 }
 
 // separation returns the Margin of each gallery set of m whose index is
-// in idx (m alone, without its voters): for a kFDA model (its
-// discriminant fitted on the gallery) by the distances its kernel
-// measures between the gallery sets, from km, the m×m kernel of that fit
-// (FitTerms; computed when nil), else by m's divergence with the sets'
-// bandwidths.
-func separation(m *model.Model, idx []int, km *mat.SymDense, workers int) ([]Margin, error) {
+// in idx (m alone, without its voters), from scores, the m×m scores of
+// its gallery sets where they are computed already (nil: computed here):
+// for a kFDA model (its discriminant fitted on the gallery) by the
+// distances its kernel measures, scores being the kernel of that fit
+// (FitTerms); else by m's divergence with the sets' bandwidths, scores
+// being their divergence matrix, or where there is none each set of idx
+// compared with every other gallery set (the pair of a set with itself,
+// at divergence 0, is not computed).
+func separation(m *model.Model, idx []int, scores *mat.SymDense, workers int) ([]Margin, error) {
 	if k := m.Discriminant; k != nil {
+		km := scores
 		if km == nil {
 			var err error
 			if km, err = GalleryKernel(m, k.Kernels(), workers); err != nil {
@@ -164,6 +168,11 @@ func separation(m *model.Model, idx []int, km *mat.SymDense, workers int) ([]Mar
 			return row, nil
 		})
 	}
+	if scores != nil {
+		return margins(m, idx, func(i int) ([]float64, error) {
+			return mat.Row(nil, i, scores), nil
+		})
+	}
 	kdes := make([]*match.KDE, len(m.Sets))
 	for i, s := range m.Sets {
 		k, err := match.NewKDE(s.Samples, s.Bandwidth)
@@ -176,11 +185,15 @@ func separation(m *model.Model, idx []int, km *mat.SymDense, workers int) ([]Mar
 	if err != nil {
 		return nil, err
 	}
+	g.Workers = workers
 	var div []match.Divergences
 	return margins(m, idx, func(i int) ([]float64, error) {
 		s := m.Sets[i]
-		if div, err = g.Compare(kdes[i], div); err != nil {
+		if div, err = g.CompareMember(i, div); err != nil {
 			return nil, fmt.Errorf("gallery set %s/%s: %w", s.Label, s.Name, err)
+		}
+		if pairsHook != nil {
+			pairsHook(len(m.Sets), len(m.Sets)-1)
 		}
 		row := make([]float64, len(div))
 		for j, d := range div {
@@ -189,6 +202,12 @@ func separation(m *model.Model, idx []int, km *mat.SymDense, workers int) ([]Mar
 		return row, nil
 	})
 }
+
+// pairsHook, where not nil, is told of the pairs of sets whose
+// divergences deploy computes (a test's count of the work): sets, the
+// number of sets of the gallery compared, and pairs, how many of their
+// pairs were compared.
+var pairsHook func(sets, pairs int)
 
 // margins returns the Margin of each gallery set of m whose index is in
 // idx, from score(i): set i's scores against every gallery set.

@@ -132,16 +132,20 @@ func (r *Result) Scale() (float64, error) {
 	return galleryScale(r.Gallery, r.Model.Labels())
 }
 
-// modelView returns the galleryView of m's gallery as m compares it: the
-// divergences of its sets, or for kFDA (kernel, the m×m kernel matrix of
-// the gallery) the distances its kernel induces.
-func modelView(m *model.Model, kernel *mat.SymDense, workers int) (galleryView, error) {
+// modelView returns the galleryView of m's gallery as m compares it, from
+// scores: for kFDA (scores, the m×m kernel matrix of the gallery) the
+// distances its kernel induces; else the divergences of its sets (scores,
+// their matrix; nil: computed here).
+func modelView(m *model.Model, scores *mat.SymDense, workers int) (galleryView, error) {
 	if m.Discriminant != nil {
-		return newGalleryView(kfda.KernelDistances(kernel), m.Labels())
+		return newGalleryView(kfda.KernelDistances(scores), m.Labels())
 	}
-	div, err := divergences(m, workers)
-	if err != nil {
-		return galleryView{}, err
+	div := scores
+	if div == nil {
+		var err error
+		if div, err = divergences(m, workers); err != nil {
+			return galleryView{}, err
+		}
 	}
 	return newGalleryView(div, m.Labels())
 }
@@ -538,13 +542,23 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers
 // It returns the words that say how, and the rates on the stand-ins of
 // m (nil when the stand-ins were not used).
 func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
+	src, rates, _, err := recalibrateOn(m, opt, nil)
+	return src, rates, err
+}
+
+// recalibrateOn is Recalibrate with scores, the scores of m's gallery
+// sets where they are computed already (nil: computed here): the
+// kernel of its kFDA fit (FitTerms, GalleryKernel), or for a model that
+// decides by nearest neighbour its divergence matrix (divergences). It
+// also returns the scores it used (nil where it needed none).
+func recalibrateOn(m *model.Model, opt Options, scores *mat.SymDense) (string, *openset.Rates, *mat.SymDense, error) {
 	if len(m.Voters) > 0 {
-		return "", nil, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
+		return "", nil, nil, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
 	}
 	if _, classes := model.ClassIndex(m.Labels()); len(classes) < model.MinClasses {
 		// No class is left to stand for a stranger to the others (and a
 		// model keeps two: model.WithoutSets).
-		return "", nil, fmt.Errorf("the gallery holds %d set(s) of %d class(es): %w to set a threshold on; to start again with other people, train a new model (setmatch train)", len(m.Sets), len(classes), model.ErrTooFewClasses)
+		return "", nil, nil, fmt.Errorf("the gallery holds %d set(s) of %d class(es): %w to set a threshold on; to start again with other people, train a new model (setmatch train)", len(m.Sets), len(classes), model.ErrTooFewClasses)
 	}
 	opt.changed = true
 	m.Spread = nil // the threshold of every class is set again, from the gallery as it is
@@ -563,38 +577,36 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 		why = fmt.Sprint(err)
 		switch {
 		case err == nil:
-			var kernel *mat.SymDense
-			if k := m.Discriminant; k != nil {
-				if kernel, err = GalleryKernel(m, k.Kernels(), opt.Workers); err != nil {
-					return "", nil, err
-				}
+			if scores, err = galleryScores(m, scores, opt.Workers); err != nil {
+				return "", nil, nil, err
 			}
-			view, err := modelView(m, kernel, opt.Workers)
+			view, err := modelView(m, scores, opt.Workers)
 			if err != nil {
-				return "", nil, err
+				return "", nil, nil, err
 			}
 			who := m.MethodName()
 			if m.W != nil {
 				who += " (W kept)"
 			}
 			rates, src, err := calibrated(m, samples, view, opt, who)
-			return src, rates, err
+			return src, rates, scores, err
 		case !errors.Is(err, errNoStandIns):
-			return "", nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
+			return "", nil, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 		}
 	}
 	if len(opt.Strangers) > 0 {
-		return "", nil, strangersWithoutStandIns(opt, why)
+		return "", nil, nil, strangersWithoutStandIns(opt, why)
 	}
 	// The gallery's own scores, as setThreshold takes them.
 	var err error
-	if k := m.Discriminant; k != nil {
-		if r.kernel, err = GalleryKernel(m, k.Kernels(), opt.Workers); err != nil {
-			return "", nil, err
-		}
+	if scores, err = galleryScores(m, scores, opt.Workers); err != nil {
+		return "", nil, nil, err
+	}
+	if m.Discriminant != nil {
+		r.kernel = scores
 		r.Gallery = kfda.KernelDistances(r.kernel)
-	} else if r.Gallery, err = divergences(m, opt.Workers); err != nil {
-		return "", nil, err
+	} else {
+		r.Gallery = scores
 	}
 	fit := opt
 	if standIns(opt) {
@@ -604,12 +616,25 @@ func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
 		fit.Method = Learned
 	}
 	if err := r.setThreshold(nil, nil, nil, fit); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if why != "" {
-		return fmt.Sprintf("%s (%s, so it is balanced on the gallery itself)", r.ThresholdSource, why), nil, nil
+		return fmt.Sprintf("%s (%s, so it is balanced on the gallery itself)", r.ThresholdSource, why), nil, scores, nil
 	}
-	return r.ThresholdSource, nil, nil
+	return r.ThresholdSource, nil, scores, nil
+}
+
+// galleryScores returns scores where it is not nil, else the scores of
+// m's gallery sets a Recalibrate reads: the kernel of its kFDA fit
+// (GalleryKernel), or its divergence matrix (divergences).
+func galleryScores(m *model.Model, scores *mat.SymDense, workers int) (*mat.SymDense, error) {
+	if scores != nil {
+		return scores, nil
+	}
+	if k := m.Discriminant; k != nil {
+		return GalleryKernel(m, k.Kernels(), workers)
+	}
+	return divergences(m, workers)
 }
 
 // fitGallery is the foldFit of a model on its own gallery (projected

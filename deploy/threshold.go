@@ -276,6 +276,9 @@ func divergencesBy(m *model.Model, d match.Measure, workers int) (*mat.SymDense,
 	for i, s := range m.Sets {
 		hs[i] = s.Bandwidth
 	}
+	if pairsHook != nil {
+		pairsHook(len(m.Sets), len(m.Sets)*(len(m.Sets)-1)/2)
+	}
 	return match.DivergenceMatrix(m.Samples(), hs, d, workers)
 }
 

@@ -86,15 +86,24 @@ func (g *Gallery) CompareContext(ctx context.Context, q *KDE, dst []Divergences)
 	if q.Dim() != g.dim {
 		return nil, fmt.Errorf("query: %w: %d, gallery has %d", ErrDimMismatch, q.Dim(), g.dim)
 	}
-	if cap(dst) < len(g.sets) {
-		dst = make([]Divergences, len(g.sets))
-	}
-	dst = dst[:len(g.sets)]
 	qp, err := prepareQuery(ctx, q, g.Workers)
 	if err != nil {
 		return nil, err
 	}
+	return g.compare(ctx, qp, -1, dst)
+}
 
+// compare returns the divergences between the prepared query and every
+// gallery set but skip (−1: none; its entry is zero), in dst if it has
+// room (len m).
+func (g *Gallery) compare(ctx context.Context, qp *query, skip int, dst []Divergences) ([]Divergences, error) {
+	if cap(dst) < len(g.sets) {
+		dst = make([]Divergences, len(g.sets))
+	}
+	dst = dst[:len(g.sets)]
+	if skip >= 0 {
+		dst[skip] = Divergences{}
+	}
 	// One scratch per worker, each with room for the largest gallery set
 	// against this query, reused across queries through g.scratch.
 	scratch := make([]*pairScratch, g.workers())
@@ -112,7 +121,7 @@ func (g *Gallery) CompareContext(ctx context.Context, q *KDE, dst []Divergences)
 				mu.Unlock()
 			}
 		}()
-		if ctx.Err() != nil {
+		if k == skip || ctx.Err() != nil {
 			return
 		}
 		if scratch[w] == nil {
@@ -136,6 +145,19 @@ func (g *Gallery) CompareContext(ctx context.Context, q *KDE, dst []Divergences)
 		return nil, err
 	}
 	return dst, nil
+}
+
+// CompareMember returns the divergences between gallery set i and every
+// gallery set, in gallery order, in dst if it has room (len m): set i as
+// the query, its own log density the one NewGallery computed, and the
+// pair of set i with itself not computed (its divergences are 0). The
+// other values equal those of Compare(g.Set(i), dst).
+func (g *Gallery) CompareMember(i int, dst []Divergences) ([]Divergences, error) {
+	if i < 0 || i >= len(g.sets) {
+		return nil, fmt.Errorf("gallery set %d of %d", i, len(g.sets))
+	}
+	qp := newQuery(g.sets[i], g.selfLog[i])
+	return g.compare(context.Background(), qp, i, dst)
 }
 
 // getScratch returns a worker's scratch with room for the largest gallery

@@ -183,3 +183,38 @@ func TestAccept(t *testing.T) {
 		t.Errorf("no nearest set, accepted: %+v", d)
 	}
 }
+
+// TestCompareMember: a gallery set against the gallery is Compare of it
+// as a query, but for its own entry, which is zero.
+func TestCompareMember(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	sets := randGallery(t, rng, 6, 15, 4)
+	g, err := NewGallery(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sets {
+		got, err := g.CompareMember(i, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := g.Compare(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if k == i {
+				if got[k] != (Divergences{}) {
+					t.Errorf("set %d with itself: %+v, want 0", i, got[k])
+				}
+				continue
+			}
+			if got[k] != want[k] {
+				t.Errorf("set %d, gallery set %d: %+v, Compare %+v", i, k, got[k], want[k])
+			}
+		}
+	}
+	if _, err := g.CompareMember(len(sets), nil); err == nil {
+		t.Error("a set past the gallery's: no error")
+	}
+}

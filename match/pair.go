@@ -41,6 +41,12 @@ func prepareQuery(ctx context.Context, q *KDE, workers int) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newQuery(q, self), nil
+}
+
+// newQuery returns the query of q whose log density at its own samples is
+// self.
+func newQuery(q *KDE, self []float64) *query {
 	qp := &query{KDE: q, self: self, stride: q.Len(), sqNorm: q.sqNorm}
 	if useSIMD {
 		n, d := q.Len(), q.Dim()
@@ -57,7 +63,7 @@ func prepareQuery(ctx context.Context, q *KDE, workers int) (*query, error) {
 			qp.sqNorm[j] = math.Inf(1)
 		}
 	}
-	return qp, nil
+	return qp
 }
 
 // pairScratch is one worker's memory for comparing a gallery set with the
