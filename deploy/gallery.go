@@ -23,11 +23,15 @@ import (
 // kFDA (m and its voters) again on the member's gallery as it is, with
 // its kernels (the scale of a width relative to the median divergence,
 // and the weights of a sum, computed again on the gallery, as training
-// computes them), its regulariser and its latent dimension: the same
-// number, or all of them (C − 1) where the member used all of them with
-// the oldClasses classes it was fitted on; never more than C − 1. The
-// member's record of its kernel and latent dimension (Selection.Params
-// "kernel" and "latent-dim", where present) is updated to the new fit.
+// computes them), its regulariser and the latent dimension training
+// chose for it (TrainedLatentDimParam): all of them (C − 1 of the gallery's
+// C classes) where training took all, else training's number, never more
+// than C − 1. A forget that leaves fewer classes lowers the dimension,
+// and enrolling classes again raises it back, to training's number and
+// no further. The member's record of its kernel and latent dimension
+// (Selection.Params "kernel" and "latent-dim", where present) is updated
+// to the new fit. oldClasses is the number of classes the members were
+// fitted on before the change.
 func refitKFDA(m *model.Model, oldClasses, workers int) ([]*mat.SymDense, error) {
 	classes := len(m.Classes())
 	kernels := make([]*mat.SymDense, len(m.Members()))
@@ -37,7 +41,28 @@ func refitKFDA(m *model.Model, oldClasses, workers int) ([]*mat.SymDense, error)
 			continue
 		}
 		r := k.Dim()
-		if r >= oldClasses-1 {
+		trained, ok := mem.Selection.Params[TrainedLatentDimParam]
+		if !ok && len(m.Meta.History) == 0 {
+			// The model is as training made it: record its choice
+			// before the first change moves it.
+			trained = strconv.Itoa(r)
+			if r >= oldClasses-1 {
+				trained = allLatentDims
+			}
+			if mem.Selection.Params == nil {
+				mem.Selection.Params = map[string]string{}
+			}
+			mem.Selection.Params[TrainedLatentDimParam] = trained
+			ok = true
+		}
+		switch n, err := strconv.Atoi(trained); {
+		case ok && trained == allLatentDims:
+			r = classes - 1
+		case ok && err == nil && n >= 1:
+			r = n
+		case r >= oldClasses-1:
+			// A model changed before it recorded training's choice: all
+			// of them where it used all of them.
 			r = classes - 1
 		}
 		r = min(r, classes-1)
@@ -202,6 +227,16 @@ func separation(m *model.Model, idx []int, scores *mat.SymDense, workers int) ([
 		return row, nil
 	})
 }
+
+// TrainedLatentDimParam is the parameter (Selection.Params) in which a
+// kFDA member records the latent dimension training chose for it, from
+// the first enrolment or forgetting on (refitKFDA): allLatentDims where
+// it took all of them (C − 1 of its C classes), else the number.
+const TrainedLatentDimParam = "trained-latent-dim"
+
+// allLatentDims is TrainedLatentDimParam's value for all the latent
+// dimensions there are.
+const allLatentDims = "all"
 
 // pairsHook, where not nil, is told of the pairs of sets whose
 // divergences deploy computes (a test's count of the work): sets, the
