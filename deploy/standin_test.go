@@ -679,6 +679,11 @@ func TestStandInFoldCannotRefit(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
+	// Every class has two sets: the advice to give one a second set is
+	// wrong here.
+	if strings.Contains(err.Error(), "second set") {
+		t.Errorf("error %q tells to give a class a second set, which every class has", err)
+	}
 	// The same model with a threshold that needs no folds is built.
 	if err := ParseThreshold("auto", &opt); err != nil {
 		t.Fatal(err)

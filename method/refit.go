@@ -54,8 +54,11 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 		}
 		if maxSize(learnIDs) < 2 {
 			// No class has a pair: each has one set, too short to halve.
+			// Whether a class could be given a second set is the
+			// caller's to say: a stand-in fold holds one set of each
+			// class out, and its classes may have two.
 			n, _ := sets[0].Dims()
-			return fmt.Errorf("%w, as is every set, for learning W on the halves of sets that are one a class: give the sets more frames, or give a class a second set", TooShortToHalve(names[0], n))
+			return fmt.Errorf("%w, as is every set, for learning W on the halves of sets that are one a class: give the sets more frames", TooShortToHalve(names[0], n))
 		}
 		w, mean, err = g.Learn(learnSets, learnIDs, f.Divergence, p, int64(seed))
 	}
