@@ -34,7 +34,10 @@ func decideProbes(p sizePaths, workers int, r *Run) error {
 	for i, s := range pds.Sets {
 		sets[i] = openeval.Labelled{Class: s.Class, Name: s.Name, Frames: s.Frames}
 	}
-	rep := openeval.Test(mt, sets)
+	rep, err := openeval.Test(mt, sets)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.probe, err)
+	}
 	closed := 0
 	for _, one := range rep.PerSet {
 		if one.Error != "" {

@@ -1,6 +1,7 @@
 package openeval
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -116,12 +117,20 @@ type ClassOutcome struct {
 	ClassB64 string `json:"class_b64,omitempty"`
 }
 
+// ErrNoSets is Test's error for no sets: no accuracy can be reported
+// of none.
+var ErrNoSets = errors.New("no labelled sets to test: an accuracy needs one set or more")
+
 // Test decides every set with the matcher, in the order of class and
 // name, and scores the decisions: a set whose class is not in the model
 // is right when it is rejected, and a set that could not be read or
 // decided counts as failed (wrong), with its error in its SetOutcome.
-// The Report's Model and Data are left for the caller.
-func Test(mt *model.Matcher, sets []Labelled) *Report {
+// The Report's Model and Data are left for the caller. With no sets it
+// returns ErrNoSets.
+func Test(mt *model.Matcher, sets []Labelled) (*Report, error) {
+	if len(sets) == 0 {
+		return nil, ErrNoSets
+	}
 	m := mt.Model()
 	known := map[string]bool{}
 	for _, c := range m.Classes() {
@@ -184,7 +193,7 @@ func Test(mt *model.Matcher, sets []Labelled) *Report {
 		s.OpenSet = &FreeRates{ThresholdFree: f, Approximate: len(m.Voters) > 0}
 	}
 	s.MsPerSet = spent.Seconds() * 1000 / float64(max(matched, 1))
-	return s
+	return s, nil
 }
 
 // count adds the decision on one set of a known class or not (failed: it

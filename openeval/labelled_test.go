@@ -41,7 +41,10 @@ func TestTest(t *testing.T) {
 		{Class: "b", Name: "s2", Frames: testutil.RandSet(rng, 6, m.InputDim(), 1, 1)},
 		{Class: "a", Name: "s0", Err: errors.New("unreadable")},
 	}
-	r := Test(mt, sets)
+	r, err := Test(mt, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
 	order := []string{"a/s0", "a/s1", "b/s2", "zz/s0"}
 	if len(r.PerSet) != len(order) {
 		t.Fatalf("%d sets decided, want %d", len(r.PerSet), len(order))
@@ -118,7 +121,10 @@ func TestWriteJSONNames(t *testing.T) {
 	for _, n := range []string{`p\xff`, "p\xff", "p\xfe", "p\ufffd"} {
 		sets = append(sets, Labelled{Class: "a", Name: n, Frames: set()})
 	}
-	r := Test(mt, sets)
+	r, err := Test(mt, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b bytes.Buffer
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
@@ -223,5 +229,25 @@ func TestWriteTableDecidedAs(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `back\\slash×2`) {
 		t.Errorf("the table does not quote the label decided as the class column does:\n%s", b.String())
+	}
+}
+
+// TestTestNoSets: with no sets there is no accuracy (0 of 0 would be
+// NaN, which encoding/json cannot write): Test refuses with ErrNoSets,
+// where it returned a report whose JSON failed to encode.
+func TestTestNoSets(t *testing.T) {
+	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sets := range [][]Labelled{nil, {}} {
+		r, err := Test(mt, sets)
+		if !errors.Is(err, ErrNoSets) || r != nil {
+			t.Errorf("%d sets: report %v, error %v; want none, and ErrNoSets", len(sets), r, err)
+		}
 	}
 }

@@ -77,7 +77,10 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s := testSets(mt, ds, stderr)
+	s, err := testSets(mt, ds, stderr)
+	if err != nil {
+		return err
+	}
 	s.Model, s.Data = *modelPath, *data
 	if *asJSON {
 		err = s.WriteJSON(stdout)
@@ -143,7 +146,7 @@ var daemonMinFrames = config.Default().Decision.MinFrames
 // testSets decides every set with the matcher and scores the decisions
 // (openeval.Test); the sets that could not be read (ds.Failed) count as
 // failed. It tells stderr why each failed set failed.
-func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) *openeval.Report {
+func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) (*openeval.Report, error) {
 	sets := make([]openeval.Labelled, 0, len(ds.Sets)+len(ds.Failed))
 	for _, set := range ds.Sets {
 		if n, _ := set.Frames.Dims(); n < daemonMinFrames {
@@ -157,11 +160,14 @@ func testSets(mt *model.Matcher, ds *dataset.Dataset, stderr io.Writer) *openeva
 	for _, f := range ds.Failed {
 		sets = append(sets, openeval.Labelled{Class: f.Class, Name: f.Name, Err: f.Err})
 	}
-	s := openeval.Test(mt, sets)
+	s, err := openeval.Test(mt, sets)
+	if err != nil {
+		return nil, err
+	}
 	for _, one := range s.PerSet {
 		if one.Error != "" {
 			fmt.Fprintf(stderr, "test: %s/%s: %s\n", openeval.NameText(one.Class), openeval.NameText(one.Set), one.Error)
 		}
 	}
-	return s
+	return s, nil
 }
