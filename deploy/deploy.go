@@ -89,6 +89,11 @@ type Options struct {
 	Stage func(what string)
 	// Meta is recorded in the model.
 	Meta model.Meta
+	// infinite is the text of a threshold given as an infinite number
+	// ("Inf", "infinity", …; ParseThreshold), "" for any other: a
+	// threshold no score exceeds, a closed set as none is, which the
+	// words say it is.
+	infinite string
 	// changed is set by Recalibrate: the gallery is one that setmatch
 	// enroll or forget changed, whose sets may be enrolled ones, so the
 	// words speak of the model's sets, not of training folders.

@@ -780,3 +780,33 @@ func TestGivenThresholdSaysItsUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestInfiniteThresholdSaysSo: a threshold given as an infinite number
+// (Inf, in any of the spellings strconv takes) accepts every set, a
+// closed set, the same as none: the words say what was given and that it
+// is none, where they said "(--threshold none)" as if none had been
+// typed, beside inspect's parameters that list what was. The model is
+// the same as with none.
+func TestInfiniteThresholdSaysSo(t *testing.T) {
+	all, labels, names := separated(3, 3, 8)
+	for _, in := range []string{"Inf", "inf", "+Inf", "infinity", "INF"} {
+		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+		res := buildRule(t, &opt, in, all, labels, names)
+		if !math.IsInf(res.Model.Threshold, 1) || res.Model.Selection.Params[ThresholdRuleParam] != "none" {
+			t.Errorf("--threshold %s: threshold %v, rule %q; want +Inf, none", in, res.Model.Threshold, res.Model.Selection.Params[ThresholdRuleParam])
+		}
+		for _, w := range []string{"closed set", "--threshold " + in + ":", "the same as --threshold none"} {
+			if !strings.Contains(res.ThresholdSource, w) {
+				t.Errorf("--threshold %s: threshold set %q; want it to say %q", in, res.ThresholdSource, w)
+			}
+		}
+		if strings.Contains(res.ThresholdSource, "(--threshold none)") {
+			t.Errorf("--threshold %s: threshold set %q says none was given", in, res.ThresholdSource)
+		}
+	}
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	res := buildRule(t, &opt, "none", all, labels, names)
+	if want := "closed set (no threshold): every set is named, strangers too (--threshold none)"; res.ThresholdSource != want {
+		t.Errorf("--threshold none: threshold set %q, want %q", res.ThresholdSource, want)
+	}
+}

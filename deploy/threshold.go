@@ -24,19 +24,21 @@ import (
 const DefaultThreshold = "auto:balanced"
 
 // ParseThreshold sets opt's threshold fields from the text of setmatch
-// train's --threshold: "" (DefaultThreshold), "none" or "inf" (a closed
-// set), a number ≥ 0, "auto" or "auto:P" (a bound P% of the known
+// train's --threshold: "" (DefaultThreshold), "none" (a closed set), a
+// number ≥ 0 (+Inf, in any spelling strconv takes, is a threshold no
+// score exceeds: a closed set, as none), "auto" or "auto:P" (a bound P% of the known
 // training sets stay below, 95 for auto), "auto:balanced" or
 // "auto:far=P" (calibrated on stand-in strangers: balanced, or letting in
 // at most P% of them).
 func ParseThreshold(s string, opt *Options) error {
 	opt.Threshold, opt.AutoThreshold, opt.AutoAccept, opt.AutoBalanced, opt.AutoFAR, opt.FARPercent = math.Inf(1), false, 0, false, false, 0
+	opt.infinite = ""
 	t := strings.TrimSpace(s)
 	if t == "" {
 		t = DefaultThreshold
 	}
 	switch {
-	case t == "none" || t == "inf" || t == "+inf":
+	case t == "none":
 		return nil
 	case t == "auto":
 		opt.AutoThreshold = true
@@ -60,6 +62,9 @@ func ParseThreshold(s string, opt *Options) error {
 			return fmt.Errorf("--threshold: want none, a number ≥ 0, auto, auto:P, auto:balanced or auto:far=P, got %q", s)
 		}
 		opt.Threshold = v
+		if math.IsInf(v, 1) {
+			opt.infinite = t
+		}
 	}
 	return nil
 }
@@ -118,6 +123,9 @@ func thresholdFlag(opt Options) string {
 func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Options) error {
 	r.Model.Threshold = opt.Threshold
 	r.ThresholdSource = "closed set (no threshold): every set is named, strangers too (--threshold none)"
+	if opt.infinite != "" {
+		r.ThresholdSource = fmt.Sprintf("closed set (no threshold): every set is named, strangers too (--threshold %s: no score exceeds an infinite threshold, the same as --threshold none)", opt.infinite)
+	}
 	if !math.IsInf(opt.Threshold, 1) {
 		// A number is in the model's own scores, which no other method
 		// shares: say which.
