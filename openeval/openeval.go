@@ -124,9 +124,10 @@ type Row struct {
 	Threshold  *float64   `json:"threshold"`
 	Thresholds []*float64 `json:"thresholds,omitempty"`
 	// ThresholdFraction is the threshold as a fraction of the model's
-	// scale (deploy.Result.Scale), the unit of CommonThreshold; 0 for a
-	// vote or no threshold.
-	ThresholdFraction float64 `json:"threshold_fraction,omitempty"`
+	// scale (deploy.Result.Scale), the unit of CommonThreshold; null for
+	// a vote or no threshold (a closed set). A threshold of 0 is the
+	// fraction 0.
+	ThresholdFraction *float64 `json:"threshold_fraction"`
 	// SpreadExponent is how far the model's classes' thresholds follow
 	// their spread (model.Spread); 0 for one threshold for all.
 	SpreadExponent float64 `json:"spread_exponent"`
@@ -359,7 +360,7 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 			return Row{}, err
 		}
 		if t := built.Model.Threshold; !math.IsInf(t, 1) {
-			row.ThresholdFraction = t / scale
+			row.ThresholdFraction = finite.Ptr(t / scale)
 		}
 		if sp := built.Model.Spread; sp != nil {
 			row.SpreadExponent = sp.Exponent

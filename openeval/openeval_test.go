@@ -1,6 +1,7 @@
 package openeval
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -101,8 +102,11 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 			t.Errorf("split %d: scaled probes' best %v at %v and 95%% at %v; the probes' %v at %v and %v", s, b.Balanced, b.Threshold, t95, r.BestBalanced, r.BestThreshold, r.Threshold95)
 		}
 		// The model's threshold in the same unit.
-		if th := *r.Threshold; math.Abs(th/scale-r.ThresholdFraction) > 1e-9*r.ThresholdFraction {
-			t.Errorf("split %d: threshold %v is %v of the scale %v, want %v", s, th, r.ThresholdFraction, scale, th/scale)
+		if r.ThresholdFraction == nil {
+			t.Fatalf("split %d: threshold %v and no threshold fraction", s, *r.Threshold)
+		}
+		if th, f := *r.Threshold, *r.ThresholdFraction; math.Abs(th/scale-f) > 1e-9*f {
+			t.Errorf("split %d: threshold %v is %v of the scale %v, want %v", s, th, f, scale, th/scale)
 		}
 	}
 	c := mr.Common
@@ -311,5 +315,35 @@ func TestRunOpenSetChoice(t *testing.T) {
 	r := res.Methods[method.Auto].PerSplit[0]
 	if !strings.Contains(r.OpenSetChoice, "stand-in strangers") || !strings.Contains(r.OpenSetChoice, r.Deployed+" (balanced ") {
 		t.Errorf("deployed %s, open-set choice %q", r.Deployed, r.OpenSetChoice)
+	}
+}
+
+// TestThresholdFractionZero: a threshold of 0 is a fraction 0 of the
+// model's scale, and the JSON writes it (threshold_fraction 0), where the
+// field was left out as if there were no threshold; a closed set writes
+// null.
+func TestThresholdFractionZero(t *testing.T) {
+	d := separated(4, 4)
+	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 1, Strangers: 1}
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rule, want := range map[string]string{"0": `"threshold_fraction":0,`, "none": `"threshold_fraction":null,`} {
+		res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2, Threshold: rule})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := res.Methods[method.NNH].PerSplit
+		if len(rows) != 1 {
+			t.Fatalf("--threshold %s: %d rows", rule, len(rows))
+		}
+		b, err := json.Marshal(rows[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("--threshold %s: row %s; want %s", rule, b, want)
+		}
 	}
 }
