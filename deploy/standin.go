@@ -179,6 +179,19 @@ func foldsOf(samples []standIn) int {
 	return len(seen)
 }
 
+// halvesOnly reports whether the known samples are frame halves (every
+// class has one set): each is read as it is (Draws 1), where a held-out
+// set, which meets one set of its class fewer than a new set will, is
+// read for new sets (Draws n/(n−1) > 1).
+func halvesOnly(samples []standIn) bool {
+	for _, s := range samples {
+		if !s.Stranger && s.Draws > 1 {
+			return false
+		}
+	}
+	return true
+}
+
 // standInSamples returns the calibration samples of the method that fit
 // fits on the sets (labels and names per set): every fold's known probes
 // and strangers, decided by the model the fold fits.
@@ -426,8 +439,12 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, opt Options
 	if len(given) > 0 {
 		strangers = "strangers'"
 	}
-	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d held-out sets, read for new sets that meet every set of their class) and %.1f%% of %d %s sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
-		rates.Threshold, thresholdFlag(opt), how, foldsOf(samples), refits, 100*rates.KnownRight, rates.Known, 100*rates.StrangersOut, rates.Strangers, strangers, frac, scale)
+	heldOut := "held-out sets, read for new sets that meet every set of their class"
+	if halvesOnly(samples) {
+		heldOut = "held-out frame halves, read as they are: a half meets the other half of its set, as a new set meets the one set of its class"
+	}
+	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d %s) and %.1f%% of %d %s sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
+		rates.Threshold, thresholdFlag(opt), how, foldsOf(samples), refits, 100*rates.KnownRight, rates.Known, heldOut, 100*rates.StrangersOut, rates.Strangers, strangers, frac, scale)
 	if len(given) > 0 {
 		sets := "sets"
 		if len(given) == 1 {

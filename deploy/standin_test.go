@@ -810,3 +810,31 @@ func TestInfiniteThresholdSaysSo(t *testing.T) {
 		t.Errorf("--threshold none: threshold set %q, want %q", res.ThresholdSource, want)
 	}
 }
+
+// TestStandInHalvesReadAsTheyAre: where every class has one set, frame
+// halves stand for sets and a held-out half meets one half of its class,
+// as a new set meets one set: the rates are read as they are, and the
+// threshold's words say so, where they said the known sets were "read
+// for new sets that meet every set of their class". With two sets a
+// class the words are as they were.
+func TestStandInHalvesReadAsTheyAre(t *testing.T) {
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	one, labels, names := separated(5, 1, 4)
+	res := buildRule(t, &opt, "", one, labels, names)
+	if res.Calibration == nil {
+		t.Fatalf("one set a class: no calibration on stand-ins (%s)", res.ThresholdSource)
+	}
+	for _, w := range []string{"held-out frame halves", "read as they are"} {
+		if !strings.Contains(res.ThresholdSource, w) {
+			t.Errorf("one set a class: threshold %q; want it to say %q", res.ThresholdSource, w)
+		}
+	}
+	if strings.Contains(res.ThresholdSource, "every set of their class") {
+		t.Errorf("one set a class: threshold %q says the rates are read for new sets", res.ThresholdSource)
+	}
+	two, labels, names := separated(5, 2, 4)
+	res = buildRule(t, &opt, "", two, labels, names)
+	if !strings.Contains(res.ThresholdSource, "held-out sets, read for new sets that meet every set of their class") {
+		t.Errorf("two sets a class: threshold %q", res.ThresholdSource)
+	}
+}
