@@ -13,12 +13,16 @@ import (
 // bytes a pixel, is refused from its header above a smaller size.
 const bytesPerPixelBudget = 4
 
-// decodeCost returns the bytes per pixel the standard decoders hold for
-// the PNG or JPEG image of data whose header has colour model cm, and how
-// it is stored, for the error: the decoded image, and for a progressive
-// JPEG its coefficients (a 32-bit integer for each sample of each
-// component until the last scan).
+// decodeCost returns the bytes per pixel the decoders hold for the PNG,
+// JPEG or PGM image of data whose header has colour model cm (nil for a
+// PGM), and how it is stored, for the error: the decoded image, and for a
+// progressive JPEG its coefficients (a 32-bit integer for each sample of
+// each component until the last scan). A PGM's samples, 8- or 16-bit, are
+// converted from the file straight into the grey image (DecodePGM).
 func decodeCost(data []byte, format string, cm color.Model) (float64, string) {
+	if format == "pgm" {
+		return 1, "PGM"
+	}
 	if format == "png" {
 		switch cm {
 		case color.GrayModel:

@@ -38,6 +38,9 @@ func readHeader(data []byte, name string, maxPixels int64) (imageHeader, error) 
 			if err != nil {
 				return imageHeader{}, err
 			}
+			if err := checkDecodeCost(data, name, "pgm", nil, w, h, maxPixels); err != nil {
+				return imageHeader{}, err
+			}
 			return imageHeader{format: "pgm", w: w, h: h}, nil
 		case '1', '3', '4', '6', '7':
 			return imageHeader{}, formatErr(name, "Netpbm format P%c is not supported (want PGM P2/P5, PNG or JPEG; convert with e.g. `pnmtopng` or `ppmtopgm`)", data[1])
@@ -86,7 +89,7 @@ func decodeHint(err error) string {
 // decodeBody decodes the image in data whose header readHeader accepted.
 func decodeBody(data []byte, name string, hdr imageHeader, maxPixels int64) (*image.Gray, error) {
 	if hdr.format == "pgm" {
-		return decodePGM(bytes.NewReader(data), name, maxPixels)
+		return decodePGM(data, name, maxPixels)
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {

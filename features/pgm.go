@@ -2,6 +2,7 @@ package features
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"image"
 	"io"
@@ -23,25 +24,39 @@ import (
 // Samples are rescaled to 8 bits as round(v·255/maxval) (computed exactly in
 // integers, halves rounded up), so maxval 255 is copied unchanged. Width and
 // height must be positive, width×height at most MaxPixels and maxval in
-// 1..65535; every sample must be ≤ maxval. Nothing is allocated from the
-// declared size until the pixel data are present. name is used in error
-// messages only.
+// 1..65535; every sample must be ≤ maxval. r is read to its end (at most
+// MaxFileBytes bytes, as Decode reads it), and the samples are converted from
+// it straight into the image: decoding holds one byte a pixel beyond the
+// input, and nothing is allocated from the declared size until the pixel
+// data are present. name is used in error messages only.
 func DecodePGM(r io.Reader, name string) (*image.Gray, error) {
-	return decodePGM(r, name, MaxPixels)
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, &Error{Path: name, Msg: "cannot read image", Err: err}
+	}
+	if len(data) > MaxFileBytes {
+		return nil, limitErr(name, "file is larger than %d bytes", MaxFileBytes)
+	}
+	return decodePGM(data, name, MaxPixels)
 }
 
-// decodePGM is DecodePGM with a limit of maxPixels on width×height.
-func decodePGM(r io.Reader, name string, maxPixels int64) (*image.Gray, error) {
-	br := bufio.NewReader(r)
+// decodePGM decodes the PGM image held in data, with a limit of maxPixels
+// on width×height. It allocates the image (one byte a pixel) once the
+// raster is known to be present, and a few kilobytes more; the samples are
+// read from data where they are.
+func decodePGM(data []byte, name string, maxPixels int64) (*image.Gray, error) {
+	src := bytes.NewReader(data)
+	br := bufio.NewReader(src)
 	p := pgmReader{r: br, name: name}
 	raw, w, h, maxval, err := p.header(maxPixels)
 	if err != nil {
 		return nil, err
 	}
+	rest := data[len(data)-br.Buffered()-src.Len():] // what follows the header
 	if raw {
-		return p.rawRaster(w, h, w*h, maxval)
+		return p.rawRaster(rest, w, h, maxval)
 	}
-	return p.plainRaster(w, h, w*h, maxval)
+	return p.plainRaster(w, h, len(rest), maxval)
 }
 
 // header reads and checks a PGM header up to and including the whitespace
@@ -173,49 +188,33 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-func (p *pgmReader) rawRaster(w, h, n, maxval int) (*image.Gray, error) {
+// rawRaster converts the P5 raster at the start of rest, everything the
+// input holds after the header, into a w×h image.
+func (p *pgmReader) rawRaster(rest []byte, w, h, maxval int) (*image.Gray, error) {
+	n := w * h
 	bps := 1
 	if maxval > 255 {
 		bps = 2
 	}
-	need := int64(n * bps)
-	// A CR after maxval followed by an LF may be a Windows line end: one
-	// byte more is read to tell whether the LF is the separator's second
-	// byte (the input ends right after a whole raster following it) or the
-	// first pixel.
-	crlf := false
-	if p.end == '\r' {
-		if c, err := p.r.Peek(1); err == nil && c[0] == '\n' {
-			crlf = true
-		}
+	need := n * bps
+	// A CR after maxval followed by an LF may be a Windows line end: the
+	// LF is the separator's second byte where the input ends right after a
+	// whole raster following it, and the first pixel otherwise.
+	if p.end == '\r' && len(rest) == need+1 && rest[0] == '\n' {
+		rest = rest[1:]
 	}
-	want := need
-	if crlf {
-		want = need + 2
+	if len(rest) < need {
+		return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d pixel bytes are present", w, h, len(rest), need)
 	}
-	// ReadAll grows its buffer with the data actually present, so a lying
-	// header cannot make us allocate more than the file holds.
-	data, err := io.ReadAll(io.LimitReader(p.r, want))
-	if err != nil {
-		return nil, &Error{Path: p.name, Msg: "cannot read PGM pixel data", Err: err}
-	}
-	if crlf && int64(len(data)) == need+1 {
-		data = data[1:] // CR LF ends the header; the raster is whole
-	}
-	if int64(len(data)) > need {
-		data = data[:need] // the CR alone is the separator
-	}
-	if int64(len(data)) < need {
-		return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d pixel bytes are present", w, h, len(data), need)
-	}
+	rest = rest[:need] // bytes after the raster are ignored
 	pix := make([]uint8, n)
 	sc := newScaler(maxval)
 	for i := range pix {
 		var v int
 		if bps == 1 {
-			v = int(data[i])
+			v = int(rest[i])
 		} else {
-			v = int(data[2*i])<<8 | int(data[2*i+1])
+			v = int(rest[2*i])<<8 | int(rest[2*i+1])
 		}
 		if v > maxval {
 			return nil, formatErr(p.name, "PGM sample %d at (%d, %d) exceeds maxval %d", v, i%w, i/w, maxval)
@@ -225,9 +224,15 @@ func (p *pgmReader) rawRaster(w, h, n, maxval int) (*image.Gray, error) {
 	return grayFromPix(pix, w, h), nil
 }
 
-func (p *pgmReader) plainRaster(w, h, n, maxval int) (*image.Gray, error) {
-	// Grow with the samples actually present (see rawRaster).
-	pix := make([]uint8, 0, min(n, 1<<16))
+// plainRaster reads the w×h samples of a P2 raster, of which avail bytes
+// are left in the input.
+func (p *pgmReader) plainRaster(w, h, avail, maxval int) (*image.Gray, error) {
+	n := w * h
+	// k samples take at least 2k−1 bytes (a digit each and whitespace
+	// between them): the image is allocated once, as large as the input
+	// can fill, so a header claiming more pixels than the file holds costs
+	// no more than half the file.
+	pix := make([]uint8, 0, min(n, avail/2+1))
 	sc := newScaler(maxval)
 	for len(pix) < n {
 		c, err := p.skipSpace(true)

@@ -3,6 +3,8 @@ package features
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -149,5 +151,67 @@ func TestPGMWindowsLineEnds(t *testing.T) {
 	_, err := DecodePGM(strings.NewReader("P5\r\n2 2\r\n255\r\nAB"), "win.pgm")
 	if err == nil || !strings.Contains(err.Error(), "only 3 of 4 pixel bytes") {
 		t.Errorf("truncated CR LF file: error %v, want \"only 3 of 4 pixel bytes\"", err)
+	}
+}
+
+// TestPGMDecodeMemory: a PGM frame of the most pixels a burst takes
+// decodes in what the header check counts for it (decodeCost: one byte a
+// pixel, the grey image) beyond the file in memory, whether 8-bit, 16-bit
+// or plain, where a copy of the raster took 3 bytes a pixel for an 8-bit
+// P5 and 5.3 for a 16-bit one, over the 4 a frame may take. A header
+// claiming more pixels than the file holds costs a few kilobytes.
+func TestPGMDecodeMemory(t *testing.T) {
+	const w, h = 4096, 3072
+	const n = w * h
+	bpp, _ := decodeCost(nil, "pgm", nil)
+	if bpp > bytesPerPixelBudget {
+		t.Fatalf("a PGM is counted %v bytes a pixel, over the budget of %d", bpp, bytesPerPixelBudget)
+	}
+	raster8 := make([]byte, n)
+	raster16 := make([]byte, 2*n)
+	for i := range raster8 {
+		raster8[i] = byte(i * 7)
+		raster16[2*i], raster16[2*i+1] = byte(i>>3), byte(i)
+	}
+	last8 := raster8[n-1]
+	last16 := newScaler(65535).scale(int(raster16[2*n-2])<<8 | int(raster16[2*n-1]))
+	files := []struct {
+		name string
+		data []byte
+		last uint8 // the last pixel decoded
+	}{
+		{"8-bit P5", append([]byte(fmt.Sprintf("P5\n%d %d\n255\n", w, h)), raster8...), last8},
+		{"8-bit P5, CR LF", append([]byte(fmt.Sprintf("P5\r\n%d %d\r\n255\r\n", w, h)), raster8...), last8},
+		{"16-bit P5", append([]byte(fmt.Sprintf("P5\n%d %d\n65535\n", w, h)), raster16...), last16},
+		{"P2", append([]byte(fmt.Sprintf("P2\n%d %d\n9\n", w, h)), bytes.Repeat([]byte("9 "), n)...), 255},
+		{"16-bit P5, short", []byte(fmt.Sprintf("P5\n%d %d\n65535\n\x00\x01", w, h)), 0},
+		{"P2, short", []byte(fmt.Sprintf("P2\n%d %d\n9\n1 2 3", w, h)), 0},
+	}
+	for _, f := range files {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		img, err := decodeBytes(f.data, "frame.pgm", DefaultMaxFramePixels)
+		runtime.ReadMemStats(&after)
+		got := after.TotalAlloc - before.TotalAlloc
+		bound := uint64(64 << 10)
+		if strings.HasSuffix(f.name, "short") {
+			if err == nil || !strings.Contains(err.Error(), "are present") {
+				t.Errorf("%s: %v, want the raster counted short", f.name, err)
+			}
+		} else {
+			if err != nil {
+				t.Fatalf("%s: %v", f.name, err)
+			}
+			if p := img.Pix[n-1]; p != f.last {
+				t.Errorf("%s: last pixel %d, want %d", f.name, p, f.last)
+			}
+			bound += uint64(bpp * n)
+		}
+		if got > bound {
+			t.Errorf("%s: decoding a %dx%d frame of %d bytes allocated %d bytes (%.2f a pixel), want at most %d",
+				f.name, w, h, len(f.data), got, float64(got)/n, bound)
+		}
+		t.Logf("%s: %d bytes allocated (%.3f a pixel)", f.name, got, float64(got)/n)
 	}
 }
