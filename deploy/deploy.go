@@ -178,7 +178,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if c := g.ChoiceCap(); opt.Method == method.Auto && c > 0 {
 		choice = method.ChoiceSample(ids, c, opt.Seed)
 	}
-	task, err := newTask(sets, labels, choice, opt)
+	task, err := newTask(sets, labels, names, choice, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -226,16 +226,21 @@ func (opt Options) stage(format string, a ...any) {
 }
 
 // newTask returns the task of the method's choice and fit: the sets of
-// index choice (their classes re-numbered), on a pool of their own.
-func newTask(sets []*mat.Dense, labels []string, choice []int, opt Options) (*method.Task, error) {
-	cs, cl := make([]*mat.Dense, len(choice)), make([]string, len(choice))
+// index choice (their classes re-numbered), on a pool of their own that
+// names each set in its errors as "class/set".
+func newTask(sets []*mat.Dense, labels, names []string, choice []int, opt Options) (*method.Task, error) {
+	cs, cl, cn := make([]*mat.Dense, len(choice)), make([]string, len(choice)), make([]string, len(choice))
 	for k, i := range choice {
-		cs[k], cl[k] = sets[i], labels[i]
+		cs[k], cl[k], cn[k] = sets[i], labels[i], labels[i]+"/"+names[i]
 	}
 	pool, err := method.NewPool(cs, opt.Workers)
+	if se := (*method.SetError)(nil); errors.As(err, &se) && se.Set >= 0 && se.Set < len(cn) {
+		return nil, fmt.Errorf("set %s %s", cn[se.Set], se.Problem)
+	}
 	if err != nil {
 		return nil, err
 	}
+	pool.Names = cn
 	ids, classes := model.ClassIndex(cl)
 	train := make([]int, len(cs))
 	for i := range train {

@@ -118,3 +118,40 @@ func TestSetKernelsAtLargeScale(t *testing.T) {
 		}
 	}
 }
+
+// TestSetKernelErrorsNameTheSet: where one training set's values are too
+// large for GDA's or CDL's set kernel (×1e160), train's error names it as
+// class/set, as its other errors of one set do, and so does enroll's for a
+// new set, where they named an index ("set 6", "gallery set 20").
+func TestSetKernelErrorsNameTheSet(t *testing.T) {
+	all, labels, names := separated(5, 4, 1)
+	const bad = 6
+	sets := append([]*mat.Dense(nil), all...)
+	sets[bad] = scaled(all[bad:bad+1], 1e160)[0]
+	want := "set " + labels[bad] + "/" + names[bad] + ": "
+	for _, m := range []method.Name{method.GDA, method.CDL, method.KFDAMix} {
+		opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+		if err := ParseThreshold("", &opt); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Build(sets, labels, names, opt)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("%s, set %d ×1e160: error %v, want it to name the set (%q)", m, bad, err, want)
+		}
+	}
+	for _, m := range []method.Name{method.GDA, method.CDL} {
+		opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+		if err := ParseThreshold("", &opt); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Build(all, labels, names, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add := []model.NewSet{{Label: "new", Name: "n0", Frames: scaled(all[:1], 1e160)[0]}, {Label: "new", Name: "n1", Frames: scaled(all[1:2], 1.5)[0]}}
+		_, err = Enroll(r.Model, add, nil, 1, time.Unix(0, 0))
+		if err == nil || !strings.Contains(err.Error(), "gallery set new/n0: ") || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("%s: enrolling a set ×1e160: error %v, want it to name the set (gallery set new/n0)", m, err)
+		}
+	}
+}

@@ -21,6 +21,10 @@ type Options struct {
 	// gallery sets only (e.g. PCA on gallery frames); it must not look at
 	// the probe sets beyond transforming them.
 	Transform func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error)
+	// Names, if set, are the data's sets' names ("class/set", Data.Names),
+	// by which errors name a set; the sets of a pooled split, drawn from
+	// the frames of their class, are named by their index in it.
+	Names []string
 	// Progress, if set, is called after each split.
 	Progress func(Progress)
 	// Step, if set, is called as work within a split gets done: for the
@@ -129,6 +133,9 @@ func Evaluate(splits []Split, classes int, opt Options) (*Result, error) {
 			pool, err = method.NewPool(sets, opt.Workers)
 			if err != nil {
 				return nil, fmt.Errorf("split %d: %w", si+1, err)
+			}
+			if sp.Sets != nil && len(opt.Names) == len(sets) {
+				pool.Names = opt.Names
 			}
 			poolSets = sets
 		}

@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -276,4 +278,35 @@ func firstTwoAxes(_ []*mat.Dense, _ []int, _ match.Measure, _ method.LearnParams
 	w.Set(0, 0, 1)
 	w.Set(1, 1, 1)
 	return w, nil, nil
+}
+
+// TestEvaluateNamesTheSet: where GDA's or CDL's set kernel cannot be
+// computed on one set (×1e160), Evaluate's error names it by
+// Options.Names, as setmatch eval gives them, where it said "set 5".
+func TestEvaluateNamesTheSet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	d := &Data{Classes: []string{"a", "b", "c"}}
+	for c := range 3 {
+		for s := range 3 {
+			x := mat.NewDense(10, 4, nil)
+			for i := range 10 {
+				for j := range 4 {
+					x.Set(i, j, float64(c)+rng.NormFloat64())
+				}
+			}
+			d.Sets, d.Labels, d.Names = append(d.Sets, x), append(d.Labels, c), append(d.Names, fmt.Sprintf("%s/s%d", d.Classes[c], s))
+		}
+	}
+	const bad = 5
+	d.Sets[bad].Scale(1e160, d.Sets[bad])
+	splits, err := Protocol{Kind: LeaveOneOut}.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []method.Name{method.GDA, method.CDL} {
+		_, err := Evaluate(splits, 3, Options{Methods: []method.Name{m}, Grid: smallGrid(), Seed: 1, Workers: 1, Names: d.Names})
+		if want := "set " + d.Names[bad] + ": "; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want it to name the set (%q)", m, err, want)
+		}
+	}
 }

@@ -388,20 +388,26 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 		// two folds, in a pool of their own.
 		var sets []*mat.Dense
 		var labels, fold []int
+		var names []string
 		for k, j := range t.Train {
 			hs := FrameHalves(t.Pool.Sets[j])
 			if hs == nil {
 				// Too short to halve: always trained on.
 				sets, labels, fold = append(sets, t.Pool.Sets[j]), append(labels, t.Labels[k]), append(fold, -1)
+				names = append(names, t.Pool.setName(j))
 				continue
 			}
 			for part, h := range hs {
 				sets, labels, fold = append(sets, h), append(labels, t.Labels[k]), append(fold, part)
+				names = append(names, t.Pool.halfName(j, part))
 			}
 		}
 		pool, err := NewPool(sets, t.Pool.Workers)
 		if err != nil {
 			return nil, fmt.Errorf("frame halves of the training sets: %w", err)
+		}
+		if t.Pool.Names != nil {
+			pool.Names = names
 		}
 		train := make([]int, len(sets))
 		for i := range train {

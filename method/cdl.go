@@ -41,7 +41,7 @@ func (p *Pool) cdlSpectraLocked() ([]setkernel.Spectrum, error) {
 	p.parallel(m, func(i int) {
 		var err error
 		if spec[i], err = setkernel.NewSpectrum(p.Sets[i]); err != nil {
-			errs[i] = fmt.Errorf("set %d: %w", i, err)
+			errs[i] = fmt.Errorf("set %s: %w", p.setName(i), err)
 		}
 	})
 	for _, err := range errs {

@@ -43,7 +43,7 @@ func (p *Pool) gdaBasesLocked(pmax int) ([]*mat.Dense, error) {
 	})
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("set %d: %w", i, err)
+			return nil, fmt.Errorf("set %s: %w", p.setName(i), err)
 		}
 	}
 	p.gdaB, p.gdaP = bs, pmax

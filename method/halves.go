@@ -77,6 +77,13 @@ func (p *Pool) halvesOf(j int) []*mat.Dense {
 // needed, are those of p's frames (the halves are copies of them).
 func (p *Pool) withHalvesOf(train []int, want func(k int) bool) (*Pool, [][2]int, error) {
 	sets := append([]*mat.Dense(nil), p.Sets...)
+	var names []string
+	if p.Names != nil {
+		names = make([]string, len(p.Sets), len(p.Sets)+2*len(train))
+		for i := range p.Sets {
+			names[i] = p.setName(i)
+		}
+	}
 	frames := p.Frames()
 	idx := make([][2]int, len(train))
 	any := false
@@ -91,6 +98,9 @@ func (p *Pool) withHalvesOf(train []int, want func(k int) bool) (*Pool, [][2]int
 		}
 		idx[k] = [2]int{len(sets), len(sets) + 1}
 		sets = append(sets, hs...)
+		if names != nil {
+			names = append(names, p.halfName(j, 0), p.halfName(j, 1))
+		}
 		frames += p.off[j+1] - p.off[j]
 		any = true
 	}
@@ -101,6 +111,7 @@ func (p *Pool) withHalvesOf(train []int, want func(k int) bool) (*Pool, [][2]int
 	if err != nil {
 		return nil, nil, fmt.Errorf("frame halves of the training sets: %w", err)
 	}
+	q.Names = names
 	return q, idx, nil
 }
 

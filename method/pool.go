@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -33,6 +34,11 @@ import (
 type Pool struct {
 	Sets    []*mat.Dense // m sets, each n_i×d
 	Workers int          // goroutines; 0 means GOMAXPROCS
+	// Names, if not nil, names each set in errors, as its user knows it
+	// ("class/set"); without it, or where a name is empty, a set is
+	// named by its index. The pools a method makes of frame halves name
+	// them after their set.
+	Names []string
 
 	off []int // off[i] = index of set i's first frame; off[m] = N
 	dim int
@@ -80,6 +86,24 @@ type SetError struct {
 }
 
 func (e *SetError) Error() string { return fmt.Sprintf("set %d %s", e.Set, e.Problem) }
+
+// setName returns how errors name set i: Names[i], or its index.
+func (p *Pool) setName(i int) string {
+	if i < len(p.Names) && p.Names[i] != "" {
+		return p.Names[i]
+	}
+	return strconv.Itoa(i)
+}
+
+// halfName returns the name of the frame half part (0: the even frames,
+// 1: the odd ones, FrameHalves) of set j, for a pool of halves; "" where
+// the pool names no set.
+func (p *Pool) halfName(j, part int) string {
+	if p.Names == nil {
+		return ""
+	}
+	return p.setName(j) + [2]string{", even frames", ", odd frames"}[part]
+}
 
 // NewPool checks the sets (n_i×D each: the same D, n_i ≥ 2 frames, finite
 // values) and returns a pool over them; a set that fails a check is a

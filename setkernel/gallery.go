@@ -23,6 +23,17 @@ type Gallery struct {
 	sum    []float64 // CDL: log-shifted spectra (Spectrum.LogShift)
 }
 
+// SetError is the error of one gallery set, by its index in the sets
+// given, so that a caller that knows the sets' names can say which.
+type SetError struct {
+	Set int
+	Err error
+}
+
+func (e *SetError) Error() string { return fmt.Sprintf("gallery set %d: %v", e.Set, e.Err) }
+
+func (e *SetError) Unwrap() error { return e.Err }
+
 // NewGDAGallery returns GDA's gallery of the n_j×d sets: their top-p
 // right singular vectors (p ≥ 1; per set at most min(n_j, d)), computed
 // with workers goroutines (≤ 0: GOMAXPROCS).
@@ -65,7 +76,7 @@ func newGallery(kind string, p int, lambda float64, sets []*mat.Dense, workers i
 	})
 	for j, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("gallery set %d: %w", j, err)
+			return nil, &SetError{Set: j, Err: err}
 		}
 	}
 	g.cols = sideBySide(vs, g.d)

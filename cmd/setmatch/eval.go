@@ -194,7 +194,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	eo := eval.Options{Methods: ms, Grid: grid, Seed: a.seed, Workers: a.workers}
+	eo := eval.Options{Methods: ms, Grid: grid, Seed: a.seed, Workers: a.workers, Names: d.Names}
 	if k := pipe.PCADim(); k > 0 || a.centre {
 		eo.Transform = features.SplitTransform(k, a.whiten, a.centre)
 	}
