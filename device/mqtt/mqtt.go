@@ -171,6 +171,11 @@ func New(o Options) (*Publisher, error) {
 		// The outbox is the session: a clean session each time, and
 		// reconnection is done here, where each failure can be reported.
 		SetCleanSession(true).
+		// MQTT 3.1.1 only: without it Paho follows every failed attempt
+		// with a second one in MQTT 3.1, which doubles each refusal in
+		// the broker's log and each attempt's time, and stays on 3.1 once
+		// that one got in.
+		SetProtocolVersion(4).
 		SetAutoReconnect(false).
 		SetConnectRetry(false).
 		SetKeepAlive(o.KeepAlive).
