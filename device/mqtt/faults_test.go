@@ -110,3 +110,68 @@ func TestOneConnectionPerAttempt(t *testing.T) {
 		t.Errorf("LastError = %q, want the refused login", e)
 	}
 }
+
+// TestConnectionClosedBeforeLogin: a broker that takes the TCP connection
+// and then closes it, resets it or stays silent, before it accepts the
+// login (a TLS port given as tcp://, a plain port as ssl://, a client id
+// or topic the broker refuses, a full broker, a broker that hangs), is
+// reported as such, with what to check: not as a broker that cannot be
+// reached. Each repeat of the same failure is logged at debug level only,
+// although each attempt comes from another local port.
+func TestConnectionClosedBeforeLogin(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		scheme string
+		handle func(c net.Conn)
+		want   []string
+	}{
+		{"closed", "tcp", func(c net.Conn) { readConnect(bufio.NewReader(c)) },
+			[]string{"closed the connection before accepting the login", "ssl://", "the broker's log"}},
+		{"reset", "tcp", func(c net.Conn) { c.(*net.TCPConn).SetLinger(0) },
+			[]string{"closed the connection before accepting the login", "connection reset by peer", "ssl://"}},
+		{"silent", "tcp", func(c net.Conn) { io.Copy(io.Discard, c) },
+			[]string{"did not answer the login within 300ms", "ssl://"}},
+		{"plain port as ssl", "ssl", func(c net.Conn) { c.Read(make([]byte, 512)); c.(*net.TCPConn).SetLinger(0) },
+			[]string{"closed the connection before accepting the login", "speaks TLS", "tcp://"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var mu sync.Mutex
+			conns := 0
+			url := fakeBroker(t, func(conn net.Conn) {
+				mu.Lock()
+				conns++
+				mu.Unlock()
+				c.handle(conn)
+			})
+			url = c.scheme + strings.TrimPrefix(url, "tcp")
+			log := new(testutil.LockedBuffer)
+			o := testOptions(url, uniqueTopic(t), log)
+			o.ConnectTimeout = 300 * time.Millisecond
+			o.MinBackoff, o.MaxBackoff = 10*time.Millisecond, 20*time.Millisecond
+			p, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			testutil.WaitForCtx(t, ctx, "four attempts", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return conns >= 4 && p.LastError() != nil
+			})
+			e := p.LastError().Error()
+			for _, w := range c.want {
+				if !strings.Contains(e, w) {
+					t.Errorf("LastError = %q, want it to hold %q", e, w)
+				}
+			}
+			if strings.Contains(e, "cannot reach") {
+				t.Errorf("LastError = %q: the broker was reached", e)
+			}
+			if n := strings.Count(log.String(), "level=ERROR"); n != 1 {
+				t.Errorf("%d errors logged for one failure repeated; want 1, the rest at debug level:\n%s", n, log)
+			}
+		})
+	}
+}

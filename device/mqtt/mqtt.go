@@ -31,11 +31,16 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net"
+	"net/url"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
@@ -398,10 +403,61 @@ func (p *Publisher) explain(err error) error {
 	case err.Error() == "status is already connected or reconnecting":
 		// Paho's own words, for a connection it is still closing.
 		return errors.New("the last connection is still being closed; trying again")
-	case errors.As(err, &nerr), errors.Is(err, packets.ErrorNetworkError):
+	case isClosed(err):
+		// The broker took the TCP connection, then closed it: on a dial,
+		// as a reset during the handshake. The cause is said without the
+		// connection's addresses, so that a repeat reads the same.
+		cause := "EOF"
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			cause = "connection reset by peer"
+		}
+		return fmt.Errorf("the broker closed the connection before accepting the login (%s): %s", cause, p.portHint())
+	case errors.As(err, &nerr) && nerr.Op == "dial":
 		return fmt.Errorf("cannot reach the broker: %v (is it running and reachable, and may the service use the network?)", err)
+	case isTimeout(err):
+		return fmt.Errorf("the broker took the connection but did not answer the login within %v: %s", p.o.ConnectTimeout, p.portHint())
+	case errors.As(err, &nerr):
+		return fmt.Errorf("the connection to the broker failed before the login was accepted: %v: %s", withoutSource(err, nerr), p.portHint())
+	case errors.Is(err, packets.ErrorNetworkError):
+		return fmt.Errorf("the broker's answer to the login is not MQTT (%v): check that mqtt.broker names the broker's MQTT port", strings.TrimPrefix(err.Error(), packets.ErrorNetworkError.Error()+" : "))
 	}
 	return err
+}
+
+// portHint says what to check when the broker took the connection but
+// did not accept the login.
+func (p *Publisher) portHint() string {
+	if u, err := url.Parse(p.o.Broker); err == nil && (u.Scheme == "ssl" || u.Scheme == "tls" || u.Scheme == "mqtts" || u.Scheme == "wss") {
+		return "check that the broker speaks TLS on this port (" + u.Scheme + ":// wants its TLS listener, usually port 8883; a listener without TLS, usually 1883, is tcp://), and what its log says of this client"
+	}
+	tlsScheme := "ssl://"
+	if strings.HasPrefix(p.o.Broker, "ws://") {
+		tlsScheme = "wss://"
+	}
+	return "check that this is the broker's port without TLS (a TLS port, usually 8883, needs " + tlsScheme + "), and the broker's log for why: a client id or topic it refuses (mqtt.client_id, mqtt.topic), too many connections"
+}
+
+// isClosed reports whether err is the peer closing or resetting the
+// connection.
+func isClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE)
+}
+
+// isTimeout reports whether err is a deadline that passed.
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &t) && t.Timeout()
+}
+
+// withoutSource is err's text without the local address of nerr, which
+// changes at every attempt.
+func withoutSource(err error, nerr *net.OpError) string {
+	s := strings.TrimPrefix(err.Error(), packets.ErrorNetworkError.Error()+" : ")
+	if nerr.Source != nil {
+		s = strings.ReplaceAll(s, nerr.Source.String()+"->", "")
+	}
+	return s
 }
 
 // reportFailure logs a failed attempt: at error level when the reason is
