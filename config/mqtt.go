@@ -118,6 +118,28 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 	if strings.ContainsAny(m.ClientID, "+#/\x00") {
 		bad("mqtt.client_id", "must not hold +, #, / or NUL, got %q", m.ClientID)
 	}
+	// What a broker closes the connection for (mosquitto does): control
+	// characters and non-characters in a string of the protocol, or one
+	// longer than its 16-bit length. The topic is sent as
+	// <topic>/availability, the discovery prefix as
+	// <prefix>/sensor/<client id>/decision/config.
+	id := len(m.ClientID)
+	if id == 0 {
+		id = len("setmatchd-") + 64 // and the host name
+	}
+	for _, k := range []struct {
+		key, value string
+		extra      int
+	}{
+		{"mqtt.topic", t, len("/availability")},
+		{"mqtt.discovery_prefix", m.DiscoveryPrefix, len("/sensor/") + id + len("/decision/config")},
+		{"mqtt.client_id", m.ClientID, 0},
+		{"mqtt.username", m.Username, 0},
+	} {
+		if why := mqttString(k.value, k.extra); why != "" {
+			bad(k.key, "%s, got %q: MQTT brokers close the connection of a client that sends one", why, k.value)
+		}
+	}
 	if m.PasswordFile != "" {
 		if m.Username == "" {
 			bad("mqtt.password_file", "is set but mqtt.username is not: the broker needs both")
@@ -128,8 +150,10 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 				hint = " (a systemd credential exists only while the service runs: check with the file it is loaded from)"
 			}
 			bad("mqtt.password_file", "cannot read the password: %v%s", err, hint)
-		} else if strings.TrimRight(string(b), "\r\n") == "" {
+		} else if pw := strings.TrimRight(string(b), "\r\n"); pw == "" {
 			bad("mqtt.password_file", "%s is empty", m.PasswordFile)
+		} else if len(pw) > mqttMaxString {
+			bad("mqtt.password_file", "%s holds %d bytes, at most %d fit in MQTT: is it the password file?", m.PasswordFile, len(pw), mqttMaxString)
 		}
 	}
 	readable := func(key, path string) {
@@ -151,6 +175,29 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 	if !m.TLSScheme() && (m.CAFile != "" || m.CertFile != "") {
 		bad("mqtt.broker", "ca_file or cert_file is set but %q does not use TLS: use ssl://, tls://, mqtts:// or wss://", m.Broker)
 	}
+}
+
+// mqttMaxString is the longest string MQTT sends: its length is 16 bits.
+const mqttMaxString = 65535
+
+// mqttString says what makes s a string MQTT brokers refuse, sent with
+// extra bytes more, or "": a control character (U+0001 to U+001F, U+007F
+// to U+009F; NUL is refused before), a non-character (U+FDD0 to U+FDEF,
+// U+FFFE, U+FFFF and their like in every plane), or more bytes than
+// MQTT's 16-bit length holds.
+func mqttString(s string, extra int) string {
+	for _, r := range s {
+		switch {
+		case r > 0 && r < 0x20 || r >= 0x7f && r <= 0x9f:
+			return fmt.Sprintf("must not hold the control character %U", r)
+		case r >= 0xfdd0 && r <= 0xfdef || r&0xfffe == 0xfffe:
+			return fmt.Sprintf("must not hold the non-character %U", r)
+		}
+	}
+	if len(s)+extra > mqttMaxString {
+		return fmt.Sprintf("is %d bytes long, at most %d fit in MQTT", len(s), mqttMaxString-extra)
+	}
+	return ""
 }
 
 func oneOfStr(v string, allowed []string) bool {

@@ -110,3 +110,41 @@ func TestMQTTOffSkipsChecks(t *testing.T) {
 		t.Errorf("mqtt off: %v", err)
 	}
 }
+
+// TestMQTTStringsBrokersRefuse: a topic, discovery prefix, client id or
+// user name with a control character or a non-character, or too long for
+// MQTT's 16-bit string length, is refused here with what is wrong, where
+// the broker (mosquitto: "Malformed UTF-8") closed every connection and
+// the daemon retried for ever without saying why. Text beyond ASCII is
+// fine.
+func TestMQTTStringsBrokersRefuse(t *testing.T) {
+	dir := t.TempDir()
+	on := "[mqtt]\nbroker = \"tcp://127.0.0.1:1883\"\n"
+	long := strings.Repeat("x", 65530)
+	pw := write(t, dir, "pw", strings.Repeat("p", 70000)+"\n")
+	for _, tc := range []struct {
+		text string
+		key  string
+		want string
+	}{
+		{on + "topic = \"front\\tdoor\"\n", "mqtt.topic", "must not hold the control character U+0009"},
+		{on + "topic = \"a/\\u0085\"\n", "mqtt.topic", "control character U+0085"},
+		{on + "topic = \"a/\\uFFFF\"\n", "mqtt.topic", "non-character U+FFFF"},
+		{on + "topic = \"a/\\uFDD0\"\n", "mqtt.topic", "non-character U+FDD0"},
+		{on + "topic = \"" + long + "\"\n", "mqtt.topic", "is 65530 bytes long, at most 65522 fit in MQTT"},
+		{on + "topic = \"s\"\nclient_id = \"door\\u007f\"\n", "mqtt.client_id", "control character U+007F"},
+		{on + "topic = \"s\"\nusername = \"us\\ter\"\n", "mqtt.username", "control character U+0009"},
+		{on + "topic = \"s\"\ndiscovery_prefix = \"ha\\u0001\"\n", "mqtt.discovery_prefix", "control character U+0001"},
+		{on + "topic = \"s\"\nclient_id = \"c\"\ndiscovery_prefix = \"" + long + "\"\n", "mqtt.discovery_prefix", "at most 65510 fit"},
+		{on + "topic = \"s\"\nusername = \"u\"\npassword_file = \"" + pw + "\"\n", "mqtt.password_file", "holds 70000 bytes, at most 65535 fit in MQTT"},
+	} {
+		_, err := Parse(filepath.Join(dir, "v.toml"), []byte(tc.text))
+		e := checkErr(t, err, ErrInvalid, tc.key+": ", tc.want)
+		if e.Key != tc.key {
+			t.Errorf("%.60q: got key %q, want %q", tc.text, e.Key, tc.key)
+		}
+	}
+	if _, err := Parse(filepath.Join(dir, "v.toml"), []byte(on+"topic = \"maison/entrée/😀 porte\"\nclient_id = \"porte-d'entrée\"\nusername = \"jürgen\"\n")); err != nil {
+		t.Errorf("text beyond ASCII: %v", err)
+	}
+}
