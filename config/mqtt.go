@@ -13,6 +13,11 @@ import (
 // far more than a password or a bundle of certificates.
 const MaxSecretBytes = 1 << 20
 
+// MaxOutbox is the most decisions mqtt.outbox may hold in memory while
+// the broker is away: about 10 MiB of journal lines, and the ring of that
+// many the publisher makes at start.
+const MaxOutbox = 10000
+
 // MQTT publishes every decision to an MQTT broker; it is off while Broker
 // is empty. device/mqtt implements it.
 type MQTT struct {
@@ -75,8 +80,8 @@ func (m MQTT) TLSScheme() bool {
 }
 
 func (m MQTT) problems(bad func(key, format string, a ...any)) {
-	if m.Outbox < 1 {
-		bad("mqtt.outbox", "must be ≥ 1, got %d", m.Outbox)
+	if m.Outbox < 1 || m.Outbox > MaxOutbox {
+		bad("mqtt.outbox", "must be from 1 to %d (each decision waiting takes about 1 KiB of memory; the journal keeps every one), got %d", MaxOutbox, m.Outbox)
 	}
 	if m.KeepAlive.Duration < time.Second {
 		bad("mqtt.keepalive", "must be ≥ 1s (MQTT counts it in seconds), got %q", m.KeepAlive.String())

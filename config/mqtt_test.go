@@ -88,7 +88,12 @@ func TestMQTTInvalidValues(t *testing.T) {
 		{on + "password_file = \"" + empty + "\"\n", "mqtt.password_file", "mqtt.username is not"},
 		{on + "ca_file = \"nope.pem\"\n", "mqtt.ca_file", "no such file"},
 		{"[mqtt]\nbroker = \"ssl://h:8883\"\ntopic = \"s\"\ncert_file = \"" + empty + "\"\n", "mqtt.cert_file", "set both or neither"},
-		{on + "outbox = 0\n", "mqtt.outbox", "must be ≥ 1"},
+		{on + "outbox = 0\n", "mqtt.outbox", "must be from 1 to 10000"},
+		// The publisher makes its ring of this many at start: a billion
+		// took 32 GB and a 4 GB Pi's daemon died at start with Go's "fatal
+		// error: out of memory"; and a full outbox holds as many journal
+		// lines.
+		{on + "outbox = 1000000000\n", "mqtt.outbox", "must be from 1 to 10000 (each decision waiting takes about 1 KiB of memory"},
 		{on + "keepalive = \"500ms\"\n", "mqtt.keepalive", "must be ≥ 1s"},
 		{on + "discovery_prefix = \"ha/\"\n", "mqtt.discovery_prefix", "trailing /"},
 		{"[metrics]\nlisten = \"9469\"\n", "metrics.listen", `want host:port such as "127.0.0.1:9469"`},
