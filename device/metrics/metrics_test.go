@@ -2,6 +2,9 @@ package metrics
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -11,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"setmatch/device/metrics/metricstest"
+	"setmatch/internal/testutil"
 )
 
 // value returns the value of the series of family name whose labels
@@ -178,4 +182,68 @@ func TestOwnRegistry(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestServeBoundsConnections: however many clients connect, the server
+// holds at most MaxConns connections; the others wait in the kernel's
+// queue and are served as those close. Without the bound each took a
+// file descriptor, and a few hundred took every one the unit allows
+// (LimitNOFILE): the daemon could then claim no batch and write no
+// journal line.
+func TestServeBoundsConnections(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := New().Serve("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const clients = 3 * MaxConns
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range clients {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		// A whole request, and the connection kept open afterwards, as a
+		// client that keeps it alive.
+		fmt.Fprintf(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+	}
+	deadline := time.Now().Add(time.Second)
+	answered := func(c net.Conn) bool {
+		c.SetReadDeadline(deadline)
+		b := make([]byte, 9)
+		n, _ := io.ReadFull(c, b)
+		return n == len(b) && string(b) == "HTTP/1.1 " // 200, or 503 beyond the scrapes in flight
+	}
+	var n int
+	for _, c := range conns {
+		if answered(c) {
+			n++
+		}
+	}
+	if n != MaxConns {
+		t.Errorf("%d of %d connections answered at once, want %d", n, clients, MaxConns)
+	}
+	// Once those close, a new client is served (the requests of those
+	// queued are served too, and may take the two scrapes in flight a
+	// moment).
+	for _, c := range conns[:clients-1] {
+		c.Close()
+	}
+	testutil.WaitForCtx(t, ctx, "a scrape after the connections closed", func() bool {
+		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+s.Addr().String()+"/metrics", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 }

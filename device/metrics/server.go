@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -20,6 +21,12 @@ func (m *Metrics) Handler() http.Handler {
 		Timeout:             10 * time.Second,
 	})
 }
+
+// MaxConns is the most connections the server holds at a time; more wait
+// in the kernel's queue until one closes. Each takes a file descriptor of
+// the daemon's few (the unit's LimitNOFILE), which the spool and the
+// journal need.
+const MaxConns = 8
 
 // Server serves /metrics over HTTP.
 type Server struct {
@@ -40,6 +47,7 @@ func (m *Metrics) Serve(addr string, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w (set metrics.listen to a free address, or \"\" for no metrics)", err)
 	}
+	ln = limitListener(ln, MaxConns)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	s := &Server{
@@ -82,5 +90,50 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.done
+	return err
+}
+
+// limited is a listener that holds at most cap(sem) connections open: Accept
+// waits for one to close before it takes the next from the kernel.
+type limited struct {
+	net.Listener
+	sem       chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limited{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *limited) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// limitedConn gives its place back when closed.
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
 	return err
 }
