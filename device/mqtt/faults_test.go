@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"setmatch/device/mqtt/mqtttest"
 	"setmatch/internal/testutil"
 )
 
@@ -173,5 +174,37 @@ func TestConnectionClosedBeforeLogin(t *testing.T) {
 				t.Errorf("%d errors logged for one failure repeated; want 1, the rest at debug level:\n%s", n, log)
 			}
 		})
+	}
+}
+
+// TestHungBrokerNotTakenForSameClientID: a broker that stops
+// acknowledging (hung, or the network between stalls) is said as such,
+// and the wait before the next connection is not explained by a second
+// client with the same client id, which it is not.
+func TestHungBrokerNotTakenForSameClientID(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := mqtttest.New(ctx, t, false)
+	g := mqtttest.NewGate(t, b.Addr)
+	topic := uniqueTopic(t)
+	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
+	log := new(testutil.LockedBuffer)
+	o := testOptions(g.URL(), topic, log)
+	o.ConnectTimeout = 300 * time.Millisecond
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	testutil.WaitForCtx(t, ctx, "connected", p.Connected)
+	g.Blackhole.Store(true)
+	p.Publish(payload(1))
+	testutil.WaitForCtx(t, ctx, "the missing acknowledgement said", func() bool {
+		return strings.Contains(log.String(), "no acknowledgement from the broker within 300ms")
+	})
+	g.Blackhole.Store(false)
+	testutil.WaitForCtx(t, ctx, "the decision delivered after the broker came back", func() bool { return len(sub.On(topic+"/decision")) > 0 })
+	if strings.Contains(log.String(), "same mqtt.client_id") {
+		t.Errorf("a hung broker blamed on a second client with the same client id:\n%s", log)
 	}
 }

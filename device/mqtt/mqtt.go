@@ -346,14 +346,19 @@ func (p *Publisher) run() {
 			continue
 		}
 		// The connection ended at once, as the broker ends it for a second
-		// client with the same id: wait as after a failed attempt.
+		// client with the same id: wait as after a failed attempt. When
+		// the broker did not end it (err nil: it was closed here, after a
+		// publish the broker did not acknowledge, which serve logged),
+		// the wait is not explained by a second client.
 		short++
-		lvl := slog.LevelWarn
-		if short > 1 {
-			lvl = slog.LevelDebug // said once; the wait grows meanwhile
+		if err != nil {
+			lvl := slog.LevelWarn
+			if short > 1 {
+				lvl = slog.LevelDebug // said once; the wait grows meanwhile
+			}
+			p.o.Logger.Log(context.Background(), lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
+				"err", err, "after", up.Round(time.Millisecond), "client_id", p.o.ClientID)
 		}
-		p.o.Logger.Log(context.Background(), lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
-			"err", err, "after", up.Round(time.Millisecond), "client_id", p.o.ClientID)
 		if !p.sleep(time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))) {
 			return
 		}
