@@ -64,3 +64,21 @@ func TestDaemonMetricsConnectionFlood(t *testing.T) {
 		t.Errorf("journal: want 3 lines")
 	}
 }
+
+// TestDaemonMetricsAddressNotYetAssigned: metrics.listen on the Pi's LAN
+// address, which it does not have yet at boot before DHCP gave it, does
+// not keep the daemon from starting and deciding (it exited at start, and
+// systemd gave up after five such starts); the log says so.
+func TestDaemonMetricsAddressNotYetAssigned(t *testing.T) {
+	ctx := testContext(t, e2eBudget)
+	_, port, _ := net.SplitHostPort(freeAddr(t))
+	f := devicetest.NewFixture(t, fmt.Sprintf("\n[metrics]\nlisten = \"192.0.2.1:%s\"\n", port)) // TEST-NET-1: no machine's
+	p := startDaemon(t, ctx, f)
+	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(43, 44)), "alice"))
+	done := filepath.Join(f.Spool, spool.DirDone)
+	testutil.WaitForCtx(t, ctx, "the batch decided", func() bool { return len(testutil.Names(t, done)) == 1 })
+	if s := p.stderr.String(); !strings.Contains(s, "metrics.listen is not an address of this machine (yet)") {
+		t.Errorf("the log does not say the address is not there:\n%s", s)
+	}
+	p.stop()
+}

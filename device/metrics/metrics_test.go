@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -246,4 +247,21 @@ func TestServeBoundsConnections(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == 200
 	})
+}
+
+// TestServeAddressNotYetAssigned: metrics.listen on an address this
+// machine does not have yet (the Pi's LAN address while DHCP has not
+// given it, at boot) is listened on all the same, with a warning, and
+// served once the address comes; it was an error that stopped the daemon
+// at start, and systemd gave up after five such starts within a minute.
+func TestServeAddressNotYetAssigned(t *testing.T) {
+	log := new(testutil.LockedBuffer)
+	s, err := New().Serve("192.0.2.1:0", slog.New(slog.NewTextHandler(log, nil))) // TEST-NET-1: no machine's
+	if err != nil {
+		t.Fatalf("Serve on an address not yet assigned: %v", err)
+	}
+	defer s.Close()
+	if l := log.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "not an address of this machine") || !strings.Contains(l, "metrics.listen") {
+		t.Errorf("no warning that the address is not this machine's:\n%s", l)
+	}
 }

@@ -43,9 +43,17 @@ func (m *Metrics) Serve(addr string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	ln, err := net.Listen("tcp", addr)
+	// An address of the machine's that is not there yet (the LAN address
+	// at boot, before DHCP gave it) is listened on all the same: metrics
+	// are an output, and a daemon that failed to start for them would not
+	// decide either.
+	lc := net.ListenConfig{Control: freeBind}
+	ln, err := lc.Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w (set metrics.listen to a free address, or \"\" for no metrics)", err)
+	}
+	if host, _, err := net.SplitHostPort(addr); err == nil && !localAddress(host) {
+		log.Warn("metrics.listen is not an address of this machine (yet): the metrics are served once it is; check metrics.listen if it never comes", "listen", addr)
 	}
 	ln = limitListener(ln, MaxConns)
 	mux := http.NewServeMux()
@@ -69,6 +77,25 @@ func (m *Metrics) Serve(addr string, log *slog.Logger) (*Server, error) {
 		}
 	}()
 	return s, nil
+}
+
+// localAddress reports whether host is empty, a name, or an IP address
+// this machine has now (any loopback address counts).
+func localAddress(host string) bool {
+	ip := net.ParseIP(host)
+	if ip == nil || ip.IsUnspecified() || ip.IsLoopback() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return true
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // Addr returns the address listened on (with the port chosen when addr
