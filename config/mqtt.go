@@ -86,8 +86,8 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 	if m.KeepAlive.Duration < time.Second {
 		bad("mqtt.keepalive", "must be ≥ 1s (MQTT counts it in seconds), got %q", m.KeepAlive.String())
 	}
-	if p := m.DiscoveryPrefix; p != "" && (strings.ContainsAny(p, "+#\x00") || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/")) {
-		bad("mqtt.discovery_prefix", "must be a topic without wildcards (+, #) or a leading or trailing /, such as \"homeassistant\", or \"\" for no discovery; got %q", p)
+	if p := m.DiscoveryPrefix; p != "" && (strings.ContainsAny(p, "+#\x00") || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.HasPrefix(p, "$")) {
+		bad("mqtt.discovery_prefix", "must be a topic without wildcards (+, #), a leading $ or a leading or trailing /, such as \"homeassistant\", or \"\" for no discovery; got %q", p)
 	}
 	if !m.Enabled() {
 		return
@@ -119,6 +119,8 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 		bad("mqtt.topic", "must not hold the wildcards + or #, got %q", t)
 	case strings.HasPrefix(t, "/") || strings.HasSuffix(t, "/") || strings.Contains(t, "//"):
 		bad("mqtt.topic", "must not start or end with / or hold an empty level, got %q", t)
+	case strings.HasPrefix(t, "$"):
+		bad("mqtt.topic", "must not start with $, got %q: such topics are the broker's own ($SYS), which it acknowledges and drops, and a subscription to # does not see them", t)
 	}
 	if strings.ContainsAny(m.ClientID, "+#/\x00") {
 		bad("mqtt.client_id", "must not hold +, #, / or NUL, got %q", m.ClientID)

@@ -133,6 +133,9 @@ func TestMQTTStringsBrokersRefuse(t *testing.T) {
 		want string
 	}{
 		{on + "topic = \"front\\tdoor\"\n", "mqtt.topic", "must not hold the control character U+0009"},
+		// mosquitto acknowledges a publish to $SYS/… and drops it.
+		{on + "topic = \"$SYS/setmatch\"\n", "mqtt.topic", "must not start with $"},
+		{on + "topic = \"s\"\ndiscovery_prefix = \"$ha\"\n", "mqtt.discovery_prefix", "a leading $"},
 		{on + "topic = \"a/\\u0085\"\n", "mqtt.topic", "control character U+0085"},
 		{on + "topic = \"a/\\uFFFF\"\n", "mqtt.topic", "non-character U+FFFF"},
 		{on + "topic = \"a/\\uFDD0\"\n", "mqtt.topic", "non-character U+FDD0"},
