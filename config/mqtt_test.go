@@ -94,7 +94,9 @@ func TestMQTTInvalidValues(t *testing.T) {
 		// error: out of memory"; and a full outbox holds as many journal
 		// lines.
 		{on + "outbox = 1000000000\n", "mqtt.outbox", "must be from 1 to 10000 (each decision waiting takes about 1 KiB of memory"},
-		{on + "keepalive = \"500ms\"\n", "mqtt.keepalive", "must be ≥ 1s"},
+		{on + "keepalive = \"500ms\"\n", "mqtt.keepalive", "must be from 1s to 18h12m15s"},
+		// Sent cut to 16 bits: 24h as 5h47m44s, 65536 s as 0 (none).
+		{on + "keepalive = \"24h\"\n", "mqtt.keepalive", "must be from 1s to 18h12m15s (MQTT counts it in 16 bits of seconds)"},
 		{on + "discovery_prefix = \"ha/\"\n", "mqtt.discovery_prefix", "trailing /"},
 		{"[metrics]\nlisten = \"9469\"\n", "metrics.listen", `want host:port such as "127.0.0.1:9469"`},
 		{"[metrics]\nlisten = \"127.0.0.1:http\"\n", "metrics.listen", "port must be a number"},

@@ -47,14 +47,21 @@ func fakeBroker(t *testing.T, handle func(c net.Conn)) string {
 // readConnect reads one MQTT CONNECT packet from r and returns its
 // protocol level (4 for MQTT 3.1.1, 3 for MQTT 3.1).
 func readConnect(r *bufio.Reader) (level byte, err error) {
+	level, _, err = readConnectKeepAlive(r)
+	return level, err
+}
+
+// readConnectKeepAlive is readConnect that also returns the keepalive in
+// seconds.
+func readConnectKeepAlive(r *bufio.Reader) (level byte, keepalive int, err error) {
 	if _, err := r.ReadByte(); err != nil { // packet type
-		return 0, err
+		return 0, 0, err
 	}
 	n, mul := 0, 1
 	for {
 		b, err := r.ReadByte()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		n += int(b&0x7f) * mul
 		mul *= 128
@@ -64,10 +71,11 @@ func readConnect(r *bufio.Reader) (level byte, err error) {
 	}
 	body := make([]byte, n)
 	if _, err := io.ReadFull(r, body); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	name := int(body[0])<<8 | int(body[1])
-	return body[2+name], nil
+	// The protocol level, the flags, the keepalive (16 bits).
+	return body[2+name], int(body[2+name+2])<<8 | int(body[2+name+3]), nil
 }
 
 // TestOneConnectionPerAttempt: a broker that refuses the login is asked
@@ -206,5 +214,50 @@ func TestHungBrokerNotTakenForSameClientID(t *testing.T) {
 	testutil.WaitForCtx(t, ctx, "the decision delivered after the broker came back", func() bool { return len(sub.On(topic+"/decision")) > 0 })
 	if strings.Contains(log.String(), "same mqtt.client_id") {
 		t.Errorf("a hung broker blamed on a second client with the same client id:\n%s", log)
+	}
+}
+
+// TestKeepAliveFitsMQTT: MQTT carries the keepalive in 16 bits of
+// seconds. One that fits is sent as given; a longer one is refused, where
+// Paho sent it cut to 16 bits (24h as 5h47m44s, 65536 s as 0: no
+// keepalive, and no last will from the broker when the daemon vanishes)
+// while pinging at the full period.
+func TestKeepAliveFitsMQTT(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	got := make(chan int, 1)
+	url := fakeBroker(t, func(c net.Conn) {
+		_, k, err := readConnectKeepAlive(bufio.NewReader(c))
+		if err != nil {
+			return
+		}
+		select {
+		case got <- k:
+		default:
+		}
+	})
+	o := testOptions(url, uniqueTopic(t), new(testutil.LockedBuffer))
+	o.KeepAlive = 18 * time.Hour
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	select {
+	case k := <-got:
+		if k != 18*3600 {
+			t.Errorf("keepalive sent as %d s, want %d", k, 18*3600)
+		}
+	case <-ctx.Done():
+		t.Fatal("no CONNECT")
+	}
+	for _, k := range []time.Duration{24 * time.Hour, 65536 * time.Second} {
+		o.KeepAlive = k
+		if p, err := New(o); err == nil || !strings.Contains(err.Error(), "keepalive") {
+			if p != nil {
+				p.Close(context.Background())
+			}
+			t.Errorf("New with keepalive %v: %v, want an error naming the keepalive", k, err)
+		}
 	}
 }

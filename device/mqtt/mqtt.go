@@ -84,6 +84,9 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// MaxKeepAlive is the longest keepalive MQTT carries: 16 bits of seconds.
+const MaxKeepAlive = 65535 * time.Second
+
 // Publisher sends decisions to the broker. Its methods are safe for
 // concurrent use.
 type Publisher struct {
@@ -146,6 +149,10 @@ func New(o Options) (*Publisher, error) {
 		}
 	}
 	def(&o.KeepAlive, 30*time.Second)
+	if o.KeepAlive > MaxKeepAlive {
+		// Paho would send it cut to 16 bits: 65536 s as 0, no keepalive.
+		return nil, fmt.Errorf("mqtt: keepalive %v is longer than MQTT's %v", o.KeepAlive, MaxKeepAlive)
+	}
 	def(&o.ConnectTimeout, 10*time.Second)
 	def(&o.MinBackoff, time.Second)
 	def(&o.MaxBackoff, time.Minute)
