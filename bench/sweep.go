@@ -65,6 +65,9 @@ type SweepOptions struct {
 // held-out sets with the model written. With Keep, every outcome is
 // appended to Keep/runs.jsonl as it comes.
 func Sweep(o SweepOptions) ([]Run, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
 	exe, err := o.Exe, error(nil)
 	if exe == "" {
 		if exe, err = os.Executable(); err != nil {
@@ -94,6 +97,23 @@ func Sweep(o SweepOptions) ([]Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// Check reports whether every size of o can be generated (synth's
+// limits, with the held-out sets), so that a sweep refuses a size before
+// it trains any: a size refused in the middle would end the sweep and
+// lose the outcomes of the sizes before it.
+func (o SweepOptions) Check() error {
+	if o.Probes < 1 {
+		return fmt.Errorf("held-out sets per class must be at least 1, got %d", o.Probes)
+	}
+	for _, sz := range o.Sizes {
+		so := synth.Options{Kind: o.Kind, Classes: sz.Classes, Sets: sz.Sets + o.Probes, Frames: sz.Frames, Dim: sz.Dim, Seed: o.Seed}
+		if err := so.Validate(); err != nil {
+			return fmt.Errorf("size %s, with %d more held-out per class: %s", sz, o.Probes, strings.TrimPrefix(err.Error(), "synth: "))
+		}
+	}
+	return nil
 }
 
 // sizePaths are the files of one size in the sweep's folder.

@@ -63,6 +63,9 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 		return usagef("--probe-sets must be at least 1, got %d", *probes)
 	}
 	o := bench.SweepOptions{Sizes: szs, Kind: k, Probes: *probes, Workers: *workers, Seed: *seed, Timeout: *timeout, Keep: *keep}
+	if err := o.Check(); err != nil {
+		return usagef("--sizes: %v", err)
+	}
 	return benchTrainAuto(stdout, stderr, o, *plotPath, *asJSON)
 }
 
