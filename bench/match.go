@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -113,4 +115,30 @@ func timeQueries(g *match.Gallery, qs []*match.KDE) ([]time.Duration, int64, err
 	runtime.ReadMemStats(&after)
 	slices.Sort(times)
 	return times, int64(after.TotalAlloc-before.TotalAlloc) / int64(len(qs)), nil
+}
+
+// MaxValues bounds the numbers a benchmark generates (2 GiB of float64),
+// as synth bounds a data set: larger sizes are refused before anything
+// is allocated.
+const MaxValues = 1 << 28
+
+// Check reports whether o is a size Match can run: at least one of
+// each, at least 2 frames a set, and the gallery and the queries within
+// MaxValues numbers.
+func (o MatchOptions) Check() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"--gallery", o.Gallery}, {"--frames", o.Frames}, {"--dim", o.Dim}, {"--query-frames", o.QueryFrames}, {"--queries", o.Queries}} {
+		if f.v < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", f.name, f.v)
+		}
+	}
+	if o.Frames < 2 || o.QueryFrames < 2 {
+		return errors.New("sets need at least 2 frames (--frames, --query-frames)")
+	}
+	if v := (float64(o.Gallery)*float64(o.Frames) + float64(o.Queries)*float64(o.QueryFrames)) * float64(o.Dim); v > MaxValues {
+		return fmt.Errorf("the gallery and the queries would be %.3g numbers ((--gallery × --frames + --queries × --query-frames) × --dim), more than the %d (2 GiB) a benchmark generates: give smaller sizes", v, MaxValues)
+	}
+	return nil
 }

@@ -77,13 +77,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 // benchMatch times queries against a gallery matcher of generated sets
 // (bench.Match).
 func benchMatch(stdout, stderr io.Writer, o bench.MatchOptions, asJSON bool) error {
-	for name, v := range map[string]int{"--gallery": o.Gallery, "--frames": o.Frames, "--dim": o.Dim, "--query-frames": o.QueryFrames, "--queries": o.Queries} {
-		if v < 1 {
-			return usagef("%s must be at least 1, got %d", name, v)
-		}
-	}
-	if o.Frames < 2 || o.QueryFrames < 2 {
-		return usagef("sets need at least 2 frames")
+	if err := o.Check(); err != nil {
+		return usageError{err.Error()}
 	}
 	fmt.Fprintf(stderr, "generating %d gallery sets of %d frames in %d dimensions...\n", o.Gallery, o.Frames, o.Dim)
 	res, err := bench.Match(o)

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// benchRefused runs setmatch with args and checks that it is refused as
+// a usage error (exit 2) saying want, before it does anything.
+func benchRefused(t *testing.T, want string, args ...string) {
+	t.Helper()
+	code, out, errOut := runCmd(args...)
+	if code != 2 || !strings.Contains(errOut, want) || out != "" || strings.Contains(errOut, "generating") {
+		t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 saying %q, before anything is generated", args, code, out, errOut, want)
+	}
+}
+
+// TestBenchMatchSizeBound: sizes whose gallery and queries are more than
+// a benchmark generates are refused before anything is allocated (they
+// ran out of memory, 800 GB asked for in one piece here).
+func TestBenchMatchSizeBound(t *testing.T) {
+	benchRefused(t, "would be 3e+11 numbers ((--gallery × --frames + --queries × --query-frames) × --dim), more than the 268435456 (2 GiB) a benchmark generates: give smaller sizes",
+		"bench", "--gallery", "2", "--frames", "100", "--dim", "1000000000", "--queries", "1")
+	benchRefused(t, "--gallery must be at least 1, got 0", "bench", "--gallery", "0")
+	benchRefused(t, "sets need at least 2 frames", "bench", "--query-frames", "1")
+}
