@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"errors"
+	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"setmatch/dataset"
@@ -80,4 +83,24 @@ func Train(ds *dataset.Dataset, o TrainOptions, progress func(learn.IterStats)) 
 		out.SecPerIterMax = secs[len(secs)-1]
 	}
 	return out, nil
+}
+
+// MaxTrainSets bounds the sets of a training benchmark: training holds
+// the divergences of every pair of sets, a matrix of 2 GiB at this many.
+const MaxTrainSets = 1 << 14
+
+// Check reports whether o is a training run TrainData and Train can
+// make: ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames, 1 ≤ OutDim ≤ InDim,
+// at most MaxTrainSets sets and data synth generates.
+func (o TrainOptions) Check() error {
+	switch {
+	case o.Classes < 2 || o.Sets < 2 || o.Frames < 2 || o.OutDim < 1 || o.InDim < o.OutDim:
+		return errors.New("the training benchmark needs ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames and 1 ≤ --out-dim ≤ --in-dim")
+	case float64(o.Classes)*float64(o.Sets) > MaxTrainSets:
+		return fmt.Errorf("%d classes × %d sets are more than the %d sets a training benchmark takes (training holds the divergences of every pair of sets, 2 GiB at that many): give fewer", o.Classes, o.Sets, MaxTrainSets)
+	}
+	if err := (synth.Options{Kind: synth.Subspace, Classes: o.Classes, Sets: o.Sets, Frames: o.Frames, Dim: o.InDim, InfoDim: min(o.OutDim, o.InDim)}).Validate(); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "synth: "))
+	}
+	return nil
 }

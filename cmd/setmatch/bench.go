@@ -94,8 +94,8 @@ func benchMatch(stdout, stderr io.Writer, o bench.MatchOptions, asJSON bool) err
 // benchTrain times one training run on a generated data set shaped like the
 // paper's YouTube Celebrities protocol (47 classes × 3 sets by default).
 func benchTrain(stdout, stderr io.Writer, o bench.TrainOptions, asJSON bool) error {
-	if o.Classes < 2 || o.Sets < 2 || o.Frames < 2 || o.OutDim < 1 || o.InDim < o.OutDim {
-		return usagef("train benchmark needs ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames and 1 ≤ out-dim ≤ in-dim")
+	if err := o.Check(); err != nil {
+		return usageError{err.Error()}
 	}
 	fmt.Fprintf(stderr, "generating %d classes × %d sets × %d frames in %d dimensions...\n", o.Classes, o.Sets, o.Frames, o.InDim)
 	ds, err := bench.TrainData(o)

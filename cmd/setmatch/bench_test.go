@@ -24,3 +24,14 @@ func TestBenchMatchSizeBound(t *testing.T) {
 	benchRefused(t, "--gallery must be at least 1, got 0", "bench", "--gallery", "0")
 	benchRefused(t, "sets need at least 2 frames", "bench", "--query-frames", "1")
 }
+
+// TestBenchTrainSizeBound: a training benchmark of more sets than the
+// divergences of every pair fit in 2 GiB, or of more data than synth
+// makes, is refused before anything is generated (200000 classes × 2
+// sets asked for a 1.28 TB matrix and died of it).
+func TestBenchTrainSizeBound(t *testing.T) {
+	benchRefused(t, "200000 classes × 2 sets are more than the 16384 sets a training benchmark takes",
+		"bench", "--mode", "train", "--classes", "200000", "--sets", "2", "--frames", "2", "--in-dim", "10", "--out-dim", "2")
+	benchRefused(t, "more than the 4096 features per frame", "bench", "--mode", "train", "--in-dim", "5000")
+	benchRefused(t, "needs ≥ 2 classes", "bench", "--mode", "train", "--classes", "1")
+}
