@@ -91,11 +91,14 @@ const MaxTrainSets = 1 << 14
 
 // Check reports whether o is a training run TrainData and Train can
 // make: ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames, 1 ≤ OutDim ≤ InDim,
-// at most MaxTrainSets sets and data synth generates.
+// MaxIter ≥ 1 (learn.Train reads 0 as its default of 100), at most
+// MaxTrainSets sets, and data synth generates.
 func (o TrainOptions) Check() error {
 	switch {
 	case o.Classes < 2 || o.Sets < 2 || o.Frames < 2 || o.OutDim < 1 || o.InDim < o.OutDim:
 		return errors.New("the training benchmark needs ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames and 1 ≤ --out-dim ≤ --in-dim")
+	case o.MaxIter < 1:
+		return fmt.Errorf("--max-iter must be at least 1, got %d", o.MaxIter)
 	case float64(o.Classes)*float64(o.Sets) > MaxTrainSets:
 		return fmt.Errorf("%d classes × %d sets are more than the %d sets a training benchmark takes (training holds the divergences of every pair of sets, 2 GiB at that many): give fewer", o.Classes, o.Sets, MaxTrainSets)
 	}

@@ -35,3 +35,12 @@ func TestBenchTrainSizeBound(t *testing.T) {
 	benchRefused(t, "more than the 4096 features per frame", "bench", "--mode", "train", "--in-dim", "5000")
 	benchRefused(t, "needs ≥ 2 classes", "bench", "--mode", "train", "--classes", "1")
 }
+
+// TestBenchTrainMaxIter: --max-iter 0 or less is refused; it ran 100
+// iterations (training's own default) and reported them.
+func TestBenchTrainMaxIter(t *testing.T) {
+	for _, n := range []string{"0", "-3"} {
+		benchRefused(t, "--max-iter must be at least 1, got "+n,
+			"bench", "--mode", "train", "--classes", "2", "--sets", "2", "--frames", "4", "--in-dim", "5", "--out-dim", "2", "--max-iter", n)
+	}
+}
