@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 
@@ -47,6 +48,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() != 0 {
 		return usagef("bench takes no arguments, got %q", fs.Args())
+	}
+	// A flag of the other mode would be ignored: say so instead.
+	modeOf := map[string]string{"gallery": "match", "dim": "match", "query-frames": "match", "queries": "match",
+		"classes": "train", "sets": "train", "in-dim": "train", "out-dim": "train", "max-iter": "train"}
+	var other error
+	fs.Visit(func(f *flag.Flag) {
+		if m := modeOf[f.Name]; m != "" && m != *mode && (*mode == "match" || *mode == "train") && other == nil {
+			other = usagef("--%s is a flag of --mode %s, not of --mode %s, where it would do nothing (setmatch bench -h says which flag is whose)", f.Name, m, *mode)
+		}
+	})
+	if other != nil {
+		return other
 	}
 	if *bw == "" {
 		*bw = map[string]string{"train": "nn"}[*mode]

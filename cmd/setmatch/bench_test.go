@@ -44,3 +44,18 @@ func TestBenchTrainMaxIter(t *testing.T) {
 			"bench", "--mode", "train", "--classes", "2", "--sets", "2", "--frames", "4", "--in-dim", "5", "--out-dim", "2", "--max-iter", n)
 	}
 }
+
+// TestBenchFlagOfOtherMode: a flag of the other mode is refused; it was
+// ignored, and the run timed the defaults where the user had given a
+// size (--mode train --dim 5 trained in the default 400 dimensions).
+func TestBenchFlagOfOtherMode(t *testing.T) {
+	small := []string{"--frames", "4", "--workers", "1"}
+	benchRefused(t, "--dim is a flag of --mode match, not of --mode train",
+		append([]string{"bench", "--mode", "train", "--classes", "2", "--sets", "2", "--in-dim", "5", "--out-dim", "2", "--max-iter", "1", "--dim", "5"}, small...)...)
+	benchRefused(t, "--classes is a flag of --mode train, not of --mode match",
+		append([]string{"bench", "--gallery", "2", "--query-frames", "2", "--queries", "1", "--dim", "1", "--classes", "5"}, small...)...)
+	// The flags both modes take are taken by both.
+	if code, _, errOut := runCmd(append([]string{"bench", "--gallery", "2", "--query-frames", "2", "--queries", "1", "--dim", "1", "--seed", "2", "--bandwidth", "1"}, small...)...); code != 0 {
+		t.Errorf("match with its own flags: exit %d: %s", code, errOut)
+	}
+}
