@@ -59,3 +59,10 @@ func TestBenchFlagOfOtherMode(t *testing.T) {
 		t.Errorf("match with its own flags: exit %d: %s", code, errOut)
 	}
 }
+
+// TestBenchTrainNegativeTimeout: a negative --timeout is refused; it
+// meant no limit at all.
+func TestBenchTrainNegativeTimeout(t *testing.T) {
+	t.Setenv("SETMATCH_TEST_AS_MAIN", "1") // a child run without the check is this binary as setmatch
+	benchRefused(t, "--timeout must be ≥ 0 (0: no limit), got -1s", "bench", "train", "--sizes", "3x1x4x4", "--timeout", "-1s")
+}

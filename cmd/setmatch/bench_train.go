@@ -59,8 +59,11 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("--kind: %v", err)
 	}
-	if *probes < 1 {
+	switch {
+	case *probes < 1:
 		return usagef("--probe-sets must be at least 1, got %d", *probes)
+	case *timeout < 0:
+		return usagef("--timeout must be ≥ 0 (0: no limit), got %v", *timeout)
 	}
 	o := bench.SweepOptions{Sizes: szs, Kind: k, Probes: *probes, Workers: *workers, Seed: *seed, Timeout: *timeout, Keep: *keep}
 	if err := o.Check(); err != nil {
