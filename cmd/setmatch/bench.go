@@ -49,6 +49,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usagef("bench takes no arguments, got %q", fs.Args())
 	}
+	if *workers < 0 {
+		return usagef("--workers must be ≥ 0 (got %d)", *workers)
+	}
 	// A flag of the other mode would be ignored: say so instead.
 	modeOf := map[string]string{"gallery": "match", "dim": "match", "query-frames": "match", "queries": "match",
 		"classes": "train", "sets": "train", "in-dim": "train", "out-dim": "train", "max-iter": "train"}

@@ -64,6 +64,8 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 		return usagef("--probe-sets must be at least 1, got %d", *probes)
 	case *timeout < 0:
 		return usagef("--timeout must be ≥ 0 (0: no limit), got %v", *timeout)
+	case *workers < 0:
+		return usagef("--workers must be ≥ 0 (got %d)", *workers)
 	}
 	o := bench.SweepOptions{Sizes: szs, Kind: k, Probes: *probes, Workers: *workers, Seed: *seed, Timeout: *timeout, Keep: *keep}
 	if err := o.Check(); err != nil {

@@ -64,6 +64,8 @@ func (cf *changeFlags) check() error {
 		return usagef("--model is required")
 	case cf.label == "":
 		return usagef("--label is required")
+	case cf.workers < 0:
+		return usagef("--workers must be ≥ 0 (got %d)", cf.workers)
 	}
 	return nil
 }

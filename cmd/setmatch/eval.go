@@ -134,6 +134,9 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if a.data == "" {
 		return usagef("--data is required")
 	}
+	if a.workers < 0 {
+		return usagef("--workers must be ≥ 0 (got %d)", a.workers)
+	}
 	if a.spectrum && (a.asJSON || a.jsonOut != "") {
 		return usagef("--spectrum prints a table of eigenvalues only: leave out --json and --json-out")
 	}
