@@ -178,6 +178,9 @@ func (l *loader) apply(name string, r io.Reader) error {
 		for knownKey(k[:i]) {
 			i++ // ends by len(k), or by 4: no key nests deeper than 3
 		}
+		if i > 1 && !tableKey(k[:i-1]) {
+			continue // a table where a value goes (pulse = {…}): decodeEach says so
+		}
 		if p := keyPath(k[:i]); !reported[p] {
 			reported[p] = true
 			errs = append(errs, unknown(name, pos, k))
@@ -229,6 +232,14 @@ func unknown(name string, pos map[string]position, k toml.Key) error {
 func locate(e *Error, pos map[string]position) *Error {
 	if p, ok := pos[e.Key]; ok {
 		e.Line, e.Column = p.line, p.column
+		return e
+	}
+	// A table implied by dotted keys (pulse.x = 1) has no place of its
+	// own: take the first key under it.
+	for k, p := range pos {
+		if strings.HasPrefix(k, e.Key+".") && (e.Line == 0 || p.line < e.Line || p.line == e.Line && p.column < e.Column) {
+			e.Line, e.Column = p.line, p.column
+		}
 	}
 	return e
 }
@@ -266,6 +277,10 @@ func decodeEach(name, text string, pos map[string]position, cfg *Config) (toml.M
 				// A table of strings (gpio.label_pins): decode the entry,
 				// then store it.
 				v := reflect.New(rv.Type().Elem())
+				if e := wrongType(name, md, key, v.Elem().Type()); e != nil {
+					errs = append(errs, locate(e, pos))
+					continue
+				}
 				if err := md.PrimitiveDecode(prims[k], v.Interface()); err != nil {
 					fail(err)
 					continue
@@ -295,6 +310,10 @@ func decodeEach(name, text string, pos map[string]position, cfg *Config) (toml.M
 				walk(sub, field, key)
 				continue
 			}
+			if e := wrongType(name, md, key, field.Type()); e != nil {
+				errs = append(errs, locate(e, pos))
+				continue
+			}
 			// Decode into a fresh value, so that a failure leaves the
 			// field as it was.
 			v := reflect.New(field.Type())
@@ -320,6 +339,40 @@ func decodeEach(name, text string, pos map[string]position, cfg *Config) (toml.M
 	return md, errs
 }
 
+// wrongType returns the error of a value at key whose TOML type a field
+// of type t does not take, or nil: want and got in TOML terms, where the
+// decoder would name Go's types ("got []any") or pass the value as text
+// to a duration ("got \"true\""). A duration or a size also takes a
+// number, which its own reader refuses with an example of the unit.
+func wrongType(name string, md toml.MetaData, key toml.Key, t reflect.Type) *Error {
+	var want string
+	var takes []string
+	switch {
+	case t == reflect.TypeFor[Duration]():
+		want, takes = `a duration in quotes such as "500ms"`, []string{"String", "Integer", "Float"}
+	case t == reflect.TypeFor[Size]():
+		want, takes = `a size such as 65536 or "64MiB"`, []string{"Integer", "String", "Float"}
+	case t.Kind() == reflect.String:
+		want, takes = "a string", []string{"String"}
+	case t.Kind() == reflect.Bool:
+		want, takes = "true or false", []string{"Bool"}
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		want, takes = "an integer", []string{"Integer"}
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Float64:
+		want, takes = "a number", []string{"Float", "Integer"}
+	default:
+		return nil
+	}
+	got := md.Type(key...)
+	if got == "" {
+		got = "Hash" // a table implied by a dotted key (pulse.x = 1)
+	}
+	if slices.Contains(takes, got) {
+		return nil
+	}
+	return &Error{File: name, Key: keyPath(key), Err: fmt.Errorf("%w: want %s, got %s", ErrType, want, tomlTypeName(got))}
+}
+
 // tomlTypeName names a type as MetaData.Type writes it, in TOML terms.
 func tomlTypeName(t string) string {
 	switch t {
@@ -330,9 +383,11 @@ func tomlTypeName(t string) string {
 	case "String":
 		return "a string"
 	case "Bool":
-		return "true or false"
+		return "a boolean"
 	case "Array":
 		return "an array"
+	case "Hash":
+		return "a table"
 	case "ArrayHash":
 		return "an array of tables"
 	case "Datetime":
@@ -417,6 +472,31 @@ var knownKeys = func() map[string]bool {
 	walk("", reflect.TypeFor[Config]())
 	return k
 }()
+
+// tableKeys holds the key paths of Config that are tables ("gpio",
+// "gpio.label_pins").
+var tableKeys = func() map[string]bool {
+	k := make(map[string]bool)
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+			if tag == "" || tag == "-" || !isTable(f.Type) {
+				continue
+			}
+			k[prefix+tag] = true
+			if f.Type.Kind() == reflect.Struct {
+				walk(prefix+tag+".", f.Type)
+			}
+		}
+	}
+	walk("", reflect.TypeFor[Config]())
+	return k
+}()
+
+// tableKey reports whether the known key k holds a table.
+func tableKey(k toml.Key) bool { return tableKeys[strings.Join(k, ".")] }
 
 // knownKey reports whether k is a key of Config, matching case exactly (the
 // decoder itself would accept "Pulse" for "pulse").

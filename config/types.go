@@ -16,7 +16,9 @@ type Duration struct{ time.Duration }
 func (d *Duration) UnmarshalText(b []byte) error {
 	s := strings.TrimSpace(string(b))
 	v, err := time.ParseDuration(s)
-	if _, nerr := strconv.ParseFloat(s, 64); err != nil && nerr == nil {
+	if f, nerr := strconv.ParseFloat(s, 64); err != nil && nerr == nil {
+		// A TOML number: the decoder passes a float as "1.500000".
+		s = strconv.FormatFloat(f, 'g', -1, 64)
 		return fmt.Errorf("want a duration with a unit, in quotes, such as \"%sms\" or \"%ss\", got %s", s, s, s)
 	}
 	if err != nil {
@@ -48,7 +50,10 @@ func (s *Size) UnmarshalTOML(v any) error {
 		*s = n
 		return nil
 	}
-	return fmt.Errorf("want a size in bytes such as 65536 or \"64MiB\", got %v (%T)", v, v)
+	if f, ok := v.(float64); ok {
+		return fmt.Errorf("want a whole number of bytes such as 65536, or a size with a unit in quotes such as \"64MiB\", got %s", strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return fmt.Errorf("want a size in bytes such as 65536 or \"64MiB\", got %v", v) // other types are refused before
 }
 
 // MarshalText writes the size with the largest binary unit that divides it.

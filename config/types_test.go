@@ -1,0 +1,47 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTypeErrorsInTOMLTerms: a value of a TOML type its key does not take
+// is a wrong type named in TOML terms, at its place, whatever the type:
+// not Go's ("got []any", "got true (bool)"), not the value passed as text
+// to a duration ("got \"true\""), and a table where a value goes is not
+// an unknown key under it ("gpio.pulse.a: unknown key (did you mean
+// gpio.pulse?)").
+func TestTypeErrorsInTOMLTerms(t *testing.T) {
+	duration := `want a duration in quotes such as "500ms", got `
+	size := `want a size such as 65536 or "64MiB", got `
+	for _, tc := range []struct{ text, want string }{
+		{"[gpio]\npulse = [\"1s\"]\n", "t.toml:2:1: gpio.pulse: wrong type: " + duration + "an array"},
+		{"[gpio]\npulse = true\n", "t.toml:2:1: gpio.pulse: wrong type: " + duration + "a boolean"},
+		{"[gpio]\npulse = 2026-01-01\n", "t.toml:2:1: gpio.pulse: wrong type: " + duration + "a date-time"},
+		{"[gpio]\npulse = { a = 1 }\n", "t.toml:2:1: gpio.pulse: wrong type: " + duration + "a table"},
+		{"[gpio]\npulse.a = 1\n", "t.toml:2:1: gpio.pulse: wrong type: " + duration + "a table"},
+		{"[gpio.pulse]\na = 1\n", "t.toml:1:1: gpio.pulse: wrong type: " + duration + "a table"},
+		{"[gpio]\nchip = [\"gpiochip0\"]\n", "t.toml:2:1: gpio.chip: wrong type: want a string, got an array"},
+		{"[gpio]\nactive_low = [true]\n", "t.toml:2:1: gpio.active_low: wrong type: want true or false, got an array"},
+		{"[spool]\nmax_frames = [1]\n", "t.toml:2:1: spool.max_frames: wrong type: want an integer, got an array"},
+		{"[spool]\nmax_batch_bytes = [1]\n", "t.toml:2:1: spool.max_batch_bytes: wrong type: " + size + "an array"},
+		{"[spool]\nmax_batch_bytes = true\n", "t.toml:2:1: spool.max_batch_bytes: wrong type: " + size + "a boolean"},
+		{"[spool]\nmax_batch_bytes = 1979-05-27\n", "t.toml:2:1: spool.max_batch_bytes: wrong type: " + size + "a date-time"},
+		{"[spool]\nmax_batch_bytes = { a = 1 }\n", "t.toml:2:1: spool.max_batch_bytes: wrong type: " + size + "a table"},
+		{"[gpio]\npulse = 1.5\n", `t.toml:2:1: gpio.pulse: invalid value: want a duration with a unit, in quotes, such as "1.5ms" or "1.5s", got 1.5`},
+		{"[spool]\nmax_batch_bytes = 1.5\n", `t.toml:2:1: spool.max_batch_bytes: invalid value: want a whole number of bytes such as 65536, or a size with a unit in quotes such as "64MiB", got 1.5`},
+		{"[decision]\nthreshold = [1]\n", "t.toml:2:1: decision.threshold: wrong type: want a number, got an array"},
+		{"[gpio.label_pins]\nalice = [\"GPIO5\"]\n", "t.toml:2:1: gpio.label_pins.alice: wrong type: want a string, got an array"},
+		{"[gpio]\nlabel_pins.alice.x = \"GPIO5\"\n", "t.toml:2:1: gpio.label_pins.alice: wrong type: want a string, got a table"},
+	} {
+		_, err := Parse("t.toml", []byte(tc.text))
+		kind := ErrType
+		if strings.Contains(tc.want, "invalid value") {
+			kind = ErrInvalid // a number where a duration or size goes: its reader gives the example
+		}
+		checkErr(t, err, kind, tc.want)
+		if err != nil && strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("%q: more than one error: %v", tc.text, err)
+		}
+	}
+}
