@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -21,12 +22,20 @@ func (d *Duration) UnmarshalText(b []byte) error {
 		s = strconv.FormatFloat(f, 'g', -1, 64)
 		return fmt.Errorf("want a duration with a unit, in quotes, such as \"%sms\" or \"%ss\", got %s", s, s, s)
 	}
+	if err != nil && durationRE.MatchString(s) {
+		return fmt.Errorf("%q is longer than the longest duration there is (about 2562047h, 292 years): give a shorter one", string(b))
+	}
 	if err != nil {
 		return fmt.Errorf("want a duration such as \"500ms\", \"10s\" or \"2h\" (units ns, us, ms, s, m, h), got %q", string(b))
 	}
 	d.Duration = v
 	return nil
 }
+
+// durationRE matches what time.ParseDuration reads, whatever the size of
+// the numbers: a string it matches that ParseDuration refuses is out of
+// range.
+var durationRE = regexp.MustCompile(`^[-+]?(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$`)
 
 // MarshalText writes the duration as time.Duration.String does.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }
@@ -97,7 +106,10 @@ func ParseSize(str string) (Size, error) {
 		return 0, bad
 	}
 	v := f * float64(mult)
-	if math.IsNaN(v) || math.Abs(v) >= 1<<62 || v != math.Trunc(v) {
+	if math.Abs(v) >= 1<<62 {
+		return 0, fmt.Errorf("%q is more bytes than any size here may be (far more than 4 EiB): give a smaller one", str)
+	}
+	if math.IsNaN(v) || v != math.Trunc(v) {
 		return 0, bad
 	}
 	return Size(v), nil

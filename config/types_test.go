@@ -45,3 +45,20 @@ func TestTypeErrorsInTOMLTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfRangeSaysSo: a duration or a size written right but too large
+// for its type is called too large, not malformed.
+func TestOutOfRangeSaysSo(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[spool]\nrescan_interval = \"10000000h\"\n", `t.toml:2:1: spool.rescan_interval: invalid value: "10000000h" is longer than the longest duration there is (about 2562047h, 292 years)`},
+		{"[spool]\ntmp_max_age = \"9999999999999999999s\"\n", `spool.tmp_max_age: invalid value: "9999999999999999999s" is longer than the longest duration`},
+		{"[spool]\nmax_batch_bytes = \"9223372036854775807\"\n", `t.toml:2:1: spool.max_batch_bytes: invalid value: "9223372036854775807" is more bytes than any size here may be`},
+		{"[spool]\ndone_max_bytes = \"99999999999TiB\"\n", `spool.done_max_bytes: invalid value: "99999999999TiB" is more bytes than any size here may be`},
+		// Malformed ones are still called malformed.
+		{"[spool]\nrescan_interval = \"10 hours\"\n", `want a duration such as "500ms", "10s" or "2h" (units ns, us, ms, s, m, h), got "10 hours"`},
+		{"[spool]\nmax_batch_bytes = \"64 parsecs\"\n", `want a size in bytes such as 65536 or "64MiB"`},
+	} {
+		_, err := Parse("t.toml", []byte(tc.text))
+		checkErr(t, err, ErrInvalid, tc.want)
+	}
+}
