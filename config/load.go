@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -149,6 +150,9 @@ func (l *loader) apply(name string, r io.Reader) error {
 		return &Error{File: name, Err: fmt.Errorf("%w: the file is more than the limit of %d bytes (a configuration is a few KiB of TOML): give setmatchd its configuration here (-config FILE, drop-ins in conf.d/*.toml), not another file", ErrSyntax, MaxFileBytes)}
 	}
 	text := string(data)
+	if e := notText(name, text); e != nil {
+		return e
+	}
 	if line, col := tooDeep(text); line > 0 {
 		return &Error{File: name, Line: line, Column: col, Err: fmt.Errorf("%w: arrays, inline tables or the parts of a dotted key nest more than %d deep here (setmatchd's keys nest 3 deep at most)", ErrSyntax, maxNesting)}
 	}
@@ -210,6 +214,38 @@ func (l *loader) apply(name string, r io.Reader) error {
 	}
 	cfg.Files = append(slices.Clip(cfg.Files), name)
 	l.cfg = cfg
+	return nil
+}
+
+// notText returns the error of the first byte of text that is not UTF-8,
+// or a control character TOML allows nowhere (all but tab, line feed and
+// carriage return, in strings and comments too), at its line and column
+// (in characters, as every place is given); nil if there is none. The
+// decoder finds them too, but gives the start of the string or line, or
+// a column off by one, and does not say what to do.
+func notText(name, text string) *Error {
+	line, col := 1, 1
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			hint := "save it as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8)"
+			if strings.HasPrefix(text, "\xff\xfe") || strings.HasPrefix(text, "\xfe\xff") || strings.Contains(text, "\x00") {
+				hint = "it looks like UTF-16: save it as UTF-8 (iconv -f utf-16 -t utf-8)"
+			}
+			return &Error{File: name, Line: line, Column: col, Err: fmt.Errorf("%w: byte 0x%02x is not UTF-8 text; a TOML file is UTF-8: %s", ErrSyntax, text[i], hint)}
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f:
+			hint := fmt.Sprintf(`remove it, or write it as the escape "\u%04X" in a quoted string`, r)
+			if r == 0 {
+				hint = "a TOML file is UTF-8 text: save it as UTF-8 (a file saved as UTF-16 holds NUL bytes: iconv -f utf-16 -t utf-8)"
+			}
+			return &Error{File: name, Line: line, Column: col, Err: fmt.Errorf("%w: control character U+%04X is not allowed in TOML: %s", ErrSyntax, r, hint)}
+		case r == '\n':
+			line, col = line+1, 0
+		}
+		i += n
+		col++
+	}
 	return nil
 }
 

@@ -1,0 +1,26 @@
+package config
+
+import "testing"
+
+// TestNotTextAtItsPlace: a byte that is not UTF-8, or a control character,
+// is told at its own line and column with what to do; the decoder gave
+// the start of the line or string (1:2 for the é of "# café" in Latin-1)
+// or a column off by one, and said only "invalid UTF-8 byte: 0xe9".
+func TestNotTextAtItsPlace(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"# caf\xe9\n[gpio]\npulse = \"1s\"\n", "t.toml:1:6: syntax error: byte 0xe9 is not UTF-8 text; a TOML file is UTF-8: save it as UTF-8 (from Latin-1: iconv -f latin1 -t utf-8)"},
+		{"[gpio]\npulse = \"1s\" # caf\xe9\n", "t.toml:2:19: syntax error: byte 0xe9 is not UTF-8"},
+		{"[gpio]\r\nchip = \"\xff\"\r\n", "t.toml:2:9: syntax error: byte 0xff is not UTF-8"},
+		{"[gpio]\nchip = \"abcdé\x01\"\n", `t.toml:2:14: syntax error: control character U+0001 is not allowed in TOML: remove it, or write it as the escape "\u0001" in a quoted string`},
+		{"a\x7f = 1\n", "t.toml:1:2: syntax error: control character U+007F"},
+		{"[gpio]\n\x00\n", "t.toml:2:1: syntax error: control character U+0000 is not allowed in TOML: a TOML file is UTF-8 text: save it as UTF-8 (a file saved as UTF-16 holds NUL bytes"},
+		{"\xff\xfe[\x00g\x00", "t.toml:1:1: syntax error: byte 0xff is not UTF-8 text; a TOML file is UTF-8: it looks like UTF-16: save it as UTF-8 (iconv -f utf-16 -t utf-8)"},
+	} {
+		_, err := Parse("t.toml", []byte(tc.text))
+		checkErr(t, err, ErrSyntax, tc.want)
+	}
+	// A byte-order mark, CRLF line ends and tabs are text.
+	if _, err := Parse("t.toml", []byte("\xef\xbb\xbf[gpio]\r\npulse = \"1s\"\t# a tab\r\n")); err != nil {
+		t.Errorf("BOM, CRLF and a tab: %v", err)
+	}
+}
