@@ -164,6 +164,12 @@ func (l *loader) apply(name string, r io.Reader) error {
 		if errors.As(err, &pe) {
 			e.Line, e.Column = pe.Position.Line, pe.Position.Col
 			e.Err = fmt.Errorf("%w: %s", ErrSyntax, pe.Message)
+			if m := definedTwiceRE.FindStringSubmatch(pe.Message); m != nil {
+				// The decoder gives the end of the value; give the start
+				// of the line that sets it again, and what to do.
+				e.Column = firstColumn(text, e.Line)
+				e.Err = fmt.Errorf("%w: %s is set a second time in this file: a file sets a key or a [table] once (a later drop-in may set it again); remove one, or join the two", ErrSyntax, m[1])
+			}
 		}
 		return e
 	}
@@ -247,6 +253,21 @@ func notText(name, text string) *Error {
 		col++
 	}
 	return nil
+}
+
+// definedTwiceRE matches the decoder's message for a key or table a file
+// sets twice.
+var definedTwiceRE = regexp.MustCompile(`^Key '(.*)' has already been defined\.?$`)
+
+// firstColumn returns the column (in characters) of the first character
+// of line that is not a space or a tab, or 0 if there is no such line.
+func firstColumn(text string, line int) int {
+	lines := strings.Split(text, "\n")
+	if line < 1 || line > len(lines) {
+		return 0
+	}
+	l := lines[line-1]
+	return utf8.RuneCountInString(l[:len(l)-len(strings.TrimLeft(l, " \t"))]) + 1
 }
 
 // maxSuggest is the longest key given a "did you mean": the known keys are

@@ -24,3 +24,19 @@ func TestNotTextAtItsPlace(t *testing.T) {
 		t.Errorf("BOM, CRLF and a tab: %v", err)
 	}
 }
+
+// TestSetTwiceSaysWhatToDo: a key or a table a file sets twice is told
+// at the start of the line that sets it again, with what to do; the
+// decoder gave the end of the value ("3:12: Key 'gpio.pulse' has already
+// been defined.").
+func TestSetTwiceSaysWhatToDo(t *testing.T) {
+	const todo = "is set a second time in this file: a file sets a key or a [table] once (a later drop-in may set it again); remove one, or join the two"
+	for _, tc := range []struct{ text, want string }{
+		{"[gpio]\npulse = \"1s\"\npulse = \"2s\"\n", "t.toml:3:1: syntax error: gpio.pulse " + todo},
+		{"[gpio]\npulse = \"1s\"\n[gpio]\nchip = \"x\"\n", "t.toml:3:1: syntax error: gpio " + todo},
+		{"[gpio.label_pins]\nalice = \"GPIO5\"\n  alice = \"GPIO6\"\n", "t.toml:3:3: syntax error: gpio.label_pins.alice " + todo},
+	} {
+		_, err := Parse("t.toml", []byte(tc.text))
+		checkErr(t, err, ErrSyntax, tc.want)
+	}
+}
