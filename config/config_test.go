@@ -191,6 +191,37 @@ func TestMissingFile(t *testing.T) {
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("err = %v, want not exist", err)
 	}
+	if err == nil || !strings.Contains(err.Error(), "nope.toml: no such file or directory: give setmatchd its configuration file with -config FILE") {
+		t.Errorf("err = %v, want it to say what to do", err)
+	}
+}
+
+// TestBrokenDropInSaysWhatToDo: a drop-in that cannot be read (a link to
+// a file removed, a loop of links, a folder named x.toml) is named as a
+// drop-in with what to do: it was only "open conf.d/40.toml: no such file
+// or directory", for a file the user never named on a command line.
+func TestBrokenDropInSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	main := write(t, dir, "setmatchd.toml", "")
+	d := filepath.Join(dir, "conf.d")
+	if err := os.MkdirAll(filepath.Join(d, "30-dir.toml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range [][2]string{{"gone.toml", "40-gone.toml"}, {"50-loop.toml", "50-loop.toml"}} {
+		if err := os.Symlink(link[0], filepath.Join(d, link[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const todo = "(a drop-in: every conf.d/*.toml beside setmatchd.toml is read; repair it or remove it)"
+	for _, name := range []string{"30-dir.toml", "40-gone.toml", "50-loop.toml"} {
+		_, err := Load(main)
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), todo) {
+			t.Errorf("%s: %v, want it named with %q", name, err, todo)
+		}
+		if err := os.Remove(filepath.Join(d, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // checkErr asserts that err is a single *Error wrapping kind whose text

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -91,7 +92,12 @@ func LoadFiles(main string, dropins ...string) (*Config, error) {
 	l := newLoader()
 	for _, name := range append([]string{main}, dropins...) {
 		f, _, err := regfile.Open(name)
-		if err != nil {
+		switch {
+		case err != nil && name != main:
+			return nil, fmt.Errorf("%w (a drop-in: every conf.d/*.toml beside %s is read; repair it or remove it)", err, filepath.Base(main))
+		case err != nil && errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%w: give setmatchd its configuration file with -config FILE (the package installs /etc/setmatch/setmatchd.toml)", err)
+		case err != nil:
 			return nil, err
 		}
 		err = l.apply(name, f)
