@@ -88,6 +88,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if *cfgPath == "" && !*showVersion {
+		fmt.Fprintln(stderr, "setmatchd: -config needs the configuration file (the package installs /etc/setmatch/setmatchd.toml, the default)")
+		return 2
+	}
 	switch {
 	case *showVersion:
 		fmt.Fprintf(stdout, "setmatchd %s %s %s/%s\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)

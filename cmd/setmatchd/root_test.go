@@ -26,3 +26,15 @@ func TestRefusesRoot(t *testing.T) {
 		t.Errorf("as root with -allow-root: exit %d, %q", code, stderr.String())
 	}
 }
+
+// TestEmptyConfigFlag: -config "" is a usage error (exit 2) that says
+// what the flag wants; it was "check failed: open : no such file or
+// directory", exit 1.
+func TestEmptyConfigFlag(t *testing.T) {
+	for _, args := range [][]string{{"-check", "-config", ""}, {"-allow-root", "-config="}} {
+		var stderr bytes.Buffer
+		if code := run(args, new(bytes.Buffer), &stderr); code != 2 || !strings.Contains(stderr.String(), "-config needs the configuration file") {
+			t.Errorf("%q: exit %d, %q", args, code, stderr.String())
+		}
+	}
+}
