@@ -31,6 +31,27 @@ type Config struct {
 
 	// Files lists the files read, main file first (not a key).
 	Files []string `toml:"-"`
+
+	// places holds where the files set each key, by key path (KeyError).
+	places map[string]place
+}
+
+// place is where a file sets a key.
+type place struct {
+	file         string
+	line, column int
+}
+
+// KeyError returns err as the *Error of key, at the place of the file
+// that set it (file:line:column), for a check of a key that needs more
+// than the configuration (the model's labels, say); without a place for
+// a key no file sets.
+func (c *Config) KeyError(key string, err error) error {
+	e := &Error{Key: key, Err: err}
+	if p, ok := c.places[key]; ok {
+		e.File, e.Line, e.Column = p.file, p.line, p.column
+	}
+	return e
 }
 
 // Spool is the directory that batches are dropped into, maildir style:

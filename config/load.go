@@ -109,7 +109,23 @@ func LoadFiles(main string, dropins ...string) (*Config, error) {
 	if err := l.validate(); err != nil {
 		return nil, err
 	}
-	return &l.cfg, nil
+	return l.result(), nil
+}
+
+// result returns the configuration the files made, with the place of
+// every key they set (Config.KeyError).
+func (l *loader) result() *Config {
+	if len(l.source) > 0 {
+		l.cfg.places = make(map[string]place, len(l.source))
+	}
+	for k, s := range l.source {
+		p := place{file: s.file}
+		if at, ok := s.pos[k]; ok {
+			p.line, p.column = at.line, at.column
+		}
+		l.cfg.places[k] = p
+	}
+	return &l.cfg
 }
 
 // loader applies files one after the other and remembers which file set

@@ -12,5 +12,5 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := l.validate(); err != nil {
 		return nil, err
 	}
-	return &l.cfg, nil
+	return l.result(), nil
 }

@@ -3,6 +3,7 @@ package device
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -476,5 +477,36 @@ func TestFirstUnclaimable(t *testing.T) {
 	}
 	if n := len(r.unclaimable); n > maxUnclaimable {
 		t.Errorf("%d names remembered, more than %d", n, maxUnclaimable)
+	}
+}
+
+// TestCheckLabelsNotInModel: every label pin the model does not know is
+// named at the place of the file that sets it, sorted, with what to do;
+// it was one of them, chosen by map order, without a place.
+func TestCheckLabelsNotInModel(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	dropin := filepath.Join(f.Dir, "conf.d", "50-pins.toml")
+	if err := os.MkdirAll(filepath.Dir(dropin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dropin, []byte("[gpio.label_pins]\nzed = \"GPIO5\"\nyan = \"GPIO6\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Check(f.Config, io.Discard)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	want := []string{
+		dropin + `:3:1: gpio.label_pins.yan: label "yan" is not in model ` + f.Model,
+		dropin + `:2:1: gpio.label_pins.zed: label "zed" is not in model ` + f.Model,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d errors, want %d:\n%v", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) || !strings.HasSuffix(lines[i], "give one of them, or remove the key") {
+			t.Errorf("error %d: %q, want it to begin %q and say what to do", i+1, lines[i], w)
+		}
 	}
 }

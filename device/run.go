@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,7 +105,7 @@ func newState(cfg *config.Config, m *Loaded) (*state, error) {
 	if t := cfg.Decision.Threshold; t != nil {
 		var err error
 		if mt, err = m.Matcher.WithThreshold(*t); err != nil {
-			return nil, fmt.Errorf("decision.threshold: %w", err)
+			return nil, cfg.KeyError("decision.threshold", err)
 		}
 	}
 	return &state{cfg: cfg, model: m, matcher: mt, limits: lim, burst: newBurstPipeline(cfg, m)}, nil
@@ -240,12 +241,14 @@ func checkLabels(cfg *config.Config, m *Loaded) error {
 	for _, l := range m.Model.Labels() {
 		known[l] = true
 	}
-	for l := range cfg.GPIO.LabelPins {
-		if !known[l] {
-			return fmt.Errorf("gpio.label_pins: label %q is not in model %s (its labels: %v)", l, m.Path, m.Model.Classes())
+	var errs []error
+	for _, p := range cfg.GPIO.Pins() { // label pins sorted by label
+		if p.Label != "" && !known[p.Label] {
+			errs = append(errs, cfg.KeyError(p.Key, fmt.Errorf("label %q is not in model %s (its labels: %s): give one of them, or remove the key",
+				p.Label, m.Path, strings.Join(m.Model.Classes(), ", "))))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Model returns the model in use.
