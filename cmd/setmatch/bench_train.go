@@ -11,7 +11,7 @@ import (
 
 // benchTrainAutoSynopsis is the usage line and description of setmatch
 // bench train.
-const benchTrainAutoSynopsis = `train [--sizes CxSxFxD,...] [--kind lighting|subspace|...] [--probe-sets P] [--timeout T] [--plot FILE] [--json] [flags]
+const benchTrainAutoSynopsis = `[--sizes CxSxFxD,...] [--kind lighting|subspace|...] [--probe-sets P] [--timeout T] [--plot FILE] [--json] [flags]
 
 Times setmatch train as a user runs it (every option at its default:
 the method chosen by cross-validation, the threshold calibrated on
@@ -27,7 +27,7 @@ training sets, log-log, to a PNG file.`
 
 // runBenchTrainAuto is setmatch bench train.
 func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", benchTrainAutoSynopsis, stderr)
+	fs := newFlagSet("bench train", benchTrainAutoSynopsis, stderr)
 	sizes := fs.String("sizes", "100x2x18x944", "comma-separated sizes `CxSxFxD`: classes × training sets per class × frames per set × features")
 	kind := fs.String("kind", "lighting", "synthetic data `KIND` (setmatch synth --kind)")
 	probes := fs.Int("probe-sets", 1, "held-out sets per class `P` the model decides after training")

@@ -44,6 +44,12 @@ var commands = []command{
 	{"version", "print the version", runVersion},
 }
 
+// subcommands are the commands of a command, dispatched by it (bench
+// train by bench), listed here for the manual page.
+var subcommands = map[string][]command{
+	"bench": {{"bench train", "time setmatch train as a user runs it, on synthetic data of given sizes", runBenchTrainAuto}},
+}
+
 func main() {
 	memlimit.Set("/")
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))

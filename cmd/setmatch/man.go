@@ -53,7 +53,11 @@ func manPage(date string) (manpage.Page, error) {
 			}},
 		},
 	}
+	var all []command
 	for _, c := range commands {
+		all = append(append(all, c), subcommands[c.name]...)
+	}
+	for _, c := range all {
 		capture := &flagCapture{}
 		err := c.run([]string{"-h"}, io.Discard, capture)
 		if !errors.Is(err, flag.ErrHelp) {

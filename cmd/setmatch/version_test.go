@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,12 +51,14 @@ func TestManPageListsEveryFlag(t *testing.T) {
 		t.Fatalf("setmatch man does not start with the .TH line:\n%.200s", page.String())
 	}
 	flagLine := regexp.MustCompile(`(?m)^  -(\S+)`)
-	for _, c := range commands {
+	// The commands, and bench train, which bench dispatches.
+	all := append(slices.Clip(commands), command{name: "bench train"})
+	for _, c := range all {
 		if !strings.Contains(page.String(), ".SS "+c.name+"\n") {
 			t.Errorf("command %s has no subsection", c.name)
 		}
 		var help bytes.Buffer
-		if code := dispatch([]string{c.name, "-h"}, new(bytes.Buffer), &help); code != 0 {
+		if code := dispatch(append(strings.Fields(c.name), "-h"), new(bytes.Buffer), &help); code != 0 {
 			t.Errorf("setmatch %s -h: exit %d", c.name, code)
 		}
 		sub := section(page.String(), ".SS "+c.name+"\n")
@@ -67,6 +70,15 @@ func TestManPageListsEveryFlag(t *testing.T) {
 	}
 	if strings.Contains(page.String(), ".SS man\n") {
 		t.Error("the hidden man command is listed")
+	}
+}
+
+// TestSubcommandFlagErrorsNameItsHelp: a mistyped flag of bench train
+// points to bench train -h, which lists its flags, not bench -h.
+func TestSubcommandFlagErrorsNameItsHelp(t *testing.T) {
+	code, _, errOut := runCmd("bench", "train", "--bogus")
+	if code != 2 || !strings.Contains(errOut, "flag provided but not defined: -bogus (setmatch bench train -h lists the flags)") {
+		t.Errorf("exit %d, %q", code, errOut)
 	}
 }
 
