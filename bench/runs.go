@@ -50,9 +50,10 @@ func ReadRuns(path string) ([]Run, error) {
 }
 
 // Plot writes the wall time and the peak memory of the runs against the
-// number of training sets, log-log, to the PNG file path (report.ScalingPlot);
-// a run not finished is left out.
-func Plot(path string, runs []Run, kind string) error {
+// number of training sets, log-log, to the PNG file path (report.ScalingPlot),
+// titled by the kind of data the runs record; a run not finished is left
+// out.
+func Plot(path string, runs []Run) error {
 	pts := make([]report.ScalePoint, len(runs))
 	for i, r := range runs {
 		wall, mem := r.WallSeconds, r.PeakRSSMiB
@@ -61,6 +62,6 @@ func Plot(path string, runs []Run, kind string) error {
 		}
 		pts[i] = report.ScalePoint{X: float64(r.TrainSets), Values: []float64{wall, mem}}
 	}
-	title := fmt.Sprintf("setmatch train on synthetic %s data", kind)
+	title := fmt.Sprintf("setmatch train on synthetic %s data", RunsKind(runs))
 	return report.ScalingPlot(path, pts, "training sets", []string{"wall time (s)", "peak memory (MiB)"}, title)
 }

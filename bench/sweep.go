@@ -42,6 +42,9 @@ type Run struct {
 	ClosedSet  *float64 `json:"closed_accuracy"` // percent of probe sets whose nearest gallery set is of their class
 	MsPerQuery *float64 `json:"ms_per_query"`
 	Log        string   `json:"log,omitempty"` // train's output, when kept
+	// Machine is where the run was measured: CPU model, architecture and
+	// CPUs (absent from records written before it was kept).
+	Machine string `json:"machine,omitempty"`
 }
 
 // SweepOptions configures Sweep.
@@ -124,7 +127,7 @@ type sizePaths struct {
 // one generates one size's data, trains on it in a child process and
 // decides the held-out sets with the model.
 func one(exe, root string, sz Size, o SweepOptions) (Run, error) {
-	r := Run{Kind: o.Kind.String(), Classes: sz.Classes, SetsPerClass: sz.Sets, TrainSets: sz.Classes * sz.Sets, Frames: sz.Frames, Dim: sz.Dim}
+	r := Run{Machine: Machine(), Kind: o.Kind.String(), Classes: sz.Classes, SetsPerClass: sz.Sets, TrainSets: sz.Classes * sz.Sets, Frames: sz.Frames, Dim: sz.Dim}
 	dir := filepath.Join(root, sz.String())
 	p := sizePaths{dir, filepath.Join(dir, "train"), filepath.Join(dir, "probe"), filepath.Join(dir, "model.smm"), filepath.Join(dir, "train.log")}
 	if err := os.RemoveAll(dir); err != nil {

@@ -3,8 +3,9 @@ package bench
 import (
 	"fmt"
 	"io"
-	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // WriteTable writes the result as setmatch bench --mode match prints it.
@@ -35,10 +36,11 @@ func (r TrainResult) WriteTable(w io.Writer) error {
 	return err
 }
 
-// WriteRuns writes the outcomes of a sweep on synthetic data of kind as
-// the table of setmatch bench train, headed by this machine.
-func WriteRuns(w io.Writer, runs []Run, kind string) error {
-	fmt.Fprintf(w, "setmatch train (defaults) on synthetic %s data; machine: %s, %s, %d CPUs\n\n", kind, CPUModel(), runtime.GOARCH, runtime.NumCPU())
+// WriteRuns writes the outcomes of a sweep as the table of setmatch
+// bench train, headed by the kind of data and the machine the runs
+// record (they may be read back from another machine's records).
+func WriteRuns(w io.Writer, runs []Run) error {
+	fmt.Fprintf(w, "setmatch train (defaults) on synthetic %s data; machine: %s\n\n", RunsKind(runs), runsMachine(runs))
 	fmt.Fprintf(w, "%8s %8s %6s %5s %9s %10s %10s %10s  %-28s %8s %8s %9s\n", "classes", "sets", "frames", "dim", "finished", "wall s", "CPU s", "peak MiB", "deployed", "right %", "closed %", "ms/query")
 	for _, r := range runs {
 		done := "yes"
@@ -56,6 +58,33 @@ func WriteRuns(w io.Writer, runs []Run, kind string) error {
 		}
 	}
 	return nil
+}
+
+// RunsKind names the kinds of data of runs, in the order they come
+// ("lighting", or "subspace, lighting" for a mix).
+func RunsKind(runs []Run) string {
+	return distinct(runs, func(r Run) string { return r.Kind }, "unknown", ", ")
+}
+
+// runsMachine names the machines the runs were measured on.
+func runsMachine(runs []Run) string {
+	return distinct(runs, func(r Run) string { return r.Machine }, "not recorded", "; ")
+}
+
+// distinct joins the distinct values of f over runs, in order, with sep;
+// none for a run without one.
+func distinct(runs []Run, f func(Run) string, none, sep string) string {
+	var seen []string
+	for _, r := range runs {
+		v := f(r)
+		if v == "" {
+			v = none
+		}
+		if !slices.Contains(seen, v) {
+			seen = append(seen, v)
+		}
+	}
+	return strings.Join(seen, sep)
 }
 
 // orDash writes a figure of a sweep's run to one decimal, or "-" where the

@@ -52,15 +52,15 @@ machine: cpu, arm64, GOMAXPROCS 4
 
 func TestWriteRuns(t *testing.T) {
 	acc, closed, ms := 75.0, 100.0, 1.0
-	runs := []Run{{Classes: 4, TrainSets: 8, Frames: 6, Dim: 10, Finished: true, WallSeconds: 2, UserSeconds: 1, SysSeconds: 0.5, PeakRSSMiB: 30,
+	runs := []Run{{Kind: "lighting", Machine: "cpu, arm64, 4 CPUs", Classes: 4, TrainSets: 8, Frames: 6, Dim: 10, Finished: true, WallSeconds: 2, UserSeconds: 1, SysSeconds: 0.5, PeakRSSMiB: 30,
 		Deployed: "nn-h", Accuracy: &acc, ClosedSet: &closed, MsPerQuery: &ms, Candidates: "nn-h 75%"},
-		{Classes: 8, TrainSets: 16, Frames: 6, Dim: 10, Error: "timed out"}}
+		{Kind: "lighting", Classes: 8, TrainSets: 16, Frames: 6, Dim: 10, Error: "timed out"}}
 	var b bytes.Buffer
-	if err := WriteRuns(&b, runs, "lighting"); err != nil {
+	if err := WriteRuns(&b, runs); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if !strings.HasPrefix(lines[0], "setmatch train (defaults) on synthetic lighting data; machine: ") || len(lines) != 8 {
+	if lines[0] != "setmatch train (defaults) on synthetic lighting data; machine: cpu, arm64, 4 CPUs; not recorded" || len(lines) != 8 {
 		t.Fatalf("%d lines:\n%s", len(lines), b.String())
 	}
 	want := []string{

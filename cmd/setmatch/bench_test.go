@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,4 +67,23 @@ func TestBenchFlagOfOtherMode(t *testing.T) {
 func TestBenchTrainNegativeTimeout(t *testing.T) {
 	t.Setenv("SETMATCH_TEST_AS_MAIN", "1") // a child run without the check is this binary as setmatch
 	benchRefused(t, "--timeout must be ≥ 0 (0: no limit), got -1s", "bench", "train", "--sizes", "3x1x4x4", "--timeout", "-1s")
+}
+
+// TestBenchTrainFromSaysWhatRecordsSay: --from prints the kind of data
+// and the machine its records hold, not --kind's default and the machine
+// it is printed on (a sweep of subspace data measured elsewhere was
+// headed "synthetic lighting data; machine: <this one>").
+func TestBenchTrainFromSaysWhatRecordsSay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	recs := `{"kind":"subspace","machine":"Test CPU, riscv64, 64 CPUs","classes":3,"sets_per_class":2,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true}
+{"kind":"subspace","classes":5,"sets_per_class":2,"training_sets":10,"frames_per_set":4,"dim":4,"finished":true}
+`
+	if err := os.WriteFile(path, []byte(recs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd("bench", "train", "--from", path)
+	want := "setmatch train (defaults) on synthetic subspace data; machine: Test CPU, riscv64, 64 CPUs; not recorded\n"
+	if code != 0 || !strings.HasPrefix(out, want) {
+		t.Errorf("exit %d, %s\nwant it to begin %q", code, out+errOut, want)
+	}
 }

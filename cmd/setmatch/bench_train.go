@@ -49,7 +49,7 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return benchTrainReport(stdout, stderr, runs, *kind, *plotPath, *asJSON)
+		return benchTrainReport(stdout, stderr, runs, *plotPath, *asJSON)
 	}
 	szs, err := bench.ParseSizes(*sizes)
 	if err != nil {
@@ -81,11 +81,11 @@ func benchTrainAuto(stdout, stderr io.Writer, o bench.SweepOptions, plotPath str
 	if err != nil {
 		return err
 	}
-	return benchTrainReport(stdout, stderr, runs, o.Kind.String(), plotPath, asJSON)
+	return benchTrainReport(stdout, stderr, runs, plotPath, asJSON)
 }
 
 // benchTrainReport prints the outcomes (a table, or JSON) and plots them.
-func benchTrainReport(stdout, stderr io.Writer, runs []bench.Run, kind, plotPath string, asJSON bool) error {
+func benchTrainReport(stdout, stderr io.Writer, runs []bench.Run, plotPath string, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		for _, r := range runs {
@@ -93,11 +93,11 @@ func benchTrainReport(stdout, stderr io.Writer, runs []bench.Run, kind, plotPath
 				return err
 			}
 		}
-	} else if err := bench.WriteRuns(stdout, runs, kind); err != nil {
+	} else if err := bench.WriteRuns(stdout, runs); err != nil {
 		return err
 	}
 	if plotPath != "" {
-		if err := bench.Plot(plotPath, runs, kind); err != nil {
+		if err := bench.Plot(plotPath, runs); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "bench: wrote %s\n", plotPath)

@@ -77,7 +77,7 @@ func TestBenchTrainAuto(t *testing.T) {
 	}
 	var table bytes.Buffer
 	again := filepath.Join(dir, "again.png")
-	if err := benchTrainReport(&table, &errb, runs, "lighting", again, false); err != nil {
+	if err := benchTrainReport(&table, &errb, runs, again, false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(table.String(), "ms/query") || strings.Count(table.String(), "candidates:") != len(runs) {
