@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 
+	"setmatch/internal/regfile"
 	"setmatch/report"
 )
 
@@ -27,7 +28,7 @@ func appendRun(path string, r Run) error {
 // other (a runs.jsonl of SweepOptions.Keep, or the output of setmatch
 // bench train --json).
 func ReadRuns(path string) ([]Run, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path) // a FIFO would block
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // benchRefused runs setmatch with args and checks that it is refused as
@@ -85,5 +87,39 @@ func TestBenchTrainFromSaysWhatRecordsSay(t *testing.T) {
 	want := "setmatch train (defaults) on synthetic subspace data; machine: Test CPU, riscv64, 64 CPUs; not recorded\n"
 	if code != 0 || !strings.HasPrefix(out, want) {
 		t.Errorf("exit %d, %s\nwant it to begin %q", code, out+errOut, want)
+	}
+}
+
+// TestBenchTrainFromRefusesSweepFlags: the flags of a sweep do nothing
+// with --from, and are refused (a --kind or --sizes given with it was
+// ignored); and a FIFO given to --from is refused, not waited on.
+func TestBenchTrainFromRefusesSweepFlags(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "runs.jsonl")
+	if err := os.WriteFile(path, []byte(`{"kind":"subspace","classes":3,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range [][]string{{"--kind", "cone"}, {"--sizes", "5x2x12x64"}, {"--timeout", "1m"}, {"--keep", dir}, {"--seed", "2"}, {"--workers", "1"}, {"--probe-sets", "2"}} {
+		benchRefused(t, f[0]+" does nothing with --from, which trains nothing", append([]string{"bench", "train", "--from", path}, f...)...)
+	}
+	if code, out, errOut := runCmd("bench", "train", "--from", path, "--json"); code != 0 || !strings.Contains(out, `"kind":"subspace"`) {
+		t.Errorf("--from with --json: exit %d, %q %q", code, out, errOut)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		_, _, errOut := runCmd("bench", "train", "--from", fifo)
+		done <- errOut
+	}()
+	select {
+	case errOut := <-done:
+		if !strings.Contains(errOut, "is not a regular file (it is a FIFO)") {
+			t.Errorf("--from FIFO: %q", errOut)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("--from a FIFO waits for a writer")
 	}
 }

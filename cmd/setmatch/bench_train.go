@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 
@@ -45,6 +46,15 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 		return usagef("bench train takes no arguments, got %q", fs.Args())
 	}
 	if *from != "" {
+		var extra error
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "from" && f.Name != "plot" && f.Name != "json" && extra == nil {
+				extra = usagef("--%s does nothing with --from, which trains nothing and prints (and with --plot, plots) the outcomes recorded: leave it out", f.Name)
+			}
+		})
+		if extra != nil {
+			return extra
+		}
 		runs, err := bench.ReadRuns(*from)
 		if err != nil {
 			return err
