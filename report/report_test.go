@@ -282,3 +282,41 @@ func TestScalingPlot(t *testing.T) {
 		t.Error("a .svg name gave no error")
 	}
 }
+
+// TestScalingPlotFewPoints: one point, points at one X, or a panel with
+// no point that finished still make a plot; a log axis of one value was
+// padded by ±1 to a range below 0, and gonum panicked ("Values must be
+// greater than 0 for a log scale": setmatch bench train --plot of one
+// size).
+func TestScalingPlotFewPoints(t *testing.T) {
+	nan := math.NaN()
+	for name, pts := range map[string][]ScalePoint{
+		"one point":          {{X: 3, Values: []float64{0.027, 14}}},
+		"one point at X = 1": {{X: 1, Values: []float64{0.5, 0.5}}},
+		"one X":              {{X: 10, Values: []float64{1, 50}}, {X: 10, Values: []float64{2, 60}}},
+		"none finished":      {{X: 10, Values: []float64{nan, nan}}, {X: 100, Values: []float64{nan, nan}}},
+		"one panel empty":    {{X: 10, Values: []float64{1, nan}}, {X: 100, Values: []float64{2, nan}}},
+		"nothing above 0":    {{X: 0, Values: []float64{0, 0}}},
+	} {
+		path := filepath.Join(t.TempDir(), "scale.png")
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: panic: %v", name, r)
+				}
+			}()
+			if err := ScalingPlot(path, pts, "training sets", []string{"seconds", "MiB"}, "train"); err != nil {
+				t.Errorf("%s: %v", name, err)
+				return
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := png.Decode(f); err != nil {
+				t.Errorf("%s: not a PNG: %v", name, err)
+			}
+		}()
+	}
+}

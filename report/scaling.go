@@ -65,6 +65,24 @@ func ScalingPlot(path string, points []ScalePoint, xlabel string, ylabels []stri
 			marks.Shape = vgdraw.CircleGlyph{}
 			pl.Add(line, marks)
 		}
+		// A log axis needs a range above 0: gonum pads a range of one
+		// value by ±1 (below 0 for values under 1) and panics on it, and
+		// an empty panel has no range. One value gets a factor of 2 each
+		// way; a panel with no point takes the X of every point, and
+		// 1 to 10.
+		var xs, ys []float64
+		for _, p := range pts {
+			xs, ys = append(xs, p.X), append(ys, p.Y)
+		}
+		if len(xs) == 0 {
+			for _, p := range points {
+				if p.X > 0 && !math.IsInf(p.X, 0) {
+					xs = append(xs, p.X)
+				}
+			}
+		}
+		pl.X.Min, pl.X.Max = logRange(xs)
+		pl.Y.Min, pl.Y.Max = logRange(ys)
 		plots[k] = pl
 	}
 	const w, h = 4.5 * vg.Inch, 3.5 * vg.Inch
@@ -85,6 +103,20 @@ func ScalingPlot(path string, points []ScalePoint, xlabel string, ylabels []stri
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// logRange returns the range of a log axis over v, all above 0: their
+// least and greatest, a factor of 2 wider each way for a single value,
+// and 1 to 10 for none.
+func logRange(v []float64) (lo, hi float64) {
+	if len(v) == 0 {
+		return 1, 10
+	}
+	lo, hi = slices.Min(v), slices.Max(v)
+	if lo == hi {
+		return lo / 2, hi * 2
+	}
+	return lo, hi
 }
 
 // ticks125 marks a log axis at 1, 2 and 5 times the powers of ten in its
