@@ -28,8 +28,14 @@ func (r TrainResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "training: %d sets (%d classes) × %d frames, D = %d → d = %d, %d affinity pairs\n",
 		r.Sets, r.Classes, r.Frames, r.InDim, r.OutDim, r.Pairs)
 	fmt.Fprintf(w, "machine: %s, %s, GOMAXPROCS %d\n\n", r.CPU, r.GOARCH, r.GOMAXPROCS)
-	fmt.Fprintf(w, "  %-28s %12.3f\n", "s per iteration (median)", r.SecPerIter)
-	fmt.Fprintf(w, "  %-28s %12.3f\n", "s per iteration (slowest)", r.SecPerIterMax)
+	if r.Iterations > 0 {
+		fmt.Fprintf(w, "  %-28s %12.3f\n", "s per iteration (median)", r.SecPerIter)
+		fmt.Fprintf(w, "  %-28s %12.3f\n", "s per iteration (slowest)", r.SecPerIterMax)
+	} else {
+		// Training stopped at its start: no iteration was timed.
+		fmt.Fprintf(w, "  %-28s %12s\n", "s per iteration (median)", "-")
+		fmt.Fprintf(w, "  %-28s %12s\n", "s per iteration (slowest)", "-")
+	}
 	fmt.Fprintf(w, "  %-28s %12d\n", "iterations", r.Iterations)
 	fmt.Fprintf(w, "  %-28s %12.2f\n", "s total", r.SecTotal)
 	_, err := fmt.Fprintf(w, "  %-28s %12.6g → %.6g (%s)\n", "cost", r.InitialCost, r.FinalCost, r.Stop)

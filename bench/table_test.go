@@ -50,6 +50,23 @@ machine: cpu, arm64, GOMAXPROCS 4
 	}
 }
 
+// TestTrainResultNoIteration: a run that stopped at its start (the
+// gradient already below its tolerance) timed no iteration, and says so;
+// it printed "s per iteration (median) 0.000".
+func TestTrainResultNoIteration(t *testing.T) {
+	r := TrainResult{Sets: 4, Classes: 2, Frames: 4, InDim: 2, OutDim: 2, Pairs: 4, Iterations: 0, SecTotal: 0.001,
+		InitialCost: -5, FinalCost: -5, Stop: "gradient norm below tolerance", GOARCH: "amd64", CPU: "cpu", GOMAXPROCS: 2}
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  s per iteration (median)                -\n", "  s per iteration (slowest)               -\n", "  iterations                              0\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table\n%s\nwants the line %q", b.String(), want)
+		}
+	}
+}
+
 func TestWriteRuns(t *testing.T) {
 	acc, closed, ms := 75.0, 100.0, 1.0
 	runs := []Run{{Kind: "lighting", Machine: "cpu, arm64, 4 CPUs", Classes: 4, TrainSets: 8, Frames: 6, Dim: 10, Finished: true, WallSeconds: 2, UserSeconds: 1, SysSeconds: 0.5, PeakRSSMiB: 30,
