@@ -18,7 +18,7 @@ func (r MatchResult) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "  %-28s %12.3f\n", "ms per query (fastest)", r.MsMin)
 	fmt.Fprintf(w, "  %-28s %12.3f\n", "µs per distance (median)", r.UsPerDistance)
 	fmt.Fprintf(w, "  %-28s %12d\n", "heap bytes per query", r.BytesPerQuery)
-	fmt.Fprintf(w, "  %-28s %12d\n", "working memory per query", r.ScratchBytes)
+	fmt.Fprintf(w, "  %-28s %12d\n", "working bytes per query", r.ScratchBytes)
 	_, err := fmt.Fprintf(w, "  %-28s %12.1f\n", "gallery setup ms", r.SetupMs)
 	return err
 }
@@ -47,13 +47,13 @@ func (r TrainResult) WriteTable(w io.Writer) error {
 // record (they may be read back from another machine's records).
 func WriteRuns(w io.Writer, runs []Run) error {
 	fmt.Fprintf(w, "setmatch train (defaults) on synthetic %s data; machine: %s\n\n", RunsKind(runs), runsMachine(runs))
-	fmt.Fprintf(w, "%8s %8s %6s %5s %9s %10s %10s %10s  %-28s %8s %8s %9s\n", "classes", "sets", "frames", "dim", "finished", "wall s", "CPU s", "peak MiB", "deployed", "right %", "closed %", "ms/query")
+	fmt.Fprintf(w, "%8s %10s %6s %5s %9s %10s %10s %10s  %-28s %8s %8s %9s\n", "classes", "train sets", "frames", "dim", "finished", "wall s", "CPU s", "peak MiB", "deployed", "right %", "closed %", "ms/query")
 	for _, r := range runs {
 		done := "yes"
 		if !r.Finished {
 			done = "no"
 		}
-		fmt.Fprintf(w, "%8d %8d %6d %5d %9s %10.1f %10.1f %10.1f  %-28s %8s %8s %9s\n", r.Classes, r.TrainSets, r.Frames, r.Dim, done, r.WallSeconds, r.UserSeconds+r.SysSeconds, r.PeakRSSMiB, r.Deployed, orDash(r.Accuracy), orDash(r.ClosedSet), orDash(r.MsPerQuery))
+		fmt.Fprintf(w, "%8d %10d %6d %5d %9s %10.1f %10.1f %10.1f  %-28s %8s %8s %9s\n", r.Classes, r.TrainSets, r.Frames, r.Dim, done, r.WallSeconds, r.UserSeconds+r.SysSeconds, r.PeakRSSMiB, r.Deployed, orDash(r.Accuracy), orDash(r.ClosedSet), orDash(r.MsPerQuery))
 		if r.Error != "" {
 			fmt.Fprintf(w, "         %s\n", r.Error)
 		}

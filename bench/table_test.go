@@ -21,7 +21,7 @@ machine: cpu, amd64, GOMAXPROCS 2, 1 workers
   ms per query (fastest)              1.000
   µs per distance (median)          500.000
   heap bytes per query                   64
-  working memory per query              128
+  working bytes per query               128
   gallery setup ms                      0.2
 `
 	if b.String() != want {
@@ -80,10 +80,15 @@ func TestWriteRuns(t *testing.T) {
 	if lines[0] != "setmatch train (defaults) on synthetic lighting data; machine: cpu, arm64, 4 CPUs; not recorded" || len(lines) != 8 {
 		t.Fatalf("%d lines:\n%s", len(lines), b.String())
 	}
+	// The sets column counts the training sets, classes × sets per class
+	// (--sizes gives the sets per class), and says so.
+	if !strings.HasPrefix(lines[2], " classes train sets frames") {
+		t.Fatalf("%d lines:\n%s", len(lines), b.String())
+	}
 	want := []string{
-		"       4        8      6    10       yes        2.0        1.5       30.0  nn-h                             75.0    100.0       1.0",
+		"       4          8      6    10       yes        2.0        1.5       30.0  nn-h                             75.0    100.0       1.0",
 		"         candidates: nn-h 75%",
-		"       8       16      6    10        no        0.0        0.0        0.0                                      -        -         -",
+		"       8         16      6    10        no        0.0        0.0        0.0                                      -        -         -",
 		"         timed out",
 	}
 	for i, w := range want {
