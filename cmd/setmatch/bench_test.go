@@ -123,3 +123,14 @@ func TestBenchTrainFromRefusesSweepFlags(t *testing.T) {
 		t.Fatal("--from a FIFO waits for a writer")
 	}
 }
+
+// TestBenchTrainPlotCheckedFirst: a --plot name the plot cannot be
+// written to is refused before the sweep; it was found after every size
+// had trained.
+func TestBenchTrainPlotCheckedFirst(t *testing.T) {
+	t.Setenv("SETMATCH_TEST_AS_MAIN", "1") // a child run without the check is this binary as setmatch
+	dir := t.TempDir()
+	benchRefused(t, "--plot "+filepath.Join(dir, "x.svg")+": want a .png file name", "bench", "train", "--sizes", "3x1x4x4", "--plot", filepath.Join(dir, "x.svg"))
+	missing := filepath.Join(dir, "no", "x.png")
+	benchRefused(t, "--plot "+missing+": its folder "+filepath.Join(dir, "no")+" is not there", "bench", "train", "--sizes", "3x1x4x4", "--plot", missing)
+}

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"setmatch/bench"
 	"setmatch/synth"
@@ -44,6 +46,16 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() != 0 {
 		return usagef("bench train takes no arguments, got %q", fs.Args())
+	}
+	// The plot is written last: a name it cannot take is said before a
+	// sweep of an hour, not after.
+	if p := *plotPath; p != "" {
+		if filepath.Ext(p) != ".png" {
+			return usagef("--plot %s: want a .png file name", p)
+		}
+		if fi, err := os.Stat(filepath.Dir(p)); err != nil || !fi.IsDir() {
+			return usagef("--plot %s: its folder %s is not there: make it first, or give another", p, filepath.Dir(p))
+		}
 	}
 	if *from != "" {
 		var extra error
