@@ -302,6 +302,12 @@ func unknown(name string, pos map[string]position, k toml.Key) error {
 		// Far from any known key.
 	} else if s := suggest(k); s != "" {
 		msg = fmt.Errorf("%w (did you mean %s?)", ErrUnknownKey, s)
+	} else if s := elsewhere(k); s != "" {
+		where := "a key of [" + s[:max(strings.LastIndex(s, "."), 0)] + "]"
+		if !strings.Contains(s, ".") {
+			where = "a key of no table: it goes before the first [table] of a file"
+		}
+		msg = fmt.Errorf("%w (did you mean %s? %s is %s)", ErrUnknownKey, s, s[strings.LastIndex(s, ".")+1:], where)
 	}
 	return locate(&Error{File: name, Key: keyPath(k), Err: msg}, pos)
 }
@@ -605,6 +611,25 @@ func suggest(k toml.Key) string {
 		}
 	}
 	return best
+}
+
+// elsewhere returns the key of another table (or of none) with the last
+// name of k, if there is one: the key written in the wrong table ("pulse"
+// under [daemon], "model" under [spool]).
+func elsewhere(k toml.Key) string {
+	if len(k) > 2 {
+		return "" // not one key in a wrong table
+	}
+	last := strings.ToLower(k[len(k)-1])
+	for _, c := range slices.Sorted(maps.Keys(knownKeys)) {
+		if tableKeys[c] || c == strings.Join(k, ".") {
+			continue
+		}
+		if c[strings.LastIndex(c, ".")+1:] == last {
+			return c
+		}
+	}
+	return ""
 }
 
 func editDistance(a, b string) int {

@@ -40,3 +40,21 @@ func TestSetTwiceSaysWhatToDo(t *testing.T) {
 		checkErr(t, err, ErrSyntax, tc.want)
 	}
 }
+
+// TestKeyInTheWrongTable: a key written under another table than its own
+// (or under one where it belongs to none, or before the first table
+// where it belongs to one) is named with the key it is: it was only
+// "daemon.pulse: unknown key".
+func TestKeyInTheWrongTable(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[daemon]\npulse = \"1s\"\n", "t.toml:2:1: daemon.pulse: unknown key (did you mean gpio.pulse? pulse is a key of [gpio])"},
+		{"pulse = \"1s\"\n", "t.toml:1:1: pulse: unknown key (did you mean gpio.pulse? pulse is a key of [gpio])"},
+		{"[spool]\nmodel = \"m.smm\"\n", "t.toml:2:1: spool.model: unknown key (did you mean model? model is a key of no table: it goes before the first [table] of a file)"},
+		{"[mqtt]\nlisten = \":9469\"\n", "mqtt.listen: unknown key (did you mean metrics.listen? listen is a key of [metrics])"},
+		// A misspelling in its own table is still suggested as before.
+		{"[decision]\nthreshhold = 0.5\n", "decision.threshhold: unknown key (did you mean decision.threshold?)"},
+	} {
+		_, err := Parse("t.toml", []byte(tc.text))
+		checkErr(t, err, ErrUnknownKey, tc.want)
+	}
+}
