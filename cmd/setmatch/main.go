@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -205,10 +206,28 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(out)
 	switch {
 	case err == nil:
-		return nil
+		return flagAfterArguments(fs, args)
 	case errors.Is(err, flag.ErrHelp):
 		fs.Usage()
 		return err
 	}
 	return usagef("%v (%s -h lists the flags)", err, fs.Name())
+}
+
+// flagAfterArguments refuses one of fs's flags written after the
+// arguments, where the flag package stops and takes it, and what follows
+// it, for arguments: "div A B --json" read --json as a third file, and
+// "enroll … SET --out NEW" looked for a set named --out. After "--"
+// everything is an argument.
+func flagAfterArguments(fs *flag.FlagSet, args []string) error {
+	if slices.Contains(args[:len(args)-fs.NArg()], "--") {
+		return nil
+	}
+	for _, a := range fs.Args() {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name != "" && fs.Lookup(name) != nil {
+			return usagef("%s comes after the arguments, where it is read as one: put flags before the arguments (%s -h)", a, fs.Name())
+		}
+	}
+	return nil
 }

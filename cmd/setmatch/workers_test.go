@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,33 @@ func TestNegativeWorkersRefused(t *testing.T) {
 	} {
 		args := append(append(c.cmd, "--workers", "-2"), c.rest...)
 		benchRefused(t, "--workers must be ≥ 0 (got -2)", args...)
+	}
+}
+
+// TestFlagAfterArguments: a flag written after the arguments, where the
+// flag package takes it for one, is refused as such: div said "want two
+// set files, got 3 arguments" for "div A B --json", and enroll looked for
+// a set named --out. After "--" it is an argument.
+func TestFlagAfterArguments(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if code, _, errOut := runCmd("synth", "--classes", "3", "--sets", "2", "--frames", "4", "--dim", "3", "--out", data); code != 0 {
+		t.Fatal(errOut)
+	}
+	a, b := filepath.Join(data, "c00", "s000.npy"), filepath.Join(data, "c00", "s001.npy")
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{
+		{"--json", []string{"div", a, b, "--json"}},
+		{"-bandwidth=2", []string{"div", a, b, "-bandwidth=2"}},
+		{"--json", []string{"inspect", filepath.Join(dir, "m.smm"), "--json"}},
+		{"--out", []string{"enroll", "--model", filepath.Join(dir, "m.smm"), "--label", "new", a, "--out", filepath.Join(dir, "e.smm")}},
+	} {
+		benchRefused(t, c.flag+" comes after the arguments, where it is read as one: put flags before the arguments (setmatch "+c.args[0]+" -h)", c.args...)
+	}
+	// After "--" a name that looks like a flag is an argument.
+	if code, _, errOut := runCmd("div", "--", a, "--json"); code == 0 || strings.Contains(errOut, "comes after the arguments") {
+		t.Errorf("div -- A --json: exit %d, %q", code, errOut)
 	}
 }
