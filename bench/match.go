@@ -30,7 +30,7 @@ type MatchResult struct {
 	QueryFrames   int     `json:"query_frames"`
 	Bandwidth     string  `json:"bandwidth"`
 	Queries       int     `json:"queries"`
-	Workers       int     `json:"workers"`
+	Workers       int     `json:"workers"`         // goroutines the matcher ran
 	MsPerQuery    float64 `json:"ms_per_query"`    // median
 	MsP99         float64 `json:"ms_p99"`          // 99th percentile
 	MsMin         float64 `json:"ms_min"`          // fastest query
@@ -78,7 +78,7 @@ func Match(o MatchOptions) (MatchResult, error) {
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 	res := MatchResult{
 		Mode: "match", Gallery: o.Gallery, Frames: o.Frames, Dim: o.Dim, QueryFrames: o.QueryFrames,
-		Bandwidth: o.Rule.String(), Queries: o.Queries, Workers: g.Workers,
+		Bandwidth: o.Rule.String(), Queries: o.Queries, Workers: g.Goroutines(),
 		MsPerQuery:    ms(times[len(times)/2]),
 		MsP99:         ms(times[min(len(times)-1, len(times)*99/100)]),
 		MsMin:         ms(times[0]),
@@ -86,9 +86,6 @@ func Match(o MatchOptions) (MatchResult, error) {
 		ScratchBytes:  g.ScratchBytes(o.QueryFrames),
 		SetupMs:       ms(setup),
 		GOARCH:        runtime.GOARCH, CPU: CPUModel(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-	}
-	if res.Workers == 0 {
-		res.Workers = runtime.GOMAXPROCS(0)
 	}
 	res.UsPerDistance = res.MsPerQuery * 1000 / float64(o.Gallery)
 	return res, nil

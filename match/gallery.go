@@ -71,6 +71,10 @@ func (g *Gallery) workers() int {
 	return min(par.Workers(g.Workers), len(g.sets))
 }
 
+// Goroutines returns how many goroutines Compare runs: Workers (0: one
+// per CPU), but no more than the gallery has sets.
+func (g *Gallery) Goroutines() int { return g.workers() }
+
 // Compare returns the divergences between q and every gallery set, in
 // gallery order, in dst if it has room (len m). The values equal those of
 // Compare(g.Set(k), q) for every k.
