@@ -319,7 +319,9 @@ func TestInvalidValues(t *testing.T) {
 	}{
 		{"model = \"\"\n", "model", "must not be empty"},
 		{"[spool]\ndir = \" \"\n", "spool.dir", "must not be empty"},
-		{"[spool]\nrescan_interval = \"0s\"\n", "spool.rescan_interval", `must be > 0, got "0s"`},
+		{"[spool]\nrescan_interval = \"0s\"\n", "spool.rescan_interval", `must be ≥ 1s, got "0s"`},
+		{"[spool]\nrescan_interval = \"1ns\"\n", "spool.rescan_interval", `must be ≥ 1s, got "1ns": every rescan lists the spool's folders`},
+		{"[spool]\nrescan_interval = \"999ms\"\n", "spool.rescan_interval", `must be ≥ 1s, got "999ms"`},
 		{"[spool]\nmax_batch_bytes = 0\n", "spool.max_batch_bytes", "must be > 0"},
 		{"[spool]\nmax_frames = 0\n", "spool.max_frames", "must be ≥ 1"},
 		{"[spool]\nmax_burst_frames = 0\n", "spool.max_burst_frames", "must be ≥ 1"},

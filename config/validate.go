@@ -90,7 +90,9 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 
 	s := &c.Spool
 	nonEmpty("spool.dir", s.Dir)
-	positiveDur("spool.rescan_interval", s.RescanInterval)
+	if s.RescanInterval.Duration < MinRescan {
+		bad("spool.rescan_interval", "must be ≥ %v, got %q: every rescan lists the spool's folders and prunes done/ and failed/ (\"1ms\" kept a core busy); file events see a batch at once, the rescan only catches one an event missed", MinRescan, s.RescanInterval.String())
+	}
 	if s.MaxBatchBytes <= 0 {
 		bad("spool.max_batch_bytes", "must be > 0, got %d", int64(s.MaxBatchBytes))
 	} else if s.MaxBatchBytes > MaxBatchBytes {
@@ -200,6 +202,9 @@ func quoteList(a []string) string {
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
+
+// MinRescan is the shortest spool.rescan_interval.
+const MinRescan = time.Second
 
 // MaxPulse is the longest gpio.pulse.
 const MaxPulse = time.Minute

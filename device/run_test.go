@@ -335,17 +335,11 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 func TestRunnerExactlyOnce(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	// Timed rescans every millisecond race with the events.
-	text, err := os.ReadFile(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(f.Config, []byte(strings.Replace(string(text), `rescan_interval = "2s"`, `rescan_interval = "1ms"`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	cfg, err := config.Load(f.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Spool.RescanInterval.Duration = time.Millisecond // below what a configuration may set
 	var mu sync.Mutex
 	seen := map[string]int{}
 	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder(), BatchWorkers: 3, QueueLen: 16,
