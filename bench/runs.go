@@ -6,8 +6,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"syscall"
 
-	"setmatch/internal/regfile"
 	"setmatch/report"
 )
 
@@ -28,7 +28,10 @@ func appendRun(path string, r Run) error {
 // other (a runs.jsonl of SweepOptions.Keep, or the output of setmatch
 // bench train --json).
 func ReadRuns(path string) ([]Run, error) {
-	f, _, err := regfile.Open(path) // a FIFO would block
+	// Opened without blocking: a pipe (/dev/stdin, <(…)) is read as it
+	// comes, and a named FIFO no one writes to reads as empty rather than
+	// waiting for a writer forever.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +48,7 @@ func ReadRuns(path string) ([]Run, error) {
 		runs = append(runs, r)
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("%s: no outcomes", path)
+		return nil, fmt.Errorf("%s: no outcomes (want the runs.jsonl of --keep, or the output of --json)", path)
 	}
 	return runs, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,11 +117,24 @@ func TestBenchTrainFromRefusesSweepFlags(t *testing.T) {
 	}()
 	select {
 	case errOut := <-done:
-		if !strings.Contains(errOut, "is not a regular file (it is a FIFO)") {
+		if !strings.Contains(errOut, "fifo: no outcomes") {
 			t.Errorf("--from FIFO: %q", errOut)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("--from a FIFO waits for a writer")
+	}
+	// A pipe (setmatch bench train --from /dev/stdin) is read.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		w.WriteString(`{"kind":"cone","classes":3,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true}` + "\n")
+		w.Close()
+	}()
+	if code, out, errOut := runCmd("bench", "train", "--from", fmt.Sprintf("/proc/self/fd/%d", r.Fd())); code != 0 || !strings.Contains(out, "synthetic cone data") {
+		t.Errorf("--from a pipe: exit %d, %q %q", code, out, errOut)
 	}
 }
 
