@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"setmatch/dataset"
@@ -272,7 +273,9 @@ func makeSplits(p eval.Protocol, d *eval.Data, seed uint64) ([]eval.Split, error
 	if p.Kind != eval.SplitFile {
 		return p.MakeSplits(d, seed)
 	}
-	f, err := os.Open(p.File)
+	// Opened without blocking: a pipe is read as it comes, and a named
+	// FIFO no one writes to reads as empty rather than waiting forever.
+	f, err := os.OpenFile(p.File, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("split file: %w", err)
 	}
