@@ -104,7 +104,7 @@ func jpegFrame(data []byte) (comps int, samples float64, progressive bool) {
 func checkDecodeCost(data []byte, name, format string, cm color.Model, w, h int, maxPixels int64) error {
 	bpp, what := decodeCost(data, format, cm)
 	need := bpp * float64(w) * float64(h)
-	if budget := float64(bytesPerPixelBudget * maxPixels); need > budget {
+	if budget := bytesPerPixelBudget * float64(maxPixels); need > budget { // in float64: 4 × a pixel limit above 2^61 overflows int64
 		size, limit := setfile.ByteSizes(need, budget)
 		return limitErr(name, "%dx%d %s takes about %s to decode, more than the %s a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames, or smaller ones",
 			w, h, what, size, limit, bytesPerPixelBudget, maxPixels)

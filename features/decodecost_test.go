@@ -78,3 +78,20 @@ func TestJPEGFrameBroken(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeCostHugeLimit: a pixel limit so large that four bytes a pixel
+// of it overflow an int64 still lets a small frame through; the budget
+// was computed in int64 and came out 0 or negative ("takes about 256
+// bytes to decode, more than the -4 bytes a frame may"), refusing every
+// frame.
+func TestDecodeCostHugeLimit(t *testing.T) {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 16, 16))); err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []int64{1 << 62, 3e18, 1<<63 - 1} {
+		if _, err := decodeBytes(b.Bytes(), "f.png", max); err != nil {
+			t.Errorf("limit %d pixels: %v", max, err)
+		}
+	}
+}
