@@ -326,6 +326,8 @@ func TestInvalidValues(t *testing.T) {
 		{"[spool]\nmax_frames = 0\n", "spool.max_frames", "must be ≥ 1"},
 		{"[spool]\nmax_burst_frames = 0\n", "spool.max_burst_frames", "must be ≥ 1"},
 		{"[spool]\nmax_frame_pixels = -1\n", "spool.max_frame_pixels", "must be ≥ 1"},
+		{"[spool]\nmax_frame_pixels = 268435457\n", "spool.max_frame_pixels", "must be ≤ 268435456 (16384 × 16384), got 268435457: a frame is decoded in up to 4 bytes a pixel"},
+		{"[spool]\nmax_frame_pixels = 9223372036854775807\n", "spool.max_frame_pixels", "must be ≤ 268435456"},
 		{"[spool]\nmax_frame_bytes = 0\n", "spool.max_frame_bytes", "must be > 0"},
 		{"[spool]\nmax_frame_bytes = 9223372036854775807\n", "spool.max_frame_bytes", "must be ≤ 1GiB, got 9223372036854775807: a frame file is read whole into memory"},
 		{"[spool]\nmax_batch_bytes = 9223372036854775807\n", "spool.max_batch_bytes", "must be ≤ 4GiB, got 9223372036854775807: a batch is read whole into memory"},

@@ -15,6 +15,10 @@ const (
 	MaxFrameBytes = 1 << 30
 )
 
+// MaxFramePixels bounds spool.max_frame_pixels: a frame is decoded in up
+// to 4 bytes a pixel of the limit, 1 GiB at 2^28 pixels (16384 × 16384).
+const MaxFramePixels = 1 << 28
+
 // MaxJournalKeep bounds journal.keep: each rotation renames every rotated
 // journal kept, one by one.
 const MaxJournalKeep = 1000
@@ -106,6 +110,8 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	}
 	if s.MaxFramePixels < 1 {
 		bad("spool.max_frame_pixels", "must be ≥ 1, got %d", s.MaxFramePixels)
+	} else if s.MaxFramePixels > MaxFramePixels {
+		bad("spool.max_frame_pixels", "must be ≤ %d (16384 × 16384), got %d: a frame is decoded in up to 4 bytes a pixel of this limit, 1 GiB at that many, so a larger limit bounds nothing", MaxFramePixels, s.MaxFramePixels)
 	}
 	if s.MaxFrameBytes <= 0 {
 		bad("spool.max_frame_bytes", "must be > 0, got %d", int64(s.MaxFrameBytes))
