@@ -444,7 +444,7 @@ func wrongType(name string, md toml.MetaData, key toml.Key, t reflect.Type) *Err
 	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
 		want, takes = "an integer", []string{"Integer"}
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Float64:
-		want, takes = "a number", []string{"Float", "Integer"}
+		want, takes = "a number (or inf, without quotes)", []string{"Float", "Integer"}
 	default:
 		return nil
 	}

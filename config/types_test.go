@@ -30,7 +30,8 @@ func TestTypeErrorsInTOMLTerms(t *testing.T) {
 		{"[spool]\nmax_batch_bytes = { a = 1 }\n", "t.toml:2:1: spool.max_batch_bytes: wrong type: " + size + "a table"},
 		{"[gpio]\npulse = 1.5\n", `t.toml:2:1: gpio.pulse: invalid value: want a duration with a unit, in quotes, such as "1.5ms" or "1.5s", got 1.5`},
 		{"[spool]\nmax_batch_bytes = 1.5\n", `t.toml:2:1: spool.max_batch_bytes: invalid value: want a whole number of bytes such as 65536, or a size with a unit in quotes such as "64MiB", got 1.5`},
-		{"[decision]\nthreshold = [1]\n", "t.toml:2:1: decision.threshold: wrong type: want a number, got an array"},
+		{"[decision]\nthreshold = [1]\n", "t.toml:2:1: decision.threshold: wrong type: want a number (or inf, without quotes), got an array"},
+		{"[decision]\nthreshold = \"inf\"\n", "t.toml:2:1: decision.threshold: wrong type: want a number (or inf, without quotes), got a string"},
 		{"[gpio.label_pins]\nalice = [\"GPIO5\"]\n", "t.toml:2:1: gpio.label_pins.alice: wrong type: want a string, got an array"},
 		{"[gpio]\nlabel_pins.alice.x = \"GPIO5\"\n", "t.toml:2:1: gpio.label_pins.alice: wrong type: want a string, got a table"},
 	} {
