@@ -566,3 +566,38 @@ after = true
 		}
 	}
 }
+
+// TestDropInsNotSkipped: drop-ins are read whatever characters the
+// configuration's path holds, and a conf.d that cannot be listed is an
+// error; both were skipped without a word, the site's settings with them
+// (a glob of "/srv/door[1]/conf.d/*.toml" matches nothing there).
+func TestDropInsNotSkipped(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "door[1]*?")
+	main := write(t, dir, "setmatchd.toml", "[gpio]\npulse = \"1s\"\n")
+	write(t, dir, "conf.d/50-site.toml", "[gpio]\npulse = \"2s\"\n")
+	c, err := Load(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.GPIO.Pulse.Duration != 2*time.Second || len(c.Files) != 2 {
+		t.Errorf("pulse %v from %v: the drop-in in %s was skipped", c.GPIO.Pulse, c.Files, dir)
+	}
+	// A conf.d that is not a folder cannot be listed.
+	other := t.TempDir()
+	main = write(t, other, "setmatchd.toml", "")
+	write(t, other, "conf.d", "not a folder")
+	if _, err := Load(main); err == nil || !strings.Contains(err.Error(), "setmatchd reads every conf.d/*.toml beside it; let its user read the folder, or remove it") {
+		t.Errorf("conf.d a file: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		return // root lists any folder
+	}
+	d := filepath.Join(dir, "conf.d")
+	if err := os.Chmod(d, 0o300); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(d, 0o755)
+	if _, err := Load(filepath.Join(dir, "setmatchd.toml")); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("conf.d unreadable: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -75,15 +76,28 @@ func Load(path string) (*Config, error) {
 
 // Files returns the files Load reads for the main configuration file at
 // path: path, then its drop-ins in the order they are read.
+//
+// The folder is listed, not globbed: a glob skipped the drop-ins without
+// a word where conf.d could not be read (its user lacking the right) and
+// where the configuration's path holds a glob's special characters
+// ("/srv/door[1]/setmatchd.toml").
 func Files(path string) ([]string, error) {
-	dropins, err := filepath.Glob(filepath.Join(filepath.Dir(path), "conf.d", "*.toml"))
-	if err != nil {
-		return nil, err
+	dir := filepath.Join(filepath.Dir(path), "conf.d")
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return []string{path}, nil
+	case err != nil:
+		return nil, fmt.Errorf("the drop-ins of %s: %w: setmatchd reads every conf.d/*.toml beside it; let its user read the folder, or remove it", path, err)
 	}
-	slices.Sort(dropins)
-	// Skip hidden files (editor locks, package manager leftovers).
-	dropins = slices.DeleteFunc(dropins, func(p string) bool { return strings.HasPrefix(filepath.Base(p), ".") })
-	return append([]string{path}, dropins...), nil
+	files := []string{path}
+	for _, e := range entries { // sorted by name
+		// Skip hidden files (editor locks, package manager leftovers).
+		if n := e.Name(); strings.HasSuffix(n, ".toml") && !strings.HasPrefix(n, ".") {
+			files = append(files, filepath.Join(dir, n))
+		}
+	}
+	return files, nil
 }
 
 // LoadFiles reads the main file and then each drop-in, in the order given,
