@@ -56,10 +56,16 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 		opt.Stderr = os.Stderr
 	}
 	// Take the signals before anything else, so that a SIGTERM during
-	// start-up is not fatal.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(sigs)
+	// start-up is not fatal. A stop has a channel of its own: signal.Notify
+	// drops a signal that finds its channel full, and a burst of SIGHUPs
+	// must not crowd out the SIGTERM after it. SIGHUPs that come while a
+	// reload runs make one reload more, of what the files hold by then.
+	hups := make(chan os.Signal, 1)
+	stops := make(chan os.Signal, 1)
+	signal.Notify(hups, syscall.SIGHUP)
+	signal.Notify(stops, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(hups)
+	defer signal.Stop(stops)
 
 	cfg, err := config.Load(opt.ConfigPath)
 	if err != nil {
@@ -102,7 +108,7 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	d := &daemonLoop{configPath: opt.ConfigPath, log: log, r: r, out: out, mw: mw}
 	stopWatchdog := d.startWatchdog(cfg.Daemon.Watchdog)
 	defer stopWatchdog()
-	d.run(ctx, sigs)
+	d.run(ctx, hups, stops)
 
 	notify(log, daemon.SdNotifyStopping)
 	r.Stop()
@@ -150,21 +156,24 @@ func (d *daemonLoop) startWatchdog(enabled bool) (stop func()) {
 	return t.Stop
 }
 
-// run waits for ctx to end or SIGTERM/SIGINT on sigs, reloading on SIGHUP
-// and when the model file is replaced, and pinging the watchdog.
-func (d *daemonLoop) run(ctx context.Context, sigs <-chan os.Signal) {
+// run waits for ctx to end or SIGTERM/SIGINT on stops, reloading on SIGHUP
+// (hups) and when the model file is replaced, and pinging the watchdog.
+func (d *daemonLoop) run(ctx context.Context, hups, stops <-chan os.Signal) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case s := <-sigs:
-			if s != syscall.SIGHUP {
-				d.log.Info("stopping", "signal", s.String())
+		case s := <-stops:
+			d.log.Info("stopping", "signal", s.String())
+			return
+		case <-hups:
+			if !d.reload(ctx, stops, "SIGHUP", d.reloadConfig) {
 				return
 			}
-			d.reload("SIGHUP", d.reloadConfig)
 		case <-d.mw.fire:
-			d.reload("model file changed", d.r.ReloadModel)
+			if !d.reload(ctx, stops, "model file changed", d.r.ReloadModel) {
+				return
+			}
 		case <-d.wd:
 			if b := d.r.Busy(); b > d.r.stallAfter(d.iv) {
 				d.log.Error("one batch has been in hand for longer than daemon.batch_timeout and a watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
@@ -177,8 +186,10 @@ func (d *daemonLoop) run(ctx context.Context, sigs <-chan os.Signal) {
 
 // reload tells systemd RELOADING=1, runs load (triggered by what) in the
 // background while it keeps the watchdog fed, logs the outcome and tells
-// systemd READY=1 again.
-func (d *daemonLoop) reload(what string, load func() error) {
+// systemd READY=1 again. A stop (on stops, or ctx's end) during the load
+// does not wait for it: reload returns false at once, and the daemon stops
+// with the configuration and model it had.
+func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what string, load func() error) bool {
 	notify(d.log, daemon.SdNotifyReloading, daemon.SdNotifyMonotonicUsec())
 	// Load in the background and keep the watchdog fed: reading and
 	// checking a large model on a Pi can take a while.
@@ -191,6 +202,11 @@ func (d *daemonLoop) reload(what string, load func() error) {
 			waiting = false
 		case <-d.wd:
 			notify(d.log, daemon.SdNotifyWatchdog)
+		case s := <-stops:
+			d.log.Info("stopping during a reload: the reload is given up", "signal", s.String(), "trigger", what)
+			return false
+		case <-ctx.Done():
+			return false
 		}
 	}
 	if err != nil {
@@ -205,6 +221,7 @@ func (d *daemonLoop) reload(what string, load func() error) {
 	}
 	debug.FreeOSMemory()
 	notify(d.log, daemon.SdNotifyReady, "STATUS=watching "+d.r.Config().Spool.Dir)
+	return true
 }
 
 // reloadConfig reads the configuration files again and applies them (the
