@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"syscall"
 
 	"periph.io/x/conn/v3/driver/driverreg"
 	"periph.io/x/conn/v3/gpio"
@@ -86,8 +87,19 @@ func (d *periphDriver) Close() error {
 
 type periphLine struct{ p gpio.PinIO }
 
-func (l periphLine) Name() string           { return l.p.Name() }
-func (l periphLine) Out(v gpio.Level) error { return l.p.Out(v) }
+func (l periphLine) Name() string { return l.p.Name() }
+
+// Out drives the line. periph.io requests the line from the kernel at its
+// first Out, and a line another program holds fails that request with
+// EBUSY, which periph.io passes on as text only: that is said with what to
+// do.
+func (l periphLine) Out(v gpio.Level) error {
+	err := l.p.Out(v)
+	if err != nil && strings.Contains(err.Error(), syscall.EBUSY.Error()) {
+		return fmt.Errorf("%w: line %s is held by another program (`gpioinfo` shows it used, with its consumer: another setmatchd, a gpioset or gpiomon left running, or a kernel driver such as a device-tree overlay); stop it, or wire another pin", err, l.p.Name())
+	}
+	return err
+}
 
 func lineNames() []string {
 	var names []string
