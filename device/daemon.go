@@ -175,7 +175,7 @@ func (d *daemonLoop) run(ctx context.Context, hups, stops <-chan os.Signal) {
 				return
 			}
 		case <-d.wd:
-			if b := d.r.Busy(); b > d.r.stallAfter(d.iv) {
+			if b, stalled := d.r.stalled(d.iv); stalled {
 				d.log.Error("one batch has been in hand for longer than daemon.batch_timeout and a watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
 				continue
 			}

@@ -22,7 +22,7 @@ func (r *Runner) fail(rec *journal.Record, reason string) {
 	rec.Divergence, rec.Threshold = "", nil
 	// Waiting for a writable disk is not being stuck: the watchdog must not
 	// restart the daemon for a full disk.
-	r.busySince.Store(nil)
+	r.busy.Store(nil)
 	if !r.durably("the reason of a failed batch cannot be written: the batch stays in cur/ until it can", rec.File,
 		func() error { return r.spool.WriteReason(rec.File, reason) }) {
 		return

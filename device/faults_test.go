@@ -464,6 +464,50 @@ func TestBusy(t *testing.T) {
 	testutil.WaitFor(t, 10*time.Second, "Busy() back to 0 after the batch", func() bool { return r.Busy() == 0 })
 }
 
+// TestStallIsTheBatchsOwnLimit: a reload that lowers daemon.batch_timeout
+// while a batch is in hand leaves that batch the limit it was taken under,
+// and the watchdog is fed while it is within it (starved, systemd would kill
+// the daemon in the middle of a batch being matched); a batch taken after the
+// reload is held to the new limit.
+func TestStallIsTheBatchsOwnLimit(t *testing.T) {
+	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1h\"\n")
+	reading, release := make(chan string), make(chan struct{})
+	beforeRead = func(name string) { reading <- name; <-release }
+	defer func() { beforeRead = nil }()
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	const iv = 10 * time.Millisecond
+	rng := rand.New(rand.NewPCG(79, 80))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	<-reading
+	f.WriteConfig(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reload(cfg); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * iv)
+	if b, stalled := r.stalled(iv); stalled {
+		t.Errorf("a batch %v in hand under its limit of 1h is taken as stalled after a reload set daemon.batch_timeout = 1ms", b)
+	}
+	release <- struct{}{}
+	if rec := next(t, ch); rec.Decision != "alice" {
+		t.Errorf("a.npy: %+v, want it decided under the limit it was taken under", rec)
+	}
+	f.Drop(t, "b.npy", devicetest.Batch(rng, "alice"))
+	<-reading
+	time.Sleep(5 * iv)
+	if b, stalled := r.stalled(iv); !stalled {
+		t.Errorf("a batch %v in hand under daemon.batch_timeout = 1ms is not taken as stalled", b)
+	}
+	close(release)
+	if rec := next(t, ch); rec.Decision != "failed" || !strings.Contains(rec.Reason, "daemon.batch_timeout") {
+		t.Errorf("b.npy: %+v, want it failed by daemon.batch_timeout", rec)
+	}
+}
+
 // TestFirstUnclaimable: a burst that cannot be claimed (spool.ErrNotWritable)
 // is said once, though every rescan offers it again; the names remembered
 // are bounded.

@@ -54,10 +54,18 @@ func (r *Runner) matchErr(st *state, name string, frames int, err error) error {
 	return fmt.Errorf("batch %s: %w", name, err)
 }
 
-// stallAfter returns how long one batch may be in hand before the daemon
-// stops feeding the systemd watchdog (interval iv): a batch within its time
-// limit is being matched, not stuck; one well past it is, since the matcher
-// gives up at the limit.
-func (r *Runner) stallAfter(iv time.Duration) time.Duration {
-	return r.Config().Daemon.BatchTimeout.Duration + iv
+// stalled reports whether the batch in hand has been in hand for longer
+// than its time limit and one watchdog interval iv more, and for how long it
+// has: the daemon then stops feeding the systemd watchdog (interval iv). A
+// batch within its limit is being matched, not stuck; one well past it is,
+// since the matcher gives up at the limit. The limit is the
+// daemon.batch_timeout the batch was taken under: a reload that lowers it
+// does not shorten the batch in hand's, under which it is still matched.
+func (r *Runner) stalled(iv time.Duration) (time.Duration, bool) {
+	b := r.busy.Load()
+	if b == nil {
+		return 0, false
+	}
+	d := time.Since(b.since)
+	return d, d > b.limit+iv
 }

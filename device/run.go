@@ -126,10 +126,11 @@ type Runner struct {
 	reloadMu sync.Mutex // one reload at a time
 	decided  atomic.Int64
 	failed   atomic.Int64
-	// busySince is when the batch in hand was taken (nil between
-	// batches), with its monotonic reading, so that a step of the wall
-	// clock (NTP setting a Pi's clock) adds nothing to Busy.
-	busySince atomic.Pointer[time.Time]
+	// busy is the batch in hand (nil between batches): when it was
+	// taken, with its monotonic reading, so that a step of the wall clock
+	// (NTP setting a Pi's clock) adds nothing to Busy, and the time limit
+	// it is read and matched under.
+	busy atomic.Pointer[busyBatch]
 
 	unclaimableMu sync.Mutex
 	unclaimable   map[string]bool // bursts said once not to be claimable (firstUnclaimable)
@@ -343,10 +344,9 @@ func (r *Runner) work() {
 // handle takes one batch from new/ (or cur/) to done/ or failed/. Every
 // path leaves the file in cur/, done/ or failed/: none loses it.
 func (r *Runner) handle(it spool.Item) {
-	taken := time.Now()
-	r.busySince.Store(&taken)
-	defer r.busySince.Store(nil)
 	st := r.st.Load()
+	r.busy.Store(&busyBatch{since: time.Now(), limit: st.cfg.Daemon.BatchTimeout.Duration})
+	defer r.busy.Store(nil)
 	var arrived time.Time
 	var err error
 	if it.Claimed {
@@ -412,7 +412,7 @@ func (r *Runner) handle(it spool.Item) {
 	rec.Time = time.Now().UTC()
 	// Waiting for a writable journal is not being stuck: the watchdog must
 	// not restart the daemon for a full disk.
-	r.busySince.Store(nil)
+	r.busy.Store(nil)
 	if !r.appendDurably(rec) {
 		return // stopping: the batch stays in cur/ and is handled again at start
 	}
@@ -449,13 +449,19 @@ func (r *Runner) firstUnclaimable(name string) bool {
 	return true
 }
 
+// busyBatch is the batch in hand, for Busy and stalled.
+type busyBatch struct {
+	since time.Time     // when it was taken
+	limit time.Duration // the daemon.batch_timeout it was taken under
+}
+
 // Busy returns how long the batch in hand has been read and matched so far,
 // or 0 between batches. The daemon stops pinging the systemd watchdog when it
-// exceeds daemon.batch_timeout by a watchdog interval (stallAfter), so that a
-// wedged batch gets the daemon restarted.
+// exceeds its daemon.batch_timeout by a watchdog interval (stalled), so that
+// a wedged batch gets the daemon restarted.
 func (r *Runner) Busy() time.Duration {
-	if t := r.busySince.Load(); t != nil {
-		return time.Since(*t)
+	if b := r.busy.Load(); b != nil {
+		return time.Since(b.since)
 	}
 	return 0
 }
