@@ -2,8 +2,11 @@ package device
 
 import (
 	"errors"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -18,16 +21,25 @@ const modelReloadDelay = 300 * time.Millisecond
 // replaced by rename, which would end a watch on it) and fires, after
 // modelReloadDelay of quiet, when an entry of that name is created, renamed
 // in or written, or removed or renamed away: the reload then fails, and
-// its log line says the daemon keeps deciding with the model in use.
+// its log line says the daemon keeps deciding with the model in use. Where
+// the path leads through symbolic links (model.smm -> releases/current/model.smm,
+// current -> v2), it watches each link's directory for that link too, and
+// the directory of the file the links lead to for that file: a link swapped
+// for another, or the file it leads to replaced, reloads as the file itself
+// replaced does.
 type modelWatch struct {
-	log   *slog.Logger
-	fw    *fsnotify.Watcher
-	path  string
-	dir   string
-	fire  chan struct{}
-	set   chan string
-	done  chan struct{} // closed by close
-	ended chan struct{} // closed when loop returns
+	log  *slog.Logger
+	fw   *fsnotify.Watcher
+	path string
+	// points are the paths whose change is the model's: each link on the
+	// way to the file and the file (modelPoints); dirs are the directories
+	// watched for them.
+	points map[string]bool
+	dirs   map[string]bool
+	fire   chan struct{}
+	set    chan string
+	done   chan struct{} // closed by close
+	ended  chan struct{} // closed when loop returns
 }
 
 func newModelWatch(log *slog.Logger) *modelWatch {
@@ -43,7 +55,8 @@ func newModelWatch(log *slog.Logger) *modelWatch {
 	return mw
 }
 
-// watch switches the watch to the directory of path.
+// watch switches the watch to path: its directory, and those of the links
+// it leads through and of the file they lead to.
 func (mw *modelWatch) watch(path string) {
 	if mw.fw == nil {
 		return
@@ -69,21 +82,13 @@ func (mw *modelWatch) loop() {
 			t.Stop()
 			return
 		case p := <-mw.set:
-			if d := filepath.Dir(p); d != mw.dir {
-				if mw.dir != "" {
-					mw.fw.Remove(mw.dir)
-				}
-				if err := mw.fw.Add(d); err != nil {
-					mw.log.Warn("cannot watch the model's directory: reload with SIGHUP", "dir", d, "err", err)
-				}
-				mw.dir = d
-			}
 			mw.path = p
+			mw.follow()
 		case ev, ok := <-mw.fw.Events:
 			if !ok {
 				return
 			}
-			if ev.Name == mw.path && ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) {
+			if mw.points[ev.Name] && ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) {
 				t.Reset(modelReloadDelay)
 			}
 		case err, ok := <-mw.fw.Errors:
@@ -96,12 +101,89 @@ func (mw *modelWatch) loop() {
 				mw.log.Warn("model watch", "err", err)
 			}
 		case <-t.C:
+			// A link may lead elsewhere now: watch where it leads.
+			mw.follow()
 			select {
 			case mw.fire <- struct{}{}:
 			default: // a reload is pending already
 			}
 		}
 	}
+}
+
+// follow watches the directories of the points of mw.path as it resolves
+// now, and no others.
+func (mw *modelWatch) follow() {
+	mw.points = modelPoints(mw.path)
+	dirs := map[string]bool{}
+	for p := range mw.points {
+		dirs[filepath.Dir(p)] = true
+	}
+	for d := range mw.dirs {
+		if !dirs[d] {
+			mw.fw.Remove(d)
+		}
+	}
+	for d := range dirs {
+		if mw.dirs[d] {
+			continue
+		}
+		if err := mw.fw.Add(d); err != nil {
+			mw.log.Warn("cannot watch the model's directory: reload with SIGHUP", "dir", d, "err", err)
+		}
+	}
+	mw.dirs = dirs
+}
+
+// maxLinks bounds the symbolic links modelPoints follows (a loop of links
+// ends there), as the kernel's own bound (40) does.
+const maxLinks = 40
+
+// modelPoints returns the paths whose change changes what path (absolute
+// and clean) opens, each in a directory reached without links (a watch on
+// a directory through a link would watch the directory it leads to now,
+// and name events by the link): each symbolic link met on the way to the
+// file, and the file. Where the way ends (a missing entry, a loop of
+// links) it returns the points up to there: the entry that appears there
+// is a change.
+func modelPoints(path string) map[string]bool {
+	points := map[string]bool{}
+	rest := strings.Split(strings.TrimPrefix(path, string(filepath.Separator)), string(filepath.Separator))
+	cur := string(filepath.Separator) // resolved: no links in it
+	for links := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		if c == "" || c == "." {
+			continue
+		}
+		if c == ".." {
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			if err != nil || len(rest) == 0 {
+				points[next] = true // the file, or where the way ends
+				return points
+			}
+			cur = next
+			continue
+		}
+		points[next] = true
+		if links++; links > maxLinks {
+			return points
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return points
+		}
+		if filepath.IsAbs(target) {
+			cur = string(filepath.Separator)
+		}
+		rest = append(strings.Split(target, string(filepath.Separator)), rest...)
+	}
+	return points
 }
 
 func (mw *modelWatch) close() {

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"setmatch/device/devicetest"
+	"setmatch/device/spool"
+	"setmatch/internal/testutil"
+)
+
+// benchModelFixture is a fixture on the benchmark model
+// (devicetest.BenchModelFile, 16 MB: its reload takes a while), with no
+// label pin.
+func benchModelFixture(t *testing.T) *devicetest.Fixture {
+	t.Helper()
+	path, _ := devicetest.BenchModelFile(t)
+	f := devicetest.NewFixture(t, "")
+	f.Model = path
+	f.WriteConfig(t, "")
+	text, err := os.ReadFile(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.Config, []byte(strings.Replace(string(text), "alice = \"GPIO22\"", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestDaemonStopAfterHUPBurst: a SIGTERM that follows a burst of SIGHUPs
+// (systemctl reload run again and again) while a reload of a large model is
+// running stops the daemon cleanly, and at once rather than after a reload
+// for each SIGHUP.
+func TestDaemonStopAfterHUPBurst(t *testing.T) {
+	ctx := testContext(t, e2eBudget)
+	f := benchModelFixture(t)
+	p := startDaemon(t, ctx, f)
+	for range 8 {
+		p.signal(syscall.SIGHUP)
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.signal(syscall.SIGTERM)
+	// The stop does not wait for the reload under way: well under a
+	// second natively, and seconds under qemu-user.
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("setmatchd did not stop within 30 s of a SIGTERM sent after 8 SIGHUPs (%d reloads done)", strings.Count(p.stderr.String(), "msg=reloaded"))
+	case <-ctx.Done():
+		t.Fatal("no stop by the test's deadline")
+	}
+	if p.err != nil {
+		t.Fatalf("setmatchd exited with %v", p.err)
+	}
+	p.notify.drain(t, ctx)
+	if n := p.notify.count("STOPPING=1"); n != 1 {
+		t.Errorf("STOPPING=1 sent %d times", n)
+	}
+	if n := strings.Count(p.stderr.String(), "msg=reloaded"); n > 1 {
+		t.Errorf("%d reloads for a burst of SIGHUPs stopped by SIGTERM: want at most the one under way", n)
+	}
+}
+
+// TestDaemonReloadThroughLinks: a model path that leads through symbolic
+// links (model.smm -> current/model.smm, current -> releases/v1) reloads by
+// itself when a link is swapped (current -> releases/v2, as a release
+// script does) and when the file the links lead to is replaced in its own
+// directory, as the model file itself replaced does; each batch after is
+// decided by the new model.
+func TestDaemonReloadThroughLinks(t *testing.T) {
+	ctx := testContext(t, e2eBudget)
+	f := devicetest.NewFixture(t, "")
+	rng := rand.New(rand.NewPCG(31, 32))
+	rel := filepath.Join(f.Dir, "releases")
+	for _, v := range []string{"v1", "v2"} {
+		if err := os.MkdirAll(filepath.Join(rel, v), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	devicetest.WriteTinyModel(t, filepath.Join(rel, "v1", "model.smm"), false)
+	devicetest.WriteTinyModel(t, filepath.Join(rel, "v2", "model.smm"), true) // alice's batches are bob's
+	link := func(target, name string) {
+		t.Helper()
+		tmp := filepath.Join(f.Dir, ".link.tmp")
+		if err := os.Symlink(target, tmp); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(f.Dir, name)); err != nil { // ln -sfn, atomically
+			t.Fatal(err)
+		}
+	}
+	link("releases/v1", "current")
+	link("current/model.smm", "model.smm")
+	p := startDaemon(t, ctx, f)
+	reloads := func() int { return strings.Count(p.stderr.String(), "msg=reloaded") }
+	done := filepath.Join(f.Spool, spool.DirDone)
+	decide := func(name, want string) {
+		t.Helper()
+		n := len(testutil.Names(t, done))
+		f.Drop(t, name, devicetest.Batch(rng, "alice"))
+		testutil.WaitForCtx(t, ctx, name, func() bool { return len(testutil.Names(t, done)) == n+1 })
+		recs := devicetest.ReadJournal(t, f.Journal)
+		if got := recs[len(recs)-1].Decision; got != want {
+			t.Errorf("%s decided %q, want %q", name, got, want)
+		}
+	}
+	decide("v1.npy", "alice")
+
+	// A reload comes 300 ms after the change: 30 s is ample under qemu-user.
+	soon := func() context.Context {
+		c, cancel := context.WithTimeout(ctx, 30*time.Second)
+		t.Cleanup(cancel)
+		return c
+	}
+	link("releases/v2", "current")
+	testutil.WaitForCtx(t, soon(), "the reload after current was swapped", func() bool { return reloads() == 1 })
+	decide("v2.npy", "bob")
+
+	// The file the links lead to, replaced in its own directory.
+	tmp := filepath.Join(rel, "v2", ".model.smm.tmp")
+	devicetest.WriteTinyModel(t, tmp, false)
+	if err := os.Rename(tmp, filepath.Join(rel, "v2", "model.smm")); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitForCtx(t, soon(), "the reload after the linked file was replaced", func() bool { return reloads() == 2 })
+	decide("v2b.npy", "alice")
+
+	// releases/v1 is no longer on the way: a change there reloads nothing.
+	devicetest.WriteTinyModel(t, filepath.Join(rel, "v1", "model.smm"), true)
+	time.Sleep(time.Second)
+	if n := reloads(); n != 2 {
+		t.Errorf("%d reloads after a change to a file the links no longer lead to, want 2", n)
+	}
+	p.stop()
+}
