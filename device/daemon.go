@@ -139,7 +139,10 @@ type daemonLoop struct {
 
 // startWatchdog sets d.wd ticking at half systemd's watchdog interval when
 // systemd asks for pings and the configuration enables them (enabled), and
-// returns the function that stops the ticker.
+// returns the function that stops the ticker. Where systemd asks for pings
+// and the configuration disables them, it tells systemd to expect none
+// (WATCHDOG_USEC=0), which would otherwise kill the daemon one interval
+// after start.
 func (d *daemonLoop) startWatchdog(enabled bool) (stop func()) {
 	iv, err := daemon.SdWatchdogEnabled(false)
 	d.iv = iv
@@ -147,7 +150,12 @@ func (d *daemonLoop) startWatchdog(enabled bool) (stop func()) {
 		d.log.Warn("systemd watchdog settings", "err", err)
 		return func() {}
 	}
-	if iv <= 0 || !enabled {
+	if iv <= 0 {
+		return func() {}
+	}
+	if !enabled {
+		d.log.Info("daemon.watchdog = false: told systemd to expect no watchdog pings (WatchdogSec= of the unit is off until the daemon restarts)", "watchdog_sec", iv)
+		notify(d.log, "WATCHDOG_USEC=0")
 		return func() {}
 	}
 	t := time.NewTicker(iv / 2)

@@ -140,3 +140,25 @@ func TestDaemonReloadThroughLinks(t *testing.T) {
 	}
 	p.stop()
 }
+
+// TestDaemonWatchdogOff: with daemon.watchdog = false under a unit that sets
+// WatchdogSec= (the packaged one does), the daemon sends no pings and tells
+// systemd not to expect them (WATCHDOG_USEC=0): systemd would otherwise kill
+// it a watchdog interval after start, again at every restart.
+func TestDaemonWatchdogOff(t *testing.T) {
+	ctx := testContext(t, e2eBudget)
+	f := devicetest.NewFixture(t, "[daemon]\nwatchdog = false\n")
+	p := startDaemon(t, ctx, f, "WATCHDOG_USEC=200000") // as systemd does with WatchdogSec=0.2s
+	time.Sleep(500 * time.Millisecond)                  // two and a half intervals
+	p.notify.drain(t, ctx)
+	if n := p.notify.count("WATCHDOG=1"); n != 0 {
+		t.Errorf("%d watchdog pings with daemon.watchdog = false", n)
+	}
+	if n := p.notify.count("WATCHDOG_USEC=0"); n != 1 {
+		t.Errorf("WATCHDOG_USEC=0 sent %d times, want once: systemd goes on expecting pings and kills the daemon", n)
+	}
+	if !strings.Contains(p.stderr.String(), "daemon.watchdog = false") {
+		t.Errorf("the log does not say the watchdog is off:\n%s", p.stderr)
+	}
+	p.stop()
+}
