@@ -37,13 +37,13 @@ type modelWatch struct {
 	points map[string]bool
 	dirs   map[string]bool
 	fire   chan struct{}
-	set    chan string
+	set    chan watchReq
 	done   chan struct{} // closed by close
 	ended  chan struct{} // closed when loop returns
 }
 
 func newModelWatch(log *slog.Logger) *modelWatch {
-	mw := &modelWatch{log: log, fire: make(chan struct{}, 1), set: make(chan string),
+	mw := &modelWatch{log: log, fire: make(chan struct{}, 1), set: make(chan watchReq),
 		done: make(chan struct{}), ended: make(chan struct{})}
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -55,8 +55,16 @@ func newModelWatch(log *slog.Logger) *modelWatch {
 	return mw
 }
 
+// watchReq asks the loop to watch path, and is answered on done once it
+// does.
+type watchReq struct {
+	path string
+	done chan struct{}
+}
+
 // watch switches the watch to path: its directory, and those of the links
-// it leads through and of the file they lead to.
+// it leads through and of the file they lead to. It returns once they are
+// watched.
 func (mw *modelWatch) watch(path string) {
 	if mw.fw == nil {
 		return
@@ -65,8 +73,16 @@ func (mw *modelWatch) watch(path string) {
 	if err != nil {
 		abs = path
 	}
+	req := watchReq{path: abs, done: make(chan struct{})}
 	select {
-	case mw.set <- abs:
+	case mw.set <- req:
+	case <-mw.done:
+		return
+	case <-mw.ended:
+		return
+	}
+	select {
+	case <-req.done:
 	case <-mw.done:
 	case <-mw.ended:
 	}
@@ -81,14 +97,19 @@ func (mw *modelWatch) loop() {
 		case <-mw.done:
 			t.Stop()
 			return
-		case p := <-mw.set:
-			mw.path = p
+		case req := <-mw.set:
+			mw.path = req.path
 			mw.follow()
+			close(req.done)
 		case ev, ok := <-mw.fw.Events:
 			if !ok {
 				return
 			}
-			if mw.points[ev.Name] && ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) {
+			// A change of a point; or a watched directory itself removed
+			// or renamed away (its watch ends, or follows it): the way
+			// to the file is another now.
+			if mw.points[ev.Name] && ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Remove|fsnotify.Rename) ||
+				mw.dirs[ev.Name] && ev.Has(fsnotify.Remove|fsnotify.Rename) {
 				t.Reset(modelReloadDelay)
 			}
 		case err, ok := <-mw.fw.Errors:
@@ -112,7 +133,8 @@ func (mw *modelWatch) loop() {
 }
 
 // follow watches the directories of the points of mw.path as it resolves
-// now, and no others.
+// now, and no others. Each is added again, as a directory of that name may
+// be a new one (the old one's watch ended with it).
 func (mw *modelWatch) follow() {
 	mw.points = modelPoints(mw.path)
 	dirs := map[string]bool{}
@@ -125,10 +147,7 @@ func (mw *modelWatch) follow() {
 		}
 	}
 	for d := range dirs {
-		if mw.dirs[d] {
-			continue
-		}
-		if err := mw.fw.Add(d); err != nil {
+		if err := mw.fw.Add(d); err != nil && !mw.dirs[d] {
 			mw.log.Warn("cannot watch the model's directory: reload with SIGHUP", "dir", d, "err", err)
 		}
 	}
