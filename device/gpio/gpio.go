@@ -4,7 +4,8 @@
 // GPIO character-device driver (periph.go), one that logs each transition and
 // one that does nothing (driver.go); a recording fake for tests is in
 // package gpiotest. A Signaller (signal.go) pulses the lines that say what was
-// decided, one goroutine per line, and drives them idle on the way out.
+// decided, a decision's lines together, from one goroutine, and drives them
+// idle on the way out.
 package gpio
 
 import (

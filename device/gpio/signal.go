@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -51,36 +52,59 @@ type SignalOptions struct {
 	Pulse time.Duration
 	// ActiveLow: active is Low and idle is High (for sinks wired to 3V3).
 	ActiveLow bool
-	// Backlog is how many pulses may wait per line (default 8); Pulse
-	// drops more and says so in its error (the journal remains the
-	// record).
+	// Backlog is how many decisions may wait per line (default 8); Signal
+	// and Pulse drop a decision beyond it, on all its lines, and say so in
+	// their error (the journal remains the record).
 	Backlog int
 }
 
 // Signaller pulses GPIO lines to signal decisions. Pulses are asynchronous
-// (Signal returns at once, a goroutine per line drives it) and serialised per
-// line. A Signaller is safe for concurrent use.
+// (Signal returns at once, a goroutine drives the lines). The lines of one
+// decision (match and its label's) go active together and idle together;
+// a line's pulses are serialised, each followed by an idle time as long,
+// and a decision that shares a line with one before it waits for that one
+// (so that two decisions close together never show one's label with the
+// other's match pulse), while one on other lines (unknown after a match)
+// need not. A Signaller is safe for concurrent use.
 type Signaller struct {
-	drv   Driver
-	pins  Pins
-	log   *slog.Logger
-	pulse atomic.Int64 // time.Duration
-	act   gpio.Level
-	lines map[string]*outLine
+	drv     Driver
+	pins    Pins
+	log     *slog.Logger
+	pulse   atomic.Int64 // time.Duration
+	act     gpio.Level
+	backlog int
+	lines   map[string]*outLine
 
 	mu       sync.Mutex
 	closed   bool
 	draining bool // Drain was called: no new pulses
 	idled    bool
+	waiting  []*decision // queued, not started, in order
+	active   int         // decisions in their active period
+	wake     chan struct{}
+	stop     chan struct{}
 	wg       sync.WaitGroup
 }
 
+// outLine is one configured line.
 type outLine struct {
+	name    string
 	line    Line
-	pulses  chan time.Duration
-	stop    chan struct{}
-	pending atomic.Int32 // pulses queued or in their active period
+	waiting int // decisions queued on it, not started (Signaller.mu)
+	// freeAt is when the line may start its next pulse: the end of the
+	// idle time after its last one (the driving goroutine's own).
+	freeAt time.Time
 }
+
+// decision is the pulse of one decision on its lines.
+type decision struct {
+	lines []*outLine
+	d     time.Duration
+	end   time.Time // the end of its active period, once started
+}
+
+// never is a freeAt while the line is active.
+var never = time.Unix(1<<62, 0)
 
 // NewSignaller opens every configured line through drv and drives it to its
 // idle level. On error, lines opened so far are driven idle again.
@@ -95,7 +119,8 @@ func NewSignaller(drv Driver, opt SignalOptions, log *slog.Logger) (*Signaller, 
 	if backlog <= 0 {
 		backlog = 8
 	}
-	s := &Signaller{drv: drv, pins: opt.Pins, log: log, act: gpio.High, lines: map[string]*outLine{}}
+	s := &Signaller{drv: drv, pins: opt.Pins, log: log, act: gpio.High, backlog: backlog, lines: map[string]*outLine{},
+		wake: make(chan struct{}, 1), stop: make(chan struct{})}
 	if opt.ActiveLow {
 		s.act = gpio.Low
 	}
@@ -110,11 +135,10 @@ func NewSignaller(drv Driver, opt SignalOptions, log *slog.Logger) (*Signaller, 
 			s.Idle()
 			return nil, fmt.Errorf("gpio: set %s to idle: %w", name, err)
 		}
-		ol := &outLine{line: l, pulses: make(chan time.Duration, backlog), stop: make(chan struct{})}
-		s.lines[name] = ol
-		s.wg.Add(1)
-		go s.drive(ol)
+		s.lines[name] = &outLine{name: name, line: l}
 	}
+	s.wg.Add(1)
+	go s.run()
 	return s, nil
 }
 
@@ -125,71 +149,157 @@ func (s *Signaller) SetPulse(d time.Duration) {
 	}
 }
 
-// Signal pulses the lines for a decision: Match and the label's line for a
-// known label, Unknown otherwise.
+// Signal pulses the lines for a decision: Match and the label's line
+// together for a known label, Unknown otherwise.
 func (s *Signaller) Signal(known bool, label string) error {
 	if !known {
-		return s.Pulse(s.pins.Unknown)
+		return s.queue(s.pins.Unknown)
 	}
-	return errors.Join(s.Pulse(s.pins.Match), s.Pulse(s.pins.Labels[label]))
+	return s.queue(s.pins.Match, s.pins.Labels[label])
 }
 
 // Pulse queues one pulse on the named line. An empty name does nothing.
-func (s *Signaller) Pulse(name string) error {
-	if name == "" {
-		return nil
-	}
+func (s *Signaller) Pulse(name string) error { return s.queue(name) }
+
+// queue queues one decision's pulse on the named lines (empty names are
+// not wired); where one of them has the backlog waiting already, the whole
+// decision is dropped and the error says so.
+func (s *Signaller) queue(names ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var lines []*outLine
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		ol, ok := s.lines[name]
+		if !ok {
+			return fmt.Errorf("gpio: line %q is not configured", name)
+		}
+		if !slices.Contains(lines, ol) {
+			lines = append(lines, ol)
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
 	if s.closed || s.draining {
 		return errors.New("gpio: signaller is shut down")
 	}
-	ol, ok := s.lines[name]
-	if !ok {
-		return fmt.Errorf("gpio: line %q is not configured", name)
+	for _, ol := range lines {
+		if ol.waiting >= s.backlog {
+			return fmt.Errorf("gpio: %s: pulse dropped: the line already has %d waiting (the journal keeps the decision)", ol.name, s.backlog)
+		}
 	}
-	ol.pending.Add(1)
+	for _, ol := range lines {
+		ol.waiting++
+	}
+	s.waiting = append(s.waiting, &decision{lines: lines, d: time.Duration(s.pulse.Load())})
 	select {
-	case ol.pulses <- time.Duration(s.pulse.Load()):
-		return nil
+	case s.wake <- struct{}{}:
 	default:
-		ol.pending.Add(-1)
-		return fmt.Errorf("gpio: %s: pulse dropped: the line already has %d waiting (the journal keeps the decision)", name, cap(ol.pulses))
+	}
+	return nil
+}
+
+// run is the goroutine that drives the lines: it ends the active periods
+// that are over, starts the decisions whose lines are free, and sleeps
+// until the next of those times or a new decision.
+func (s *Signaller) run() {
+	defer s.wg.Done()
+	var running []*decision
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	for {
+		now := time.Now()
+		kept := running[:0]
+		for _, dc := range running {
+			if now.Before(dc.end) {
+				kept = append(kept, dc)
+				continue
+			}
+			s.drive(dc, !s.act)
+			idle := time.Now()
+			for _, ol := range dc.lines {
+				ol.freeAt = idle.Add(dc.d)
+			}
+			s.mu.Lock()
+			s.active--
+			s.mu.Unlock()
+		}
+		running = kept
+		for _, dc := range s.start(now) {
+			s.drive(dc, s.act)
+			dc.end = time.Now().Add(dc.d)
+			running = append(running, dc)
+		}
+		next := never
+		for _, dc := range running {
+			if dc.end.Before(next) {
+				next = dc.end
+			}
+		}
+		for _, ol := range s.lines {
+			if ol.freeAt.After(now) && ol.freeAt.Before(next) {
+				next = ol.freeAt
+			}
+		}
+		if next != never {
+			t.Reset(time.Until(next))
+		}
+		select {
+		case <-t.C:
+		case <-s.wake:
+			t.Stop()
+		case <-s.stop:
+			t.Stop()
+			return
+		}
 	}
 }
 
-// drive is the goroutine that owns one line: active, wait, idle, wait.
-func (s *Signaller) drive(ol *outLine) {
-	defer s.wg.Done()
-	t := time.NewTimer(0)
-	<-t.C
-	wait := func(d time.Duration) bool {
-		t.Reset(d)
-		select {
-		case <-t.C:
-			return true
-		case <-ol.stop:
-			t.Stop()
-			return false
+// start takes from the queue, in order, the decisions whose lines are all
+// free at now and not wanted by a decision before them that still waits,
+// and marks their lines active.
+func (s *Signaller) start(now time.Time) []*decision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var started, rest []*decision
+	held := map[*outLine]bool{} // lines an earlier waiting decision wants
+	for _, dc := range s.waiting {
+		free := true
+		for _, ol := range dc.lines {
+			if held[ol] || now.Before(ol.freeAt) {
+				free = false
+			}
 		}
+		if !free {
+			for _, ol := range dc.lines {
+				held[ol] = true
+			}
+			rest = append(rest, dc)
+			continue
+		}
+		for _, ol := range dc.lines {
+			ol.waiting--
+			ol.freeAt = never
+		}
+		s.active++
+		started = append(started, dc)
 	}
-	for {
-		var d time.Duration
-		select {
-		case d = <-ol.pulses:
-		case <-ol.stop:
-			return
-		}
-		if err := ol.line.Out(s.act); err != nil {
-			s.log.Error("gpio: drive active", "pin", ol.line.Name(), "err", err)
-		}
-		ok := wait(d)
-		if err := ol.line.Out(!s.act); err != nil {
-			s.log.Error("gpio: drive idle", "pin", ol.line.Name(), "err", err)
-		}
-		ol.pending.Add(-1)
-		if !ok || !wait(d) {
-			return
+	s.waiting = rest
+	return started
+}
+
+// drive drives the lines of dc to v.
+func (s *Signaller) drive(dc *decision, v gpio.Level) {
+	for _, ol := range dc.lines {
+		if err := ol.line.Out(v); err != nil {
+			what := "active"
+			if v != s.act {
+				what = "idle"
+			}
+			s.log.Error("gpio: drive "+what, "pin", ol.name, "err", err)
 		}
 	}
 }
@@ -208,14 +318,11 @@ func (s *Signaller) Drain(max time.Duration) error {
 	return s.Idle()
 }
 
-// busy reports whether any line has a pulse queued or active.
+// busy reports whether a pulse is queued or active.
 func (s *Signaller) busy() bool {
-	for _, ol := range s.lines {
-		if ol.pending.Load() > 0 {
-			return true
-		}
-	}
-	return false
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiting) > 0 || s.active > 0
 }
 
 // Idle ends all pulses (cutting a running one short), drives every line to
@@ -224,9 +331,7 @@ func (s *Signaller) Idle() error {
 	s.mu.Lock()
 	if !s.closed {
 		s.closed = true
-		for _, ol := range s.lines {
-			close(ol.stop)
-		}
+		close(s.stop)
 	}
 	s.mu.Unlock()
 	s.wg.Wait()

@@ -3,6 +3,7 @@ package gpio_test
 import (
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,80 @@ func TestLogDriverKeys(t *testing.T) {
 	}
 	if rec["level"] != "INFO" || rec["value"] != "High" || strings.Count(b.String(), `"level"`) != 1 {
 		t.Errorf("log line %s: want the record's level INFO once and the line's value High", b.String())
+	}
+}
+
+// TestLabelPulsesWithItsMatch: decisions that come within one pulse length
+// of each other (two people at the door in one burst's time) are signalled
+// each with its own label: every match pulse has its decision's label pin
+// active with it, and no other label pin, so that a controller that reads
+// the label pins on the match pin's rising edge reads who it was.
+func TestLabelPulsesWithItsMatch(t *testing.T) {
+	rec := gpiotest.NewRecorder()
+	const pulse = 30 * time.Millisecond
+	labels := map[string]string{"alice": "GPIO22", "bob": "GPIO23"}
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17", Unknown: "GPIO27", Labels: labels}, Pulse: pulse}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decisions := []string{"alice", "bob", "", "bob", "alice"} // "": unknown
+	for _, l := range decisions {
+		if err := s.Signal(l != "", l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Drain(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	// Replay: at each rising edge of the match line, the label lines
+	// active once every line of that decision has been driven (within
+	// half a pulse: none goes idle before a pulse has passed).
+	trans := rec.Transitions()
+	for i, x := range trans {
+		if x.Pin != "GPIO17" || x.Level != gpio.High {
+			continue
+		}
+		lv := map[string]gpio.Level{}
+		for _, y := range trans[:i+1] {
+			lv[y.Pin] = y.Level
+		}
+		for _, y := range trans[i+1:] {
+			if y.Time.Sub(x.Time) > pulse/2 {
+				break
+			}
+			lv[y.Pin] = y.Level
+		}
+		var on []string
+		for _, l := range []string{"alice", "bob"} {
+			if lv[labels[l]] == gpio.High {
+				on = append(on, l)
+			}
+		}
+		got = append(got, strings.Join(on, "+"))
+	}
+	want := []string{"alice", "bob", "bob", "alice"}
+	if !slices.Equal(got, want) {
+		t.Errorf("label lines active at each match pulse: %q, want %q", got, want)
+	}
+	if n := len(rec.Pulses("GPIO27", gpio.High)); n != 1 {
+		t.Errorf("%d unknown pulses, want 1", n)
+	}
+	// The unknown decision, on a line of its own, did not wait for the
+	// match pulses queued before it.
+	var unknownAt, secondMatch time.Time
+	n := 0
+	for _, x := range trans {
+		switch {
+		case x.Pin == "GPIO27" && x.Level == gpio.High && unknownAt.IsZero():
+			unknownAt = x.Time
+		case x.Pin == "GPIO17" && x.Level == gpio.High:
+			if n++; n == 2 {
+				secondMatch = x.Time
+			}
+		}
+	}
+	if !unknownAt.Before(secondMatch) {
+		t.Errorf("the unknown pulse started at %v, after the second match pulse at %v: held behind pulses of other lines", unknownAt, secondMatch)
 	}
 }
