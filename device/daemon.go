@@ -72,11 +72,20 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 		return err
 	}
 	log := newLogger(cfg.Log, opt.Stderr)
+	// Watch the model file before it is read: a file replaced while the
+	// daemon starts (reading and preparing a large model takes seconds)
+	// is then reloaded once it runs, rather than missed.
+	mw := newModelWatch(log)
+	defer mw.close()
+	mw.watch(cfg.Model)
 	r, err := New(Options{Config: cfg, Log: log})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	if afterLoad != nil {
+		afterLoad()
+	}
 	out, err := startOutputs(cfg, opt.Version, log)
 	if err != nil {
 		return err
@@ -94,10 +103,6 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	// The model file's bytes and the decoding's temporaries are garbage now:
 	// give them back to the system rather than carry them as resident memory.
 	debug.FreeOSMemory()
-
-	mw := newModelWatch(log)
-	defer mw.close()
-	mw.watch(cfg.Model)
 
 	if err := r.Start(ctx); err != nil {
 		return err
@@ -122,6 +127,10 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	out.close()
 	return r.Close()
 }
+
+// afterLoad, if set (by tests), is called by Daemon once the model is
+// loaded.
+var afterLoad func()
 
 // daemonLoop is what Daemon's main loop works with once the run loop has
 // started: the reloads, and the systemd watchdog's ticks.
