@@ -2,6 +2,7 @@ package device
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -226,8 +227,14 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 			return false
 		}
 	}
+	status := "watching " + d.r.Config().Spool.Dir
 	if err != nil {
 		d.log.Error("reload failed: keeping the configuration and model in use", "trigger", what, "err", err)
+		// systemctl reload has returned already (ExecReload= only sends
+		// SIGHUP): the unit's status line says it too, until a reload
+		// succeeds. A status is one line.
+		status = fmt.Sprintf("reload failed (%s, %s): keeping the configuration and model in use; %s", what,
+			time.Now().Format(time.DateTime), strings.Join(strings.Fields(err.Error()), " "))
 	} else {
 		m := d.r.Model()
 		d.out.setModel(m)
@@ -237,7 +244,7 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 		}
 	}
 	debug.FreeOSMemory()
-	notify(d.log, daemon.SdNotifyReady, "STATUS=watching "+d.r.Config().Spool.Dir)
+	notify(d.log, daemon.SdNotifyReady, "STATUS="+status)
 	return true
 }
 

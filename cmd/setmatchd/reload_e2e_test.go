@@ -162,3 +162,40 @@ func TestDaemonWatchdogOff(t *testing.T) {
 	}
 	p.stop()
 }
+
+// TestDaemonReloadFailureInStatus: systemctl reload returns before the
+// daemon has reloaded (Type=notify, ExecReload= sends SIGHUP), so a reload
+// the daemon refuses is said in the unit's status line (systemctl status)
+// as well as in the log, until a reload succeeds.
+func TestDaemonReloadFailureInStatus(t *testing.T) {
+	ctx := testContext(t, e2eBudget)
+	f := devicetest.NewFixture(t, "")
+	p := startDaemon(t, ctx, f)
+	status := func() string {
+		p.notify.mu.Lock()
+		defer p.notify.mu.Unlock()
+		for i := len(p.notify.msgs) - 1; i >= 0; i-- {
+			if s, ok := strings.CutPrefix(p.notify.msgs[i], "STATUS="); ok {
+				return s
+			}
+		}
+		return ""
+	}
+	if err := os.WriteFile(f.Config, []byte(f.ConfigText("")+"\n[decision]\nthreshold = -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.signal(syscall.SIGHUP)
+	testutil.WaitForCtx(t, ctx, "READY=1 after the reload", func() bool { return p.notify.count("READY=1") == 2 })
+	p.notify.drain(t, ctx)
+	if s := status(); !strings.HasPrefix(s, "reload failed") || !strings.Contains(s, "decision.threshold") || !strings.Contains(s, "keeping the configuration and model in use") {
+		t.Errorf("status after a refused reload: %q, want it to say the reload failed, why, and what is kept", s)
+	}
+	f.WriteConfig(t, "")
+	p.signal(syscall.SIGHUP)
+	testutil.WaitForCtx(t, ctx, "READY=1 after the second reload", func() bool { return p.notify.count("READY=1") == 3 })
+	p.notify.drain(t, ctx)
+	if s := status(); !strings.HasPrefix(s, "watching ") {
+		t.Errorf("status after a reload that succeeded: %q, want watching SPOOL", s)
+	}
+	p.stop()
+}
