@@ -22,11 +22,13 @@ const modelReloadDelay = 300 * time.Millisecond
 // modelReloadDelay of quiet, when an entry of that name is created, renamed
 // in or written, or removed or renamed away: the reload then fails, and
 // its log line says the daemon keeps deciding with the model in use. Where
-// the path leads through symbolic links (model.smm -> releases/current/model.smm,
-// current -> v2), it watches each link's directory for that link too, and
-// the directory of the file the links lead to for that file: a link swapped
-// for another, or the file it leads to replaced, reloads as the file itself
-// replaced does.
+// the path leads through symbolic links (model.smm -> current/model.smm,
+// current -> releases/v2), it watches each link's directory for that link
+// too, and the directory of the file the links lead to for that file: a
+// link swapped for another, or the file it leads to replaced, reloads as
+// the file itself replaced does. A directory on the way that is removed or
+// renamed away is a change too, and the watch follows the way again after
+// each change.
 type modelWatch struct {
 	log  *slog.Logger
 	fw   *fsnotify.Watcher
