@@ -464,6 +464,44 @@ func TestBusy(t *testing.T) {
 	testutil.WaitFor(t, 10*time.Second, "Busy() back to 0 after the batch", func() bool { return r.Busy() == 0 })
 }
 
+// TestReloadPartialModelSaysWhatToDo: a model file read on reload while it
+// is written in place (cp, scp), or copied in part, is refused with what to
+// do, and the model in use stays.
+func TestReloadPartialModelSaysWhatToDo(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	old := r.Model().ID()
+	other := filepath.Join(f.Dir, "other.smm")
+	devicetest.WriteTinyModel(t, other, true)
+	b, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), b...)
+	flipped[len(flipped)-20] ^= 1
+	for _, c := range []struct {
+		name  string
+		bytes []byte
+		what  string
+	}{
+		{"half", b[:len(b)/2], "truncated"},
+		{"empty", nil, "empty"},
+		{"a byte changed", flipped, "checksum"},
+	} {
+		if err := os.WriteFile(f.Model, c.bytes, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := r.ReloadModel()
+		if err == nil || !strings.Contains(err.Error(), c.what) || !strings.Contains(err.Error(), "rename it over the model file") {
+			t.Errorf("%s: reload: %v, want it to say %q and what to do", c.name, err, c.what)
+		}
+		if r.Model().ID() != old {
+			t.Errorf("%s: the model changed after a refused reload", c.name)
+		}
+	}
+}
+
 // TestStallIsTheBatchsOwnLimit: a reload that lowers daemon.batch_timeout
 // while a batch is in hand leaves that batch the limit it was taken under,
 // and the watchdog is fed while it is within it (starved, systemd would kill

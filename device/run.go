@@ -611,7 +611,7 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	old := r.st.Load()
 	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
 	if err != nil {
-		return nil, err
+		return nil, partialModel(err)
 	}
 	if err := checkLabels(cfg, m); err != nil {
 		return nil, err
@@ -633,6 +633,17 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	r.sig.SetPulse(live.GPIO.Pulse.Duration)
 	r.st.Store(st)
 	return warnings, nil
+}
+
+// partialModel adds what to do to the error of a model file that reads as
+// one half written (cut short, empty, or not the bytes its checksum was
+// made of): read while it is written in place (cp, scp), or copied in part.
+func partialModel(err error) error {
+	if errors.Is(err, model.ErrTruncated) || errors.Is(err, model.ErrChecksum) ||
+		errors.Is(err, model.ErrNotModelFile) && strings.HasSuffix(err.Error(), "the file is empty") {
+		return fmt.Errorf("%w: it was read while being written, or was copied in part; the daemon reads it again when it changes. Copy a model in under another name in the same folder and rename it over the model file (setmatch train --out, enroll and forget do so)", err)
+	}
+	return err
 }
 
 // ReloadModel reads the model file named by the configuration in use again.
