@@ -261,3 +261,31 @@ func TestKeepAliveFitsMQTT(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnounceNotAcknowledgedSaysSo: a broker that takes the login and
+// then acknowledges nothing hangs the first message of a connection, the
+// "online" announcement, as it hangs a decision; the log says so alike,
+// where the announcement's failure went unsaid and only the next attempts'
+// failed logins were logged.
+func TestAnnounceNotAcknowledgedSaysSo(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	url := fakeBroker(t, func(c net.Conn) {
+		if _, err := readConnect(bufio.NewReader(c)); err != nil {
+			return
+		}
+		c.Write([]byte{0x20, 2, 0, 0}) // CONNACK: accepted
+		io.Copy(io.Discard, c)         // and nothing acknowledged
+	})
+	log := new(testutil.LockedBuffer)
+	o := testOptions(url, uniqueTopic(t), log)
+	o.ConnectTimeout = 300 * time.Millisecond
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	testutil.WaitForCtx(t, ctx, "the missing acknowledgement of the announcement said", func() bool {
+		return strings.Contains(log.String(), "no acknowledgement from the broker within 300ms")
+	})
+}

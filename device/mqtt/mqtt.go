@@ -515,21 +515,30 @@ func (p *Publisher) serve(lost chan struct{}) (closing bool) {
 			return false
 		}
 	}
-	if p.send(lost, p.availTopic, true, []byte(online)) != nil {
+	// failed says why a send failed on a connection still open (a broker
+	// that stopped acknowledging), whichever message it was, and ends the
+	// connection.
+	failed := func(err error) bool {
+		if p.c.IsConnectionOpen() && p.ctx.Err() == nil {
+			p.o.Logger.Warn("mqtt publish failed; reconnecting", "err", err)
+		}
 		return closed()
+	}
+	if err := p.send(lost, p.availTopic, true, []byte(online)); err != nil {
+		return failed(err)
 	}
 	if p.o.DiscoveryPrefix != "" {
 		cfg := discoveryConfig(p.o.Topic, p.o.ClientID, p.o.Version)
-		if p.send(lost, discoveryTopic(p.o.DiscoveryPrefix, p.o.ClientID), true, cfg) != nil {
-			return closed()
+		if err := p.send(lost, discoveryTopic(p.o.DiscoveryPrefix, p.o.ClientID), true, cfg); err != nil {
+			return failed(err)
 		}
 	}
 	for {
 		e, ok := p.box.peek()
 		if !ok {
 			if p.stateDue {
-				if p.send(lost, p.stateTopic, true, p.state) != nil {
-					return closed()
+				if err := p.send(lost, p.stateTopic, true, p.state); err != nil {
+					return failed(err)
 				}
 				p.stateDue = false
 			}
@@ -548,10 +557,7 @@ func (p *Publisher) serve(lost chan struct{}) (closing bool) {
 			}
 		}
 		if err := p.send(lost, p.decisionTopic, false, e.payload); err != nil {
-			if p.c.IsConnectionOpen() && p.ctx.Err() == nil {
-				p.o.Logger.Warn("mqtt publish failed; reconnecting", "err", err)
-			}
-			return closed()
+			return failed(err)
 		}
 		p.published.Add(1)
 		if p.box.remove(e.seq) {
