@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/internal/finite"
 	"setmatch/internal/jsonname"
+	"setmatch/internal/stats"
 )
 
 // PairReport is the comparison of two sets as setmatch div prints it:
@@ -20,13 +23,54 @@ type PairReport struct {
 	OneSided *OneSided // nil when not asked for
 }
 
-// ComparePair compares the KDEs p and q of the sets named a and b: the
-// symmetric estimators, and with oneSided also the one-sided ones. Sets
-// of different dimensions are an error that names both.
+// PairKDEs returns the KDEs of the sets x and y (n×D each), named a and
+// b, that ComparePair compares: each with the bandwidth rule gives it
+// from its own frames, on its frames less the mean frame of the two sets
+// together, which is subtracted from x and y in place. The divergences do
+// not depend on the origin, nor do the rules, but the squared distances
+// of the densities, |x|² + |y|² − 2x·y, keep only the digits the norms
+// leave, and a feature far from 0 (1e8 on every frame) would take them
+// all. An error of a set's KDE names its set; sets of different
+// dimensions are ComparePair's error.
+func PairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err error) {
+	if p, err = NewKDERule(x, rule); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", a, err)
+	}
+	if q, err = NewKDERule(y, rule); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", b, err)
+	}
+	if p.Dim() != q.Dim() {
+		return nil, nil, dimsError(a, b, p, q)
+	}
+	mean := stats.MeanFrame(x, y)
+	stats.SubtractFrame(x, mean)
+	if y != x {
+		stats.SubtractFrame(y, mean)
+	}
+	// The bandwidths chosen, the norms of the centred frames.
+	if p, err = NewKDE(x, p.Bandwidth()); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", a, err)
+	}
+	if q, err = NewKDE(y, q.Bandwidth()); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", b, err)
+	}
+	return p, q, nil
+}
+
+// dimsError is the error of the KDEs p and q of sets a and b with
+// different dimensions.
+func dimsError(a, b string, p, q *KDE) error {
+	return fmt.Errorf("%s has %d features per frame but %s has %d: both sets must come from the same feature extractor",
+		a, p.Dim(), b, q.Dim())
+}
+
+// ComparePair compares the KDEs p and q of the sets named a and b (made
+// by PairKDEs): the symmetric estimators, and with oneSided also the
+// one-sided ones. Sets of different dimensions are an error that names
+// both.
 func ComparePair(a, b string, p, q *KDE, rule BandwidthRule, oneSided bool) (*PairReport, error) {
 	if p.Dim() != q.Dim() {
-		return nil, fmt.Errorf("%s has %d features per frame but %s has %d: both sets must come from the same feature extractor",
-			a, p.Dim(), b, q.Dim())
+		return nil, dimsError(a, b, p, q)
 	}
 	d, err := Compare(p, q)
 	if err != nil {

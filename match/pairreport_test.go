@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/stats"
+	"setmatch/internal/testutil"
 )
 
 func TestComparePair(t *testing.T) {
@@ -65,5 +69,50 @@ func TestComparePairNotANumber(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "under- or overflow") {
 			t.Errorf("bandwidth %g: err = %v, want one that says the densities under- or overflow", h, err)
 		}
+	}
+}
+
+// TestPairKDEsOffset: a large constant added to one feature of every
+// frame of both sets (1e8) moves no frame nearer another, so the
+// divergences of the KDEs PairKDEs makes are those without it, but for
+// rounding, with a rule's bandwidths as with a fixed one. Computed as
+// |x|² + |y|² − 2x·y on the frames as given, distances of frames of unit
+// spread lose their digits beside norms of 1e16.
+func TestPairKDEsOffset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x, y := testutil.RandSet(rng, 40, 20, 0, 1), testutil.RandSet(rng, 50, 20, 0.5, 1)
+	shift := func(s *mat.Dense) *mat.Dense {
+		c := mat.DenseCopyOf(s)
+		n, _ := c.Dims()
+		for i := range n {
+			c.Set(i, 0, c.At(i, 0)+1e8)
+		}
+		return c
+	}
+	compare := func(x, y *mat.Dense, rule BandwidthRule) Divergences {
+		t.Helper()
+		p, q, err := PairKDEs("a", "b", x, y, rule)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Compare(p, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, rule := range []BandwidthRule{{Kind: Fixed, Fixed: 2}, {Kind: NearestNeighbour}} {
+		want := compare(mat.DenseCopyOf(x), mat.DenseCopyOf(y), rule)
+		got := compare(shift(x), shift(y), rule)
+		// A value of 1e8 holds its frame's feature to 1.5e-8.
+		if math.Abs(got.Hellinger2-want.Hellinger2) > 1e-6*want.Hellinger2 ||
+			math.Abs(got.Jeffrey-want.Jeffrey) > 1e-6*want.Jeffrey {
+			t.Errorf("%v: H² %v, J %v with the offset; %v, %v without", rule, got.Hellinger2, got.Jeffrey, want.Hellinger2, want.Jeffrey)
+		}
+	}
+	// The same set given twice is centred once.
+	z := mat.DenseCopyOf(x)
+	if p, q, err := PairKDEs("a", "a", z, z, BandwidthRule{Kind: Fixed, Fixed: 2}); err != nil || p.Samples() != q.Samples() || !mat.EqualApprox(z, stats.Centred(x), 1e-12) {
+		t.Errorf("a set given twice: err %v, or not centred once", err)
 	}
 }

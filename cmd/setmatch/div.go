@@ -2,9 +2,10 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
 	"math"
+
+	"gonum.org/v1/gonum/mat"
 
 	"setmatch/match"
 	"setmatch/setfile"
@@ -16,7 +17,9 @@ const divSynopsis = `[--bandwidth H | --bandwidth-rule nn|scott|silverman] [--js
 Prints the empirical divergences between the Gaussian KDEs of two sets,
 A and B (feature files, one frame per row): the squared Hellinger
 distance and the Jeffrey divergence of the paper's Eq. 10 and 11, and
-the Bhattacharyya coefficient (1 − H²/2), with each set's bandwidth.`
+the Bhattacharyya coefficient (1 − H²/2), with each set's bandwidth.
+Both sets are first centred on the mean frame of their frames together,
+which changes no divergence.`
 
 func runDiv(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("div", divSynopsis, stderr)
@@ -37,17 +40,17 @@ func runDiv(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	var kdes [2]*match.KDE
+	var sets [2]*mat.Dense
 	for i, path := range fs.Args() {
-		x, err := setfile.ReadFile(path, *lim)
-		if err != nil {
+		if sets[i], err = setfile.ReadFile(path, *lim); err != nil {
 			return err
 		}
-		if kdes[i], err = match.NewKDERule(x, rule); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
 	}
-	r, err := match.ComparePair(fs.Arg(0), fs.Arg(1), kdes[0], kdes[1], rule, *oneSided)
+	p, q, err := match.PairKDEs(fs.Arg(0), fs.Arg(1), sets[0], sets[1], rule)
+	if err != nil {
+		return err
+	}
+	r, err := match.ComparePair(fs.Arg(0), fs.Arg(1), p, q, rule, *oneSided)
 	if err != nil {
 		return err
 	}

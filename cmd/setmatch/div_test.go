@@ -62,8 +62,10 @@ func TestDivJSONMatchesLibrary(t *testing.T) {
 	if strings.Count(strings.TrimSpace(stdout), "\n") != 0 {
 		t.Errorf("want exactly one line of JSON, got:\n%s", stdout)
 	}
-	p, _ := match.NewKDE(a, 0.7)
-	q, _ := match.NewKDE(b, 0.7)
+	p, q, err := match.PairKDEs(pa, pb, a, b, match.BandwidthRule{Kind: match.Fixed, Fixed: 0.7}) // centred on their mean, as div does
+	if err != nil {
+		t.Fatal(err)
+	}
 	want, _ := match.Compare(p, q)
 	if got.Hellinger2 != want.Hellinger2 || got.Jeffrey != want.Jeffrey {
 		t.Errorf("div --json = %+v, library = %+v", got, want)
