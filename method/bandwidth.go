@@ -262,7 +262,8 @@ func (d Divs) SymmetricDim() int { return d.m }
 //
 //	p_i(x) = 1/n_i Σ_{f∈i} N(x; x_f, h_f² I).
 //
-// With one bandwidth per set this is exactly match.Compare. Each set's log
+// With one bandwidth per set this is match.Compare of the sets less the
+// pool's mean frame (the origin of the pool's distances). Each set's log
 // density is evaluated at its own frames and at those of every other set
 // (N² exponentials in all), from the squared distances of the two sets'
 // frames, computed pair of sets by pair of sets (pairDivergences).
@@ -428,7 +429,7 @@ func (p *Pool) coveredSets(hs [][]float64, cov [][]bool, pair func(i, j int) boo
 // of evaluating it from that matrix.
 // The working memory is a few floats per frame and bandwidth (the sets'
 // densities at their own frames) and, per goroutine, the distances of one
-// pair of sets.
+// pair of sets and their frames less the pool's mean frame (Pool.centre).
 func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int) bool, put func(k, i, j int, v match.Divergences)) error {
 	need, err := p.coveredSets(hs, cov, pair)
 	if err != nil {
@@ -464,8 +465,7 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 		norm[i] = c - math.Log(float64(p.off[i+1]-p.off[i]))
 		maxN = max(maxN, p.off[i+1]-p.off[i])
 	}
-	xs := p.frameRows()
-	sq := norms(xs)
+	p.centredNorms() // before the workers, which share them
 	// logSelf[k][x]: log p_i(x) for bandwidths k at the frames x of their
 	// own set i.
 	logSelf := make([][]float64, len(hs))
@@ -497,7 +497,9 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 		ni := hi - lo
 		block := make([]float64, ni*ni)
 		buf := make([]float64, ni)
-		p.setDist(block, i, i, xs, sq)
+		var c centredSet
+		p.centre(i, &c)
+		setDist(block, &c, &c, true)
 		for k := range hs {
 			if cov[k][i] {
 				density(logSelf[k][lo:hi], block, ni, ni, false, lo, inv[k], w[k], norm[i], buf)
@@ -506,6 +508,7 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 	})
 	type scratch struct {
 		block, buf, a, b, sums []float64
+		ci, cj                 centredSet // the two sets' frames, centred
 	}
 	work := make([]scratch, par.Workers(p.Workers))
 	for i := range work {
@@ -518,6 +521,7 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 		s := &work[wi]
 		li, hi := p.off[i], p.off[i+1]
 		ni := hi - li
+		centred := false // s.ci holds set i
 		for j := i + 1; j < m; j++ {
 			if !need[j] || !pair(i, j) {
 				continue
@@ -531,8 +535,13 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 			}
 			lj, hj := p.off[j], p.off[j+1]
 			nj := hj - lj
+			if !centred {
+				p.centre(i, &s.ci)
+				centred = true
+			}
+			p.centre(j, &s.cj)
 			block := s.block[:ni*nj]
-			p.setDist(block, i, j, xs, sq)
+			setDist(block, &s.ci, &s.cj, false)
 			for k := range hs {
 				if !both(k, i, j) {
 					continue

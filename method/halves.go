@@ -74,7 +74,9 @@ func (p *Pool) halvesOf(j int) []*mat.Dense {
 // the pool indices of its halves, −1 where not wanted or too short to
 // halve (FrameHalves). The pool is nil when no set was halved or when the
 // frames would pass MaxPoolFrames. Its frame distances, computed when
-// needed, are those of p's frames (the halves are copies of them).
+// needed, are those of p's frames but for rounding (the halves are copies
+// of them; its mean frame, the origin of its distances, counts them
+// twice).
 func (p *Pool) withHalvesOf(train []int, want func(k int) bool) (*Pool, [][2]int, error) {
 	sets := append([]*mat.Dense(nil), p.Sets...)
 	var names []string

@@ -12,6 +12,7 @@ import (
 
 	"setmatch/internal/finite"
 	"setmatch/internal/par"
+	"setmatch/internal/stats"
 	"setmatch/setkernel"
 )
 
@@ -31,6 +32,15 @@ import (
 // than the exponentials, are computed once for all of them. What grows
 // faster than the frames is only what is m×m: the divergence and kernel
 // matrices.
+//
+// Origin. The frame distances are |x|² + |y|² − 2x·y of the frames less
+// the mean frame of all the pool's sets (centre), not of the frames as
+// given: a distance does not depend on the origin, but the expansion
+// keeps only the digits that the norms leave, and a feature far from 0
+// (1e8 on every frame) would take them all. Each set is centred when its
+// distances are computed, into a worker's scratch of two sets' frames, so
+// the pool holds no centred copy of the frames; the set kernels (GDA's
+// subspaces, CDL's covariances) take the frames as given.
 type Pool struct {
 	Sets    []*mat.Dense // m sets, each n_i×d
 	Workers int          // goroutines; 0 means GOMAXPROCS
@@ -40,8 +50,12 @@ type Pool struct {
 	// them after their set.
 	Names []string
 
-	off []int // off[i] = index of set i's first frame; off[m] = N
-	dim int
+	off  []int // off[i] = index of set i's first frame; off[m] = N
+	dim  int
+	mean []float64 // the mean frame of all the sets, subtracted before any frame distance (centre)
+
+	sqOnce sync.Once
+	sq     []float64 // |x − mean|² of every frame (centredNorms)
 
 	mu      sync.Mutex
 	knn     [][]float64
@@ -150,6 +164,7 @@ func newPoolAnySize(sets []*mat.Dense, workers int) (*Pool, error) {
 		}
 		p.off[i+1] = p.off[i] + n
 	}
+	p.mean = stats.MeanFrame(sets...)
 	return p, nil
 }
 
@@ -168,24 +183,65 @@ func (p *Pool) parallel(n int, f func(i int)) {
 }
 
 // SqDist returns the N×N matrix of squared Euclidean distances between all
-// frames of all sets (frames in set order): |a|² + |b|² − 2a·b, clamped at
-// 0, symmetric to the last bit. It is computed on every call and not
-// kept (the pool computes the distances of two sets when it needs them,
-// to the same numbers: sqDistTile).
+// frames of all sets (frames in set order): |a|² + |b|² − 2a·b of the
+// frames less the pool's mean frame, clamped at 0, symmetric to the last
+// bit. It is computed on every call and not kept (the pool computes the
+// distances of two sets when it needs them, to the same numbers:
+// sqDistTile); beside the N×N result it holds a centred copy of the
+// frames while it runs.
 func (p *Pool) SqDist() *mat.Dense {
-	return mat.NewDense(p.Frames(), p.Frames(), sqDistAll(p.frameRows(), p.Workers))
+	xs := make([][]float64, 0, p.Frames())
+	for s := range p.Sets {
+		var c centredSet
+		p.centre(s, &c)
+		xs = append(xs, c.rows...)
+	}
+	return mat.NewDense(p.Frames(), p.Frames(), sqDistAll(xs, p.Workers))
 }
 
-// frameRows returns the N frames of the pool, in set order.
-func (p *Pool) frameRows() [][]float64 {
-	xs := make([][]float64, 0, p.Frames())
-	for _, s := range p.Sets {
-		n, _ := s.Dims()
-		for r := range n {
-			xs = append(xs, s.RawRowView(r))
-		}
+// centredSet is the frames of one of the pool's sets less the pool's mean
+// frame, with their squared norms: what its frame distances are computed
+// from. Its memory is reused from set to set.
+type centredSet struct {
+	buf  []float64   // n×D, row-major
+	rows [][]float64 // the n frames, rows of buf
+	sq   []float64   // |x|² of every frame x of rows (a slice of Pool.sq)
+}
+
+// centre writes the frames of set s less the pool's mean frame into c,
+// with their squared norms.
+func (p *Pool) centre(s int, c *centredSet) {
+	p.centreRows(s, c)
+	c.sq = p.centredNorms()[p.off[s]:p.off[s+1]]
+}
+
+// centreRows is centre without the norms.
+func (p *Pool) centreRows(s int, c *centredSet) {
+	x := p.Sets[s]
+	n, d := x.Dims()
+	if cap(c.buf) < n*d {
+		c.buf = make([]float64, n*d)
 	}
-	return xs
+	xc := mat.NewDense(n, d, c.buf[:n*d])
+	stats.SubtractFrameTo(xc, x, p.mean)
+	c.rows = c.rows[:0]
+	for r := range n {
+		c.rows = append(c.rows, xc.RawRowView(r))
+	}
+}
+
+// centredNorms returns |x − mean|² of every frame of the pool (len N),
+// computed on the first call.
+func (p *Pool) centredNorms() []float64 {
+	p.sqOnce.Do(func() {
+		p.sq = make([]float64, p.Frames())
+		p.parallel(len(p.Sets), func(s int) {
+			var c centredSet
+			p.centreRows(s, &c)
+			norms(c.rows, p.sq[p.off[s]:p.off[s+1]])
+		})
+	})
+	return p.sq
 }
 
 // NewCrossPool is NewPool (sets n_i×D) for a pool that is only asked for
@@ -236,12 +292,11 @@ func (p *Pool) marks(rows, cols []int) (inRows, inCols []bool, err error) {
 	return inRows, inCols, nil
 }
 
-// setDist writes the squared distances between the frames of sets t and
-// i into out (n_t×n_i, row-major), from the frames and their squared
-// norms sq (len N): the numbers of SqDist.
-func (p *Pool) setDist(out []float64, t, i int, xs [][]float64, sq []float64) {
-	lt, ht, li, hi := p.off[t], p.off[t+1], p.off[i], p.off[i+1]
-	sqDistBlock(out, hi-li, xs[lt:ht], xs[li:hi], sq[lt:ht], sq[li:hi], t == i)
+// setDist writes the squared distances between the frames of two sets,
+// a and b centred by Pool.centre, into out (n_a×n_b, row-major): the
+// numbers of SqDist. same says that a and b are the same set.
+func setDist(out []float64, a, b *centredSet, same bool) {
+	sqDistBlock(out, len(b.rows), a.rows, b.rows, a.sq, b.sq, same)
 }
 
 // holds returns an error if the pool may not be asked for the
@@ -270,14 +325,15 @@ func (p *Pool) neighbours() [][]float64 {
 	if p.knn != nil {
 		return p.knn
 	}
-	xs := p.frameRows()
-	sq := norms(xs)
+	p.centredNorms() // before the workers, which share them
 	knn := make([][]float64, p.Frames())
 	p.parallel(len(p.Sets), func(s int) {
 		lo, hi := p.off[s], p.off[s+1]
 		n := hi - lo
 		block := make([]float64, n*n)
-		p.setDist(block, s, s, xs, sq)
+		var c centredSet
+		p.centre(s, &c)
+		setDist(block, &c, &c, true)
 		for f := lo; f < hi; f++ {
 			row := block[(f-lo)*n : (f-lo+1)*n]
 			ds := make([]float64, 0, n-1)

@@ -27,13 +27,17 @@ func dot(a, b []float64) float64 {
 	return c
 }
 
-// norms returns |x|² of every frame x (dot(x, x)).
-func norms(xs [][]float64) []float64 {
-	sq := make([]float64, len(xs))
-	for f, x := range xs {
-		sq[f] = dot(x, x)
+// norms returns |x|² of every frame x (dot(x, x)), in dst when it has
+// room.
+func norms(xs [][]float64, dst []float64) []float64 {
+	if cap(dst) < len(xs) {
+		dst = make([]float64, len(xs))
 	}
-	return sq
+	dst = dst[:len(xs)]
+	for f, x := range xs {
+		dst[f] = dot(x, x)
+	}
+	return dst
 }
 
 // sqDistTile writes |x − y|² = |x|² + |y|² − 2x·y, clamped at 0, for every
@@ -90,7 +94,7 @@ func sqDistBlock(out []float64, ld int, xs, ys [][]float64, sqx, sqy []float64, 
 // tiles on and above the diagonal on workers goroutines and mirroring them.
 func sqDistAll(xs [][]float64, workers int) []float64 {
 	n := len(xs)
-	sq := norms(xs)
+	sq := norms(xs, nil)
 	out := make([]float64, n*n)
 	nt := (n + tile - 1) / tile
 	type job struct{ a, b int }

@@ -77,12 +77,17 @@ func MeanFrame(sets ...*mat.Dense) []float64 {
 
 // SubtractFrame subtracts the frame v (len d) from every row of the n×d
 // matrix x, in place.
-func SubtractFrame(x *mat.Dense, v []float64) {
+func SubtractFrame(x *mat.Dense, v []float64) { SubtractFrameTo(x, x, v) }
+
+// SubtractFrameTo writes every row of the n×d matrix x less the frame v
+// (len d) into the same row of dst (n×d, which may be x): one pass where
+// a copy and SubtractFrame take two.
+func SubtractFrameTo(dst, x *mat.Dense, v []float64) {
 	n, _ := x.Dims()
 	for i := range n {
-		row := x.RawRowView(i)
-		for j := range row {
-			row[j] -= v[j]
+		out := dst.RawRowView(i)
+		for j, e := range x.RawRowView(i) {
+			out[j] = e - v[j]
 		}
 	}
 }

@@ -72,6 +72,12 @@ func TestCentred(t *testing.T) {
 	if x.At(0, 0) != 1 {
 		t.Error("Centred changed its argument")
 	}
+	// Into another matrix (a view of a wider one), x kept.
+	dst := mat.NewDense(2, 3, nil).Slice(0, 2, 0, 2).(*mat.Dense)
+	SubtractFrameTo(dst, x, []float64{1, 10})
+	if want := mat.NewDense(2, 2, []float64{0, 0, 2, 10}); !mat.Equal(dst, want) || x.At(0, 0) != 1 {
+		t.Errorf("SubtractFrameTo = %v (x %v), want %v", mat.Formatted(dst), mat.Formatted(x), mat.Formatted(want))
+	}
 	SubtractFrame(x, []float64{1, 10})
 	if want := mat.NewDense(2, 2, []float64{0, 0, 2, 10}); !mat.Equal(x, want) {
 		t.Errorf("SubtractFrame = %v, want %v", mat.Formatted(x), mat.Formatted(want))
