@@ -3,6 +3,7 @@ package cross_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -336,5 +337,107 @@ func TestInstallMatchesPackage(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(b), ".TH ") {
 			t.Errorf("%s is not a gzipped man page (%v): %.60q", man, err, b)
 		}
+	}
+}
+
+// maintScript runs one of the maintainer scripts as dpkg would, with args,
+// and with PATH holding only stubs of the tools the scripts call: each
+// named in exits is a shell script that logs its arguments and exits with
+// the code given; a tool not named is absent. Nothing on this machine is
+// changed: the scripts reach every tool through PATH (systemctl, even
+// where /run/systemd/system exists here, is a stub or missing too). It
+// returns the script's output and error and the stubs' log, one call a
+// line.
+func maintScript(t *testing.T, script string, exits map[string]int, args ...string) ([]byte, error, string) {
+	t.Helper()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	log := filepath.Join(dir, "calls")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for tool, code := range exits {
+		stub := fmt.Sprintf("#!%s\necho \"%s $*\" >> '%s'\nexit %d\n", sh, tool, log, code)
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(stub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(sh, append([]string{abs}, args...)...)
+	cmd.Env = []string{"PATH=" + bin, "DPKG_MAINTSCRIPT_PACKAGE=setmatch", "DPKG_MAINTSCRIPT_NAME=" + strings.TrimSuffix(script, ".sh")}
+	cmd.Dir = dir
+	out, err := runTool(t, cmd)
+	calls, _ := os.ReadFile(log)
+	return out, err, string(calls)
+}
+
+// dpkgArgs are the ways dpkg calls each maintainer script (deb-postinst(5),
+// deb-prerm(5), deb-postrm(5)).
+var dpkgArgs = map[string][][]string{
+	"postinst.sh": {
+		{"configure"}, {"configure", "0.0.9"}, {"abort-upgrade", "0.2.0"}, {"abort-remove"},
+		{"abort-remove", "in-favour", "other", "1.0"},
+		{"abort-deconfigure", "in-favour", "other", "1.0", "removing", "setmatch", "0.1.0"},
+		{"triggered", "/usr/share/man"},
+	},
+	"prerm.sh": {
+		{"remove"}, {"upgrade", "0.2.0"}, {"failed-upgrade", "0.0.9"},
+		{"remove", "in-favour", "other", "1.0"},
+		{"deconfigure", "in-favour", "other", "1.0", "removing", "setmatch", "0.1.0"},
+	},
+	"postrm.sh": {
+		{"remove"}, {"purge"}, {"upgrade", "0.2.0"}, {"failed-upgrade", "0.0.9"},
+		{"abort-install"}, {"abort-install", "0.0.9"}, {"abort-upgrade", "0.0.9"},
+		{"disappear", "other", "1.0"},
+	},
+}
+
+// TestMaintainerScriptsWithoutSystemd runs each maintainer script with each
+// argument dpkg may pass it, under set -e, where the system tools fail as
+// they do in a chroot or a container (no systemd running, no /proc: there
+// systemctl, deb-systemd-invoke and systemd-tmpfiles exit non-zero), and
+// where they are absent: every run must succeed, as must a second
+// postinst configure. systemd-tmpfiles is not fatal (systemd creates the
+// directories at boot), as in debhelper's snippet; systemd-sysusers is,
+// since the daemon cannot run without its user.
+func TestMaintainerScriptsWithoutSystemd(t *testing.T) {
+	failing := map[string]int{
+		"systemd-sysusers": 0, "systemd-tmpfiles": 1, "udevadm": 1,
+		"deb-systemd-helper": 1, "deb-systemd-invoke": 1, "systemctl": 1,
+	}
+	for script, argss := range dpkgArgs {
+		for _, args := range argss {
+			for name, exits := range map[string]map[string]int{"tools fail": failing, "tools absent": {}} {
+				out, err, _ := maintScript(t, script, exits, args...)
+				if err != nil {
+					t.Errorf("%s %s, %s: %v\n%s", script, strings.Join(args, " "), name, err, out)
+				}
+			}
+		}
+	}
+	// configure runs both snippets, twice in a row as well.
+	for range 2 {
+		out, err, calls := maintScript(t, "postinst.sh", failing, "configure", "0.1.0")
+		if err != nil {
+			t.Errorf("postinst.sh configure 0.1.0 with systemd-tmpfiles failing: %v\n%s", err, out)
+		}
+		for _, want := range []string{"systemd-sysusers setmatch.conf", "systemd-tmpfiles --create setmatch.conf"} {
+			if !slices.Contains(strings.Split(calls, "\n"), want) {
+				t.Errorf("postinst.sh configure did not run %q; it ran:\n%s", want, calls)
+			}
+		}
+		if !strings.Contains(string(out), "systemd-tmpfiles") {
+			t.Errorf("postinst.sh configure does not say that systemd-tmpfiles failed:\n%s", out)
+		}
+	}
+	if out, err, _ := maintScript(t, "postinst.sh", map[string]int{"systemd-sysusers": 1}, "configure"); err == nil {
+		t.Errorf("postinst.sh configure succeeded although systemd-sysusers failed (the daemon's user is missing):\n%s", out)
 	}
 }

@@ -18,8 +18,12 @@ esac
 if command -v systemd-sysusers >/dev/null 2>&1; then
 	systemd-sysusers ${DPKG_ROOT:+--root="$DPKG_ROOT"} setmatch.conf
 fi
+# Not fatal, as in debhelper's snippet: where it cannot run (a chroot without
+# /proc, an image being built) systemd-tmpfiles-setup.service creates the
+# directories at the next boot, and StateDirectory= /var/lib/setmatch.
 if command -v systemd-tmpfiles >/dev/null 2>&1; then
-	systemd-tmpfiles ${DPKG_ROOT:+--root="$DPKG_ROOT"} --create setmatch.conf
+	systemd-tmpfiles ${DPKG_ROOT:+--root="$DPKG_ROOT"} --create setmatch.conf ||
+		echo "setmatch: systemd-tmpfiles could not create the spool and state directories; systemd creates them at the next boot (or run: systemd-tmpfiles --create setmatch.conf)" >&2
 fi
 if [ -d /run/udev ] && command -v udevadm >/dev/null 2>&1; then
 	udevadm control --reload-rules || true
