@@ -527,6 +527,9 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 	if res.Model, err = tr.Model(labels, names, math.Inf(1), opt.Meta); err != nil {
 		return nil, err
 	}
+	// Nothing was chosen or cross-validated: the file's selection records
+	// no accuracy (null), not one of 0.
+	res.Model.Selection.CVAccuracy = math.NaN()
 	if err := res.setThreshold(sets, labels, names, opt); err != nil {
 		return nil, err
 	}

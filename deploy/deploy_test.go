@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
@@ -262,5 +263,24 @@ func TestWriteSummaryNotScored(t *testing.T) {
 	out := b.String()
 	if strings.Contains(out, "failed") || strings.Count(out, "not scored") != 2 {
 		t.Errorf("want nn-h and nn-j listed as not scored:\n%s", out)
+	}
+}
+
+// TestLearnedRecordsNoCVAccuracy: --method learned cross-validates
+// nothing, so its model records no cross-validated accuracy (NaN, null in
+// the file, as FORMATS.md says), not 0.
+func TestLearnedRecordsNoCVAccuracy(t *testing.T) {
+	sets, ids := data(3)
+	labels, names := make([]string, len(sets)), make([]string, len(sets))
+	for i, c := range ids {
+		labels[i], names[i] = fmt.Sprintf("c%d", c), fmt.Sprintf("s%d", i)
+	}
+	res, err := Build(sets, labels, names, Options{Method: Learned, Dim: 2, Threshold: math.Inf(1), Workers: 1,
+		Train: learn.TrainOptions{Divergence: match.Hellinger, MaxIter: 2, Seed: 1, Workers: 1, GlobalScale: 1, NuW: 2, NuB: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Model.Selection; !math.IsNaN(s.CVAccuracy) || s.Measured() {
+		t.Errorf("learned model's selection: cv accuracy %v (measured %v), want NaN: nothing was cross-validated", s.CVAccuracy, s.Measured())
 	}
 }
