@@ -41,6 +41,11 @@
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
 # the number of random splits and the methods, for a quick check, e.g.
 #   SPLITS=1 METHODS=nn-h scripts/results.sh DATA check virus-int
+# SPLITS sets the splits of the closed-set runs, open-enrol,
+# open-turntable and lbph-turntable; OPEN_SPLITS (default 10) those of
+# open-virus-int, open-orl-int, open-faces, open-cone, open-household and
+# open-household-far0; the other runs have the number of splits their
+# tables report.
 # SETMATCH names the setmatch binary (default: built into OUT from this
 # clone with GOEXPERIMENT=simd, as for the tables), and PYTHON the python3
 # that lbph-turntable runs, with Debian's python3-opencv (default
