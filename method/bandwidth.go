@@ -263,7 +263,7 @@ func (d Divs) SymmetricDim() int { return d.m }
 //	p_i(x) = 1/n_i Σ_{f∈i} N(x; x_f, h_f² I).
 //
 // With one bandwidth per set this is match.Compare of the sets less the
-// pool's mean frame (the origin of the pool's distances). Each set's log
+// pool's centre (the origin of the pool's distances). Each set's log
 // density is evaluated at its own frames and at those of every other set
 // (N² exponentials in all), from the squared distances of the two sets'
 // frames, computed pair of sets by pair of sets (pairDivergences).
@@ -429,7 +429,7 @@ func (p *Pool) coveredSets(hs [][]float64, cov [][]bool, pair func(i, j int) boo
 // of evaluating it from that matrix.
 // The working memory is a few floats per frame and bandwidth (the sets'
 // densities at their own frames) and, per goroutine, the distances of one
-// pair of sets and their frames less the pool's mean frame (Pool.centre).
+// pair of sets and their frames less the pool's centre (Pool.centre).
 func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int) bool, put func(k, i, j int, v match.Divergences)) error {
 	need, err := p.coveredSets(hs, cov, pair)
 	if err != nil {

@@ -118,7 +118,7 @@ func TestSqDistEqualsGemm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mean := stats.MeanFrame(sets...)
+		mean := stats.MedianOfMeans(sets...)
 		centred := make([]*mat.Dense, len(sets))
 		for i, s := range sets {
 			centred[i] = mat.DenseCopyOf(s)

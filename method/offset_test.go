@@ -111,3 +111,38 @@ func TestOffsetChangesOnlyRounding(t *testing.T) {
 			lb, right(lb), len(sp.Probe), la, right(la))
 	}
 }
+
+// TestFarSetCostsOnlyItsOwnDigits: one set far from the others (1e8 added
+// to one feature of its frames alone, a camera's faulty burst) takes the
+// digits of its own distances, but the squared distances between the
+// frames of the other sets are those of a pool without it, but for
+// rounding: the pool's centre is a median of the sets' means, which one
+// set does not move, where the mean of all frames moved by 1e8/m and
+// took every distance's digits.
+func TestFarSetCostsOnlyItsOwnDigits(t *testing.T) {
+	data := sixSetData(1.5)
+	far := mat.DenseCopyOf(data.Sets[0])
+	n, _ := far.Dims()
+	for r := range n {
+		far.Set(r, 1, far.At(r, 1)+1e8)
+	}
+	p := mustPool(t, data.Sets)
+	q := mustPool(t, append([]*mat.Dense{far}, data.Sets[1:]...))
+	const tol = 1e-6
+	a, b := p.SqDist(), q.SqDist()
+	skip := n // the frames of set 0 come first
+	bad, all := 0, 0
+	for i := skip; i < p.Frames(); i++ {
+		for j := skip; j < p.Frames(); j++ {
+			all++
+			if u, v := a.At(i, j), b.At(i, j); math.Abs(u-v) > tol*(1+u) {
+				if bad++; bad <= 3 {
+					t.Errorf("squared distance (%d, %d): %v beside the far set, %v without it", i, j, v, u)
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d squared distances between the other sets moved beside the far set", bad, all)
+	}
+}

@@ -34,10 +34,13 @@ import (
 // matrices.
 //
 // Origin. The frame distances are |x|² + |y|² − 2x·y of the frames less
-// the mean frame of all the pool's sets (centre), not of the frames as
-// given: a distance does not depend on the origin, but the expansion
-// keeps only the digits that the norms leave, and a feature far from 0
-// (1e8 on every frame) would take them all. Each set is centred when its
+// the pool's centre, the median of its sets' mean frames feature by
+// feature (stats.MedianOfMeans), not of the frames as given: a distance
+// does not depend on the origin, but the expansion keeps only the digits
+// that the norms leave, and a feature far from 0 (1e8 on every frame)
+// would take them all. The median, not the mean of all frames, so that a
+// few sets far from the others (a camera's faulty burst) cost only their
+// own distances their digits, not every set's. Each set is centred when its
 // distances are computed, into a worker's scratch of two sets' frames, so
 // the pool holds no centred copy of the frames; the set kernels (GDA's
 // subspaces, CDL's covariances) take the frames as given.
@@ -52,7 +55,7 @@ type Pool struct {
 
 	off  []int // off[i] = index of set i's first frame; off[m] = N
 	dim  int
-	mean []float64 // the mean frame of all the sets, subtracted before any frame distance (centre)
+	mean []float64 // the pool's centre (stats.MedianOfMeans of its sets), subtracted before any frame distance (centre)
 
 	sqOnce sync.Once
 	sq     []float64 // |x − mean|² of every frame (centredNorms)
@@ -164,7 +167,7 @@ func newPoolAnySize(sets []*mat.Dense, workers int) (*Pool, error) {
 		}
 		p.off[i+1] = p.off[i] + n
 	}
-	p.mean = stats.MeanFrame(sets...)
+	p.mean = stats.MedianOfMeans(sets...)
 	return p, nil
 }
 
@@ -184,7 +187,7 @@ func (p *Pool) parallel(n int, f func(i int)) {
 
 // SqDist returns the N×N matrix of squared Euclidean distances between all
 // frames of all sets (frames in set order): |a|² + |b|² − 2a·b of the
-// frames less the pool's mean frame, clamped at 0, symmetric to the last
+// frames less the pool's centre, clamped at 0, symmetric to the last
 // bit. It is computed on every call and not kept (the pool computes the
 // distances of two sets when it needs them, to the same numbers:
 // sqDistTile); beside the N×N result it holds a centred copy of the
@@ -199,8 +202,8 @@ func (p *Pool) SqDist() *mat.Dense {
 	return mat.NewDense(p.Frames(), p.Frames(), sqDistAll(xs, p.Workers))
 }
 
-// centredSet is the frames of one of the pool's sets less the pool's mean
-// frame, with their squared norms: what its frame distances are computed
+// centredSet is the frames of one of the pool's sets less the pool's
+// centre, with their squared norms: what its frame distances are computed
 // from. Its memory is reused from set to set.
 type centredSet struct {
 	buf  []float64   // n×D, row-major
@@ -208,7 +211,7 @@ type centredSet struct {
 	sq   []float64   // |x|² of every frame x of rows (a slice of Pool.sq)
 }
 
-// centre writes the frames of set s less the pool's mean frame into c,
+// centre writes the frames of set s less the pool's centre into c,
 // with their squared norms.
 func (p *Pool) centre(s int, c *centredSet) {
 	p.centreRows(s, c)

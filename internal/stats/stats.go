@@ -1,7 +1,8 @@
 // Package stats holds the summary statistics of a sample that several
 // packages of setmatch take, each written once: of numbers (the median,
 // the mean and standard deviation) and of frames, the rows of sets (the
-// mean frame, and the frames less it).
+// mean frame, the median of several sets' mean frames, and the frames
+// less one).
 package stats
 
 import (
@@ -73,6 +74,26 @@ func MeanFrame(sets ...*mat.Dense) []float64 {
 		mean[j] /= float64(n)
 	}
 	return mean
+}
+
+// MedianOfMeans returns the median of the sets' mean frames, feature by
+// feature (len d; sets each n_i×d with n_i ≥ 1, at least one set): a
+// centre of the sets that a few sets far from the others do not move, as
+// they move the mean frame of all the rows.
+func MedianOfMeans(sets ...*mat.Dense) []float64 {
+	means := make([][]float64, len(sets))
+	for i, x := range sets {
+		means[i] = MeanFrame(x)
+	}
+	mid := make([]float64, len(means[0]))
+	col := make([]float64, len(sets))
+	for j := range mid {
+		for i, m := range means {
+			col[i] = m[j]
+		}
+		mid[j] = Median(col)
+	}
+	return mid
 }
 
 // SubtractFrame subtracts the frame v (len d) from every row of the n×d

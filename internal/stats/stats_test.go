@@ -117,3 +117,18 @@ func TestMeanStdRoundsEachProduct(t *testing.T) {
 		}
 	}
 }
+
+// TestMedianOfMeans: the median of the sets' mean frames, feature by
+// feature; a set far from the others does not move it.
+func TestMedianOfMeans(t *testing.T) {
+	a := mat.NewDense(2, 2, []float64{0, 10, 2, 10})   // mean (1, 10)
+	b := mat.NewDense(1, 2, []float64{3, 20})          // mean (3, 20)
+	c := mat.NewDense(2, 2, []float64{1e9, 0, 1e9, 2}) // mean (1e9, 1)
+	got := MedianOfMeans(a, b, c)
+	if want := []float64{3, 10}; got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("MedianOfMeans = %v, want %v", got, want)
+	}
+	if got := MedianOfMeans(a, b); got[0] != 2 || got[1] != 15 {
+		t.Errorf("two sets: %v, want [2 15]", got)
+	}
+}
