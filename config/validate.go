@@ -23,6 +23,16 @@ const MaxFramePixels = 1 << 28
 // journal kept, one by one.
 const MaxJournalKeep = 1000
 
+// MinJournalBytes is the smallest journal.max_bytes but 0 (never rotate):
+// a decision's line is some hundred bytes, and a smaller journal would
+// rotate every few lines, renaming every rotated journal kept each time.
+const MinJournalBytes = 64 << 10
+
+// MinTmpMaxAge is the shortest spool.tmp_max_age but 0 (never): what
+// stays unchanged in tmp/ for that long is removed, and a camera writing
+// a burst slowly (a frame a few seconds apart) must not lose it.
+const MinTmpMaxAge = time.Minute
+
 // Validate checks every value of c. The errors name keys by path but not
 // files (Load also names the file that set each key).
 func (c *Config) Validate() error {
@@ -130,11 +140,16 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	}
 	nonNegSize("spool.failed_max_bytes", s.FailedMaxBytes)
 	nonNegDur("spool.tmp_max_age", s.TmpMaxAge)
+	if a := s.TmpMaxAge.Duration; a > 0 && a < MinTmpMaxAge {
+		bad("spool.tmp_max_age", "must be 0 (never) or ≥ %v, got %q: what stays unchanged in tmp/ that long is removed, also a burst a slow camera is still writing", MinTmpMaxAge, s.TmpMaxAge.String())
+	}
 
 	j := &c.Journal
 	nonEmpty("journal.path", j.Path)
 	if j.MaxBytes < 0 {
 		bad("journal.max_bytes", "must be ≥ 0 (0 = never rotate), got %d", int64(j.MaxBytes))
+	} else if j.MaxBytes > 0 && j.MaxBytes < MinJournalBytes {
+		bad("journal.max_bytes", "must be 0 (never rotate) or ≥ 64KiB, got %d: a decision's line is some hundred bytes, and each rotation renames every rotated journal kept", int64(j.MaxBytes))
 	}
 	if j.Keep < 1 {
 		bad("journal.keep", "must be ≥ 1 (rotated journals kept when journal.max_bytes is set), got %d", j.Keep)
