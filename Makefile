@@ -3,9 +3,12 @@
 # every test on this machine and again as linux/arm64 binaries under qemu-user.
 #
 #   make build        host binaries into bin/
-#   make test         go vet, host tests, arm64 tests under qemu-aarch64-static
+#   make test         go vet, host tests, race pass, arm64 tests under qemu-aarch64-static
 #   make test-host    host tests only;  make test-arm64  arm64 tests only (the
 #                     setmatchd they run end to end is built first into bin/test/)
+#   make test-race    the concurrent packages (device/..., cmd/setmatchd,
+#                     internal/par) under the race detector, the setmatchd
+#                     they run end to end built with -race (needs gcc)
 #   make demo         synth -> train -> setmatchd on a temporary spool (about 1 min)
 #   make cross        static, stripped, reproducible linux/arm64 binaries into bin/linux-arm64/
 #   make cross-check  build the arm64 binaries again from a copy of the tree with an
@@ -55,6 +58,17 @@ ARM64_TESTD := $(TESTBIN)/linux-arm64/setmatchd
 # daemon (SETMATCH_BIN), built the same way.
 HOST_TESTTOOL  := $(TESTBIN)/$(shell $(GO) env GOOS)-$(HOSTARCH)/setmatch
 ARM64_TESTTOOL := $(TESTBIN)/linux-arm64/setmatch
+# The race pass (make test-race): the packages whose goroutines share
+# state, the daemon's parts, its end-to-end tests and the parallel-for, again
+# under go test -race, with -short as under qemu. The setmatchd those tests
+# run is built with -race too, so that a data race in the daemon fails the
+# test that stops it (the detector's exit status, 66). -race needs cgo, so a
+# C compiler (Debian: gcc, libc6-dev). About a minute with a warm build cache,
+# under three on a cold one (2 cores); each end-to-end test keeps its own
+# deadline, below RACE_TIMEOUT.
+RACE_PKGS    ?= ./device/... ./cmd/setmatchd ./internal/par
+RACE_TIMEOUT ?= 10m
+RACE_TESTD   := $(TESTBIN)/$(shell $(GO) env GOOS)-$(HOSTARCH)-race/setmatchd
 
 DEB_ARCH ?= arm64
 DEB      := $(DIST)/setmatch_$(VERSION)_$(DEB_ARCH).deb
@@ -85,7 +99,7 @@ MANDIR   ?= $(PREFIX)/share/man
 
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet test-host test-arm64 test-daemon-host test-daemon-arm64 bench fuzz cross cross-check deb deb-files install demo clean
+.PHONY: all build test vet test-host test-race test-arm64 test-daemon-host test-daemon-arm64 bench fuzz cross cross-check deb deb-files install demo clean
 
 all: build
 
@@ -95,7 +109,7 @@ build:
 vet:
 	$(GO) vet $(PKGS)
 
-test: vet test-host test-arm64
+test: vet test-host test-race test-arm64
 
 # The whole suite with the portable kernels, then the packages whose results
 # go through the AVX2 kernels again with them (TestSIMDMatchesPortable
@@ -109,6 +123,14 @@ endif
 test-daemon-host:
 	CGO_ENABLED=0 $(GO) build -o $(HOST_TESTD) ./cmd/setmatchd
 	CGO_ENABLED=0 $(GO) build -o $(HOST_TESTTOOL) ./cmd/setmatch
+
+# The setmatch tool beside the daemon is test-daemon-host's: it is not what
+# the race pass is about.
+test-race: test-daemon-host
+	@cc=$$($(GO) env CC); command -v $${cc%% *} >/dev/null || { echo "C compiler $$cc not found: go test -race needs cgo; apt-get install -y gcc libc6-dev"; exit 1; }
+	CGO_ENABLED=1 $(GO) build -race -o $(RACE_TESTD) ./cmd/setmatchd
+	SETMATCHD_BIN=$(abspath $(RACE_TESTD)) SETMATCH_BIN=$(abspath $(HOST_TESTTOOL)) CGO_ENABLED=1 \
+		$(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS)
 
 # Runs the same tests as arm64 binaries: the code paths without assembly, and
 # fused multiply-add, are what a Raspberry Pi executes. An emulated test
