@@ -141,11 +141,14 @@ func sqDistRows2(dst []float64, w int, p *KDE, i int, q *query, j0 int) {
 // row p0, acc[4:8] row p1, four columns each. The caller checks that
 // every load is in bounds: with a check at each of the loop's loads the
 // compiler spilled the accumulators, and the matcher took a sixth longer.
+// The pointers move on between two k, not after the last: moved on after
+// it, q would point past the end of Qᵀ and p1 past P's last row, which
+// unsafe.Pointer's rules forbid (checkptr, on under -race, stops there).
 func dots2x16(acc *[8]f64x4, p0, p1, q unsafe.Pointer, d, stride int) {
 	a00, a01, a02, a03 := vZero, vZero, vZero, vZero
 	a10, a11, a12, a13 := vZero, vZero, vZero, vZero
 	step := uintptr(stride) * 8
-	for range d {
+	for k := 1; k <= d; k++ {
 		q0 := archsimd.LoadFloat64x4((*[4]float64)(q))
 		q1 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Add(q, 32)))
 		q2 := archsimd.LoadFloat64x4((*[4]float64)(unsafe.Add(q, 64)))
@@ -160,6 +163,9 @@ func dots2x16(acc *[8]f64x4, p0, p1, q unsafe.Pointer, d, stride int) {
 		a11 = b1.MulAdd(q1, a11)
 		a12 = b1.MulAdd(q2, a12)
 		a13 = b1.MulAdd(q3, a13)
+		if k == d {
+			break
+		}
 		q = unsafe.Add(q, step)
 		p0 = unsafe.Add(p0, 8)
 		p1 = unsafe.Add(p1, 8)

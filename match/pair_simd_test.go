@@ -6,7 +6,9 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"simd/archsimd"
 	"testing"
+	"unsafe"
 
 	"setmatch/internal/testutil"
 )
@@ -97,3 +99,49 @@ func TestSqDistsSIMDOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDots2x16StaysInBounds: dots2x16 forms no pointer past the end of the
+// rows it reads. Qᵀ here is one allocation of exactly d rows of 16 columns
+// (384 bytes, a size class of its own: no slack after it) and each row of
+// P one of d values. It moved its pointers on after the last k, to one row
+// past Qᵀ's end, which unsafe.Pointer's rules forbid: under -race (which
+// turns on checkptr) this test then stopped with "checkptr: pointer
+// arithmetic result points to invalid allocation", as did every test of
+// the gallery under GOEXPERIMENT=simd.
+func TestDots2x16StaysInBounds(t *testing.T) {
+	if !useSIMD {
+		t.Skip("CPU lacks AVX2 or FMA")
+	}
+	const d, stride = 3, 16
+	qt := make([]float64, d*stride)
+	p0, p1 := make([]float64, d), make([]float64, d)
+	heapRows = [][]float64{qt, p0, p1} // on the heap, where checkptr looks
+	for k := range d {
+		p0[k], p1[k] = float64(k+1), -float64(k+1)
+		for j := range stride {
+			qt[k*stride+j] = float64(j + 1)
+		}
+	}
+	var acc [8]f64x4
+	dots2x16(&acc, unsafe.Pointer(&p0[0]), unsafe.Pointer(&p1[0]), unsafe.Pointer(&qt[0]), d, stride)
+	// Σ_k (k+1)·(j+1) = 6(j+1) for row p0, −6(j+1) for p1.
+	for v := range acc {
+		var a [4]float64
+		acc[v].Store(&a)
+		for l, got := range a {
+			j := (v%4)*4 + l
+			want := 6 * float64(j+1)
+			if v >= 4 {
+				want = -want
+			}
+			if got != want {
+				t.Errorf("row %d column %d: %v, want %v", v/4, j, got, want)
+			}
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// heapRows keeps TestDots2x16StaysInBounds's rows on the heap: on the
+// stack, a pointer past their end is not checked.
+var heapRows [][]float64
