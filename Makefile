@@ -60,7 +60,9 @@ HOST_TESTTOOL  := $(TESTBIN)/$(shell $(GO) env GOOS)-$(HOSTARCH)/setmatch
 ARM64_TESTTOOL := $(TESTBIN)/linux-arm64/setmatch
 # The race pass (make test-race): the packages whose goroutines share
 # state, the daemon's parts, its end-to-end tests and the parallel-for, again
-# under go test -race, with -short as under qemu. The setmatchd those tests
+# under go test -race, with -short as under qemu; on amd64 also the
+# packages with AVX2 kernels in their SIMD build, whose unsafe pointer
+# arithmetic the race build checks (checkptr). The setmatchd those tests
 # run is built with -race too, so that a data race in the daemon fails the
 # test that stops it (the detector's exit status, 66). -race needs cgo, so a
 # C compiler (Debian: gcc, libc6-dev). About a minute with a warm build cache,
@@ -131,6 +133,9 @@ test-race: test-daemon-host
 	CGO_ENABLED=1 $(GO) build -race -o $(RACE_TESTD) ./cmd/setmatchd
 	SETMATCHD_BIN=$(abspath $(RACE_TESTD)) SETMATCH_BIN=$(abspath $(HOST_TESTTOOL)) CGO_ENABLED=1 \
 		$(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS)
+ifneq ($(SIMD),)
+	CGO_ENABLED=1 GOEXPERIMENT=$(SIMD) $(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) ./match/... ./model/...
+endif
 
 # Runs the same tests as arm64 binaries: the code paths without assembly, and
 # fused multiply-add, are what a Raspberry Pi executes. An emulated test
