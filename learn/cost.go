@@ -63,8 +63,14 @@ type Cost struct {
 	inc [][]incidence // per set: the pairs it belongs to, in pair order
 
 	// buffers reused across evaluations
-	y, b    *mat.Dense // N×d
-	wt      *mat.Dense // d×D
+	y, b *mat.Dense // N×d
+	wt   *mat.Dense // d×D
+	// yAt is the W (D×d) that y was computed from, bit for bit, nil
+	// before the first evaluation: a conjugate-gradient iteration
+	// evaluates the cost at the point its line search accepted, then the
+	// cost and the gradient at the same point, and the second finds Y = XW
+	// here (sameBits) instead of making it again.
+	yAt     *mat.Dense
 	sets    []projSet
 	slots   []pairSlot
 	scratch []*pairScratch
@@ -198,8 +204,16 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 	}
 	// Y = X·W as X·(Wᵀ)ᵀ: gonum then runs dot products of length D rather
 	// than axpys of length d (about 1.3× faster for D = 400, d = 20).
-	c.wt.Copy(w.T())
-	c.y.Mul(c.x, c.wt.T())
+	// Y depends on W alone: at the W of the evaluation before, it is
+	// kept.
+	if c.yAt == nil || !sameBits(c.yAt, w) {
+		c.wt.Copy(w.T())
+		c.y.Mul(c.x, c.wt.T())
+		if c.yAt == nil {
+			c.yAt = mat.NewDense(D, d, nil)
+		}
+		c.yAt.Copy(w)
+	}
 	// Phase 1: each set's own log density at its own samples.
 	par.For(len(c.sets), c.workers, func(wk, i int) {
 		selfLogDensity(&c.sets[i], c.d, c.scratch[wk].cross, nil)
@@ -243,6 +257,21 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 	})
 	grad.Mul(c.x.T(), c.b)
 	return cost, nil
+}
+
+// sameBits reports whether a and b, of the same shape, hold the same
+// numbers bit for bit (a −0 is not a +0 to it, and a NaN is itself).
+func sameBits(a, b *mat.Dense) bool {
+	r, _ := a.Dims()
+	for i := range r {
+		br := b.RawRowView(i)
+		for j, v := range a.RawRowView(i) {
+			if math.Float64bits(v) != math.Float64bits(br[j]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func addTo(dst, src []float64) {

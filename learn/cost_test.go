@@ -268,3 +268,73 @@ func TestMinimizeCGMonotoneOnCost(t *testing.T) {
 
 // orthoError returns max |WᵀW − I|, by the model's own check.
 func orthoError(w *mat.Dense) float64 { return (&model.Model{W: w}).OrthonormalityError() }
+
+// TestCostKeepsProjection: the cost keeps Y = XW of the W it was last
+// evaluated at (Eval). Every evaluation gives, bit for bit, what a new
+// cost gives at the same W: after an evaluation at another W, at the
+// same W without and then with the gradient (a conjugate-gradient
+// iteration), after W was changed in place, and after new bandwidths.
+// D and the frames are large enough for gonum to split the products
+// into blocks, and a feature that is 0 in every frame, and a zero row of
+// W, give products of 0.
+func TestCostKeepsProjection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	const m, D, d = 6, 300, 4
+	sets := randomSets(rng, m, 20, 40, D)
+	for _, s := range sets {
+		n, _ := s.Dims()
+		for r := range n {
+			s.Set(r, 7, 0)
+		}
+	}
+	pairs := randomPairs(rng, m)
+	h := randomBandwidths(rng, m)
+	w1 := grassmanntest.RandomPoint(rng, D, d)
+	w1.SetRow(11, make([]float64, d))
+	w2 := grassmanntest.RandomPoint(rng, D, d)
+	fresh := func(w *mat.Dense, h []float64) (float64, *mat.Dense) {
+		t.Helper()
+		c, err := NewCost(sets, pairs, h, match.Hellinger, d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := mat.NewDense(D, d, nil)
+		v, err := c.Eval(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, g
+	}
+	c, err := NewCost(sets, pairs, h, match.Hellinger, d, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, w *mat.Dense, h []float64) {
+		t.Helper()
+		want, wantG := fresh(w, h)
+		g := mat.NewDense(D, d, nil)
+		v, err := c.Eval(w, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Float64bits(v) != math.Float64bits(want) || !sameBits(g, wantG) {
+			t.Errorf("%s: cost %v and gradient differ from a new cost's %v", what, v, want)
+		}
+	}
+	if _, err := c.Eval(w2, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Eval(w1, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("at the W of the evaluation before", w1, h)
+	check("at the W of the evaluation before, again", w1, h)
+	w1.Set(0, 0, w1.At(0, 0)+1e-12)
+	check("after W changed in place", w1, h)
+	h2 := randomBandwidths(rng, m)
+	if err := c.SetBandwidths(h2); err != nil {
+		t.Fatal(err)
+	}
+	check("after new bandwidths", w1, h2)
+	check("at another W", w2, h2)
+}
