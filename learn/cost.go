@@ -63,8 +63,8 @@ type Cost struct {
 	inc [][]incidence // per set: the pairs it belongs to, in pair order
 
 	// buffers reused across evaluations
-	y, b *mat.Dense // N×d
-	wt   *mat.Dense // d×D
+	y, b   *mat.Dense // N×d
+	wt, gt *mat.Dense // d×D: Wᵀ, and the gradient's transpose
 	// yAt is the W (D×d) that y was computed from, bit for bit, nil
 	// before the first evaluation: a conjugate-gradient iteration
 	// evaluates the cost at the point its line search accepted, then the
@@ -162,6 +162,7 @@ func NewCost(sets []*mat.Dense, pairs []PairWeight, h []float64, m match.Measure
 	c.y = mat.NewDense(N, d, nil)
 	c.b = mat.NewDense(N, d, nil)
 	c.wt = mat.NewDense(d, D, nil)
+	c.gt = mat.NewDense(d, D, nil)
 	c.sets = make([]projSet, len(sets))
 	for i := range sets {
 		n := c.off[i+1] - c.off[i]
@@ -255,7 +256,12 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 		selfLogDensity(s, c.d, sc.cross, sc.wq[:n*n])
 		selfBlock(s, sc.wq[:n*n], bi, sc)
 	})
-	grad.Mul(c.x.T(), c.b)
+	// ∂L/∂W = XᵀB, made as its transpose BᵀX, the same sums in the same
+	// order (each entry over the frames in turn, every product the same
+	// two numbers): gonum then runs axpys of length D, not of length d,
+	// whose call per entry of X cost more than the arithmetic.
+	c.gt.Mul(c.b.T(), c.x)
+	grad.Copy(c.gt.T())
 	return cost, nil
 }
 

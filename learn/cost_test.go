@@ -338,3 +338,41 @@ func TestCostKeepsProjection(t *testing.T) {
 	check("after new bandwidths", w1, h2)
 	check("at another W", w2, h2)
 }
+
+// TestCostGradientIsXtB: the gradient, made as BᵀX and transposed
+// (Eval), is XᵀB to the bit (gonum's product, as the gradient was made),
+// with D and the frames large enough for gonum to split both products
+// into blocks, a feature that is 0 in every frame (a product XᵀB skips)
+// and a set that is in no pair (zero rows of B, which BᵀX skips).
+func TestCostGradientIsXtB(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	const m, D, d = 7, 300, 5
+	sets := randomSets(rng, m, 20, 70, D)
+	for _, s := range sets {
+		n, _ := s.Dims()
+		for r := range n {
+			s.Set(r, 3, 0)
+		}
+	}
+	var pairs []PairWeight
+	for _, p := range randomPairs(rng, m) {
+		if p.I != m-1 && p.J != m-1 {
+			pairs = append(pairs, p)
+		}
+	}
+	for _, workers := range []int{1, 2} {
+		c, err := NewCost(sets, pairs, randomBandwidths(rng, m), match.Jeffrey, d, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := mat.NewDense(D, d, nil)
+		if _, err := c.Eval(grassmanntest.RandomPoint(rng, D, d), g); err != nil {
+			t.Fatal(err)
+		}
+		var xtb mat.Dense
+		xtb.Mul(c.x.T(), c.b)
+		if !sameBits(g, &xtb) {
+			t.Errorf("%d workers: the gradient differs from XᵀB", workers)
+		}
+	}
+}

@@ -280,6 +280,32 @@ func BenchmarkTrain(b *testing.B) {
 	}
 }
 
+// BenchmarkTrainFold times one training of W of the shape the nested -dr
+// cross-validation of setmatch train runs most on its reference workload
+// (docs/PERFORMANCE.md, "Training that scales"): 100 classes × 2 frame
+// halves of 9 frames in D = 944, d = 10, one global training bandwidth
+// and at most 10 iterations (the fold's cap, method.Grid.DRFoldIter),
+// from the PCA start, computed once before the timer as the folds'
+// candidates share it (PCACache).
+func BenchmarkTrainFold(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 100))
+	sets, labels, _ := subspaceData(rng, 100, 2, 9, 944, 10, 1.5)
+	starts := new(PCACache)
+	if _, _, err := starts.Basis(sets, 10, 1); err != nil {
+		b.Fatal(err)
+	}
+	cpu := cpuSeconds()
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := Train(sets, labels, TrainOptions{Dim: 10, MaxIter: 10, GlobalScale: 1, NuW: 1, NuB: 1, Start: starts.Basis})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(res.Iterations), "iterations")
+	}
+	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+}
+
 func TestTrainRefusesOneClass(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	sets := make([]*mat.Dense, 3)
