@@ -14,8 +14,8 @@ import (
 // training bandwidth rule, iteration cap and start of p (d is clamped to
 // the feature dimension; the PCA start, or with p.Fisher the Fisher
 // start, learn.FisherCache), learning on workers goroutines (0:
-// GOMAXPROCS). setmatch train and eval give it to the engine as
-// Grid.Learn.
+// GOMAXPROCS), for W alone (learn.TrainOptions.WAlone). setmatch train
+// and eval give it to the engine as Grid.Learn.
 func DRLearner(workers int) method.Learner {
 	// The folds' candidates share their sets' PCA and Fisher starts.
 	pcaStarts, fisherStarts := new(learn.PCACache), new(learn.FisherCache)
@@ -36,7 +36,7 @@ func DRLearner(workers int) method.Learner {
 		}
 		res, err := learn.Train(sets, labels, learn.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
-			GlobalScale: p.Scale, Start: start, NuW: nu, NuB: nu,
+			GlobalScale: p.Scale, Start: start, NuW: nu, NuB: nu, WAlone: true,
 		})
 		if err != nil {
 			return nil, nil, err

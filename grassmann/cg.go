@@ -22,7 +22,14 @@ type CGOptions struct {
 	MinStep      float64 // stop when the accepted step length ‖tη‖ ≤ MinStep (default DefaultMinStep)
 	RestartEvery int     // reset the direction to −grad every so many iterations (default D·d)
 	InitialStep  float64 // first trial step length ‖tη‖ (default DefaultInitialStep)
-	Progress     func(IterStats)
+	// NoFinalGradient: where an iteration is the last (the iteration cap,
+	// the cost's change or the step below its tolerance), the gradient at
+	// the point it reached is not evaluated, for a caller that takes W
+	// alone: that iteration's GradNorm, and the result's, are NaN, and a
+	// run stopped by the cap says "iteration limit" whatever the gradient.
+	// W, the cost and the iterations are those of a run without it.
+	NoFinalGradient bool
+	Progress        func(IterStats)
 }
 
 // The defaults of CGOptions, which MinimizeCG puts in place of zero (or
@@ -147,13 +154,13 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 		}
 		var (
 			wNew   *mat.Dense
-			t      float64
+			t, c   float64
 			evals  int
 			accept bool
 		)
 		for attempt := 0; attempt < 2 && !accept; attempt++ {
 			var n int
-			wNew, t, n, err = backtrack(f, w, eta, cost, slope, stepLen/mat.Norm(eta, 2))
+			wNew, t, c, n, err = backtrack(f, w, eta, cost, slope, stepLen/mat.Norm(eta, 2))
 			evals += n
 			if err != nil {
 				return nil, err
@@ -177,6 +184,25 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 			stepLen = 2 * step
 		} else {
 			stepLen = step
+		}
+		if opt.NoFinalGradient {
+			// The rules below, decided before the gradient: the cost at
+			// wNew is the line search's c, the same evaluation.
+			why := ""
+			switch {
+			case math.Abs(cost-c) <= opt.CostRelTol*math.Max(math.Abs(cost), math.Abs(c)):
+				why = "relative cost change below tolerance"
+			case step <= opt.MinStep:
+				why = "step below minimum"
+			case iter >= opt.MaxIter:
+				why = "iteration limit"
+			}
+			if why != "" {
+				w, cost, gn, stop = wNew, c, math.NaN(), why
+				record(IterStats{Iteration: iter, Cost: cost, GradNorm: gn, Step: step,
+					Seconds: time.Since(t0).Seconds(), Evals: evals, Restart: restart})
+				break
+			}
 		}
 
 		gNew := mat.NewDense(D, d, nil)
@@ -213,22 +239,22 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 // backtrack tries the steps t, t·lsContraction, … (lsMaxBacktracks of
 // them) along eta from w, where the cost is cost and its slope along eta
 // slope, until one decreases the cost enough (Armijo's condition). It
-// returns that point (nil if none did), the step and the cost evaluations
-// made.
-func backtrack(f Objective, w, eta *mat.Dense, cost, slope, t float64) (wNew *mat.Dense, step float64, evals int, err error) {
+// returns that point (nil if none did), the step, the cost there and the
+// cost evaluations made.
+func backtrack(f Objective, w, eta *mat.Dense, cost, slope, t float64) (wNew *mat.Dense, step, cNew float64, evals int, err error) {
 	for range lsMaxBacktracks {
 		wNew = Retract(w, eta, t)
 		c, err := f(wNew, nil)
 		evals++
 		if err != nil {
-			return nil, t, evals, err
+			return nil, t, 0, evals, err
 		}
 		if c <= cost+armijoC1*t*slope {
-			return wNew, t, evals, nil
+			return wNew, t, c, evals, nil
 		}
 		t *= lsContraction
 	}
-	return nil, t, evals, nil
+	return nil, t, 0, evals, nil
 }
 
 // conjugate replaces eta, the search direction at the point before wNew

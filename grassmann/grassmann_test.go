@@ -133,3 +133,68 @@ func TestCGDefaults(t *testing.T) {
 		t.Errorf("set options were replaced: %+v", g)
 	}
 }
+
+// TestNoFinalGradient: with CGOptions.NoFinalGradient a run stopped by
+// the iteration cap, by the cost's change or by the step ends at the
+// same W (entry for entry), cost and iteration as without it, having
+// evaluated the gradient once fewer, with a NaN gradient norm at the end;
+// a run that goes on past an iteration is the same run.
+func TestNoFinalGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const D, d = 20, 3
+	q := grassmanntest.RandomPoint(rng, D, D)
+	eig := make([]float64, D)
+	for i := range eig {
+		eig[i] = float64(D-i) + rng.Float64()
+	}
+	var a mat.Dense
+	a.Mul(q, mat.NewDiagDense(D, eig))
+	a.Mul(&a, q.T())
+	w0 := grassmanntest.RandomPoint(rng, D, d)
+	for _, c := range []struct {
+		name string
+		opt  grassmann.CGOptions
+		stop string
+	}{
+		{"iteration cap", grassmann.CGOptions{MaxIter: 7, CostRelTol: 1e-15}, "iteration limit"},
+		{"cost change", grassmann.CGOptions{MaxIter: 500, CostRelTol: 1e-3}, "relative cost change below tolerance"},
+		{"step", grassmann.CGOptions{MaxIter: 500, CostRelTol: 1e-15, MinStep: 0.05}, "step below minimum"},
+	} {
+		grads := 0
+		f := func(w, grad *mat.Dense) (float64, error) {
+			var aw mat.Dense
+			aw.Mul(&a, w)
+			if grad != nil {
+				grads++
+				grad.Scale(-2, &aw)
+			}
+			return -grassmann.FrobDot(w, &aw), nil
+		}
+		ref, err := grassmann.MinimizeCG(f, w0, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refGrads := grads
+		grads = 0
+		opt := c.opt
+		opt.NoFinalGradient = true
+		res, err := grassmann.MinimizeCG(f, w0, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref.Stop != c.stop || res.Stop != c.stop {
+			t.Errorf("%s: stops %q and %q, want %q", c.name, ref.Stop, res.Stop, c.stop)
+		}
+		if !mat.Equal(res.W, ref.W) || res.Cost != ref.Cost || res.Iterations != ref.Iterations || len(res.History) != len(ref.History) {
+			t.Errorf("%s: W, cost %v, %d iterations, %d entries, want %v, %d, %d", c.name, res.Cost, res.Iterations, len(res.History), ref.Cost, ref.Iterations, len(ref.History))
+		}
+		if grads != refGrads-1 || !math.IsNaN(res.GradNorm) || !math.IsNaN(res.History[len(res.History)-1].GradNorm) {
+			t.Errorf("%s: %d gradients (without the option %d), gradient norm %v", c.name, grads, refGrads, res.GradNorm)
+		}
+		for i, h := range res.History[:len(res.History)-1] {
+			if r := ref.History[i]; h.Cost != r.Cost || h.GradNorm != r.GradNorm || h.Step != r.Step {
+				t.Errorf("%s: iteration %d differs", c.name, i)
+			}
+		}
+	}
+}

@@ -55,9 +55,15 @@ type TrainOptions struct {
 	// from a PCACache shared by several trainings on the same sets, or
 	// the Fisher start (FisherCache). nil: PCABasis, the
 	// paper's start.
-	Start    StartFunc
-	Seed     int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
-	Workers  int   // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
+	Start StartFunc
+	Seed  int64 // only used by the PCA start when D > 2000; training is otherwise deterministic
+	// WAlone says the caller takes W (and Mean) alone: each CG run
+	// stops without the gradient at its last point
+	// (grassmann.CGOptions.NoFinalGradient), so that the last GradNorm
+	// of History is NaN and a run stopped by MaxIter says "iteration
+	// limit". W and every other result are those of a run without it.
+	WAlone   bool
+	Workers  int // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
 	Progress func(IterStats)
 }
 
@@ -194,6 +200,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 		first := round == 0
 		cg, err := grassmann.MinimizeCG(cost.Eval, w, grassmann.CGOptions{
 			MaxIter: run.iter, GradTol: opt.GradTol, CostRelTol: opt.CostRelTol, MinStep: opt.MinStep,
+			NoFinalGradient: opt.WAlone,
 			Progress: func(s IterStats) {
 				if s.Iteration == 0 && !first {
 					return // the start of a later round: its cost differs only by the new bandwidths

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -286,7 +287,8 @@ func BenchmarkTrain(b *testing.B) {
 // halves of 9 frames in D = 944, d = 10, one global training bandwidth
 // and at most 10 iterations (the fold's cap, method.Grid.DRFoldIter),
 // from the PCA start, computed once before the timer as the folds'
-// candidates share it (PCACache).
+// candidates share it (PCACache), for W alone (WAlone) as the -dr
+// methods' learner (deploy.DRLearner) learns.
 func BenchmarkTrainFold(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 100))
 	sets, labels, _ := subspaceData(rng, 100, 2, 9, 944, 10, 1.5)
@@ -297,7 +299,7 @@ func BenchmarkTrainFold(b *testing.B) {
 	cpu := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := Train(sets, labels, TrainOptions{Dim: 10, MaxIter: 10, GlobalScale: 1, NuW: 1, NuB: 1, Start: starts.Basis})
+		res, err := Train(sets, labels, TrainOptions{Dim: 10, MaxIter: 10, GlobalScale: 1, NuW: 1, NuB: 1, Start: starts.Basis, WAlone: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -353,5 +355,31 @@ func TestFrozenSetBandwidth(t *testing.T) {
 	}
 	if _, _, err := projectAndBandwidths([]*mat.Dense{mat.NewDense(3, 4, nil), mat.NewDense(3, 4, nil)}, w, rule); !errors.Is(err, match.ErrNoSpread) {
 		t.Errorf("every set frozen: %v, want match.ErrNoSpread", err)
+	}
+}
+
+// TestTrainWAlone: a training for W alone (TrainOptions.WAlone, as the
+// -dr methods learn) gives the W, mean and cost of one without it, bit
+// for bit, with a warm start (two CG runs) stopped by the iteration cap
+// and a run stopped by the cost's change.
+func TestTrainWAlone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	sets, labels, _ := subspaceData(rng, 4, 3, 12, 10, 2, 1)
+	for _, opt := range []TrainOptions{
+		{Dim: 3, MaxIter: 6, GlobalScale: 0.25},
+		{Dim: 2, MaxIter: 200, CostRelTol: 1e-3},
+	} {
+		ref, err := Train(sets, labels, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.WAlone = true
+		res, err := Train(sets, labels, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameBits(res.W, ref.W) || !slices.Equal(res.Mean, ref.Mean) || res.FinalCost != ref.FinalCost || res.Iterations != ref.Iterations {
+			t.Errorf("%+v: W, mean, cost %v or %d iterations differ from %v, %d", opt, res.FinalCost, res.Iterations, ref.FinalCost, ref.Iterations)
+		}
 	}
 }
