@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -87,6 +88,9 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := caseOnlyLabel(m.Classes(), cf.label); err != nil {
+		return fmt.Errorf("%s: %w", cf.model, err)
+	}
 	// The strangers' sets first: a model that needs them is refused
 	// before any burst is read.
 	strangers, err := cf.strangers(m, append(m.Classes(), cf.label), *lim)
@@ -115,6 +119,24 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 		newClass = fmt.Sprintf(" (%q is new: a person the model did not know)", cf.label)
 	}
 	return cf.write(stdout, m, c, newClass)
+}
+
+// caseOnlyLabel refuses a new label that differs from a class of the
+// model (classes) only by case: labels are told apart by case, so it would
+// make a second class beside that one, most likely of the same person
+// (whose sets, batches and label pin would then be split between the two).
+func caseOnlyLabel(classes []string, label string) error {
+	for _, c := range classes {
+		if c == label {
+			return nil // an existing class: sets added to it
+		}
+	}
+	for _, c := range classes {
+		if strings.EqualFold(c, label) {
+			return fmt.Errorf("--label %q: the model has a class %q, which differs from it only by case; labels are told apart by case, so %q would be a new class beside it: to add sets to that class give --label %q, and for another person choose a label that differs by more than case", label, c, label, c)
+		}
+	}
+	return nil
 }
 
 // enrollNameError is the error of a SET whose file or folder name gives

@@ -368,3 +368,32 @@ func TestEnrollLabelFirst(t *testing.T) {
 		}
 	}
 }
+
+// A new label that differs from a class of the model only by case is
+// refused, and the model is left as it was: it would be a second class
+// beside that one, most likely of the same person.
+func TestEnrollLabelDiffersOnlyByCase(t *testing.T) {
+	src := inspectTestModel(t, math.Inf(1)) // D = 4, gallery alice ×2, bob ×1
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(61, 62))
+	set := writeSet(t, dir, "b-2.npy", synth.GaussianSet(rng, 10, 4, 3))
+	before, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run("enroll", "--model", src, "--label", "Bob", set)
+	if code != 1 || !strings.Contains(stderr, `the model has a class "bob", which differs from it only by case`) || !strings.Contains(stderr, `give --label "bob"`) {
+		t.Errorf("--label Bob beside bob: exit %d, want 1 with what to do:\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(src); string(after) != string(before) {
+		t.Error("the refused enrolment changed the model file")
+	}
+	// The existing label itself, and a new one, are taken.
+	if code, _, stderr := run("enroll", "--model", src, "--label", "bob", set); code != 0 {
+		t.Errorf("--label bob: exit %d\n%s", code, stderr)
+	}
+	other := writeSet(t, dir, "y.npy", synth.GaussianSet(rng, 10, 4, 3))
+	if code, _, stderr := run("enroll", "--model", src, "--label", "bobby", other); code != 0 {
+		t.Errorf("--label bobby: exit %d\n%s", code, stderr)
+	}
+}
