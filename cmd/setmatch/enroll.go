@@ -178,6 +178,11 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits, burs
 	if m.Features == nil {
 		return nil, "", fmt.Errorf("%s is a folder (a burst of frame images), but model %s records no feature pipeline (it was trained on feature files): give the set as a feature file of %d features per frame, made as the training features were, or train the model on images with --features SPEC", path, modelPath, m.InputDim())
 	}
+	// An empty folder: the burst reader's fault speaks to a camera writing
+	// into the spool, which is not what enroll was given.
+	if ents, err := os.ReadDir(path); err == nil && len(ents) == 0 {
+		return nil, "", fmt.Errorf("%s is an empty folder: a set is a folder of the burst's frame images (.png, .jpg, .jpeg or .pgm), at least 2 of them", path)
+	}
 	x, err := m.Features.ApplyDir(path, burst) // a *DirError says what os.OpenRoot said
 	if errors.Is(err, features.ErrTooLarge) {
 		return nil, "", fmt.Errorf("%w (enroll's limits: --max-frames %d, and setmatchd's default pixels and bytes per frame)", err, burst.MaxFrames)

@@ -134,6 +134,14 @@ func TestEnrollImages(t *testing.T) {
 	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", npy); code != 1 || !strings.Contains(stderr, "give the burst's folder of frame images instead") {
 		t.Errorf("a feature file of 40 features into an image model: exit %d\n%s", code, stderr)
 	}
+	// An empty folder is said to be one, not a burst of the spool.
+	empty := filepath.Join(t.TempDir(), "cam-0413")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", empty); code != 1 || !strings.Contains(stderr, "cam-0413 is an empty folder: a set is a folder of the burst's frame images") || strings.Contains(stderr, "tmp/NAME") {
+		t.Errorf("an empty folder: exit %d\n%s", code, stderr)
+	}
 	// The same frames as a training set give its very samples: the burst
 	// is refused as that set given again.
 	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", burst); code != 1 || !strings.Contains(stderr, "the same frames (in this or another order) as the gallery's set class1/set1") {
