@@ -152,6 +152,26 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 // class with more is left to setmatch inspect --json.
 const listedSets = 10
 
+// noClassHint says what to give forget --label where label names no
+// class: the class it differs from only by case, where there is one
+// (labels are told apart by case); else the classes where there are at
+// most listedSets; else setmatch inspect, which lists them.
+func noClassHint(classes []string, label string) string {
+	for _, c := range classes {
+		if strings.EqualFold(c, label) {
+			return fmt.Sprintf("labels are told apart by case: --label %s", strconv.Quote(c))
+		}
+	}
+	if len(classes) > listedSets {
+		return fmt.Sprintf("setmatch inspect MODEL lists its %d classes", len(classes))
+	}
+	quoted := make([]string, len(classes))
+	for i, c := range classes {
+		quoted[i] = strconv.Quote(c)
+	}
+	return "its classes: " + strings.Join(quoted, ", ")
+}
+
 // noSetHint says what to give forget --set where set names none of the
 // sets of label: the name without its extension where that names one (a
 // set is named after its file); else the class's set names where there
@@ -196,7 +216,7 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	}
 	switch {
 	case !hasLabel:
-		return nil, fmt.Errorf("forget: the gallery holds no set of class %q (setmatch inspect lists the classes)", label)
+		return nil, fmt.Errorf("forget: the gallery holds no set of class %q (%s)", label, noClassHint(m.Classes(), label))
 	case set != "" && !hasSet:
 		return nil, fmt.Errorf("forget: class %q has no set named %q (%s)", label, set, noSetHint(m.Sets, label, set))
 	}

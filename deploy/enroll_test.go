@@ -379,7 +379,8 @@ func TestForgetKeepsRule(t *testing.T) {
 		t.Errorf("no recorded rule: %+v, threshold %v", c, m.Threshold)
 	}
 	for _, bad := range []struct{ label, set, want string }{
-		{"nobody", "", "no set of class"},
+		{"nobody", "", `no set of class "nobody" (its classes: "class-00", "class-02", "class-03")`},
+		{"Class-00", "", `no set of class "Class-00" (labels are told apart by case: --label "class-00")`},
 		{"class-00", "nope", `class "class-00" has no set named "nope" (its sets: "set-00-0", "set-00-1", "set-00-2")`},
 		{"class-00", "set-00-0.npy", "named after its file without the extension: --set set-00-0"},
 	} {
@@ -400,6 +401,29 @@ func TestForgetKeepsRule(t *testing.T) {
 	}
 	if len(m.Classes()) != 2 {
 		t.Errorf("%d classes left", len(m.Classes()))
+	}
+}
+
+// TestNoClassHint: where forget --label names no class, the error names
+// the class it differs from only by case, or lists the classes up to
+// listedSets of them, and beyond that points to setmatch inspect.
+func TestNoClassHint(t *testing.T) {
+	var many []string
+	for i := 0; i <= listedSets; i++ {
+		many = append(many, fmt.Sprintf("c%02d", i))
+	}
+	for _, c := range []struct {
+		classes     []string
+		label, want string
+	}{
+		{[]string{"alice", "José María"}, "josé maría", `labels are told apart by case: --label "José María"`},
+		{[]string{"alice", "bob"}, "crol", `its classes: "alice", "bob"`},
+		{many, "C03", `labels are told apart by case: --label "c03"`},
+		{many, "x", "setmatch inspect MODEL lists its 11 classes"},
+	} {
+		if got := noClassHint(c.classes, c.label); got != c.want {
+			t.Errorf("--label %q: %q, want %q", c.label, got, c.want)
+		}
 	}
 }
 
