@@ -80,6 +80,17 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 	if cf.out == "" {
 		cf.out = cf.model
 	}
+	// A model file reached through symbolic links (model.smm ->
+	// current/model.smm) is replaced where they lead: renaming the new file
+	// over a link would put a plain file in its place, and swapping the
+	// link would then no longer swap the model. The folder locked is the
+	// file's own, whichever link led to it.
+	if real, err := filepath.EvalSymlinks(cf.out); err == nil {
+		if cf.out == cf.model {
+			cf.model = real
+		}
+		cf.out = real
+	}
 	if fi, err := os.Stat(cf.out); err == nil && fi.IsDir() {
 		flag := "--out"
 		if cf.out == cf.model {

@@ -405,3 +405,63 @@ func TestEnrollLabelDiffersOnlyByCase(t *testing.T) {
 		t.Errorf("--label bobby: exit %d\n%s", code, stderr)
 	}
 }
+
+// A model reached through symbolic links (model.smm -> current/model.smm,
+// current -> releases/v2, as APPLIANCE.md lays a deployment out) is
+// changed where the links lead: enroll and forget replace that file and
+// leave the links as they are, so that swapping current still swaps the
+// model.
+func TestChangeThroughSymlinks(t *testing.T) {
+	src := inspectTestModel(t, math.Inf(1)) // D = 4, gallery alice ×2, bob ×1
+	dir := t.TempDir()
+	rel := filepath.Join(dir, "releases", "v2")
+	if err := os.MkdirAll(rel, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(rel, "model.smm")
+	if err := os.WriteFile(target, b, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "model.smm")
+	if err := os.Symlink(filepath.Join("releases", "v2"), filepath.Join(dir, "current")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("current", "model.smm"), link); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(71, 72))
+	set := writeSet(t, t.TempDir(), "carol-1.npy", synth.GaussianSet(rng, 12, 4, 3))
+	links := func(step string) {
+		t.Helper()
+		for _, l := range []string{link, filepath.Join(dir, "current")} {
+			if fi, err := os.Lstat(l); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("after %s: %s is no longer a symbolic link (%v)", step, l, err)
+			}
+		}
+		if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o640 {
+			t.Errorf("after %s: %s: %v, mode %v", step, target, err, fi.Mode())
+		}
+	}
+	code, stdout, stderr := run("enroll", "--model", link, "--label", "carol", set)
+	if code != 0 {
+		t.Fatalf("enroll: exit %d\n%s", code, stderr)
+	}
+	links("enroll")
+	if !strings.Contains(stdout, target+": 4 gallery sets, 3 classes") {
+		t.Errorf("enroll does not name the file it wrote: %q", stdout)
+	}
+	if m, _, err := model.ReadFile(target); err != nil || len(m.Sets) != 4 {
+		t.Fatalf("the file the links lead to was not changed: %v", err)
+	}
+	if code, _, stderr := run("forget", "--model", link, "--label", "carol"); code != 0 {
+		t.Fatalf("forget: exit %d\n%s", code, stderr)
+	}
+	links("forget")
+	if m, _, err := model.ReadFile(target); err != nil || len(m.Sets) != 3 {
+		t.Fatalf("forget did not change the file the links lead to: %v", err)
+	}
+}
