@@ -63,7 +63,7 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		case nameErr != nil:
 			return nil, fmt.Errorf("enroll %s: the set name %q %v: give the set another name", s.Label, s.Name, nameErr)
 		case taken[key]:
-			return nil, fmt.Errorf("enroll: the gallery already has a set %q of class %q: choose another name", s.Name, s.Label)
+			return nil, fmt.Errorf("enroll: the gallery already has a set %q of class %q: choose another name (rename the set's file or folder, or give one set its name with setmatch enroll --name NAME)", s.Name, s.Label)
 		case given[key]:
 			return nil, fmt.Errorf("enroll: the set %q of class %q is given twice: give each set once, or each its own name", s.Name, s.Label)
 		case n < 2:

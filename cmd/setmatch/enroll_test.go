@@ -54,7 +54,7 @@ func TestEnrollCommand(t *testing.T) {
 		t.Fatalf("in place: exit %d: %s", code, stderr)
 	}
 	code, _, stderr = run("enroll", "--model", out, "--label", "bob", "--name", "b2", carol1)
-	if code != 1 || !strings.Contains(stderr, "already has a set") {
+	if code != 1 || !strings.Contains(stderr, `already has a set "b2" of class "bob": choose another name (rename the set's file or folder, or give one set its name with setmatch enroll --name NAME)`) {
 		t.Errorf("duplicate name: exit %d, %s", code, stderr)
 	}
 	if m, _, _ := model.ReadFile(out); len(m.Sets) != 6 {
