@@ -613,18 +613,33 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	if err != nil {
 		return nil, partialModel(err)
 	}
-	if err := checkLabels(cfg, m); err != nil {
-		return nil, err
-	}
 	if err := sameInputDim(old.model, m); err != nil {
 		return nil, err
 	}
 	// Keys that need a restart keep their values in use, so that what the
 	// Runner reports matches what it does.
 	live, warnings := cfg.ReloadOver(old.cfg)
-	if err := checkLabels(live, m); err != nil {
-		// The label pins in use are the old ones until a restart.
-		return nil, fmt.Errorf("%w: the label pins in use stay until setmatchd is restarted (systemctl restart setmatchd), so the new model must know their labels until then", err)
+	// A pin for a label the new model lacks (a person forgotten) no longer
+	// pulses: the model is taken all the same, so that a forget takes
+	// effect at once, and the pin is warned of. A start refuses such a pin
+	// (checkLabels), where it is most likely a typo.
+	if err := checkLabels(cfg, m); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			warnings = append(warnings, line+"; until then its pin does not pulse, and setmatchd refuses to start with it")
+		}
+	}
+	newPins := map[string]bool{}
+	for _, p := range cfg.GPIO.Pins() {
+		newPins[p.Key] = true
+	}
+	known := map[string]bool{}
+	for _, l := range m.Model.Labels() {
+		known[l] = true
+	}
+	for _, p := range live.GPIO.Pins() {
+		if p.Label != "" && !known[p.Label] && !newPins[p.Key] {
+			warnings = append(warnings, fmt.Sprintf("%s, in use until setmatchd is restarted: label %q is not in model %s, so its pin does not pulse", p.Key, p.Label, m.Path))
+		}
 	}
 	st, err := newState(live, m)
 	if err != nil {

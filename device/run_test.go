@@ -395,31 +395,56 @@ func TestRunnerPanicFailsBatch(t *testing.T) {
 	}
 }
 
-// TestReloadKeepsLabelPinsInUse: a reload cannot change the label pins
-// (they wait for a restart), so a new model must know the labels of the
-// pins in use, also where the new configuration drops a pin: else that
-// pin would stay driven for a label that can no longer match.
-func TestReloadKeepsLabelPinsInUse(t *testing.T) {
-	f := devicetest.NewFixture(t, "")
-	r, _ := startRunner(t, f, gpiotest.NewRecorder())
-	next, _, err := fixtureModel(t, f).WithoutSets(func(s model.Set) bool { return s.Label == "alice" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := model.WriteFile(f.Model, next); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(f.Config, []byte(strings.Replace(f.ConfigText(""), "alice = \"GPIO22\"\n", "", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.Reload(cfg); err == nil || !strings.Contains(err.Error(), "the label pins in use stay until setmatchd is restarted") {
-		t.Fatalf("reload to a model without the label of a pin in use: %v", err)
-	}
-	if !slices.Contains(r.Model().Model.Labels(), "alice") {
-		t.Error("the refused reload changed the model in use")
+// TestReloadForgetsPinnedLabel: a model from which a person with a label
+// pin was forgotten is taken by a reload, whether the new configuration
+// still names the pin or drops it (the pins in use stay until a
+// restart): the forgotten person is no longer named, the pin does not
+// pulse, and the reload warns of it. The reload refused such a model, so
+// that the daemon kept the old one, which still let the forgotten person
+// in, until a restart.
+func TestReloadForgetsPinnedLabel(t *testing.T) {
+	for _, dropPin := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pin kept", true: "pin dropped"}[dropPin], func(t *testing.T) {
+			f := devicetest.NewFixture(t, "")
+			rec := gpiotest.NewRecorder()
+			r, ch := startRunner(t, f, rec)
+			next1, _, err := fixtureModel(t, f).WithoutSets(func(s model.Set) bool { return s.Label == "alice" })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := model.WriteFile(f.Model, next1); err != nil {
+				t.Fatal(err)
+			}
+			text := f.ConfigText("")
+			if dropPin {
+				text = strings.Replace(text, "alice = \"GPIO22\"\n", "", 1)
+			}
+			if err := os.WriteFile(f.Config, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := config.Load(f.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			warnings, err := r.Reload(cfg)
+			if err != nil {
+				t.Fatalf("reload to a model without the label of a pin: %v", err)
+			}
+			if slices.Contains(r.Model().Model.Labels(), "alice") {
+				t.Fatal("the model in use still holds alice")
+			}
+			if w := strings.Join(warnings, "\n"); !strings.Contains(w, "gpio.label_pins.alice") || !strings.Contains(w, "its pin does not pulse") {
+				t.Errorf("warnings %q, want one of alice's pin", warnings)
+			}
+			rng := rand.New(rand.NewPCG(5, 6))
+			f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+			if got := next(t, ch); got.Decision == "alice" {
+				t.Errorf("alice named after she was forgotten: %+v", got)
+			}
+			time.Sleep(50 * time.Millisecond) // a pulse would have begun by now
+			if n := len(rec.Pulses("GPIO22", pgpio.High)); n != 0 {
+				t.Errorf("alice's pin pulsed %d times after she was forgotten", n)
+			}
+		})
 	}
 }
