@@ -550,9 +550,13 @@ func friendlyType(msg string) string {
 	return fmt.Sprintf("want %s, got %s", name(m[2]), name(m[1]))
 }
 
-// knownKeys holds every key path of Config, tables included.
-var knownKeys = func() map[string]bool {
-	k := make(map[string]bool)
+// knownKeys holds every key path of Config, tables included, and
+// tableKeys those that hold a table ("gpio", "gpio.label_pins").
+var knownKeys, tableKeys = configKeys()
+
+// configKeys walks Config's toml tags for knownKeys and tableKeys.
+func configKeys() (known, tables map[string]bool) {
+	known, tables = make(map[string]bool), make(map[string]bool)
 	var walk func(prefix string, t reflect.Type)
 	walk = func(prefix string, t reflect.Type) {
 		for i := range t.NumField() {
@@ -562,37 +566,18 @@ var knownKeys = func() map[string]bool {
 				continue
 			}
 			p := prefix + tag
-			k[p] = true
-			if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[Duration]() {
-				walk(p+".", f.Type)
+			known[p] = true
+			if isTable(f.Type) {
+				tables[p] = true
+				if f.Type.Kind() == reflect.Struct {
+					walk(p+".", f.Type)
+				}
 			}
 		}
 	}
 	walk("", reflect.TypeFor[Config]())
-	return k
-}()
-
-// tableKeys holds the key paths of Config that are tables ("gpio",
-// "gpio.label_pins").
-var tableKeys = func() map[string]bool {
-	k := make(map[string]bool)
-	var walk func(prefix string, t reflect.Type)
-	walk = func(prefix string, t reflect.Type) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := strings.Split(f.Tag.Get("toml"), ",")[0]
-			if tag == "" || tag == "-" || !isTable(f.Type) {
-				continue
-			}
-			k[prefix+tag] = true
-			if f.Type.Kind() == reflect.Struct {
-				walk(prefix+tag+".", f.Type)
-			}
-		}
-	}
-	walk("", reflect.TypeFor[Config]())
-	return k
-}()
+	return known, tables
+}
 
 // tableKey reports whether the known key k holds a table.
 func tableKey(k toml.Key) bool { return tableKeys[strings.Join(k, ".")] }
