@@ -282,7 +282,9 @@ func firstTwoAxes(_ []*mat.Dense, _ []int, _ match.Measure, _ method.LearnParams
 
 // TestEvaluateNamesTheSet: where GDA's or CDL's set kernel cannot be
 // computed on one set (×1e160), Evaluate's error names it by
-// Options.Names, as setmatch eval gives them, where it said "set 5".
+// Options.Names, as setmatch eval gives them, where it said "set 5"; so
+// does a KDE method's where a knnK bandwidth of one of its frames is NaN,
+// where it said "frame 50" (the frame's index in the pool).
 func TestEvaluateNamesTheSet(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	d := &Data{Classes: []string{"a", "b", "c"}}
@@ -307,6 +309,14 @@ func TestEvaluateNamesTheSet(t *testing.T) {
 		_, err := Evaluate(splits, 3, Options{Methods: []method.Name{m}, Grid: smallGrid(), Seed: 1, Workers: 1, Names: d.Names})
 		if want := "set " + d.Names[bad] + ": "; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want it to name the set (%q)", m, err, want)
+		}
+	}
+	g := smallGrid()
+	g.Bandwidths = []method.Bandwidth{{Mode: method.Adaptive, K: 3, Scale: 1}}
+	for _, m := range []method.Name{method.NNH, method.KFDAHG} {
+		_, err := Evaluate(splits, 3, Options{Methods: []method.Name{m}, Grid: g, Seed: 1, Workers: 1, Names: d.Names})
+		if want := "knn3*1: set " + d.Names[bad] + " frame 0: "; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "NaN") {
+			t.Errorf("%s, bandwidth knn3*1: error %v, want it to name the set and its frame (%q)", m, err, want)
 		}
 	}
 }

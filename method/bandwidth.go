@@ -387,7 +387,7 @@ func (p *Pool) coveredSets(hs [][]float64, cov [][]bool, pair func(i, j int) boo
 		if len(h) != n {
 			return nil, fmt.Errorf("%d bandwidths for %d frames", len(h), n)
 		}
-		if err := validBandwidths(h); err != nil {
+		if err := p.validBandwidths(h); err != nil {
 			return nil, err
 		}
 	}
@@ -568,11 +568,15 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 	return nil
 }
 
-// validBandwidths reports a bandwidth that is not a finite number > 0.
-func validBandwidths(h []float64) error {
+// validBandwidths reports a bandwidth of h (one per frame of the pool)
+// that is not a finite number > 0, naming its set (setName) and its frame
+// in the set.
+func (p *Pool) validBandwidths(h []float64) error {
 	for f, v := range h {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("frame %d: %w (got %v)", f, match.ErrBandwidth, v)
+			s, _ := slices.BinarySearch(p.off, f+1)
+			s--
+			return fmt.Errorf("set %s frame %d: %w (got %v)", p.setName(s), f-p.off[s], match.ErrBandwidth, v)
 		}
 	}
 	return nil

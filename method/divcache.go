@@ -113,7 +113,7 @@ func (p *Pool) prefetch(bws []Bandwidth, reqs []divRequest) {
 		s := sortedSets(r.sets)
 		for _, b := range bws {
 			h, err := p.FrameBandwidths(b, r.train)
-			if err != nil || validBandwidths(h) != nil {
+			if err != nil || p.validBandwidths(h) != nil {
 				continue
 			}
 			key := divKey(b, h)
