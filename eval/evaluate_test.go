@@ -286,21 +286,8 @@ func firstTwoAxes(_ []*mat.Dense, _ []int, _ match.Measure, _ method.LearnParams
 // does a KDE method's where a knnK bandwidth of one of its frames is NaN,
 // where it said "frame 50" (the frame's index in the pool).
 func TestEvaluateNamesTheSet(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	d := &Data{Classes: []string{"a", "b", "c"}}
-	for c := range 3 {
-		for s := range 3 {
-			x := mat.NewDense(10, 4, nil)
-			for i := range 10 {
-				for j := range 4 {
-					x.Set(i, j, float64(c)+rng.NormFloat64())
-				}
-			}
-			d.Sets, d.Labels, d.Names = append(d.Sets, x), append(d.Labels, c), append(d.Names, fmt.Sprintf("%s/s%d", d.Classes[c], s))
-		}
-	}
 	const bad = 5
-	d.Sets[bad].Scale(1e160, d.Sets[bad])
+	d := namedData(bad)
 	splits, err := Protocol{Kind: LeaveOneOut}.MakeSplits(d, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -317,6 +304,50 @@ func TestEvaluateNamesTheSet(t *testing.T) {
 		_, err := Evaluate(splits, 3, Options{Methods: []method.Name{m}, Grid: g, Seed: 1, Workers: 1, Names: d.Names})
 		if want := "knn3*1: set " + d.Names[bad] + " frame 0: "; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "NaN") {
 			t.Errorf("%s, bandwidth knn3*1: error %v, want it to name the set and its frame (%q)", m, err, want)
+		}
+	}
+}
+
+// namedData returns three classes (a, b, c) of three named sets ("a/s0"),
+// set bad's values ×1e160.
+func namedData(bad int) *Data {
+	rng := rand.New(rand.NewPCG(3, 4))
+	d := &Data{Classes: []string{"a", "b", "c"}}
+	for c := range 3 {
+		for s := range 3 {
+			x := mat.NewDense(10, 4, nil)
+			for i := range 10 {
+				for j := range 4 {
+					x.Set(i, j, float64(c)+rng.NormFloat64())
+				}
+			}
+			d.Sets, d.Labels, d.Names = append(d.Sets, x), append(d.Labels, c), append(d.Names, fmt.Sprintf("%s/s%d", d.Classes[c], s))
+		}
+	}
+	d.Sets[bad].Scale(1e160, d.Sets[bad])
+	return d
+}
+
+// TestEvaluateKFDANamesTheProbe: where a probe set's values are ×1e160,
+// its kernel values against the gallery are NaN, and a kFDA method's
+// error names the probe and the gallery set as class/set, where it said
+// "set 0: kernel Fisher discriminant: kernel value 0 is NaN" (their
+// indices among the split's probes and gallery sets).
+func TestEvaluateKFDANamesTheProbe(t *testing.T) {
+	d := namedData(0)
+	splits, err := Protocol{Kind: LeaveOneOut}.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := splits[0].Probe; len(p) == 0 || p[0] != 0 {
+		t.Fatalf("split 1's probes are %v, want set 0 first", p)
+	}
+	g := smallGrid()
+	g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 1}}
+	for _, m := range []method.Name{method.KFDAHG, method.KFDAJ} {
+		_, err := Evaluate(splits, 3, Options{Methods: []method.Name{m}, Grid: g, Seed: 1, Workers: 1, Names: d.Names})
+		if want := "set a/s0: kernel Fisher discriminant: its kernel value against set " + d.Names[splits[0].Gallery[0]] + " is NaN"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want it to name the probe and the gallery set (%q)", m, err, want)
 		}
 	}
 }

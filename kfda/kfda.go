@@ -310,13 +310,34 @@ func (f *KFDA) Transform(k mat.Matrix) (*mat.Dense, error) {
 	for i := range t {
 		mat.Row(kc.RawRowView(i), i, k)
 		if err := f.centre(kc.RawRowView(i)); err != nil {
-			return nil, fmt.Errorf("set %d: %w", i, err)
+			if e := (*KernelNaNError)(nil); errors.As(err, &e) {
+				e.Set = i
+			}
+			return nil, err
 		}
 	}
 	var z mat.Dense
 	z.Mul(kc, f.Alpha)
 	return &z, nil
 }
+
+// KernelNaNError reports a kernel value that is NaN once centred: that of
+// the set Set (a row of Transform's kernel; -1 for TransformRow's one set)
+// against the training set Train (a column), by their indices, so that a
+// caller that knows the sets' names can say which. It wraps ErrKFDA.
+type KernelNaNError struct {
+	Set, Train int
+}
+
+func (e *KernelNaNError) Error() string {
+	msg := fmt.Sprintf("%v: kernel value %d is NaN", ErrKFDA, e.Train)
+	if e.Set >= 0 {
+		msg = fmt.Sprintf("set %d: %s", e.Set, msg)
+	}
+	return msg
+}
+
+func (e *KernelNaNError) Unwrap() error { return ErrKFDA }
 
 // centre centres one row of kernel values (len m) in place with the
 // training means: k̃_j = k_j − mean(k) − ColMean_j + AllMean.
@@ -329,7 +350,7 @@ func (f *KFDA) centre(k []float64) error {
 	for j, v := range k {
 		c := v - rowMean - f.ColMean[j] + f.AllMean
 		if math.IsNaN(c) {
-			return fmt.Errorf("%w: kernel value %d is NaN", ErrKFDA, j)
+			return &KernelNaNError{Set: -1, Train: j}
 		}
 		k[j] = c
 	}

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -341,6 +342,9 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	k := c.matrix()
 	if len(t.Test) > 0 {
 		pred, _, err := kfdaPredict(k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil)
+		if e := (*kfda.KernelNaNError)(nil); errors.As(err, &e) && e.Set >= 0 && e.Set < len(t.Test) && e.Train >= 0 && e.Train < len(t.Train) {
+			err = fmt.Errorf("set %s: %w: its kernel value against set %s is NaN", t.Pool.setName(t.Test[e.Set]), kfda.ErrKFDA, t.Pool.setName(t.Train[e.Train]))
+		}
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
 		}
