@@ -496,11 +496,21 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *method.Fitted, work
 		// divergences it needs) and the caller turns into distances.
 		return m, nil, nil
 	}
-	div, err := match.DivergenceMatrix(proj, fit.H, fit.Divergence, workers)
+	div, err := divergenceMatrix(proj, fit.H, fit.Divergence, workers, func(i int) string { return labels[i] + "/" + names[i] })
 	if err != nil {
 		return nil, nil, err
 	}
 	return m, div, nil
+}
+
+// divergenceMatrix is match.DivergenceMatrix whose error of one set names
+// it as setName(i) ("class/set").
+func divergenceMatrix(y []*mat.Dense, h []float64, d match.Measure, workers int, setName func(i int) string) (*mat.SymDense, error) {
+	div, err := match.DivergenceMatrix(y, h, d, workers)
+	if se := (*match.SetError)(nil); errors.As(err, &se) && se.Set >= 0 && se.Set < len(y) {
+		return nil, fmt.Errorf("set %s: %w", setName(se.Set), se.Err)
+	}
+	return div, err
 }
 
 // buildLearned trains W with learn.Train at opt.Dim and deploys nearest
@@ -521,7 +531,7 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 		return nil, err
 	}
 	res := &Result{Trained: tr, FitSeconds: time.Since(t0).Seconds(), GalleryMeasure: tr.Divergence.String()}
-	if res.Gallery, err = match.DivergenceMatrix(tr.Projected, tr.Bandwidths, tr.Divergence, opt.Workers); err != nil {
+	if res.Gallery, err = divergenceMatrix(tr.Projected, tr.Bandwidths, tr.Divergence, opt.Workers, func(i int) string { return labels[i] + "/" + names[i] }); err != nil {
 		return nil, err
 	}
 	if res.Model, err = tr.Model(labels, names, math.Inf(1), opt.Meta); err != nil {

@@ -155,3 +155,26 @@ func TestSetKernelErrorsNameTheSet(t *testing.T) {
 		}
 	}
 }
+
+// TestDivergenceMatrixErrorsNameTheSet: train's error from the gallery's
+// divergence matrix names a set as class/set, where it said "set 0". One
+// set ×1.6e307 makes the mean frame overflow, so every centred set holds
+// NaN or Inf and the matrix's first set is the one named.
+func TestDivergenceMatrixErrorsNameTheSet(t *testing.T) {
+	all, labels, names := separated(5, 4, 1)
+	sets := append([]*mat.Dense(nil), all...)
+	sets[6] = scaled(all[6:7], 1.6e307)[0]
+	want := "set " + labels[0] + "/" + names[0] + ": "
+	for _, m := range []method.Name{method.NNH, method.NNJ} {
+		g := grid()
+		g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 1}}
+		opt := Options{Method: m, Grid: g, Seed: 3, Workers: 1}
+		if err := ParseThreshold("auto", &opt); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Build(sets, labels, names, opt)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "NaN or Inf") {
+			t.Errorf("%s, a set ×1.6e307: error %v, want it to name the set (%q)", m, err, want)
+		}
+	}
+}

@@ -287,7 +287,7 @@ func divergencesBy(m *model.Model, d match.Measure, workers int) (*mat.SymDense,
 	if pairsHook != nil {
 		pairsHook(len(m.Sets), len(m.Sets)*(len(m.Sets)-1)/2)
 	}
-	return match.DivergenceMatrix(m.Samples(), hs, d, workers)
+	return divergenceMatrix(m.Samples(), hs, d, workers, func(i int) string { return m.Sets[i].Label + "/" + m.Sets[i].Name })
 }
 
 // largestDistance returns the largest distance a kernel made of terms on

@@ -165,6 +165,9 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 		return nil, err
 	}
 	res.InitialDivergences, err = match.DivergenceMatrix(y, h, opt.Divergence, opt.Workers)
+	if se := (*match.SetError)(nil); errors.As(err, &se) {
+		return nil, &SetError{Set: se.Set, Err: se.Err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -10,11 +10,23 @@ import (
 	"setmatch/internal/par"
 )
 
+// SetError is the error of one of the sets given to DivergenceMatrix, by
+// its index, so that a caller that knows the sets' names can say which.
+type SetError struct {
+	Set int
+	Err error
+}
+
+func (e *SetError) Error() string { return fmt.Sprintf("set %d: %v", e.Set, e.Err) }
+
+func (e *SetError) Unwrap() error { return e.Err }
+
 // DivergenceMatrix returns the m×m symmetric matrix of the divergence meas
 // between the sets y_i (n_i×d, rows = frames) with bandwidths h_i, zero on
 // the diagonal. Each unordered pair is computed once, by the kernels of
 // Gallery, on workers goroutines (≤ 0 means GOMAXPROCS); the result does not
-// depend on the number of workers. The sets are not copied.
+// depend on the number of workers. The sets are not copied. The error of
+// one set is a *SetError.
 func DivergenceMatrix(y []*mat.Dense, h []float64, meas Measure, workers int) (*mat.SymDense, error) {
 	if len(y) == 0 {
 		return nil, errors.New("divergence matrix: no sets")
@@ -27,7 +39,7 @@ func DivergenceMatrix(y []*mat.Dense, h []float64, meas Measure, workers int) (*
 	for i, s := range y {
 		k, err := NewKDE(s, h[i])
 		if err != nil {
-			return nil, fmt.Errorf("set %d: %w", i, err)
+			return nil, &SetError{Set: i, Err: err}
 		}
 		if i > 0 && k.Dim() != kdes[0].Dim() {
 			return nil, fmt.Errorf("set %d: %w: %d, set 0 has %d", i, ErrDimMismatch, k.Dim(), kdes[0].Dim())
@@ -43,7 +55,7 @@ func DivergenceMatrix(y []*mat.Dense, h []float64, meas Measure, workers int) (*
 	maxStride := 0
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("set %d: %w", i, err)
+			return nil, &SetError{Set: i, Err: err}
 		}
 		maxStride = max(maxStride, queries[i].stride)
 	}
