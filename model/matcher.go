@@ -127,6 +127,10 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 			mtt := matcherTerm{weight: t.Weight}
 			if t.Kind().OnSets() {
 				g, err := t.Gallery(m.Samples(), workers)
+				if se := (*setkernel.SetError)(nil); errors.As(err, &se) && se.Set >= 0 && se.Set < len(m.Sets) {
+					s := m.Sets[se.Set]
+					return nil, fmt.Errorf("gallery set %s/%s: %w", s.Label, s.Name, se.Err)
+				}
 				if err != nil {
 					return nil, err
 				}

@@ -184,3 +184,23 @@ func TestSetKernelBandwidthOnlyRecorded(t *testing.T) {
 		t.Errorf("a model with KDEs, fixed bandwidth 3e200: error %v", err)
 	}
 }
+
+// TestSetKernelMatcherNamesTheSet: a model file (hand-made: a gallery set
+// ×1e160 after fitting) whose set kernel cannot be computed on one set is
+// read, and NewMatcher's error names the set by its label and name
+// (class/set), where it said "gallery set 4".
+func TestSetKernelMatcherNamesTheSet(t *testing.T) {
+	for _, kernel := range []string{string(method.KernelGDA), string(method.KernelCDL)} {
+		m := setKernelModel(t, kernel)
+		s := m.Sets[4]
+		s.Samples.Scale(1e160, s.Samples)
+		read, err := Decode(bytes.NewReader(mfEncode(t, m)))
+		if err != nil {
+			t.Fatalf("%s: reading the model: %v", kernel, err)
+		}
+		_, err = read.NewMatcher()
+		if want := "gallery set " + s.Label + "/" + s.Name + ": "; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("%s: error %v, want it to name the set (%q)", kernel, err, want)
+		}
+	}
+}
