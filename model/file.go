@@ -17,10 +17,20 @@ import (
 
 // WriteFile writes m to path atomically: to a temporary file in the same
 // directory, synced, then renamed over path, and the directory synced, so
-// that readers see the old or the new model, never a partial one.
+// that readers see the old or the new model, never a partial one. A path
+// that leads through symbolic links is written where they lead, and the
+// links stay.
 func WriteFile(path string, m *Model) error {
 	if err := m.Validate(); err != nil {
 		return err
+	}
+	// A path through symbolic links (model.smm -> current/model.smm,
+	// current -> releases/v2, as APPLIANCE lays a deployment out) is
+	// written where they lead: a rename over the link itself would put a
+	// plain file in its place, and swapping the link would no longer swap
+	// the model.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
 	}
 	// A new file is 0644; a replaced one keeps its mode, owner and group (as
 	// far as the writer may set them), so that replacing a deployed model, e.g.
