@@ -281,12 +281,7 @@ func TestCostKeepsProjection(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	const m, D, d = 6, 300, 4
 	sets := randomSets(rng, m, 20, 40, D)
-	for _, s := range sets {
-		n, _ := s.Dims()
-		for r := range n {
-			s.Set(r, 7, 0)
-		}
-	}
+	zeroFeature(sets, 7)
 	pairs := randomPairs(rng, m)
 	h := randomBandwidths(rng, m)
 	w1 := grassmanntest.RandomPoint(rng, D, d)
@@ -339,6 +334,17 @@ func TestCostKeepsProjection(t *testing.T) {
 	check("at another W", w2, h2)
 }
 
+// zeroFeature sets feature j of every frame of the sets to 0: a column
+// of X that the products skip.
+func zeroFeature(sets []*mat.Dense, j int) {
+	for _, s := range sets {
+		n, _ := s.Dims()
+		for r := range n {
+			s.Set(r, j, 0)
+		}
+	}
+}
+
 // TestCostGradientIsXtB: the gradient, made as BᵀX and transposed
 // (Eval), is XᵀB to the bit (gonum's product, as the gradient was made),
 // with D and the frames large enough for gonum to split both products
@@ -348,12 +354,7 @@ func TestCostGradientIsXtB(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	const m, D, d = 7, 300, 5
 	sets := randomSets(rng, m, 20, 70, D)
-	for _, s := range sets {
-		n, _ := s.Dims()
-		for r := range n {
-			s.Set(r, 3, 0)
-		}
-	}
+	zeroFeature(sets, 3)
 	var pairs []PairWeight
 	for _, p := range randomPairs(rng, m) {
 		if p.I != m-1 && p.J != m-1 {

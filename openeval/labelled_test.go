@@ -27,14 +27,7 @@ import (
 // set's threshold is its nearest class's, by the deciding member.
 func TestTest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, mt := goldenMatcher(t)
 	sets := []Labelled{
 		{Class: "zz", Name: "s0", Frames: testutil.RandSet(rng, 6, m.InputDim(), 0, 1)},
 		{Class: "a", Name: "s1", Frames: testutil.RandSet(rng, 6, m.InputDim(), 0, 1)},
@@ -93,6 +86,21 @@ func TestTest(t *testing.T) {
 	}
 }
 
+// goldenMatcher returns the golden model of format 7 (model/testdata) and
+// its matcher.
+func goldenMatcher(t *testing.T) (*model.Model, *model.Matcher) {
+	t.Helper()
+	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, mt
+}
+
 // TestWriteJSONNames: every name is written as JSON writes it (U+FFFD
 // for a bad byte), and a name that is not valid UTF-8 has its exact bytes
 // in base64 beside it (class_b64, set_b64), a valid one none; so names
@@ -103,14 +111,7 @@ func TestTest(t *testing.T) {
 // put one class's row in place of another's. The text table names every
 // class apart, Go-quoted where it is not valid UTF-8 or holds a backslash.
 func TestWriteJSONNames(t *testing.T) {
-	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, mt := goldenMatcher(t)
 	rng := rand.New(rand.NewPCG(9, 10))
 	set := func() *mat.Dense { return testutil.RandSet(rng, 6, m.InputDim(), 0, 1) }
 	classes := []string{`x\xff`, "x\xff", "x\xfe", "x\ufffd", "a"}
@@ -236,14 +237,7 @@ func TestWriteTableDecidedAs(t *testing.T) {
 // NaN, which encoding/json cannot write): Test refuses with ErrNoSets,
 // where it returned a report whose JSON failed to encode.
 func TestTestNoSets(t *testing.T) {
-	m, _, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, mt := goldenMatcher(t)
 	for _, sets := range [][]Labelled{nil, {}} {
 		r, err := Test(mt, sets)
 		if !errors.Is(err, ErrNoSets) || r != nil {
