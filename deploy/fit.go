@@ -11,7 +11,6 @@ import (
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
-	"setmatch/setkernel"
 )
 
 // FitKFDA fits a kernel Fisher discriminant on the gallery sets of m with
@@ -157,11 +156,7 @@ func GalleryKernel(m *model.Model, terms []model.Term, workers int) (*mat.SymDen
 // the median divergence between distinct gallery sets (of √H² for hl).
 func termMatrix(m *model.Model, t *model.Term, divs map[match.Measure]*mat.SymDense, rescale bool, workers int) (*mat.SymDense, error) {
 	if t.Kind().OnSets() {
-		g, err := t.Gallery(m.Samples(), workers)
-		if se := (*setkernel.SetError)(nil); errors.As(err, &se) && se.Set >= 0 && se.Set < len(m.Sets) {
-			s := m.Sets[se.Set]
-			return nil, fmt.Errorf("gallery set %s/%s: %w", s.Label, s.Name, se.Err)
-		}
+		g, err := m.TermGallery(*t, workers)
 		if err != nil {
 			return nil, err
 		}

@@ -126,11 +126,7 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 		for _, t := range k.Kernels() {
 			mtt := matcherTerm{weight: t.Weight}
 			if t.Kind().OnSets() {
-				g, err := t.Gallery(m.Samples(), workers)
-				if se := (*setkernel.SetError)(nil); errors.As(err, &se) && se.Set >= 0 && se.Set < len(m.Sets) {
-					s := m.Sets[se.Set]
-					return nil, fmt.Errorf("gallery set %s/%s: %w", s.Label, s.Name, se.Err)
-				}
+				g, err := m.TermGallery(t, workers)
 				if err != nil {
 					return nil, err
 				}

@@ -1,6 +1,9 @@
 package model
 
 import (
+	"errors"
+	"fmt"
+
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/method"
@@ -21,4 +24,16 @@ func (t Term) Gallery(sets []*mat.Dense, workers int) (*setkernel.Gallery, error
 		return setkernel.NewGDAGallery(t.P, sets, workers)
 	}
 	return setkernel.NewCDLGallery(t.Lambda, sets, workers)
+}
+
+// TermGallery returns the gallery form of the set kernel t on m's gallery
+// sets (Term.Gallery of m.Samples()); the error of one set names it by its
+// label and name ("gallery set b/4: …"), not its index.
+func (m *Model) TermGallery(t Term, workers int) (*setkernel.Gallery, error) {
+	g, err := t.Gallery(m.Samples(), workers)
+	if se := (*setkernel.SetError)(nil); errors.As(err, &se) && se.Set >= 0 && se.Set < len(m.Sets) {
+		s := m.Sets[se.Set]
+		return nil, fmt.Errorf("gallery set %s/%s: %w", s.Label, s.Name, se.Err)
+	}
+	return g, err
 }
