@@ -184,7 +184,7 @@ func WhyNoSpread(xs ...*mat.Dense) error {
 	largest := 0.0
 	same := true
 	for _, x := range xs {
-		same = same && SameFrames(x)
+		same = same && sameFrames(x)
 		largest = max(largest, mat.Norm(x, math.Inf(1)))
 	}
 	switch {
@@ -197,10 +197,10 @@ func WhyNoSpread(xs ...*mat.Dense) error {
 	}
 }
 
-// SameFrames reports whether every row of the n×d x equals the first: a
+// sameFrames reports whether every row of the n×d x equals the first: a
 // set with no spread to measure, as against one whose spread is too small
 // for float64 squares.
-func SameFrames(x *mat.Dense) bool {
+func sameFrames(x *mat.Dense) bool {
 	n, _ := x.Dims()
 	first := x.RawRowView(0)
 	for i := 1; i < n; i++ {
