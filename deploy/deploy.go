@@ -711,14 +711,3 @@ func rawFrames(f *method.Fitted) bool {
 func usesKDE(f *method.Fitted) bool {
 	return f.KFDA == nil || model.UsesDivergences(Terms(f))
 }
-
-// queryBandwidth returns the bandwidth f's query rule gives the set y (in
-// f's space), as a batch of it gets. Without a KDE (usesKDE), a fixed
-// rule's h is recorded and not used: it is returned as it is, of any
-// scale, as the model takes it (model.Model.SetBandwidth).
-func queryBandwidth(f *method.Fitted, y *mat.Dense) (float64, error) {
-	if f.Query.Kind == match.Fixed && !usesKDE(f) {
-		return f.Query.Fixed, nil
-	}
-	return f.Query.Bandwidth(y)
-}

@@ -349,7 +349,7 @@ func (r *Result) refit(sets []*mat.Dense, labels, names []string, opt Options) (
 		if err != nil {
 			return nil, nil, err
 		}
-		if f.H[i], err = queryBandwidth(&f, y[0]); err != nil {
+		if f.H[i], err = model.RuleBandwidth(f.Query, usesKDE(&f), y[0]); err != nil {
 			return nil, nil, fmt.Errorf("set %s/%s: %w", labels[i], names[i], err)
 		}
 	}

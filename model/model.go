@@ -422,13 +422,22 @@ func (m *Model) UsesKDE() bool {
 // the projected set y (n×d), as a batch of it gets. A model that builds no
 // KDE gives its fixed rule's h as it is, of any scale (UsesKDE).
 func (m *Model) SetBandwidth(y *mat.Dense) (float64, error) {
-	if r := m.QueryBandwidth; r.Kind == match.Fixed && !m.UsesKDE() {
+	return RuleBandwidth(m.QueryBandwidth, m.UsesKDE(), y)
+}
+
+// RuleBandwidth returns the bandwidth the query rule r gives the
+// projected set y (n×d) of a model that builds KDEs (kde) or not
+// (UsesKDE): without them a fixed rule's h is only recorded, and is
+// returned as it is, of any scale. SetBandwidth of a model, and of a
+// fitted method before its model is built (deploy).
+func RuleBandwidth(r match.BandwidthRule, kde bool, y *mat.Dense) (float64, error) {
+	if r.Kind == match.Fixed && !kde {
 		if err := validBandwidth(r.Fixed, false); err != nil {
 			return 0, err
 		}
 		return r.Fixed, nil
 	}
-	return m.QueryBandwidth.Bandwidth(y)
+	return r.Bandwidth(y)
 }
 
 // finiteMatrix reports the first NaN or Inf of x by row and column.
