@@ -186,15 +186,10 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 			stepLen = step
 		}
 		if opt.NoFinalGradient {
-			// The rules below, decided before the gradient: the cost at
+			// The stop rules (converged), decided before the gradient: the cost at
 			// wNew is the line search's c, the same evaluation.
-			why := ""
-			switch {
-			case math.Abs(cost-c) <= opt.CostRelTol*math.Max(math.Abs(cost), math.Abs(c)):
-				why = "relative cost change below tolerance"
-			case step <= opt.MinStep:
-				why = "step below minimum"
-			case iter >= opt.MaxIter:
+			why := opt.converged(cost, c, step)
+			if why == "" && iter >= opt.MaxIter {
 				why = "iteration limit"
 			}
 			if why != "" {
@@ -220,12 +215,8 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 		record(IterStats{Iteration: iter, Cost: cost, GradNorm: gn, Step: step,
 			Seconds: time.Since(t0).Seconds(), Evals: evals + 1, Restart: restart})
 
-		if math.Abs(prev-cost) <= opt.CostRelTol*math.Max(math.Abs(prev), math.Abs(cost)) {
-			stop = "relative cost change below tolerance"
-			break
-		}
-		if step <= opt.MinStep {
-			stop = "step below minimum"
+		if why := opt.converged(prev, cost, step); why != "" {
+			stop = why
 			break
 		}
 	}
@@ -234,6 +225,20 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 	}
 	res.W, res.Cost, res.GradNorm, res.Iterations, res.Stop = w, cost, gn, iter, stop
 	return res, nil
+}
+
+// converged returns why a run stops after an iteration that took the
+// cost from prev to cost by a step of length step (the cost's relative
+// change within CostRelTol, or the step within MinStep), "" where it goes
+// on.
+func (opt CGOptions) converged(prev, cost, step float64) string {
+	switch {
+	case math.Abs(prev-cost) <= opt.CostRelTol*math.Max(math.Abs(prev), math.Abs(cost)):
+		return "relative cost change below tolerance"
+	case step <= opt.MinStep:
+		return "step below minimum"
+	}
+	return ""
 }
 
 // backtrack tries the steps t, t·lsContraction, … (lsMaxBacktracks of
