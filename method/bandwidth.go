@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/finite"
 	"setmatch/internal/par"
 	"setmatch/match"
 )
@@ -91,7 +92,7 @@ func (p *Pool) FrameBandwidths(b Bandwidth, train []int) ([]float64, error) {
 		}
 	}
 	base := nnMedian(knn, frames)
-	if !(base > 0) || math.IsInf(base, 0) {
+	if !(base > 0) || !finite.Is(base) {
 		sets := make([]*mat.Dense, len(train))
 		for k, s := range train {
 			sets[k] = p.Sets[s]
@@ -573,7 +574,7 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 // in the set.
 func (p *Pool) validBandwidths(h []float64) error {
 	for f, v := range h {
-		if !(v > 0) || math.IsInf(v, 0) {
+		if !(v > 0) || !finite.Is(v) {
 			s, _ := slices.BinarySearch(p.off, f+1)
 			s--
 			return fmt.Errorf("set %s frame %d: %w (got %v)", p.setName(s), f-p.off[s], match.ErrBandwidth, v)
