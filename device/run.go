@@ -128,7 +128,7 @@ type Runner struct {
 	failed   atomic.Int64
 	// busy is the batch in hand (nil between batches): when it was
 	// taken, with its monotonic reading, so that a step of the wall clock
-	// (NTP setting a Pi's clock) adds nothing to Busy, and the time limit
+	// (NTP setting a Pi's clock) adds nothing to stalled's reading, and the time limit
 	// it is read and matched under.
 	busy atomic.Pointer[busyBatch]
 
@@ -449,21 +449,13 @@ func (r *Runner) firstUnclaimable(name string) bool {
 	return true
 }
 
-// busyBatch is the batch in hand, for Busy and stalled.
+// busyBatch is the batch in hand, for stalled: the daemon stops pinging the
+// systemd watchdog when it has been in hand for longer than its
+// daemon.batch_timeout and a watchdog interval, so that a wedged batch gets
+// the daemon restarted.
 type busyBatch struct {
 	since time.Time     // when it was taken
 	limit time.Duration // the daemon.batch_timeout it was taken under
-}
-
-// Busy returns how long the batch in hand has been read and matched so far,
-// or 0 between batches. The daemon stops pinging the systemd watchdog when it
-// exceeds its daemon.batch_timeout by a watchdog interval (stalled), so that
-// a wedged batch gets the daemon restarted.
-func (r *Runner) Busy() time.Duration {
-	if b := r.busy.Load(); b != nil {
-		return time.Since(b.since)
-	}
-	return 0
 }
 
 // appendDurably writes rec to the journal, retrying with backoff while the
