@@ -13,9 +13,9 @@ import (
 // far more than a password or a bundle of certificates.
 const MaxSecretBytes = 1 << 20
 
-// maxKeepAlive is the longest mqtt.keepalive: MQTT carries it in 16 bits
-// of seconds.
-const maxKeepAlive = 65535 * time.Second
+// MaxKeepAlive is the longest mqtt.keepalive, and the longest keepalive
+// device/mqtt sends: MQTT carries it in 16 bits of seconds.
+const MaxKeepAlive = 65535 * time.Second
 
 // MaxOutbox is the most decisions mqtt.outbox may hold in memory while
 // the broker is away: about 10 MiB of journal lines, and the ring of that
@@ -87,8 +87,8 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 	if m.Outbox < 1 || m.Outbox > MaxOutbox {
 		bad("mqtt.outbox", "must be from 1 to %d (each decision waiting takes about 1 KiB of memory; the journal keeps every one), got %d", MaxOutbox, m.Outbox)
 	}
-	if m.KeepAlive.Duration < time.Second || m.KeepAlive.Duration > maxKeepAlive {
-		bad("mqtt.keepalive", "must be from 1s to %v (MQTT counts it in 16 bits of seconds), got %q", maxKeepAlive, m.KeepAlive.String())
+	if m.KeepAlive.Duration < time.Second || m.KeepAlive.Duration > MaxKeepAlive {
+		bad("mqtt.keepalive", "must be from 1s to %v (MQTT counts it in 16 bits of seconds), got %q", MaxKeepAlive, m.KeepAlive.String())
 	}
 	if p := m.DiscoveryPrefix; p != "" && (strings.ContainsAny(p, "+#\x00") || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.HasPrefix(p, "$")) {
 		bad("mqtt.discovery_prefix", "must be a topic without wildcards (+, #), a leading $ or a leading or trailing /, such as \"homeassistant\", or \"\" for no discovery; got %q", p)

@@ -45,6 +45,8 @@ import (
 
 	paho "github.com/eclipse/paho.mqtt.golang"
 	"github.com/eclipse/paho.mqtt.golang/packets"
+
+	"setmatch/config"
 )
 
 const (
@@ -83,9 +85,6 @@ type Options struct {
 	// Logger receives connection events and errors (default slog.Default()).
 	Logger *slog.Logger
 }
-
-// MaxKeepAlive is the longest keepalive MQTT carries: 16 bits of seconds.
-const MaxKeepAlive = 65535 * time.Second
 
 // Publisher sends decisions to the broker. Its methods are safe for
 // concurrent use.
@@ -149,9 +148,9 @@ func New(o Options) (*Publisher, error) {
 		}
 	}
 	def(&o.KeepAlive, 30*time.Second)
-	if o.KeepAlive > MaxKeepAlive {
+	if o.KeepAlive > config.MaxKeepAlive {
 		// Paho would send it cut to 16 bits: 65536 s as 0, no keepalive.
-		return nil, fmt.Errorf("mqtt: keepalive %v is longer than MQTT's %v", o.KeepAlive, MaxKeepAlive)
+		return nil, fmt.Errorf("mqtt: keepalive %v is longer than MQTT's %v", o.KeepAlive, config.MaxKeepAlive)
 	}
 	def(&o.ConnectTimeout, 10*time.Second)
 	def(&o.MinBackoff, time.Second)
