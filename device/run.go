@@ -238,18 +238,34 @@ func signalOptions(cfg *config.Config) gpio.SignalOptions {
 // checkLabels refuses label pins for labels the model does not know: a typo
 // there would leave a pin silent for ever.
 func checkLabels(cfg *config.Config, m *Loaded) error {
+	var errs []error
+	for _, p := range unknownLabelPins(cfg.GPIO, m) {
+		errs = append(errs, labelPinError(cfg, m, p))
+	}
+	return errors.Join(errs...)
+}
+
+// unknownLabelPins returns the label pins of g whose label model m does not
+// have, sorted by label.
+func unknownLabelPins(g config.GPIO, m *Loaded) []config.Pin {
 	known := map[string]bool{}
 	for _, l := range m.Model.Labels() {
 		known[l] = true
 	}
-	var errs []error
-	for _, p := range cfg.GPIO.Pins() { // label pins sorted by label
+	var pins []config.Pin
+	for _, p := range g.Pins() {
 		if p.Label != "" && !known[p.Label] {
-			errs = append(errs, cfg.KeyError(p.Key, fmt.Errorf("label %q is not in model %s (its labels: %s): give one of them, or remove the key",
-				p.Label, m.Path, strings.Join(m.Model.Classes(), ", "))))
+			pins = append(pins, p)
 		}
 	}
-	return errors.Join(errs...)
+	return pins
+}
+
+// labelPinError is the error of cfg's label pin p, whose label model m does
+// not have.
+func labelPinError(cfg *config.Config, m *Loaded, p config.Pin) error {
+	return cfg.KeyError(p.Key, fmt.Errorf("label %q is not in model %s (its labels: %s): give one of them, or remove the key",
+		p.Label, m.Path, strings.Join(m.Model.Classes(), ", ")))
 }
 
 // Model returns the model in use.
@@ -614,22 +630,15 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	// A pin for a label the new model lacks (a person forgotten) no longer
 	// pulses: the model is taken all the same, so that a forget takes
 	// effect at once, and the pin is warned of. A start refuses such a pin
-	// (checkLabels), where it is most likely a typo.
-	if err := checkLabels(cfg, m); err != nil {
-		for _, line := range strings.Split(err.Error(), "\n") {
-			warnings = append(warnings, line+"; until then its pin does not pulse, and setmatchd refuses to start with it")
-		}
+	// (checkLabels), where it is most likely a typo. A label pin's key
+	// names its label: the same key in both is the same pin, warned of once.
+	warned := map[string]bool{}
+	for _, p := range unknownLabelPins(cfg.GPIO, m) {
+		warned[p.Key] = true
+		warnings = append(warnings, labelPinError(cfg, m, p).Error()+"; until then its pin does not pulse, and setmatchd refuses to start with it")
 	}
-	newPins := map[string]bool{}
-	for _, p := range cfg.GPIO.Pins() {
-		newPins[p.Key] = true
-	}
-	known := map[string]bool{}
-	for _, l := range m.Model.Labels() {
-		known[l] = true
-	}
-	for _, p := range live.GPIO.Pins() {
-		if p.Label != "" && !known[p.Label] && !newPins[p.Key] {
+	for _, p := range unknownLabelPins(live.GPIO, m) {
+		if !warned[p.Key] {
 			warnings = append(warnings, fmt.Sprintf("%s, in use until setmatchd is restarted: label %q is not in model %s, so its pin does not pulse", p.Key, p.Label, m.Path))
 		}
 	}

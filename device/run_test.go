@@ -435,6 +435,8 @@ func TestReloadForgetsPinnedLabel(t *testing.T) {
 			}
 			if w := strings.Join(warnings, "\n"); !strings.Contains(w, "gpio.label_pins.alice") || !strings.Contains(w, "its pin does not pulse") {
 				t.Errorf("warnings %q, want one of alice's pin", warnings)
+			} else if n := strings.Count(w, "gpio.label_pins.alice"); n != 1 {
+				t.Errorf("warnings %q name alice's pin %d times, want once", warnings, n)
 			}
 			rng := rand.New(rand.NewPCG(5, 6))
 			f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
