@@ -35,7 +35,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	queryFrames := fs.Int("query-frames", 100, "match: frames in the query set")
 	bw := fs.String("bandwidth", "", "KDE bandwidth: a number, or a rule (nn, scott, silverman, optionally *SCALE); default 1 for match, nn for train")
 	queries := fs.Int("queries", 30, "match: number of timed queries")
-	workers := fs.Int("workers", 0, "goroutines (0: one per CPU)")
+	workers := new(int)
+	workersVar(fs, workers, "goroutines `N` (0: one per CPU)")
 	seed := fs.Uint64("seed", 1, "random seed for the generated data")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	classes := fs.Int("classes", 47, "train: number of classes")
@@ -48,9 +49,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() != 0 {
 		return usagef("bench takes no arguments, got %q", fs.Args())
-	}
-	if *workers < 0 {
-		return usagef("--workers must be ≥ 0 (got %d)", *workers)
 	}
 	// A flag of the other mode would be ignored: say so instead.
 	modeOf := map[string]string{"gallery": "match", "dim": "match", "query-frames": "match", "queries": "match",

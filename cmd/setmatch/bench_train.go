@@ -36,7 +36,8 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 	probes := fs.Int("probe-sets", 1, "held-out sets per class `P` the model decides after training")
 	seed := fs.Int64("seed", 1, "seed `N` of the data")
 	timeout := fs.Duration("timeout", 0, "stop a training run after `T` (e.g. 30m) and report it as not finished; 0: no limit")
-	workers := fs.Int("workers", 0, "train's --workers `N` (0: one per CPU)")
+	workers := new(int)
+	workersVar(fs, workers, "train's --workers `N` (0: one per CPU)")
 	plotPath := fs.String("plot", "", "write training time and peak memory against the number of training sets to `FILE` (.png)")
 	keep := fs.String("keep", "", "keep the data, models and train's output in folder `DIR`, and every size's outcome as a line of DIR/runs.jsonl (default: a temporary folder, removed)")
 	from := fs.String("from", "", "train nothing: print and plot the outcomes recorded in `FILE` (a runs.jsonl of --keep, or the output of --json)")
@@ -86,8 +87,6 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 		return usagef("--probe-sets must be at least 1, got %d", *probes)
 	case *timeout < 0:
 		return usagef("--timeout must be ≥ 0 (0: no limit), got %v", *timeout)
-	case *workers < 0:
-		return usagef("--workers must be ≥ 0 (got %d)", *workers)
 	}
 	o := bench.SweepOptions{Sizes: szs, Kind: k, Probes: *probes, Workers: *workers, Seed: *seed, Timeout: *timeout, Keep: *keep}
 	if err := o.Check(); err != nil {

@@ -76,7 +76,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
 	fs.StringVar(&a.splitsOut, "splits-out", "", "also write the splits to `FILE` before evaluating, one line \"<split> <gallery|probe> <class>/<set>\" per set, as --protocol file=FILE reads them: to measure another tool on the same splits (a probe set whose class has no gallery set in its split is a stranger's)")
-	fs.IntVar(&a.workers, "workers", 0, "goroutines for decoding and all-pairs work (0 = GOMAXPROCS)")
+	workersVar(fs, &a.workers, "goroutines `N` for decoding and all-pairs work (0 = GOMAXPROCS)")
 	g, d := &a.grid, method.DefaultGridSpec()
 	fs.StringVar(&g.Bandwidths, "bandwidths", "", "KDE bandwidth grid, e.g. global*1,set*2,knn3*1 (default: the built-in grid)")
 	fs.StringVar(&g.Widths, "widths", d.Widths, "kernel width grid s")
@@ -134,9 +134,6 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if a.data == "" {
 		return usagef("--data is required")
-	}
-	if a.workers < 0 {
-		return usagef("--workers must be ≥ 0 (got %d)", a.workers)
 	}
 	if a.spectrum && (a.asJSON || a.jsonOut != "") {
 		return usagef("--spectrum prints a table of eigenvalues only: leave out --json and --json-out")

@@ -194,6 +194,29 @@ func (b *positiveBytes) Set(s string) error {
 	return nil
 }
 
+// workersVar defines --workers on fs into p: goroutines, a whole number
+// ≥ 0 (0: one per CPU), refused below 0 as the flag is parsed.
+func workersVar(fs *flag.FlagSet, p *int, usage string) {
+	fs.Var((*workers)(p), "workers", usage)
+}
+
+// workers is the value of --workers.
+type workers int
+
+func (w *workers) String() string { return strconv.Itoa(int(*w)) }
+
+func (w *workers) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a whole number of goroutines (0: one per CPU)", s)
+	case v < 0:
+		return fmt.Errorf("--workers must be ≥ 0 (got %d)", v)
+	}
+	*w = workers(v)
+	return nil
+}
+
 // parseFlags parses args with fs; a malformed flag is a usage error (exit 2),
 // said once (by dispatch) with where to find the flags, and -h prints the
 // usage and is not an error at all.

@@ -36,7 +36,8 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "", "labelled data set folder `DIR`, in a layout train reads: <class>/<set>.npy|.csv or <class>/<set>/<frames> (required)")
 	thrFlag := fs.String("threshold", "", "open-set threshold `X` instead of the model's, as setmatchd's decision.threshold (inf: closed set)")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
-	workers := fs.Int("workers", 0, "goroutines `N` per batch, as setmatchd's daemon.workers (0: one per CPU)")
+	workers := new(int)
+	workersVar(fs, workers, "goroutines `N` per batch, as setmatchd's daemon.workers (0: one per CPU)")
 	lim := limitsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -48,8 +49,6 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		return usagef("--data DIR is required")
 	case fs.NArg() != 0:
 		return usagef("unexpected argument %q: all settings are flags", fs.Arg(0))
-	case *workers < 0:
-		return usagef("--workers must be ≥ 0 (got %d)", *workers)
 	}
 	var override *float64
 	if t := strings.TrimSpace(*thrFlag); t != "" {

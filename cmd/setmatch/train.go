@@ -73,7 +73,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
 	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: auto:balanced (the default: calibrated on stand-in strangers, training classes left out in turn and scored by the method refitted without them; the threshold that best balances held-out known sets named right against stand-in strangers kept out, and for each class one that follows how widely its sets spread as far as the stand-ins show it pays), auto:far=P (on the same stand-ins, at most P% of them let in: a stricter door), none (a closed set: every set is named, strangers too), a number `X`, auto (a bound that 95% of known training sets stay below, from their within-class nearest-neighbour scores) or auto:P for P% instead")
 	fl.StringVar(&a.strangers, "strangers", "", "folder `DIR` of sets of people or objects the model must not know (visitors at a door; the layout of --data, classes the training data do not have): the threshold is calibrated on them too, each decided by the model trained, beside the stand-in strangers (--threshold auto:balanced or auto:far=P)")
-	fl.IntVar(&a.workers, "workers", 0, "goroutines `N` (0: one per CPU)")
+	workersVar(fl, &a.workers, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
 	a.limits = limitsFlag(fl)
@@ -182,8 +182,6 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		return trainOptions{}, usagef("--nu-w and --nu-b must be ≥ 0 (0 selects the default)")
 	case a.rounds < 1:
 		return trainOptions{}, usagef("--rounds must be at least 1 (got %d)", a.rounds)
-	case a.workers < 0:
-		return trainOptions{}, usagef("--workers must be ≥ 0 (got %d)", a.workers)
 	}
 	for name, v := range map[string]float64{"grad-tol": a.gradTol, "cost-tol": a.costTol, "min-step": a.minStep} {
 		if !(v > 0) || math.IsInf(v, 0) {
