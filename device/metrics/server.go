@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 )
 
 // Handler serves the metrics in the Prometheus exposition format.
@@ -55,7 +55,7 @@ func (m *Metrics) Serve(addr string, log *slog.Logger) (*Server, error) {
 	if host, _, err := net.SplitHostPort(addr); err == nil && !localAddress(host) {
 		log.Warn("metrics.listen is not an address of this machine (yet): the metrics are served once it is; check metrics.listen if it never comes", "listen", addr)
 	}
-	ln = limitListener(ln, MaxConns)
+	ln = netutil.LimitListener(ln, MaxConns)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	s := &Server{
@@ -117,50 +117,5 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.done
-	return err
-}
-
-// limited is a listener that holds at most cap(sem) connections open: Accept
-// waits for one to close before it takes the next from the kernel.
-type limited struct {
-	net.Listener
-	sem       chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-}
-
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &limited{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
-}
-
-func (l *limited) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
-}
-
-func (l *limited) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-// limitedConn gives its place back when closed.
-type limitedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
 	return err
 }
