@@ -216,18 +216,36 @@ func TestServeBoundsConnections(t *testing.T) {
 		// client that keeps it alive.
 		fmt.Fprintf(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
-	deadline := time.Now().Add(time.Second)
-	answered := func(c net.Conn) bool {
-		c.SetReadDeadline(deadline)
-		b := make([]byte, 9)
-		n, _ := io.ReadFull(c, b)
-		return n == len(b) && string(b) == "HTTP/1.1 " // 200, or 503 beyond the scrapes in flight
+	// Every connection is read at once. Those the server holds answer,
+	// however slow the machine; the others wait in the kernel's queue and
+	// cannot, while none closes. Once MaxConns have answered, a moment more
+	// lets any beyond the bound show.
+	answered := make(chan bool, clients)
+	for _, c := range conns {
+		go func() {
+			c.SetReadDeadline(time.Now().Add(15 * time.Second))
+			b := make([]byte, 9)
+			n, _ := io.ReadFull(c, b)
+			answered <- n == len(b) && string(b) == "HTTP/1.1 " // 200, or 503 beyond the scrapes in flight
+		}()
 	}
 	var n int
-	for _, c := range conns {
-		if answered(c) {
-			n++
+	var more <-chan time.Time
+count:
+	for range clients {
+		select {
+		case ok := <-answered:
+			if ok {
+				if n++; n == MaxConns {
+					more = time.After(300 * time.Millisecond)
+				}
+			}
+		case <-more:
+			break count
 		}
+	}
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now()) // the reads of those still queued end
 	}
 	if n != MaxConns {
 		t.Errorf("%d of %d connections answered at once, want %d", n, clients, MaxConns)
