@@ -655,8 +655,7 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 // one half written (cut short, empty, or not the bytes its checksum was
 // made of): read while it is written in place (cp, scp), or copied in part.
 func partialModel(err error) error {
-	if errors.Is(err, model.ErrTruncated) || errors.Is(err, model.ErrChecksum) ||
-		errors.Is(err, model.ErrNotModelFile) && strings.HasSuffix(err.Error(), "the file is empty") {
+	if errors.Is(err, model.ErrTruncated) || errors.Is(err, model.ErrChecksum) || errors.Is(err, model.ErrEmpty) {
 		return fmt.Errorf("%w: it was read while being written, or was copied in part; the daemon reads it again when it changes. Copy a model in under another name in the same folder and rename it over the model file (setmatch train --out, enroll and forget do so)", err)
 	}
 	return err

@@ -77,11 +77,14 @@ const timeLayout = time.RFC3339Nano
 // Errors wrapped by Decode and ReadFile, for errors.Is.
 var (
 	ErrNotModelFile = errors.New("not a setmatch model file")
-	ErrNewerFormat  = errors.New("model file written by a newer setmatch")
-	ErrChecksum     = errors.New("checksum mismatch: file is corrupt or truncated")
-	ErrTruncated    = errors.New("model file is truncated")
-	ErrMalformed    = errors.New("malformed model file")
-	ErrTooLarge     = errors.New("model file too large")
+	// ErrEmpty is an empty file's, as an ErrNotModelFile: most likely
+	// one read while it was being written in place.
+	ErrEmpty       = fmt.Errorf("%w: the file is empty", ErrNotModelFile)
+	ErrNewerFormat = errors.New("model file written by a newer setmatch")
+	ErrChecksum    = errors.New("checksum mismatch: file is corrupt or truncated")
+	ErrTruncated   = errors.New("model file is truncated")
+	ErrMalformed   = errors.New("malformed model file")
+	ErrTooLarge    = errors.New("model file too large")
 )
 
 // fileHeader is the JSON header. Numbers that may be infinite are written

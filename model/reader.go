@@ -160,7 +160,7 @@ func checkPrefix(b []byte) error {
 	}
 	if len(b) < 12 {
 		if len(b) == 0 {
-			return fmt.Errorf("%w: the file is empty", ErrNotModelFile)
+			return ErrEmpty
 		}
 		return fmt.Errorf("%w: %d bytes, too short for the format version", ErrTruncated, len(b))
 	}
