@@ -295,10 +295,14 @@ func (s *Spool) Claim(name string) (time.Time, error) {
 // messages that say a mode.
 func OctalMode(m fs.FileMode) uint32 {
 	o := uint32(m.Perm())
-	for bit, v := range map[fs.FileMode]uint32{fs.ModeSetuid: 0o4000, fs.ModeSetgid: 0o2000, fs.ModeSticky: 0o1000} {
-		if m&bit != 0 {
-			o |= v
-		}
+	if m&fs.ModeSetuid != 0 {
+		o |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		o |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		o |= 0o1000
 	}
 	return o
 }
