@@ -32,14 +32,8 @@ type Config struct {
 	// Files lists the files read, main file first (not a key).
 	Files []string `toml:"-"`
 
-	// places holds where the files set each key, by key path (KeyError).
-	places map[string]place
-}
-
-// place is where a file sets a key.
-type place struct {
-	file         string
-	line, column int
+	// sources holds where the files set each key, by key path (KeyError).
+	sources map[string]source
 }
 
 // KeyError returns err as the *Error of key, at the place of the file
@@ -48,9 +42,7 @@ type place struct {
 // a key no file sets.
 func (c *Config) KeyError(key string, err error) error {
 	e := &Error{Key: key, Err: err}
-	if p, ok := c.places[key]; ok {
-		e.File, e.Line, e.Column = p.file, p.line, p.column
-	}
+	locateIn(c.sources, e)
 	return e
 }
 

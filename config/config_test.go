@@ -39,7 +39,7 @@ func TestExampleEqualsDefault(t *testing.T) {
 	}
 	want := Default()
 	want.Files = []string{"setmatchd.example.toml"}
-	want.places = c.places // where the example sets each key
+	want.sources = c.sources // where the example sets each key
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("example config differs from Default():\n got %+v\nwant %+v", *c, want)
 	}
@@ -107,7 +107,7 @@ format = "json"
 	want.Decision.Threshold = &th
 	want.Daemon = Daemon{Workers: 3, BatchTimeout: Default().Daemon.BatchTimeout, StopGrace: Default().Daemon.StopGrace}
 	want.Log = Log{Level: "debug", Format: "json"}
-	want.places = c.places // where the file sets each key
+	want.sources = c.sources // where the file sets each key
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("got  %+v\nwant %+v", *c, want)
 	}

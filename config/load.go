@@ -126,18 +126,11 @@ func LoadFiles(main string, dropins ...string) (*Config, error) {
 	return l.result(), nil
 }
 
-// result returns the configuration the files made, with the place of
-// every key they set (Config.KeyError).
+// result returns the configuration the files made, with where they set
+// each key (Config.KeyError); none where they set none, as Default has.
 func (l *loader) result() *Config {
 	if len(l.source) > 0 {
-		l.cfg.places = make(map[string]place, len(l.source))
-	}
-	for k, s := range l.source {
-		p := place{file: s.file}
-		if at, ok := s.pos[k]; ok {
-			p.line, p.column = at.line, at.column
-		}
-		l.cfg.places[k] = p
+		l.cfg.sources = l.source
 	}
 	return &l.cfg
 }
@@ -152,6 +145,15 @@ type loader struct {
 type source struct {
 	file string
 	pos  map[string]position // where the file sets each key
+}
+
+// locateIn fills in the file, line and column where sources says e.Key
+// was last set, if a file set it.
+func locateIn(sources map[string]source, e *Error) {
+	if s, ok := sources[e.Key]; ok {
+		e.File = s.file
+		locate(e, s.pos)
+	}
 }
 
 func newLoader() *loader {

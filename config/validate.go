@@ -41,12 +41,7 @@ func (c *Config) Validate() error {
 
 // validate checks l.cfg and names the file and line that set each bad key.
 func (l *loader) validate() error {
-	return errors.Join(l.cfg.problems(func(e *Error) {
-		if s, ok := l.source[e.Key]; ok {
-			e.File = s.file
-			locate(e, s.pos)
-		}
-	}, func(key string) bool {
+	return errors.Join(l.cfg.problems(func(e *Error) { locateIn(l.source, e) }, func(key string) bool {
 		_, ok := l.source[key]
 		return ok
 	})...)
