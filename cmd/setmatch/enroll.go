@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,10 +127,8 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 // make a second class beside that one, most likely of the same person
 // (whose sets, batches and label pin would then be split between the two).
 func caseOnlyLabel(classes []string, label string) error {
-	for _, c := range classes {
-		if c == label {
-			return nil // an existing class: sets added to it
-		}
+	if slices.Contains(classes, label) {
+		return nil // an existing class: sets added to it
 	}
 	for _, c := range classes {
 		if strings.EqualFold(c, label) {
