@@ -350,6 +350,24 @@ func TestInstallMatchesPackage(t *testing.T) {
 // line.
 func maintScript(t *testing.T, script string, exits map[string]int, args ...string) ([]byte, error, string) {
 	t.Helper()
+	return maintScriptOn(t, script, host{}, exits, args...)
+}
+
+// host is what maintScriptOn makes the script see of the machine beyond
+// its stubs.
+type host struct {
+	// systemd makes the script find /run/systemd/system, as on a host
+	// booted with systemd: a copy of the script is run with that path
+	// pointing to a folder of the test's.
+	systemd bool
+	// dpkgRoot, when set, is passed as DPKG_ROOT (dpkg --root, an image
+	// being built).
+	dpkgRoot string
+}
+
+// maintScriptOn is maintScript on the host h.
+func maintScriptOn(t *testing.T, script string, h host, exits map[string]int, args ...string) ([]byte, error, string) {
+	t.Helper()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh")
@@ -364,6 +382,23 @@ func maintScript(t *testing.T, script string, exits map[string]int, args ...stri
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if h.systemd {
+		b, err := os.ReadFile(abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := filepath.Join(dir, "run", "systemd", "system")
+		if err := os.MkdirAll(run, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "/run/systemd/system") {
+			t.Fatalf("%s does not look for /run/systemd/system", script)
+		}
+		abs = filepath.Join(dir, script)
+		if err := os.WriteFile(abs, []byte(strings.ReplaceAll(string(b), "/run/systemd/system", run)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for tool, code := range exits {
 		stub := fmt.Sprintf("#!%s\necho \"%s $*\" >> '%s'\nexit %d\n", sh, tool, log, code)
 		if err := os.WriteFile(filepath.Join(bin, tool), []byte(stub), 0o755); err != nil {
@@ -372,6 +407,9 @@ func maintScript(t *testing.T, script string, exits map[string]int, args ...stri
 	}
 	cmd := exec.Command(sh, append([]string{abs}, args...)...)
 	cmd.Env = []string{"PATH=" + bin, "DPKG_MAINTSCRIPT_PACKAGE=setmatch", "DPKG_MAINTSCRIPT_NAME=" + strings.TrimSuffix(script, ".sh")}
+	if h.dpkgRoot != "" {
+		cmd.Env = append(cmd.Env, "DPKG_ROOT="+h.dpkgRoot)
+	}
 	cmd.Dir = dir
 	out, err := runTool(t, cmd)
 	calls, _ := os.ReadFile(log)
@@ -439,5 +477,52 @@ func TestMaintainerScriptsWithoutSystemd(t *testing.T) {
 	}
 	if out, err, _ := maintScript(t, "postinst.sh", map[string]int{"systemd-sysusers": 1}, "configure"); err == nil {
 		t.Errorf("postinst.sh configure succeeded although systemd-sysusers failed (the daemon's user is missing):\n%s", out)
+	}
+}
+
+// TestMaintainerScriptsUnderDPKGRoot runs each maintainer script with each
+// argument dpkg may pass it on a host running systemd, once as a plain
+// install and once with DPKG_ROOT set (an image built under a root folder
+// on that host): with DPKG_ROOT no script may call systemctl or
+// deb-systemd-invoke, which act on the running host's systemd, not on the
+// image. The plain runs check that the scripts do call them there, so that
+// the check above has something to find.
+func TestMaintainerScriptsUnderDPKGRoot(t *testing.T) {
+	stubs := map[string]int{
+		"systemd-sysusers": 0, "systemd-tmpfiles": 0, "udevadm": 0,
+		"deb-systemd-helper": 0, "deb-systemd-invoke": 0, "systemctl": 0,
+	}
+	hostTools := []string{"systemctl", "deb-systemd-invoke"}
+	for script, argss := range dpkgArgs {
+		for _, args := range argss {
+			out, err, calls := maintScriptOn(t, script, host{systemd: true, dpkgRoot: t.TempDir()}, stubs, args...)
+			if err != nil {
+				t.Errorf("%s %s under DPKG_ROOT: %v\n%s", script, strings.Join(args, " "), err, out)
+			}
+			for _, c := range strings.Split(calls, "\n") {
+				tool, _, _ := strings.Cut(c, " ")
+				if slices.Contains(hostTools, tool) {
+					t.Errorf("%s %s under DPKG_ROOT ran %q, which acts on the running host, not on the image", script, strings.Join(args, " "), c)
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		script string
+		args   []string
+		want   string
+	}{
+		{"postinst.sh", []string{"configure", "0.1.0"}, "systemctl --system daemon-reload"},
+		{"postinst.sh", []string{"configure", "0.1.0"}, "deb-systemd-invoke try-restart setmatchd.service"},
+		{"prerm.sh", []string{"remove"}, "deb-systemd-invoke stop setmatchd.service"},
+		{"postrm.sh", []string{"remove"}, "systemctl --system daemon-reload"},
+	} {
+		out, err, calls := maintScriptOn(t, c.script, host{systemd: true}, stubs, c.args...)
+		if err != nil {
+			t.Errorf("%s %s: %v\n%s", c.script, strings.Join(c.args, " "), err, out)
+		}
+		if !slices.Contains(strings.Split(calls, "\n"), c.want) {
+			t.Errorf("%s %s on a host running systemd did not run %q; it ran:\n%s", c.script, strings.Join(c.args, " "), c.want, calls)
+		}
 	}
 }

@@ -5,7 +5,9 @@
 # are left in place, also on purge: they hold data. As debhelper's
 # dh_installsystemd does it.
 set -e
-if [ -d /run/systemd/system ] && [ "$1" = remove ]; then
+# Not under DPKG_ROOT (an image being built): there systemctl would reload
+# the running host's systemd, not the image's.
+if [ -z "${DPKG_ROOT:-}" ] && [ "$1" = remove ] && [ -d /run/systemd/system ]; then
 	systemctl --system daemon-reload >/dev/null || true
 fi
 if [ "$1" = remove ]; then
