@@ -205,13 +205,15 @@ type workers int
 
 func (w *workers) String() string { return strconv.Itoa(int(*w)) }
 
+// Set parses s. Its errors name neither the flag nor the value: the flag
+// package says 'invalid value "s" for flag -workers: ' before them.
 func (w *workers) Set(s string) error {
 	v, err := strconv.Atoi(s)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%q is not a whole number of goroutines (0: one per CPU)", s)
+		return errors.New("not a whole number of goroutines (0: one per CPU)")
 	case v < 0:
-		return fmt.Errorf("--workers must be ≥ 0 (got %d)", v)
+		return errors.New("must be ≥ 0 (0: one per CPU)")
 	}
 	*w = workers(v)
 	return nil

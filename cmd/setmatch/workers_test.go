@@ -2,13 +2,16 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestNegativeWorkersRefused: --workers below 0 is a usage error in every
 // command that takes it, as train and test had it; eval, enroll, forget,
-// bench and bench train took it as 0 (one per CPU) without a word.
+// bench and bench train took it as 0 (one per CPU) without a word. The
+// message names the flag and the value once: the flag package already
+// says 'invalid value "-2" for flag -workers' before the bound.
 func TestNegativeWorkersRefused(t *testing.T) {
 	t.Setenv("SETMATCH_TEST_AS_MAIN", "1") // a child run of bench train is this binary as setmatch
 	dir := t.TempDir()
@@ -30,8 +33,17 @@ func TestNegativeWorkersRefused(t *testing.T) {
 		{[]string{"bench"}, []string{"--gallery", "2", "--frames", "2", "--query-frames", "2", "--queries", "1", "--dim", "1"}},
 		{[]string{"bench", "train"}, []string{"--sizes", "3x1x4x4"}},
 	} {
-		args := append(append(c.cmd, "--workers", "-2"), c.rest...)
-		benchRefused(t, "--workers must be ≥ 0 (got -2)", args...)
+		for _, v := range []struct{ value, want string }{
+			{"-2", `invalid value "-2" for flag -workers: must be ≥ 0 (0: one per CPU)`},
+			{"two", `invalid value "two" for flag -workers: not a whole number of goroutines (0: one per CPU)`},
+		} {
+			args := append(append(slices.Clone(c.cmd), "--workers", v.value), c.rest...)
+			benchRefused(t, v.want, args...)
+			_, _, errOut := runCmd(args...)
+			if strings.Count(errOut, v.value) != 1 || strings.Count(errOut, "workers") != 1 {
+				t.Errorf("%v: %q names the flag or the value more than once", args, errOut)
+			}
+		}
 	}
 }
 
