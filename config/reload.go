@@ -39,8 +39,7 @@ func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	if c.Journal != old.Journal {
 		restart = append(restart, "[journal] changed: restart setmatchd to apply")
 	}
-	if c.GPIO.Backend != old.GPIO.Backend || c.GPIO.Chip != old.GPIO.Chip ||
-		!samePins(c.GPIO, old.GPIO) || c.GPIO.ActiveLow != old.GPIO.ActiveLow {
+	if !c.GPIO.SameOutputs(old.GPIO) {
 		restart = append(restart, "[gpio] backend, chip, pins or active_low changed: restart setmatchd to apply")
 	}
 	if c.Log != old.Log {
@@ -74,6 +73,13 @@ func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 // keepDone reports whether handled batches are moved to done/ (spool.done is
 // not "delete").
 func keepDone(s Spool) bool { return s.Done != "delete" }
+
+// SameOutputs reports whether g and o drive the same lines the same way:
+// the same backend, chip, pins and active_low. A reload applies no change
+// to them; a restart does.
+func (g GPIO) SameOutputs(o GPIO) bool {
+	return g.Backend == o.Backend && g.Chip == o.Chip && samePins(g, o) && g.ActiveLow == o.ActiveLow
+}
 
 // samePins reports whether a and b drive the same lines: with backend
 // "none" no pin is driven, whatever the pin keys say.

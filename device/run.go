@@ -612,7 +612,8 @@ func (r *Runner) prune() {
 // Reload reads the model file cfg names (again, even if it is the file in
 // use), validates it, and only then swaps it in. On error the old configuration and model stay in use. Keys
 // that need a restart (spool, journal, GPIO backend and pins, log) are
-// reported in the returned warnings and otherwise ignored.
+// reported in the returned warnings and otherwise ignored; changed pins
+// are looked up, and a name that does not resolve is warned of too.
 func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	r.reloadMu.Lock()
 	defer r.reloadMu.Unlock()
@@ -627,6 +628,7 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	// Keys that need a restart keep their values in use, so that what the
 	// Runner reports matches what it does.
 	live, warnings := cfg.ReloadOver(old.cfg)
+	warnings = append(warnings, newPinWarnings(cfg.GPIO, old.cfg.GPIO)...)
 	// A pin for a label the new model lacks (a person forgotten) no longer
 	// pulses: the model is taken all the same, so that a forget takes
 	// effect at once, and the pin is warned of. A start refuses such a pin
@@ -649,6 +651,29 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	r.sig.SetPulse(live.GPIO.Pulse.Duration)
 	r.st.Store(st)
 	return warnings, nil
+}
+
+// newPinWarnings looks up the pins of g, a configuration read on reload,
+// when they differ from old, those in use. A reload keeps the pins in use
+// (ReloadOver warns that they need a restart), so a pin name that does
+// not resolve, or a chip that is not there, would only come out at that
+// restart, which refuses it: one warning for each, with what to do.
+func newPinWarnings(g, old config.GPIO) []string {
+	if g.SameOutputs(old) || g.Backend == "none" {
+		return nil
+	}
+	const then = " (a reload keeps the pins in use until a restart): correct it, and check with setmatchd -check before restarting"
+	find, err := gpio.Lookup(g.Backend, g.Chip)
+	if err != nil {
+		return []string{fmt.Sprintf("%v. setmatchd refuses to start with this [gpio] table%s", err, then)}
+	}
+	var warnings []string
+	for _, p := range g.Pins() {
+		if err := find(p.Name); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v. setmatchd refuses to start with this pin%s", p.Key, err, then))
+		}
+	}
+	return warnings
 }
 
 // partialModel adds what to do to the error of a model file that reads as

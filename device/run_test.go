@@ -450,3 +450,65 @@ func TestReloadForgetsPinnedLabel(t *testing.T) {
 		})
 	}
 }
+
+// TestReloadChecksNewPins: a reload that changes the pins keeps the ones
+// in use until a restart and says so, and it looks up each new pin name
+// as a start would, warning of one that does not resolve: the restart
+// would refuse it. A reload that leaves the pins alone looks nothing up.
+func TestReloadChecksNewPins(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	rec := gpiotest.NewRecorder()
+	r, _ := startRunner(t, f, rec)
+	reload := func(text string) []string {
+		t.Helper()
+		if err := os.WriteFile(f.Config, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := config.Load(f.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warnings, err := r.Reload(cfg)
+		if err != nil {
+			t.Fatalf("reload: %v", err)
+		}
+		return warnings
+	}
+	if w := reload(f.ConfigText("")); len(w) != 0 {
+		t.Errorf("a reload of the same configuration warned: %q", w)
+	}
+	// The log backend opens any name: only the restart is said.
+	w := reload(strings.Replace(f.ConfigText(""), `match_pin = "GPIO17"`, `match_pin = "GPIO5"`, 1))
+	if len(w) != 1 || !strings.Contains(w[0], "[gpio]") || !strings.Contains(w[0], "restart setmatchd to apply") {
+		t.Errorf("warnings %q, want one that the pins need a restart", w)
+	}
+	if got := r.Config().GPIO.MatchPin; got != "GPIO17" {
+		t.Errorf("match pin in use %q after the reload, want GPIO17 until a restart", got)
+	}
+	// periph looks the name up among the machine's lines (none here, and
+	// no machine has this one).
+	text := strings.Replace(f.ConfigText(""), `backend = "log"`, `backend = "periph"`, 1)
+	text = strings.Replace(text, `match_pin = "GPIO17"`, `match_pin = "SETMATCH_NO_SUCH_LINE"`, 1)
+	w = reload(text)
+	all := strings.Join(w, "\n")
+	if !strings.Contains(all, "restart setmatchd to apply") {
+		t.Errorf("warnings %q do not say that the pins need a restart", w)
+	}
+	i := slices.IndexFunc(w, func(s string) bool { return strings.Contains(s, "SETMATCH_NO_SUCH_LINE") })
+	if i < 0 {
+		t.Fatalf("warnings %q do not name the pin that does not resolve", w)
+	}
+	for _, want := range []string{"gpio.match_pin", "no line named", "gpioinfo", "refuses to start", "setmatchd -check"} {
+		if !strings.Contains(w[i], want) {
+			t.Errorf("warning %q does not say %q", w[i], want)
+		}
+	}
+	if got := r.Config().GPIO; got.Backend != "log" || got.MatchPin != "GPIO17" {
+		t.Errorf("gpio in use %+v after the reload, want the log backend and GPIO17 until a restart", got)
+	}
+	// A chip that is not there is said once, not for each pin.
+	w = reload(strings.Replace(text, "[gpio]\n", "[gpio]\nchip = \"gpiochip-nope\"\n", 1))
+	if len(w) != 2 || !strings.Contains(w[1], `no GPIO chip named "gpiochip-nope"`) || !strings.Contains(w[1], "refuses to start") {
+		t.Errorf("warnings %q, want the restart and the missing chip", w)
+	}
+}

@@ -24,6 +24,29 @@ func OpenDriver(backend, chip string, log *slog.Logger) (Driver, error) {
 	return nil, fmt.Errorf("gpio: unknown backend %q: use \"periph\", \"log\" or \"none\"", backend)
 }
 
+// Lookup returns a function that looks a line up by name as backend's
+// Open does (on chip, "" = any), and returns Open's error for a name that
+// does not resolve (a *MissingPinError). It takes no line and releases
+// none: lines a running Signaller holds through another Driver stay as
+// they are. The "log" and "none" backends find every name.
+func Lookup(backend, chip string) (func(name string) error, error) {
+	if backend != "periph" {
+		if _, err := OpenDriver(backend, chip, nil); err != nil {
+			return nil, err
+		}
+		return func(string) error { return nil }, nil
+	}
+	drv, err := openPeriph(chip)
+	if err != nil {
+		return nil, err
+	}
+	d := drv.(*periphDriver)
+	return func(name string) error {
+		_, err := d.find(name)
+		return err
+	}, nil
+}
+
 // logDriver logs every transition instead of driving hardware.
 type logDriver struct{ log *slog.Logger }
 

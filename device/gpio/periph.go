@@ -51,6 +51,18 @@ func findChip(name string) *gpioioctl.GPIOChip {
 }
 
 func (d *periphDriver) Open(name string) (Line, error) {
+	p, err := d.find(name)
+	if err != nil {
+		return nil, err
+	}
+	d.opened = append(d.opened, p)
+	return periphLine{p}, nil
+}
+
+// find looks the line called name up, on d's chip or on any, and leaves it
+// as it is: periph.io requests a line at its first Out, and releases it on
+// Close (Open records it for that).
+func (d *periphDriver) find(name string) (gpio.PinIO, error) {
 	var p gpio.PinIO
 	if d.chip != "" {
 		c := findChip(d.chip)
@@ -69,8 +81,7 @@ func (d *periphDriver) Open(name string) (Line, error) {
 	} else if p = gpioreg.ByName(name); p == nil {
 		return nil, &MissingPinError{Pin: name, Available: lineNames()}
 	}
-	d.opened = append(d.opened, p)
-	return periphLine{p}, nil
+	return p, nil
 }
 
 // Close releases the line requests. The kernel keeps or drops the last level

@@ -34,6 +34,35 @@ func TestPeriphMissingLine(t *testing.T) {
 	}
 }
 
+// TestLookup: Lookup finds names as the backend's Open does, a missing
+// line as a *MissingPinError, and refuses a chip or backend that is not
+// there as OpenDriver does.
+func TestLookup(t *testing.T) {
+	find, err := Lookup("periph", "")
+	if err != nil {
+		t.Fatalf("periph init: %v", err)
+	}
+	var mp *MissingPinError
+	if err := find("SETMATCH_NO_SUCH_LINE"); !errors.As(err, &mp) || mp.Pin != "SETMATCH_NO_SUCH_LINE" {
+		t.Errorf("got %v, want *MissingPinError", err)
+	}
+	for _, backend := range []string{"log", "none"} {
+		find, err := Lookup(backend, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := find("SETMATCH_NO_SUCH_LINE"); err != nil {
+			t.Errorf("backend %s: %v, want every name found", backend, err)
+		}
+	}
+	if _, err := Lookup("periph", "gpiochip-nope"); err == nil {
+		t.Error("a missing chip was accepted")
+	}
+	if _, err := Lookup("serial", ""); err == nil {
+		t.Error("an unknown backend was accepted")
+	}
+}
+
 // busyPin is a periph.io pin whose line another program holds: its first
 // Out fails as gpioioctl's does.
 type busyPin struct{ gpio.PinIO }
