@@ -482,6 +482,10 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *method.Fitted, work
 		mean = make([]float64, dim)
 	case mean == nil:
 		mean = stats.MeanFrame(sets...)
+		if i, j, v := stats.MeanOverflow(mean, sets...); i >= 0 {
+			return nil, nil, fmt.Errorf("set %s/%s: its values, up to %.3g in feature %d, are too large for the mean frame of the training sets, which the model subtracts from every frame: their sum over the frames overflows a float64 (%.3g at most); scale the features down, e.g. divide them by %.0e",
+				labels[i], names[i], math.Abs(v), j, math.MaxFloat64, math.Pow(10, math.Floor(math.Log10(math.Abs(v)))))
+		}
 	}
 	proj, err := method.ProjectSets(sets, w, mean) // nil w: centred, as the matcher does to a batch
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
 )
@@ -157,14 +158,33 @@ func TestSetKernelErrorsNameTheSet(t *testing.T) {
 }
 
 // TestDivergenceMatrixErrorsNameTheSet: train's error from the gallery's
-// divergence matrix names a set as class/set, where it said "set 0". One
-// set ×1.6e307 makes the mean frame overflow, so every centred set holds
-// NaN or Inf and the matrix's first set is the one named.
+// divergence matrix names a set as class/set, where it said "set 2".
 func TestDivergenceMatrixErrorsNameTheSet(t *testing.T) {
-	all, labels, names := separated(5, 4, 1)
+	all, labels, names := separated(2, 3, 1)
 	sets := append([]*mat.Dense(nil), all...)
-	sets[6] = scaled(all[6:7], 1.6e307)[0]
-	want := "set " + labels[0] + "/" + names[0] + ": "
+	sets[2] = mat.DenseCopyOf(all[2])
+	sets[2].Set(1, 0, math.NaN())
+	h := make([]float64, len(sets))
+	for i := range h {
+		h[i] = 1
+	}
+	_, err := divergenceMatrix(sets, h, match.Hellinger, 1, func(i int) string { return labels[i] + "/" + names[i] })
+	if want := "set " + labels[2] + "/" + names[2] + ": "; err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "NaN or Inf") {
+		t.Errorf("a set holding NaN: error %v, want it to name the set (%q)", err, want)
+	}
+}
+
+// TestMeanOverflowNamesTheSet: one set ×1.6e307 makes the sum of the
+// training sets' frames overflow, and so their mean frame, which the
+// nearest-neighbour model subtracts. Train names that set, with what to
+// do; it said "set c0/0-0: set contains NaN or Inf", every centred set
+// being NaN or Inf and the first one named.
+func TestMeanOverflowNamesTheSet(t *testing.T) {
+	all, labels, names := separated(5, 4, 1)
+	const bad = 6
+	sets := append([]*mat.Dense(nil), all...)
+	sets[bad] = scaled(all[bad:bad+1], 1.6e307)[0]
+	want := "set " + labels[bad] + "/" + names[bad] + ": "
 	for _, m := range []method.Name{method.NNH, method.NNJ} {
 		g := grid()
 		g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 1}}
@@ -173,8 +193,9 @@ func TestDivergenceMatrixErrorsNameTheSet(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := Build(sets, labels, names, opt)
-		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "NaN or Inf") {
-			t.Errorf("%s, a set ×1.6e307: error %v, want it to name the set (%q)", m, err, want)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "too large for the mean frame") ||
+			!strings.Contains(err.Error(), "scale the features down") {
+			t.Errorf("%s, set %d ×1.6e307: error %v, want it to name the set (%q) and say what to do", m, bad, err, want)
 		}
 	}
 }

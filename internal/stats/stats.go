@@ -76,6 +76,29 @@ func MeanFrame(sets ...*mat.Dense) []float64 {
 	return mean
 }
 
+// MeanOverflow returns, where mean (MeanFrame of the sets) holds a feature
+// that is not finite, its sum over the rows having overflowed a float64
+// (the rows' values are finite), the set that holds the largest |value| of
+// the first such feature, the feature, and that value: the set that took
+// the sum over, rather than the one at which it ran over. set is -1 when
+// every feature of mean is finite.
+func MeanOverflow(mean []float64, sets ...*mat.Dense) (set, feature int, value float64) {
+	feature = slices.IndexFunc(mean, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
+	if feature < 0 {
+		return -1, -1, 0
+	}
+	set = -1
+	for i, x := range sets {
+		r, _ := x.Dims()
+		for k := range r {
+			if v := x.At(k, feature); set < 0 || math.Abs(v) > math.Abs(value) {
+				set, value = i, v
+			}
+		}
+	}
+	return set, feature, value
+}
+
 // MedianOfMeans returns the median of the sets' mean frames, feature by
 // feature (len d; sets each n_i×d with n_i ≥ 1, at least one set): a
 // centre of the sets that a few sets far from the others do not move, as

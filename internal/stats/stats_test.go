@@ -63,6 +63,33 @@ func TestMeanFrame(t *testing.T) {
 	}
 }
 
+// TestMeanOverflow: where the sum of a feature over the rows overflows, the
+// set named is the one holding that feature's largest value, not the one
+// at which the sum ran over; a finite mean names none.
+func TestMeanOverflow(t *testing.T) {
+	small := mat.NewDense(2, 2, []float64{1, 2, 3, 4})
+	big := mat.NewDense(2, 2, []float64{1, 1.7e308, 1, 1.6e308})
+	one := mat.NewDense(1, 2, []float64{1, 1.7e308})
+	half := mat.NewDense(1, 2, []float64{1, 1e308})
+	if set, _, _ := MeanOverflow(MeanFrame(small, half), small, half); set != -1 {
+		t.Errorf("MeanOverflow of a mean that overflows nowhere named set %d", set)
+	}
+	for _, c := range []struct {
+		sets []*mat.Dense
+		want int
+	}{
+		{[]*mat.Dense{small, big, small}, 1},
+		{[]*mat.Dense{one, half}, 0}, // the sum runs over at half
+		{[]*mat.Dense{half, small, one}, 2},
+	} {
+		mean := MeanFrame(c.sets...)
+		set, feature, value := MeanOverflow(mean, c.sets...)
+		if set != c.want || feature != 1 || value != 1.7e308 {
+			t.Errorf("MeanOverflow = set %d, feature %d, value %v; want set %d, feature 1, 1.7e308", set, feature, value, c.want)
+		}
+	}
+}
+
 func TestCentred(t *testing.T) {
 	x := mat.NewDense(2, 2, []float64{1, 10, 3, 20})
 	c := Centred(x)
