@@ -360,6 +360,9 @@ type host struct {
 	// booted with systemd: a copy of the script is run with that path
 	// pointing to a folder of the test's.
 	systemd bool
+	// udev makes the script find /run/udev, as on a host running udev,
+	// the same way.
+	udev bool
 	// dpkgRoot, when set, is passed as DPKG_ROOT (dpkg --root, an image
 	// being built).
 	dpkgRoot string
@@ -382,20 +385,30 @@ func maintScriptOn(t *testing.T, script string, h host, exits map[string]int, ar
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if h.systemd {
+	if h.systemd || h.udev {
 		b, err := os.ReadFile(abs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		run := filepath.Join(dir, "run", "systemd", "system")
-		if err := os.MkdirAll(run, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(b), "/run/systemd/system") {
-			t.Fatalf("%s does not look for /run/systemd/system", script)
+		text := string(b)
+		for _, p := range []struct {
+			on   bool
+			path string
+		}{{h.systemd, "/run/systemd/system"}, {h.udev, "/run/udev"}} {
+			if !p.on {
+				continue
+			}
+			run := filepath.Join(dir, filepath.FromSlash(p.path))
+			if err := os.MkdirAll(run, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if p.path == "/run/systemd/system" && !strings.Contains(text, p.path) {
+				t.Fatalf("%s does not look for %s", script, p.path)
+			}
+			text = strings.ReplaceAll(text, p.path, run)
 		}
 		abs = filepath.Join(dir, script)
-		if err := os.WriteFile(abs, []byte(strings.ReplaceAll(string(b), "/run/systemd/system", run)), 0o755); err != nil {
+		if err := os.WriteFile(abs, []byte(text), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -483,19 +496,20 @@ func TestMaintainerScriptsWithoutSystemd(t *testing.T) {
 // TestMaintainerScriptsUnderDPKGRoot runs each maintainer script with each
 // argument dpkg may pass it on a host running systemd, once as a plain
 // install and once with DPKG_ROOT set (an image built under a root folder
-// on that host): with DPKG_ROOT no script may call systemctl or
-// deb-systemd-invoke, which act on the running host's systemd, not on the
-// image. The plain runs check that the scripts do call them there, so that
-// the check above has something to find.
+// on that host, which also runs udev): with DPKG_ROOT no script may call
+// systemctl, deb-systemd-invoke or udevadm, which act on the running
+// host's systemd and udev, not on the image. The plain runs check that the
+// scripts do call them there, so that the check above has something to
+// find.
 func TestMaintainerScriptsUnderDPKGRoot(t *testing.T) {
 	stubs := map[string]int{
 		"systemd-sysusers": 0, "systemd-tmpfiles": 0, "udevadm": 0,
 		"deb-systemd-helper": 0, "deb-systemd-invoke": 0, "systemctl": 0,
 	}
-	hostTools := []string{"systemctl", "deb-systemd-invoke"}
+	hostTools := []string{"systemctl", "deb-systemd-invoke", "udevadm"}
 	for script, argss := range dpkgArgs {
 		for _, args := range argss {
-			out, err, calls := maintScriptOn(t, script, host{systemd: true, dpkgRoot: t.TempDir()}, stubs, args...)
+			out, err, calls := maintScriptOn(t, script, host{systemd: true, udev: true, dpkgRoot: t.TempDir()}, stubs, args...)
 			if err != nil {
 				t.Errorf("%s %s under DPKG_ROOT: %v\n%s", script, strings.Join(args, " "), err, out)
 			}
@@ -516,8 +530,10 @@ func TestMaintainerScriptsUnderDPKGRoot(t *testing.T) {
 		{"postinst.sh", []string{"configure", "0.1.0"}, "deb-systemd-invoke try-restart setmatchd.service"},
 		{"prerm.sh", []string{"remove"}, "deb-systemd-invoke stop setmatchd.service"},
 		{"postrm.sh", []string{"remove"}, "systemctl --system daemon-reload"},
+		{"postinst.sh", []string{"configure"}, "udevadm control --reload-rules"},
+		{"postinst.sh", []string{"configure"}, "udevadm trigger --subsystem-match=gpio --action=change"},
 	} {
-		out, err, calls := maintScriptOn(t, c.script, host{systemd: true}, stubs, c.args...)
+		out, err, calls := maintScriptOn(t, c.script, host{systemd: true, udev: true}, stubs, c.args...)
 		if err != nil {
 			t.Errorf("%s %s: %v\n%s", c.script, strings.Join(c.args, " "), err, out)
 		}

@@ -25,7 +25,10 @@ if command -v systemd-tmpfiles >/dev/null 2>&1; then
 	systemd-tmpfiles ${DPKG_ROOT:+--root="$DPKG_ROOT"} --create setmatch.conf ||
 		echo "setmatch: systemd-tmpfiles could not create the spool and state directories; systemd creates them at the next boot (or run: systemd-tmpfiles --create setmatch.conf)" >&2
 fi
-if [ -d /run/udev ] && command -v udevadm >/dev/null 2>&1; then
+# Under DPKG_ROOT (an image being built) udevadm would reload and trigger
+# the running host's udev, not the image's: the image's udev reads the rules
+# at its boot.
+if [ -z "${DPKG_ROOT:-}" ] && [ -d /run/udev ] && command -v udevadm >/dev/null 2>&1; then
 	udevadm control --reload-rules || true
 	udevadm trigger --subsystem-match=gpio --action=change || true
 fi
