@@ -157,6 +157,9 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	if err := checkSpreadExponents(opt.SpreadExponents); err != nil {
 		return nil, err
 	}
+	if err := checkSum(sets, labels, names); err != nil {
+		return nil, err
+	}
 	if opt.Method == Learned {
 		return buildLearned(sets, labels, names, opt)
 	}
@@ -469,6 +472,31 @@ func selection(f *method.Fitted, sel *method.Selection) model.Selection {
 	return s
 }
 
+// checkSum refuses training sets whose sum over the frames overflows a
+// float64 in a feature, naming the set that holds the largest |value| of
+// the first such feature (stats.MeanOverflow): every method takes the
+// mean frame of the training sets, or of a fold's (a PCA, a Fisher
+// discriminant, the centre of the nearest-neighbour models), and would
+// fail later with an error that names no set, or none rightly. Sets
+// that are empty, of another width than the first or hold a NaN or Inf
+// are left to the checks that follow, which name them for that.
+func checkSum(sets []*mat.Dense, labels, names []string) error {
+	for _, x := range sets {
+		if x == nil || x.IsEmpty() {
+			return nil
+		}
+		if _, c := x.Dims(); c != sets[0].RawMatrix().Cols {
+			return nil
+		}
+	}
+	i, j, v := stats.MeanOverflow(stats.MeanFrame(sets...), sets...)
+	if i < 0 {
+		return nil
+	}
+	return fmt.Errorf("set %s/%s: its values, up to %.3g in feature %d, are too large for the mean frame of the training sets: their sum over the frames overflows a float64 (%.3g at most); scale the features down, e.g. divide them by %.0e",
+		labels[i], names[i], math.Abs(v), j, math.MaxFloat64, math.Pow(10, math.Floor(math.Log10(math.Abs(v)))))
+}
+
 // nnModel returns the nearest-neighbour model of fit: the training sets
 // projected by fit's W (the identity in the full space, with the mean
 // frame subtracted; with a set kernel the raw frames, as GDA's uncentred
@@ -481,11 +509,7 @@ func nnModel(sets []*mat.Dense, labels, names []string, fit *method.Fitted, work
 	case rawFrames(fit):
 		mean = make([]float64, dim)
 	case mean == nil:
-		mean = stats.MeanFrame(sets...)
-		if i, j, v := stats.MeanOverflow(mean, sets...); i >= 0 {
-			return nil, nil, fmt.Errorf("set %s/%s: its values, up to %.3g in feature %d, are too large for the mean frame of the training sets, which the model subtracts from every frame: their sum over the frames overflows a float64 (%.3g at most); scale the features down, e.g. divide them by %.0e",
-				labels[i], names[i], math.Abs(v), j, math.MaxFloat64, math.Pow(10, math.Floor(math.Log10(math.Abs(v)))))
-		}
+		mean = stats.MeanFrame(sets...) // finite: Build checked its sum (checkSum)
 	}
 	proj, err := method.ProjectSets(sets, w, mean) // nil w: centred, as the matcher does to a batch
 	if err != nil {

@@ -176,19 +176,22 @@ func TestDivergenceMatrixErrorsNameTheSet(t *testing.T) {
 
 // TestMeanOverflowNamesTheSet: one set ×1.6e307 makes the sum of the
 // training sets' frames overflow, and so their mean frame, which the
-// nearest-neighbour model subtracts. Train names that set, with what to
-// do; it said "set c0/0-0: set contains NaN or Inf", every centred set
-// being NaN or Inf and the first one named.
+// PCA and Fisher steps of the projections take, and kFDA's and the set
+// kernels' paths run into too. Train refuses it before any method runs,
+// naming that set, with what to do, for every method; the projections
+// said "eigenvalues … did not converge" and kfda-hg that its scatter was
+// not positive definite, naming no set. A NaN is not taken for an
+// overflow.
 func TestMeanOverflowNamesTheSet(t *testing.T) {
 	all, labels, names := separated(5, 4, 1)
 	const bad = 6
 	sets := append([]*mat.Dense(nil), all...)
 	sets[bad] = scaled(all[bad:bad+1], 1.6e307)[0]
 	want := "set " + labels[bad] + "/" + names[bad] + ": "
-	for _, m := range []method.Name{method.NNH, method.NNJ} {
+	for _, m := range []method.Name{method.NNH, method.NNJ, method.NNHDR, method.NNJDR, method.NNHLDA, Learned, method.KFDAHG, method.GDA, method.KFDAMix, method.Auto} {
 		g := grid()
 		g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 1}}
-		opt := Options{Method: m, Grid: g, Seed: 3, Workers: 1}
+		opt := Options{Method: m, Grid: g, Seed: 3, Workers: 1, Dim: 2}
 		if err := ParseThreshold("auto", &opt); err != nil {
 			t.Fatal(err)
 		}
@@ -197,5 +200,15 @@ func TestMeanOverflowNamesTheSet(t *testing.T) {
 			!strings.Contains(err.Error(), "scale the features down") {
 			t.Errorf("%s, set %d ×1.6e307: error %v, want it to name the set (%q) and say what to do", m, bad, err, want)
 		}
+	}
+	// A NaN is no overflow: the check of the values names it.
+	sets[bad] = mat.DenseCopyOf(all[bad])
+	sets[bad].Set(0, 0, math.NaN())
+	opt := Options{Method: method.NNHLDA, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("auto", &opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(sets, labels, names, opt); err == nil || strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "NaN") {
+		t.Errorf("set %d holding a NaN: error %v, want one that says it holds a NaN", bad, err)
 	}
 }

@@ -81,9 +81,12 @@ func MeanFrame(sets ...*mat.Dense) []float64 {
 // (the rows' values are finite), the set that holds the largest |value| of
 // the first such feature, the feature, and that value: the set that took
 // the sum over, rather than the one at which it ran over. set is -1 when
-// every feature of mean is finite.
+// every feature of mean is finite, and when a value of that feature is
+// not (NaN or ±Inf in the rows is no overflow: the checks of the values
+// report it).
 func MeanOverflow(mean []float64, sets ...*mat.Dense) (set, feature int, value float64) {
-	feature = slices.IndexFunc(mean, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
+	notFinite := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
+	feature = slices.IndexFunc(mean, notFinite)
 	if feature < 0 {
 		return -1, -1, 0
 	}
@@ -91,7 +94,11 @@ func MeanOverflow(mean []float64, sets ...*mat.Dense) (set, feature int, value f
 	for i, x := range sets {
 		r, _ := x.Dims()
 		for k := range r {
-			if v := x.At(k, feature); set < 0 || math.Abs(v) > math.Abs(value) {
+			v := x.At(k, feature)
+			if notFinite(v) {
+				return -1, -1, 0
+			}
+			if set < 0 || math.Abs(v) > math.Abs(value) {
 				set, value = i, v
 			}
 		}

@@ -74,6 +74,10 @@ func TestMeanOverflow(t *testing.T) {
 	if set, _, _ := MeanOverflow(MeanFrame(small, half), small, half); set != -1 {
 		t.Errorf("MeanOverflow of a mean that overflows nowhere named set %d", set)
 	}
+	nan := mat.NewDense(1, 2, []float64{1, math.NaN()})
+	if set, _, _ := MeanOverflow(MeanFrame(big, nan), big, nan); set != -1 {
+		t.Errorf("MeanOverflow of a mean that is NaN by a NaN of the rows named set %d, want none (no overflow)", set)
+	}
 	for _, c := range []struct {
 		sets []*mat.Dense
 		want int
