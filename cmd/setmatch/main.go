@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -185,10 +186,17 @@ type positiveBytes int64
 
 func (b *positiveBytes) String() string { return strconv.FormatInt(int64(*b), 10) }
 
+// Set parses s. Its errors name neither the flag nor the value: the flag
+// package says 'invalid value "s" for flag -max-bytes: ' before them.
 func (b *positiveBytes) Set(s string) error {
 	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || v < 1 {
-		return fmt.Errorf("%q is not a whole number of bytes > 0", s)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return fmt.Errorf("out of range: a size in bytes is at most %d", int64(math.MaxInt64))
+	case err != nil:
+		return errors.New("not a whole number of bytes")
+	case v < 1:
+		return errors.New("must be > 0 (a size in bytes)")
 	}
 	*b = positiveBytes(v)
 	return nil

@@ -112,12 +112,30 @@ func TestFlagErrorSaidOnce(t *testing.T) {
 }
 
 // TestMaxBytesPositive: --max-bytes is a size > 0; anything else is a
-// usage error that says so.
+// usage error that says so, in every command that takes the flag, naming
+// the flag and the value once: the flag package already says 'invalid
+// value "0" for flag -max-bytes' before the reason.
 func TestMaxBytesPositive(t *testing.T) {
-	for _, v := range []string{"-1", "0", "x"} {
-		var stdout, stderr bytes.Buffer
-		if code := dispatch([]string{"div", "--max-bytes", v, "a.npy", "b.npy"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "is not a whole number of bytes > 0") {
-			t.Errorf("--max-bytes %s: exit %d, %s", v, code, stderr.String())
+	for _, cmd := range [][]string{
+		{"div"}, {"test", "--model", "m.smm", "--data", "d"}, {"train", "--data", "d", "--out", "m.smm"},
+		{"enroll", "--model", "m.smm", "--out", "e.smm", "--label", "new"}, {"forget", "--model", "m.smm", "--out", "f.smm", "--label", "c00"},
+	} {
+		for _, c := range []struct{ value, want string }{
+			{"-1", `invalid value "-1" for flag -max-bytes: must be > 0 (a size in bytes)`},
+			{"0", `invalid value "0" for flag -max-bytes: must be > 0 (a size in bytes)`},
+			{"x", `invalid value "x" for flag -max-bytes: not a whole number of bytes`},
+			{"1e99", `invalid value "1e99" for flag -max-bytes: not a whole number of bytes`},
+			{"99999999999999999999", `invalid value "99999999999999999999" for flag -max-bytes: out of range: a size in bytes is at most 9223372036854775807`},
+		} {
+			args := append(append([]string{cmd[0], "--max-bytes", c.value}, cmd[1:]...), "a.npy", "b.npy")
+			var stdout, stderr bytes.Buffer
+			code := dispatch(args, &stdout, &stderr)
+			if code != 2 || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", args, code, stderr.String(), c.want)
+			}
+			if strings.Count(stderr.String(), `"`+c.value+`"`) != 1 || strings.Count(stderr.String(), "max-bytes") != 1 {
+				t.Errorf("%v: %q names the flag or the value more than once", args, stderr.String())
+			}
 		}
 	}
 }
