@@ -476,8 +476,8 @@ func selection(f *method.Fitted, sel *method.Selection) model.Selection {
 // float64 in a feature, naming the set that holds the largest |value| of
 // the first such feature (stats.MeanOverflow): every method takes the
 // mean frame of the training sets, or of a fold's (a PCA, a Fisher
-// discriminant, the centre of the nearest-neighbour models), and would
-// fail later with an error that names no set, or none rightly. Sets
+// discriminant), or sums their frames' squares, and would fail later with
+// an error that names no set, or none rightly. Sets
 // that are empty, of another width than the first or hold a NaN or Inf
 // are left to the checks that follow, which name them for that.
 func checkSum(sets []*mat.Dense, labels, names []string) error {
@@ -498,18 +498,28 @@ func checkSum(sets []*mat.Dense, labels, names []string) error {
 }
 
 // nnModel returns the nearest-neighbour model of fit: the training sets
-// projected by fit's W (the identity in the full space, with the mean
-// frame subtracted; with a set kernel the raw frames, as GDA's uncentred
-// subspaces were chosen on them) with their bandwidths, and the gallery's
-// divergence matrix for nearest neighbour (nil for kFDA).
+// less the model's mean, projected by fit's W (the identity in the full
+// space), with their bandwidths, and the gallery's divergence matrix for
+// nearest neighbour (nil for kFDA). The mean is the centre the method
+// engine's pool takes its frame distances from (stats.MedianOfMeans of
+// the training sets), or with a set kernel zero: the raw frames, as GDA's
+// uncentred subspaces were chosen on them.
+//
+// The divergences do not depend on the centre, but the frame distances
+// keep only the digits the frames' norms leave: the median of the sets'
+// mean frames is one that a few sets far from the others (1e8 on a
+// feature) do not move, where the mean frame of every training frame
+// would put the other sets' frames that far from 0 too. For a projection
+// W (the -dr methods, nn-h-lda) the centre is only an offset: W was found
+// on the frames less their mean (a PCA's, a Fisher discriminant's), and
+// (x − centre)·W differs from (x − mean)·W by one vector, which no
+// divergence or bandwidth rule sees.
 func nnModel(sets []*mat.Dense, labels, names []string, fit *method.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
-	w, mean := fit.W, fit.Mean
-	_, dim := sets[0].Dims()
-	switch {
-	case rawFrames(fit):
+	w := fit.W
+	mean := stats.MedianOfMeans(sets...)
+	if rawFrames(fit) {
+		_, dim := sets[0].Dims()
 		mean = make([]float64, dim)
-	case mean == nil:
-		mean = stats.MeanFrame(sets...) // finite: Build checked its sum (checkSum)
 	}
 	proj, err := method.ProjectSets(sets, w, mean) // nil w: centred, as the matcher does to a batch
 	if err != nil {
@@ -556,6 +566,12 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 		return nil, fmt.Errorf("set %s/%s: %w", labels[se.Set], names[se.Set], se.Err)
 	}
 	if err != nil {
+		return nil, err
+	}
+	// The model's centre is the one every model of Build has (nnModel),
+	// not the mean W was learned on: only an offset in the learned space.
+	tr.Mean = stats.MedianOfMeans(sets...)
+	if tr.Projected, err = method.ProjectSets(sets, tr.W, tr.Mean); err != nil {
 		return nil, err
 	}
 	res := &Result{Trained: tr, FitSeconds: time.Since(t0).Seconds(), GalleryMeasure: tr.Divergence.String()}

@@ -85,15 +85,15 @@ func refitKFDA(m *model.Model, oldClasses, workers int) ([]*mat.SymDense, error)
 	return kernels, nil
 }
 
-// recentre centres the member's gallery on the mean of its own frames:
-// the mean a model subtracts from every frame (for the methods in the
-// full space, the mean frame of every training set) becomes the mean of
-// the frames its gallery holds now, read back through W (for a projection
-// W, the part of the mean W sees: W(WᵀW)⁻¹ times the gallery's mean
-// projected frame plus WᵀMean), and every gallery sample moves by the
-// same amount as every batch will, so that nothing a batch is compared
-// by changes (divergences and bandwidth rules do not depend on where the
-// frames are centred). A model with a zero mean (the raw frames, as the
+// recentre centres the member's gallery on the centre of its own sets:
+// the mean a model subtracts from every frame (the centre of the training
+// sets, stats.MedianOfMeans, as nnModel takes it) becomes the median of
+// the mean frames of the sets its gallery holds now, read back through W
+// (for a projection W, the part of the mean W sees: W(WᵀW)⁻¹ times the
+// median of the mean frames of their projected sets plus WᵀMean), and every gallery
+// sample moves by the same amount as every batch will, so that nothing a
+// batch is compared by changes (divergences and bandwidth rules do not
+// depend on where the frames are centred). A model with a zero mean (the raw frames, as the
 // set kernels take them) or whose kernel compares uncentred frames (gda,
 // cdl) is left alone. It reports whether it moved the mean. It does not
 // change the voters.
@@ -113,7 +113,7 @@ func recentre(m *model.Model) (bool, error) {
 		return false, nil
 	}
 	d := m.Dim()
-	mu := stats.MeanFrame(m.Samples()...)
+	mu := stats.MedianOfMeans(m.Samples()...)
 	mean := make([]float64, len(m.Mean))
 	if m.Identity {
 		for j, v := range m.Mean {
