@@ -38,6 +38,8 @@ func FuzzParseGrid(f *testing.F) {
 	f.Add("global*1,set*2,knn3*1", d.Widths, d.Regs, d.CDLRegs, d.GDAP, d.WidthScale, d.DRDims, d.DRRules, d.DRStart)
 	f.Add("", "0.5,1", "1e-3", "1e-4", "1,2", "both", "5,10", "start,global*2,scott", "fisher")
 	f.Add("knn0*1", "inf", "-1", "0", "x", "raw", "0", "nn*inf", "")
+	f.Add("", "inf", d.Regs, d.CDLRegs, d.GDAP, d.WidthScale, d.DRDims, d.DRRules, d.DRStart)
+	f.Add("", d.Widths, d.Regs, "1,+Inf", d.GDAP, d.WidthScale, d.DRDims, d.DRRules, d.DRStart)
 	f.Fuzz(func(t *testing.T, bw, widths, regs, cdlRegs, gdaP, scale, dims, rules, start string) {
 		s := DefaultGridSpec()
 		s.Bandwidths, s.Widths, s.Regs, s.CDLRegs, s.GDAP, s.WidthScale, s.DRDims, s.DRRules, s.DRStart = bw, widths, regs, cdlRegs, gdaP, scale, dims, rules, start

@@ -274,13 +274,19 @@ func ParseGrid(s GridSpec) (Grid, error) {
 	return grid, nil
 }
 
-// parsePositives reads a comma-separated list of numbers > 0.
+// parsePositives reads a comma-separated list of finite numbers > 0. An
+// infinite one is refused here: a kernel width or regulariser of +Inf
+// makes every kernel value alike or the scatter infinite, and the method
+// would fail later with a message that blames another setting.
 func parsePositives(s, flag string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || !(v > 0) {
 			return nil, fmt.Errorf("%s: %q is not a number > 0", flag, f)
+		}
+		if math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: %q is infinite: give finite numbers > 0 (e.g. %s 0.5,1,2)", flag, f, flag)
 		}
 		out = append(out, v)
 	}
