@@ -10,34 +10,30 @@ import (
 // bytes: that of an 8-bit RGBA image. A frame of the most pixels allowed
 // then decodes in 4 × maxPixels bytes (48 MiB at 4096×3072), whatever its
 // format; a 16-bit PNG or a progressive JPEG, whose decoders hold 8 to 20
-// bytes a pixel, is refused from its header above a smaller size.
+// bytes a pixel, or an interlaced PNG (twice its image's bytes), is
+// refused from its header above a smaller size.
 const bytesPerPixelBudget = 4
 
 // decodeCost returns the bytes per pixel the decoders hold for the PNG,
 // JPEG or PGM image of data whose header has colour model cm (nil for a
-// PGM), and how it is stored, for the error: the decoded image, and for a
-// progressive JPEG its coefficients (a 32-bit integer for each sample of
-// each component until the last scan). A PGM's samples, 8- or 16-bit, are
-// converted from the file straight into the grey image (DecodePGM).
+// PGM), and how it is stored, for the error: the decoded image (twice
+// over for an interlaced PNG), and for a progressive JPEG its
+// coefficients (a 32-bit integer for each sample of each component until
+// the last scan). A PGM's samples, 8- or 16-bit, are converted from the
+// file straight into the grey image (DecodePGM).
 func decodeCost(data []byte, format string, cm color.Model) (float64, string) {
 	if format == "pgm" {
 		return 1, "PGM"
 	}
 	if format == "png" {
-		switch cm {
-		case color.GrayModel:
-			return 1, "8-bit grey PNG"
-		case color.Gray16Model:
-			return 2, "16-bit grey PNG"
-		case color.RGBAModel, color.NRGBAModel:
-			return 4, "8-bit colour PNG"
-		case color.RGBA64Model, color.NRGBA64Model:
-			return 8, "16-bit colour PNG"
+		bpp, what := pngCost(cm)
+		if pngInterlaced(data) {
+			// Go's decoder reads each of the seven Adam7 passes into an
+			// image of its own before merging it into the whole one: as
+			// many bytes again.
+			return 2 * bpp, "interlaced " + what
 		}
-		if _, ok := cm.(color.Palette); ok {
-			return 1, "palette PNG"
-		}
-		return 8, "PNG"
+		return bpp, what
 	}
 	comps, samples, progressive := jpegFrame(data)
 	img := samples // grey 1, YCbCr 1.5 at 4:2:0 to 3 at 4:4:4
@@ -52,6 +48,34 @@ func decodeCost(data []byte, format string, cm color.Model) (float64, string) {
 		return img + 4*samples, "progressive " + what
 	}
 	return img, what
+}
+
+// pngCost returns the bytes a pixel of a PNG of colour model cm decodes
+// into, and how it is stored.
+func pngCost(cm color.Model) (float64, string) {
+	switch cm {
+	case color.GrayModel:
+		return 1, "8-bit grey PNG"
+	case color.Gray16Model:
+		return 2, "16-bit grey PNG"
+	case color.RGBAModel, color.NRGBAModel:
+		return 4, "8-bit colour PNG"
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8, "16-bit colour PNG"
+	}
+	if _, ok := cm.(color.Palette); ok {
+		return 1, "palette PNG"
+	}
+	return 8, "PNG"
+}
+
+// pngInterlaced reports whether the PNG data is Adam7-interlaced: the
+// interlace method, the last byte of the IHDR chunk, which a PNG holds
+// first (image/png refuses it anywhere else).
+func pngInterlaced(data []byte) bool {
+	// signature (8), length (4), "IHDR" (4), width, height (4 each), bit
+	// depth, colour type, compression, filter (1 each), interlace.
+	return len(data) > 28 && string(data[12:16]) == "IHDR" && data[28] == 1
 }
 
 // jpegFrame reads the start-of-frame segment of the JPEG data: its number
@@ -106,7 +130,7 @@ func checkDecodeCost(data []byte, name, format string, cm color.Model, w, h int,
 	need := bpp * float64(w) * float64(h)
 	if budget := bytesPerPixelBudget * float64(maxPixels); need > budget { // in float64: 4 × a pixel limit above 2^61 overflows int64
 		size, limit := setfile.ByteSizes(need, budget)
-		return limitErr(name, "%dx%d %s takes about %s to decode, more than the %s a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames, or smaller ones",
+		return limitErr(name, "%dx%d %s takes about %s to decode, more than the %s a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames (JPEGs not progressive, PNGs not interlaced), or smaller ones",
 			w, h, what, size, limit, bytesPerPixelBudget, maxPixels)
 	}
 	return nil

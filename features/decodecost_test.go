@@ -2,10 +2,16 @@ package features
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -49,7 +55,7 @@ func TestDecodeCost(t *testing.T) {
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "send baseline 8-bit frames, or smaller ones")):
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "send baseline 8-bit frames (JPEGs not progressive, PNGs not interlaced), or smaller ones")):
 			t.Errorf("%s: %v, want it refused: %s", c.name, err, c.want)
 		}
 		if _, err := readHeader(c.data, c.name, 5*w*h); err != nil {
@@ -93,5 +99,82 @@ func TestDecodeCostHugeLimit(t *testing.T) {
 		if _, err := decodeBytes(b.Bytes(), "f.png", max); err != nil {
 			t.Errorf("limit %d pixels: %v", max, err)
 		}
+	}
+}
+
+// adam7PNG returns a w×h Adam7-interlaced PNG of colour type ct (2 RGB, 6
+// RGBA, 0 grey) and bit depth 8, every pixel v: what a camera or an editor
+// may write, and what Go's encoder never does.
+func adam7PNG(w, h int, ct byte, v byte) []byte {
+	chans := map[byte]int{0: 1, 2: 3, 6: 4}[ct]
+	passes := [7][4]int{{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}}
+	var raw bytes.Buffer
+	for _, p := range passes {
+		pw := (w - p[0] + p[2] - 1) / p[2]
+		ph := (h - p[1] + p[3] - 1) / p[3]
+		if pw <= 0 || ph <= 0 {
+			continue
+		}
+		for range ph {
+			raw.WriteByte(0)
+			raw.Write(bytes.Repeat([]byte{v}, pw*chans))
+		}
+	}
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	chunk := func(out *bytes.Buffer, typ string, data []byte) {
+		binary.Write(out, binary.BigEndian, uint32(len(data)))
+		c := append([]byte(typ), data...)
+		out.Write(c)
+		binary.Write(out, binary.BigEndian, crc32.ChecksumIEEE(c))
+	}
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr, uint32(w))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
+	ihdr[8], ihdr[9], ihdr[12] = 8, ct, 1
+	chunk(&out, "IHDR", ihdr)
+	chunk(&out, "IDAT", z.Bytes())
+	chunk(&out, "IEND", nil)
+	return out.Bytes()
+}
+
+// TestInterlacedPNGCost: Go's PNG decoder reads each Adam7 pass into an
+// image of its own and merges it into the whole one, so an interlaced
+// 8-bit colour PNG held 8 bytes a pixel, not the 4 its header was judged
+// by: at the default limit a 4096×3072 one took about 100 MiB where 48
+// MiB was the bound. Its cost is now counted twice: refused with room for
+// its pixels, with what it is and what to send; with room for twice as
+// many it passes and allocates within that bound (and its grey copy).
+func TestInterlacedPNGCost(t *testing.T) {
+	const w, h = 256, 256
+	for _, c := range []struct {
+		ct   byte
+		what string
+	}{{6, "interlaced 8-bit colour PNG"}, {2, "interlaced 8-bit colour PNG"}} {
+		data := adam7PNG(w, h, c.ct, 7)
+		_, err := decodeBytes(data, "x.png", w*h)
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), fmt.Sprintf("%dx%d %s takes about", w, h, c.what)) || !strings.Contains(err.Error(), "PNGs not interlaced") {
+			t.Errorf("colour type %d with room for its pixels: %v, want it refused as an %s", c.ct, err, c.what)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		img, err := decodeBytes(data, "x.png", 2*w*h)
+		runtime.ReadMemStats(&after)
+		if err != nil || img.Bounds().Dx() != w || (c.ct == 2 && img.Pix[0] != 7) {
+			t.Fatalf("colour type %d with room for twice its pixels: %v", c.ct, err)
+		}
+		bound := uint64(bytesPerPixelBudget*2*w*h + w*h + 64<<10) // budget, grey copy, the inflater
+		if n := after.TotalAlloc - before.TotalAlloc; n > bound {
+			t.Errorf("colour type %d: decoding allocated %d bytes, more than the %d of the budget", c.ct, n, bound)
+		}
+	}
+	// A grey one costs 2 bytes a pixel: within the budget at the limit.
+	if _, err := decodeBytes(adam7PNG(w, h, 0, 7), "x.png", w*h); err != nil {
+		t.Errorf("interlaced grey PNG: %v", err)
 	}
 }
