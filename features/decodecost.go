@@ -1,6 +1,7 @@
 package features
 
 import (
+	"encoding/binary"
 	"image/color"
 
 	"setmatch/setfile"
@@ -10,8 +11,9 @@ import (
 // bytes: that of an 8-bit RGBA image. A frame of the most pixels allowed
 // then decodes in 4 × maxPixels bytes (48 MiB at 4096×3072), whatever its
 // format; a 16-bit PNG or a progressive JPEG, whose decoders hold 8 to 20
-// bytes a pixel, or an interlaced PNG (twice its image's bytes), is
-// refused from its header above a smaller size.
+// bytes a pixel, an interlaced PNG (twice its image's bytes) or a grey
+// PNG with a transparent level (decoded as colour), is refused from its
+// header above a smaller size.
 const bytesPerPixelBudget = 4
 
 // decodeCost returns the bytes per pixel the decoders hold for the PNG,
@@ -27,6 +29,12 @@ func decodeCost(data []byte, format string, cm color.Model) (float64, string) {
 	}
 	if format == "png" {
 		bpp, what := pngCost(cm)
+		if (cm == color.GrayModel || cm == color.Gray16Model) && pngTransparent(data) {
+			// A grey level marked transparent: image/png decodes the
+			// image into NRGBA (or NRGBA64), 4 times the grey bytes,
+			// though its header (all DecodeConfig reads) says grey.
+			bpp, what = 4*bpp, what+" with transparency"
+		}
 		if pngInterlaced(data) {
 			// Go's decoder reads each of the seven Adam7 passes into an
 			// image of its own before merging it into the whole one: as
@@ -76,6 +84,23 @@ func pngInterlaced(data []byte) bool {
 	// signature (8), length (4), "IHDR" (4), width, height (4 each), bit
 	// depth, colour type, compression, filter (1 each), interlace.
 	return len(data) > 28 && string(data[12:16]) == "IHDR" && data[28] == 1
+}
+
+// pngTransparent reports whether the PNG data holds a tRNS chunk before
+// its image data (image/png refuses one after): the chunks are walked by
+// their lengths, no further than data and the first IDAT.
+func pngTransparent(data []byte) bool {
+	for i := int64(8); i+8 <= int64(len(data)); {
+		switch string(data[i+4 : i+8]) {
+		case "tRNS":
+			return true
+		case "IDAT", "IEND":
+			return false
+		}
+		// length, type, data and CRC
+		i += 12 + int64(binary.BigEndian.Uint32(data[i:]))
+	}
+	return false
 }
 
 // jpegFrame reads the start-of-frame segment of the JPEG data: its number

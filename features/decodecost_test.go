@@ -105,9 +105,17 @@ func TestDecodeCostHugeLimit(t *testing.T) {
 // adam7PNG returns a w×h Adam7-interlaced PNG of colour type ct (2 RGB, 6
 // RGBA, 0 grey) and bit depth 8, every pixel v: what a camera or an editor
 // may write, and what Go's encoder never does.
-func adam7PNG(w, h int, ct byte, v byte) []byte {
-	chans := map[byte]int{0: 1, 2: 3, 6: 4}[ct]
-	passes := [7][4]int{{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}}
+func adam7PNG(w, h int, ct byte, v byte) []byte { return rawPNG(w, h, ct, 8, true, nil, v) }
+
+// rawPNG returns a w×h PNG of colour type ct (0 grey, 2 RGB, 6 RGBA) and
+// bit depth 8 or 16, Adam7-interlaced or not, with a tRNS chunk holding
+// trns when it is not nil, every sample v.
+func rawPNG(w, h int, ct, depth byte, interlaced bool, trns []byte, v byte) []byte {
+	chans := map[byte]int{0: 1, 2: 3, 6: 4}[ct] * int(depth) / 8
+	passes := [][4]int{{0, 0, 1, 1}}
+	if interlaced {
+		passes = [][4]int{{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}}
+	}
 	var raw bytes.Buffer
 	for _, p := range passes {
 		pw := (w - p[0] + p[2] - 1) / p[2]
@@ -135,8 +143,14 @@ func adam7PNG(w, h int, ct byte, v byte) []byte {
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr, uint32(w))
 	binary.BigEndian.PutUint32(ihdr[4:], uint32(h))
-	ihdr[8], ihdr[9], ihdr[12] = 8, ct, 1
+	ihdr[8], ihdr[9] = depth, ct
+	if interlaced {
+		ihdr[12] = 1
+	}
 	chunk(&out, "IHDR", ihdr)
+	if trns != nil {
+		chunk(&out, "tRNS", trns)
+	}
 	chunk(&out, "IDAT", z.Bytes())
 	chunk(&out, "IEND", nil)
 	return out.Bytes()
@@ -168,7 +182,7 @@ func TestInterlacedPNGCost(t *testing.T) {
 		if err != nil || img.Bounds().Dx() != w || (c.ct == 2 && img.Pix[0] != 7) {
 			t.Fatalf("colour type %d with room for twice its pixels: %v", c.ct, err)
 		}
-		bound := uint64(bytesPerPixelBudget*2*w*h + w*h + 64<<10) // budget, grey copy, the inflater
+		bound := uint64(bytesPerPixelBudget*2*w*h + w*h + 256<<10) // budget, grey copy, the inflater and row buffers
 		if n := after.TotalAlloc - before.TotalAlloc; n > bound {
 			t.Errorf("colour type %d: decoding allocated %d bytes, more than the %d of the budget", c.ct, n, bound)
 		}
@@ -176,5 +190,53 @@ func TestInterlacedPNGCost(t *testing.T) {
 	// A grey one costs 2 bytes a pixel: within the budget at the limit.
 	if _, err := decodeBytes(adam7PNG(w, h, 0, 7), "x.png", w*h); err != nil {
 		t.Errorf("interlaced grey PNG: %v", err)
+	}
+}
+
+// TestTransparentGreyPNGCost: a grey PNG with a tRNS chunk (one grey level
+// transparent) is decoded by Go into 8-bit or 16-bit NRGBA, not grey, so
+// it held 4 bytes a pixel where its header's grey model was judged at 1,
+// and a 16-bit one 8 where it was judged at 2: at the default limit a
+// 4096×3072 16-bit one took about 100 MiB, twice the 48 MiB bound. Its
+// cost is now counted as what it decodes into.
+func TestTransparentGreyPNGCost(t *testing.T) {
+	const w, h = 256, 256
+	for _, c := range []struct {
+		depth      byte
+		interlaced bool
+		ok         int64 // the pixels a limit must allow for it to pass: its bytes a pixel / 4
+		what       string
+	}{
+		{8, false, w * h, ""},
+		{16, false, 2 * w * h, "16-bit grey PNG with transparency"},
+		{8, true, 2 * w * h, "interlaced 8-bit grey PNG with transparency"},
+		{16, true, 4 * w * h, "interlaced 16-bit grey PNG with transparency"},
+	} {
+		data := rawPNG(w, h, 0, c.depth, c.interlaced, []byte{0, 9}, 7)
+		if c.what != "" {
+			_, err := decodeBytes(data, "x.png", c.ok/2)
+			if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), c.what+" takes about") {
+				t.Errorf("%s with room for half what it needs: %v", c.what, err)
+			}
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		img, err := decodeBytes(data, "x.png", c.ok)
+		runtime.ReadMemStats(&after)
+		if err != nil || img.Bounds().Dx() != w {
+			t.Fatalf("depth %d interlaced %v with room for its cost: %v", c.depth, c.interlaced, err)
+		}
+		bound := uint64(bytesPerPixelBudget*c.ok + w*h + 256<<10) // budget, grey copy, the inflater and row buffers
+		// A 16-bit image goes to grey through color.GrayModel pixel by
+		// pixel (ToGray has no fast path for it), whose garbage TotalAlloc
+		// counts too: only the 8-bit ones are held to the bound.
+		if n := after.TotalAlloc - before.TotalAlloc; c.depth == 8 && n > bound {
+			t.Errorf("depth %d interlaced %v: decoding allocated %d bytes, more than the %d of the budget", c.depth, c.interlaced, n, bound)
+		}
+	}
+	// Without the chunk a 16-bit grey one is 2 bytes a pixel.
+	if _, err := decodeBytes(rawPNG(w, h, 0, 16, false, nil, 7), "x.png", w*h); err != nil {
+		t.Errorf("16-bit grey PNG: %v", err)
 	}
 }

@@ -202,7 +202,8 @@ func FuzzApplyFrames(f *testing.F) {
 	}
 	for i, b := range [][]byte{encodePNG(f, scene(12, 9, 0)), encodeJPEG(f, scene(12, 9, 1)), encodePGM(scene(12, 9, 2)),
 		pngHeaderClaiming(f, 60000, 60000), jpegHeaderClaiming(f, 60000, 60000), []byte("P5\n60000 60000\n255\n\x00\x01"),
-		adam7PNG(12, 9, 6, 7), adam7PNG(45, 45, 2, 1), adam7PNG(5, 3, 0, 200)} {
+		adam7PNG(12, 9, 6, 7), adam7PNG(45, 45, 2, 1), adam7PNG(5, 3, 0, 200),
+		rawPNG(10, 7, 0, 16, false, []byte{0, 9}, 7), rawPNG(6, 6, 0, 8, true, []byte{0, 7}, 7)} {
 		f.Add(b, uint8(i))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
