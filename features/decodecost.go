@@ -45,12 +45,14 @@ func decodeCost(data []byte, format string, cm color.Model) (float64, string) {
 	}
 	comps, samples, progressive := jpegFrame(data)
 	img := samples // grey 1, YCbCr 1.5 at 4:2:0 to 3 at 4:4:4
-	if comps == 4 {
-		img = 4 // decoded as CMYK
-	}
 	what := "JPEG"
-	if comps == 4 {
-		what = "CMYK JPEG"
+	switch {
+	case comps == 4:
+		// Decoded into planes, then copied into a CMYK image.
+		img, what = samples+4, "CMYK JPEG"
+	case comps == 3 && jpegRGB(data):
+		// Decoded into planes, then copied into an RGBA image.
+		img, what = samples+4, "RGB JPEG"
 	}
 	if progressive {
 		return img + 4*samples, "progressive " + what
@@ -101,6 +103,59 @@ func pngTransparent(data []byte) bool {
 		i += 12 + int64(binary.BigEndian.Uint32(data[i:]))
 	}
 	return false
+}
+
+// jpegRGB reports whether image/jpeg decodes the three components of the
+// JPEG data as R, G and B (then copied into an RGBA image) rather than
+// YCbCr: as its decoder decides, when the last APP0 segment is not JFIF
+// and either the last Adobe APP14 segment says transform 0 (unknown, in
+// practice RGB) or the frame's components are named 'R', 'G' and 'B'.
+// Every segment is looked at, those after the scans too, as the decoder
+// reads them; what cannot be read ends the walk with what was seen.
+func jpegRGB(data []byte) bool {
+	jfif, adobe, transform, named := false, false, byte(0), false
+	for i := 2; i+4 <= len(data); {
+		if data[i] != 0xFF {
+			// Entropy-coded data after a scan: on to the next marker
+			// (0xFF followed by neither 0x00, a fill 0xFF nor RSTn).
+			j := i + 1
+			for j+1 < len(data) && !(data[j] == 0xFF && data[j+1] != 0 && data[j+1] != 0xFF && (data[j+1] < 0xD0 || data[j+1] > 0xD7)) {
+				j++
+			}
+			if j+1 >= len(data) {
+				break
+			}
+			i = j
+			continue
+		}
+		m := data[i+1]
+		switch {
+		case m == 0xFF:
+			i++
+			continue
+		case m == 0xD9: // end of image
+			i = len(data)
+			continue
+		case m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD8): // a stuffed byte, markers without a length
+			i += 2
+			continue
+		}
+		n := int(data[i+2])<<8 | int(data[i+3])
+		if n < 2 || i+2+n > len(data) {
+			break
+		}
+		seg := data[i+4 : i+2+n]
+		switch {
+		case m == 0xE0 && len(seg) >= 5:
+			jfif = string(seg[:5]) == "JFIF\x00"
+		case m == 0xEE && len(seg) >= 12 && string(seg[:5]) == "Adobe":
+			adobe, transform = true, seg[11]
+		case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && len(seg) >= 6+3*3 && seg[5] == 3:
+			named = seg[6] == 'R' && seg[9] == 'G' && seg[12] == 'B'
+		}
+		i += 2 + n
+	}
+	return !jfif && (adobe && transform == 0 || named)
 }
 
 // jpegFrame reads the start-of-frame segment of the JPEG data: its number

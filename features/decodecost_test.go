@@ -19,9 +19,11 @@ import (
 // TestDecodeCost: what a frame costs to decode is judged from its header.
 // With room for exactly its pixels, a baseline JPEG and an 8-bit PNG
 // pass; a progressive JPEG (1.5 + 4·1.5 bytes a pixel at 4:2:0), a
-// progressive CMYK one (4 + 4·4) and a 16-bit colour PNG (8) are refused,
-// with what they are and what to send; with five times the pixels allowed
-// (20 bytes a pixel of the frame's), every one passes.
+// progressive CMYK one (4 + 4 + 4·4), a baseline CMYK one (4 + 4), an RGB
+// one (3 + 4: its planes, then the RGBA image the decoder copies them
+// into) and a 16-bit colour PNG (8) are refused, with what they are and
+// what to send; with six times the pixels allowed (24 bytes a pixel of
+// the frame's), every one passes.
 func TestDecodeCost(t *testing.T) {
 	const w, h = 64, 48
 	pngOf := func(img image.Image) []byte {
@@ -50,6 +52,8 @@ func TestDecodeCost(t *testing.T) {
 		{"progressive.jpg", file("progressive.jpg"), "64x48 progressive JPEG takes about"},
 		{"progressive-cmyk.jpg", file("progressive-cmyk.jpg"), "64x48 progressive CMYK JPEG takes about"},
 		{"rgba16.png", pngOf(image.NewRGBA64(rect)), "64x48 16-bit colour PNG takes about"},
+		{"rgb.jpg", file("rgb.jpg"), "64x48 RGB JPEG takes about"},
+		{"cmyk.jpg", file("cmyk.jpg"), "64x48 CMYK JPEG takes about"},
 	} {
 		_, err := readHeader(c.data, c.name, w*h)
 		switch {
@@ -58,8 +62,8 @@ func TestDecodeCost(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "send baseline 8-bit frames (JPEGs not progressive, PNGs not interlaced), or smaller ones")):
 			t.Errorf("%s: %v, want it refused: %s", c.name, err, c.want)
 		}
-		if _, err := readHeader(c.data, c.name, 5*w*h); err != nil {
-			t.Errorf("%s with 5 times the pixels allowed: %v", c.name, err)
+		if _, err := readHeader(c.data, c.name, 6*w*h); err != nil {
+			t.Errorf("%s with 6 times the pixels allowed: %v", c.name, err)
 		}
 	}
 	if comps, samples, prog := jpegFrame(file("progressive-cmyk.jpg")); comps != 4 || samples != 4 || !prog {
@@ -238,5 +242,45 @@ func TestTransparentGreyPNGCost(t *testing.T) {
 	// Without the chunk a 16-bit grey one is 2 bytes a pixel.
 	if _, err := decodeBytes(rawPNG(w, h, 0, 16, false, nil, 7), "x.png", w*h); err != nil {
 		t.Errorf("16-bit grey PNG: %v", err)
+	}
+}
+
+// TestRGBAndCMYKJPEGCost: image/jpeg decodes an RGB JPEG (components
+// named R, G, B, or an Adobe segment saying transform 0, and no JFIF) and
+// a CMYK one into planes and then copies them into an RGBA or CMYK image:
+// 7 and 8 bytes a pixel, where they were judged at their planes' 3 and 4.
+// At the default limit a 4096×3072 one of either passed and took 88 or
+// 100 MiB, where 48 MiB is the bound. With room for twice their pixels
+// (8 bytes a pixel) they decode within it; a JFIF one with the same
+// components is YCbCr and stays at its planes.
+func TestRGBAndCMYKJPEGCost(t *testing.T) {
+	const w, h = 64, 48
+	for _, name := range []string{"rgb.jpg", "cmyk.jpg"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "decodecost", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		img, err := decodeBytes(data, name, 2*w*h)
+		runtime.ReadMemStats(&after)
+		if err != nil || img.Bounds().Dx() != w {
+			t.Fatalf("%s with room for twice its pixels: %v", name, err)
+		}
+		// budget, grey copy (a CMYK image reaches it pixel by pixel, 4
+		// bytes of garbage each), the decoder's tables
+		bound := uint64(bytesPerPixelBudget*2*w*h + 5*w*h + 64<<10)
+		if n := after.TotalAlloc - before.TotalAlloc; n > bound {
+			t.Errorf("%s: decoding allocated %d bytes, more than the %d of the budget", name, n, bound)
+		}
+	}
+	rgb, err := os.ReadFile(filepath.Join("testdata", "decodecost", "rgb.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jfif := append([]byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0}, rgb[2:]...)
+	if !jpegRGB(rgb) || jpegRGB(jfif) {
+		t.Errorf("jpegRGB: %v for R, G, B components, %v with JFIF before them; want true, false", jpegRGB(rgb), jpegRGB(jfif))
 	}
 }

@@ -83,7 +83,7 @@ func FuzzApplyBurst(f *testing.F) {
 		}
 		frames = append(frames, b)
 	}
-	for _, name := range []string{"baseline.jpg", "progressive.jpg", "progressive-cmyk.jpg"} {
+	for _, name := range []string{"baseline.jpg", "progressive.jpg", "progressive-cmyk.jpg", "rgb.jpg", "cmyk.jpg"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "decodecost", name))
 		if err != nil {
 			f.Fatal(err)
@@ -193,7 +193,7 @@ func FuzzApplyFrames(f *testing.F) {
 		}
 		f.Add(b, uint8(len(b)))
 	}
-	for _, name := range []string{"baseline.jpg", "progressive.jpg", "progressive-cmyk.jpg"} {
+	for _, name := range []string{"baseline.jpg", "progressive.jpg", "progressive-cmyk.jpg", "rgb.jpg", "cmyk.jpg"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "decodecost", name))
 		if err != nil {
 			f.Fatal(err)

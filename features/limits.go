@@ -15,9 +15,11 @@ type ImageLimits struct {
 	// MaxFrames is the most frames one set (burst) may hold.
 	MaxFrames int
 	// MaxPixels is the most pixels (width×height, as the header declares)
-	// one frame may have. Decoding a frame holds up to 8 bytes per pixel
-	// (a 16-bit RGBA PNG), 20 for a progressive CMYK JPEG (its decoder's
-	// coefficients and the CMYK image), plus its grey copy.
+	// one frame may have. Decoding a frame holds at most 4 bytes per pixel
+	// of MaxPixels (a costlier format, such as a 16-bit PNG or a
+	// progressive CMYK JPEG at 24 bytes a pixel of its own, is refused
+	// from its header above a smaller size: decodecost.go), plus its grey
+	// copy.
 	MaxPixels int64
 	// MaxFileBytes is the largest frame file read.
 	MaxFileBytes int64
@@ -42,8 +44,8 @@ func DefaultBurstLimits() ImageLimits {
 // burst limits (DefaultMaxFramePixels, DefaultMaxFrameBytes), which are what
 // setmatchd applies the model's pipeline to, and 2^20 frames per set. Sets
 // are read by several workers at once, and each holds one frame's decoding
-// at a time, so the worst case is DefaultMaxFramePixels × 21 bytes (a
-// progressive CMYK JPEG) × workers.
+// at a time, so the worst case is DefaultMaxFramePixels × 5 bytes (the
+// decoding's 4 bytes a pixel at most and the grey copy) × workers.
 func FolderLimits() ImageLimits {
 	return ImageLimits{MaxFrames: folderMaxFrames, MaxPixels: DefaultMaxFramePixels, MaxFileBytes: DefaultMaxFrameBytes}
 }
