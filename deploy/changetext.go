@@ -24,7 +24,7 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 			fmt.Fprintf(w, "%s: %s: kFDA fitted again on the new gallery (%s)\n", cmd, who, mc.Discriminant)
 		}
 		if mc.Recentred {
-			fmt.Fprintf(w, "%s: %s: the mean it centres frames by is now that of the frames its gallery keeps\n", cmd, who)
+			fmt.Fprintf(w, "%s: %s: the centre it subtracts from frames is now that of the sets its gallery keeps (the median of their mean frames)\n", cmd, who)
 		}
 		if mc.Bandwidth {
 			mem := m.Members()[i]

@@ -22,7 +22,7 @@ func TestChangeWrite(t *testing.T) {
 	}
 	out := b.String()
 	want := `enroll: nn-h: kFDA fitted again on the new gallery (k)
-enroll: nn-h: the mean it centres frames by is now that of the frames its gallery keeps
+enroll: nn-h: the centre it subtracts from frames is now that of the sets its gallery keeps (the median of their mean frames)
 enroll: nn-h: how far each new set is from its class and from the others (nearest-neighbour hellinger divergence in its space; margin = other − own, above 0 the set is nearer its own class)
 enroll:   d/x: own class none (no other set of its class), other class 0.25 (a)
 enroll:   a/y: own class 2 (s), other class 1 (b), margin -1: nearer another class than its own: check that the label is right; if it is, a model trained again with these sets may tell them apart better

@@ -74,8 +74,8 @@ type MemberChange struct {
 	// identity ("" otherwise): it was shaped by every training set and
 	// is kept as it is.
 	Projection string
-	// Recentred: forget moved the member's mean onto the frames it
-	// keeps.
+	// Recentred: forget moved the member's mean onto the sets it keeps
+	// (the median of their mean frames, recentre).
 	Recentred bool
 	// Bandwidth: forget set the member's global bandwidth (one for every
 	// gallery set and batch, from the frames of all of them) again on
@@ -200,7 +200,7 @@ func noSetHint(sets []model.Set, label, set string) string {
 // Forget removes from m's gallery every set of the label (with set not
 // empty, only the set of that name), in every member
 // (model.Model.WithoutSets: training's record of its choice kept, as
-// Enroll keeps it), moves each member's mean onto the frames kept (recentre),
+// Enroll keeps it), moves each member's mean onto the sets kept (recentre),
 // computes a global bandwidth again on them (globalBandwidthAgain), fits
 // every kFDA member again (refitKFDA), sets the threshold
 // again by the model's rule (Recalibrate, with the strangers' sets

@@ -15,7 +15,7 @@ import (
 
 // What a changed gallery needs of the model's members before it decides
 // again (Enroll, Forget): the kFDA discriminants fitted again on it
-// (refitKFDA), the mean moved onto the frames it keeps (recentre), and
+// (refitKFDA), the mean moved onto the sets it keeps (recentre), and
 // for a new set, how far it lies from its own class and from the others
 // (separation).
 

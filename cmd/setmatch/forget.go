@@ -15,9 +15,10 @@ const forgetSynopsis = `--model MODEL --label LABEL [--set NAME] [--out OUT]
 Removes every gallery set of a class (with --set, only the set of that
 name) from a model, from every member of a vote, and fits again what was
 fitted on the gallery: a kFDA discriminant, and the open-set threshold by
-the rule the model was trained with. The mean a model centres frames by
-is moved onto the frames it keeps; the model's history records the
-change (when, how many sets) without the label. What training shaped
+the rule the model was trained with. The centre a model subtracts from
+frames is moved onto the sets it keeps (the median of their mean
+frames); the model's history records the change (when, how many sets)
+without the label. What training shaped
 from all its sets stays: a projection W (learned, Fisher or PCA), a
 feature pipeline whose PCA was fitted on the training frames, and the
 hyper-parameters chosen by cross-validation with the cross-validated
