@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -282,5 +283,44 @@ func TestRGBAndCMYKJPEGCost(t *testing.T) {
 	jfif := append([]byte{0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0}, rgb[2:]...)
 	if !jpegRGB(rgb) || jpegRGB(jfif) {
 		t.Errorf("jpegRGB: %v for R, G, B components, %v with JFIF before them; want true, false", jpegRGB(rgb), jpegRGB(jfif))
+	}
+}
+
+// TestEverydayFramesAtTheLimit: the frames a camera or a phone writes are
+// taken with room for exactly their pixels, as the default limit
+// (DefaultMaxFramePixels) takes a 4096×3072 one: a baseline YCbCr 4:2:0
+// JPEG with a JFIF segment, with only an EXIF one (a Raspberry Pi camera,
+// a phone), with an Adobe segment saying YCbCr, or with none; and an
+// 8-bit PNG in grey, RGB, RGBA or a palette, an RGB one with a
+// transparent colour (decoded as NRGBA, 4 bytes a pixel).
+func TestEverydayFramesAtTheLimit(t *testing.T) {
+	const w, h = 64, 48
+	bare := encodeJPEG(t, scene(w, h, 3)) // Go's encoder: YCbCr 4:2:0, no APPn segment
+	if comps, samples, prog := jpegFrame(bare); comps != 3 || samples != 1.5 || prog {
+		t.Fatalf("Go's JPEG: %d components, %v samples a pixel, progressive %v; want a baseline 4:2:0 one", comps, samples, prog)
+	}
+	withSegment := func(seg ...byte) []byte {
+		return append(append([]byte{0xFF, 0xD8}, seg...), bare[2:]...)
+	}
+	exif := []byte{0xFF, 0xE1, 0, 8, 'E', 'x', 'i', 'f', 0, 0}
+	frames := map[string][]byte{
+		"bare.jpg":     bare,
+		"jfif.jpg":     withSegment(0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0),
+		"exif.jpg":     withSegment(exif...),
+		"adobe.jpg":    withSegment(append(exif, 0xFF, 0xEE, 0, 14, 'A', 'd', 'o', 'b', 'e', 0, 100, 0, 0, 0, 0, 1)...),
+		"grey.png":     rawPNG(w, h, 0, 8, false, nil, 7),
+		"rgb.png":      rawPNG(w, h, 2, 8, false, nil, 7),
+		"rgba.png":     rawPNG(w, h, 6, 8, false, nil, 7),
+		"rgb-trns.png": rawPNG(w, h, 2, 8, false, []byte{0, 1, 0, 2, 0, 3}, 7),
+	}
+	var pal bytes.Buffer
+	if err := png.Encode(&pal, image.NewPaletted(image.Rect(0, 0, w, h), []color.Color{color.Black, color.White})); err != nil {
+		t.Fatal(err)
+	}
+	frames["palette.png"] = pal.Bytes()
+	for name, data := range frames {
+		if img, err := decodeBytes(data, name, w*h); err != nil || img.Bounds().Dx() != w || img.Bounds().Dy() != h {
+			t.Errorf("%s with room for exactly its pixels: %v", name, err)
+		}
 	}
 }
