@@ -110,50 +110,20 @@ func pngTransparent(data []byte) bool {
 // YCbCr: as its decoder decides, when the last APP0 segment is not JFIF
 // and either the last Adobe APP14 segment says transform 0 (unknown, in
 // practice RGB) or the frame's components are named 'R', 'G' and 'B'.
-// Every segment is looked at, those after the scans too, as the decoder
-// reads them; what cannot be read ends the walk with what was seen.
+// Every segment is looked at, those after the scans too, and stray bytes
+// are passed over: the decoder reads the whole file so, and decides at its
+// end. What cannot be read ends the walk with what was seen.
 func jpegRGB(data []byte) bool {
 	jfif, adobe, transform, named := false, false, byte(0), false
-	for i := 2; i+4 <= len(data); {
-		if data[i] != 0xFF {
-			// Entropy-coded data after a scan: on to the next marker
-			// (0xFF followed by neither 0x00, a fill 0xFF nor RSTn).
-			j := i + 1
-			for j+1 < len(data) && !(data[j] == 0xFF && data[j+1] != 0 && data[j+1] != 0xFF && (data[j+1] < 0xD0 || data[j+1] > 0xD7)) {
-				j++
-			}
-			if j+1 >= len(data) {
-				break
-			}
-			i = j
-			continue
-		}
-		m := data[i+1]
-		switch {
-		case m == 0xFF:
-			i++
-			continue
-		case m == 0xD9: // end of image
-			i = len(data)
-			continue
-		case m == 0x00 || m == 0x01 || (m >= 0xD0 && m <= 0xD8): // a stuffed byte, markers without a length
-			i += 2
-			continue
-		}
-		n := int(data[i+2])<<8 | int(data[i+3])
-		if n < 2 || i+2+n > len(data) {
-			break
-		}
-		seg := data[i+4 : i+2+n]
+	for m, seg := range jpegSegments(data) {
 		switch {
 		case m == 0xE0 && len(seg) >= 5:
 			jfif = string(seg[:5]) == "JFIF\x00"
 		case m == 0xEE && len(seg) >= 12 && string(seg[:5]) == "Adobe":
 			adobe, transform = true, seg[11]
-		case m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC && len(seg) >= 6+3*3 && seg[5] == 3:
+		case jpegSOF(m) && len(seg) >= 6+3*3 && seg[5] == 3:
 			named = seg[6] == 'R' && seg[9] == 'G' && seg[12] == 'B'
 		}
-		i += 2 + n
 	}
 	return !jfif && (adobe && transform == 0 || named)
 }
@@ -161,25 +131,18 @@ func jpegRGB(data []byte) bool {
 // jpegFrame reads the start-of-frame segment of the JPEG data: its number
 // of components, the samples per pixel they hold together (their sampling
 // factors against the largest), and whether the image is progressive.
-// What it cannot read counts as three full components, progressive.
+// What it cannot read counts as three full components, progressive. Only
+// the segments before the first scan are looked at, and stray bytes among
+// them end the walk: image/jpeg takes the first frame header, which comes
+// before the scans, and a header not read plainly costs the worst case
+// rather than a guess.
 func jpegFrame(data []byte) (comps int, samples float64, progressive bool) {
 	const worst = 3
-	for i := 2; i+4 <= len(data); {
-		if data[i] != 0xFF {
+	for m, seg := range jpegSegments(data) {
+		switch {
+		case m == 0 || m == 0xDA: // stray bytes, or a scan before any frame header
 			return worst, worst, true
-		}
-		m := data[i+1]
-		if m == 0xFF { // fill byte
-			i++
-			continue
-		}
-		n := int(data[i+2])<<8 | int(data[i+3])
-		if n < 2 { // a length counts its own two bytes: a broken header
-			return worst, worst, true
-		}
-		// SOF0–SOF15 but DHT (C4), JPG (C8) and DAC (CC).
-		if m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC {
-			seg := data[i+4 : min(len(data), i+2+n)]
+		case jpegSOF(m):
 			if len(seg) < 6 {
 				return worst, worst, true
 			}
@@ -195,10 +158,6 @@ func jpegFrame(data []byte) (comps int, samples float64, progressive bool) {
 			}
 			return nc, float64(sum) / float64(hmax*vmax), m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE
 		}
-		if m == 0xDA { // a scan before any frame header
-			return worst, worst, true
-		}
-		i += 2 + n
 	}
 	return worst, worst, true
 }

@@ -14,31 +14,17 @@ import (
 
 // jpegOrientation returns the EXIF Orientation (1 to 8) of the JPEG in data,
 // or 1 (as stored) where it has none or cannot be read. Only the segments
-// before the first scan are looked at.
+// before the first scan are looked at, and stray bytes among them end the
+// walk: EXIF is an APP1 segment of the header (the EXIF standard puts it
+// right after SOI), and the scans that follow need not be walked for it.
 func jpegOrientation(data []byte) int {
-	for i := 2; i+4 <= len(data); {
-		if data[i] != 0xFF {
-			return 1
-		}
-		m := data[i+1]
+	for m, seg := range jpegSegments(data) {
 		switch {
-		case m == 0xFF: // fill byte
-			i++
-			continue
-		case m == 0xDA: // the first scan: no header segment after it
+		case m == 0 || m == 0xDA: // stray bytes, or the first scan
 			return 1
-		case m == 0x01 || (m >= 0xD0 && m <= 0xD8): // markers without a length
-			i += 2
-			continue
-		}
-		n := int(data[i+2])<<8 | int(data[i+3])
-		if n < 2 || i+2+n > len(data) {
-			return 1
-		}
-		if seg := data[i+4 : i+2+n]; m == 0xE1 && bytes.HasPrefix(seg, []byte("Exif\x00\x00")) {
+		case m == 0xE1 && bytes.HasPrefix(seg, []byte("Exif\x00\x00")):
 			return tiffOrientation(seg[6:])
 		}
-		i += 2 + n
 	}
 	return 1
 }
