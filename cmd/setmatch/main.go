@@ -191,6 +191,8 @@ func (b *positiveBytes) String() string { return strconv.FormatInt(int64(*b), 10
 func (b *positiveBytes) Set(s string) error {
 	v, err := strconv.ParseInt(s, 10, 64)
 	switch {
+	case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(s, "-"):
+		return errors.New("must be > 0 (a size in bytes)")
 	case errors.Is(err, strconv.ErrRange):
 		return fmt.Errorf("out of range: a size in bytes is at most %d", int64(math.MaxInt64))
 	case err != nil:
@@ -218,6 +220,10 @@ func (w *workers) String() string { return strconv.Itoa(int(*w)) }
 func (w *workers) Set(s string) error {
 	v, err := strconv.Atoi(s)
 	switch {
+	case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(s, "-"):
+		return errors.New("must be ≥ 0 (0: one per CPU)")
+	case errors.Is(err, strconv.ErrRange):
+		return errors.New("out of range: give a number of goroutines such as the CPUs (0: one per CPU)")
 	case err != nil:
 		return errors.New("not a whole number of goroutines (0: one per CPU)")
 	case v < 0:

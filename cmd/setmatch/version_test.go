@@ -126,6 +126,7 @@ func TestMaxBytesPositive(t *testing.T) {
 			{"x", `invalid value "x" for flag -max-bytes: not a whole number of bytes`},
 			{"1e99", `invalid value "1e99" for flag -max-bytes: not a whole number of bytes`},
 			{"99999999999999999999", `invalid value "99999999999999999999" for flag -max-bytes: out of range: a size in bytes is at most 9223372036854775807`},
+			{"-99999999999999999999", `invalid value "-99999999999999999999" for flag -max-bytes: must be > 0 (a size in bytes)`},
 		} {
 			args := append(append([]string{cmd[0], "--max-bytes", c.value}, cmd[1:]...), "a.npy", "b.npy")
 			var stdout, stderr bytes.Buffer

@@ -36,6 +36,8 @@ func TestNegativeWorkersRefused(t *testing.T) {
 		for _, v := range []struct{ value, want string }{
 			{"-2", `invalid value "-2" for flag -workers: must be ≥ 0 (0: one per CPU)`},
 			{"two", `invalid value "two" for flag -workers: not a whole number of goroutines (0: one per CPU)`},
+			{"-99999999999999999999", `invalid value "-99999999999999999999" for flag -workers: must be ≥ 0 (0: one per CPU)`},
+			{"99999999999999999999", `invalid value "99999999999999999999" for flag -workers: out of range: give a number of goroutines such as the CPUs (0: one per CPU)`},
 		} {
 			args := append(append(slices.Clone(c.cmd), "--workers", v.value), c.rest...)
 			benchRefused(t, v.want, args...)
