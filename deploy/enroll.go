@@ -162,14 +162,21 @@ func noClassHint(classes []string, label string) string {
 			return fmt.Sprintf("labels are told apart by case: --label %s", strconv.Quote(c))
 		}
 	}
-	if len(classes) > listedSets {
-		return fmt.Sprintf("setmatch inspect MODEL lists its %d classes", len(classes))
+	return listedOr(classes, "classes", "setmatch inspect MODEL lists its %d classes")
+}
+
+// listedOr returns "its WHAT: " and the names quoted where there are at
+// most listedSets, else elsewhere (a format of their number) saying where
+// to find them.
+func listedOr(names []string, what, elsewhere string) string {
+	if len(names) > listedSets {
+		return fmt.Sprintf(elsewhere, len(names))
 	}
-	quoted := make([]string, len(classes))
-	for i, c := range classes {
-		quoted[i] = strconv.Quote(c)
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = strconv.Quote(n)
 	}
-	return "its classes: " + strings.Join(quoted, ", ")
+	return "its " + what + ": " + strings.Join(quoted, ", ")
 }
 
 // noSetHint says what to give forget --set where set names none of the
@@ -187,14 +194,7 @@ func noSetHint(sets []model.Set, label, set string) string {
 	if base := strings.TrimSuffix(set, path.Ext(set)); base != set && slices.Contains(names, base) {
 		return fmt.Sprintf("a set is named after its file without the extension: --set %s", base)
 	}
-	if len(names) > listedSets {
-		return fmt.Sprintf("setmatch inspect --json MODEL lists its %d sets: classes[].set_names", len(names))
-	}
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = strconv.Quote(n)
-	}
-	return "its sets: " + strings.Join(quoted, ", ")
+	return listedOr(names, "sets", "setmatch inspect --json MODEL lists its %d sets: classes[].set_names")
 }
 
 // Forget removes from m's gallery every set of the label (with set not
