@@ -516,10 +516,12 @@ func checkSum(sets []*mat.Dense, labels, names []string) error {
 // divergence or bandwidth rule sees.
 func nnModel(sets []*mat.Dense, labels, names []string, fit *method.Fitted, workers int) (*model.Model, *mat.SymDense, error) {
 	w := fit.W
-	mean := stats.MedianOfMeans(sets...)
+	var mean []float64
 	if rawFrames(fit) {
 		_, dim := sets[0].Dims()
 		mean = make([]float64, dim)
+	} else {
+		mean = stats.MedianOfMeans(sets...)
 	}
 	proj, err := method.ProjectSets(sets, w, mean) // nil w: centred, as the matcher does to a batch
 	if err != nil {
