@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // FuzzParseSpec: a feature spec is parsed or refused with an error that
@@ -127,20 +129,28 @@ func FuzzApplyBurst(f *testing.F) {
 		if n := after.TotalAlloc - before.TotalAlloc; n > lim {
 			t.Fatalf("reading a burst of %d and %d bytes allocated %d bytes (bound %d): %v", len(a), len(b), n, lim, err)
 		}
-		if err != nil {
-			if x != nil {
-				t.Fatal("features and error both returned")
-			}
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("error %T is not a *features.Error: %v", err, err)
-			}
-			return
-		}
-		if r, c := x.Dims(); r != 2 || c == 0 {
-			t.Fatalf("%d×%d features from a burst of two frames", r, c)
-		}
+		checkFuzzFeatures(t, x, err, 2, "a burst of two frames")
 	})
+}
+
+// checkFuzzFeatures checks what a fuzzed read returned: an error alone,
+// and a *features.Error, or features alone, rows × at least one (what
+// names the frames read, for the failure).
+func checkFuzzFeatures(t *testing.T, x *mat.Dense, err error, rows int, what string) {
+	t.Helper()
+	if err != nil {
+		if x != nil {
+			t.Fatal("features and error both returned")
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %T is not a *features.Error: %v", err, err)
+		}
+		return
+	}
+	if r, c := x.Dims(); r != rows || c == 0 {
+		t.Fatalf("%d×%d features from %s", r, c, what)
+	}
 }
 
 // FuzzJPEGOrientation: the EXIF orientation of any bytes is read as 1 to 8
@@ -221,18 +231,6 @@ func FuzzApplyFrames(f *testing.F) {
 		if n := after.TotalAlloc - before.TotalAlloc; n > lim {
 			t.Fatalf("reading a frame of %d bytes allocated %d bytes (bound %d): %v", len(data), n, lim, err)
 		}
-		if err != nil {
-			if x != nil {
-				t.Fatal("features and error both returned")
-			}
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("error %T is not a *features.Error: %v", err, err)
-			}
-			return
-		}
-		if r, c := x.Dims(); r != 1 || c == 0 {
-			t.Fatalf("%d×%d features from one frame", r, c)
-		}
+		checkFuzzFeatures(t, x, err, 1, "one frame")
 	})
 }
