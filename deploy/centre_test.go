@@ -23,15 +23,7 @@ import (
 // divergences keep none of their digits.
 func TestFarSetCostsOthersNoDigits(t *testing.T) {
 	all, labels, names := separated(5, 4, 1)
-	var train, held []*mat.Dense
-	var lab, nam []string
-	for i, x := range all {
-		if i%4 == 3 {
-			held = append(held, x)
-			continue
-		}
-		train, lab, nam = append(train, x), append(lab, labels[i]), append(nam, names[i])
-	}
+	train, lab, nam, held, _ := splitTrainProbe(all, labels, names, 3, 1)
 	far := mat.DenseCopyOf(train[0])
 	r, _ := far.Dims()
 	for i := range r {
@@ -49,14 +41,7 @@ func TestFarSetCostsOthersNoDigits(t *testing.T) {
 		base, big := build(train, lab, nam), build(withFar, farLab, farNam)
 		compare := func(when string, base, big *model.Model) {
 			t.Helper()
-			bm, err := base.NewMatcher()
-			if err != nil {
-				t.Fatal(err)
-			}
-			gm, err := big.NewMatcher()
-			if err != nil {
-				t.Fatal(err)
-			}
+			bm, gm := matchers(t, base, big)
 			for i, x := range held {
 				want, err := bm.Match(x)
 				if err != nil {

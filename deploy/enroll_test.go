@@ -57,6 +57,21 @@ func splitTrainProbe(all []*mat.Dense, labels, names []string, train, probe int)
 	return trSets, trLabels, trNames, probes, truth
 }
 
+// matchers returns the matchers of the models a and b (NewMatcher), to
+// decide the same sets with both.
+func matchers(t *testing.T, a, b *model.Model) (*model.Matcher, *model.Matcher) {
+	t.Helper()
+	am, err := a.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm, err := b.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return am, bm
+}
+
 // voteMethod stands, in these tests, for a model that decides by a vote:
 // kfda-mix with nn-h-dr and kfda-hl as its voters, each built alone, as
 // setmatch train --method auto deployed it before (format 6). Train no

@@ -33,15 +33,7 @@ func scaled(xs []*mat.Dense, s float64) []*mat.Dense {
 // says so and what to do.
 func TestSetKernelsAtLargeScale(t *testing.T) {
 	all, labels, names := separated(5, 4, 1)
-	var train, held []*mat.Dense
-	var lab, nam, heldLab []string
-	for i, x := range all {
-		if i%4 == 3 {
-			held, heldLab = append(held, x), append(heldLab, labels[i])
-			continue
-		}
-		train, lab, nam = append(train, x), append(lab, labels[i]), append(nam, names[i])
-	}
+	train, lab, nam, held, heldLab := splitTrainProbe(all, labels, names, 3, 1)
 	const s = 1e151
 	for _, m := range []method.Name{method.GDA, method.CDL} {
 		for _, rule := range []string{"", "auto"} {
@@ -67,14 +59,7 @@ func TestSetKernelsAtLargeScale(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: reading the model back: %v", m, err)
 			}
-			bm, err := base.Model.NewMatcher()
-			if err != nil {
-				t.Fatal(err)
-			}
-			gm, err := read.NewMatcher()
-			if err != nil {
-				t.Fatal(err)
-			}
+			bm, gm := matchers(t, base.Model, read)
 			for i, x := range held {
 				want, err := bm.Match(x)
 				if err != nil {
