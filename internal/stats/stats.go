@@ -10,8 +10,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
-
-	"setmatch/internal/finite"
 )
 
 // Median returns the median of x, sorting x in place: the middle value of
@@ -87,7 +85,7 @@ func MeanFrame(sets ...*mat.Dense) []float64 {
 // not (NaN or ±Inf in the rows is no overflow: the checks of the values
 // report it).
 func MeanOverflow(mean []float64, sets ...*mat.Dense) (set, feature int, value float64) {
-	notFinite := func(v float64) bool { return !finite.Is(v) }
+	notFinite := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 	feature = slices.IndexFunc(mean, notFinite)
 	if feature < 0 {
 		return -1, -1, 0
