@@ -395,6 +395,20 @@ func TestRunnerPanicFailsBatch(t *testing.T) {
 	}
 }
 
+// reloadText writes text as f's configuration file, loads it and reloads
+// r with it, returning what Reload returns.
+func reloadText(t *testing.T, r *Runner, f *devicetest.Fixture, text string) ([]string, error) {
+	t.Helper()
+	if err := os.WriteFile(f.Config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Reload(cfg)
+}
+
 // TestReloadForgetsPinnedLabel: a model from which a person with a label
 // pin was forgotten is taken by a reload, whether the new configuration
 // still names the pin or drops it (the pins in use stay until a
@@ -419,14 +433,7 @@ func TestReloadForgetsPinnedLabel(t *testing.T) {
 			if dropPin {
 				text = strings.Replace(text, "alice = \"GPIO22\"\n", "", 1)
 			}
-			if err := os.WriteFile(f.Config, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := config.Load(f.Config)
-			if err != nil {
-				t.Fatal(err)
-			}
-			warnings, err := r.Reload(cfg)
+			warnings, err := reloadText(t, r, f, text)
 			if err != nil {
 				t.Fatalf("reload to a model without the label of a pin: %v", err)
 			}
@@ -461,14 +468,7 @@ func TestReloadChecksNewPins(t *testing.T) {
 	r, _ := startRunner(t, f, rec)
 	reload := func(text string) []string {
 		t.Helper()
-		if err := os.WriteFile(f.Config, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cfg, err := config.Load(f.Config)
-		if err != nil {
-			t.Fatal(err)
-		}
-		warnings, err := r.Reload(cfg)
+		warnings, err := reloadText(t, r, f, text)
 		if err != nil {
 			t.Fatalf("reload: %v", err)
 		}
