@@ -144,7 +144,7 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 	if j.MaxBytes < 0 {
 		bad("journal.max_bytes", "must be ≥ 0 (0 = never rotate), got %d", int64(j.MaxBytes))
 	} else if j.MaxBytes > 0 && j.MaxBytes < MinJournalBytes {
-		bad("journal.max_bytes", "must be 0 (never rotate) or ≥ 64KiB, got %d: a decision's line is some hundred bytes, and each rotation renames every rotated journal kept", int64(j.MaxBytes))
+		bad("journal.max_bytes", "must be 0 (never rotate) or ≥ %v, got %d: a decision's line is some hundred bytes, and each rotation renames every rotated journal kept", Size(MinJournalBytes), int64(j.MaxBytes))
 	}
 	if j.Keep < 1 {
 		bad("journal.keep", "must be ≥ 1 (rotated journals kept when journal.max_bytes is set), got %d", j.Keep)
