@@ -58,20 +58,17 @@ func Check(path string, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "mqtt:     %s\n", o.Describe())
 	}
+	find, err := gpio.Lookup(cfg.GPIO.Backend, cfg.GPIO.Chip)
+	if err != nil {
+		return err
+	}
 	if cfg.GPIO.Backend == "periph" {
-		drv, err := gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil)
-		if err != nil {
-			return err
-		}
-		defer drv.Close()
 		for _, p := range cfg.GPIO.Pins() {
-			if _, err := drv.Open(p.Name); err != nil {
+			if err := find(p.Name); err != nil {
 				return fmt.Errorf("%s: %w", p.Key, err)
 			}
 		}
 		fmt.Fprintf(w, "gpio:     all %d lines found\n", len(cfg.GPIO.Pins()))
-	} else if _, err := gpio.OpenDriver(cfg.GPIO.Backend, cfg.GPIO.Chip, nil); err != nil {
-		return err
 	}
 	fmt.Fprintln(w, "ok")
 	return nil
