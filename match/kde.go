@@ -46,24 +46,28 @@ func NewKDE(x *mat.Dense, h float64) (*KDE, error) {
 		return nil, fmt.Errorf("%w (got %v)", ErrBandwidth, h)
 	}
 	n, d := x.Dims()
-	sq := make([]float64, n)
-	for i := range n {
-		row := x.RawRowView(i)
+	k := &KDE{x: x, h: h, sqNorm: make([]float64, n), logNorm: kde.LogNorm(n, d, h)}
+	if err := k.setNorms(); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// setNorms sets the squared norms of k's samples, failing as NewKDE does
+// on a NaN or Inf: after the samples changed in place (PairKDEs centres
+// them), k is the KDE NewKDE would give of them with its bandwidth.
+func (k *KDE) setNorms() error {
+	for i := range k.sqNorm {
 		var s float64
-		for _, v := range row {
+		for _, v := range k.x.RawRowView(i) {
 			if !finite.Is(v) {
-				return nil, fmt.Errorf("%w: frame %d", ErrNotFinite, i)
+				return fmt.Errorf("%w: frame %d", ErrNotFinite, i)
 			}
 			s += v * v
 		}
-		sq[i] = s
+		k.sqNorm[i] = s
 	}
-	return &KDE{
-		x:       x,
-		h:       h,
-		sqNorm:  sq,
-		logNorm: kde.LogNorm(n, d, h),
-	}, nil
+	return nil
 }
 
 // NewKDERule returns the KDE of the n×d set x with its bandwidth chosen by

@@ -47,11 +47,12 @@ func PairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err 
 	if y != x {
 		stats.SubtractFrame(y, mean)
 	}
-	// The bandwidths chosen, the norms of the centred frames.
-	if p, err = NewKDE(x, p.Bandwidth()); err != nil {
+	// The bandwidths chosen, the norms of the centred frames: p and q
+	// hold x and y, not copies.
+	if err = p.setNorms(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", a, err)
 	}
-	if q, err = NewKDE(y, q.Bandwidth()); err != nil {
+	if err = q.setNorms(); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", b, err)
 	}
 	return p, q, nil

@@ -3,8 +3,10 @@ package match
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,5 +116,99 @@ func TestPairKDEsOffset(t *testing.T) {
 	z := mat.DenseCopyOf(x)
 	if p, q, err := PairKDEs("a", "a", z, z, BandwidthRule{Kind: Fixed, Fixed: 2}); err != nil || p.Samples() != q.Samples() || !mat.EqualApprox(z, stats.Centred(x), 1e-12) {
 		t.Errorf("a set given twice: err %v, or not centred once", err)
+	}
+}
+
+// prePairKDEs is PairKDEs as it was when it built each set's KDE twice,
+// once on the frames as given for the bandwidth and once on the centred
+// frames: the reference TestPairKDEsAsBefore holds PairKDEs to.
+func prePairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err error) {
+	if p, err = NewKDERule(x, rule); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", a, err)
+	}
+	if q, err = NewKDERule(y, rule); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", b, err)
+	}
+	if p.Dim() != q.Dim() {
+		return nil, nil, dimsError(a, b, p, q)
+	}
+	mean := stats.MeanFrame(x, y)
+	stats.SubtractFrame(x, mean)
+	if y != x {
+		stats.SubtractFrame(y, mean)
+	}
+	if p, err = NewKDE(x, p.Bandwidth()); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", a, err)
+	}
+	if q, err = NewKDE(y, q.Bandwidth()); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", b, err)
+	}
+	return p, q, nil
+}
+
+// TestPairKDEsAsBefore: PairKDEs gives the KDEs, to the bit, and the
+// errors, word for word, that it gave when it built each set's KDE twice
+// (prePairKDEs), so setmatch div prints the same divergences.
+func TestPairKDEsAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	x, y := testutil.RandSet(rng, 40, 20, 3, 1), testutil.RandSet(rng, 50, 20, 3.5, 2)
+	withNaN := mat.DenseCopyOf(y)
+	withNaN.Set(7, 3, math.NaN())
+	huge := mat.NewDense(2, 2, []float64{1.5e308, 0, 1.6e308, 1})   // centring overflows
+	tiny := mat.NewDense(2, 2, []float64{-1.5e308, 0, -1.7e308, 2}) // the mean with huge
+	cases := []struct {
+		name string
+		x, y *mat.Dense
+		rule BandwidthRule
+	}{
+		{"fixed", x, y, BandwidthRule{Kind: Fixed, Fixed: 1.3}},
+		{"nn", x, y, BandwidthRule{Kind: NearestNeighbour}},
+		{"scott*2", x, y, BandwidthRule{Kind: Scott, Scale: 2}},
+		{"NaN in b", x, withNaN, BandwidthRule{Kind: Fixed, Fixed: 1}},
+		{"NaN in a", withNaN, x, BandwidthRule{Kind: Fixed, Fixed: 1}},
+		{"dimensions", x, mat.NewDense(3, 2, []float64{0, 1, 2, 3, 4, 6}), BandwidthRule{Kind: Fixed, Fixed: 1}},
+		{"no spread", x, mat.NewDense(3, 20, nil), BandwidthRule{Kind: NearestNeighbour}},
+		{"centring overflows", huge, tiny, BandwidthRule{Kind: Fixed, Fixed: 1}},
+	}
+	for _, c := range cases {
+		wp, wq, werr := prePairKDEs("a", "b", mat.DenseCopyOf(c.x), mat.DenseCopyOf(c.y), c.rule)
+		gp, gq, gerr := PairKDEs("a", "b", mat.DenseCopyOf(c.x), mat.DenseCopyOf(c.y), c.rule)
+		if werr != nil || gerr != nil {
+			if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+				t.Errorf("%s: error %v, want %v", c.name, gerr, werr)
+			}
+			continue
+		}
+		for i, k := range [][2]*KDE{{gp, wp}, {gq, wq}} {
+			got, want := k[0], k[1]
+			if got.h != want.h || got.logNorm != want.logNorm || !mat.Equal(got.x, want.x) || !slices.Equal(got.sqNorm, want.sqNorm) {
+				t.Errorf("%s: KDE %d differs from the one built twice", c.name, i)
+			}
+		}
+		got, err := Compare(gp, gq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Compare(wp, wq)
+		if got != want {
+			t.Errorf("%s: divergences %+v, want %+v", c.name, got, want)
+		}
+	}
+}
+
+// TestPairKDEsBuildsOnce: with a fixed bandwidth PairKDEs allocates one
+// KDE and its norms for each set, and the mean frame: five allocations,
+// where building each KDE again on the centred frames took nine.
+func TestPairKDEsBuildsOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	x, y := testutil.RandSet(rng, 30, 8, 0, 1), testutil.RandSet(rng, 20, 8, 1, 1)
+	rule := BandwidthRule{Kind: Fixed, Fixed: 1}
+	allocs := testing.AllocsPerRun(20, func() {
+		if _, _, err := PairKDEs("a", "b", x, y, rule); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 5 {
+		t.Errorf("PairKDEs allocates %v times, want 5: a KDE and its norms per set, and the mean frame", allocs)
 	}
 }
