@@ -332,7 +332,9 @@ func namedData(bad int) *Data {
 // its kernel values against the gallery are NaN, and a kFDA method's
 // error names the probe and the gallery set as class/set, where it said
 // "set 0: kernel Fisher discriminant: kernel value 0 is NaN" (their
-// indices among the split's probes and gallery sets).
+// indices among the split's probes and gallery sets), and says what to
+// do: their divergence is not a number, and the features want scaling
+// down.
 func TestEvaluateKFDANamesTheProbe(t *testing.T) {
 	d := namedData(0)
 	splits, err := Protocol{Kind: LeaveOneOut}.MakeSplits(d, 1)
@@ -348,6 +350,8 @@ func TestEvaluateKFDANamesTheProbe(t *testing.T) {
 		_, err := Evaluate(splits, 3, Options{Methods: []method.Name{m}, Grid: g, Seed: 1, Workers: 1, Names: d.Names})
 		if want := "set a/s0: kernel Fisher discriminant: its kernel value against set " + d.Names[splits[0].Gallery[0]] + " is NaN"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want it to name the probe and the gallery set (%q)", m, err, want)
+		} else if !strings.Contains(err.Error(), "divergence is not a number") || !strings.Contains(err.Error(), "scale the features down") {
+			t.Errorf("%s: error %v, want it to say that their divergence is not a number and to scale the features down", m, err)
 		}
 	}
 }

@@ -112,6 +112,11 @@ func Prepare(k mat.Symmetric, labels []int, classes int) (*Prepared, error) {
 		row := kc.RawRowView(i)
 		for j := range m {
 			v := k.At(i, j)
+			if math.IsNaN(v) {
+				// Else the scatter is NaN, and the Cholesky factor's
+				// failure would ask for a larger regulariser.
+				return nil, &KernelNaNError{Set: min(i, j), Train: max(i, j), Training: true}
+			}
 			row[j] = v
 			p.colMean[j] += v / float64(m)
 		}
@@ -321,20 +326,35 @@ func (f *KFDA) Transform(k mat.Matrix) (*mat.Dense, error) {
 	return &z, nil
 }
 
-// KernelNaNError reports a kernel value that is NaN once centred: that of
-// the set Set (a row of Transform's kernel; -1 for TransformRow's one set)
-// against the training set Train (a column), by their indices, so that a
-// caller that knows the sets' names can say which. It wraps ErrKFDA.
+// KernelNaNError reports a kernel value that is NaN: that of the set Set
+// against the training set Train, by their indices, so that a caller that
+// knows the sets' names can say which. Set is a training set too when
+// Training is set (a value of Fit's training kernel), else a row of
+// Transform's kernel (-1 for TransformRow's one set). It wraps ErrKFDA.
 type KernelNaNError struct {
 	Set, Train int
+	Training   bool
 }
 
+// KernelNaNAdvice says where a NaN kernel value comes from and what
+// avoids it: KernelNaNError's message ends with it, and a caller that
+// words the error its own way can too.
+const KernelNaNAdvice = "a kernel on divergences is NaN where a divergence is not a number " +
+	"(frames' values too large for their squared distances: scale the features down), " +
+	"or is +Inf with a width of 0 (a width over a median divergence that is +Inf too: " +
+	"a bounded divergence, such as Hellinger's, or a width not over the median avoids that)"
+
 func (e *KernelNaNError) Error() string {
-	msg := fmt.Sprintf("%v: kernel value %d is NaN", ErrKFDA, e.Train)
-	if e.Set >= 0 {
-		msg = fmt.Sprintf("set %d: %s", e.Set, msg)
+	var msg string
+	switch {
+	case e.Training:
+		msg = fmt.Sprintf("%v: training kernel value (%d, %d) is NaN", ErrKFDA, e.Set, e.Train)
+	case e.Set >= 0:
+		msg = fmt.Sprintf("set %d: %v: kernel value %d is NaN", e.Set, ErrKFDA, e.Train)
+	default:
+		msg = fmt.Sprintf("%v: kernel value %d is NaN", ErrKFDA, e.Train)
 	}
-	return msg
+	return msg + ": " + KernelNaNAdvice
 }
 
 func (e *KernelNaNError) Unwrap() error { return ErrKFDA }
@@ -344,7 +364,12 @@ func (e *KernelNaNError) Unwrap() error { return ErrKFDA }
 func (f *KFDA) centre(k []float64) error {
 	m := len(k)
 	var rowMean float64
-	for _, v := range k {
+	for j, v := range k {
+		if math.IsNaN(v) {
+			// Named here: the row's mean is NaN, and so would be every
+			// value centred with it.
+			return &KernelNaNError{Set: -1, Train: j}
+		}
 		rowMean += v / float64(m)
 	}
 	for j, v := range k {

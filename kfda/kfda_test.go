@@ -1,8 +1,11 @@
 package kfda
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -331,5 +334,45 @@ func TestLowerTimesSymEqualsMul(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestKernelNaN: Jeffrey divergences that overflowed to +Inf between the
+// classes, with a width over their median (+Inf too, so the width is 0),
+// make kernel values of NaN (0·Inf). Fit says which value is NaN and
+// what avoids it, rather than asking for a larger regulariser; Transform
+// and TransformRow name the training set whose kernel value is NaN, not
+// the first one (the row's mean is NaN, and every value centred with it).
+func TestKernelNaN(t *testing.T) {
+	inf := math.Inf(1)
+	d := mat.NewSymDense(4, []float64{
+		0, 2, inf, inf,
+		2, 0, inf, inf,
+		inf, inf, 0, 3,
+		inf, inf, 3, 0,
+	})
+	kernelJ := func(j, s float64) float64 { return math.Exp(-s * j) }
+	med := MedianOffDiag(d, []int{0, 1, 2, 3}, false)
+	k := KernelMatrix(d, 1, med, kernelJ)
+	_, err := Fit(k, []int{0, 0, 1, 1}, 2, 1e-3, 0)
+	var e *KernelNaNError
+	if !errors.As(err, &e) || !e.Training || e.Set != 0 || e.Train != 2 || !errors.Is(err, ErrKFDA) ||
+		!strings.Contains(err.Error(), "training kernel value (0, 2) is NaN") || !strings.Contains(err.Error(), KernelNaNAdvice) {
+		t.Errorf("Fit on a kernel of NaN: %v (%+v), want the KernelNaNError of value (0, 2) with its advice", err, e)
+	}
+
+	k = KernelMatrix(d, 1, 1, kernelJ) // the raw divergence: the kernel is 0 where it is +Inf
+	f, err := Fit(k, []int{0, 0, 1, 1}, 2, 1e-3, 0)
+	if err != nil {
+		t.Fatalf("Fit with a raw width: %v", err)
+	}
+	row := []float64{0.5, 0.4, math.NaN(), 0}
+	if _, err := f.Transform(mat.NewDense(1, 4, slices.Clone(row))); !errors.As(err, &e) || e.Training || e.Set != 0 || e.Train != 2 ||
+		err.Error() != "set 0: kernel Fisher discriminant: kernel value 2 is NaN: "+KernelNaNAdvice {
+		t.Errorf("Transform: %v, want the NaN of set 0's kernel value 2", err)
+	}
+	if _, err := f.TransformRow(slices.Clone(row)); !errors.As(err, &e) || e.Set != -1 || e.Train != 2 ||
+		err.Error() != "kernel Fisher discriminant: kernel value 2 is NaN: "+KernelNaNAdvice {
+		t.Errorf("TransformRow: %v, want the NaN of kernel value 2", err)
 	}
 }

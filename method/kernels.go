@@ -342,11 +342,8 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	k := c.matrix()
 	if len(t.Test) > 0 {
 		pred, _, err := kfdaPredict(k, t.Train, t.Labels, t.Test, t.Classes, reg, []int{dim}, nil)
-		if e := (*kfda.KernelNaNError)(nil); errors.As(err, &e) && e.Set >= 0 && e.Set < len(t.Test) && e.Train >= 0 && e.Train < len(t.Train) {
-			err = fmt.Errorf("set %s: %w: its kernel value against set %s is NaN", t.Pool.setName(t.Test[e.Set]), kfda.ErrKFDA, t.Pool.setName(t.Train[e.Train]))
-		}
 		if err != nil {
-			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
+			return Prediction{}, fmt.Errorf("%s: %w", c.desc, t.kernelNaN(err, c))
 		}
 		return Prediction{Labels: pred[0], Params: params}, nil
 	}
@@ -356,7 +353,7 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	if c.fit != nil {
 		f, err := kfda.Fit(subSym(k, t.Train), t.Labels, t.Classes, reg, 0)
 		if err != nil {
-			return Prediction{}, fmt.Errorf("%s: %w", c.desc, err)
+			return Prediction{}, fmt.Errorf("%s: %w", c.desc, t.kernelNaN(err, c))
 		}
 		fit = c.fit
 		fit.CV, fit.Reg, fit.KFDA = best.acc, reg, f
@@ -522,4 +519,36 @@ func cdlRegs(g Grid) []float64 {
 		return []float64{1e-3}
 	}
 	return g.CDLRegs
+}
+
+// kernelNaN words kFDA's error of a NaN kernel value (kfda.KernelNaNError:
+// of a test set, or of a training set with Training, against a training
+// set) of the candidate c with the sets' names, and says what avoids it;
+// other errors it returns as they are.
+func (t *Task) kernelNaN(err error, c candidate) error {
+	e := (*kfda.KernelNaNError)(nil)
+	if !errors.As(err, &e) {
+		return err
+	}
+	rows := t.Test
+	if e.Training {
+		rows = t.Train
+	}
+	if e.Set < 0 || e.Set >= len(rows) || e.Train < 0 || e.Train >= len(t.Train) {
+		return err
+	}
+	f := c.fit
+	onDivs := f != nil && (f.Method == KFDAHG || f.Method == KFDAHL || f.Method == KFDAJ)
+	advice := kfda.KernelNaNAdvice
+	switch {
+	case onDivs && f.WidthMedian && math.IsInf(f.WidthScale, 1):
+		advice = fmt.Sprintf("their divergence overflowed to +Inf, and so did its median over the training sets, "+
+			"which makes the kernel's width over it 0; %s and %s, on the Hellinger divergence, which stays within 0 and 2, "+
+			"avoid it, as do widths on the raw divergence", KFDAHG, KFDAHL)
+	case onDivs:
+		advice = "their divergence is not a number (frames' values too large for their squared distances, " +
+			"around 1e150 or more, make it so): scale the features down"
+	}
+	return fmt.Errorf("set %s: %w: its kernel value against set %s is NaN: %s",
+		t.Pool.setName(rows[e.Set]), kfda.ErrKFDA, t.Pool.setName(t.Train[e.Train]), advice)
 }

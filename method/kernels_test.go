@@ -710,3 +710,68 @@ func TestFrameBandwidthsSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestKFDAKernelNaN: sets of two classes near 0 with a spread of 1e-140
+// and a third near 1e20, with one bandwidth for all (global*1, 1e-140 or
+// so): the Jeffrey divergences between the third class and the others
+// overflow to +Inf, and so does their median, so a width over the median
+// is 0 and their kernel values NaN (0·Inf). kfda-j says which two sets,
+// by their names, and which methods avoid it, with test sets and without;
+// kfda-hg (Hellinger, within 0 and 2) on the same sets copes, as kfda-j
+// with a width on the raw divergence does.
+func TestKFDAKernelNaN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var sets []*mat.Dense
+	var names []string
+	var labels []int
+	for c, spec := range []struct{ mean, sd float64 }{{0, 1e-140}, {0, 2e-140}, {1e20, 1e13}} {
+		for s := range 4 {
+			off := 3 * spec.sd * rng.NormFloat64()
+			x := mat.NewDense(10, 3, nil)
+			for i := range 10 {
+				for j := range 3 {
+					x.Set(i, j, spec.mean+off+spec.sd*rng.NormFloat64())
+				}
+			}
+			sets, labels = append(sets, x), append(labels, c)
+			names = append(names, fmt.Sprintf("c%d/s%d", c, s))
+		}
+	}
+	pool := mustPool(t, sets)
+	pool.Names = names
+	g := DefaultGrid()
+	g.Bandwidths = []Bandwidth{{Mode: Global, Scale: 1}}
+	g.WidthScale, g.Widths, g.Regs = WidthMedian, []float64{1}, []float64{1e-3}
+	train, test := []int{0, 1, 2, 4, 5, 6, 8, 9, 10}, []int{3, 7, 11}
+	var trainLabels []int
+	for _, i := range train {
+		trainLabels = append(trainLabels, labels[i])
+	}
+	for _, tc := range []struct {
+		name string
+		test []int
+	}{{"with test sets", test}, {"fitted on the training sets (Fit)", nil}} {
+		task := &Task{Pool: pool, Train: train, Labels: trainLabels, Test: tc.test, Classes: 3, Seed: 1}
+		run := func(m Name, g Grid) error {
+			if tc.test == nil {
+				_, err := Fit(m, task, g)
+				return err
+			}
+			_, err := Run(m, task, g)
+			return err
+		}
+		err := run(KFDAJ, g)
+		if err == nil || !errors.Is(err, kfda.ErrKFDA) || !strings.Contains(err.Error(), "set c0/s0: kernel Fisher discriminant: its kernel value against set c2/s0 is NaN") ||
+			!strings.Contains(err.Error(), "kfda-hg and kfda-hl") || !strings.Contains(err.Error(), "widths on the raw divergence") {
+			t.Errorf("kfda-j %s: %v, want the NaN kernel value of sets c0/s0 and c2/s0 with what avoids it", tc.name, err)
+		}
+		if err := run(KFDAHG, g); err != nil {
+			t.Errorf("kfda-hg %s: %v", tc.name, err)
+		}
+		raw := g
+		raw.WidthScale = WidthRaw
+		if err := run(KFDAJ, raw); err != nil {
+			t.Errorf("kfda-j %s, raw widths: %v", tc.name, err)
+		}
+	}
+}
