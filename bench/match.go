@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -121,21 +119,26 @@ const MaxValues = 1 << 28
 
 // Check reports whether o is a size Match can run: at least one of
 // each, at least 2 frames a set, and the gallery and the queries within
-// MaxValues numbers.
+// MaxValues numbers. Its errors are OptionErrors.
 func (o MatchOptions) Check() error {
 	for _, f := range []struct {
-		name string
-		v    int
-	}{{"--gallery", o.Gallery}, {"--frames", o.Frames}, {"--dim", o.Dim}, {"--query-frames", o.QueryFrames}, {"--queries", o.Queries}} {
+		field, what string
+		v           int
+	}{{"Gallery", "gallery sets", o.Gallery}, {"Frames", "frames per gallery set", o.Frames}, {"Dim", "features per frame", o.Dim},
+		{"QueryFrames", "frames per query", o.QueryFrames}, {"Queries", "queries", o.Queries}} {
 		if f.v < 1 {
-			return fmt.Errorf("%s must be at least 1, got %d", f.name, f.v)
+			return optionErr([]string{f.field}, "%s must be at least 1, got %d", f.what, f.v)
 		}
 	}
-	if o.Frames < 2 || o.QueryFrames < 2 {
-		return errors.New("sets need at least 2 frames (--frames, --query-frames)")
+	if o.Frames < 2 {
+		return optionErr([]string{"Frames"}, "sets need at least 2 frames: a gallery set has %d", o.Frames)
+	}
+	if o.QueryFrames < 2 {
+		return optionErr([]string{"QueryFrames"}, "sets need at least 2 frames: a query has %d", o.QueryFrames)
 	}
 	if v := (float64(o.Gallery)*float64(o.Frames) + float64(o.Queries)*float64(o.QueryFrames)) * float64(o.Dim); v > MaxValues {
-		return fmt.Errorf("the gallery and the queries would be %.3g numbers ((--gallery × --frames + --queries × --query-frames) × --dim), more than the %d (2 GiB) a benchmark generates: give smaller sizes", v, MaxValues)
+		return optionErr([]string{"Gallery", "Frames", "Queries", "QueryFrames", "Dim"},
+			"the gallery and the queries would be %.3g numbers ((gallery sets × frames per set + queries × frames per query) × features per frame), more than the %d (2 GiB) a benchmark generates: give smaller sizes", v, MaxValues)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -23,6 +24,9 @@ func appendRun(path string, r Run) error {
 	}
 	return f.Close()
 }
+
+// ErrNoRuns is ReadRuns' error of a file that holds no outcome.
+var ErrNoRuns = errors.New("no outcomes")
 
 // ReadRuns reads the outcomes of a sweep, one JSON object after the
 // other (a runs.jsonl of SweepOptions.Keep, or the output of setmatch
@@ -48,7 +52,7 @@ func ReadRuns(path string) ([]Run, error) {
 		runs = append(runs, r)
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("%s: no outcomes (want the runs.jsonl of --keep, or the output of --json)", path)
+		return nil, fmt.Errorf("%s: %w (want the runs.jsonl a sweep keeps, or its outcomes as JSON objects, one after the other)", path, ErrNoRuns)
 	}
 	return runs, nil
 }

@@ -105,15 +105,15 @@ func Sweep(o SweepOptions) ([]Run, error) {
 // Check reports whether every size of o can be generated (synth's
 // limits, with the held-out sets), so that a sweep refuses a size before
 // it trains any: a size refused in the middle would end the sweep and
-// lose the outcomes of the sizes before it.
+// lose the outcomes of the sizes before it. Its errors are OptionErrors.
 func (o SweepOptions) Check() error {
 	if o.Probes < 1 {
-		return fmt.Errorf("held-out sets per class must be at least 1, got %d", o.Probes)
+		return optionErr([]string{"Probes"}, "held-out sets per class must be at least 1, got %d", o.Probes)
 	}
 	for _, sz := range o.Sizes {
 		so := synth.Options{Kind: o.Kind, Classes: sz.Classes, Sets: sz.Sets + o.Probes, Frames: sz.Frames, Dim: sz.Dim, Seed: o.Seed}
 		if err := so.Validate(); err != nil {
-			return fmt.Errorf("size %s, with %d more held-out per class: %s", sz, o.Probes, strings.TrimPrefix(err.Error(), "synth: "))
+			return optionErr([]string{"Sizes"}, "size %s, with %d more held-out per class: %s", sz, o.Probes, strings.TrimPrefix(err.Error(), "synth: "))
 		}
 	}
 	return nil

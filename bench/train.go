@@ -2,7 +2,6 @@ package bench
 
 import (
 	"errors"
-	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -92,15 +91,25 @@ const MaxTrainSets = 1 << 14
 // Check reports whether o is a training run TrainData and Train can
 // make: ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames, 1 ≤ OutDim ≤ InDim,
 // MaxIter ≥ 1 (learn.Train reads 0 as its default of 100), at most
-// MaxTrainSets sets, and data synth generates.
+// MaxTrainSets sets, and data synth generates. Its errors are
+// OptionErrors, but for synth's.
 func (o TrainOptions) Check() error {
+	var bad []string
+	for _, f := range []struct {
+		field string
+		ok    bool
+	}{{"Classes", o.Classes >= 2}, {"Sets", o.Sets >= 2}, {"Frames", o.Frames >= 2}, {"OutDim", o.OutDim >= 1 && o.OutDim <= o.InDim}, {"InDim", o.InDim >= o.OutDim}} {
+		if !f.ok {
+			bad = append(bad, f.field)
+		}
+	}
 	switch {
-	case o.Classes < 2 || o.Sets < 2 || o.Frames < 2 || o.OutDim < 1 || o.InDim < o.OutDim:
-		return errors.New("the training benchmark needs ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames and 1 ≤ --out-dim ≤ --in-dim")
+	case len(bad) > 0:
+		return optionErr(bad, "the training benchmark needs ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames a set and a learned dimension from 1 to the input dimension")
 	case o.MaxIter < 1:
-		return fmt.Errorf("--max-iter must be at least 1, got %d", o.MaxIter)
+		return optionErr([]string{"MaxIter"}, "the iteration cap must be at least 1, got %d", o.MaxIter)
 	case float64(o.Classes)*float64(o.Sets) > MaxTrainSets:
-		return fmt.Errorf("%d classes × %d sets are more than the %d sets a training benchmark takes (training holds the divergences of every pair of sets, 2 GiB at that many): give fewer", o.Classes, o.Sets, MaxTrainSets)
+		return optionErr([]string{"Classes", "Sets"}, "%d classes × %d sets are more than the %d sets a training benchmark takes (training holds the divergences of every pair of sets, 2 GiB at that many): give fewer", o.Classes, o.Sets, MaxTrainSets)
 	}
 	if err := (synth.Options{Kind: synth.Subspace, Classes: o.Classes, Sets: o.Sets, Frames: o.Frames, Dim: o.InDim, InfoDim: min(o.OutDim, o.InDim)}).Validate(); err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "synth: "))

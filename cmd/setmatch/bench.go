@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"setmatch/bench"
 	"setmatch/learn"
@@ -92,7 +94,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 // (bench.Match).
 func benchMatch(stdout, stderr io.Writer, o bench.MatchOptions, asJSON bool) error {
 	if err := o.Check(); err != nil {
-		return usageError{err.Error()}
+		return optionUsage(err, benchMatchFlags)
 	}
 	fmt.Fprintf(stderr, "generating %d gallery sets of %d frames in %d dimensions...\n", o.Gallery, o.Frames, o.Dim)
 	res, err := bench.Match(o)
@@ -109,7 +111,7 @@ func benchMatch(stdout, stderr io.Writer, o bench.MatchOptions, asJSON bool) err
 // paper's YouTube Celebrities protocol (47 classes × 3 sets by default).
 func benchTrain(stdout, stderr io.Writer, o bench.TrainOptions, asJSON bool) error {
 	if err := o.Check(); err != nil {
-		return usageError{err.Error()}
+		return optionUsage(err, benchTrainFlags)
 	}
 	fmt.Fprintf(stderr, "generating %d classes × %d sets × %d frames in %d dimensions...\n", o.Classes, o.Sets, o.Frames, o.InDim)
 	ds, err := bench.TrainData(o)
@@ -127,4 +129,35 @@ func benchTrain(stdout, stderr io.Writer, o bench.TrainOptions, asJSON bool) err
 		return json.NewEncoder(stdout).Encode(out)
 	}
 	return out.WriteTable(stdout)
+}
+
+// The flags of setmatch bench, and of setmatch bench train, that set each
+// field of the options of bench.Match, bench.Train and bench.Sweep, by
+// the field's name: those an error of the options (bench.OptionError)
+// names.
+var (
+	benchMatchFlags = map[string]string{"Gallery": "gallery", "Frames": "frames", "Dim": "dim", "QueryFrames": "query-frames", "Queries": "queries"}
+	benchTrainFlags = map[string]string{"Classes": "classes", "Sets": "sets", "Frames": "frames", "InDim": "in-dim", "OutDim": "out-dim", "MaxIter": "max-iter"}
+	benchSweepFlags = map[string]string{"Sizes": "sizes", "Probes": "probe-sets"}
+)
+
+// optionUsage is the usage error of benchmark options that Check refused:
+// a bench.OptionError after the flags that set the values it names
+// ("--gallery: gallery sets must be at least 1, got 0"), any other error
+// as it is.
+func optionUsage(err error, flags map[string]string) error {
+	var e *bench.OptionError
+	if !errors.As(err, &e) {
+		return usageError{err.Error()}
+	}
+	var names []string
+	for _, f := range e.Fields {
+		if name, ok := flags[f]; ok {
+			names = append(names, "--"+name)
+		}
+	}
+	if len(names) == 0 {
+		return usageError{err.Error()}
+	}
+	return usagef("%s: %v", strings.Join(names, ", "), err)
 }

@@ -24,10 +24,10 @@ func benchRefused(t *testing.T, want string, args ...string) {
 // a benchmark generates are refused before anything is allocated (they
 // ran out of memory, 800 GB asked for in one piece here).
 func TestBenchMatchSizeBound(t *testing.T) {
-	benchRefused(t, "would be 3e+11 numbers ((--gallery × --frames + --queries × --query-frames) × --dim), more than the 268435456 (2 GiB) a benchmark generates: give smaller sizes",
+	benchRefused(t, "--gallery, --frames, --queries, --query-frames, --dim: the gallery and the queries would be 3e+11 numbers ((gallery sets × frames per set + queries × frames per query) × features per frame), more than the 268435456 (2 GiB) a benchmark generates: give smaller sizes",
 		"bench", "--gallery", "2", "--frames", "100", "--dim", "1000000000", "--queries", "1")
-	benchRefused(t, "--gallery must be at least 1, got 0", "bench", "--gallery", "0")
-	benchRefused(t, "sets need at least 2 frames", "bench", "--query-frames", "1")
+	benchRefused(t, "--gallery: gallery sets must be at least 1, got 0", "bench", "--gallery", "0")
+	benchRefused(t, "--query-frames: sets need at least 2 frames: a query has 1", "bench", "--query-frames", "1")
 }
 
 // TestBenchTrainSizeBound: a training benchmark of more sets than the
@@ -35,17 +35,19 @@ func TestBenchMatchSizeBound(t *testing.T) {
 // makes, is refused before anything is generated (200000 classes × 2
 // sets asked for a 1.28 TB matrix and died of it).
 func TestBenchTrainSizeBound(t *testing.T) {
-	benchRefused(t, "200000 classes × 2 sets are more than the 16384 sets a training benchmark takes",
+	benchRefused(t, "--classes, --sets: 200000 classes × 2 sets are more than the 16384 sets a training benchmark takes",
 		"bench", "--mode", "train", "--classes", "200000", "--sets", "2", "--frames", "2", "--in-dim", "10", "--out-dim", "2")
 	benchRefused(t, "more than the 4096 features per frame", "bench", "--mode", "train", "--in-dim", "5000")
-	benchRefused(t, "needs ≥ 2 classes", "bench", "--mode", "train", "--classes", "1")
+	benchRefused(t, "--classes: the training benchmark needs ≥ 2 classes", "bench", "--mode", "train", "--classes", "1")
+	benchRefused(t, "--out-dim, --in-dim: the training benchmark needs ≥ 2 classes, ≥ 2 sets per class, ≥ 2 frames a set and a learned dimension from 1 to the input dimension",
+		"bench", "--mode", "train", "--in-dim", "5", "--out-dim", "6")
 }
 
 // TestBenchTrainMaxIter: --max-iter 0 or less is refused; it ran 100
 // iterations (training's own default) and reported them.
 func TestBenchTrainMaxIter(t *testing.T) {
 	for _, n := range []string{"0", "-3"} {
-		benchRefused(t, "--max-iter must be at least 1, got "+n,
+		benchRefused(t, "--max-iter: the iteration cap must be at least 1, got "+n,
 			"bench", "--mode", "train", "--classes", "2", "--sets", "2", "--frames", "4", "--in-dim", "5", "--out-dim", "2", "--max-iter", n)
 	}
 }
@@ -70,6 +72,13 @@ func TestBenchFlagOfOtherMode(t *testing.T) {
 func TestBenchTrainNegativeTimeout(t *testing.T) {
 	t.Setenv("SETMATCH_TEST_AS_MAIN", "1") // a child run without the check is this binary as setmatch
 	benchRefused(t, "--timeout must be ≥ 0 (0: no limit), got -1s", "bench", "train", "--sizes", "3x1x4x4", "--timeout", "-1s")
+}
+
+// TestBenchTrainSizeRefused: a size synth cannot generate is refused
+// before anything is generated, after the flag that gave it.
+func TestBenchTrainSizeRefused(t *testing.T) {
+	benchRefused(t, "--sizes: size 3x1x4x5000, with 1 more held-out per class: dim 5000 is more than the 4096 features",
+		"bench", "train", "--sizes", "3x1x4x4,3x1x4x5000")
 }
 
 // TestBenchTrainFromSaysWhatRecordsSay: --from prints the kind of data
@@ -117,7 +126,7 @@ func TestBenchTrainFromRefusesSweepFlags(t *testing.T) {
 	}()
 	select {
 	case errOut := <-done:
-		if !strings.Contains(errOut, "fifo: no outcomes") {
+		if !strings.Contains(errOut, "fifo: no outcomes (want the runs.jsonl of --keep, or the output of --json)") {
 			t.Errorf("--from FIFO: %q", errOut)
 		}
 	case <-time.After(10 * time.Second):

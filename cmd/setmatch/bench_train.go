@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -69,6 +70,9 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 			return extra
 		}
 		runs, err := bench.ReadRuns(*from)
+		if errors.Is(err, bench.ErrNoRuns) {
+			return fmt.Errorf("%s: %w (want the runs.jsonl of --keep, or the output of --json)", *from, bench.ErrNoRuns)
+		}
 		if err != nil {
 			return err
 		}
@@ -90,7 +94,7 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 	}
 	o := bench.SweepOptions{Sizes: szs, Kind: k, Probes: *probes, Workers: *workers, Seed: *seed, Timeout: *timeout, Keep: *keep}
 	if err := o.Check(); err != nil {
-		return usagef("--sizes: %v", err)
+		return optionUsage(err, benchSweepFlags)
 	}
 	return benchTrainAuto(stdout, stderr, o, *plotPath, *asJSON)
 }
