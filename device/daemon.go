@@ -133,6 +133,10 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 // loaded.
 var afterLoad func()
 
+// reloadLoading and reloadLoaded, if set (by tests), are called by the
+// goroutine of a reload before it reads the files and once it has.
+var reloadLoading, reloadLoaded func()
+
 // daemonLoop is what Daemon's main loop works with once the run loop has
 // started: the reloads, and the systemd watchdog's ticks.
 type daemonLoop struct {
@@ -185,11 +189,11 @@ func (d *daemonLoop) run(ctx context.Context, hups, stops <-chan os.Signal) {
 			d.log.Info("stopping", "signal", s.String())
 			return
 		case <-hups:
-			if !d.reload(ctx, stops, "SIGHUP", d.reloadConfig) {
+			if !d.reload(ctx, stops, triggerSIGHUP, d.loadConfig) {
 				return
 			}
 		case <-d.mw.fire:
-			if !d.reload(ctx, stops, "model file changed", d.r.ReloadModel) {
+			if !d.reload(ctx, stops, triggerModelFile, d.loadModel) {
 				return
 			}
 		case <-d.wd:
@@ -202,21 +206,49 @@ func (d *daemonLoop) run(ctx context.Context, hups, stops <-chan os.Signal) {
 	}
 }
 
+// The triggers of a reload, as the log and the status line say them.
+const (
+	triggerSIGHUP    = "SIGHUP"
+	triggerModelFile = "model file changed"
+)
+
+// loaded is what the load of a reload read and checked: the reload to put in
+// use, and what to do once it is (then, if not nil).
+type loaded struct {
+	p    *preparedReload
+	then func()
+}
+
 // reload tells systemd RELOADING=1, runs load (triggered by what) in the
-// background while it keeps the watchdog fed, logs the outcome and tells
-// systemd READY=1 again. A stop (on stops, or ctx's end) during the load
-// does not wait for it: reload returns false at once, and the daemon stops
-// with the configuration and model it had.
-func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what string, load func() error) bool {
+// background while it keeps the watchdog fed, applies what load read, logs
+// the outcome and tells systemd READY=1 again. load only reads and checks: nothing
+// is in use until this loop applies it. A stop (on stops, or ctx's end)
+// during the load does not wait for it: reload returns false at once, what
+// the load reads is never applied, and the daemon stops with the
+// configuration and model it had.
+func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what string, load func() (loaded, error)) bool {
 	notify(d.log, daemon.SdNotifyReloading, daemon.SdNotifyMonotonicUsec())
 	// Load in the background and keep the watchdog fed: reading and
 	// checking a large model on a Pi can take a while.
-	done := make(chan error, 1)
-	go func() { done <- load() }()
-	var err error
+	type result struct {
+		l   loaded
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		if reloadLoading != nil {
+			reloadLoading()
+		}
+		l, err := load()
+		if reloadLoaded != nil {
+			reloadLoaded()
+		}
+		done <- result{l, err}
+	}()
+	var res result
 	for waiting := true; waiting; {
 		select {
-		case err = <-done:
+		case res = <-done:
 			waiting = false
 		case <-d.wd:
 			notify(d.log, daemon.SdNotifyWatchdog)
@@ -227,15 +259,22 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 			return false
 		}
 	}
+	err := res.err
+	if err == nil {
+		err = d.r.applyReload(res.l.p)
+	}
 	status := "watching " + d.r.Config().Spool.Dir
 	if err != nil {
 		d.log.Error("reload failed: keeping the configuration and model in use", "trigger", what, "err", err)
-		// systemctl reload has returned already (ExecReload= only sends
-		// SIGHUP): the unit's status line says it too, until a reload
-		// succeeds. A status is one line.
+		// A reload by the model file's change, or by a SIGHUP sent by
+		// hand, has no one waiting for it: the unit's status line says
+		// it too, until a reload succeeds. A status is one line.
 		status = fmt.Sprintf("reload failed (%s, %s): keeping the configuration and model in use; %s", what,
 			time.Now().Format(time.DateTime), strings.Join(strings.Fields(err.Error()), " "))
 	} else {
+		if res.l.then != nil {
+			res.l.then()
+		}
 		m := d.r.Model()
 		d.out.setModel(m)
 		d.log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets), "threshold", d.r.ThresholdText())
@@ -248,22 +287,31 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 	return true
 }
 
-// reloadConfig reads the configuration files again and applies them (the
-// keys a reload cannot apply are logged as warnings), then watches the
-// model file they name.
-func (d *daemonLoop) reloadConfig() error {
+// loadConfig reads the configuration files again and the model file they
+// name, and checks them against what is in use; once applied, the keys a
+// reload cannot apply are logged as warnings, and the model file they name
+// is watched.
+func (d *daemonLoop) loadConfig() (loaded, error) {
 	c, err := config.Load(d.configPath)
 	if err != nil {
-		return err
+		return loaded{}, err
 	}
-	warns, err := d.r.Reload(c)
-	for _, w := range warns {
-		d.log.Warn(w)
+	p, err := d.r.prepareReload(c)
+	if err != nil {
+		return loaded{}, err
 	}
-	if err == nil {
+	return loaded{p: p, then: func() {
+		for _, w := range p.warnings {
+			d.log.Warn(w)
+		}
 		d.mw.watch(c.Model)
-	}
-	return err
+	}}, nil
+}
+
+// loadModel reads the model file named by the configuration in use again.
+func (d *daemonLoop) loadModel() (loaded, error) {
+	p, err := d.r.prepareReload(d.r.Config())
+	return loaded{p: p}, err
 }
 
 func notify(log *slog.Logger, state ...string) {

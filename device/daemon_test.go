@@ -3,7 +3,9 @@ package device
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,5 +43,52 @@ func TestDaemonModelReplacedDuringStart(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the daemon did not stop")
+	}
+}
+
+// TestDaemonStopDuringReload: a stop that comes while a reload reads its
+// files does not wait for them, and the reload, once its files are read,
+// applies nothing and says nothing: the daemon has stopped.
+func TestDaemonStopDuringReload(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	started, release, loaded := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	reloadLoading = func() { close(started); <-release }
+	reloadLoaded = func() { close(loaded) }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var logs testutil.LockedBuffer
+	done := make(chan error, 1)
+	go func() { done <- Daemon(ctx, DaemonOptions{ConfigPath: f.Config, Stderr: &logs}) }()
+	testutil.WaitFor(t, 15*time.Second, "the daemon to start", func() bool { return strings.Contains(logs.String(), "msg=starting") })
+	// A key that needs a restart: the reload warns of it when it applies.
+	f.WriteConfig(t, "\n[daemon]\nwatchdog = false\n")
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(15 * time.Second):
+		t.Fatal("no reload after SIGHUP")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(15 * time.Second):
+		close(release)
+		t.Fatal("the stop waited for the reload's files")
+	}
+	stopped := len(logs.String())
+	close(release)
+	select {
+	case <-loaded:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the reload did not end")
+	}
+	reloadLoading, reloadLoaded = nil, nil
+	if after := logs.String()[stopped:]; after != "" {
+		t.Errorf("the reload given up by the stop went on after the daemon stopped:\n%s", after)
 	}
 }

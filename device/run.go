@@ -617,6 +617,25 @@ func (r *Runner) prune() {
 func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	r.reloadMu.Lock()
 	defer r.reloadMu.Unlock()
+	p, err := r.prepareReload(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return p.warnings, r.applyReload(p)
+}
+
+// preparedReload is a reload whose files are read and checked
+// (prepareReload), not yet in use (applyReload).
+type preparedReload struct {
+	old, st  *state
+	warnings []string
+}
+
+// prepareReload does what Reload does but the swap: it reads the model file
+// cfg names and checks it and cfg against what is in use, with no effect on
+// the Runner. The daemon runs it in the background, and applies its result
+// only if no stop came meanwhile.
+func (r *Runner) prepareReload(cfg *config.Config) (*preparedReload, error) {
 	old := r.st.Load()
 	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
 	if err != nil {
@@ -648,9 +667,17 @@ func (r *Runner) Reload(cfg *config.Config) (warnings []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r.sig.SetPulse(live.GPIO.Pulse.Duration)
-	r.st.Store(st)
-	return warnings, nil
+	return &preparedReload{old: old, st: st, warnings: warnings}, nil
+}
+
+// applyReload puts p in use, unless another reload was applied since p was
+// prepared (p was checked against what that one replaced).
+func (r *Runner) applyReload(p *preparedReload) error {
+	if !r.st.CompareAndSwap(p.old, p.st) {
+		return errors.New("another reload was applied while this one read its files: reload again")
+	}
+	r.sig.SetPulse(p.st.cfg.GPIO.Pulse.Duration)
+	return nil
 }
 
 // newPinWarnings looks up the pins of g, a configuration read on reload,
