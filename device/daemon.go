@@ -109,9 +109,10 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 		return err
 	}
 	out.watchQueue(r)
+	d := &daemonLoop{configPath: opt.ConfigPath, log: log, r: r, out: out, mw: mw, runDir: runtimeDir()}
+	d.writeStatus() // no reload yet: the pid, for setmatchd -reload
 	notify(log, daemon.SdNotifyReady, "STATUS=watching "+cfg.Spool.Dir)
 
-	d := &daemonLoop{configPath: opt.ConfigPath, log: log, r: r, out: out, mw: mw}
 	stopWatchdog := d.startWatchdog(cfg.Daemon.Watchdog)
 	defer stopWatchdog()
 	d.run(ctx, hups, stops)
@@ -149,6 +150,11 @@ type daemonLoop struct {
 	// watchdog is off.
 	wd <-chan time.Time
 	iv time.Duration
+	// runDir is the runtime directory where the outcome of the reloads is
+	// recorded (status), "" for none; statusFailed is set while that fails.
+	runDir       string
+	status       reloadStatus
+	statusFailed bool
 }
 
 // startWatchdog sets d.wd ticking at half systemd's watchdog interval when
@@ -221,12 +227,14 @@ type loaded struct {
 
 // reload tells systemd RELOADING=1, runs load (triggered by what) in the
 // background while it keeps the watchdog fed, applies what load read, logs
-// the outcome and tells systemd READY=1 again. load only reads and checks: nothing
+// the outcome, tells systemd READY=1 again and records the outcome for
+// setmatchd -reload (reloadstatus.go). load only reads and checks: nothing
 // is in use until this loop applies it. A stop (on stops, or ctx's end)
 // during the load does not wait for it: reload returns false at once, what
 // the load reads is never applied, and the daemon stops with the
 // configuration and model it had.
 func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what string, load func() (loaded, error)) bool {
+	started := monotonicNow()
 	notify(d.log, daemon.SdNotifyReloading, daemon.SdNotifyMonotonicUsec())
 	// Load in the background and keep the watchdog fed: reading and
 	// checking a large model on a Pi can take a while.
@@ -284,6 +292,7 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 	}
 	debug.FreeOSMemory()
 	notify(d.log, daemon.SdNotifyReady, "STATUS="+status)
+	d.recordReload(what, started, err)
 	return true
 }
 

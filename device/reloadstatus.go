@@ -1,0 +1,218 @@
+package device
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The daemon records the outcome of its reloads in a file of the runtime
+// directory systemd gives the unit (RuntimeDirectory=setmatchd, named by
+// $RUNTIME_DIRECTORY), and setmatchd -reload, the unit's ExecReload=, waits
+// there for the outcome of the reload its SIGHUP asked for: so systemctl
+// reload returns once the daemon has reloaded, and fails with the daemon's
+// reason when it refused. Without $RUNTIME_DIRECTORY (not started by the
+// unit) the daemon records nothing.
+
+// ReloadStatusFile is the name of the file, in the runtime directory, where
+// the daemon records its reloads.
+const ReloadStatusFile = "reload.json"
+
+// reloadStatus is the content of ReloadStatusFile: the daemon's pid and the
+// last reload of each trigger. A reload of the model file alone (after it
+// changed) does not read the configuration, so it answers no SIGHUP: it
+// has a place of its own and overwrites no SIGHUP reload's outcome.
+type reloadStatus struct {
+	PID       int            `json:"pid"`
+	SIGHUP    *reloadOutcome `json:"sighup,omitempty"`
+	ModelFile *reloadOutcome `json:"model_file,omitempty"`
+}
+
+// reloadOutcome is one reload's outcome.
+type reloadOutcome struct {
+	// StartedMonotonicNS is the CLOCK_MONOTONIC time, in nanoseconds, at
+	// which the reload began; it read its files after that.
+	StartedMonotonicNS int64     `json:"started_monotonic_ns"`
+	Finished           time.Time `json:"finished"`
+	OK                 bool      `json:"ok"`
+	Model              string    `json:"model,omitempty"`
+	ModelSHA256        string    `json:"model_sha256,omitempty"`
+	Threshold          string    `json:"threshold,omitempty"`
+	Error              string    `json:"error,omitempty"`
+}
+
+// monotonicNow returns CLOCK_MONOTONIC in nanoseconds: the clock of every
+// process of the machine, which no wall-clock step moves.
+func monotonicNow() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		panic(fmt.Sprintf("clock_gettime(CLOCK_MONOTONIC): %v", err)) // never fails on Linux
+	}
+	return ts.Nano()
+}
+
+// runtimeDir returns the runtime directory systemd gives the unit, or "".
+// RuntimeDirectory= with several names gives them all, separated by colons:
+// the first is setmatchd's.
+func runtimeDir() string {
+	dir, _, _ := strings.Cut(os.Getenv("RUNTIME_DIRECTORY"), ":")
+	return dir
+}
+
+// recordReload records the outcome of a reload triggered by what that
+// started at started (monotonicNow) and ended with err.
+func (d *daemonLoop) recordReload(what string, started int64, err error) {
+	if d.runDir == "" {
+		return
+	}
+	o := &reloadOutcome{StartedMonotonicNS: started, Finished: time.Now().UTC(), OK: err == nil}
+	if err != nil {
+		o.Error = err.Error()
+	} else {
+		m := d.r.Model()
+		o.Model, o.ModelSHA256, o.Threshold = m.Path, m.ID(), d.r.ThresholdText()
+	}
+	if what == triggerSIGHUP {
+		d.status.SIGHUP = o
+	} else {
+		d.status.ModelFile = o
+	}
+	d.writeStatus()
+}
+
+// writeStatus writes d.status into the runtime directory, atomically (a
+// temporary file renamed over the old one): a reader sees the old content
+// or the new, never a part. A failure is logged once until a write succeeds.
+func (d *daemonLoop) writeStatus() {
+	if d.runDir == "" {
+		return
+	}
+	d.status.PID = os.Getpid()
+	err := writeFileAtomic(filepath.Join(d.runDir, ReloadStatusFile), &d.status)
+	if err != nil && !d.statusFailed {
+		d.log.Warn("cannot record the reload's outcome for setmatchd -reload (systemctl reload will wait for it in vain)", "dir", d.runDir, "err", err)
+	}
+	d.statusFailed = err != nil
+}
+
+func writeFileAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	err = errors.Join(err, f.Chmod(0o644), f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// ReloadOptions configures Reload.
+type ReloadOptions struct {
+	// PID is the daemon's process ($MAINPID of the unit).
+	PID int
+	// RuntimeDir is the daemon's runtime directory ($RUNTIME_DIRECTORY).
+	RuntimeDir string
+	// Timeout bounds the wait; it must end before systemd's timeout for
+	// ExecReload= (TimeoutStartSec= of the unit) kills the waiting process.
+	Timeout time.Duration
+	// Stdout gets one line on success.
+	Stdout io.Writer
+}
+
+// ErrNoRuntimeDir is Reload's error without a runtime directory.
+var ErrNoRuntimeDir = errors.New("-reload needs $RUNTIME_DIRECTORY, the runtime directory that systemd gives setmatchd.service " +
+	"(RuntimeDirectory=setmatchd), where the daemon records its reloads: it is the unit's ExecReload=. " +
+	"Run systemctl reload setmatchd; a daemon started by hand reloads on kill -HUP PID, which does not wait for the outcome")
+
+// pollEvery is how often Reload reads the daemon's record while it waits.
+const pollEvery = 20 * time.Millisecond
+
+// Reload sends SIGHUP to the daemon opt.PID and waits for the outcome of a
+// reload of its configuration and model that began after the signal was
+// sent: a reload already running then read its files too early, and the
+// daemon follows it with another (SIGHUPs that come during a reload make
+// one reload more). It writes one line to opt.Stdout and returns nil when
+// the daemon reloaded; it returns the daemon's reason when the daemon
+// refused the new configuration or model, and says where to look when
+// the daemon exits or gives no answer within opt.Timeout (or ctx's end).
+func Reload(ctx context.Context, opt ReloadOptions) error {
+	if opt.RuntimeDir == "" {
+		return ErrNoRuntimeDir
+	}
+	if opt.PID <= 1 {
+		return fmt.Errorf("-reload needs the daemon's pid ($MAINPID of the unit), not %d", opt.PID)
+	}
+	path := filepath.Join(opt.RuntimeDir, ReloadStatusFile)
+	t0 := monotonicNow()
+	if err := syscall.Kill(opt.PID, syscall.SIGHUP); err != nil {
+		return fmt.Errorf("sending SIGHUP to setmatchd (pid %d): %w", opt.PID, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
+	defer cancel()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		o, readErr := answer(path, opt.PID, t0)
+		if o == nil && syscall.Kill(opt.PID, 0) == syscall.ESRCH {
+			// Gone: it may have recorded the outcome just before.
+			if o, readErr = answer(path, opt.PID, t0); o == nil {
+				return fmt.Errorf("setmatchd (pid %d) exited before it finished the reload: see journalctl -u setmatchd", opt.PID)
+			}
+		}
+		if o != nil {
+			if !o.OK {
+				return fmt.Errorf("setmatchd refused the reload and keeps the configuration and model in use: %s", o.Error)
+			}
+			fmt.Fprintf(opt.Stdout, "setmatchd reloaded: model %s (sha256 %s), threshold %s\n", o.Model, o.ModelSHA256, o.Threshold)
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			msg := fmt.Sprintf("setmatchd (pid %d) did not answer the reload within %v: it may still be reading a large model, or be stuck; see journalctl -u setmatchd", opt.PID, opt.Timeout)
+			if readErr != nil {
+				msg += fmt.Sprintf(" (its record of reloads: %v)", readErr)
+			}
+			return errors.New(msg)
+		}
+	}
+}
+
+// answer returns the outcome, recorded at path, of a SIGHUP reload of the
+// daemon pid that began at or after t0, or nil if there is none yet; the
+// error says why the record could not be read.
+func answer(path string, pid int, t0 int64) (*reloadOutcome, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var st reloadStatus
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if st.PID != pid {
+		return nil, fmt.Errorf("%s is of pid %d", path, st.PID)
+	}
+	if st.SIGHUP == nil || st.SIGHUP.StartedMonotonicNS < t0 {
+		return nil, nil
+	}
+	return st.SIGHUP, nil
+}

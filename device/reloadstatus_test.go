@@ -1,0 +1,124 @@
+package device
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeDaemon starts a process that stands for the daemon: it ignores SIGHUP
+// (the test writes the daemon's record itself) unless dies is set.
+func fakeDaemon(t *testing.T, dies bool) *exec.Cmd {
+	t.Helper()
+	script := `trap "" HUP; exec sleep 60`
+	if dies {
+		script = "exec sleep 60"
+	}
+	cmd := exec.Command("/bin/sh", "-c", script)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }() // reaped: a zombie would still take signals
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	time.Sleep(100 * time.Millisecond) // the trap is set
+	return cmd
+}
+
+func writeStatus(t *testing.T, dir string, st reloadStatus) {
+	t.Helper()
+	if err := writeFileAtomic(filepath.Join(dir, ReloadStatusFile), &st); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestReloadNeedsRuntimeDir: without $RUNTIME_DIRECTORY, -reload says what
+// it needs and sends no signal.
+func TestReloadNeedsRuntimeDir(t *testing.T) {
+	d := fakeDaemon(t, true)
+	err := Reload(context.Background(), ReloadOptions{PID: d.Process.Pid, Timeout: time.Second, Stdout: new(bytes.Buffer)})
+	if !errors.Is(err, ErrNoRuntimeDir) || !strings.Contains(err.Error(), "RUNTIME_DIRECTORY") || !strings.Contains(err.Error(), "systemctl reload setmatchd") {
+		t.Errorf("Reload without a runtime directory: %v", err)
+	}
+	if err := d.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the daemon was signalled: %v", err)
+	}
+}
+
+// TestReloadWaitsForItsOwnReload: only the outcome of a SIGHUP reload of the
+// pid signalled that began after the signal answers: not one that began
+// before (a reload under way, or of an earlier run), not one of another
+// pid, not a reload of the model file alone. The daemon's reason is
+// returned when it refused.
+func TestReloadWaitsForItsOwnReload(t *testing.T) {
+	d := fakeDaemon(t, false)
+	pid := d.Process.Pid
+	dir := t.TempDir()
+	before := monotonicNow()
+	writeStatus(t, dir, reloadStatus{PID: pid, SIGHUP: &reloadOutcome{StartedMonotonicNS: before, OK: true}})
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		writeStatus(t, dir, reloadStatus{PID: pid + 1, SIGHUP: &reloadOutcome{StartedMonotonicNS: monotonicNow(), OK: true}})
+		time.Sleep(100 * time.Millisecond)
+		writeStatus(t, dir, reloadStatus{PID: pid, SIGHUP: &reloadOutcome{StartedMonotonicNS: before, OK: true},
+			ModelFile: &reloadOutcome{StartedMonotonicNS: monotonicNow(), OK: true}})
+	}()
+	err := Reload(context.Background(), ReloadOptions{PID: pid, RuntimeDir: dir, Timeout: time.Second, Stdout: new(bytes.Buffer)})
+	if err == nil || !strings.Contains(err.Error(), "did not answer") || !strings.Contains(err.Error(), "journalctl -u setmatchd") {
+		t.Errorf("Reload with no reload of its own: %v, want no answer and where to look", err)
+	}
+
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		writeStatus(t, dir, reloadStatus{PID: pid, SIGHUP: &reloadOutcome{StartedMonotonicNS: monotonicNow(), Error: "decision.threshold: boom"}})
+	}()
+	err = Reload(context.Background(), ReloadOptions{PID: pid, RuntimeDir: dir, Timeout: 10 * time.Second, Stdout: new(bytes.Buffer)})
+	if err == nil || !strings.Contains(err.Error(), "decision.threshold: boom") || !strings.Contains(err.Error(), "keeps the configuration and model in use") {
+		t.Errorf("Reload refused: %v, want the daemon's reason", err)
+	}
+
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		writeStatus(t, dir, reloadStatus{PID: pid, SIGHUP: &reloadOutcome{StartedMonotonicNS: monotonicNow(), OK: true, Model: "/m.smm", ModelSHA256: "abc", Threshold: "0.5"}})
+	}()
+	var out bytes.Buffer
+	if err := Reload(context.Background(), ReloadOptions{PID: pid, RuntimeDir: dir, Timeout: 10 * time.Second, Stdout: &out}); err != nil {
+		t.Errorf("Reload: %v", err)
+	}
+	if s := out.String(); !strings.Contains(s, "reloaded") || !strings.Contains(s, "/m.smm") || !strings.Contains(s, "abc") {
+		t.Errorf("Reload printed %q", s)
+	}
+}
+
+// TestReloadDaemonExits: a daemon that exits before it answers is said at
+// once, not after the timeout.
+func TestReloadDaemonExits(t *testing.T) {
+	d := fakeDaemon(t, true)
+	start := time.Now()
+	err := Reload(context.Background(), ReloadOptions{PID: d.Process.Pid, RuntimeDir: t.TempDir(), Timeout: time.Minute, Stdout: new(bytes.Buffer)})
+	if err == nil || !strings.Contains(err.Error(), "exited before") || !strings.Contains(err.Error(), "journalctl -u setmatchd") {
+		t.Errorf("Reload of a daemon that exits: %v", err)
+	}
+	if el := time.Since(start); el > 30*time.Second {
+		t.Errorf("took %v", el)
+	}
+}
+
+// TestRuntimeDir: the daemon's runtime directory is the first of
+// $RUNTIME_DIRECTORY, none without it.
+func TestRuntimeDir(t *testing.T) {
+	t.Setenv("RUNTIME_DIRECTORY", "")
+	if d := runtimeDir(); d != "" {
+		t.Errorf("runtimeDir() = %q without $RUNTIME_DIRECTORY", d)
+	}
+	t.Setenv("RUNTIME_DIRECTORY", "/run/setmatchd:/run/other")
+	if d := runtimeDir(); d != "/run/setmatchd" {
+		t.Errorf("runtimeDir() = %q, want the first", d)
+	}
+}
