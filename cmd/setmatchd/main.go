@@ -7,10 +7,14 @@
 //
 //	setmatchd [-config /etc/setmatch/setmatchd.toml] [-allow-root]
 //	setmatchd -check [-config PATH]
+//	setmatchd -reload PID [-timeout 50s]
 //	setmatchd -version
 //
 // SIGHUP reloads the configuration and model (keeping the old ones if the
 // new ones are invalid); replacing the model file reloads it too.
+// setmatchd -reload PID, the unit's ExecReload=, sends the SIGHUP and waits
+// for the daemon's outcome: exit 0 when it reloaded, 1 with its reason when
+// it refused.
 // SIGTERM/SIGINT give the batch in hand daemon.stop_grace to finish (then
 // leave it in cur/), drive the pins idle and exit 0. As root it refuses to
 // run unless given -allow-root.
@@ -25,6 +29,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"setmatch/device"
 )
@@ -45,7 +50,14 @@ type options struct {
 	check       *bool
 	showVersion *bool
 	allowRoot   *bool
+	reload      *int
+	timeout     *time.Duration
 }
+
+// reloadTimeout is how long -reload waits by default: less than the 60 s
+// of TimeoutStartSec= in setmatchd.service, which bounds ExecReload= too,
+// so that -reload says why before systemd kills it.
+const reloadTimeout = 50 * time.Second
 
 // newFlagSet defines setmatchd's flags; run parses them and the manual page
 // lists them.
@@ -57,9 +69,12 @@ func newFlagSet(stderr io.Writer) (*flag.FlagSet, options) {
 		check:       fs.Bool("check", false, "validate the configuration and model, print a summary and exit"),
 		showVersion: fs.Bool("version", false, "print the version and exit"),
 		allowRoot:   fs.Bool("allow-root", false, "run even as root (uid 0); the setmatchd.service unit runs it as the setmatch user"),
+		reload: fs.Int("reload", 0, "send SIGHUP to the daemon `pid` and wait until it has reloaded: exit 0, or 1 with the daemon's reason "+
+			"when it keeps the configuration and model in use (the ExecReload= of setmatchd.service; needs $RUNTIME_DIRECTORY)"),
+		timeout: fs.Duration("timeout", reloadTimeout, "with -reload: how long to wait for the daemon's answer (keep it below TimeoutStartSec= of the unit, which bounds ExecReload=)"),
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: setmatchd [-config FILE] [-check] [-version] [-allow-root]\n\n")
+		fmt.Fprintf(stderr, "usage: setmatchd [-config FILE] [-check] [-reload PID [-timeout D]] [-version] [-allow-root]\n\n")
 		fs.PrintDefaults()
 	}
 	return fs, o
@@ -88,6 +103,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if *o.reload != 0 {
+		return reload(*o.reload, *o.timeout, stdout, stderr)
+	}
 	if *cfgPath == "" && !*showVersion {
 		fmt.Fprintln(stderr, "setmatchd: -config needs the configuration file (the package installs /etc/setmatch/setmatchd.toml, the default)")
 		return 2
@@ -110,6 +128,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr, Version: versionString()}); err != nil {
+		fmt.Fprintf(stderr, "setmatchd: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// reload is setmatchd -reload PID: it sends SIGHUP to the daemon and waits
+// for the outcome of its reload (device.Reload).
+func reload(pid int, timeout time.Duration, stdout, stderr io.Writer) int {
+	err := device.Reload(context.Background(), device.ReloadOptions{
+		PID: pid, RuntimeDir: os.Getenv("RUNTIME_DIRECTORY"), Timeout: timeout, Stdout: stdout,
+	})
+	if err != nil {
 		fmt.Fprintf(stderr, "setmatchd: %v\n", err)
 		return 1
 	}
