@@ -72,7 +72,9 @@ func TestUnitSettings(t *testing.T) {
 		"Type":                    "notify",
 		"NotifyAccess":            "main",
 		"ExecStart":               "/usr/bin/setmatchd -config /etc/setmatch/setmatchd.toml",
-		"ExecReload":              "/bin/kill -HUP $MAINPID",
+		"ExecReload":              "/usr/bin/setmatchd -reload $MAINPID",
+		"RuntimeDirectory":        "setmatchd",
+		"TimeoutStartSec":         "60s",
 		"WatchdogSec":             "30s",
 		"Restart":                 "on-failure",
 		"User":                    "setmatch",
@@ -247,7 +249,7 @@ func stubRoot(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(unitDir, unitFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, exe := range []string{"usr/bin/setmatchd", "bin/kill", "bin/true"} {
+	for _, exe := range []string{"usr/bin/setmatchd", "bin/true"} {
 		p := filepath.Join(root, exe)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
