@@ -163,7 +163,7 @@ func Reload(ctx context.Context, opt ReloadOptions) error {
 	path := filepath.Join(opt.RuntimeDir, ReloadStatusFile)
 	t0 := monotonicNow()
 	if err := syscall.Kill(opt.PID, syscall.SIGHUP); err != nil {
-		return fmt.Errorf("sending SIGHUP to setmatchd (pid %d): %w", opt.PID, err)
+		return fmt.Errorf("sending SIGHUP to the daemon (pid %d): %w", opt.PID, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, opt.Timeout)
 	defer cancel()
@@ -174,12 +174,12 @@ func Reload(ctx context.Context, opt ReloadOptions) error {
 		if o == nil && syscall.Kill(opt.PID, 0) == syscall.ESRCH {
 			// Gone: it may have recorded the outcome just before.
 			if o, readErr = answer(path, opt.PID, t0); o == nil {
-				return fmt.Errorf("setmatchd (pid %d) exited before it finished the reload: see journalctl -u setmatchd", opt.PID)
+				return fmt.Errorf("the daemon (pid %d) exited before it finished the reload: see journalctl -u setmatchd", opt.PID)
 			}
 		}
 		if o != nil {
 			if !o.OK {
-				return fmt.Errorf("setmatchd refused the reload and keeps the configuration and model in use: %s", o.Error)
+				return fmt.Errorf("reload refused: the daemon keeps the configuration and model in use: %s", o.Error)
 			}
 			fmt.Fprintf(opt.Stdout, "setmatchd reloaded: model %s (sha256 %s), threshold %s\n", o.Model, o.ModelSHA256, o.Threshold)
 			return nil
@@ -187,7 +187,7 @@ func Reload(ctx context.Context, opt ReloadOptions) error {
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
-			msg := fmt.Sprintf("setmatchd (pid %d) did not answer the reload within %v: it may still be reading a large model, or be stuck; see journalctl -u setmatchd", opt.PID, opt.Timeout)
+			msg := fmt.Sprintf("the daemon (pid %d) did not answer the reload within %v: it may still be reading a large model, or be stuck; see journalctl -u setmatchd", opt.PID, opt.Timeout)
 			if readErr != nil {
 				msg += fmt.Sprintf(" (its record of reloads: %v)", readErr)
 			}

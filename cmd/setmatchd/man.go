@@ -20,6 +20,7 @@ func manPage(date string) manpage.Page {
 		Synopsis: []string{
 			"[-config file] [-allow-root]",
 			"-check [-config file]",
+			"-reload pid [-timeout duration]",
 			"-version",
 		},
 		Description: []string{
@@ -37,15 +38,28 @@ func manPage(date string) manpage.Page {
 			{Title: "Signals", Paragraphs: []string{
 				"SIGHUP reloads the configuration and the model; if the new ones are invalid the old ones stay in use. " +
 					"Replacing the model file reloads it too. " +
+					"A SIGHUP that comes while a reload runs makes one reload more, which reads the files as they are then. " +
+					"A stop during a reload does not wait for it, and nothing of it is put in use. " +
 					"SIGTERM and SIGINT give the batch in hand daemon.stop_grace (20 s) to finish, then leave it in cur/ for the next start, " +
 					"drive the pins to their idle level and exit with status 0.",
 			}},
+			{Title: "Reload", Paragraphs: []string{
+				"setmatchd -reload pid, the ExecReload= of setmatchd.service, sends SIGHUP to the daemon and waits for the outcome of a reload " +
+					"that began after the signal: one already running may have read the files before they were edited. " +
+					"It prints the model and threshold in use and exits 0 when the daemon reloaded, and exits 1 with the daemon's reason " +
+					"when it keeps the configuration and model in use, so that systemctl reload setmatchd fails with that reason " +
+					"(systemctl status and journalctl -u setmatchd show it). " +
+					"The daemon records its reloads in $RUNTIME_DIRECTORY/reload.json (/run/setmatchd, the unit's RuntimeDirectory=); " +
+					"without $RUNTIME_DIRECTORY it records nothing, and -reload refuses to run. " +
+					"-reload gives up after -timeout (50 s, below the unit's TimeoutStartSec=, which bounds ExecReload=) and exits 1; " +
+					"the daemon goes on with the reload, and its log says how it ends.",
+			}},
 			{Title: "Files", Paragraphs: []string{
-				"\t/etc/setmatch/setmatchd.toml\n\t/etc/setmatch/conf.d/*.toml\n\t/var/lib/setmatch/model.smm\n\t/var/lib/setmatch/journal.jsonl\n\t/var/spool/setmatch/{tmp,new,cur,done,failed}/",
-				"The configuration, its drop-ins (read in name order), the default model and journal, and the spool.",
+				"\t/etc/setmatch/setmatchd.toml\n\t/etc/setmatch/conf.d/*.toml\n\t/var/lib/setmatch/model.smm\n\t/var/lib/setmatch/journal.jsonl\n\t/var/spool/setmatch/{tmp,new,cur,done,failed}/\n\t/run/setmatchd/reload.json",
+				"The configuration, its drop-ins (read in name order), the default model and journal, the spool, and the record of the last reloads.",
 			}},
 			{Title: "Exit status", Paragraphs: []string{
-				"0 after a clean stop or a good -check; 1 when start-up or the check fails (the reason on standard error); 2 for a mistake in the command line.",
+				"0 after a clean stop, a good -check or a reload done; 1 when start-up, the check or the reload fails (the reason on standard error); 2 for a mistake in the command line.",
 			}},
 			{Title: "See also", Paragraphs: []string{
 				"setmatch(1), systemctl(1), journalctl(1); the appliance guide in /usr/share/doc/setmatch/APPLIANCE.md.",

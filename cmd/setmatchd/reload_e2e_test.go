@@ -163,10 +163,10 @@ func TestDaemonWatchdogOff(t *testing.T) {
 	p.stop()
 }
 
-// TestDaemonReloadFailureInStatus: systemctl reload returns before the
-// daemon has reloaded (Type=notify, ExecReload= sends SIGHUP), so a reload
-// the daemon refuses is said in the unit's status line (systemctl status)
-// as well as in the log, until a reload succeeds.
+// TestDaemonReloadFailureInStatus: a reload no one waits for (a SIGHUP sent
+// by hand, a model file replaced) that the daemon refuses is said in the
+// unit's status line (systemctl status) as well as in the log, until a
+// reload succeeds.
 func TestDaemonReloadFailureInStatus(t *testing.T) {
 	ctx := testContext(t, e2eBudget)
 	f := devicetest.NewFixture(t, "")
