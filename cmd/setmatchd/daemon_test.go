@@ -248,7 +248,9 @@ func startDaemon(t testing.TB, ctx context.Context, f *devicetest.Fixture, env .
 	t.Helper()
 	ns := newNotifySocket(t)
 	cmd := daemonCommand(ctx, t, "-config", f.Config)
-	cmd.Env = append(append(os.Environ(), "NOTIFY_SOCKET="+ns.path), env...)
+	// No runtime directory but one env gives: a test run under a systemd
+	// unit with RuntimeDirectory= must not write into that unit's.
+	cmd.Env = append(append(os.Environ(), "NOTIFY_SOCKET="+ns.path, "RUNTIME_DIRECTORY="), env...)
 	p := &daemonProc{t: t, ctx: ctx, cmd: cmd, stderr: &testutil.LockedBuffer{}, notify: ns, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	testexec.Start(t, ctx, cmd)

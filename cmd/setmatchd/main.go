@@ -104,6 +104,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *o.reload != 0 {
+		if *o.timeout <= 0 {
+			fmt.Fprintf(stderr, "setmatchd: -timeout needs a positive duration, not %v\n", *o.timeout)
+			return 2
+		}
 		return reload(*o.reload, *o.timeout, stdout, stderr)
 	}
 	if *cfgPath == "" && !*showVersion {

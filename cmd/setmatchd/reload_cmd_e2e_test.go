@@ -120,11 +120,16 @@ func TestReloadCommandDuringReload(t *testing.T) {
 }
 
 // TestReloadCommandNeedsRuntimeDir: -reload outside the unit says what it
-// needs, and signals nothing.
+// needs, and signals nothing; a -timeout that is not positive is a usage
+// error.
 func TestReloadCommandNeedsRuntimeDir(t *testing.T) {
 	t.Setenv("RUNTIME_DIRECTORY", "")
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"-reload", "1234567"}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "$RUNTIME_DIRECTORY") {
 		t.Errorf("-reload without a runtime directory: exit %d, %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"-reload", "1234567", "-timeout", "0s"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-timeout") {
+		t.Errorf("-reload -timeout 0s: exit %d, %q", code, stderr.String())
 	}
 }
