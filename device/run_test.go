@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -455,6 +456,43 @@ func TestReloadForgetsPinnedLabel(t *testing.T) {
 				t.Errorf("alice's pin pulsed %d times after she was forgotten", n)
 			}
 		})
+	}
+}
+
+// TestModelReloadWarnsOfPinnedLabel: a model file replaced by one
+// without the label of a pin (setmatch forget) is taken when the file
+// changes, and the log says that the pin does not pulse, as a reload by
+// SIGHUP does.
+func TestModelReloadWarnsOfPinnedLabel(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs testutil.LockedBuffer
+	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder(), Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Stop(); r.Wait(); r.Close() })
+	without, _, err := fixtureModel(t, f).WithoutSets(func(s model.Set) bool { return s.Label == "alice" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := model.WriteFile(f.Model, without); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ReloadModel(); err != nil {
+		t.Fatalf("reload of a model without the label of a pin: %v", err)
+	}
+	if slices.Contains(r.Model().Model.Labels(), "alice") {
+		t.Fatal("the model in use still holds alice")
+	}
+	if l := logs.String(); !strings.Contains(l, "gpio.label_pins.alice") || !strings.Contains(l, "its pin does not pulse") {
+		t.Errorf("log %q, want a warning that alice's pin does not pulse", l)
 	}
 }
 
