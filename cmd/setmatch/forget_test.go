@@ -35,6 +35,8 @@ func TestForgetCommand(t *testing.T) {
 		"kFDA fitted again on the new gallery",
 		"threshold by auto:balanced (the rule the model was trained with)",
 		"train the model again on data without them",
+		// What setmatchd does with a pin of the class (device.Runner.Reload).
+		"gives class class2 a pin (gpio.label_pins), the daemon takes this model at once and warns that the pin does not pulse",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
