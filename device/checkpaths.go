@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"setmatch/device/journal"
@@ -33,10 +34,12 @@ func checkSpool(dir string, w io.Writer) error {
 		return fmt.Errorf("spool.dir %s is not a directory: set spool.dir to a directory (setmatchd creates it if it is missing)", dir)
 	}
 	var errs []error
+	var good, absent []string
 	for _, sub := range []string{spool.DirTmp, spool.DirNew} {
 		p := filepath.Join(dir, sub)
 		fi, err := os.Stat(p)
 		if errors.Is(err, fs.ErrNotExist) {
+			absent = append(absent, sub+"/")
 			continue
 		}
 		if err != nil {
@@ -48,12 +51,25 @@ func checkSpool(dir string, w io.Writer) error {
 			errs = append(errs, fmt.Errorf("spool: %s belongs to group %d, the spool folder %s to group %d: cameras in the spool's group cannot write it (sudo chgrp %d %s)", p, g, dir, want, want, p))
 		} else if m.Perm()&0o030 != 0o030 {
 			errs = append(errs, fmt.Errorf("spool: %s is mode %04o: the spool group cannot write it, so cameras in that group cannot deliver batches (sudo chmod 3770 %s)", p, spool.OctalMode(m), p))
-		} else if m&fs.ModeSetgid == 0 {
-			fmt.Fprintf(w, "spool:    note: %s is not setgid: batches get their writer's group, not the spool's (chmod g+s %s)\n", p, p)
+		} else {
+			good = append(good, sub+"/")
+			if m&fs.ModeSetgid == 0 {
+				fmt.Fprintf(w, "spool:    note: %s is not setgid: batches get their writer's group, not the spool's (chmod g+s %s)\n", p, p)
+			}
 		}
 	}
 	if len(errs) == 0 {
-		fmt.Fprintf(w, "spool:    %s: tmp/ and new/ writable by the spool group\n", dir)
+		var say []string
+		if len(good) > 0 {
+			say = append(say, strings.Join(good, " and ")+" writable by the spool group")
+		}
+		if len(absent) > 0 {
+			// Under its unit (RestrictSUIDSGID=) the daemon may not give
+			// them their set-group-ID bit: it then stops, with the
+			// commands that make them (spool.Open).
+			say = append(say, strings.Join(absent, " and ")+" missing: setmatchd makes it at start, except under its unit, where it stops with the install -d commands that make it")
+		}
+		fmt.Fprintf(w, "spool:    %s: %s\n", dir, strings.Join(say, "; "))
 	}
 	return errors.Join(errs...)
 }

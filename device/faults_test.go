@@ -205,6 +205,16 @@ func TestCheckSpoolGroup(t *testing.T) {
 	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "writable by the spool group") {
 		t.Fatalf("check of a good spool: %v\n%s", err, out.String())
 	}
+	// A missing tmp/ is not said to be writable: under its unit, which
+	// may not set the set-group-ID bit, the daemon cannot make it.
+	os.Remove(filepath.Join(f.Spool, spool.DirTmp))
+	out.Reset()
+	if err := Check(f.Config, &out); err != nil || strings.Contains(out.String(), "tmp/ and new/ writable") ||
+		!strings.Contains(out.String(), "new/ writable by the spool group; tmp/ missing") {
+		t.Errorf("check without tmp/: %v\n%s", err, out.String())
+	}
+	os.Mkdir(filepath.Join(f.Spool, spool.DirTmp), 0o770)
+	os.Chmod(filepath.Join(f.Spool, spool.DirTmp), spool.ModeShared)
 	os.Chmod(filepath.Join(f.Spool, spool.DirNew), 0o750)
 	out.Reset()
 	err = Check(f.Config, &out)
