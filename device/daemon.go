@@ -203,11 +203,7 @@ func (d *daemonLoop) run(ctx context.Context, hups, stops <-chan os.Signal) {
 				return
 			}
 		case <-d.wd:
-			if b, stalled := d.r.stalled(d.iv); stalled {
-				d.log.Error("one batch has been in hand for longer than daemon.batch_timeout and a watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
-				continue
-			}
-			notify(d.log, daemon.SdNotifyWatchdog)
+			d.ping()
 		}
 	}
 }
@@ -223,6 +219,17 @@ const (
 type loaded struct {
 	p    *preparedReload
 	then func()
+}
+
+// ping pings the systemd watchdog, unless the batch in hand has been in
+// hand for longer than its daemon.batch_timeout and a watchdog interval:
+// then systemd restarts the daemon.
+func (d *daemonLoop) ping() {
+	if b, stalled := d.r.stalled(d.iv); stalled {
+		d.log.Error("one batch has been in hand for longer than daemon.batch_timeout and a watchdog interval: not pinging, so that systemd restarts the daemon", "busy", b)
+		return
+	}
+	notify(d.log, daemon.SdNotifyWatchdog)
 }
 
 // reload tells systemd RELOADING=1, runs load (triggered by what) in the
@@ -259,7 +266,7 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 		case res = <-done:
 			waiting = false
 		case <-d.wd:
-			notify(d.log, daemon.SdNotifyWatchdog)
+			d.ping()
 		case s := <-stops:
 			d.log.Info("stopping during a reload: the reload is given up", "signal", s.String(), "trigger", what)
 			return false

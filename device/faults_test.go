@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -607,6 +608,65 @@ func TestCheckLabelsNotInModel(t *testing.T) {
 	for i, w := range want {
 		if !strings.HasPrefix(lines[i], w) || !strings.HasSuffix(lines[i], "give one of them, or remove the key") {
 			t.Errorf("error %d: %q, want it to begin %q and say what to do", i+1, lines[i], w)
+		}
+	}
+}
+
+// TestReloadStarvesStalledWatchdog: while a reload is loading, the
+// watchdog's ticks ping systemd only as the main loop's do: not while a
+// batch has been in hand past its daemon.batch_timeout and a watchdog
+// interval, so that systemd restarts a wedged daemon also then.
+func TestReloadStarvesStalledWatchdog(t *testing.T) {
+	dir, err := os.MkdirTemp("", "notify")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("NOTIFY_SOCKET", sock)
+
+	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
+	reading, release := make(chan string), make(chan struct{})
+	beforeRead = func(name string) { reading <- name; <-release }
+	defer func() { beforeRead = nil }()
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	defer close(release)
+	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(81, 82)), "alice"))
+	<-reading
+	const iv = 10 * time.Millisecond
+	time.Sleep(5 * iv)
+	if _, stalled := r.stalled(iv); !stalled {
+		t.Fatal("the batch held before its read is not stalled")
+	}
+
+	wd := make(chan time.Time)
+	d := &daemonLoop{log: slog.New(slog.DiscardHandler), r: r, out: &outputs{log: slog.New(slog.DiscardHandler)}, wd: wd, iv: iv}
+	loading, loaded := make(chan struct{}), make(chan struct{})
+	done := make(chan bool)
+	go func() {
+		done <- d.reload(context.Background(), nil, "test", func() error { close(loading); <-loaded; return nil })
+	}()
+	<-loading
+	for range 3 {
+		wd <- time.Now()
+	}
+	close(loaded)
+	<-done
+	conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	buf := make([]byte, 4096)
+	for {
+		n, err := conn.Read(buf)
+		if err != nil {
+			break
+		}
+		if strings.Contains(string(buf[:n]), "WATCHDOG=1") {
+			t.Fatalf("a reload pinged the watchdog with a batch stalled: %q", buf[:n])
 		}
 	}
 }
