@@ -30,9 +30,10 @@ func (r *Runner) fail(rec *journal.Record, reason string) {
 	if !r.appendDurably(rec) {
 		return
 	}
+	// Journaled, it is counted and published, moved or not (as a decided
+	// batch is).
 	if err := r.spool.MoveFailed(rec.File); err != nil {
 		r.log.Error("batch stays in cur/ (handled again at restart)", "file", rec.File, "err", err)
-		return
 	}
 	r.afterMove()
 	r.observe(rec)

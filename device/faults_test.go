@@ -670,3 +670,34 @@ func TestReloadStarvesStalledWatchdog(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedBatchNotMovedIsCounted: a failed batch whose journal line is
+// written is counted and published (the Observe hook, which feeds the
+// metrics and MQTT) also when it cannot be moved to failed/ (here: removed
+// from cur/ while in hand), as a decided batch is when it cannot be moved
+// to done/, so that the metrics' sum equals the journal's lines.
+func TestFailedBatchNotMovedIsCounted(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	reading, release := make(chan string), make(chan struct{})
+	beforeRead = func(name string) { reading <- name; <-release }
+	defer func() { beforeRead = nil }()
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(83, 84)), "alice"))
+	<-reading
+	if err := os.Remove(filepath.Join(f.Spool, spool.DirCur, "a.npy")); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	select {
+	case rec := <-ch:
+		if rec.File != "a.npy" || rec.Decision != "failed" {
+			t.Errorf("observed %+v, want a.npy failed", rec)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the failed batch, journaled, was not observed")
+	}
+	if b, err := os.ReadFile(f.Journal); err != nil || strings.Count(string(b), "\n") != 1 {
+		t.Errorf("journal %q (%v), want one line", b, err)
+	}
+}
