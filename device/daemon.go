@@ -324,10 +324,19 @@ func (d *daemonLoop) loadConfig() (loaded, error) {
 	}}, nil
 }
 
-// loadModel reads the model file named by the configuration in use again.
+// loadModel reads the model file named by the configuration in use again;
+// once applied, the warnings of the reload (a label pin the new model
+// lacks, after setmatch forget) are logged.
 func (d *daemonLoop) loadModel() (loaded, error) {
 	p, err := d.r.prepareReload(d.r.Config())
-	return loaded{p: p}, err
+	if err != nil {
+		return loaded{}, err
+	}
+	return loaded{p: p, then: func() {
+		for _, w := range p.warnings {
+			d.log.Warn(w)
+		}
+	}}, nil
 }
 
 func notify(log *slog.Logger, state ...string) {

@@ -2,6 +2,7 @@ package device
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -511,7 +512,7 @@ func TestReloadPartialModelSaysWhatToDo(t *testing.T) {
 		if err := os.WriteFile(f.Model, c.bytes, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		err := r.ReloadModel()
+		_, err := r.Reload(r.Config())
 		if err == nil || !strings.Contains(err.Error(), c.what) || !strings.Contains(err.Error(), "rename it over the model file") {
 			t.Errorf("%s: reload: %v, want it to say %q and what to do", c.name, err, c.what)
 		}
@@ -647,16 +648,20 @@ func TestReloadStarvesStalledWatchdog(t *testing.T) {
 
 	wd := make(chan time.Time)
 	d := &daemonLoop{log: slog.New(slog.DiscardHandler), r: r, out: &outputs{log: slog.New(slog.DiscardHandler)}, wd: wd, iv: iv}
-	loading, loaded := make(chan struct{}), make(chan struct{})
+	loading, release2 := make(chan struct{}), make(chan struct{})
 	done := make(chan bool)
 	go func() {
-		done <- d.reload(context.Background(), nil, "test", func() error { close(loading); <-loaded; return nil })
+		done <- d.reload(context.Background(), nil, "test", func() (loaded, error) {
+			close(loading)
+			<-release2
+			return loaded{}, errors.New("nothing to load")
+		})
 	}()
 	<-loading
 	for range 3 {
 		wd <- time.Now()
 	}
-	close(loaded)
+	close(release2)
 	<-done
 	conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 	buf := make([]byte, 4096)

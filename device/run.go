@@ -712,13 +712,3 @@ func partialModel(err error) error {
 	}
 	return err
 }
-
-// ReloadModel reads the model file named by the configuration in use
-// again, and logs Reload's warnings (a label pin the new model lacks).
-func (r *Runner) ReloadModel() error {
-	warnings, err := r.Reload(r.Config())
-	for _, w := range warnings {
-		r.log.Warn(w)
-	}
-	return err
-}

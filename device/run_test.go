@@ -319,7 +319,7 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 	}
 	// The swapped model decides the alice batch as bob.
 	devicetest.WriteTinyModel(t, f.Model, true)
-	if err := r.ReloadModel(); err != nil {
+	if _, err := r.Reload(r.Config()); err != nil {
 		t.Fatal(err)
 	}
 	if r.Model().ID() == oldID {
@@ -485,8 +485,9 @@ func TestModelReloadWarnsOfPinnedLabel(t *testing.T) {
 	if err := model.WriteFile(f.Model, without); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.ReloadModel(); err != nil {
-		t.Fatalf("reload of a model without the label of a pin: %v", err)
+	d := &daemonLoop{log: r.log, r: r, out: &outputs{log: slog.New(slog.DiscardHandler)}}
+	if !d.reload(context.Background(), nil, triggerModelFile, d.loadModel) {
+		t.Fatal("the reload of a changed model file stopped the daemon")
 	}
 	if slices.Contains(r.Model().Model.Labels(), "alice") {
 		t.Fatal("the model in use still holds alice")
