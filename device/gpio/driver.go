@@ -50,8 +50,12 @@ func Lookup(backend, chip string) (func(name string) error, error) {
 // logDriver logs every transition instead of driving hardware.
 type logDriver struct{ log *slog.Logger }
 
-func (d *logDriver) Open(name string) (Line, error) { return &logLine{name: name, log: d.log}, nil }
-func (d *logDriver) Close() error                   { return nil }
+// Open logs the line's idle level, as Out logs each later one.
+func (d *logDriver) Open(name string, idle gpio.Level) (Line, error) {
+	l := &logLine{name: name, log: d.log}
+	return l, l.Out(idle)
+}
+func (d *logDriver) Close() error { return nil }
 
 type logLine struct {
 	name string
@@ -68,8 +72,8 @@ func (l *logLine) Out(v gpio.Level) error {
 
 type noneDriver struct{}
 
-func (noneDriver) Open(name string) (Line, error) { return noneLine(name), nil }
-func (noneDriver) Close() error                   { return nil }
+func (noneDriver) Open(name string, _ gpio.Level) (Line, error) { return noneLine(name), nil }
+func (noneDriver) Close() error                                 { return nil }
 
 type noneLine string
 

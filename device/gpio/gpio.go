@@ -1,11 +1,12 @@
 // Package gpio signals the appliance's decisions on GPIO output lines.
 //
-// A Driver opens output Lines by their kernel line name; drivers are periph.io's
-// GPIO character-device driver (periph.go), one that logs each transition and
-// one that does nothing (driver.go); a recording fake for tests is in
-// package gpiotest. A Signaller (signal.go) pulses the lines that say what was
-// decided, a decision's lines together, from one goroutine, and drives them
-// idle on the way out.
+// A Driver opens output Lines by their kernel line name, each at its idle
+// level; drivers are the Linux GPIO character device (periph.go: periph.io
+// finds the lines, cdev_linux.go requests them from the kernel), one that
+// logs each transition and one that does nothing (driver.go); a recording
+// fake for tests is in package gpiotest. A Signaller (signal.go) pulses the
+// lines that say what was decided, a decision's lines together, from one
+// goroutine, and drives them idle on the way out.
 package gpio
 
 import (
@@ -25,8 +26,11 @@ type Line interface {
 
 // Driver opens output lines by their kernel line name ("GPIO17").
 type Driver interface {
-	// Open returns the named line; a missing line is a *MissingPinError.
-	Open(name string) (Line, error)
+	// Open returns the named line, an output at level idle from the
+	// moment it is taken, with no other level before it; its active level
+	// is the other one (idle High: an active-low line). A missing line is
+	// a *MissingPinError.
+	Open(name string, idle gpio.Level) (Line, error)
 	Close() error
 }
 

@@ -15,7 +15,7 @@ func TestPeriphMissingLine(t *testing.T) {
 		t.Fatalf("periph init: %v", err)
 	}
 	defer d.Close()
-	_, err = d.Open("SETMATCH_NO_SUCH_LINE")
+	_, err = d.Open("SETMATCH_NO_SUCH_LINE", gpio.Low)
 	var mp *MissingPinError
 	if !errors.As(err, &mp) {
 		t.Fatalf("got %v, want *MissingPinError", err)
@@ -62,32 +62,3 @@ func TestLookup(t *testing.T) {
 		t.Error("an unknown backend was accepted")
 	}
 }
-
-// busyPin is a periph.io pin whose line another program holds: its first
-// Out fails as gpioioctl's does.
-type busyPin struct{ gpio.PinIO }
-
-func (busyPin) Name() string { return "GPIO17" }
-func (busyPin) Out(gpio.Level) error {
-	return errors.New("GPIOLine.Out(): line_request ioctl: device or resource busy")
-}
-
-// TestPeriphBusyLine: a line held by another program is said as such, with
-// what to do, when the daemon drives it idle at start.
-func TestPeriphBusyLine(t *testing.T) {
-	_, err := NewSignaller(fakeDriver{busyPin{}}, SignalOptions{Pins: Pins{Match: "GPIO17"}, Pulse: 1}, nil)
-	if err == nil {
-		t.Fatal("a busy line was taken")
-	}
-	for _, want := range []string{"GPIO17", "device or resource busy", "held by another program", "gpioinfo", "stop it, or wire another pin"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error does not say %q: %v", want, err)
-		}
-	}
-}
-
-// fakeDriver opens every name as the periph.io line of its pin.
-type fakeDriver struct{ p gpio.PinIO }
-
-func (d fakeDriver) Open(string) (Line, error) { return periphLine{d.p}, nil }
-func (fakeDriver) Close() error                { return nil }

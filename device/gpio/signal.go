@@ -106,8 +106,10 @@ type decision struct {
 // never is a freeAt while the line is active.
 var never = time.Unix(1<<62, 0)
 
-// NewSignaller opens every configured line through drv and drives it to its
-// idle level. On error, lines opened so far are driven idle again.
+// NewSignaller opens every configured line through drv at its idle level
+// (the driver takes it as an output at that level: no line shows its
+// active level before a decision). On error, lines opened so far are
+// driven idle again.
 func NewSignaller(drv Driver, opt SignalOptions, log *slog.Logger) (*Signaller, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -126,14 +128,10 @@ func NewSignaller(drv Driver, opt SignalOptions, log *slog.Logger) (*Signaller, 
 	}
 	s.pulse.Store(int64(opt.Pulse))
 	for _, name := range opt.Pins.names() {
-		l, err := drv.Open(name)
+		l, err := drv.Open(name, !s.act)
 		if err != nil {
 			s.Idle()
 			return nil, err
-		}
-		if err := l.Out(!s.act); err != nil {
-			s.Idle()
-			return nil, fmt.Errorf("gpio: set %s to idle: %w", name, err)
 		}
 		s.lines[name] = &outLine{name: name, line: l}
 	}

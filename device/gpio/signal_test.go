@@ -136,21 +136,29 @@ func TestSignallerSerialisesPulses(t *testing.T) {
 }
 
 // The log backend's lines are valid JSON logs: the line's level goes in a
-// key of its own, not in the record's "level" a second time.
+// key of its own, not in the record's "level" a second time. Open logs the
+// idle level the line is taken at, Out each level after it.
 func TestLogDriverKeys(t *testing.T) {
 	var b strings.Builder
 	drv, err := devgpio.OpenDriver("log", "", slog.New(slog.NewJSONHandler(&b, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, _ := drv.Open("GPIO17")
+	l, _ := drv.Open("GPIO17", gpio.Low)
 	l.Out(gpio.High)
-	var rec map[string]any
-	if err := json.Unmarshal([]byte(b.String()), &rec); err != nil {
-		t.Fatal(err)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{"Low", "High"}
+	if len(lines) != len(want) {
+		t.Fatalf("log %q: want %d lines", b.String(), len(want))
 	}
-	if rec["level"] != "INFO" || rec["value"] != "High" || strings.Count(b.String(), `"level"`) != 1 {
-		t.Errorf("log line %s: want the record's level INFO once and the line's value High", b.String())
+	for i, line := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["level"] != "INFO" || rec["value"] != want[i] || rec["pin"] != "GPIO17" || strings.Count(line, `"level"`) != 1 {
+			t.Errorf("log line %s: want the record's level INFO once and the line's value %s", line, want[i])
+		}
 	}
 }
 
@@ -226,5 +234,36 @@ func TestLabelPulsesWithItsMatch(t *testing.T) {
 	}
 	if !unknownAt.Before(secondMatch) {
 		t.Errorf("the unknown pulse started at %v, after the second match pulse at %v: held behind pulses of other lines", unknownAt, secondMatch)
+	}
+}
+
+// TestSignallerOpensIdle: with active_low, a Signaller takes every line at
+// its idle level, High, through Open, and drives none of them (Low least
+// of all) before a decision; a decision then pulses Low.
+func TestSignallerOpensIdle(t *testing.T) {
+	rec := gpiotest.NewRecorder()
+	pins := devgpio.Pins{Match: "GPIO17", Unknown: "GPIO27", Labels: map[string]string{"alice": "GPIO22"}}
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: pins, Pulse: 20 * time.Millisecond, ActiveLow: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := rec.Transitions()
+	var opened []string
+	for _, x := range start {
+		if !x.Open || x.Level != gpio.High {
+			t.Errorf("at start: %s %v (opened %v), want each line only opened High", x.Pin, x.Level, x.Open)
+		}
+		opened = append(opened, x.Pin)
+	}
+	if want := []string{"GPIO17", "GPIO22", "GPIO27"}; !slices.Equal(opened, want) {
+		t.Errorf("lines opened %v, want %v", opened, want)
+	}
+	if err := s.Signal(true, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 5*time.Second, "alice's pulse", func() bool { return len(rec.Pulses("GPIO22", gpio.Low)) == 1 })
+	if n := len(rec.Pulses("GPIO17", gpio.Low)); n != 1 {
+		t.Errorf("%d match pulses, want 1", n)
 	}
 }

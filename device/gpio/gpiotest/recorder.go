@@ -17,6 +17,9 @@ type Transition struct {
 	Time  time.Time
 	Pin   string
 	Level gpio.Level
+	// Open: the line was taken at Level by Open (its idle level), not
+	// driven by Out.
+	Open bool
 }
 
 // Recorder is a devgpio.Driver for tests: it records every transition of every line
@@ -46,16 +49,19 @@ func NewRecorder(available ...string) *Recorder {
 	return &Recorder{available: a, level: map[string]gpio.Level{}}
 }
 
-// Open returns a recording line, or a *devgpio.MissingPinError for a name not in the
-// list given to NewRecorder.
-func (r *Recorder) Open(name string) (devgpio.Line, error) {
+// Open returns a recording line, taken at level idle (recorded as a
+// Transition with Open set), or a *devgpio.MissingPinError for a name not
+// in the list given to NewRecorder.
+func (r *Recorder) Open(name string, idle gpio.Level) (devgpio.Line, error) {
 	if len(r.available) > 0 {
 		i := sort.SearchStrings(r.available, name)
 		if i == len(r.available) || r.available[i] != name {
 			return nil, &devgpio.MissingPinError{Pin: name, Available: append([]string(nil), r.available...)}
 		}
 	}
-	return &recLine{r: r, name: name}, nil
+	l := &recLine{r: r, name: name}
+	l.record(idle, true)
+	return l, nil
 }
 
 // Close marks the recorder closed.
@@ -116,7 +122,12 @@ type recLine struct {
 func (l *recLine) Name() string { return l.name }
 
 func (l *recLine) Out(v gpio.Level) error {
-	t := Transition{Time: time.Now(), Pin: l.name, Level: v}
+	l.record(v, false)
+	return nil
+}
+
+func (l *recLine) record(v gpio.Level, open bool) {
+	t := Transition{Time: time.Now(), Pin: l.name, Level: v, Open: open}
 	l.r.mu.Lock()
 	l.r.trans = append(l.r.trans, t)
 	l.r.level[l.name] = v
@@ -125,5 +136,4 @@ func (l *recLine) Out(v gpio.Level) error {
 	if f != nil {
 		f(t)
 	}
-	return nil
 }
