@@ -1,4 +1,4 @@
-//go:build gpiosim
+//go:build gpiosim && linux
 
 // An integration test of the periph backend against the kernel's GPIO
 // simulator (gpio-sim, configfs). It needs root, configfs mounted on
@@ -17,6 +17,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
+
+	"periph.io/x/conn/v3/gpio"
 )
 
 const simRoot = "/sys/kernel/config/gpio-sim"
@@ -87,6 +90,66 @@ func TestGpioSim(t *testing.T) {
 	}
 }
 
+// gpioV2LineInfo is struct gpio_v2_line_info (linux/gpio.h).
+type gpioV2LineInfo struct {
+	Name     [gpioMaxNameSize]byte
+	Consumer [gpioMaxNameSize]byte
+	Offset   uint32
+	NumAttrs uint32
+	Flags    uint64
+	Attrs    [gpioV2LineNumAttrsMax]gpioV2LineAttribute
+	Padding  [4]uint32
+}
+
+// GPIO_V2_GET_LINEINFO_IOCTL: _IOWR(0xB4, 0x05, struct gpio_v2_line_info)
+const gpioV2GetLineInfoIoctl = iocReadWrite<<30 | unsafe.Sizeof(gpioV2LineInfo{})<<16 | gpioIoctlMagic<<8 | 0x05
+
+const (
+	gpioV2LineFlagUsed  uint64 = 1 << 0 // GPIO_V2_LINE_FLAG_USED
+	gpioV2LineFlagInput uint64 = 1 << 2 // GPIO_V2_LINE_FLAG_INPUT
+)
+
+// lineFlags returns the kernel's flags of the named line and its consumer.
+func lineFlags(t *testing.T, drv Driver, name string) (uint64, string) {
+	t.Helper()
+	if n := unsafe.Sizeof(gpioV2LineInfo{}); n != 256 {
+		t.Fatalf("sizeof(struct gpio_v2_line_info) = %d, want 256", n)
+	}
+	a, err := drv.(*periphDriver).lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := hostSys{}.open(a.chip)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hostSys{}.close(fd)
+	info := gpioV2LineInfo{Offset: a.offset}
+	if err := (hostSys{}).ioctl(fd, gpioV2GetLineInfoIoctl, unsafe.Pointer(&info)); err != nil {
+		t.Fatalf("line info of %s: %v", name, err)
+	}
+	return info.Flags, strings.TrimRight(string(info.Consumer[:]), "\x00")
+}
+
+// checkRequested: every line is used, an output, active-low as asked, by
+// this process.
+func checkRequested(t *testing.T, drv Driver, activeLow bool) {
+	t.Helper()
+	for _, name := range simLines {
+		flags, consumer := lineFlags(t, drv, name)
+		want := gpioV2LineFlagUsed | gpioV2LineFlagOutput
+		if activeLow {
+			want |= gpioV2LineFlagActiveLow
+		}
+		if flags&(want|gpioV2LineFlagActiveLow|gpioV2LineFlagInput) != want {
+			t.Errorf("%s: flags %#x, want used, output and active-low %v (%#x)", name, flags, activeLow, want)
+		}
+		if !strings.HasSuffix(consumer, "@"+strconv.Itoa(os.Getpid())) {
+			t.Errorf("%s: consumer %q, want this process's", name, consumer)
+		}
+	}
+}
+
 func gpioSimChild(t *testing.T, values string) {
 	level := func(line int) string {
 		t.Helper()
@@ -100,7 +163,7 @@ func gpioSimChild(t *testing.T, values string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := drv.Open("SM_NOPE"); err == nil || !strings.Contains(err.Error(), "SM_MATCH") {
+	if _, err := drv.Open("SM_NOPE", gpio.Low); err == nil || !strings.Contains(err.Error(), "SM_MATCH") {
 		t.Errorf("missing line: %v, want a list naming SM_MATCH", err)
 	}
 	s, err := NewSignaller(drv, SignalOptions{
@@ -114,6 +177,7 @@ func gpioSimChild(t *testing.T, values string) {
 			t.Errorf("%s starts at %s, want idle 0", simLines[i], v)
 		}
 	}
+	checkRequested(t, drv, false)
 	// Poll rather than sleep: the checks hold within the pulse, and a loaded
 	// machine may run them late.
 	waitLevels := func(what string, want map[int]string) {
@@ -149,5 +213,34 @@ func gpioSimChild(t *testing.T, values string) {
 	if level(1) != "0" {
 		t.Errorf("unknown pin after Idle: %s", level(1))
 	}
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// active_low: each line is requested active-low, High (idle) from its
+	// request on, and pulses Low.
+	drv, err = openPeriph("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = NewSignaller(drv, SignalOptions{
+		Pins:  Pins{Match: "SM_MATCH", Unknown: "SM_UNKNOWN", Labels: map[string]string{"alice": "SM_LABEL"}},
+		Pulse: 300 * time.Millisecond, ActiveLow: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range simLines {
+		if v := level(i); v != "1" {
+			t.Errorf("active-low: %s starts at %s, want idle 1", simLines[i], v)
+		}
+	}
+	checkRequested(t, drv, true)
+	if err := s.Signal(true, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	waitLevels("active-low, during the pulse", map[int]string{0: "0", 1: "1", 2: "0"})
+	waitLevels("active-low, after the pulse", map[int]string{0: "1", 1: "1", 2: "1"})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
