@@ -105,10 +105,11 @@ func outputRequest(offset uint32, consumer string, activeLow bool) gpioV2LineReq
 	if activeLow {
 		r.Config.Flags |= gpioV2LineFlagActiveLow
 	}
+	// The request's line 0 (bit 0 of Mask) at logical 0: idle.
 	r.Config.NumAttrs = 1
 	r.Config.Attrs[0] = gpioV2LineConfigAttribute{
-		Attr: gpioV2LineAttribute{ID: gpioV2LineAttrIDOutputValues, Value: 0}, // idle
-		Mask: 1,                                                               // the request's line 0
+		Attr: gpioV2LineAttribute{ID: gpioV2LineAttrIDOutputValues, Value: 0},
+		Mask: 1,
 	}
 	return r
 }
