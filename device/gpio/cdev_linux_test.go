@@ -5,6 +5,7 @@ package gpio
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -331,5 +332,22 @@ func TestPeriphBusyLine(t *testing.T) {
 	}
 	if len(k.fds) != 0 {
 		t.Errorf("fds left open: %v", k.fds)
+	}
+}
+
+// TestHostSysNotAChip: the system calls themselves, on a device that is no
+// GPIO chip: the line request is refused (ENOTTY) and said with the
+// device, and the device's fd is closed again.
+func TestHostSysNotAChip(t *testing.T) {
+	before, _ := os.ReadDir("/proc/self/fd")
+	fd, err := requestOutput(hostSys{}, "/dev/null", 17, "setmatchd@1", true)
+	if fd != -1 || !errors.Is(err, syscall.ENOTTY) {
+		t.Errorf("request on /dev/null: fd %d, %v; want ENOTTY", fd, err)
+	}
+	if after, _ := os.ReadDir("/proc/self/fd"); len(after) != len(before) {
+		t.Errorf("%d fds open after the request, %d before", len(after), len(before))
+	}
+	if _, err := requestOutput(hostSys{}, "/dev/gpiochip-nope", 17, "setmatchd@1", true); !errors.Is(err, syscall.ENOENT) || !strings.Contains(err.Error(), "/dev/gpiochip-nope") {
+		t.Errorf("request on a missing chip: %v, want ENOENT naming it", err)
 	}
 }
