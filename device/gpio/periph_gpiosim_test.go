@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -150,6 +151,68 @@ func checkRequested(t *testing.T, drv Driver, activeLow bool) {
 	}
 }
 
+const tracing = "/sys/kernel/tracing"
+
+// traceSets records the kernel's gpio_value events (each level gpiolib
+// drives a line to, physical, however briefly) from now on, mounting
+// tracefs if need be, and returns a function that stops the recording and
+// returns the levels set, "gpio=level" in order; nil without tracefs.
+// The trace is the kernel's, of every GPIO line: run the test where no
+// other program drives lines meanwhile.
+func traceSets(t *testing.T) func() []string {
+	t.Helper()
+	event := filepath.Join(tracing, "events/gpio/gpio_value/enable")
+	if _, err := os.Stat(event); err != nil {
+		syscall.Mount("tracefs", tracing, "tracefs", 0, "")
+		if _, err := os.Stat(event); err != nil {
+			t.Logf("no gpio_value trace event, levels at the request not traced: %v", err)
+			return nil
+		}
+	}
+	write := func(p, v string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(tracing, p), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tracing_on", "0")
+	write("trace", "")
+	write("events/gpio/gpio_value/enable", "1")
+	write("tracing_on", "1")
+	return func() []string {
+		t.Helper()
+		write("tracing_on", "0")
+		write("events/gpio/gpio_value/enable", "0")
+		b, err := os.ReadFile(filepath.Join(tracing, "trace"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sets []string
+		for _, line := range strings.Split(string(b), "\n") {
+			_, ev, ok := strings.Cut(line, "gpio_value: ")
+			if f := strings.Fields(ev); ok && !strings.HasPrefix(line, "#") && len(f) == 3 && f[1] == "set" {
+				sets = append(sets, f[0]+"="+f[2])
+			}
+		}
+		return sets
+	}
+}
+
+// checkSets: the kernel drove each line to idle (physical "0" or "1") and
+// to no other level.
+func checkSets(t *testing.T, sets []string, idle string) {
+	t.Helper()
+	t.Logf("levels the kernel set at start, in order: %v", sets)
+	if len(sets) < len(simLines) {
+		t.Errorf("levels traced %v, want one at least for each of the %d lines", sets, len(simLines))
+	}
+	for _, x := range sets {
+		if !strings.HasSuffix(x, "="+idle) {
+			t.Errorf("the kernel drove gpio %s at start (levels set, in order: %v), want only idle %s", x, sets, idle)
+		}
+	}
+}
+
 func gpioSimChild(t *testing.T, values string) {
 	level := func(line int) string {
 		t.Helper()
@@ -166,11 +229,15 @@ func gpioSimChild(t *testing.T, values string) {
 	if _, err := drv.Open("SM_NOPE", gpio.Low); err == nil || !strings.Contains(err.Error(), "SM_MATCH") {
 		t.Errorf("missing line: %v, want a list naming SM_MATCH", err)
 	}
+	stop := traceSets(t)
 	s, err := NewSignaller(drv, SignalOptions{
 		Pins:  Pins{Match: "SM_MATCH", Unknown: "SM_UNKNOWN", Labels: map[string]string{"alice": "SM_LABEL"}},
 		Pulse: 300 * time.Millisecond}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if stop != nil {
+		checkSets(t, stop(), "0")
 	}
 	for i := range simLines {
 		if v := level(i); v != "0" {
@@ -218,16 +285,21 @@ func gpioSimChild(t *testing.T, values string) {
 	}
 
 	// active_low: each line is requested active-low, High (idle) from its
-	// request on, and pulses Low.
+	// request on (the kernel drives it to no other level at start), and
+	// pulses Low.
 	drv, err = openPeriph("")
 	if err != nil {
 		t.Fatal(err)
 	}
+	stop = traceSets(t)
 	s, err = NewSignaller(drv, SignalOptions{
 		Pins:  Pins{Match: "SM_MATCH", Unknown: "SM_UNKNOWN", Labels: map[string]string{"alice": "SM_LABEL"}},
 		Pulse: 300 * time.Millisecond, ActiveLow: true}, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if stop != nil {
+		checkSets(t, stop(), "1")
 	}
 	for i := range simLines {
 		if v := level(i); v != "1" {
