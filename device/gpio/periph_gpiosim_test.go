@@ -3,13 +3,17 @@
 // An integration test of the periph backend against the kernel's GPIO
 // simulator (gpio-sim, configfs). It needs root, configfs mounted on
 // /sys/kernel/config and CONFIG_GPIO_SIM (modprobe gpio-sim); it skips
-// otherwise. Run it with
+// otherwise. Debian's kernels do not build gpio-sim: use a kernel that
+// does, or the module built from the kernel's source. With tracefs (and
+// no other program driving GPIO lines meanwhile) it also checks that the
+// kernel drives each line to no level but idle at start. Run it with
 //
 //	sudo go test -tags gpiosim -run GpioSim ./device/gpio/
 
 package gpio
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -245,6 +249,15 @@ func gpioSimChild(t *testing.T, values string) {
 		}
 	}
 	checkRequested(t, drv, false)
+	// A line another request holds: the kernel's EBUSY, said with advice.
+	other, err := openPeriph("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Open("SM_MATCH", gpio.Low); !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), "held by another program") {
+		t.Errorf("a held line: %v, want EBUSY said as held by another program", err)
+	}
+	other.Close()
 	// Poll rather than sleep: the checks hold within the pulse, and a loaded
 	// machine may run them late.
 	waitLevels := func(what string, want map[int]string) {
