@@ -336,12 +336,13 @@ func TestPeriphBusyLine(t *testing.T) {
 }
 
 // TestHostSysNotAChip: the system calls themselves, on a device that is no
-// GPIO chip: the line request is refused (ENOTTY) and said with the
-// device, and the device's fd is closed again.
+// GPIO chip: the line request is refused (ENOTTY; ENOSYS under qemu-user,
+// which answers so an ioctl it does not translate), and the device's fd
+// is closed again.
 func TestHostSysNotAChip(t *testing.T) {
 	before, _ := os.ReadDir("/proc/self/fd")
 	fd, err := requestOutput(hostSys{}, "/dev/null", 17, "setmatchd@1", true)
-	if fd != -1 || !errors.Is(err, syscall.ENOTTY) {
+	if fd != -1 || !errors.Is(err, syscall.ENOTTY) && !errors.Is(err, syscall.ENOSYS) {
 		t.Errorf("request on /dev/null: fd %d, %v; want ENOTTY", fd, err)
 	}
 	if after, _ := os.ReadDir("/proc/self/fd"); len(after) != len(before) {
