@@ -179,6 +179,10 @@ func traceSets(t *testing.T) func() []string {
 			t.Fatal(err)
 		}
 	}
+	on, err := os.ReadFile(filepath.Join(tracing, "tracing_on"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	write("tracing_on", "0")
 	write("trace", "")
 	write("events/gpio/gpio_value/enable", "1")
@@ -191,6 +195,8 @@ func traceSets(t *testing.T) func() []string {
 		if err != nil {
 			t.Fatal(err)
 		}
+		write("trace", "")
+		write("tracing_on", strings.TrimSpace(string(on)))
 		var sets []string
 		for _, line := range strings.Split(string(b), "\n") {
 			_, ev, ok := strings.Cut(line, "gpio_value: ")
@@ -226,34 +232,42 @@ func gpioSimChild(t *testing.T, values string) {
 		}
 		return strings.TrimSpace(string(b))
 	}
-	drv, err := openPeriph("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drv.Open("SM_NOPE", gpio.Low); err == nil || !strings.Contains(err.Error(), "SM_MATCH") {
-		t.Errorf("missing line: %v, want a list naming SM_MATCH", err)
-	}
-	stop := traceSets(t)
-	s, err := NewSignaller(drv, SignalOptions{
-		Pins:  Pins{Match: "SM_MATCH", Unknown: "SM_UNKNOWN", Labels: map[string]string{"alice": "SM_LABEL"}},
-		Pulse: 300 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stop != nil {
-		checkSets(t, stop(), "0")
-	}
-	for i := range simLines {
-		if v := level(i); v != "0" {
-			t.Errorf("%s starts at %s, want idle 0", simLines[i], v)
+	// start starts a Signaller on the sim's lines and checks that each is
+	// requested as an output, idle from its request on.
+	start := func(activeLow bool) *Signaller {
+		t.Helper()
+		drv, err := openPeriph("")
+		if err != nil {
+			t.Fatal(err)
 		}
+		idle := map[bool]string{false: "0", true: "1"}[activeLow]
+		stop := traceSets(t)
+		s, err := NewSignaller(drv, SignalOptions{
+			Pins:  Pins{Match: "SM_MATCH", Unknown: "SM_UNKNOWN", Labels: map[string]string{"alice": "SM_LABEL"}},
+			Pulse: 300 * time.Millisecond, ActiveLow: activeLow}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stop != nil {
+			checkSets(t, stop(), idle)
+		}
+		for i := range simLines {
+			if v := level(i); v != idle {
+				t.Errorf("active-low %v: %s starts at %s, want idle %s", activeLow, simLines[i], v, idle)
+			}
+		}
+		checkRequested(t, drv, activeLow)
+		return s
 	}
-	checkRequested(t, drv, false)
-	// A line another request holds: the kernel's EBUSY, said with advice.
+	s := start(false)
 	other, err := openPeriph("")
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := other.Open("SM_NOPE", gpio.Low); err == nil || !strings.Contains(err.Error(), "SM_MATCH") {
+		t.Errorf("missing line: %v, want a list naming SM_MATCH", err)
+	}
+	// A line another request holds: the kernel's EBUSY, said with advice.
 	if _, err := other.Open("SM_MATCH", gpio.Low); !errors.Is(err, syscall.EBUSY) || !strings.Contains(err.Error(), "held by another program") {
 		t.Errorf("a held line: %v, want EBUSY said as held by another program", err)
 	}
@@ -300,26 +314,7 @@ func gpioSimChild(t *testing.T, values string) {
 	// active_low: each line is requested active-low, High (idle) from its
 	// request on (the kernel drives it to no other level at start), and
 	// pulses Low.
-	drv, err = openPeriph("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop = traceSets(t)
-	s, err = NewSignaller(drv, SignalOptions{
-		Pins:  Pins{Match: "SM_MATCH", Unknown: "SM_UNKNOWN", Labels: map[string]string{"alice": "SM_LABEL"}},
-		Pulse: 300 * time.Millisecond, ActiveLow: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stop != nil {
-		checkSets(t, stop(), "1")
-	}
-	for i := range simLines {
-		if v := level(i); v != "1" {
-			t.Errorf("active-low: %s starts at %s, want idle 1", simLines[i], v)
-		}
-	}
-	checkRequested(t, drv, true)
+	s = start(true)
 	if err := s.Signal(true, "alice"); err != nil {
 		t.Fatal(err)
 	}
