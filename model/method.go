@@ -302,7 +302,10 @@ func (m *Model) validateMethod() error {
 	}
 	isK := m.Selection.Method.IsKFDA()
 	switch {
-	case m.Discriminant != nil && m.Selection.Method != "" && !isK:
+	case m.Discriminant != nil && m.Selection.Method == "":
+		// It would be shown (inspect, the journal) as nearest neighbour.
+		return errors.New("the model holds a kFDA solution but its selection names no kFDA method")
+	case m.Discriminant != nil && !isK:
 		return fmt.Errorf("method %q is not a kFDA method but the model holds a kFDA solution", m.Selection.Method)
 	case m.Discriminant == nil && isK:
 		return fmt.Errorf("method %q needs a kFDA solution, the model has none", m.Selection.Method)

@@ -43,6 +43,10 @@ func TestFormat2RoundTripAndChecks(t *testing.T) {
 		{"unknown kernel", `"kernel":"hg"`, `"kernel":"rbf"`, ErrInvalidModel, `unknown kernel "rbf"`},
 		{"kernel on the other divergence", `"kernel":"hg"`, `"kernel":"j"`, ErrInvalidModel, "built on jeffrey"},
 		{"nn method with kfda", `"method":"kfda-hg"`, `"method":"nn-h"`, ErrInvalidModel, "not a kFDA method"},
+		// Without a method name the model would be shown (inspect, the
+		// journal) as nn-h while it decides by kFDA.
+		{"no method with kfda", `"method":"kfda-hg"`, `"method":""`, ErrInvalidModel, "names no kFDA method"},
+		{"no selection with kfda", `"selection":`, `"x":`, ErrInvalidModel, "names no kFDA method"},
 		{"accuracy above 1", `"cv_accuracy":0.75`, `"cv_accuracy":75`, ErrInvalidModel, "CV accuracy is 75"},
 		{"bad width scale", `"width_scale":"median"`, `"width_scale":"mean"`, ErrInvalidModel, `width scale "mean"`},
 		{"zero width", `"width":1,`, `"width":0,`, ErrInvalidModel, "width is 0"},
