@@ -26,8 +26,8 @@ accuracies that chose them (setmatch enroll keeps them too); forget says
 which the model holds. To remove those too, train the model again on
 data without the person (setmatch train). A model keeps at least two
 classes. The model file is replaced atomically: a running setmatchd
-reloads it (a pin that setmatchd's gpio.label_pins gives the class must
-be removed, and the daemon restarted, or it keeps the old model).`
+reloads it (a pin that setmatchd's gpio.label_pins gives the class no
+longer pulses: remove it and restart the daemon, which refuses it).`
 
 func runForget(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("forget", forgetSynopsis, stderr)
