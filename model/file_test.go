@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -190,6 +191,26 @@ func TestLayout(t *testing.T) {
 	}
 	if crc := crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)); binary.LittleEndian.Uint32(b[len(b)-4:]) != crc {
 		t.Error("trailer is not the CRC-32C of the rest")
+	}
+}
+
+// A model whose time of writing is unknown (a header with "created": "")
+// is written back with "", as FORMATS.md says, not as the year 1.
+func TestUnknownCreatedStaysEmpty(t *testing.T) {
+	m := mfModel(22, 5, 2, []int{3, 4})
+	m.Meta.Created = time.Time{}
+	b := mfEncode(t, m)
+	h := binary.LittleEndian.Uint64(b[12:])
+	var hdr map[string]any
+	if err := json.Unmarshal(b[20:20+h], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	if hdr["created"] != "" {
+		t.Errorf("created of a model of unknown time is %q, want \"\"", hdr["created"])
+	}
+	got, err := Decode(bytes.NewReader(b))
+	if err != nil || !got.Meta.Created.IsZero() {
+		t.Errorf("read back: created %v, %v", got.Meta.Created, err)
 	}
 }
 

@@ -83,13 +83,15 @@ func newFileHeader(m *Model) (fileHeader, bool) {
 		QueryBandwidth: m.QueryBandwidth.String(),
 		Threshold:      jsonFloat(m.Threshold),
 		Sets:           make([]fileSet, len(m.Sets)),
-		Created:        m.Meta.Created.Format(timeLayout),
 		Tool:           m.Meta.Tool,
 		Data:           m.Meta.Data,
 		Params:         m.Meta.Params,
 		FinalCost:      jsonFloat(m.Meta.FinalCost),
 		Iterations:     m.Meta.Iterations,
 		Spread:         newFileSpread(m.Spread),
+	}
+	if !m.Meta.Created.IsZero() { // "" for unknown, as read
+		h.Created = m.Meta.Created.Format(timeLayout)
 	}
 	for _, c := range m.Meta.History {
 		h.History = append(h.History, fileChange{Time: c.Time.Format(timeLayout), Op: c.Op, Sets: c.Sets, Classes: c.Classes})
