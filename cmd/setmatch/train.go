@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -226,9 +227,12 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		MaxIter: a.maxIter, GradTol: a.gradTol, CostRelTol: a.costTol, MinStep: a.minStep,
 		Rounds: a.rounds, Seed: a.seed, Workers: a.workers, Progress: progress}
 	o.Progress, o.Stage = deploy.ProgressLines(stderr), deploy.StageLines(stderr)
+	// A model's header is text: a path that is not valid UTF-8 is
+	// recorded with U+FFFD for each bad byte, as the JSON outputs write it.
+	text := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 	params := map[string]string{}
-	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = f.Value.String() })
-	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: a.data, Params: params}
+	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = text(f.Value.String()) })
+	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: text(a.data), Params: params}
 	return o, nil
 }
 

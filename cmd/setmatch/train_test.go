@@ -549,3 +549,26 @@ func TestTrainSetNameFirst(t *testing.T) {
 		t.Errorf("exit %d, want 1 and the set's name refused before any training:\n%s", code, stderr)
 	}
 }
+
+// TestTrainPathsNotUTF8: the model records the data folder and the
+// flags as text (a byte that is not UTF-8 as U+FFFD, as the JSON outputs
+// write a name), so that a folder or file whose name is not valid UTF-8
+// trains, where the model's own check refused it after the training.
+func TestTrainPathsNotUTF8(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "d\xff")
+	if err := os.Rename(trainData(t), data); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "m\xfe.smm")
+	code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	m, _, err := model.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.ToValidUTF8(data, "\uFFFD"); m.Meta.Data != want || m.Meta.Params["data"] != want {
+		t.Errorf("data recorded as %q (params %q), want %q", m.Meta.Data, m.Meta.Params["data"], want)
+	}
+}
