@@ -449,3 +449,25 @@ func TestDRNeedsLearner(t *testing.T) {
 		t.Error("nn-h-dr without a learner did not fail")
 	}
 }
+
+// TestDRShortSetsOneAClass checks the reason nn-h-dr gives when every
+// class has one set (the pooled layout, or an outer fold's frame halves)
+// and the sets are too short to halve: it names a set's length, not a
+// lack of sets, and the learner is not called.
+func TestDRShortSetsOneAClass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(55, 56))
+	var sets []*mat.Dense
+	for c := range 3 {
+		sets = append(sets, testutil.RandSet(rng, 3, 4, float64(c), 1))
+	}
+	l := &coordLearner{}
+	g := smallGrid()
+	g.Learn, g.DRDims = l.learn, []int{2}
+	_, err := Fit(NNHDR, &Task{Pool: mustPool(t, sets), Train: []int{0, 1, 2}, Labels: []int{0, 1, 2}, Classes: 3}, g)
+	if err == nil || !strings.Contains(err.Error(), "too few to halve") {
+		t.Errorf("sets of 3 frames, one per class: %v", err)
+	}
+	if len(l.calls) != 0 {
+		t.Errorf("the learner was called %d times", len(l.calls))
+	}
+}
