@@ -117,3 +117,17 @@ func TestOpenSetChoiceNeedsStandIns(t *testing.T) {
 		t.Errorf("an open-set choice without stand-ins (%q):\n%s", res.OpenSetChoice, out.String())
 	}
 }
+
+// TestOpenSetChoiceReportsFitTime: where the open set chooses among the
+// candidates the closed set holds equal, the summary gives the time the
+// deployed one took to fit on every training set, not 0.
+func TestOpenSetChoiceReportsFitTime(t *testing.T) {
+	all, labels, names := ringSets(4, 3, 4, 0.3, 7)
+	res := buildRule(t, &Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}, "", all, labels, names)
+	if res.OpenSetChoice == "" {
+		t.Fatalf("no open-set choice (%d candidates held equal): the test needs one", len(res.Selection.Eligible()))
+	}
+	if !(res.FitSeconds > 0) {
+		t.Errorf("FitSeconds %v after fitting %s on every training set, want its time", res.FitSeconds, res.Fit.Method)
+	}
+}

@@ -331,7 +331,6 @@ func buildOpenSet(res *Result, eligible []int, deploy func(*method.Selection) (*
 	if best == nil {
 		return nil, fmt.Errorf("every candidate within one standard error of the best failed to deploy: %s", strings.Join(tried, "; "))
 	}
-	best.FitSeconds = 0
 	if math.IsInf(bestScore, -1) {
 		// No candidate was calibrated on stand-ins (none had a known
 		// probe): nothing chose for the open set.
