@@ -53,6 +53,7 @@ type Summary struct {
 	BandwidthMax   float64           `json:"bandwidth_max"`
 	OrthonormalErr float64           `json:"orthonormality_error"`
 	Identity       bool              `json:"identity"` // the projection is the identity (the full space)
+	Centred        bool              `json:"centred"`  // a centre other than 0 is subtracted from every frame
 	FinalCost      float64           `json:"final_cost"`
 	Iterations     int               `json:"iterations"`
 	Params         map[string]string `json:"params"`
@@ -194,6 +195,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		BandwidthMax:   math.Inf(-1),
 		OrthonormalErr: m.OrthonormalityError(),
 		Identity:       m.Identity,
+		Centred:        slices.ContainsFunc(m.Mean, func(v float64) bool { return v != 0 }),
 		FinalCost:      m.Meta.FinalCost,
 		Iterations:     m.Meta.Iterations,
 		Params:         m.Meta.Params,

@@ -66,3 +66,22 @@ func TestSummarizeVote(t *testing.T) {
 		t.Errorf("features %+v", s.Features)
 	}
 }
+
+// TestSummarizeCentred: Centred says whether the model subtracts a centre
+// other than 0 from every frame.
+func TestSummarizeCentred(t *testing.T) {
+	m, info, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(m.Mean, func(v float64) bool { return v != 0 }) {
+		t.Fatal("the golden model's centre is 0: the test needs one that is not")
+	}
+	if s := Summarize(info, m); !s.Centred {
+		t.Error("a model with a centre other than 0: Centred false")
+	}
+	clear(m.Mean)
+	if s := Summarize(info, m); s.Centred {
+		t.Error("a model whose centre is 0: Centred true")
+	}
+}

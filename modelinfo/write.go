@@ -131,9 +131,12 @@ func Write(w io.Writer, s *Summary) error {
 // projectionRow writes the projection of s (one model, or one
 // member of a vote).
 func projectionRow(row func(k, format string, a ...any), s *Summary) {
-	if s.Identity {
+	switch {
+	case s.Identity && s.Centred:
 		row("projection", "none: the full space of D = %d features (frames centred only)", s.InputDim)
-	} else {
+	case s.Identity:
+		row("projection", "none: the full space of D = %d features, frames as given", s.InputDim)
+	default:
 		row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
 	}
 }

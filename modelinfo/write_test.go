@@ -144,3 +144,26 @@ func TestWriteParamsNotGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectionSaysCentred: a model in the full space says whether its
+// frames are centred (a centre other than 0: nn-h) or taken as given
+// (kfda-mix, gda and cdl, whose centre is 0).
+func TestProjectionSaysCentred(t *testing.T) {
+	for _, c := range []struct {
+		centred bool
+		want    string
+	}{
+		{true, "none: the full space of D = 4 features (frames centred only)"},
+		{false, "none: the full space of D = 4 features, frames as given"},
+	} {
+		s := &Summary{File: "m.smm", Identity: true, Centred: c.centred, InputDim: 4, Dim: 4, Method: "kfda-mix",
+			Divergence: "hellinger", QueryBandwidth: "nn", Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}}
+		var b bytes.Buffer
+		if err := Write(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("centred %v: no %q in\n%s", c.centred, c.want, b.String())
+		}
+	}
+}
