@@ -63,8 +63,11 @@ func monotonicNow() int64 {
 // runtimeDir returns the runtime directory systemd gives the unit, or "".
 // RuntimeDirectory= with several names gives them all, separated by colons:
 // the first is setmatchd's.
-func runtimeDir() string {
-	dir, _, _ := strings.Cut(os.Getenv("RUNTIME_DIRECTORY"), ":")
+func runtimeDir() string { return firstDir(os.Getenv("RUNTIME_DIRECTORY")) }
+
+// firstDir returns the first directory of a $RUNTIME_DIRECTORY value.
+func firstDir(list string) string {
+	dir, _, _ := strings.Cut(list, ":")
 	return dir
 }
 
@@ -128,7 +131,8 @@ func writeFileAtomic(path string, v any) error {
 type ReloadOptions struct {
 	// PID is the daemon's process ($MAINPID of the unit).
 	PID int
-	// RuntimeDir is the daemon's runtime directory ($RUNTIME_DIRECTORY).
+	// RuntimeDir is the daemon's runtime directory ($RUNTIME_DIRECTORY:
+	// of several, separated by colons, the first, as the daemon takes).
 	RuntimeDir string
 	// Timeout bounds the wait; it must end before systemd's timeout for
 	// ExecReload= (TimeoutStartSec= of the unit) kills the waiting process.
@@ -154,13 +158,14 @@ const pollEvery = 20 * time.Millisecond
 // refused the new configuration or model, and says where to look when
 // the daemon exits or gives no answer within opt.Timeout (or ctx's end).
 func Reload(ctx context.Context, opt ReloadOptions) error {
-	if opt.RuntimeDir == "" {
+	dir := firstDir(opt.RuntimeDir)
+	if dir == "" {
 		return ErrNoRuntimeDir
 	}
 	if opt.PID <= 1 {
 		return fmt.Errorf("-reload needs the daemon's pid ($MAINPID of the unit), not %d", opt.PID)
 	}
-	path := filepath.Join(opt.RuntimeDir, ReloadStatusFile)
+	path := filepath.Join(dir, ReloadStatusFile)
 	t0 := monotonicNow()
 	if err := syscall.Kill(opt.PID, syscall.SIGHUP); err != nil {
 		return fmt.Errorf("sending SIGHUP to the daemon (pid %d): %w", opt.PID, err)

@@ -122,3 +122,22 @@ func TestRuntimeDir(t *testing.T) {
 		t.Errorf("runtimeDir() = %q, want the first", d)
 	}
 }
+
+// TestReloadRuntimeDirList: with several runtime directories in
+// $RUNTIME_DIRECTORY (a drop-in that adds a RuntimeDirectory=), -reload
+// waits in the first, where the daemon records its reloads (runtimeDir),
+// not in a path made of the whole list.
+func TestReloadRuntimeDirList(t *testing.T) {
+	d := fakeDaemon(t, false)
+	pid := d.Process.Pid
+	dir := t.TempDir()
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		writeStatus(t, dir, reloadStatus{PID: pid, SIGHUP: &reloadOutcome{StartedMonotonicNS: monotonicNow(), OK: true, Model: "/m.smm"}})
+	}()
+	var out bytes.Buffer
+	err := Reload(context.Background(), ReloadOptions{PID: pid, RuntimeDir: dir + ":" + t.TempDir(), Timeout: 5 * time.Second, Stdout: &out})
+	if err != nil || !strings.Contains(out.String(), "/m.smm") {
+		t.Errorf("Reload with RUNTIME_DIRECTORY=%s:…: %v, stdout %q; want the daemon's outcome in %s", dir, err, out.String(), dir)
+	}
+}
