@@ -103,7 +103,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if *o.reload != 0 {
+	reloading := false
+	fs.Visit(func(f *flag.Flag) { reloading = reloading || f.Name == "reload" })
+	if reloading {
+		if *o.reload <= 1 {
+			// 0 is what systemctl show -p MainPID prints for a unit
+			// that is not running: never a daemon to start instead.
+			fmt.Fprintf(stderr, "setmatchd: -reload needs the daemon's pid ($MAINPID of the unit), not %d\n", *o.reload)
+			return 2
+		}
 		if *o.timeout <= 0 {
 			fmt.Fprintf(stderr, "setmatchd: -timeout needs a positive duration, not %v\n", *o.timeout)
 			return 2

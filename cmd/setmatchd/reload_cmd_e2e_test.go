@@ -132,4 +132,13 @@ func TestReloadCommandNeedsRuntimeDir(t *testing.T) {
 	if code := run([]string{"-reload", "1234567", "-timeout", "0s"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "-timeout") {
 		t.Errorf("-reload -timeout 0s: exit %d, %q", code, stderr.String())
 	}
+	// A pid that is no daemon's (systemctl show -p MainPID --value of a
+	// stopped unit prints 0) is a usage error: no daemon starts instead.
+	for _, pid := range []string{"0", "-1", "1"} {
+		stderr.Reset()
+		cfg := filepath.Join(t.TempDir(), "none.toml")
+		if code := run([]string{"-reload", pid, "-config", cfg}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "pid") {
+			t.Errorf("-reload %s: exit %d, %q; want 2 and that it needs the daemon's pid", pid, code, stderr.String())
+		}
+	}
 }
