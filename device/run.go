@@ -177,6 +177,11 @@ func New(opt Options) (r *Runner, err error) {
 	if err := checkLabels(cfg, m); err != nil {
 		return nil, err
 	}
+	// Refused (decision.threshold) before anything is opened.
+	st, err := newState(cfg, m)
+	if err != nil {
+		return nil, err
+	}
 	sp, err := spool.Open(spoolOptions(cfg))
 	if err != nil {
 		return nil, err
@@ -198,10 +203,6 @@ func New(opt Options) (r *Runner, err error) {
 		closers = append(closers, drv.Close)
 	}
 	sig, err := gpio.NewSignaller(drv, signalOptions(cfg), opt.Log)
-	if err != nil {
-		return nil, err
-	}
-	st, err := newState(cfg, m)
 	if err != nil {
 		return nil, err
 	}
