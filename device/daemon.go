@@ -274,6 +274,16 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 			return false
 		}
 	}
+	// A stop that came with the load's end wins: select chose between
+	// them at random.
+	select {
+	case s := <-stops:
+		d.log.Info("stopping during a reload: the reload is given up", "signal", s.String(), "trigger", what)
+		return false
+	case <-ctx.Done():
+		return false
+	default:
+	}
 	err := res.err
 	if err == nil {
 		err = d.r.applyReload(res.l.p)
