@@ -119,9 +119,9 @@ func TestPairKDEsOffset(t *testing.T) {
 	}
 }
 
-// prePairKDEs is PairKDEs as it was when it built each set's KDE twice,
-// once on the frames as given for the bandwidth and once on the centred
-// frames: the reference TestPairKDEsAsBefore holds PairKDEs to.
+// prePairKDEs is the reference TestPairKDEsAsBefore holds PairKDEs to:
+// each set's KDE built on the frames as given, for the bandwidth, and
+// built again, with that bandwidth, on the centred frames.
 func prePairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err error) {
 	if p, err = NewKDERule(x, rule); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", a, err)
@@ -147,8 +147,8 @@ func prePairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, e
 }
 
 // TestPairKDEsAsBefore: PairKDEs gives the KDEs, to the bit, and the
-// errors, word for word, that it gave when it built each set's KDE twice
-// (prePairKDEs), so setmatch div prints the same divergences.
+// errors, word for word, of building each set's KDE twice (prePairKDEs):
+// reusing the first KDE changes none of setmatch div's divergences.
 func TestPairKDEsAsBefore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	x, y := testutil.RandSet(rng, 40, 20, 3, 1), testutil.RandSet(rng, 50, 20, 3.5, 2)

@@ -16,7 +16,6 @@ import (
 
 	"setmatch/device"
 	"setmatch/device/devicetest"
-	"setmatch/device/spool"
 	"setmatch/internal/testutil"
 )
 
@@ -57,17 +56,7 @@ func TestReloadCommand(t *testing.T) {
 		t.Errorf("record at start: %s (%v), want pid %d", b, err, p.cmd.Process.Pid)
 	}
 	rng := rand.New(rand.NewPCG(41, 42))
-	done := filepath.Join(f.Spool, spool.DirDone)
-	decide := func(name, want string) {
-		t.Helper()
-		n := len(testutil.Names(t, done))
-		f.Drop(t, name, devicetest.Batch(rng, "alice"))
-		testutil.WaitForCtx(t, ctx, name, func() bool { return len(testutil.Names(t, done)) == n+1 })
-		recs := devicetest.ReadJournal(t, f.Journal)
-		if got := recs[len(recs)-1].Decision; got != want {
-			t.Errorf("%s decided %q, want %q", name, got, want)
-		}
-	}
+	decide := decider(t, ctx, f, rng)
 	decide("a.npy", "alice")
 
 	// A good edit: another model file, whose alice is bob.

@@ -100,17 +100,7 @@ func TestDaemonReloadThroughLinks(t *testing.T) {
 	link("current/model.smm", "model.smm")
 	p := startDaemon(t, ctx, f)
 	reloads := func() int { return strings.Count(p.stderr.String(), "msg=reloaded") }
-	done := filepath.Join(f.Spool, spool.DirDone)
-	decide := func(name, want string) {
-		t.Helper()
-		n := len(testutil.Names(t, done))
-		f.Drop(t, name, devicetest.Batch(rng, "alice"))
-		testutil.WaitForCtx(t, ctx, name, func() bool { return len(testutil.Names(t, done)) == n+1 })
-		recs := devicetest.ReadJournal(t, f.Journal)
-		if got := recs[len(recs)-1].Decision; got != want {
-			t.Errorf("%s decided %q, want %q", name, got, want)
-		}
-	}
+	decide := decider(t, ctx, f, rng)
 	decide("v1.npy", "alice")
 
 	// A reload comes 300 ms after the change: 30 s is ample under qemu-user.
@@ -198,4 +188,21 @@ func TestDaemonReloadFailureInStatus(t *testing.T) {
 		t.Errorf("status after a reload that succeeded: %q, want watching SPOOL", s)
 	}
 	p.stop()
+}
+
+// decider returns a function that drops a batch of alice's frames into
+// the spool of the daemon running on f under name, waits until it is
+// done and checks that the journal decided it as want.
+func decider(t *testing.T, ctx context.Context, f *devicetest.Fixture, rng *rand.Rand) func(name, want string) {
+	done := filepath.Join(f.Spool, spool.DirDone)
+	return func(name, want string) {
+		t.Helper()
+		n := len(testutil.Names(t, done))
+		f.Drop(t, name, devicetest.Batch(rng, "alice"))
+		testutil.WaitForCtx(t, ctx, name, func() bool { return len(testutil.Names(t, done)) == n+1 })
+		recs := devicetest.ReadJournal(t, f.Journal)
+		if got := recs[len(recs)-1].Decision; got != want {
+			t.Errorf("%s decided %q, want %q", name, got, want)
+		}
+	}
 }
