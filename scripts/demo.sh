@@ -174,7 +174,7 @@ tail -n +1 -F --pid="$daemon_pid" "$journal" 2>/dev/null |
 watch_pids+=($!)
 # Pin transitions of the log backend (the first ones: all pins idle at start).
 tail -n +1 -F --pid="$daemon_pid" "$work/setmatchd.log" 2>/dev/null | grep --line-buffered 'msg=gpio' |
-	sed -u 's/.*pin=\([^ ]*\) level=\([^ ]*\).*/  pin:     \1 -> \2/' &
+	sed -u 's/.*pin=\([^ ]*\) value=\([^ ]*\).*/  pin:     \1 -> \2/' &
 watch_pids+=($!)
 sleep 0.5
 
