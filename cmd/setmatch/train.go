@@ -34,9 +34,11 @@ default) every candidate (kFDA on a mix of set kernels, nearest
 neighbour on the Hellinger and Jeffrey divergences in the full space,
 kFDA on the divergence kernels, and nearest neighbour after a learned
 projection, with its own choice of d and training bandwidth) is scored
-by nested cross-validation over the training sets; the first within one
-standard error of the best is fitted on all of them and deployed.
-The model is the one method chosen. --method learned learns W at the
+by nested cross-validation over the training sets. Of those within one
+standard error of the best, each is fitted on all of them and calibrated
+on stand-in strangers, and the one whose threshold does best there is
+deployed (with --threshold auto, none or X, or too few classes for
+stand-ins: the first). --method learned learns W at the
 given --dim with the conjugate-gradient flags below, without
 cross-validation.`
 
@@ -69,7 +71,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.Float64Var(&a.costTol, "cost-tol", grassmann.DefaultCostRelTol, "learned: stop when the relative cost change of an iteration is at most `X`")
 	fl.Float64Var(&a.minStep, "min-step", grassmann.DefaultMinStep, "learned: stop when the accepted step length is at most `X`")
 	fl.IntVar(&a.rounds, "rounds", 1, "learned: conjugate-gradient runs `N`; bandwidths are re-estimated from the projection before each")
-	fl.Int64Var(&a.seed, "seed", 1, "random seed `N` (cross-validation folds; the PCA start for more than 2000 features)")
+	fl.Int64Var(&a.seed, "seed", 1, "random seed `N` (cross-validation and stand-in folds; the sample of classes beyond 200 sets; the PCA start for more than 2000 features)")
 	fl.BoolVar(&a.logJSON, "log-json", false, "learned: print one JSON object per iteration on standard output")
 	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
 	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: auto:balanced (the default: calibrated on stand-in strangers, training classes left out in turn and scored by the method refitted without them; the threshold that best balances held-out known sets named right against stand-in strangers kept out, and for each class one that follows how widely its sets spread as far as the stand-ins show it pays), auto:far=P (on the same stand-ins, at most P% of them let in: a stricter door), none (a closed set: every set is named, strangers too), a number `X`, auto (a bound that 95% of known training sets stay below, from their within-class nearest-neighbour scores) or auto:P for P% instead")
