@@ -32,7 +32,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", benchSynopsis, stderr)
 	mode := fs.String("mode", "match", "what to time: match (the gallery matcher) or train (one training run)")
 	gallery := fs.Int("gallery", 1000, "match: number of gallery sets m")
-	frames := fs.Int("frames", 100, "frames per gallery set")
+	frames := fs.Int("frames", 100, "frames per set (match: per gallery set)")
 	dim := fs.Int("dim", 20, "match: feature dimension d")
 	queryFrames := fs.Int("query-frames", 100, "match: frames in the query set")
 	bw := fs.String("bandwidth", "", "KDE bandwidth: a number, or a rule (nn, scott, silverman, optionally *SCALE); default 1 for match, nn for train")

@@ -29,7 +29,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	kindName := fl.String("kind", "subspace", "subspace: class information in a few directions, stronger noise elsewhere;\nbeyond-gauss: every set has mean 0 and covariance I, classes differ in shape;\nlighting: face-like, identity in a few directions, a strong per-set lighting in others;\ncone: Lambertian faces, each class its own face matrix lit by a per-set light, with shadows")
 	infoDim := fl.Int("info-dim", 0, "informative directions `K` for --kind subspace (default min(2, D)) or lighting (default min(10, D−1))")
 	noise := fl.Float64("noise", 0, "noise standard deviation outside the informative directions (subspace: default 1; lighting: 0.05), or of the pixel noise (cone: 0.05)")
-	nuisDim := fl.Int("nuisance-dim", 0, "lighting directions `L` for --kind lighting (default min(4, D−K)) or cone (ambient and shading, default 5)")
+	nuisDim := fl.Int("nuisance-dim", 0, "lighting directions `L` for --kind lighting (default min(4, D−K)) or cone (ambient and shading, default min(5, D))")
 	nuisStd := fl.Float64("nuisance-std", 0, "standard deviation `S` of a frame's lighting around its set's, per direction, for --kind lighting (default 1) or cone (default 0.5)")
 	shapeDims := fl.Int("shape-dims", 0, "directions `M` along which each beyond-gauss class departs from the Gaussian (default 1)")
 	force := fl.Bool("force", false, "replace a data set previously written to DIR")
