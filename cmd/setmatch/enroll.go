@@ -39,8 +39,8 @@ file is replaced atomically: a running setmatchd reloads it.`
 func runEnroll(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("enroll", enrollSynopsis, stderr)
 	var cf changeFlags
-	cf.register(fs, "model file to add the sets to (required)", "class of the new sets, existing or new (required)")
-	name := fs.String("name", "", "set name (one SET only; default: the file name without extension, or the folder's name)")
+	cf.register(fs, "model file `MODEL` to add the sets to (required)", "class `LABEL` of the new sets, existing or new (required)")
+	name := fs.String("name", "", "set `NAME` (one SET only; default: the file name without extension, or the folder's name)")
 	lim := limitsFlag(fs)
 	burst := features.DefaultBurstLimits()
 	fs.IntVar(&burst.MaxFrames, "max-frames", burst.MaxFrames, "refuse a folder of more than `N` frame images (the default is setmatchd's spool.max_burst_frames; a longer set folder of a data set needs more)")

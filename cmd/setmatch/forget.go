@@ -32,7 +32,7 @@ longer pulses: remove it and restart the daemon, which refuses it).`
 func runForget(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("forget", forgetSynopsis, stderr)
 	var cf changeFlags
-	cf.register(fs, "model file to remove the sets from (required)", "class whose sets are removed (required)")
+	cf.register(fs, "model file `MODEL` to remove the sets from (required)", "class `LABEL` whose sets are removed (required)")
 	lim := limitsFlag(fs)
 	set := fs.String("set", "", "remove only the set of this `NAME` of the class: the name enroll or train gave it (the file or folder name without extension, or enroll's --name; setmatch inspect --json MODEL lists them: classes[].set_names)")
 	if err := parseFlags(fs, args); err != nil {
