@@ -38,9 +38,9 @@ func manPage(date string) (manpage.Page, error) {
 		Description: []string{
 			"setmatch is the workstation tool of the setmatch appliance. It compares image sets, " +
 				"each a burst of camera frames (a folder of images, or a file of frame features), with kernel-density " +
-				"Hellinger and Jeffrey divergences; it learns the projection W that makes matching accurate " +
-				"and cheap and writes it with the gallery into a model file, which setmatchd(8) loads; " +
-				"and it inspects and extends model files, evaluates the recognition methods and times the matcher.",
+				"Hellinger and Jeffrey divergences; it chooses a recognition method by cross-validation, fits it " +
+				"and writes it with the gallery into a model file, which setmatchd(8) loads; " +
+				"and it tests, inspects and changes model files, generates data sets, evaluates the methods and times the matcher and training.",
 			"Flags may be written with one or two dashes and come before the arguments.",
 		},
 		DoubleDash: true,
