@@ -103,8 +103,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	reloading := false
-	fs.Visit(func(f *flag.Flag) { reloading = reloading || f.Name == "reload" })
+	reloading, timeout := false, false
+	fs.Visit(func(f *flag.Flag) {
+		reloading = reloading || f.Name == "reload"
+		timeout = timeout || f.Name == "timeout"
+	})
+	if timeout && !reloading {
+		fmt.Fprintln(stderr, "setmatchd: -timeout is how long -reload waits: give it with -reload PID")
+		return 2
+	}
 	if reloading {
 		if *o.reload <= 1 {
 			// 0 is what systemctl show -p MainPID prints for a unit

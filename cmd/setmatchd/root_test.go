@@ -38,3 +38,16 @@ func TestEmptyConfigFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeoutNeedsReload: -timeout belongs to -reload; given alone, with
+// -check or with -version it is a usage error (exit 2) rather than a flag
+// that does nothing while a daemon starts.
+func TestTimeoutNeedsReload(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.toml")
+	for _, args := range [][]string{{"-timeout", "5s", "-config", missing}, {"-check", "-timeout", "5s", "-config", missing}, {"-version", "-timeout=5s"}} {
+		var stderr bytes.Buffer
+		if code := run(args, new(bytes.Buffer), &stderr); code != 2 || !strings.Contains(stderr.String(), "-timeout") {
+			t.Errorf("%q: exit %d, %q; want 2 and that -timeout goes with -reload", args, code, stderr.String())
+		}
+	}
+}
