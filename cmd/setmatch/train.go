@@ -157,6 +157,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// learnedOnly are the flags of train that only --method learned uses
+// (-h marks them "learned:").
+var learnedOnly = map[string]bool{"divergence": true, "bandwidth": true, "max-iter": true, "nu-w": true, "nu-b": true,
+	"grad-tol": true, "cost-tol": true, "min-step": true, "rounds": true, "log-json": true}
+
 // trainOptions are deploy's options with the JSON log's first error.
 type trainOptions struct {
 	deploy.Options
@@ -185,6 +190,17 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		return trainOptions{}, usagef("--nu-w and --nu-b must be ≥ 0 (0 selects the default)")
 	case a.rounds < 1:
 		return trainOptions{}, usagef("--rounds must be at least 1 (got %d)", a.rounds)
+	}
+	if a.method != deploy.Learned {
+		var given error
+		fl.Visit(func(f *flag.Flag) {
+			if learnedOnly[f.Name] && given == nil {
+				given = usagef("--%s is a flag of --method learned, where it sets how W is learned; with --method %s it would do nothing", f.Name, a.method)
+			}
+		})
+		if given != nil {
+			return trainOptions{}, given
+		}
 	}
 	for name, v := range map[string]float64{"grad-tol": a.gradTol, "cost-tol": a.costTol, "min-step": a.minStep} {
 		if !(v > 0) || math.IsInf(v, 0) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -571,4 +572,32 @@ func TestTrainPathsNotUTF8(t *testing.T) {
 	if want := strings.ToValidUTF8(data, "\uFFFD"); m.Meta.Data != want || m.Meta.Params["data"] != want {
 		t.Errorf("data recorded as %q (params %q), want %q", m.Meta.Data, m.Meta.Params["data"], want)
 	}
+}
+
+// TestTrainLearnedFlagsNeedLearned: a flag of --method learned alone
+// (-h marks them "learned:") given with another method is a usage error
+// that names it, rather than a setting that does nothing; the model is not
+// written.
+func TestTrainLearnedFlagsNeedLearned(t *testing.T) {
+	data := trainData(t)
+	out := filepath.Join(t.TempDir(), "m.model")
+	for _, f := range [][]string{{"--max-iter", "5"}, {"--divergence", "jeffrey"}, {"--bandwidth", "scott"}, {"--nu-w", "1"}, {"--nu-b", "1"},
+		{"--grad-tol", "1e-3"}, {"--cost-tol", "1e-3"}, {"--min-step", "1e-3"}, {"--rounds", "2"}, {"--log-json"}} {
+		for _, m := range []string{"auto", "nn-h"} {
+			args := append([]string{"train", "--data", data, "--out", out, "--method", m, "--threshold", "none"}, f...)
+			code, _, stderr := trainRun(args...)
+			if code != 2 || !strings.Contains(stderr, f[0]) || !strings.Contains(stderr, "--method learned") {
+				t.Errorf("%q: exit %d, want 2 and that %s needs --method learned\n%s", args, code, f[0], stderr)
+			}
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused run wrote the model")
+	}
+	fl, _ := trainFlags(new(bytes.Buffer))
+	fl.VisitAll(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Usage, "learned:") != learnedOnly[f.Name] {
+			t.Errorf("--%s: -h marks it learned: %v, learnedOnly says %v", f.Name, strings.HasPrefix(f.Usage, "learned:"), learnedOnly[f.Name])
+		}
+	})
 }
