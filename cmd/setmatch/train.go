@@ -37,10 +37,9 @@ projection, with its own choice of d and training bandwidth) is scored
 by nested cross-validation over the training sets. Of those within one
 standard error of the best, each is fitted on all of them and calibrated
 on stand-in strangers, and the one whose threshold does best there is
-deployed (with --threshold auto, auto:P, none or X, or too few classes for
-stand-ins: the first). --method learned learns W at the
-given --dim with the conjugate-gradient flags below, without
-cross-validation.`
+deployed (with --threshold auto, auto:P, none or X, or too few classes
+for stand-ins: the first). --method learned learns W at the given --dim
+with the conjugate-gradient flags below, without cross-validation.`
 
 // trainArgs holds the flags of setmatch train.
 type trainArgs struct {
