@@ -73,7 +73,7 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 		// Every class has one set, and none could be halved: the
 		// affinity has no within-class pair (as RefitProjection says).
 		n, _ := sets[0].Dims()
-		return Prediction{}, fmt.Errorf("learning W: %w, as is every set, for learning W on the halves of sets that are one a class: give the sets more frames", TooShortToHalve(t.Pool.setName(t.Train[0]), n))
+		return Prediction{}, fmt.Errorf("learning W: %w", tooShortForHalves(t.Pool.setName(t.Train[0]), n))
 	}
 	w, mean, err := g.Learn(ls, ll, m, lp, int64(t.Seed))
 	if err != nil {

@@ -28,6 +28,14 @@ func TooShortToHalve(name string, n int) error {
 	return fmt.Errorf("set %s has %d frames, too few to halve (%d or more are needed)", name, n, MinHalvedFrames)
 }
 
+// tooShortForHalves returns the error of learning W on the frame halves
+// of sets that are one a class when every set is too short to halve (the
+// affinity then has no within-class pair): TooShortToHalve of the set
+// named name, of n frames, and what to do.
+func tooShortForHalves(name string, n int) error {
+	return fmt.Errorf("%w, as is every set, for learning W on the halves of sets that are one a class: give the sets more frames", TooShortToHalve(name, n))
+}
+
 // FrameHalves returns the even and the odd frames of the n×d set x, or
 // nil when x has fewer than MinHalvedFrames frames.
 func FrameHalves(x *mat.Dense) []*mat.Dense {

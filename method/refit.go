@@ -1,8 +1,6 @@
 package method
 
 import (
-	"fmt"
-
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/fisher"
@@ -58,7 +56,7 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 			// caller's to say: a stand-in fold holds one set of each
 			// class out, and its classes may have two.
 			n, _ := sets[0].Dims()
-			return fmt.Errorf("%w, as is every set, for learning W on the halves of sets that are one a class: give the sets more frames", TooShortToHalve(names[0], n))
+			return tooShortForHalves(names[0], n)
 		}
 		w, mean, err = g.Learn(learnSets, learnIDs, f.Divergence, p, int64(seed))
 	}
