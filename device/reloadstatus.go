@@ -162,8 +162,8 @@ func Reload(ctx context.Context, opt ReloadOptions) error {
 	if dir == "" {
 		return ErrNoRuntimeDir
 	}
-	if opt.PID <= 1 {
-		return fmt.Errorf("-reload needs the daemon's pid ($MAINPID of the unit), not %d", opt.PID)
+	if err := CheckReloadPID(opt.PID); err != nil {
+		return err
 	}
 	path := filepath.Join(dir, ReloadStatusFile)
 	t0 := monotonicNow()
@@ -199,6 +199,16 @@ func Reload(ctx context.Context, opt ReloadOptions) error {
 			return errors.New(msg)
 		}
 	}
+}
+
+// CheckReloadPID returns Reload's error of a pid that is no daemon's: 1
+// or less (0 is what systemctl show -p MainPID prints for a unit that is
+// not running); nil for any other.
+func CheckReloadPID(pid int) error {
+	if pid <= 1 {
+		return fmt.Errorf("-reload needs the daemon's pid ($MAINPID of the unit), not %d", pid)
+	}
+	return nil
 }
 
 // answer returns the outcome, recorded at path, of a SIGHUP reload of the

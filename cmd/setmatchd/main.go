@@ -113,10 +113,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if reloading {
-		if *o.reload <= 1 {
-			// 0 is what systemctl show -p MainPID prints for a unit
-			// that is not running: never a daemon to start instead.
-			fmt.Fprintf(stderr, "setmatchd: -reload needs the daemon's pid ($MAINPID of the unit), not %d\n", *o.reload)
+		if err := device.CheckReloadPID(*o.reload); err != nil {
+			// -reload 0 (a unit that is not running) is never a daemon
+			// to start instead.
+			fmt.Fprintf(stderr, "setmatchd: %v\n", err)
 			return 2
 		}
 		if *o.timeout <= 0 {
