@@ -67,7 +67,12 @@ func checkSpool(dir string, w io.Writer) error {
 			// Under its unit (RestrictSUIDSGID=) the daemon may not give
 			// them their set-group-ID bit: it then stops, with the
 			// commands that make them (spool.Open).
-			say = append(say, strings.Join(absent, " and ")+" missing: setmatchd makes it at start, except under its unit, where it stops with the install -d commands that make it")
+			it := "it"
+			if len(absent) > 1 {
+				it = "them"
+			}
+			say = append(say, fmt.Sprintf("%s missing: setmatchd makes %s at start, except under its unit, where it stops with the install -d commands that make %s",
+				strings.Join(absent, " and "), it, it))
 		}
 		fmt.Fprintf(w, "spool:    %s: %s\n", dir, strings.Join(say, "; "))
 	}

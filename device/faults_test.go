@@ -215,8 +215,17 @@ func TestCheckSpoolGroup(t *testing.T) {
 		!strings.Contains(out.String(), "new/ writable by the spool group; tmp/ missing") {
 		t.Errorf("check without tmp/: %v\n%s", err, out.String())
 	}
-	os.Mkdir(filepath.Join(f.Spool, spool.DirTmp), 0o770)
-	os.Chmod(filepath.Join(f.Spool, spool.DirTmp), spool.ModeShared)
+	// Both missing: said of both.
+	os.Remove(filepath.Join(f.Spool, spool.DirNew))
+	out.Reset()
+	if err := Check(f.Config, &out); err != nil || strings.Contains(out.String(), "writable") ||
+		!strings.Contains(out.String(), "tmp/ and new/ missing: setmatchd makes them at start, except under its unit, where it stops with the install -d commands that make them") {
+		t.Errorf("check without tmp/ and new/: %v\n%s", err, out.String())
+	}
+	for _, d := range []string{spool.DirTmp, spool.DirNew} {
+		os.Mkdir(filepath.Join(f.Spool, d), 0o770)
+		os.Chmod(filepath.Join(f.Spool, d), spool.ModeShared)
+	}
 	os.Chmod(filepath.Join(f.Spool, spool.DirNew), 0o750)
 	out.Reset()
 	err = Check(f.Config, &out)
