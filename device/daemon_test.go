@@ -2,6 +2,7 @@ package device
 
 import (
 	"context"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -90,5 +91,76 @@ func TestDaemonStopDuringReload(t *testing.T) {
 	reloadLoading, reloadLoaded = nil, nil
 	if after := logs.String()[stopped:]; after != "" {
 		t.Errorf("the reload given up by the stop went on after the daemon stopped:\n%s", after)
+	}
+}
+
+// gateHandler is a slog handler whose Handle of an error tells in, then
+// waits on out: it holds the logging goroutine where the test wants it.
+// Other records pass.
+type gateHandler struct{ in, out chan struct{} }
+
+func (h gateHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h gateHandler) Handle(_ context.Context, rec slog.Record) error {
+	if rec.Level < slog.LevelError {
+		return nil
+	}
+	h.in <- struct{}{}
+	<-h.out
+	return nil
+}
+func (h gateHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h gateHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestStopAtReloadEndWins: a stop that is waiting when a reload's load has
+// ended (both ready for the wait's select, which picks either) wins: the
+// reload returns false and puts nothing of what it read in use. The loop
+// is held in a watchdog tick's log line (a batch stalled: not pinging)
+// while the load ends and the stop comes, so that both wait for it.
+func TestStopAtReloadEndWins(t *testing.T) {
+	t.Setenv("NOTIFY_SOCKET", "")
+	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
+	reading, release := make(chan string), make(chan struct{})
+	beforeRead = func(name string) { reading <- name; <-release }
+	defer func() { beforeRead = nil }()
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	defer close(release)
+	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(85, 86)), "alice"))
+	<-reading
+	const iv = time.Millisecond
+	time.Sleep(20 * iv)
+	if _, stalled := r.stalled(iv); !stalled {
+		t.Fatal("the batch held before its read is not stalled")
+	}
+	gate := gateHandler{in: make(chan struct{}), out: make(chan struct{})}
+	wd := make(chan time.Time)
+	d := &daemonLoop{log: slog.New(gate), r: r, out: &outputs{log: slog.New(slog.DiscardHandler)}, wd: wd, iv: iv}
+	loadedCh := make(chan struct{}, 1)
+	reloadLoaded = func() { loadedCh <- struct{}{} }
+	defer func() { reloadLoaded = nil }()
+	for i := range 12 {
+		before := r.st.Load()
+		stops := make(chan os.Signal, 1)
+		loadGo := make(chan struct{})
+		load := func() (loaded, error) {
+			<-loadGo
+			p, err := r.prepareReload(r.Config())
+			return loaded{p: p}, err
+		}
+		done := make(chan bool)
+		go func() { done <- d.reload(context.Background(), stops, triggerSIGHUP, load) }()
+		wd <- time.Now() // the loop logs that it does not ping, and is held there
+		<-gate.in
+		close(loadGo)
+		<-loadedCh
+		stops <- syscall.SIGTERM
+		time.Sleep(20 * time.Millisecond) // the load's result is sent
+		gate.out <- struct{}{}
+		if <-done {
+			t.Fatalf("run %d: the reload went on, and was applied, past a stop that waited when its load ended", i)
+		}
+		if r.st.Load() != before {
+			t.Fatalf("run %d: a reload given up for a stop was put in use", i)
+		}
 	}
 }
