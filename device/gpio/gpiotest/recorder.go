@@ -86,8 +86,8 @@ func (r *Recorder) Transitions() []Transition {
 	return append([]Transition(nil), r.trans...)
 }
 
-// Level returns the last level driven on a line, and false if it was never
-// driven.
+// Level returns the last level of a line, the one Open took it at or the
+// last driven, and false if it was never opened.
 func (r *Recorder) Level(pin string) (gpio.Level, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
