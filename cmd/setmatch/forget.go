@@ -27,7 +27,8 @@ which the model holds. To remove those too, train the model again on
 data without the person (setmatch train). A model keeps at least two
 classes. The model file is replaced atomically: a running setmatchd
 reloads it (a pin that setmatchd's gpio.label_pins gives the class no
-longer pulses: remove it and restart the daemon, which refuses it).`
+longer pulses, and a restart refuses it: remove it, then restart the
+daemon).`
 
 func runForget(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("forget", forgetSynopsis, stderr)
