@@ -6,7 +6,8 @@ import (
 	_ "image/jpeg" // register JPEG with image.Decode
 	_ "image/png"  // register PNG with image.Decode
 	"io"
-	"os"
+
+	"setmatch/internal/regfile"
 )
 
 // Limits applied to every decoded image. An image file is read whole into
@@ -22,7 +23,7 @@ const (
 // as 8-bit grey (see Decode). The format is recognised from the content, not
 // the file name. Errors name the file.
 func DecodeImageFile(path string) (*image.Gray, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path) // a FIFO in its place is refused, not waited on
 	if err != nil {
 		return nil, &Error{Path: path, Msg: "cannot open image", Err: err}
 	}

@@ -185,7 +185,9 @@ func (f Fitted) ApplyFiles(paths []string, lim ImageLimits) (*mat.Dense, error) 
 		return nil, limitErr(paths[0], "set of %d frames, more than the limit of %d", len(paths), lim.MaxFrames)
 	}
 	return f.applySource(context.Background(), len(paths), func(i int) string { return paths[i] }, func(i int) ([]byte, error) {
-		fh, err := os.Open(paths[i])
+		// Not blocking: a FIFO put in a frame's place is refused, not
+		// waited on (readRegular).
+		fh, err := os.OpenFile(paths[i], os.O_RDONLY|oNonBlock, 0)
 		if err != nil {
 			return nil, &Error{Path: paths[i], Msg: "cannot open image", Err: err}
 		}

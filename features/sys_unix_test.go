@@ -3,6 +3,8 @@
 package features
 
 import (
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -22,4 +24,32 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestFilesFIFONotWaitedOn: a FIFO in a frame's place, named on the
+// command line or swapped in after the folder was listed, is refused by
+// the workstation's readers (ApplyFiles, DecodeImageFile) at once, where
+// opening it for reading waits for a writer that never comes.
+func TestFilesFIFONotWaitedOn(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "f00.png")
+	mkfifo(t, fifo)
+	f := mustFitted(t, "intensity:8x6")
+	for _, c := range []struct {
+		name string
+		read func() error
+	}{
+		{"ApplyFiles", func() error { _, err := f.ApplyFiles([]string{fifo}, FolderLimits()); return err }},
+		{"DecodeImageFile", func() error { _, err := DecodeImageFile(fifo); return err }},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- c.read() }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "regular file") {
+				t.Errorf("%s of a FIFO: %v, want it refused as not a regular file", c.name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s waits for a writer of the FIFO", c.name)
+		}
+	}
 }
