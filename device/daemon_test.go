@@ -118,20 +118,8 @@ func (h gateHandler) WithGroup(string) slog.Handler      { return h }
 // while the load ends and the stop comes, so that both wait for it.
 func TestStopAtReloadEndWins(t *testing.T) {
 	t.Setenv("NOTIFY_SOCKET", "")
-	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
-	reading, release := make(chan string), make(chan struct{})
-	beforeRead = func(name string) { reading <- name; <-release }
-	defer func() { beforeRead = nil }()
-	r, _ := newRunner(t, f, slog.DiscardHandler)
-	defer func() { r.Stop(); r.Wait(); r.Close() }()
-	defer close(release)
-	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(85, 86)), "alice"))
-	<-reading
 	const iv = time.Millisecond
-	time.Sleep(20 * iv)
-	if _, stalled := r.stalled(iv); !stalled {
-		t.Fatal("the batch held before its read is not stalled")
-	}
+	r := stalledRunner(t, 85, iv)
 	gate := gateHandler{in: make(chan struct{}), out: make(chan struct{})}
 	wd := make(chan time.Time)
 	d := &daemonLoop{log: slog.New(gate), r: r, out: &outputs{log: slog.New(slog.DiscardHandler)}, wd: wd, iv: iv}

@@ -640,20 +640,8 @@ func TestReloadStarvesStalledWatchdog(t *testing.T) {
 	defer conn.Close()
 	t.Setenv("NOTIFY_SOCKET", sock)
 
-	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
-	reading, release := make(chan string), make(chan struct{})
-	beforeRead = func(name string) { reading <- name; <-release }
-	defer func() { beforeRead = nil }()
-	r, _ := newRunner(t, f, slog.DiscardHandler)
-	defer func() { r.Stop(); r.Wait(); r.Close() }()
-	defer close(release)
-	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(81, 82)), "alice"))
-	<-reading
 	const iv = 10 * time.Millisecond
-	time.Sleep(5 * iv)
-	if _, stalled := r.stalled(iv); !stalled {
-		t.Fatal("the batch held before its read is not stalled")
-	}
+	r := stalledRunner(t, 81, iv)
 
 	wd := make(chan time.Time)
 	d := &daemonLoop{log: slog.New(slog.DiscardHandler), r: r, out: &outputs{log: slog.New(slog.DiscardHandler)}, wd: wd, iv: iv}
@@ -714,4 +702,30 @@ func TestFailedBatchNotMovedIsCounted(t *testing.T) {
 	if b, err := os.ReadFile(f.Journal); err != nil || strings.Count(string(b), "\n") != 1 {
 		t.Errorf("journal %q (%v), want one line", b, err)
 	}
+}
+
+// stalledRunner returns a started Runner whose one batch (seeded by seed)
+// is held before its read (beforeRead) for longer than its
+// daemon.batch_timeout (1 ms) and the watchdog interval iv: stalled. The
+// batch is let go and the Runner stopped at the test's end.
+func stalledRunner(t *testing.T, seed uint64, iv time.Duration) *Runner {
+	t.Helper()
+	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
+	reading, release := make(chan string), make(chan struct{})
+	beforeRead = func(name string) { reading <- name; <-release }
+	r, _ := newRunner(t, f, slog.DiscardHandler)
+	t.Cleanup(func() {
+		close(release)
+		r.Stop()
+		r.Wait()
+		r.Close()
+		beforeRead = nil
+	})
+	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(seed, seed+1)), "alice"))
+	<-reading
+	time.Sleep(max(5*iv, 20*time.Millisecond))
+	if _, stalled := r.stalled(iv); !stalled {
+		t.Fatal("the batch held before its read is not stalled")
+	}
+	return r
 }
