@@ -12,7 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/renameio/v2"
 	"golang.org/x/sys/unix"
+
+	"setmatch/internal/regfile"
 )
 
 // The daemon records the outcome of its reloads in a file of the runtime
@@ -92,39 +95,29 @@ func (d *daemonLoop) recordReload(what string, started int64, err error) {
 	d.writeStatus()
 }
 
-// writeStatus writes d.status into the runtime directory, atomically (a
-// temporary file renamed over the old one): a reader sees the old content
-// or the new, never a part. A failure is logged once until a write succeeds.
+// writeStatus writes d.status into the runtime directory
+// (writeReloadStatus). A failure is logged once until a write succeeds.
 func (d *daemonLoop) writeStatus() {
 	if d.runDir == "" {
 		return
 	}
 	d.status.PID = os.Getpid()
-	err := writeFileAtomic(filepath.Join(d.runDir, ReloadStatusFile), &d.status)
+	err := writeReloadStatus(d.runDir, &d.status)
 	if err != nil && !d.statusFailed {
 		d.log.Warn("cannot record the reload's outcome for setmatchd -reload (systemctl reload will wait for it in vain)", "dir", d.runDir, "err", err)
 	}
 	d.statusFailed = err != nil
 }
 
-func writeFileAtomic(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+// writeReloadStatus writes st as ReloadStatusFile of dir, atomically (a
+// temporary file renamed over the old one): a reader sees the old content
+// or the new, never a part.
+func writeReloadStatus(dir string, st *reloadStatus) error {
+	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(b, '\n'))
-	err = errors.Join(err, f.Chmod(0o644), f.Close())
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return renameio.WriteFile(filepath.Join(dir, ReloadStatusFile), append(b, '\n'), 0o644)
 }
 
 // ReloadOptions configures Reload.
@@ -145,6 +138,10 @@ type ReloadOptions struct {
 var ErrNoRuntimeDir = errors.New("-reload needs $RUNTIME_DIRECTORY, the runtime directory that systemd gives setmatchd.service " +
 	"(RuntimeDirectory=setmatchd), where the daemon records its reloads: it is the unit's ExecReload=. " +
 	"Run systemctl reload setmatchd; a daemon started by hand reloads on kill -HUP PID, which does not wait for the outcome")
+
+// maxStatusBytes bounds the read of the daemon's record (a few hundred
+// bytes, an error text at most a few kilobytes).
+const maxStatusBytes = 1 << 20
 
 // pollEvery is how often Reload reads the daemon's record while it waits.
 const pollEvery = 20 * time.Millisecond
@@ -215,7 +212,7 @@ func CheckReloadPID(pid int) error {
 // daemon pid that began at or after t0, or nil if there is none yet; the
 // error says why the record could not be read.
 func answer(path string, pid int, t0 int64) (*reloadOutcome, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path, maxStatusBytes)
 	if err != nil {
 		return nil, err
 	}

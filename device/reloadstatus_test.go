@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,7 +32,7 @@ func fakeDaemon(t *testing.T, dies bool) *exec.Cmd {
 
 func writeStatus(t *testing.T, dir string, st reloadStatus) {
 	t.Helper()
-	if err := writeFileAtomic(filepath.Join(dir, ReloadStatusFile), &st); err != nil {
+	if err := writeReloadStatus(dir, &st); err != nil {
 		t.Error(err)
 	}
 }
