@@ -297,6 +297,11 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 		status = fmt.Sprintf("reload failed (%s, %s): keeping the configuration and model in use; %s", what,
 			time.Now().Format(time.DateTime), strings.Join(strings.Fields(err.Error()), " "))
 	} else {
+		// What a reload cannot apply, or a label pin the new model
+		// lacks (after setmatch forget).
+		for _, w := range res.l.p.warnings {
+			d.log.Warn(w)
+		}
 		if res.l.then != nil {
 			res.l.then()
 		}
@@ -314,9 +319,8 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 }
 
 // loadConfig reads the configuration files again and the model file they
-// name, and checks them against what is in use; once applied, the keys a
-// reload cannot apply are logged as warnings, and the model file they name
-// is watched.
+// name, and checks them against what is in use; once applied, the model
+// file they name is watched.
 func (d *daemonLoop) loadConfig() (loaded, error) {
 	c, err := config.Load(d.configPath)
 	if err != nil {
@@ -326,27 +330,13 @@ func (d *daemonLoop) loadConfig() (loaded, error) {
 	if err != nil {
 		return loaded{}, err
 	}
-	return loaded{p: p, then: func() {
-		for _, w := range p.warnings {
-			d.log.Warn(w)
-		}
-		d.mw.watch(c.Model)
-	}}, nil
+	return loaded{p: p, then: func() { d.mw.watch(c.Model) }}, nil
 }
 
-// loadModel reads the model file named by the configuration in use again;
-// once applied, the warnings of the reload (a label pin the new model
-// lacks, after setmatch forget) are logged.
+// loadModel reads the model file named by the configuration in use again.
 func (d *daemonLoop) loadModel() (loaded, error) {
 	p, err := d.r.prepareReload(d.r.Config())
-	if err != nil {
-		return loaded{}, err
-	}
-	return loaded{p: p, then: func() {
-		for _, w := range p.warnings {
-			d.log.Warn(w)
-		}
-	}}, nil
+	return loaded{p: p}, err
 }
 
 func notify(log *slog.Logger, state ...string) {
