@@ -261,6 +261,10 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 		done <- result{l, err}
 	}()
 	var res result
+	givenUp := func(s os.Signal) bool {
+		d.log.Info("stopping during a reload: the reload is given up", "signal", s.String(), "trigger", what)
+		return false
+	}
 	for waiting := true; waiting; {
 		select {
 		case res = <-done:
@@ -268,8 +272,7 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 		case <-d.wd:
 			d.ping()
 		case s := <-stops:
-			d.log.Info("stopping during a reload: the reload is given up", "signal", s.String(), "trigger", what)
-			return false
+			return givenUp(s)
 		case <-ctx.Done():
 			return false
 		}
@@ -278,8 +281,7 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 	// them at random.
 	select {
 	case s := <-stops:
-		d.log.Info("stopping during a reload: the reload is given up", "signal", s.String(), "trigger", what)
-		return false
+		return givenUp(s)
 	case <-ctx.Done():
 		return false
 	default:
