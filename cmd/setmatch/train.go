@@ -156,10 +156,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// learnedOnly are the flags of train that only --method learned uses
-// (-h marks them "learned:").
-var learnedOnly = map[string]bool{"divergence": true, "bandwidth": true, "max-iter": true, "nu-w": true, "nu-b": true,
-	"grad-tol": true, "cost-tol": true, "min-step": true, "rounds": true, "log-json": true}
+// learnedOnly reports whether f is a flag of train that only --method
+// learned uses: -h marks those "learned:".
+func learnedOnly(f *flag.Flag) bool { return strings.HasPrefix(f.Usage, "learned:") }
 
 // trainOptions are deploy's options with the JSON log's first error.
 type trainOptions struct {
@@ -193,7 +192,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	if a.method != deploy.Learned {
 		var given error
 		fl.Visit(func(f *flag.Flag) {
-			if learnedOnly[f.Name] && given == nil {
+			if learnedOnly(f) && given == nil {
 				given = usagef("--%s is a flag of --method learned, where it sets how W is learned; with --method %s it would do nothing", f.Name, a.method)
 			}
 		})
