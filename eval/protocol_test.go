@@ -473,6 +473,25 @@ func TestStrangerSplits(t *testing.T) {
 	}
 }
 
+// TestStrangerSplitsTakeDisjointGroups checks that split s takes the K
+// stranger classes at positions s·K … s·K+K−1 of the rotation: with C = 6
+// classes, K = 2 and S = 3 splits the groups are disjoint, so every class
+// is a stranger once, none twice and none never.
+func TestStrangerSplitsTakeDisjointGroups(t *testing.T) {
+	const classes, k = 6, 2
+	d := toyData(classes, 3, 4)
+	p := Protocol{Kind: RandomSplits, Gallery: 1, Probe: 2, Splits: classes / k, Strangers: k}
+	splits, err := p.MakeSplits(d, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, n := range checkStrangers(t, splits, k, classes) {
+		if n != 1 {
+			t.Errorf("class %d was a stranger %d times in %d splits of %d, want 1", c, n, len(splits), k)
+		}
+	}
+}
+
 func TestPooledStrangerSplits(t *testing.T) {
 	const classes = 4
 	rng := rand.New(rand.NewPCG(63, 64))
