@@ -245,6 +245,29 @@ func TestReadSplitsOpenSet(t *testing.T) {
 	}
 }
 
+// TestReadSplitsOpenSetRefuses checks that ReadSplits refuses the marked
+// files strangers=K could not have made: splits with unlike numbers of
+// stranger classes, and a split whose probes are all strangers'.
+func TestReadSplitsOpenSetRefuses(t *testing.T) {
+	d := toyData(4, 2, 4) // classes a, b, c, d; sets x0, x1
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"unlike stranger counts",
+			"0 gallery a/a0\n0 gallery b/b0\n0 probe a/a1\n0 probe c/c0\n" +
+				"1 gallery a/a1\n1 probe a/a0\n1 probe c/c1\n1 probe d/d0\n",
+			"split 1 has 2 stranger classes"},
+		{"strangers' probes only",
+			"0 gallery a/a0\n0 gallery b/b0\n0 probe c/c0\n0 probe d/d0\n",
+			"split 0 has strangers' probes only"},
+	} {
+		_, err := ReadSplits(strings.NewReader(OpenSetMark+"\n"+tc.body), "s.txt", d)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
 // TestWriteSplits checks that ReadSplits reads back the splits
 // WriteSplits wrote, strangers (probe classes without gallery sets)
 // included, and that it refuses what a split file cannot say.
