@@ -139,6 +139,33 @@ func TestEvaluateEasy(t *testing.T) {
 	}
 }
 
+// TestEvaluateTransformSeesGalleryOnly checks that Options.Transform is
+// told, for each split, its gallery sets alone: features fitted on them
+// (a PCA) must learn nothing from the probe sets, strangers' or known.
+func TestEvaluateTransformSeesGalleryOnly(t *testing.T) {
+	d := toyData(3, 4, 6)
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 2}.MakeSplits(d, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen [][]int
+	transform := func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error) {
+		seen = append(seen, slices.Clone(gallery))
+		return sets, nil
+	}
+	if _, err := Evaluate(splits, len(d.Classes), Options{Methods: []method.Name{method.NNH}, Grid: smallGrid(), Seed: 1, Transform: transform}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(splits) {
+		t.Fatalf("Transform called %d times, want once per split (%d)", len(seen), len(splits))
+	}
+	for k, sp := range splits {
+		if !slices.Equal(seen[k], sp.Gallery) {
+			t.Errorf("split %d: Transform fitted on sets %v, want the gallery %v alone", k+1, seen[k], sp.Gallery)
+		}
+	}
+}
+
 // TestDRWithLearner runs nn-h-dr with a stand-in learner (the first d
 // coordinates) to check the plumbing.
 func TestDRWithLearner(t *testing.T) {
