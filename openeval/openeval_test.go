@@ -108,6 +108,14 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 		if th, f := *r.Threshold, *r.ThresholdFraction; math.Abs(th/scale-f) > 1e-9*f {
 			t.Errorf("split %d: threshold %v is %v of the scale %v, want %v", s, th, f, scale, th/scale)
 		}
+		// The rates at the model's threshold are those its fraction gives
+		// the scaled probes: a known set counts as named right only if it
+		// is let in, a stranger as kept out only if its score is above.
+		at := openset.At(r.scaled, *r.ThresholdFraction)
+		if at.KnownRight != r.KnownRightAtThreshold || at.StrangersOut != r.StrangersOutAtThreshold || at.Balanced != r.BalancedAtThreshold {
+			t.Errorf("split %d: at the threshold %v known right, %v strangers out, %v balanced; its fraction %v on the scaled probes gives %v, %v, %v",
+				s, r.KnownRightAtThreshold, r.StrangersOutAtThreshold, r.BalancedAtThreshold, *r.ThresholdFraction, at.KnownRight, at.StrangersOut, at.Balanced)
+		}
 	}
 	c := mr.Common
 	if len(splits) < 2 {
@@ -321,7 +329,8 @@ func TestRunOpenSetChoice(t *testing.T) {
 // TestThresholdFractionZero: a threshold of 0 is a fraction 0 of the
 // model's scale, and the JSON writes it (threshold_fraction 0), where the
 // field was left out as if there were no threshold; a closed set writes
-// null.
+// null. At 0 every probe is kept out, named right or not; with none every
+// probe is let in.
 func TestThresholdFractionZero(t *testing.T) {
 	d := separated(4, 4)
 	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 1, Strangers: 1}
@@ -344,6 +353,17 @@ func TestThresholdFractionZero(t *testing.T) {
 		}
 		if !strings.Contains(string(b), want) {
 			t.Errorf("--threshold %s: row %s; want %s", rule, b, want)
+		}
+		// At 0 every set is kept out, known ones too: none named right
+		// at the threshold, though named right without it; with none,
+		// every set is let in.
+		r := rows[0]
+		wantRight, wantOut := 0.0, 1.0
+		if rule == "none" {
+			wantRight, wantOut = r.KnownRightClosed, 0
+		}
+		if r.KnownRightClosed != 1 || r.KnownRightAtThreshold != wantRight || r.StrangersOutAtThreshold != wantOut {
+			t.Errorf("--threshold %s: %v named right closed, %v at the threshold, %v of strangers out; want 1, %v, %v", rule, r.KnownRightClosed, r.KnownRightAtThreshold, r.StrangersOutAtThreshold, wantRight, wantOut)
 		}
 	}
 }
