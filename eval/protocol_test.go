@@ -595,6 +595,14 @@ func TestVisitorSplits(t *testing.T) {
 	if len(visited) < 3 {
 		t.Errorf("over 5 splits the visitors were the classes %v: they rotate with the strangers", visited)
 	}
+	// The visitors are the first V of the split's K positions in the
+	// rotation, not any V of its strangers.
+	order := p.strangerOrder(classes, 3)
+	for s, sp := range splits {
+		if want := order[(s*p.Strangers)%classes]; !slices.Equal(sp.Visitors, []int{want}) {
+			t.Errorf("split %d: visitors %v, want %v, the first of its stranger positions", s, sp.Visitors, []int{want})
+		}
+	}
 }
 
 // TestStrangersOutOfRangeSaySo: strangers=K below 0 says that 0 (a
