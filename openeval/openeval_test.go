@@ -296,6 +296,14 @@ func TestCommonByMethod(t *testing.T) {
 	if c.TransferSplits != 2 || c.Transfer.Mean != 1 || c.AtThreshold.Mean != 1 {
 		t.Errorf("transfer %v over %d splits, at the threshold %v", c.Transfer, c.TransferSplits, c.AtThreshold)
 	}
+	// Balanced is the mean over the splits, not over the methods: two
+	// splits of nn-h at 1 and one of kfda-mix at 1/2 (no threshold
+	// separates its probes) give 5/6.
+	mixed := row("kfda-mix", 1, 0.5)
+	mixed.scaled = []openset.Sample{st(1), k(2), st(3), k(4)}
+	if c := common([]Row{rows[0], rows[2], mixed}); c == nil || math.Abs(c.Balanced-5.0/6) > 1e-12 {
+		t.Errorf("two splits at 1 and one at 1/2: common threshold %+v, want balanced 5/6", c)
+	}
 	if common(rows[:1]) != nil || common([]Row{row("nn-h", 1, 1), row("kfda-mix", 1, 1)}) != nil {
 		t.Error("one split, or no method deployed twice: a common threshold")
 	}
