@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/deploy"
 	"setmatch/eval"
 	"setmatch/method"
 	"setmatch/openset"
@@ -372,6 +373,73 @@ func TestThresholdFractionZero(t *testing.T) {
 		}
 		if r.KnownRightClosed != 1 || r.KnownRightAtThreshold != wantRight || r.StrangersOutAtThreshold != wantOut {
 			t.Errorf("--threshold %s: %v named right closed, %v at the threshold, %v of strangers out; want 1, %v, %v", rule, r.KnownRightClosed, r.KnownRightAtThreshold, r.StrangersOutAtThreshold, wantRight, wantOut)
+		}
+	}
+}
+
+// TestRunGivesVisitorsToTraining checks that each split's model is
+// trained as setmatch train --strangers trains it, the visitors' probe
+// sets given as strangers' sets: its threshold is train's with them. Each
+// class c ≥ 3 is drawn as class c − 3 is, so that visitors score like
+// known sets and move the threshold (in split 1 of this seed).
+func TestRunGivesVisitorsToTraining(t *testing.T) {
+	const classes = 6
+	rng := rand.New(rand.NewPCG(9, 10))
+	d := &eval.Data{}
+	for c := range classes {
+		name := synth.ClassName(c, classes)
+		d.Classes = append(d.Classes, name)
+		for s := range 4 {
+			x := mat.NewDense(12, 4, nil)
+			for i := range 12 {
+				for j := range 4 {
+					v := 0.3 * rng.NormFloat64()
+					if j == c%3 {
+						v += 3
+					}
+					x.Set(i, j, v)
+				}
+			}
+			d.Sets, d.Labels, d.Names = append(d.Sets, x), append(d.Labels, c), append(d.Names, name+"/"+synth.SetName(s, 4))
+		}
+	}
+	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 3, Visitors: 2}
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := res.Methods[method.NNH].PerSplit
+	if len(rows) != len(splits) {
+		t.Fatalf("%d rows for %d splits: %v", len(rows), len(splits), res.Methods[method.NNH].Errors)
+	}
+	for s, r := range rows {
+		// The model's threshold is the one train sets with the visitors'
+		// probe sets given as strangers' sets (--strangers).
+		sp := splits[s]
+		var sets, visitors []*mat.Dense
+		var labels, names []string
+		for _, i := range sp.Gallery {
+			sets, labels, names = append(sets, d.Sets[i]), append(labels, d.Classes[d.Labels[i]]), append(names, setName(d, sp, i))
+		}
+		for _, i := range sp.Probe {
+			if sp.IsVisitor(d.Labels[i]) {
+				visitors = append(visitors, d.Sets[i])
+			}
+		}
+		built, err := deploy.Build(sets, labels, names, deploy.Options{Method: method.NNH, Grid: method.DefaultGrid(), Seed: 1, Workers: 2,
+			Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: true, Strangers: visitors})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Threshold == nil {
+			t.Fatalf("split %d: no threshold", s)
+		}
+		if *r.Threshold != built.Model.Threshold {
+			t.Errorf("split %d: threshold %v, want %v, train's with the %d visitors' sets", s, *r.Threshold, built.Model.Threshold, len(visitors))
 		}
 	}
 }
