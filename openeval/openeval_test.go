@@ -443,3 +443,31 @@ func TestRunGivesVisitorsToTraining(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTransformSeesGalleryOnly checks that Options.Transform is told,
+// for each split, its gallery sets alone: features fitted on them (a
+// PCA) learn nothing from the probes, the strangers' least of all.
+func TestRunTransformSeesGalleryOnly(t *testing.T) {
+	d := separated(4, 4)
+	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 1}
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen [][]int
+	transform := func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error) {
+		seen = append(seen, slices.Clone(gallery))
+		return sets, nil
+	}
+	if _, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2, Transform: transform}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(splits) {
+		t.Fatalf("Transform called %d times, want once per split (%d)", len(seen), len(splits))
+	}
+	for s, sp := range splits {
+		if !slices.Equal(seen[s], sp.Gallery) {
+			t.Errorf("split %d: Transform fitted on sets %v, want the gallery %v alone", s+1, seen[s], sp.Gallery)
+		}
+	}
+}
