@@ -458,6 +458,48 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 	}
 }
 
+// TestStandInKnownRightOnlyWhenNamedRight: a held-out known set counts as
+// named right only when the fold's model names its own class; one named
+// as another class is a known set let in under a wrong name, which the
+// calibration must not count as a success.
+func TestStandInKnownRightOnlyWhenNamedRight(t *testing.T) {
+	sets, labels, names := separated(4, 3, 5)
+	class := map[*mat.Dense]string{}
+	for i, x := range sets {
+		class[x] = labels[i]
+	}
+	for _, own := range []bool{true, false} {
+		fit := func(g []*mat.Dense, l, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error) {
+			m := &model.Model{}
+			for _, lab := range l {
+				m.Sets = append(m.Sets, model.Set{Label: lab})
+			}
+			return m, func(p *mat.Dense) (model.Result, error) {
+				// The first gallery set of the probe's class, or of another.
+				best := slices.IndexFunc(l, func(lab string) bool { return (lab == class[p]) == own })
+				return model.Result{Decision: match.Decision{Best: best, Score: 1}}, nil
+			}, galleryView{scale: 1}, nil
+		}
+		samples, err := standInSamples(sets, labels, names, "the training sets", 9, fit, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := 0
+		for _, s := range samples {
+			if s.Stranger {
+				continue
+			}
+			known++
+			if s.Right != own {
+				t.Errorf("named as its own class %v: a known sample right %v", own, s.Right)
+			}
+		}
+		if known == 0 {
+			t.Fatal("no known samples")
+		}
+	}
+}
+
 // TestRecalibrateRefusesAVote: Recalibrate takes one model; a vote's
 // members are recalibrated each alone (recalibrate), not as one.
 func TestRecalibrateRefusesAVote(t *testing.T) {
