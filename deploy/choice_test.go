@@ -131,3 +131,23 @@ func TestOpenSetChoiceReportsFitTime(t *testing.T) {
 		t.Errorf("FitSeconds %v after fitting %s on every training set, want its time", res.FitSeconds, res.Fit.Method)
 	}
 }
+
+// TestOpenSetChoiceTiesKeepTheEarlier: where the candidates the closed
+// set holds equal do alike on the stand-in strangers (classes far apart:
+// every one keeps them all out and names every known set), the open set
+// keeps the closed set's choice, the first of them, and says of no other.
+func TestOpenSetChoiceTiesKeepTheEarlier(t *testing.T) {
+	sets, labels, names := separated(5, 3, 8)
+	res := buildRule(t, &Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}, "", sets, labels, names)
+	s := res.Selection
+	e := s.Eligible()
+	if len(e) < 2 || res.OpenSetChoice == "" {
+		t.Fatalf("%d candidates held equal, open-set choice %q: the test needs the open set to choose among two or more", len(e), res.OpenSetChoice)
+	}
+	if n := strings.Count(res.OpenSetChoice, "(balanced 100.0%)"); n != len(e) {
+		t.Fatalf("open-set choice %q: %d of the %d candidates at a balanced 100%%, the test needs them all", res.OpenSetChoice, n, len(e))
+	}
+	if s.Chosen != e[0] || res.ClosedChoice != "" {
+		t.Errorf("deployed %s (closed set's choice %q), want the first held equal, %s", s.Best().Candidate, res.ClosedChoice, s.Scores[e[0]].Candidate)
+	}
+}
