@@ -688,3 +688,35 @@ func TestForgetAfterGalleryGrew(t *testing.T) {
 		t.Fatalf("forget in a gallery of %d frames: %v", frames, err)
 	}
 }
+
+// TestRecalibrateDealsFoldsAsTrain: enroll and forget set a model's
+// threshold again with the stand-in folds dealt by the seed train
+// recorded (Meta.Params["seed"]), so that an unchanged gallery gets the
+// threshold train gave it, not that of another dealing.
+func TestRecalibrateDealsFoldsAsTrain(t *testing.T) {
+	sets, labels := dataSpread(5, 1)
+	var lab, names []string
+	for i, l := range labels {
+		lab, names = append(lab, fmt.Sprint("c", l%3, "-", i%2)), append(names, fmt.Sprint(i))
+	}
+	const seed = 4
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: seed, Workers: 1, Meta: model.Meta{Params: map[string]string{"seed": strconv.Itoa(seed)}}}
+	res := buildRule(t, &opt, "auto:balanced", sets, lab, names)
+	other := *res.Model
+	other1 := opt
+	other1.Seed = 1
+	if _, _, err := Recalibrate(&other, other1); err != nil {
+		t.Fatal(err)
+	}
+	if other.Threshold == res.Model.Threshold {
+		t.Fatalf("seed 1 deals the folds to the same threshold as seed %d (%v): the test needs another", seed, other.Threshold)
+	}
+	m := *res.Model
+	m.Threshold = 0
+	if err := recalibrate(&m, &Change{Members: make([]MemberChange, 1)}, nil, 1, make([]*mat.SymDense, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(m.Threshold-res.Model.Threshold) > 1e-9*res.Model.Threshold {
+		t.Errorf("recalibrated to %v, want train's %v (seed %d; seed 1 gives %v)", m.Threshold, res.Model.Threshold, seed, other.Threshold)
+	}
+}
