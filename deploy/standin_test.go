@@ -389,6 +389,30 @@ func TestRecalibrateAsTrain(t *testing.T) {
 	}
 }
 
+// TestRecalibrateLearnedAsTrain: a model of --method learned, which train
+// balanced on its own training sets (no cross-validated fit to repeat
+// without stand-ins), is balanced on its gallery again when recalibrated,
+// not calibrated on stand-ins of its W: it keeps train's threshold.
+func TestRecalibrateLearnedAsTrain(t *testing.T) {
+	sets, ids := data(3)
+	labels, names := make([]string, len(sets)), make([]string, len(sets))
+	for i, c := range ids {
+		labels[i], names[i] = fmt.Sprintf("c%d", c), fmt.Sprintf("s%d", i)
+	}
+	opt := Options{Method: Learned, Dim: 2, Workers: 1, Meta: model.Meta{Params: map[string]string{"method": string(Learned)}},
+		Train: learn.TrainOptions{Divergence: match.Hellinger, MaxIter: 2, Seed: 1, Workers: 1, GlobalScale: 1, NuW: 2, NuB: 2}}
+	res := buildRule(t, &opt, "auto:balanced", sets, labels, names)
+	m := *res.Model
+	m.Threshold = 0
+	src, rates, err := Recalibrate(&m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rates != nil || strings.Contains(src, "calibrated on stand-in") || math.Abs(m.Threshold-res.Model.Threshold) > 1e-9*res.Model.Threshold {
+		t.Errorf("recalibrated to %v (rates %v): %s\nwant train's %v: %s", m.Threshold, rates, src, res.Model.Threshold, res.ThresholdSource)
+	}
+}
+
 // TestStandInFoldsNeverScoreWhatTheyFit: in every fold, no probe is one
 // of the sets the fold's model was fitted on, no stand-in's class is in
 // its gallery, every class stands in once, and a known class that gives
