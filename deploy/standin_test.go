@@ -413,6 +413,41 @@ func TestRecalibrateLearnedAsTrain(t *testing.T) {
 	}
 }
 
+// TestStandInFoldLearnsItsOwnW: a stand-in fold's model projects by a W
+// fitted again on the fold's gallery alone (here nn-h-lda's Fisher
+// discriminant), not the deployed W, which the stand-ins' classes and the
+// held-out sets shaped: it would pull the known probes to their classes,
+// push the stand-ins away, and make the threshold let in more strangers
+// than the calibration says.
+func TestStandInFoldLearnsItsOwnW(t *testing.T) {
+	sets, labels, names := separated(5, 3, 6)
+	opt := Options{Method: method.NNHLDA, Grid: grid(), Seed: 1, Workers: 1}
+	res := buildRule(t, &opt, "auto:balanced", sets, labels, names)
+	// A fold: class c4 stands in, and each other class holds a set out.
+	var fs []*mat.Dense
+	var fl, fn []string
+	for i, x := range sets {
+		if labels[i] != "c4" && i%3 != 0 {
+			fs, fl, fn = append(fs, x), append(fl, labels[i]), append(fn, names[i])
+		}
+	}
+	m, _, err := res.refit(fs, fl, fn, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *res.Fit
+	ids, _ := model.ClassIndex(fl)
+	if err := want.RefitProjection(fs, ids, setNames(fl, fn), opt.Grid, opt.Seed, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(m.W, want.W, 1e-12) {
+		t.Errorf("the fold's W is not the one fitted on its gallery alone:\n%v\nwant\n%v", mat.Formatted(m.W), mat.Formatted(want.W))
+	}
+	if mat.EqualApprox(m.W, res.Fit.W, 1e-9) {
+		t.Error("the fold projects by the deployed W, which the stand-ins' class shaped")
+	}
+}
+
 // TestStandInFoldsNeverScoreWhatTheyFit: in every fold, no probe is one
 // of the sets the fold's model was fitted on, no stand-in's class is in
 // its gallery, every class stands in once, and a known class that gives
