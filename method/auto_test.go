@@ -263,6 +263,9 @@ func TestOneStandardErrorRule(t *testing.T) {
 		{[]float64{-1, 0.88, 0.90}, 100, 1, 2, 0.03},
 		{[]float64{0.975, 1.0}, 40, 0, 1, 0.025},
 		{[]float64{0.95, 1.0}, 40, 1, 1, 0.025},
+		// A tie for the highest: the top is the first of them, which is
+		// then chosen as the highest, not within an error of a later one.
+		{[]float64{0.90, 0.85, 0.90}, 100, 0, 0, 0.03},
 	} {
 		s := &Selection{Held: c.held, Scores: scores(c.acc...)}
 		if err := s.choose(); err != nil {
