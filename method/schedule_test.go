@@ -155,3 +155,21 @@ func TestAutoProgressAccountsTotal(t *testing.T) {
 		t.Errorf("failed: last report %d/%d, %d left out, %d failed", last.Done, last.Total, last.LeftOut, last.Failed)
 	}
 }
+
+// TestCheckCutsOnlyAgainstCandidatesScoredInFull: a candidate is cut short
+// only against a leader whose runs are all made. One that leads part way
+// may yet fail on a fold it has not run, and then counts for nothing:
+// a candidate cut against it might have been held equal to the top.
+func TestCheckCutsOnlyAgainstCandidatesScoredInFull(t *testing.T) {
+	ch := &chooser{sel: &Selection{Held: 40}, cands: make([]Candidate, 3), perCand: 4, runs: []candRun{
+		{runs: 3, right: 30, seen: 30}, // every set right so far, one run to make
+		{runs: 4, right: 20, seen: 40}, // scored in full: 50%
+		{runs: 2, right: 5, seen: 20},  // at most 62.5%, within one error of 50%
+	}}
+	ch.check()
+	for i, r := range ch.runs {
+		if r.stop != nil {
+			t.Errorf("candidate %d stopped (%v): the only candidate scored in full is at 50%%, and it can reach 62.5%%", i, r.stop)
+		}
+	}
+}
