@@ -173,3 +173,20 @@ func TestCheckCutsOnlyAgainstCandidatesScoredInFull(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLeavesOutAfterASettledChoice: once the candidates in order up
+// to one are resolved, whether cut short or scored in full, and no later
+// score could change the choice among them (here one recognised every
+// held-out set), the later candidates are left out (ErrNotScored): a
+// candidate cut short at the front does not hold the shortcut back.
+func TestCheckLeavesOutAfterASettledChoice(t *testing.T) {
+	ch := &chooser{sel: &Selection{Held: 40}, cands: make([]Candidate, 3), perCand: 4, runs: []candRun{
+		{runs: 1, right: 2, seen: 10, stop: ErrCutShort}, // cut short before
+		{runs: 4, right: 40, seen: 40},                   // every set right
+		{},                                               // not run yet
+	}}
+	ch.check()
+	if !errors.Is(ch.runs[2].stop, ErrNotScored) {
+		t.Errorf("the candidate after a settled choice: stop %v, want %v", ch.runs[2].stop, ErrNotScored)
+	}
+}
