@@ -151,3 +151,26 @@ func TestOpenSetChoiceTiesKeepTheEarlier(t *testing.T) {
 		t.Errorf("deployed %s (closed set's choice %q), want the first held equal, %s", s.Best().Candidate, res.ClosedChoice, s.Scores[e[0]].Candidate)
 	}
 }
+
+// TestBuildOnASampleScalesTheLatentDim: a kFDA method chosen on a sample
+// of whole classes keeps its latent dimension's share of C − 1 on every
+// class: chosen on 3 of 8 classes (at most 2 dimensions there), the model
+// deployed on the 8 has more than 2, where the sample's count would
+// squeeze 8 classes into the room of 3.
+func TestBuildOnASampleScalesTheLatentDim(t *testing.T) {
+	all, labels, names := ringSets(8, 3, 4, 0.3, 5)
+	opt := Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}
+	opt.Grid.ChoiceSets = 9
+	opt.Grid.AutoMethods = []method.Name{method.KFDAHG}
+	res := buildRule(t, &opt, "none", all, labels, names)
+	if res.ChoiceSample == "" || !strings.Contains(res.ChoiceSample, "3 of the 8 classes") {
+		t.Fatalf("ChoiceSample %q, want the choice on 3 of the 8 classes", res.ChoiceSample)
+	}
+	k := res.Model.Discriminant
+	if k == nil {
+		t.Fatalf("deployed %s, without a kFDA discriminant", res.Model.MethodName())
+	}
+	if k.Dim() <= 2 || res.Fit.LatentDim != k.Dim() {
+		t.Errorf("latent dimension %d (fit %d) on 8 classes, want more than the 2 of the sample's 3 classes", k.Dim(), res.Fit.LatentDim)
+	}
+}
