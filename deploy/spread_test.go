@@ -288,3 +288,29 @@ func TestSpreadOf(t *testing.T) {
 		}
 	}
 }
+
+// TestGivenStrangersCarryTheirNamedClassSpread: a strangers' set the user
+// gives (--strangers) is scored by the deployed model as a fraction of
+// its scale and carries the spread of the class the model named it, so
+// that at an exponent α its score is divided by that class's factor, as
+// the model's threshold for that class will be multiplied by it.
+func TestGivenStrangersCarryTheirNamedClassSpread(t *testing.T) {
+	sets, labels, names := separated(4, 3, 2)
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 1, Workers: 1}
+	res := buildRule(t, &opt, "none", sets, labels, names)
+	view := galleryView{scale: 2, spread: map[string]float64{"c0": 0.1, "c1": 0.2, "c2": 0.3, "c3": 0.4}}
+	// Sets of the model's classes, given as strangers': each is named as
+	// its own class.
+	given := []*mat.Dense{sets[1], sets[4], sets[11]}
+	samples, err := givenStrangers(res.Model, given, view, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, i := range []int{1, 4, 11} {
+		s := samples[k]
+		if !s.Stranger || s.fold != 0 || s.spread != view.spread[labels[i]] {
+			t.Errorf("set %s/%s given as a stranger's: stranger %v, fold %d, spread %v; want a stranger of no fold with %s's spread %v",
+				labels[i], names[i], s.Stranger, s.fold, s.spread, labels[i], view.spread[labels[i]])
+		}
+	}
+}
