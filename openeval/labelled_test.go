@@ -18,6 +18,7 @@ import (
 
 	"setmatch/internal/testutil"
 	"setmatch/model"
+	"setmatch/openset"
 )
 
 // TestTest: every set is decided in the order of class and name, a set
@@ -43,6 +44,7 @@ func TestTest(t *testing.T) {
 		t.Fatalf("%d sets decided, want %d", len(r.PerSet), len(order))
 	}
 	correct, rejected := 0, 0
+	var samples []openset.Sample
 	for i, one := range r.PerSet {
 		if got := one.Class + "/" + one.Set; got != order[i] {
 			t.Errorf("set %d is %s, want %s", i, got, order[i])
@@ -68,6 +70,7 @@ func TestTest(t *testing.T) {
 		if th := member.ClassThreshold(res.Votes[res.Member]); one.Threshold == nil || *one.Threshold != th {
 			t.Errorf("%s: threshold %v, want %v (member %d's, class %s)", order[i], one.Threshold, th, res.Member, res.Votes[res.Member])
 		}
+		samples = append(samples, Sample(mt, res, one.Class, one.Class == "zz"))
 		if (one.Class == "zz" && want == model.Unknown) || want == one.Class {
 			correct++
 		}
@@ -83,6 +86,46 @@ func TestTest(t *testing.T) {
 	}
 	if r.OpenSet == nil || !r.OpenSet.Approximate || r.Threshold != nil || len(r.Thresholds) != len(r.Members) || !r.ClassThresholds {
 		t.Errorf("open set %+v, threshold %v, thresholds %v", r.OpenSet, r.Threshold, r.Thresholds)
+	}
+	// The threshold-free rates are those of the decided sets, the set of
+	// the class the model lacks (zz) the stranger's.
+	if f, err := openset.Free(samples); err != nil || r.OpenSet == nil || r.OpenSet.ThresholdFree != f {
+		t.Errorf("threshold-free rates %+v, want %+v (%v)", r.OpenSet, f, err)
+	}
+}
+
+// TestReportCounts: each outcome counts once, by what went wrong: a known
+// set kept out (known_rejected), one named as another class
+// (misclassified), a stranger's let in (unknown_accepted), a set that
+// failed as none of these; a stranger's set kept out is right; and the
+// balanced accuracy weighs the known sets named right against the
+// strangers' kept out.
+func TestReportCounts(t *testing.T) {
+	s := &Report{PerClass: map[string]ClassOutcome{}}
+	for _, c := range []struct {
+		class, decision string
+		known, failed   bool
+	}{
+		{"a", "a", true, false},
+		{"a", model.Unknown, true, false},
+		{"b", "a", true, false},
+		{"a", model.Failed, true, true},
+		{"zz", model.Unknown, false, false},
+		{"zz", "b", false, false},
+	} {
+		s.count(SetOutcome{Class: c.class, Decision: c.decision}, c.known, c.failed)
+	}
+	s.finish()
+	if s.Sets != 6 || s.Unknown != 2 || s.Correct != 2 || s.KnownRejected != 1 || s.Misclassified != 1 || s.UnknownAccepted != 1 {
+		t.Errorf("%d sets, %d of strangers, %d right, %d known kept out, %d misclassified, %d strangers let in; want 6, 2, 2, 1, 1, 1",
+			s.Sets, s.Unknown, s.Correct, s.KnownRejected, s.Misclassified, s.UnknownAccepted)
+	}
+	// 1 of 4 known sets named right, 1 of 2 strangers' kept out.
+	if b := s.BalancedAccuracy; b == nil || *b != 50*(1.0/4+1.0/2) {
+		t.Errorf("balanced accuracy %v, want %v", b, 50*(1.0/4+1.0/2))
+	}
+	if a := s.PerClass["zz"]; a.Known || a.Sets != 2 || a.Correct != 1 || a.Accuracy != 50 {
+		t.Errorf("the strangers' class: %+v", a)
 	}
 }
 
