@@ -334,6 +334,7 @@ func TestParseThreshold(t *testing.T) {
 		{"", Options{Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: true}},
 		{"none", Options{Threshold: math.Inf(1)}},
 		{"0.5", Options{Threshold: 0.5}},
+		{"0", Options{Threshold: 0}}, // a number ≥ 0: only exact copies of a gallery set let in
 		{"auto", Options{Threshold: math.Inf(1), AutoThreshold: true}},
 		{"auto:90", Options{Threshold: math.Inf(1), AutoThreshold: true, AutoAccept: 90}},
 		{"auto:far=1", Options{Threshold: math.Inf(1), AutoThreshold: true, AutoFAR: true, FARPercent: 1}},
