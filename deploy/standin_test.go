@@ -148,6 +148,38 @@ func TestStandInFallback(t *testing.T) {
 	}
 }
 
+// TestStandInFallbackFar: auto:far=P where no stand-ins can be made (two
+// classes), or with no cross-validated fit to repeat without them (the
+// learned method), falls back to the balanced threshold on the training
+// sets, as auto:balanced does there, not to auto's bound that 95% of
+// known sets stay below.
+func TestStandInFallbackFar(t *testing.T) {
+	two, twoLabels, twoNames := separated(2, 3, 2)
+	sets, ids := data(3)
+	labels, names := make([]string, len(sets)), make([]string, len(sets))
+	for i, c := range ids {
+		labels[i], names[i] = fmt.Sprintf("c%d", c), fmt.Sprintf("s%d", i)
+	}
+	learned := Options{Method: Learned, Dim: 2, Workers: 1,
+		Train: learn.TrainOptions{Divergence: match.Hellinger, MaxIter: 2, Seed: 1, Workers: 1, GlobalScale: 1, NuW: 2, NuB: 2}}
+	for _, c := range []struct {
+		name          string
+		opt           Options
+		sets          []*mat.Dense
+		labels, names []string
+	}{
+		{"nn-h on two classes", Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}, two, twoLabels, twoNames},
+		{"learned", learned, sets, labels, names},
+	} {
+		far, balanced := c.opt, c.opt
+		rf := buildRule(t, &far, "auto:far=5", c.sets, c.labels, c.names)
+		rb := buildRule(t, &balanced, "auto:balanced", c.sets, c.labels, c.names)
+		if rf.Model.Threshold != rb.Model.Threshold || !strings.Contains(rf.ThresholdSource, "balanced on the training sets") {
+			t.Errorf("%s: auto:far=5 set %v (%s), want auto:balanced's %v", c.name, rf.Model.Threshold, rf.ThresholdSource, rb.Model.Threshold)
+		}
+	}
+}
+
 // crossedClasses returns classes a, b, … (as many as n) of three
 // training sets each (12 frames × 4 features), whose sets lie in rows:
 // set s of every class beside set s of the others, each row far from the
