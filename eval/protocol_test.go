@@ -136,6 +136,15 @@ func TestPooledSplits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A set of one frame has no spread: gallery and probe sets need two
+	// frames or more (probe=rest: the frames the gallery leaves), and all
+	// of them must fit the pool.
+	for _, p := range []Protocol{{Gallery: 1, Probe: 5}, {Gallery: 5, Probe: 1}, {Gallery: 9, Probe: 0}, {Gallery: 6, Probe: 5}} {
+		p.Kind, p.Splits = RandomSplits, 1
+		if _, err := p.MakeSplits(d, 1); err == nil || !strings.Contains(err.Error(), "at least 2 frames") {
+			t.Errorf("pooled gallery=%d,probe=%d of 10 frames: %v, want an error", p.Gallery, p.Probe, err)
+		}
+	}
 	for s, sp := range splits {
 		sets := sp.AllSets()
 		if len(sets) != 4 || len(sp.Gallery) != 2 || len(sp.Probe) != 2 {
