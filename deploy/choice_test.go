@@ -88,8 +88,9 @@ func TestBuildSeesEverySetUpToTheCap(t *testing.T) {
 
 // TestOpenSetChoiceNeedsStandIns: with two classes no candidate can be
 // calibrated on stand-in strangers, so nothing chooses for the open set:
-// the first candidate within one standard error is deployed, and train
-// says so as the closed set's choice, with no line "open set:".
+// the first candidate within one standard error is deployed, the only
+// one fitted on every training set, and train says so as the closed
+// set's choice, with no line "open set:".
 func TestOpenSetChoiceNeedsStandIns(t *testing.T) {
 	// Two classes of one distribution: the candidates score near chance,
 	// within one standard error of each other.
@@ -100,7 +101,13 @@ func TestOpenSetChoiceNeedsStandIns(t *testing.T) {
 		train = append(train, testutil.RandSet(rng, 10, 4, 0, 1))
 		labels, names = append(labels, fmt.Sprint("c", i%2)), append(names, fmt.Sprint("s", i))
 	}
-	res := buildRule(t, &Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2}, "", train, labels, names)
+	fits := 0
+	opt := Options{Method: method.Auto, Grid: grid(), Seed: 2, Workers: 2, Stage: func(what string) {
+		if strings.HasPrefix(what, "fitting ") {
+			fits++
+		}
+	}}
+	res := buildRule(t, &opt, "", train, labels, names)
 	s := res.Selection
 	held := 0
 	for _, c := range s.Scores {
@@ -115,6 +122,11 @@ func TestOpenSetChoiceNeedsStandIns(t *testing.T) {
 	res.WriteSummary(&out)
 	if res.OpenSetChoice != "" || strings.Contains(out.String(), "open set:") || strings.Contains(out.String(), "for the open set") {
 		t.Errorf("an open-set choice without stand-ins (%q):\n%s", res.OpenSetChoice, out.String())
+	}
+	// Nothing to choose by: only the closed set's choice is fitted on
+	// every training set, not each of the candidates held equal.
+	if fits != 1 {
+		t.Errorf("%d candidates fitted on every training set, want the one chosen", fits)
 	}
 }
 
