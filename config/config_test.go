@@ -355,6 +355,7 @@ func TestInvalidValues(t *testing.T) {
 		{"[gpio]\nunknown_pin = \"GPIO17\"\n", "gpio.unknown_pin", `pin "GPIO17" is already used by gpio.match_pin`},
 		{"[gpio.label_pins]\nalice = \"GPIO27\"\n", "gpio.label_pins.alice", "already used by gpio.unknown_pin"},
 		{"[gpio.label_pins]\nalice = \"\"\n", "gpio.label_pins.alice", "must not be empty"},
+		{"[gpio]\nmatch_pin = \" \"\n", "gpio.match_pin", "must not be empty"},
 		{"[decision]\nthreshold = nan\n", "decision.threshold", "got NaN"},
 		{"[decision]\nthreshold = -1.0\n", "decision.threshold", "≥ 0"},
 		{"[decision]\nmin_frames = 0\n", "decision.min_frames", "must be ≥ 1"},
@@ -370,6 +371,36 @@ func TestInvalidValues(t *testing.T) {
 		e := checkErr(t, err, ErrInvalid, tc.key+": ", tc.want)
 		if e.Key != tc.key || e.File != "v.toml" || e.Line < 1 {
 			t.Errorf("%q: got file %q line %d key %q, want v.toml, a line, %q", tc.text, e.File, e.Line, e.Key, tc.key)
+		}
+	}
+}
+
+// TestValuesAtTheLimits: a value at either end of the range
+// docs/FORMATS.md gives for its key is valid: every limit is inclusive,
+// so that the largest or smallest value the documentation allows is not
+// refused.
+func TestValuesAtTheLimits(t *testing.T) {
+	on := "[mqtt]\nbroker = \"tcp://127.0.0.1:1883\"\ntopic = \"s\"\n"
+	for _, text := range []string{
+		"[spool]\nrescan_interval = \"1s\"\n",
+		"[spool]\nmax_batch_bytes = \"4GiB\"\n",
+		"[spool]\nmax_frame_bytes = \"1GiB\"\n",
+		"[spool]\nmax_frame_pixels = 268435456\n",
+		"[spool]\ntmp_max_age = \"1m\"\n",
+		"[journal]\nmax_bytes = \"64KiB\"\n",
+		"[journal]\nkeep = 1000\n",
+		"[gpio]\npulse = \"1m\"\n",
+		"[decision]\nthreshold = 0.0\n",
+		"[spool]\nmax_frames = 5\n[decision]\nmin_frames = 5\n",
+		on + "outbox = 1\n",
+		on + "outbox = 10000\n",
+		on + "keepalive = \"1s\"\n",
+		on + "keepalive = \"18h12m15s\"\n",
+		"[metrics]\nlisten = \"127.0.0.1:1\"\n",
+		"[metrics]\nlisten = \"127.0.0.1:65535\"\n",
+	} {
+		if _, err := Parse("v.toml", []byte(text)); err != nil {
+			t.Errorf("%q: %v", text, err)
 		}
 	}
 }
