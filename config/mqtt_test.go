@@ -88,6 +88,11 @@ func TestMQTTInvalidValues(t *testing.T) {
 		{on + "password_file = \"" + empty + "\"\n", "mqtt.password_file", "mqtt.username is not"},
 		{on + "ca_file = \"nope.pem\"\n", "mqtt.ca_file", "no such file"},
 		{"[mqtt]\nbroker = \"ssl://h:8883\"\ntopic = \"s\"\ncert_file = \"" + empty + "\"\n", "mqtt.cert_file", "set both or neither"},
+		// A certificate given for a broker without TLS would go unused:
+		// the daemon would talk in clear to a broker the user meant to
+		// authenticate.
+		{on + "ca_file = \"" + empty + "\"\n", "mqtt.broker", "does not use TLS"},
+		{on + "cert_file = \"" + empty + "\"\nkey_file = \"" + empty + "\"\n", "mqtt.broker", "does not use TLS"},
 		{on + "outbox = 0\n", "mqtt.outbox", "must be from 1 to 10000"},
 		// The publisher makes its ring of this many at start: a billion
 		// took 32 GB and a 4 GB Pi's daemon died at start with Go's "fatal
@@ -101,6 +106,9 @@ func TestMQTTInvalidValues(t *testing.T) {
 		{"[metrics]\nlisten = \"9469\"\n", "metrics.listen", `want host:port such as "127.0.0.1:9469"`},
 		{"[metrics]\nlisten = \"127.0.0.1:http\"\n", "metrics.listen", "port must be a number"},
 		{"[metrics]\nlisten = \"127.0.0.1:70000\"\n", "metrics.listen", "port must be a number from 1 to 65535"},
+		// Port 0 would listen on a port the kernel picks, which no scraper
+		// knows.
+		{"[metrics]\nlisten = \"127.0.0.1:0\"\n", "metrics.listen", "port must be a number from 1 to 65535"},
 	} {
 		_, err := Parse(filepath.Join(dir, "v.toml"), []byte(tc.text))
 		e := checkErr(t, err, ErrInvalid, tc.key+": ", tc.want)
