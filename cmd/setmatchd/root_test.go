@@ -51,3 +51,17 @@ func TestTimeoutNeedsReload(t *testing.T) {
 		}
 	}
 }
+
+// TestStrayArgument: a word that is not a flag is a usage error (exit 2)
+// that names it, not ignored: "setmatchd site.toml" would start the daemon
+// on the default configuration instead of site.toml, and flags after it
+// would go unread.
+func TestStrayArgument(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.toml")
+	for _, args := range [][]string{{"site.toml"}, {"-check", "-config", missing, "site.toml"}, {"-config", missing, "a", "b"}} {
+		var stderr bytes.Buffer
+		if code := run(args, new(bytes.Buffer), &stderr); code != 2 || !strings.Contains(stderr.String(), "unexpected argument") {
+			t.Errorf("%q: exit %d, %q; want 2 and the argument named", args, code, stderr.String())
+		}
+	}
+}
