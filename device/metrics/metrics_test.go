@@ -2,12 +2,14 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -140,6 +142,14 @@ func TestScrape(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+s.Addr().String()+"/", nil)
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 404 {
 		t.Errorf("GET /: %v %v, want 404", resp.Status, err)
+	} else {
+		resp.Body.Close()
+	}
+
+	// /metrics answers GET (and HEAD) only.
+	req, _ = http.NewRequestWithContext(ctx, "POST", url, strings.NewReader("x"))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /metrics: %v %v, want 405", resp.Status, err)
 	} else {
 		resp.Body.Close()
 	}
@@ -281,5 +291,71 @@ func TestServeAddressNotYetAssigned(t *testing.T) {
 	defer s.Close()
 	if l := log.String(); !strings.Contains(l, "level=WARN") || !strings.Contains(l, "not an address of this machine") || !strings.Contains(l, "metrics.listen") {
 		t.Errorf("no warning that the address is not this machine's:\n%s", l)
+	}
+}
+
+// TestServeLoopbackIsLocal: any loopback address (127.0.0.2 as well as
+// 127.0.0.1) is this machine's: no warning that it is not.
+func TestServeLoopbackIsLocal(t *testing.T) {
+	log := new(testutil.LockedBuffer)
+	s, err := New().Serve("127.0.0.2:0", slog.New(slog.NewTextHandler(log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if l := log.String(); strings.Contains(l, "not an address of this machine") {
+		t.Errorf("a loopback address taken for another machine's:\n%s", l)
+	}
+}
+
+// TestShutdownClosesWhatIsLeft: a scrape still in progress when
+// Shutdown's context ends has its connection closed, rather than left to
+// its handler (which the stopping daemon would otherwise wait on, up to
+// the handler's own timeout).
+func TestShutdownClosesWhatIsLeft(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	m := New()
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	m.QueueLengthFunc(func() int {
+		once.Do(func() { close(entered) })
+		<-release
+		return 0
+	})
+	defer close(release)
+	s, err := m.Serve("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done := make(chan string, 1) // how the scrape ended
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+s.Addr().String()+"/metrics", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- "" // the connection was closed
+			return
+		}
+		resp.Body.Close()
+		done <- "answered " + resp.Status
+	}()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+		t.Fatal("the scrape never started")
+	}
+	sctx, scancel := context.WithCancel(ctx)
+	scancel() // the wait for scrapes in progress is over at once
+	if err := s.Shutdown(sctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Shutdown = %v, want context.Canceled", err)
+	}
+	select {
+	case got := <-done:
+		if got != "" {
+			t.Errorf("the scrape in progress %s, want its connection closed", got)
+		}
+	case <-ctx.Done():
+		t.Fatal("the scrape in progress was not ended")
 	}
 }
