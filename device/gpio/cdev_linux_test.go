@@ -249,6 +249,37 @@ func TestPeriphOpenRequestsIdle(t *testing.T) {
 	}
 }
 
+// TestPeriphReleasedLineStaysReleased: once Close released a line, Out
+// on it fails and asks nothing of the kernel, even when the kernel has
+// given the line's fd number to another file since (it hands out the
+// lowest free number): a released line must never drive what that number
+// has become, another line request among them.
+func TestPeriphReleasedLineStaysReleased(t *testing.T) {
+	k := newFakeKernel()
+	d := fakePeriph(k)
+	l, err := d.Open("GPIO17", gpio.Low)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lineFD := k.Calls()[1].line
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	k.mu.Lock()
+	k.fds[lineFD] = true // the number, free again, given to another file
+	k.mu.Unlock()
+	n := len(k.Calls())
+	if err := l.Out(gpio.High); err == nil {
+		t.Error("Out on a released line succeeded")
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("a second Close: %v", err)
+	}
+	if calls := k.Calls()[n:]; len(calls) != 0 {
+		t.Errorf("after the line was released, Out and Close made %+v on fd %d, which is another file's now", calls, lineFD)
+	}
+}
+
 // TestPeriphSignallerActiveLowStart: a Signaller with active_low on the
 // periph backend takes every line idle (High) in its request and asks
 // the kernel for no value until a decision; the decision's lines go

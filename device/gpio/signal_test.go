@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -265,5 +266,123 @@ func TestSignallerOpensIdle(t *testing.T) {
 	testutil.WaitFor(t, 5*time.Second, "alice's pulse", func() bool { return len(rec.Pulses("GPIO22", gpio.Low)) == 1 })
 	if n := len(rec.Pulses("GPIO17", gpio.Low)); n != 1 {
 		t.Errorf("%d match pulses, want 1", n)
+	}
+}
+
+// holdAt makes rec hold the Signaller's driving goroutine the first time
+// pin is driven to level, until release is called; held is closed once
+// the goroutine is held. release may be called more than once: defer it
+// after the Signaller's Close, which waits for that goroutine.
+func holdAt(rec *gpiotest.Recorder, pin string, level gpio.Level) (held <-chan struct{}, release func()) {
+	h, r := make(chan struct{}), make(chan struct{})
+	var first, once sync.Once
+	release = func() { once.Do(func() { close(r) }) }
+	rec.OnTransition = func(x gpiotest.Transition) {
+		if x.Pin == pin && x.Level == level && !x.Open {
+			first.Do(func() { close(h); <-r })
+		}
+	}
+	return h, release
+}
+
+// TestDrainRefusesNewDecisions: once a stop has begun, while Drain waits
+// for the pulses queued before it, a new decision is refused with an
+// error, also on a line that is free, rather than pulsed: the stop
+// signals what was decided before it and nothing after.
+func TestDrainRefusesNewDecisions(t *testing.T) {
+	rec := gpiotest.NewRecorder()
+	held, release := holdAt(rec, "GPIO17", gpio.High)
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17", Unknown: "GPIO27"}, Pulse: 5 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer release()
+	if err := s.Signal(true, ""); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Within(t, 5*time.Second, "the match pulse started", func() { <-held })
+	drained := make(chan error, 1)
+	go func() { drained <- s.Drain(time.Minute) }()
+	// Decisions asked for before Drain began are taken (up to the
+	// backlog); once it has begun, they are refused.
+	testutil.WaitFor(t, 5*time.Second, "a decision refused while Drain waits", func() bool {
+		err := s.Signal(false, "")
+		return err != nil && strings.Contains(err.Error(), "shut down")
+	})
+	release()
+	var derr error
+	testutil.Within(t, 10*time.Second, "Drain", func() { derr = <-drained })
+	if derr != nil {
+		t.Error(derr)
+	}
+	for _, p := range []string{"GPIO17", "GPIO27"} {
+		if l, _ := rec.Level(p); l != gpio.Low {
+			t.Errorf("%s left %v after Drain", p, l)
+		}
+	}
+}
+
+// TestPulseWaitsForAnEarlierDecision: a pulse on a free line still waits
+// for a decision queued before it that wants that line too (held up by
+// another of its lines), instead of slipping in ahead of it.
+func TestPulseWaitsForAnEarlierDecision(t *testing.T) {
+	rec := gpiotest.NewRecorder()
+	held, release := holdAt(rec, "GPIO17", gpio.High)
+	pins := devgpio.Pins{Match: "GPIO17", Labels: map[string]string{"bob": "GPIO23"}}
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: pins, Pulse: 5 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer release()
+	if err := s.Pulse("GPIO17"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Within(t, 5*time.Second, "the first pulse started", func() { <-held })
+	// While GPIO17 is active: bob's decision waits for it; a pulse on
+	// GPIO23 alone comes after bob's.
+	if err := s.Signal(true, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Pulse("GPIO23"); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := s.Drain(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, x := range rec.Transitions() {
+		if x.Level == gpio.High && !x.Open {
+			order = append(order, x.Pin)
+		}
+	}
+	if want := []string{"GPIO17", "GPIO17", "GPIO23", "GPIO23"}; !slices.Equal(order, want) {
+		t.Errorf("pulses started on %v, want %v: the first pulse, bob's decision, then the pulse queued after it", order, want)
+	}
+}
+
+// TestSetPulseKeepsAPositiveLength: SetPulse with a length that is not
+// positive changes nothing: a pulse still lasts the length set before,
+// not a pulse of no length that no controller would see.
+func TestSetPulseKeepsAPositiveLength(t *testing.T) {
+	rec := gpiotest.NewRecorder()
+	const pulse = 20 * time.Millisecond
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17"}, Pulse: pulse}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.SetPulse(0)
+	s.SetPulse(-time.Second)
+	if err := s.Pulse("GPIO17"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Pulses("GPIO17", gpio.High); len(got) != 1 || got[0] < pulse {
+		t.Errorf("pulses %v, want one of at least %v", got, pulse)
 	}
 }
