@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eclipse/paho.mqtt.golang/packets"
+
 	"setmatch/device/mqtt/mqtttest"
 	"setmatch/internal/testutil"
 )
@@ -262,6 +264,149 @@ func TestKeepAliveFitsMQTT(t *testing.T) {
 			t.Errorf("New with keepalive %v: %v, want an error naming the keepalive", k, err)
 		}
 	}
+}
+
+// TestConnectAsksForNoSessionAndARetainedWill: the CONNECT asks for a
+// clean session (the outbox is the session: the broker keeps nothing for
+// the daemon, and Paho resends nothing of its own after a reconnect) and
+// sets the last will "offline" on <topic>/availability with QoS 1,
+// retained, so that a subscriber that comes after the daemon vanished
+// still reads it offline, not the retained "online" of before.
+func TestConnectAsksForNoSessionAndARetainedWill(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	got := make(chan *packets.ConnectPacket, 1)
+	url := fakeBroker(t, func(c net.Conn) {
+		cp, ok := readPacket(c).(*packets.ConnectPacket)
+		if !ok {
+			return
+		}
+		select {
+		case got <- cp:
+		default:
+		}
+	})
+	topic := uniqueTopic(t)
+	o := testOptions(url, topic, new(testutil.LockedBuffer))
+	o.MinBackoff, o.MaxBackoff = time.Hour, time.Hour // one attempt
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	var cp *packets.ConnectPacket
+	select {
+	case cp = <-got:
+	case <-ctx.Done():
+		t.Fatal("no CONNECT")
+	}
+	if !cp.CleanSession {
+		t.Error("CONNECT asks the broker to keep a session")
+	}
+	if !cp.WillFlag || cp.WillTopic != topic+"/availability" || string(cp.WillMessage) != "offline" || cp.WillQos != 1 || !cp.WillRetain {
+		t.Errorf("last will: set %v, topic %q, message %q, QoS %d, retained %v; want %q, \"offline\", QoS 1, retained",
+			cp.WillFlag, cp.WillTopic, cp.WillMessage, cp.WillQos, cp.WillRetain, topic+"/availability")
+	}
+}
+
+// TestCloseDeliversWhatWasJustPublished: a decision published while the
+// publisher waits for the broker to acknowledge the state of the one
+// before, and followed at once by Close, is delivered before the
+// publisher goes offline (Close returns nil): when the acknowledgement
+// comes, the publisher finds the new decision and the Close together,
+// takes them in a random order, and must deliver the decision either way.
+// Each round is a publisher of its own.
+func TestCloseDeliversWhatWasJustPublished(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	topic := uniqueTopic(t)
+	var mu sync.Mutex
+	var delivered []string // the decisions acknowledged
+	// The broker holds the acknowledgement of the first state of each
+	// connection until the channel it hands over is closed.
+	stateSeen := make(chan chan struct{})
+	url := fakeBroker(t, func(c net.Conn) {
+		held := false
+		for {
+			var ack packets.ControlPacket
+			switch cp := readPacket(c).(type) {
+			case *packets.ConnectPacket:
+				ack = packets.NewControlPacket(packets.Connack)
+			case *packets.PublishPacket:
+				if cp.TopicName == topic+"/state" && !held {
+					held = true
+					release := make(chan struct{})
+					select {
+					case stateSeen <- release:
+					case <-ctx.Done():
+						return
+					}
+					select {
+					case <-release:
+					case <-ctx.Done():
+						return
+					}
+				}
+				if cp.TopicName == topic+"/decision" {
+					mu.Lock()
+					delivered = append(delivered, string(cp.Payload))
+					mu.Unlock()
+				}
+				pa := packets.NewControlPacket(packets.Puback).(*packets.PubackPacket)
+				pa.MessageID = cp.MessageID
+				ack = pa
+			case *packets.PingreqPacket:
+				ack = packets.NewControlPacket(packets.Pingresp)
+			default: // DISCONNECT, or the connection ended
+				return
+			}
+			if ack.Write(c) != nil {
+				return
+			}
+		}
+	})
+	const rounds = 20
+	for i := range rounds {
+		o := testOptions(url, topic, new(testutil.LockedBuffer))
+		o.DiscoveryPrefix = ""
+		p, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Publish(payload(2 * i))
+		var release chan struct{}
+		select {
+		case release = <-stateSeen:
+		case <-ctx.Done():
+			t.Fatalf("round %d: the first decision's state never came", i)
+		}
+		p.Publish(payload(2*i + 1))
+		closed := make(chan error, 1)
+		go func() { closed <- p.Close(ctx) }()
+		select {
+		case <-p.quit: // Close has begun
+		case <-ctx.Done():
+			t.Fatalf("round %d: Close did not begin", i)
+		}
+		close(release)
+		if err := <-closed; err != nil {
+			t.Fatalf("round %d: Close: %v", i, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(delivered) != 2*rounds {
+		t.Errorf("%d decisions delivered, want %d", len(delivered), 2*rounds)
+	}
+}
+
+// readPacket reads one MQTT packet from r, nil if it cannot.
+func readPacket(r io.Reader) packets.ControlPacket {
+	cp, err := packets.ReadPacket(r)
+	if err != nil {
+		return nil
+	}
+	return cp
 }
 
 // TestAnnounceNotAcknowledgedSaysSo: a broker that takes the login and

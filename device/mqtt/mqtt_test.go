@@ -2,9 +2,11 @@ package mqtt
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,6 +151,15 @@ func TestPublishDecisions(t *testing.T) {
 	}
 	if av := late.On(topic + "/availability"); av[0].Payload != "online" || !av[0].Retained {
 		t.Errorf("retained availability %q (retained %v), want online", av[0].Payload, av[0].Retained)
+	}
+	// The decisions themselves are not retained: a subscriber that comes
+	// later gets only those made after it subscribed (a retained one would
+	// come first).
+	lateDecisions := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
+	p.Publish(payload(n))
+	testutil.WaitForCtx(t, ctx, "the decision made after the late subscription", func() bool { return len(lateDecisions.On(topic+"/decision")) > 0 })
+	if f := files(t, lateDecisions.On(topic+"/decision")); f[0] != fmt.Sprintf("b-%03d.npy", n) {
+		t.Errorf("a later subscriber got %v, want only %s: a decision was retained", f, fmt.Sprintf("b-%03d.npy", n))
 	}
 
 	// Home Assistant discovery.
@@ -406,6 +417,68 @@ func TestPassword(t *testing.T) {
 	}
 }
 
+// TestDiscoveryOff: with no discovery prefix, no discovery config is
+// published, under no prefix: before the decision, whose arrival shows
+// that what came before it has arrived, the broker got "online" only.
+func TestDiscoveryOff(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := mqtttest.New(ctx, t, false)
+	all := subscribe(ctx, t, b.URL, "", "", "#")
+	topic := uniqueTopic(t)
+	o := testOptions(b.URL, topic, new(testutil.LockedBuffer))
+	o.DiscoveryPrefix = ""
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	p.Publish(payload(1))
+	testutil.WaitForCtx(t, ctx, "the decision arrived", func() bool { return len(all.On(topic+"/decision")) == 1 })
+	for _, prefix := range []string{"", "homeassistant"} {
+		if dt := discoveryTopic(prefix, o.ClientID); len(all.On(dt)) > 0 {
+			t.Errorf("discovery off, yet a discovery config on %q: %v", dt, all.On(dt))
+		}
+	}
+}
+
+// TestCloseCountsTheUndelivered: Close says how many decisions it could
+// not deliver, down to a single one.
+func TestCloseCountsTheUndelivered(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "tcp://" + ln.Addr().String()
+	ln.Close() // nothing listens there: every attempt is refused
+	p, err := New(testOptions(url, uniqueTopic(t), new(testutil.LockedBuffer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Publish(payload(1))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.Close(ctx); err == nil || !strings.Contains(err.Error(), "1 decisions not delivered") {
+		t.Errorf("Close = %v, want 1 decision not delivered", err)
+	}
+}
+
+// TestStable: a connection counts as stable (its loss resets the wait
+// between attempts) once it has lasted a keepalive and twice the longest
+// wait, whichever is longer: two daemons given one client id, each pushing
+// the other off as it connects, then keep backing off.
+func TestStable(t *testing.T) {
+	for _, c := range []struct{ keepAlive, maxBackoff, want time.Duration }{
+		{30 * time.Second, time.Minute, 2 * time.Minute},
+		{5 * time.Minute, time.Minute, 5 * time.Minute},
+	} {
+		p := &Publisher{o: Options{KeepAlive: c.keepAlive, MaxBackoff: c.maxBackoff}}
+		if got := p.stable(); got != c.want {
+			t.Errorf("keepalive %v, longest wait %v: stable after %v, want %v", c.keepAlive, c.maxBackoff, got, c.want)
+		}
+	}
+}
+
 func TestFromConfig(t *testing.T) {
 	dir := t.TempDir()
 	c := config.Default().MQTT
@@ -422,6 +495,11 @@ func TestFromConfig(t *testing.T) {
 	if _, err := FromConfig(c, "", nil); err == nil || !strings.Contains(err.Error(), "mqtt.password_file") {
 		t.Errorf("missing password file: %v", err)
 	}
+	c.PasswordFile = filepath.Join(dir, "empty")
+	os.WriteFile(c.PasswordFile, []byte("\n"), 0o600)
+	if _, err := FromConfig(c, "", nil); err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("password file of an empty line: %v", err)
+	}
 	c.PasswordFile = ""
 	c.Broker, c.CAFile = "ssl://127.0.0.1:8883", filepath.Join(dir, "ca.pem")
 	os.WriteFile(c.CAFile, []byte("not PEM"), 0o644)
@@ -431,6 +509,8 @@ func TestFromConfig(t *testing.T) {
 	c.CAFile = ""
 	if o, err := FromConfig(c, "", nil); err != nil || o.TLS == nil {
 		t.Errorf("ssl:// without CA file: TLS %v, err %v; want the system roots", o.TLS, err)
+	} else if o.TLS.MinVersion < tls.VersionTLS12 {
+		t.Errorf("TLS MinVersion %#x, want TLS 1.2 at least", o.TLS.MinVersion)
 	}
 }
 
