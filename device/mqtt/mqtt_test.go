@@ -479,6 +479,42 @@ func TestStable(t *testing.T) {
 	}
 }
 
+// TestNodeID: the Home Assistant node id, in the discovery topic and the
+// sensor's unique id, holds only A-Z a-z 0-9 _ -, which is all Home
+// Assistant takes: every other byte of the client id, such as the dots of
+// the host name in the default "setmatchd-<host name>", becomes _.
+func TestNodeID(t *testing.T) {
+	for _, c := range []struct{ clientID, want string }{
+		{"setmatchd-door_1", "setmatchd-door_1"},
+		{"setmatchd-pi.example.org", "setmatchd-pi_example_org"},
+		{"porte d'entrée", "porte_d_entr__e"}, // é is two bytes
+		{"", "setmatchd"},
+	} {
+		if got := nodeID(c.clientID); got != c.want {
+			t.Errorf("nodeID(%q) = %q, want %q", c.clientID, got, c.want)
+		}
+	}
+	if got, want := discoveryTopic("homeassistant", "setmatchd-pi.lan"), "homeassistant/sensor/setmatchd-pi_lan/decision/config"; got != want {
+		t.Errorf("discovery topic %q, want %q", got, want)
+	}
+}
+
+// TestNewRefusesIncompleteOptions: New refuses options without a broker,
+// a topic or a client id (FromConfig always gives one) rather than start
+// a publisher that cannot work or whose broker names it.
+func TestNewRefusesIncompleteOptions(t *testing.T) {
+	for _, o := range []Options{
+		{Topic: "s", ClientID: "c"},
+		{Broker: "tcp://127.0.0.1:1883", ClientID: "c"},
+		{Broker: "tcp://127.0.0.1:1883", Topic: "s"},
+	} {
+		if p, err := New(o); err == nil {
+			p.Close(context.Background())
+			t.Errorf("New(%+v) started a publisher", o)
+		}
+	}
+}
+
 func TestFromConfig(t *testing.T) {
 	dir := t.TempDir()
 	c := config.Default().MQTT
