@@ -386,3 +386,19 @@ func TestSetPulseKeepsAPositiveLength(t *testing.T) {
 		t.Errorf("pulses %v, want one of at least %v", got, pulse)
 	}
 }
+
+// TestNewSignallerRefusesNoPulse: a pulse length that is not positive is
+// refused at the start, before any line is taken, rather than pulses no
+// controller would see.
+func TestNewSignallerRefusesNoPulse(t *testing.T) {
+	for _, d := range []time.Duration{0, -time.Millisecond} {
+		rec := gpiotest.NewRecorder()
+		if s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17"}, Pulse: d}, nil); err == nil {
+			s.Close()
+			t.Errorf("pulse %v: a Signaller was made", d)
+		}
+		if tr := rec.Transitions(); len(tr) != 0 {
+			t.Errorf("pulse %v: lines taken: %v", d, tr)
+		}
+	}
+}
