@@ -257,7 +257,11 @@ func (p *Publisher) Close(ctx context.Context) error {
 		<-p.done
 	}
 	p.cancel()
-	if n := p.box.len(); n > 0 {
+	switch n := p.box.len(); n {
+	case 0:
+	case 1:
+		return fmt.Errorf("mqtt: 1 decision not delivered to %s (the journal has it)", p.o.Broker)
+	default:
 		return fmt.Errorf("mqtt: %d decisions not delivered to %s (the journal has them)", n, p.o.Broker)
 	}
 	return nil

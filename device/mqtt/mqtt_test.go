@@ -458,7 +458,7 @@ func TestCloseCountsTheUndelivered(t *testing.T) {
 	p.Publish(payload(1))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := p.Close(ctx); err == nil || !strings.Contains(err.Error(), "1 decisions not delivered") {
+	if err := p.Close(ctx); err == nil || !strings.Contains(err.Error(), "1 decision not delivered to") {
 		t.Errorf("Close = %v, want 1 decision not delivered", err)
 	}
 }
