@@ -121,6 +121,32 @@ func TestNearest(t *testing.T) {
 	}
 }
 
+// TestNearestTiesAndThreshold: a score equal to the threshold is let in
+// (Score ≤ threshold) and the next number below the score is not, and of
+// equal scores the first set is the nearest, and the first of another
+// label the runner-up.
+func TestNearestTiesAndThreshold(t *testing.T) {
+	score := []float64{0.5, 0.3, 0.4, 0.3, 0.4}
+	labels := []string{"a", "b", "c", "b", "d"}
+	for _, c := range []struct {
+		threshold float64
+		known     bool
+	}{
+		{0.3, true},
+		{math.Nextafter(0.3, 0), false},
+		{math.Inf(1), true},
+		{0, false},
+	} {
+		d := NearestScores(score, labels, c.threshold)
+		if d.Best != 1 || d.Score != 0.3 || d.RunnerUp != 2 || d.RunnerLabel != "c" || d.RunnerScore != 0.4 {
+			t.Errorf("threshold %v: %+v, want set 1 (b, 0.3) nearest and set 2 (c, 0.4) the runner-up", c.threshold, d)
+		}
+		if want := map[bool]string{true: "b", false: ""}[c.known]; d.Known != c.known || d.Label != want {
+			t.Errorf("threshold %v: known %v, label %q; want %v, %q", c.threshold, d.Known, d.Label, c.known, want)
+		}
+	}
+}
+
 func TestGalleryMemoryIndependentOfSize(t *testing.T) {
 	// Per-query allocations must not grow with the gallery: the scratch is
 	// per worker and reused, and results go into the caller's slice.
