@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"setmatch/internal/testutil"
@@ -119,5 +120,46 @@ func TestCompareContextCancelled(t *testing.T) {
 	}
 	if _, err := g.CompareContext(context.Background(), q, nil); err != nil {
 		t.Errorf("CompareContext: %v", err)
+	}
+}
+
+// TestCompareCancelledWhileComparing: a query whose context ends after
+// its own density is computed, while the gallery sets are compared,
+// fails with the context's error and gives no divergences: a set left
+// uncompared must not read as a divergence of 0, the nearest there is.
+func TestCompareCancelledWhileComparing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 48))
+	g, err := NewGallery(randGallery(t, rng, 3, 20, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp, err := prepareQuery(context.Background(), mustKDE(t, testutil.RandSet(rng, 10, 4, 0, 1), 1), g.Workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if div, err := g.compare(ctx, qp, -1, nil); !errors.Is(err, context.Canceled) || div != nil {
+		t.Errorf("compare with a context ended: %v, %v; want no divergences and context.Canceled", div, err)
+	}
+}
+
+// TestComparePanicIsAnError: a panic while a worker compares the query
+// with a gallery set is the query's error, not a crash of the process
+// and not a divergence of 0 for the set.
+func TestComparePanicIsAnError(t *testing.T) {
+	rng := rand.New(rand.NewPCG(49, 50))
+	g, err := NewGallery(randGallery(t, rng, 3, 20, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp, err := prepareQuery(context.Background(), mustKDE(t, testutil.RandSet(rng, 10, 4, 0, 1), 1), g.Workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qp.self = qp.self[:1:1] // shorter than the query: the sums index past it
+	div, err := g.compare(context.Background(), qp, -1, nil)
+	if err == nil || !strings.Contains(err.Error(), "internal error") || div != nil {
+		t.Errorf("a worker that panics: %v, %v; want no divergences and an internal error", div, err)
 	}
 }
