@@ -70,6 +70,42 @@ func TestBlockLogSums(t *testing.T) {
 	}
 }
 
+// TestBlockLogSumsOffsetUnderflow: rows 1000 apart in squared distance
+// at bandwidth 1, where one offset for the block would put the far rows'
+// largest terms at e^−500 and e^−1000, below what a float64 holds: each
+// row and column must be offset by its own smallest distance and its log
+// sum stay finite and exact.
+func TestBlockLogSumsOffsetUnderflow(t *testing.T) {
+	const n, m = 3, 5
+	d2 := make([]float64, n*m)
+	for i := range n {
+		for j := range m {
+			d2[i*m+j] = 1000*float64(i) + float64(j)
+		}
+	}
+	s := kde.Scale(1)
+	rows, cols := make([]float64, n), make([]float64, m)
+	BlockLogSums(d2, s, s, rows, cols, make([]float64, n+m))
+	for i := range n {
+		buf := make([]float64, m)
+		for j := range m {
+			buf[j] = s * d2[i*m+j]
+		}
+		if want := LogSumExp(buf); !close(rows[i], want, 1e-13, 1e-13) {
+			t.Errorf("row %d: %v, want %v", i, rows[i], want)
+		}
+	}
+	for j := range m {
+		buf := make([]float64, n)
+		for i := range n {
+			buf[i] = s * d2[i*m+j]
+		}
+		if want := LogSumExp(buf); !close(cols[j], want, 1e-13, 1e-13) {
+			t.Errorf("column %d: %v, want %v", j, cols[j], want)
+		}
+	}
+}
+
 func rowMins(d2 []float64, n, m int) []float64 {
 	out := make([]float64, n)
 	for i := range n {

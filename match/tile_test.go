@@ -3,10 +3,13 @@ package match
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/testutil"
 )
@@ -161,5 +164,61 @@ func TestComparePanicIsAnError(t *testing.T) {
 	div, err := g.compare(context.Background(), qp, -1, nil)
 	if err == nil || !strings.Contains(err.Error(), "internal error") || div != nil {
 		t.Errorf("a worker that panics: %v, %v; want no divergences and an internal error", div, err)
+	}
+}
+
+// TestTiledFarFrames: a gallery set and a query each holding frames near
+// one another and frames so far from them (e^−1600 apart) that no tile's
+// largest kernel term can be scaled onto another's: with tiles that split
+// the near frames from the far ones, every row's and column's log-sum-exp
+// carried from tile to tile must keep the larger term as its offset, stay
+// finite, and agree with the whole block, in the gallery's divergences
+// and in LogDensity.
+func TestTiledFarFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	// Blocks of near, far (+40 in each of 2 features: a squared distance
+	// of 3200, e^−1600 at bandwidth 1) and near frames.
+	frames := func(block int) *mat.Dense {
+		x := testutil.RandSet(rng, 3*block, 2, 0, 1)
+		for i := block; i < 2*block; i++ {
+			x.Set(i, 0, x.At(i, 0)+40)
+			x.Set(i, 1, x.At(i, 1)+40)
+		}
+		return x
+	}
+	p, q := mustKDE(t, frames(4), 1), mustKDE(t, frames(8), 1)
+	compare := func() ([]Divergences, []float64) {
+		g, err := NewGallery([]*KDE{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		div, err := g.Compare(q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ld, err := q.LogDensity(p.Samples(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return div, ld
+	}
+	var whole, tiled []Divergences
+	var ldWhole, ldTiled []float64
+	withTiles(1<<20, 1<<20, 1<<20, 1<<20, func() { whole, ldWhole = compare() })
+	withTiles(4, 8, 4, 4, func() { tiled, ldTiled = compare() })
+	w, g := whole[0], tiled[0]
+	for _, v := range []float64{g.Hellinger2, g.Jeffrey, g.Bhattacharyya} {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			t.Fatalf("tiled: %+v, want finite divergences (whole block: %+v)", g, w)
+		}
+	}
+	if !close(g.Hellinger2, w.Hellinger2, 1e-12, 1e-15) || !close(g.Jeffrey, w.Jeffrey, 1e-12, 1e-15) ||
+		!close(g.Bhattacharyya, w.Bhattacharyya, 1e-12, 1e-15) {
+		t.Errorf("tiled %+v, whole %+v", g, w)
+	}
+	for i := range ldWhole {
+		if !close(ldTiled[i], ldWhole[i], 1e-12, 0) {
+			t.Errorf("log density %d: tiled %v, whole %v", i, ldTiled[i], ldWhole[i])
+		}
 	}
 }
