@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -322,5 +323,38 @@ func TestMatchRepeatedFrames(t *testing.T) {
 	}
 	if _, err := mt.Match(still); err == nil || !strings.Contains(err.Error(), "same image") {
 		t.Errorf("a batch of one image repeated: err = %v, want one that says every frame is the same image", err)
+	}
+}
+
+// TestMatchNoFiniteDivergence: a batch at no finite divergence from any
+// gallery set (the Jeffrey divergence of kernels of the smallest
+// bandwidth, with the batch so far from the gallery that every density of
+// one set at the other's frames is 0) has no nearest set:
+// Match fails with ErrNoDecision rather than deciding, whatever the
+// threshold; under the Hellinger distance, bounded by 2, the same batch
+// is decided.
+func TestMatchNoFiniteDivergence(t *testing.T) {
+	m := mfModel(17, 6, 2, []int{4, 5, 3})
+	for i := range m.Sets {
+		m.Sets[i].Bandwidth = match.MinBandwidth
+	}
+	m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: match.MinBandwidth}
+	batch := mfBatch(rand.New(rand.NewPCG(9, 9)), m, 4, 1e5)
+	for _, th := range []float64{math.Inf(1), 1} {
+		m.Divergence, m.Threshold = match.Jeffrey, th
+		mt, err := m.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := mt.Match(batch); !errors.Is(err, ErrNoDecision) {
+			t.Errorf("Jeffrey, threshold %v: %+v, %v; want ErrNoDecision", th, r.Decision, err)
+		}
+		m.Divergence = match.Hellinger
+		if mt, err = m.NewMatcher(); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := mt.Match(batch); err != nil || r.Decision.Score != 2 || r.Decision.Known != math.IsInf(th, 1) {
+			t.Errorf("Hellinger, threshold %v: %+v, %v; want a score of 2, known only in a closed set", th, r.Decision, err)
+		}
 	}
 }
