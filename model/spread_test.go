@@ -1,7 +1,10 @@
 package model
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -31,6 +34,12 @@ func TestSpreadDecidesByTheNearestClassThreshold(t *testing.T) {
 		{0.5, score / 1.5, false}, // 0.5 · score/1.5 < score
 		{1, score * 1.01, true},
 		{1, score * 0.99, false},
+		// At the threshold: a score equal to it is known, the next
+		// number below it is not; a closed set knows every batch.
+		{1, score, true},
+		{2, score / 2, true},
+		{1, math.Nextafter(score, 0), false},
+		{0.5, math.Inf(1), true},
 	} {
 		sp := &Spread{Exponent: 1, Factors: map[string]float64{label: c.factor}}
 		for _, viaModel := range []bool{true, false} {
@@ -89,6 +98,7 @@ func TestSpreadValidate(t *testing.T) {
 		{Spread{Exponent: -0.1}, "exponent"},
 		{Spread{Exponent: 1, Factors: map[string]float64{"a": 0}}, "factor 0"},
 		{Spread{Exponent: 1, Factors: map[string]float64{"a": -1}}, "factor -1"},
+		{Spread{Exponent: 1, Factors: map[string]float64{"a": math.Inf(1)}}, "factor +Inf"},
 		{Spread{Exponent: 1, Factors: map[string]float64{"z": 1}}, `class "z"`},
 	} {
 		m := mfModel(7, 6, 3, []int{5, 4, 6, 5, 4, 6})
@@ -132,5 +142,24 @@ func TestFactorRange(t *testing.T) {
 	m.Spread = &Spread{Exponent: 1, Factors: map[string]float64{"a": 1.5, "b": 1.25}}
 	if lo, hi := m.FactorRange(); lo != 1 || hi != 1.5 {
 		t.Errorf("factors %v and a class without one: %v to %v, want 1 to 1.5", m.Spread.Factors, lo, hi)
+	}
+}
+
+// TestSpreadOnlyFromFormat7: the header's spread is read from a file of
+// format 7, and ignored in one of an older format, which had none (the
+// fields of later versions are ignored): one threshold for every class.
+func TestSpreadOnlyFromFormat7(t *testing.T) {
+	m := mfModel(7, 6, 3, []int{5, 4, 6, 5, 4, 6})
+	m.Spread = &Spread{Exponent: 0.5, Factors: map[string]float64{"a": 2, "b": 0.5}}
+	b := mfEncode(t, m)
+	got, err := Decode(bytes.NewReader(b))
+	if err != nil || got.Spread == nil || got.Spread.Factor("a") != 2 || got.Spread.Factor("b") != 0.5 || got.Spread.Exponent != 0.5 {
+		t.Fatalf("format 7: %v, spread %+v; want the factors written", err, got.Spread)
+	}
+	v6 := bytes.Clone(b)
+	binary.LittleEndian.PutUint32(v6[8:12], 6)
+	got, err = Decode(bytes.NewReader(mfReseal(v6)))
+	if err != nil || got.Spread != nil || got.ClassThreshold("a") != m.Threshold {
+		t.Errorf("format 6: %v, spread %+v; want no spread", err, got.Spread)
 	}
 }
