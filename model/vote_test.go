@@ -86,8 +86,15 @@ func TestVoteMatchesMembers(t *testing.T) {
 			t.Errorf("closed set: a far batch is unknown (member %d)", res.Member)
 		}
 	}
-	if _, err := mt.WithThreshold(1); !errors.Is(err, ErrVoteThreshold) {
-		t.Errorf("WithThreshold(1) on a vote: %v, want ErrVoteThreshold", err)
+	for i, th := range closed.Thresholds() {
+		if !math.IsInf(th, 1) {
+			t.Errorf("closed set: member %d decides with threshold %v, want +Inf", i, th)
+		}
+	}
+	for _, th := range []float64{1, 0, math.Inf(-1)} {
+		if _, err := mt.WithThreshold(th); !errors.Is(err, ErrVoteThreshold) {
+			t.Errorf("WithThreshold(%v) on a vote: %v, want ErrVoteThreshold", th, err)
+		}
 	}
 	if _, err := mt.MatchProjected(mfRandom(rng, 5, m.Dim(), 0)); err == nil || !strings.Contains(err.Error(), "use Match") {
 		t.Errorf("MatchProjected on a vote: %v", err)
@@ -112,10 +119,10 @@ func TestVoteValidate(t *testing.T) {
 		{"input dim", func(m *Model) { m.Voters[0] = mfModel(5, 7, 3, []int{5, 4, 6, 5, 4, 6}) }, "voter 1: takes 7 features, the model 6"},
 		{"invalid voter", func(m *Model) { m.Voters[1].Threshold = math.NaN() }, "voter 2: threshold is NaN"},
 		{"too many", func(m *Model) {
-			for range MaxVoters {
+			for len(m.Voters) <= MaxVoters {
 				m.Voters = append(m.Voters, m.Voters[0])
 			}
-		}, "6 voters, at most 4"},
+		}, "5 voters, at most 4"},
 	} {
 		m := goldenModel(t)
 		if err := m.Validate(); err != nil {
