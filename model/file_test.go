@@ -449,14 +449,18 @@ func TestInconsistentShapes(t *testing.T) {
 		{"not JSON", `{"input_dim": 4,`, floats, ErrMalformed, "header"},
 		{"bandwidth", setWith("bandwidth", -1), floats, ErrInvalidModel, "bandwidth is -1"},
 		{"empty label", setWith("label", ""), floats, ErrInvalidModel, "empty label"},
+		{"pipeline named, none stored", with("features", "intensity:4x4"), floats, ErrMalformed, `names the feature pipeline "intensity:4x4" but none is stored`},
 	} {
 		mfDecodeErr(t, tc.name, mfRawFile(t, tc.hdr, tc.floats), tc.kind, tc.want)
 	}
 
-	// A header length past the end, with a valid checksum.
+	// A header length past the end, or into the checksum, with a valid
+	// checksum.
 	b := mfRawFile(t, hdr(), floats)
-	binary.LittleEndian.PutUint64(b[12:], uint64(len(b)))
-	mfDecodeErr(t, "header length", mfReseal(b), ErrMalformed, "runs past the end")
+	for _, n := range []int{len(b), len(b) - checksumLen, len(b) - checksumLen - prefixLen + 1} {
+		binary.LittleEndian.PutUint64(b[12:], uint64(n))
+		mfDecodeErr(t, fmt.Sprintf("header length %d of a file of %d bytes", n, len(b)), mfReseal(b), ErrMalformed, "runs past the end")
+	}
 
 	// A header over the limit is refused before it is parsed.
 	if !testing.Short() {

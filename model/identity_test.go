@@ -134,3 +134,36 @@ func TestIdentityFile(t *testing.T) {
 		t.Errorf("format 4 file differs in %s", diff)
 	}
 }
+
+// TestIsIdentity: only the square matrix of ones on the diagonal and
+// zeros elsewhere is the identity; a stored W of ones on the diagonal
+// with another entry (a full-rank projection of nn-h-lda, which need not
+// be orthonormal) is kept as it is, not read as the identity.
+func TestIsIdentity(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		w    *mat.Dense
+		want bool
+	}{
+		{"identity", mat.NewDense(3, 3, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1}), true},
+		{"off-diagonal entry", mat.NewDense(3, 3, []float64{1, 0.5, 0, 0, 1, 0, 0, 0, 1}), false},
+		{"diagonal entry", mat.NewDense(3, 3, []float64{1, 0, 0, 0, -1, 0, 0, 0, 1}), false},
+		{"not square", mat.NewDense(3, 2, []float64{1, 0, 0, 1, 0, 0}), false},
+		{"nil", nil, false},
+	} {
+		if got := IsIdentity(c.w); got != c.want {
+			t.Errorf("%s: IsIdentity = %v, want %v", c.name, got, c.want)
+		}
+	}
+
+	m := mfModel(22, 3, 3, []int{4, 5})
+	m.W = mat.NewDense(3, 3, []float64{1, 0.5, 0, 0, 1, 0, 0, 0, 1})
+	m.Selection = Selection{Method: "nn-h-lda", CVAccuracy: math.NaN()}
+	got, err := DecodeBytes(mfEncode(t, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Identity || got.W == nil || !mfSameBits(got.W, m.W) {
+		t.Errorf("W with an entry off the diagonal: read as identity %v, W %v; want %v", got.Identity, got.W, m.W)
+	}
+}

@@ -126,6 +126,8 @@ func TestValidateErrors(t *testing.T) {
 		{"fixed rule", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: -1} }, "fixed bandwidth is -1"},
 		{"final cost", func(m *Model) { m.Meta.FinalCost = math.NaN() }, "final cost is NaN"},
 		{"iterations", func(m *Model) { m.Meta.Iterations = -1 }, "iterations is -1"},
+		{"history without operation", func(m *Model) { m.Meta.History = []Change{{Time: m.Meta.Created, Op: "", Sets: 1, Classes: 1}} }, `history entry 0: operation ""`},
+		{"history of negative sets", func(m *Model) { m.Meta.History = []Change{{Time: m.Meta.Created, Op: "enroll", Sets: -1}} }, "history entry 0"},
 	} {
 		m := mfModel(3, 8, 3, []int{5, 2, 7})
 		tc.break_(m)

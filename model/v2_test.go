@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // mfEditHeader replaces old by repl in the JSON header of the model file b
@@ -65,6 +67,15 @@ func TestFormat2RoundTripAndChecks(t *testing.T) {
 	bad.Discriminant.Solution.Alpha.Set(1, 0, math.NaN())
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "coefficients[1, 0] is NaN") {
 		t.Errorf("NaN coefficient: %v", err)
+	}
+	// At most one latent dimension fewer than the classes (3 here), in
+	// arrays of consistent shapes.
+	deep := hgModel(t)
+	sol := &deep.Discriminant.Solution
+	sol.Alpha, sol.Train = mat.NewDense(6, 3, nil), mat.NewDense(6, 3, nil)
+	sol.Values = append(sol.Values, 0.5)
+	if err := deep.Validate(); err == nil || !strings.Contains(err.Error(), "3 latent dimensions for 3 classes (at most 2)") {
+		t.Errorf("as many latent dimensions as classes: %v", err)
 	}
 	// The pipeline must give D features per frame.
 	wide := hgModel(t)
