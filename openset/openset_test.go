@@ -189,6 +189,17 @@ func TestStrangersIn(t *testing.T) {
 	if in, _, _ := StrangersIn(s, 1); in != 0.5 {
 		t.Fatalf("100%%: %v", in)
 	}
+	// Ten known sets: 95% of them is 9.5, so the threshold must let in
+	// all ten (the score of the tenth); a stranger scoring exactly that
+	// is let in, as the threshold lets in scores ≤ it.
+	s = nil
+	for i := 1; i <= 10; i++ {
+		s = append(s, known(float64(i), true))
+	}
+	s = append(s, stranger(9.5), stranger(10), stranger(11))
+	if in, thr, err := StrangersIn(s, 0.95); err != nil || in != 2.0/3 || thr != 10 {
+		t.Fatalf("95%% of 10: %v %v %v, want 2/3 of the strangers (at 9.5 and 10) let in at threshold 10", in, thr, err)
+	}
 }
 
 func TestErrors(t *testing.T) {
