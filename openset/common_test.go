@@ -38,6 +38,33 @@ func TestCommon(t *testing.T) {
 	}
 }
 
+// TestCommonWidestOfEqual: of thresholds of equal mean balanced accuracy
+// the one of the widest range on a log scale wins, not the first: here
+// [1, 2) and [10, 30) both reach 3/4, and [10, 30) is the wider.
+func TestCommonWidestOfEqual(t *testing.T) {
+	th, bal, err := Common([][]Sample{
+		{known(1, true), stranger(2)},
+		{known(10, true), stranger(30)},
+	})
+	if err != nil || math.Abs(th-math.Sqrt(300)) > 1e-12 || math.Abs(bal-0.75) > 1e-12 {
+		t.Fatalf("threshold %v balanced %v (%v), want √300 and 3/4", th, bal, err)
+	}
+}
+
+// TestTransferLeavesTheSliceOut: each slice is measured at the threshold
+// chosen on the others alone. Here each slice's own threshold keeps the
+// other's known set out or lets its stranger in (1/2 each), while one
+// chosen on both would be right on the first.
+func TestTransferLeavesTheSliceOut(t *testing.T) {
+	got, err := Transfer([][]Sample{
+		{known(1, true), stranger(2)},
+		{known(3, true), stranger(4)},
+	})
+	if err != nil || len(got) != 2 || got[0] != 0.5 || got[1] != 0.5 {
+		t.Fatalf("transfer %v (%v), want [0.5 0.5]", got, err)
+	}
+}
+
 func TestTransfer(t *testing.T) {
 	got, err := Transfer(commonSlices())
 	if err != nil {
