@@ -204,6 +204,62 @@ func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
 	}
 }
 
+// TestSumKernelDistances: the distance the kernel of a sum induces from
+// a batch to each gallery set, √(k(q,q) + k(j,j) − 2k(q,j)), which its
+// open set is decided by, weighs every term by its weight in all three
+// kernels, computed here pair by pair: with the weights the fit gave (1
+// for the term on divergences, whose kernel with itself is 1) and with
+// another weight on that term, which a file may hold.
+func TestSumKernelDistances(t *testing.T) {
+	for _, hg := range []float64{0, 2.5} {
+		m := sumModel(t)
+		k, n := m.Discriminant, len(m.Sets)
+		if hg != 0 {
+			k.Terms[0].Weight = hg
+		}
+		ref := newSumReference(t, m)
+		mt, err := m.NewMatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(9, 2))
+		for c := range 3 {
+			batch := spreadSet(rng, 10, 5, c)
+			res, err := mt.Match(batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, err := match.NewKDE(batch, res.Bandwidth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.KernelDistances) != n {
+				t.Fatalf("weight %v: %d kernel distances for %d sets", hg, len(res.KernelDistances), n)
+			}
+			var self float64
+			for term := range 3 {
+				self += k.Terms[term].Weight * ref.pair(term, batch, batch, 0)
+			}
+			for j, s := range m.Sets {
+				d, err := match.Compare(q, ref.kde[j])
+				if err != nil {
+					t.Fatal(err)
+				}
+				var kqj, kjj float64
+				for term := range 3 {
+					w := k.Terms[term].Weight
+					kqj += w * ref.pair(term, batch, s.Samples, d.Hellinger2)
+					kjj += w * ref.pair(term, s.Samples, s.Samples, 0)
+				}
+				want := math.Sqrt(math.Max(0, self+kjj-2*kqj))
+				if got := res.KernelDistances[j]; math.Abs(got-want) > 1e-8*math.Max(1, want) {
+					t.Errorf("weight %v, batch of class %d, set %d: kernel distance %v, pairwise %v", hg, c, j, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestSumWithoutDivergences: a sum without a term on divergences builds
 // no KDE of the batch.
 func TestSumWithoutDivergences(t *testing.T) {
