@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/match"
+	"setmatch/method"
 )
 
 // mfOrtho returns a random D×d matrix with orthonormal columns (QR of a
@@ -126,6 +127,8 @@ func TestValidateErrors(t *testing.T) {
 		{"fixed rule", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: -1} }, "fixed bandwidth is -1"},
 		{"final cost", func(m *Model) { m.Meta.FinalCost = math.NaN() }, "final cost is NaN"},
 		{"iterations", func(m *Model) { m.Meta.Iterations = -1 }, "iterations is -1"},
+		{"identity and W", func(m *Model) { m.Identity = true }, "both the identity and a matrix W"},
+		{"fewer cols", func(m *Model) { m.Sets[2].Samples = mat.NewDense(2, 2, []float64{1, 2, 3, 4}) }, "samples have 2 columns, the model's dimension is 3"},
 		{"history without operation", func(m *Model) { m.Meta.History = []Change{{Time: m.Meta.Created, Op: "", Sets: 1, Classes: 1}} }, `history entry 0: operation ""`},
 		{"history of negative sets", func(m *Model) { m.Meta.History = []Change{{Time: m.Meta.Created, Op: "enroll", Sets: -1}} }, "history entry 0"},
 	} {
@@ -146,6 +149,45 @@ func TestValidateErrors(t *testing.T) {
 	var nilModel *Model
 	if err := nilModel.Validate(); err == nil {
 		t.Error("nil model: no error")
+	}
+}
+
+// TestFreeProjection: the W of nn-h-lda need not have orthonormal
+// columns, only full column rank: a scaled W is valid for it (not for
+// nn-h-dr), one whose columns are dependent, or nearly (a smallest
+// singular value below 1e-12 of the largest), is not.
+func TestFreeProjection(t *testing.T) {
+	dependent := func(eps float64) func(w *mat.Dense) {
+		return func(w *mat.Dense) {
+			for i := range 8 {
+				w.Set(i, 2, 3*w.At(i, 0))
+			}
+			w.Set(0, 2, w.At(0, 2)+eps)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		method string
+		edit   func(w *mat.Dense)
+		want   string // "" for valid
+	}{
+		{"orthonormal", "nn-h-lda", func(*mat.Dense) {}, ""},
+		{"scaled", "nn-h-lda", func(w *mat.Dense) { w.Scale(2, w) }, ""},
+		{"scaled, nn-h-dr", "nn-h-dr", func(w *mat.Dense) { w.Scale(2, w) }, "does not have orthonormal columns"},
+		{"dependent columns", "nn-h-lda", dependent(0), "does not have full column rank"},
+		{"nearly dependent", "nn-h-lda", dependent(1e-13), "does not have full column rank"},
+		{"independent enough", "nn-h-lda", dependent(1e-6), ""},
+	} {
+		m := mfModel(3, 8, 3, []int{5, 2, 7})
+		m.Selection = Selection{Method: method.Name(c.method), CVAccuracy: math.NaN()}
+		c.edit(m.W)
+		err := m.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (!errors.Is(err, ErrInvalidModel) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want an invalid model: %s", c.name, err, c.want)
+		}
 	}
 }
 
