@@ -133,6 +133,11 @@ func TestIdentityFile(t *testing.T) {
 	if diff := mfEqual(identity, got); diff != "" {
 		t.Errorf("format 4 file differs in %s", diff)
 	}
+	// Format 4 had no projection field: one in its header is ignored, so
+	// a file without W is one of numbers missing, not an identity model.
+	b4 := bytes.Clone(b)
+	binary.LittleEndian.PutUint32(b4[8:12], 4)
+	mfDecodeErr(t, "format 4 with the projection of format 5", mfReseal(b4), ErrMalformed, "need more numbers")
 }
 
 // TestIsIdentity: only the square matrix of ones on the diagonal and

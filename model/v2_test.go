@@ -77,6 +77,12 @@ func TestFormat2RoundTripAndChecks(t *testing.T) {
 	if err := deep.Validate(); err == nil || !strings.Contains(err.Error(), "3 latent dimensions for 3 classes (at most 2)") {
 		t.Errorf("as many latent dimensions as classes: %v", err)
 	}
+	// An eigenvalue for every latent dimension.
+	few := hgModel(t)
+	few.Discriminant.Solution.Values = few.Discriminant.Solution.Values[:1]
+	if err := few.Validate(); err == nil || !strings.Contains(err.Error(), "1 eigenvalues for 2 latent dimensions") {
+		t.Errorf("an eigenvalue missing: %v", err)
+	}
 	// The pipeline must give D features per frame.
 	wide := hgModel(t)
 	wide.W = mfOrtho(rand.New(rand.NewPCG(1, 1)), 7, 3)
