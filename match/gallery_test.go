@@ -147,6 +147,27 @@ func TestNearestTiesAndThreshold(t *testing.T) {
 	}
 }
 
+// TestNearestNaNNeverWins: a NaN score is never the nearest nor the
+// runner-up, wherever it stands, and with only NaN scores there is no
+// nearest set, so nothing is known even in a closed set.
+func TestNearestNaNNeverWins(t *testing.T) {
+	labels := []string{"a", "b", "c", "d"}
+	nan := math.NaN()
+	for _, score := range [][]float64{{0.3, nan, 0.5, nan}, {nan, 0.3, nan, 0.5}} {
+		d := NearestScores(score, labels, math.Inf(1))
+		best, runner := 0, 2
+		if math.IsNaN(score[0]) {
+			best, runner = 1, 3
+		}
+		if d.Best != best || d.Score != 0.3 || d.RunnerUp != runner || d.RunnerScore != 0.5 || !d.Known {
+			t.Errorf("scores %v: %+v, want set %d nearest and set %d the runner-up", score, d, best, runner)
+		}
+	}
+	if d := NearestScores([]float64{nan, nan}, labels[:2], math.Inf(1)); d.Best != -1 || d.Known || d.Label != "" {
+		t.Errorf("only NaN: %+v, want no nearest set", d)
+	}
+}
+
 func TestGalleryMemoryIndependentOfSize(t *testing.T) {
 	// Per-query allocations must not grow with the gallery: the scratch is
 	// per worker and reused, and results go into the caller's slice.
