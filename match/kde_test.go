@@ -217,6 +217,13 @@ func TestLogSumExp(t *testing.T) {
 	if got := LogSumExp([]float64{800, 0}); !close(got, 800, 1e-15, 0) {
 		t.Errorf("LSE(800, 0) = %v", got)
 	}
+	// Infinite terms: no term at all (every one −Inf), or one without bound.
+	if got := LogSumExp([]float64{math.Inf(-1), math.Inf(-1)}); !math.IsInf(got, -1) {
+		t.Errorf("LSE(-Inf, -Inf) = %v, want -Inf", got)
+	}
+	if got := LogSumExp([]float64{0, math.Inf(1), -3}); !math.IsInf(got, 1) {
+		t.Errorf("LSE(0, +Inf, -3) = %v, want +Inf", got)
+	}
 	// Against the sum of math.Exp, for lengths below, at and above the
 	// vector width, with terms down to and past the underflow of e^x, and
 	// −Inf entries (a frame that a kernel does not reach).
