@@ -42,6 +42,12 @@ func TestAtDraws(t *testing.T) {
 	if r := At(s, 2); r.KnownRight != 0.625 || r.Known != 4 {
 		t.Fatalf("rates %+v, want known right (0.75+0.5)/2", r)
 	}
+	// Groups of unequal size weigh by their sets: one drawn sample, let in
+	// (1), and three measured as they are, one of them let in (1/3).
+	s = []Sample{drawn(1, true), known(1, true), known(3, true), known(5, true), stranger(4)}
+	if r := At(s, 2); r.KnownRight != 0.5 || r.KnownIn != 0.5 || r.Known != 4 {
+		t.Fatalf("rates %+v, want known right 1/4·1 + 3/4·1/3 = 1/2", r)
+	}
 	// A set named wrong is let in but not named right, with the same
 	// correction.
 	s = []Sample{drawn(1, false), drawn(3, true), stranger(4)}
