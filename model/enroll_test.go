@@ -186,3 +186,39 @@ func reversedRows(x *mat.Dense) *mat.Dense {
 	}
 	return y
 }
+
+// TestChangesOfOneModelAreIndependent: two changes made from the same
+// model (a program may make several from the model it holds) hold
+// galleries and histories of their own: adding a set to, or recording a
+// change in, one copy does not change the other copy or the model, even
+// where the model's slices have room to grow in place.
+func TestChangesOfOneModelAreIndependent(t *testing.T) {
+	m := mfModel(43, 6, 3, []int{5, 4, 6})
+	m.Sets = append(make([]Set, 0, 8), m.Sets...)
+	m.Meta.History = append(make([]Change, 0, 8), Change{Time: time.Unix(1, 0).UTC(), Op: ChangeEnroll, Sets: 1, Classes: 3})
+	rng := rand.New(rand.NewPCG(43, 44))
+	batch := func(shift float64) *mat.Dense { return mfBatch(rng, m, 7, shift) }
+	one, err := m.WithSets([]NewSet{{"a", "one", batch(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one.Record(time.Unix(2, 0), ChangeEnroll, 1)
+	two, err := m.WithSets([]NewSet{{"b", "two", batch(3)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	two.Record(time.Unix(3, 0), ChangeEnroll, 1)
+	if n := len(one.Sets); n != 4 || one.Sets[3].Name != "one" || len(two.Sets) != 4 || two.Sets[3].Name != "two" || len(m.Sets) != 3 {
+		t.Errorf("galleries: %d sets, the last %q; %d sets, the last %q; the model's %d", n, one.Sets[n-1].Name, len(two.Sets), two.Sets[len(two.Sets)-1].Name, len(m.Sets))
+	}
+	if h := one.Meta.History; len(h) != 2 || !h[1].Time.Equal(time.Unix(2, 0)) {
+		t.Errorf("the first copy's history %+v, want its own enrolment last", h)
+	}
+	if len(m.Meta.History) != 1 {
+		t.Errorf("the model's history changed: %+v", m.Meta.History)
+	}
+	two.Sets[0].Bandwidth = 99
+	if m.Sets[0].Bandwidth == 99 || one.Sets[0].Bandwidth == 99 {
+		t.Error("changing a set of one copy changed the model's or the other copy's")
+	}
+}
