@@ -275,6 +275,27 @@ func TestWriteReadFile(t *testing.T) {
 	}
 }
 
+// TestWriteFileRenameFails: where the new model cannot be renamed into
+// place (a directory stands at the path), WriteFile says so, leaves the
+// directory as it was and no temporary file beside it: a caller must
+// never take the model for written.
+func TestWriteFileRenameFails(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "m.smm")
+	if err := os.Mkdir(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, mfModel(24, 7, 3, []int{4, 6})); err == nil {
+		t.Fatal("WriteFile over a directory: no error")
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		t.Errorf("the directory at the path: %v, %v", fi, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d entries beside the directory, want none (no temporary file)", len(ents)-1)
+	}
+}
+
 // mfDecodeErr decodes b and checks the error wraps kind and contains want.
 func mfDecodeErr(t *testing.T, what string, b []byte, kind error, want string) {
 	t.Helper()
