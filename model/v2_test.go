@@ -52,9 +52,16 @@ func TestFormat2RoundTripAndChecks(t *testing.T) {
 		{"accuracy above 1", `"cv_accuracy":0.75`, `"cv_accuracy":75`, ErrInvalidModel, "CV accuracy is 75"},
 		{"bad width scale", `"width_scale":"median"`, `"width_scale":"mean"`, ErrInvalidModel, `width scale "mean"`},
 		{"zero width", `"width":1,`, `"width":0,`, ErrInvalidModel, "width is 0"},
+		{"unknown open set", `"open_set":"kernel"`, `"open_set":"distance"`, ErrInvalidModel, `open set "distance" (want kernel or latent)`},
+		{"negative regulariser", `"reg":0.01,`, `"reg":-0.01,`, ErrInvalidModel, "regulariser is -0.01"},
+		{"negative epsilon", `"epsilon":`, `"epsilon":-1,"x":`, ErrInvalidModel, "epsilon is -1"},
 	} {
 		mfDecodeErr(t, tc.what, mfEditHeader(t, good, tc.old, tc.repl), tc.kind, tc.want)
 	}
+	// A width and a scale each finite whose ratio, the kernel's width, is
+	// not: exp(−∞·0) would make the kernel of a set with itself NaN.
+	huge := mfEditHeader(t, mfEditHeader(t, good, `"width":1,`, `"width":1e300,`), `"scale":`, `"scale":1e-10,"x":`)
+	mfDecodeErr(t, "width/scale overflows", huge, ErrInvalidModel, "width/scale = 1e+300/1e-10 is not a finite number > 0")
 
 	// A kFDA method without a solution.
 	nk := hgModel(t)
