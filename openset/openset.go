@@ -206,9 +206,8 @@ func (c *tally) add(k int) { c.letIn(c.s[k]) }
 // on s are the same, [lo, hi) between consecutive distinct scores (and
 // [0, smallest) below them all when the smallest is above 0, as no
 // threshold keeps out a score of 0; [largest, +Inf) above), with the
-// rates of the threshold that stands for it: the geometric middle of lo
-// and hi, hi/2 from 0, 2·largest above the largest (1 when that is 0),
-// so that it lies as far as the scores allow from those on both sides.
+// rates of the threshold that stands for it (middle), so that it lies as
+// far as the scores allow from those on both sides.
 // The rates are those of a counter from count (a tally of s, or one that
 // counts the slices s pools), fed in one pass over the sorted scores,
 // so that all ranges cost a sort.
@@ -223,7 +222,7 @@ func ranges(s []Sample, count func() counter, f func(lo, hi float64, r Rates)) {
 	}
 	slices.SortFunc(v, func(a, b scored) int { return cmp.Compare(a.score, b.score) })
 	if v[0].score > 0 { // [0, smallest): nothing let in
-		f(0, v[0].score, count().rates(v[0].score/2))
+		f(0, v[0].score, count().rates(middle(0, v[0].score)))
 	}
 	c := count()
 	for j, x := range v {
@@ -241,12 +240,31 @@ func ranges(s []Sample, count func() counter, f func(lo, hi float64, r Rates)) {
 			return
 		}
 		hi := v[j+1].score
-		t := hi / 2
-		if lo > 0 {
-			t = math.Sqrt(lo * hi)
-		}
-		f(lo, hi, c.rates(t))
+		f(lo, hi, c.rates(middle(lo, hi)))
 	}
+}
+
+// middle returns the threshold that stands for the range [lo, hi) of
+// equal decisions below the score hi: the geometric middle of lo and hi,
+// hi/2 from 0; below a score of +Inf (a set at no finite divergence),
+// 2·lo (1 from 0) as above the largest score, but finite. It lies in
+// [lo, hi), so that it makes the range's decisions: a threshold of +Inf
+// would let in the score of +Inf the range keeps out, and the geometric
+// middle of scores whose product overflows (underflows) would be +Inf
+// (0), taken here as the product of their square roots.
+func middle(lo, hi float64) float64 {
+	switch {
+	case math.IsInf(hi, 1) && lo == 0:
+		return 1
+	case math.IsInf(hi, 1):
+		return min(2*lo, math.MaxFloat64)
+	case lo == 0:
+		return hi / 2
+	}
+	if p := lo * hi; p >= 0x1p-1022 && p <= math.MaxFloat64 {
+		return math.Sqrt(p)
+	}
+	return math.Sqrt(lo) * math.Sqrt(hi)
 }
 
 // logWidth is the width of [lo, hi) on a log scale: +Inf from 0 or to

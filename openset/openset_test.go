@@ -131,6 +131,48 @@ func TestBalanceOverlapMatchesBruteForce(t *testing.T) {
 	}
 }
 
+// TestInfiniteAndHugeScores: a score of +Inf (a set at no finite
+// divergence from any of another class) or scores so large (small) that
+// their product overflows (underflows) leave every threshold where its
+// range's decisions are: the threshold of a range below a score of +Inf is finite, so it
+// keeps that score out, and the rates returned are At's of the
+// threshold returned.
+func TestInfiniteAndHugeScores(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		name     string
+		s        []Sample
+		balanced float64
+	}{
+		{"a stranger at +Inf", []Sample{known(1, true), known(2, true), stranger(inf)}, 1},
+		{"a stranger at 0 and one at +Inf", []Sample{known(0, true), stranger(inf)}, 1},
+		{"every score +Inf", []Sample{known(inf, true), stranger(inf)}, 0.5},
+		{"huge scores", []Sample{known(1e200, true), stranger(1e250)}, 1},
+		{"tiny scores", []Sample{known(1e-200, true), stranger(1e-170)}, 1},
+	} {
+		for what, f := range map[string]func([]Sample) (Rates, error){
+			"Balance":   Balance,
+			"Calibrate": Calibrate,
+			"AtMost":    func(s []Sample) (Rates, error) { return AtMost(s, 0) },
+		} {
+			r, err := f(c.s)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", c.name, what, err)
+			}
+			if got := At(c.s, r.Threshold); got != r {
+				t.Errorf("%s: %s gives %+v, At of its threshold %+v", c.name, what, r, got)
+			}
+			if what == "Balance" && r.Balanced != c.balanced {
+				t.Errorf("%s: balanced %v, want %v", c.name, r.Balanced, c.balanced)
+			}
+		}
+		th, bal, err := Common([][]Sample{c.s, c.s})
+		if err != nil || bal != c.balanced || At(c.s, th).Balanced != bal {
+			t.Errorf("%s: Common gives %v at %v (%v), At of it %v", c.name, bal, th, err, At(c.s, th).Balanced)
+		}
+	}
+}
+
 func TestAtMost(t *testing.T) {
 	s := []Sample{known(1, true), known(2, true), known(3, true), known(8, false), known(9, true), stranger(4), stranger(5), stranger(6), stranger(7)}
 	r, err := AtMost(s, 0)
