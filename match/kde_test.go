@@ -91,6 +91,31 @@ func TestLogDensityDimensionMismatch(t *testing.T) {
 	}
 }
 
+// TestRootMeanVariance: the root of the mean over the features of their
+// sample variances, with n−1 in the denominator: of the frames (0, 0) and
+// (2, 4), variances 2 and 8, √5.
+func TestRootMeanVariance(t *testing.T) {
+	if got := RootMeanVariance(mat.NewDense(2, 2, []float64{0, 0, 2, 4})); !close(got, math.Sqrt(5), 1e-15, 0) {
+		t.Errorf("RootMeanVariance = %v, want √5", got)
+	}
+}
+
+// TestBandwidthRuleValidate: a rule's scale is a finite number > 0, or 0
+// (which means 1), whatever way the rule was made.
+func TestBandwidthRuleValidate(t *testing.T) {
+	for _, c := range []struct {
+		scale float64
+		ok    bool
+	}{{0, true}, {1, true}, {2.5, true}, {-1, false}, {math.NaN(), false}, {math.Inf(1), false}} {
+		for _, kind := range []RuleKind{Scott, Silverman, NearestNeighbour} {
+			r := BandwidthRule{Kind: kind, Scale: c.scale}
+			if err := r.Validate(); (err == nil) != c.ok {
+				t.Errorf("%v with scale %v: Validate = %v", ruleNames[kind], c.scale, err)
+			}
+		}
+	}
+}
+
 func TestBandwidthRules(t *testing.T) {
 	// A set with per-feature variance 4 (σ = 2): Scott's h = 2·n^(−1/(d+4)).
 	rng := rand.New(rand.NewPCG(3, 4))
