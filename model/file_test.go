@@ -214,6 +214,34 @@ func TestUnknownCreatedStaysEmpty(t *testing.T) {
 	}
 }
 
+// failingWriter fails its first fail writes, and takes those after.
+type failingWriter struct {
+	fail int
+	bytes.Buffer
+}
+
+var errWrite = errors.New("write failed")
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if w.fail > 0 {
+		w.fail--
+		return 0, errWrite
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestEncodeReportsWriteError: a write of the model's bytes that fails is
+// Encode's error, also where the writer takes the checksum written after
+// them: a caller must never take a file with bytes missing for written.
+func TestEncodeReportsWriteError(t *testing.T) {
+	for _, fail := range []int{1, 1 << 20} {
+		w := &failingWriter{fail: fail}
+		if err := Encode(w, mfModel(23, 5, 2, []int{3})); !errors.Is(err, errWrite) {
+			t.Errorf("a writer failing %d writes: %v, want the write's error", fail, err)
+		}
+	}
+}
+
 func TestEncodeRefusesInvalid(t *testing.T) {
 	m := mfModel(23, 5, 2, []int{3})
 	m.Threshold = math.NaN()
