@@ -224,9 +224,18 @@ func TestNewCostRejectsBadInput(t *testing.T) {
 	cases := map[string]func() error{
 		"bandwidth count": func() error { _, err := NewCost(sets, nil, h[:2], match.Hellinger, 2, 1); return err },
 		"zero bandwidth":  func() error { _, err := NewCost(sets, nil, []float64{1, 0, 1}, match.Hellinger, 2, 1); return err },
-		"self pair":       func() error { _, err := NewCost(sets, []PairWeight{{1, 1, 1}}, h, match.Hellinger, 2, 1); return err },
-		"pair range":      func() error { _, err := NewCost(sets, []PairWeight{{0, 3, 1}}, h, match.Hellinger, 2, 1); return err },
-		"dimension":       func() error { _, err := NewCost(sets, nil, h, match.Hellinger, 6, 1); return err },
+		"infinite bandwidth": func() error {
+			_, err := NewCost(sets, nil, []float64{1, math.Inf(1), 1}, match.Hellinger, 2, 1)
+			return err
+		},
+		"self pair":  func() error { _, err := NewCost(sets, []PairWeight{{1, 1, 1}}, h, match.Hellinger, 2, 1); return err },
+		"pair range": func() error { _, err := NewCost(sets, []PairWeight{{0, 3, 1}}, h, match.Hellinger, 2, 1); return err },
+		"NaN affinity": func() error {
+			_, err := NewCost(sets, []PairWeight{{0, 1, math.NaN()}}, h, match.Hellinger, 2, 1)
+			return err
+		},
+		"dimension":   func() error { _, err := NewCost(sets, nil, h, match.Hellinger, 6, 1); return err },
+		"dimension 0": func() error { _, err := NewCost(sets, nil, h, match.Hellinger, 0, 1); return err },
 		"W shape": func() error {
 			c, err := NewCost(sets, nil, h, match.Hellinger, 2, 1)
 			if err != nil {
@@ -235,12 +244,29 @@ func TestNewCostRejectsBadInput(t *testing.T) {
 			_, err = c.Eval(mat.NewDense(5, 3, nil), nil)
 			return err
 		},
+		// SetBandwidths holds the bandwidths of later rounds to the rule
+		// of NewCost's.
+		"new bandwidth count": func() error { return setBandwidths(sets, h, []float64{1, 1}) },
+		"new zero bandwidth":  func() error { return setBandwidths(sets, h, []float64{1, 0, 1}) },
+		"new infinite bandwidth": func() error {
+			return setBandwidths(sets, h, []float64{1, 1, math.Inf(1)})
+		},
 	}
 	for name, f := range cases {
 		if f() == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
+}
+
+// setBandwidths returns the error of SetBandwidths(next) on a new cost
+// of the sets with the bandwidths h.
+func setBandwidths(sets []*mat.Dense, h, next []float64) error {
+	c, err := NewCost(sets, nil, h, match.Hellinger, 2, 1)
+	if err != nil {
+		return nil
+	}
+	return c.SetBandwidths(next)
 }
 
 // CG on the training cost: every accepted step decreases it.
