@@ -47,6 +47,25 @@ func TestAffinity(t *testing.T) {
 			t.Errorf("pair %v: affinity %v, want %v", p, p.A, want)
 		}
 	}
+	// Ties in divergence go to the lower set index: set 0 is as near to
+	// set 1 as to set 2 within its class, and to set 3 as to set 4
+	// between. Within, 0→1 (not 2), 1→2, 2→1, 3→4, 4→3; between,
+	// 0→3 (not 4), 1→3, 2→4, 3→0, 4→0.
+	tie := mat.NewSymDense(5, []float64{
+		0, 1, 1, 2, 2,
+		1, 0, 0.5, 3, 4,
+		1, 0.5, 0, 4, 3,
+		2, 3, 4, 0, 6,
+		2, 4, 3, 6, 0,
+	})
+	got, err = Affinity(tie, labels, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []PairWeight{{0, 1, 1}, {0, 3, -1}, {0, 4, -1}, {1, 2, 1}, {1, 3, -1}, {2, 4, -1}, {3, 4, 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ties: pairs\n got %v\nwant %v", got, want)
+	}
 	if _, err := Affinity(d, []int{0, 1, 2, 3, 4}, 1, 1); err == nil {
 		t.Error("no class with two sets: no error")
 	}
