@@ -46,6 +46,11 @@ func TestGlobalTrainingBandwidthScaleAndRotation(t *testing.T) {
 	if _, err := GlobalTrainingBandwidth(y, 0); err == nil {
 		t.Error("scale 0 accepted")
 	}
+	// A set of one frame has no nearest neighbour: it takes no part.
+	one := mat.NewDense(1, 5, []float64{1, 2, 3, 4, 5})
+	if h1, err := GlobalTrainingBandwidth(append(slices.Clone(y), one), 2); err != nil || h1 != h {
+		t.Errorf("with a set of one frame: %v (%v), want %v as without it", h1, err, h)
+	}
 	same := mat.NewDense(3, 2, []float64{1, 1, 1, 1, 1, 1})
 	if _, err := GlobalTrainingBandwidth([]*mat.Dense{same}, 1); err == nil {
 		t.Error("identical frames accepted")
