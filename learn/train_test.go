@@ -155,6 +155,39 @@ func TestTrainRoundsRefreshBandwidths(t *testing.T) {
 			t.Errorf("history entry %d numbered %d", i, res.History[i].Iteration)
 		}
 	}
+	// The initial cost is the first run's, at the start: not the second
+	// run's under its new bandwidths.
+	if res.InitialCost != res.History[0].Cost {
+		t.Errorf("initial cost %v, want the cost at the start of the first run %v", res.InitialCost, res.History[0].Cost)
+	}
+}
+
+// TestTrainNeighbourDefaults: ν_w defaults to the smallest class's sets
+// less one (DefaultNuW) and ν_b to ν_w; given ones are kept. The pairs
+// are the affinity of the initial divergences with them.
+func TestTrainNeighbourDefaults(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	sets, labels, _ := subspaceData(rng, 3, 3, 10, 6, 2, 1)
+	for _, c := range []struct{ nuW, nuB, wantW, wantB int }{
+		{0, 0, 2, 2},
+		{1, 0, 1, 1},
+		{1, 2, 1, 2},
+	} {
+		res, err := Train(sets, labels, TrainOptions{Dim: 2, MaxIter: 1, NuW: c.nuW, NuB: c.nuB})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.NuW != c.wantW || res.NuB != c.wantB {
+			t.Errorf("ν_w = %d, ν_b = %d given: got %d, %d, want %d, %d", c.nuW, c.nuB, res.NuW, res.NuB, c.wantW, c.wantB)
+		}
+		want, err := Affinity(res.InitialDivergences, labels, c.wantW, c.wantB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(res.Pairs, want) {
+			t.Errorf("ν_w = %d, ν_b = %d given: pairs %v, want %v", c.nuW, c.nuB, res.Pairs, want)
+		}
+	}
 }
 
 func TestTrainRejectsBadInput(t *testing.T) {
