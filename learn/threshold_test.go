@@ -100,6 +100,25 @@ func TestBoundHeavyTail(t *testing.T) {
 	}
 }
 
+// TestBoundInfiniteSample: a sample of +Inf (a set infinitely far from
+// the others of its class, as a Jeffrey divergence can be) counts in the
+// sample percentile but is left out of the log-normal fit, which the
+// finite samples still give: here the fit is above every finite sample
+// and the percentile, so the bound is what it is without the +Inf.
+func TestBoundInfiniteSample(t *testing.T) {
+	x := make([]float64, 29)
+	for i := range x {
+		x[i] = math.Exp(-1 + 2*float64(i)/28) // logarithms evenly in [−1, 1]
+	}
+	want := Bound(append([]float64(nil), x...), 95)
+	if !(want > x[len(x)-1]) {
+		t.Fatalf("bound %v of the finite samples is not above the largest %v: the test data are wrong", want, x[len(x)-1])
+	}
+	if got := Bound(append(x, math.Inf(1)), 95); got != want {
+		t.Errorf("with a sample of +Inf: bound %v, want %v as without it", got, want)
+	}
+}
+
 func TestBalancedThreshold(t *testing.T) {
 	// Sets 0, 1 of class a, 2, 3 of class b, 4 of class c (no set of
 	// its class to be a known batch of, but a stranger to the others).
