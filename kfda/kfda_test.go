@@ -279,6 +279,27 @@ func TestFitKFDAErrors(t *testing.T) {
 	if _, err := Fit(k, []int{0, 1, 1}, 2, 0, 0); err == nil {
 		t.Error("zero regulariser accepted")
 	}
+	if _, err := Fit(k, []int{0, -1, 1}, 2, 1e-3, 0); err == nil {
+		t.Error("negative label accepted")
+	}
+}
+
+// gaussKernel returns the Gaussian kernel exp(−|x_i − x_j|²/4) of the
+// rows of x: full rank, unlike the linear one.
+func gaussKernel(x *mat.Dense) *mat.SymDense {
+	m, d := x.Dims()
+	k := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i; j < m; j++ {
+			var s float64
+			for c := range d {
+				e := x.At(i, c) - x.At(j, c)
+				s += e * e
+			}
+			k.SetSym(i, j, math.Exp(-s/4))
+		}
+	}
+	return k
 }
 
 // centred returns x with its column means subtracted.
@@ -374,5 +395,177 @@ func TestKernelNaN(t *testing.T) {
 	if _, err := f.TransformRow(slices.Clone(row)); !errors.As(err, &e) || e.Set != -1 || e.Train != 2 ||
 		err.Error() != "kernel Fisher discriminant: kernel value 2 is NaN: "+KernelNaNAdvice {
 		t.Errorf("TransformRow: %v, want the NaN of kernel value 2", err)
+	}
+}
+
+// TestFitScaleOfKernel: the regulariser is relative to tr(S_w)/m, so a
+// kernel scaled by c gives the same discriminant: the same eigenvalues
+// and training coordinates, with ε scaled by c².
+func TestFitScaleOfKernel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	x, labels := toyClasses(rng, 3, 5, 3)
+	k := gaussKernel(x)
+	var k100 mat.SymDense
+	k100.ScaleSym(100, k)
+	f, err := Fit(k, labels, 3, 0.1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Fit(&k100, labels, 3, 0.1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := g.Reg / f.Reg; math.Abs(r-1e4) > 1e-8*1e4 {
+		t.Errorf("ε of the kernel ×100 is %g times ε, want 10⁴", r)
+	}
+	for j := range f.Values {
+		if math.Abs(g.Values[j]-f.Values[j]) > 1e-9*f.Values[0] {
+			t.Errorf("eigenvalue %d: %v of the kernel ×100, %v of the kernel", j, g.Values[j], f.Values[j])
+		}
+	}
+	if !mat.EqualApprox(g.Train, f.Train, 1e-8*mat.Norm(f.Train, math.Inf(1))) {
+		t.Error("the training coordinates of the kernel ×100 differ from the kernel's")
+	}
+}
+
+// TestFitOneSetPerClass: with one training set per class the within-class
+// scatter is 0 and the regulariser is relative to the centred kernel's
+// mean diagonal instead: the fit still succeeds, and Prepared says so
+// (OneEach), which it does not where a class has two sets.
+func TestFitOneSetPerClass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	x, _ := toyClasses(rng, 4, 1, 3)
+	k := gaussKernel(x)
+	labels := []int{0, 1, 2, 3}
+	p, err := Prepare(k, labels, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.OneEach {
+		t.Error("one set per class: OneEach is false")
+	}
+	f, err := p.Fit(1e-3, 0)
+	if err != nil {
+		t.Fatalf("one set per class: %v", err)
+	}
+	var diag float64
+	for i := range 4 {
+		diag += p.kc.At(i, i) / 4
+	}
+	if math.Abs(f.Reg-1e-3*diag) > 1e-12*diag {
+		t.Errorf("ε = %v, want 10⁻³ × the centred kernel's mean diagonal %v", f.Reg, diag)
+	}
+	if p, err := Prepare(k, []int{0, 1, 2, 2}, 3); err != nil || p.OneEach {
+		t.Errorf("a class of two sets: OneEach %v (%v), want false", p != nil && p.OneEach, err)
+	}
+}
+
+// TestFitDimension: dim ≤ 0 or above C−1 gives C−1 latent dimensions,
+// and one in between gives that many, the leading ones.
+func TestFitDimension(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	x, labels := toyClasses(rng, 4, 4, 3)
+	k := gaussKernel(x)
+	all, err := Fit(k, labels, 4, 1e-3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ dim, want int }{{0, 3}, {-1, 3}, {3, 3}, {4, 3}, {10, 3}, {2, 2}, {1, 1}} {
+		f, err := Fit(k, labels, 4, 1e-3, c.dim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, r := f.Alpha.Dims(); r != c.want || len(f.Values) != c.want {
+			t.Errorf("dim %d: %d directions, %d eigenvalues, want %d", c.dim, r, len(f.Values), c.want)
+			continue
+		}
+		if !mat.Equal(f.Alpha, all.Alpha.Slice(0, len(labels), 0, c.want)) {
+			t.Errorf("dim %d: the directions are not the leading ones of C−1", c.dim)
+		}
+	}
+}
+
+// TestTruncate: Truncate(r) keeps the first r directions, eigenvalues and
+// training coordinates, shares nothing with the discriminant, and refuses
+// r outside [1, its dimensions].
+func TestTruncate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 10))
+	x, labels := toyClasses(rng, 4, 4, 3)
+	m := len(labels)
+	f, err := Fit(gaussKernel(x), labels, 4, 1e-3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := f.Truncate(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(tr.Alpha, f.Alpha.Slice(0, m, 0, 2)) || !mat.Equal(tr.Train, f.Train.Slice(0, m, 0, 2)) ||
+		!slices.Equal(tr.Values, f.Values[:2]) || tr.Reg != f.Reg || tr.AllMean != f.AllMean || !slices.Equal(tr.ColMean, f.ColMean) {
+		t.Errorf("Truncate(2) is not the first 2 directions of the discriminant")
+	}
+	tr.Alpha.Set(0, 0, 42)
+	tr.Train.Set(0, 0, 42)
+	tr.ColMean[0] = 42
+	tr.Values[0] = 42
+	if f.Alpha.At(0, 0) == 42 || f.Train.At(0, 0) == 42 || f.ColMean[0] == 42 || f.Values[0] == 42 {
+		t.Error("Truncate shares its numbers with the discriminant")
+	}
+	for _, r := range []int{0, 4} {
+		if _, err := f.Truncate(r); err == nil {
+			t.Errorf("Truncate(%d) of 3 directions: no error", r)
+		}
+	}
+}
+
+// TestTransformRowMatchesTransform: TransformRow maps a set as Transform
+// maps a row of kernel values, centring included, here the training
+// sets' own, which give their training coordinates.
+func TestTransformRowMatchesTransform(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	x, labels := toyClasses(rng, 3, 4, 3)
+	k := gaussKernel(x)
+	f, err := Fit(k, labels, 3, 1e-3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := f.Transform(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range labels {
+		row := mat.Row(nil, i, k)
+		got, err := f.TransformRow(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, v := range got {
+			if math.Abs(v-z.At(i, j)) > 1e-10*(1+math.Abs(z.At(i, j))) || math.Abs(v-f.Train.At(i, j)) > 1e-8*(1+math.Abs(v)) {
+				t.Errorf("set %d coordinate %d: TransformRow %v, Transform %v, training %v", i, j, v, z.At(i, j), f.Train.At(i, j))
+			}
+		}
+	}
+}
+
+// TestKernelOfNegativeDivergence: an estimated divergence below 0 (the
+// estimators can give one between near sets) counts as 0 in the kernel
+// matrix, and a kernel distance whose square rounds below 0 is 0, not NaN.
+func TestKernelOfNegativeDivergence(t *testing.T) {
+	d := mat.NewSymDense(3, []float64{0, -0.01, 2, -0.01, 0, 1, 2, 1, 0})
+	kernel := func(div, s float64) float64 { return math.Exp(-s * div) }
+	k := KernelMatrix(d, 1, 2, kernel)
+	want := [][]float64{{1, 1, math.Exp(-1)}, {1, 1, math.Exp(-0.5)}, {math.Exp(-1), math.Exp(-0.5), 1}}
+	for i := range 3 {
+		for j := range 3 {
+			if k.At(i, j) != want[i][j] {
+				t.Errorf("kernel (%d, %d) = %v, want %v", i, j, k.At(i, j), want[i][j])
+			}
+		}
+	}
+	if v := KernelDistance(1, 1, 1+1e-15); v != 0 {
+		t.Errorf("KernelDistance with a square of −2e−15: %v, want 0", v)
+	}
+	if v := KernelDistance(1, 2, 0.5); math.Abs(v-math.Sqrt(2)) > 1e-15 {
+		t.Errorf("KernelDistance(1, 2, 0.5) = %v, want √2", v)
 	}
 }
