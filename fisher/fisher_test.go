@@ -331,6 +331,12 @@ func TestFisherErrors(t *testing.T) {
 		mat.NewDense(3, 2, []float64{1, 0, 1, 0, 1, 0}),
 		mat.NewDense(3, 2, []float64{0, 1, 0, 1, 0, 1}),
 	}
+	// The classes vary along the first feature alone and differ along the
+	// second alone: the within-class covariance is singular but not 0.
+	within1 := []*mat.Dense{
+		mat.NewDense(5, 2, []float64{1, 0, 2, 0, 4, 0, 7, 0, 11, 0}),
+		mat.NewDense(5, 2, []float64{0, 1, 3, 1, 5, 1, 6, 1, 9, 1}),
+	}
 	cases := []struct {
 		name   string
 		sets   []*mat.Dense
@@ -353,6 +359,7 @@ func TestFisherErrors(t *testing.T) {
 		{"no sets", nil, nil, 1, 0, "no sets"},
 		{"frames = classes", []*mat.Dense{mat.NewDense(1, 2, []float64{1, 2}), mat.NewDense(1, 2, []float64{3, 4})}, []int{0, 1}, 1, 0, "more frames than classes"},
 		{"singular", flat, []int{0, 1}, 1, 0, "singular"},
+		{"singular, not 0", within1, []int{0, 1}, 1, 0, "singular"},
 		{"constant", []*mat.Dense{mat.NewDense(2, 2, []float64{1, 1, 1, 1}), mat.NewDense(2, 2, []float64{1, 1, 1, 1})}, []int{0, 1}, 1, 0, "do not vary"},
 	}
 	for _, c := range cases {
@@ -400,6 +407,70 @@ func TestOrthonormal(t *testing.T) {
 	qtq.Mul(qd.T(), qd)
 	if !mat.EqualApprox(&qtq, eye(2), 1e-12) {
 		t.Errorf("dependent columns: QᵀQ ≠ I:\n%v", mat.Formatted(&qtq))
+	}
+	// A column that depends on the one before up to rounding (0.1 times
+	// it, in floating point) is completed as one that depends exactly (a
+	// zero column), with the first unit vector orthogonal to it: not with
+	// the direction of what rounding left of it.
+	near := Orthonormal(mat.NewDense(3, 2, []float64{1, 0.1, 2, 0.2, 3, 0.3}))
+	exact := Orthonormal(mat.NewDense(3, 2, []float64{1, 0, 2, 0, 3, 0}))
+	if !mat.EqualApprox(near, exact, 1e-12) {
+		t.Errorf("a column dependent up to rounding is completed as\n%v\nwant as an exactly dependent one\n%v", mat.Formatted(near), mat.Formatted(exact))
+	}
+}
+
+// TestFisherSigns: every column of W has its entry of largest magnitude
+// positive, so that the basis does not depend on the eigensolver's signs.
+func TestFisherSigns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, c := range []struct{ classes, setsPer, frames, dim int }{{4, 2, 10, 6}, {3, 2, 5, 40}} {
+		sets, labels := clusters(rng, c.classes, c.setsPer, c.frames, c.dim)
+		s, err := Solve(sets, labels, 1e-3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, cols := s.W.Dims()
+		for j := range cols {
+			at := 0
+			for i := range rows {
+				if math.Abs(s.W.At(i, j)) > math.Abs(s.W.At(at, j)) {
+					at = i
+				}
+			}
+			if !(s.W.At(at, j) > 0) {
+				t.Errorf("%d features: column %d's entry of largest magnitude is %v", c.dim, j, s.W.At(at, j))
+			}
+		}
+	}
+}
+
+// TestFisherFramesInSubspace: frames that vary in 3 of 8 dimensions give
+// 3 directions, with or without the regulariser: the directions of
+// rounding-level variance are not kept (their within-class variance is
+// no more than rounding, which the whitening would divide by).
+func TestFisherFramesInSubspace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	sets, labels := clusters(rng, 3, 2, 20, 3)
+	q := mat.NewDense(3, 8, nil)
+	for i := range 3 {
+		for j := range 8 {
+			q.Set(i, j, rng.NormFloat64())
+		}
+	}
+	for i, x := range sets {
+		var y mat.Dense
+		y.Mul(x, q)
+		sets[i] = &y
+	}
+	for _, reg := range []float64{0, 1e-3} {
+		s, err := Solve(sets, labels, reg)
+		if err != nil {
+			t.Errorf("reg %g: %v", reg, err)
+			continue
+		}
+		if s.Rank() != 3 {
+			t.Errorf("reg %g: %d directions, want the 3 the frames vary in", reg, s.Rank())
+		}
 	}
 }
 
