@@ -198,3 +198,311 @@ func TestNoFinalGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestOrthonormalizeIllConditioned: columns that are nearly dependent
+// (apart by 10⁻⁹ of their length) still come out orthonormal to rounding,
+// which one pass of classical Gram–Schmidt does not give; the span of
+// the first column is kept.
+func TestOrthonormalizeIllConditioned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	const D, d = 50, 4
+	q := mat.NewDense(D, d, nil)
+	for i := range D {
+		v := rng.NormFloat64()
+		for j := range d {
+			q.Set(i, j, v+1e-9*rng.NormFloat64())
+		}
+	}
+	first := mat.Col(nil, 0, q)
+	grassmann.Orthonormalize(q)
+	if e := grassmann.OrthoError(q); !(e <= 1e-14) {
+		t.Errorf("|QᵀQ − I| = %g", e)
+	}
+	var n float64
+	for i, v := range first {
+		n += v * q.At(i, 0)
+	}
+	if math.Abs(n-mat.Norm(mat.NewVecDense(D, first), 2)) > 1e-12*math.Abs(n) {
+		t.Errorf("the first column is not the first input column normalised")
+	}
+}
+
+// TestOrthonormalizeRankDeficient: zero columns (what is left of a
+// column after the orthogonalisation is exactly 0) are completed with
+// the first unit vectors orthogonal to the columns before: the result is
+// orthonormal and finite.
+func TestOrthonormalizeRankDeficient(t *testing.T) {
+	q := mat.NewDense(4, 3, []float64{
+		1, 0, 0,
+		1, 0, 0,
+		0, 0, 0,
+		0, 0, 0,
+	})
+	grassmann.Orthonormalize(q)
+	s := 1 / math.Sqrt2
+	want := mat.NewDense(4, 3, []float64{
+		s, s, 0,
+		s, -s, 0,
+		0, 0, 1,
+		0, 0, 0,
+	})
+	if !mat.EqualApprox(q, want, 1e-15) {
+		t.Errorf("Q =\n%v\nwant\n%v", mat.Formatted(q), mat.Formatted(want))
+	}
+}
+
+// TestPrincipalAnglesOfItself: the principal angles between a subspace
+// and itself, in the same basis or in another, are 0, never NaN: the
+// cosines, which rounding can put just above 1, are clamped.
+func TestPrincipalAnglesOfItself(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, shape := range [][2]int{{5, 2}, {10, 3}, {40, 8}, {100, 20}} {
+		for range 5 {
+			w := grassmanntest.RandomPoint(rng, shape[0], shape[1])
+			var wr mat.Dense
+			wr.Mul(w, grassmanntest.RandomPoint(rng, shape[1], shape[1]))
+			for _, b := range []*mat.Dense{w, &wr} {
+				ang, err := grassmann.PrincipalAngles(w, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, a := range ang {
+					if !(a <= 1e-7) {
+						t.Fatalf("%d×%d: angle %d of a subspace with itself = %v, want 0", shape[0], shape[1], i, a)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMinimizeCGOrthonormalizesStart: a start whose columns are not
+// orthonormal (any full-rank D×d) is orthonormalised first: the
+// objective only ever sees points of the manifold.
+func TestMinimizeCGOrthonormalizesStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	const D, d = 12, 3
+	a := mat.NewDense(D, D, nil)
+	for i := range D {
+		a.Set(i, i, float64(D-i))
+	}
+	worst := 0.0
+	f := func(w, grad *mat.Dense) (float64, error) {
+		worst = max(worst, grassmann.OrthoError(w))
+		var aw mat.Dense
+		aw.Mul(a, w)
+		if grad != nil {
+			grad.Scale(-2, &aw)
+		}
+		return -grassmann.FrobDot(w, &aw), nil
+	}
+	w0 := mat.NewDense(D, d, nil)
+	for i := range D {
+		for j := range d {
+			w0.Set(i, j, 3*rng.NormFloat64())
+		}
+	}
+	res, err := grassmann.MinimizeCG(f, w0, grassmann.CGOptions{MaxIter: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(worst <= 1e-12) {
+		t.Errorf("the objective saw a W with |WᵀW − I| = %g", worst)
+	}
+	grassmanntest.CheckMonotone(t, res.History)
+}
+
+// TestMinimizeCGGradTolAtTheCap: a run whose last allowed iteration
+// brings the gradient norm to the tolerance says so, not "iteration
+// limit".
+func TestMinimizeCGGradTolAtTheCap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	const D, d = 10, 2
+	a := mat.NewDense(D, D, nil)
+	for i := range D {
+		a.Set(i, i, float64(D-i))
+	}
+	f := rayleigh(a, nil)
+	w0 := grassmanntest.RandomPoint(rng, D, d)
+	// Tolerances of the cost's change and the step that never stop it.
+	opt := grassmann.CGOptions{MaxIter: 500, GradTol: 1e-4, CostRelTol: 1e-300, MinStep: 1e-300}
+	free, err := grassmann.MinimizeCG(f, w0, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if free.Stop != "gradient norm below tolerance" || free.Iterations < 2 {
+		t.Fatalf("uncapped run: %d iterations, stop %q: want a stop on the gradient", free.Iterations, free.Stop)
+	}
+	opt.MaxIter = free.Iterations
+	capped, err := grassmann.MinimizeCG(f, w0, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capped.Iterations != free.Iterations || capped.Stop != "gradient norm below tolerance" {
+		t.Errorf("capped at %d iterations: %d, stop %q, want the gradient's stop", opt.MaxIter, capped.Iterations, capped.Stop)
+	}
+	opt.MaxIter = free.Iterations - 1
+	if short, err := grassmann.MinimizeCG(f, w0, opt); err != nil || short.Stop != "iteration limit" {
+		t.Errorf("capped one short: stop %q (%v), want \"iteration limit\"", short.Stop, err)
+	}
+}
+
+// TestConjugate: the next direction is −ξ_new + β·P(η) with P the
+// projection onto the tangent space at the new point and β Polak–Ribière+
+// (max(0, ⟨ξ_new, ξ_new − P(ξ)⟩/|ξ|²)), 0 on a restart; it is a tangent
+// vector at the new point.
+func TestConjugate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	const D, d = 9, 3
+	w := grassmanntest.RandomPoint(rng, D, d)
+	tangent := func(at *mat.Dense) *mat.Dense {
+		return grassmann.ProjectTangent(nil, at, grassmanntest.RandomPoint(rng, D, d))
+	}
+	xi, eta := tangent(w), tangent(w)
+	wNew := grassmann.Retract(w, eta, 0.3)
+	gn := mat.Norm(xi, 2)
+	pxi := grassmann.ProjectTangent(nil, wNew, xi)
+	half := mat.DenseCopyOf(pxi)
+	half.Scale(0.5, half) // ⟨ξ_new, ξ_new − P(ξ)⟩ = −|P(ξ)|²/4 < 0
+	for _, c := range []struct {
+		name    string
+		xiNew   *mat.Dense
+		restart bool
+	}{
+		{"PR+ positive", tangent(wNew), false},
+		{"PR+ clipped at 0", half, false},
+		{"restart", tangent(wNew), true},
+	} {
+		var diff mat.Dense
+		diff.Sub(c.xiNew, pxi)
+		beta := grassmann.FrobDot(c.xiNew, &diff) / (gn * gn)
+		if c.name == "PR+ positive" && !(beta > 0) {
+			t.Fatalf("%s: β = %v: the test data are wrong", c.name, beta)
+		}
+		if c.name == "PR+ clipped at 0" && !(beta < 0) {
+			t.Fatalf("%s: β = %v: the test data are wrong", c.name, beta)
+		}
+		if beta < 0 || c.restart {
+			beta = 0
+		}
+		want := grassmann.ProjectTangent(nil, wNew, eta)
+		want.Scale(beta, want)
+		want.Sub(want, c.xiNew)
+		got := mat.DenseCopyOf(eta)
+		grassmann.Conjugate(got, xi, c.xiNew, wNew, gn, c.restart)
+		if !mat.EqualApprox(got, want, 1e-12) {
+			t.Errorf("%s: direction\n%v\nwant\n%v", c.name, mat.Formatted(got), mat.Formatted(want))
+		}
+		var wtg mat.Dense
+		wtg.Mul(wNew.T(), got)
+		if n := mat.Norm(&wtg, math.Inf(1)); n > 1e-12 {
+			t.Errorf("%s: |W_newᵀη| = %g, want a tangent vector", c.name, n)
+		}
+	}
+}
+
+// rayleigh returns the cost −tr(WᵀAW) of the symmetric a and its
+// Euclidean gradient −2AW; it calls seen, if not nil, with W and the
+// gradient where the gradient is asked for.
+func rayleigh(a mat.Matrix, seen func(w, grad *mat.Dense)) grassmann.Objective {
+	return func(w, grad *mat.Dense) (float64, error) {
+		var aw mat.Dense
+		aw.Mul(a, w)
+		if grad != nil {
+			grad.Scale(-2, &aw)
+			if seen != nil {
+				seen(mat.DenseCopyOf(w), mat.DenseCopyOf(grad))
+			}
+		}
+		return -grassmann.FrobDot(w, &aw), nil
+	}
+}
+
+// TestMinimizeCGArmijo: a first trial step that lowers the cost, but by
+// less than Armijo's sufficient decrease, is not taken. On Gr(1, 2) with
+// the cost −cos²θ of the point (cos θ, sin θ), from θ = 0.3 the first
+// trial (along −ξ, of length InitialStep) lands at θ ≈ −0.3 + 10⁻⁶, a
+// decrease of 6·10⁻⁷, where Armijo asks 4·10⁻⁵.
+func TestMinimizeCGArmijo(t *testing.T) {
+	a := mat.NewDiagDense(2, []float64{1, 0})
+	const th = 0.3
+	w0 := mat.NewDense(2, 1, []float64{math.Cos(th), math.Sin(th)})
+	res, err := grassmann.MinimizeCG(rayleigh(a, nil), w0, grassmann.CGOptions{MaxIter: 1, InitialStep: math.Tan(2*th - 1e-6)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h0, h1 := res.History[0], res.History[1]
+	// Along η = −ξ the slope is −|ξ|², so t·slope = −step·|ξ|.
+	if need := 1e-4 * h1.Step * h0.GradNorm; !(h0.Cost-h1.Cost >= need) {
+		t.Errorf("step %v lowered the cost by %.3g, Armijo's condition asks %.3g", h1.Step, h0.Cost-h1.Cost, need)
+	}
+}
+
+// TestMinimizeCGStepDoubles: a step accepted at the first trial is
+// doubled for the next iteration's first trial (the adaptive line search):
+// from a small InitialStep, far from the minimum, the steps double.
+func TestMinimizeCGStepDoubles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const D, d = 8, 2
+	a := mat.NewDiagDense(D, []float64{8, 7, 6, 5, 4, 3, 2, 1})
+	res, err := grassmann.MinimizeCG(rayleigh(a, nil), grassmanntest.RandomPoint(rng, D, d), grassmann.CGOptions{MaxIter: 4, InitialStep: 1e-4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(res.History); i++ {
+		h := res.History[i]
+		if h.Evals != 2 {
+			t.Fatalf("iteration %d: %d evaluations, want the first trial and the gradient", i, h.Evals)
+		}
+		if want := 1e-4 * math.Pow(2, float64(i-1)); math.Abs(h.Step-want) > 1e-12*want {
+			t.Errorf("iteration %d: step %v, want %v", i, h.Step, want)
+		}
+	}
+}
+
+// TestMinimizeCGRestartEvery: with RestartEvery 1 every direction is −ξ,
+// so each point lies in the span of the columns of the point before and
+// of its gradient (W + tη = W − t(G − WWᵀG), then a QR); with the default
+// the conjugate directions leave that span.
+func TestMinimizeCGRestartEvery(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	const D, d = 20, 3
+	q := grassmanntest.RandomPoint(rng, D, D)
+	eig := make([]float64, D)
+	for i := range eig {
+		eig[i] = float64(D-i) + rng.Float64()
+	}
+	var a mat.Dense
+	a.Mul(q, mat.NewDiagDense(D, eig))
+	a.Mul(&a, q.T())
+	w0 := grassmanntest.RandomPoint(rng, D, d)
+	// offSpan returns the largest distance over the run of a point from
+	// the span of the point before and its gradient.
+	offSpan := func(every int) float64 {
+		var ws, gs []*mat.Dense
+		_, err := grassmann.MinimizeCG(rayleigh(&a, func(w, g *mat.Dense) { ws, gs = append(ws, w), append(gs, g) }), w0,
+			grassmann.CGOptions{MaxIter: 15, RestartEvery: every, CostRelTol: 1e-15})
+		if err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for k := 1; k < len(ws); k++ {
+			b := mat.NewDense(D, 2*d, nil)
+			b.Slice(0, D, 0, d).(*mat.Dense).Copy(ws[k-1])
+			b.Slice(0, D, d, 2*d).(*mat.Dense).Copy(gs[k-1])
+			grassmann.Orthonormalize(b)
+			var c, r mat.Dense
+			c.Mul(b.T(), ws[k])
+			r.Mul(b, &c)
+			r.Sub(ws[k], &r)
+			worst = max(worst, mat.Norm(&r, 2))
+		}
+		return worst
+	}
+	if e := offSpan(1); e > 1e-10 {
+		t.Errorf("RestartEvery 1: a point %g from the span of the point before and its gradient", e)
+	}
+	if e := offSpan(0); !(e > 1e-3) {
+		t.Errorf("default RestartEvery: every point within %g of that span: the test cannot tell a restart", e)
+	}
+}
