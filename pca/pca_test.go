@@ -215,3 +215,47 @@ func TestLeadingLargeD(t *testing.T) {
 		t.Error("the same seed gave another basis")
 	}
 }
+
+// TestAllClampsEigenvalues: frames that vary in fewer directions than
+// their features (two features are combinations of others), with more
+// frames than features (All's eigendecomposition of the scatter): the
+// eigenvalues of no variance, which rounding can put below 0, are 0.
+func TestAllClampsEigenvalues(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := frames(rng, 50, 6, 2)
+	for i := range 50 {
+		x.Set(i, 5, x.At(i, 0)+x.At(i, 1))
+		x.Set(i, 4, 2*x.At(i, 2))
+	}
+	_, vals, err := All(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range vals {
+		if !(v >= 0) {
+			t.Errorf("eigenvalue %d = %v, want ≥ 0", j, v)
+		}
+	}
+	if r := Rank(vals, 50, 6); r != 4 {
+		t.Errorf("Rank = %d, want 4 (eigenvalues %v)", r, vals)
+	}
+}
+
+// TestFixSignsTie: a column whose entries of largest magnitude tie is
+// signed by the first of them, as the package comment says.
+func TestFixSignsTie(t *testing.T) {
+	w := mat.NewDense(3, 3, []float64{
+		-1, 1, 0.5,
+		1, -1, -0.5,
+		0, 0.5, -0.25,
+	})
+	fixSigns(w)
+	want := mat.NewDense(3, 3, []float64{
+		1, 1, 0.5,
+		-1, -1, -0.5,
+		0, 0.5, -0.25,
+	})
+	if !mat.Equal(w, want) {
+		t.Errorf("fixSigns gave\n%v\nwant\n%v", mat.Formatted(w), mat.Formatted(want))
+	}
+}
