@@ -98,6 +98,49 @@ func TestPCACache(t *testing.T) {
 	}
 }
 
+// TestPCACacheKeys: an entry serves only what it holds. A d above the
+// directions an entry of smaller d keeps (pcaCacheDirs) is PCABasis's at
+// that d, and above pca.CovarianceMaxDim features, where the seed
+// matters, another seed is PCABasis's at that seed.
+func TestPCACacheKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	randSets := func(n, dim int) []*mat.Dense {
+		sets := make([]*mat.Dense, 3)
+		for i := range sets {
+			sets[i] = mat.NewDense(n, dim, nil)
+			for r := range n {
+				for c := range dim {
+					sets[i].Set(r, c, float64(dim-c)*rng.NormFloat64())
+				}
+			}
+		}
+		return sets
+	}
+	var c PCACache
+	wide := randSets(40, pcaCacheDirs+16) // N ≥ D: every direction
+	for _, d := range []int{3, pcaCacheDirs + 6, pcaCacheDirs + 10} {
+		w, _, err := c.Basis(wide, d, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w0, _, _ := PCABasis(wide, d, 1)
+		if !mat.EqualApprox(w, w0, 1e-12) {
+			t.Errorf("%d features, d = %d: cached basis differs from PCABasis", pcaCacheDirs+16, d)
+		}
+	}
+	big := randSets(8, pca.CovarianceMaxDim+50)
+	for _, seed := range []int64{1, 2} {
+		w, _, err := c.Basis(big, 3, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w0, _, _ := PCABasis(big, 3, seed)
+		if !mat.Equal(w, w0) {
+			t.Errorf("%d features, seed %d: cached basis differs from PCABasis", pca.CovarianceMaxDim+50, seed)
+		}
+	}
+}
+
 // TestPCABasisFewFramesMatchesCovariance checks PCABasis when there are
 // fewer frames than features (pca.Leading's Gram matrix path): the same
 // subspace as the exact principal directions (pca.All), orthonormal
