@@ -403,3 +403,106 @@ func TestCostGradientIsXtB(t *testing.T) {
 		}
 	}
 }
+
+// TestCostFarApartSets: sets so far apart that every kernel of one at the
+// other's samples is below the smallest float (squared distances of
+// thousands of bandwidths²): the log densities are summed in the log
+// domain, shifted by the nearest sample, so the cost is finite and is
+// match.Compare's, and the gradient is finite and agrees with finite
+// differences.
+func TestCostFarApartSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	const D, d = 4, 2
+	sets := randomSets(rng, 3, 6, 9, D)
+	for i, shift := range []float64{0, -60, 60} {
+		n, _ := sets[i].Dims()
+		for r := range n {
+			for c := range D {
+				sets[i].Set(r, c, sets[i].At(r, c)+shift)
+			}
+		}
+	}
+	h := []float64{0.8, 1, 1.2}
+	pairs := []PairWeight{{0, 1, 1}, {0, 2, -0.7}, {1, 2, 1}}
+	w := grassmanntest.RandomPoint(rng, D, d)
+	y := make([]*mat.Dense, len(sets))
+	for i, s := range sets {
+		y[i] = new(mat.Dense)
+		y[i].Mul(s, w)
+	}
+	for _, p := range pairs {
+		if e := nearestSq(y[p.I], y[p.J]) / (2 * max(h[p.I], h[p.J]) * max(h[p.I], h[p.J])); !(e > 800) {
+			t.Fatalf("sets %d and %d: nearest kernel exponent −%.0f, not below the smallest float's: the test data are wrong", p.I, p.J, e)
+		}
+	}
+	for _, meas := range []match.Measure{match.Hellinger, match.Jeffrey} {
+		c, err := NewCost(sets, pairs, h, meas, d, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		for _, p := range pairs {
+			ki, err := match.NewKDE(y[p.I], h[p.I])
+			if err != nil {
+				t.Fatal(err)
+			}
+			kj, err := match.NewKDE(y[p.J], h[p.J])
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := match.Compare(ki, kj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want += p.A * ref.Of(meas)
+		}
+		grad := mat.NewDense(D, d, nil)
+		got, err := c.Eval(w, grad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(math.Abs(got-want) <= 1e-10*math.Max(1, math.Abs(want))) {
+			t.Errorf("%v: cost %v, want %v from match.Compare", meas, got, want)
+		}
+		if meas != match.Jeffrey {
+			continue // Hellinger's term is flat this far apart: no gradient to compare
+		}
+		fd := mat.NewDense(D, d, nil)
+		const eps = 1e-6
+		for i := range D {
+			for j := range d {
+				orig := w.At(i, j)
+				w.Set(i, j, orig+eps)
+				fp, _ := c.Eval(w, nil)
+				w.Set(i, j, orig-eps)
+				fm, _ := c.Eval(w, nil)
+				w.Set(i, j, orig)
+				fd.Set(i, j, (fp-fm)/(2*eps))
+			}
+		}
+		var diff mat.Dense
+		diff.Sub(grad, fd)
+		if rel := mat.Norm(&diff, 2) / mat.Norm(fd, 2); !(rel < 1e-5) {
+			t.Errorf("%v: relative gradient error %.3g (|G| = %.3g)", meas, rel, mat.Norm(fd, 2))
+		}
+	}
+}
+
+// nearestSq returns the smallest squared distance between a row of a and
+// a row of b.
+func nearestSq(a, b *mat.Dense) float64 {
+	m := math.Inf(1)
+	na, _ := a.Dims()
+	nb, _ := b.Dims()
+	for i := range na {
+		for j := range nb {
+			var s float64
+			for k, v := range a.RawRowView(i) {
+				e := v - b.At(j, k)
+				s += e * e
+			}
+			m = min(m, s)
+		}
+	}
+	return m
+}
