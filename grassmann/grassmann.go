@@ -51,8 +51,11 @@ func Retract(w, eta *mat.Dense, t float64) *mat.Dense {
 
 // Orthonormalize replaces the columns of the D×d matrix q (d ≤ D), in place,
 // by their Gram–Schmidt orthonormalisation, applied twice, with R of positive
-// diagonal. A rank-deficient q is completed with unit vectors orthogonal to
-// the columns before. It works on a transposed copy so that every column is
+// diagonal. A column that the columns before it leave exactly 0 is completed
+// with a unit vector orthogonal to them; one they leave at rounding level
+// (a copy of an earlier column, in general) is normalised as it is, which
+// is not orthogonal: give a rank-deficient q to OrthonormalizeTol with a
+// tolerance. It works on a transposed copy so that every column is
 // contiguous.
 func Orthonormalize(q *mat.Dense) {
 	OrthonormalizeTol(q, 0)
