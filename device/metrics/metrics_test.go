@@ -359,3 +359,29 @@ func TestShutdownClosesWhatIsLeft(t *testing.T) {
 		t.Fatal("the scrape in progress was not ended")
 	}
 }
+
+// TestServeDropsSilentClients: a client that connects and sends nothing is
+// disconnected once the headers are overdue, so that MaxConns such
+// clients cannot hold every connection the server has and stop the
+// scrapes.
+func TestServeDropsSilentClients(t *testing.T) {
+	defer func(d time.Duration) { readHeaderTimeout = d }(readHeaderTimeout)
+	readHeaderTimeout = 50 * time.Millisecond
+	s, err := New().Serve("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The server closes the connection (EOF, or an HTTP 408 first); a
+	// server that waits for ever leaves the read to its deadline.
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err = io.ReadAll(c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("a client that sent nothing still held its connection after 10 s (the headers were due after %v)", readHeaderTimeout)
+	}
+}

@@ -22,6 +22,11 @@ func (m *Metrics) Handler() http.Handler {
 	})
 }
 
+// readHeaderTimeout is how long a connection may take to send a request's
+// headers: a client that connects and sends nothing would otherwise hold
+// one of the MaxConns connections for good. A variable for the tests.
+var readHeaderTimeout = 5 * time.Second
+
 // MaxConns is the most connections the server holds at a time; more wait
 // in the kernel's queue until one closes. Each takes a file descriptor of
 // the daemon's few (the unit's LimitNOFILE), which the spool and the
@@ -61,7 +66,7 @@ func (m *Metrics) Serve(addr string, log *slog.Logger) (*Server, error) {
 	s := &Server{
 		srv: &http.Server{
 			Handler:           mux,
-			ReadHeaderTimeout: 5 * time.Second,
+			ReadHeaderTimeout: readHeaderTimeout,
 			WriteTimeout:      15 * time.Second,
 			IdleTimeout:       60 * time.Second,
 			MaxHeaderBytes:    8 << 10,
