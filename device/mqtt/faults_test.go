@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -435,4 +436,37 @@ func TestAnnounceNotAcknowledgedSaysSo(t *testing.T) {
 	testutil.WaitForCtx(t, ctx, "the missing acknowledgement of the announcement said", func() bool {
 		return strings.Contains(log.String(), "no acknowledgement from the broker within 300ms")
 	})
+}
+
+// TestBackoffStopsAtMax: the wait between failed connections doubles from
+// MinBackoff and stays at MaxBackoff, so that a broker back after a long
+// outage is reached within MaxBackoff (read from the log lines' retry_in,
+// not from the clock).
+func TestBackoffStopsAtMax(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "tcp://" + ln.Addr().String()
+	ln.Close() // connections to it are refused at once
+	log := new(testutil.LockedBuffer)
+	o := testOptions(url, uniqueTopic(t), log)
+	o.MinBackoff, o.MaxBackoff = time.Millisecond, 4*time.Millisecond
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	var waits []string
+	testutil.WaitFor(t, 30*time.Second, "seven failed connections", func() bool {
+		waits = regexp.MustCompile(`mqtt connect failed.* retry_in=(\S+)`).FindAllString(log.String(), -1)
+		return len(waits) >= 7
+	})
+	for i, w := range waits[:7] {
+		got := w[strings.LastIndex(w, "=")+1:]
+		want := []string{"1ms", "2ms", "4ms"}[min(i, 2)]
+		if got != want {
+			t.Errorf("attempt %d: retry_in=%s, want %s (from 1ms, doubling up to 4ms)", i+1, got, want)
+		}
+	}
 }
