@@ -140,3 +140,27 @@ func TestMaxBytesPositive(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatchExitCodes: the exit status a script relies on when no
+// command runs: 2 for no command or an unknown one (with the usage on
+// stderr), 0 for asking for help (the usage on stderr, nothing on stdout).
+func TestDispatchExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string // on stderr
+	}{
+		{nil, 2, "usage: setmatch <command>"},
+		{[]string{"trian"}, 2, `setmatch: unknown command "trian"`},
+		{[]string{"--bogus"}, 2, `setmatch: unknown command "--bogus"`},
+		{[]string{"help"}, 0, "usage: setmatch <command>"},
+		{[]string{"-h"}, 0, "usage: setmatch <command>"},
+		{[]string{"--help"}, 0, "usage: setmatch <command>"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := dispatch(c.args, &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.want) || stdout.Len() != 0 {
+			t.Errorf("setmatch %q: exit %d, stdout %q, stderr:\n%s\nwant exit %d, nothing on stdout, stderr with %q", c.args, code, stdout.String(), stderr.String(), c.code, c.want)
+		}
+	}
+}
