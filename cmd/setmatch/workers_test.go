@@ -34,6 +34,7 @@ func TestNegativeWorkersRefused(t *testing.T) {
 		{[]string{"bench", "train"}, []string{"--sizes", "3x1x4x4"}},
 	} {
 		for _, v := range []struct{ value, want string }{
+			{"-1", `invalid value "-1" for flag -workers: must be ≥ 0 (0: one per CPU)`},
 			{"-2", `invalid value "-2" for flag -workers: must be ≥ 0 (0: one per CPU)`},
 			{"two", `invalid value "two" for flag -workers: not a whole number of goroutines (0: one per CPU)`},
 			{"-99999999999999999999", `invalid value "-99999999999999999999" for flag -workers: must be ≥ 0 (0: one per CPU)`},
