@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/dataset"
 	"setmatch/model"
 	"setmatch/setfile"
@@ -461,6 +463,15 @@ func TestTrainStrangers(t *testing.T) {
 	if err := dataset.Write(wide, w); err != nil {
 		t.Fatal(err)
 	}
+	// A stranger's set of one frame, beside sets that are fine.
+	oneFrame := filepath.Join(dir, "one-frame")
+	if err := os.CopyFS(oneFrame, os.DirFS(strangers)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(oneFrame, "x9"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSet(t, filepath.Join(oneFrame, "x9"), "s0.npy", mat.NewDense(1, 8, []float64{1, 2, 3, 4, 5, 6, 7, 8}))
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -471,6 +482,8 @@ func TestTrainStrangers(t *testing.T) {
 		{[]string{"--strangers", filepath.Join(dir, "missing")}, 1, "--strangers"},
 		{[]string{"--strangers", strangers, "--threshold", "none"}, 2, "auto:balanced"},
 		{[]string{"--strangers", strangers, "--threshold", "auto"}, 2, "auto:balanced"},
+		{[]string{"--strangers", oneFrame}, 1, "has 1 frame: a set's density needs two or more"},
+		{[]string{"--strangers", strangers, "--method", "learned", "--dim", "2"}, 2, "--strangers needs the stand-in calibration, which --method learned does not run"},
 	} {
 		bad := filepath.Join(dir, "bad.model")
 		code, _, stderr := trainRun(append([]string{"train", "--method", "nn-h", "--data", data, "--out", bad}, tc.args...)...)
