@@ -328,6 +328,9 @@ func TestTestCommandErrors(t *testing.T) {
 		{[]string{"--data", probe}, 2, "--model MODEL is required"},
 		{[]string{"--model", mpath}, 2, "--data DIR is required"},
 		{[]string{"--model", mpath, "--data", probe, "--threshold", "high"}, 2, "--threshold"},
+		{[]string{"--model", mpath, "--data", probe, "--threshold", "NaN"}, 2, "--threshold: want a number ≥ 0 or inf"},
+		{[]string{"--model", mpath, "--data", probe, "--threshold", "-0.5"}, 2, "--threshold: want a number ≥ 0 or inf"},
+		{[]string{"--model", mpath, "--data", probe, "--threshold", "-inf"}, 2, "--threshold: want a number ≥ 0 or inf"},
 		{[]string{"--model", mpath, "--data", images}, 1, "are images but model " + mpath + " records no feature pipeline"},
 		{[]string{"--model", "../../model/testdata/format-v2.smm", "--data", probe}, 1, "feature files of 8 features per frame"},
 	} {
