@@ -165,6 +165,12 @@ func TestInspectErrors(t *testing.T) {
 		t.Errorf("no argument: exit %d, want 2", code)
 	}
 	errb.Reset()
+	// Two files: the second is not silently left out.
+	two := inspectTestModel(t, math.Inf(1))
+	if code := dispatch([]string{"inspect", two, two}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "want one model file, got 2 arguments") {
+		t.Errorf("two files: exit %d, want 2: %s", code, errb.String())
+	}
+	errb.Reset()
 	dir := t.TempDir()
 	if code := dispatch([]string{"inspect", filepath.Join(dir, "none.smm")}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "no such file") {
 		t.Errorf("missing file: exit %d, %s", code, errb.String())
