@@ -68,7 +68,7 @@ func TestSummarizeVote(t *testing.T) {
 }
 
 // TestSummarizeCentred: Centred says whether the model subtracts a centre
-// other than 0 from every frame.
+// other than 0 from every frame, whatever the sign of its coordinates.
 func TestSummarizeCentred(t *testing.T) {
 	m, info, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
 	if err != nil {
@@ -83,5 +83,9 @@ func TestSummarizeCentred(t *testing.T) {
 	clear(m.Mean)
 	if s := Summarize(info, m); s.Centred {
 		t.Error("a model whose centre is 0: Centred true")
+	}
+	m.Mean[len(m.Mean)-1] = -0.5
+	if s := Summarize(info, m); !s.Centred {
+		t.Error("a model whose centre's only coordinate other than 0 is negative: Centred false")
 	}
 }
