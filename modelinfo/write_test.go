@@ -167,3 +167,147 @@ func TestProjectionSaysCentred(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteThresholdInFull: the threshold row gives the model's
+// threshold with every digit it has, so that a value copied from it (to
+// setmatchd's decision.threshold, or setmatch test --threshold) decides
+// as the model does; the class thresholds beside the classes are rounded.
+func TestWriteThresholdInFull(t *testing.T) {
+	th, a, b := 1.0/3, 0.1234567891, 2.0/3
+	s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Dim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
+		Threshold: &th, SpreadExponent: new(float64), Sets: 2, Frames: 4,
+		Classes: []Class{{Label: "x", Sets: 1, Frames: 2, Threshold: &a}, {Label: "y", Sets: 1, Frames: 2, Threshold: &b}}}
+	var out bytes.Buffer
+	if err := Write(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"threshold         0.3333333333333333 (open set: a best divergence above it is unknown)\n",
+		"  x      1     2       0.123457\n",
+		"  y      1     2       0.666667\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no line %q in\n%s", want, out.String())
+		}
+	}
+}
+
+// TestWriteThresholdSet: how the threshold was set (the method
+// parameter "threshold") has a row of its own and is not repeated among
+// the method's parameters.
+func TestWriteThresholdSet(t *testing.T) {
+	one := 1.0
+	s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Dim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
+		Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
+		MethodParams: map[string]string{"bandwidth": "global*1", "threshold": "auto:balanced"}}
+	var out bytes.Buffer
+	if err := Write(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"method parameters  bandwidth=global*1\n", "threshold set      auto:balanced\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no line %q in\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "threshold=") {
+		t.Errorf("the threshold's rule among the method parameters:\n%s", out.String())
+	}
+}
+
+// TestWriteCandidateTimes: a candidate's time is shown when it was scored
+// (even in no measurable time) or timed, and "-" only when it was
+// neither, as train prints it.
+func TestWriteCandidateTimes(t *testing.T) {
+	one, acc := 1.0, 75.0
+	s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Dim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
+		Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, CVAccuracy: &acc,
+		Candidates: []Candidate{
+			{Name: "nn-h", CVAccuracy: &acc, Seconds: 0},     // scored in no measurable time
+			{Name: "nn-j", Seconds: 2},                       // timed, not scored
+			{Name: "kfda-hg"},                                // neither
+			{Name: "kfda-j", CVAccuracy: &acc, Seconds: 1.5}, // both
+		}}
+	var out bytes.Buffer
+	if err := Write(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  nn-h *   75.0%     0.0s  \n",
+		"  nn-j     -         2.0s  \n",
+		"  kfda-hg  -         -     \n",
+		"  kfda-j   75.0%     1.5s  \n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no line %q in\n%s", want, out.String())
+		}
+	}
+}
+
+// TestWriteLearningW: W's learning is reported when it recorded a cost,
+// even after no iteration (the start already met a stopping rule), and
+// said not to be recorded for a projection without it.
+func TestWriteLearningW(t *testing.T) {
+	for _, c := range []struct {
+		iterations int
+		cost       float64
+		want       string
+	}{
+		{12, -3.5, "learning W       final cost -3.5 after 12 iterations\n"},
+		{0, -2, "learning W       final cost -2 after 0 iterations\n"},
+		{0, 0, "learning W       (not recorded)\n"},
+	} {
+		one := 1.0
+		s := &Summary{File: "m.smm", InputDim: 4, Dim: 2, Method: "nn-h-dr", Divergence: "hellinger", QueryBandwidth: "nn",
+			Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
+			Iterations: c.iterations, FinalCost: c.cost}
+		var out bytes.Buffer
+		if err := Write(&out, s); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("%d iterations, cost %v: no line %q in\n%s", c.iterations, c.cost, c.want, out.String())
+		}
+	}
+}
+
+// TestCleared: the figures count as cleared by a forget only when the
+// history has a forget and the summary holds no figure at all: no
+// accuracy of the method, and no candidate's accuracy or time (what
+// model.Selection.Measured asks of the model).
+func TestCleared(t *testing.T) {
+	acc := 80.0
+	forget := []Change{{Op: model.ChangeForget, Sets: 1, Classes: 2}}
+	enroll := []Change{{Op: model.ChangeEnroll, Sets: 1, Classes: 3}}
+	for _, c := range []struct {
+		name string
+		s    Summary
+		want bool
+	}{
+		{"forget, no figure", Summary{History: forget, Candidates: []Candidate{{Name: "nn-h"}}}, true},
+		{"enroll, no figure", Summary{History: enroll, Candidates: []Candidate{{Name: "nn-h"}}}, false},
+		{"no change", Summary{Candidates: []Candidate{{Name: "nn-h"}}}, false},
+		{"forget, the method's accuracy", Summary{History: forget, CVAccuracy: &acc, Candidates: []Candidate{{Name: "nn-h"}}}, false},
+		{"forget, a candidate's accuracy", Summary{History: forget, Candidates: []Candidate{{Name: "nn-h"}, {Name: "nn-j", CVAccuracy: &acc}}}, false},
+		{"forget, a candidate's time", Summary{History: forget, Candidates: []Candidate{{Name: "nn-h", Seconds: 0.5}}}, false},
+		{"forget, no candidates", Summary{History: forget}, false},
+	} {
+		if got := c.s.cleared(); got != c.want {
+			t.Errorf("%s: cleared %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestByteSize: sizes take the largest binary unit they reach.
+func TestByteSize(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"}, {1023, "1023 B"}, {1 << 10, "1.0 KiB"}, {1<<20 - 1, "1024.0 KiB"},
+		{1 << 20, "1.0 MiB"}, {3 << 29, "1.5 GiB"}, {1 << 30, "1.0 GiB"},
+	} {
+		if got := byteSize(c.n); got != c.want {
+			t.Errorf("byteSize(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
