@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"setmatch/model"
 	"setmatch/modelinfo"
+	"setmatch/synth"
 )
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
@@ -94,5 +96,45 @@ func TestForgetCommand(t *testing.T) {
 	}
 	if m, _, _ := model.ReadFile(out); len(m.Classes()) != 2 {
 		t.Errorf("%d classes left", len(m.Classes()))
+	}
+}
+
+// TestForgetStrangers: forget reads --strangers against the classes the
+// model keeps: a forgotten class's sets may stand for strangers, a class
+// that keeps sets (--set) may not. A model calibrated with even one
+// strangers' set is refused without --strangers, and forgetting one set
+// keeps the class, so nothing is said of its pin.
+func TestForgetStrangers(t *testing.T) {
+	data := trainData(t)
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one", "x0")
+	if err := os.MkdirAll(one, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSet(t, one, "s0.npy", synth.GaussianSet(rand.New(rand.NewPCG(5, 6)), 20, 8, 3))
+	known := filepath.Join(dir, "known", "c00")
+	if err := os.CopyFS(known, os.DirFS(filepath.Join(data, "c00"))); err != nil {
+		t.Fatal(err)
+	}
+	mpath := filepath.Join(dir, "m.smm")
+	if code, _, stderr := run("train", "--method", "nn-h", "--data", data, "--strangers", filepath.Dir(one), "--out", mpath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	for _, c := range []struct {
+		args   []string
+		code   int
+		want   string
+		notPin bool // stderr must not speak of the class's pin
+	}{
+		{[]string{"--set", "s000"}, 2, "was calibrated with 1 strangers' sets (--strangers)", true},
+		{[]string{"--set", "s000", "--strangers", filepath.Dir(known)}, 1, `class "c00" of ` + filepath.Dir(known) + " is also a class of the model", true},
+		{[]string{"--set", "s000", "--strangers", "none"}, 0, "forget: removed set s000 of class c00 from the gallery", true},
+		{[]string{"--strangers", filepath.Dir(known)}, 0, "gives class c00 a pin (gpio.label_pins)", false},
+	} {
+		args := append([]string{"forget", "--model", mpath, "--label", "c00"}, c.args...)
+		code, _, stderr := run(args...)
+		if code != c.code || !strings.Contains(stderr, c.want) || c.notPin && strings.Contains(stderr, "gpio.label_pins") {
+			t.Errorf("%q: exit %d, want %d with %q (and of the pin: %v)\n%s", args[5:], code, c.code, c.want, !c.notPin, stderr)
+		}
 	}
 }
