@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -156,4 +158,35 @@ func TestBenchTrainPlotCheckedFirst(t *testing.T) {
 	benchRefused(t, "--plot "+filepath.Join(dir, "x.svg")+": want a .png file name", "bench", "train", "--sizes", "3x1x4x4", "--plot", filepath.Join(dir, "x.svg"))
 	missing := filepath.Join(dir, "no", "x.png")
 	benchRefused(t, "--plot "+missing+": its folder "+filepath.Join(dir, "no")+" is not there", "bench", "train", "--sizes", "3x1x4x4", "--plot", missing)
+}
+
+// TestBenchDefaultBandwidth: without --bandwidth, --mode match times a
+// fixed bandwidth of 1 and --mode train learns W with the nn rule, as
+// -h says: the run is the one given that bandwidth, not another.
+func TestBenchDefaultBandwidth(t *testing.T) {
+	match := []string{"bench", "--json", "--gallery", "2", "--frames", "3", "--dim", "2", "--query-frames", "3", "--queries", "1"}
+	code, stdout, stderr := runCmd(match...)
+	var m struct {
+		Bandwidth string `json:"bandwidth"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &m); code != 0 || err != nil || m.Bandwidth != "1" {
+		t.Errorf("bench --mode match: exit %d, bandwidth %q, want 1: %v\n%s", code, m.Bandwidth, err, stderr)
+	}
+	// One goroutine: the costs are the same from run to run.
+	train := []string{"bench", "--mode", "train", "--json", "--classes", "3", "--sets", "2", "--frames", "12", "--in-dim", "6", "--out-dim", "2", "--max-iter", "1", "--workers", "1"}
+	cost := func(extra ...string) float64 {
+		t.Helper()
+		code, stdout, stderr := runCmd(append(slices.Clone(train), extra...)...)
+		var r struct {
+			InitialCost *float64 `json:"initial_cost"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &r); code != 0 || err != nil || r.InitialCost == nil {
+			t.Fatalf("%q: exit %d, %v\n%s%s", extra, code, err, stdout, stderr)
+		}
+		return *r.InitialCost
+	}
+	def, nn, one := cost(), cost("--bandwidth", "nn"), cost("--bandwidth", "1")
+	if def != nn || def == one {
+		t.Errorf("bench --mode train: initial cost %v without --bandwidth, %v with nn, %v with 1: want nn's", def, nn, one)
+	}
 }
