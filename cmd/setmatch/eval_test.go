@@ -644,3 +644,45 @@ func TestEvalSplitsOutOpenSet(t *testing.T) {
 		t.Errorf("--threshold with a closed split file: exit %d, %s", code, stderr)
 	}
 }
+
+// TestEvalCentreSets: --centre-sets subtracts each set's own mean from
+// its frames for every method: classes told apart by their means alone
+// (frames of one distribution, shifted by ±3) are named right without it
+// and no longer told apart with it; the run's features record it.
+func TestEvalCentreSets(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for c, shift := range []float64{3, -3} {
+		for s := range 4 {
+			x := mat.NewDense(10, 3, nil)
+			for i := range 10 {
+				for j := range 3 {
+					x.Set(i, j, rng.NormFloat64()+shift)
+				}
+			}
+			cd := filepath.Join(dir, fmt.Sprintf("class%d", c))
+			if err := os.MkdirAll(cd, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeSet(t, cd, fmt.Sprintf("s%d.npy", s), x)
+		}
+	}
+	mean := func(args ...string) (float64, string) {
+		t.Helper()
+		code, stdout, stderr := evalDispatch(append([]string{"eval", "--data", dir, "--protocol", "loo", "--methods", "nn-h", "--bandwidths", "global*1", "--json", "--quiet"}, args...)...)
+		var got struct {
+			Methods  map[string]struct{ Mean float64 }
+			Features string
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil {
+			t.Fatalf("%q: exit %d, %v\n%s%s", args, code, err, stdout, stderr)
+		}
+		return got.Methods["nn-h"].Mean, got.Features
+	}
+	if acc, feat := mean(); acc != 100 || feat != "files" {
+		t.Errorf("without --centre-sets: accuracy %v%%, features %q; want 100, files", acc, feat)
+	}
+	if acc, feat := mean("--centre-sets"); acc > 75 || feat != "files --centre-sets" {
+		t.Errorf("--centre-sets: accuracy %v%%, features %q; want the means ignored (at most 75%%) and files --centre-sets", acc, feat)
+	}
+}
