@@ -53,7 +53,8 @@ func TestNegativeWorkersRefused(t *testing.T) {
 // TestFlagAfterArguments: a flag written after the arguments, where the
 // flag package takes it for one, is refused as such: div said "want two
 // set files, got 3 arguments" for "div A B --json", and enroll looked for
-// a set named --out. After "--" it is an argument.
+// a set named --out. After "--" it is an argument, and so is a name
+// spelled as a flag without its dashes.
 func TestFlagAfterArguments(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
@@ -71,6 +72,11 @@ func TestFlagAfterArguments(t *testing.T) {
 		{"--out", []string{"enroll", "--model", filepath.Join(dir, "m.smm"), "--label", "new", a, "--out", filepath.Join(dir, "e.smm")}},
 	} {
 		benchRefused(t, c.flag+" comes after the arguments, where it is read as one: put flags before the arguments (setmatch "+c.args[0]+" -h)", c.args...)
+	}
+	// An argument spelled as a flag's name without its dashes is an
+	// argument: a file named json is read, not refused as --json.
+	if code, _, errOut := runCmd("div", a, "json"); code != 1 || strings.Contains(errOut, "comes after the arguments") || !strings.Contains(errOut, "json") {
+		t.Errorf("div A json: exit %d, %q; want exit 1 reading the file json", code, errOut)
 	}
 	// After "--" a name that looks like a flag is an argument.
 	if code, _, errOut := runCmd("div", "--", a, "--json"); code == 0 || strings.Contains(errOut, "comes after the arguments") {
