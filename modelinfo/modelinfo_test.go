@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"setmatch/model"
 )
@@ -87,5 +88,23 @@ func TestSummarizeCentred(t *testing.T) {
 	m.Mean[len(m.Mean)-1] = -0.5
 	if s := Summarize(info, m); !s.Centred {
 		t.Error("a model whose centre's only coordinate other than 0 is negative: Centred false")
+	}
+}
+
+// TestSummarizeCreated: the creation time is the model's, in RFC 3339;
+// a model that records none has none, which the table writes as not
+// recorded, not as the year 1.
+func TestSummarizeCreated(t *testing.T) {
+	m, info, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Meta.Created = time.Date(2027, 3, 4, 5, 6, 7, 0, time.UTC)
+	if s := Summarize(info, m); s.Created != "2027-03-04T05:06:07Z" {
+		t.Errorf("created %q, want 2027-03-04T05:06:07Z", s.Created)
+	}
+	m.Meta.Created = time.Time{}
+	if s := Summarize(info, m); s.Created != "" {
+		t.Errorf("a model that records no creation time: created %q, want none", s.Created)
 	}
 }
