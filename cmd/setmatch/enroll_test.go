@@ -50,8 +50,10 @@ func TestEnrollCommand(t *testing.T) {
 	// In place, with a name; then the same name again is refused and the
 	// model file is left as it was.
 	bob2 := writeSet(t, dir, "bob-2.npy", synth.GaussianSet(rng, 10, 4, 3))
-	if code, _, stderr := run("enroll", "--model", out, "--label", "bob", "--name", "b2", bob2); code != 0 {
+	if code, stdout, stderr := run("enroll", "--model", out, "--label", "bob", "--name", "b2", bob2); code != 0 {
 		t.Fatalf("in place: exit %d: %s", code, stderr)
+	} else if want := out + ": 6 gallery sets, 3 classes\n"; stdout != want {
+		t.Errorf("a set of a class the model has: stdout %q, want %q (not new)", stdout, want)
 	}
 	code, _, stderr = run("enroll", "--model", out, "--label", "bob", "--name", "b2", carol1)
 	if code != 1 || !strings.Contains(stderr, `already has a set "b2" of class "bob": choose another name (rename the set's file or folder, or give one set its name with setmatch enroll --name NAME)`) {
