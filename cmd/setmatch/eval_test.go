@@ -686,3 +686,33 @@ func TestEvalCentreSets(t *testing.T) {
 		t.Errorf("--centre-sets: accuracy %v%%, features %q; want the means ignored (at most 75%%) and files --centre-sets", acc, feat)
 	}
 }
+
+// TestEvalJSONOut: --json-out writes the JSON object to its file while
+// the table goes to stdout, as without it; with --json as well, stdout
+// is that object too.
+func TestEvalJSONOut(t *testing.T) {
+	dir := evalData(t, 2, 3)
+	file := filepath.Join(t.TempDir(), "run.json")
+	args := []string{"eval", "--data", dir, "--protocol", "loo", "--methods", "nn-h", "--bandwidths", "global*1", "--quiet"}
+	code, table, stderr := evalDispatch(append(slices.Clone(args), "--json-out", file)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	written, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Methods map[string]struct{ Mean float64 }
+	}
+	if err := json.Unmarshal(written, &got); err != nil || got.Methods["nn-h"].Mean != 100 {
+		t.Errorf("--json-out file: %v, %+v\n%s", err, got, written)
+	}
+	if json.Valid([]byte(table)) || !strings.Contains(table, "nn-h") {
+		t.Errorf("stdout is not the table:\n%s", table)
+	}
+	code, stdout, stderr := evalDispatch(append(slices.Clone(args), "--json-out", file, "--json")...)
+	if again, _ := os.ReadFile(file); code != 0 || stdout != string(again) {
+		t.Errorf("--json with --json-out: exit %d, stdout and the file differ:\n%s\n%s%s", code, stdout, again, stderr)
+	}
+}
