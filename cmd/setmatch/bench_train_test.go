@@ -89,18 +89,21 @@ func TestBenchTrainAuto(t *testing.T) {
 }
 
 // TestCheckTrainMemory: train warns before it starts when the working
-// memory the choice needs is more than the machine has, and is silent
-// otherwise or when the machine's memory is not known.
+// memory the choice needs is more than the machine has (by a byte
+// included), and is silent otherwise (the same memory included) or when
+// the machine's memory is not known.
 func TestCheckTrainMemory(t *testing.T) {
 	ds, err := synth.Generate(synth.Options{Kind: synth.Lighting, Classes: 10, Sets: 2, Frames: 8, Dim: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := method.DefaultGrid()
+	counts, _ := ds.FrameCounts()
+	need, _ := method.MemoryNeed(counts, ds.Dim(), ds.Labels(), g, 2, 1)
 	for _, c := range []struct {
 		have int64
 		warn bool
-	}{{1 << 20, true}, {1 << 40, false}, {0, false}} {
+	}{{1 << 20, true}, {1 << 40, false}, {0, false}, {need - 1, true}, {need, false}} {
 		var b bytes.Buffer
 		checkTrainMemory(ds, g, 2, 1, c.have, &b)
 		if got := strings.Contains(b.String(), "warning: this run needs about"); got != c.warn {
