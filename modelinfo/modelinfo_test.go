@@ -3,6 +3,7 @@ package modelinfo
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +107,26 @@ func TestSummarizeCreated(t *testing.T) {
 	m.Meta.Created = time.Time{}
 	if s := Summarize(info, m); s.Created != "" {
 		t.Errorf("a model that records no creation time: created %q, want none", s.Created)
+	}
+}
+
+// TestSummarizeVoteOfTwo: a vote of two members (one voter) is a vote
+// too: its members are listed and the table says how it decides.
+func TestSummarizeVoteOfTwo(t *testing.T) {
+	m, info, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v7.smm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Voters = m.Voters[:1]
+	s := Summarize(info, m)
+	if want := m.MemberMethods(); len(want) != 2 || !slices.Equal(s.Members, want) || len(s.Voters) != 1 {
+		t.Fatalf("members %q, %d voters; want %q, 1 voter", s.Members, len(s.Voters), want)
+	}
+	var b strings.Builder
+	if err := Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if want := "decides by           a vote of " + strings.Join(s.Members, ", ") + ":"; !strings.Contains(b.String(), want) {
+		t.Errorf("no %q in\n%s", want, b.String())
 	}
 }
