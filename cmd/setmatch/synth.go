@@ -73,13 +73,13 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 		return usagef("--nuisance-dim and --nuisance-std apply to --kind lighting and cone only")
 	}
 	if *nuisStd < 0 {
-		return usagef("--nuisance-std must be positive")
+		return usagef("--nuisance-std must be a number > 0, or 0 for the kind's default")
 	}
 	if kind != synth.BeyondGauss && *shapeDims != 0 {
 		return usagef("--shape-dims applies to --kind beyond-gauss only")
 	}
 	if *noise < 0 {
-		return usagef("--noise must be positive")
+		return usagef("--noise must be a number > 0, or 0 for the kind's default")
 	}
 	opt := synth.Options{
 		Kind: kind, Classes: *classes, Sets: *sets, Frames: *frames, Dim: *dim,

@@ -109,6 +109,14 @@ func TestSynthUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, e)
 		}
 	}
+	// A negative spread is refused with what is taken: 0 is the kind's
+	// default.
+	for _, f := range []string{"--noise", "--nuisance-std"} {
+		code, _, e := runCmd("synth", "--out", out, "--kind", "lighting", f, "-0.5")
+		if code != 2 || !strings.Contains(e, f+" must be a number > 0, or 0 for the kind's default") {
+			t.Errorf("%s -0.5: exit %d, stderr %q", f, code, e)
+		}
+	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("output folder created despite usage errors")
 	}
