@@ -1,6 +1,7 @@
 package setfile
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -51,5 +52,19 @@ func TestColsCheckedBeforeBody(t *testing.T) {
 	x, err = ReadNPY(strings.NewReader(string(npyBytes(1, dict("<f8", "False", "(1, 4)"), f64bytes(1, 2, 3, 4)))), lim)
 	if err != nil || x.RawRowView(0)[3] != 4 {
 		t.Errorf("npy with 4 features: %v", err)
+	}
+}
+
+// TestColsFewerRefused: Limits.Cols refuses frames with fewer features than
+// it asks for, not only more, in .npy and CSV.
+func TestColsFewerRefused(t *testing.T) {
+	lim := Limits{Cols: 4}
+	_, err := ReadNPY(bytes.NewReader(npyBytes(1, dict("<f8", "False", "(2, 2)"), f64bytes(1, 2, 3, 4))), lim)
+	if !errors.Is(err, ErrColumns) || !strings.Contains(err.Error(), "2 features per frame, but 4 are expected") {
+		t.Errorf("npy with 2 features, want 4: err = %v", err)
+	}
+	_, err = ReadCSV(strings.NewReader("1,2\n3,4\n"), lim)
+	if !errors.Is(err, ErrColumns) || !strings.Contains(err.Error(), "line 1: 2 features per frame, but 4 are expected") {
+		t.Errorf("csv with 2 features, want 4: err = %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,6 +115,15 @@ func TestReadCSVLimits(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("bytes limit: %v", err)
 	}
+	// 4 values (32 bytes) fit a limit of 32 bytes; a third frame, 48
+	// bytes in all, does not.
+	if _, err := ReadCSV(strings.NewReader("1,2\n3,4\n"), Limits{MaxBytes: 32}); err != nil {
+		t.Errorf("2×2 set against a limit of 32 bytes: %v", err)
+	}
+	_, err = ReadCSV(strings.NewReader("1,2\n3,4\n5,6\n"), Limits{MaxBytes: 32})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("3×2 set against a limit of 32 bytes: %v, want ErrTooLarge at line 3", err)
+	}
 	_, err = ReadCSV(strings.NewReader(strings.Repeat("# comment\n", 120000)), Limits{MaxBytes: 100})
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("bytes limit: %v", err)
@@ -156,5 +166,22 @@ func TestRead(t *testing.T) {
 	}
 	if _, err := Read(strings.NewReader(""), "set.json", Limits{}); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), ".npy or .csv") {
 		t.Errorf("unknown extension: %v", err)
+	}
+}
+
+// TestReadFileRefusesLargeCSVBySize: ReadFile refuses a CSV file longer
+// than the text a set within the limits can take from its size alone,
+// before reading any of it (here its first line, not a number, is never
+// looked at).
+func TestReadFileRefusesLargeCSVBySize(t *testing.T) {
+	lim := Limits{MaxBytes: 8} // text budget: 4×8 bytes + 1 MiB
+	p := filepath.Join(t.TempDir(), "big.csv")
+	text := "x\n" + strings.Repeat("#\n", 1<<19+64)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadFile(p, lim)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "file is") {
+		t.Errorf("a %d-byte CSV file against a limit of 8 bytes: %v, want ErrTooLarge from its size", len(text), err)
 	}
 }

@@ -163,6 +163,8 @@ func TestNPYBad(t *testing.T) {
 		{"truncated length", good[:9], "truncated"},
 		{"truncated data", good[:len(good)-5], "needs 32 bytes of data, but the file holds 27"},
 		{"extra data", append(append([]byte{}, good...), 0, 0, 0, 0, 0, 0, 0, 0), "holds 40 bytes (8 extra)"},
+		{"one extra byte", append(append([]byte{}, good...), 0), "holds 33 bytes (1 extra)"},
+		{"implausible header length", []byte("\x93NUMPY\x02\x00\x01\x00\x01\x00"), "header length 65537 bytes is implausible"},
 		{"header lies", npyBytes(1, dict("<f8", "False", "(100, 20)"), f64bytes(make([]float64, 200)...)), "needs 16000 bytes of data, but the file holds 1600"},
 		{"big endian", npyBytes(1, dict(">f8", "False", "(2, 2)"), f64bytes(1, 2, 3, 4)), "big-endian"},
 		{"native order", npyBytes(1, dict("=f8", "False", "(2, 2)"), f64bytes(1, 2, 3, 4)), "byte order"},
@@ -183,6 +185,7 @@ func TestNPYBad(t *testing.T) {
 		{"unknown key", npyBytes(1, "{'descr': '<f8', 'x': 1, 'fortran_order': False, 'shape': (2, 2), }", f64bytes(1, 2, 3, 4)), "unexpected key"},
 		{"not a tuple", npyBytes(1, dict("<f8", "False", "(4)"), f64bytes(1, 2, 3, 4)), "not a tuple"},
 		{"negative", npyBytes(1, dict("<f8", "False", "(-2, 2)"), f64bytes(1, 2, 3, 4)), "non-negative"},
+		{"leading zero", npyBytes(1, dict("<f8", "False", "(02, 2)"), f64bytes(1, 2, 3, 4)), "leading zero"},
 		{"huge dim", npyBytes(1, dict("<f8", "False", "(99999999999999999999, 2)"), nil), "too large"},
 		{"bad bool", npyBytes(1, dict("<f8", "false", "(2, 2)"), f64bytes(1, 2, 3, 4)), "True or False"},
 		{"trailing", npyBytes(1, dict("<f8", "False", "(2, 2)")+"x", f64bytes(1, 2, 3, 4)), "after the header"},
@@ -234,6 +237,10 @@ func TestNPYLimits(t *testing.T) {
 	_, err = ReadNPY(bytes.NewReader(npyBytes(1, dict("<f8", "False", cases[3].shape), nil)), lim2)
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("overflowing shape: %v", err)
+	}
+	// A set of exactly MaxBytes in memory fits.
+	if _, err := ReadNPY(bytes.NewReader(npyBytes(1, dict("<f8", "False", "(25, 5)"), f64bytes(make([]float64, 125)...))), lim2); err != nil {
+		t.Errorf("a 25×5 set, 1000 bytes in memory, against a limit of 1000 bytes: %v", err)
 	}
 	// A header claiming 1e9 rows within generous limits but no data must
 	// fail quickly without allocating the claimed size.
