@@ -83,3 +83,30 @@ func TestGallery(t *testing.T) {
 		t.Error("a gallery of no sets accepted")
 	}
 }
+
+// TestGalleryVectorBeyondOneTile: a batch's kernel vector covers every
+// gallery set when they are more than one tile of sets checked between two
+// looks at the context.
+func TestGalleryVectorBeyondOneTile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2))
+	sets := make([]*mat.Dense, tile+1)
+	for i := range sets {
+		sets[i] = testutil.RandSet(rng, 4, 3, 0, 1)
+	}
+	g, err := NewGDAGallery(1, sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := testutil.RandSet(rng, 5, 3, 0, 1)
+	k, _, err := g.Vector(context.Background(), batch, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, _ := Basis(batch, 1)
+	for j, s := range sets {
+		bs, _ := Basis(s, 1)
+		if want := Projection(bb, bs); math.Abs(k[j]-want) > 1e-9 {
+			t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
+		}
+	}
+}

@@ -38,6 +38,12 @@ func TestProjectionKernelByHand(t *testing.T) {
 	if _, err := Basis(x, 5); err == nil {
 		t.Error("p larger than the set accepted")
 	}
+	// 4 frames in 3 features span at most 3 dimensions.
+	for _, p := range []int{0, 4} {
+		if _, err := Basis(x, p); err == nil {
+			t.Errorf("p = %d for a 4×3 set accepted", p)
+		}
+	}
 }
 
 // TestLogEuclideanMatchesDense checks the low-rank kernel of one pair
@@ -87,5 +93,56 @@ func TestSpectrumOfEqualFrames(t *testing.T) {
 	}
 	if _, err := NewSpectrum(mat.NewDense(1, 2, []float64{1, 2})); err == nil {
 		t.Error("a one-frame set has a covariance")
+	}
+}
+
+// TestSpectrumTrace: a spectrum's Trace is that of the sample covariance
+// (n−1 in the denominator), as is the sum of its eigenvalues.
+func TestSpectrumTrace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, x := range []*mat.Dense{testutil.RandSet(rng, 3, 5, 0, 1), testutil.RandSet(rng, 9, 4, 2, 3)} {
+		s, err := NewSpectrum(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := mat.Trace(Covariance(x))
+		var sum float64
+		for _, v := range s.Sigma {
+			sum += v
+		}
+		if math.Abs(s.Trace-want) > 1e-12*want || math.Abs(sum-want) > 1e-12*want {
+			t.Errorf("%d×%d set: trace %v, eigenvalues sum to %v; covariance trace %v", x.RawMatrix().Rows, x.RawMatrix().Cols, s.Trace, sum, want)
+		}
+	}
+}
+
+// TestLogEuclideanSmallSpread: a direction of small but real spread (1e-4
+// of the trace) is kept in the spectrum: against a regulariser smaller
+// still it weighs in the kernel, which matches the dense one.
+func TestLogEuclideanSmallSpread(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := mat.NewDense(8, 3, nil)
+	for i := range 8 {
+		x.Set(i, 0, rng.NormFloat64())
+		x.Set(i, 1, 1e-2*rng.NormFloat64())
+	}
+	const lambda = 1e-6
+	s, err := NewSpectrum(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Sigma) != 2 {
+		t.Errorf("spectrum %v: want 2 eigenvalues above zero", s.Sigma)
+	}
+	c := Covariance(x)
+	for i := range 3 {
+		c.SetSym(i, i, c.At(i, i)+lambda)
+	}
+	want, err := setkerneltest.LogEuclideanDense(c, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LogEuclidean(s, s, lambda); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+		t.Errorf("k = %v, dense %v", got, want)
 	}
 }
