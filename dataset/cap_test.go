@@ -32,6 +32,7 @@ func TestCap(t *testing.T) {
 		{[]int{10, 20, 30}, 12, 0, Capped{Max: 12, Kept: 34, Total: 60}, nil},
 		{[]int{10, 20, 30}, 40, 0, Capped{Total: 60}, nil},
 		{[]int{10, 20, 30}, 25, 40, Capped{}, &OverBudget{Sets: 3, Kept: 55, Budget: 40, Max: 25, Fit: 15}},
+		{[]int{10, 20, 30}, 0, 6, Capped{Max: 2, Auto: true, Kept: 6, Total: 60}, nil},
 		{[]int{10, 20, 30}, 0, 5, Capped{}, &OverBudget{Sets: 3, Kept: 6, Budget: 5, Fit: 2}},
 	} {
 		d := capData(c.n...)

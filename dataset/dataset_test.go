@@ -211,6 +211,10 @@ func TestLoadErrors(t *testing.T) {
 			writeSet(t, filepath.Join(dir, "a", "s", "1.npy"), 1, 3, 0)
 			writeSet(t, filepath.Join(dir, "a", "s", "2.npy"), 1, 2, 0)
 		}, "2.npy has 2 features but 1.npy has 3"},
+		{"mixed set folder", func(t *testing.T, dir string) {
+			writeText(t, filepath.Join(dir, "a", "s", "1.png"), "1,2")
+			writeSet(t, filepath.Join(dir, "a", "s", "2.npy"), 1, 2, 0)
+		}, "set DIR/a/s mixes 1 images and 1 feature files"},
 		{"bad image", func(t *testing.T, dir string) {
 			writeText(t, filepath.Join(dir, "a", "s", "1.png"), "1,x")
 		}, "frame DIR/a/s/1.png"},
@@ -262,6 +266,13 @@ func TestLoadLimits(t *testing.T) {
 	}
 	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxCols: 2}}); err == nil || !strings.Contains(err.Error(), "3 features per frame exceed the limit of 2") {
 		t.Errorf("feature limit: %v", err)
+	}
+	// A set of exactly the limits fits: 6 frames, 6×3×8 = 144 bytes.
+	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxRows: 6, MaxCols: 3, MaxBytes: 144}}); err != nil {
+		t.Errorf("6×3 set at limits of 6 frames, 3 features, 144 bytes: %v", err)
+	}
+	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxBytes: 143}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "memory limit of 143 bytes") {
+		t.Errorf("memory limit: %v", err)
 	}
 }
 
