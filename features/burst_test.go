@@ -478,3 +478,20 @@ func TestApplyBurstContext(t *testing.T) {
 		t.Errorf("ApplyBurstContext with an ended context = %v, %v; want context.Canceled", x, err)
 	}
 }
+
+// TestBurstAtTheLimits: a burst of exactly lim.MaxFrames frames of exactly
+// lim.MaxFileBytes bytes each is read.
+func TestBurstAtTheLimits(t *testing.T) {
+	good := encodePNG(t, scene(32, 24, 0))
+	dir := filepath.Join(t.TempDir(), "burst")
+	writeFiles(t, dir, map[string][]byte{"1.png": good, "2.png": good})
+	lim := DefaultBurstLimits()
+	lim.MaxFrames, lim.MaxFileBytes = 2, int64(len(good))
+	x, err := mustFitted(t, "lbp:2x2").ApplyBurst(openRoot(t, dir), ".", lim)
+	if err != nil {
+		t.Fatalf("2 frames of %d bytes, limits of 2 frames and %d bytes: %v", len(good), len(good), err)
+	}
+	if r, _ := x.Dims(); r != 2 {
+		t.Errorf("%d rows, want 2", r)
+	}
+}

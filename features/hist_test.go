@@ -40,7 +40,15 @@ func TestHist(t *testing.T) {
 		}
 		checkVec(t, tc.f.Name(), v, tc.want, 1e-15)
 	}
-	v, err := Hist{Bins: 3}.Extract(gray(3, 1, 5, 5, 5))
+	// With 256 plain bins every level has its own.
+	v, err := Hist{Bins: 256, Plain: true}.Extract(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, 256)
+	want[0], want[100], want[200] = 0.5, 0.25, 0.25
+	checkVec(t, "hist:256:plain", v, want, 0)
+	v, err = Hist{Bins: 3}.Extract(gray(3, 1, 5, 5, 5))
 	if err != nil {
 		t.Fatal(err)
 	}

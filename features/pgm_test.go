@@ -84,6 +84,8 @@ func TestPGMErrors(t *testing.T) {
 		{"maxval 0", "P5\n1 1\n0\n\x00", "maxval is 0", ErrFormat},
 		{"maxval too big", "P5\n1 1\n70000\n\x00", "maxval is 70000", ErrFormat},
 		{"zero width", "P5\n0 5\n255\n", "must be positive", ErrFormat},
+		{"zero height", "P5\n5 0\n255\n", "PGM header says 5x0: width and height must be positive", ErrFormat},
+		{"maxval one too big", "P5\n1 1\n65536\n\x00\x00", "maxval is 65536", ErrFormat},
 		{"huge dimensions", huge, "more than 67108864 pixels", ErrTooLarge},
 		{"too many digits", "P5\n1234567890 1\n255\n", "more than 9 digits", ErrTooLarge},
 		{"negative width", "P5\n-3 1\n255\n", "want the width", ErrFormat},

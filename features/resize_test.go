@@ -1,7 +1,10 @@
 package features
 
 import (
+	"bytes"
+	"image"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -128,6 +131,44 @@ func TestExtractMemory(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		if got := after.TotalAlloc - before.TotalAlloc; got > w*h/2 {
 			t.Errorf("%s on a %dx%d frame allocated %d bytes, want at most %d", spec, w, h, got, w*h/2)
+		}
+	}
+}
+
+// TestResizeRounds: Resize rounds the exact resized level to the nearest
+// grey level, halves up.
+func TestResizeRounds(t *testing.T) {
+	for _, tc := range []struct {
+		src  []uint8
+		want uint8
+	}{
+		{[]uint8{0, 1}, 1},            // 0.5
+		{[]uint8{0, 0, 0, 1}, 0},      // 0.25
+		{[]uint8{0, 0, 2}, 1},         // 2/3
+		{[]uint8{10, 11, 11, 11}, 11}, // 10.75
+		{[]uint8{254, 255}, 255},      // 254.5
+		{[]uint8{200, 201, 201}, 201}, // 200.67
+		{[]uint8{200, 200, 201}, 200}, // 200.33
+	} {
+		got, err := Resize(gray(len(tc.src), 1, tc.src...), 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Pix, []uint8{tc.want}) {
+			t.Errorf("Resize(%v) to 1×1 = %v, want %d", tc.src, got.Pix, tc.want)
+		}
+	}
+}
+
+// TestExtractRefusesTooManyPixels: an image of more than MaxPixels pixels
+// is refused from its bounds, before any of its pixels is read (here it
+// has none).
+func TestExtractRefusesTooManyPixels(t *testing.T) {
+	const w = 1 << 13
+	img := &image.Gray{Rect: image.Rect(0, 0, w, MaxPixels/w+1), Stride: w}
+	for _, f := range []Extractor{Hist{Bins: 8}, Intensity{W: 4, H: 4}, LBP{GridX: 2, GridY: 2}, HOG{Cell: 8, W: 64, H: 64}} {
+		if _, err := f.Extract(img); err == nil || !strings.Contains(err.Error(), "more than 67108864 pixels") {
+			t.Errorf("%s of a %dx%d image: %v", f.Name(), w, MaxPixels/w+1, err)
 		}
 	}
 }
