@@ -83,6 +83,7 @@ func TestReadCSVBad(t *testing.T) {
 		{"exponent without digits", "1,1e+\n", `"1e+" is not a number`},
 		{"two signs", "1,+-1\n", `"+-1" is not a number`},
 		{"signed nan", "1,-nan\n", `"-nan"`},
+		{"byte-order mark after the first line", "1,2\n\xef\xbb\xbf3,4\n", "line 2, column 1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -127,6 +128,11 @@ func TestReadCSVLimits(t *testing.T) {
 	_, err = ReadCSV(strings.NewReader(strings.Repeat("# comment\n", 120000)), Limits{MaxBytes: 100})
 	if !errors.Is(err, ErrTooLarge) {
 		t.Errorf("bytes limit: %v", err)
+	}
+	// The text may be at most 4×MaxBytes + 1 MiB long, comments included.
+	_, err = ReadCSV(strings.NewReader(strings.Repeat("#\n", (4<<18+1<<20)/2+1)), Limits{MaxBytes: 1 << 18})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "CSV text is longer than 2 MiB") {
+		t.Errorf("text over its budget: %v", err)
 	}
 	// A single endless line stops at the line-length bound.
 	_, err = ReadCSV(strings.NewReader(strings.Repeat("1", 1<<20)), Limits{MaxCols: 4, MaxBytes: 1 << 10})

@@ -159,6 +159,7 @@ func TestNPYBad(t *testing.T) {
 		{"short", []byte("\x93NUM"), "too short"},
 		{"magic", []byte("PK\x03\x04xxxxxxxxxxxxxxxxxxxxxx"), "not an .npy"},
 		{"version", append([]byte("\x93NUMPY\x04\x00"), good[8:]...), "version 4.0"},
+		{"minor version", append([]byte("\x93NUMPY\x01\x01"), good[8:]...), "version 1.1"},
 		{"truncated header", good[:30], "header is truncated"},
 		{"truncated length", good[:9], "truncated"},
 		{"truncated data", good[:len(good)-5], "needs 32 bytes of data, but the file holds 27"},
@@ -369,5 +370,33 @@ func TestLimitMessageTellsSizesApart(t *testing.T) {
 	}
 	if err := l.check(1<<20, 64); err == nil || !strings.Contains(err.Error(), "needs 512 MiB in memory, over the limit of 256 MiB") {
 		t.Errorf("check = %v", err)
+	}
+}
+
+// endless is a reader of zeros without end that fails the test once more
+// than limit bytes have been read from it.
+type endless struct {
+	t     *testing.T
+	n     int
+	limit int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.n += len(p); e.n > e.limit {
+		e.t.Errorf("the reader read more than %d bytes after the data", e.limit)
+		return 0, errors.New("read too far")
+	}
+	clear(p)
+	return len(p), nil
+}
+
+// TestNPYEndlessTrailingData: data after the array is counted up to 1 MiB
+// only: a file followed by endless bytes is refused as such without reading
+// them all.
+func TestNPYEndlessTrailingData(t *testing.T) {
+	good := npyBytes(1, dict("<f8", "False", "(2, 2)"), f64bytes(1, 2, 3, 4))
+	_, err := ReadNPY(io.MultiReader(bytes.NewReader(good), &endless{t: t, limit: 2 << 20}), Limits{})
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "more than 1 MiB follows the data") {
+		t.Errorf("error %v, want ErrFormat saying more than 1 MiB follows", err)
 	}
 }
