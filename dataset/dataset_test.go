@@ -294,3 +294,63 @@ func TestFirstErrorIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadKeepGoing: with KeepGoing the sets that cannot be read go to
+// Failed, in set order and each with the error of its first bad file, and
+// the others load, whatever their width.
+func TestLoadKeepGoing(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "a", "s1.npy"), 2, 3, 0)
+	writeText(t, filepath.Join(dir, "a", "s2.npy"), "garbage")
+	writeSet(t, filepath.Join(dir, "b", "s3", "1.npy"), 1, 3, 0)
+	writeText(t, filepath.Join(dir, "b", "s3", "2.npy"), "garbage")
+	writeText(t, filepath.Join(dir, "b", "s3", "3.csv"), "1,2,x\n")
+	writeSet(t, filepath.Join(dir, "c", "s4.npy"), 2, 5, 0)
+	for _, workers := range []int{1, 3} {
+		d, err := Load(dir, Options{KeepGoing: true, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(d.Names(), ","); got != "a/s1,c/s4" {
+			t.Errorf("workers %d: sets %s, want a/s1,c/s4", workers, got)
+		}
+		if len(d.Failed) != 2 {
+			t.Fatalf("workers %d: %d failed sets, want 2", workers, len(d.Failed))
+		}
+		for i, want := range []string{filepath.Join(dir, "a", "s2.npy"), filepath.Join(dir, "b", "s3", "2.npy")} {
+			if f := d.Failed[i]; f.Frames != nil || f.Err == nil || !strings.Contains(f.Err.Error(), want) {
+				t.Errorf("workers %d: failed set %d is %s with %v, want the error of %s", workers, i, f.Path, f.Err, want)
+			}
+		}
+	}
+}
+
+// TestLoadFollowsLinks: a class folder, a set folder and a set file that
+// are symbolic links are read as what they point to.
+func TestLoadFollowsLinks(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	writeSet(t, filepath.Join(elsewhere, "b", "s2.npy"), 2, 3, 0)
+	writeSet(t, filepath.Join(elsewhere, "s3", "1.npy"), 2, 3, 0)
+	writeSet(t, filepath.Join(elsewhere, "s4.npy"), 2, 3, 0)
+	writeSet(t, filepath.Join(dir, "a", "s1.npy"), 2, 3, 0)
+	for link, target := range map[string]string{
+		filepath.Join(dir, "b"):             filepath.Join(elsewhere, "b"),
+		filepath.Join(dir, "c"):             filepath.Join(elsewhere, "c"),
+		filepath.Join(elsewhere, "c", "s3"): filepath.Join(elsewhere, "s3"),
+		filepath.Join(dir, "a", "s4.npy"):   filepath.Join(elsewhere, "s4.npy"),
+	} {
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := Load(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(d.Names(), ","); got != "a/s1,a/s4,b/s2,c/s3" {
+		t.Errorf("sets %s, want a/s1,a/s4,b/s2,c/s3", got)
+	}
+}
