@@ -40,8 +40,15 @@ func TestHist(t *testing.T) {
 		}
 		checkVec(t, tc.f.Name(), v, tc.want, 1e-15)
 	}
+	// One pixel brighter than the rest: N = c_min + 1, and it is
+	// equalised to e = 1, the last bin.
+	v, err := Hist{Bins: 2}.Extract(gray(3, 1, 5, 9, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkVec(t, "one bright pixel", v, []float64{2.0 / 3, 1.0 / 3}, 1e-15)
 	// With 256 plain bins every level has its own.
-	v, err := Hist{Bins: 256, Plain: true}.Extract(img)
+	v, err = Hist{Bins: 256, Plain: true}.Extract(img)
 	if err != nil {
 		t.Fatal(err)
 	}

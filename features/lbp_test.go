@@ -151,3 +151,22 @@ func TestLBPErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLBPCellWithoutInteriorPixels: a cell that holds border pixels only
+// (on a 5×3 image in 3×1 cells, the third cell holds column 4 alone) has
+// an all-zero histogram, and the other cells still sum to 1.
+func TestLBPCellWithoutInteriorPixels(t *testing.T) {
+	v, err := LBP{GridX: 3, GridY: 1}.Extract(randomGray(5, 3, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cell, want := range []float64{1, 1, 0} {
+		var s float64
+		for _, x := range v[cell*LBPBins : (cell+1)*LBPBins] {
+			s += x
+		}
+		if !near(s, want, 1e-12) {
+			t.Errorf("cell %d sums to %v, want %v", cell, s, want)
+		}
+	}
+}

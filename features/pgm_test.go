@@ -94,6 +94,8 @@ func TestPGMErrors(t *testing.T) {
 		{"plain junk", "P2\n2 1\n100\n5 x\n", "want a decimal number", ErrFormat},
 		{"no space after magic", "P512 1\n255\n\x00", "followed by '1'", ErrFormat},
 		{"no space after maxval", "P5\n1 1\n255x", "followed by 'x'", ErrFormat},
+		{"comment right after maxval", "P5\n1 1\n255#c\n\x00", "maxval is followed by '#'", ErrFormat},
+		{"plain sample followed by junk", "P2\n2 1\n100\n5x6\n", "PGM P2 sample 0 at (0, 0) is followed by 'x'", ErrFormat},
 	}
 	for _, tc := range tests {
 		_, err := DecodePGM(strings.NewReader(tc.data), "orl/s1/1.pgm")

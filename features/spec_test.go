@@ -115,6 +115,7 @@ func TestParseDimension(t *testing.T) {
 		{"intensity:4096x4096", "16777216", "intensity:256x256"},
 		{"intensity:257x256:norm+pca:10", "65792", "intensity:256x255"},
 		{"lbp:64x64", "241664", "lbp:33x33"},
+		{"lbp:34x34", "68204", "lbp:33x33"},
 		{"lbp:64x40@100x100", "151040", "lbp:42x26@100x100"},
 	} {
 		_, err := Parse(tc.spec)
