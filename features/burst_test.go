@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -493,5 +494,38 @@ func TestBurstAtTheLimits(t *testing.T) {
 	}
 	if r, _ := x.Dims(); r != 2 {
 		t.Errorf("%d rows, want 2", r)
+	}
+}
+
+// TestListBurst: ListBurst, which the daemon runs on a claimed burst before
+// reading it, lists the frames in byte order of their names with what the
+// listing saw, and refuses a frame of 0 bytes or over lim.MaxFileBytes
+// itself, before any frame is read.
+func TestListBurst(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "ok"), map[string][]byte{"b.png": []byte("12"), "a.jpg": []byte("1"), "C.pgm": []byte("123")})
+	writeFiles(t, filepath.Join(dir, "empty"), map[string][]byte{"1.png": []byte("1"), "2.png": nil})
+	writeFiles(t, filepath.Join(dir, "big"), map[string][]byte{"1.png": []byte("1"), "2.png": []byte("1234")})
+	root := openRoot(t, dir)
+	lim := DefaultBurstLimits()
+	lim.MaxFileBytes = 3
+	frames, err := ListBurst(root, "ok", lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range frames {
+		got = append(got, fmt.Sprintf("%s:%d", f.Name, f.Info.Size()))
+	}
+	if want := "C.pgm:3 a.jpg:1 b.png:2"; strings.Join(got, " ") != want {
+		t.Errorf("frames %v, want %s", got, want)
+	}
+	for burst, want := range map[string]string{
+		"empty": "2.png: file is empty",
+		"big":   "2.png: file is 4 bytes, more than the limit of 3 per frame",
+	} {
+		if _, err := ListBurst(root, burst, lim); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", burst, err, want)
+		}
 	}
 }

@@ -119,3 +119,22 @@ func TestToGraySubImage(t *testing.T) {
 		t.Errorf("ToGray(sub) = %v %v stride %d", g.Rect, g.Pix, g.Stride)
 	}
 }
+
+// TestDecodeJPEGOfHeightZero: a JPEG whose frame header says height 0 (to
+// be given later by a DNL marker, which image/jpeg reads as an empty
+// image) is refused from its header as empty.
+func TestDecodeJPEGOfHeightZero(t *testing.T) {
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, image.NewGray(image.Rect(0, 0, 8, 8)), nil); err != nil {
+		t.Fatal(err)
+	}
+	data := b.Bytes()
+	i := bytes.Index(data, []byte{0xFF, 0xC0}) // SOF0: length, precision, height, width
+	if i < 0 {
+		t.Fatal("no SOF0")
+	}
+	data[i+5], data[i+6] = 0, 0
+	if _, err := Decode(bytes.NewReader(data), "x.jpg"); err == nil || !strings.Contains(err.Error(), "JPEG image has empty size 8x0") {
+		t.Errorf("a JPEG of height 0: %v", err)
+	}
+}

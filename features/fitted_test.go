@@ -158,24 +158,39 @@ func TestFittedBinaryRefusals(t *testing.T) {
 		return reseal(append(append(b, rest...), 0, 0, 0, 0))
 	}
 	L := 8 + len("intensity:6x4+pca:3")
+	const D = 6 * 4
+	// hog without a size has no fixed dimension: only N ≤ D bounds a PCA
+	// of 3 components, here on 2 features.
+	hogPCA := []byte(fittedMagic + "\x01\x01")
+	hogPCA = binary.LittleEndian.AppendUint16(hogPCA, uint16(len("hog:8+pca:3")))
+	hogPCA = append(hogPCA, "hog:8+pca:3"...)
+	hogPCA = binary.LittleEndian.AppendUint32(hogPCA, 2)
+	hogPCA = binary.LittleEndian.AppendUint32(hogPCA, 3)
+	hogPCA = reseal(append(hogPCA, make([]byte, 8*(2+3+1+2*3)+4)...))
 	cases := map[string]struct {
 		b    []byte
 		want string
 	}{
-		"empty":         {nil, "not a fitted feature pipeline"},
-		"magic":         {append([]byte("XXXX"), good[4:]...), "not a fitted feature pipeline"},
-		"version":       {edit(good, func(b []byte) { b[4] = 2 }), "encoding version 2"},
-		"checksum":      {append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "checksum mismatch"},
-		"truncated":     {good[:len(good)-9], "checksum mismatch"},
-		"flags":         {edit(plain, func(b []byte) { b[5] = 4 }), "unknown flags"},
-		"spec length":   {edit(plain, func(b []byte) { b[6] = 200 }), "spec length 200"},
-		"bad spec":      {specAt("lbp:0x4", nil), "bad feature spec"},
-		"not canonical": {specAt("lbp:04x4", nil), "not in canonical form"},
-		"flag missing":  {edit(good, func(b []byte) { b[5] = 0 }), "disagree"},
-		"trailing":      {specAt("lbp:4x4", []byte{1}), "1 bytes after the spec"},
-		"shape":         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L+4:], 2) }), "does not match"},
-		"width":         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], 25) }), "needs"},
-		"huge":          {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], math.MaxUint32) }), "needs"},
+		"empty":                  {nil, "not a fitted feature pipeline"},
+		"short":                  {reseal([]byte(fittedMagic + "\x01\x00\x00\x00\x00")), "not a fitted feature pipeline"},
+		"trailing after the PCA": {reseal(append(bytes.Clone(good[:len(good)-4]), make([]byte, 8+4)...)), "needs"},
+		"negative variance": {edit(good, func(b []byte) {
+			binary.LittleEndian.PutUint64(b[L+8+8*D:], math.Float64bits(-1))
+		}), "variance[0] is negative"},
+		"more components than features": {hogPCA, "PCA shape 2×3 does not match hog:8+pca:3"},
+		"magic":                         {append([]byte("XXXX"), good[4:]...), "not a fitted feature pipeline"},
+		"version":                       {edit(good, func(b []byte) { b[4] = 2 }), "encoding version 2"},
+		"checksum":                      {append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "checksum mismatch"},
+		"truncated":                     {good[:len(good)-9], "checksum mismatch"},
+		"flags":                         {edit(plain, func(b []byte) { b[5] = 4 }), "unknown flags"},
+		"spec length":                   {edit(plain, func(b []byte) { b[6] = 200 }), "spec length 200"},
+		"bad spec":                      {specAt("lbp:0x4", nil), "bad feature spec"},
+		"not canonical":                 {specAt("lbp:04x4", nil), "not in canonical form"},
+		"flag missing":                  {edit(good, func(b []byte) { b[5] = 0 }), "disagree"},
+		"trailing":                      {specAt("lbp:4x4", []byte{1}), "1 bytes after the spec"},
+		"shape":                         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L+4:], 2) }), "does not match"},
+		"width":                         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], 25) }), "needs"},
+		"huge":                          {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], math.MaxUint32) }), "needs"},
 		"NaN": {edit(good, func(b []byte) {
 			binary.LittleEndian.PutUint64(b[L+8:], math.Float64bits(math.NaN()))
 		}), "mean[0] is NaN"},
@@ -252,4 +267,52 @@ func FuzzFittedUnmarshal(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNewFittedRefusesMismatchedPCA: NewFitted refuses a PCA whose mean,
+// components or variances disagree with each other or with the spec.
+func TestNewFittedRefusesMismatchedPCA(t *testing.T) {
+	p, err := Parse("intensity:2x2+pca:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, pca := range map[string]*PCA{
+		"mean":       {Mean: make([]float64, 3), Components: mat.NewDense(4, 2, nil), Variances: make([]float64, 2)},
+		"components": {Mean: make([]float64, 4), Components: mat.NewDense(4, 3, nil), Variances: make([]float64, 2)},
+		"variances":  {Mean: make([]float64, 4), Components: mat.NewDense(4, 2, nil), Variances: make([]float64, 1)},
+		"input":      {Mean: make([]float64, 5), Components: mat.NewDense(5, 2, nil), Variances: make([]float64, 2)},
+	} {
+		if _, err := NewFitted(p, pca); err == nil {
+			t.Errorf("%s: a PCA of mean %d, components %v and %d variances accepted for %s", name, len(pca.Mean), shape(pca.Components), len(pca.Variances), p)
+		}
+	}
+	if _, err := NewFitted(p, &PCA{Mean: make([]float64, 4), Components: mat.NewDense(4, 2, nil), Variances: make([]float64, 2)}); err != nil {
+		t.Errorf("a matching PCA: %v", err)
+	}
+}
+
+func shape(m *mat.Dense) [2]int { r, c := m.Dims(); return [2]int{r, c} }
+
+// TestFitPipelineRefusesMixedWidths: the training sets of a PCA must all
+// have the same features per frame.
+func TestFitPipelineRefusesMixedWidths(t *testing.T) {
+	p, err := Parse("intensity:2x2+pca:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []*mat.Dense{testSet(3, 4, 1), testSet(3, 5, 2)}
+	if _, err := FitPipeline(p, sets); err == nil || !strings.Contains(err.Error(), "training set 1 has 5 features per frame, set 0 has 4") {
+		t.Errorf("sets of 4 and 5 features: %v", err)
+	}
+}
+
+// testSet returns an n×d set of distinct values.
+func testSet(n, d int, seed float64) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, seed+float64(i*i+3*j)+float64(i*j)/7)
+		}
+	}
+	return x
 }

@@ -140,3 +140,35 @@ func TestLimitMessagesSayWhatToDo(t *testing.T) {
 		t.Errorf("lbp:4x4 on 3x3: %v, want how to resize", err)
 	}
 }
+
+// TestTIFFOrientationRefusesOddEntries: an Orientation entry that is not
+// one SHORT, or whose value is not 1 to 8, reads as 1 (as stored).
+func TestTIFFOrientationRefusesOddEntries(t *testing.T) {
+	entry := func(typ uint16, count uint32, v uint16) []byte {
+		b := make([]byte, 26)
+		copy(b, "II")
+		binary.LittleEndian.PutUint16(b[2:], 42)
+		binary.LittleEndian.PutUint32(b[4:], 8)
+		binary.LittleEndian.PutUint16(b[8:], 1)
+		binary.LittleEndian.PutUint16(b[10:], 0x0112)
+		binary.LittleEndian.PutUint16(b[12:], typ)
+		binary.LittleEndian.PutUint32(b[14:], count)
+		binary.LittleEndian.PutUint16(b[18:], v)
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		tiff []byte
+		want int
+	}{
+		{"one SHORT", entry(3, 1, 6), 6},
+		{"two values", entry(3, 2, 6), 1},
+		{"LONG", entry(4, 1, 6), 1},
+		{"value 9", entry(3, 1, 9), 1},
+		{"value 0", entry(3, 1, 0), 1},
+	} {
+		if got := tiffOrientation(tc.tiff); got != tc.want {
+			t.Errorf("%s: orientation %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

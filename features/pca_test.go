@@ -195,3 +195,14 @@ func BenchmarkFitPCA(b *testing.B) {
 		}
 	}
 }
+
+// TestWhitenLeavesZeroVariance: Whiten divides each column by its standard
+// deviation and leaves a column of zero variance as it is.
+func TestWhitenLeavesZeroVariance(t *testing.T) {
+	p := &PCA{Variances: []float64{4, 0}}
+	y := mat.NewDense(2, 2, []float64{2, 3, -6, 5})
+	p.Whiten(y)
+	if want := mat.NewDense(2, 2, []float64{1, 3, -3, 5}); !mat.Equal(y, want) {
+		t.Errorf("whitened %v, want %v", mat.Formatted(y), mat.Formatted(want))
+	}
+}
