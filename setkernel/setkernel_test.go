@@ -1,8 +1,10 @@
 package setkernel
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -144,5 +146,23 @@ func TestLogEuclideanSmallSpread(t *testing.T) {
 	}
 	if got := LogEuclidean(s, s, lambda); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
 		t.Errorf("k = %v, dense %v", got, want)
+	}
+}
+
+// TestTooLargeValues: a set whose values are too large for their squares
+// to be summed in a float64 has no spectrum or basis: it is refused,
+// saying so, rather than taken for a set without spread (a spectrum of
+// {0}) or given a basis of NaN.
+func TestTooLargeValues(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{1e200, 0, -1e200, 1e200, 3e200, -2e200})
+	if s, err := NewSpectrum(x); err == nil || !strings.Contains(err.Error(), "too large for a covariance or subspace") {
+		t.Errorf("NewSpectrum: %v, %v", s.Sigma, err)
+	}
+	if b, err := Basis(x, 1); err == nil || !strings.Contains(err.Error(), "too large for a covariance or subspace") {
+		t.Errorf("Basis: %v, %v", b, err)
+	}
+	var se *SetError
+	if _, err := NewGDAGallery(1, []*mat.Dense{x}, 1); !errors.As(err, &se) || se.Set != 0 {
+		t.Errorf("GDA gallery of the set: %v", err)
 	}
 }
