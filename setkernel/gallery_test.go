@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -108,5 +109,46 @@ func TestGalleryVectorBeyondOneTile(t *testing.T) {
 		if want := Projection(bb, bs); math.Abs(k[j]-want) > 1e-9 {
 			t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
 		}
+	}
+}
+
+// TestGDAGalleryClipsP: a gallery set or a batch of fewer frames than p
+// is taken at the subspace its frames span (p = its frames).
+func TestGDAGalleryClipsP(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	sets := []*mat.Dense{testutil.RandSet(rng, 2, 4, 0, 1), testutil.RandSet(rng, 5, 4, 0, 1)}
+	g, err := NewGDAGallery(3, sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := testutil.RandSet(rng, 2, 4, 0, 1)
+	k, self, err := g.Vector(context.Background(), batch, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, _ := Basis(batch, 2)
+	for j, s := range sets {
+		n, _ := s.Dims()
+		bs, _ := Basis(s, min(3, n))
+		if want := Projection(bb, bs); math.Abs(k[j]-want) > 1e-9 {
+			t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
+		}
+	}
+	if math.Abs(self-2) > 1e-9 {
+		t.Errorf("kernel of a 2-frame batch with itself = %v, want 2", self)
+	}
+}
+
+// TestVectorRefusesNonFiniteKernel: a kernel that is not finite (here of
+// a CDL gallery regularised by λ = 0, whose log λ is −Inf) is an error of
+// Vector, not a value.
+func TestVectorRefusesNonFiniteKernel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	g, err := NewCDLGallery(0, []*mat.Dense{testutil.RandSet(rng, 4, 3, 0, 1)}, 1)
+	if err != nil {
+		t.Skipf("λ = 0 refused up front: %v", err)
+	}
+	if k, _, err := g.Vector(context.Background(), testutil.RandSet(rng, 4, 3, 0, 1), 1); err == nil || !strings.Contains(err.Error(), "cdl kernel against gallery set 0 is") {
+		t.Errorf("Vector = %v, %v; want an error", k, err)
 	}
 }
