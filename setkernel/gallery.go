@@ -3,6 +3,7 @@ package setkernel
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -45,6 +46,9 @@ func NewGDAGallery(p int, sets []*mat.Dense, workers int) (*Gallery, error) {
 // of their covariances with the eigenvalues shifted by lambda (> 0) and
 // logged, computed with workers goroutines (≤ 0: GOMAXPROCS).
 func NewCDLGallery(lambda float64, sets []*mat.Dense, workers int) (*Gallery, error) {
+	if !(lambda > 0) || math.IsInf(lambda, 1) {
+		return nil, fmt.Errorf("cdl kernel: regulariser λ = %v, want a finite number > 0", lambda)
+	}
 	return newGallery(cdl, 0, lambda, sets, workers)
 }
 

@@ -140,15 +140,31 @@ func TestGDAGalleryClipsP(t *testing.T) {
 }
 
 // TestVectorRefusesNonFiniteKernel: a kernel that is not finite (here of
-// a CDL gallery regularised by λ = 0, whose log λ is −Inf) is an error of
-// Vector, not a value.
+// a CDL gallery regularised by λ = 0, whose log λ is −Inf, which
+// NewCDLGallery refuses and only newGallery makes) is an error of Vector,
+// not a value.
 func TestVectorRefusesNonFiniteKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
-	g, err := NewCDLGallery(0, []*mat.Dense{testutil.RandSet(rng, 4, 3, 0, 1)}, 1)
+	g, err := newGallery(cdl, 0, 0, []*mat.Dense{testutil.RandSet(rng, 4, 3, 0, 1)}, 1)
 	if err != nil {
-		t.Skipf("λ = 0 refused up front: %v", err)
+		t.Fatal(err)
 	}
 	if k, _, err := g.Vector(context.Background(), testutil.RandSet(rng, 4, 3, 0, 1), 1); err == nil || !strings.Contains(err.Error(), "cdl kernel against gallery set 0 is") {
 		t.Errorf("Vector = %v, %v; want an error", k, err)
+	}
+}
+
+// TestNewCDLGalleryRefusesLambda: λ must be a finite number > 0; at 0 the
+// log of a covariance's null directions is −Inf and Matrix gave NaN.
+func TestNewCDLGalleryRefusesLambda(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 6))
+	sets := []*mat.Dense{testutil.RandSet(rng, 4, 3, 0, 1)}
+	for _, l := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, err := NewCDLGallery(l, sets, 1); err == nil || !strings.Contains(err.Error(), "want a finite number > 0") {
+			t.Errorf("λ = %v: %v", l, err)
+		}
+	}
+	if _, err := NewCDLGallery(1e-3, sets, 1); err != nil {
+		t.Errorf("λ = 1e-3: %v", err)
 	}
 }
