@@ -343,7 +343,8 @@ func TestInstallMatchesPackage(t *testing.T) {
 // maintScript runs one of the maintainer scripts as dpkg would, with args,
 // and with PATH holding only stubs of the tools the scripts call: each
 // named in exits is a shell script that logs its arguments and exits with
-// the code given; a tool not named is absent. Nothing on this machine is
+// the code given (a key "tool args" for the calls whose arguments start
+// with args); a tool not named is absent. Nothing on this machine is
 // changed: the scripts reach every tool through PATH (systemctl, even
 // where /run/systemd/system exists here, is a stub or missing too). It
 // returns the script's output and error and the stubs' log, one call a
@@ -412,8 +413,25 @@ func maintScriptOn(t *testing.T, script string, h host, exits map[string]int, ar
 			t.Fatal(err)
 		}
 	}
-	for tool, code := range exits {
-		stub := fmt.Sprintf("#!%s\necho \"%s $*\" >> '%s'\nexit %d\n", sh, tool, log, code)
+	// A key "tool args" gives the exit code of the calls of tool whose
+	// arguments start with args; a key "tool" that of its other calls
+	// (0 if only "tool args" keys name it).
+	stubs := map[string]string{}
+	for key, code := range exits {
+		tool, args, _ := strings.Cut(key, " ")
+		if _, ok := stubs[tool]; !ok {
+			stubs[tool] = fmt.Sprintf("#!%s\necho \"%s $*\" >> '%s'\n", sh, tool, log)
+		}
+		if args != "" {
+			stubs[tool] += fmt.Sprintf("case \"$*\" in '%s'*) exit %d ;; esac\n", args, code)
+		}
+	}
+	for tool, stub := range stubs {
+		code, ok := exits[tool]
+		if !ok {
+			code = 0
+		}
+		stub += fmt.Sprintf("exit %d\n", code)
 		if err := os.WriteFile(filepath.Join(bin, tool), []byte(stub), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -539,6 +557,80 @@ func TestMaintainerScriptsUnderDPKGRoot(t *testing.T) {
 		}
 		if !slices.Contains(strings.Split(calls, "\n"), c.want) {
 			t.Errorf("%s %s on a host running systemd did not run %q; it ran:\n%s", c.script, strings.Join(c.args, " "), c.want, calls)
+		}
+	}
+}
+
+// TestMaintainerScriptsKeepState runs the maintainer scripts on a host
+// running systemd as dpkg runs them on an install, an upgrade, a remove
+// and a purge, and checks what they do to the service: a first install
+// neither enables nor starts it; an upgrade enables it again only if the
+// administrator had it enabled (deb-systemd-helper was-enabled) and does
+// not stop it in prerm (postinst's try-restart restarts a running daemon);
+// a remove stops and masks it; a purge forgets its enablement; and a
+// trigger (the package has none) does nothing.
+func TestMaintainerScriptsKeepState(t *testing.T) {
+	tools := func(extra map[string]int) map[string]int {
+		m := map[string]int{
+			"systemd-sysusers": 0, "systemd-tmpfiles": 0, "udevadm": 0,
+			"deb-systemd-helper": 0, "deb-systemd-invoke": 0, "systemctl": 0,
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	firstInstall := tools(map[string]int{"deb-systemd-helper debian-installed": 1, "deb-systemd-helper --quiet was-enabled": 1})
+	disabled := tools(map[string]int{"deb-systemd-helper --quiet was-enabled": 1})
+	for _, c := range []struct {
+		name   string
+		script string
+		args   []string
+		exits  map[string]int
+		want   []string // calls that must be made
+		never  []string // prefixes of calls that must not
+	}{
+		{"first install", "postinst.sh", []string{"configure"}, firstInstall,
+			[]string{"deb-systemd-helper update-state setmatchd.service"},
+			[]string{"deb-systemd-helper enable", "deb-systemd-invoke start", "deb-systemd-invoke restart", "systemctl enable", "systemctl start"}},
+		{"upgrade, enabled", "postinst.sh", []string{"configure", "0.1.0"}, tools(nil),
+			[]string{"deb-systemd-helper enable setmatchd.service", "deb-systemd-invoke try-restart setmatchd.service"}, nil},
+		{"upgrade, disabled", "postinst.sh", []string{"configure", "0.1.0"}, disabled,
+			[]string{"deb-systemd-invoke try-restart setmatchd.service"},
+			[]string{"deb-systemd-helper enable", "systemctl enable"}},
+		{"upgrade", "prerm.sh", []string{"upgrade", "0.2.0"}, tools(nil), nil,
+			[]string{"deb-systemd-invoke stop", "systemctl stop"}},
+		{"remove", "prerm.sh", []string{"remove"}, tools(nil),
+			[]string{"deb-systemd-invoke stop setmatchd.service"}, nil},
+		{"remove", "postrm.sh", []string{"remove"}, tools(nil),
+			[]string{"deb-systemd-helper mask setmatchd.service"}, nil},
+		{"purge", "postrm.sh", []string{"purge"}, tools(nil),
+			[]string{"deb-systemd-helper purge setmatchd.service"}, nil},
+		{"trigger", "postinst.sh", []string{"triggered", "/usr/share/man"}, tools(nil), nil,
+			[]string{""}},
+	} {
+		if _, err := os.Stat("/usr/bin/deb-systemd-helper"); err != nil && c.script == "postrm.sh" {
+			// postrm looks for /usr/bin/deb-systemd-helper itself, as
+			// debhelper's snippet does, so its stub is not enough.
+			t.Logf("%s %s: no /usr/bin/deb-systemd-helper here; not checked", c.script, c.name)
+			continue
+		}
+		out, err, calls := maintScriptOn(t, c.script, host{systemd: true, udev: true}, c.exits, c.args...)
+		if err != nil {
+			t.Errorf("%s %s: %v\n%s", c.script, strings.Join(c.args, " "), err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(calls), "\n")
+		for _, w := range c.want {
+			if !slices.Contains(lines, w) {
+				t.Errorf("%s %s (%s) did not run %q; it ran:\n%s", c.script, strings.Join(c.args, " "), c.name, w, calls)
+			}
+		}
+		for _, n := range c.never {
+			for _, l := range lines {
+				if l != "" && strings.HasPrefix(l, n) {
+					t.Errorf("%s %s (%s) ran %q", c.script, strings.Join(c.args, " "), c.name, l)
+				}
+			}
 		}
 	}
 }
