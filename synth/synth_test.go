@@ -56,12 +56,19 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
+// TestBadOptions checks that Generate refuses options it cannot honour
+// (sizes out of range, a scale that is negative or not finite, an unknown
+// kind) and that Validate accepts the limits themselves.
 func TestBadOptions(t *testing.T) {
 	for _, o := range []Options{
 		{Classes: 0, Sets: 1, Frames: 5, Dim: 2},
 		{Classes: 2, Sets: 1, Frames: 1, Dim: 2},
 		{Classes: 2, Sets: 1, Frames: 5, Dim: 2, InfoDim: 3},
 		{Classes: 2, Sets: 1, Frames: 5, Dim: 2, NoiseStd: math.NaN()},
+		{Classes: 2, Sets: 1, Frames: 5, Dim: 2, NoiseStd: -1},
+		{Classes: 2, Sets: 1, Frames: 5, Dim: 2, ClassRadius: math.Inf(1)},
+		{Kind: Lighting, Classes: 2, Sets: 1, Frames: 5, Dim: 4, NuisanceStd: -0.5},
+		{Kind: Cone, Classes: 2, Sets: 1, Frames: 5, Dim: 4, SetSpread: -1},
 		{Kind: BeyondGauss, Classes: 2, Sets: 1, Frames: 5, Dim: 1},
 		{Kind: BeyondGauss, Classes: 2, Sets: 1, Frames: 5, Dim: 5},
 		{Kind: 7, Classes: 2, Sets: 1, Frames: 5, Dim: 2},
@@ -75,6 +82,15 @@ func TestBadOptions(t *testing.T) {
 	} {
 		if _, err := Generate(o); err == nil {
 			t.Errorf("%+v: no error", o)
+		}
+	}
+	// The largest data set and the widest frames are accepted.
+	for _, o := range []Options{
+		{Classes: 1 << 10, Sets: 1 << 8, Frames: 1 << 5, Dim: 1 << 5},
+		{Classes: 2, Sets: 1, Frames: 2, Dim: MaxDim},
+	} {
+		if err := o.Validate(); err != nil {
+			t.Errorf("%+v: %v", o, err)
 		}
 	}
 	if _, err := ParseKind("gauss"); err == nil {
