@@ -68,3 +68,31 @@ func TestConeStructure(t *testing.T) {
 		t.Error("the same options gave different data")
 	}
 }
+
+// TestConeShadows checks the attached shadows of a Cone data set: a
+// pixel is never darker than black by more than the pixel noise (8 of its
+// standard deviations), and many pixels are in shadow, near black.
+func TestConeShadows(t *testing.T) {
+	o := Options{Kind: Cone, Classes: 4, Sets: 4, Frames: 20, Dim: 10, Seed: 2}
+	d, err := Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const noise = 0.05 // the default NoiseStd
+	dark, all := 0, 0
+	for _, s := range d.Sets {
+		for _, v := range s.Frames.RawMatrix().Data {
+			if v < -8*noise {
+				t.Fatalf("%s/%s: a pixel of %.3f, below black by more than the noise", s.Class, s.Name, v)
+			}
+			if v < 3*noise {
+				dark++
+			}
+			all++
+		}
+	}
+	t.Logf("%d of %d pixels near black", dark, all)
+	if dark < all/20 {
+		t.Errorf("%d of %d pixels near black, want at least 5%% (attached shadows)", dark, all)
+	}
+}

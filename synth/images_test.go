@@ -95,3 +95,31 @@ func checkRepeatable(t *testing.T, a, b, c []*image.Gray, n, w, h int, what stri
 		t.Errorf("%s have the same first frame", what)
 	}
 }
+
+// TestImageSeeds checks that the seed is what makes the pictures: another
+// seed gives other frames of the textures and other turntable objects.
+func TestImageSeeds(t *testing.T) {
+	img := ImageOptions{Classes: 3, Frames: 2, W: 24, H: 16, Seed: 5}
+	a, err := img.ImageSet(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img.Seed = 6
+	b, err := img.ImageSet(1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if bytes.Equal(a[i].Pix, b[i].Pix) {
+			t.Errorf("ImageSet: frame %d is the same for seeds 5 and 6", i)
+		}
+	}
+	tt := TurntableOptions{Classes: 3, Sets: 2, Frames: 2, W: 24, H: 16, Seed: 5}
+	other := tt
+	other.Seed = 6
+	for c := range tt.Classes {
+		if p, q := tt.object(c), other.object(c); len(p) == len(q) && p[0] == q[0] {
+			t.Errorf("turntable object %d is the same for seeds 5 and 6", c)
+		}
+	}
+}

@@ -96,3 +96,41 @@ func galleryNN(n, perClass int, dist func(i, j int) float64) float64 {
 	}
 	return float64(right) / float64(probes)
 }
+
+// TestLightingPerSet checks the lighting of a Lighting data set along its
+// lighting directions: each set has its own mean lighting (the set means
+// spread with NuisanceStd/2 on top of what the frames' own variation
+// leaves in a mean), and the frames vary around it with NuisanceStd.
+func TestLightingPerSet(t *testing.T) {
+	o := Options{Kind: Lighting, Classes: 10, Sets: 4, Frames: 16, Dim: 30, Seed: 4}
+	d, err := Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err = o.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := newLighting(o).nuisance
+	var between, within float64
+	for j := range o.NuisanceDim {
+		means := make([]float64, len(d.Sets))
+		for i, s := range d.Sets {
+			var y mat.VecDense
+			y.MulVec(s.Frames, n.ColView(j))
+			m, v := stat.MeanVariance(y.RawVector().Data, nil)
+			means[i] = m
+			within += v / float64(len(d.Sets)*o.NuisanceDim)
+		}
+		between += stat.Variance(means, nil) / float64(o.NuisanceDim)
+	}
+	sd := o.NuisanceStd
+	t.Logf("along the lighting: variance %.3f of the set means, %.3f within a set", between, within)
+	// Expected: (sd/2)² + sd²/Frames between, sd² within.
+	if want := 0.5 * (sd * sd / 4); between < want {
+		t.Errorf("variance of the set means along the lighting: %.3f, want at least %.3f (each set lit its own way)", between, want)
+	}
+	if within < 0.5*sd*sd || within > 2*sd*sd {
+		t.Errorf("variance of the frames within a set along the lighting: %.3f, want about %.3f", within, sd*sd)
+	}
+}

@@ -322,3 +322,88 @@ func TestWriteAndLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestBeyondGaussRepeatsAlongNewDirections checks that a shape repeated
+// for more classes than there are shapes lies along other directions each
+// time, so that no two classes share a distribution: with one shape
+// direction (along the basis, and when there are more repetitions than
+// dimensions spread over half a turn) and with several, up to as many as
+// there are dimensions.
+func TestBeyondGaussRepeatsAlongNewDirections(t *testing.T) {
+	for _, o := range []Options{
+		{Kind: BeyondGauss, Classes: 13, Sets: 1, Frames: 7, Dim: 6, Seed: 1},
+		{Kind: BeyondGauss, Classes: 20, Sets: 1, Frames: 3, Dim: 2, Seed: 1},
+		{Kind: BeyondGauss, Classes: 13, Sets: 1, Frames: 7, Dim: 6, ShapeDims: 3, Seed: 1},
+		// As many shape directions as dimensions: each repetition is a
+		// turn of the whole space.
+		{Kind: BeyondGauss, Classes: 8, Sets: 1, Frames: 4, Dim: 3, ShapeDims: 3, Seed: 1},
+	} {
+		o, err := o.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := newBeyondGauss(o)
+		for a := 2; a < o.Classes; a++ {
+			for b := a + len(directional); b < o.Classes; b += len(directional) {
+				if g.shapes[a] != g.shapes[b] {
+					t.Fatalf("classes %d and %d: shapes %d and %d", a, b, g.shapes[a], g.shapes[b])
+				}
+				// The cosine of the smallest principal angle between
+				// the spans of their directions: 1 if they are the same.
+				ua := mat.NewDense(o.Dim, len(g.dirs[a]), nil)
+				ub := mat.NewDense(o.Dim, len(g.dirs[b]), nil)
+				for j := range g.dirs[a] {
+					ua.SetCol(j, g.dirs[a][j])
+					ub.SetCol(j, g.dirs[b][j])
+				}
+				var p mat.Dense
+				p.Mul(ua.T(), ub)
+				var svd mat.SVD
+				svd.Factorize(&p, mat.SVDNone)
+				v := svd.Values(nil)
+				if len(g.dirs[a]) == o.Dim {
+					continue // both span the whole space
+				}
+				if s := v[len(v)-1]; s > 0.99 {
+					t.Errorf("shape dims %d, dim %d: classes %d and %d (the same shape) lie along the same directions (cosine %.3f)", o.ShapeDims, o.Dim, a, b, s)
+				}
+			}
+		}
+	}
+}
+
+// TestSubspaceClassShapes checks the within-set shape of a Subspace data
+// set in its informative directions: each class stretches WithinStd by its
+// own factors (0.5 to 1.5) along its own axes, so that the sets of some
+// class spread far more along one axis than along the other, and every
+// variance is within what those factors give.
+func TestSubspaceClassShapes(t *testing.T) {
+	o := Options{Kind: Subspace, Classes: 6, Sets: 1, Frames: 400, Dim: 4, Seed: 8}
+	d, b, err := GenerateWithBasis(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const within = 0.25 // the default WithinStd
+	var most, least, widest float64 = 0, math.Inf(1), 0
+	for _, s := range d.Sets {
+		var y mat.Dense
+		y.Mul(s.Frames, b)
+		var cov mat.SymDense
+		stat.CovarianceMatrix(&cov, &y, nil)
+		var eig mat.EigenSym
+		if !eig.Factorize(&cov, false) {
+			t.Fatal("eigendecomposition failed")
+		}
+		v := eig.Values(nil) // ascending
+		most = max(most, v[1]/v[0])
+		least, widest = min(least, v[0]), max(widest, v[1])
+	}
+	t.Logf("largest ratio of a class's variances %.2f; variances from %.4f to %.4f", most, least, widest)
+	if most < 2 {
+		t.Errorf("no class spreads more than %.2f times as much along one axis as along the other, want some at least twice", most)
+	}
+	// Stretched by 0.5 to 1.5, with room for the sampling of 400 frames.
+	if lo, hi := 0.8*0.25*within*within, 1.2*2.25*within*within; least < lo || widest > hi {
+		t.Errorf("variances from %.4f to %.4f, want within [%.4f, %.4f]", least, widest, lo, hi)
+	}
+}
