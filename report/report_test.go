@@ -38,6 +38,11 @@ func TestCostPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPNG(t, p)
+	// An iteration whose cost is not finite (a step that diverged) is
+	// left out of the line, not a reason to fail.
+	if err := CostPlot(p, []float64{3, math.Inf(1), 2, math.NaN(), 1, math.Inf(-1)}, "training cost"); err != nil {
+		t.Errorf("costs that are not finite: %v", err)
+	}
 	if err := CostPlot(p, nil, "x"); err == nil {
 		t.Error("no iterations: no error")
 	}
@@ -149,6 +154,31 @@ func TestHeatmapsShareOneScale(t *testing.T) {
 	}
 	if a, b := before0.at(0, 2, m), after0.at(0, 2, m); same(a, b) {
 		t.Errorf("across-class cell: colour %v before and after, for 0.1 and 1.9", a)
+	}
+}
+
+// TestHeatmapScaleIgnoresOutliers checks that the colour scale ends at
+// the 98th percentile of the off-diagonal values, not at their largest: a
+// single outlying pair of sets gets the brightest colour and leaves the
+// rest of the scale to the other values.
+func TestHeatmapScaleIgnoresOutliers(t *testing.T) {
+	labels := []string{"a", "a", "b", "b", "c", "c", "d", "d", "e", "e"}
+	m := len(labels)
+	div := mat.NewSymDense(m, nil)
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			div.SetSym(i, j, 1+float64(i+j)/100)
+		}
+	}
+	div.SetSym(0, 9, 50) // 2 of the 90 off-diagonal values
+	figs, err := heatmapFigures(labels, []Heatmap{{Path: "x.png", Div: div}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The 90 off-diagonal values sorted, the one at 0.98·89, rounded
+	// down: the largest value but the outlier's two, 1 + (8+9)/100.
+	if got, want := figs[0].scale, (colourScale{min: 0, max: 1.17}); got != want {
+		t.Errorf("scale %+v, want %+v", got, want)
 	}
 }
 
@@ -297,6 +327,7 @@ func TestScalingPlotFewPoints(t *testing.T) {
 		"none finished":      {{X: 10, Values: []float64{nan, nan}}, {X: 100, Values: []float64{nan, nan}}},
 		"one panel empty":    {{X: 10, Values: []float64{1, nan}}, {X: 100, Values: []float64{2, nan}}},
 		"nothing above 0":    {{X: 0, Values: []float64{0, 0}}},
+		"a value of 0":       {{X: 10, Values: []float64{0, 50}}, {X: 100, Values: []float64{8, 0}}, {X: 1000, Values: []float64{9, 70}}},
 	} {
 		path := filepath.Join(t.TempDir(), "scale.png")
 		func() {
