@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"image"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -171,5 +174,38 @@ func TestRelightDealsSources(t *testing.T) {
 		if _, err := o.RelightSet(src[:2], 0, s); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestRelightSources checks what RelightSources reads of a source folder:
+// the class folders in lexical order, hidden ones skipped, and each
+// class's images at any depth, in lexical order, without hidden files or
+// folders and without files that are not images.
+func TestRelightSources(t *testing.T) {
+	src := t.TempDir()
+	for _, f := range []string{
+		"b/2.png", "b/1.pgm", "b/deeper/3.jpg", "b/notes.txt",
+		"b/.hidden.png", "b/.thumbs/4.png",
+		"a/x.png",
+		".git/y.png",
+	} {
+		p := filepath.Join(src, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := RelightSources(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RelightClass{
+		{Name: "a", Files: []string{filepath.Join(src, "a/x.png")}},
+		{Name: "b", Files: []string{filepath.Join(src, "b/1.pgm"), filepath.Join(src, "b/2.png"), filepath.Join(src, "b/deeper/3.jpg")}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("RelightSources:\n got %v\nwant %v", got, want)
 	}
 }
