@@ -119,6 +119,13 @@ func TestUnitSettings(t *testing.T) {
 		"KeyringMode":           "private",
 		"PrivateMounts":         "yes",
 		"SystemCallErrorNumber": "EPERM",
+		// The bounds docs/APPLIANCE.md states, and the stop timeout the
+		// daemon's stop_grace stays below.
+		"MemoryMax":      "256M",
+		"TasksMax":       "128",
+		"LimitNOFILE":    "1024",
+		"TimeoutStopSec": "30s",
+		"KillMode":       "mixed",
 	}
 	for k, v := range want {
 		got, ok := svc[k]
@@ -132,6 +139,21 @@ func TestUnitSettings(t *testing.T) {
 	}
 	if f := svc["SystemCallFilter"]; !slices.Equal(f, []string{"@system-service", "~@privileged @resources"}) {
 		t.Errorf("%s: SystemCallFilter= %q, want @system-service, then ~@privileged @resources", unitFile, f)
+	}
+	// The Go runtime's soft limit is below the cgroup's hard one, so that
+	// the collector works harder before the daemon would be killed.
+	var goMem int64
+	for _, e := range svc["Environment"] {
+		if v, ok := strings.CutPrefix(e, "GOMEMLIMIT="); ok {
+			mib, err := strconv.ParseInt(strings.TrimSuffix(v, "MiB"), 10, 64)
+			if err != nil || !strings.HasSuffix(v, "MiB") {
+				t.Fatalf("%s: GOMEMLIMIT=%s, want a number of MiB", unitFile, v)
+			}
+			goMem = mib << 20
+		}
+	}
+	if memMax := int64(256) << 20; goMem <= 0 || goMem >= memMax {
+		t.Errorf("%s: GOMEMLIMIT of %d bytes, want one below MemoryMax=256M", unitFile, goMem)
 	}
 	// PrivateDevices= gives the service a /dev without /dev/gpiochip*.
 	if v, ok := svc["PrivateDevices"]; ok && v[len(v)-1] != "no" {
