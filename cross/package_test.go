@@ -611,8 +611,14 @@ func TestMaintainerScriptsKeepState(t *testing.T) {
 	} {
 		if _, err := os.Stat("/usr/bin/deb-systemd-helper"); err != nil && c.script == "postrm.sh" {
 			// postrm looks for /usr/bin/deb-systemd-helper itself, as
-			// debhelper's snippet does, so its stub is not enough.
-			t.Logf("%s %s: no /usr/bin/deb-systemd-helper here; not checked", c.script, c.name)
+			// debhelper's snippet does, so its stub is not enough. Debian's
+			// init-system-helpers, which has it, is essential: a CI
+			// machine without it is not Debian's.
+			if os.Getenv(testutil.EnvRequireTools) != "" {
+				t.Errorf("%s %s: no /usr/bin/deb-systemd-helper (Debian's essential init-system-helpers), and %s says every tool the tests need must be here", c.script, c.name, testutil.EnvRequireTools)
+			} else {
+				t.Logf("%s %s: no /usr/bin/deb-systemd-helper here; not checked", c.script, c.name)
+			}
 			continue
 		}
 		out, err, calls := maintScriptOn(t, c.script, host{systemd: true, udev: true}, c.exits, c.args...)
