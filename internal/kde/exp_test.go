@@ -72,6 +72,10 @@ func TestLogNorm(t *testing.T) {
 	if got, want := LogNorm(1, 2, 1), -math.Log(2*math.Pi); math.Abs(got-want) > 1e-15 {
 		t.Errorf("LogNorm(1, 2, 1) = %v, want %v", got, want)
 	}
+	// n = 4 samples: the mean of the kernels, log 4 less.
+	if got, want := LogNorm(4, 2, 1), -math.Log(4)-math.Log(2*math.Pi); math.Abs(got-want) > 1e-15 {
+		t.Errorf("LogNorm(4, 2, 1) = %v, want %v", got, want)
+	}
 	// One sample of a 1-d KDE at distance 0: the standard normal density at 0.
 	h := 0.7
 	got := LogDensity(Scale(h), 0, ExpNonPos(0), LogNorm(1, 1, h))
@@ -94,6 +98,10 @@ func TestSqDist(t *testing.T) {
 	}
 	if d := SqDist(1, 1, 1); d != 0 {
 		t.Errorf("equal vectors: %v", d)
+	}
+	// The expansion rounded below 0 (2 − 2·(1+2⁻⁵²)): clamped, never negative.
+	if d := SqDist(1, 1, math.Nextafter(1, 2)); d != 0 {
+		t.Errorf("expansion rounded below 0: %v, want 0", d)
 	}
 	if d := SqDist(1, 4, 0); d != 5 {
 		t.Errorf("orthogonal vectors: %v", d)
