@@ -42,6 +42,12 @@ func TestSameFrames(t *testing.T) {
 	if !sameFrames(big, mat.NewDense(3, 2, []float64{1e10 + 1, 6, 1e10, 4, 1e10 - 1, 2})) {
 		t.Error("frames that differ by rounding in a feature of 1e10 (1 in 1e10) are not the same")
 	}
+	// A feature that is 0 in every frame (a dead sensor channel) has no
+	// magnitude to scale the tolerance by: equal zeros are still the same.
+	zeroFeature := mat.NewDense(2, 2, []float64{1, 0, 3, 0})
+	if !sameFrames(zeroFeature, mat.NewDense(2, 2, []float64{3, 0, 1, 0})) {
+		t.Error("the same frames with a feature 0 throughout are not the same")
+	}
 	z, nz := mat.NewDense(2, 1, []float64{0, 1}), mat.NewDense(2, 1, []float64{1, 0})
 	nz.Set(1, 0, negZero())
 	if !sameFrames(z, nz) {
