@@ -66,6 +66,24 @@ func TestMemoryLimit(t *testing.T) {
 			"proc/meminfo":             meminfo,
 			"sys/fs/cgroup/memory.max": "99999999999999",
 		}, "", 8000000 << 10 * 3 / 4},
+		{"cgroup, no meminfo", map[string]string{
+			"sys/fs/cgroup/memory.max": "2147483648\n",
+		}, "", 2 * gib * 3 / 4},
+		{"cgroup v1 unlimited, no meminfo", map[string]string{
+			"sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n",
+		}, "", 0},
+		{"cgroup v2 at 2^62, no meminfo", map[string]string{
+			"sys/fs/cgroup/memory.max": "4611686018427387904\n",
+		}, "", 0},
+		{"MemTotal not in kB, cgroup", map[string]string{
+			"proc/meminfo":             "MemTotal:       8000000 MB\n",
+			"sys/fs/cgroup/memory.max": "2147483648\n",
+		}, "", 2 * gib * 3 / 4},
+		{"MemTotal not in kB", map[string]string{"proc/meminfo": "MemTotal:       8000000 MB\n"}, "", 0},
+		{"negative MemTotal, cgroup", map[string]string{
+			"proc/meminfo":             "MemTotal:       -8000000 kB\n",
+			"sys/fs/cgroup/memory.max": "2147483648\n",
+		}, "", 2 * gib * 3 / 4},
 		{"nothing readable", map[string]string{}, "", 0},
 		{"malformed meminfo", map[string]string{"proc/meminfo": "MemTotal: lots kB\n"}, "", 0},
 	} {
