@@ -86,6 +86,9 @@ func TestParseGridErrors(t *testing.T) {
 		{func(s *GridSpec) { s.DRDims = "5,x" }, `--dr-dim: "x" is not a whole number ≥ 1`},
 		{func(s *GridSpec) { s.DRDims = "" }, `--dr-dim: "" is not a whole number ≥ 1`},
 		{func(s *GridSpec) { s.DRRules = "nn,wide" }, "--dr-bandwidth: "},
+		{func(s *GridSpec) { s.DRRules = "global*1,global*0" }, `--dr-bandwidth: "global*0": the scale S of global*S must be a number > 0`},
+		{func(s *GridSpec) { s.DRRules = "global*-2" }, `--dr-bandwidth: "global*-2"`},
+		{func(s *GridSpec) { s.DRRules = "global*inf" }, `--dr-bandwidth: "global*inf"`},
 		{func(s *GridSpec) { s.DRFolds = 1 }, "--dr-folds must be ≥ 2"},
 		{func(s *GridSpec) { s.DRStart = "lda" }, `--dr-start "lda": want pca or fisher`},
 		{func(s *GridSpec) { s.DRIter = 0 }, "--dr-iter and --dr-fold-iter must be ≥ 1"},
@@ -96,6 +99,32 @@ func TestParseGridErrors(t *testing.T) {
 		_, err := ParseGrid(s)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", s, err, tc.want)
+		}
+	}
+}
+
+// TestParseGridDRGuard: --dr-guard false leaves the start out of the -dr
+// candidates (DefaultGrid has it in), and "start" among the
+// --dr-bandwidth rules puts it in, as no rule or scale of its own.
+func TestParseGridDRGuard(t *testing.T) {
+	for _, c := range []struct {
+		guard bool
+		rules string
+		want  bool
+	}{
+		{false, "global*1", false},
+		{true, "global*1", true},
+		{false, "start,global*2", true},
+		{false, "global*2, start", true},
+	} {
+		s := evalDefaults()
+		s.DRGuard, s.DRRules = c.guard, c.rules
+		g, err := ParseGrid(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.DRGuard != c.want || len(g.DRRules) != 0 || len(g.DRScales) != 1 {
+			t.Errorf("--dr-guard=%v --dr-bandwidth %q: guard %v, rules %v, scales %v; want guard %v and one scale", c.guard, c.rules, g.DRGuard, g.DRRules, g.DRScales, c.want)
 		}
 	}
 }

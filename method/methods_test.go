@@ -24,7 +24,7 @@ func TestParseNamesAndBandwidth(t *testing.T) {
 			t.Errorf("ParseBandwidth(%q) = %v, %v", s, b, err)
 		}
 	}
-	for _, s := range []string{"global*0", "knn*1", "foo*1", "set*x"} {
+	for _, s := range []string{"global*0", "knn*1", "foo*1", "set*x", "knn0*1", "knn-1*1", "global*inf", "set*+Inf", "set*NaN"} {
 		if _, err := ParseBandwidth(s); err == nil {
 			t.Errorf("ParseBandwidth(%q) accepted", s)
 		}
