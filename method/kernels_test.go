@@ -775,3 +775,75 @@ func TestKFDAKernelNaN(t *testing.T) {
 		}
 	}
 }
+
+// TestGridDims: the latent dimensions a grid tries for c classes: by
+// default C−1, ⌈(C−1)/2⌉ and ⌈(C−1)/4⌉, each once; a dimension of the
+// grid that is 0 or less, or above C−1, is C−1.
+func TestGridDims(t *testing.T) {
+	for _, c := range []struct {
+		dims    []int
+		classes int
+		want    []int
+	}{
+		{nil, 2, []int{1}},
+		{nil, 3, []int{2, 1}},
+		{nil, 6, []int{5, 3, 2}},
+		{nil, 10, []int{9, 5, 3}},
+		{[]int{0}, 6, []int{5}},
+		{[]int{-1, 2}, 6, []int{5, 2}},
+		{[]int{3, 99, 5, 3}, 6, []int{3, 5}},
+	} {
+		if got := (Grid{Dims: c.dims}).dims(c.classes); !slices.Equal(got, c.want) {
+			t.Errorf("dims %v, %d classes: %v, want %v", c.dims, c.classes, got, c.want)
+		}
+	}
+}
+
+// TestDivKernelClampsNegative: a divergence rounded below 0 is 0 in the
+// kernel of some sets (divKernel) as in the pool's whole kernel
+// (kfda.KernelMatrix): no kernel value above 1, and the two the same.
+func TestDivKernelClampsNegative(t *testing.T) {
+	dm := newDivMatrixOn(3, nil)
+	dm.set(0, 1, match.Divergences{Hellinger2: -1e-9, Jeffrey: -1e-9})
+	dm.set(0, 2, match.Divergences{Hellinger2: 0.5, Jeffrey: 2})
+	dm.set(1, 2, match.Divergences{Hellinger2: 0.25, Jeffrey: 1})
+	for _, d := range []Divs{dm.H2, dm.J} {
+		whole := kfda.KernelMatrix(d, 1, 1, match.KernelHG)
+		some := divKernel(d, []int{0, 1, 2}, nil, 1, 1, match.KernelHG)
+		if !mat.Equal(some, whole) || some.At(0, 1) != 1 {
+			t.Errorf("kernel of the sets %v, the pool's %v: want the same, 1 at (0, 1)", mat.Formatted(some), mat.Formatted(whole))
+		}
+	}
+}
+
+// TestDivMatrixCacheCovers: a divergence matrix cached for some sets is
+// not handed out for every set: asked next for all of them, the pool
+// computes the matrix of all, the divergences of the whole pool.
+func TestDivMatrixCacheCovers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	var sets []*mat.Dense
+	for i := range 4 {
+		sets = append(sets, testutil.RandSet(rng, 5, 3, float64(i), 1))
+	}
+	p := mustPool(t, sets)
+	b := Bandwidth{Mode: Global, Scale: 1}
+	train := []int{0, 1, 2, 3}
+	if _, err := p.divMatrix(b, train, []int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	dm, err := p.divMatrix(b, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := p.FrameBandwidths(b, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := p.Divergences(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dm.covers(nil) || !mat.Equal(dm.H2, whole.H2) || !mat.Equal(dm.J, whole.J) {
+		t.Errorf("the matrix of every set after one of sets 0 and 1: covers all %v, H² %v, want %v", dm.covers(nil), mat.Formatted(dm.H2), mat.Formatted(whole.H2))
+	}
+}
