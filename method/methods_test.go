@@ -1,10 +1,16 @@
 package method
 
 import (
+	"errors"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
 func TestParseNamesAndBandwidth(t *testing.T) {
@@ -86,5 +92,53 @@ func TestKernel(t *testing.T) {
 	}
 	if !KernelGDA.OnSets() || !KernelCDL.OnSets() || KernelHG.OnSets() || !KernelJ.OnDivergences() || KernelSum.OnDivergences() || KernelSum.OnSets() {
 		t.Error("OnSets/OnDivergences disagree with the kernels' kinds")
+	}
+}
+
+// TestNewPoolFrameBound: a pool of MaxPoolFrames frames is made, one of a
+// frame more is refused with an error that says the bound.
+func TestNewPoolFrameBound(t *testing.T) {
+	if _, err := NewPool([]*mat.Dense{mat.NewDense(MaxPoolFrames, 1, nil)}, 1); err != nil {
+		t.Errorf("%d frames: %v", MaxPoolFrames, err)
+	}
+	_, err := NewPool([]*mat.Dense{mat.NewDense(MaxPoolFrames+1, 1, nil)}, 1)
+	if err == nil || !strings.Contains(err.Error(), strconv.Itoa(MaxPoolFrames)) {
+		t.Errorf("%d frames: %v, want an error naming the bound", MaxPoolFrames+1, err)
+	}
+}
+
+// TestSetName: errors name a set by its name, or by its index where it
+// has none or an empty one.
+func TestSetName(t *testing.T) {
+	p := &Pool{Names: []string{"alice/1", "", "carol/2"}}
+	for i, want := range []string{"alice/1", "1", "carol/2", "3"} {
+		if got := p.setName(i); got != want {
+			t.Errorf("setName(%d) = %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestBandwidthsRefused: a scale of a bandwidth that is not > 0, and a
+// frame bandwidth that is not a finite number > 0, are errors (the latter
+// ErrBandwidth, naming the set and frame), not bandwidths of 0 or NaN.
+func TestBandwidthsRefused(t *testing.T) {
+	a := mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 2})
+	b := mat.NewDense(2, 2, []float64{5, 5, 6, 7})
+	p, err := NewPool([]*mat.Dense{a, b}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Names = []string{"a", "b"}
+	for _, s := range []float64{0, -1, nan()} {
+		if h, err := p.FrameBandwidths(Bandwidth{Mode: Global, Scale: s}, []int{0, 1}); err == nil {
+			t.Errorf("scale %v: bandwidths %v, want an error", s, h)
+		}
+	}
+	for _, v := range []float64{0, -1, nan(), math.Inf(1)} {
+		h := []float64{1, 1, 1, 1, 1}
+		h[4] = v
+		if _, err := p.Divergences(h); !errors.Is(err, match.ErrBandwidth) || !strings.Contains(err.Error(), "set b frame 1") {
+			t.Errorf("bandwidth %v: %v, want ErrBandwidth naming set b frame 1", v, err)
+		}
 	}
 }
