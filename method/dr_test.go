@@ -471,3 +471,13 @@ func TestDRShortSetsOneAClass(t *testing.T) {
 		t.Errorf("the learner was called %d times", len(l.calls))
 	}
 }
+
+// TestDRFolds: the folds of the -dr cross-validation are the grid's
+// DRFolds from 2 (--dr-folds 2 is allowed), and 3 when it gives fewer.
+func TestDRFolds(t *testing.T) {
+	for folds, want := range map[int]int{0: 3, 1: 3, 2: 2, 3: 3, 5: 5} {
+		if got := drFolds(Grid{DRFolds: folds}); got != want {
+			t.Errorf("DRFolds %d: %d folds, want %d", folds, got, want)
+		}
+	}
+}
