@@ -481,3 +481,52 @@ func TestDRFolds(t *testing.T) {
 		}
 	}
 }
+
+// TestDRFoldsAndMethod: the -dr cross-validation runs two folds where the
+// smallest class has two training sets (each fold then keeps one set of
+// every class to learn from), whatever DRFolds says and however many sets
+// the other classes have; a single candidate
+// is not cross-validated at all (one W, no held-out score); and the
+// fitted method is the one run, nn-j-dr on the Jeffrey divergence.
+func TestDRFoldsAndMethod(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	data := drData(rng)
+	for _, c := range []struct {
+		name    string
+		method  Name
+		gallery int // sets a class; below 0: one set fewer in class 0
+		dims    []int
+		calls   int
+	}{
+		{"two sets a class, two candidates", NNHDR, 2, []int{1, 3}, 2*2 + 1},
+		{"two sets in one class, three in the others", NNHDR, -3, []int{1, 3}, 2*2 + 1},
+		{"three sets a class, two candidates", NNJDR, 3, []int{1, 3}, 3*2 + 1},
+		{"one candidate", NNJDR, 3, []int{1}, 1},
+	} {
+		sp, labels := drSplit(t, data, max(c.gallery, -c.gallery))
+		if c.gallery < 0 {
+			// One set fewer in class 0.
+			k := slices.Index(labels, 0)
+			sp.Gallery, labels = slices.Delete(sp.Gallery, k, k+1), slices.Delete(labels, k, k+1)
+		}
+		l := &coordLearner{}
+		g := smallGrid()
+		g.Learn = l.learn
+		g.DRDims, g.DRRules, g.DRScales, g.DRGuard = c.dims, nil, []float64{1}, false
+		g.DRFolds = 3
+		task := &Task{Pool: mustPool(t, sp.Sets), Train: sp.Gallery, Labels: labels, Test: sp.Probe, Classes: 3, Seed: 7}
+		pred, err := Run(c.method, task, g)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(l.calls) != c.calls {
+			t.Errorf("%s: %d learner calls, want %d", c.name, len(l.calls), c.calls)
+		}
+		if cv := strings.Contains(pred.Params, "drcv="); cv != (c.calls > 1) || (pred.Fit.CV >= 0) != cv {
+			t.Errorf("%s: params %q, held-out score %v: want one only with a choice to make", c.name, pred.Params, pred.Fit.CV)
+		}
+		if pred.Fit.Method != c.method {
+			t.Errorf("%s: fitted method %s, want %s", c.name, pred.Fit.Method, c.method)
+		}
+	}
+}
