@@ -334,3 +334,37 @@ func engineKFDA(t *testing.T, k mat.Symmetric, train, trainLabels, test []int, c
 	}
 	return pred, f, z
 }
+
+// TestMixBandwidthIsTheKDEKernels: a kfda-mix kernel with the KDE kernel
+// among its terms gives its model that kernel's bandwidth (the one the
+// gallery sets and batches get), here set*2, the grid's only one; the
+// sums without it keep global*1.
+func TestMixBandwidthIsTheKDEKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(95, 6))
+	sets, train, test, trainLabels, _ := kfdaSplit(rng, 3, 10, 4, func(c int) func(j int) float64 {
+		return func(j int) float64 { return float64((c+j)%3) + 0.5*rng.NormFloat64() }
+	})
+	pool, err := method.NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := &method.Task{Pool: pool, Train: train, Labels: trainLabels, Test: test, Classes: 3, Seed: 3}
+	set2 := method.Bandwidth{Mode: method.PerSet, Scale: 2}
+	g := method.Grid{Bandwidths: []method.Bandwidth{set2}, Widths: []float64{1}, WidthScale: "median",
+		Regs: []float64{1e-2}, GDAP: []int{2}, CDLRegs: []float64{1e-2}, Folds: 3}
+	cands, err := method.MixCandidates(task, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cands {
+		want := method.Bandwidth{Mode: method.Global, Scale: 1}
+		for _, tm := range c.Fit.Terms {
+			if tm.Fit.Method == method.KFDAHG {
+				want = set2
+			}
+		}
+		if c.Fit.Bandwidth != want {
+			t.Errorf("%s: bandwidth %v, want %v", c.Desc, c.Fit.Bandwidth, want)
+		}
+	}
+}
