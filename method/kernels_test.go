@@ -847,3 +847,31 @@ func TestDivMatrixCacheCovers(t *testing.T) {
 		t.Errorf("the matrix of every set after one of sets 0 and 1: covers all %v, H² %v, want %v", dm.covers(nil), mat.Formatted(dm.H2), mat.Formatted(whole.H2))
 	}
 }
+
+// TestDivCandidatesWithoutCV: with nothing to cross-validate on (one
+// training set per class), a kFDA on divergences takes one kernel: the
+// grid's first bandwidth and the width that puts the median divergence at
+// e^−1 (s = 1 over the median), whatever widths and width scale the grid
+// gives.
+func TestDivCandidatesWithoutCV(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	var sets []*mat.Dense
+	for c := range 3 {
+		sets = append(sets, testutil.RandSet(rng, 6, 3, float64(c), 1))
+	}
+	task := &Task{Pool: mustPool(t, sets), Train: []int{0, 1, 2}, Labels: []int{0, 1, 2}, Classes: 3}
+	first := Bandwidth{Mode: Global, Scale: 2}
+	for _, ws := range []WidthScale{WidthRaw, WidthMedian, WidthBoth} {
+		g := Grid{Bandwidths: []Bandwidth{first, {Mode: PerSet, Scale: 1}}, Widths: []float64{0.1, 0.5}, WidthScale: ws, Folds: 3}
+		cands, err := divCandidates(task, g, KFDAHG)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cands) != 1 {
+			t.Fatalf("width scale %s: %d candidates, want 1", ws, len(cands))
+		}
+		if f := cands[0].fit; f.Bandwidth != first || f.Width != 1 || !f.WidthMedian || !(f.WidthScale > 0) {
+			t.Errorf("width scale %s: %s, bandwidth %v width %v median %v (scale %v); want %v, 1 over the median", ws, cands[0].desc, f.Bandwidth, f.Width, f.WidthMedian, f.WidthScale, first)
+		}
+	}
+}
