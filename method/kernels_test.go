@@ -875,3 +875,38 @@ func TestDivCandidatesWithoutCV(t *testing.T) {
 		}
 	}
 }
+
+// TestChooseKFDAScoresEachRegulariser: with several training sets per
+// class in every fold, each regulariser's discriminant is fitted and
+// scored on its own (the first one's outcomes stand for the others' only
+// where every class has one training set). The classes differ in a
+// feature of small spread beside one of wide spread: a regulariser far
+// above the scatter leaves only the between-class direction of the means,
+// which the wide feature's noise dominates, and loses to a small one
+// given after it.
+func TestChooseKFDAScoresEachRegulariser(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	const per = 10
+	var rows [][]float64
+	var labels, train []int
+	for c := range 2 {
+		for range per {
+			rows = append(rows, []float64{float64(c) + 0.1*rng.NormFloat64(), 4 * rng.NormFloat64()})
+			labels = append(labels, c)
+			train = append(train, len(train))
+		}
+	}
+	n := len(rows)
+	k := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			k.SetSym(i, j, rows[i][0]*rows[j][0]+rows[i][1]*rows[j][1])
+		}
+	}
+	task := &Task{Pool: &Pool{Workers: 1}, Train: train, Labels: labels, Classes: 2, Seed: 1}
+	g := Grid{Regs: []float64{10, 1e-4}, Folds: 4}
+	best, _, reg, _ := chooseKFDA(task, g, []candidate{{k: k}})
+	if reg != 1e-4 || best.acc != 1 {
+		t.Errorf("chose reg %g (score %v), want 1e-4, every held-out set right", reg, best)
+	}
+}
