@@ -910,3 +910,50 @@ func TestChooseKFDAScoresEachRegulariser(t *testing.T) {
 		t.Errorf("chose reg %g (score %v), want 1e-4, every held-out set right", reg, best)
 	}
 }
+
+// TestAdaptiveBandwidthFloor: a frame's adaptive bandwidth (knnK) is the
+// distance to its K-th nearest other frame of its set, but at least a
+// tenth of its set's own median nearest-neighbour distance, so that a
+// repeated frame gets no zero-width kernel; the floor is the set's, not
+// the training sets' global base.
+func TestAdaptiveBandwidthFloor(t *testing.T) {
+	a := mat.NewDense(4, 1, []float64{0, 1, 2, 3})       // median nn distance 1: the global base
+	b := mat.NewDense(5, 1, []float64{0, 0, 10, 20, 30}) // median nn distance 10, frame 0 twice
+	p := mustPool(t, []*mat.Dense{a, b})
+	h, err := p.FrameBandwidths(Bandwidth{Mode: Adaptive, K: 1, Scale: 2}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{2, 2, 2, 2, 2 * 1, 2 * 1, 2 * 10, 2 * 10, 2 * 10}
+	for f := range want {
+		if math.Abs(h[f]-want[f]) > 1e-12*want[f] {
+			t.Errorf("knn1*2: bandwidths %v, want %v", h, want)
+			break
+		}
+	}
+}
+
+// TestPerSetBandwidthOneFrameDiffers: a set of one frame three times and
+// one other frame has, as match's nn rule gives it (the appliance's), the
+// distance to that other frame: the nearest differing frame of every
+// frame, although for the repeated ones it is the last of their
+// neighbours.
+func TestPerSetBandwidthOneFrameDiffers(t *testing.T) {
+	a := mat.NewDense(4, 1, []float64{0, 1, 2, 3})
+	s := mat.NewDense(4, 1, []float64{0, 0, 0, 4})
+	p := mustPool(t, []*mat.Dense{a, s})
+	h, err := p.FrameBandwidths(Bandwidth{Mode: PerSet, Scale: 1}, []int{0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := match.MedianNearestNeighbour(s)
+	if want != 4 {
+		t.Fatalf("match's nn rule: %v, want 4", want)
+	}
+	for f := 4; f < 8; f++ {
+		if math.Abs(h[f]-want) > 1e-12*want {
+			t.Errorf("set*1: bandwidths %v, want %v for the frames of the second set", h, want)
+			break
+		}
+	}
+}
