@@ -697,6 +697,12 @@ func TestFrameBandwidthsSaysWhy(t *testing.T) {
 		{"frozen", []*mat.Dense{still, mat.DenseCopyOf(still)}, "one image repeated"},
 		{"1e160", scaled(1e160), "too large"},
 		{"1e-170", scaled(1e-170), "too small"},
+		// Squared norms of 1.44e308 that sum to +Inf (not NaN): a base of
+		// +Inf, no bandwidth either.
+		{"distances +Inf", []*mat.Dense{
+			mat.NewDense(2, 2, []float64{1.2e154, 0, 0, 1.2e154}),
+			mat.NewDense(2, 2, []float64{-1.2e154, 0, 0, -1.2e154}),
+		}, "too large"},
 	} {
 		p, err := NewPool(c.sets, 1)
 		if err != nil {
