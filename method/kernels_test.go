@@ -963,3 +963,27 @@ func TestPerSetBandwidthOneFrameDiffers(t *testing.T) {
 		}
 	}
 }
+
+// TestKFDAFitLatentDimWithinFit: a kFDA fitted for a model keeps no more
+// latent dimensions than its discriminant has: a task of 4 classes whose
+// training sets hold only 3 has 2, although the grid asks for 3.
+func TestKFDAFitLatentDimWithinFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 48))
+	var sets []*mat.Dense
+	var labels, train []int
+	for c := range 3 {
+		for range 3 {
+			train, labels = append(train, len(sets)), append(labels, c)
+			sets = append(sets, testutil.RandSet(rng, 6, 3, 2*float64(c), 1))
+		}
+	}
+	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4}
+	g := Grid{Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}, Widths: []float64{1}, WidthScale: WidthRaw, Regs: []float64{1e-2}, Dims: []int{3}, Folds: 3}
+	fit, err := Fit(KFDAHG, task, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, r := fit.KFDA.Train.Dims(); r != 2 || fit.LatentDim != r {
+		t.Errorf("latent dimension %d of a discriminant of %d, want 2 of 2", fit.LatentDim, r)
+	}
+}
