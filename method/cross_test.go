@@ -139,6 +139,30 @@ func TestSqDistEqualsGemm(t *testing.T) {
 		if bad > 0 {
 			t.Errorf("d=%d: %d of %d entries differ", d, bad, n*n)
 		}
+		// The distances of one set's frames, or of two sets', as the
+		// divergences and bandwidths compute them (setDist, in tiles):
+		// the same numbers, also past a tile's 64 frames.
+		for i := range sets {
+			for _, j := range []int{i, (i + 1) % len(sets)} {
+				var ci, cj centredSet
+				p.centre(i, &ci)
+				p.centre(j, &cj)
+				ni, nj := len(ci.rows), len(cj.rows)
+				block := make([]float64, ni*nj)
+				setDist(block, &ci, &cj, i == j)
+				bad := 0
+				for x := range ni {
+					for y := range nj {
+						if block[x*nj+y] != got.At(p.off[i]+x, p.off[j]+y) {
+							bad++
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("d=%d: sets %d and %d: %d of %d distances differ from SqDist's", d, i, j, bad, ni*nj)
+				}
+			}
+		}
 	}
 }
 
