@@ -987,3 +987,55 @@ func TestKFDAFitLatentDimWithinFit(t *testing.T) {
 		t.Errorf("latent dimension %d of a discriminant of %d, want 2 of 2", fit.LatentDim, r)
 	}
 }
+
+// TestDivCandidatesMedianScale: a width over the median divergence is over
+// the median, between pairs of training sets, of the measure the kernel
+// takes: the squared Hellinger distance for kfda-hg, the Hellinger
+// distance itself (its square root) for kfda-hl, the Jeffrey divergence
+// for kfda-j.
+func TestDivCandidatesMedianScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(49, 50))
+	var sets []*mat.Dense
+	var labels, train []int
+	for c := range 3 {
+		for k := range 3 {
+			train, labels = append(train, len(sets)), append(labels, c)
+			sets = append(sets, testutil.RandSet(rng, 6, 3, float64(c), 1+0.3*float64(k)))
+		}
+	}
+	p := mustPool(t, sets)
+	task := &Task{Pool: p, Train: train, Labels: labels, Classes: 3}
+	b := Bandwidth{Mode: Global, Scale: 1}
+	dm, err := p.divMatrix(b, train, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	median := func(d Divs, f func(float64) float64) float64 {
+		var v []float64
+		for a, i := range train {
+			for _, j := range train[a+1:] {
+				v = append(v, f(d.At(i, j)))
+			}
+		}
+		slices.Sort(v)
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2 // 36 pairs
+	}
+	same := func(x float64) float64 { return x }
+	for _, c := range []struct {
+		method Name
+		want   float64
+	}{
+		{KFDAHG, median(dm.H2, same)},
+		{KFDAHL, median(dm.H2, math.Sqrt)},
+		{KFDAJ, median(dm.J, same)},
+	} {
+		g := Grid{Bandwidths: []Bandwidth{b}, Widths: []float64{1}, WidthScale: WidthMedian, Folds: 3}
+		cands, err := divCandidates(task, g, c.method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := cands[0].fit; len(cands) != 1 || !f.WidthMedian || math.Abs(f.WidthScale-c.want) > 1e-12*c.want {
+			t.Errorf("%s: %d candidates, scale %v (median %v), want the median %v", c.method, len(cands), f.WidthScale, f.WidthMedian, c.want)
+		}
+	}
+}
