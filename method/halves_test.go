@@ -132,3 +132,30 @@ func TestOneSetPerClassValidatedOnHalves(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSetPerClassWithAShortSet: where one training set is too short to
+// halve, the others' halves still cross-validate the kFDA methods, and
+// the short set, which has no halves, is left out of them (it keeps its
+// own kernel entries).
+func TestOneSetPerClassWithAShortSet(t *testing.T) {
+	task := oneSetTask(t, 3, 20, 3)
+	sets := append([]*mat.Dense(nil), task.Pool.Sets...)
+	sets[task.Train[0]] = testutil.RandSet(rand.New(rand.NewPCG(7, 8)), MinHalvedFrames-1, 3, 0, 1)
+	task.Pool = mustPool(t, sets)
+	h, err := withHalves(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.halves) != 3 || h.halves[0] != [2]int{-1, -1} || h.halves[1][0] < 0 {
+		t.Fatalf("halves %v, want none of the short set and a pair of the others", h.halves)
+	}
+	for _, m := range []Name{KFDAHG, CDL, KFDAMix} {
+		p, err := Run(m, task, smallGrid())
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if !strings.Contains(p.Params, "cv=") {
+			t.Errorf("%s: params %q carry no cross-validated score", m, p.Params)
+		}
+	}
+}
