@@ -1039,3 +1039,31 @@ func TestDivCandidatesMedianScale(t *testing.T) {
 		}
 	}
 }
+
+// TestKFDAFitReportsHeldOutScore: a kFDA fitted for a model with a choice
+// to make records the held-out accuracy of its choice in its own
+// cross-validation, not −1 (which says there was nothing to
+// cross-validate on).
+func TestKFDAFitReportsHeldOutScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	var sets []*mat.Dense
+	var labels, train []int
+	for c := range 3 {
+		for range 3 {
+			train, labels = append(train, len(sets)), append(labels, c)
+			sets = append(sets, testutil.RandSet(rng, 6, 3, 3*float64(c), 1))
+		}
+	}
+	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 3}
+	for _, m := range []Name{KFDAHG, GDA, CDL} {
+		g := smallGrid()
+		g.Folds = 3
+		fit, err := Fit(m, task, g)
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if !(fit.CV >= 0 && fit.CV <= 1) {
+			t.Errorf("%s: held-out accuracy %v, want one in [0, 1]", m, fit.CV)
+		}
+	}
+}
