@@ -530,3 +530,62 @@ func TestDRFoldsAndMethod(t *testing.T) {
 		}
 	}
 }
+
+// TestDRNearestOnItsMeasure: the -dr methods' nearest neighbours, in
+// their cross-validation (crossNNAll) and in their predictions (crossNN,
+// drPredict), are by the method's own divergence: nn-j-dr's by the
+// Jeffrey divergence, on sets (of spreads 0.2 to 3) whose nearest
+// training set by the Hellinger distance is another for some.
+func TestDRNearestOnItsMeasure(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 60))
+	var sets []*mat.Dense
+	var labels []int
+	for c := range 3 {
+		for range 5 {
+			sets = append(sets, testutil.RandSet(rng, 8, 2, 0.5*float64(c), []float64{0.2, 1, 3}[rng.IntN(3)]))
+			labels = append(labels, c)
+		}
+	}
+	var train, trainLab, test []int
+	for i := range sets {
+		if i%3 == 0 {
+			test = append(test, i)
+		} else {
+			train, trainLab = append(train, i), append(trainLab, labels[i])
+		}
+	}
+	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: trainLab, Test: test, Classes: 3, Seed: 1}
+	b := Bandwidth{Mode: PerSet, Scale: 1}
+	g := smallGrid()
+	g.Bandwidths = []Bandwidth{b}
+	byH, err := runNN(task, g, match.Hellinger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byJ, err := runNN(task, g, match.Jeffrey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(byH.Labels, byJ.Labels) {
+		t.Fatalf("the sets do not tell the measures apart: %v by both", byJ.Labels)
+	}
+	w := mat.NewDense(2, 2, []float64{1, 0, 0, 1})
+	got, err := drPredict(task, b, match.Jeffrey, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Labels, byJ.Labels) {
+		t.Errorf("drPredict by J: %v, want %v (by H %v)", got.Labels, byJ.Labels, byH.Labels)
+	}
+	fp, err := NewCrossPool(sets, 1, test, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := crossNNAll(fp, []Bandwidth{b}, match.Jeffrey, test, train, trainLab, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res[0].pred, byJ.Labels) {
+		t.Errorf("crossNNAll by J: %v, want %v (by H %v)", res[0].pred, byJ.Labels, byH.Labels)
+	}
+}
