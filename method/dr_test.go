@@ -589,3 +589,37 @@ func TestDRNearestOnItsMeasure(t *testing.T) {
 		t.Errorf("crossNNAll by J: %v, want %v (by H %v)", res[0].pred, byJ.Labels, byH.Labels)
 	}
 }
+
+// TestProjectSets: each set's frames less the mean, times W, by hand; a
+// nil mean takes nothing off, a nil W only centres; a mean or set of the
+// wrong length is an error.
+func TestProjectSets(t *testing.T) {
+	x := mat.NewDense(2, 2, []float64{1, 2, 3, 4})
+	w := mat.NewDense(2, 1, []float64{1, 2})
+	for _, c := range []struct {
+		w    *mat.Dense
+		mean []float64
+		want []float64
+	}{
+		{w, []float64{1, 1}, []float64{2, 8}},
+		{w, nil, []float64{5, 11}},
+		{nil, []float64{1, 1}, []float64{0, 1, 2, 3}},
+	} {
+		got, err := ProjectSets([]*mat.Dense{x}, c.w, c.mean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, k := got[0].Dims(); !slices.Equal(got[0].RawMatrix().Data, c.want) || r*k != len(c.want) {
+			t.Errorf("W %v, mean %v: %v, want %v", c.w, c.mean, mat.Formatted(got[0]), c.want)
+		}
+	}
+	if x.At(0, 0) != 1 {
+		t.Error("ProjectSets changed its argument")
+	}
+	if _, err := ProjectSets([]*mat.Dense{x}, w, []float64{1}); err == nil {
+		t.Error("a mean of 1 entry for W of 2 rows accepted")
+	}
+	if _, err := ProjectSets([]*mat.Dense{mat.NewDense(2, 3, nil)}, w, nil); err == nil {
+		t.Error("a set of 3 features for W of 2 rows accepted")
+	}
+}
