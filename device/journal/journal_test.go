@@ -60,6 +60,35 @@ func TestJournalRotate(t *testing.T) {
 	}
 }
 
+// TestJournalFillsToMaxBytes: a line that brings the journal to exactly
+// maxBytes still goes into it; only one that would take it beyond starts a
+// new file.
+func TestJournalFillsToMaxBytes(t *testing.T) {
+	r := &Record{File: "a.npy", Decision: "alice"}
+	line, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(line) + 1)
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 2*n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for range 3 {
+		if err := j.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := len(readJournal(t, p+".1")), 2; got != want {
+		t.Errorf("the rotated file holds %d lines, want %d (two lines fill maxBytes = %d exactly)", got, want, 2*n)
+	}
+	if got, want := len(readJournal(t, p)), 1; got != want {
+		t.Errorf("the journal holds %d lines, want %d", got, want)
+	}
+}
+
 // A failed write leaves no partial line behind, and the journal recovers.
 func TestJournalRecoversAfterFailedWrite(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "j.jsonl")

@@ -100,6 +100,29 @@ func TestNonUTF8Names(t *testing.T) {
 	}
 }
 
+// TestAppendResetsFileB64: a record appended again under a UTF-8 name
+// carries no file_b64 left from the name it had before.
+func TestAppendResetsFileB64(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Record{File: "a\xff.npy", Decision: "alice"}
+	if err := j.Append(r); err != nil {
+		t.Fatal(err)
+	}
+	r.File = "b.npy"
+	if err := j.Append(r); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	recs := readJournal(t, p)
+	if len(recs) != 2 || recs[0].FileB64 == "" || recs[1].File != "b.npy" || recs[1].FileB64 != "" {
+		t.Errorf("journal holds %+v, want a\\xff.npy with file_b64, then b.npy without", recs)
+	}
+}
+
 // TestNotAJournalIsLeftAlone: a journal.path that names another file (the
 // model, a README, one without a final newline) is refused and left as it
 // is; Open cut off every line that was not JSON, down to nothing. A
@@ -116,6 +139,10 @@ func TestNotAJournalIsLeftAlone(t *testing.T) {
 		"empty first line, record start":  "\n{\"time\": my notes\nprecious\nmore precious\n",
 		"empty first line, record inside": "\n# notes\n" + rec + "precious\n",
 		"json not a record":               `{"a":1}` + "\n",
+		"record without decision":         `{"time":"2025-01-01T00:00:00Z","file":"a.npy"}` + "\n",
+		// A first line of zeros may be a power cut's, but what follows
+		// is more than one torn record.
+		"zeros, then lines": "\x00\x00\n{\"time\": my notes\nprecious\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "j.jsonl")
