@@ -139,7 +139,9 @@ func TestMatchAttempts(t *testing.T) {
 	}
 	defer sp.Close()
 	long := strings.Repeat("y", 250)
-	for _, n := range []string{"a.npy", long} {
+	// 249 bytes: the longest name whose marker .NAME.retry (256 bytes) is
+	// too long for a file name, so it gets the hashed one too.
+	for _, n := range []string{"a.npy", long, strings.Repeat("z", 249)} {
 		claimNew(t, sp, dir, n)
 		for want := range 3 {
 			if got, err := sp.MatchAttempts(n); err != nil || got != want {
@@ -150,8 +152,14 @@ func TestMatchAttempts(t *testing.T) {
 			}
 		}
 	}
-	if got, _ := sp.Interrupted(); len(got) != 2 {
+	if got, _ := sp.Interrupted(); len(got) != 3 {
 		t.Errorf("interrupted: %v", got)
+	}
+	// The start-up scan keeps the markers of the batches still in cur/.
+	for _, n := range []string{"a.npy", long} {
+		if got, _ := sp.MatchAttempts(n); got != 3 {
+			t.Errorf("%.10s: %d attempts after the start-up scan, want 3", n, got)
+		}
 	}
 	sp.EndMatch("a.npy")
 	if got, _ := sp.MatchAttempts("a.npy"); got != 0 {
@@ -163,5 +171,33 @@ func TestMatchAttempts(t *testing.T) {
 	claimNew(t, sp, dir, long)
 	if got, _ := sp.MatchAttempts(long); got != 0 {
 		t.Errorf("a new batch of an old name starts with %d attempts", got)
+	}
+}
+
+// TestCleanReasonsKeepsClaimedBatchs: a prune keeps the reason of a batch
+// still in cur/ (its reason is written before it moves to failed/),
+// however old the reason, and removes one whose batch is in neither
+// failed/ nor cur/.
+func TestCleanReasonsKeepsClaimedBatchs(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	claimNew(t, sp, dir, "a.npy")
+	for _, n := range []string{"a.npy", "gone.npy"} {
+		if err := sp.WriteReason(n, "bad"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sp.Prune(time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sp.ReasonPath("a.npy")); err != nil {
+		t.Errorf("the reason of a batch in cur/ was removed: %v", err)
+	}
+	if _, err := os.Stat(sp.ReasonPath("gone.npy")); err == nil {
+		t.Error("the reason of a batch in neither failed/ nor cur/ was kept")
 	}
 }

@@ -189,6 +189,12 @@ func TestPruneTmp(t *testing.T) {
 		if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirTmp)), ","); got != "burst,half.csv" {
 			t.Errorf("max age %v: tmp/ after a prune now: %s, want both writes", maxAge, got)
 		}
+		if _, err := sp.Prune(time.Now().Add(35 * time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirTmp)), ","); got != "burst,half.csv" {
+			t.Errorf("max age %v: tmp/ 35 h later: %s, want both writes (within the max age)", maxAge, got)
+		}
 		if _, err := sp.Prune(time.Now().Add(37 * time.Hour)); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package spool
 
 import (
 	"context"
+	"strconv"
 	"testing"
 )
 
@@ -102,5 +103,41 @@ func TestLeftoversBeyondQueueLength(t *testing.T) {
 	}
 	if !q.offer(Item{Name: "c", Claimed: true}) {
 		t.Error("the drained queue refused c")
+	}
+}
+
+// TestQueueDropAsksRescan: names a full queue dropped are asked for again
+// by a rescan once the queue has drained, with no name seen twice.
+func TestQueueDropAsksRescan(t *testing.T) {
+	q := NewQueue(1)
+	q.add(Item{Name: "a"})
+	if q.add(Item{Name: "b"}) {
+		t.Fatal("a full queue took b")
+	}
+	it, _ := q.Pop(context.Background())
+	select {
+	case <-q.rescan:
+	default:
+		t.Fatal("no rescan requested once the queue that dropped b drained")
+	}
+	q.Done(it.Name)
+}
+
+// TestQueueMemoryBounded: a queue that never drains (a name arrives for
+// every one taken) does not keep the names already taken: its backing
+// array stays bounded.
+func TestQueueMemoryBounded(t *testing.T) {
+	q := NewQueue(4)
+	q.add(Item{Name: "first"})
+	for i := range 10000 {
+		q.add(Item{Name: strconv.Itoa(i)})
+		it, _ := q.Pop(context.Background())
+		q.Done(it.Name)
+	}
+	if n := q.Len(); n != 1 {
+		t.Fatalf("Len %d, want 1", n)
+	}
+	if n := len(q.items); n > 4096 {
+		t.Errorf("the queue holds %d slots for 1 name waiting after 10000 pops", n)
 	}
 }
