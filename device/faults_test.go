@@ -569,6 +569,9 @@ func TestStallIsTheBatchsOwnLimit(t *testing.T) {
 	if b, stalled := r.stalled(iv); !stalled {
 		t.Errorf("a batch %v in hand under daemon.batch_timeout = 1ms is not taken as stalled", b)
 	}
+	if b, stalled := r.stalled(time.Hour); stalled {
+		t.Errorf("a batch %v in hand, over daemon.batch_timeout = 1ms but not by a watchdog interval of 1h, is taken as stalled", b)
+	}
 	close(release)
 	if rec := next(t, ch); rec.Decision != "failed" || !strings.Contains(rec.Reason, "daemon.batch_timeout") {
 		t.Errorf("b.npy: %+v, want it failed by daemon.batch_timeout", rec)
@@ -585,9 +588,9 @@ func TestFirstUnclaimable(t *testing.T) {
 	}
 	for i := range 3 * maxUnclaimable {
 		r.firstUnclaimable(strconv.Itoa(i))
-	}
-	if n := len(r.unclaimable); n > maxUnclaimable {
-		t.Errorf("%d names remembered, more than %d", n, maxUnclaimable)
+		if n := len(r.unclaimable); n > maxUnclaimable {
+			t.Fatalf("%d names remembered, more than %d", n, maxUnclaimable)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -48,6 +49,9 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 	// Retries (the wait doubles each time) with b.npy waiting.
 	from := retries.n.Load()
 	testutil.WaitFor(t, 10*time.Second, "three more journal retries", func() bool { return retries.n.Load() >= from+3 })
+	if r.busy.Load() != nil {
+		t.Error("the batch waiting for the journal counts as in hand: the watchdog would restart the daemon for a full disk")
+	}
 	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
 		t.Errorf("failed/ holds %v: a batch was given up because of the journal", got)
 	}
@@ -62,6 +66,34 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 	r.Close()
 	if got := testutil.Names(t, cur); !strings.Contains(strings.Join(got, " "), "a.npy") {
 		t.Errorf("after stopping, cur/ holds %v, want a.npy kept for the next start", got)
+	}
+}
+
+// TestJournalUnwritableHoldsFailedBatch: a batch that fails leaves cur/
+// for failed/ only once its journal line is written: stopped while the
+// journal cannot be written, it stays in cur/ for the next start.
+func TestJournalUnwritableHoldsFailedBatch(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	f.Journal = "/dev/full" // every write fails with ENOSPC
+	f.WriteConfig(t, "")
+	retries := &msgCounter{prefix: "journal cannot be written"}
+	r, _ := newRunner(t, f, retries)
+	tmp := filepath.Join(f.Spool, spool.DirTmp, "bad.npy")
+	if err := os.WriteFile(tmp, []byte("\x93NUMPY garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(f.Spool, spool.DirNew, "bad.npy")); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "a journal retry", func() bool { return retries.n.Load() >= 1 })
+	r.Stop()
+	r.Wait()
+	r.Close()
+	if got := devicetest.Batches(t, filepath.Join(f.Spool, spool.DirFailed)); len(got) != 0 {
+		t.Errorf("failed/ holds %v without a journal line", got)
+	}
+	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirCur)); !slices.Contains(got, "bad.npy") {
+		t.Errorf("after stopping, cur/ holds %v, want bad.npy kept for the next start", got)
 	}
 }
 

@@ -551,3 +551,152 @@ func TestReloadChecksNewPins(t *testing.T) {
 		t.Errorf("warnings %q, want the restart and the missing chip", w)
 	}
 }
+
+// TestReusedNameHandledAgain: a batch that arrives under the name of one
+// already handled is handled too, not taken for the first one.
+func TestReusedNameHandledAgain(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	rng := rand.New(rand.NewPCG(91, 92))
+	for _, label := range []string{"alice", "bob"} {
+		f.Drop(t, "same.npy", devicetest.Batch(rng, label))
+		if rec := next(t, ch); rec.File != "same.npy" || rec.Decision != label {
+			t.Fatalf("%s's batch: %+v", label, rec)
+		}
+	}
+}
+
+// TestStopLeavesQueuedBatchesInNew: a batch queued but not begun when the
+// daemon is told to stop stays in new/; the batch in hand is finished.
+func TestStopLeavesQueuedBatchesInNew(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	reading, release := make(chan string), make(chan struct{})
+	beforeRead = func(name string) {
+		if name == "a.npy" {
+			reading <- name
+			<-release
+		}
+	}
+	defer func() { beforeRead = nil }()
+	r, ch := startRunner(t, f, gpiotest.NewRecorder())
+	rng := rand.New(rand.NewPCG(93, 94))
+	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
+	select {
+	case <-reading:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a.npy not read")
+	}
+	f.Drop(t, "b.npy", devicetest.Batch(rng, "bob"))
+	testutil.WaitFor(t, 10*time.Second, "b.npy queued", func() bool { return r.q.Len() == 1 })
+	r.Stop()
+	close(release)
+	if rec := next(t, ch); rec.File != "a.npy" || rec.Decision != "alice" {
+		t.Errorf("the batch in hand: %+v, want a.npy decided", rec)
+	}
+	r.Wait()
+	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirNew)); !slices.Equal(got, []string{"b.npy"}) {
+		t.Errorf("new/ holds %v after the stop, want b.npy", got)
+	}
+}
+
+// TestMinFramesIsEnough: a batch of exactly decision.min_frames frames is
+// decided.
+func TestMinFramesIsEnough(t *testing.T) {
+	f := devicetest.NewFixture(t, "[decision]\nmin_frames = 10\n")
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	rng := rand.New(rand.NewPCG(95, 96))
+	f.Drop(t, "ten.npy", devicetest.Sample(rng, devicetest.TinyCenters["alice"], 10, devicetest.TinyD, 0.5))
+	if rec := next(t, ch); rec.Decision != "alice" || rec.Frames != 10 {
+		t.Errorf("a batch of min_frames = 10 frames: %+v, want it decided as alice", rec)
+	}
+}
+
+// TestCSVWithinMaxBatchBytes: a CSV batch within spool.max_batch_bytes is
+// decided, though its frames take four times its bytes in memory.
+func TestCSVWithinMaxBatchBytes(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	text, err := os.ReadFile(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(f.Config, []byte(strings.Replace(string(text), "done_max_files = 5000", "done_max_files = 5000\nmax_batch_bytes = 400", 1)), 0o644)
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	csv := strings.Repeat("0,0,0,0,0,0\n", 30) // 360 bytes; 30×6 float64s take 1440
+	tmp := filepath.Join(f.Spool, spool.DirTmp, "zeros.csv")
+	if err := os.WriteFile(tmp, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(f.Spool, spool.DirNew, "zeros.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if rec := next(t, ch); rec.Decision != "alice" {
+		t.Errorf("a CSV batch of %d bytes, max_batch_bytes = 400: %+v, want it decided as alice", len(csv), rec)
+	}
+}
+
+// TestRunnerUpFirstSet: a runner-up that is the model's first gallery set
+// is journaled, label and score, as any other is.
+func TestRunnerUpFirstSet(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	r, ch := startRunner(t, f, gpiotest.NewRecorder())
+	m := fixtureModel(t, f)
+	m.Sets = slices.DeleteFunc(m.Sets, func(s model.Set) bool { return s.Name != "alice-0" && s.Label != "bob" })
+	if m.Sets[0].Name != "alice-0" || len(m.Sets) != 3 {
+		t.Fatalf("sets %v, want alice-0 first", m.Sets)
+	}
+	useModel(t, f, r, "first.smm", m)
+	rng := rand.New(rand.NewPCG(97, 98))
+	f.Drop(t, "b.npy", devicetest.Batch(rng, "bob"))
+	if rec := next(t, ch); rec.Decision != "bob" || rec.RunnerUp != "alice" || rec.RunnerSc == nil {
+		t.Errorf("b.npy: %+v, want bob with runner-up alice and its score", rec)
+	}
+}
+
+// TestApplyReloadRefusesStale: a reload prepared against what another
+// reload replaced meanwhile is refused, not put in use over it.
+func TestApplyReloadRefusesStale(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p, err := r.prepareReload(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reload(cfg); err != nil {
+		t.Fatal(err)
+	}
+	in := r.st.Load()
+	if err := r.applyReload(p); err == nil {
+		t.Error("a reload prepared before another was applied over it")
+	}
+	if r.st.Load() != in {
+		t.Error("the state in use changed")
+	}
+}
+
+// TestClaimGoneSaysNothing: a batch gone from new/ before it is claimed
+// (another daemon on the spool took it) is no error.
+func TestClaimGoneSaysNothing(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log testutil.LockedBuffer
+	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder(), Log: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.handle(spool.Item{Name: "gone.npy"})
+	if strings.Contains(log.String(), "level=ERROR") {
+		t.Errorf("log: %s", log.String())
+	}
+}
