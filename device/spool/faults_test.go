@@ -177,7 +177,7 @@ func TestMatchAttempts(t *testing.T) {
 // TestCleanReasonsKeepsClaimedBatchs: a prune keeps the reason of a batch
 // still in cur/ (its reason is written before it moves to failed/),
 // however old the reason, and removes one whose batch is in neither
-// failed/ nor cur/.
+// failed/ nor cur/ once it is older than a minute.
 func TestCleanReasonsKeepsClaimedBatchs(t *testing.T) {
 	dir := t.TempDir()
 	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 10})
@@ -190,6 +190,13 @@ func TestCleanReasonsKeepsClaimedBatchs(t *testing.T) {
 		if err := sp.WriteReason(n, "bad"); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Younger than a minute, a reason is kept whatever its batch.
+	if _, err := sp.Prune(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sp.ReasonPath("gone.npy")); err != nil {
+		t.Errorf("a reason younger than a minute was removed: %v", err)
 	}
 	if _, err := sp.Prune(time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)

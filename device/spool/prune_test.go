@@ -272,3 +272,63 @@ func TestDeepBurstMeasureIsBounded(t *testing.T) {
 		t.Errorf("moving it counted %d bytes, want 110", got)
 	}
 }
+
+// TestPruneBytesAtCap: done/ holding exactly its byte cap keeps every
+// batch: only bytes beyond the cap are pruned.
+func TestPruneBytesAtCap(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxBytes: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for _, n := range []string{"a", "b", "c"} {
+		os.WriteFile(filepath.Join(dir, DirNew, n), make([]byte, 100), 0o644)
+		if _, err := sp.Claim(n); err != nil {
+			t.Fatal(err)
+		}
+		if err := sp.Finish(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := sp.Prune(time.Now()); n != 0 || err != nil {
+		t.Errorf("Prune of 300 bytes under a cap of 300 removed %d (%v), want none", n, err)
+	}
+}
+
+// TestPruneMeasuresReplacedBatch: a batch replaced in done/ under the same
+// name (here by hand) is measured again, not counted at the size of the
+// one it replaced.
+func TestPruneMeasuresReplacedBatch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxBytes: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	os.WriteFile(filepath.Join(dir, DirNew, "a"), make([]byte, 100), 0o644)
+	if _, err := sp.Claim("a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sp.Finish("a"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sp.Prune(time.Now()); n != 0 || err != nil {
+		t.Fatalf("Prune of 100 bytes under a cap of 500 removed %d (%v)", n, err)
+	}
+	done := filepath.Join(dir, DirDone, "a")
+	fi, err := os.Lstat(done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, DirTmp, "a")
+	os.WriteFile(tmp, make([]byte, 600), 0o644)
+	if err := os.Rename(tmp, done); err != nil {
+		t.Fatal(err)
+	}
+	arr := arrivals{t: t, last: changeTime(fi)}
+	arr.next(done) // an arrival after the first batch's
+	if n, err := sp.Prune(time.Now()); n != 1 || err != nil {
+		t.Errorf("Prune of a 600-byte batch under a cap of 500 removed %d (%v), want it", n, err)
+	}
+}
