@@ -215,3 +215,15 @@ func TestReadClaimedLimitsDoNotOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestReadClaimedRefusesNonRegular: ReadClaimed refuses a batch that is not
+// a regular file (a FIFO here), saying so, without waiting for a writer.
+func TestReadClaimedRefusesNonRegular(t *testing.T) {
+	sp, dir := openTemp(t)
+	testutil.FIFO(t, filepath.Join(dir, DirCur), "pipe.npy")
+	testutil.Within(t, 10*time.Second, "ReadClaimed of a FIFO", func() {
+		if _, err := sp.ReadClaimed("pipe.npy", 1<<20); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("ReadClaimed of a FIFO: %v, want not a regular file", err)
+		}
+	})
+}
