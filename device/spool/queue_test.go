@@ -141,3 +141,13 @@ func TestQueueMemoryBounded(t *testing.T) {
 		t.Errorf("the queue holds %d slots for 1 name waiting after 10000 pops", n)
 	}
 }
+
+// TestQueueAtLeastOne: a queue asked for no room holds one name, not none.
+func TestQueueAtLeastOne(t *testing.T) {
+	for _, size := range []int{0, -1} {
+		q := NewQueue(size)
+		if !q.add(Item{Name: "a"}) || q.add(Item{Name: "b"}) {
+			t.Errorf("NewQueue(%d) does not hold exactly one name", size)
+		}
+	}
+}
