@@ -135,7 +135,8 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 var afterLoad func()
 
 // reloadLoading and reloadLoaded, if set (by tests), are called by the
-// goroutine of a reload before it reads the files and once it has.
+// goroutine of a reload before it reads the files and once it has sent
+// what it read to the reload.
 var reloadLoading, reloadLoaded func()
 
 // daemonLoop is what Daemon's main loop works with once the run loop has
@@ -255,10 +256,10 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 			reloadLoading()
 		}
 		l, err := load()
+		done <- result{l, err}
 		if reloadLoaded != nil {
 			reloadLoaded()
 		}
-		done <- result{l, err}
 	}()
 	var res result
 	givenUp := func(s os.Signal) bool {

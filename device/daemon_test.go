@@ -135,16 +135,53 @@ func TestStopAtReloadEndWins(t *testing.T) {
 			p, err := r.prepareReload(r.Config())
 			return loaded{p: p}, err
 		}
-		done := make(chan bool)
+		done := make(chan bool, 1)
 		go func() { done <- d.reload(context.Background(), stops, triggerSIGHUP, load) }()
-		wd <- time.Now() // the loop logs that it does not ping, and is held there
-		<-gate.in
+		// Every step has a deadline: a reload that waits where it should
+		// not fails the test rather than hanging it.
+		step := func(what string, f func(deadline <-chan time.Time) bool) {
+			t.Helper()
+			if !f(time.After(30 * time.Second)) {
+				t.Fatalf("run %d: %s took over 30 s", i, what)
+			}
+		}
+		step("the watchdog tick", func(dl <-chan time.Time) bool {
+			select {
+			case wd <- time.Now(): // the loop logs that it does not ping, and is held there
+				return true
+			case <-dl:
+				return false
+			}
+		})
+		step("the log line", func(dl <-chan time.Time) bool {
+			select {
+			case <-gate.in:
+				return true
+			case <-dl:
+				return false
+			}
+		})
 		close(loadGo)
-		<-loadedCh
+		step("the load", func(dl <-chan time.Time) bool {
+			select {
+			case <-loadedCh: // the load's result is sent
+				return true
+			case <-dl:
+				return false
+			}
+		})
 		stops <- syscall.SIGTERM
-		time.Sleep(20 * time.Millisecond) // the load's result is sent
 		gate.out <- struct{}{}
-		if <-done {
+		var applied bool
+		step("the reload's return", func(dl <-chan time.Time) bool {
+			select {
+			case applied = <-done:
+				return true
+			case <-dl:
+				return false
+			}
+		})
+		if applied {
 			t.Fatalf("run %d: the reload went on, and was applied, past a stop that waited when its load ended", i)
 		}
 		if r.st.Load() != before {
