@@ -256,9 +256,12 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 			reloadLoading()
 		}
 		l, err := load()
+		// Read before the send, which orders it before the reload's end
+		// (and so before a later test sets it again).
+		loadedHook := reloadLoaded
 		done <- result{l, err}
-		if reloadLoaded != nil {
-			reloadLoaded()
+		if loadedHook != nil {
+			loadedHook()
 		}
 	}()
 	var res result
