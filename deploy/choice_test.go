@@ -186,3 +186,21 @@ func TestBuildOnASampleScalesTheLatentDim(t *testing.T) {
 		t.Errorf("latent dimension %d (fit %d) on 8 classes, want more than the 2 of the sample's 3 classes", k.Dim(), res.Fit.LatentDim)
 	}
 }
+
+// TestBuildDimFixesTheDRGrid: Options.Dim (train --dim) fixes d of the
+// -dr grid, which auto's nn-h-dr candidate and --method nn-h-dr share:
+// either deploys a W of that many columns, not the grid's d.
+func TestBuildDimFixesTheDRGrid(t *testing.T) {
+	all, labels, names := ringSets(4, 3, 4, 0.3, 7)
+	for _, m := range []method.Name{method.Auto, method.NNHDR} {
+		opt := Options{Method: m, Grid: grid(), Seed: 2, Workers: 2, Dim: 3}
+		opt.Grid.AutoMethods = []method.Name{method.NNHDR}
+		res := buildRule(t, &opt, "none", all, labels, names)
+		if res.Fit.W == nil {
+			t.Fatalf("%s: deployed %s without a projection", m, res.Fit.Method)
+		}
+		if _, c := res.Fit.W.Dims(); c != 3 {
+			t.Errorf("%s --dim 3: W has %d columns, want 3 (the grid's DRDims are %v)", m, c, opt.Grid.DRDims)
+		}
+	}
+}

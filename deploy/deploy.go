@@ -169,7 +169,7 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 	}
 	g := opt.Grid
 	if opt.Dim > 0 {
-		g.AutoDims, g.DRDims = []int{opt.Dim}, []int{opt.Dim}
+		g.DRDims = []int{opt.Dim}
 	}
 	res := &Result{}
 	// The choice of auto scores its candidates on at most g.ChoiceCap()

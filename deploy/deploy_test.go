@@ -45,7 +45,7 @@ func grid() method.Grid {
 	g := method.DefaultGrid()
 	g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 1}, {Mode: method.Global, Scale: 2}, {Mode: method.PerSet, Scale: 1}}
 	g.Widths, g.Regs = []float64{0.1, 1}, []float64{1e-2, 1}
-	g.AutoDims, g.AutoScales = []int{2}, []float64{1}
+	g.DRDims, g.DRScales = []int{2}, []float64{1}
 	g.DRIter, g.DRFoldIter = 8, 4
 	g.Learn = DRLearner(1)
 	return g

@@ -20,7 +20,7 @@ type PCACache struct {
 }
 
 // pcaCacheDirs is how many leading directions an entry holds at least:
-// every d of the auto grid (AutoDims) and of DefaultGrid's DRDims.
+// every d of the -dr grid (method.DRDims, DefaultGrid's DRDims).
 const pcaCacheDirs = 64
 
 type pcaEntry struct {

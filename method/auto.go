@@ -44,8 +44,9 @@ type Candidate struct {
 	// Learn is the training setting of a -dr method (Dim, and Scale or
 	// Start); ignored otherwise. A -dr candidate with Learn.Dim == 0 is
 	// the whole method: its d and training bandwidth are chosen by its own
-	// cross-validation (runDR) over the grid's AutoDims × AutoScales, with
-	// the PCA start of every d as the guard.
+	// cross-validation (runDR) over the grid's DRDims (those below the
+	// feature dimension) × DRScales, with the PCA start of every d as the
+	// guard.
 	Learn LearnParams
 }
 
@@ -90,7 +91,7 @@ func deployableBandwidths(bws []Bandwidth) []Bandwidth {
 
 // grid returns g narrowed to the candidate for features of dimension dim:
 // deployable bandwidths and, for a -dr method, its one training setting
-// (or, for the whole method, the grid of AutoDims below dim × AutoScales
+// (or, for the whole method, the grid of DRDims below dim × DRScales
 // with the guard), W learned with at most iter iterations.
 func (c Candidate) grid(g Grid, dim, iter int) Grid {
 	g.Bandwidths = deployableBandwidths(g.Bandwidths)
@@ -135,19 +136,19 @@ func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
 // their cross-validations twice.
 var (
 	AutoMethods = []Name{KFDAMix, NNH, NNJ, KFDAHL, KFDAJ, NNHDR}
-	AutoDims    = []int{5, 10, 20, 40}
-	AutoScales  = []float64{0.25, 1, 2}
 	// AutoRepeats is how many times the training sets are dealt to the
 	// outer folds; every candidate is scored on every dealing.
 	AutoRepeats = 2
 )
 
-// autoDims returns g.AutoDims (AutoDims when empty) below dim, without
-// repeats: a d = D projection is a rotation, the full space again.
+// autoDims returns g.DRDims (the package's DRDims when empty) below dim,
+// without repeats (a d = D projection is a rotation, the full space
+// again), from the smallest up: auto's candidates, and the d its nested
+// -dr candidate chooses among, in order of preference.
 func autoDims(g Grid, dim int) []int {
-	dims := g.AutoDims
+	dims := g.DRDims
 	if len(dims) == 0 {
-		dims = AutoDims
+		dims = DRDims
 	}
 	var out []int
 	for _, d := range dims {
@@ -155,23 +156,25 @@ func autoDims(g Grid, dim int) []int {
 			out = append(out, d)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
-// autoScales returns g.AutoScales (AutoScales when empty).
+// autoScales returns g.DRScales (the package's DRScales when empty, as
+// when eval's --dr-bandwidth gives per-set rules only).
 func autoScales(g Grid) []float64 {
-	if len(g.AutoScales) == 0 {
-		return AutoScales
+	if len(g.DRScales) == 0 {
+		return DRScales
 	}
-	return g.AutoScales
+	return g.DRScales
 }
 
 // AutoCandidates returns the candidates for features of dimension dim,
 // in order of preference: g.AutoMethods (AutoMethods when empty), a -dr
 // method entering as a whole (its d and training bandwidth chosen by its
 // own cross-validation inside every fold) when nested, else crossed with
-// the dimensions g.AutoDims below dim and, for each d, the PCA start
-// first, then the scales g.AutoScales. Choose nests when the training part
+// the dimensions g.DRDims below dim and, for each d, the PCA start
+// first, then the scales g.DRScales. Choose nests when the training part
 // of every outer fold keeps two sets of every class, which the method's
 // own cross-validation needs. The -dr methods are left out when g.Learn is
 // nil or no dimension is below dim.

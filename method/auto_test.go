@@ -21,8 +21,8 @@ func autoGrid(learn Learner) Grid {
 	g := smallGrid()
 	g.Learn = learn
 	g.AutoMethods = []Name{NNH, KFDAHG, NNHDR}
-	g.AutoDims = []int{1, 3, 6, 40}
-	g.AutoScales = []float64{1}
+	g.DRDims = []int{1, 3, 6, 40}
+	g.DRScales = []float64{1}
 	g.DRIter, g.DRFoldIter = 25, 7
 	g.AutoScoreAll = true // the tests below look at every candidate
 	return g
@@ -74,7 +74,7 @@ func TestAutoCandidates(t *testing.T) {
 			t.Errorf("D = 1: %v, want nn-h and kfda-hg only", got)
 		}
 	}
-	if got := AutoCandidates(Grid{Learn: l.learn}, 944, false); len(got) != len(AutoMethods)-1+4*(1+len(AutoScales)) {
+	if got := AutoCandidates(Grid{Learn: l.learn}, 944, false); len(got) != len(AutoMethods)-1+len(DRDims)*(1+len(DRScales)) {
 		t.Errorf("default candidates: %d", len(got))
 	}
 	if got := AutoCandidates(Grid{Learn: l.learn}, 944, true); len(got) != len(AutoMethods) {
@@ -929,5 +929,70 @@ func TestChooseFoldsLearnWAsDeployed(t *testing.T) {
 		if (halves > 0) != (per == 2) {
 			t.Errorf("%d sets a class: %d of the %d Ws learned from halves as a fold's final W", per, halves, len(l.params))
 		}
+	}
+}
+
+// TestAutoTakesTheDRGrid: there is one -dr grid. DefaultGrid holds the
+// package's DRDims and DRScales, and auto's -dr candidates are drawn
+// from the grid's DRDims (those below the feature dimension) and
+// DRScales, so that eval's --dr-dim and --dr-bandwidth set them too,
+// falling back to the package's lists where the grid has none. Auto
+// tries its d from the smallest up, whatever the grid's order, whose
+// first d is the one nn-h-dr takes when there is nothing to
+// cross-validate on.
+func TestAutoTakesTheDRGrid(t *testing.T) {
+	g := DefaultGrid()
+	if !slices.Equal(g.DRDims, DRDims) || !slices.Equal(g.DRScales, DRScales) {
+		t.Fatalf("DefaultGrid: DRDims %v, DRScales %v; want %v, %v", g.DRDims, g.DRScales, DRDims, DRScales)
+	}
+	spec := DefaultGridSpec()
+	if spec.DRDims != "10,5,20,40" || spec.DRRules != "global*0.25,global*1,global*2" {
+		t.Errorf("DefaultGridSpec: --dr-dim %q, --dr-bandwidth %q", spec.DRDims, spec.DRRules)
+	}
+	// With nothing to cross-validate on, nn-h-dr takes the first
+	// candidate: d = 10, as before d = 5 joined the grid.
+	if c := drCandidates(g, 200); c[0].Dim != 10 || len(c) != len(DRDims)*(1+len(DRScales)) {
+		t.Errorf("DefaultGrid's -dr candidates start at d = %d (%d of them), want d = 10 (%d)", c[0].Dim, len(c), len(DRDims)*(1+len(DRScales)))
+	}
+	// dims and scales of the unnested candidates, in order.
+	grid := func(c []Candidate) (dims []int, scales []float64) {
+		for _, x := range c {
+			if !x.Method.IsDR() {
+				continue
+			}
+			if x.Learn.Start {
+				dims = append(dims, x.Learn.Dim)
+			} else if len(dims) == 1 {
+				scales = append(scales, x.Learn.Scale)
+			}
+		}
+		return dims, scales
+	}
+	g.Learn = nopLearner
+	g.AutoMethods = []Name{NNH, NNHDR}
+	if d, s := grid(AutoCandidates(g, 30, false)); !slices.Equal(d, []int{5, 10, 20}) || !slices.Equal(s, DRScales) {
+		t.Errorf("default grid, D = 30: dims %v, scales %v; want [5 10 20], %v", d, s, DRScales)
+	}
+	spec.DRDims, spec.DRRules = "8,3,12", "nn,global*0.5"
+	pg, err := ParseGrid(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.Learn, pg.AutoMethods = nopLearner, g.AutoMethods
+	if d, s := grid(AutoCandidates(pg, 10, false)); !slices.Equal(d, []int{3, 8}) || !slices.Equal(s, []float64{0.5}) {
+		t.Errorf("--dr-dim 8,3,12 --dr-bandwidth nn,global*0.5, D = 10: dims %v, scales %v; want [3 8], [0.5]", d, s)
+	}
+	// The nested candidate: its own cross-validation runs over the same grid.
+	ng := Candidate{Method: NNHDR}.grid(pg, 10, 5)
+	if !slices.Equal(ng.DRDims, []int{3, 8}) || !slices.Equal(ng.DRScales, []float64{0.5}) || ng.DRRules != nil || !ng.DRGuard {
+		t.Errorf("nested candidate's grid: DRDims %v, DRScales %v, DRRules %v, guard %v", ng.DRDims, ng.DRScales, ng.DRRules, ng.DRGuard)
+	}
+	// Per-set rules only: auto falls back to the package's scales.
+	pg.DRScales = nil
+	if d, s := grid(AutoCandidates(pg, 10, false)); !slices.Equal(d, []int{3, 8}) || !slices.Equal(s, DRScales) {
+		t.Errorf("no global*S: dims %v, scales %v; want [3 8], %v", d, s, DRScales)
+	}
+	if d, _ := grid(AutoCandidates(Grid{Learn: nopLearner, AutoMethods: g.AutoMethods}, 944, false)); !slices.Equal(d, []int{5, 10, 20, 40}) {
+		t.Errorf("empty grid: dims %v, want [5 10 20 40]", d)
 	}
 }

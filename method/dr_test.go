@@ -171,7 +171,7 @@ func TestDRCandidates(t *testing.T) {
 	if got := ruleNote(g, want[1]); got != " start from=fisher" {
 		t.Errorf("note %q", got)
 	}
-	cands := AutoCandidates(Grid{AutoMethods: []Name{NNHDR}, AutoDims: []int{5}, AutoScales: []float64{1}, Learn: nopLearner, DRFisher: true}, 30, false)
+	cands := AutoCandidates(Grid{AutoMethods: []Name{NNHDR}, DRDims: []int{5}, DRScales: []float64{1}, Learn: nopLearner, DRFisher: true}, 30, false)
 	if len(cands) != 2 || cands[0].String() != "nn-h-dr d=5 start from=fisher" || cands[1].String() != "nn-h-dr d=5 train-bw=global*1 from=fisher" {
 		t.Errorf("auto's candidates from the Fisher start: %v", cands)
 	}

@@ -3,6 +3,7 @@ package method
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,12 +36,17 @@ type Grid struct {
 	// DRDims and DRRules are the candidate dimensions d and training
 	// bandwidth rules of the -dr methods, crossed and chosen by
 	// cross-validation (see runDR); the first of each is the default when
-	// there is nothing to cross-validate on. Empty DRDims means {10};
-	// empty DRRules means the learner's default rule.
+	// there is nothing to cross-validate on. Empty DRDims means {10}
+	// (auto's -dr candidates: the package's DRDims); empty DRRules means
+	// the learner's default rule. DefaultGrid takes the package's DRDims
+	// and DRScales, the one grid of nn-h-dr and nn-j-dr run alone (eval,
+	// train --method) and of auto's -dr candidates, which try the d of
+	// DRDims below the feature dimension (autoDims).
 	DRDims  []int
 	DRRules []match.BandwidthRule
 	// DRScales are candidate global training bandwidths relative to the
-	// projected data (LearnParams.Scale), tried after DRRules.
+	// projected data (LearnParams.Scale), tried after DRRules (auto's -dr
+	// candidates: the package's DRScales when empty).
 	DRScales []float64
 	// DRGuard adds, for every d, the start of training (LearnParams.Start)
 	// as a candidate: the cross-validation then keeps the start (the PCA
@@ -64,11 +70,10 @@ type Grid struct {
 	// (learnInput), not as the part's own classes would say. 0: as the
 	// sets it is run on say.
 	DRSmallest int
-	// The auto method's candidates (AutoCandidates; empty: AutoMethods,
-	// AutoDims, AutoScales) and its outer folds (0: 3).
+	// The auto method's candidates (AutoCandidates; empty: AutoMethods;
+	// its -dr candidates take DRDims and DRScales) and its outer folds
+	// (0: 3).
 	AutoMethods []Name
-	AutoDims    []int
-	AutoScales  []float64
 	AutoFolds   int
 	AutoRepeats int // dealings of the training sets to the outer folds (0: AutoRepeats)
 	// AutoScoreAll scores every candidate even when the earlier ones
@@ -93,6 +98,21 @@ func (g Grid) ChoiceCap() int {
 	}
 	return g.ChoiceSets
 }
+
+// DRDims and DRScales are the grid of the -dr methods: the dimensions d
+// of the learned space and the global training bandwidths S (global*S),
+// crossed by cross-validation with the PCA start of every d. DefaultGrid
+// takes them, so nn-h-dr and nn-j-dr run alone (setmatch eval's
+// --dr-dim and --dr-bandwidth default to them, setmatch train --method
+// nn-h-dr) and auto's -dr candidates (of the d below the feature
+// dimension) try the same grid. As in every list of DefaultGrid, the
+// first entry is the one used when there is nothing to cross-validate on
+// (one training set per class): d = 10, then the smaller d = 5 and the
+// larger ones; auto tries them from the smallest up (autoDims).
+var (
+	DRDims   = []int{10, 5, 20, 40}
+	DRScales = []float64{0.25, 1, 2}
+)
 
 // PaperWidths is the grid of kernel widths of the paper's experiments.
 var PaperWidths = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1}
@@ -120,8 +140,8 @@ func DefaultGrid() Grid {
 		// (global*S, S chosen by cross-validation) and keep the PCA start
 		// when learning does not beat it on held-out gallery sets: per-set
 		// bandwidths froze the cost on face-like data.
-		DRDims:     []int{10, 20, 40},
-		DRScales:   []float64{0.25, 1, 2},
+		DRDims:     slices.Clone(DRDims),
+		DRScales:   slices.Clone(DRScales),
 		DRGuard:    true,
 		DRFolds:    3,
 		DRIter:     25,

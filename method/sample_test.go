@@ -134,7 +134,7 @@ func TestRechooseDRTakesTheDimensionTheClassesNeed(t *testing.T) {
 		}
 	}
 	l := &coordLearner{}
-	g := Grid{Learn: l.learn, AutoDims: []int{1, 2, 4}, Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}, {Mode: Global, Scale: 2}}}
+	g := Grid{Learn: l.learn, DRDims: []int{1, 2, 4}, Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}, {Mode: Global, Scale: 2}}}
 	f := &Fitted{Method: NNHDR, Divergence: match.Hellinger, W: mat.NewDense(6, 2, nil), Learn: LearnParams{Dim: 2, Scale: 1, Halves: true}, Bandwidth: Bandwidth{Mode: Global, Scale: 1}}
 	if err := f.RechooseDR(sets, ids, names, g, 3, 1); err != nil {
 		t.Fatal(err)
