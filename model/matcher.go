@@ -175,14 +175,18 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 // nothing) but decides with the open-set threshold t instead of the model's,
 // as when a daemon's configuration overrides it; each class's threshold
 // is t times its factor (Model.Spread), as the model's. +Inf makes a closed-set
-// decision; t must not be NaN. A model that decides by a vote takes only
-// +Inf, for every member (ErrVoteThreshold).
+// decision; t must be ≥ 0 and not NaN, as a model's threshold
+// (Model.Validate). A model that decides by a vote takes only +Inf, for
+// every member (ErrVoteThreshold).
 func (mt *Matcher) WithThreshold(t float64) (*Matcher, error) {
 	if math.IsNaN(t) {
 		return nil, errors.New("threshold is NaN (use +Inf for a closed-set decision)")
 	}
 	if len(mt.voters) > 0 {
 		return mt.withThresholdVote(t)
+	}
+	if t < 0 {
+		return nil, fmt.Errorf("threshold is %v: scores are never below 0, so every batch would be unknown (want a number ≥ 0, or +Inf for a closed-set decision)", t)
 	}
 	c := *mt
 	c.threshold = t

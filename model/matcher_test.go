@@ -271,8 +271,15 @@ func TestMatcherWithThreshold(t *testing.T) {
 	if again, err := closed.Match(batch); err != nil || !again.Decision.Known {
 		t.Errorf("the original matcher changed: %+v, %v", again.Decision, err)
 	}
-	if _, err := closed.WithThreshold(math.NaN()); err == nil {
-		t.Error("NaN threshold accepted")
+	// As a model's threshold (Validate): NaN and numbers below 0 are
+	// refused, 0 is taken.
+	for _, bad := range []float64{math.NaN(), -0.5, math.Inf(-1)} {
+		if _, err := closed.WithThreshold(bad); err == nil {
+			t.Errorf("threshold %v accepted", bad)
+		}
+	}
+	if _, err := closed.WithThreshold(0); err != nil {
+		t.Errorf("threshold 0: %v", err)
 	}
 }
 
