@@ -18,6 +18,7 @@ import (
 	"setmatch/deploy"
 	"setmatch/features"
 	"setmatch/grassmann"
+	"setmatch/internal/jsonname"
 	"setmatch/internal/memlimit"
 	"setmatch/learn"
 	"setmatch/match"
@@ -245,10 +246,9 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	o.Progress, o.Stage = deploy.ProgressLines(stderr), deploy.StageLines(stderr)
 	// A model's header is text: a path that is not valid UTF-8 is
 	// recorded with U+FFFD for each bad byte, as the JSON outputs write it.
-	text := func(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 	params := map[string]string{}
-	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = text(f.Value.String()) })
-	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: text(a.data), Params: params}
+	fl.VisitAll(func(f *flag.Flag) { params[f.Name] = jsonname.Text(f.Value.String()) })
+	o.Meta = model.Meta{Created: time.Now().UTC(), Tool: toolName("train"), Data: jsonname.Text(a.data), Params: params}
 	return o, nil
 }
 
