@@ -3,6 +3,7 @@ package pca
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -13,7 +14,9 @@ import (
 // scatter xcᵀxc, clamped at 0. With fewer frames than features they come
 // from a thin SVD of xc, else from the full eigendecomposition of the D×D
 // scatter: both exact to rounding even for directions of tiny variance,
-// which the Gram matrix of Leading is not.
+// which the Gram matrix of Leading is not. Directions that come back not
+// finite (the scatter overflows for values around 1e154 and above) are an
+// error.
 func All(xc *mat.Dense) (*mat.Dense, []float64, error) {
 	n, dim := xc.Dims()
 	return all(xc, n < dim)
@@ -50,6 +53,13 @@ func all(xc *mat.Dense, useSVD bool) (*mat.Dense, []float64, error) {
 			vals[j] = max(ev[j], 0)
 		}
 		vecs.Copy(v.Slice(0, dim, 0, m))
+	}
+	for i := range dim {
+		for _, x := range vecs.RawRowView(i) {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, nil, errors.New("pca: the principal directions are not finite (the frames' values are too large for their scatter)")
+			}
+		}
 	}
 	fixSigns(vecs)
 	return vecs, vals, nil

@@ -3,6 +3,7 @@ package pca
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -257,5 +258,19 @@ func TestFixSignsTie(t *testing.T) {
 	})
 	if !mat.Equal(w, want) {
 		t.Errorf("fixSigns gave\n%v\nwant\n%v", mat.Formatted(w), mat.Formatted(want))
+	}
+}
+
+// TestAllRefusesOverflow: frames whose scatter overflows (values of
+// 1e200, more frames than features: the eigendecomposition path) give an
+// error, not directions of NaN; the same frames scaled down are taken.
+func TestAllRefusesOverflow(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{1e200, 0, -1e200, 1e200, 3e200, -2e200})
+	if _, _, err := All(x); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("frames of 1e200: %v, want an error", err)
+	}
+	x.Scale(1e-195, x)
+	if _, _, err := All(x); err != nil {
+		t.Errorf("frames of 1e5: %v", err)
 	}
 }
