@@ -206,16 +206,8 @@ func TestAutoFoldings(t *testing.T) {
 // to the outer folds differs from the first, keeps the folds stratified,
 // and that the frame-halves folding has a single dealing.
 func TestOuterFoldsDealings(t *testing.T) {
-	rng := rand.New(rand.NewPCG(91, 92))
-	var sets []*mat.Dense
-	var labels, train []int
-	for c := range 4 {
-		for range 5 {
-			train, labels = append(train, len(sets)), append(labels, c)
-			sets = append(sets, testutil.RandSet(rng, 8, 3, float64(c), 1))
-		}
-	}
-	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4, Seed: 5}
+	task := classTask(t, 91, 4, 5, 8, 3, 1)
+	task.Seed = 5
 	a, err := outerFolds(task, Grid{}, 0)
 	if err != nil {
 		t.Fatal(err)

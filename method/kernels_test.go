@@ -968,16 +968,8 @@ func TestPerSetBandwidthOneFrameDiffers(t *testing.T) {
 // latent dimensions than its discriminant has: a task of 4 classes whose
 // training sets hold only 3 has 2, although the grid asks for 3.
 func TestKFDAFitLatentDimWithinFit(t *testing.T) {
-	rng := rand.New(rand.NewPCG(47, 48))
-	var sets []*mat.Dense
-	var labels, train []int
-	for c := range 3 {
-		for range 3 {
-			train, labels = append(train, len(sets)), append(labels, c)
-			sets = append(sets, testutil.RandSet(rng, 6, 3, 2*float64(c), 1))
-		}
-	}
-	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4}
+	task := classTask(t, 47, 3, 3, 6, 3, 2)
+	task.Classes = 4
 	g := Grid{Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}, Widths: []float64{1}, WidthScale: WidthRaw, Regs: []float64{1e-2}, Dims: []int{3}, Folds: 3}
 	fit, err := Fit(KFDAHG, task, g)
 	if err != nil {
@@ -1045,16 +1037,7 @@ func TestDivCandidatesMedianScale(t *testing.T) {
 // cross-validation, not −1 (which says there was nothing to
 // cross-validate on).
 func TestKFDAFitReportsHeldOutScore(t *testing.T) {
-	rng := rand.New(rand.NewPCG(53, 54))
-	var sets []*mat.Dense
-	var labels, train []int
-	for c := range 3 {
-		for range 3 {
-			train, labels = append(train, len(sets)), append(labels, c)
-			sets = append(sets, testutil.RandSet(rng, 6, 3, 3*float64(c), 1))
-		}
-	}
-	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 3}
+	task := classTask(t, 53, 3, 3, 6, 3, 3)
 	for _, m := range []Name{KFDAHG, GDA, CDL} {
 		g := smallGrid()
 		g.Folds = 3
@@ -1066,4 +1049,21 @@ func TestKFDAFitReportsHeldOutScore(t *testing.T) {
 			t.Errorf("%s: held-out accuracy %v, want one in [0, 1]", m, fit.CV)
 		}
 	}
+}
+
+// classTask returns a task of classes × per training sets of n frames of
+// d features, class c's frames drawn around sep·c with spread 1
+// (testutil.RandSet), from the generator seeded (seed, seed+1).
+func classTask(t *testing.T, seed uint64, classes, per, n, d int, sep float64) *Task {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	var sets []*mat.Dense
+	var labels, train []int
+	for c := range classes {
+		for range per {
+			train, labels = append(train, len(sets)), append(labels, c)
+			sets = append(sets, testutil.RandSet(rng, n, d, sep*float64(c), 1))
+		}
+	}
+	return &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: classes}
 }
