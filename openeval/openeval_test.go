@@ -155,10 +155,7 @@ func TestRunSeparated(t *testing.T) {
 	const classes = 4
 	d := separated(classes, 4)
 	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: classes, Strangers: 1}
-	splits, err := p.MakeSplits(d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	splits := mustSplits(t, p, d)
 	var calls int
 	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2,
 		Progress: func(pr Progress) {
@@ -255,11 +252,8 @@ func TestRunVisitors(t *testing.T) {
 	const classes = 6
 	d := separated(classes, 4)
 	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 3, Visitors: 2}
-	splits, err := p.MakeSplits(d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2})
+	splits := mustSplits(t, p, d)
+	res, err := Run(d, splits, nnhOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,10 +315,7 @@ func TestCommonByMethod(t *testing.T) {
 func TestRunOpenSetChoice(t *testing.T) {
 	d := separated(4, 4)
 	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 1, Strangers: 1}
-	splits, err := p.MakeSplits(d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	splits := mustSplits(t, p, d)
 	res, err := Run(d, splits, Options{Methods: []method.Name{method.Auto}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -343,10 +334,7 @@ func TestRunOpenSetChoice(t *testing.T) {
 func TestThresholdFractionZero(t *testing.T) {
 	d := separated(4, 4)
 	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 1, Strangers: 1}
-	splits, err := p.MakeSplits(d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	splits := mustSplits(t, p, d)
 	for rule, want := range map[string]string{"0": `"threshold_fraction":0,`, "none": `"threshold_fraction":null,`} {
 		res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2, Threshold: rule})
 		if err != nil {
@@ -404,11 +392,8 @@ func TestRunGivesVisitorsToTraining(t *testing.T) {
 		}
 	}
 	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 3, Visitors: 2}
-	splits, err := p.MakeSplits(d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(d, splits, Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2})
+	splits := mustSplits(t, p, d)
+	res, err := Run(d, splits, nnhOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,10 +435,7 @@ func TestRunGivesVisitorsToTraining(t *testing.T) {
 func TestRunTransformSeesGalleryOnly(t *testing.T) {
 	d := separated(4, 4)
 	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 1}
-	splits, err := p.MakeSplits(d, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	splits := mustSplits(t, p, d)
 	var seen [][]int
 	transform := func(sets []*mat.Dense, gallery []int) ([]*mat.Dense, error) {
 		seen = append(seen, slices.Clone(gallery))
@@ -470,4 +452,20 @@ func TestRunTransformSeesGalleryOnly(t *testing.T) {
 			t.Errorf("split %d: Transform fitted on sets %v, want the gallery %v alone", s+1, seen[s], sp.Gallery)
 		}
 	}
+}
+
+// mustSplits returns p's splits of d, seed 1.
+func mustSplits(t *testing.T, p eval.Protocol, d *eval.Data) []eval.Split {
+	t.Helper()
+	splits, err := p.MakeSplits(d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return splits
+}
+
+// nnhOptions are the options most tests run with: nn-h alone, the default
+// grid, seed 1, two workers.
+func nnhOptions() Options {
+	return Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2}
 }
