@@ -142,14 +142,7 @@ func TestCGDefaults(t *testing.T) {
 func TestNoFinalGradient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const D, d = 20, 3
-	q := grassmanntest.RandomPoint(rng, D, D)
-	eig := make([]float64, D)
-	for i := range eig {
-		eig[i] = float64(D-i) + rng.Float64()
-	}
-	var a mat.Dense
-	a.Mul(q, mat.NewDiagDense(D, eig))
-	a.Mul(&a, q.T())
+	a := spreadSymmetric(rng, D)
 	w0 := grassmanntest.RandomPoint(rng, D, d)
 	for _, c := range []struct {
 		name string
@@ -163,7 +156,7 @@ func TestNoFinalGradient(t *testing.T) {
 		grads := 0
 		f := func(w, grad *mat.Dense) (float64, error) {
 			var aw mat.Dense
-			aw.Mul(&a, w)
+			aw.Mul(a, w)
 			if grad != nil {
 				grads++
 				grad.Scale(-2, &aw)
@@ -467,20 +460,13 @@ func TestMinimizeCGStepDoubles(t *testing.T) {
 func TestMinimizeCGRestartEvery(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	const D, d = 20, 3
-	q := grassmanntest.RandomPoint(rng, D, D)
-	eig := make([]float64, D)
-	for i := range eig {
-		eig[i] = float64(D-i) + rng.Float64()
-	}
-	var a mat.Dense
-	a.Mul(q, mat.NewDiagDense(D, eig))
-	a.Mul(&a, q.T())
+	a := spreadSymmetric(rng, D)
 	w0 := grassmanntest.RandomPoint(rng, D, d)
 	// offSpan returns the largest distance over the run of a point from
 	// the span of the point before and its gradient.
 	offSpan := func(every int) float64 {
 		var ws, gs []*mat.Dense
-		_, err := grassmann.MinimizeCG(rayleigh(&a, func(w, g *mat.Dense) { ws, gs = append(ws, w), append(gs, g) }), w0,
+		_, err := grassmann.MinimizeCG(rayleigh(a, func(w, g *mat.Dense) { ws, gs = append(ws, w), append(gs, g) }), w0,
 			grassmann.CGOptions{MaxIter: 15, RestartEvery: every, CostRelTol: 1e-15})
 		if err != nil {
 			t.Fatal(err)
@@ -505,4 +491,18 @@ func TestMinimizeCGRestartEvery(t *testing.T) {
 	if e := offSpan(0); !(e > 1e-3) {
 		t.Errorf("default RestartEvery: every point within %g of that span: the test cannot tell a restart", e)
 	}
+}
+
+// spreadSymmetric returns a random symmetric D×D matrix Q·diag(λ)·Qᵀ with
+// eigenvalues λ_i = D − i + U(0, 1): distinct, about one apart.
+func spreadSymmetric(rng *rand.Rand, D int) *mat.Dense {
+	q := grassmanntest.RandomPoint(rng, D, D)
+	eig := make([]float64, D)
+	for i := range eig {
+		eig[i] = float64(D-i) + rng.Float64()
+	}
+	var a mat.Dense
+	a.Mul(q, mat.NewDiagDense(D, eig))
+	a.Mul(&a, q.T())
+	return &a
 }
