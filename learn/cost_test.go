@@ -93,19 +93,7 @@ func TestCostGradientFiniteDifferences(t *testing.T) {
 			if _, err := c.Eval(w, grad); err != nil {
 				t.Fatal(err)
 			}
-			fd := mat.NewDense(D, d, nil)
-			const eps = 1e-5
-			for i := range D {
-				for j := range d {
-					orig := w.At(i, j)
-					w.Set(i, j, orig+eps)
-					fp, _ := c.Eval(w, nil)
-					w.Set(i, j, orig-eps)
-					fm, _ := c.Eval(w, nil)
-					w.Set(i, j, orig)
-					fd.Set(i, j, (fp-fm)/(2*eps))
-				}
-			}
+			fd := finiteDiff(c, w, 1e-5)
 			var diff mat.Dense
 			diff.Sub(grad, fd)
 			rel := mat.Norm(&diff, 2) / mat.Norm(fd, 2)
@@ -467,19 +455,7 @@ func TestCostFarApartSets(t *testing.T) {
 		if meas != match.Jeffrey {
 			continue // Hellinger's term is flat this far apart: no gradient to compare
 		}
-		fd := mat.NewDense(D, d, nil)
-		const eps = 1e-6
-		for i := range D {
-			for j := range d {
-				orig := w.At(i, j)
-				w.Set(i, j, orig+eps)
-				fp, _ := c.Eval(w, nil)
-				w.Set(i, j, orig-eps)
-				fm, _ := c.Eval(w, nil)
-				w.Set(i, j, orig)
-				fd.Set(i, j, (fp-fm)/(2*eps))
-			}
-		}
+		fd := finiteDiff(c, w, 1e-6)
 		var diff mat.Dense
 		diff.Sub(grad, fd)
 		if rel := mat.Norm(&diff, 2) / mat.Norm(fd, 2); !(rel < 1e-5) {
@@ -505,4 +481,23 @@ func nearestSq(a, b *mat.Dense) float64 {
 		}
 	}
 	return m
+}
+
+// finiteDiff returns the central finite differences, step eps, of c's cost
+// in every entry of the D×d point w (left as it was).
+func finiteDiff(c *Cost, w *mat.Dense, eps float64) *mat.Dense {
+	D, d := w.Dims()
+	fd := mat.NewDense(D, d, nil)
+	for i := range D {
+		for j := range d {
+			orig := w.At(i, j)
+			w.Set(i, j, orig+eps)
+			fp, _ := c.Eval(w, nil)
+			w.Set(i, j, orig-eps)
+			fm, _ := c.Eval(w, nil)
+			w.Set(i, j, orig)
+			fd.Set(i, j, (fp-fm)/(2*eps))
+		}
+	}
+	return fd
 }
