@@ -68,7 +68,16 @@ type Journal struct {
 	size     int64
 	closed   bool // set by Close only
 	repaired int64
+	// dirPending: the journal's folder holds a change not yet synced (the
+	// file was created, or rotated), which the next Append syncs before
+	// its line: a line synced into a file whose name a power cut takes
+	// back would be lost.
+	dirPending bool
 }
+
+// syncFile makes what was written to f, a file or a folder, durable. Tests
+// replace it to see the order of the syncs and to make one fail.
+var syncFile = (*os.File).Sync
 
 // Open opens (or creates, 0640) the journal at path for appending.
 // maxBytes ≤ 0 disables rotation; keep is the number of rotated files kept
@@ -258,7 +267,7 @@ func (j *Journal) repair() error {
 	if err := j.f.Truncate(end); err != nil {
 		return fmt.Errorf("journal: cut the torn last line off %s: %w", j.path, err)
 	}
-	if err := j.f.Sync(); err != nil {
+	if err := syncFile(j.f); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	j.repaired, j.size = j.size-end, end
@@ -266,18 +275,19 @@ func (j *Journal) repair() error {
 }
 
 func (j *Journal) open() error {
-	if fi, err := os.Lstat(j.path); err == nil {
+	fi, err := os.Lstat(j.path)
+	if err == nil {
 		if err := regular(j.path, fi); err != nil {
 			return err
 		}
 	}
+	created := errors.Is(err, fs.ErrNotExist)
 	// O_NOFOLLOW: a link put in place after the check is refused too.
 	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|oNoFollow|oNonBlock, 0o640)
 	if err != nil {
 		return fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err)
 	}
-	fi, err := f.Stat()
-	if err != nil {
+	if fi, err = f.Stat(); err != nil {
 		f.Close()
 		return fmt.Errorf("journal: %w", err)
 	}
@@ -286,13 +296,29 @@ func (j *Journal) open() error {
 		return err
 	}
 	j.f, j.size = f, fi.Size()
+	j.dirPending = j.dirPending || created
+	return nil
+}
+
+// syncDir syncs the journal's folder: a file created or renamed there
+// keeps its name after a power cut.
+func (j *Journal) syncDir() error {
+	d, err := os.Open(filepath.Dir(j.path))
+	if err != nil {
+		return fmt.Errorf("journal: sync the folder of %s: %w", j.path, err)
+	}
+	defer d.Close()
+	if err := syncFile(d); err != nil {
+		return fmt.Errorf("journal: sync the folder of %s: %w", j.path, err)
+	}
 	return nil
 }
 
 // Path returns the journal's path.
 func (j *Journal) Path() string { return j.path }
 
-// Append writes r as one line and syncs it to disk. A file name that is not
+// Append writes r as one line and syncs it to disk (and first the
+// journal's folder, after the file was created or rotated). A file name that is not
 // valid UTF-8 (JSON would replace its bad bytes with U+FFFD) is also written
 // exactly, in base64, as file_b64: the convention of every JSON output,
 // internal/jsonname's B64, of which the journal, importing nothing of the
@@ -323,10 +349,16 @@ func (j *Journal) Append(r *Record) error {
 			return err
 		}
 	}
+	if j.dirPending {
+		if err := j.syncDir(); err != nil {
+			return err
+		}
+		j.dirPending = false
+	}
 	off := j.size
 	_, err = j.f.Write(b)
 	if err == nil {
-		err = j.f.Sync()
+		err = syncFile(j.f)
 	}
 	if err != nil {
 		// Cut off a partial line, so that the next line does not join it,
@@ -341,8 +373,8 @@ func (j *Journal) Append(r *Record) error {
 }
 
 // rotate shifts the rotated files up by one, renames the journal to <path>.1
-// and starts a new one. The rename is
-// made durable (directory sync) before new lines go to the new file.
+// and starts a new one. The rename and the new file are made durable
+// (the folder synced, by Append) before a line goes to the new file.
 func (j *Journal) rotate() error {
 	if err := j.f.Close(); err != nil {
 		return fmt.Errorf("journal: %w", err)
@@ -375,14 +407,7 @@ func (j *Journal) rotate() error {
 		}
 		return fmt.Errorf("journal: rotate: %w", err)
 	}
-	if err := j.open(); err != nil {
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(j.path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return j.open() // a file created: its folder is synced before its first line
 }
 
 // Close closes the journal file.

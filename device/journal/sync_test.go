@@ -1,0 +1,219 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var errSync = errors.New("injected sync failure")
+
+// recordSyncs replaces syncFile for the test with one that records each
+// sync, as describeSync says it, and fails it when fail (if not nil)
+// says so.
+func recordSyncs(t *testing.T, fail func(event string) bool) *[]string {
+	t.Helper()
+	var events []string
+	old := syncFile
+	t.Cleanup(func() { syncFile = old })
+	syncFile = func(f *os.File) error {
+		e := describeSync(t, f)
+		events = append(events, e)
+		if fail != nil && fail(e) {
+			return errSync
+		}
+		return old(f)
+	}
+	return &events
+}
+
+// describeSync says what a sync of f makes durable: "file NAME:LINES" for a
+// file (its complete lines at that moment, "+" after them if bytes follow
+// the last newline), "dir" and each of its files so for a folder.
+func describeSync(t *testing.T, f *os.File) string {
+	t.Helper()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi.IsDir() {
+		return "file " + lines(t, f.Name())
+	}
+	des, err := os.ReadDir(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := []string{"dir"}
+	for _, de := range des {
+		s = append(s, lines(t, filepath.Join(f.Name(), de.Name())))
+	}
+	return strings.Join(s, " ")
+}
+
+func lines(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := filepath.Base(path) + ":" + strconv.Itoa(bytes.Count(b, []byte("\n")))
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		s += "+"
+	}
+	return s
+}
+
+// oneLine is the length of one journal line of a record of a one-letter
+// file (with its newline).
+func oneLine(t *testing.T) int64 {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.Append(&Record{File: "a", Decision: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	return j.size
+}
+
+// TestSyncOrder: every line is synced before Append returns, after it is
+// written; a journal file created or rotated has its folder synced (with
+// the file, and the rotated one, in it) before its first line is written;
+// a repair syncs the file once it is cut back. A failed sync is an error,
+// leaves no line of the record behind, and the next Append writes the
+// record once, after the sync that failed: the runner keeps the batch in
+// cur/ and appends its record again, so no line is lost or written twice.
+func TestSyncOrder(t *testing.T) {
+	n := oneLine(t)
+	rec := func(i int) *Record { return &Record{File: string(rune('a' + i)), Decision: "x"} }
+	for _, c := range []struct {
+		name    string
+		before  int   // lines appended before the syncs are recorded
+		max     int64 // maxBytes, in lines
+		appends int
+		fail    string // the sync event that fails once ("" none)
+		want    []string
+	}{
+		{name: "new journal", appends: 2,
+			want: []string{"dir j.jsonl:0", "file j.jsonl:1", "file j.jsonl:2"}},
+		{name: "journal there", before: 1, appends: 1,
+			want: []string{"file j.jsonl:2"}},
+		{name: "rotation", before: 2, max: 2, appends: 2,
+			want: []string{"dir j.jsonl:0 j.jsonl.1:2", "file j.jsonl:1", "file j.jsonl:2"}},
+		{name: "line's sync fails", before: 1, appends: 1, fail: "file j.jsonl:2",
+			want: []string{"file j.jsonl:2", "file j.jsonl:2"}},
+		{name: "new journal's folder sync fails", appends: 1, fail: "dir j.jsonl:0",
+			want: []string{"dir j.jsonl:0", "dir j.jsonl:0", "file j.jsonl:1"}},
+		{name: "rotation's folder sync fails", before: 2, max: 2, appends: 1, fail: "dir j.jsonl:0 j.jsonl.1:2",
+			want: []string{"dir j.jsonl:0 j.jsonl.1:2", "dir j.jsonl:0 j.jsonl.1:2", "file j.jsonl:1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "j.jsonl")
+			j, err := Open(p, c.max*n, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			for i := range c.before {
+				if err := j.Append(rec(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.before > 0 { // a journal that was there: opened again
+				j.Close()
+				if j, err = Open(p, c.max*n, 1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			failed := false
+			events := recordSyncs(t, func(e string) bool {
+				if e == c.fail && !failed {
+					failed = true
+					return true
+				}
+				return false
+			})
+			// The records of the journal and of its rotated file.
+			all := func() []Record {
+				if _, err := os.Stat(p + ".1"); err != nil {
+					return readJournal(t, p)
+				}
+				return append(readJournal(t, p+".1"), readJournal(t, p)...)
+			}
+			want := all()
+			for i := c.before; i < c.before+c.appends; i++ {
+				wasFailed := failed
+				err := j.Append(rec(i))
+				if failed != wasFailed && !errors.Is(err, errSync) {
+					t.Fatalf("Append of %s with the sync %q failing: %v, want the sync's error", rec(i).File, c.fail, err)
+				}
+				if err != nil {
+					// Nothing of the record was left, and the runner
+					// appends it again.
+					if got := all(); len(got) != len(want) || lines(t, p) != "j.jsonl:"+strconv.Itoa(len(readJournal(t, p))) {
+						t.Errorf("after the failed Append the journal holds %d records (%s), want only its %d before", len(got), lines(t, p), len(want))
+					}
+					if err := j.Append(rec(i)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want = append(want, *rec(i))
+			}
+			if !slices.Equal(*events, c.want) {
+				t.Errorf("syncs\n%q\nwant\n%q", *events, c.want)
+			}
+			if c.fail != "" && !failed {
+				t.Errorf("no sync %q happened to fail", c.fail)
+			}
+			got := all()
+			want = want[max(len(want)-len(got), 0):] // what rotation kept
+			if len(got) != len(want) {
+				t.Fatalf("journal holds %d records, want %d", len(got), len(want))
+			}
+			for i := range got {
+				if got[i].File != want[i].File {
+					t.Errorf("record %d is of %q, want %q", i, got[i].File, want[i].File)
+				}
+			}
+		})
+	}
+}
+
+// TestRepairSync: the cut of a torn last line is synced once made, and a
+// failed sync fails Open.
+func TestRepairSync(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		p := filepath.Join(t.TempDir(), "j.jsonl")
+		j, err := Open(p, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Append(&Record{File: "a", Decision: "x"})
+		j.Close()
+		f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+		f.WriteString(`{"time":"2025-01-01T00:00:00Z","fi`)
+		f.Close()
+		events := recordSyncs(t, func(string) bool { return fail })
+		j, err = Open(p, 0, 1)
+		if want := []string{"file j.jsonl:1"}; !slices.Equal(*events, want) {
+			t.Errorf("fail %v: syncs %q, want %q", fail, *events, want)
+		}
+		if fail {
+			if !errors.Is(err, errSync) {
+				t.Errorf("Open with the repair's sync failing: %v, want its error", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+	}
+}
