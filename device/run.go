@@ -475,29 +475,23 @@ type busyBatch struct {
 	limit time.Duration // the daemon.batch_timeout it was taken under
 }
 
-// appendDurably writes rec to the journal, retrying with backoff while the
-// journal cannot be written (a full or failing disk): the batch stays in
-// cur/, and nothing new is claimed meanwhile, so batches wait safely in new/
-// rather than leave the spool without a record. It returns false if the
-// daemon stops first.
+// syncClaims is spool.Spool.SyncClaims; tests replace it to see when it
+// is called and to make it fail.
+var syncClaims = (*spool.Spool).SyncClaims
+
+// appendDurably writes rec to the journal once the batch's claim into cur/
+// is on disk (a power cut must not put a journaled batch back in new/),
+// retrying with backoff while either cannot be written (a full or failing
+// disk: durably): the batch stays in cur/, and nothing new is claimed
+// meanwhile, so batches wait safely in new/ rather than leave the spool
+// without a record. It returns false if the daemon stops first.
 func (r *Runner) appendDurably(rec *journal.Record) bool {
-	delay := r.opt.JournalRetry
-	if delay <= 0 {
-		delay = time.Second
-	}
-	for {
-		err := r.journal.Append(rec)
-		if err == nil {
-			return true
+	return r.durably("journal cannot be written: the batch stays in cur/ until it can", rec.File, func() error {
+		if err := syncClaims(r.spool); err != nil {
+			return err
 		}
-		r.log.Error("journal cannot be written: the batch stays in cur/ until it can", "file", rec.File, "err", err, "retry_in", delay)
-		select {
-		case <-r.ctx.Done():
-			return false
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, time.Minute)
-	}
+		return r.journal.Append(rec)
+	})
 }
 
 // decide reads and matches the claimed batch. A panic while doing so (a bug

@@ -61,7 +61,7 @@ func (s *Spool) writeSynced(name, reason string) error {
 	}
 	_, err = io.WriteString(f, reason)
 	if err == nil {
-		err = f.Sync()
+		err = syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -72,13 +72,17 @@ func (s *Spool) writeSynced(name, reason string) error {
 	return nil
 }
 
+// syncFile makes what was written to f, a file or a folder, durable. Tests
+// replace it to see the order of the syncs and to make one fail.
+var syncFile = (*os.File).Sync
+
 func (s *Spool) syncDir(dir string) error {
 	d, err := s.root.Open(dir)
 	if err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
 	defer d.Close()
-	if err := d.Sync(); err != nil {
+	if err := syncFile(d); err != nil {
 		return fmt.Errorf("spool: sync %s: %w", s.Path(dir, ""), err)
 	}
 	return nil

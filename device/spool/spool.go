@@ -291,6 +291,12 @@ func (s *Spool) Claim(name string) (time.Time, error) {
 	return arrived, nil
 }
 
+// SyncClaims makes the claims into cur/ durable (cur/ synced). Call it
+// before a claimed batch's journal line is written: a power cut could
+// otherwise take back the claim of a batch whose line is on disk, and the
+// batch, back in new/, would be handled again as a new one.
+func (s *Spool) SyncClaims() error { return s.syncDir(DirCur) }
+
 // OctalMode is m's permission bits as chmod takes them (2750), for
 // messages that say a mode.
 func OctalMode(m fs.FileMode) uint32 {
