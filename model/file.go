@@ -48,15 +48,20 @@ func WriteFile(path string, m *Model) error {
 		return err
 	}
 	// The rename is durable only once the directory is synced.
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		err = d.Sync()
-		d.Close()
-		if err != nil {
-			return fmt.Errorf("syncing the directory of %s: %w", path, err)
-		}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("syncing the directory of %s: %w", path, err)
+	}
+	defer d.Close()
+	if err := syncDir(d); err != nil {
+		return fmt.Errorf("syncing the directory of %s: %w", path, err)
 	}
 	return nil
 }
+
+// syncDir makes a rename in the directory d durable. Tests replace it to
+// see when it is called and to make it fail.
+var syncDir = (*os.File).Sync
 
 // FileInfo holds what a model file says beyond the model: where it was read
 // from, its size, its checksum and its format version.

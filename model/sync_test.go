@@ -1,0 +1,51 @@
+package model
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWriteFileSyncsDirectory: WriteFile syncs the model's directory once
+// the new model is renamed into place (the path holds it whole, and no
+// temporary file is left), and a failed sync is its error: the caller must
+// not take a model a power cut can take back for written.
+func TestWriteFileSyncsDirectory(t *testing.T) {
+	errSync := errors.New("injected sync failure")
+	for _, fail := range []bool{false, true} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "m.smm")
+		m := mfModel(24, 7, 3, []int{4, 6})
+		if err := WriteFile(p, m); err != nil {
+			t.Fatal(err)
+		}
+		m.Threshold = 0.5
+		var syncs int
+		old := syncDir
+		syncDir = func(d *os.File) error {
+			syncs++
+			if d.Name() != dir {
+				t.Errorf("synced %s, want the model's directory %s", d.Name(), dir)
+			}
+			if got, _, err := ReadFile(p); err != nil || got.Threshold != 0.5 {
+				t.Errorf("at the directory's sync the path does not hold the new model (%v)", err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("at the directory's sync it holds %d entries, want only the model", len(ents))
+			}
+			if fail {
+				return errSync
+			}
+			return old(d)
+		}
+		err := WriteFile(p, m)
+		syncDir = old
+		if syncs != 1 {
+			t.Errorf("fail %v: the directory synced %d times, want once", fail, syncs)
+		}
+		if fail != errors.Is(err, errSync) {
+			t.Errorf("fail %v: WriteFile returned %v", fail, err)
+		}
+	}
+}
