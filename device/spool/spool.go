@@ -187,6 +187,11 @@ func (s *Spool) Path(sub, name string) string { return path.Join(s.opt.Dir, sub,
 // Close releases the spool directory.
 func (s *Spool) Close() error { return s.root.Close() }
 
+// oneName reports whether name is one name inside a folder, not a path.
+func oneName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsRune(name, '/')
+}
+
 // ignored reports whether a name in new/ is not a batch: hidden files and
 // names ending in ".tmp" are writers' files still being written.
 func ignored(name string) bool {
@@ -334,9 +339,11 @@ func (e *TooLargeError) Error() string {
 }
 
 // ReadClaimed reads cur/name whole; it refuses regular files larger than max
-// bytes (max ≤ 0: no limit) and anything that is not a regular file.
+// bytes (max ≤ 0: no limit) and anything that is not a regular file, a
+// symbolic link included (also one to a file inside the spool).
 func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
-	f, err := s.root.OpenFile(path.Join(DirCur, name), os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	// The checks are of the open file: nothing can be swapped in between.
+	f, err := s.openNoFollow(DirCur, name)
 	if err != nil {
 		// A link fails the open (O_NOFOLLOW); only then is it looked at.
 		if fi, lerr := s.root.Lstat(path.Join(DirCur, name)); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {

@@ -227,3 +227,27 @@ func TestReadClaimedRefusesNonRegular(t *testing.T) {
 		}
 	})
 }
+
+// TestReadClaimedRefusesLinkInSpool: a batch that is a symbolic link is
+// refused, also one to a file inside the spool (which os.Root would
+// follow, O_NOFOLLOW or not): the daemon reads the batch file itself or
+// nothing, never another batch through a link.
+func TestReadClaimedRefusesLinkInSpool(t *testing.T) {
+	sp, dir := openTemp(t)
+	if err := os.WriteFile(filepath.Join(dir, DirDone, "other.npy"), []byte("another batch"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{
+		"in.npy":       "../done/other.npy",
+		"dangling.npy": "../done/missing.npy",
+		"out.npy":      "/etc/passwd",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, DirCur, name)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := sp.ReadClaimed(name, 1<<20)
+		if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+			t.Errorf("ReadClaimed of a link to %s: %q, %v; want refused as a symbolic link", target, b, err)
+		}
+	}
+}
