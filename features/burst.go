@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -39,34 +40,56 @@ type BurstFrame struct {
 // order of their names. At most lim.MaxFrames+1 entries are ever read from
 // the directory.
 func ListBurst(root *os.Root, dir string, lim ImageLimits) ([]BurstFrame, error) {
-	if err := lim.Check(); err != nil {
+	d, frames, err := listBurst(root, dir, lim)
+	if err != nil {
 		return nil, err
 	}
+	d.Close()
+	return frames, nil
+}
+
+// listBurst is ListBurst that also returns the burst's folder, open: the
+// frames are opened from it (openIn), never by a path a link could be put
+// on.
+func listBurst(root *os.Root, dir string, lim ImageLimits) (*os.File, []BurstFrame, error) {
+	if err := lim.Check(); err != nil {
+		return nil, nil, err
+	}
 	label := burstLabel(root, dir, "")
-	// os.Root follows links that stay inside the root even when asked not
-	// to (O_NOFOLLOW), so links are found by Lstat and by comparing the
-	// open file with what Lstat saw.
-	li, err := root.Lstat(dir)
+	// The burst is opened from its parent's descriptor, never through a
+	// link (openIn), and checked on the open folder: what is read is what
+	// was checked.
+	parent, err := root.Open(path.Dir(dir))
 	if err != nil {
-		return nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
+		return nil, nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
 	}
-	if li.Mode()&fs.ModeSymlink != 0 {
-		return nil, formatErr(label, "the burst is a symbolic link: rename the burst directory itself into the spool")
-	}
-	if !li.IsDir() {
-		return nil, formatErr(label, "not a directory (%v): a burst is a directory of frame images", li.Mode().Type())
-	}
-	d, err := root.OpenFile(dir, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	d, err := openIn(root, path.Dir(dir), parent, path.Base(dir), oDirectory)
+	parent.Close()
 	if err != nil {
-		return nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
+		// Only to say what is there instead.
+		if li, lerr := root.Lstat(dir); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			return nil, nil, formatErr(label, "the burst is a symbolic link: rename the burst directory itself into the spool")
+		} else if lerr == nil && !li.IsDir() {
+			return nil, nil, formatErr(label, "not a directory (%v): a burst is a directory of frame images", li.Mode().Type())
+		}
+		return nil, nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
 	}
-	defer d.Close()
+	frames, err := listOpen(d, root, dir, label, lim)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return d, frames, nil
+}
+
+// listOpen lists and checks the open burst folder d (dir under root).
+func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]BurstFrame, error) {
 	fi, err := d.Stat()
 	if err != nil {
 		return nil, &Error{Path: label, Msg: "cannot stat burst", Err: err}
 	}
-	if !fi.IsDir() || !os.SameFile(li, fi) {
-		return nil, formatErr(label, "the burst was replaced while it was opened: rename a burst into the spool only once it is complete")
+	if !fi.IsDir() {
+		return nil, formatErr(label, "not a directory (%v): a burst is a directory of frame images", fi.Mode().Type())
 	}
 	des, err := d.ReadDir(lim.MaxFrames + 1)
 	if err != nil && err != io.EOF {
@@ -111,14 +134,56 @@ func ListBurst(root *os.Root, dir string, lim ImageLimits) ([]BurstFrame, error)
 	return frames, nil
 }
 
+// openIn opens name, one name in the folder d (dir under root), for
+// reading, with flag added. It never follows a symbolic link at name (the
+// kernel's O_NOFOLLOW, from d's own descriptor: an os.Root follows a link
+// that stays inside it whatever the flags) and never blocks (a FIFO), so
+// what it opens is checked on the open file with nothing swapped in
+// between. Where there is no such openat, a link is refused by comparing
+// the open file with what the name is after the open.
+func openIn(root *os.Root, dir string, d *os.File, name string, flag int) (*os.File, error) {
+	p := burstLabel(root, dir, name)
+	if !haveOpenat {
+		f, err := root.OpenFile(path.Join(dir, name), os.O_RDONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err == nil {
+			var li fs.FileInfo
+			if li, err = root.Lstat(path.Join(dir, name)); err == nil && (li.Mode()&fs.ModeSymlink != 0 || !os.SameFile(li, fi)) {
+				err = &os.PathError{Op: "open", Path: p, Err: syscall.ELOOP}
+			}
+		}
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return f, nil
+	}
+	c, err := d.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	if cerr := c.Control(func(dfd uintptr) { fd, err = openat(dfd, name, flag) }); cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	return os.NewFile(uintptr(fd), p), nil
+}
+
 // ApplyBurst turns the burst directory dir under root into its n×OutputDim
 // feature matrix, one row per frame in byte order of the file names: the
 // rows Apply (and so training) computes for the same images.
 //
 // Every name is resolved inside root (so a daemon passes its confined spool
 // root and dir = "cur/NAME"; a command passes os.OpenRoot(DIR) and "."),
-// links are refused (a frame file must be the very file the listing saw,
-// so a link put in place meanwhile is refused too) and opens never block. The
+// links are refused (the burst and each frame are opened without following
+// a link, each frame from the burst's open folder, and a frame file must be
+// the very file the listing saw) and opens never block. The
 // checks, each refusing the whole burst with an *Error that says what is
 // wrong and what to do:
 //
@@ -145,14 +210,15 @@ func (f Fitted) ApplyBurst(root *os.Root, dir string, lim ImageLimits) (*mat.Den
 // finished first), as a daemon does for a burst over its time limit or at
 // a stop.
 func (f Fitted) ApplyBurstContext(ctx context.Context, root *os.Root, dir string, lim ImageLimits) (*mat.Dense, error) {
-	frames, err := ListBurst(root, dir, lim)
+	d, frames, err := listBurst(root, dir, lim)
 	if err != nil {
 		return nil, err
 	}
+	defer d.Close()
 	return f.applySource(ctx, len(frames), func(i int) string { return burstLabel(root, dir, frames[i].Name) },
 		func(i int) ([]byte, error) {
 			name := burstLabel(root, dir, frames[i].Name)
-			fh, err := root.OpenFile(path.Join(dir, frames[i].Name), os.O_RDONLY|oNoFollow|oNonBlock, 0)
+			fh, err := openIn(root, dir, d, frames[i].Name, 0)
 			if err != nil {
 				return nil, &Error{Path: name, Msg: "cannot open frame", Err: err}
 			}

@@ -529,3 +529,30 @@ func TestListBurst(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenInRefusesLink: a frame is opened from its burst's open folder
+// without following a link, also one to a frame of the same burst (which
+// an os.Root would follow, O_NOFOLLOW or not): a link put in a frame's
+// place after the listing is refused at the open, not after it.
+func TestOpenInRefusesLink(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string][]byte{"a.png": []byte("a")})
+	if err := os.Symlink("a.png", filepath.Join(dir, "b.png")); err != nil {
+		t.Fatal(err)
+	}
+	root := openRoot(t, dir)
+	d, err := root.Open(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if f, err := openIn(root, ".", d, "b.png", 0); err == nil {
+		f.Close()
+		t.Error("a link to a frame of the burst was opened")
+	}
+	f, err := openIn(root, ".", d, "a.png", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
