@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -229,5 +230,52 @@ func TestBurstReadWithinBatchTimeout(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.Spool, spool.DirCur, "stopped", "f00.png")); err != nil {
 		t.Errorf("the burst given up at the stop is not in cur/: %v", err)
+	}
+}
+
+// TestBurstWidthOfImageSize: a model whose pipeline's width follows the
+// frames' size (hog:8 without @WxH) decides a burst of frames of its
+// training size and fails one of another size, saying the features per
+// frame differ: no check before the read can see it, the width is known
+// only once the frames are read.
+func TestBurstWidthOfImageSize(t *testing.T) {
+	p, err := features.Parse("hog:8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := features.Fitted{Pipeline: p}
+	if _, ok := fit.OutputDim(); ok {
+		t.Fatal("hog:8 has a fixed width: the test needs one that follows the image size")
+	}
+	rng := rand.New(rand.NewPCG(81, 82))
+	burst := func(w, h int) map[string][]byte {
+		files := map[string][]byte{}
+		for i := range 3 {
+			img := image.NewGray(image.Rect(0, 0, w, h))
+			for j := range img.Pix {
+				img.Pix[j] = uint8(rng.IntN(256))
+			}
+			files[fmt.Sprintf("f%d.png", i)] = devicetest.EncodeFrame(t, img, ".png")
+		}
+		return files
+	}
+	x, err := fit.Apply([]*image.Gray{image.NewGray(image.Rect(0, 0, 32, 32))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, D := x.Dims()
+	f := devicetest.NewFixture(t, "")
+	if err := model.WriteFile(f.Model, pipelineModel(&fit, D)); err != nil {
+		t.Fatal(err)
+	}
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	f.RenameIn(t, f.WriteBurstTmp(t, "same", burst(32, 32)))
+	if rec := next(t, ch); rec.File != "same" || rec.Decision == model.Failed {
+		t.Fatalf("a burst of the model's frame size: %+v", rec)
+	}
+	f.RenameIn(t, f.WriteBurstTmp(t, "larger", burst(64, 64)))
+	rec := next(t, ch)
+	if want := fmt.Sprintf("features per frame, model %s expects %d", f.Model, D); rec.File != "larger" || rec.Decision != model.Failed || !strings.Contains(rec.Reason, want) {
+		t.Fatalf("a burst of larger frames: %+v, want failed with %q", rec, want)
 	}
 }
