@@ -151,3 +151,27 @@ func TestQueueAtLeastOne(t *testing.T) {
 		}
 	}
 }
+
+// TestPopWakesAnotherWorker: a Pop that leaves names waiting wakes another
+// worker. Two names queued while two workers wait poke ready once (it holds
+// one wake-up); the worker that takes it pops the first name, and the
+// second worker must be woken for the second name then, not at the next
+// name queued (a second batch waiting for no reason: latency). Here the
+// test takes the first wake-up as that worker does.
+func TestPopWakesAnotherWorker(t *testing.T) {
+	q := NewQueue(4)
+	q.add(Item{Name: "a"})
+	q.add(Item{Name: "b"})
+	<-q.ready // the one wake-up of both adds, taken by the first worker
+	if it, ok := q.Pop(context.Background()); !ok || it.Name != "a" {
+		t.Fatalf("popped %+v, %v; want a", it, ok)
+	}
+	select {
+	case <-q.ready:
+	default:
+		t.Fatal("b is waiting and no other worker was woken for it")
+	}
+	if it, ok := q.Pop(context.Background()); !ok || it.Name != "b" {
+		t.Fatalf("popped %+v, %v; want b", it, ok)
+	}
+}
