@@ -113,25 +113,51 @@ const window = 1 << 20
 // reading the whole file). Otherwise the error says what the file is not
 // and what to do.
 func Verify(path string) error {
-	fi, err := os.Lstat(path)
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err != nil {
+		return openErr(path, fmt.Errorf("journal: %w", err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
 	if err := regular(path, fi); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
-	if err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return fmt.Errorf("journal: %w", err)
-	}
 	_, err = keepUpTo(f, path, fi.Size())
+	return err
+}
+
+// checkPath refuses, before the open, a path that is not a journal's
+// (regular), where the open cannot refuse a link itself (no O_NOFOLLOW:
+// checkBeforeOpen). Elsewhere the open refuses a link and the open file is
+// checked: nothing can be swapped in between.
+func checkPath(path string) error {
+	if !checkBeforeOpen {
+		return nil
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		return regular(path, fi)
+	}
+	return nil
+}
+
+// openErr returns err, the error of opening the journal at path, or, when
+// what is there is not a journal's (a symbolic link, which O_NOFOLLOW
+// refuses; a folder), the error that says so.
+func openErr(path string, err error) error {
+	if fi, lerr := os.Lstat(path); lerr == nil {
+		if rerr := regular(path, fi); rerr != nil {
+			return rerr
+		}
+	}
 	return err
 }
 
@@ -275,19 +301,21 @@ func (j *Journal) repair() error {
 }
 
 func (j *Journal) open() error {
-	fi, err := os.Lstat(j.path)
-	if err == nil {
-		if err := regular(j.path, fi); err != nil {
-			return err
-		}
+	if err := checkPath(j.path); err != nil {
+		return err
 	}
-	created := errors.Is(err, fs.ErrNotExist)
-	// O_NOFOLLOW: a link put in place after the check is refused too.
-	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|oNoFollow|oNonBlock, 0o640)
+	// Created here (O_EXCL, which never follows a link), or opened as it
+	// is, never through a link (O_NOFOLLOW).
+	f, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL|oNoFollow|oNonBlock, 0o640)
+	created := err == nil
+	if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|oNoFollow|oNonBlock, 0)
+	}
 	if err != nil {
-		return fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err)
+		return openErr(j.path, fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err))
 	}
-	if fi, err = f.Stat(); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("journal: %w", err)
 	}

@@ -10,3 +10,7 @@ const (
 	oNoFollow = syscall.O_NOFOLLOW
 	oNonBlock = syscall.O_NONBLOCK
 )
+
+// checkBeforeOpen: the path is checked before it is opened (checkPath),
+// where the open cannot refuse a link itself.
+const checkBeforeOpen = false

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"setmatch/internal/jsonname"
+	"setmatch/internal/testutil"
 )
 
 // TestTornLastLineRepaired: a power cut in the middle of a write leaves a
@@ -274,5 +276,31 @@ func TestLongJournalReopens(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(q); !bytes.Equal(b, long) {
 		t.Error("Open changed the file it refused")
+	}
+}
+
+// TestNotARegularFile: a FIFO or a folder at the journal's path is refused
+// by Open and Verify, saying so, without waiting for a writer: the check
+// is of the open file, so nothing put in place between a check of the
+// path and the open gets through.
+func TestNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := testutil.FIFO(t, dir, "fifo.jsonl")
+	folder := filepath.Join(dir, "folder.jsonl")
+	if err := os.Mkdir(folder, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, folder} {
+		testutil.Within(t, 10*time.Second, "Open and Verify of "+p, func() {
+			if j, err := Open(p, 0, 1); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+				if j != nil {
+					j.Close()
+				}
+				t.Errorf("Open(%s) = %v, want is not a regular file", p, err)
+			}
+			if err := Verify(p); err == nil || !strings.Contains(err.Error(), "is not a regular file") {
+				t.Errorf("Verify(%s) = %v, want is not a regular file", p, err)
+			}
+		})
 	}
 }
