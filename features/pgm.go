@@ -204,7 +204,7 @@ func (p *pgmReader) rawRaster(rest []byte, w, h, maxval int) (*image.Gray, error
 		rest = rest[1:]
 	}
 	if len(rest) < need {
-		return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d pixel bytes are present", w, h, len(rest), need)
+		return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d pixel bytes are present (file truncated?)", w, h, len(rest), need)
 	}
 	rest = rest[:need] // bytes after the raster are ignored
 	pix := make([]uint8, n)
@@ -238,7 +238,7 @@ func (p *pgmReader) plainRaster(w, h, avail, maxval int) (*image.Gray, error) {
 		c, err := p.skipSpace(true)
 		if err != nil {
 			if err == io.EOF {
-				return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d samples are present", w, h, len(pix), n)
+				return nil, formatErr(p.name, "PGM header says %dx%d but only %d of %d samples are present (file truncated?)", w, h, len(pix), n)
 			}
 			return nil, &Error{Path: p.name, Msg: "cannot read PGM samples", Err: err}
 		}
