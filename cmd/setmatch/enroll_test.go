@@ -144,6 +144,16 @@ func TestEnrollImages(t *testing.T) {
 	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", empty); code != 1 || !strings.Contains(stderr, "cam-0413 is an empty folder: a set is a folder of the burst's frame images") || strings.Contains(stderr, "tmp/NAME") {
 		t.Errorf("an empty folder: exit %d\n%s", code, stderr)
 	}
+	// A person's folder of bursts is not itself a set: the folders in it are.
+	person := filepath.Join(t.TempDir(), "carol")
+	for _, d := range []string{"cam-1", "cam-2"} {
+		if err := os.MkdirAll(filepath.Join(person, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", person); code != 1 || !strings.Contains(stderr, "carol holds folders (cam-1, cam-2), not frame images: a set is one folder of frames: give the set folders themselves ("+filepath.Join(person, "*")+")") {
+		t.Errorf("a folder of bursts: exit %d\n%s", code, stderr)
+	}
 	// The same frames as a training set give its very samples: the burst
 	// is refused as that set given again.
 	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", burst); code != 1 || !strings.Contains(stderr, "the same frames (in this or another order) as the gallery's set class1/set1") {

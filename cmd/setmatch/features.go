@@ -93,6 +93,9 @@ flags:
 		return fmt.Errorf("--out: %w", err)
 	}
 	for i, in := range ins {
+		if sets := setsInside(in); sets != nil {
+			return fmt.Errorf("%s holds folders (%s), not frame images: each IN is one set, a folder of frames: give the set folders themselves (for a data set <class>/<set>/<frames>, one class at a time: --out DIR/CLASS CLASS/*)", in, listSome(sets))
+		}
 		x, err := fit.ApplyDir(in, lim)
 		if de := (*features.DirError)(nil); errors.As(err, &de) {
 			return fmt.Errorf("input set: %w", de.Err)
@@ -107,6 +110,37 @@ flags:
 		fmt.Fprintf(stdout, "%s: %d frames × %d features (%s) -> %s\n", in, n, d, fit.Name(), dst)
 	}
 	return nil
+}
+
+// setsInside returns the names of the entries of folder path when every
+// one (hidden names aside) is a folder, and there is one at least: path
+// is then a folder of sets (a person's bursts, a class, a data set), not
+// a set of frames. It returns nil otherwise, also when path cannot be
+// listed (reading the set then says why).
+func setsInside(path string) []string {
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, e := range ents {
+		switch {
+		case strings.HasPrefix(e.Name(), "."):
+		case !e.IsDir():
+			return nil
+		default:
+			dirs = append(dirs, e.Name())
+		}
+	}
+	return dirs
+}
+
+// listSome lists the first two of names for a message, and "…" for more.
+func listSome(names []string) string {
+	if len(names) > 2 {
+		return strings.Join(names[:2], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
 }
 
 // pipelineFromModel returns the feature pipeline recorded in the model file

@@ -264,7 +264,7 @@ func TestFeaturesCommandErrors(t *testing.T) {
 		{[]string{"--features", "lbp:2x2", "--out", out, set, filepath.Join(data, "class1", "set0")}, 2, "would both be written as set0.npy"},
 		{[]string{"--features", "lbp:2x2", "--out", out, "--max-frames", "0", set}, 2, "must be positive"},
 		{[]string{"--features", "lbp:2x2", "--out", out, "--max-frames", "3", set}, 1, "more than 3 entries"},
-		{[]string{"--features", "lbp:2x2", "--out", out, bad}, 1, "nested: is a directory"},
+		{[]string{"--features", "lbp:2x2", "--out", out, bad}, 1, "bad holds folders (nested), not frame images: each IN is one set, a folder of frames: give the set folders themselves"},
 		{[]string{"--features", "lbp:2x2", "--out", out, filepath.Join(data, "missing")}, 1, "input set:"},
 		{[]string{"--model", filepath.Join(data, "class0", "set0", "frame00.png"), "--out", out, set}, 1, "not a setmatch model file"},
 	}
