@@ -49,6 +49,9 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 					own = fmt.Sprintf("%.4g (%s)", g.Own, g.OwnName)
 				}
 				margin := ""
+				if thr := m.Members()[i].ClassThreshold(g.OtherLabel); math.IsNaN(g.Own) && !math.IsInf(thr, 1) && g.Other <= thr {
+					margin = fmt.Sprintf(": within the threshold of class %s (%.4g): a burst like it may be named %s: check that this person or object is not enrolled already as %s", g.OtherLabel, thr, g.OtherLabel, g.OtherLabel)
+				}
 				if !math.IsNaN(g.Own) {
 					margin = fmt.Sprintf(", margin %.4g", g.Other-g.Own)
 					if g.Other <= g.Own {

@@ -36,6 +36,38 @@ enroll: threshold by auto:balanced (the model records no rule, being older than 
 	}
 }
 
+// TestChangeWriteWithinThreshold: a new class's only set that another
+// class's threshold (times its factor) would take is flagged, as the
+// same person enrolled again under another label may be; one beyond it,
+// or under a closed set's threshold, is not.
+func TestChangeWriteWithinThreshold(t *testing.T) {
+	res, _ := buildNNH(t, nil)
+	m := *res.Model
+	m.Spread = &model.Spread{Factors: map[string]float64{"b": 2}}
+	const warn = ": within the threshold of class "
+	for _, tc := range []struct {
+		threshold, other float64
+		label            string
+		want             string
+	}{
+		{0.5, 0.25, "a", "enroll:   d/x: own class none (no other set of its class), other class 0.25 (a): within the threshold of class a (0.5): a burst like it may be named a: check that this person or object is not enrolled already as a\n"},
+		{0.5, 0.75, "a", ""},
+		{0.5, 0.75, "b", "within the threshold of class b (1)"},
+		{math.Inf(1), 0.25, "a", ""},
+	} {
+		m.Threshold = tc.threshold
+		c := &Change{Rule: "none", Threshold: "t", Members: []MemberChange{{Method: "nn-h",
+			Margins: []Margin{{Label: "d", Name: "x", Own: math.NaN(), Other: tc.other, OtherLabel: tc.label}}}}}
+		var b strings.Builder
+		if err := c.Write(&b, "enroll", &m); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); (tc.want == "") == strings.Contains(got, warn) || !strings.Contains(got, tc.want) {
+			t.Errorf("threshold %v, other class %s at %v: got\n%s\nwant it to contain %q", tc.threshold, tc.label, tc.other, got, tc.want)
+		}
+	}
+}
+
 // TestChangeWriteMoved: how far the threshold moved, and what a move of a
 // tenth or more does at the door; nothing for a threshold that stayed or
 // a closed set.
