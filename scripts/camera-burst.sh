@@ -21,11 +21,29 @@ spool=${SETMATCH_SPOOL:-/var/spool/setmatch}
 frames=${FRAMES:-16}
 size=${SIZE:-640x480}
 video=${VIDEO:-/dev/video0}
-while getopts s:n: opt; do
+usage() {
+	cat <<'EOF'
+usage: camera-burst.sh [-s SPOOL] [-n FRAMES] [NAME]
+
+Captures one burst of FRAMES frames into SPOOL/tmp/NAME/ and renames it
+into SPOOL/new/NAME, where setmatchd takes it.
+
+  -s SPOOL   the spool directory (default $SETMATCH_SPOOL or /var/spool/setmatch)
+  -n FRAMES  frames per burst (default $FRAMES or 16)
+  NAME       the burst's name (default burst-<UTC time>-<pid>)
+
+The capture command is $CAPTURE, run as `$CAPTURE DIR N`: it must write N
+frame images (PNG, JPEG or PGM) into DIR. Without $CAPTURE, rpicam-still
+is used if installed, else ffmpeg on /dev/video0 ($VIDEO), both at $SIZE
+(default 640x480) and in JPEG.
+EOF
+}
+while getopts s:n:h opt; do
 	case $opt in
 	s) spool=$OPTARG ;;
 	n) frames=$OPTARG ;;
-	*) echo "usage: camera-burst.sh [-s SPOOL] [-n FRAMES] [NAME]" >&2; exit 2 ;;
+	h) usage; exit 0 ;;
+	*) echo "usage: camera-burst.sh [-s SPOOL] [-n FRAMES] [NAME] (-h: help)" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"image"
@@ -248,6 +249,22 @@ func checkBurstJournal(t *testing.T, f *devicetest.Fixture, want, bad map[string
 		if got[name] != l {
 			t.Errorf("%s: decision %q, want %q", name, got[name], l)
 		}
+	}
+}
+
+// TestCameraBurstHelp: camera-burst.sh -h prints its usage, with the
+// variables that choose the capture, on standard output and succeeds; an
+// unknown option is a usage error (exit 2).
+func TestCameraBurstHelp(t *testing.T) {
+	ctx := testContext(t, e2eBudget)
+	script := filepath.Join("..", "..", "scripts", "camera-burst.sh")
+	out, err := testexec.CombinedOutput(t, ctx, exec.Command("bash", script, "-h"))
+	if err != nil || !strings.HasPrefix(string(out), "usage: camera-burst.sh [-s SPOOL] [-n FRAMES] [NAME]") || !strings.Contains(string(out), "$CAPTURE") {
+		t.Errorf("camera-burst.sh -h: %v\n%s", err, out)
+	}
+	out, err = testexec.CombinedOutput(t, ctx, exec.Command("bash", script, "-x"))
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "usage: camera-burst.sh") {
+		t.Errorf("camera-burst.sh -x: %v\n%s", err, out)
 	}
 }
 
