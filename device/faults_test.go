@@ -732,3 +732,40 @@ func stalledRunner(t *testing.T, seed uint64, iv time.Duration) *Runner {
 	}
 	return r
 }
+
+// TestSameInputDimNamesPipelines: a model of another feature pipeline and
+// another number of features per frame is refused naming both pipelines
+// with their dimensions (bursts of images would not fail with it, so the
+// refusal does not say they would); one of feature vectors with another
+// dimension says the batches would fail.
+func TestSameInputDimNamesPipelines(t *testing.T) {
+	loaded := func(spec string, D int) *Loaded {
+		var fit *features.Fitted
+		if spec != "" {
+			p, err := features.Parse(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := features.NewFitted(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fit = &f
+		}
+		return &Loaded{Path: fmt.Sprintf("m%d.smm", D), Model: pipelineModel(fit, D)}
+	}
+	for _, tc := range []struct {
+		old, new *Loaded
+		want     string
+	}{
+		{loaded("intensity:3x2", 6), loaded("intensity:4x2", 8), "model m8.smm reads frames with --features intensity:4x2 (8 features per frame), the model in use (m6.smm) reads frames with --features intensity:3x2 (6 features per frame): another feature extractor; keeping the model in use (to change the feature extractor, replace the model and restart setmatchd)"},
+		{loaded("", 6), loaded("", 8), "model m8.smm takes 8 features per frame, the model in use (m6.smm) takes 6: the batches in the spool would all fail"},
+		{loaded("", 6), loaded("intensity:3x2", 6), "model m6.smm reads frames with --features intensity:3x2, the model in use (m6.smm) takes feature vectors"},
+		{loaded("intensity:3x2", 6), loaded("intensity:3x2", 6), ""},
+	} {
+		err := sameInputDim(tc.old, tc.new)
+		if (tc.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+	}
+}

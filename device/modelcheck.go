@@ -7,9 +7,15 @@ import "fmt"
 // feature pipeline (its spec, or none): the spool's writers make batches of
 // one feature extractor, and every one of them would fail, or be matched in
 // the wrong feature space, with the new model. Changing the feature
-// extractor takes a restart.
+// extractor takes a restart. Between two image models the refusal names
+// both pipelines: their bursts of images would not fail.
 func sameInputDim(old, m *Loaded) error {
-	if a, b := old.Model.InputDim(), m.Model.InputDim(); a != b {
+	a, b := old.Model.InputDim(), m.Model.InputDim()
+	if a != b && old.Model.Features != nil && m.Model.Features != nil {
+		return fmt.Errorf("model %s %s (%d features per frame), the model in use (%s) %s (%d features per frame): another feature extractor; keeping the model in use (to change the feature extractor, replace the model and restart setmatchd)",
+			m.Path, pipelineOf(m), b, old.Path, pipelineOf(old), a)
+	}
+	if a != b {
 		return fmt.Errorf("model %s takes %d features per frame, the model in use (%s) takes %d: the batches in the spool would all fail; keeping the model in use (to change the feature extractor, replace the model and restart setmatchd)",
 			m.Path, b, old.Path, a)
 	}
