@@ -2,11 +2,13 @@ package synth
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -207,5 +209,40 @@ func TestRelightSources(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("RelightSources:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestRelightSourcesLimit checks that RelightSources takes a class of
+// MaxRelightSources images and refuses one more, naming the class and the
+// limit, from the listing alone: the files are empty (hard links to one
+// file, which are quick to make), so an image decoded before the count
+// would fail with another error.
+func TestRelightSourcesLimit(t *testing.T) {
+	src := t.TempDir()
+	dir := filepath.Join(src, "many")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(dir, "00000.png")
+	if err := os.WriteFile(first, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := func(i int) {
+		if err := os.Link(first, filepath.Join(dir, fmt.Sprintf("%05d.png", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i < MaxRelightSources; i++ {
+		link(i)
+	}
+	got, err := RelightSources(src)
+	if err != nil || len(got) != 1 || len(got[0].Files) != MaxRelightSources {
+		t.Fatalf("%d images: %v, %d classes", MaxRelightSources, err, len(got))
+	}
+	link(MaxRelightSources)
+	_, err = RelightSources(src)
+	want := fmt.Sprintf("class many has more than %d images", MaxRelightSources)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%d images: %v, want %q", MaxRelightSources+1, err, want)
 	}
 }
