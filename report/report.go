@@ -315,6 +315,11 @@ func (f *figure) save(path string) error {
 		return fmt.Errorf("%s: want a .png file name", path)
 	}
 	img, _ := f.render()
+	return writePNG(path, img)
+}
+
+// writePNG writes img to path as a PNG file; an error names the file.
+func writePNG(path string, img *vgimg.Canvas) error {
 	w, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -374,12 +379,12 @@ func raster(div mat.Symmetric, order []int, cm palette.ColorMap, sc colourScale)
 	return img
 }
 
+// save draws p, w × h, to path, a .png file.
 func save(p *plot.Plot, path string, w, h vg.Length) error {
 	if filepath.Ext(path) != ".png" {
 		return fmt.Errorf("%s: want a .png file name", path)
 	}
-	if err := p.Save(w, h, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	img := vgimg.New(w, h)
+	p.Draw(vgdraw.New(img))
+	return writePNG(path, img)
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -349,5 +350,36 @@ func TestScalingPlotFewPoints(t *testing.T) {
 				t.Errorf("%s: not a PNG: %v", name, err)
 			}
 		}()
+	}
+}
+
+// TestPlotsSayTheFileTheyCannotWrite checks that every plot returns the
+// error of a PNG file it cannot create or write, naming the file: a
+// folder that is not there, and a file on a full disk (a link to
+// /dev/full, where every write fails).
+func TestPlotsSayTheFileTheyCannotWrite(t *testing.T) {
+	full := filepath.Join(t.TempDir(), "full.png")
+	if err := os.Symlink("/dev/full", full); err != nil {
+		t.Skip("no link to /dev/full:", err)
+	}
+	if _, err := os.Stat(full); err != nil {
+		t.Skip("no /dev/full:", err)
+	}
+	div := mat.NewSymDense(2, []float64{0, 1, 1, 0})
+	plots := map[string]func(path string) error{
+		"CostPlot": func(path string) error { return CostPlot(path, []float64{2, 1}, "cost") },
+		"DivergenceHeatmaps": func(path string) error {
+			return DivergenceHeatmaps([]string{"a", "b"}, Heatmap{Path: path, Div: div, Title: "d"})
+		},
+		"ScalingPlot": func(path string) error {
+			return ScalingPlot(path, []ScalePoint{{X: 10, Values: []float64{1}}, {X: 100, Values: []float64{8}}}, "sets", []string{"s"}, "t")
+		},
+	}
+	for name, write := range plots {
+		for _, path := range []string{full, filepath.Join(t.TempDir(), "missing", "x.png")} {
+			if err := write(path); err == nil || !strings.Contains(err.Error(), "writing "+path+": ") {
+				t.Errorf("%s to %s: %v, want an error naming the file", name, path, err)
+			}
+		}
 	}
 }

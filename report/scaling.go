@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -94,15 +93,7 @@ func ScalingPlot(path string, points []ScalePoint, xlabel string, ylabels []stri
 	for k, pl := range plots {
 		pl.Draw(canvases[0][k])
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
+	return writePNG(path, img)
 }
 
 // logRange returns the range of a log axis over v, all above 0: their
