@@ -30,7 +30,8 @@ var ErrNoRuns = errors.New("no outcomes")
 
 // ReadRuns reads the outcomes of a sweep, one JSON object after the
 // other (a runs.jsonl of SweepOptions.Keep, or the output of setmatch
-// bench train --json).
+// bench train --json). A record cut short (a file truncated) is an
+// error naming the file, not the end of the records.
 func ReadRuns(path string) ([]Run, error) {
 	// Opened without blocking: a pipe (/dev/stdin, <(…)) is read as it
 	// comes, and a named FIFO no one writes to reads as empty rather than
