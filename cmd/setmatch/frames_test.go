@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
+	"setmatch/deploy"
 	"setmatch/method"
 	"setmatch/model"
 )
@@ -112,6 +113,30 @@ func TestCVBudget(t *testing.T) {
 	}
 	if b, fits := cvBudget(2); b != method.MaxPoolFrames/2 || !strings.Contains(fits, "frame halves") {
 		t.Errorf("2 sets per class: %d, %q", b, fits)
+	}
+}
+
+// TestTrainBudget checks the budget train caps the frames to: half of
+// method.MaxPoolFrames when a class has one or two sets to train on (the
+// frame halves join them), the whole of it when every class has three or
+// more, and none for learned, which cross-validates nothing.
+func TestTrainBudget(t *testing.T) {
+	for _, c := range []struct {
+		labels []int
+		m      method.Name
+		want   int
+	}{
+		{[]int{0, 0, 0, 1, 1, 1}, method.Auto, method.MaxPoolFrames},
+		{[]int{0, 0, 0, 1, 1}, method.Auto, method.MaxPoolFrames / 2},
+		{[]int{0, 1, 1, 1}, method.NNH, method.MaxPoolFrames / 2},
+		{[]int{0, 0, 0, 1, 1, 1}, method.NNH, method.MaxPoolFrames},
+		{[]int{0, 0, 0, 1, 1, 1}, deploy.Learned, 0},
+		{[]int{0, 1}, deploy.Learned, 0},
+	} {
+		got, fits := trainBudget(c.labels, c.m)
+		if got != c.want || (got > 0) != strings.HasPrefix(fits, cacheFits) {
+			t.Errorf("%s on classes %v: budget %d, %q; want %d", c.m, c.labels, got, fits, c.want)
+		}
 	}
 }
 

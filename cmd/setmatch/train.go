@@ -107,10 +107,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainData(ds, a); err != nil {
 		return err
 	}
-	budget, fits := cvBudget(method.SmallestClass(ds.Labels()))
-	if a.method == deploy.Learned {
-		budget = 0 // no cross-validation
-	}
+	budget, fits := trainBudget(ds.Labels(), a.method)
 	kept, err := capFrames(ds, a.maxFrames, budget, fits, "train", stderr)
 	if err != nil {
 		return err
@@ -290,6 +287,17 @@ func checkTrainData(ds *dataset.Dataset, a *trainArgs) error {
 		return usagef("--dim %d is larger than the %d features per frame of %s", a.dim, D, a.data)
 	}
 	return nil
+}
+
+// trainBudget returns the frame budget of train's cross-validation for
+// training sets of the given labels, and the phrase that says what it is
+// (cvBudget of the smallest class); 0, no budget, for the method learned,
+// which cross-validates nothing.
+func trainBudget(labels []int, m method.Name) (int, string) {
+	if m == deploy.Learned {
+		return 0, ""
+	}
+	return cvBudget(method.SmallestClass(labels))
 }
 
 func trainReport(dir string, res *deploy.Result, labels []string) error {
