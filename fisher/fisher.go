@@ -270,8 +270,9 @@ func check(sets []*mat.Dense, labels []int, reg float64) (bigD, n int, cls, nc [
 }
 
 // principal returns the D×r principal directions of the centred N×D
-// frames xc, largest variance first (pca.All, exact also for directions
-// of small variance, which the whitening by S_w divides by): every
+// frames xc, largest variance first (pca.All, accurate also for the
+// directions of small variance down to PCATol, which the whitening by S_w
+// divides by): every
 // direction whose variance is above PCATol × the largest, at most limit
 // of them.
 func principal(xc *mat.Dense, limit int) (*mat.Dense, error) {

@@ -12,9 +12,13 @@ import (
 // (D×m with m = min(N, D), orthonormal columns, largest variance first,
 // signs as in the package comment) and the m matching eigenvalues of the
 // scatter xcᵀxc, clamped at 0. With fewer frames than features they come
-// from a thin SVD of xc, else from the full eigendecomposition of the D×D
-// scatter: both exact to rounding even for directions of tiny variance,
-// which the Gram matrix of Leading is not. Directions that come back not
+// from a thin SVD of xc, exact to rounding even for directions of tiny
+// variance, which the Gram matrix of Leading is not. With more they come
+// from the full eigendecomposition of the D×D scatter, whose rounding is
+// that of the largest variance (and which takes no copy of the N×D
+// frames, as an SVD does): a direction whose variance is v times the
+// largest is found to about 1e-16/v (about 1e-6 for v = 1e-10), and one
+// of v near 1e-16 is lost. Directions that come back not
 // finite (the scatter overflows for values around 1e154 and above) are an
 // error.
 func All(xc *mat.Dense) (*mat.Dense, []float64, error) {

@@ -19,9 +19,10 @@
 //   - Leading: the k leading directions only, as cheaply as the shape
 //     allows (the D×D scatter, the N×N Gram matrix, or a seeded subspace
 //     iteration), for a PCA that keeps a few directions of many.
-//   - All: every direction, exactly (a thin SVD of xc, or the full
-//     eigendecomposition of S), for a caller that whitens by small
-//     variances and needs them accurately.
+//   - All: every direction (a thin SVD of xc, exact; or, with more
+//     frames than features, the full eigendecomposition of S, accurate
+//     down to variances of about 1e-10 of the largest), for a caller
+//     that whitens by small variances and needs them accurately.
 //
 // The package does no I/O.
 package pca
