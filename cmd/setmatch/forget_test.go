@@ -138,3 +138,47 @@ func TestForgetStrangers(t *testing.T) {
 		}
 	}
 }
+
+// TestForgetSaysWhatStays checks what forget says of a model's members
+// and of what training shaped: a model with a W (nn-h-lda) names it as
+// still shaped by every training set and speaks of no vote; a vote of
+// that model and an nn-h one says the sets left each of its 2 members
+// and names the W of the member that has one.
+func TestForgetSaysWhatStays(t *testing.T) {
+	data := trainData(t)
+	dir := t.TempDir()
+	lda, nnh := filepath.Join(dir, "lda.smm"), filepath.Join(dir, "nnh.smm")
+	for _, c := range [][2]string{{"nn-h-lda", lda}, {"nn-h", nnh}} {
+		if code, _, stderr := run("train", "--method", c[0], "--data", data, "--out", c[1]); code != 0 {
+			t.Fatalf("train --method %s: exit %d\n%s", c[0], code, stderr)
+		}
+	}
+	m, _, err := model.ReadFile(lda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := model.ReadFile(nnh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Voters = append(m.Voters, v)
+	m.Selection.Params["vote"] = strings.Join(m.MemberMethods(), ", ")
+	vote := filepath.Join(dir, "vote.smm")
+	if err := model.WriteFile(vote, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		model       string
+		want, never string
+	}{
+		{lda, "forget: removed every set of class c00 (3) from the gallery\n", "members of the vote"},
+		{lda, "forget: still shaped by every training set: the projection W (8 → 6) of nn-h-lda\n", ""},
+		{vote, "forget: removed every set of class c00 (3) from the gallery, from each of the 2 members of the vote\n", ""},
+		{vote, "forget: still shaped by every training set: the projection W (8 → 6) of vote member 1 (nn-h-lda)\n", ""},
+	} {
+		code, _, stderr := run("forget", "--model", c.model, "--label", "c00", "--out", filepath.Join(t.TempDir(), "f.smm"))
+		if code != 0 || !strings.Contains(stderr, c.want) || c.never != "" && strings.Contains(stderr, c.never) {
+			t.Errorf("forget %s: exit %d; want %q (and not %q):\n%s", filepath.Base(c.model), code, c.want, c.never, stderr)
+		}
+	}
+}
