@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -112,13 +113,15 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Li
 		opt.Images = func([]string) (*mat.Dense, error) { return nil, noPipeline }
 	}
 	ds, err := dataset.Load(dir, opt)
-	if errors.Is(err, noPipeline) {
-		return nil, noPipeline
-	}
 	if err != nil {
 		return nil, err
 	}
 	if len(ds.Sets) == 0 {
+		// Every set an image set the model cannot read: one reason, of
+		// the folder (Load keeps going, so it is each set's failure).
+		if len(ds.Failed) > 0 && !slices.ContainsFunc(ds.Failed, func(f dataset.FailedSet) bool { return !errors.Is(f.Err, noPipeline) }) {
+			return nil, noPipeline
+		}
 		if len(ds.Failed) > 0 {
 			f := ds.Failed[0]
 			return nil, fmt.Errorf("no set of %s could be read (%d failed); the first, %s/%s: %w", dir, len(ds.Failed), f.Class, f.Name, f.Err)

@@ -339,6 +339,11 @@ func TestTestCommandErrors(t *testing.T) {
 			t.Errorf("%q: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.want, stderr)
 		}
 	}
+	// Images for a model without a pipeline are said of the folder, not
+	// as the failure of its first set.
+	if _, _, stderr := run("test", "--model", mpath, "--data", images); !strings.HasPrefix(stderr, "setmatch test: the data in "+images+" are images") {
+		t.Errorf("images for a model without a pipeline:\n%s", stderr)
+	}
 }
 
 var inf = math.Inf(1)
