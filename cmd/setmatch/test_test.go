@@ -15,6 +15,7 @@ import (
 
 	"setmatch/dataset"
 	"setmatch/deploy"
+	"setmatch/features"
 	"setmatch/kfda"
 	"setmatch/learn"
 	"setmatch/match"
@@ -416,6 +417,18 @@ func TestTestCommandBadSets(t *testing.T) {
 	if code, stdout, stderr := run("test", "--json", "--model", mpath, "--data", empty); code != 1 || !strings.Contains(stdout, `"failed": 1`) || !strings.Contains(stderr, "could be decided") {
 		t.Errorf("a folder of sets none of which is decided: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// A set of as many frames as setmatchd's decision.min_frames is
+	// decided.
+	var rows strings.Builder
+	for i := range daemonMinFrames {
+		fmt.Fprintf(&rows, "%d,2,3,4,5,6,7,%d\n", i, 9+2*i)
+	}
+	if err := os.WriteFile(filepath.Join(empty, class, "nan.csv"), []byte(rows.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := testJSON(t, "--model", mpath, "--data", empty); s.Sets != 1 || s.Failed != 0 {
+		t.Errorf("a set of %d frames: %d sets, %d failed: %+v", daemonMinFrames, s.Sets, s.Failed, s.PerSet)
+	}
 }
 
 // TestTestCommandVote: a model that decides by a vote (format 6, as
@@ -518,5 +531,30 @@ func TestTestCommandBurstLimits(t *testing.T) {
 	// The only set fails: the command says why.
 	if code, _, stderr := run("test", "--model", mpath, "--data", probe); code != 1 || !strings.Contains(stderr, "f1.png: PNG image is 4096x3080, more than 12582912 pixels") {
 		t.Errorf("a frame over the burst limit: exit %d\n%s", code, stderr)
+	}
+	// A set of as many frames as a burst may hold is decided; one frame
+	// more fails (links to one small frame, quick to make).
+	long := filepath.Join(t.TempDir(), "long")
+	for _, c := range []struct {
+		name   string
+		frames int
+	}{{"most", features.DefaultMaxFrames}, {"over", features.DefaultMaxFrames + 1}} {
+		set := filepath.Join(long, "class0", c.name)
+		if err := os.MkdirAll(set, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for k := range c.frames {
+			if err := os.Link(filepath.Join(probe, "class0", "big", "f0.png"), filepath.Join(set, fmt.Sprintf("f%03d.png", k))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s := testJSON(t, "--model", mpath, "--data", long)
+	errs := map[string]string{}
+	for _, one := range s.PerSet {
+		errs[one.Set] = one.Error
+	}
+	if s.Sets != 2 || s.Failed != 1 || errs["most"] != "" || !strings.Contains(errs["over"], fmt.Sprint(features.DefaultMaxFrames)) {
+		t.Errorf("sets of %d and %d frames: %d sets, %d failed, errors %q", features.DefaultMaxFrames, features.DefaultMaxFrames+1, s.Sets, s.Failed, errs)
 	}
 }
