@@ -119,79 +119,90 @@ func TestPairKDEsOffset(t *testing.T) {
 	}
 }
 
-// prePairKDEs is the reference TestPairKDEsAsBefore holds PairKDEs to:
-// each set's KDE built on the frames as given, for the bandwidth, and
-// built again, with that bandwidth, on the centred frames.
-func prePairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err error) {
-	if p, err = NewKDERule(x, rule); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", a, err)
-	}
-	if q, err = NewKDERule(y, rule); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", b, err)
-	}
-	if p.Dim() != q.Dim() {
-		return nil, nil, dimsError(a, b, p, q)
-	}
-	mean := stats.MeanFrame(x, y)
-	stats.SubtractFrame(x, mean)
-	if y != x {
-		stats.SubtractFrame(y, mean)
-	}
-	if p, err = NewKDE(x, p.Bandwidth()); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", a, err)
-	}
-	if q, err = NewKDE(y, q.Bandwidth()); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", b, err)
-	}
-	return p, q, nil
-}
-
-// TestPairKDEsAsBefore: PairKDEs gives the KDEs, to the bit, and the
-// errors, word for word, of building each set's KDE twice (prePairKDEs):
-// reusing the first KDE changes none of setmatch div's divergences.
-func TestPairKDEsAsBefore(t *testing.T) {
+// TestPairKDEsDirect: PairKDEs gives, to the bit, each set's KDE as
+// NewKDE builds it, with the bandwidth the rule gives from the set's
+// frames as given, on a copy of its frames less the mean frame of both
+// sets (summed here row by row, x's rows then y's); and its errors word
+// for word: a set's own error, or that of its centred frames, after the
+// set's name, and the two dimensions.
+func TestPairKDEsDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	x, y := testutil.RandSet(rng, 40, 20, 3, 1), testutil.RandSet(rng, 50, 20, 3.5, 2)
 	withNaN := mat.DenseCopyOf(y)
 	withNaN.Set(7, 3, math.NaN())
 	huge := mat.NewDense(2, 2, []float64{1.5e308, 0, 1.6e308, 1})   // centring overflows
 	tiny := mat.NewDense(2, 2, []float64{-1.5e308, 0, -1.7e308, 2}) // the mean with huge
+	flat := mat.NewDense(3, 20, nil)
+	nn := BandwidthRule{Kind: NearestNeighbour}
+	_, flatErr := NewKDERule(flat, nn)
+	if flatErr == nil {
+		t.Fatal("a set of equal frames has a bandwidth by the nearest-neighbour rule")
+	}
+	notFinite := func(name string, frame int) string {
+		return fmt.Sprintf("%s: %v: frame %d", name, ErrNotFinite, frame)
+	}
 	cases := []struct {
-		name string
-		x, y *mat.Dense
-		rule BandwidthRule
+		name    string
+		x, y    *mat.Dense
+		rule    BandwidthRule
+		wantErr string // "": no error
 	}{
-		{"fixed", x, y, BandwidthRule{Kind: Fixed, Fixed: 1.3}},
-		{"nn", x, y, BandwidthRule{Kind: NearestNeighbour}},
-		{"scott*2", x, y, BandwidthRule{Kind: Scott, Scale: 2}},
-		{"NaN in b", x, withNaN, BandwidthRule{Kind: Fixed, Fixed: 1}},
-		{"NaN in a", withNaN, x, BandwidthRule{Kind: Fixed, Fixed: 1}},
-		{"dimensions", x, mat.NewDense(3, 2, []float64{0, 1, 2, 3, 4, 6}), BandwidthRule{Kind: Fixed, Fixed: 1}},
-		{"no spread", x, mat.NewDense(3, 20, nil), BandwidthRule{Kind: NearestNeighbour}},
-		{"centring overflows", huge, tiny, BandwidthRule{Kind: Fixed, Fixed: 1}},
+		{"fixed", x, y, BandwidthRule{Kind: Fixed, Fixed: 1.3}, ""},
+		{"nn", x, y, nn, ""},
+		{"scott*2", x, y, BandwidthRule{Kind: Scott, Scale: 2}, ""},
+		{"NaN in b", x, withNaN, BandwidthRule{Kind: Fixed, Fixed: 1}, notFinite("b", 7)},
+		{"NaN in a", withNaN, x, BandwidthRule{Kind: Fixed, Fixed: 1}, notFinite("a", 7)},
+		{"dimensions", x, mat.NewDense(3, 2, []float64{0, 1, 2, 3, 4, 6}), BandwidthRule{Kind: Fixed, Fixed: 1},
+			"a has 20 features per frame but b has 2: both sets must come from the same feature extractor"},
+		{"no spread", x, flat, nn, "b: " + flatErr.Error()},
+		{"centring overflows", huge, tiny, BandwidthRule{Kind: Fixed, Fixed: 1}, notFinite("a", 0)},
 	}
 	for _, c := range cases {
-		wp, wq, werr := prePairKDEs("a", "b", mat.DenseCopyOf(c.x), mat.DenseCopyOf(c.y), c.rule)
-		gp, gq, gerr := PairKDEs("a", "b", mat.DenseCopyOf(c.x), mat.DenseCopyOf(c.y), c.rule)
-		if werr != nil || gerr != nil {
-			if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
-				t.Errorf("%s: error %v, want %v", c.name, gerr, werr)
+		gp, gq, err := PairKDEs("a", "b", mat.DenseCopyOf(c.x), mat.DenseCopyOf(c.y), c.rule)
+		if c.wantErr != "" || err != nil {
+			if err == nil || err.Error() != c.wantErr {
+				t.Errorf("%s: error %v, want %q", c.name, err, c.wantErr)
 			}
 			continue
 		}
-		for i, k := range [][2]*KDE{{gp, wp}, {gq, wq}} {
-			got, want := k[0], k[1]
-			if got.h != want.h || got.logNorm != want.logNorm || !mat.Equal(got.x, want.x) || !slices.Equal(got.sqNorm, want.sqNorm) {
-				t.Errorf("%s: KDE %d differs from the one built twice", c.name, i)
+		_, d := c.x.Dims()
+		mean := make([]float64, d)
+		for _, s := range []*mat.Dense{c.x, c.y} {
+			n, _ := s.Dims()
+			for i := range n {
+				for j := range d {
+					mean[j] += s.At(i, j)
+				}
 			}
 		}
-		got, err := Compare(gp, gq)
-		if err != nil {
-			t.Fatal(err)
+		nx, _ := c.x.Dims()
+		ny, _ := c.y.Dims()
+		for j := range mean {
+			mean[j] /= float64(nx + ny)
 		}
-		want, _ := Compare(wp, wq)
-		if got != want {
-			t.Errorf("%s: divergences %+v, want %+v", c.name, got, want)
+		for i, k := range []struct {
+			got *KDE
+			set *mat.Dense
+		}{{gp, c.x}, {gq, c.y}} {
+			h, err := c.rule.Bandwidth(k.set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			centred := mat.DenseCopyOf(k.set)
+			n, _ := centred.Dims()
+			for r := range n {
+				for j := range d {
+					centred.Set(r, j, centred.At(r, j)-mean[j])
+				}
+			}
+			want, err := NewKDE(centred, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := k.got
+			if got.h != want.h || got.logNorm != want.logNorm || !mat.Equal(got.x, want.x) || !slices.Equal(got.sqNorm, want.sqNorm) {
+				t.Errorf("%s: KDE %d differs from NewKDE of its centred frames", c.name, i)
+			}
 		}
 	}
 }
