@@ -12,16 +12,17 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 
+	"setmatch/internal/buildinfo"
 	"setmatch/internal/memlimit"
 	"setmatch/setfile"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; it is
+// reported through buildinfo.Version.
 var version = ""
 
 // command is one subcommand: run parses its own flags from args and writes
@@ -151,26 +152,14 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usagef("version takes no arguments")
 	}
-	_, err := fmt.Fprintf(stdout, "setmatch %s %s %s/%s\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	_, err := fmt.Fprintf(stdout, "setmatch %s %s %s/%s\n", buildinfo.Version(version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return err
-}
-
-// versionString is the version set at build time, else the module version
-// Go recorded, else "devel".
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }
 
 // toolName is what a model's "tool" field records: the command that wrote
 // it and the version.
 func toolName(command string) string {
-	return "setmatch " + command + " " + versionString()
+	return "setmatch " + command + " " + buildinfo.Version(version)
 }
 
 // limitsFlag defines --max-bytes on fs, and returns the set-file limits it

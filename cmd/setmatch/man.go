@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"setmatch/internal/buildinfo"
 	"setmatch/internal/manpage"
 )
 
@@ -27,7 +28,7 @@ func manPage(date string) (manpage.Page, error) {
 		Name:    "setmatch",
 		Section: 1,
 		Date:    date,
-		Source:  "setmatch " + versionString(),
+		Source:  "setmatch " + buildinfo.Version(version),
 		Manual:  "User Commands",
 		Summary: "train, inspect and evaluate image-set recognition models",
 		Synopsis: []string{

@@ -31,15 +31,6 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-func TestVersionUnset(t *testing.T) {
-	old := version
-	defer func() { version = old }()
-	version = ""
-	if v := versionString(); v == "" || v == "(devel)" {
-		t.Errorf("versionString() = %q without -X main.version, want a version or devel", v)
-	}
-}
-
 // TestManPageListsEveryFlag checks setmatch(1) against what each command's
 // -h prints: every command, and every flag of it, must be in the page.
 func TestManPageListsEveryFlag(t *testing.T) {

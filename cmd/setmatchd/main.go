@@ -28,16 +28,17 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"setmatch/device"
+	"setmatch/internal/buildinfo"
 )
 
 // geteuid is os.Geteuid, replaced by tests.
 var geteuid = os.Geteuid
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; it is
+// reported through buildinfo.Version.
 var version = ""
 
 func main() {
@@ -131,7 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *showVersion:
-		fmt.Fprintf(stdout, "setmatchd %s %s %s/%s\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(stdout, "setmatchd %s %s %s/%s\n", buildinfo.Version(version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
 	case *check:
 		if err := device.Check(*cfgPath, stdout); err != nil {
@@ -146,7 +147,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			"Start the unit (systemctl start setmatchd), run it as that user (sudo -u setmatch setmatchd ...), or pass -allow-root")
 		return 1
 	}
-	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr, Version: versionString()}); err != nil {
+	if err := device.Daemon(context.Background(), device.DaemonOptions{ConfigPath: *cfgPath, Stderr: stderr, Version: buildinfo.Version(version)}); err != nil {
 		fmt.Fprintf(stderr, "setmatchd: %v\n", err)
 		return 1
 	}
@@ -164,14 +165,4 @@ func reload(pid int, timeout time.Duration, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"setmatch/internal/buildinfo"
 	"setmatch/internal/manpage"
 )
 
@@ -14,7 +15,7 @@ func manPage(date string) manpage.Page {
 		Name:    "setmatchd",
 		Section: 8,
 		Date:    date,
-		Source:  "setmatch " + versionString(),
+		Source:  "setmatch " + buildinfo.Version(version),
 		Manual:  "System Administration",
 		Summary: "image-set matcher appliance daemon: spool in, GPIO out",
 		Synopsis: []string{

@@ -1,0 +1,14 @@
+package buildinfo
+
+import "testing"
+
+// TestVersion: a stamped version is reported as it is; without one, the
+// module version or devel, never "" nor Go's "(devel)".
+func TestVersion(t *testing.T) {
+	if v := Version("1.2.3"); v != "1.2.3" {
+		t.Errorf("Version(1.2.3) = %q, want 1.2.3", v)
+	}
+	if v := Version(""); v == "" || v == "(devel)" {
+		t.Errorf("Version(\"\") = %q, want a version or devel", v)
+	}
+}
