@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
@@ -45,19 +46,18 @@ func angle(a, b *mat.Dense, k int) float64 {
 	return ang[k-1]
 }
 
-// checkSigns fails unless every column's entry of largest magnitude is
-// positive.
+// checkSigns fails unless every column's entry of largest magnitude (the
+// first on ties, as floats.MaxIdx finds it) is positive.
 func checkSigns(t *testing.T, name string, w *mat.Dense) {
 	t.Helper()
-	r, c := w.Dims()
+	_, c := w.Dims()
 	for k := range c {
-		big := 0
-		for j := range r {
-			if math.Abs(w.At(j, k)) > math.Abs(w.At(big, k)) {
-				big = j
-			}
+		col := mat.Col(nil, k, w)
+		mag := make([]float64, len(col))
+		for j, v := range col {
+			mag[j] = math.Abs(v)
 		}
-		if w.At(big, k) < 0 {
+		if col[floats.MaxIdx(mag)] < 0 {
 			t.Errorf("%s: column %d's largest entry is negative", name, k)
 		}
 	}
