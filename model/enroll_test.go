@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
 )
 
@@ -108,7 +109,7 @@ func TestWithSets(t *testing.T) {
 func TestWithSetsVote(t *testing.T) {
 	m := goldenModel(t)
 	rng := rand.New(rand.NewPCG(9, 10))
-	x1, x2 := mfRandom(rng, 7, 6, 5), mfRandom(rng, 8, 6, 5)
+	x1, x2 := testutil.RandSet(rng, 7, 6, 5, 1), testutil.RandSet(rng, 8, 6, 5, 1)
 	next, err := m.WithSets([]NewSet{{"d", "d1", x1}, {"d", "d2", x2}})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
 )
 
@@ -649,7 +650,7 @@ func TestWriteRefusesWhatReadRefuses(t *testing.T) {
 	const D = 4096
 	size := mfModel(1, 2, 2, nil) // then D features, W the identity
 	size.W, size.Identity, size.Mean = nil, true, make([]float64, D)
-	burst := mfRandom(rand.New(rand.NewPCG(3, 3)), 256, D, 0) // shared by every set: little memory
+	burst := testutil.RandSet(rand.New(rand.NewPCG(3, 3)), 256, D, 0, 1) // shared by every set: little memory
 	for i := range 129 {
 		size.Sets = append(size.Sets, Set{Label: fmt.Sprintf("p%03d", i%40), Name: fmt.Sprintf("burst-%03d", i), Samples: burst, Bandwidth: 0.5})
 	}

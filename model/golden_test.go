@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/features"
+	"setmatch/internal/testutil"
 	"setmatch/method"
 )
 
@@ -139,7 +140,7 @@ func withPipeline(t testing.TB, m *Model) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(103, 1))
-	f, err := features.FitPipeline(p, []*mat.Dense{mfRandom(rng, 12, 16, 0), mfRandom(rng, 9, 16, 1)})
+	f, err := features.FitPipeline(p, []*mat.Dense{testutil.RandSet(rng, 12, 16, 0, 1), testutil.RandSet(rng, 9, 16, 1, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"setmatch/internal/testutil"
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/method"
@@ -69,7 +70,7 @@ func benchMatch(b *testing.B, seed uint64, m, n, d, classes int, methods []strin
 	rng := rand.New(rand.NewPCG(seed, 4))
 	r := classes - 1
 	k := &Discriminant{Term: Term{Kernel: string(method.KernelHG), Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
-		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Train: mfRandom(rng, m, r, 0)}}
+		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: testutil.RandSet(rng, m, r, 0, 1), Train: testutil.RandSet(rng, m, r, 0, 1)}}
 	for i := range k.Solution.ColMean {
 		k.Solution.ColMean[i] = rng.Float64()
 	}
@@ -162,10 +163,10 @@ func BenchmarkDecideKFDA(b *testing.B) {
 	base := mfModel(18, 2, 2, make([]int, 0))
 	base.Sets = make([]Set, m)
 	for i := range base.Sets {
-		base.Sets[i] = Set{Label: fmt.Sprint("c", i%(r+1)), Name: fmt.Sprint(i), Samples: mfRandom(rng, 2, 2, 0), Bandwidth: 1}
+		base.Sets[i] = Set{Label: fmt.Sprint("c", i%(r+1)), Name: fmt.Sprint(i), Samples: testutil.RandSet(rng, 2, 2, 0, 1), Bandwidth: 1}
 	}
 	k := &Discriminant{Term: Term{Kernel: string(method.KernelHG), Width: 1, Scale: 0.5, WidthScale: "median"}, OpenSet: OpenSetKernel, Reg: 1e-2,
-		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: mfRandom(rng, m, r, 0), Train: mfRandom(rng, m, r, 0)}}
+		Solution: kfda.KFDA{Reg: 1e-3, ColMean: make([]float64, m), Values: make([]float64, r), Alpha: testutil.RandSet(rng, m, r, 0, 1), Train: testutil.RandSet(rng, m, r, 0, 1)}}
 	for i := range k.Solution.Values {
 		k.Solution.Values[i] = float64(r - i)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
 )
 
@@ -18,7 +19,7 @@ import (
 // projected space).
 func mfBatch(rng *rand.Rand, m *Model, n int, shift float64) *mat.Dense {
 	bigD, d := m.InputDim(), m.Dim()
-	y := mfRandom(rng, n, d, shift) // wanted projection
+	y := testutil.RandSet(rng, n, d, shift, 1) // wanted projection
 	x := mat.NewDense(n, bigD, nil)
 	if m.Identity {
 		x.Copy(y)

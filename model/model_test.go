@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
 	"setmatch/method"
 )
@@ -17,27 +18,11 @@ import (
 // mfOrtho returns a random D×d matrix with orthonormal columns (QR of a
 // Gaussian matrix).
 func mfOrtho(rng *rand.Rand, bigD, d int) *mat.Dense {
-	a := mat.NewDense(bigD, d, nil)
-	for i := range bigD {
-		for j := range d {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
 	var qr mat.QR
-	qr.Factorize(a)
+	qr.Factorize(testutil.RandSet(rng, bigD, d, 0, 1))
 	var q mat.Dense
 	qr.QTo(&q)
 	return mat.DenseCopyOf(q.Slice(0, bigD, 0, d))
-}
-
-func mfRandom(rng *rand.Rand, n, d int, shift float64) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := range n {
-		for j := range d {
-			x.Set(i, j, rng.NormFloat64()+shift)
-		}
-	}
-	return x
 }
 
 // mfModel returns a valid model with D features, d dimensions and the given
@@ -65,7 +50,7 @@ func mfModel(seed uint64, bigD, d int, frames []int) *Model {
 	}
 	for i, n := range frames {
 		label := string(rune('a' + i%3))
-		x := mfRandom(rng, n, d, 3*float64(i%3))
+		x := testutil.RandSet(rng, n, d, 3*float64(i%3), 1)
 		h := 0.5
 		if n >= 2 {
 			h, _ = match.BandwidthRule{Kind: match.Scott}.Bandwidth(x)
@@ -204,7 +189,7 @@ func TestThresholdMayBeInfinite(t *testing.T) {
 func TestProject(t *testing.T) {
 	m := mfModel(5, 6, 2, []int{3})
 	rng := rand.New(rand.NewPCG(9, 9))
-	x := mfRandom(rng, 4, 6, 0)
+	x := testutil.RandSet(rng, 4, 6, 0, 1)
 	p, err := m.Project(x)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"setmatch/internal/testutil"
 	"setmatch/match"
 )
 
@@ -96,7 +97,7 @@ func TestVoteMatchesMembers(t *testing.T) {
 			t.Errorf("WithThreshold(%v) on a vote: %v, want ErrVoteThreshold", th, err)
 		}
 	}
-	if _, err := mt.MatchProjected(mfRandom(rng, 5, m.Dim(), 0)); err == nil || !strings.Contains(err.Error(), "use Match") {
+	if _, err := mt.MatchProjected(testutil.RandSet(rng, 5, m.Dim(), 0, 1)); err == nil || !strings.Contains(err.Error(), "use Match") {
 		t.Errorf("MatchProjected on a vote: %v", err)
 	}
 	if got := m.MethodName(); got != "vote(kfda-mix,nn-h-dr,kfda-hl)" {
