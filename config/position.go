@@ -158,43 +158,9 @@ func (s *scanner) value(path []string) bool {
 		_, ok := s.str()
 		return ok
 	case c == '{':
-		s.next()
-		for {
-			s.skip(true)
-			if s.eof() {
-				return false
-			}
-			if s.peek() == '}' {
-				s.next()
-				return true
-			}
-			if !s.keyValue(path) {
-				return false
-			}
-			s.skip(true)
-			if s.peek() == ',' {
-				s.next()
-			}
-		}
+		return s.items('}', func() bool { return s.keyValue(path) })
 	case c == '[':
-		s.next()
-		for {
-			s.skip(true)
-			if s.eof() {
-				return false
-			}
-			if s.peek() == ']' {
-				s.next()
-				return true
-			}
-			if !s.value(path) {
-				return false
-			}
-			s.skip(true)
-			if s.peek() == ',' {
-				s.next()
-			}
-		}
+		return s.items(']', func() bool { return s.value(path) })
 	default:
 		// Numbers, booleans, dates and times (which may hold a space).
 		n := s.i
@@ -202,6 +168,30 @@ func (s *scanner) value(path []string) bool {
 			s.next()
 		}
 		return s.i > n
+	}
+}
+
+// items scans an inline table or an array from its opening bracket to
+// past its closing one, close: item scans each of the comma-separated
+// items (a key = value, or a value) in between.
+func (s *scanner) items(close rune, item func() bool) bool {
+	s.next()
+	for {
+		s.skip(true)
+		if s.eof() {
+			return false
+		}
+		if s.peek() == close {
+			s.next()
+			return true
+		}
+		if !item() {
+			return false
+		}
+		s.skip(true)
+		if s.peek() == ',' {
+			s.next()
+		}
 	}
 }
 
