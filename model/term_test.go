@@ -158,6 +158,33 @@ func checkSumFit(t *testing.T, m *Model, ref *sumReference) {
 	}
 }
 
+// match matches batch with mt, the matcher of the sum model m, and
+// returns the result and, for each gallery set j of m, the three terms'
+// kernels (unweighted) of the batch with set j, computed pair by pair, the
+// divergence at the result's bandwidth.
+func (r *sumReference) match(t *testing.T, mt *Matcher, m *Model, batch *mat.Dense) (Result, [][3]float64) {
+	t.Helper()
+	res, err := mt.Match(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := match.NewKDE(batch, res.Bandwidth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := make([][3]float64, len(m.Sets))
+	for j, s := range m.Sets {
+		d, err := match.Compare(q, r.kde[j])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for term := range 3 {
+			terms[j][term] = r.pair(term, batch, s.Samples, d.Hellinger2)
+		}
+	}
+	return res, terms
+}
+
 // checkSumMatch checks that the sum model m recognises batches of each
 // class, at the latent point of the batch's kernel vector computed pair
 // by pair through its discriminant.
@@ -170,22 +197,11 @@ func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
 	rng := rand.New(rand.NewPCG(9, 1))
 	for c := range 3 {
 		batch := spreadSet(rng, 10, 5, c)
-		res, err := mt.Match(batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, err := match.NewKDE(batch, res.Bandwidth)
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, terms := ref.match(t, mt, m, batch)
 		kv := make([]float64, n)
-		for j, s := range m.Sets {
-			d, err := match.Compare(q, ref.kde[j])
-			if err != nil {
-				t.Fatal(err)
-			}
+		for j := range m.Sets {
 			for term := range 3 {
-				kv[j] += k.Terms[term].Weight * ref.pair(term, batch, s.Samples, d.Hellinger2)
+				kv[j] += k.Terms[term].Weight * terms[j][term]
 			}
 		}
 		z, err := k.Solution.TransformRow(kv)
@@ -225,14 +241,7 @@ func TestSumKernelDistances(t *testing.T) {
 		rng := rand.New(rand.NewPCG(9, 2))
 		for c := range 3 {
 			batch := spreadSet(rng, 10, 5, c)
-			res, err := mt.Match(batch)
-			if err != nil {
-				t.Fatal(err)
-			}
-			q, err := match.NewKDE(batch, res.Bandwidth)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res, terms := ref.match(t, mt, m, batch)
 			if len(res.KernelDistances) != n {
 				t.Fatalf("weight %v: %d kernel distances for %d sets", hg, len(res.KernelDistances), n)
 			}
@@ -241,14 +250,10 @@ func TestSumKernelDistances(t *testing.T) {
 				self += k.Terms[term].Weight * ref.pair(term, batch, batch, 0)
 			}
 			for j, s := range m.Sets {
-				d, err := match.Compare(q, ref.kde[j])
-				if err != nil {
-					t.Fatal(err)
-				}
 				var kqj, kjj float64
 				for term := range 3 {
 					w := k.Terms[term].Weight
-					kqj += w * ref.pair(term, batch, s.Samples, d.Hellinger2)
+					kqj += w * terms[j][term]
 					kjj += w * ref.pair(term, s.Samples, s.Samples, 0)
 				}
 				want := math.Sqrt(math.Max(0, self+kjj-2*kqj))
