@@ -3,6 +3,7 @@ package match
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -21,6 +22,48 @@ func withTiles(rows, cols, ldr, ldc int, f func()) {
 	tileRows, tileCols, ldRows, ldCols = rows, cols, ldr, ldc
 	defer func() { tileRows, tileCols, ldRows, ldCols = r, c, lr, lc }()
 	f()
+}
+
+// tiledAgainstWhole computes the divergences of q to the gallery of sets
+// and q's log density at the frames of sets[0], once with every block in
+// one tile and once with tiles of rows×cols (ldr×ldc in LogDensity); it
+// fails t, naming the case name, where the two differ by more than 1e-12
+// relative (the divergences: or 1e-15 absolute), and returns the tiled
+// divergences.
+func tiledAgainstWhole(t *testing.T, name string, sets []*KDE, q *KDE, rows, cols, ldr, ldc int) []Divergences {
+	t.Helper()
+	compare := func() ([]Divergences, []float64) {
+		g, err := NewGallery(sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		div, err := g.Compare(q, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ld, err := q.LogDensity(sets[0].Samples(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return div, ld
+	}
+	var whole, tiled []Divergences
+	var ldWhole, ldTiled []float64
+	withTiles(1<<20, 1<<20, 1<<20, 1<<20, func() { whole, ldWhole = compare() })
+	withTiles(rows, cols, ldr, ldc, func() { tiled, ldTiled = compare() })
+	for k := range whole {
+		if !close(tiled[k].Hellinger2, whole[k].Hellinger2, 1e-12, 1e-15) ||
+			!close(tiled[k].Jeffrey, whole[k].Jeffrey, 1e-12, 1e-15) ||
+			!close(tiled[k].Bhattacharyya, whole[k].Bhattacharyya, 1e-12, 1e-15) {
+			t.Errorf("%s, set %d: tiled %+v, whole %+v", name, k, tiled[k], whole[k])
+		}
+	}
+	for i := range ldWhole {
+		if !close(ldTiled[i], ldWhole[i], 1e-12, 0) {
+			t.Errorf("%s, log density %d: tiled %v, whole %v", name, i, ldTiled[i], ldWhole[i])
+		}
+	}
+	return tiled
 }
 
 // TestTiledEqualsWhole compares a gallery and log densities computed with
@@ -43,37 +86,7 @@ func TestTiledEqualsWhole(t *testing.T) {
 			}
 		}
 		q := mustKDE(t, x, 0.9)
-		compare := func() ([]Divergences, []float64) {
-			g, err := NewGallery(sets)
-			if err != nil {
-				t.Fatal(err)
-			}
-			div, err := g.Compare(q, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ld, err := q.LogDensity(sets[0].Samples(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return div, ld
-		}
-		var whole, tiled []Divergences
-		var ldWhole, ldTiled []float64
-		withTiles(1<<20, 1<<20, 1<<20, 1<<20, func() { whole, ldWhole = compare() })
-		withTiles(3, 8, 5, 7, func() { tiled, ldTiled = compare() })
-		for k := range whole {
-			if !close(tiled[k].Hellinger2, whole[k].Hellinger2, 1e-12, 1e-15) ||
-				!close(tiled[k].Jeffrey, whole[k].Jeffrey, 1e-12, 1e-15) ||
-				!close(tiled[k].Bhattacharyya, whole[k].Bhattacharyya, 1e-12, 1e-15) {
-				t.Errorf("%+v set %d: tiled %+v, whole %+v", c, k, tiled[k], whole[k])
-			}
-		}
-		for i := range ldWhole {
-			if !close(ldTiled[i], ldWhole[i], 1e-12, 0) {
-				t.Errorf("%+v log density %d: tiled %v, whole %v", c, i, ldTiled[i], ldWhole[i])
-			}
-		}
+		tiledAgainstWhole(t, fmt.Sprintf("%+v", c), sets, q, 3, 8, 5, 7)
 	}
 }
 
@@ -107,15 +120,21 @@ func TestQueryMemoryLinear(t *testing.T) {
 	}
 }
 
-// TestCompareContextCancelled checks that a cancelled query stops with the
-// context's error instead of finishing.
-func TestCompareContextCancelled(t *testing.T) {
-	rng := rand.New(rand.NewPCG(45, 46))
+// smallGalleryQuery draws from rng a gallery of 3 random sets of 20
+// frames in 4 features, then the KDE of a query of nq frames.
+func smallGalleryQuery(t *testing.T, rng *rand.Rand, nq int) (*Gallery, *KDE) {
+	t.Helper()
 	g, err := NewGallery(randGallery(t, rng, 3, 20, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := mustKDE(t, testutil.RandSet(rng, 50, 4, 0, 1), 1)
+	return g, mustKDE(t, testutil.RandSet(rng, nq, 4, 0, 1), 1)
+}
+
+// TestCompareContextCancelled checks that a cancelled query stops with the
+// context's error instead of finishing.
+func TestCompareContextCancelled(t *testing.T) {
+	g, q := smallGalleryQuery(t, rand.New(rand.NewPCG(45, 46)), 50)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := g.CompareContext(ctx, q, nil); !errors.Is(err, context.Canceled) {
@@ -131,12 +150,8 @@ func TestCompareContextCancelled(t *testing.T) {
 // fails with the context's error and gives no divergences: a set left
 // uncompared must not read as a divergence of 0, the nearest there is.
 func TestCompareCancelledWhileComparing(t *testing.T) {
-	rng := rand.New(rand.NewPCG(47, 48))
-	g, err := NewGallery(randGallery(t, rng, 3, 20, 4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qp, err := prepareQuery(context.Background(), mustKDE(t, testutil.RandSet(rng, 10, 4, 0, 1), 1), g.Workers)
+	g, q := smallGalleryQuery(t, rand.New(rand.NewPCG(47, 48)), 10)
+	qp, err := prepareQuery(context.Background(), q, g.Workers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +166,8 @@ func TestCompareCancelledWhileComparing(t *testing.T) {
 // with a gallery set is the query's error, not a crash of the process
 // and not a divergence of 0 for the set.
 func TestComparePanicIsAnError(t *testing.T) {
-	rng := rand.New(rand.NewPCG(49, 50))
-	g, err := NewGallery(randGallery(t, rng, 3, 20, 4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qp, err := prepareQuery(context.Background(), mustKDE(t, testutil.RandSet(rng, 10, 4, 0, 1), 1), g.Workers)
+	g, q := smallGalleryQuery(t, rand.New(rand.NewPCG(49, 50)), 10)
+	qp, err := prepareQuery(context.Background(), q, g.Workers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,38 +198,10 @@ func TestTiledFarFrames(t *testing.T) {
 		return x
 	}
 	p, q := mustKDE(t, frames(4), 1), mustKDE(t, frames(8), 1)
-	compare := func() ([]Divergences, []float64) {
-		g, err := NewGallery([]*KDE{p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		div, err := g.Compare(q, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ld, err := q.LogDensity(p.Samples(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return div, ld
-	}
-	var whole, tiled []Divergences
-	var ldWhole, ldTiled []float64
-	withTiles(1<<20, 1<<20, 1<<20, 1<<20, func() { whole, ldWhole = compare() })
-	withTiles(4, 8, 4, 4, func() { tiled, ldTiled = compare() })
-	w, g := whole[0], tiled[0]
+	g := tiledAgainstWhole(t, "far frames", []*KDE{p}, q, 4, 8, 4, 4)[0]
 	for _, v := range []float64{g.Hellinger2, g.Jeffrey, g.Bhattacharyya} {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
-			t.Fatalf("tiled: %+v, want finite divergences (whole block: %+v)", g, w)
-		}
-	}
-	if !close(g.Hellinger2, w.Hellinger2, 1e-12, 1e-15) || !close(g.Jeffrey, w.Jeffrey, 1e-12, 1e-15) ||
-		!close(g.Bhattacharyya, w.Bhattacharyya, 1e-12, 1e-15) {
-		t.Errorf("tiled %+v, whole %+v", g, w)
-	}
-	for i := range ldWhole {
-		if !close(ldTiled[i], ldWhole[i], 1e-12, 0) {
-			t.Errorf("log density %d: tiled %v, whole %v", i, ldTiled[i], ldWhole[i])
+			t.Errorf("tiled: %+v, want finite divergences", g)
 		}
 	}
 }
