@@ -776,16 +776,13 @@ func TestChooseConcurrentRunsSameChoice(t *testing.T) {
 func sixSetData(sep float64) *testData {
 	rng := rand.New(rand.NewPCG(81, 82))
 	data := &testData{Classes: []string{"a", "b", "c"}}
-	for c := range 3 {
-		for range 6 {
-			x := testutil.RandSet(rng, 12, 6, 0, 1)
-			for i := range 12 {
-				x.Set(i, 0, x.At(i, 0)+sep*float64(c))
-			}
-			data.Sets = append(data.Sets, x)
-			data.Labels = append(data.Labels, c)
+	data.Sets, data.Labels = classSets(3, 6, func(c, _ int) *mat.Dense {
+		x := testutil.RandSet(rng, 12, 6, 0, 1)
+		for i := range 12 {
+			x.Set(i, 0, x.At(i, 0)+sep*float64(c))
 		}
-	}
+		return x
+	})
 	return data
 }
 

@@ -19,16 +19,13 @@ import (
 // feature 0 alone (d = 1) separates the classes and d = 6 barely does.
 func drData(rng *rand.Rand) *testData {
 	data := &testData{Classes: []string{"a", "b", "c"}}
-	for c := range 3 {
-		for range 6 {
-			x := testutil.RandSet(rng, 12, 6, 0, 3)
-			for i := range 12 {
-				x.Set(i, 0, 0.2*rng.NormFloat64()+2*float64(c))
-			}
-			data.Sets = append(data.Sets, x)
-			data.Labels = append(data.Labels, c)
+	data.Sets, data.Labels = classSets(3, 6, func(c, _ int) *mat.Dense {
+		x := testutil.RandSet(rng, 12, 6, 0, 3)
+		for i := range 12 {
+			x.Set(i, 0, 0.2*rng.NormFloat64()+2*float64(c))
 		}
-	}
+		return x
+	})
 	return data
 }
 
@@ -190,14 +187,8 @@ func nopLearner([]*mat.Dense, []int, match.Measure, LearnParams, int64) (*mat.De
 // the sets' length, not a lack of sets, and the learner is not called.
 func TestDRFoldShortSets(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
-	var sets []*mat.Dense
-	var labels, fold []int
-	for c := range 3 {
-		for k := range 2 {
-			sets = append(sets, testutil.RandSet(rng, 3, 4, float64(c), 1))
-			labels, fold = append(labels, c), append(fold, k)
-		}
-	}
+	sets, labels := classSets(3, 2, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 3, 4, float64(c), 1) })
+	fold := []int{0, 1, 0, 1, 0, 1}
 	l := &coordLearner{}
 	g := Grid{Learn: l.learn}
 	_, err := drFold(sets, labels, drFoldPart(sets, labels, fold, 0), LearnParams{Dim: 2}, g, []Bandwidth{{Mode: Global, Scale: 1}}, match.Hellinger, 1, 1)
@@ -216,12 +207,7 @@ func TestDRFitReportsHeldOutScore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(55, 56))
 	// Classes that overlap: the held-out score is neither 0 nor 100%.
 	data := &testData{Classes: []string{"a", "b", "c"}}
-	for c := range 3 {
-		for range 6 {
-			data.Sets = append(data.Sets, testutil.RandSet(rng, 8, 4, 0.4*float64(c), 1))
-			data.Labels = append(data.Labels, c)
-		}
-	}
+	data.Sets, data.Labels = classSets(3, 6, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 8, 4, 0.4*float64(c), 1) })
 	pool := mustPool(t, data.Sets)
 	l := &coordLearner{}
 	g := smallGrid()
@@ -260,14 +246,7 @@ func TestDRFitReportsHeldOutScore(t *testing.T) {
 // distances are taken from other mean frames.
 func TestDRPredictEqualsRunNN(t *testing.T) {
 	rng := rand.New(rand.NewPCG(57, 58))
-	var sets []*mat.Dense
-	var labels []int
-	for c := range 3 {
-		for range 5 {
-			sets = append(sets, testutil.RandSet(rng, 7+rng.IntN(6), 6, 0.5*float64(c), 1))
-			labels = append(labels, c)
-		}
-	}
+	sets, labels := classSets(3, 5, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 7+rng.IntN(6), 6, 0.5*float64(c), 1) })
 	pool := mustPool(t, sets)
 	w := mat.NewDense(6, 3, nil)
 	for j := range 3 {
@@ -344,14 +323,7 @@ func sameQuery(a, b match.BandwidthRule) bool {
 // once per fold.
 func TestCVDRLearnsFromTheSameHalves(t *testing.T) {
 	rng := rand.New(rand.NewPCG(57, 58))
-	var sets []*mat.Dense
-	var labels []int
-	for c := range 3 {
-		for range 2 {
-			sets = append(sets, testutil.RandSet(rng, 8, 4, float64(c), 1))
-			labels = append(labels, c)
-		}
-	}
+	sets, labels := classSets(3, 2, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 8, 4, float64(c), 1) })
 	fold := folds(labels, 2, 1)
 	l := &coordLearner{}
 	g := Grid{Learn: l.learn, Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}}
@@ -390,12 +362,7 @@ func TestDRDeploysWLearnedAsInItsFolds(t *testing.T) {
 	for _, per := range []int{2, 3} {
 		rng := rand.New(rand.NewPCG(61, uint64(per)))
 		data := &testData{Classes: []string{"a", "b", "c"}}
-		for c := range 3 {
-			for range per {
-				data.Sets = append(data.Sets, testutil.RandSet(rng, 8, 4, float64(c), 1))
-				data.Labels = append(data.Labels, c)
-			}
-		}
+		data.Sets, data.Labels = classSets(3, per, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 8, 4, float64(c), 1) })
 		l := &coordLearner{}
 		g := smallGrid()
 		g.Learn = l.learn
@@ -538,14 +505,9 @@ func TestDRFoldsAndMethod(t *testing.T) {
 // training set by the Hellinger distance is another for some.
 func TestDRNearestOnItsMeasure(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 60))
-	var sets []*mat.Dense
-	var labels []int
-	for c := range 3 {
-		for range 5 {
-			sets = append(sets, testutil.RandSet(rng, 8, 2, 0.5*float64(c), []float64{0.2, 1, 3}[rng.IntN(3)]))
-			labels = append(labels, c)
-		}
-	}
+	sets, labels := classSets(3, 5, func(c, _ int) *mat.Dense {
+		return testutil.RandSet(rng, 8, 2, 0.5*float64(c), []float64{0.2, 1, 3}[rng.IntN(3)])
+	})
 	var train, trainLab, test []int
 	for i := range sets {
 		if i%3 == 0 {

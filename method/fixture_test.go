@@ -72,3 +72,15 @@ func mustPool(t *testing.T, sets []*mat.Dense) *Pool {
 	}
 	return p
 }
+
+// classSets draws per sets of each of classes classes, class by class
+// (the per sets of class 0 first), set k of class c as draw(c, k), and
+// returns them with their classes.
+func classSets(classes, per int, draw func(c, k int) *mat.Dense) (sets []*mat.Dense, labels []int) {
+	for c := range classes {
+		for k := range per {
+			sets, labels = append(sets, draw(c, k)), append(labels, c)
+		}
+	}
+	return sets, labels
+}

@@ -559,14 +559,7 @@ func TestGDASkipsWholeSpace(t *testing.T) {
 func TestOneEachRegularisersAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	const classes = 7
-	var sets []*mat.Dense
-	var labels []int
-	for c := range classes {
-		for range 3 {
-			sets = append(sets, testutil.RandSet(rng, 9, 5, 0.4*float64(c), 1+0.1*float64(c)))
-			labels = append(labels, c)
-		}
-	}
+	sets, labels := classSets(classes, 3, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 9, 5, 0.4*float64(c), 1+0.1*float64(c)) })
 	p, err := NewPool(sets, 1)
 	if err != nil {
 		t.Fatal(err)
