@@ -175,6 +175,18 @@ func TestCostInvariantToRotation(t *testing.T) {
 	}
 }
 
+// evalGrad returns c's cost at w and its gradient (a new matrix).
+func evalGrad(t *testing.T, c *Cost, w *mat.Dense) (float64, *mat.Dense) {
+	t.Helper()
+	D, d := w.Dims()
+	g := mat.NewDense(D, d, nil)
+	v, err := c.Eval(w, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, g
+}
+
 // The result must not depend on the number of goroutines.
 func TestCostDeterministicAcrossWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 2))
@@ -190,11 +202,7 @@ func TestCostDeterministicAcrossWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := mat.NewDense(D, d, nil)
-		v, err := c.Eval(w, g)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v, g := evalGrad(t, c, w)
 		if ref == nil {
 			ref, refCost = g, v
 			continue
@@ -307,12 +315,7 @@ func TestCostKeepsProjection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := mat.NewDense(D, d, nil)
-		v, err := c.Eval(w, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v, g
+		return evalGrad(t, c, w)
 	}
 	c, err := NewCost(sets, pairs, h, match.Hellinger, d, 2)
 	if err != nil {
@@ -321,11 +324,7 @@ func TestCostKeepsProjection(t *testing.T) {
 	check := func(what string, w *mat.Dense, h []float64) {
 		t.Helper()
 		want, wantG := fresh(w, h)
-		g := mat.NewDense(D, d, nil)
-		v, err := c.Eval(w, g)
-		if err != nil {
-			t.Fatal(err)
-		}
+		v, g := evalGrad(t, c, w)
 		if math.Float64bits(v) != math.Float64bits(want) || !sameBits(g, wantG) {
 			t.Errorf("%s: cost %v and gradient differ from a new cost's %v", what, v, want)
 		}
