@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/stats"
 )
 
 // toyClasses returns m points in d dimensions from c Gaussian classes with
@@ -115,7 +117,7 @@ func TestKFDALinearKernelIsLDA(t *testing.T) {
 	// The projected points span the same subspace of R^m (up to sign and
 	// scale of each direction, after centring).
 	var zl mat.Dense
-	zl.Mul(centred(x), w.Slice(0, d, 0, r))
+	zl.Mul(stats.Centred(x), w.Slice(0, d, 0, r))
 	for i, cs := range principalCosines(t, f.Train, &zl) {
 		if cs < 1-1e-6 {
 			t.Errorf("principal cosine %d between kFDA and LDA projections = %.9f, want 1", i, cs)
@@ -300,23 +302,6 @@ func gaussKernel(x *mat.Dense) *mat.SymDense {
 		}
 	}
 	return k
-}
-
-// centred returns x with its column means subtracted.
-func centred(x *mat.Dense) *mat.Dense {
-	n, d := x.Dims()
-	out := mat.DenseCopyOf(x)
-	for j := range d {
-		var mean float64
-		for i := range n {
-			mean += x.At(i, j)
-		}
-		mean /= float64(n)
-		for i := range n {
-			out.Set(i, j, x.At(i, j)-mean)
-		}
-	}
-	return out
 }
 
 // BenchmarkFit times one kFDA fit on 40 training sets, 8 classes.

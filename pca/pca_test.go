@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/internal/stats"
 )
 
 // frames returns n×D centred frames whose variance falls off with the
@@ -25,17 +26,7 @@ func frames(rng *rand.Rand, n, dim, k int) *mat.Dense {
 			x.Set(i, j, rng.NormFloat64()*sd)
 		}
 	}
-	for j := range dim {
-		var m float64
-		for i := range n {
-			m += x.At(i, j)
-		}
-		m /= float64(n)
-		for i := range n {
-			x.Set(i, j, x.At(i, j)-m)
-		}
-	}
-	return x
+	return stats.Centred(x)
 }
 
 // angle returns the largest principal angle between the first k columns
