@@ -28,17 +28,12 @@ import (
 // outputs are started from the configuration as changed by withOutputs, and
 // told of each decision.
 func benchRunner(b *testing.B, workers int, withOutputs func(*config.Config)) (*devicetest.Fixture, *Runner, chan time.Time, chan *journal.Record) {
-	path, _ := devicetest.BenchModelFile(b)
-	f := devicetest.NewFixture(b, "")
-	f.Model = path
-	f.WriteConfig(b, "")
+	f, _ := devicetest.BenchFixture(b, "warn", "")
 	cfg, err := config.Load(f.Config)
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg.Log.Level = "warn"
 	cfg.GPIO.Pulse.Duration = time.Millisecond
-	cfg.GPIO.LabelPins = nil
 	cfg.Spool.Done = "delete"
 	pulse := make(chan time.Time, 1<<16)
 	rec := gpiotest.NewRecorder()

@@ -21,14 +21,7 @@ import (
 // pin, and the model's centres.
 func benchFixture(b *testing.B) (*devicetest.Fixture, [][]float64) {
 	b.Helper()
-	path, centers := devicetest.BenchModelFile(b)
-	f := devicetest.NewFixture(b, "")
-	f.Model = path
-	f.WriteConfig(b, "[decision]\nmin_frames = 2\n")
-	text, _ := os.ReadFile(f.Config)
-	os.WriteFile(f.Config, []byte(strings.Replace(strings.Replace(string(text), "alice = \"GPIO22\"", "", 1),
-		"level = \"debug\"", "level = \"warn\"", 1)), 0o644)
-	return f, centers
+	return devicetest.BenchFixture(b, "warn", "[decision]\nmin_frames = 2\n")
 }
 
 // BenchmarkDaemonRSS runs the real setmatchd on the benchmark model, feeds it

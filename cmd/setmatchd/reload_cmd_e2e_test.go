@@ -87,7 +87,7 @@ func TestReloadCommand(t *testing.T) {
 // under way may have read them before.
 func TestReloadCommandDuringReload(t *testing.T) {
 	ctx := testContext(t, e2eBudget)
-	f := benchModelFixture(t)
+	f, _ := devicetest.BenchFixture(t, "debug", "")
 	dir := t.TempDir()
 	p := startDaemon(t, ctx, f, "RUNTIME_DIRECTORY="+dir)
 	p.signal(syscall.SIGHUP)

@@ -15,32 +15,13 @@ import (
 	"setmatch/internal/testutil"
 )
 
-// benchModelFixture is a fixture on the benchmark model
-// (devicetest.BenchModelFile, 16 MB: its reload takes a while), with no
-// label pin.
-func benchModelFixture(t *testing.T) *devicetest.Fixture {
-	t.Helper()
-	path, _ := devicetest.BenchModelFile(t)
-	f := devicetest.NewFixture(t, "")
-	f.Model = path
-	f.WriteConfig(t, "")
-	text, err := os.ReadFile(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(f.Config, []byte(strings.Replace(string(text), "alice = \"GPIO22\"", "", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 // TestDaemonStopAfterHUPBurst: a SIGTERM that follows a burst of SIGHUPs
 // (systemctl reload run again and again) while a reload of a large model is
 // running stops the daemon cleanly, and at once rather than after a reload
 // for each SIGHUP.
 func TestDaemonStopAfterHUPBurst(t *testing.T) {
 	ctx := testContext(t, e2eBudget)
-	f := benchModelFixture(t)
+	f, _ := devicetest.BenchFixture(t, "debug", "")
 	p := startDaemon(t, ctx, f)
 	for range 8 {
 		p.signal(syscall.SIGHUP)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -70,6 +71,23 @@ func BenchModelFile(b testing.TB) (string, [][]float64) {
 		b.Fatal(o.err)
 	}
 	return filepath.Join(o.dir, "model.smm"), o.centers
+}
+
+// BenchFixture returns a fixture on the benchmark model (BenchModelFile),
+// and the model's centres. Its configuration is NewFixture's with extra
+// appended, the log at level and no label pin (the benchmark model has no
+// label alice).
+func BenchFixture(t testing.TB, level, extra string) (*Fixture, [][]float64) {
+	t.Helper()
+	path, centers := BenchModelFile(t)
+	f := NewFixture(t, "")
+	f.Model = path
+	text := strings.Replace(f.ConfigText(extra), "alice = \"GPIO22\"\n", "", 1)
+	text = strings.Replace(text, "level = \"debug\"\n", fmt.Sprintf("level = %q\n", level), 1)
+	if err := os.WriteFile(f.Config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f, centers
 }
 
 // BenchBatch returns a batch of 100 frames around centre c.
