@@ -16,7 +16,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/config"
 	"setmatch/device/devicetest"
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
@@ -99,10 +98,7 @@ func TestBurstFeaturesGolden(t *testing.T) {
 			if err := model.WriteFile(f.Model, pipelineModel(&fit, D)); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := config.Load(f.Config)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := fixtureConfig(t, f)
 			r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder()})
 			if err != nil {
 				t.Fatal(err)

@@ -20,7 +20,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/config"
 	"setmatch/device/devicetest"
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
@@ -33,10 +32,7 @@ import (
 // newRunner starts a Runner on f's configuration with log handler h.
 func newRunner(t *testing.T, f *devicetest.Fixture, h slog.Handler) (*Runner, <-chan *journal.Record) {
 	t.Helper()
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	ch := make(chan *journal.Record, 100)
 	r, err := New(Options{Config: cfg, Log: slog.New(h), Driver: gpiotest.NewRecorder(), JournalRetry: 5 * time.Millisecond,
 		Observe: func(r *journal.Record) { c := *r; ch <- &c }})
@@ -548,10 +544,7 @@ func TestStallIsTheBatchsOwnLimit(t *testing.T) {
 	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
 	<-reading
 	f.WriteConfig(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	if _, err := r.Reload(cfg); err != nil {
 		t.Fatal(err)
 	}

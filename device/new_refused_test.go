@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"setmatch/config"
 	"setmatch/device/devicetest"
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/model"
@@ -42,10 +41,7 @@ func TestNewRefusedThresholdLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.WriteConfig(t, "\n[decision]\nthreshold = 0.5\n")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	before := signallerGoroutines()
 	rec := gpiotest.NewRecorder()
 	r, err := New(Options{Config: cfg, Log: slog.New(slog.DiscardHandler), Driver: rec})

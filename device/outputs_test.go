@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"setmatch/config"
 	"setmatch/device/devicetest"
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
@@ -65,10 +64,7 @@ func (m multi) Decided(rec *journal.Record) {
 // and that the metrics count known, unknown and failed batches.
 func TestOutputsCountDecisions(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	cfg.Metrics.Listen = "127.0.0.1:0" // any free port (not a valid configuration value)
 	out, err := startOutputs(cfg, "test", slog.New(slog.DiscardHandler))
 	if err != nil {

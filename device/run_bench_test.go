@@ -29,10 +29,7 @@ import (
 // told of each decision.
 func benchRunner(b *testing.B, workers int, withOutputs func(*config.Config)) (*devicetest.Fixture, *Runner, chan time.Time, chan *journal.Record) {
 	f, _ := devicetest.BenchFixture(b, "warn", "")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := fixtureConfig(b, f)
 	cfg.GPIO.Pulse.Duration = time.Millisecond
 	cfg.Spool.Done = "delete"
 	pulse := make(chan time.Time, 1<<16)

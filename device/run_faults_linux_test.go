@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"setmatch/config"
 	"setmatch/device/devicetest"
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
@@ -27,10 +26,7 @@ func TestJournalUnwritableHoldsBatch(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	f.Journal = "/dev/full" // every write fails with ENOSPC
 	f.WriteConfig(t, "")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	retries := &msgCounter{prefix: "journal cannot be written"}
 	r, err := New(Options{Config: cfg, Log: slog.New(retries), Driver: gpiotest.NewRecorder(), JournalRetry: 5 * time.Millisecond})
 	if err != nil {
@@ -160,10 +156,7 @@ func TestManyInterruptedBatchesBeyondQueue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	ch := make(chan *journal.Record, 100)
 	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder(), QueueLen: 2, Observe: func(rec *journal.Record) { c := *rec; ch <- &c }})
 	if err != nil {

@@ -32,10 +32,7 @@ import (
 // driver; records are sent to the returned channel.
 func startRunner(t *testing.T, f *devicetest.Fixture, rec *gpiotest.Recorder) (*Runner, <-chan *journal.Record) {
 	t.Helper()
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	ch := make(chan *journal.Record, 1000)
 	r, err := New(Options{Config: cfg, Driver: rec, Observe: func(r *journal.Record) { c := *r; ch <- &c }})
 	if err != nil {
@@ -46,6 +43,16 @@ func startRunner(t *testing.T, f *devicetest.Fixture, rec *gpiotest.Recorder) (*
 	}
 	t.Cleanup(func() { r.Stop(); r.Wait(); r.Close() })
 	return r, ch
+}
+
+// fixtureConfig returns f's configuration, loaded from its file.
+func fixtureConfig(t testing.TB, f *devicetest.Fixture) *config.Config {
+	t.Helper()
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 // fixtureModel returns the model of f's configuration, read from its file.
@@ -163,12 +170,9 @@ func TestRunnerPulsesRightPins(t *testing.T) {
 
 func TestRunnerMissingPin(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	rec := gpiotest.NewRecorder("GPIO17", "GPIO22", "GPIO5")
-	_, err = New(Options{Config: cfg, Driver: rec})
+	_, err := New(Options{Config: cfg, Driver: rec})
 	var mp *gpio.MissingPinError
 	if !errors.As(err, &mp) || mp.Pin != "GPIO27" {
 		t.Fatalf("got %v, want a missing pin error for GPIO27", err)
@@ -336,10 +340,7 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 func TestRunnerExactlyOnce(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	// Timed rescans every millisecond race with the events.
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	cfg.Spool.RescanInterval.Duration = time.Millisecond // below what a configuration may set
 	var mu sync.Mutex
 	seen := map[string]int{}
@@ -403,10 +404,7 @@ func reloadText(t *testing.T, r *Runner, f *devicetest.Fixture, text string) ([]
 	if err := os.WriteFile(f.Config, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	return r.Reload(cfg)
 }
 
@@ -465,10 +463,7 @@ func TestReloadForgetsPinnedLabel(t *testing.T) {
 // SIGHUP does.
 func TestModelReloadWarnsOfPinnedLabel(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	var logs testutil.LockedBuffer
 	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder(), Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
@@ -656,10 +651,7 @@ func TestRunnerUpFirstSet(t *testing.T) {
 // reload replaced meanwhile is refused, not put in use over it.
 func TestApplyReloadRefusesStale(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder()})
 	if err != nil {
 		t.Fatal(err)
@@ -685,10 +677,7 @@ func TestApplyReloadRefusesStale(t *testing.T) {
 // (another daemon on the spool took it) is no error.
 func TestClaimGoneSaysNothing(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	cfg, err := config.Load(f.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixtureConfig(t, f)
 	var log testutil.LockedBuffer
 	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder(), Log: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
