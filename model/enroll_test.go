@@ -56,10 +56,7 @@ func TestWithSets(t *testing.T) {
 		t.Errorf("enrolled bandwidth %v, the model's rule gives %v", m.Sets[1].Bandwidth, h)
 	}
 	// A new batch near b is now recognised as b.
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt := mustMatcher(t, m)
 	res, err := mt.Match(set(6))
 	if err != nil {
 		t.Fatal(err)

@@ -176,10 +176,7 @@ func writeGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mt, err := dec.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt := mustMatcher(t, dec)
 	g.Version, g.InputDim, g.Dim, g.Labels, g.Threshold = FormatVersion, dec.InputDim(), dec.Dim(), dec.Labels(), jsonFloat(dec.Threshold)
 	for i := range g.Batches {
 		res, err := mt.Match(goldenFrames(t, g.Batches[i].Frames))
@@ -274,10 +271,7 @@ func TestGoldenModelFiles(t *testing.T) {
 					t.Errorf("encoding the decoded model gives %d bytes that differ from the golden file's %d", b.Len(), len(raw))
 				}
 			}
-			mt, err := m.NewMatcher()
-			if err != nil {
-				t.Fatal(err)
-			}
+			mt := mustMatcher(t, m)
 			if len(g.Batches) == 0 {
 				t.Fatal("no golden batches")
 			}

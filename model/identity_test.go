@@ -34,14 +34,8 @@ func TestIdentityMatchesStoredIdentity(t *testing.T) {
 	if identity.InputDim() != 5 || identity.Dim() != 5 || identity.OrthonormalityError() != 0 {
 		t.Fatalf("identity model: D %d, d %d, orthonormality error %v", identity.InputDim(), identity.Dim(), identity.OrthonormalityError())
 	}
-	ms, err := stored.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mi, err := identity.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := mustMatcher(t, stored)
+	mi := mustMatcher(t, identity)
 	rng := rand.New(rand.NewPCG(22, 1))
 	for _, shift := range []float64{0, 3, 6, 40} {
 		x := mfBatch(rng, stored, 9, shift)

@@ -39,10 +39,7 @@ func TestMatchEqualsCompareByHand(t *testing.T) {
 	for _, div := range []match.Measure{match.Hellinger, match.Jeffrey} {
 		m := mfModel(11, 10, 3, []int{6, 8, 5, 7, 9, 4})
 		m.Divergence = div
-		mt, err := m.NewMatcher()
-		if err != nil {
-			t.Fatal(err)
-		}
+		mt := mustMatcher(t, m)
 		rng := rand.New(rand.NewPCG(3, 4))
 		batch := mfBatch(rng, m, 12, 3) // near class "b"
 		res, err := mt.Match(batch)
@@ -110,10 +107,7 @@ func TestMatchOpenSet(t *testing.T) {
 	m := mfModel(12, 10, 3, []int{6, 8, 5})
 	rng := rand.New(rand.NewPCG(5, 6))
 	batch := mfBatch(rng, m, 10, 30) // far from every class
-	closed, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	closed := mustMatcher(t, m)
 	rc, err := closed.Match(batch)
 	if err != nil {
 		t.Fatal(err)
@@ -122,10 +116,7 @@ func TestMatchOpenSet(t *testing.T) {
 		t.Errorf("closed set (threshold +Inf) must always decide a label: %+v", rc.Decision)
 	}
 	m.Threshold = rc.Decision.Score / 2
-	open, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	open := mustMatcher(t, m)
 	ro, err := open.Match(batch)
 	if err != nil {
 		t.Fatal(err)
@@ -149,10 +140,7 @@ func TestMatchOpenSet(t *testing.T) {
 
 func TestMatchErrors(t *testing.T) {
 	m := mfModel(13, 10, 3, []int{6, 8})
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt := mustMatcher(t, m)
 	if _, err := mt.Match(mat.NewDense(5, 9, nil)); err == nil || err.Error() != "batch has 9 features, model expects 10" {
 		t.Errorf("width: %v", err)
 	}
@@ -162,10 +150,7 @@ func TestMatchErrors(t *testing.T) {
 	}
 	// A fixed query bandwidth handles a single frame.
 	m.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: 0.7}
-	mt, err = m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt = mustMatcher(t, m)
 	r, err := mt.Match(mfBatch(rng, m, 1, 0))
 	if err != nil || r.Bandwidth != 0.7 || r.Frames != 1 {
 		t.Errorf("fixed bandwidth, 1 frame: %+v, %v", r, err)
@@ -244,10 +229,7 @@ func TestMatcherWithThreshold(t *testing.T) {
 	m := mfModel(16, 10, 3, []int{6, 8, 5})
 	rng := rand.New(rand.NewPCG(7, 8))
 	batch := mfBatch(rng, m, 10, 30)
-	closed, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	closed := mustMatcher(t, m)
 	if !math.IsInf(closed.Threshold(), 1) {
 		t.Fatalf("matcher threshold %v, want the model's +Inf", closed.Threshold())
 	}
@@ -292,10 +274,7 @@ func TestMatcherWithThreshold(t *testing.T) {
 func TestMatchRepeatedFrames(t *testing.T) {
 	m := mfModel(14, 10, 3, []int{6, 8, 5})
 	m.QueryBandwidth = match.BandwidthRule{Kind: match.NearestNeighbour}
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt := mustMatcher(t, m)
 	rng := rand.New(rand.NewPCG(7, 8))
 	batch := mfBatch(rng, m, 9, 3)
 	n, bigD := batch.Dims()
@@ -350,17 +329,12 @@ func TestMatchNoFiniteDivergence(t *testing.T) {
 	batch := mfBatch(rand.New(rand.NewPCG(9, 9)), m, 4, 1e5)
 	for _, th := range []float64{math.Inf(1), 1} {
 		m.Divergence, m.Threshold = match.Jeffrey, th
-		mt, err := m.NewMatcher()
-		if err != nil {
-			t.Fatal(err)
-		}
+		mt := mustMatcher(t, m)
 		if r, err := mt.Match(batch); !errors.Is(err, ErrNoDecision) {
 			t.Errorf("Jeffrey, threshold %v: %+v, %v; want ErrNoDecision", th, r.Decision, err)
 		}
 		m.Divergence = match.Hellinger
-		if mt, err = m.NewMatcher(); err != nil {
-			t.Fatal(err)
-		}
+		mt = mustMatcher(t, m)
 		if r, err := mt.Match(batch); err != nil || r.Decision.Score != 2 || r.Decision.Known != math.IsInf(th, 1) {
 			t.Errorf("Hellinger, threshold %v: %+v, %v; want a score of 2, known only in a closed set", th, r.Decision, err)
 		}

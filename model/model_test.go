@@ -15,6 +15,16 @@ import (
 	"setmatch/method"
 )
 
+// mustMatcher returns m's matcher, failing t if m has none.
+func mustMatcher(t testing.TB, m *Model) *Matcher {
+	t.Helper()
+	mt, err := m.NewMatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mt
+}
+
 // mfOrtho returns a random D×d matrix with orthonormal columns (QR of a
 // Gaussian matrix).
 func mfOrtho(rng *rand.Rand, bigD, d int) *mat.Dense {

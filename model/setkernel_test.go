@@ -72,10 +72,7 @@ func TestSetKernelMatcher(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mt, err := m.NewMatcher()
-			if err != nil {
-				t.Fatal(err)
-			}
+			mt := mustMatcher(t, m)
 			rng := rand.New(rand.NewPCG(9, 1))
 			for c := range 3 {
 				batch := spreadSet(rng, 10, 5, c)
@@ -162,10 +159,7 @@ func TestSetKernelBandwidthOnlyRecorded(t *testing.T) {
 		if h, err := r.SetBandwidth(m.Sets[0].Samples); h != 3e200 || err != nil {
 			t.Errorf("%s: SetBandwidth = %v, %v; want the recorded 3e200", kernel, h, err)
 		}
-		mt, err := r.NewMatcher()
-		if err != nil {
-			t.Fatal(err)
-		}
+		mt := mustMatcher(t, r)
 		if _, err := mt.Match(m.Sets[0].Samples); err != nil {
 			t.Errorf("%s: %v", kernel, err)
 		}

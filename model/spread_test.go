@@ -16,10 +16,7 @@ import (
 // says which factor applied; a class without one has factor 1.
 func TestSpreadDecidesByTheNearestClassThreshold(t *testing.T) {
 	m := mfModel(7, 6, 3, []int{5, 4, 6, 5, 4, 6})
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt := mustMatcher(t, m)
 	x := mfBatch(rand.New(rand.NewPCG(8, 1)), m, 7, 0)
 	res, err := mt.Match(x)
 	if err != nil {
@@ -77,10 +74,7 @@ func TestSpreadDecidesByTheNearestClassThreshold(t *testing.T) {
 	}
 	f := *m
 	f.Threshold, f.Spread = score*0.99, &Spread{Exponent: 1, Factors: map[string]float64{other: 10}}
-	got, err := f.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := mustMatcher(t, &f)
 	if r, err := got.Match(x); err != nil || r.Decision.Known || r.Factor != 1 {
 		t.Errorf("another class's factor: known %v, factor %v (%v); want unknown, 1", r.Decision.Known, r.Factor, err)
 	}

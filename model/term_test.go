@@ -190,10 +190,7 @@ func (r *sumReference) match(t *testing.T, mt *Matcher, m *Model, batch *mat.Den
 // by pair through its discriminant.
 func checkSumMatch(t *testing.T, m *Model, ref *sumReference) {
 	k, n := m.Discriminant, len(m.Sets)
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt := mustMatcher(t, m)
 	rng := rand.New(rand.NewPCG(9, 1))
 	for c := range 3 {
 		batch := spreadSet(rng, 10, 5, c)
@@ -234,10 +231,7 @@ func TestSumKernelDistances(t *testing.T) {
 			k.Terms[0].Weight = hg
 		}
 		ref := newSumReference(t, m)
-		mt, err := m.NewMatcher()
-		if err != nil {
-			t.Fatal(err)
-		}
+		mt := mustMatcher(t, m)
 		rng := rand.New(rand.NewPCG(9, 2))
 		for c := range 3 {
 			batch := spreadSet(rng, 10, 5, c)
@@ -273,10 +267,7 @@ func TestSumWithoutDivergences(t *testing.T) {
 	if _, err := fitTerms(m, sumTerms()[1:], 1e-2, 0, 2); err != nil {
 		t.Fatal(err)
 	}
-	mt, err := m.NewMatcher()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mt := mustMatcher(t, m)
 	res, err := mt.MatchContext(context.Background(), spreadSet(rand.New(rand.NewPCG(3, 3)), 10, 5, 1))
 	if err != nil || res.Divergences != nil || res.Bandwidth != 0 || m.Discriminant.UsesDivergences() {
 		t.Errorf("gda + cdl: %v, %d divergences, bandwidth %v", err, len(res.Divergences), res.Bandwidth)
