@@ -275,19 +275,11 @@ func TestPrincipalAnglesOfItself(t *testing.T) {
 func TestMinimizeCGOrthonormalizesStart(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
 	const D, d = 12, 3
-	a := mat.NewDense(D, D, nil)
-	for i := range D {
-		a.Set(i, i, float64(D-i))
-	}
 	worst := 0.0
+	r := rayleigh(descending(D), nil)
 	f := func(w, grad *mat.Dense) (float64, error) {
 		worst = max(worst, grassmann.OrthoError(w))
-		var aw mat.Dense
-		aw.Mul(a, w)
-		if grad != nil {
-			grad.Scale(-2, &aw)
-		}
-		return -grassmann.FrobDot(w, &aw), nil
+		return r(w, grad)
 	}
 	w0 := mat.NewDense(D, d, nil)
 	for i := range D {
@@ -311,11 +303,7 @@ func TestMinimizeCGOrthonormalizesStart(t *testing.T) {
 func TestMinimizeCGGradTolAtTheCap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 28))
 	const D, d = 10, 2
-	a := mat.NewDense(D, D, nil)
-	for i := range D {
-		a.Set(i, i, float64(D-i))
-	}
-	f := rayleigh(a, nil)
+	f := rayleigh(descending(D), nil)
 	w0 := grassmanntest.RandomPoint(rng, D, d)
 	// Tolerances of the cost's change and the step that never stop it.
 	opt := grassmann.CGOptions{MaxIter: 500, GradTol: 1e-4, CostRelTol: 1e-300, MinStep: 1e-300}
@@ -392,6 +380,15 @@ func TestConjugate(t *testing.T) {
 			t.Errorf("%s: |W_newᵀη| = %g, want a tangent vector", c.name, n)
 		}
 	}
+}
+
+// descending returns the D×D diagonal matrix diag(D, D−1, …, 1).
+func descending(D int) *mat.Dense {
+	a := mat.NewDense(D, D, nil)
+	for i := range D {
+		a.Set(i, i, float64(D-i))
+	}
+	return a
 }
 
 // rayleigh returns the cost −tr(WᵀAW) of the symmetric a and its
