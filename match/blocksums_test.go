@@ -9,6 +9,35 @@ import (
 	"setmatch/internal/kde"
 )
 
+// checkBlockLogSums runs BlockLogSums on the n×m block d2 with scales
+// sRow and sCol, fails t, naming the case name, where a row's or a
+// column's log sum differs from LogSumExp of its terms by more than 1e-13
+// (relative, or absolute), and returns the row and column sums.
+func checkBlockLogSums(t *testing.T, name string, d2 []float64, n, m int, sRow, sCol float64) (rows, cols []float64) {
+	t.Helper()
+	rows, cols = make([]float64, n), make([]float64, m)
+	BlockLogSums(d2, sRow, sCol, rows, cols, make([]float64, n+m))
+	for i := range n {
+		buf := make([]float64, m)
+		for j := range m {
+			buf[j] = sRow * d2[i*m+j]
+		}
+		if want := LogSumExp(buf); !close(rows[i], want, 1e-13, 1e-13) {
+			t.Errorf("%s: row %d: %v, want %v", name, i, rows[i], want)
+		}
+	}
+	for j := range m {
+		buf := make([]float64, n)
+		for i := range n {
+			buf[i] = sCol * d2[i*m+j]
+		}
+		if want := LogSumExp(buf); !close(cols[j], want, 1e-13, 1e-13) {
+			t.Errorf("%s: column %d: %v, want %v", name, j, cols[j], want)
+		}
+	}
+	return rows, cols
+}
+
 // TestBlockLogSums checks the log kernel sums of a block against
 // LogSumExp of each row and column: with equal kernels where one
 // offset is safe (the shared exponentials) and where it is not (sets far
@@ -43,25 +72,7 @@ func TestBlockLogSums(t *testing.T) {
 		if got := sRow == sCol && sharedOffsetSafe(sRow, rowMins(d2, c.n, c.m), colMins(d2, c.n, c.m)); got != c.shared {
 			t.Fatalf("%+v: shared path %v, the case expects %v", c, got, c.shared)
 		}
-		rows, cols := make([]float64, c.n), make([]float64, c.m)
-		BlockLogSums(d2, sRow, sCol, rows, cols, make([]float64, c.n+c.m))
-		buf := make([]float64, max(c.n, c.m))
-		for i := range c.n {
-			for j := range c.m {
-				buf[j] = sRow * d2[i*c.m+j]
-			}
-			if want := LogSumExp(buf[:c.m]); !close(rows[i], want, 1e-13, 1e-13) {
-				t.Errorf("%+v: row %d: %v, want %v", c, i, rows[i], want)
-			}
-		}
-		for j := range c.m {
-			for i := range c.n {
-				buf[i] = sCol * d2[i*c.m+j]
-			}
-			if want := LogSumExp(buf[:c.n]); !close(cols[j], want, 1e-13, 1e-13) {
-				t.Errorf("%+v: column %d: %v, want %v", c, j, cols[j], want)
-			}
-		}
+		rows, cols := checkBlockLogSums(t, fmt.Sprintf("%+v", c), d2, c.n, c.m, sRow, sCol)
 		for _, v := range append(rows, cols...) {
 			if math.IsInf(v, 0) || math.IsNaN(v) {
 				t.Fatalf("%+v: %v", c, v)
@@ -84,26 +95,7 @@ func TestBlockLogSumsOffsetUnderflow(t *testing.T) {
 		}
 	}
 	s := kde.Scale(1)
-	rows, cols := make([]float64, n), make([]float64, m)
-	BlockLogSums(d2, s, s, rows, cols, make([]float64, n+m))
-	for i := range n {
-		buf := make([]float64, m)
-		for j := range m {
-			buf[j] = s * d2[i*m+j]
-		}
-		if want := LogSumExp(buf); !close(rows[i], want, 1e-13, 1e-13) {
-			t.Errorf("row %d: %v, want %v", i, rows[i], want)
-		}
-	}
-	for j := range m {
-		buf := make([]float64, n)
-		for i := range n {
-			buf[i] = s * d2[i*m+j]
-		}
-		if want := LogSumExp(buf); !close(cols[j], want, 1e-13, 1e-13) {
-			t.Errorf("column %d: %v, want %v", j, cols[j], want)
-		}
-	}
+	checkBlockLogSums(t, "rows 1000 apart", d2, n, m, s, s)
 }
 
 func rowMins(d2 []float64, n, m int) []float64 {
