@@ -366,12 +366,18 @@ func runKFDA(t *Task, g Grid, cands []candidate) (Prediction, error) {
 	return Prediction{Params: params, Fit: fit}, nil
 }
 
-func runKFDADiv(t *Task, g Grid, method Name) (Prediction, error) {
-	cands, err := divCandidates(t, g, method)
-	if err != nil {
-		return Prediction{}, err
+// kernelCandidates returns the kernel candidates of the kFDA method
+// (kfda-hg, kfda-hl, kfda-j, gda, cdl or kfda-mix) on t.
+func kernelCandidates(method Name, t *Task, g Grid) ([]candidate, error) {
+	switch method {
+	case GDA:
+		return gdaCandidates(t, g)
+	case CDL:
+		return cdlCandidates(t, g)
+	case KFDAMix:
+		return mixCandidates(t, g)
 	}
-	return runKFDA(t, g, cands)
+	return divCandidates(t, g, method)
 }
 
 func divCandidates(t *Task, g Grid, method Name) ([]candidate, error) {
@@ -427,14 +433,6 @@ func divCandidates(t *Task, g Grid, method Name) ([]candidate, error) {
 	return cands, nil
 }
 
-func runGDA(t *Task, g Grid) (Prediction, error) {
-	cands, err := gdaCandidates(t, g)
-	if err != nil {
-		return Prediction{}, err
-	}
-	return runKFDA(t, g, cands)
-}
-
 // gdaCandidates returns GDA's kernels, one per subspace dimension p of
 // the grid below the feature dimension D: with p ≥ D every set's subspace
 // is the whole feature space and the projection kernel is the constant D,
@@ -475,14 +473,6 @@ func informativeP(ps []int, dim int) []int {
 		out = []int{max(dim-1, 1)}
 	}
 	return out
-}
-
-func runCDL(t *Task, g Grid) (Prediction, error) {
-	cands, err := cdlCandidates(t, g)
-	if err != nil {
-		return Prediction{}, err
-	}
-	return runKFDA(t, g, cands)
 }
 
 func cdlCandidates(t *Task, g Grid) ([]candidate, error) {

@@ -107,14 +107,12 @@ func run(method Name, t *Task, g Grid) (Prediction, error) {
 		return runNN(t, g, match.Hellinger)
 	case NNJ:
 		return runNN(t, g, match.Jeffrey)
-	case KFDAHG, KFDAHL, KFDAJ:
-		return runKFDADiv(t, g, method)
-	case GDA:
-		return runGDA(t, g)
-	case KFDAMix:
-		return runMix(t, g)
-	case CDL:
-		return runCDL(t, g)
+	case KFDAHG, KFDAHL, KFDAJ, GDA, CDL, KFDAMix:
+		cands, err := kernelCandidates(method, t, g)
+		if err != nil {
+			return Prediction{}, err
+		}
+		return runKFDA(t, g, cands)
 	case NNHDR:
 		return runDR(t, g, match.Hellinger)
 	case NNJDR:

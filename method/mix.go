@@ -37,14 +37,6 @@ var mixFamilies = []Name{KFDAHG, GDA, CDL}
 // mixFamilies: each alone, then the sums (on ties the first wins).
 var mixCombos = [][]int{{0}, {1}, {2}, {0, 2}, {0, 1}, {1, 2}, {0, 1, 2}}
 
-func runMix(t *Task, g Grid) (Prediction, error) {
-	cands, err := mixCandidates(t, g)
-	if err != nil {
-		return Prediction{}, err
-	}
-	return runKFDA(t, g, cands)
-}
-
 // mixCandidates returns the kernels of mixCombos, each family's kernel
 // chosen by its own cross-validation on t's training sets.
 func mixCandidates(t *Task, g Grid) ([]candidate, error) {
@@ -56,16 +48,7 @@ func mixCandidates(t *Task, g Grid) ([]candidate, error) {
 	}
 	var fam []chosen
 	for _, method := range mixFamilies {
-		var cands []candidate
-		var err error
-		switch method {
-		case KFDAHG:
-			cands, err = divCandidates(t, g, method)
-		case GDA:
-			cands, err = gdaCandidates(t, g)
-		case CDL:
-			cands, err = cdlCandidates(t, g)
-		}
+		cands, err := kernelCandidates(method, t, g)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
