@@ -123,26 +123,26 @@ var ErrInvalidModel = errors.New("invalid model")
 
 // InputDim returns D, the number of features a batch must have.
 func (m *Model) InputDim() int {
-	if m.Identity {
-		return len(m.Mean)
-	}
-	if m.W == nil {
-		return 0
-	}
-	r, _ := m.W.Dims()
-	return r
+	D, _ := m.dims()
+	return D
 }
 
 // Dim returns d, the projected dimension.
 func (m *Model) Dim() int {
-	if m.Identity {
-		return len(m.Mean)
+	_, d := m.dims()
+	return d
+}
+
+// dims returns D and d: W's rows and columns, the length of Mean for both
+// with the identity in W's place, 0 and 0 with neither.
+func (m *Model) dims() (D, d int) {
+	switch {
+	case m.Identity:
+		return len(m.Mean), len(m.Mean)
+	case m.W == nil:
+		return 0, 0
 	}
-	if m.W == nil {
-		return 0
-	}
-	_, c := m.W.Dims()
-	return c
+	return m.W.Dims()
 }
 
 // Labels returns the label of each gallery set, in gallery order.
