@@ -41,6 +41,19 @@ func DecodeImageFile(path string) (*image.Gray, error) {
 // transparent pixels become black. 16-bit grey PNGs keep their high byte.
 // PGM samples are rescaled to 0..255 (see DecodePGM).
 func Decode(r io.Reader, name string) (*image.Gray, error) {
+	data, err := readImage(r, name)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, formatErr(name, "file is empty (want a PNG, JPEG or PGM image)")
+	}
+	return decodeBytes(data, name, MaxPixels)
+}
+
+// readImage reads all of r, the image file name, as Decode and DecodePGM
+// do: more than MaxFileBytes bytes is an error.
+func readImage(r io.Reader, name string) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
 	if err != nil {
 		return nil, &Error{Path: name, Msg: "cannot read image", Err: err}
@@ -48,10 +61,7 @@ func Decode(r io.Reader, name string) (*image.Gray, error) {
 	if len(data) > MaxFileBytes {
 		return nil, limitErr(name, "file is larger than %d bytes", MaxFileBytes)
 	}
-	if len(data) == 0 {
-		return nil, formatErr(name, "file is empty (want a PNG, JPEG or PGM image)")
-	}
-	return decodeBytes(data, name, MaxPixels)
+	return data, nil
 }
 
 // ToGray converts img to 8-bit grey with color.GrayModel (BT.601 luma, see

@@ -30,12 +30,9 @@ import (
 // input, and nothing is allocated from the declared size until the pixel
 // data are present. name is used in error messages only.
 func DecodePGM(r io.Reader, name string) (*image.Gray, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	data, err := readImage(r, name)
 	if err != nil {
-		return nil, &Error{Path: name, Msg: "cannot read image", Err: err}
-	}
-	if len(data) > MaxFileBytes {
-		return nil, limitErr(name, "file is larger than %d bytes", MaxFileBytes)
+		return nil, err
 	}
 	return decodePGM(data, name, MaxPixels)
 }
