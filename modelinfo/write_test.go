@@ -2,6 +2,7 @@ package modelinfo
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,25 @@ import (
 
 	"setmatch/model"
 )
+
+// checkTable returns the table Write gives of s, failing t, naming the
+// case what (if not ""), for each of wants that is not in it.
+func checkTable(t *testing.T, what string, s *Summary, wants ...string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Write(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if what != "" {
+		what += ": "
+	}
+	for _, want := range wants {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%sno line %q in\n%s", what, want, b.String())
+		}
+	}
+	return b.String()
+}
 
 // TestWriteGolden: the table of the golden model of the current format
 // is setmatch inspect's golden output, but for the first row, which names
@@ -24,11 +44,7 @@ func TestWriteGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := Write(&b, Summarize(info, m)); err != nil {
-		t.Fatal(err)
-	}
-	got := regexp.MustCompile(`\b[0-9.]+e-(1[2-9]|[2-9][0-9])\b`).ReplaceAllString(b.String(), "0")
+	got := regexp.MustCompile(`\b[0-9.]+e-(1[2-9]|[2-9][0-9])\b`).ReplaceAllString(checkTable(t, "", Summarize(info, m)), "0")
 	_, gotRest, _ := strings.Cut(got, "\n")
 	_, wantRest, _ := strings.Cut(string(want), "\n")
 	if gotRest != wantRest {
@@ -43,11 +59,7 @@ func TestWriteUnknownAndQuoted(t *testing.T) {
 	s := &Summary{File: "m.smm", FileBytes: 10, FormatVersion: 3, Tool: "a\tb", Identity: true, InputDim: 4,
 		Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn", Threshold: nil, Sets: 2, Frames: 300, Dim: 4,
 		Classes: []Class{{Label: "x\ny", Sets: 2, Frames: 300}}}
-	var b bytes.Buffer
-	if err := Write(&b, s); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
+	table := checkTable(t, "", s,
 		"file             m.smm (10 bytes, format 3)\n",
 		"created          (not recorded)\n",
 		"tool             \"a\\tb\"\n",
@@ -57,13 +69,9 @@ func TestWriteUnknownAndQuoted(t *testing.T) {
 		"gallery          2 sets, 1 classes, 300 frames (9.4 KiB of samples)\n",
 
 		"  \"x\\ny\"  2     300\n",
-	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("no line %q in\n%s", want, b.String())
-		}
-	}
-	if strings.Contains(b.String(), "learning W") {
-		t.Errorf("a row of W's learning for a model without W:\n%s", b.String())
+	)
+	if strings.Contains(table, "learning W") {
+		t.Errorf("a row of W's learning for a model without W:\n%s", table)
 	}
 }
 
@@ -99,15 +107,7 @@ func TestWriteChanged(t *testing.T) {
 		default:
 			s.History = []Change{{Time: "2027-01-02T03:04:05Z", Op: c.op, Sets: 1, Classes: 1}}
 		}
-		var b bytes.Buffer
-		if err := Write(&b, s); err != nil {
-			t.Fatal(err)
-		}
-		for _, want := range []string{"method           " + c.method, c.heading} {
-			if !strings.Contains(b.String(), want) {
-				t.Errorf("%q: no line %q in\n%s", c.op, want, b.String())
-			}
-		}
+		checkTable(t, fmt.Sprintf("%q", c.op), s, "method           "+c.method, c.heading)
 	}
 }
 
@@ -119,13 +119,7 @@ func TestWriteLearned(t *testing.T) {
 	s := &Summary{File: "m.smm", InputDim: 4, Dim: 2, Method: "nn-h-dr", Divergence: "hellinger", QueryBandwidth: "nn",
 		Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, Params: map[string]string{"method": "learned", "dim": "2"},
 		History: []Change{{Time: "2027-01-02T03:04:05Z", Op: model.ChangeForget, Sets: 1, Classes: 1}}}
-	var b bytes.Buffer
-	if err := Write(&b, s); err != nil {
-		t.Fatal(err)
-	}
-	if want := "method           nn-h-dr (train --method learned: W learned at the given --dim, not cross-validated)\n"; !strings.Contains(b.String(), want) {
-		t.Errorf("no line %q in\n%s", want, b.String())
-	}
+	checkTable(t, "", s, "method           nn-h-dr (train --method learned: W learned at the given --dim, not cross-validated)\n")
 }
 
 // TestWriteParamsNotGiven: a flag train was not given reads as such in
@@ -134,15 +128,7 @@ func TestWriteParamsNotGiven(t *testing.T) {
 	one := 1.0
 	s := &Summary{File: "m.smm", InputDim: 4, Dim: 4, Identity: true, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
 		Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}, Params: map[string]string{"threshold": "", "dim": "2"}}
-	var b bytes.Buffer
-	if err := Write(&b, s); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"  threshold  (not given: the default)\n", "  dim        2\n"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("no line %q in\n%s", want, b.String())
-		}
-	}
+	checkTable(t, "", s, "  threshold  (not given: the default)\n", "  dim        2\n")
 }
 
 // TestProjectionSaysCentred: a model in the full space says whether its
@@ -158,13 +144,7 @@ func TestProjectionSaysCentred(t *testing.T) {
 	} {
 		s := &Summary{File: "m.smm", Identity: true, Centred: c.centred, InputDim: 4, Dim: 4, Method: "kfda-mix",
 			Divergence: "hellinger", QueryBandwidth: "nn", Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}}}
-		var b bytes.Buffer
-		if err := Write(&b, s); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(b.String(), c.want) {
-			t.Errorf("centred %v: no %q in\n%s", c.centred, c.want, b.String())
-		}
+		checkTable(t, fmt.Sprintf("centred %v", c.centred), s, c.want)
 	}
 }
 
@@ -177,19 +157,11 @@ func TestWriteThresholdInFull(t *testing.T) {
 	s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Dim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
 		Threshold: &th, SpreadExponent: new(float64), Sets: 2, Frames: 4,
 		Classes: []Class{{Label: "x", Sets: 1, Frames: 2, Threshold: &a}, {Label: "y", Sets: 1, Frames: 2, Threshold: &b}}}
-	var out bytes.Buffer
-	if err := Write(&out, s); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
+	checkTable(t, "", s,
 		"threshold         0.3333333333333333 (open set: a best divergence above it is unknown)\n",
 		"  x      1     2       0.123457\n",
 		"  y      1     2       0.666667\n",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("no line %q in\n%s", want, out.String())
-		}
-	}
+	)
 }
 
 // TestWriteThresholdSet: how the threshold was set (the method
@@ -200,17 +172,9 @@ func TestWriteThresholdSet(t *testing.T) {
 	s := &Summary{File: "m.smm", Identity: true, InputDim: 4, Dim: 4, Method: "nn-h", Divergence: "hellinger", QueryBandwidth: "nn",
 		Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
 		MethodParams: map[string]string{"bandwidth": "global*1", "threshold": "auto:balanced"}}
-	var out bytes.Buffer
-	if err := Write(&out, s); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"method parameters  bandwidth=global*1\n", "threshold set      auto:balanced\n"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("no line %q in\n%s", want, out.String())
-		}
-	}
-	if strings.Contains(out.String(), "threshold=") {
-		t.Errorf("the threshold's rule among the method parameters:\n%s", out.String())
+	table := checkTable(t, "", s, "method parameters  bandwidth=global*1\n", "threshold set      auto:balanced\n")
+	if strings.Contains(table, "threshold=") {
+		t.Errorf("the threshold's rule among the method parameters:\n%s", table)
 	}
 }
 
@@ -227,20 +191,12 @@ func TestWriteCandidateTimes(t *testing.T) {
 			{Name: "kfda-hg"},                                // neither
 			{Name: "kfda-j", CVAccuracy: &acc, Seconds: 1.5}, // both
 		}}
-	var out bytes.Buffer
-	if err := Write(&out, s); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
+	checkTable(t, "", s,
 		"  nn-h *   75.0%     0.0s  \n",
 		"  nn-j     -         2.0s  \n",
 		"  kfda-hg  -         -     \n",
 		"  kfda-j   75.0%     1.5s  \n",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("no line %q in\n%s", want, out.String())
-		}
-	}
+	)
 }
 
 // TestWriteLearningW: W's learning is reported when it recorded a cost,
@@ -260,13 +216,7 @@ func TestWriteLearningW(t *testing.T) {
 		s := &Summary{File: "m.smm", InputDim: 4, Dim: 2, Method: "nn-h-dr", Divergence: "hellinger", QueryBandwidth: "nn",
 			Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
 			Iterations: c.iterations, FinalCost: c.cost}
-		var out bytes.Buffer
-		if err := Write(&out, s); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(out.String(), c.want) {
-			t.Errorf("%d iterations, cost %v: no line %q in\n%s", c.iterations, c.cost, c.want, out.String())
-		}
+		checkTable(t, fmt.Sprintf("%d iterations, cost %v", c.iterations, c.cost), s, c.want)
 	}
 }
 
