@@ -30,9 +30,7 @@ func TestBuildChoosesOnASample(t *testing.T) {
 		opt.Grid.AutoMethods = cands
 		var stages []string
 		opt.Stage = func(what string) { stages = append(stages, what) }
-		if err := ParseThreshold("", &opt); err != nil {
-			t.Fatal(err)
-		}
+		opt = withThreshold(t, opt, "")
 		res, err := Build(tr, trLabels, trNames, opt)
 		if err != nil {
 			t.Fatalf("candidates %v: %v", cands, err)

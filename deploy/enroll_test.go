@@ -620,10 +620,7 @@ func TestChangeCopyFAR(t *testing.T) {
 // sets whose stand-ins score 0, as the error of auto:far=0 gives it.
 func copiesShare(t *testing.T, all []*mat.Dense, labels, names []string) float64 {
 	t.Helper()
-	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("auto:far=0", &opt); err != nil {
-		t.Fatal(err)
-	}
+	opt := withThreshold(t, Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}, "auto:far=0")
 	_, err := Build(all, labels, names, opt)
 	var e *openset.StrangersAtZeroError
 	if !errors.As(err, &e) {

@@ -39,10 +39,7 @@ func TestSetKernelsAtLargeScale(t *testing.T) {
 		for _, rule := range []string{"", "auto"} {
 			opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
 			base := buildRule(t, &opt, rule, train, lab, nam)
-			opt = Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
-			if err := ParseThreshold(rule, &opt); err != nil {
-				t.Fatal(err)
-			}
+			opt = withThreshold(t, Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}, rule)
 			big, err := Build(scaled(train, s), lab, nam, opt)
 			if err != nil {
 				t.Errorf("%s, --threshold %q, features ×%g: %v", m, rule, s, err)
@@ -94,10 +91,7 @@ func TestSetKernelsAtLargeScale(t *testing.T) {
 		} else if b, g := base.Model.Threshold, big.Model.Threshold; !(math.Abs(b-g) <= 1e-6*b) || !strings.Contains(big.ThresholdSource, "frame halves") {
 			t.Errorf("%s, one set per class: threshold %v at ×%g (%s), %v unscaled", m, g, s, big.ThresholdSource, b)
 		}
-		opt = Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
-		if err := ParseThreshold("", &opt); err != nil {
-			t.Fatal(err)
-		}
+		opt = withThreshold(t, Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}, "")
 		_, err := Build(scaled(train, 1e160), lab, nam, opt)
 		if err == nil || !strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "scale the features") {
 			t.Errorf("%s, features ×1e160: error %v, want one that says the values are too large and to scale the features", m, err)
@@ -116,20 +110,14 @@ func TestSetKernelErrorsNameTheSet(t *testing.T) {
 	sets[bad] = scaled(all[bad:bad+1], 1e160)[0]
 	want := "set " + labels[bad] + "/" + names[bad] + ": "
 	for _, m := range []method.Name{method.GDA, method.CDL, method.KFDAMix} {
-		opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
-		if err := ParseThreshold("", &opt); err != nil {
-			t.Fatal(err)
-		}
+		opt := withThreshold(t, Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}, "")
 		_, err := Build(sets, labels, names, opt)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "too large") {
 			t.Errorf("%s, set %d ×1e160: error %v, want it to name the set (%q)", m, bad, err, want)
 		}
 	}
 	for _, m := range []method.Name{method.GDA, method.CDL} {
-		opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
-		if err := ParseThreshold("", &opt); err != nil {
-			t.Fatal(err)
-		}
+		opt := withThreshold(t, Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}, "")
 		r, err := Build(all, labels, names, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -176,10 +164,7 @@ func TestMeanOverflowNamesTheSet(t *testing.T) {
 	for _, m := range []method.Name{method.NNH, method.NNJ, method.NNHDR, method.NNJDR, method.NNHLDA, Learned, method.KFDAHG, method.GDA, method.KFDAMix, method.Auto} {
 		g := grid()
 		g.Bandwidths = []method.Bandwidth{{Mode: method.Global, Scale: 1}}
-		opt := Options{Method: m, Grid: g, Seed: 3, Workers: 1, Dim: 2}
-		if err := ParseThreshold("auto", &opt); err != nil {
-			t.Fatal(err)
-		}
+		opt := withThreshold(t, Options{Method: m, Grid: g, Seed: 3, Workers: 1, Dim: 2}, "auto")
 		_, err := Build(sets, labels, names, opt)
 		if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "too large for the mean frame") ||
 			!strings.Contains(err.Error(), "scale the features down") {
@@ -189,10 +174,7 @@ func TestMeanOverflowNamesTheSet(t *testing.T) {
 	// A NaN is no overflow: the check of the values names it.
 	sets[bad] = mat.DenseCopyOf(all[bad])
 	sets[bad].Set(0, 0, math.NaN())
-	opt := Options{Method: method.NNHLDA, Grid: grid(), Seed: 3, Workers: 1}
-	if err := ParseThreshold("auto", &opt); err != nil {
-		t.Fatal(err)
-	}
+	opt := withThreshold(t, Options{Method: method.NNHLDA, Grid: grid(), Seed: 3, Workers: 1}, "auto")
 	if _, err := Build(sets, labels, names, opt); err == nil || strings.Contains(err.Error(), "too large") || !strings.Contains(err.Error(), "NaN") {
 		t.Errorf("set %d holding a NaN: error %v, want one that says it holds a NaN", bad, err)
 	}

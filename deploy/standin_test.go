@@ -220,14 +220,22 @@ func buildDefault(t *testing.T, m method.Name, train []*mat.Dense, labels, names
 	return res, opt
 }
 
+// withThreshold returns opt with the threshold rule as train's
+// --threshold reads it (ParseThreshold), failing t on an error.
+func withThreshold(t testing.TB, opt Options, rule string) Options {
+	t.Helper()
+	if err := ParseThreshold(rule, &opt); err != nil {
+		t.Fatal(err)
+	}
+	return opt
+}
+
 // buildRule builds the model opt describes, with the threshold rule as
 // train's --threshold reads it (ParseThreshold sets it in opt), on the
 // sets, failing t on an error.
 func buildRule(t *testing.T, opt *Options, rule string, sets []*mat.Dense, labels, names []string) *Result {
 	t.Helper()
-	if err := ParseThreshold(rule, opt); err != nil {
-		t.Fatal(err)
-	}
+	*opt = withThreshold(t, *opt, rule)
 	res, err := Build(sets, labels, names, *opt)
 	if err != nil {
 		t.Fatalf("%s, --threshold %q: %v", opt.Method, rule, err)
@@ -679,10 +687,7 @@ func TestBuildStrangers(t *testing.T) {
 		want      string
 	}{{"none", 4, "auto:balanced"}, {"0.5", 4, "auto:balanced"}, {"auto", 4, "auto:balanced"}, {"", 2, "three classes"}} {
 		xs, l, n := separated(tc.classes, 3, 5)
-		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: given}
-		if err := ParseThreshold(tc.threshold, &opt); err != nil {
-			t.Fatal(err)
-		}
+		opt := withThreshold(t, Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1, Strangers: given}, tc.threshold)
 		if _, err := Build(xs, l, n, opt); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--threshold %q, %d classes, with strangers' sets: %v, want an error that says %q", tc.threshold, tc.classes, err, tc.want)
 		}
@@ -707,10 +712,7 @@ func TestStandInFARCopy(t *testing.T) {
 	build := func(flag string) (*Result, error) {
 		// kFDA: the distance its kernel induces between a set and its
 		// copy is 0 to the last bit.
-		opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}
-		if err := ParseThreshold(flag, &opt); err != nil {
-			t.Fatal(err)
-		}
+		opt := withThreshold(t, Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 1}, flag)
 		return Build(all, labels, names, opt)
 	}
 	res, err := build("auto:far=1")
@@ -800,10 +802,7 @@ func TestStandInFoldCannotRefit(t *testing.T) {
 	}
 	g := method.DefaultGrid()
 	g.DRIter, g.DRFoldIter, g.Learn = 4, 2, DRLearner(1)
-	opt := Options{Method: method.NNHDR, Grid: g, Seed: 1, Workers: 1}
-	if err := ParseThreshold("", &opt); err != nil {
-		t.Fatal(err)
-	}
+	opt := withThreshold(t, Options{Method: method.NNHDR, Grid: g, Seed: 1, Workers: 1}, "")
 	_, err := Build(all, labels, names, opt)
 	if err == nil {
 		t.Fatal("nn-h-dr whose stand-in folds cannot learn W: built")
@@ -819,9 +818,7 @@ func TestStandInFoldCannotRefit(t *testing.T) {
 		t.Errorf("error %q tells to give a class a second set, which every class has", err)
 	}
 	// The same model with a threshold that needs no folds is built.
-	if err := ParseThreshold("auto", &opt); err != nil {
-		t.Fatal(err)
-	}
+	opt = withThreshold(t, opt, "auto")
 	if _, err := Build(all, labels, names, opt); err != nil {
 		t.Errorf("--threshold auto: %v", err)
 	}
