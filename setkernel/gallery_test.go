@@ -85,6 +85,32 @@ func TestGallery(t *testing.T) {
 	}
 }
 
+// checkGDAVector fails t where the kernel vector of batch against the
+// GDA gallery of sets at subspace dimension p (workers goroutines)
+// differs by more than 1e-9 from Projection of the two bases taken pair
+// by pair, each of min(p, its frames) dimensions; it returns the batch's
+// kernel with itself.
+func checkGDAVector(t *testing.T, p int, sets []*mat.Dense, batch *mat.Dense, workers int) float64 {
+	t.Helper()
+	g, err := NewGDAGallery(p, sets, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, self, err := g.Vector(context.Background(), batch, workers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := func(x *mat.Dense) int { n, _ := x.Dims(); return n }
+	bb, _ := Basis(batch, min(p, frames(batch)))
+	for j, s := range sets {
+		bs, _ := Basis(s, min(p, frames(s)))
+		if want := Projection(bb, bs); math.Abs(k[j]-want) > 1e-9 {
+			t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
+		}
+	}
+	return self
+}
+
 // TestGalleryVectorBeyondOneTile: a batch's kernel vector covers every
 // gallery set when they are more than one tile of sets checked between two
 // looks at the context.
@@ -94,22 +120,7 @@ func TestGalleryVectorBeyondOneTile(t *testing.T) {
 	for i := range sets {
 		sets[i] = testutil.RandSet(rng, 4, 3, 0, 1)
 	}
-	g, err := NewGDAGallery(1, sets, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	batch := testutil.RandSet(rng, 5, 3, 0, 1)
-	k, _, err := g.Vector(context.Background(), batch, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bb, _ := Basis(batch, 1)
-	for j, s := range sets {
-		bs, _ := Basis(s, 1)
-		if want := Projection(bb, bs); math.Abs(k[j]-want) > 1e-9 {
-			t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
-		}
-	}
+	checkGDAVector(t, 1, sets, testutil.RandSet(rng, 5, 3, 0, 1), 2)
 }
 
 // TestGDAGalleryClipsP: a gallery set or a batch of fewer frames than p
@@ -117,23 +128,7 @@ func TestGalleryVectorBeyondOneTile(t *testing.T) {
 func TestGDAGalleryClipsP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	sets := []*mat.Dense{testutil.RandSet(rng, 2, 4, 0, 1), testutil.RandSet(rng, 5, 4, 0, 1)}
-	g, err := NewGDAGallery(3, sets, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	batch := testutil.RandSet(rng, 2, 4, 0, 1)
-	k, self, err := g.Vector(context.Background(), batch, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bb, _ := Basis(batch, 2)
-	for j, s := range sets {
-		n, _ := s.Dims()
-		bs, _ := Basis(s, min(3, n))
-		if want := Projection(bb, bs); math.Abs(k[j]-want) > 1e-9 {
-			t.Errorf("kernel of the batch and set %d = %v, pairwise %v", j, k[j], want)
-		}
-	}
+	self := checkGDAVector(t, 3, sets, testutil.RandSet(rng, 2, 4, 0, 1), 1)
 	if math.Abs(self-2) > 1e-9 {
 		t.Errorf("kernel of a 2-frame batch with itself = %v, want 2", self)
 	}
