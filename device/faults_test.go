@@ -445,6 +445,17 @@ func TestReloadRefusesOtherPipeline(t *testing.T) {
 	}
 }
 
+// holdReads stops the runner before it reads each batch until the test
+// lets it go: the batch's name comes on reading, and its read goes on at a
+// value on release or once release is closed. beforeRead is reset when t
+// ends.
+func holdReads(t *testing.T) (reading <-chan string, release chan struct{}) {
+	names, rel := make(chan string), make(chan struct{})
+	beforeRead = func(name string) { names <- name; <-rel }
+	t.Cleanup(func() { beforeRead = nil })
+	return names, rel
+}
+
 // newRunnerModel is newRunner on f's configuration with the model at path.
 func newRunnerModel(t *testing.T, f *devicetest.Fixture, path string) (*Runner, <-chan *journal.Record) {
 	t.Helper()
@@ -459,9 +470,7 @@ func newRunnerModel(t *testing.T, f *devicetest.Fixture, path string) (*Runner, 
 // think a batch wedged); a batch within its limit is not stalled.
 func TestBusy(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	reading, release := make(chan struct{}), make(chan struct{})
-	beforeRead = func(string) { reading <- struct{}{}; <-release }
-	defer func() { beforeRead = nil }()
+	reading, release := holdReads(t)
 	r, ch := newRunner(t, f, slog.DiscardHandler)
 	defer func() { r.Stop(); r.Wait(); r.Close() }()
 	busy := func() time.Duration {
@@ -534,9 +543,7 @@ func TestReloadPartialModelSaysWhatToDo(t *testing.T) {
 // reload is held to the new limit.
 func TestStallIsTheBatchsOwnLimit(t *testing.T) {
 	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1h\"\n")
-	reading, release := make(chan string), make(chan struct{})
-	beforeRead = func(name string) { reading <- name; <-release }
-	defer func() { beforeRead = nil }()
+	reading, release := holdReads(t)
 	r, ch := newRunner(t, f, slog.DiscardHandler)
 	defer func() { r.Stop(); r.Wait(); r.Close() }()
 	const iv = 10 * time.Millisecond
@@ -676,9 +683,7 @@ func TestReloadStarvesStalledWatchdog(t *testing.T) {
 // to done/, so that the metrics' sum equals the journal's lines.
 func TestFailedBatchNotMovedIsCounted(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	reading, release := make(chan string), make(chan struct{})
-	beforeRead = func(name string) { reading <- name; <-release }
-	defer func() { beforeRead = nil }()
+	reading, release := holdReads(t)
 	r, ch := newRunner(t, f, slog.DiscardHandler)
 	defer func() { r.Stop(); r.Wait(); r.Close() }()
 	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(83, 84)), "alice"))
@@ -707,15 +712,13 @@ func TestFailedBatchNotMovedIsCounted(t *testing.T) {
 func stalledRunner(t *testing.T, seed uint64, iv time.Duration) *Runner {
 	t.Helper()
 	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"1ms\"\n")
-	reading, release := make(chan string), make(chan struct{})
-	beforeRead = func(name string) { reading <- name; <-release }
+	reading, release := holdReads(t)
 	r, _ := newRunner(t, f, slog.DiscardHandler)
 	t.Cleanup(func() {
 		close(release)
 		r.Stop()
 		r.Wait()
 		r.Close()
-		beforeRead = nil
 	})
 	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(seed, seed+1)), "alice"))
 	<-reading
