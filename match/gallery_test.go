@@ -71,15 +71,7 @@ func TestGalleryFarApartAndHighDim(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	a := testutil.RandSet(rng, 20, 400, 0, 1)
 	b := testutil.RandSet(rng, 15, 400, 50, 1)
-	g, err := NewGallery([]*KDE{mustKDE(t, a, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := g.Compare(mustKDE(t, b, 1), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := got[0]
+	d := galleryCompare(t, []*KDE{mustKDE(t, a, 1)}, mustKDE(t, b, 1))[0]
 	if d.Hellinger2 != 2 || math.IsInf(d.Jeffrey, 0) || math.IsNaN(d.Jeffrey) || d.Jeffrey < 1e5 {
 		t.Errorf("far apart: %+v, want H2 = 2 and a huge finite J", d)
 	}

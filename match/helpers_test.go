@@ -16,6 +16,21 @@ func mustKDE(t testing.TB, x *mat.Dense, h float64) *KDE {
 	return k
 }
 
+// galleryCompare returns the divergences of q to each of sets, compared
+// as a gallery (NewGallery, Compare), failing t on an error.
+func galleryCompare(t testing.TB, sets []*KDE, q *KDE) []Divergences {
+	t.Helper()
+	g, err := NewGallery(sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	div, err := g.Compare(q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return div
+}
+
 // naiveLogDensity evaluates log p(y) straight from the definition, one
 // squared distance at a time, with its own log-sum-exp.
 func naiveLogDensity(x *mat.Dense, h float64, y []float64) float64 {

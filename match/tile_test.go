@@ -33,14 +33,7 @@ func withTiles(rows, cols, ldr, ldc int, f func()) {
 func tiledAgainstWhole(t *testing.T, name string, sets []*KDE, q *KDE, rows, cols, ldr, ldc int) []Divergences {
 	t.Helper()
 	compare := func() ([]Divergences, []float64) {
-		g, err := NewGallery(sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		div, err := g.Compare(q, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		div := galleryCompare(t, sets, q)
 		ld, err := q.LogDensity(sets[0].Samples(), nil)
 		if err != nil {
 			t.Fatal(err)
