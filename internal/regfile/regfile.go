@@ -1,6 +1,8 @@
 // Package regfile opens files that must be regular files (models,
 // configuration, set files, passwords) without ever blocking on a FIFO or
-// a device put in their place.
+// a device put in their place, and one name inside an open folder without
+// following a symbolic link at it (OpenIn: a spool's batch, a burst and
+// its frames).
 package regfile
 
 import (
@@ -10,6 +12,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"strings"
+	"syscall"
 )
 
 // ErrNotRegular is wrapped by the error Open returns for a path that is not
@@ -81,4 +85,35 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: the file is more than the limit of %d bytes: is it the file meant?", path, max)
 	}
 	return b, nil
+}
+
+// Kind says what OpenIn may open.
+type Kind int
+
+const (
+	// Any opens whatever is at the name but a symbolic link: a regular
+	// file, a FIFO, a device, a directory. The caller checks the open file.
+	Any Kind = iota
+	// Dir opens a directory only; anything else is refused.
+	Dir
+)
+
+// OpenIn opens name, one name in the folder d (which is dir under root),
+// for reading, and returns it named label, the path its errors carry too.
+// It never follows a symbolic link at name, also not one to a file of the
+// same folder, which an os.Root follows whatever the flags; it never
+// blocks (a FIFO); and with want Dir it refuses what is not a directory.
+// So what the caller checks on the open file (its type, its size) is what
+// it reads, with nothing swapped in between. name "." is d itself; "",
+// ".." and a name with a slash are refused (EINVAL) before any open.
+//
+// On unix the open is openat from d's own descriptor with O_NOFOLLOW
+// (and O_DIRECTORY for Dir). Elsewhere name is opened under root and then
+// refused (ELOOP) unless it is, by Lstat after the open, no link and the
+// very file opened.
+func OpenIn(root *os.Root, dir string, d *os.File, name string, want Kind, label string) (*os.File, error) {
+	if name == "" || name == ".." || strings.ContainsRune(name, '/') {
+		return nil, &os.PathError{Op: "open", Path: label, Err: syscall.EINVAL}
+	}
+	return openIn(root, dir, d, name, want, label)
 }

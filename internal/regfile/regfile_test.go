@@ -2,9 +2,11 @@ package regfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -41,5 +43,111 @@ func TestReadFileLimit(t *testing.T) {
 	}
 	if _, err := ReadFile(p, 4); err == nil || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("ReadFile(max 4) = %v, want over the limit", err)
+	}
+}
+
+// openDir opens the folder dir and its os.Root, closed at the test's end.
+func openDir(t *testing.T, dir string) (*os.Root, *os.File) {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	d, err := root.Open(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return root, d
+}
+
+// OpenIn refuses a link, also one to a file or folder of the same folder
+// (which an os.Root follows whatever the flags), and a name that is not
+// one name in the folder; it opens the file or folder itself, and with Dir
+// only a folder. Its errors carry the label.
+func TestOpenIn(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "b"), []byte("b"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"link": "a", "dirlink": "sub", "dangling": "missing"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, d := openDir(t, dir)
+	// A link is refused with ELOOP, or ENOTDIR for Dir (Linux), or EMLINK
+	// (FreeBSD): any error will do.
+	refused := errors.New("any error")
+	for _, c := range []struct {
+		name  string
+		want  Kind
+		isDir bool  // opened, a folder
+		err   error // refused with this (refused: any error)
+	}{
+		{name: "a", want: Any},
+		{name: "sub", want: Any, isDir: true},
+		{name: "sub", want: Dir, isDir: true},
+		{name: ".", want: Dir, isDir: true},
+		{name: "link", want: Any, err: refused},
+		{name: "dirlink", want: Any, err: refused},
+		{name: "dirlink", want: Dir, err: refused},
+		{name: "dangling", want: Any, err: refused},
+		{name: "a", want: Dir, err: syscall.ENOTDIR},
+		{name: "missing", want: Any, err: fs.ErrNotExist},
+		{name: "sub/b", want: Any, err: syscall.EINVAL},
+		{name: "..", want: Dir, err: syscall.EINVAL},
+		{name: "", want: Any, err: syscall.EINVAL},
+	} {
+		label := "LABEL/" + c.name
+		f, err := OpenIn(root, ".", d, c.name, c.want, label)
+		if c.err != nil {
+			if err == nil {
+				f.Close()
+				t.Errorf("OpenIn(%q, %v) opened it, want refused: %v", c.name, c.want, c.err)
+			} else if (c.err != refused && !errors.Is(err, c.err)) || !strings.Contains(err.Error(), label) {
+				t.Errorf("OpenIn(%q, %v) = %v, want %v naming %s", c.name, c.want, err, c.err, label)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("OpenIn(%q, %v): %v", c.name, c.want, err)
+			continue
+		}
+		fi, err := f.Stat()
+		if err != nil || fi.IsDir() != c.isDir || f.Name() != label {
+			t.Errorf("OpenIn(%q, %v) opened %s: %v, %v; want a folder %v named %s", c.name, c.want, f.Name(), fi, err, c.isDir, label)
+		}
+		f.Close()
+	}
+}
+
+// OpenIn opens a FIFO without waiting for a writer (without O_NONBLOCK the
+// test gives up after a minute); the caller's check of the open file
+// refuses it.
+func TestOpenInFIFO(t *testing.T) {
+	dir := t.TempDir()
+	testutil.FIFO(t, dir, "fifo")
+	root, d := openDir(t, dir)
+	var f *os.File
+	var err error
+	testutil.Within(t, time.Minute, "OpenIn of a FIFO", func() { f, err = OpenIn(root, ".", d, "fifo", Any, "fifo") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().IsRegular() || !strings.Contains(NotRegular(fi).Error(), "a FIFO") {
+		t.Errorf("OpenIn of a FIFO opened %v, want a FIFO", fi.Mode())
 	}
 }
