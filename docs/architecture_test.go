@@ -283,20 +283,21 @@ func TestArchitectureIO(t *testing.T) {
 }
 
 // TestArchitectureDeviceParts checks that the appliance's parts (the
-// device/ folders of the first table) import neither each other nor
+// folders right below device/ that ARCHITECTURE.md names, but the tests'
+// helpers, whose names end in "test") import neither each other nor
 // device.
 func TestArchitectureDeviceParts(t *testing.T) {
 	pkgs, rows := load(t)
 	var parts []string
 	for _, r := range rows {
 		for _, f := range r.folders {
-			if r.table == 0 && strings.HasPrefix(f, "device/") {
+			if rest, ok := strings.CutPrefix(f, "device/"); ok && !strings.Contains(rest, "/") && !strings.HasSuffix(rest, "test") {
 				parts = append(parts, f)
 			}
 		}
 	}
 	if len(parts) == 0 {
-		t.Fatal("ARCHITECTURE.md's first table names no device/ part")
+		t.Fatal("ARCHITECTURE.md names no device/ part")
 	}
 	for _, part := range parts {
 		p := pkgs[part]

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/regfile"
 )
 
 // A burst is a directory of frame images, one set: the way a camera hands
@@ -63,7 +64,7 @@ func listBurst(root *os.Root, dir string, lim ImageLimits) (*os.File, []BurstFra
 	if err != nil {
 		return nil, nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
 	}
-	d, err := openIn(root, path.Dir(dir), parent, path.Base(dir), oDirectory)
+	d, err := openIn(root, path.Dir(dir), parent, path.Base(dir), regfile.Dir)
 	parent.Close()
 	if err != nil {
 		// Only to say what is there instead.
@@ -134,45 +135,11 @@ func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]
 	return frames, nil
 }
 
-// openIn opens name, one name in the folder d (dir under root), for
-// reading, with flag added. It never follows a symbolic link at name (the
-// kernel's O_NOFOLLOW, from d's own descriptor: an os.Root follows a link
-// that stays inside it whatever the flags) and never blocks (a FIFO), so
-// what it opens is checked on the open file with nothing swapped in
-// between. Where there is no such openat, a link is refused by comparing
-// the open file with what the name is after the open.
-func openIn(root *os.Root, dir string, d *os.File, name string, flag int) (*os.File, error) {
-	p := burstLabel(root, dir, name)
-	if !haveOpenat {
-		f, err := root.OpenFile(path.Join(dir, name), os.O_RDONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		fi, err := f.Stat()
-		if err == nil {
-			var li fs.FileInfo
-			if li, err = root.Lstat(path.Join(dir, name)); err == nil && (li.Mode()&fs.ModeSymlink != 0 || !os.SameFile(li, fi)) {
-				err = &os.PathError{Op: "open", Path: p, Err: syscall.ELOOP}
-			}
-		}
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		return f, nil
-	}
-	c, err := d.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	fd := -1
-	if cerr := c.Control(func(dfd uintptr) { fd, err = openat(dfd, name, flag) }); cerr != nil {
-		return nil, cerr
-	}
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: p, Err: err}
-	}
-	return os.NewFile(uintptr(fd), p), nil
+// openIn opens name, one name in the folder d (dir under root), without
+// following a link at it and without blocking (regfile.OpenIn); the file
+// and its errors carry the path messages show (burstLabel).
+func openIn(root *os.Root, dir string, d *os.File, name string, want regfile.Kind) (*os.File, error) {
+	return regfile.OpenIn(root, dir, d, name, want, burstLabel(root, dir, name))
 }
 
 // ApplyBurst turns the burst directory dir under root into its n×OutputDim
@@ -218,7 +185,7 @@ func (f Fitted) ApplyBurstContext(ctx context.Context, root *os.Root, dir string
 	return f.applySource(ctx, len(frames), func(i int) string { return burstLabel(root, dir, frames[i].Name) },
 		func(i int) ([]byte, error) {
 			name := burstLabel(root, dir, frames[i].Name)
-			fh, err := openIn(root, dir, d, frames[i].Name, 0)
+			fh, err := openIn(root, dir, d, frames[i].Name, regfile.Any)
 			if err != nil {
 				return nil, &Error{Path: name, Msg: "cannot open frame", Err: err}
 			}

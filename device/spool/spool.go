@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"setmatch/internal/regfile"
 )
 
 // Spool sub-directories (maildir style). Writers create a batch in tmp/ and
@@ -190,6 +192,23 @@ func (s *Spool) Close() error { return s.root.Close() }
 // oneName reports whether name is one name inside a folder, not a path.
 func oneName(name string) bool {
 	return name != "" && name != "." && name != ".." && !strings.ContainsRune(name, '/')
+}
+
+// openNoFollow opens the batch sub/name for reading from sub's open
+// folder, refusing a symbolic link at name, also one to a file inside the
+// spool, and never blocking (regfile.OpenIn): a check of the path before
+// or after the open would leave a moment to swap the link in. name is one
+// name in sub, never a path.
+func (s *Spool) openNoFollow(sub, name string) (*os.File, error) {
+	if !oneName(name) {
+		return nil, &os.PathError{Op: "open", Path: s.Path(sub, name), Err: syscall.EINVAL}
+	}
+	d, err := s.root.Open(sub)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return regfile.OpenIn(s.root, sub, d, name, regfile.Any, s.Path(sub, name))
 }
 
 // ignored reports whether a name in new/ is not a batch: hidden files and
