@@ -224,6 +224,14 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "features per frame") {
 		t.Fatalf("wide batch: %+v", r)
 	}
+	// Values around 1e155: their squared distances overflow. The batch
+	// fails with the reason, where the matcher took Inf − Inf for 0.
+	huge := devicetest.Sample(rng, devicetest.TinyCenters["alice"], 30, devicetest.TinyD, 0.5)
+	huge.Scale(1e155, huge)
+	f.Drop(t, "huge.npy", huge)
+	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "too large") || !strings.Contains(r.Reason, "scale the features down") {
+		t.Fatalf("a batch of values around 1e155: %+v", r)
+	}
 	// One image where a burst (a folder of them) is meant, and a link.
 	one := filepath.Join(f.Spool, spool.DirTmp, "one.jpg")
 	os.WriteFile(one, []byte("\xff\xd8\xff"), 0o644)
@@ -253,7 +261,7 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	if got := testutil.Names(t, filepath.Join(f.Spool, spool.DirDone)); len(got) != 3 {
 		t.Errorf("done/ holds %v, want the newest 3", got)
 	}
-	if decided, fl := r.Stats(); decided != 6 || fl != 5 {
+	if decided, fl := r.Stats(); decided != 6 || fl != 6 {
 		t.Errorf("stats: %d decided, %d failed", decided, fl)
 	}
 }

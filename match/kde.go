@@ -34,10 +34,20 @@ var (
 	ErrDimMismatch = errors.New("sets have different feature dimensions")
 	ErrBandwidth   = errors.New("bandwidth must be a finite number > 0")
 	ErrNotFinite   = errors.New("set contains NaN or Inf")
+	// ErrTooLarge is the error of a set with a frame whose squared norm
+	// is beyond MaxSqNorm.
+	ErrTooLarge = errors.New("values too large for the squared distances of a KDE")
 )
 
+// MaxSqNorm bounds the squared norm |x|² of a KDE's frame: with both
+// squared norms at most MaxSqNorm, |a|² + |b|² + 2|a·b| ≤ 4·MaxSqNorm is a
+// float64, so that every squared distance |a|² + |b|² − 2a·b is a number
+// (kde.SqDist). Features around 1e154 and above pass it.
+const MaxSqNorm = math.MaxFloat64 / 4
+
 // NewKDE returns the KDE of the n×d set x with bandwidth h.
-// It fails if x is empty, has a NaN or Inf, or h is not finite and positive.
+// It fails if x is empty, has a NaN or Inf or a frame whose squared norm is
+// beyond MaxSqNorm (ErrTooLarge), or h is not finite and positive.
 func NewKDE(x *mat.Dense, h float64) (*KDE, error) {
 	if x == nil || x.IsEmpty() {
 		return nil, ErrEmptySet
@@ -54,8 +64,9 @@ func NewKDE(x *mat.Dense, h float64) (*KDE, error) {
 }
 
 // setNorms sets the squared norms of k's samples, failing as NewKDE does
-// on a NaN or Inf: after the samples changed in place (PairKDEs centres
-// them), k is the KDE NewKDE would give of them with its bandwidth.
+// on a NaN or Inf, or a squared norm beyond MaxSqNorm: after the samples
+// changed in place (PairKDEs centres them), k is the KDE NewKDE would give
+// of them with its bandwidth.
 func (k *KDE) setNorms() error {
 	for i := range k.sqNorm {
 		var s float64
@@ -64,6 +75,11 @@ func (k *KDE) setNorms() error {
 				return fmt.Errorf("%w: frame %d", ErrNotFinite, i)
 			}
 			s += v * v
+		}
+		if !(s <= MaxSqNorm) {
+			big := mat.Norm(k.x.RowView(i), math.Inf(1))
+			return fmt.Errorf("%w: frame %d: its values, up to %.3g, make its squared norm %.3g, beyond %.3g, past which the squared distances between frames can overflow a float64; scale the features down, e.g. divide them by %.0e",
+				ErrTooLarge, i, big, s, MaxSqNorm, math.Pow(10, math.Floor(math.Log10(big))))
 		}
 		k.sqNorm[i] = s
 	}

@@ -84,6 +84,42 @@ func TestNewKDERejectsBadInput(t *testing.T) {
 	}
 }
 
+// TestNewKDETooLarge: a set whose frames' squared norms pass MaxSqNorm
+// (values around 1e154 and above: the norm overflows, or the expansion
+// |a|² + |b|² − 2a·b of two such frames can) is refused with an error that
+// says so and what to do; its squared distances were Inf − Inf, which the
+// kernels took for 0, so that a burst of such values sat on a gallery set
+// of them at score 0. Just below the bound every distance is a number.
+func TestNewKDETooLarge(t *testing.T) {
+	big := math.Sqrt(MaxSqNorm / 2) // two features: |x|² = MaxSqNorm
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+	}{
+		{"squares overflow", mat.NewDense(2, 2, []float64{1, 2, 1e155, -3e155})},
+		{"norm past the bound", mat.NewDense(2, 2, []float64{1, 2, big, big * 1.001})},
+	} {
+		_, err := NewKDE(c.x, 1)
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "frame 1") || !strings.Contains(err.Error(), "scale the features down") {
+			t.Errorf("%s: err = %v, want %v naming frame 1 and saying what to do", c.name, err, ErrTooLarge)
+		}
+	}
+	x := mat.NewDense(3, 2, []float64{big, big, -big, -big, big, -big})
+	k, err := NewKDE(x, 1)
+	if err != nil {
+		t.Fatalf("norms at the bound: %v", err)
+	}
+	lp, err := k.LogDensity(x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range lp {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("norms at the bound: log p at frame %d is %v, want a number", i, v)
+		}
+	}
+}
+
 func TestLogDensityDimensionMismatch(t *testing.T) {
 	k := mustKDE(t, mat.NewDense(2, 3, nil), 1)
 	if _, err := k.LogDensity(mat.NewDense(1, 4, nil), nil); !errors.Is(err, ErrDimMismatch) {

@@ -193,7 +193,10 @@ func sqDistRow1(dst []float64, w int, p *KDE, i int, q *query, j0 int) {
 	}
 }
 
-// storeDists stores max(0, |p|² + |q|² − 2·dot) for four columns.
+// storeDists stores max(0, |p|² + |q|² − 2·dot) for four columns. The
+// sum is always a number: NewKDE bounds every frame's squared norm
+// (MaxSqNorm), so the Max, which would give 0 where kde.SqDist gives NaN,
+// never meets a NaN, and costs nothing more than the clamp.
 func storeDists(dst []float64, dot, pn f64x4, qn []float64) {
 	dot.MulAdd(vMinus2, pn.Add(archsimd.LoadFloat64x4Slice(qn))).Max(vZero).StoreSlice(dst)
 }

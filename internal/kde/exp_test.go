@@ -106,4 +106,17 @@ func TestSqDist(t *testing.T) {
 	if d := SqDist(1, 4, 0); d != 5 {
 		t.Errorf("orthogonal vectors: %v", d)
 	}
+	// Squared norms that overflowed (Inf − Inf), or a NaN given: no
+	// distance can be told, and it is passed on as NaN for the callers'
+	// checks, never as 0, which would put the frames on top of each other.
+	inf := math.Inf(1)
+	for _, c := range [][3]float64{{inf, inf, inf}, {inf, 1, inf}, {math.NaN(), 1, 0}, {1, 1, math.NaN()}} {
+		if d := SqDist(c[0], c[1], c[2]); !math.IsNaN(d) {
+			t.Errorf("SqDist(%v, %v, %v) = %v, want NaN", c[0], c[1], c[2], d)
+		}
+	}
+	// An overflow that leaves the expansion +Inf stays +Inf: far apart.
+	if d := SqDist(inf, 1, 1); d != inf {
+		t.Errorf("SqDist(+Inf, 1, 1) = %v, want +Inf", d)
+	}
 }

@@ -23,11 +23,18 @@ func Scale(h float64) float64 { return -0.5 / (h * h) }
 
 // SqDist returns |a−b|² from |a|², |b|² and a·b, clamped at 0 because the
 // expansion can round to a tiny negative number for nearly equal vectors.
+// Where the expansion is not a number (squared norms that overflowed to
+// +Inf give Inf − Inf) no distance can be told: SqDist returns NaN, which
+// the callers' checks of their sums catch, rather than a distance of 0
+// that would put the two frames on top of each other. The one comparison
+// is all it costs; a KDE's frames never get there (match.NewKDE bounds
+// their squared norms).
 func SqDist(aa, bb, ab float64) float64 {
-	if d := aa + bb - 2*ab; d > 0 {
-		return d
+	d := aa + bb - 2*ab
+	if d <= 0 {
+		return 0
 	}
-	return 0
+	return d
 }
 
 // LogDensity returns s·m + log(sum) + logNorm: the log density at a point
