@@ -191,6 +191,9 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		if err == nil && len(choice) < len(sets) {
 			err = fitOnAll(f, sets, labels, names, g, task.Classes, opt)
 		}
+		if err == nil {
+			err = checkKDEBandwidths(f)
+		}
 		return f, err
 	}
 	if len(choice) < len(sets) {
@@ -211,7 +214,10 @@ func Build(sets []*mat.Dense, labels, names []string, opt Options) (*Result, err
 		if res.Fit, err = deploy(res.Selection); err != nil {
 			return nil, fmt.Errorf("fitting %s on all training sets: %w", res.Selection.Best().Candidate, err)
 		}
-	} else if res.Fit, err = method.Fit(opt.Method, task, g); err != nil {
+	} else if res.Fit, err = method.Fit(opt.Method, task, g); err == nil {
+		err = checkKDEBandwidths(res.Fit)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("fitting %s on all training sets: %w", opt.Method, err)
 	}
 	res.FitSeconds = time.Since(t0).Seconds()
@@ -294,6 +300,7 @@ func buildOpenSet(res *Result, eligible []int, deploy func(*method.Selection) (*
 	var best *Result
 	bestScore := math.Inf(-1)
 	var tried []string
+	var ranges []*kdeRangeError // the candidates refused for their KDE's bandwidth
 	for _, i := range eligible {
 		sel := *res.Selection
 		sel.Chosen = i
@@ -305,6 +312,9 @@ func buildOpenSet(res *Result, eligible []int, deploy func(*method.Selection) (*
 		var err error
 		if r.Fit, err = deploy(&sel); err != nil {
 			tried = append(tried, fmt.Sprintf("%s (failed: %v)", sel.Best().Candidate, err))
+			if re := (*kdeRangeError)(nil); errors.As(err, &re) {
+				ranges = append(ranges, re)
+			}
 			continue
 		}
 		r.FitSeconds = time.Since(t0).Seconds()
@@ -327,6 +337,9 @@ func buildOpenSet(res *Result, eligible []int, deploy func(*method.Selection) (*
 		if best == nil || score > bestScore+1e-9 {
 			best, bestScore = r, score
 		}
+	}
+	if best == nil && len(ranges) == len(eligible) {
+		return nil, fmt.Errorf("every candidate within one standard error of the best failed to deploy: %w", joinRanges(ranges))
 	}
 	if best == nil {
 		return nil, fmt.Errorf("every candidate within one standard error of the best failed to deploy: %s", strings.Join(tried, "; "))
@@ -749,6 +762,75 @@ func term(f *method.Fitted) model.Term {
 // zero mean): a set kernel, alone or in a sum.
 func rawFrames(f *method.Fitted) bool {
 	return f.Method == method.GDA || f.Method == method.CDL || f.Method == method.KFDAMix
+}
+
+// kdeRangeError is the error of fits that compare KDEs (Methods, one or
+// more) with a bandwidth H a KDE does not take: beyond match.MaxBandwidth,
+// or below match.MinBandwidth. The features' values are then too large
+// or too small for the KDE bandwidth rules, and a model of such a fit is
+// refused whatever its threshold (model.Validate): its text says what
+// to do, scale the features or deploy a set kernel, which builds no KDE.
+type kdeRangeError struct {
+	Methods []string
+	H       float64
+}
+
+func (e *kdeRangeError) Error() string {
+	what, bound, do, by := "too large", "beyond the largest", "down (e.g. divide them by", e.H
+	if e.H < match.MinBandwidth {
+		what, bound, do, by = "too small", "below the smallest", "up (e.g. multiply them by", 1/e.H
+	}
+	limit := match.MaxBandwidth
+	if e.H < match.MinBandwidth {
+		limit = match.MinBandwidth
+	}
+	names := e.Methods[len(e.Methods)-1]
+	if len(e.Methods) > 1 {
+		names = strings.Join(e.Methods[:len(e.Methods)-1], ", ") + " and " + names
+	}
+	return fmt.Sprintf("the KDEs of %s would have a bandwidth of %.3g, %s a KDE takes (%g): the features' values are %s for the KDE bandwidth rules; scale the features %s %.0e), or give --method gda or --method cdl, whose set kernels build no KDE",
+		names, e.H, bound, limit, what, do, math.Pow(10, math.Floor(math.Log10(by))))
+}
+
+// joinRanges is the one kdeRangeError of several candidates': every
+// method named, with the bandwidth furthest out of range.
+func joinRanges(errs []*kdeRangeError) *kdeRangeError {
+	out := &kdeRangeError{H: errs[0].H}
+	for _, e := range errs {
+		out.Methods = append(out.Methods, e.Methods...)
+		switch {
+		case e.H > match.MaxBandwidth && out.H > match.MaxBandwidth:
+			out.H = max(out.H, e.H)
+		case e.H < match.MinBandwidth && out.H < match.MinBandwidth:
+			out.H = min(out.H, e.H)
+		}
+	}
+	return out
+}
+
+// checkKDEBandwidths returns, where f compares KDEs (usesKDE), the error
+// of a bandwidth of its that a KDE does not take (match.CheckBandwidth):
+// a training set's, or the fixed one a new set gets. A bandwidth out of
+// range gives a kdeRangeError, before any threshold is calibrated; a
+// model of f would be refused.
+func checkKDEBandwidths(f *method.Fitted) error {
+	if !usesKDE(f) {
+		return nil
+	}
+	hs := f.H
+	if f.Query.Kind == match.Fixed {
+		hs = append(slices.Clip(hs), f.Query.Fixed)
+	}
+	for _, h := range hs {
+		err := match.CheckBandwidth(h)
+		if err != nil && h > 0 && !math.IsInf(h, 0) {
+			return &kdeRangeError{Methods: []string{string(f.Method)}, H: h}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // usesKDE reports whether f compares KDEs: every method except a kernel

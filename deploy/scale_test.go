@@ -179,3 +179,47 @@ func TestMeanOverflowNamesTheSet(t *testing.T) {
 		t.Errorf("set %d holding a NaN: error %v, want one that says it holds a NaN", bad, err)
 	}
 }
+
+// TestKDEBandwidthOutOfRangeSaysWhatToDo: on features whose KDE bandwidth
+// is beyond what a KDE takes (×1e151: about 3e150; ×1e-160: about
+// 3e-161), every method that compares KDEs, auto's choice among them
+// included, is refused with what to do: scale the features, or a set
+// kernel (gda, cdl), which builds no KDE and takes them (as
+// TestSetKernelsAtLargeScale shows). The stand-in folds' advice (give
+// --threshold auto or a number, which need no folds) is not given: a
+// model of them is refused whatever its threshold.
+func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
+	all, labels, names := separated(5, 4, 1)
+	for _, c := range []struct {
+		scale float64
+		want  []string
+	}{
+		{1e151, []string{"too large for the KDE bandwidth rules", "scale the features down", "--method gda or --method cdl"}},
+		{1e-160, []string{"too small for the KDE bandwidth rules", "scale the features up", "--method gda or --method cdl"}},
+	} {
+		for _, m := range []method.Name{method.Auto, method.NNH, method.KFDAHG} {
+			for _, rule := range []string{"", "auto"} {
+				if c.scale < 1 && m != method.NNH {
+					continue
+				}
+				opt := Options{Method: m, Grid: grid(), Seed: 3, Workers: 1}
+				if err := ParseThreshold(rule, &opt); err != nil {
+					t.Fatal(err)
+				}
+				_, err := Build(scaled(all, c.scale), labels, names, opt)
+				if err == nil {
+					t.Errorf("%s, --threshold %q, features ×%g: no error", m, rule, c.scale)
+					continue
+				}
+				for _, w := range c.want {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("%s, --threshold %q, features ×%g: error %v, want it to say %q", m, rule, c.scale, err, w)
+					}
+				}
+				if strings.Contains(err.Error(), "need no folds") {
+					t.Errorf("%s, --threshold %q, features ×%g: error %v advises a threshold that needs no folds, which fails alike", m, rule, c.scale, err)
+				}
+			}
+		}
+	}
+}
