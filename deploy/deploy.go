@@ -777,8 +777,10 @@ type kdeRangeError struct {
 
 func (e *kdeRangeError) Error() string {
 	what, bound, do, by := "too large", "beyond the largest", "down (e.g. divide them by", e.H
+	kernels := "--method gda or --method cdl, whose set kernels build no KDE"
 	if e.H < match.MinBandwidth {
 		what, bound, do, by = "too small", "below the smallest", "up (e.g. multiply them by", 1/e.H
+		kernels = "--method gda, whose set kernel builds no KDE (or --method cdl, for features down to around 1e-153)"
 	}
 	limit := match.MaxBandwidth
 	if e.H < match.MinBandwidth {
@@ -788,8 +790,8 @@ func (e *kdeRangeError) Error() string {
 	if len(e.Methods) > 1 {
 		names = strings.Join(e.Methods[:len(e.Methods)-1], ", ") + " and " + names
 	}
-	return fmt.Sprintf("the KDEs of %s would have a bandwidth of %.3g, %s a KDE takes (%g): the features' values are %s for the KDE bandwidth rules; scale the features %s %.0e), or give --method gda or --method cdl, whose set kernels build no KDE",
-		names, e.H, bound, limit, what, do, math.Pow(10, math.Floor(math.Log10(by))))
+	return fmt.Sprintf("the KDEs of %s would have a bandwidth of %.3g, %s a KDE takes (%g): the features' values are %s for the KDE bandwidth rules; scale the features %s %.0e), or give %s",
+		names, e.H, bound, limit, what, do, math.Pow(10, math.Floor(math.Log10(by))), kernels)
 }
 
 // joinRanges is the one kdeRangeError of several candidates': every

@@ -184,8 +184,9 @@ func TestMeanOverflowNamesTheSet(t *testing.T) {
 // is beyond what a KDE takes (×1e151: about 3e150; ×1e-160: about
 // 3e-161), every method that compares KDEs, auto's choice among them
 // included, is refused with what to do: scale the features, or a set
-// kernel (gda, cdl), which builds no KDE and takes them (as
-// TestSetKernelsAtLargeScale shows). The stand-in folds' advice (give
+// kernel, which builds no KDE and takes them (gda and cdl the large ones,
+// as TestSetKernelsAtLargeScale shows; gda the small, cdl not below
+// about 1e-153, TestCDLCovarianceUnderflow). The stand-in folds' advice (give
 // --threshold auto or a number, which need no folds) is not given: a
 // model of them is refused whatever its threshold.
 func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
@@ -195,7 +196,7 @@ func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
 		want  []string
 	}{
 		{1e151, []string{"too large for the KDE bandwidth rules", "scale the features down", "--method gda or --method cdl"}},
-		{1e-160, []string{"too small for the KDE bandwidth rules", "scale the features up", "--method gda or --method cdl"}},
+		{1e-160, []string{"too small for the KDE bandwidth rules", "scale the features up", "--method gda,"}},
 	} {
 		for _, m := range []method.Name{method.Auto, method.NNH, method.KFDAHG} {
 			for _, rule := range []string{"", "auto"} {
@@ -221,5 +222,43 @@ func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCDLCovarianceUnderflow: CDL on features so small that the squares
+// of their covariances underflow (the training sets' median variance per
+// feature below the smallest normal float64, 2.2e-308: here ×1e-155 and
+// less, where one set's variance per feature is about 0.1·scale²) is
+// refused with the cause and what to do, whatever the threshold rule. It
+// said the classes "lie 0 apart" (the stand-in folds), trained a model
+// with λ = 7e-323 by chance-level cross-validation and a threshold of 0
+// (--threshold auto), or said the sets had no spread (×1e-170, where
+// every square is 0). ×1e-150 decides as the features unscaled.
+func TestCDLCovarianceUnderflow(t *testing.T) {
+	all, labels, names := separated(5, 4, 1)
+	opt := Options{Method: method.CDL, Grid: grid(), Seed: 3, Workers: 1}
+	base := buildRule(t, &opt, "", all, labels, names)
+	for _, s := range []float64{1e-155, 1e-160, 1e-170} {
+		for _, rule := range []string{"", "auto"} {
+			opt := Options{Method: method.CDL, Grid: grid(), Seed: 3, Workers: 1}
+			if err := ParseThreshold(rule, &opt); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Build(scaled(all, s), labels, names, opt)
+			if err == nil || !strings.Contains(err.Error(), "covariances underflow") || !strings.Contains(err.Error(), "scale the features up") {
+				t.Errorf("features ×%g, --threshold %q: error %v, want one that names the underflow and says to scale the features up", s, rule, err)
+			}
+		}
+	}
+	opt = Options{Method: method.CDL, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	small, err := Build(scaled(all, 1e-150), labels, names, opt)
+	if err != nil {
+		t.Fatalf("features ×1e-150: %v", err)
+	}
+	if b, g := base.Model.Threshold, small.Model.Threshold; !(math.Abs(b-g) <= 1e-6*b) {
+		t.Errorf("features ×1e-150: threshold %v, %v unscaled", g, b)
 	}
 }

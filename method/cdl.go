@@ -2,6 +2,7 @@ package method
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -53,8 +54,17 @@ func (p *Pool) cdlSpectraLocked() ([]setkernel.Spectrum, error) {
 	return spec, nil
 }
 
+// minNormal is the smallest normal float64, 2^−1022: below it a float64
+// keeps fewer digits the smaller it is.
+const minNormal = 0x1p-1022
+
 // cdlLambda returns the absolute regulariser λ = reg × the median over the
-// sets train of tr(C)/d.
+// sets train of tr(C)/d. That median must be a normal float64: below, the
+// squares the covariances sum have lost their digits (they underflow, at
+// features around 1e-154 and below), and the kernel is of the rounding,
+// not of the sets; the error says so, and to scale the features up.
+// Where the sets' frames do not differ at all, it says they have no
+// spread.
 func (p *Pool) cdlLambda(reg float64, train []int) (float64, error) {
 	if !(reg > 0) {
 		return 0, fmt.Errorf("CDL regulariser must be > 0, got %v", reg)
@@ -68,10 +78,28 @@ func (p *Pool) cdlLambda(reg float64, train []int) (float64, error) {
 		tr = append(tr, spec[s].Trace/float64(p.dim))
 	}
 	base := stats.Median(tr)
-	if !(base > 0) {
+	if base >= minNormal {
+		return reg * base, nil
+	}
+	// How far the frames of the sets whose variance underflowed vary
+	// about their mean: 0 where none varies at all.
+	dev := 0.0
+	for k, s := range train {
+		if tr[k] >= minNormal {
+			continue
+		}
+		c := stats.Centred(p.Sets[s])
+		for i := range c.RawMatrix().Rows {
+			for _, v := range c.RawRowView(i) {
+				dev = max(dev, math.Abs(v))
+			}
+		}
+	}
+	if dev == 0 {
 		return 0, fmt.Errorf("the training sets have no spread: CDL needs sets whose frames differ")
 	}
-	return reg * base, nil
+	return 0, fmt.Errorf("the training sets' covariances underflow: their median variance per feature, %.3g, is below the smallest normal float64 (%.3g), where the squares they sum lose their digits (their frames vary about their mean by up to %.3g); scale the features up, e.g. multiply them by %.0e",
+		base, minNormal, dev, math.Pow(10, -math.Floor(math.Log10(dev))))
 }
 
 // CDLKernel returns the m×m log-Euclidean kernel matrix of the pool's sets
