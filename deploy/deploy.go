@@ -265,8 +265,10 @@ func newTask(sets []*mat.Dense, labels, names []string, choice []int, opt Option
 // set (method.Fitted.RechooseDR: more classes need more dimensions than
 // the sample's), the bandwidths are set on every set, and a kFDA latent
 // dimension keeps its share of C − 1 where the grid's dimensions are
-// such shares (Grid.Dims empty). The model's discriminant is fitted on
-// the gallery when it is built.
+// such shares (Grid.Dims empty), beyond the dimensions of f.KFDA, which
+// saw the sample's classes only. The model's discriminant is fitted on
+// the gallery, every class, when it is built (FitTerms, whose Truncate
+// checks the latent dimension against it).
 func fitOnAll(f *method.Fitted, sets []*mat.Dense, labels, names []string, g method.Grid, sampleClasses int, opt Options) error {
 	ids, classes := model.ClassIndex(labels)
 	if f.W != nil {

@@ -398,14 +398,25 @@ func (f *KFDA) TransformRow(k []float64) ([]float64, error) {
 	return z, nil
 }
 
+// CheckDim returns an error unless 1 ≤ r ≤ the latent dimensions of f
+// (the columns of Alpha): the one rule of how many of them a discriminant
+// may keep, for Truncate and for the fit a model deploys
+// (method.Fitted.Deployable).
+func (f *KFDA) CheckDim(r int) error {
+	if _, rmax := f.Alpha.Dims(); r < 1 || r > rmax {
+		return fmt.Errorf("%w: %d latent dimensions, the discriminant has %d", ErrKFDA, r, rmax)
+	}
+	return nil
+}
+
 // Truncate returns the discriminant restricted to its first r latent
 // dimensions (the r largest eigenvalues): Alpha, Values and Train keep
 // their first r columns. It shares nothing with f.
 func (f *KFDA) Truncate(r int) (*KFDA, error) {
-	m, rmax := f.Alpha.Dims()
-	if r < 1 || r > rmax {
-		return nil, fmt.Errorf("%w: %d latent dimensions, the discriminant has %d", ErrKFDA, r, rmax)
+	if err := f.CheckDim(r); err != nil {
+		return nil, err
 	}
+	m, _ := f.Alpha.Dims()
 	return &KFDA{
 		Alpha:   mat.DenseCopyOf(f.Alpha.Slice(0, m, 0, r)),
 		Values:  append([]float64(nil), f.Values[:r]...),

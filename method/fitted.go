@@ -64,12 +64,22 @@ type Fitted struct {
 }
 
 // Deployable reports whether a model can hold f: an error says why not.
+// It checks that f has a bandwidth per training set (not one per frame)
+// and, for kFDA, a latent dimension its discriminant has
+// (kfda.KFDA.CheckDim): one ≤ 0, which the model's fit on the gallery
+// would take for all of them, or more than there are, is refused. The
+// model's own discriminant is checked by model.Validate.
 func (f *Fitted) Deployable() error {
 	if f == nil {
 		return fmt.Errorf("the method has no deployable form")
 	}
 	if f.H == nil {
 		return fmt.Errorf("%s with bandwidth %v: a per-frame bandwidth cannot be deployed; use global*S or set*S", f.Method, f.Bandwidth)
+	}
+	if f.KFDA != nil {
+		if err := f.KFDA.CheckDim(f.LatentDim); err != nil {
+			return fmt.Errorf("%s: %w", f.Method, err)
+		}
 	}
 	return nil
 }

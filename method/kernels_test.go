@@ -973,6 +973,31 @@ func TestKFDAFitLatentDimWithinFit(t *testing.T) {
 	}
 }
 
+// TestDeployableLatentDim: a kFDA fit is deployable only with a latent
+// dimension its discriminant has, 1 to r (kfda.KFDA.CheckDim, the rule
+// Truncate applies): 0, which the model's fit on the gallery would take
+// for every dimension there is, and r + 1 are refused with what is wrong.
+func TestDeployableLatentDim(t *testing.T) {
+	task := classTask(t, 47, 3, 3, 6, 3, 2)
+	g := Grid{Bandwidths: []Bandwidth{{Mode: Global, Scale: 1}}, Widths: []float64{1}, WidthScale: WidthRaw, Regs: []float64{1e-2}, Dims: []int{1}, Folds: 3}
+	fit, err := Fit(KFDAHG, task, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r := fit.KFDA.Alpha.Dims()
+	for _, c := range []struct {
+		dim int
+		ok  bool
+	}{{1, true}, {r, true}, {0, false}, {-1, false}, {r + 1, false}} {
+		f := *fit
+		f.LatentDim = c.dim
+		err := f.Deployable()
+		if c.ok != (err == nil) || !c.ok && !strings.Contains(err.Error(), fmt.Sprintf("%d latent dimensions, the discriminant has %d", c.dim, r)) {
+			t.Errorf("latent dimension %d of a discriminant of %d: Deployable() = %v", c.dim, r, err)
+		}
+	}
+}
+
 // TestDivCandidatesMedianScale: a width over the median divergence is over
 // the median, between pairs of training sets, of the measure the kernel
 // takes: the squared Hellinger distance for kfda-hg, the Hellinger
