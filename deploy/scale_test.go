@@ -262,3 +262,21 @@ func TestCDLCovarianceUnderflow(t *testing.T) {
 		t.Errorf("features ×1e-150: threshold %v, %v unscaled", g, b)
 	}
 }
+
+// TestAutoAtScaleNoBandwidthSaysOnlyToScale: where no bandwidth rule
+// measures the features' spread (×1e155: their squares overflow) every
+// candidate of auto fails in cross-validation, and the error says to
+// scale the features, not to check the sets per class or to give
+// --method nn-h, which fails alike.
+func TestAutoAtScaleNoBandwidthSaysOnlyToScale(t *testing.T) {
+	all, labels, names := separated(5, 4, 1)
+	opt := Options{Method: method.Auto, Grid: grid(), Seed: 3, Workers: 1}
+	if err := ParseThreshold("", &opt); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Build(scaled(all, 1e155), labels, names, opt)
+	if err == nil || !strings.Contains(err.Error(), "too large to measure their spread") || !strings.Contains(err.Error(), "scale the features down") ||
+		strings.Contains(err.Error(), "--method nn-h") || strings.Contains(err.Error(), "at least 2 sets") {
+		t.Errorf("features ×1e155: error %v, want one that says only to scale the features down", err)
+	}
+}

@@ -187,14 +187,22 @@ func WhyNoSpread(xs ...*mat.Dense) error {
 		same = same && sameFrames(x)
 		largest = max(largest, mat.Norm(x, math.Inf(1)))
 	}
-	switch {
-	case same:
+	if same {
 		return ErrNoSpread
-	case largest > 1:
-		return errors.New("the frames' values are too large to measure their spread (around 1e150 or more); scale the features down")
-	default:
-		return errors.New("the frames' values are too small to measure their spread (around 1e-150 or less); scale the features up")
 	}
+	return &ScaleError{Large: largest > 1}
+}
+
+// ScaleError is WhyNoSpread's error of frames whose values are too large
+// (Large) or too small for the squares of float64 distances: no data or
+// method on KDEs measures their spread until the features are scaled.
+type ScaleError struct{ Large bool }
+
+func (e *ScaleError) Error() string {
+	if e.Large {
+		return "the frames' values are too large to measure their spread (around 1e150 or more); scale the features down"
+	}
+	return "the frames' values are too small to measure their spread (around 1e-150 or less); scale the features up"
 }
 
 // sameFrames reports whether every row of the n×d x equals the first: a

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/match"
 )
 
 // Choosing what to deploy (the auto method).
@@ -662,6 +664,11 @@ func (s *Selection) choose() error {
 		if c.Err == nil && (s.Top < 0 || c.Accuracy > s.Scores[s.Top].Accuracy) {
 			s.Top = i
 		}
+	}
+	if se := (*match.ScaleError)(nil); s.Top < 0 && errors.As(s.Scores[0].Err, &se) {
+		// The features' scale, which no other sets or method on KDEs
+		// escape: the error says what to do.
+		return fmt.Errorf("every candidate failed in cross-validation on the training sets (the first, %s: %w)", s.Scores[0].Candidate, s.Scores[0].Err)
 	}
 	if s.Top < 0 {
 		return fmt.Errorf("every candidate failed in cross-validation on the training sets (the first, %s: %w): check that every class has at least 2 sets of at least 4 frames with frames that differ, or deploy a method without choosing (setmatch train --method nn-h)", s.Scores[0].Candidate, s.Scores[0].Err)
