@@ -28,7 +28,7 @@ func spreadSamples(n int, jitter float64, seed uint64) []standIn {
 	var s []standIn
 	add := func(score, spread float64, stranger bool) {
 		score *= math.Exp(jitter * (2*rng.Float64() - 1))
-		s = append(s, standIn{openset.Sample{Score: score, Stranger: stranger, Right: !stranger}, spread, 1})
+		s = append(s, standIn{openset.Sample{Score: score, Stranger: stranger, Right: !stranger}, spread, 1, ""})
 	}
 	for range n {
 		add(4, math.Log(4), false)
@@ -74,12 +74,12 @@ func TestChooseSpreadFollowsClassesThatSpreadUnlike(t *testing.T) {
 		if k%2 == 0 {
 			score = 2
 		}
-		near = append(near, standIn{openset.Sample{Score: score, Stranger: true}, 0, 1})
+		near = append(near, standIn{openset.Sample{Score: score, Stranger: true}, 0, 1, ""})
 		if k < 9 {
-			near = append(near, standIn{openset.Sample{Score: 1, Right: true}, 0, 1})
+			near = append(near, standIn{openset.Sample{Score: 1, Right: true}, 0, 1, ""})
 		}
 	}
-	near = append(near, standIn{openset.Sample{Score: 2.5, Right: true}, math.Log(4), 1})
+	near = append(near, standIn{openset.Sample{Score: 2.5, Right: true}, math.Log(4), 1, ""})
 	if alpha, atZero, atAlpha, err := chooseSpread(near, DefaultSpreadExponents); err != nil || alpha != 0 || atAlpha != atZero || math.Abs(atZero-0.7) > 1e-12 {
 		t.Errorf("one set's gain: exponent %v (balanced %v, %v at 0; %v), want 0", alpha, atAlpha, atZero, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -22,8 +24,8 @@ import (
 // saw: the score of a training set against a gallery that holds it, or
 // holds the class it stands for, is not the score a stranger at the door
 // gets. So the training classes are dealt to StandInFolds groups; in each
-// fold one group stands for the strangers, every other class with two
-// sets or more holds out one (the known probes), and the deployed method is
+// fold one group stands for the strangers, every other class holds out
+// one set (the known probes), and the deployed method is
 // fitted again, with every hyper-parameter it was deployed with, on the
 // rest (standInSamples). The fold's model decides the probes as the
 // deployed model would a batch (model.Matcher), and the threshold is
@@ -31,9 +33,11 @@ import (
 // known set meets one set fewer of its class in its fold than a new set
 // will meet in the deployed model, and its score, the smallest over
 // them, is larger for it: its sample says so (openset.Sample.Draws), and
-// the known sets' rates are read for new sets. Where every class has a
-// single training set, each set's even and odd frames are
-// two sets of its class. Nothing a fold's model learns from is scored:
+// the known sets' rates are read for new sets. The even and odd frames
+// of a class's single set are two sets of it: the even half in the
+// fold's gallery, the odd half held out, and read as it
+// is (a half meets the other half of its set as a new set meets the one
+// set of its class). Nothing a fold's model learns from is scored:
 // the gallery, its bandwidths, kFDA's discriminant and a projection W
 // that the classes shaped (a Fisher discriminant, a W learned by
 // conjugate gradient or its PCA start, with the d and training bandwidth
@@ -55,7 +59,8 @@ const minKnownClasses = 2
 
 // errNoStandIns is returned when the sets (the training sets, or a
 // changed model's) cannot give stand-in strangers: fewer than
-// minKnownClasses+1 classes, or no known probe. Its text follows the
+// minKnownClasses+1 classes, or a class of one set too short to halve
+// (method.FrameHalves). Its text follows the
 // words that say whose sets they are (standInSamples).
 var errNoStandIns = errors.New("cannot stand in for strangers")
 
@@ -109,8 +114,8 @@ func newGalleryView(scores mat.Symmetric, labels []string) (galleryView, error) 
 // class (scores is the m×m matrix of how the model compares its gallery
 // sets: divergences, or for kFDA the distances its kernel induces).
 // Scores are calibrated as fractions of it, so that a threshold found on
-// the stand-in folds, whose galleries hold fewer sets and classes (and,
-// where every class has one set, frame halves), carries over to the
+// the stand-in folds, whose galleries hold fewer sets and classes (and
+// frame halves of the classes of one set), carries over to the
 // deployed model: the size of the sets, the bandwidths and the space W
 // gives change both alike.
 func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
@@ -159,16 +164,17 @@ type unit struct {
 
 // standIn is a calibration sample with the spread of the class it was
 // named (learn.ClassSpread of its fold's gallery; 0 for a class without
-// one), by which a Spread scales its score, and the fold that decided it
-// (from 1; 0 for a strangers' set the deployed model decided).
+// one), by which a Spread scales its score, the fold that decided it
+// (from 1; 0 for a strangers' set the deployed model decided), and the
+// class of its set ("" for a strangers' set).
 type standIn struct {
 	openset.Sample
 	spread float64
 	fold   int
+	class  string
 }
 
-// foldsOf returns how many folds decided the samples: a fold none of
-// whose known classes holds a set out is not fitted, and gives none.
+// foldsOf returns how many folds decided the samples.
 func foldsOf(samples []standIn) int {
 	seen := map[int]bool{}
 	for _, s := range samples {
@@ -179,56 +185,78 @@ func foldsOf(samples []standIn) int {
 	return len(seen)
 }
 
-// halvesOnly reports whether the known samples are frame halves (every
-// class has one set): each is read as it is (Draws 1), where a held-out
-// set, which meets one set of its class fewer than a new set will, is
-// read for new sets (Draws n/(n−1) > 1).
-func halvesOnly(samples []standIn) bool {
+// heldOutText says what the known samples are and how their rates are
+// read: held-out sets (Draws n/(n−1) > 1), which meet one set of their
+// class fewer than a new set will, are read for new sets; odd frame
+// halves of the classes of one set (Draws 1), each meeting the other
+// half of its set as a new set meets the one set of its class, are read
+// as they are. Where both are, it names the classes that gave halves.
+func heldOutText(samples []standIn) string {
+	var halved []string
+	sets := false
 	for _, s := range samples {
-		if !s.Stranger && s.Draws > 1 {
-			return false
+		switch {
+		case s.Stranger:
+		case s.Draws > 1:
+			sets = true
+		case !slices.Contains(halved, s.class):
+			halved = append(halved, s.class)
 		}
 	}
-	return true
+	switch {
+	case !sets:
+		return "held-out frame halves, read as they are: a half meets the other half of its set, as a new set meets the one set of its class"
+	case len(halved) == 0:
+		return "held-out sets, read for new sets that meet every set of their class"
+	}
+	slices.Sort(halved)
+	which, classes := strings.Join(halved[:min(len(halved), 4)], ", "), "classes"
+	if len(halved) > 4 {
+		which += fmt.Sprintf(" and %d more", len(halved)-4)
+	}
+	if len(halved) == 1 {
+		classes = "class"
+	}
+	return fmt.Sprintf("held-out sets and frame halves: a held-out set is read for new sets that meet every set of its class; a class of one set holds out the odd frame half of it, read as it is, as a new set meets the one set of its class (%d %s: %s)", len(halved), classes, which)
 }
 
 // standInSamples returns the calibration samples of the method that fit
 // fits on the sets (labels and names per set): every fold's known probes
 // and strangers, decided by the model the fold fits.
 //
-// In each fold a group of classes stands for the strangers (all their
-// sets, or odd frame halves, are probes), and every other class with two
-// units or more gives a probe: one of its sets (or, where every class
-// has one set, its odd frame half) is held out, a different one from
-// fold to fold; the rest is the fold's gallery, which is all the fold's
-// model learns from (a projection by conjugate gradient learns from
-// frame halves where no class of it keeps a pair). onFold, if not nil,
-// is told of each fold before it is fitted (f of n, from 1). whose
-// names the sets in an error ("the training sets", "the model's sets").
+// The units of a class are its sets, or for a class of one set the even
+// and odd frame halves of it, each class decided alone. In each fold a
+// group of classes stands for the strangers (all their sets, or the odd
+// half of a class of one set, are probes), and every other class gives a
+// probe: one of its sets is held out, a different one from fold to fold,
+// or for a class of one set its odd half; the rest is the fold's gallery,
+// which is all the fold's model learns from (a projection by conjugate
+// gradient learns from frame halves where no class of it keeps a pair).
+// onFold, if not nil, is told of each fold before it is fitted (f of n,
+// from 1). whose names the sets in an error ("the training sets", "the
+// model's sets").
 func standInSamples(sets []*mat.Dense, labels, names []string, whose string, seed uint64, fit foldFit, onFold func(f, n int)) ([]standIn, error) {
 	ids, classes := model.ClassIndex(labels)
 	if len(classes) < minKnownClasses+1 {
 		return nil, fmt.Errorf("%s %w: %d classes, and a fold needs %d known ones besides a stranger", whose, errNoStandIns, len(classes), minKnownClasses)
 	}
-	// The units of each class: its sets, or where every class has one,
-	// the even and odd frame halves of it.
+	// The units of each class: its sets, or where a class has one set,
+	// the even and odd frame halves of it (halved).
 	units := make([][]unit, len(classes))
 	for i, c := range ids {
 		units[c] = append(units[c], unit{sets[i], i, c})
 	}
-	halved := true
-	for _, us := range units {
-		halved = halved && len(us) == 1
-	}
-	if halved {
-		for c, us := range units {
-			h := method.FrameHalves(us[0].x)
-			if h == nil {
-				n, _ := us[0].x.Dims()
-				return nil, fmt.Errorf("%s %w: %w", whose, errNoStandIns, method.TooShortToHalve(labels[us[0].set]+"/"+names[us[0].set], n))
-			}
-			units[c] = []unit{{h[0], us[0].set, c}, {h[1], us[0].set, c}}
+	halved := make([]bool, len(classes))
+	for c, us := range units {
+		if len(us) > 1 {
+			continue
 		}
+		h := method.FrameHalves(us[0].x)
+		if h == nil {
+			n, _ := us[0].x.Dims()
+			return nil, fmt.Errorf("%s %w: %w", whose, errNoStandIns, method.TooShortToHalve(labels[us[0].set]+"/"+names[us[0].set], n))
+		}
+		units[c], halved[c] = []unit{{h[0], us[0].set, c}, {h[1], us[0].set, c}}, true
 	}
 	var samples []standIn
 	groups := standInGroups(len(classes), seed)
@@ -245,23 +273,19 @@ func standInSamples(sets []*mat.Dense, labels, names []string, whose string, see
 			sample openset.Sample
 		}
 		var probes []probe
-		anyKnown := false
 		for c, us := range units {
 			if stranger[c] {
 				for k, u := range us {
-					if halved && k == 0 {
+					if halved[c] && k == 0 {
 						continue // a stranger's probe is its odd half, as a known one's
 					}
 					probes = append(probes, probe{u, openset.Sample{Stranger: true}})
 				}
 				continue
 			}
-			out := -1 // the unit held out: one of each class that has two
-			if len(us) >= 2 {
-				out = f % len(us)
-				if halved {
-					out = 1 // the odd half
-				}
+			out := f % len(us) // the unit held out, a different one from fold to fold
+			if halved[c] {
+				out = 1 // the odd half
 			}
 			for k, u := range us {
 				if k == out {
@@ -270,21 +294,18 @@ func standInSamples(sets []*mat.Dense, labels, names []string, whose string, see
 					// halves stand for sets, one set where it holds one
 					// half.
 					draws := float64(len(us)) / float64(len(us)-1)
-					if halved {
+					if halved[c] {
 						draws = 1
 					}
-					probes, anyKnown = append(probes, probe{u, openset.Sample{Draws: draws}}), true
+					probes = append(probes, probe{u, openset.Sample{Draws: draws}})
 					continue
 				}
 				name := names[u.set]
-				if halved {
+				if halved[c] {
 					name = fmt.Sprintf("%s[%d::2]", name, k)
 				}
 				galSets, galLabels, galNames = append(galSets, u.x), append(galLabels, labels[u.set]), append(galNames, name)
 			}
-		}
-		if !anyKnown {
-			continue // no known class of this fold has two sets
 		}
 		if onFold != nil {
 			onFold(f+1, len(groups))
@@ -302,17 +323,8 @@ func standInSamples(sets []*mat.Dense, labels, names []string, whose string, see
 			d := res.Decision
 			right := d.Best >= 0 && foldLabels[d.Best] == labels[p.set]
 			p.sample.Score, p.sample.Right = d.Score/view.scale, right
-			samples = append(samples, standIn{p.sample, view.spreadOf(foldLabels, d.Best), f + 1})
+			samples = append(samples, standIn{p.sample, view.spreadOf(foldLabels, d.Best), f + 1, labels[p.set]})
 		}
-	}
-	known := 0
-	for _, s := range samples {
-		if !s.Stranger {
-			known++
-		}
-	}
-	if known == 0 {
-		return nil, fmt.Errorf("%s %w: no class has two sets to hold one out", whose, errNoStandIns)
 	}
 	return samples, nil
 }
@@ -439,10 +451,7 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, opt Options
 	if len(given) > 0 {
 		strangers = "strangers'"
 	}
-	heldOut := "held-out sets, read for new sets that meet every set of their class"
-	if halvesOnly(samples) {
-		heldOut = "held-out frame halves, read as they are: a half meets the other half of its set, as a new set meets the one set of its class"
-	}
+	heldOut := heldOutText(samples)
 	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d %s) and %.1f%% of %d %s sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
 		rates.Threshold, thresholdFlag(opt), how, foldsOf(samples), refits, 100*rates.KnownRight, rates.Known, heldOut, 100*rates.StrangersOut, rates.Strangers, strangers, frac, scale)
 	if len(given) > 0 {
@@ -542,7 +551,7 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers
 			return nil, fmt.Errorf("stranger's set %d of %d: %w", i+1, len(sets), err)
 		}
 		d := res.Decision
-		samples[i] = standIn{openset.Sample{Score: d.Score / view.scale, Stranger: true}, view.spreadOf(mt.Labels(), d.Best), 0}
+		samples[i] = standIn{openset.Sample{Score: d.Score / view.scale, Stranger: true}, view.spreadOf(mt.Labels(), d.Best), 0, ""}
 	}
 	return samples, nil
 }

@@ -490,27 +490,80 @@ func TestStandInFoldLearnsItsOwnW(t *testing.T) {
 }
 
 // TestStandInFoldsNeverScoreWhatTheyFit: in every fold, no probe is one
-// of the sets the fold's model was fitted on, no stand-in's class is in
-// its gallery, every class stands in once, and a known class that gives
-// a probe keeps a set in the gallery; for two-set and pooled layouts.
+// of the sets or halves the fold's model was fitted on, no stand-in's
+// class is in its gallery, every class stands in once, and every known
+// class gives one known probe and keeps the rest in the gallery: a class
+// of one set its odd frame half (the even half in the gallery, Draws 1),
+// a class of n ≥ 2 sets one of its sets (Draws n/(n−1)); a stand-in's
+// probes are its sets, or the odd half of its one set. For layouts of one,
+// two and three sets a class, and for classes mixed.
 func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
-	for _, perClass := range []int{1, 2, 3} {
-		sets, labels, names := separated(7, perClass, 4)
-		var galleries [][]*mat.Dense
-		var galLabels [][]string
+	for _, perClass := range [][]int{
+		{1, 1, 1, 1, 1, 1, 1},
+		{2, 2, 2, 2, 2, 2, 2},
+		{3, 3, 3, 3, 3, 3, 3},
+		{1, 2, 1, 3, 1, 1, 2}, // mixed
+		{2, 1, 1, 1, 1, 1, 1}, // one class with a second set
+	} {
+		all, allLabels, allNames := separated(len(perClass), 3, 4)
+		var sets []*mat.Dense
+		var labels, names []string
+		for i := range all {
+			var c, s int
+			fmt.Sscanf(allNames[i], "%d-%d", &c, &s)
+			if s < perClass[c] {
+				sets, labels, names = append(sets, all[i]), append(labels, allLabels[i]), append(names, allNames[i])
+			}
+		}
+		count := map[string]int{}
+		for _, l := range labels {
+			count[l]++
+		}
+		// What a probe or gallery item is: a set, or an even (0) or odd
+		// (1) frame half of one.
+		type item struct {
+			set  int
+			half int // −1: the whole set
+		}
+		whatIs := func(x *mat.Dense) item {
+			for i, s := range sets {
+				if mat.Equal(s, x) {
+					return item{i, -1}
+				}
+				for h, hs := range method.FrameHalves(s) {
+					if mat.Equal(hs, x) {
+						return item{i, h}
+					}
+				}
+			}
+			t.Fatalf("%v sets a class: a fold holds an item that is no set nor half of one", perClass)
+			return item{}
+		}
+		type probed struct {
+			fold int
+			item
+		}
+		var galleries [][]item
+		var probes []probed
 		fit := func(g []*mat.Dense, l, _ []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error) {
-			galleries, galLabels = append(galleries, g), append(galLabels, l)
+			var items []item
+			for _, x := range g {
+				items = append(items, whatIs(x))
+			}
+			galleries = append(galleries, items)
 			m := &model.Model{}
 			for _, lab := range l {
 				m.Sets = append(m.Sets, model.Set{Label: lab})
 			}
 			fold := len(galleries) - 1
 			return m, func(p *mat.Dense) (model.Result, error) {
-				for _, x := range galleries[fold] {
-					if x == p || mat.Equal(x, p) {
-						t.Fatalf("%d sets a class: fold %d scores a set it was fitted on", perClass, fold)
+				it := whatIs(p)
+				for _, g := range galleries[fold] {
+					if g == it || (g.set == it.set && (g.half < 0 || it.half < 0)) {
+						t.Errorf("%v sets a class: fold %d scores %v, and was fitted on %v", perClass, fold, it, g)
 					}
 				}
+				probes = append(probes, probed{fold, it})
 				return model.Result{Decision: match.Decision{Best: 0, Score: 1}}, nil
 			}, galleryView{scale: 1}, nil
 		}
@@ -518,42 +571,74 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(samples) != len(probes) {
+			t.Fatalf("%v sets a class: %d samples of %d probes", perClass, len(samples), len(probes))
+		}
 		stood := map[string]int{}
-		for f, ls := range galLabels {
-			in := map[string]bool{}
-			for _, l := range ls {
-				in[l] = true
+		for f, items := range galleries {
+			in := map[string]int{}
+			for _, it := range items {
+				l := labels[it.set]
+				in[l]++
+				if want := -1; count[l] == 1 {
+					want = 0
+					if it.half != want {
+						t.Errorf("%v sets a class: fold %d's gallery holds %v of %s, a class of one set; want its even half", perClass, f, it, l)
+					}
+				} else if it.half != want {
+					t.Errorf("%v sets a class: fold %d's gallery holds %v of %s, a class of %d sets; want whole sets", perClass, f, it, l, count[l])
+				}
+			}
+			known := map[string]int{} // known probes per class
+			for k, p := range probes {
+				if p.fold != f {
+					continue
+				}
+				l, s := labels[p.set], samples[k]
+				if s.Stranger != (in[l] == 0) {
+					t.Errorf("%v sets a class: fold %d: a probe of %s, stranger %v, with %d of its sets in the gallery", perClass, f, l, s.Stranger, in[l])
+				}
+				wantHalf, wantDraws := -1, float64(count[l])/float64(count[l]-1)
+				if count[l] == 1 {
+					wantHalf, wantDraws = 1, 1 // the odd half, read as it is
+				}
+				if p.half != wantHalf {
+					t.Errorf("%v sets a class: fold %d scores %v of %s; want half %d", perClass, f, p.item, l, wantHalf)
+				}
+				if !s.Stranger {
+					known[l]++
+					if s.Draws != wantDraws {
+						t.Errorf("%v sets a class: fold %d: a known probe of %s (%d sets) has draws %v, want %v", perClass, f, l, count[l], s.Draws, wantDraws)
+					}
+				}
+			}
+			for l, n := range in {
+				if known[l] != 1 {
+					t.Errorf("%v sets a class: fold %d: known class %s gives %d known probes, want 1", perClass, f, l, known[l])
+				}
+				if want := max(count[l]-1, 1); n != want {
+					t.Errorf("%v sets a class: fold %d's gallery holds %d items of %s, want %d", perClass, f, n, l, want)
+				}
 			}
 			for _, l := range labels {
-				if !in[l] {
+				if in[l] == 0 {
 					stood[l]++
 				}
 			}
-			_ = f
 		}
 		for _, l := range labels {
-			if stood[l] != perClass { // counted once per set of the class
-				t.Errorf("%d sets a class: class %s stood in %d times for its %d sets", perClass, l, stood[l], perClass)
+			if stood[l] != count[l] { // counted once per set of the class
+				t.Errorf("%v sets a class: class %s stood in %d times for its %d sets", perClass, l, stood[l], count[l])
 			}
 		}
 		strangers := 0
-		// A held-out known set met one set fewer of its class than a new
-		// one will (halves: one half where a new set meets the whole set).
-		wantDraws := 1.0
-		if perClass > 1 {
-			wantDraws = float64(perClass) / float64(perClass-1)
-		}
 		for _, s := range samples {
 			if s.Stranger {
 				strangers++
-				continue
-			}
-			if s.Draws != wantDraws {
-				t.Errorf("%d sets a class: a known probe's draws %v, want %v", perClass, s.Draws, wantDraws)
 			}
 		}
 		if strangers != len(sets) {
-			t.Errorf("%d sets a class: %d stand-ins' probes, want one per set (%d)", perClass, strangers, len(sets))
+			t.Errorf("%v sets a class: %d stand-ins' probes, want one per set (%d)", perClass, strangers, len(sets))
 		}
 	}
 }
@@ -824,11 +909,14 @@ func TestStandInFoldCannotRefit(t *testing.T) {
 	}
 }
 
-// TestStandInFoldsCounted: a fold none of whose known classes has two
-// sets holds no known set out and is not fitted; the threshold's words
-// count the folds that were, where they said "over 4 folds" of the four
-// groups while three ran.
-func TestStandInFoldsCounted(t *testing.T) {
+// TestStandInMixedClasses: where some classes have one set and others
+// more, every class gives a known probe in each fold where it is known
+// (a class of one set its odd frame half), where only the classes with
+// two sets did: here c0 alone, 3 known probes, and a fold whose only
+// class with two sets stood in was not fitted. The threshold's words say
+// which classes gave halves. A class of one set too short to halve stops
+// the stand-ins, naming it, as where every class has one set.
+func TestStandInMixedClasses(t *testing.T) {
 	all, labels, names := separated(4, 2, 5)
 	var sets []*mat.Dense
 	var lab, nam []string
@@ -837,12 +925,30 @@ func TestStandInFoldsCounted(t *testing.T) {
 			sets, lab, nam = append(sets, all[i]), append(lab, labels[i]), append(nam, names[i])
 		}
 	}
-	res := buildRule(t, &Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}, "", sets, lab, nam)
-	if res.Calibration == nil || res.Calibration.Known != 3 {
-		t.Fatalf("calibration %v, want 3 known sets held out (one in each fold but c0's)", res.Calibration)
+	opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 1}
+	res := buildRule(t, &opt, "", sets, lab, nam)
+	if res.Calibration == nil || res.Calibration.Known != 12 {
+		t.Fatalf("calibration %v, want 12 known probes (each of 4 classes known in 3 of 4 folds): %s", res.Calibration, res.ThresholdSource)
 	}
-	if !strings.Contains(res.ThresholdSource, "over 3 folds") {
-		t.Errorf("threshold: %s; want it to count 3 folds", res.ThresholdSource)
+	for _, w := range []string{"over 4 folds", "from 12 held-out sets and frame halves", "a held-out set is read for new sets", "a class of one set holds out the odd frame half of it, read as it is, as a new set meets the one set of its class (3 classes: c1, c2, c3)"} {
+		if !strings.Contains(res.ThresholdSource, w) {
+			t.Errorf("threshold %q; want it to say %q", res.ThresholdSource, w)
+		}
+	}
+	short := slices.Clone(sets)
+	for i := range short {
+		if lab[i] == "c2" {
+			short[i] = mat.DenseCopyOf(sets[i].Slice(0, 3, 0, 4))
+		}
+	}
+	res = buildRule(t, &opt, "", short, lab, nam)
+	if res.Calibration != nil {
+		t.Fatalf("c2's one set of 3 frames: calibrated on stand-ins (%s)", res.ThresholdSource)
+	}
+	for _, w := range []string{"cannot stand in for strangers", "set c2/2-0 has 3 frames, too few to halve"} {
+		if !strings.Contains(res.ThresholdSource, w) {
+			t.Errorf("c2's one set of 3 frames: threshold %q; want it to say %q", res.ThresholdSource, w)
+		}
 	}
 }
 
@@ -967,5 +1073,27 @@ func TestStandInHalvesReadAsTheyAre(t *testing.T) {
 	res = buildRule(t, &opt, "", two, labels, names)
 	if !strings.Contains(res.ThresholdSource, "held-out sets, read for new sets that meet every set of their class") {
 		t.Errorf("two sets a class: threshold %q", res.ThresholdSource)
+	}
+}
+
+// TestHeldOutText: the words on the known samples say whether they are
+// held-out sets, frame halves or both, and where both, which classes
+// gave halves (sorted, at most four named).
+func TestHeldOutText(t *testing.T) {
+	half := func(class string) standIn { return standIn{openset.Sample{Draws: 1}, 0, 1, class} }
+	set := func(class string) standIn { return standIn{openset.Sample{Draws: 2}, 0, 1, class} }
+	stranger := standIn{openset.Sample{Stranger: true}, 0, 1, "z"}
+	for _, c := range []struct {
+		samples []standIn
+		want    string
+	}{
+		{[]standIn{half("a"), half("b"), stranger}, "held-out frame halves, read as they are"},
+		{[]standIn{set("a"), set("b"), stranger}, "held-out sets, read for new sets that meet every set of their class"},
+		{[]standIn{set("a"), half("b"), half("b"), stranger}, "(1 class: b)"},
+		{[]standIn{set("a"), half("f"), half("c"), half("e"), half("b"), half("d"), half("b"), half("g")}, "(6 classes: b, c, d, e and 2 more)"},
+	} {
+		if got := heldOutText(c.samples); !strings.HasSuffix(got, c.want) && !strings.HasPrefix(got, c.want) {
+			t.Errorf("%v: %q, want it to say %q", c.samples, got, c.want)
+		}
 	}
 }
