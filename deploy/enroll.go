@@ -24,7 +24,9 @@ import (
 // with its own kernels, regulariser and latent dimension (refitKFDA),
 // then the threshold is
 // set again by the rule train set it by (ThresholdRuleParam), on the new
-// gallery with every member's projection W kept (Recalibrate). Nothing
+// gallery with every member's projection W kept (Recalibrate; under a
+// rule of stand-in strangers, a member whose W its training classes
+// shaped keeps train's calibration as a fraction of the gallery's scale). Nothing
 // here reads or writes files: the command reads the sets and writes the
 // model.
 
@@ -127,7 +129,7 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 	// The threshold first: where its rule reads the gallery's divergences
 	// (or a kFDA member's kernel, from its fit), the margins of the new
 	// sets are read from them, not computed again.
-	if err := recalibrate(next, c, strangers, workers, kernels); err != nil {
+	if err := recalibrate(next, m, c, strangers, workers, kernels); err != nil {
 		return nil, err
 	}
 	var idx []int
@@ -255,7 +257,7 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 		mc.Bandwidth, mc.BandwidthBefore = rebanded[i], before[i]
 		c.Members = append(c.Members, mc)
 	}
-	if err := recalibrate(next, c, strangers, workers, kernels); err != nil {
+	if err := recalibrate(next, m, c, strangers, workers, kernels); err != nil {
 		return nil, err
 	}
 	c.Before = memberThresholds(m)
@@ -332,30 +334,69 @@ func describeMember(mem *model.Model) MemberChange {
 	return mc
 }
 
+// changeRule returns the threshold rule a change to m applies: the one
+// the model records (ThresholdRuleParam), DefaultThreshold where it
+// records none, and the options it stands for, with the seed train
+// dealt the stand-in folds with.
+func changeRule(m *model.Model) (string, Options, error) {
+	rule, ok := m.Selection.Params[ThresholdRuleParam]
+	if !ok {
+		rule = DefaultThreshold
+	}
+	opt := Options{Seed: 1}
+	if s, err := strconv.ParseUint(m.Meta.Params["seed"], 10, 64); err == nil {
+		opt.Seed = s // the seed train dealt the stand-in folds with
+	}
+	if err := ParseThreshold(rule, &opt); err != nil {
+		return rule, opt, fmt.Errorf("the model's threshold rule %q: %w", rule, err)
+	}
+	return rule, opt, nil
+}
+
+// NeedsStrangers reports whether a change to m (Enroll, Forget) would
+// decide strangers' sets for the threshold of some member: m's rule is
+// one of stand-in strangers, and some member's threshold is set again,
+// not kept as a fraction of the gallery's scale (keepsCalibration: every
+// member whose W its training classes shaped keeps train's calibration,
+// with any strangers' sets train was given). setmatch enroll and forget
+// ask again for the strangers' sets a model was calibrated with only
+// where it does.
+func NeedsStrangers(m *model.Model) bool {
+	_, opt, err := changeRule(m)
+	if err != nil || !standIns(opt) {
+		return false
+	}
+	for _, mem := range m.Members() {
+		own := *mem
+		own.Voters = nil
+		if !keepsCalibration(&own, opt) {
+			return true
+		}
+	}
+	return false
+}
+
 // recalibrate sets the threshold of every member of m again by the rule
-// the model records (ThresholdRuleParam; DefaultThreshold when it records
-// none), each as if alone, with its W kept (Recalibrate), with the
-// strangers' sets given (raw frames) beside the stand-ins; a rule that is
-// a number or none leaves the thresholds as they are. It fills c's Rule,
+// the model records (changeRule), each as if alone, with its W kept
+// (Recalibrate: a member whose W its training classes shaped keeps the
+// fraction of its gallery's scale it held in before, m before the
+// change), with the strangers' sets given (raw frames) beside the
+// stand-ins; a rule that is a number or none leaves the thresholds as
+// they are. It fills c's Rule,
 // RuleDefault, Threshold, Rates and each member's Threshold. scores holds
 // for every member (in order) the scores of its gallery sets where they
 // are computed already, nil where not: the kernel of its kFDA fit
 // (refitKFDA), or its divergence matrix; where the rule reads them, the
 // ones computed here are put in their member's place.
-func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int, scores []*mat.SymDense) error {
-	rule, ok := m.Selection.Params[ThresholdRuleParam]
-	if !ok {
-		rule, c.RuleDefault = DefaultThreshold, true
+func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, workers int, scores []*mat.SymDense) error {
+	rule, opt, err := changeRule(m)
+	_, recorded := m.Selection.Params[ThresholdRuleParam]
+	c.Rule, c.RuleDefault = rule, !recorded
+	if err != nil {
+		return err
 	}
-	c.Rule = rule
-	opt := Options{Workers: workers, Seed: 1, Strangers: strangers}
-	if s, err := strconv.ParseUint(m.Meta.Params["seed"], 10, 64); err == nil {
-		opt.Seed = s // the seed train dealt the stand-in folds with
-	}
-	if err := ParseThreshold(rule, &opt); err != nil {
-		return fmt.Errorf("the model's threshold rule %q: %w", rule, err)
-	}
-	members := m.Members()
+	opt.Workers, opt.Strangers = workers, strangers
+	members, befores := m.Members(), before.Members()
 	if len(strangers) > 0 {
 		if err := StrangersRule(opt); err != nil {
 			return fmt.Errorf("the model's threshold rule %q: %w; train the model with one of those to give strangers' sets", rule, err)
@@ -373,9 +414,9 @@ func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int,
 	}
 	var srcs []string
 	for i, mem := range members {
-		own := *mem
-		own.Voters = nil
-		src, rates, sc, err := recalibrateOn(&own, opt, scores[i])
+		own, was := *mem, *befores[i]
+		own.Voters, was.Voters = nil, nil
+		src, rates, sc, kept, err := recalibrateOn(&own, &was, opt, scores[i])
 		if err != nil {
 			if len(members) > 1 {
 				return fmt.Errorf("threshold of vote member %d (%s): %w", i+1, own.MethodName(), err)
@@ -388,7 +429,11 @@ func recalibrate(m *model.Model, c *Change, strangers []*mat.Dense, workers int,
 			mem.Selection.Params = map[string]string{}
 		}
 		mem.Selection.Params["threshold"] = src
-		recordStrangers(mem, len(strangers))
+		if !kept {
+			// A calibration kept holds the strangers' sets train was
+			// given, and their record with it.
+			recordStrangers(mem, len(strangers))
+		}
 		if i == 0 {
 			c.Rates = rates
 		}

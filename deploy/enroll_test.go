@@ -710,10 +710,70 @@ func TestRecalibrateDealsFoldsAsTrain(t *testing.T) {
 	}
 	m := *res.Model
 	m.Threshold = 0
-	if err := recalibrate(&m, &Change{Members: make([]MemberChange, 1)}, nil, 1, make([]*mat.SymDense, 1)); err != nil {
+	if err := recalibrate(&m, res.Model, &Change{Members: make([]MemberChange, 1)}, nil, 1, make([]*mat.SymDense, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(m.Threshold-res.Model.Threshold) > 1e-9*res.Model.Threshold {
 		t.Errorf("recalibrated to %v, want train's %v (seed %d; seed 1 gives %v)", m.Threshold, res.Model.Threshold, seed, other.Threshold)
+	}
+}
+
+// TestChangeKeepsCalibrationOfShapedW: a model whose W its training
+// classes shaped (nn-h-dr) cannot learn W again from its projected
+// gallery, so enroll and forget keep train's calibration as a fraction
+// of the gallery's scale (galleryScale) and do not run stand-in folds on
+// the W kept, which pulls the held-out sets to their classes: after an
+// enrolment threshold/scale is as before to 1e-12, each class's
+// threshold follows its spread at the exponent train chose, enrolling a
+// set and forgetting it again gives back train's threshold to rounding,
+// and the words name the rule; the change asks for no strangers' sets
+// (NeedsStrangers), which a model without W does. Under a second.
+func TestChangeKeepsCalibrationOfShapedW(t *testing.T) {
+	all, labels, names := ringSets(5, 3, 2, 0.6, 4)
+	for _, rule := range []string{"auto:balanced", "auto:far=20"} {
+		m := buildFor(t, method.NNHDR, all, labels, names, rule)
+		if NeedsStrangers(m) {
+			t.Errorf("%s: a change to a model of nn-h-dr asks for strangers' sets it does not use", rule)
+		}
+		trained, spread := m.Threshold, m.Spread
+		scale := func(m *model.Model) float64 {
+			t.Helper()
+			v, err := modelView(m, nil, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v.scale
+		}
+		before := scale(m)
+		extra, _, _ := ringSets(5, 4, 2, 0.6, 40)
+		c, err := Enroll(m, []model.NewSet{{Label: labels[0], Name: "extra", Frames: extra[3]}}, nil, 1, time.Time{})
+		if err != nil {
+			t.Fatalf("%s: enroll: %v", rule, err)
+		}
+		after := scale(m)
+		if rel := math.Abs(m.Threshold/after-trained/before) / (trained / before); rel > 1e-12 || after == before {
+			t.Errorf("%s: enrolled: threshold %v / scale %v, trained %v / %v (relative difference %.3g)", rule, m.Threshold, after, trained, before, rel)
+		}
+		want := 0.0
+		if spread != nil {
+			want = spread.Exponent
+		}
+		if got := m.Spread; (got == nil) != (want == 0) || got != nil && got.Exponent != want {
+			t.Errorf("%s: enrolled: spread %+v, want exponent %v as trained", rule, got, want)
+		}
+		for _, s := range []string{rule + ": train's calibration kept as", "× the gallery's scale", "W learned from the training classes cannot be learned again from the gallery"} {
+			if !strings.Contains(c.Threshold, s) || !strings.Contains(m.Selection.Params["threshold"], s) {
+				t.Errorf("%s: enrolled: the threshold's words do not say %q: %s", rule, s, c.Threshold)
+			}
+		}
+		if _, err := Forget(m, labels[0], "extra", nil, 1, time.Time{}); err != nil {
+			t.Fatalf("%s: forget: %v", rule, err)
+		}
+		if math.Abs(m.Threshold-trained) > 1e-9*trained {
+			t.Errorf("%s: enrolled and forgotten: threshold %v, trained %v", rule, m.Threshold, trained)
+		}
+	}
+	if m := buildFor(t, method.NNH, all, labels, names, ""); !NeedsStrangers(m) {
+		t.Error("a change to a model of nn-h does not ask for the strangers' sets it sets its threshold on")
 	}
 }

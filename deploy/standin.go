@@ -567,26 +567,109 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers
 // are each recalibrated as if alone (setmatch enroll and forget do so).
 // It returns the words that say how, and the rates on the stand-ins of
 // m (nil when the stand-ins were not used).
+//
+// A model whose W its training classes shaped keeps train's calibration
+// under a rule of stand-in strangers instead (keepsCalibration), which
+// needs the model before the change: Enroll and Forget give it, and
+// Recalibrate refuses such a model.
 func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
-	src, rates, _, err := recalibrateOn(m, opt, nil)
+	src, rates, _, _, err := recalibrateOn(m, nil, opt, nil)
 	return src, rates, err
 }
 
-// recalibrateOn is Recalibrate with scores, the scores of m's gallery
-// sets where they are computed already (nil: computed here): the
-// kernel of its kFDA fit (FitTerms, GalleryKernel), or for a model that
-// decides by nearest neighbour its divergence matrix (divergences). It
-// also returns the scores it used (nil where it needed none).
-func recalibrateOn(m *model.Model, opt Options, scores *mat.SymDense) (string, *openset.Rates, *mat.SymDense, error) {
+// keepsCalibration reports whether a change to mem (one model, not a
+// vote) keeps its calibration as a fraction of its gallery's scale
+// (keepCalibration) rather than setting it again by opt's rule: the rule
+// is one of stand-in strangers, and mem's W was shaped by its training
+// classes (method.ClassShaped, the test by which the stand-in folds of
+// train fit W again), which the projected gallery cannot shape again. A
+// model of --method learned keeps its own rule.
+func keepsCalibration(mem *model.Model, opt Options) bool {
+	return standIns(opt) && mem.Meta.Params["method"] != string(Learned) && method.ClassShaped(mem.W)
+}
+
+// keepCalibration sets the threshold of m, whose gallery changed, to the
+// fraction of its gallery's scale (galleryScale) that before, m before
+// the change, held: before's threshold / before's scale × m's scale, as
+// calibrated carries the fraction found on the stand-in folds over to the
+// deployed model. Each class's threshold follows its spread in m's
+// gallery (learn.ClassSpread) at the exponent before records, as train
+// sets it on the deployed gallery. scores are m's gallery scores where
+// computed already (nil: computed here). It returns the words that say
+// how and the scores it used; noScale, where before's gallery has no
+// scale to keep a fraction of (m is then unchanged).
+func keepCalibration(m, before *model.Model, opt Options, scores *mat.SymDense) (src string, used *mat.SymDense, noScale, err error) {
+	old, err := galleryScores(before, nil, opt.Workers)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("the gallery before the change: %w", err)
+	}
+	oldView, err := modelView(before, old, opt.Workers)
+	if err != nil {
+		return "", nil, err, nil
+	}
+	if scores, err = galleryScores(m, scores, opt.Workers); err != nil {
+		return "", nil, nil, err
+	}
+	view, err := modelView(m, scores, opt.Workers)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	frac := before.Threshold / oldView.scale
+	alpha := 0.0
+	if before.Spread != nil {
+		alpha = before.Spread.Exponent
+	}
+	m.Threshold, m.Spread = frac*view.scale, newSpread(view.spread, alpha)
+	src = fmt.Sprintf("%.6g (%s: train's calibration kept as %.3g × the gallery's scale; W learned from the training classes cannot be learned again from the gallery, and stand-in folds with it kept are biased: it pulls their held-out sets to their classes): the gallery's scale, the median over its sets of each one's nearest score to another class, is %.6g (%.6g before the change); ",
+		m.Threshold, thresholdFlag(opt), frac, view.scale, oldView.scale)
+	switch {
+	case m.Spread != nil:
+		lo, hi := m.FactorRange()
+		src += fmt.Sprintf("each class's threshold is this one times (how widely the class's sets spread over the typical class's) to the power %g, as train chose it, with the spreads of the gallery as it is: from %.3g to %.3g times it", alpha, lo, hi)
+	case alpha > 0:
+		src += fmt.Sprintf("one threshold for every class: no class of the gallery has two sets or more to spread (spread exponent %g, as train chose it)", alpha)
+	default:
+		src += "one threshold for every class, as train chose (spread exponent 0)"
+	}
+	if n := len(opt.Strangers); n > 0 {
+		src += fmt.Sprintf("; the %d strangers' sets given (--strangers) are not used: the calibration kept is train's, with any strangers' sets train was given", n)
+	}
+	return src, scores, nil, nil
+}
+
+// recalibrateOn is Recalibrate with before, m as it was before the change
+// (its gallery and threshold; one model), from which a model whose W its
+// training classes shaped keeps train's calibration as a fraction of the
+// gallery's scale (keepsCalibration, keepCalibration), and with scores,
+// the scores of m's gallery sets where they are computed already (nil:
+// computed here): the kernel of its kFDA fit (FitTerms, GalleryKernel),
+// or for a model that decides by nearest neighbour its divergence matrix
+// (divergences). It also returns the scores it used (nil where it needed
+// none), and whether it kept the calibration.
+func recalibrateOn(m, before *model.Model, opt Options, scores *mat.SymDense) (string, *openset.Rates, *mat.SymDense, bool, error) {
 	if len(m.Voters) > 0 {
-		return "", nil, nil, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
+		return "", nil, nil, false, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
 	}
 	if _, classes := model.ClassIndex(m.Labels()); len(classes) < model.MinClasses {
 		// No class is left to stand for a stranger to the others (and a
 		// model keeps two: model.WithoutSets).
-		return "", nil, nil, fmt.Errorf("the gallery holds %d set(s) of %d class(es): %w to set a threshold on; to start again with other people, train a new model (setmatch train)", len(m.Sets), len(classes), model.ErrTooFewClasses)
+		return "", nil, nil, false, fmt.Errorf("the gallery holds %d set(s) of %d class(es): %w to set a threshold on; to start again with other people, train a new model (setmatch train)", len(m.Sets), len(classes), model.ErrTooFewClasses)
 	}
 	opt.changed = true
+	noScale := ""
+	if keepsCalibration(m, opt) {
+		if before == nil || len(before.Voters) > 0 {
+			return "", nil, nil, false, errors.New("a model whose W its training classes shaped keeps train's calibration as a fraction of its gallery's scale, which needs the model before the change (one model, not a vote): Enroll and Forget give it")
+		}
+		src, used, why, err := keepCalibration(m, before, opt, scores)
+		if err != nil || why == nil {
+			return src, nil, used, err == nil, err
+		}
+		// The scale of a gallery of two classes or more is 0 where most of
+		// its sets are copies of a set of another class: no fraction of it
+		// to keep.
+		noScale = fmt.Sprintf("; set again on the gallery, not kept as a fraction of its scale: the gallery before the change has no scale (%v)", why)
+	}
 	m.Spread = nil // the threshold of every class is set again, from the gallery as it is
 	r := &Result{Model: m, GalleryMeasure: m.Divergence.String()}
 	labels, names := m.Labels(), make([]string, len(m.Sets))
@@ -604,29 +687,29 @@ func recalibrateOn(m *model.Model, opt Options, scores *mat.SymDense) (string, *
 		switch {
 		case err == nil:
 			if scores, err = galleryScores(m, scores, opt.Workers); err != nil {
-				return "", nil, nil, err
+				return "", nil, nil, false, err
 			}
 			view, err := modelView(m, scores, opt.Workers)
 			if err != nil {
-				return "", nil, nil, err
+				return "", nil, nil, false, err
 			}
 			who := m.MethodName()
 			if m.W != nil {
 				who += " (W kept)"
 			}
 			rates, src, err := calibrated(m, samples, view, opt, who)
-			return src, rates, scores, err
+			return src + noScale, rates, scores, false, err
 		case !errors.Is(err, errNoStandIns):
-			return "", nil, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
+			return "", nil, nil, false, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 		}
 	}
 	if len(opt.Strangers) > 0 {
-		return "", nil, nil, strangersWithoutStandIns(opt, why)
+		return "", nil, nil, false, strangersWithoutStandIns(opt, why)
 	}
 	// The gallery's own scores, as setThreshold takes them.
 	var err error
 	if scores, err = galleryScores(m, scores, opt.Workers); err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, false, err
 	}
 	if m.Discriminant != nil {
 		r.kernel = scores
@@ -642,12 +725,12 @@ func recalibrateOn(m *model.Model, opt Options, scores *mat.SymDense) (string, *
 		fit.Method = Learned
 	}
 	if err := r.setThreshold(nil, nil, nil, fit); err != nil {
-		return "", nil, nil, err
+		return "", nil, nil, false, err
 	}
 	if why != "" {
-		return fmt.Sprintf("%s (%s, so it is balanced on the gallery itself)", r.ThresholdSource, why), nil, scores, nil
+		return fmt.Sprintf("%s (%s, so it is balanced on the gallery itself)%s", r.ThresholdSource, why, noScale), nil, scores, false, nil
 	}
-	return r.ThresholdSource, nil, scores, nil
+	return r.ThresholdSource + noScale, nil, scores, false, nil
 }
 
 // galleryScores returns scores where it is not nil, else the scores of

@@ -6,6 +6,17 @@ import (
 	"setmatch/fisher"
 )
 
+// ClassShaped reports whether the projection w was shaped by the classes
+// it was fitted on: every W a method holds (a Fisher discriminant, a W
+// learned by conjugate gradient or its PCA start, all fitted on the
+// training frames), not the full space (nil). Such a W is fitted again
+// wherever the classes it stands for change (RefitProjection: the
+// stand-in folds of training), and cannot be fitted again from sets it
+// has projected.
+func ClassShaped(w *mat.Dense) bool {
+	return w != nil
+}
+
 // RefitProjection fits f's projection W (D×d) again on other sets (raw
 // frames, n_i×D each; ids their classes, one per set; names what errors
 // call them), with the hyper-parameters it was fitted with (d, the
@@ -19,7 +30,7 @@ import (
 // the W deployed did. A method in the full space (W nil) keeps f as it
 // is. The seed seeds the learner.
 func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g Grid, seed uint64, workers int) error {
-	if f.W == nil {
+	if !ClassShaped(f.W) {
 		return nil
 	}
 	if g.Learn == nil && f.Method != NNHLDA {

@@ -30,21 +30,25 @@ func (cf *changeFlags) register(fs *flag.FlagSet, modelUsage, labelUsage string)
 	fs.StringVar(&cf.label, "label", "", labelUsage)
 	fs.StringVar(&cf.out, "out", "", "write the new model to `OUT` (default: replace MODEL atomically; a running setmatchd reloads it)")
 	workersVar(fs, &cf.workers, "goroutines `N` (0: one per CPU)")
-	fs.StringVar(&cf.strangersDir, "strangers", "", "folder `DIR` of sets of people or objects the model must not know, as train --strangers reads them (through the model's feature pipeline): the threshold is set again on them too, beside the stand-in strangers. The model keeps no strangers' sets: a model calibrated with some needs them again at every change, or none (a folder named none: ./none) to calibrate on the stand-ins alone")
+	fs.StringVar(&cf.strangersDir, "strangers", "", "folder `DIR` of sets of people or objects the model must not know, as train --strangers reads them (through the model's feature pipeline): the threshold is set again on them too, beside the stand-in strangers. The model keeps no strangers' sets: a model calibrated with some needs them again at every change, or none (a folder named none: ./none) to calibrate on the stand-ins alone; a model whose projection W its training classes shaped (nn-h-dr, nn-j-dr, nn-h-lda) keeps train's calibration, strangers included, so it needs none, and those given are read but not used (the change says so)")
 }
 
 // strangers reads the sets of --strangers, if given, through model m's
 // feature pipeline (readStrangers): none may be of a class in classes,
 // those the changed model will hold. Without --strangers, a model whose
 // threshold was calibrated with strangers' sets (deploy.RecordedStrangers)
-// is refused, so that a change does not loosen the threshold unasked;
-// --strangers none calibrates it on the stand-ins alone.
+// is refused where the change would set a threshold again on strangers'
+// sets (deploy.NeedsStrangers), so that a change does not loosen the
+// threshold unasked; --strangers none calibrates it on the stand-ins
+// alone. Where it would not (every member keeps train's calibration),
+// --strangers DIR is still read and checked, and the change says that
+// they are not used: a script that gives them for every model runs alike.
 func (cf *changeFlags) strangers(m *model.Model, classes []string, lim setfile.Limits) ([]*mat.Dense, error) {
 	switch cf.strangersDir {
 	case "none":
 		return nil, nil
 	case "":
-		if n := deploy.RecordedStrangers(m); n > 0 {
+		if n := deploy.RecordedStrangers(m); n > 0 && deploy.NeedsStrangers(m) {
 			return nil, usagef("model %s was calibrated with %d strangers' sets (--strangers), which it does not keep: give them again with --strangers DIR, or --strangers none to set the threshold on the stand-in strangers alone (it may then let more strangers in)", cf.model, n)
 		}
 		return nil, nil

@@ -477,3 +477,44 @@ func TestChangeThroughSymlinks(t *testing.T) {
 		t.Fatalf("forget did not change the file the links lead to: %v", err)
 	}
 }
+
+// TestChangeStrangersShapedW: a model whose W its training classes shaped
+// (nn-h-dr) keeps train's calibration on a change, the strangers' sets
+// train was given in it: enroll and forget need no --strangers, read and
+// check those given, and say they are not used; the model keeps its
+// record of train's strangers' sets.
+func TestChangeStrangersShapedW(t *testing.T) {
+	data := trainData(t)
+	strangers := strangersData(t, data, 7) // classes c04, c05, c06
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m.smm")
+	if code, _, stderr := trainRun("train", "--method", "nn-h-dr", "--data", data, "--strangers", strangers, "--out", m); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	x := mustRead(t, filepath.Join(data, "c00", "s000.npy"))
+	n, d := x.Dims()
+	set := writeSet(t, dir, "s000.npy", mat.DenseCopyOf(x.Slice(1, n, 0, d)))
+	const kept = "train's calibration kept as"
+	for _, tc := range []struct {
+		args      []string
+		code      int
+		want, not string
+	}{
+		{[]string{"enroll", "--model", m, "--label", "late", set}, 0, kept, "not used"},
+		{[]string{"forget", "--model", m, "--label", "late", "--strangers", strangers}, 0, "the 6 strangers' sets given (--strangers) are not used", ""},
+		{[]string{"enroll", "--model", m, "--label", "c05", "--strangers", strangers, set}, 1, `class "c05" of`, ""},
+		{[]string{"enroll", "--model", m, "--label", "late", "--strangers", "none", set}, 0, kept, "not used"},
+	} {
+		code, _, stderr := run(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) || tc.not != "" && strings.Contains(stderr, tc.not) {
+			t.Errorf("%q: exit %d, want %d with %q (and not %q)\n%s", tc.args, code, tc.code, tc.want, tc.not, stderr)
+		}
+		mod, _, err := model.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mod.Selection.Params[deploy.GivenStrangersParam]; got != "6" {
+			t.Errorf("%q: the model records %q strangers' sets, want train's 6", tc.args, got)
+		}
+	}
+}
