@@ -19,6 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"setmatch/internal/regfile"
+	"setmatch/internal/suggest"
 )
 
 // Errors wrapped by the *Error values Load returns, for errors.Is.
@@ -316,7 +317,7 @@ func unknown(name string, pos map[string]position, k toml.Key) error {
 	msg := ErrUnknownKey
 	if len(k) > 4 || len(strings.Join(k, ".")) > maxSuggest {
 		// Far from any known key.
-	} else if s := suggest(k); s != "" {
+	} else if s := closestKey(k); s != "" {
 		msg = fmt.Errorf("%w (did you mean %s?)", ErrUnknownKey, s)
 	} else if s := elsewhere(k); s != "" {
 		where := "a key of [" + s[:max(strings.LastIndex(s, "."), 0)] + "]"
@@ -596,22 +597,10 @@ func knownKey(k toml.Key) bool {
 	return knownKeys[strings.Join(k, ".")]
 }
 
-// suggest returns the known key closest to k, if it is close.
-func suggest(k toml.Key) string {
-	s := strings.Join(k, ".")
-	best, bestD := "", 3
-	for _, c := range slices.Sorted(func(yield func(string) bool) {
-		for c := range knownKeys {
-			if !yield(c) {
-				return
-			}
-		}
-	}) {
-		if d := editDistance(strings.ToLower(s), c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
+// closestKey returns the known key closest to k, if it is close
+// (suggest.Closest, as a mistyped flag's).
+func closestKey(k toml.Key) string {
+	return suggest.Closest(strings.ToLower(strings.Join(k, ".")), slices.Sorted(maps.Keys(knownKeys)))
 }
 
 // elsewhere returns the key of another table (or of none) with the last
@@ -631,26 +620,6 @@ func elsewhere(k toml.Key) string {
 		}
 	}
 	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // keyPath joins the pieces of k with dots, quoting those that need it, as

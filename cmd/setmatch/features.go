@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"setmatch/features"
+	"setmatch/internal/suggest"
 	"setmatch/model"
 	"setmatch/setfile"
 )
@@ -171,6 +172,9 @@ func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
 		if err := fl.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
+			}
+			if s := suggest.Flag(fl, args, err); s != "" {
+				return nil, usagef("%v (did you mean %s?)", err, s)
 			}
 			return nil, usagef("%v", err)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"setmatch/internal/buildinfo"
 	"setmatch/internal/memlimit"
+	"setmatch/internal/suggest"
 	"setmatch/setfile"
 )
 
@@ -223,8 +224,9 @@ func (w *workers) Set(s string) error {
 }
 
 // parseFlags parses args with fs; a malformed flag is a usage error (exit 2),
-// said once (by dispatch) with where to find the flags, and -h prints the
-// usage and is not an error at all.
+// said once (by dispatch) with where to find the flags (and a mistyped one
+// with the flag it meant, suggest.Flag), and -h prints the usage and is
+// not an error at all.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
@@ -238,6 +240,9 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	case errors.Is(err, flag.ErrHelp):
 		fs.Usage()
 		return err
+	}
+	if s := suggest.Flag(fs, args, err); s != "" {
+		return usagef("%v (did you mean %s? %s -h lists the flags)", err, s, fs.Name())
 	}
 	return usagef("%v (%s -h lists the flags)", err, fs.Name())
 }

@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"regexp"
 	"runtime"
 	"slices"
@@ -153,5 +157,58 @@ func TestDispatchExitCodes(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr.String(), c.want) || stdout.Len() != 0 {
 			t.Errorf("setmatch %q: exit %d, stdout %q, stderr:\n%s\nwant exit %d, nothing on stdout, stderr with %q", c.args, code, stdout.String(), stderr.String(), c.code, c.want)
 		}
+	}
+}
+
+// TestMistypedFlagSuggestsOne: a flag written with a letter left out
+// (--featues for --features), in any command that has flags, is a usage
+// error (exit 2) that says which flag it meant, with the dashes the
+// command line wrote, as a mistyped configuration key does; a flag far
+// from every one gets no suggestion.
+func TestMistypedFlagSuggestsOne(t *testing.T) {
+	type cmd struct {
+		args []string // the command's words
+		run  func([]string, io.Writer, io.Writer) error
+	}
+	var cmds []cmd
+	for _, c := range commands {
+		cmds = append(cmds, cmd{[]string{c.name}, c.run})
+		for _, s := range subcommands[c.name] {
+			cmds = append(cmds, cmd{strings.Fields(s.name), s.run})
+		}
+	}
+	for _, c := range cmds {
+		capture := &flagCapture{}
+		if err := c.run([]string{"-h"}, io.Discard, capture); !errors.Is(err, flag.ErrHelp) || capture.fs == nil {
+			t.Fatalf("setmatch %s -h: %v, no flag set", strings.Join(c.args, " "), err)
+		}
+		var name string
+		n := 0
+		capture.fs.VisitAll(func(f *flag.Flag) {
+			if n++; name == "" && len(f.Name) >= 4 {
+				name = f.Name
+			}
+		})
+		if n == 0 {
+			continue // version
+		}
+		if name == "" {
+			t.Fatalf("setmatch %s: no flag of 4 letters or more to mistype", strings.Join(c.args, " "))
+		}
+		typo := name[:2] + name[3:] // a letter left out
+		if capture.fs.Lookup(typo) != nil {
+			t.Fatalf("setmatch %s: %s is a flag", strings.Join(c.args, " "), typo)
+		}
+		for _, dashes := range []string{"--", "-"} {
+			code, _, errOut := runCmd(append(slices.Clone(c.args), dashes+typo, "x")...)
+			want := fmt.Sprintf("flag provided but not defined: -%s (did you mean %s%s?", typo, dashes, name)
+			if code != 2 || !strings.Contains(errOut, want) {
+				t.Errorf("setmatch %s %s%s: exit %d, stderr:\n%s\nwant exit 2 and %q", strings.Join(c.args, " "), dashes, typo, code, errOut, want)
+			}
+		}
+	}
+	code, _, errOut := runCmd("train", "--zzzzzzzz")
+	if code != 2 || strings.Contains(errOut, "did you mean") {
+		t.Errorf("setmatch train --zzzzzzzz: exit %d, stderr %q: want exit 2 and no suggestion", code, errOut)
 	}
 }

@@ -45,3 +45,30 @@ func TestHelpExitsZero(t *testing.T) {
 		t.Errorf("setmatchd -bogus: exit %d, want 2", code)
 	}
 }
+
+// TestMistypedFlagSuggestsOne: a mistyped flag is a usage error (exit 2)
+// that says the flag it meant, with the dashes the command line wrote, as
+// setmatch's do, followed by the usage as any flag error is; a flag far
+// from every one, or a bad value, is said as the flag package says it.
+func TestMistypedFlagSuggestsOne(t *testing.T) {
+	var usage bytes.Buffer
+	if code := run([]string{"-h"}, new(bytes.Buffer), &usage); code != 0 {
+		t.Fatalf("setmatchd -h: exit %d", code)
+	}
+	for _, c := range []struct {
+		args []string
+		want string // the first line
+	}{
+		{[]string{"-confg", "x.toml"}, "flag provided but not defined: -confg (did you mean -config?)"},
+		{[]string{"--relod", "1"}, "flag provided but not defined: -relod (did you mean --reload?)"},
+		{[]string{"-Check"}, "flag provided but not defined: -Check (did you mean -check?)"},
+		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"-reload", "x"}, `invalid value "x" for flag -reload: parse error`},
+	} {
+		var stderr bytes.Buffer
+		code := run(c.args, new(bytes.Buffer), &stderr)
+		if want := c.want + "\n" + usage.String(); code != 2 || stderr.String() != want {
+			t.Errorf("setmatchd %q: exit %d, stderr:\n%s\nwant exit 2 and:\n%s", c.args, code, stderr.String(), want)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package suggest
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestClosest: the nearest name within two edits (a letter left out,
+// added or changed, two swapped), the first of several as near, and none
+// beyond two edits, also for an s far longer than any name.
+func TestClosest(t *testing.T) {
+	names := []string{"features", "frames", "out", "gpio.pulse", "gpio.pin"}
+	for _, c := range []struct{ s, want string }{
+		{"featues", "features"},
+		{"featurse", "features"},
+		{"fetaures", "features"},
+		{"features", "features"},
+		{"framse", "frames"},
+		{"gpio.pusle", "gpio.pulse"},
+		{"gpio.pn", "gpio.pin"},
+		{"ou", "out"},
+		{"o", "out"},
+		{"", ""},
+		{"bogus", ""},
+		{"featuresxyz", ""},
+		{strings.Repeat("x", 1<<20), ""},
+	} {
+		if got := Closest(c.s, names); got != c.want {
+			t.Errorf("Closest(%.20q) = %q, want %q", c.s, got, c.want)
+		}
+	}
+	// Two as near: the first given.
+	if got := Closest("ab", []string{"ax", "xb"}); got != "ax" {
+		t.Errorf("Closest(ab, [ax xb]) = %q, want ax", got)
+	}
+}
+
+// TestFlag: the flag an undefined flag's error meant, with the dashes of
+// the command line (one or two, before "=" too), and none for another
+// error or a flag far from every one.
+func TestFlag(t *testing.T) {
+	newFS := func() *flag.FlagSet {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.String("features", "", "")
+		fs.Int("frames", 0, "")
+		fs.Bool("json", false, "")
+		return fs
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--featues", "lbp"}, "--features"},
+		{[]string{"-featues", "lbp"}, "-features"},
+		{[]string{"--featues=lbp"}, "--features"},
+		{[]string{"--json", "--Frames", "3"}, "--frames"},
+		{[]string{"-jsn"}, "-json"},
+		{[]string{"--bogus"}, ""},
+		{[]string{"--frames", "x"}, ""}, // a bad value
+		{[]string{"-h"}, ""},
+	} {
+		fs := newFS()
+		err := fs.Parse(c.args)
+		if err == nil {
+			t.Fatalf("%q: parsed", c.args)
+		}
+		if got := Flag(fs, c.args, err); got != c.want {
+			t.Errorf("Flag(%q, %v) = %q, want %q", c.args, err, got, c.want)
+		}
+	}
+	if got := Flag(newFS(), nil, nil); got != "" {
+		t.Errorf("Flag of no error = %q", got)
+	}
+}
