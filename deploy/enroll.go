@@ -111,10 +111,10 @@ func Enroll(m *model.Model, sets []model.NewSet, strangers []*mat.Dense, workers
 	}
 	kernels, err := refitKFDA(next, len(m.Classes()), workers)
 	if err != nil {
-		return nil, fmt.Errorf("enroll: %w", err)
+		return nil, err
 	}
 	if err := next.Validate(); err != nil {
-		return nil, fmt.Errorf("enroll: %w", err)
+		return nil, err
 	}
 	c := &Change{Op: model.ChangeEnroll, Sets: len(sets)}
 	for _, s := range sets {
@@ -218,9 +218,9 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	}
 	switch {
 	case !hasLabel:
-		return nil, fmt.Errorf("forget: the gallery holds no set of class %q (%s)", label, noClassHint(m.Classes(), label))
+		return nil, fmt.Errorf("the gallery holds no set of class %q (%s)", label, noClassHint(m.Classes(), label))
 	case set != "" && !hasSet:
-		return nil, fmt.Errorf("forget: class %q has no set named %q (%s)", label, set, noSetHint(m.Sets, label, set))
+		return nil, fmt.Errorf("class %q has no set named %q (%s)", label, set, noSetHint(m.Sets, label, set))
 	}
 	means := make([][]float64, 0, len(m.Voters)+1)
 	for _, mem := range m.Members() {
@@ -235,20 +235,20 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	for _, mem := range next.Members() {
 		before = append(before, mem.QueryBandwidth.Fixed)
 		if _, err := recentre(mem); err != nil {
-			return nil, fmt.Errorf("forget: %w", err)
+			return nil, err
 		}
 		ok, err := globalBandwidthAgain(mem, workers)
 		if err != nil {
-			return nil, fmt.Errorf("forget: %s: %w", memberMethod(mem), err)
+			return nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
 		}
 		rebanded = append(rebanded, ok)
 	}
 	kernels, err := refitKFDA(next, len(m.Classes()), workers)
 	if err != nil {
-		return nil, fmt.Errorf("forget: %w", err)
+		return nil, err
 	}
 	if err := next.Validate(); err != nil {
-		return nil, fmt.Errorf("forget: %w", err)
+		return nil, err
 	}
 	c := &Change{Op: model.ChangeForget, Sets: n}
 	for i, mem := range next.Members() {

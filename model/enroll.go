@@ -42,7 +42,7 @@ var ErrTooFewClasses = errors.New("a model needs at least 2 classes")
 // gallery: the copy is valid once they are fitted again on the new one.
 func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 	if len(sets) == 0 {
-		return nil, errors.New("enroll: no sets to add")
+		return nil, errors.New("no sets to add")
 	}
 	taken, given := map[[2]string]bool{}, map[[2]string]bool{}
 	for _, s := range m.Sets {
@@ -57,17 +57,17 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		labelErr, nameErr := CheckLabel(s.Label), CheckSetName(s.Name)
 		switch {
 		case strings.TrimSpace(s.Label) == "":
-			return nil, errors.New("enroll: the label is empty: give the class the set belongs to")
+			return nil, errors.New("the label is empty: give the class the set belongs to")
 		case labelErr != nil:
-			return nil, fmt.Errorf("enroll: %w", labelErr)
+			return nil, labelErr
 		case nameErr != nil:
-			return nil, fmt.Errorf("enroll %s: the set name %q %v: give the set another name", s.Label, s.Name, nameErr)
+			return nil, fmt.Errorf("class %s: the set name %q %v: give the set another name", s.Label, s.Name, nameErr)
 		case taken[key]:
-			return nil, fmt.Errorf("enroll: the gallery already has a set %q of class %q: choose another name (rename the set's file or folder, or give one set its name with setmatch enroll --name NAME)", s.Name, s.Label)
+			return nil, fmt.Errorf("the gallery already has a set %q of class %q: choose another name (rename the set's file or folder, or give one set its name with setmatch enroll --name NAME)", s.Name, s.Label)
 		case given[key]:
-			return nil, fmt.Errorf("enroll: the set %q of class %q is given twice: give each set once, or each its own name", s.Name, s.Label)
+			return nil, fmt.Errorf("the set %q of class %q is given twice: give each set once, or each its own name", s.Name, s.Label)
 		case n < 2:
-			return nil, fmt.Errorf("enroll %s/%s: %d frame: a set's density needs at least 2 frames (setmatchd fails such a batch too): give a burst of more frames", s.Label, s.Name, n)
+			return nil, fmt.Errorf("set %s/%s: %d frame: a set's density needs at least 2 frames (setmatchd fails such a batch too): give a burst of more frames", s.Label, s.Name, n)
 		}
 		given[key] = true
 	}
@@ -87,7 +87,7 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		for _, s := range sets {
 			y, err := mem.Project(s.Frames)
 			if err != nil {
-				return nil, fmt.Errorf("enroll %s/%s: %w", s.Label, s.Name, err)
+				return nil, fmt.Errorf("set %s/%s: %w", s.Label, s.Name, err)
 			}
 			h, err := mem.SetBandwidth(y)
 			if err != nil {
@@ -95,7 +95,7 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 				if i > 0 {
 					what = fmt.Sprintf("vote member %d's (%s)", i+1, mem.ownMethod())
 				}
-				return nil, fmt.Errorf("enroll %s/%s: bandwidth by %s rule %s: %w", s.Label, s.Name, what, mem.QueryBandwidth, err)
+				return nil, fmt.Errorf("set %s/%s: bandwidth by %s rule %s: %w", s.Label, s.Name, what, mem.QueryBandwidth, err)
 			}
 			if same != nil {
 				if o := same.Add(y); o >= 0 {
@@ -103,7 +103,7 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 					if o >= len(m.Sets) {
 						whose = "the set given" // earlier in this enrolment
 					}
-					return nil, fmt.Errorf("enroll %s/%s: the same frames (in this or another order) as %s %s/%s: give each burst once", s.Label, s.Name, whose, g.Label, g.Name)
+					return nil, fmt.Errorf("set %s/%s: the same frames (in this or another order) as %s %s/%s: give each burst once", s.Label, s.Name, whose, g.Label, g.Name)
 				}
 			}
 			mem.Sets = append(mem.Sets, Set{Label: s.Label, Name: s.Name, Samples: y, Bandwidth: h})
@@ -131,14 +131,14 @@ func (m *Model) WithoutSets(drop func(Set) bool) (*Model, int, error) {
 	}
 	removed := len(m.Sets) - len(keep)
 	if removed == 0 {
-		return nil, 0, errors.New("forget: no gallery set matches")
+		return nil, 0, errors.New("no gallery set matches")
 	}
 	left := map[string]bool{}
 	for _, i := range keep {
 		left[m.Sets[i].Label] = true
 	}
 	if len(left) < MinClasses {
-		return nil, 0, fmt.Errorf("forget: %w, and %d would be left: to stop recognising everyone, stop setmatchd (systemctl stop setmatchd: it keeps deciding with the model it loaded, also when the file is removed); to start again with other people, train a new model (setmatch train)", ErrTooFewClasses, len(left))
+		return nil, 0, fmt.Errorf("%w, and %d would be left: to stop recognising everyone, stop setmatchd (systemctl stop setmatchd: it keeps deciding with the model it loaded, also when the file is removed); to start again with other people, train a new model (setmatch train)", ErrTooFewClasses, len(left))
 	}
 	next := m.clone()
 	for _, mem := range next.Members() {

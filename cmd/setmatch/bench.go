@@ -50,7 +50,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usagef("bench takes no arguments, got %q", fs.Args())
+		return usagef("unexpected argument %q: all settings are flags", fs.Arg(0))
 	}
 	// A flag of the other mode would be ignored: say so instead.
 	modeOf := map[string]string{"gallery": "match", "dim": "match", "query-frames": "match", "queries": "match",

@@ -47,7 +47,7 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usagef("bench train takes no arguments, got %q", fs.Args())
+		return usagef("unexpected argument %q: all settings are flags", fs.Arg(0))
 	}
 	// The plot is written last: a name it cannot take is said before a
 	// sweep of an hour, not after.

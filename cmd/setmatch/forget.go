@@ -43,7 +43,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usagef("forget takes no arguments (got %q): name the class with --label and a set with --set", fs.Args())
+		return usagef("unexpected argument %q: name the class with --label and a set with --set", fs.Arg(0))
 	}
 	m, err := cf.read(stderr)
 	defer cf.unlock()

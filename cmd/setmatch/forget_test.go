@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -84,7 +85,7 @@ func TestForgetCommand(t *testing.T) {
 	}{
 		{[]string{"forget", "--label", "x"}, 2, "--model is required"},
 		{[]string{"forget", "--model", out}, 2, "--label is required"},
-		{[]string{"forget", "--model", out, "--label", "x", "extra"}, 2, "takes no arguments"},
+		{[]string{"forget", "--model", out, "--label", "x", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"forget", "--model", out, "--label", "nobody"}, 1, `no set of class "nobody"`},
 		{[]string{"forget", "--model", out, "--label", "class1", "--set", "s9"}, 1, `no set named "s9" (its sets: "s0", "s1", "s2")`},
 		{[]string{"forget", "--model", out, "--label", "class1"}, 1, "a model needs at least 2 classes"},
@@ -179,6 +180,45 @@ func TestForgetSaysWhatStays(t *testing.T) {
 		code, _, stderr := run("forget", "--model", c.model, "--label", "c00", "--out", filepath.Join(t.TempDir(), "f.smm"))
 		if code != 0 || !strings.Contains(stderr, c.want) || c.never != "" && strings.Contains(stderr, c.never) {
 			t.Errorf("forget %s: exit %d; want %q (and not %q):\n%s", filepath.Base(c.model), code, c.want, c.never, stderr)
+		}
+	}
+}
+
+// TestErrorsSayTheCommandOnce: an error of a command begins "setmatch
+// CMD: ", and says the command there only, not again where the error
+// was made ("setmatch forget: m.smm: forget: the gallery holds no set",
+// "setmatch bench: bench takes no arguments"); its last line, after the
+// lines of its progress.
+func TestErrorsSayTheCommandOnce(t *testing.T) {
+	dir := t.TempDir()
+	m := inspectTestModel(t, math.Inf(1)) // alice a1 a2, bob b1 (2 features)
+	rng := rand.New(rand.NewPCG(71, 72))
+	a1 := writeSet(t, dir, "a1.npy", synth.GaussianSet(rng, 12, 2, 0))
+	if err := os.Mkdir(filepath.Join(dir, "again"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	again := writeSet(t, filepath.Join(dir, "again"), "a1.npy", synth.GaussianSet(rng, 12, 2, 1))
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"forget", "--model", m, "--label", "nobody"}, 1, `no set of class "nobody"`},
+		{[]string{"forget", "--model", m, "--label", "bob", "--set", "b9"}, 1, `no set named "b9"`},
+		{[]string{"forget", "--model", m, "--label", "bob"}, 1, "a model needs at least 2 classes"},
+		{[]string{"forget", "--model", m, "--label", "bob", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"enroll", "--model", m, "--label", "alice", a1}, 1, `already has a set "a1" of class "alice"`},
+		{[]string{"enroll", "--model", m, "--label", "carol", a1, again}, 1, `the set "a1" of class "carol" is given twice`},
+		{[]string{"bench", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"bench", "train", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"version", "extra"}, 2, `unexpected argument "extra"`},
+	} {
+		code, _, stderr := run(c.args...)
+		cmd := c.args[0] // bench train's errors are bench's
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		rest, ok := strings.CutPrefix(lines[len(lines)-1], "setmatch "+cmd+": ")
+		if code != c.code || !ok || !strings.Contains(rest, c.want) || strings.Contains(rest, cmd+":") || strings.HasPrefix(rest, cmd+" ") {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d, %q said once, and %q", c.args, code, stderr, c.code, "setmatch "+cmd, c.want)
 		}
 	}
 }

@@ -151,7 +151,7 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usagef("version takes no arguments")
+		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	_, err := fmt.Fprintf(stdout, "setmatch %s %s %s/%s\n", buildinfo.Version(version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return err
