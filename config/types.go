@@ -13,24 +13,43 @@ import (
 // time.ParseDuration accepts: "500ms", "10s", "1h30m".
 type Duration struct{ time.Duration }
 
-// UnmarshalText reads a duration string.
-func (d *Duration) UnmarshalText(b []byte) error {
-	s := strings.TrimSpace(string(b))
-	v, err := time.ParseDuration(s)
-	if f, nerr := strconv.ParseFloat(s, 64); err != nil && nerr == nil {
-		// A TOML number: the decoder passes a float as "1.500000".
-		s = strconv.FormatFloat(f, 'g', -1, 64)
-		return fmt.Errorf("want a duration with a unit, in quotes, such as \"%sms\" or \"%ss\", got %s", s, s, s)
+// UnmarshalTOML reads a duration string. A number, or a string of a
+// number alone, is refused with that number and a unit as the example,
+// and the value as the file writes it (in quotes where it has them).
+func (d *Duration) UnmarshalTOML(v any) error {
+	var n string
+	switch v := v.(type) {
+	case string:
+		return d.parse(v)
+	case int64:
+		n = strconv.FormatInt(v, 10)
+	case float64:
+		n = strconv.FormatFloat(v, 'g', -1, 64)
+	default:
+		return fmt.Errorf("want a duration in quotes such as \"500ms\", got %v", v) // other types are refused before
 	}
-	if err != nil && durationRE.MatchString(s) {
-		return fmt.Errorf("%q is longer than the longest duration there is (about 2562047h, 292 years): give a shorter one", string(b))
-	}
-	if err != nil {
-		return fmt.Errorf("want a duration such as \"500ms\", \"10s\" or \"2h\" (units ns, us, ms, s, m, h), got %q", string(b))
+	return fmt.Errorf("want a duration with a unit, in quotes, such as \"%sms\" or \"%ss\", got %s", n, n, n)
+}
+
+// parse reads the duration string s.
+func (d *Duration) parse(s string) error {
+	t := strings.TrimSpace(s)
+	v, err := time.ParseDuration(t)
+	switch {
+	case err != nil && numberRE.MatchString(t):
+		return fmt.Errorf("want a duration with a unit, such as \"%sms\" or \"%ss\", got %q", t, t, s)
+	case err != nil && durationRE.MatchString(t):
+		return fmt.Errorf("%q is longer than the longest duration there is (about 2562047h, 292 years): give a shorter one", s)
+	case err != nil:
+		return fmt.Errorf("want a duration such as \"500ms\", \"10s\" or \"2h\" (units ns, us, ms, s, m, h), got %q", s)
 	}
 	d.Duration = v
 	return nil
 }
+
+// numberRE matches a decimal number without a unit, which
+// time.ParseDuration refuses (but for 0).
+var numberRE = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$`)
 
 // durationRE matches what time.ParseDuration reads, whatever the size of
 // the numbers: a string it matches that ParseDuration refuses is out of

@@ -63,3 +63,20 @@ func TestOutOfRangeSaysSo(t *testing.T) {
 		checkErr(t, err, ErrInvalid, tc.want)
 	}
 }
+
+// TestDurationWithoutUnit: a duration written as a bare number, in
+// quotes or not, is refused with the value as the file writes it and the
+// same number with a unit as the example: "500" in quotes was shown as
+// 500, as if the quotes were the mistake.
+func TestDurationWithoutUnit(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[gpio]\npulse = \"500\"\n", `t.toml:2:1: gpio.pulse: invalid value: want a duration with a unit, such as "500ms" or "500s", got "500"`},
+		{"[gpio]\npulse = \"1.5\"\n", `t.toml:2:1: gpio.pulse: invalid value: want a duration with a unit, such as "1.5ms" or "1.5s", got "1.5"`},
+		{"[daemon]\nstop_grace = \" 20 \"\n", `t.toml:2:1: daemon.stop_grace: invalid value: want a duration with a unit, such as "20ms" or "20s", got " 20 "`},
+		{"[gpio]\npulse = 500\n", `t.toml:2:1: gpio.pulse: invalid value: want a duration with a unit, in quotes, such as "500ms" or "500s", got 500`},
+		{"[gpio]\npulse = 1.5\n", `t.toml:2:1: gpio.pulse: invalid value: want a duration with a unit, in quotes, such as "1.5ms" or "1.5s", got 1.5`},
+	} {
+		_, err := Parse("t.toml", []byte(tc.text))
+		checkErr(t, err, ErrInvalid, tc.want)
+	}
+}
