@@ -513,8 +513,10 @@ func cdlRegs(g Grid) []float64 {
 
 // kernelNaN words kFDA's error of a NaN kernel value (kfda.KernelNaNError:
 // of a test set, or of a training set with Training, against a training
-// set) of the candidate c with the sets' names, and says what avoids it;
-// other errors it returns as they are.
+// set) of the candidate c with the sets' names, and says what avoids it
+// (a match.ScaleError where the sets' values are too large or too small
+// for the squares of their distances); other errors it returns as they
+// are.
 func (t *Task) kernelNaN(err error, c candidate) error {
 	e := (*kfda.KernelNaNError)(nil)
 	if !errors.As(err, &e) {
@@ -536,8 +538,13 @@ func (t *Task) kernelNaN(err error, c candidate) error {
 			"which makes the kernel's width over it 0; %s and %s, on the Hellinger divergence, which stays within 0 and 2, "+
 			"avoid it, as do widths on the raw divergence", KFDAHG, KFDAHL)
 	case onDivs:
-		advice = "their divergence is not a number (frames' values too large for their squared distances, " +
-			"around 1e150 or more, make it so): scale the features down"
+		// Frames' values out of the range of float64 squares, one way or
+		// the other: the two sets' say which.
+		se := (*match.ScaleError)(nil)
+		if errors.As(match.WhyNoSpread(t.Pool.Sets[rows[e.Set]], t.Pool.Sets[t.Train[e.Train]]), &se) {
+			return fmt.Errorf("set %s: %w: its kernel value against set %s is NaN: their divergence is not a number: %w",
+				t.Pool.setName(rows[e.Set]), kfda.ErrKFDA, t.Pool.setName(t.Train[e.Train]), se)
+		}
 	}
 	return fmt.Errorf("set %s: %w: its kernel value against set %s is NaN: %s",
 		t.Pool.setName(rows[e.Set]), kfda.ErrKFDA, t.Pool.setName(t.Train[e.Train]), advice)

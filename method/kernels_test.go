@@ -1085,3 +1085,41 @@ func classTask(t *testing.T, seed uint64, classes, per, n, d int, sep float64) *
 	}
 	return &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: classes}
 }
+
+// TestKFDAKernelNaNSaysTheScale: a kFDA method on divergences whose
+// kernel values are NaN because the features' values are out of the
+// range of float64 squares says which way to scale them, as a
+// match.ScaleError: every set ×1e-160 (a global bandwidth near 1e-160,
+// whose square is 0: 0/0 in the divergences) too small, scale them up;
+// one set ×1e160 (squared distances of +Inf) too large, scale them down.
+func TestKFDAKernelNaNSaysTheScale(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		scale func(i int) float64
+		large bool
+		want  string
+	}{
+		{"every set ×1e-160", func(int) float64 { return 1e-160 }, false, "too small to measure their spread (around 1e-150 or less); scale the features up"},
+		{"one set ×1e160", func(i int) float64 { return [2]float64{1, 1e160}[min(i/7, 1)] }, true, "too large to measure their spread (around 1e150 or more); scale the features down"},
+	} {
+		sets, labels := testutil.Sets{Classes: 2, PerClass: 4, Frames: 10, Dim: 3, Sep: 3, Spread: 1, Noise: 1}.Make(rand.New(rand.NewPCG(21, 22)))
+		names := make([]string, len(sets))
+		for i, x := range sets {
+			x.Scale(c.scale(i), x)
+			names[i] = fmt.Sprintf("c%d/s%d", labels[i], i%4)
+		}
+		pool := mustPool(t, sets)
+		pool.Names = names
+		g := DefaultGrid()
+		g.Bandwidths = []Bandwidth{{Mode: Global, Scale: 1}}
+		g.Widths, g.Regs = []float64{1}, []float64{1e-3}
+		task := &Task{Pool: pool, Train: []int{0, 1, 2, 3, 4, 5, 6, 7}, Labels: labels, Classes: 2, Seed: 1}
+		for _, m := range []Name{KFDAHL, KFDAJ} {
+			_, err := Fit(m, task, g)
+			se := (*match.ScaleError)(nil)
+			if !errors.As(err, &se) || se.Large != c.large || !strings.Contains(err.Error(), "is NaN") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s, %s: %v; want a NaN kernel value and a match.ScaleError that says %q", c.name, m, err, c.want)
+			}
+		}
+	}
+}
