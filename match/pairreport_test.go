@@ -130,8 +130,14 @@ func TestPairKDEsDirect(t *testing.T) {
 	x, y := testutil.RandSet(rng, 40, 20, 3, 1), testutil.RandSet(rng, 50, 20, 3.5, 2)
 	withNaN := mat.DenseCopyOf(y)
 	withNaN.Set(7, 3, math.NaN())
-	huge := mat.NewDense(2, 2, []float64{1.5e308, 0, 1.6e308, 1})   // centring overflows
+	huge := mat.NewDense(2, 2, []float64{1.5e308, 0, 1.6e308, 1})   // its squared norms overflow
 	tiny := mat.NewDense(2, 2, []float64{-1.5e308, 0, -1.7e308, 2}) // the mean with huge
+	_, hugeErr := NewKDE(huge, 1)
+	// Each of far's frames is within MaxSqNorm, but less the mean with
+	// near (-2.99e153) its first frame is not.
+	far := mat.NewDense(2, 1, []float64{6e153, 6.1e153})
+	near := mat.NewDense(6, 1, []float64{-6e153, -6e153, -6e153, -6e153, -6e153, -6e153})
+	_, farErr := NewKDE(mat.NewDense(1, 1, []float64{6e153 + 2.9875e153}), 1)
 	flat := mat.NewDense(3, 20, nil)
 	nn := BandwidthRule{Kind: NearestNeighbour}
 	_, flatErr := NewKDERule(flat, nn)
@@ -155,7 +161,8 @@ func TestPairKDEsDirect(t *testing.T) {
 		{"dimensions", x, mat.NewDense(3, 2, []float64{0, 1, 2, 3, 4, 6}), BandwidthRule{Kind: Fixed, Fixed: 1},
 			"a has 20 features per frame but b has 2: both sets must come from the same feature extractor"},
 		{"no spread", x, flat, nn, "b: " + flatErr.Error()},
-		{"centring overflows", huge, tiny, BandwidthRule{Kind: Fixed, Fixed: 1}, notFinite("a", 0)},
+		{"too large", huge, tiny, BandwidthRule{Kind: Fixed, Fixed: 1}, "a: " + fmt.Sprint(hugeErr)},
+		{"too large once centred", far, near, BandwidthRule{Kind: Fixed, Fixed: 1}, "a: " + fmt.Sprint(farErr)},
 	}
 	for _, c := range cases {
 		gp, gq, err := PairKDEs("a", "b", mat.DenseCopyOf(c.x), mat.DenseCopyOf(c.y), c.rule)
