@@ -613,7 +613,11 @@ func buildLearned(sets []*mat.Dense, labels, names []string, opt Options) (*Resu
 func (r *Result) WriteSummary(w io.Writer) {
 	if s := r.Selection; s != nil {
 		if s.Sets > 0 && s.Sets != s.Held {
-			fmt.Fprintf(w, "cross-validation: %s, %d training sets held out on each dealing (%d outcomes per candidate; the standard error counts the sets)\n", s.Folding, s.Sets, s.Held)
+			what := "training sets"
+			if s.Halved > 0 {
+				what = "training sets and frame halves"
+			}
+			fmt.Fprintf(w, "cross-validation: %s, %d %s held out on each dealing (%d outcomes per candidate; the standard error counts the sets)\n", s.Folding, s.Sets, what, s.Held)
 		} else {
 			what := "training sets"
 			if s.ByHalves {

@@ -36,7 +36,9 @@ import (
 // within-class pair and every method makes its own choice on real sets);
 // when every class has a single training set (pooled data),
 // each set is cut into its even and odd frames, and the two halves are
-// the two folds.
+// the two folds. Where some classes have one set and others more, the
+// set of each class of one is cut likewise, and its two halves are
+// folded as the two sets of a class (Task.halveSingles).
 
 // Candidate is one pipeline the auto method chooses from. A model
 // records each scored candidate as a model.Candidate: its name, its
@@ -238,8 +240,11 @@ type Selection struct {
 	// ByHalves: the held-out items are the frame halves of the training
 	// sets (one set per class), not whole sets.
 	ByHalves bool
-	Note     string // what the scores do not cover, if anything
-	Held     int    // held-out outcomes of a candidate, over all folds and dealings
+	// Halved: the classes of one training set among classes of more whose
+	// even and odd frame halves are held out as two sets.
+	Halved int
+	Note   string // what the scores do not cover, if anything
+	Held   int    // held-out outcomes of a candidate, over all folds and dealings
 	// Sets is the number of distinct held-out items (training sets, or
 	// frame halves), Held over the dealings: an item's outcomes on the
 	// dealings are not independent (the same set, mostly the same
@@ -302,6 +307,9 @@ type outer struct {
 	rep   int    // repetition: another dealing of the sets to the folds
 	// byHalves: one set per class, folded by its even and odd frames.
 	byHalves bool
+	// halved: the classes of one set whose even and odd frames stand for
+	// two sets among classes of more (Task.halveSingles).
+	halved int
 	// halves, with pairFolds: per position of task.Train, the pool
 	// indices of its even and odd frames (task.Pool holds them), or −1.
 	halves [][2]int
@@ -351,6 +359,39 @@ func singleSetClasses(labels []int) int {
 	return n
 }
 
+// halveSingles replaces, in t's Train and Labels, the set of every class
+// with a single training set by its even and odd frame halves (FrameHalves),
+// on a pool that holds them after t's sets, as the folds of one set per
+// class take them: the two halves are the class's two items to hold out
+// and train on. It returns the number of classes so halved: 0, t
+// unchanged, where no such set has 4 frames or more, where every class
+// has one set (outerFolds then folds by halves alone), or where the
+// halves would take the pool past MaxPoolFrames (those classes are then
+// trained on but never held out).
+func (t *Task) halveSingles() (int, error) {
+	count := classSizes(t.Labels)
+	if len(count) == singleSetClasses(t.Labels) {
+		return 0, nil
+	}
+	one := func(k int) bool { return count[t.Labels[k]] == 1 }
+	pool, idx, err := t.Pool.cachedHalves("singles "+fmt.Sprint(t.Train), t.Train, one)
+	if err != nil || pool == nil {
+		return 0, err
+	}
+	var train, labels []int
+	halved := 0
+	for k, j := range t.Train {
+		if idx[k][0] < 0 {
+			train, labels = append(train, j), append(labels, t.Labels[k])
+			continue
+		}
+		train, labels = append(train, idx[k][0], idx[k][1]), append(labels, t.Labels[k], t.Labels[k])
+		halved++
+	}
+	t.Pool, t.Train, t.Labels = pool, train, labels
+	return halved, nil
+}
+
 func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 	o := &outer{rep: rep}
 	if folds(t.Labels, 2, 0) != nil {
@@ -360,7 +401,13 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 		}
 		tt := *t
 		tt.Test = nil
-		o.task, o.nf, o.about = &tt, nf, fmt.Sprintf("%d stratified folds by training sets", nf)
+		single := singleSetClasses(t.Labels)
+		halved, err := tt.halveSingles()
+		if err != nil {
+			return nil, err
+		}
+		o.task, o.nf, o.about, o.halved = &tt, nf, fmt.Sprintf("%d stratified folds by training sets", nf), halved
+		t = &tt
 		if SmallestClass(t.Labels) == 2 {
 			ok, err := o.pairHalves()
 			switch {
@@ -376,7 +423,13 @@ func outerFolds(t *Task, g Grid, rep int) (*outer, error) {
 				o.about = "2 folds by training sets (some class has 2, and a set too short to halve or too many frames for the halves: every method's own choice, and W, use the halves of the remaining sets where they can)"
 			}
 		}
-		switch single := singleSetClasses(t.Labels); {
+		switch {
+		case halved == 1:
+			o.about += "; 1 class of one set by its even and odd frame halves"
+		case halved > 1:
+			o.about += fmt.Sprintf("; %d classes of one set by their even and odd frame halves", halved)
+		}
+		switch single -= halved; {
 		case single == 1:
 			o.note = "1 class has a single training set: it is trained on but never held out, so the scores say nothing about it (give every class two sets or more)"
 		case single > 1:
@@ -526,7 +579,9 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 		}
 		outers = append(outers, or)
 	}
-	cands := AutoCandidates(g, t.Pool.Dim(), o.nests())
+	// A whole -dr method deployed makes its own choice where every class
+	// has two training sets or more (runDR): only then is it a candidate.
+	cands := AutoCandidates(g, t.Pool.Dim(), o.nests() && SmallestClass(t.Labels) >= 2)
 	if len(cands) == 0 {
 		return nil, errors.New("no candidates to choose from")
 	}
@@ -534,7 +589,7 @@ func Choose(t *Task, g Grid, progress func(AutoProgress)) (*Selection, error) {
 	if reps > 1 {
 		about = fmt.Sprintf("%s, dealt %d times", o.about, reps)
 	}
-	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), ByHalves: o.byHalves, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
+	sel := &Selection{Folding: about, Note: o.note, Chance: 1 / float64(max(t.Classes, 1)), ByHalves: o.byHalves, Halved: o.halved, Held: o.held * reps, Sets: o.held, Scores: make([]CandidateScore, len(cands))}
 	trainFrames := 0
 	for _, j := range t.Train {
 		n, _ := t.Pool.Sets[j].Dims()

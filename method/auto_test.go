@@ -564,27 +564,62 @@ func TestAutoProgressUntimed(t *testing.T) {
 	}
 }
 
-// TestOuterFoldsNoteSingleSetClasses checks that folding training sets
-// where some classes have a single set says so: those sets are never
-// held out, so the scores cover only the other classes.
-func TestOuterFoldsNoteSingleSetClasses(t *testing.T) {
-	rng := rand.New(rand.NewPCG(61, 62))
+// TestOuterFoldsSingleSetClasses checks the outer folds where some
+// classes have a single training set and others more: each such set is
+// replaced by its even and odd frame halves, which are held out in two
+// different folds like the two sets of a class; where the sets are too
+// short to halve they are never held out, and the note says so.
+func TestOuterFoldsSingleSetClasses(t *testing.T) {
 	labels := []int{0, 0, 0, 1, 1, 1, 2, 3}
-	var sets []*mat.Dense
-	for _, l := range labels {
-		sets = append(sets, testutil.RandSet(rng, 6, 3, float64(l), 1))
+	mixed := func(frames int) *Task {
+		rng := rand.New(rand.NewPCG(61, 62))
+		var sets []*mat.Dense
+		for _, l := range labels {
+			sets = append(sets, testutil.RandSet(rng, frames, 3, float64(l), 1))
+		}
+		train := make([]int, len(sets))
+		for i := range train {
+			train[i] = i
+		}
+		return &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4, Seed: 1}
 	}
-	train := make([]int, len(sets))
-	for i := range train {
-		train[i] = i
-	}
-	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4, Seed: 1}
+
+	task := mixed(8)
 	o, err := outerFolds(task, Grid{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(o.note, "2 classes have a single training set") {
-		t.Errorf("note %q", o.note)
+	if o.note != "" || o.halved != 2 || !strings.Contains(o.about, "2 classes of one set by their even and odd frame halves") {
+		t.Errorf("note %q, halved %d, about %q", o.note, o.halved, o.about)
+	}
+	if len(o.task.Train) != 10 || o.held != 10 {
+		t.Fatalf("%d items, %d held out, want 10 and 10", len(o.task.Train), o.held)
+	}
+	for c := 2; c <= 3; c++ {
+		var items, fs []int
+		for k, l := range o.task.Labels {
+			if l == c {
+				items, fs = append(items, o.task.Train[k]), append(fs, o.fold[k])
+			}
+		}
+		if len(items) != 2 || fs[0] == fs[1] || fs[0] < 0 || fs[1] < 0 {
+			t.Fatalf("class %d: items %v in folds %v, want two in two folds", c, items, fs)
+		}
+		for part, j := range items {
+			h := o.task.Pool.Sets[j]
+			whole := task.Pool.Sets[c+4]
+			if n, _ := h.Dims(); n != 4 || !mat.Equal(h.RowView(1), whole.RowView(2+part)) {
+				t.Errorf("class %d item %d is not the %d half of its set", c, part, part)
+			}
+		}
+	}
+
+	task = mixed(3) // too short to halve
+	if o, err = outerFolds(task, Grid{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(o.note, "2 classes have a single training set") || o.halved != 0 {
+		t.Errorf("note %q, halved %d", o.note, o.halved)
 	}
 	for k, f := range o.fold {
 		if (labels[k] >= 2) != (f < 0) {
@@ -592,8 +627,8 @@ func TestOuterFoldsNoteSingleSetClasses(t *testing.T) {
 		}
 	}
 	task.Labels = []int{0, 0, 0, 1, 1, 1, 2, 2}
-	if o, err = outerFolds(task, Grid{}, 0); err != nil || o.note != "" {
-		t.Errorf("every class with two sets or more: note %q, %v", o.note, err)
+	if o, err = outerFolds(task, Grid{}, 0); err != nil || o.note != "" || o.halved != 0 {
+		t.Errorf("every class with two sets or more: note %q, halved %d, %v", o.note, o.halved, err)
 	}
 }
 

@@ -9,13 +9,16 @@ import (
 
 // Frame halves. A method's own cross-validation (bandwidth, kernel width,
 // regulariser, latent dimension, subspace dimension) needs two sets of a
-// class to hold one out. When every class has a single training set (the
-// pooled layout, or a fold's training part when every class has two), the
-// even and odd frames of each training set stand in for them: they join
-// the pool (withHalves), the choice is cross-validated on them (two folds:
-// the even halves against the odd ones and back), and the method is then
-// fitted on the whole training sets with the chosen values. Without them
-// every value would be the first of its grid, unvalidated.
+// class to hold one out. Where a class has a single training set (every
+// class in the pooled layout, or in a fold's training part when every
+// class has two; some classes where others have more), the even and odd
+// frames of that set stand in for them: they join the pool (withHalves),
+// the choice is cross-validated on them (the even half against the odd
+// one and back, beside the sets of the other classes in their folds),
+// and the method is then fitted on the whole training sets with the
+// chosen values. Without them every value would be the first of its grid,
+// unvalidated, where every class has one set, and chosen on the other
+// classes alone where some have more.
 
 // MinHalvedFrames is the fewest frames a set needs for FrameHalves to
 // halve it: two a half.
@@ -136,16 +139,21 @@ type halfTask struct {
 }
 
 // withHalves returns t on a pool that also holds the even and odd frames
-// of every training set of at least 4 frames, when every class has a
-// single training set; otherwise, or when no set can be halved, t itself.
-// Train and Test keep their indices. The pool's frames grow by those of
-// the training sets: when that passes MaxPoolFrames, t itself too (its
-// method then takes the first value of each list, as without halves).
+// of every training set of at least 4 frames that is the single training
+// set of its class (of every set, when every class has one); where no
+// class has a single set, or no such set can be halved, t itself. Train
+// and Test keep their indices. The pool's frames grow by those of the
+// halved sets: when that passes MaxPoolFrames, t itself too (its method
+// then cross-validates on the classes of two sets or more, or where
+// every class has one takes the first value of each list, as without
+// halves).
 func withHalves(t *Task) (*Task, error) {
-	if t.halves != nil || folds(t.Labels, 2, 0) != nil {
+	if t.halves != nil || singleSetClasses(t.Labels) == 0 {
 		return t, nil
 	}
-	pool, halves, err := t.Pool.cachedHalves(fmt.Sprint(t.Train), t.Train, func(int) bool { return true })
+	count := classSizes(t.Labels)
+	one := func(k int) bool { return count[t.Labels[k]] == 1 }
+	pool, halves, err := t.Pool.cachedHalves(fmt.Sprint(t.Train), t.Train, one)
 	if err != nil {
 		return nil, err
 	}
@@ -186,14 +194,20 @@ func (p *Pool) DropHalves() {
 }
 
 // cv returns the sets, labels and folds of t's own cross-validation: its
-// training sets in k stratified folds, or the halves of its training sets
-// in two (withHalves). fold is nil when nothing can be held out.
+// training sets in k stratified folds, a class of one set by the halves
+// of it (withHalves): the even half in fold 0, the odd one in fold 1. A
+// class of one set that has no halves (too short) is left out. fold is
+// nil when nothing can be held out.
 func (t *Task) cv(k int) (train, labels, fold []int) {
+	bySet := folds(t.Labels, k, t.Seed) // nil where every class has one set
 	if t.halves == nil {
-		return t.Train, t.Labels, folds(t.Labels, k, t.Seed)
+		return t.Train, t.Labels, bySet
 	}
 	for p, hv := range t.halves {
 		if hv[0] < 0 {
+			if bySet != nil && bySet[p] >= 0 {
+				train, labels, fold = append(train, t.Train[p]), append(labels, t.Labels[p]), append(fold, bySet[p])
+			}
 			continue
 		}
 		for part, j := range hv {

@@ -96,6 +96,55 @@ func TestHalvesPool(t *testing.T) {
 	}
 }
 
+// TestMixedClassesCVOnHalves checks a method's own folds where some
+// classes have one training set and others more: a class of one set is
+// held out as its even half in fold 0 and its odd half in fold 1, a class
+// of more by its sets as where no class has one, and a class of one set
+// too short to halve is left out.
+func TestMixedClassesCVOnHalves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	labels := []int{0, 0, 0, 1, 2, 3}
+	frames := []int{6, 6, 6, 6, 9, 3}
+	var sets []*mat.Dense
+	train := make([]int, len(labels))
+	for k, l := range labels {
+		train[k] = k
+		sets = append(sets, testutil.RandSet(rng, frames[k], 2, float64(l), 1))
+	}
+	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4, Seed: 1}
+	bySet := folds(labels, 3, task.Seed)
+	h, err := withHalves(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h == task {
+		t.Fatal("withHalves kept the task")
+	}
+	cvTrain, cvLabels, fold := h.cv(3)
+	type unit struct{ label, fold, frames int }
+	var got []unit
+	for k, j := range cvTrain {
+		n, _ := h.Pool.Sets[j].Dims()
+		got = append(got, unit{cvLabels[k], fold[k], n})
+	}
+	want := []unit{
+		{0, bySet[0], 6}, {0, bySet[1], 6}, {0, bySet[2], 6}, // class 0 by its sets
+		{1, 0, 3}, {1, 1, 3}, // class 1: its halves
+		{2, 0, 5}, {2, 1, 4}, // class 2: its halves
+	}
+	if len(got) != len(want) {
+		t.Fatalf("cv gave %v, want %v", got, want)
+	}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Errorf("item %d: %+v, want %+v", k, got[k], want[k])
+		}
+	}
+	if j := cvTrain[3]; !mat.Equal(h.Pool.Sets[j].RowView(1), sets[3].RowView(2)) {
+		t.Error("class 1's even half is not the even frames of its set")
+	}
+}
+
 // TestOneSetPerClassValidatedOnHalves: with one training set per class a
 // method's own choice is cross-validated on the halves of its sets, not
 // left at the first value of its grid. The first bandwidth here is so

@@ -61,6 +61,23 @@ func choiceEstimate(frames []int, dim int, labels []int, g Grid, workers int) in
 		// join the pool; a fold covers about 5/12 of it.
 		pool, poolFrames, folds = 3*m, 2*n, 4
 		covered = float64(pool) * 5 / 12
+	case smallest == 1:
+		// The halves of the sets of one-set classes join the pool as
+		// their two items (Task.halveSingles), and the halves of those
+		// items and of the sets of two-set classes join it again
+		// (pairHalves); a fold covers about 5/12 of it.
+		sizes := classSizes(labels)
+		var singles, singleFrames, pairs, pairFrames int
+		for i, l := range labels {
+			switch sizes[l] {
+			case 1:
+				singles, singleFrames = singles+1, singleFrames+frames[i]
+			case 2:
+				pairs, pairFrames = pairs+1, pairFrames+frames[i]
+			}
+		}
+		pool, poolFrames, folds = m+6*singles+2*pairs, n+2*singleFrames+pairFrames, 4
+		covered = float64(pool) * 5 / 12
 	}
 	reps := g.AutoRepeats
 	if reps < 1 {

@@ -47,3 +47,17 @@ func TestMemoryEstimateOfASample(t *testing.T) {
 		t.Errorf("twice the sets: what the fit on every set adds grew %.2f times, want about 4 (its m×m matrices)", r)
 	}
 }
+
+// TestMemoryEstimateSingleSetClasses: where some classes have one set
+// among classes of more, the folds' pool holds the halves of those sets
+// and of their halves, so the estimate is above that of the same sets in
+// classes of three.
+func TestMemoryEstimateSingleSetClasses(t *testing.T) {
+	frames := []int{10, 10, 10, 10, 10, 10}
+	g := DefaultGrid()
+	mixed := MemoryEstimate(frames, 5, []int{0, 0, 0, 1, 1, 2}, g, 2, 1)
+	threes := MemoryEstimate(frames, 5, []int{0, 0, 0, 1, 1, 1}, g, 2, 1)
+	if mixed <= threes {
+		t.Errorf("a class of one set among classes of more: %d bytes, classes of three: %d", mixed, threes)
+	}
+}
