@@ -47,13 +47,14 @@ func WriteFile(path string, m *Model) error {
 	if err := f.CloseAtomicallyReplace(); err != nil {
 		return err
 	}
-	// The rename is durable only once the directory is synced.
+	// The rename is durable only once the directory is synced (where the
+	// filesystem has a sync of a folder: regfile.NoDirSync).
 	d, err := os.Open(filepath.Dir(path))
 	if err != nil {
 		return fmt.Errorf("syncing the directory of %s: %w", path, err)
 	}
 	defer d.Close()
-	if err := syncDir(d); err != nil {
+	if err := syncDir(d); err != nil && !regfile.NoDirSync(err) {
 		return fmt.Errorf("syncing the directory of %s: %w", path, err)
 	}
 	return nil

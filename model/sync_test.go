@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -47,5 +48,24 @@ func TestWriteFileSyncsDirectory(t *testing.T) {
 		if fail != errors.Is(err, errSync) {
 			t.Errorf("fail %v: WriteFile returned %v", fail, err)
 		}
+	}
+}
+
+// TestWriteFileNoFolderSync: on a filesystem that has no sync of a folder
+// (its fsync refuses one with EINVAL) WriteFile writes the model and
+// returns no error: the model is in place, as durable as that filesystem
+// makes it.
+func TestWriteFileNoFolderSync(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m.smm")
+	old := syncDir
+	t.Cleanup(func() { syncDir = old })
+	syncDir = func(d *os.File) error {
+		return &os.PathError{Op: "sync", Path: d.Name(), Err: syscall.EINVAL}
+	}
+	if err := WriteFile(p, mfModel(24, 7, 3, []int{4, 6})); err != nil {
+		t.Errorf("WriteFile with no folder sync: %v", err)
+	}
+	if _, _, err := ReadFile(p); err != nil {
+		t.Error(err)
 	}
 }

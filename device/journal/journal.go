@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -329,18 +330,25 @@ func (j *Journal) open() error {
 }
 
 // syncDir syncs the journal's folder: a file created or renamed there
-// keeps its name after a power cut.
+// keeps its name after a power cut. A filesystem that has no sync of a
+// folder (noDirSync) is left as durable as it makes the name.
 func (j *Journal) syncDir() error {
 	d, err := os.Open(filepath.Dir(j.path))
 	if err != nil {
 		return fmt.Errorf("journal: sync the folder of %s: %w", j.path, err)
 	}
 	defer d.Close()
-	if err := syncFile(d); err != nil {
+	if err := syncFile(d); err != nil && !noDirSync(err) {
 		return fmt.Errorf("journal: sync the folder of %s: %w", j.path, err)
 	}
 	return nil
 }
+
+// noDirSync is internal/regfile's NoDirSync, of which the journal,
+// importing nothing of the project, keeps a copy: err, of a folder's
+// sync, says the filesystem has no sync of a folder (EINVAL), and the
+// journal goes on as if it had succeeded.
+func noDirSync(err error) bool { return errors.Is(err, syscall.EINVAL) }
 
 // Path returns the journal's path.
 func (j *Journal) Path() string { return j.path }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -215,5 +216,40 @@ func TestRepairSync(t *testing.T) {
 			t.Fatal(err)
 		}
 		j.Close()
+	}
+}
+
+// TestNoFolderSync: on a filesystem that has no sync of a folder (its
+// fsync refuses one with EINVAL) a new or rotated journal takes its lines
+// all the same, each synced, where a failed folder sync would stop the
+// daemon from journaling any batch.
+func TestNoFolderSync(t *testing.T) {
+	n := oneLine(t)
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	old := syncFile
+	t.Cleanup(func() { syncFile = old })
+	var files int
+	syncFile = func(f *os.File) error {
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EINVAL}
+		}
+		files++
+		return old(f)
+	}
+	j, err := Open(p, 2*n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for i := range 3 { // the third rotates
+		if err := j.Append(&Record{File: string(rune('a' + i)), Decision: "x"}); err != nil {
+			t.Fatalf("Append %d with no folder sync: %v", i, err)
+		}
+	}
+	if files != 3 {
+		t.Errorf("%d lines synced, want 3", files)
+	}
+	if got := len(readJournal(t, p+".1")) + len(readJournal(t, p)); got != 3 {
+		t.Errorf("the journal and its rotated file hold %d records, want 3", got)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"setmatch/internal/regfile"
 )
 
 // DirReasons is the folder, inside failed/, of the reasons of the failed
@@ -72,7 +74,9 @@ func (s *Spool) writeSynced(name, reason string) error {
 	return nil
 }
 
-// syncFile makes what was written to f, a file or a folder, durable. Tests
+// syncFile makes what was written to f, a file or a folder, durable (a
+// folder's sync that the filesystem does not have, regfile.NoDirSync, is
+// skipped by syncDir). Tests
 // replace it to see the order of the syncs and to make one fail.
 var syncFile = (*os.File).Sync
 
@@ -82,7 +86,7 @@ func (s *Spool) syncDir(dir string) error {
 		return fmt.Errorf("spool: %w", err)
 	}
 	defer d.Close()
-	if err := syncFile(d); err != nil {
+	if err := syncFile(d); err != nil && !regfile.NoDirSync(err) {
 		return fmt.Errorf("spool: sync %s: %w", s.Path(dir, ""), err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"setmatch/internal/testutil"
@@ -162,5 +163,36 @@ func TestSyncClaims(t *testing.T) {
 	fail = true
 	if err := sp.SyncClaims(); !errors.Is(err, errSync) {
 		t.Errorf("SyncClaims with the sync failing: %v, want its error", err)
+	}
+}
+
+// TestNoFolderSync: on a filesystem that has no sync of a folder (its
+// fsync refuses one with EINVAL) a claim and a failed batch's reason are
+// kept all the same, where a failed folder sync would keep every batch in
+// cur/, retried, and none journaled.
+func TestNoFolderSync(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	claimNew(t, sp, dir, "a.npy")
+	old := syncFile
+	t.Cleanup(func() { syncFile = old })
+	syncFile = func(f *os.File) error {
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return &os.PathError{Op: "sync", Path: f.Name(), Err: syscall.EINVAL}
+		}
+		return old(f)
+	}
+	if err := sp.SyncClaims(); err != nil {
+		t.Errorf("SyncClaims with no folder sync: %v", err)
+	}
+	if err := sp.WriteReason("a.npy", "bad"); err != nil {
+		t.Errorf("WriteReason with no folder sync: %v", err)
+	}
+	if b, err := os.ReadFile(sp.ReasonPath("a.npy")); string(b) != "bad\n" {
+		t.Errorf("reason %q (%v), want %q", b, err, "bad\n")
 	}
 }

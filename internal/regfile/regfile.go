@@ -2,7 +2,8 @@
 // configuration, set files, passwords) without ever blocking on a FIFO or
 // a device put in their place, and one name inside an open folder without
 // following a symbolic link at it (OpenIn: a spool's batch, a burst and
-// its frames).
+// its frames); it says which error of a folder's sync means the
+// filesystem has none (NoDirSync).
 package regfile
 
 import (
@@ -86,6 +87,15 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// NoDirSync reports whether err, the error of syncing a folder
+// (os.File.Sync of it open), says that the filesystem has no sync of a
+// folder: fsync refuses it with EINVAL, as fsync(2) does for what does not
+// support synchronization. A create or a rename in that folder is then as
+// durable as the filesystem makes it, and nothing more can be done: the
+// writer goes on as if the sync had succeeded, where a failure would stop
+// it on such a filesystem for good.
+func NoDirSync(err error) bool { return errors.Is(err, syscall.EINVAL) }
 
 // Kind says what OpenIn may open.
 type Kind int
