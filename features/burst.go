@@ -57,6 +57,11 @@ func listBurst(root *os.Root, dir string, lim ImageLimits) (*os.File, []BurstFra
 		return nil, nil, err
 	}
 	label := burstLabel(root, dir, "")
+	// "cur/b1/" is the folder b1 of cur, not a name "" in cur/b1 (path.Base
+	// would give "b1", path.Dir "cur/b1").
+	if d := strings.TrimRight(dir, "/"); d != "" {
+		dir = d
+	}
 	// The burst is opened from its parent's descriptor, never through a
 	// link (openIn), and checked on the open folder: what is read is what
 	// was checked.

@@ -556,3 +556,22 @@ func TestOpenInRefusesLink(t *testing.T) {
 	}
 	f.Close()
 }
+
+// TestListBurstPathForms: a burst named with a trailing slash, through
+// "." or a step back is the folder it names, as the root resolves it.
+func TestListBurstPathForms(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, filepath.Join(dir, "cur", "b1"), map[string][]byte{"a.png": []byte("1")})
+	root := openRoot(t, dir)
+	for _, p := range []string{"cur/b1", "cur/b1/", "./cur/b1", "cur/./b1", "cur/b1/.", "cur/x/../b1"} {
+		if p == "cur/x/../b1" {
+			if err := os.Mkdir(filepath.Join(dir, "cur", "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		frames, err := ListBurst(root, p, DefaultBurstLimits())
+		if err != nil || len(frames) != 1 || frames[0].Name != "a.png" {
+			t.Errorf("ListBurst(%q): %v, %v; want the frame a.png", p, frames, err)
+		}
+	}
+}
