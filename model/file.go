@@ -16,7 +16,8 @@ import (
 )
 
 // WriteFile writes m to path atomically: to a temporary file in the same
-// directory, synced, then renamed over path, and the directory synced, so
+// directory, synced, then renamed over path, and the directory synced
+// (where it can be: not one this user cannot read, regfile.NoDirSync), so
 // that readers see the old or the new model, never a partial one. A path
 // that leads through symbolic links is written where they lead, and the
 // links stay.
@@ -47,10 +48,13 @@ func WriteFile(path string, m *Model) error {
 	if err := f.CloseAtomicallyReplace(); err != nil {
 		return err
 	}
-	// The rename is durable only once the directory is synced (where the
-	// filesystem has a sync of a folder: regfile.NoDirSync).
+	// The rename is durable only once the directory is synced (where it
+	// can be: regfile.NoDirSync).
 	d, err := os.Open(filepath.Dir(path))
 	if err != nil {
+		if regfile.NoDirSync(err) {
+			return nil
+		}
 		return fmt.Errorf("syncing the directory of %s: %w", path, err)
 	}
 	defer d.Close()

@@ -69,3 +69,26 @@ func TestWriteFileNoFolderSync(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestWriteFileFolderNotReadable: a folder this user may write in but
+// not read (0300, a drop box) cannot be opened to sync it: WriteFile
+// writes the model there and returns no error, rather than report a
+// failure for a model that is in place. Root reads every folder, so the
+// test runs as another user only.
+func TestWriteFileFolderNotReadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every folder: run as another user")
+	}
+	dir := filepath.Join(t.TempDir(), "drop")
+	if err := os.Mkdir(dir, 0o300); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	p := filepath.Join(dir, "m.smm")
+	if err := WriteFile(p, mfModel(24, 7, 3, []int{4, 6})); err != nil {
+		t.Errorf("WriteFile into a folder that cannot be read: %v", err)
+	}
+	if _, _, err := ReadFile(p); err != nil {
+		t.Error(err)
+	}
+}

@@ -330,11 +330,14 @@ func (j *Journal) open() error {
 }
 
 // syncDir syncs the journal's folder: a file created or renamed there
-// keeps its name after a power cut. A filesystem that has no sync of a
-// folder (noDirSync) is left as durable as it makes the name.
+// keeps its name after a power cut. A folder that cannot be synced
+// (noDirSync) is left as durable as its filesystem makes the name.
 func (j *Journal) syncDir() error {
 	d, err := os.Open(filepath.Dir(j.path))
 	if err != nil {
+		if noDirSync(err) {
+			return nil
+		}
 		return fmt.Errorf("journal: sync the folder of %s: %w", j.path, err)
 	}
 	defer d.Close()
@@ -345,10 +348,13 @@ func (j *Journal) syncDir() error {
 }
 
 // noDirSync is internal/regfile's NoDirSync, of which the journal,
-// importing nothing of the project, keeps a copy: err, of a folder's
-// sync, says the filesystem has no sync of a folder (EINVAL), and the
-// journal goes on as if it had succeeded.
-func noDirSync(err error) bool { return errors.Is(err, syscall.EINVAL) }
+// importing nothing of the project, keeps a copy: err, of opening a
+// folder to sync it or of the sync, says it cannot be synced (this user
+// cannot read it, or the filesystem has no sync of a folder), and the
+// journal goes on as if the sync had succeeded.
+func noDirSync(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrPermission)
+}
 
 // Path returns the journal's path.
 func (j *Journal) Path() string { return j.path }

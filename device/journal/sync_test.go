@@ -253,3 +253,26 @@ func TestNoFolderSync(t *testing.T) {
 		t.Errorf("the journal and its rotated file hold %d records, want 3", got)
 	}
 }
+
+// TestFolderNotReadable: a journal folder this user may write in but not
+// read (0300) cannot be opened to sync it: the journal takes its lines
+// all the same. Root reads every folder, so the test runs as another
+// user only.
+func TestFolderNotReadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every folder: run as another user")
+	}
+	dir := filepath.Join(t.TempDir(), "log")
+	if err := os.Mkdir(dir, 0o300); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	j, err := Open(filepath.Join(dir, "j.jsonl"), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.Append(&Record{File: "a", Decision: "x"}); err != nil {
+		t.Errorf("Append in a folder that cannot be read: %v", err)
+	}
+}

@@ -88,14 +88,18 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// NoDirSync reports whether err, the error of syncing a folder
-// (os.File.Sync of it open), says that the filesystem has no sync of a
-// folder: fsync refuses it with EINVAL, as fsync(2) does for what does not
-// support synchronization. A create or a rename in that folder is then as
+// NoDirSync reports whether err, the error of opening a folder to sync
+// it or of the sync (os.File.Sync), says that the folder cannot be
+// synced: this user may write in it but not read it (EACCES or EPERM:
+// only a folder open for reading syncs), or the filesystem has no sync of
+// a folder (EINVAL, as fsync(2) gives for what does not support
+// synchronization). A create or a rename in that folder is then as
 // durable as the filesystem makes it, and nothing more can be done: the
-// writer goes on as if the sync had succeeded, where a failure would stop
-// it on such a filesystem for good.
-func NoDirSync(err error) bool { return errors.Is(err, syscall.EINVAL) }
+// writer goes on as if the sync had succeeded, where a failure would
+// report a write that was made, or stop a daemon for good.
+func NoDirSync(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrPermission)
+}
 
 // Kind says what OpenIn may open.
 type Kind int
