@@ -69,8 +69,9 @@ type Journal struct {
 	size     int64
 	closed   bool // set by Close only
 	repaired int64
-	// dirPending: the journal's folder holds a change not yet synced (the
-	// file was created, or rotated), which the next Append syncs before
+	// dirPending: the journal's folder may hold a change not yet synced
+	// (the file was created, or rotated, here or by a daemon that stopped
+	// before its first line there), which the next Append syncs before
 	// its line: a line synced into a file whose name a power cut takes
 	// back would be lost.
 	dirPending bool
@@ -88,7 +89,10 @@ func Open(path string, maxBytes int64, keep int) (*Journal, error) {
 	if path == "" {
 		return nil, errors.New("journal: no path given (set journal.path)")
 	}
-	j := &Journal{path: path, maxBytes: maxBytes, keep: max(keep, 1)}
+	// The file found may have been created or renamed into place by a
+	// daemon that stopped before it synced the folder: synced before the
+	// first line.
+	j := &Journal{path: path, maxBytes: maxBytes, keep: max(keep, 1), dirPending: true}
 	if err := j.open(); err != nil {
 		return nil, err
 	}
@@ -360,11 +364,12 @@ func noDirSync(err error) bool {
 func (j *Journal) Path() string { return j.path }
 
 // Append writes r as one line and syncs it to disk (and first the
-// journal's folder, after the file was created or rotated). A file name that is not
-// valid UTF-8 (JSON would replace its bad bytes with U+FFFD) is also written
-// exactly, in base64, as file_b64: the convention of every JSON output,
-// internal/jsonname's B64, of which the journal, importing nothing of the
-// project, keeps this copy (its tests hold the two equal).
+// journal's folder, after the journal was opened, created or rotated). A
+// file name that is not valid UTF-8 (JSON would replace its bad bytes
+// with U+FFFD) is also written exactly, in base64, as file_b64: the
+// convention of every JSON output, internal/jsonname's B64, of which the
+// journal, importing nothing of the project, keeps this copy (its tests
+// hold the two equal).
 func (j *Journal) Append(r *Record) error {
 	r.FileB64 = ""
 	if !utf8.ValidString(r.File) {

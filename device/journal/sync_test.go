@@ -85,8 +85,9 @@ func oneLine(t *testing.T) int64 {
 }
 
 // TestSyncOrder: every line is synced before Append returns, after it is
-// written; a journal file created or rotated has its folder synced (with
-// the file, and the rotated one, in it) before its first line is written;
+// written; a journal file opened, created or rotated has its folder
+// synced (with the file, and the rotated one, in it) before its first
+// line is written;
 // a repair syncs the file once it is cut back. A failed sync is an error,
 // leaves no line of the record behind, and the next Append writes the
 // record once, after the sync that failed: the runner keeps the batch in
@@ -105,11 +106,11 @@ func TestSyncOrder(t *testing.T) {
 		{name: "new journal", appends: 2,
 			want: []string{"dir j.jsonl:0", "file j.jsonl:1", "file j.jsonl:2"}},
 		{name: "journal there", before: 1, appends: 1,
-			want: []string{"file j.jsonl:2"}},
+			want: []string{"dir j.jsonl:1", "file j.jsonl:2"}},
 		{name: "rotation", before: 2, max: 2, appends: 2,
 			want: []string{"dir j.jsonl:0 j.jsonl.1:2", "file j.jsonl:1", "file j.jsonl:2"}},
 		{name: "line's sync fails", before: 1, appends: 1, fail: "file j.jsonl:2",
-			want: []string{"file j.jsonl:2", "file j.jsonl:2"}},
+			want: []string{"dir j.jsonl:1", "file j.jsonl:2", "file j.jsonl:2"}},
 		{name: "new journal's folder sync fails", appends: 1, fail: "dir j.jsonl:0",
 			want: []string{"dir j.jsonl:0", "dir j.jsonl:0", "file j.jsonl:1"}},
 		{name: "rotation's folder sync fails", before: 2, max: 2, appends: 1, fail: "dir j.jsonl:0 j.jsonl.1:2",
@@ -274,5 +275,29 @@ func TestFolderNotReadable(t *testing.T) {
 	defer j.Close()
 	if err := j.Append(&Record{File: "a", Decision: "x"}); err != nil {
 		t.Errorf("Append in a folder that cannot be read: %v", err)
+	}
+}
+
+// TestReopenedFolderSynced: a journal created (or rotated) by a daemon
+// that stopped before its first line there (killed, or its folder's sync
+// failed) has its folder synced by the next daemon before that line: the
+// file it opens may hold a name a power cut can still take back.
+func TestReopenedFolderSynced(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close() // no line: the folder never synced
+	events := recordSyncs(t, nil)
+	if j, err = Open(p, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.Append(&Record{File: "a", Decision: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"dir j.jsonl:0", "file j.jsonl:1"}; !slices.Equal(*events, want) {
+		t.Errorf("syncs %q, want %q", *events, want)
 	}
 }
