@@ -558,11 +558,21 @@ func TestOpenInRefusesLink(t *testing.T) {
 }
 
 // TestListBurstPathForms: a burst named with a trailing slash, through
-// "." or a step back is the folder it names, as the root resolves it.
+// "." or a step back is the folder it names, as the root resolves it; a
+// link to a burst is refused also when named with a trailing slash (which
+// would resolve it).
 func TestListBurstPathForms(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, filepath.Join(dir, "cur", "b1"), map[string][]byte{"a.png": []byte("1")})
+	if err := os.Symlink("b1", filepath.Join(dir, "cur", "link")); err != nil {
+		t.Fatal(err)
+	}
 	root := openRoot(t, dir)
+	for _, p := range []string{"cur/link", "cur/link/"} {
+		if _, err := ListBurst(root, p, DefaultBurstLimits()); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("ListBurst(%q): %v, want the link refused", p, err)
+		}
+	}
 	for _, p := range []string{"cur/b1", "cur/b1/", "./cur/b1", "cur/./b1", "cur/b1/.", "cur/x/../b1"} {
 		if p == "cur/x/../b1" {
 			if err := os.Mkdir(filepath.Join(dir, "cur", "x"), 0o755); err != nil {
