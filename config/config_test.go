@@ -434,6 +434,17 @@ func TestDropInErrorNamesFile(t *testing.T) {
 	checkErr(t, err, ErrInvalid, d+":2:1: gpio.pulse")
 }
 
+// A pin given twice where both keys are set, one in the packaged file
+// and one in a drop-in, names both places: the key blamed is the one
+// found second, which may be the packaged file's, not the one just edited.
+func TestDuplicatePinNamesBothPlaces(t *testing.T) {
+	dir := t.TempDir()
+	main := write(t, dir, "setmatchd.toml", "[gpio]\nmatch_pin = \"GPIO17\"\nunknown_pin = \"GPIO27\"\n")
+	d := write(t, dir, "conf.d/50-site.toml", "# site\n[gpio]\nmatch_pin = \"GPIO27\"\n")
+	_, err := Load(main)
+	checkErr(t, err, ErrInvalid, main+":3:1: gpio.unknown_pin: ", `pin "GPIO27" is already used by gpio.match_pin (set at `+d+":3:1)")
+}
+
 func TestQuotedLabelErrorNamesFile(t *testing.T) {
 	_, err := Parse("q.toml", []byte("[gpio.label_pins]\n\"bob smith\" = \"GPIO17\"\n"))
 	e := checkErr(t, err, ErrInvalid, `q.toml:2:1: gpio.label_pins."bob smith": `, "already used by gpio.match_pin")

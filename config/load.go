@@ -44,14 +44,8 @@ type Error struct {
 // Error returns "file:line:column: key: what is wrong".
 func (e *Error) Error() string {
 	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d", e.Line)
-			if e.Column > 0 {
-				fmt.Fprintf(&b, ":%d", e.Column)
-			}
-		}
+	if p := e.place(); p != "" {
+		b.WriteString(p)
 		b.WriteString(": ")
 	}
 	if e.Key != "" {
@@ -63,6 +57,22 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// place returns "file:line:column" (as much of it as is known), "" for a
+// default value.
+func (e *Error) place() string {
+	if e.File == "" {
+		return ""
+	}
+	p := e.File
+	if e.Line > 0 {
+		p += fmt.Sprintf(":%d", e.Line)
+		if e.Column > 0 {
+			p += fmt.Sprintf(":%d", e.Column)
+		}
+	}
+	return p
+}
 
 // Load reads the main configuration file at path, then the drop-in files
 // <dir of path>/conf.d/*.toml in lexical order, over Default, and validates

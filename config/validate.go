@@ -53,6 +53,19 @@ func (l *loader) validate() error {
 // what the user wrote, not a default.
 func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []error {
 	set := func(key string) bool { return isSet != nil && isSet(key) }
+	// setAt says where a file set key, for a check between two keys that
+	// both were: " (set at file:line:column)", or "".
+	setAt := func(key string) string {
+		if locate == nil || !set(key) {
+			return ""
+		}
+		e := &Error{Key: key}
+		locate(e)
+		if p := e.place(); p != "" {
+			return " (set at " + p + ")"
+		}
+		return ""
+	}
 	var errs []error
 	bad := func(key, format string, a ...any) {
 		e := &Error{Key: key, Err: fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))}
@@ -168,7 +181,7 @@ func (c *Config) problems(locate func(*Error), isSet func(key string) bool) []er
 			if !set(p.Key) && set(prev) {
 				bad(prev, "pin %q is %s's too (its default): give one of them another pin", p.Name, p.Key)
 			} else {
-				bad(p.Key, "pin %q is already used by %s", p.Name, prev)
+				bad(p.Key, "pin %q is already used by %s%s", p.Name, prev, setAt(prev))
 			}
 			continue
 		}
