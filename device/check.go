@@ -20,7 +20,7 @@ func Check(path string, w io.Writer) error {
 		return err
 	}
 	fmt.Fprint(w, cfg.String())
-	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
+	m, err := LoadModel(cfg)
 	if err != nil {
 		return err
 	}

@@ -597,6 +597,25 @@ func TestFirstUnclaimable(t *testing.T) {
 // TestCheckLabelsNotInModel: every label pin the model does not know is
 // named at the place of the file that sets it, sorted, with what to do;
 // it was one of them, chosen by map order, without a place.
+// TestCheckMissingModelNamesFile: a relative model path in a drop-in is
+// taken from the drop-in's folder (conf.d/); the error of a missing model
+// names the file and line that set it, and that rule.
+func TestCheckMissingModelNamesFile(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	dropin := filepath.Join(f.Dir, "conf.d", "50-site.toml")
+	if err := os.MkdirAll(filepath.Dir(dropin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dropin, []byte("# site\nmodel = \"door/model.smm\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Check(f.Config, io.Discard)
+	want := dropin + ":2:1: model: open " + filepath.Join(f.Dir, "conf.d", "door", "model.smm") + ": no such file or directory"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "a relative path is taken from the folder of the configuration file that sets it") {
+		t.Fatalf("%v, want an error that begins %q and says how a relative path is taken", err, want)
+	}
+}
+
 func TestCheckLabelsNotInModel(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	dropin := filepath.Join(f.Dir, "conf.d", "50-pins.toml")

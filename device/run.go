@@ -62,18 +62,20 @@ type Loaded struct {
 // ID is a short form of the model checksum used in the journal.
 func (l *Loaded) ID() string { return l.SHA256[:16] }
 
-// LoadModel reads, checks and prepares the model file at path; workers is
-// daemon.workers (goroutines per batch, 0 = one per CPU). The checksum is of
-// the very bytes decoded.
-func LoadModel(path string, workers int) (*Loaded, error) {
+// LoadModel reads, checks and prepares the model file that cfg names,
+// with daemon.workers goroutines per batch (0 = one per CPU). The checksum
+// is of the very bytes decoded. A missing file is the error of the key
+// model, at the place of the file that set it.
+func LoadModel(cfg *config.Config) (*Loaded, error) {
+	path := cfg.Model
 	m, info, err := model.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("model: %w (set model = ... in the config; `setmatch train` writes model files)", err)
+		return nil, cfg.KeyError("model", fmt.Errorf("%w (put the model file there, or set model to its path: a relative path is taken from the folder of the configuration file that sets it; `setmatch train` writes model files)", err))
 	}
 	if err != nil {
 		return nil, err
 	}
-	mt, err := m.NewMatcherWorkers(workers)
+	mt, err := m.NewMatcherWorkers(cfg.Daemon.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
@@ -170,7 +172,7 @@ func New(opt Options) (r *Runner, err error) {
 			}
 		}
 	}()
-	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
+	m, err := LoadModel(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -632,7 +634,7 @@ type preparedReload struct {
 // only if no stop came meanwhile.
 func (r *Runner) prepareReload(cfg *config.Config) (*preparedReload, error) {
 	old := r.st.Load()
-	m, err := LoadModel(cfg.Model, cfg.Daemon.Workers)
+	m, err := LoadModel(cfg)
 	if err != nil {
 		return nil, partialModel(err)
 	}
