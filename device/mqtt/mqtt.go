@@ -366,7 +366,7 @@ func (p *Publisher) run() {
 			if short > 1 {
 				lvl = slog.LevelDebug // said once; the wait grows meanwhile
 			}
-			p.o.Logger.Log(context.Background(), lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
+			p.o.Logger.Log(context.Background(), lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: the broker stopped or restarted, or, where this repeats, another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
 				"err", err, "after", up.Round(time.Millisecond), "client_id", p.o.ClientID)
 		}
 		if !p.sleep(time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))) {
