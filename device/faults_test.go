@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -20,6 +21,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/config"
 	"setmatch/device/devicetest"
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
@@ -613,6 +615,35 @@ func TestCheckMissingModelNamesFile(t *testing.T) {
 	want := dropin + ":2:1: model: open " + filepath.Join(f.Dir, "conf.d", "door", "model.smm") + ": no such file or directory"
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "a relative path is taken from the folder of the configuration file that sets it") {
 		t.Fatalf("%v, want an error that begins %q and says how a relative path is taken", err, want)
+	}
+}
+
+// TestModelOpenError: a model file that is missing or that the daemon's
+// user may not read is the error of the key model, with what to do; any
+// other error is returned as it is. (Tests run as root, whom a file's mode
+// does not stop: the permission case is given its error.)
+func TestModelOpenError(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := errors.New("not a setmatch model file")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&fs.PathError{Op: "open", Path: f.Model, Err: fs.ErrNotExist}, "a relative path is taken from the folder of the configuration file that sets it"},
+		{&fs.PathError{Op: "open", Path: f.Model, Err: fs.ErrPermission}, "permission denied (setmatchd's user must read it: sudo chgrp setmatch " + f.Model + " && sudo chmod 0640 " + f.Model},
+		{other, "not a setmatch model file"},
+	} {
+		got := modelOpenError(cfg, c.err)
+		if !errors.Is(got, c.err) || !strings.Contains(got.Error(), c.want) {
+			t.Errorf("%v: got %v, want it wrapped with %q", c.err, got, c.want)
+		}
+		if c.err != other && !strings.HasPrefix(got.Error(), f.Config+":") {
+			t.Errorf("%v: got %v, want it at the place of model in %s", c.err, got, f.Config)
+		}
 	}
 }
 

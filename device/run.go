@@ -64,22 +64,32 @@ func (l *Loaded) ID() string { return l.SHA256[:16] }
 
 // LoadModel reads, checks and prepares the model file that cfg names,
 // with daemon.workers goroutines per batch (0 = one per CPU). The checksum
-// is of the very bytes decoded. A missing file is the error of the key
-// model, at the place of the file that set it.
+// is of the very bytes decoded.
 func LoadModel(cfg *config.Config) (*Loaded, error) {
 	path := cfg.Model
 	m, info, err := model.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, cfg.KeyError("model", fmt.Errorf("%w (put the model file there, or set model to its path: a relative path is taken from the folder of the configuration file that sets it; `setmatch train` writes model files)", err))
-	}
 	if err != nil {
-		return nil, err
+		return nil, modelOpenError(cfg, err)
 	}
 	mt, err := m.NewMatcherWorkers(cfg.Daemon.Workers)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
 	return &Loaded{Path: path, Model: m, Matcher: mt, SHA256: info.SHA256, Size: info.Size}, nil
+}
+
+// modelOpenError returns err, the error of reading the model file cfg
+// names: a file that is missing, or that this user may not read, as the
+// error of the key model at the place of the file that set it, with what
+// to do; any other as it is (the model package says what is wrong).
+func modelOpenError(cfg *config.Config, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return cfg.KeyError("model", fmt.Errorf("%w (put the model file there, or set model to its path: a relative path is taken from the folder of the configuration file that sets it; `setmatch train` writes model files)", err))
+	case errors.Is(err, fs.ErrPermission):
+		return cfg.KeyError("model", fmt.Errorf("%w (setmatchd's user must read it: sudo chgrp setmatch %s && sudo chmod 0640 %s, and search every folder above it)", err, cfg.Model, cfg.Model))
+	}
+	return err
 }
 
 // state is what a batch is handled with; a reload swaps it whole.
