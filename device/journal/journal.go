@@ -126,7 +126,7 @@ func Verify(path string) error {
 		return nil
 	}
 	if err != nil {
-		return openErr(path, fmt.Errorf("journal: %w", err))
+		return openErr(path, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -154,16 +154,21 @@ func checkPath(path string) error {
 	return nil
 }
 
-// openErr returns err, the error of opening the journal at path, or, when
-// what is there is not a journal's (a symbolic link, which O_NOFOLLOW
-// refuses; a folder), the error that says so.
+// openErr returns err, the error of opening the journal at path, with
+// what to do: where this user may not open it, whose it must be (a journal
+// that setmatchd made as root belongs to root), else to check its folder;
+// or, when what is there is not a journal's (a symbolic link, which
+// O_NOFOLLOW refuses; a folder), the error that says so.
 func openErr(path string, err error) error {
 	if fi, lerr := os.Lstat(path); lerr == nil {
 		if rerr := regular(path, fi); rerr != nil {
 			return rerr
 		}
 	}
-	return err
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("journal: %w (the daemon's user must read and write the journal: one that setmatchd made as root belongs to root; sudo chown setmatch %s)", err, path)
+	}
+	return fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err)
 }
 
 // regular refuses what the journal must not be: a symbolic link (the journal
@@ -317,7 +322,7 @@ func (j *Journal) open() error {
 		f, err = os.OpenFile(j.path, os.O_RDWR|os.O_APPEND|oNoFollow|oNonBlock, 0)
 	}
 	if err != nil {
-		return openErr(j.path, fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err))
+		return openErr(j.path, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {

@@ -3,6 +3,8 @@ package journal
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -209,6 +211,26 @@ func TestKeepLowered(t *testing.T) {
 		}
 		if recs := readJournal(t, name); len(recs) != 1 || recs[0].File != want {
 			t.Errorf("%s holds %+v, want record %s", name, recs, want)
+		}
+	}
+}
+
+// TestOpenErrorSaysWhatToDo: a journal the daemon's user may not open (one
+// that setmatchd made as root) says whose it must be; any other open error
+// asks about the folder, for the start and for -check alike. (Tests run as
+// root, whom a file's mode does not stop: the errors are given.)
+func TestOpenErrorSaysWhatToDo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{fs.ErrPermission, "journal: open " + path + ": permission denied (the daemon's user must read and write the journal: one that setmatchd made as root belongs to root; sudo chown setmatch " + path + ")"},
+		{fs.ErrNotExist, "journal: open " + path + ": file does not exist (does its directory exist and is it writable by this user?)"},
+	} {
+		err := &fs.PathError{Op: "open", Path: path, Err: c.err}
+		if got := openErr(path, err); !errors.Is(got, c.err) || got.Error() != c.want {
+			t.Errorf("%v: got %v, want %q", c.err, got, c.want)
 		}
 	}
 }
