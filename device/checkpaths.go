@@ -29,7 +29,7 @@ func checkSpool(dir string, w io.Writer) error {
 		fmt.Fprintf(w, "spool:    %s: missing; setmatchd creates it with tmp/ and new/ writable by the spool group\n", dir)
 		return nil
 	case err != nil:
-		return fmt.Errorf("spool.dir: %w", err)
+		return spool.AccessError(dir, err)
 	case !spoolInfo.IsDir():
 		return fmt.Errorf("spool.dir %s is not a directory: set spool.dir to a directory (setmatchd creates it if it is missing)", dir)
 	}
@@ -41,6 +41,10 @@ func checkSpool(dir string, w io.Writer) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			absent = append(absent, sub+"/")
 			continue
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			// The spool folder itself cannot be searched: one error.
+			return spool.AccessError(dir, err)
 		}
 		if err != nil {
 			errs = append(errs, err)

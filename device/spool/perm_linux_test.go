@@ -175,3 +175,24 @@ func TestPruneKeepsReasonOfWhatStays(t *testing.T) {
 	}
 	asDaemon(t, dir)
 }
+
+// TestOpenSpoolOfRoot: a spool that setmatchd made when run as root
+// (-allow-root) belongs to root, mode 2750: the daemon's user cannot
+// enter it, and Open says whose its folders must be and the commands that
+// give them to it, where it said only "permission denied".
+func TestOpenSpoolOfRoot(t *testing.T) {
+	if dir := os.Getenv(childDir); dir != "" {
+		sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 10, FailedMaxFiles: 10})
+		if err == nil {
+			sp.Close()
+			t.Fatal("Open of root's spool: no error")
+		}
+		if msg := err.Error(); !errors.Is(err, os.ErrPermission) || !strings.Contains(msg, "ones that setmatchd made as root belong to root") || !strings.Contains(msg, "sudo install -d -o setmatch -g setmatch-spool -m 2750 "+dir) {
+			t.Errorf("Open of root's spool: %q, want whose it must be and what to run", msg)
+		}
+		return
+	}
+	dir := twoUserSpool(t)
+	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 0, 0) })
+	asDaemon(t, dir)
+}

@@ -124,7 +124,7 @@ func Open(opt Options) (*Spool, error) {
 	}
 	root, err := os.OpenRoot(opt.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
+		return nil, AccessError(opt.Dir, err)
 	}
 	for _, d := range []struct {
 		name string
@@ -163,6 +163,17 @@ func Open(opt Options) (*Spool, error) {
 	return s, nil
 }
 
+// AccessError returns err, met on the spool at dir or one of its folders,
+// as a spool error; where this user may not enter or read it, it says
+// whose the folders must be and the commands that give them to it (a spool
+// that setmatchd made as root belongs to root).
+func AccessError(dir string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("spool: %w: the spool's folders must be setmatchd's user's (ones that setmatchd made as root belong to root); %s", err, createByHand(dir))
+	}
+	return fmt.Errorf("spool: %w", err)
+}
+
 // createByHand says how to make the spool at dir by hand, as root, where
 // setmatchd may not set a folder's set-group-ID bit (systemd's
 // RestrictSUIDSGID=) or did not create it. cur/'s mode has five digits:
@@ -175,7 +186,7 @@ func createByHand(dir string) string {
 		return strings.Join(names, " ")
 	}
 	const install = "sudo install -d -o setmatch -g setmatch-spool -m "
-	return "create the spool's folders as root once (the packaged /var/spool/setmatch gets them from systemd-tmpfiles): " +
+	return "create the spool's folders as root once (install -d gives folders already there the same owner and mode; the packaged /var/spool/setmatch gets them from systemd-tmpfiles): " +
 		install + "2750 " + dir + " && " + install + "3770 " + in(DirTmp, DirNew) + " && " + install + "00750 " + in(DirCur) +
 		" && " + install + "2750 " + in(DirDone, DirFailed, path.Join(DirFailed, DirReasons))
 }
