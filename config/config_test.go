@@ -263,6 +263,34 @@ func TestSyntaxError(t *testing.T) {
 	}
 }
 
+// TestSyntaxErrorQuotes: a value or a key written without the quotes it
+// needs is a syntax error that says to quote it; other syntax errors are
+// given no such hint.
+func TestSyntaxErrorQuotes(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[gpio]\nbackend = log\n", `2:11: syntax error: expected value but found "log" instead: text goes in quotes (backend = "log")`},
+		{"[gpio]\nmatch_pin = GPIO17  # the LED\n", `text goes in quotes (match_pin = "GPIO17")`},
+		{"[spool]\ndir = /srv/camera-spool\n", `text goes in quotes (dir = "/srv/camera-spool")`},
+		{"[gpio]\npulse = 500ms\n", `text goes in quotes (pulse = "500ms")`},
+		{"[gpio.label_pins]\nJosé = \"GPIO22\"\n", `a key of other characters than A-Z a-z 0-9 _ - goes in quotes ("José" = "GPIO22")`},
+		{"[gpio.label_pins]\nJosé María = \"GPIO22\"\n", `goes in quotes ("José María" = "GPIO22")`},
+	} {
+		_, err := Parse("q.toml", []byte(tc.text))
+		checkErr(t, err, ErrSyntax, "q.toml:", tc.want)
+	}
+	for _, text := range []string{
+		"[gpio]\npulse = \"1s\nbackend = \"log\"\n",
+		"[decision]\nthreshold = 0.5.\n",
+		"[gpio\nbackend = \"log\"\n",
+	} {
+		_, err := Parse("q.toml", []byte(text))
+		e := checkErr(t, err, ErrSyntax, "q.toml:")
+		if strings.Contains(e.Error(), "goes in quotes") {
+			t.Errorf("%q: %v, want no hint about quotes", text, e)
+		}
+	}
+}
+
 func TestUnknownKeys(t *testing.T) {
 	dir := t.TempDir()
 	main := write(t, dir, "main.toml", "[gpio]\nbackend = \"log\"\n")

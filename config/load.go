@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -218,6 +219,8 @@ func (l *loader) apply(name string, r io.Reader) error {
 				// of the line that sets it again, and what to do.
 				e.Column = firstColumn(text, e.Line)
 				e.Err = fmt.Errorf("%w: %s is set a second time in this file: a file sets a key or a [table] once (a later drop-in may set it again); remove one, or join the two", ErrSyntax, m[1])
+			} else if h := quoteHint(lineOf(text, e.Line)); h != "" {
+				e.Err = fmt.Errorf("%w: %s: %s", ErrSyntax, pe.Message, h)
 			}
 		}
 		return e
@@ -307,6 +310,44 @@ func notText(name, text string) *Error {
 // definedTwiceRE matches the decoder's message for a key or table a file
 // sets twice.
 var definedTwiceRE = regexp.MustCompile(`^Key '(.*)' has already been defined\.?$`)
+
+// lineOf returns line number line (1-based) of text, "" if there is none.
+func lineOf(text string, line int) string {
+	lines := strings.Split(text, "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	return strings.TrimSuffix(lines[line-1], "\r")
+}
+
+// quoteHint says what to do about a syntax error on line, a key = value
+// line, where the key or the value lacks the quotes it needs: a key of
+// other characters than a bare key's (a label with accents or spaces), or
+// a value that is text (backend = log, pulse = 500ms, dir = /srv/spool);
+// "" for any other line.
+func quoteHint(line string) string {
+	key, value, ok := strings.Cut(line, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" || strings.ContainsAny(key, "\"'[.") {
+		return ""
+	}
+	value = strings.TrimSpace(value)
+	if i := strings.IndexByte(value, '#'); i >= 0 {
+		value = strings.TrimSpace(value[:i])
+	}
+	for _, c := range key {
+		if !bare(c) {
+			return fmt.Sprintf("a key of other characters than A-Z a-z 0-9 _ - goes in quotes (%q = %s)", key, value)
+		}
+	}
+	first, _ := utf8.DecodeRuneInString(value)
+	text := unicode.IsLetter(first) || strings.ContainsRune("/.~", first) ||
+		unicode.IsDigit(first) && strings.IndexFunc(value, unicode.IsLetter) >= 0
+	if !text {
+		return ""
+	}
+	return fmt.Sprintf("text goes in quotes (%s = %q)", key, value)
+}
 
 // firstColumn returns the column (in characters) of the first character
 // of line that is not a space or a tab, or 0 if there is no such line.
