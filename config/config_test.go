@@ -266,6 +266,18 @@ func TestSyntaxError(t *testing.T) {
 // TestSyntaxErrorQuotes: a value or a key written without the quotes it
 // needs is a syntax error that says to quote it; other syntax errors are
 // given no such hint.
+// TestUnknownKeyListsTable: an unknown key of a known table, with no
+// known key near it, lists the keys of that table.
+func TestUnknownKeyListsTable(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[gpio.labels]\nc00 = \"GPIO22\"\n", "gpio.labels: unknown key (the keys of [gpio]: active_low, backend, chip, label_pins, match_pin, pulse, unknown_pin)"},
+		{"[decision]\nmethod = \"knn\"\n", "decision.method: unknown key (the keys of [decision]: min_frames, threshold)"},
+	} {
+		_, err := Parse("u.toml", []byte(tc.text))
+		checkErr(t, err, ErrUnknownKey, "u.toml:", tc.want)
+	}
+}
+
 func TestSyntaxErrorQuotes(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"[gpio]\nbackend = log\n", `2:11: syntax error: expected value but found "log" instead: text goes in quotes (backend = "log")`},

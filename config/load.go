@@ -376,8 +376,26 @@ func unknown(name string, pos map[string]position, k toml.Key) error {
 			where = "a key of no table: it goes before the first [table] of a file"
 		}
 		msg = fmt.Errorf("%w (did you mean %s? %s is %s)", ErrUnknownKey, s, s[strings.LastIndex(s, ".")+1:], where)
+	} else if keys := tableKeysOf(k[:len(k)-1]); len(keys) > 0 {
+		msg = fmt.Errorf("%w (the keys of [%s]: %s)", ErrUnknownKey, strings.Join(k[:len(k)-1], "."), strings.Join(keys, ", "))
 	}
 	return locate(&Error{File: name, Key: keyPath(k), Err: msg}, pos)
+}
+
+// tableKeysOf returns the names of the keys of the known table t, sorted;
+// none for the top level or a table that is not known.
+func tableKeysOf(t toml.Key) []string {
+	if len(t) == 0 || !tableKey(t) {
+		return nil
+	}
+	prefix := strings.Join(t, ".") + "."
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(knownKeys)) {
+		if name, ok := strings.CutPrefix(k, prefix); ok && !strings.Contains(name, ".") {
+			keys = append(keys, name)
+		}
+	}
+	return keys
 }
 
 // locate sets e's line and column to where pos says its key is set, if it
