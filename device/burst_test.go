@@ -210,8 +210,9 @@ func TestBurstReadWithinBatchTimeout(t *testing.T) {
 	<-reading
 	wait <- 2 * limit
 	rec := next(t, ch)
-	if rec.File != "late" || rec.Decision != "failed" || !strings.Contains(rec.Reason, "not read and matched within daemon.batch_timeout") {
-		t.Errorf("a burst read after daemon.batch_timeout: %+v, want failed naming the key", rec)
+	if rec.File != "late" || rec.Decision != "failed" || !strings.Contains(rec.Reason, "not read and matched within daemon.batch_timeout") ||
+		!strings.Contains(rec.Reason, "spool.max_burst_frames") || strings.Contains(rec.Reason, "spool.max_frames") {
+		t.Errorf("a burst read after daemon.batch_timeout: %+v, want failed naming the key and the burst's limits", rec)
 	}
 	f.RenameIn(t, f.WriteBurstTmp(t, "stopped", frames))
 	<-reading

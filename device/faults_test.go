@@ -110,8 +110,8 @@ func TestBatchTimeout(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	f.Drop(t, "big.npy", devicetest.Sample(rng, devicetest.TinyCenters["alice"], 5000, devicetest.TinyD, 0.5))
 	rec := next(t, ch)
-	if rec.Decision != "failed" || !strings.Contains(rec.Reason, "daemon.batch_timeout") {
-		t.Errorf("record %+v, want a failure naming daemon.batch_timeout", rec)
+	if rec.Decision != "failed" || !strings.Contains(rec.Reason, "daemon.batch_timeout") || !strings.Contains(rec.Reason, "(spool.max_frames)") {
+		t.Errorf("record %+v, want a failure naming daemon.batch_timeout and spool.max_frames", rec)
 	}
 }
 

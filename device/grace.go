@@ -43,13 +43,18 @@ func (r *Runner) batchContext(st *state) (context.Context, context.CancelFunc) {
 
 // matchErr turns the error of a read or match under batchContext into errStopping
 // (leave the batch in cur/), a reason for failed/ for a batch over its time
-// limit, or err itself.
-func (r *Runner) matchErr(st *state, name string, frames int, err error) error {
+// limit, naming the limits of its kind (an image burst's, or a batch
+// file's), or err itself.
+func (r *Runner) matchErr(st *state, name string, frames int, burst bool, err error) error {
 	switch {
 	case r.grace.ctx != nil && r.grace.ctx.Err() != nil:
 		return errStopping
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("batch %s (%d frames) was not read and matched within daemon.batch_timeout = %v: send smaller batches (spool.max_frames) or raise the limit", name, frames, st.cfg.Daemon.BatchTimeout.Duration)
+		smaller := "send smaller batches (spool.max_frames)"
+		if burst {
+			smaller = "send shorter bursts or smaller frames (spool.max_burst_frames, spool.max_frame_pixels)"
+		}
+		return fmt.Errorf("batch %s (%d frames) was not read and matched within daemon.batch_timeout = %v: %s or raise the limit", name, frames, st.cfg.Daemon.BatchTimeout.Duration, smaller)
 	}
 	return fmt.Errorf("batch %s: %w", name, err)
 }

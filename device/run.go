@@ -542,7 +542,7 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	start := time.Now()
 	x, err := r.readBatch(ctx, st, name, rec)
 	if ctx.Err() != nil { // over the limit or stopping, during the read or at its end
-		return model.Decision{}, r.matchErr(st, name, rec.Frames, ctx.Err())
+		return model.Decision{}, r.matchErr(st, name, rec.Frames, rec.Burst, ctx.Err())
 	}
 	if err != nil {
 		return model.Decision{}, err
@@ -560,7 +560,7 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	res, err := st.matcher.MatchContext(ctx, x)
 	rec.MatchMS = ms(time.Since(t))
 	if err != nil {
-		return model.Decision{}, r.matchErr(st, name, n, err)
+		return model.Decision{}, r.matchErr(st, name, n, rec.Burst, err)
 	}
 	rec.Bandwidth = res.Bandwidth
 	// The nearest class's threshold (model.Spread); a vote's decision is
