@@ -136,6 +136,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "setmatchd %s %s %s/%s\n", buildinfo.Version(version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
 	case *check:
+		if geteuid() == 0 {
+			// Root reads and writes what the daemon's user may not.
+			fmt.Fprintln(stdout, "note:     checked as root, who may read and write what the daemon's user may not: sudo -u setmatch setmatchd -check checks as that user")
+		}
 		if err := device.Check(*cfgPath, stdout); err != nil {
 			fmt.Fprintf(stderr, "setmatchd: check failed: %v\n", err)
 			return 1

@@ -65,3 +65,23 @@ func TestStrayArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAsRootSaysSo: -check as root passes where the daemon's user
+// may not read the model or write the journal; it says so, and names the
+// check as that user. Not as another user.
+func TestCheckAsRootSaysSo(t *testing.T) {
+	old := geteuid
+	defer func() { geteuid = old }()
+	missing := filepath.Join(t.TempDir(), "none.toml")
+	for _, c := range []struct {
+		uid  int
+		note bool
+	}{{0, true}, {1000, false}} {
+		geteuid = func() int { return c.uid }
+		var stdout bytes.Buffer
+		run([]string{"-check", "-config", missing}, &stdout, new(bytes.Buffer))
+		if got := strings.Contains(stdout.String(), "sudo -u setmatch setmatchd -check"); got != c.note {
+			t.Errorf("-check as uid %d: %q, want the note about root: %v", c.uid, stdout.String(), c.note)
+		}
+	}
+}
