@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
 
 // Prune applies the caps on done/ and failed/ at time now, removing the
-// oldest batches first, and removes what has stayed in tmp/ longer than
+// oldest batches first (a batch larger than the byte cap on its own
+// first of all, and for it no other), and removes what has stayed in tmp/ longer than
 // Options.TmpMaxAge. It returns how many batches it removed from done/
 // and failed/.
 func (s *Spool) Prune(now time.Time) (int, error) {
@@ -212,6 +214,30 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 		}
 		return err == nil
 	}
+	drop := func(i int) bool {
+		if !remove(path.Join(sub, batches[i].name)) {
+			return false
+		}
+		removed++
+		if c.bytes > 0 {
+			total -= sizes[i]
+		}
+		if sub == DirFailed {
+			remove(reasonName(batches[i].name))
+		}
+		return true
+	}
+	// A batch larger than the byte cap on its own cannot be kept under it
+	// whatever else goes: it goes first, and no other batch is removed to
+	// make room for it.
+	if c.bytes > 0 {
+		for i := 0; i < len(batches); i++ {
+			if sizes[i] > c.bytes && drop(i) {
+				batches, sizes = slices.Delete(batches, i, i+1), slices.Delete(sizes, i, i+1)
+				i--
+			}
+		}
+	}
 	stuck := 0 // batches that could not be removed: still there
 	for i, e := range batches {
 		over := c.files > 0 && len(batches)-i+stuck > c.files
@@ -223,19 +249,11 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 			}
 			break // sorted oldest first
 		}
-		if !remove(path.Join(sub, e.name)) {
+		if !drop(i) {
 			// Left in part (a folder it cannot empty): it keeps its
 			// reason, and counts against the caps still.
 			kept[e.name] = true
 			stuck++
-			continue
-		}
-		removed++
-		if c.bytes > 0 {
-			total -= sizes[i]
-		}
-		if sub == DirFailed {
-			remove(reasonName(e.name))
 		}
 	}
 	if sub == DirFailed {

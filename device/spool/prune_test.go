@@ -332,3 +332,54 @@ func TestPruneMeasuresReplacedBatch(t *testing.T) {
 		t.Errorf("Prune of a 600-byte batch under a cap of 500 removed %d (%v), want it", n, err)
 	}
 }
+
+// TestPruneTooLargeBatchAlone: a batch larger than the byte cap on its
+// own is removed, with its reason, and the older batches under the cap
+// stay: none of them is removed to make room for one that cannot fit.
+func TestPruneTooLargeBatchAlone(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxBytes: 2000, FailedMaxBytes: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	arr := arrivals{t: t}
+	// Oldest first: a and b of one byte, c of 5000, d of one byte.
+	for _, b := range []struct {
+		name string
+		size int
+	}{{"a", 1}, {"b", 1}, {"c", 5000}, {"d", 1}} {
+		for _, sub := range []string{DirDone, DirFailed} {
+			name := sub + "-" + b.name
+			os.WriteFile(filepath.Join(dir, DirNew, name), make([]byte, b.size), 0o644)
+			if _, err := sp.Claim(name); err != nil {
+				t.Fatal(err)
+			}
+			if sub == DirDone {
+				err = sp.Finish(name)
+			} else {
+				err = sp.Fail(name, "bad")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			arr.next(filepath.Join(dir, sub, name))
+		}
+	}
+	n, err := sp.Prune(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("prune removed %d batches, want 2 (c from each folder)", n)
+	}
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirDone)), ","); got != "done-a,done-b,done-d" {
+		t.Errorf("done/ after prune: %s, want done-a,done-b,done-d", got)
+	}
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,failed-a,failed-b,failed-d" {
+		t.Errorf("failed/ after prune: %s, want .reasons,failed-a,failed-b,failed-d", got)
+	}
+	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "failed-a,failed-b,failed-d" {
+		t.Errorf("failed/.reasons/ after prune: %s, want the reasons of the batches kept", got)
+	}
+}
