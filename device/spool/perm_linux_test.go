@@ -196,3 +196,63 @@ func TestOpenSpoolOfRoot(t *testing.T) {
 	filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 0, 0) })
 	asDaemon(t, dir)
 }
+
+// TestPruneTooLargeBatchLeftInPart: a failed burst larger than failed/'s
+// byte cap on its own, holding a folder the camera made without group
+// write, cannot be emptied by the daemon: the prune says what to run as
+// root, and the batches under the cap stay, with their reasons: none goes
+// to make room for one that cannot fit.
+func TestPruneTooLargeBatchLeftInPart(t *testing.T) {
+	if dir := os.Getenv(childDir); dir != "" {
+		sp, err := Open(Options{Dir: dir, FailedMaxFiles: 10, FailedMaxBytes: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sp.Close()
+		n, err := sp.Prune(time.Now())
+		if err == nil || !strings.Contains(err.Error(), "sudo rm -rf "+filepath.Join(dir, DirFailed, "b4")) {
+			t.Errorf("Prune = %v, want what to run as root", err)
+		}
+		if n != 0 {
+			t.Errorf("Prune removed %d batches, want none", n)
+		}
+		for _, b := range []string{"b3", filepath.Join(DirReasons, "b3"), filepath.Join(DirReasons, "b4"), "b5", filepath.Join(DirReasons, "b5")} {
+			if _, err := os.Stat(filepath.Join(dir, DirFailed, b)); err != nil {
+				t.Errorf("failed/%s: %v: removed to make room for a batch larger than the cap", b, err)
+			}
+		}
+		return
+	}
+	dir := twoUserSpool(t)
+	arr := arrivals{t: t}
+	for _, b := range []string{"b3", "b4", "b5"} {
+		p := filepath.Join(dir, DirFailed, b)
+		if b == "b4" {
+			if err := os.Mkdir(p, 0o2750); err != nil {
+				t.Fatal(err)
+			}
+			sub := filepath.Join(p, "sub")
+			cameraMade(t, sub, 0o750|os.ModeSetgid)
+			big := filepath.Join(sub, "frame-0002.jpg")
+			if err := os.WriteFile(big, make([]byte, 5000), 0o640); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Lchown(big, cameraUID, spoolGID); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(p, []byte("x"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		reason := filepath.Join(dir, DirFailed, DirReasons, b)
+		if err := os.WriteFile(reason, []byte("b: bad\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{p, reason} {
+			if err := os.Lchown(q, daemonUID, spoolGID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		arr.next(p)
+	}
+	asDaemon(t, dir)
+}

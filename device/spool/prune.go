@@ -227,18 +227,25 @@ func (s *Spool) prune(sub string, c caps, now time.Time) (int, error) {
 		}
 		return true
 	}
+	stuck := 0 // batches that could not be removed: still there
 	// A batch larger than the byte cap on its own cannot be kept under it
 	// whatever else goes: it goes first, and no other batch is removed to
-	// make room for it.
+	// make room for it, not even where it cannot be removed (left in
+	// part: it counts against the count cap still, not the byte cap).
 	if c.bytes > 0 {
 		for i := 0; i < len(batches); i++ {
-			if sizes[i] > c.bytes && drop(i) {
-				batches, sizes = slices.Delete(batches, i, i+1), slices.Delete(sizes, i, i+1)
-				i--
+			if sizes[i] <= c.bytes {
+				continue
 			}
+			if !drop(i) {
+				kept[batches[i].name] = true
+				stuck++
+				total -= sizes[i]
+			}
+			batches, sizes = slices.Delete(batches, i, i+1), slices.Delete(sizes, i, i+1)
+			i--
 		}
 	}
-	stuck := 0 // batches that could not be removed: still there
 	for i, e := range batches {
 		over := c.files > 0 && len(batches)-i+stuck > c.files
 		large := c.bytes > 0 && total > c.bytes
