@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -775,5 +776,67 @@ func TestChangeKeepsCalibrationOfShapedW(t *testing.T) {
 	}
 	if m := buildFor(t, method.NNH, all, labels, names, ""); !NeedsStrangers(m) {
 		t.Error("a change to a model of nn-h does not ask for the strangers' sets it sets its threshold on")
+	}
+}
+
+// TestChangeKeepsSpreadExponentOfShapedW: a model whose W its training
+// classes shaped, with a spread exponent α > 0 (set here on the model as
+// train would, since train on data this small keeps α = 0), keeps α
+// through an enrolment, and each class's factor is exp(α × its spread in
+// the changed gallery), the enrolled class's spread moved by the new set;
+// the words give α. Where no class of the gallery has two sets, α is
+// kept with one threshold for every class, and the words say why. Under
+// a second.
+func TestChangeKeepsSpreadExponentOfShapedW(t *testing.T) {
+	const alpha = 0.5
+	all, labels, names := ringSets(5, 3, 2, 0.6, 4)
+	m := buildFor(t, method.NNHDR, all, labels, names, "auto:balanced")
+	view, err := modelView(m, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Spread = newSpread(view.spread, alpha)
+	if m.Spread == nil {
+		t.Fatal("the gallery has no class spread to scale by")
+	}
+	factors := maps.Clone(m.Spread.Factors)
+	extra, _, _ := ringSets(5, 4, 2, 0.6, 40)
+	c, err := Enroll(m, []model.NewSet{{Label: labels[0], Name: "extra", Frames: extra[3]}}, nil, 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Spread == nil || m.Spread.Exponent != alpha {
+		t.Fatalf("enrolled: spread %+v, want exponent %v as before", m.Spread, alpha)
+	}
+	after, err := modelView(m, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range labels {
+		if want, got := math.Exp(alpha*after.spread[l]), m.Spread.Factor(l); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("enrolled: factor of %s %v, want exp(%v × %v) = %v", l, got, alpha, after.spread[l], want)
+		}
+	}
+	if maps.Equal(m.Spread.Factors, factors) {
+		t.Errorf("enrolled: the factors stay %v: not taken from the changed gallery", factors)
+	}
+	if s := fmt.Sprintf("to the power %g, as train chose it", alpha); !strings.Contains(c.Threshold, s) {
+		t.Errorf("enrolled: the threshold's words do not say %q: %s", s, c.Threshold)
+	}
+
+	// One set a class: no spread to scale by.
+	one, oneLabels, oneNames := ringSets(5, 1, 2, 0.6, 4)
+	m = buildFor(t, method.NNHDR, one, oneLabels, oneNames, "auto:balanced")
+	m.Spread = &model.Spread{Exponent: alpha, Factors: map[string]float64{}}
+	extra, _, _ = ringSets(6, 1, 2, 0.6, 40)
+	c, err = Enroll(m, []model.NewSet{{Label: "class-05", Name: "extra", Frames: extra[5]}}, nil, 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Spread != nil {
+		t.Errorf("enrolled into one set a class: spread %+v, want none", m.Spread)
+	}
+	if s := fmt.Sprintf("no class of the gallery has two sets or more to spread (spread exponent %g, as train chose it)", alpha); !strings.Contains(c.Threshold, s) {
+		t.Errorf("enrolled into one set a class: the threshold's words do not say %q: %s", s, c.Threshold)
 	}
 }
