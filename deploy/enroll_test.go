@@ -840,3 +840,31 @@ func TestChangeKeepsSpreadExponentOfShapedW(t *testing.T) {
 		t.Errorf("enrolled into one set a class: the threshold's words do not say %q: %s", s, c.Threshold)
 	}
 }
+
+// TestChangeVoteMixedMembers: in a vote of kfda-mix, nn-h-dr and
+// kfda-hl under auto:balanced, only the nn-h-dr member keeps train's
+// calibration as a fraction of its gallery's scale; the kFDA members are
+// set again on stand-in folds, so the change asks for the strangers'
+// sets (NeedsStrangers), and the words say which member did what. A
+// second or so.
+func TestChangeVoteMixedMembers(t *testing.T) {
+	all, labels, names := ringSets(5, 3, 2, 0.6, 4)
+	m := buildFor(t, voteMethod, all, labels, names, "auto:balanced")
+	if !NeedsStrangers(m) {
+		t.Error("a change to a vote with members in the full space asks for no strangers' sets")
+	}
+	extra, _, _ := ringSets(5, 4, 2, 0.6, 40)
+	c, err := Enroll(m, []model.NewSet{{Label: labels[0], Name: "extra", Frames: extra[3]}}, nil, 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, mem := range m.Members() {
+		kept := strings.Contains(mem.Selection.Params["threshold"], "train's calibration kept as")
+		if want := method.ClassShaped(mem.W); kept != want {
+			t.Errorf("member %d (%s, W %v): calibration kept %v, want %v: %s", i+1, mem.MethodName(), mem.W != nil, kept, want, mem.Selection.Params["threshold"])
+		}
+	}
+	if !strings.Contains(c.Threshold, "nn-h-dr") || !strings.Contains(c.Threshold, "train's calibration kept as") {
+		t.Errorf("the change's words do not say the nn-h-dr member kept train's calibration: %s", c.Threshold)
+	}
+}
