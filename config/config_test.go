@@ -263,9 +263,6 @@ func TestSyntaxError(t *testing.T) {
 	}
 }
 
-// TestSyntaxErrorQuotes: a value or a key written without the quotes it
-// needs is a syntax error that says to quote it; other syntax errors are
-// given no such hint.
 // TestUnknownKeyListsTable: an unknown key of a known table, with no
 // known key near it, lists the keys of that table.
 func TestUnknownKeyListsTable(t *testing.T) {
@@ -278,6 +275,11 @@ func TestUnknownKeyListsTable(t *testing.T) {
 	}
 }
 
+// TestSyntaxErrorQuotes: a value or a key written without the quotes it
+// needs is a syntax error that says to quote it, and the line it gives
+// loads; other syntax errors, and a word given to a key of a number or
+// of true or false (which quotes would not make right), are given no
+// such hint.
 func TestSyntaxErrorQuotes(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"[gpio]\nbackend = log\n", `2:11: syntax error: expected value but found "log" instead: text goes in quotes (backend = "log")`},
@@ -289,11 +291,21 @@ func TestSyntaxErrorQuotes(t *testing.T) {
 	} {
 		_, err := Parse("q.toml", []byte(tc.text))
 		checkErr(t, err, ErrSyntax, "q.toml:", tc.want)
+		// The line as it should be, in the place of the line given.
+		hint := tc.want[strings.LastIndex(tc.want, "(")+1 : len(tc.want)-1]
+		table, _, _ := strings.Cut(tc.text, "\n")
+		if _, err := Parse("q.toml", []byte(table+"\n"+hint+"\n")); err != nil {
+			t.Errorf("%q: the line the hint gives, %s, does not load: %v", tc.text, hint, err)
+		}
 	}
 	for _, text := range []string{
 		"[gpio]\npulse = \"1s\nbackend = \"log\"\n",
 		"[decision]\nthreshold = 0.5.\n",
 		"[gpio\nbackend = \"log\"\n",
+		"[gpio]\nactive_low = yes\n",
+		"[daemon]\nworkers = four\n",
+		"[decision]\nthreshold = none\n",
+		"[decision]\nmin_frames = 5x\n",
 	} {
 		_, err := Parse("q.toml", []byte(text))
 		e := checkErr(t, err, ErrSyntax, "q.toml:")

@@ -340,6 +340,9 @@ func quoteHint(line string) string {
 			return fmt.Sprintf("a key of other characters than A-Z a-z 0-9 _ - goes in quotes (%q = %s)", key, value)
 		}
 	}
+	if wordless[key] {
+		return "" // quotes would make it text, which the key does not take
+	}
 	first, _ := utf8.DecodeRuneInString(value)
 	text := unicode.IsLetter(first) || strings.ContainsRune("/.~", first) ||
 		unicode.IsDigit(first) && strings.IndexFunc(value, unicode.IsLetter) >= 0
@@ -650,6 +653,46 @@ func configKeys() (known, tables map[string]bool) {
 	walk("", reflect.TypeFor[Config]())
 	return known, tables
 }
+
+// wordless holds the names of the keys that take only a number or true
+// or false, in every table that has a key of the name: text in quotes is
+// no value of theirs.
+var wordless = func() map[string]bool {
+	kinds := map[string][]bool{} // name: for each key of it, whether it is wordless
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+			if tag == "" || tag == "-" {
+				continue
+			}
+			if isTable(f.Type) {
+				if f.Type.Kind() == reflect.Struct {
+					walk(f.Type)
+				}
+				continue
+			}
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			switch ft.Kind() {
+			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+				kinds[tag] = append(kinds[tag], ft != reflect.TypeFor[Size]())
+			default:
+				kinds[tag] = append(kinds[tag], false)
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config]())
+	out := map[string]bool{}
+	for name, ks := range kinds {
+		out[name] = !slices.Contains(ks, false)
+	}
+	return out
+}()
 
 // tableKey reports whether the known key k holds a table.
 func tableKey(k toml.Key) bool { return tableKeys[strings.Join(k, ".")] }
