@@ -155,17 +155,19 @@ func checkPath(path string) error {
 }
 
 // openErr returns err, the error of opening the journal at path, with
-// what to do: where this user may not open it, whose it must be (a journal
-// that setmatchd made as root belongs to root), else to check its folder;
-// or, when what is there is not a journal's (a symbolic link, which
+// what to do: where this user may not open the journal there, whose it
+// must be (a journal that setmatchd made as root belongs to root), else
+// (one this user may not create among them) to check its folder; or,
+// when what is there is not a journal's (a symbolic link, which
 // O_NOFOLLOW refuses; a folder), the error that says so.
 func openErr(path string, err error) error {
-	if fi, lerr := os.Lstat(path); lerr == nil {
+	fi, lerr := os.Lstat(path)
+	if lerr == nil {
 		if rerr := regular(path, fi); rerr != nil {
 			return rerr
 		}
 	}
-	if errors.Is(err, fs.ErrPermission) {
+	if errors.Is(err, fs.ErrPermission) && lerr == nil {
 		return fmt.Errorf("journal: %w (the daemon's user must read and write the journal: one that setmatchd made as root belongs to root; sudo chown setmatch %s)", err, path)
 	}
 	return fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err)

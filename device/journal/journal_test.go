@@ -215,22 +215,30 @@ func TestKeepLowered(t *testing.T) {
 	}
 }
 
-// TestOpenErrorSaysWhatToDo: a journal the daemon's user may not open (one
-// that setmatchd made as root) says whose it must be; any other open error
-// asks about the folder, for the start and for -check alike. (Tests run as
-// root, whom a file's mode does not stop: the errors are given.)
+// TestOpenErrorSaysWhatToDo: a journal there that the daemon's user may
+// not open (one that setmatchd made as root) says whose it must be; any
+// other open error, a journal this user may not create in its folder
+// among them, asks about the folder (a chown of a file not there fails),
+// for the start and for -check alike. (Tests run as root, whom a file's
+// mode does not stop: the errors are given.)
 func TestOpenErrorSaysWhatToDo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	missing := filepath.Join(t.TempDir(), "journal.jsonl")
+	if err := os.WriteFile(path, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
+		path string
 		err  error
 		want string
 	}{
-		{fs.ErrPermission, "journal: open " + path + ": permission denied (the daemon's user must read and write the journal: one that setmatchd made as root belongs to root; sudo chown setmatch " + path + ")"},
-		{fs.ErrNotExist, "journal: open " + path + ": file does not exist (does its directory exist and is it writable by this user?)"},
+		{path, fs.ErrPermission, "journal: open " + path + ": permission denied (the daemon's user must read and write the journal: one that setmatchd made as root belongs to root; sudo chown setmatch " + path + ")"},
+		{missing, fs.ErrPermission, "journal: open " + missing + ": permission denied (does its directory exist and is it writable by this user?)"},
+		{missing, fs.ErrNotExist, "journal: open " + missing + ": file does not exist (does its directory exist and is it writable by this user?)"},
 	} {
-		err := &fs.PathError{Op: "open", Path: path, Err: c.err}
-		if got := openErr(path, err); !errors.Is(got, c.err) || got.Error() != c.want {
-			t.Errorf("%v: got %v, want %q", c.err, got, c.want)
+		err := &fs.PathError{Op: "open", Path: c.path, Err: c.err}
+		if got := openErr(c.path, err); !errors.Is(got, c.err) || got.Error() != c.want {
+			t.Errorf("%s: %v: got %v, want %q", c.path, c.err, got, c.want)
 		}
 	}
 }
