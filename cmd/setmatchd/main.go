@@ -56,6 +56,10 @@ type options struct {
 	timeout     *time.Duration
 }
 
+// defaultConfig is the configuration file -config names by default, the
+// one the package installs.
+const defaultConfig = "/etc/setmatch/setmatchd.toml"
+
 // reloadTimeout is how long -reload waits by default: less than the 60 s
 // of TimeoutStartSec= in setmatchd.service, which bounds ExecReload= too,
 // so that -reload says why before systemd kills it.
@@ -67,7 +71,7 @@ func newFlagSet(stderr io.Writer) (*flag.FlagSet, options) {
 	fs := flag.NewFlagSet("setmatchd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := options{
-		cfgPath:     fs.String("config", "/etc/setmatch/setmatchd.toml", "configuration `file` (drop-ins: <dir>/conf.d/*.toml)"),
+		cfgPath:     fs.String("config", defaultConfig, "configuration `file` (drop-ins: <dir>/conf.d/*.toml)"),
 		check:       fs.Bool("check", false, "validate the configuration and model, print a summary and exit"),
 		showVersion: fs.Bool("version", false, "print the version and exit"),
 		allowRoot:   fs.Bool("allow-root", false, "run even as root (uid 0); the setmatchd.service unit runs it as the setmatch user"),
@@ -138,7 +142,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case *check:
 		if geteuid() == 0 {
 			// Root reads and writes what the daemon's user may not.
-			fmt.Fprintln(stdout, "note:     checked as root, who may read and write what the daemon's user may not: sudo -u setmatch setmatchd -check checks as that user")
+			as := "sudo -u setmatch setmatchd -check"
+			if *cfgPath != defaultConfig {
+				as += " -config " + *cfgPath
+			}
+			fmt.Fprintf(stdout, "note:     checked as root, who may read and write what the daemon's user may not: %s checks as that user\n", as)
 		}
 		if err := device.Check(*cfgPath, stdout); err != nil {
 			fmt.Fprintf(stderr, "setmatchd: check failed: %v\n", err)

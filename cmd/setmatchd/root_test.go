@@ -68,7 +68,7 @@ func TestStrayArgument(t *testing.T) {
 
 // TestCheckAsRootSaysSo: -check as root passes where the daemon's user
 // may not read the model or write the journal; it says so, and names the
-// check as that user. Not as another user.
+// check as that user, of the configuration given. Not as another user.
 func TestCheckAsRootSaysSo(t *testing.T) {
 	old := geteuid
 	defer func() { geteuid = old }()
@@ -80,7 +80,7 @@ func TestCheckAsRootSaysSo(t *testing.T) {
 		geteuid = func() int { return c.uid }
 		var stdout bytes.Buffer
 		run([]string{"-check", "-config", missing}, &stdout, new(bytes.Buffer))
-		if got := strings.Contains(stdout.String(), "sudo -u setmatch setmatchd -check"); got != c.note {
+		if got := strings.Contains(stdout.String(), "sudo -u setmatch setmatchd -check -config "+missing+" checks"); got != c.note {
 			t.Errorf("-check as uid %d: %q, want the note about root: %v", c.uid, stdout.String(), c.note)
 		}
 	}
