@@ -868,3 +868,32 @@ func TestChangeVoteMixedMembers(t *testing.T) {
 		t.Errorf("the change's words do not say the nn-h-dr member kept train's calibration: %s", c.Threshold)
 	}
 }
+
+// TestChangeShapedWWithoutScaleBefore: where the gallery before a change
+// has no scale (every set a copy of a set of another class), a model whose
+// W its training classes shaped has no fraction of it to keep: forgetting
+// the copies sets the threshold again on stand-in folds of the changed
+// gallery, and the words say why. Under a second.
+func TestChangeShapedWWithoutScaleBefore(t *testing.T) {
+	all, labels, names := ringSets(5, 3, 2, 0.6, 4)
+	m := buildFor(t, method.NNHDR, all, labels, names, "auto:balanced")
+	for _, s := range slices.Clone(m.Sets) {
+		s.Label = "copies"
+		m.Sets = append(m.Sets, s)
+	}
+	if _, err := modelView(m, nil, 1); err == nil {
+		t.Fatal("the gallery with a copy of every set has a scale: the test needs one without")
+	}
+	c, err := Forget(m, "copies", "", nil, 1, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"set again on the gallery, not kept as a fraction of its scale: the gallery before the change has no scale", "(W kept)"} {
+		if !strings.Contains(c.Threshold, s) {
+			t.Errorf("the threshold's words do not say %q: %s", s, c.Threshold)
+		}
+	}
+	if strings.Contains(c.Threshold, "train's calibration kept") || !(m.Threshold > 0) {
+		t.Errorf("threshold %v: %s", m.Threshold, c.Threshold)
+	}
+}
