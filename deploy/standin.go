@@ -254,7 +254,7 @@ func standInSamples(sets []*mat.Dense, labels, names []string, whose string, see
 		h := method.FrameHalves(us[0].x)
 		if h == nil {
 			n, _ := us[0].x.Dims()
-			return nil, fmt.Errorf("%s %w: %w", whose, errNoStandIns, method.TooShortToHalve(labels[us[0].set]+"/"+names[us[0].set], n))
+			return nil, fmt.Errorf("%s %w: %w to stand in for a new set of its class (give class %s a longer set or a second one)", whose, errNoStandIns, method.TooShortToHalve(labels[us[0].set]+"/"+names[us[0].set], n), labels[us[0].set])
 		}
 		units[c], halved[c] = []unit{{h[0], us[0].set, c}, {h[1], us[0].set, c}}, true
 	}

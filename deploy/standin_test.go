@@ -945,7 +945,7 @@ func TestStandInMixedClasses(t *testing.T) {
 	if res.Calibration != nil {
 		t.Fatalf("c2's one set of 3 frames: calibrated on stand-ins (%s)", res.ThresholdSource)
 	}
-	for _, w := range []string{"cannot stand in for strangers", "set c2/2-0 has 3 frames, too few to halve"} {
+	for _, w := range []string{"cannot stand in for strangers", "set c2/2-0 has 3 frames, too few to halve (4 or more are needed) to stand in for a new set of its class (give class c2 a longer set or a second one)"} {
 		if !strings.Contains(res.ThresholdSource, w) {
 			t.Errorf("c2's one set of 3 frames: threshold %q; want it to say %q", res.ThresholdSource, w)
 		}
