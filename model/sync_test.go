@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"setmatch/internal/testexec"
 )
 
 // TestWriteFileSyncsDirectory: WriteFile syncs the model's directory once
@@ -73,11 +75,12 @@ func TestWriteFileNoFolderSync(t *testing.T) {
 // TestWriteFileFolderNotReadable: a folder this user may write in but
 // not read (0300, a drop box) cannot be opened to sync it: WriteFile
 // writes the model there and returns no error, rather than report a
-// failure for a model that is in place. Root reads every folder, so the
-// test runs as another user only.
+// failure for a model that is in place. Root reads every folder, so as
+// root the test runs itself again as another user.
 func TestWriteFileFolderNotReadable(t *testing.T) {
 	if os.Geteuid() == 0 {
-		t.Skip("root reads every folder: run as another user")
+		testexec.RunTestAs(t, testexec.OtherUser, testexec.OtherUser, nil) // root reads every folder
+		return
 	}
 	dir := filepath.Join(t.TempDir(), "drop")
 	if err := os.Mkdir(dir, 0o300); err != nil {

@@ -3,10 +3,8 @@ package spool
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -75,25 +73,7 @@ func cameraMade(t *testing.T, p string, mode os.FileMode) {
 // with the spool at dir, and fails t unless the child passes.
 func asDaemon(t *testing.T, dir string) {
 	t.Helper()
-	b, err := os.ReadFile(os.Args[0]) // the test binary, where the daemon's user can run it
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(filepath.Dir(dir), "spool.test")
-	if err := os.WriteFile(exe, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{exe, "-test.run=^" + t.Name() + "$", "-test.count=1", "-test.v"}
-	if testexec.Emulated() {
-		args = append([]string{os.Getenv("SETMATCHD_EXEC")}, args...)
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), childDir+"="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: daemonUID, Gid: spoolGID, Groups: []uint32{spoolGID}}}
-	out, err := testexec.CombinedOutput(t, testexec.Timeout(t, 2*time.Minute), cmd)
-	if err != nil || !strings.Contains(string(out), "--- PASS") {
-		t.Errorf("as the daemon's user: %v\n%s", err, out)
-	}
+	testexec.RunTestAs(t, daemonUID, spoolGID, []int{spoolGID}, childDir+"="+dir)
 }
 
 // TestClaimCameraBurst: the daemon and the camera are two users of the

@@ -20,6 +20,10 @@ import (
 	"setmatch/internal/testutil"
 )
 
+// OtherUser is a user and group ID of no one, for a test's child process
+// that must not be root.
+const OtherUser = 61003
+
 // Start starts cmd, failing the test if Start fails or has not returned when
 // ctx ends.
 func Start(t testing.TB, ctx context.Context, cmd *exec.Cmd) {
