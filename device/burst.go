@@ -91,19 +91,30 @@ func (r *Runner) readBurst(ctx context.Context, st *state, name string, rec *jou
 	case b.fit == nil:
 		return nil, fmt.Errorf("image burst %s: model %s was trained on feature vectors and records no feature pipeline, so it cannot read image frames: send the burst's features as a .npy or CSV batch (setmatch features --features SPEC computes them), or train the model on image sets (setmatch train --features SPEC)", name, st.model.Path)
 	}
-	frames, err := features.ListBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
-	if err != nil {
-		return nil, r.burstErr(limitKeys(err, b.limits))
-	}
-	rec.Frames = len(frames)
-	for _, f := range frames {
-		rec.Bytes += f.Info.Size()
+	if err := r.listBurst(st, name, rec); err != nil {
+		return nil, err
 	}
 	x, err := b.fit.ApplyBurstContext(ctx, r.spool.Root(), spool.ClaimedPath(name), b.limits)
 	if err != nil {
 		return nil, r.burstErr(limitKeys(err, b.limits))
 	}
 	return x, nil
+}
+
+// listBurst lists the claimed burst cur/name, reading no frame, and
+// records in rec what the journal says of every burst: that it is one, the
+// frames listed and their files' bytes together.
+func (r *Runner) listBurst(st *state, name string, rec *journal.Record) error {
+	rec.Burst = true
+	frames, err := features.ListBurst(r.spool.Root(), spool.ClaimedPath(name), st.burst.limits)
+	if err != nil {
+		return r.burstErr(limitKeys(err, st.burst.limits))
+	}
+	rec.Frames = len(frames)
+	for _, f := range frames {
+		rec.Bytes += f.Info.Size()
+	}
+	return nil
 }
 
 // limitKeys adds to an error of a burst over a limit the configuration

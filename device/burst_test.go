@@ -276,3 +276,29 @@ func TestBurstWidthOfImageSize(t *testing.T) {
 		t.Fatalf("a burst of larger frames: %+v, want failed with %q", rec, want)
 	}
 }
+
+// TestBurstInterruptedThrice: a burst whose reading or matching was
+// interrupted three times fails without a fourth attempt, and its journal
+// line says what every burst's says: "burst", the frames listed and their
+// bytes (FORMATS.md, Image bursts), though no frame is read.
+func TestBurstInterruptedThrice(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	tmp := f.WriteBurstTmp(t, "poison", map[string][]byte{"f0.png": []byte("not read"), "f1.png": []byte("nor this")})
+	if err := os.MkdirAll(filepath.Join(f.Spool, spool.DirCur), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(f.Spool, spool.DirCur, "poison")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.Spool, spool.DirCur, ".poison.retry"), []byte("3\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	rec := next(t, ch)
+	if rec.File != "poison" || rec.Decision != "failed" || !strings.Contains(rec.Reason, "stopped 3 times while reading or matching") {
+		t.Fatalf("record %+v", rec)
+	}
+	if !rec.Burst || rec.Frames != 2 || rec.Bytes != 16 {
+		t.Errorf("burst %v, frames %d, bytes %d; want true, 2, 16", rec.Burst, rec.Frames, rec.Bytes)
+	}
+}

@@ -407,6 +407,11 @@ func (r *Runner) handle(it spool.Item) {
 			r.log.Warn("cannot read the attempts at an interrupted batch", "file", it.Name, "err", err)
 		}
 		if n >= spool.MaxMatchAttempts {
+			// Not read again, but a burst's line says what every
+			// burst's does, from its listing.
+			if dir, err := r.spool.ClaimedIsDir(it.Name); err == nil && dir {
+				r.listBurst(st, it.Name, rec) // an error leaves frames and bytes 0
+			}
 			r.fail(rec, fmt.Sprintf("setmatchd stopped %d times while reading or matching this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more", n))
 			r.spool.EndMatch(it.Name)
 			return
