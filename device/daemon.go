@@ -2,8 +2,10 @@ package device
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -329,6 +331,11 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 // file they name is watched.
 func (d *daemonLoop) loadConfig() (loaded, error) {
 	c, err := config.Load(d.configPath)
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == d.configPath && errors.Is(pe.Err, fs.ErrNotExist) {
+		// config's advice, to give -config FILE, fits a start only.
+		return loaded{}, fmt.Errorf("%w: a reload reads the configuration file the daemon started with; put it back there", pe)
+	}
 	if err != nil {
 		return loaded{}, err
 	}

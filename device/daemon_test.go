@@ -2,6 +2,8 @@ package device
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -187,5 +189,26 @@ func TestStopAtReloadEndWins(t *testing.T) {
 		if r.st.Load() != before {
 			t.Fatalf("run %d: a reload given up for a stop was put in use", i)
 		}
+	}
+}
+
+// TestReloadConfigGone: a reload after the configuration file was moved
+// away says that the daemon reads it from where it started and to put it
+// back, not to give -config FILE, which fits a start only.
+func TestReloadConfigGone(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	if err := os.Rename(f.Config, f.Config+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	d := &daemonLoop{configPath: f.Config}
+	_, err := d.loadConfig()
+	if err == nil {
+		t.Fatal("reload without the configuration file: no error")
+	}
+	if msg := err.Error(); strings.Contains(msg, "-config FILE") || !strings.Contains(msg, f.Config) || !strings.Contains(msg, "put it back") {
+		t.Errorf("reload without the configuration file: %q, want its path and to put it back", msg)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("reload without the configuration file: %v, want fs.ErrNotExist", err)
 	}
 }
