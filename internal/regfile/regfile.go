@@ -124,7 +124,9 @@ const (
 // On unix the open is openat from d's own descriptor with O_NOFOLLOW
 // (and O_DIRECTORY for Dir). Elsewhere name is opened under root and then
 // refused (ELOOP) unless it is, by Lstat after the open, no link and the
-// very file opened.
+// very file opened; the file is named label by a duplicate of its handle,
+// except on js and wasip1, which cannot duplicate one: there it keeps the
+// name os.Root gives it (root's name and the path under it).
 func OpenIn(root *os.Root, dir string, d *os.File, name string, want Kind, label string) (*os.File, error) {
 	if name == "" || name == ".." || strings.ContainsRune(name, '/') {
 		return nil, &os.PathError{Op: "open", Path: label, Err: syscall.EINVAL}
