@@ -116,10 +116,20 @@ func newPairScratch(n int) *pairScratch {
 // NewCost prepares the cost for the sets (each n_i×D, n_i ≥ 1, the same D),
 // the weighted pairs, the bandwidths h (one per set, held fixed) and the
 // target dimension d. workers ≤ 0 means GOMAXPROCS. The sets are copied.
+// A set with a frame whose squared norm is beyond match.MaxSqNorm is
+// refused (a SetError wrapping match.ErrTooLarge): where W turns towards
+// such a frame, the squared distances of its projection are not numbers
+// (kde.SqDist), and nor is the cost. Frames that pass keep every
+// projection's squared norm within the bound, whatever W.
 func NewCost(sets []*mat.Dense, pairs []PairWeight, h []float64, m match.Measure, d, workers int) (*Cost, error) {
 	x, err := stackFrames(sets)
 	if err != nil {
 		return nil, err
+	}
+	for i, s := range sets {
+		if err := match.CheckFrames(s); err != nil {
+			return nil, &SetError{Set: i, Err: err}
+		}
 	}
 	if len(h) != len(sets) {
 		return nil, fmt.Errorf("%d bandwidths for %d sets", len(h), len(sets))

@@ -424,3 +424,37 @@ func TestTrainWAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainRefusesFramesTooLarge: frames whose squared norms overflow
+// (values around 1e154) have projections whose squared distances are not
+// numbers (kde.SqDist's NaN) wherever W turns towards them, even where
+// the start's projections are small: Train refuses them before it learns
+// W, naming the set, the frame and what to do, where it returned the
+// start as W ("line search found no decrease") with no error.
+func TestTrainRefusesFramesTooLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2))
+	sets, labels, _ := subspaceData(rng, 2, 2, 10, 6, 2, 1)
+	for _, s := range sets {
+		for i := range 10 {
+			for j := 2; j < 6; j++ {
+				s.Set(i, j, 1e154*rng.NormFloat64())
+			}
+		}
+	}
+	// The start spans the first two features, where the frames are small.
+	start := func(sets []*mat.Dense, d int, _ int64) (*mat.Dense, []float64, error) {
+		w := mat.NewDense(6, d, nil)
+		for i := range d {
+			w.Set(i, i, 1)
+		}
+		return w, make([]float64, 6), nil
+	}
+	res, err := Train(sets, labels, TrainOptions{Dim: 2, MaxIter: 20, Start: start})
+	var se *SetError
+	if !errors.As(err, &se) || se.Set != 0 || !errors.Is(err, match.ErrTooLarge) || !strings.Contains(err.Error(), "frame 0") || !strings.Contains(err.Error(), "scale the features down") {
+		if err == nil {
+			t.Fatalf("Train: no error; stop %q after %d iterations", res.Stop, res.Iterations)
+		}
+		t.Fatalf("Train: %v, want set 0's frame 0 too large, and what to do", err)
+	}
+}

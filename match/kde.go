@@ -69,21 +69,46 @@ func NewKDE(x *mat.Dense, h float64) (*KDE, error) {
 // of them with its bandwidth.
 func (k *KDE) setNorms() error {
 	for i := range k.sqNorm {
-		var s float64
-		for _, v := range k.x.RawRowView(i) {
-			if !finite.Is(v) {
-				return fmt.Errorf("%w: frame %d", ErrNotFinite, i)
-			}
-			s += v * v
-		}
-		if !(s <= MaxSqNorm) {
-			big := mat.Norm(k.x.RowView(i), math.Inf(1))
-			return fmt.Errorf("%w: frame %d: its values, up to %.3g, make its squared norm %.3g, beyond %.3g, past which the squared distances between frames can overflow a float64; scale the features down, e.g. divide them by %.0e",
-				ErrTooLarge, i, big, s, MaxSqNorm, math.Pow(10, math.Floor(math.Log10(big))))
+		s, err := sqNorm(k.x, i)
+		if err != nil {
+			return err
 		}
 		k.sqNorm[i] = s
 	}
 	return nil
+}
+
+// CheckFrames returns the error NewKDE gives a set of x's frames: a NaN or
+// Inf (ErrNotFinite), or a squared norm beyond MaxSqNorm (ErrTooLarge),
+// naming the frame; nil where x has none. The projections of frames that
+// pass onto orthonormal columns have squared norms no larger (|Wᵀx| ≤ |x|,
+// up to rounding), whatever the columns: learn checks its training frames
+// so before it learns W.
+func CheckFrames(x *mat.Dense) error {
+	r, _ := x.Dims()
+	for i := range r {
+		if _, err := sqNorm(x, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sqNorm returns the squared norm of frame i of x, or NewKDE's error of it.
+func sqNorm(x *mat.Dense, i int) (float64, error) {
+	var s float64
+	for _, v := range x.RawRowView(i) {
+		if !finite.Is(v) {
+			return 0, fmt.Errorf("%w: frame %d", ErrNotFinite, i)
+		}
+		s += v * v
+	}
+	if !(s <= MaxSqNorm) {
+		big := mat.Norm(x.RowView(i), math.Inf(1))
+		return 0, fmt.Errorf("%w: frame %d: its values, up to %.3g, make its squared norm %.3g, beyond %.3g, past which the squared distances between frames can overflow a float64; scale the features down, e.g. divide them by %.0e",
+			ErrTooLarge, i, big, s, MaxSqNorm, math.Pow(10, math.Floor(math.Log10(big))))
+	}
+	return s, nil
 }
 
 // NewKDERule returns the KDE of the n×d set x with its bandwidth chosen by
