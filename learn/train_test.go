@@ -458,3 +458,18 @@ func TestTrainRefusesFramesTooLarge(t *testing.T) {
 		t.Fatalf("Train: %v, want set 0's frame 0 too large, and what to do", err)
 	}
 }
+
+// TestTrainPCAStartFramesTooLarge: frames of values around 1e154 make the
+// scatter of the PCA start overflow: Train refuses them saying so and what
+// to do, where it said only that the eigenvalues did not converge.
+func TestTrainPCAStartFramesTooLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 2))
+	sets, labels, _ := subspaceData(rng, 2, 2, 10, 6, 2, 1)
+	for _, s := range sets {
+		s.Scale(1e154, s)
+	}
+	_, err := Train(sets, labels, TrainOptions{Dim: 2, MaxIter: 20})
+	if err == nil || !strings.Contains(err.Error(), "too large for a covariance or subspace") || !strings.Contains(err.Error(), "scale the features down") {
+		t.Fatalf("Train: %v, want the values too large for the PCA, and what to do", err)
+	}
+}

@@ -34,7 +34,9 @@ var errRank = errors.New("pca: more directions than the frames span")
 // features from a few hundred frames). Either way only the k leading
 // eigenvectors are computed (topEigen). For larger D it runs a block
 // subspace iteration from a random start drawn from seed; the seed
-// matters only there.
+// matters only there. Where the directions cannot be computed because the
+// frames' squares overflow a float64 (values around 1e153 and above), the
+// error says so and what to do (TooLarge).
 func Leading(xc *mat.Dense, k int, seed int64) (*mat.Dense, []float64, error) {
 	n, dim := xc.Dims()
 	if k < 1 || k > dim {
@@ -59,6 +61,9 @@ func Leading(xc *mat.Dense, k int, seed int64) (*mat.Dense, []float64, error) {
 		}
 	}
 	if err != nil {
+		if big := TooLarge(xc); big != nil {
+			err = fmt.Errorf("pca of a %d×%d matrix of frames: %w", n, dim, big)
+		}
 		return nil, nil, err
 	}
 	fixSigns(w)

@@ -42,7 +42,7 @@ func NewSpectrum(x *mat.Dense) (Spectrum, error) {
 	}
 	v, s, err := pca.All(stats.Centred(x)) // s: the squared singular values
 	if err != nil {
-		if big := tooLarge(x); big != nil {
+		if big := pca.TooLarge(x); big != nil {
 			err = big
 		}
 		return Spectrum{}, fmt.Errorf("a %d×%d set: %w", n, d, err)
@@ -52,7 +52,7 @@ func NewSpectrum(x *mat.Dense) (Spectrum, error) {
 		tr += sv / float64(n-1)
 	}
 	if !finite.Is(tr) {
-		err := tooLarge(x)
+		err := pca.TooLarge(x)
 		if err == nil {
 			err = fmt.Errorf("its covariance has trace %v", tr)
 		}

@@ -2,11 +2,9 @@ package setkernel
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/internal/finite"
 	"setmatch/pca"
 )
 
@@ -23,7 +21,7 @@ func Basis(x *mat.Dense, p int) (*mat.Dense, error) {
 	}
 	v, _, err := pca.All(x) // of xᵀx: the frames are not centred here
 	if err != nil {
-		if big := tooLarge(x); big != nil {
+		if big := pca.TooLarge(x); big != nil {
 			err = big
 		}
 		return nil, fmt.Errorf("a %d×%d set: %w", n, d, err)
@@ -50,23 +48,4 @@ func ProjectionGram(g mat.RawMatrixer) float64 {
 		}
 	}
 	return s
-}
-
-// tooLarge returns, for the n×d set x whose subspace or covariance could
-// not be computed, the error that says its values are too large for one,
-// and what to do, where they are: the squares a scatter or covariance sums
-// (n·d of the largest square bounds its trace) overflow a float64, as
-// they do for features around 1e153 and above. Else it returns nil.
-func tooLarge(x *mat.Dense) error {
-	n, d := x.Dims()
-	big := 0.0
-	for i := range n {
-		for _, v := range x.RawRowView(i) {
-			big = max(big, math.Abs(v))
-		}
-	}
-	if finite.Is(float64(n*d) * big * big) {
-		return nil
-	}
-	return fmt.Errorf("its values, up to %.3g, are too large for a covariance or subspace: their squares, summed over its frames, overflow a float64 (%.3g at most); scale the features down, e.g. divide them by %.0e", big, math.MaxFloat64, math.Pow(10, math.Floor(math.Log10(big))))
 }
