@@ -1097,3 +1097,34 @@ func TestHeldOutText(t *testing.T) {
 		}
 	}
 }
+
+// TestGalleryScaleRounding: a gallery whose sets each have a copy in
+// another class scores them a rounding error above 0, which differs from
+// one architecture to another: a scale within rounding of 0 beside the
+// gallery's scores is refused as no scale, where one small but real is
+// taken.
+func TestGalleryScaleRounding(t *testing.T) {
+	labels := []string{"a", "b", "a", "b"}
+	scores := func(near float64) *mat.SymDense {
+		// Sets 0 and 1 (a, b) and 2 and 3 (a, b) are pairs of near sets;
+		// every other pair lies 1 apart.
+		s := mat.NewSymDense(4, nil)
+		for i := range 4 {
+			for j := i + 1; j < 4; j++ {
+				s.SetSym(i, j, 1)
+			}
+		}
+		s.SetSym(0, 1, near)
+		s.SetSym(2, 3, near)
+		return s
+	}
+	for _, c := range []struct {
+		near float64
+		ok   bool
+	}{{0, false}, {3e-16, false}, {1e-10, false}, {1e-6, true}, {0.5, true}} {
+		scale, err := galleryScale(scores(c.near), labels)
+		if (err == nil) != c.ok || (c.ok && scale != c.near) {
+			t.Errorf("nearest scores %g beside 1: scale %g, error %v; want a scale: %v", c.near, scale, err, c.ok)
+		}
+	}
+}
