@@ -37,7 +37,10 @@ import (
 // of a class's single set are two sets of it: the even half in the
 // fold's gallery, the odd half held out, and read as it
 // is (a half meets the other half of its set as a new set meets the one
-// set of its class). Nothing a fold's model learns from is scored:
+// set of its class). A class of one set too short to halve
+// (method.FrameHalves) is in the gallery of every fold where it is known
+// and never held out, as the method's own folds treat it; as a stranger,
+// its whole set is the probe. Nothing a fold's model learns from is scored:
 // the gallery, its bandwidths, kFDA's discriminant and a projection W
 // that the classes shaped (a Fisher discriminant, a W learned by
 // conjugate gradient or its PCA start, with the d and training bandwidth
@@ -59,8 +62,8 @@ const minKnownClasses = 2
 
 // errNoStandIns is returned when the sets (the training sets, or a
 // changed model's) cannot give stand-in strangers: fewer than
-// minKnownClasses+1 classes, or a class of one set too short to halve
-// (method.FrameHalves). Its text follows the
+// minKnownClasses+1 classes, or no known probe in any fold (every class
+// has one set, too short to halve: shortSingles). Its text follows the
 // words that say whose sets they are (standInSamples).
 var errNoStandIns = errors.New("cannot stand in for strangers")
 
@@ -245,16 +248,54 @@ func heldOutText(samples []standIn) string {
 	return fmt.Sprintf("held-out sets and frame halves: a held-out set is read for new sets that meet every set of its class; a class of one set holds out the odd frame half of it, read as it is, as a new set meets the one set of its class (%d %s: %s)", len(halved), classes, which)
 }
 
+// shortSingles returns, per class of ids (model.ClassIndex, classes of
+// them), whether the class has one set and that set is too short to halve
+// (method.FrameHalves gives nil): such a class gives no known probe to
+// the stand-in folds, and its set stays whole.
+func shortSingles(sets []*mat.Dense, ids []int, classes int) []bool {
+	count := make([]int, classes)
+	for _, c := range ids {
+		count[c]++
+	}
+	short := make([]bool, classes)
+	for i, c := range ids {
+		short[c] = count[c] == 1 && method.FrameHalves(sets[i]) == nil
+	}
+	return short
+}
+
+// shortText says, for m's gallery, how many classes have one set too
+// short to halve (shortSingles), which the stand-in folds never hold out;
+// "" where none has.
+func shortText(m *model.Model) string {
+	ids, classes := model.ClassIndex(m.Labels())
+	n := 0
+	for _, s := range shortSingles(m.Samples(), ids, len(classes)) {
+		if s {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("; 1 class has a single set too short to halve (fewer than %d frames): it is in the gallery of every fold where it is known but never held out, so the known sets' rates say nothing about it (give it a longer set or a second one)", method.MinHalvedFrames)
+	}
+	return fmt.Sprintf("; %d classes have a single set too short to halve (fewer than %d frames): they are in the gallery of every fold where they are known but never held out, so the known sets' rates say nothing about them (give them longer sets or second ones)", n, method.MinHalvedFrames)
+}
+
 // standInSamples returns the calibration samples of the method that fit
 // fits on the sets (labels and names per set): every fold's known probes
 // and strangers, decided by the model the fold fits.
 //
 // The units of a class are its sets, or for a class of one set the even
-// and odd frame halves of it, each class decided alone. In each fold a
+// and odd frame halves of it, or where that set is too short to halve
+// the whole set (shortSingles), each class decided alone. In each fold a
 // group of classes stands for the strangers (all their sets, or the odd
 // half of a class of one set, are probes), and every other class gives a
 // probe: one of its sets is held out, a different one from fold to fold,
-// or for a class of one set its odd half; the rest is the fold's gallery,
+// or for a class of one set its odd half (a set too short to halve gives
+// none, and is a stranger's probe whole); the rest is the fold's gallery,
 // which is all the fold's model learns from (a projection by conjugate
 // gradient learns from frame halves where no class of it keeps a pair).
 // onFold, if not nil, is told of each fold before it is fitted (f of n,
@@ -266,21 +307,22 @@ func standInSamples(sets []*mat.Dense, labels, names []string, whose string, see
 		return nil, fmt.Errorf("%s %w: %d classes, and a fold needs %d known ones besides a stranger", whose, errNoStandIns, len(classes), minKnownClasses)
 	}
 	// The units of each class: its sets, or where a class has one set,
-	// the even and odd frame halves of it (halved).
+	// the even and odd frame halves of it (halved), or that set whole
+	// where it is too short to halve (short).
 	units := make([][]unit, len(classes))
 	for i, c := range ids {
 		units[c] = append(units[c], unit{sets[i], i, c})
 	}
+	short := shortSingles(sets, ids, len(classes))
+	if !slices.Contains(short, false) {
+		return nil, fmt.Errorf("%s %w: every class has one set, each of fewer than %d frames, too few to halve, so no fold holds out a known set to stand in for a new set of its class (give the classes sets of %[3]d frames or more, or second sets)", whose, errNoStandIns, method.MinHalvedFrames)
+	}
 	halved := make([]bool, len(classes))
 	for c, us := range units {
-		if len(us) > 1 {
+		if len(us) > 1 || short[c] {
 			continue
 		}
 		h := method.FrameHalves(us[0].x)
-		if h == nil {
-			n, _ := us[0].x.Dims()
-			return nil, fmt.Errorf("%s %w: %w to stand in for a new set of its class (give class %s a longer set or a second one)", whose, errNoStandIns, method.TooShortToHalve(labels[us[0].set]+"/"+names[us[0].set], n), labels[us[0].set])
-		}
 		units[c], halved[c] = []unit{{h[0], us[0].set, c}, {h[1], us[0].set, c}}, true
 	}
 	var samples []standIn
@@ -309,8 +351,11 @@ func standInSamples(sets []*mat.Dense, labels, names []string, whose string, see
 				continue
 			}
 			out := f % len(us) // the unit held out, a different one from fold to fold
-			if halved[c] {
+			switch {
+			case halved[c]:
 				out = 1 // the odd half
+			case short[c]:
+				out = -1 // none: the whole set stays in the gallery
 			}
 			for k, u := range us {
 				if k == out {
@@ -476,7 +521,7 @@ func calibrated(m *model.Model, samples []standIn, view galleryView, opt Options
 	if len(given) > 0 {
 		strangers = "strangers'"
 	}
-	heldOut := heldOutText(samples)
+	heldOut := heldOutText(samples) + shortText(m)
 	src := fmt.Sprintf("%.6g (%s): calibrated on stand-in strangers, %s; over %d folds, each leaving a group of classes out and refitting %s on the rest, %.1f%% of known sets named right (from %d %s) and %.1f%% of %d %s sets kept out, at %.3g times the fold's median distance between classes (here %.6g)",
 		rates.Threshold, thresholdFlag(opt), how, foldsOf(samples), refits, 100*rates.KnownRight, rates.Known, heldOut, 100*rates.StrangersOut, rates.Strangers, strangers, frac, scale)
 	if len(given) > 0 {

@@ -495,23 +495,34 @@ func TestStandInFoldLearnsItsOwnW(t *testing.T) {
 // class gives one known probe and keeps the rest in the gallery: a class
 // of one set its odd frame half (the even half in the gallery, Draws 1),
 // a class of n ≥ 2 sets one of its sets (Draws n/(n−1)); a stand-in's
-// probes are its sets, or the odd half of its one set. For layouts of one,
-// two and three sets a class, and for classes mixed.
+// probes are its sets, or the odd half of its one set. A class of one
+// set too short to halve keeps it whole in the gallery of every fold
+// where it is known, gives no known probe, and as a stand-in its whole
+// set is the probe. For layouts of one, two and three sets a class, and
+// for classes mixed.
 func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 	for _, perClass := range [][]int{
 		{1, 1, 1, 1, 1, 1, 1},
 		{2, 2, 2, 2, 2, 2, 2},
 		{3, 3, 3, 3, 3, 3, 3},
-		{1, 2, 1, 3, 1, 1, 2}, // mixed
-		{2, 1, 1, 1, 1, 1, 1}, // one class with a second set
+		{1, 2, 1, 3, 1, 1, 2},  // mixed
+		{2, 1, 1, 1, 1, 1, 1},  // one class with a second set
+		{1, 2, -1, 3, 1, 1, 2}, // mixed, c2 one set of 3 frames (−1)
+		{-1, 1, 1, 1, 1, 1, 1}, // one set a class, c0's of 3 frames
+		{2, 2, 2, -1, 2, 2, 2}, // two sets a class, c3 one set of 3 frames
 	} {
 		all, allLabels, allNames := separated(len(perClass), 3, 4)
 		var sets []*mat.Dense
 		var labels, names []string
+		short := map[string]bool{} // classes of one set too short to halve
 		for i := range all {
 			var c, s int
 			fmt.Sscanf(allNames[i], "%d-%d", &c, &s)
-			if s < perClass[c] {
+			switch {
+			case perClass[c] < 0 && s == 0:
+				sets, labels, names = append(sets, mat.DenseCopyOf(all[i].Slice(0, method.MinHalvedFrames-1, 0, 4))), append(labels, allLabels[i]), append(names, allNames[i])
+				short[allLabels[i]] = true
+			case s < perClass[c]:
 				sets, labels, names = append(sets, all[i]), append(labels, allLabels[i]), append(names, allNames[i])
 			}
 		}
@@ -580,7 +591,7 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 			for _, it := range items {
 				l := labels[it.set]
 				in[l]++
-				if want := -1; count[l] == 1 {
+				if want := -1; count[l] == 1 && !short[l] {
 					want = 0
 					if it.half != want {
 						t.Errorf("%v sets a class: fold %d's gallery holds %v of %s, a class of one set; want its even half", perClass, f, it, l)
@@ -599,7 +610,7 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 					t.Errorf("%v sets a class: fold %d: a probe of %s, stranger %v, with %d of its sets in the gallery", perClass, f, l, s.Stranger, in[l])
 				}
 				wantHalf, wantDraws := -1, float64(count[l])/float64(count[l]-1)
-				if count[l] == 1 {
+				if count[l] == 1 && !short[l] {
 					wantHalf, wantDraws = 1, 1 // the odd half, read as it is
 				}
 				if p.half != wantHalf {
@@ -613,8 +624,12 @@ func TestStandInFoldsNeverScoreWhatTheyFit(t *testing.T) {
 				}
 			}
 			for l, n := range in {
-				if known[l] != 1 {
-					t.Errorf("%v sets a class: fold %d: known class %s gives %d known probes, want 1", perClass, f, l, known[l])
+				want := 1
+				if short[l] {
+					want = 0 // never held out
+				}
+				if known[l] != want {
+					t.Errorf("%v sets a class: fold %d: known class %s gives %d known probes, want %d", perClass, f, l, known[l], want)
 				}
 				if want := max(count[l]-1, 1); n != want {
 					t.Errorf("%v sets a class: fold %d's gallery holds %d items of %s, want %d", perClass, f, n, l, want)
@@ -941,14 +956,39 @@ func TestStandInMixedClasses(t *testing.T) {
 			short[i] = mat.DenseCopyOf(sets[i].Slice(0, 3, 0, 4))
 		}
 	}
+	// c2's one set of 3 frames is too short to halve: it stays in the
+	// gallery of the 3 folds where c2 is known and gives no known probe
+	// there; the other classes are calibrated as before.
 	res = buildRule(t, &opt, "", short, lab, nam)
-	if res.Calibration != nil {
-		t.Fatalf("c2's one set of 3 frames: calibrated on stand-ins (%s)", res.ThresholdSource)
+	if res.Calibration == nil || res.Calibration.Known != 9 || res.Calibration.Strangers != 5 {
+		t.Fatalf("c2's one set of 3 frames: calibration %v, want 9 known probes (c0, c1, c3 each known in 3 of 4 folds) and 5 stand-ins (c2's whole set among them): %s", res.Calibration, res.ThresholdSource)
 	}
-	for _, w := range []string{"cannot stand in for strangers", "set c2/2-0 has 3 frames, too few to halve (4 or more are needed) to stand in for a new set of its class (give class c2 a longer set or a second one)"} {
+	for _, w := range []string{"over 4 folds", "from 9 held-out sets and frame halves", "(2 classes: c1, c3)", "1 class has a single set too short to halve (fewer than 4 frames): it is in the gallery of every fold where it is known but never held out"} {
 		if !strings.Contains(res.ThresholdSource, w) {
 			t.Errorf("c2's one set of 3 frames: threshold %q; want it to say %q", res.ThresholdSource, w)
 		}
+	}
+}
+
+// TestStandInAllTooShort: where every class has one set and each is too
+// short to halve, no fold has a known probe, and the stand-ins fail with
+// errNoStandIns, saying why and what to give.
+func TestStandInAllTooShort(t *testing.T) {
+	all, labels, names := separated(4, 1, 5)
+	for i, x := range all {
+		all[i] = mat.DenseCopyOf(x.Slice(0, method.MinHalvedFrames-1, 0, 4))
+	}
+	fit := func([]*mat.Dense, []string, []string) (*model.Model, func(*mat.Dense) (model.Result, error), galleryView, error) {
+		t.Fatal("a fold was fitted")
+		return nil, nil, galleryView{}, nil
+	}
+	_, err := standInSamples(all, labels, names, "the training sets", 9, fit, nil)
+	if !errors.Is(err, errNoStandIns) {
+		t.Fatalf("every class one set of 3 frames: %v, want errNoStandIns", err)
+	}
+	want := "the training sets cannot stand in for strangers: every class has one set, each of fewer than 4 frames, too few to halve, so no fold holds out a known set to stand in for a new set of its class (give the classes sets of 4 frames or more, or second sets)"
+	if err.Error() != want {
+		t.Errorf("every class one set of 3 frames: %q, want %q", err, want)
 	}
 }
 
