@@ -133,8 +133,12 @@ func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
 	// A set and its copy score a rounding error above 0, which differs
 	// from one architecture to another (fused multiply-adds): a median
 	// that small beside the gallery's scores is no scale either.
-	if all := offDiagonal(scores); med <= scaleRounding*stats.Median(all) {
-		return 0, fmt.Errorf("the classes of the gallery lie %.3g apart (the median of each set's nearest score to another class), within rounding of 0 beside the median score %.3g of two sets: want a number > 0", med, stats.Median(all))
+	idx := make([]int, scores.SymmetricDim())
+	for i := range idx {
+		idx[i] = i
+	}
+	if all := kfda.MedianOffDiag(scores, idx, false); !math.IsInf(all, 0) && med <= scaleRounding*all {
+		return 0, fmt.Errorf("the classes of the gallery lie %.3g apart (the median of each set's nearest score to another class), within rounding of 0 beside the median score %.3g of two sets: want a number > 0", med, all)
 	}
 	return med, nil
 }
@@ -142,21 +146,6 @@ func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
 // scaleRounding is the fraction of the median score of two gallery sets
 // below which a gallery's scale is taken for a rounding error of 0.
 const scaleRounding = 1e-9
-
-// offDiagonal returns the finite scores of scores (m×m) between two
-// different sets.
-func offDiagonal(scores mat.Symmetric) []float64 {
-	m := scores.SymmetricDim()
-	out := make([]float64, 0, m*(m-1)/2)
-	for i := range m {
-		for j := i + 1; j < m; j++ {
-			if v := scores.At(i, j); !math.IsInf(v, 0) && !math.IsNaN(v) {
-				out = append(out, v)
-			}
-		}
-	}
-	return out
-}
 
 // Scale returns how far apart the model sees its classes, galleryScale
 // of its gallery (r.Gallery): the unit in which a stand-in calibration
