@@ -132,20 +132,37 @@ func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
 	}
 	// A set and its copy score a rounding error above 0, which differs
 	// from one architecture to another (fused multiply-adds): a median
-	// that small beside the gallery's scores is no scale either.
-	idx := make([]int, scores.SymmetricDim())
-	for i := range idx {
-		idx[i] = i
-	}
-	if all := kfda.MedianOffDiag(scores, idx, false); !math.IsInf(all, 0) && med <= scaleRounding*all {
-		return 0, fmt.Errorf("the classes of the gallery lie %.3g apart (the median of each set's nearest score to another class), within rounding of 0 beside the median score %.3g of two sets: want a number > 0", med, all)
+	// that small beside how far the classes reach is no scale either.
+	if far := stats.Median(farthest(scores, labels)); med <= scaleRounding*far {
+		return 0, fmt.Errorf("the classes of the gallery lie %.3g apart (the median of each set's nearest score to another class), within rounding of 0 beside %.3g (the median of each set's farthest finite score to another class): want a number > 0", med, far)
 	}
 	return med, nil
 }
 
-// scaleRounding is the fraction of the median score of two gallery sets
-// below which a gallery's scale is taken for a rounding error of 0.
+// scaleRounding is the fraction of how far a gallery's classes reach
+// (the median of each set's farthest finite score to another class)
+// below which its scale is taken for a rounding error of 0.
 const scaleRounding = 1e-9
+
+// farthest returns, for each set of the m×m scores with another class
+// among labels, its largest finite score to a set of another class: m
+// numbers in one pass, as learn.Nearest gives the smallest.
+func farthest(scores mat.Symmetric, labels []string) []float64 {
+	m := scores.SymmetricDim()
+	var out []float64
+	for i := range m {
+		best, found := 0.0, false
+		for j := range m {
+			if v := scores.At(i, j); labels[j] != labels[i] && !math.IsInf(v, 0) && !math.IsNaN(v) {
+				best, found = max(best, v), true
+			}
+		}
+		if found {
+			out = append(out, best)
+		}
+	}
+	return out
+}
 
 // Scale returns how far apart the model sees its classes, galleryScale
 // of its gallery (r.Gallery): the unit in which a stand-in calibration
