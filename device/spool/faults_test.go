@@ -12,6 +12,8 @@ import (
 	"setmatch/internal/testutil"
 )
 
+// claimNew puts a batch named name (holding its name) in new/ and claims
+// it.
 func claimNew(t *testing.T, sp *Spool, dir, name string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, DirNew, name), []byte(name), 0o644); err != nil {
@@ -72,12 +74,7 @@ func TestReasonsDoNotCollide(t *testing.T) {
 // TestFailKeepsBatchWithoutReason: when the reason cannot be written the
 // batch stays in cur/ and no temporary file is left.
 func TestFailKeepsBatchWithoutReason(t *testing.T) {
-	dir := t.TempDir()
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	claimNew(t, sp, dir, "a.npy")
 	reasons := filepath.Join(dir, DirFailed, DirReasons)
 	// As a full disk would (for root too): no new file in failed/.reasons/.
@@ -132,12 +129,7 @@ func TestModesWhateverUmask(t *testing.T) {
 // of a batch that is gone does not count against a new one of the same
 // name, and a 250-byte name gets a marker too.
 func TestMatchAttempts(t *testing.T) {
-	dir := t.TempDir()
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	long := strings.Repeat("y", 250)
 	// 249 bytes: the longest name whose marker .NAME.retry (256 bytes) is
 	// too long for a file name, so it gets the hashed one too.

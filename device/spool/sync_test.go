@@ -88,12 +88,7 @@ func TestFailSyncOrder(t *testing.T) {
 	}
 	for _, fail := range []string{"", want[0], want[1]} {
 		t.Run("fail "+fail, func(t *testing.T) {
-			dir := t.TempDir()
-			sp, err := Open(Options{Dir: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sp.Close()
+			sp, dir := openTemp(t)
 			claimNew(t, sp, dir, "a.npy")
 			failed := false // once
 			events := recordSyncs(t, dir, func(e string) bool {
@@ -103,7 +98,7 @@ func TestFailSyncOrder(t *testing.T) {
 				}
 				return false
 			})
-			err = sp.Fail("a.npy", "bad")
+			err := sp.Fail("a.npy", "bad")
 			if fail == "" && err != nil {
 				t.Fatal(err)
 			}
@@ -145,12 +140,7 @@ func TestFailSyncOrder(t *testing.T) {
 // TestSyncClaims: SyncClaims syncs cur/ with the claimed batch in it, and
 // says when that fails.
 func TestSyncClaims(t *testing.T) {
-	dir := t.TempDir()
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	claimNew(t, sp, dir, "a.npy")
 	fail := false
 	events := recordSyncs(t, dir, func(string) bool { return fail })
@@ -171,12 +161,7 @@ func TestSyncClaims(t *testing.T) {
 // kept all the same, where a failed folder sync would keep every batch in
 // cur/, retried, and none journaled.
 func TestNoFolderSync(t *testing.T) {
-	dir := t.TempDir()
-	sp, err := Open(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t)
 	claimNew(t, sp, dir, "a.npy")
 	old := syncFile
 	t.Cleanup(func() { syncFile = old })
