@@ -50,30 +50,13 @@ func TestPruneBytes(t *testing.T) {
 		name string
 		size int
 	}{{"e", 200}, {"f", 100}} {
-		os.WriteFile(filepath.Join(dir, DirNew, n.name), make([]byte, n.size), 0o644)
-		sp.Claim(n.name)
-		if err := sp.Fail(n.name, "bad"); err != nil {
-			t.Fatal(err)
-		}
-		arr.next(filepath.Join(dir, DirFailed, n.name))
+		settle(t, sp, dir, &arr, DirFailed, n.name, n.size)
 	}
-	n, err := sp.Prune(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// done/ holds 700 bytes: a and the burst b go (400 left); failed/ e.
-	if n != 3 {
-		t.Errorf("prune removed %d batches, want 3", n)
-	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirDone)), ","); got != "c,d" {
-		t.Errorf("done/ after prune: %s, want c,d (the newest 300 bytes of a 500-byte cap; the 300-byte burst before them would pass it)", got)
-	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,f" {
-		t.Errorf("failed/ after prune: %s, want the newest, f", got)
-	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "f" {
-		t.Errorf("failed/.reasons/ after prune: %s, want f's", got)
-	}
+	// done/ holds 700 bytes: a and the burst b go, and c,d stay (the
+	// newest 300 bytes of a 500-byte cap; the 300-byte burst before them
+	// would pass it); failed/ e goes, and the newest, f, stays with its
+	// reason.
+	pruneKeeps(t, sp, dir, 3, "c,d", ".reasons,f", "f")
 	// The sizes remembered for the next prune are the kept batches' only.
 	want := map[string]int64{"done/c": 200, "done/d": 100, "failed/f": 100}
 	if len(sp.sizes) != len(want) {
@@ -350,36 +333,55 @@ func TestPruneTooLargeBatchAlone(t *testing.T) {
 		size int
 	}{{"a", 1}, {"b", 1}, {"c", 5000}, {"d", 1}} {
 		for _, sub := range []string{DirDone, DirFailed} {
-			name := sub + "-" + b.name
-			os.WriteFile(filepath.Join(dir, DirNew, name), make([]byte, b.size), 0o644)
-			if _, err := sp.Claim(name); err != nil {
-				t.Fatal(err)
-			}
-			if sub == DirDone {
-				err = sp.Finish(name)
-			} else {
-				err = sp.Fail(name, "bad")
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			arr.next(filepath.Join(dir, sub, name))
+			settle(t, sp, dir, &arr, sub, sub+"-"+b.name, b.size)
 		}
 	}
-	n, err := sp.Prune(time.Now())
+	// c goes from each folder, with its reason.
+	pruneKeeps(t, sp, dir, 2, "done-a,done-b,done-d", ".reasons,failed-a,failed-b,failed-d", "failed-a,failed-b,failed-d")
+}
+
+// settle puts a batch of size zero bytes named name in new/, claims it
+// and moves it to sub: done/ by Finish, or failed/ by Fail with the
+// reason "bad". It arrives there after the batches before it in arr.
+func settle(t *testing.T, sp *Spool, dir string, arr *arrivals, sub, name string, size int) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, DirNew, name), make([]byte, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sp.Claim(name); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if sub == DirDone {
+		err = sp.Finish(name)
+	} else {
+		err = sp.Fail(name, "bad")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 {
-		t.Errorf("prune removed %d batches, want 2 (c from each folder)", n)
+	arr.next(filepath.Join(dir, sub, name))
+}
+
+// pruneKeeps prunes sp and checks that it removed n batches and that
+// done/, failed/ and failed/.reasons/ then hold the entries named in
+// done, failed and reasons (sorted, joined by commas).
+func pruneKeeps(t *testing.T, sp *Spool, dir string, n int, done, failed, reasons string) {
+	t.Helper()
+	got, err := sp.Prune(time.Now())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirDone)), ","); got != "done-a,done-b,done-d" {
-		t.Errorf("done/ after prune: %s, want done-a,done-b,done-d", got)
+	if got != n {
+		t.Errorf("prune removed %d batches, want %d", got, n)
 	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,failed-a,failed-b,failed-d" {
-		t.Errorf("failed/ after prune: %s, want .reasons,failed-a,failed-b,failed-d", got)
-	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "failed-a,failed-b,failed-d" {
-		t.Errorf("failed/.reasons/ after prune: %s, want the reasons of the batches kept", got)
+	for _, c := range []struct{ sub, want string }{
+		{DirDone, done},
+		{DirFailed, failed},
+		{filepath.Join(DirFailed, DirReasons), reasons},
+	} {
+		if got := strings.Join(testutil.Names(t, filepath.Join(dir, c.sub)), ","); got != c.want {
+			t.Errorf("%s/ after prune: %s, want %s", c.sub, got, c.want)
+		}
 	}
 }

@@ -90,18 +90,9 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 		}
 		arr.next(filepath.Join(dir, DirDone, n))
 	}
-	if n, err := sp.Prune(time.Now()); err != nil || n != 2 {
-		t.Fatalf("prune removed %d (%v), want 2", n, err)
-	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirDone)), ","); got != "c,k" {
-		t.Errorf("done/ after prune: %s, want the newest two, c and k (x was finished first)", got)
-	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed)), ","); got != ".reasons,f" {
-		t.Errorf("failed/ after prune: %s, want the newest", got)
-	}
-	if got := strings.Join(testutil.Names(t, filepath.Join(dir, DirFailed, DirReasons)), ","); got != "f" {
-		t.Errorf("failed/.reasons/ after prune: %s, want the reason of the newest", got)
-	}
+	// done/ keeps the newest two, c and k (x was finished first); failed/
+	// the newest, f, with its reason.
+	pruneKeeps(t, sp, dir, 2, "c,k", ".reasons,f", "f")
 
 	// Deleting instead of keeping.
 	sp2, _ := Open(Options{Dir: dir})
