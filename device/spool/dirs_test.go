@@ -34,12 +34,7 @@ func writeBurst(t *testing.T, dir, name string, n int) {
 // frames by Finish (done = delete) and by the caps of done/ and failed/,
 // which count it as one batch.
 func TestSpoolBurstDirs(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 1, FailedMaxFiles: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{KeepDone: true, DoneMaxFiles: 1, FailedMaxFiles: 1})
 	// Bursts of 1 to 4 frames arrive in the order w, k, c, a: not the
 	// order of their names.
 	arr := arrivals{t: t}
@@ -114,7 +109,7 @@ func TestSpoolBurstDirs(t *testing.T) {
 // TestWatcherSeesBurstDirs checks that a directory renamed into new/ is
 // queued from its event, and one waiting at start from the start-up scan.
 func TestWatcherSeesBurstDirs(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	writeBurst(t, dir, "early", 2)
 	q := NewQueue(10)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -140,12 +135,7 @@ func TestWatcherSeesBurstDirs(t *testing.T) {
 // burst, a file over a burst, a burst over a file), instead of staying
 // in cur/ to be decided again at every start.
 func TestReusedNameReplaces(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{KeepDone: true})
 	file := func(name string) {
 		if err := os.WriteFile(filepath.Join(dir, DirNew, name), []byte("new"), 0o644); err != nil {
 			t.Fatal(err)
@@ -167,6 +157,7 @@ func TestReusedNameReplaces(t *testing.T) {
 				if _, err := sp.Claim(c.name); err != nil {
 					t.Fatal(err)
 				}
+				var err error
 				if sub == DirDone {
 					err = sp.Finish(c.name)
 				} else {

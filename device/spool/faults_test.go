@@ -28,12 +28,7 @@ func claimNew(t *testing.T, sp *Spool, dir, name string) {
 // reasons, a 250-byte name keeps its reason, and the failed/ cap counts
 // batches, whatever their names.
 func TestReasonsDoNotCollide(t *testing.T) {
-	dir := t.TempDir()
-	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{FailedMaxFiles: 3})
 	long := strings.Repeat("x", 246) + ".npy"
 	for _, n := range []string{"q.npy", "q.npy.err", long} {
 		claimNew(t, sp, dir, n)
@@ -74,7 +69,7 @@ func TestReasonsDoNotCollide(t *testing.T) {
 // TestFailKeepsBatchWithoutReason: when the reason cannot be written the
 // batch stays in cur/ and no temporary file is left.
 func TestFailKeepsBatchWithoutReason(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	claimNew(t, sp, dir, "a.npy")
 	reasons := filepath.Join(dir, DirFailed, DirReasons)
 	// As a full disk would (for root too): no new file in failed/.reasons/.
@@ -129,7 +124,7 @@ func TestModesWhateverUmask(t *testing.T) {
 // of a batch that is gone does not count against a new one of the same
 // name, and a 250-byte name gets a marker too.
 func TestMatchAttempts(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	long := strings.Repeat("y", 250)
 	// 249 bytes: the longest name whose marker .NAME.retry (256 bytes) is
 	// too long for a file name, so it gets the hashed one too.
@@ -171,12 +166,7 @@ func TestMatchAttempts(t *testing.T) {
 // however old the reason, and removes one whose batch is in neither
 // failed/ nor cur/ once it is older than a minute.
 func TestCleanReasonsKeepsClaimedBatchs(t *testing.T) {
-	dir := t.TempDir()
-	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{FailedMaxFiles: 10})
 	claimNew(t, sp, dir, "a.npy")
 	for _, n := range []string{"a.npy", "gone.npy"} {
 		if err := sp.WriteReason(n, "bad"); err != nil {

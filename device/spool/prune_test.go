@@ -15,12 +15,7 @@ import (
 // failed/ go first, a burst counting its frame files; the newest stay
 // while they fit.
 func TestPruneBytes(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxBytes: 500, FailedMaxFiles: 10, FailedMaxBytes: 250})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{KeepDone: true, DoneMaxBytes: 500, FailedMaxFiles: 10, FailedMaxBytes: 250})
 	arr := arrivals{t: t}
 	// done/: a (100 bytes), burst b (2 × 150), c (200), d (100), oldest first.
 	for _, b := range []struct {
@@ -72,12 +67,7 @@ func TestPruneBytes(t *testing.T) {
 // TestPruneDue: a prune is due once a tenth of the tightest cap has come
 // in since the last one, counted in batches or in bytes, and not before.
 func TestPruneDue(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 100, DoneMaxBytes: 10000, FailedMaxFiles: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{KeepDone: true, DoneMaxFiles: 100, DoneMaxBytes: 10000, FailedMaxFiles: 30})
 	finish := func(name string, size int) {
 		t.Helper()
 		os.WriteFile(filepath.Join(dir, DirNew, name), make([]byte, size), 0o644)
@@ -122,29 +112,9 @@ func TestPruneDue(t *testing.T) {
 // into a folder with a byte cap, and only then: with a byte cap on
 // failed/ alone, what moves into done/ costs no walk and counts no bytes.
 func TestMovedMeasuresCappedFolderOnly(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 100, FailedMaxFiles: 100, FailedMaxBytes: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
-	for _, b := range []struct {
-		name string
-		fail bool
-	}{{"ok", false}, {"bad", true}} {
-		os.WriteFile(filepath.Join(dir, DirNew, b.name), make([]byte, 300), 0o644)
-		if _, err := sp.Claim(b.name); err != nil {
-			t.Fatal(err)
-		}
-		if b.fail {
-			err = sp.Fail(b.name, "bad")
-		} else {
-			err = sp.Finish(b.name)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	sp, dir := openTemp(t, Options{KeepDone: true, DoneMaxFiles: 100, FailedMaxFiles: 100, FailedMaxBytes: 1000})
+	settle(t, sp, dir, nil, DirDone, "ok", 300)
+	settle(t, sp, dir, nil, DirFailed, "bad", 300)
 	if got := sp.movedBytes.Load(); got != 300 {
 		t.Errorf("bytes counted for PruneDue: %d, want 300 (failed/'s batch; done/ has no byte cap)", got)
 	}
@@ -209,12 +179,7 @@ func TestOpenSpoolDirIsAFile(t *testing.T) {
 // bottom of the chain does not. The walk of the whole chain took minutes
 // at a depth of a few thousands and held up the batch and the stop.
 func TestDeepBurstMeasureIsBounded(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 100, FailedMaxBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{FailedMaxFiles: 100, FailedMaxBytes: 1 << 30})
 	burst := filepath.Join(dir, DirNew, "deep")
 	os.Mkdir(burst, 0o755)
 	os.WriteFile(filepath.Join(burst, "000.pgm"), make([]byte, 100), 0o644)
@@ -259,12 +224,7 @@ func TestDeepBurstMeasureIsBounded(t *testing.T) {
 // TestPruneBytesAtCap: done/ holding exactly its byte cap keeps every
 // batch: only bytes beyond the cap are pruned.
 func TestPruneBytesAtCap(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxBytes: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{KeepDone: true, DoneMaxBytes: 300})
 	for _, n := range []string{"a", "b", "c"} {
 		os.WriteFile(filepath.Join(dir, DirNew, n), make([]byte, 100), 0o644)
 		if _, err := sp.Claim(n); err != nil {
@@ -283,12 +243,7 @@ func TestPruneBytesAtCap(t *testing.T) {
 // name (here by hand) is measured again, not counted at the size of the
 // one it replaced.
 func TestPruneMeasuresReplacedBatch(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxBytes: 500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{KeepDone: true, DoneMaxBytes: 500})
 	os.WriteFile(filepath.Join(dir, DirNew, "a"), make([]byte, 100), 0o644)
 	if _, err := sp.Claim("a"); err != nil {
 		t.Fatal(err)
@@ -320,12 +275,7 @@ func TestPruneMeasuresReplacedBatch(t *testing.T) {
 // own is removed, with its reason, and the older batches under the cap
 // stay: none of them is removed to make room for one that cannot fit.
 func TestPruneTooLargeBatchAlone(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxBytes: 2000, FailedMaxBytes: 2000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{KeepDone: true, DoneMaxBytes: 2000, FailedMaxBytes: 2000})
 	arr := arrivals{t: t}
 	// Oldest first: a and b of one byte, c of 5000, d of one byte.
 	for _, b := range []struct {
@@ -342,7 +292,8 @@ func TestPruneTooLargeBatchAlone(t *testing.T) {
 
 // settle puts a batch of size zero bytes named name in new/, claims it
 // and moves it to sub: done/ by Finish, or failed/ by Fail with the
-// reason "bad". It arrives there after the batches before it in arr.
+// reason "bad". It arrives there after the batches before it in arr, if
+// arr is not nil.
 func settle(t *testing.T, sp *Spool, dir string, arr *arrivals, sub, name string, size int) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, DirNew, name), make([]byte, size), 0o644); err != nil {
@@ -360,7 +311,9 @@ func settle(t *testing.T, sp *Spool, dir string, arr *arrivals, sub, name string
 	if err != nil {
 		t.Fatal(err)
 	}
-	arr.next(filepath.Join(dir, sub, name))
+	if arr != nil {
+		arr.next(filepath.Join(dir, sub, name))
+	}
 }
 
 // pruneKeeps prunes sp and checks that it removed n batches and that

@@ -14,12 +14,7 @@ import (
 )
 
 func TestSpoolClaimFailPrune(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, KeepDone: true, DoneMaxFiles: 2, FailedMaxFiles: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{KeepDone: true, DoneMaxFiles: 2, FailedMaxFiles: 1})
 	for _, d := range []string{DirTmp, DirNew, DirCur, DirDone, DirFailed} {
 		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
 			t.Fatalf("%s/ not created: %v", d, err)
@@ -155,7 +150,7 @@ func (a *arrivals) next(p string) {
 // time), whatever the names, and batches that arrived at the same time by
 // name.
 func TestPendingArrivalOrder(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	arr := arrivals{t: t}
 	for _, n := range []string{"z.npy", "a.npy", "m.npy", "y.npy"} {
 		tmp := filepath.Join(dir, DirTmp, n)
@@ -190,12 +185,7 @@ func TestSpoolNotADirectory(t *testing.T) {
 // the batch whole; its read bound limit+1 overflowed, so nothing was read
 // and every batch failed as empty.
 func TestReadClaimedLimitsDoNotOverflow(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir, FailedMaxFiles: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp, dir := openTemp(t, Options{FailedMaxFiles: 10})
 	os.WriteFile(filepath.Join(dir, DirNew, "a.csv"), []byte("1,2\n"), 0o644)
 	if _, err := sp.Claim("a.csv"); err != nil {
 		t.Fatal(err)
@@ -210,7 +200,7 @@ func TestReadClaimedLimitsDoNotOverflow(t *testing.T) {
 // TestReadClaimedRefusesNonRegular: ReadClaimed refuses a batch that is not
 // a regular file (a FIFO here), saying so, without waiting for a writer.
 func TestReadClaimedRefusesNonRegular(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	testutil.FIFO(t, filepath.Join(dir, DirCur), "pipe.npy")
 	testutil.Within(t, 10*time.Second, "ReadClaimed of a FIFO", func() {
 		if _, err := sp.ReadClaimed("pipe.npy", 1<<20); err == nil || !strings.Contains(err.Error(), "not a regular file") {
@@ -224,7 +214,7 @@ func TestReadClaimedRefusesNonRegular(t *testing.T) {
 // follow, O_NOFOLLOW or not): the daemon reads the batch file itself or
 // nothing, never another batch through a link.
 func TestReadClaimedRefusesLinkInSpool(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	if err := os.WriteFile(filepath.Join(dir, DirDone, "other.npy"), []byte("another batch"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func TestFailSyncOrder(t *testing.T) {
 	}
 	for _, fail := range []string{"", want[0], want[1]} {
 		t.Run("fail "+fail, func(t *testing.T) {
-			sp, dir := openTemp(t)
+			sp, dir := openTemp(t, Options{})
 			claimNew(t, sp, dir, "a.npy")
 			failed := false // once
 			events := recordSyncs(t, dir, func(e string) bool {
@@ -140,7 +140,7 @@ func TestFailSyncOrder(t *testing.T) {
 // TestSyncClaims: SyncClaims syncs cur/ with the claimed batch in it, and
 // says when that fails.
 func TestSyncClaims(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	claimNew(t, sp, dir, "a.npy")
 	fail := false
 	events := recordSyncs(t, dir, func(string) bool { return fail })
@@ -161,7 +161,7 @@ func TestSyncClaims(t *testing.T) {
 // kept all the same, where a failed folder sync would keep every batch in
 // cur/, retried, and none journaled.
 func TestNoFolderSync(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	claimNew(t, sp, dir, "a.npy")
 	old := syncFile
 	t.Cleanup(func() { syncFile = old })

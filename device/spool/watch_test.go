@@ -15,7 +15,7 @@ import (
 // watcher rescan new/ (the events lost are not sent again), and that a
 // watch that ended is added again.
 func TestWatcherOverflowRescan(t *testing.T) {
-	sp, dir := openTemp(t)
+	sp, dir := openTemp(t, Options{})
 	q := NewQueue(100)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -49,12 +49,13 @@ func TestWatcherOverflowRescan(t *testing.T) {
 	w.Wait()
 }
 
-// openTemp opens a spool in a fresh directory, closed when the test ends,
-// and returns it and its directory.
-func openTemp(t *testing.T) (*Spool, string) {
+// openTemp opens a spool with opt in a fresh directory (opt.Dir), closed
+// when the test ends, and returns it and its directory.
+func openTemp(t *testing.T, opt Options) (*Spool, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "spool")
-	sp, err := Open(Options{Dir: dir})
+	opt.Dir = dir
+	sp, err := Open(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
