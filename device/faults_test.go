@@ -604,13 +604,7 @@ func TestFirstUnclaimable(t *testing.T) {
 // names the file and line that set it, and that rule.
 func TestCheckMissingModelNamesFile(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	dropin := filepath.Join(f.Dir, "conf.d", "50-site.toml")
-	if err := os.MkdirAll(filepath.Dir(dropin), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dropin, []byte("# site\nmodel = \"door/model.smm\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropin := writeDropin(t, f, "50-site.toml", "# site\nmodel = \"door/model.smm\"\n")
 	err := Check(f.Config, io.Discard)
 	want := dropin + ":2:1: model: open " + filepath.Join(f.Dir, "conf.d", "door", "model.smm") + ": no such file or directory"
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "a relative path is taken from the folder of the configuration file that sets it") {
@@ -647,15 +641,23 @@ func TestModelOpenError(t *testing.T) {
 	}
 }
 
+// writeDropin writes text to the drop-in name in the fixture's conf.d/
+// and returns its path.
+func writeDropin(t *testing.T, f *devicetest.Fixture, name, text string) string {
+	t.Helper()
+	p := filepath.Join(f.Dir, "conf.d", name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestCheckLabelsNotInModel(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
-	dropin := filepath.Join(f.Dir, "conf.d", "50-pins.toml")
-	if err := os.MkdirAll(filepath.Dir(dropin), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dropin, []byte("[gpio.label_pins]\nzed = \"GPIO5\"\nyan = \"GPIO6\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dropin := writeDropin(t, f, "50-pins.toml", "[gpio.label_pins]\nzed = \"GPIO5\"\nyan = \"GPIO6\"\n")
 	err := Check(f.Config, io.Discard)
 	if err == nil {
 		t.Fatal("no error")
