@@ -255,13 +255,21 @@ func TestEncodeRefusesInvalid(t *testing.T) {
 	}
 }
 
-func TestWriteReadFile(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "m.smm")
-	m := mfModel(24, 7, 3, []int{4, 6})
+// writtenModel writes a small model to m.smm in a fresh folder and
+// returns the folder, the model's path and the model.
+func writtenModel(t *testing.T) (dir, p string, m *Model) {
+	t.Helper()
+	dir = t.TempDir()
+	p = filepath.Join(dir, "m.smm")
+	m = mfModel(24, 7, 3, []int{4, 6})
 	if err := WriteFile(p, m); err != nil {
 		t.Fatal(err)
 	}
+	return dir, p, m
+}
+
+func TestWriteReadFile(t *testing.T) {
+	dir, p, m := writtenModel(t)
 	// Replace it: readers must only ever see a whole file.
 	m.Threshold = 0.5
 	if err := WriteFile(p, m); err != nil {

@@ -17,12 +17,7 @@ import (
 func TestWriteFileSyncsDirectory(t *testing.T) {
 	errSync := errors.New("injected sync failure")
 	for _, fail := range []bool{false, true} {
-		dir := t.TempDir()
-		p := filepath.Join(dir, "m.smm")
-		m := mfModel(24, 7, 3, []int{4, 6})
-		if err := WriteFile(p, m); err != nil {
-			t.Fatal(err)
-		}
+		dir, p, m := writtenModel(t)
 		m.Threshold = 0.5
 		var syncs int
 		old := syncDir
