@@ -93,12 +93,7 @@ func TestJournalFillsToMaxBytes(t *testing.T) {
 
 // A failed write leaves no partial line behind, and the journal recovers.
 func TestJournalRecoversAfterFailedWrite(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := Open(p, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j, p := openTemp(t)
 	if err := j.Append(&Record{File: "one"}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +112,19 @@ func TestJournalRecoversAfterFailedWrite(t *testing.T) {
 	if err := j.Append(&Record{File: "late"}); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("append after Close: %v, want a closed-journal error", err)
 	}
+}
+
+// openTemp opens a journal at j.jsonl in a fresh folder, closed when the
+// test ends (a test may close it before), and returns it and its path.
+func openTemp(t *testing.T) (*Journal, string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j, p
 }
 
 // readJournal returns the records of the journal at path, failing the test

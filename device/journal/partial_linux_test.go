@@ -2,7 +2,6 @@ package journal
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -12,12 +11,7 @@ import (
 // does) is cut off again, so that the next record starts a line of its
 // own rather than join the torn one.
 func TestPartialWriteCutOff(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := Open(p, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j, p := openTemp(t)
 	if err := j.Append(&Record{File: "one", Decision: "alice"}); err != nil {
 		t.Fatal(err)
 	}

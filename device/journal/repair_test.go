@@ -32,17 +32,13 @@ func TestTornLastLineRepaired(t *testing.T) {
 		"text without newline":   "precious",
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "j.jsonl")
-			j, err := Open(p, 0, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			j, p := openTemp(t)
 			j.Append(&Record{File: "a.npy", Decision: "alice"})
 			j.Close()
 			f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 			f.WriteString(tail)
 			f.Close()
-			j, err = Open(p, 0, 1)
+			j, err := Open(p, 0, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,11 +62,7 @@ func TestTornLastLineRepaired(t *testing.T) {
 // are what internal/jsonname's Text and B64, the convention of every JSON
 // output, give (the journal, in the bottom layer, has its own copy).
 func TestNonUTF8Names(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := Open(p, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, p := openTemp(t)
 	names := []string{"a\xff.npy", "a\xfe.npy", "plain.npy", "a\ufffd.npy", `a\xff.npy`}
 	for _, n := range names {
 		if err := j.Append(&Record{File: n}); err != nil {
@@ -105,11 +97,7 @@ func TestNonUTF8Names(t *testing.T) {
 // TestAppendResetsFileB64: a record appended again under a UTF-8 name
 // carries no file_b64 left from the name it had before.
 func TestAppendResetsFileB64(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := Open(p, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, p := openTemp(t)
 	r := &Record{File: "a\xff.npy", Decision: "alice"}
 	if err := j.Append(r); err != nil {
 		t.Fatal(err)

@@ -74,12 +74,7 @@ func lines(t *testing.T, path string) string {
 // oneLine is the length of one journal line of a record of a one-letter
 // file (with its newline).
 func oneLine(t *testing.T) int64 {
-	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := Open(p, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j, _ := openTemp(t)
 	if err := j.Append(&Record{File: "a", Decision: "x"}); err != nil {
 		t.Fatal(err)
 	}
@@ -194,18 +189,14 @@ func TestSyncOrder(t *testing.T) {
 // failed sync fails Open.
 func TestRepairSync(t *testing.T) {
 	for _, fail := range []bool{false, true} {
-		p := filepath.Join(t.TempDir(), "j.jsonl")
-		j, err := Open(p, 0, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		j, p := openTemp(t)
 		j.Append(&Record{File: "a", Decision: "x"})
 		j.Close()
 		f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
 		f.WriteString(`{"time":"2025-01-01T00:00:00Z","fi`)
 		f.Close()
 		events := recordSyncs(t, func(string) bool { return fail })
-		j, err = Open(p, 0, 1)
+		j, err := Open(p, 0, 1)
 		if want := []string{"file j.jsonl:1"}; !slices.Equal(*events, want) {
 			t.Errorf("fail %v: syncs %q, want %q", fail, *events, want)
 		}
@@ -286,14 +277,11 @@ func TestFolderNotReadable(t *testing.T) {
 // failed) has its folder synced by the next daemon before that line: the
 // file it opens may hold a name a power cut can still take back.
 func TestReopenedFolderSynced(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := Open(p, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, p := openTemp(t)
 	j.Close() // no line: the folder never synced
 	events := recordSyncs(t, nil)
-	if j, err = Open(p, 0, 1); err != nil {
+	j, err := Open(p, 0, 1)
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
