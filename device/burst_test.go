@@ -33,6 +33,21 @@ var (
 	goldenPCA      = filepath.Join("..", "features", "testdata", "intensity-8x6-pca-3.smfp")
 )
 
+// fitSpec returns the pipeline of spec, one without a pca stage, as a
+// Fitted.
+func fitSpec(t *testing.T, spec string) *features.Fitted {
+	t.Helper()
+	p, err := features.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit, err := features.NewFitted(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fit
+}
+
 // pipelineModel returns a model taking D features per frame (W picks the
 // first two) that records the pipeline fit.
 func pipelineModel(fit *features.Fitted, D int) *model.Model {
@@ -164,16 +179,12 @@ func TestBurstWithoutPipeline(t *testing.T) {
 // intensity:4x3.
 func burstModel(t *testing.T, f *devicetest.Fixture) {
 	t.Helper()
-	p, err := features.Parse("intensity:4x3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fit := features.Fitted{Pipeline: p}
+	fit := fitSpec(t, "intensity:4x3")
 	D, ok := fit.OutputDim()
 	if !ok {
 		t.Fatal("intensity:4x3 has no fixed output dimension")
 	}
-	if err := model.WriteFile(f.Model, pipelineModel(&fit, D)); err != nil {
+	if err := model.WriteFile(f.Model, pipelineModel(fit, D)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -236,11 +247,7 @@ func TestBurstReadWithinBatchTimeout(t *testing.T) {
 // frame differ: no check before the read can see it, the width is known
 // only once the frames are read.
 func TestBurstWidthOfImageSize(t *testing.T) {
-	p, err := features.Parse("hog:8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fit := features.Fitted{Pipeline: p}
+	fit := fitSpec(t, "hog:8")
 	if _, ok := fit.OutputDim(); ok {
 		t.Fatal("hog:8 has a fixed width: the test needs one that follows the image size")
 	}
@@ -262,7 +269,7 @@ func TestBurstWidthOfImageSize(t *testing.T) {
 	}
 	_, D := x.Dims()
 	f := devicetest.NewFixture(t, "")
-	if err := model.WriteFile(f.Model, pipelineModel(&fit, D)); err != nil {
+	if err := model.WriteFile(f.Model, pipelineModel(fit, D)); err != nil {
 		t.Fatal(err)
 	}
 	_, ch := startRunner(t, f, gpiotest.NewRecorder())

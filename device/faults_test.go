@@ -407,15 +407,7 @@ func TestReloadRefusesOtherPipeline(t *testing.T) {
 	old := r.Model().ID()
 	var specs []string
 	for _, spec := range []string{"intensity:3x2", "intensity:2x3"} {
-		p, err := features.Parse(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fit, err := features.NewFitted(p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := pipelineModel(&fit, D)
+		m := pipelineModel(fitSpec(t, spec), D)
 		path := filepath.Join(f.Dir, strings.ReplaceAll(spec, ":", "-")+".smm")
 		if err := model.WriteFile(path, m); err != nil {
 			t.Fatal(err)
@@ -790,15 +782,7 @@ func TestSameInputDimNamesPipelines(t *testing.T) {
 	loaded := func(spec string, D int) *Loaded {
 		var fit *features.Fitted
 		if spec != "" {
-			p, err := features.Parse(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := features.NewFitted(p, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fit = &f
+			fit = fitSpec(t, spec)
 		}
 		return &Loaded{Path: fmt.Sprintf("m%d.smm", D), Model: pipelineModel(fit, D)}
 	}
