@@ -69,6 +69,23 @@ func cameraMade(t *testing.T, p string, mode os.FileMode) {
 	}
 }
 
+// daemonFailed writes reason as the reason of the failed batch b, which
+// the caller has put in failed/, and gives the two to the daemon's user,
+// as the daemon leaves them.
+func daemonFailed(t *testing.T, dir, b, reason string) {
+	t.Helper()
+	p := filepath.Join(dir, DirFailed, b)
+	r := filepath.Join(dir, DirFailed, DirReasons, b)
+	if err := os.WriteFile(r, []byte(reason), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{p, r} {
+		if err := os.Lchown(q, daemonUID, spoolGID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // asDaemon runs the test again in a child process as the daemon's user,
 // with the spool at dir, and fails t unless the child passes.
 func asDaemon(t *testing.T, dir string) {
@@ -139,15 +156,7 @@ func TestPruneKeepsReasonOfWhatStays(t *testing.T) {
 		if err := os.Mkdir(p, 0o2750); err != nil {
 			t.Fatal(err)
 		}
-		reason := filepath.Join(dir, DirFailed, DirReasons, b)
-		if err := os.WriteFile(reason, []byte("b: a sub-folder\n"), 0o640); err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range []string{p, reason} {
-			if err := os.Lchown(q, daemonUID, spoolGID); err != nil {
-				t.Fatal(err)
-			}
-		}
+		daemonFailed(t, dir, b, "b: a sub-folder\n")
 		if b == "b3" {
 			cameraMade(t, filepath.Join(p, "sub"), 0o750|os.ModeSetgid)
 		}
@@ -223,15 +232,7 @@ func TestPruneTooLargeBatchLeftInPart(t *testing.T) {
 		} else if err := os.WriteFile(p, []byte("x"), 0o640); err != nil {
 			t.Fatal(err)
 		}
-		reason := filepath.Join(dir, DirFailed, DirReasons, b)
-		if err := os.WriteFile(reason, []byte("b: bad\n"), 0o640); err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range []string{p, reason} {
-			if err := os.Lchown(q, daemonUID, spoolGID); err != nil {
-				t.Fatal(err)
-			}
-		}
+		daemonFailed(t, dir, b, "b: bad\n")
 		arr.next(p)
 	}
 	asDaemon(t, dir)
