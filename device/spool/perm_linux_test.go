@@ -151,6 +151,7 @@ func TestPruneKeepsReasonOfWhatStays(t *testing.T) {
 		return
 	}
 	dir := twoUserSpool(t)
+	arr := arrivals{t: t} // b3 the oldest
 	for _, b := range []string{"b3", "b4", "b5"} {
 		p := filepath.Join(dir, DirFailed, b)
 		if err := os.Mkdir(p, 0o2750); err != nil {
@@ -160,7 +161,7 @@ func TestPruneKeepsReasonOfWhatStays(t *testing.T) {
 		if b == "b3" {
 			cameraMade(t, filepath.Join(p, "sub"), 0o750|os.ModeSetgid)
 		}
-		time.Sleep(20 * time.Millisecond) // arrivals in order: b3 the oldest
+		arr.next(p)
 	}
 	asDaemon(t, dir)
 }
