@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,5 +81,34 @@ func TestEnrollComparesEachPairOnce(t *testing.T) {
 				t.Errorf("%s, threshold %q: margin of %s: own %g other %g, pair by pair %g %g", c.method, c.rule, mg.Name, mg.Own, mg.Other, own, other)
 			}
 		}
+	}
+}
+
+// TestEnrollKeptCalibrationComparesEachPairOnce: enrolling into a model
+// whose W its training classes shaped, under a rule of stand-in
+// strangers (keepCalibration), computes the divergences of each pair of
+// the new gallery's sets once and no others: the scale of the gallery
+// before the enrolment is read from its sets' block of the new gallery's
+// divergences, not computed again. Under a second.
+func TestEnrollKeptCalibrationComparesEachPairOnce(t *testing.T) {
+	all, labels, names := ringSets(5, 3, 2, 0.6, 4)
+	n := len(all) - 2
+	m := buildFor(t, method.NNHDR, all[:n], labels[:n], names[:n], "auto:balanced")
+	var add []model.NewSet
+	for i := n; i < len(all); i++ {
+		add = append(add, model.NewSet{Label: labels[i], Name: names[i], Frames: all[i]})
+	}
+	pairs := 0
+	pairsHook = func(_, p int) { pairs += p }
+	c, err := Enroll(m, add, nil, 1, time.Unix(0, 0))
+	pairsHook = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.Threshold, "train's calibration kept as") {
+		t.Fatalf("the calibration was not kept: %s", c.Threshold)
+	}
+	if sets := len(all); pairs != sets*(sets-1)/2 {
+		t.Errorf("%d pairs of sets compared, want %d, those of the %d sets of the new gallery", pairs, sets*(sets-1)/2, sets)
 	}
 }

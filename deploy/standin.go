@@ -673,18 +673,22 @@ func keepsCalibration(mem *model.Model, opt Options) bool {
 // sets it on the deployed gallery. scores are m's gallery scores where
 // computed already (nil: computed here). It returns the words that say
 // how and the scores it used; noScale, where before's gallery has no
-// scale to keep a fraction of (m is then unchanged).
+// scale to keep a fraction of (m is then unchanged). before's scores are
+// read from m's where m's gallery holds before's as it was (priorScores),
+// else computed.
 func keepCalibration(m, before *model.Model, opt Options, scores *mat.SymDense) (src string, used *mat.SymDense, noScale, err error) {
-	old, err := galleryScores(before, nil, opt.Workers)
-	if err != nil {
-		return "", nil, nil, fmt.Errorf("the gallery before the change: %w", err)
+	if scores, err = galleryScores(m, scores, opt.Workers); err != nil {
+		return "", nil, nil, err
+	}
+	old := priorScores(m, before, scores)
+	if old == nil {
+		if old, err = galleryScores(before, nil, opt.Workers); err != nil {
+			return "", nil, nil, fmt.Errorf("the gallery before the change: %w", err)
+		}
 	}
 	oldView, err := modelView(before, old, opt.Workers)
 	if err != nil {
-		return "", nil, err, nil
-	}
-	if scores, err = galleryScores(m, scores, opt.Workers); err != nil {
-		return "", nil, nil, err
+		return "", scores, err, nil
 	}
 	view, err := modelView(m, scores, opt.Workers)
 	if err != nil {
@@ -711,6 +715,24 @@ func keepCalibration(m, before *model.Model, opt Options, scores *mat.SymDense) 
 		src += fmt.Sprintf("; the %d strangers' sets given (--strangers) are not used: the calibration kept is train's, with any strangers' sets train was given", n)
 	}
 	return src, scores, nil, nil
+}
+
+// priorScores returns before's gallery divergences as the leading block
+// of scores, m's, where before's gallery is the first sets of m's as they
+// were, the same frames with the same bandwidths (an enrolment appends
+// its sets, Model.WithSets), and neither decides by kFDA, whose kernel
+// refitted on the grown gallery may differ; nil otherwise.
+func priorScores(m, before *model.Model, scores *mat.SymDense) *mat.SymDense {
+	n := len(before.Sets)
+	if m.Discriminant != nil || before.Discriminant != nil || m.Divergence != before.Divergence || n > len(m.Sets) {
+		return nil
+	}
+	for i, s := range before.Sets {
+		if t := m.Sets[i]; t.Samples != s.Samples || t.Bandwidth != s.Bandwidth {
+			return nil
+		}
+	}
+	return scores.SliceSym(0, n).(*mat.SymDense)
 }
 
 // recalibrateOn is Recalibrate with before, m as it was before the change
@@ -741,6 +763,7 @@ func recalibrateOn(m, before *model.Model, opt Options, scores *mat.SymDense) (s
 		if err != nil || why == nil {
 			return src, nil, used, err == nil, err
 		}
+		scores = used
 		// The scale of a gallery of two classes or more is 0 where most of
 		// its sets are copies of a set of another class: no fraction of it
 		// to keep.
