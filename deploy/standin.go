@@ -256,8 +256,8 @@ func heldOutText(samples []standIn) string {
 
 // shortSingles returns, per class of ids (model.ClassIndex, classes of
 // them), whether the class has one set and that set is too short to halve
-// (method.FrameHalves gives nil): such a class gives no known probe to
-// the stand-in folds, and its set stays whole.
+// (method.Halvable): such a class gives no known probe to the stand-in
+// folds, and its set stays whole.
 func shortSingles(sets []*mat.Dense, ids []int, classes int) []bool {
 	count := make([]int, classes)
 	for _, c := range ids {
@@ -265,7 +265,7 @@ func shortSingles(sets []*mat.Dense, ids []int, classes int) []bool {
 	}
 	short := make([]bool, classes)
 	for i, c := range ids {
-		short[c] = count[c] == 1 && method.FrameHalves(sets[i]) == nil
+		short[c] = count[c] == 1 && !method.Halvable(sets[i])
 	}
 	return short
 }

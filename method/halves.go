@@ -39,13 +39,20 @@ func tooShortForHalves(name string, n int) error {
 	return fmt.Errorf("%w, as is every set, for learning W on the halves of sets that are one a class: give the sets more frames", TooShortToHalve(name, n))
 }
 
+// Halvable reports whether FrameHalves halves x: x has MinHalvedFrames
+// frames or more. It copies nothing.
+func Halvable(x *mat.Dense) bool {
+	n, _ := x.Dims()
+	return n >= MinHalvedFrames
+}
+
 // FrameHalves returns the even and the odd frames of the n×d set x, or
-// nil when x has fewer than MinHalvedFrames frames.
+// nil when x has fewer than MinHalvedFrames frames (Halvable).
 func FrameHalves(x *mat.Dense) []*mat.Dense {
-	n, d := x.Dims()
-	if n < MinHalvedFrames {
+	if !Halvable(x) {
 		return nil
 	}
+	n, d := x.Dims()
 	hs := make([]*mat.Dense, 2)
 	for part := range 2 {
 		h := mat.NewDense((n-part+1)/2, d, nil)
