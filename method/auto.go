@@ -360,7 +360,7 @@ func singleSetClasses(labels []int) int {
 }
 
 // halveSingles replaces, in t's Train and Labels, the set of every class
-// with a single training set by its even and odd frame halves (FrameHalves),
+// with a single training set by its even and odd frame halves (singleHalves),
 // on a pool that holds them after t's sets, as the folds of one set per
 // class take them: the two halves are the class's two items to hold out
 // and train on. It returns the number of classes so halved: 0, t
@@ -373,8 +373,7 @@ func (t *Task) halveSingles() (int, error) {
 	if len(count) == singleSetClasses(t.Labels) {
 		return 0, nil
 	}
-	one := func(k int) bool { return count[t.Labels[k]] == 1 }
-	pool, idx, err := t.Pool.cachedHalves("singles "+fmt.Sprint(t.Train), t.Train, one)
+	pool, idx, err := t.singleHalves()
 	if err != nil || pool == nil {
 		return 0, err
 	}

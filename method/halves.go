@@ -158,9 +158,7 @@ func withHalves(t *Task) (*Task, error) {
 	if t.halves != nil || singleSetClasses(t.Labels) == 0 {
 		return t, nil
 	}
-	count := classSizes(t.Labels)
-	one := func(k int) bool { return count[t.Labels[k]] == 1 }
-	pool, halves, err := t.Pool.cachedHalves(fmt.Sprint(t.Train), t.Train, one)
+	pool, halves, err := t.singleHalves()
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +168,18 @@ func withHalves(t *Task) (*Task, error) {
 	tt := *t
 	tt.Pool, tt.halves = pool, halves
 	return &tt, nil
+}
+
+// singleHalves returns t's pool with the even and odd frames of every
+// training set that is the single one of its class appended, and per
+// position of Train the pool indices of its halves (Pool.withHalvesOf),
+// made once per pool and training sets: withHalves and Task.halveSingles
+// (Choose's outer folds, then the fit of the method chosen on the same
+// sets) share it, with the matrices computed on it.
+func (t *Task) singleHalves() (*Pool, [][2]int, error) {
+	count := classSizes(t.Labels)
+	one := func(k int) bool { return count[t.Labels[k]] == 1 }
+	return t.Pool.cachedHalves("singles "+fmt.Sprint(t.Train), t.Train, one)
 }
 
 // cachedHalves returns p.withHalvesOf(train, want), computed once per key

@@ -208,3 +208,31 @@ func TestOneSetPerClassWithAShortSet(t *testing.T) {
 		}
 	}
 }
+
+// TestSingleSetHalvesShared: where some classes have one training set
+// and others more, the outer folds of Choose (Task.halveSingles) and the
+// fit of the method chosen on the same training sets (withHalves) halve
+// the same sets, and share one pool of them, with its divergence and
+// kernel matrices, rather than each making its own.
+func TestSingleSetHalvesShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	labels := []int{0, 0, 0, 1, 1, 1, 2, 3}
+	var sets []*mat.Dense
+	train := make([]int, len(labels))
+	for k, l := range labels {
+		train[k] = k
+		sets = append(sets, testutil.RandSet(rng, 8, 3, float64(l), 1))
+	}
+	task := &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 4, Seed: 1}
+	outer := *task
+	if n, err := outer.halveSingles(); err != nil || n != 2 {
+		t.Fatalf("halveSingles: %d classes halved, %v; want 2", n, err)
+	}
+	h, err := withHalves(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Pool != outer.Pool {
+		t.Error("the outer folds and the fit on the same training sets made two pools of the same frame halves")
+	}
+}
