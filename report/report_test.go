@@ -356,14 +356,16 @@ func TestScalingPlotFewPoints(t *testing.T) {
 // TestPlotsSayTheFileTheyCannotWrite checks that every plot returns the
 // error of a PNG file it cannot create or write, naming the file: a
 // folder that is not there, and a file on a full disk (a link to
-// /dev/full, where every write fails).
+// /dev/full, where every write fails, where the system has one).
 func TestPlotsSayTheFileTheyCannotWrite(t *testing.T) {
+	paths := []string{filepath.Join(t.TempDir(), "missing", "x.png")}
 	full := filepath.Join(t.TempDir(), "full.png")
 	if err := os.Symlink("/dev/full", full); err != nil {
-		t.Skip("no link to /dev/full:", err)
-	}
-	if _, err := os.Stat(full); err != nil {
-		t.Skip("no /dev/full:", err)
+		t.Log("no link to /dev/full, the full disk not tried:", err)
+	} else if _, err := os.Stat(full); err != nil {
+		t.Log("no /dev/full, the full disk not tried:", err)
+	} else {
+		paths = append(paths, full)
 	}
 	div := mat.NewSymDense(2, []float64{0, 1, 1, 0})
 	plots := map[string]func(path string) error{
@@ -376,7 +378,7 @@ func TestPlotsSayTheFileTheyCannotWrite(t *testing.T) {
 		},
 	}
 	for name, write := range plots {
-		for _, path := range []string{full, filepath.Join(t.TempDir(), "missing", "x.png")} {
+		for _, path := range paths {
 			if err := write(path); err == nil || !strings.Contains(err.Error(), "writing "+path+": ") {
 				t.Errorf("%s to %s: %v, want an error naming the file", name, path, err)
 			}
