@@ -109,7 +109,8 @@ func thresholdFlag(opt Options) string {
 // setThreshold sets the model's open-set threshold from opt. With
 // AutoBalanced or AutoFAR it is calibrated on stand-in strangers
 // (standin.go) where the training sets allow (three classes or more,
-// each class of one set long enough to halve), else on the
+// one of them with two sets or one set long enough to halve:
+// shortSingles), else on the
 // training sets themselves as below. An automatic threshold (auto, auto:P)
 // is calibrated on the training sets as the model compares them: on
 // their divergences, or for kFDA on the distances its kernel induces,
