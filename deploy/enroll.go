@@ -367,9 +367,7 @@ func NeedsStrangers(m *model.Model) bool {
 		return false
 	}
 	for _, mem := range m.Members() {
-		own := *mem
-		own.Voters = nil
-		if !keepsCalibration(&own, opt) {
+		if !keepsCalibration(mem, opt) { // of the member's own W and method
 			return true
 		}
 	}
