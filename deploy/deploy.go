@@ -782,15 +782,11 @@ type kdeRangeError struct {
 }
 
 func (e *kdeRangeError) Error() string {
-	what, bound, do, by := "too large", "beyond the largest", "down (e.g. divide them by", e.H
+	what, bound, limit, do, by := "too large", "beyond the largest", match.MaxBandwidth, "down (e.g. divide them by", e.H
 	kernels := "--method gda or --method cdl, whose set kernels build no KDE"
 	if e.H < match.MinBandwidth {
-		what, bound, do, by = "too small", "below the smallest", "up (e.g. multiply them by", 1/e.H
+		what, bound, limit, do, by = "too small", "below the smallest", match.MinBandwidth, "up (e.g. multiply them by", 1/e.H
 		kernels = "--method gda, whose set kernel builds no KDE (or --method cdl, for features down to around 1e-153)"
-	}
-	limit := match.MaxBandwidth
-	if e.H < match.MinBandwidth {
-		limit = match.MinBandwidth
 	}
 	names := e.Methods[len(e.Methods)-1]
 	if len(e.Methods) > 1 {

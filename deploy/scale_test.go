@@ -195,8 +195,8 @@ func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
 		scale float64
 		want  []string
 	}{
-		{1e151, []string{"too large for the KDE bandwidth rules", "scale the features down", "--method gda or --method cdl"}},
-		{1e-160, []string{"too small for the KDE bandwidth rules", "scale the features up", "--method gda,"}},
+		{1e151, []string{"beyond the largest a KDE takes (1e+150)", "too large for the KDE bandwidth rules", "scale the features down", "--method gda or --method cdl"}},
+		{1e-160, []string{"below the smallest a KDE takes (1e-150)", "too small for the KDE bandwidth rules", "scale the features up", "--method gda,"}},
 	} {
 		for _, m := range []method.Name{method.Auto, method.NNH, method.KFDAHG} {
 			for _, rule := range []string{"", "auto"} {
