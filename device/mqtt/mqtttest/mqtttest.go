@@ -78,7 +78,9 @@ func New(ctx context.Context, t testing.TB, auth bool) *Broker {
 
 // Start starts mosquitto on a free loopback port; it is killed when t
 // ends. With auth, anonymous clients are refused and User/Password let in.
-func Start(ctx context.Context, t testing.TB, auth bool) *Broker {
+// Each of extra is one more line of its configuration, such as
+// "max_packet_size 1024".
+func Start(ctx context.Context, t testing.TB, auth bool, extra ...string) *Broker {
 	t.Helper()
 	// Without mosquitto (and EnvBroker and EnvAuthBroker unset) the test
 	// is skipped, or fails on a CI machine (testutil.EnvRequireTools).
@@ -96,6 +98,9 @@ func Start(ctx context.Context, t testing.TB, auth bool) *Broker {
 		conf += "allow_anonymous false\npassword_file " + pw + "\n"
 	} else {
 		conf += "allow_anonymous true\n"
+	}
+	for _, l := range extra {
+		conf += l + "\n"
 	}
 	for attempt := 0; ; attempt++ {
 		port := freePort(t)
