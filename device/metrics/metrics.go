@@ -7,7 +7,7 @@
 //	setmatch_model_info{sha256="…",method="…"}              gauge, 1 for the model in use
 //	setmatch_mqtt_connected                                 gauge, 1 while connected (with MQTT only)
 //	setmatch_mqtt_outbox_length                             gauge, decisions waiting for the broker
-//	setmatch_mqtt_dropped_total                             counter, decisions dropped from a full outbox
+//	setmatch_mqtt_dropped_total                             counter, decisions dropped from the outbox
 //	setmatch_mqtt_published_total                           counter, decisions the broker acknowledged
 //
 // plus the Go runtime's go_* and the process's process_* metrics.
@@ -140,7 +140,7 @@ func (m *Metrics) WatchMQTT(p MQTT) {
 		}, func() float64 { return float64(p.OutboxLen()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "setmatch_mqtt_dropped_total",
-			Help: "Decisions dropped from the full MQTT outbox (the journal has them).",
+			Help: "Decisions dropped from the MQTT outbox: the oldest when it is full, and one the connection was lost at each send of (the journal has them).",
 		}, func() float64 { return float64(p.Dropped()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "setmatch_mqtt_published_total",

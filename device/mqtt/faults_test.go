@@ -2,10 +2,12 @@ package mqtt
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -468,5 +470,45 @@ func TestBackoffStopsAtMax(t *testing.T) {
 		if got != want {
 			t.Errorf("attempt %d: retry_in=%s, want %s (from 1ms, doubling up to 4ms)", i+1, got, want)
 		}
+	}
+}
+
+// TestDecisionTheBrokerDisconnectsForIsDropped: a decision the broker
+// closes the connection for whenever it is sent (here one over the
+// broker's max_packet_size, which MQTT 3.1.1 does not tell a client) is
+// sent a bounded number of times, then dropped, logged and counted, and
+// the decisions behind it are delivered, where it was sent again after
+// every reconnect and held every later decision back until a full outbox
+// dropped it. Under a second.
+func TestDecisionTheBrokerDisconnectsForIsDropped(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if emulated() {
+		t.Skip("an emulated test binary cannot start a mosquitto of its own configuration (golang/go#69259)")
+	}
+	b := mqtttest.Start(ctx, t, false, "max_packet_size 2048")
+	topic := uniqueTopic(t)
+	sub := subscribe(ctx, t, b.URL, "", "", topic+"/decision")
+	log := new(testutil.LockedBuffer)
+	p, err := New(testOptions(b.URL, topic, log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	big := bytes.Replace(payload(2), []byte("{"), []byte(`{"pad":"`+strings.Repeat("x", 4096)+`",`), 1)
+	p.Publish(payload(1))
+	p.Publish(big)
+	p.Publish(payload(3))
+	testutil.WaitForCtx(t, ctx, "the decisions around the refused one delivered, and it dropped", func() bool {
+		return len(sub.On(topic+"/decision")) >= 2 && p.Dropped() == 1 && p.OutboxLen() == 0
+	})
+	if got := files(t, sub.On(topic+"/decision")); !slices.Equal(got, []string{"b-001.npy", "b-003.npy"}) {
+		t.Errorf("decisions received %v, want [b-001.npy b-003.npy]", got)
+	}
+	if !strings.Contains(log.String(), "dropping it") {
+		t.Errorf("the drop is not logged:\n%s", log)
+	}
+	if strings.Contains(log.String(), "same mqtt.client_id") {
+		t.Errorf("the lost connections blamed on a second client with the same client id:\n%s", log)
 	}
 }

@@ -21,8 +21,13 @@
 // removes a message only when the broker has acknowledged it (PUBACK).
 // Delivery is thus at least once: a message whose acknowledgement was lost
 // with the connection is sent again. When the outbox is full the oldest
-// message is dropped and counted (Dropped); the journal stays the record of
-// every decision.
+// message is dropped and counted (Dropped), and so is a decision whose
+// acknowledgement was lost with the connection maxLostSends times in a
+// row, such as one the broker closes the connection for because it is
+// over the broker's maximum packet size (which MQTT 3.1.1 does not tell
+// a client): it would otherwise be sent after every reconnect and hold
+// back every decision behind it. The journal stays the record of every
+// decision.
 package mqtt
 
 import (
@@ -53,6 +58,12 @@ const (
 	online  = "online"
 	offline = "offline"
 	qos     = 1
+	// maxLostSends is how many connections in a row may be lost while one
+	// decision waits for its acknowledgement before that decision is
+	// dropped. A connection lost by chance with a decision in flight
+	// leaves it two more; the broker closing the connection for the
+	// decision itself costs three short connections and their waits.
+	maxLostSends = 3
 )
 
 // Options configure a Publisher. FromConfig makes them from the [mqtt]
@@ -116,6 +127,14 @@ type Publisher struct {
 	// since is when the current connection was asked for. Only run's
 	// goroutine uses it.
 	since time.Time
+
+	// sending is the decision waiting for its acknowledgement (seq 0:
+	// none); lostSeq the sequence number of the decision whose
+	// acknowledgement the last lost connection took, lostSends how many
+	// connections in a row did. Only run's goroutine uses them.
+	sending   entry
+	lostSeq   uint64
+	lostSends int
 
 	mu      sync.Mutex
 	lost    chan struct{} // closed when the current connection is lost
@@ -228,7 +247,9 @@ func (p *Publisher) Connected() bool { return p.connected.Load() }
 // OutboxLen returns the number of decisions waiting for the broker.
 func (p *Publisher) OutboxLen() int { return p.box.len() }
 
-// Dropped returns the number of decisions dropped from a full outbox.
+// Dropped returns the number of decisions dropped: from a full outbox, and
+// after maxLostSends connections in a row were lost while each waited for
+// its acknowledgement.
 func (p *Publisher) Dropped() uint64 { return p.box.drops() }
 
 // Published returns the number of decisions the broker acknowledged
@@ -323,7 +344,7 @@ func (p *Publisher) run() {
 			p.o.Logger.Info("mqtt connected", "topic", p.o.Topic, "outbox", p.box.len())
 		}
 		if d := p.box.drops(); p.dropping.Swap(false) {
-			p.o.Logger.Warn("mqtt decisions dropped from the full outbox so far", "dropped", d)
+			p.o.Logger.Warn("mqtt decisions dropped so far", "dropped", d)
 		}
 		closing := p.serve(lost)
 		p.connected.Store(false)
@@ -347,6 +368,11 @@ func (p *Publisher) run() {
 		err = p.lostErr
 		p.lostErr = nil
 		p.mu.Unlock()
+		inFlight := err != nil && p.sending.seq != 0 // lost, not closed here
+		if inFlight {
+			p.lostInFlight(p.sending, err)
+		}
+		p.sending = entry{}
 		up := time.Since(p.since)
 		if up >= p.stable() {
 			short, backoff = 0, p.o.MinBackoff
@@ -361,7 +387,7 @@ func (p *Publisher) run() {
 		// publish the broker did not acknowledge, which serve logged),
 		// the wait is not explained by a second client.
 		short++
-		if err != nil {
+		if err != nil && !inFlight { // lostInFlight said why
 			lvl := slog.LevelWarn
 			if short > 1 {
 				lvl = slog.LevelDebug // said once; the wait grows meanwhile
@@ -559,14 +585,34 @@ func (p *Publisher) serve(lost chan struct{}) (closing bool) {
 				return true
 			}
 		}
+		p.sending = e
 		if err := p.send(lost, p.decisionTopic, false, e.payload); err != nil {
 			return failed(err)
 		}
+		p.sending = entry{}
 		p.published.Add(1)
 		if p.box.remove(e.seq) {
 			p.state, p.stateDue = e.payload, true
 		}
 	}
+}
+
+// lostInFlight counts a connection lost while decision e waited for its
+// acknowledgement, and drops e from the outbox when this was the
+// maxLostSends-th in a row.
+func (p *Publisher) lostInFlight(e entry, err error) {
+	if e.seq != p.lostSeq {
+		p.lostSeq, p.lostSends = e.seq, 0
+	}
+	p.lostSends++
+	if p.lostSends < maxLostSends {
+		p.o.Logger.Debug("mqtt connection lost while a decision waited for its acknowledgement; sending it again after reconnecting",
+			"err", err, "attempt", p.lostSends, "of", maxLostSends)
+		return
+	}
+	p.box.drop(e.seq)
+	p.o.Logger.Warn("mqtt connection lost at each send of one decision: dropping it (the journal has it); a broker closes the connection so for a message over its max_packet_size",
+		"err", err, "attempts", maxLostSends, "payload_bytes", len(e.payload), "dropped", p.box.drops())
 }
 
 var errLost = errors.New("connection lost")

@@ -580,6 +580,19 @@ func TestOutbox(t *testing.T) {
 	if string(got) != string([]byte{3, 4, 5}) {
 		t.Errorf("drained %v, want [3 4 5]", got)
 	}
+	// drop removes and counts the oldest entry, and only it.
+	d := newOutbox(3)
+	d.add([]byte{1})
+	d.add([]byte{2})
+	e, _ = d.peek()
+	d.drop(e.seq + 1)
+	if d.len() != 2 || d.drops() != 0 {
+		t.Fatalf("drop of an entry not the oldest: len %d drops %d, want 2 0", d.len(), d.drops())
+	}
+	d.drop(e.seq)
+	if e, _ := d.peek(); d.len() != 1 || d.drops() != 1 || e.payload[0] != 2 {
+		t.Fatalf("drop of the oldest: len %d drops %d, oldest %v; want 1 1 [2]", d.len(), d.drops(), e.payload)
+	}
 	p := []byte{7}
 	o.add(p)
 	p[0] = 8

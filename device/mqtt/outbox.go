@@ -3,9 +3,10 @@ package mqtt
 import "sync"
 
 // outbox is a bounded FIFO of payloads waiting for the broker. When it is
-// full, add drops the oldest payload and counts it. Every payload carries a
-// sequence number, so that the sender removes the payload it sent and not
-// one that took its place after an overflow.
+// full, add drops the oldest payload and counts it; drop drops and counts
+// the oldest on request. Every payload carries a sequence number, so that
+// the sender removes (or drops) the payload it sent and not one that took
+// its place after an overflow.
 type outbox struct {
 	mu      sync.Mutex
 	buf     []entry // ring of capacity cap(buf)
@@ -30,9 +31,7 @@ func (o *outbox) add(p []byte) (dropped bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.n == len(o.buf) {
-		o.buf[o.head] = entry{}
-		o.head = (o.head + 1) % len(o.buf)
-		o.n--
+		o.removeLocked(o.buf[o.head].seq)
 		o.dropped++
 		dropped = true
 	}
@@ -57,12 +56,30 @@ func (o *outbox) peek() (entry, bool) {
 func (o *outbox) remove(seq uint64) (empty bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.n > 0 && o.buf[o.head].seq == seq {
-		o.buf[o.head] = entry{}
-		o.head = (o.head + 1) % len(o.buf)
-		o.n--
-	}
+	o.removeLocked(seq)
 	return o.n == 0
+}
+
+// drop removes the oldest entry if it is the one with sequence number seq
+// and counts it as dropped, as add counts one dropped for room.
+func (o *outbox) drop(seq uint64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.removeLocked(seq) {
+		o.dropped++
+	}
+}
+
+// removeLocked removes the oldest entry if it is the one with sequence
+// number seq, and reports whether it did.
+func (o *outbox) removeLocked(seq uint64) bool {
+	if o.n == 0 || o.buf[o.head].seq != seq {
+		return false
+	}
+	o.buf[o.head] = entry{}
+	o.head = (o.head + 1) % len(o.buf)
+	o.n--
+	return true
 }
 
 // len returns the number of entries waiting.
