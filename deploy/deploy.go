@@ -771,21 +771,22 @@ func rawFrames(f *method.Fitted) bool {
 }
 
 // kdeRangeError is the error of fits that compare KDEs (Methods, one or
-// more) with a bandwidth H a KDE does not take: beyond match.MaxBandwidth,
-// or below match.MinBandwidth. The features' values are then too large
-// or too small for the KDE bandwidth rules, and a model of such a fit is
-// refused whatever its threshold (model.Validate): its text says what
-// to do, scale the features or deploy a set kernel, which builds no KDE.
+// more) with a bandwidth a KDE does not take (match.BandwidthError):
+// beyond match.MaxBandwidth, or below match.MinBandwidth. The features'
+// values are then too large or too small for the KDE bandwidth rules, and
+// a model of such a fit is refused whatever its threshold
+// (model.Validate): its text says what to do, scale the features or
+// deploy a set kernel, which builds no KDE.
 type kdeRangeError struct {
 	Methods []string
-	H       float64
+	match.BandwidthError
 }
 
 func (e *kdeRangeError) Error() string {
-	what, bound, limit, do, by := "too large", "beyond the largest", match.MaxBandwidth, "down (e.g. divide them by", e.H
+	what, bound, do, by := "too large", "beyond the largest", "down (e.g. divide them by", e.H
 	kernels := "--method gda or --method cdl, whose set kernels build no KDE"
-	if e.H < match.MinBandwidth {
-		what, bound, limit, do, by = "too small", "below the smallest", match.MinBandwidth, "up (e.g. multiply them by", 1/e.H
+	if !e.Large {
+		what, bound, do, by = "too small", "below the smallest", "up (e.g. multiply them by", 1/e.H
 		kernels = "--method gda, whose set kernel builds no KDE (or --method cdl, for features down to around 1e-153)"
 	}
 	names := e.Methods[len(e.Methods)-1]
@@ -793,19 +794,23 @@ func (e *kdeRangeError) Error() string {
 		names = strings.Join(e.Methods[:len(e.Methods)-1], ", ") + " and " + names
 	}
 	return fmt.Sprintf("the KDEs of %s would have a bandwidth of %.3g, %s a KDE takes (%g): the features' values are %s for the KDE bandwidth rules; scale the features %s %.0e), or give %s",
-		names, e.H, bound, limit, what, do, math.Pow(10, math.Floor(math.Log10(by))), kernels)
+		names, e.H, bound, e.Bound(), what, do, math.Pow(10, math.Floor(math.Log10(by))), kernels)
 }
 
+// Unwrap returns match's error of the bandwidth.
+func (e *kdeRangeError) Unwrap() error { return &e.BandwidthError }
+
 // joinRanges is the one kdeRangeError of several candidates': every
-// method named, with the bandwidth furthest out of range.
+// method named, with the bandwidth furthest out of range on the side of
+// the first.
 func joinRanges(errs []*kdeRangeError) *kdeRangeError {
-	out := &kdeRangeError{H: errs[0].H}
+	out := &kdeRangeError{BandwidthError: errs[0].BandwidthError}
 	for _, e := range errs {
 		out.Methods = append(out.Methods, e.Methods...)
 		switch {
-		case e.H > match.MaxBandwidth && out.H > match.MaxBandwidth:
+		case e.Large && out.Large:
 			out.H = max(out.H, e.H)
-		case e.H < match.MinBandwidth && out.H < match.MinBandwidth:
+		case !e.Large && !out.Large:
 			out.H = min(out.H, e.H)
 		}
 	}
@@ -815,8 +820,8 @@ func joinRanges(errs []*kdeRangeError) *kdeRangeError {
 // checkKDEBandwidths returns, where f compares KDEs (usesKDE), the error
 // of a bandwidth of its that a KDE does not take (match.CheckBandwidth):
 // a training set's, or the fixed one a new set gets. A bandwidth out of
-// range gives a kdeRangeError, before any threshold is calibrated; a
-// model of f would be refused.
+// range (a match.BandwidthError) gives a kdeRangeError, before any
+// threshold is calibrated; a model of f would be refused.
 func checkKDEBandwidths(f *method.Fitted) error {
 	if !usesKDE(f) {
 		return nil
@@ -827,8 +832,8 @@ func checkKDEBandwidths(f *method.Fitted) error {
 	}
 	for _, h := range hs {
 		err := match.CheckBandwidth(h)
-		if err != nil && h > 0 && !math.IsInf(h, 0) {
-			return &kdeRangeError{Methods: []string{string(f.Method)}, H: h}
+		if be := (*match.BandwidthError)(nil); errors.As(err, &be) {
+			return &kdeRangeError{Methods: []string{string(f.Method)}, BandwidthError: *be}
 		}
 		if err != nil {
 			return err

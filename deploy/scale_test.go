@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -186,7 +187,8 @@ func TestMeanOverflowNamesTheSet(t *testing.T) {
 // included, is refused with what to do: scale the features, or a set
 // kernel, which builds no KDE and takes them (gda and cdl the large ones,
 // as TestSetKernelsAtLargeScale shows; gda the small, cdl not below
-// about 1e-153, TestCDLCovarianceUnderflow). The stand-in folds' advice (give
+// about 1e-153, TestCDLCovarianceUnderflow). The error holds match's
+// *BandwidthError of the side passed. The stand-in folds' advice (give
 // --threshold auto or a number, which need no folds) is not given: a
 // model of them is refused whatever its threshold.
 func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
@@ -216,6 +218,9 @@ func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("%s, --threshold %q, features ×%g: error %v, want it to say %q", m, rule, c.scale, err, w)
 					}
+				}
+				if be := (*match.BandwidthError)(nil); !errors.As(err, &be) || be.Large != (c.scale > 1) {
+					t.Errorf("%s, --threshold %q, features ×%g: error %v, want match's *BandwidthError of a bandwidth too large %v in its chain", m, rule, c.scale, err, c.scale > 1)
 				}
 				if strings.Contains(err.Error(), "need no folds") {
 					t.Errorf("%s, --threshold %q, features ×%g: error %v advises a threshold that needs no folds, which fails alike", m, rule, c.scale, err)

@@ -104,15 +104,38 @@ const (
 )
 
 // CheckBandwidth returns an error unless h is a number from MinBandwidth
-// to MaxBandwidth.
+// to MaxBandwidth: a *BandwidthError where h is a finite number > 0
+// outside that range.
 func CheckBandwidth(h float64) error {
 	if !(h > 0) || math.IsInf(h, 0) {
 		return fmt.Errorf("bandwidth is %v, want a finite number > 0", h)
 	}
 	if h < MinBandwidth || h > MaxBandwidth {
-		return fmt.Errorf("bandwidth is %v, outside %g to %g, where the kernel nears the limits of a float64: scale the features instead", h, MinBandwidth, MaxBandwidth)
+		return &BandwidthError{H: h, Large: h > MaxBandwidth}
 	}
 	return nil
+}
+
+// BandwidthError is CheckBandwidth's error of a bandwidth H, a finite
+// number > 0, that a KDE does not take: beyond MaxBandwidth (Large), or
+// below MinBandwidth. The features' values are then too large, or too
+// small, for the kernel.
+type BandwidthError struct {
+	H     float64
+	Large bool
+}
+
+// Bound returns the bound H passes: MaxBandwidth where it is Large, else
+// MinBandwidth.
+func (e *BandwidthError) Bound() float64 {
+	if e.Large {
+		return MaxBandwidth
+	}
+	return MinBandwidth
+}
+
+func (e *BandwidthError) Error() string {
+	return fmt.Sprintf("bandwidth is %v, outside %g to %g, where the kernel nears the limits of a float64: scale the features instead", e.H, MinBandwidth, MaxBandwidth)
 }
 
 // Validate reports whether r is a usable rule.

@@ -2,6 +2,7 @@ package match
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -147,6 +148,64 @@ func TestBandwidthRuleValidate(t *testing.T) {
 			r := BandwidthRule{Kind: kind, Scale: c.scale}
 			if err := r.Validate(); (err == nil) != c.ok {
 				t.Errorf("%v with scale %v: Validate = %v", ruleNames[kind], c.scale, err)
+			}
+		}
+	}
+}
+
+// TestCheckBandwidth: a bandwidth from MinBandwidth to MaxBandwidth
+// passes; a finite one > 0 outside them is a *BandwidthError naming it
+// and the bound it passes, also through ParseBandwidthRule and a fixed
+// rule's Validate; one not a finite number > 0 is refused otherwise.
+func TestCheckBandwidth(t *testing.T) {
+	above, below := math.Nextafter(MaxBandwidth, math.Inf(1)), math.Nextafter(MinBandwidth, 0)
+	for _, c := range []struct {
+		h       float64
+		ok      bool
+		outside bool // a *BandwidthError
+		large   bool
+	}{
+		{1, true, false, false},
+		{MaxBandwidth, true, false, false},
+		{MinBandwidth, true, false, false},
+		{above, false, true, true},
+		{1e200, false, true, true},
+		{math.MaxFloat64, false, true, true},
+		{below, false, true, false},
+		{5e-324, false, true, false},
+		{0, false, false, false},
+		{-1, false, false, false},
+		{math.NaN(), false, false, false},
+		{math.Inf(1), false, false, false},
+	} {
+		err := CheckBandwidth(c.h)
+		if (err == nil) != c.ok {
+			t.Errorf("CheckBandwidth(%v) = %v, want ok %v", c.h, err, c.ok)
+			continue
+		}
+		fixed := BandwidthRule{Kind: Fixed, Fixed: c.h}
+		parsed := func() error { _, err := ParseBandwidthRule(fmt.Sprint(c.h)); return err }
+		for _, got := range []struct {
+			name string
+			err  error
+		}{{"CheckBandwidth", err}, {"Validate", fixed.Validate()}, {"ParseBandwidthRule", parsed()}} {
+			be := (*BandwidthError)(nil)
+			if errors.As(got.err, &be) != c.outside {
+				t.Errorf("%s(%v) = %v, want a *BandwidthError %v", got.name, c.h, got.err, c.outside)
+				continue
+			}
+			if !c.outside {
+				continue
+			}
+			bound := MinBandwidth
+			if c.large {
+				bound = MaxBandwidth
+			}
+			if be.H != c.h || be.Large != c.large || be.Bound() != bound {
+				t.Errorf("%s(%v) = %+v (bound %v), want H %v, Large %v (bound %v)", got.name, c.h, *be, be.Bound(), c.h, c.large, bound)
+			}
+			if want := fmt.Sprintf("bandwidth is %v, outside 1e-150 to 1e+150", c.h); !strings.Contains(got.err.Error(), want) {
+				t.Errorf("%s(%v) = %v, want it to say %q", got.name, c.h, got.err, want)
 			}
 		}
 	}
