@@ -81,7 +81,8 @@ var archiveExt = map[string]bool{".tar": true, ".tgz": true, ".gz": true, ".zip"
 
 // readBurst turns the image burst cur/name into its feature matrix. Every
 // name is resolved inside the spool; the burst's checks and limits are
-// those of features.Fitted.ApplyBurst.
+// those of features.Fitted.ApplyBurst. The burst is listed once: the
+// frames rec records are the ones decoded.
 func (r *Runner) readBurst(ctx context.Context, st *state, name string, rec *journal.Record) (*mat.Dense, error) {
 	rec.Burst = true
 	b := st.burst
@@ -91,30 +92,45 @@ func (r *Runner) readBurst(ctx context.Context, st *state, name string, rec *jou
 	case b.fit == nil:
 		return nil, fmt.Errorf("image burst %s: model %s was trained on feature vectors and records no feature pipeline, so it cannot read image frames: send the burst's features as a .npy or CSV batch (setmatch features --features SPEC computes them), or train the model on image sets (setmatch train --features SPEC)", name, st.model.Path)
 	}
-	if err := r.listBurst(st, name, rec); err != nil {
-		return nil, err
+	burst, err := features.OpenBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
+	if err != nil {
+		return nil, r.burstErr(limitKeys(err, b.limits))
 	}
-	x, err := b.fit.ApplyBurstContext(ctx, r.spool.Root(), spool.ClaimedPath(name), b.limits)
+	defer burst.Close()
+	recordFrames(rec, burst.Frames)
+	if afterBurstListed != nil {
+		afterBurstListed(name)
+	}
+	x, err := b.fit.ApplyOpenBurst(ctx, burst)
 	if err != nil {
 		return nil, r.burstErr(limitKeys(err, b.limits))
 	}
 	return x, nil
 }
 
+// afterBurstListed, if set (by tests), is called once readBurst has listed
+// the burst name, before its frames are read.
+var afterBurstListed func(name string)
+
 // listBurst lists the claimed burst cur/name, reading no frame, and
-// records in rec what the journal says of every burst: that it is one, the
-// frames listed and their files' bytes together.
+// records in rec what the journal says of every burst (recordFrames).
 func (r *Runner) listBurst(st *state, name string, rec *journal.Record) error {
 	rec.Burst = true
 	frames, err := features.ListBurst(r.spool.Root(), spool.ClaimedPath(name), st.burst.limits)
 	if err != nil {
 		return r.burstErr(limitKeys(err, st.burst.limits))
 	}
+	recordFrames(rec, frames)
+	return nil
+}
+
+// recordFrames records in rec what the journal says of every burst: the
+// frames listed and their files' bytes together.
+func recordFrames(rec *journal.Record, frames []features.BurstFrame) {
 	rec.Frames = len(frames)
 	for _, f := range frames {
 		rec.Bytes += f.Info.Size()
 	}
-	return nil
 }
 
 // limitKeys adds to an error of a burst over a limit the configuration

@@ -152,6 +152,54 @@ func TestBurstFeaturesGolden(t *testing.T) {
 	}
 }
 
+// TestBurstJournalsWhatIsDecoded: a frame added to a claimed burst once
+// it is listed (afterBurstListed) is not read, and the journal's frames
+// and bytes are those of the frames decoded: the listing the journal
+// records is the one the frames are read from.
+func TestBurstJournalsWhatIsDecoded(t *testing.T) {
+	des, err := os.ReadDir(goldenBurstDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	var size int64
+	for _, de := range des {
+		b, err := os.ReadFile(filepath.Join(goldenBurstDir, de.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[de.Name()], size = b, size+int64(len(b))
+	}
+	fit := fitSpec(t, "lbp:4x4@64x64")
+	D, _ := fit.OutputDim()
+	f := devicetest.NewFixture(t, "")
+	if err := model.WriteFile(f.Model, pipelineModel(fit, D)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Config: fixtureConfig(t, f), Driver: gpiotest.NewRecorder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f.RenameIn(t, f.WriteBurstTmp(t, "b", files))
+	if _, err := r.spool.Claim("b"); err != nil {
+		t.Fatal(err)
+	}
+	added := false
+	afterBurstListed = func(name string) {
+		added = os.WriteFile(filepath.Join(f.Spool, spool.DirCur, name, "z.png"), files["a.png"], 0o644) == nil
+	}
+	t.Cleanup(func() { afterBurstListed = nil })
+	rec := &journal.Record{}
+	x, err := r.readBatch(context.Background(), r.st.Load(), "b", rec)
+	if err != nil || !added {
+		t.Fatalf("readBatch: %v (frame added after the listing: %v)", err, added)
+	}
+	if n, _ := x.Dims(); n != len(files) || rec.Frames != n || rec.Bytes != size {
+		t.Errorf("%d frames decoded, journal %d frames, %d bytes; want %d frames of %d bytes in both", n, rec.Frames, rec.Bytes, len(files), size)
+	}
+}
+
 // TestBurstWithoutPipeline checks that a model trained on feature vectors
 // fails a burst, saying so, and handles the next batch file.
 func TestBurstWithoutPipeline(t *testing.T) {

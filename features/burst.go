@@ -41,13 +41,38 @@ type BurstFrame struct {
 // order of their names. At most lim.MaxFrames+1 entries are ever read from
 // the directory.
 func ListBurst(root *os.Root, dir string, lim ImageLimits) ([]BurstFrame, error) {
+	b, err := OpenBurst(root, dir, lim)
+	if err != nil {
+		return nil, err
+	}
+	b.Close()
+	return b.Frames, nil
+}
+
+// Burst is a burst listed and checked as ListBurst does, its folder held
+// open (OpenBurst): Fitted.ApplyOpenBurst reads exactly its Frames, each
+// from that folder, so that a caller that records the listing records
+// what is decoded.
+type Burst struct {
+	Frames []BurstFrame // in byte order of their names
+	root   *os.Root
+	dir    string
+	d      *os.File // the burst's folder, open
+	lim    ImageLimits
+}
+
+// OpenBurst lists and checks the burst directory dir under root as
+// ListBurst does, and keeps its folder open until Close.
+func OpenBurst(root *os.Root, dir string, lim ImageLimits) (*Burst, error) {
 	d, frames, err := listBurst(root, dir, lim)
 	if err != nil {
 		return nil, err
 	}
-	d.Close()
-	return frames, nil
+	return &Burst{Frames: frames, root: root, dir: dir, d: d, lim: lim}, nil
 }
+
+// Close closes the burst's folder.
+func (b *Burst) Close() error { return b.d.Close() }
 
 // listBurst is ListBurst that also returns the burst's folder, open: the
 // frames are opened from it (openIn), never by a path a link could be put
@@ -182,21 +207,29 @@ func (f Fitted) ApplyBurst(root *os.Root, dir string, lim ImageLimits) (*mat.Den
 // finished first), as a daemon does for a burst over its time limit or at
 // a stop.
 func (f Fitted) ApplyBurstContext(ctx context.Context, root *os.Root, dir string, lim ImageLimits) (*mat.Dense, error) {
-	d, frames, err := listBurst(root, dir, lim)
+	b, err := OpenBurst(root, dir, lim)
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close()
-	return f.applySource(ctx, len(frames), func(i int) string { return burstLabel(root, dir, frames[i].Name) },
+	defer b.Close()
+	return f.ApplyOpenBurst(ctx, b)
+}
+
+// ApplyOpenBurst is ApplyBurstContext on the burst b, listed and checked
+// (OpenBurst): its n×OutputDim feature matrix, one row for each of
+// b.Frames, each frame checked and decoded as ApplyBurst says. A frame
+// added to the folder after the listing is not read.
+func (f Fitted) ApplyOpenBurst(ctx context.Context, b *Burst) (*mat.Dense, error) {
+	return f.applySource(ctx, len(b.Frames), func(i int) string { return burstLabel(b.root, b.dir, b.Frames[i].Name) },
 		func(i int) ([]byte, error) {
-			name := burstLabel(root, dir, frames[i].Name)
-			fh, err := openIn(root, dir, d, frames[i].Name, regfile.Any)
+			name := burstLabel(b.root, b.dir, b.Frames[i].Name)
+			fh, err := openIn(b.root, b.dir, b.d, b.Frames[i].Name, regfile.Any)
 			if err != nil {
 				return nil, &Error{Path: name, Msg: "cannot open frame", Err: err}
 			}
 			defer fh.Close()
-			return readRegular(fh, name, lim.MaxFileBytes, frames[i].Info)
-		}, lim)
+			return readRegular(fh, name, b.lim.MaxFileBytes, b.Frames[i].Info)
+		}, b.lim)
 }
 
 // ApplyDir is ApplyBurst on the folder dir itself, as a command reads a

@@ -480,6 +480,28 @@ func TestApplyBurstContext(t *testing.T) {
 	}
 }
 
+// TestApplyOpenBurst: ApplyOpenBurst reads the frames OpenBurst listed,
+// as ApplyBurst does, and only those: a frame added to the folder after
+// the listing is not read.
+func TestApplyOpenBurst(t *testing.T) {
+	dir := mixedBurst(t, 80, 60)
+	f := mustFitted(t, "intensity:8x6")
+	want, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	writeFiles(t, dir, map[string][]byte{"f99.png": encodePNG(t, scene(80, 60, 4))})
+	got, err := f.ApplyOpenBurst(context.Background(), b)
+	if err != nil || len(b.Frames) != 4 || !mat.Equal(got, want) {
+		t.Errorf("ApplyOpenBurst of %d frames listed, one added after: %v, equal to ApplyBurst before %v", len(b.Frames), err, err == nil && mat.Equal(got, want))
+	}
+}
+
 // TestBurstAtTheLimits: a burst of exactly lim.MaxFrames frames of exactly
 // lim.MaxFileBytes bytes each is read.
 func TestBurstAtTheLimits(t *testing.T) {
