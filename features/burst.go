@@ -188,7 +188,8 @@ func openIn(root *os.Root, dir string, d *os.File, name string, want regfile.Kin
 //     lim.MaxFrames regular image files, each of at most lim.MaxFileBytes
 //     bytes, no sub-directories, links or other files);
 //   - per frame, before its pixels are decoded: the file is still the one
-//     listed and a regular file within lim.MaxFileBytes; its header is PNG,
+//     listed, of the size listed, and a regular file within
+//     lim.MaxFileBytes; its header is PNG,
 //     JPEG or PGM (P2/P5) whatever the extension says, of at most
 //     lim.MaxPixels pixels; when the pipeline does not resize (lbp, hog and
 //     hist without @WxH), it has the size of the first frame;

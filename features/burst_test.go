@@ -502,6 +502,29 @@ func TestApplyOpenBurst(t *testing.T) {
 	}
 }
 
+// TestApplyOpenBurstSizeChanged: a frame written again in place after the
+// listing, the same file of another size, is refused: the bytes read are
+// those listed.
+func TestApplyOpenBurstSizeChanged(t *testing.T) {
+	dir := mixedBurst(t, 80, 60)
+	b, err := OpenBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	again := encodePNG(t, scene(40, 30, 0))
+	if f := b.Frames[2]; f.Name != "f10.png" || f.Info.Size() == int64(len(again)) {
+		t.Fatalf("frame 2 listed: %s of %d bytes, want f10.png of other than %d", f.Name, f.Info.Size(), len(again))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f10.png"), again, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = mustFitted(t, "intensity:8x6").ApplyOpenBurst(context.Background(), b)
+	if err == nil || !strings.Contains(err.Error(), "f10.png") || !strings.Contains(err.Error(), "changed size since the burst was listed") {
+		t.Errorf("f10.png written again with another size after the listing: %v, want it refused", err)
+	}
+}
+
 // TestBurstAtTheLimits: a burst of exactly lim.MaxFrames frames of exactly
 // lim.MaxFileBytes bytes each is read.
 func TestBurstAtTheLimits(t *testing.T) {

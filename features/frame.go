@@ -118,7 +118,8 @@ func decodeBytes(data []byte, name string, maxPixels int64) (*image.Gray, error)
 // file of at most maxBytes bytes. The buffer is sized from the file's size
 // (plus one byte to notice a file that grows meanwhile), so a frame costs
 // its size once. listed, when not nil, is what the directory listing said
-// about the entry: the open file must be that same file.
+// about the entry: the open file must be that same file, of the size
+// listed.
 func readRegular(f *os.File, name string, maxBytes int64, listed fs.FileInfo) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
@@ -131,6 +132,9 @@ func readRegular(f *os.File, name string, maxBytes int64, listed fs.FileInfo) ([
 		return nil, formatErr(name, "the file was replaced while the frames were read: rename a burst into the spool only once it is complete")
 	}
 	size := fi.Size()
+	if listed != nil && size != listed.Size() {
+		return nil, formatErr(name, "the file changed size since the burst was listed (%d bytes, then %d): rename a burst into the spool only once it is complete", listed.Size(), size)
+	}
 	if size > maxBytes {
 		return nil, limitErr(name, "file is %d bytes, more than the limit of %d per frame: send smaller frames (e.g. JPEG) or raise the limit", size, maxBytes)
 	}
