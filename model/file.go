@@ -17,7 +17,7 @@ import (
 
 // WriteFile writes m to path atomically: to a temporary file in the same
 // directory, synced, then renamed over path, and the directory synced
-// (where it can be: not one this user cannot read, regfile.NoDirSync), so
+// (where it can be: not one this user cannot read, regfile.SyncDir), so
 // that readers see the old or the new model, never a partial one. A path
 // that leads through symbolic links is written where they lead, and the
 // links stay.
@@ -49,23 +49,15 @@ func WriteFile(path string, m *Model) error {
 		return err
 	}
 	// The rename is durable only once the directory is synced (where it
-	// can be: regfile.NoDirSync).
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		if regfile.NoDirSync(err) {
-			return nil
-		}
-		return fmt.Errorf("syncing the directory of %s: %w", path, err)
-	}
-	defer d.Close()
-	if err := syncDir(d); err != nil && !regfile.NoDirSync(err) {
+	// can be: regfile.SyncDir).
+	if err := regfile.SyncDir(os.Open, filepath.Dir(path), syncDir); err != nil {
 		return fmt.Errorf("syncing the directory of %s: %w", path, err)
 	}
 	return nil
 }
 
-// syncDir makes a rename in the directory d durable. Tests replace it to
-// see when it is called and to make it fail.
+// syncDir is the sync regfile.SyncDir makes of the model's directory.
+// Tests replace it to see when it is called and to make it fail.
 var syncDir = (*os.File).Sync
 
 // FileInfo holds what a model file says beyond the model: where it was read

@@ -358,11 +358,11 @@ func (j *Journal) syncDir() error {
 	return nil
 }
 
-// noDirSync is internal/regfile's NoDirSync, of which the journal,
-// importing nothing of the project, keeps a copy: err, of opening a
-// folder to sync it or of the sync, says it cannot be synced (this user
-// cannot read it, or the filesystem has no sync of a folder), and the
-// journal goes on as if the sync had succeeded.
+// noDirSync is the rule of internal/regfile's SyncDir, of which the
+// journal, importing nothing of the project, keeps a copy: err, of
+// opening a folder to sync it or of the sync, says it cannot be synced
+// (this user cannot read it, or the filesystem has no sync of a folder),
+// and the journal goes on as if the sync had succeeded.
 func noDirSync(err error) bool {
 	return errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrPermission)
 }

@@ -74,22 +74,14 @@ func (s *Spool) writeSynced(name, reason string) error {
 	return nil
 }
 
-// syncFile makes what was written to f, a file or a folder, durable (a
-// folder that cannot be synced, regfile.NoDirSync, is skipped by
-// syncDir). Tests
-// replace it to see the order of the syncs and to make one fail.
+// syncFile makes what was written to f, a file or a folder, durable.
+// Tests replace it to see the order of the syncs and to make one fail.
 var syncFile = (*os.File).Sync
 
+// syncDir syncs the spool's folder dir (regfile.SyncDir: a folder that
+// cannot be synced is skipped).
 func (s *Spool) syncDir(dir string) error {
-	d, err := s.root.Open(dir)
-	if err != nil {
-		if regfile.NoDirSync(err) {
-			return nil
-		}
-		return fmt.Errorf("spool: %w", err)
-	}
-	defer d.Close()
-	if err := syncFile(d); err != nil && !regfile.NoDirSync(err) {
+	if err := regfile.SyncDir(s.root.Open, dir, syncFile); err != nil {
 		return fmt.Errorf("spool: sync %s: %w", s.Path(dir, ""), err)
 	}
 	return nil

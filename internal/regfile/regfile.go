@@ -2,8 +2,8 @@
 // configuration, set files, passwords) without ever blocking on a FIFO or
 // a device put in their place, and one name inside an open folder without
 // following a symbolic link at it (OpenIn: a spool's batch, a burst and
-// its frames); it says which error of a folder's sync means the
-// filesystem has none (NoDirSync).
+// its frames); and it syncs a folder where the folder can be synced
+// (SyncDir).
 package regfile
 
 import (
@@ -88,7 +88,28 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// NoDirSync reports whether err, the error of opening a folder to sync
+// SyncDir syncs the folder dir, opened by open (os.Open, or the Open of
+// an os.Root the folder is under), by sync (os.File.Sync, or a test's
+// hook that records or fails it), so that a create or a rename in it is
+// durable; it closes the folder. A folder that cannot be synced
+// (noDirSync) is no error: the writer goes on. Any other error of the
+// open or the sync is returned as they give it.
+func SyncDir(open func(string) (*os.File, error), dir string, sync func(*os.File) error) error {
+	d, err := open(dir)
+	if err != nil {
+		if noDirSync(err) {
+			return nil
+		}
+		return err
+	}
+	defer d.Close()
+	if err := sync(d); err != nil && !noDirSync(err) {
+		return err
+	}
+	return nil
+}
+
+// noDirSync reports whether err, the error of opening a folder to sync
 // it or of the sync (os.File.Sync), says that the folder cannot be
 // synced: this user may write in it but not read it (EACCES or EPERM:
 // only a folder open for reading syncs), or the filesystem has no sync of
@@ -97,7 +118,7 @@ func ReadFile(path string, max int64) ([]byte, error) {
 // durable as the filesystem makes it, and nothing more can be done: the
 // writer goes on as if the sync had succeeded, where a failure would
 // report a write that was made, or stop a daemon for good.
-func NoDirSync(err error) bool {
+func noDirSync(err error) bool {
 	return errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrPermission)
 }
 

@@ -151,3 +151,58 @@ func TestOpenInFIFO(t *testing.T) {
 		t.Errorf("OpenIn of a FIFO opened %v, want a FIFO", fi.Mode())
 	}
 }
+
+// SyncDir syncs the very folder it opened and closes it; a folder that
+// cannot be synced, because this user cannot read it (the open's EACCES
+// or EPERM) or the filesystem has no sync of a folder (the sync's EINVAL),
+// is no error; any other error of the open or the sync is.
+func TestSyncDir(t *testing.T) {
+	dir := t.TempDir()
+	errSync := errors.New("injected sync failure")
+	refuse := func(err error) func(string) (*os.File, error) {
+		return func(name string) (*os.File, error) {
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
+	failSync := func(err error) func(*os.File) error {
+		return func(f *os.File) error { return &os.PathError{Op: "sync", Path: f.Name(), Err: err} }
+	}
+	for _, c := range []struct {
+		what   string
+		open   func(string) (*os.File, error)
+		dir    string
+		sync   func(*os.File) error
+		synced bool  // the sync ran
+		err    error // SyncDir's error (nil: none)
+	}{
+		{what: "synced", open: os.Open, dir: dir, sync: (*os.File).Sync, synced: true},
+		{what: "no sync of a folder", open: os.Open, dir: dir, sync: failSync(syscall.EINVAL), synced: true},
+		{what: "sync failed", open: os.Open, dir: dir, sync: failSync(errSync), synced: true, err: errSync},
+		{what: "not readable (EACCES)", open: refuse(syscall.EACCES), dir: dir},
+		{what: "not readable (EPERM)", open: refuse(syscall.EPERM), dir: dir},
+		{what: "missing", open: os.Open, dir: filepath.Join(dir, "missing"), err: fs.ErrNotExist},
+		{what: "open failed", open: refuse(syscall.EIO), dir: dir, err: syscall.EIO},
+	} {
+		var d *os.File
+		sync := func(f *os.File) error {
+			d = f
+			return c.sync(f)
+		}
+		err := SyncDir(c.open, c.dir, sync)
+		if (c.err == nil) != (err == nil) || !errors.Is(err, c.err) {
+			t.Errorf("%s: SyncDir = %v, want %v", c.what, err, c.err)
+		}
+		if (d != nil) != c.synced {
+			t.Errorf("%s: synced %v, want %v", c.what, d != nil, c.synced)
+		}
+		if d == nil {
+			continue
+		}
+		if d.Name() != c.dir {
+			t.Errorf("%s: synced %s, want %s", c.what, d.Name(), c.dir)
+		}
+		if err := d.Close(); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("%s: the folder is open after SyncDir (its close: %v)", c.what, err)
+		}
+	}
+}
