@@ -200,18 +200,13 @@ func (s *Spool) Path(sub, name string) string { return path.Join(s.opt.Dir, sub,
 // Close releases the spool directory.
 func (s *Spool) Close() error { return s.root.Close() }
 
-// oneName reports whether name is one name inside a folder, not a path.
-func oneName(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.ContainsRune(name, '/')
-}
-
 // openNoFollow opens the batch sub/name for reading from sub's open
 // folder, refusing a symbolic link at name, also one to a file inside the
 // spool, and never blocking (regfile.OpenIn): a check of the path before
 // or after the open would leave a moment to swap the link in. name is one
-// name in sub, never a path.
+// name in sub (regfile.OneName), never a path nor sub itself.
 func (s *Spool) openNoFollow(sub, name string) (*os.File, error) {
-	if !oneName(name) {
+	if !regfile.OneName(name) {
 		return nil, &os.PathError{Op: "open", Path: s.Path(sub, name), Err: syscall.EINVAL}
 	}
 	d, err := s.root.Open(sub)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,6 +208,23 @@ func TestReadClaimedRefusesNonRegular(t *testing.T) {
 			t.Errorf("ReadClaimed of a FIFO: %v, want not a regular file", err)
 		}
 	})
+}
+
+// TestReadClaimedRefusesPath: ReadClaimed reads one name in cur/, never
+// a path: an empty name, ".", ".." and a name with a slash (another
+// folder's batch among them) are refused as invalid before any open, with
+// nothing read.
+func TestReadClaimedRefusesPath(t *testing.T) {
+	sp, dir := openTemp(t, Options{})
+	if err := os.WriteFile(filepath.Join(dir, DirDone, "other.npy"), []byte("another batch"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	claimNew(t, sp, dir, "a.npy")
+	for _, name := range []string{"", ".", "..", "../done/other.npy", "a.npy/", "./a.npy"} {
+		if b, err := sp.ReadClaimed(name, 1<<20); !errors.Is(err, syscall.EINVAL) || b != nil {
+			t.Errorf("ReadClaimed(%q) = %q, %v; want refused as invalid (EINVAL)", name, b, err)
+		}
+	}
 }
 
 // TestReadClaimedRefusesLinkInSpool: a batch that is a symbolic link is

@@ -149,8 +149,15 @@ const (
 // except on js and wasip1, which cannot duplicate one: there it keeps the
 // name os.Root gives it (root's name and the path under it).
 func OpenIn(root *os.Root, dir string, d *os.File, name string, want Kind, label string) (*os.File, error) {
-	if name == "" || name == ".." || strings.ContainsRune(name, '/') {
+	if name != "." && !OneName(name) {
 		return nil, &os.PathError{Op: "open", Path: label, Err: syscall.EINVAL}
 	}
 	return openIn(root, dir, d, name, want, label)
+}
+
+// OneName reports whether name is one name inside a folder, not a path
+// and not the folder itself or its parent: not empty, not "." or "..",
+// and without a slash. OpenIn takes such a name, or "." for the folder.
+func OneName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsRune(name, '/')
 }

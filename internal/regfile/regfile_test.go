@@ -129,6 +129,17 @@ func TestOpenIn(t *testing.T) {
 	}
 }
 
+func TestOneName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"a": true, "a.npy": true, ".a": true, "..a": true, "a..": true, "...": true,
+		"": false, ".": false, "..": false, "a/b": false, "a/": false, "/a": false, "/": false, "./a": false,
+	} {
+		if got := OneName(name); got != want {
+			t.Errorf("OneName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 // OpenIn opens a FIFO without waiting for a writer (without O_NONBLOCK the
 // test gives up after a minute); the caller's check of the open file
 // refuses it.
