@@ -217,7 +217,7 @@ func (l *loader) apply(name string, r io.Reader) error {
 			if m := definedTwiceRE.FindStringSubmatch(pe.Message); m != nil {
 				// The decoder gives the end of the value; give the start
 				// of the line that sets it again, and what to do.
-				e.Column = firstColumn(text, e.Line)
+				e.Column = firstColumn(lineOf(text, e.Line))
 				e.Err = fmt.Errorf("%w: %s is set a second time in this file: a file sets a key or a [table] once (a later drop-in may set it again); remove one, or join the two", ErrSyntax, m[1])
 			} else if h := quoteHint(lineOf(text, e.Line)); h != "" {
 				e.Err = fmt.Errorf("%w: %s: %s", ErrSyntax, pe.Message, h)
@@ -353,14 +353,9 @@ func quoteHint(line string) string {
 }
 
 // firstColumn returns the column (in characters) of the first character
-// of line that is not a space or a tab, or 0 if there is no such line.
-func firstColumn(text string, line int) int {
-	lines := strings.Split(text, "\n")
-	if line < 1 || line > len(lines) {
-		return 0
-	}
-	l := lines[line-1]
-	return utf8.RuneCountInString(l[:len(l)-len(strings.TrimLeft(l, " \t"))]) + 1
+// of line that is not a space or a tab.
+func firstColumn(line string) int {
+	return utf8.RuneCountInString(line[:len(line)-len(strings.TrimLeft(line, " \t"))]) + 1
 }
 
 // maxSuggest is the longest key given a "did you mean": the known keys are
