@@ -358,13 +358,9 @@ func firstColumn(line string) int {
 	return utf8.RuneCountInString(line[:len(line)-len(strings.TrimLeft(line, " \t"))]) + 1
 }
 
-// maxSuggest is the longest key given a "did you mean": the known keys are
-// far shorter, and the edit distance costs the product of the lengths.
-const maxSuggest = 64
-
 func unknown(name string, pos map[string]position, k toml.Key) error {
 	msg := ErrUnknownKey
-	if len(k) > 4 || len(strings.Join(k, ".")) > maxSuggest {
+	if len(k) > 4 {
 		// Far from any known key.
 	} else if s := closestKey(k); s != "" {
 		msg = fmt.Errorf("%w (did you mean %s?)", ErrUnknownKey, s)
@@ -717,9 +713,9 @@ func elsewhere(k toml.Key) string {
 	if len(k) > 2 {
 		return "" // not one key in a wrong table
 	}
-	last := strings.ToLower(k[len(k)-1])
+	key, last := strings.Join(k, "."), strings.ToLower(k[len(k)-1])
 	for _, c := range slices.Sorted(maps.Keys(knownKeys)) {
-		if tableKeys[c] || c == strings.Join(k, ".") {
+		if tableKeys[c] || c == key {
 			continue
 		}
 		if c[strings.LastIndex(c, ".")+1:] == last {
