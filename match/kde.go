@@ -12,6 +12,7 @@ import (
 	"setmatch/internal/finite"
 	"setmatch/internal/kde"
 	"setmatch/internal/par"
+	"setmatch/internal/scaleadvice"
 )
 
 // KDE is a Gaussian kernel density estimate of one set with isotropic
@@ -105,8 +106,8 @@ func sqNorm(x *mat.Dense, i int) (float64, error) {
 	}
 	if !(s <= MaxSqNorm) {
 		big := mat.Norm(x.RowView(i), math.Inf(1))
-		return 0, fmt.Errorf("%w: frame %d: its values, up to %.3g, make its squared norm %.3g, beyond %.3g, past which the squared distances between frames can overflow a float64; scale the features down, e.g. divide them by %.0e",
-			ErrTooLarge, i, big, s, MaxSqNorm, math.Pow(10, math.Floor(math.Log10(big))))
+		return 0, fmt.Errorf("%w: frame %d: its values, up to %.3g, make its squared norm %.3g, beyond %.3g, past which the squared distances between frames can overflow a float64; %s",
+			ErrTooLarge, i, big, s, MaxSqNorm, scaleadvice.Down(big))
 	}
 	return s, nil
 }

@@ -96,13 +96,14 @@ func TestNewKDETooLarge(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		x    *mat.Dense
+		by   string // the factor that brings the largest value to 1…10
 	}{
-		{"squares overflow", mat.NewDense(2, 2, []float64{1, 2, 1e155, -3e155})},
-		{"norm past the bound", mat.NewDense(2, 2, []float64{1, 2, big, big * 1.001})},
+		{"squares overflow", mat.NewDense(2, 2, []float64{1, 2, 1e155, -3e155}), "1e+155"},
+		{"norm past the bound", mat.NewDense(2, 2, []float64{1, 2, big, big * 1.001}), "1e+153"},
 	} {
 		_, err := NewKDE(c.x, 1)
-		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "frame 1") || !strings.Contains(err.Error(), "scale the features down") {
-			t.Errorf("%s: err = %v, want %v naming frame 1 and saying what to do", c.name, err, ErrTooLarge)
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "frame 1") || !strings.Contains(err.Error(), "scale the features down, e.g. divide them by "+c.by) {
+			t.Errorf("%s: err = %v, want %v naming frame 1 and saying what to do (divide by %s)", c.name, err, ErrTooLarge, c.by)
 		}
 	}
 	x := mat.NewDense(3, 2, []float64{big, big, -big, -big, big, -big})

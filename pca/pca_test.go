@@ -421,3 +421,23 @@ func TestLeadingSeedOnlyAboveCovarianceMaxDim(t *testing.T) {
 		}
 	}
 }
+
+// TestTooLarge: frames whose squares summed over the set overflow are
+// refused with the factor that brings their largest value to 1…10;
+// frames whose squares sum to a number are not.
+func TestTooLarge(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+		want string // "" for no error
+	}{
+		{"squares overflow", mat.NewDense(2, 2, []float64{1, -3e200, 2, 4}), "up to 3e+200, are too large for a covariance or subspace: their squares, summed over its frames, overflow a float64 (1.8e+308 at most); scale the features down, e.g. divide them by 1e+200"},
+		{"the largest float64", mat.NewDense(1, 2, []float64{math.MaxFloat64, 1}), "divide them by 1e+308"},
+		{"squares sum to a number", mat.NewDense(2, 2, []float64{1e150, -1e150, 1, 2}), ""},
+	} {
+		err := TooLarge(c.x)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/finite"
+	"setmatch/internal/scaleadvice"
 )
 
 // TooLarge returns, for the n×d set x whose subspace or covariance could
@@ -26,5 +27,5 @@ func TooLarge(x *mat.Dense) error {
 	if finite.Is(float64(n*d) * big * big) {
 		return nil
 	}
-	return fmt.Errorf("its values, up to %.3g, are too large for a covariance or subspace: their squares, summed over its frames, overflow a float64 (%.3g at most); scale the features down, e.g. divide them by %.0e", big, math.MaxFloat64, math.Pow(10, math.Floor(math.Log10(big))))
+	return fmt.Errorf("its values, up to %.3g, are too large for a covariance or subspace: their squares, summed over its frames, overflow a float64 (%.3g at most); %s", big, math.MaxFloat64, scaleadvice.Down(big))
 }
