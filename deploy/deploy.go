@@ -21,6 +21,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/scaleadvice"
 	"setmatch/internal/stats"
 	"setmatch/kfda"
 	"setmatch/learn"
@@ -507,8 +508,8 @@ func checkSum(sets []*mat.Dense, labels, names []string) error {
 	if i < 0 {
 		return nil
 	}
-	return fmt.Errorf("set %s/%s: its values, up to %.3g in feature %d, are too large for the mean frame of the training sets: their sum over the frames overflows a float64 (%.3g at most); scale the features down, e.g. divide them by %.0e",
-		labels[i], names[i], math.Abs(v), j, math.MaxFloat64, math.Pow(10, math.Floor(math.Log10(math.Abs(v)))))
+	return fmt.Errorf("set %s/%s: its values, up to %.3g in feature %d, are too large for the mean frame of the training sets: their sum over the frames overflows a float64 (%.3g at most); %s",
+		labels[i], names[i], math.Abs(v), j, math.MaxFloat64, scaleadvice.Down(math.Abs(v)))
 }
 
 // nnModel returns the nearest-neighbour model of fit: the training sets
@@ -775,7 +776,8 @@ func rawFrames(f *method.Fitted) bool {
 // beyond match.MaxBandwidth, or below match.MinBandwidth. The features'
 // values are then too large or too small for the KDE bandwidth rules, and
 // a model of such a fit is refused whatever its threshold
-// (model.Validate): its text says what to do, scale the features or
+// (model.Validate): its text says what to do, scale the features (by the
+// power of ten that brings H to between 1 and 10, scaleadvice's) or
 // deploy a set kernel, which builds no KDE.
 type kdeRangeError struct {
 	Methods []string
@@ -783,18 +785,18 @@ type kdeRangeError struct {
 }
 
 func (e *kdeRangeError) Error() string {
-	what, bound, do, by := "too large", "beyond the largest", "down (e.g. divide them by", e.H
+	what, bound, scale := "too large", "beyond the largest", scaleadvice.Down(e.H)
 	kernels := "--method gda or --method cdl, whose set kernels build no KDE"
 	if !e.Large {
-		what, bound, do, by = "too small", "below the smallest", "up (e.g. multiply them by", 1/e.H
+		what, bound, scale = "too small", "below the smallest", scaleadvice.Up(e.H)
 		kernels = "--method gda, whose set kernel builds no KDE (or --method cdl, for features down to around 1e-153)"
 	}
 	names := e.Methods[len(e.Methods)-1]
 	if len(e.Methods) > 1 {
 		names = strings.Join(e.Methods[:len(e.Methods)-1], ", ") + " and " + names
 	}
-	return fmt.Sprintf("the KDEs of %s would have a bandwidth of %.3g, %s a KDE takes (%g): the features' values are %s for the KDE bandwidth rules; scale the features %s %.0e), or give %s",
-		names, e.H, bound, e.Bound(), what, do, math.Pow(10, math.Floor(math.Log10(by))), kernels)
+	return fmt.Sprintf("the KDEs of %s would have a bandwidth of %.3g, %s a KDE takes (%g): the features' values are %s for the KDE bandwidth rules; %s, or give %s",
+		names, e.H, bound, e.Bound(), what, scale, kernels)
 }
 
 // Unwrap returns match's error of the bandwidth.

@@ -230,6 +230,26 @@ func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
 	}
 }
 
+// TestKDERangeErrorAdvice: the factor kdeRangeError advises brings the
+// bandwidth to between 1 and 10, for a subnormal bandwidth too, where
+// it was +Inf (1/h overflows), and for one too small it was a tenth of
+// that (3e-161 to 0.3).
+func TestKDERangeErrorAdvice(t *testing.T) {
+	for _, c := range []struct {
+		h    float64
+		want string
+	}{
+		{3e151, "; scale the features down, e.g. divide them by 1e+151, or give --method gda or --method cdl,"},
+		{math.MaxFloat64, "; scale the features down, e.g. divide them by 1e+308, or give --method gda or --method cdl,"},
+		{3e-161, "; scale the features up, e.g. multiply them by 1e+161, or give --method gda,"},
+		{5e-324, "; scale the features up, e.g. multiply them by 1e+308, or give --method gda,"},
+	} {
+		if got := (&kdeRangeError{Methods: []string{"nn-h", "kfda-hg"}, BandwidthError: match.BandwidthError{H: c.h, Large: c.h > 1}}).Error(); !strings.Contains(got, c.want) {
+			t.Errorf("bandwidth %g: %q, want it to say %q", c.h, got, c.want)
+		}
+	}
+}
+
 // TestCDLCovarianceUnderflow: CDL on features so small that the squares
 // of their covariances underflow (the training sets' median variance per
 // feature below the smallest normal float64, 2.2e-308: here ×1e-155 and
