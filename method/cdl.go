@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/scaleadvice"
 	"setmatch/internal/stats"
 	"setmatch/kfda"
 	"setmatch/match"
@@ -62,7 +63,9 @@ const minNormal = 0x1p-1022
 // sets train of tr(C)/d. That median must be a normal float64: below, the
 // squares the covariances sum have lost their digits (they underflow, at
 // features around 1e-154 and below), and the kernel is of the rounding,
-// not of the sets; the error says so, and to scale the features up.
+// not of the sets; the error says so, and to scale the features up (by
+// the power of ten that brings the frames' largest deviation from their
+// mean to between 1 and 10, scaleadvice's).
 // Where the sets' frames do not differ at all, it says they have no
 // spread.
 func (p *Pool) cdlLambda(reg float64, train []int) (float64, error) {
@@ -98,8 +101,8 @@ func (p *Pool) cdlLambda(reg float64, train []int) (float64, error) {
 	if dev == 0 {
 		return 0, fmt.Errorf("the training sets have no spread: CDL needs sets whose frames differ")
 	}
-	return 0, fmt.Errorf("the training sets' covariances underflow: their median variance per feature, %.3g, is below the smallest normal float64 (%.3g), where the squares they sum lose their digits (their frames vary about their mean by up to %.3g); scale the features up, e.g. multiply them by %.0e",
-		base, minNormal, dev, math.Pow(10, -math.Floor(math.Log10(dev))))
+	return 0, fmt.Errorf("the training sets' covariances underflow: their median variance per feature, %.3g, is below the smallest normal float64 (%.3g), where the squares they sum lose their digits (their frames vary about their mean by up to %.3g); %s",
+		base, minNormal, dev, scaleadvice.Up(dev))
 }
 
 // CDLKernel returns the m×m log-Euclidean kernel matrix of the pool's sets

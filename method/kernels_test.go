@@ -18,6 +18,32 @@ import (
 	"setmatch/setkernel/setkerneltest"
 )
 
+// TestCDLUnderflowAdvice: where the training sets' covariances
+// underflow, the error's factor brings the frames' largest deviation
+// from their mean to between 1 and 10; below 1e-308, where that power of
+// ten passes the largest float64, it is 1e308.
+func TestCDLUnderflowAdvice(t *testing.T) {
+	// Frames (±u, 0), (0, ±v): mean 0, the largest deviation max(u, v).
+	mk := func(u, v float64) *mat.Dense {
+		return mat.NewDense(4, 2, []float64{u, 0, -u, 0, 0, v, 0, -v})
+	}
+	for _, c := range []struct {
+		u    float64
+		want string
+	}{
+		{3e-160, "(their frames vary about their mean by up to 6e-160); scale the features up, e.g. multiply them by 1e+160"},
+		{3e-310, "(their frames vary about their mean by up to 6e-310); scale the features up, e.g. multiply them by 1e+308"},
+	} {
+		p, err := NewPool([]*mat.Dense{mk(c.u, 2*c.u), mk(2*c.u, c.u)}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := p.CDLKernel(0.1, []int{0, 1}); err == nil || !strings.Contains(err.Error(), "covariances underflow") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("u %g: %v, want it to say %q", c.u, err, c.want)
+		}
+	}
+}
+
 func TestCDLKernelByHand(t *testing.T) {
 	// Frames (±u, 0), (0, ±v): mean 0, covariance diag(2u²/3, 2v²/3).
 	mk := func(u, v float64) *mat.Dense {
