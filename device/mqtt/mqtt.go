@@ -599,7 +599,7 @@ func (p *Publisher) serve(lost chan struct{}) (closing bool) {
 
 // lostInFlight counts a connection lost while decision e waited for its
 // acknowledgement, and drops e from the outbox when this was the
-// maxLostSends-th in a row.
+// maxLostSends-th in a row (unless the full outbox dropped it already).
 func (p *Publisher) lostInFlight(e entry, err error) {
 	if e.seq != p.lostSeq {
 		p.lostSeq, p.lostSends = e.seq, 0
@@ -610,8 +610,10 @@ func (p *Publisher) lostInFlight(e entry, err error) {
 			"err", err, "attempt", p.lostSends, "of", maxLostSends)
 		return
 	}
-	p.box.drop(e.seq)
-	p.o.Logger.Warn("mqtt connection lost at each send of one decision: dropping it (the journal has it); a broker closes the connection so for a message over its max_packet_size",
+	if !p.box.drop(e.seq) {
+		return // the full outbox dropped it meanwhile, and counted it
+	}
+	p.o.Logger.Warn("mqtt connection lost at each send of one decision: dropping it (the journal has it); a broker closes the connection so for a message over its maximum packet size: raise the broker's max_packet_size above payload_bytes and the topic, or see the broker's log for why it closed the connection",
 		"err", err, "attempts", maxLostSends, "payload_bytes", len(e.payload), "dropped", p.box.drops())
 }
 

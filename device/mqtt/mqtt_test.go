@@ -601,6 +601,36 @@ func TestOutbox(t *testing.T) {
 	}
 }
 
+// TestLostInFlightDropped: a decision whose connection is lost at each of
+// maxLostSends sends is dropped, counted once and logged with what to do
+// (the broker's maximum packet size); one the full outbox dropped while it
+// was in flight is not dropped or logged as dropped a second time, and
+// the decision that took its place stays.
+func TestLostInFlightDropped(t *testing.T) {
+	for _, overflow := range []bool{false, true} {
+		log := new(testutil.LockedBuffer)
+		p := &Publisher{o: Options{Logger: slog.New(slog.NewTextHandler(log, nil))}, box: newOutbox(1)}
+		p.box.add([]byte("a"))
+		e, _ := p.box.peek()
+		if overflow {
+			p.box.add([]byte("b"))
+		}
+		for range maxLostSends {
+			p.lostInFlight(e, errLost)
+		}
+		if p.Dropped() != 1 || p.OutboxLen() != map[bool]int{false: 0, true: 1}[overflow] {
+			t.Errorf("overflow %v: dropped %d, outbox %d after %d connections lost with the decision in flight", overflow, p.Dropped(), p.OutboxLen(), maxLostSends)
+		}
+		logged := strings.Contains(log.String(), "dropping it")
+		if logged == overflow {
+			t.Errorf("overflow %v: drop logged %v, want %v:\n%s", overflow, logged, !overflow, log)
+		}
+		if logged && !strings.Contains(log.String(), "raise") {
+			t.Errorf("the drop's log does not say what to do:\n%s", log)
+		}
+	}
+}
+
 // TestSameClientIDBacksOff: two publishers with one client id make the
 // broker close each one's connection as the other connects. They wait,
 // doubling, between connections, instead of taking turns as fast as the

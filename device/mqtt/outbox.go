@@ -61,13 +61,16 @@ func (o *outbox) remove(seq uint64) (empty bool) {
 }
 
 // drop removes the oldest entry if it is the one with sequence number seq
-// and counts it as dropped, as add counts one dropped for room.
-func (o *outbox) drop(seq uint64) {
+// and counts it as dropped, as add counts one dropped for room; it
+// reports whether it did (not where add dropped it already).
+func (o *outbox) drop(seq uint64) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.removeLocked(seq) {
-		o.dropped++
+	if !o.removeLocked(seq) {
+		return false
 	}
+	o.dropped++
+	return true
 }
 
 // removeLocked removes the oldest entry if it is the one with sequence
