@@ -242,15 +242,18 @@ func burstModel(t *testing.T, f *devicetest.Fixture) {
 // frames are decoded under the batch's context. Here the read begins when
 // the limit has passed (as after decoding large frames for that long):
 // the burst fails naming the key, where it was read whole and decided with
-// a fresh limit for the match; at a stop past daemon.stop_grace it stays in
-// cur/ for the next start.
+// a fresh limit for the match, and its journal line has the frames and
+// bytes of its listing, as every burst's; at a stop past daemon.stop_grace
+// it stays in cur/ for the next start.
 func TestBurstReadWithinBatchTimeout(t *testing.T) {
 	const limit = 100 * time.Millisecond
 	f := devicetest.NewFixture(t, "[daemon]\nbatch_timeout = \"100ms\"\nstop_grace = \"50ms\"\n")
 	burstModel(t, f)
 	frames := map[string][]byte{}
+	var size int64
 	for i, img := range devicetest.ImageSet(t, "cloth", 4) {
 		frames[fmt.Sprintf("f%02d.png", i)] = devicetest.EncodeFrame(t, img, ".png")
+		size += int64(len(frames[fmt.Sprintf("f%02d.png", i)]))
 	}
 	reading := make(chan string, 2)
 	wait := make(chan time.Duration, 2)
@@ -272,6 +275,9 @@ func TestBurstReadWithinBatchTimeout(t *testing.T) {
 	if rec.File != "late" || rec.Decision != "failed" || !strings.Contains(rec.Reason, "not read and matched within daemon.batch_timeout") ||
 		!strings.Contains(rec.Reason, "spool.max_burst_frames") || strings.Contains(rec.Reason, "spool.max_frames") {
 		t.Errorf("a burst read after daemon.batch_timeout: %+v, want failed naming the key and the burst's limits", rec)
+	}
+	if !rec.Burst || rec.Frames != len(frames) || rec.Bytes != size {
+		t.Errorf("the failed burst's journal line: burst %v, frames %d, bytes %d; want true, %d, %d (its listing's)", rec.Burst, rec.Frames, rec.Bytes, len(frames), size)
 	}
 	f.RenameIn(t, f.WriteBurstTmp(t, "stopped", frames))
 	<-reading
