@@ -129,11 +129,11 @@ func readRegular(f *os.File, name string, maxBytes int64, listed fs.FileInfo) ([
 		return nil, formatErr(name, "not a regular file (%v): a frame must be an image file", fi.Mode().Type())
 	}
 	if listed != nil && !os.SameFile(listed, fi) {
-		return nil, formatErr(name, "the file was replaced while the frames were read: rename a burst into the spool only once it is complete")
+		return nil, formatErr(name, "the file was replaced while the frames were read: write every frame of a burst before it is read (into a spool: rename the burst in only once it is complete)")
 	}
 	size := fi.Size()
 	if listed != nil && size != listed.Size() {
-		return nil, formatErr(name, "the file changed size since the burst was listed (%d bytes, then %d): rename a burst into the spool only once it is complete", listed.Size(), size)
+		return nil, formatErr(name, "the file changed size since the burst was listed (%d bytes, then %d): write every frame of a burst before it is read (into a spool: rename the burst in only once it is complete)", listed.Size(), size)
 	}
 	if size > maxBytes {
 		return nil, limitErr(name, "file is %d bytes, more than the limit of %d per frame: send smaller frames (e.g. JPEG) or raise the limit", size, maxBytes)
@@ -160,7 +160,7 @@ func readRegular(f *os.File, name string, maxBytes int64, listed fs.FileInfo) ([
 		return nil, limitErr(name, "file grew to more than the limit of %d bytes per frame while it was read", maxBytes)
 	}
 	if int64(len(b)) != size {
-		return nil, formatErr(name, "file changed size while it was read (%d bytes, then %d): rename a burst into the spool only once it is complete", size, len(b))
+		return nil, formatErr(name, "file changed size while it was read (%d bytes, then %d): write every frame of a burst before it is read (into a spool: rename the burst in only once it is complete)", size, len(b))
 	}
 	return b, nil
 }

@@ -81,10 +81,15 @@ var syncFile = (*os.File).Sync
 // syncDir syncs the spool's folder dir (regfile.SyncDir: a folder that
 // cannot be synced is skipped).
 func (s *Spool) syncDir(dir string) error {
-	if err := regfile.SyncDir(s.root.Open, dir, syncFile); err != nil {
-		return fmt.Errorf("spool: sync %s: %w", s.Path(dir, ""), err)
+	err := regfile.SyncDir(s.root.Open, dir, syncFile)
+	var pe *fs.PathError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe) && pe.Op == "sync":
+		return fmt.Errorf("spool: %w", err) // it names the folder
 	}
-	return nil
+	return fmt.Errorf("spool: sync %s: %w", s.Path(dir, ""), err)
 }
 
 // MoveFailed moves cur/name to failed/name, replacing a batch of that name
