@@ -154,6 +154,13 @@ func TestSyncClaims(t *testing.T) {
 	if err := sp.SyncClaims(); !errors.Is(err, errSync) {
 		t.Errorf("SyncClaims with the sync failing: %v, want its error", err)
 	}
+	// The error of a folder's fsync names the folder (os.File.Sync's
+	// *PathError): the spool's error says it once.
+	syncFile = func(f *os.File) error { return &os.PathError{Op: "sync", Path: f.Name(), Err: errSync} }
+	err := sp.SyncClaims()
+	if cur := filepath.Join(dir, DirCur); err == nil || strings.Count(err.Error(), cur) != 1 {
+		t.Errorf("SyncClaims with the folder's fsync failing: %v, want it to name %s once", err, cur)
+	}
 }
 
 // TestNoFolderSync: on a filesystem that has no sync of a folder (its
