@@ -10,8 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/renameio/v2"
-
+	"setmatch/internal/atomicfile"
 	"setmatch/internal/regfile"
 )
 
@@ -36,16 +35,14 @@ func WriteFile(path string, m *Model) error {
 	// A new file is 0644; a replaced one keeps its mode, owner and group (as
 	// far as the writer may set them), so that replacing a deployed model, e.g.
 	// root:setmatch 0640, leaves it readable by the daemon.
-	f, err := renameio.NewPendingFile(path, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
+	err := atomicfile.WriteFile(path, 0o644, true, func(f *os.File) error {
+		keepOwner(f, path)
+		if err := encode(f, m); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return err
-	}
-	defer f.Cleanup()
-	keepOwner(f.File, path)
-	if err := encode(f, m); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.CloseAtomicallyReplace(); err != nil {
 		return err
 	}
 	// The rename is durable only once the directory is synced (where it

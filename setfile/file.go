@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/atomicfile"
 	"setmatch/internal/regfile"
 )
 
@@ -89,20 +89,12 @@ func WriteFile(path string, x *mat.Dense) error {
 	default:
 		return withPath(formatErr("unknown extension %q: write sets to .npy or .csv files", filepath.Ext(path)), path)
 	}
-	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
-	if err != nil {
-		return withPath(err, path)
-	}
-	defer t.Cleanup()
-	bw := bufio.NewWriter(t)
-	if err := write(bw, x); err != nil {
-		return withPath(err, path)
-	}
-	if err := bw.Flush(); err != nil {
-		return withPath(err, path)
-	}
-	if err := t.CloseAtomicallyReplace(); err != nil {
-		return withPath(err, path)
-	}
-	return nil
+	err := atomicfile.WriteFile(path, 0o644, false, func(f *os.File) error {
+		bw := bufio.NewWriter(f)
+		if err := write(bw, x); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	return withPath(err, path)
 }

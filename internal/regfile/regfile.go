@@ -114,7 +114,9 @@ func SyncDir(open func(string) (*os.File, error), dir string, sync func(*os.File
 // synced: this user may write in it but not read it (EACCES or EPERM:
 // only a folder open for reading syncs), or the filesystem has no sync of
 // a folder (EINVAL, as fsync(2) gives for what does not support
-// synchronization). A create or a rename in that folder is then as
+// synchronization); on Windows, which has no sync of a folder, the flush
+// of a folder open for reading is refused (ERROR_ACCESS_DENIED, which is
+// fs.ErrPermission). A create or a rename in that folder is then as
 // durable as the filesystem makes it, and nothing more can be done: the
 // writer goes on as if the sync had succeeded, where a failure would
 // report a write that was made, or stop a daemon for good.
