@@ -65,7 +65,10 @@ func ReadRuns(path string) ([]Run, error) {
 func Plot(path string, runs []Run) error {
 	pts := make([]report.ScalePoint, len(runs))
 	for i, r := range runs {
-		wall, mem := r.WallSeconds, r.PeakRSSMiB
+		wall, mem := r.WallSeconds, math.NaN()
+		if r.PeakRSSMiB != nil {
+			mem = *r.PeakRSSMiB
+		}
 		if !r.Finished {
 			wall, mem = math.NaN(), math.NaN()
 		}

@@ -15,9 +15,9 @@ import (
 // were not there, and that the same run finished would be drawn.
 func TestPlotLeavesOutUnfinished(t *testing.T) {
 	runs := []Run{
-		{Kind: "lighting", TrainSets: 10, Finished: true, WallSeconds: 1, PeakRSSMiB: 20},
-		{Kind: "lighting", TrainSets: 100, Finished: true, WallSeconds: 8, PeakRSSMiB: 60},
-		{Kind: "lighting", TrainSets: 1000, WallSeconds: 3600, PeakRSSMiB: 900, Error: "timed out"},
+		{Kind: "lighting", TrainSets: 10, Finished: true, WallSeconds: 1, PeakRSSMiB: new(20.0)},
+		{Kind: "lighting", TrainSets: 100, Finished: true, WallSeconds: 8, PeakRSSMiB: new(60.0)},
+		{Kind: "lighting", TrainSets: 1000, WallSeconds: 3600, PeakRSSMiB: new(900.0), Error: "timed out"},
 	}
 	plot := func(runs []Run) []byte {
 		t.Helper()

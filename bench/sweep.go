@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"setmatch/dataset"
@@ -32,10 +31,12 @@ type Run struct {
 	WallSeconds  float64 `json:"wall_seconds"`
 	UserSeconds  float64 `json:"user_seconds"`
 	SysSeconds   float64 `json:"sys_seconds"`
-	PeakRSSMiB   float64 `json:"peak_rss_mib"`
-	Deployed     string  `json:"deployed,omitempty"`
-	Candidates   string  `json:"candidates,omitempty"` // each candidate's held-out score, or why it was not scored in full
-	ProbeSets    int     `json:"probe_sets"`
+	// PeakRSSMiB is null where the platform gives no peak memory of the
+	// child (Windows).
+	PeakRSSMiB *float64 `json:"peak_rss_mib"`
+	Deployed   string   `json:"deployed,omitempty"`
+	Candidates string   `json:"candidates,omitempty"` // each candidate's held-out score, or why it was not scored in full
+	ProbeSets  int      `json:"probe_sets"`
 	// Accuracy, ClosedSet and MsPerQuery are null where no model was
 	// trained to decide the probes with (not Finished, or an Error).
 	Accuracy   *float64 `json:"accuracy"`        // percent of probe sets named right at the model's threshold
@@ -199,8 +200,8 @@ func trainChild(exe string, p sizePaths, o SweepOptions, r *Run) error {
 	r.WallSeconds = time.Since(start).Seconds()
 	if st := cmd.ProcessState; st != nil {
 		r.UserSeconds, r.SysSeconds = st.UserTime().Seconds(), st.SystemTime().Seconds()
-		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-			r.PeakRSSMiB = float64(ru.Maxrss) / 1024 // kB on Linux
+		if mib, ok := peakRSSMiB(st); ok {
+			r.PeakRSSMiB = &mib
 		}
 	}
 	if o.Keep != "" {

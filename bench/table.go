@@ -53,7 +53,7 @@ func WriteRuns(w io.Writer, runs []Run) error {
 		if !r.Finished {
 			done = "no"
 		}
-		fmt.Fprintf(w, "%8d %10d %6d %5d %9s %10.1f %10.1f %10.1f  %-28s %8s %8s %9s\n", r.Classes, r.TrainSets, r.Frames, r.Dim, done, r.WallSeconds, r.UserSeconds+r.SysSeconds, r.PeakRSSMiB, r.Deployed, orDash(r.Accuracy), orDash(r.ClosedSet), orDash(r.MsPerQuery))
+		fmt.Fprintf(w, "%8d %10d %6d %5d %9s %10.1f %10.1f %10s  %-28s %8s %8s %9s\n", r.Classes, r.TrainSets, r.Frames, r.Dim, done, r.WallSeconds, r.UserSeconds+r.SysSeconds, orDash(r.PeakRSSMiB), r.Deployed, orDash(r.Accuracy), orDash(r.ClosedSet), orDash(r.MsPerQuery))
 		if r.Error != "" {
 			fmt.Fprintf(w, "         %s\n", r.Error)
 		}

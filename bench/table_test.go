@@ -69,7 +69,7 @@ func TestTrainResultNoIteration(t *testing.T) {
 
 func TestWriteRuns(t *testing.T) {
 	acc, closed, ms := 75.0, 100.0, 1.0
-	runs := []Run{{Kind: "lighting", Machine: "cpu, arm64, 4 CPUs", Classes: 4, TrainSets: 8, Frames: 6, Dim: 10, Finished: true, WallSeconds: 2, UserSeconds: 1, SysSeconds: 0.5, PeakRSSMiB: 30,
+	runs := []Run{{Kind: "lighting", Machine: "cpu, arm64, 4 CPUs", Classes: 4, TrainSets: 8, Frames: 6, Dim: 10, Finished: true, WallSeconds: 2, UserSeconds: 1, SysSeconds: 0.5, PeakRSSMiB: new(30.0),
 		Deployed: "nn-h", Accuracy: &acc, ClosedSet: &closed, MsPerQuery: &ms, Candidates: "nn-h 75%"},
 		{Kind: "lighting", Classes: 8, TrainSets: 16, Frames: 6, Dim: 10, Error: "timed out"}}
 	var b bytes.Buffer
@@ -88,7 +88,7 @@ func TestWriteRuns(t *testing.T) {
 	want := []string{
 		"       4          8      6    10       yes        2.0        1.5       30.0  nn-h                             75.0    100.0       1.0",
 		"         candidates: nn-h 75%",
-		"       8         16      6    10        no        0.0        0.0        0.0                                      -        -         -",
+		"       8         16      6    10        no        0.0        0.0          -                                      -        -         -",
 		"         timed out",
 	}
 	for i, w := range want {

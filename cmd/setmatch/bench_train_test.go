@@ -52,7 +52,7 @@ func TestBenchTrainAuto(t *testing.T) {
 			log, _ := os.ReadFile(r.Log)
 			t.Fatalf("size %d did not finish: %s\n%s", i, r.Error, log)
 		}
-		if r.TrainSets != o.Sizes[i].Classes*o.Sizes[i].Sets || r.ProbeSets != o.Sizes[i].Classes || r.PeakRSSMiB <= 0 || r.WallSeconds <= 0 {
+		if r.TrainSets != o.Sizes[i].Classes*o.Sizes[i].Sets || r.ProbeSets != o.Sizes[i].Classes || r.PeakRSSMiB == nil || *r.PeakRSSMiB <= 0 || r.WallSeconds <= 0 {
 			t.Errorf("size %d: %+v", i, r)
 		}
 		if r.Accuracy == nil || r.ClosedSet == nil || r.MsPerQuery == nil {
