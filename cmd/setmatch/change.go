@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -20,7 +19,7 @@ import (
 type changeFlags struct {
 	model, label, out, strangersDir string
 	workers                         int
-	lock                            *os.File // the folder of --out, locked from read to write
+	lock                            *os.File // the lock of --out's folder (openLock), held from read to write
 }
 
 // register defines the shared flags on fs, with the usage of --model and
@@ -101,13 +100,14 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 		return nil, fmt.Errorf("%s %s is a folder: give the path of the model file", flag, cf.out)
 	}
 	dir := filepath.Dir(cf.out)
-	d, err := os.Open(dir)
+	d, err := openLock(dir)
 	if err != nil {
 		return nil, fmt.Errorf("--out: the folder of %s: %w", cf.out, err)
 	}
-	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == syscall.EWOULDBLOCK {
+	busy, err := tryLock(d)
+	if err == nil && busy {
 		fmt.Fprintf(stderr, "waiting for another enroll or forget writing in %s\n", dir)
-		err = syscall.Flock(int(d.Fd()), syscall.LOCK_EX)
+		err = lock(d)
 	}
 	if err != nil {
 		d.Close()
@@ -134,7 +134,7 @@ func (cf *changeFlags) write(stdout io.Writer, m *model.Model, c *deploy.Change,
 // defer it, so that a change that fails does not keep the next one out.
 func (cf *changeFlags) unlock() {
 	if cf.lock != nil {
-		cf.lock.Close() // closing the folder releases its lock
+		cf.lock.Close() // closing it releases the lock
 		cf.lock = nil
 	}
 }
