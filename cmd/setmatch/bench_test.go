@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 // benchRefused runs setmatch with args and checks that it is refused as
@@ -117,10 +118,7 @@ func TestBenchTrainFromRefusesSweepFlags(t *testing.T) {
 	if code, out, errOut := runCmd("bench", "train", "--from", path, "--json"); code != 0 || !strings.Contains(out, `"kind":"subspace"`) {
 		t.Errorf("--from with --json: exit %d, %q %q", code, out, errOut)
 	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip(err)
-	}
+	fifo := testutil.FIFO(t, dir, "fifo")
 	done := make(chan string, 1)
 	go func() {
 		_, _, errOut := runCmd("bench", "train", "--from", fifo)

@@ -3,9 +3,10 @@ package main
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 // TestEvalSplitFileFIFO: a split file that is a FIFO no one writes to
@@ -16,10 +17,7 @@ func TestEvalSplitFileFIFO(t *testing.T) {
 	if code, _, errOut := runCmd("synth", "--classes", "3", "--sets", "2", "--frames", "4", "--dim", "3", "--out", data); code != 0 {
 		t.Fatal(errOut)
 	}
-	fifo := filepath.Join(dir, "splits")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip(err)
-	}
+	fifo := testutil.FIFO(t, dir, "splits")
 	done := make(chan string, 1)
 	go func() {
 		_, _, errOut := runCmd("eval", "--data", data, "--protocol", "file="+fifo, "--methods", "nn-h", "--quiet")

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -104,7 +103,7 @@ func Within(t testing.TB, timeout time.Duration, what string, f func()) {
 func FIFO(t testing.TB, dir, name string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
+	if err := mkfifo(p); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	return p
