@@ -2,12 +2,12 @@ package deploy
 
 import (
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/testutil"
 	"setmatch/method"
 	"setmatch/model"
 	"setmatch/synth"
@@ -102,7 +102,7 @@ func BenchmarkEnroll(b *testing.B) {
 	for _, name := range []method.Name{method.NNH, method.KFDAMix, voteMethod} {
 		b.Run(string(name), func(b *testing.B) {
 			bm := benchModelFor(b, name)
-			cpu := cpuTime()
+			cpu := testutil.CPUTime()
 			for b.Loop() {
 				m := *bm.m
 				if _, err := Enroll(&m, bm.newSets, nil, 0, time.Time{}); err != nil {
@@ -121,7 +121,7 @@ func BenchmarkForget(b *testing.B) {
 		b.Run(string(name), func(b *testing.B) {
 			bm := benchModelFor(b, name)
 			label := bm.m.Sets[0].Label
-			cpu := cpuTime()
+			cpu := testutil.CPUTime()
 			for b.Loop() {
 				m := *bm.m
 				if _, err := Forget(&m, label, "", nil, 0, time.Time{}); err != nil {
@@ -133,19 +133,10 @@ func BenchmarkForget(b *testing.B) {
 	}
 }
 
-// cpuTime returns the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU reports the CPU seconds per operation since start: on a
 // shared machine, where the wall time depends on the other processes,
 // the work itself (on an idle 2-core machine the wall time is about half
 // of it where both cores are busy, as in the divergence matrices).
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((testutil.CPUTime()-start).Seconds()/float64(b.N), "cpu-s/op")
 }

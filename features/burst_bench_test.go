@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"setmatch/internal/testutil"
 )
 
 // BenchmarkBurst times ApplyBurst on a burst of 16 camera frames of 640×480
@@ -29,7 +31,7 @@ func BenchmarkBurst(b *testing.B) {
 		f := mustFitted(b, spec)
 		b.Run(spec, func(b *testing.B) {
 			b.SetBytes(int64(size))
-			c0 := cpuTime()
+			c0 := testutil.CPUTime()
 			for b.Loop() {
 				x, err := f.ApplyBurst(root, ".", DefaultBurstLimits())
 				if err != nil {
@@ -45,7 +47,7 @@ func BenchmarkBurst(b *testing.B) {
 	b.Run("decode-only", func(b *testing.B) {
 		b.SetBytes(int64(size))
 		lim := DefaultBurstLimits()
-		c0 := cpuTime()
+		c0 := testutil.CPUTime()
 		for b.Loop() {
 			frames, err := ListBurst(root, ".", lim)
 			if err != nil {
@@ -62,7 +64,7 @@ func BenchmarkBurst(b *testing.B) {
 }
 
 func reportCPU(b *testing.B, since time.Duration) {
-	if c := cpuTime(); c > 0 && b.N > 0 {
+	if c := testutil.CPUTime(); c > 0 && b.N > 0 {
 		b.ReportMetric(float64(c-since)/1e6/float64(b.N), "cpu-ms/op")
 	}
 }

@@ -17,15 +17,6 @@ func mkfifo(t *testing.T, path string) {
 	}
 }
 
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // TestFilesFIFONotWaitedOn: a FIFO in a frame's place, named on the
 // command line or swapped in after the folder was listed, is refused by
 // the workstation's readers (ApplyFiles, DecodeImageFile) at once, where

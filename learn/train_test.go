@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -244,13 +243,8 @@ func reportCost(b *testing.B, c *Cost, cpu0 float64) {
 	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
 }
 
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
+// cpuSeconds returns the CPU time of the process so far, in seconds.
+func cpuSeconds() float64 { return testutil.CPUTime().Seconds() }
 
 // BenchmarkCost times a cost-only evaluation (one line-search trial): at
 // a new W each time, two points taken in turn, as the cost keeps XW of

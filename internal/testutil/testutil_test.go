@@ -113,3 +113,17 @@ func TestTool(t *testing.T) {
 		t.Errorf("missing tool with %s set: fatal %q, skip %q; want a failure", EnvRequireTools, r.fatal, r.skip)
 	}
 }
+
+// TestCPUTime: the process has used CPU time by now, and the count does
+// not go back across work.
+func TestCPUTime(t *testing.T) {
+	c0 := CPUTime()
+	x := 0.0
+	for i := range 1_000_000 {
+		x += math.Sqrt(float64(i))
+	}
+	c1 := CPUTime()
+	if c0 <= 0 || c1 < c0 {
+		t.Errorf("CPUTime %v, then %v after work (sum %g): want above 0 and not less", c0, c1, x)
+	}
+}
