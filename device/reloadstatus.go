@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/renameio/v2"
 	"golang.org/x/sys/unix"
 
+	"setmatch/internal/atomicfile"
 	"setmatch/internal/regfile"
 )
 
@@ -119,7 +119,10 @@ func writeReloadStatus(dir string, st *reloadStatus) error {
 	if err != nil {
 		return err
 	}
-	return renameio.WriteFile(filepath.Join(dir, ReloadStatusFile), append(b, '\n'), 0o644)
+	return atomicfile.WriteFile(filepath.Join(dir, ReloadStatusFile), 0o644, false, func(f *os.File) error {
+		_, err := f.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // ReloadOptions configures Reload.
