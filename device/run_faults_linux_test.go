@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -99,11 +98,8 @@ func TestFIFOInSpoolDoesNotBlock(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	rec := gpiotest.NewRecorder()
 	_, ch := startRunner(t, f, rec)
-	tmp := filepath.Join(f.Spool, "tmp", "fifo.npy")
-	os.MkdirAll(filepath.Dir(tmp), 0o755)
-	if err := syscall.Mkfifo(tmp, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	os.MkdirAll(filepath.Join(f.Spool, "tmp"), 0o755)
+	tmp := testutil.FIFO(t, filepath.Join(f.Spool, "tmp"), "fifo.npy")
 	if err := os.Rename(tmp, filepath.Join(f.Spool, spool.DirNew, "fifo.npy")); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/testutil"
 )
 
 // scene returns a w×h colour image: a gradient with a moving disc and
@@ -254,7 +256,7 @@ func TestBurstRefusals(t *testing.T) {
 		}, "", ErrFormat, "2.png: is a symbolic link"},
 		{"fifo", func(t *testing.T, dir string) {
 			writeFiles(t, dir, map[string][]byte{"1.png": good})
-			mkfifo(t, filepath.Join(dir, "2.png"))
+			testutil.FIFO(t, dir, "2.png")
 		}, "", ErrFormat, "is not a regular file"},
 		{"not an image (name)", func(t *testing.T, dir string) {
 			writeFiles(t, dir, map[string][]byte{"1.png": good, "notes.txt": []byte("hello")})

@@ -1,29 +1,19 @@
-//go:build unix
-
 package features
 
 import (
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-)
 
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+	"setmatch/internal/testutil"
+)
 
 // TestFilesFIFONotWaitedOn: a FIFO in a frame's place, named on the
 // command line or swapped in after the folder was listed, is refused by
 // the workstation's readers (ApplyFiles, DecodeImageFile) at once, where
 // opening it for reading waits for a writer that never comes.
 func TestFilesFIFONotWaitedOn(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "f00.png")
-	mkfifo(t, fifo)
+	fifo := testutil.FIFO(t, t.TempDir(), "f00.png")
 	f := mustFitted(t, "intensity:8x6")
 	for _, c := range []struct {
 		name string
