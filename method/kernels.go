@@ -1,9 +1,11 @@
 package method
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -172,7 +174,11 @@ func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg fl
 }
 
 // predictPrepared is kfdaPredict on a prepared discriminant of the
-// training sets (kfda.Prepare) and the test × training kernel kt.
+// training sets (kfda.Prepare) and the test × training kernel kt. A test
+// set's latent distance to a training set in d coordinates is summed
+// once, over the first d coordinates in order, for the dims from the
+// smallest up: each sum goes on from the one before, so that every
+// distance is the sum over its own d coordinates, to the last bit.
 func predictPrepared(p *kfda.Prepared, kt *mat.Dense, labels []int, reg float64, dims []int, truth []int) ([][]int, [][]float64, error) {
 	f, err := p.Fit(reg, 0)
 	if err != nil {
@@ -183,33 +189,48 @@ func predictPrepared(p *kfda.Prepared, kt *mat.Dense, labels []int, reg float64,
 		return nil, nil, err
 	}
 	nt, _ := kt.Dims()
-	_, rmax := f.Train.Dims()
+	m, rmax := f.Train.Dims()
 	pred := make([][]int, len(dims))
 	marg := make([][]float64, len(dims))
+	upTo := make([]int, len(dims)) // each dims entry clamped to the latent dimensions
+	for di, d := range dims {
+		pred[di] = make([]int, nt)
+		marg[di] = make([]float64, nt)
+		upTo[di] = min(d, rmax)
+	}
+	order := make([]int, len(dims)) // dims by increasing upTo
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(upTo[a], upTo[b]) })
 	pos := make([]int, len(labels))
 	for i := range pos {
 		pos[i] = i
 	}
-	for di, d := range dims {
-		d = min(d, rmax)
-		pred[di] = make([]int, nt)
-		marg[di] = make([]float64, nt)
-		for a := range nt {
-			q := z.RawRowView(a)[:d]
-			dist := func(j int) float64 {
-				g := f.Train.RawRowView(j)[:d]
-				var s float64
-				for c, v := range q {
-					e := v - g[c]
+	dist := make([][]float64, len(dims)) // dist[di][j]: a test set's distance to training set j
+	for di := range dist {
+		dist[di] = make([]float64, m)
+	}
+	for a := range nt {
+		q := z.RawRowView(a)
+		for j := range m {
+			g := f.Train.RawRowView(j)
+			var s float64
+			c := 0
+			for _, di := range order {
+				for ; c < upTo[di]; c++ {
+					e := q[c] - g[c]
 					s += e * e
 				}
-				return math.Sqrt(s)
+				dist[di][j] = math.Sqrt(s)
 			}
-			t := -1
-			if truth != nil {
-				t = truth[a]
-			}
-			pred[di][a], marg[di][a] = nnOutcome(dist, pos, labels, t)
+		}
+		t := -1
+		if truth != nil {
+			t = truth[a]
+		}
+		for di := range dims {
+			pred[di][a], marg[di][a] = nnOutcome(func(j int) float64 { return dist[di][j] }, pos, labels, t)
 		}
 	}
 	return pred, marg, nil

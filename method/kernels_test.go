@@ -577,6 +577,56 @@ func TestGDASkipsWholeSpace(t *testing.T) {
 	}
 }
 
+// TestPredictPreparedDimsAlone checks that the outcomes predictPrepared
+// gives for several latent dimensions at once, in any order, repeated or
+// above the discriminant's C − 1, are those of each dimension alone: the
+// same labels and the same margins, to the last bit.
+func TestPredictPreparedDimsAlone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	const classes = 7
+	sets, labels := classSets(classes, 3, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 9, 5, 0.3*float64(c), 1+0.1*float64(c)) })
+	p, err := NewPool(sets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dm, err := p.divMatrix(Bandwidth{Mode: Global, Scale: 1}, []int{0, 1, 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var train, lab, test, truth []int
+	for i, l := range labels {
+		if i%3 == 2 {
+			test, truth = append(test, i), append(truth, l)
+		} else {
+			train, lab = append(train, i), append(lab, l)
+		}
+	}
+	k := kfda.KernelMatrix(dm.H2, 1, 1, match.KernelHG)
+	prep, err := kfda.Prepare(subSym(k, train), lab, classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kt := sub(k, test, train)
+	dims := []int{6, 3, 1, 9, 3, 2}
+	for _, tr := range [][]int{truth, nil} {
+		pred, marg, err := predictPrepared(prep, kt, lab, 1e-2, dims, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for di, d := range dims {
+			alone, amarg, err := predictPrepared(prep, kt, lab, 1e-2, []int{d}, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for a := range test {
+				if pred[di][a] != alone[0][a] || math.Float64bits(marg[di][a]) != math.Float64bits(amarg[0][a]) {
+					t.Errorf("dim %d, test set %d: label %d margin %v with %v, %d %v alone", d, a, pred[di][a], marg[di][a], dims, alone[0][a], amarg[0][a])
+				}
+			}
+		}
+	}
+}
+
 // TestOneEachRegularisersAgree checks what chooseKFDA relies on to fit a
 // fold's discriminant with the first regulariser only when every class
 // has a single training set: every regulariser then gives the same
