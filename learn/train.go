@@ -61,7 +61,9 @@ type TrainOptions struct {
 	// stops without the gradient at its last point
 	// (grassmann.CGOptions.NoFinalGradient), so that the last GradNorm
 	// of History is NaN and a run stopped by MaxIter says "iteration
-	// limit". W and every other result are those of a run without it.
+	// limit", and the training sets are not projected at the end
+	// (TrainResult.Projected and Bandwidths are nil). W and every other
+	// result are those of a run without it.
 	WAlone   bool
 	Workers  int // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
 	Progress func(IterStats)
@@ -95,7 +97,8 @@ type TrainResult struct {
 	W         *mat.Dense // D×d, orthonormal columns
 	Mean      []float64  // len D
 	InitialW  *mat.Dense // D×d, the start (the PCA start unless TrainOptions.Start)
-	// Projected holds each training set in the learned space (n_i×d).
+	// Projected holds each training set in the learned space (n_i×d);
+	// nil for W alone (TrainOptions.WAlone).
 	Projected []*mat.Dense
 	// Bandwidths are those of Projected by the bandwidth rule: what a
 	// gallery built from the training sets uses, consistent with the rule
@@ -228,9 +231,11 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 	res.Iterations = offset
 	res.W = w
 	res.TrainBandwidths = h
-	res.Bandwidths, res.Projected, err = projectAndBandwidths(centred, w, rule)
-	if err != nil {
-		return nil, err
+	if !opt.WAlone {
+		res.Bandwidths, res.Projected, err = projectAndBandwidths(centred, w, rule)
+		if err != nil {
+			return nil, err
+		}
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil

@@ -396,7 +396,7 @@ func TestFrozenSetBandwidth(t *testing.T) {
 // TestTrainWAlone: a training for W alone (TrainOptions.WAlone, as the
 // -dr methods learn) gives the W, mean and cost of one without it, bit
 // for bit, with a warm start (two CG runs) stopped by the iteration cap
-// and a run stopped by the cost's change.
+// and a run stopped by the cost's change, and no projected sets.
 func TestTrainWAlone(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	sets, labels, _ := subspaceData(rng, 4, 3, 12, 10, 2, 1)
@@ -415,6 +415,9 @@ func TestTrainWAlone(t *testing.T) {
 		}
 		if !sameBits(res.W, ref.W) || !slices.Equal(res.Mean, ref.Mean) || res.FinalCost != ref.FinalCost || res.Iterations != ref.Iterations {
 			t.Errorf("%+v: W, mean, cost %v or %d iterations differ from %v, %d", opt, res.FinalCost, res.Iterations, ref.FinalCost, ref.Iterations)
+		}
+		if res.Projected != nil || res.Bandwidths != nil || len(ref.Projected) != len(sets) {
+			t.Errorf("%+v: %d sets projected for W alone, %d without it, want none and %d", opt, len(res.Projected), len(ref.Projected), len(sets))
 		}
 	}
 }
