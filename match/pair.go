@@ -254,6 +254,15 @@ func expSums(d2 []float64, stride int, sRow, sCol float64, rowMin, colMin, rowSu
 func BlockLogSums(d2 []float64, sRow, sCol float64, rows, cols, scratch []float64) {
 	n, m := len(rows), len(cols)
 	rowMin, colMin := scratch[:n], scratch[n:n+m]
+	BlockMins(d2, rowMin, colMin)
+	BlockLogSumsMin(d2, sRow, sCol, rowMin, colMin, rows, cols)
+}
+
+// BlockMins sets rowMin[i] and colMin[j] to the smallest entry of row i
+// and of column j of the len(rowMin)×len(colMin) block d2 (row-major):
+// what BlockLogSumsMin takes, the same for every bandwidth.
+func BlockMins(d2, rowMin, colMin []float64) {
+	m := len(colMin)
 	for j := range colMin {
 		colMin[j] = math.Inf(1)
 	}
@@ -267,6 +276,13 @@ func BlockLogSums(d2 []float64, sRow, sCol float64, rows, cols, scratch []float6
 		}
 		rowMin[i] = r
 	}
+}
+
+// BlockLogSumsMin is BlockLogSums of the block whose row and column
+// minima BlockMins gave, for a pair of sets reduced under several
+// bandwidths.
+func BlockLogSumsMin(d2 []float64, sRow, sCol float64, rowMin, colMin, rows, cols []float64) {
+	m := len(cols)
 	clear(cols)
 	// The AVX2 kernels take the columns four at a time and leave the last
 	// m mod 4 (none in the matcher's padded rows) to the scalar code here,

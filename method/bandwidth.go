@@ -425,7 +425,8 @@ func (p *Pool) coveredSets(hs [][]float64, cov [][]bool, pair func(i, j int) boo
 // over the squared distances of SqDist. Where both sets of a pair have
 // one bandwidth for all their frames (a global or a per-set rule), the
 // pair's two densities share their exponentials (match.BlockLogSums, the
-// matcher's reduction); with a bandwidth per frame each row is summed in
+// matcher's reduction, with the block's row and column minima, its
+// offsets, found once for every such bandwidth: match.BlockMins); with a bandwidth per frame each row is summed in
 // the order of the whole distance matrix, so that the numbers are those
 // of evaluating it from that matrix.
 // The working memory is a few floats per frame and bandwidth (the sets'
@@ -508,12 +509,12 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 		}
 	})
 	type scratch struct {
-		block, buf, a, b, sums []float64
+		block, buf, a, b, mins []float64  // mins: the row and column minima of block (match.BlockMins)
 		ci, cj                 centredSet // the two sets' frames, centred
 	}
 	work := make([]scratch, par.Workers(p.Workers))
 	for i := range work {
-		work[i] = scratch{block: make([]float64, maxN*maxN), buf: make([]float64, maxN), a: make([]float64, maxN), b: make([]float64, maxN), sums: make([]float64, 2*maxN)}
+		work[i] = scratch{block: make([]float64, maxN*maxN), buf: make([]float64, maxN), a: make([]float64, maxN), b: make([]float64, maxN), mins: make([]float64, 2*maxN)}
 	}
 	par.For(m, p.Workers, func(wi, i int) {
 		if !need[i] {
@@ -543,6 +544,8 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 			p.centre(j, &s.cj)
 			block := s.block[:ni*nj]
 			setDist(block, &s.ci, &s.cj, false)
+			rowMin, colMin := s.mins[:ni], s.mins[ni:ni+nj]
+			haveMins := false
 			for k := range hs {
 				if !both(k, i, j) {
 					continue
@@ -551,7 +554,11 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 				// (columns).
 				if uniform[k][i] && uniform[k][j] {
 					a, b := s.a[:ni], s.b[:nj]
-					match.BlockLogSums(block, inv[k][lj], inv[k][li], a, b, s.sums)
+					if !haveMins {
+						match.BlockMins(block, rowMin, colMin)
+						haveMins = true
+					}
+					match.BlockLogSumsMin(block, inv[k][lj], inv[k][li], rowMin, colMin, a, b)
 					for x := range a {
 						a[x] += w[k][lj] + norm[j]
 					}

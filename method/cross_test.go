@@ -303,6 +303,50 @@ func TestDivergencesEqualWholeMatrix(t *testing.T) {
 	}
 }
 
+// TestDivergencesOfEachAlone checks that the divergences of several
+// bandwidths computed in one pass, which find each pair's row and column
+// minima of its frame distances once for all of them (match.BlockMins),
+// are those of each bandwidth alone, to the last bit: global ones (one
+// exponential an entry where the shared offset is safe, two where a small
+// bandwidth makes it unsafe) and one per set.
+func TestDivergencesOfEachAlone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	sets := make([]*mat.Dense, 7)
+	for i := range sets {
+		sets[i] = testutil.RandSet(rng, 3+2*i, 6, float64(i%3), 1+0.2*float64(i))
+	}
+	p, err := NewPool(sets, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []int{0, 1, 2, 3, 4, 5, 6}
+	var hs [][]float64
+	for _, b := range []Bandwidth{{Mode: Global, Scale: 1}, {Mode: Global, Scale: 0.01}, {Mode: PerSet, Scale: 1}, {Mode: Global, Scale: 4}} {
+		h, err := p.FrameBandwidths(b, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs = append(hs, h)
+	}
+	got, err := p.divergencesOf(hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, h := range hs {
+		want, err := p.Divergences(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sets {
+			for j := range sets {
+				if !within(got[k].H2.At(i, j), want.H2.At(i, j), 0) || !within(got[k].J.At(i, j), want.J.At(i, j), 0) {
+					t.Fatalf("bandwidths %d, sets %d, %d: %v, %v in one pass, %v, %v alone", k, i, j, got[k].H2.At(i, j), got[k].J.At(i, j), want.H2.At(i, j), want.J.At(i, j))
+				}
+			}
+		}
+	}
+}
+
 // within reports whether a and b differ by at most tol relative to the
 // larger of them (tol 0: equal).
 func within(a, b, tol float64) bool {
