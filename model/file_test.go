@@ -139,10 +139,11 @@ func TestRoundTrip(t *testing.T) {
 		{"silverman", func(m *Model) { m.QueryBandwidth = match.BandwidthRule{Kind: match.Silverman} }},
 		{"awkward numbers", func(m *Model) {
 			m.Sets[0].Samples.Set(0, 0, math.SmallestNonzeroFloat64)
-			m.Sets[0].Samples.Set(0, 1, -math.MaxFloat64)
+			m.Sets[0].Samples.Set(0, 1, -6e153) // a KDE takes squared norms up to MaxSqNorm, about 4.5e307
 			m.Sets[1].Samples.Set(0, 0, math.Copysign(0, -1))
 			m.Sets[1].Bandwidth = math.Nextafter(1, 2)
 			m.Mean[0] = 5e-324
+			m.Mean[1] = -math.MaxFloat64
 			m.Meta.FinalCost = -math.MaxFloat64
 		}},
 		{"empty meta", func(m *Model) { m.Meta = Meta{} }},
@@ -547,6 +548,14 @@ func TestBadNumbers(t *testing.T) {
 	b.Reset()
 	encode(&b, m)
 	mfDecodeErr(t, "NaN in mean", b.Bytes(), ErrInvalidModel, "mean[4] is NaN")
+
+	// Finite, but too large for a KDE: the daemon could not build the
+	// matcher of a model Decode accepted (found by FuzzDecodeMatch).
+	m = mfModel(29, 5, 2, []int{3, 4})
+	m.Sets[1].Samples.Set(2, 1, 1.5e175)
+	b.Reset()
+	encode(&b, m)
+	mfDecodeErr(t, "samples too large for a KDE", b.Bytes(), ErrInvalidModel, `gallery set 1 ("b"/"set1"): values too large for the squared distances of a KDE: frame 2`)
 
 	m = mfModel(29, 5, 2, []int{3, 4})
 	m.W.Set(0, 0, m.W.At(0, 0)*1.01)

@@ -204,7 +204,8 @@ func IsIdentity(w *mat.Dense) bool {
 // orthonormal columns (to OrthonormalTol; for nn-h-lda full column rank
 // instead), Mean has length D, there is at least one gallery set, every
 // set is n×d with n ≥ 1 and a finite positive bandwidth and a non-empty
-// label, all numbers are finite, the threshold is
+// label, all numbers are finite, where the model builds KDEs (UsesKDE) no
+// gallery frame is one a KDE refuses (match.CheckFrames), the threshold is
 // not NaN (it may be +Inf), the divergence and the query bandwidth rule are
 // known. Errors wrap ErrInvalidModel and say which field is wrong.
 func (m *Model) Validate() error {
@@ -379,7 +380,14 @@ func (s *Set) validate(d int, kde bool) error {
 	if err := validBandwidth(s.Bandwidth, kde); err != nil {
 		return err
 	}
-	return finiteMatrix("samples", s.Samples)
+	if err := finiteMatrix("samples", s.Samples); err != nil {
+		return err
+	}
+	if kde {
+		// Finite frames a KDE does not take would fail NewMatcher.
+		return match.CheckFrames(s.Samples)
+	}
+	return nil
 }
 
 // validRule checks that r is a rule match knows, with a usable fixed value
