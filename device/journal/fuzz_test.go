@@ -2,6 +2,9 @@ package journal
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +59,77 @@ func FuzzOpen(f *testing.F) {
 		}
 		if err := Verify(p); err != nil {
 			t.Fatalf("after a record was appended the file is no journal: %v\n%q", err, b)
+		}
+	})
+}
+
+// FuzzAppend: a record of any batch name, decision, labels and reason
+// (what a spool's writers and a model's labels put in it) is appended as
+// one line that Verify and Open take as a record, with nothing to cut
+// off, and whose name reads back exactly (from file_b64 where it is not
+// valid UTF-8).
+func FuzzAppend(f *testing.F) {
+	for _, s := range [][4]string{
+		{"a.npy", "alice", "", "set 1"},
+		{"caf\xe9.csv", "failed", "line 1, column 2: \"x\" is not a number", ""},
+		{"line\nbreak\x00.npy", "unknown", "\u2028\"}\n{\"time\":", "\xff"},
+		{"", "\xe2\xa3", "", ""}, // a cut UTF-8 sequence: U+FFFD for each byte
+	} {
+		f.Add(s[0], s[1], s[2], s[3], 0.25)
+	}
+	f.Fuzz(func(t *testing.T, file, decision, reason, best string, score float64) {
+		p := filepath.Join(t.TempDir(), "journal.jsonl")
+		j, err := Open(p, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sc *float64
+		if !math.IsNaN(score) && !math.IsInf(score, 0) {
+			sc = &score
+		}
+		r := Record{Time: time.Unix(1, 0).UTC(), File: file, Decision: decision, Reason: reason, Best: best, BestSet: best, RunnerUp: best, Score: sc, Votes: []string{decision, best}}
+		for range 2 {
+			if err := j.Append(&r); err != nil {
+				t.Fatalf("append %+v: %v", r, err)
+			}
+		}
+		if err := j.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify(p); err != nil {
+			t.Fatalf("after appending %+v: %v", r, err)
+		}
+		j, err = Open(p, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Repaired() != 0 || bytes.Count(b, []byte("\n")) != 2 {
+			t.Fatalf("two records appended, %d bytes cut off: %q", j.Repaired(), b)
+		}
+		var got Record
+		if err := json.Unmarshal(b[:bytes.IndexByte(b, '\n')], &got); err != nil {
+			t.Fatal(err)
+		}
+		name := got.File
+		if got.FileB64 != "" {
+			n, err := base64.StdEncoding.DecodeString(got.FileB64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name = string(n)
+		}
+		// JSON writes U+FFFD for each byte of decision that is not UTF-8.
+		var want string
+		if w, err := json.Marshal(decision); err != nil || json.Unmarshal(w, &want) != nil {
+			t.Fatal(err)
+		}
+		if name != file || got.Decision != want {
+			t.Fatalf("record of %q, %q reads back as %q, %q", file, decision, name, got.Decision)
 		}
 	})
 }
