@@ -3,6 +3,7 @@ package setfile
 import (
 	"bytes"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -106,6 +107,55 @@ func FuzzReadCSV(f *testing.F) {
 		y, err := ReadCSV(&buf, fuzzLimits)
 		if err != nil || !mat.Equal(x, y) {
 			t.Fatalf("CSV round trip: %v", err)
+		}
+	})
+}
+
+// FuzzReadBatch reads any bytes as setmatchd reads a batch: by its name's
+// extension, with the model's width (Limits.Cols) and an in-memory limit
+// of four times the file's bytes. A set read has that width and is the
+// set read without the width; one of another width is refused; and
+// reading never allocates out of proportion to the bytes given (a few
+// times the matrix, plus the readers' fixed buffers).
+func FuzzReadBatch(f *testing.F) {
+	f.Add(npyBytes(1, dict("<f8", "False", "(2, 3)"), f64bytes(1, 2, 3, 4, 5, 6)), false, uint8(3))
+	f.Add(npyBytes(1, dict("<f4", "False", "(100000, 3)"), f32bytes(1, 2)), false, uint8(3))
+	f.Add(npyBytes(1, dict("<f8", "False", "(2, 3)"), f64bytes(1, 2, 3, 4, 5, 6)), false, uint8(2))
+	f.Add([]byte("1,2,3\n4,5,6\n"), true, uint8(3))
+	f.Add([]byte("1,2\n3,4,5\n"), true, uint8(2))
+	f.Add([]byte("# x\n\n1\n"), true, uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, csv bool, cols uint8) {
+		name := "b.npy"
+		if csv {
+			name = "b.CSV"
+		}
+		lim := Limits{MaxBytes: 4 * int64(len(data)), MaxRows: 1 << 10, MaxCols: 64, Cols: 1 + int(cols%8)}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		x, err := Read(bytes.NewReader(data), name, lim)
+		runtime.ReadMemStats(&after)
+		if bound := 16*uint64(len(data)) + 512<<10; after.TotalAlloc-before.TotalAlloc > bound {
+			t.Fatalf("reading %d bytes allocated %d (bound %d): %v", len(data), after.TotalAlloc-before.TotalAlloc, bound, err)
+		}
+		free := lim
+		free.Cols = 0
+		y, ferr := Read(bytes.NewReader(data), name, free)
+		if err != nil {
+			if x != nil {
+				t.Fatal("matrix and error both returned")
+			}
+			if ferr == nil {
+				if _, c := y.Dims(); c == lim.Cols {
+					t.Fatalf("refused with %d columns: %v; read without them as %d columns", lim.Cols, err, c)
+				}
+			}
+			return
+		}
+		if _, c := x.Dims(); c != lim.Cols {
+			t.Fatalf("%d columns read, %d wanted", c, lim.Cols)
+		}
+		if ferr != nil || !mat.Equal(x, y) {
+			t.Fatalf("read with %d columns, and without: %v", lim.Cols, ferr)
 		}
 	})
 }
