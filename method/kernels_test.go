@@ -577,14 +577,12 @@ func TestGDASkipsWholeSpace(t *testing.T) {
 	}
 }
 
-// TestPredictPreparedDimsAlone checks that the outcomes predictPrepared
-// gives for several latent dimensions at once, in any order, repeated or
-// above the discriminant's C − 1, are those of each dimension alone: the
-// same labels and the same margins, to the last bit.
-func TestPredictPreparedDimsAlone(t *testing.T) {
-	rng := rand.New(rand.NewPCG(33, 34))
-	const classes = 7
-	sets, labels := classSets(classes, 3, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 9, 5, 0.3*float64(c), 1+0.1*float64(c)) })
+// sevenClassDivs returns the divergence matrices (global bandwidth) of 7
+// classes × 3 random sets of 9 frames × 5 features, class c's entries
+// drawn from N(step·c, (1 + 0.1·c)²), and the sets' labels.
+func sevenClassDivs(t *testing.T, rng *rand.Rand, step float64) (*DivMatrix, []int) {
+	t.Helper()
+	sets, labels := classSets(7, 3, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 9, 5, step*float64(c), 1+0.1*float64(c)) })
 	p, err := NewPool(sets, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -593,6 +591,16 @@ func TestPredictPreparedDimsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dm, labels
+}
+
+// TestPredictPreparedDimsAlone checks that the outcomes predictPrepared
+// gives for several latent dimensions at once, in any order, repeated or
+// above the discriminant's C − 1, are those of each dimension alone: the
+// same labels and the same margins, to the last bit.
+func TestPredictPreparedDimsAlone(t *testing.T) {
+	const classes = 7
+	dm, labels := sevenClassDivs(t, rand.New(rand.NewPCG(33, 34)), 0.3)
 	var train, lab, test, truth []int
 	for i, l := range labels {
 		if i%3 == 2 {
@@ -633,17 +641,8 @@ func TestPredictPreparedDimsAlone(t *testing.T) {
 // labels and the same relative margins (to rounding), in every latent
 // dimension tried.
 func TestOneEachRegularisersAgree(t *testing.T) {
-	rng := rand.New(rand.NewPCG(31, 32))
 	const classes = 7
-	sets, labels := classSets(classes, 3, func(c, _ int) *mat.Dense { return testutil.RandSet(rng, 9, 5, 0.4*float64(c), 1+0.1*float64(c)) })
-	p, err := NewPool(sets, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dm, err := p.divMatrix(Bandwidth{Mode: Global, Scale: 1}, []int{0, 1, 2}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dm, labels := sevenClassDivs(t, rand.New(rand.NewPCG(31, 32)), 0.4)
 	var train, lab, test, truth []int
 	for i, l := range labels {
 		if i%3 == 0 {
