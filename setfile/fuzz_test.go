@@ -129,7 +129,11 @@ func FuzzReadBatch(f *testing.F) {
 		if csv {
 			name = "b.CSV"
 		}
-		lim := Limits{MaxBytes: 4 * int64(len(data)), MaxRows: 1 << 10, MaxCols: 64, Cols: 1 + int(cols%8)}
+		width := int(cols % 8) // the width cols names, 1 to 7, else 8
+		if width == 0 {
+			width = 8
+		}
+		lim := Limits{MaxBytes: 4 * int64(len(data)), MaxRows: 1 << 10, MaxCols: 64, Cols: width}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		x, err := Read(bytes.NewReader(data), name, lim)
