@@ -120,7 +120,6 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 	if err := mt.newVoters(); err != nil {
 		return nil, err
 	}
-	needKDE := m.Discriminant == nil
 	if k := m.Discriminant; k != nil {
 		mt.disc = &k.Solution
 		for _, t := range k.Kernels() {
@@ -132,7 +131,7 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 				}
 				mtt.sets = g
 			} else {
-				mtt.div, mtt.meas, needKDE = t.KernelFunc(), t.Measure(), true
+				mtt.div, mtt.meas = t.KernelFunc(), t.Measure()
 			}
 			mt.terms = append(mt.terms, mtt)
 		}
@@ -151,7 +150,7 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 			}
 		}
 	}
-	if !needKDE {
+	if !m.UsesKDE() {
 		return mt, nil
 	}
 	kdes := make([]*match.KDE, len(m.Sets))
