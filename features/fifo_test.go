@@ -22,15 +22,10 @@ func TestFilesFIFONotWaitedOn(t *testing.T) {
 		{"ApplyFiles", func() error { _, err := f.ApplyFiles([]string{fifo}, FolderLimits()); return err }},
 		{"DecodeImageFile", func() error { _, err := DecodeImageFile(fifo); return err }},
 	} {
-		done := make(chan error, 1)
-		go func() { done <- c.read() }()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), "regular file") {
-				t.Errorf("%s of a FIFO: %v, want it refused as not a regular file", c.name, err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s waits for a writer of the FIFO", c.name)
+		var err error
+		testutil.Within(t, 10*time.Second, c.name+" of a FIFO", func() { err = c.read() })
+		if err == nil || !strings.Contains(err.Error(), "regular file") {
+			t.Errorf("%s of a FIFO: %v, want it refused as not a regular file", c.name, err)
 		}
 	}
 }

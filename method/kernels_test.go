@@ -594,6 +594,19 @@ func sevenClassDivs(t *testing.T, rng *rand.Rand, step float64) (*DivMatrix, []i
 	return dm, labels
 }
 
+// splitHeldOut splits the sets of sevenClassDivs into those held says
+// are held out (test, their labels truth) and the rest (train, lab).
+func splitHeldOut(labels []int, held func(i int) bool) (train, lab, test, truth []int) {
+	for i, l := range labels {
+		if held(i) {
+			test, truth = append(test, i), append(truth, l)
+		} else {
+			train, lab = append(train, i), append(lab, l)
+		}
+	}
+	return train, lab, test, truth
+}
+
 // TestPredictPreparedDimsAlone checks that the outcomes predictPrepared
 // gives for several latent dimensions at once, in any order, repeated or
 // above the discriminant's C − 1, are those of each dimension alone: the
@@ -601,14 +614,7 @@ func sevenClassDivs(t *testing.T, rng *rand.Rand, step float64) (*DivMatrix, []i
 func TestPredictPreparedDimsAlone(t *testing.T) {
 	const classes = 7
 	dm, labels := sevenClassDivs(t, rand.New(rand.NewPCG(33, 34)), 0.3)
-	var train, lab, test, truth []int
-	for i, l := range labels {
-		if i%3 == 2 {
-			test, truth = append(test, i), append(truth, l)
-		} else {
-			train, lab = append(train, i), append(lab, l)
-		}
-	}
+	train, lab, test, truth := splitHeldOut(labels, func(i int) bool { return i%3 == 2 })
 	k := kfda.KernelMatrix(dm.H2, 1, 1, match.KernelHG)
 	prep, err := kfda.Prepare(subSym(k, train), lab, classes)
 	if err != nil {
@@ -643,14 +649,7 @@ func TestPredictPreparedDimsAlone(t *testing.T) {
 func TestOneEachRegularisersAgree(t *testing.T) {
 	const classes = 7
 	dm, labels := sevenClassDivs(t, rand.New(rand.NewPCG(31, 32)), 0.4)
-	var train, lab, test, truth []int
-	for i, l := range labels {
-		if i%3 == 0 {
-			train, lab = append(train, i), append(lab, l)
-		} else {
-			test, truth = append(test, i), append(truth, l)
-		}
-	}
+	train, lab, test, truth := splitHeldOut(labels, func(i int) bool { return i%3 != 0 })
 	for _, s := range []float64{0.1, 1, 10} {
 		k := kfda.KernelMatrix(dm.H2, s, 1, match.KernelHG)
 		prep, err := kfda.Prepare(subSym(k, train), lab, classes)
