@@ -239,28 +239,9 @@ func expSums(d2 []float64, stride int, sRow, sCol float64, rowMin, colMin, rowSu
 	}
 }
 
-// BlockLogSums sets rows[i] = log Σ_j e^{sRow·d2[i,j]} and
-// cols[j] = log Σ_i e^{sCol·d2[i,j]} for the len(rows)×len(cols) block d2
-// of squared distances between the frames of two sets (row-major, row
-// stride len(cols)): the log kernel sums of each set's KDE at the other's
-// frames, where sRow is kde.Scale of the bandwidth of the set whose
-// frames are the columns (the kernels a row sums) and sCol that of the
-// rows' set. Where sRow = sCol one exponential per entry serves both
-// sums, offset by the block's smallest distance where that cannot
-// underflow, as the matcher's compare does; otherwise each row and
-// column is offset by its own smallest distance. scratch holds at least
-// len(rows)+len(cols) values. Every value of d2 must be finite and ≥ 0,
-// and sRow, sCol < 0.
-func BlockLogSums(d2 []float64, sRow, sCol float64, rows, cols, scratch []float64) {
-	n, m := len(rows), len(cols)
-	rowMin, colMin := scratch[:n], scratch[n:n+m]
-	BlockMins(d2, rowMin, colMin)
-	BlockLogSumsMin(d2, sRow, sCol, rowMin, colMin, rows, cols)
-}
-
 // BlockMins sets rowMin[i] and colMin[j] to the smallest entry of row i
 // and of column j of the len(rowMin)×len(colMin) block d2 (row-major):
-// what BlockLogSumsMin takes, the same for every bandwidth.
+// what BlockLogSums takes, the same for every bandwidth.
 func BlockMins(d2, rowMin, colMin []float64) {
 	m := len(colMin)
 	for j := range colMin {
@@ -278,10 +259,20 @@ func BlockMins(d2, rowMin, colMin []float64) {
 	}
 }
 
-// BlockLogSumsMin is BlockLogSums of the block whose row and column
-// minima BlockMins gave, for a pair of sets reduced under several
-// bandwidths.
-func BlockLogSumsMin(d2 []float64, sRow, sCol float64, rowMin, colMin, rows, cols []float64) {
+// BlockLogSums sets rows[i] = log Σ_j e^{sRow·d2[i,j]} and
+// cols[j] = log Σ_i e^{sCol·d2[i,j]} for the len(rows)×len(cols) block d2
+// of squared distances between the frames of two sets (row-major, row
+// stride len(cols)): the log kernel sums of each set's KDE at the other's
+// frames, where sRow is kde.Scale of the bandwidth of the set whose
+// frames are the columns (the kernels a row sums) and sCol that of the
+// rows' set. Where sRow = sCol one exponential per entry serves both
+// sums, offset by the block's smallest distance where that cannot
+// underflow, as the matcher's compare does; otherwise each row and
+// column is offset by its own smallest distance. rowMin and colMin are
+// the block's row and column minima (BlockMins), the same for every
+// bandwidth a pair of sets is reduced under. Every value of d2 must be
+// finite and ≥ 0, and sRow, sCol < 0.
+func BlockLogSums(d2 []float64, sRow, sCol float64, rowMin, colMin, rows, cols []float64) {
 	m := len(cols)
 	clear(cols)
 	// The AVX2 kernels take the columns four at a time and leave the last

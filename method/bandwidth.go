@@ -426,9 +426,10 @@ func (p *Pool) coveredSets(hs [][]float64, cov [][]bool, pair func(i, j int) boo
 // one bandwidth for all their frames (a global or a per-set rule), the
 // pair's two densities share their exponentials (match.BlockLogSums, the
 // matcher's reduction, with the block's row and column minima, its
-// offsets, found once for every such bandwidth: match.BlockMins); with a bandwidth per frame each row is summed in
-// the order of the whole distance matrix, so that the numbers are those
-// of evaluating it from that matrix.
+// offsets, found once for every such bandwidth: match.BlockMins); with a
+// bandwidth per frame each row is summed in the order of the whole
+// distance matrix, so that the numbers are those of evaluating it from
+// that matrix.
 // The working memory is a few floats per frame and bandwidth (the sets'
 // densities at their own frames) and, per goroutine, the distances of one
 // pair of sets and their frames less the pool's centre (Pool.centre).
@@ -558,7 +559,7 @@ func (p *Pool) pairDivergences(hs [][]float64, cov [][]bool, pair func(i, j int)
 						match.BlockMins(block, rowMin, colMin)
 						haveMins = true
 					}
-					match.BlockLogSumsMin(block, inv[k][lj], inv[k][li], rowMin, colMin, a, b)
+					match.BlockLogSums(block, inv[k][lj], inv[k][li], rowMin, colMin, a, b)
 					for x := range a {
 						a[x] += w[k][lj] + norm[j]
 					}
