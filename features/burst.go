@@ -113,15 +113,9 @@ func listBurst(root *os.Root, dir string, lim ImageLimits) (*os.File, []BurstFra
 	return d, frames, nil
 }
 
-// listOpen lists and checks the open burst folder d (dir under root).
+// listOpen lists and checks the open burst folder d (dir under root), a
+// directory (openIn with regfile.Dir refuses anything else).
 func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]BurstFrame, error) {
-	fi, err := d.Stat()
-	if err != nil {
-		return nil, &Error{Path: label, Msg: "cannot stat burst", Err: err}
-	}
-	if !fi.IsDir() {
-		return nil, formatErr(label, "not a directory (%v): a burst is a directory of frame images", fi.Mode().Type())
-	}
 	des, err := d.ReadDir(lim.MaxFrames + 1)
 	if err != nil && err != io.EOF {
 		return nil, &Error{Path: label, Msg: "cannot list burst", Err: err}
