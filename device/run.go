@@ -503,7 +503,7 @@ var syncClaims = (*spool.Spool).SyncClaims
 // meanwhile, so batches wait safely in new/ rather than leave the spool
 // without a record. It returns false if the daemon stops first.
 func (r *Runner) appendDurably(rec *journal.Record) bool {
-	return r.durably("journal cannot be written: the batch stays in cur/ until it can", rec.File, func() error {
+	return r.durably("journal cannot be written, or the claim in cur/ synced before its line: the batch stays in cur/ until both can; free space on, or repair, the disk of journal.path and spool.dir", rec.File, func() error {
 		if err := syncClaims(r.spool); err != nil {
 			return err
 		}
