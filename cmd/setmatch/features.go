@@ -123,6 +123,11 @@ func setsInside(path string) []string {
 	if err != nil {
 		return nil
 	}
+	return setsOf(ents)
+}
+
+// setsOf is setsInside on the entries ents of a folder already listed.
+func setsOf(ents []os.DirEntry) []string {
 	var dirs []string
 	for _, e := range ents {
 		switch {
