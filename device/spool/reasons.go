@@ -54,7 +54,7 @@ func (s *Spool) WriteReason(name, reason string) error {
 }
 
 func (s *Spool) writeSynced(name, reason string) error {
-	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o640)
+	f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640) // O_EXCL: never through a link
 	if err != nil {
 		return fmt.Errorf("spool: write reason: %w", err)
 	}

@@ -6,10 +6,6 @@ import (
 	"time"
 )
 
-// oNoFollow keeps batch opens from following a symbolic link placed in the
-// spool.
-const oNoFollow = syscall.O_NOFOLLOW
-
 // changeTime returns the inode change time of fi: rename() sets it, so for a
 // file in new/ it is the moment the writer renamed it in.
 func changeTime(fi fs.FileInfo) time.Time {

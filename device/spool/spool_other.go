@@ -7,8 +7,6 @@ import (
 	"time"
 )
 
-const oNoFollow = 0
-
 // changeTime falls back to the modification time where the inode change time
 // is not at hand.
 func changeTime(fi fs.FileInfo) time.Time { return fi.ModTime() }
