@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,7 +152,7 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
-	_, err := fmt.Fprintf(stdout, "setmatch %s %s %s/%s\n", buildinfo.Version(version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	_, err := fmt.Fprintf(stdout, "%s\n", buildinfo.Line("setmatch", version))
 	return err
 }
 

@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"time"
 
 	"setmatch/device"
@@ -137,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *showVersion:
-		fmt.Fprintf(stdout, "setmatchd %s %s %s/%s\n", buildinfo.Version(version), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(stdout, "%s\n", buildinfo.Line("setmatchd", version))
 		return 0
 	case *check:
 		if geteuid() == 0 {

@@ -1,7 +1,10 @@
 // Package buildinfo is the version setmatch and setmatchd report.
 package buildinfo
 
-import "runtime/debug"
+import (
+	"runtime"
+	"runtime/debug"
+)
 
 // Version is the version a program reports: stamped, its main.version set
 // at build time (-X main.version=…), else the module version Go recorded,
@@ -14,4 +17,11 @@ func Version(stamped string) string {
 		return bi.Main.Version
 	}
 	return "devel"
+}
+
+// Line is the line a program's version flag prints: its name, Version of
+// stamped, the Go release and the platform it was built for
+// ("setmatchd 0.1.0 go1.26.8 linux/arm64").
+func Line(program, stamped string) string {
+	return program + " " + Version(stamped) + " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
 }

@@ -1,6 +1,10 @@
 package buildinfo
 
-import "testing"
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
 
 // TestVersion: a stamped version is reported as it is; without one, the
 // module version or devel, never "" nor Go's "(devel)".
@@ -10,5 +14,14 @@ func TestVersion(t *testing.T) {
 	}
 	if v := Version(""); v == "" || v == "(devel)" {
 		t.Errorf("Version(\"\") = %q, want a version or devel", v)
+	}
+}
+
+// TestLine: the version line names the program, its version, Go's release
+// and the platform, in that order.
+func TestLine(t *testing.T) {
+	want := "p 1.2.3 " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
+	if got := Line("p", "1.2.3"); got != want || strings.Count(got, " ") != 3 {
+		t.Errorf("Line = %q, want %q", got, want)
 	}
 }
