@@ -194,26 +194,21 @@ func openIn(root *os.Root, dir string, d *os.File, name string, want regfile.Kin
 // decoder's buffers (a progressive JPEG's: 4 bytes per pixel per colour
 // component) and its grey copy, which the features read in place.
 func (f Fitted) ApplyBurst(root *os.Root, dir string, lim ImageLimits) (*mat.Dense, error) {
-	return f.ApplyBurstContext(context.Background(), root, dir, lim)
-}
-
-// ApplyBurstContext is ApplyBurst that gives up with ctx's error when ctx
-// ends, checked before each frame is read (a frame being decoded is
-// finished first), as a daemon does for a burst over its time limit or at
-// a stop.
-func (f Fitted) ApplyBurstContext(ctx context.Context, root *os.Root, dir string, lim ImageLimits) (*mat.Dense, error) {
 	b, err := OpenBurst(root, dir, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer b.Close()
-	return f.ApplyOpenBurst(ctx, b)
+	return f.ApplyOpenBurst(context.Background(), b)
 }
 
-// ApplyOpenBurst is ApplyBurstContext on the burst b, listed and checked
+// ApplyOpenBurst is ApplyBurst on the burst b, listed and checked
 // (OpenBurst): its n×OutputDim feature matrix, one row for each of
 // b.Frames, each frame checked and decoded as ApplyBurst says. A frame
-// added to the folder after the listing is not read.
+// added to the folder after the listing is not read. It gives up with
+// ctx's error when ctx ends, checked before each frame is read (a frame
+// being decoded is finished first), as a daemon does for a burst over its
+// time limit or at a stop.
 func (f Fitted) ApplyOpenBurst(ctx context.Context, b *Burst) (*mat.Dense, error) {
 	return f.applySource(ctx, len(b.Frames), func(i int) string { return burstLabel(b.root, b.dir, b.Frames[i].Name) },
 		func(i int) ([]byte, error) {

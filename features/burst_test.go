@@ -461,24 +461,29 @@ func TestReadRegularLimitDoesNotOverflow(t *testing.T) {
 	}
 }
 
-// TestApplyBurstContext: a burst whose context has ended is given up before
-// a frame is read (the daemon's time limit and its stop), with the
+// TestApplyOpenBurstContext: a burst whose context has ended is given up
+// before a frame is read (the daemon's time limit and its stop), with the
 // context's error; a live context reads it as ApplyBurst does.
-func TestApplyBurstContext(t *testing.T) {
+func TestApplyOpenBurstContext(t *testing.T) {
 	dir := mixedBurst(t, 80, 60)
 	f := mustFitted(t, "intensity:8x6")
 	want, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := f.ApplyBurstContext(context.Background(), openRoot(t, dir), ".", DefaultBurstLimits())
+	b, err := OpenBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	got, err := f.ApplyOpenBurst(context.Background(), b)
 	if err != nil || !mat.Equal(got, want) {
-		t.Errorf("ApplyBurstContext with a live context: %v, equal to ApplyBurst %v", err, err == nil && mat.Equal(got, want))
+		t.Errorf("ApplyOpenBurst with a live context: %v, equal to ApplyBurst %v", err, err == nil && mat.Equal(got, want))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if x, err := f.ApplyBurstContext(ctx, openRoot(t, dir), ".", DefaultBurstLimits()); !errors.Is(err, context.Canceled) || x != nil {
-		t.Errorf("ApplyBurstContext with an ended context = %v, %v; want context.Canceled", x, err)
+	if x, err := f.ApplyOpenBurst(ctx, b); !errors.Is(err, context.Canceled) || x != nil {
+		t.Errorf("ApplyOpenBurst with an ended context = %v, %v; want context.Canceled", x, err)
 	}
 }
 
