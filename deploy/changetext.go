@@ -15,6 +15,7 @@ import (
 // enroll and forget report it: every line begins with "cmd: ".
 func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 	vote := len(c.Members) > 1
+	members := m.Members()
 	for i, mc := range c.Members {
 		who := mc.Method
 		if vote {
@@ -27,7 +28,7 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 			fmt.Fprintf(w, "%s: %s: the centre it subtracts from frames is now that of the sets its gallery keeps (the median of their mean frames)\n", cmd, who)
 		}
 		if mc.Bandwidth {
-			mem := m.Members()[i]
+			mem := members[i]
 			unused := ""
 			if mem.Discriminant != nil && !mem.Discriminant.UsesDivergences() {
 				unused = ", recorded but not used by its kernels"
@@ -38,8 +39,8 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 			fmt.Fprintf(w, "%s: %s: projection %s kept as training made it, from the training sets: it was not fitted again\n", cmd, who, mc.Projection)
 		}
 		if len(mc.Margins) > 0 {
-			by := fmt.Sprintf("nearest-neighbour %s divergence in its space", m.Members()[i].Divergence)
-			if m.Members()[i].Discriminant != nil {
+			by := fmt.Sprintf("nearest-neighbour %s divergence in its space", members[i].Divergence)
+			if members[i].Discriminant != nil {
 				by = "nearest neighbour by the distance its kernel measures, the score its threshold bounds"
 			}
 			fmt.Fprintf(w, "%s: %s: how far each new set is from its class and from the others (%s; margin = other − own, above 0 the set is nearer its own class)\n", cmd, who, by)
@@ -49,14 +50,13 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 					own = fmt.Sprintf("%.4g (%s)", g.Own, g.OwnName)
 				}
 				margin := ""
-				if thr := m.Members()[i].ClassThreshold(g.OtherLabel); math.IsNaN(g.Own) && !math.IsInf(thr, 1) && g.Other <= thr {
-					margin = fmt.Sprintf(": within the threshold of class %s (%.4g): a burst like it may be named %s: check that this person or object is not enrolled already as %s", g.OtherLabel, thr, g.OtherLabel, g.OtherLabel)
-				}
 				if !math.IsNaN(g.Own) {
 					margin = fmt.Sprintf(", margin %.4g", g.Other-g.Own)
 					if g.Other <= g.Own {
 						margin += ": nearer another class than its own: check that the label is right; if it is, a model trained again with these sets may tell them apart better"
 					}
+				} else if thr := members[i].ClassThreshold(g.OtherLabel); !math.IsInf(thr, 1) && g.Other <= thr {
+					margin = fmt.Sprintf(": within the threshold of class %s (%.4g): a burst like it may be named %s: check that this person or object is not enrolled already as %s", g.OtherLabel, thr, g.OtherLabel, g.OtherLabel)
 				}
 				fmt.Fprintf(w, "%s:   %s/%s: own class %s, other class %.4g (%s)%s\n", cmd, g.Label, g.Name, own, g.Other, g.OtherLabel, margin)
 			}
