@@ -803,12 +803,16 @@ func (e *kdeRangeError) Error() string {
 func (e *kdeRangeError) Unwrap() error { return &e.BandwidthError }
 
 // joinRanges is the one kdeRangeError of several candidates': every
-// method named, with the bandwidth furthest out of range on the side of
-// the first.
+// method named once (a -dr method is a candidate at several dimensions),
+// with the bandwidth furthest out of range on the side of the first.
 func joinRanges(errs []*kdeRangeError) *kdeRangeError {
 	out := &kdeRangeError{BandwidthError: errs[0].BandwidthError}
 	for _, e := range errs {
-		out.Methods = append(out.Methods, e.Methods...)
+		for _, m := range e.Methods {
+			if !slices.Contains(out.Methods, m) {
+				out.Methods = append(out.Methods, m)
+			}
+		}
 		switch {
 		case e.Large && out.Large:
 			out.H = max(out.H, e.H)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -303,5 +304,19 @@ func TestAutoAtScaleNoBandwidthSaysOnlyToScale(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "too large to measure their spread") || !strings.Contains(err.Error(), "scale the features down") ||
 		strings.Contains(err.Error(), "--method nn-h") || strings.Contains(err.Error(), "at least 2 sets") {
 		t.Errorf("features ×1e155: error %v, want one that says only to scale the features down", err)
+	}
+}
+
+// TestJoinRangesNamesEachMethodOnce: candidates of one method (a -dr
+// method at several dimensions) name it once in the joined error.
+func TestJoinRangesNamesEachMethodOnce(t *testing.T) {
+	be := match.BandwidthError{H: 3e151, Large: true}
+	got := joinRanges([]*kdeRangeError{
+		{Methods: []string{"nn-h-dr"}, BandwidthError: be},
+		{Methods: []string{"nn-h-dr"}, BandwidthError: be},
+		{Methods: []string{"kfda-hg"}, BandwidthError: be},
+	})
+	if want := []string{"nn-h-dr", "kfda-hg"}; !slices.Equal(got.Methods, want) {
+		t.Errorf("methods %q, want %q", got.Methods, want)
 	}
 }
