@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/finite"
+	"setmatch/internal/scaleadvice"
 	"setmatch/internal/stats"
 )
 
@@ -134,8 +135,14 @@ func (e *BandwidthError) Bound() float64 {
 	return MinBandwidth
 }
 
+// Error says which way to scale the features, and by what power of ten
+// (scaleadvice, from H: it brings the bandwidth to between 1 and 10).
 func (e *BandwidthError) Error() string {
-	return fmt.Sprintf("bandwidth is %v, outside %g to %g, where the kernel nears the limits of a float64: scale the features instead", e.H, MinBandwidth, MaxBandwidth)
+	advice := scaleadvice.Up(e.H)
+	if e.Large {
+		advice = scaleadvice.Down(e.H)
+	}
+	return fmt.Sprintf("bandwidth is %v, outside %g to %g, where the kernel nears the limits of a float64: %s", e.H, MinBandwidth, MaxBandwidth, advice)
 }
 
 // Validate reports whether r is a usable rule.

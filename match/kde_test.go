@@ -371,3 +371,19 @@ func TestLogSumExp(t *testing.T) {
 		}
 	}
 }
+
+// TestBandwidthErrorAdvice: a bandwidth out of range says which way to
+// scale the features and by what power of ten.
+func TestBandwidthErrorAdvice(t *testing.T) {
+	for _, c := range []struct {
+		h    float64
+		want string
+	}{
+		{3e151, "scale the features down, e.g. divide them by 1e+151"},
+		{3e-161, "scale the features up, e.g. multiply them by 1e+161"},
+	} {
+		if err := CheckBandwidth(c.h); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckBandwidth(%g) = %v, want it to say %q", c.h, err, c.want)
+		}
+	}
+}
