@@ -124,20 +124,25 @@ func newGalleryView(scores mat.Symmetric, labels []string) (galleryView, error) 
 func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
 	_, nearest := learn.Nearest(scores, labels)
 	if len(nearest) == 0 {
-		return 0, errors.New("the gallery holds one class")
+		return 0, noScaleError("the gallery holds one class")
 	}
 	med := stats.Median(nearest)
 	if !(med > 0) || math.IsInf(med, 0) {
-		return 0, fmt.Errorf("the classes of the gallery lie %v apart (the median of each set's nearest score to another class): want a number > 0", med)
+		return 0, noScaleError(fmt.Sprintf("the classes of the gallery lie %v apart (the median of each set's nearest score to another class): want a number > 0", med))
 	}
 	// A set and its copy score a rounding error above 0, which differs
 	// from one architecture to another (fused multiply-adds): a median
 	// that small beside how far the classes reach is no scale either.
 	if far := stats.Median(farthest(scores, labels)); med <= scaleRounding*far {
-		return 0, fmt.Errorf("the classes of the gallery lie %.3g apart (the median of each set's nearest score to another class), within rounding of 0 beside %.3g (the median of each set's farthest finite score to another class): want a number > 0", med, far)
+		return 0, noScaleError(fmt.Sprintf("the classes of the gallery lie %.3g apart (the median of each set's nearest score to another class), within rounding of 0 beside %.3g (the median of each set's farthest finite score to another class): want a number > 0", med, far))
 	}
 	return med, nil
 }
+
+// noScaleError is galleryScale's error: the gallery has no scale, why.
+type noScaleError string
+
+func (e noScaleError) Error() string { return string(e) }
 
 // scaleRounding is the fraction of how far a gallery's classes reach
 // (the median of each set's farthest finite score to another class)
@@ -673,7 +678,8 @@ func keepsCalibration(mem *model.Model, opt Options) bool {
 // sets it on the deployed gallery. scores are m's gallery scores where
 // computed already (nil: computed here). It returns the words that say
 // how and the scores it used; noScale, where before's gallery has no
-// scale to keep a fraction of (m is then unchanged). before's scores are
+// scale to keep a fraction of (galleryScale's noScaleError; m is then
+// unchanged); any other error of before's gallery as err. before's scores are
 // read from m's where m's gallery holds before's as it was (priorScores),
 // else computed.
 func keepCalibration(m, before *model.Model, opt Options, scores *mat.SymDense) (src string, used *mat.SymDense, noScale, err error) {
@@ -687,8 +693,12 @@ func keepCalibration(m, before *model.Model, opt Options, scores *mat.SymDense) 
 		}
 	}
 	oldView, err := modelView(before, old, opt.Workers)
-	if err != nil {
+	var why noScaleError
+	if errors.As(err, &why) {
 		return "", scores, err, nil
+	}
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("the gallery before the change: %w", err)
 	}
 	view, err := modelView(m, scores, opt.Workers)
 	if err != nil {

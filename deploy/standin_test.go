@@ -1166,5 +1166,14 @@ func TestGalleryScaleRounding(t *testing.T) {
 		if (err == nil) != c.ok || (c.ok && scale != c.near) {
 			t.Errorf("nearest scores %g beside 1: scale %g, error %v; want a scale: %v", c.near, scale, err, c.ok)
 		}
+		// keepCalibration tells no scale from any other error by its type.
+		var why noScaleError
+		if err != nil && !errors.As(err, &why) {
+			t.Errorf("nearest scores %g beside 1: error %T, want a noScaleError", c.near, err)
+		}
+	}
+	var why noScaleError
+	if _, err := galleryScale(scores(0.5), []string{"a", "a", "a", "a"}); !errors.As(err, &why) {
+		t.Errorf("a gallery of one class: error %v (%T), want a noScaleError", err, err)
 	}
 }
