@@ -2,7 +2,6 @@ package method
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 
@@ -91,12 +90,7 @@ func (p *Pool) cdlLambda(reg float64, train []int) (float64, error) {
 		if tr[k] >= minNormal {
 			continue
 		}
-		c := stats.Centred(p.Sets[s])
-		for i := range c.RawMatrix().Rows {
-			for _, v := range c.RawRowView(i) {
-				dev = max(dev, math.Abs(v))
-			}
-		}
+		dev = max(dev, stats.MaxAbs(stats.Centred(p.Sets[s])))
 	}
 	if dev == 0 {
 		return 0, fmt.Errorf("the training sets have no spread: CDL needs sets whose frames differ")

@@ -8,6 +8,7 @@ import (
 
 	"setmatch/internal/finite"
 	"setmatch/internal/scaleadvice"
+	"setmatch/internal/stats"
 )
 
 // TooLarge returns, for the n×d set x whose subspace or covariance could
@@ -18,12 +19,7 @@ import (
 // they do for features around 1e153 and above. Else it returns nil.
 func TooLarge(x *mat.Dense) error {
 	n, d := x.Dims()
-	big := 0.0
-	for i := range n {
-		for _, v := range x.RawRowView(i) {
-			big = max(big, math.Abs(v))
-		}
-	}
+	big := stats.MaxAbs(x)
 	if finite.Is(float64(n*d) * big * big) {
 		return nil
 	}

@@ -150,3 +150,16 @@ func Centred(x *mat.Dense) *mat.Dense {
 	SubtractFrame(xc, MeanFrame(x))
 	return xc
 }
+
+// MaxAbs returns the largest magnitude of the values of x (0 for a
+// matrix of zeros, NaN where a value is NaN).
+func MaxAbs(x *mat.Dense) float64 {
+	n, _ := x.Dims()
+	big := 0.0
+	for i := range n {
+		for _, v := range x.RawRowView(i) {
+			big = max(big, math.Abs(v))
+		}
+	}
+	return big
+}

@@ -163,3 +163,15 @@ func TestMedianOfMeans(t *testing.T) {
 		t.Errorf("two sets: %v, want [2 15]", got)
 	}
 }
+
+// TestMaxAbs: the largest magnitude, of negative values too, over the
+// rows of a view whose stride is wider than its columns.
+func TestMaxAbs(t *testing.T) {
+	x := mat.NewDense(3, 3, []float64{1, -7, 100, 2, 3, -100, -4, 0.5, 100})
+	if got := MaxAbs(x.Slice(0, 3, 0, 2).(*mat.Dense)); got != 7 {
+		t.Errorf("MaxAbs = %g, want 7", got)
+	}
+	if got := MaxAbs(mat.NewDense(2, 2, nil)); got != 0 {
+		t.Errorf("MaxAbs of zeros = %g, want 0", got)
+	}
+}
