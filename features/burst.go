@@ -64,8 +64,34 @@ type Burst struct {
 // OpenBurst lists and checks the burst directory dir under root as
 // ListBurst does, and keeps its folder open until Close.
 func OpenBurst(root *os.Root, dir string, lim ImageLimits) (*Burst, error) {
-	d, frames, err := listBurst(root, dir, lim)
+	if err := lim.Check(); err != nil {
+		return nil, err
+	}
+	d, err := openBurstDir(root, dir)
 	if err != nil {
+		return nil, err
+	}
+	return BurstOf(root, dir, d, lim)
+}
+
+// BurstOf lists and checks the burst folder d, open, which is dir under
+// root, as ListBurst does, reading nothing by name but the entries of d:
+// each entry's facts are read from d's descriptor (fstatat on unix), not
+// by a path through dir, so what is listed is in the folder opened, even
+// if dir names another folder by then. A d that is not a folder cannot
+// be listed and is refused. The Burst takes d: its Close closes it, and
+// on an error d is closed too. dir names the files in messages (and,
+// where there is no openat, is the path a frame is opened by under root
+// and compared with after the open, regfile.OpenIn).
+func BurstOf(root *os.Root, dir string, d *os.File, lim ImageLimits) (*Burst, error) {
+	if err := lim.Check(); err != nil {
+		d.Close()
+		return nil, err
+	}
+	dir = trimDir(dir)
+	frames, err := listOpen(d, root, dir, burstLabel(root, dir, ""), lim)
+	if err != nil {
+		d.Close()
 		return nil, err
 	}
 	return &Burst{Frames: frames, root: root, dir: dir, d: d, lim: lim}, nil
@@ -74,63 +100,61 @@ func OpenBurst(root *os.Root, dir string, lim ImageLimits) (*Burst, error) {
 // Close closes the burst's folder.
 func (b *Burst) Close() error { return b.d.Close() }
 
-// listBurst is ListBurst that also returns the burst's folder, open: the
-// frames are opened from it (openIn), never by a path a link could be put
-// on.
-func listBurst(root *os.Root, dir string, lim ImageLimits) (*os.File, []BurstFrame, error) {
-	if err := lim.Check(); err != nil {
-		return nil, nil, err
-	}
-	label := burstLabel(root, dir, "")
-	// "cur/b1/" is the folder b1 of cur, not a name "" in cur/b1 (path.Base
-	// would give "b1", path.Dir "cur/b1").
+// trimDir returns dir without a trailing slash: "cur/b1/" is the folder
+// b1 of cur, not a name "" in cur/b1 (path.Base would give "b1", path.Dir
+// "cur/b1"). "/" stays.
+func trimDir(dir string) string {
 	if d := strings.TrimRight(dir, "/"); d != "" {
-		dir = d
+		return d
 	}
-	// The burst is opened from its parent's descriptor, never through a
-	// link (openIn), and checked on the open folder: what is read is what
-	// was checked.
+	return dir
+}
+
+// openBurstDir opens the burst folder dir under root from its parent's
+// descriptor, never through a link (openIn), and refuses what is not a
+// folder: what is listed (BurstOf) is what was opened.
+func openBurstDir(root *os.Root, dir string) (*os.File, error) {
+	label := burstLabel(root, dir, "")
+	dir = trimDir(dir)
 	parent, err := root.Open(path.Dir(dir))
 	if err != nil {
-		return nil, nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
+		return nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
 	}
 	d, err := openIn(root, path.Dir(dir), parent, path.Base(dir), regfile.Dir)
 	parent.Close()
 	if err != nil {
 		// Only to say what is there instead.
 		if li, lerr := root.Lstat(dir); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
-			return nil, nil, formatErr(label, "the burst is a symbolic link: rename the burst directory itself into the spool")
+			return nil, formatErr(label, "the burst is a symbolic link: rename the burst directory itself into the spool")
 		} else if lerr == nil && !li.IsDir() {
-			return nil, nil, formatErr(label, "not a directory (%v): a burst is a directory of frame images", li.Mode().Type())
+			return nil, formatErr(label, "not a directory (%v): a burst is a directory of frame images", li.Mode().Type())
 		}
-		return nil, nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
+		return nil, &Error{Path: label, Msg: "cannot open burst", Err: err}
 	}
-	frames, err := listOpen(d, root, dir, label, lim)
-	if err != nil {
-		d.Close()
-		return nil, nil, err
-	}
-	return d, frames, nil
+	return d, nil
 }
 
-// listOpen lists and checks the open burst folder d (dir under root), a
-// directory (openIn with regfile.Dir refuses anything else).
+// listOpen lists and checks the open burst folder d (dir under root). The
+// entries and their facts come from d's descriptor: Readdir stats each
+// from it (fstatat on unix), where the Info of ReadDir's entries would
+// stat each by its path, through dir's name again, for a folder not
+// opened through an os.Root.
 func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]BurstFrame, error) {
-	des, err := d.ReadDir(lim.MaxFrames + 1)
+	infos, err := d.Readdir(lim.MaxFrames + 1)
 	if err != nil && err != io.EOF {
 		return nil, &Error{Path: label, Msg: "cannot list burst", Err: err}
 	}
-	if len(des) == 0 {
+	if len(infos) == 0 {
 		return nil, formatErr(label, "the burst is empty: write the frame images into tmp/NAME/ before renaming it into new/")
 	}
-	if len(des) > lim.MaxFrames {
+	if len(infos) > lim.MaxFrames {
 		return nil, limitErr(label, "the burst holds more than %d entries, the limit of frames per burst: send fewer frames or raise the frame limit", lim.MaxFrames)
 	}
-	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
-	frames := make([]BurstFrame, 0, len(des))
-	for _, de := range des {
-		name := burstLabel(root, dir, de.Name())
-		switch t := de.Type(); {
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
+	frames := make([]BurstFrame, 0, len(infos))
+	for _, info := range infos {
+		name := burstLabel(root, dir, info.Name())
+		switch t := info.Mode().Type(); {
 		case t&fs.ModeSymlink != 0:
 			return nil, formatErr(name, "is a symbolic link: write the frame file itself into the burst (links are not followed)")
 		case t.IsDir():
@@ -138,15 +162,8 @@ func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]
 		case !t.IsRegular():
 			return nil, formatErr(name, "is not a regular file (%v): a burst holds frame images only", t)
 		}
-		if !IsBurstFrame(de.Name()) {
+		if !IsBurstFrame(info.Name()) {
 			return nil, formatErr(name, "is not a frame image: a burst holds only .png, .jpg, .jpeg and .pgm files, nothing else")
-		}
-		info, err := de.Info()
-		if err != nil {
-			return nil, &Error{Path: name, Msg: "cannot stat frame", Err: err}
-		}
-		if !info.Mode().IsRegular() {
-			return nil, formatErr(name, "is not a regular file (%v): a burst holds frame images only", info.Mode().Type())
 		}
 		if info.Size() > lim.MaxFileBytes {
 			return nil, limitErr(name, "file is %d bytes, more than the limit of %d per frame: send smaller frames (e.g. JPEG) or raise the limit", info.Size(), lim.MaxFileBytes)
@@ -154,7 +171,7 @@ func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]
 		if info.Size() == 0 {
 			return nil, formatErr(name, "file is empty (want a PNG, JPEG or PGM image)")
 		}
-		frames = append(frames, BurstFrame{Name: de.Name(), Info: info})
+		frames = append(frames, BurstFrame{Name: info.Name(), Info: info})
 	}
 	return frames, nil
 }

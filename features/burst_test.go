@@ -532,6 +532,41 @@ func TestApplyOpenBurstSizeChanged(t *testing.T) {
 	}
 }
 
+// TestBurstOfListsTheFolderOpened: BurstOf lists the folder it is given,
+// open, and ApplyOpenBurst reads its frames, though by then the burst's
+// name is another folder's, with frames of the same names and other
+// sizes: no entry is looked up by a path through the name.
+func TestBurstOfListsTheFolderOpened(t *testing.T) {
+	dir := mixedBurst(t, 80, 60)
+	f := mustFitted(t, "intensity:8x6")
+	root := openRoot(t, filepath.Dir(dir))
+	want, err := f.ApplyBurst(root, "burst", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := openBurstDir(root, "burst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir, dir+".old"); err != nil {
+		t.Fatal(err)
+	}
+	other := map[string][]byte{}
+	for i, name := range []string{"f10.png", "f02.jpg", "f2.PGM", "F9.jpeg"} {
+		other[name] = encodePNG(t, scene(40, 30, i))
+	}
+	writeFiles(t, dir, other)
+	b, err := BurstOf(root, "burst", d, DefaultBurstLimits())
+	if err != nil {
+		t.Fatalf("BurstOf the folder opened, its name another's since: %v", err)
+	}
+	defer b.Close()
+	got, err := f.ApplyOpenBurst(context.Background(), b)
+	if err != nil || !mat.Equal(got, want) {
+		t.Errorf("ApplyOpenBurst of the folder opened, its name another's since: %v, equal to the frames opened %v", err, err == nil && mat.Equal(got, want))
+	}
+}
+
 // TestBurstAtTheLimits: a burst of exactly lim.MaxFrames frames of exactly
 // lim.MaxFileBytes bytes each is read.
 func TestBurstAtTheLimits(t *testing.T) {
