@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -60,39 +61,50 @@ func (b burstPipeline) describe() string {
 	return "features " + b.fit.Name()
 }
 
-// readBatch reads the claimed batch cur/name: an image burst when it is a
-// directory, else a .npy or CSV file.
+// readBatch reads the claimed batch cur/name, opened once
+// (spool.OpenClaimed): an image burst when it is a directory, listed and
+// read from the open folder, else a .npy or CSV file read from the open
+// file. What is not a directory (a link included, which the open refuses)
+// is refused by its name first when it names an archive or one image.
 func (r *Runner) readBatch(ctx context.Context, st *state, name string, rec *journal.Record) (*mat.Dense, error) {
-	dir, err := r.spool.ClaimedIsDir(name)
-	if err != nil {
-		return nil, err
+	f, fi, err := r.spool.OpenClaimed(name)
+	if err == nil && fi.IsDir() {
+		return r.readBurst(ctx, st, name, f, rec)
 	}
-	if dir {
-		return r.readBurst(ctx, st, name, rec)
+	if f != nil {
+		defer f.Close()
 	}
 	if archiveExt[strings.ToLower(filepath.Ext(name))] {
 		return nil, fmt.Errorf("batch %s is an archive: image bursts are directories, not archives; unpack the frames into tmp/NAME/ and rename that directory into new/", name)
 	}
-	return r.readFile(st, name, rec)
+	if features.IsBurstFrame(name) {
+		return nil, fmt.Errorf("%s is one image: a burst is a folder of frame images (write them into tmp/NAME/ and rename the folder into new/, as camera-burst.sh does); a file in new/ is a .npy or .csv of features", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.readFile(st, name, f, fi, rec)
 }
 
 // archiveExt are the extensions of archives a camera might send for a burst.
 var archiveExt = map[string]bool{".tar": true, ".tgz": true, ".gz": true, ".zip": true}
 
-// readBurst turns the image burst cur/name into its feature matrix. Every
-// name is resolved inside the spool; the burst's checks and limits are
-// those of features.Fitted.ApplyBurst. The burst is listed once: the
-// frames rec records are the ones decoded.
-func (r *Runner) readBurst(ctx context.Context, st *state, name string, rec *journal.Record) (*mat.Dense, error) {
+// readBurst turns the image burst cur/name, its folder d open, into its
+// feature matrix; it closes d. The frames are opened from d; the burst's
+// checks and limits are those of features.Fitted.ApplyBurst. The burst is
+// listed once: the frames rec records are the ones decoded.
+func (r *Runner) readBurst(ctx context.Context, st *state, name string, d *os.File, rec *journal.Record) (*mat.Dense, error) {
 	rec.Burst = true
 	b := st.burst
 	switch {
 	case b.err != nil:
+		d.Close()
 		return nil, fmt.Errorf("image burst %s: model %s: %v", name, st.model.Path, b.err)
 	case b.fit == nil:
+		d.Close()
 		return nil, fmt.Errorf("image burst %s: model %s was trained on feature vectors and records no feature pipeline, so it cannot read image frames: send the burst's features as a .npy or CSV batch (setmatch features --features SPEC computes them), or train the model on image sets (setmatch train --features SPEC)", name, st.model.Path)
 	}
-	burst, err := features.OpenBurst(r.spool.Root(), spool.ClaimedPath(name), b.limits)
+	burst, err := features.BurstOf(r.spool.Root(), spool.ClaimedPath(name), d, b.limits)
 	if err != nil {
 		return nil, r.burstErr(limitKeys(err, b.limits))
 	}
@@ -112,16 +124,26 @@ func (r *Runner) readBurst(ctx context.Context, st *state, name string, rec *jou
 // the burst name, before its frames are read.
 var afterBurstListed func(name string)
 
-// listBurst lists the claimed burst cur/name, reading no frame, and
-// records in rec what the journal says of every burst (recordFrames).
-func (r *Runner) listBurst(st *state, name string, rec *journal.Record) error {
-	rec.Burst = true
-	frames, err := features.ListBurst(r.spool.Root(), spool.ClaimedPath(name), st.burst.limits)
+// listBurst lists the claimed burst cur/name when it is one, opened once
+// (spool.OpenClaimed), reading no frame, and records in rec what the
+// journal says of every burst (recordFrames). What is no burst, or cannot
+// be opened or listed, leaves rec's frames and bytes 0.
+func (r *Runner) listBurst(st *state, name string, rec *journal.Record) {
+	f, fi, err := r.spool.OpenClaimed(name)
 	if err != nil {
-		return r.burstErr(limitKeys(err, st.burst.limits))
+		return
 	}
-	recordFrames(rec, frames)
-	return nil
+	if !fi.IsDir() {
+		f.Close()
+		return
+	}
+	rec.Burst = true
+	burst, err := features.BurstOf(r.spool.Root(), spool.ClaimedPath(name), f, st.burst.limits)
+	if err != nil {
+		return
+	}
+	burst.Close()
+	recordFrames(rec, burst.Frames)
 }
 
 // recordFrames records in rec what the journal says of every burst: the

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -22,7 +23,6 @@ import (
 	"setmatch/device/gpio"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
-	"setmatch/features"
 	"setmatch/internal/finite"
 	"setmatch/model"
 	"setmatch/setfile"
@@ -409,9 +409,7 @@ func (r *Runner) handle(it spool.Item) {
 		if n >= spool.MaxMatchAttempts {
 			// Not read again, but a burst's line says what every
 			// burst's does, from its listing.
-			if dir, err := r.spool.ClaimedIsDir(it.Name); err == nil && dir {
-				r.listBurst(st, it.Name, rec) // an error leaves frames and bytes 0
-			}
+			r.listBurst(st, it.Name, rec)
 			r.fail(rec, fmt.Sprintf("setmatchd stopped %d times while reading or matching this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more", n))
 			r.spool.EndMatch(it.Name)
 			return
@@ -575,12 +573,10 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	return res.Decision, nil
 }
 
-// readFile reads the claimed batch file cur/name (.npy or CSV).
-func (r *Runner) readFile(st *state, name string, rec *journal.Record) (*mat.Dense, error) {
-	if features.IsBurstFrame(name) {
-		return nil, fmt.Errorf("%s is one image: a burst is a folder of frame images (write them into tmp/NAME/ and rename the folder into new/, as camera-burst.sh does); a file in new/ is a .npy or .csv of features", name)
-	}
-	b, err := r.spool.ReadClaimed(name, int64(st.cfg.Spool.MaxBatchBytes))
+// readFile reads the claimed batch file cur/name (.npy or CSV), open as f
+// with its facts fi (spool.OpenClaimed).
+func (r *Runner) readFile(st *state, name string, f *os.File, fi fs.FileInfo, rec *journal.Record) (*mat.Dense, error) {
+	b, err := spool.ReadBatch(f, fi, name, int64(st.cfg.Spool.MaxBatchBytes))
 	if err != nil {
 		return nil, err
 	}

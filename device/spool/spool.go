@@ -363,24 +363,49 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("batch %s holds %d bytes, more than the limit of %d (raise the batch size limit in the config or send smaller batches)", e.Name, e.Size, e.Max)
 }
 
-// ReadClaimed reads cur/name whole; it refuses regular files larger than max
-// bytes (max ≤ 0: no limit) and anything that is not a regular file, a
-// symbolic link included (also one to a file inside the spool).
-func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
-	// The checks are of the open file: nothing can be swapped in between.
+// OpenClaimed opens the claimed batch cur/name for reading, the one open
+// of it from the claim to its journal line, and returns it with its facts
+// (of the open file): a directory is an image burst, listed from the open
+// folder (features.BurstOf); anything else is read by ReadBatch, which
+// refuses what is not a regular file. A symbolic link at name is refused,
+// also one to a file inside the spool (the open does not follow it), and
+// the open never blocks (a FIFO).
+func (s *Spool) OpenClaimed(name string) (*os.File, fs.FileInfo, error) {
 	f, err := s.openNoFollow(DirCur, name)
 	if err != nil {
 		// A link fails the open (O_NOFOLLOW); only then is it looked at.
 		if fi, lerr := s.root.Lstat(path.Join(DirCur, name)); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("batch %s is a symbolic link: the daemon reads no links; writers must rename the batch file itself into new/", name)
+			return nil, nil, fmt.Errorf("batch %s is a symbolic link: the daemon reads no links; writers must rename the batch file itself into new/", name)
 		}
-		return nil, fmt.Errorf("open batch: %w", err)
+		return nil, nil, fmt.Errorf("open batch: %w", err)
 	}
-	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("stat batch: %w", err)
+		f.Close()
+		return nil, nil, fmt.Errorf("stat batch: %w", err)
 	}
+	return f, fi, nil
+}
+
+// ReadClaimed reads cur/name whole (OpenClaimed, then ReadBatch): it
+// refuses regular files larger than max bytes (max ≤ 0: no limit) and
+// anything that is not a regular file, a symbolic link included (also one
+// to a file inside the spool).
+func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
+	f, fi, err := s.OpenClaimed(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadBatch(f, fi, name, max)
+}
+
+// ReadBatch reads the batch file f, cur/name opened by OpenClaimed with its
+// facts fi, whole; it refuses a regular file larger than max bytes (max ≤
+// 0: no limit), also one that grows past it while it is read, and anything
+// that is not a regular file. The checks are of the open file: nothing can
+// be swapped in between.
+func ReadBatch(f *os.File, fi fs.FileInfo, name string, max int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("batch %s is not a regular file (%v): writers must rename complete files into new/", name, fi.Mode().Type())
 	}

@@ -250,3 +250,34 @@ func TestReadClaimedRefusesLinkInSpool(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenClaimedReadsWhatItOpened: a batch is read from the file
+// OpenClaimed opened, its facts those of that file: a batch put in its
+// place in cur/ after the open, a burst folder here, is not what is
+// read, nor what the facts describe.
+func TestOpenClaimedReadsWhatItOpened(t *testing.T) {
+	sp, dir := openTemp(t, Options{})
+	claimNew(t, sp, dir, "a.npy")
+	want, err := os.ReadFile(filepath.Join(dir, DirCur, "a.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, fi, err := sp.OpenClaimed("a.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cur := filepath.Join(dir, DirCur, "a.npy")
+	if err := os.Rename(cur, filepath.Join(dir, DirCur, "gone.npy")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(cur, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if fi.IsDir() || fi.Size() != int64(len(want)) {
+		t.Errorf("OpenClaimed's facts: a folder %v of %d bytes; want the file opened, %d bytes", fi.IsDir(), fi.Size(), len(want))
+	}
+	if b, err := ReadBatch(f, fi, "a.npy", 1<<20); err != nil || string(b) != string(want) {
+		t.Errorf("ReadBatch of the file opened, a folder in its place since: %q, %v; want %q", b, err, want)
+	}
+}
