@@ -7,8 +7,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"syscall"
 
+	"setmatch/internal/regfile"
 	"setmatch/report"
 )
 
@@ -36,7 +36,7 @@ func ReadRuns(path string) ([]Run, error) {
 	// Opened without blocking: a pipe (/dev/stdin, <(…)) is read as it
 	// comes, and a named FIFO no one writes to reads as empty rather than
 	// waiting for a writer forever.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := regfile.OpenAny(path)
 	if err != nil {
 		return nil, err
 	}

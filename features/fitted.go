@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"os"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/finite"
+	"setmatch/internal/regfile"
 )
 
 // Fitted is a feature pipeline ready to apply: a parsed spec and, when the
@@ -187,7 +187,7 @@ func (f Fitted) ApplyFiles(paths []string, lim ImageLimits) (*mat.Dense, error) 
 	return f.applySource(context.Background(), len(paths), func(i int) string { return paths[i] }, func(i int) ([]byte, error) {
 		// Not blocking: a FIFO put in a frame's place is refused, not
 		// waited on (readRegular).
-		fh, err := os.OpenFile(paths[i], os.O_RDONLY|oNonBlock, 0)
+		fh, err := regfile.OpenAny(paths[i])
 		if err != nil {
 			return nil, &Error{Path: paths[i], Msg: "cannot open image", Err: err}
 		}

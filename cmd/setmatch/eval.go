@@ -9,13 +9,13 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"setmatch/dataset"
 	"setmatch/deploy"
 	"setmatch/eval"
 	"setmatch/features"
+	"setmatch/internal/regfile"
 	"setmatch/method"
 	"setmatch/openeval"
 )
@@ -272,7 +272,7 @@ func makeSplits(p eval.Protocol, d *eval.Data, seed uint64) ([]eval.Split, error
 	}
 	// Opened without blocking: a pipe is read as it comes, and a named
 	// FIFO no one writes to reads as empty rather than waiting forever.
-	f, err := os.OpenFile(p.File, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := regfile.OpenAny(p.File)
 	if err != nil {
 		return nil, fmt.Errorf("split file: %w", err)
 	}

@@ -1,9 +1,11 @@
 // Package regfile opens files that must be regular files (models,
 // configuration, set files, passwords) without ever blocking on a FIFO or
-// a device put in their place, and one name inside an open folder without
-// following a symbolic link at it (OpenIn: a spool's batch, a burst and
-// its frames); and it syncs a folder where the folder can be synced
-// (SyncDir).
+// a device put in their place (Open), and a path that may be anything,
+// a pipe among them, without blocking either (OpenAny: a frame the caller
+// checks, a split file or a sweep's outcomes read as they come), and one
+// name inside an open folder without following a symbolic link at it
+// (OpenIn: a spool's batch, a burst and its frames); and it syncs a
+// folder where the folder can be synced (SyncDir).
 package regfile
 
 import (
@@ -26,7 +28,7 @@ var ErrNotRegular = errors.New("is not a regular file")
 // block: a FIFO would otherwise wait for a writer forever (and a read of a
 // device never end). The error names path and its type.
 func Open(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
+	f, err := OpenAny(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,6 +42,17 @@ func Open(path string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, &os.PathError{Op: "open", Path: path, Err: NotRegular(fi)}
 	}
 	return f, fi, nil
+}
+
+// OpenAny opens path for reading, whatever it is (a regular file, a FIFO,
+// a pipe such as /dev/stdin, a device), without blocking: a FIFO no one
+// writes to reads as empty rather than waiting for a writer forever, and
+// a pipe is read as its writer writes. The caller checks the open file
+// (Open refuses all but a regular file), or reads what comes (a split
+// file, a sweep's outcomes, which may come through a pipe). Symbolic
+// links are followed.
+func OpenAny(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
 }
 
 // NotRegular returns the error for fi, which is not a regular file: it

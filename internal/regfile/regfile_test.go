@@ -2,6 +2,7 @@ package regfile
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +22,51 @@ func TestOpenRefusesFIFO(t *testing.T) {
 	testutil.Within(t, time.Minute, "ReadFile of a FIFO", func() { _, err = ReadFile(p, 0) })
 	if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "FIFO") || !strings.Contains(err.Error(), p) {
 		t.Fatalf("ReadFile(FIFO) = %v, want an error that says %s is a FIFO, not a regular file", err, p)
+	}
+}
+
+// OpenAny opens whatever is at the path and leaves the check to its
+// caller: a FIFO no one writes to at once (without O_NONBLOCK the test
+// gives up after a minute), reading as empty; a folder; a regular file,
+// read whole.
+func TestOpenAny(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo := testutil.FIFO(t, dir, "fifo")
+	for _, c := range []struct {
+		path string
+		mode fs.FileMode // its type
+		read string      // what a read gives (a folder: not read)
+	}{
+		{path: file, mode: 0, read: "hello"},
+		{path: fifo, mode: fs.ModeNamedPipe, read: ""},
+		{path: dir, mode: fs.ModeDir},
+	} {
+		var f *os.File
+		var err error
+		testutil.Within(t, time.Minute, "OpenAny of "+c.path, func() { f, err = OpenAny(c.path) })
+		if err != nil {
+			t.Errorf("OpenAny(%s): %v", c.path, err)
+			continue
+		}
+		fi, err := f.Stat()
+		if err != nil || fi.Mode().Type() != c.mode {
+			t.Errorf("OpenAny(%s) opened %v (%v), want type %v", c.path, fi, err, c.mode)
+		}
+		if c.mode != fs.ModeDir {
+			var b []byte
+			testutil.Within(t, time.Minute, "a read of "+c.path, func() { b, err = io.ReadAll(f) })
+			if err != nil || string(b) != c.read {
+				t.Errorf("a read of %s = %q, %v; want %q", c.path, b, err, c.read)
+			}
+		}
+		f.Close()
+	}
+	if _, err := OpenAny(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("OpenAny(missing) = %v, want not found", err)
 	}
 }
 

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package features
-
-const oNonBlock = 0
