@@ -149,21 +149,21 @@ func (e noScaleError) Error() string { return string(e) }
 // below which its scale is taken for a rounding error of 0.
 const scaleRounding = 1e-9
 
-// farthest returns, for each set of the m×m scores with another class
-// among labels, its largest finite score to a set of another class: m
-// numbers in one pass, as learn.Nearest gives the smallest.
+// farthest returns, for each set of the m×m scores with a finite score to
+// a set of another class among labels, its largest such score, or 0 where
+// none is above 0: m numbers in one pass, as learn.Nearest gives the
+// smallest.
 func farthest(scores mat.Symmetric, labels []string) []float64 {
-	m := scores.SymmetricDim()
-	var out []float64
-	for i := range m {
-		best, found := 0.0, false
-		for j := range m {
-			if v := scores.At(i, j); labels[j] != labels[i] && !math.IsInf(v, 0) && !math.IsNaN(v) {
-				best, found = max(best, v), true
-			}
+	_, far := learn.FoldByClass(scores, labels, math.Inf(-1), func(acc, v float64) float64 {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return acc
 		}
-		if found {
-			out = append(out, best)
+		return max(acc, v)
+	})
+	var out []float64
+	for _, v := range far {
+		if !math.IsInf(v, -1) {
+			out = append(out, max(0, v))
 		}
 	}
 	return out

@@ -1177,3 +1177,24 @@ func TestGalleryScaleRounding(t *testing.T) {
 		t.Errorf("a gallery of one class: error %v (%T), want a noScaleError", err, err)
 	}
 }
+
+// TestFarthest: each set's largest finite score to another class, 0
+// where none is above 0; scores that are not finite are passed over, and
+// a set with none finite to another class, or with no other class, has no
+// entry.
+func TestFarthest(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	scores := mat.NewSymDense(5, []float64{
+		0, 5, 2, inf, inf,
+		5, 0, nan, -3, nan,
+		2, nan, 0, 4, inf,
+		inf, -3, 4, 0, -inf,
+		inf, nan, inf, -inf, 0,
+	})
+	if got, want := farthest(scores, []string{"a", "a", "b", "c", "d"}), []float64{2, 0, 4, 4}; !slices.Equal(got, want) {
+		t.Errorf("farthest = %v, want %v", got, want)
+	}
+	if got := farthest(scores, []string{"a", "a", "a", "a", "a"}); len(got) != 0 {
+		t.Errorf("farthest of one class = %v, want none", got)
+	}
+}

@@ -43,31 +43,37 @@ func OpenSetThreshold(div mat.Symmetric, labels []string, p float64) (float64, e
 // a set of another class, its smallest score to one of those (other), in
 // the order of the sets. labels are the sets' classes.
 func Nearest(div mat.Symmetric, labels []string) (same, other []float64) {
-	for i := range labels {
-		s, o := nearestOf(div, labels, i)
-		if !math.IsInf(s, 1) {
-			same = append(same, s)
+	s, o := FoldByClass(div, labels, math.Inf(1), math.Min)
+	for i := range s {
+		if !math.IsInf(s[i], 1) {
+			same = append(same, s[i])
 		}
-		if !math.IsInf(o, 1) {
-			other = append(other, o)
+		if !math.IsInf(o[i], 1) {
+			other = append(other, o[i])
 		}
 	}
 	return same, other
 }
 
-// nearestOf returns set i's smallest score in div to another set of its
-// label (same) and to a set of another label (other), +Inf where there is
-// none.
-func nearestOf(div mat.Symmetric, labels []string, i int) (same, other float64) {
-	same, other = math.Inf(1), math.Inf(1)
-	for j := range labels {
-		switch {
-		case j == i:
-		case labels[j] == labels[i]:
-			same = math.Min(same, div.At(i, j))
-		default:
-			other = math.Min(other, div.At(i, j))
+// FoldByClass folds, for every set i of div (m×m; labels are the sets'
+// classes), its scores to the other sets of its class into same[i] and
+// its scores to the sets of other classes into other[i]: each begins at
+// start and takes fold(acc, score) of the sets in their order, and stays
+// start where there is no such set. Nearest folds by math.Min from +Inf.
+func FoldByClass(div mat.Symmetric, labels []string, start float64, fold func(acc, score float64) float64) (same, other []float64) {
+	same, other = make([]float64, len(labels)), make([]float64, len(labels))
+	for i := range labels {
+		s, o := start, start
+		for j := range labels {
+			switch {
+			case j == i:
+			case labels[j] == labels[i]:
+				s = fold(s, div.At(i, j))
+			default:
+				o = fold(o, div.At(i, j))
+			}
 		}
+		same[i], other[i] = s, o
 	}
 	return same, other
 }
@@ -82,9 +88,9 @@ func nearestOf(div mat.Symmetric, labels []string, i int) (same, other float64) 
 // finite number > 0, have no entry; the map is empty when no label has
 // one.
 func ClassSpread(div mat.Symmetric, labels []string) map[string]float64 {
+	nearest, _ := FoldByClass(div, labels, math.Inf(1), math.Min)
 	same := map[string][]float64{}
-	for i := range labels {
-		s, _ := nearestOf(div, labels, i)
+	for i, s := range nearest {
 		if !math.IsInf(s, 1) && !math.IsNaN(s) {
 			same[labels[i]] = append(same[labels[i]], s)
 		}

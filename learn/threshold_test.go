@@ -3,6 +3,7 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -251,5 +252,28 @@ func TestClassSpread(t *testing.T) {
 	}
 	if s := ClassSpread(mat.NewSymDense(2, []float64{0, 1, 1, 0}), []string{"a", "b"}); len(s) != 0 {
 		t.Errorf("one set a class: spread %v, want none", s)
+	}
+}
+
+// TestFoldByClass: each set's scores to the other sets of its class fold
+// into same, those to other classes into other, in the order of the sets
+// (a fold that records the order tells), each from start, which stays
+// where there is no such set.
+func TestFoldByClass(t *testing.T) {
+	div := mat.NewSymDense(4, []float64{
+		0, 1, 2, 3,
+		1, 0, 4, 5,
+		2, 4, 0, 6,
+		3, 5, 6, 0,
+	})
+	// The scores as decimal digits after start's 9, first to last: 9,
+	// then 1 and 2, is 912.
+	digits := func(acc, v float64) float64 { return 10*acc + v }
+	same, other := FoldByClass(div, []string{"a", "b", "a", "c"}, 9, digits)
+	if want := []float64{92, 9, 92, 9}; !slices.Equal(same, want) {
+		t.Errorf("same = %v, want %v", same, want)
+	}
+	if want := []float64{913, 9145, 946, 9356}; !slices.Equal(other, want) {
+		t.Errorf("other = %v, want %v", other, want)
 	}
 }
