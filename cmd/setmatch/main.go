@@ -222,26 +222,19 @@ func (w *workers) Set(s string) error {
 	return nil
 }
 
-// parseFlags parses args with fs; a malformed flag is a usage error (exit 2),
-// said once (by dispatch) with where to find the flags (and a mistyped one
-// with the flag it meant, suggest.Flag), and -h prints the usage and is
-// not an error at all.
+// parseFlags parses args with fs (suggest.Parse); a malformed flag is a
+// usage error (exit 2), said once (by dispatch) with where to find the
+// flags (and a mistyped one with the flag it meant), and -h prints the
+// usage and is not an error at all.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	usage, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	fs.Usage = usage
-	fs.SetOutput(out)
+	meant, err := suggest.Parse(fs, args)
 	switch {
 	case err == nil:
 		return flagAfterArguments(fs, args)
 	case errors.Is(err, flag.ErrHelp):
-		fs.Usage()
 		return err
-	}
-	if s := suggest.Flag(fs, args, err); s != "" {
-		return usagef("%v (did you mean %s? %s -h lists the flags)", err, s, fs.Name())
+	case meant != "":
+		return usagef("%v (did you mean %s? %s -h lists the flags)", err, meant, fs.Name())
 	}
 	return usagef("%v (%s -h lists the flags)", err, fs.Name())
 }

@@ -97,10 +97,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs, o := newFlagSet(stderr)
 	cfgPath, check, showVersion := o.cfgPath, o.check, o.showVersion
-	if err := parseFlags(fs, args, stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0 // -h: the usage is printed
+	// A flag's error as the flag package says it, but a mistyped flag's
+	// with the flag it meant, as setmatch says it; then the usage.
+	if meant, err := suggest.Parse(fs, args); errors.Is(err, flag.ErrHelp) {
+		return 0 // -h: the usage is printed
+	} else if err != nil {
+		if meant != "" {
+			err = fmt.Errorf("%w (did you mean %s?)", err, meant)
 		}
+		fmt.Fprintln(stderr, err)
+		fs.Usage()
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -164,32 +170,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// parseFlags parses args with fs and says what the flag package says of
-// an error, the error and the usage, but a mistyped flag's error with the
-// flag it meant (suggest.Flag), as setmatch says it.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
-	usage := fs.Usage
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	fs.Usage = usage
-	fs.SetOutput(stderr)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, flag.ErrHelp):
-		fs.Usage()
-		return err
-	}
-	if s := suggest.Flag(fs, args, err); s != "" {
-		fmt.Fprintf(stderr, "%v (did you mean %s?)\n", err, s)
-	} else {
-		fmt.Fprintln(stderr, err)
-	}
-	fs.Usage()
-	return err
 }
 
 // reload is setmatchd -reload PID: it sends SIGHUP to the daemon and waits

@@ -1,9 +1,13 @@
 // Package suggest finds the name a mistyped one meant: a configuration
-// key or a command-line flag, for a "did you mean" beside the error.
+// key or a command-line flag, for a "did you mean" beside the error; and
+// parses a command line's flags, saying nothing of an error but the flag
+// a mistyped one meant, for the program to say it in its own words.
 package suggest
 
 import (
+	"errors"
 	"flag"
+	"io"
 	"strings"
 )
 
@@ -98,4 +102,26 @@ func Flag(fs *flag.FlagSet, args []string, err error) string {
 		}
 	}
 	return dashes + s
+}
+
+// Parse parses args with fs, the flag package printing nothing of an
+// error and fs's Usage and output left as they were. Of -h or -help it
+// prints fs's usage (its flags' defaults, PrintDefaults, where fs has no
+// Usage) and returns flag.ErrHelp; of a malformed command line it returns the
+// flag package's error, for the caller to say, and the flag a mistyped
+// one meant (Flag), "" where none.
+func Parse(fs *flag.FlagSet, args []string) (meant string, err error) {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err = fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		if usage == nil {
+			usage = fs.PrintDefaults
+		}
+		usage()
+	}
+	return Flag(fs, args, err), err
 }

@@ -1,7 +1,9 @@
 package suggest
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -73,5 +75,55 @@ func TestFlag(t *testing.T) {
 	}
 	if got := Flag(newFS(), nil, nil); got != "" {
 		t.Errorf("Flag of no error = %q", got)
+	}
+}
+
+// TestParse: the flag package prints nothing of a malformed command line,
+// whose error Parse returns with the flag a mistyped one meant; -h prints
+// the usage once, to where fs's Usage writes; fs's Usage and output are
+// as they were after every parse; a flag set without a Usage prints its
+// flags' defaults for -h.
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		args       []string
+		wantErr    string
+		meant      string
+		wantOutput string
+	}{
+		{[]string{"--json", "a"}, "", "", ""},
+		{[]string{"--featues", "lbp"}, "flag provided but not defined: -featues", "--features", ""},
+		{[]string{"-bogus"}, "flag provided but not defined: -bogus", "", ""},
+		{[]string{"--frames", "x"}, `invalid value "x" for flag -frames: parse error`, "", ""},
+		{[]string{"-h"}, flag.ErrHelp.Error(), "", "usage\n"},
+		{[]string{"--help"}, flag.ErrHelp.Error(), "", "usage\n"},
+	} {
+		var out strings.Builder
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(&out)
+		fs.Usage = func() { out.WriteString("usage\n") }
+		fs.String("features", "", "")
+		fs.Int("frames", 0, "")
+		fs.Bool("json", false, "")
+		meant, err := Parse(fs, c.args)
+		if got := fmt.Sprint(err); c.wantErr == "" && err != nil || c.wantErr != "" && got != c.wantErr {
+			t.Errorf("Parse(%q) error %v, want %q", c.args, err, c.wantErr)
+		}
+		if meant != c.meant || out.String() != c.wantOutput {
+			t.Errorf("Parse(%q): meant %q, printed %q; want %q, %q", c.args, meant, out.String(), c.meant, c.wantOutput)
+		}
+		out.Reset()
+		fs.Usage()
+		fmt.Fprint(fs.Output(), "out\n")
+		if out.String() != "usage\nout\n" {
+			t.Errorf("Parse(%q): after it, Usage and output wrote %q, want %q", c.args, out.String(), "usage\nout\n")
+		}
+	}
+
+	var out strings.Builder
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(&out)
+	fs.Bool("json", false, "print JSON")
+	if _, err := Parse(fs, []string{"-h"}); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "print JSON") {
+		t.Errorf("Parse(-h) of a flag set with no Usage: %v, printed %q; want flag.ErrHelp and the flags' defaults", err, out.String())
 	}
 }
