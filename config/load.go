@@ -505,27 +505,10 @@ func decodeEach(name, text string, pos map[string]position, cfg *Config) (toml.M
 }
 
 // wrongType returns the error of a value at key whose TOML type a field
-// of type t does not take, or nil: want and got in TOML terms, where the
-// decoder would name Go's types ("got []any") or pass the value as text
-// to a duration ("got \"true\""). A duration or a size also takes a
-// number, which its own reader refuses with an example of the unit.
+// of type t does not take (valueKind), or nil.
 func wrongType(name string, md toml.MetaData, key toml.Key, t reflect.Type) *Error {
-	var want string
-	var takes []string
-	switch {
-	case t == reflect.TypeFor[Duration]():
-		want, takes = `a duration in quotes such as "500ms"`, []string{"String", "Integer", "Float"}
-	case t == reflect.TypeFor[Size]():
-		want, takes = `a size such as 65536 or "64MiB"`, []string{"Integer", "String", "Float"}
-	case t.Kind() == reflect.String:
-		want, takes = "a string", []string{"String"}
-	case t.Kind() == reflect.Bool:
-		want, takes = "true or false", []string{"Bool"}
-	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
-		want, takes = "an integer", []string{"Integer"}
-	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Float64:
-		want, takes = "a number (or inf, without quotes)", []string{"Float", "Integer"}
-	default:
+	want, takes := valueKind(t)
+	if takes == nil {
 		return nil
 	}
 	got := md.Type(key...)
@@ -559,6 +542,30 @@ func tomlTypeName(t string) string {
 		return "a date-time"
 	}
 	return strings.ToLower(t)
+}
+
+// valueKind is what a key of a field of type t takes: want, in TOML
+// terms, where the decoder would name Go's types ("got []any") or pass
+// the value as text to a duration ("got \"true\""), and takes, the types
+// MetaData.Type names that it takes; takes is nil for a type not checked.
+// A duration or a size also takes a number, which its own reader refuses
+// with an example of the unit.
+func valueKind(t reflect.Type) (want string, takes []string) {
+	switch {
+	case t == reflect.TypeFor[Duration]():
+		return `a duration in quotes such as "500ms"`, []string{"String", "Integer", "Float"}
+	case t == reflect.TypeFor[Size]():
+		return `a size such as 65536 or "64MiB"`, []string{"Integer", "String", "Float"}
+	case t.Kind() == reflect.String:
+		return "a string", []string{"String"}
+	case t.Kind() == reflect.Bool:
+		return "true or false", []string{"Bool"}
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
+		return "an integer", []string{"Integer"}
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Float64:
+		return "a number (or inf, without quotes)", []string{"Float", "Integer"}
+	}
+	return "", nil
 }
 
 // isTable reports whether a field of type t holds a TOML table.
@@ -616,13 +623,18 @@ func friendlyType(msg string) string {
 	return fmt.Sprintf("want %s, got %s", name(m[2]), name(m[1]))
 }
 
-// knownKeys holds every key path of Config, tables included, and
-// tableKeys those that hold a table ("gpio", "gpio.label_pins").
-var knownKeys, tableKeys = configKeys()
+// knownKeys holds every key path of Config, tables included; tableKeys
+// those that hold a table ("gpio", "gpio.label_pins"); and wordless the
+// names of the keys that take only a number or true or false (valueKind:
+// no string), in every table that has a key of the name: text in quotes
+// is no value of theirs.
+var knownKeys, tableKeys, wordless = configKeys()
 
-// configKeys walks Config's toml tags for knownKeys and tableKeys.
-func configKeys() (known, tables map[string]bool) {
-	known, tables = make(map[string]bool), make(map[string]bool)
+// configKeys walks Config's toml tags for knownKeys, tableKeys and
+// wordless.
+func configKeys() (known, tables, wordless map[string]bool) {
+	known, tables, wordless = make(map[string]bool), make(map[string]bool), make(map[string]bool)
+	text := map[string]bool{} // a key's name: whether a key of the name takes a string
 	var walk func(prefix string, t reflect.Type)
 	walk = func(prefix string, t reflect.Type) {
 		for i := range t.NumField() {
@@ -638,52 +650,20 @@ func configKeys() (known, tables map[string]bool) {
 				if f.Type.Kind() == reflect.Struct {
 					walk(p+".", f.Type)
 				}
+				continue
 			}
+			_, takes := valueKind(f.Type)
+			text[tag] = text[tag] || takes == nil || slices.Contains(takes, "String")
 		}
 	}
 	walk("", reflect.TypeFor[Config]())
-	return known, tables
-}
-
-// wordless holds the names of the keys that take only a number or true
-// or false, in every table that has a key of the name: text in quotes is
-// no value of theirs.
-var wordless = func() map[string]bool {
-	kinds := map[string][]bool{} // name: for each key of it, whether it is wordless
-	var walk func(t reflect.Type)
-	walk = func(t reflect.Type) {
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := strings.Split(f.Tag.Get("toml"), ",")[0]
-			if tag == "" || tag == "-" {
-				continue
-			}
-			if isTable(f.Type) {
-				if f.Type.Kind() == reflect.Struct {
-					walk(f.Type)
-				}
-				continue
-			}
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			switch ft.Kind() {
-			case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-				kinds[tag] = append(kinds[tag], ft != reflect.TypeFor[Size]())
-			default:
-				kinds[tag] = append(kinds[tag], false)
-			}
+	for name, t := range text {
+		if !t {
+			wordless[name] = true
 		}
 	}
-	walk(reflect.TypeFor[Config]())
-	out := map[string]bool{}
-	for name, ks := range kinds {
-		out[name] = !slices.Contains(ks, false)
-	}
-	return out
-}()
+	return known, tables, wordless
+}
 
 // tableKey reports whether the known key k holds a table.
 func tableKey(k toml.Key) bool { return tableKeys[strings.Join(k, ".")] }
