@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"setmatch/features"
-	"setmatch/internal/suggest"
 	"setmatch/model"
 	"setmatch/setfile"
 )
@@ -174,14 +173,8 @@ func pipelineFromModel(path string) (features.Fitted, error) {
 func parseInterspersed(fl *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fl.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			if s := suggest.Flag(fl, args, err); s != "" {
-				return nil, usagef("%v (did you mean %s?)", err, s)
-			}
-			return nil, usagef("%v", err)
+		if err := parseOnly(fl, args); err != nil {
+			return nil, err
 		}
 		rest := fl.Args()
 		if len(rest) == 0 {

@@ -222,16 +222,23 @@ func (w *workers) Set(s string) error {
 	return nil
 }
 
-// parseFlags parses args with fs (suggest.Parse); a malformed flag is a
+// parseFlags parses args with fs (parseOnly) and refuses a flag written
+// after the arguments (flagAfterArguments).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := parseOnly(fs, args); err != nil {
+		return err
+	}
+	return flagAfterArguments(fs, args)
+}
+
+// parseOnly parses args with fs (suggest.Parse); a malformed flag is a
 // usage error (exit 2), said once (by dispatch) with where to find the
 // flags (and a mistyped one with the flag it meant), and -h prints the
 // usage and is not an error at all.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+func parseOnly(fs *flag.FlagSet, args []string) error {
 	meant, err := suggest.Parse(fs, args)
 	switch {
-	case err == nil:
-		return flagAfterArguments(fs, args)
-	case errors.Is(err, flag.ErrHelp):
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return err
 	case meant != "":
 		return usagef("%v (did you mean %s? %s -h lists the flags)", err, meant, fs.Name())

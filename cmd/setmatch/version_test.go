@@ -90,19 +90,29 @@ func section(page, start string) string {
 	return rest
 }
 
-// TestFlagErrorSaidOnce: a mistyped flag is said once, with where to find
-// the flags, not followed by the whole usage; -h prints the usage and
-// exits 0.
+// TestFlagErrorSaidOnce: in every command and subcommand a mistyped flag
+// is said once, with where to find the flags, not followed by the whole
+// usage; -h prints the usage and exits 0.
 func TestFlagErrorSaidOnce(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	if code := dispatch([]string{"eval", "--bogus"}, &stdout, &stderr); code != 2 ||
-		strings.Count(stderr.String(), "flag provided but not defined: -bogus") != 1 ||
-		!strings.Contains(stderr.String(), "setmatch eval -h lists the flags") || strings.Contains(stderr.String(), "usage:") {
-		t.Errorf("setmatch eval --bogus: exit %d, stderr:\n%s", code, stderr.String())
+	var names [][]string
+	for _, c := range commands {
+		names = append(names, []string{c.name})
+		for _, sc := range subcommands[c.name] {
+			names = append(names, strings.Fields(sc.name))
+		}
 	}
-	stderr.Reset()
-	if code := dispatch([]string{"eval", "-h"}, &stdout, &stderr); code != 0 || !strings.HasPrefix(stderr.String(), "usage: setmatch eval") {
-		t.Errorf("setmatch eval -h: exit %d, stderr:\n%.200s", code, stderr.String())
+	for _, name := range names {
+		cmd := "setmatch " + strings.Join(name, " ")
+		var stdout, stderr bytes.Buffer
+		if code := dispatch(append(name, "--bogus"), &stdout, &stderr); code != 2 ||
+			strings.Count(stderr.String(), "flag provided but not defined: -bogus") != 1 ||
+			!strings.Contains(stderr.String(), cmd+" -h lists the flags") || strings.Contains(stderr.String(), "usage:") {
+			t.Errorf("%s --bogus: exit %d, stderr:\n%s", cmd, code, stderr.String())
+		}
+		stderr.Reset()
+		if code := dispatch(append(name, "-h"), &stdout, &stderr); code != 0 || !strings.HasPrefix(stderr.String(), "usage: "+cmd) {
+			t.Errorf("%s -h: exit %d, stderr:\n%.200s", cmd, code, stderr.String())
+		}
 	}
 }
 
