@@ -23,7 +23,7 @@ import (
 var burstExts = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".pgm": true}
 
 // IsBurstFrame reports whether name has the extension of a burst frame
-// (ListBurst): a file so named, alone, is one frame and not a set.
+// (OpenBurst): a file so named, alone, is one frame and not a set.
 func IsBurstFrame(name string) bool { return burstExts[strings.ToLower(path.Ext(name))] }
 
 // BurstFrame is one entry of a burst that passed the listing checks.
@@ -32,27 +32,10 @@ type BurstFrame struct {
 	Info fs.FileInfo // from the listing (not following links)
 }
 
-// ListBurst lists the burst directory dir under root and checks it before
-// any frame is read: dir is a directory (not a link to one); it holds at
-// least one and at most lim.MaxFrames entries; every entry is a regular
-// file (no sub-directories, symbolic links, pipes or devices) named
-// *.png, *.jpg, *.jpeg or *.pgm (any case; hidden files are refused like
-// any other) of 1 to lim.MaxFileBytes bytes. Frames come back in byte
-// order of their names. At most lim.MaxFrames+1 entries are ever read from
-// the directory.
-func ListBurst(root *os.Root, dir string, lim ImageLimits) ([]BurstFrame, error) {
-	b, err := OpenBurst(root, dir, lim)
-	if err != nil {
-		return nil, err
-	}
-	b.Close()
-	return b.Frames, nil
-}
-
-// Burst is a burst listed and checked as ListBurst does, its folder held
-// open (OpenBurst): Fitted.ApplyOpenBurst reads exactly its Frames, each
-// from that folder, so that a caller that records the listing records
-// what is decoded.
+// Burst is a burst listed and checked (OpenBurst, BurstOf), its folder
+// held open: Fitted.ApplyOpenBurst reads exactly its Frames, each from
+// that folder, so that a caller that records the listing records what is
+// decoded.
 type Burst struct {
 	Frames []BurstFrame // in byte order of their names
 	root   *os.Root
@@ -61,8 +44,14 @@ type Burst struct {
 	lim    ImageLimits
 }
 
-// OpenBurst lists and checks the burst directory dir under root as
-// ListBurst does, and keeps its folder open until Close.
+// OpenBurst lists the burst directory dir under root and checks it before
+// any frame is read, and keeps its folder open until Close: dir is a
+// directory (not a link to one); it holds at least one and at most
+// lim.MaxFrames entries; every entry is a regular file (no
+// sub-directories, symbolic links, pipes or devices) named *.png, *.jpg,
+// *.jpeg or *.pgm (any case; hidden files are refused like any other) of 1
+// to lim.MaxFileBytes bytes. Frames come back in byte order of their
+// names. At most lim.MaxFrames+1 entries are ever read from the directory.
 func OpenBurst(root *os.Root, dir string, lim ImageLimits) (*Burst, error) {
 	if err := lim.Check(); err != nil {
 		return nil, err
@@ -75,7 +64,7 @@ func OpenBurst(root *os.Root, dir string, lim ImageLimits) (*Burst, error) {
 }
 
 // BurstOf lists and checks the burst folder d, open, which is dir under
-// root, as ListBurst does, reading nothing by name but the entries of d:
+// root, as OpenBurst does, reading nothing by name but the entries of d:
 // each entry's facts are read from d's descriptor (fstatat on unix), not
 // by a path through dir, so what is listed is in the folder opened, even
 // if dir names another folder by then. A d that is not a folder cannot
@@ -195,7 +184,7 @@ func openIn(root *os.Root, dir string, d *os.File, name string, want regfile.Kin
 // checks, each refusing the whole burst with an *Error that says what is
 // wrong and what to do:
 //
-//   - before any frame is read, those of ListBurst (a directory of 1 to
+//   - before any frame is read, those of OpenBurst (a directory of 1 to
 //     lim.MaxFrames regular image files, each of at most lim.MaxFileBytes
 //     bytes, no sub-directories, links or other files);
 //   - per frame, before its pixels are decoded: the file is still the one

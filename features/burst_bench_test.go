@@ -49,11 +49,12 @@ func BenchmarkBurst(b *testing.B) {
 		lim := DefaultBurstLimits()
 		c0 := testutil.CPUTime()
 		for b.Loop() {
-			frames, err := ListBurst(root, ".", lim)
+			burst, err := OpenBurst(root, ".", lim)
 			if err != nil {
 				b.Fatal(err)
 			}
-			for _, fr := range frames {
+			burst.Close()
+			for _, fr := range burst.Frames {
 				if _, err := decodeBytes(files[fr.Name], fr.Name, lim.MaxPixels); err != nil {
 					b.Fatal(err)
 				}

@@ -584,11 +584,11 @@ func TestBurstAtTheLimits(t *testing.T) {
 	}
 }
 
-// TestListBurst: ListBurst, which the daemon runs on a claimed burst before
-// reading it, lists the frames in byte order of their names with what the
-// listing saw, and refuses a frame of 0 bytes or over lim.MaxFileBytes
-// itself, before any frame is read.
-func TestListBurst(t *testing.T) {
+// TestOpenBurst: OpenBurst lists the frames in byte order of their names
+// with what the listing saw, and refuses a frame of 0 bytes or over
+// lim.MaxFileBytes itself, before any frame is read (the checks BurstOf
+// runs on the daemon's claimed burst).
+func TestOpenBurst(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, filepath.Join(dir, "ok"), map[string][]byte{"b.png": []byte("12"), "a.jpg": []byte("1"), "C.pgm": []byte("123")})
 	writeFiles(t, filepath.Join(dir, "empty"), map[string][]byte{"1.png": []byte("1"), "2.png": nil})
@@ -596,12 +596,13 @@ func TestListBurst(t *testing.T) {
 	root := openRoot(t, dir)
 	lim := DefaultBurstLimits()
 	lim.MaxFileBytes = 3
-	frames, err := ListBurst(root, "ok", lim)
+	b, err := OpenBurst(root, "ok", lim)
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.Close()
 	var got []string
-	for _, f := range frames {
+	for _, f := range b.Frames {
 		got = append(got, fmt.Sprintf("%s:%d", f.Name, f.Info.Size()))
 	}
 	if want := "C.pgm:3 a.jpg:1 b.png:2"; strings.Join(got, " ") != want {
@@ -611,7 +612,10 @@ func TestListBurst(t *testing.T) {
 		"empty": "2.png: file is empty",
 		"big":   "2.png: file is 4 bytes, more than the limit of 3 per frame",
 	} {
-		if _, err := ListBurst(root, burst, lim); err == nil || !strings.Contains(err.Error(), want) {
+		if b, err := OpenBurst(root, burst, lim); err == nil || !strings.Contains(err.Error(), want) {
+			if err == nil {
+				b.Close()
+			}
 			t.Errorf("%s: %v, want %q", burst, err, want)
 		}
 	}
@@ -644,11 +648,11 @@ func TestOpenInRefusesLink(t *testing.T) {
 	f.Close()
 }
 
-// TestListBurstPathForms: a burst named with a trailing slash, through
+// TestOpenBurstPathForms: a burst named with a trailing slash, through
 // "." or a step back is the folder it names, as the root resolves it; a
 // link to a burst is refused also when named with a trailing slash (which
 // would resolve it).
-func TestListBurstPathForms(t *testing.T) {
+func TestOpenBurstPathForms(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, filepath.Join(dir, "cur", "b1"), map[string][]byte{"a.png": []byte("1")})
 	if err := os.Symlink("b1", filepath.Join(dir, "cur", "link")); err != nil {
@@ -656,8 +660,11 @@ func TestListBurstPathForms(t *testing.T) {
 	}
 	root := openRoot(t, dir)
 	for _, p := range []string{"cur/link", "cur/link/"} {
-		if _, err := ListBurst(root, p, DefaultBurstLimits()); err == nil || !strings.Contains(err.Error(), "symbolic link") {
-			t.Errorf("ListBurst(%q): %v, want the link refused", p, err)
+		if b, err := OpenBurst(root, p, DefaultBurstLimits()); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+			if err == nil {
+				b.Close()
+			}
+			t.Errorf("OpenBurst(%q): %v, want the link refused", p, err)
 		}
 	}
 	for _, p := range []string{"cur/b1", "cur/b1/", "./cur/b1", "cur/./b1", "cur/b1/.", "cur/x/../b1"} {
@@ -666,9 +673,14 @@ func TestListBurstPathForms(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		frames, err := ListBurst(root, p, DefaultBurstLimits())
-		if err != nil || len(frames) != 1 || frames[0].Name != "a.png" {
-			t.Errorf("ListBurst(%q): %v, %v; want the frame a.png", p, frames, err)
+		b, err := OpenBurst(root, p, DefaultBurstLimits())
+		if err != nil {
+			t.Errorf("OpenBurst(%q): %v; want the frame a.png", p, err)
+			continue
+		}
+		b.Close()
+		if len(b.Frames) != 1 || b.Frames[0].Name != "a.png" {
+			t.Errorf("OpenBurst(%q): %v; want the frame a.png", p, b.Frames)
 		}
 	}
 }

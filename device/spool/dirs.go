@@ -14,17 +14,6 @@ import (
 // either whole; removing one (Finish without KeepDone, Prune) removes a
 // directory with everything in it.
 
-// ClaimedIsDir reports whether cur/name is a directory (an image burst).
-// A symbolic link is not followed: it is reported as no directory, and
-// reading it as a batch file refuses it.
-func (s *Spool) ClaimedIsDir(name string) (bool, error) {
-	fi, err := s.root.Lstat(path.Join(DirCur, name))
-	if err != nil {
-		return false, fmt.Errorf("spool: %w", err)
-	}
-	return fi.IsDir(), nil
-}
-
 // ClaimedPath returns the name of cur/name relative to Root, for readers
 // that take a root and a name (features.Fitted.ApplyBurst).
 func ClaimedPath(name string) string { return path.Join(DirCur, name) }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,12 +52,17 @@ func TestSpoolBurstDirs(t *testing.T) {
 		if _, err := sp.Claim(name); err != nil {
 			t.Fatal(err)
 		}
-		if isDir, err := sp.ClaimedIsDir(name); err != nil || !isDir {
-			t.Fatalf("ClaimedIsDir(%s) = %v, %v", name, isDir, err)
+		f, fi, err := sp.OpenClaimed(name)
+		if err != nil {
+			t.Fatalf("OpenClaimed(%s): %v", name, err)
+		}
+		f.Close()
+		if !fi.IsDir() {
+			t.Fatalf("OpenClaimed(%s): mode %v, want a directory", name, fi.Mode())
 		}
 	}
-	if _, err := sp.ReadClaimed("w", 0); err == nil {
-		t.Error("ReadClaimed read a directory as a batch file")
+	if _, err := readClaimed(sp, "w", 0); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a directory read as a batch file: %v, want not a regular file", err)
 	}
 	// Two failed (w, then c), two done (k, then a): the caps of 1 remove
 	// the older of each, frames and reason included.

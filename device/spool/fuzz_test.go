@@ -39,7 +39,7 @@ func FuzzBatchName(f *testing.F) {
 			if _, err := sp.Claim(name); err == nil {
 				t.Fatalf("claimed %q", name)
 			}
-			if _, err := sp.ReadClaimed(name, 0); err == nil {
+			if _, err := readClaimed(sp, name, 0); err == nil {
 				t.Fatalf("read %q", name)
 			}
 			sp.Fail(name, "no batch")
@@ -82,7 +82,7 @@ func FuzzBatchName(f *testing.F) {
 		if got, err := sp.Interrupted(); err != nil || !slices.Equal(got, []string{name}) {
 			t.Fatalf("with its marker, interrupted %q, %v; want [%q]", got, err, name)
 		}
-		if b, err := sp.ReadClaimed(name, int64(len(content))); err != nil || !bytes.Equal(b, content) {
+		if b, err := readClaimed(sp, name, int64(len(content))); err != nil || !bytes.Equal(b, content) {
 			t.Fatalf("read %q: %q, %v", name, b, err)
 		}
 		sp.EndMatch(name)

@@ -387,19 +387,6 @@ func (s *Spool) OpenClaimed(name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// ReadClaimed reads cur/name whole (OpenClaimed, then ReadBatch): it
-// refuses regular files larger than max bytes (max ≤ 0: no limit) and
-// anything that is not a regular file, a symbolic link included (also one
-// to a file inside the spool).
-func (s *Spool) ReadClaimed(name string, max int64) ([]byte, error) {
-	f, fi, err := s.OpenClaimed(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ReadBatch(f, fi, name, max)
-}
-
 // ReadBatch reads the batch file f, cur/name opened by OpenClaimed with its
 // facts fi, whole; it refuses a regular file larger than max bytes (max ≤
 // 0: no limit), also one that grows past it while it is read, and anything

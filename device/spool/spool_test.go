@@ -50,16 +50,16 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, DirFailed, DirReasons, "a.npy")); string(b) != "bad header\n" {
 		t.Fatalf("reason file holds %q", b)
 	}
-	if _, err := sp.ReadClaimed("b.npy", 0); err == nil {
+	if _, err := readClaimed(sp, "b.npy", 0); err == nil {
 		t.Fatal("read a batch that was not claimed")
 	}
 	sp.Claim("b.npy")
-	if _, err := sp.ReadClaimed("b.npy", 0); err != nil {
+	if _, err := readClaimed(sp, "b.npy", 0); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, DirCur, "b.npy"), []byte("too long"), 0o644)
 	var tl *TooLargeError
-	if _, err := sp.ReadClaimed("b.npy", 4); !errors.As(err, &tl) {
+	if _, err := readClaimed(sp, "b.npy", 4); !errors.As(err, &tl) {
 		t.Fatalf("oversized batch: %v", err)
 	}
 	if err := sp.Unclaim("b.npy"); err != nil {
@@ -182,56 +182,68 @@ func TestSpoolNotADirectory(t *testing.T) {
 	}
 }
 
-// TestReadClaimedLimitsDoNotOverflow: a limit of the largest int64 reads
+// readClaimed reads the claimed batch cur/name whole as the daemon does:
+// OpenClaimed, then ReadBatch of that open file within max bytes.
+func readClaimed(sp *Spool, name string, max int64) ([]byte, error) {
+	f, fi, err := sp.OpenClaimed(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadBatch(f, fi, name, max)
+}
+
+// TestReadBatchLimitsDoNotOverflow: a limit of the largest int64 reads
 // the batch whole; its read bound limit+1 overflowed, so nothing was read
 // and every batch failed as empty.
-func TestReadClaimedLimitsDoNotOverflow(t *testing.T) {
+func TestReadBatchLimitsDoNotOverflow(t *testing.T) {
 	sp, dir := openTemp(t, Options{FailedMaxFiles: 10})
 	os.WriteFile(filepath.Join(dir, DirNew, "a.csv"), []byte("1,2\n"), 0o644)
 	if _, err := sp.Claim("a.csv"); err != nil {
 		t.Fatal(err)
 	}
 	for _, max := range []int64{0, 4, 1 << 40, math.MaxInt64 - 1, math.MaxInt64} {
-		if b, err := sp.ReadClaimed("a.csv", max); err != nil || string(b) != "1,2\n" {
-			t.Errorf("ReadClaimed(max %d) = %q, %v", max, b, err)
+		if b, err := readClaimed(sp, "a.csv", max); err != nil || string(b) != "1,2\n" {
+			t.Errorf("ReadBatch(max %d) = %q, %v", max, b, err)
 		}
 	}
 }
 
-// TestReadClaimedRefusesNonRegular: ReadClaimed refuses a batch that is not
-// a regular file (a FIFO here), saying so, without waiting for a writer.
-func TestReadClaimedRefusesNonRegular(t *testing.T) {
+// TestReadBatchRefusesNonRegular: OpenClaimed opens a batch that is not a
+// regular file (a FIFO here) without waiting for a writer, and ReadBatch
+// refuses it, saying so.
+func TestReadBatchRefusesNonRegular(t *testing.T) {
 	sp, dir := openTemp(t, Options{})
 	testutil.FIFO(t, filepath.Join(dir, DirCur), "pipe.npy")
-	testutil.Within(t, 10*time.Second, "ReadClaimed of a FIFO", func() {
-		if _, err := sp.ReadClaimed("pipe.npy", 1<<20); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("ReadClaimed of a FIFO: %v, want not a regular file", err)
+	testutil.Within(t, 10*time.Second, "reading a FIFO", func() {
+		if _, err := readClaimed(sp, "pipe.npy", 1<<20); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("reading a FIFO: %v, want not a regular file", err)
 		}
 	})
 }
 
-// TestReadClaimedRefusesPath: ReadClaimed reads one name in cur/, never
+// TestOpenClaimedRefusesPath: OpenClaimed opens one name in cur/, never
 // a path: an empty name, ".", ".." and a name with a slash (another
 // folder's batch among them) are refused as invalid before any open, with
 // nothing read.
-func TestReadClaimedRefusesPath(t *testing.T) {
+func TestOpenClaimedRefusesPath(t *testing.T) {
 	sp, dir := openTemp(t, Options{})
 	if err := os.WriteFile(filepath.Join(dir, DirDone, "other.npy"), []byte("another batch"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	claimNew(t, sp, dir, "a.npy")
 	for _, name := range []string{"", ".", "..", "../done/other.npy", "a.npy/", "./a.npy"} {
-		if b, err := sp.ReadClaimed(name, 1<<20); !errors.Is(err, syscall.EINVAL) || b != nil {
-			t.Errorf("ReadClaimed(%q) = %q, %v; want refused as invalid (EINVAL)", name, b, err)
+		if b, err := readClaimed(sp, name, 1<<20); !errors.Is(err, syscall.EINVAL) || b != nil {
+			t.Errorf("reading %q: %q, %v; want refused as invalid (EINVAL)", name, b, err)
 		}
 	}
 }
 
-// TestReadClaimedRefusesLinkInSpool: a batch that is a symbolic link is
+// TestOpenClaimedRefusesLinkInSpool: a batch that is a symbolic link is
 // refused, also one to a file inside the spool (which os.Root would
 // follow, O_NOFOLLOW or not): the daemon reads the batch file itself or
 // nothing, never another batch through a link.
-func TestReadClaimedRefusesLinkInSpool(t *testing.T) {
+func TestOpenClaimedRefusesLinkInSpool(t *testing.T) {
 	sp, dir := openTemp(t, Options{})
 	if err := os.WriteFile(filepath.Join(dir, DirDone, "other.npy"), []byte("another batch"), 0o644); err != nil {
 		t.Fatal(err)
@@ -244,9 +256,9 @@ func TestReadClaimedRefusesLinkInSpool(t *testing.T) {
 		if err := os.Symlink(target, filepath.Join(dir, DirCur, name)); err != nil {
 			t.Fatal(err)
 		}
-		b, err := sp.ReadClaimed(name, 1<<20)
+		b, err := readClaimed(sp, name, 1<<20)
 		if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
-			t.Errorf("ReadClaimed of a link to %s: %q, %v; want refused as a symbolic link", target, b, err)
+			t.Errorf("reading a link to %s: %q, %v; want refused as a symbolic link", target, b, err)
 		}
 	}
 }
