@@ -76,6 +76,37 @@ func ReadFile(path string) (*Model, FileInfo, error) {
 // ReadFileLimit is ReadFile with a size limit in bytes (at most
 // MaxFileBytes).
 func ReadFileLimit(path string, maxBytes int64) (*Model, FileInfo, error) {
+	m, info, err := readFile(path, maxBytes)
+	if err != nil {
+		return nil, FileInfo{}, err
+	}
+	if err := m.Validate(); err != nil {
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w", path, err)
+	}
+	return m, info, nil
+}
+
+// ReadMatcher reads the model file at path as ReadFile does and builds
+// its matcher as NewMatcherWorkers does, with workers goroutines per
+// batch; the model is the matcher's (Matcher.Model). It makes every check
+// of the two, the model validated once: by NewMatcherWorkers, as nothing
+// can change the model between its decoding and its matcher. Errors name
+// the file.
+func ReadMatcher(path string, workers int) (*Matcher, FileInfo, error) {
+	m, info, err := readFile(path, MaxFileBytes)
+	if err != nil {
+		return nil, FileInfo{}, err
+	}
+	mt, err := m.NewMatcherWorkers(workers)
+	if err != nil {
+		return nil, FileInfo{}, fmt.Errorf("model %s: %w", path, err)
+	}
+	return mt, info, nil
+}
+
+// readFile is ReadFileLimit but for Model.Validate, which its callers
+// make.
+func readFile(path string, maxBytes int64) (*Model, FileInfo, error) {
 	maxBytes = min(maxBytes, MaxFileBytes)
 	// A FIFO in the model's place must not block the open: the reload
 	// would wait for a writer forever.
@@ -104,7 +135,7 @@ func ReadFileLimit(path string, maxBytes int64) (*Model, FileInfo, error) {
 	if int64(len(b)) > maxBytes {
 		return nil, FileInfo{}, fmt.Errorf("model %s: %w: more than %d bytes", path, ErrTooLarge, maxBytes)
 	}
-	m, version, err := decodeBytes(b)
+	m, version, err := decodeFile(b)
 	if err != nil {
 		return nil, FileInfo{}, fmt.Errorf("model %s: %w", path, err)
 	}

@@ -116,6 +116,13 @@ func (m *Model) NewMatcherWorkers(workers int) (*Matcher, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	return m.newMatcher(workers)
+}
+
+// newMatcher is NewMatcherWorkers of a model Validate has just checked,
+// with its voters (validateVoter): the matchers of the voters are built
+// by it, not checked again.
+func (m *Model) newMatcher(workers int) (*Matcher, error) {
 	mt := &Matcher{model: m, labels: m.Labels(), threshold: m.Threshold, workers: max(workers, 0)}
 	if err := mt.newVoters(); err != nil {
 		return nil, err

@@ -215,9 +215,17 @@ func (m *Model) Validate() error {
 	return nil
 }
 
+// checked, when not nil, is called with every model validate checks: a
+// model, and each of its voters. Tests count with it the checks a load
+// makes.
+var checked func(*Model)
+
 func (m *Model) validate() error {
 	if m == nil {
 		return errors.New("no model")
+	}
+	if checked != nil {
+		checked(m)
 	}
 	if m.Divergence != match.Hellinger && m.Divergence != match.Jeffrey {
 		return fmt.Errorf("unknown divergence %d (want hellinger or jeffrey)", int(m.Divergence))

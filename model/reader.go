@@ -43,18 +43,32 @@ func DecodeBytes(b []byte) (*Model, error) {
 
 // decodeBytes is DecodeBytes that also returns the format version.
 func decodeBytes(b []byte) (*Model, uint32, error) {
-	m, err := decodeChecked(b)
+	m, version, err := decodeFile(b)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := m.Validate(); err != nil {
+		return nil, 0, err
+	}
+	return m, version, nil
+}
+
+// decodeFile is decodeBytes but for Model.Validate: every check of the
+// file's bytes, and the model they hold, which the caller validates
+// (ReadMatcher, by NewMatcherWorkers).
+func decodeFile(b []byte) (*Model, uint32, error) {
+	m, err := decodeModel(b, false)
 	if err != nil {
 		return nil, 0, err
 	}
 	return m, binary.LittleEndian.Uint32(b[8:12]), nil
 }
 
-func decodeChecked(b []byte) (*Model, error) { return decodeModel(b, false) }
-
-// decodeModel is decodeChecked for the file of a model (voter false) or
-// of a voter inside one (voter true), which may hold no voters: so
-// decoding never nests deeper than one level, whatever the file says.
+// decodeModel decodes the file of a model (voter false) or of a voter
+// inside one (voter true), which may hold no voters: so decoding never
+// nests deeper than one level, whatever the file says. It does not
+// validate the model: its voters are validated with it, once, by the
+// model's Validate (validateVoter).
 func decodeModel(b []byte, voter bool) (*Model, error) {
 	if err := checkPrefix(b); err != nil {
 		return nil, err
@@ -122,9 +136,6 @@ func decodeModel(b []byte, voter bool) (*Model, error) {
 			return nil, fmt.Errorf("voter %d: %w", i+1, err)
 		}
 		m.Voters, voterData = append(m.Voters, v), voterData[n:]
-	}
-	if err := m.Validate(); err != nil {
-		return nil, err
 	}
 	return m, nil
 }

@@ -77,10 +77,11 @@ func (m *Model) validateVoter(v *Model) error {
 var ErrVoteThreshold = errors.New("a vote decides whether a batch is known by the threshold of the member that gives the label, each on its own scale: one number cannot replace them; leave the threshold unset (the model's) or make it inf (a closed set)")
 
 // newVoters builds the matchers of the model's voters, with the same
-// number of goroutines.
+// number of goroutines; NewMatcherWorkers has validated them with the
+// model.
 func (mt *Matcher) newVoters() error {
 	for i, v := range mt.model.Voters {
-		vm, err := v.NewMatcherWorkers(mt.workers)
+		vm, err := v.newMatcher(mt.workers)
 		if err != nil {
 			return fmt.Errorf("voter %d (%s): %w", i+1, v.ownMethod(), err)
 		}
