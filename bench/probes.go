@@ -16,16 +16,13 @@ import (
 // method deployed, the candidates' scores, the shares named right (at
 // the threshold and closed-set) and the time of one query.
 func decideProbes(p sizePaths, workers int, r *Run) error {
-	m, _, err := model.ReadFile(p.model)
+	mt, _, err := model.ReadMatcher(p.model, workers)
 	if err != nil {
 		return err
 	}
+	m := mt.Model()
 	r.Deployed = m.MethodName()
 	r.Candidates = candidates(m)
-	mt, err := m.NewMatcherWorkers(workers)
-	if err != nil {
-		return err
-	}
 	pds, err := dataset.Load(p.probe, dataset.Options{Limits: setfile.DefaultLimits()})
 	if err != nil {
 		return err

@@ -67,15 +67,11 @@ func (l *Loaded) ID() string { return l.SHA256[:16] }
 // is of the very bytes decoded.
 func LoadModel(cfg *config.Config) (*Loaded, error) {
 	path := cfg.Model
-	m, info, err := model.ReadFile(path)
+	mt, info, err := model.ReadMatcher(path, cfg.Daemon.Workers)
 	if err != nil {
 		return nil, modelOpenError(cfg, err)
 	}
-	mt, err := m.NewMatcherWorkers(cfg.Daemon.Workers)
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
-	}
-	return &Loaded{Path: path, Model: m, Matcher: mt, SHA256: info.SHA256, Size: info.Size}, nil
+	return &Loaded{Path: path, Model: mt.Model(), Matcher: mt, SHA256: info.SHA256, Size: info.Size}, nil
 }
 
 // modelOpenError returns err, the error of reading the model file cfg

@@ -60,14 +60,11 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		override = &v
 	}
 
-	m, _, err := model.ReadFile(*modelPath)
+	mt, _, err := model.ReadMatcher(*modelPath, *workers)
 	if err != nil {
 		return err
 	}
-	mt, err := m.NewMatcherWorkers(*workers)
-	if err != nil {
-		return err
-	}
+	m := mt.Model()
 	if override != nil {
 		if mt, err = mt.WithThreshold(*override); err != nil {
 			return err
