@@ -20,6 +20,7 @@ import (
 	"setmatch/device/journal"
 	"setmatch/device/mqtt/mqtttest"
 	"setmatch/device/spool"
+	"setmatch/internal/testutil"
 )
 
 // benchRunner starts an in-process Runner on the benchmark model with a
@@ -198,4 +199,22 @@ func BenchmarkDecided(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkLoadModel measures the daemon's load of the benchmark model
+// (1000 sets × 100 frames in d = 20, 15.3 MiB), as at start, -check and
+// every reload (LoadModel: the file read and decoded, the model checked,
+// its matcher built), on one goroutine per batch; cpu-ms/op is the
+// process's CPU time per load, garbage collection included.
+func BenchmarkLoadModel(b *testing.B) {
+	f, _ := devicetest.BenchFixture(b, "warn", "")
+	cfg := fixtureConfig(b, f)
+	cfg.Daemon.Workers = 1
+	cpu := testutil.CPUTime()
+	for b.Loop() {
+		if _, err := LoadModel(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((testutil.CPUTime()-cpu).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 }
