@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -17,6 +20,7 @@ import (
 // changeFlags are the flags enroll and forget share: the model file they
 // change, the class, where to write the new model and the goroutines.
 type changeFlags struct {
+	cmd                             string // enroll or forget
 	model, label, out, strangersDir string
 	workers                         int
 	lock                            *os.File // the lock of --out's folder (openLock), held from read to write
@@ -25,6 +29,7 @@ type changeFlags struct {
 // register defines the shared flags on fs, with the usage of --model and
 // --label of the command.
 func (cf *changeFlags) register(fs *flag.FlagSet, modelUsage, labelUsage string) {
+	cf.cmd = strings.TrimPrefix(fs.Name(), "setmatch ")
 	fs.StringVar(&cf.model, "model", "", modelUsage)
 	fs.StringVar(&cf.label, "label", "", labelUsage)
 	fs.StringVar(&cf.out, "out", "", "write the new model to `OUT` (default: replace MODEL atomically; a running setmatchd reloads it)")
@@ -100,9 +105,12 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 		return nil, fmt.Errorf("%s %s is a folder: give the path of the model file", flag, cf.out)
 	}
 	dir := filepath.Dir(cf.out)
+	if err := canWrite(dir); err != nil {
+		return nil, cf.folderError(dir, err)
+	}
 	d, err := openLock(dir)
 	if err != nil {
-		return nil, fmt.Errorf("--out: the folder of %s: %w", cf.out, err)
+		return nil, cf.folderError(dir, err)
 	}
 	busy, err := tryLock(d)
 	if err == nil && busy {
@@ -116,6 +124,23 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 	cf.lock = d
 	m, _, err := model.ReadFile(cf.model)
 	return m, err
+}
+
+// folderError is the error of a folder of --out (by default the model's
+// own) that this user cannot lock or write a file in, err the failure of
+// that step: it names the folder and its fault, without the name of the
+// file the step tried, and says what to do: for the model's own folder,
+// run as its owner (on the appliance, the daemon's user) or write the
+// changed model elsewhere.
+func (cf *changeFlags) folderError(dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if cf.out == cf.model {
+		return fmt.Errorf("model %s: this user may not read and write its folder %s (%w): run setmatch %s as a user who may (the appliance's model: sudo -u setmatch setmatch %s …), or write the changed model elsewhere with --out FILE", cf.model, dir, err, cf.cmd, cf.cmd)
+	}
+	return fmt.Errorf("--out %s: this user may not read and write its folder %s (%w): give a folder you can write to", cf.out, dir, err)
 }
 
 // write writes the changed model to --out and says on stdout what its

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/deploy"
+	"setmatch/internal/testexec"
 	"setmatch/internal/testutil"
 	"setmatch/model"
 	"setmatch/setfile"
@@ -516,5 +517,61 @@ func TestChangeStrangersShapedW(t *testing.T) {
 		if got := mod.Selection.Params[deploy.GivenStrangersParam]; got != "6" {
 			t.Errorf("%q: the model records %q strangers' sets, want train's 6", tc.args, got)
 		}
+	}
+}
+
+// TestChangeFolderNotWritable: enroll and forget of a model in a folder
+// this user may not write in (the appliance's /var/lib/setmatch, run
+// without sudo -u setmatch) are refused before any set is read or any
+// threshold set, naming the folder and what to do, not the temporary
+// file of the write at the end. Root writes in every folder, so as root
+// the test runs itself again as another user.
+func TestChangeFolderNotWritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		testexec.RunTestAs(t, testexec.OtherUser, testexec.OtherUser, nil) // root writes in every folder
+		return
+	}
+	data, err := os.ReadFile(inspectTestModel(t, math.Inf(1))) // D = 4, alice ×2, bob ×1
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	carol := writeSet(t, dir, "carol-1.npy", synth.GaussianSet(rand.New(rand.NewPCG(71, 72)), 12, 4, 3))
+	// lib is a folder holding the model, of mode perm.
+	lib := func(perm os.FileMode) (folder, model string) {
+		folder = filepath.Join(t.TempDir(), "lib")
+		model = filepath.Join(folder, "model.smm")
+		if err := os.Mkdir(folder, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(model, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(folder, perm); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(folder, 0o755) })
+		return folder, model
+	}
+	for _, perm := range []os.FileMode{0o555, 0o000} {
+		folder, model := lib(perm)
+		for _, args := range [][]string{
+			{"enroll", "--model", model, "--label", "carol", carol},
+			{"forget", "--model", model, "--label", "alice", "--set", "a1"},
+		} {
+			code, stdout, stderr := run(args...)
+			want := fmt.Sprintf("setmatch %s: model %s: this user may not read and write its folder %s (permission denied): run setmatch %s as a user who may (the appliance's model: sudo -u setmatch setmatch %s …), or write the changed model elsewhere with --out FILE\n", args[0], model, folder, args[0], args[0])
+			if code != 1 || stdout != "" || stderr != want {
+				t.Errorf("%s in a folder of mode %o: exit %d, stdout %q, stderr\n%s\nwant exit 1 and only\n%s", args[0], perm, code, stdout, stderr, want)
+			}
+		}
+	}
+	// --out into such a folder, the model in one the user may write in.
+	_, model := lib(0o755)
+	folder, _ := lib(0o555)
+	out := filepath.Join(folder, "new.smm")
+	code, _, stderr := run("enroll", "--model", model, "--label", "carol", "--out", out, carol)
+	if want := fmt.Sprintf("setmatch enroll: --out %s: this user may not read and write its folder %s (permission denied): give a folder you can write to\n", out, folder); code != 1 || stderr != want {
+		t.Errorf("--out in a folder of mode 555: exit %d, stderr\n%s\nwant exit 1 and only\n%s", code, stderr, want)
 	}
 }

@@ -338,9 +338,18 @@ func checkOut(path string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("--out %s: the folder %s does not exist: create it first", path, dir)
 	}
+	if err := canWrite(dir); err != nil {
+		return fmt.Errorf("--out %s: cannot write in %s (%w): give a folder you can write to", path, dir, err)
+	}
+	return nil
+}
+
+// canWrite creates a file in the folder dir and removes it: the error of a
+// folder this user cannot write a file in.
+func canWrite(dir string) error {
 	f, err := os.CreateTemp(dir, ".setmatch-out-*")
 	if err != nil {
-		return fmt.Errorf("--out %s: cannot write in %s (%w): give a folder you can write to", path, dir, err)
+		return err
 	}
 	f.Close()
 	return os.Remove(f.Name())
