@@ -110,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "setmatchd: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "setmatchd: unexpected argument %q: every setting is a flag (the configuration file: -config FILE)\n", fs.Arg(0))
 		fs.Usage()
 		return 2
 	}

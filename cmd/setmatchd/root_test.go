@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,13 +56,18 @@ func TestTimeoutNeedsReload(t *testing.T) {
 // TestStrayArgument: a word that is not a flag is a usage error (exit 2)
 // that names it, not ignored: "setmatchd site.toml" would start the daemon
 // on the default configuration instead of site.toml, and flags after it
-// would go unread.
+// would go unread. It says how a configuration file is given, the usual
+// reason for the word ("setmatchd -check site.toml").
 func TestStrayArgument(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "none.toml")
-	for _, args := range [][]string{{"site.toml"}, {"-check", "-config", missing, "site.toml"}, {"-config", missing, "a", "b"}} {
+	for _, args := range [][]string{{"site.toml"}, {"-check", "site.toml"}, {"-check", "-config", missing, "site.toml"}, {"-config", missing, "a", "b"}} {
 		var stderr bytes.Buffer
-		if code := run(args, new(bytes.Buffer), &stderr); code != 2 || !strings.Contains(stderr.String(), "unexpected argument") {
-			t.Errorf("%q: exit %d, %q; want 2 and the argument named", args, code, stderr.String())
+		want := fmt.Sprintf("setmatchd: unexpected argument %q: every setting is a flag (the configuration file: -config FILE)\n", args[len(args)-1])
+		if args[0] == "-config" {
+			want = `setmatchd: unexpected argument "a": every setting is a flag (the configuration file: -config FILE)` + "\n"
+		}
+		if code := run(args, new(bytes.Buffer), &stderr); code != 2 || !strings.HasPrefix(stderr.String(), want) {
+			t.Errorf("%q: exit %d, %q; want 2 and the argument named, starting\n%s", args, code, stderr.String(), want)
 		}
 	}
 }
