@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -348,6 +349,38 @@ func TestTestCommandErrors(t *testing.T) {
 }
 
 var inf = math.Inf(1)
+
+// TestTestCommandClosedModel: a model trained with --threshold none names
+// every set, strangers too; test says so on stderr, with what to do, as
+// setmatchd -check warns of it. Not for a model with a threshold, nor when
+// --threshold inf asks for a closed set.
+func TestTestCommandClosedModel(t *testing.T) {
+	probe := t.TempDir()
+	rng := rand.New(rand.NewPCG(81, 82))
+	for _, c := range []string{"alice", "zed"} {
+		if err := os.Mkdir(filepath.Join(probe, c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeSet(t, filepath.Join(probe, c), "s1.npy", synth.GaussianSet(rng, 10, 4, 0))
+	}
+	closed := inspectTestModel(t, inf) // D = 4, alice ×2, bob ×1
+	note := "test: note: model " + closed + " has no threshold (a closed set): every set is named as its nearest known class, strangers too; for a door, train without --threshold none, or try a threshold here with --threshold X\n"
+	for _, c := range []struct {
+		args []string
+		note bool
+	}{
+		{[]string{"--model", closed}, true},
+		{[]string{"--model", closed, "--json"}, true},
+		{[]string{"--model", closed, "--threshold", "inf"}, false},
+		{[]string{"--model", closed, "--threshold", "0.5"}, false},
+		{[]string{"--model", inspectTestModel(t, 0.5)}, false},
+	} {
+		code, _, stderr := run(append([]string{"test", "--data", probe}, c.args...)...)
+		if code != 0 || strings.Contains(stderr, "note:") != c.note || c.note && stderr != note {
+			t.Errorf("%q: exit %d, stderr %q; want exit 0 and the note %v:\n%s", c.args, code, stderr, c.note, note)
+		}
+	}
+}
 
 // TestTestCommandBadSets checks that a set that cannot be read (a
 // non-finite value), that has another width than the model's, or that
