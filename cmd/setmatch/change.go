@@ -129,18 +129,24 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 // folderError is the error of a folder of --out (by default the model's
 // own) that this user cannot lock or write a file in, err the failure of
 // that step: it names the folder and its fault, without the name of the
-// file the step tried, and says what to do: for the model's own folder,
-// run as its owner (on the appliance, the daemon's user) or write the
-// changed model elsewhere.
+// file the step tried. Where the fault is a permission, it says what to
+// do: for the model's own folder, run as a user who may write there (on
+// the appliance, the daemon's user) or write the changed model elsewhere.
 func (cf *changeFlags) folderError(dir string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	if cf.out == cf.model {
+	denied := errors.Is(err, fs.ErrPermission)
+	switch {
+	case cf.out == cf.model && denied:
 		return fmt.Errorf("model %s: this user may not read and write its folder %s (%w): run setmatch %s as a user who may (the appliance's model: sudo -u setmatch setmatch %s …), or write the changed model elsewhere with --out FILE", cf.model, dir, err, cf.cmd, cf.cmd)
+	case denied:
+		return fmt.Errorf("--out %s: this user may not read and write its folder %s (%w): give a folder you can write to", cf.out, dir, err)
+	case cf.out == cf.model:
+		return fmt.Errorf("model %s: its folder %s: %w", cf.model, dir, err)
 	}
-	return fmt.Errorf("--out %s: this user may not read and write its folder %s (%w): give a folder you can write to", cf.out, dir, err)
+	return fmt.Errorf("--out %s: its folder %s: %w", cf.out, dir, err)
 }
 
 // write writes the changed model to --out and says on stdout what its

@@ -566,11 +566,27 @@ func TestChangeFolderNotWritable(t *testing.T) {
 			}
 		}
 	}
+	// A folder that does not exist is no matter of users.
+	missing := filepath.Join(t.TempDir(), "none")
+	for _, args := range [][]string{
+		{"enroll", "--model", filepath.Join(missing, "model.smm"), "--label", "carol", carol},
+		{"forget", "--model", filepath.Join(missing, "model.smm"), "--label", "alice"},
+	} {
+		code, _, stderr := run(args...)
+		want := fmt.Sprintf("setmatch %s: model %s: its folder %s: no such file or directory\n", args[0], args[2], missing)
+		if code != 1 || stderr != want {
+			t.Errorf("%s in a folder that does not exist: exit %d, stderr\n%s\nwant exit 1 and only\n%s", args[0], code, stderr, want)
+		}
+	}
 	// --out into such a folder, the model in one the user may write in.
 	_, model := lib(0o755)
+	code, _, stderr := run("enroll", "--model", model, "--label", "carol", "--out", filepath.Join(missing, "new.smm"), carol)
+	if want := fmt.Sprintf("setmatch enroll: --out %s: its folder %s: no such file or directory\n", filepath.Join(missing, "new.smm"), missing); code != 1 || stderr != want {
+		t.Errorf("--out in a folder that does not exist: exit %d, stderr\n%s\nwant exit 1 and only\n%s", code, stderr, want)
+	}
 	folder, _ := lib(0o555)
 	out := filepath.Join(folder, "new.smm")
-	code, _, stderr := run("enroll", "--model", model, "--label", "carol", "--out", out, carol)
+	code, _, stderr = run("enroll", "--model", model, "--label", "carol", "--out", out, carol)
 	if want := fmt.Sprintf("setmatch enroll: --out %s: this user may not read and write its folder %s (permission denied): give a folder you can write to\n", out, folder); code != 1 || stderr != want {
 		t.Errorf("--out in a folder of mode 555: exit %d, stderr\n%s\nwant exit 1 and only\n%s", code, stderr, want)
 	}
