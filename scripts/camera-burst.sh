@@ -85,11 +85,12 @@ fi
 mkdir -m 2770 "$tmp"
 # A capture that fails leaves nothing behind in tmp/.
 trap 'rm -rf "$tmp"' EXIT
+# A failed capture is said, also of a command that fails without a word.
 if [ -n "${CAPTURE:-}" ]; then
 	# shellcheck disable=SC2086 # CAPTURE may hold a command with arguments
-	$CAPTURE "$tmp" "$frames"
+	$CAPTURE "$tmp" "$frames" || { rc=$?; echo "camera-burst.sh: the capture failed (CAPTURE=$CAPTURE, exit $rc): nothing was sent to the spool" >&2; exit 1; }
 else
-	capture "$tmp" "$frames"
+	capture "$tmp" "$frames" || { rc=$?; echo "camera-burst.sh: the capture failed (exit $rc): nothing was sent to the spool" >&2; exit 1; }
 fi
 n=$(find "$tmp" -mindepth 1 -maxdepth 1 | wc -l)
 [ "$n" -ge 1 ] || { echo "camera-burst.sh: the capture wrote no frame" >&2; exit 1; }

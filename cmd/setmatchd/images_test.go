@@ -271,7 +271,7 @@ func TestCameraBurstHelp(t *testing.T) {
 // TestCameraBurstScript runs scripts/camera-burst.sh with a fake camera (a
 // script that copies image files, given as CAPTURE) against the real
 // daemon: the burst arrives whole in new/ and is recognised; a capture that
-// fails leaves nothing in the spool. The camera runs with umask 027, and its
+// fails leaves nothing in the spool and says that it failed. The camera runs with umask 027, and its
 // burst's directory is group-writable all the same (mode 2770), as the
 // daemon, another user of the spool's group, needs it to be to move it
 // (device/spool's TestClaimCameraBurst).
@@ -299,10 +299,11 @@ func TestCameraBurstScript(t *testing.T) {
 		out, err := testexec.CombinedOutput(t, ctx, cmd)
 		return string(out), err
 	}
-	// A failing capture: nothing is left behind.
+	// A failing capture: nothing is left behind, and the script says so
+	// (false itself prints nothing).
 	out, err := camera([]string{"CAPTURE=false"}, "-n", "4", "broken")
-	if err == nil {
-		t.Errorf("a failing capture succeeded: %s", out)
+	if err == nil || out != "camera-burst.sh: the capture failed (CAPTURE=false, exit 1): nothing was sent to the spool\n" {
+		t.Errorf("a failing capture: %v, output %q; want a failure that says the capture failed", err, out)
 	}
 	if n := testutil.Names(t, filepath.Join(f.Spool, spool.DirTmp)); len(n) != 0 {
 		t.Errorf("a failing capture left %v in tmp/", n)
