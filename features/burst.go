@@ -51,7 +51,8 @@ type Burst struct {
 // sub-directories, symbolic links, pipes or devices) named *.png, *.jpg,
 // *.jpeg or *.pgm (any case; hidden files are refused like any other) of 1
 // to lim.MaxFileBytes bytes. Frames come back in byte order of their
-// names. At most lim.MaxFrames+1 entries are ever read from the directory.
+// names. At most lim.MaxFrames+1 entries are ever read from the directory,
+// and one name more where one of them was gone before it was looked at.
 func OpenBurst(root *os.Root, dir string, lim ImageLimits) (*Burst, error) {
 	if err := lim.Check(); err != nil {
 		return nil, err
@@ -127,17 +128,29 @@ func openBurstDir(root *os.Root, dir string) (*os.File, error) {
 // entries and their facts come from d's descriptor: Readdir stats each
 // from it (fstatat on unix), where the Info of ReadDir's entries would
 // stat each by its path, through dir's name again, for a folder not
-// opened through an os.Root.
+// opened through an os.Root. An entry gone before its stat is left out,
+// but a burst over the limit is refused all the same.
 func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]BurstFrame, error) {
-	infos, err := d.Readdir(lim.MaxFrames + 1)
+	infos, err := readdir(d, lim.MaxFrames+1)
 	if err != nil && err != io.EOF {
 		return nil, &Error{Path: label, Msg: "cannot list burst", Err: err}
 	}
+	over := len(infos) > lim.MaxFrames
+	if !over {
+		// Readdir leaves out an entry gone between the folder's read and
+		// its stat, but counts it toward the n it reads: entries may
+		// remain after those n, and the burst holds more than the limit.
+		more, err := d.Readdirnames(1)
+		if err != nil && err != io.EOF {
+			return nil, &Error{Path: label, Msg: "cannot list burst", Err: err}
+		}
+		over = len(more) > 0
+	}
+	if over {
+		return nil, limitErr(label, "the burst holds more than %d entries, the limit of frames per burst: send fewer frames or raise the frame limit", lim.MaxFrames)
+	}
 	if len(infos) == 0 {
 		return nil, formatErr(label, "the burst is empty: write the frame images into tmp/NAME/ before renaming it into new/")
-	}
-	if len(infos) > lim.MaxFrames {
-		return nil, limitErr(label, "the burst holds more than %d entries, the limit of frames per burst: send fewer frames or raise the frame limit", lim.MaxFrames)
 	}
 	sort.Slice(infos, func(i, j int) bool { return infos[i].Name() < infos[j].Name() })
 	frames := make([]BurstFrame, 0, len(infos))
@@ -164,6 +177,10 @@ func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]
 	}
 	return frames, nil
 }
+
+// readdir is (*os.File).Readdir; a test makes an entry go between the
+// folder's read and its stat.
+var readdir = (*os.File).Readdir
 
 // openIn opens name, one name in the folder d (dir under root), without
 // following a link at it and without blocking (regfile.OpenIn); the file

@@ -684,3 +684,45 @@ func TestOpenBurstPathForms(t *testing.T) {
 		}
 	}
 }
+
+// TestBurstOverLimitEntryGone: an entry gone between the read of the
+// folder and its stat is left out of what Readdir returns but counted
+// toward the n entries it reads: a burst over the frame limit is refused
+// all the same, not listed as the frames of its first entries. A burst
+// within the limit once entries are gone is listed without them.
+func TestBurstOverLimitEntryGone(t *testing.T) {
+	t.Cleanup(func() { readdir = (*os.File).Readdir })
+	lim := DefaultBurstLimits()
+	lim.MaxFrames = 3
+	for _, c := range []struct {
+		entries, gone int
+		listed        int    // the frames listed, where it is not refused
+		want          string // the refusal
+	}{
+		{entries: 5, gone: 1, want: "more than 3 entries"},
+		{entries: 40, gone: 1, want: "more than 3 entries"},
+		{entries: 40, gone: 4, want: "more than 3 entries"},
+		{entries: 4, gone: 1, listed: 3},
+		{entries: 3, gone: 2, listed: 1},
+	} {
+		readdir = func(d *os.File, n int) ([]os.FileInfo, error) {
+			infos, err := d.Readdir(n)
+			return infos[min(c.gone, len(infos)):], err // the first entries read, gone before their stat
+		}
+		dir := t.TempDir()
+		files := map[string][]byte{}
+		for i := range c.entries {
+			files[fmt.Sprintf("f%02d.png", i)] = []byte("x")
+		}
+		writeFiles(t, dir, files)
+		b, err := OpenBurst(openRoot(t, dir), ".", lim)
+		listed := 0
+		if err == nil {
+			listed = len(b.Frames)
+			b.Close()
+		}
+		if c.want != "" && (!errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), c.want)) || c.want == "" && (err != nil || listed != c.listed) {
+			t.Errorf("a burst of %d entries, the limit 3, %d gone while listed: %d frames listed, error %v; want %d listed, refused %q", c.entries, c.gone, listed, err, c.listed, c.want)
+		}
+	}
+}
