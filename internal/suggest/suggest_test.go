@@ -122,6 +122,7 @@ func TestParse(t *testing.T) {
 	var out strings.Builder
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
 	fs.SetOutput(&out)
+	fs.Usage = nil // NewFlagSet gives it the flag package's
 	fs.Bool("json", false, "print JSON")
 	if _, err := Parse(fs, []string{"-h"}); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "print JSON") {
 		t.Errorf("Parse(-h) of a flag set with no Usage: %v, printed %q; want flag.ErrHelp and the flags' defaults", err, out.String())
