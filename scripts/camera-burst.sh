@@ -88,9 +88,9 @@ trap 'rm -rf "$tmp"' EXIT
 # A failed capture is said, also of a command that fails without a word.
 if [ -n "${CAPTURE:-}" ]; then
 	# shellcheck disable=SC2086 # CAPTURE may hold a command with arguments
-	$CAPTURE "$tmp" "$frames" || { rc=$?; echo "camera-burst.sh: the capture failed (CAPTURE=$CAPTURE, exit $rc): nothing was sent to the spool" >&2; exit 1; }
+	$CAPTURE "$tmp" "$frames" || { rc=$?; echo "camera-burst.sh: the capture failed (CAPTURE=$CAPTURE, exit $rc): nothing was sent to the spool" >&2; exit "$rc"; }
 else
-	capture "$tmp" "$frames" || { rc=$?; echo "camera-burst.sh: the capture failed (exit $rc): nothing was sent to the spool" >&2; exit 1; }
+	capture "$tmp" "$frames" || { rc=$?; echo "camera-burst.sh: the capture failed (exit $rc): nothing was sent to the spool" >&2; exit "$rc"; }
 fi
 n=$(find "$tmp" -mindepth 1 -maxdepth 1 | wc -l)
 [ "$n" -ge 1 ] || { echo "camera-burst.sh: the capture wrote no frame" >&2; exit 1; }

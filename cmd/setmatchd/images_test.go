@@ -299,17 +299,25 @@ func TestCameraBurstScript(t *testing.T) {
 		out, err := testexec.CombinedOutput(t, ctx, cmd)
 		return string(out), err
 	}
-	// A failing capture: nothing is left behind, and the script says so
-	// (false itself prints nothing).
-	out, err := camera([]string{"CAPTURE=false"}, "-n", "4", "broken")
-	if err == nil || out != "camera-burst.sh: the capture failed (CAPTURE=false, exit 1): nothing was sent to the spool\n" {
-		t.Errorf("a failing capture: %v, output %q; want a failure that says the capture failed", err, out)
-	}
-	if n := testutil.Names(t, filepath.Join(f.Spool, spool.DirTmp)); len(n) != 0 {
-		t.Errorf("a failing capture left %v in tmp/", n)
+	// A failing capture: nothing is left behind, the script says so
+	// (false itself prints nothing) and exits with the capture's status.
+	exit3 := filepath.Join(t.TempDir(), "exit3")
+	os.WriteFile(exit3, []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	for _, c := range []struct {
+		capture string
+		code    int
+	}{{"false", 1}, {exit3, 3}} {
+		out, err := camera([]string{"CAPTURE=" + c.capture}, "-n", "4", "broken")
+		want := fmt.Sprintf("camera-burst.sh: the capture failed (CAPTURE=%s, exit %d): nothing was sent to the spool\n", c.capture, c.code)
+		if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != c.code || out != want {
+			t.Errorf("a failing capture (%s): %v, output %q; want exit %d and %q", c.capture, err, out, c.code, want)
+		}
+		if n := testutil.Names(t, filepath.Join(f.Spool, spool.DirTmp)); len(n) != 0 {
+			t.Errorf("a failing capture (%s) left %v in tmp/", c.capture, n)
+		}
 	}
 	p := startDaemon(t, ctx, f)
-	out, err = camera([]string{"CAPTURE=" + fake, "FAKE_FRAMES=" + src}, "-n", "8", "door-1")
+	out, err := camera([]string{"CAPTURE=" + fake, "FAKE_FRAMES=" + src}, "-n", "8", "door-1")
 	if err != nil || !strings.Contains(out, "new/door-1 (8 frames)") {
 		t.Fatalf("camera-burst.sh: %v\n%s", err, out)
 	}
