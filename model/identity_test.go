@@ -117,12 +117,12 @@ func TestIdentityFile(t *testing.T) {
 	}
 	v4.Write(b[prefixLen+int(hlen) : len(b)-checksumLen])
 	binary.Write(&v4, binary.LittleEndian, crc32.Checksum(v4.Bytes(), castagnoli))
-	got, version, err := decodeBytes(v4.Bytes())
+	got, err := DecodeBytes(v4.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if version != 4 || !got.Identity || got.W != nil {
-		t.Errorf("format %d file with the identity stored: identity %v, W %v", version, got.Identity, got.W != nil)
+	if !got.Identity || got.W != nil {
+		t.Errorf("format 4 file with the identity stored: identity %v, W %v", got.Identity, got.W != nil)
 	}
 	if diff := mfEqual(identity, got); diff != "" {
 		t.Errorf("format 4 file differs in %s", diff)

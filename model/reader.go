@@ -37,25 +37,19 @@ func Decode(r io.Reader) (*Model, error) {
 // DecodeBytes is Decode for a file held in memory. The model does not keep
 // references to b.
 func DecodeBytes(b []byte) (*Model, error) {
-	m, _, err := decodeBytes(b)
-	return m, err
-}
-
-// decodeBytes is DecodeBytes that also returns the format version.
-func decodeBytes(b []byte) (*Model, uint32, error) {
-	m, version, err := decodeFile(b)
+	m, _, err := decodeFile(b)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := m.Validate(); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	return m, version, nil
+	return m, nil
 }
 
-// decodeFile is decodeBytes but for Model.Validate: every check of the
-// file's bytes, and the model they hold, which the caller validates
-// (ReadMatcher, by NewMatcherWorkers).
+// decodeFile is DecodeBytes but for Model.Validate, which its callers
+// make (DecodeBytes; ReadFile and ReadMatcher, by readFile): every check
+// of the file's bytes, and the model they hold with the format version.
 func decodeFile(b []byte) (*Model, uint32, error) {
 	m, err := decodeModel(b, false)
 	if err != nil {
