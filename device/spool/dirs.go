@@ -15,7 +15,8 @@ import (
 // directory with everything in it.
 
 // ClaimedPath returns the name of cur/name relative to Root, for readers
-// that take a root and a name (features.Fitted.ApplyBurst).
+// that take a root and a name (features.BurstOf, which names the frames
+// of the burst OpenClaimed opened by it).
 func ClaimedPath(name string) string { return path.Join(DirCur, name) }
 
 // Root returns the spool's root: every name under it is resolved inside
