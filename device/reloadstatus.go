@@ -168,6 +168,14 @@ func Reload(ctx context.Context, opt ReloadOptions) error {
 		return err
 	}
 	path := filepath.Join(dir, ReloadStatusFile)
+	// The daemon records its pid at start, before it is ready: a record of
+	// another pid says that opt.PID is not the daemon (a pid mistyped by
+	// hand), and a SIGHUP would end most programs. No record yet (a daemon
+	// that could not write it says so in its log) is left to the wait.
+	if st, err := readStatus(path); err == nil && st.PID != opt.PID {
+		return fmt.Errorf("pid %d is not the daemon: %s records the daemon's pid, %d; no signal sent. Run systemctl reload setmatchd, which gives -reload the unit's $MAINPID",
+			opt.PID, path, st.PID)
+	}
 	t0 := monotonicNow()
 	if err := syscall.Kill(opt.PID, syscall.SIGHUP); err != nil {
 		return fmt.Errorf("sending SIGHUP to the daemon (pid %d): %w", opt.PID, err)
@@ -217,13 +225,9 @@ func CheckReloadPID(pid int) error {
 // daemon pid that began at or after t0, or nil if there is none yet; the
 // error says why the record could not be read.
 func answer(path string, pid int, t0 int64) (*reloadOutcome, error) {
-	b, err := regfile.ReadFile(path, maxStatusBytes)
+	st, err := readStatus(path)
 	if err != nil {
 		return nil, err
-	}
-	var st reloadStatus
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if st.PID != pid {
 		return nil, fmt.Errorf("%s is of pid %d", path, st.PID)
@@ -232,4 +236,17 @@ func answer(path string, pid int, t0 int64) (*reloadOutcome, error) {
 		return nil, nil
 	}
 	return st.SIGHUP, nil
+}
+
+// readStatus reads the daemon's record of its reloads at path.
+func readStatus(path string) (*reloadStatus, error) {
+	b, err := regfile.ReadFile(path, maxStatusBytes)
+	if err != nil {
+		return nil, err
+	}
+	var st reloadStatus
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &st, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,5 +139,23 @@ func TestReloadRuntimeDirList(t *testing.T) {
 	err := Reload(context.Background(), ReloadOptions{PID: pid, RuntimeDir: dir + ":" + t.TempDir(), Timeout: 5 * time.Second, Stdout: &out})
 	if err != nil || !strings.Contains(out.String(), "/m.smm") {
 		t.Errorf("Reload with RUNTIME_DIRECTORY=%s:…: %v, stdout %q; want the daemon's outcome in %s", dir, err, out.String(), dir)
+	}
+}
+
+// TestReloadOtherPID: a pid that is not the one the daemon recorded in the
+// runtime directory (a pid mistyped by hand: the shell's, another
+// program's) gets no SIGHUP, which would end most programs; the error names
+// the daemon's pid.
+func TestReloadOtherPID(t *testing.T) {
+	other := fakeDaemon(t, true) // SIGHUP ends it
+	dir := t.TempDir()
+	daemonPID := other.Process.Pid + 1
+	writeStatus(t, dir, reloadStatus{PID: daemonPID})
+	err := Reload(context.Background(), ReloadOptions{PID: other.Process.Pid, RuntimeDir: dir, Timeout: time.Second, Stdout: new(bytes.Buffer)})
+	if err == nil || !strings.Contains(err.Error(), strconv.Itoa(daemonPID)) || !strings.Contains(err.Error(), "systemctl reload setmatchd") {
+		t.Errorf("Reload of pid %d, the record of pid %d: %v, want the daemon's pid and what to run", other.Process.Pid, daemonPID, err)
+	}
+	if err := other.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the other process was signalled: %v", err)
 	}
 }

@@ -52,6 +52,7 @@ func manPage(date string) manpage.Page {
 					"(systemctl status and journalctl -u setmatchd show it). " +
 					"The daemon records its reloads in $RUNTIME_DIRECTORY/reload.json (/run/setmatchd, the unit's RuntimeDirectory=); " +
 					"without $RUNTIME_DIRECTORY it records nothing, and -reload refuses to run. " +
+					"A pid other than the one recorded there gets no signal: -reload names the daemon's pid and exits 1. " +
 					"-reload gives up after -timeout (50 s, below the unit's TimeoutStartSec=, which bounds ExecReload=) and exits 1; " +
 					"the daemon goes on with the reload, and its log says how it ends.",
 			}},
