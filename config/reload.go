@@ -12,47 +12,70 @@ import (
 // max_frame_bytes) and gpio.pulse. The others (the rest of [spool],
 // [journal], [gpio], [log], [mqtt], [metrics] and daemon.watchdog) need a restart: live keeps
 // their values from old, and restart holds one
-// message for each table in which such a key changed, for the log.
+// message for each table in which such a key changed, naming those keys, for the log.
 func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
-	var spool []string
-	for _, k := range []struct {
-		key     string
-		changed bool
+	pins := !samePins(c.GPIO, old.GPIO)
+	for _, t := range []struct {
+		table, note string
+		keys        []changedKey
 	}{
-		{"dir", c.Spool.Dir != old.Spool.Dir},
-		{"done", keepDone(c.Spool) != keepDone(old.Spool)},
-		{"done_max_files", c.Spool.DoneMaxFiles != old.Spool.DoneMaxFiles},
-		{"done_max_bytes", c.Spool.DoneMaxBytes != old.Spool.DoneMaxBytes},
-		{"done_max_age", c.Spool.DoneMaxAge != old.Spool.DoneMaxAge},
-		{"failed_max_files", c.Spool.FailedMaxFiles != old.Spool.FailedMaxFiles},
-		{"failed_max_bytes", c.Spool.FailedMaxBytes != old.Spool.FailedMaxBytes},
-		{"tmp_max_age", c.Spool.TmpMaxAge != old.Spool.TmpMaxAge},
-		{"rescan_interval", c.Spool.RescanInterval != old.Spool.RescanInterval},
+		{"spool", " (the batch and burst limits apply now)", []changedKey{
+			{"dir", c.Spool.Dir != old.Spool.Dir},
+			{"done", keepDone(c.Spool) != keepDone(old.Spool)},
+			{"done_max_files", c.Spool.DoneMaxFiles != old.Spool.DoneMaxFiles},
+			{"done_max_bytes", c.Spool.DoneMaxBytes != old.Spool.DoneMaxBytes},
+			{"done_max_age", c.Spool.DoneMaxAge != old.Spool.DoneMaxAge},
+			{"failed_max_files", c.Spool.FailedMaxFiles != old.Spool.FailedMaxFiles},
+			{"failed_max_bytes", c.Spool.FailedMaxBytes != old.Spool.FailedMaxBytes},
+			{"tmp_max_age", c.Spool.TmpMaxAge != old.Spool.TmpMaxAge},
+			{"rescan_interval", c.Spool.RescanInterval != old.Spool.RescanInterval},
+		}},
+		{"journal", "", []changedKey{
+			{"path", c.Journal.Path != old.Journal.Path},
+			{"max_bytes", c.Journal.MaxBytes != old.Journal.MaxBytes},
+			{"keep", c.Journal.Keep != old.Journal.Keep},
+		}},
+		{"gpio", "", []changedKey{
+			{"backend", c.GPIO.Backend != old.GPIO.Backend},
+			{"chip", c.GPIO.Chip != old.GPIO.Chip},
+			{"match_pin", pins && c.GPIO.MatchPin != old.GPIO.MatchPin},
+			{"unknown_pin", pins && c.GPIO.UnknownPin != old.GPIO.UnknownPin},
+			{"label_pins", pins && !maps.Equal(c.GPIO.LabelPins, old.GPIO.LabelPins)},
+			{"active_low", c.GPIO.ActiveLow != old.GPIO.ActiveLow},
+		}},
+		{"log", "", []changedKey{
+			{"level", c.Log.Level != old.Log.Level},
+			{"format", c.Log.Format != old.Log.Format},
+		}},
+		{"mqtt", " (the publisher keeps its broker, topic and login)", []changedKey{
+			{"broker", c.MQTT.Broker != old.MQTT.Broker},
+			{"topic", c.MQTT.Topic != old.MQTT.Topic},
+			{"client_id", c.MQTT.ClientID != old.MQTT.ClientID},
+			{"username", c.MQTT.Username != old.MQTT.Username},
+			{"password_file", c.MQTT.PasswordFile != old.MQTT.PasswordFile},
+			{"ca_file", c.MQTT.CAFile != old.MQTT.CAFile},
+			{"cert_file", c.MQTT.CertFile != old.MQTT.CertFile},
+			{"key_file", c.MQTT.KeyFile != old.MQTT.KeyFile},
+			{"outbox", c.MQTT.Outbox != old.MQTT.Outbox},
+			{"keepalive", c.MQTT.KeepAlive != old.MQTT.KeepAlive},
+			{"discovery_prefix", c.MQTT.DiscoveryPrefix != old.MQTT.DiscoveryPrefix},
+		}},
+		{"metrics", "", []changedKey{
+			{"listen", c.Metrics.Listen != old.Metrics.Listen},
+		}},
+		{"daemon", "", []changedKey{
+			{"watchdog", c.Daemon.Watchdog != old.Daemon.Watchdog},
+		}},
 	} {
-		if k.changed {
-			spool = append(spool, k.key)
+		var keys []string
+		for _, k := range t.keys {
+			if k.changed {
+				keys = append(keys, k.key)
+			}
 		}
-	}
-	if len(spool) > 0 {
-		restart = append(restart, "[spool] "+strings.Join(spool, ", ")+" changed: restart setmatchd to apply (the batch and burst limits apply now)")
-	}
-	if c.Journal != old.Journal {
-		restart = append(restart, "[journal] changed: restart setmatchd to apply")
-	}
-	if !c.GPIO.SameOutputs(old.GPIO) {
-		restart = append(restart, "[gpio] backend, chip, pins or active_low changed: restart setmatchd to apply")
-	}
-	if c.Log != old.Log {
-		restart = append(restart, "[log] changed: restart setmatchd to apply")
-	}
-	if c.MQTT != old.MQTT {
-		restart = append(restart, "[mqtt] changed: restart setmatchd to apply (the publisher keeps its broker, topic and login)")
-	}
-	if c.Metrics != old.Metrics {
-		restart = append(restart, "[metrics] changed: restart setmatchd to apply")
-	}
-	if c.Daemon.Watchdog != old.Daemon.Watchdog {
-		restart = append(restart, "[daemon] watchdog changed: restart setmatchd to apply")
+		if len(keys) > 0 {
+			restart = append(restart, "["+t.table+"] "+strings.Join(keys, ", ")+" changed: restart setmatchd to apply"+t.note)
+		}
 	}
 	// Keep what cannot change without a restart as it is, so that what the
 	// daemon reports matches what it does.
@@ -68,6 +91,12 @@ func (c *Config) ReloadOver(old *Config) (live *Config, restart []string) {
 	l.Metrics = old.Metrics
 	l.Daemon.Watchdog = old.Daemon.Watchdog // set up at start
 	return &l, restart
+}
+
+// changedKey is a key of a table and whether a reload changed it.
+type changedKey struct {
+	key     string
+	changed bool
 }
 
 // keepDone reports whether handled batches are moved to done/ (spool.done is

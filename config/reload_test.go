@@ -12,7 +12,7 @@ func TestReloadOver(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		change  func(c *Config)
-		restart string // the table named in the message, "" for none
+		restart string // the start of the message, its table and keys; "" for none
 		applied bool   // the change is in the live configuration
 	}{
 		{"nothing", func(c *Config) {}, "", true},
@@ -36,18 +36,22 @@ func TestReloadOver(t *testing.T) {
 		{"done bytes", func(c *Config) { c.Spool.DoneMaxBytes = 9 }, "[spool] done_max_bytes changed", false},
 		{"failed bytes", func(c *Config) { c.Spool.FailedMaxBytes = 9 }, "[spool] failed_max_bytes changed", false},
 		{"tmp age", func(c *Config) { c.Spool.TmpMaxAge = Duration{time.Hour} }, "[spool] tmp_max_age changed", false},
-		{"journal", func(c *Config) { c.Journal.Keep = 9 }, "[journal]", false},
-		{"backend", func(c *Config) { c.GPIO.Backend = "log" }, "[gpio]", false},
-		{"chip", func(c *Config) { c.GPIO.Chip = "gpiochip1" }, "[gpio]", false},
-		{"match pin", func(c *Config) { c.GPIO.MatchPin = "GPIO5" }, "[gpio]", false},
-		{"label pin", func(c *Config) { c.GPIO.LabelPins = map[string]string{"alice": "GPIO6"} }, "[gpio]", false},
-		{"active_low", func(c *Config) { c.GPIO.ActiveLow = true }, "[gpio]", false},
-		{"log", func(c *Config) { c.Log.Level = "debug" }, "[log]", false},
-		{"mqtt broker", func(c *Config) { c.MQTT.Broker = "tcp://127.0.0.1:1883" }, "[mqtt]", false},
-		{"mqtt topic", func(c *Config) { c.MQTT.Topic = "setmatch/door" }, "[mqtt]", false},
-		{"mqtt outbox", func(c *Config) { c.MQTT.Outbox = 5 }, "[mqtt]", false},
-		{"mqtt password", func(c *Config) { c.MQTT.PasswordFile = "/run/credentials/x" }, "[mqtt]", false},
-		{"metrics", func(c *Config) { c.Metrics.Listen = "127.0.0.1:9469" }, "[metrics]", false},
+		{"journal", func(c *Config) { c.Journal.Keep = 9 }, "[journal] keep changed", false},
+		{"backend", func(c *Config) { c.GPIO.Backend = "log" }, "[gpio] backend changed", false},
+		{"chip", func(c *Config) { c.GPIO.Chip = "gpiochip1" }, "[gpio] chip changed", false},
+		{"match pin", func(c *Config) { c.GPIO.MatchPin = "GPIO5" }, "[gpio] match_pin changed", false},
+		{"label pin", func(c *Config) { c.GPIO.LabelPins = map[string]string{"alice": "GPIO6"} }, "[gpio] label_pins changed", false},
+		{"active_low", func(c *Config) { c.GPIO.ActiveLow = true }, "[gpio] active_low changed", false},
+		{"log", func(c *Config) { c.Log.Level = "debug" }, "[log] level changed", false},
+		{"mqtt broker", func(c *Config) { c.MQTT.Broker = "tcp://127.0.0.1:1883" }, "[mqtt] broker changed", false},
+		{"mqtt topic", func(c *Config) { c.MQTT.Topic = "setmatch/door" }, "[mqtt] topic changed", false},
+		{"mqtt outbox", func(c *Config) { c.MQTT.Outbox = 5 }, "[mqtt] outbox changed", false},
+		{"mqtt password", func(c *Config) { c.MQTT.PasswordFile = "/run/credentials/x" }, "[mqtt] password_file changed", false},
+		{"metrics", func(c *Config) { c.Metrics.Listen = "127.0.0.1:9469" }, "[metrics] listen changed", false},
+		{"journal keys", func(c *Config) { c.Journal.Path, c.Journal.MaxBytes = "/j", 1<<20 }, "[journal] path, max_bytes changed", false},
+		{"log format", func(c *Config) { c.Log.Format = "json" }, "[log] format changed", false},
+		{"mqtt keys", func(c *Config) { c.MQTT.ClientID, c.MQTT.KeepAlive = "door", Duration{time.Minute} }, "[mqtt] client_id, keepalive changed", false},
+		{"unknown pin", func(c *Config) { c.GPIO.UnknownPin = "GPIO5" }, "[gpio] unknown_pin changed", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			old := Default()
