@@ -19,6 +19,9 @@ type Item struct {
 // by a rescan is handled once. When the queue is full, names are dropped (the
 // files stay in new/) and the next rescan, which the queue requests once it
 // has drained, picks them up again: memory stays bounded whatever arrives.
+// Until that rescan, names from file events are dropped too, room or not:
+// the batches dropped arrived before them, and the rescan queues them all
+// in arrival order, so that no batch overtakes one that arrived earlier.
 // A Queue is safe for concurrent use.
 type Queue struct {
 	mu      sync.Mutex
@@ -27,9 +30,9 @@ type Queue struct {
 	max     int
 	known   map[string]struct{} // waiting or in flight
 	again   map[string]struct{} // seen again while in flight: a new file of the same name
-	dropped bool
-	ready   chan struct{} // 1-buffered: "something to pop"
-	rescan  chan struct{} // 1-buffered: "names were dropped; rescan now"
+	dropped bool                // names were dropped since the last rescan
+	ready   chan struct{}       // 1-buffered: "something to pop"
+	rescan  chan struct{}       // 1-buffered: "names were dropped; rescan now"
 	closed  bool
 }
 
@@ -47,29 +50,51 @@ func NewQueue(max int) *Queue {
 	}
 }
 
-// add enqueues it unless its name is already waiting or in flight, and
-// reports whether it did. A full queue drops the name and remembers to ask for
-// a rescan.
+// add enqueues it, a name from a file event, unless its name is already
+// waiting or in flight, and reports whether it did. A full queue, or one
+// whose dropped names wait for their rescan, drops the name (it stays in
+// new/ for that rescan).
 func (q *Queue) add(it Item) bool {
-	queued, _ := q.enqueue(it)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	queued, _ := q.enqueue(it, q.dropped)
 	return queued
 }
 
-// offer is add for a name that must not be lost: it reports false only when
-// the queue is full or closed (the caller keeps the name and offers it again
-// after the rescan that the drop requests), and true when the name was
-// queued or is already waiting or in flight.
-func (q *Queue) offer(it Item) bool {
-	queued, known := q.enqueue(it)
-	return queued || known
-}
-
-// enqueue is add and offer: queued tells whether it was added, known whether
-// its name was already waiting or in flight (noted, so that Done asks for a
-// rescan: a writer reused the name).
-func (q *Queue) enqueue(it Item) (queued, known bool) {
+// scanned queues the names of a scan, in one step: first the batches left
+// in cur/ (leftover, as claimed items), then the names in new/, both in
+// arrival order. It returns how many of leftover it took (those not
+// taken, the queue being full, are offered again at the next scan: they
+// must not be lost) and how many names of new/ it queued. Where listed
+// (names is the listing of new/, not a listing that failed), it is the
+// rescan a drop asked for, and lets names from events in again, unless it
+// drops names in turn.
+func (q *Queue) scanned(leftover, names []string, listed bool) (took, queued int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if listed {
+		q.dropped = false
+	}
+	for _, name := range leftover {
+		ok, known := q.enqueue(Item{Name: name, Claimed: true}, false)
+		if !ok && !known {
+			break
+		}
+		took++
+	}
+	for _, name := range names {
+		if ok, _ := q.enqueue(Item{Name: name}, false); ok {
+			queued++
+		}
+	}
+	return took, queued
+}
+
+// enqueue is add and scanned, with q.mu held: queued tells whether it was
+// added, known whether its name was already waiting or in flight (noted,
+// so that Done asks for a rescan: a writer reused the name). With refuse
+// a name not known is dropped as a full queue drops it.
+func (q *Queue) enqueue(it Item, refuse bool) (queued, known bool) {
 	if q.closed {
 		return false, false
 	}
@@ -77,7 +102,7 @@ func (q *Queue) enqueue(it Item) (queued, known bool) {
 		q.again[it.Name] = struct{}{}
 		return false, true
 	}
-	if len(q.items)-q.head >= q.max {
+	if refuse || len(q.items)-q.head >= q.max {
 		q.dropped = true
 		return false, false
 	}
@@ -99,8 +124,7 @@ func (q *Queue) Pop(ctx context.Context) (Item, bool) {
 			if q.head == len(q.items) {
 				q.items, q.head = q.items[:0], 0
 				if q.dropped {
-					q.dropped = false
-					poke(q.rescan)
+					poke(q.rescan) // which clears dropped (scanned)
 				}
 			} else if q.head > 1024 && q.head*2 > len(q.items) {
 				q.items = append(q.items[:0], q.items[q.head:]...)

@@ -31,10 +31,7 @@ func TestQueueDedupAndBound(t *testing.T) {
 		t.Fatal("a name in flight was queued again")
 	}
 	q.Done("a")
-	if !q.add(Item{Name: "a"}) {
-		t.Fatal("a finished name could not be queued again")
-	}
-	for range 3 {
+	for range 2 {
 		it, _ := q.Pop(ctx)
 		q.Done(it.Name)
 	}
@@ -43,6 +40,15 @@ func TestQueueDedupAndBound(t *testing.T) {
 	case <-q.rescan:
 	default:
 		t.Fatal("no rescan requested after names were dropped")
+	}
+	if _, n := q.scanned(nil, []string{"a", "d"}, true); n != 2 {
+		t.Fatalf("the rescan queued %d of a finished name and the dropped one, want 2", n)
+	}
+	for _, want := range []string{"a", "d"} {
+		if it, _ := q.Pop(ctx); it.Name != want {
+			t.Fatalf("popped %q, want %q", it.Name, want)
+		}
+		q.Done(want)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
@@ -78,31 +84,29 @@ func TestQueueReusedNameAsksRescan(t *testing.T) {
 }
 
 // Batches left in cur/ beyond the queue's length are not forgotten: they are
-// offered again at every scan until the queue takes them.
+// offered again at every scan until the queue takes them, before new/.
 func TestLeftoversBeyondQueueLength(t *testing.T) {
 	q := NewQueue(2)
-	for _, n := range []string{"a", "b"} {
-		if !q.offer(Item{Name: n, Claimed: true}) {
-			t.Fatalf("offer %s to an empty queue failed", n)
-		}
+	if took, _ := q.scanned([]string{"a", "b", "c"}, []string{"x"}, true); took != 2 {
+		t.Fatalf("an empty queue of two took %d leftovers, want 2", took)
 	}
-	if q.offer(Item{Name: "c", Claimed: true}) {
-		t.Fatal("a full queue took c")
-	}
-	if !q.offer(Item{Name: "a", Claimed: true}) {
-		t.Error("offer of a name already waiting reported a loss")
+	if took, _ := q.scanned([]string{"a"}, nil, false); took != 1 {
+		t.Error("a leftover already waiting was not taken: it would be offered again")
 	}
 	it, _ := q.Pop(context.Background())
 	q.Done(it.Name)
 	it, _ = q.Pop(context.Background())
 	q.Done(it.Name)
 	select {
-	case <-q.rescan: // the refused offer asked for a rescan once drained
+	case <-q.rescan: // the refused leftover asked for a rescan once drained
 	default:
-		t.Fatal("no rescan requested after the queue refused an offer")
+		t.Fatal("no rescan requested after the queue refused a leftover")
 	}
-	if !q.offer(Item{Name: "c", Claimed: true}) {
-		t.Error("the drained queue refused c")
+	if took, n := q.scanned([]string{"c"}, []string{"x"}, true); took != 1 || n != 1 {
+		t.Errorf("the drained queue took %d of the leftover c and queued %d of new/'s x, want 1 and 1", took, n)
+	}
+	if it, _ := q.Pop(context.Background()); it.Name != "c" || !it.Claimed {
+		t.Errorf("popped %+v, want the leftover c first, claimed", it)
 	}
 }
 
@@ -173,5 +177,23 @@ func TestPopWakesAnotherWorker(t *testing.T) {
 	}
 	if it, ok := q.Pop(context.Background()); !ok || it.Name != "b" {
 		t.Fatalf("popped %+v, %v; want b", it, ok)
+	}
+}
+
+// TestQueueEventWaitsBehindDropped: once a full queue has dropped a name,
+// a name from a file event is refused too, room or not, until the rescan:
+// the dropped batches arrived first, and the rescan queues them in arrival
+// order with the later ones.
+func TestQueueEventWaitsBehindDropped(t *testing.T) {
+	q := NewQueue(2)
+	q.add(Item{Name: "a"})
+	q.add(Item{Name: "b"})
+	if q.add(Item{Name: "c"}) {
+		t.Fatal("a full queue took c")
+	}
+	it, _ := q.Pop(context.Background())
+	q.Done(it.Name)
+	if q.add(Item{Name: "d"}) {
+		t.Fatal("d, which arrived after the dropped c, was queued ahead of it")
 	}
 }

@@ -133,20 +133,12 @@ func (w *Watcher) rescans(ctx context.Context) {
 // scan queues the batches left in cur/ that are still waiting for room, then
 // every batch in new/.
 func (w *Watcher) scan() {
-	for len(w.leftover) > 0 && w.q.offer(Item{Name: w.leftover[0], Claimed: true}) {
-		w.leftover = w.leftover[1:]
-	}
 	names, err := w.sp.Pending()
 	if err != nil {
-		w.log.Error("rescan failed", "err", err)
-		return
+		w.log.Error("rescan failed", "err", err) // the leftovers are offered all the same
 	}
-	n := 0
-	for _, name := range names {
-		if w.q.add(Item{Name: name}) {
-			n++
-		}
-	}
+	took, n := w.q.scanned(w.leftover, names, err == nil)
+	w.leftover = w.leftover[took:]
 	if n > 0 {
 		w.log.Debug("rescan queued batches", "count", n)
 	}

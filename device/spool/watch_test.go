@@ -5,10 +5,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"setmatch/internal/testutil"
 )
 
 // TestWatcherOverflowRescan checks that an inotify overflow makes the
@@ -75,4 +78,69 @@ func popName(ctx context.Context, t *testing.T, q *Queue) string {
 	}
 	q.Done(it.Name)
 	return it.Name
+}
+
+// TestWatcherKeepsArrivalOrderPastAFullQueue: a batch that arrives while
+// names a full queue dropped wait in new/ for their rescan is not queued
+// ahead of them: the rescan queues them all in arrival order. (A flood
+// beyond the queue's length in the daemon: later batches overtook earlier
+// ones.) TestQueueEventWaitsBehindDropped checks the queue's part without
+// the file events' timing.
+func TestWatcherKeepsArrivalOrderPastAFullQueue(t *testing.T) {
+	sp, dir := openTemp(t, Options{})
+	q := NewQueue(2)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	w, err := Watch(ctx, sp, q, time.Hour, slog.New(slog.DiscardHandler), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrive := func(name string) {
+		t.Helper()
+		tmp := filepath.Join(dir, DirTmp, name)
+		if err := os.WriteFile(tmp, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, DirNew, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// take pops a name and removes its file, as the daemon claims it; a
+	// name whose file is gone (a rescan listed it before the claim) is
+	// passed over, as the daemon's claim passes it over (ErrGone).
+	take := func() string {
+		t.Helper()
+		for {
+			it, ok := q.Pop(ctx)
+			if !ok {
+				t.Fatal("nothing queued")
+			}
+			err := os.Remove(filepath.Join(dir, DirNew, it.Name))
+			q.Done(it.Name)
+			if err == nil {
+				return it.Name
+			}
+		}
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		arrive(n)
+	}
+	testutil.WaitFor(t, 10*time.Second, "c dropped by the full queue", func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.dropped
+	})
+	if got := take(); got != "a" {
+		t.Fatalf("popped %q, want a", got)
+	}
+	arrive("d") // room in the queue; c waits in new/
+	var got []string
+	for range 3 {
+		got = append(got, take())
+	}
+	if want := []string{"b", "c", "d"}; !slices.Equal(got, want) {
+		t.Errorf("popped %q after a, want %q: each batch after those that arrived before it", got, want)
+	}
+	cancel()
+	w.Wait()
 }
