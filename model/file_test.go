@@ -308,8 +308,9 @@ func TestWriteReadFile(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.smm")
 	os.WriteFile(bad, []byte("hello world, this is text"), 0o644)
-	if _, _, err := ReadFile(bad); !errors.Is(err, ErrNotModelFile) || !strings.HasPrefix(err.Error(), "model "+bad+": not a setmatch model file") {
-		t.Errorf("text file: %v", err)
+	if _, _, err := ReadFile(bad); !errors.Is(err, ErrNotModelFile) || !strings.HasPrefix(err.Error(), "model "+bad+": not a setmatch model file") ||
+		!strings.Contains(err.Error(), "setmatch train") {
+		t.Errorf("text file: %v, want what it is not and what writes a model file", err)
 	}
 }
 

@@ -161,7 +161,7 @@ func (h *fileHeader) splitVoters(data []byte, voter bool) ([]byte, error) {
 func checkPrefix(b []byte) error {
 	n := min(len(b), len(Magic))
 	if !bytes.Equal(b[:n], []byte(Magic[:n])) {
-		return fmt.Errorf("%w (it starts with %q, a model file starts with %q)", ErrNotModelFile, b[:n], Magic)
+		return fmt.Errorf("%w (it starts with %q, a model file starts with %q): give a model file that setmatch train, enroll or forget wrote", ErrNotModelFile, b[:n], Magic)
 	}
 	if len(b) < 12 {
 		if len(b) == 0 {
