@@ -126,8 +126,9 @@ var afterBurstListed func(name string)
 
 // listBurst lists the claimed burst cur/name when it is one, opened once
 // (spool.OpenClaimed), reading no frame, and records in rec what the
-// journal says of every burst (recordFrames). What is no burst, or cannot
-// be opened or listed, leaves rec's frames and bytes 0.
+// journal says of every burst (recordFrames); of a regular file it records
+// its size, as the line of every file batch read has it, reading none of
+// it. What cannot be opened or listed leaves rec's frames and bytes 0.
 func (r *Runner) listBurst(st *state, name string, rec *journal.Record) {
 	f, fi, err := r.spool.OpenClaimed(name)
 	if err != nil {
@@ -135,6 +136,9 @@ func (r *Runner) listBurst(st *state, name string, rec *journal.Record) {
 	}
 	if !fi.IsDir() {
 		f.Close()
+		if fi.Mode().IsRegular() {
+			rec.Bytes = fi.Size()
+		}
 		return
 	}
 	rec.Burst = true

@@ -289,6 +289,10 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 	// And one interrupted twice in the matcher: tried a third time.
 	leaveInCur(t, f, "poison.npy", devicetest.Batch(rng, "carol"))
 	os.WriteFile(filepath.Join(f.Spool, spool.DirCur, ".poison.npy.retry"), []byte("3\n"), 0o640)
+	poison, err := os.Stat(filepath.Join(f.Spool, spool.DirCur, "poison.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	leaveInCur(t, f, "twice.npy", devicetest.Batch(rng, "bob"))
 	os.WriteFile(filepath.Join(f.Spool, spool.DirCur, ".twice.npy.retry"), []byte("2\n"), 0o640)
 
@@ -311,6 +315,8 @@ func TestRunnerInterruptedAndReload(t *testing.T) {
 	}
 	if rec := got["poison.npy"]; rec == nil || rec.Decision != "failed" || !strings.Contains(rec.Reason, "stopped 3 times while reading or matching") {
 		t.Errorf("batch interrupted 3 times in the matcher: %+v", rec)
+	} else if rec.Bytes != poison.Size() {
+		t.Errorf("batch interrupted 3 times: bytes %d, want its file's size %d, as every file batch's line has it", rec.Bytes, poison.Size())
 	}
 	if rec := got["twice.npy"]; rec == nil || rec.Decision != "bob" {
 		t.Errorf("batch interrupted twice in the matcher: %+v", rec)
