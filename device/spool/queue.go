@@ -31,6 +31,7 @@ type Queue struct {
 	known   map[string]struct{} // waiting or in flight
 	again   map[string]struct{} // seen again while in flight: a new file of the same name
 	dropped bool                // names were dropped since the last rescan
+	drops   uint64              // names dropped in all: a rescan's listing holds those before it
 	ready   chan struct{}       // 1-buffered: "something to pop"
 	rescan  chan struct{}       // 1-buffered: "names were dropped; rescan now"
 	closed  bool
@@ -61,18 +62,29 @@ func (q *Queue) add(it Item) bool {
 	return queued
 }
 
+// dropCount returns how many names the queue has dropped so far: a scan
+// takes it before it lists new/, for scanned.
+func (q *Queue) dropCount() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.drops
+}
+
 // scanned queues the names of a scan, in one step: first the batches left
 // in cur/ (leftover, as claimed items), then the names in new/, both in
 // arrival order. It returns how many of leftover it took (those not
 // taken, the queue being full, are offered again at the next scan: they
 // must not be lost) and how many names of new/ it queued. Where listed
-// (names is the listing of new/, not a listing that failed), it is the
-// rescan a drop asked for, and lets names from events in again, unless it
-// drops names in turn.
-func (q *Queue) scanned(leftover, names []string, listed bool) (took, queued int) {
+// (names is the listing of new/, not a listing that failed) and no name
+// was dropped since the scan took dropCount (before its listing, which
+// then holds every name dropped), it is the rescan a drop asked for, and
+// lets names from events in again, unless it drops names in turn. A name
+// dropped during the listing asks for another rescan: at once where the
+// queue is empty, else once it has drained.
+func (q *Queue) scanned(drops uint64, leftover, names []string, listed bool) (took, queued int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if listed {
+	if listed && q.drops == drops {
 		q.dropped = false
 	}
 	for _, name := range leftover {
@@ -86,6 +98,9 @@ func (q *Queue) scanned(leftover, names []string, listed bool) (took, queued int
 		if ok, _ := q.enqueue(Item{Name: name}, false); ok {
 			queued++
 		}
+	}
+	if listed && q.dropped && q.head == len(q.items) {
+		poke(q.rescan) // no drain to come would ask for it
 	}
 	return took, queued
 }
@@ -104,6 +119,7 @@ func (q *Queue) enqueue(it Item, refuse bool) (queued, known bool) {
 	}
 	if refuse || len(q.items)-q.head >= q.max {
 		q.dropped = true
+		q.drops++
 		return false, false
 	}
 	q.known[it.Name] = struct{}{}

@@ -41,7 +41,7 @@ func TestQueueDedupAndBound(t *testing.T) {
 	default:
 		t.Fatal("no rescan requested after names were dropped")
 	}
-	if _, n := q.scanned(nil, []string{"a", "d"}, true); n != 2 {
+	if _, n := q.scanned(q.dropCount(), nil, []string{"a", "d"}, true); n != 2 {
 		t.Fatalf("the rescan queued %d of a finished name and the dropped one, want 2", n)
 	}
 	for _, want := range []string{"a", "d"} {
@@ -87,10 +87,10 @@ func TestQueueReusedNameAsksRescan(t *testing.T) {
 // offered again at every scan until the queue takes them, before new/.
 func TestLeftoversBeyondQueueLength(t *testing.T) {
 	q := NewQueue(2)
-	if took, _ := q.scanned([]string{"a", "b", "c"}, []string{"x"}, true); took != 2 {
+	if took, _ := q.scanned(q.dropCount(), []string{"a", "b", "c"}, []string{"x"}, true); took != 2 {
 		t.Fatalf("an empty queue of two took %d leftovers, want 2", took)
 	}
-	if took, _ := q.scanned([]string{"a"}, nil, false); took != 1 {
+	if took, _ := q.scanned(q.dropCount(), []string{"a"}, nil, false); took != 1 {
 		t.Error("a leftover already waiting was not taken: it would be offered again")
 	}
 	it, _ := q.Pop(context.Background())
@@ -102,7 +102,7 @@ func TestLeftoversBeyondQueueLength(t *testing.T) {
 	default:
 		t.Fatal("no rescan requested after the queue refused a leftover")
 	}
-	if took, n := q.scanned([]string{"c"}, []string{"x"}, true); took != 1 || n != 1 {
+	if took, n := q.scanned(q.dropCount(), []string{"c"}, []string{"x"}, true); took != 1 || n != 1 {
 		t.Errorf("the drained queue took %d of the leftover c and queued %d of new/'s x, want 1 and 1", took, n)
 	}
 	if it, _ := q.Pop(context.Background()); it.Name != "c" || !it.Claimed {
@@ -195,5 +195,55 @@ func TestQueueEventWaitsBehindDropped(t *testing.T) {
 	q.Done(it.Name)
 	if q.add(Item{Name: "d"}) {
 		t.Fatal("d, which arrived after the dropped c, was queued ahead of it")
+	}
+}
+
+// TestQueueDropDuringScan: a name dropped while a rescan lists new/ (it may
+// have come after the listing) is not left to the next timed rescan: the
+// queue asks for another rescan once it has drained, or at once where
+// nothing waits.
+func TestQueueDropDuringScan(t *testing.T) {
+	ctx := context.Background()
+	q := NewQueue(2)
+	q.add(Item{Name: "a"})
+	q.add(Item{Name: "b"})
+	q.add(Item{Name: "c"}) // dropped: full
+	for range 2 {
+		it, _ := q.Pop(ctx)
+		q.Done(it.Name)
+	}
+	<-q.rescan // asked for by the drain
+	drops := q.dropCount()
+	if q.add(Item{Name: "d"}) { // during the listing, which missed it
+		t.Fatal("d, which arrived after the dropped c, was queued ahead of it")
+	}
+	if _, n := q.scanned(drops, nil, []string{"c"}, true); n != 1 {
+		t.Fatalf("the rescan queued %d names, want c", n)
+	}
+	it, _ := q.Pop(ctx)
+	q.Done(it.Name)
+	select {
+	case <-q.rescan:
+	default:
+		t.Fatal("d, dropped during the listing, waits for the timed rescan: no rescan asked for once the queue drained")
+	}
+	// The same with nothing queued by the rescan: asked for at once.
+	drops = q.dropCount()
+	q.add(Item{Name: "e"})
+	q.scanned(drops, nil, nil, true)
+	select {
+	case <-q.rescan:
+	default:
+		t.Fatal("e, dropped during a listing that queued nothing, waits for the timed rescan")
+	}
+	if _, n := q.scanned(q.dropCount(), nil, []string{"d", "e"}, true); n != 2 {
+		t.Fatalf("the rescan after the drops queued %d names, want d and e", n)
+	}
+	for range 2 {
+		it, _ := q.Pop(ctx)
+		q.Done(it.Name)
+	}
+	if !q.add(Item{Name: "f"}) {
+		t.Error("a rescan after the drops did not let names from events in again")
 	}
 }

@@ -133,11 +133,12 @@ func (w *Watcher) rescans(ctx context.Context) {
 // scan queues the batches left in cur/ that are still waiting for room, then
 // every batch in new/.
 func (w *Watcher) scan() {
+	drops := w.q.dropCount()
 	names, err := w.sp.Pending()
 	if err != nil {
 		w.log.Error("rescan failed", "err", err) // the leftovers are offered all the same
 	}
-	took, n := w.q.scanned(w.leftover, names, err == nil)
+	took, n := w.q.scanned(drops, w.leftover, names, err == nil)
 	w.leftover = w.leftover[took:]
 	if n > 0 {
 		w.log.Debug("rescan queued batches", "count", n)
