@@ -169,10 +169,11 @@ func Reload(ctx context.Context, opt ReloadOptions) error {
 	}
 	path := filepath.Join(dir, ReloadStatusFile)
 	// The daemon records its pid at start, before it is ready: a record of
-	// another pid says that opt.PID is not the daemon (a pid mistyped by
-	// hand), and a SIGHUP would end most programs. No record yet (a daemon
-	// that could not write it says so in its log) is left to the wait.
-	if st, err := readStatus(path); err == nil && st.PID != opt.PID {
+	// another pid that runs says that opt.PID is not the daemon (a pid
+	// mistyped by hand), and a SIGHUP would end most programs. No record
+	// (a daemon that could not write it says so in its log), or one of a
+	// pid gone, is left to the wait.
+	if st, err := readStatus(path); err == nil && st.PID != opt.PID && st.PID > 1 && syscall.Kill(st.PID, 0) != syscall.ESRCH {
 		return fmt.Errorf("pid %d is not the daemon: %s records the daemon's pid, %d; no signal sent. Run systemctl reload setmatchd, which gives -reload the unit's $MAINPID",
 			opt.PID, path, st.PID)
 	}

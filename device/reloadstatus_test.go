@@ -149,7 +149,7 @@ func TestReloadRuntimeDirList(t *testing.T) {
 func TestReloadOtherPID(t *testing.T) {
 	other := fakeDaemon(t, true) // SIGHUP ends it
 	dir := t.TempDir()
-	daemonPID := other.Process.Pid + 1
+	daemonPID := fakeDaemon(t, false).Process.Pid
 	writeStatus(t, dir, reloadStatus{PID: daemonPID})
 	err := Reload(context.Background(), ReloadOptions{PID: other.Process.Pid, RuntimeDir: dir, Timeout: time.Second, Stdout: new(bytes.Buffer)})
 	if err == nil || !strings.Contains(err.Error(), strconv.Itoa(daemonPID)) || !strings.Contains(err.Error(), "systemctl reload setmatchd") {
@@ -157,5 +157,22 @@ func TestReloadOtherPID(t *testing.T) {
 	}
 	if err := other.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the other process was signalled: %v", err)
+	}
+}
+
+// TestReloadStaleRecord: a record of a pid that no longer runs (a daemon
+// gone, whose successor could not write its own) does not stop -reload:
+// it signals the pid given and waits, as without a record.
+func TestReloadStaleRecord(t *testing.T) {
+	gone := exec.Command("/bin/true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	d := fakeDaemon(t, true)
+	dir := t.TempDir()
+	writeStatus(t, dir, reloadStatus{PID: gone.Process.Pid})
+	err := Reload(context.Background(), ReloadOptions{PID: d.Process.Pid, RuntimeDir: dir, Timeout: 10 * time.Second, Stdout: new(bytes.Buffer)})
+	if err == nil || !strings.Contains(err.Error(), "exited before") {
+		t.Errorf("Reload with a record of a pid gone: %v, want the pid given signalled (it exits on SIGHUP)", err)
 	}
 }
