@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -94,5 +95,66 @@ func TestReloadOverPinsWithoutBackend(t *testing.T) {
 	c.MQTT.Broker, c.Metrics.Listen = "tcp://127.0.0.1:1883", ":9469"
 	if _, restart := c.ReloadOver(&old); len(restart) != 5 {
 		t.Errorf("restart messages %q, want five", restart)
+	}
+}
+
+// TestReloadOverNamesEveryKey: a change to any key that needs a restart,
+// each key of each table in turn, gives a message naming its table and
+// the key; one that applies at once gives none. A key added to a table
+// is checked without a line here.
+func TestReloadOverNamesEveryKey(t *testing.T) {
+	live := map[string]bool{"spool.max_batch_bytes": true, "spool.max_frames": true, "spool.max_burst_frames": true,
+		"spool.max_frame_pixels": true, "spool.max_frame_bytes": true, "gpio.pulse": true,
+		"daemon.workers": true, "daemon.batch_timeout": true, "daemon.stop_grace": true}
+	tables := reflect.TypeFor[Config]()
+	for i := range tables.NumField() {
+		tf := tables.Field(i)
+		table := tf.Tag.Get("toml")
+		if tf.Type.Kind() != reflect.Struct || table == "decision" || table == "" || table == "-" {
+			continue // model and [decision] apply at once, checked above
+		}
+		for j := range tf.Type.NumField() {
+			key := tf.Type.Field(j).Tag.Get("toml")
+			if key == "" || key == "-" {
+				continue
+			}
+			old := Default()
+			old.GPIO.Backend = "log" // pins drive lines
+			c := old
+			c.GPIO.LabelPins = maps.Clone(old.GPIO.LabelPins)
+			name := table + "." + key
+			f := reflect.ValueOf(&c).Elem().Field(i).Field(j)
+			switch v := f.Addr().Interface().(type) {
+			case *string:
+				*v += "x"
+				if name == "spool.done" {
+					*v = "delete" // any other value keeps
+				}
+			case *int:
+				*v += 7
+			case *int64:
+				*v += 7
+			case *bool:
+				*v = !*v
+			case *Size:
+				*v += 7
+			case *Duration:
+				v.Duration += time.Second
+			case *map[string]string:
+				*v = map[string]string{"alice": "GPIO9"}
+			default:
+				t.Fatalf("%s.%s: no change made of a %T", table, key, v)
+			}
+			_, restart := c.ReloadOver(&old)
+			if live[name] {
+				if len(restart) != 0 {
+					t.Errorf("%s applies at once, but the reload says %q", name, restart)
+				}
+				continue
+			}
+			if len(restart) != 1 || !strings.HasPrefix(restart[0], "["+table+"] "+key+" changed") {
+				t.Errorf("%s changed: the reload says %q, want one message naming [%s] %s", name, restart, table, key)
+			}
+		}
 	}
 }
