@@ -85,6 +85,11 @@ type CGResult struct {
 	Iterations int
 	Stop       string // why it stopped
 	History    []IterStats
+
+	// next is where a run stopped by its iteration cap stands, and opt
+	// its options, for Continue; nil where it stopped otherwise.
+	next *cgState
+	opt  CGOptions
 }
 
 const (
@@ -126,105 +131,203 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 	xi := ProjectTangent(nil, w, grad)
 	gn := mat.Norm(xi, 2)
 	res := &CGResult{}
-	record := func(s IterStats) {
-		res.History = append(res.History, s)
-		if opt.Progress != nil {
-			opt.Progress(s)
-		}
+	res.record(opt, IterStats{Cost: cost, GradNorm: gn, Seconds: time.Since(start).Seconds()})
+
+	s := &cgState{w: w, xi: xi, eta: mat.NewDense(D, d, nil), cost: cost, gn: gn, stepLen: opt.InitialStep}
+	s.eta.Scale(-1, xi)
+	return s.run(f, opt, res)
+}
+
+// Continue goes on from where r, a run of MinimizeCG (or of Continue)
+// stopped by its iteration cap, stopped, to maxIter iterations in all,
+// f being r's objective (or one that gives the same numbers): it returns
+// what MinimizeCG with r's options and the cap maxIter returns, the
+// same W, cost, gradient norm, iterations, stop and History to the bit
+// (but each iteration's Seconds), and calls progress (if not nil) for
+// every entry of that History in turn, r's first. Where r stopped
+// otherwise, or maxIter is r's iterations, that is r itself. r is not
+// changed: it can be continued again, from several goroutines at once.
+func (r *CGResult) Continue(f Objective, maxIter int, progress func(IterStats)) (*CGResult, error) {
+	if maxIter < r.Iterations {
+		return nil, fmt.Errorf("grassmann: continuing %d iterations to a cap of %d", r.Iterations, maxIter)
 	}
-	record(IterStats{Cost: cost, GradNorm: gn, Seconds: time.Since(start).Seconds()})
+	opt := r.opt
+	opt.MaxIter, opt.Progress = maxIter, progress
+	hist := r.History
+	if r.next == nil || maxIter == r.Iterations {
+		res := *r
+		res.History = nil
+		for _, h := range hist {
+			res.record(opt, h)
+		}
+		return &res, nil
+	}
+	s := *r.next
+	s.eta = mat.DenseCopyOf(s.eta) // the one matrix of the state an iteration changes in place
+	if s.pending != nil {
+		hist = hist[:len(hist)-1] // its last iteration, without the gradient at its end
+	}
+	res := &CGResult{}
+	for _, h := range hist {
+		res.record(opt, h)
+	}
+	return s.run(f, opt, res)
+}
 
-	eta := mat.NewDense(D, d, nil)
-	eta.Scale(-1, xi)
-	stepLen := opt.InitialStep
-	stop := "iteration limit"
-	iter := 0
-	for iter < opt.MaxIter {
-		if gn <= opt.GradTol {
-			stop = "gradient norm below tolerance"
-			break
-		}
-		t0 := time.Now()
-		restart := false
-		slope := frobDot(xi, eta)
-		if !(slope < 0) {
-			eta.Scale(-1, xi)
-			slope = -gn * gn
-			restart = true
-		}
-		var (
-			wNew   *mat.Dense
-			t, c   float64
-			evals  int
-			accept bool
-		)
-		for attempt := 0; attempt < 2 && !accept; attempt++ {
-			var n int
-			wNew, t, c, n, err = backtrack(f, w, eta, cost, slope, stepLen/mat.Norm(eta, 2))
-			evals += n
-			if err != nil {
-				return nil, err
-			}
-			accept = wNew != nil
-			if accept || restart {
-				break
-			}
-			// A conjugate direction that gives no decrease: retry along −ξ.
-			eta.Scale(-1, xi)
-			slope = -gn * gn
-			restart = true
-		}
-		if !accept {
-			stop = "line search found no decrease"
-			break
-		}
-		iter++
-		step := t * mat.Norm(eta, 2)
-		if evals == 1 {
-			stepLen = 2 * step
-		} else {
-			stepLen = step
-		}
-		if opt.NoFinalGradient {
-			// The stop rules (converged), decided before the gradient: the cost at
-			// wNew is the line search's c, the same evaluation.
-			why := opt.converged(cost, c, step)
-			if why == "" && iter >= opt.MaxIter {
-				why = "iteration limit"
-			}
-			if why != "" {
-				w, cost, gn, stop = wNew, c, math.NaN(), why
-				record(IterStats{Iteration: iter, Cost: cost, GradNorm: gn, Step: step,
-					Seconds: time.Since(t0).Seconds(), Evals: evals, Restart: restart})
-				break
-			}
-		}
+// record appends an iteration to r's History and passes it to opt's
+// Progress.
+func (r *CGResult) record(opt CGOptions, s IterStats) {
+	r.History = append(r.History, s)
+	if opt.Progress != nil {
+		opt.Progress(s)
+	}
+}
 
-		gNew := mat.NewDense(D, d, nil)
-		cAcc, err := f(wNew, gNew)
-		if err != nil {
+// cgState is where a run of MinimizeCG stands after an iteration: the
+// point w, the cost there, the Riemannian gradient xi there and its norm
+// gn, the search direction eta, the first trial step length of the next
+// line search and the iterations made. Where an iteration under
+// NoFinalGradient was the last, the step it took is pending, without the
+// gradient at its end, and the rest is the state before it.
+type cgState struct {
+	w, xi, eta        *mat.Dense
+	cost, gn, stepLen float64
+	iter              int
+	pending           *cgStep
+}
+
+// cgStep is an accepted step of the line search: the point it reached,
+// the cost there, its length, the cost evaluations it took, whether the
+// direction was reset to −ξ for it, and when its iteration began.
+type cgStep struct {
+	w          *mat.Dense
+	cost, step float64
+	evals      int
+	restart    bool
+	t0         time.Time
+}
+
+// run makes the iterations from s up to opt's cap, recording them in res,
+// and returns res with the outcome.
+func (s *cgState) run(f Objective, opt CGOptions, res *CGResult) (*CGResult, error) {
+	stop := ""
+	if p := s.pending; p != nil {
+		s.pending = nil
+		var err error
+		if stop, err = s.finish(f, opt, res, p); err != nil {
 			return nil, err
 		}
-		xiNew := ProjectTangent(nil, wNew, gNew)
-		gnNew := mat.Norm(xiNew, 2)
-
-		conjugate(eta, xi, xiNew, wNew, gn, iter%opt.RestartEvery == 0)
-
-		prev := cost
-		w, cost, xi, gn = wNew, cAcc, xiNew, gnNew
-		record(IterStats{Iteration: iter, Cost: cost, GradNorm: gn, Step: step,
-			Seconds: time.Since(t0).Seconds(), Evals: evals + 1, Restart: restart})
-
-		if why := opt.converged(prev, cost, step); why != "" {
-			stop = why
-			break
+	}
+	for stop == "" && s.iter < opt.MaxIter {
+		var err error
+		if stop, err = s.iterate(f, opt, res); err != nil {
+			return nil, err
 		}
 	}
-	if iter >= opt.MaxIter && stop == "iteration limit" && gn <= opt.GradTol {
+	if stop == "" {
+		stop = "iteration limit"
+	}
+	w, cost, gn := s.w, s.cost, s.gn
+	if p := s.pending; p != nil {
+		w, cost, gn = p.w, p.cost, math.NaN()
+	}
+	if s.iter >= opt.MaxIter && stop == "iteration limit" && gn <= opt.GradTol {
 		stop = "gradient norm below tolerance"
 	}
-	res.W, res.Cost, res.GradNorm, res.Iterations, res.Stop = w, cost, gn, iter, stop
+	res.W, res.Cost, res.GradNorm, res.Iterations, res.Stop = w, cost, gn, s.iter, stop
+	if stop == "iteration limit" {
+		res.next, res.opt = s, opt
+	}
 	return res, nil
+}
+
+// iterate makes one iteration from s and returns why the run stops after
+// it ("" where it goes on).
+func (s *cgState) iterate(f Objective, opt CGOptions, res *CGResult) (string, error) {
+	if s.gn <= opt.GradTol {
+		return "gradient norm below tolerance", nil
+	}
+	t0 := time.Now()
+	restart := false
+	slope := frobDot(s.xi, s.eta)
+	if !(slope < 0) {
+		s.eta.Scale(-1, s.xi)
+		slope = -s.gn * s.gn
+		restart = true
+	}
+	var (
+		wNew   *mat.Dense
+		t, c   float64
+		evals  int
+		accept bool
+	)
+	for attempt := 0; attempt < 2 && !accept; attempt++ {
+		var (
+			n   int
+			err error
+		)
+		wNew, t, c, n, err = backtrack(f, s.w, s.eta, s.cost, slope, s.stepLen/mat.Norm(s.eta, 2))
+		evals += n
+		if err != nil {
+			return "", err
+		}
+		accept = wNew != nil
+		if accept || restart {
+			break
+		}
+		// A conjugate direction that gives no decrease: retry along −ξ.
+		s.eta.Scale(-1, s.xi)
+		slope = -s.gn * s.gn
+		restart = true
+	}
+	if !accept {
+		return "line search found no decrease", nil
+	}
+	s.iter++
+	step := t * mat.Norm(s.eta, 2)
+	if evals == 1 {
+		s.stepLen = 2 * step
+	} else {
+		s.stepLen = step
+	}
+	p := &cgStep{w: wNew, cost: c, step: step, evals: evals, restart: restart, t0: t0}
+	if opt.NoFinalGradient {
+		// The stop rules (converged), decided before the gradient: the cost at
+		// wNew is the line search's c, the same evaluation.
+		why := opt.converged(s.cost, c, step)
+		if why == "" && s.iter >= opt.MaxIter {
+			why = "iteration limit"
+		}
+		if why != "" {
+			s.pending = p
+			res.record(opt, IterStats{Iteration: s.iter, Cost: c, GradNorm: math.NaN(), Step: step,
+				Seconds: time.Since(t0).Seconds(), Evals: evals, Restart: restart})
+			return why, nil
+		}
+	}
+	return s.finish(f, opt, res, p)
+}
+
+// finish ends the iteration that took step p from s: the gradient at its
+// end, the next search direction. It returns why the run stops after it
+// ("" where it goes on).
+func (s *cgState) finish(f Objective, opt CGOptions, res *CGResult, p *cgStep) (string, error) {
+	D, d := p.w.Dims()
+	gNew := mat.NewDense(D, d, nil)
+	cAcc, err := f(p.w, gNew)
+	if err != nil {
+		return "", err
+	}
+	xiNew := ProjectTangent(nil, p.w, gNew)
+	gnNew := mat.Norm(xiNew, 2)
+
+	conjugate(s.eta, s.xi, xiNew, p.w, s.gn, s.iter%opt.RestartEvery == 0)
+
+	prev := s.cost
+	s.w, s.cost, s.xi, s.gn = p.w, cAcc, xiNew, gnNew
+	res.record(opt, IterStats{Iteration: s.iter, Cost: s.cost, GradNorm: s.gn, Step: p.step,
+		Seconds: time.Since(p.t0).Seconds(), Evals: p.evals + 1, Restart: p.restart})
+	return opt.converged(prev, s.cost, p.step), nil
 }
 
 // converged returns why a run stops after an iteration that took the

@@ -503,3 +503,107 @@ func spreadSymmetric(rng *rand.Rand, D int) *mat.Dense {
 	a.Mul(&a, q.T())
 	return &a
 }
+
+// TestContinue: a run stopped by its iteration cap and continued (once,
+// or twice) to a larger cap gives what one run to that cap gives, bit
+// for bit, with and without NoFinalGradient, with a restart of the
+// direction at the iteration it continues from, and where the longer run
+// stops before its cap (the cost's change); progress sees the History it
+// returns; the run continued is not changed by it.
+func TestContinue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	const D, d = 20, 3
+	f := rayleigh(spreadSymmetric(rng, D), nil)
+	w0 := grassmanntest.RandomPoint(rng, D, d)
+	for _, c := range []struct {
+		name string
+		opt  grassmann.CGOptions
+		caps []int // the first run's cap, then each continuation's
+		stop string
+	}{
+		{"cap", grassmann.CGOptions{CostRelTol: 1e-15}, []int{5, 12}, "iteration limit"},
+		{"cap, twice", grassmann.CGOptions{CostRelTol: 1e-15}, []int{3, 7, 12}, "iteration limit"},
+		{"cap, at a restart", grassmann.CGOptions{CostRelTol: 1e-15, RestartEvery: 4}, []int{4, 12}, "iteration limit"},
+		{"cap, same cap", grassmann.CGOptions{CostRelTol: 1e-15}, []int{5, 5}, "iteration limit"},
+		{"cost change", grassmann.CGOptions{CostRelTol: 1e-4}, []int{3, 500}, "relative cost change below tolerance"},
+	} {
+		for _, noFinal := range []bool{false, true} {
+			opt := c.opt
+			opt.NoFinalGradient = noFinal
+			opt.MaxIter = c.caps[len(c.caps)-1]
+			ref, err := grassmann.MinimizeCG(f, w0, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref.Stop != c.stop || ref.Iterations <= c.caps[0] && c.caps[0] < opt.MaxIter {
+				t.Fatalf("%s: the run to the last cap stops (%q) after %d iterations: the case does not test what it says", c.name, ref.Stop, ref.Iterations)
+			}
+			opt.MaxIter = c.caps[0]
+			res, err := grassmann.MinimizeCG(f, w0, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, firstLen := res, len(res.History)
+			var seen []grassmann.IterStats
+			for _, n := range c.caps[1:] {
+				seen = nil
+				if res, err = res.Continue(f, n, func(s grassmann.IterStats) { seen = append(seen, s) }); err != nil {
+					t.Fatal(err)
+				}
+			}
+			name := c.name
+			if noFinal {
+				name += ", no final gradient"
+			}
+			if !sameCG(res, ref) {
+				t.Errorf("%s: continued: %d iterations, cost %v, gradient %v, %q; in one run: %d, %v, %v, %q", name, res.Iterations, res.Cost, res.GradNorm, res.Stop, ref.Iterations, ref.Cost, ref.GradNorm, ref.Stop)
+			}
+			if len(seen) != len(res.History) || (len(seen) > 0 && !sameIter(seen[len(seen)-1], res.History[len(res.History)-1])) {
+				t.Errorf("%s: progress saw %d iterations of %d", name, len(seen), len(res.History))
+			}
+			again, err := first.Continue(f, c.caps[len(c.caps)-1], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(first.History) != firstLen || !sameCG(again, ref) {
+				t.Errorf("%s: the run continued changed by continuing it", name)
+			}
+		}
+	}
+}
+
+// sameCG reports whether two runs reached the same W, cost, gradient
+// norm, iterations and stop, through the same History but its Seconds,
+// bit for bit.
+func sameCG(a, b *grassmann.CGResult) bool {
+	if !sameBits(a.W.RawMatrix().Data, b.W.RawMatrix().Data) || !sameBits([]float64{a.Cost, a.GradNorm}, []float64{b.Cost, b.GradNorm}) ||
+		a.Iterations != b.Iterations || a.Stop != b.Stop || len(a.History) != len(b.History) {
+		return false
+	}
+	for i, h := range a.History {
+		if !sameIter(h, b.History[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameIter reports whether two iterations are the same but their Seconds.
+func sameIter(a, b grassmann.IterStats) bool {
+	a.Seconds, b.Seconds = 0, 0
+	return a.Iteration == b.Iteration && a.Evals == b.Evals && a.Restart == b.Restart &&
+		sameBits([]float64{a.Cost, a.GradNorm, a.Step}, []float64{b.Cost, b.GradNorm, b.Step})
+}
+
+// sameBits reports whether a and b hold the same numbers bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
