@@ -17,8 +17,10 @@ import (
 // GOMAXPROCS), for W alone (learn.TrainOptions.WAlone). setmatch train
 // and eval give it to the engine as Grid.Learn.
 func DRLearner(workers int) method.Learner {
-	// The folds' candidates share their sets' PCA and Fisher starts.
-	pcaStarts, fisherStarts := new(learn.PCACache), new(learn.FisherCache)
+	// The folds' candidates share their sets' PCA and Fisher starts, and
+	// the first iterations where they begin alike: the warm start of
+	// global*0.25 is the first half of global*1 (learn.PrefixCache).
+	pcaStarts, fisherStarts, prefixes := new(learn.PCACache), new(learn.FisherCache), new(learn.PrefixCache)
 	return func(sets []*mat.Dense, labels []int, m match.Measure, p method.LearnParams, seed int64) (*mat.Dense, []float64, error) {
 		_, d := sets[0].Dims()
 		start := learn.StartFunc(pcaStarts.Basis)
@@ -36,7 +38,7 @@ func DRLearner(workers int) method.Learner {
 		}
 		res, err := learn.Train(sets, labels, learn.TrainOptions{
 			Dim: min(p.Dim, d), Divergence: m, Bandwidth: p.Rule, MaxIter: p.MaxIter, Seed: seed, Workers: workers,
-			GlobalScale: p.Scale, Start: start, NuW: nu, NuB: nu, WAlone: true,
+			GlobalScale: p.Scale, Start: start, NuW: nu, NuB: nu, WAlone: true, Prefixes: prefixes,
 		})
 		if err != nil {
 			return nil, nil, err

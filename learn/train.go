@@ -64,7 +64,12 @@ type TrainOptions struct {
 	// limit", and the training sets are not projected at the end
 	// (TrainResult.Projected and Bandwidths are nil). W and every other
 	// result are those of a run without it.
-	WAlone   bool
+	WAlone bool
+	// Prefixes, if set, holds the first iterations of trainings that
+	// begin alike, shared with this one: the first ⌈MaxIter/2⌉ of its
+	// first CG run (PrefixCache). Every result but the iterations'
+	// Seconds is that of a training without it.
+	Prefixes *PrefixCache
 	Workers  int // goroutines (≤ 0: GOMAXPROCS); the result does not depend on it
 	Progress func(IterStats)
 }
@@ -204,7 +209,7 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 			}
 		}
 		first := round == 0
-		cg, err := grassmann.MinimizeCG(cost.Eval, w, grassmann.CGOptions{
+		cgOpt := grassmann.CGOptions{
 			MaxIter: run.iter, GradTol: opt.GradTol, CostRelTol: opt.CostRelTol, MinStep: opt.MinStep,
 			NoFinalGradient: opt.WAlone,
 			Progress: func(s IterStats) {
@@ -217,7 +222,13 @@ func Train(sets []*mat.Dense, labels []int, opt TrainOptions) (*TrainResult, err
 					opt.Progress(s)
 				}
 			},
-		})
+		}
+		var cg *grassmann.CGResult
+		if first && opt.Prefixes != nil {
+			cg, err = opt.Prefixes.run(sets, labels, mean, w, res.Pairs, h, opt, warmIter(opt), cost.Eval, cgOpt)
+		} else {
+			cg, err = grassmann.MinimizeCG(cost.Eval, w, cgOpt)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -253,10 +264,7 @@ type trainingRun struct {
 // warm start (TrainOptions.WarmScale), by one of ⌈MaxIter/2⌉ iterations
 // at the warm scale.
 func trainingRuns(opt TrainOptions) []trainingRun {
-	iter := opt.MaxIter
-	if iter <= 0 {
-		iter = grassmann.DefaultMaxIter
-	}
+	iter := maxIter(opt)
 	runs := make([]trainingRun, max(opt.Rounds, 1))
 	for i := range runs {
 		runs[i] = trainingRun{opt.GlobalScale, iter}
@@ -268,8 +276,21 @@ func trainingRuns(opt TrainOptions) []trainingRun {
 	if warm <= 0 || opt.GlobalScale <= 0 || warm == opt.GlobalScale {
 		return runs
 	}
-	return append([]trainingRun{{warm, (iter + 1) / 2}}, runs...)
+	return append([]trainingRun{{warm, warmIter(opt)}}, runs...)
 }
+
+// maxIter returns the iteration cap of a CG run of Train under opt but
+// a warm start's (warmIter).
+func maxIter(opt TrainOptions) int {
+	if opt.MaxIter <= 0 {
+		return grassmann.DefaultMaxIter
+	}
+	return opt.MaxIter
+}
+
+// warmIter returns ⌈maxIter/2⌉, the iteration cap of a warm start under
+// opt and the first iterations a PrefixCache shares.
+func warmIter(opt TrainOptions) int { return (maxIter(opt) + 1) / 2 }
 
 // SetError is an error of one training set, by its index in the sets
 // given to Train, so that a caller can name it.
