@@ -145,8 +145,9 @@ func MinimizeCG(f Objective, w0 *mat.Dense, opt CGOptions) (*CGResult, error) {
 // same W, cost, gradient norm, iterations, stop and History to the bit
 // (but each iteration's Seconds), and calls progress (if not nil) for
 // every entry of that History in turn, r's first. Where r stopped
-// otherwise, or maxIter is r's iterations, that is r itself. r is not
-// changed: it can be continued again, from several goroutines at once.
+// otherwise, or maxIter is r's iterations, that is r itself (with a
+// W of its own). r is not changed: it can be continued again, from
+// several goroutines at once.
 func (r *CGResult) Continue(f Objective, maxIter int, progress func(IterStats)) (*CGResult, error) {
 	if maxIter < r.Iterations {
 		return nil, fmt.Errorf("grassmann: continuing %d iterations to a cap of %d", r.Iterations, maxIter)
@@ -156,7 +157,7 @@ func (r *CGResult) Continue(f Objective, maxIter int, progress func(IterStats)) 
 	hist := r.History
 	if r.next == nil || maxIter == r.Iterations {
 		res := *r
-		res.History = nil
+		res.W, res.History = mat.DenseCopyOf(r.W), nil
 		for _, h := range hist {
 			res.record(opt, h)
 		}
@@ -171,7 +172,11 @@ func (r *CGResult) Continue(f Objective, maxIter int, progress func(IterStats)) 
 	for _, h := range hist {
 		res.record(opt, h)
 	}
-	return s.run(f, opt, res)
+	if _, err := s.run(f, opt, res); err != nil {
+		return nil, err
+	}
+	res.W = mat.DenseCopyOf(res.W) // the point r's state holds, where the run stops at it
+	return res, nil
 }
 
 // record appends an iteration to r's History and passes it to opt's

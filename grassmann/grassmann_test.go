@@ -509,7 +509,8 @@ func spreadSymmetric(rng *rand.Rand, D int) *mat.Dense {
 // for bit, with and without NoFinalGradient, with a restart of the
 // direction at the iteration it continues from, and where the longer run
 // stops before its cap (the cost's change); progress sees the History it
-// returns; the run continued is not changed by it.
+// returns; the run continued is not changed by it, and its W is not the
+// continuation's.
 func TestContinue(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 36))
 	const D, d = 20, 3
@@ -567,6 +568,9 @@ func TestContinue(t *testing.T) {
 			}
 			if len(first.History) != firstLen || !sameCG(again, ref) {
 				t.Errorf("%s: the run continued changed by continuing it", name)
+			}
+			if again.W == first.W || res.W == first.W {
+				t.Errorf("%s: the run continued and its continuation share their W", name)
 			}
 		}
 	}
