@@ -540,6 +540,8 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 	}
 	start := time.Now()
 	x, err := r.readBatch(ctx, st, name, rec)
+	// What the read took, whether it, or a check after it, fails.
+	rec.ReadMS = ms(time.Since(start))
 	if ctx.Err() != nil { // over the limit or stopping, during the read or at its end
 		return model.Decision{}, r.matchErr(st, name, rec.Frames, rec.Burst, ctx.Err())
 	}
@@ -555,7 +557,6 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 		return model.Decision{}, fmt.Errorf("batch %s has %d features per frame, model %s expects %d (was the batch made with the same feature extractor as the model?)", name, dim, st.model.Path, want)
 	}
 	t := time.Now()
-	rec.ReadMS = ms(t.Sub(start))
 	res, err := st.matcher.MatchContext(ctx, x)
 	rec.MatchMS = ms(time.Since(t))
 	if err != nil {

@@ -217,11 +217,12 @@ func TestRunnerFailuresAndCaps(t *testing.T) {
 	}
 
 	f.Drop(t, "short.npy", devicetest.Sample(rng, devicetest.TinyCenters["alice"], 3, devicetest.TinyD, 0.5))
-	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "min_frames") {
+	// A batch read and then refused says how long its read took.
+	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "min_frames") || r.ReadMS <= 0 {
 		t.Fatalf("short batch: %+v", r)
 	}
 	f.Drop(t, "wide.npy", devicetest.Sample(rng, devicetest.TinyCenters["alice"], 30, devicetest.TinyD+1, 0.5))
-	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "features per frame") {
+	if r := next(t, ch); r.Decision != "failed" || !strings.Contains(r.Reason, "features per frame") || r.ReadMS <= 0 {
 		t.Fatalf("wide batch: %+v", r)
 	}
 	// Values around 1e155: their squared distances overflow. The batch
