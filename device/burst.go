@@ -63,12 +63,17 @@ func (b burstPipeline) describe() string {
 
 // readBatch reads the claimed batch cur/name, opened once
 // (spool.OpenClaimed): an image burst when it is a directory, listed and
-// read from the open folder, else a .npy or CSV file read from the open
+// read from the open folder (one that cannot be opened fails as a burst,
+// whatever its name), else a .npy or CSV file read from the open
 // file. What is not a directory (a link included, which the open refuses)
 // is refused by its name first when it names an archive or one image.
 func (r *Runner) readBatch(ctx context.Context, st *state, name string, rec *journal.Record) (*mat.Dense, error) {
 	f, fi, err := r.spool.OpenClaimed(name)
-	if err == nil && fi.IsDir() {
+	if fi != nil && fi.IsDir() {
+		if err != nil { // a burst all the same, whatever its name
+			rec.Burst = true
+			return nil, err
+		}
 		return r.readBurst(ctx, st, name, f, rec)
 	}
 	if f != nil {
@@ -128,10 +133,12 @@ var afterBurstListed func(name string)
 // (spool.OpenClaimed), reading no frame, and records in rec what the
 // journal says of every burst (recordFrames); of a regular file it records
 // its size, as the line of every file batch read has it, reading none of
-// it. What cannot be opened or listed leaves rec's frames and bytes 0.
+// it. What cannot be opened or listed leaves rec's frames and bytes 0 (a
+// directory that cannot be opened is recorded as a burst all the same).
 func (r *Runner) listBurst(st *state, name string, rec *journal.Record) {
 	f, fi, err := r.spool.OpenClaimed(name)
 	if err != nil {
+		rec.Burst = fi != nil && fi.IsDir()
 		return
 	}
 	if !fi.IsDir() {

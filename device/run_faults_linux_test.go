@@ -16,6 +16,7 @@ import (
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
 	"setmatch/device/spool"
+	"setmatch/internal/testexec"
 	"setmatch/internal/testutil"
 )
 
@@ -169,5 +170,40 @@ func TestManyInterruptedBatchesBeyondQueue(t *testing.T) {
 			t.Errorf("%s handled twice", rec.File)
 		}
 		seen[rec.File] = true
+	}
+}
+
+// TestUnreadableBurstFails: a burst in cur/ whose folder the daemon's
+// user may write in but not read (mode 0300) fails with a line that says
+// burst and a reason that says it is an image burst the daemon's user
+// cannot read and what the camera must do, also where its name ends in
+// .tar or .png (not the archive's or the one image's reason). Root reads
+// every folder, so as root the test runs itself again as another user.
+func TestUnreadableBurstFails(t *testing.T) {
+	if os.Geteuid() == 0 {
+		testexec.RunTestAs(t, testexec.OtherUser, testexec.OtherUser, nil) // root reads every folder
+		return
+	}
+	f := devicetest.NewFixture(t, "")
+	names := []string{"door", "door.tar", "door.png"}
+	for _, name := range names {
+		p := filepath.Join(f.Spool, spool.DirCur, name)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "frame-0001.png"), []byte("png"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o300); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(p, 0o700); os.Chmod(filepath.Join(f.Spool, spool.DirFailed, name), 0o700) }) // for TempDir's removal
+	}
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	for range names {
+		r := next(t, ch)
+		if r.Decision != "failed" || !r.Burst || !strings.Contains(r.Reason, "image burst "+r.File+" (mode 0300) cannot be read by the daemon's user") || !strings.Contains(r.Reason, "mode 2770") {
+			t.Errorf("a burst the daemon's user cannot read: %+v", r)
+		}
 	}
 }

@@ -238,3 +238,42 @@ func TestPruneTooLargeBatchLeftInPart(t *testing.T) {
 	}
 	asDaemon(t, dir)
 }
+
+// TestOpenClaimedUnreadableBurst: a claimed burst whose folder the
+// daemon's user may write in but not read (a camera's restrictive umask)
+// cannot be opened; OpenClaimed's error says it is an image burst the
+// daemon's user cannot read, with its mode and what the camera must do,
+// and its facts say it is a folder, also where its name ends in .tar or
+// .png. Root reads every folder, so as root the test runs itself again as
+// another user.
+func TestOpenClaimedUnreadableBurst(t *testing.T) {
+	if os.Geteuid() == 0 {
+		testexec.RunTestAs(t, testexec.OtherUser, testexec.OtherUser, nil) // root reads every folder
+		return
+	}
+	sp, dir := openTemp(t, Options{})
+	for _, name := range []string{"door", "door.tar", "door.png"} {
+		p := filepath.Join(dir, DirCur, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "frame-0001.jpg"), []byte("jpeg"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o300); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(p, 0o700) }) // for TempDir's removal
+		f, fi, err := sp.OpenClaimed(name)
+		if err == nil {
+			f.Close()
+			t.Fatalf("OpenClaimed(%s) of a folder of mode 0300: no error", name)
+		}
+		if fi == nil || !fi.IsDir() {
+			t.Errorf("OpenClaimed(%s): facts %v, want those of a folder", name, fi)
+		}
+		if msg := err.Error(); !errors.Is(err, os.ErrPermission) || !strings.Contains(msg, "image burst "+name+" (mode 0300) cannot be read by the daemon's user") || !strings.Contains(msg, "mode 2770") {
+			t.Errorf("OpenClaimed(%s): %q, want an image burst the daemon's user cannot read, and what the camera must do", name, msg)
+		}
+	}
+}

@@ -369,15 +369,26 @@ func (e *TooLargeError) Error() string {
 // folder (features.BurstOf); anything else is read by ReadBatch, which
 // refuses what is not a regular file. A symbolic link at name is refused,
 // also one to a file inside the spool (the open does not follow it), and
-// the open never blocks (a FIFO).
+// the open never blocks (a FIFO). Where the open fails, the entry is
+// looked at (not followed) and fi, unless that failed too, is its facts: a
+// directory is a burst that could not be opened (one the daemon's user
+// may not read says so, and what the camera must do).
 func (s *Spool) OpenClaimed(name string) (*os.File, fs.FileInfo, error) {
 	f, err := s.openNoFollow(DirCur, name)
 	if err != nil {
 		// A link fails the open (O_NOFOLLOW); only then is it looked at.
-		if fi, lerr := s.root.Lstat(path.Join(DirCur, name)); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, nil, fmt.Errorf("batch %s is a symbolic link: the daemon reads no links; writers must rename the batch file itself into new/", name)
+		fi, lerr := s.root.Lstat(path.Join(DirCur, name))
+		switch {
+		case lerr != nil:
+			return nil, nil, fmt.Errorf("open batch: %w", err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return nil, fi, fmt.Errorf("batch %s is a symbolic link: the daemon reads no links; writers must rename the batch file itself into new/", name)
+		case fi.IsDir() && errors.Is(err, fs.ErrPermission):
+			return nil, fi, fmt.Errorf("image burst %s (mode %04o) cannot be read by the daemon's user: %w: the camera must make each burst folder group-readable and group-writable, mode 2770 (mkdir -m 2770, as camera-burst.sh does)", name, OctalMode(fi.Mode()), err)
+		case fi.IsDir():
+			return nil, fi, fmt.Errorf("image burst %s: cannot open it: %w", name, err)
 		}
-		return nil, nil, fmt.Errorf("open batch: %w", err)
+		return nil, fi, fmt.Errorf("open batch: %w", err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
