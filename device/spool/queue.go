@@ -22,14 +22,19 @@ type Item struct {
 // Until that rescan, names from file events are dropped too, room or not:
 // the batches dropped arrived before them, and the rescan queues them all
 // in arrival order, so that no batch overtakes one that arrived earlier.
+// A name handled while a scan lists new/ is not queued by that scan: the
+// listing may hold its file from before the claim, and the queue holds only
+// names whose files wait in new/ (or cur/, for a claimed item), so that its
+// length is the number of batches waiting.
 // A Queue is safe for concurrent use.
 type Queue struct {
 	mu      sync.Mutex
 	items   []Item
 	head    int
 	max     int
-	known   map[string]struct{} // waiting or in flight
+	known   map[string]bool     // waiting or in flight; true where its claim does not take a file of its name in new/ (in flight, or a batch of cur/)
 	again   map[string]struct{} // seen again while in flight: a new file of the same name
+	handled map[string]struct{} // done since the scan under way began its listing; nil: no scan
 	dropped bool                // names were dropped since the last rescan
 	drops   uint64              // names dropped in all: a rescan's listing holds those before it
 	ready   chan struct{}       // 1-buffered: "something to pop"
@@ -44,7 +49,7 @@ func NewQueue(max int) *Queue {
 	}
 	return &Queue{
 		max:    max,
-		known:  make(map[string]struct{}),
+		known:  make(map[string]bool),
 		again:  make(map[string]struct{}),
 		ready:  make(chan struct{}, 1),
 		rescan: make(chan struct{}, 1),
@@ -62,21 +67,27 @@ func (q *Queue) add(it Item) bool {
 	return queued
 }
 
-// dropCount returns how many names the queue has dropped so far: a scan
-// takes it before it lists new/, for scanned.
-func (q *Queue) dropCount() uint64 {
+// beginScan is called by a scan before it lists new/: it returns how many
+// names the queue has dropped so far, for scanned, and notes from then on
+// the names handled (Done), which scanned does not queue.
+func (q *Queue) beginScan() uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.handled = make(map[string]struct{})
 	return q.drops
 }
 
 // scanned queues the names of a scan, in one step: first the batches left
 // in cur/ (leftover, as claimed items), then the names in new/, both in
-// arrival order. It returns how many of leftover it took (those not
-// taken, the queue being full, are offered again at the next scan: they
-// must not be lost) and how many names of new/ it queued. Where listed
+// arrival order, but for those handled since the scan began (beginScan):
+// the listing may hold their files from before their claims (a file of
+// the same name that came since was seen by its event, which queued it,
+// or dropped it and asked for a rescan, or asks for one when the name is
+// done). It returns how many of leftover it took (those not taken, the
+// queue being full, are offered again at the next scan: they must not be
+// lost) and how many names of new/ it queued. Where listed
 // (names is the listing of new/, not a listing that failed) and no name
-// was dropped since the scan took dropCount (before its listing, which
+// was dropped since beginScan (before its listing, which
 // then holds every name dropped), it is the rescan a drop asked for, and
 // lets names from events in again, unless it drops names in turn. A name
 // dropped during the listing asks for another rescan: at once where the
@@ -95,10 +106,14 @@ func (q *Queue) scanned(drops uint64, leftover, names []string, listed bool) (to
 		took++
 	}
 	for _, name := range names {
+		if _, ok := q.handled[name]; ok {
+			continue
+		}
 		if ok, _ := q.enqueue(Item{Name: name}, false); ok {
 			queued++
 		}
 	}
+	q.handled = nil
 	if listed && q.dropped && q.head == len(q.items) {
 		poke(q.rescan) // no drain to come would ask for it
 	}
@@ -106,15 +121,19 @@ func (q *Queue) scanned(drops uint64, leftover, names []string, listed bool) (to
 }
 
 // enqueue is add and scanned, with q.mu held: queued tells whether it was
-// added, known whether its name was already waiting or in flight (noted,
-// so that Done asks for a rescan: a writer reused the name). With refuse
-// a name not known is dropped as a full queue drops it.
+// added, known whether its name was already waiting or in flight. A name
+// in flight, or one of a batch of cur/, is noted, so that Done asks for a
+// rescan: a writer may have reused the name. A name waiting for its claim
+// from new/ is not: the claim takes the file there, whichever it is. With
+// refuse a name not known is dropped as a full queue drops it.
 func (q *Queue) enqueue(it Item, refuse bool) (queued, known bool) {
 	if q.closed {
 		return false, false
 	}
-	if _, ok := q.known[it.Name]; ok {
-		q.again[it.Name] = struct{}{}
+	if notNew, ok := q.known[it.Name]; ok {
+		if notNew {
+			q.again[it.Name] = struct{}{}
+		}
 		return false, true
 	}
 	if refuse || len(q.items)-q.head >= q.max {
@@ -122,7 +141,7 @@ func (q *Queue) enqueue(it Item, refuse bool) (queued, known bool) {
 		q.drops++
 		return false, false
 	}
-	q.known[it.Name] = struct{}{}
+	q.known[it.Name] = it.Claimed
 	q.items = append(q.items, it)
 	poke(q.ready)
 	return true, false
@@ -137,6 +156,7 @@ func (q *Queue) Pop(ctx context.Context) (Item, bool) {
 			it := q.items[q.head]
 			q.items[q.head] = Item{}
 			q.head++
+			q.known[it.Name] = true
 			if q.head == len(q.items) {
 				q.items, q.head = q.items[:0], 0
 				if q.dropped {
@@ -162,11 +182,14 @@ func (q *Queue) Pop(ctx context.Context) (Item, bool) {
 }
 
 // Done forgets a name handed out by Pop. If the name was seen again while
-// it was waiting or in flight (a writer reused it), a rescan is requested at
-// once rather than at the next periodic one.
+// it was in flight (a writer reused it), a rescan is requested at once
+// rather than at the next periodic one.
 func (q *Queue) Done(name string) {
 	q.mu.Lock()
 	delete(q.known, name)
+	if q.handled != nil {
+		q.handled[name] = struct{}{}
+	}
 	if _, ok := q.again[name]; ok {
 		delete(q.again, name)
 		poke(q.rescan)

@@ -41,7 +41,7 @@ func TestQueueDedupAndBound(t *testing.T) {
 	default:
 		t.Fatal("no rescan requested after names were dropped")
 	}
-	if _, n := q.scanned(q.dropCount(), nil, []string{"a", "d"}, true); n != 2 {
+	if _, n := q.scanned(q.beginScan(), nil, []string{"a", "d"}, true); n != 2 {
 		t.Fatalf("the rescan queued %d of a finished name and the dropped one, want 2", n)
 	}
 	for _, want := range []string{"a", "d"} {
@@ -87,10 +87,10 @@ func TestQueueReusedNameAsksRescan(t *testing.T) {
 // offered again at every scan until the queue takes them, before new/.
 func TestLeftoversBeyondQueueLength(t *testing.T) {
 	q := NewQueue(2)
-	if took, _ := q.scanned(q.dropCount(), []string{"a", "b", "c"}, []string{"x"}, true); took != 2 {
+	if took, _ := q.scanned(q.beginScan(), []string{"a", "b", "c"}, []string{"x"}, true); took != 2 {
 		t.Fatalf("an empty queue of two took %d leftovers, want 2", took)
 	}
-	if took, _ := q.scanned(q.dropCount(), []string{"a"}, nil, false); took != 1 {
+	if took, _ := q.scanned(q.beginScan(), []string{"a"}, nil, false); took != 1 {
 		t.Error("a leftover already waiting was not taken: it would be offered again")
 	}
 	it, _ := q.Pop(context.Background())
@@ -102,7 +102,7 @@ func TestLeftoversBeyondQueueLength(t *testing.T) {
 	default:
 		t.Fatal("no rescan requested after the queue refused a leftover")
 	}
-	if took, n := q.scanned(q.dropCount(), []string{"c"}, []string{"x"}, true); took != 1 || n != 1 {
+	if took, n := q.scanned(q.beginScan(), []string{"c"}, []string{"x"}, true); took != 1 || n != 1 {
 		t.Errorf("the drained queue took %d of the leftover c and queued %d of new/'s x, want 1 and 1", took, n)
 	}
 	if it, _ := q.Pop(context.Background()); it.Name != "c" || !it.Claimed {
@@ -213,7 +213,7 @@ func TestQueueDropDuringScan(t *testing.T) {
 		q.Done(it.Name)
 	}
 	<-q.rescan // asked for by the drain
-	drops := q.dropCount()
+	drops := q.beginScan()
 	if q.add(Item{Name: "d"}) { // during the listing, which missed it
 		t.Fatal("d, which arrived after the dropped c, was queued ahead of it")
 	}
@@ -228,7 +228,7 @@ func TestQueueDropDuringScan(t *testing.T) {
 		t.Fatal("d, dropped during the listing, waits for the timed rescan: no rescan asked for once the queue drained")
 	}
 	// The same with nothing queued by the rescan: asked for at once.
-	drops = q.dropCount()
+	drops = q.beginScan()
 	q.add(Item{Name: "e"})
 	q.scanned(drops, nil, nil, true)
 	select {
@@ -236,7 +236,7 @@ func TestQueueDropDuringScan(t *testing.T) {
 	default:
 		t.Fatal("e, dropped during a listing that queued nothing, waits for the timed rescan")
 	}
-	if _, n := q.scanned(q.dropCount(), nil, []string{"d", "e"}, true); n != 2 {
+	if _, n := q.scanned(q.beginScan(), nil, []string{"d", "e"}, true); n != 2 {
 		t.Fatalf("the rescan after the drops queued %d names, want d and e", n)
 	}
 	for range 2 {
@@ -245,5 +245,58 @@ func TestQueueDropDuringScan(t *testing.T) {
 	}
 	if !q.add(Item{Name: "f"}) {
 		t.Error("a rescan after the drops did not let names from events in again")
+	}
+}
+
+// TestQueueScanSkipsNamesHandledMeanwhile: a name handled while a scan
+// lists new/ (the listing may hold it from before its claim) is not queued
+// by the scan: its file is gone, and the queue's length would count it as
+// a batch waiting until a worker popped it and found nothing to claim.
+func TestQueueScanSkipsNamesHandledMeanwhile(t *testing.T) {
+	q := NewQueue(8)
+	q.add(Item{Name: "a"})
+	q.add(Item{Name: "b"})
+	drops := q.beginScan()
+	it, _ := q.Pop(context.Background()) // a, claimed and handled during the listing
+	q.Done(it.Name)
+	if _, n := q.scanned(drops, nil, []string{"a", "b", "c"}, true); n != 1 {
+		t.Errorf("the scan queued %d names, want only c (a was handled during its listing, b waits)", n)
+	}
+	if n := q.Len(); n != 2 {
+		t.Errorf("Len %d, want 2: b and c wait, a was handled", n)
+	}
+	// A scan whose listing began after a was handled queues it: a file
+	// of that name there came since.
+	if _, n := q.scanned(q.beginScan(), nil, []string{"a"}, true); n != 1 {
+		t.Errorf("a later scan queued %d of a new a, want 1", n)
+	}
+}
+
+// TestQueueListedWaitingNameAsksNoRescan: a scan that lists a name waiting
+// in the queue (its file is in new/ until a worker claims it) does not
+// take it for a reused name: its Done asks for no rescan. Every scan during
+// a flood lists the names waiting, and each of their Dones asked for
+// another rescan: rescans ran back to back, listing new/ each time.
+func TestQueueListedWaitingNameAsksNoRescan(t *testing.T) {
+	q := NewQueue(8)
+	q.add(Item{Name: "a"})
+	q.scanned(q.beginScan(), nil, []string{"a"}, true)
+	it, _ := q.Pop(context.Background())
+	q.Done(it.Name)
+	select {
+	case <-q.rescan:
+		t.Error("a name listed while it waited asked for a rescan when done")
+	default:
+	}
+	// A batch of cur/ waiting is not claimed from new/: a file of its
+	// name there asks for a rescan when it is done.
+	q.scanned(q.beginScan(), []string{"x"}, nil, true)
+	q.add(Item{Name: "x"})
+	it, _ = q.Pop(context.Background())
+	q.Done(it.Name)
+	select {
+	case <-q.rescan:
+	default:
+		t.Error("a file in new/ of the name of a batch of cur/ waiting asked for no rescan")
 	}
 }

@@ -133,7 +133,7 @@ func (w *Watcher) rescans(ctx context.Context) {
 // scan queues the batches left in cur/ that are still waiting for room, then
 // every batch in new/.
 func (w *Watcher) scan() {
-	drops := w.q.dropCount()
+	drops := w.q.beginScan()
 	names, err := w.sp.Pending()
 	if err != nil {
 		w.log.Error("rescan failed", "err", err) // the leftovers are offered all the same
