@@ -25,16 +25,18 @@ type Item struct {
 // A name handled while a scan lists new/ is not queued by that scan: the
 // listing may hold its file from before the claim, and the queue holds only
 // names whose files wait in new/ (or cur/, for a claimed item), so that its
-// length is the number of batches waiting.
+// length is the number of batches waiting. (Where file events may have been
+// lost, a scan queues such a name all the same.)
 // A Queue is safe for concurrent use.
 type Queue struct {
 	mu      sync.Mutex
 	items   []Item
 	head    int
 	max     int
-	known   map[string]bool     // waiting or in flight; true where its claim does not take a file of its name in new/ (in flight, or a batch of cur/)
+	known   map[string]state    // waiting or in flight
 	again   map[string]struct{} // seen again while in flight: a new file of the same name
 	handled map[string]struct{} // done since the scan under way began its listing; nil: no scan
+	lost    bool                // the scan under way may find files whose events were lost
 	dropped bool                // names were dropped since the last rescan
 	drops   uint64              // names dropped in all: a rescan's listing holds those before it
 	ready   chan struct{}       // 1-buffered: "something to pop"
@@ -49,12 +51,21 @@ func NewQueue(max int) *Queue {
 	}
 	return &Queue{
 		max:    max,
-		known:  make(map[string]bool),
+		known:  make(map[string]state),
 		again:  make(map[string]struct{}),
 		ready:  make(chan struct{}, 1),
 		rescan: make(chan struct{}, 1),
 	}
 }
+
+// state is what a name known to the queue stands for.
+type state uint8
+
+const (
+	waitingInNew   state = iota // a batch of new/ waiting for its claim, which takes the file there, whichever it is
+	claimedFromNew              // popped, claimed or about to be: a file of its name in new/ is another batch
+	ofCur                       // a batch of cur/ (Item.Claimed), waiting or in flight: one in new/ is another
+)
 
 // add enqueues it, a name from a file event, unless its name is already
 // waiting or in flight, and reports whether it did. A full queue, or one
@@ -69,25 +80,31 @@ func (q *Queue) add(it Item) bool {
 
 // beginScan is called by a scan before it lists new/: it returns how many
 // names the queue has dropped so far, for scanned, and notes from then on
-// the names handled (Done), which scanned does not queue.
-func (q *Queue) beginScan() uint64 {
+// the names handled (Done). lost says that file events may have been lost
+// (an inotify overflow or error, a watch that ended): the scan is then
+// all there is to find a file of a name handled or in flight.
+func (q *Queue) beginScan(lost bool) uint64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.handled = make(map[string]struct{})
+	q.lost = lost
 	return q.drops
 }
 
 // scanned queues the names of a scan, in one step: first the batches left
 // in cur/ (leftover, as claimed items), then the names in new/, both in
-// arrival order, but for those handled since the scan began (beginScan):
-// the listing may hold their files from before their claims (a file of
-// the same name that came since was seen by its event, which queued it,
-// or dropped it and asked for a rescan, or asks for one when the name is
-// done). It returns how many of leftover it took (those not taken, the
-// queue being full, are offered again at the next scan: they must not be
-// lost) and how many names of new/ it queued. Where listed
-// (names is the listing of new/, not a listing that failed) and no name
-// was dropped since beginScan (before its listing, which
+// arrival order. Unless events were lost (beginScan), it leaves out the
+// names handled since the scan began and those of new/ waiting or in
+// flight: the listing may hold their files from before their claims, and
+// a file of the same name that came since was seen by its event (which
+// queued it, or dropped it and asked for a rescan, or asks for one when
+// the name is done). Where events were lost it queues the names handled,
+// and notes those in flight to ask for a rescan when done. A name of a
+// batch of cur/ is noted in either case. It returns how many of leftover it took
+// (those not taken, the queue being full, are offered again at the next
+// scan: they must not be lost) and how many names of new/ it queued. Where
+// listed (names is the listing of new/, not a listing that failed) and no
+// name was dropped since beginScan (before its listing, which
 // then holds every name dropped), it is the rescan a drop asked for, and
 // lets names from events in again, unless it drops names in turn. A name
 // dropped during the listing asks for another rescan: at once where the
@@ -106,14 +123,17 @@ func (q *Queue) scanned(drops uint64, leftover, names []string, listed bool) (to
 		took++
 	}
 	for _, name := range names {
-		if _, ok := q.handled[name]; ok {
-			continue
+		if !q.lost {
+			_, handled := q.handled[name]
+			if st, known := q.known[name]; handled || known && st != ofCur {
+				continue
+			}
 		}
 		if ok, _ := q.enqueue(Item{Name: name}, false); ok {
 			queued++
 		}
 	}
-	q.handled = nil
+	q.handled, q.lost = nil, false
 	if listed && q.dropped && q.head == len(q.items) {
 		poke(q.rescan) // no drain to come would ask for it
 	}
@@ -130,8 +150,8 @@ func (q *Queue) enqueue(it Item, refuse bool) (queued, known bool) {
 	if q.closed {
 		return false, false
 	}
-	if notNew, ok := q.known[it.Name]; ok {
-		if notNew {
+	if st, ok := q.known[it.Name]; ok {
+		if st != waitingInNew {
 			q.again[it.Name] = struct{}{}
 		}
 		return false, true
@@ -141,7 +161,10 @@ func (q *Queue) enqueue(it Item, refuse bool) (queued, known bool) {
 		q.drops++
 		return false, false
 	}
-	q.known[it.Name] = it.Claimed
+	q.known[it.Name] = waitingInNew
+	if it.Claimed {
+		q.known[it.Name] = ofCur
+	}
 	q.items = append(q.items, it)
 	poke(q.ready)
 	return true, false
@@ -156,7 +179,9 @@ func (q *Queue) Pop(ctx context.Context) (Item, bool) {
 			it := q.items[q.head]
 			q.items[q.head] = Item{}
 			q.head++
-			q.known[it.Name] = true
+			if !it.Claimed {
+				q.known[it.Name] = claimedFromNew
+			}
 			if q.head == len(q.items) {
 				q.items, q.head = q.items[:0], 0
 				if q.dropped {

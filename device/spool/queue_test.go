@@ -41,7 +41,7 @@ func TestQueueDedupAndBound(t *testing.T) {
 	default:
 		t.Fatal("no rescan requested after names were dropped")
 	}
-	if _, n := q.scanned(q.beginScan(), nil, []string{"a", "d"}, true); n != 2 {
+	if _, n := q.scanned(q.beginScan(false), nil, []string{"a", "d"}, true); n != 2 {
 		t.Fatalf("the rescan queued %d of a finished name and the dropped one, want 2", n)
 	}
 	for _, want := range []string{"a", "d"} {
@@ -87,10 +87,10 @@ func TestQueueReusedNameAsksRescan(t *testing.T) {
 // offered again at every scan until the queue takes them, before new/.
 func TestLeftoversBeyondQueueLength(t *testing.T) {
 	q := NewQueue(2)
-	if took, _ := q.scanned(q.beginScan(), []string{"a", "b", "c"}, []string{"x"}, true); took != 2 {
+	if took, _ := q.scanned(q.beginScan(false), []string{"a", "b", "c"}, []string{"x"}, true); took != 2 {
 		t.Fatalf("an empty queue of two took %d leftovers, want 2", took)
 	}
-	if took, _ := q.scanned(q.beginScan(), []string{"a"}, nil, false); took != 1 {
+	if took, _ := q.scanned(q.beginScan(false), []string{"a"}, nil, false); took != 1 {
 		t.Error("a leftover already waiting was not taken: it would be offered again")
 	}
 	it, _ := q.Pop(context.Background())
@@ -102,7 +102,7 @@ func TestLeftoversBeyondQueueLength(t *testing.T) {
 	default:
 		t.Fatal("no rescan requested after the queue refused a leftover")
 	}
-	if took, n := q.scanned(q.beginScan(), []string{"c"}, []string{"x"}, true); took != 1 || n != 1 {
+	if took, n := q.scanned(q.beginScan(false), []string{"c"}, []string{"x"}, true); took != 1 || n != 1 {
 		t.Errorf("the drained queue took %d of the leftover c and queued %d of new/'s x, want 1 and 1", took, n)
 	}
 	if it, _ := q.Pop(context.Background()); it.Name != "c" || !it.Claimed {
@@ -213,7 +213,7 @@ func TestQueueDropDuringScan(t *testing.T) {
 		q.Done(it.Name)
 	}
 	<-q.rescan // asked for by the drain
-	drops := q.beginScan()
+	drops := q.beginScan(false)
 	if q.add(Item{Name: "d"}) { // during the listing, which missed it
 		t.Fatal("d, which arrived after the dropped c, was queued ahead of it")
 	}
@@ -228,7 +228,7 @@ func TestQueueDropDuringScan(t *testing.T) {
 		t.Fatal("d, dropped during the listing, waits for the timed rescan: no rescan asked for once the queue drained")
 	}
 	// The same with nothing queued by the rescan: asked for at once.
-	drops = q.beginScan()
+	drops = q.beginScan(false)
 	q.add(Item{Name: "e"})
 	q.scanned(drops, nil, nil, true)
 	select {
@@ -236,7 +236,7 @@ func TestQueueDropDuringScan(t *testing.T) {
 	default:
 		t.Fatal("e, dropped during a listing that queued nothing, waits for the timed rescan")
 	}
-	if _, n := q.scanned(q.beginScan(), nil, []string{"d", "e"}, true); n != 2 {
+	if _, n := q.scanned(q.beginScan(false), nil, []string{"d", "e"}, true); n != 2 {
 		t.Fatalf("the rescan after the drops queued %d names, want d and e", n)
 	}
 	for range 2 {
@@ -256,7 +256,7 @@ func TestQueueScanSkipsNamesHandledMeanwhile(t *testing.T) {
 	q := NewQueue(8)
 	q.add(Item{Name: "a"})
 	q.add(Item{Name: "b"})
-	drops := q.beginScan()
+	drops := q.beginScan(false)
 	it, _ := q.Pop(context.Background()) // a, claimed and handled during the listing
 	q.Done(it.Name)
 	if _, n := q.scanned(drops, nil, []string{"a", "b", "c"}, true); n != 1 {
@@ -267,7 +267,7 @@ func TestQueueScanSkipsNamesHandledMeanwhile(t *testing.T) {
 	}
 	// A scan whose listing began after a was handled queues it: a file
 	// of that name there came since.
-	if _, n := q.scanned(q.beginScan(), nil, []string{"a"}, true); n != 1 {
+	if _, n := q.scanned(q.beginScan(false), nil, []string{"a"}, true); n != 1 {
 		t.Errorf("a later scan queued %d of a new a, want 1", n)
 	}
 }
@@ -280,7 +280,7 @@ func TestQueueScanSkipsNamesHandledMeanwhile(t *testing.T) {
 func TestQueueListedWaitingNameAsksNoRescan(t *testing.T) {
 	q := NewQueue(8)
 	q.add(Item{Name: "a"})
-	q.scanned(q.beginScan(), nil, []string{"a"}, true)
+	q.scanned(q.beginScan(false), nil, []string{"a"}, true)
 	it, _ := q.Pop(context.Background())
 	q.Done(it.Name)
 	select {
@@ -289,14 +289,60 @@ func TestQueueListedWaitingNameAsksNoRescan(t *testing.T) {
 	default:
 	}
 	// A batch of cur/ waiting is not claimed from new/: a file of its
-	// name there asks for a rescan when it is done.
-	q.scanned(q.beginScan(), []string{"x"}, nil, true)
-	q.add(Item{Name: "x"})
-	it, _ = q.Pop(context.Background())
-	q.Done(it.Name)
-	select {
-	case <-q.rescan:
-	default:
-		t.Error("a file in new/ of the name of a batch of cur/ waiting asked for no rescan")
+	// name there, seen by its event or listed by a scan, asks for a
+	// rescan when it is done.
+	for _, event := range []bool{true, false} {
+		if event {
+			q.scanned(q.beginScan(false), []string{"x"}, nil, true)
+			q.add(Item{Name: "x"})
+		} else {
+			q.scanned(q.beginScan(false), []string{"x"}, []string{"x"}, true)
+		}
+		it, _ = q.Pop(context.Background())
+		q.Done(it.Name)
+		select {
+		case <-q.rescan:
+		default:
+			t.Errorf("a file in new/ of the name of a batch of cur/ waiting asked for no rescan (seen by its event: %v)", event)
+		}
+	}
+}
+
+// TestQueueScanAfterLostEvents: a scan takes the names it lists for batches
+// of their own where file events may have been lost (an inotify overflow or
+// error, a watch added again), and only there: b, handled during the
+// listing, is queued (a file of its name may have come with its event
+// lost), and a, in flight, asks for a rescan when done. Elsewhere the
+// events are whole: a file of either name that came since the claim was or
+// will be seen by its event, and a scan does neither (rescans ran back to
+// back during a flood, each asked for by a name in flight that its listing
+// saw before the claim).
+func TestQueueScanAfterLostEvents(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		q := NewQueue(8)
+		q.add(Item{Name: "a"})
+		q.add(Item{Name: "b"})
+		a, _ := q.Pop(context.Background())
+		b, _ := q.Pop(context.Background())
+		drops := q.beginScan(lost)
+		q.Done(b.Name)
+		want := 0
+		if lost {
+			want = 1
+		}
+		if _, n := q.scanned(drops, nil, []string{"a", "b"}, true); n != want {
+			t.Errorf("events lost %v: the scan queued %d names, want %d", lost, n, want)
+		}
+		q.Done(a.Name)
+		select {
+		case <-q.rescan:
+			if !lost {
+				t.Error("a name in flight that the scan listed asked for a rescan, its events whole")
+			}
+		default:
+			if lost {
+				t.Error("a name in flight that the scan listed asked for no rescan, its events lost")
+			}
+		}
 	}
 }

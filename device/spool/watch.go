@@ -63,7 +63,7 @@ func Watch(ctx context.Context, sp *Spool, q *Queue, every time.Duration, log *s
 		return nil, fmt.Errorf("spool: watch %s: %w", w.newDir, err)
 	}
 	w.fw = fw
-	w.scan()
+	w.scan(false) // nothing handled or in flight yet
 	w.wg.Add(2)
 	go w.events(ctx)
 	go w.rescans(ctx)
@@ -117,12 +117,11 @@ func (w *Watcher) rescans(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-w.kick:
-			w.scan()
+			w.scan(true)
 		case <-w.q.rescan:
-			w.scan()
+			w.scan(false)
 		case <-t.C:
-			w.rewatch()
-			w.scan()
+			w.scan(w.rewatch())
 			if w.prune != nil {
 				w.prune()
 			}
@@ -131,9 +130,10 @@ func (w *Watcher) rescans(ctx context.Context) {
 }
 
 // scan queues the batches left in cur/ that are still waiting for room, then
-// every batch in new/.
-func (w *Watcher) scan() {
-	drops := w.q.beginScan()
+// every batch in new/; lost says that file events may have been lost
+// (Queue.beginScan).
+func (w *Watcher) scan(lost bool) {
+	drops := w.q.beginScan(lost)
 	names, err := w.sp.Pending()
 	if err != nil {
 		w.log.Error("rescan failed", "err", err) // the leftovers are offered all the same
@@ -146,13 +146,15 @@ func (w *Watcher) scan() {
 }
 
 // rewatch adds the watch again if new/ was removed and re-created: inotify
-// ends a watch silently when its directory goes away.
-func (w *Watcher) rewatch() {
+// ends a watch silently when its directory goes away. It reports whether
+// the watch had ended (the events meanwhile are lost).
+func (w *Watcher) rewatch() bool {
 	if slices.Contains(w.fw.WatchList(), w.newDir) {
-		return
+		return false
 	}
 	w.log.Warn("watch on new/ ended (directory removed?): adding it again", "dir", w.newDir)
 	if err := w.fw.Add(w.newDir); err != nil {
 		w.log.Error("cannot watch new/: relying on rescans", "dir", w.newDir, "err", err)
 	}
+	return true
 }
