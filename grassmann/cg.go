@@ -203,13 +203,15 @@ type cgState struct {
 
 // cgStep is an accepted step of the line search: the point it reached,
 // the cost there, its length, the cost evaluations it took, whether the
-// direction was reset to −ξ for it, and when its iteration began.
+// direction was reset to −ξ for it, and the wall time its iteration took
+// up to it (a step pending in a run that stopped is finished later, by
+// Continue: the time in between is no part of the iteration).
 type cgStep struct {
 	w          *mat.Dense
 	cost, step float64
 	evals      int
 	restart    bool
-	t0         time.Time
+	took       time.Duration
 }
 
 // run makes the iterations from s up to opt's cap, recording them in res,
@@ -295,7 +297,7 @@ func (s *cgState) iterate(f Objective, opt CGOptions, res *CGResult) (string, er
 	} else {
 		s.stepLen = step
 	}
-	p := &cgStep{w: wNew, cost: c, step: step, evals: evals, restart: restart, t0: t0}
+	p := &cgStep{w: wNew, cost: c, step: step, evals: evals, restart: restart, took: time.Since(t0)}
 	if opt.NoFinalGradient {
 		// The stop rules (converged), decided before the gradient: the cost at
 		// wNew is the line search's c, the same evaluation.
@@ -317,6 +319,7 @@ func (s *cgState) iterate(f Objective, opt CGOptions, res *CGResult) (string, er
 // end, the next search direction. It returns why the run stops after it
 // ("" where it goes on).
 func (s *cgState) finish(f Objective, opt CGOptions, res *CGResult, p *cgStep) (string, error) {
+	t0 := time.Now()
 	D, d := p.w.Dims()
 	gNew := mat.NewDense(D, d, nil)
 	cAcc, err := f(p.w, gNew)
@@ -331,7 +334,7 @@ func (s *cgState) finish(f Objective, opt CGOptions, res *CGResult, p *cgStep) (
 	prev := s.cost
 	s.w, s.cost, s.xi, s.gn = p.w, cAcc, xiNew, gnNew
 	res.record(opt, IterStats{Iteration: s.iter, Cost: s.cost, GradNorm: s.gn, Step: p.step,
-		Seconds: time.Since(p.t0).Seconds(), Evals: p.evals + 1, Restart: p.restart})
+		Seconds: (p.took + time.Since(t0)).Seconds(), Evals: p.evals + 1, Restart: p.restart})
 	return opt.converged(prev, s.cost, p.step), nil
 }
 

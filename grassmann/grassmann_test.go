@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -573,6 +574,36 @@ func TestContinue(t *testing.T) {
 				t.Errorf("%s: the run continued and its continuation share their W", name)
 			}
 		}
+	}
+}
+
+// TestContinueSeconds: the iteration a run under NoFinalGradient stopped
+// in, without the gradient at its end, and that Continue finishes, takes
+// the wall time of its line search in the run and of its end in
+// Continue, not the time between the two (here a pause of 50 ms, which
+// is not synchronisation: the bound checked holds however long it is).
+func TestContinueSeconds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	const D, d = 20, 3
+	f := rayleigh(spreadSymmetric(rng, D), nil)
+	opt := grassmann.CGOptions{MaxIter: 3, CostRelTol: 1e-15, NoFinalGradient: true}
+	r, err := grassmann.MinimizeCG(f, grassmanntest.RandomPoint(rng, D, d), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stop != "iteration limit" || !math.IsNaN(r.GradNorm) {
+		t.Fatalf("the run stops (%q) with gradient norm %v: nothing pending to finish", r.Stop, r.GradNorm)
+	}
+	lineSearch := r.History[len(r.History)-1].Seconds
+	time.Sleep(50 * time.Millisecond)
+	t0 := time.Now()
+	c, err := r.Continue(f, 6, nil)
+	took := time.Since(t0).Seconds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.History[r.Iterations].Seconds; !(s <= lineSearch+took) {
+		t.Errorf("iteration %d took %.4fs: more than its line search (%.4fs) and the whole of Continue (%.4fs)", r.Iterations, s, lineSearch, took)
 	}
 }
 
