@@ -298,8 +298,8 @@ func TestBurstReadWithinBatchTimeout(t *testing.T) {
 // TestBurstWidthOfImageSize: a model whose pipeline's width follows the
 // frames' size (hog:8 without @WxH) decides a burst of frames of its
 // training size and fails one of another size, saying the features per
-// frame differ: no check before the read can see it, the width is known
-// only once the frames are read.
+// frame differ and that the frames' size is why: no check before the read
+// can see it, the width is known only once the frames are read.
 func TestBurstWidthOfImageSize(t *testing.T) {
 	fit := fitSpec(t, "hog:8")
 	if _, ok := fit.OutputDim(); ok {
@@ -333,7 +333,7 @@ func TestBurstWidthOfImageSize(t *testing.T) {
 	}
 	f.RenameIn(t, f.WriteBurstTmp(t, "larger", burst(64, 64)))
 	rec := next(t, ch)
-	if want := fmt.Sprintf("features per frame, model %s expects %d", f.Model, D); rec.File != "larger" || rec.Decision != model.Failed || !strings.Contains(rec.Reason, want) {
+	if want := fmt.Sprintf("features per frame, model %s expects %d: %s", f.Model, D, fit.Pipeline.SizeNote()); rec.File != "larger" || rec.Decision != model.Failed || !strings.Contains(rec.Reason, want) {
 		t.Fatalf("a burst of larger frames: %+v, want failed with %q", rec, want)
 	}
 }

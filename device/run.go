@@ -554,7 +554,13 @@ func (r *Runner) decideBatch(st *state, name string, rec *journal.Record) (model
 		return model.Decision{}, fmt.Errorf("batch %s has %d frame(s), fewer than decision.min_frames = %d: a set's density needs several frames; send a longer burst", name, n, st.cfg.Decision.MinFrames)
 	}
 	if want := st.model.Model.InputDim(); dim != want {
-		return model.Decision{}, fmt.Errorf("batch %s has %d features per frame, model %s expects %d (was the batch made with the same feature extractor as the model?)", name, dim, st.model.Path, want)
+		// A burst's features are the model's pipeline's own: only the
+		// size of its frames can change their number.
+		why := " (was the batch made with the same feature extractor as the model?)"
+		if f := st.model.Model.Features; rec.Burst && f != nil && f.Pipeline.SizeNote() != "" {
+			why = ": " + f.Pipeline.SizeNote()
+		}
+		return model.Decision{}, fmt.Errorf("batch %s has %d features per frame, model %s expects %d%s", name, dim, st.model.Path, want, why)
 	}
 	t := time.Now()
 	res, err := st.matcher.MatchContext(ctx, x)

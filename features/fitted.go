@@ -127,6 +127,18 @@ func (p Pipeline) fixedSize() bool {
 	return false
 }
 
+// SizeNote says, for a pipeline whose number of features follows the
+// image size (hog without @WxH), that frames of another size than the
+// training images give another number of features than a model of it
+// takes, and what to do; for any other pipeline it is "".
+func (p Pipeline) SizeNote() string {
+	h, ok := p.Feature.(HOG)
+	if !ok || h.W > 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s computes its features at each frame's own size, and their number follows that size: give frames of the size the training images had, or train with a size (e.g. %s@64x64) to resize every frame", h.Name(), h.Name())
+}
+
 // Project applies the fitted PCA to x (n×D frames before PCA) and returns
 // the n×N result (PCA.Transform); without a pca stage it returns x.
 func (f Fitted) Project(x *mat.Dense) (*mat.Dense, error) {
@@ -137,7 +149,11 @@ func (f Fitted) Project(x *mat.Dense) (*mat.Dense, error) {
 		return nil, fmt.Errorf("features: %s: the pca stage is not fitted (fit it on training frames with FitPipeline, or use the pipeline a model records)", f.Name())
 	}
 	if _, c := x.Dims(); c != f.PCA.InputDim() {
-		return nil, fmt.Errorf("features: %s: frames have %d features, the fitted PCA takes %d", f.Name(), c, f.PCA.InputDim())
+		note := ""
+		if n := f.Pipeline.SizeNote(); n != "" {
+			note = ": " + n
+		}
+		return nil, fmt.Errorf("features: %s: frames have %d features, the fitted PCA takes %d%s", f.Name(), c, f.PCA.InputDim(), note)
 	}
 	return f.PCA.Transform(x), nil
 }

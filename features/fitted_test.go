@@ -316,3 +316,57 @@ func testSet(n, d int, seed float64) *mat.Dense {
 	}
 	return x
 }
+
+// TestSizeNote: only hog without a size gives a number of features that
+// follows the image size, and only its note says so; a fitted PCA of it
+// given frames of another size than its training frames refuses them
+// with that note.
+func TestSizeNote(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		want string // in the note; "" for none
+	}{
+		{"hog:8", "hog:8 computes its features at each frame's own size"},
+		{"hog:8+pca:2", "give frames of the size the training images had, or train with a size (e.g. hog:8@64x64)"},
+		{"hog:8@64x64", ""},
+		{"lbp:4x4", ""},
+		{"hist:32", ""},
+		{"intensity:20x20", ""},
+	} {
+		p, err := Parse(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := p.SizeNote()
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: SizeNote() = %q, want one with %q", tc.spec, got, tc.want)
+		}
+	}
+
+	p, err := Parse("hog:8+pca:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := func(w, h int) []*image.Gray {
+		var imgs []*image.Gray
+		for k := range 4 {
+			imgs = append(imgs, ToGray(scene(w, h, k)))
+		}
+		return imgs
+	}
+	x, err := Fitted{Pipeline: p}.ExtractFrames(frames(32, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := FitPipeline(p, []*mat.Dense{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Apply(frames(32, 32)); err != nil {
+		t.Fatalf("frames of the training size: %v", err)
+	}
+	_, err = f.Apply(frames(48, 40))
+	if err == nil || !strings.Contains(err.Error(), "the fitted PCA takes 324: "+p.SizeNote()) {
+		t.Errorf("frames of another size: %v, want the PCA's width and the size note", err)
+	}
+}

@@ -154,6 +154,16 @@ func enrollNameError(path, name string, dir, several bool, err error) error {
 	return fmt.Errorf("%q: its set name %q (%s) %v: rename the %s, or %s", path, name, from, err, what, give)
 }
 
+// sizeNote is ": " and the features package's note on frames of another
+// size than the training images (features.Pipeline.SizeNote), where the
+// number of features of m's pipeline follows the image size; else "".
+func sizeNote(m *model.Model) string {
+	if m.Features == nil || m.Features.Pipeline.SizeNote() == "" {
+		return ""
+	}
+	return ": " + m.Features.Pipeline.SizeNote()
+}
+
 // enrollRead reads one SET argument: a feature file within lim, or a folder
 // of frame images within burst through the model's pipeline
 // (features.Fitted.ApplyBurst, as the daemon reads a burst). how says, for
@@ -194,6 +204,11 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits, burs
 	}
 	if err != nil {
 		return nil, "", err
+	}
+	if _, D := x.Dims(); D != m.InputDim() {
+		// The pipeline is the model's own: only the frames' size can
+		// change the number of its features.
+		return nil, "", fmt.Errorf("%s: its frames give %d features each through the model's pipeline %s, model %s takes %d%s", path, D, m.Features.Name(), modelPath, m.InputDim(), sizeNote(m))
 	}
 	return x, fmt.Sprintf(" (images, features by the model's pipeline %s, as setmatchd computes them)", m.Features.Name()), nil
 }

@@ -591,3 +591,27 @@ func TestChangeFolderNotWritable(t *testing.T) {
 		t.Errorf("--out in a folder of mode 555: exit %d, stderr\n%s\nwant exit 1 and only\n%s", code, stderr, want)
 	}
 }
+
+// TestImagesOfAnotherSize: for a model whose pipeline's number of
+// features follows the frames' size (hog:8 without @WxH), a burst of
+// another size than the training images is refused by enroll, and fails
+// in test, saying that the size is why and what to do, not that the
+// features came from another extractor (they came from the model's own).
+func TestImagesOfAnotherSize(t *testing.T) {
+	data := imageData(t, 40, 32)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--method", "nn-h", "--data", data, "--features", "hog:8", "--threshold", "none", "--out", mpath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	small := imageData(t, 24, 24) // 144 features a frame, where 40x32 gives 432
+	note := "hog:8 computes its features at each frame's own size, and their number follows that size: give frames of the size the training images had, or train with a size (e.g. hog:8@64x64)"
+	burst := filepath.Join(small, "class0", "set0")
+	code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", burst)
+	if want := burst + ": its frames give 144 features each through the model's pipeline hog:8, model " + mpath + " takes 432: " + note; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("enroll of 24x24 frames: exit %d, %q; want exit 1 with %q", code, stderr, want)
+	}
+	code, _, stderr = run("test", "--model", mpath, "--data", small)
+	if want := "the sets of " + small + " have 144 features per frame, model " + mpath + " expects 432: " + note; code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "feature extractor") {
+		t.Errorf("test of 24x24 frames: exit %d, %q; want exit 1 with %q", code, stderr, want)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,12 +134,20 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Li
 	// fits (the wrong features), else those sets fail one by one.
 	D := ds.Dim()
 	if !ds.KeepDim(m.InputDim(), func(set dataset.Set, n int) error {
-		return fmt.Errorf("%s has %d features per frame, model %s expects %d", set.Path, n, modelPath, m.InputDim())
+		note := ""
+		if st, err := os.Stat(set.Path); err == nil && st.IsDir() { // images, through the model's pipeline
+			note = sizeNote(m)
+		}
+		return fmt.Errorf("%s has %d features per frame, model %s expects %d%s", set.Path, n, modelPath, m.InputDim(), note)
 	}) {
 		if images.Load() == 0 && m.Features != nil {
 			return nil, fmt.Errorf("the sets of %s are feature files of %d features per frame, model %s takes %d, made from images by its pipeline %s: give the image folders instead", dir, D, modelPath, m.InputDim(), m.Features.Name())
 		}
-		return nil, fmt.Errorf("the sets of %s have %d features per frame, model %s expects %d (were they made with the same feature extractor as the model?)", dir, D, modelPath, m.InputDim())
+		why := " (were they made with the same feature extractor as the model?)"
+		if images.Load() > 0 && sizeNote(m) != "" {
+			why = sizeNote(m)
+		}
+		return nil, fmt.Errorf("the sets of %s have %d features per frame, model %s expects %d%s", dir, D, modelPath, m.InputDim(), why)
 	}
 	return ds, nil
 }
