@@ -374,6 +374,14 @@ func NeedsStrangers(m *model.Model) bool {
 	return false
 }
 
+// setBy is what the words of a threshold a change set again add in the
+// model (selection.params["threshold"], setmatch inspect's "threshold
+// set"), so that they tell it from train's: the command (op, a
+// model.ChangeEnroll or ChangeForget) and its gallery.
+func setBy(op string) string {
+	return fmt.Sprintf(" (set again by setmatch %s on the gallery it left: the last change in the history)", op)
+}
+
 // recalibrate sets the threshold of every member of m again by the rule
 // the model records (changeRule), each as if alone, with its W kept
 // (Recalibrate: a member whose W its training classes shaped keeps the
@@ -426,7 +434,7 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		if mem.Selection.Params == nil {
 			mem.Selection.Params = map[string]string{}
 		}
-		mem.Selection.Params["threshold"] = src
+		mem.Selection.Params["threshold"] = src + setBy(c.Op)
 		if !kept {
 			// A calibration kept holds the strangers' sets train was
 			// given, and their record with it.

@@ -897,3 +897,39 @@ func TestChangeShapedWWithoutScaleBefore(t *testing.T) {
 		t.Errorf("threshold %v: %s", m.Threshold, c.Threshold)
 	}
 }
+
+// TestThresholdWordsSayWhichChange: the words of a threshold that enroll
+// or forget set again by a rule of stand-ins say, in the model, that
+// the change set it, on which gallery (train's say nothing of it); a
+// fixed threshold keeps train's words.
+func TestThresholdWordsSayWhichChange(t *testing.T) {
+	all, labels, names := ringSets(4, 3, 6, 0.3, 2)
+	for _, rule := range []string{"auto:balanced", "0.25"} {
+		m := buildFor(t, method.NNH, all[:11], labels[:11], names[:11], rule)
+		trained := m.Selection.Params["threshold"]
+		if trained == "" || strings.Contains(trained, "set again") {
+			t.Fatalf("%s: train's words %q", rule, trained)
+		}
+		c, err := Enroll(m, []model.NewSet{{Label: labels[11], Name: names[11], Frames: all[11]}}, nil, 1, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.Threshold + " (set again by setmatch enroll on the gallery it left: the last change in the history)"
+		if rule == "0.25" {
+			want = trained
+		}
+		if got := m.Selection.Params["threshold"]; got != want {
+			t.Errorf("%s: enrolled: the model's words %q, want %q", rule, got, want)
+		}
+		if c, err = Forget(m, labels[0], "", nil, 1, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		want = c.Threshold + " (set again by setmatch forget on the gallery it left: the last change in the history)"
+		if rule == "0.25" {
+			want = trained
+		}
+		if got := m.Selection.Params["threshold"]; got != want {
+			t.Errorf("%s: forgotten: the model's words %q, want %q", rule, got, want)
+		}
+	}
+}
