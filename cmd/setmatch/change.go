@@ -39,7 +39,8 @@ func (cf *changeFlags) register(fs *flag.FlagSet, modelUsage, labelUsage string)
 
 // strangers reads the sets of --strangers, if given, through model m's
 // feature pipeline (readStrangers): none may be of a class in classes,
-// those the changed model will hold. Without --strangers, a model whose
+// those the changed model will hold, nor of adding, a class enroll adds
+// ("" for none). Without --strangers, a model whose
 // threshold was calibrated with strangers' sets (deploy.RecordedStrangers)
 // is refused where the change would set a threshold again on strangers'
 // sets (deploy.NeedsStrangers), so that a change does not loosen the
@@ -47,7 +48,7 @@ func (cf *changeFlags) register(fs *flag.FlagSet, modelUsage, labelUsage string)
 // alone. Where it would not (every member keeps train's calibration),
 // --strangers DIR is still read and checked, and the change says that
 // they are not used: a script that gives them for every model runs alike.
-func (cf *changeFlags) strangers(m *model.Model, classes []string, lim setfile.Limits) ([]*mat.Dense, error) {
+func (cf *changeFlags) strangers(m *model.Model, classes []string, adding string, lim setfile.Limits) ([]*mat.Dense, error) {
 	switch cf.strangersDir {
 	case "none":
 		return nil, nil
@@ -57,7 +58,7 @@ func (cf *changeFlags) strangers(m *model.Model, classes []string, lim setfile.L
 		}
 		return nil, nil
 	}
-	src := strangersSource{dim: m.InputDim(), classes: classes, whose: "the model " + cf.model,
+	src := strangersSource{dim: m.InputDim(), classes: classes, adding: adding, whose: "the model " + cf.model,
 		noImages: fmt.Sprintf("model %s records no feature pipeline (it was trained on feature files): give the strangers' sets as feature files of %d features per frame", cf.model, m.InputDim())}
 	if m.Features != nil {
 		src.read = m.Features.ImageSetReader()

@@ -95,7 +95,11 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	}
 	// The strangers' sets first: a model that needs them is refused
 	// before any burst is read.
-	strangers, err := cf.strangers(m, append(m.Classes(), cf.label), *lim)
+	adding := cf.label // a new class, or one the model holds
+	if slices.Contains(m.Classes(), cf.label) {
+		adding = ""
+	}
+	strangers, err := cf.strangers(m, m.Classes(), adding, *lim)
 	if err != nil {
 		return err
 	}

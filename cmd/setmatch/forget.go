@@ -55,7 +55,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	if *set == "" {
 		keeps = slices.DeleteFunc(slices.Clone(classesBefore), func(c string) bool { return c == cf.label })
 	}
-	strangers, err := cf.strangers(m, keeps, *lim)
+	strangers, err := cf.strangers(m, keeps, "", *lim)
 	if err != nil {
 		return err
 	}

@@ -13,13 +13,15 @@ import (
 // strangersSource says how to read --strangers DIR for a model: images
 // through read (nil: the sets must be feature files, noImages says
 // why), dim features per frame, none of the classes (of whose, in
-// words: the training data, the model).
+// words: the training data, the model) nor adding, the new class enroll
+// adds ("" for none).
 type strangersSource struct {
 	read     func(paths []string) (*mat.Dense, error)
 	noImages string
 	dim      int
 	classes  []string
 	whose    string
+	adding   string
 }
 
 // readStrangers reads the sets of --strangers DIR (train, enroll,
@@ -38,6 +40,9 @@ func readStrangers(dir string, lim setfile.Limits, workers int, src strangersSou
 		return nil, fmt.Errorf("--strangers: %s holds no sets", dir)
 	}
 	for _, s := range ds.Sets {
+		if src.adding != "" && s.Class == src.adding {
+			return nil, fmt.Errorf("--strangers: class %q of %s is the class enroll adds to %s (--label %q): strangers' sets are of people or objects the model must not know; take it out of %s", s.Class, dir, src.whose, s.Class, dir)
+		}
 		if slices.Contains(src.classes, s.Class) {
 			return nil, fmt.Errorf("--strangers: class %q of %s is also a class of %s: strangers' sets are of people or objects the model must not know; take it out of %s", s.Class, dir, src.whose, dir)
 		}
