@@ -88,7 +88,11 @@ func (c *Change) writeMoved(w io.Writer, cmd string) error {
 		rel := 0.0
 		if before > 0 {
 			rel = (after - before) / before
-			line += fmt.Sprintf(" (%+.0f%%)", 100*rel)
+			pct := math.Round(100 * rel)
+			if pct == 0 {
+				pct = 0 // +0%, not -0%, for a move under half a percent down
+			}
+			line += fmt.Sprintf(" (%+.0f%%)", pct)
 		}
 		switch {
 		case rel >= 0.1:
