@@ -181,6 +181,11 @@ func (m *Model) OrthonormalityError() float64 {
 	return grassmann.OrthoError(m.W)
 }
 
+// OrthonormalW reports whether the model's W must have orthonormal
+// columns (to OrthonormalTol): every method's but those of
+// freeProjection, whose W need full column rank only.
+func (m *Model) OrthonormalW() bool { return !freeProjection[m.Selection.Method] }
+
 // IsIdentity reports whether w is exactly the n×n identity.
 func IsIdentity(w *mat.Dense) bool {
 	if w == nil || w.IsEmpty() {
@@ -251,7 +256,7 @@ func (m *Model) validate() error {
 		if err := finiteMatrix("W", m.W); err != nil {
 			return err
 		}
-		if freeProjection[m.Selection.Method] {
+		if !m.OrthonormalW() {
 			var svd mat.SVD
 			if !svd.Factorize(m.W, mat.SVDNone) {
 				return fmt.Errorf("projection W (%d×%d): its singular values did not converge", bigD, d)

@@ -45,19 +45,22 @@ type Summary struct {
 	// SpreadExponent, for a model that gives each class a threshold of its
 	// own (model.Spread), is how far they follow the classes' spread;
 	// each class's threshold is then in Classes.
-	SpreadExponent *float64          `json:"spread_exponent,omitempty"`
-	Sets           int               `json:"sets"`
-	Frames         int               `json:"frames"`
-	Classes        []Class           `json:"classes"`
-	BandwidthMin   float64           `json:"bandwidth_min"`
-	BandwidthMax   float64           `json:"bandwidth_max"`
-	OrthonormalErr float64           `json:"orthonormality_error"`
-	Identity       bool              `json:"identity"` // the projection is the identity (the full space)
-	Centred        bool              `json:"centred"`  // a centre other than 0 is subtracted from every frame
-	FinalCost      float64           `json:"final_cost"`
-	Iterations     int               `json:"iterations"`
-	Params         map[string]string `json:"params"`
-	GalleryMiB     float64           `json:"gallery_mib"`
+	SpreadExponent *float64 `json:"spread_exponent,omitempty"`
+	Sets           int      `json:"sets"`
+	Frames         int      `json:"frames"`
+	Classes        []Class  `json:"classes"`
+	BandwidthMin   float64  `json:"bandwidth_min"`
+	BandwidthMax   float64  `json:"bandwidth_max"`
+	OrthonormalErr float64  `json:"orthonormality_error"`
+	// FreeW: W need not be orthonormal, only of full column rank
+	// (model.Model.OrthonormalW; nn-h-lda's whitened Fisher basis).
+	FreeW      bool              `json:"-"`
+	Identity   bool              `json:"identity"` // the projection is the identity (the full space)
+	Centred    bool              `json:"centred"`  // a centre other than 0 is subtracted from every frame
+	FinalCost  float64           `json:"final_cost"`
+	Iterations int               `json:"iterations"`
+	Params     map[string]string `json:"params"`
+	GalleryMiB float64           `json:"gallery_mib"`
 
 	// Method is how the model decides (e.g. nn-h-dr, kfda-j), with the
 	// chosen parameters and the cross-validated accuracy in percent (null:
@@ -194,6 +197,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		BandwidthMin:   math.Inf(1),
 		BandwidthMax:   math.Inf(-1),
 		OrthonormalErr: m.OrthonormalityError(),
+		FreeW:          !m.Identity && !m.OrthonormalW(),
 		Identity:       m.Identity,
 		Centred:        slices.ContainsFunc(m.Mean, func(v float64) bool { return v != 0 }),
 		FinalCost:      m.Meta.FinalCost,

@@ -136,6 +136,8 @@ func projectionRow(row func(k, format string, a ...any), s *Summary) {
 		row("projection", "none: the full space of D = %d features (frames centred only)", s.InputDim)
 	case s.Identity:
 		row("projection", "none: the full space of D = %d features, frames as given", s.InputDim)
+	case s.FreeW:
+		row("projection", "D = %d → d = %d (%s's W: of full column rank, not orthonormal by its method's design; max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OwnMethod(), s.OrthonormalErr)
 	default:
 		row("projection", "D = %d → d = %d (orthonormality error max|WᵀW − I| = %.2g)", s.InputDim, s.Dim, s.OrthonormalErr)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"setmatch/method"
 	"setmatch/model"
 )
 
@@ -258,6 +259,37 @@ func TestByteSize(t *testing.T) {
 	} {
 		if got := byteSize(c.n); got != c.want {
 			t.Errorf("byteSize(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}
+
+// TestProjectionOfFreeW: a W that need not be orthonormal (nn-h-lda's,
+// model.Model.OrthonormalW) is said to be of full column rank, not
+// orthonormal by design, beside its max|WᵀW − I|, which for it is no
+// error; any other W's is its orthonormality error.
+func TestProjectionOfFreeW(t *testing.T) {
+	m, info, err := model.ReadFile(filepath.Join("..", "model", "testdata", "format-v1.smm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Identity {
+		t.Fatal("the format-1 golden model has no W: the test needs one")
+	}
+	for _, c := range []struct {
+		method string
+		want   string
+	}{
+		{"nn-h-lda", "(nn-h-lda's W: of full column rank, not orthonormal by its method's design; max|WᵀW − I| = "},
+		{"nn-h-dr", "(orthonormality error max|WᵀW − I| = "},
+	} {
+		m.Selection.Method = method.Name(c.method)
+		s := Summarize(info, m)
+		if s.FreeW != (c.method == "nn-h-lda") {
+			t.Errorf("%s: FreeW %v", c.method, s.FreeW)
+		}
+		table := checkTable(t, c.method, s, c.want)
+		if c.method == "nn-h-dr" && strings.Contains(table, "not orthonormal") {
+			t.Errorf("%s: a W that must be orthonormal is said not to be:\n%s", c.method, table)
 		}
 	}
 }
