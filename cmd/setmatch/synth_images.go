@@ -69,14 +69,32 @@ func synthTurntable(fl *flag.FlagSet, size, out string, classes, sets, frames in
 // --name size: none of feature-vector data is given, and size is a frame
 // size WxH.
 func imageFlags(fl *flag.FlagSet, name, size string) (w, h int, err error) {
-	if bad := givenFlags(fl, vectorFlags...); len(bad) > 0 {
-		return 0, 0, usagef("%s shape feature-vector data only, not --%s image sets: leave them out", strings.Join(bad, ", "), name)
+	if err := vectorOnly(givenFlags(fl, vectorFlags...), name); err != nil {
+		return 0, 0, err
 	}
 	w, h, ok := parseWxH(size)
 	if !ok {
 		return 0, 0, usagef("--%s: want a frame size WxH such as 128x96, got %q", name, size)
 	}
 	return w, h, nil
+}
+
+// vectorOnly refuses the flags bad (of vectorFlags, as "--name") given
+// to synth --name, which writes images: they shape feature-vector data
+// only. Where --kind is one, it says which flag writes images under
+// synthetic light, as --kind lighting and cone make feature vectors.
+func vectorOnly(bad []string, name string) error {
+	switch len(bad) {
+	case 0:
+		return nil
+	case 1:
+		hint := ""
+		if bad[0] == "--kind" && name != "relight" {
+			hint = " (images under synthetic light: --relight SRC, a folder of images such as faces)"
+		}
+		return usagef("%s shapes feature-vector data only, not --%s image sets: leave it out%s", bad[0], name, hint)
+	}
+	return usagef("%s shape feature-vector data only, not --%s image sets: leave them out", strings.Join(bad, ", "), name)
 }
 
 // vectorFlags are the flags of synth that shape feature-vector data only.

@@ -14,8 +14,11 @@ import (
 // folder of SRC under strong synthetic lighting (synth.RelightOptions),
 // written as OUT/<class>/<set>/f000.png.
 func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int64, force bool, args []string, stdout io.Writer) error {
-	if bad := givenFlags(fl, append([]string{"classes"}, vectorFlags...)...); len(bad) > 0 {
-		return usagef("%s: not with --relight, whose classes are the folders of %s", strings.Join(bad, ", "), src)
+	if len(givenFlags(fl, "classes")) > 0 {
+		return usagef("--classes: not with --relight, whose classes are the folders of %s", src)
+	}
+	if err := vectorOnly(givenFlags(fl, vectorFlags...), "relight"); err != nil {
+		return err
 	}
 	opt := synth.RelightOptions{Sets: sets, Frames: frames, Seed: seed}
 	if err := opt.Check(); err != nil {

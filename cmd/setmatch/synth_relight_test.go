@@ -79,6 +79,12 @@ func TestSynthRelight(t *testing.T) {
 		want string
 	}{
 		{[]string{"synth", "--relight", src, "--classes", "3", "--out", t.TempDir()}, "--classes: not with --relight"},
+		{[]string{"synth", "--relight", src, "--kind", "lighting", "--out", t.TempDir()}, "--kind shapes feature-vector data only, not --relight image sets: leave it out\n"},
+		{[]string{"synth", "--relight", src, "--dim", "4", "--noise", "1", "--out", t.TempDir()}, "--dim, --noise shape feature-vector data only, not --relight image sets: leave them out\n"},
+		// synth --images and --turntable alike; --kind lighting, which
+		// makes feature vectors, points to --relight.
+		{[]string{"synth", "--images", "8x8", "--kind", "lighting", "--out", t.TempDir()}, "--kind shapes feature-vector data only, not --images image sets: leave it out (images under synthetic light: --relight SRC, a folder of images such as faces)\n"},
+		{[]string{"synth", "--turntable", "8x8", "--dim", "4", "--noise", "1", "--out", t.TempDir()}, "--dim, --noise shape feature-vector data only, not --turntable image sets: leave them out\n"},
 		{[]string{"synth", "--relight", src, "--images", "8x8", "--out", t.TempDir()}, "exclude each other"},
 		{[]string{"synth", "--relight", src, "--sets", "0", "--out", t.TempDir()}, "sets per class"},
 		{[]string{"synth", "--relight", empty, "--out", t.TempDir()}, "holds no image"},
