@@ -44,9 +44,9 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 	if len(sets) == 0 {
 		return nil, errors.New("no sets to add")
 	}
-	taken, given := map[[2]string]bool{}, map[[2]string]bool{}
-	for _, s := range m.Sets {
-		taken[[2]string{s.Label, s.Name}] = true
+	taken, given := map[[2]string]int{}, map[[2]string]bool{}
+	for i, s := range m.Sets {
+		taken[[2]string{s.Label, s.Name}] = i + 1
 	}
 	for _, s := range sets {
 		key := [2]string{s.Label, s.Name}
@@ -62,7 +62,11 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 			return nil, labelErr
 		case nameErr != nil:
 			return nil, fmt.Errorf("class %s: the set name %q %v: give the set another name", s.Label, s.Name, nameErr)
-		case taken[key]:
+		case taken[key] > 0:
+			if m.sameAs(s.Frames, taken[key]-1) {
+				// The enrolment run again: no new name would help.
+				return nil, fmt.Errorf("set %s/%s is enrolled already: the gallery's set %s/%s has the same frames (in this or another order): nothing to add", s.Label, s.Name, s.Label, s.Name)
+			}
 			return nil, fmt.Errorf("the gallery already has a set %q of class %q: choose another name (rename the set's file or folder, or give one set its name with setmatch enroll --name NAME)", s.Name, s.Label)
 		case given[key]:
 			return nil, fmt.Errorf("the set %q of class %q is given twice: give each set once, or each its own name", s.Name, s.Label)
@@ -110,6 +114,22 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		}
 	}
 	return next, nil
+}
+
+// sameAs reports whether frames, projected as m projects a batch, are
+// the samples of m's gallery set i, in this or another order (as
+// WithSets tells a burst given again); frames m cannot project are not.
+func (m *Model) sameAs(frames *mat.Dense, i int) bool {
+	if frames == nil {
+		return false
+	}
+	y, err := m.Project(frames)
+	if err != nil {
+		return false
+	}
+	ix := stats.NewSetIndex()
+	ix.Add(m.Sets[i].Samples)
+	return ix.Add(y) == 0
 }
 
 // WithoutSets returns a copy of m without the gallery sets for which

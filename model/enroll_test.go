@@ -78,7 +78,10 @@ func TestWithSets(t *testing.T) {
 		{[]NewSet{{"a ", "a9", set(0)}}, `the label "a " begins or ends with a space`},
 		{[]NewSet{{"a\x1b[2J", "a9", set(0)}}, `holds a control character`},
 		{[]NewSet{{"\xff", "a9", set(0)}}, `is not valid UTF-8`},
-		{[]NewSet{{"b", "b1", set(0)}}, "already has a set"},
+		{[]NewSet{{"b", "b1", set(0)}}, `the gallery already has a set "b1" of class "b": choose another name`},
+		// The same burst under its own name again: enrolled already.
+		{[]NewSet{{"b", "b1", b}}, "set b/b1 is enrolled already: the gallery's set b/b1 has the same frames (in this or another order): nothing to add"},
+		{[]NewSet{{"b", "b1", reversedRows(b)}}, "set b/b1 is enrolled already"},
 		{[]NewSet{{"b", "b2", b}}, "b/b2: the same frames (in this or another order) as the gallery's set b/b1: give each burst once"},
 		{[]NewSet{{"b", "b3", reversedRows(b)}}, "b/b3: the same frames (in this or another order) as the gallery's set b/b1"},
 		{[]NewSet{{"c", "c1", b2}, {"c", "c2", b2}}, "c/c2: the same frames (in this or another order) as the set given c/c1"},
