@@ -183,9 +183,10 @@ func listedOr(names []string, what, elsewhere string) string {
 
 // noSetHint says what to give forget --set where set names none of the
 // sets of label: the name without its extension where that names one (a
-// set is named after its file); else the class's set names where there
-// are at most listedSets; else the field of setmatch inspect --json that
-// lists them.
+// set is named after its file), or the last element of a path, with or
+// without its extension, where that does (the burst's folder or file as
+// enrolled); else the class's set names where there are at most
+// listedSets; else the field of setmatch inspect --json that lists them.
 func noSetHint(sets []model.Set, label, set string) string {
 	var names []string
 	for _, s := range sets {
@@ -195,6 +196,16 @@ func noSetHint(sets []model.Set, label, set string) string {
 	}
 	if base := strings.TrimSuffix(set, path.Ext(set)); base != set && slices.Contains(names, base) {
 		return fmt.Sprintf("a set is named after its file without the extension: --set %s", base)
+	}
+	// The last element, after a slash or (a path on Windows) a backslash
+	// (no set is named set itself, so it is taken for a path).
+	trimmed := strings.TrimRight(set, `/\`)
+	if last := trimmed[strings.LastIndexAny(trimmed, `/\`)+1:]; last != set && last != "" {
+		for _, name := range []string{last, strings.TrimSuffix(last, path.Ext(last))} {
+			if slices.Contains(names, name) {
+				return fmt.Sprintf("a set is named after its file or folder alone, without the folders above it or a file's extension: --set %s", name)
+			}
+		}
 	}
 	return listedOr(names, "sets", "setmatch inspect --json MODEL lists its %d sets: classes[].set_names")
 }

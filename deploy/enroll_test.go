@@ -455,6 +455,13 @@ func TestNoSetHint(t *testing.T) {
 	for _, c := range []struct{ label, set, want string }{
 		{"few", "x", `its sets: "f 9", "f 8"`},
 		{"few", "f 9.npy", "a set is named after its file without the extension: --set f 9"},
+		// A path: the burst's folder, or its file, as enroll was given it.
+		{"many", "/var/spool/setmatch/done/m07", "a set is named after its file or folder alone, without the folders above it or a file's extension: --set m07"},
+		{"many", "done/m07/", "a set is named after its file or folder alone, without the folders above it or a file's extension: --set m07"},
+		{"few", "sets/f 8.npy", "a set is named after its file or folder alone, without the folders above it or a file's extension: --set f 8"},
+		{"many", `C:\spool\done\m07`, "a set is named after its file or folder alone, without the folders above it or a file's extension: --set m07"},
+		{"many", "done/m99", "setmatch inspect --json MODEL lists its 11 sets: classes[].set_names"},
+		{"many", "/", "setmatch inspect --json MODEL lists its 11 sets: classes[].set_names"},
 		{"many", "x", "setmatch inspect --json MODEL lists its 11 sets: classes[].set_names"},
 	} {
 		if got := noSetHint(sets, c.label, c.set); got != c.want {
