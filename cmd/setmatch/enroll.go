@@ -190,7 +190,7 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits, burs
 		return x, "", err
 	}
 	if m.Features == nil {
-		return nil, "", fmt.Errorf("%s is a folder (a burst of frame images), but model %s records no feature pipeline (it was trained on feature files): give the set as a feature file of %d features per frame, made as the training features were, or train the model on images with --features SPEC", path, modelPath, m.InputDim())
+		return nil, "", fmt.Errorf("%s is a folder (a burst of frame images), but model %s records no feature pipeline (it was trained on feature files): give the set as a feature file of %d features per frame, made as the training features were (of images by setmatch features --features SPEC --out DIR %s, with the training features' SPEC), or train the model on images with --features SPEC", path, modelPath, m.InputDim(), path)
 	}
 	// An empty folder: the burst reader's fault speaks to a camera writing
 	// into the spool, which is not what enroll was given.

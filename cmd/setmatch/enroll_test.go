@@ -85,7 +85,7 @@ func TestEnrollCommand(t *testing.T) {
 		{[]string{"enroll", "--label", "x", carol1}, 2, "--model is required"},
 		{[]string{"enroll", "--model", out, carol1}, 2, "--label is required"},
 		{[]string{"enroll", "--model", out, "--label", "x"}, 2, "at least one set"},
-		{[]string{"enroll", "--model", out, "--label", "x", dir}, 1, "records no feature pipeline"},
+		{[]string{"enroll", "--model", out, "--label", "x", dir}, 1, "records no feature pipeline (it was trained on feature files): give the set as a feature file of 4 features per frame, made as the training features were (of images by setmatch features --features SPEC --out DIR " + dir + ", with the training features' SPEC)"},
 		{[]string{"enroll", "--model", out, "--label", "x", filepath.Join(dir, "frame.png")}, 1, "one image, not a set"},
 		{[]string{"enroll", "--model", out, "--label", "x", "--name", "n", carol1, carol2}, 2, "names one set"},
 		{[]string{"enroll", "--model", out, "--label", "x", wrongDim}, 1, "model expects 4"},
