@@ -346,3 +346,73 @@ func TestQueueScanAfterLostEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueReusedNameInFlightWhileDropped: a file of a name in flight (a
+// writer reused it) whose event comes while the queue refuses events, its
+// dropped names waiting for their rescan, is noted all the same: the
+// rescan the drop asked for leaves the name out (it is in flight), and its
+// Done asks for another, which queues it.
+func TestQueueReusedNameInFlightWhileDropped(t *testing.T) {
+	ctx := context.Background()
+	q := NewQueue(1)
+	q.add(Item{Name: "a"})
+	a, _ := q.Pop(ctx)
+	q.add(Item{Name: "b"})
+	q.add(Item{Name: "c"}) // dropped: full
+	if q.add(Item{Name: "a"}) {
+		t.Fatal("a, in flight, was queued again")
+	}
+	b, _ := q.Pop(ctx)
+	q.Done(b.Name)
+	<-q.rescan // asked for by the drain
+	if _, n := q.scanned(q.beginScan(false), nil, []string{"c", "a"}, true); n != 1 {
+		t.Fatalf("the rescan queued %d names, want c (a is in flight)", n)
+	}
+	q.Done(a.Name)
+	select {
+	case <-q.rescan:
+	default:
+		t.Fatal("the new file of a, seen while the queue refused events, asked for no rescan when a was done: it waits for the timed rescan")
+	}
+	c, _ := q.Pop(ctx)
+	q.Done(c.Name)
+	if _, n := q.scanned(q.beginScan(false), nil, []string{"a"}, true); n != 1 {
+		t.Errorf("the rescan after a was done queued %d names, want its new file", n)
+	}
+}
+
+// TestQueueHandledDuringListingEventRefused: a name handled while a rescan
+// lists new/, whose new file's event comes after its Done and is refused
+// (names dropped wait for the rescan), is left out by that rescan (the
+// listing may hold the old file) but not lost: the refusal came during the
+// listing, so the rescan lets no events in and asks for another at once,
+// which queues it.
+func TestQueueHandledDuringListingEventRefused(t *testing.T) {
+	ctx := context.Background()
+	q := NewQueue(1)
+	q.add(Item{Name: "a"})
+	a, _ := q.Pop(ctx)
+	q.add(Item{Name: "b"})
+	q.add(Item{Name: "c"}) // dropped: full
+	b, _ := q.Pop(ctx)
+	q.Done(b.Name)
+	<-q.rescan // asked for by the drain
+	drops := q.beginScan(false)
+	q.Done(a.Name)
+	if q.add(Item{Name: "a"}) { // the new file of a, after its Done
+		t.Fatal("an event was let in while dropped names wait")
+	}
+	if _, n := q.scanned(drops, nil, []string{"a", "c"}, true); n != 1 {
+		t.Fatalf("the rescan queued %d names, want c (a was handled during its listing)", n)
+	}
+	c, _ := q.Pop(ctx)
+	q.Done(c.Name)
+	select {
+	case <-q.rescan:
+	default:
+		t.Fatal("a, refused during the listing, waits for the timed rescan")
+	}
+	if _, n := q.scanned(q.beginScan(false), nil, []string{"a"}, true); n != 1 {
+		t.Errorf("the next rescan queued %d names, want the new a", n)
+	}
+}
