@@ -6,6 +6,17 @@ import (
 	"testing"
 )
 
+// rescanAsked reports whether q has asked for a rescan since the last
+// call, taking the request (it does not wait for one).
+func rescanAsked(q *Queue) bool {
+	select {
+	case <-q.rescan:
+		return true
+	default:
+		return false
+	}
+}
+
 func TestQueueDedupAndBound(t *testing.T) {
 	q := NewQueue(3)
 	if !q.add(Item{Name: "a"}) || q.add(Item{Name: "a"}) {
@@ -36,9 +47,7 @@ func TestQueueDedupAndBound(t *testing.T) {
 		q.Done(it.Name)
 	}
 	// The drop of "d" asks for a rescan once the queue has drained.
-	select {
-	case <-q.rescan:
-	default:
+	if !rescanAsked(q) {
 		t.Fatal("no rescan requested after names were dropped")
 	}
 	if _, n := q.scanned(q.beginScan(false), nil, []string{"a", "d"}, true); n != 2 {
@@ -64,22 +73,16 @@ func TestQueueReusedNameAsksRescan(t *testing.T) {
 	q.add(Item{Name: "a"})
 	it, _ := q.Pop(context.Background())
 	q.add(Item{Name: "a"}) // the new file, seen while the old one is in hand
-	select {
-	case <-q.rescan:
+	if rescanAsked(q) {
 		t.Fatal("rescan requested while the first a is still in flight")
-	default:
 	}
 	q.Done(it.Name)
-	select {
-	case <-q.rescan:
-	default:
+	if !rescanAsked(q) {
 		t.Fatal("no rescan requested for the reused name")
 	}
 	q.Done("b") // a name never seen again: no rescan
-	select {
-	case <-q.rescan:
+	if rescanAsked(q) {
 		t.Fatal("rescan requested for a name that was not seen again")
-	default:
 	}
 }
 
@@ -97,9 +100,7 @@ func TestLeftoversBeyondQueueLength(t *testing.T) {
 	q.Done(it.Name)
 	it, _ = q.Pop(context.Background())
 	q.Done(it.Name)
-	select {
-	case <-q.rescan: // the refused leftover asked for a rescan once drained
-	default:
+	if !rescanAsked(q) { // the refused leftover asked for a rescan once drained
 		t.Fatal("no rescan requested after the queue refused a leftover")
 	}
 	if took, n := q.scanned(q.beginScan(false), []string{"c"}, []string{"x"}, true); took != 1 || n != 1 {
@@ -119,9 +120,7 @@ func TestQueueDropAsksRescan(t *testing.T) {
 		t.Fatal("a full queue took b")
 	}
 	it, _ := q.Pop(context.Background())
-	select {
-	case <-q.rescan:
-	default:
+	if !rescanAsked(q) {
 		t.Fatal("no rescan requested once the queue that dropped b drained")
 	}
 	q.Done(it.Name)
@@ -222,18 +221,14 @@ func TestQueueDropDuringScan(t *testing.T) {
 	}
 	it, _ := q.Pop(ctx)
 	q.Done(it.Name)
-	select {
-	case <-q.rescan:
-	default:
+	if !rescanAsked(q) {
 		t.Fatal("d, dropped during the listing, waits for the timed rescan: no rescan asked for once the queue drained")
 	}
 	// The same with nothing queued by the rescan: asked for at once.
 	drops = q.beginScan(false)
 	q.add(Item{Name: "e"})
 	q.scanned(drops, nil, nil, true)
-	select {
-	case <-q.rescan:
-	default:
+	if !rescanAsked(q) {
 		t.Fatal("e, dropped during a listing that queued nothing, waits for the timed rescan")
 	}
 	if _, n := q.scanned(q.beginScan(false), nil, []string{"d", "e"}, true); n != 2 {
@@ -283,10 +278,8 @@ func TestQueueListedWaitingNameAsksNoRescan(t *testing.T) {
 	q.scanned(q.beginScan(false), nil, []string{"a"}, true)
 	it, _ := q.Pop(context.Background())
 	q.Done(it.Name)
-	select {
-	case <-q.rescan:
+	if rescanAsked(q) {
 		t.Error("a name listed while it waited asked for a rescan when done")
-	default:
 	}
 	// A batch of cur/ waiting is not claimed from new/: a file of its
 	// name there, seen by its event or listed by a scan, asks for a
@@ -300,9 +293,7 @@ func TestQueueListedWaitingNameAsksNoRescan(t *testing.T) {
 		}
 		it, _ = q.Pop(context.Background())
 		q.Done(it.Name)
-		select {
-		case <-q.rescan:
-		default:
+		if !rescanAsked(q) {
 			t.Errorf("a file in new/ of the name of a batch of cur/ waiting asked for no rescan (seen by its event: %v)", event)
 		}
 	}
@@ -334,15 +325,11 @@ func TestQueueScanAfterLostEvents(t *testing.T) {
 			t.Errorf("events lost %v: the scan queued %d names, want %d", lost, n, want)
 		}
 		q.Done(a.Name)
-		select {
-		case <-q.rescan:
-			if !lost {
-				t.Error("a name in flight that the scan listed asked for a rescan, its events whole")
-			}
-		default:
-			if lost {
-				t.Error("a name in flight that the scan listed asked for no rescan, its events lost")
-			}
+		switch asked := rescanAsked(q); {
+		case asked && !lost:
+			t.Error("a name in flight that the scan listed asked for a rescan, its events whole")
+		case !asked && lost:
+			t.Error("a name in flight that the scan listed asked for no rescan, its events lost")
 		}
 	}
 }
@@ -369,9 +356,7 @@ func TestQueueReusedNameInFlightWhileDropped(t *testing.T) {
 		t.Fatalf("the rescan queued %d names, want c (a is in flight)", n)
 	}
 	q.Done(a.Name)
-	select {
-	case <-q.rescan:
-	default:
+	if !rescanAsked(q) {
 		t.Fatal("the new file of a, seen while the queue refused events, asked for no rescan when a was done: it waits for the timed rescan")
 	}
 	c, _ := q.Pop(ctx)
@@ -407,9 +392,7 @@ func TestQueueHandledDuringListingEventRefused(t *testing.T) {
 	}
 	c, _ := q.Pop(ctx)
 	q.Done(c.Name)
-	select {
-	case <-q.rescan:
-	default:
+	if !rescanAsked(q) {
 		t.Fatal("a, refused during the listing, waits for the timed rescan")
 	}
 	if _, n := q.scanned(q.beginScan(false), nil, []string{"a"}, true); n != 1 {
