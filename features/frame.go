@@ -114,6 +114,10 @@ func decodeBytes(data []byte, name string, maxPixels int64) (*image.Gray, error)
 	return decodeBody(data, name, hdr, maxPixels)
 }
 
+// whileRead is what to do, said after the error of a frame that changed
+// while a burst was read (readRegular).
+const whileRead = ": write every frame of a burst before it is read (into a spool: rename the burst in only once it is complete)"
+
 // readRegular reads the whole of the open file f, which must be a regular
 // file of at most maxBytes bytes. The buffer is sized from the file's size
 // (plus one byte to notice a file that grows meanwhile), so a frame costs
@@ -129,11 +133,11 @@ func readRegular(f *os.File, name string, maxBytes int64, listed fs.FileInfo) ([
 		return nil, formatErr(name, "not a regular file (%v): a frame must be an image file", fi.Mode().Type())
 	}
 	if listed != nil && !os.SameFile(listed, fi) {
-		return nil, formatErr(name, "the file was replaced while the frames were read: write every frame of a burst before it is read (into a spool: rename the burst in only once it is complete)")
+		return nil, formatErr(name, "the file was replaced while the frames were read"+whileRead)
 	}
 	size := fi.Size()
 	if listed != nil && size != listed.Size() {
-		return nil, formatErr(name, "the file changed size since the burst was listed (%d bytes, then %d): write every frame of a burst before it is read (into a spool: rename the burst in only once it is complete)", listed.Size(), size)
+		return nil, formatErr(name, "the file changed size since the burst was listed (%d bytes, then %d)"+whileRead, listed.Size(), size)
 	}
 	if size > maxBytes {
 		return nil, limitErr(name, "file is %d bytes, more than the limit of %d per frame: send smaller frames (e.g. JPEG) or raise the limit", size, maxBytes)
@@ -160,7 +164,7 @@ func readRegular(f *os.File, name string, maxBytes int64, listed fs.FileInfo) ([
 		return nil, limitErr(name, "file grew to more than the limit of %d bytes per frame while it was read", maxBytes)
 	}
 	if int64(len(b)) != size {
-		return nil, formatErr(name, "file changed size while it was read (%d bytes, then %d): write every frame of a burst before it is read (into a spool: rename the burst in only once it is complete)", size, len(b))
+		return nil, formatErr(name, "file changed size while it was read (%d bytes, then %d)"+whileRead, size, len(b))
 	}
 	return b, nil
 }
