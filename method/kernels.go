@@ -1,11 +1,9 @@
 package method
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -175,10 +173,10 @@ func kfdaPredict(k mat.Symmetric, train, labels, test []int, classes int, reg fl
 
 // predictPrepared is kfdaPredict on a prepared discriminant of the
 // training sets (kfda.Prepare) and the test × training kernel kt. A test
-// set's latent distance to a training set in d coordinates is summed
-// once, over the first d coordinates in order, for the dims from the
-// smallest up: each sum goes on from the one before, so that every
-// distance is the sum over its own d coordinates, to the last bit.
+// set's squared latent distance to a training set is summed once, over
+// the coordinates in order, and its running sum after the first d
+// coordinates is the distance in d dimensions: the sum over its own d
+// coordinates, to the last bit, for every entry of dims.
 func predictPrepared(p *kfda.Prepared, kt *mat.Dense, labels []int, reg float64, dims []int, truth []int) ([][]int, [][]float64, error) {
 	f, err := p.Fit(reg, 0)
 	if err != nil {
@@ -193,16 +191,13 @@ func predictPrepared(p *kfda.Prepared, kt *mat.Dense, labels []int, reg float64,
 	pred := make([][]int, len(dims))
 	marg := make([][]float64, len(dims))
 	upTo := make([]int, len(dims)) // each dims entry clamped to the latent dimensions
+	top := 0                       // the largest of them
 	for di, d := range dims {
 		pred[di] = make([]int, nt)
 		marg[di] = make([]float64, nt)
 		upTo[di] = min(d, rmax)
+		top = max(top, upTo[di])
 	}
-	order := make([]int, len(dims)) // dims by increasing upTo
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(upTo[a], upTo[b]) })
 	pos := make([]int, len(labels))
 	for i := range pos {
 		pos[i] = i
@@ -211,18 +206,19 @@ func predictPrepared(p *kfda.Prepared, kt *mat.Dense, labels []int, reg float64,
 	for di := range dist {
 		dist[di] = make([]float64, m)
 	}
+	sq := make([]float64, top+1) // sq[c]: the squared distance over the first c coordinates
 	for a := range nt {
 		q := z.RawRowView(a)
 		for j := range m {
 			g := f.Train.RawRowView(j)
 			var s float64
-			c := 0
-			for _, di := range order {
-				for ; c < upTo[di]; c++ {
-					e := q[c] - g[c]
-					s += e * e
-				}
-				dist[di][j] = math.Sqrt(s)
+			for c := range top {
+				e := q[c] - g[c]
+				s += e * e
+				sq[c+1] = s
+			}
+			for di, u := range upTo {
+				dist[di][j] = math.Sqrt(sq[u])
 			}
 		}
 		t := -1
