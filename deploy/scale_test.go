@@ -232,9 +232,10 @@ func TestKDEBandwidthOutOfRangeSaysWhatToDo(t *testing.T) {
 }
 
 // TestKDERangeErrorAdvice: the factor kdeRangeError advises brings the
-// bandwidth to between 1 and 10, for a subnormal bandwidth too, where
-// it was +Inf (1/h overflows), and for one too small it was a tenth of
-// that (3e-161 to 0.3).
+// bandwidth to between 1 and 10, too large or too small (3e-161 times
+// 1e161 is 3, not 0.3), and at the ends of the float64 range: the
+// largest float64 and a subnormal bandwidth, whose 1/h overflows, take
+// 1e308.
 func TestKDERangeErrorAdvice(t *testing.T) {
 	for _, c := range []struct {
 		h    float64
