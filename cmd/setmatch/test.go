@@ -134,7 +134,7 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Li
 	// fits (the wrong features), else those sets fail one by one.
 	D := ds.Dim()
 	if !ds.KeepDim(m.InputDim(), func(set dataset.Set, n int) error {
-		note := ""
+		note := " (was it made with the same feature extractor as the model?)"
 		if st, err := os.Stat(set.Path); err == nil && st.IsDir() { // images, through the model's pipeline
 			note = sizeNote(m)
 		}

@@ -424,6 +424,7 @@ func TestTestCommandBadSets(t *testing.T) {
 		}
 	}
 	if !strings.Contains(errs["nan"], "must be finite") || !strings.Contains(errs["narrow"], "3 features per frame") || !strings.Contains(errs["narrow"], "expects 8") ||
+		!strings.Contains(errs["narrow"], "same feature extractor as the model") ||
 		!strings.Contains(errs["one"], "1 frame, fewer than setmatchd's decision.min_frames") {
 		t.Errorf("errors of the bad sets: %q", errs)
 	}
