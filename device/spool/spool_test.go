@@ -265,8 +265,9 @@ func TestOpenClaimedRefusesLinkInSpool(t *testing.T) {
 
 // TestOpenClaimedReadsWhatItOpened: a batch is read from the file
 // OpenClaimed opened, its facts those of that file: a batch put in its
-// place in cur/ after the open, a burst folder here, is not what is
-// read, nor what the facts describe.
+// place in cur/ once it is open (before its facts are taken, as late as a
+// path's facts could differ), a burst folder here, is not what is read,
+// nor what the facts describe.
 func TestOpenClaimedReadsWhatItOpened(t *testing.T) {
 	sp, dir := openTemp(t, Options{})
 	claimNew(t, sp, dir, "a.npy")
@@ -274,17 +275,23 @@ func TestOpenClaimedReadsWhatItOpened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cur := filepath.Join(dir, DirCur, "a.npy")
+	claimedOpened = func(string) {
+		if err := os.Rename(cur, filepath.Join(dir, DirCur, "gone.npy")); err != nil {
+			t.Error(err)
+		}
+		if err := os.Mkdir(cur, 0o750); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { claimedOpened = func(string) {} })
 	f, fi, err := sp.OpenClaimed("a.npy")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	cur := filepath.Join(dir, DirCur, "a.npy")
-	if err := os.Rename(cur, filepath.Join(dir, DirCur, "gone.npy")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(cur, 0o750); err != nil {
-		t.Fatal(err)
+	if st, err := os.Stat(cur); err != nil || !st.IsDir() {
+		t.Fatalf("cur/a.npy after OpenClaimed: %v, %v; want the folder put in its place", st, err)
 	}
 	if fi.IsDir() || fi.Size() != int64(len(want)) {
 		t.Errorf("OpenClaimed's facts: a folder %v of %d bytes; want the file opened, %d bytes", fi.IsDir(), fi.Size(), len(want))
