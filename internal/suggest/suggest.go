@@ -66,11 +66,11 @@ func distance(a, b string) int {
 // not define, before the name.
 const undefined = "flag provided but not defined: -"
 
-// Flag returns the flag of fs that the undefined flag of err, an error of
+// flagMeant returns the flag of fs that the undefined flag of err, an error of
 // fs.Parse(args), meant, written with as many dashes as args wrote the
 // mistyped one ("--features" for --featues, "-config" for -confg); ""
 // where err is of another kind or no flag of fs is near.
-func Flag(fs *flag.FlagSet, args []string, err error) string {
+func flagMeant(fs *flag.FlagSet, args []string, err error) string {
 	if err == nil {
 		return ""
 	}
@@ -109,7 +109,7 @@ func Flag(fs *flag.FlagSet, args []string, err error) string {
 // prints fs's usage (its flags' defaults, PrintDefaults, where fs has no
 // Usage) and returns flag.ErrHelp; of a malformed command line it returns the
 // flag package's error, for the caller to say, and the flag a mistyped
-// one meant (Flag), "" where none.
+// one meant (flagMeant), "" where none.
 func Parse(fs *flag.FlagSet, args []string) (meant string, err error) {
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
@@ -123,5 +123,5 @@ func Parse(fs *flag.FlagSet, args []string) (meant string, err error) {
 		}
 		usage()
 	}
-	return Flag(fs, args, err), err
+	return flagMeant(fs, args, err), err
 }

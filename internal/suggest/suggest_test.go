@@ -39,10 +39,10 @@ func TestClosest(t *testing.T) {
 	}
 }
 
-// TestFlag: the flag an undefined flag's error meant, with the dashes of
+// TestFlagMeant: the flag an undefined flag's error meant, with the dashes of
 // the command line (one or two, before "=" too), and none for another
 // error or a flag far from every one.
-func TestFlag(t *testing.T) {
+func TestFlagMeant(t *testing.T) {
 	newFS := func() *flag.FlagSet {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
@@ -69,12 +69,12 @@ func TestFlag(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%q: parsed", c.args)
 		}
-		if got := Flag(fs, c.args, err); got != c.want {
-			t.Errorf("Flag(%q, %v) = %q, want %q", c.args, err, got, c.want)
+		if got := flagMeant(fs, c.args, err); got != c.want {
+			t.Errorf("flagMeant(%q, %v) = %q, want %q", c.args, err, got, c.want)
 		}
 	}
-	if got := Flag(newFS(), nil, nil); got != "" {
-		t.Errorf("Flag of no error = %q", got)
+	if got := flagMeant(newFS(), nil, nil); got != "" {
+		t.Errorf("flagMeant of no error = %q", got)
 	}
 }
 
