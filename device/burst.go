@@ -129,13 +129,13 @@ func (r *Runner) readBurst(ctx context.Context, st *state, name string, d *os.Fi
 // the burst name, before its frames are read.
 var afterBurstListed func(name string)
 
-// listBurst lists the claimed burst cur/name when it is one, opened once
-// (spool.OpenClaimed), reading no frame, and records in rec what the
-// journal says of every burst (recordFrames); of a regular file it records
-// its size, as the line of every file batch read has it, reading none of
+// recordUnread records in rec what the journal says of the claimed
+// batch cur/name without reading it, opened once (spool.OpenClaimed): of
+// a burst its listing's frames and bytes (recordFrames), no frame read;
+// of a regular file its size, as the line of every file batch read has
 // it. What cannot be opened or listed leaves rec's frames and bytes 0 (a
 // directory that cannot be opened is recorded as a burst all the same).
-func (r *Runner) listBurst(st *state, name string, rec *journal.Record) {
+func (r *Runner) recordUnread(st *state, name string, rec *journal.Record) {
 	f, fi, err := r.spool.OpenClaimed(name)
 	if err != nil {
 		rec.Burst = fi != nil && fi.IsDir()

@@ -403,9 +403,9 @@ func (r *Runner) handle(it spool.Item) {
 			r.log.Warn("cannot read the attempts at an interrupted batch", "file", it.Name, "err", err)
 		}
 		if n >= spool.MaxMatchAttempts {
-			// Not read again, but a burst's line says what every
-			// burst's does, from its listing.
-			r.listBurst(st, it.Name, rec)
+			// Not read again, but its line says what every line of
+			// its kind does: a burst's listing, a file's size.
+			r.recordUnread(st, it.Name, rec)
 			r.fail(rec, fmt.Sprintf("setmatchd stopped %d times while reading or matching this batch (crash, kill or power loss): not retried again; move it back to new/ to try once more", n))
 			r.spool.EndMatch(it.Name)
 			return
