@@ -22,6 +22,9 @@ type Set struct {
 	Class string // class (folder) name
 	Name  string // set name: file name without extension, or folder name; the class name for a pooled set
 	Path  string // the set file or folder
+	// Images is true where the frames were read from image files (by
+	// Options.Images), false for feature files.
+	Images bool
 	// Frames is n×D, rows = frames, columns = features.
 	Frames *mat.Dense
 }
@@ -206,10 +209,9 @@ const (
 
 // plan is one set to load: its frames are files read by jobs.
 type plan struct {
-	set    Set
-	kind   int
-	files  []string // feature files (kindFeatures, or a folder of feature files) or images
-	images bool
+	set   Set
+	kind  int
+	files []string // feature files (kindFeatures, or a folder of feature files) or images (set.Images)
 }
 
 // Load reads the data set under dir. See the package documentation for the
@@ -256,7 +258,7 @@ func Load(dir string, opt Options) (*Dataset, error) {
 		return nil, layoutErr("%s holds no class folders: expected <class>/<set>.npy, <class>/<set>/<frames> or <class>/<frames>", dir)
 	}
 	for _, p := range plans {
-		if p.images && opt.Images == nil {
+		if p.set.Images && opt.Images == nil {
 			return nil, fmt.Errorf("set %s holds images: choose a feature extractor, e.g. --features intensity:20x20", p.set.Path)
 		}
 	}
@@ -315,7 +317,7 @@ func scanClass(c entry) ([]plan, bool, error) {
 	var plans []plan
 	switch {
 	case len(imgs) > 0:
-		p := plan{set: Set{Class: c.name, Name: c.name, Path: c.path}, kind: kindPooled, images: true}
+		p := plan{set: Set{Class: c.name, Name: c.name, Path: c.path, Images: true}, kind: kindPooled}
 		for _, e := range imgs {
 			p.files = append(p.files, e.path)
 		}
@@ -368,7 +370,7 @@ func scanSetDir(class string, s entry) (plan, error) {
 	if nimg > 0 && nfeat > 0 {
 		return plan{}, layoutErr("set %s mixes %d images and %d feature files: use one kind of frame", s.path, nimg, nfeat)
 	}
-	p.images = nimg > 0
+	p.set.Images = nimg > 0
 	return p, nil
 }
 
@@ -388,7 +390,7 @@ func loadAll(plans []plan, opt Options) ([]error, error) {
 	dims := make([][]int, len(plans))       // plan → file → columns
 	sets := make([]*mat.Dense, len(plans))  // plan → matrix, for image sets
 	for i, p := range plans {
-		if p.images {
+		if p.set.Images {
 			jobs = append(jobs, job{i, -1})
 			continue
 		}

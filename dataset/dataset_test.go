@@ -88,8 +88,8 @@ func TestLoadFeatureFiles(t *testing.T) {
 		if r, _ := d.Sets[2].Frames.Dims(); r != 4 || d.Sets[2].Frames.At(1, 2) != 212 {
 			t.Errorf("dog/s2 frames wrong: %v", mat.Formatted(d.Sets[2].Frames))
 		}
-		if d.Sets[1].Path != filepath.Join(dir, "dog", "s10.csv") {
-			t.Errorf("path %s", d.Sets[1].Path)
+		if d.Sets[1].Path != filepath.Join(dir, "dog", "s10.csv") || d.Sets[1].Images {
+			t.Errorf("path %s, images %v; want feature file s10.csv", d.Sets[1].Path, d.Sets[1].Images)
 		}
 	}
 }
@@ -131,8 +131,8 @@ func TestLoadImageSets(t *testing.T) {
 		t.Fatalf("%d sets, pooled %v", len(d.Sets), d.Pooled)
 	}
 	s := d.Sets[4] // c1/set1
-	if s.Class != "c1" || s.Name != "set1" {
-		t.Fatalf("set 4 is %s/%s", s.Class, s.Name)
+	if s.Class != "c1" || s.Name != "set1" || !s.Images {
+		t.Fatalf("set 4 is %s/%s, images %v; want c1/set1 of images", s.Class, s.Name, s.Images)
 	}
 	want := mat.NewDense(4, 3, []float64{1, 1, 0, 1, 1, 1, 1, 1, 2, 1, 1, 3})
 	if !mat.Equal(s.Frames, want) {
@@ -152,8 +152,8 @@ func TestLoadPooled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !d.Pooled || len(d.Sets) != 2 || d.Sets[1].Name != "s2" {
-		t.Fatalf("pooled %v sets %d", d.Pooled, len(d.Sets))
+	if !d.Pooled || len(d.Sets) != 2 || d.Sets[1].Name != "s2" || !d.Sets[0].Images {
+		t.Fatalf("pooled %v sets %d images %v", d.Pooled, len(d.Sets), d.Sets[0].Images)
 	}
 	if r, c := d.Sets[0].Frames.Dims(); r != 10 || c != 2 {
 		t.Errorf("pooled set %d×%d", r, c)

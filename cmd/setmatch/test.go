@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,8 +134,8 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Li
 	D := ds.Dim()
 	if !ds.KeepDim(m.InputDim(), func(set dataset.Set, n int) error {
 		note := " (was it made with the same feature extractor as the model?)"
-		if st, err := os.Stat(set.Path); err == nil && st.IsDir() { // images, through the model's pipeline
-			note = sizeNote(m)
+		if size := sizeNote(m); set.Images && size != "" { // through the model's pipeline
+			note = size
 		}
 		return fmt.Errorf("%s has %d features per frame, model %s expects %d%s", set.Path, n, modelPath, m.InputDim(), note)
 	}) {
@@ -144,8 +143,8 @@ func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Li
 			return nil, fmt.Errorf("the sets of %s are feature files of %d features per frame, model %s takes %d, made from images by its pipeline %s: give the image folders instead", dir, D, modelPath, m.InputDim(), m.Features.Name())
 		}
 		why := " (were they made with the same feature extractor as the model?)"
-		if images.Load() > 0 && sizeNote(m) != "" {
-			why = sizeNote(m)
+		if note := sizeNote(m); images.Load() > 0 && note != "" {
+			why = note
 		}
 		return nil, fmt.Errorf("the sets of %s have %d features per frame, model %s expects %d%s", dir, D, modelPath, m.InputDim(), why)
 	}

@@ -592,3 +592,40 @@ func TestTestCommandBurstLimits(t *testing.T) {
 		t.Errorf("sets of %d and %d frames: %d sets, %d failed, errors %q", features.DefaultMaxFrames, features.DefaultMaxFrames+1, s.Sets, s.Failed, errs)
 	}
 }
+
+// TestTestCommandSetOfAnotherSize: where only some sets of the folder
+// have another width than a model whose pipeline's number of features
+// follows the frames' size (hog:8 without @WxH), an image set's failure
+// says that the size is why and what to do, and a folder of feature
+// files (a folder too, but not of images) does not: its width is no
+// matter of image size.
+func TestTestCommandSetOfAnotherSize(t *testing.T) {
+	data := imageData(t, 40, 32)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--method", "nn-h", "--data", data, "--features", "hog:8", "--threshold", "none", "--out", mpath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	// class0/small: 24x24 frames, 144 features where 40x32 gives 432.
+	small := filepath.Join(data, "class0", "small")
+	if err := os.Rename(filepath.Join(imageData(t, 24, 24), "class0", "set0"), small); err != nil {
+		t.Fatal(err)
+	}
+	// class1/feats: a folder of three frames of 5 features each.
+	feats := filepath.Join(data, "class1", "feats")
+	if err := os.Mkdir(feats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(83, 84))
+	for k := range 3 {
+		writeSet(t, feats, fmt.Sprintf("f%d.npy", k), synth.GaussianSet(rng, 1, 5, 0))
+	}
+	note := ": hog:8 computes its features at each frame's own size"
+	_, stdout, stderr := run("test", "--model", mpath, "--data", data)
+	out := stdout + stderr
+	if want := small + " has 144 features per frame, model " + mpath + " expects 432" + note; !strings.Contains(out, want) {
+		t.Errorf("test: the image set of 24x24 frames: want %q in\n%s", want, out)
+	}
+	if want := feats + " has 5 features per frame, model " + mpath + " expects 432"; !strings.Contains(out, want) || strings.Contains(out, want+note) {
+		t.Errorf("test: the folder of feature files: want %q without the note on image size in\n%s", want, out)
+	}
+}
