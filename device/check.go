@@ -3,7 +3,6 @@ package device
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"setmatch/config"
@@ -37,7 +36,7 @@ func Check(path string, w io.Writer) error {
 	th := st.thresholdText()
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
-	if closedSet(st.matcher.Thresholds()) {
+	if st.matcher.ClosedSet() {
 		fmt.Fprintf(w, "warning:  %s\n", closedSetWarning(cfg.Decision))
 	}
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {
@@ -82,7 +81,7 @@ func (st *state) thresholdText() string {
 	mm := st.model.Model
 	th := "none (closed set)"
 	switch ts := st.matcher.Thresholds(); {
-	case closedSet(ts):
+	case st.matcher.ClosedSet():
 	case len(ts) == 1:
 		th = fmt.Sprintf("%.6g", ts[0])
 	default:
@@ -105,16 +104,6 @@ func (st *state) thresholdText() string {
 // ThresholdText says what keeps strangers out now (state.thresholdText).
 func (r *Runner) ThresholdText() string { return r.st.Load().thresholdText() }
 
-// letsAllIn reports whether a threshold lets every batch in: +Inf, or a
-// finite one so large (above 1e308) that no score reaches it.
-func letsAllIn(v float64) bool { return v > 1e308 }
-
-// closedSet reports whether thresholds (a model's, or each member's of a
-// vote) let every batch in (letsAllIn).
-func closedSet(thresholds []float64) bool {
-	return !slices.ContainsFunc(thresholds, func(t float64) bool { return !letsAllIn(t) })
-}
-
 // closedSetWarning is what -check and the daemon's log say when no
 // threshold keeps strangers out: decision.threshold = inf in d, or a model
 // without a threshold.
@@ -127,4 +116,4 @@ func closedSetWarning(d config.Decision) string {
 
 // ClosedSet reports whether the model in use lets every batch in (no
 // threshold, from the model or decision.threshold).
-func (r *Runner) ClosedSet() bool { return closedSet(r.st.Load().matcher.Thresholds()) }
+func (r *Runner) ClosedSet() bool { return r.st.Load().matcher.ClosedSet() }

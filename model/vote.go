@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -130,6 +131,14 @@ func (mt *Matcher) Thresholds() []float64 {
 		out = append(out, v.threshold)
 	}
 	return out
+}
+
+// ClosedSet reports whether every threshold of the matcher (Thresholds:
+// its own, or each member's of a vote) lets every batch in: +Inf, or a
+// finite one so large (above 1e308) that no score reaches it. Such a
+// matcher names every batch as its nearest known class, strangers too.
+func (mt *Matcher) ClosedSet() bool {
+	return !slices.ContainsFunc(mt.Thresholds(), func(t float64) bool { return !(t > 1e308) })
 }
 
 // withThresholdVote is WithThreshold for a vote: +Inf makes every member

@@ -92,6 +92,9 @@ func TestVoteMatchesMembers(t *testing.T) {
 			t.Errorf("closed set: member %d decides with threshold %v, want +Inf", i, th)
 		}
 	}
+	if !closed.ClosedSet() || mt.ClosedSet() {
+		t.Errorf("ClosedSet: %v with +Inf for every member, %v with the members' own thresholds; want true, false", closed.ClosedSet(), mt.ClosedSet())
+	}
 	for _, th := range []float64{1, 0, math.Inf(-1)} {
 		if _, err := mt.WithThreshold(th); !errors.Is(err, ErrVoteThreshold) {
 			t.Errorf("WithThreshold(%v) on a vote: %v, want ErrVoteThreshold", th, err)
@@ -190,5 +193,32 @@ func TestVoteFileErrors(t *testing.T) {
 	m5 := goldenMix(t)
 	if got, err := DecodeBytes(mfEncode(t, m5)); err != nil || len(got.Voters) != 0 || got.MethodName() != "kfda-mix" {
 		t.Errorf("a model without voters: %v, %d voters, method %q", err, len(got.Voters), got.MethodName())
+	}
+}
+
+// TestClosedSet: a matcher is a closed set where its threshold lets
+// every batch in: +Inf, or a finite one above 1e308, which no score
+// reaches; not where it is 1e308 or below.
+func TestClosedSet(t *testing.T) {
+	mt, err := mfModel(1, 6, 3, []int{5, 4, 6}).NewMatcherWorkers(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		threshold float64
+		closed    bool
+	}{
+		{0.5, false},
+		{1e308, false},
+		{math.MaxFloat64, true},
+		{math.Inf(1), true},
+	} {
+		m, err := mt.WithThreshold(c.threshold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.ClosedSet(); got != c.closed {
+			t.Errorf("threshold %v: ClosedSet %v, want %v", c.threshold, got, c.closed)
+		}
 	}
 }

@@ -79,7 +79,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s.Model, s.Data = *modelPath, *data
-	if override == nil && s.Threshold == nil && !slices.ContainsFunc(s.Thresholds, func(t *float64) bool { return t != nil }) {
+	if override == nil && mt.ClosedSet() {
 		// As setmatchd -check warns of such a model.
 		fmt.Fprintf(stderr, "test: note: model %s has no threshold (a closed set): every set is named as its nearest known class, strangers too; for a door, train without --threshold none, or try a threshold here with --threshold X\n", *modelPath)
 	}
