@@ -420,7 +420,9 @@ func (r *Runner) handle(it spool.Item) {
 		r.fail(rec, err.Error())
 		return
 	}
-	if err := r.sig.Signal(d.Known, d.Label); err != nil {
+	// A dropped pulse the signaller says itself, once as drops begin and
+	// then as a sum, not once a batch.
+	if err := r.sig.Signal(d.Known, d.Label); err != nil && !errors.Is(err, gpio.ErrDropped) {
 		r.log.Warn("gpio", "file", it.Name, "err", err)
 	}
 	now := time.Now()

@@ -54,7 +54,9 @@ type SignalOptions struct {
 	ActiveLow bool
 	// Backlog is how many decisions may wait per line (default 8); Signal
 	// and Pulse drop a decision beyond it, on all its lines, and say so in
-	// their error (the journal remains the record).
+	// their error (ErrDropped; the journal remains the record). The log
+	// says a line's drops once when they begin and sums them up once a
+	// minute while they go on, and at the stop (dropCount).
 	Backlog int
 }
 
@@ -74,6 +76,8 @@ type Signaller struct {
 	act     gpio.Level
 	backlog int
 	lines   map[string]*outLine
+	order   []*outLine    // the lines opened, in the order of their names
+	dropped atomic.Uint64 // decisions dropped
 
 	mu       sync.Mutex
 	closed   bool
@@ -90,7 +94,8 @@ type Signaller struct {
 type outLine struct {
 	name    string
 	line    Line
-	waiting int // decisions queued on it, not started (Signaller.mu)
+	waiting int       // decisions queued on it, not started (Signaller.mu)
+	drops   dropCount // what the log said of the decisions dropped for it (Signaller.mu)
 	// freeAt is when the line may start its next pulse: the end of the
 	// idle time after its last one (the driving goroutine's own).
 	freeAt time.Time
@@ -134,6 +139,7 @@ func NewSignaller(drv Driver, opt SignalOptions, log *slog.Logger) (*Signaller, 
 			return nil, err
 		}
 		s.lines[name] = &outLine{name: name, line: l}
+		s.order = append(s.order, s.lines[name])
 	}
 	s.wg.Add(1)
 	go s.run()
@@ -159,9 +165,17 @@ func (s *Signaller) Signal(known bool, label string) error {
 // Pulse queues one pulse on the named line. An empty name does nothing.
 func (s *Signaller) Pulse(name string) error { return s.queue(name) }
 
+// ErrDropped is the error of a decision whose pulse was dropped: a line of
+// it had the backlog waiting.
+var ErrDropped = errors.New("pulse dropped")
+
+// Dropped returns the number of decisions dropped so far (Signal's and
+// Pulse's ErrDropped).
+func (s *Signaller) Dropped() uint64 { return s.dropped.Load() }
+
 // queue queues one decision's pulse on the named lines (empty names are
 // not wired); where one of them has the backlog waiting already, the whole
-// decision is dropped and the error says so.
+// decision is dropped, counted for that line, and the error says so.
 func (s *Signaller) queue(names ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -186,7 +200,15 @@ func (s *Signaller) queue(names ...string) error {
 	}
 	for _, ol := range lines {
 		if ol.waiting >= s.backlog {
-			return fmt.Errorf("gpio: %s: pulse dropped: the line already has %d waiting (the journal keeps the decision)", ol.name, s.backlog)
+			s.dropped.Add(1)
+			if ol.drops.drop(clock(), dropEvery) {
+				s.log.Warn(fmt.Sprintf("gpio: line %s: pulse dropped: the line already has %d waiting (decisions come faster than its pulses end); further drops are summed up once a minute while they go on; the journal keeps every decision", ol.name, s.backlog))
+			}
+			select { // run times the sum
+			case s.wake <- struct{}{}:
+			default:
+			}
+			return fmt.Errorf("gpio: %s: %w: the line already has %d waiting (the journal keeps the decision)", ol.name, ErrDropped, s.backlog)
 		}
 	}
 	for _, ol := range lines {
@@ -242,8 +264,12 @@ func (s *Signaller) run() {
 				next = ol.freeAt
 			}
 		}
-		if next != never {
-			t.Reset(time.Until(next))
+		wait, waiting := s.sayDrops()
+		if next != never && (!waiting || time.Until(next) < wait) {
+			wait, waiting = time.Until(next), true
+		}
+		if waiting {
+			t.Reset(wait)
 		}
 		select {
 		case <-t.C:
@@ -254,6 +280,36 @@ func (s *Signaller) run() {
 			return
 		}
 	}
+}
+
+// sayDrops logs the sums of dropped pulses that are due, and returns how
+// long until the next one is, if any is waiting.
+func (s *Signaller) sayDrops() (wait time.Duration, waiting bool) {
+	now := clock()
+	var sums []string
+	s.mu.Lock()
+	for _, ol := range s.order {
+		if n, since, ok := ol.drops.due(now, dropEvery); ok {
+			sums = append(sums, dropSum(ol.name, n, since))
+		}
+		if w, ok := ol.drops.wait(now, dropEvery); ok && (!waiting || w < wait) {
+			wait, waiting = w, true
+		}
+	}
+	s.mu.Unlock()
+	for _, m := range sums {
+		s.log.Warn(m)
+	}
+	return wait, waiting
+}
+
+// dropSum is the log line of n pulses dropped on a line since a time.
+func dropSum(name string, n uint64, since time.Time) string {
+	pulses := "pulses"
+	if n == 1 {
+		pulses = "pulse"
+	}
+	return fmt.Sprintf("gpio: line %s: %d %s dropped since %s; the journal keeps every decision", name, n, pulses, since.UTC().Format(time.RFC3339))
 }
 
 // start takes from the queue, in order, the decisions whose lines are all
@@ -316,15 +372,17 @@ func (s *Signaller) Drain(max time.Duration) error {
 	return s.Idle()
 }
 
-// busy reports whether a pulse is queued or active.
+// busy reports whether a pulse is queued or active and may run: none
+// does after Idle.
 func (s *Signaller) busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.waiting) > 0 || s.active > 0
+	return !s.closed && (len(s.waiting) > 0 || s.active > 0)
 }
 
 // Idle ends all pulses (cutting a running one short), drives every line to
-// its idle level and refuses further pulses. Calling it again does nothing.
+// its idle level, sums up the drops the log has not yet summed up, and
+// refuses further pulses. Calling it again does nothing.
 func (s *Signaller) Idle() error {
 	s.mu.Lock()
 	if !s.closed {
@@ -339,6 +397,11 @@ func (s *Signaller) Idle() error {
 		return nil
 	}
 	s.idled = true
+	for _, ol := range s.order {
+		if n, since := ol.drops.flush(); n > 0 {
+			s.log.Warn(dropSum(ol.name, n, since))
+		}
+	}
 	var errs []error
 	for name, ol := range s.lines {
 		if err := ol.line.Out(!s.act); err != nil {

@@ -2,6 +2,8 @@ package gpio_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -83,6 +85,95 @@ func TestPulseBeyondBacklog(t *testing.T) {
 	err = s.Pulse("GPIO17")
 	if err == nil || !strings.Contains(err.Error(), "GPIO17: pulse dropped: the line already has 1 waiting") {
 		t.Errorf("a pulse beyond the backlog: %v, want it dropped with the reason", err)
+	}
+}
+
+// TestDropsSaidOnceAMinute: the log says a line's dropped pulses at once
+// when they begin, then sums them up once a minute while they go on (at
+// the times of the clock the test steps), and what is left at the stop;
+// after a quiet minute it says them at once again. Every drop is in one
+// sum, and in Dropped.
+func TestDropsSaidOnceAMinute(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	step := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	devgpio.SetClock(t, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+	log := new(testutil.LockedBuffer)
+	rec := gpiotest.NewRecorder()
+	s, err := devgpio.NewSignaller(rec, devgpio.SignalOptions{Pins: devgpio.Pins{Match: "GPIO17", Unknown: "GPIO27"}, Pulse: time.Hour, Backlog: 2},
+		slog.New(slog.NewTextHandler(log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// GPIO17 active for an hour, and its backlog full behind it.
+	for range 3 {
+		if err := s.Pulse("GPIO17"); err != nil {
+			t.Fatal(err)
+		}
+		testutil.WaitFor(t, 5*time.Second, "the first pulse active", func() bool { l, _ := rec.Level("GPIO17"); return l == gpio.High })
+	}
+	flood := func(k int) {
+		t.Helper()
+		for range k {
+			if err := s.Pulse("GPIO17"); !errors.Is(err, devgpio.ErrDropped) {
+				t.Fatalf("a pulse beyond the backlog: %v, want ErrDropped", err)
+			}
+		}
+	}
+	lines := func() []string {
+		var out []string
+		for l := range strings.Lines(log.String()) {
+			if strings.Contains(l, "dropped") {
+				out = append(out, strings.TrimSuffix(l, "\n"))
+			}
+		}
+		return out
+	}
+	// wake lets the goroutine that drives the lines see the clock stepped,
+	// as the end of a pulse would (none ends within the hour).
+	wake := func() {
+		t.Helper()
+		if err := s.Pulse("GPIO27"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	said := func(want ...string) {
+		t.Helper()
+		testutil.WaitFor(t, 5*time.Second, fmt.Sprintf("%d lines of drops", len(want)), func() bool { return len(lines()) >= len(want) })
+		got := lines()
+		if len(got) != len(want) {
+			t.Fatalf("lines of drops:\n%s\nwant %d", strings.Join(got, "\n"), len(want))
+		}
+		for i, w := range want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("line %d of drops %q, want %q in it", i+1, got[i], w)
+			}
+		}
+	}
+	begins := "gpio: line GPIO17: pulse dropped: the line already has 2 waiting"
+	flood(5) // 12:00:00
+	said(begins)
+	step(30 * time.Second)
+	flood(5) // 12:00:30: summed up a minute after the first line
+	said(begins)
+	step(30 * time.Second)
+	wake()
+	said(begins, "gpio: line GPIO17: 10 pulses dropped since 2026-03-01T12:00:00Z;")
+	step(10 * time.Second)
+	flood(3) // 12:01:10: within a minute of the last line
+	step(50 * time.Second)
+	wake()
+	said(begins, "10 pulses", "gpio: line GPIO17: 3 pulses dropped since 2026-03-01T12:01:10Z;")
+	step(5 * time.Minute)
+	flood(2) // 12:07:00: after a quiet minute, said at once again
+	said(begins, "10 pulses", "3 pulses", begins)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	said(begins, "10 pulses", "3 pulses", begins, "gpio: line GPIO17: 2 pulses dropped since 2026-03-01T12:07:00Z;")
+	if n := s.Dropped(); n != 15 {
+		t.Errorf("Dropped = %d, want 15", n)
 	}
 }
 
