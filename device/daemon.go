@@ -110,7 +110,7 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	if err := r.Start(ctx); err != nil {
 		return err
 	}
-	out.watchQueue(r)
+	out.watchRunner(r)
 	d := &daemonLoop{configPath: opt.ConfigPath, log: log, r: r, out: out, mw: mw, runDir: runtimeDir()}
 	d.writeStatus() // no reload yet: the pid, for setmatchd -reload
 	notify(log, daemon.SdNotifyReady, "STATUS=watching "+cfg.Spool.Dir)

@@ -12,6 +12,7 @@ import (
 	"setmatch/device/devicetest"
 	"setmatch/device/gpio/gpiotest"
 	"setmatch/device/journal"
+	"setmatch/device/metrics"
 	"setmatch/internal/testutil"
 )
 
@@ -55,6 +56,22 @@ func TestPulseDropsSaidOnce(t *testing.T) {
 	dropped := r.sig.Dropped()
 	if dropped < n-9 || dropped > n-8 {
 		t.Errorf("%d decisions dropped, want %d or %d: those beyond the backlog", dropped, n-9, n-8)
+	}
+	// The metrics the daemon serves count them.
+	out := &outputs{met: metrics.New()}
+	out.watchRunner(r)
+	fams, err := out.met.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := -1.0
+	for _, fam := range fams {
+		if fam.GetName() == "setmatch_gpio_dropped_total" {
+			counted = fam.Metric[0].GetCounter().GetValue()
+		}
+	}
+	if counted != float64(dropped) {
+		t.Errorf("setmatch_gpio_dropped_total = %v, want %d (absent: -1)", counted, dropped)
 	}
 	// The stop (Idle, as Wait's drain ends) sums up the drops.
 	r.Stop()

@@ -105,10 +105,12 @@ func (o *outputs) setModel(m *Loaded) {
 // info, as setmatch inspect names it (e.g. nn-h, nn-h-dr, kfda-hl).
 func modelMethod(m *Loaded) string { return m.Model.MethodName() }
 
-// watchQueue makes the metrics read the queue length from r at each scrape.
-func (o *outputs) watchQueue(r *Runner) {
+// watchRunner makes the metrics read the queue length and the decisions
+// whose pulses were dropped from r at each scrape.
+func (o *outputs) watchRunner(r *Runner) {
 	if o.met != nil {
 		o.met.QueueLengthFunc(r.QueueLen)
+		o.met.DroppedPulsesFunc(r.sig.Dropped)
 	}
 }
 

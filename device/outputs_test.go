@@ -82,7 +82,7 @@ func TestOutputsCountDecisions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { r.Stop(); r.Wait(); r.Close() }()
-	out.watchQueue(r)
+	out.watchRunner(r)
 
 	rng := rand.New(rand.NewPCG(21, 22))
 	f.Drop(t, "a.npy", devicetest.Batch(rng, "alice"))
@@ -117,11 +117,12 @@ func TestOutputsCountDecisions(t *testing.T) {
 		}
 	}
 	want := map[string]float64{
-		"setmatch_batches_total,result=known":                                                2,
-		"setmatch_batches_total,result=unknown":                                              1,
-		"setmatch_batches_total,result=failed":                                               1,
-		"setmatch_decision_latency_seconds":                                                  4,
-		"setmatch_queue_length":                                                              0,
+		"setmatch_batches_total,result=known":   2,
+		"setmatch_batches_total,result=unknown": 1,
+		"setmatch_batches_total,result=failed":  1,
+		"setmatch_decision_latency_seconds":     4,
+		"setmatch_queue_length":                 0,
+		"setmatch_gpio_dropped_total":           0,
 		"setmatch_model_info,method=" + modelMethod(r.Model()) + ",sha256=" + r.Model().ID(): 1,
 	}
 	for k, v := range want {

@@ -58,7 +58,7 @@ func benchRunner(b *testing.B, workers int, withOutputs func(*config.Config)) (*
 		b.Fatal(err)
 	}
 	if out != nil {
-		out.watchQueue(r)
+		out.watchRunner(r)
 	}
 	b.Cleanup(func() {
 		r.Stop()

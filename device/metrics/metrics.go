@@ -5,6 +5,7 @@
 //	setmatch_decision_latency_seconds                       histogram, arrival in new/ to decision
 //	setmatch_queue_length                                   gauge, batches waiting
 //	setmatch_model_info{sha256="…",method="…"}              gauge, 1 for the model in use
+//	setmatch_gpio_dropped_total                             counter, decisions whose GPIO pulses were dropped
 //	setmatch_mqtt_connected                                 gauge, 1 while connected (with MQTT only)
 //	setmatch_mqtt_outbox_length                             gauge, decisions waiting for the broker
 //	setmatch_mqtt_dropped_total                             counter, decisions dropped from the outbox
@@ -41,8 +42,9 @@ type Metrics struct {
 	latency   prometheus.Histogram
 	modelInfo *prometheus.GaugeVec
 
-	queueLen atomic.Int64               // set by SetQueueLength
-	queueFn  atomic.Pointer[func() int] // set by QueueLengthFunc, read at each scrape
+	queueLen atomic.Int64                  // set by SetQueueLength
+	queueFn  atomic.Pointer[func() int]    // set by QueueLengthFunc, read at each scrape
+	dropFn   atomic.Pointer[func() uint64] // set by DroppedPulsesFunc, read at each scrape
 }
 
 // New returns the metrics, every counter at zero, registered on a registry
@@ -71,7 +73,11 @@ func New() *Metrics {
 		Name: "setmatch_queue_length",
 		Help: "Batches waiting to be handled.",
 	}, m.queueLength)
-	m.reg.MustRegister(m.batches, m.latency, queue, m.modelInfo,
+	dropped := prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "setmatch_gpio_dropped_total",
+		Help: "Decisions whose GPIO pulses were dropped: a line of theirs had its backlog of decisions waiting, batches coming faster than its pulses end (the journal has them).",
+	}, m.droppedPulses)
+	m.reg.MustRegister(m.batches, m.latency, queue, m.modelInfo, dropped,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -104,6 +110,18 @@ func (m *Metrics) queueLength() float64 {
 		return float64((*f)())
 	}
 	return float64(m.queueLen.Load())
+}
+
+// DroppedPulsesFunc makes every scrape read the number of decisions whose
+// GPIO pulses were dropped from f (0 until it is called). It may be called
+// while the metrics are served.
+func (m *Metrics) DroppedPulsesFunc(f func() uint64) { m.dropFn.Store(&f) }
+
+func (m *Metrics) droppedPulses() float64 {
+	if f := m.dropFn.Load(); f != nil {
+		return float64((*f)())
+	}
+	return 0
 }
 
 // SetModel names the model in use; the previous one's series goes away.

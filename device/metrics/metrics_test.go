@@ -66,6 +66,9 @@ func TestScrape(t *testing.T) {
 	if strings.Contains(body, "setmatch_mqtt_") {
 		t.Error("mqtt metrics without WatchMQTT")
 	}
+	if v := value(t, fams, "setmatch_gpio_dropped_total"); v != 0 {
+		t.Errorf("gpio_dropped_total = %v at start", v)
+	}
 	if _, ok := fams["go_goroutines"]; !ok {
 		t.Error("no Go runtime metrics")
 	}
@@ -82,6 +85,7 @@ func TestScrape(t *testing.T) {
 	m.WatchMQTT(mq)
 	mq.outbox.Store(7)
 	mq.dropped.Store(2)
+	m.DroppedPulsesFunc(func() uint64 { return 13 })
 
 	fams, body = metricstest.Scrape(ctx, t, url)
 	for _, c := range []struct {
@@ -95,6 +99,7 @@ func TestScrape(t *testing.T) {
 		{"setmatch_decision_latency_seconds", nil, 6},
 		{"setmatch_queue_length", nil, 3},
 		{"setmatch_model_info", []string{"sha256", "5ef56d93ea4f8991", "method", "jeffrey"}, 1},
+		{"setmatch_gpio_dropped_total", nil, 13},
 		{"setmatch_mqtt_connected", nil, 0},
 		{"setmatch_mqtt_outbox_length", nil, 7},
 		{"setmatch_mqtt_dropped_total", nil, 2},
