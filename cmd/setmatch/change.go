@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/deploy"
+	"setmatch/internal/dirlock"
 	"setmatch/model"
 	"setmatch/setfile"
 )
@@ -23,7 +24,7 @@ type changeFlags struct {
 	cmd                             string // enroll or forget
 	model, label, out, strangersDir string
 	workers                         int
-	lock                            *os.File // the lock of --out's folder (openLock), held from read to write
+	lock                            *os.File // the lock of --out's folder (dirlock.Open), held from read to write
 }
 
 // register defines the shared flags on fs, with the usage of --model and
@@ -109,14 +110,14 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 	if err := canWrite(dir); err != nil {
 		return nil, cf.folderError(dir, err)
 	}
-	d, err := openLock(dir)
+	d, err := dirlock.Open(dir)
 	if err != nil {
 		return nil, cf.folderError(dir, err)
 	}
-	busy, err := tryLock(d)
+	busy, err := dirlock.TryLock(d)
 	if err == nil && busy {
 		fmt.Fprintf(stderr, "waiting for another enroll or forget writing in %s\n", dir)
-		err = lock(d)
+		err = dirlock.Lock(d)
 	}
 	if err != nil {
 		d.Close()

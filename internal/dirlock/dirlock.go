@@ -1,0 +1,9 @@
+// Package dirlock is the one advisory lock of a folder between processes:
+// exclusive, held by an open file, and released when that file is closed
+// or the process ends, however it ends (a kill -9 too), so that no crash
+// leaves a lock behind. setmatch enroll and forget hold the lock of the
+// folder of the model they change.
+//
+// On unix the folder itself is locked (flock), and nothing is added to it;
+// on Windows, which locks no folder, the file LockName in it is (LockFileEx).
+package dirlock
