@@ -18,7 +18,9 @@ import (
 // group can put batches into tmp/ and new/: both need the group's write and
 // search bits (and setgid, so that batches belong to the group). A missing
 // spool is fine where setmatchd can create it (creatable); a path that is
-// not a directory is not.
+// not a directory is not. It says the pid of a setmatchd running on the
+// spool where the system names it (spool.Holder), without taking the
+// spool's lock: -check runs beside the daemon.
 func checkSpool(dir string, w io.Writer) error {
 	spoolInfo, err := os.Stat(dir)
 	switch {
@@ -79,6 +81,9 @@ func checkSpool(dir string, w io.Writer) error {
 				strings.Join(absent, " and "), it, it))
 		}
 		fmt.Fprintf(w, "spool:    %s: %s\n", dir, strings.Join(say, "; "))
+	}
+	if pid := spool.Holder(dir); pid > 0 {
+		fmt.Fprintf(w, "spool:    in use by setmatchd pid %d, which holds the lock of its %s/: a second setmatchd on it refuses to start\n", pid, spool.DirCur)
 	}
 	return errors.Join(errs...)
 }

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -191,6 +192,32 @@ func (c *msgCounter) Handle(_ context.Context, r slog.Record) error {
 		c.stays.Add(1)
 	}
 	return nil
+}
+
+// setmatchd -check says the pid of the daemon running on the spool (on
+// Linux), and does not need the spool's lock: it runs beside the daemon.
+func TestCheckSpoolInUse(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	const inUse = "spool:    in use by setmatchd pid"
+	sp, err := spool.Open(spool.Options{Dir: f.Spool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Close()
+	var out strings.Builder
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), "writable by the spool group") || strings.Contains(out.String(), inUse) {
+		t.Fatalf("check of a spool no daemon runs on: %v\n%s", err, out.String())
+	}
+	if sp, err = spool.Open(spool.Options{Dir: f.Spool}); err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	out.Reset()
+	err = Check(f.Config, &out)
+	want := fmt.Sprintf("%s %d, which holds the lock of its cur/: a second setmatchd on it refuses to start\n", inUse, os.Getpid())
+	if err != nil || (runtime.GOOS == "linux") != strings.Contains(out.String(), want) {
+		t.Errorf("check of a spool in use: %v\n%s", err, out.String())
+	}
 }
 
 // setmatchd -check says when the spool group cannot write tmp/ or new/.
@@ -402,7 +429,13 @@ func TestAttemptCountedFromRead(t *testing.T) {
 func TestReloadRefusesOtherPipeline(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	r, _ := newRunner(t, f, slog.DiscardHandler)
-	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	stop := func() { r.Stop(); r.Wait(); r.Close() }
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
 	D := fixtureModel(t, f).InputDim()
 	old := r.Model().ID()
 	var specs []string
@@ -424,7 +457,10 @@ func TestReloadRefusesOtherPipeline(t *testing.T) {
 	if r.Model().ID() != old {
 		t.Error("the model changed after a refused reload")
 	}
-	// From one spec to another of the same D, after a restart on the first.
+	// From one spec to another of the same D, after a restart on the first
+	// (the first stopped: one runner holds a spool at a time).
+	stop()
+	stopped = true
 	r2, _ := newRunnerModel(t, f, specs[0])
 	defer func() { r2.Stop(); r2.Wait(); r2.Close() }()
 	cfg = *r2.Config()

@@ -689,7 +689,7 @@ func TestApplyReloadRefusesStale(t *testing.T) {
 }
 
 // TestClaimGoneSaysNothing: a batch gone from new/ before it is claimed
-// (another daemon on the spool took it) is no error.
+// (another worker took it, or it was removed by hand) is no error.
 func TestClaimGoneSaysNothing(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	cfg := fixtureConfig(t, f)

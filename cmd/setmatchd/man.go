@@ -29,7 +29,9 @@ func manPage(date string) manpage.Page {
 				"whose features the model records) or a file of frame features (.npy or .csv); it " +
 				"matches each batch against the gallery of a model file written by setmatch(1) train, signals the decision " +
 				"(a known label, or unknown) on GPIO lines and appends one JSON line per batch to a journal. " +
-				"A batch is claimed into cur/ and ends in done/ or in failed/, with the reason in failed/.reasons/ under the batch's name.",
+				"A batch is claimed into cur/ and ends in done/ or in failed/, with the reason in failed/.reasons/ under the batch's name. " +
+				"One setmatchd runs on a spool: it holds a lock of cur/ (flock) while it runs, which its exit releases however it exits, " +
+				"and a second started on the same spool exits with status 1, naming the first's pid where /proc/locks shows it.",
 			"It is meant to run under systemd (Type=notify, with a watchdog) as the unprivileged user setmatch; " +
 				"it refuses to run as root unless given -allow-root. " +
 				"The package installs the unit setmatchd.service but does not enable it: it needs a model first.",

@@ -94,7 +94,9 @@ func TestSpoolBurstDirs(t *testing.T) {
 		t.Errorf("done/ holds %v, want a, the newer", got)
 	}
 
-	// done = "delete" removes a burst with its frames.
+	// done = "delete" removes a burst with its frames (one Spool holds a
+	// spool at a time).
+	sp.Close()
 	del, err := Open(Options{Dir: dir, KeepDone: false})
 	if err != nil {
 		t.Fatal(err)

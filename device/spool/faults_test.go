@@ -88,6 +88,7 @@ func TestFailKeepsBatchWithoutReason(t *testing.T) {
 	}
 	// A temporary file from a crash is removed at the next Open.
 	os.WriteFile(filepath.Join(reasons, reasonTmpPrefix+"0123"), nil, 0o640)
+	sp.Close()
 	sp2, err := Open(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)

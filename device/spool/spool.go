@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"setmatch/internal/dirlock"
 	"setmatch/internal/regfile"
 )
 
@@ -42,7 +44,7 @@ const (
 )
 
 // ErrGone is returned by Claim when the file is no longer in new/: another
-// worker (or another daemon on the same spool) claimed it first.
+// worker claimed it first, or it was removed or renamed away by hand.
 var ErrGone = errors.New("spool: file no longer in new/")
 
 // ErrNotWritable is the error of Claim for a burst directory the daemon may
@@ -80,6 +82,7 @@ type Options struct {
 type Spool struct {
 	opt     Options
 	root    *os.Root
+	lock    *os.File // cur/'s, held until Close (dirlock)
 	pruneMu sync.Mutex
 	// What Finish and MoveFailed moved into done/ and failed/ since the
 	// last Prune (PruneDue).
@@ -105,8 +108,18 @@ const (
 )
 
 // Open opens the spool at opt.Dir, creating the directory and any missing
-// sub-directory with the modes above.
-// It removes what an interrupted write of a failure reason left behind.
+// sub-directory with the modes above, and takes the spool: it holds the
+// lock of cur/ (dirlock) until Close, and fails with an *InUseError while
+// another Spool holds it, of another process or of this one. Only then
+// does it change what is in the spool: it removes what an interrupted
+// write of a failure reason left behind.
+//
+// cur/ is the folder locked, not the spool folder, because cur/ is the
+// daemon's alone: setmatch enroll and forget lock the folder of the model
+// they change, which may be the spool folder, and a model in cur/ would be
+// taken for a batch. On unix the lock adds nothing to cur/; on Windows it
+// is the file dirlock.LockName in it, whose name, starting with a dot, is
+// no batch's (Interrupted) nor an attempt marker's.
 func Open(opt Options) (*Spool, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("spool: no directory given (set spool.dir)")
@@ -158,9 +171,75 @@ func Open(opt Options) (*Spool, error) {
 			return nil, fmt.Errorf("spool: %s is not a directory: remove it and restart", path.Join(opt.Dir, d.name))
 		}
 	}
-	s := &Spool{opt: opt, root: root}
+	lock, err := takeCur(opt.Dir)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	s := &Spool{opt: opt, root: root, lock: lock}
 	s.cleanReasons(time.Time{})
 	return s, nil
+}
+
+// takeCur opens cur/ of the spool at dir and takes its lock, which the
+// open file returned holds.
+func takeCur(dir string) (*os.File, error) {
+	cur := filepath.Join(dir, DirCur)
+	f, err := dirlock.Open(cur)
+	if err != nil {
+		return nil, AccessError(dir, err)
+	}
+	busy, err := dirlock.TryLock(f)
+	if err == nil && busy {
+		err = &InUseError{Dir: dir, PID: holder(f)}
+	} else if err != nil {
+		err = fmt.Errorf("spool: lock %s: %w", cur, err)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// holder returns the pid that holds the lock of f, cur/ opened by
+// dirlock.Open, or 0 where the system does not say.
+func holder(f *os.File) int {
+	fi, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	return dirlock.Holder(fi)
+}
+
+// Holder returns the pid of the setmatchd that holds the spool at dir (the
+// lock of its cur/), or 0 where none does or the system does not say
+// (dirlock.Holder): it takes no lock, for setmatchd -check beside a
+// running daemon.
+func Holder(dir string) int {
+	fi, err := os.Stat(filepath.Join(dir, DirCur))
+	if err != nil {
+		return 0
+	}
+	return dirlock.Holder(fi)
+}
+
+// InUseError is Open's error for a spool that another Spool holds: another
+// setmatchd running on it. PID is its process, 0 where the system does not
+// say (dirlock.Holder).
+type InUseError struct {
+	Dir string
+	PID int
+}
+
+func (e *InUseError) Error() string {
+	who, stop := "another setmatchd", "systemctl stop setmatchd, or kill the other setmatchd"
+	if e.PID > 0 {
+		who += fmt.Sprintf(" (pid %d)", e.PID)
+		stop = fmt.Sprintf("systemctl stop setmatchd, or kill %d", e.PID)
+	}
+	return fmt.Sprintf("spool: %s is in use: %s runs on it and holds the lock of its %s/ folder; two daemons on one spool would decide a batch twice and the batches out of arrival order: stop it (%s) or give each daemon a spool of its own (spool.dir)",
+		e.Dir, who, DirCur, stop)
 }
 
 // AccessError returns err, met on the spool at dir or one of its folders,
@@ -197,8 +276,11 @@ func (s *Spool) Dir() string { return s.opt.Dir }
 // Path returns the path of name in sub-directory sub.
 func (s *Spool) Path(sub, name string) string { return path.Join(s.opt.Dir, sub, name) }
 
-// Close releases the spool directory.
-func (s *Spool) Close() error { return s.root.Close() }
+// Close releases the spool directory and its lock.
+func (s *Spool) Close() error {
+	s.lock.Close()
+	return s.root.Close()
+}
 
 // openNoFollow opens the batch sub/name for reading from sub's open
 // folder, refusing a symbolic link at name, also one to a file inside the

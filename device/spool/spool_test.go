@@ -90,7 +90,8 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 	// the newest, f, with its reason.
 	pruneKeeps(t, sp, dir, 2, "c,k", ".reasons,f", "f")
 
-	// Deleting instead of keeping.
+	// Deleting instead of keeping (one Spool holds a spool at a time).
+	sp.Close()
 	sp2, _ := Open(Options{Dir: dir})
 	defer sp2.Close()
 	put("g")
@@ -298,5 +299,58 @@ func TestOpenClaimedReadsWhatItOpened(t *testing.T) {
 	}
 	if b, err := ReadBatch(f, fi, "a.npy", 1<<20); err != nil || string(b) != string(want) {
 		t.Errorf("ReadBatch of the file opened, a folder in its place since: %q, %v; want %q", b, err, want)
+	}
+}
+
+// TestOpenHeld: a spool is held by one Spool at a time. Another Open of
+// it fails with an *InUseError that names the holder's pid (on Linux) and
+// what to do, before it changes anything in the spool; -check's Holder
+// names the holder without taking the lock; once the holder closes, the
+// spool opens again.
+func TestOpenHeld(t *testing.T) {
+	sp, dir := openTemp(t, Options{})
+	want := 0
+	if runtime.GOOS == "linux" {
+		want = os.Getpid()
+	}
+	if pid := Holder(dir); pid != want {
+		t.Errorf("Holder of a held spool: %d, want %d", pid, want)
+	}
+	// What a second Open would remove, were it to go on.
+	tmp := filepath.Join(dir, DirFailed, DirReasons, reasonTmpPrefix+"0123")
+	os.WriteFile(tmp, nil, 0o640)
+	sp2, err := Open(Options{Dir: dir})
+	var iu *InUseError
+	if !errors.As(err, &iu) {
+		if sp2 != nil {
+			sp2.Close()
+		}
+		t.Fatalf("second Open: %v, want an *InUseError", err)
+	}
+	if iu.Dir != dir || iu.PID != want {
+		t.Errorf("InUseError %+v, want the spool %s and pid %d", iu, dir, want)
+	}
+	for _, s := range []string{dir, "another setmatchd", "stop it", "spool.dir"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("the error does not say %q: %v", s, err)
+		}
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Errorf("the refused Open changed the spool: %v", err)
+	}
+	if pid := Holder(dir); pid != want {
+		t.Errorf("Holder after a refused Open: %d, want %d", pid, want)
+	}
+	sp.Close()
+	if pid := Holder(dir); pid != 0 {
+		t.Errorf("Holder of a spool no one holds: %d, want 0", pid)
+	}
+	sp3, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("Open after the holder closed: %v", err)
+	}
+	sp3.Close()
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("Open left what an interrupted write of a reason left: %v", err)
 	}
 }

@@ -36,3 +36,33 @@ func TestTryLock(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestHolderIn(t *testing.T) {
+	const (
+		maj, min = 0xfe, 0x00
+		ino      = 12337451
+	)
+	for _, c := range []struct {
+		name, locks string
+		want        int
+	}{
+		{"held", "1: FLOCK  ADVISORY  WRITE 18362 fe:00:12337451 0 EOF\n", 18362},
+		{"held, a waiter after it", "1: FLOCK  ADVISORY  WRITE 18362 fe:00:12337451 0 EOF\n1: -> FLOCK  ADVISORY  WRITE 18485 fe:00:12337451 0 EOF\n", 18362},
+		{"a waiter alone", "1: -> FLOCK  ADVISORY  WRITE 18485 fe:00:12337451 0 EOF\n", 0},
+		{"among others", "1: POSIX  ADVISORY  WRITE 7 fe:00:12337451 0 EOF\n2: FLOCK  ADVISORY  WRITE 8 fe:00:1233745 0 EOF\n3: FLOCK  ADVISORY  WRITE 9 fe:01:12337451 0 EOF\n4: FLOCK  ADVISORY  WRITE 10 fe:00:12337451 0 EOF\n", 10},
+		{"a POSIX lock", "1: POSIX  ADVISORY  WRITE 7 fe:00:12337451 0 EOF\n", 0},
+		{"a shared flock", "1: FLOCK  ADVISORY  READ 7 fe:00:12337451 0 EOF\n", 0},
+		{"another inode", "1: FLOCK  ADVISORY  WRITE 7 fe:00:123374510 0 EOF\n", 0},
+		{"another device", "1: FLOCK  ADVISORY  WRITE 7 0fe:00:12337451 0 EOF\n", 0},
+		{"pid not known", "1: FLOCK  ADVISORY  WRITE 0 fe:00:12337451 0 EOF\n", 0},
+		{"no locks", "", 0},
+		{"a short line", "1: FLOCK\n", 0},
+	} {
+		if got := holderIn([]byte(c.locks), maj, min, ino); got != c.want {
+			t.Errorf("%s: holder %d, want %d", c.name, got, c.want)
+		}
+	}
+	if got := holderIn([]byte("1: FLOCK  ADVISORY  WRITE 5 103:02:77 0 EOF\n"), 0x103, 2, 77); got != 5 {
+		t.Errorf("a major number of three hex digits: holder %d, want 5", got)
+	}
+}
