@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"setmatch/internal/stats"
@@ -131,8 +130,9 @@ func checkPercent(p float64) error {
 //	exp(mean + t_{n−1}(p) · sd · √(1 + 1/n))
 //
 // with mean and sd the sample mean and standard deviation of their
-// logarithms and t_{n−1} Student's t quantile. With few samples the sample
-// percentile is too low (it is at most the largest sample, which a new
+// logarithms (stats.MeanStd: the same bits on every architecture) and
+// t_{n−1} Student's t quantile. With few samples the sample percentile
+// is too low (it is at most the largest sample, which a new
 // set exceeds with probability 1/(n+1)), and the bound widens by how
 // little the samples say; with many, the percentile follows a tail the
 // log-normal does not. x is reordered.
@@ -148,7 +148,7 @@ func Bound(x []float64, p float64) float64 {
 	if n < 2 {
 		return q
 	}
-	mean, sd := stat.MeanStdDev(y, nil)
+	mean, sd := stats.MeanStd(y)
 	if !(sd > 0) {
 		return q
 	}

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"setmatch/internal/stats"
 )
 
 func TestOpenSetThreshold(t *testing.T) {
@@ -98,6 +101,31 @@ func TestBoundHeavyTail(t *testing.T) {
 	// Zeros and one positive value: nothing to fit, the percentile.
 	if b := Bound([]float64{0, 0, 2}, 50); b != 0 {
 		t.Errorf("median of 0, 0, 2: %v", b)
+	}
+}
+
+// TestBoundMeanStdInOrder: the mean and standard deviation of the
+// logarithms are stats.MeanStd's, summed in order, so that a threshold
+// has the same bits on every architecture. On these samples gonum's
+// stat.MeanStdDev (partial sums on amd64 only) gives the bound another last
+// bit.
+func TestBoundMeanStdInOrder(t *testing.T) {
+	for _, x := range [][]float64{
+		{9.87, 1.38, 0.51, 1.59, 2.04, 0.41, 0.34},
+		{0.52, 1.48, 1.91, 0.13},
+		{0.38, 0.88, 0.92, 1.39, 1.37, 1.22, 0.62, 0.22, 2.33, 2.97, 0.2},
+	} {
+		y := make([]float64, len(x))
+		for i, v := range slices.Sorted(slices.Values(x)) { // Bound sorts x first
+			y[i] = math.Log(v)
+		}
+		mean, sd := stats.MeanStd(y)
+		n := float64(len(y))
+		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.95)
+		want := math.Max(percentile(slices.Clone(x), 95), math.Exp(mean+tq*sd*math.Sqrt(1+1/n)))
+		if got := Bound(slices.Clone(x), 95); got != want {
+			t.Errorf("%d samples: bound %v, want %v (in-order mean and standard deviation)", len(x), got, want)
+		}
 	}
 }
 
