@@ -179,7 +179,7 @@ func termMatrix(m *model.Model, t *model.Term, divs map[match.Measure]*mat.SymDe
 		for i := range all {
 			all[i] = i
 		}
-		t.Scale = kfda.MedianOffDiag(d, all, t.Kind() == method.KernelHL)
+		t.Scale = kfda.MedianOffDiag(d, all, t.Kind().Root())
 		if !(t.Scale > 0) {
 			return nil, errors.New("the gallery sets' divergences have median 0: use a raw width")
 		}

@@ -10,7 +10,6 @@ import (
 	"setmatch/internal/scaleadvice"
 	"setmatch/internal/stats"
 	"setmatch/kfda"
-	"setmatch/match"
 	"setmatch/setkernel"
 )
 
@@ -269,14 +268,10 @@ func (p *Pool) KernelSpectra(b Bandwidth, train []int, widths []float64) ([]Spec
 		return nil, err
 	}
 	var out []SpectrumReport
-	kernels := map[Kernel]func(div, s float64) float64{KernelHG: match.KernelHG, KernelHL: match.KernelHL, KernelJ: match.KernelJ}
 	for _, kind := range []Kernel{KernelHG, KernelHL, KernelJ} {
-		d := dm.H2
-		if kind == KernelJ {
-			d = dm.J
-		}
+		d := dm.Of(kind.Measure())
 		for _, s := range widths {
-			k := kfda.KernelMatrix(subSym(d, train), s, 1, kernels[kind])
+			k := kfda.KernelMatrix(subSym(d, train), s, 1, kind.Func())
 			lo, hi, err := MinEigenvalue(k)
 			if err != nil {
 				return nil, err

@@ -1,5 +1,7 @@
 package method
 
+import "setmatch/match"
+
 // Kernel names a kernel between two sets as the kFDA methods choose it and
 // a model file stores it (model.Term.Kernel holds it as a string, the
 // file's field): on the divergences between the sets' KDEs (KernelHG,
@@ -28,6 +30,34 @@ func (k Kernel) OnDivergences() bool {
 // OnSets reports whether k is a kernel on the sets themselves (KernelGDA,
 // KernelCDL) rather than on their divergences.
 func (k Kernel) OnSets() bool { return k == KernelGDA || k == KernelCDL }
+
+// Measure returns the divergence a kernel on divergences is built on:
+// match.Jeffrey for KernelJ, match.Hellinger for KernelHG and KernelHL
+// (and for the other kernels, which use none).
+func (k Kernel) Measure() match.Measure {
+	if k == KernelJ {
+		return match.Jeffrey
+	}
+	return match.Hellinger
+}
+
+// Func returns a kernel on divergences as a function of the divergence
+// (H² or J) and the width s: match.KernelHG, match.KernelHL or
+// match.KernelJ (match.KernelHG for the other kernels, which have none).
+func (k Kernel) Func() func(div, s float64) float64 {
+	switch k {
+	case KernelHL:
+		return match.KernelHL
+	case KernelJ:
+		return match.KernelJ
+	}
+	return match.KernelHG
+}
+
+// Root reports whether k is a kernel on the square root of its
+// divergence (KernelHL, on the Hellinger distance H = √H²), whose width
+// a median of the root scales (kfda.MedianOffDiag's sqrt).
+func (k Kernel) Root() bool { return k == KernelHL }
 
 // WidthScale says how the width of a kernel on divergences is scaled, as
 // a grid tries it (Grid.WidthScale) and a model records it

@@ -398,13 +398,8 @@ func kernelCandidates(method Name, t *Task, g Grid) ([]candidate, error) {
 }
 
 func divCandidates(t *Task, g Grid, method Name) ([]candidate, error) {
-	m, sqrt, kernel := match.Hellinger, false, match.KernelHG
-	switch method {
-	case KFDAHL:
-		sqrt, kernel = true, match.KernelHL
-	case KFDAJ:
-		m, kernel = match.Jeffrey, match.KernelJ
-	}
+	k := method.Kernel()
+	m, sqrt, kernel := k.Measure(), k.Root(), k.Func()
 	bws := g.Bandwidths
 	if len(bws) == 0 {
 		bws = []Bandwidth{{Mode: Global, Scale: 1}}

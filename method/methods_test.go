@@ -95,6 +95,28 @@ func TestKernel(t *testing.T) {
 	}
 }
 
+// TestKernelOnDivergences: each kernel on divergences names its
+// divergence, its function of the divergence and the width, and whether
+// its width is scaled by a median of the divergence's root, as a model's
+// terms, the kFDA candidates and the spectra take them.
+func TestKernelOnDivergences(t *testing.T) {
+	const div, s = 0.36, 2.0
+	for _, c := range []struct {
+		k    Kernel
+		m    match.Measure
+		want float64
+		root bool
+	}{
+		{KernelHG, match.Hellinger, math.Exp(-s * div), false},
+		{KernelHL, match.Hellinger, math.Exp(-s * math.Sqrt(div)), true},
+		{KernelJ, match.Jeffrey, math.Exp(-s * div), false},
+	} {
+		if m, got, root := c.k.Measure(), c.k.Func()(div, s), c.k.Root(); m != c.m || got != c.want || root != c.root {
+			t.Errorf("%s: measure %v, k(%g, %g) = %v, root %v; want %v, %v, %v", c.k, m, div, s, got, root, c.m, c.want, c.root)
+		}
+	}
+}
+
 // TestNewPoolFrameBound: a pool of MaxPoolFrames frames is made, one of a
 // frame more is refused with an error that says the bound.
 func TestNewPoolFrameBound(t *testing.T) {

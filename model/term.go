@@ -53,13 +53,8 @@ func (t Term) Kind() method.Kernel { return method.Kernel(t.Kernel) }
 func (t Term) OnDivergences() bool { return t.Kind().OnDivergences() }
 
 // Measure returns the divergence a term on divergences is built on
-// (Hellinger for the other kernels, which use none).
-func (t Term) Measure() match.Measure {
-	if t.Kind() == method.KernelJ {
-		return match.Jeffrey
-	}
-	return match.Hellinger
-}
+// (Kernel.Measure: Hellinger for the other kernels, which use none).
+func (t Term) Measure() match.Measure { return t.Kind().Measure() }
 
 // KernelFunc returns a term on divergences as a function of the
 // divergence: match.KernelHG, match.KernelHL or match.KernelJ of
@@ -71,17 +66,9 @@ func (t Term) KernelFunc() func(div float64) float64 {
 }
 
 // Shape returns the kernel function of a term on divergences, of the
-// divergence and the width: match.KernelHG, match.KernelHL or
-// match.KernelJ (match.KernelHG for a set kernel, which has none).
-func (t Term) Shape() func(div, s float64) float64 {
-	switch t.Kind() {
-	case method.KernelHL:
-		return match.KernelHL
-	case method.KernelJ:
-		return match.KernelJ
-	}
-	return match.KernelHG
-}
+// divergence and the width (Kernel.Func: match.KernelHG, match.KernelHL
+// or match.KernelJ; match.KernelHG for a set kernel, which has none).
+func (t Term) Shape() func(div, s float64) float64 { return t.Kind().Func() }
 
 // Validate checks t's kind and parameters (not its weight) for a model
 // whose divergence is div.
