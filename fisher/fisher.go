@@ -47,6 +47,13 @@ import (
 // direction is kept when its variance is above PCATol × the largest.
 const PCATol = 1e-10
 
+// Reg is the regulariser of the within-class covariance, relative to its
+// mean eigenvalue (Solve's reg), with which nn-h-lda and the Fisher start
+// of learning W solve: small, only so that directions in which the frames
+// of a class barely vary are not stretched without bound by the
+// whitening.
+const Reg = 1e-3
+
 // singularTol is the smallest eigenvalue of the (regularised) within-class
 // covariance, relative to its largest, that Solve inverts.
 const singularTol = 1e-12

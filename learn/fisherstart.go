@@ -8,12 +8,6 @@ import (
 	"setmatch/fisher"
 )
 
-// FisherReg is the regulariser of the Fisher start's within-class
-// covariance, relative to its mean eigenvalue (fisher.Solve's reg): the
-// same small value as the nn-h-lda method's, only so that directions in
-// which the frames of a class barely vary are not stretched without bound.
-const FisherReg = 1e-3
-
 // fisherStart returns the discriminant start of training from Fisher's
 // discriminant sol of the training sets' frames (fisher.Solve, every frame
 // labelled by its set's class): the subspace of its first d columns with
@@ -51,10 +45,10 @@ type FisherCache struct {
 // Basis returns the Fisher start of training at dimension d (fisherStart)
 // for the n_i×D sets and their class labels: W (D×d, orthonormal columns)
 // and the mean frame (len D), solving the discriminant (fisher.Solve with
-// FisherReg) at most once per sets and labels.
+// fisher.Reg) at most once per sets and labels.
 func (c *FisherCache) Basis(sets []*mat.Dense, labels []int, d int) (*mat.Dense, []float64, error) {
 	sol, err := c.c.do(setsKey(sets, labels).String(), sets, func() (*fisher.Solution, error) {
-		return fisher.Solve(sets, labels, FisherReg)
+		return fisher.Solve(sets, labels, fisher.Reg)
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("Fisher start: %w", err)

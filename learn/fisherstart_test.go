@@ -15,9 +15,9 @@ import (
 )
 
 // fisherBasis is the Fisher start without the cache, the reference the
-// tests hold FisherCache to: fisher.Solve with FisherReg, then fisherStart.
+// tests hold FisherCache to: fisher.Solve with fisher.Reg, then fisherStart.
 func fisherBasis(sets []*mat.Dense, labels []int, d int) (*mat.Dense, []float64, error) {
-	sol, err := fisher.Solve(sets, labels, FisherReg)
+	sol, err := fisher.Solve(sets, labels, fisher.Reg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,7 +55,7 @@ func TestFisherBasisFindsClassSubspace(t *testing.T) {
 	if e := orthoError(w); e > 1e-12 {
 		t.Errorf("|WᵀW − I| = %g", e)
 	}
-	sol, err := fisher.Solve(sets, labels, FisherReg)
+	sol, err := fisher.Solve(sets, labels, fisher.Reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestFisherBasisAboveRank(t *testing.T) {
 			sets, labels = append(sets, x), append(labels, c)
 		}
 	}
-	sol, err := fisher.Solve(sets, labels, FisherReg)
+	sol, err := fisher.Solve(sets, labels, fisher.Reg)
 	if err != nil {
 		t.Fatal(err)
 	}

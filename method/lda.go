@@ -10,12 +10,6 @@ import (
 	"setmatch/match"
 )
 
-// LDAReg is the regulariser of nn-h-lda's within-class covariance,
-// relative to its mean eigenvalue (fisher.Solve's reg): small, only so
-// that directions in which the frames of a class barely vary are not
-// stretched without bound by the whitening.
-const LDAReg = 1e-3
-
 // LDAScales are nn-h-lda's candidate bandwidth scales: the one bandwidth
 // of every set is Scale × the Global base in the projected space. The
 // first is the default when nothing can be cross-validated.
@@ -23,7 +17,7 @@ var LDAScales = []float64{1, 0.25, 0.5, 2}
 
 // runLDA is nn-h-lda: W is Fisher's discriminant of the training frames
 // (fisher.Solve, whitened by the within-class covariance, regulariser
-// LDAReg), fixed, not learned by conjugate gradient; the sets are
+// fisher.Reg), fixed, not learned by conjugate gradient; the sets are
 // projected by it and classified by nearest neighbour on the Hellinger
 // divergence of their KDEs, every set with one global bandwidth (Global
 // mode, scale from LDAScales, its base from the projected training sets).
@@ -42,7 +36,7 @@ func runLDA(t *Task, g Grid) (Prediction, error) {
 	for k, j := range t.Train {
 		sets[k] = t.Pool.Sets[j]
 	}
-	sol, err := fisher.Solve(sets, t.Labels, LDAReg)
+	sol, err := fisher.Solve(sets, t.Labels, fisher.Reg)
 	if err != nil {
 		return Prediction{}, fmt.Errorf("Fisher discriminant of the training sets: %w", err)
 	}
@@ -137,7 +131,7 @@ func cvLDA(p *Pool, train, labels, fold []int, dims []int, scales []float64, tr 
 			continue
 		}
 		held += len(teSets)
-		sol, err := fisher.Solve(trSets, trLab, LDAReg)
+		sol, err := fisher.Solve(trSets, trLab, fisher.Reg)
 		if err != nil {
 			return nil, fmt.Errorf("Fisher discriminant (cross-validation fold %d of %d): %w", f+1, nf, err)
 		}

@@ -125,7 +125,7 @@ func TestLDAFitDeployable(t *testing.T) {
 	for k, j := range task.Train {
 		sets[k] = task.Pool.Sets[j]
 	}
-	sol, err := fisher.Solve(sets, task.Labels, LDAReg)
+	sol, err := fisher.Solve(sets, task.Labels, fisher.Reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 		// fewer.
 		_, d := f.W.Dims()
 		var sol *fisher.Solution
-		if sol, err = fisher.Solve(sets, ids, LDAReg); err == nil {
+		if sol, err = fisher.Solve(sets, ids, fisher.Reg); err == nil {
 			mean = sol.Mean
 			w, err = sol.Basis(min(d, sol.Rank()))
 		}
