@@ -106,13 +106,9 @@ func newIndexedSet(x *mat.Dense) indexedSet {
 	return e
 }
 
-// sameFrames reports whether the n×D sets a and b hold the same frames in
-// any order: the same shape, and every row of one equal to a row of the
-// other (within sameTol) as often.
-func sameFrames(a, b *mat.Dense) bool {
-	return sameIndexed(newIndexedSet(a), newIndexedSet(b))
-}
-
+// sameIndexed reports whether a and b hold the same frames in any order:
+// the same shape, and their rows, each set's in its order, equal to
+// within sameTol of the larger of the two scales of their feature.
 func sameIndexed(a, b indexedSet) bool {
 	ra, ca := a.x.Dims()
 	rb, cb := b.x.Dims()

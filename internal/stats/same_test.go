@@ -8,6 +8,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// sameFrames reports whether the n×D sets a and b hold the same frames in
+// any order, as SetIndex compares two sets: the same shape, and every row
+// of one equal to a row of the other (within sameTol) as often.
+func sameFrames(a, b *mat.Dense) bool {
+	return sameIndexed(newIndexedSet(a), newIndexedSet(b))
+}
+
 // TestSameFrames: the same frames in another order are the same set, also
 // where rounding changed their values in the last digits (a gallery's
 // frames moved onto a new mean against the same burst projected anew); a
