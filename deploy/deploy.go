@@ -95,7 +95,7 @@ type Options struct {
 	// threshold no score exceeds, a closed set as none is, which the
 	// words say it is.
 	infinite string
-	// changed is set by Recalibrate: the gallery is one that setmatch
+	// changed is set by recalibrateOn: the gallery is one that setmatch
 	// enroll or forget changed, whose sets may be enrolled ones, so the
 	// words speak of the model's sets, not of training folders.
 	changed bool

@@ -24,7 +24,7 @@ import (
 // with its own kernels, regulariser and latent dimension (refitKFDA),
 // then the threshold is
 // set again by the rule train set it by (ThresholdRuleParam), on the new
-// gallery with every member's projection W kept (Recalibrate; under a
+// gallery with every member's projection W kept (recalibrateOn; under a
 // rule of stand-in strangers, a member whose W its training classes
 // shaped keeps train's calibration as a fraction of the gallery's scale). Nothing
 // here reads or writes files: the command reads the sets and writes the
@@ -96,7 +96,7 @@ type MemberChange struct {
 // Enroll adds the sets to m's gallery (model.Model.WithSets: every
 // member), fits every kFDA member again (refitKFDA), measures how far
 // each new set is from its own class and from the others in every
-// member (separation), sets the threshold again by the model's rule (Recalibrate,
+// member (separation), sets the threshold again by the model's rule (recalibrateOn,
 // with the strangers' sets given, as train --strangers takes them), and
 // records the change in m's history at now. All or nothing: on an error
 // m is unchanged.
@@ -216,7 +216,7 @@ func noSetHint(sets []model.Set, label, set string) string {
 // Enroll keeps it), moves each member's mean onto the sets kept (recentre),
 // computes a global bandwidth again on them (globalBandwidthAgain), fits
 // every kFDA member again (refitKFDA), sets the threshold
-// again by the model's rule (Recalibrate, with the strangers' sets
+// again by the model's rule (recalibrateOn, with the strangers' sets
 // given), and records the change in m's history at now, without the
 // label. All or nothing: on an error m is unchanged.
 func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers int, now time.Time) (*Change, error) {
@@ -395,7 +395,7 @@ func setBy(op string) string {
 
 // recalibrate sets the threshold of every member of m again by the rule
 // the model records (changeRule), each as if alone, with its W kept
-// (Recalibrate: a member whose W its training classes shaped keeps the
+// (recalibrateOn: a member whose W its training classes shaped keeps the
 // fraction of its gallery's scale it held in before, m before the
 // change), with the strangers' sets given (raw frames) beside the
 // stand-ins; a rule that is a number or none leaves the thresholds as

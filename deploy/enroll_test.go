@@ -710,7 +710,7 @@ func TestRecalibrateDealsFoldsAsTrain(t *testing.T) {
 	other := *res.Model
 	other1 := opt
 	other1.Seed = 1
-	if _, _, err := Recalibrate(&other, other1); err != nil {
+	if _, _, err := recalibrateAlone(&other, other1); err != nil {
 		t.Fatal(err)
 	}
 	if other.Threshold == res.Model.Threshold {

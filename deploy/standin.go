@@ -637,27 +637,6 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers
 	return samples, nil
 }
 
-// Recalibrate sets the threshold of m, a model whose gallery has changed
-// (setmatch enroll, setmatch forget), by the rule opt asks for, as train
-// would, with m's projection W kept as it is: on stand-in strangers (the
-// gallery's classes left out in turn, and m's decision fitted again on
-// the rest: for kFDA its discriminant, with its kernels, regulariser and
-// latent dimension) where the gallery allows, else on the gallery's own
-// nearest scores (as setThreshold falls back). m's KFDA, if any, must be
-// fitted on its gallery. m is one model, not a vote: a vote's members
-// are each recalibrated as if alone (setmatch enroll and forget do so).
-// It returns the words that say how, and the rates on the stand-ins of
-// m (nil when the stand-ins were not used).
-//
-// A model whose W its training classes shaped keeps train's calibration
-// under a rule of stand-in strangers instead (keepsCalibration), which
-// needs the model before the change: Enroll and Forget give it, and
-// Recalibrate refuses such a model.
-func Recalibrate(m *model.Model, opt Options) (string, *openset.Rates, error) {
-	src, rates, _, _, err := recalibrateOn(m, nil, opt, nil)
-	return src, rates, err
-}
-
 // keepsCalibration reports whether a change to mem (one model, not a
 // vote) keeps its calibration as a fraction of its gallery's scale
 // (keepCalibration) rather than setting it again by opt's rule: the rule
@@ -745,15 +724,26 @@ func priorScores(m, before *model.Model, scores *mat.SymDense) *mat.SymDense {
 	return scores.SliceSym(0, n).(*mat.SymDense)
 }
 
-// recalibrateOn is Recalibrate with before, m as it was before the change
-// (its gallery and threshold; one model), from which a model whose W its
-// training classes shaped keeps train's calibration as a fraction of the
-// gallery's scale (keepsCalibration, keepCalibration), and with scores,
-// the scores of m's gallery sets where they are computed already (nil:
-// computed here): the kernel of its kFDA fit (FitTerms, GalleryKernel),
-// or for a model that decides by nearest neighbour its divergence matrix
-// (divergences). It also returns the scores it used (nil where it needed
-// none), and whether it kept the calibration.
+// recalibrateOn sets the threshold of m, a model whose gallery has
+// changed (setmatch enroll, setmatch forget), by the rule opt asks for,
+// as train would, with m's projection W kept as it is: on stand-in
+// strangers (the gallery's classes left out in turn, and m's decision
+// fitted again on the rest: for kFDA its discriminant, with its kernels,
+// regulariser and latent dimension) where the gallery allows, else on the
+// gallery's own nearest scores (as setThreshold falls back). m's KFDA, if
+// any, must be fitted on its gallery. m is one model, not a vote: a
+// vote's members are each recalibrated as if alone (recalibrate). before
+// is m as it was before the change (its gallery and threshold; one
+// model), from which a model whose W its training classes shaped keeps,
+// under a rule of stand-in strangers, train's calibration as a fraction
+// of the gallery's scale (keepsCalibration, keepCalibration); without it
+// (nil) such a model is refused. scores are the scores of m's gallery sets where they are
+// computed already (nil: computed here): the kernel of its kFDA fit
+// (FitTerms, GalleryKernel), or for a model that decides by nearest
+// neighbour its divergence matrix (divergences). It returns the words
+// that say how, the rates on the stand-ins of m (nil when the stand-ins
+// were not used), the scores it used (nil where it needed none), and
+// whether it kept the calibration.
 func recalibrateOn(m, before *model.Model, opt Options, scores *mat.SymDense) (string, *openset.Rates, *mat.SymDense, bool, error) {
 	if len(m.Voters) > 0 {
 		return "", nil, nil, false, fmt.Errorf("a model that decides by a vote of %d members: recalibrate each member alone (Model.Members)", len(m.Voters)+1)
@@ -843,7 +833,7 @@ func recalibrateOn(m, before *model.Model, opt Options, scores *mat.SymDense) (s
 }
 
 // galleryScores returns scores where it is not nil, else the scores of
-// m's gallery sets a Recalibrate reads: the kernel of its kFDA fit
+// m's gallery sets a recalibration reads: the kernel of its kFDA fit
 // (GalleryKernel), or its divergence matrix (divergences).
 func galleryScores(m *model.Model, scores *mat.SymDense, workers int) (*mat.SymDense, error) {
 	if scores != nil {

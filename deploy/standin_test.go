@@ -311,9 +311,9 @@ func TestStandInFallbackCopy(t *testing.T) {
 	}
 	keptOut(t, res, probes, labels)
 
-	// Set again as enroll and forget set it (Recalibrate), on the
+	// Set again as enroll and forget set it (recalibrateOn), on the
 	// model's sets, which may be enrolled ones: the words say so.
-	src, _, err := Recalibrate(res.Model, opt)
+	src, _, err := recalibrateAlone(res.Model, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,6 +397,13 @@ func TestParseThreshold(t *testing.T) {
 	}
 }
 
+// recalibrateAlone is recalibrateOn without the model before the change
+// and without scores: a model recalibrated on its own gallery.
+func recalibrateAlone(m *model.Model, opt Options) (string, *openset.Rates, error) {
+	src, rates, _, _, err := recalibrateOn(m, nil, opt, nil)
+	return src, rates, err
+}
+
 // TestRecalibrateAsTrain: a model recalibrated on its own gallery (as
 // setmatch enroll and forget do, W kept) gets the threshold train gave
 // it, for methods with no W to learn again: the folds, the refits and the
@@ -413,7 +420,7 @@ func TestRecalibrateAsTrain(t *testing.T) {
 			res := buildRule(t, &opt, flag, sets, lab, names)
 			m := *res.Model
 			m.Threshold = 0
-			src, rates, err := Recalibrate(&m, opt)
+			src, rates, err := recalibrateAlone(&m, opt)
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, flag, err)
 			}
@@ -445,7 +452,7 @@ func TestRecalibrateLearnedAsTrain(t *testing.T) {
 	res := buildRule(t, &opt, "auto:balanced", sets, labels, names)
 	m := *res.Model
 	m.Threshold = 0
-	src, rates, err := Recalibrate(&m, opt)
+	src, rates, err := recalibrateAlone(&m, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -700,7 +707,7 @@ func TestStandInKnownRightOnlyWhenNamedRight(t *testing.T) {
 	}
 }
 
-// TestRecalibrateRefusesAVote: Recalibrate takes one model; a vote's
+// TestRecalibrateRefusesAVote: recalibrateOn takes one model; a vote's
 // members are recalibrated each alone (recalibrate), not as one.
 func TestRecalibrateRefusesAVote(t *testing.T) {
 	sets, labels, names := separated(3, 2, 1)
@@ -709,8 +716,8 @@ func TestRecalibrateRefusesAVote(t *testing.T) {
 	m := *res.Model
 	member := *res.Model
 	m.Voters = []*model.Model{&member}
-	if _, _, err := Recalibrate(&m, opt); err == nil || !strings.Contains(err.Error(), "vote") {
-		t.Errorf("Recalibrate of a vote: err %v, want one that says to recalibrate each member", err)
+	if _, _, err := recalibrateAlone(&m, opt); err == nil || !strings.Contains(err.Error(), "vote") {
+		t.Errorf("recalibrateOn of a vote: err %v, want one that says to recalibrate each member", err)
 	}
 }
 
@@ -1019,7 +1026,7 @@ func TestStandInFarLetsNoKnownIn(t *testing.T) {
 
 // TestRecalibrateRefusesFewerThanTwoClasses: a gallery of one class, or
 // of none, has no threshold to set (forget keeps two classes, but
-// Recalibrate is called on any model): it is refused with
+// recalibrateOn is called on any model): it is refused with
 // model.ErrTooFewClasses, by every rule, where the bound of auto set a
 // threshold on one class and an empty gallery failed with "divergence
 // matrix: no sets".
@@ -1031,7 +1038,7 @@ func TestRecalibrateRefusesFewerThanTwoClasses(t *testing.T) {
 		for _, keep := range []int{2, 1, 0} { // sets of class c0 only, then none
 			m := *res.Model
 			m.Sets = m.Sets[:keep]
-			_, _, err := Recalibrate(&m, opt)
+			_, _, err := recalibrateAlone(&m, opt)
 			if !errors.Is(err, model.ErrTooFewClasses) || !strings.Contains(err.Error(), "setmatch train") {
 				t.Errorf("rule %q, %d sets of one class: %v; want a refusal with model.ErrTooFewClasses that says to train", rule, keep, err)
 			}

@@ -165,7 +165,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		opt.AutoBalanced = true
 	} else if opt.AutoBalanced || opt.AutoFAR {
 		// No cross-validated fit to refit without stand-ins: Learned, or
-		// a recalibration whose stand-ins could not be made (Recalibrate
+		// a recalibration whose stand-ins could not be made (recalibrateOn
 		// says why).
 		if opt.Method == Learned {
 			fallback = fmt.Sprintf(" (--method %s, W learned at the given --dim, has no cross-validated fit to repeat without stand-in strangers, so it is balanced on %s instead, a weaker calibration: check it with setmatch test on sets with strangers)", opt.Method, whose)
