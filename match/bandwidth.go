@@ -209,30 +209,37 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 // WhyNoSpread says why no spread could be measured on the sets xs (a
 // bandwidth rule or a median of distances gave 0, NaN or ±Inf): each set
 // is one frame repeated (ErrNoSpread), or their values are too large or too
-// small for the squares of float64 distances, with what to do.
+// small for the squares of float64 distances (a ScaleError, Large where
+// the largest magnitude of their values is above 1), with what to do.
 func WhyNoSpread(xs ...*mat.Dense) error {
 	largest := 0.0
 	same := true
 	for _, x := range xs {
 		same = same && sameFrames(x)
-		largest = max(largest, mat.Norm(x, math.Inf(1)))
+		largest = max(largest, stats.MaxAbs(x))
 	}
 	if same {
 		return ErrNoSpread
 	}
-	return &ScaleError{Large: largest > 1}
+	return &ScaleError{Large: largest > 1, Largest: largest}
 }
 
 // ScaleError is WhyNoSpread's error of frames whose values are too large
 // (Large) or too small for the squares of float64 distances: no data or
 // method on KDEs measures their spread until the features are scaled.
-type ScaleError struct{ Large bool }
+// Largest is the largest magnitude of their values.
+type ScaleError struct {
+	Large   bool
+	Largest float64
+}
 
+// Error says which way to scale the features, and by what power of ten
+// (scaleadvice, from Largest).
 func (e *ScaleError) Error() string {
 	if e.Large {
-		return "the frames' values are too large to measure their spread (around 1e150 or more); scale the features down"
+		return "the frames' values are too large to measure their spread (around 1e150 or more); " + scaleadvice.Down(e.Largest)
 	}
-	return "the frames' values are too small to measure their spread (around 1e-150 or less); scale the features up"
+	return "the frames' values are too small to measure their spread (around 1e-150 or less); " + scaleadvice.Up(e.Largest)
 }
 
 // sameFrames reports whether every row of the n×d x equals the first: a

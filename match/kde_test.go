@@ -372,6 +372,36 @@ func TestLogSumExp(t *testing.T) {
 	}
 }
 
+// TestWhyNoSpreadAdvice: frames whose spread cannot be measured for the
+// size of their values say which way to scale the features and by what
+// power of ten, from the largest magnitude of their values, as a
+// bandwidth out of range does; frames that are all one say so.
+func TestWhyNoSpreadAdvice(t *testing.T) {
+	frames := func(scale float64) *mat.Dense {
+		x := mat.NewDense(2, 2, []float64{1, -2, 3, 4})
+		x.Scale(scale, x)
+		return x
+	}
+	for _, c := range []struct {
+		name  string
+		sets  []*mat.Dense
+		large bool
+		want  string
+	}{
+		{"×1e200", []*mat.Dense{frames(1e200)}, true, "too large to measure their spread (around 1e150 or more); scale the features down, e.g. divide them by 1e+200"},
+		{"×1e-170 beside one frame repeated", []*mat.Dense{frames(1e-170), mat.NewDense(2, 2, nil)}, false, "too small to measure their spread (around 1e-150 or less); scale the features up, e.g. multiply them by 1e+170"},
+	} {
+		err := WhyNoSpread(c.sets...)
+		se := (*ScaleError)(nil)
+		if !errors.As(err, &se) || se.Large != c.large || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a ScaleError (large %v) that ends %q", c.name, err, c.large, c.want)
+		}
+	}
+	if err := WhyNoSpread(mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2})); !errors.Is(err, ErrNoSpread) {
+		t.Errorf("one frame repeated: %v, want ErrNoSpread", err)
+	}
+}
+
 // TestBandwidthErrorAdvice: a bandwidth out of range says which way to
 // scale the features and by what power of ten.
 func TestBandwidthErrorAdvice(t *testing.T) {
