@@ -204,7 +204,7 @@ func TestEvalUsageErrors(t *testing.T) {
 	}
 }
 
-// TestEvalDRCrossValidation runs nn-h-dr with model.Train on a tiny data
+// TestEvalDRCrossValidation runs nn-h-dr with learn.Train on a tiny data
 // set: d and the training bandwidth rule are chosen from the grid given on
 // the command line, by cross-validation on the gallery.
 func TestEvalDRCrossValidation(t *testing.T) {
