@@ -121,9 +121,19 @@ func (c Candidate) grid(g Grid, dim, iter int) Grid {
 // cross-validation included; t's test sets are not used) and returns what
 // a model deploys.
 func (c Candidate) Fit(t *Task, g Grid) (*Fitted, error) {
+	return fitOnTraining(t, func(tt *Task) (Prediction, error) {
+		return run(c.Method, tt, c.grid(g, t.Pool.Dim(), g.DRIter))
+	})
+}
+
+// fitOnTraining runs run on the training sets of t alone (t's test sets
+// are not used) and returns what a model deploys: its fit, where it is
+// deployable (Fitted.Deployable). Candidate.Fit, Selection.Deploy and Fit
+// fit by it.
+func fitOnTraining(t *Task, run func(*Task) (Prediction, error)) (*Fitted, error) {
 	tt := *t
 	tt.Test = nil
-	p, err := run(c.Method, &tt, c.grid(g, t.Pool.Dim(), g.DRIter))
+	p, err := run(&tt)
 	if err != nil {
 		return nil, err
 	}
@@ -779,16 +789,7 @@ func (s *Selection) deployGrid(c Candidate, g Grid, dim int, labels []int) Grid 
 // not used) and returns what a model holds: the winner, fitted with its
 // deployGrid.
 func (s *Selection) Deploy(t *Task, g Grid) (*Fitted, error) {
-	tt := *t
-	tt.Test = nil
-	p, err := s.run(&tt, g)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.Fit.Deployable(); err != nil {
-		return nil, err
-	}
-	return p.Fit, nil
+	return fitOnTraining(t, func(tt *Task) (Prediction, error) { return s.run(tt, g) })
 }
 
 // run runs what s deploys on t: the winner, with its deployGrid.
@@ -819,15 +820,6 @@ func runAuto(t *Task, g Grid) (Prediction, error) {
 // training sets of t and returns what a model deploys. The KDE bandwidths
 // are g's deployable ones.
 func Fit(method Name, t *Task, g Grid) (*Fitted, error) {
-	tt := *t
-	tt.Test = nil
 	g.Bandwidths = deployableBandwidths(g.Bandwidths)
-	p, err := run(method, &tt, g)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.Fit.Deployable(); err != nil {
-		return nil, err
-	}
-	return p.Fit, nil
+	return fitOnTraining(t, func(tt *Task) (Prediction, error) { return run(method, tt, g) })
 }
