@@ -34,6 +34,15 @@ type score struct {
 	acc, margin float64
 }
 
+// add counts one held-out set in s: named its class (right) or not, and
+// its margin.
+func (s *score) add(right bool, margin float64) {
+	if right {
+		s.acc++
+	}
+	s.margin += margin
+}
+
 // better reports whether s beats t: a higher accuracy, or the same
 // accuracy and a mean margin higher by more than marginTol.
 func (s score) better(t score) bool {

@@ -376,10 +376,7 @@ func drFold(sets []*mat.Dense, labels []int, part drPart, p LearnParams, g Grid,
 	for b, r := range res {
 		pred, margin := r.pred, r.margin
 		for a := range tePos {
-			if pred[a] == truth[a] {
-				out[b].acc++
-			}
-			out[b].margin += margin[a]
+			out[b].add(pred[a] == truth[a], margin[a])
 		}
 	}
 	return out, nil

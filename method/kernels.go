@@ -312,10 +312,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 					}
 					for di := range dims {
 						for a := range f.te {
-							if pred[di][a] == f.truth[a] {
-								sc[ri][di].acc++
-							}
-							sc[ri][di].margin += marg[di][a]
+							sc[ri][di].add(pred[di][a] == f.truth[a], marg[di][a])
 						}
 					}
 					n[ri] += len(f.te)

@@ -167,10 +167,7 @@ func cvLDA(p *Pool, train, labels, fold []int, dims []int, scales []float64, tr 
 			for j, r := range rs {
 				pred, margin := r.pred, r.margin
 				for a := range rows {
-					if pred[a] == truth[a] {
-						res[i][j].acc++
-					}
-					res[i][j].margin += margin[a]
+					res[i][j].add(pred[a] == truth[a], margin[a])
 				}
 			}
 		}

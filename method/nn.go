@@ -82,10 +82,7 @@ func cvNN(d Divs, train, labels, fold []int) score {
 				continue
 			}
 			p, mg := nnOutcome(func(j int) float64 { return d.At(q, j) }, tr, lab, labels[k])
-			if p == labels[k] {
-				s.acc++
-			}
-			s.margin += mg
+			s.add(p == labels[k], mg)
 			n++
 		}
 	}
