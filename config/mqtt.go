@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,7 +107,7 @@ func (m MQTT) problems(bad func(key, format string, a ...any)) {
 		bad("mqtt.broker", "want a URL with a scheme and a port, such as \"tcp://%s\" (or \"ssl://…:8883\" for TLS), got %q", example, m.Broker)
 	case err != nil:
 		bad("mqtt.broker", "want a URL such as \"tcp://192.168.1.10:1883\" or \"ssl://broker.example:8883\", got %q (%v)", m.Broker, err)
-	case !oneOfStr(u.Scheme, brokerSchemes):
+	case !slices.Contains(brokerSchemes, u.Scheme):
 		bad("mqtt.broker", "scheme must be %s, got %q (in %q)", quoteList(brokerSchemes), u.Scheme, m.Broker)
 	case u.Hostname() == "":
 		bad("mqtt.broker", "names no host: want a URL such as \"tcp://192.168.1.10:1883\", got %q", m.Broker)
@@ -209,15 +210,6 @@ func mqttString(s string, extra int) string {
 		return fmt.Sprintf("is %d bytes long, at most %d fit in MQTT", len(s), mqttMaxString-extra)
 	}
 	return ""
-}
-
-func oneOfStr(v string, allowed []string) bool {
-	for _, a := range allowed {
-		if v == a {
-			return true
-		}
-	}
-	return false
 }
 
 // summary is one line for Config.String.

@@ -3,6 +3,7 @@ package method
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -88,20 +89,11 @@ func ldaDims(classes, r int) []int {
 	var out []int
 	for _, d := range []int{k, (k + 1) / 2, 2 * k} {
 		d = min(max(d, 1), r)
-		if !containsInt(out, d) {
+		if !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}
 	return out
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // cvLDA scores every dimension × scale by the folds fold of the pool's

@@ -3,6 +3,7 @@ package method
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -78,7 +79,7 @@ func TestLDABeatsNN(t *testing.T) {
 		t.Errorf("nn-h-lda %.3f, nn-h %.3f: want nn-h-lda ≥ nn-h and ≥ 0.9", accLDA, accNN)
 	}
 	d := ldaDimOf(t, lda.Params)
-	if !containsInt([]int{5, 3, 10}, d) {
+	if !slices.Contains([]int{5, 3, 10}, d) {
 		t.Errorf("chose d=%d, not a candidate of 6 classes (5, 3, 10)", d)
 	}
 	if got := lda.Fit.Method; got != NNHLDA {
@@ -104,7 +105,7 @@ func TestLDAFitDeployable(t *testing.T) {
 	if fit.Method != NNHLDA || fit.Divergence != match.Hellinger || fit.Bandwidth.Mode != Global {
 		t.Errorf("fit %s, divergence %v, bandwidth %v", fit.Method, fit.Divergence, fit.Bandwidth)
 	}
-	if !containsInt([]int{3, 2, 6}, fit.Learn.Dim) || !fit.Learn.Start {
+	if !slices.Contains([]int{3, 2, 6}, fit.Learn.Dim) || !fit.Learn.Start {
 		t.Errorf("learn params %+v: want d in {3, 2, 6}, not learned", fit.Learn)
 	}
 	if !(fit.CV >= 0 && fit.CV <= 1) {
