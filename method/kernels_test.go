@@ -50,7 +50,7 @@ func TestCDLKernelByHand(t *testing.T) {
 		return mat.NewDense(4, 2, []float64{u, 0, -u, 0, 0, v, 0, -v})
 	}
 	a, b := mk(1, 2), mk(3, 0.5)
-	ca := setkernel.Covariance(a)
+	ca := setkerneltest.Covariance(a)
 	if math.Abs(ca.At(0, 0)-2.0/3) > 1e-12 || math.Abs(ca.At(1, 1)-8.0/3) > 1e-12 || math.Abs(ca.At(0, 1)) > 1e-12 {
 		t.Fatalf("covariance %v, want diag(2/3, 8/3)", mat.Formatted(ca))
 	}
@@ -93,7 +93,7 @@ func TestCDLKernelLowRankMatchesDense(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := func(x *mat.Dense) *mat.SymDense {
-		c := setkernel.Covariance(x)
+		c := setkerneltest.Covariance(x)
 		for i := range 6 {
 			c.SetSym(i, i, c.At(i, i)+lambda)
 		}

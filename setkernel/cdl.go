@@ -113,13 +113,3 @@ func LogEuclidean(a, b Spectrum, lambda float64) float64 {
 	g.Mul(a.V.T(), b.V)
 	return LogEuclideanGram(d, lambda, la, sa, lb, sb, &g)
 }
-
-// Covariance returns the d×d sample covariance (n−1 in the denominator) of
-// the n×d set x.
-func Covariance(x *mat.Dense) *mat.SymDense {
-	n, d := x.Dims()
-	xc := stats.Centred(x)
-	c := mat.NewSymDense(d, nil)
-	c.SymOuterK(1/float64(n-1), xc.T())
-	return c
-}

@@ -56,7 +56,7 @@ func TestLogEuclideanMatchesDense(t *testing.T) {
 	sets := []*mat.Dense{testutil.RandSet(rng, 4, 6, 0, 1), testutil.RandSet(rng, 5, 6, 1, 2), testutil.RandSet(rng, 9, 6, -1, 0.5)}
 	const lambda = 0.05
 	reg := func(x *mat.Dense) *mat.SymDense {
-		c := Covariance(x)
+		c := setkerneltest.Covariance(x)
 		for i := range 6 {
 			c.SetSym(i, i, c.At(i, i)+lambda)
 		}
@@ -107,7 +107,7 @@ func TestSpectrumTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := mat.Trace(Covariance(x))
+		want := mat.Trace(setkerneltest.Covariance(x))
 		var sum float64
 		for _, v := range s.Sigma {
 			sum += v
@@ -136,7 +136,7 @@ func TestLogEuclideanSmallSpread(t *testing.T) {
 	if len(s.Sigma) != 2 {
 		t.Errorf("spectrum %v: want 2 eigenvalues above zero", s.Sigma)
 	}
-	c := Covariance(x)
+	c := setkerneltest.Covariance(x)
 	for i := range 3 {
 		c.SetSym(i, i, c.At(i, i)+lambda)
 	}

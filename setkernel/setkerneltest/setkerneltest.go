@@ -1,6 +1,7 @@
 // Package setkerneltest holds, for tests only, the dense references of
-// package setkernel's low-rank log-Euclidean kernel (CDL's): the matrix
-// logarithm of a symmetric positive definite matrix and tr(log(A) log(B)).
+// package setkernel's low-rank log-Euclidean kernel (CDL's): a set's
+// sample covariance, the matrix logarithm of a symmetric positive
+// definite matrix and tr(log(A) log(B)).
 package setkerneltest
 
 import (
@@ -8,7 +9,19 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/stats"
 )
+
+// Covariance returns the d×d sample covariance (n−1 in the denominator) of
+// the n×d set x: the dense reference for setkernel's covariance spectrum.
+func Covariance(x *mat.Dense) *mat.SymDense {
+	n, d := x.Dims()
+	xc := stats.Centred(x)
+	c := mat.NewSymDense(d, nil)
+	c.SymOuterK(1/float64(n-1), xc.T())
+	return c
+}
 
 // LogSPD returns the principal logarithm of the symmetric positive definite
 // matrix a, from its eigendecomposition. It is the reference for
