@@ -102,7 +102,11 @@ func groups(a, b fs.FileInfo) (ga, gb uint32, ok bool) {
 // the journal at path: an existing journal must be a journal (a regular
 // file, not a link, holding journal lines: journal.Verify) it can open for
 // writing, and a missing one needs its folder, which setmatchd does not
-// create. The journal must not be the model or a configuration file.
+// create, and in which it can make a file; so does a missing lock file
+// beside it (journal.LockPath). The journal must not be the model or a
+// configuration file. It says the pid of a setmatchd writing the journal
+// where the system names it (journal.Holder), without taking the
+// journal's lock: -check runs beside the daemon.
 func checkJournal(path, modelPath string, configFiles []string, w io.Writer) error {
 	for _, p := range append([]string{modelPath}, configFiles...) {
 		what := "the configuration file"
@@ -120,12 +124,9 @@ func checkJournal(path, modelPath string, configFiles []string, w io.Writer) err
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return fmt.Errorf("journal.path %s: its folder %s is missing or not a directory (create it, writable by the daemon's user, or set journal.path elsewhere)", path, dir)
 		}
-		f, err := os.CreateTemp(dir, ".setmatchd-check-*")
-		if err != nil {
-			return fmt.Errorf("journal.path %s: a file cannot be created in %s: %w (make the folder writable by the daemon's user, or set journal.path elsewhere)", path, dir, err)
+		if err := journalFolderWritable(path); err != nil {
+			return err
 		}
-		f.Close()
-		os.Remove(f.Name())
 		fmt.Fprintf(w, "journal:  %s: missing; setmatchd creates it\n", path)
 		return nil
 	case err != nil:
@@ -141,7 +142,30 @@ func checkJournal(path, modelPath string, configFiles []string, w io.Writer) err
 		return fmt.Errorf("journal.path %s cannot be opened for appending: %w (give the daemon's user write access)", path, err)
 	}
 	f.Close()
+	if _, err := os.Lstat(journal.LockPath(path)); missing(err) {
+		if err := journalFolderWritable(path); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(w, "journal:  %s: writable\n", path)
+	if pid := journal.Holder(path); pid > 0 {
+		fmt.Fprintf(w, "journal:  in use by setmatchd pid %d, which holds its lock %s: a second setmatchd writing it refuses to start\n", pid, journal.LockPath(path))
+	}
+	return nil
+}
+
+// journalFolderWritable returns nil when a file can be made in the folder
+// of the journal at path (tried with a temporary file, removed at once):
+// setmatchd makes the journal there, its lock file and, rotating it, a
+// new journal.
+func journalFolderWritable(path string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".setmatchd-check-*")
+	if err != nil {
+		return fmt.Errorf("journal.path %s: a file cannot be created in %s: %w (make the folder writable by the daemon's user, or set journal.path elsewhere)", path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
 	return nil
 }
 

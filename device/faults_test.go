@@ -220,6 +220,32 @@ func TestCheckSpoolInUse(t *testing.T) {
 	}
 }
 
+// setmatchd -check names the setmatchd that writes the journal, where the
+// system says it (Linux), and takes no lock: it succeeds beside it.
+func TestCheckJournalInUse(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	const inUse = "journal:  in use by setmatchd pid"
+	j, err := journal.Open(f.Journal, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	var out strings.Builder
+	if err := Check(f.Config, &out); err != nil || !strings.Contains(out.String(), f.Journal+": writable") || strings.Contains(out.String(), inUse) {
+		t.Fatalf("check of a journal no daemon writes: %v\n%s", err, out.String())
+	}
+	if j, err = journal.Open(f.Journal, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	out.Reset()
+	err = Check(f.Config, &out)
+	want := fmt.Sprintf("%s %d, which holds its lock %s: a second setmatchd writing it refuses to start\n", inUse, os.Getpid(), journal.LockPath(f.Journal))
+	if err != nil || (runtime.GOOS == "linux") != strings.Contains(out.String(), want) {
+		t.Errorf("check of a journal in use: %v\n%s", err, out.String())
+	}
+}
+
 // setmatchd -check says when the spool group cannot write tmp/ or new/.
 func TestCheckSpoolGroup(t *testing.T) {
 	f := devicetest.NewFixture(t, "")

@@ -31,7 +31,9 @@ func manPage(date string) manpage.Page {
 				"(a known label, or unknown) on GPIO lines and appends one JSON line per batch to a journal. " +
 				"A batch is claimed into cur/ and ends in done/ or in failed/, with the reason in failed/.reasons/ under the batch's name. " +
 				"One setmatchd runs on a spool: it holds a lock of cur/ (flock) while it runs, which its exit releases however it exits, " +
-				"and a second started on the same spool exits with status 1, naming the first's pid where /proc/locks shows it.",
+				"and a second started on the same spool exits with status 1, naming the first's pid where /proc/locks shows it. " +
+				"Likewise one setmatchd writes a journal: it holds a lock of the empty file .NAME.lock beside its journal NAME, " +
+				"which rotation leaves in place, and a second whose journal.path is that journal exits with status 1 and says to give each daemon its own journal.path.",
 			"It is meant to run under systemd (Type=notify, with a watchdog) as the unprivileged user setmatch; " +
 				"it refuses to run as root unless given -allow-root. " +
 				"The package installs the unit setmatchd.service but does not enable it: it needs a model first.",
@@ -59,8 +61,8 @@ func manPage(date string) manpage.Page {
 					"the daemon goes on with the reload, and its log says how it ends.",
 			}},
 			{Title: "Files", Paragraphs: []string{
-				"\t/etc/setmatch/setmatchd.toml\n\t/etc/setmatch/conf.d/*.toml\n\t/var/lib/setmatch/model.smm\n\t/var/lib/setmatch/journal.jsonl\n\t/var/spool/setmatch/{tmp,new,cur,done,failed}/\n\t/run/setmatchd/reload.json",
-				"The configuration, its drop-ins (read in name order), the default model and journal, the spool, and the record of the last reloads.",
+				"\t/etc/setmatch/setmatchd.toml\n\t/etc/setmatch/conf.d/*.toml\n\t/var/lib/setmatch/model.smm\n\t/var/lib/setmatch/journal.jsonl\n\t/var/lib/setmatch/.journal.jsonl.lock\n\t/var/spool/setmatch/{tmp,new,cur,done,failed}/\n\t/run/setmatchd/reload.json",
+				"The configuration, its drop-ins (read in name order), the default model, journal and the journal's lock, the spool, and the record of the last reloads.",
 			}},
 			{Title: "Exit status", Paragraphs: []string{
 				"0 after a clean stop, a good -check or a reload done; 1 when start-up, the check or the reload fails (the reason on standard error); 2 for a mistake in the command line.",

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"setmatch/internal/dirlock"
 )
 
 // Record is one journal line: what happened to one batch. Scores are the
@@ -67,7 +69,8 @@ type Journal struct {
 	keep     int
 	f        *os.File // nil after a failed write or rotation: reopened by the next Append
 	size     int64
-	closed   bool // set by Close only
+	lock     *os.File // the lock file's, held until Close (nil: a character device, no lock)
+	closed   bool     // set by Close only
 	repaired int64
 	// dirPending: the journal's folder may hold a change not yet synced
 	// (the file was created, or rotated, here or by a daemon that stopped
@@ -85,22 +88,147 @@ var syncFile = (*os.File).Sync
 // maxBytes ≤ 0 disables rotation; keep is the number of rotated files kept
 // (at least 1). An existing file must be a journal (see Verify): Open
 // leaves any other file as it is and says so; a symbolic link is refused.
+//
+// Open takes the journal first: it holds the lock of the file LockPath(path)
+// (dirlock) until Close, and fails with an *InUseError while another
+// Journal holds it, of another process or of this one. Only then does it
+// change the journal (repair). Two daemons appending to one journal and
+// rotating it would lose or garble its lines.
+//
+// The lock is that of a file of its own beside the journal, made once and
+// never renamed, not the journal's: rotation renames the journal to
+// <path>.1 and creates a new one, so a lock of the journal would stay
+// with <path>.1, and the new file would be open to a second daemon until
+// the first had locked it too. Nor is it the journal's folder's: that is
+// also the model's (/var/lib/setmatch), whose lock setmatch enroll and
+// forget take, and a daemon holding it would keep them waiting. The
+// kernel releases the lock when the process ends, however it ends: a
+// kill -9 leaves none, and the file left behind holds no lock. A journal
+// that is a character device (/dev/null) is written by anyone without
+// harm and not locked.
 func Open(path string, maxBytes int64, keep int) (*Journal, error) {
 	if path == "" {
 		return nil, errors.New("journal: no path given (set journal.path)")
 	}
+	lock, err := takeLock(path)
+	if err != nil {
+		return nil, err
+	}
 	// The file found may have been created or renamed into place by a
 	// daemon that stopped before it synced the folder: synced before the
 	// first line.
-	j := &Journal{path: path, maxBytes: maxBytes, keep: max(keep, 1), dirPending: true}
-	if err := j.open(); err != nil {
-		return nil, err
+	j := &Journal{path: path, maxBytes: maxBytes, keep: max(keep, 1), lock: lock, dirPending: true}
+	err = j.open()
+	if err == nil {
+		if err = j.repair(); err != nil {
+			j.f.Close()
+		}
 	}
-	if err := j.repair(); err != nil {
-		j.f.Close()
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
 		return nil, err
 	}
 	return j, nil
+}
+
+// LockPath returns the path of the file whose lock is the journal's at
+// path: the hidden file ".NAME.lock" beside the journal NAME. It stays
+// there, empty; no glob of the journal and its rotated files (NAME*)
+// takes it.
+func LockPath(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
+}
+
+// takeLock opens the lock file of the journal at path, made if missing,
+// and takes its lock (dirlock.TryLock), which the open file returned
+// holds: nil where the journal is a character device. What is at path
+// that no journal may be is refused first, before a lock file is made.
+func takeLock(path string) (*os.File, error) {
+	if fi, err := os.Lstat(path); err == nil {
+		if err := regular(path, fi); err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeCharDevice != 0 {
+			return nil, nil
+		}
+	}
+	lp := LockPath(path)
+	notLock := func(fi fs.FileInfo) error {
+		if fi.Mode().IsRegular() {
+			return nil
+		}
+		return fmt.Errorf("journal: %s, the lock of journal.path %s, is not a regular file (%v): remove it", lp, path, fi.Mode().Type())
+	}
+	if checkBeforeOpen {
+		if fi, err := os.Lstat(lp); err == nil {
+			if err := notLock(fi); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Never through a link (O_NOFOLLOW); read only: a lock needs no more.
+	f, err := os.OpenFile(lp, os.O_RDONLY|os.O_CREATE|oNoFollow|oNonBlock, 0o640)
+	if err != nil {
+		if fi, lerr := os.Lstat(lp); lerr == nil {
+			if nerr := notLock(fi); nerr != nil {
+				return nil, nerr
+			}
+			if errors.Is(err, fs.ErrPermission) {
+				return nil, fmt.Errorf("journal: %w (the daemon's user must read the lock of the journal: one that setmatchd made as root belongs to root; sudo chown setmatch %s)", err, lp)
+			}
+		}
+		return nil, fmt.Errorf("journal: %w (setmatchd makes the lock of journal.path %s there: does its folder exist and is it writable by this user?)", err, path)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = notLock(fi)
+	}
+	if err == nil {
+		var busy bool
+		busy, err = dirlock.TryLock(f)
+		if err == nil && busy {
+			err = &InUseError{Path: path, PID: dirlock.Holder(fi)}
+		} else if err != nil {
+			err = fmt.Errorf("journal: lock %s: %w", lp, err)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Holder returns the pid of the process that holds the journal at path
+// (the lock of LockPath(path)), or 0 where none does or the system does
+// not say (dirlock.Holder): it takes no lock, for setmatchd -check beside
+// a running daemon.
+func Holder(path string) int {
+	fi, err := os.Lstat(LockPath(path))
+	if err != nil {
+		return 0
+	}
+	return dirlock.Holder(fi)
+}
+
+// InUseError is Open's error for a journal that another Journal holds:
+// another setmatchd writing it. PID is its process, 0 where the system
+// does not say (dirlock.Holder).
+type InUseError struct {
+	Path string
+	PID  int
+}
+
+func (e *InUseError) Error() string {
+	who, stop := "another setmatchd", "stop the other setmatchd"
+	if e.PID > 0 {
+		who += fmt.Sprintf(" (pid %d)", e.PID)
+		stop = fmt.Sprintf("stop the other setmatchd (kill %d)", e.PID)
+	}
+	return fmt.Sprintf("journal: %s is in use: %s writes it and holds its lock %s; two daemons writing one journal would lose or garble its lines when they rotate it: give each daemon a journal of its own (journal.path), or %s",
+		e.Path, who, LockPath(e.Path), stop)
 }
 
 // Repaired returns the bytes Open cut off the end of the journal: what a
@@ -464,15 +592,19 @@ func (j *Journal) rotate() error {
 	return j.open() // a file created: its folder is synced before its first line
 }
 
-// Close closes the journal file.
+// Close closes the journal file and releases its lock.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.closed = true
-	if j.f == nil {
-		return nil
+	var err error
+	if j.f != nil {
+		err = j.f.Close()
+		j.f = nil
 	}
-	err := j.f.Close()
-	j.f = nil
+	if j.lock != nil {
+		j.lock.Close()
+		j.lock = nil
+	}
 	return err
 }
