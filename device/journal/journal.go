@@ -5,7 +5,6 @@ package journal
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,11 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"setmatch/internal/dirlock"
+	"setmatch/internal/jsonname"
+	"setmatch/internal/regfile"
 )
 
 // Record is one journal line: what happened to one batch. Scores are the
@@ -469,30 +468,13 @@ func (j *Journal) open() error {
 }
 
 // syncDir syncs the journal's folder: a file created or renamed there
-// keeps its name after a power cut. A folder that cannot be synced
-// (noDirSync) is left as durable as its filesystem makes the name.
+// keeps its name after a power cut. A folder that cannot be synced is left
+// as durable as its filesystem makes the name (regfile.SyncDir).
 func (j *Journal) syncDir() error {
-	d, err := os.Open(filepath.Dir(j.path))
-	if err != nil {
-		if noDirSync(err) {
-			return nil
-		}
-		return fmt.Errorf("journal: sync the folder of %s: %w", j.path, err)
-	}
-	defer d.Close()
-	if err := syncFile(d); err != nil && !noDirSync(err) {
+	if err := regfile.SyncDir(os.Open, filepath.Dir(j.path), syncFile); err != nil {
 		return fmt.Errorf("journal: sync the folder of %s: %w", j.path, err)
 	}
 	return nil
-}
-
-// noDirSync is the rule of internal/regfile's SyncDir, of which the
-// journal, importing nothing of the project, keeps a copy: err, of
-// opening a folder to sync it or of the sync, says it cannot be synced
-// (this user cannot read it, or the filesystem has no sync of a folder),
-// and the journal goes on as if the sync had succeeded.
-func noDirSync(err error) bool {
-	return errors.Is(err, syscall.EINVAL) || errors.Is(err, fs.ErrPermission)
 }
 
 // Path returns the journal's path.
@@ -502,14 +484,9 @@ func (j *Journal) Path() string { return j.path }
 // journal's folder, after the journal was opened, created or rotated). A
 // file name that is not valid UTF-8 (JSON would replace its bad bytes
 // with U+FFFD) is also written exactly, in base64, as file_b64: the
-// convention of every JSON output, internal/jsonname's B64, of which the
-// journal, importing nothing of the project, keeps this copy (its tests
-// hold the two equal).
+// convention of every JSON output (jsonname.B64).
 func (j *Journal) Append(r *Record) error {
-	r.FileB64 = ""
-	if !utf8.ValidString(r.File) {
-		r.FileB64 = base64.StdEncoding.EncodeToString([]byte(r.File))
-	}
+	r.FileB64 = jsonname.B64(r.File)
 	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)

@@ -60,7 +60,7 @@ func TestTornLastLineRepaired(t *testing.T) {
 // TestNonUTF8Names: names that are not UTF-8 are written exactly in
 // file_b64, so that two of them never share an entry: file and file_b64
 // are what internal/jsonname's Text and B64, the convention of every JSON
-// output, give (the journal, in the bottom layer, has its own copy).
+// output, give.
 func TestNonUTF8Names(t *testing.T) {
 	j, p := openTemp(t)
 	names := []string{"a\xff.npy", "a\xfe.npy", "plain.npy", "a\ufffd.npy", `a\xff.npy`}

@@ -8,8 +8,8 @@
 // _b64 where there is one, else by its text.
 //
 // setmatchd's journal writes its `file` and `file_b64` by the same
-// convention, with a copy of B64 of its own: it is in the bottom layer,
-// and its lines are an on-disk contract (its tests hold the two equal).
+// convention (B64); its lines are an on-disk contract, which its tests
+// check: file_b64 is the name's bytes in standard base64.
 package jsonname
 
 import (
