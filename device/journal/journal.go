@@ -154,15 +154,9 @@ func takeLock(path string) (*os.File, error) {
 		}
 	}
 	lp := LockPath(path)
-	notLock := func(fi fs.FileInfo) error {
-		if fi.Mode().IsRegular() {
-			return nil
-		}
-		return fmt.Errorf("journal: %s, the lock of journal.path %s, is not a regular file (%v): remove it", lp, path, fi.Mode().Type())
-	}
 	if checkBeforeOpen {
 		if fi, err := os.Lstat(lp); err == nil {
-			if err := notLock(fi); err != nil {
+			if err := notLock(path, fi); err != nil {
 				return nil, err
 			}
 		}
@@ -170,19 +164,11 @@ func takeLock(path string) (*os.File, error) {
 	// Never through a link (O_NOFOLLOW); read only: a lock needs no more.
 	f, err := os.OpenFile(lp, os.O_RDONLY|os.O_CREATE|oNoFollow|oNonBlock, 0o640)
 	if err != nil {
-		if fi, lerr := os.Lstat(lp); lerr == nil {
-			if nerr := notLock(fi); nerr != nil {
-				return nil, nerr
-			}
-			if errors.Is(err, fs.ErrPermission) {
-				return nil, fmt.Errorf("journal: %w (the daemon's user must read the lock of the journal: one that setmatchd made as root belongs to root; sudo chown setmatch %s)", err, lp)
-			}
-		}
-		return nil, fmt.Errorf("journal: %w (setmatchd makes the lock of journal.path %s there: does its folder exist and is it writable by this user?)", err, path)
+		return nil, lockErr(path, err)
 	}
 	fi, err := f.Stat()
 	if err == nil {
-		err = notLock(fi)
+		err = notLock(path, fi)
 	}
 	if err == nil {
 		var busy bool
@@ -198,6 +184,35 @@ func takeLock(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// notLock refuses what the lock file of the journal at path, whose facts
+// are fi, must not be: anything but a regular file (a symbolic link, which
+// is never followed; a folder).
+func notLock(path string, fi fs.FileInfo) error {
+	if fi.Mode().IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("journal: %s, the lock of journal.path %s, is not a regular file (%v): remove it", LockPath(path), path, fi.Mode().Type())
+}
+
+// lockErr returns err, the error of opening the lock file of the journal
+// at path, with what to do: where the lock file is there but this user
+// may not open it, whose it must be (one that setmatchd made as root
+// belongs to root); where it is no regular file, the error that says so;
+// else (the folder is missing, or this user may not make a file in it) to
+// check the folder.
+func lockErr(path string, err error) error {
+	lp := LockPath(path)
+	if fi, lerr := os.Lstat(lp); lerr == nil {
+		if nerr := notLock(path, fi); nerr != nil {
+			return nerr
+		}
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("journal: %w (the daemon's user must read the lock of the journal: one that setmatchd made as root belongs to root; sudo chown setmatch %s)", err, lp)
+		}
+	}
+	return fmt.Errorf("journal: %w (setmatchd makes the lock of journal.path %s there: does its folder exist and is it writable by this user?)", err, path)
 }
 
 // Holder returns the pid of the process that holds the journal at path

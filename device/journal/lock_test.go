@@ -2,6 +2,7 @@ package journal
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -86,5 +87,55 @@ func TestOpenHeld(t *testing.T) {
 	}
 	if got := Holder(p); runtime.GOOS == "linux" && got != os.Getpid() {
 		t.Errorf("Holder after the second Open %d, want this process, %d", got, os.Getpid())
+	}
+}
+
+// What is at the lock file's path that is no regular file (a folder) is
+// refused before the journal is made, and left as it is.
+func TestLockNotAFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.Mkdir(LockPath(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(p, 0, 1)
+	if err == nil {
+		j.Close()
+		t.Fatal("Open with a folder at the lock file's path succeeded")
+	}
+	if want := LockPath(p) + ", the lock of journal.path " + p + ", is not a regular file"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("error %v, want it to say %q and to remove it", err, want)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the journal was made: %v", err)
+	}
+	if fi, err := os.Lstat(LockPath(p)); err != nil || !fi.IsDir() {
+		t.Errorf("the folder at the lock's path was changed: %v", err)
+	}
+}
+
+// Opening the lock file fails with what to do: where it is there, whose
+// it must be; else, to check the folder (a chown of a file not there
+// fails). (Tests run as root, whom a file's mode does not stop: the errors
+// are given.)
+func TestLockErrorSaysWhatToDo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	missing := filepath.Join(t.TempDir(), "journal.jsonl")
+	if err := os.WriteFile(LockPath(path), nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	lp, lm := LockPath(path), LockPath(missing)
+	for _, c := range []struct {
+		path string
+		err  error
+		want string
+	}{
+		{path, fs.ErrPermission, "journal: open " + lp + ": permission denied (the daemon's user must read the lock of the journal: one that setmatchd made as root belongs to root; sudo chown setmatch " + lp + ")"},
+		{missing, fs.ErrPermission, "journal: open " + lm + ": permission denied (setmatchd makes the lock of journal.path " + missing + " there: does its folder exist and is it writable by this user?)"},
+		{missing, fs.ErrNotExist, "journal: open " + lm + ": file does not exist (setmatchd makes the lock of journal.path " + missing + " there: does its folder exist and is it writable by this user?)"},
+	} {
+		err := &fs.PathError{Op: "open", Path: LockPath(c.path), Err: c.err}
+		if got := lockErr(c.path, err); !errors.Is(got, c.err) || got.Error() != c.want {
+			t.Errorf("%s: %v: got %v, want %q", c.path, c.err, got, c.want)
+		}
 	}
 }

@@ -3,8 +3,10 @@
 package journal
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,7 +26,26 @@ func TestCharDeviceNotLocked(t *testing.T) {
 	if _, err := os.Lstat(LockPath(os.DevNull)); err == nil {
 		t.Errorf("a lock file %s was made", LockPath(os.DevNull))
 	}
-	if LockPath(os.DevNull) != filepath.Join(filepath.Dir(os.DevNull), ".null.lock") {
-		t.Errorf("LockPath(%s) = %s", os.DevNull, LockPath(os.DevNull))
+}
+
+// A symbolic link at the lock file's path is refused, never followed: the
+// file it names is not made.
+func TestLockSymlinkRefused(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "j.jsonl")
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.Symlink(target, LockPath(p)); err != nil {
+		t.Fatal(err)
+	}
+	j, err := Open(p, 0, 1)
+	if err == nil {
+		j.Close()
+		t.Fatal("Open with a symbolic link at the lock file's path succeeded")
+	}
+	if want := "is not a regular file"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want it to say %q", err, want)
+	}
+	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the link's target was made: %v", err)
 	}
 }
