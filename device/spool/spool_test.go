@@ -354,3 +354,28 @@ func TestOpenHeld(t *testing.T) {
 		t.Errorf("Open left what an interrupted write of a reason left: %v", err)
 	}
 }
+
+// TestOpenWithoutLocks: where the file system of cur/ refuses the lock
+// (no locks available, not supported: a network file system without
+// locks), Open opens the spool all the same, as it did before a spool had
+// a lock, and a second Open does too: nothing holds the spool.
+func TestOpenWithoutLocks(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.ENOLCK, syscall.EOPNOTSUPP, syscall.EBADF} {
+		t.Run(errno.Error(), func(t *testing.T) {
+			old := tryLock
+			tryLock = func(*os.File) (bool, error) { return false, errno }
+			t.Cleanup(func() { tryLock = old })
+			dir := filepath.Join(t.TempDir(), "spool")
+			sp, err := Open(Options{Dir: dir})
+			if err != nil {
+				t.Fatalf("Open of a spool whose cur/ cannot be locked: %v", err)
+			}
+			defer sp.Close()
+			sp2, err := Open(Options{Dir: dir})
+			if err != nil {
+				t.Fatalf("second Open: %v", err)
+			}
+			sp2.Close()
+		})
+	}
+}
