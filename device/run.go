@@ -195,6 +195,9 @@ func New(opt Options) (r *Runner, err error) {
 		return nil, err
 	}
 	closers = append(closers, sp.Close)
+	if err := sp.Unlocked(); err != nil {
+		opt.Log.Warn(err.Error())
+	}
 	j, err := journal.Open(cfg.Journal.Path, int64(cfg.Journal.MaxBytes), cfg.Journal.Keep)
 	if err != nil {
 		return nil, err

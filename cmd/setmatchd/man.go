@@ -32,6 +32,7 @@ func manPage(date string) manpage.Page {
 				"A batch is claimed into cur/ and ends in done/ or in failed/, with the reason in failed/.reasons/ under the batch's name. " +
 				"One setmatchd runs on a spool: it holds a lock of cur/ (flock) while it runs, which its exit releases however it exits, " +
 				"and a second started on the same spool exits with status 1, naming the first's pid where /proc/locks shows it. " +
+				"Where the lock fails otherwise (a file system that does not lock folders), it warns and runs without it. " +
 				"Likewise one setmatchd writes a journal: it holds a lock of the empty file .NAME.lock beside its journal NAME, " +
 				"which rotation leaves in place, and a second whose journal.path is that journal exits with status 1 and says to give each daemon its own journal.path.",
 			"It is meant to run under systemd (Type=notify, with a watchdog) as the unprivileged user setmatch; " +

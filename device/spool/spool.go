@@ -82,7 +82,8 @@ type Options struct {
 type Spool struct {
 	opt     Options
 	root    *os.Root
-	lock    *os.File // cur/'s, held until Close (dirlock)
+	lock    *os.File // cur/'s, held until Close (dirlock); nil where the lock failed (nolock)
+	nolock  error    // why lock is nil (an *UnlockedError), nil where it is held
 	pruneMu sync.Mutex
 	// What Finish and MoveFailed moved into done/ and failed/ since the
 	// last Prune (PruneDue).
@@ -110,9 +111,13 @@ const (
 // Open opens the spool at opt.Dir, creating the directory and any missing
 // sub-directory with the modes above, and takes the spool: it holds the
 // lock of cur/ (dirlock) until Close, and fails with an *InUseError while
-// another Spool holds it, of another process or of this one. Only then
-// does it change what is in the spool: it removes what an interrupted
-// write of a failure reason left behind.
+// another Spool holds it, of another process or of this one. Where the
+// lock fails otherwise (a file system that does not lock folders), it
+// opens the spool without it, and Unlocked says so: setmatchd then runs
+// with a warning, as it ran before the spool had a lock, rather than
+// leave the door without its daemon. Only then does it change what is in
+// the spool: it removes what an interrupted write of a failure reason
+// left behind.
 //
 // cur/ is the folder locked, not the spool folder, because cur/ is the
 // daemon's alone: setmatch enroll and forget lock the folder of the model
@@ -171,35 +176,37 @@ func Open(opt Options) (*Spool, error) {
 			return nil, fmt.Errorf("spool: %s is not a directory: remove it and restart", path.Join(opt.Dir, d.name))
 		}
 	}
-	lock, err := takeCur(opt.Dir)
+	lock, unlocked, err := takeCur(opt.Dir)
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
-	s := &Spool{opt: opt, root: root, lock: lock}
+	s := &Spool{opt: opt, root: root, lock: lock, nolock: unlocked}
 	s.cleanReasons(time.Time{})
 	return s, nil
 }
 
 // takeCur opens cur/ of the spool at dir and takes its lock, which the
-// open file returned holds.
-func takeCur(dir string) (*os.File, error) {
+// open file returned holds. Where the lock fails other than for another's
+// hold of it, it returns no file and why, an *UnlockedError, and no
+// error: the spool is opened without its lock.
+func takeCur(dir string) (lock *os.File, unlocked, err error) {
 	cur := filepath.Join(dir, DirCur)
 	f, err := dirlock.Open(cur)
 	if err != nil {
-		return nil, AccessError(dir, err)
+		return nil, nil, AccessError(dir, err)
 	}
 	busy, err := tryLock(f)
-	if err == nil && busy {
-		err = &InUseError{Dir: dir, PID: holder(f)}
-	} else if err != nil {
-		err = fmt.Errorf("spool: lock %s: %w", cur, err)
-	}
-	if err != nil {
+	switch {
+	case err != nil:
 		f.Close()
-		return nil, err
+		return nil, &UnlockedError{Dir: dir, Err: err}, nil
+	case busy:
+		err := &InUseError{Dir: dir, PID: holder(f)}
+		f.Close()
+		return nil, nil, err
 	}
-	return f, nil
+	return f, nil, nil
 }
 
 // tryLock is the lock's attempt (dirlock.TryLock); tests make it fail as a
@@ -246,6 +253,25 @@ func (e *InUseError) Error() string {
 		e.Dir, who, DirCur, stop)
 }
 
+// UnlockedError is why a spool was opened without its lock: the lock of
+// its cur/ failed with Err (not for another's hold), and nothing keeps a
+// second setmatchd off the spool.
+type UnlockedError struct {
+	Dir string
+	Err error
+}
+
+func (e *UnlockedError) Error() string {
+	return fmt.Sprintf("spool: cannot lock %s/ (%v): setmatchd runs without the lock, so nothing keeps a second setmatchd off the spool %s (two would decide a batch twice): run one setmatchd on it, or move the spool to a file system that locks folders (a local one)",
+		filepath.Join(e.Dir, DirCur), e.Err, e.Dir)
+}
+
+func (e *UnlockedError) Unwrap() error { return e.Err }
+
+// Unlocked returns why the spool was opened without its lock (an
+// *UnlockedError), or nil where Open took it.
+func (s *Spool) Unlocked() error { return s.nolock }
+
 // AccessError returns err, met on the spool at dir or one of its folders,
 // as a spool error; where this user may not enter or read it, it says
 // whose the folders must be and the commands that give them to it (a spool
@@ -282,7 +308,9 @@ func (s *Spool) Path(sub, name string) string { return path.Join(s.opt.Dir, sub,
 
 // Close releases the spool directory and its lock.
 func (s *Spool) Close() error {
-	s.lock.Close()
+	if s.lock != nil {
+		s.lock.Close()
+	}
 	return s.root.Close()
 }
 

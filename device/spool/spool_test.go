@@ -358,8 +358,13 @@ func TestOpenHeld(t *testing.T) {
 // TestOpenWithoutLocks: where the file system of cur/ refuses the lock
 // (no locks available, not supported: a network file system without
 // locks), Open opens the spool all the same, as it did before a spool had
-// a lock, and a second Open does too: nothing holds the spool.
+// a lock, and a second Open does too: nothing holds the spool. Unlocked
+// says why and what it means (the daemon's warning); a spool locked has
+// none.
 func TestOpenWithoutLocks(t *testing.T) {
+	if sp, _ := openTemp(t, Options{}); sp.Unlocked() != nil {
+		t.Errorf("Unlocked of a spool locked: %v", sp.Unlocked())
+	}
 	for _, errno := range []syscall.Errno{syscall.ENOLCK, syscall.EOPNOTSUPP, syscall.EBADF} {
 		t.Run(errno.Error(), func(t *testing.T) {
 			old := tryLock
@@ -371,6 +376,15 @@ func TestOpenWithoutLocks(t *testing.T) {
 				t.Fatalf("Open of a spool whose cur/ cannot be locked: %v", err)
 			}
 			defer sp.Close()
+			var ue *UnlockedError
+			if err := sp.Unlocked(); !errors.As(err, &ue) || !errors.Is(err, errno) || ue.Dir != dir {
+				t.Fatalf("Unlocked: %v, want an *UnlockedError of %s with %v", err, dir, errno)
+			}
+			for _, s := range []string{filepath.Join(dir, DirCur) + "/", "(" + errno.Error() + ")", "runs without the lock", "second setmatchd", "run one setmatchd on it"} {
+				if !strings.Contains(sp.Unlocked().Error(), s) {
+					t.Errorf("Unlocked does not say %q: %v", s, sp.Unlocked())
+				}
+			}
 			sp2, err := Open(Options{Dir: dir})
 			if err != nil {
 				t.Fatalf("second Open: %v", err)
