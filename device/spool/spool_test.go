@@ -393,3 +393,25 @@ func TestOpenWithoutLocks(t *testing.T) {
 		})
 	}
 }
+
+// TestInUseErrorSaysWhatToDo: the error of a held spool says how to stop
+// the holder. Where its pid is not known (a daemon the unit starts, whose
+// /proc hides /proc/locks, refused by one started by hand), "systemctl
+// stop setmatchd" alone would stop no holder: it says where to find the
+// pid.
+func TestInUseErrorSaysWhatToDo(t *testing.T) {
+	for _, c := range []struct {
+		pid  int
+		want []string
+	}{
+		{812, []string{"another setmatchd (pid 812)", "systemctl stop setmatchd", "kill 812", "spool.dir"}},
+		{0, []string{"another setmatchd runs", "lslocks", "/var/spool/setmatch/cur", "systemctl stop setmatchd", "spool.dir"}},
+	} {
+		msg := (&InUseError{Dir: "/var/spool/setmatch", PID: c.pid}).Error()
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("pid %d: the error does not say %q: %s", c.pid, w, msg)
+			}
+		}
+	}
+}
