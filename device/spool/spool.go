@@ -244,7 +244,9 @@ type InUseError struct {
 }
 
 func (e *InUseError) Error() string {
-	who, stop := "another setmatchd", "systemctl stop setmatchd, or kill the other setmatchd"
+	// Without the pid (a daemon that the unit starts sees no /proc/locks),
+	// the holder may be one started by hand, which systemctl does not stop.
+	who, stop := "another setmatchd", fmt.Sprintf("systemctl stop setmatchd where it is the service, else kill it: lslocks names its pid, the FLOCK of %s", filepath.Join(e.Dir, DirCur))
 	if e.PID > 0 {
 		who += fmt.Sprintf(" (pid %d)", e.PID)
 		stop = fmt.Sprintf("systemctl stop setmatchd, or kill %d", e.PID)
