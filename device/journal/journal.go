@@ -174,7 +174,7 @@ func takeLock(path string) (*os.File, error) {
 		var busy bool
 		busy, err = dirlock.TryLock(f)
 		if err == nil && busy {
-			err = &InUseError{Path: path, PID: dirlock.Holder(fi)}
+			err = &InUseError{Path: path, PID: dirlock.Holder(lp)}
 		} else if err != nil {
 			err = fmt.Errorf("journal: lock %s: %w", lp, err)
 		}
@@ -219,13 +219,7 @@ func lockErr(path string, err error) error {
 // (the lock of LockPath(path)), or 0 where none does or the system does
 // not say (dirlock.Holder): it takes no lock, for setmatchd -check beside
 // a running daemon.
-func Holder(path string) int {
-	fi, err := os.Lstat(LockPath(path))
-	if err != nil {
-		return 0
-	}
-	return dirlock.Holder(fi)
-}
+func Holder(path string) int { return dirlock.Holder(LockPath(path)) }
 
 // InUseError is Open's error for a journal that another Journal holds:
 // another setmatchd writing it. PID is its process, 0 where the system

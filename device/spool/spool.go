@@ -202,7 +202,7 @@ func takeCur(dir string) (lock *os.File, unlocked, err error) {
 		f.Close()
 		return nil, &UnlockedError{Dir: dir, Err: err}, nil
 	case busy:
-		err := &InUseError{Dir: dir, PID: holder(f)}
+		err := &InUseError{Dir: dir, PID: Holder(dir)}
 		f.Close()
 		return nil, nil, err
 	}
@@ -213,27 +213,11 @@ func takeCur(dir string) (lock *os.File, unlocked, err error) {
 // file system without locks does.
 var tryLock = dirlock.TryLock
 
-// holder returns the pid that holds the lock of f, cur/ opened by
-// dirlock.Open, or 0 where the system does not say.
-func holder(f *os.File) int {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	return dirlock.Holder(fi)
-}
-
 // Holder returns the pid of the setmatchd that holds the spool at dir (the
 // lock of its cur/), or 0 where none does or the system does not say
 // (dirlock.Holder): it takes no lock, for setmatchd -check beside a
 // running daemon.
-func Holder(dir string) int {
-	fi, err := os.Stat(filepath.Join(dir, DirCur))
-	if err != nil {
-		return 0
-	}
-	return dirlock.Holder(fi)
-}
+func Holder(dir string) int { return dirlock.Holder(filepath.Join(dir, DirCur)) }
 
 // InUseError is Open's error for a spool that another Spool holds: another
 // setmatchd running on it. PID is its process, 0 where the system does not

@@ -66,3 +66,31 @@ func TestHolderIn(t *testing.T) {
 		t.Errorf("a major number of three hex digits: holder %d, want 5", got)
 	}
 }
+
+// mountDev reads the device number of a mount from mountinfo's lines as
+// Linux writes them: on btrfs it is the file system's, which /proc/locks
+// names, not the subvolume's that stat gives.
+func TestMountDev(t *testing.T) {
+	const mountinfo = `22 27 0:21 / /proc rw,relatime - proc proc rw
+27 1 254:0 / / rw,relatime - ext4 /dev/vda rw
+67 46 0:40 / /srv/spool rw,relatime - btrfs /dev/loop0 rw,space_cache=v2,subvolid=5,subvol=/
+68 46 0:41 /@home /home rw,relatime shared:12 - btrfs /dev/nvme0n1p3 rw,subvolid=257,subvol=/@home
+99 27 1a:0 / /bad rw - ext4 /dev/x rw
+`
+	for _, c := range []struct {
+		id       uint64
+		maj, min uint32
+		ok       bool
+	}{
+		{27, 254, 0, true},
+		{67, 0, 40, true},
+		{68, 0, 41, true},
+		{2, 0, 0, false},  // no such mount (not the "27" of another field)
+		{99, 0, 0, false}, // a device number not in decimal
+	} {
+		maj, min, ok := mountDev([]byte(mountinfo), c.id)
+		if maj != c.maj || min != c.min || ok != c.ok {
+			t.Errorf("mount %d: %d:%d %v, want %d:%d %v", c.id, maj, min, ok, c.maj, c.min, c.ok)
+		}
+	}
+}

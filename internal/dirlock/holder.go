@@ -30,3 +30,26 @@ func holderIn(locks []byte, major, minor uint32, ino uint64) int {
 	}
 	return 0
 }
+
+// mountDev returns the device number that /proc/self/mountinfo, whose text
+// is mountinfo, gives the mount mntID: its file system's, as /proc/locks
+// names it. Each line is "ID PARENT MAJOR:MINOR ROOT POINT …", MAJOR and
+// MINOR in decimal (fs/proc_namespace.c, show_mountinfo).
+func mountDev(mountinfo []byte, mntID uint64) (major, minor uint32, ok bool) {
+	want := strconv.FormatUint(mntID, 10)
+	sc := bufio.NewScanner(bytes.NewReader(mountinfo))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 3 || f[0] != want {
+			continue
+		}
+		ma, mn, found := strings.Cut(f[2], ":")
+		a, err1 := strconv.ParseUint(ma, 10, 32)
+		b, err2 := strconv.ParseUint(mn, 10, 32)
+		if !found || err1 != nil || err2 != nil {
+			return 0, 0, false
+		}
+		return uint32(a), uint32(b), true
+	}
+	return 0, 0, false
+}

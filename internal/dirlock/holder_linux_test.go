@@ -9,7 +9,7 @@ import (
 // folder that no one holds.
 func TestHolder(t *testing.T) {
 	dir := t.TempDir()
-	if pid := holder(t, dir); pid != 0 {
+	if pid := Holder(dir); pid != 0 {
 		t.Errorf("a folder no one locks: holder %d, want 0", pid)
 	}
 	f, err := Open(dir)
@@ -20,21 +20,11 @@ func TestHolder(t *testing.T) {
 	if err := Lock(f); err != nil {
 		t.Fatal(err)
 	}
-	if pid := holder(t, dir); pid != os.Getpid() {
+	if pid := Holder(dir); pid != os.Getpid() {
 		t.Errorf("holder %d, want this process, %d", pid, os.Getpid())
 	}
 	f.Close()
-	if pid := holder(t, dir); pid != 0 {
+	if pid := Holder(dir); pid != 0 {
 		t.Errorf("after the lock's file closed: holder %d, want 0", pid)
 	}
-}
-
-// holder returns the holder of dir's lock.
-func holder(t *testing.T, dir string) int {
-	t.Helper()
-	fi, err := os.Stat(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Holder(fi)
 }

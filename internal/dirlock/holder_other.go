@@ -2,9 +2,7 @@
 
 package dirlock
 
-import "io/fs"
-
 // Holder returns the pid of the process that holds the lock of the folder
-// (or file) whose facts are fi, or 0 where none does or the system does
-// not say: only Linux says it (/proc/locks), so here it is always 0.
-func Holder(fs.FileInfo) int { return 0 }
+// (or file) at path, or 0 where none does or the system does not say: only Linux
+// says it (/proc/locks), so here it is always 0.
+func Holder(path string) int { return 0 }
