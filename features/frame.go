@@ -6,11 +6,11 @@ import (
 	"errors"
 	"image"
 	"image/jpeg"
-	"io"
 	"io/fs"
-	"math"
 	"os"
 	"strings"
+
+	"setmatch/internal/regfile"
 )
 
 // imageHeader is what a frame's header declares, read before any pixel
@@ -145,20 +145,9 @@ func readRegular(f *os.File, name string, maxBytes int64, listed fs.FileInfo) ([
 	if size == 0 {
 		return nil, formatErr(name, "file is empty (want a PNG, JPEG or PGM image)")
 	}
-	b := make([]byte, 0, size+1)
-	r := io.LimitReader(f, min(maxBytes, math.MaxInt64-1)+1) // one byte past the limit tells a file that grew
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &Error{Path: name, Msg: "cannot read frame", Err: err}
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // the file grew: make room and go on
-		}
+	b, err := regfile.ReadSized(f, size, maxBytes) // one byte past the limit tells a file that grew
+	if err != nil {
+		return nil, &Error{Path: name, Msg: "cannot read frame", Err: err}
 	}
 	if int64(len(b)) > maxBytes {
 		return nil, limitErr(name, "file grew to more than the limit of %d bytes per frame while it was read", maxBytes)

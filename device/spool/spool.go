@@ -13,9 +13,7 @@ package spool
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -516,29 +514,9 @@ func ReadBatch(f *os.File, fi fs.FileInfo, name string, max int64) ([]byte, erro
 	if max > 0 && fi.Size() > max {
 		return nil, &TooLargeError{Name: name, Size: fi.Size(), Max: max}
 	}
-	// Read into a buffer of the file's size (plus one byte, to notice a
-	// file that grew): no doubling growth, so a batch costs its size once.
-	size := fi.Size()
-	if max > 0 {
-		size = min(size, max)
-	}
-	b := make([]byte, 0, size+1)
-	r := io.Reader(f)
-	if max > 0 && max < math.MaxInt64 { // max+1 must not overflow
-		r = io.LimitReader(f, max+1)
-	}
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read batch: %w", err)
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // the file grew: make room and go on
-		}
+	b, err := regfile.ReadSized(f, fi.Size(), max)
+	if err != nil {
+		return nil, fmt.Errorf("read batch: %w", err)
 	}
 	if max > 0 && int64(len(b)) > max {
 		return nil, &TooLargeError{Name: name, Size: int64(len(b)), Max: max}

@@ -4,8 +4,9 @@
 // a pipe among them, without blocking either (OpenAny: a frame the caller
 // checks, a split file or a sweep's outcomes read as they come), and one
 // name inside an open folder without following a symbolic link at it
-// (OpenIn: a spool's batch, a burst and its frames); and it syncs a
-// folder where the folder can be synced (SyncDir).
+// (OpenIn: a spool's batch, a burst and its frames); it reads an open
+// file whole within a limit (ReadSized: a batch, a frame); and it syncs
+// a folder where the folder can be synced (SyncDir).
 package regfile
 
 import (
@@ -87,11 +88,7 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	if max > 0 && fi.Size() > max {
 		return nil, fmt.Errorf("%s: the file is %d bytes, more than the limit of %d: is it the file meant?", path, fi.Size(), max)
 	}
-	r := io.Reader(f)
-	if max > 0 && max < math.MaxInt64 {
-		r = io.LimitReader(f, max+1)
-	}
-	b, err := io.ReadAll(r)
+	b, err := ReadSized(f, fi.Size(), max)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +96,39 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: the file is more than the limit of %d bytes: is it the file meant?", path, max)
 	}
 	return b, nil
+}
+
+// ReadSized reads r to its end, r being an open file of size bytes by
+// its facts, but no more than limit+1 bytes (limit ≤ 0: no limit), so
+// that more than limit bytes returned tell the caller that r holds more
+// than limit, also where the file grew past it while it was read;
+// checking that, and size against limit before the read, is the
+// caller's. The buffer is of size bytes (at most limit) and one more,
+// which tells a file that grew: a file costs its size once, with no
+// doubling growth, and one that grows is read on to its end or past the
+// limit. A read error is returned as the reader gives it.
+func ReadSized(r io.Reader, size, limit int64) ([]byte, error) {
+	size = max(size, 0)
+	if limit > 0 {
+		size = min(size, limit)
+		if limit < math.MaxInt64 { // limit+1 must not overflow
+			r = io.LimitReader(r, limit+1)
+		}
+	}
+	b := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew: make room and go on
+		}
+	}
 }
 
 // SyncDir syncs the folder dir, opened by open (os.Open, or the Open of

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"setmatch/internal/testutil"
@@ -89,6 +90,87 @@ func TestReadFileLimit(t *testing.T) {
 	}
 	if _, err := ReadFile(p, 4); err == nil || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("ReadFile(max 4) = %v, want over the limit", err)
+	}
+}
+
+// ReadSized reads a file whole into a buffer of its size and one byte
+// more, and never more than one byte past the limit: an empty file, one
+// at the limit, one byte over it and far over it, a file that grew past
+// its size (within the limit, past it, without one), one shorter than its
+// size, a reader that gives one byte at a time, and a read error.
+func TestReadSized(t *testing.T) {
+	errRead := errors.New("disk on fire")
+	const max = 1<<63 - 1
+	for _, c := range []struct {
+		name        string
+		r           io.Reader
+		size, limit int64
+		want        string
+		wantCap     int // 0: not checked (the buffer grew)
+		err         error
+	}{
+		{"empty", strings.NewReader(""), 0, 5, "", 1, nil},
+		{"empty no limit", strings.NewReader(""), 0, 0, "", 1, nil},
+		{"at the limit", strings.NewReader("hello"), 5, 5, "hello", 6, nil},
+		{"under the limit", strings.NewReader("hello"), 5, 6, "hello", 6, nil},
+		{"largest limit", strings.NewReader("hello"), 5, max, "hello", 6, nil},
+		{"no limit", strings.NewReader("hello"), 5, 0, "hello", 6, nil},
+		{"negative limit", strings.NewReader("hello"), 5, -1, "hello", 6, nil},
+		{"one byte over", strings.NewReader("hello!"), 6, 5, "hello!", 0, nil},
+		{"far over", strings.NewReader(strings.Repeat("x", 100)), 100, 5, "xxxxxx", 0, nil},
+		{"grew within the limit", strings.NewReader("hello world"), 5, 20, "hello world", 0, nil},
+		{"grew past the limit", strings.NewReader("hello world"), 5, 8, "hello wor", 0, nil},
+		{"grew, no limit", strings.NewReader("hello world"), 5, 0, "hello world", 0, nil},
+		{"shorter than its size", strings.NewReader("hel"), 5, 5, "hel", 6, nil},
+		{"negative size", strings.NewReader("hello"), -1, 5, "hello", 0, nil},
+		{"one byte at a time", iotest.OneByteReader(strings.NewReader("hello")), 5, 5, "hello", 6, nil},
+		{"one byte at a time, over", iotest.OneByteReader(strings.NewReader("hello!")), 5, 5, "hello!", 0, nil},
+		{"data with EOF", iotest.DataErrReader(strings.NewReader("hello")), 5, 5, "hello", 6, nil},
+		{"read error", iotest.ErrReader(errRead), 5, 5, "", 0, errRead},
+		{"error after data", io.MultiReader(strings.NewReader("he"), iotest.ErrReader(errRead)), 5, 5, "", 0, errRead},
+	} {
+		b, err := ReadSized(c.r, c.size, c.limit)
+		if c.err != nil {
+			if err != c.err || b != nil {
+				t.Errorf("%s: ReadSized = %q, %v; want nil, %v as the reader gave it", c.name, b, err, c.err)
+			}
+			continue
+		}
+		if err != nil || string(b) != c.want {
+			t.Errorf("%s: ReadSized = %q, %v; want %q", c.name, b, err, c.want)
+		}
+		if c.wantCap != 0 && cap(b) != c.wantCap {
+			t.Errorf("%s: buffer of %d bytes, want %d (the size and one byte)", c.name, cap(b), c.wantCap)
+		}
+	}
+}
+
+// ReadSized of an open file that grew after its facts were taken reads
+// on to the file's end, or to one byte past the limit.
+func TestReadSizedFileGrew(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		limit int64
+		want  string
+	}{{0, "hello world"}, {11, "hello world"}, {8, "hello wor"}} {
+		f, fi, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("hello world"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b, err := ReadSized(f, fi.Size(), c.limit)
+		f.Close()
+		if err != nil || string(b) != c.want {
+			t.Errorf("ReadSized(limit %d) of a file of %d bytes grown to 11 = %q, %v; want %q", c.limit, fi.Size(), b, err, c.want)
+		}
+		if err := os.WriteFile(p, []byte("hello"), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
