@@ -64,7 +64,7 @@ func Parse(spec string) (Pipeline, error) {
 	var w, h int
 	if hasSize {
 		var err error
-		if w, h, err = parseWxH(size, 1, MaxResize); err != nil {
+		if w, h, err = ParseWxH(size, 1, MaxResize); err != nil {
 			return fail("resize %q: %v", size, err)
 		}
 	}
@@ -77,7 +77,7 @@ func Parse(spec string) (Pipeline, error) {
 		if hasSize {
 			return fail("intensity takes its size as intensity:WxH, not @WxH")
 		}
-		iw, ih, err := parseWxH(args[0], 1, MaxResize)
+		iw, ih, err := ParseWxH(args[0], 1, MaxResize)
 		if err != nil {
 			return fail("intensity size %q: %v", args[0], err)
 		}
@@ -96,7 +96,7 @@ func Parse(spec string) (Pipeline, error) {
 		if len(args) != 1 {
 			return fail("lbp takes one grid GXxGY")
 		}
-		gx, gy, err := parseWxH(args[0], 1, MaxGrid)
+		gx, gy, err := ParseWxH(args[0], 1, MaxGrid)
 		if err != nil {
 			return fail("lbp grid %q: %v", args[0], err)
 		}
@@ -157,7 +157,12 @@ func parseInt(s string, lo, hi int) (int, error) {
 	return n, nil
 }
 
-func parseWxH(s string, lo, hi int) (int, int, error) {
+// ParseWxH parses a size "WxH", W and H decimal digits only (no sign,
+// no space, a lower-case x) each of lo to hi, the one parse of a size of
+// a feature spec (a resize, intensity's size, lbp's grid) and of the
+// frame size synth writes. Its error says the form wanted or the side
+// that is no positive integer or out of bounds, as a spec's reason.
+func ParseWxH(s string, lo, hi int) (int, int, error) {
 	a, b, ok := strings.Cut(s, "x")
 	if !ok {
 		return 0, 0, fmt.Errorf("want WxH, e.g. 20x20")

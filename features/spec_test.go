@@ -1,6 +1,7 @@
 package features
 
 import (
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -157,5 +158,45 @@ func TestHOGDimensionOfImage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "hog:1 on a 300x200 image gives 2142036 features per frame") ||
 		!strings.Contains(err.Error(), "hog:1@") {
 		t.Errorf("hog:1 on 300x200: %v, want the dimension refused with a size to resize to", err)
+	}
+}
+
+// TestParseSizeEdges: the sizes of a spec at and past each bound, a
+// resize (@WxH) and intensity's size of 1 to MaxResize on a side and
+// lbp's grid of 1 to MaxGrid, and what Parse says of each refused one.
+func TestParseSizeEdges(t *testing.T) {
+	for _, tc := range []struct {
+		spec, reason string // reason "": accepted
+	}{
+		{"intensity:1x1", ""},
+		{"hist:8@1x1", ""},
+		{"hist:8@4096x4096", ""},
+		{"hist:8@0004096x1", ""},
+		{"lbp:1x1", ""},
+		{"lbp:64x1", ""},
+		{"lbp:1x64@4096x4096", ""},
+		{"intensity:0x1", `intensity size "0x1": "0" must be between 1 and 4096`},
+		{"intensity:1x0", `intensity size "1x0": "0" must be between 1 and 4096`},
+		{"intensity:4097x1", `intensity size "4097x1": "4097" must be between 1 and 4096`},
+		{"intensity:-1x1", `intensity size "-1x1": "-1" is not a positive integer`},
+		{"intensity:1x 1", `intensity size "1x 1": " 1" is not a positive integer`},
+		{"intensity:20X20", `intensity size "20X20": want WxH, e.g. 20x20`},
+		{"intensity:20", `intensity size "20": want WxH, e.g. 20x20`},
+		{"intensity:x20", `intensity size "x20": "" must be between 1 and 4096`},
+		{"intensity:2x3x4", `intensity size "2x3x4": "3x4" is not a positive integer`},
+		{"intensity:99999999999999999999x1", `intensity size "99999999999999999999x1": "99999999999999999999" must be between 1 and 4096`},
+		{"hist:8@0x1", `resize "0x1": "0" must be between 1 and 4096`},
+		{"hist:8@1x4097", `resize "1x4097": "4097" must be between 1 and 4096`},
+		{"hist:8@ 1x1", `resize " 1x1": " 1" is not a positive integer`},
+		{"lbp:0x1", `lbp grid "0x1": "0" must be between 1 and 64`},
+		{"lbp:1x65", `lbp grid "1x65": "65" must be between 1 and 64`},
+	} {
+		_, err := Parse(tc.spec)
+		switch {
+		case tc.reason == "" && err != nil:
+			t.Errorf("Parse(%q): %v", tc.spec, err)
+		case tc.reason != "" && (err == nil || !strings.HasPrefix(err.Error(), fmt.Sprintf("features: bad feature spec %q: %s\n", tc.spec, tc.reason))):
+			t.Errorf("Parse(%q) = %v; want the reason %s", tc.spec, err, tc.reason)
+		}
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
-	"strconv"
 	"strings"
 
+	"setmatch/features"
 	"setmatch/synth"
 )
 
@@ -72,8 +73,9 @@ func imageFlags(fl *flag.FlagSet, name, size string) (w, h int, err error) {
 	if err := vectorOnly(givenFlags(fl, vectorFlags...), name); err != nil {
 		return 0, 0, err
 	}
-	w, h, ok := parseWxH(size)
-	if !ok {
+	// The bounds are synth's, checked with the other options.
+	w, h, err = features.ParseWxH(strings.ToLower(strings.TrimSpace(size)), 0, math.MaxInt)
+	if err != nil {
 		return 0, 0, usagef("--%s: want a frame size WxH such as 128x96, got %q", name, size)
 	}
 	return w, h, nil
@@ -110,15 +112,4 @@ func givenFlags(fl *flag.FlagSet, names ...string) []string {
 		}
 	})
 	return out
-}
-
-// parseWxH reads a frame size "WxH".
-func parseWxH(s string) (w, h int, ok bool) {
-	a, b, found := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
-	if !found {
-		return 0, 0, false
-	}
-	w, err1 := strconv.Atoi(a)
-	h, err2 := strconv.Atoi(b)
-	return w, h, err1 == nil && err2 == nil
 }

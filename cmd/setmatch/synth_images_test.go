@@ -100,3 +100,39 @@ func TestSynthTurntable(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthImageSizeEdges: synth --images and --turntable take a frame
+// size WxH of 8 to 4096 on a side, X for x and spaces around it alike,
+// and refuse a size out of those bounds with the bounds, and what is no
+// size with the form it wants. An accepted size goes on to the output
+// folder, here one not empty, refused before anything is written.
+func TestSynthImageSizeEdges(t *testing.T) {
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "x"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--images", "--turntable"} {
+		for _, tc := range []struct{ size, want string }{
+			{"8x8", "not empty"},
+			{"4096x4096", "not empty"},
+			{" 4096X8 ", "not empty"},
+			{"0008x8", "not empty"},
+			{"7x8", "image size must be 8x8 to 4096x4096, got 7x8\n"},
+			{"8x7", "image size must be 8x8 to 4096x4096, got 8x7\n"},
+			{"4097x4096", "image size must be 8x8 to 4096x4096, got 4097x4096\n"},
+			{"4096x4097", "image size must be 8x8 to 4096x4096, got 4096x4097\n"},
+			{"0x0", "image size must be 8x8 to 4096x4096, got 0x0\n"},
+			{"24", flag + `: want a frame size WxH such as 128x96, got "24"` + "\n"},
+			{"8x", flag + `: want a frame size WxH such as 128x96, got "8x"` + "\n"},
+			{"8x8x8", flag + `: want a frame size WxH such as 128x96, got "8x8x8"` + "\n"},
+			{"-8x8", flag + `: want a frame size WxH such as 128x96, got "-8x8"` + "\n"},
+			{"+64x64", flag + `: want a frame size WxH such as 128x96, got "+64x64"` + "\n"},
+			{"99999999999999999999x8", flag + `: want a frame size WxH such as 128x96, got "99999999999999999999x8"` + "\n"},
+		} {
+			code, _, errOut := runCmd("synth", flag, tc.size, "--classes", "2", "--sets", "1", "--frames", "1", "--out", full)
+			if code == 0 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("synth %s %q: exit %d, %q; want %q", flag, tc.size, code, errOut, tc.want)
+			}
+		}
+	}
+}
