@@ -46,7 +46,7 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		}
 		if cr.n > textBudget(lim.MaxBytes) {
 			return nil, limitErr("CSV text is longer than %s, the limit for a set of %s in memory; split the set or raise the limit",
-				byteSize(float64(textBudget(lim.MaxBytes))), byteSize(float64(lim.MaxBytes)))
+				ByteSize(float64(textBudget(lim.MaxBytes))), ByteSize(float64(lim.MaxBytes)))
 		}
 		s := strings.TrimSpace(string(b))
 		if s == "" || s[0] == '#' {
@@ -70,7 +70,7 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 			return nil, limitErr("line %d: more than %d frames (rows); split the set or raise the limit", line, lim.MaxRows)
 		}
 		if int64(len(data)+cols) > lim.MaxBytes/8 {
-			return nil, limitErr("line %d: the set needs more than the limit of %s in memory; split the set or raise the limit", line, byteSize(float64(lim.MaxBytes)))
+			return nil, limitErr("line %d: the set needs more than the limit of %s in memory; split the set or raise the limit", line, ByteSize(float64(lim.MaxBytes)))
 		}
 		col := 0
 		for f := range strings.SplitSeq(s, ",") {

@@ -81,16 +81,31 @@ func (l Limits) check(rows, cols int) error {
 	return nil
 }
 
-func byteSize(b float64) string {
+// ByteSize says b bytes in the largest binary unit it reaches, bytes,
+// KiB, MiB or GiB, to three significant digits without trailing zeros
+// ("256 MiB", "9.38 KiB", "720 bytes"), and in whole units from 1000 of
+// one ("1023 KiB"), never in an exponent: the one wording of a size, of
+// set-file and decode limits (ByteSizes) and of setmatch inspect's
+// gallery.
+func ByteSize(b float64) string {
 	switch {
 	case b >= 1<<30:
-		return trimFloat(b/(1<<30)) + " GiB"
+		return sig3(b/(1<<30)) + " GiB"
 	case b >= 1<<20:
-		return trimFloat(b/(1<<20)) + " MiB"
+		return sig3(b/(1<<20)) + " MiB"
 	case b >= 1<<10:
-		return trimFloat(b/(1<<10)) + " KiB"
+		return sig3(b/(1<<10)) + " KiB"
 	}
-	return trimFloat(b) + " bytes"
+	return sig3(b) + " bytes"
+}
+
+// sig3 writes v ≥ 0 to three significant digits, or in whole numbers
+// where those would round to 1000 or more (%.3g would write 1e+03).
+func sig3(v float64) string {
+	if v >= 999.5 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return trimFloat(v)
 }
 
 // ByteSizes says a size over a limit and the limit, each in bytes, KiB,
@@ -98,7 +113,7 @@ func byteSize(b float64) string {
 // the same ("256 MiB, over the limit of 256 MiB"): for every message that
 // compares a size with its limit.
 func ByteSizes(size, limit float64) (string, string) {
-	a, b := byteSize(size), byteSize(limit)
+	a, b := ByteSize(size), ByteSize(limit)
 	if a == b {
 		return fmt.Sprintf("%.0f bytes", size), fmt.Sprintf("%.0f bytes", limit)
 	}
