@@ -210,13 +210,15 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 // bandwidth rule or a median of distances gave 0, NaN or ±Inf): each set
 // is one frame repeated (ErrNoSpread), or their values are too large or too
 // small for the squares of float64 distances (a ScaleError, Large where
-// the largest magnitude of their values is above 1), with what to do.
+// the largest magnitude of their values about their set's mean frame is
+// above 1: the size of the differences whose squares are out of range,
+// not of a feature that is the same in every frame), with what to do.
 func WhyNoSpread(xs ...*mat.Dense) error {
 	largest := 0.0
 	same := true
 	for _, x := range xs {
 		same = same && sameFrames(x)
-		largest = max(largest, stats.MaxAbs(x))
+		largest = max(largest, stats.MaxAbs(stats.Centred(x)))
 	}
 	if same {
 		return ErrNoSpread
@@ -227,7 +229,8 @@ func WhyNoSpread(xs ...*mat.Dense) error {
 // ScaleError is WhyNoSpread's error of frames whose values are too large
 // (Large) or too small for the squares of float64 distances: no data or
 // method on KDEs measures their spread until the features are scaled.
-// Largest is the largest magnitude of their values.
+// Largest is the largest magnitude of their values about their set's mean
+// frame.
 type ScaleError struct {
 	Large   bool
 	Largest float64

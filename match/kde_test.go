@@ -374,7 +374,8 @@ func TestLogSumExp(t *testing.T) {
 
 // TestWhyNoSpreadAdvice: frames whose spread cannot be measured for the
 // size of their values say which way to scale the features and by what
-// power of ten, from the largest magnitude of their values, as a
+// power of ten, from the largest magnitude of their values about their
+// set's mean frame (the differences whose squares are out of range), as a
 // bandwidth out of range does; frames that are all one say so.
 func TestWhyNoSpreadAdvice(t *testing.T) {
 	frames := func(scale float64) *mat.Dense {
@@ -390,6 +391,10 @@ func TestWhyNoSpreadAdvice(t *testing.T) {
 	}{
 		{"×1e200", []*mat.Dense{frames(1e200)}, true, "too large to measure their spread (around 1e150 or more); scale the features down, e.g. divide them by 1e+200"},
 		{"×1e-170 beside one frame repeated", []*mat.Dense{frames(1e-170), mat.NewDense(2, 2, nil)}, false, "too small to measure their spread (around 1e-150 or less); scale the features up, e.g. multiply them by 1e+170"},
+		// A feature that is the same in every frame has no spread to
+		// scale: the factor is that of the values that vary.
+		{"×1e-170 beside a feature of 0.5 in every frame", []*mat.Dense{withConstant(frames(1e-170), 0.5)}, false, "too small to measure their spread (around 1e-150 or less); scale the features up, e.g. multiply them by 1e+170"},
+		{"×1e-170 beside a feature of 2 in every frame", []*mat.Dense{withConstant(frames(1e-170), 2)}, false, "too small to measure their spread (around 1e-150 or less); scale the features up, e.g. multiply them by 1e+170"},
 	} {
 		err := WhyNoSpread(c.sets...)
 		se := (*ScaleError)(nil)
@@ -400,6 +405,18 @@ func TestWhyNoSpreadAdvice(t *testing.T) {
 	if err := WhyNoSpread(mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2})); !errors.Is(err, ErrNoSpread) {
 		t.Errorf("one frame repeated: %v, want ErrNoSpread", err)
 	}
+}
+
+// withConstant returns x with one more feature, first, of the value v in
+// every frame.
+func withConstant(x *mat.Dense, v float64) *mat.Dense {
+	n, d := x.Dims()
+	y := mat.NewDense(n, d+1, nil)
+	for i := range n {
+		y.Set(i, 0, v)
+		copy(y.RawRowView(i)[1:], x.RawRowView(i))
+	}
+	return y
 }
 
 // TestBandwidthErrorAdvice: a bandwidth out of range says which way to
