@@ -105,10 +105,11 @@ func TestBoundHeavyTail(t *testing.T) {
 }
 
 // TestBoundMeanStdInOrder: the mean and standard deviation of the
-// logarithms are stats.MeanStd's, summed in order, so that a threshold
-// has the same bits on every architecture. On these samples gonum's
-// stat.MeanStdDev (partial sums on amd64 only) gives the bound another last
-// bit.
+// logarithms are stats.MeanStd's, summed in order, the one mean and
+// standard deviation of the project (the logarithm and the exponential
+// still differ in their last bits between amd64 and arm64). On these
+// samples gonum's stat.MeanStdDev (partial sums on amd64 only) gives the
+// bound other last bits.
 func TestBoundMeanStdInOrder(t *testing.T) {
 	for _, x := range [][]float64{
 		{9.87, 1.38, 0.51, 1.59, 2.04, 0.41, 0.34},
