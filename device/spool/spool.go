@@ -330,24 +330,25 @@ type entry struct {
 }
 
 // list returns the entries of sub oldest first (by arrival: the inode change
-// time, which rename() sets), then by name.
+// time, which rename() sets), then by name. Its names are read as sub was
+// at one instant where the system allows it (readNames).
 func (s *Spool) list(sub string) ([]entry, error) {
-	f, err := s.root.Open(sub)
+	d, err := s.root.OpenRoot(sub)
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	defer f.Close()
-	des, err := f.ReadDir(-1)
+	defer d.Close()
+	names, err := readNames(d)
 	if err != nil {
 		return nil, fmt.Errorf("spool: read %s: %w", s.Path(sub, ""), err)
 	}
-	out := make([]entry, 0, len(des))
-	for _, de := range des {
-		fi, err := de.Info()
+	out := make([]entry, 0, len(names))
+	for _, name := range names {
+		fi, err := d.Lstat(name)
 		if err != nil {
 			continue // gone meanwhile
 		}
-		out = append(out, entry{name: de.Name(), arrived: changeTime(fi), regular: fi.Mode().IsRegular()})
+		out = append(out, entry{name: name, arrived: changeTime(fi), regular: fi.Mode().IsRegular()})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].arrived.Equal(out[j].arrived) {

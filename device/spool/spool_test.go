@@ -2,10 +2,12 @@ package spool
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -172,6 +174,28 @@ func TestPendingArrivalOrder(t *testing.T) {
 	got, err := sp.Pending()
 	if want := "z.npy,a.npy,m.npy,b.npy,y.npy"; err != nil || strings.Join(got, ",") != want {
 		t.Fatalf("pending %v, %v; want %s (by arrival, then by name)", got, err, want)
+	}
+}
+
+// TestPendingLargeFolder: a folder whose entries take more than the first
+// buffer of its listing (64 KiB: 400 names of 200 characters take 88 KiB)
+// is listed whole, each name once.
+func TestPendingLargeFolder(t *testing.T) {
+	sp, dir := openTemp(t, Options{})
+	want := make([]string, 400)
+	for i := range want {
+		want[i] = fmt.Sprintf("batch-%0194d", i)
+		if err := os.WriteFile(filepath.Join(dir, DirNew, want[i]), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := sp.Pending()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("pending lists %d names, want the %d in new/", len(got), len(want))
 	}
 }
 

@@ -28,8 +28,12 @@ import (
 // new/ (and every batch left in cur/) is claimed exactly once and nothing
 // is left in new/, with no timed rescan: where events are whole, or lost
 // and said so, none is needed: the writer waits now and then until all
-// it wrote is claimed, and a batch left in new/ fails the test. Random;
-// the seed is logged. About 1 s.
+// it wrote is claimed, and a batch left in new/ fails the test. With one
+// worker and no name reused nor event lost, it checks too that the
+// batches are claimed in arrival order, floods included (the writer's
+// names sort in the order it writes them, so that batches whose change
+// times tie, renamed within one clock tick, are listed in that order too).
+// Random; the seed is logged. About 1 s.
 func TestQueueStress(t *testing.T) {
 	for _, m := range []stressMode{
 		{workers: 1},
@@ -58,6 +62,7 @@ func stress(t *testing.T, m stressMode, files int) {
 	var mu sync.Mutex
 	written := map[int]string{} // id → name
 	claimed := map[int]int{}    // id → claims
+	var order []int             // ids in the order claimed
 	nextID := 0
 	// put writes a new batch, its id its content, into sub as name, not
 	// over a batch there (fs.ErrExist).
@@ -88,7 +93,7 @@ func stress(t *testing.T, m stressMode, files int) {
 	}
 	// Batches left in cur/, some with a file of the same name in new/.
 	for i := range 1 + rng.IntN(2*qmax) {
-		name := "b" + strconv.Itoa(i)
+		name := fmt.Sprintf("b%03d", i) // in the order written
 		if err := put(DirCur, name); err != nil {
 			t.Fatal(err)
 		}
@@ -168,6 +173,7 @@ func stress(t *testing.T, m stressMode, files int) {
 				}
 				mu.Lock()
 				claimed[id]++
+				order = append(order, id)
 				mu.Unlock()
 				if m.reuse && rand.IntN(4) == 0 {
 					// A file of the name written while it is in hand,
@@ -255,7 +261,7 @@ func stress(t *testing.T, m stressMode, files int) {
 	}
 	newName := func() string {
 		fresh++
-		return "n" + strconv.Itoa(fresh)
+		return fmt.Sprintf("n%06d", fresh) // in the order written
 	}
 	for count < files {
 		for range 1 + rng.IntN(60) {
@@ -310,5 +316,15 @@ func stress(t *testing.T, m stressMode, files int) {
 	}
 	if n := testutil.Names(t, filepath.Join(dir, DirCur)); len(n) != 0 {
 		t.Errorf("left in cur/: %q", n)
+	}
+	if m.workers == 1 && !m.reuse && !m.lose {
+		// One writer, one worker: each batch claimed after every one
+		// written before it.
+		for i := 1; i < len(order); i++ {
+			if order[i] < order[i-1] {
+				t.Errorf("batch %d (%s) claimed after batch %d (%s), which arrived after it",
+					order[i], written[order[i]], order[i-1], written[order[i-1]])
+			}
+		}
 	}
 }
