@@ -42,7 +42,8 @@ type Watcher struct {
 // items), adds the fsnotify watch on new/ and only then scans new/, so that no
 // file renamed in during start-up is missed. It then rescans new/ every
 // every (30 s if every ≤ 0), calling prune (if not nil) after each timed
-// rescan, and runs until ctx ends.
+// rescan, and runs until ctx ends. A scan whose listing of new/ fails is
+// tried again once, retryAfter later.
 func Watch(ctx context.Context, sp *Spool, q *Queue, every time.Duration, log *slog.Logger, prune func()) (*Watcher, error) {
 	w := &Watcher{sp: sp, q: q, every: every, log: log, newDir: filepath.Join(sp.Dir(), DirNew),
 		kick: make(chan struct{}, 1), prune: prune}
@@ -63,10 +64,10 @@ func Watch(ctx context.Context, sp *Spool, q *Queue, every time.Duration, log *s
 		return nil, fmt.Errorf("spool: watch %s: %w", w.newDir, err)
 	}
 	w.fw = fw
-	w.scan(false) // nothing handled or in flight yet
+	listed := w.scan(false) // nothing handled or in flight yet
 	w.wg.Add(2)
 	go w.events(ctx)
-	go w.rescans(ctx)
+	go w.rescans(ctx, listed)
 	return w, nil
 }
 
@@ -104,7 +105,13 @@ func (w *Watcher) events(ctx context.Context) {
 	}
 }
 
-func (w *Watcher) rescans(ctx context.Context) {
+// retryAfter is how long after a scan whose listing of new/ failed it is
+// tried again, once; after that, the timed rescans try.
+const retryAfter = time.Second
+
+// rescans runs the scans after the first, which listed new/ unless its
+// listing failed.
+func (w *Watcher) rescans(ctx context.Context, listed bool) {
 	defer w.wg.Done()
 	every := w.every
 	if every <= 0 {
@@ -112,16 +119,36 @@ func (w *Watcher) rescans(ctx context.Context) {
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	// A scan whose listing failed is tried again once, soon: until a
+	// listing, names a full queue dropped wait in new/ and file events
+	// are refused, and files whose events were lost wait too.
+	var retry <-chan time.Time
+	retryLost := false
+	scan := func(lost, again bool) {
+		if w.scan(lost) || again {
+			return
+		}
+		if retry == nil {
+			retryLost = false
+		}
+		retry, retryLost = time.After(retryAfter), retryLost || lost
+	}
+	if !listed {
+		retry = time.After(retryAfter)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-w.kick:
-			w.scan(true)
+			scan(true, false)
 		case <-w.q.rescan:
-			w.scan(false)
+			scan(false, false)
+		case <-retry:
+			retry = nil
+			scan(retryLost, true)
 		case <-t.C:
-			w.scan(w.rewatch())
+			scan(w.rewatch(), false)
 			if w.prune != nil {
 				w.prune()
 			}
@@ -131,8 +158,8 @@ func (w *Watcher) rescans(ctx context.Context) {
 
 // scan queues the batches left in cur/ that are still waiting for room, then
 // every batch in new/; lost says that file events may have been lost
-// (Queue.beginScan).
-func (w *Watcher) scan(lost bool) {
+// (Queue.beginScan). It reports whether it listed new/.
+func (w *Watcher) scan(lost bool) bool {
 	drops := w.q.beginScan(lost)
 	names, err := w.sp.Pending()
 	if err != nil {
@@ -143,6 +170,7 @@ func (w *Watcher) scan(lost bool) {
 	if n > 0 {
 		w.log.Debug("rescan queued batches", "count", n)
 	}
+	return err == nil
 }
 
 // rewatch adds the watch again if new/ was removed and re-created: inotify

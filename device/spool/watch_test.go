@@ -1,11 +1,14 @@
 package spool
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,4 +146,77 @@ func TestWatcherKeepsArrivalOrderPastAFullQueue(t *testing.T) {
 	}
 	cancel()
 	w.Wait()
+}
+
+// TestWatcherRetriesAFailedListing: a rescan whose listing of new/ fails
+// (new/ moved away for a moment here; an I/O error in the field) is tried
+// again soon after, not left to the timed rescan: until a listing, the
+// names a full queue dropped wait in new/ and file events are refused.
+// About 1 s, the retry's delay.
+func TestWatcherRetriesAFailedListing(t *testing.T) {
+	sp, dir := openTemp(t, Options{})
+	q := NewQueue(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var logged lockedBuffer
+	// No timed rescan within the test: only the retry can find b.
+	w, err := Watch(ctx, sp, q, time.Hour, slog.New(slog.NewTextHandler(&logged, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b"} {
+		tmp := filepath.Join(dir, DirTmp, n)
+		if err := os.WriteFile(tmp, []byte(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, DirNew, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.WaitFor(t, 10*time.Second, "b dropped by the full queue", func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.dropped
+	})
+	newDir, away := filepath.Join(dir, DirNew), filepath.Join(dir, "away")
+	if err := os.Rename(newDir, away); err != nil {
+		t.Fatal(err)
+	}
+	// a handled: the queue drained asks for the rescan, whose listing fails.
+	if got := popName(ctx, t, q); got != "a" {
+		t.Fatalf("popped %q, want a", got)
+	}
+	if err := os.Remove(filepath.Join(away, "a")); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "the rescan's listing failed", func() bool {
+		return strings.Contains(logged.String(), "rescan failed")
+	})
+	if err := os.Rename(away, newDir); err != nil {
+		t.Fatal(err)
+	}
+	if got := popName(ctx, t, q); got != "b" {
+		t.Fatalf("popped %q, want b", got)
+	}
+	cancel()
+	w.Wait()
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent use, for a log
+// written by the watcher's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
