@@ -172,7 +172,7 @@ func takeLock(path string) (*os.File, error) {
 	}
 	if err == nil {
 		var busy bool
-		busy, err = dirlock.TryLock(f)
+		busy, err = tryLock(f)
 		if err == nil && busy {
 			err = &InUseError{Path: path, PID: dirlock.Holder(lp)}
 		} else if err != nil {
@@ -185,6 +185,10 @@ func takeLock(path string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// tryLock is the lock's attempt (dirlock.TryLock); tests make it fail as a
+// file system without locks does.
+var tryLock = dirlock.TryLock
 
 // notLock refuses what the lock file of the journal at path, whose facts
 // are fi, must not be: anything but a regular file (a symbolic link, which

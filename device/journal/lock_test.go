@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -137,5 +138,36 @@ func TestLockErrorSaysWhatToDo(t *testing.T) {
 		if got := lockErr(c.path, err); !errors.Is(got, c.err) || got.Error() != c.want {
 			t.Errorf("%s: %v: got %v, want %q", c.path, c.err, got, c.want)
 		}
+	}
+}
+
+// TestOpenWithoutLocks: where the file system of the lock file refuses
+// the lock (no locks available, not supported: a network file system
+// without locks), Open opens the journal all the same, as the spool opens
+// without its lock, and a second Open does too: nothing holds the
+// journal. Its lines are written as in a journal locked.
+func TestOpenWithoutLocks(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.ENOLCK, syscall.EOPNOTSUPP, syscall.EBADF} {
+		t.Run(errno.Error(), func(t *testing.T) {
+			old := tryLock
+			tryLock = func(*os.File) (bool, error) { return false, errno }
+			t.Cleanup(func() { tryLock = old })
+			p := filepath.Join(t.TempDir(), "j.jsonl")
+			j, err := Open(p, 0, 1)
+			if err != nil {
+				t.Fatalf("Open of a journal whose lock file cannot be locked: %v", err)
+			}
+			defer j.Close()
+			if err := j.Append(&Record{File: "a", Decision: "x"}); err != nil {
+				t.Fatalf("Append: %v", err)
+			}
+			j2, err := Open(p, 0, 1)
+			if err != nil {
+				t.Fatalf("second Open: %v", err)
+			}
+			if err := j2.Close(); err != nil {
+				t.Errorf("Close of the second: %v", err)
+			}
+		})
 	}
 }
