@@ -203,6 +203,9 @@ func New(opt Options) (r *Runner, err error) {
 		return nil, err
 	}
 	closers = append(closers, j.Close)
+	if err := j.Unlocked(); err != nil {
+		opt.Log.Warn(err.Error())
+	}
 	if n := j.Repaired(); n > 0 {
 		opt.Log.Warn("journal: cut off what followed its last complete record (a power cut or crash during a write); the batch it was written for, if any, had not left cur/ and is handled again", "path", cfg.Journal.Path, "bytes", n)
 	}

@@ -34,7 +34,8 @@ func manPage(date string) manpage.Page {
 				"and a second started on the same spool exits with status 1, naming the first's pid where /proc/locks shows it. " +
 				"Where the lock fails otherwise (a file system that does not lock folders), it warns and runs without it. " +
 				"Likewise one setmatchd writes a journal: it holds a lock of the empty file .NAME.lock beside its journal NAME, " +
-				"which rotation leaves in place, and a second whose journal.path is that journal exits with status 1 and says to give each daemon its own journal.path.",
+				"which rotation leaves in place, and a second whose journal.path is that journal exits with status 1 and says to give each daemon its own journal.path; " +
+				"where that lock fails otherwise, it warns and runs without it.",
 			"It is meant to run under systemd (Type=notify, with a watchdog) as the unprivileged user setmatch; " +
 				"it refuses to run as root unless given -allow-root. " +
 				"The package installs the unit setmatchd.service but does not enable it: it needs a model first.",

@@ -68,7 +68,8 @@ type Journal struct {
 	keep     int
 	f        *os.File // nil after a failed write or rotation: reopened by the next Append
 	size     int64
-	lock     *os.File // the lock file's, held until Close (nil: a character device, no lock)
+	lock     *os.File // the lock file's, held until Close (nil: a character device, no lock; or the lock failed, nolock)
+	nolock   error    // why the journal is not locked though it could be (an *UnlockedError), else nil
 	closed   bool     // set by Close only
 	repaired int64
 	// dirPending: the journal's folder may hold a change not yet synced
@@ -90,9 +91,13 @@ var syncFile = (*os.File).Sync
 //
 // Open takes the journal first: it holds the lock of the file LockPath(path)
 // (dirlock) until Close, and fails with an *InUseError while another
-// Journal holds it, of another process or of this one. Only then does it
-// change the journal (repair). Two daemons appending to one journal and
-// rotating it would lose or garble its lines.
+// Journal holds it, of another process or of this one. Where the lock
+// fails otherwise (a file system that does not lock files), it opens the
+// journal without it, and Unlocked says so: setmatchd then runs with a
+// warning, as the spool does (device/spool), rather than leave the door
+// without its daemon. Only then does it change the journal (repair). Two
+// daemons appending to one journal and rotating it would lose or garble
+// its lines.
 //
 // The lock is that of a file of its own beside the journal, made once and
 // never renamed, not the journal's: rotation renames the journal to
@@ -109,14 +114,14 @@ func Open(path string, maxBytes int64, keep int) (*Journal, error) {
 	if path == "" {
 		return nil, errors.New("journal: no path given (set journal.path)")
 	}
-	lock, err := takeLock(path)
+	lock, unlocked, err := takeLock(path)
 	if err != nil {
 		return nil, err
 	}
 	// The file found may have been created or renamed into place by a
 	// daemon that stopped before it synced the folder: synced before the
 	// first line.
-	j := &Journal{path: path, maxBytes: maxBytes, keep: max(keep, 1), lock: lock, dirPending: true}
+	j := &Journal{path: path, maxBytes: maxBytes, keep: max(keep, 1), lock: lock, nolock: unlocked, dirPending: true}
 	err = j.open()
 	if err == nil {
 		if err = j.repair(); err != nil {
@@ -142,48 +147,52 @@ func LockPath(path string) string {
 
 // takeLock opens the lock file of the journal at path, made if missing,
 // and takes its lock (dirlock.TryLock), which the open file returned
-// holds: nil where the journal is a character device. What is at path
-// that no journal may be is refused first, before a lock file is made.
-func takeLock(path string) (*os.File, error) {
+// holds: no file where the journal is a character device. Where the lock
+// fails other than for another's hold of it, it returns no file and why,
+// an *UnlockedError, and no error: the journal is opened without its
+// lock. What is at path that no journal may be is refused first, before
+// a lock file is made.
+func takeLock(path string) (lock *os.File, unlocked, err error) {
 	if fi, err := os.Lstat(path); err == nil {
 		if err := regular(path, fi); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if fi.Mode()&fs.ModeCharDevice != 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
 	}
 	lp := LockPath(path)
 	if checkBeforeOpen {
 		if fi, err := os.Lstat(lp); err == nil {
 			if err := notLock(path, fi); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	// Never through a link (O_NOFOLLOW); read only: a lock needs no more.
 	f, err := os.OpenFile(lp, os.O_RDONLY|os.O_CREATE|oNoFollow|oNonBlock, 0o640)
 	if err != nil {
-		return nil, lockErr(path, err)
+		return nil, nil, lockErr(path, err)
 	}
 	fi, err := f.Stat()
 	if err == nil {
 		err = notLock(path, fi)
 	}
-	if err == nil {
-		var busy bool
-		busy, err = tryLock(f)
-		if err == nil && busy {
-			err = &InUseError{Path: path, PID: dirlock.Holder(lp)}
-		} else if err != nil {
-			err = fmt.Errorf("journal: lock %s: %w", lp, err)
-		}
-	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	busy, err := tryLock(f)
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, &UnlockedError{Path: path, Err: err}, nil
+	case busy:
+		err := &InUseError{Path: path, PID: dirlock.Holder(lp)}
+		f.Close()
+		return nil, nil, err
+	}
+	return f, nil, nil
 }
 
 // tryLock is the lock's attempt (dirlock.TryLock); tests make it fail as a
@@ -242,6 +251,26 @@ func (e *InUseError) Error() string {
 	return fmt.Sprintf("journal: %s is in use: %s writes it and holds its lock %s; two daemons writing one journal would lose or garble its lines when they rotate it: give each daemon a journal of its own (journal.path), or %s",
 		e.Path, who, LockPath(e.Path), stop)
 }
+
+// UnlockedError is why a journal was opened without its lock: the lock of
+// its lock file failed with Err (not for another's hold), and nothing
+// keeps a second setmatchd from writing the journal.
+type UnlockedError struct {
+	Path string
+	Err  error
+}
+
+func (e *UnlockedError) Error() string {
+	return fmt.Sprintf("journal: cannot lock %s (%v): setmatchd runs without the lock, so nothing keeps a second setmatchd from writing the journal %s (two would lose or garble its lines when they rotate it): give each daemon a journal of its own (journal.path), or move the journal to a file system that locks files (a local one)",
+		LockPath(e.Path), e.Err, e.Path)
+}
+
+func (e *UnlockedError) Unwrap() error { return e.Err }
+
+// Unlocked returns why the journal was opened without its lock (an
+// *UnlockedError), or nil where Open took it or the journal is a
+// character device, which is not locked.
+func (j *Journal) Unlocked() error { return j.nolock }
 
 // Repaired returns the bytes Open cut off the end of the journal: what a
 // power cut or crash in the middle of a write left after its last record.

@@ -145,8 +145,18 @@ func TestLockErrorSaysWhatToDo(t *testing.T) {
 // the lock (no locks available, not supported: a network file system
 // without locks), Open opens the journal all the same, as the spool opens
 // without its lock, and a second Open does too: nothing holds the
-// journal. Its lines are written as in a journal locked.
+// journal. Its lines are written as in a journal locked. Unlocked says
+// why and what it means (the daemon's warning); a journal locked has
+// none.
 func TestOpenWithoutLocks(t *testing.T) {
+	locked, err := Open(filepath.Join(t.TempDir(), "j.jsonl"), 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := locked.Unlocked(); err != nil {
+		t.Errorf("Unlocked of a journal locked: %v", err)
+	}
+	locked.Close()
 	for _, errno := range []syscall.Errno{syscall.ENOLCK, syscall.EOPNOTSUPP, syscall.EBADF} {
 		t.Run(errno.Error(), func(t *testing.T) {
 			old := tryLock
@@ -158,6 +168,15 @@ func TestOpenWithoutLocks(t *testing.T) {
 				t.Fatalf("Open of a journal whose lock file cannot be locked: %v", err)
 			}
 			defer j.Close()
+			var ue *UnlockedError
+			if err := j.Unlocked(); !errors.As(err, &ue) || !errors.Is(err, errno) || ue.Path != p {
+				t.Fatalf("Unlocked: %v, want an *UnlockedError of %s with %v", err, p, errno)
+			}
+			for _, s := range []string{"cannot lock " + LockPath(p) + " (" + errno.Error() + ")", "runs without the lock", "second setmatchd", p, "journal of its own (journal.path)"} {
+				if !strings.Contains(j.Unlocked().Error(), s) {
+					t.Errorf("Unlocked does not say %q: %v", s, j.Unlocked())
+				}
+			}
 			if err := j.Append(&Record{File: "a", Decision: "x"}); err != nil {
 				t.Fatalf("Append: %v", err)
 			}

@@ -23,6 +23,9 @@ func TestCharDeviceNotLocked(t *testing.T) {
 		t.Fatalf("second Open of %s: %v", os.DevNull, err)
 	}
 	defer b.Close()
+	if err := a.Unlocked(); err != nil {
+		t.Errorf("Unlocked of %s: %v, want none (not locked by design)", os.DevNull, err)
+	}
 	if _, err := os.Lstat(LockPath(os.DevNull)); err == nil {
 		t.Errorf("a lock file %s was made", LockPath(os.DevNull))
 	}
