@@ -190,3 +190,27 @@ func TestOpenWithoutLocks(t *testing.T) {
 		})
 	}
 }
+
+// TestInUseErrorSaysWhatToDo: the error of a held journal says how to
+// stop the holder, as a held spool's does. Where its pid is not known (a
+// daemon the unit starts, whose /proc hides /proc/locks, refused by one
+// started by hand), "stop the other setmatchd" alone does not say which:
+// it says where lslocks names the pid (the FLOCK of the lock file), and
+// that systemctl stops it only where it is the service.
+func TestInUseErrorSaysWhatToDo(t *testing.T) {
+	const p = "/var/lib/setmatch/journal.jsonl"
+	for _, c := range []struct {
+		pid  int
+		want []string
+	}{
+		{812, []string{"another setmatchd (pid 812)", "systemctl stop setmatchd", "kill 812", "journal.path"}},
+		{0, []string{"another setmatchd writes", "lslocks", "FLOCK of " + LockPath(p), "systemctl stop setmatchd where it is the service", "journal.path"}},
+	} {
+		msg := (&InUseError{Path: p, PID: c.pid}).Error()
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("pid %d: the error does not say %q: %s", c.pid, w, msg)
+			}
+		}
+	}
+}
