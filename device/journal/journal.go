@@ -243,13 +243,12 @@ type InUseError struct {
 }
 
 func (e *InUseError) Error() string {
-	who, stop := "another setmatchd", "stop the other setmatchd"
+	who := "another setmatchd"
 	if e.PID > 0 {
 		who += fmt.Sprintf(" (pid %d)", e.PID)
-		stop = fmt.Sprintf("stop the other setmatchd (kill %d)", e.PID)
 	}
-	return fmt.Sprintf("journal: %s is in use: %s writes it and holds its lock %s; two daemons writing one journal would lose or garble its lines when they rotate it: give each daemon a journal of its own (journal.path), or %s",
-		e.Path, who, LockPath(e.Path), stop)
+	return fmt.Sprintf("journal: %s is in use: %s writes it and holds its lock %s; two daemons writing one journal would lose or garble its lines when they rotate it: give each daemon a journal of its own (journal.path), or stop the other setmatchd (%s)",
+		e.Path, who, LockPath(e.Path), dirlock.StopHolder(e.PID, LockPath(e.Path)))
 }
 
 // UnlockedError is why a journal was opened without its lock: the lock of

@@ -226,15 +226,12 @@ type InUseError struct {
 }
 
 func (e *InUseError) Error() string {
-	// Without the pid (a daemon that the unit starts sees no /proc/locks),
-	// the holder may be one started by hand, which systemctl does not stop.
-	who, stop := "another setmatchd", fmt.Sprintf("systemctl stop setmatchd where it is the service, else kill it: lslocks names its pid, the FLOCK of %s", filepath.Join(e.Dir, DirCur))
+	who := "another setmatchd"
 	if e.PID > 0 {
 		who += fmt.Sprintf(" (pid %d)", e.PID)
-		stop = fmt.Sprintf("systemctl stop setmatchd, or kill %d", e.PID)
 	}
 	return fmt.Sprintf("spool: %s is in use: %s runs on it and holds the lock of its %s/ folder; two daemons on one spool would decide a batch twice and the batches out of arrival order: stop it (%s) or give each daemon a spool of its own (spool.dir)",
-		e.Dir, who, DirCur, stop)
+		e.Dir, who, DirCur, dirlock.StopHolder(e.PID, filepath.Join(e.Dir, DirCur)))
 }
 
 // UnlockedError is why a spool was opened without its lock: the lock of

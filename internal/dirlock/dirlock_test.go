@@ -94,3 +94,19 @@ func TestMountDev(t *testing.T) {
 		}
 	}
 }
+
+// StopHolder names the pid to kill where it is known, and else where
+// lslocks names it.
+func TestStopHolder(t *testing.T) {
+	for _, c := range []struct {
+		pid  int
+		want string
+	}{
+		{812, "systemctl stop setmatchd, or kill 812"},
+		{0, "systemctl stop setmatchd where it is the service, else kill it: lslocks names its pid, the FLOCK of /var/spool/setmatch/cur"},
+	} {
+		if got := StopHolder(c.pid, "/var/spool/setmatch/cur"); got != c.want {
+			t.Errorf("pid %d: %q, want %q", c.pid, got, c.want)
+		}
+	}
+}

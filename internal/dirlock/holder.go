@@ -53,3 +53,17 @@ func mountDev(mountinfo []byte, mntID uint64) (major, minor uint32, ok bool) {
 	}
 	return 0, 0, false
 }
+
+// StopHolder says how to stop the setmatchd that holds the lock of the
+// folder or file at path (a spool's cur/, a journal's lock file), whose
+// pid is pid (Holder), 0 where the system does not say: the service's
+// stop or a kill of that pid. Without the pid (a daemon that the unit
+// starts sees no /proc/locks) the holder may be one started by hand,
+// which systemctl does not stop: it says where lslocks names the pid, the
+// FLOCK of path.
+func StopHolder(pid int, path string) string {
+	if pid > 0 {
+		return fmt.Sprintf("systemctl stop setmatchd, or kill %d", pid)
+	}
+	return fmt.Sprintf("systemctl stop setmatchd where it is the service, else kill it: lslocks names its pid, the FLOCK of %s", path)
+}
