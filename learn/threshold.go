@@ -130,10 +130,10 @@ func checkPercent(p float64) error {
 //	exp(mean + t_{n−1}(p) · sd · √(1 + 1/n))
 //
 // with mean and sd the sample mean and standard deviation of their
-// logarithms (stats.MeanStd: the same bits on every architecture) and
-// t_{n−1} Student's t quantile. With few samples the sample percentile
-// is too low (it is at most the largest sample, which a new
-// set exceeds with probability 1/(n+1)), and the bound widens by how
+// logarithms (stats.MeanStd, summed in order) and t_{n−1} Student's t
+// quantile. With few samples the sample percentile is too low (it is at
+// most the largest sample, which a new set exceeds with probability
+// 1/(n+1)), and the bound widens by how
 // little the samples say; with many, the percentile follows a tail the
 // log-normal does not. x is reordered.
 func Bound(x []float64, p float64) float64 {
