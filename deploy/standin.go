@@ -737,10 +737,10 @@ func priorScores(m, before *model.Model, scores *mat.SymDense) *mat.SymDense {
 // model), from which a model whose W its training classes shaped keeps,
 // under a rule of stand-in strangers, train's calibration as a fraction
 // of the gallery's scale (keepsCalibration, keepCalibration); without it
-// (nil) such a model is refused. scores are the scores of m's gallery sets where they are
-// computed already (nil: computed here): the kernel of its kFDA fit
-// (FitTerms, GalleryKernel), or for a model that decides by nearest
-// neighbour its divergence matrix (divergences). It returns the words
+// (nil) such a model is refused. scores are the scores of m's gallery
+// sets where they are computed already (nil: computed here): the kernel
+// of its kFDA fit (FitTerms, GalleryKernel), or for a model that decides
+// by nearest neighbour its divergence matrix (divergences). It returns the words
 // that say how, the rates on the stand-ins of m (nil when the stand-ins
 // were not used), the scores it used (nil where it needed none), and
 // whether it kept the calibration.
