@@ -83,12 +83,14 @@ func (l Limits) check(rows, cols int) error {
 
 // ByteSize says b bytes in the largest binary unit it reaches, bytes,
 // KiB, MiB or GiB, to three significant digits without trailing zeros
-// ("256 MiB", "9.38 KiB", "720 bytes"), and in whole units from 1000 of
-// one ("1023 KiB"), never in an exponent: the one wording of a size, of
-// set-file and decode limits (ByteSizes) and of setmatch inspect's
-// gallery.
+// ("256 MiB", "9.38 KiB", "720 bytes", "1 byte"), and in whole units
+// from 1000 of one ("1023 KiB"), never in an exponent: the one wording of
+// a size, of set-file and decode limits (ByteSizes) and of setmatch
+// inspect's gallery.
 func ByteSize(b float64) string {
 	switch {
+	case b == 1:
+		return "1 byte"
 	case b >= 1<<30:
 		return sig3(b/(1<<30)) + " GiB"
 	case b >= 1<<20:
