@@ -43,6 +43,12 @@ func (s *score) add(right bool, margin float64) {
 	s.margin += margin
 }
 
+// mean returns s, the counts of n held-out sets (add), as their means:
+// the share named right and the mean margin.
+func (s score) mean(n int) score {
+	return score{s.acc / float64(n), s.margin / float64(n)}
+}
+
 // better reports whether s beats t: a higher accuracy, or the same
 // accuracy and a mean margin higher by more than marginTol.
 func (s score) better(t score) bool {

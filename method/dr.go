@@ -278,8 +278,7 @@ func cvDR(sets []*mat.Dense, labels, fold []int, cands []LearnParams, g Grid, m 
 				s.acc += res[f][c][b].acc
 				s.margin += res[f][c][b].margin
 			}
-			s.acc /= float64(held)
-			s.margin /= float64(held)
+			s = s.mean(held)
 			if s.better(best) {
 				bestC, bestB, best = c, b, s
 			}

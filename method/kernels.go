@@ -324,7 +324,7 @@ func chooseKFDA(t *Task, g Grid, cands []candidate) (best score, cand int, reg f
 						sc[ri][di] = score{acc: -1}
 						continue
 					}
-					sc[ri][di] = score{sc[ri][di].acc / float64(n[ri]), sc[ri][di].margin / float64(n[ri])}
+					sc[ri][di] = sc[ri][di].mean(n[ri])
 				}
 			}
 			scores[ci] = sc

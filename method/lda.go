@@ -170,8 +170,7 @@ func cvLDA(p *Pool, train, labels, fold []int, dims []int, scales []float64, tr 
 	}
 	for i := range res {
 		for j := range res[i] {
-			res[i][j].acc /= float64(held)
-			res[i][j].margin /= float64(held)
+			res[i][j] = res[i][j].mean(held)
 		}
 	}
 	return res, nil

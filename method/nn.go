@@ -87,8 +87,7 @@ func cvNN(d Divs, train, labels, fold []int) score {
 		}
 	}
 	if n > 0 {
-		s.acc /= float64(n)
-		s.margin /= float64(n)
+		s = s.mean(n)
 	}
 	return s
 }
