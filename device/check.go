@@ -46,7 +46,7 @@ func Check(path string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkJournal(cfg.Journal.Path, cfg.Model, files, w); err != nil {
+	if err := checkJournal(cfg.Journal.Path, int64(cfg.Journal.MaxBytes), cfg.Model, files, w); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "bursts:   %s\n", st.burst.describe())

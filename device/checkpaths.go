@@ -99,15 +99,17 @@ func groups(a, b fs.FileInfo) (ga, gb uint32, ok bool) {
 }
 
 // checkJournal says, for setmatchd -check, whether setmatchd can append to
-// the journal at path: an existing journal must be a journal (a regular
-// file, not a link, holding journal lines: journal.Verify) it can open for
-// writing, and a missing one needs its folder, which setmatchd does not
-// create, and in which it can make a file; so does a missing lock file
-// beside it (journal.LockPath). The journal must not be the model or a
-// configuration file. It says the pid of a setmatchd writing the journal
-// where the system names it (journal.Holder), without taking the
-// journal's lock: -check runs beside the daemon.
-func checkJournal(path, modelPath string, configFiles []string, w io.Writer) error {
+// the journal at path and rotate it past maxBytes (> 0): an existing
+// journal must be a journal (a regular file, not a link, holding journal
+// lines: journal.Verify) it can open for writing, and a missing one needs
+// its folder, which setmatchd does not create, and in which it can make a
+// file; so do a missing lock file beside it (journal.LockPath) and the
+// rotation, which makes a new journal there. An existing lock file must
+// be one it can open (journal.CheckLock). The journal must not be the
+// model or a configuration file. It says the pid of a setmatchd writing
+// the journal where the system names it (journal.Holder), without taking
+// the journal's lock: -check runs beside the daemon.
+func checkJournal(path string, maxBytes int64, modelPath string, configFiles []string, w io.Writer) error {
 	for _, p := range append([]string{modelPath}, configFiles...) {
 		what := "the configuration file"
 		if p == modelPath {
@@ -127,6 +129,9 @@ func checkJournal(path, modelPath string, configFiles []string, w io.Writer) err
 		if err := journalFolderWritable(path); err != nil {
 			return err
 		}
+		if err := journal.CheckLock(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 		fmt.Fprintf(w, "journal:  %s: missing; setmatchd creates it\n", path)
 		return nil
 	case err != nil:
@@ -142,10 +147,12 @@ func checkJournal(path, modelPath string, configFiles []string, w io.Writer) err
 		return fmt.Errorf("journal.path %s cannot be opened for appending: %w (give the daemon's user write access)", path, err)
 	}
 	f.Close()
-	if _, err := os.Lstat(journal.LockPath(path)); missing(err) {
-		if err := journalFolderWritable(path); err != nil {
-			return err
-		}
+	err = journal.CheckLock(path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && maxBytes > 0) {
+		err = journalFolderWritable(path)
+	}
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "journal:  %s: writable\n", path)
 	if pid := journal.Holder(path); pid > 0 {

@@ -161,25 +161,8 @@ func takeLock(path string) (lock *os.File, unlocked, err error) {
 			return nil, nil, nil
 		}
 	}
-	lp := LockPath(path)
-	if checkBeforeOpen {
-		if fi, err := os.Lstat(lp); err == nil {
-			if err := notLock(path, fi); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	// Never through a link (O_NOFOLLOW); read only: a lock needs no more.
-	f, err := os.OpenFile(lp, os.O_RDONLY|os.O_CREATE|oNoFollow|oNonBlock, 0o640)
+	f, err := openLock(path, os.O_CREATE)
 	if err != nil {
-		return nil, nil, lockErr(path, err)
-	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = notLock(path, fi)
-	}
-	if err != nil {
-		f.Close()
 		return nil, nil, err
 	}
 	busy, err := tryLock(f)
@@ -188,11 +171,54 @@ func takeLock(path string) (lock *os.File, unlocked, err error) {
 		f.Close()
 		return nil, &UnlockedError{Path: path, Err: err}, nil
 	case busy:
-		err := &InUseError{Path: path, PID: dirlock.Holder(lp)}
+		err := &InUseError{Path: path, PID: Holder(path)}
 		f.Close()
 		return nil, nil, err
 	}
 	return f, nil, nil
+}
+
+// openLock opens the lock file of the journal at path for reading, with
+// the flags flag besides (os.O_CREATE: made if missing), and refuses what
+// is no lock file (notLock); an open that fails says what to do
+// (lockErr). It takes no lock.
+func openLock(path string, flag int) (*os.File, error) {
+	lp := LockPath(path)
+	if checkBeforeOpen {
+		if fi, err := os.Lstat(lp); err == nil {
+			if err := notLock(path, fi); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Never through a link (O_NOFOLLOW); read only: a lock needs no more.
+	f, err := os.OpenFile(lp, os.O_RDONLY|flag|oNoFollow|oNonBlock, 0o640)
+	if err != nil {
+		return nil, lockErr(path, err)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = notLock(path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// CheckLock returns, for setmatchd -check, the error that Open gives for
+// the lock file of the journal at path where it is there (one that is no
+// regular file, or that this user may not open: one that setmatchd made
+// as root), and nil where it opens; it neither makes the file nor takes
+// its lock, so it runs beside the daemon. A missing lock file is an
+// error wrapping fs.ErrNotExist: Open makes it, where the folder lets it.
+func CheckLock(path string) error {
+	f, err := openLock(path, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // tryLock is the lock's attempt (dirlock.TryLock); tests make it fail as a
