@@ -48,7 +48,7 @@ const maxDirent = 280
 
 // getdents reads the names in the folder f with a buffer of size bytes, to
 // the folder's end; whole says that the first call left room for another
-// entry.
+// entry, or found the end.
 func getdents(f *os.File, size int) (names []string, whole bool, err error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -72,7 +72,9 @@ func getdents(f *os.File, size int) (names []string, whole bool, err error) {
 			return nil, false, os.NewSyscallError("getdents64", gerr)
 		}
 		if n <= 0 {
-			return names, whole, nil
+			// The end: where the first call found it (a folder a file
+			// system lists without . and ..), the listing is whole too.
+			return names, whole || first, nil
 		}
 		if first {
 			whole = n <= size-maxDirent
