@@ -23,8 +23,10 @@ func (r *Runner) fail(rec *journal.Record, reason string) {
 	// Waiting for a writable disk is not being stuck: the watchdog must not
 	// restart the daemon for a full disk.
 	r.busy.Store(nil)
-	if !r.durably("the reason of a failed batch cannot be written: the batch stays in cur/ until it can", rec.File,
-		func() error { return r.spool.WriteReason(rec.File, reason) }) {
+	reasonNotWritten := func(error) string {
+		return "the reason of a failed batch cannot be written: the batch stays in cur/ until it can"
+	}
+	if !r.durably(reasonNotWritten, rec.File, func() error { return r.spool.WriteReason(rec.File, reason) }) {
 		return
 	}
 	if !r.appendDurably(rec) {
@@ -40,9 +42,9 @@ func (r *Runner) fail(rec *journal.Record, reason string) {
 }
 
 // durably calls op until it succeeds, waiting JournalRetry (default 1 s,
-// doubling up to a minute) between tries and logging msg each time. It
-// returns false if the daemon stops first.
-func (r *Runner) durably(msg, file string, op func() error) bool {
+// doubling up to a minute) between tries and logging msg(err), err the
+// try's error, each time. It returns false if the daemon stops first.
+func (r *Runner) durably(msg func(err error) string, file string, op func() error) bool {
 	delay := r.opt.JournalRetry
 	if delay <= 0 {
 		delay = time.Second
@@ -52,7 +54,7 @@ func (r *Runner) durably(msg, file string, op func() error) bool {
 		if err == nil {
 			return true
 		}
-		r.log.Error(msg, "file", file, "err", err, "retry_in", delay)
+		r.log.Error(msg(err), "file", file, "err", err, "retry_in", delay)
 		if r.ctx == nil {
 			return false
 		}

@@ -505,12 +505,25 @@ var syncClaims = (*spool.Spool).SyncClaims
 // meanwhile, so batches wait safely in new/ rather than leave the spool
 // without a record. It returns false if the daemon stops first.
 func (r *Runner) appendDurably(rec *journal.Record) bool {
-	return r.durably("journal cannot be written, or the claim in cur/ synced before its line: the batch stays in cur/ until both can; free space on, or repair, the disk of journal.path and spool.dir", rec.File, func() error {
+	return r.durably(journalNotWritten, rec.File, func() error {
 		if err := syncClaims(r.spool); err != nil {
 			return err
 		}
 		return r.journal.Append(rec)
 	})
+}
+
+// journalNotWritten is the log message of appendDurably's retries, with the
+// advice that follows err: a permission error (a folder the daemon's user
+// may not write: a rotation's rename, a journal made as root) is mended by
+// an owner and mode, not by space; a full disk or quota (ENOSPC, EDQUOT),
+// or any other error of the disk, by space or a repair.
+func journalNotWritten(err error) string {
+	const msg = "journal cannot be written, or the claim in cur/ synced before its line: the batch stays in cur/ until both can; "
+	if errors.Is(err, fs.ErrPermission) {
+		return msg + "the daemon's user may not write there (permission denied): the folder of journal.path, the journal and spool.dir must be writable by the daemon's user (the package's /var/lib/setmatch is setmatch's, mode 0750: sudo chown setmatch:setmatch /var/lib/setmatch; sudo chmod 0750 /var/lib/setmatch)"
+	}
+	return msg + "free space on, or repair, the disk of journal.path and spool.dir"
 }
 
 // decide reads and matches the claimed batch. A panic while doing so (a bug
