@@ -43,7 +43,8 @@ type Watcher struct {
 // file renamed in during start-up is missed. It then rescans new/ every
 // every (30 s if every ≤ 0), calling prune (if not nil) after each timed
 // rescan, and runs until ctx ends. A scan whose listing of new/ fails is
-// tried again once, retryAfter later.
+// tried again once, retryAfter later; a scan for events that may have been
+// lost leaves that to every scan after it until one lists new/.
 func Watch(ctx context.Context, sp *Spool, q *Queue, every time.Duration, log *slog.Logger, prune func()) (*Watcher, error) {
 	w := &Watcher{sp: sp, q: q, every: every, log: log, newDir: filepath.Join(sp.Dir(), DirNew),
 		kick: make(chan struct{}, 1), prune: prune}
@@ -121,17 +122,22 @@ func (w *Watcher) rescans(ctx context.Context, listed bool) {
 	defer t.Stop()
 	// A scan whose listing failed is tried again once, soon: until a
 	// listing, names a full queue dropped wait in new/ and file events
-	// are refused, and files whose events were lost wait too.
+	// are refused, and files whose events were lost wait too. That events
+	// may have been lost holds until a scan lists new/, past a failed
+	// retry too: the next scan, timed or asked for, is then the one that
+	// finds their files.
 	var retry <-chan time.Time
-	retryLost := false
+	unlisted := false // events may have been lost since the last listing
 	scan := func(lost, again bool) {
-		if w.scan(lost) || again {
+		lost = lost || unlisted
+		if w.scan(lost) {
+			unlisted = false
 			return
 		}
-		if retry == nil {
-			retryLost = false
+		unlisted = lost
+		if !again {
+			retry = time.After(retryAfter)
 		}
-		retry, retryLost = time.After(retryAfter), retryLost || lost
 	}
 	if !listed {
 		retry = time.After(retryAfter)
@@ -146,7 +152,7 @@ func (w *Watcher) rescans(ctx context.Context, listed bool) {
 			scan(false, false)
 		case <-retry:
 			retry = nil
-			scan(retryLost, true)
+			scan(false, true)
 		case <-t.C:
 			scan(w.rewatch(), false)
 			if w.prune != nil {

@@ -220,3 +220,74 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestWatcherKeepsLostPastFailedRetry: a scan for events that may have
+// been lost (an inotify overflow) whose listing of new/ fails, and whose
+// retry fails too, leaves the loss to the next scan that lists new/: a
+// rescan after it acts as a scan for lost events, which notes a name in
+// flight that it lists (a writer may have reused the name, its event
+// lost) so that its Done asks for a rescan (TestQueueScanAfterLostEvents).
+// About 1 s, the retry's delay.
+func TestWatcherKeepsLostPastFailedRetry(t *testing.T) {
+	sp, dir := openTemp(t, Options{})
+	q := NewQueue(8)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var logged lockedBuffer
+	// No timed rescan within the test.
+	w, err := Watch(ctx, sp, q, time.Hour, slog.New(slog.NewTextHandler(&logged, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newDir, away := filepath.Join(dir, DirNew), filepath.Join(dir, "away")
+	arrive := func(name string) {
+		t.Helper()
+		tmp := filepath.Join(dir, DirTmp, name)
+		if err := os.WriteFile(tmp, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(newDir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	arrive("a")
+	pc, pcancel := context.WithTimeout(ctx, 10*time.Second)
+	a, ok := q.Pop(pc) // in flight from here on
+	pcancel()
+	if !ok || a.Name != "a" {
+		t.Fatalf("popped %q, %v; want a", a.Name, ok)
+	}
+	// Events lost from here on: a new file of the name in flight, and c.
+	if err := w.fw.Remove(newDir); err != nil {
+		t.Fatal(err)
+	}
+	arrive("a")
+	arrive("c")
+	// The overflow's scan and its retry fail to list new/.
+	if err := os.Rename(newDir, away); err != nil {
+		t.Fatal(err)
+	}
+	w.fw.Errors <- fsnotify.ErrEventOverflow
+	testutil.WaitFor(t, 10*time.Second, "the overflow's scan and its retry to fail", func() bool {
+		return strings.Count(logged.String(), "rescan failed") >= 2
+	})
+	if err := os.Rename(away, newDir); err != nil {
+		t.Fatal(err)
+	}
+	poke(q.rescan) // a rescan, as a drained queue asks for
+	if got := popName(ctx, t, q); got != "c" {
+		t.Fatalf("popped %q, want c", got)
+	}
+	q.mu.Lock()
+	_, noted := q.again["a"]
+	q.mu.Unlock()
+	if !noted {
+		t.Fatal("the rescan after the failed listings left out a, in flight, as if no event had been lost: its new file waits for the timed rescan")
+	}
+	q.Done(a.Name)
+	if got := popName(ctx, t, q); got != "a" {
+		t.Fatalf("popped %q, want a's new file", got)
+	}
+	cancel()
+	w.Wait()
+}
