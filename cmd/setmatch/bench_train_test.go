@@ -13,6 +13,7 @@ import (
 	"setmatch/bench"
 	"setmatch/internal/testexec"
 	"setmatch/method"
+	"setmatch/setfile"
 	"setmatch/synth"
 )
 
@@ -91,7 +92,10 @@ func TestBenchTrainAuto(t *testing.T) {
 // TestCheckTrainMemory: train warns before it starts when the working
 // memory the choice needs is more than the machine has (by a byte
 // included), and is silent otherwise (the same memory included) or when
-// the machine's memory is not known.
+// the machine's memory is not known. Its sizes are in the project's one
+// wording of a size (setfile.ByteSizes, exact where the need and the
+// memory would read the same): a machine of 1 MiB is not said as
+// "0.0 GiB".
 func TestCheckTrainMemory(t *testing.T) {
 	ds, err := synth.Generate(synth.Options{Kind: synth.Lighting, Classes: 10, Sets: 2, Frames: 8, Dim: 50, Seed: 1})
 	if err != nil {
@@ -99,7 +103,7 @@ func TestCheckTrainMemory(t *testing.T) {
 	}
 	g := method.DefaultGrid()
 	counts, _ := ds.FrameCounts()
-	need, _ := method.MemoryNeed(counts, ds.Dim(), ds.Labels(), g, 2, 1)
+	need, live := method.MemoryNeed(counts, ds.Dim(), ds.Labels(), g, 2, 1)
 	for _, c := range []struct {
 		have int64
 		warn bool
@@ -108,6 +112,18 @@ func TestCheckTrainMemory(t *testing.T) {
 		checkTrainMemory(ds, g, 2, 1, c.have, &b)
 		if got := strings.Contains(b.String(), "warning: this run needs about"); got != c.warn {
 			t.Errorf("%d bytes: warned %v, want %v (%q)", c.have, got, c.warn, b.String())
+		}
+		if !c.warn {
+			continue
+		}
+		n, h := setfile.ByteSizes(float64(need), float64(c.have))
+		for _, want := range []string{
+			"about " + n + " of memory (" + setfile.ByteSize(float64(live)) + " of working data",
+			"more than the " + h + " this machine has",
+		} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%d bytes: %q, want %q in it", c.have, b.String(), want)
+			}
 		}
 	}
 }

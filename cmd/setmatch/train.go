@@ -322,9 +322,9 @@ func checkTrainMemory(ds *dataset.Dataset, g method.Grid, workers int, seed uint
 	if need <= have {
 		return
 	}
-	gib := func(b int64) float64 { return float64(b) / (1 << 30) }
-	fmt.Fprintf(stderr, "train: warning: this run needs about %.1f GiB of memory (%.1f GiB of working data, for %d sets of %d frames in all, %d features), more than the %.1f GiB this machine has: expect it to be slow or to be stopped; train on fewer or shorter sets (--max-frames), or fewer features\n",
-		gib(need), gib(live), len(ds.Sets), total, ds.Dim(), gib(have))
+	n, h := setfile.ByteSizes(float64(need), float64(have))
+	fmt.Fprintf(stderr, "train: warning: this run needs about %s of memory (%s of working data, for %d sets of %d frames in all, %d features), more than the %s this machine has: expect it to be slow or to be stopped; train on fewer or shorter sets (--max-frames), or fewer features\n",
+		n, setfile.ByteSize(float64(live)), len(ds.Sets), total, ds.Dim(), h)
 }
 
 // checkOut refuses, before any training, an --out that the model could
