@@ -7,7 +7,7 @@
 // fake for tests is in package gpiotest. A Signaller (signal.go) pulses the
 // lines that say what was decided, a decision's lines together, from one
 // goroutine, and drives them idle on the way out; the log says the pulses
-// it drops once as they begin and then as a sum a minute (drops.go).
+// it drops once as they begin and then as a sum a minute (internal/dropcount).
 package gpio
 
 import (

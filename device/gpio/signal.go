@@ -11,7 +11,16 @@ import (
 	"time"
 
 	"periph.io/x/conn/v3/gpio"
+
+	"setmatch/internal/dropcount"
 )
+
+// dropEvery is the least time between two log lines of one line's dropped
+// pulses.
+const dropEvery = time.Minute
+
+// clock is the time of the drops that the log says; tests step it.
+var clock = time.Now
 
 // Pins says which line signals what. Empty names are not used.
 type Pins struct {
@@ -56,7 +65,7 @@ type SignalOptions struct {
 	// and Pulse drop a decision beyond it, on all its lines, and say so in
 	// their error (ErrDropped; the journal remains the record). The log
 	// says a line's drops once when they begin and sums them up once a
-	// minute while they go on, and at the stop (dropCount).
+	// minute while they go on, and at the stop (dropcount.Count).
 	Backlog int
 }
 
@@ -94,8 +103,8 @@ type Signaller struct {
 type outLine struct {
 	name    string
 	line    Line
-	waiting int       // decisions queued on it, not started (Signaller.mu)
-	drops   dropCount // what the log said of the decisions dropped for it (Signaller.mu)
+	waiting int             // decisions queued on it, not started (Signaller.mu)
+	drops   dropcount.Count // what the log said of the decisions dropped for it (Signaller.mu)
 	// freeAt is when the line may start its next pulse: the end of the
 	// idle time after its last one (the driving goroutine's own).
 	freeAt time.Time
@@ -201,7 +210,7 @@ func (s *Signaller) queue(names ...string) error {
 	for _, ol := range lines {
 		if ol.waiting >= s.backlog {
 			s.dropped.Add(1)
-			if ol.drops.drop(clock(), dropEvery) {
+			if ol.drops.Drop(clock(), dropEvery) {
 				s.log.Warn(fmt.Sprintf("gpio: line %s: pulse dropped: the line already has %d waiting (decisions come faster than its pulses end); further drops are summed up once a minute while they go on; the journal keeps every decision", ol.name, s.backlog))
 			}
 			select { // run times the sum
@@ -289,10 +298,10 @@ func (s *Signaller) sayDrops() (wait time.Duration, waiting bool) {
 	var sums []string
 	s.mu.Lock()
 	for _, ol := range s.order {
-		if n, since, ok := ol.drops.due(now, dropEvery); ok {
+		if n, since, ok := ol.drops.Due(now, dropEvery); ok {
 			sums = append(sums, dropSum(ol.name, n, since))
 		}
-		if w, ok := ol.drops.wait(now, dropEvery); ok && (!waiting || w < wait) {
+		if w, ok := ol.drops.Wait(now, dropEvery); ok && (!waiting || w < wait) {
 			wait, waiting = w, true
 		}
 	}
@@ -398,7 +407,7 @@ func (s *Signaller) Idle() error {
 	}
 	s.idled = true
 	for _, ol := range s.order {
-		if n, since := ol.drops.flush(); n > 0 {
+		if n, since := ol.drops.Flush(); n > 0 {
 			s.log.Warn(dropSum(ol.name, n, since))
 		}
 	}

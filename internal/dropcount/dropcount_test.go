@@ -1,15 +1,15 @@
-package gpio
+package dropcount
 
 import (
 	"testing"
 	"time"
 )
 
-// TestDropCount: a drop is said at once only where no line was said within
+// TestCount: a drop is said at once only where no line was said within
 // a minute before it and no sum waits; a sum is due a minute after the last
-// line, not before, with every drop since the first in no sum; flush takes
+// line, not before, with every drop since the first in no sum; Flush takes
 // what is left.
-func TestDropCount(t *testing.T) {
+func TestCount(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	type step struct {
@@ -57,25 +57,25 @@ func TestDropCount(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var d dropCount
+			var d Count
 			for i, st := range tc.steps {
 				now := at(st.s)
 				switch st.op {
 				case "drop":
-					if got := d.drop(now, time.Minute); got != st.said {
+					if got := d.Drop(now, time.Minute); got != st.said {
 						t.Errorf("step %d: drop at %ds said %v, want %v", i, st.s, got, st.said)
 					}
 				case "due":
-					n, since, ok := d.due(now, time.Minute)
+					n, since, ok := d.Due(now, time.Minute)
 					if ok != (st.n > 0) || n != st.n || ok && !since.Equal(at(st.since)) {
 						t.Errorf("step %d: due at %ds = %d since %v (%v), want %d since %ds", i, st.s, n, since, ok, st.n, st.since)
 					}
 				case "flush":
-					if n, since := d.flush(); n != st.n || !since.Equal(at(st.since)) {
+					if n, since := d.Flush(); n != st.n || !since.Equal(at(st.since)) {
 						t.Errorf("step %d: flush = %d since %v, want %d since %ds", i, n, since, st.n, st.since)
 					}
 				case "wait":
-					w, ok := d.wait(now, time.Minute)
+					w, ok := d.Wait(now, time.Minute)
 					if ok == st.none || ok && w != time.Duration(st.wait)*time.Second {
 						t.Errorf("step %d: wait at %ds = %v (%v), want %ds (none: %v)", i, st.s, w, ok, st.wait, st.none)
 					}
