@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -510,5 +511,99 @@ func TestDecisionTheBrokerDisconnectsForIsDropped(t *testing.T) {
 	}
 	if strings.Contains(log.String(), "same mqtt.client_id") {
 		t.Errorf("the lost connections blamed on a second client with the same client id:\n%s", log)
+	}
+}
+
+// TestOutboxDropsSummedWhileConnected: the decisions a full outbox drops
+// while the connection stays up (a broker that takes the login and then
+// acknowledges nothing but the last "offline": a slow broker at its
+// worst) are said once as they begin, summed up a minute after that line
+// without a reconnect, and what is left summed up at Close, where the sum
+// came only at the next reconnect, and never at a Close. The clock the
+// log reads is stepped, and the sum's timer, once started, fired at once.
+func TestOutboxDropsSummedWhileConnected(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var now atomic.Pointer[time.Time]
+	step := func(s int) {
+		at := t0.Add(time.Duration(s) * time.Second)
+		now.Store(&at)
+	}
+	step(0)
+	old := clock
+	clock = func() time.Time { return *now.Load() }
+	t.Cleanup(func() { clock = old })
+	var conns atomic.Int32
+	url := fakeBroker(t, func(c net.Conn) {
+		conns.Add(1)
+		for {
+			var ack packets.ControlPacket
+			switch cp := readPacket(c).(type) {
+			case *packets.ConnectPacket:
+				ack = packets.NewControlPacket(packets.Connack)
+			case *packets.PublishPacket:
+				if string(cp.Payload) != offline {
+					continue
+				}
+				pa := packets.NewControlPacket(packets.Puback).(*packets.PubackPacket)
+				pa.MessageID = cp.MessageID
+				ack = pa
+			case *packets.PingreqPacket:
+				continue
+			default: // DISCONNECT, or the connection ended
+				return
+			}
+			if ack.Write(c) != nil {
+				return
+			}
+		}
+	})
+	log := new(testutil.LockedBuffer)
+	o := testOptions(url, uniqueTopic(t), log)
+	o.Outbox, o.ConnectTimeout = 2, time.Minute // the "online" waits for its acknowledgement the whole test
+	p, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing can be delivered: Close gives up waiting at once.
+	stopped, stop := context.WithCancel(ctx)
+	stop()
+	defer p.Close(stopped)
+	testutil.WaitForCtx(t, ctx, "connected", p.Connected)
+	sums := regexp.MustCompile(`msg="mqtt outbox full: decisions dropped[^"]*".* dropped=(\d+) since=(\S+)`)
+	said := func() (first int, got []string) {
+		l := log.String()
+		for _, m := range sums.FindAllStringSubmatch(l, -1) {
+			got = append(got, m[1]+" since "+m[2])
+		}
+		return strings.Count(l, "mqtt outbox full: dropping the oldest"), got
+	}
+	for i := range 5 { // 3 dropped
+		p.Publish(payload(i))
+	}
+	if first, got := said(); first != 1 || got != nil {
+		t.Errorf("after the first drops: %d first lines and sums %q, want 1 and none:\n%s", first, got, log)
+	}
+	p.dmu.Lock()
+	tm := p.dropTimer
+	p.dmu.Unlock()
+	if tm == nil {
+		t.Fatalf("no timer of the sum started:\n%s", log)
+	}
+	step(60)
+	tm.Reset(0)
+	testutil.WaitForCtx(t, ctx, "the sum a minute after the first line", func() bool { _, got := said(); return got != nil })
+	step(70)
+	for i := range 2 { // 2 more dropped, within a minute of the sum
+		p.Publish(payload(5 + i))
+	}
+	if !p.Connected() || conns.Load() != 1 {
+		t.Errorf("connected %v after %d connections, want true after 1: the drops were to be summed without a reconnect", p.Connected(), conns.Load())
+	}
+	p.Close(stopped)
+	want := []string{"3 since 2026-03-01T12:00:00Z", "2 since 2026-03-01T12:01:10Z"}
+	if first, got := said(); first != 1 || !slices.Equal(got, want) || p.Dropped() != 5 {
+		t.Errorf("%d first lines, sums %q, dropped %d; want 1, %q, 5:\n%s", first, got, p.Dropped(), want, log)
 	}
 }

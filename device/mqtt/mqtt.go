@@ -27,7 +27,9 @@
 // over the broker's maximum packet size (which MQTT 3.1.1 does not tell
 // a client): it would otherwise be sent after every reconnect and hold
 // back every decision behind it. The journal stays the record of every
-// decision.
+// decision. The log says the full outbox's drops once as they begin, then
+// sums them up at most once a minute while they go on, and what is left
+// at Close (dropped).
 package mqtt
 
 import (
@@ -52,6 +54,7 @@ import (
 	"github.com/eclipse/paho.mqtt.golang/packets"
 
 	"setmatch/config"
+	"setmatch/internal/dropcount"
 )
 
 const (
@@ -64,7 +67,13 @@ const (
 	// leaves it two more; the broker closing the connection for the
 	// decision itself costs three short connections and their waits.
 	maxLostSends = 3
+	// dropEvery is the least time between two log lines of the decisions
+	// the full outbox dropped.
+	dropEvery = time.Minute
 )
+
+// clock is the time of the drops that the log says; tests step it.
+var clock = time.Now
 
 // Options configure a Publisher. FromConfig makes them from the [mqtt]
 // section of the configuration.
@@ -116,7 +125,14 @@ type Publisher struct {
 
 	connected atomic.Bool
 	published atomic.Uint64
-	dropping  atomic.Bool // a drop was logged since the last connect
+
+	// drops is what the log has said of the decisions the full outbox
+	// dropped, dropTimer the timer of its next sum while one waits, and
+	// dropsClosed that Close has summed up the rest. dmu guards them.
+	dmu         sync.Mutex
+	drops       dropcount.Count
+	dropTimer   *time.Timer
+	dropsClosed bool
 
 	// state is the last decision delivered, for T/state; stateDue that
 	// the broker has not acknowledged it there yet. Only run's goroutine
@@ -231,9 +247,8 @@ func (p *Publisher) Publish(payload []byte) {
 		return
 	default:
 	}
-	if p.box.add(bytes.TrimRight(payload, "\n")) && !p.dropping.Swap(true) {
-		p.o.Logger.Warn("mqtt outbox full: dropping the oldest decisions until the broker takes them (the journal has every decision)",
-			"outbox", p.o.Outbox)
+	if p.box.add(bytes.TrimRight(payload, "\n")) {
+		p.dropped()
 	}
 	select {
 	case p.wake <- struct{}{}:
@@ -267,8 +282,9 @@ func (p *Publisher) LastError() error {
 // Close delivers what is in the outbox while connected, publishes
 // "offline" on the availability topic, disconnects, and returns when done
 // or when ctx ends, whichever comes first (then, while connected, after at
-// most 1.25 s more for "offline" and the disconnect). It returns an error
-// naming the number of decisions not delivered, if any.
+// most 1.25 s more for "offline" and the disconnect). It logs the
+// decisions the full outbox dropped since the last sum, and returns an
+// error naming the number of decisions not delivered, if any.
 func (p *Publisher) Close(ctx context.Context) error {
 	p.closeOnce.Do(func() { close(p.quit) })
 	select {
@@ -278,6 +294,7 @@ func (p *Publisher) Close(ctx context.Context) error {
 		<-p.done
 	}
 	p.cancel()
+	p.flushDrops()
 	switch n := p.box.len(); n {
 	case 0:
 	case 1:
@@ -286,6 +303,77 @@ func (p *Publisher) Close(ctx context.Context) error {
 		return fmt.Errorf("mqtt: %d decisions not delivered to %s (the journal has them)", n, p.o.Broker)
 	}
 	return nil
+}
+
+// dropped logs a decision the full outbox dropped as dropcount.Count
+// says: the first of a run of drops at once, then a sum of them a minute
+// after the last line, while they go on (the last sum at most a minute
+// after the last drop), and at Close what is left (flushDrops). The sum
+// comes from a timer (time.AfterFunc, sumDrops), started while drops wait
+// for one: run's goroutine cannot time it, as it waits on the broker in
+// five places (a connection attempt, the wait between attempts, an
+// acknowledgement, a lost connection's end, an empty outbox, this one
+// without end), and a sum at the next Publish would wait for the next
+// decision, which may come hours later.
+func (p *Publisher) dropped() {
+	now := clock()
+	p.dmu.Lock()
+	defer p.dmu.Unlock()
+	if p.drops.Drop(now, dropEvery) {
+		p.o.Logger.Warn("mqtt outbox full: dropping the oldest decisions until the broker takes them; further drops are summed up once a minute while they go on (the journal has every decision)",
+			"outbox", p.o.Outbox)
+	}
+	p.timeDropsLocked(now)
+}
+
+// timeDropsLocked starts the timer of the next sum of dropped decisions
+// where drops wait for one and no timer runs, unless Close has summed up
+// the rest. p.dmu is held.
+func (p *Publisher) timeDropsLocked(now time.Time) {
+	if p.dropTimer != nil || p.dropsClosed {
+		return
+	}
+	if w, ok := p.drops.Wait(now, dropEvery); ok {
+		p.dropTimer = time.AfterFunc(w, p.sumDrops)
+	}
+}
+
+// sumDrops, the timer's, logs the sum of the dropped decisions where it
+// is due, and starts the timer again where one is still to come.
+func (p *Publisher) sumDrops() {
+	now := clock()
+	p.dmu.Lock()
+	defer p.dmu.Unlock()
+	if p.dropsClosed {
+		return
+	}
+	p.dropTimer = nil
+	if n, since, ok := p.drops.Due(now, dropEvery); ok {
+		p.logDrops(n, since)
+	}
+	p.timeDropsLocked(now)
+}
+
+// flushDrops, at Close, stops the timer and logs the dropped decisions in
+// no sum yet.
+func (p *Publisher) flushDrops() {
+	p.dmu.Lock()
+	defer p.dmu.Unlock()
+	p.dropsClosed = true
+	if p.dropTimer != nil {
+		p.dropTimer.Stop()
+		p.dropTimer = nil
+	}
+	if n, since := p.drops.Flush(); n > 0 {
+		p.logDrops(n, since)
+	}
+}
+
+// logDrops is the log line of n decisions the full outbox dropped since a
+// time.
+func (p *Publisher) logDrops(n uint64, since time.Time) {
+	p.o.Logger.Warn("mqtt outbox full: decisions dropped (the journal has every decision)",
+		"dropped", n, "since", since.UTC().Format(time.RFC3339))
 }
 
 func (p *Publisher) onLost(_ paho.Client, err error) {
@@ -342,9 +430,6 @@ func (p *Publisher) run() {
 			p.o.Logger.Info("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
 		default:
 			p.o.Logger.Info("mqtt connected", "topic", p.o.Topic, "outbox", p.box.len())
-		}
-		if d := p.box.drops(); p.dropping.Swap(false) {
-			p.o.Logger.Warn("mqtt decisions dropped so far", "dropped", d)
 		}
 		closing := p.serve(lost)
 		p.connected.Store(false)
