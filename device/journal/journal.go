@@ -225,6 +225,36 @@ func CheckLock(path string) error {
 // file system without locks does.
 var tryLock = dirlock.TryLock
 
+// Claim takes the lock of the journal at path ahead of Open, for setmatchd
+// to be refused for a journal in use before it reads its model: it fails
+// with an *InUseError while another Journal holds the lock. It makes and
+// changes nothing: where the lock file is missing (Open makes it), cannot
+// be opened or locked, or what is at path is no journal, it returns no
+// file and no error, and Open says what it finds. The file returned holds
+// the lock until it is closed, which must be before Open: Open takes the
+// lock itself, and is refused while this file holds it.
+func Claim(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if fi, err := os.Lstat(path); err == nil && (regular(path, fi) != nil || fi.Mode()&fs.ModeCharDevice != 0) {
+		return nil, nil
+	}
+	f, err := openLock(path, 0)
+	if err != nil {
+		return nil, nil
+	}
+	switch busy, err := tryLock(f); {
+	case err != nil:
+		f.Close()
+		return nil, nil
+	case busy:
+		f.Close()
+		return nil, &InUseError{Path: path, PID: Holder(path)}
+	}
+	return f, nil
+}
+
 // notLock refuses what the lock file of the journal at path, whose facts
 // are fi, must not be: anything but a regular file (a symbolic link, which
 // is never followed; a folder).

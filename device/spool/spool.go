@@ -211,6 +211,30 @@ func takeCur(dir string) (lock *os.File, unlocked, err error) {
 // file system without locks does.
 var tryLock = dirlock.TryLock
 
+// Claim takes the lock of the spool at dir ahead of Open, for setmatchd
+// to be refused for a spool in use before it reads its model: it fails
+// with an *InUseError while another Spool holds the lock. It changes
+// nothing in the spool (on Windows it makes the lock's file in cur/ where
+// missing, as Open does): where cur/ is missing (no daemon has run on the
+// spool), cannot be opened, or cannot be locked, it returns no file and
+// no error, and Open says what it finds. The file returned holds the
+// lock until it is closed, which must be before Open: Open takes the
+// lock itself, and is refused while this file holds it.
+func Claim(dir string) (*os.File, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if fi, err := os.Stat(filepath.Join(dir, DirCur)); err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	f, unlocked, err := takeCur(dir)
+	var inUse *InUseError
+	if unlocked != nil || (err != nil && !errors.As(err, &inUse)) {
+		return nil, nil
+	}
+	return f, err
+}
+
 // Holder returns the pid of the setmatchd that holds the spool at dir (the
 // lock of its cur/), or 0 where none does or the system does not say
 // (dirlock.Holder): it takes no lock, for setmatchd -check beside a
