@@ -156,8 +156,9 @@ type Runner struct {
 	grace  graceState // the batch in hand's deadline after a stop (grace.go)
 }
 
-// New loads the model, opens the spool, the journal and the GPIO lines. On
-// any error nothing is left open.
+// New loads the model, opens the spool, the journal and the GPIO lines. A
+// spool or journal that another daemon holds is refused first (claim),
+// before the model is read. On any error nothing is left open.
 func New(opt Options) (r *Runner, err error) {
 	cfg := opt.Config
 	if cfg == nil {
@@ -178,6 +179,16 @@ func New(opt Options) (r *Runner, err error) {
 			}
 		}
 	}()
+	// A spool or journal that another setmatchd holds is refused before
+	// the model is read, which for a large one takes seconds and hundreds
+	// of MB: their locks are held through the load and given back just
+	// before spool.Open and journal.Open take them, and the start changes
+	// nothing before.
+	release, err := claim(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	m, err := LoadModel(cfg)
 	if err != nil {
 		return nil, err
@@ -190,6 +201,7 @@ func New(opt Options) (r *Runner, err error) {
 	if err != nil {
 		return nil, err
 	}
+	release()
 	sp, err := spool.Open(spoolOptions(cfg))
 	if err != nil {
 		return nil, err
@@ -223,6 +235,34 @@ func New(opt Options) (r *Runner, err error) {
 	r.spool, r.journal, r.sig = sp, j, sig
 	r.st.Store(st)
 	return r, nil
+}
+
+// claim takes the locks of cfg's spool and journal (spool.Claim,
+// journal.Claim), or fails with the in-use error of the first that
+// another holds. release gives back what it took; a second call does
+// nothing.
+func claim(cfg *config.Config) (release func(), err error) {
+	var held []*os.File
+	release = func() {
+		for _, f := range held {
+			if f != nil {
+				f.Close()
+			}
+		}
+		held = nil
+	}
+	sf, err := spool.Claim(cfg.Spool.Dir)
+	if err != nil {
+		return nil, err
+	}
+	held = append(held, sf)
+	jf, err := journal.Claim(cfg.Journal.Path)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	held = append(held, jf)
+	return release, nil
 }
 
 func spoolOptions(cfg *config.Config) spool.Options {
