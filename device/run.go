@@ -157,7 +157,7 @@ type Runner struct {
 }
 
 // New loads the model, opens the spool, the journal and the GPIO lines. A
-// spool or journal that another daemon holds is refused first (claim),
+// spool or journal that another daemon holds is refused first (Claim),
 // before the model is read. On any error nothing is left open.
 func New(opt Options) (r *Runner, err error) {
 	cfg := opt.Config
@@ -181,14 +181,27 @@ func New(opt Options) (r *Runner, err error) {
 	}()
 	// A spool or journal that another setmatchd holds is refused before
 	// the model is read, which for a large one takes seconds and hundreds
-	// of MB: their locks are held through the load and given back just
-	// before spool.Open and journal.Open take them, and the start changes
-	// nothing before.
-	release, err := claim(cfg)
+	// of MB: their locks are taken first (spool.Claim, journal.Claim),
+	// held through the load and handed to spool.Open and journal.Open,
+	// which keep them, and the start changes nothing before.
+	sl, err := spool.Claim(cfg.Spool.Dir)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer func() {
+		if sl != nil {
+			sl.Close()
+		}
+	}()
+	jl, err := journal.Claim(cfg.Journal.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if jl != nil {
+			jl.Close()
+		}
+	}()
 	m, err := LoadModel(cfg)
 	if err != nil {
 		return nil, err
@@ -201,8 +214,9 @@ func New(opt Options) (r *Runner, err error) {
 	if err != nil {
 		return nil, err
 	}
-	release()
-	sp, err := spool.Open(spoolOptions(cfg))
+	sopt := spoolOptions(cfg)
+	sopt.Lock, sl = sl, nil
+	sp, err := spool.Open(sopt)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +224,8 @@ func New(opt Options) (r *Runner, err error) {
 	if err := sp.Unlocked(); err != nil {
 		opt.Log.Warn(err.Error())
 	}
-	j, err := journal.Open(cfg.Journal.Path, int64(cfg.Journal.MaxBytes), cfg.Journal.Keep)
+	j, err := journal.OpenLocked(cfg.Journal.Path, int64(cfg.Journal.MaxBytes), cfg.Journal.Keep, jl)
+	jl = nil
 	if err != nil {
 		return nil, err
 	}
@@ -235,34 +250,6 @@ func New(opt Options) (r *Runner, err error) {
 	r.spool, r.journal, r.sig = sp, j, sig
 	r.st.Store(st)
 	return r, nil
-}
-
-// claim takes the locks of cfg's spool and journal (spool.Claim,
-// journal.Claim), or fails with the in-use error of the first that
-// another holds. release gives back what it took; a second call does
-// nothing.
-func claim(cfg *config.Config) (release func(), err error) {
-	var held []*os.File
-	release = func() {
-		for _, f := range held {
-			if f != nil {
-				f.Close()
-			}
-		}
-		held = nil
-	}
-	sf, err := spool.Claim(cfg.Spool.Dir)
-	if err != nil {
-		return nil, err
-	}
-	held = append(held, sf)
-	jf, err := journal.Claim(cfg.Journal.Path)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	held = append(held, jf)
-	return release, nil
 }
 
 func spoolOptions(cfg *config.Config) spool.Options {

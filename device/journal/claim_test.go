@@ -54,3 +54,42 @@ func TestClaim(t *testing.T) {
 	}
 	b.Close()
 }
+
+// TestOpenLocked: OpenLocked keeps the lock of Claim's file: it opens
+// where Open is refused, holds the journal until Close, and gives it back
+// then; an OpenLocked that fails closes the file.
+func TestOpenLocked(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "j.jsonl")
+	a, err := Open(p, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	f, err := Claim(p)
+	if f == nil || err != nil {
+		t.Fatalf("Claim of a free journal: %v, %v; want its lock", f, err)
+	}
+	j, err := OpenLocked(p, 0, 1, f)
+	if err != nil {
+		t.Fatalf("OpenLocked with Claim's file: %v", err)
+	}
+	var inUse *InUseError
+	if g, err := Claim(p); !errors.As(err, &inUse) || g != nil {
+		t.Errorf("Claim of a journal OpenLocked took over: %v, %v; want an *InUseError", g, err)
+	}
+	j.Close()
+	g, err := Claim(p)
+	if g == nil || err != nil {
+		t.Fatalf("Claim once the Journal is closed: %v, %v; want its lock", g, err)
+	}
+	// A failed OpenLocked closes the file it was given: the lock is free again.
+	if j, err := OpenLocked("", 0, 1, g); err == nil {
+		j.Close()
+		t.Fatal("OpenLocked of no path succeeded")
+	}
+	if h, err := Claim(p); h == nil || err != nil {
+		t.Errorf("Claim after a failed OpenLocked with Claim's file: %v, %v; want its lock", h, err)
+	} else {
+		h.Close()
+	}
+}

@@ -111,10 +111,21 @@ var syncFile = (*os.File).Sync
 // that is a character device (/dev/null) is written by anyone without
 // harm and not locked.
 func Open(path string, maxBytes int64, keep int) (*Journal, error) {
+	return OpenLocked(path, maxBytes, keep, nil)
+}
+
+// OpenLocked is Open with claimed, the file Claim returned for path (nil
+// where it returned none): Open keeps it, and the lock it holds, in place
+// of taking the lock again, so that no other daemon can take the journal
+// between Claim and Open. It closes claimed where it fails.
+func OpenLocked(path string, maxBytes int64, keep int, claimed *os.File) (*Journal, error) {
 	if path == "" {
+		if claimed != nil {
+			claimed.Close()
+		}
 		return nil, errors.New("journal: no path given (set journal.path)")
 	}
-	lock, unlocked, err := takeLock(path)
+	lock, unlocked, err := takeLock(path, claimed)
 	if err != nil {
 		return nil, err
 	}
@@ -146,25 +157,37 @@ func LockPath(path string) string {
 }
 
 // takeLock opens the lock file of the journal at path, made if missing,
-// and takes its lock (dirlock.TryLock), which the open file returned
-// holds: no file where the journal is a character device. Where the lock
-// fails other than for another's hold of it, it returns no file and why,
-// an *UnlockedError, and no error: the journal is opened without its
-// lock. What is at path that no journal may be is refused first, before
-// a lock file is made.
-func takeLock(path string) (lock *os.File, unlocked, err error) {
+// and takes its lock (lockOpen), which the open file returned holds: no
+// file where the journal is a character device. claimed, where not nil,
+// already holds the lock (Claim) and is returned in place of a new file.
+// What is at path that no journal may be is refused first, before a lock
+// file is made; claimed is closed where it is not returned.
+func takeLock(path string, claimed *os.File) (lock *os.File, unlocked, err error) {
 	if fi, err := os.Lstat(path); err == nil {
-		if err := regular(path, fi); err != nil {
+		err := regular(path, fi)
+		if err != nil || fi.Mode()&fs.ModeCharDevice != 0 {
+			if claimed != nil {
+				claimed.Close()
+			}
 			return nil, nil, err
 		}
-		if fi.Mode()&fs.ModeCharDevice != 0 {
-			return nil, nil, nil
-		}
+	}
+	if claimed != nil {
+		return claimed, nil, nil
 	}
 	f, err := openLock(path, os.O_CREATE)
 	if err != nil {
 		return nil, nil, err
 	}
+	return lockOpen(path, f)
+}
+
+// lockOpen takes the lock of f, the open lock file of the journal at path
+// (dirlock.TryLock), and returns f, which holds it. It fails with an
+// *InUseError while another holds it. Where the lock fails otherwise, it
+// returns no file and why, an *UnlockedError, and no error: the journal is
+// opened without its lock. f is closed where it is not returned.
+func lockOpen(path string, f *os.File) (lock *os.File, unlocked, err error) {
 	busy, err := tryLock(f)
 	switch {
 	case err != nil:
@@ -231,8 +254,8 @@ var tryLock = dirlock.TryLock
 // changes nothing: where the lock file is missing (Open makes it), cannot
 // be opened or locked, or what is at path is no journal, it returns no
 // file and no error, and Open says what it finds. The file returned holds
-// the lock until it is closed, which must be before Open: Open takes the
-// lock itself, and is refused while this file holds it.
+// the lock until it is closed or handed to OpenLocked, which keeps it;
+// Open, which takes the lock itself, is refused while this file holds it.
 func Claim(path string) (*os.File, error) {
 	if path == "" {
 		return nil, nil
@@ -244,15 +267,11 @@ func Claim(path string) (*os.File, error) {
 	if err != nil {
 		return nil, nil
 	}
-	switch busy, err := tryLock(f); {
-	case err != nil:
-		f.Close()
+	lock, unlocked, err := lockOpen(path, f)
+	if unlocked != nil {
 		return nil, nil
-	case busy:
-		f.Close()
-		return nil, &InUseError{Path: path, PID: Holder(path)}
 	}
-	return f, nil
+	return lock, err
 }
 
 // notLock refuses what the lock file of the journal at path, whose facts

@@ -51,3 +51,42 @@ func TestClaim(t *testing.T) {
 	}
 	sp3.Close()
 }
+
+// TestOpenLock: Open given Claim's file keeps its lock: it opens where
+// an Open without it is refused, holds the spool until Close, and gives it
+// back then; an Open that fails closes the file.
+func TestOpenLock(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Close()
+	f, err := Claim(dir)
+	if f == nil || err != nil {
+		t.Fatalf("Claim of a free spool: %v, %v; want its lock", f, err)
+	}
+	sp, err = Open(Options{Dir: dir, Lock: f})
+	if err != nil {
+		t.Fatalf("Open with Claim's file: %v", err)
+	}
+	var iu *InUseError
+	if g, err := Claim(dir); !errors.As(err, &iu) || g != nil {
+		t.Errorf("Claim of a spool Open took over: %v, %v; want an *InUseError", g, err)
+	}
+	sp.Close()
+	g, err := Claim(dir)
+	if g == nil || err != nil {
+		t.Fatalf("Claim once the Spool is closed: %v, %v; want its lock", g, err)
+	}
+	// A failed Open closes the file it was given: the lock is free again.
+	if sp, err := Open(Options{Lock: g}); err == nil {
+		sp.Close()
+		t.Fatal("Open of no directory succeeded")
+	}
+	if h, err := Claim(dir); h == nil || err != nil {
+		t.Errorf("Claim after a failed Open with Claim's file: %v, %v; want its lock", h, err)
+	} else {
+		h.Close()
+	}
+}

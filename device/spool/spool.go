@@ -72,6 +72,11 @@ type Options struct {
 	// last changed: a write a crash or a power cut cut short, which no
 	// writer will rename into new/. Zero: tmp/ is left alone.
 	TmpMaxAge time.Duration
+	// Lock is the file Claim returned for Dir, or nil: Open keeps it,
+	// and the lock of cur/ it holds, in place of taking the lock again, so
+	// that no other daemon can take the spool between Claim and Open. Open
+	// closes it where it fails.
+	Lock *os.File
 }
 
 // Spool is a maildir-style spool directory. All file operations go through an
@@ -123,7 +128,14 @@ const (
 // taken for a batch. On unix the lock adds nothing to cur/; on Windows it
 // is the file dirlock.LockName in it, whose name, starting with a dot, is
 // no batch's (Interrupted) nor an attempt marker's.
-func Open(opt Options) (*Spool, error) {
+func Open(opt Options) (s *Spool, err error) {
+	if opt.Lock != nil {
+		defer func() {
+			if err != nil {
+				opt.Lock.Close()
+			}
+		}()
+	}
 	if opt.Dir == "" {
 		return nil, errors.New("spool: no directory given (set spool.dir)")
 	}
@@ -174,12 +186,15 @@ func Open(opt Options) (*Spool, error) {
 			return nil, fmt.Errorf("spool: %s is not a directory: remove it and restart", path.Join(opt.Dir, d.name))
 		}
 	}
-	lock, unlocked, err := takeCur(opt.Dir)
+	lock, unlocked := opt.Lock, error(nil)
+	if lock == nil {
+		lock, unlocked, err = takeCur(opt.Dir)
+	}
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
-	s := &Spool{opt: opt, root: root, lock: lock, nolock: unlocked}
+	s = &Spool{opt: opt, root: root, lock: lock, nolock: unlocked}
 	s.cleanReasons(time.Time{})
 	return s, nil
 }
@@ -218,8 +233,8 @@ var tryLock = dirlock.TryLock
 // missing, as Open does): where cur/ is missing (no daemon has run on the
 // spool), cannot be opened, or cannot be locked, it returns no file and
 // no error, and Open says what it finds. The file returned holds the
-// lock until it is closed, which must be before Open: Open takes the
-// lock itself, and is refused while this file holds it.
+// lock until it is closed or handed to Open (Options.Lock), which
+// keeps it; an Open without it is refused while this file holds it.
 func Claim(dir string) (*os.File, error) {
 	if dir == "" {
 		return nil, nil
