@@ -55,12 +55,7 @@ func TestCheckJournalFolderForRotation(t *testing.T) {
 		testexec.RunTestAs(t, testexec.OtherUser, testexec.OtherUser, nil) // root writes in every folder
 		return
 	}
-	f := devicetest.NewFixture(t, "")
-	dir := filepath.Join(f.Dir, "j")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f.Journal = filepath.Join(dir, "journal.jsonl")
+	f, dir := journalFolderFixture(t)
 	j, err := journal.Open(f.Journal, 0, 1) // the journal and its lock file made
 	if err != nil {
 		t.Fatal(err)
@@ -94,4 +89,17 @@ func TestCheckJournalFolderForRotation(t *testing.T) {
 			t.Errorf("max_bytes %q: %v, want an error with %q\n%s", c.maxBytes, err, c.want, out.String())
 		}
 	}
+}
+
+// journalFolderFixture returns a fixture whose journal is in a folder of
+// its own, returned too (made writable), for a test to change its mode.
+func journalFolderFixture(t *testing.T) (*devicetest.Fixture, string) {
+	t.Helper()
+	f := devicetest.NewFixture(t, "")
+	dir := filepath.Join(f.Dir, "j")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.Journal = filepath.Join(dir, "journal.jsonl")
+	return f, dir
 }

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -50,12 +49,7 @@ func TestRotationPermissionAdvice(t *testing.T) {
 		testexec.RunTestAs(t, testexec.OtherUser, testexec.OtherUser, nil) // root renames in every folder
 		return
 	}
-	f := devicetest.NewFixture(t, "")
-	dir := filepath.Join(f.Dir, "j")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f.Journal = filepath.Join(dir, "journal.jsonl")
+	f, dir := journalFolderFixture(t)
 	text := strings.Replace(f.ConfigText(""), "[journal]\n", "[journal]\nmax_bytes = \"64KiB\"\n", 1)
 	if err := os.WriteFile(f.Config, []byte(text), 0o644); err != nil {
 		t.Fatal(err)

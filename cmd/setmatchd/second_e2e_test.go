@@ -38,19 +38,7 @@ func TestSecondDaemonRefused(t *testing.T) {
 		}
 	}
 
-	// The first goes on: a batch is decided once.
-	done := filepath.Join(f.Spool, spool.DirDone)
-	f.Drop(t, "after.npy", devicetest.Batch(rng, "alice"))
-	testutil.WaitForCtx(t, ctx, "after.npy in done/", func() bool { return len(testutil.Names(t, done)) == 1 })
-	if recs := devicetest.ReadJournal(t, f.Journal); len(recs) != 1 || recs[0].File != "after.npy" || recs[0].Decision != "alice" {
-		t.Errorf("journal %+v, want after.npy decided alice once", recs)
-	}
-
-	// No stale lock after a kill -9.
-	p.cmd.Process.Kill()
-	<-p.done
-	q := startDaemon(t, ctx, f)
-	q.stop()
+	goesOnThenKilled(t, ctx, f, p, rng, f)
 }
 
 // TestSharedJournalRefused: a second setmatchd, on a spool of its own,
@@ -79,19 +67,24 @@ func TestSharedJournalRefused(t *testing.T) {
 		}
 	}
 
-	// The first goes on writing the journal.
+	goesOnThenKilled(t, ctx, f, p, rng, g)
+}
+
+// goesOnThenKilled checks that p, the setmatchd running on f, goes on once
+// a second was refused: a batch dropped into f's spool is decided once,
+// in f's journal. Then it kills p (SIGKILL: no clean stop) and starts a
+// daemon on next at once: a kill -9 leaves no stale lock.
+func goesOnThenKilled(t *testing.T, ctx context.Context, f *devicetest.Fixture, p *daemonProc, rng *rand.Rand, next *devicetest.Fixture) {
+	t.Helper()
+	done := filepath.Join(f.Spool, spool.DirDone)
 	f.Drop(t, "after.npy", devicetest.Batch(rng, "alice"))
-	testutil.WaitForCtx(t, ctx, "after.npy in done/", func() bool {
-		return len(testutil.Names(t, filepath.Join(f.Spool, spool.DirDone))) == 1
-	})
+	testutil.WaitForCtx(t, ctx, "after.npy in done/", func() bool { return len(testutil.Names(t, done)) == 1 })
 	if recs := devicetest.ReadJournal(t, f.Journal); len(recs) != 1 || recs[0].File != "after.npy" || recs[0].Decision != "alice" {
 		t.Errorf("journal %+v, want after.npy decided alice once", recs)
 	}
-
-	// No stale lock after a kill -9.
 	p.cmd.Process.Kill()
 	<-p.done
-	q := startDaemon(t, ctx, g)
+	q := startDaemon(t, ctx, next)
 	q.stop()
 }
 

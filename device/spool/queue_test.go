@@ -341,11 +341,7 @@ func TestQueueScanAfterLostEvents(t *testing.T) {
 // Done asks for another, which queues it.
 func TestQueueReusedNameInFlightWhileDropped(t *testing.T) {
 	ctx := context.Background()
-	q := NewQueue(1)
-	q.add(Item{Name: "a"})
-	a, _ := q.Pop(ctx)
-	q.add(Item{Name: "b"})
-	q.add(Item{Name: "c"}) // dropped: full
+	q, a := dropWithAInFlight(ctx)
 	if q.add(Item{Name: "a"}) {
 		t.Fatal("a, in flight, was queued again")
 	}
@@ -374,11 +370,7 @@ func TestQueueReusedNameInFlightWhileDropped(t *testing.T) {
 // which queues it.
 func TestQueueHandledDuringListingEventRefused(t *testing.T) {
 	ctx := context.Background()
-	q := NewQueue(1)
-	q.add(Item{Name: "a"})
-	a, _ := q.Pop(ctx)
-	q.add(Item{Name: "b"})
-	q.add(Item{Name: "c"}) // dropped: full
+	q, a := dropWithAInFlight(ctx)
 	b, _ := q.Pop(ctx)
 	q.Done(b.Name)
 	<-q.rescan // asked for by the drain
@@ -398,4 +390,16 @@ func TestQueueHandledDuringListingEventRefused(t *testing.T) {
 	if _, n := q.scanned(q.beginScan(false), nil, []string{"a"}, true); n != 1 {
 		t.Errorf("the next rescan queued %d names, want the new a", n)
 	}
+}
+
+// dropWithAInFlight returns a queue of one whose item a, returned too, is
+// in flight (popped, not done), with b queued and c dropped (the queue
+// full), so that events are refused until the rescan c waits for.
+func dropWithAInFlight(ctx context.Context) (*Queue, Item) {
+	q := NewQueue(1)
+	q.add(Item{Name: "a"})
+	a, _ := q.Pop(ctx)
+	q.add(Item{Name: "b"})
+	q.add(Item{Name: "c"}) // dropped: full
+	return q, a
 }
