@@ -1,14 +1,12 @@
 package spool
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -158,7 +156,7 @@ func TestWatcherRetriesAFailedListing(t *testing.T) {
 	q := NewQueue(1)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var logged lockedBuffer
+	var logged testutil.LockedBuffer
 	// No timed rescan within the test: only the retry can find b.
 	w, err := Watch(ctx, sp, q, time.Hour, slog.New(slog.NewTextHandler(&logged, nil)), nil)
 	if err != nil {
@@ -202,25 +200,6 @@ func TestWatcherRetriesAFailedListing(t *testing.T) {
 	w.Wait()
 }
 
-// lockedBuffer is a bytes.Buffer safe for concurrent use, for a log
-// written by the watcher's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestWatcherKeepsLostPastFailedRetry: a scan for events that may have
 // been lost (an inotify overflow) whose listing of new/ fails, and whose
 // retry fails too, leaves the loss to the next scan that lists new/: a
@@ -233,7 +212,7 @@ func TestWatcherKeepsLostPastFailedRetry(t *testing.T) {
 	q := NewQueue(8)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var logged lockedBuffer
+	var logged testutil.LockedBuffer
 	// No timed rescan within the test.
 	w, err := Watch(ctx, sp, q, time.Hour, slog.New(slog.NewTextHandler(&logged, nil)), nil)
 	if err != nil {
