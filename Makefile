@@ -17,7 +17,8 @@
 #   make cross-check  build the arm64 binaries again from a copy of the tree with an
 #                     empty build cache and compare sha256 sums
 #   make deb          arm64 .deb into dist/ (nfpm), its contents checked with dpkg-deb
-#                     (MAINTAINER sets the package's Maintainer field)
+#                     (MAINTAINER sets the package's Maintainer field; DEB_ARCH=amd64
+#                     builds cross and deb for a PC instead)
 #   make install      install what make build made, for a Pi built from source
 #                     (DESTDIR, PREFIX): make build && sudo make install
 #   make bench        benchmarks;  make fuzz  short fuzz runs (FUZZTIME per target)
@@ -25,7 +26,6 @@
 
 GO       ?= go
 BIN      := bin
-ARM64    := $(BIN)/linux-arm64
 DIST     := dist
 PKGS     := ./...
 CMDS     := setmatch setmatchd
@@ -83,7 +83,10 @@ RACE_TESTD   := $(TESTBIN)/$(shell $(GO) env GOOS)-$(HOSTARCH)-race/setmatchd
 # daemon is linux only.
 TOOL_TARGETS ?= windows/amd64 darwin/arm64
 
+# The architecture of make cross and make deb: arm64 (a Raspberry Pi) or
+# amd64, names Debian and Go share.
 DEB_ARCH ?= arm64
+CROSSDIR := $(BIN)/linux-$(DEB_ARCH)
 DEB      := $(DIST)/setmatch_$(VERSION)_$(DEB_ARCH).deb
 # The package's Maintainer field: put your own name and address here (or on
 # the command line) when you distribute the package.
@@ -175,12 +178,12 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) GO=$(GO) scripts/fuzz.sh
 
 cross:
-	mkdir -p $(ARM64)
-	CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOBUILD_REPRO) -o $(ARM64)/ $(addprefix ./cmd/,$(CMDS))
-	@cd $(ARM64) && ls -l $(CMDS) && sha256sum $(CMDS)
+	mkdir -p $(CROSSDIR)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(DEB_ARCH) $(GO) build $(GOBUILD_REPRO) -o $(CROSSDIR)/ $(addprefix ./cmd/,$(CMDS))
+	@cd $(CROSSDIR) && ls -l $(CMDS) && sha256sum $(CMDS)
 
 cross-check: cross
-	GO=$(GO) LDFLAGS="$(LDFLAGS)" scripts/cross-check.sh $(ARM64) $(CMDS)
+	GO=$(GO) GOARCH=$(DEB_ARCH) LDFLAGS="$(LDFLAGS)" scripts/cross-check.sh $(CROSSDIR) $(CMDS)
 
 $(NFPM):
 	mkdir -p $(BIN)/tools
@@ -202,7 +205,7 @@ deb-files:
 deb: deb-files cross $(NFPM)
 	@test -f $(EXAMPLE_CONFIG) || { echo "$(EXAMPLE_CONFIG) is missing: the package installs it as /etc/setmatch/setmatchd.toml"; exit 1; }
 	mkdir -p $(DIST)
-	VERSION=$(VERSION) DEB_ARCH=$(DEB_ARCH) MAINTAINER="$(MAINTAINER)" BINDIR=$(ARM64) GENDIR=$(DEBGEN) \
+	VERSION=$(VERSION) DEB_ARCH=$(DEB_ARCH) MAINTAINER="$(MAINTAINER)" BINDIR=$(CROSSDIR) GENDIR=$(DEBGEN) \
 		SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
 		$(NFPM) package --config cross/nfpm.yaml --packager deb --target $(DEB)
 	scripts/check-deb.sh $(DEB)

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# cross-check.sh DIR CMD...: checks that the linux/arm64 binaries in DIR
-# (built by `make cross`) are static and reproducible: each command is built
+# cross-check.sh DIR CMD...: checks that the linux/$GOARCH binaries in DIR
+# (arm64 unless GOARCH says; built by `make cross`) are static and
+# reproducible: each command is built
 # again from a copy of the source tree at another path with an empty build
 # cache, and the sha256 sums must be equal.
 set -euo pipefail
 GO=${GO:-go}
+GOARCH=${GOARCH:-arm64}
 LDFLAGS=${LDFLAGS:--s -w -buildid=}
 dir=$1
 shift
@@ -17,7 +19,7 @@ mkdir -p "$work/src" "$work/cache" "$work/out"
 tar -C "$repo" --exclude=./bin --exclude=./dist --exclude=./.git -cf - . | tar -C "$work/src" -xf -
 
 echo "rebuilding $* in $work/src with an empty GOCACHE (takes a minute or two)"
-(cd "$work/src" && GOCACHE="$work/cache" CGO_ENABLED=0 GOOS=linux GOARCH=arm64 \
+(cd "$work/src" && GOCACHE="$work/cache" CGO_ENABLED=0 GOOS=linux GOARCH="$GOARCH" \
 	"$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$work/out/" $(printf './cmd/%s ' "$@"))
 
 status=0

@@ -1,0 +1,334 @@
+package cross_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"setmatch/internal/testutil"
+)
+
+// EnvDebianMirror names the Debian mirror TestPackageUnderSystemd
+// bootstraps its root from (default http://deb.debian.org/debian).
+const EnvDebianMirror = "SETMATCH_TEST_DEBIAN_MIRROR"
+
+// bootSuite is the Debian release the root is made of: Debian 12, whose
+// systemd 252 is Raspberry Pi OS Bookworm's, the oldest the unit is
+// written for.
+const bootSuite = "bookworm"
+
+// TestPackageUnderSystemd installs the package, built for this machine's
+// architecture, into a minimal Debian 12 root and boots it with
+// systemd-nspawn: systemd 252 as PID 1 starts setmatchd under the unit's
+// whole sandbox, as on a Raspberry Pi. It then does what an installer and
+// a camera do: trains a model with the packaged setmatch, checks it with
+// setmatchd -check as the daemon's user, enables the unit, boots, drops a
+// batch into the spool as a user of the spool group, reads the decision
+// from the journal file, reloads (a good configuration, then a bad one,
+// which the daemon refuses while it keeps running), kills the daemon
+// with SIGKILL (systemd restarts it, and the new one decides the next
+// batch) and stops it. Only the GPIO lines are not the Pi's: a drop-in
+// sets gpio.backend = "log", as the container has no /dev/gpiochip*.
+//
+// It needs root, systemd-nspawn (Debian's systemd-container), debootstrap,
+// nsenter, make and dpkg-deb (.ci/run installs them), and the Debian
+// mirror (EnvDebianMirror); the bootstrap takes about 40 s, the whole test
+// two to three minutes. Where this machine cannot run it (not root, the
+// mirror out of reach, or a container that cannot boot), it says so and
+// skips: none of those is the package's fault.
+func TestPackageUnderSystemd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bootstraps a Debian root and boots it; not with -short")
+	}
+	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+		t.Skipf("builds the package for this machine: linux/amd64 or linux/arm64, not %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	nspawn := testutil.Tool(t, "systemd-nspawn", "systemd-container")
+	debootstrap := testutil.Tool(t, "debootstrap", "debootstrap")
+	nsenter := testutil.Tool(t, "nsenter", "util-linux")
+	mk := testutil.Tool(t, "make", "make")
+	testutil.Tool(t, "dpkg-deb", "dpkg")
+	if os.Geteuid() != 0 {
+		t.Skip("bootstrapping a Debian root and booting it with systemd-nspawn take root")
+	}
+
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	mirror := os.Getenv(EnvDebianMirror)
+	if mirror == "" {
+		mirror = "http://deb.debian.org/debian"
+	}
+	// The root and the package at once: one waits on the network, the
+	// other on the compiler.
+	bootstrapped := make(chan error, 1)
+	var bootOut []byte
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+		defer cancel()
+		var err error
+		bootOut, err = exec.CommandContext(ctx, debootstrap, "--variant=minbase", "--include=systemd,systemd-sysv",
+			bootSuite, root, mirror).CombinedOutput()
+		if ctx.Err() != nil {
+			err = fmt.Errorf("not done within 8 min: %w", ctx.Err())
+		}
+		bootstrapped <- err
+	}()
+	dist := filepath.Join(dir, "dist")
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, mk, "-C", "..", "deb", "DEB_ARCH="+runtime.GOARCH, "DIST="+dist).CombinedOutput()
+	if ctx.Err() != nil {
+		<-bootstrapped
+		t.Fatalf("make deb DEB_ARCH=%s did not finish within 6 min:\n%s", runtime.GOARCH, out)
+	}
+	if err != nil {
+		<-bootstrapped
+		t.Fatalf("make deb DEB_ARCH=%s: %v\n%s", runtime.GOARCH, err, out)
+	}
+	debs, _ := filepath.Glob(filepath.Join(dist, "*.deb"))
+	if len(debs) != 1 {
+		<-bootstrapped
+		t.Fatalf("make deb wrote %d packages into DIST, want 1:\n%s", len(debs), out)
+	}
+	if err := <-bootstrapped; err != nil {
+		t.Skipf("cannot bootstrap Debian %s from %s (set %s to another mirror): %v\n%s", bootSuite, mirror, EnvDebianMirror, err, tail(bootOut, 20))
+	}
+	b, err := os.ReadFile(debs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "root", "setmatch.deb"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Before the boot: install, train, check, enable, as APPLIANCE.md
+	// tells an installer to. systemd-nspawn without --boot runs one
+	// command in the root, with no systemd running, as dpkg runs on an
+	// image being prepared.
+	offline := func(script string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, nspawn, "-D", root, "--keep-unit", "--register=no", "-q", "--console=pipe",
+			"/bin/sh", "-ec", script)
+		out, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("in the root, not done within 3 min:\n%s\n%s", script, out)
+		}
+		if err != nil {
+			t.Fatalf("in the root: %v\n%s\n%s", err, script, out)
+		}
+		return string(out)
+	}
+	out2 := offline("dpkg -i /root/setmatch.deb")
+	if !strings.Contains(out2, "put a model at /var/lib/setmatch/model.smm") {
+		t.Errorf("dpkg -i: no first-install advice:\n%s", out2)
+	}
+	id := offline("id setmatch; stat -c '%a %U %G' /var/spool/setmatch/new")
+	for _, want := range []string{"(setmatch-spool)", "(gpio)", "3770 setmatch setmatch-spool"} {
+		if !strings.Contains(id, want) {
+			t.Errorf("after dpkg -i, no %q in:\n%s", want, id)
+		}
+	}
+	offline(`
+setmatch synth --kind lighting --classes 4 --sets 4 --frames 12 --dim 20 --seed 6201 --out /root/syn
+mkdir -p /srv/probe
+for c in /root/syn/c*; do mv $c/s003.npy /srv/probe/$(basename $c)-a.npy; mv $c/s002.npy /srv/probe/$(basename $c)-b.npy; done
+chmod -R a+rX /srv/probe
+setmatch train --data /root/syn --out /var/lib/setmatch/model.smm
+printf '[gpio]\nbackend = "log"\n' > /etc/setmatch/conf.d/50-no-gpio.toml
+runuser -u setmatch -- setmatchd -config /etc/setmatch/setmatchd.toml -check
+systemctl enable setmatchd
+useradd --groups setmatch-spool camera
+`)
+
+	// The boot.
+	var console testutil.LockedBuffer
+	boot := exec.Command(nspawn, "-D", root, "--boot", "--keep-unit", "--register=no", "-q", "--console=passive")
+	boot.Stdout, boot.Stderr = &console, &console
+	boot.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := boot.Start(); err != nil {
+		t.Fatalf("systemd-nspawn --boot: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- boot.Wait() }()
+	var pid1 int
+	inside := func(timeout time.Duration, args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		a := append([]string{"-t", strconv.Itoa(pid1), "-m", "-u", "-i", "-n", "-p", "-r", "-w", "--",
+			"/usr/bin/env", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, args...)
+		out, err := exec.CommandContext(ctx, nsenter, a...).CombinedOutput()
+		if ctx.Err() != nil {
+			err = fmt.Errorf("not done within %v", timeout)
+		}
+		return strings.TrimSpace(string(out)), err
+	}
+	t.Cleanup(func() {
+		if pid1 != 0 {
+			inside(10*time.Second, "systemctl", "poweroff")
+		}
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			syscall.Kill(-boot.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	})
+	deadline := time.Now().Add(time.Minute)
+	for pid1 == 0 && time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Skipf("systemd-nspawn --boot cannot boot a container on this machine (%v):\n%s", err, tail(console.Bytes(), 30))
+		case <-time.After(200 * time.Millisecond):
+		}
+		pid1 = containerInit(boot.Process.Pid)
+	}
+	if pid1 == 0 {
+		t.Skipf("systemd-nspawn --boot started no systemd within a minute on this machine:\n%s", tail(console.Bytes(), 30))
+	}
+	state, err := inside(2*time.Minute, "systemctl", "is-system-running", "--wait")
+	if state != "running" {
+		failed, _ := inside(10*time.Second, "systemctl", "--failed", "--no-pager")
+		if !strings.Contains(failed, "setmatchd") {
+			t.Skipf("the container's systemd is %q (%v), and not for setmatchd: this machine cannot boot it cleanly:\n%s", state, err, failed)
+		}
+		status, _ := inside(10*time.Second, "systemctl", "status", "--no-pager", "--lines=40", "setmatchd")
+		t.Fatalf("after the boot, systemd is %q: setmatchd failed:\n%s", state, status)
+	}
+	if got, _ := inside(10*time.Second, "systemctl", "show", "--value", "-p", "StatusText", "setmatchd"); got != "watching /var/spool/setmatch" {
+		t.Errorf("setmatchd's status: %q, want %q", got, "watching /var/spool/setmatch")
+	}
+
+	// decide drops a probe set into the spool as the camera would (write
+	// into tmp/, rename into new/) and returns the journal line that
+	// decided it.
+	decide := func(name, probe string) string {
+		t.Helper()
+		script := fmt.Sprintf("cp /srv/probe/%s /var/spool/setmatch/tmp/%s && mv /var/spool/setmatch/tmp/%s /var/spool/setmatch/new/%s", probe, name, name, name)
+		if out, err := inside(30*time.Second, "runuser", "-u", "camera", "--", "sh", "-ec", script); err != nil {
+			t.Fatalf("the camera's write of %s: %v\n%s", name, err, out)
+		}
+		var line string
+		deadline := time.Now().Add(30 * time.Second)
+		for line == "" && time.Now().Before(deadline) {
+			j, _ := inside(10*time.Second, "cat", "/var/lib/setmatch/journal.jsonl")
+			for l := range strings.SplitSeq(j, "\n") {
+				if strings.Contains(l, `"file":"`+name+`"`) {
+					line = l
+				}
+			}
+			if line == "" {
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+		if line == "" {
+			logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager", "-n", "30")
+			t.Fatalf("batch %s not in the journal file within 30 s:\n%s", name, logs)
+		}
+		return line
+	}
+	if l := decide("b1.npy", "c01-a.npy"); !strings.Contains(l, `"decision":"c01"`) {
+		t.Errorf("a set of c01 decided as:\n%s", l)
+	}
+	if logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager"); !strings.Contains(logs, "pin=GPIO17 value=High") {
+		t.Errorf("no pulse of the match pin in the daemon's log:\n%s", logs)
+	}
+
+	if out, err := inside(time.Minute, "systemctl", "reload", "setmatchd"); err != nil {
+		t.Errorf("systemctl reload with the configuration unchanged: %v\n%s", err, out)
+	}
+	if out, err := inside(10*time.Second, "sh", "-ec", `printf '[gpio]\nbackend = "log"\nbogus = 1\n' > /etc/setmatch/conf.d/50-no-gpio.toml`); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if out, err := inside(time.Minute, "systemctl", "reload", "setmatchd"); err == nil {
+		t.Errorf("systemctl reload with an unknown key succeeded:\n%s", out)
+	}
+	if logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager"); !strings.Contains(logs, "gpio.bogus: unknown key") {
+		t.Errorf("the refused reload's reason is not in the daemon's log:\n%s", logs)
+	}
+	if got, _ := inside(10*time.Second, "systemctl", "is-active", "setmatchd"); got != "active" {
+		t.Errorf("after a refused reload setmatchd is %q, want active", got)
+	}
+	if out, err := inside(10*time.Second, "sh", "-ec", `printf '[gpio]\nbackend = "log"\n' > /etc/setmatch/conf.d/50-no-gpio.toml`); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+
+	// SIGKILL: Restart=on-failure brings a new daemon up, which takes the
+	// spool's lock the killed one held and decides the next batch.
+	if out, err := inside(10*time.Second, "systemctl", "kill", "--signal=KILL", "setmatchd"); err != nil {
+		t.Fatalf("systemctl kill: %v\n%s", err, out)
+	}
+	var restarts string
+	deadline = time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		restarts, _ = inside(10*time.Second, "systemctl", "show", "--value", "-p", "NRestarts", "setmatchd")
+		active, _ := inside(10*time.Second, "systemctl", "is-active", "setmatchd")
+		if restarts == "1" && active == "active" {
+			break
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if restarts != "1" {
+		status, _ := inside(10*time.Second, "systemctl", "status", "--no-pager", "--lines=20", "setmatchd")
+		t.Fatalf("after SIGKILL, NRestarts = %q within 30 s, want 1:\n%s", restarts, status)
+	}
+	if l := decide("b2.npy", "c02-b.npy"); !strings.Contains(l, `"decision":"c02"`) {
+		t.Errorf("after the restart, a set of c02 decided as:\n%s", l)
+	}
+
+	if out, err := inside(time.Minute, "systemctl", "stop", "setmatchd"); err != nil {
+		t.Errorf("systemctl stop: %v\n%s", err, out)
+	}
+	if got, _ := inside(10*time.Second, "systemctl", "show", "-p", "Result", "-p", "ExecMainStatus", "setmatchd"); got != "Result=success\nExecMainStatus=0" {
+		t.Errorf("after systemctl stop:\n%s\nwant Result=success, ExecMainStatus=0", got)
+	}
+}
+
+// containerInit returns the pid of the systemd that systemd-nspawn (pid)
+// started as the container's PID 1, or 0 while there is none: nspawn
+// forks once more before it runs the container's init.
+func containerInit(pid int) int {
+	children := map[int][]int{}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // gone since the glob
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		f := strings.Fields(s[i+1:])
+		c, err1 := strconv.Atoi(strings.Fields(s)[0])
+		if i < 0 || len(f) < 2 || err1 != nil {
+			continue
+		}
+		if pp, err := strconv.Atoi(f[1]); err == nil {
+			children[pp] = append(children[pp], c)
+		}
+	}
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		c := queue[0]
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", c)); strings.TrimSpace(string(comm)) == "systemd" {
+			return c
+		}
+		queue = append(queue, children[c]...)
+	}
+	return 0
+}
+
+// tail returns the last n lines of b.
+func tail(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
