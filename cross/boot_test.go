@@ -35,8 +35,11 @@ const bootSuite = "bookworm"
 // from the journal file, reloads (a good configuration, then a bad one,
 // which the daemon refuses while it keeps running), kills the daemon
 // with SIGKILL (systemd restarts it, and the new one decides the next
-// batch) and stops it. Only the GPIO lines are not the Pi's: a drop-in
-// sets gpio.backend = "log", as the container has no /dev/gpiochip*.
+// batch), upgrades the package under the running daemon, stops it, and
+// removes the package, installs it again and purges it, checking what
+// APPLIANCE.md says of each. Only the GPIO lines are not the Pi's: a
+// drop-in sets gpio.backend = "log", as the container has no
+// /dev/gpiochip*.
 //
 // It needs root, systemd-nspawn (Debian's systemd-container), debootstrap,
 // nsenter, make and dpkg-deb (.ci/run installs them), and the Debian
@@ -286,11 +289,62 @@ useradd --groups setmatch-spool camera
 		t.Errorf("after the restart, a set of c02 decided as:\n%s", l)
 	}
 
+	// An upgrade (the same package again) restarts the running daemon,
+	// keeps it enabled and keeps the drop-in.
+	before, _ := inside(10*time.Second, "systemctl", "show", "--value", "-p", "MainPID", "setmatchd")
+	if out, err := inside(3*time.Minute, "dpkg", "-i", "/root/setmatch.deb"); err != nil {
+		t.Fatalf("dpkg -i over the running daemon: %v\n%s", err, out)
+	}
+	after, _ := inside(10*time.Second, "systemctl", "show", "--value", "-p", "MainPID", "setmatchd")
+	if after == before || after == "0" {
+		t.Errorf("after an upgrade the daemon's MainPID is %s, before it %s: want a new daemon", after, before)
+	}
+	if got, _ := inside(10*time.Second, "systemctl", "is-enabled", "setmatchd"); got != "enabled" {
+		t.Errorf("after an upgrade setmatchd is %q, want enabled", got)
+	}
+	if l := decide("b3.npy", "c03-a.npy"); !strings.Contains(l, `"decision":"c03"`) {
+		t.Errorf("after the upgrade, a set of c03 decided as:\n%s", l)
+	}
+
 	if out, err := inside(time.Minute, "systemctl", "stop", "setmatchd"); err != nil {
 		t.Errorf("systemctl stop: %v\n%s", err, out)
 	}
 	if got, _ := inside(10*time.Second, "systemctl", "show", "-p", "Result", "-p", "ExecMainStatus", "setmatchd"); got != "Result=success\nExecMainStatus=0" {
 		t.Errorf("after systemctl stop:\n%s\nwant Result=success, ExecMainStatus=0", got)
+	}
+
+	// Removal, as APPLIANCE.md says: remove stops the daemon and masks the
+	// unit, keeping the configuration; installing again brings it back
+	// enabled; purge deletes the conffile and keeps the model.
+	if out, err := inside(time.Minute, "systemctl", "start", "setmatchd"); err != nil {
+		t.Fatalf("systemctl start: %v\n%s", err, out)
+	}
+	if out, err := inside(3*time.Minute, "dpkg", "-r", "setmatch"); err != nil {
+		t.Fatalf("dpkg -r: %v\n%s", err, out)
+	}
+	if got, _ := inside(10*time.Second, "systemctl", "is-active", "setmatchd"); got != "inactive" {
+		t.Errorf("after dpkg -r setmatchd is %q, want inactive", got)
+	}
+	if got, _ := inside(10*time.Second, "systemctl", "is-enabled", "setmatchd"); got != "masked" {
+		t.Errorf("after dpkg -r setmatchd is %q, want masked", got)
+	}
+	if out, err := inside(3*time.Minute, "dpkg", "-i", "/root/setmatch.deb"); err != nil {
+		t.Fatalf("dpkg -i after dpkg -r: %v\n%s", err, out)
+	}
+	if got, _ := inside(10*time.Second, "systemctl", "is-enabled", "setmatchd"); got != "enabled" {
+		t.Errorf("installed again after dpkg -r, setmatchd is %q, want enabled", got)
+	}
+	if out, err := inside(3*time.Minute, "dpkg", "--purge", "setmatch"); err != nil {
+		t.Fatalf("dpkg --purge: %v\n%s", err, out)
+	}
+	left, _ := inside(10*time.Second, "sh", "-c", "ls /etc/setmatch /etc/setmatch/conf.d /var/lib/setmatch; id -nG setmatch")
+	for _, want := range []string{"50-no-gpio.toml", "model.smm", "setmatch-spool"} {
+		if !strings.Contains(left, want) {
+			t.Errorf("after dpkg --purge, %s is gone, want it kept:\n%s", want, left)
+		}
+	}
+	if strings.Contains(left, "setmatchd.toml") {
+		t.Errorf("after dpkg --purge the conffile is still there:\n%s", left)
 	}
 }
 
