@@ -3,6 +3,9 @@ package cross_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"setmatch/device/mqtt/mqtttest"
 	"setmatch/internal/testutil"
 )
 
@@ -35,14 +39,17 @@ const bootSuite = "bookworm"
 // from the journal file, reloads (a good configuration, then a bad one,
 // which the daemon refuses while it keeps running), kills the daemon
 // with SIGKILL (systemd restarts it, and the new one decides the next
-// batch), upgrades the package under the running daemon, stops it, and
+// batch), upgrades the package under the running daemon, opens the
+// network for MQTT and metrics with the drop-in the package ships (a
+// broker of the test's gets the decision, the test scrapes the metrics),
+// stops the daemon, and
 // removes the package, installs it again and purges it, checking what
 // APPLIANCE.md says of each. Only the GPIO lines are not the Pi's: a
 // drop-in sets gpio.backend = "log", as the container has no
 // /dev/gpiochip*.
 //
 // It needs root, systemd-nspawn (Debian's systemd-container), debootstrap,
-// nsenter, make and dpkg-deb (.ci/run installs them), and the Debian
+// nsenter, make, dpkg-deb and mosquitto (.ci/run installs them), and the Debian
 // mirror (EnvDebianMirror); the bootstrap takes about 40 s, the whole test
 // two to three minutes. Where this machine cannot run it (not root, the
 // mirror out of reach, or a container that cannot boot), it says so and
@@ -59,6 +66,7 @@ func TestPackageUnderSystemd(t *testing.T) {
 	nsenter := testutil.Tool(t, "nsenter", "util-linux")
 	mk := testutil.Tool(t, "make", "make")
 	testutil.Tool(t, "dpkg-deb", "dpkg")
+	testutil.Tool(t, "mosquitto", "mosquitto") // the broker of the MQTT step
 	if os.Geteuid() != 0 {
 		t.Skip("bootstrapping a Debian root and booting it with systemd-nspawn take root")
 	}
@@ -156,6 +164,9 @@ useradd --groups setmatch-spool camera
 	// The boot.
 	var console testutil.LockedBuffer
 	boot := exec.Command(nspawn, "-D", root, "--boot", "--keep-unit", "--register=no", "-q", "--console=passive")
+	// The unified cgroup hierarchy, as Debian 12 and Raspberry Pi OS
+	// Bookworm boot with, whatever this machine's.
+	boot.Env = append(os.Environ(), "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1")
 	boot.Stdout, boot.Stderr = &console, &console
 	boot.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := boot.Start(); err != nil {
@@ -210,6 +221,16 @@ useradd --groups setmatch-spool camera
 	}
 	if got, _ := inside(10*time.Second, "systemctl", "show", "--value", "-p", "StatusText", "setmatchd"); got != "watching /var/spool/setmatch" {
 		t.Errorf("setmatchd's status: %q, want %q", got, "watching /var/spool/setmatch")
+	}
+	// The unit's limits are the kernel's, through the cgroup controllers
+	// the container is given; a machine whose controllers are all on the
+	// cgroup v1 hierarchy gives it none.
+	if ctl, _ := inside(10*time.Second, "cat", "/sys/fs/cgroup/cgroup.controllers"); strings.Contains(" "+ctl+" ", " memory ") {
+		if got, _ := inside(10*time.Second, "cat", "/sys/fs/cgroup/system.slice/setmatchd.service/memory.max"); got != "268435456" {
+			t.Errorf("setmatchd's memory.max: %q, want 268435456 (MemoryMax=256M)", got)
+		}
+	} else {
+		t.Logf("the container has no memory controller (controllers %q): MemoryMax=, TasksMax= and the IP and device firewalls are not in force in it", ctl)
 	}
 
 	// decide drops a probe set into the spool as the camera would (write
@@ -304,6 +325,54 @@ useradd --groups setmatch-spool camera
 	}
 	if l := decide("b3.npy", "c03-a.npy"); !strings.Contains(l, `"decision":"c03"`) {
 		t.Errorf("after the upgrade, a set of c03 decided as:\n%s", l)
+	}
+
+	// MQTT and metrics through the network drop-in the package ships, as
+	// APPLIANCE.md's "Network access" installs it, with localhost on
+	// IPAddressAllow=. The container shares this machine's network, so
+	// the broker and the scrape are this test's. This checks that the
+	// drop-in opens the network; that IPAddressDeny= closes it to the
+	// addresses not allowed takes systemd's BPF firewall, which a
+	// container does not have.
+	ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	broker := mqtttest.New(ctx, t, false)
+	sub := mqtttest.Subscribe(ctx, t, broker.URL, "", "", "setmatch/door/decision")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := ln.Addr().String()
+	ln.Close()
+	script := fmt.Sprintf(`printf '[mqtt]\nbroker = "%s"\ntopic = "setmatch/door"\n[metrics]\nlisten = "%s"\n' > /etc/setmatch/conf.d/60-outputs.toml
+mkdir -p /etc/systemd/system/setmatchd.service.d
+sed 's/^IPAddressAllow=.*/IPAddressAllow=localhost/' /usr/share/doc/setmatch/setmatchd-network.conf.example > /etc/systemd/system/setmatchd.service.d/network.conf
+systemctl daemon-reload
+systemctl restart setmatchd`, broker.URL, metrics)
+	if out, err := inside(time.Minute, "sh", "-ec", script); err != nil {
+		t.Fatalf("the network drop-in: %v\n%s", err, out)
+	}
+	l := decide("b4.npy", "c00-b.npy")
+	if !strings.Contains(l, `"decision":"c00"`) {
+		t.Errorf("with the network drop-in, a set of c00 decided as:\n%s", l)
+	}
+	testutil.WaitForCtx(t, ctx, "the decision of b4.npy on setmatch/door/decision", func() bool {
+		for _, m := range sub.On("setmatch/door/decision") {
+			if m.Payload == l {
+				return true
+			}
+		}
+		return false
+	})
+	resp, err := http.Get("http://" + metrics + "/metrics")
+	if err != nil {
+		logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager", "-n", "20")
+		t.Fatalf("metrics through the drop-in: %v\n%s", err, logs)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `setmatch_batches_total{result="known"} 1`) {
+		t.Errorf("the restarted daemon's metrics do not count its one known batch:\n%s", body)
 	}
 
 	if out, err := inside(time.Minute, "systemctl", "stop", "setmatchd"); err != nil {
