@@ -31,29 +31,28 @@ const bootSuite = "bookworm"
 
 // TestPackageUnderSystemd installs the package, built for this machine's
 // architecture, into a minimal Debian 12 root and boots it with
-// systemd-nspawn: systemd 252 as PID 1 starts setmatchd under the unit's
-// whole sandbox, as on a Raspberry Pi. It then does what an installer and
-// a camera do: trains a model with the packaged setmatch, checks it with
-// setmatchd -check as the daemon's user, enables the unit, boots, drops a
-// batch into the spool as a user of the spool group, reads the decision
-// from the journal file, reloads (a good configuration, then a bad one,
-// which the daemon refuses while it keeps running), kills the daemon
-// with SIGKILL (systemd restarts it, and the new one decides the next
-// batch), upgrades the package under the running daemon, opens the
-// network for MQTT and metrics with the drop-in the package ships (a
-// broker of the test's gets the decision, the test scrapes the metrics),
-// stops the daemon, and
-// removes the package, installs it again and purges it, checking what
-// APPLIANCE.md says of each. Only the GPIO lines are not the Pi's: a
-// drop-in sets gpio.backend = "log", as the container has no
-// /dev/gpiochip*.
+// systemd-nspawn: systemd 252 as PID 1 starts setmatchd with the unit's
+// sandbox, as on a Raspberry Pi. It does what an installer and a camera
+// do, and checks what APPLIANCE.md says of each step: it trains a model
+// of image frames with the packaged setmatch, checks it with setmatchd
+// -check as the daemon's user, enables the unit and boots; captures a
+// burst into the spool with the package's camera script as a user of the
+// spool group and reads the decision from the journal file; reloads (a
+// good configuration, then one the daemon refuses while it runs on);
+// kills the daemon with SIGKILL (systemd starts it again, and the new one
+// decides the next burst); upgrades the package under the running daemon;
+// opens the network for MQTT and metrics with the drop-in the package
+// ships (a broker of the test's gets the decision, the test scrapes the
+// metrics); stops the daemon; and removes the package, installs it again
+// and purges it. The GPIO lines are not the Pi's: a drop-in sets
+// gpio.backend = "log", as the container has no /dev/gpiochip*.
 //
 // It needs root, systemd-nspawn (Debian's systemd-container), debootstrap,
-// nsenter, make, dpkg-deb and mosquitto (.ci/run installs them), and the Debian
-// mirror (EnvDebianMirror); the bootstrap takes about 40 s, the whole test
-// two to three minutes. Where this machine cannot run it (not root, the
-// mirror out of reach, or a container that cannot boot), it says so and
-// skips: none of those is the package's fault.
+// nsenter, make, dpkg-deb and mosquitto (.ci/run installs them), and the
+// Debian mirror (EnvDebianMirror); the bootstrap takes about 40 s, the
+// whole test about a minute. Where this machine cannot run it (not root,
+// the mirror out of reach, or a container that cannot boot), it says so
+// and skips: none of those is the package's fault.
 func TestPackageUnderSystemd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bootstraps a Debian root and boots it; not with -short")
@@ -150,15 +149,22 @@ func TestPackageUnderSystemd(t *testing.T) {
 		}
 	}
 	offline(`
-setmatch synth --kind lighting --classes 4 --sets 4 --frames 12 --dim 20 --seed 6201 --out /root/syn
+setmatch synth --images 32x32 --classes 4 --sets 4 --frames 8 --seed 6201 --out /root/syn
 mkdir -p /srv/probe
-for c in /root/syn/c*; do mv $c/s003.npy /srv/probe/$(basename $c)-a.npy; mv $c/s002.npy /srv/probe/$(basename $c)-b.npy; done
+for c in /root/syn/c*; do mv $c/s003 /srv/probe/$(basename $c)-a; mv $c/s002 /srv/probe/$(basename $c)-b; done
 chmod -R a+rX /srv/probe
-setmatch train --data /root/syn --out /var/lib/setmatch/model.smm
+setmatch train --data /root/syn --features intensity:16x16 --out /var/lib/setmatch/model.smm
 printf '[gpio]\nbackend = "log"\n' > /etc/setmatch/conf.d/50-no-gpio.toml
 runuser -u setmatch -- setmatchd -config /etc/setmatch/setmatchd.toml -check
 systemctl enable setmatchd
 useradd --groups setmatch-spool camera
+cat > /usr/local/bin/fake-camera <<'EOF'
+#!/bin/sh
+# fake-camera DIR N: writes N frames of the burst /srv/probe/$PROBE into DIR.
+set -e
+for f in $(ls /srv/probe/$PROBE/* | head -n "$2"); do cp "$f" "$1/"; done
+EOF
+chmod 755 /usr/local/bin/fake-camera
 `)
 
 	// The boot.
@@ -233,14 +239,14 @@ useradd --groups setmatch-spool camera
 		t.Logf("the container has no memory controller (controllers %q): MemoryMax=, TasksMax= and the IP and device firewalls are not in force in it", ctl)
 	}
 
-	// decide drops a probe set into the spool as the camera would (write
-	// into tmp/, rename into new/) and returns the journal line that
-	// decided it.
+	// decide captures a burst of the probe set with the package's camera
+	// script, as the camera's user (the frames of the probe stand for the
+	// camera's), and returns the journal line that decided it.
 	decide := func(name, probe string) string {
 		t.Helper()
-		script := fmt.Sprintf("cp /srv/probe/%s /var/spool/setmatch/tmp/%s && mv /var/spool/setmatch/tmp/%s /var/spool/setmatch/new/%s", probe, name, name, name)
-		if out, err := inside(30*time.Second, "runuser", "-u", "camera", "--", "sh", "-ec", script); err != nil {
-			t.Fatalf("the camera's write of %s: %v\n%s", name, err, out)
+		if out, err := inside(30*time.Second, "runuser", "-u", "camera", "--", "env", "CAPTURE=/usr/local/bin/fake-camera", "PROBE="+probe,
+			"bash", "/usr/share/doc/setmatch/examples/camera-burst.sh", "-n", "8", name); err != nil {
+			t.Fatalf("camera-burst.sh %s: %v\n%s", name, err, out)
 		}
 		var line string
 		deadline := time.Now().Add(30 * time.Second)
@@ -259,9 +265,14 @@ useradd --groups setmatch-spool camera
 			logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager", "-n", "30")
 			t.Fatalf("batch %s not in the journal file within 30 s:\n%s", name, logs)
 		}
+		// The daemon, not the burst's owner, moves it out of new/.
+		if out, err := inside(10*time.Second, "test", "-d", "/var/spool/setmatch/done/"+name); err != nil {
+			ls, _ := inside(10*time.Second, "ls", "-lR", "/var/spool/setmatch")
+			t.Errorf("burst %s decided but not in done/ (%v %s):\n%s", name, err, out, ls)
+		}
 		return line
 	}
-	if l := decide("b1.npy", "c01-a.npy"); !strings.Contains(l, `"decision":"c01"`) {
+	if l := decide("b1", "c01-a"); !strings.Contains(l, `"decision":"c01"`) {
 		t.Errorf("a set of c01 decided as:\n%s", l)
 	}
 	if logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager"); !strings.Contains(logs, "pin=GPIO17 value=High") {
@@ -306,7 +317,7 @@ useradd --groups setmatch-spool camera
 		status, _ := inside(10*time.Second, "systemctl", "status", "--no-pager", "--lines=20", "setmatchd")
 		t.Fatalf("after SIGKILL, NRestarts = %q within 30 s, want 1:\n%s", restarts, status)
 	}
-	if l := decide("b2.npy", "c02-b.npy"); !strings.Contains(l, `"decision":"c02"`) {
+	if l := decide("b2", "c02-b"); !strings.Contains(l, `"decision":"c02"`) {
 		t.Errorf("after the restart, a set of c02 decided as:\n%s", l)
 	}
 
@@ -323,7 +334,7 @@ useradd --groups setmatch-spool camera
 	if got, _ := inside(10*time.Second, "systemctl", "is-enabled", "setmatchd"); got != "enabled" {
 		t.Errorf("after an upgrade setmatchd is %q, want enabled", got)
 	}
-	if l := decide("b3.npy", "c03-a.npy"); !strings.Contains(l, `"decision":"c03"`) {
+	if l := decide("b3", "c03-a"); !strings.Contains(l, `"decision":"c03"`) {
 		t.Errorf("after the upgrade, a set of c03 decided as:\n%s", l)
 	}
 
@@ -352,11 +363,11 @@ systemctl restart setmatchd`, broker.URL, metrics)
 	if out, err := inside(time.Minute, "sh", "-ec", script); err != nil {
 		t.Fatalf("the network drop-in: %v\n%s", err, out)
 	}
-	l := decide("b4.npy", "c00-b.npy")
+	l := decide("b4", "c00-b")
 	if !strings.Contains(l, `"decision":"c00"`) {
 		t.Errorf("with the network drop-in, a set of c00 decided as:\n%s", l)
 	}
-	testutil.WaitForCtx(t, ctx, "the decision of b4.npy on setmatch/door/decision", func() bool {
+	testutil.WaitForCtx(t, ctx, "the decision of b4 on setmatch/door/decision", func() bool {
 		for _, m := range sub.On("setmatch/door/decision") {
 			if m.Payload == l {
 				return true
