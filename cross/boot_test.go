@@ -119,6 +119,10 @@ func TestPackageUnderSystemd(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The container's name: its host name, and the name of nspawn's
+	// folders on this machine, one per test run.
+	machine := fmt.Sprintf("setmatch-test-%d", os.Getpid())
+
 	// Before the boot: install, train, check, enable, as APPLIANCE.md
 	// tells an installer to. systemd-nspawn without --boot runs one
 	// command in the root, with no systemd running, as dpkg runs on an
@@ -127,7 +131,7 @@ func TestPackageUnderSystemd(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, nspawn, "-D", root, "--keep-unit", "--register=no", "-q", "--console=pipe",
+		cmd := exec.CommandContext(ctx, nspawn, "-D", root, "-M", machine, "--keep-unit", "--register=no", "-q", "--console=pipe",
 			"/bin/sh", "-ec", script)
 		out, err := cmd.CombinedOutput()
 		if ctx.Err() != nil {
@@ -169,7 +173,7 @@ chmod 755 /usr/local/bin/fake-camera
 
 	// The boot.
 	var console testutil.LockedBuffer
-	boot := exec.Command(nspawn, "-D", root, "--boot", "--keep-unit", "--register=no", "-q", "--console=passive")
+	boot := exec.Command(nspawn, "-D", root, "-M", machine, "--boot", "--keep-unit", "--register=no", "-q", "--console=passive")
 	// The unified cgroup hierarchy, as Debian 12 and Raspberry Pi OS
 	// Bookworm boot with, whatever this machine's.
 	boot.Env = append(os.Environ(), "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1")
@@ -216,14 +220,19 @@ chmod 755 /usr/local/bin/fake-camera
 	if pid1 == 0 {
 		t.Skipf("systemd-nspawn --boot started no systemd within a minute on this machine:\n%s", tail(console.Bytes(), 30))
 	}
+	// running, or degraded where a unit failed; not an answer, where
+	// systemd never came up in the container.
 	state, err := inside(2*time.Minute, "systemctl", "is-system-running", "--wait")
-	if state != "running" {
-		failed, _ := inside(10*time.Second, "systemctl", "--failed", "--no-pager")
-		if !strings.Contains(failed, "setmatchd") {
-			t.Skipf("the container's systemd is %q (%v), and not for setmatchd: this machine cannot boot it cleanly:\n%s", state, err, failed)
-		}
+	if state != "running" && state != "degraded" {
+		t.Skipf("the container's systemd did not come up on this machine (%q, %v):\n%s", state, err, tail(console.Bytes(), 30))
+	}
+	if active, _ := inside(10*time.Second, "systemctl", "is-active", "setmatchd"); active != "active" {
 		status, _ := inside(10*time.Second, "systemctl", "status", "--no-pager", "--lines=40", "setmatchd")
-		t.Fatalf("after the boot, systemd is %q: setmatchd failed:\n%s", state, status)
+		t.Fatalf("after the boot setmatchd is %q:\n%s", active, status)
+	}
+	if state == "degraded" {
+		failed, _ := inside(10*time.Second, "systemctl", "--failed", "--no-pager")
+		t.Logf("in the container, units other than setmatchd failed:\n%s", failed)
 	}
 	if got, _ := inside(10*time.Second, "systemctl", "show", "--value", "-p", "StatusText", "setmatchd"); got != "watching /var/spool/setmatch" {
 		t.Errorf("setmatchd's status: %q, want %q", got, "watching /var/spool/setmatch")
