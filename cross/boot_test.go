@@ -40,7 +40,9 @@ const bootSuite = "bookworm"
 // spool group and reads the decision from the journal file; reloads (a
 // good configuration, then one the daemon refuses while it runs on);
 // kills the daemon with SIGKILL (systemd starts it again, and the new one
-// decides the next burst); upgrades the package under the running daemon;
+// decides the next burst); enrols a new person from a burst the daemon
+// kept and forgets them again, as the daemon's user, the daemon reloading
+// each model by itself; upgrades the package under the running daemon;
 // opens the network for MQTT and metrics with the drop-in the package
 // ships (a broker of the test's gets the decision, the test scrapes the
 // metrics); stops the daemon; and removes the package, installs it again
@@ -153,9 +155,10 @@ func TestPackageUnderSystemd(t *testing.T) {
 		}
 	}
 	offline(`
-setmatch synth --images 32x32 --classes 4 --sets 4 --frames 8 --seed 6201 --out /root/syn
+setmatch synth --images 32x32 --classes 5 --sets 4 --frames 8 --seed 6201 --out /root/syn
 mkdir -p /srv/probe
 for c in /root/syn/c*; do mv $c/s003 /srv/probe/$(basename $c)-a; mv $c/s002 /srv/probe/$(basename $c)-b; done
+rm -r /root/syn/c04   # the person enrolled later
 chmod -R a+rX /srv/probe
 setmatch train --data /root/syn --features intensity:16x16 --out /var/lib/setmatch/model.smm
 printf '[gpio]\nbackend = "log"\n' > /etc/setmatch/conf.d/50-no-gpio.toml
@@ -328,6 +331,56 @@ chmod 755 /usr/local/bin/fake-camera
 	}
 	if l := decide("b2", "c02-b"); !strings.Contains(l, `"decision":"c02"`) {
 		t.Errorf("after the restart, a set of c02 decided as:\n%s", l)
+	}
+
+	// Enrol a new person from a burst the daemon kept in done/, and
+	// forget them again, as the daemon's user: the running daemon
+	// reloads each changed model by itself.
+	reloads := func() []string {
+		logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager", "-o", "cat")
+		var r []string
+		for l := range strings.SplitSeq(logs, "\n") {
+			if strings.Contains(l, "msg=reloaded") {
+				r = append(r, l)
+			}
+		}
+		return r
+	}
+	// reloadedTo waits for a reload after the first n to a gallery of
+	// sets sets.
+	reloadedTo := func(n int, sets string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			r := reloads()
+			for _, l := range r[min(n, len(r)):] {
+				if strings.Contains(l, "gallery_sets="+sets+" ") {
+					return
+				}
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager", "-n", "20")
+		t.Fatalf("no reload to a gallery of %s sets within 30 s:\n%s", sets, logs)
+	}
+	decide("b5", "c04-a")
+	n := len(reloads())
+	if out, err := inside(time.Minute, "runuser", "-u", "setmatch", "--", "setmatch", "enroll", "--model", "/var/lib/setmatch/model.smm",
+		"--label", "c04", "/var/spool/setmatch/done/b5"); err != nil {
+		t.Fatalf("setmatch enroll as setmatch: %v\n%s", err, out)
+	}
+	reloadedTo(n, "9")
+	if l := decide("b6", "c04-b"); !strings.Contains(l, `"decision":"c04"`) {
+		t.Errorf("after c04 was enrolled, a set of c04 decided as:\n%s", l)
+	}
+	n = len(reloads())
+	if out, err := inside(time.Minute, "runuser", "-u", "setmatch", "--", "setmatch", "forget", "--model", "/var/lib/setmatch/model.smm",
+		"--label", "c04"); err != nil {
+		t.Fatalf("setmatch forget as setmatch: %v\n%s", err, out)
+	}
+	reloadedTo(n, "8")
+	if l := decide("b7", "c04-b"); strings.Contains(l, `"best":"c04"`) {
+		t.Errorf("after c04 was forgotten, a set of c04 decided as:\n%s", l)
 	}
 
 	// An upgrade (the same package again) restarts the running daemon,
