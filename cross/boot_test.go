@@ -45,8 +45,9 @@ const bootSuite = "bookworm"
 // each model by itself; upgrades the package under the running daemon;
 // opens the network for MQTT and metrics with the drop-in the package
 // ships (a broker of the test's gets the decision, the test scrapes the
-// metrics); stops the daemon; and removes the package, installs it again
-// and purges it. The GPIO lines are not the Pi's: a drop-in sets
+// metrics); stops the daemon; mounts the spool on tmpfs and boots again
+// (systemd makes the spool's folders, and the daemon decides a burst);
+// and removes the package, installs it again and purges it. The GPIO lines are not the Pi's: a drop-in sets
 // gpio.backend = "log", as the container has no /dev/gpiochip*.
 //
 // It needs root, systemd-nspawn (Debian's systemd-container), debootstrap,
@@ -175,60 +176,9 @@ chmod 755 /usr/local/bin/fake-camera
 `)
 
 	// The boot.
-	var console testutil.LockedBuffer
-	boot := exec.Command(nspawn, "-D", root, "-M", machine, "--boot", "--keep-unit", "--register=no", "-q", "--console=passive")
-	// The unified cgroup hierarchy, as Debian 12 and Raspberry Pi OS
-	// Bookworm boot with, whatever this machine's.
-	boot.Env = append(os.Environ(), "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1")
-	boot.Stdout, boot.Stderr = &console, &console
-	boot.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := boot.Start(); err != nil {
-		t.Fatalf("systemd-nspawn --boot: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- boot.Wait() }()
-	var pid1 int
-	inside := func(timeout time.Duration, args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		a := append([]string{"-t", strconv.Itoa(pid1), "-m", "-u", "-i", "-n", "-p", "-r", "-w", "--",
-			"/usr/bin/env", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, args...)
-		out, err := exec.CommandContext(ctx, nsenter, a...).CombinedOutput()
-		if ctx.Err() != nil {
-			err = fmt.Errorf("not done within %v", timeout)
-		}
-		return strings.TrimSpace(string(out)), err
-	}
-	t.Cleanup(func() {
-		if pid1 != 0 {
-			inside(10*time.Second, "systemctl", "poweroff")
-		}
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			syscall.Kill(-boot.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-	})
-	deadline := time.Now().Add(time.Minute)
-	for pid1 == 0 && time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Skipf("systemd-nspawn --boot cannot boot a container on this machine (%v):\n%s", err, tail(console.Bytes(), 30))
-		case <-time.After(200 * time.Millisecond):
-		}
-		pid1 = containerInit(boot.Process.Pid)
-	}
-	if pid1 == 0 {
-		t.Skipf("systemd-nspawn --boot started no systemd within a minute on this machine:\n%s", tail(console.Bytes(), 30))
-	}
-	// running, or degraded where a unit failed; not an answer, where
-	// systemd never came up in the container.
-	state, err := inside(2*time.Minute, "systemctl", "is-system-running", "--wait")
-	if state != "running" && state != "degraded" {
-		t.Skipf("the container's systemd did not come up on this machine (%q, %v):\n%s", state, err, tail(console.Bytes(), 30))
-	}
+	c := &container{root: root, machine: machine, nspawn: nspawn, nsenter: nsenter}
+	inside := c.inside
+	state := c.boot(t)
 	if active, _ := inside(10*time.Second, "systemctl", "is-active", "setmatchd"); active != "active" {
 		status, _ := inside(10*time.Second, "systemctl", "status", "--no-pager", "--lines=40", "setmatchd")
 		t.Fatalf("after the boot setmatchd is %q:\n%s", active, status)
@@ -316,7 +266,7 @@ chmod 755 /usr/local/bin/fake-camera
 		t.Fatalf("systemctl kill: %v\n%s", err, out)
 	}
 	var restarts string
-	deadline = time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		restarts, _ = inside(10*time.Second, "systemctl", "show", "--value", "-p", "NRestarts", "setmatchd")
 		active, _ := inside(10*time.Second, "systemctl", "is-active", "setmatchd")
@@ -455,6 +405,36 @@ systemctl restart setmatchd`, broker.URL, metrics)
 		t.Errorf("after systemctl stop:\n%s\nwant Result=success, ExecMainStatus=0", got)
 	}
 
+	// The spool on tmpfs, as APPLIANCE.md's "Configure" mounts it: at the
+	// next boot systemd-tmpfiles-setup makes the spool's folders on the
+	// empty mount, and the daemon, enabled, decides a burst.
+	ids, err := inside(10*time.Second, "sh", "-ec", "echo $(id -u setmatch) $(getent group setmatch-spool | cut -d: -f3)")
+	var uid, gid int
+	if _, err2 := fmt.Sscan(ids, &uid, &gid); err != nil || err2 != nil {
+		t.Fatalf("the ids of setmatch and setmatch-spool: %v %v\n%s", err, err2, ids)
+	}
+	fstab := fmt.Sprintf("tmpfs /var/spool/setmatch tmpfs rw,nosuid,nodev,noexec,size=64m,mode=2750,uid=%d,gid=%d 0 0", uid, gid)
+	if out, err := inside(10*time.Second, "sh", "-ec", "echo '"+fstab+"' >> /etc/fstab"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	c.poweroff(t)
+	if state := c.boot(t); state != "running" {
+		failed, _ := inside(10*time.Second, "systemctl", "--failed", "--no-pager")
+		t.Errorf("after a boot with the spool on tmpfs, systemd is %q:\n%s", state, failed)
+	}
+	if got, _ := inside(10*time.Second, "findmnt", "-n", "-o", "FSTYPE", "/var/spool/setmatch"); got != "tmpfs" {
+		t.Errorf("/var/spool/setmatch is on %q, want tmpfs", got)
+	}
+	if got, _ := inside(10*time.Second, "stat", "-c", "%a %U %G", "/var/spool/setmatch/new"); got != "3770 setmatch setmatch-spool" {
+		t.Errorf("on the tmpfs spool, new/ is %q, want 3770 setmatch setmatch-spool", got)
+	}
+	if l := decide("b8", "c01-b"); !strings.Contains(l, `"decision":"c01"`) {
+		t.Errorf("with the spool on tmpfs, a set of c01 decided as:\n%s", l)
+	}
+	if out, err := inside(time.Minute, "systemctl", "stop", "setmatchd"); err != nil {
+		t.Errorf("systemctl stop: %v\n%s", err, out)
+	}
+
 	// Removal, as APPLIANCE.md says: remove stops the daemon and masks the
 	// unit, keeping the configuration; installing again brings it back
 	// enabled; purge deletes the conffile and keeps the model.
@@ -487,6 +467,95 @@ systemctl restart setmatchd`, broker.URL, metrics)
 	}
 	if strings.Contains(left, "setmatchd.toml") {
 		t.Errorf("after dpkg --purge the conffile is still there:\n%s", left)
+	}
+}
+
+// container is a Debian root booted with systemd-nspawn.
+type container struct {
+	root, machine   string
+	nspawn, nsenter string
+
+	cmd     *exec.Cmd
+	exited  chan error
+	console *testutil.LockedBuffer
+	pid1    int // of the container's systemd, as this machine sees it
+}
+
+// boot boots the root and waits for its systemd to finish starting the
+// units; it returns systemd's state, running or degraded. Where this
+// machine cannot boot the container, it skips t. The container is
+// powered off when t ends, if it is still running.
+func (c *container) boot(t *testing.T) string {
+	t.Helper()
+	c.console = new(testutil.LockedBuffer)
+	c.cmd = exec.Command(c.nspawn, "-D", c.root, "-M", c.machine, "--boot", "--keep-unit", "--register=no", "-q", "--console=passive")
+	// The unified cgroup hierarchy, as Debian 12 and Raspberry Pi OS
+	// Bookworm boot with, whatever this machine's.
+	c.cmd.Env = append(os.Environ(), "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1")
+	c.cmd.Stdout, c.cmd.Stderr = c.console, c.console
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.cmd.Start(); err != nil {
+		t.Fatalf("systemd-nspawn --boot: %v", err)
+	}
+	c.exited = make(chan error, 1)
+	go func(cmd *exec.Cmd, exited chan<- error) { exited <- cmd.Wait() }(c.cmd, c.exited)
+	t.Cleanup(func() { c.poweroff(t) })
+	c.pid1 = 0
+	deadline := time.Now().Add(time.Minute)
+	for c.pid1 == 0 && time.Now().Before(deadline) {
+		select {
+		case err := <-c.exited:
+			c.exited <- err
+			t.Skipf("systemd-nspawn --boot cannot boot a container on this machine (%v):\n%s", err, tail(c.console.Bytes(), 30))
+		case <-time.After(200 * time.Millisecond):
+		}
+		c.pid1 = containerInit(c.cmd.Process.Pid)
+	}
+	if c.pid1 == 0 {
+		t.Skipf("systemd-nspawn --boot started no systemd within a minute on this machine:\n%s", tail(c.console.Bytes(), 30))
+	}
+	// running, or degraded where a unit failed; not an answer, where
+	// systemd never came up in the container.
+	state, err := c.inside(2*time.Minute, "systemctl", "is-system-running", "--wait")
+	if state != "running" && state != "degraded" {
+		t.Skipf("the container's systemd did not come up on this machine (%q, %v):\n%s", state, err, tail(c.console.Bytes(), 30))
+	}
+	return state
+}
+
+// inside runs args in the booted container and returns their output,
+// trimmed.
+func (c *container) inside(timeout time.Duration, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	a := append([]string{"-t", strconv.Itoa(c.pid1), "-m", "-u", "-i", "-n", "-p", "-r", "-w", "--",
+		"/usr/bin/env", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, args...)
+	out, err := exec.CommandContext(ctx, c.nsenter, a...).CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("not done within %v", timeout)
+	}
+	return strings.TrimSpace(string(out)), err
+}
+
+// poweroff shuts the container down, and kills it after 30 s.
+func (c *container) poweroff(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-c.exited:
+		c.exited <- err
+		return
+	default:
+	}
+	if c.pid1 != 0 {
+		c.inside(10*time.Second, "systemctl", "poweroff")
+	}
+	select {
+	case err := <-c.exited:
+		c.exited <- err
+	case <-time.After(30 * time.Second):
+		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		c.exited <- <-c.exited
+		t.Errorf("the container did not power off within 30 s")
 	}
 }
 
