@@ -161,7 +161,8 @@ mkdir -p /srv/probe
 for c in /root/syn/c*; do mv $c/s003 /srv/probe/$(basename $c)-a; mv $c/s002 /srv/probe/$(basename $c)-b; done
 rm -r /root/syn/c04   # the person enrolled later
 chmod -R a+rX /srv/probe
-setmatch train --data /root/syn --features intensity:16x16 --out /var/lib/setmatch/model.smm
+setmatch train --data /root/syn --features intensity:16x16 --out /root/model.smm
+install -o root -g setmatch -m 0640 /root/model.smm /var/lib/setmatch/model.smm
 printf '[gpio]\nbackend = "log"\n' > /etc/setmatch/conf.d/50-no-gpio.toml
 runuser -u setmatch -- setmatchd -config /etc/setmatch/setmatchd.toml -check
 systemctl enable setmatchd
