@@ -228,18 +228,43 @@ chmod 755 /usr/local/bin/fake-camera
 			logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager", "-n", "30")
 			t.Fatalf("batch %s not in the journal file within 30 s:\n%s", name, logs)
 		}
-		// The daemon, not the burst's owner, moves it out of new/.
-		if out, err := inside(10*time.Second, "test", "-d", "/var/spool/setmatch/done/"+name); err != nil {
-			ls, _ := inside(10*time.Second, "ls", "-lR", "/var/spool/setmatch")
-			t.Errorf("burst %s decided but not in done/ (%v %s):\n%s", name, err, out, ls)
+		// The daemon, not the burst's owner, moves it out of new/: into
+		// done/ just after it writes the journal line.
+		for {
+			_, err := inside(10*time.Second, "test", "-d", "/var/spool/setmatch/done/"+name)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				ls, _ := inside(10*time.Second, "ls", "-lR", "/var/spool/setmatch")
+				t.Errorf("burst %s decided but not in done/ within 30 s:\n%s", name, ls)
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
 		return line
 	}
 	if l := decide("b1", "c01-a"); !strings.Contains(l, `"decision":"c01"`) {
 		t.Errorf("a set of c01 decided as:\n%s", l)
 	}
-	if logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager"); !strings.Contains(logs, "pin=GPIO17 value=High") {
-		t.Errorf("no pulse of the match pin in the daemon's log:\n%s", logs)
+	// logged reports whether the daemon's log holds sub within 10 s:
+	// journald reads the daemon's output on its own time, and the pulse
+	// comes from the signaller's goroutine.
+	logged := func(sub string) (string, bool) {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager")
+			if strings.Contains(logs, sub) {
+				return logs, true
+			}
+			if time.Now().After(deadline) {
+				return logs, false
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	if logs, ok := logged("pin=GPIO17 value=High"); !ok {
+		t.Errorf("no pulse of the match pin in the daemon's log within 10 s:\n%s", logs)
 	}
 
 	if out, err := inside(time.Minute, "systemctl", "reload", "setmatchd"); err != nil {
@@ -251,8 +276,8 @@ chmod 755 /usr/local/bin/fake-camera
 	if out, err := inside(time.Minute, "systemctl", "reload", "setmatchd"); err == nil {
 		t.Errorf("systemctl reload with an unknown key succeeded:\n%s", out)
 	}
-	if logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager"); !strings.Contains(logs, "gpio.bogus: unknown key") {
-		t.Errorf("the refused reload's reason is not in the daemon's log:\n%s", logs)
+	if logs, ok := logged("gpio.bogus: unknown key"); !ok {
+		t.Errorf("the refused reload's reason is not in the daemon's log within 10 s:\n%s", logs)
 	}
 	if got, _ := inside(10*time.Second, "systemctl", "is-active", "setmatchd"); got != "active" {
 		t.Errorf("after a refused reload setmatchd is %q, want active", got)
