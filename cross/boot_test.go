@@ -83,14 +83,21 @@ func TestPackageUnderSystemd(t *testing.T) {
 	// other on the compiler.
 	bootstrapped := make(chan error, 1)
 	var bootOut []byte
+	bctx, bcancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer bcancel()
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-		defer cancel()
+		cmd := exec.CommandContext(bctx, debootstrap, "--variant=minbase", "--include=systemd,systemd-sysv",
+			bootSuite, root, mirror)
+		// Stopped with SIGTERM, debootstrap and what it runs: on it,
+		// debootstrap unmounts what it mounted in the root (/proc, /sys),
+		// which SIGKILL would leave mounted.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+		cmd.WaitDelay = time.Minute
 		var err error
-		bootOut, err = exec.CommandContext(ctx, debootstrap, "--variant=minbase", "--include=systemd,systemd-sysv",
-			bootSuite, root, mirror).CombinedOutput()
-		if ctx.Err() != nil {
-			err = fmt.Errorf("not done within 8 min: %w", ctx.Err())
+		bootOut, err = cmd.CombinedOutput()
+		if bctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("not done within 8 min: %w", bctx.Err())
 		}
 		bootstrapped <- err
 	}()
@@ -98,16 +105,21 @@ func TestPackageUnderSystemd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, mk, "-C", "..", "deb", "DEB_ARCH="+runtime.GOARCH, "DIST="+dist).CombinedOutput()
+	// Where the package is not there, the bootstrap is stopped: it is of
+	// no use, and TempDir's cleanup must not remove the root under it.
 	if ctx.Err() != nil {
+		bcancel()
 		<-bootstrapped
 		t.Fatalf("make deb DEB_ARCH=%s did not finish within 6 min:\n%s", runtime.GOARCH, out)
 	}
 	if err != nil {
+		bcancel()
 		<-bootstrapped
 		t.Fatalf("make deb DEB_ARCH=%s: %v\n%s", runtime.GOARCH, err, out)
 	}
 	debs, _ := filepath.Glob(filepath.Join(dist, "*.deb"))
 	if len(debs) != 1 {
+		bcancel()
 		<-bootstrapped
 		t.Fatalf("make deb wrote %d packages into DIST, want 1:\n%s", len(debs), out)
 	}
@@ -539,7 +551,8 @@ type container struct {
 // answers within two minutes), it skips t at the first boot and fails it
 // at a later one; a systemd that answers with another state (maintenance:
 // a unit the boot needs failed) fails t. The container is powered off
-// when t ends, if it is still running.
+// when t ends, if it is still running, and when this test's process dies
+// (the go test timeout).
 func (c *container) boot(t *testing.T) string {
 	t.Helper()
 	cannot := t.Skipf
@@ -552,7 +565,8 @@ func (c *container) boot(t *testing.T) string {
 	// Bookworm boot with, whatever this machine's.
 	c.cmd.Env = append(os.Environ(), "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1")
 	c.cmd.Stdout, c.cmd.Stderr = c.console, c.console
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// On SIGTERM nspawn shuts the container down (its --kill-signal).
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := c.cmd.Start(); err != nil {
 		t.Fatalf("systemd-nspawn --boot: %v", err)
 	}
@@ -635,8 +649,19 @@ func (c *container) poweroff(t *testing.T) {
 	case err := <-c.exited:
 		c.exited <- err
 	case <-time.After(30 * time.Second):
-		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
-		c.exited <- <-c.exited
+		// SIGKILL to the container's PID 1 ends every process in it, and
+		// nspawn then cleans up after it; nspawn itself only if it does
+		// not exit.
+		if c.pid1 != 0 {
+			syscall.Kill(c.pid1, syscall.SIGKILL)
+		}
+		select {
+		case err := <-c.exited:
+			c.exited <- err
+		case <-time.After(10 * time.Second):
+			syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+			c.exited <- <-c.exited
+		}
 		t.Errorf("the container did not power off within 30 s")
 	}
 }
