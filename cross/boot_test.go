@@ -440,7 +440,7 @@ systemctl restart setmatchd`, broker.URL, metrics)
 		}
 		return false
 	})
-	resp, err := http.Get("http://" + metrics + "/metrics")
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + metrics + "/metrics")
 	if err != nil {
 		logs, _ := inside(10*time.Second, "journalctl", "-u", "setmatchd", "--no-pager", "-n", "20")
 		t.Fatalf("metrics through the drop-in: %v\n%s", err, logs)
