@@ -33,7 +33,7 @@ for c in "$@"; do
 		status=1
 	fi
 	# A static binary has no program interpreter (no PT_INTERP / .interp).
-	if LC_ALL=C grep -q -a '/lib/ld-linux' "$dir/$c"; then
+	if LC_ALL=C grep -q -a '/ld-linux' "$dir/$c"; then
 		echo "$c names a dynamic loader: not static (CGO_ENABLED=0?)" >&2
 		status=1
 	fi
