@@ -47,15 +47,16 @@ const bootSuite = "bookworm"
 // ships (a broker of the test's gets the decision, the test scrapes the
 // metrics); stops the daemon; mounts the spool on tmpfs and boots again
 // (systemd makes the spool's folders, and the daemon decides a burst);
-// and removes the package, installs it again and purges it. The GPIO lines are not the Pi's: a drop-in sets
-// gpio.backend = "log", as the container has no /dev/gpiochip*.
+// and removes the package, installs it again and purges it. The GPIO
+// lines are not the Pi's: a drop-in sets gpio.backend = "log", as the
+// container has no /dev/gpiochip*.
 //
 // It needs root, systemd-nspawn (Debian's systemd-container), debootstrap,
 // nsenter, make, dpkg-deb and mosquitto (.ci/run installs them), and the
 // Debian mirror (EnvDebianMirror); the bootstrap takes about 40 s, the
 // whole test about a minute. Where this machine cannot run it (not root,
-// the mirror out of reach, or a container that cannot boot), it says so
-// and skips: none of those is the package's fault.
+// the mirror out of reach, or a container that cannot boot at all), it
+// says so and skips: none of those is the package's fault.
 func TestPackageUnderSystemd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bootstraps a Debian root and boots it; not with -short")
