@@ -621,13 +621,21 @@ func (c *container) boot(t *testing.T) string {
 }
 
 // inside runs args in the booted container and returns their output,
-// trimmed.
+// trimmed; it kills them after timeout.
 func (c *container) inside(timeout time.Duration, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	a := append([]string{"-t", strconv.Itoa(c.pid1), "-m", "-u", "-i", "-n", "-p", "-r", "-w", "--",
 		"/usr/bin/env", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, args...)
-	out, err := exec.CommandContext(ctx, c.nsenter, a...).CombinedOutput()
+	cmd := exec.CommandContext(ctx, c.nsenter, a...)
+	// nsenter forks the command into the container's PID namespace: killed
+	// alone, it would leave the command running there, holding the output
+	// pipe open, and the timeout would not end the wait. Its process group
+	// is the command's too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		err = fmt.Errorf("not done within %v", timeout)
 	}
