@@ -14,6 +14,7 @@
 #                     TOOL_TARGETS, windows/amd64 and darwin/arm64
 #   make demo         synth -> train -> setmatchd on a temporary spool (about 1 min)
 #   make cross        static, stripped, reproducible linux/arm64 binaries into bin/linux-arm64/
+#                     (DEB_ARCH=amd64: linux/amd64 into bin/linux-amd64/)
 #   make cross-check  build the arm64 binaries again from a copy of the tree with an
 #                     empty build cache and compare sha256 sums
 #   make deb          arm64 .deb into dist/ (nfpm), its contents checked with dpkg-deb

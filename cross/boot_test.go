@@ -84,7 +84,7 @@ func TestPackageUnderSystemd(t *testing.T) {
 	// other on the compiler.
 	bootstrapped := make(chan error, 1)
 	var bootOut []byte
-	bctx, bcancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	bctx, bcancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer bcancel()
 	go func() {
 		cmd := exec.CommandContext(bctx, debootstrap, "--variant=minbase", "--include=systemd,systemd-sysv",
@@ -98,7 +98,7 @@ func TestPackageUnderSystemd(t *testing.T) {
 		var err error
 		bootOut, err = cmd.CombinedOutput()
 		if bctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("not done within 8 min: %w", bctx.Err())
+			err = fmt.Errorf("not done within 4 min: %w", bctx.Err())
 		}
 		bootstrapped <- err
 	}()
