@@ -185,6 +185,12 @@ func Open(opt Options) (s *Spool, err error) {
 			root.Close()
 			return nil, fmt.Errorf("spool: %s is not a directory: remove it and restart", path.Join(opt.Dir, d.name))
 		}
+		// Batches are made, renamed and removed in every folder; one the
+		// daemon may not write would fail each batch at its first move.
+		if err := writable(filepath.Join(opt.Dir, d.name)); err != nil {
+			root.Close()
+			return nil, writeError(opt.Dir, filepath.Join(opt.Dir, d.name), err)
+		}
 	}
 	lock, unlocked := opt.Lock, error(nil)
 	if lock == nil {
@@ -225,6 +231,10 @@ func takeCur(dir string) (lock *os.File, unlocked, err error) {
 // tryLock is the lock's attempt (dirlock.TryLock); tests make it fail as a
 // file system without locks does.
 var tryLock = dirlock.TryLock
+
+// writable is Open's check that the daemon may write a folder of the
+// spool (canWrite); tests make it fail as a read-only file system does.
+var writable = canWrite
 
 // Claim takes the lock of the spool at dir ahead of Open, for setmatchd
 // to be refused for a spool in use before it reads its model: it fails
@@ -301,6 +311,18 @@ func AccessError(dir string, err error) error {
 		return fmt.Errorf("spool: %w: the spool's folders must be setmatchd's user's (ones that setmatchd made as root belong to root); %s", err, createByHand(dir))
 	}
 	return fmt.Errorf("spool: %w", err)
+}
+
+// writeError returns err, why the folder p of the spool at dir is not
+// writable by the daemon (writable), with what to do: on a read-only file
+// system, allow the spool in the unit or repair the file system; else
+// AccessError's advice.
+func writeError(dir, p string, err error) error {
+	err = &fs.PathError{Op: "write", Path: p, Err: err}
+	if errors.Is(err, syscall.EROFS) {
+		return fmt.Errorf("spool: %w: under the packaged unit setmatchd may write only /var/spool/setmatch and /var/lib/setmatch; allow this spool with a drop-in (sudo systemctl edit setmatchd, then [Service] ReadWritePaths=%s), or, where the file system itself is mounted read-only (an SD card is remounted so after write errors: see dmesg), repair it", err, dir)
+	}
+	return AccessError(dir, err)
 }
 
 // createByHand says how to make the spool at dir by hand, as root, where

@@ -5,6 +5,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // changeTime returns the inode change time of fi: rename() sets it, so for a
@@ -82,3 +84,9 @@ func getdents(f *os.File, size int) (names []string, whole bool, err error) {
 		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
 	}
 }
+
+// canWrite returns nil where this process may make, rename and remove
+// entries in the folder p (access(2), W_OK and X_OK): else EROFS for a
+// folder on a file system mounted read-only, or shown read-only to it
+// (systemd's ProtectSystem=), and EACCES for one its user may not write.
+func canWrite(p string) error { return unix.Access(p, unix.W_OK|unix.X_OK) }

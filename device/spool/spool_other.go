@@ -23,3 +23,7 @@ func readNames(d *os.Root) ([]string, error) {
 	defer f.Close()
 	return f.Readdirnames(-1)
 }
+
+// canWrite finds nothing wrong where access(2) is not at hand: a folder
+// the daemon may not write fails the first batch moved through it.
+func canWrite(p string) error { return nil }

@@ -418,6 +418,50 @@ func TestOpenWithoutLocks(t *testing.T) {
 	}
 }
 
+// TestOpenReadOnlySpool: a spool whose folder the daemon may not write
+// (a spool outside the unit's ReadWritePaths=, which systemd shows it
+// read-only) is refused at Open, before any batch, with what to do; the
+// spool is left as it was, and taken once it is writable.
+func TestOpenReadOnlySpool(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "spool")
+	sp, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Close()
+	for _, sub := range []string{DirNew, DirDone, filepath.Join(DirFailed, DirReasons)} {
+		t.Run(sub, func(t *testing.T) {
+			old := writable
+			writable = func(p string) error {
+				if p == filepath.Join(dir, sub) {
+					return syscall.EROFS
+				}
+				return old(p)
+			}
+			t.Cleanup(func() { writable = old })
+			sp, err := Open(Options{Dir: dir})
+			if err == nil {
+				sp.Close()
+				t.Fatalf("Open of a spool whose %s is read-only: no error", sub)
+			}
+			if !errors.Is(err, syscall.EROFS) {
+				t.Errorf("Open: %v, want EROFS", err)
+			}
+			for _, want := range []string{filepath.Join(dir, sub) + ": read-only file system", "ReadWritePaths=" + dir + ")", "sudo systemctl edit setmatchd", "mounted read-only"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("Open: %v\ndoes not say %q", err, want)
+				}
+			}
+			writable = old
+			sp, err = Open(Options{Dir: dir})
+			if err != nil {
+				t.Fatalf("Open once writable: %v", err)
+			}
+			sp.Close()
+		})
+	}
+}
+
 // TestInUseErrorSaysWhatToDo: the error of a held spool says how to stop
 // the holder. Where its pid is not known (a daemon the unit starts, whose
 // /proc hides /proc/locks, refused by one started by hand), "systemctl
