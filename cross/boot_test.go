@@ -47,9 +47,10 @@ const bootSuite = "bookworm"
 // ships (a broker of the test's gets the decision, the test scrapes the
 // metrics); stops the daemon; mounts the spool on tmpfs and boots again
 // (systemd makes the spool's folders, and the daemon decides a burst);
-// and removes the package, installs it again and purges it. The GPIO
-// lines are not the Pi's: a drop-in sets gpio.backend = "log", as the
-// container has no /dev/gpiochip*.
+// moves the spool to another folder, made and allowed as APPLIANCE.md
+// says; and removes the package, installs it again and purges it. The
+// GPIO lines are not the Pi's: a drop-in sets gpio.backend = "log", as
+// the container has no /dev/gpiochip*.
 //
 // It needs root, systemd-nspawn (Debian's systemd-container), debootstrap,
 // nsenter, make, dpkg-deb and mosquitto (.ci/run installs them), and the
@@ -233,10 +234,11 @@ chmod 755 /usr/local/bin/fake-camera
 	// decide captures a burst of the probe set with the package's camera
 	// script, as the camera's user (the frames of the probe stand for the
 	// camera's), and returns the journal line that decided it.
+	spool := "/var/spool/setmatch" // where the camera sends its bursts
 	decide := func(name, probe string) string {
 		t.Helper()
 		if out, err := inside(30*time.Second, "runuser", "-u", "camera", "--", "env", "CAPTURE=/usr/local/bin/fake-camera", "PROBE="+probe,
-			"bash", "/usr/share/doc/setmatch/examples/camera-burst.sh", "-n", "8", name); err != nil {
+			"bash", "/usr/share/doc/setmatch/examples/camera-burst.sh", "-s", spool, "-n", "8", name); err != nil {
 			t.Fatalf("camera-burst.sh %s: %v\n%s", name, err, out)
 		}
 		var line string
@@ -259,12 +261,12 @@ chmod 755 /usr/local/bin/fake-camera
 		// The daemon, not the burst's owner, moves it out of new/: into
 		// done/ just after it writes the journal line.
 		for {
-			_, err := inside(10*time.Second, "test", "-d", "/var/spool/setmatch/done/"+name)
+			_, err := inside(10*time.Second, "test", "-d", spool+"/done/"+name)
 			if err == nil {
 				break
 			}
 			if time.Now().After(deadline) {
-				ls, _ := inside(10*time.Second, "ls", "-lR", "/var/spool/setmatch")
+				ls, _ := inside(10*time.Second, "ls", "-lR", spool)
 				t.Errorf("burst %s decided but not in done/ within 30 s:\n%s", name, ls)
 				break
 			}
@@ -494,6 +496,37 @@ systemctl restart setmatchd`, broker.URL, metrics)
 	}
 	if l := decide("b8", "c01-b"); !strings.Contains(l, `"decision":"c01"`) {
 		t.Errorf("with the spool on tmpfs, a set of c01 decided as:\n%s", l)
+	}
+
+	// Another spool folder, made and allowed as APPLIANCE.md's "Another
+	// spool or state directory" says. Before it is allowed, the unit
+	// shows it to the daemon read-only: the daemon must refuse to start,
+	// saying what to do, not take batches it cannot move.
+	script = `install -d -o setmatch -g setmatch-spool -m 2750 /srv/camera-spool
+install -d -o setmatch -g setmatch-spool -m 3770 /srv/camera-spool/tmp /srv/camera-spool/new
+install -d -o setmatch -g setmatch-spool -m 00750 /srv/camera-spool/cur
+install -d -o setmatch -g setmatch-spool -m 2750 /srv/camera-spool/done /srv/camera-spool/failed /srv/camera-spool/failed/.reasons
+printf '[spool]\ndir = "/srv/camera-spool"\n' > /etc/setmatch/conf.d/70-spool.toml`
+	if out, err := inside(time.Minute, "sh", "-ec", script); err != nil {
+		t.Fatalf("another spool folder: %v\n%s", err, out)
+	}
+	if out, err := inside(time.Minute, "systemctl", "restart", "setmatchd"); err == nil {
+		t.Errorf("setmatchd started on a spool outside the unit's ReadWritePaths=:\n%s", out)
+	}
+	if l, ok := logged("ReadWritePaths=/srv/camera-spool"); !ok {
+		t.Errorf("the refusal of a read-only spool does not say to allow it with ReadWritePaths=:\n%s", l)
+	}
+	script = `printf '[Service]\nReadWritePaths=/srv/camera-spool\n' > /etc/systemd/system/setmatchd.service.d/spool.conf
+systemctl daemon-reload
+systemctl reset-failed setmatchd
+systemctl restart setmatchd`
+	if out, err := inside(time.Minute, "sh", "-ec", script); err != nil {
+		status, _ := inside(10*time.Second, "systemctl", "status", "--no-pager", "--lines=20", "setmatchd")
+		t.Fatalf("another spool folder, allowed: %v\n%s\n%s", err, out, status)
+	}
+	spool = "/srv/camera-spool"
+	if l := decide("b9", "c02-a"); !strings.Contains(l, `"decision":"c02"`) {
+		t.Errorf("on another spool folder, a set of c02 decided as:\n%s", l)
 	}
 	if out, err := inside(time.Minute, "systemctl", "stop", "setmatchd"); err != nil {
 		t.Errorf("systemctl stop: %v\n%s", err, out)
