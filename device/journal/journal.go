@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"setmatch/internal/dirlock"
@@ -291,6 +292,9 @@ func notLock(path string, fi fs.FileInfo) error {
 // else (the folder is missing, or this user may not make a file in it) to
 // check the folder.
 func lockErr(path string, err error) error {
+	if rerr := readOnly(path, err); rerr != nil {
+		return rerr
+	}
 	lp := LockPath(path)
 	if fi, lerr := os.Lstat(lp); lerr == nil {
 		if nerr := notLock(path, fi); nerr != nil {
@@ -404,6 +408,9 @@ func checkPath(path string) error {
 // when what is there is not a journal's (a symbolic link, which
 // O_NOFOLLOW refuses; a folder), the error that says so.
 func openErr(path string, err error) error {
+	if rerr := readOnly(path, err); rerr != nil {
+		return rerr
+	}
 	fi, lerr := os.Lstat(path)
 	if lerr == nil {
 		if rerr := regular(path, fi); rerr != nil {
@@ -414,6 +421,18 @@ func openErr(path string, err error) error {
 		return fmt.Errorf("journal: %w (the daemon's user must read and write the journal: one that setmatchd made as root belongs to root; sudo chown setmatch %s)", err, path)
 	}
 	return fmt.Errorf("journal: %w (does its directory exist and is it writable by this user?)", err)
+}
+
+// readOnly returns err, the error of making or opening a file of the
+// journal at path, with what to do where its folder is read-only for the
+// daemon (EROFS: a folder outside the unit's ReadWritePaths=, which
+// systemd shows it read-only, or a file system mounted read-only), and
+// nil for any other error.
+func readOnly(path string, err error) error {
+	if !errors.Is(err, syscall.EROFS) {
+		return nil
+	}
+	return fmt.Errorf("journal: %w: under the packaged unit setmatchd may write only /var/lib/setmatch and /var/spool/setmatch; allow the journal's folder with a drop-in (sudo systemctl edit setmatchd, then [Service] ReadWritePaths=%s), or, where the file system itself is mounted read-only (an SD card is remounted so after write errors: see dmesg), repair it", err, filepath.Dir(path))
 }
 
 // regular refuses what the journal must not be: a symbolic link (the journal

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -227,8 +228,9 @@ func TestKeepLowered(t *testing.T) {
 // not open (one that setmatchd made as root) says whose it must be; any
 // other open error, a journal this user may not create in its folder
 // among them, asks about the folder (a chown of a file not there fails),
-// for the start and for -check alike. (Tests run as root, whom a file's
-// mode does not stop: the errors are given.)
+// for the start and for -check alike; a read-only folder says how to
+// allow it in the unit. (Tests run as root, whom a file's mode does not
+// stop: the errors are given.)
 func TestOpenErrorSaysWhatToDo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "journal.jsonl")
 	missing := filepath.Join(t.TempDir(), "journal.jsonl")
@@ -243,6 +245,9 @@ func TestOpenErrorSaysWhatToDo(t *testing.T) {
 		{path, fs.ErrPermission, "journal: open " + path + ": permission denied (the daemon's user must read and write the journal: one that setmatchd made as root belongs to root; sudo chown setmatch " + path + ")"},
 		{missing, fs.ErrPermission, "journal: open " + missing + ": permission denied (does its directory exist and is it writable by this user?)"},
 		{missing, fs.ErrNotExist, "journal: open " + missing + ": file does not exist (does its directory exist and is it writable by this user?)"},
+		// A folder outside the unit's ReadWritePaths=, which systemd
+		// shows the daemon read-only.
+		{missing, syscall.EROFS, "journal: open " + missing + ": read-only file system: under the packaged unit setmatchd may write only /var/lib/setmatch and /var/spool/setmatch; allow the journal's folder with a drop-in (sudo systemctl edit setmatchd, then [Service] ReadWritePaths=" + filepath.Dir(missing) + "), or, where the file system itself is mounted read-only (an SD card is remounted so after write errors: see dmesg), repair it"},
 	} {
 		err := &fs.PathError{Op: "open", Path: c.path, Err: c.err}
 		if got := openErr(c.path, err); !errors.Is(got, c.err) || got.Error() != c.want {

@@ -133,6 +133,7 @@ func TestLockErrorSaysWhatToDo(t *testing.T) {
 		{path, fs.ErrPermission, "journal: open " + lp + ": permission denied (the daemon's user must read the lock of the journal: one that setmatchd made as root belongs to root; sudo chown setmatch " + lp + ")"},
 		{missing, fs.ErrPermission, "journal: open " + lm + ": permission denied (setmatchd makes the lock of journal.path " + missing + " there: does its folder exist and is it writable by this user?)"},
 		{missing, fs.ErrNotExist, "journal: open " + lm + ": file does not exist (setmatchd makes the lock of journal.path " + missing + " there: does its folder exist and is it writable by this user?)"},
+		{missing, syscall.EROFS, "journal: open " + lm + ": read-only file system: under the packaged unit setmatchd may write only /var/lib/setmatch and /var/spool/setmatch; allow the journal's folder with a drop-in (sudo systemctl edit setmatchd, then [Service] ReadWritePaths=" + filepath.Dir(missing) + "), or, where the file system itself is mounted read-only (an SD card is remounted so after write errors: see dmesg), repair it"},
 	} {
 		err := &fs.PathError{Op: "open", Path: LockPath(c.path), Err: c.err}
 		if got := lockErr(c.path, err); !errors.Is(got, c.err) || got.Error() != c.want {
