@@ -187,7 +187,8 @@ func Open(opt Options) (s *Spool, err error) {
 		}
 		// Batches are made, renamed and removed in every folder; one the
 		// daemon may not write would fail each batch at its first move.
-		if err := writable(filepath.Join(opt.Dir, d.name)); err != nil {
+		// Where access(2) cannot tell (another error), the moves will.
+		if err := writable(filepath.Join(opt.Dir, d.name)); errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission) {
 			root.Close()
 			return nil, writeError(opt.Dir, filepath.Join(opt.Dir, d.name), err)
 		}

@@ -462,6 +462,21 @@ func TestOpenReadOnlySpool(t *testing.T) {
 	}
 }
 
+// TestOpenWhereAccessCannotTell: where access(2) fails for another reason
+// than a read-only or forbidden folder (a file system that does not
+// implement it), Open does not refuse the spool: the batches' moves say
+// what is wrong, if anything is.
+func TestOpenWhereAccessCannotTell(t *testing.T) {
+	old := writable
+	writable = func(string) error { return syscall.ENOSYS }
+	t.Cleanup(func() { writable = old })
+	sp, err := Open(Options{Dir: filepath.Join(t.TempDir(), "spool")})
+	if err != nil {
+		t.Fatalf("Open where access(2) says ENOSYS: %v", err)
+	}
+	sp.Close()
+}
+
 // TestInUseErrorSaysWhatToDo: the error of a held spool says how to stop
 // the holder. Where its pid is not known (a daemon the unit starts, whose
 // /proc hides /proc/locks, refused by one started by hand), "systemctl
