@@ -157,13 +157,7 @@ func TestPendingArrivalOrder(t *testing.T) {
 	sp, dir := openTemp(t, Options{})
 	arr := arrivals{t: t}
 	for _, n := range []string{"z.npy", "a.npy", "m.npy", "y.npy"} {
-		tmp := filepath.Join(dir, DirTmp, n)
-		if err := os.WriteFile(tmp, []byte(n), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, DirNew, n)); err != nil {
-			t.Fatal(err)
-		}
+		arrive(t, dir, n)
 		arr.next(filepath.Join(dir, DirNew, n))
 	}
 	// b.npy arrives with y.npy: a second name of the same file (one

@@ -67,6 +67,19 @@ func openTemp(t *testing.T, opt Options) (*Spool, string) {
 	return sp, dir
 }
 
+// arrive delivers the file name, holding its name, as a writer does: into
+// tmp/ of the spool at dir, then renamed into new/.
+func arrive(t *testing.T, dir, name string) {
+	t.Helper()
+	tmp := filepath.Join(dir, DirTmp, name)
+	if err := os.WriteFile(tmp, []byte(name), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, DirNew, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // popName waits up to 10 s for the next name queued on q, marks it done
 // and returns it.
 func popName(ctx context.Context, t *testing.T, q *Queue) string {
@@ -96,16 +109,6 @@ func TestWatcherKeepsArrivalOrderPastAFullQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	arrive := func(name string) {
-		t.Helper()
-		tmp := filepath.Join(dir, DirTmp, name)
-		if err := os.WriteFile(tmp, []byte(name), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, DirNew, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// take pops a name and removes its file, as the daemon claims it; a
 	// name whose file is gone (a rescan listed it before the claim) is
 	// passed over, as the daemon's claim passes it over (ErrGone).
@@ -124,7 +127,7 @@ func TestWatcherKeepsArrivalOrderPastAFullQueue(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"a", "b", "c"} {
-		arrive(n)
+		arrive(t, dir, n)
 	}
 	testutil.WaitFor(t, 10*time.Second, "c dropped by the full queue", func() bool {
 		q.mu.Lock()
@@ -134,7 +137,7 @@ func TestWatcherKeepsArrivalOrderPastAFullQueue(t *testing.T) {
 	if got := take(); got != "a" {
 		t.Fatalf("popped %q, want a", got)
 	}
-	arrive("d") // room in the queue; c waits in new/
+	arrive(t, dir, "d") // room in the queue; c waits in new/
 	var got []string
 	for range 3 {
 		got = append(got, take())
@@ -162,15 +165,8 @@ func TestWatcherRetriesAFailedListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{"a", "b"} {
-		tmp := filepath.Join(dir, DirTmp, n)
-		if err := os.WriteFile(tmp, []byte(n), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, DirNew, n)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	arrive(t, dir, "a")
+	arrive(t, dir, "b")
 	testutil.WaitFor(t, 10*time.Second, "b dropped by the full queue", func() bool {
 		q.mu.Lock()
 		defer q.mu.Unlock()
@@ -219,17 +215,7 @@ func TestWatcherKeepsLostPastFailedRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	newDir, away := filepath.Join(dir, DirNew), filepath.Join(dir, "away")
-	arrive := func(name string) {
-		t.Helper()
-		tmp := filepath.Join(dir, DirTmp, name)
-		if err := os.WriteFile(tmp, []byte(name), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(newDir, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	arrive("a")
+	arrive(t, dir, "a")
 	pc, pcancel := context.WithTimeout(ctx, 10*time.Second)
 	a, ok := q.Pop(pc) // in flight from here on
 	pcancel()
@@ -240,8 +226,8 @@ func TestWatcherKeepsLostPastFailedRetry(t *testing.T) {
 	if err := w.fw.Remove(newDir); err != nil {
 		t.Fatal(err)
 	}
-	arrive("a")
-	arrive("c")
+	arrive(t, dir, "a")
+	arrive(t, dir, "c")
 	// The overflow's scan and its retry fail to list new/.
 	if err := os.Rename(newDir, away); err != nil {
 		t.Fatal(err)
