@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -417,12 +416,7 @@ chmod 755 /usr/local/bin/fake-camera
 	defer cancel()
 	broker := mqtttest.New(ctx, t, false)
 	sub := mqtttest.Subscribe(ctx, t, broker.URL, "", "", "setmatch/door/decision")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	metrics := ln.Addr().String()
-	ln.Close()
+	metrics := testutil.FreeAddr(t)
 	script := fmt.Sprintf(`printf '[mqtt]\nbroker = "%s"\ntopic = "setmatch/door"\n[metrics]\nlisten = "%s"\n' > /etc/setmatch/conf.d/60-outputs.toml
 mkdir -p /etc/systemd/system/setmatchd.service.d
 sed 's/^IPAddressAllow=.*/IPAddressAllow=localhost/' /usr/share/doc/setmatch/setmatchd-network.conf.example > /etc/systemd/system/setmatchd.service.d/network.conf

@@ -26,7 +26,7 @@ import (
 // many open files") for as long as they stayed.
 func TestDaemonMetricsConnectionFlood(t *testing.T) {
 	ctx := testContext(t, e2eBudget)
-	maddr := freeAddr(t)
+	maddr := testutil.FreeAddr(t)
 	f := devicetest.NewFixture(t, fmt.Sprintf("\n[metrics]\nlisten = %q\n", maddr))
 	p := startDaemon(t, ctx, f)
 	lim := syscall.Rlimit{Cur: 128, Max: 128}
@@ -71,7 +71,7 @@ func TestDaemonMetricsConnectionFlood(t *testing.T) {
 // systemd gave up after five such starts); the log says so.
 func TestDaemonMetricsAddressNotYetAssigned(t *testing.T) {
 	ctx := testContext(t, e2eBudget)
-	_, port, _ := net.SplitHostPort(freeAddr(t))
+	_, port, _ := net.SplitHostPort(testutil.FreeAddr(t))
 	f := devicetest.NewFixture(t, fmt.Sprintf("\n[metrics]\nlisten = \"192.0.2.1:%s\"\n", port)) // TEST-NET-1: no machine's
 	p := startDaemon(t, ctx, f)
 	f.Drop(t, "a.npy", devicetest.Batch(rand.New(rand.NewPCG(43, 44)), "alice"))

@@ -27,17 +27,6 @@ import (
 // own on the host, those of scripts/mosquitto-test.sh under qemu-user),
 // and its metrics endpoint over HTTP.
 
-// freeAddr returns a loopback address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // outputsConfig is the [mqtt] (and, with a metrics address, [metrics])
 // configuration of a test; the client id is the test's own, so that two
 // daemons never share one on a broker.
@@ -91,7 +80,7 @@ func distinct(s []string) int {
 func TestDaemonMQTTAndMetrics(t *testing.T) {
 	ctx := testContext(t, e2eBudget)
 	b := mqtttest.New(ctx, t, false)
-	maddr := freeAddr(t)
+	maddr := testutil.FreeAddr(t)
 	f := devicetest.NewFixture(t, outputsConfig(t, b.URL, "setmatch", maddr, ""))
 	sub := mqtttest.Subscribe(ctx, t, b.URL, "", "", "setmatch/decision")
 	avail := mqtttest.Subscribe(ctx, t, b.URL, "", "", "setmatch/availability")
@@ -252,7 +241,7 @@ func TestDaemonMQTTWrongPassword(t *testing.T) {
 	if err := os.WriteFile(pw, []byte("wrong-password\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	maddr := freeAddr(t)
+	maddr := testutil.FreeAddr(t)
 	f := devicetest.NewFixture(t, outputsConfig(t, b.URL, "setmatch", maddr,
 		fmt.Sprintf("username = %q\npassword_file = %q\n", mqtttest.User, pw)))
 	p := startDaemon(t, ctx, f)

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,4 +197,17 @@ func Tool(t testing.TB, name, pkg string) string {
 	}
 	t.Skipf("%s is not installed: an optional extra of the tests (apt-get install -y %s; .ci/run installs it and sets %s, under which this test fails instead)", name, pkg, EnvRequireTools)
 	return ""
+}
+
+// FreeAddr returns a loopback address, 127.0.0.1:PORT, whose TCP port was
+// free a moment ago, for a server a test starts (another process may take
+// it in between: a test that must not fail so retries).
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

@@ -103,11 +103,11 @@ func Start(ctx context.Context, t testing.TB, auth bool, extra ...string) *Broke
 		conf += l + "\n"
 	}
 	for attempt := 0; ; attempt++ {
-		port := freePort(t)
-		b.Addr = fmt.Sprintf("127.0.0.1:%d", port)
+		b.Addr = testutil.FreeAddr(t)
 		b.URL = "tcp://" + b.Addr
 		b.conf = filepath.Join(b.dir, "mosquitto.conf")
-		if err := os.WriteFile(b.conf, []byte(fmt.Sprintf("listener %d 127.0.0.1\n%s", port, conf)), 0o644); err != nil {
+		_, port, _ := net.SplitHostPort(b.Addr)
+		if err := os.WriteFile(b.conf, []byte(fmt.Sprintf("listener %s 127.0.0.1\n%s", port, conf)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		err := b.Restart(ctx)
@@ -120,15 +120,6 @@ func Start(ctx context.Context, t testing.TB, auth bool, extra ...string) *Broke
 	}
 	t.Cleanup(b.Kill)
 	return b
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Restart runs mosquitto (again, after Kill, on the same port) and waits
