@@ -295,28 +295,33 @@ func TestBurstReadWithinBatchTimeout(t *testing.T) {
 	}
 }
 
+// noiseBurst returns a burst of three w×h PNG frames of random pixels.
+func noiseBurst(t *testing.T, rng *rand.Rand, w, h int) map[string][]byte {
+	files := map[string][]byte{}
+	for i := range 3 {
+		img := image.NewGray(image.Rect(0, 0, w, h))
+		for j := range img.Pix {
+			img.Pix[j] = uint8(rng.IntN(256))
+		}
+		files[fmt.Sprintf("f%d.png", i)] = devicetest.EncodeFrame(t, img, ".png")
+	}
+	return files
+}
+
 // TestBurstWidthOfImageSize: a model whose pipeline's width follows the
-// frames' size (hog:8 without @WxH) decides a burst of frames of its
-// training size and fails one of another size, saying the features per
-// frame differ and that the frames' size is why: no check before the read
-// can see it, the width is known only once the frames are read.
+// frames' size (hog:8 without @WxH) and that records no training image
+// size (a model written before sizes were recorded) decides a burst of
+// frames of its training size and fails one of another size, saying the
+// features per frame differ and that the frames' size is why: no check
+// before the read can see it, the width is known only once the frames
+// are read.
 func TestBurstWidthOfImageSize(t *testing.T) {
 	fit := fitSpec(t, "hog:8")
 	if _, ok := fit.OutputDim(); ok {
 		t.Fatal("hog:8 has a fixed width: the test needs one that follows the image size")
 	}
 	rng := rand.New(rand.NewPCG(81, 82))
-	burst := func(w, h int) map[string][]byte {
-		files := map[string][]byte{}
-		for i := range 3 {
-			img := image.NewGray(image.Rect(0, 0, w, h))
-			for j := range img.Pix {
-				img.Pix[j] = uint8(rng.IntN(256))
-			}
-			files[fmt.Sprintf("f%d.png", i)] = devicetest.EncodeFrame(t, img, ".png")
-		}
-		return files
-	}
+	burst := func(w, h int) map[string][]byte { return noiseBurst(t, rng, w, h) }
 	x, err := fit.Apply([]*image.Gray{image.NewGray(image.Rect(0, 0, 32, 32))})
 	if err != nil {
 		t.Fatal(err)
@@ -335,6 +340,35 @@ func TestBurstWidthOfImageSize(t *testing.T) {
 	rec := next(t, ch)
 	if want := fmt.Sprintf("features per frame, model %s expects %d: %s", f.Model, D, fit.Pipeline.SizeNote()); rec.File != "larger" || rec.Decision != model.Failed || !strings.Contains(rec.Reason, want) {
 		t.Fatalf("a burst of larger frames: %+v, want failed with %q", rec, want)
+	}
+}
+
+// TestBurstOfAnotherSizeThanTraining: a model whose pipeline records the
+// training images' size (lbp:2x2, whose number of features is the same
+// at every size) decides a burst of that size and fails one of another
+// size, saying why and what to do, and the daemon goes on to the next.
+func TestBurstOfAnotherSizeThanTraining(t *testing.T) {
+	fit := fitSpec(t, "lbp:2x2")
+	fit.FrameSize = image.Pt(32, 24)
+	x, err := fit.Apply([]*image.Gray{image.NewGray(image.Rect(0, 0, 32, 24))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, D := x.Dims()
+	rng := rand.New(rand.NewPCG(85, 86))
+	f := devicetest.NewFixture(t, "")
+	if err := model.WriteFile(f.Model, pipelineModel(fit, D)); err != nil {
+		t.Fatal(err)
+	}
+	_, ch := startRunner(t, f, gpiotest.NewRecorder())
+	f.RenameIn(t, f.WriteBurstTmp(t, "larger", noiseBurst(t, rng, 64, 48)))
+	rec := next(t, ch)
+	if want := "frame is 64x48 but the model's training images were 32x24: lbp:2x2 uses each image at its own size, so a frame of another size is described at another scale than the model learned; send frames of 32x24, or train again with a size (e.g. lbp:2x2@32x24) to resize every frame"; rec.File != "larger" || rec.Decision != model.Failed || !strings.Contains(rec.Reason, want) {
+		t.Fatalf("a burst of larger frames: %+v, want failed with %q", rec, want)
+	}
+	f.RenameIn(t, f.WriteBurstTmp(t, "same", noiseBurst(t, rng, 32, 24)))
+	if rec := next(t, ch); rec.File != "same" || rec.Decision == model.Failed {
+		t.Fatalf("a burst of the training images' size: %+v", rec)
 	}
 }
 

@@ -233,7 +233,7 @@ func (f Fitted) ApplyBurst(root *os.Root, dir string, lim ImageLimits) (*mat.Den
 // being decoded is finished first), as a daemon does for a burst over its
 // time limit or at a stop.
 func (f Fitted) ApplyOpenBurst(ctx context.Context, b *Burst) (*mat.Dense, error) {
-	return f.applySource(ctx, len(b.Frames), func(i int) string { return burstLabel(b.root, b.dir, b.Frames[i].Name) },
+	x, _, err := f.applySource(ctx, len(b.Frames), func(i int) string { return burstLabel(b.root, b.dir, b.Frames[i].Name) },
 		func(i int) ([]byte, error) {
 			name := burstLabel(b.root, b.dir, b.Frames[i].Name)
 			fh, err := openIn(b.root, b.dir, b.d, b.Frames[i].Name, regfile.Any)
@@ -243,6 +243,7 @@ func (f Fitted) ApplyOpenBurst(ctx context.Context, b *Burst) (*mat.Dense, error
 			defer fh.Close()
 			return readRegular(fh, name, b.lim.MaxFileBytes, b.Frames[i].Info)
 		}, b.lim)
+	return x, err
 }
 
 // ApplyDir is ApplyBurst on the folder dir itself, as a command reads a

@@ -22,6 +22,14 @@ import (
 type Fitted struct {
 	Pipeline Pipeline
 	PCA      *PCA // fitted PCA, nil when Pipeline.PCA is 0
+
+	// FrameSize is the width and height (X, Y) of every training image,
+	// for a pipeline that extracts at each image's own size (lbp, hog
+	// or hist without @WxH), where all training images
+	// had one size; the zero Point otherwise. Where it is set, Apply and
+	// the readers refuse a frame of another size: its features describe
+	// the image at another scale than the training frames'.
+	FrameSize image.Point
 }
 
 // NewFitted checks that pca fits the pipeline p (present exactly when p has
@@ -191,14 +199,22 @@ func (f Fitted) ExtractFrames(frames []*image.Gray) (*mat.Dense, error) {
 // links are followed), decodes each within lim and returns the feature
 // matrix as Apply does. Errors name the file.
 func (f Fitted) ApplyFiles(paths []string, lim ImageLimits) (*mat.Dense, error) {
+	x, _, err := f.applyFiles(paths, lim)
+	return x, err
+}
+
+// applyFiles is ApplyFiles that also returns the size of the frames
+// where the pipeline extracts at each image's own size (the zero Point
+// where it resizes them).
+func (f Fitted) applyFiles(paths []string, lim ImageLimits) (*mat.Dense, image.Point, error) {
 	if err := lim.Check(); err != nil {
-		return nil, err
+		return nil, image.Point{}, err
 	}
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("features: no frames")
+		return nil, image.Point{}, fmt.Errorf("features: no frames")
 	}
 	if len(paths) > lim.MaxFrames {
-		return nil, limitErr(paths[0], "set of %d frames, more than the limit of %d", len(paths), lim.MaxFrames)
+		return nil, image.Point{}, limitErr(paths[0], "set of %d frames, more than the limit of %d", len(paths), lim.MaxFrames)
 	}
 	return f.applySource(context.Background(), len(paths), func(i int) string { return paths[i] }, func(i int) ([]byte, error) {
 		// Not blocking: a FIFO put in a frame's place is refused, not
@@ -222,42 +238,49 @@ func (f Fitted) ImageSetReader() func(paths []string) (*mat.Dense, error) {
 // applySource decodes frames 0..n-1 one at a time (read gives a frame's
 // bytes, name its name in messages) and stacks their features. Only one
 // frame's file and image are held at a time. It gives up with ctx's error,
-// checked before each frame, when ctx ends.
-func (f Fitted) applySource(ctx context.Context, n int, name func(int) string, read func(int) ([]byte, error), lim ImageLimits) (*mat.Dense, error) {
+// checked before each frame, when ctx ends. With the matrix it returns the
+// frames' size where the pipeline extracts at each image's own size (the
+// zero Point where it resizes them).
+func (f Fitted) applySource(ctx context.Context, n int, name func(int) string, read func(int) ([]byte, error), lim ImageLimits) (*mat.Dense, image.Point, error) {
+	var none image.Point
 	if f.Pipeline.Feature == nil {
-		return nil, fmt.Errorf("features: empty pipeline")
+		return nil, none, fmt.Errorf("features: empty pipeline")
 	}
 	if f.Pipeline.PCA > 0 && f.PCA == nil {
 		_, err := f.Project(mat.NewDense(1, 1, nil))
-		return nil, err
+		return nil, none, err
 	}
 	st := f.stack(n)
 	for i := range n {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, none, err
 		}
 		nm := name(i)
 		data, err := read(i)
 		if err != nil {
-			return nil, err
+			return nil, none, err
 		}
 		hdr, err := readHeader(data, nm, lim.MaxPixels)
 		if err != nil {
-			return nil, err
+			return nil, none, err
 		}
 		if err := st.checkSize(nm, hdr.w, hdr.h); err != nil {
-			return nil, err
+			return nil, none, err
 		}
 		img, err := decodeBody(data, nm, hdr, lim.MaxPixels)
 		if err != nil {
-			return nil, err
+			return nil, none, err
 		}
 		data = nil
 		if err := st.add(nm, img); err != nil {
-			return nil, err
+			return nil, none, err
 		}
 	}
-	return st.matrix()
+	x, err := st.matrix()
+	if err != nil || f.Pipeline.fixedSize() {
+		return x, none, err
+	}
+	return x, image.Pt(st.w0, st.h0), nil
 }
 
 // rowStack accumulates the feature rows of one set.
@@ -273,8 +296,14 @@ type rowStack struct {
 func (f Fitted) stack(n int) *rowStack { return &rowStack{f: f, n: n} }
 
 // checkSize applies the size policy: frames of a set have one size, unless
-// the pipeline resizes every frame itself.
+// the pipeline resizes every frame itself, and the size of the training
+// images where the pipeline records one (Fitted.FrameSize).
 func (s *rowStack) checkSize(name string, w, h int) error {
+	if t := s.f.FrameSize; t != (image.Point{}) && !s.f.Pipeline.fixedSize() && (w != t.X || h != t.Y) {
+		feat := s.f.Pipeline.Feature.Name()
+		return formatErr(name, "frame is %dx%d but the model's training images were %dx%d: %s uses each image at its own size, so a frame of another size is described at another scale than the model learned; send frames of %dx%d, or train again with a size (e.g. %s@%dx%d) to resize every frame",
+			w, h, t.X, t.Y, feat, t.X, t.Y, feat, t.X, t.Y)
+	}
 	if s.first == "" {
 		s.first, s.w0, s.h0 = name, w, h
 		return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"image"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -11,15 +12,21 @@ import (
 	"setmatch/internal/finite"
 )
 
-// Binary encoding of a Fitted (version 1). All integers little-endian,
-// numbers IEEE 754 binary64:
+// Binary encoding of a Fitted (version 1, or 2 where it records the
+// training images' size). All integers little-endian, numbers IEEE 754
+// binary64:
 //
 //	offset  size      field
 //	0       4         magic "SMFP"
-//	4       1         version (1)
-//	5       1         flags: bit 0 set when a fitted PCA follows; others 0
+//	4       1         version: 2 where flag bit 1 is set, else 1
+//	5       1         flags: bit 0 set when a fitted PCA follows, bit 1
+//	                  when the training images' size follows (version 2
+//	                  only); others 0
 //	6       2         L, length of the spec, 1..fittedMaxSpec
 //	8       L         the canonical spec (Pipeline.Name), ASCII
+//	with the size:
+//	…       4         width of every training image (uint32, 1..fittedMaxSide)
+//	…       4         height (uint32, 1..fittedMaxSide)
 //	with a PCA:
 //	…       4         D, features before PCA (uint32, ≥ 1)
 //	…       4         N, components (uint32, = the spec's pca:N, ≤ D)
@@ -31,25 +38,37 @@ import (
 //
 // The encoding ends right after the checksum.
 const (
-	fittedMagic   = "SMFP"
-	fittedVersion = 1
-	fittedMaxSpec = 256
-	fittedFlagPCA = 1
+	fittedMagic       = "SMFP"
+	fittedVersion     = 1
+	fittedSizeVersion = 2 // the version that may record the training images' size
+	fittedMaxSpec     = 256
+	fittedFlagPCA     = 1
+	fittedFlagSize    = 2
+	fittedMaxSide     = 1 << 24
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// MarshalBinary encodes f (see the layout above). An unfitted pipeline (a
-// pca stage without a PCA) is refused.
+// MarshalBinary encodes f (see the layout above): as version 1 unless it
+// records the training images' size. An unfitted pipeline (a pca stage
+// without a PCA) is refused, and so is a size where the pipeline resizes
+// every image or a size out of range.
 func (f Fitted) MarshalBinary() ([]byte, error) {
 	if _, err := NewFitted(f.Pipeline, f.PCA); err != nil {
 		return nil, err
 	}
+	if err := f.checkFrameSize(); err != nil {
+		return nil, err
+	}
+	sized := f.FrameSize != (image.Point{})
 	spec := f.Name()
 	if len(spec) > fittedMaxSpec {
 		return nil, fmt.Errorf("features: spec %q is longer than %d bytes", spec, fittedMaxSpec)
 	}
 	size := 8 + len(spec) + 4
+	if sized {
+		size += 8
+	}
 	var D, N int
 	if f.PCA != nil {
 		D, N = f.PCA.Components.Dims()
@@ -57,14 +76,23 @@ func (f Fitted) MarshalBinary() ([]byte, error) {
 	}
 	b := make([]byte, 0, size)
 	b = append(b, fittedMagic...)
-	b = append(b, fittedVersion)
 	var flags byte
 	if f.PCA != nil {
 		flags |= fittedFlagPCA
 	}
+	if sized {
+		b = append(b, fittedSizeVersion)
+		flags |= fittedFlagSize
+	} else {
+		b = append(b, fittedVersion)
+	}
 	b = append(b, flags)
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(spec)))
 	b = append(b, spec...)
+	if sized {
+		b = binary.LittleEndian.AppendUint32(b, uint32(f.FrameSize.X))
+		b = binary.LittleEndian.AppendUint32(b, uint32(f.FrameSize.Y))
+	}
 	if f.PCA != nil {
 		b = binary.LittleEndian.AppendUint32(b, uint32(D))
 		b = binary.LittleEndian.AppendUint32(b, uint32(N))
@@ -98,16 +126,21 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 	if len(b) < 8+4 || string(b[:4]) != fittedMagic {
 		return fail("not a fitted feature pipeline (want the magic %q)", fittedMagic)
 	}
-	if b[4] != fittedVersion {
-		return fail("encoding version %d; this program reads version %d: upgrade setmatch", b[4], fittedVersion)
+	version := b[4]
+	if version != fittedVersion && version != fittedSizeVersion {
+		return fail("encoding version %d; this program reads versions %d and %d: upgrade setmatch", version, fittedVersion, fittedSizeVersion)
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if crc32.Checksum(body, castagnoli) != sum {
 		return fail("checksum mismatch: the data are corrupt or truncated")
 	}
 	flags := body[5]
-	if flags&^fittedFlagPCA != 0 {
-		return fail("unknown flags %#x", flags)
+	known := byte(fittedFlagPCA)
+	if version == fittedSizeVersion {
+		known |= fittedFlagSize
+	}
+	if flags&^known != 0 {
+		return fail("unknown flags %#x for version %d", flags, version)
 	}
 	L := int(binary.LittleEndian.Uint16(body[6:8]))
 	if L < 1 || L > fittedMaxSpec || 8+L > len(body) {
@@ -122,6 +155,17 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 		return fail("spec %q is not in canonical form (%q)", spec, p.Name())
 	}
 	rest := body[8+L:]
+	var frame image.Point
+	if flags&fittedFlagSize != 0 {
+		if len(rest) < 8 {
+			return fail("training image size truncated")
+		}
+		frame = image.Pt(int(binary.LittleEndian.Uint32(rest[0:4])), int(binary.LittleEndian.Uint32(rest[4:8])))
+		rest = rest[8:]
+		if err := (Fitted{Pipeline: p, FrameSize: frame}).checkFrameSize(); err != nil {
+			return fail("%v", err)
+		}
+	}
 	hasPCA := flags&fittedFlagPCA != 0
 	if hasPCA != (p.PCA > 0) {
 		return fail("spec %q and the PCA flag disagree", spec)
@@ -130,7 +174,7 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 		if len(rest) != 0 {
 			return fail("%d bytes after the spec, want none", len(rest))
 		}
-		*f = Fitted{Pipeline: p}
+		*f = Fitted{Pipeline: p, FrameSize: frame}
 		return nil
 	}
 	if len(rest) < 8 {
@@ -186,6 +230,23 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 	if err != nil {
 		return fail("%v", err)
 	}
+	g.FrameSize = frame
 	*f = g
+	return nil
+}
+
+// checkFrameSize refuses a recorded training image size where the
+// pipeline resizes every image (it would not be used) or a side out of
+// 1..fittedMaxSide; the zero Point (none recorded) is valid.
+func (f Fitted) checkFrameSize() error {
+	t := f.FrameSize
+	switch {
+	case t == image.Point{}:
+		return nil
+	case f.Pipeline.fixedSize():
+		return fmt.Errorf("features: %s resizes every image, so it records no training image size (got %dx%d)", f.Name(), t.X, t.Y)
+	case t.X < 1 || t.Y < 1 || t.X > fittedMaxSide || t.Y > fittedMaxSide:
+		return fmt.Errorf("features: %s: training image size %dx%d out of range (1 to %d pixels a side)", f.Name(), t.X, t.Y, fittedMaxSide)
+	}
 	return nil
 }

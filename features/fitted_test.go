@@ -3,6 +3,7 @@ package features
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"image"
 	"math"
@@ -135,6 +136,61 @@ func TestFittedBinaryRoundTrip(t *testing.T) {
 	if _, err := (Fitted{Pipeline: p}).MarshalBinary(); err == nil {
 		t.Error("unfitted pipeline encoded")
 	}
+	for _, f := range []Fitted{{Pipeline: mustFitted(t, "lbp:4x4@64x64").Pipeline, FrameSize: image.Pt(24, 18)}, {Pipeline: mustFitted(t, "lbp:4x4").Pipeline, FrameSize: image.Pt(-1, 18)}} {
+		if _, err := f.MarshalBinary(); err == nil {
+			t.Errorf("%s with training image size %v encoded", f.Name(), f.FrameSize)
+		}
+	}
+}
+
+// TestFittedBinaryFrameSize: a pipeline without a recorded training image
+// size is encoded as version 1, as before sizes were recorded (golden
+// bytes); one with a size as version 2, which decodes to the same size
+// (with and without a PCA) and refuses frames of another size as the
+// encoded pipeline does.
+func TestFittedBinaryFrameSize(t *testing.T) {
+	plain, err := mustFitted(t, "lbp:4x4").MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []byte(fittedMagic + "\x01\x00\x07\x00lbp:4x4")
+	if !bytes.Equal(plain[:len(plain)-4], want) {
+		t.Errorf("version 1 encoding %q, want %q and its checksum", plain, want)
+	}
+	hogPCA, _ := Parse("hog:8+pca:2")
+	x, err := Fitted{Pipeline: hogPCA}.ExtractFrames([]*image.Gray{ToGray(scene(24, 18, 1)), ToGray(scene(24, 18, 2)), ToGray(scene(24, 18, 3))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcaFit, err := FitPipeline(hogPCA, []*mat.Dense{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Fitted{mustFitted(t, "lbp:4x4"), mustFitted(t, "hist:16"), pcaFit} {
+		f.FrameSize = image.Pt(24, 18)
+		b, err := f.MarshalBinary()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name(), err)
+		}
+		if b[4] != 2 || b[5]&fittedFlagSize == 0 {
+			t.Errorf("%s: version %d, flags %#x; want version 2 with the size flag", f.Name(), b[4], b[5])
+		}
+		var g Fitted
+		if err := g.UnmarshalBinary(b); err != nil {
+			t.Fatalf("%s: %v", f.Name(), err)
+		}
+		if g.FrameSize != f.FrameSize || g.Name() != f.Name() {
+			t.Errorf("decoded %s at %v, want %s at %v", g.Name(), g.FrameSize, f.Name(), f.FrameSize)
+		}
+		if _, err := g.Apply([]*image.Gray{ToGray(scene(24, 18, 5))}); err != nil {
+			t.Errorf("%s: a frame of the training size: %v", f.Name(), err)
+		}
+		_, err = g.Apply([]*image.Gray{ToGray(scene(48, 36, 5))})
+		if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "frame is 48x36 but the model's training images were 24x18") ||
+			!strings.Contains(err.Error(), "send frames of 24x18, or train again with a size (e.g. "+f.Pipeline.Feature.Name()+"@24x18)") {
+			t.Errorf("%s: a frame of another size: %v", f.Name(), err)
+		}
+	}
 }
 
 // reseal recomputes the checksum of an edited encoding.
@@ -156,6 +212,14 @@ func TestFittedBinaryRefusals(t *testing.T) {
 		b = binary.LittleEndian.AppendUint16(b, uint16(len(spec)))
 		b = append(b, spec...)
 		return reseal(append(append(b, rest...), 0, 0, 0, 0))
+	}
+	sizedAt := func(spec string, w, h uint32) []byte {
+		b := []byte(fittedMagic + "\x02\x02")
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(spec)))
+		b = append(b, spec...)
+		b = binary.LittleEndian.AppendUint32(b, w)
+		b = binary.LittleEndian.AppendUint32(b, h)
+		return reseal(append(b, 0, 0, 0, 0))
 	}
 	L := 8 + len("intensity:6x4+pca:3")
 	const D = 6 * 4
@@ -179,7 +243,12 @@ func TestFittedBinaryRefusals(t *testing.T) {
 		}), "variance[0] is negative"},
 		"more components than features": {hogPCA, "PCA shape 2×3 does not match hog:8+pca:3"},
 		"magic":                         {append([]byte("XXXX"), good[4:]...), "not a fitted feature pipeline"},
-		"version":                       {edit(good, func(b []byte) { b[4] = 2 }), "encoding version 2"},
+		"version":                       {edit(good, func(b []byte) { b[4] = 3 }), "encoding version 3"},
+		"size flag in version 1":        {edit(plain, func(b []byte) { b[5] = fittedFlagSize }), "unknown flags 0x2 for version 1"},
+		"size truncated":                {edit(plain, func(b []byte) { b[4], b[5] = fittedSizeVersion, fittedFlagSize }), "training image size truncated"},
+		"size of a resizing pipeline":   {sizedAt("lbp:4x4@64x64", 64, 64), "resizes every image"},
+		"zero width":                    {sizedAt("lbp:4x4", 0, 64), "out of range"},
+		"huge height":                   {sizedAt("lbp:4x4", 64, fittedMaxSide+1), "out of range"},
 		"checksum":                      {append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "checksum mismatch"},
 		"truncated":                     {good[:len(good)-9], "checksum mismatch"},
 		"flags":                         {edit(plain, func(b []byte) { b[5] = 4 }), "unknown flags"},
@@ -229,7 +298,9 @@ func TestFittedBinaryHugeShapeAllocatesNothing(t *testing.T) {
 }
 
 func FuzzFittedUnmarshal(f *testing.F) {
-	for _, g := range []Fitted{mustFitted(f, "lbp:4x4@64x64"), mustFitted(f, "intensity:20x20:norm"), fittedPCA(f)} {
+	sized := mustFitted(f, "lbp:4x4")
+	sized.FrameSize = image.Pt(92, 112)
+	for _, g := range []Fitted{mustFitted(f, "lbp:4x4@64x64"), mustFitted(f, "intensity:20x20:norm"), fittedPCA(f), sized} {
 		b, err := g.MarshalBinary()
 		if err != nil {
 			f.Fatal(err)
@@ -254,7 +325,14 @@ func FuzzFittedUnmarshal(f *testing.F) {
 		if d, ok := g.InputDim(); ok && d > 1<<16 {
 			return // valid but too costly to apply in a fuzz run
 		}
-		x, err := g.Apply([]*image.Gray{ToGray(scene(16, 16, 0))})
+		w, h := 16, 16
+		if g.FrameSize != (image.Point{}) {
+			if g.FrameSize.X*g.FrameSize.Y > 1<<16 {
+				return // valid but too costly to apply in a fuzz run
+			}
+			w, h = g.FrameSize.X, g.FrameSize.Y // a frame of another size is refused
+		}
+		x, err := g.Apply([]*image.Gray{ToGray(scene(w, h, 0))})
 		if err != nil {
 			if g.PCA == nil {
 				t.Fatal(err)

@@ -225,7 +225,7 @@ func FuzzApplyFrames(f *testing.F) {
 		read := func(int) ([]byte, error) { return data, nil }
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		x, err := fit.applySource(context.Background(), 1, func(int) string { return "f.png" }, read, fuzzBurstLimits)
+		x, _, err := fit.applySource(context.Background(), 1, func(int) string { return "f.png" }, read, fuzzBurstLimits)
 		runtime.ReadMemStats(&after)
 		lim := uint64(32*fuzzBurstLimits.MaxPixels) + 4*uint64(len(data)) + fuzzDecoderBytes
 		if n := after.TotalAlloc - before.TotalAlloc; n > lim {

@@ -2,6 +2,8 @@ package features
 
 import (
 	"fmt"
+	"image"
+	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
@@ -17,6 +19,10 @@ import (
 type Loader struct {
 	pipe   Pipeline
 	images atomic.Int64 // image sets read
+
+	mu    sync.Mutex
+	size  image.Point // the one size of the images read, for a pipeline that does not resize them
+	mixed bool        // images of more than one size were read
 }
 
 // NewLoader returns the loader of the pipeline of spec (Parse).
@@ -34,18 +40,38 @@ func (l *Loader) Pipeline() Pipeline { return l.pipe }
 // Reader returns the dataset reader of image sets: the n×D features
 // before PCA.
 func (l *Loader) Reader() dataset.ImageSetReader {
-	raw := l.pipe
-	raw.PCA = 0
-	read := Fitted{Pipeline: raw}.ImageSetReader()
+	raw := Fitted{Pipeline: l.pipe}
+	raw.Pipeline.PCA = 0
 	return func(paths []string) (*mat.Dense, error) {
 		l.images.Add(1)
-		return read(paths)
+		x, size, err := raw.applyFiles(paths, FolderLimits())
+		if err == nil {
+			l.sawSize(size)
+		}
+		return x, err
+	}
+}
+
+// sawSize notes the frame size of one image set read.
+func (l *Loader) sawSize(size image.Point) {
+	if size == (image.Point{}) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.size == (image.Point{}) && !l.mixed:
+		l.size = size
+	case l.size != size:
+		l.size, l.mixed = image.Point{}, true
 	}
 }
 
 // Fit returns the fitted pipeline of the loaded training data ds and,
 // when the pipeline has a pca stage, replaces every set's frames by
-// their PCA projection. It returns nil (and leaves ds alone) when l is
+// their PCA projection. For a pipeline that extracts at each image's own
+// size, the fitted pipeline records the size of the training images
+// where they all had one (Fitted.FrameSize). It returns nil (and leaves ds alone) when l is
 // nil: feature files need no pipeline. It refuses data that mix image
 // sets with feature files, and a pipeline given for feature files alone
 // (the sets are features already, and the pipeline would not be used).
@@ -60,6 +86,9 @@ func (l *Loader) Fit(ds *dataset.Dataset) (*Fitted, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.mu.Lock()
+	f.FrameSize = l.size
+	l.mu.Unlock()
 	if f.PCA != nil {
 		for i := range ds.Sets {
 			if ds.Sets[i].Frames, err = f.Project(ds.Sets[i].Frames); err != nil {

@@ -91,3 +91,50 @@ func TestLoaderFrameLimits(t *testing.T) {
 		t.Errorf("FolderLimits %+v: per frame, want the burst limits %+v", lim, DefaultBurstLimits())
 	}
 }
+
+// TestLoaderRecordsFrameSize: a pipeline that extracts at each image's
+// own size records the size of the training images where they all had
+// one, and none where they differ (whatever the order the sets were read
+// in) or where the pipeline resizes every image.
+func TestLoaderRecordsFrameSize(t *testing.T) {
+	write := func(dir, class string, w, h int) {
+		for s := range 2 {
+			writeFiles(t, filepath.Join(dir, class, fmt.Sprintf("set%d", s)), map[string][]byte{
+				"f0.pgm": encodePGM(randomGray(w, h, uint64(s))),
+				"f1.pgm": encodePGM(randomGray(w, h, uint64(s)+10)),
+			})
+		}
+	}
+	for _, c := range []struct {
+		spec         string
+		bw, bh       int // class b's images; class a's are 12x10
+		wantW, wantH int
+	}{
+		{"lbp:2x2", 12, 10, 12, 10},
+		{"hog:4+pca:2", 12, 10, 12, 10},
+		{"lbp:2x2", 10, 12, 0, 0},
+		{"lbp:2x2@8x8", 12, 10, 0, 0},
+		{"intensity:4x4", 12, 10, 0, 0},
+	} {
+		dir := t.TempDir()
+		write(dir, "a", 12, 10)
+		write(dir, "b", c.bw, c.bh)
+		for _, workers := range []int{1, 4} {
+			l, err := NewLoader(c.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := dataset.Load(dir, dataset.Options{Images: l.Reader(), Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := l.Fit(ds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.FrameSize.X != c.wantW || f.FrameSize.Y != c.wantH {
+				t.Errorf("%s on 12x10 and %dx%d images (%d workers): training size %v, want %dx%d", c.spec, c.bw, c.bh, workers, f.FrameSize, c.wantW, c.wantH)
+			}
+		}
+	}
+}

@@ -106,6 +106,12 @@ type Features struct {
 	Spec        string `json:"spec"`
 	PCAInputDim int    `json:"pca_input_dim,omitempty"` // features before the PCA
 	PCADim      int    `json:"pca_dim,omitempty"`
+	// FrameWidth and FrameHeight are the size of every training image,
+	// for a pipeline that extracts at each image's own size, where all
+	// had one (features.Fitted.FrameSize): frames of another size are
+	// refused. Absent otherwise.
+	FrameWidth  int `json:"frame_width,omitempty"`
+	FrameHeight int `json:"frame_height,omitempty"`
 }
 
 // KFDA is the discriminant of a kFDA model.
@@ -215,7 +221,7 @@ func Summarize(info model.FileInfo, m *model.Model) *Summary {
 		s.Candidates = append(s.Candidates, Candidate{string(c.Name), c.Params, percent(c.CVAccuracy), c.Seconds})
 	}
 	if f := m.Features; f != nil {
-		s.Features = &Features{Spec: f.Name()}
+		s.Features = &Features{Spec: f.Name(), FrameWidth: f.FrameSize.X, FrameHeight: f.FrameSize.Y}
 		if f.PCA != nil {
 			s.Features.PCAInputDim, s.Features.PCADim = f.PCA.Components.Dims()
 		}

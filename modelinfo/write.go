@@ -43,6 +43,9 @@ func Write(w io.Writer, s *Summary) error {
 		} else {
 			row("features", "%s", printable(f.Spec))
 		}
+		if f.FrameWidth > 0 {
+			row("frame size", "%dx%d, the training images' (the features are computed at each frame's own size: frames of another size are refused)", f.FrameWidth, f.FrameHeight)
+		}
 	} else {
 		row("features", "(none recorded: the model takes feature vectors)")
 	}

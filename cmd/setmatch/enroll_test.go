@@ -592,26 +592,49 @@ func TestChangeFolderNotWritable(t *testing.T) {
 	}
 }
 
-// TestImagesOfAnotherSize: for a model whose pipeline's number of
-// features follows the frames' size (hog:8 without @WxH), a burst of
-// another size than the training images is refused by enroll, and fails
-// in test, saying that the size is why and what to do, not that the
-// features came from another extractor (they came from the model's own).
+// TestImagesOfAnotherSize: a pipeline that computes its features at each
+// image's own size (no @WxH) records the size of the training images:
+// train says so, inspect shows it, and a burst of another size is refused
+// by enroll and fails in test, saying that the size is why and what to do
+// — for lbp, whose number of features does not follow the size, as for
+// hog, whose number does. Trained on images of two sizes, no size is
+// recorded, and a burst of a third size enrols.
 func TestImagesOfAnotherSize(t *testing.T) {
-	data := imageData(t, 40, 32)
+	for _, spec := range []string{"lbp:2x2", "hog:8"} {
+		data := imageData(t, 40, 32)
+		mpath := filepath.Join(t.TempDir(), "m.smm")
+		code, _, stderr := run("train", "--method", "nn-h", "--data", data, "--features", spec, "--threshold", "none", "--out", mpath)
+		if code != 0 {
+			t.Fatalf("%s: train: exit %d\n%s", spec, code, stderr)
+		}
+		if want := "train: " + spec + " computes its features at each image's own size: the model takes frames of 40x32, the training images' size, and refuses others (train with " + spec + "@WxH to resize every frame instead)\n"; !strings.Contains(stderr, want) {
+			t.Errorf("%s: train says\n%s\nwant the line\n%s", spec, stderr, want)
+		}
+		if code, stdout, stderr := run("inspect", mpath); code != 0 || !strings.Contains(stdout, "40x32, the training images' (the features are computed at each frame's own size: frames of another size are refused)") {
+			t.Errorf("%s: inspect: exit %d\n%s%s\nwant the training images' size", spec, code, stdout, stderr)
+		}
+		small := imageData(t, 24, 24)
+		why := "frame is 24x24 but the model's training images were 40x32: " + spec + " uses each image at its own size, so a frame of another size is described at another scale than the model learned; send frames of 40x32, or train again with a size (e.g. " + spec + "@40x32) to resize every frame"
+		burst := filepath.Join(small, "class0", "set0")
+		code, _, stderr = run("enroll", "--model", mpath, "--label", "carol", burst)
+		if code != 1 || !strings.Contains(stderr, burst) || !strings.Contains(stderr, why) {
+			t.Errorf("%s: enroll of 24x24 frames: exit %d, %q; want exit 1 with %q", spec, code, stderr, why)
+		}
+		code, _, stderr = run("test", "--model", mpath, "--data", small)
+		if code != 1 || !strings.Contains(stderr, why) || strings.Contains(stderr, "feature extractor") {
+			t.Errorf("%s: test of 24x24 frames: exit %d, %q; want exit 1 with %q", spec, code, stderr, why)
+		}
+	}
+
+	mixed := imageData(t, 40, 32)
+	if err := os.Rename(filepath.Join(imageData(t, 36, 30), "class1"), filepath.Join(mixed, "class2")); err != nil {
+		t.Fatal(err)
+	}
 	mpath := filepath.Join(t.TempDir(), "m.smm")
-	if code, _, stderr := run("train", "--method", "nn-h", "--data", data, "--features", "hog:8", "--threshold", "none", "--out", mpath); code != 0 {
-		t.Fatalf("train: exit %d\n%s", code, stderr)
+	if code, _, stderr := run("train", "--method", "nn-h", "--data", mixed, "--features", "lbp:2x2", "--threshold", "none", "--out", mpath); code != 0 || strings.Contains(stderr, "own size") {
+		t.Fatalf("lbp:2x2 on images of two sizes: train: exit %d\n%s\nwant exit 0 and no training size", code, stderr)
 	}
-	small := imageData(t, 24, 24) // 144 features a frame, where 40x32 gives 432
-	note := "hog:8 computes its features at each frame's own size, and their number follows that size: give frames of the size the training images had, or train with a size (e.g. hog:8@64x64)"
-	burst := filepath.Join(small, "class0", "set0")
-	code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", burst)
-	if want := burst + ": its frames give 144 features each through the model's pipeline hog:8, model " + mpath + " takes 432: " + note; code != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("enroll of 24x24 frames: exit %d, %q; want exit 1 with %q", code, stderr, want)
-	}
-	code, _, stderr = run("test", "--model", mpath, "--data", small)
-	if want := "the sets of " + small + " have 144 features per frame, model " + mpath + " expects 432: " + note; code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "feature extractor") {
-		t.Errorf("test of 24x24 frames: exit %d, %q; want exit 1 with %q", code, stderr, want)
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", filepath.Join(imageData(t, 24, 24), "class0", "set0")); code != 0 {
+		t.Errorf("lbp:2x2 trained on two sizes: enroll of 24x24 frames: exit %d\n%s", code, stderr)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"image"
 	"io"
 	"math"
 	"os"
@@ -118,6 +119,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	_, frames := ds.FrameCounts()
 	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features, method %s, loaded in %.1fs\n",
 		len(ds.Sets), len(ds.Classes), frames, ds.Dim(), a.method, time.Since(start).Seconds())
+	if fitted != nil && fitted.FrameSize != (image.Point{}) {
+		feat := fitted.Pipeline.Feature.Name()
+		fmt.Fprintf(stderr, "train: %s computes its features at each image's own size: the model takes frames of %dx%d, the training images' size, and refuses others (train with %s@WxH to resize every frame instead)\n",
+			feat, fitted.FrameSize.X, fitted.FrameSize.Y, feat)
+	}
 	labels, names := make([]string, len(ds.Sets)), make([]string, len(ds.Sets))
 	for i, s := range ds.Sets {
 		labels[i], names[i] = s.Class, s.Name
