@@ -135,6 +135,20 @@ func (p Pipeline) fixedSize() bool {
 	return false
 }
 
+// scaleBound reports whether the pipeline's features describe each image
+// at the scale it comes in: lbp and hog without @WxH, whose codes and
+// gradients are of neighbouring pixels. A model of such a pipeline
+// records the size of its training images (Fitted.FrameSize). hist
+// counts grey levels over the whole frame, at any size alike, and a
+// pipeline that resizes sees one scale.
+func (p Pipeline) scaleBound() bool {
+	switch p.Feature.(type) {
+	case LBP, HOG:
+		return !p.fixedSize()
+	}
+	return false
+}
+
 // SizeNote says, for a pipeline whose number of features follows the
 // image size (hog without @WxH), that frames of another size than the
 // training images give another number of features than a model of it
@@ -204,8 +218,8 @@ func (f Fitted) ApplyFiles(paths []string, lim ImageLimits) (*mat.Dense, error) 
 }
 
 // applyFiles is ApplyFiles that also returns the size of the frames
-// where the pipeline extracts at each image's own size (the zero Point
-// where it resizes them).
+// where the pipeline's features are bound to the images' scale
+// (scaleBound), else the zero Point.
 func (f Fitted) applyFiles(paths []string, lim ImageLimits) (*mat.Dense, image.Point, error) {
 	if err := lim.Check(); err != nil {
 		return nil, image.Point{}, err
@@ -239,8 +253,8 @@ func (f Fitted) ImageSetReader() func(paths []string) (*mat.Dense, error) {
 // bytes, name its name in messages) and stacks their features. Only one
 // frame's file and image are held at a time. It gives up with ctx's error,
 // checked before each frame, when ctx ends. With the matrix it returns the
-// frames' size where the pipeline extracts at each image's own size (the
-// zero Point where it resizes them).
+// frames' size where the pipeline's features are bound to the images'
+// scale (scaleBound), else the zero Point.
 func (f Fitted) applySource(ctx context.Context, n int, name func(int) string, read func(int) ([]byte, error), lim ImageLimits) (*mat.Dense, image.Point, error) {
 	var none image.Point
 	if f.Pipeline.Feature == nil {
@@ -277,7 +291,7 @@ func (f Fitted) applySource(ctx context.Context, n int, name func(int) string, r
 		}
 	}
 	x, err := st.matrix()
-	if err != nil || f.Pipeline.fixedSize() {
+	if err != nil || !f.Pipeline.scaleBound() {
 		return x, none, err
 	}
 	return x, image.Pt(st.w0, st.h0), nil
@@ -299,7 +313,7 @@ func (f Fitted) stack(n int) *rowStack { return &rowStack{f: f, n: n} }
 // the pipeline resizes every frame itself, and the size of the training
 // images where the pipeline records one (Fitted.FrameSize).
 func (s *rowStack) checkSize(name string, w, h int) error {
-	if t := s.f.FrameSize; t != (image.Point{}) && !s.f.Pipeline.fixedSize() && (w != t.X || h != t.Y) {
+	if t := s.f.FrameSize; t != (image.Point{}) && s.f.Pipeline.scaleBound() && (w != t.X || h != t.Y) {
 		feat := s.f.Pipeline.Feature.Name()
 		return formatErr(name, "frame is %dx%d but the model's training images were %dx%d: %s uses each image at its own size, so a frame of another size is described at another scale than the model learned; send frames of %dx%d, or train again with a size (e.g. %s@%dx%d) to resize every frame",
 			w, h, t.X, t.Y, feat, t.X, t.Y, feat, t.X, t.Y)

@@ -24,7 +24,7 @@ import (
 //	                  only); others 0
 //	6       2         L, length of the spec, 1..fittedMaxSpec
 //	8       L         the canonical spec (Pipeline.Name), ASCII
-//	with the size:
+//	with the size (lbp or hog without @WxH only):
 //	…       4         width of every training image (uint32, 1..fittedMaxSide)
 //	…       4         height (uint32, 1..fittedMaxSide)
 //	with a PCA:
@@ -236,15 +236,16 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 }
 
 // checkFrameSize refuses a recorded training image size where the
-// pipeline resizes every image (it would not be used) or a side out of
-// 1..fittedMaxSide; the zero Point (none recorded) is valid.
+// pipeline's features are not bound to the images' scale (scaleBound: it
+// would not be used) or a side out of 1..fittedMaxSide; the zero Point
+// (none recorded) is valid.
 func (f Fitted) checkFrameSize() error {
 	t := f.FrameSize
 	switch {
 	case t == image.Point{}:
 		return nil
-	case f.Pipeline.fixedSize():
-		return fmt.Errorf("features: %s resizes every image, so it records no training image size (got %dx%d)", f.Name(), t.X, t.Y)
+	case !f.Pipeline.scaleBound():
+		return fmt.Errorf("features: %s computes the same features at any image size (it resizes every image, or counts grey levels), so it records no training image size (got %dx%d)", f.Name(), t.X, t.Y)
 	case t.X < 1 || t.Y < 1 || t.X > fittedMaxSide || t.Y > fittedMaxSide:
 		return fmt.Errorf("features: %s: training image size %dx%d out of range (1 to %d pixels a side)", f.Name(), t.X, t.Y, fittedMaxSide)
 	}

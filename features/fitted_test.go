@@ -136,7 +136,11 @@ func TestFittedBinaryRoundTrip(t *testing.T) {
 	if _, err := (Fitted{Pipeline: p}).MarshalBinary(); err == nil {
 		t.Error("unfitted pipeline encoded")
 	}
-	for _, f := range []Fitted{{Pipeline: mustFitted(t, "lbp:4x4@64x64").Pipeline, FrameSize: image.Pt(24, 18)}, {Pipeline: mustFitted(t, "lbp:4x4").Pipeline, FrameSize: image.Pt(-1, 18)}} {
+	for _, f := range []Fitted{
+		{Pipeline: mustFitted(t, "lbp:4x4@64x64").Pipeline, FrameSize: image.Pt(24, 18)},
+		{Pipeline: mustFitted(t, "hist:16").Pipeline, FrameSize: image.Pt(24, 18)},
+		{Pipeline: mustFitted(t, "lbp:4x4").Pipeline, FrameSize: image.Pt(-1, 18)},
+	} {
 		if _, err := f.MarshalBinary(); err == nil {
 			t.Errorf("%s with training image size %v encoded", f.Name(), f.FrameSize)
 		}
@@ -166,7 +170,7 @@ func TestFittedBinaryFrameSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []Fitted{mustFitted(t, "lbp:4x4"), mustFitted(t, "hist:16"), pcaFit} {
+	for _, f := range []Fitted{mustFitted(t, "lbp:4x4"), mustFitted(t, "hog:4"), pcaFit} {
 		f.FrameSize = image.Pt(24, 18)
 		b, err := f.MarshalBinary()
 		if err != nil {
@@ -246,7 +250,8 @@ func TestFittedBinaryRefusals(t *testing.T) {
 		"version":                       {edit(good, func(b []byte) { b[4] = 3 }), "encoding version 3"},
 		"size flag in version 1":        {edit(plain, func(b []byte) { b[5] = fittedFlagSize }), "unknown flags 0x2 for version 1"},
 		"size truncated":                {edit(plain, func(b []byte) { b[4], b[5] = fittedSizeVersion, fittedFlagSize }), "training image size truncated"},
-		"size of a resizing pipeline":   {sizedAt("lbp:4x4@64x64", 64, 64), "resizes every image"},
+		"size of a resizing pipeline":   {sizedAt("lbp:4x4@64x64", 64, 64), "computes the same features at any image size"},
+		"size of a histogram":           {sizedAt("hist:32", 64, 64), "computes the same features at any image size"},
 		"zero width":                    {sizedAt("lbp:4x4", 0, 64), "out of range"},
 		"huge height":                   {sizedAt("lbp:4x4", 64, fittedMaxSide+1), "out of range"},
 		"checksum":                      {append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "checksum mismatch"},

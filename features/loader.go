@@ -21,7 +21,7 @@ type Loader struct {
 	images atomic.Int64 // image sets read
 
 	mu    sync.Mutex
-	size  image.Point // the one size of the images read, for a pipeline that does not resize them
+	size  image.Point // the one size of the images read, for a pipeline bound to their scale
 	mixed bool        // images of more than one size were read
 }
 
@@ -69,9 +69,10 @@ func (l *Loader) sawSize(size image.Point) {
 
 // Fit returns the fitted pipeline of the loaded training data ds and,
 // when the pipeline has a pca stage, replaces every set's frames by
-// their PCA projection. For a pipeline that extracts at each image's own
-// size, the fitted pipeline records the size of the training images
-// where they all had one (Fitted.FrameSize). It returns nil (and leaves ds alone) when l is
+// their PCA projection. For a pipeline whose features are bound to the
+// images' scale (lbp or hog without @WxH), the fitted pipeline records
+// the size of the training images where they all had one
+// (Fitted.FrameSize). It returns nil (and leaves ds alone) when l is
 // nil: feature files need no pipeline. It refuses data that mix image
 // sets with feature files, and a pipeline given for feature files alone
 // (the sets are features already, and the pipeline would not be used).

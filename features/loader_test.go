@@ -92,10 +92,11 @@ func TestLoaderFrameLimits(t *testing.T) {
 	}
 }
 
-// TestLoaderRecordsFrameSize: a pipeline that extracts at each image's
-// own size records the size of the training images where they all had
-// one, and none where they differ (whatever the order the sets were read
-// in) or where the pipeline resizes every image.
+// TestLoaderRecordsFrameSize: a pipeline whose features are bound to the
+// images' scale (lbp, hog without @WxH) records the size of the training
+// images where they all had one, and none where they differ (whatever
+// the order the sets were read in), where the pipeline resizes every
+// image, or for a histogram of grey levels.
 func TestLoaderRecordsFrameSize(t *testing.T) {
 	write := func(dir, class string, w, h int) {
 		for s := range 2 {
@@ -115,6 +116,7 @@ func TestLoaderRecordsFrameSize(t *testing.T) {
 		{"lbp:2x2", 10, 12, 0, 0},
 		{"lbp:2x2@8x8", 12, 10, 0, 0},
 		{"intensity:4x4", 12, 10, 0, 0},
+		{"hist:8", 12, 10, 0, 0},
 	} {
 		dir := t.TempDir()
 		write(dir, "a", 12, 10)

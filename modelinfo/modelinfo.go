@@ -107,7 +107,7 @@ type Features struct {
 	PCAInputDim int    `json:"pca_input_dim,omitempty"` // features before the PCA
 	PCADim      int    `json:"pca_dim,omitempty"`
 	// FrameWidth and FrameHeight are the size of every training image,
-	// for a pipeline that extracts at each image's own size, where all
+	// for an lbp or hog pipeline without a size, where all
 	// had one (features.Fitted.FrameSize): frames of another size are
 	// refused. Absent otherwise.
 	FrameWidth  int `json:"frame_width,omitempty"`
