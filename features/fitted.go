@@ -24,9 +24,9 @@ type Fitted struct {
 	PCA      *PCA // fitted PCA, nil when Pipeline.PCA is 0
 
 	// FrameSize is the width and height (X, Y) of every training image,
-	// for a pipeline that extracts at each image's own size (lbp, hog
-	// or hist without @WxH), where all training images
-	// had one size; the zero Point otherwise. Where it is set, Apply and
+	// for a pipeline whose features are bound to the images' scale (lbp
+	// or hog without @WxH), where all training images had one size; the
+	// zero Point otherwise. Where it is set, Apply and
 	// the readers refuse a frame of another size: its features describe
 	// the image at another scale than the training frames'.
 	FrameSize image.Point

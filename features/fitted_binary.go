@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"image"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -26,7 +27,8 @@ import (
 //	8       L         the canonical spec (Pipeline.Name), ASCII
 //	with the size (lbp or hog without @WxH only):
 //	…       4         width of every training image (uint32, 1..fittedMaxSide)
-//	…       4         height (uint32, 1..fittedMaxSide)
+//	…       4         height (uint32, 1..fittedMaxSide); a size the
+//	                  feature is extracted at, giving the PCA's D if any
 //	with a PCA:
 //	…       4         D, features before PCA (uint32, ≥ 1)
 //	…       4         N, components (uint32, = the spec's pca:N, ≤ D)
@@ -116,13 +118,16 @@ func (f Fitted) MarshalBinary() ([]byte, error) {
 
 // UnmarshalBinary decodes what MarshalBinary wrote. It checks the magic, the
 // version, the checksum, that the spec parses and is canonical, that the
-// PCA's shape matches the spec, that the sizes fill the input exactly and
-// that every number is finite; it allocates nothing beyond what the input's
-// length accounts for.
+// training images' size is one the pipeline records and can extract at
+// (checkFrameSize), that the PCA's shape matches the spec, that the sizes
+// fill the input exactly and that every number is finite; it allocates
+// nothing beyond what the input's length accounts for.
 func (f *Fitted) UnmarshalBinary(b []byte) error {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("features: fitted pipeline: %s", fmt.Sprintf(format, a...))
 	}
+	// failErr wraps an error of this package, its "features: " said once.
+	failErr := func(err error) error { return fail("%s", strings.TrimPrefix(err.Error(), "features: ")) }
 	if len(b) < 8+4 || string(b[:4]) != fittedMagic {
 		return fail("not a fitted feature pipeline (want the magic %q)", fittedMagic)
 	}
@@ -142,6 +147,11 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 	if flags&^known != 0 {
 		return fail("unknown flags %#x for version %d", flags, version)
 	}
+	if version == fittedSizeVersion && flags&fittedFlagSize == 0 {
+		// MarshalBinary writes version 1 where no size follows: one
+		// pipeline has one encoding.
+		return fail("version %d without the training images' size (flag %#x)", version, fittedFlagSize)
+	}
 	L := int(binary.LittleEndian.Uint16(body[6:8]))
 	if L < 1 || L > fittedMaxSpec || 8+L > len(body) {
 		return fail("spec length %d does not fit (1 to %d bytes, %d present)", L, fittedMaxSpec, len(body)-8)
@@ -149,7 +159,7 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 	spec := string(body[8 : 8+L])
 	p, err := Parse(spec)
 	if err != nil {
-		return fail("%v", err)
+		return failErr(err)
 	}
 	if p.Name() != spec {
 		return fail("spec %q is not in canonical form (%q)", spec, p.Name())
@@ -163,7 +173,7 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 		frame = image.Pt(int(binary.LittleEndian.Uint32(rest[0:4])), int(binary.LittleEndian.Uint32(rest[4:8])))
 		rest = rest[8:]
 		if err := (Fitted{Pipeline: p, FrameSize: frame}).checkFrameSize(); err != nil {
-			return fail("%v", err)
+			return failErr(err)
 		}
 	}
 	hasPCA := flags&fittedFlagPCA != 0
@@ -228,16 +238,21 @@ func (f *Fitted) UnmarshalBinary(b []byte) error {
 	}
 	g, err := NewFitted(p, pca)
 	if err != nil {
-		return fail("%v", err)
+		return failErr(err)
 	}
 	g.FrameSize = frame
+	if err := g.checkFrameSize(); err != nil { // now with the PCA
+		return failErr(err)
+	}
 	*f = g
 	return nil
 }
 
 // checkFrameSize refuses a recorded training image size where the
 // pipeline's features are not bound to the images' scale (scaleBound: it
-// would not be used) or a side out of 1..fittedMaxSide; the zero Point
+// would not be used), a side out of 1..fittedMaxSide, a size the feature
+// cannot be extracted at (no training image could have had it), and one
+// whose number of features is not the fitted PCA's input; the zero Point
 // (none recorded) is valid.
 func (f Fitted) checkFrameSize() error {
 	t := f.FrameSize
@@ -248,6 +263,13 @@ func (f Fitted) checkFrameSize() error {
 		return fmt.Errorf("features: %s computes the same features at any image size (it resizes every image, or counts grey levels), so it records no training image size (got %dx%d)", f.Name(), t.X, t.Y)
 	case t.X < 1 || t.Y < 1 || t.X > fittedMaxSide || t.Y > fittedMaxSide:
 		return fmt.Errorf("features: %s: training image size %dx%d out of range (1 to %d pixels a side)", f.Name(), t.X, t.Y, fittedMaxSide)
+	}
+	d, err := f.Pipeline.Feature.Dim(t.X, t.Y)
+	if err != nil {
+		return fmt.Errorf("features: %s: training image size %dx%d, at which no features are extracted: %s", f.Name(), t.X, t.Y, strings.TrimPrefix(err.Error(), "features: "))
+	}
+	if f.PCA != nil && d != f.PCA.InputDim() {
+		return fmt.Errorf("features: %s: training images of %dx%d give %d features per frame but the PCA takes %d", f.Name(), t.X, t.Y, d, f.PCA.InputDim())
 	}
 	return nil
 }

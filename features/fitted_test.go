@@ -140,6 +140,8 @@ func TestFittedBinaryRoundTrip(t *testing.T) {
 		{Pipeline: mustFitted(t, "lbp:4x4@64x64").Pipeline, FrameSize: image.Pt(24, 18)},
 		{Pipeline: mustFitted(t, "hist:16").Pipeline, FrameSize: image.Pt(24, 18)},
 		{Pipeline: mustFitted(t, "lbp:4x4").Pipeline, FrameSize: image.Pt(-1, 18)},
+		{Pipeline: mustFitted(t, "lbp:4x4").Pipeline, FrameSize: image.Pt(5, 18)},
+		{Pipeline: mustFitted(t, "hog:8").Pipeline, FrameSize: image.Pt(15, 18)},
 	} {
 		if _, err := f.MarshalBinary(); err == nil {
 			t.Errorf("%s with training image size %v encoded", f.Name(), f.FrameSize)
@@ -235,6 +237,24 @@ func TestFittedBinaryRefusals(t *testing.T) {
 	hogPCA = binary.LittleEndian.AppendUint32(hogPCA, 2)
 	hogPCA = binary.LittleEndian.AppendUint32(hogPCA, 3)
 	hogPCA = reseal(append(hogPCA, make([]byte, 8*(2+3+1+2*3)+4)...))
+	// hog:8+pca:2 fitted on frames of 24x18, which give 72 features.
+	hogSized := func() []byte {
+		p, _ := Parse("hog:8+pca:2")
+		x, err := Fitted{Pipeline: p}.ExtractFrames([]*image.Gray{ToGray(scene(24, 18, 1)), ToGray(scene(24, 18, 2)), ToGray(scene(24, 18, 3))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := FitPipeline(p, []*mat.Dense{x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.FrameSize = image.Pt(24, 18)
+		b, err := f.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}()
 	cases := map[string]struct {
 		b    []byte
 		want string
@@ -250,21 +270,27 @@ func TestFittedBinaryRefusals(t *testing.T) {
 		"version":                       {edit(good, func(b []byte) { b[4] = 3 }), "encoding version 3"},
 		"size flag in version 1":        {edit(plain, func(b []byte) { b[5] = fittedFlagSize }), "unknown flags 0x2 for version 1"},
 		"size truncated":                {edit(plain, func(b []byte) { b[4], b[5] = fittedSizeVersion, fittedFlagSize }), "training image size truncated"},
+		"version 2 without the size":    {edit(plain, func(b []byte) { b[4] = fittedSizeVersion }), "version 2 without the training images' size"},
 		"size of a resizing pipeline":   {sizedAt("lbp:4x4@64x64", 64, 64), "computes the same features at any image size"},
 		"size of a histogram":           {sizedAt("hist:32", 64, 64), "computes the same features at any image size"},
 		"zero width":                    {sizedAt("lbp:4x4", 0, 64), "out of range"},
 		"huge height":                   {sizedAt("lbp:4x4", 64, fittedMaxSide+1), "out of range"},
-		"checksum":                      {append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "checksum mismatch"},
-		"truncated":                     {good[:len(good)-9], "checksum mismatch"},
-		"flags":                         {edit(plain, func(b []byte) { b[5] = 4 }), "unknown flags"},
-		"spec length":                   {edit(plain, func(b []byte) { b[6] = 200 }), "spec length 200"},
-		"bad spec":                      {specAt("lbp:0x4", nil), "bad feature spec"},
-		"not canonical":                 {specAt("lbp:04x4", nil), "not in canonical form"},
-		"flag missing":                  {edit(good, func(b []byte) { b[5] = 0 }), "disagree"},
-		"trailing":                      {specAt("lbp:4x4", []byte{1}), "1 bytes after the spec"},
-		"shape":                         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L+4:], 2) }), "does not match"},
-		"width":                         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], 25) }), "needs"},
-		"huge":                          {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], math.MaxUint32) }), "needs"},
+		"size finer than the grid":      {sizedAt("lbp:4x4", 64, 5), "training image size 64x5, at which no features are extracted: lbp grid 4x4 is finer"},
+		"size smaller than hog's cells": {sizedAt("hog:8", 15, 64), "training image size 15x64, at which no features are extracted"},
+		"hog size of another width than the PCA's": {edit(hogSized, func(b []byte) {
+			binary.LittleEndian.PutUint32(b[8+len("hog:8+pca:2"):], 32)
+		}), "training images of 32x18 give 108 features per frame but the PCA takes 72"},
+		"checksum":      {append(bytes.Clone(good[:len(good)-1]), good[len(good)-1]^1), "checksum mismatch"},
+		"truncated":     {good[:len(good)-9], "checksum mismatch"},
+		"flags":         {edit(plain, func(b []byte) { b[5] = 4 }), "unknown flags"},
+		"spec length":   {edit(plain, func(b []byte) { b[6] = 200 }), "spec length 200"},
+		"bad spec":      {specAt("lbp:0x4", nil), "bad feature spec"},
+		"not canonical": {specAt("lbp:04x4", nil), "not in canonical form"},
+		"flag missing":  {edit(good, func(b []byte) { b[5] = 0 }), "disagree"},
+		"trailing":      {specAt("lbp:4x4", []byte{1}), "1 bytes after the spec"},
+		"shape":         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L+4:], 2) }), "does not match"},
+		"width":         {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], 25) }), "needs"},
+		"huge":          {edit(good, func(b []byte) { binary.LittleEndian.PutUint32(b[L:], math.MaxUint32) }), "needs"},
 		"NaN": {edit(good, func(b []byte) {
 			binary.LittleEndian.PutUint64(b[L+8:], math.Float64bits(math.NaN()))
 		}), "mean[0] is NaN"},
@@ -274,6 +300,8 @@ func TestFittedBinaryRefusals(t *testing.T) {
 		err := f.UnmarshalBinary(c.b)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
+		} else if strings.Count(err.Error(), "features: ") > 1 {
+			t.Errorf("%s: %q says %q more than once", name, err, "features: ")
 		}
 	}
 }
