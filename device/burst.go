@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,13 +51,18 @@ func newBurstPipeline(cfg *config.Config, m *Loaded) burstPipeline {
 	return burstPipeline{fit: fit, err: err, limits: burstLimits(cfg.Spool)}
 }
 
-// describe says in a few words how the model reads bursts (setmatchd -check).
+// describe says in a few words how the model reads bursts (setmatchd
+// -check): its pipeline, and the one frame size it takes where it records
+// one (features.Fitted.FrameSize).
 func (b burstPipeline) describe() string {
 	switch {
 	case b.err != nil:
 		return "refused: " + b.err.Error()
 	case b.fit == nil:
 		return "refused: the model was trained on feature vectors (no feature pipeline)"
+	}
+	if t := b.fit.FrameSize; t != (image.Point{}) {
+		return fmt.Sprintf("features %s, frames of %dx%d only (the training images' size)", b.fit.Name(), t.X, t.Y)
 	}
 	return "features " + b.fit.Name()
 }

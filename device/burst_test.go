@@ -346,10 +346,14 @@ func TestBurstWidthOfImageSize(t *testing.T) {
 // TestBurstOfAnotherSizeThanTraining: a model whose pipeline records the
 // training images' size (lbp:2x2, whose number of features is the same
 // at every size) decides a burst of that size and fails one of another
-// size, saying why and what to do, and the daemon goes on to the next.
+// size, saying why and what to do, and the daemon goes on to the next;
+// setmatchd -check names the size.
 func TestBurstOfAnotherSizeThanTraining(t *testing.T) {
 	fit := fitSpec(t, "lbp:2x2")
 	fit.FrameSize = image.Pt(32, 24)
+	if got, want := (burstPipeline{fit: fit}).describe(), "features lbp:2x2, frames of 32x24 only (the training images' size)"; got != want {
+		t.Errorf("-check says bursts: %q, want %q", got, want)
+	}
 	x, err := fit.Apply([]*image.Gray{image.NewGray(image.Rect(0, 0, 32, 24))})
 	if err != nil {
 		t.Fatal(err)
