@@ -1,8 +1,10 @@
 package features
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"image"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,6 +139,57 @@ func TestLoaderRecordsFrameSize(t *testing.T) {
 			if f.FrameSize.X != c.wantW || f.FrameSize.Y != c.wantH {
 				t.Errorf("%s on 12x10 and %dx%d images (%d workers): training size %v, want %dx%d", c.spec, c.bw, c.bh, workers, f.FrameSize, c.wantW, c.wantH)
 			}
+		}
+	}
+}
+
+// TestLoaderFrameSizeAsShown: the size a model records and the size of a
+// frame held to it are both the size shown, after the turn a JPEG's EXIF
+// orientation asks for: training on portrait shots stored on their side
+// (32x40 with orientation 6, shown 40x32) records 40x32, a PNG of 40x32
+// and the same shots are taken, and a JPEG stored 40x32 but turned to
+// 32x40 is refused as 32x40.
+func TestLoaderFrameSizeAsShown(t *testing.T) {
+	dir := t.TempDir()
+	for _, class := range []string{"a", "b"} {
+		for s := range 2 {
+			writeFiles(t, filepath.Join(dir, class, fmt.Sprintf("set%d", s)), map[string][]byte{
+				"f0.jpg": exifJPEG(t, randomGray(32, 40, uint64(s)), 6, binary.BigEndian),
+				"f1.jpg": exifJPEG(t, randomGray(32, 40, uint64(s)+10), 6, binary.LittleEndian),
+			})
+		}
+	}
+	l, err := NewLoader("lbp:2x2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := dataset.Load(dir, dataset.Options{Images: l.Reader(), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := l.Fit(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.FrameSize != image.Pt(40, 32) {
+		t.Fatalf("training on JPEGs of 32x40 shown as 40x32: recorded %v, want 40x32", f.FrameSize)
+	}
+	probe := t.TempDir()
+	writeFiles(t, probe, map[string][]byte{
+		"png.png":     encodePNG(t, randomGray(40, 32, 1)),
+		"shown.jpg":   exifJPEG(t, randomGray(32, 40, 2), 6, binary.BigEndian),
+		"turned.jpg":  exifJPEG(t, randomGray(40, 32, 3), 6, binary.BigEndian),
+		"stored.jpg":  exifJPEG(t, randomGray(40, 32, 4), 1, binary.BigEndian),
+		"stored2.jpg": exifJPEG(t, randomGray(32, 40, 5), 1, binary.BigEndian),
+	})
+	for name, want := range map[string]string{
+		"png.png": "", "shown.jpg": "", "stored.jpg": "",
+		"turned.jpg":  "frame is 32x40 but the model's training images were 40x32",
+		"stored2.jpg": "frame is 32x40 but the model's training images were 40x32",
+	} {
+		_, err := f.ApplyFiles([]string{filepath.Join(probe, name)}, FolderLimits())
+		if (want == "" && err != nil) || (want != "" && (err == nil || !strings.Contains(err.Error(), want))) {
+			t.Errorf("%s: %v, want %q", name, err, want)
 		}
 	}
 }
