@@ -100,11 +100,17 @@ func FitPipeline(p Pipeline, sets []*mat.Dense) (Fitted, error) {
 func (f Fitted) Name() string { return f.Pipeline.Name() }
 
 // InputDim returns D, the features per frame before PCA, when it does not
-// depend on the image size (see Pipeline.OutputDim); with a fitted PCA it is
-// the PCA's input dimension.
+// depend on the image size (see Pipeline.OutputDim) or the size is the
+// training images' recorded one (FrameSize); with a fitted PCA it is the
+// PCA's input dimension.
 func (f Fitted) InputDim() (int, bool) {
 	if f.PCA != nil {
 		return f.PCA.InputDim(), true
+	}
+	if t := f.FrameSize; t != (image.Point{}) {
+		if d, err := f.Pipeline.Feature.Dim(t.X, t.Y); err == nil {
+			return d, true
+		}
 	}
 	return f.Pipeline.OutputDim()
 }

@@ -3,12 +3,15 @@ package model
 import (
 	"bytes"
 	"encoding/binary"
+	"image"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/features"
 )
 
 // mfEditHeader replaces old by repl in the JSON header of the model file b
@@ -96,6 +99,21 @@ func TestFormat2RoundTripAndChecks(t *testing.T) {
 	wide.Mean = make([]float64, 7)
 	if err := wide.Validate(); err == nil || !strings.Contains(err.Error(), "gives 6 features per frame, the model takes 7") {
 		t.Errorf("pipeline of the wrong width: %v", err)
+	}
+	// hog without a size gives as many features as the frames' size
+	// makes: any number, until the training images' size is recorded.
+	hog := hgModel(t)
+	p, err := features.Parse("hog:4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hog.Features = &features.Fitted{Pipeline: p}
+	if err := hog.Validate(); err != nil {
+		t.Errorf("hog:4 without a size: %v", err)
+	}
+	hog.Features.FrameSize = image.Pt(8, 8)
+	if err := hog.Validate(); err == nil || !strings.Contains(err.Error(), "pipeline hog:4 gives 36 features per frame, the model takes 6") {
+		t.Errorf("hog:4 recorded at 8x8: %v", err)
 	}
 	// A format 1 reader's view: the format 2 fields are ignored in a
 	// format 1 file.
