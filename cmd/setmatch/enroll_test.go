@@ -638,3 +638,49 @@ func TestImagesOfAnotherSize(t *testing.T) {
 		t.Errorf("lbp:2x2 trained on two sizes: enroll of 24x24 frames: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestImagesSizeKeptByChanges: the training images' size a model records
+// is written back by enroll and by forget: after both, inspect still
+// shows it and a burst of another size is still refused.
+func TestImagesSizeKeptByChanges(t *testing.T) {
+	data := imageData(t, 40, 32)
+	mpath := filepath.Join(t.TempDir(), "m.smm")
+	if code, _, stderr := run("train", "--method", "nn-h", "--data", data, "--features", "lbp:2x2", "--threshold", "none", "--out", mpath); code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	shown := "40x32, the training images'"
+	// A burst of 40x32 frames not in the gallery: frames of two of its sets.
+	burst := filepath.Join(t.TempDir(), "carol")
+	if err := os.Mkdir(burst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, set := range []string{"set0", "set0", "set1", "set1"} {
+		frames, err := filepath.Glob(filepath.Join(data, "class0", set, "*"))
+		if err != nil || len(frames) < 4 {
+			t.Fatalf("frames of %s: %v, %v", set, frames, err)
+		}
+		b, err := os.ReadFile(frames[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(burst, fmt.Sprintf("f%d%s", i, filepath.Ext(frames[i]))), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", burst); code != 0 {
+		t.Fatalf("enroll of 40x32 frames: exit %d\n%s", code, stderr)
+	}
+	if code, stdout, stderr := run("inspect", mpath); code != 0 || !strings.Contains(stdout, shown) {
+		t.Errorf("inspect after enroll: exit %d\n%s%s\nwant %q", code, stdout, stderr, shown)
+	}
+	if code, _, stderr := run("forget", "--model", mpath, "--label", "carol"); code != 0 {
+		t.Fatalf("forget: exit %d\n%s", code, stderr)
+	}
+	if code, stdout, stderr := run("inspect", mpath); code != 0 || !strings.Contains(stdout, shown) {
+		t.Errorf("inspect after forget: exit %d\n%s%s\nwant %q", code, stdout, stderr, shown)
+	}
+	code, _, stderr := run("enroll", "--model", mpath, "--label", "dave", filepath.Join(imageData(t, 24, 24), "class0", "set0"))
+	if want := "frame is 24x24 but the model's training images were 40x32"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("enroll of 24x24 frames after enroll and forget: exit %d, %q; want exit 1 with %q", code, stderr, want)
+	}
+}
