@@ -163,16 +163,7 @@ func TestFittedBinaryFrameSize(t *testing.T) {
 	if !bytes.Equal(plain[:len(plain)-4], want) {
 		t.Errorf("version 1 encoding %q, want %q and its checksum", plain, want)
 	}
-	hogPCA, _ := Parse("hog:8+pca:2")
-	x, err := Fitted{Pipeline: hogPCA}.ExtractFrames([]*image.Gray{ToGray(scene(24, 18, 1)), ToGray(scene(24, 18, 2)), ToGray(scene(24, 18, 3))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pcaFit, err := FitPipeline(hogPCA, []*mat.Dense{x})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []Fitted{mustFitted(t, "lbp:4x4"), mustFitted(t, "hog:4"), pcaFit} {
+	for _, f := range []Fitted{mustFitted(t, "lbp:4x4"), mustFitted(t, "hog:4"), hogPCA24x18(t)} {
 		f.FrameSize = image.Pt(24, 18)
 		b, err := f.MarshalBinary()
 		if err != nil {
@@ -197,6 +188,22 @@ func TestFittedBinaryFrameSize(t *testing.T) {
 			t.Errorf("%s: a frame of another size: %v", f.Name(), err)
 		}
 	}
+}
+
+// hogPCA24x18 returns hog:8+pca:2 fitted on three frames of 24x18,
+// which give 72 features each.
+func hogPCA24x18(t *testing.T) Fitted {
+	t.Helper()
+	p, _ := Parse("hog:8+pca:2")
+	x, err := Fitted{Pipeline: p}.ExtractFrames([]*image.Gray{ToGray(scene(24, 18, 1)), ToGray(scene(24, 18, 2)), ToGray(scene(24, 18, 3))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := FitPipeline(p, []*mat.Dense{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // reseal recomputes the checksum of an edited encoding.
@@ -239,15 +246,7 @@ func TestFittedBinaryRefusals(t *testing.T) {
 	hogPCA = reseal(append(hogPCA, make([]byte, 8*(2+3+1+2*3)+4)...))
 	// hog:8+pca:2 fitted on frames of 24x18, which give 72 features.
 	hogSized := func() []byte {
-		p, _ := Parse("hog:8+pca:2")
-		x, err := Fitted{Pipeline: p}.ExtractFrames([]*image.Gray{ToGray(scene(24, 18, 1)), ToGray(scene(24, 18, 2)), ToGray(scene(24, 18, 3))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := FitPipeline(p, []*mat.Dense{x})
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := hogPCA24x18(t)
 		f.FrameSize = image.Pt(24, 18)
 		b, err := f.MarshalBinary()
 		if err != nil {
