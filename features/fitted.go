@@ -164,7 +164,7 @@ func (p Pipeline) SizeNote() string {
 	if !ok || h.W > 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s computes its features at each frame's own size, and their number follows that size: give frames of the size the training images had, or train with a size (e.g. %s@64x64) to resize every frame", h.Name(), h.Name())
+	return fmt.Sprintf("%s computes its features at each frame's own size, and their number follows that size: give frames of the size the training images had, or train with a size (e.g. %s) to resize every frame", h.Name(), p.WithSize(64, 64).Name())
 }
 
 // Project applies the fitted PCA to x (n×D frames before PCA) and returns
@@ -320,9 +320,8 @@ func (f Fitted) stack(n int) *rowStack { return &rowStack{f: f, n: n} }
 // images where the pipeline records one (Fitted.FrameSize).
 func (s *rowStack) checkSize(name string, w, h int) error {
 	if t := s.f.FrameSize; t != (image.Point{}) && s.f.Pipeline.scaleBound() && (w != t.X || h != t.Y) {
-		feat := s.f.Pipeline.Feature.Name()
-		return formatErr(name, "frame is %dx%d but the model's training images were %dx%d: %s uses each image at its own size, so a frame of another size is described at another scale than the model learned; send frames of %dx%d, or train again with a size (e.g. %s@%dx%d) to resize every frame",
-			w, h, t.X, t.Y, feat, t.X, t.Y, feat, t.X, t.Y)
+		return formatErr(name, "frame is %dx%d but the model's training images were %dx%d: %s uses each image at its own size, so a frame of another size is described at another scale than the model learned; send frames of %dx%d, or train again with a size (e.g. %s) to resize every frame",
+			w, h, t.X, t.Y, s.f.Pipeline.Feature.Name(), t.X, t.Y, s.f.Pipeline.WithSize(t.X, t.Y).Name())
 	}
 	if s.first == "" {
 		s.first, s.w0, s.h0 = name, w, h
@@ -331,9 +330,8 @@ func (s *rowStack) checkSize(name string, w, h int) error {
 	if s.f.Pipeline.fixedSize() || (w == s.w0 && h == s.h0) {
 		return nil
 	}
-	feat := s.f.Pipeline.Feature.Name()
-	return formatErr(name, "frame is %dx%d but %s is %dx%d: %s uses each image at its own size, so the frames of a set must have one size; send frames of one size, or give the feature a size (e.g. %s@64x64) to resize every frame",
-		w, h, s.first, s.w0, s.h0, feat, feat)
+	return formatErr(name, "frame is %dx%d but %s is %dx%d: %s uses each image at its own size, so the frames of a set must have one size; send frames of one size, or give the feature a size (e.g. %s) to resize every frame",
+		w, h, s.first, s.w0, s.h0, s.f.Pipeline.Feature.Name(), s.f.Pipeline.WithSize(64, 64).Name())
 }
 
 func (s *rowStack) add(name string, img *image.Gray) error {

@@ -163,6 +163,7 @@ func TestFittedBinaryFrameSize(t *testing.T) {
 	if !bytes.Equal(plain[:len(plain)-4], want) {
 		t.Errorf("version 1 encoding %q, want %q and its checksum", plain, want)
 	}
+	resized := map[string]string{"lbp:4x4": "lbp:4x4@24x18", "hog:4": "hog:4@24x18", "hog:8+pca:2": "hog:8@24x18+pca:2"}
 	for _, f := range []Fitted{mustFitted(t, "lbp:4x4"), mustFitted(t, "hog:4"), hogPCA24x18(t)} {
 		f.FrameSize = image.Pt(24, 18)
 		b, err := f.MarshalBinary()
@@ -184,7 +185,7 @@ func TestFittedBinaryFrameSize(t *testing.T) {
 		}
 		_, err = g.Apply([]*image.Gray{ToGray(scene(48, 36, 5))})
 		if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "frame is 48x36 but the model's training images were 24x18") ||
-			!strings.Contains(err.Error(), "send frames of 24x18, or train again with a size (e.g. "+f.Pipeline.Feature.Name()+"@24x18)") {
+			!strings.Contains(err.Error(), "send frames of 24x18, or train again with a size (e.g. "+resized[f.Name()]+")") {
 			t.Errorf("%s: a frame of another size: %v", f.Name(), err)
 		}
 	}
@@ -448,7 +449,7 @@ func TestSizeNote(t *testing.T) {
 		want string // in the note; "" for none
 	}{
 		{"hog:8", "hog:8 computes its features at each frame's own size"},
-		{"hog:8+pca:2", "give frames of the size the training images had, or train with a size (e.g. hog:8@64x64)"},
+		{"hog:8+pca:2", "give frames of the size the training images had, or train with a size (e.g. hog:8@64x64+pca:2)"},
 		{"hog:8@64x64", ""},
 		{"lbp:4x4", ""},
 		{"hist:32", ""},
@@ -489,5 +490,30 @@ func TestSizeNote(t *testing.T) {
 	_, err = f.Apply(frames(48, 40))
 	if err == nil || !strings.Contains(err.Error(), "the fitted PCA takes 324: "+p.SizeNote()) {
 		t.Errorf("frames of another size: %v, want the PCA's width and the size note", err)
+	}
+}
+
+// TestWithSize: the spec suggested where frames must be resized is the
+// pipeline's own with @WxH, its options and PCA stage kept; intensity,
+// which has a size already, is left as it is.
+func TestWithSize(t *testing.T) {
+	for spec, want := range map[string]string{
+		"lbp:4x4":              "lbp:4x4@32x24",
+		"lbp:4x4@64x64+pca:10": "lbp:4x4@32x24+pca:10",
+		"hog:8+pca:2":          "hog:8@32x24+pca:2",
+		"hist:16:plain":        "hist:16:plain@32x24",
+		"intensity:20x20:norm": "intensity:20x20:norm",
+	} {
+		p, err := Parse(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := p.WithSize(32, 24).Name()
+		if got != want {
+			t.Errorf("%s.WithSize(32, 24) = %s, want %s", spec, got, want)
+		}
+		if _, err := Parse(got); err != nil {
+			t.Errorf("%s: %v", got, err)
+		}
 	}
 }

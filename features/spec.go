@@ -191,6 +191,25 @@ func (p Pipeline) Name() string {
 	return s
 }
 
+// WithSize returns the pipeline with its feature resizing every image to
+// w×h first (lbp, hog and hist: the @WxH suffix), its PCA stage kept: the
+// spec to suggest where frames of several sizes must give comparable
+// features. intensity, which always resizes, is returned as it is.
+func (p Pipeline) WithSize(w, h int) Pipeline {
+	switch f := p.Feature.(type) {
+	case LBP:
+		f.W, f.H = w, h
+		p.Feature = f
+	case HOG:
+		f.W, f.H = w, h
+		p.Feature = f
+	case Hist:
+		f.W, f.H = w, h
+		p.Feature = f
+	}
+	return p
+}
+
 // String returns Name.
 func (p Pipeline) String() string { return p.Name() }
 

@@ -607,7 +607,7 @@ func TestImagesOfAnotherSize(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: train: exit %d\n%s", spec, code, stderr)
 		}
-		if want := "train: " + spec + " computes its features at each image's own size: the model takes frames of 40x32, the training images' size, and refuses others (train with " + spec + "@WxH to resize every frame instead)\n"; !strings.Contains(stderr, want) {
+		if want := "train: " + spec + " computes its features at each image's own size: the model takes frames of 40x32, the training images' size, and refuses others (give a size, e.g. --features " + spec + "@40x32, to resize every frame instead)\n"; !strings.Contains(stderr, want) {
 			t.Errorf("%s: train says\n%s\nwant the line\n%s", spec, stderr, want)
 		}
 		if code, stdout, stderr := run("inspect", mpath); code != 0 || !strings.Contains(stdout, "40x32, the training images' (the features are computed at each frame's own size: frames of another size are refused)") {

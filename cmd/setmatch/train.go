@@ -120,9 +120,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "train: %d sets, %d classes, %d frames, %d features, method %s, loaded in %.1fs\n",
 		len(ds.Sets), len(ds.Classes), frames, ds.Dim(), a.method, time.Since(start).Seconds())
 	if fitted != nil && fitted.FrameSize != (image.Point{}) {
-		feat := fitted.Pipeline.Feature.Name()
-		fmt.Fprintf(stderr, "train: %s computes its features at each image's own size: the model takes frames of %dx%d, the training images' size, and refuses others (train with %s@WxH to resize every frame instead)\n",
-			feat, fitted.FrameSize.X, fitted.FrameSize.Y, feat)
+		t := fitted.FrameSize
+		fmt.Fprintf(stderr, "train: %s computes its features at each image's own size: the model takes frames of %dx%d, the training images' size, and refuses others (give a size, e.g. --features %s, to resize every frame instead)\n",
+			fitted.Pipeline.Feature.Name(), t.X, t.Y, fitted.Pipeline.WithSize(t.X, t.Y).Name())
 	}
 	labels, names := make([]string, len(ds.Sets)), make([]string, len(ds.Sets))
 	for i, s := range ds.Sets {
