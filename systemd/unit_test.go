@@ -16,6 +16,7 @@ import (
 
 	"setmatch/internal/testexec"
 	"setmatch/internal/testutil"
+	"setmatch/internal/unitpaths"
 )
 
 const (
@@ -196,6 +197,24 @@ var sysusersFields = regexp.MustCompile(`"[^"]*"|\S+`)
 // shell and no group but its own, gpio and setmatch-spool, that the spool
 // modes let the camera's group write tmp/ and new/ but nothing else, and
 // that the configuration directories are root's.
+// TestWritableIsTheUnits: the folders the daemon's errors say the unit
+// lets it write (unitpaths.Writable, in the advice for a read-only spool
+// or journal folder) are the unit's StateDirectory= under /var/lib and
+// its ReadWritePaths=, and no others.
+func TestWritableIsTheUnits(t *testing.T) {
+	svc := unitSettings(t, unitFile)["Service"]
+	var got []string
+	for _, d := range svc["StateDirectory"] {
+		got = append(got, "/var/lib/"+d)
+	}
+	got = append(got, svc["ReadWritePaths"]...)
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(unitpaths.Writable))
+	if !slices.Equal(got, want) {
+		t.Errorf("the unit lets setmatchd write %q; unitpaths.Writable says %q", got, want)
+	}
+}
+
 func TestSnippetsAgree(t *testing.T) {
 	users := map[string]bool{}
 	groups := map[string]bool{}

@@ -18,6 +18,7 @@ import (
 	"setmatch/internal/dirlock"
 	"setmatch/internal/jsonname"
 	"setmatch/internal/regfile"
+	"setmatch/internal/unitpaths"
 )
 
 // Record is one journal line: what happened to one batch. Scores are the
@@ -432,7 +433,7 @@ func readOnly(path string, err error) error {
 	if !errors.Is(err, syscall.EROFS) {
 		return nil
 	}
-	return fmt.Errorf("journal: %w: under the packaged unit setmatchd may write only /var/lib/setmatch and /var/spool/setmatch; allow the journal's folder with a drop-in (sudo systemctl edit setmatchd, then [Service] ReadWritePaths=%s), or, where the file system itself is mounted read-only (an SD card is remounted so after write errors: see dmesg), repair it", err, filepath.Dir(path))
+	return fmt.Errorf("journal: %w: %s", err, unitpaths.ReadOnlyAdvice("the journal's folder", filepath.Dir(path)))
 }
 
 // regular refuses what the journal must not be: a symbolic link (the journal

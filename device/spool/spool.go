@@ -26,6 +26,7 @@ import (
 
 	"setmatch/internal/dirlock"
 	"setmatch/internal/regfile"
+	"setmatch/internal/unitpaths"
 )
 
 // Spool sub-directories (maildir style). Writers create a batch in tmp/ and
@@ -321,7 +322,7 @@ func AccessError(dir string, err error) error {
 func writeError(dir, p string, err error) error {
 	err = &fs.PathError{Op: "write", Path: p, Err: err}
 	if errors.Is(err, syscall.EROFS) {
-		return fmt.Errorf("spool: %w: under the packaged unit setmatchd may write only /var/spool/setmatch and /var/lib/setmatch; allow this spool with a drop-in (sudo systemctl edit setmatchd, then [Service] ReadWritePaths=%s), or, where the file system itself is mounted read-only (an SD card is remounted so after write errors: see dmesg), repair it", err, dir)
+		return fmt.Errorf("spool: %w: %s", err, unitpaths.ReadOnlyAdvice("this spool", dir))
 	}
 	return AccessError(dir, err)
 }
