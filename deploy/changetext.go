@@ -12,7 +12,9 @@ import (
 
 // Write writes what Enroll or Forget did to m (the model after the
 // change), member by member, and how the threshold was set, as setmatch
-// enroll and forget report it: every line begins with "cmd: ".
+// enroll and forget report it: every line begins with "cmd: ". For
+// WithoutOthers (train --others) it leaves out how far the threshold
+// moved: no door had the model before.
 func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 	vote := len(c.Members) > 1
 	members := m.Members()
@@ -68,6 +70,9 @@ func (c *Change) Write(w io.Writer, cmd string, m *model.Model) error {
 	}
 	if _, err := fmt.Fprintf(w, "%s: threshold by %s: %s\n", cmd, rule, c.Threshold); err != nil {
 		return err
+	}
+	if c.Op == ChangeOthers {
+		return nil // training: no door had the threshold before
 	}
 	return c.writeMoved(w, cmd)
 }

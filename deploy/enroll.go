@@ -233,35 +233,52 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	case set != "" && !hasSet:
 		return nil, fmt.Errorf("class %q has no set named %q (%s)", label, set, noSetHint(m.Sets, label, set))
 	}
+	next, c, err := forgetWhere(m, func(s model.Set) bool { return s.Label == label && (set == "" || s.Name == set) }, model.ChangeForget, strangers, workers)
+	if err != nil {
+		return nil, err
+	}
+	next.Record(now, model.ChangeForget, c.Sets)
+	*m = *next
+	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)
+	return c, nil
+}
+
+// forgetWhere returns m without the gallery sets drop selects (every
+// member's), with what the gallery fits fitted again on the sets kept
+// (each member's centre and global bandwidth, a kFDA discriminant) and
+// the threshold set again by the model's rule (recalibrate), and what the
+// change did, as op (Change.Op) says it: Forget's work but for the
+// record in the history. m is unchanged.
+func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers []*mat.Dense, workers int) (*model.Model, *Change, error) {
 	means := make([][]float64, 0, len(m.Voters)+1)
 	for _, mem := range m.Members() {
 		means = append(means, mem.Mean)
 	}
-	next, n, err := m.WithoutSets(func(s model.Set) bool { return s.Label == label && (set == "" || s.Name == set) })
+	next, n, err := m.WithoutSets(drop)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var rebanded []bool
 	var before []float64
 	for _, mem := range next.Members() {
 		before = append(before, mem.QueryBandwidth.Fixed)
 		if _, err := recentre(mem); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ok, err := globalBandwidthAgain(mem, workers)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
+			return nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
 		}
 		rebanded = append(rebanded, ok)
 	}
 	kernels, err := refitKFDA(next, len(m.Classes()), workers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := next.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c := &Change{Op: model.ChangeForget, Sets: n}
+	c := &Change{Op: op, Sets: n}
 	for i, mem := range next.Members() {
 		mc := describeMember(mem)
 		mc.Recentred = !slices.Equal(mem.Mean, means[i])
@@ -269,13 +286,11 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 		c.Members = append(c.Members, mc)
 	}
 	if err := recalibrate(next, m, c, strangers, workers, kernels); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.Before = memberThresholds(m)
-	next.Record(now, model.ChangeForget, n)
-	*m = *next
-	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)
-	return c, nil
+	c.Classes, c.GallerySets = len(next.Classes()), len(next.Sets)
+	return next, c, nil
 }
 
 // globalBandwidthAgain sets the bandwidth of a member whose gallery sets
@@ -388,8 +403,11 @@ func NeedsStrangers(m *model.Model) bool {
 // setBy is what the words of a threshold a change set again add in the
 // model (selection.params["threshold"], setmatch inspect's "threshold
 // set"), so that they tell it from train's: the command (op, a
-// model.ChangeEnroll or ChangeForget) and its gallery.
+// model.ChangeEnroll or ChangeForget, or ChangeOthers) and its gallery.
 func setBy(op string) string {
+	if op == ChangeOthers {
+		return " (set again by setmatch train on the gallery without the --others classes)"
+	}
 	return fmt.Sprintf(" (set again by setmatch %s on the gallery it left: the last change in the history)", op)
 }
 

@@ -1,0 +1,87 @@
+package deploy
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/kfda"
+	"setmatch/model"
+)
+
+// Others' classes (setmatch train --others): sets of people or objects
+// the model does not enrol, given to training beside the training
+// classes so that the choice of the method, its hyper-parameters and a
+// projection W learn from more classes than the gallery keeps. Train
+// builds the model on both (Build) and then removes the others' sets
+// from the gallery (WithoutOthers).
+
+// ChangeOthers is the Op of the Change WithoutOthers makes.
+const ChangeOthers = "train --others"
+
+// OthersParam is the key of model.Selection.Params under which a model
+// records how many classes of others' sets shaped it and then left its
+// gallery (WithoutOthers).
+const OthersParam = "others"
+
+// WithoutOthers removes every gallery set of the classes named by others
+// from m, a model Build fitted on its training classes and others'
+// together, as Forget removes a class: each member's centre and global
+// bandwidth, and a kFDA discriminant, are fitted again on the sets kept,
+// and the threshold is set again by the model's rule, with the strangers'
+// sets given (a member whose W its training classes shaped keeps the
+// calibration Build made on every class, as a fraction of the gallery's
+// scale). What the others shaped stays: the method chosen, its
+// hyper-parameters and W. The model records how many classes they were
+// (OthersParam), not a change in its history: this is training. It
+// refuses a name the gallery does not hold, and one that would leave
+// fewer than two classes; on an error m is unchanged.
+func WithoutOthers(m *model.Model, others []string, strangers []*mat.Dense, workers int) (*Change, error) {
+	if len(others) == 0 {
+		return nil, fmt.Errorf("no others' classes to remove")
+	}
+	held := m.Classes()
+	for _, c := range others {
+		if !slices.Contains(held, c) {
+			return nil, fmt.Errorf("the gallery holds no set of the others' class %q", c)
+		}
+	}
+	if kept := len(held) - len(others); kept < 2 {
+		return nil, fmt.Errorf("without the %d others' classes the gallery would hold %d: a model keeps at least two classes", len(others), kept)
+	}
+	next, c, err := forgetWhere(m, func(s model.Set) bool { return slices.Contains(others, s.Label) }, ChangeOthers, strangers, workers)
+	if err != nil {
+		return nil, err
+	}
+	if next.Selection.Params == nil {
+		next.Selection.Params = map[string]string{}
+	}
+	next.Selection.Params[OthersParam] = strconv.Itoa(len(others))
+	*m = *next
+	return c, nil
+}
+
+// WithoutOthers removes the others' classes from r's model, as the
+// function WithoutOthers does, and keeps r true to the model it leaves:
+// the gallery's matrix (and kernel), the calibration's rates and the
+// words of how its threshold was set are then the changed model's.
+// The choice (Selection) and the fit (Fit) stay those made on every
+// class.
+func (r *Result) WithoutOthers(others []string, strangers []*mat.Dense, workers int) (*Change, error) {
+	c, err := WithoutOthers(r.Model, others, strangers, workers)
+	if err != nil {
+		return nil, err
+	}
+	scores, err := galleryScores(r.Model, nil, workers)
+	if err != nil {
+		return nil, err
+	}
+	r.Gallery, r.kernel = scores, nil
+	if r.Model.Discriminant != nil {
+		r.Gallery, r.kernel = kfda.KernelDistances(scores), scores
+	}
+	r.Calibration, r.ThresholdSource = c.Rates, c.Threshold
+	return c, nil
+}

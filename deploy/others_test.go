@@ -1,0 +1,110 @@
+package deploy
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"setmatch/method"
+)
+
+// TestWithoutOthersIsForgetOfEach checks WithoutOthers against Forget:
+// removing the others' classes at once leaves the gallery, the centre and
+// the threshold that forgetting each of them in turn leaves, for a model
+// in the full space (its threshold set again on the stand-ins), one of a
+// kFDA discriminant (fitted again) and one whose W the classes shaped
+// (train's calibration kept as a fraction of the gallery's scale). The
+// history records no change, the model records how many classes left,
+// and the words say train set the threshold.
+func TestWithoutOthersIsForgetOfEach(t *testing.T) {
+	all, labels, names := ringSets(7, 3, 6, 0.3, 9)
+	others := []string{"class-02", "class-05"}
+	for _, mname := range []method.Name{method.NNH, method.KFDAHG, method.NNHDR} {
+		t.Run(string(mname), func(t *testing.T) {
+			a := buildFor(t, mname, all, labels, names, "auto:balanced")
+			b := buildFor(t, mname, all, labels, names, "auto:balanced")
+			c, err := WithoutOthers(a, others, nil, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range others {
+				if _, err := Forget(b, o, "", nil, 2, time.Time{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, want := a.Classes(), b.Classes(); !slices.Equal(got, want) || slices.Contains(got, others[0]) || len(got) != 5 {
+				t.Errorf("classes %v, want %v", got, want)
+			}
+			if math.Abs(a.Threshold-b.Threshold) > 1e-12*math.Max(1, b.Threshold) {
+				t.Errorf("threshold %v, forget of each %v", a.Threshold, b.Threshold)
+			}
+			if !slices.EqualFunc(a.Mean, b.Mean, func(x, y float64) bool { return math.Abs(x-y) <= 1e-12*math.Max(1, math.Abs(y)) }) {
+				t.Errorf("centre %v, forget of each %v", a.Mean, b.Mean)
+			}
+			if c.Sets != 6 || c.Classes != 5 || c.GallerySets != 15 || c.Op != ChangeOthers {
+				t.Errorf("change %+v", c)
+			}
+			if len(a.Meta.History) != 0 {
+				t.Errorf("history %v: training records no change", a.Meta.History)
+			}
+			if a.Selection.Params[OthersParam] != "2" {
+				t.Errorf("params %v: want %s=2", a.Selection.Params, OthersParam)
+			}
+			if w := a.Selection.Params["threshold"]; !strings.Contains(w, "setmatch train on the gallery without the --others classes") {
+				t.Errorf("threshold words %q", w)
+			}
+		})
+	}
+}
+
+// TestWithoutOthersRefuses: a class the gallery does not hold, and one
+// removal too many, fail and leave the model as it was.
+func TestWithoutOthersRefuses(t *testing.T) {
+	all, labels, names := ringSets(3, 3, 6, 0.3, 9)
+	m := buildFor(t, method.NNH, all, labels, names, "auto:balanced")
+	was := m.Threshold
+	for _, c := range []struct {
+		others []string
+		want   string
+	}{
+		{[]string{"class-09"}, `no set of the others' class "class-09"`},
+		{[]string{"class-00", "class-01"}, "without the 2 others' classes the gallery would hold 1: a model keeps at least two"},
+		{nil, "no others' classes"},
+	} {
+		_, err := WithoutOthers(m, c.others, nil, 1)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.others, err, c.want)
+		}
+		if len(m.Classes()) != 3 || m.Threshold != was {
+			t.Errorf("%v: the model changed on an error", c.others)
+		}
+	}
+}
+
+// TestResultWithoutOthers: the Result's gallery matrix is the changed
+// gallery's, so that its scale is the model's.
+func TestResultWithoutOthers(t *testing.T) {
+	all, labels, names := ringSets(6, 3, 6, 0.3, 9)
+	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 2}
+	opt.Grid.Widths, opt.Grid.Regs = []float64{1}, []float64{1e-2, 1}
+	res := buildRule(t, &opt, "auto:balanced", all, labels, names)
+	if _, err := res.WithoutOthers([]string{"class-04"}, nil, 2); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := res.Gallery.Dims(); r != len(res.Model.Sets) {
+		t.Fatalf("gallery matrix of %d sets, the model holds %d", r, len(res.Model.Sets))
+	}
+	got, err := res.Scale()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := modelView(res.Model, res.kernel, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got-v.scale) > 1e-12*v.scale || res.ThresholdSource == "" || !strings.Contains(res.ThresholdSource, "stand-in") {
+		t.Errorf("scale %v, want %v; threshold source %q", got, v.scale, res.ThresholdSource)
+	}
+}
