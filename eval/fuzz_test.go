@@ -10,7 +10,7 @@ import (
 // to the same protocol.
 func FuzzParseProtocol(f *testing.F) {
 	for _, s := range []string{"gallery=5,probe=5,splits=10", "gallery=3,probe=rest", "loo", "file=x.txt",
-		"gallery=2,probe=rest,splits=4,strangers=1", "gallery=2,probe=1,strangers=2,visitors=1", "loo,strangers=1",
+		"gallery=2,probe=rest,splits=4,strangers=1", "gallery=2,probe=1,strangers=2,visitors=1", "gallery=2,probe=1,strangers=3,visitors=1,others=1", "loo,strangers=1",
 		"file=", "gallery=0", "splits=1001", "gallery=1,probe=1,strangers=0", "gallery=-1", ",,", "x"} {
 		f.Add(s)
 	}
@@ -22,7 +22,7 @@ func FuzzParseProtocol(f *testing.F) {
 			}
 			return
 		}
-		if p.Kind == RandomSplits && (p.Gallery < 1 || p.Probe < 0 || p.Splits < 1 || p.Splits > MaxSplits || p.Strangers < 0 || p.Visitors < 0 || (p.Visitors > 0 && p.Visitors >= p.Strangers)) {
+		if p.Kind == RandomSplits && (p.Gallery < 1 || p.Probe < 0 || p.Splits < 1 || p.Splits > MaxSplits || p.Strangers < 0 || p.Visitors < 0 || (p.Visitors > 0 && p.Visitors >= p.Strangers) || p.Others < 0 || (p.Others > 0 && p.Visitors+p.Others >= p.Strangers)) {
 			t.Fatalf("%q: %+v", s, p)
 		}
 		q, err := ParseProtocol(p.String())

@@ -68,6 +68,12 @@ type Protocol struct {
 	// (setmatch train --strangers) instead of being decided: only the
 	// other K − V classes come to the door. 0: none.
 	Visitors int
+	// Others, with Strangers, is the number O of the stranger classes
+	// (the O positions after the visitors') whose probe sets are given
+	// to training as others' sets (setmatch train --others: they shape
+	// the method, then leave the gallery) instead of being decided; V + O
+	// < K, so that a stranger class comes to the door. 0: none.
+	Others int
 }
 
 // ParseProtocol reads "gallery=G,probe=P,splits=S" (probe=rest for all the
@@ -126,8 +132,10 @@ func ParseProtocol(s string) (Protocol, error) {
 			p.Strangers = n
 		case "visitors":
 			p.Visitors = n
+		case "others":
+			p.Others = n
 		default:
-			return Protocol{}, fmt.Errorf("protocol %q: unknown key %q (want gallery, probe, splits, strangers, visitors)", s, k)
+			return Protocol{}, fmt.Errorf("protocol %q: unknown key %q (want gallery, probe, splits, strangers, visitors, others)", s, k)
 		}
 	}
 	if p.Gallery == 0 || p.Probe < 0 {
@@ -139,10 +147,14 @@ func ParseProtocol(s string) (Protocol, error) {
 	return p, nil
 }
 
-// checkVisitors refuses visitors=V unless 0 ≤ V < K = Strangers.
+// checkVisitors refuses visitors=V and others=O unless V, O ≥ 0 and
+// V + O < K = Strangers.
 func (p Protocol) checkVisitors() error {
 	if p.Visitors < 0 || (p.Visitors > 0 && p.Visitors >= p.Strangers) {
 		return fmt.Errorf("visitors=%d must be fewer than strangers=%d: the visitors are stranger classes given to training, and at least one must be left to come to the door", p.Visitors, p.Strangers)
+	}
+	if p.Others < 0 || (p.Others > 0 && p.Visitors+p.Others >= p.Strangers) {
+		return fmt.Errorf("visitors=%d and others=%d must add up to fewer than strangers=%d: both are stranger classes given to training, and at least one must be left to come to the door", p.Visitors, p.Others, p.Strangers)
 	}
 	return nil
 }
@@ -166,6 +178,9 @@ func (p Protocol) String() string {
 	if p.Visitors > 0 {
 		s += fmt.Sprintf(",visitors=%d", p.Visitors)
 	}
+	if p.Others > 0 {
+		s += fmt.Sprintf(",others=%d", p.Others)
+	}
 	return s
 }
 
@@ -187,6 +202,10 @@ type Split struct {
 	// go to training as strangers' sets (Protocol.Visitors) and are not
 	// decided. Nil without visitors=V.
 	Visitors []int
+	// Others are those of Strangers (ids, increasing) whose probe sets go
+	// to training as others' sets (Protocol.Others) and are not decided.
+	// Nil without others=O.
+	Others []int
 
 	// drawn is, for pooled data, the pool and the rows of each of the
 	// split's sets: AllSets copies them out for the split in hand, so that
@@ -222,6 +241,11 @@ func (sp Split) AllSets() []*mat.Dense {
 // IsVisitor reports whether class c is one of the split's visitors.
 func (sp Split) IsVisitor(c int) bool {
 	return slices.Contains(sp.Visitors, c)
+}
+
+// IsOther reports whether class c is one of the split's others.
+func (sp Split) IsOther(c int) bool {
+	return slices.Contains(sp.Others, c)
 }
 
 // IsStranger reports whether class c is one of the split's strangers.
@@ -308,17 +332,17 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 	out := make([]Split, p.Splits)
 	for s := range p.Splits {
 		rng := rand.New(rand.NewPCG(seed, uint64(s)+1))
-		strangers, visitors := p.strangersOf(order, s)
+		strangers, visitors, others := p.strangersOf(order, s)
 		if d.Pooled {
 			sp, err := p.pooledSplit(d, byClass, rng, strangers)
 			if err != nil {
 				return nil, err
 			}
-			sp.Visitors = visitors
+			sp.Visitors, sp.Others = visitors, others
 			out[s] = sp
 			continue
 		}
-		sp := Split{Sets: d.Sets, Labels: d.Labels, Strangers: strangers, Visitors: visitors}
+		sp := Split{Sets: d.Sets, Labels: d.Labels, Strangers: strangers, Visitors: visitors, Others: others}
 		for c, idx := range byClass {
 			need := p.Gallery + max(p.Probe, 1)
 			if len(idx) < need {
@@ -357,11 +381,12 @@ func (p Protocol) strangerOrder(c int, seed uint64) []int {
 }
 
 // strangersOf returns the stranger classes of split s, increasing: those
-// at positions s·K … s·K+K−1 (mod C) of order; and its visitors, those
-// at the first p.Visitors of these positions.
-func (p Protocol) strangersOf(order []int, s int) (strangers, visitors []int) {
+// at positions s·K … s·K+K−1 (mod C) of order; its visitors, those at
+// the first p.Visitors of these positions; and its others, those at the
+// p.Others positions after them.
+func (p Protocol) strangersOf(order []int, s int) (strangers, visitors, others []int) {
 	if len(order) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	strangers = make([]int, p.Strangers)
 	for k := range strangers {
@@ -371,8 +396,12 @@ func (p Protocol) strangersOf(order []int, s int) (strangers, visitors []int) {
 		visitors = slices.Clone(strangers[:p.Visitors])
 		sort.Ints(visitors)
 	}
+	if p.Others > 0 {
+		others = slices.Clone(strangers[p.Visitors : p.Visitors+p.Others])
+		sort.Ints(others)
+	}
 	sort.Ints(strangers)
-	return strangers, visitors
+	return strangers, visitors, others
 }
 
 // pooledSplit draws one split of pooled data: per class a gallery set of

@@ -614,6 +614,51 @@ func TestVisitorSplits(t *testing.T) {
 	}
 }
 
+// TestOtherSplits: others=O marks O of each split's K stranger classes,
+// the positions after the visitors', and changes nothing else of the
+// splits.
+func TestOtherSplits(t *testing.T) {
+	in := "gallery=2,probe=2,splits=5,strangers=4,visitors=1,others=2"
+	p, err := ParseProtocol(in)
+	if want := (Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 5, Strangers: 4, Visitors: 1, Others: 2}); err != nil || p != want || p.String() != in {
+		t.Fatalf("ParseProtocol(%q) = %+v (%q), %v; want %+v", in, p, p.String(), err, want)
+	}
+	for _, bad := range []string{"gallery=2,probe=2,strangers=3,visitors=1,others=2", "gallery=2,probe=2,strangers=3,others=3", "gallery=2,probe=2,others=1", "gallery=2,probe=2,strangers=3,others=-1"} {
+		if _, err := ParseProtocol(bad); err == nil {
+			t.Errorf("ParseProtocol(%q) accepted", bad)
+		}
+	}
+	const classes = 9
+	d := toyData(classes, 4, 4)
+	splits, err := p.MakeSplits(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := p
+	plain.Visitors, plain.Others = 0, 0
+	without, err := plain.MakeSplits(d, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := p.strangerOrder(classes, 3)
+	for s, sp := range splits {
+		w := without[s]
+		if !slices.Equal(sp.Gallery, w.Gallery) || !slices.Equal(sp.Probe, w.Probe) || !slices.Equal(sp.Strangers, w.Strangers) || w.Others != nil {
+			t.Errorf("split %d: others changed the split: %+v against %+v", s, sp, w)
+		}
+		want := []int{order[(s*p.Strangers+1)%classes], order[(s*p.Strangers+2)%classes]}
+		slices.Sort(want)
+		if !slices.Equal(sp.Others, want) {
+			t.Errorf("split %d: others %v, want %v, the two stranger positions after the visitor's", s, sp.Others, want)
+		}
+		for _, c := range sp.Others {
+			if !sp.IsStranger(c) || !sp.IsOther(c) || sp.IsVisitor(c) {
+				t.Errorf("split %d: other %d: stranger %v, visitor %v", s, c, sp.IsStranger(c), sp.IsVisitor(c))
+			}
+		}
+	}
+}
+
 // TestStrangersOutOfRangeSaySo: strangers=K below 0 says that 0 (a
 // closed set) is taken, and K at or above the number of classes says
 // that no class is left known, where it said "≥ 1" and "leaves -1 known".

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,9 +135,11 @@ type Row struct {
 	// StrangerClasses are the classes with no set in the split's gallery
 	// whose probe sets were decided as strangers'; VisitorClasses those
 	// whose probe sets were given to training as strangers' sets
-	// (visitors=V) instead.
+	// (visitors=V) instead, and OtherClasses those whose probe sets were
+	// given to training as others' sets (others=O).
 	StrangerClasses []string `json:"stranger_classes"`
 	VisitorClasses  []string `json:"visitor_classes,omitempty"`
+	OtherClasses    []string `json:"other_classes,omitempty"`
 	// Known and Strangers count the probes decided, Failed those the
 	// matcher could not decide (left out of every rate).
 	Known     int `json:"known"`
@@ -283,6 +286,12 @@ type galleryOf struct {
 	// (visitorClasses), given to training as strangers' sets.
 	visitors       []*mat.Dense
 	visitorClasses []string
+	// others are the probe sets of the split's others' classes
+	// (otherClasses), given to training as others' sets (train
+	// --others), with their labels and names.
+	others                  []*mat.Dense
+	otherLabels, otherNames []string
+	otherClasses            []string
 }
 
 func gallery(d *eval.Data, sp eval.Split, sets []*mat.Dense) (*galleryOf, error) {
@@ -294,13 +303,18 @@ func gallery(d *eval.Data, sp eval.Split, sets []*mat.Dense) (*galleryOf, error)
 		g.labels = append(g.labels, d.Classes[c])
 		g.names = append(g.names, setName(d, sp, i))
 	}
-	seen, visiting := map[int]bool{}, map[int]bool{}
+	seen, visiting, other := map[int]bool{}, map[int]bool{}, map[int]bool{}
 	for _, i := range sp.Probe {
 		c := sp.Labels[i]
 		switch {
 		case sp.IsVisitor(c):
 			visiting[c] = true
 			g.visitors = append(g.visitors, sets[i])
+		case sp.IsOther(c):
+			other[c] = true
+			g.others = append(g.others, sets[i])
+			g.otherLabels = append(g.otherLabels, d.Classes[c])
+			g.otherNames = append(g.otherNames, setName(d, sp, i))
 		case !g.known[c]:
 			seen[c] = true
 		}
@@ -311,6 +325,9 @@ func gallery(d *eval.Data, sp eval.Split, sets []*mat.Dense) (*galleryOf, error)
 		}
 		if visiting[c] {
 			g.visitorClasses = append(g.visitorClasses, name)
+		}
+		if other[c] {
+			g.otherClasses = append(g.otherClasses, name)
 		}
 	}
 	if len(g.strangers) == 0 {
@@ -337,15 +354,26 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	if err := deploy.ParseThreshold(opt.Threshold, &dopt); err != nil {
 		return Row{}, err
 	}
-	built, err := deploy.Build(g.sets, g.labels, g.names, dopt)
+	train, labels, names := g.sets, g.labels, g.names
+	if len(g.others) > 0 {
+		train = append(slices.Clone(train), g.others...)
+		labels = append(slices.Clone(labels), g.otherLabels...)
+		names = append(slices.Clone(names), g.otherNames...)
+	}
+	built, err := deploy.Build(train, labels, names, dopt)
 	if err != nil {
 		return Row{}, err
+	}
+	if len(g.others) > 0 {
+		if _, err := built.WithoutOthers(g.otherClasses, g.visitors, opt.Workers); err != nil {
+			return Row{}, fmt.Errorf("removing the others' classes: %w", err)
+		}
 	}
 	mt, err := built.Model.NewMatcherWorkers(opt.Workers)
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Deployed: built.Model.MethodName(), Params: describe(built), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
+	row := Row{Deployed: built.Model.MethodName(), Params: describe(built), StrangerClasses: g.strangers, VisitorClasses: g.visitorClasses, OtherClasses: g.otherClasses, ClosedChoice: built.ClosedChoice, OpenSetChoice: built.OpenSetChoice}
 	row.Approximate = len(built.Model.Voters) > 0
 	if th := mt.Thresholds(); len(th) == 1 {
 		row.Threshold = finite.Ptr(th[0])
@@ -369,7 +397,7 @@ func runOne(d *eval.Data, sp eval.Split, sets []*mat.Dense, g *galleryOf, m meth
 	var samples []openset.Sample
 	var closedRight, rightIn, strangersOut int
 	for _, i := range sp.Probe {
-		if sp.IsVisitor(sp.Labels[i]) {
+		if sp.IsVisitor(sp.Labels[i]) || sp.IsOther(sp.Labels[i]) {
 			continue // given to training
 		}
 		res, err := mt.Match(sets[i])

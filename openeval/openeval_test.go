@@ -53,16 +53,19 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 		t.Fatalf("%d rows for %d splits", len(mr.PerSplit), len(splits))
 	}
 	for s, r := range mr.PerSplit {
-		var want, visitors []string
+		var want, visitors, others []string
 		for _, c := range splits[s].Strangers {
-			if splits[s].IsVisitor(c) {
+			switch {
+			case splits[s].IsVisitor(c):
 				visitors = append(visitors, d.Classes[c])
-			} else {
+			case splits[s].IsOther(c):
+				others = append(others, d.Classes[c])
+			default:
 				want = append(want, d.Classes[c])
 			}
 		}
-		if r.Split != s+1 || !slices.Equal(r.StrangerClasses, want) || !slices.Equal(r.VisitorClasses, visitors) {
-			t.Errorf("split %d: row %d, stranger classes %v and visitors %v, want %v and %v", s, r.Split, r.StrangerClasses, r.VisitorClasses, want, visitors)
+		if r.Split != s+1 || !slices.Equal(r.StrangerClasses, want) || !slices.Equal(r.VisitorClasses, visitors) || !slices.Equal(r.OtherClasses, others) {
+			t.Errorf("split %d: row %d, stranger classes %v, visitors %v and others %v, want %v, %v and %v", s, r.Split, r.StrangerClasses, r.VisitorClasses, r.OtherClasses, want, visitors, others)
 		}
 		for name, v := range map[string]float64{"closed": r.KnownRightClosed, "right@thr": r.KnownRightAtThreshold,
 			"out@thr": r.StrangersOutAtThreshold, "balanced@thr": r.BalancedAtThreshold, "best": r.BestBalanced,
@@ -425,6 +428,62 @@ func TestRunGivesVisitorsToTraining(t *testing.T) {
 		}
 		if *r.Threshold != built.Model.Threshold {
 			t.Errorf("split %d: threshold %v, want %v, train's with the %d visitors' sets", s, *r.Threshold, built.Model.Threshold, len(visitors))
+		}
+	}
+}
+
+// TestRunGivesOthersToTraining: the others' probe sets are trained on
+// as train --others takes them and never decided: the split's model is
+// the one deploy.Build fits on the gallery and the others' sets, with
+// the others' classes then removed (with the visitors' sets as
+// strangers'), and its gallery holds none of theirs.
+func TestRunGivesOthersToTraining(t *testing.T) {
+	d := separated(8, 4)
+	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 4, Visitors: 1, Others: 2}
+	splits := mustSplits(t, p, d)
+	res, err := Run(d, splits, nnhOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr := res.Methods[method.NNH]
+	checkRows(t, d, splits, mr)
+	for s, r := range mr.PerSplit {
+		// 4 known classes × 2 probes; 1 stranger class × 2 probes decided.
+		if r.Known != 8 || r.Strangers != 2 || len(r.OtherClasses) != 2 {
+			t.Errorf("split %d: %d known, %d strangers decided, others %v", s, r.Known, r.Strangers, r.OtherClasses)
+		}
+		sp := splits[s]
+		var sets, visitors []*mat.Dense
+		var labels, names, others []string
+		for _, i := range sp.Gallery {
+			sets, labels, names = append(sets, d.Sets[i]), append(labels, d.Classes[d.Labels[i]]), append(names, setName(d, sp, i))
+		}
+		for _, i := range sp.Probe {
+			switch c := d.Labels[i]; {
+			case sp.IsVisitor(c):
+				visitors = append(visitors, d.Sets[i])
+			case sp.IsOther(c):
+				sets, labels, names = append(sets, d.Sets[i]), append(labels, d.Classes[c]), append(names, setName(d, sp, i))
+				if !slices.Contains(others, d.Classes[c]) {
+					others = append(others, d.Classes[c])
+				}
+			}
+		}
+		built, err := deploy.Build(sets, labels, names, deploy.Options{Method: method.NNH, Grid: method.DefaultGrid(), Seed: 1, Workers: 2,
+			Threshold: math.Inf(1), AutoThreshold: true, AutoBalanced: true, Strangers: visitors})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := built.WithoutOthers(others, visitors, 2); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range others {
+			if slices.Contains(built.Model.Classes(), o) {
+				t.Errorf("split %d: the gallery holds the others' class %s", s, o)
+			}
+		}
+		if r.Threshold == nil || *r.Threshold != built.Model.Threshold {
+			t.Errorf("split %d: threshold %v, want %v, train's with the others' sets", s, r.Threshold, built.Model.Threshold)
 		}
 	}
 }

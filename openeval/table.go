@@ -52,11 +52,14 @@ func (r *Result) WriteTable(w io.Writer, run eval.Run) error {
 	if e := rec.SpreadExponents; e != nil {
 		rule += ", --spread-exponents " + deploy.FormatSpreadExponents(e)
 	}
+	given := ""
 	if v := run.Protocol.Visitors; v > 0 {
-		fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; %d of them visitors, whose probe sets train takes as strangers' sets (--strangers) and which are not decided; each method trained as setmatch train, with its own threshold (%s)\n\n", run.Protocol.Strangers, v, rule)
-	} else {
-		fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery; each method trained as setmatch train, with its own threshold (%s)\n\n", run.Protocol.Strangers, rule)
+		given += fmt.Sprintf("; %d of them visitors, whose probe sets train takes as strangers' sets (--strangers) and which are not decided", v)
 	}
+	if o := run.Protocol.Others; o > 0 {
+		given += fmt.Sprintf("; %d of them others, whose probe sets train takes as others' sets (--others: they shape the method, then leave the gallery) and which are not decided", o)
+	}
+	fmt.Fprintf(w, "open set: %d stranger class(es) per split, left out of its gallery%s; each method trained as setmatch train, with its own threshold (%s)\n\n", run.Protocol.Strangers, given, rule)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tknown right (closed)\tknown right @thr\tstrangers out @thr\tbalanced @thr\tbest balanced\tstrangers in @95% known\t@99% known\tseconds\t")
 	var n int       // the splits of the row
@@ -118,6 +121,9 @@ func (r *Result) writeDeployed(w io.Writer, ms []method.Name) {
 			who := "strangers " + strings.Join(row.StrangerClasses, ",")
 			if len(row.VisitorClasses) > 0 {
 				who += "; visitors " + strings.Join(row.VisitorClasses, ",")
+			}
+			if len(row.OtherClasses) > 0 {
+				who += "; others " + strings.Join(row.OtherClasses, ",")
 			}
 			parts = append(parts, fmt.Sprintf("%d: %s (%s)", row.Split, dep, who))
 		}

@@ -42,7 +42,9 @@ matcher. A split file that --splits-out wrote for strangers=K is
 measured the same way: its probe sets whose class has no gallery set in
 their split are strangers'. With ,visitors=V as well (V < K, and K ≤ C−3: three known classes), the probe sets of V of each
 split's stranger classes go to training as train --strangers takes
-them, and are not decided. The table gives, mean ± std over the splits: the known sets
+them, and are not decided. With ,others=O (V + O < K), the probe sets of O
+more of them go to training as train --others takes them (they shape the
+method, then leave the gallery), and are not decided. The table gives, mean ± std over the splits: the known sets
 named right closed-set (the threshold ignored); named right, the
 strangers kept out and their balanced mean at the model's own threshold;
 the best balanced accuracy any single threshold reaches on the probes;
@@ -68,7 +70,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	a := new(evalArgs)
 	fs.StringVar(&a.data, "data", "", "data set folder `DIR` (required)")
 	fs.StringVar(&a.feat, "features", "", "frame features `SPEC` for image data, e.g. intensity:20x20 or intensity:20x20+pca:50")
-	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol: gallery=G,probe=P,splits=S (add ,strangers=K to leave K classes out of each split's gallery and measure the open set, and ,visitors=V to give V of them to training as strangers' sets), loo or file=PATH")
+	fs.StringVar(&a.proto, "protocol", "gallery=5,probe=5,splits=10", "evaluation protocol: gallery=G,probe=P,splits=S (add ,strangers=K to leave K classes out of each split's gallery and measure the open set, and ,visitors=V to give V of them to training as strangers' sets, ,others=O to give O of them to training as others' sets), loo or file=PATH")
 	fs.StringVar(&a.methods, "methods", "all", "comma-separated methods ("+method.Join(method.Names, ",")+"), or all")
 	fs.StringVar(&a.threshold, "threshold", "", "with strangers=K in --protocol, or a split file with strangers' probes: the open-set threshold of the models, as setmatch train's --threshold `T` (default: train's default)")
 	fs.StringVar(&a.spreadExps, "spread-exponents", "", "with strangers=K in --protocol: the exponents α, from 0 to 1 in increasing order, from which the calibration on stand-in strangers chooses how far each class's threshold follows how widely its sets spread (`LIST`; default "+deploy.FormatSpreadExponents(deploy.DefaultSpreadExponents)+"; 0 alone: one threshold for every class)")
