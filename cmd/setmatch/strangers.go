@@ -28,31 +28,43 @@ type strangersSource struct {
 // forget): every set must read, with src.dim features and two frames or
 // more, and none may be of one of src.classes.
 func readStrangers(dir string, lim setfile.Limits, workers int, src strangersSource) ([]*mat.Dense, error) {
+	ds, err := readSetsOf("strangers", "strangers' sets are of people or objects the model must not know", dir, lim, workers, src)
+	if err != nil {
+		return nil, err
+	}
+	return ds.Matrices(), nil
+}
+
+// readSetsOf reads the sets of a folder given with --flag (--strangers,
+// --others) as src says, refusing, with why in the words, a set of one of
+// src.classes (or of src.adding), one that does not read, one of other
+// than src.dim features and one of fewer than two frames.
+func readSetsOf(flag, why, dir string, lim setfile.Limits, workers int, src strangersSource) (*dataset.Dataset, error) {
 	opt := dataset.Options{Limits: lim, Workers: workers, Images: src.read}
 	if src.read == nil {
 		opt.Images = func([]string) (*mat.Dense, error) { return nil, fmt.Errorf("%s", src.noImages) }
 	}
 	ds, err := dataset.Load(dir, opt)
 	if err != nil {
-		return nil, fmt.Errorf("--strangers: %w", err)
+		return nil, fmt.Errorf("--%s: %w", flag, err)
 	}
 	if len(ds.Sets) == 0 {
-		return nil, fmt.Errorf("--strangers: %s holds no sets", dir)
+		return nil, fmt.Errorf("--%s: %s holds no sets", flag, dir)
 	}
 	for _, s := range ds.Sets {
 		if src.adding != "" && s.Class == src.adding {
-			return nil, fmt.Errorf("--strangers: class %q of %s is the class enroll adds to %s (--label %q): strangers' sets are of people or objects the model must not know; take it out of %s", s.Class, dir, src.whose, s.Class, dir)
+			return nil, fmt.Errorf("--%s: class %q of %s is the class enroll adds to %s (--label %q): %s; take it out of %s", flag, s.Class, dir, src.whose, s.Class, why, dir)
 		}
 		if slices.Contains(src.classes, s.Class) {
-			return nil, fmt.Errorf("--strangers: class %q of %s is also a class of %s: strangers' sets are of people or objects the model must not know; take it out of %s", s.Class, dir, src.whose, dir)
+			return nil, fmt.Errorf("--%s: class %q of %s is also a class of %s: %s; take it out of %s", flag, s.Class, dir, src.whose, why, dir)
 		}
 		n, D := s.Frames.Dims()
 		if D != src.dim {
-			return nil, fmt.Errorf("--strangers: %s has %d features per frame, %s %d: make both with the same features", s.Path, D, src.whose, src.dim)
+			return nil, fmt.Errorf("--%s: %s has %d features per frame, %s %d: make both with the same features", flag, s.Path, D, src.whose, src.dim)
 		}
 		if n < 2 {
-			return nil, fmt.Errorf("--strangers: %s has %d frame: a set's density needs two or more", s.Path, n)
+			return nil, fmt.Errorf("--%s: %s has %d frame: a set's density needs two or more", flag, s.Path, n)
 		}
 	}
-	return ds.Matrices(), nil
+	return ds, nil
 }

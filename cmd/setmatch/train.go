@@ -46,7 +46,7 @@ with the conjugate-gradient flags below, without cross-validation.`
 // trainArgs holds the flags of setmatch train.
 type trainArgs struct {
 	data, out, divName, bwName, reportDir, threshold, featSpec string
-	strangers                                                  string
+	strangers, others                                          string
 	method                                                     method.Name
 	dim, maxIter, nuW, nuB, rounds, workers, maxFrames         int
 	gradTol, costTol, minStep                                  float64
@@ -77,6 +77,7 @@ func trainFlags(stderr io.Writer) (*flag.FlagSet, *trainArgs) {
 	fl.StringVar(&a.reportDir, "report", "", "write PNG plots (the gallery's divergence matrix; learned: also the cost and the matrix before training) to folder `DIR`")
 	fl.StringVar(&a.threshold, "threshold", "", "open-set threshold: auto:balanced (the default: calibrated on stand-in strangers, training classes left out in turn and scored by the method refitted without them; the threshold that best balances held-out known sets named right against stand-in strangers kept out, and for each class one that follows how widely its sets spread as far as the stand-ins show it pays), auto:far=P (on the same stand-ins, at most P% of them let in: a stricter door), none (a closed set: every set is named, strangers too), a number `X`, auto (a bound that 95% of known training sets stay below, from their within-class nearest-neighbour scores) or auto:P for P% instead")
 	fl.StringVar(&a.strangers, "strangers", "", "folder `DIR` of sets of people or objects the model must not know (visitors at a door; the layout of --data, classes the training data do not have): the threshold is calibrated on them too, each decided by the model trained, beside the stand-in strangers (--threshold auto:balanced or auto:far=P)")
+	fl.StringVar(&a.others, "others", "", "folder `DIR` of labelled sets of other people or objects, not to be enrolled (the layout of --data, classes the training data do not have): they take part in training as classes of their own, so that the method, its parameters and a projection W learn what tells classes apart from more of them, and are then removed from the model's gallery, its threshold set again without them")
 	workersVar(fl, &a.workers, "goroutines `N` (0: one per CPU)")
 	fl.StringVar(&a.featSpec, "features", "", "feature extractor `SPEC` for image frames, e.g. intensity:20x20 or lbp:4x4+pca:50 (a pca stage is fitted on the training frames); the model records it")
 	fl.IntVar(&a.maxFrames, "max-frames", 0, maxFramesUsage)
@@ -124,12 +125,23 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "train: %s computes its features at each image's own size: the model takes frames of %dx%d, the training images' size, and refuses others (give a size, e.g. --features %s, to resize every frame instead)\n",
 			fitted.Pipeline.Feature.Name(), t.X, t.Y, fitted.Pipeline.WithSize(t.X, t.Y).Name())
 	}
+	sets := ds.Matrices()
 	labels, names := make([]string, len(ds.Sets)), make([]string, len(ds.Sets))
 	for i, s := range ds.Sets {
 		labels[i], names[i] = s.Class, s.Name
 	}
+	var others *dataset.Dataset
+	if a.others != "" {
+		if others, err = loadOthers(a, ds, fitted); err != nil {
+			return err
+		}
+		for _, s := range others.Sets {
+			sets, labels, names = append(sets, s.Frames), append(labels, s.Class), append(names, s.Name)
+		}
+		fmt.Fprintf(stderr, "train: %d others' sets of %d classes from %s: they take part in training, then leave the gallery\n", len(others.Sets), len(others.Classes), a.others)
+	}
 	if a.strangers != "" {
-		if opt.Strangers, err = loadStrangers(a, ds, fitted); err != nil {
+		if opt.Strangers, err = loadStrangers(a, ds, others, fitted); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "train: %d strangers' sets from %s, for the threshold\n", len(opt.Strangers), a.strangers)
@@ -137,7 +149,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if a.method != deploy.Learned {
 		checkTrainMemory(ds, opt.Grid, a.workers, opt.Seed, memlimit.Machine("/"), stderr)
 	}
-	res, err := deploy.Build(ds.Matrices(), labels, names, opt.Options)
+	res, err := deploy.Build(sets, labels, names, opt.Options)
 	if err != nil {
 		return fmt.Errorf("training on %s: %w", a.data, err)
 	}
@@ -146,13 +158,23 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	}
 	res.WriteTrainLines(stderr)
 	res.EffectiveParams(labels)
+	if others != nil {
+		c, err := res.WithoutOthers(others.Classes, opt.Strangers, a.workers)
+		if err != nil {
+			return fmt.Errorf("training on %s: the --others classes: %w", a.data, err)
+		}
+		fmt.Fprintf(stderr, "train: removed the %d sets of the %d --others classes from the gallery: the method, its parameters and any projection W keep what they learned from them; the gallery holds %d sets of %d classes\n", c.Sets, len(others.Classes), c.GallerySets, c.Classes)
+		if err := c.Write(stderr, "train", res.Model); err != nil {
+			return err
+		}
+	}
 	res.Model.Features = fitted
 	if err := model.WriteFile(a.out, res.Model); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "train: wrote %s in %.1fs\n", a.out, time.Since(start).Seconds())
 	if a.reportDir != "" {
-		if err := trainReport(a.reportDir, res, labels); err != nil {
+		if err := trainReport(a.reportDir, res, res.Model.Labels()); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "train: wrote plots to %s\n", a.reportDir)
@@ -230,6 +252,9 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 			return trainOptions{}, usagef("--strangers needs the stand-in calibration, which --method learned does not run: use another --method")
 		}
 	}
+	if a.others != "" && a.method == deploy.Learned {
+		return trainOptions{}, usagef("--others takes part in the choice and fit of a method, and --method learned learns W alone from the sets it is given: use another --method, or give the others' classes to --data")
+	}
 	if a.featSpec != "" {
 		if a.loader, err = features.NewLoader(a.featSpec); err != nil {
 			return trainOptions{}, specError(err)
@@ -259,13 +284,39 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 // read (readStrangers): images through the feature pipeline fitted on
 // the training images (fitted; nil when the training sets are feature
 // files, whose strangers must be feature files too).
-func loadStrangers(a *trainArgs, train *dataset.Dataset, fitted *features.Fitted) ([]*mat.Dense, error) {
+func loadStrangers(a *trainArgs, train, others *dataset.Dataset, fitted *features.Fitted) ([]*mat.Dense, error) {
 	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data,
 		noImages: fmt.Sprintf("the training sets of %s are feature files, so the strangers' sets must be feature files of the same features too (setmatch features makes them)", a.data)}
 	if fitted != nil {
 		src.read = fitted.ImageSetReader()
 	}
+	if others != nil {
+		src.classes = append(slices.Clone(train.Classes), others.Classes...)
+		src.whose += " or of --others " + a.others
+	}
 	return readStrangers(a.strangers, *a.limits, a.workers, src)
+}
+
+// loadOthers reads the sets of --others as the training sets were read:
+// images through the feature pipeline fitted on the training images
+// (fitted; nil when the training sets are feature files), none of a
+// training class, each named as a training set must be.
+func loadOthers(a *trainArgs, train *dataset.Dataset, fitted *features.Fitted) (*dataset.Dataset, error) {
+	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data,
+		noImages: fmt.Sprintf("the training sets of %s are feature files, so the others' sets must be feature files of the same features too (setmatch features makes them)", a.data)}
+	if fitted != nil {
+		src.read = fitted.ImageSetReader()
+	}
+	ds, err := readSetsOf("others", "others' sets are of people or objects the model does not enrol", a.others, *a.limits, a.workers, src)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range ds.Sets {
+		if err := model.CheckSetName(s.Name); err != nil {
+			return nil, fmt.Errorf("--others: set %s: its name %q %v: rename the file or folder", s.Path, s.Name, err)
+		}
+	}
+	return ds, nil
 }
 
 func (a *trainArgs) loadOptions() dataset.Options {

@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -627,4 +629,46 @@ func TestTrainLearnedFlagsNeedLearned(t *testing.T) {
 			t.Errorf("--%s: -h marks it learned: %v, the test refuses it with another method: %v", f.Name, learnedOnly(f), tried[f.Name])
 		}
 	})
+}
+
+// TestTrainOthers: --others takes part in training and leaves the
+// gallery, as the model and train's words say; a class of the training
+// data or of --strangers among them, and --method learned, are refused.
+func TestTrainOthers(t *testing.T) {
+	data := trainData(t)
+	dir := t.TempDir()
+	others := strangersData(t, data, 8) // c04 … c07, 2 sets each
+	out := filepath.Join(dir, "m.model")
+	code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--others", others, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"train: 8 others' sets of 4 classes from", "train: removed the 8 sets of the 4 --others classes from the gallery", "the gallery holds 12 sets of 4 classes", "train: threshold by auto:balanced"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("train does not say %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "the door is") || regexp.MustCompile(`(?m)^train: threshold [0-9.e+-]+ → `).MatchString(stderr) {
+		t.Errorf("train says how far a threshold moved that no door had:\n%s", stderr)
+	}
+	m, _, err := model.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Classes(); !slices.Equal(got, []string{"c00", "c01", "c02", "c03"}) {
+		t.Errorf("the model holds the classes %v, want the training data's", got)
+	}
+	if m.Selection.Params["others"] != "4" || m.Meta.Params["others"] != others || !strings.Contains(m.Selection.Params["threshold"], "without the --others classes") || len(m.Meta.History) != 0 {
+		t.Errorf("the model records others %q (%q), threshold %q, history %v", m.Selection.Params["others"], m.Meta.Params["others"], m.Selection.Params["threshold"], m.Meta.History)
+	}
+
+	if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--others", data, "--out", filepath.Join(dir, "same.model")); code == 0 || !strings.Contains(stderr, `--others: class "c00" of`) || !strings.Contains(stderr, "is also a class of the training data") {
+		t.Errorf("exit %d; the training data as --others:\n%s", code, stderr)
+	}
+	if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--others", others, "--strangers", others, "--out", filepath.Join(dir, "both.model")); code == 0 || !strings.Contains(stderr, "or of --others") {
+		t.Errorf("exit %d; the same sets as --others and --strangers:\n%s", code, stderr)
+	}
+	if code, _, stderr := trainRun("train", "--method", "learned", "--dim", "2", "--data", data, "--others", others, "--out", filepath.Join(dir, "l.model")); code != 2 || !strings.Contains(stderr, "--others takes part in the choice") {
+		t.Errorf("exit %d; --method learned with --others:\n%s", code, stderr)
+	}
 }
