@@ -34,7 +34,9 @@
 #   open-families         the open set where classes come in families that spread unlike each other: 3 lighting, 3 Lambertian and 2 subspace classes (a, b, e, f), or 4 lighting and 4 Lambertian (c, d), 8 × 10 sets, one class a stranger in turn
 #   dr-start              the start of W (--dr-start pca, fisher) for nn-h-dr, on fresh lighting (seed 101) and Lambertian (111) faces
 #   open-turntable        objects turning on a turntable (synth --turntable, seeds 1 and 2): 40 objects, a set per quarter turn, 2 to train and 2 to recognise; 8 objects strangers (and for seed 1 each method), or 36 (a household)
+#   open-strict           a stricter door: the default threshold (auto:balanced) against auto:far=5 and auto:far=1 on fresh lighting (seed 8001) and Lambertian (8011) faces, 8 of 38 strangers, and ORL intensities, 10 of 40 people strangers; auto
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
+#   open-others           others' sets (train --others) against visitors' (--strangers) and neither: households of 4 of 38 fresh lighting (seed 8201) and Lambertian (8211) faces and of 5 of ORL's 40 people, 26 (ORL 27) of the other classes given to training and 8 at the door; and 30 of 60 fresh lighting faces (seed 8221) known, 22 others, 8 at the door; auto
 #   open-household-far0   the three households of open-household, the default model (auto) with --threshold auto:far=0
 #   lbph-turntable        OpenCV's LBPH recogniser (scripts/lbph.py; needs python3 with Debian's python3-opencv) on the splits of open-turntable (8 objects strangers, or 36), with setmatch's nn-h on the same splits; last, as the only run that needs more than setmatch
 #
@@ -227,6 +229,30 @@ one() {
 			run "open-household-orl-v$v" --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35,visitors=$v" --methods "$(methods nn-h,kfda-mix,auto)" --seed 1
 		done
 		;;
+	open-strict)
+		faces lighting 8001 lighting8001
+		faces cone 8011 cone8011
+		for thr in auto:balanced auto:far=5 auto:far=1; do
+			for d in lighting8001 cone8011; do
+				run "open-strict-$d-${thr#auto:}" --data "$out/$d" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=8" --methods "$(methods auto)" --threshold "$thr" --seed 1
+			done
+			run "open-strict-orl-${thr#auto:}" --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=10" --methods "$(methods auto)" --threshold "$thr" --seed 1
+		done
+		;;
+	open-others)
+		faces lighting 8201 lighting8201
+		faces cone 8211 cone8211
+		faces lighting 8221 lighting8221-60 60 4
+		for given in "" ",visitors=26" ",others=26"; do
+			for d in lighting8201 cone8211; do
+				run "open-others-$d${given/,/-}" --data "$out/$d" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34$given" --methods "$(methods auto)" --seed 1
+			done
+			run "open-others-orl${given/,/-}" --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35${given/26/27}" --methods "$(methods auto)" --seed 1
+		done
+		for given in "" ",visitors=22" ",others=22"; do
+			run "open-others-lighting8221-60${given/,/-}" --data "$out/lighting8221-60" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=30$given" --methods "$(methods auto)" --seed 1
+		done
+		;;
 	open-household-far0)
 		faces lighting 1 faces
 		run open-household-far0-faces --data "$out/faces" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods auto)" --threshold auto:far=0 --seed 1
@@ -243,7 +269,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-household open-household-far0 lbph-turntable)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-strict open-others open-household open-household-far0 lbph-turntable)
 fi
 # lbph-turntable comes last: say now, not after hours of runs, that it
 # cannot run.
