@@ -265,9 +265,11 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 		if _, err := recentre(mem); err != nil {
 			return nil, nil, err
 		}
-		ok, err := globalBandwidthAgain(mem, workers)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
+		ok := false
+		if op != ChangeOthers { // train's bandwidth is of every class's frames
+			if ok, err = globalBandwidthAgain(mem, workers); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
+			}
 		}
 		rebanded = append(rebanded, ok)
 	}
@@ -451,7 +453,15 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 	for i, mem := range members {
 		own, was := *mem, *befores[i]
 		own.Voters, was.Voters = nil, nil
-		src, rates, sc, kept, err := recalibrateOn(&own, &was, opt, scores[i])
+		var src string
+		var rates *openset.Rates
+		var sc *mat.SymDense
+		var kept bool
+		if c.Op == ChangeOthers && own.Discriminant == nil {
+			src, sc, kept = keepTrained(&own, opt), scores[i], true
+		} else {
+			src, rates, sc, kept, err = recalibrateOn(&own, &was, opt, scores[i])
+		}
 		if err != nil {
 			if len(members) > 1 {
 				return fmt.Errorf("threshold of vote member %d (%s): %w", i+1, own.MethodName(), err)

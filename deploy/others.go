@@ -28,13 +28,17 @@ const OthersParam = "others"
 
 // WithoutOthers removes every gallery set of the classes named by others
 // from m, a model Build fitted on its training classes and others'
-// together, as Forget removes a class: each member's centre and global
-// bandwidth, and a kFDA discriminant, are fitted again on the sets kept,
-// and the threshold is set again by the model's rule, with the strangers'
-// sets given (a member whose W its training classes shaped keeps the
-// calibration Build made on every class, as a fraction of the gallery's
-// scale). What the others shaped stays: the method chosen, its
-// hyper-parameters and W. The model records how many classes they were
+// together, as Forget removes a class, but for the bandwidth and the
+// threshold: each member's centre, and a kFDA discriminant, are fitted
+// again on the sets kept. A member that decides by nearest neighbour
+// (with or without W) keeps the threshold Build calibrated on every
+// class (keepTrained): its score of a batch, the divergence to the
+// nearest set of a class, does not depend on which other classes the
+// gallery holds, and that calibration saw more classes stand in for
+// strangers than the gallery keeps. A kFDA member's threshold is set
+// again by the model's rule, with the strangers' sets given: its
+// discriminant, fitted again, scores otherwise. What the others shaped
+// stays: the method chosen, its hyper-parameters, W and the bandwidth. The model records how many classes they were
 // (OthersParam), not a change in its history: this is training. It
 // refuses a name the gallery does not hold, and one that would leave
 // fewer than two classes; on an error m is unchanged.
@@ -84,4 +88,11 @@ func (r *Result) WithoutOthers(others []string, strangers []*mat.Dense, workers 
 	}
 	r.Calibration, r.ThresholdSource = c.Rates, c.Threshold
 	return c, nil
+}
+
+// keepTrained gives the words of the threshold of m, a member that
+// decides by nearest neighbour, which WithoutOthers keeps as Build
+// calibrated it on every class, each class's factor kept with it.
+func keepTrained(m *model.Model, opt Options) string {
+	return fmt.Sprintf("%.6g (%s: train's calibration on every class, the --others' too, kept: the divergence of a batch to the nearest set of a class does not depend on which other classes the gallery holds)", m.Threshold, thresholdFlag(opt))
 }

@@ -10,21 +10,22 @@ import (
 	"setmatch/method"
 )
 
-// TestWithoutOthersIsForgetOfEach checks WithoutOthers against Forget:
-// removing the others' classes at once leaves the gallery, the centre and
-// the threshold that forgetting each of them in turn leaves, for a model
-// in the full space (its threshold set again on the stand-ins), one of a
-// kFDA discriminant (fitted again) and one whose W the classes shaped
-// (train's calibration kept as a fraction of the gallery's scale). The
-// history records no change, the model records how many classes left,
-// and the words say train set the threshold.
-func TestWithoutOthersIsForgetOfEach(t *testing.T) {
+// TestWithoutOthers checks WithoutOthers against Forget: removing the
+// others' classes leaves the gallery and the centre that forgetting each
+// of them in turn leaves. A member that decides by nearest neighbour, in
+// the full space or after a W the classes shaped, keeps the threshold,
+// the class factors and the bandwidth trained on every class; a kFDA
+// member's threshold is set again on the stand-ins of the gallery left.
+// The history records no change, the model records how many classes
+// left, and the words say train set the threshold.
+func TestWithoutOthers(t *testing.T) {
 	all, labels, names := ringSets(7, 3, 6, 0.3, 9)
 	others := []string{"class-02", "class-05"}
 	for _, mname := range []method.Name{method.NNH, method.KFDAHG, method.NNHDR} {
 		t.Run(string(mname), func(t *testing.T) {
 			a := buildFor(t, mname, all, labels, names, "auto:balanced")
 			b := buildFor(t, mname, all, labels, names, "auto:balanced")
+			trained, bandwidth := a.Threshold, a.QueryBandwidth
 			c, err := WithoutOthers(a, others, nil, 2)
 			if err != nil {
 				t.Fatal(err)
@@ -37,11 +38,19 @@ func TestWithoutOthersIsForgetOfEach(t *testing.T) {
 			if got, want := a.Classes(), b.Classes(); !slices.Equal(got, want) || slices.Contains(got, others[0]) || len(got) != 5 {
 				t.Errorf("classes %v, want %v", got, want)
 			}
-			if math.Abs(a.Threshold-b.Threshold) > 1e-12*math.Max(1, b.Threshold) {
-				t.Errorf("threshold %v, forget of each %v", a.Threshold, b.Threshold)
-			}
 			if !slices.EqualFunc(a.Mean, b.Mean, func(x, y float64) bool { return math.Abs(x-y) <= 1e-12*math.Max(1, math.Abs(y)) }) {
 				t.Errorf("centre %v, forget of each %v", a.Mean, b.Mean)
+			}
+			words := a.Selection.Params["threshold"]
+			if mname == method.KFDAHG {
+				if a.Threshold == trained || !strings.Contains(words, "stand-in") {
+					t.Errorf("kFDA threshold %v (trained %v): %q, want it set again on the stand-ins", a.Threshold, trained, words)
+				}
+			} else if a.Threshold != trained || !strings.Contains(words, "train's calibration on every class, the --others' too, kept") || c.Rates != nil {
+				t.Errorf("threshold %v, want %v as trained: %q", a.Threshold, trained, words)
+			}
+			if a.QueryBandwidth != bandwidth {
+				t.Errorf("query bandwidth %+v, want %+v as trained", a.QueryBandwidth, bandwidth)
 			}
 			if c.Sets != 6 || c.Classes != 5 || c.GallerySets != 15 || c.Op != ChangeOthers {
 				t.Errorf("change %+v", c)
@@ -52,8 +61,8 @@ func TestWithoutOthersIsForgetOfEach(t *testing.T) {
 			if a.Selection.Params[OthersParam] != "2" {
 				t.Errorf("params %v: want %s=2", a.Selection.Params, OthersParam)
 			}
-			if w := a.Selection.Params["threshold"]; !strings.Contains(w, "setmatch train on the gallery without the --others classes") {
-				t.Errorf("threshold words %q", w)
+			if !strings.Contains(words, "setmatch train on the gallery without the --others classes") {
+				t.Errorf("threshold words %q", words)
 			}
 		})
 	}
