@@ -689,7 +689,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "threshold: %s\n", r.ThresholdSource)
 	if c := r.Calibration; c != nil && r.GivenStrangers == 0 && c.Strangers < FewStandIns {
-		fmt.Fprintf(w, "note: the threshold saw only %d stand-in strangers' sets (few classes): give sets of people or objects the model must not know, such as visitors, with --strangers DIR (TRAINING.md, \"Stand-in strangers\"), and check it with setmatch test on others\n", c.Strangers)
+		fmt.Fprintf(w, "note: the threshold saw only %d stand-in strangers' sets (few classes): give train sets of other people or objects, not to enrol, with --others DIR: they teach the method what tells classes apart and stand in for strangers (TRAINING.md, \"Other people's sets\"); check the model with setmatch test on yet others\n", c.Strangers)
 	}
 }
 

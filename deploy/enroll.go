@@ -457,7 +457,7 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		var rates *openset.Rates
 		var sc *mat.SymDense
 		var kept bool
-		if c.Op == ChangeOthers && own.Discriminant == nil {
+		if keepsTrained(&own, opt, c.Op) {
 			src, sc, kept = keepTrained(&own, opt), scores[i], true
 		} else {
 			src, rates, sc, kept, err = recalibrateOn(&own, &was, opt, scores[i])

@@ -90,6 +90,17 @@ func (r *Result) WithoutOthers(others []string, strangers []*mat.Dense, workers 
 	return c, nil
 }
 
+// keepsTrained reports whether a change (op) to m, one member, keeps
+// the threshold Build calibrated on stand-ins with others' classes
+// (keepTrained): m decides by nearest neighbour, its rule is one of
+// stand-ins, and the change is WithoutOthers (op ChangeOthers) or m
+// records that others shaped it (OthersParam). No gallery the model is
+// left with has as many classes to stand in for strangers, and its
+// scores do not depend on the gallery's other classes.
+func keepsTrained(m *model.Model, opt Options, op string) bool {
+	return m.Discriminant == nil && standIns(opt) && (op == ChangeOthers || m.Selection.Params[OthersParam] != "")
+}
+
 // keepTrained gives the words of the threshold of m, a member that
 // decides by nearest neighbour, which WithoutOthers keeps as Build
 // calibrated it on every class, each class's factor kept with it.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"setmatch/method"
+	"setmatch/model"
 )
 
 // TestWithoutOthers checks WithoutOthers against Forget: removing the
@@ -115,5 +116,33 @@ func TestResultWithoutOthers(t *testing.T) {
 	}
 	if math.Abs(got-v.scale) > 1e-12*v.scale || res.ThresholdSource == "" || !strings.Contains(res.ThresholdSource, "stand-in") {
 		t.Errorf("scale %v, want %v; threshold source %q", got, v.scale, res.ThresholdSource)
+	}
+}
+
+// TestChangeAfterOthers: enroll and forget keep the threshold that a
+// nearest-neighbour model trained with others' classes was calibrated
+// at, and ask for no strangers' sets; a kFDA model's is set again.
+func TestChangeAfterOthers(t *testing.T) {
+	all, labels, names := ringSets(7, 3, 6, 0.3, 9)
+	extra, _, _ := ringSets(7, 4, 6, 0.3, 40)
+	for _, mname := range []method.Name{method.NNH, method.NNHDR, method.KFDAHG} {
+		m := buildFor(t, mname, all, labels, names, "auto:balanced")
+		if _, err := WithoutOthers(m, []string{"class-05", "class-06"}, nil, 2); err != nil {
+			t.Fatal(err)
+		}
+		trained := m.Threshold
+		if NeedsStrangers(m) != (mname == method.KFDAHG) {
+			t.Errorf("%s: NeedsStrangers %v", mname, NeedsStrangers(m))
+		}
+		if _, err := Enroll(m, []model.NewSet{{Label: "class-00", Name: "extra", Frames: extra[3]}}, nil, 2, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Forget(m, "class-01", "", nil, 2, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		kept := m.Threshold == trained && strings.Contains(m.Selection.Params["threshold"], "train's calibration on every class, the --others' too, kept")
+		if kept != (mname != method.KFDAHG) {
+			t.Errorf("%s: threshold %v after enroll and forget, trained %v: %q", mname, m.Threshold, trained, m.Selection.Params["threshold"])
+		}
 	}
 }
