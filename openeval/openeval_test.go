@@ -248,13 +248,10 @@ func TestRunNeedsStrangers(t *testing.T) {
 	}
 }
 
-// TestRunVisitors: with visitors=V, the visitor classes' probe sets go to
-// training as strangers' sets (deploy counts them: TestBuildStrangers)
-// and are not decided.
-func TestRunVisitors(t *testing.T) {
-	const classes = 6
-	d := separated(classes, 4)
-	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 3, Visitors: 2}
+// runNNH runs nn-h on the splits of p over d, checks its rows
+// (checkRows) and returns the splits and its result.
+func runNNH(t *testing.T, d *eval.Data, p eval.Protocol) ([]eval.Split, *MethodResult) {
+	t.Helper()
 	splits := mustSplits(t, p, d)
 	res, err := Run(d, splits, nnhOptions())
 	if err != nil {
@@ -262,6 +259,15 @@ func TestRunVisitors(t *testing.T) {
 	}
 	mr := res.Methods[method.NNH]
 	checkRows(t, d, splits, mr)
+	return splits, mr
+}
+
+// TestRunVisitors: with visitors=V, the visitor classes' probe sets go to
+// training as strangers' sets (deploy counts them: TestBuildStrangers)
+// and are not decided.
+func TestRunVisitors(t *testing.T) {
+	d := separated(6, 4)
+	_, mr := runNNH(t, d, eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 3, Visitors: 2})
 	for s, r := range mr.PerSplit {
 		// 3 known classes × 2 probes; 1 stranger class × 2 probes decided,
 		// the 2 visitor classes' 4 probe sets given to training.
@@ -439,14 +445,7 @@ func TestRunGivesVisitorsToTraining(t *testing.T) {
 // strangers'), and its gallery holds none of theirs.
 func TestRunGivesOthersToTraining(t *testing.T) {
 	d := separated(8, 4)
-	p := eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 4, Visitors: 1, Others: 2}
-	splits := mustSplits(t, p, d)
-	res, err := Run(d, splits, nnhOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	mr := res.Methods[method.NNH]
-	checkRows(t, d, splits, mr)
+	splits, mr := runNNH(t, d, eval.Protocol{Kind: eval.RandomSplits, Gallery: 2, Probe: 2, Splits: 2, Strangers: 4, Visitors: 1, Others: 2})
 	for s, r := range mr.PerSplit {
 		// 4 known classes × 2 probes; 1 stranger class × 2 probes decided.
 		if r.Known != 8 || r.Strangers != 2 || len(r.OtherClasses) != 2 {
