@@ -38,10 +38,11 @@ const OthersParam = "others"
 // strangers than the gallery keeps. A kFDA member's threshold is set
 // again by the model's rule, with the strangers' sets given: its
 // discriminant, fitted again, scores otherwise. What the others shaped
-// stays: the method chosen, its hyper-parameters, W and the bandwidth. The model records how many classes they were
-// (OthersParam), not a change in its history: this is training. It
-// refuses a name the gallery does not hold, and one that would leave
-// fewer than two classes; on an error m is unchanged.
+// stays: the method chosen, its hyper-parameters, W and the bandwidth.
+// The model records how many classes they were (OthersParam), not a
+// change in its history: this is training. It refuses a name the
+// gallery does not hold, and one that would leave fewer than two
+// classes; on an error m is unchanged.
 func WithoutOthers(m *model.Model, others []string, strangers []*mat.Dense, workers int) (*Change, error) {
 	if len(others) == 0 {
 		return nil, fmt.Errorf("no others' classes to remove")
