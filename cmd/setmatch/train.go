@@ -109,10 +109,21 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkTrainData(ds, a); err != nil {
 		return err
 	}
-	budget, fits := trainBudget(ds.Labels(), a.method)
-	kept, err := capFrames(ds, a.maxFrames, budget, fits, "train", stderr)
+	// all is what training takes: the sets of --data, then the others'.
+	all, others := ds, (*dataset.Dataset)(nil)
+	if a.others != "" {
+		if others, err = loadOthers(a, ds, fitted); err != nil {
+			return err
+		}
+		all = &dataset.Dataset{Root: ds.Root, Classes: append(slices.Clone(ds.Classes), others.Classes...), Sets: append(slices.Clone(ds.Sets), others.Sets...)}
+	}
+	budget, fits := trainBudget(all.Labels(), a.method)
+	kept, err := capFrames(all, a.maxFrames, budget, fits, "train", stderr)
 	if err != nil {
 		return err
+	}
+	if others != nil {
+		ds.Sets, others.Sets = all.Sets[:len(ds.Sets)], all.Sets[len(ds.Sets):] // as capped
 	}
 	if kept > 0 {
 		opt.Meta.Params["max-frames"] = strconv.Itoa(kept) // the cap in force, chosen or given
@@ -125,20 +136,14 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "train: %s computes its features at each image's own size: the model takes frames of %dx%d, the training images' size, and refuses others (give a size, e.g. --features %s, to resize every frame instead)\n",
 			fitted.Pipeline.Feature.Name(), t.X, t.Y, fitted.Pipeline.WithSize(t.X, t.Y).Name())
 	}
-	sets := ds.Matrices()
-	labels, names := make([]string, len(ds.Sets)), make([]string, len(ds.Sets))
-	for i, s := range ds.Sets {
+	sets := all.Matrices()
+	labels, names := make([]string, len(all.Sets)), make([]string, len(all.Sets))
+	for i, s := range all.Sets {
 		labels[i], names[i] = s.Class, s.Name
 	}
-	var others *dataset.Dataset
-	if a.others != "" {
-		if others, err = loadOthers(a, ds, fitted); err != nil {
-			return err
-		}
-		for _, s := range others.Sets {
-			sets, labels, names = append(sets, s.Frames), append(labels, s.Class), append(names, s.Name)
-		}
-		fmt.Fprintf(stderr, "train: %d others' sets of %d classes from %s: they take part in training, then leave the gallery\n", len(others.Sets), len(others.Classes), a.others)
+	if others != nil {
+		_, frames := others.FrameCounts()
+		fmt.Fprintf(stderr, "train: %d others' sets of %d classes from %s, %d frames: they take part in training, then leave the gallery\n", len(others.Sets), len(others.Classes), a.others, frames)
 	}
 	if a.strangers != "" {
 		if opt.Strangers, err = loadStrangers(a, ds, others, fitted); err != nil {
@@ -147,7 +152,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "train: %d strangers' sets from %s, for the threshold\n", len(opt.Strangers), a.strangers)
 	}
 	if a.method != deploy.Learned {
-		checkTrainMemory(ds, opt.Grid, a.workers, opt.Seed, memlimit.Machine("/"), stderr)
+		checkTrainMemory(all, opt.Grid, a.workers, opt.Seed, memlimit.Machine("/"), stderr)
 	}
 	res, err := deploy.Build(sets, labels, names, opt.Options)
 	if err != nil {

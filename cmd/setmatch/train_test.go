@@ -662,6 +662,10 @@ func TestTrainOthers(t *testing.T) {
 		t.Errorf("the model records others %q (%q), threshold %q, history %v", m.Selection.Params["others"], m.Meta.Params["others"], m.Selection.Params["threshold"], m.Meta.History)
 	}
 
+	// The frame cap counts the others' sets: 20 sets of 20 frames.
+	if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--others", others, "--max-frames", "10", "--out", filepath.Join(dir, "capped.model")); code != 0 || !strings.Contains(stderr, "(200 of 400 frames kept)") || !strings.Contains(stderr, "from "+others+", 80 frames:") {
+		t.Errorf("exit %d; --max-frames with --others:\n%s", code, stderr)
+	}
 	if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--others", data, "--out", filepath.Join(dir, "same.model")); code == 0 || !strings.Contains(stderr, `--others: class "c00" of`) || !strings.Contains(stderr, "is also a class of the training data") {
 		t.Errorf("exit %d; the training data as --others:\n%s", code, stderr)
 	}
