@@ -290,11 +290,7 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 // the training images (fitted; nil when the training sets are feature
 // files, whose strangers must be feature files too).
 func loadStrangers(a *trainArgs, train, others *dataset.Dataset, fitted *features.Fitted) ([]*mat.Dense, error) {
-	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data,
-		noImages: fmt.Sprintf("the training sets of %s are feature files, so the strangers' sets must be feature files of the same features too (setmatch features makes them)", a.data)}
-	if fitted != nil {
-		src.read = fitted.ImageSetReader()
-	}
+	src := a.setsSource("strangers'", train, fitted)
 	if others != nil {
 		src.classes = append(slices.Clone(train.Classes), others.Classes...)
 		src.whose += " or of --others " + a.others
@@ -302,17 +298,26 @@ func loadStrangers(a *trainArgs, train, others *dataset.Dataset, fitted *feature
 	return readStrangers(a.strangers, *a.limits, a.workers, src)
 }
 
+// setsSource says how to read the sets of a folder beside the training
+// data train (whose, e.g. "strangers'", in the words): as the training
+// sets were read, images through the pipeline fitted on the training
+// images (fitted; nil when the training sets are feature files, and the
+// folder's must be feature files too), none of a training class.
+func (a *trainArgs) setsSource(whose string, train *dataset.Dataset, fitted *features.Fitted) strangersSource {
+	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data,
+		noImages: fmt.Sprintf("the training sets of %s are feature files, so the %s sets must be feature files of the same features too (setmatch features makes them)", a.data, whose)}
+	if fitted != nil {
+		src.read = fitted.ImageSetReader()
+	}
+	return src
+}
+
 // loadOthers reads the sets of --others as the training sets were read:
 // images through the feature pipeline fitted on the training images
 // (fitted; nil when the training sets are feature files), none of a
 // training class, each named as a training set must be.
 func loadOthers(a *trainArgs, train *dataset.Dataset, fitted *features.Fitted) (*dataset.Dataset, error) {
-	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data,
-		noImages: fmt.Sprintf("the training sets of %s are feature files, so the others' sets must be feature files of the same features too (setmatch features makes them)", a.data)}
-	if fitted != nil {
-		src.read = fitted.ImageSetReader()
-	}
-	ds, err := readSetsOf("others", "others' sets are of people or objects the model does not enrol", a.others, *a.limits, a.workers, src)
+	ds, err := readSetsOf("others", "others' sets are of people or objects the model does not enrol", a.others, *a.limits, a.workers, a.setsSource("others'", train, fitted))
 	if err != nil {
 		return nil, err
 	}
