@@ -94,7 +94,7 @@ func TestWithoutOthersRefuses(t *testing.T) {
 }
 
 // TestResultWithoutOthers: the Result's gallery matrix is the changed
-// gallery's, so that its scale is the model's.
+// gallery's, so that its scale is the model's as computed anew.
 func TestResultWithoutOthers(t *testing.T) {
 	all, labels, names := ringSets(6, 3, 6, 0.3, 9)
 	opt := Options{Method: method.KFDAHG, Grid: grid(), Seed: 3, Workers: 2}
@@ -110,7 +110,13 @@ func TestResultWithoutOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := modelView(res.Model, res.kernel, 1)
+	// The scale of the model left, from its gallery's kernel computed
+	// anew (GalleryKernel), not from the Result's matrix.
+	k, err := galleryScores(res.Model, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := modelView(res.Model, k, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
