@@ -560,6 +560,22 @@ func TestPooledStrangerSplits(t *testing.T) {
 	}
 }
 
+// splitsGiving returns the splits of p over d, and those of p without
+// its visitors and others: the stranger classes that give training sets.
+func splitsGiving(t *testing.T, p Protocol, d *Data, seed uint64) (splits, without []Split) {
+	t.Helper()
+	splits, err := p.MakeSplits(d, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := p
+	plain.Visitors, plain.Others = 0, 0
+	if without, err = plain.MakeSplits(d, seed); err != nil {
+		t.Fatal(err)
+	}
+	return splits, without
+}
+
 // TestVisitorSplits: visitors=V marks V of each split's K stranger
 // classes, and changes nothing else of the splits.
 func TestVisitorSplits(t *testing.T) {
@@ -577,17 +593,7 @@ func TestVisitorSplits(t *testing.T) {
 		t.Error("MakeSplits with as many visitors as strangers accepted")
 	}
 	const classes = 7
-	d := toyData(classes, 4, 4)
-	splits, err := p.MakeSplits(d, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := p
-	plain.Visitors = 0
-	without, err := plain.MakeSplits(d, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	splits, without := splitsGiving(t, p, toyData(classes, 4, 4), 3)
 	visited := map[int]int{}
 	for s, sp := range splits {
 		w := without[s]
@@ -629,17 +635,7 @@ func TestOtherSplits(t *testing.T) {
 		}
 	}
 	const classes = 9
-	d := toyData(classes, 4, 4)
-	splits, err := p.MakeSplits(d, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain := p
-	plain.Visitors, plain.Others = 0, 0
-	without, err := plain.MakeSplits(d, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	splits, without := splitsGiving(t, p, toyData(classes, 4, 4), 3)
 	order := p.strangerOrder(classes, 3)
 	for s, sp := range splits {
 		w := without[s]
