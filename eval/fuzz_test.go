@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -39,11 +40,12 @@ func FuzzReadSplits(f *testing.F) {
 	for _, s := range []string{
 		"# two splits\n0 gallery a/a0\n0 gallery b/b0\n0 probe a/a1\n0 probe b/b2\n\n7 gallery a/a2\n7 gallery b/b1\n7 probe   a/a0\n",
 		OpenSetMark + "\n0 gallery a/a0\n0 gallery b/b0\n0 probe a/a1\n0 probe c/c0\n",
+		"0 gallery a/a0\n0 gallery b/b0\n0 probe a/a1\n0 probe c/c0\n0 other d/d0\n0 other d/d1\n",
 		"0 gallery a/a0\n0 probe a/a0\n", "0 train a/a0\n", "x gallery a/a0\n", "", "-1 gallery a/a0\r\n-1 probe b/b1\r\n",
 	} {
 		f.Add(s)
 	}
-	d := toyData(3, 3, 2)
+	d := toyData(4, 3, 2)
 	f.Fuzz(func(t *testing.T, s string) {
 		splits, err := ReadSplits(strings.NewReader(s), "s.txt", d)
 		if err != nil {
@@ -65,6 +67,11 @@ func FuzzReadSplits(f *testing.F) {
 					t.Fatalf("split %d: set %d out of range or twice", k, i)
 				}
 				seen[i] = true
+			}
+			for _, c := range append(slices.Clone(sp.Visitors), sp.Others...) {
+				if !sp.IsStranger(c) || (sp.IsVisitor(c) && sp.IsOther(c)) {
+					t.Fatalf("split %d: class %d given to training but a stranger %v, or both a visitor and an other", k, c, sp.IsStranger(c))
+				}
 			}
 		}
 		var b strings.Builder

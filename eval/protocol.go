@@ -454,13 +454,14 @@ func (d *Data) check() error {
 }
 
 // WriteSplits writes splits of d as a split file that ReadSplits reads
-// back: one line "<split> <gallery|probe> <class>/<set>" per set of each
-// split, splits numbered from 1, so that another tool can be measured
-// on the same splits. A split file names no strangers: a probe set whose
-// class has no gallery set in its split is a stranger's. It refuses
-// pooled data (its sets are drawn from a pool and have no names) and
-// visitors (strangers' sets that go to training), which the format
-// cannot say.
+// back: one line "<split> <role> <class>/<set>" per set of each split,
+// splits numbered from 1, so that another tool can be measured on the
+// same splits. The role is gallery or probe, and for the probe sets of a
+// split's visitors and others (Split.Visitors, Split.Others) visitor or
+// other. A split file names no strangers: a probe set whose class has no
+// gallery set in its split is a stranger's. It refuses pooled data (its
+// sets are drawn from a pool and have no names), which the format cannot
+// say.
 func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 	if d.Pooled {
 		return errors.New("the sets of pooled data are drawn from each class's pool and have no names, so a split file cannot name them: leave --splits-out out for pooled data, or give the data as one folder per set")
@@ -470,13 +471,10 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 		fmt.Fprintln(bw, OpenSetMark)
 	}
 	for k, sp := range splits {
-		if len(sp.Visitors) > 0 {
-			return fmt.Errorf("split %d gives visitors' sets to training, which a split file cannot say: leave visitors=V out of the protocol", k+1)
-		}
 		for _, role := range []struct {
 			name string
 			idx  []int
-		}{{"gallery", sp.Gallery}, {"probe", sp.Probe}} {
+		}{{RoleGallery, sp.Gallery}, {RoleProbe, sp.Probe}} {
 			for _, i := range role.idx {
 				if i < 0 || i >= len(d.Names) || d.Names[i] == "" {
 					return fmt.Errorf("split %d: %s set %d has no name", k+1, role.name, i)
@@ -484,12 +482,31 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 				if n := d.Names[i]; strings.ContainsAny(n, "\r\n") || strings.TrimLeftFunc(n, unicode.IsSpace) != n {
 					return fmt.Errorf("set %q: a split file cannot name a set whose name holds a line break or begins with white space: rename its class or set folder", n)
 				}
-				fmt.Fprintf(bw, "%d %s %s\n", k+1, role.name, d.Names[i])
+				name := role.name
+				if name == RoleProbe && sp.IsVisitor(d.Labels[i]) {
+					name = RoleVisitor
+				} else if name == RoleProbe && sp.IsOther(d.Labels[i]) {
+					name = RoleOther
+				}
+				fmt.Fprintf(bw, "%d %s %s\n", k+1, name, d.Names[i])
 			}
 		}
 	}
 	return bw.Flush()
 }
+
+// The roles of a set in a split file.
+const (
+	RoleGallery = "gallery" // a training set of a known class
+	RoleProbe   = "probe"   // a set decided: a known class's, or a stranger's
+	// RoleVisitor marks a set of a stranger class given to training as a
+	// strangers' set (setmatch train --strangers; Split.Visitors) and not
+	// decided.
+	RoleVisitor = "visitor"
+	// RoleOther marks a set of a stranger class given to training as an
+	// others' set (setmatch train --others; Split.Others) and not decided.
+	RoleOther = "other"
+)
 
 // cutField returns the first white-space-separated field of s and what
 // follows the white space after it.
@@ -510,7 +527,7 @@ const OpenSetMark = "# open set: a probe set whose class has no gallery set in i
 // ReadSplits reads a split file. Each line names one set and its role in
 // one split:
 //
-//	<split> <gallery|probe> <class>/<set>
+//	<split> <gallery|probe|visitor|other> <class>/<set>
 //
 // e.g. "0 gallery apple/apple1"; the name is the rest of the line, spaces
 // and all ("1 probe Ana Lima/door 2"). Splits are numbered by any whole numbers
@@ -521,6 +538,14 @@ const OpenSetMark = "# open set: a probe set whose class has no gallery set in i
 // has no gallery set in its split is a stranger's: its class is among the
 // split's Strangers, and every split needs strangers and known probes,
 // and as many stranger classes. Without it the splits are a closed set.
+//
+// A visitor or other set is a set of a stranger class given to training
+// and not decided (Split.Visitors, Split.Others: what visitors=V and
+// others=O make); a file with them is an open set, mark or not. Their
+// class has no gallery or probe set in the split and is not both, every
+// split has as many visitor classes and as many other classes, at least
+// one stranger class comes to the door, and a split with visitors keeps
+// VisitorsMinKnown known classes.
 func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 	if err := d.check(); err != nil {
 		return nil, err
@@ -532,7 +557,11 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 	for i, n := range d.Names {
 		index[n] = i
 	}
-	type roles struct{ g, p []int }
+	type roles struct {
+		g, p             []int
+		visitors, others map[int]bool // classes
+		probed           map[int]bool // classes with a probe line
+	}
 	bySplit := map[int]*roles{}
 	seen := map[[2]int]bool{}
 	sc := bufio.NewScanner(r)
@@ -570,16 +599,29 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		seen[[2]int{s, i}] = true
 		rl := bySplit[s]
 		if rl == nil {
-			rl = &roles{}
+			rl = &roles{visitors: map[int]bool{}, others: map[int]bool{}, probed: map[int]bool{}}
 			bySplit[s] = rl
 		}
+		c := d.Labels[i]
 		switch role {
-		case "gallery":
+		case RoleGallery:
 			rl.g = append(rl.g, i)
-		case "probe":
+		case RoleProbe:
 			rl.p = append(rl.p, i)
+			rl.probed[c] = true
+		case RoleVisitor, RoleOther:
+			rl.p = append(rl.p, i)
+			open = true
+			if role == RoleVisitor {
+				rl.visitors[c] = true
+			} else {
+				rl.others[c] = true
+			}
+			if rl.visitors[c] && rl.others[c] {
+				return nil, fmt.Errorf("%s:%d: class %q is given as a visitor and as an other in split %d: give each of its sets one of the two roles", name, line, d.Classes[c], s)
+			}
 		default:
-			return nil, fmt.Errorf("%s:%d: role %q: want gallery or probe", name, line, role)
+			return nil, fmt.Errorf("%s:%d: role %q: want gallery, probe, visitor or other", name, line, role)
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
@@ -608,6 +650,22 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		if open {
 			sp.Strangers = fileStrangers(rl.g, rl.p, d.Labels)
 		}
+		for _, given := range []struct {
+			role    string
+			classes map[int]bool
+			into    *[]int
+		}{{RoleVisitor, rl.visitors, &sp.Visitors}, {RoleOther, rl.others, &sp.Others}} {
+			for c := range given.classes {
+				switch {
+				case !sp.IsStranger(c):
+					return nil, fmt.Errorf("%s: split %d gives class %q gallery sets and %s sets: a %s is a stranger to the split's model, so give its sets no gallery role", name, k, d.Classes[c], given.role, given.role)
+				case rl.probed[c]:
+					return nil, fmt.Errorf("%s: split %d gives class %q probe sets and %s sets: a %s's sets go to training and are not decided, so give all its sets the role %s", name, k, d.Classes[c], given.role, given.role, given.role)
+				}
+				*given.into = append(*given.into, c)
+			}
+			slices.Sort(*given.into)
+		}
 		out = append(out, sp)
 	}
 	for i, sp := range out {
@@ -619,9 +677,24 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			return nil, fmt.Errorf("%s: split %d has %d stranger classes (probe classes with no gallery set) and split %d has %d: give every split as many, as strangers=K makes them", name, keys[i], len(sp.Strangers), keys[0], len(out[0].Strangers))
 		case !slices.ContainsFunc(sp.Probe, func(j int) bool { return !sp.IsStranger(d.Labels[j]) }):
 			return nil, fmt.Errorf("%s: split %d has strangers' probes only: an open set needs probes of known classes too", name, keys[i])
+		case len(sp.Visitors) != len(out[0].Visitors) || len(sp.Others) != len(out[0].Others):
+			return nil, fmt.Errorf("%s: split %d has %d visitor and %d other classes and split %d has %d and %d: give every split as many of each, as visitors=V and others=O make them", name, keys[i], len(sp.Visitors), len(sp.Others), keys[0], len(out[0].Visitors), len(out[0].Others))
+		case len(sp.Visitors)+len(sp.Others) == len(sp.Strangers):
+			return nil, fmt.Errorf("%s: split %d gives every stranger class to training (as visitor or other): at least one must come to the door, with probe sets", name, keys[i])
+		case len(sp.Visitors) > 0 && knownClasses(sp) < VisitorsMinKnown:
+			return nil, fmt.Errorf("%s: split %d has visitors and %d known classes: visitors need at least %d (each stand-in fold leaves a known class out and keeps two)", name, keys[i], knownClasses(sp), VisitorsMinKnown)
 		}
 	}
 	return out, nil
+}
+
+// knownClasses returns the number of classes with gallery sets in sp.
+func knownClasses(sp Split) int {
+	known := map[int]bool{}
+	for _, i := range sp.Gallery {
+		known[sp.Labels[i]] = true
+	}
+	return len(known)
 }
 
 // fileStrangers returns the classes (increasing) of the probe sets whose

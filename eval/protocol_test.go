@@ -278,32 +278,58 @@ func TestReadSplitsOpenSetRefuses(t *testing.T) {
 }
 
 // TestWriteSplits checks that ReadSplits reads back the splits
-// WriteSplits wrote, strangers (probe classes without gallery sets)
-// included, and that it refuses what a split file cannot say.
+// WriteSplits wrote, strangers (probe classes without gallery sets),
+// visitors and others included, and that it refuses what a split file
+// cannot say.
 func TestWriteSplits(t *testing.T) {
-	d := toyData(5, 4, 4)
-	p, err := ParseProtocol("gallery=2,probe=2,splits=3,strangers=2")
+	d := toyData(7, 4, 4)
+	for _, in := range []string{"gallery=2,probe=2,splits=3,strangers=2", "gallery=2,probe=2,splits=3,strangers=4,visitors=1,others=2"} {
+		p, err := ParseProtocol(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		splits, err := p.MakeSplits(d, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := WriteSplits(&b, splits, d); err != nil {
+			t.Fatal(err)
+		}
+		if p.Others > 0 && (!strings.Contains(b.String(), " visitor ") || !strings.Contains(b.String(), " other ")) {
+			t.Errorf("%s: no visitor or other lines:\n%s", in, b.String())
+		}
+		got, err := ReadSplits(strings.NewReader(b.String()), "s.txt", d)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", in, err, b.String())
+		}
+		checkReadBack(t, in, d, got, splits)
+	}
+	splits, err := Protocol{Kind: RandomSplits, Gallery: 2, Probe: 2, Splits: 1}.MakeSplits(d, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	splits, err := p.MakeSplits(d, 7)
-	if err != nil {
-		t.Fatal(err)
+	pooled := *d
+	pooled.Pooled = true
+	if err := WriteSplits(&strings.Builder{}, splits, &pooled); err == nil || !strings.Contains(err.Error(), "leave") {
+		t.Errorf("pooled: %v, want an error that says what to leave out", err)
 	}
-	var b strings.Builder
-	if err := WriteSplits(&b, splits, d); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadSplits(strings.NewReader(b.String()), "s.txt", d)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, b.String())
-	}
+}
+
+// checkReadBack checks that the splits got, read back from a split
+// file, are the splits written: the same gallery, probe, visitor and
+// other sets, and as strangers the probe classes without gallery sets.
+func checkReadBack(t *testing.T, in string, d *Data, got, splits []Split) {
+	t.Helper()
 	if len(got) != len(splits) {
-		t.Fatalf("%d splits read back, want %d", len(got), len(splits))
+		t.Fatalf("%s: %d splits read back, want %d", in, len(got), len(splits))
 	}
 	for k, sp := range splits {
 		if !slices.Equal(got[k].Gallery, sp.Gallery) || !slices.Equal(got[k].Probe, sp.Probe) {
-			t.Errorf("split %d read back as gallery %v probe %v, want %v %v", k, got[k].Gallery, got[k].Probe, sp.Gallery, sp.Probe)
+			t.Errorf("%s: split %d read back as gallery %v probe %v, want %v %v", in, k, got[k].Gallery, got[k].Probe, sp.Gallery, sp.Probe)
+		}
+		if !slices.Equal(got[k].Strangers, sp.Strangers) || !slices.Equal(got[k].Visitors, sp.Visitors) || !slices.Equal(got[k].Others, sp.Others) {
+			t.Errorf("%s: split %d read back with strangers %v, visitors %v, others %v; want %v, %v, %v", in, k, got[k].Strangers, got[k].Visitors, got[k].Others, sp.Strangers, sp.Visitors, sp.Others)
 		}
 		inGallery := map[int]bool{}
 		for _, i := range got[k].Gallery {
@@ -317,19 +343,39 @@ func TestWriteSplits(t *testing.T) {
 		}
 		slices.Sort(strangers)
 		if !slices.Equal(strangers, sp.Strangers) {
-			t.Errorf("split %d: the file's probe classes without gallery sets are %v, want the strangers %v", k, strangers, sp.Strangers)
+			t.Errorf("%s: split %d: the file's probe classes without gallery sets are %v, want the strangers %v", in, k, strangers, sp.Strangers)
 		}
 	}
-	visitors := slices.Clone(splits)
-	visitors[1].Visitors = visitors[1].Strangers[:1]
-	pooled := *d
-	pooled.Pooled = true
-	for name, err := range map[string]error{
-		"visitors": WriteSplits(&strings.Builder{}, visitors, d),
-		"pooled":   WriteSplits(&strings.Builder{}, splits, &pooled),
+}
+
+// TestReadSplitsGivenRefuses: ReadSplits refuses visitor and other sets
+// that visitors=V and others=O could not have made, saying what is
+// wrong; a hand-written file of them needs no open-set mark.
+func TestReadSplitsGivenRefuses(t *testing.T) {
+	d := toyData(6, 2, 4) // classes a … f; sets x0, x1
+	const base = "0 gallery a/a0\n0 gallery b/b0\n0 gallery c/c0\n0 probe a/a1\n0 probe e/e0\n"
+	sp, err := ReadSplits(strings.NewReader(base+"0 other d/d0\n0 other d/d1\n0 visitor f/f0\n"), "s.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp) != 1 || !slices.Equal(sp[0].Strangers, []int{3, 4, 5}) || !slices.Equal(sp[0].Others, []int{3}) || !slices.Equal(sp[0].Visitors, []int{5}) {
+		t.Errorf("unmarked file with others and a visitor: %+v", sp)
+	}
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"an other with gallery sets", base + "0 other c/c1\n", `class "c" gallery sets and other sets`},
+		{"an other with probe sets", base + "0 other e/e1\n", `class "e" probe sets and other sets`},
+		{"a visitor and other", base + "0 visitor d/d0\n0 other d/d1\n", `class "d" is given as a visitor and as an other`},
+		{"no stranger at the door", "0 gallery a/a0\n0 gallery b/b0\n0 gallery c/c0\n0 probe a/a1\n0 other d/d0\n", "at least one must come to the door"},
+		{"unlike other counts", base + "0 other d/d0\n1 gallery a/a0\n1 gallery b/b0\n1 gallery c/c0\n1 probe a/a1\n1 probe e/e0\n1 probe d/d0\n",
+			"split 1 has 0 visitor and 0 other classes and split 0 has 0 and 1"},
+		{"visitors with two known", "0 gallery a/a0\n0 gallery b/b0\n0 probe a/a1\n0 probe e/e0\n0 visitor f/f0\n", "visitors need at least 3"},
+		{"a role unknown", base + "0 guest d/d0\n", `role "guest": want gallery, probe, visitor or other`},
 	} {
-		if err == nil || !strings.Contains(err.Error(), "leave") {
-			t.Errorf("%s: %v, want an error that says what to leave out", name, err)
+		_, err := ReadSplits(strings.NewReader(tc.body), "s.txt", d)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
 		}
 	}
 }

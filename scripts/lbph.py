@@ -53,6 +53,8 @@ def main(argv):
             if not line or line.startswith("#"):
                 continue
             fields = line.split()
+            if len(fields) == 3 and fields[1] in ("visitor", "other"):
+                sys.exit(f"{split_file}:{n}: a {fields[1]}'s set, which LBPH has no use for: write the splits without visitors=V and others=O")
             if len(fields) != 3 or fields[1] not in ("gallery", "probe"):
                 sys.exit(f"{split_file}:{n}: want \"<split> <gallery|probe> <class>/<set>\", got {line!r}")
             splits.setdefault(int(fields[0]), {"gallery": [], "probe": []})[fields[1]].append(fields[2])

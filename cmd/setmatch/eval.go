@@ -29,7 +29,7 @@ accuracy (percent) over the splits and the seconds each method took.
 
 protocols: gallery=G,probe=P,splits=S (per class; for pooled ORL-style data
 G and P are frames per set; probe=rest for all remaining sets), loo,
-file=PATH (lines "<split> <gallery|probe> <class>/<set>").
+file=PATH (lines "<split> <gallery|probe|visitor|other> <class>/<set>").
 
 The open set: gallery=G,probe=P,splits=S,strangers=K leaves K classes out
 of every split's gallery (at most C−2 of the C classes); their probe sets
@@ -44,7 +44,10 @@ their split are strangers'. With ,visitors=V as well (V < K, and K ≤ C−3: th
 split's stranger classes go to training as train --strangers takes
 them, and are not decided. With ,others=O (V + O < K), the probe sets of O
 more of them go to training as train --others takes them (they shape the
-method, then leave the gallery), and are not decided. The table gives, mean ± std over the splits: the known sets
+method, then leave the gallery), and are not decided. In a split file the
+sets of these classes have the role visitor or other; the others' sets
+may be of classes that never come to the door, e.g. the same people
+taken with another camera. The table gives, mean ± std over the splits: the known sets
 named right closed-set (the threshold ignored); named right, the
 strangers kept out and their balanced mean at the model's own threshold;
 the best balanced accuracy any single threshold reaches on the probes;
@@ -77,7 +80,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.Uint64Var(&a.seed, "seed", 1, "seed `N` of the random splits, the stranger classes and the cross-validation folds")
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
-	fs.StringVar(&a.splitsOut, "splits-out", "", "also write the splits to `FILE` before evaluating, one line \"<split> <gallery|probe> <class>/<set>\" per set, as --protocol file=FILE reads them: to measure another tool on the same splits (a probe set whose class has no gallery set in its split is a stranger's)")
+	fs.StringVar(&a.splitsOut, "splits-out", "", "also write the splits to `FILE` before evaluating, one line \"<split> <role> <class>/<set>\" per set (role gallery, probe, or visitor and other for the sets visitors=V and others=O give to training), as --protocol file=FILE reads them: to measure another tool on the same splits (a probe set whose class has no gallery set in its split is a stranger's)")
 	workersVar(fs, &a.workers, "goroutines `N` for decoding and all-pairs work (0 = GOMAXPROCS)")
 	g, d := &a.grid, method.DefaultGridSpec()
 	fs.StringVar(&g.Bandwidths, "bandwidths", "", "KDE bandwidth grid, e.g. global*1,set*2,knn3*1 (default: the built-in grid)")
@@ -147,16 +150,8 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if f := a.openSetFlags(); f != "" && p.Strangers == 0 && p.Kind != eval.SplitFile {
 		return usagef(needStrangers, f)
 	}
-	if a.threshold != "" {
-		var o deploy.Options
-		if err := deploy.ParseThreshold(a.threshold, &o); err != nil {
-			return usagef("%v", err)
-		}
-		if p.Visitors > 0 {
-			if err := deploy.StrangersRule(o); err != nil {
-				return usagef("visitors=%d gives training strangers' sets: %v", p.Visitors, err)
-			}
-		}
+	if err := a.checkVisitorsRule(p); err != nil {
+		return err
 	}
 	if a.spreadExps != "" {
 		if a.spread, err = deploy.ParseSpreadExponents(a.spreadExps); err != nil {
@@ -188,8 +183,12 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if p.Kind == eval.SplitFile {
 		// A split file marked as an open set (eval.OpenSetMark) has strangers.
 		p.Strangers = len(splits[0].Strangers)
+		p.Visitors, p.Others = len(splits[0].Visitors), len(splits[0].Others)
 		if f := a.openSetFlags(); p.Strangers == 0 && f != "" {
 			return usagef(needStrangers+": the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", f)
+		}
+		if err := a.checkVisitorsRule(p); err != nil {
+			return err
 		}
 	}
 	if a.splitsOut != "" {
@@ -251,6 +250,25 @@ func loadEvalData(a *evalArgs) (*dataset.Dataset, features.Pipeline, float64, er
 		err = loader.Check(ds)
 	}
 	return ds, pipe, time.Since(t0).Seconds(), err
+}
+
+// checkVisitorsRule refuses a --threshold that cannot take strangers'
+// sets where the protocol gives training visitors' sets (a protocol's
+// visitors=V, or a split file's visitor sets once read).
+func (a *evalArgs) checkVisitorsRule(p eval.Protocol) error {
+	if a.threshold == "" {
+		return nil
+	}
+	var o deploy.Options
+	if err := deploy.ParseThreshold(a.threshold, &o); err != nil {
+		return usagef("%v", err)
+	}
+	if p.Visitors > 0 {
+		if err := deploy.StrangersRule(o); err != nil {
+			return usagef("visitors=%d gives training strangers' sets: %v", p.Visitors, err)
+		}
+	}
+	return nil
 }
 
 // writeSplitsFile writes the splits of d to the file path

@@ -60,7 +60,7 @@ func evalDispatch(args ...string) (int, string, string) {
 
 // TestEvalSplitsOut checks that --splits-out writes the splits eval
 // measures: evaluating from the file gives the same accuracy in every
-// split, and a protocol the file cannot say is refused.
+// split.
 func TestEvalSplitsOut(t *testing.T) {
 	dir := evalData(t, 4, 4)
 	out := filepath.Join(t.TempDir(), "splits.txt")
@@ -89,10 +89,54 @@ func TestEvalSplitsOut(t *testing.T) {
 	if got := accuracies("--protocol", "file="+out); len(want) != 3 || !slices.Equal(got, want) {
 		t.Errorf("from the file: accuracies %v, want those of the splits written %v", got, want)
 	}
-	five := evalData(t, 5, 4) // visitors need 3 known classes besides a visitor and a stranger
-	code, _, stderr := evalDispatch("eval", "--data", five, "--methods", "nn-h", "--quiet", "--protocol", "gallery=2,probe=2,splits=1,strangers=2,visitors=1", "--splits-out", out)
-	if code != 2 || !strings.Contains(stderr, "visitors") {
-		t.Errorf("visitors: exit %d, %s; want a usage error that names them", code, stderr)
+}
+
+// TestEvalSplitsOutGiven: the split file of a protocol with visitors and
+// others holds their sets (roles visitor and other), and read back with
+// --protocol file= it measures the same open set: the same classes at
+// the door, given to training as visitors and as others, the same
+// threshold and rates in every split, and the table says how many of
+// each it gave.
+func TestEvalSplitsOutGiven(t *testing.T) {
+	dir := evalData(t, 6, 4) // 3 known, a visitor, an other and a stranger at the door
+	out := filepath.Join(t.TempDir(), "splits.txt")
+	perSplit := func(args ...string) []openeval.Row {
+		t.Helper()
+		code, stdout, stderr := run(append([]string{"eval", "--data", dir, "--methods", "nn-h", "--json", "--quiet"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var got struct {
+			Methods map[string]openeval.MethodResult
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+		}
+		return got.Methods["nn-h"].PerSplit
+	}
+	want := perSplit("--protocol", "gallery=2,probe=2,splits=2,strangers=3,visitors=1,others=1", "--splits-out", out)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), " visitor class") || !strings.Contains(string(raw), " other class") {
+		t.Errorf("no visitor or other lines in the split file:\n%s", raw)
+	}
+	got := perSplit("--protocol", "file="+out)
+	if len(got) != len(want) || len(want) != 2 {
+		t.Fatalf("%d splits from the file, %d written", len(got), len(want))
+	}
+	for k := range want {
+		g, w := got[k], want[k]
+		if len(w.VisitorClasses) != 1 || len(w.OtherClasses) != 1 || !slices.Equal(g.StrangerClasses, w.StrangerClasses) ||
+			!slices.Equal(g.VisitorClasses, w.VisitorClasses) || !slices.Equal(g.OtherClasses, w.OtherClasses) ||
+			*g.Threshold != *w.Threshold || g.KnownRightAtThreshold != w.KnownRightAtThreshold || g.StrangersOutAtThreshold != w.StrangersOutAtThreshold || g.BestBalanced != w.BestBalanced {
+			t.Errorf("split %d from the file %+v, written %+v", k, g, w)
+		}
+	}
+	code, stdout, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "file="+out)
+	if code != 0 || !strings.Contains(stdout, "1 of them visitors") || !strings.Contains(stdout, "1 of them others") {
+		t.Errorf("the table from the file: exit %d, %s\n%s", code, stderr, stdout)
 	}
 }
 
