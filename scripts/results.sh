@@ -37,6 +37,8 @@
 #   open-strict           a stricter door: the default threshold (auto:balanced) against auto:far=5 and auto:far=1 on fresh lighting (seed 8001) and Lambertian (8011) faces, 8 of 38 strangers, and ORL intensities, 10 of 40 people strangers; auto
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
 #   open-others           others' sets (train --others) against visitors' (--strangers) and neither: households of 4 of 38 fresh lighting (seed 8301) and Lambertian (8311) faces and of 5 of ORL's 40 people, 26 (ORL 27) of the other classes given to training and 8 at the door; a household of 4 of 40 fresh turntable objects (seed 8331), 28 others or visitors, 8 at the door; and 30 of 60 fresh lighting faces (seed 8321) known, 22 others, 8 at the door; auto
+#   open-others-count     how many others: households of 4 of 38 fresh lighting (seed 8401) and Lambertian (8411) faces, 8 strangers at the door with no others, or 4, 8, 13 or 26 of the other classes given to training as others (so 30 to 8 at the door); auto
+#   open-others-camera    others from which camera: households of 5 of ORL's people under synthetic light (synth --relight, seed 8421, 4 sets of 16 frames), 8 at the door, 27 others given to training taken with the same light (2 sets each, or 1), with the plain ORL images instead (one set of 10 each), or none; the splits of the first written with --splits-out (camera-door.txt) and changed for the others; auto
 #   open-household-far0   the three households of open-household, the default model (auto) with --threshold auto:far=0
 #   lbph-turntable        OpenCV's LBPH recogniser (scripts/lbph.py; needs python3 with Debian's python3-opencv) on the splits of open-turntable (8 objects strangers, or 36), with setmatch's nn-h on the same splits; last, as the only run that needs more than setmatch
 #
@@ -256,6 +258,42 @@ one() {
 		done
 		for given in "" ",visitors=22" ",others=22"; do
 			run "open-others-lighting8321-60${given/,/-}" --data "$out/lighting8321-60" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=30$given" --methods "$(methods auto)" --seed 1
+		done
+		;;
+	open-others-count)
+		faces lighting 8401 lighting8401
+		faces cone 8411 cone8411
+		for d in lighting8401 cone8411; do
+			for o in 0 4 8 13 26; do
+				given=",others=$o"
+				[ "$o" = 0 ] && given=""
+				run "open-others-count-$d-$o" --data "$out/$d" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34$given" --methods "$(methods auto)" --seed 1
+			done
+		done
+		;;
+	open-others-camera)
+		# The door's camera: ORL's people under a lamp at the side. Another
+		# camera: the plain ORL images of the same people, a class
+		# plain-<person> each with one set of 10, beside them in one folder.
+		"$setmatch" synth --relight "$data/orl" --sets 4 --frames 16 --seed 8421 --out "$out/orl-relit8421" --force
+		rm -rf "${out:?}/orl-camera"
+		mkdir -p "$out/orl-camera"
+		for c in "$out/orl-relit8421"/*/; do
+			c=$(basename "$c")
+			mkdir "$out/orl-camera/$c" "$out/orl-camera/plain-$c"
+			for s in "$out/orl-relit8421/$c"/*/; do
+				ln -s "$(cd "$s" && pwd)" "$out/orl-camera/$c/$(basename "$s")"
+			done
+			ln -s "$(cd "$data/orl/$c" && pwd)" "$out/orl-camera/plain-$c/orl"
+		done
+		run open-others-camera-door --data "$out/orl-relit8421" --features intensity:20x20 --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=35,others=27" --methods "$(methods auto)" --seed 1 --splits-out "$out/camera-door.txt"
+		# The same splits with no others, with one set of each other's (the
+		# first the file names), and with the other camera's set instead.
+		grep -v ' other ' "$out/camera-door.txt" >"$out/camera-none.txt"
+		awk '$2 != "other" { print; next } { split($3, n, "/"); if (!seen[$1 " " n[1]]++) print }' "$out/camera-door.txt" >"$out/camera-door-one.txt"
+		awk '$2 != "other" { print; next } { split($3, n, "/"); k = $1 " other plain-" n[1] "/orl"; if (!seen[k]++) print k }' "$out/camera-door.txt" >"$out/camera-plain.txt"
+		for f in none door-one plain; do
+			run "open-others-camera-$f" --data "$out/orl-camera" --features intensity:20x20 --protocol "file=$out/camera-$f.txt" --methods "$(methods auto)" --seed 1
 		done
 		;;
 	open-household-far0)
