@@ -284,24 +284,13 @@ func TestReadSplitsOpenSetRefuses(t *testing.T) {
 func TestWriteSplits(t *testing.T) {
 	d := toyData(7, 4, 4)
 	for _, in := range []string{"gallery=2,probe=2,splits=3,strangers=2", "gallery=2,probe=2,splits=3,strangers=4,visitors=1,others=2"} {
-		p, err := ParseProtocol(in)
+		splits, text := writtenSplits(t, in, d, 7)
+		if strings.Contains(in, "others") && (!strings.Contains(text, " visitor ") || !strings.Contains(text, " other ")) {
+			t.Errorf("%s: no visitor or other lines:\n%s", in, text)
+		}
+		got, err := ReadSplits(strings.NewReader(text), "s.txt", d)
 		if err != nil {
-			t.Fatal(err)
-		}
-		splits, err := p.MakeSplits(d, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		if err := WriteSplits(&b, splits, d); err != nil {
-			t.Fatal(err)
-		}
-		if p.Others > 0 && (!strings.Contains(b.String(), " visitor ") || !strings.Contains(b.String(), " other ")) {
-			t.Errorf("%s: no visitor or other lines:\n%s", in, b.String())
-		}
-		got, err := ReadSplits(strings.NewReader(b.String()), "s.txt", d)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", in, err, b.String())
+			t.Fatalf("%s: %v\n%s", in, err, text)
 		}
 		checkReadBack(t, in, d, got, splits)
 	}
@@ -314,6 +303,25 @@ func TestWriteSplits(t *testing.T) {
 	if err := WriteSplits(&strings.Builder{}, splits, &pooled); err == nil || !strings.Contains(err.Error(), "leave") {
 		t.Errorf("pooled: %v, want an error that says what to leave out", err)
 	}
+}
+
+// writtenSplits returns the splits of d that protocol in makes with
+// seed, and the split file WriteSplits writes of them.
+func writtenSplits(t *testing.T, in string, d *Data, seed uint64) ([]Split, string) {
+	t.Helper()
+	p, err := ParseProtocol(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	splits, err := p.MakeSplits(d, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteSplits(&b, splits, d); err != nil {
+		t.Fatal(err)
+	}
+	return splits, b.String()
 }
 
 // checkReadBack checks that the splits got, read back from a split
@@ -798,27 +806,13 @@ func TestSplitFileNamesWithSpaces(t *testing.T) {
 			d.Names[i] += " " // ends in a space, kept when a set has it
 		}
 	}
-	p, err := ParseProtocol("gallery=2,probe=2,splits=2,strangers=1")
+	const in = "gallery=2,probe=2,splits=2,strangers=1"
+	splits, text := writtenSplits(t, in, d, 3)
+	got, err := ReadSplits(strings.NewReader(strings.ReplaceAll(text, "\n", "\r\n")), "s.txt", d)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, text)
 	}
-	splits, err := p.MakeSplits(d, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := WriteSplits(&b, splits, d); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadSplits(strings.NewReader(strings.ReplaceAll(b.String(), "\n", "\r\n")), "s.txt", d)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, b.String())
-	}
-	for k, sp := range splits {
-		if !slices.Equal(got[k].Gallery, sp.Gallery) || !slices.Equal(got[k].Probe, sp.Probe) || !slices.Equal(got[k].Strangers, sp.Strangers) {
-			t.Errorf("split %d read back as %+v, want %+v", k+1, got[k], sp)
-		}
-	}
+	checkReadBack(t, in, d, got, splits)
 	// A hand-written file: a tab between the fields, trailing blanks.
 	hand := "1\tgallery  Ana Lima a/a0 \t\n1 gallery Ana Lima b/b0 \n1 probe Ana Lima a/a2 \n1 probe Ana Lima b/b2\n"
 	if _, err := ReadSplits(strings.NewReader(hand), "hand.txt", d); err != nil {

@@ -91,6 +91,28 @@ func TestEvalSplitsOut(t *testing.T) {
 	}
 }
 
+// openPerSplit runs eval of nn-h on dir with args as an open set and
+// returns the rows of its splits from the JSON, failing t where eval
+// fails or measures a closed set.
+func openPerSplit(t *testing.T, dir string, args ...string) []openeval.Row {
+	t.Helper()
+	code, stdout, stderr := run(append([]string{"eval", "--data", dir, "--methods", "nn-h", "--json", "--quiet"}, args...)...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	var got struct {
+		OpenSet bool `json:"open_set"`
+		Methods map[string]openeval.MethodResult
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	if !got.OpenSet {
+		t.Fatalf("%v: not measured as an open set", args)
+	}
+	return got.Methods["nn-h"].PerSplit
+}
+
 // TestEvalSplitsOutGiven: the split file of a protocol with visitors and
 // others holds their sets (roles visitor and other), and read back with
 // --protocol file= it measures the same open set: the same classes at
@@ -100,21 +122,7 @@ func TestEvalSplitsOut(t *testing.T) {
 func TestEvalSplitsOutGiven(t *testing.T) {
 	dir := evalData(t, 6, 4) // 3 known, a visitor, an other and a stranger at the door
 	out := filepath.Join(t.TempDir(), "splits.txt")
-	perSplit := func(args ...string) []openeval.Row {
-		t.Helper()
-		code, stdout, stderr := run(append([]string{"eval", "--data", dir, "--methods", "nn-h", "--json", "--quiet"}, args...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
-		}
-		var got struct {
-			Methods map[string]openeval.MethodResult
-		}
-		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-			t.Fatalf("output is not JSON: %v\n%s", err, stdout)
-		}
-		return got.Methods["nn-h"].PerSplit
-	}
-	want := perSplit("--protocol", "gallery=2,probe=2,splits=2,strangers=3,visitors=1,others=1", "--splits-out", out)
+	want := openPerSplit(t, dir, "--protocol", "gallery=2,probe=2,splits=2,strangers=3,visitors=1,others=1", "--splits-out", out)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +130,7 @@ func TestEvalSplitsOutGiven(t *testing.T) {
 	if !strings.Contains(string(raw), " visitor class") || !strings.Contains(string(raw), " other class") {
 		t.Errorf("no visitor or other lines in the split file:\n%s", raw)
 	}
-	got := perSplit("--protocol", "file="+out)
+	got := openPerSplit(t, dir, "--protocol", "file="+out)
 	if len(got) != len(want) || len(want) != 2 {
 		t.Fatalf("%d splits from the file, %d written", len(got), len(want))
 	}
@@ -650,26 +658,8 @@ func checkOpenEvalTable(t *testing.T, dir string) {
 func TestEvalSplitsOutOpenSet(t *testing.T) {
 	dir := openEvalData(t, 3)
 	out := filepath.Join(t.TempDir(), "splits.txt")
-	perSplit := func(args ...string) []openeval.Row {
-		t.Helper()
-		code, stdout, stderr := run(append([]string{"eval", "--data", dir, "--methods", "nn-h", "--json", "--quiet", "--threshold", "auto:balanced"}, args...)...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
-		}
-		var got struct {
-			OpenSet bool `json:"open_set"`
-			Methods map[string]openeval.MethodResult
-		}
-		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-			t.Fatalf("output is not JSON: %v\n%s", err, stdout)
-		}
-		if !got.OpenSet {
-			t.Fatalf("%v: not measured as an open set", args)
-		}
-		return got.Methods["nn-h"].PerSplit
-	}
-	want := perSplit("--protocol", openEvalProtocol, "--splits-out", out)
-	got := perSplit("--protocol", "file="+out)
+	want := openPerSplit(t, dir, "--threshold", "auto:balanced", "--protocol", openEvalProtocol, "--splits-out", out)
+	got := openPerSplit(t, dir, "--threshold", "auto:balanced", "--protocol", "file="+out)
 	if len(got) != len(want) || len(want) != 2 {
 		t.Fatalf("%d splits from the file, %d written", len(got), len(want))
 	}
