@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -655,7 +656,7 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			classes map[int]bool
 			into    *[]int
 		}{{RoleVisitor, rl.visitors, &sp.Visitors}, {RoleOther, rl.others, &sp.Others}} {
-			for c := range given.classes {
+			for _, c := range slices.Sorted(maps.Keys(given.classes)) {
 				switch {
 				case !sp.IsStranger(c):
 					return nil, fmt.Errorf("%s: split %d gives class %q gallery sets and %s sets: a %s is a stranger to the split's model, so give its sets no gallery role", name, k, d.Classes[c], given.role, given.role)
@@ -664,7 +665,6 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 				}
 				*given.into = append(*given.into, c)
 			}
-			slices.Sort(*given.into)
 		}
 		out = append(out, sp)
 	}
