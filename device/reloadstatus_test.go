@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,10 @@ func fakeDaemon(t *testing.T, dies bool) *exec.Cmd {
 	script := `trap "" HUP; exec sleep 60`
 	if dies {
 		script = "exec sleep 60"
+		if signal.Ignored(syscall.SIGHUP) {
+			// A child inherits the ignored signal and no shell may reset it.
+			t.Fatal("the tests run with SIGHUP ignored (under nohup?), so the process standing for the daemon cannot die of it: run them without nohup, e.g. in setsid or tmux")
+		}
 	}
 	cmd := exec.Command("/bin/sh", "-c", script)
 	if err := cmd.Start(); err != nil {
