@@ -239,7 +239,6 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	}
 	next.Record(now, model.ChangeForget, c.Sets)
 	*m = *next
-	c.Classes, c.GallerySets = len(m.Classes()), len(m.Sets)
 	return c, nil
 }
 
@@ -453,15 +452,11 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 	for i, mem := range members {
 		own, was := *mem, *befores[i]
 		own.Voters, was.Voters = nil, nil
-		var src string
-		var rates *openset.Rates
-		var sc *mat.SymDense
-		var kept bool
+		set := recalibrateOn
 		if keepsTrained(&own, opt, c.Op) {
-			src, sc, kept = keepTrained(&own, opt), scores[i], true
-		} else {
-			src, rates, sc, kept, err = recalibrateOn(&own, &was, opt, scores[i])
+			set = keepTrained
 		}
+		src, rates, sc, kept, err := set(&own, &was, opt, scores[i])
 		if err != nil {
 			if len(members) > 1 {
 				return fmt.Errorf("threshold of vote member %d (%s): %w", i+1, own.MethodName(), err)

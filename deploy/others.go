@@ -9,6 +9,7 @@ import (
 
 	"setmatch/kfda"
 	"setmatch/model"
+	"setmatch/openset"
 )
 
 // Others' classes (setmatch train --others): sets of people or objects
@@ -102,9 +103,12 @@ func keepsTrained(m *model.Model, opt Options, op string) bool {
 	return m.Discriminant == nil && standIns(opt) && (op == ChangeOthers || m.Selection.Params[OthersParam] != "")
 }
 
-// keepTrained gives the words of the threshold of m, a member that
-// decides by nearest neighbour, which WithoutOthers keeps as Build
-// calibrated it on every class, each class's factor kept with it.
-func keepTrained(m *model.Model, opt Options) string {
-	return fmt.Sprintf("%.6g (%s: train's calibration on every class, the --others' too, kept: the divergence of a batch to the nearest set of a class does not depend on which other classes the gallery holds)", m.Threshold, thresholdFlag(opt))
+// keepTrained keeps the threshold of m, a member that decides by
+// nearest neighbour, as Build calibrated it on every class, each class's
+// factor kept with it (keepsTrained), in recalibrateOn's place: it
+// returns the words that say so, no rates, the gallery's scores as they
+// came (nil where none were computed), and that the calibration was
+// kept. before is not needed.
+func keepTrained(m, _ *model.Model, opt Options, scores *mat.SymDense) (string, *openset.Rates, *mat.SymDense, bool, error) {
+	return fmt.Sprintf("%.6g (%s: train's calibration on every class, the --others' too, kept: the divergence of a batch to the nearest set of a class does not depend on which other classes the gallery holds)", m.Threshold, thresholdFlag(opt)), nil, scores, true, nil
 }

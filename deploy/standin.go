@@ -647,7 +647,7 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers
 // member that keeps train's threshold as it is (keepsTrained: others'
 // classes shaped it), which recalibrate sees to before this rule.
 func keepsCalibration(mem *model.Model, opt Options) bool {
-	return standIns(opt) && mem.Meta.Params["method"] != string(Learned) && method.ClassShaped(mem.W) || keepsTrained(mem, opt, "")
+	return (standIns(opt) && mem.Meta.Params["method"] != string(Learned) && method.ClassShaped(mem.W)) || keepsTrained(mem, opt, "")
 }
 
 // keepCalibration sets the threshold of m, whose gallery changed, to the
