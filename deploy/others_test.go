@@ -47,6 +47,12 @@ func TestWithoutOthers(t *testing.T) {
 				if a.Threshold == trained || !strings.Contains(words, "stand-in") {
 					t.Errorf("kFDA threshold %v (trained %v): %q, want it set again on the stand-ins", a.Threshold, trained, words)
 				}
+				// The threshold moved, but no door had the one before:
+				// the change's words do not say how far.
+				var out strings.Builder
+				if err := c.Write(&out, "train", a); err != nil || strings.Contains(out.String(), "→") || !strings.Contains(out.String(), "train: threshold by") {
+					t.Errorf("the change's words (%v):\n%s\nwant the threshold's rule and no move", err, out.String())
+				}
 			} else if a.Threshold != trained || !strings.Contains(words, "train's calibration on every class, the --others' too, kept") || c.Rates != nil {
 				t.Errorf("threshold %v, want %v as trained: %q", a.Threshold, trained, words)
 			}
