@@ -244,7 +244,8 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 
 // forgetWhere returns m without the gallery sets drop selects (every
 // member's), with what the gallery fits fitted again on the sets kept
-// (each member's centre and global bandwidth, a kFDA discriminant) and
+// (each member's centre, its global bandwidth unless keepsBandwidth, a
+// kFDA discriminant) and
 // the threshold set again by the model's rule (recalibrate), and what the
 // change did, as op (Change.Op) says it: Forget's work but for the
 // record in the history. m is unchanged.
@@ -265,7 +266,7 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 			return nil, nil, err
 		}
 		ok := false
-		if op != ChangeOthers { // train's bandwidth is of every class's frames
+		if !keepsBandwidth(next, op) {
 			if ok, err = globalBandwidthAgain(mem, workers); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
 			}
@@ -292,6 +293,17 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 	c.Before = memberThresholds(m)
 	c.Classes, c.GallerySets = len(next.Classes()), len(next.Sets)
 	return next, c, nil
+}
+
+// keepsBandwidth reports whether a change (op) to m keeps every
+// member's global bandwidth as train computed it: where others' classes
+// shaped the model (the change is WithoutOthers, op ChangeOthers, or m
+// records OthersParam), train computed it from their frames too, which
+// the gallery no longer holds, and its threshold was calibrated at it;
+// computed again from the gallery alone it would move every score away
+// from that threshold.
+func keepsBandwidth(m *model.Model, op string) bool {
+	return op == ChangeOthers || m.Selection.Params[OthersParam] != ""
 }
 
 // globalBandwidthAgain sets the bandwidth of a member whose gallery sets
@@ -452,9 +464,11 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 	for i, mem := range members {
 		own, was := *mem, *befores[i]
 		own.Voters, was.Voters = nil, nil
-		set := recalibrateOn
+		// Words of a threshold set again say which change set it; train's
+		// kept are train's.
+		set, by := recalibrateOn, setBy(c.Op)
 		if keepsTrained(&own, opt, c.Op) {
-			set = keepTrained
+			set, by = keepTrained, ""
 		}
 		src, rates, sc, kept, err := set(&own, &was, opt, scores[i])
 		if err != nil {
@@ -468,7 +482,7 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		if mem.Selection.Params == nil {
 			mem.Selection.Params = map[string]string{}
 		}
-		mem.Selection.Params["threshold"] = src + setBy(c.Op)
+		mem.Selection.Params["threshold"] = src + by
 		if !kept {
 			// A calibration kept holds the strangers' sets train was
 			// given, and their record with it.

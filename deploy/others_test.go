@@ -68,7 +68,8 @@ func TestWithoutOthers(t *testing.T) {
 			if a.Selection.Params[OthersParam] != "2" {
 				t.Errorf("params %v: want %s=2", a.Selection.Params, OthersParam)
 			}
-			if !strings.Contains(words, "setmatch train on the gallery without the --others classes") {
+			// Words of a threshold set again say so; a kept one's do not.
+			if again := strings.Contains(words, "set again by setmatch train on the gallery without the --others classes"); again != (mname == method.KFDAHG) {
 				t.Errorf("threshold words %q", words)
 			}
 		})
@@ -142,7 +143,7 @@ func TestChangeAfterOthers(t *testing.T) {
 		if _, err := WithoutOthers(m, []string{"class-05", "class-06"}, nil, 2); err != nil {
 			t.Fatal(err)
 		}
-		trained := m.Threshold
+		trained, bandwidth, setBandwidth := m.Threshold, m.QueryBandwidth, m.Sets[0].Bandwidth
 		if NeedsStrangers(m) != (mname == method.KFDAHG) {
 			t.Errorf("%s: NeedsStrangers %v", mname, NeedsStrangers(m))
 		}
@@ -151,6 +152,11 @@ func TestChangeAfterOthers(t *testing.T) {
 		}
 		if _, err := Forget(m, "class-01", "", nil, 2, time.Time{}); err != nil {
 			t.Fatal(err)
+		}
+		// train computed the bandwidth from the others' frames too, and
+		// calibrated the threshold at it: a change keeps it.
+		if m.QueryBandwidth != bandwidth || m.Sets[0].Bandwidth != setBandwidth {
+			t.Errorf("%s: bandwidth %+v (set %v) after enroll and forget, trained %+v (%v)", mname, m.QueryBandwidth, m.Sets[0].Bandwidth, bandwidth, setBandwidth)
 		}
 		kept := m.Threshold == trained && strings.Contains(m.Selection.Params["threshold"], "train's calibration on every class, the --others' too, kept")
 		if kept != (mname != method.KFDAHG) {
