@@ -589,7 +589,7 @@ func (d *Dataset) CheckTrain() error {
 			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
 		}
 	}
-	if i, j := sameFrames(d.Sets); i >= 0 {
+	if i, j := SameFrames(d.Sets); i >= 0 {
 		fix := "remove one of them"
 		if d.Sets[i].Class != d.Sets[j].Class {
 			fix += ", or move it to the class it belongs to"
@@ -599,9 +599,9 @@ func (d *Dataset) CheckTrain() error {
 	return nil
 }
 
-// sameFrames returns the first two sets i < j that hold the same frames in
+// SameFrames returns the first two sets i < j that hold the same frames in
 // any order (stats.SetIndex), or -1, -1.
-func sameFrames(sets []Set) (i, j int) {
+func SameFrames(sets []Set) (i, j int) {
 	ix := stats.NewSetIndex()
 	for k, s := range sets {
 		if o := ix.Add(s.Frames); o >= 0 {

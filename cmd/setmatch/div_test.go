@@ -26,8 +26,12 @@ func run(args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// writeSet writes x as dir/name, making dir where it is missing.
 func writeSet(t *testing.T, dir, name string, x *mat.Dense) string {
 	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(dir, name)
 	if err := setfile.WriteFile(path, x); err != nil {
 		t.Fatal(err)

@@ -12,16 +12,20 @@ import (
 
 // strangersSource says how to read --strangers DIR for a model: images
 // through read (nil: the sets must be feature files, noImages says
-// why), dim features per frame, none of the classes (of whose, in
-// words: the training data, the model) nor adding, the new class enroll
-// adds ("" for none).
+// why; where noFeatures is given, they must be images and it says why),
+// dim features per frame, none of the classes (of whose, in words: the
+// training data, the model) nor adding, the new class enroll adds (""
+// for none), and none the same frames as one of known (the sets given
+// beside them: the training data's) or as another of the folder's.
 type strangersSource struct {
-	read     func(paths []string) (*mat.Dense, error)
-	noImages string
-	dim      int
-	classes  []string
-	whose    string
-	adding   string
+	read       func(paths []string) (*mat.Dense, error)
+	noImages   string
+	noFeatures string
+	dim        int
+	classes    []string
+	whose      string
+	adding     string
+	known      []dataset.Set
 }
 
 // readStrangers reads the sets of --strangers DIR (train, enroll,
@@ -38,7 +42,9 @@ func readStrangers(dir string, lim setfile.Limits, workers int, src strangersSou
 // readSetsOf reads the sets of a folder given with --flag (--strangers,
 // --others) as src says, refusing, with why in the words, a set of one of
 // src.classes (or of src.adding), one that does not read, one of other
-// than src.dim features and one of fewer than two frames.
+// than src.dim features, one of fewer than two frames, a feature file
+// where src.noFeatures is given, and a set of the same frames as one of
+// src.known or another of the folder's.
 func readSetsOf(flag, why, dir string, lim setfile.Limits, workers int, src strangersSource) (*dataset.Dataset, error) {
 	opt := dataset.Options{Limits: lim, Workers: workers, Images: src.read}
 	if src.read == nil {
@@ -58,6 +64,9 @@ func readSetsOf(flag, why, dir string, lim setfile.Limits, workers int, src stra
 		if slices.Contains(src.classes, s.Class) {
 			return nil, fmt.Errorf("--%s: class %q of %s is also a class of %s: %s; take it out of %s", flag, s.Class, dir, src.whose, why, dir)
 		}
+		if !s.Images && src.noFeatures != "" {
+			return nil, fmt.Errorf("--%s: %s is a feature file: %s", flag, s.Path, src.noFeatures)
+		}
 		n, D := s.Frames.Dims()
 		if D != src.dim {
 			return nil, fmt.Errorf("--%s: %s has %d features per frame, %s %d: make both with the same features", flag, s.Path, D, src.whose, src.dim)
@@ -65,6 +74,10 @@ func readSetsOf(flag, why, dir string, lim setfile.Limits, workers int, src stra
 		if n < 2 {
 			return nil, fmt.Errorf("--%s: %s has %d frame: a set's density needs two or more", flag, s.Path, n)
 		}
+	}
+	all := append(slices.Clone(src.known), ds.Sets...)
+	if i, j := dataset.SameFrames(all); i >= 0 {
+		return nil, fmt.Errorf("--%s: sets %s and %s hold the same frames (in this or another order): %s; give each burst once", flag, all[i].Path, all[j].Path, why)
 	}
 	return ds, nil
 }

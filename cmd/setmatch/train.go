@@ -117,6 +117,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		all = &dataset.Dataset{Root: ds.Root, Classes: append(slices.Clone(ds.Classes), others.Classes...), Sets: append(slices.Clone(ds.Sets), others.Sets...)}
 	}
+	if a.strangers != "" { // read before the frame cap, to be compared with every training frame
+		if opt.Strangers, err = loadStrangers(a, ds, others, fitted); err != nil {
+			return err
+		}
+	}
 	budget, fits := trainBudget(all.Labels(), a.method)
 	kept, err := capFrames(all, a.maxFrames, budget, fits, "train", stderr)
 	if err != nil {
@@ -146,9 +151,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "train: %d others' sets of %d classes from %s, %d frames: they take part in training, then leave the gallery\n", len(others.Sets), len(others.Classes), a.others, frames)
 	}
 	if a.strangers != "" {
-		if opt.Strangers, err = loadStrangers(a, ds, others, fitted); err != nil {
-			return err
-		}
 		fmt.Fprintf(stderr, "train: %d strangers' sets from %s, for the threshold\n", len(opt.Strangers), a.strangers)
 	}
 	if a.method != deploy.Learned {
@@ -294,6 +296,7 @@ func loadStrangers(a *trainArgs, train, others *dataset.Dataset, fitted *feature
 	if others != nil {
 		src.classes = append(slices.Clone(train.Classes), others.Classes...)
 		src.whose += " or of --others " + a.others
+		src.known = append(src.known, others.Sets...)
 	}
 	return readStrangers(a.strangers, *a.limits, a.workers, src)
 }
@@ -302,12 +305,14 @@ func loadStrangers(a *trainArgs, train, others *dataset.Dataset, fitted *feature
 // data train (whose, e.g. "strangers'", in the words): as the training
 // sets were read, images through the pipeline fitted on the training
 // images (fitted; nil when the training sets are feature files, and the
-// folder's must be feature files too), none of a training class.
+// folder's must be feature files too, else images too), none of a
+// training class nor the same frames as a training set.
 func (a *trainArgs) setsSource(whose string, train *dataset.Dataset, fitted *features.Fitted) strangersSource {
-	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data,
+	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data, known: train.Sets,
 		noImages: fmt.Sprintf("the training sets of %s are feature files, so the %s sets must be feature files of the same features too (setmatch features makes them)", a.data, whose)}
 	if fitted != nil {
 		src.read = fitted.ImageSetReader()
+		src.noFeatures = fmt.Sprintf("the training sets of %s are images, read through --features %s, so the %s sets must be images too (folders of image files), read through the same features", a.data, fitted.Name(), whose)
 	}
 	return src
 }

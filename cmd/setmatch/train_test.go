@@ -474,6 +474,7 @@ func TestTrainStrangers(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSet(t, filepath.Join(oneFrame, "x9"), "s0.npy", mat.NewDense(1, 8, []float64{1, 2, 3, 4, 5, 6, 7, 8}))
+	copied := copiedSet(t, data, "x9")
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -485,6 +486,7 @@ func TestTrainStrangers(t *testing.T) {
 		{[]string{"--strangers", strangers, "--threshold", "none"}, 2, "auto:balanced"},
 		{[]string{"--strangers", strangers, "--threshold", "auto"}, 2, "auto:balanced"},
 		{[]string{"--strangers", oneFrame}, 1, "has 1 frame: a set's density needs two or more"},
+		{[]string{"--strangers", copied}, 1, "hold the same frames (in this or another order): strangers' sets are of people or objects the model must not know; give each burst once"},
 		{[]string{"--strangers", strangers, "--method", "learned", "--dim", "2"}, 2, "--strangers needs the stand-in calibration, which --method learned does not run"},
 	} {
 		bad := filepath.Join(dir, "bad.model")
@@ -510,6 +512,20 @@ func trainSets(t *testing.T, dir string) *dataset.Dataset {
 // strangersData writes the sets of a data set like trainData's, of
 // classes data does not have (classes−4 classes × 2 sets), and returns
 // its folder.
+// copiedSet writes, in a new folder it returns, the class class holding
+// a copy of the first set of data (a burst of a known class given again
+// under another name) beside one set of other frames.
+func copiedSet(t *testing.T, data, class string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "copied")
+	x := trainSets(t, data).Sets[0].Frames
+	writeSet(t, filepath.Join(dir, class), "a.npy", x)
+	var y mat.Dense
+	y.Scale(2, x)
+	writeSet(t, filepath.Join(dir, class), "b.npy", &y)
+	return dir
+}
+
 func strangersData(t *testing.T, data string, classes int) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "strangers")
@@ -674,5 +690,38 @@ func TestTrainOthers(t *testing.T) {
 	}
 	if code, _, stderr := trainRun("train", "--method", "learned", "--dim", "2", "--data", data, "--others", others, "--out", filepath.Join(dir, "l.model")); code != 2 || !strings.Contains(stderr, "--others takes part in the choice") {
 		t.Errorf("exit %d; --method learned with --others:\n%s", code, stderr)
+	}
+	// A training set given again as an other's, and one other's set
+	// under two classes.
+	copied := copiedSet(t, data, "x9")
+	twice := filepath.Join(dir, "twice")
+	var z mat.Dense
+	z.Scale(3, trainSets(t, data).Sets[0].Frames)
+	writeSet(t, filepath.Join(twice, "x8"), "b.npy", &z)
+	writeSet(t, filepath.Join(twice, "x9"), "b.npy", &z)
+	for _, c := range []struct{ dir, first, second string }{
+		{copied, filepath.Join(data, "c00"), filepath.Join(copied, "x9", "a.npy")},
+		{twice, filepath.Join(twice, "x8", "b.npy"), filepath.Join(twice, "x9", "b.npy")},
+	} {
+		code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--others", c.dir, "--out", filepath.Join(dir, "copied.model"))
+		if code != 1 || !strings.Contains(stderr, "hold the same frames (in this or another order): others' sets are of people or objects the model does not enrol; give each burst once") || !strings.Contains(stderr, c.first) || !strings.Contains(stderr, c.second) {
+			t.Errorf("exit %d; a burst given twice, %s and %s:\n%s", code, c.first, c.second, stderr)
+		}
+	}
+}
+
+// TestTrainBesideImages: where the training sets are images, read
+// through the features this run fits, the sets of --others and
+// --strangers must be images too: a feature file is refused.
+func TestTrainBesideImages(t *testing.T) {
+	data := imageData(t, 8, 8)
+	dir := filepath.Join(t.TempDir(), "features")
+	writeSet(t, filepath.Join(dir, "x0"), "s0.npy", mat.NewDense(2, 16, nil))
+	for _, flag := range []string{"--others", "--strangers"} {
+		out := filepath.Join(t.TempDir(), "m.smm")
+		code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--features", "intensity:4x4", flag, dir, "--out", out)
+		if code != 1 || !strings.Contains(stderr, flag+": "+filepath.Join(dir, "x0", "s0.npy")+" is a feature file: the training sets of "+data+" are images, read through --features intensity:4x4") {
+			t.Errorf("%s: exit %d\n%s", flag, code, stderr)
+		}
 	}
 }
