@@ -3,6 +3,7 @@ package device
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"setmatch/config"
@@ -36,8 +37,8 @@ func Check(path string, w io.Writer) error {
 	th := st.thresholdText()
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
-	if st.matcher.ClosedSet() {
-		fmt.Fprintf(w, "warning:  %s\n", closedSetWarning(cfg.Decision))
+	for _, warn := range st.warnings() {
+		fmt.Fprintf(w, "warning:  %s\n", warn)
 	}
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {
 		return err
@@ -114,6 +115,37 @@ func closedSetWarning(d config.Decision) string {
 	return "the model has no threshold (a closed set): every batch is named as its nearest known class, strangers too; for a door, train without --threshold none or set decision.threshold"
 }
 
-// ClosedSet reports whether the model in use lets every batch in (no
-// threshold, from the model or decision.threshold).
-func (r *Runner) ClosedSet() bool { return r.st.Load().matcher.ClosedSet() }
+// farThreshold is how many times the model's own threshold, or how
+// small a part of it, a decision.threshold must be for -check and the
+// log to warn that it may have been set for another model.
+const farThreshold = 10
+
+// warnings says what -check and the daemon's log warn of in st's
+// decisions: a closed set (closedSetWarning), and a finite
+// decision.threshold farThreshold times the model's own or more, or as
+// small a part of it: each model's scores have a scale of their own, so
+// a number set for one model (the one before a new training) lets every
+// stranger in at another, or keeps every known person out.
+func (st *state) warnings() []string {
+	if st.matcher.ClosedSet() {
+		return []string{closedSetWarning(st.cfg.Decision)}
+	}
+	t, own := st.cfg.Decision.Threshold, st.model.Matcher.Thresholds()
+	if t == nil || len(own) != 1 || !(own[0] > 0) || math.IsInf(own[0], 1) {
+		return nil
+	}
+	r := *t / own[0]
+	if r < farThreshold && r > 1/float64(farThreshold) {
+		return nil
+	}
+	what := fmt.Sprintf("%.0f times", r)
+	effect := "strangers are let in"
+	if r < 1 {
+		what, effect = fmt.Sprintf("1/%.0f of", 1/r), "your people are turned away"
+	}
+	return []string{fmt.Sprintf("decision.threshold = %g is %s the model's own threshold %.6g: each model's scores have a scale of their own, so a threshold set for another model (the one before a new training, say) does not carry over, and at this one %s; remove the key to use the model's threshold, or set one measured on this model (setmatch test --model MODEL --data DIR gives the best single threshold)", *t, what, own[0], effect)}
+}
+
+// Warnings says what the decisions of the model in use warn of
+// (state.warnings).
+func (r *Runner) Warnings() []string { return r.st.Load().warnings() }

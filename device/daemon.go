@@ -99,8 +99,8 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	m := r.Model()
 	log.Info("starting", "config", strings.Join(cfg.Files, ","), "model", m.Path, "model_sha256", m.ID(),
 		"gallery_sets", len(m.Model.Sets), "spool", cfg.Spool.Dir, "journal", cfg.Journal.Path, "gpio", cfg.GPIO.Backend)
-	if r.ClosedSet() {
-		log.Warn(closedSetWarning(cfg.Decision))
+	for _, w := range r.Warnings() {
+		log.Warn(w)
 	}
 
 	// The model file's bytes and the decoding's temporaries are garbage now:
@@ -316,8 +316,8 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 		m := d.r.Model()
 		d.out.setModel(m)
 		d.log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets), "threshold", d.r.ThresholdText())
-		if d.r.ClosedSet() {
-			d.log.Warn(closedSetWarning(d.r.Config().Decision))
+		for _, w := range d.r.Warnings() {
+			d.log.Warn(w)
 		}
 	}
 	debug.FreeOSMemory()

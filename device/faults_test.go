@@ -381,6 +381,38 @@ func TestCheckWarnsClosedSet(t *testing.T) {
 	}
 }
 
+// TestCheckWarnsFarThreshold: a decision.threshold ten times the
+// model's own or more, or a tenth of it or less, was likely set for
+// another model: -check warns, and says which way the door errs; one
+// within that range is taken without a word.
+func TestCheckWarnsFarThreshold(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	m, _, err := model.ReadFile(f.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := m.Threshold
+	for _, c := range []struct {
+		times float64
+		want  string
+	}{
+		{20, "is 20 times the model's own threshold"},
+		{0.05, "is 1/20 of the model's own threshold"},
+		{2, ""},
+		{0.5, ""},
+	} {
+		f.WriteConfig(t, fmt.Sprintf("[decision]\nthreshold = %v\n", c.times*own))
+		var out strings.Builder
+		if err := Check(f.Config, &out); err != nil {
+			t.Fatalf("%v times: %v", c.times, err)
+		}
+		warned := strings.Contains(out.String(), "warning:  decision.threshold = ")
+		if warned != (c.want != "") || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%v times the model's %v: want a warning %q in\n%s", c.times, own, c.want, out.String())
+		}
+	}
+}
+
 // TestCheckNamesMQTTClient: with [mqtt], -check says what the broker and
 // Home Assistant will know the daemon as.
 func TestCheckNamesMQTTClient(t *testing.T) {
