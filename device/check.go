@@ -24,9 +24,7 @@ func Check(path string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkLabels(cfg, m); err != nil {
-		return err
-	}
+	pinWarnings := labelPinWarnings(cfg, m)
 	// The daemon's own decision setup: a decision.threshold the model
 	// cannot take (a number for a vote) is refused here as at start.
 	st, err := newState(cfg, m)
@@ -37,7 +35,7 @@ func Check(path string, w io.Writer) error {
 	th := st.thresholdText()
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
-	for _, warn := range st.warnings() {
+	for _, warn := range append(pinWarnings, st.warnings()...) {
 		fmt.Fprintf(w, "warning:  %s\n", warn)
 	}
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {

@@ -206,8 +206,8 @@ func New(opt Options) (r *Runner, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkLabels(cfg, m); err != nil {
-		return nil, err
+	for _, w := range labelPinWarnings(cfg, m) {
+		opt.Log.Warn(w)
 	}
 	// Refused (decision.threshold) before anything is opened.
 	st, err := newState(cfg, m)
@@ -277,14 +277,17 @@ func signalOptions(cfg *config.Config) gpio.SignalOptions {
 	return gpio.SignalOptions{Pins: p, Pulse: cfg.GPIO.Pulse.Duration, ActiveLow: cfg.GPIO.ActiveLow}
 }
 
-// checkLabels refuses label pins for labels the model does not know: a typo
-// there would leave a pin silent for ever.
-func checkLabels(cfg *config.Config, m *Loaded) error {
-	var errs []error
+// labelPinWarnings says of each label pin of cfg whose label model m does
+// not hold (a typo, or a person forgotten) that its pin does not pulse.
+// The daemon starts all the same, and -check and the log warn: a door
+// kept from starting, after a power cut, by the pin of a person since
+// forgotten would decide no one.
+func labelPinWarnings(cfg *config.Config, m *Loaded) []string {
+	var w []string
 	for _, p := range unknownLabelPins(cfg.GPIO, m) {
-		errs = append(errs, labelPinError(cfg, m, p))
+		w = append(w, labelPinError(cfg, m, p).Error()+"; until then its pin does not pulse")
 	}
-	return errors.Join(errs...)
+	return w
 }
 
 // unknownLabelPins returns the label pins of g whose label model m does not
@@ -709,14 +712,14 @@ func (r *Runner) prepareReload(cfg *config.Config) (*preparedReload, error) {
 	warnings = append(warnings, newPinWarnings(cfg.GPIO, old.cfg.GPIO)...)
 	// A pin for a label the new model lacks (a person forgotten) no longer
 	// pulses: the model is taken all the same, so that a forget takes
-	// effect at once, and the pin is warned of. A start refuses such a pin
-	// (checkLabels), where it is most likely a typo. A label pin's key
-	// names its label: the same key in both is the same pin, warned of once.
+	// effect at once, and the pin is warned of, as at a start
+	// (labelPinWarnings). A label pin's key names its label: the same key
+	// in both is the same pin, warned of once.
 	warned := map[string]bool{}
 	for _, p := range unknownLabelPins(cfg.GPIO, m) {
 		warned[p.Key] = true
-		warnings = append(warnings, labelPinError(cfg, m, p).Error()+"; until then its pin does not pulse, and setmatchd refuses to start with it")
 	}
+	warnings = append(warnings, labelPinWarnings(cfg, m)...)
 	for _, p := range unknownLabelPins(live.GPIO, m) {
 		if !warned[p.Key] {
 			warnings = append(warnings, fmt.Sprintf("%s, in use until setmatchd is restarted: label %q is not in model %s, so its pin does not pulse", p.Key, p.Label, m.Path))

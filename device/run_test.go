@@ -507,6 +507,29 @@ func TestModelReloadWarnsOfPinnedLabel(t *testing.T) {
 	}
 }
 
+// TestStartWarnsOfPinnedLabel: a daemon whose configuration gives a pin
+// to a label the model does not hold (a person forgotten, then a power
+// cut) starts, decides batches, and warns that the pin does not pulse.
+func TestStartWarnsOfPinnedLabel(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	without, _, err := fixtureModel(t, f).WithoutSets(func(s model.Set) bool { return s.Label == "alice" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := model.WriteFile(f.Model, without); err != nil {
+		t.Fatal(err)
+	}
+	var logs testutil.LockedBuffer
+	r, err := New(Options{Config: fixtureConfig(t, f), Driver: gpiotest.NewRecorder(), Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatalf("a pin for a label the model lacks kept the daemon from starting: %v", err)
+	}
+	r.Close()
+	if l := logs.String(); !strings.Contains(l, "gpio.label_pins.alice") || !strings.Contains(l, "its pin does not pulse") {
+		t.Errorf("log %q, want a warning that alice's pin does not pulse", l)
+	}
+}
+
 // TestReloadChecksNewPins: a reload that changes the pins keeps the ones
 // in use until a restart and says so, and it looks up each new pin name
 // as a start would, warning of one that does not resolve: the restart

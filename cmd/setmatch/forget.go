@@ -77,7 +77,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "forget: still shaped by every training set: %s\n", l)
 	}
 	if c.Classes < len(classesBefore) {
-		fmt.Fprintf(stderr, "forget: if setmatchd's configuration gives class %s a pin (gpio.label_pins), the daemon takes this model at once and warns that the pin does not pulse: remove the pin and restart it (systemctl restart setmatchd), which refuses a pin for a class the model does not hold\n", cf.label)
+		fmt.Fprintf(stderr, "forget: if setmatchd's configuration gives class %s a pin (gpio.label_pins), the daemon takes this model at once and warns that the pin does not pulse: remove the pin and restart it (systemctl restart setmatchd)\n", cf.label)
 	}
 	fmt.Fprintf(stderr, "forget: if the forgotten sets were among the training data, train the model again on data without them to remove those too (setmatch train --data DIR, with the class's folder removed from DIR); sets enrolled after training never shaped them\n")
 	return cf.write(stdout, m, c, "")
