@@ -54,7 +54,7 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		if s.Frames != nil {
 			n, _ = s.Frames.Dims()
 		}
-		labelErr, nameErr := CheckLabel(s.Label), CheckSetName(s.Name)
+		labelErr, nameErr := CheckNewLabel(s.Label), CheckSetName(s.Name)
 		switch {
 		case strings.TrimSpace(s.Label) == "":
 			return nil, errors.New("the label is empty: give the class the set belongs to")

@@ -78,6 +78,11 @@ func TestWithSets(t *testing.T) {
 		{[]NewSet{{"a ", "a9", set(0)}}, `the label "a " begins or ends with a space`},
 		{[]NewSet{{"a\x1b[2J", "a9", set(0)}}, `holds a control character`},
 		{[]NewSet{{"\xff", "a9", set(0)}}, `is not valid UTF-8`},
+		{[]NewSet{{"a/b", "a9", set(0)}}, `the label "a/b" holds a slash, as a class folder's name cannot: name the class otherwise`},
+		{[]NewSet{{".", "a9", set(0)}}, `the label "." is . or .., as a class folder's name cannot`},
+		{[]NewSet{{"..", "a9", set(0)}}, `the label ".." is . or ..`},
+		{[]NewSet{{"c", "x/y", set(0)}}, `the set name "x/y" holds a slash, as a set file or folder's name cannot: give the set another name`},
+		{[]NewSet{{"c", "..", set(0)}}, `the set name ".." is . or ..`},
 		{[]NewSet{{"b", "b1", set(0)}}, `the gallery already has a set "b1" of class "b": choose another name`},
 		// The same burst under its own name again: enrolled already.
 		{[]NewSet{{"b", "b1", b}}, "set b/b1 is enrolled already: the gallery's set b/b1 has the same frames (in this or another order): nothing to add"},

@@ -364,15 +364,47 @@ func CheckLabel(label string) error {
 	return fmt.Errorf("the label %q is reserved: it is the decision on %s, and a member of the class would read as one: name the class otherwise (its folder) and train or enroll again", label, is)
 }
 
+// CheckNewLabel returns CheckLabel's error for a label a change gives a
+// model (enroll), and refuses what no class folder can be named: a label
+// holding a slash, or "." or "..". Such a class could never be given to
+// setmatch test or train, and "a/b/s1" would not say which part is the
+// set. A model file's labels are checked by CheckLabel alone, so that a
+// file that holds one still loads and forget can remove it.
+func CheckNewLabel(label string) error {
+	if err := CheckLabel(label); err != nil {
+		return err
+	}
+	if err := folderName(label); err != nil {
+		return fmt.Errorf("the label %q %v, as a class folder's name cannot: name the class otherwise", label, err)
+	}
+	return nil
+}
+
+// folderName refuses what cannot be a file or folder's own name: one
+// holding a slash, or "." or "..".
+func folderName(name string) error {
+	switch {
+	case strings.Contains(name, "/"):
+		return errors.New("holds a slash")
+	case name == "." || name == "..":
+		return errors.New("is . or ..")
+	}
+	return nil
+}
+
 // CheckSetName refuses a name for a new set of a model: one that is
-// not valid UTF-8 (a model file's names are text), or empty or only
-// spaces. The error says what the name is, to follow it.
+// not valid UTF-8 (a model file's names are text), empty or only
+// spaces, or that no set file or folder can be named (a slash, "." or
+// ".."). The error says what the name is, to follow it.
 func CheckSetName(name string) error {
 	switch {
 	case !utf8.ValidString(name):
 		return errors.New("is not valid UTF-8, which a model's set names must be")
 	case strings.TrimSpace(name) == "":
 		return errors.New("is empty or only spaces")
+	}
+	if err := folderName(name); err != nil {
+		return fmt.Errorf("%v, as a set file or folder's name cannot", err)
 	}
 	return nil
 }

@@ -145,6 +145,13 @@ func TestValidateErrors(t *testing.T) {
 	if err := nilModel.Validate(); err == nil {
 		t.Error("nil model: no error")
 	}
+	// A label no class folder can have, which enroll refuses to give
+	// (CheckNewLabel): a file that holds one still loads, for forget.
+	m := mfModel(3, 8, 3, []int{5, 2, 7})
+	m.Sets[1].Label = "a/b"
+	if err := m.Validate(); err != nil {
+		t.Errorf("a label with a slash: %v", err)
+	}
 }
 
 // TestFreeProjection: the W of nn-h-lda need not have orthonormal
