@@ -570,6 +570,9 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 	for sc.Scan() {
 		line++
 		raw := strings.TrimSuffix(sc.Text(), "\r")
+		if line == 1 {
+			raw = strings.TrimPrefix(raw, "\ufeff") // a byte-order mark some editors write
+		}
 		t := strings.TrimSpace(raw)
 		if t == OpenSetMark {
 			open = true
@@ -584,10 +587,12 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			set = strings.TrimRightFunc(set, unicode.IsSpace)
 		}
 		if set == "" {
-			return nil, fmt.Errorf("%s:%d: want \"<split> <gallery|probe> <class>/<set>\", got %q", name, line, t)
+			return nil, fmt.Errorf("%s:%d: want \"<split> <gallery|probe|visitor|other> <class>/<set>\", got %q", name, line, t)
 		}
 		s, err := strconv.Atoi(num)
-		if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("%s:%d: split %q is too large a number: number the splits 1, 2, 3, …", name, line, num)
+		} else if err != nil {
 			return nil, fmt.Errorf("%s:%d: split %q is not a whole number", name, line, num)
 		}
 		i, ok := index[set]
@@ -626,7 +631,7 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		}
 	}
 	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return nil, fmt.Errorf("%s:%d: a line longer than %d KiB: each line is \"<split> <gallery|probe> <class>/<set>\"", name, line+1, bufio.MaxScanTokenSize>>10)
+		return nil, fmt.Errorf("%s:%d: a line longer than %d KiB: each line is \"<split> <gallery|probe|visitor|other> <class>/<set>\"", name, line+1, bufio.MaxScanTokenSize>>10)
 	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -648,6 +653,9 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			return nil, fmt.Errorf("%s: split %d needs gallery and probe sets", name, k)
 		}
 		sp := Split{Sets: d.Sets, Labels: d.Labels, Gallery: rl.g, Probe: rl.p}
+		if known := knownClasses(sp); known < 2 {
+			return nil, fmt.Errorf("%s: split %d's gallery holds %d class: a model tells at least two apart; give the split gallery sets of two classes or more", name, k, known)
+		}
 		if open {
 			sp.Strangers = fileStrangers(rl.g, rl.p, d.Labels)
 		}
@@ -674,7 +682,7 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		case len(sp.Strangers) == 0:
 			return nil, fmt.Errorf("%s: split %d has no strangers' probes (probe sets whose class has no gallery set), but the file says it is an open set", name, keys[i])
 		case len(sp.Strangers) != len(out[0].Strangers):
-			return nil, fmt.Errorf("%s: split %d has %d stranger classes (probe classes with no gallery set) and split %d has %d: give every split as many, as strangers=K makes them", name, keys[i], len(sp.Strangers), keys[0], len(out[0].Strangers))
+			return nil, fmt.Errorf("%s: split %d has %d stranger classes (classes with probe, visitor or other sets and no gallery set) and split %d has %d: give every split as many, as strangers=K makes them", name, keys[i], len(sp.Strangers), keys[0], len(out[0].Strangers))
 		case !slices.ContainsFunc(sp.Probe, func(j int) bool { return !sp.IsStranger(d.Labels[j]) }):
 			return nil, fmt.Errorf("%s: split %d has strangers' probes only: an open set needs probes of known classes too", name, keys[i])
 		case len(sp.Visitors) != len(out[0].Visitors) || len(sp.Others) != len(out[0].Others):
@@ -712,4 +720,29 @@ func fileStrangers(gallery, probe, labels []int) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Unnamable returns how many probe sets of the closed-set splits (those
+// without Strangers) are of a class with no gallery set in their split,
+// and in how many splits: a closed set can only name them wrong, and
+// counts them as errors. Leave-one-out makes them of a class of one set;
+// a split file without OpenSetMark, of a class it gives no gallery set.
+func Unnamable(splits []Split) (sets, inSplits int) {
+	for _, sp := range splits {
+		if len(sp.Strangers) > 0 {
+			continue
+		}
+		n := 0
+		for _, c := range fileStrangers(sp.Gallery, sp.Probe, sp.Labels) {
+			for _, i := range sp.Probe {
+				if sp.Labels[i] == c {
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			sets, inSplits = sets+n, inSplits+1
+		}
+	}
+	return sets, inSplits
 }

@@ -202,8 +202,16 @@ func TestReadSplits(t *testing.T) {
 		!slices.Equal(splits[1].Gallery, []int{2, 4}) || !slices.Equal(splits[1].Probe, []int{0}) {
 		t.Errorf("splits %+v", splits)
 	}
+	// A byte-order mark, as some editors write, is not part of the
+	// first split's number.
+	if got, err := ReadSplits(strings.NewReader("\ufeff"+in), "s.txt", d); err != nil || len(got) != 2 || !slices.Equal(got[0].Gallery, splits[0].Gallery) {
+		t.Errorf("with a byte-order mark: %v, %+v", err, got)
+	}
 	for _, tc := range []struct{ in, want string }{
 		{"0 gallery a/zz\n", "no set"},
+		{"99999999999999999999 gallery a/a0\n", `s.txt:1: split "99999999999999999999" is too large a number: number the splits 1, 2, 3, …`},
+		{"0 gallery a/a0\n0 gallery a/a1\n0 probe a/a2\n", "split 0's gallery holds 1 class: a model tells at least two apart"},
+		{"0 gallery\n", `want "<split> <gallery|probe|visitor|other> <class>/<set>"`},
 		{"0 train a/a0\n", "role"},
 		{"x gallery a/a0\n", "whole number"},
 		{"0 gallery a/a0\n0 probe a/a0\n", "twice"},
@@ -227,7 +235,7 @@ func TestReadSplitsOpenSet(t *testing.T) {
 	d := toyData(3, 2, 4) // classes a, b, c; sets x0, x1
 	body := "0 gallery a/a0\n0 gallery b/b0\n0 probe a/a1\n0 probe c/c0\n" +
 		"1 gallery a/a1\n1 gallery c/c1\n1 probe a/a0\n1 probe b/b1\n" +
-		"2 gallery a/a0\n2 probe a/a1\n" // a closed split among them
+		"2 gallery a/a0\n2 gallery b/b0\n2 probe a/a1\n" // a closed split among them
 	closed, err := ReadSplits(strings.NewReader(body), "s.txt", d)
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +245,10 @@ func TestReadSplitsOpenSet(t *testing.T) {
 			t.Errorf("unmarked file, split %d: strangers %v", k, sp.Strangers)
 		}
 	}
+	// c/c0 in split 0 and b/b1 in split 1 can only be named wrong.
+	if n, m := Unnamable(closed); n != 2 || m != 2 {
+		t.Errorf("Unnamable of the unmarked file: %d sets in %d splits, want 2 in 2", n, m)
+	}
 	open := OpenSetMark + "\n" + body[:strings.Index(body, "2 gallery")]
 	splits, err := ReadSplits(strings.NewReader(open), "s.txt", d)
 	if err != nil {
@@ -244,6 +256,9 @@ func TestReadSplitsOpenSet(t *testing.T) {
 	}
 	if len(splits) != 2 || !slices.Equal(splits[0].Strangers, []int{2}) || !slices.Equal(splits[1].Strangers, []int{1}) {
 		t.Errorf("marked file: %+v", splits)
+	}
+	if n, m := Unnamable(splits); n != 0 || m != 0 {
+		t.Errorf("Unnamable of the marked file: %d sets in %d splits: strangers' probes are not named", n, m)
 	}
 	if _, err := ReadSplits(strings.NewReader(OpenSetMark+"\n"+body), "s.txt", d); err == nil || !strings.Contains(err.Error(), "split 2 has no strangers' probes") {
 		t.Errorf("a marked file with a closed split: %v", err)
@@ -264,7 +279,7 @@ func TestReadSplitsOpenSetRefuses(t *testing.T) {
 	}{
 		{"unlike stranger counts",
 			"0 gallery a/a0\n0 gallery b/b0\n0 probe a/a1\n0 probe c/c0\n" +
-				"1 gallery a/a1\n1 probe a/a0\n1 probe c/c1\n1 probe d/d0\n",
+				"1 gallery a/a1\n1 gallery b/b1\n1 probe a/a0\n1 probe c/c1\n1 probe d/d0\n",
 			"split 1 has 2 stranger classes"},
 		{"strangers' probes only",
 			"0 gallery a/a0\n0 gallery b/b0\n0 probe c/c0\n0 probe d/d0\n",

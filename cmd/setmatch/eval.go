@@ -185,11 +185,18 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		p.Strangers = len(splits[0].Strangers)
 		p.Visitors, p.Others = len(splits[0].Visitors), len(splits[0].Others)
 		if f := a.openSetFlags(); p.Strangers == 0 && f != "" {
-			return usagef(needStrangers+": the split file has no strangers' probes (a probe set whose class has no gallery set in its split)", f)
+			return usagef(needStrangers+": the split file is a closed set (it lacks the line %q that makes probes of classes without gallery sets strangers)", f, eval.OpenSetMark)
 		}
 		if err := a.checkVisitorsRule(p); err != nil {
 			return err
 		}
+	}
+	if n, m := eval.Unnamable(splits); n > 0 {
+		how := ""
+		if p.Kind == eval.SplitFile {
+			how = fmt.Sprintf("; to measure them as strangers, begin the split file with the line %q", eval.OpenSetMark)
+		}
+		fmt.Fprintf(stderr, "eval: note: %d probe sets, in %d of the %d splits, are of a class with no gallery set in their split: a closed set can only name them wrong, and counts them as errors%s\n", n, m, len(splits), how)
 	}
 	if a.splitsOut != "" {
 		if err := writeSplitsFile(a.splitsOut, splits, d); err != nil {

@@ -674,8 +674,27 @@ func TestEvalSplitsOutOpenSet(t *testing.T) {
 	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "gallery=2,probe=2,splits=1", "--splits-out", closed); code != 0 {
 		t.Fatalf("closed split file: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "file="+closed, "--threshold", "auto"); code != 2 || !strings.Contains(stderr, "no strangers' probes") {
+	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "file="+closed, "--threshold", "auto"); code != 2 || !strings.Contains(stderr, "the split file is a closed set (it lacks the line \""+eval.OpenSetMark+"\"") {
 		t.Errorf("--threshold with a closed split file: exit %d, %s", code, stderr)
+	}
+	// The same file without one class's gallery sets: its probes can only
+	// be named wrong, and eval says how to make them strangers.
+	b, err := os.ReadFile(closed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == "gallery" && strings.HasPrefix(f[2], "c00/") {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	if err := os.WriteFile(closed, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "file="+closed); code != 0 || !strings.Contains(stderr, "eval: note: 2 probe sets, in 1 of the 1 splits, are of a class with no gallery set in their split: a closed set can only name them wrong, and counts them as errors; to measure them as strangers, begin the split file with the line") {
+		t.Errorf("a closed split file with a probe class without gallery sets: exit %d, %s", code, stderr)
 	}
 }
 
