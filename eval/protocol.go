@@ -660,16 +660,16 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			sp.Strangers = fileStrangers(rl.g, rl.p, d.Labels)
 		}
 		for _, given := range []struct {
-			role    string
+			role, a string // the role and its article
 			classes map[int]bool
 			into    *[]int
-		}{{RoleVisitor, rl.visitors, &sp.Visitors}, {RoleOther, rl.others, &sp.Others}} {
+		}{{RoleVisitor, "a", rl.visitors, &sp.Visitors}, {RoleOther, "an", rl.others, &sp.Others}} {
 			for _, c := range slices.Sorted(maps.Keys(given.classes)) {
 				switch {
 				case !sp.IsStranger(c):
-					return nil, fmt.Errorf("%s: split %d gives class %q gallery sets and %s sets: a %s is a stranger to the split's model, so give its sets no gallery role", name, k, d.Classes[c], given.role, given.role)
+					return nil, fmt.Errorf("%s: split %d gives class %q gallery sets and %s sets: %s %s is a stranger to the split's model, so give its sets no gallery role", name, k, d.Classes[c], given.role, given.a, given.role)
 				case rl.probed[c]:
-					return nil, fmt.Errorf("%s: split %d gives class %q probe sets and %s sets: a %s's sets go to training and are not decided, so give all its sets the role %s", name, k, d.Classes[c], given.role, given.role, given.role)
+					return nil, fmt.Errorf("%s: split %d gives class %q probe sets and %s sets: %s %s's sets go to training and are not decided, so give all its sets the role %s", name, k, d.Classes[c], given.role, given.a, given.role, given.role)
 				}
 				*given.into = append(*given.into, c)
 			}

@@ -387,8 +387,8 @@ func TestReadSplitsGivenRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, want string
 	}{
-		{"an other with gallery sets", base + "0 other c/c1\n", `class "c" gallery sets and other sets`},
-		{"an other with probe sets", base + "0 other e/e1\n", `class "e" probe sets and other sets`},
+		{"an other with gallery sets", base + "0 other c/c1\n", `class "c" gallery sets and other sets: an other is a stranger to the split's model`},
+		{"an other with probe sets", base + "0 other e/e1\n", `class "e" probe sets and other sets: an other's sets go to training`},
 		{"a visitor and other", base + "0 visitor d/d0\n0 other d/d1\n", `class "d" is given as a visitor and as an other`},
 		{"no stranger at the door", "0 gallery a/a0\n0 gallery b/b0\n0 gallery c/c0\n0 probe a/a1\n0 other d/d0\n", "at least one must come to the door"},
 		{"unlike other counts", base + "0 other d/d0\n1 gallery a/a0\n1 gallery b/b0\n1 gallery c/c0\n1 probe a/a1\n1 probe e/e0\n1 probe d/d0\n",

@@ -327,6 +327,9 @@ func loadOthers(a *trainArgs, train *dataset.Dataset, fitted *features.Fitted) (
 		return nil, err
 	}
 	for _, s := range ds.Sets {
+		if err := model.CheckLabel(s.Class); err != nil {
+			return nil, fmt.Errorf("--others: class %s of %s: %w", s.Class, a.others, err)
+		}
 		if err := model.CheckSetName(s.Name); err != nil {
 			return nil, fmt.Errorf("--others: set %s: its name %q %v: rename the file or folder", s.Path, s.Name, err)
 		}

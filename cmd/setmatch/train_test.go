@@ -691,6 +691,12 @@ func TestTrainOthers(t *testing.T) {
 	if code, _, stderr := trainRun("train", "--method", "learned", "--dim", "2", "--data", data, "--others", others, "--out", filepath.Join(dir, "l.model")); code != 2 || !strings.Contains(stderr, "--others takes part in the choice") {
 		t.Errorf("exit %d; --method learned with --others:\n%s", code, stderr)
 	}
+	// A class whose name is a decision.
+	unknown := filepath.Join(dir, "unknown-others")
+	writeSet(t, filepath.Join(unknown, "unknown"), "a.npy", mat.NewDense(3, 8, []float64{1, 2, 3, 4, 5, 6, 7, 8, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 0, 1, 0, 1, 0, 1}))
+	if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--others", unknown, "--out", filepath.Join(dir, "unknown.model")); code != 1 || !strings.Contains(stderr, "--others: class unknown of "+unknown+`: the label "unknown" is reserved`) {
+		t.Errorf("exit %d; an others' class named unknown:\n%s", code, stderr)
+	}
 	// A training set given again as an other's, and one other's set
 	// under two classes.
 	copied := copiedSet(t, data, "x9")
