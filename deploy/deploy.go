@@ -75,6 +75,10 @@ type Options struct {
 	// counts as a stranger beside the stand-ins. They need stand-in
 	// folds for the known sets' side.
 	Strangers []*mat.Dense
+	// Others is how many of the training classes are others' (setmatch
+	// train --others), which WithoutOthers removes after Build: the
+	// calibration's words count them.
+	Others int
 	// SpreadExponents are the exponents α, from 0 to 1 in increasing
 	// order, from which the calibration on stand-ins chooses how far each
 	// class's threshold follows the class's spread (spread.go): none means
@@ -120,9 +124,12 @@ type Result struct {
 	// Calibration holds the rates of the threshold on the stand-in
 	// strangers' and held-out known sets it was calibrated on (nil when
 	// it was not calibrated on stand-ins); GivenStrangers is how many of
-	// its strangers' sets were given (Options.Strangers).
+	// its strangers' sets were given (Options.Strangers), and Others how
+	// many of the classes standing in for strangers were others'
+	// (Options.Others).
 	Calibration    *openset.Rates
 	GivenStrangers int
+	Others         int
 	// OpenSetChoice says how the open set chose among the candidates the
 	// closed set holds equal (buildOpenSet); empty otherwise.
 	OpenSetChoice string
@@ -688,7 +695,11 @@ func (r *Result) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "deployed %s: %s, fitted on all training sets in %.1fs\n", f.Method, Describe(f), r.FitSeconds)
 	}
 	fmt.Fprintf(w, "threshold: %s\n", r.ThresholdSource)
-	if c := r.Calibration; c != nil && r.GivenStrangers == 0 && c.Strangers < FewStandIns {
+	switch c := r.Calibration; {
+	case c == nil || r.GivenStrangers > 0 || c.Strangers >= FewStandIns:
+	case r.Others > 0:
+		fmt.Fprintf(w, "note: the threshold saw only %d stand-in strangers' sets (few classes), those of the %d --others classes among them: give more others, about twice as many people as the model is to know (TRAINING.md, \"Other people's sets\"); check the model with setmatch test on yet others\n", c.Strangers, r.Others)
+	default:
 		fmt.Fprintf(w, "note: the threshold saw only %d stand-in strangers' sets (few classes): give train sets of other people or objects, not to enrol, with --others DIR: they teach the method what tells classes apart and stand in for strangers (TRAINING.md, \"Other people's sets\"); check the model with setmatch test on yet others\n", c.Strangers)
 	}
 }

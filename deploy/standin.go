@@ -609,7 +609,7 @@ func (r *Result) setStandInThreshold(sets []*mat.Dense, labels, names []string, 
 		return false, nil, fmt.Errorf("--threshold %s: %w", thresholdFlag(opt), err)
 	}
 	r.Calibration, r.ThresholdSource, err = calibrated(r.Model, samples, view, opt, string(r.Fit.Method))
-	r.GivenStrangers = len(opt.Strangers)
+	r.GivenStrangers, r.Others = len(opt.Strangers), opt.Others
 	return err == nil, nil, err
 }
 

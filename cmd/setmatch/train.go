@@ -147,6 +147,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		labels[i], names[i] = s.Class, s.Name
 	}
 	if others != nil {
+		opt.Others = len(others.Classes)
 		_, frames := others.FrameCounts()
 		fmt.Fprintf(stderr, "train: %d others' sets of %d classes from %s, %d frames: they take part in training, then leave the gallery\n", len(others.Sets), len(others.Classes), a.others, frames)
 	}

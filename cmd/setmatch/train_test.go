@@ -691,6 +691,11 @@ func TestTrainOthers(t *testing.T) {
 	if code, _, stderr := trainRun("train", "--method", "learned", "--dim", "2", "--data", data, "--others", others, "--out", filepath.Join(dir, "l.model")); code != 2 || !strings.Contains(stderr, "--others takes part in the choice") {
 		t.Errorf("exit %d; --method learned with --others:\n%s", code, stderr)
 	}
+	// Few others: train asks for more of them, not for --others.
+	few := strangersData(t, data, 6) // c04, c05
+	if code, _, stderr := trainRun("train", "--method", "nn-h", "--data", data, "--others", few, "--out", filepath.Join(dir, "few.model")); code != 0 || !strings.Contains(stderr, "note: the threshold saw only 16 stand-in strangers' sets (few classes), those of the 2 --others classes among them: give more others") {
+		t.Errorf("exit %d; two others:\n%s", code, stderr)
+	}
 	// A class whose name is a decision.
 	unknown := filepath.Join(dir, "unknown-others")
 	writeSet(t, filepath.Join(unknown, "unknown"), "a.npy", mat.NewDense(3, 8, []float64{1, 2, 3, 4, 5, 6, 7, 8, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 0, 1, 0, 1, 0, 1}))
