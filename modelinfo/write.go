@@ -244,10 +244,17 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 	}
 	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, setfile.ByteSize(8*float64(s.Frames)*float64(s.Dim)))
 	row("bandwidths", "%.4g – %.4g%s", s.BandwidthMin, s.BandwidthMax, unused)
-	switch {
+	switch tb := s.MethodParams["train-bandwidth"]; {
 	case s.Iterations > 0 || s.FinalCost != 0:
 		row("learning W", "final cost %.6g after %d iterations", s.FinalCost, s.Iterations)
-	case !s.Identity:
+	case s.Identity:
+	case s.Method == "nn-h-lda":
+		row("learning W", "none: W is the Fisher discriminant of the training frames")
+	case tb == "start":
+		row("learning W", "none: W is its start, which train's cross-validation kept over a learned W")
+	case tb != "":
+		row("learning W", "by conjugate gradient at training bandwidth %s, as train's cross-validation chose (its cost and iterations are not recorded)", printable(tb))
+	default:
 		row("learning W", "(not recorded)")
 	}
 }

@@ -212,11 +212,23 @@ func TestWriteLearningW(t *testing.T) {
 		{12, -3.5, "learning W       final cost -3.5 after 12 iterations\n"},
 		{0, -2, "learning W       final cost -2 after 0 iterations\n"},
 		{0, 0, "learning W       (not recorded)\n"},
+		// What train's choice of a -dr method records of W.
+		{0, 0, "learning W         by conjugate gradient at training bandwidth global*0.25, as train's cross-validation chose (its cost and iterations are not recorded)\n"},
+		{0, 0, "learning W         none: W is its start, which train's cross-validation kept over a learned W\n"},
+		{0, 0, "learning W         none: W is the Fisher discriminant of the training frames\n"},
 	} {
 		one := 1.0
 		s := &Summary{File: "m.smm", InputDim: 4, Dim: 2, Method: "nn-h-dr", Divergence: "hellinger", QueryBandwidth: "nn",
 			Threshold: &one, Sets: 2, Frames: 4, Classes: []Class{{Label: "x", Sets: 2, Frames: 4}},
 			Iterations: c.iterations, FinalCost: c.cost}
+		switch {
+		case strings.Contains(c.want, "global*0.25"):
+			s.MethodParams = map[string]string{"train-bandwidth": "global*0.25"}
+		case strings.Contains(c.want, "its start"):
+			s.MethodParams = map[string]string{"train-bandwidth": "start"}
+		case strings.Contains(c.want, "Fisher"):
+			s.Method, s.MethodParams = "nn-h-lda", map[string]string{"train-bandwidth": "start"}
+		}
 		checkTable(t, fmt.Sprintf("%d iterations, cost %v", c.iterations, c.cost), s, c.want)
 	}
 }
