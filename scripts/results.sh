@@ -312,7 +312,7 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-strict open-others open-household open-household-far0 lbph-turntable)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-strict open-others open-others-count open-others-camera open-household open-household-far0 lbph-turntable)
 fi
 # lbph-turntable comes last: say now, not after hours of runs, that it
 # cannot run.
