@@ -343,6 +343,7 @@ func (d *daemonLoop) loadConfig() (loaded, error) {
 	if err != nil {
 		return loaded{}, err
 	}
+	p.warnings = append(p.warnings, d.out.mqttFileWarnings(c.MQTT)...)
 	return loaded{p: p, then: func() { d.mw.watch(c.Model) }}, nil
 }
 

@@ -7,12 +7,15 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"setmatch/config"
 	"setmatch/device/devicetest"
+	"setmatch/device/gpio/gpiotest"
 	"setmatch/internal/testutil"
 )
 
@@ -210,5 +213,49 @@ func TestReloadConfigGone(t *testing.T) {
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("reload without the configuration file: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// TestReloadSaysMQTTFileRewritten: a reload after the MQTT password file
+// was rewritten in place (a rotated password) warns that the publisher
+// keeps the one it read at start until a restart; one with the file as it
+// was says nothing of it.
+func TestReloadSaysMQTTFileRewritten(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	pw := filepath.Join(f.Dir, "mqtt-password")
+	if err := os.WriteFile(pw, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.WriteConfig(t, "[mqtt]\nbroker = \"tcp://127.0.0.1:1\"\ntopic = \"site/door\"\nusername = \"door\"\npassword_file = \""+pw+"\"\n")
+	cfg, err := config.Load(f.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Config: cfg, Driver: gpiotest.NewRecorder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	out, err := startOutputs(cfg, "test", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.close()
+	d := &daemonLoop{configPath: f.Config, r: r, out: out}
+	for _, c := range []struct {
+		password string
+		warned   bool
+	}{{"old\n", false}, {"new\n", true}} {
+		if err := os.WriteFile(pw, []byte(c.password), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		l, err := d.loadConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := strings.Join(l.p.warnings, "\n")
+		if got := strings.Contains(w, "[mqtt] password_file: the file holds other bytes than at start, and the publisher keeps what it read then (its login and TLS): restart setmatchd to apply"); got != c.warned {
+			t.Errorf("password file %q: warned %v, want %v:\n%s", c.password, got, c.warned, w)
+		}
 	}
 }

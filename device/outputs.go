@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,9 +28,11 @@ type observer interface {
 // ([metrics]). Both are read at start only (config.ReloadOver).
 type outputs struct {
 	log *slog.Logger
-	pub *mqtt.Publisher  // nil without [mqtt]
-	met *metrics.Metrics // nil without [metrics]
-	srv *metrics.Server
+	pub *mqtt.Publisher // nil without [mqtt]
+	// mqttFiles are the password and TLS files pub read (mqtt.Files).
+	mqttFiles mqtt.Files
+	met       *metrics.Metrics // nil without [metrics]
+	srv       *metrics.Server
 
 	closeOnce sync.Once
 }
@@ -54,6 +57,7 @@ func startOutputs(cfg *config.Config, version string, log *slog.Logger) (*output
 		if o.pub, err = mqtt.New(po); err != nil {
 			return nil, err
 		}
+		o.mqttFiles = mqtt.ReadFiles(cfg.MQTT)
 	}
 	if cfg.Metrics.Enabled() {
 		o.met = metrics.New()
@@ -153,4 +157,17 @@ func (r *Runner) QueueLen() int {
 		return q.Len()
 	}
 	return 0
+}
+
+// mqttFileWarnings says, for a reload to c, that the publisher keeps
+// what it read at start of a password or TLS file rewritten in place
+// since (mqtt.Files.Changed): none without [mqtt].
+func (o *outputs) mqttFileWarnings(c config.MQTT) []string {
+	if o == nil || o.pub == nil {
+		return nil
+	}
+	if keys := o.mqttFiles.Changed(c); len(keys) > 0 {
+		return []string{"[mqtt] " + strings.Join(keys, ", ") + ": the file holds other bytes than at start, and the publisher keeps what it read then (its login and TLS): restart setmatchd to apply"}
+	}
+	return nil
 }

@@ -151,6 +151,12 @@ type Publisher struct {
 	sending   entry
 	lostSeq   uint64
 	lostSends int
+	// saidDown is that a warning or an error of the connection was
+	// logged since the last line that said it was up (down): the next
+	// connection is then said at info, so that the log's last word on
+	// the broker is never an error it got over. Only run's goroutine
+	// uses it.
+	saidDown bool
 
 	mu      sync.Mutex
 	lost    chan struct{} // closed when the current connection is lost
@@ -424,6 +430,8 @@ func (p *Publisher) run() {
 		p.mu.Unlock()
 		p.connected.Store(true)
 		switch {
+		case p.saidDown:
+			p.o.Logger.Info("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
 		case flapping:
 			p.o.Logger.Debug("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
 		case again:
@@ -431,6 +439,7 @@ func (p *Publisher) run() {
 		default:
 			p.o.Logger.Info("mqtt connected", "topic", p.o.Topic, "outbox", p.box.len())
 		}
+		p.saidDown = false
 		closing := p.serve(lost)
 		p.connected.Store(false)
 		if closing {
@@ -462,7 +471,7 @@ func (p *Publisher) run() {
 		if up >= p.stable() {
 			short, backoff = 0, p.o.MinBackoff
 			if err != nil {
-				p.o.Logger.Warn("mqtt connection lost; reconnecting", "err", err)
+				p.down(slog.LevelWarn, "mqtt connection lost; reconnecting", "err", err)
 			}
 			continue
 		}
@@ -477,7 +486,7 @@ func (p *Publisher) run() {
 			if short > 1 {
 				lvl = slog.LevelDebug // said once; the wait grows meanwhile
 			}
-			p.o.Logger.Log(context.Background(), lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: the broker stopped or restarted, or, where this repeats, another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
+			p.down(lvl, "mqtt connection lost soon after it was made; reconnecting after a wait, which doubles while this repeats: the broker stopped or restarted, or, where this repeats, another client with the same mqtt.client_id makes the broker close the older one (its log says so)",
 				"err", err, "after", up.Round(time.Millisecond), "client_id", p.o.ClientID)
 		}
 		if !p.sleep(time.Duration(float64(backoff) * (0.75 + 0.5*rand.Float64()))) {
@@ -596,11 +605,19 @@ func (p *Publisher) reportFailure(err error, backoff time.Duration) {
 	if same {
 		lvl = slog.LevelDebug
 	}
-	p.o.Logger.Log(context.Background(), lvl, "mqtt connect failed; decisions wait in the outbox",
+	p.down(lvl, "mqtt connect failed; decisions wait in the outbox",
 		"err", err, "retry_in", backoff.Round(time.Millisecond), "outbox", p.box.len())
 	p.mu.Lock()
 	p.lastErr = err // after the log line: LastError != nil means it was logged
 	p.mu.Unlock()
+}
+
+// down logs a line of the connection's trouble at lvl, and where that is
+// a warning or worse, that the next connection is to be said at info
+// (saidDown). Only run's goroutine calls it.
+func (p *Publisher) down(lvl slog.Level, msg string, args ...any) {
+	p.o.Logger.Log(context.Background(), lvl, msg, args...)
+	p.saidDown = p.saidDown || lvl >= slog.LevelWarn
 }
 
 // sleep waits d; false if the publisher is closing.
@@ -634,7 +651,7 @@ func (p *Publisher) serve(lost chan struct{}) (closing bool) {
 	// connection.
 	failed := func(err error) bool {
 		if p.c.IsConnectionOpen() && p.ctx.Err() == nil {
-			p.o.Logger.Warn("mqtt publish failed; reconnecting", "err", err)
+			p.down(slog.LevelWarn, "mqtt publish failed; reconnecting", "err", err)
 		}
 		return closed()
 	}
@@ -698,7 +715,7 @@ func (p *Publisher) lostInFlight(e entry, err error) {
 	if !p.box.drop(e.seq) {
 		return // the full outbox dropped it meanwhile, and counted it
 	}
-	p.o.Logger.Warn("mqtt connection lost at each send of one decision: dropping it (the journal has it); a broker closes the connection so for a message over its maximum packet size: raise the broker's max_packet_size above payload_bytes and the topic, or see the broker's log for why it closed the connection",
+	p.down(slog.LevelWarn, "mqtt connection lost at each send of one decision: dropping it (the journal has it); a broker closes the connection so for a message over its maximum packet size: raise the broker's max_packet_size above payload_bytes and the topic, or see the broker's log for why it closed the connection",
 		"err", err, "attempts", maxLostSends, "payload_bytes", len(e.payload), "dropped", p.box.drops())
 }
 

@@ -669,6 +669,45 @@ func TestSameClientIDBacksOff(t *testing.T) {
 	}
 }
 
+// TestEveryOutageSaidOver: after each outage that the log gave at
+// warning or error level, it says at info that the connection is back,
+// also where outages come close together (connections shorter than
+// stable(), whose losses it gives at debug after the first), so that its
+// last word on the broker is never an error it got over.
+func TestEveryOutageSaidOver(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := mqtttest.New(ctx, t, false)
+	g := mqtttest.NewGate(t, b.Addr)
+	log := new(testutil.LockedBuffer)
+	p, err := New(testOptions(g.URL(), uniqueTopic(t), log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	const outages = 3
+	for range outages {
+		testutil.WaitForCtx(t, ctx, "connected", p.Connected)
+		failed := strings.Count(log.String(), "mqtt connect failed")
+		g.Cut()
+		testutil.WaitForCtx(t, ctx, "a failed reconnection", func() bool { return strings.Count(log.String(), "mqtt connect failed") > failed })
+		g.Reopen()
+	}
+	testutil.WaitForCtx(t, ctx, "connected", p.Connected)
+	owed := false
+	for _, l := range strings.Split(log.String(), "\n") {
+		switch {
+		case strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR"):
+			owed = true
+		case strings.Contains(l, `level=INFO msg="mqtt connected again"`):
+			owed = false
+		}
+	}
+	if n := strings.Count(log.String(), `level=INFO msg="mqtt connected again"`); owed || n != outages {
+		t.Errorf("%d outages, %d said over at info (a warning or error left unanswered: %v):\n%s", outages, n, owed, log.String())
+	}
+}
+
 // TestStateSentAgainAfterLoss: when the connection is lost after a
 // decision was acknowledged but before its state was, the state is sent
 // after the reconnect, so that the retained state is the last decision.

@@ -1,11 +1,13 @@
 package mqtt
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"setmatch/config"
@@ -84,4 +86,58 @@ func (o Options) Describe() string {
 		return "client id " + o.ClientID + " (no Home Assistant discovery)"
 	}
 	return "client id " + o.ClientID + ", Home Assistant discovery on " + discoveryTopic(o.DiscoveryPrefix, o.ClientID)
+}
+
+// Files records what the files a publisher reads at its making hold
+// (the password, the CA's certificates, the client's certificate and
+// key), by configuration key: a reload compares them (Changed) to tell a
+// file rewritten in place, as a rotated password or certificate is,
+// which the publisher does not read again until a restart.
+type Files map[string]fileSum
+
+// fileSum is a file's path and the SHA-256 of what it held.
+type fileSum struct {
+	path string
+	sum  [sha256.Size]byte
+}
+
+// ReadFiles returns the Files of c; a file that cannot be read is left
+// out (FromConfig has said why).
+func ReadFiles(c config.MQTT) Files {
+	f := Files{}
+	for key, path := range fileKeys(c) {
+		if b, err := regfile.ReadFile(path, config.MaxSecretBytes); err == nil {
+			f[key] = fileSum{path, sha256.Sum256(b)}
+		}
+	}
+	return f
+}
+
+// Changed returns, sorted, the keys of c that name the file f read and
+// that now holds other bytes (or cannot be read); a key that names
+// another file is config.ReloadOver's to report.
+func (f Files) Changed(c config.MQTT) []string {
+	var keys []string
+	for key, path := range fileKeys(c) {
+		was, ok := f[key]
+		if !ok || was.path != path {
+			continue
+		}
+		if b, err := regfile.ReadFile(path, config.MaxSecretBytes); err != nil || sha256.Sum256(b) != was.sum {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// fileKeys returns the files c names, by configuration key.
+func fileKeys(c config.MQTT) map[string]string {
+	keys := map[string]string{}
+	for key, path := range map[string]string{"password_file": c.PasswordFile, "ca_file": c.CAFile, "cert_file": c.CertFile, "key_file": c.KeyFile} {
+		if path != "" {
+			keys[key] = path
+		}
+	}
+	return keys
 }
