@@ -141,8 +141,9 @@ type Daemon struct {
 	// while a batch is within it.
 	BatchTimeout Duration `toml:"batch_timeout"`
 	// StopGrace is how long a stop (SIGTERM) waits for the batch in hand
-	// before leaving it in cur/ for the next start: below the unit's
-	// TimeoutStopSec=30s.
+	// before leaving it in cur/ for the next start: with the pulses' 3 s
+	// and MQTT's 5 s and more after it, below the unit's
+	// TimeoutStopSec=40s.
 	StopGrace Duration `toml:"stop_grace"`
 }
 

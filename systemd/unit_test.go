@@ -125,7 +125,7 @@ func TestUnitSettings(t *testing.T) {
 		"MemoryMax":      "256M",
 		"TasksMax":       "128",
 		"LimitNOFILE":    "1024",
-		"TimeoutStopSec": "30s",
+		"TimeoutStopSec": "40s",
 		"KillMode":       "mixed",
 	}
 	for k, v := range want {
