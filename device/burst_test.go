@@ -201,7 +201,8 @@ func TestBurstJournalsWhatIsDecoded(t *testing.T) {
 }
 
 // TestBurstWithoutPipeline checks that a model trained on feature vectors
-// fails a burst, saying so, and handles the next batch file.
+// fails a burst, saying so, with the frames listed and their bytes in
+// the journal line, and handles the next batch file.
 func TestBurstWithoutPipeline(t *testing.T) {
 	f := devicetest.NewFixture(t, "")
 	_, ch := startRunner(t, f, gpiotest.NewRecorder())
@@ -209,6 +210,9 @@ func TestBurstWithoutPipeline(t *testing.T) {
 	rec := next(t, ch)
 	if rec.File != "frames" || rec.Decision != "failed" || !rec.Burst || !strings.Contains(rec.Reason, "trained on feature vectors") {
 		t.Fatalf("record %+v", rec)
+	}
+	if rec.Frames != 1 || rec.Bytes != int64(len("not read")) {
+		t.Errorf("journal line: %d frames of %d bytes, want the 1 listed of %d", rec.Frames, rec.Bytes, len("not read"))
 	}
 	reason, err := os.ReadFile(filepath.Join(f.Spool, spool.DirFailed, spool.DirReasons, "frames"))
 	if err != nil || !strings.Contains(string(reason), "setmatch train --features") {
