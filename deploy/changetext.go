@@ -113,9 +113,10 @@ func (c *Change) writeMoved(w io.Writer, cmd string) error {
 }
 
 // Kept lists, in words, what in m training computed from all its sets
-// and Forget keeps: the projections, the feature pipeline's fitted PCA,
-// the method and its hyper-parameters, and the cross-validated figures
-// of that choice.
+// and Forget keeps: the projections, the global bandwidth of a model
+// others' classes shaped, the feature pipeline's fitted PCA, the method
+// and its hyper-parameters, and the cross-validated figures of that
+// choice.
 func Kept(m *model.Model) []string {
 	var out []string
 	for i, mem := range m.Members() {
@@ -127,6 +128,9 @@ func Kept(m *model.Model) []string {
 			who = fmt.Sprintf("vote member %d (%s)", i+1, who)
 		}
 		out = append(out, fmt.Sprintf("the projection W (%d → %d) of %s", mem.InputDim(), mem.Dim(), who))
+	}
+	if othersShaped(m, "") {
+		out = append(out, "the global bandwidth, which train computed from the --others' frames too")
 	}
 	if f := m.Features; f != nil && f.PCA != nil {
 		r, c := f.PCA.Components.Dims()

@@ -214,7 +214,8 @@ func noSetHint(sets []model.Set, label, set string) string {
 // empty, only the set of that name), in every member
 // (model.Model.WithoutSets: training's record of its choice kept, as
 // Enroll keeps it), moves each member's mean onto the sets kept (recentre),
-// computes a global bandwidth again on them (globalBandwidthAgain), fits
+// computes a global bandwidth again on them (globalBandwidthAgain; not
+// where others' classes shaped the model, othersShaped), fits
 // every kFDA member again (refitKFDA), sets the threshold
 // again by the model's rule (recalibrateOn, with the strangers' sets
 // given), and records the change in m's history at now, without the
@@ -244,7 +245,9 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 
 // forgetWhere returns m without the gallery sets drop selects (every
 // member's), with what the gallery fits fitted again on the sets kept
-// (each member's centre, its global bandwidth unless keepsBandwidth, a
+// (each member's centre, its global bandwidth unless others' classes
+// shaped the model, othersShaped: train computed it from their frames
+// too, which the gallery no longer holds, and set the threshold at it; a
 // kFDA discriminant) and
 // the threshold set again by the model's rule (recalibrate), and what the
 // change did, as op (Change.Op) says it: Forget's work but for the
@@ -266,7 +269,7 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 			return nil, nil, err
 		}
 		ok := false
-		if !keepsBandwidth(next, op) {
+		if !othersShaped(next, op) { // train's bandwidth is of the others' frames too
 			if ok, err = globalBandwidthAgain(mem, workers); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
 			}
@@ -293,17 +296,6 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 	c.Before = memberThresholds(m)
 	c.Classes, c.GallerySets = len(next.Classes()), len(next.Sets)
 	return next, c, nil
-}
-
-// keepsBandwidth reports whether a change (op) to m keeps every
-// member's global bandwidth as train computed it: where others' classes
-// shaped the model (the change is WithoutOthers, op ChangeOthers, or m
-// records OthersParam), train computed it from their frames too, which
-// the gallery no longer holds, and its threshold was calibrated at it;
-// computed again from the gallery alone it would move every score away
-// from that threshold.
-func keepsBandwidth(m *model.Model, op string) bool {
-	return op == ChangeOthers || m.Selection.Params[OthersParam] != ""
 }
 
 // globalBandwidthAgain sets the bandwidth of a member whose gallery sets
@@ -397,7 +389,8 @@ func changeRule(m *model.Model) (string, Options, error) {
 // one of stand-in strangers, and some member's threshold is set again,
 // not kept as a fraction of the gallery's scale (keepsCalibration: every
 // member whose W its training classes shaped keeps train's calibration,
-// with any strangers' sets train was given). setmatch enroll and forget
+// with any strangers' sets train was given) nor as train set it
+// (keepsTrained: others' classes shaped the model). setmatch enroll and forget
 // ask again for the strangers' sets a model was calibrated with only
 // where it does.
 func NeedsStrangers(m *model.Model) bool {
@@ -405,8 +398,9 @@ func NeedsStrangers(m *model.Model) bool {
 	if err != nil || !standIns(opt) {
 		return false
 	}
+	shaped := othersShaped(m, "")
 	for _, mem := range m.Members() {
-		if !keepsCalibration(mem, opt) { // of the member's own W and method
+		if !keepsCalibration(mem, opt) && !keepsTrained(mem, opt, shaped) { // of the member's own W and method
 			return true
 		}
 	}
@@ -461,13 +455,14 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		return nil
 	}
 	var srcs []string
+	shaped := othersShaped(m, c.Op)
 	for i, mem := range members {
 		own, was := *mem, *befores[i]
 		own.Voters, was.Voters = nil, nil
 		// Words of a threshold set again say which change set it; train's
 		// kept are train's.
 		set, by := recalibrateOn, setBy(c.Op)
-		if keepsTrained(&own, opt, c.Op) {
+		if keepsTrained(&own, opt, shaped) {
 			set, by = keepTrained, ""
 		}
 		src, rates, sc, kept, err := set(&own, &was, opt, scores[i])

@@ -92,15 +92,25 @@ func (r *Result) WithoutOthers(others []string, strangers []*mat.Dense, workers 
 	return c, nil
 }
 
-// keepsTrained reports whether a change (op) to m, one member, keeps
-// the threshold Build calibrated on stand-ins with others' classes
-// (keepTrained): m decides by nearest neighbour, its rule is one of
-// stand-ins, and the change is WithoutOthers (op ChangeOthers) or m
-// records that others shaped it (OthersParam). No gallery the model is
-// left with has as many classes to stand in for strangers, and its
-// scores do not depend on the gallery's other classes.
-func keepsTrained(m *model.Model, opt Options, op string) bool {
-	return m.Discriminant == nil && standIns(opt) && (op == ChangeOthers || m.Selection.Params[OthersParam] != "")
+// othersShaped reports whether others' classes shaped m, the model (not
+// a vote's member, which records nothing of them), for a change op: the
+// change is WithoutOthers (op ChangeOthers), or m records OthersParam.
+// Such a model keeps through every change the global bandwidth train
+// computed from their frames too (forgetWhere), and a member that decides
+// by nearest neighbour its threshold (keepsTrained).
+func othersShaped(m *model.Model, op string) bool {
+	return op == ChangeOthers || m.Selection.Params[OthersParam] != ""
+}
+
+// keepsTrained reports whether a change to mem, one member of a model
+// others' classes shaped or not (shaped: othersShaped), keeps the
+// threshold Build calibrated on stand-ins with those classes
+// (keepTrained): shaped, mem decides by nearest neighbour, and its rule
+// is one of stand-ins. No gallery the model is left with has as many
+// classes to stand in for strangers, and its scores do not depend on the
+// gallery's other classes.
+func keepsTrained(mem *model.Model, opt Options, shaped bool) bool {
+	return shaped && mem.Discriminant == nil && standIns(opt)
 }
 
 // keepTrained keeps the threshold of m, a member that decides by

@@ -643,11 +643,11 @@ func givenStrangers(m *model.Model, sets []*mat.Dense, view galleryView, workers
 // is one of stand-in strangers, and mem's W was shaped by its training
 // classes (method.ClassShaped, the test by which the stand-in folds of
 // train fit W again), which the projected gallery cannot shape again. A
-// model of --method learned keeps its own rule. It reports true too for a
-// member that keeps train's threshold as it is (keepsTrained: others'
-// classes shaped it), which recalibrate sees to before this rule.
+// model of --method learned keeps its own rule. A member that keeps
+// train's threshold as it is (keepsTrained: others' classes shaped the
+// model) recalibrate sees to before this rule.
 func keepsCalibration(mem *model.Model, opt Options) bool {
-	return (standIns(opt) && mem.Meta.Params["method"] != string(Learned) && method.ClassShaped(mem.W)) || keepsTrained(mem, opt, "")
+	return standIns(opt) && mem.Meta.Params["method"] != string(Learned) && method.ClassShaped(mem.W)
 }
 
 // keepCalibration sets the threshold of m, whose gallery changed, to the

@@ -74,7 +74,7 @@ func runLDA(t *Task, g Grid) (Prediction, error) {
 	t.progress().inc()
 	pred.Params = fmt.Sprintf("d=%d%s %s", d, note, pred.Params)
 	pred.Fit.Method, pred.Fit.W, pred.Fit.Mean, pred.Fit.CV = NNHLDA, w, sol.Mean, cv
-	// Start: W is not learned (deploy records no training bandwidth).
+	// Start: W is not learned (deploy records train-bandwidth=start).
 	pred.Fit.Learn = LearnParams{Dim: d, Start: true, Fisher: true}
 	return pred, nil
 }
