@@ -44,9 +44,10 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 	if len(sets) == 0 {
 		return nil, errors.New("no sets to add")
 	}
-	taken, given := map[[2]string]int{}, map[[2]string]bool{}
+	taken, given, held := map[[2]string]int{}, map[[2]string]bool{}, map[string]bool{}
 	for i, s := range m.Sets {
 		taken[[2]string{s.Label, s.Name}] = i + 1
+		held[s.Label] = true
 	}
 	for _, s := range sets {
 		key := [2]string{s.Label, s.Name}
@@ -54,7 +55,11 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		if s.Frames != nil {
 			n, _ = s.Frames.Dims()
 		}
-		labelErr, nameErr := CheckNewLabel(s.Label), CheckSetName(s.Name)
+		check := CheckNewLabel
+		if held[s.Label] {
+			check = CheckLabel // a class a model file holds takes more sets
+		}
+		labelErr, nameErr := check(s.Label), CheckSetName(s.Name)
 		switch {
 		case strings.TrimSpace(s.Label) == "":
 			return nil, errors.New("the label is empty: give the class the set belongs to")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,14 @@ func TestWithSets(t *testing.T) {
 		if len(m.Sets) != before {
 			t.Errorf("WithSets(%d sets) failed but changed the gallery", len(c.sets))
 		}
+	}
+	// A class a model file holds under a name no folder can have still
+	// takes more sets; only a new class must be named as a folder can be.
+	odd := *m
+	odd.Sets = slices.Clone(m.Sets)
+	odd.Sets[0].Label = "a/b"
+	if _, err := odd.WithSets([]NewSet{{"a/b", "a9", set(0)}}); err != nil {
+		t.Errorf("more sets of the class a/b the model holds: %v", err)
 	}
 }
 

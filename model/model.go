@@ -374,15 +374,15 @@ func CheckNewLabel(label string) error {
 	if err := CheckLabel(label); err != nil {
 		return err
 	}
-	if err := folderName(label); err != nil {
+	if err := checkPathElem(label); err != nil {
 		return fmt.Errorf("the label %q %v, as a class folder's name cannot: name the class otherwise", label, err)
 	}
 	return nil
 }
 
-// folderName refuses what cannot be a file or folder's own name: one
+// checkPathElem refuses what cannot be a file or folder's own name: one
 // holding a slash, or "." or "..".
-func folderName(name string) error {
+func checkPathElem(name string) error {
 	switch {
 	case strings.Contains(name, "/"):
 		return errors.New("holds a slash")
@@ -403,7 +403,7 @@ func CheckSetName(name string) error {
 	case strings.TrimSpace(name) == "":
 		return errors.New("is empty or only spaces")
 	}
-	if err := folderName(name); err != nil {
+	if err := checkPathElem(name); err != nil {
 		return fmt.Errorf("%v, as a set file or folder's name cannot", err)
 	}
 	return nil

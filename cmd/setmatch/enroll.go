@@ -54,7 +54,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if burst.MaxFrames < 1 {
 		return usagef("--max-frames must be at least 1, got %d", burst.MaxFrames)
 	}
-	if err := model.CheckNewLabel(cf.label); err != nil {
+	if err := model.CheckLabel(cf.label); err != nil { // a new class's name: model.CheckNewLabel, once the model is read
 		return usagef("--label: %v", err) // before the model or any set is read
 	}
 	switch {
