@@ -103,23 +103,24 @@ var archiveExt = map[string]bool{".tar": true, ".tgz": true, ".gz": true, ".zip"
 // readBurst turns the image burst cur/name, its folder d open, into its
 // feature matrix; it closes d. The frames are opened from d; the burst's
 // checks and limits are those of features.Fitted.ApplyBurst. The burst is
-// listed once: the frames rec records are the ones decoded (and where the
-// model cannot read image frames, the ones listed).
+// listed once: the frames rec records are the ones decoded. Where the
+// model cannot read image frames at all, that is the reason, whatever the
+// listing found, and rec records the frames listed, if it could list them.
 func (r *Runner) readBurst(ctx context.Context, st *state, name string, d *os.File, rec *journal.Record) (*mat.Dense, error) {
 	rec.Burst = true
 	b := st.burst
-	if b.err != nil {
-		d.Close()
-		return nil, fmt.Errorf("image burst %s: model %s: %v", name, st.model.Path, b.err)
-	}
 	burst, err := features.BurstOf(r.spool.Root(), spool.ClaimedPath(name), d, b.limits)
-	if err != nil {
-		return nil, r.burstErr(limitKeys(err, b.limits))
+	if err == nil {
+		defer burst.Close()
+		recordFrames(rec, burst.Frames)
 	}
-	defer burst.Close()
-	recordFrames(rec, burst.Frames)
-	if b.fit == nil {
+	switch {
+	case b.err != nil:
+		return nil, fmt.Errorf("image burst %s: model %s: %v", name, st.model.Path, b.err)
+	case b.fit == nil:
 		return nil, fmt.Errorf("image burst %s: model %s was trained on feature vectors and records no feature pipeline, so it cannot read image frames: send the burst's features as a .npy or CSV batch (setmatch features --features SPEC computes them), or train the model on image sets (setmatch train --features SPEC)", name, st.model.Path)
+	case err != nil:
+		return nil, r.burstErr(limitKeys(err, b.limits))
 	}
 	if afterBurstListed != nil {
 		afterBurstListed(name)

@@ -221,6 +221,11 @@ func TestBurstWithoutPipeline(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.Spool, spool.DirFailed, "frames", "f0.png")); err != nil {
 		t.Errorf("the burst is not kept whole in failed/: %v", err)
 	}
+	// A burst this model could not list either: the model's reason still.
+	f.RenameIn(t, f.WriteBurstTmp(t, "notes", map[string][]byte{"notes.txt": []byte("not a frame")}))
+	if rec := next(t, ch); rec.File != "notes" || !strings.Contains(rec.Reason, "trained on feature vectors") {
+		t.Errorf("a burst that does not list: %+v, want the model's reason", rec)
+	}
 	f.Drop(t, "after.npy", devicetest.Batch(rand.New(rand.NewPCG(1, 1)), "bob"))
 	if rec := next(t, ch); rec.File != "after.npy" || rec.Decision != "bob" {
 		t.Errorf("next batch: %+v", rec)
