@@ -99,7 +99,7 @@ func Daemon(ctx context.Context, opt DaemonOptions) error {
 	m := r.Model()
 	log.Info("starting", "config", strings.Join(cfg.Files, ","), "model", m.Path, "model_sha256", m.ID(),
 		"gallery_sets", len(m.Model.Sets), "spool", cfg.Spool.Dir, "journal", cfg.Journal.Path, "gpio", cfg.GPIO.Backend)
-	for _, w := range r.Warnings() {
+	for _, w := range r.DecisionWarnings() {
 		log.Warn(w)
 	}
 
@@ -316,7 +316,7 @@ func (d *daemonLoop) reload(ctx context.Context, stops <-chan os.Signal, what st
 		m := d.r.Model()
 		d.out.setModel(m)
 		d.log.Info("reloaded", "trigger", what, "model", m.Path, "model_sha256", m.ID(), "gallery_sets", len(m.Model.Sets), "threshold", d.r.ThresholdText())
-		for _, w := range d.r.Warnings() {
+		for _, w := range d.r.DecisionWarnings() {
 			d.log.Warn(w)
 		}
 	}

@@ -57,7 +57,7 @@ func startOutputs(cfg *config.Config, version string, log *slog.Logger) (*output
 		if o.pub, err = mqtt.New(po); err != nil {
 			return nil, err
 		}
-		o.mqttFiles = mqtt.ReadFiles(cfg.MQTT)
+		o.mqttFiles = po.Files
 	}
 	if cfg.Metrics.Enabled() {
 		o.met = metrics.New()

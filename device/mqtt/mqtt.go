@@ -104,6 +104,10 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Logger receives connection events and errors (default slog.Default()).
 	Logger *slog.Logger
+	// Files are what FromConfig read of the password and TLS files, for
+	// a reload to tell one rewritten since (Files.Changed); the publisher
+	// does not use them.
+	Files Files
 }
 
 // Publisher sends decisions to the broker. Its methods are safe for

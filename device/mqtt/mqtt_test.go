@@ -693,7 +693,10 @@ func TestEveryOutageSaidOver(t *testing.T) {
 		testutil.WaitForCtx(t, ctx, "a failed reconnection", func() bool { return strings.Count(log.String(), "mqtt connect failed") > failed })
 		g.Reopen()
 	}
-	testutil.WaitForCtx(t, ctx, "connected", p.Connected)
+	// The line follows Connected: wait for it (a missing one fails at
+	// the deadline).
+	said := func() int { return strings.Count(log.String(), `level=INFO msg="mqtt connected again"`) }
+	testutil.WaitForCtx(t, ctx, "each outage said over", func() bool { return said() >= outages })
 	owed := false
 	for _, l := range strings.Split(log.String(), "\n") {
 		switch {
@@ -703,7 +706,7 @@ func TestEveryOutageSaidOver(t *testing.T) {
 			owed = false
 		}
 	}
-	if n := strings.Count(log.String(), `level=INFO msg="mqtt connected again"`); owed || n != outages {
+	if n := said(); owed || n != outages {
 		t.Errorf("%d outages, %d said over at info (a warning or error left unanswered: %v):\n%s", outages, n, owed, log.String())
 	}
 }

@@ -36,10 +36,19 @@ func FromConfig(c config.MQTT, version string, log *slog.Logger) (Options, error
 		}
 		o.ClientID = "setmatchd-" + host
 	}
-	if c.PasswordFile != "" {
-		b, err := regfile.ReadFile(c.PasswordFile, config.MaxSecretBytes)
+	o.Files = Files{}
+	read := func(key, path string) ([]byte, error) {
+		b, err := regfile.ReadFile(path, config.MaxSecretBytes)
 		if err != nil {
-			return o, fmt.Errorf("mqtt.password_file: %w", err)
+			return nil, fmt.Errorf("mqtt.%s: %w", key, err)
+		}
+		o.Files[key] = fileSum{path, sha256.Sum256(b)}
+		return b, nil
+	}
+	if c.PasswordFile != "" {
+		b, err := read("password_file", c.PasswordFile)
+		if err != nil {
+			return o, err
 		}
 		o.Password = strings.TrimRight(string(b), "\r\n")
 		if o.Password == "" {
@@ -47,7 +56,7 @@ func FromConfig(c config.MQTT, version string, log *slog.Logger) (Options, error
 		}
 	}
 	if c.TLSScheme() {
-		t, err := tlsConfig(c)
+		t, err := tlsConfig(c, read)
 		if err != nil {
 			return o, err
 		}
@@ -56,12 +65,14 @@ func FromConfig(c config.MQTT, version string, log *slog.Logger) (Options, error
 	return o, nil
 }
 
-func tlsConfig(c config.MQTT) (*tls.Config, error) {
+// tlsConfig makes the TLS configuration of c, its files read by read
+// (by configuration key and path).
+func tlsConfig(c config.MQTT, read func(key, path string) ([]byte, error)) (*tls.Config, error) {
 	t := &tls.Config{MinVersion: tls.VersionTLS12}
 	if c.CAFile != "" {
-		pem, err := regfile.ReadFile(c.CAFile, config.MaxSecretBytes)
+		pem, err := read("ca_file", c.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("mqtt.ca_file: %w", err)
+			return nil, err
 		}
 		t.RootCAs = x509.NewCertPool()
 		if !t.RootCAs.AppendCertsFromPEM(pem) {
@@ -69,7 +80,15 @@ func tlsConfig(c config.MQTT) (*tls.Config, error) {
 		}
 	}
 	if c.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+		certPEM, err := read("cert_file", c.CertFile)
+		if err != nil {
+			return nil, err
+		}
+		keyPEM, err := read("key_file", c.KeyFile)
+		if err != nil {
+			return nil, err
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
 		if err != nil {
 			return nil, fmt.Errorf("mqtt.cert_file, mqtt.key_file: %w", err)
 		}
@@ -88,29 +107,17 @@ func (o Options) Describe() string {
 	return "client id " + o.ClientID + ", Home Assistant discovery on " + discoveryTopic(o.DiscoveryPrefix, o.ClientID)
 }
 
-// Files records what the files a publisher reads at its making hold
-// (the password, the CA's certificates, the client's certificate and
-// key), by configuration key: a reload compares them (Changed) to tell a
-// file rewritten in place, as a rotated password or certificate is,
-// which the publisher does not read again until a restart.
+// Files records what the files FromConfig read held (the password, the
+// CA's certificates, the client's certificate and key), by configuration
+// key: a reload compares them (Changed) to tell a file rewritten in
+// place, as a rotated password or certificate is, which the publisher
+// does not read again until a restart.
 type Files map[string]fileSum
 
 // fileSum is a file's path and the SHA-256 of what it held.
 type fileSum struct {
 	path string
 	sum  [sha256.Size]byte
-}
-
-// ReadFiles returns the Files of c; a file that cannot be read is left
-// out (FromConfig has said why).
-func ReadFiles(c config.MQTT) Files {
-	f := Files{}
-	for key, path := range fileKeys(c) {
-		if b, err := regfile.ReadFile(path, config.MaxSecretBytes); err == nil {
-			f[key] = fileSum{path, sha256.Sum256(b)}
-		}
-	}
-	return f
 }
 
 // Changed returns, sorted, the keys of c that name the file f read and

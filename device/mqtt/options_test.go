@@ -9,10 +9,10 @@ import (
 	"setmatch/config"
 )
 
-// TestFilesChanged: Files tells a password or certificate file rewritten
-// in place since it was read, and one that can no longer be read; a key
-// that names another file now, or a file it did not read, is not its to
-// report.
+// TestFilesChanged: the Files FromConfig records tell a password file
+// rewritten in place since it was read, and one that can no longer be
+// read; a key that names another file now is not theirs to report
+// (config.ReloadOver's).
 func TestFilesChanged(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -22,24 +22,28 @@ func TestFilesChanged(t *testing.T) {
 		}
 		return p
 	}
-	c := config.MQTT{Username: "u", PasswordFile: write("pw", "old\n"), CAFile: write("ca.pem", "ca")}
-	f := ReadFiles(c)
+	c := config.MQTT{Broker: "tcp://127.0.0.1:1883", Topic: "site/door", ClientID: "door", Username: "u", PasswordFile: write("pw", "old\n")}
+	o, err := FromConfig(c, "0.1.0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := o.Files
 	if got := f.Changed(c); got != nil {
 		t.Errorf("nothing rewritten: changed %v", got)
 	}
+	other := c
+	other.PasswordFile = write("pw2", "x")
 	write("pw", "new\n")
 	if got := f.Changed(c); !slices.Equal(got, []string{"password_file"}) {
 		t.Errorf("the password rewritten: changed %v", got)
 	}
-	if err := os.Remove(c.CAFile); err != nil {
+	if got := f.Changed(other); got != nil {
+		t.Errorf("another file named: changed %v, want none", got)
+	}
+	if err := os.Remove(c.PasswordFile); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.Changed(c); !slices.Equal(got, []string{"ca_file", "password_file"}) {
-		t.Errorf("the CA file removed too: changed %v", got)
-	}
-	other := c
-	other.PasswordFile, other.CAFile, other.CertFile = write("pw2", "x"), "", write("cert.pem", "c")
-	if got := f.Changed(other); got != nil {
-		t.Errorf("other files named: changed %v, want none (config.ReloadOver says so)", got)
+	if got := f.Changed(c); !slices.Equal(got, []string{"password_file"}) {
+		t.Errorf("the password file removed: changed %v", got)
 	}
 }
