@@ -35,7 +35,7 @@ func Check(path string, w io.Writer) error {
 	th := st.thresholdText()
 	fmt.Fprintf(w, "model:    %s: %d gallery sets, %d labels, D=%d -> d=%d, %s, threshold %s, sha256 %s\n",
 		m.Path, len(mm.Sets), len(mm.Classes()), mm.InputDim(), mm.Dim(), mm.Divergence, th, m.SHA256)
-	for _, warn := range append(pinWarnings, st.warnings()...) {
+	for _, warn := range append(pinWarnings, st.decisionWarnings()...) {
 		fmt.Fprintf(w, "warning:  %s\n", warn)
 	}
 	if err := checkSpool(cfg.Spool.Dir, w); err != nil {
@@ -113,18 +113,18 @@ func closedSetWarning(d config.Decision) string {
 	return "the model has no threshold (a closed set): every batch is named as its nearest known class, strangers too; for a door, train without --threshold none or set decision.threshold"
 }
 
-// farThreshold is how many times the model's own threshold, or how
+// farRatio is how many times the model's own threshold, or how
 // small a part of it, a decision.threshold must be for -check and the
 // log to warn that it may have been set for another model.
-const farThreshold = 10
+const farRatio = 10
 
-// warnings says what -check and the daemon's log warn of in st's
+// decisionWarnings says what -check and the daemon's log warn of in st's
 // decisions: a closed set (closedSetWarning), and a finite
-// decision.threshold farThreshold times the model's own or more, or as
+// decision.threshold farRatio times the model's own or more, or as
 // small a part of it: each model's scores have a scale of their own, so
 // a number set for one model (the one before a new training) lets every
 // stranger in at another, or keeps every known person out.
-func (st *state) warnings() []string {
+func (st *state) decisionWarnings() []string {
 	if st.matcher.ClosedSet() {
 		return []string{closedSetWarning(st.cfg.Decision)}
 	}
@@ -133,17 +133,19 @@ func (st *state) warnings() []string {
 		return nil
 	}
 	r := *t / own[0]
-	if r < farThreshold && r > 1/float64(farThreshold) {
+	if r < farRatio && r > 1/float64(farRatio) {
 		return nil
 	}
-	what := fmt.Sprintf("%.0f times", r)
-	effect := "strangers are let in"
-	if r < 1 {
+	what, effect := fmt.Sprintf("%.0f times", r), "strangers are let in"
+	switch {
+	case r == 0:
+		what, effect = "0, far below", "your people are turned away"
+	case r < 1:
 		what, effect = fmt.Sprintf("1/%.0f of", 1/r), "your people are turned away"
 	}
 	return []string{fmt.Sprintf("decision.threshold = %g is %s the model's own threshold %.6g: each model's scores have a scale of their own, so a threshold set for another model (the one before a new training, say) does not carry over, and at this one %s; remove the key to use the model's threshold, or set one measured on this model (setmatch test --model MODEL --data DIR gives the best single threshold)", *t, what, own[0], effect)}
 }
 
-// Warnings says what the decisions of the model in use warn of
-// (state.warnings).
-func (r *Runner) Warnings() []string { return r.st.Load().warnings() }
+// DecisionWarnings says what the decisions of the model in use warn of
+// (state.decisionWarnings).
+func (r *Runner) DecisionWarnings() []string { return r.st.Load().decisionWarnings() }

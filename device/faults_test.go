@@ -398,6 +398,7 @@ func TestCheckWarnsFarThreshold(t *testing.T) {
 	}{
 		{20, "is 20 times the model's own threshold"},
 		{0.05, "is 1/20 of the model's own threshold"},
+		{0, "is 0, far below the model's own threshold"},
 		{2, ""},
 		{0.5, ""},
 	} {

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"unicode"
 
+	"setmatch/method"
 	"setmatch/model"
 	"setmatch/setfile"
 )
@@ -248,7 +249,7 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 	case s.Iterations > 0 || s.FinalCost != 0:
 		row("learning W", "final cost %.6g after %d iterations", s.FinalCost, s.Iterations)
 	case s.Identity:
-	case s.Method == "nn-h-lda":
+	case s.Method == string(method.NNHLDA):
 		row("learning W", "none: W is the Fisher discriminant of the training frames")
 	case tb == "start":
 		row("learning W", "none: W is its start, which train's cross-validation kept over a learned W")

@@ -29,8 +29,9 @@ type strangersSource struct {
 }
 
 // readStrangers reads the sets of --strangers DIR (train, enroll,
-// forget): every set must read, with src.dim features and two frames or
-// more, and none may be of one of src.classes.
+// forget) as readSetsOf does: every set must read, with src.dim features
+// and two frames or more, none may be of one of src.classes, and none
+// the same frames as another or as one of src.known.
 func readStrangers(dir string, lim setfile.Limits, workers int, src strangersSource) ([]*mat.Dense, error) {
 	ds, err := readSetsOf("strangers", "strangers' sets are of people or objects the model must not know", dir, lim, workers, src)
 	if err != nil {

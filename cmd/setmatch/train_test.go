@@ -509,9 +509,6 @@ func trainSets(t *testing.T, dir string) *dataset.Dataset {
 	return ds
 }
 
-// strangersData writes the sets of a data set like trainData's, of
-// classes data does not have (classes−4 classes × 2 sets), and returns
-// its folder.
 // copiedSet writes, in a new folder it returns, the class class holding
 // a copy of the first set of data (a burst of a known class given again
 // under another name) beside one set of other frames.
@@ -526,6 +523,9 @@ func copiedSet(t *testing.T, data, class string) string {
 	return dir
 }
 
+// strangersData writes the sets of a data set like trainData's, of
+// classes data does not have (classes−4 classes × 2 sets), and returns
+// its folder.
 func strangersData(t *testing.T, data string, classes int) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "strangers")
