@@ -74,9 +74,14 @@ func decodeModel(b []byte, voter bool) (*Model, error) {
 	body := b[:len(b)-checksumLen]
 	stored := binary.LittleEndian.Uint32(b[len(b)-checksumLen:])
 	if got := checksum(body); got != stored {
-		// Say "truncated" when the header shows that bytes are missing.
+		// Say "truncated" when the header shows that bytes are missing,
+		// or its length runs past the file's end (where the length may
+		// be what is corrupt, so both are said).
 		if want, ok := expectedSize(b, hlen); ok && want > uint64(len(b)) {
 			return nil, fmt.Errorf("%w: its header describes %d bytes, the file has %d", ErrTruncated, want, len(b))
+		}
+		if hlen <= maxHeaderBytes && uint64(prefixLen)+hlen > uint64(len(body)) {
+			return nil, fmt.Errorf("%w, or corrupt: its header's length, %d bytes, runs past the end of the file (%d bytes)", ErrTruncated, hlen, len(b))
 		}
 		return nil, fmt.Errorf("%w (stored CRC-32C %08x, computed %08x)", ErrChecksum, stored, got)
 	}
