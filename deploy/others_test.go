@@ -156,7 +156,9 @@ func TestChangeAfterOthers(t *testing.T) {
 		// train computed the bandwidth from the others' frames too, and
 		// calibrated the threshold at it: a change keeps it, and forget
 		// says so.
-		if !slices.ContainsFunc(Kept(m), func(k string) bool { return strings.Contains(k, "the global bandwidth, which train computed from the --others' frames too") }) {
+		if !slices.ContainsFunc(Kept(m), func(k string) bool {
+			return strings.Contains(k, "the global bandwidth, which train computed from the --others' frames too")
+		}) {
 			t.Errorf("%s: Kept %q does not list the bandwidth", mname, Kept(m))
 		}
 		if m.QueryBandwidth != bandwidth || m.Sets[0].Bandwidth != setBandwidth {
