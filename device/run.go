@@ -285,9 +285,14 @@ func signalOptions(cfg *config.Config) gpio.SignalOptions {
 func labelPinWarnings(cfg *config.Config, m *Loaded) []string {
 	var w []string
 	for _, p := range unknownLabelPins(cfg.GPIO, m) {
-		w = append(w, labelPinError(cfg, m, p).Error()+"; until then its pin does not pulse")
+		w = append(w, labelPinWarning(cfg, m, p))
 	}
 	return w
+}
+
+// labelPinWarning is labelPinWarnings' words of the pin p.
+func labelPinWarning(cfg *config.Config, m *Loaded, p config.Pin) string {
+	return labelPinError(cfg, m, p).Error() + "; until then its pin does not pulse"
 }
 
 // unknownLabelPins returns the label pins of g whose label model m does not
@@ -718,8 +723,8 @@ func (r *Runner) prepareReload(cfg *config.Config) (*preparedReload, error) {
 	warned := map[string]bool{}
 	for _, p := range unknownLabelPins(cfg.GPIO, m) {
 		warned[p.Key] = true
+		warnings = append(warnings, labelPinWarning(cfg, m, p))
 	}
-	warnings = append(warnings, labelPinWarnings(cfg, m)...)
 	for _, p := range unknownLabelPins(live.GPIO, m) {
 		if !warned[p.Key] {
 			warnings = append(warnings, fmt.Sprintf("%s, in use until setmatchd is restarted: label %q is not in model %s, so its pin does not pulse", p.Key, p.Label, m.Path))

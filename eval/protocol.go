@@ -484,10 +484,13 @@ func WriteSplits(w io.Writer, splits []Split, d *Data) error {
 					return fmt.Errorf("set %q: a split file cannot name a set whose name holds a line break or begins with white space: rename its class or set folder", n)
 				}
 				name := role.name
-				if name == RoleProbe && sp.IsVisitor(d.Labels[i]) {
-					name = RoleVisitor
-				} else if name == RoleProbe && sp.IsOther(d.Labels[i]) {
-					name = RoleOther
+				if name == RoleProbe {
+					switch c := d.Labels[i]; {
+					case sp.IsVisitor(c):
+						name = RoleVisitor
+					case sp.IsOther(c):
+						name = RoleOther
+					}
 				}
 				fmt.Fprintf(bw, "%d %s %s\n", k+1, name, d.Names[i])
 			}
@@ -657,7 +660,7 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			return nil, fmt.Errorf("%s: split %d's gallery holds %d class: a model tells at least two apart; give the split gallery sets of two classes or more", name, k, known)
 		}
 		if open {
-			sp.Strangers = fileStrangers(rl.g, rl.p, d.Labels)
+			sp.Strangers = fileStrangers(sp)
 		}
 		for _, given := range []struct {
 			role, a string // the role and its article
@@ -697,24 +700,24 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 }
 
 // knownClasses returns the number of classes with gallery sets in sp.
-func knownClasses(sp Split) int {
+func knownClasses(sp Split) int { return len(galleryClasses(sp)) }
+
+// galleryClasses returns the classes with gallery sets in sp.
+func galleryClasses(sp Split) map[int]bool {
 	known := map[int]bool{}
 	for _, i := range sp.Gallery {
 		known[sp.Labels[i]] = true
 	}
-	return len(known)
+	return known
 }
 
-// fileStrangers returns the classes (increasing) of the probe sets whose
-// class has no gallery set, nil when there are none.
-func fileStrangers(gallery, probe, labels []int) []int {
-	known := map[int]bool{}
-	for _, i := range gallery {
-		known[labels[i]] = true
-	}
+// fileStrangers returns the classes (increasing) of the probe sets of sp
+// whose class has no gallery set, nil when there are none.
+func fileStrangers(sp Split) []int {
+	known := galleryClasses(sp)
 	var out []int
-	for _, i := range probe {
-		if c := labels[i]; !known[c] && !slices.Contains(out, c) {
+	for _, i := range sp.Probe {
+		if c := sp.Labels[i]; !known[c] && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -732,12 +735,10 @@ func Unnamable(splits []Split) (sets, inSplits int) {
 		if len(sp.Strangers) > 0 {
 			continue
 		}
-		n := 0
-		for _, c := range fileStrangers(sp.Gallery, sp.Probe, sp.Labels) {
-			for _, i := range sp.Probe {
-				if sp.Labels[i] == c {
-					n++
-				}
+		known, n := galleryClasses(sp), 0
+		for _, i := range sp.Probe {
+			if !known[sp.Labels[i]] {
+				n++
 			}
 		}
 		if n > 0 {
