@@ -303,17 +303,17 @@ func loadStrangers(a *trainArgs, train, others *dataset.Dataset, fitted *feature
 }
 
 // setsSource says how to read the sets of a folder beside the training
-// data train (whose, e.g. "strangers'", in the words): as the training
+// data train (sets, e.g. "strangers'", names them in the words): as the training
 // sets were read, images through the pipeline fitted on the training
 // images (fitted; nil when the training sets are feature files, and the
 // folder's must be feature files too, else images too), none of a
 // training class nor the same frames as a training set.
-func (a *trainArgs) setsSource(whose string, train *dataset.Dataset, fitted *features.Fitted) strangersSource {
+func (a *trainArgs) setsSource(sets string, train *dataset.Dataset, fitted *features.Fitted) strangersSource {
 	src := strangersSource{dim: train.Dim(), classes: train.Classes, whose: "the training data " + a.data, known: train.Sets,
-		noImages: fmt.Sprintf("the training sets of %s are feature files, so the %s sets must be feature files of the same features too (setmatch features makes them)", a.data, whose)}
+		noImages: fmt.Sprintf("the training sets of %s are feature files, so the %s sets must be feature files of the same features too (setmatch features makes them)", a.data, sets)}
 	if fitted != nil {
 		src.read = fitted.ImageSetReader()
-		src.noFeatures = fmt.Sprintf("the training sets of %s are images, read through --features %s, so the %s sets must be images too (folders of image files), read through the same features", a.data, fitted.Name(), whose)
+		src.noFeatures = fmt.Sprintf("the training sets of %s are images, read through --features %s, so the %s sets must be images too (folders of image files), read through the same features", a.data, fitted.Name(), sets)
 	}
 	return src
 }
