@@ -146,6 +146,11 @@ func TestEvalSplitsOutGiven(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "1 of them visitors") || !strings.Contains(stdout, "1 of them others") {
 		t.Errorf("the table from the file: exit %d, %s\n%s", code, stderr, stdout)
 	}
+	// A rule that cannot take strangers' sets: the error names the
+	// file's visitor lines, which the user gave, not visitors=V.
+	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "file="+out, "--threshold", "auto"); code != 2 || !strings.Contains(stderr, "the split file's visitor sets go to training as strangers' sets") || strings.Contains(stderr, "visitors=") {
+		t.Errorf("--threshold auto with a split file's visitors: exit %d, %s", code, stderr)
+	}
 }
 
 func TestEvalJSON(t *testing.T) {
