@@ -269,7 +269,7 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 			return nil, nil, err
 		}
 		ok := false
-		if !othersShaped(next, op) { // train's bandwidth is of the others' frames too
+		if !othersShaped(next) { // train's bandwidth is of the others' frames too
 			if ok, err = globalBandwidthAgain(mem, workers); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
 			}
@@ -398,7 +398,7 @@ func NeedsStrangers(m *model.Model) bool {
 	if err != nil || !standIns(opt) {
 		return false
 	}
-	shaped := othersShaped(m, "")
+	shaped := othersShaped(m)
 	for _, mem := range m.Members() {
 		if !keepsCalibration(mem, opt) && !keepsTrained(mem, opt, shaped) { // of the member's own W and method
 			return true
@@ -455,7 +455,7 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		return nil
 	}
 	var srcs []string
-	shaped := othersShaped(m, c.Op)
+	shaped := othersShaped(m)
 	for i, mem := range members {
 		own, was := *mem, *befores[i]
 		own.Voters, was.Voters = nil, nil

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -57,14 +58,18 @@ func WithoutOthers(m *model.Model, others []string, strangers []*mat.Dense, work
 	if kept := len(held) - len(others); kept < 2 {
 		return nil, fmt.Errorf("without the %d others' classes the gallery would hold %d: a model keeps at least two classes", len(others), kept)
 	}
-	next, c, err := forgetWhere(m, func(s model.Set) bool { return slices.Contains(others, s.Label) }, ChangeOthers, strangers, workers)
+	// The record first, so that the change keeps what the others shaped
+	// (othersShaped); on an error m is left without it.
+	marked := *m
+	marked.Selection.Params = maps.Clone(m.Selection.Params)
+	if marked.Selection.Params == nil {
+		marked.Selection.Params = map[string]string{}
+	}
+	marked.Selection.Params[OthersParam] = strconv.Itoa(len(others))
+	next, c, err := forgetWhere(&marked, func(s model.Set) bool { return slices.Contains(others, s.Label) }, ChangeOthers, strangers, workers)
 	if err != nil {
 		return nil, err
 	}
-	if next.Selection.Params == nil {
-		next.Selection.Params = map[string]string{}
-	}
-	next.Selection.Params[OthersParam] = strconv.Itoa(len(others))
 	*m = *next
 	return c, nil
 }
@@ -93,13 +98,13 @@ func (r *Result) WithoutOthers(others []string, strangers []*mat.Dense, workers 
 }
 
 // othersShaped reports whether others' classes shaped m, the model (not
-// a vote's member, which records nothing of them), for a change op: the
-// change is WithoutOthers (op ChangeOthers), or m records OthersParam.
-// Such a model keeps through every change the global bandwidth train
-// computed from their frames too (forgetWhere), and a member that decides
-// by nearest neighbour its threshold (keepsTrained).
-func othersShaped(m *model.Model, op string) bool {
-	return op == ChangeOthers || m.Selection.Params[OthersParam] != ""
+// a vote's member, which records nothing of them): m records OthersParam,
+// which WithoutOthers sets before it removes them. Such a model keeps
+// through every change the global bandwidth train computed from their
+// frames too (forgetWhere), and a member that decides by nearest
+// neighbour its threshold (keepsTrained).
+func othersShaped(m *model.Model) bool {
+	return m.Selection.Params[OthersParam] != ""
 }
 
 // keepsTrained reports whether a change to mem, one member of a model
