@@ -38,7 +38,6 @@ const (
 	SplitFile                        // splits read from a file
 )
 
-// Protocol says how gallery (training) and probe (test) sets are drawn.
 // MaxSplits is the most random splits a protocol may ask for.
 const MaxSplits = 1000
 
@@ -48,6 +47,7 @@ const MaxSplits = 1000
 // and keeps two known (setmatch train --strangers needs three classes).
 const VisitorsMinKnown = 3
 
+// Protocol says how gallery (training) and probe (test) sets are drawn.
 type Protocol struct {
 	Kind    ProtocolKind
 	Gallery int // sets per class (frames per set for pooled data)
@@ -79,11 +79,15 @@ type Protocol struct {
 
 // ParseProtocol reads "gallery=G,probe=P,splits=S" (probe=rest for all the
 // remaining sets), with ",strangers=K" to leave K classes out of every
-// split's gallery (an open set) and ",visitors=V" to give V of them to
-// training as strangers' sets, "loo", or "file=PATH".
+// split's gallery (an open set), ",visitors=V" to give V of them to
+// training as strangers' sets and ",others=O" to give O of them to
+// training as others' sets; or "loo"; or "file=PATH", the path being
+// the rest of the string.
 func ParseProtocol(s string) (Protocol, error) {
 	s = strings.TrimSpace(s)
-	if (s == "loo" || strings.HasPrefix(s, "loo,") || strings.HasPrefix(s, "file=")) && strings.Contains(s, "strangers=") {
+	// A split file's path is the rest of the string, and may hold
+	// "strangers=" as a folder's name; after a comma it is a key.
+	if (s == "loo" || strings.HasPrefix(s, "loo,") || strings.HasPrefix(s, "file=")) && strings.Contains(s, ",strangers=") {
 		return Protocol{}, fmt.Errorf("protocol %q: strangers=K needs random splits (gallery=G,probe=P,splits=S,strangers=K): leave-one-out and split files choose their galleries themselves", s)
 	}
 	switch {
@@ -109,13 +113,16 @@ func ParseProtocol(s string) (Protocol, error) {
 			continue
 		}
 		n, err := strconv.Atoi(v)
-		if k == "strangers" && err == nil && n == 0 {
-			p.Strangers = 0 // a closed set, as without the key
+		none := k == "strangers" || k == "visitors" || k == "others" // 0: none, as without the key
+		if none && err == nil && n == 0 {
 			continue
 		}
 		if err != nil || n < 1 {
-			if k == "strangers" {
+			switch {
+			case k == "strangers":
 				return Protocol{}, fmt.Errorf("protocol %q: %s=%q must be a whole number ≥ 0 (0: a closed set)", s, k, v)
+			case none:
+				return Protocol{}, fmt.Errorf("protocol %q: %s=%q must be a whole number ≥ 0 (0: none)", s, k, v)
 			}
 			return Protocol{}, fmt.Errorf("protocol %q: %s=%q must be a whole number ≥ 1", s, k, v)
 		}

@@ -467,6 +467,17 @@ func TestParseProtocolStrangers(t *testing.T) {
 	if p, err := ParseProtocol("gallery=2,probe=2,strangers=0"); err != nil || p.Strangers != 0 || strings.Contains(p.String(), "strangers") {
 		t.Errorf("strangers=0: %+v (%q), %v", p, p.String(), err)
 	}
+	// visitors=0 and others=0 are none, as strangers=0 is.
+	if p, err := ParseProtocol("gallery=2,probe=2,strangers=3,visitors=0,others=0"); err != nil || p.Strangers != 3 || p.Visitors != 0 || p.Others != 0 {
+		t.Errorf("visitors=0,others=0: %+v, %v", p, err)
+	}
+	// A split file's path is the rest of the string: "strangers=" in a
+	// folder's name is not the key.
+	for _, path := range []string{"/data/strangers=2/splits.txt", "a,b/strangers=1"} {
+		if p, err := ParseProtocol("file=" + path); err != nil || p.Kind != SplitFile || p.File != path {
+			t.Errorf("file=%s: %+v, %v", path, p, err)
+		}
+	}
 	for _, bad := range []string{"loo,strangers=1", "strangers=1,loo", "file=x.txt,strangers=1", "gallery=2,probe=2,strangers=-1", "gallery=2,probe=2,strangers=x"} {
 		_, err := ParseProtocol(bad)
 		if err == nil {
