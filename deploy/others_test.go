@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"setmatch/method"
 	"setmatch/model"
 )
@@ -147,8 +149,14 @@ func TestChangeAfterOthers(t *testing.T) {
 		if NeedsStrangers(m) != (mname == method.KFDAHG) {
 			t.Errorf("%s: NeedsStrangers %v", mname, NeedsStrangers(m))
 		}
-		if _, err := Enroll(m, []model.NewSet{{Label: "class-00", Name: "extra", Frames: extra[3]}}, nil, 2, time.Time{}); err != nil {
+		// Strangers' sets given to a change that keeps train's
+		// calibration are not used, and the change says so.
+		c, err := Enroll(m, []model.NewSet{{Label: "class-00", Name: "extra", Frames: extra[3]}}, []*mat.Dense{extra[len(extra)-1]}, 2, time.Time{})
+		if err != nil {
 			t.Fatal(err)
+		}
+		if said := strings.Contains(c.Threshold, "the 1 strangers' sets given (--strangers) are not used"); said != (mname != method.KFDAHG) {
+			t.Errorf("%s: enroll with a stranger's set: %q", mname, c.Threshold)
 		}
 		if _, err := Forget(m, "class-01", "", nil, 2, time.Time{}); err != nil {
 			t.Fatal(err)

@@ -702,10 +702,18 @@ func keepCalibration(m, before *model.Model, opt Options, scores *mat.SymDense) 
 	default:
 		src += "one threshold for every class, as train chose (spread exponent 0)"
 	}
-	if n := len(opt.Strangers); n > 0 {
-		src += fmt.Sprintf("; the %d strangers' sets given (--strangers) are not used: the calibration kept is train's, with any strangers' sets train was given", n)
+	return src + unusedStrangers(opt), scores, nil, nil
+}
+
+// unusedStrangers is what the words of a calibration a change keeps as
+// train made it add where strangers' sets were given to the change
+// (opt.Strangers): that they are not used; "" where none were.
+func unusedStrangers(opt Options) string {
+	n := len(opt.Strangers)
+	if n == 0 {
+		return ""
 	}
-	return src, scores, nil, nil
+	return fmt.Sprintf("; the %d strangers' sets given (--strangers) are not used: the calibration kept is train's, with any strangers' sets train was given", n)
 }
 
 // priorScores returns before's gallery divergences as the leading block
