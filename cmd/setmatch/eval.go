@@ -15,6 +15,7 @@ import (
 	"setmatch/deploy"
 	"setmatch/eval"
 	"setmatch/features"
+	"setmatch/internal/atomicfile"
 	"setmatch/internal/regfile"
 	"setmatch/method"
 	"setmatch/openeval"
@@ -288,8 +289,19 @@ func writeSplitsFile(path string, splits []eval.Split, d *eval.Data) error {
 	if err := eval.WriteSplits(&b, splits, d); err != nil {
 		return usagef("--splits-out: %v", err)
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("--splits-out: %w: give a file in a folder you can write", err)
+	return writeWhole(path, b.Bytes(), "--splits-out")
+}
+
+// writeWhole writes b to the file path, of the flag, whole or not at all
+// (atomicfile.WriteFile): a write that fails, on a full disk say, leaves
+// no cut file that a script or --protocol file= would read as whole.
+func writeWhole(path string, b []byte, flag string) error {
+	err := atomicfile.WriteFile(path, 0o644, false, func(f *os.File) error {
+		_, err := f.Write(b)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w: give a file in a folder you can write", flag, err)
 	}
 	return nil
 }
@@ -337,8 +349,8 @@ func (a *evalArgs) write(stdout io.Writer, record any, table func(io.Writer) err
 	}
 	js = append(js, '\n')
 	if a.jsonOut != "" {
-		if err := os.WriteFile(a.jsonOut, js, 0o644); err != nil {
-			return fmt.Errorf("--json-out: %w: give a file in a folder you can write", err)
+		if err := writeWhole(a.jsonOut, js, "--json-out"); err != nil {
+			return err
 		}
 	}
 	if a.asJSON {
