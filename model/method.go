@@ -183,9 +183,13 @@ func (k *Discriminant) Validate(m, classes int, div match.Measure) error {
 		}
 	}
 	f := &k.Solution
-	for what, v := range map[string]float64{"regulariser": k.Reg, "epsilon": f.Reg, "all mean": f.AllMean} {
-		if !finite.Is(v) || (what != "all mean" && v < 0) {
-			return fmt.Errorf("%s is %v", what, v)
+	for _, p := range []struct {
+		what   string
+		v      float64
+		signed bool
+	}{{"regulariser", k.Reg, false}, {"epsilon", f.Reg, false}, {"all mean", f.AllMean, true}} { // in order, not a map's
+		if !finite.Is(p.v) || (!p.signed && p.v < 0) {
+			return fmt.Errorf("%s is %v", p.what, p.v)
 		}
 	}
 	if f.Alpha == nil || f.Alpha.IsEmpty() || f.Train == nil || f.Train.IsEmpty() {

@@ -305,9 +305,9 @@ func (m *Model) validate() error {
 	if m.Meta.Iterations < 0 {
 		return fmt.Errorf("meta: iterations is %d", m.Meta.Iterations)
 	}
-	for what, s := range map[string]string{"tool": m.Meta.Tool, "data": m.Meta.Data} {
-		if !utf8.ValidString(s) {
-			return fmt.Errorf("meta: %s is not valid UTF-8", what)
+	for _, f := range []struct{ what, s string }{{"tool", m.Meta.Tool}, {"data", m.Meta.Data}} { // in order, not a map's
+		if !utf8.ValidString(f.s) {
+			return fmt.Errorf("meta: %s is not valid UTF-8", f.what)
 		}
 	}
 	for k, v := range m.Meta.Params {

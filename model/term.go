@@ -92,9 +92,12 @@ func (t Term) Validate(div match.Measure) error {
 	if t.OnDivergences() && t.Measure() != div {
 		return fmt.Errorf("kernel %s is built on %s but the model's divergence is %s", t.Kernel, t.Measure(), div)
 	}
-	for what, v := range map[string]float64{"width": t.Width, "scale": t.Scale} {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s is %v, want a finite number > 0", what, v)
+	for _, f := range []struct {
+		what string
+		v    float64
+	}{{"width", t.Width}, {"scale", t.Scale}} { // in order, not a map's
+		if !(f.v > 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("%s is %v, want a finite number > 0", f.what, f.v)
 		}
 	}
 	if !(t.Width/t.Scale > 0) || math.IsInf(t.Width/t.Scale, 0) {

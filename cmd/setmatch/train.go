@@ -234,9 +234,12 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 			return trainOptions{}, given
 		}
 	}
-	for name, v := range map[string]float64{"grad-tol": a.gradTol, "cost-tol": a.costTol, "min-step": a.minStep} {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return trainOptions{}, usagef("--%s must be a number > 0 (got %v)", name, v)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"grad-tol", a.gradTol}, {"cost-tol", a.costTol}, {"min-step", a.minStep}} { // in the order of -h, not a map's
+		if !(f.v > 0) || math.IsInf(f.v, 0) {
+			return trainOptions{}, usagef("--%s must be a number > 0 (got %v)", f.name, f.v)
 		}
 	}
 	measure, err := match.ParseMeasure(a.divName)

@@ -184,6 +184,13 @@ func TestTrainCommandErrors(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2\n%s", args, code, stderr)
 		}
 	}
+	// Of several bad tolerances, the first in -h's order is named, on
+	// every run.
+	for range 30 { // a map's order would name another in about a quarter of runs
+		if code, _, stderr := trainRun("train", "--data", data, "--dim", "2", "--out", out, "--method", "learned", "--min-step", "0", "--cost-tol", "0", "--grad-tol", "0"); code != 2 || !strings.Contains(stderr, "--grad-tol must be") {
+			t.Fatalf("three bad tolerances: exit %d, %q, want --grad-tol named", code, stderr)
+		}
+	}
 	if code, _, stderr := trainRun("train", "--data", filepath.Join(data, "missing"), "--dim", "2", "--out", out); code != 1 || stderr == "" {
 		t.Errorf("missing data folder: exit %d, %q", code, stderr)
 	}
