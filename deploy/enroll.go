@@ -89,8 +89,11 @@ type MemberChange struct {
 	// and from the others in the member's space, by the score its
 	// threshold bounds (separation).
 	Margins []Margin
-	// Threshold is the member's threshold after the change.
+	// Threshold is the member's threshold after the change; Kept says
+	// that it is the calibration train made, kept as it was (keepTrained),
+	// not set again: it has no rates of the change's.
 	Threshold float64
+	Kept      bool
 }
 
 // Enroll adds the sets to m's gallery (model.Model.WithSets: every
@@ -462,7 +465,7 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		// Words of a threshold set again say which change set it; train's
 		// kept are train's.
 		set, by := recalibrateOn, setBy(c.Op)
-		if keepsTrained(&own, opt, shaped) {
+		if c.Members[i].Kept = keepsTrained(&own, opt, shaped); c.Members[i].Kept {
 			set, by = keepTrained, ""
 		}
 		src, rates, sc, kept, err := set(&own, &was, opt, scores[i])

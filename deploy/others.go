@@ -76,10 +76,11 @@ func WithoutOthers(m *model.Model, others []string, strangers []*mat.Dense, work
 
 // WithoutOthers removes the others' classes from r's model, as the
 // function WithoutOthers does, and keeps r true to the model it leaves:
-// the gallery's matrix (and kernel), the calibration's rates and the
-// words of how its threshold was set are then the changed model's.
-// The choice (Selection) and the fit (Fit) stay those made on every
-// class.
+// the gallery's matrix (and kernel) and the words of how its threshold
+// was set are then the changed model's, and so are the calibration's
+// rates where its threshold was set again (a threshold kept as Build
+// calibrated it keeps Build's rates). The choice (Selection) and the fit
+// (Fit) stay those made on every class.
 func (r *Result) WithoutOthers(others []string, strangers []*mat.Dense, workers int) (*Change, error) {
 	c, err := WithoutOthers(r.Model, others, strangers, workers)
 	if err != nil {
@@ -93,7 +94,10 @@ func (r *Result) WithoutOthers(others []string, strangers []*mat.Dense, workers 
 	if r.Model.Discriminant != nil {
 		r.Gallery, r.kernel = kfda.KernelDistances(scores), scores
 	}
-	r.Calibration, r.ThresholdSource = c.Rates, c.Threshold
+	if !c.Members[0].Kept {
+		r.Calibration = c.Rates
+	}
+	r.ThresholdSource = c.Threshold
 	return c, nil
 }
 

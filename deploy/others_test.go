@@ -132,6 +132,24 @@ func TestResultWithoutOthers(t *testing.T) {
 	if math.Abs(got-v.scale) > 1e-12*v.scale || res.ThresholdSource == "" || !strings.Contains(res.ThresholdSource, "stand-in") {
 		t.Errorf("scale %v, want %v; threshold source %q", got, v.scale, res.ThresholdSource)
 	}
+	if res.Calibration == nil {
+		t.Error("the kFDA model's threshold was set again on stand-ins, but the Result has no rates")
+	}
+
+	// A nearest-neighbour model keeps Build's threshold, and the Result
+	// the rates Build calibrated it with.
+	opt = Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 2}
+	res = buildRule(t, &opt, "auto:balanced", all, labels, names)
+	built := res.Calibration
+	if built == nil {
+		t.Fatal("Build calibrated no rates")
+	}
+	if _, err := res.WithoutOthers([]string{"class-04"}, nil, 2); err != nil {
+		t.Fatal(err)
+	}
+	if res.Calibration != built || !strings.Contains(res.ThresholdSource, "train's calibration on every class") {
+		t.Errorf("nn-h: rates %+v after WithoutOthers, Build's %+v; threshold source %q", res.Calibration, built, res.ThresholdSource)
+	}
 }
 
 // TestChangeAfterOthers: enroll and forget keep the threshold that a
