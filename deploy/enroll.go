@@ -256,21 +256,19 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 // change did, as op (Change.Op) says it: Forget's work but for the
 // record in the history. m is unchanged.
 func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers []*mat.Dense, workers int) (*model.Model, *Change, error) {
-	means := make([][]float64, 0, len(m.Voters)+1)
-	for _, mem := range m.Members() {
-		means = append(means, mem.Mean)
-	}
 	next, n, err := m.WithoutSets(drop)
 	if err != nil {
 		return nil, nil, err
 	}
-	var rebanded []bool
+	var rebanded, moved []bool
 	var before []float64
 	for _, mem := range next.Members() {
 		before = append(before, mem.QueryBandwidth.Fixed)
-		if _, err := recentre(mem); err != nil {
+		mv, err := recentre(mem)
+		if err != nil {
 			return nil, nil, err
 		}
+		moved = append(moved, mv)
 		ok := false
 		if !othersShaped(next) { // train's bandwidth is of the others' frames too
 			if ok, err = globalBandwidthAgain(mem, workers); err != nil {
@@ -289,7 +287,7 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 	c := &Change{Op: op, Sets: n}
 	for i, mem := range next.Members() {
 		mc := describeMember(mem)
-		mc.Recentred = !slices.Equal(mem.Mean, means[i])
+		mc.Recentred = moved[i]
 		mc.Bandwidth, mc.BandwidthBefore = rebanded[i], before[i]
 		c.Members = append(c.Members, mc)
 	}

@@ -3,6 +3,7 @@ package deploy
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/gonum/mat"
@@ -95,7 +96,7 @@ func refitKFDA(m *model.Model, oldClasses, workers int) ([]*mat.SymDense, error)
 // batch is compared by changes (divergences and bandwidth rules do not
 // depend on where the frames are centred). A model with a zero mean (the raw frames, as the
 // set kernels take them) or whose kernel compares uncentred frames (gda,
-// cdl) is left alone. It reports whether it moved the mean. It does not
+// cdl) is left alone. It reports whether the mean changed. It does not
 // change the voters.
 func recentre(m *model.Model) (bool, error) {
 	if m.Discriminant != nil {
@@ -147,8 +148,9 @@ func recentre(m *model.Model) (bool, error) {
 		s.Samples = y
 		sets[k] = s
 	}
+	moved := !slices.Equal(mean, m.Mean)
 	m.Mean, m.Sets = mean, sets
-	return true, nil
+	return moved, nil
 }
 
 // Margin is how far a gallery set is from its own class and from the
