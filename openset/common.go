@@ -3,7 +3,6 @@ package openset
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Common returns the one threshold with the highest mean balanced
@@ -20,16 +19,10 @@ func Common(slices [][]Sample) (threshold, balanced float64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	bestWidth := math.Inf(-1)
-	balanced = math.Inf(-1)
 	// A range of equal decisions on the pooled scores is one of equal
 	// decisions on every slice.
-	ranges(pooled, func() counter { return newSliceTally(slices) }, func(lo, hi float64, r Rates) {
-		if w := logWidth(lo, hi); r.Balanced > balanced+1e-12 || (r.Balanced > balanced-1e-12 && w > bestWidth) {
-			threshold, balanced, bestWidth = r.Threshold, r.Balanced, w
-		}
-	})
-	return threshold, balanced, nil
+	r, _ := choose(pooled, func() counter { return newSliceTally(slices) }, func(r Rates) float64 { return r.Balanced }, nil)
+	return r.Threshold, r.Balanced, nil
 }
 
 // sliceTally counts the samples of several slices pooled in one (as
@@ -102,11 +95,7 @@ func pool(slices [][]Sample) ([]Sample, error) {
 	}
 	var out []Sample
 	for i, s := range slices {
-		known, strangers, err := check(s)
-		if err == nil && (known == 0 || strangers == 0) {
-			err = ErrOneSided
-		}
-		if err != nil {
+		if _, err := check(s); err != nil {
 			return nil, fmt.Errorf("slice %d: %w", i+1, err)
 		}
 		out = append(out, s...)

@@ -71,20 +71,22 @@ func (r Rates) String() string {
 		r.Threshold, 100*r.KnownRight, r.Known, 100*r.StrangersOut, r.Strangers, 100*r.Balanced)
 }
 
-// check returns an error for a score that is not a number ≥ 0, and the
-// counts of known and strangers' samples.
-func check(s []Sample) (known, strangers int, err error) {
+// check returns the number of strangers' samples of s, or an error for
+// a score that is not a number ≥ 0, and ErrOneSided where s lacks known
+// samples or strangers'.
+func check(s []Sample) (strangers int, err error) {
 	for i, x := range s {
 		if math.IsNaN(x.Score) || x.Score < 0 {
-			return 0, 0, fmt.Errorf("sample %d: score %v, want a number ≥ 0", i, x.Score)
+			return 0, fmt.Errorf("sample %d: score %v, want a number ≥ 0", i, x.Score)
 		}
 		if x.Stranger {
 			strangers++
-		} else {
-			known++
 		}
 	}
-	return known, strangers, nil
+	if strangers == 0 || strangers == len(s) {
+		return 0, ErrOneSided
+	}
+	return strangers, nil
 }
 
 // At returns the rates of threshold t on s. A share whose sets are
@@ -232,9 +234,9 @@ func ranges(s []Sample, count func() counter, f func(lo, hi float64, r Rates)) {
 			continue
 		}
 		if j+1 == len(v) {
-			t := 2 * lo
-			if lo == 0 {
-				t = 1
+			t := math.Inf(1) // only +Inf lets in a score of +Inf
+			if !math.IsInf(lo, 1) {
+				t = middle(lo, math.Inf(1))
 			}
 			f(lo, math.Inf(1), c.rates(t))
 			return
@@ -242,6 +244,11 @@ func ranges(s []Sample, count func() counter, f func(lo, hi float64, r Rates)) {
 		hi := v[j+1].score
 		f(lo, hi, c.rates(middle(lo, hi)))
 	}
+}
+
+// tallyOf is the counter of s alone, for ranges and choose.
+func tallyOf(s []Sample) func() counter {
+	return func() counter { return newTally(s) }
 }
 
 // middle returns the threshold that stands for the range [lo, hi) of
@@ -277,12 +284,13 @@ func logWidth(lo, hi float64) float64 {
 }
 
 // choose returns the rates of the threshold that maximises score among
-// those whose rates pass ok: of equal scores, the one standing for the
-// widest range on a log scale. ok may be nil.
-func choose(s []Sample, score func(Rates) float64, ok func(Rates) bool) (Rates, bool) {
+// those whose rates pass ok, over the ranges of equal decisions of s
+// counted by count (as ranges takes it): of equal scores, the one
+// standing for the widest range on a log scale. ok may be nil.
+func choose(s []Sample, count func() counter, score func(Rates) float64, ok func(Rates) bool) (Rates, bool) {
 	var best Rates
 	bestScore, bestWidth, found := math.Inf(-1), math.Inf(-1), false
-	ranges(s, func() counter { return newTally(s) }, func(lo, hi float64, r Rates) {
+	ranges(s, count, func(lo, hi float64, r Rates) {
 		if ok != nil && !ok(r) {
 			return
 		}
@@ -300,14 +308,10 @@ func choose(s []Sample, score func(Rates) float64, ok func(Rates) bool) (Rates, 
 // calibration samples it is a model's balanced threshold; on test probes,
 // the best any single threshold reaches there.
 func Balance(s []Sample) (Rates, error) {
-	known, strangers, err := check(s)
-	if err != nil {
+	if _, err := check(s); err != nil {
 		return Rates{}, err
 	}
-	if known == 0 || strangers == 0 {
-		return Rates{}, ErrOneSided
-	}
-	r, _ := choose(s, func(r Rates) float64 { return r.Balanced }, nil)
+	r, _ := choose(s, tallyOf(s), func(r Rates) float64 { return r.Balanced }, nil)
 	return r, nil
 }
 
@@ -353,14 +357,11 @@ func AtMost(s []Sample, p float64) (Rates, error) {
 	if !(p >= 0 && p < 1) {
 		return Rates{}, fmt.Errorf("share of strangers let in %v: want 0 ≤ p < 1", p)
 	}
-	known, strangers, err := check(s)
+	strangers, err := check(s)
 	if err != nil {
 		return Rates{}, err
 	}
-	if known == 0 || strangers == 0 {
-		return Rates{}, ErrOneSided
-	}
-	r, ok := choose(s, func(r Rates) float64 { return r.KnownRight }, func(r Rates) bool { return 1-r.StrangersOut <= p+1e-12 })
+	r, ok := choose(s, tallyOf(s), func(r Rates) float64 { return r.KnownRight }, func(r Rates) bool { return 1-r.StrangersOut <= p+1e-12 })
 	if !ok {
 		// The lowest range lets in only the scores of 0 (nobody, where
 		// none is 0), and every higher one more: that of 0 failed.
@@ -383,12 +384,9 @@ func StrangersIn(s []Sample, p float64) (share, threshold float64, err error) {
 	if !(p > 0 && p <= 1) {
 		return 0, 0, fmt.Errorf("share of known sets let in %v: want 0 < p ≤ 1", p)
 	}
-	known, strangers, err := check(s)
+	strangers, err := check(s)
 	if err != nil {
 		return 0, 0, err
-	}
-	if known == 0 || strangers == 0 {
-		return 0, 0, ErrOneSided
 	}
 	var k []float64
 	for _, x := range s {

@@ -173,6 +173,26 @@ func TestInfiniteAndHugeScores(t *testing.T) {
 	}
 }
 
+// TestTopRangeThreshold: the threshold standing for the range above the
+// largest score lets every set in and is finite, also where twice that
+// score overflows, and +Inf only above a score of +Inf.
+func TestTopRangeThreshold(t *testing.T) {
+	for _, c := range []struct {
+		top  float64
+		want float64
+	}{{0, 1}, {3, 6}, {1.5e308, math.MaxFloat64}, {math.Inf(1), math.Inf(1)}} {
+		s := []Sample{stranger(0.5), known(c.top, true)}
+		if c.top == 0 {
+			s[0] = stranger(0)
+		}
+		var last Rates
+		ranges(s, tallyOf(s), func(lo, hi float64, r Rates) { last = r })
+		if last.Threshold != c.want || last.KnownIn != 1 || last.StrangersOut != 0 {
+			t.Errorf("largest score %v: the top range's rates %+v, want threshold %v letting every set in", c.top, last, c.want)
+		}
+	}
+}
+
 func TestAtMost(t *testing.T) {
 	s := []Sample{known(1, true), known(2, true), known(3, true), known(8, false), known(9, true), stranger(4), stranger(5), stranger(6), stranger(7)}
 	r, err := AtMost(s, 0)
