@@ -705,7 +705,8 @@ func (r *Result) WriteSummary(w io.Writer) {
 }
 
 // FewStandIns is the number of stand-in strangers' sets below which
-// WriteSummary suggests giving strangers' sets (--strangers): a household
+// WriteSummary suggests giving others' sets (--others DIR), or more of
+// them, where no strangers' sets were given: a household
 // of four or five classes gives 5 to 8, and its threshold was then
 // measured to let in 20 to 30% of strangers (RESULTS.md, "A household").
 const FewStandIns = 20

@@ -33,7 +33,7 @@ import (
 // Change says what Enroll or Forget did to a model, for the command to
 // report.
 type Change struct {
-	Op          string // model.ChangeEnroll or model.ChangeForget
+	Op          string // model.ChangeEnroll, model.ChangeForget, or ChangeOthers (WithoutOthers)
 	Sets        int    // gallery sets added or removed
 	NewClasses  int    // enrol: labels the gallery did not hold before
 	Classes     int    // classes of the gallery after the change

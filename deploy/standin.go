@@ -177,21 +177,18 @@ func (r *Result) Scale() (float64, error) {
 }
 
 // modelView returns the galleryView of m's gallery as m compares it, from
-// scores: for kFDA (scores, the m×m kernel matrix of the gallery) the
-// distances its kernel induces; else the divergences of its sets (scores,
-// their matrix; nil: computed here).
+// scores (galleryScores: nil, computed here): for kFDA (scores, the m×m
+// kernel matrix of the gallery) the distances its kernel induces; else
+// the divergences of its sets (scores, their matrix).
 func modelView(m *model.Model, scores *mat.SymDense, workers int) (galleryView, error) {
+	scores, err := galleryScores(m, scores, workers)
+	if err != nil {
+		return galleryView{}, err
+	}
 	if m.Discriminant != nil {
 		return newGalleryView(kfda.KernelDistances(scores), m.Labels())
 	}
-	div := scores
-	if div == nil {
-		var err error
-		if div, err = divergences(m, workers); err != nil {
-			return galleryView{}, err
-		}
-	}
-	return newGalleryView(div, m.Labels())
+	return newGalleryView(scores, m.Labels())
 }
 
 // unit is a set, or a frame half of one, with its class.

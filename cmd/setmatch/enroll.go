@@ -119,7 +119,9 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", cf.model, err)
 	}
-	c.Write(stderr, "enroll", m)
+	if err := c.Write(stderr, "enroll", m); err != nil {
+		return err
+	}
 	newClass := ""
 	if c.NewClasses > 0 {
 		newClass = fmt.Sprintf(" (%q is new: a person the model did not know)", cf.label)

@@ -72,7 +72,9 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 		where = fmt.Sprintf(", from each of the %d members of the vote", len(c.Members))
 	}
 	fmt.Fprintf(stderr, "forget: removed %s from the gallery%s\n", what, where)
-	c.Write(stderr, "forget", m)
+	if err := c.Write(stderr, "forget", m); err != nil {
+		return err
+	}
 	for _, l := range deploy.Kept(m) {
 		fmt.Fprintf(stderr, "forget: still shaped by every training set: %s\n", l)
 	}

@@ -70,7 +70,7 @@ func readSetsOf(flag, why, dir string, lim setfile.Limits, workers int, src stra
 		}
 		n, D := s.Frames.Dims()
 		if D != src.dim {
-			return nil, fmt.Errorf("--%s: %s has %d features per frame, %s %d: make both with the same features", flag, s.Path, D, src.whose, src.dim)
+			return nil, fmt.Errorf("--%s: %s has %d features per frame, %s has %d: make both with the same features", flag, s.Path, D, src.whose, src.dim)
 		}
 		if n < 2 {
 			return nil, fmt.Errorf("--%s: %s has %d frame: a set's density needs two or more", flag, s.Path, n)

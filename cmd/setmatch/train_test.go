@@ -488,7 +488,7 @@ func TestTrainStrangers(t *testing.T) {
 		want string
 	}{
 		{[]string{"--strangers", data}, 1, "also a class of the training data"},
-		{[]string{"--strangers", wide}, 1, "9 features per frame, the training data " + data + " 8"},
+		{[]string{"--strangers", wide}, 1, "9 features per frame, the training data " + data + " has 8"},
 		{[]string{"--strangers", filepath.Join(dir, "missing")}, 1, "--strangers"},
 		{[]string{"--strangers", strangers, "--threshold", "none"}, 2, "auto:balanced"},
 		{[]string{"--strangers", strangers, "--threshold", "auto"}, 2, "auto:balanced"},
