@@ -288,3 +288,27 @@ func TestTestNoSets(t *testing.T) {
 		}
 	}
 }
+
+// TestSample: a probe's sample is its score divided by the factor of its
+// nearest class's threshold (the score as it is where there is none), a
+// stranger's as asked, and right where its nearest label (a vote's:
+// the deciding member's) is its class.
+func TestSample(t *testing.T) {
+	_, mt := goldenMatcher(t)
+	first := mt.Labels()[0]
+	for _, c := range []struct {
+		name     string
+		res      model.Result
+		class    string
+		stranger bool
+		want     openset.Sample
+	}{
+		{"a factor", model.Result{Decision: model.Decision{Best: 0, Score: 3}, Factor: 2}, first, false, openset.Sample{Score: 1.5, Right: true}},
+		{"no factor", model.Result{Decision: model.Decision{Best: 0, Score: 3}}, "elsewhere", true, openset.Sample{Score: 3, Stranger: true}},
+		{"a vote", model.Result{Decision: model.Decision{Best: 0, Score: 4}, Factor: 4, Votes: []string{first, "other"}, Member: 1}, "other", false, openset.Sample{Score: 1, Right: true}},
+	} {
+		if got := Sample(mt, c.res, c.class, c.stranger); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}

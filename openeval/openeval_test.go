@@ -2,6 +2,7 @@ package openeval
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -77,7 +78,7 @@ func checkRows(t *testing.T, d *eval.Data, splits []eval.Split, mr *MethodResult
 		// The model's own threshold is one threshold: the best can only
 		// be as good or better (a single model, not a vote).
 		if !r.Approximate && r.BestBalanced < r.BalancedAtThreshold-1e-12 {
-			t.Errorf("split %d: best balanced %v below the balanced %v at the model's threshold %v", s, r.BestBalanced, r.BalancedAtThreshold, r.Threshold)
+			t.Errorf("split %d: best balanced %v below the balanced %v at the model's threshold %s", s, r.BestBalanced, r.BalancedAtThreshold, finiteText(r.Threshold))
 		}
 		// Named right at a threshold implies named right without one.
 		if r.KnownRightAtThreshold > r.KnownRightClosed {
@@ -476,13 +477,18 @@ func TestRunGivesOthersToTraining(t *testing.T) {
 		if _, err := built.WithoutOthers(others, visitors, 2); err != nil {
 			t.Fatal(err)
 		}
+		// The row names the others' classes the split gave, none of
+		// which was decided as a stranger's.
+		if !slices.Equal(slices.Sorted(slices.Values(r.OtherClasses)), slices.Sorted(slices.Values(others))) {
+			t.Errorf("split %d: others %v, the split gave %v", s, r.OtherClasses, others)
+		}
 		for _, o := range others {
-			if slices.Contains(built.Model.Classes(), o) {
-				t.Errorf("split %d: the gallery holds the others' class %s", s, o)
+			if slices.Contains(r.StrangerClasses, o) || slices.Contains(r.VisitorClasses, o) {
+				t.Errorf("split %d: the others' class %s decided as a stranger's or given as a visitor's", s, o)
 			}
 		}
 		if r.Threshold == nil || *r.Threshold != built.Model.Threshold {
-			t.Errorf("split %d: threshold %v, want %v, train's with the others' sets", s, r.Threshold, built.Model.Threshold)
+			t.Errorf("split %d: threshold %s, want %v, train's with the others' sets", s, finiteText(r.Threshold), built.Model.Threshold)
 		}
 	}
 }
@@ -526,4 +532,13 @@ func mustSplits(t *testing.T, p eval.Protocol, d *eval.Data) []eval.Split {
 // grid, seed 1, two workers.
 func nnhOptions() Options {
 	return Options{Methods: []method.Name{method.NNH}, Grid: method.DefaultGrid(), Seed: 1, Workers: 2}
+}
+
+// finiteText is a threshold of a row as a failure says it: its value, or
+// null where it has none.
+func finiteText(p *float64) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
