@@ -200,22 +200,14 @@ func list(dir string) ([]entry, error) {
 	return out, nil
 }
 
-// set kinds found while scanning.
-const (
-	kindFeatures = iota // one feature file
-	kindDir             // a folder of frames (images or feature files)
-	kindPooled          // a class folder of images
-)
-
-// plan is one set to load: its frames are files read by jobs.
+// plan is one set to load: its frames are files, read by loadAll.
 type plan struct {
 	set   Set
-	kind  int
-	files []string // feature files (kindFeatures, or a folder of feature files) or images (set.Images)
+	files []string // feature files (one, or a folder's) or images (set.Images)
 }
 
 // Load reads the data set under dir. See the package documentation for the
-// layouts. Files are decoded concurrently by opt.Workers goroutines; the
+// layouts. Sets are read concurrently by opt.Workers goroutines; the
 // result does not depend on the number of workers.
 func Load(dir string, opt Options) (*Dataset, error) {
 	fi, err := os.Stat(dir)
@@ -317,7 +309,7 @@ func scanClass(c entry) ([]plan, bool, error) {
 	var plans []plan
 	switch {
 	case len(imgs) > 0:
-		p := plan{set: Set{Class: c.name, Name: c.name, Path: c.path, Images: true}, kind: kindPooled}
+		p := plan{set: Set{Class: c.name, Name: c.name, Path: c.path, Images: true}}
 		for _, e := range imgs {
 			p.files = append(p.files, e.path)
 		}
@@ -330,7 +322,7 @@ func scanClass(c entry) ([]plan, bool, error) {
 				return nil, false, layoutErr("class %s has two files for set %q (%s and %s): keep one", c.path, name, prev, e.name)
 			}
 			seen[name] = e.name
-			plans = append(plans, plan{set: Set{Class: c.name, Name: name, Path: e.path}, kind: kindFeatures, files: []string{e.path}})
+			plans = append(plans, plan{set: Set{Class: c.name, Name: name, Path: e.path}, files: []string{e.path}})
 		}
 	default:
 		for _, s := range dirs {
@@ -349,7 +341,7 @@ func scanSetDir(class string, s entry) (plan, error) {
 	if err != nil {
 		return plan{}, fmt.Errorf("set %s: %w", s.path, err)
 	}
-	p := plan{set: Set{Class: class, Name: s.name, Path: s.path}, kind: kindDir}
+	p := plan{set: Set{Class: class, Name: s.name, Path: s.path}}
 	nimg, nfeat := 0, 0
 	for _, e := range ents {
 		switch {
@@ -374,50 +366,32 @@ func scanSetDir(class string, s entry) (plan, error) {
 	return p, nil
 }
 
-// job is one file to read: file index within plan index; file −1 is a
-// whole image set read by Options.Images.
-type job struct {
-	plan, file int
-}
-
-// loadAll decodes every file of every plan with a pool of workers and
-// assembles each set's frame matrix. On failure it returns the error of the
-// first failing file in set order, so the message does not depend on
-// scheduling.
+// loadAll reads every set of plans with a pool of workers, a set to a
+// worker: an image set by Options.Images, a set of feature files by
+// readSet. On failure it returns the error of the first failing set in
+// set order (of its first failing file), so the message does not depend
+// on scheduling; with opt.KeepGoing, each set's error, nil for the sets
+// read.
 func loadAll(plans []plan, opt Options) ([]error, error) {
-	var jobs []job
-	rows := make([][][]float64, len(plans)) // plan → file → row-major values
-	dims := make([][]int, len(plans))       // plan → file → columns
-	sets := make([]*mat.Dense, len(plans))  // plan → matrix, for image sets
-	for i, p := range plans {
-		if p.set.Images {
-			jobs = append(jobs, job{i, -1})
-			continue
-		}
-		rows[i] = make([][]float64, len(p.files))
-		dims[i] = make([]int, len(p.files))
-		for j := range p.files {
-			jobs = append(jobs, job{i, j})
-		}
-	}
-	errs := make([]error, len(jobs))
-	// failed is the lowest index of a failing job so far; jobs after it
+	lim := opt.Limits.Resolved()
+	errs := make([]error, len(plans))
+	// failed is the lowest index of a failing set so far; sets after it
 	// are not started (unless opt.KeepGoing).
 	var failed atomic.Int64
-	failed.Store(int64(len(jobs)))
-	par.For(len(jobs), opt.Workers, func(_, k int) {
+	failed.Store(int64(len(plans)))
+	par.For(len(plans), opt.Workers, func(_, k int) {
 		if !opt.KeepGoing && int64(k) > failed.Load() {
 			return
 		}
-		jb := jobs[k]
-		p := &plans[jb.plan]
-		var vals []float64
-		var cols int
+		p := &plans[k]
+		var m *mat.Dense
 		var err error
-		if jb.file < 0 {
-			sets[jb.plan], err = opt.Images(p.files)
+		if p.set.Images {
+			if m, err = opt.Images(p.files); err == nil {
+				err = checkLimits(p, m, lim)
+			}
 		} else {
-			vals, cols, err = readFeatures(p.files[jb.file], opt.Limits)
+			m, err = readSet(p, lim)
 		}
 		if err != nil {
 			errs[k] = err
@@ -429,89 +403,73 @@ func loadAll(plans []plan, opt Options) ([]error, error) {
 			}
 			return
 		}
-		if jb.file < 0 {
-			return
-		}
-		rows[jb.plan][jb.file] = vals
-		dims[jb.plan][jb.file] = cols
+		p.set.Frames = m
 	})
-	bad := make([]error, len(plans)) // per plan, with opt.KeepGoing
-	for k, err := range errs {
-		if err == nil {
-			continue
-		}
-		if !opt.KeepGoing {
+	for _, err := range errs {
+		if err != nil && !opt.KeepGoing {
 			return nil, err
 		}
-		if p := jobs[k].plan; bad[p] == nil {
-			bad[p] = err
-		}
 	}
-	lim := opt.Limits.Resolved()
-	for i := range plans {
-		if bad[i] != nil {
-			rows[i] = nil
-			continue
-		}
-		var err error
-		if sets[i] != nil {
-			if err = checkLimits(&plans[i], sets[i], lim); err == nil {
-				plans[i].set.Frames = sets[i]
+	return errs, nil
+}
+
+// readSet reads the feature files of a set (one file, or a folder of
+// them, in order) and stacks their frames into its n×D frame matrix.
+// Each file is read within what the files before it left of the set's
+// limits lim (resolved), so that a folder of many files costs no more
+// memory than one set at the limit.
+func readSet(p *plan, lim setfile.Limits) (*mat.Dense, error) {
+	var parts []*mat.Dense
+	n, d := 0, 0
+	for i, path := range p.files {
+		left := lim
+		if i > 0 {
+			left.MaxRows = lim.MaxRows - n
+			left.MaxBytes = lim.MaxBytes - int64(n)*int64(d)*8
+			if left.MaxRows < 1 || left.MaxBytes < int64(d)*8 {
+				return nil, tooLarge(p, i, n, lim)
 			}
-		} else {
-			var m *mat.Dense
-			if m, err = assemble(&plans[i], rows[i], dims[i], lim); err == nil {
-				plans[i].set.Frames = m
-			}
-			rows[i] = nil
 		}
+		x, err := setfile.ReadFile(path, left)
 		if err != nil {
-			if !opt.KeepGoing {
-				return nil, err
+			if i > 0 && errors.Is(err, setfile.ErrTooLarge) {
+				return nil, tooLarge(p, i, n, lim)
 			}
-			bad[i] = err
+			return nil, err // *setfile.Error carries the path
 		}
-	}
-	return bad, nil
-}
-
-// readFeatures reads one feature file as its row-major values and its
-// number of columns.
-func readFeatures(path string, lim setfile.Limits) ([]float64, int, error) {
-	x, err := setfile.ReadFile(path, lim)
-	if err != nil {
-		return nil, 0, err // *setfile.Error carries the path
-	}
-	r, c := x.Dims()
-	out := make([]float64, 0, r*c)
-	for i := range r {
-		out = append(out, x.RawRowView(i)...)
-	}
-	return out, c, nil
-}
-
-// assemble stacks the rows of a set's files into its n×D frame matrix.
-func assemble(p *plan, vals [][]float64, cols []int, lim setfile.Limits) (*mat.Dense, error) {
-	if len(vals) == 1 && p.kind == kindFeatures {
-		return mat.NewDense(len(vals[0])/cols[0], cols[0], vals[0]), nil
-	}
-	d := cols[0]
-	n := 0
-	for i, v := range vals {
-		if cols[i] != d {
+		r, c := x.Dims()
+		if i == 0 {
+			d = c
+		} else if c != d {
 			return nil, fmt.Errorf("set %s: frame file %s has %d features but %s has %d: all frames of a set need the same size",
-				p.set.Path, filepath.Base(p.files[i]), cols[i], filepath.Base(p.files[0]), d)
+				p.set.Path, filepath.Base(path), c, filepath.Base(p.files[0]), d)
 		}
-		n += len(v) / d
+		parts = append(parts, x)
+		n += r
 	}
-	if err := checkSize(p, n, d, lim); err != nil {
-		return nil, err
+	if len(parts) == 1 {
+		return parts[0], nil
 	}
 	data := make([]float64, 0, n*d)
-	for _, v := range vals {
-		data = append(data, v...)
+	for _, x := range parts {
+		r, _ := x.Dims()
+		for i := range r {
+			data = append(data, x.RawRowView(i)...)
+		}
 	}
 	return mat.NewDense(n, d, data), nil
+}
+
+// tooLarge is the error of a set folder whose frame files, read in order,
+// pass a set's limits lim at its file i, after n frames in the files
+// before it.
+func tooLarge(p *plan, i, n int, lim setfile.Limits) error {
+	files := "1 file"
+	if i > 1 {
+		files = fmt.Sprintf("%d files", i)
+	}
+	return fmt.Errorf("set %s: its frame files exceed the limits of a set (%d frames, %s in memory) at %s, after %d frames in %s: split the set or raise the limit: %w",
+		p.set.Path, lim.MaxRows, setfile.ByteSize(float64(lim.MaxBytes)), filepath.Base(p.files[i]), n, files, setfile.ErrTooLarge)
 }
 
 // checkLimits applies the set limits to a matrix read by Options.Images.
@@ -526,10 +484,11 @@ func checkSize(p *plan, n, d int, lim setfile.Limits) error {
 		return fmt.Errorf("set %s: %d features per frame exceed the limit of %d: %w", p.set.Path, d, lim.MaxCols, setfile.ErrTooLarge)
 	}
 	if n > lim.MaxRows {
-		return fmt.Errorf("set %s: %d frames exceed the limit of %d: %w", p.set.Path, n, lim.MaxRows, setfile.ErrTooLarge)
+		return fmt.Errorf("set %s: %d frames exceed a set's limit of %d: split the set: %w", p.set.Path, n, lim.MaxRows, setfile.ErrTooLarge)
 	}
 	if int64(n)*int64(d) > lim.MaxBytes/8 {
-		return fmt.Errorf("set %s: %d×%d frames exceed the memory limit of %d bytes: %w", p.set.Path, n, d, lim.MaxBytes, setfile.ErrTooLarge)
+		need, limit := setfile.ByteSizes(float64(n)*float64(d)*8, float64(lim.MaxBytes))
+		return fmt.Errorf("set %s: %d×%d frames need %s in memory, over a set's limit of %s: split the set or raise the limit: %w", p.set.Path, n, d, need, limit, setfile.ErrTooLarge)
 	}
 	return nil
 }

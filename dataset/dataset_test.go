@@ -261,7 +261,7 @@ func TestLoadLimits(t *testing.T) {
 	for f := range 6 {
 		writeText(t, filepath.Join(img, "a", "s", fmt.Sprintf("%d.png", f)), "1,2,3")
 	}
-	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxRows: 5}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "6 frames exceed the limit of 5") {
+	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxRows: 5}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "6 frames exceed a set's limit of 5") {
 		t.Errorf("frame limit: %v", err)
 	}
 	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxCols: 2}}); err == nil || !strings.Contains(err.Error(), "3 features per frame exceed the limit of 2") {
@@ -271,8 +271,33 @@ func TestLoadLimits(t *testing.T) {
 	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxRows: 6, MaxCols: 3, MaxBytes: 144}}); err != nil {
 		t.Errorf("6×3 set at limits of 6 frames, 3 features, 144 bytes: %v", err)
 	}
-	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxBytes: 143}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "memory limit of 143 bytes") {
+	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxBytes: 143}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "over a set's limit of 143 bytes") {
 		t.Errorf("memory limit: %v", err)
+	}
+	// A folder of feature files: each is read within what the files
+	// before it left of the set's limits, so that the set is refused at
+	// the file that passes them, before any file after it is read.
+	many := t.TempDir()
+	for f := range 4 {
+		writeSet(t, filepath.Join(many, "a", "s", fmt.Sprintf("f%d.npy", f)), 10, 3, 0) // 240 bytes each
+	}
+	writeText(t, filepath.Join(many, "a", "s", "f9.npy"), "garbage, never read")
+	for _, c := range []struct {
+		lim  setfile.Limits
+		want string
+	}{
+		{setfile.Limits{MaxBytes: 600}, "at f2.npy, after 20 frames in 2 files"},
+		{setfile.Limits{MaxBytes: 480}, "at f2.npy, after 20 frames in 2 files"},
+		{setfile.Limits{MaxRows: 35}, "at f3.npy, after 30 frames in 3 files"},
+	} {
+		_, err := Load(many, Options{Limits: c.lim})
+		if !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("a folder of feature files at limits %+v: %v, want %q", c.lim, err, c.want)
+		}
+	}
+	os.Remove(filepath.Join(many, "a", "s", "f9.npy"))
+	if d, err := Load(many, Options{Limits: setfile.Limits{MaxRows: 40, MaxBytes: 960}}); err != nil || d.Sets[0].Frames.RawMatrix().Rows != 40 {
+		t.Errorf("a folder of 40 frames at its limits: %v", err)
 	}
 }
 

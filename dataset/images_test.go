@@ -61,7 +61,7 @@ func TestLoadImageSetsPerSet(t *testing.T) {
 	}
 	lim := setfile.DefaultLimits()
 	lim.MaxRows = 11
-	if _, err := Load(dir, Options{Limits: lim, Images: fakeImages}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "12 frames exceed the limit of 11") {
+	if _, err := Load(dir, Options{Limits: lim, Images: fakeImages}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "12 frames exceed a set's limit of 11") {
 		t.Errorf("limit: %v", err)
 	}
 	writeText(t, filepath.Join(dir, "c1", "set1", "f5.png"), "oops")
