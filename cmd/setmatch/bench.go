@@ -38,7 +38,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	bw := fs.String("bandwidth", "", "KDE bandwidth: a number, or a rule (nn, scott, silverman, optionally *SCALE); default 1 for match, nn for train")
 	queries := fs.Int("queries", 30, "match: number of timed queries")
 	workers := new(int)
-	workersVar(fs, workers, "goroutines `N` (0: one per CPU)")
+	workersVar(fs, workers, "goroutines `N` (at most one per CPU; 0: one per CPU)")
 	seed := fs.Uint64("seed", 1, "random seed for the generated data")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	classes := fs.Int("classes", 47, "train: number of classes")

@@ -38,7 +38,7 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed `N` of the data")
 	timeout := fs.Duration("timeout", 0, "stop a training run after `T` (e.g. 30m) and report it as not finished; 0: no limit")
 	workers := new(int)
-	workersVar(fs, workers, "train's --workers `N` (0: one per CPU)")
+	workersVar(fs, workers, "train's --workers `N` (at most one per CPU; 0: one per CPU)")
 	plotPath := fs.String("plot", "", "write training time and peak memory against the number of training sets to `FILE` (.png)")
 	keep := fs.String("keep", "", "keep the data, models and train's output in folder `DIR`, and every size's outcome as a line of DIR/runs.jsonl (default: a temporary folder, removed)")
 	from := fs.String("from", "", "train nothing: print and plot the outcomes recorded in `FILE` (a runs.jsonl of --keep, or the output of --json)")

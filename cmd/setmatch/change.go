@@ -34,7 +34,7 @@ func (cf *changeFlags) register(fs *flag.FlagSet, modelUsage, labelUsage string)
 	fs.StringVar(&cf.model, "model", "", modelUsage)
 	fs.StringVar(&cf.label, "label", "", labelUsage)
 	fs.StringVar(&cf.out, "out", "", "write the new model to `OUT` (default: replace MODEL atomically; a running setmatchd reloads it)")
-	workersVar(fs, &cf.workers, "goroutines `N` (0: one per CPU)")
+	workersVar(fs, &cf.workers, "goroutines `N` (at most one per CPU; 0: one per CPU)")
 	fs.StringVar(&cf.strangersDir, "strangers", "", "folder `DIR` of sets of people or objects the model must not know, as train --strangers reads them (through the model's feature pipeline): the threshold is set again on them too, beside the stand-in strangers. The model keeps no strangers' sets: a model calibrated with some needs them again at every change, or none (a folder named none: ./none) to calibrate on the stand-ins alone; a model whose projection W its training classes shaped (nn-h-dr, nn-j-dr, nn-h-lda) keeps train's calibration, strangers included, so it needs none, and those given are read but not used (the change says so)")
 }
 

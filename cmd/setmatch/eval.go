@@ -82,7 +82,7 @@ func evalFlags(stderr io.Writer) (*flag.FlagSet, *evalArgs) {
 	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	fs.StringVar(&a.jsonOut, "json-out", "", "also write the JSON object (with the parameters chosen per split) to `FILE`")
 	fs.StringVar(&a.splitsOut, "splits-out", "", "also write the splits to `FILE` before evaluating, one line \"<split> <role> <class>/<set>\" per set (role gallery, probe, or visitor and other for the sets visitors=V and others=O give to training), as --protocol file=FILE reads them: to measure another tool on the same splits (a probe set whose class has no gallery set in its split is a stranger's)")
-	workersVar(fs, &a.workers, "goroutines `N` for decoding and all-pairs work (0 = GOMAXPROCS)")
+	workersVar(fs, &a.workers, "goroutines `N` for decoding and all-pairs work (at most one per CPU; 0: one per CPU)")
 	g, d := &a.grid, method.DefaultGridSpec()
 	fs.StringVar(&g.Bandwidths, "bandwidths", "", "KDE bandwidth grid, e.g. global*1,set*2,knn3*1 (default: the built-in grid)")
 	fs.StringVar(&g.Widths, "widths", d.Widths, "kernel width grid s")

@@ -25,8 +25,10 @@ const testSynopsis = `--model MODEL --data DIR [--threshold X] [--json] [--worke
 Decides every set of a labelled data folder as setmatchd would: the
 model's recorded features, its method and its open-set threshold, through
 the same matcher, and with the daemon's default limits: an image set is
-read as a burst (at most 256 frames of 12.6 Mpx and 32 MiB each), and a
-set of one frame fails (decision.min_frames). Prints the accuracy (a set whose class is not in the
+read within a burst's (at most 256 frames of 12.6 Mpx and 32 MiB each),
+and a set of one frame fails (decision.min_frames). A data folder is read
+as train reads it, not as the spool reads a burst: symbolic links are
+followed, and files such as .DS_Store are skipped. Prints the accuracy (a set whose class is not in the
 model is right when it is rejected), a confusion table per class, the
 known sets rejected and the unknown sets accepted, and the milliseconds
 per set.`
@@ -38,7 +40,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	thrFlag := fs.String("threshold", "", "open-set threshold `X` instead of the model's, as setmatchd's decision.threshold (inf: closed set)")
 	asJSON := fs.Bool("json", false, "print the results as one JSON object")
 	workers := new(int)
-	workersVar(fs, workers, "goroutines `N` per batch, as setmatchd's daemon.workers (0: one per CPU)")
+	workersVar(fs, workers, "goroutines `N` per batch, as setmatchd's daemon.workers (at most one per CPU; 0: one per CPU)")
 	lim := limitsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

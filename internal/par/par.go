@@ -8,13 +8,17 @@ import (
 	"sync/atomic"
 )
 
-// Workers returns n when n > 0, else runtime.GOMAXPROCS(0): the meaning of a
-// worker count of zero or less throughout setmatch.
+// Workers returns the goroutines a worker count n means throughout
+// setmatch: one per CPU (runtime.GOMAXPROCS(0)) when n ≤ 0, else n, but
+// never more than one per CPU: the work is computation, which more
+// goroutines than CPUs do no faster, while each holds its own buffers
+// (a batch's frames, a set's decoded images).
 func Workers(n int) int {
+	cpus := runtime.GOMAXPROCS(0)
 	if n > 0 {
-		return n
+		return min(n, cpus)
 	}
-	return runtime.GOMAXPROCS(0)
+	return cpus
 }
 
 // For calls fn(worker, i) for every i in [0, n) on at most Workers(workers)

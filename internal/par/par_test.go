@@ -1,6 +1,7 @@
 package par
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -35,11 +36,13 @@ func TestForVisitsEachOnce(t *testing.T) {
 	}
 }
 
+// TestWorkers: a count is taken up to one goroutine per CPU, and 0 or
+// less means one per CPU.
 func TestWorkers(t *testing.T) {
-	if Workers(3) != 3 {
-		t.Fatal("Workers(3) != 3")
-	}
-	if Workers(0) < 1 || Workers(-2) < 1 {
-		t.Fatal("Workers of a non-positive count must be at least 1")
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	for n, want := range map[int]int{1: 1, 2: 2, 3: 3, 4: 3, 1000: 3, 0: 3, -2: 3} {
+		if got := Workers(n); got != want {
+			t.Errorf("Workers(%d) = %d with 3 CPUs, want %d", n, got, want)
+		}
 	}
 }
