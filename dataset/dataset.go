@@ -189,6 +189,10 @@ func list(dir string) ([]entry, error) {
 		isDir := de.IsDir()
 		if de.Type()&fs.ModeSymlink != 0 {
 			fi, err := os.Stat(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				target, _ := os.Readlink(p)
+				return nil, fmt.Errorf("%s is a symbolic link to %s, which does not exist: remove the link, or put back what it points to: %w", p, target, err)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p, err)
 			}

@@ -378,4 +378,12 @@ func TestLoadFollowsLinks(t *testing.T) {
 	if got := strings.Join(d.Names(), ","); got != "a/s1,a/s4,b/s2,c/s3" {
 		t.Errorf("sets %s, want a/s1,a/s4,b/s2,c/s3", got)
 	}
+	// A link whose target is gone is named as such.
+	gone := filepath.Join(elsewhere, "gone.npy")
+	if err := os.Symlink(gone, filepath.Join(dir, "a", "s5.npy")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir, Options{}); err == nil || !strings.Contains(err.Error(), "s5.npy is a symbolic link to "+gone+", which does not exist: remove the link") {
+		t.Errorf("a dangling link: %v", err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 	"unicode/utf8"
 
 	"setmatch/internal/jsonname"
@@ -16,14 +17,16 @@ import (
 
 // NameText is a class's or a set's name as setmatch test's table and its
 // lines on stderr write it, text with no base64 beside it: the name
-// itself where it is valid UTF-8 and holds no backslash, else as Go quotes
-// it without the quotes (each byte that is not part of a character as
-// \xNN, a backslash as \\). A name written as it is holds no backslash
-// and a quoted one does, so no two names read alike, as they can with
-// their bad bytes replaced by U+FFFD. The JSON writes names by jsonname's
-// convention instead.
+// itself where it is valid UTF-8 and holds no backslash and no character
+// that does not print (a newline, a tab, which would break the table's
+// lines and columns), else as Go quotes it without the quotes (each byte
+// that is not part of a character as \xNN, a newline as \n, a backslash
+// as \\). A name written as it is holds no backslash and a quoted one
+// does, so no two names read alike, as they can with their bad bytes
+// replaced by U+FFFD. The JSON writes names by jsonname's convention
+// instead.
 func NameText(name string) string {
-	if utf8.ValidString(name) && !strings.Contains(name, `\`) {
+	if utf8.ValidString(name) && !strings.Contains(name, `\`) && !strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }) {
 		return name
 	}
 	q := strconv.Quote(name)

@@ -312,3 +312,22 @@ func TestSample(t *testing.T) {
 		}
 	}
 }
+
+// TestNameText: a name is written as it is unless it is not UTF-8, holds
+// a backslash or a character that does not print; then Go quotes it,
+// so that no name breaks the table or reads as another.
+func TestNameText(t *testing.T) {
+	for in, want := range map[string]string{
+		"alice":        "alice",
+		"Ana María":    "Ana María",
+		"a\nb":         `a\nb`,
+		"a\tb":         `a\tb`,
+		"a\\nb":        `a\\nb`,
+		"caf\xff":      `caf\xff`,
+		"zero\u200bsp": `zero\u200bsp`,
+	} {
+		if got := NameText(in); got != want {
+			t.Errorf("NameText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,6 +82,11 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	s.Model, s.Data = *modelPath, *data
+	if !slices.ContainsFunc(slices.Collect(maps.Values(s.PerClass)), func(c openeval.ClassOutcome) bool { return c.Known }) {
+		// Every set a stranger's: most likely folders named otherwise
+		// than the model's classes.
+		fmt.Fprintf(stderr, "test: note: no class of %s is a class of model %s: every set counts as a stranger's, right only where it is rejected; to measure known people, name their folders as the model names its classes (setmatch inspect %s lists them)\n", *data, *modelPath, *modelPath)
+	}
 	if override == nil && mt.ClosedSet() {
 		// As setmatchd -check warns of such a model.
 		fmt.Fprintf(stderr, "test: note: model %s has no threshold (a closed set): every set is named as its nearest known class, strangers too; for a door, train without --threshold none, or try a threshold here with --threshold X\n", *modelPath)

@@ -382,6 +382,31 @@ func TestTestCommandClosedModel(t *testing.T) {
 	}
 }
 
+// TestTestCommandNoKnownClass: where no class of the data is one of the
+// model's (folders named otherwise), test says that every set counted
+// as a stranger's; with one class of the model among them, it does not.
+func TestTestCommandNoKnownClass(t *testing.T) {
+	m := inspectTestModel(t, 0.5) // D = 4, alice ×2, bob ×1
+	rng := rand.New(rand.NewPCG(83, 84))
+	for _, c := range []struct {
+		classes []string
+		note    bool
+	}{{[]string{"Alice", "carol"}, true}, {[]string{"alice", "carol"}, false}} {
+		probe := t.TempDir()
+		for _, class := range c.classes {
+			if err := os.Mkdir(filepath.Join(probe, class), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeSet(t, filepath.Join(probe, class), "s1.npy", synth.GaussianSet(rng, 10, 4, 0))
+		}
+		code, _, stderr := run("test", "--model", m, "--data", probe)
+		said := strings.Contains(stderr, "test: note: no class of "+probe+" is a class of model "+m+": every set counts as a stranger's")
+		if code != 0 || said != c.note {
+			t.Errorf("classes %q: exit %d, the note %v, want %v:\n%s", c.classes, code, said, c.note, stderr)
+		}
+	}
+}
+
 // TestTestCommandBadSets checks that a set that cannot be read (a
 // non-finite value), that has another width than the model's, or that
 // setmatchd would refuse (one frame) is reported with its error, counted as failed and wrong, and that every
