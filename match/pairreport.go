@@ -9,6 +9,7 @@ import (
 
 	"setmatch/internal/finite"
 	"setmatch/internal/jsonname"
+	"setmatch/internal/scaleadvice"
 	"setmatch/internal/stats"
 )
 
@@ -30,13 +31,22 @@ type PairReport struct {
 // not depend on the origin, nor do the rules, but the squared distances
 // of the densities, |x|² + |y|² − 2x·y, keep only the digits the norms
 // leave, and a feature far from 0 (1e8 on every frame) would take them
-// all. An error of a set's KDE names its set; sets of different
-// dimensions are ComparePair's error.
+// all. A bandwidth a KDE does not take (CheckBandwidth) is refused before
+// any divergence is NaN: a fixed one, with an error that names no set, or
+// a rule's, with a *RuleBandwidthError that says whether the features or
+// the rule's scale are at fault. Any other error of a set's KDE names its
+// set; sets of different dimensions are ComparePair's error.
 func PairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err error) {
-	if p, err = NewKDERule(x, rule); err != nil {
+	if rule.Kind == Fixed {
+		if !inRange(rule.Fixed) {
+			return nil, nil, fmt.Errorf("%w: the fixed bandwidth %v is outside %g to %g, where the kernel nears the limits of a float64: give one inside",
+				ErrBandwidth, rule.Fixed, MinBandwidth, MaxBandwidth)
+		}
+	}
+	if p, err = pairKDE(x, rule); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", a, err)
 	}
-	if q, err = NewKDERule(y, rule); err != nil {
+	if q, err = pairKDE(y, rule); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", b, err)
 	}
 	if p.Dim() != q.Dim() {
@@ -56,6 +66,80 @@ func PairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err 
 		return nil, nil, fmt.Errorf("%s: %w", b, err)
 	}
 	return p, q, nil
+}
+
+// pairKDE is NewKDERule but for a rule's bandwidth that a KDE does not
+// take, a *RuleBandwidthError: the rule's bandwidth is the one rule's
+// Bandwidth gives, the bandwidth without the scale times the scale.
+func pairKDE(x *mat.Dense, rule BandwidthRule) (*KDE, error) {
+	if rule.Kind == Fixed {
+		return NewKDERule(x, rule)
+	}
+	if err := rule.Validate(); err != nil {
+		return nil, err
+	}
+	plain := rule
+	plain.Scale = 0
+	h0, err := plain.Bandwidth(x)
+	if err != nil {
+		return nil, err
+	}
+	h := h0
+	if rule.Scale > 0 {
+		h *= rule.Scale
+	}
+	if !inRange(h0) || !inRange(h) {
+		return nil, &RuleBandwidthError{Rule: rule, H0: h0, H: h}
+	}
+	return NewKDE(x, h)
+}
+
+// inRange reports whether h is a bandwidth a KDE takes: from MinBandwidth
+// to MaxBandwidth.
+func inRange(h float64) bool { return h >= MinBandwidth && h <= MaxBandwidth }
+
+// RuleBandwidthError is PairKDEs' error of a set whose bandwidth by Rule
+// a KDE does not take: H0 without the rule's scale, H with it (H0 where
+// the rule has none). Where H0 is out of range the features' values are
+// too large or too small for a KDE; where only H is, the scale is
+// (Scaled).
+type RuleBandwidthError struct {
+	Rule  BandwidthRule
+	H0, H float64
+}
+
+// Scaled reports whether the rule's scale is at fault: the rule's
+// bandwidth is in range without it.
+func (e *RuleBandwidthError) Scaled() bool { return inRange(e.H0) }
+
+// Error says what is at fault: the features' values, with which way to
+// scale them and by what power of ten (scaleadvice, from H0: it brings
+// the bandwidth to between 1 and 10), or the scale, with the scales that
+// bring the bandwidth into range.
+func (e *RuleBandwidthError) Error() string {
+	name := ruleNames[e.Rule.Kind]
+	if !e.Scaled() {
+		side, what, advice := "below", "too small", scaleadvice.Up(e.H0)
+		if e.H0 > MaxBandwidth {
+			side, what, advice = "beyond", "too large", scaleadvice.Down(e.H0)
+		}
+		return fmt.Sprintf("the %s rule gives a bandwidth of %.3g, %s %g, where the kernel nears the limits of a float64: the features' values are %s for a KDE; %s",
+			name, e.H0, side, e.unscaledBound(), what, advice)
+	}
+	side, bound := "below", MinBandwidth
+	if !(e.H < MinBandwidth) {
+		side, bound = "beyond", MaxBandwidth
+	}
+	return fmt.Sprintf("the %s rule gives a bandwidth of %.3g, which its scale, %g, makes %.3g, %s %g, where the kernel nears the limits of a float64: give a scale from about %.3g to %.3g",
+		name, e.H0, e.Rule.Scale, e.H, side, bound, MinBandwidth/e.H0, MaxBandwidth/e.H0)
+}
+
+// unscaledBound returns the bound H0 passes.
+func (e *RuleBandwidthError) unscaledBound() float64 {
+	if e.H0 > MaxBandwidth {
+		return MaxBandwidth
+	}
+	return MinBandwidth
 }
 
 // dimsError is the error of the KDEs p and q of sets a and b with
@@ -78,8 +162,8 @@ func ComparePair(a, b string, p, q *KDE, rule BandwidthRule, oneSided bool) (*Pa
 		return nil, err
 	}
 	if !finite.Is(d.Hellinger2) || !finite.Is(d.Jeffrey) {
-		return nil, fmt.Errorf("the divergences are not numbers (H² %v, J %v) with the bandwidths %g (%s) and %g (%s): the densities under- or overflow; give a bandwidth nearer the spread of the frames (the nn rule measures it)",
-			d.Hellinger2, d.Jeffrey, p.Bandwidth(), a, q.Bandwidth(), b)
+		return nil, fmt.Errorf("the divergences are not numbers (H² %v, J %v) with the bandwidths %g (%s) and %g (%s): the densities under- or overflow; %s",
+			d.Hellinger2, d.Jeffrey, p.Bandwidth(), a, q.Bandwidth(), b, notNumberAdvice(rule, p.Bandwidth(), q.Bandwidth()))
 	}
 	r := &PairReport{A: a, B: b, P: p, Q: q, Rule: rule, Div: d}
 	if oneSided {
@@ -90,6 +174,24 @@ func ComparePair(a, b string, p, q *KDE, rule BandwidthRule, oneSided bool) (*Pa
 		r.OneSided = &o
 	}
 	return r, nil
+}
+
+// notNumberAdvice is what to do where the divergences of KDEs with the
+// bandwidths hp and hq, given by rule, are not numbers: a fixed bandwidth
+// nearer the frames' spread, a rule's scale nearer 1, or, where a rule
+// without a scale measured the spread, features scaled by the power of
+// ten that brings the larger bandwidth to between 1 and 10 (scaleadvice).
+func notNumberAdvice(rule BandwidthRule, hp, hq float64) string {
+	h := max(hp, hq)
+	switch {
+	case rule.Kind == Fixed:
+		return "give a bandwidth nearer the spread of the frames (the nn rule measures it)"
+	case rule.Scale != 0 && rule.Scale != 1:
+		return fmt.Sprintf("give the %s rule a scale nearer 1", ruleNames[rule.Kind])
+	case h < 1:
+		return fmt.Sprintf("the features' values are too small for the %s rule; %s", rule, scaleadvice.Up(h))
+	}
+	return fmt.Sprintf("the features' values are too large for the %s rule; %s", rule, scaleadvice.Down(h))
 }
 
 // WriteText writes the report as lines of text.

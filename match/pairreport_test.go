@@ -3,6 +3,7 @@ package match
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -68,8 +69,73 @@ func TestComparePairNotANumber(t *testing.T) {
 	y := mat.NewDense(3, 2, []float64{0.5, 0, 1, 0.5, 0, 1})
 	for _, h := range []float64{1e-320, 1e308} {
 		_, err := ComparePair("a.npy", "b.npy", mustKDE(t, x, h), mustKDE(t, y, h), BandwidthRule{Kind: Fixed, Fixed: h}, false)
-		if err == nil || !strings.Contains(err.Error(), "under- or overflow") {
+		if err == nil || !strings.Contains(err.Error(), "under- or overflow") || !strings.HasSuffix(err.Error(), "give a bandwidth nearer the spread of the frames (the nn rule measures it)") {
 			t.Errorf("bandwidth %g: err = %v, want one that says the densities under- or overflow", h, err)
+		}
+	}
+	// With a rule's bandwidths the advice is not another bandwidth: the
+	// rule measured the spread, and the features' values are at fault,
+	// or the rule's scale.
+	for _, c := range []struct {
+		h    float64
+		rule BandwidthRule
+		want string
+	}{
+		{1e-320, BandwidthRule{Kind: NearestNeighbour}, "; the features' values are too small for the nn rule; scale the features up, e.g. multiply them by 1e+308"},
+		{1e308, BandwidthRule{Kind: Scott}, "; the features' values are too large for the scott rule; scale the features down, e.g. divide them by 1e+308"},
+		{1e-320, BandwidthRule{Kind: NearestNeighbour, Scale: 1e-300}, "; give the nn rule a scale nearer 1"},
+	} {
+		_, err := ComparePair("a.npy", "b.npy", mustKDE(t, x, c.h), mustKDE(t, y, c.h), c.rule, false)
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) || strings.Contains(err.Error(), "give a bandwidth") {
+			t.Errorf("%v, bandwidth %g: err = %v, want one ending %q", c.rule, c.h, err, c.want)
+		}
+	}
+}
+
+// TestPairKDEsBandwidthRange: PairKDEs refuses a bandwidth a KDE does not
+// take, before any divergence is NaN: a fixed one naming no set, a
+// rule's naming the set and what is at fault, the features' values (with
+// scaleadvice's factor from the rule's bandwidth) or the rule's scale
+// (with the scales that keep it in range).
+func TestPairKDEsBandwidthRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	x, y := testutil.RandSet(rng, 10, 20, 0, 1), testutil.RandSet(rng, 12, 20, 0.5, 1)
+	scaled := func(s *mat.Dense, f float64) *mat.Dense {
+		c := mat.DenseCopyOf(s)
+		c.Scale(f, c)
+		return c
+	}
+	nn := BandwidthRule{Kind: NearestNeighbour}
+	h0, err := nn.Bandwidth(scaled(x, 1e-160))
+	if err != nil || !(h0 < MinBandwidth) {
+		t.Fatalf("the nn rule on values around 1e-160: %v, %v; want a bandwidth below %g", h0, err, MinBandwidth)
+	}
+	hx, _ := nn.Bandwidth(x)
+	for _, c := range []struct {
+		name   string
+		x, y   *mat.Dense
+		rule   BandwidthRule
+		want   string
+		scaled bool
+	}{
+		{"fixed too small", x, y, BandwidthRule{Kind: Fixed, Fixed: 1e-300}, "bandwidth must be a finite number > 0: the fixed bandwidth 1e-300 is outside 1e-150 to 1e+150, where the kernel nears the limits of a float64: give one inside", false},
+		{"tiny values", scaled(x, 1e-160), scaled(y, 1e-160), nn,
+			fmt.Sprintf("a: the nn rule gives a bandwidth of %.3g, below 1e-150, where the kernel nears the limits of a float64: the features' values are too small for a KDE; scale the features up, e.g. multiply them by 1e+%d", h0, -int(math.Floor(math.Log10(h0)))), false},
+		{"huge values in b", x, scaled(y, 1e152), BandwidthRule{Kind: Scott},
+			"b: the scott rule gives a bandwidth of ", false},
+		{"scale overflows", x, y, BandwidthRule{Kind: NearestNeighbour, Scale: 1e308},
+			fmt.Sprintf("a: the nn rule gives a bandwidth of %.3g, which its scale, 1e+308, makes +Inf, beyond 1e+150, where the kernel nears the limits of a float64: give a scale from about %.3g to %.3g", hx, 1e-150/hx, 1e150/hx), true},
+		{"scale too small", x, y, BandwidthRule{Kind: NearestNeighbour, Scale: 1e-200},
+			"which its scale, 1e-200, makes ", true},
+	} {
+		_, _, err := PairKDEs("a", "b", mat.DenseCopyOf(c.x), mat.DenseCopyOf(c.y), c.rule)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+			continue
+		}
+		re := (*RuleBandwidthError)(nil)
+		if errors.As(err, &re) != (c.rule.Kind != Fixed) || re != nil && re.Scaled() != c.scaled {
+			t.Errorf("%s: %#v, want a RuleBandwidthError (scaled %v) for a rule", c.name, re, c.scaled)
 		}
 	}
 }

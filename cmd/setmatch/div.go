@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"io"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -23,7 +23,7 @@ which changes no divergence.`
 
 func runDiv(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("div", divSynopsis, stderr)
-	bandwidth := fs.Float64("bandwidth", 0, "fixed KDE bandwidth `H` > 0 for both sets")
+	bandwidth := fs.Float64("bandwidth", 0, "fixed KDE bandwidth `H`, from 1e-150 to 1e150, for both sets")
 	ruleName := fs.String("bandwidth-rule", "", "choose each set's bandwidth from its own frames: nn (median nearest-neighbour distance), scott or silverman, optionally scaled as in nn*2 (default nn; scott and silverman saturate in many dimensions)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	oneSided := fs.Bool("one-sided", false, "also print the one-sided estimators (for comparison)")
@@ -47,6 +47,10 @@ func runDiv(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	p, q, err := match.PairKDEs(fs.Arg(0), fs.Arg(1), sets[0], sets[1], rule)
+	if re := (*match.RuleBandwidthError)(nil); errors.As(err, &re) && re.Scaled() {
+		// The flag's scale, not the sets, is at fault.
+		return usagef("--bandwidth-rule %s: %v", rule, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -76,8 +80,8 @@ func divBandwidthRule(fs *flag.FlagSet, h float64, name string) (match.Bandwidth
 	case hSet && name != "":
 		return match.BandwidthRule{}, usagef("give --bandwidth or --bandwidth-rule, not both")
 	case hSet:
-		if !(h > 0) || math.IsInf(h, 0) {
-			return match.BandwidthRule{}, usagef("--bandwidth must be a number > 0, got %v", h)
+		if !(h >= match.MinBandwidth && h <= match.MaxBandwidth) {
+			return match.BandwidthRule{}, usagef("--bandwidth must be a number from %g to %g, got %v", match.MinBandwidth, match.MaxBandwidth, h)
 		}
 		return match.BandwidthRule{Kind: match.Fixed, Fixed: h}, nil
 	case name == "":

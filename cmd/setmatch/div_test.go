@@ -148,7 +148,7 @@ func TestDivBadInput(t *testing.T) {
 	}{
 		{"no files", []string{"div"}, 2, "want two set files"},
 		{"both bandwidth flags", []string{"div", "--bandwidth", "1", "--bandwidth-rule", "scott", good, good}, 2, "not both"},
-		{"zero bandwidth", []string{"div", "--bandwidth", "0", good, good}, 2, "> 0"},
+		{"zero bandwidth", []string{"div", "--bandwidth", "0", good, good}, 2, "--bandwidth must be a number from 1e-150 to 1e+150, got 0"},
 		{"bad rule", []string{"div", "--bandwidth-rule", "median", good, good}, 2, "scott, silverman or nn"},
 		{"dimension mismatch", []string{"div", good, other}, 1, "same feature extractor"},
 		{"one frame, rule", []string{"div", good, one}, 1, "at least 2 frames"},
@@ -275,5 +275,44 @@ func TestDivDefaultRuleIsNN(t *testing.T) {
 	if !(sAcross-sWithin < (across-within)/10) {
 		t.Errorf("scott separates the classes (%v vs %v) about as well as nn (%v vs %v): the test data no longer show why nn is the default",
 			sWithin, sAcross, within, across)
+	}
+}
+
+// TestDivBandwidthRange: a bandwidth a KDE does not take is refused
+// before any divergence is NaN, blaming what is at fault: a fixed
+// --bandwidth out of range or a --bandwidth-rule scale that takes the
+// rule's bandwidth out of it is a usage error (exit 2) that names the
+// flag, not a set; a rule's bandwidth out of range on its own is the
+// features' values, with scaleadvice's factor.
+func TestDivBandwidthRange(t *testing.T) {
+	dir, _, _, pa, pb := divPair(t, 11, 10, 12, 20, 0.5)
+	rng := rand.New(rand.NewPCG(12, 13))
+	tinyA, tinyB := synth.GaussianSet(rng, 10, 20, 0), synth.GaussianSet(rng, 10, 20, 0)
+	tinyA.Scale(1e-160, tinyA)
+	tinyB.Scale(1e-160, tinyB)
+	ta, tb := writeSet(t, dir, "ta.npy", tinyA), writeSet(t, dir, "tb.npy", tinyB)
+	for _, c := range []struct {
+		name      string
+		args      []string
+		code      int
+		want, not string
+	}{
+		{"fixed too small", []string{"--bandwidth", "1e-300", pa, pb}, 2, "--bandwidth must be a number from 1e-150 to 1e+150, got 1e-300", "a.npy"},
+		{"fixed too large", []string{"--bandwidth", "1e300", pa, pb}, 2, "--bandwidth must be a number from 1e-150 to 1e+150, got 1e+300", "features"},
+		{"scale too large", []string{"--bandwidth-rule", "nn*1e308", pa, pb}, 2, "--bandwidth-rule nn*1e+308: ", "the features"},
+		{"scale too small", []string{"--bandwidth-rule", "scott*1e-300", pa, pb}, 2, "which its scale, 1e-300, makes", "the features"},
+		{"tiny values, nn", []string{ta, tb}, 1, "ta.npy: the nn rule gives a bandwidth of", "not numbers"},
+		{"tiny values, silverman", []string{"--bandwidth-rule", "silverman", ta, tb}, 1, "the features' values are too small for a KDE; scale the features up, e.g. multiply them by 1e+1", "not numbers"},
+	} {
+		code, stdout, stderr := run(append([]string{"div"}, c.args...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Contains(stderr, c.not) || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d mentioning %q, not %q", c.name, code, stdout, stderr, c.code, c.want, c.not)
+		}
+	}
+	// The scale takes the nn rule's bandwidth out of range: the message
+	// gives the scales that keep it in.
+	_, _, stderr := run("div", "--bandwidth-rule", "nn*1e308", pa, pb)
+	if !strings.Contains(stderr, "give a scale from about ") || strings.Contains(stderr, "divide them by 1e+00") {
+		t.Errorf("nn*1e308: %q", stderr)
 	}
 }
