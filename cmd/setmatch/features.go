@@ -71,7 +71,7 @@ flags:
 		fit = features.Fitted{Pipeline: p}
 	}
 
-	// Output names, checked before any work.
+	// The inputs and outputs, checked before any work.
 	names := make([]string, len(ins))
 	seen := map[string]string{}
 	for i, in := range ins {
@@ -89,21 +89,44 @@ flags:
 		seen[name] = in
 		names[i] = name
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	if err := checkFeaturesOut(*out, ins); err != nil {
+		return err
 	}
-	for i, in := range ins {
-		if sets := setsInside(in); sets != nil {
-			return fmt.Errorf("%s holds folders (%s), not frame images: each IN is one set, a folder of frames: give the set folders themselves (for a data set <class>/<set>/<frames>, one class at a time: --out DIR/CLASS CLASS/*)", in, listSome(sets))
+	for _, in := range ins {
+		if err := checkSetFolder(in); err != nil {
+			return err
 		}
+	}
+	for _, name := range names {
+		dst := filepath.Join(*out, name+".npy")
+		if fi, err := os.Lstat(dst); err == nil && fi.IsDir() {
+			return fmt.Errorf("%s is a folder, in the way of the features of %s, which would be written under that name: move it, or give another --out", dst, seen[name])
+		}
+	}
+
+	// --out is made where it is missing only once there is a set to
+	// write, and the folders made removed again if that first write
+	// fails: a run that writes nothing leaves nothing behind.
+	written := false
+	for i, in := range ins {
 		x, err := fit.ApplyDir(in, lim)
 		if de := (*features.DirError)(nil); errors.As(err, &de) {
 			return fmt.Errorf("input set: %w", de.Err)
 		} else if err != nil {
-			return err
+			return limitFlags(err, lim)
 		}
 		dst := filepath.Join(*out, names[i]+".npy")
-		if err := setfile.WriteFile(dst, x); err != nil {
+		if !written {
+			undo, err := makeOut(*out)
+			if err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			if err := setfile.WriteFile(dst, x); err != nil {
+				undo()
+				return err
+			}
+			written = true
+		} else if err := setfile.WriteFile(dst, x); err != nil {
 			return err
 		}
 		n, d := x.Dims()
@@ -112,29 +135,134 @@ flags:
 	return nil
 }
 
-// setsInside returns the names of the entries of folder path when every
-// one (hidden names aside) is a folder, and there is one at least: path
-// is then a folder of sets (a person's bursts, a class, a data set), not
-// a set of frames. It returns nil otherwise, also when path cannot be
-// listed (reading the set then says why).
-func setsInside(path string) []string {
-	ents, err := os.ReadDir(path)
-	if err != nil {
-		return nil
+// checkFeaturesOut refuses the output folder out where it is an input set folder
+// of ins or inside one (the .npy files, or out itself, would be written
+// among the set's frames, where a set holds nothing else), and where it
+// is something other than a folder. Links are followed as far as out
+// exists.
+func checkFeaturesOut(out string, ins []string) error {
+	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
+		return fmt.Errorf("--out %s is not a folder: give a folder, or a name to create one", out)
 	}
-	return setsOf(ents)
+	o, err := resolvePath(out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	for _, in := range ins {
+		r, err := resolvePath(in)
+		if err != nil {
+			return err
+		}
+		if rel, err := filepath.Rel(r, o); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			what := "is the input set"
+			if rel != "." {
+				what = "is inside the input set"
+			}
+			return usagef("--out %s %s %s: its features would be written among the set's frames, where a set folder holds frame images only: give an --out outside the input folders", out, what, in)
+		}
+	}
+	return nil
 }
 
-// setsOf is setsInside on the entries ents of a folder already listed.
+// resolvePath returns the absolute path p with the links of the part of
+// it that exists resolved: the part that does not yet exist is appended as
+// given.
+func resolvePath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return filepath.Join(abs, rest), nil
+		}
+		rest = filepath.Join(filepath.Base(abs), rest)
+		abs = parent
+	}
+}
+
+// checkSetFolder refuses the input in where it is plainly no set of
+// frames: a folder that holds folders (a class, a data set), or an empty
+// folder. The burst reader would name an entry of it instead (a data
+// set's README.md is "not a frame image"), or give the advice of a burst
+// in the daemon's spool. Whatever else is wrong, the burst reader says.
+func checkSetFolder(in string) error {
+	ents, err := os.ReadDir(in)
+	if err != nil {
+		return nil // reading the set says why
+	}
+	if len(ents) == 0 {
+		return fmt.Errorf("%s is an empty folder: each IN is one set, a folder of its frame images (.png, .jpg, .jpeg or .pgm)", in)
+	}
+	if sets := setsOf(ents); sets != nil {
+		return fmt.Errorf("%s holds folders (%s), not frame images: each IN is one set, a folder of frames: give the set folders themselves (for a data set <class>/<set>/<frames>, one class at a time: --out DIR/CLASS CLASS/*)", in, listSome(sets))
+	}
+	return nil
+}
+
+// makeOut makes the folder out, and the folders above it that are
+// missing, and returns a function that removes those it made, from out
+// up, where they are still empty.
+func makeOut(out string) (undo func(), err error) {
+	var made []string
+	for p := filepath.Clean(out); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
+			break
+		}
+		made = append(made, p)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	return func() {
+		for _, p := range made {
+			os.Remove(p) // only an empty folder
+		}
+	}, nil
+}
+
+// limitFlags names, in the error of a set over one of the limits of
+// features.ImageLimits (features.ErrTooLarge), the flag that sets it: the
+// burst reader, the daemon's, advises to "raise the frame limit" or "raise
+// the limit" (of bytes per frame), and the daemon adds its configuration
+// keys. An error over another limit gets the flags and their values.
+func limitFlags(err error, lim features.ImageLimits) error {
+	if !errors.Is(err, features.ErrTooLarge) {
+		return err
+	}
+	if fe, ok := err.(*features.Error); ok {
+		named := *fe
+		switch {
+		case strings.HasSuffix(fe.Msg, "raise the frame limit"):
+			named.Msg = strings.TrimSuffix(fe.Msg, "the frame limit") + "--max-frames"
+			return &named
+		case strings.HasSuffix(fe.Msg, "per frame: send smaller frames (e.g. JPEG) or raise the limit"):
+			named.Msg = strings.TrimSuffix(fe.Msg, "the limit") + "--max-file-bytes"
+			return &named
+		}
+	}
+	return fmt.Errorf("%w (the limits: --max-frames %d, --max-pixels %d, --max-file-bytes %d)", err, lim.MaxFrames, lim.MaxPixels, lim.MaxFileBytes)
+}
+
+// setsOf returns the names of the folders among the entries ents of a
+// folder (hidden names aside) when there is one at least and no entry is
+// a frame image: the folder is then a folder of sets (a person's bursts,
+// a class, a data set, which may hold notes such as a README.md beside
+// its folders), not a set of frames. It returns nil otherwise.
 func setsOf(ents []os.DirEntry) []string {
 	var dirs []string
 	for _, e := range ents {
 		switch {
 		case strings.HasPrefix(e.Name(), "."):
-		case !e.IsDir():
-			return nil
-		default:
+		case e.IsDir():
 			dirs = append(dirs, e.Name())
+		case features.IsBurstFrame(e.Name()):
+			return nil
 		}
 	}
 	return dirs

@@ -287,3 +287,110 @@ func TestFeaturesCommandErrors(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestFeaturesOutChecks: an --out that is an input set folder, or inside
+// one, is a usage error, and the set is left as it was (its features
+// written among its frames, it no longer reads as a set); a data set's
+// root, notes beside its folders, gets the advice of a folder of sets,
+// not the burst reader's complaint about its README.md; a folder where an
+// output file goes is named as in the way. No failed run leaves an --out
+// behind it made.
+func TestFeaturesOutChecks(t *testing.T) {
+	data := imageData(t, 16, 12)
+	if err := os.WriteFile(filepath.Join(data, "README.md"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := filepath.Join(data, "class0", "set0")
+	frames, err := os.ReadDir(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	inTheWay := filepath.Join(tmp, "way")
+	if err := os.MkdirAll(filepath.Join(inTheWay, "set0.npy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(tmp, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		out  string
+		ins  []string
+		code int
+		want string
+	}{
+		{"out is the set", set, []string{set}, 2, "--out " + set + " is the input set " + set + ": "},
+		{"out in the set", filepath.Join(set, "feats"), []string{set}, 2, "is inside the input set " + set + ": "},
+		{"out is the set, spelt otherwise", set + string(filepath.Separator) + ".", []string{filepath.Join(data, "class1", "set1"), filepath.Join(data, "class0", ".", "set0")}, 2, "is the input set"},
+		{"data set root", filepath.Join(tmp, "fo"), []string{data}, 1, data + " holds folders (class0, class1), not frame images: each IN is one set, a folder of frames: give the set folders themselves"},
+		{"root after a good set", filepath.Join(tmp, "fo", "x"), []string{filepath.Join(data, "class1", "set1"), data}, 1, "give the set folders themselves"},
+		{"empty set", filepath.Join(tmp, "fo"), []string{empty}, 1, empty + " is an empty folder"},
+		{"too many frames", filepath.Join(tmp, "fo"), []string{"--max-frames", "3", set}, 1, "send fewer frames or raise --max-frames"},
+		{"too large a file", filepath.Join(tmp, "fo"), []string{"--max-file-bytes", "10", set}, 1, "send smaller frames (e.g. JPEG) or raise --max-file-bytes"},
+		{"too many pixels", filepath.Join(tmp, "fo"), []string{"--max-pixels", "10", set}, 1, "more than 10 pixels (the limits: --max-frames 256, --max-pixels 10, --max-file-bytes "},
+		{"a folder in the way", inTheWay, []string{set}, 1, filepath.Join(inTheWay, "set0.npy") + " is a folder, in the way of the features of " + set},
+	} {
+		code, stdout, stderr := run(append([]string{"features", "--features", "intensity:4x4", "--out", c.out}, c.ins...)...)
+		if code != c.code || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d with %q", c.name, code, stdout, stderr, c.code, c.want)
+		}
+		if strings.Contains(stderr, "not a frame image") || strings.Contains(stderr, "raise the") || strings.Contains(stderr, "file exists") {
+			t.Errorf("%s: %q", c.name, stderr)
+		}
+		if c.out != inTheWay {
+			if _, err := os.Lstat(c.out); !os.IsNotExist(err) && !strings.HasPrefix(c.out, set) {
+				t.Errorf("%s: the failed run left %s (%v)", c.name, c.out, err)
+			}
+		}
+		if _, err := os.Lstat(filepath.Join(tmp, "fo")); !os.IsNotExist(err) {
+			t.Errorf("%s: the failed run left %s", c.name, filepath.Join(tmp, "fo"))
+		}
+		if now, err := os.ReadDir(set); err != nil || len(now) != len(frames) {
+			t.Fatalf("%s: the input set holds %d entries, had %d (%v)", c.name, len(now), len(frames), err)
+		}
+	}
+	// The set still reads as one.
+	if code, _, stderr := run("features", "--features", "intensity:4x4", "--out", filepath.Join(tmp, "ok"), set); code != 0 {
+		t.Errorf("the set after the refusals: exit %d: %s", code, stderr)
+	}
+}
+
+// TestMakeOut: the folders makeOut made, and only those, are removed by
+// its undo, from the deepest up; one that holds something stays.
+func TestMakeOut(t *testing.T) {
+	base := t.TempDir()
+	out := filepath.Join(base, "a", "b", "c")
+	undo, err := makeOut(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(out); err != nil || !fi.IsDir() {
+		t.Fatalf("makeOut made no folder %s: %v", out, err)
+	}
+	undo()
+	if _, err := os.Lstat(filepath.Join(base, "a")); !os.IsNotExist(err) {
+		t.Errorf("undo left %s: %v", filepath.Join(base, "a"), err)
+	}
+	if _, err := os.Stat(base); err != nil {
+		t.Errorf("undo removed the folder that was there: %v", err)
+	}
+	// A folder that holds a file by the time of undo stays, and so do
+	// those above it.
+	undo, err = makeOut(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(base, "a", "b", "keep")
+	if err := os.WriteFile(keep, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	undo()
+	if _, err := os.Lstat(out); !os.IsNotExist(err) {
+		t.Errorf("undo left the empty %s: %v", out, err)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("undo removed a folder that holds a file: %v", err)
+	}
+}
