@@ -39,8 +39,8 @@ type PairReport struct {
 func PairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err error) {
 	if rule.Kind == Fixed {
 		if !inRange(rule.Fixed) {
-			return nil, nil, fmt.Errorf("%w: the fixed bandwidth %v is outside %g to %g, where the kernel nears the limits of a float64: give one inside",
-				ErrBandwidth, rule.Fixed, MinBandwidth, MaxBandwidth)
+			return nil, nil, fmt.Errorf("the fixed bandwidth %v is outside %g to %g, where the kernel nears the limits of a float64: give one inside",
+				rule.Fixed, MinBandwidth, MaxBandwidth)
 		}
 	}
 	if p, err = pairKDE(x, rule); err != nil {
