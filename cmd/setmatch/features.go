@@ -226,25 +226,13 @@ func makeOut(out string) (undo func(), err error) {
 	}, nil
 }
 
-// limitFlags names, in the error of a set over one of the limits of
-// features.ImageLimits (features.ErrTooLarge), the flag that sets it: the
-// burst reader, the daemon's, advises to "raise the frame limit" or "raise
-// the limit" (of bytes per frame), and the daemon adds its configuration
-// keys. An error over another limit gets the flags and their values.
+// limitFlags adds to the error of a set over one of the limits of
+// features.ImageLimits (features.ErrTooLarge) the flags that set them,
+// with their values: the burst reader's own words, the daemon's too, say
+// to raise "the limit" without naming a flag.
 func limitFlags(err error, lim features.ImageLimits) error {
 	if !errors.Is(err, features.ErrTooLarge) {
 		return err
-	}
-	if fe, ok := err.(*features.Error); ok {
-		named := *fe
-		switch {
-		case strings.HasSuffix(fe.Msg, "raise the frame limit"):
-			named.Msg = strings.TrimSuffix(fe.Msg, "the frame limit") + "--max-frames"
-			return &named
-		case strings.HasSuffix(fe.Msg, "per frame: send smaller frames (e.g. JPEG) or raise the limit"):
-			named.Msg = strings.TrimSuffix(fe.Msg, "the limit") + "--max-file-bytes"
-			return &named
-		}
 	}
 	return fmt.Errorf("%w (the limits: --max-frames %d, --max-pixels %d, --max-file-bytes %d)", err, lim.MaxFrames, lim.MaxPixels, lim.MaxFileBytes)
 }
