@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,7 +69,10 @@ type SweepOptions struct {
 // Sweep runs setmatch train (every option at its default) in a child
 // process on synthetic data of every size, and decides each size's
 // held-out sets with the model written. With Keep, every outcome is
-// appended to Keep/runs.jsonl as it comes.
+// appended to Keep/runs.jsonl as it comes, and each size's data, model
+// and train's output are in Keep/CxSxFxD, a folder Sweep makes: it
+// refuses (Check) a size whose folder is there already, and deletes
+// nothing it did not write.
 func Sweep(o SweepOptions) ([]Run, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -104,17 +109,37 @@ func Sweep(o SweepOptions) ([]Run, error) {
 }
 
 // Check reports whether every size of o can be generated (synth's
-// limits, with the held-out sets), so that a sweep refuses a size before
-// it trains any: a size refused in the middle would end the sweep and
-// lose the outcomes of the sizes before it. Its errors are OptionErrors.
+// limits, with the held-out sets), each once, and with Keep whether the
+// folder of every size is still to be made, so that a sweep refuses a
+// size before it trains any: a size refused in the middle would end the
+// sweep and lose the outcomes of the sizes before it. Its errors are
+// OptionErrors, but for an error reading Keep.
 func (o SweepOptions) Check() error {
 	if o.Probes < 1 {
 		return optionErr([]string{"Probes"}, "held-out sets per class must be at least 1, got %d", o.Probes)
 	}
+	seen := map[Size]bool{}
 	for _, sz := range o.Sizes {
+		if seen[sz] {
+			return optionErr([]string{"Sizes"}, "size %s is given twice: its second run would write over the first's data, model and train's output; give each size once", sz)
+		}
+		seen[sz] = true
 		so := synth.Options{Kind: o.Kind, Classes: sz.Classes, Sets: sz.Sets + o.Probes, Frames: sz.Frames, Dim: sz.Dim, Seed: o.Seed}
 		if err := so.Validate(); err != nil {
 			return optionErr([]string{"Sizes"}, "size %s, with %d more held-out per class: %s", sz, o.Probes, strings.TrimPrefix(err.Error(), "synth: "))
+		}
+	}
+	if o.Keep == "" {
+		return nil
+	}
+	for _, sz := range o.Sizes {
+		dir := filepath.Join(o.Keep, sz.String())
+		_, err := os.Lstat(dir)
+		switch {
+		case err == nil:
+			return optionErr([]string{"Keep"}, "%s is there already (an earlier sweep's size?): the sweep keeps each size in a folder of its own and writes over nothing; give another folder to keep the sweep in, or remove %s", dir, dir)
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
 		}
 	}
 	return nil
@@ -131,7 +156,8 @@ func one(exe, root string, sz Size, o SweepOptions) (Run, error) {
 	r := Run{Machine: Machine(), Kind: o.Kind.String(), Classes: sz.Classes, SetsPerClass: sz.Sets, TrainSets: sz.Classes * sz.Sets, Frames: sz.Frames, Dim: sz.Dim}
 	dir := filepath.Join(root, sz.String())
 	p := sizePaths{dir, filepath.Join(dir, "train"), filepath.Join(dir, "probe"), filepath.Join(dir, "model.smm"), filepath.Join(dir, "train.log")}
-	if err := os.RemoveAll(dir); err != nil {
+	// Mkdir, not MkdirAll: a folder made since Check is not written into.
+	if err := os.Mkdir(dir, 0o755); err != nil {
 		return r, err
 	}
 	fmt.Fprintf(o.Log, "bench: generating %s (%d classes × %d + %d sets × %d frames × %d features)...\n", sz, sz.Classes, sz.Sets, o.Probes, sz.Frames, sz.Dim)

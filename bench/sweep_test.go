@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -71,5 +72,48 @@ func TestSweepRecordsFailedTrain(t *testing.T) {
 	}
 	if kept, err := ReadRuns(filepath.Join(keep, "runs.jsonl")); err != nil || len(kept) != len(sizes) {
 		t.Errorf("runs.jsonl: %d outcomes, %v; want %d", len(kept), err, len(sizes))
+	}
+}
+
+// TestSweepKeepsWhatIsThere: a size whose folder in Keep is there
+// already (an earlier sweep's, or anything else) is refused before the
+// sweep begins, and what is in it stays; so is a size given twice, whose
+// second run would write over the first's model and train.log. The
+// sweep removed the folder and wrote its own in its place.
+func TestSweepKeepsWhatIsThere(t *testing.T) {
+	keep := t.TempDir()
+	mine := filepath.Join(keep, "3x1x4x4", "notes.txt")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sizes []Size
+		keep  string
+		field string
+		want  string
+	}{
+		{[]Size{{4, 1, 4, 4}, {3, 1, 4, 4}}, keep, "Keep", filepath.Join(keep, "3x1x4x4") + " is there already (an earlier sweep's size?): the sweep keeps each size in a folder of its own and writes over nothing; give another folder to keep the sweep in, or remove " + filepath.Join(keep, "3x1x4x4")},
+		{[]Size{{4, 1, 4, 4}, {5, 1, 4, 4}, {4, 1, 4, 4}}, filepath.Join(keep, "new"), "Sizes", "size 4x1x4x4 is given twice"},
+		{[]Size{{4, 1, 4, 4}, {4, 1, 4, 4}}, "", "Sizes", "size 4x1x4x4 is given twice"},
+	} {
+		var log bytes.Buffer
+		// The executable is never run: nothing may get that far.
+		_, err := Sweep(SweepOptions{Exe: filepath.Join(keep, "no-setmatch"), Sizes: tc.sizes, Kind: synth.Lighting, Probes: 1, Seed: 1, Keep: tc.keep, Log: &log})
+		var oe *OptionError
+		if !errors.As(err, &oe) || len(oe.Fields) != 1 || oe.Fields[0] != tc.field || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error of %s saying %q", tc.sizes, err, tc.field, tc.want)
+		}
+		if log.Len() != 0 {
+			t.Errorf("%v: the sweep began before it refused: %q", tc.sizes, log.String())
+		}
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "x\n" {
+		t.Errorf("%s: %q, %v; want it as it was", mine, b, err)
+	}
+	if entries, _ := os.ReadDir(keep); len(entries) != 1 {
+		t.Errorf("the keep folder holds %d entries, want the one that was there", len(entries))
 	}
 }

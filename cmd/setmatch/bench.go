@@ -138,7 +138,7 @@ func benchTrain(stdout, stderr io.Writer, o bench.TrainOptions, asJSON bool) err
 var (
 	benchMatchFlags = map[string]string{"Gallery": "gallery", "Frames": "frames", "Dim": "dim", "QueryFrames": "query-frames", "Queries": "queries"}
 	benchTrainFlags = map[string]string{"Classes": "classes", "Sets": "sets", "Frames": "frames", "InDim": "in-dim", "OutDim": "out-dim", "MaxIter": "max-iter"}
-	benchSweepFlags = map[string]string{"Sizes": "sizes", "Probes": "probe-sets"}
+	benchSweepFlags = map[string]string{"Sizes": "sizes", "Probes": "probe-sets", "Keep": "keep"}
 )
 
 // optionUsage is the usage error of benchmark options that Check refused:

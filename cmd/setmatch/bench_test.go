@@ -188,3 +188,28 @@ func TestBenchDefaultBandwidth(t *testing.T) {
 		t.Errorf("bench --mode train: initial cost %v without --bandwidth, %v with nn, %v with 1: want nn's", def, nn, one)
 	}
 }
+
+// TestBenchTrainKeepRefused: --keep with a size's folder there already
+// is refused before anything is generated, saying what to do, and what
+// was in the folder stays; a size given twice is refused too. The sweep
+// deleted the folder and wrote the size in its place.
+func TestBenchTrainKeepRefused(t *testing.T) {
+	t.Setenv("SETMATCH_TEST_AS_MAIN", "1") // a child run without the check is this binary as setmatch
+	keep := t.TempDir()
+	notes := filepath.Join(keep, "3x1x4x4", "notes.txt")
+	if err := os.Mkdir(filepath.Dir(notes), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	benchRefused(t, "--keep: "+filepath.Dir(notes)+" is there already (an earlier sweep's size?): the sweep keeps each size in a folder of its own and writes over nothing; give another folder to keep the sweep in, or remove "+filepath.Dir(notes),
+		"bench", "train", "--sizes", "3x1x4x4", "--kind", "subspace", "--keep", keep)
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "x\n" {
+		t.Errorf("%s: %q, %v; want it as it was", notes, b, err)
+	}
+	benchRefused(t, "--sizes: size 3x1x4x4 is given twice", "bench", "train", "--sizes", "3x1x4x4,3x1x4x4", "--keep", filepath.Join(keep, "other"))
+	if _, err := os.Stat(filepath.Join(keep, "other")); err == nil {
+		t.Error("the refused sweep made its keep folder")
+	}
+}

@@ -40,7 +40,7 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 	workers := new(int)
 	workersVar(fs, workers, "train's --workers `N` (at most one per CPU; 0: one per CPU)")
 	plotPath := fs.String("plot", "", "write training time and peak memory against the number of training sets to `FILE` (.png)")
-	keep := fs.String("keep", "", "keep the data, models and train's output in folder `DIR`, and every size's outcome as a line of DIR/runs.jsonl (default: a temporary folder, removed)")
+	keep := fs.String("keep", "", "keep the data, models and train's output in folder `DIR` (each size's in DIR/CxSxFxD, which must not be there yet), and every size's outcome as a line of DIR/runs.jsonl (default: a temporary folder, removed)")
 	from := fs.String("from", "", "train nothing: print and plot the outcomes recorded in `FILE` (a runs.jsonl of --keep, or the output of --json)")
 	asJSON := fs.Bool("json", false, "print one JSON object per size")
 	if err := parseFlags(fs, args); err != nil {
