@@ -90,8 +90,8 @@ func TestBenchTrainSizeRefused(t *testing.T) {
 // headed "synthetic lighting data; machine: <this one>").
 func TestBenchTrainFromSaysWhatRecordsSay(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "runs.jsonl")
-	recs := `{"kind":"subspace","machine":"Test CPU, riscv64, 64 CPUs","classes":3,"sets_per_class":2,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true}
-{"kind":"subspace","classes":5,"sets_per_class":2,"training_sets":10,"frames_per_set":4,"dim":4,"finished":true}
+	recs := `{"kind":"subspace","machine":"Test CPU, riscv64, 64 CPUs","classes":3,"sets_per_class":2,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true,"wall_seconds":1,"user_seconds":1,"sys_seconds":0}
+{"kind":"subspace","classes":5,"sets_per_class":2,"training_sets":10,"frames_per_set":4,"dim":4,"finished":true,"wall_seconds":1,"user_seconds":1,"sys_seconds":0}
 `
 	if err := os.WriteFile(path, []byte(recs), 0o644); err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestBenchTrainFromSaysWhatRecordsSay(t *testing.T) {
 func TestBenchTrainFromRefusesSweepFlags(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "runs.jsonl")
-	if err := os.WriteFile(path, []byte(`{"kind":"subspace","classes":3,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"kind":"subspace","classes":3,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true,"wall_seconds":1,"user_seconds":1,"sys_seconds":0}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range [][]string{{"--kind", "cone"}, {"--sizes", "5x2x12x64"}, {"--timeout", "1m"}, {"--keep", dir}, {"--seed", "2"}, {"--workers", "1"}, {"--probe-sets", "2"}} {
@@ -139,7 +139,7 @@ func TestBenchTrainFromRefusesSweepFlags(t *testing.T) {
 	}
 	defer r.Close()
 	go func() {
-		w.WriteString(`{"kind":"cone","classes":3,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true}` + "\n")
+		w.WriteString(`{"kind":"cone","classes":3,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true,"wall_seconds":1,"user_seconds":1,"sys_seconds":0}` + "\n")
 		w.Close()
 	}()
 	if code, out, errOut := runCmd("bench", "train", "--from", fmt.Sprintf("/proc/self/fd/%d", r.Fd())); code != 0 || !strings.Contains(out, "synthetic cone data") {
@@ -211,5 +211,26 @@ func TestBenchTrainKeepRefused(t *testing.T) {
 	benchRefused(t, "--sizes: size 3x1x4x4 is given twice", "bench", "train", "--sizes", "3x1x4x4,3x1x4x4", "--keep", filepath.Join(keep, "other"))
 	if _, err := os.Stat(filepath.Join(keep, "other")); err == nil {
 		t.Error("the refused sweep made its keep folder")
+	}
+}
+
+// TestBenchTrainFromRefusesNonOutcomes: --from a file of records that
+// are not outcomes ({}, or negative figures) is refused naming the line
+// and the field, and prints nothing; {} printed a row of zeros of
+// "synthetic unknown data".
+func TestBenchTrainFromRefusesNonOutcomes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	for _, c := range []struct{ recs, want string }{
+		{"{}\n", `line 1: no "kind", "classes", "training_sets"`},
+		{`{"kind":"subspace","classes":3,"training_sets":6,"frames_per_set":4,"dim":4,"finished":true,"wall_seconds":1,"user_seconds":1,"sys_seconds":0}` + "\n" +
+			`{"kind":"x","classes":-3,"training_sets":5,"frames_per_set":4,"dim":4,"finished":true,"wall_seconds":-2,"user_seconds":1,"sys_seconds":0,"peak_rss_mib":1e308}` + "\n", "line 2: classes: -3, want at least 1"},
+	} {
+		if err := os.WriteFile(path, []byte(c.recs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCmd("bench", "train", "--from", path, "--plot", filepath.Join(filepath.Dir(path), "p.png"))
+		if code != 1 || out != "" || !strings.Contains(errOut, path+": "+c.want) {
+			t.Errorf("%s: exit %d, %q %q; want exit 1 saying %q", c.recs, code, out, errOut, c.want)
+		}
 	}
 }
