@@ -73,7 +73,12 @@ type SweepOptions struct {
 // and train's output are in Keep/CxSxFxD, a folder Sweep makes: it
 // refuses (Check) a size whose folder is there already, and deletes
 // nothing it did not write.
-func Sweep(o SweepOptions) ([]Run, error) {
+//
+// When ctx is done (an interrupt) Sweep stops train's child process,
+// removes its temporary folder (without Keep) and returns the outcomes
+// of the sizes before, with ctx's error; the size it was at is not an
+// outcome, and with Keep its folder stays as far as it was written.
+func Sweep(ctx context.Context, o SweepOptions) ([]Run, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
@@ -94,14 +99,17 @@ func Sweep(o SweepOptions) ([]Run, error) {
 	}
 	var runs []Run
 	for _, sz := range o.Sizes {
-		r, err := one(exe, root, sz, o)
+		if err := ctx.Err(); err != nil {
+			return runs, err
+		}
+		r, err := one(ctx, exe, root, sz, o)
 		if err != nil {
-			return nil, err
+			return runs, err
 		}
 		runs = append(runs, r)
 		if o.Keep != "" {
 			if err := appendRun(filepath.Join(root, "runs.jsonl"), r); err != nil {
-				return nil, err
+				return runs, err
 			}
 		}
 	}
@@ -152,7 +160,7 @@ type sizePaths struct {
 
 // one generates one size's data, trains on it in a child process and
 // decides the held-out sets with the model.
-func one(exe, root string, sz Size, o SweepOptions) (Run, error) {
+func one(ctx context.Context, exe, root string, sz Size, o SweepOptions) (Run, error) {
 	r := Run{Machine: Machine(), Kind: o.Kind.String(), Classes: sz.Classes, SetsPerClass: sz.Sets, TrainSets: sz.Classes * sz.Sets, Frames: sz.Frames, Dim: sz.Dim}
 	dir := filepath.Join(root, sz.String())
 	p := sizePaths{dir, filepath.Join(dir, "train"), filepath.Join(dir, "probe"), filepath.Join(dir, "model.smm"), filepath.Join(dir, "train.log")}
@@ -162,21 +170,31 @@ func one(exe, root string, sz Size, o SweepOptions) (Run, error) {
 	}
 	fmt.Fprintf(o.Log, "bench: generating %s (%d classes × %d + %d sets × %d frames × %d features)...\n", sz, sz.Classes, sz.Sets, o.Probes, sz.Frames, sz.Dim)
 	var err error
-	if r.TrainFrames, r.ProbeSets, err = writeData(p, sz, o); err != nil {
+	if r.TrainFrames, r.ProbeSets, err = writeData(ctx, p, sz, o); err != nil {
 		return r, err
 	}
 	runtime.GC()
-	if err := trainChild(exe, p, o, &r); err != nil || !r.Finished {
+	if err := ctx.Err(); err != nil {
+		return r, err
+	}
+	if err := trainChild(ctx, exe, p, o, &r); err != nil || !r.Finished {
+		return r, err
+	}
+	if err := ctx.Err(); err != nil {
 		return r, err
 	}
 	return r, decideProbes(p, o.Workers, &r)
 }
 
 // writeData writes the training and probe sets of one size and returns
-// the training frames and the probe sets.
-func writeData(p sizePaths, sz Size, o SweepOptions) (trainFrames, probes int, err error) {
+// the training frames and the probe sets; when ctx is done once the
+// data is generated, it writes none.
+func writeData(ctx context.Context, p sizePaths, sz Size, o SweepOptions) (trainFrames, probes int, err error) {
 	ds, err := synth.Generate(synth.Options{Kind: o.Kind, Classes: sz.Classes, Sets: sz.Sets + o.Probes, Frames: sz.Frames, Dim: sz.Dim, Seed: o.Seed})
 	if err != nil {
+		return 0, 0, err
+	}
+	if err := ctx.Err(); err != nil {
 		return 0, 0, err
 	}
 	train, probe := &dataset.Dataset{Classes: ds.Classes}, &dataset.Dataset{Classes: ds.Classes}
@@ -198,9 +216,10 @@ func writeData(p sizePaths, sz Size, o SweepOptions) (trainFrames, probes int, e
 
 // trainChild runs setmatch train on the training sets and records its
 // times and peak memory in r; r.Finished says whether it wrote a model,
-// r.Error why not.
-func trainChild(exe string, p sizePaths, o SweepOptions, r *Run) error {
-	ctx := context.Background()
+// r.Error why not. When ctx is done before the child ends, the child is
+// stopped and the error is ctx's: an interrupt is not an outcome.
+func trainChild(parent context.Context, exe string, p sizePaths, o SweepOptions, r *Run) error {
+	ctx := parent
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
@@ -233,7 +252,18 @@ func trainChild(exe string, p sizePaths, o SweepOptions, r *Run) error {
 	if o.Keep != "" {
 		r.Log = p.log
 	}
+	if runErr != nil && cmd.ProcessState != nil && !cmd.ProcessState.Exited() && ctx.Err() == nil {
+		// Killed by a signal: a Ctrl-C reaches the child as well as this
+		// process, and may end it before ctx says so. Give the interrupt
+		// a moment to arrive rather than record it as train's failure.
+		select {
+		case <-parent.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
 	switch {
+	case parent.Err() != nil:
+		return parent.Err()
 	case ctx.Err() != nil:
 		r.Error = fmt.Sprintf("not finished in %s (stopped); peak memory until then", o.Timeout)
 	case runErr != nil:

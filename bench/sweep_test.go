@@ -2,13 +2,16 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"setmatch/internal/testexec"
 	"setmatch/synth"
@@ -30,7 +33,7 @@ func TestSweepRefusesSizesUpFront(t *testing.T) {
 		keep := t.TempDir()
 		var log bytes.Buffer
 		// The executable is never run: nothing may get that far.
-		_, err := Sweep(SweepOptions{Exe: filepath.Join(keep, "no-setmatch"), Sizes: tc.sizes, Kind: tc.kind, Probes: 1, Seed: 1, Keep: keep, Log: &log})
+		_, err := Sweep(context.Background(), SweepOptions{Exe: filepath.Join(keep, "no-setmatch"), Sizes: tc.sizes, Kind: tc.kind, Probes: 1, Seed: 1, Keep: keep, Log: &log})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want %q", tc.sizes, err, tc.want)
 		}
@@ -58,7 +61,7 @@ func TestSweepRecordsFailedTrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	sizes := []Size{{3, 1, 4, 4}, {4, 1, 4, 4}}
-	runs, err := Sweep(SweepOptions{Exe: exe, Sizes: sizes, Kind: synth.Lighting, Probes: 1, Seed: 1, Keep: keep, Log: io.Discard})
+	runs, err := Sweep(context.Background(), SweepOptions{Exe: exe, Sizes: sizes, Kind: synth.Lighting, Probes: 1, Seed: 1, Keep: keep, Log: io.Discard})
 	if err != nil {
 		t.Fatalf("Sweep: %v", err)
 	}
@@ -101,7 +104,7 @@ func TestSweepKeepsWhatIsThere(t *testing.T) {
 	} {
 		var log bytes.Buffer
 		// The executable is never run: nothing may get that far.
-		_, err := Sweep(SweepOptions{Exe: filepath.Join(keep, "no-setmatch"), Sizes: tc.sizes, Kind: synth.Lighting, Probes: 1, Seed: 1, Keep: tc.keep, Log: &log})
+		_, err := Sweep(context.Background(), SweepOptions{Exe: filepath.Join(keep, "no-setmatch"), Sizes: tc.sizes, Kind: synth.Lighting, Probes: 1, Seed: 1, Keep: tc.keep, Log: &log})
 		var oe *OptionError
 		if !errors.As(err, &oe) || len(oe.Fields) != 1 || oe.Fields[0] != tc.field || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%v: got %v, want an error of %s saying %q", tc.sizes, err, tc.field, tc.want)
@@ -116,4 +119,84 @@ func TestSweepKeepsWhatIsThere(t *testing.T) {
 	if entries, _ := os.ReadDir(keep); len(entries) != 1 {
 		t.Errorf("the keep folder holds %d entries, want the one that was there", len(entries))
 	}
+}
+
+// TestSweepInterrupted: a sweep whose context ends while train runs
+// stops the child, removes its temporary folder and returns the outcomes
+// of the sizes before with the context's error, the size it was at not
+// recorded; with Keep, runs.jsonl holds only those outcomes. The child
+// here is a stand-in that never ends (it sleeps) but for the first size.
+func TestSweepInterrupted(t *testing.T) {
+	if testexec.Emulated() {
+		t.Skip("child processes under qemu-user")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	exe := filepath.Join(t.TempDir(), "slow-setmatch")
+	// The first size fails at once (an outcome); the second sleeps.
+	script := "#!" + sh + "\ncase \"$3\" in */3x1x4x4/*) exit 1;; esac\nexec sleep 60\n"
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []string{"", filepath.Join(t.TempDir(), "kept")} {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		ctx, cancel := context.WithCancel(context.Background())
+		log := &cancelAt{cancel: cancel, at: filepath.Join("4x1x4x4", "train") + " --out"}
+		type result struct {
+			runs []Run
+			err  error
+		}
+		done := make(chan result, 1)
+		go func() {
+			runs, err := Sweep(ctx, SweepOptions{Exe: exe, Sizes: []Size{{3, 1, 4, 4}, {4, 1, 4, 4}}, Kind: synth.Lighting, Probes: 1, Seed: 1, Keep: keep, Log: log})
+			done <- result{runs, err}
+		}()
+		var res result
+		select {
+		case res = <-done:
+		case <-time.After(30 * time.Second):
+			cancel()
+			t.Fatalf("keep %q: the sweep did not stop in 30 s\n%s", keep, log.String())
+		}
+		cancel()
+		if !errors.Is(res.err, context.Canceled) || len(res.runs) != 1 || res.runs[0].Classes != 3 {
+			t.Errorf("keep %q: %d outcomes, %v; want the first size's and context.Canceled", keep, len(res.runs), res.err)
+		}
+		if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+			t.Errorf("keep %q: %d entries left in the temporary folder (%s, …)", keep, len(entries), entries[0].Name())
+		}
+		if keep != "" {
+			if kept, err := ReadRuns(filepath.Join(keep, "runs.jsonl")); err != nil || len(kept) != 1 {
+				t.Errorf("runs.jsonl: %d outcomes, %v; want the first size's", len(kept), err)
+			}
+		}
+	}
+}
+
+// cancelAt is a Sweep's log that calls cancel once it has said at.
+type cancelAt struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	at     string
+	cancel context.CancelFunc
+}
+
+func (c *cancelAt) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
+}
+
+func (c *cancelAt) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Write(p)
+	if strings.Contains(c.b.String(), c.at) {
+		// The child starts after the log says so: give it the time.
+		time.AfterFunc(200*time.Millisecond, c.cancel)
+	}
+	return len(p), nil
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"setmatch/bench"
 	"setmatch/synth"
@@ -96,13 +99,42 @@ func runBenchTrainAuto(args []string, stdout, stderr io.Writer) error {
 	if err := o.Check(); err != nil {
 		return optionUsage(err, benchSweepFlags)
 	}
-	return benchTrainAuto(stdout, stderr, o, *plotPath, *asJSON)
+	// An interrupt (Ctrl-C) or a stop (SIGTERM) stops train's child and
+	// removes the sweep's temporary folder; a second one ends this
+	// process at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, stop)
+	return benchTrainAuto(ctx, stdout, stderr, o, *plotPath, *asJSON)
 }
 
-// benchTrainAuto runs the sweep (bench.Sweep) and reports it.
-func benchTrainAuto(stdout, stderr io.Writer, o bench.SweepOptions, plotPath string, asJSON bool) error {
+// benchTrainAuto runs the sweep (bench.Sweep) and reports it. Stopped by
+// ctx, it prints the outcomes of the sizes done, not the plot, and says
+// where those kept are.
+func benchTrainAuto(ctx context.Context, stdout, stderr io.Writer, o bench.SweepOptions, plotPath string, asJSON bool) error {
 	o.Log = stderr
-	runs, err := bench.Sweep(o)
+	runs, err := bench.Sweep(ctx, o)
+	if err != nil && ctx.Err() != nil {
+		if len(runs) > 0 {
+			if err := benchTrainReport(stdout, stderr, runs, "", asJSON); err != nil {
+				return err
+			}
+		}
+		kept := "the temporary folder is removed"
+		if o.Keep != "" {
+			kept = fmt.Sprintf("their outcomes are in %s", filepath.Join(o.Keep, "runs.jsonl"))
+			if len(runs) == 0 {
+				kept = "nothing is recorded"
+			}
+			if len(runs) < len(o.Sizes) {
+				dir := filepath.Join(o.Keep, o.Sizes[len(runs)].String())
+				if _, err := os.Lstat(dir); err == nil {
+					kept += fmt.Sprintf("; %s holds what was written of the size stopped: remove it to run that size with --keep %s again", dir, o.Keep)
+				}
+			}
+		}
+		return fmt.Errorf("%v: stopped after %d of %d sizes; %s", context.Cause(ctx), len(runs), len(o.Sizes), kept)
+	}
 	if err != nil {
 		return err
 	}

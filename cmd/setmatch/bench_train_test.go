@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"image/png"
 	"os"
@@ -18,9 +19,15 @@ import (
 )
 
 // TestMain lets the test binary stand in for setmatch in the child
-// processes of setmatch bench train (TestBenchTrainAuto).
+// processes of setmatch bench train (TestBenchTrainAuto); with
+// SETMATCH_TEST_TRAIN_HANG=1 too, its train sleeps for a minute instead
+// (TestBenchTrainInterrupted).
 func TestMain(m *testing.M) {
 	if os.Getenv("SETMATCH_TEST_AS_MAIN") == "1" {
+		if os.Getenv("SETMATCH_TEST_TRAIN_HANG") == "1" && len(os.Args) > 1 && os.Args[1] == "train" {
+			time.Sleep(time.Minute)
+			os.Exit(1)
+		}
 		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -40,7 +47,7 @@ func TestBenchTrainAuto(t *testing.T) {
 	o := bench.SweepOptions{Exe: os.Args[0], Env: []string{"SETMATCH_TEST_AS_MAIN=1"},
 		Sizes: []bench.Size{{Classes: 4, Sets: 2, Frames: 6, Dim: 5}, {Classes: 5, Sets: 3, Frames: 6, Dim: 5}}, Kind: synth.Lighting, Probes: 1, Seed: 3,
 		Timeout: 3 * time.Minute, Keep: filepath.Join(dir, "runs")}
-	if err := benchTrainAuto(&out, &errb, o, plot, true); err != nil {
+	if err := benchTrainAuto(context.Background(), &out, &errb, o, plot, true); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
 	dec := json.NewDecoder(&out)
