@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -234,7 +235,7 @@ func (f Fitted) applyFiles(paths []string, lim ImageLimits) (*mat.Dense, image.P
 		return nil, image.Point{}, fmt.Errorf("features: no frames")
 	}
 	if len(paths) > lim.MaxFrames {
-		return nil, image.Point{}, limitErr(paths[0], "set of %d frames, more than the limit of %d", len(paths), lim.MaxFrames)
+		return nil, image.Point{}, limitErr(filepath.Dir(paths[0]), "set of %d frames, more than the limit of %d a set: split it into sets of at most %d frames", len(paths), lim.MaxFrames, lim.MaxFrames)
 	}
 	return f.applySource(context.Background(), len(paths), func(i int) string { return paths[i] }, func(i int) ([]byte, error) {
 		// Not blocking: a FIFO put in a frame's place is refused, not

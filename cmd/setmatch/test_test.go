@@ -613,7 +613,7 @@ func TestTestCommandBurstLimits(t *testing.T) {
 	for _, one := range s.PerSet {
 		errs[one.Set] = one.Error
 	}
-	if s.Sets != 2 || s.Failed != 1 || errs["most"] != "" || !strings.Contains(errs["over"], fmt.Sprint(features.DefaultMaxFrames)) {
+	if s.Sets != 2 || s.Failed != 1 || errs["most"] != "" || !strings.Contains(errs["over"], fmt.Sprintf("%s: set of %d frames, more than the limit of %d a set: split it into sets of at most %[3]d frames", filepath.Join(long, "class0", "over"), features.DefaultMaxFrames+1, features.DefaultMaxFrames)) {
 		t.Errorf("sets of %d and %d frames: %d sets, %d failed, errors %q", features.DefaultMaxFrames, features.DefaultMaxFrames+1, s.Sets, s.Failed, errs)
 	}
 }
