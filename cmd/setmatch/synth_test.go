@@ -87,6 +87,61 @@ func TestSynthForceRefusesForeignFiles(t *testing.T) {
 	}
 }
 
+// TestSynthForceKeepsOwnDataSets: a data set of the user's, laid out as
+// synth lays out its own (class folders of .npy files, or of set folders
+// of PNG frames) but without synth's README.md, is refused by --force and
+// left whole, the refusal naming what is not synth's.
+func TestSynthForceKeepsOwnDataSets(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "d1")
+	if code, _, e := runCmd("synth", "--out", src, "--classes", "2", "--sets", "1", "--frames", "10", "--dim", "3"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	imgs := filepath.Join(t.TempDir(), "i1")
+	if code, _, e := runCmd("synth", "--images", "8x8", "--out", imgs, "--classes", "2", "--sets", "1", "--frames", "2"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	for _, c := range []struct {
+		files map[string]string // own file: synth's file copied there
+		args  []string
+	}{
+		{map[string]string{"alice/monday.npy": "c00/s000.npy", "bob/tue.npy": "c01/s000.npy"}, []string{"--dim", "2"}},
+		{map[string]string{"c00/s000.npy": "c00/s000.npy", "c01/s000.npy": "c01/s000.npy"}, []string{"--dim", "2"}},
+		{map[string]string{"alice/s000/f000.png": "c00/s000/f000.png", "bob/s000/f000.png": "c01/s000/f000.png"}, []string{"--images", "8x8"}},
+	} {
+		real := filepath.Join(t.TempDir(), "real")
+		from := src
+		if c.args[0] == "--images" {
+			from = imgs
+		}
+		for own, theirs := range c.files {
+			b, err := os.ReadFile(filepath.Join(from, filepath.FromSlash(theirs)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(real, filepath.FromSlash(own))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := append([]string{"synth", "--out", real, "--classes", "2", "--sets", "1", "--frames", "3", "--force"}, c.args...)
+		code, _, e := runCmd(args...)
+		if code != 1 || !strings.Contains(e, "no README.md of setmatch synth") || !strings.Contains(e, "choose a new folder for --out") {
+			t.Errorf("%v: exit %d, %q", args, code, e)
+		}
+		for own := range c.files {
+			if _, err := os.Stat(filepath.Join(real, filepath.FromSlash(own))); err != nil {
+				t.Errorf("%v: %s: %v", args, own, err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(real, "README.md")); err == nil {
+			t.Errorf("%v wrote a README.md in the refused folder", args)
+		}
+	}
+}
+
 func TestSynthUsageErrors(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x")
 	for _, args := range [][]string{
