@@ -89,7 +89,8 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err := opt.Validate(); err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}
-	if err := synth.PrepareOut(*out, *force); err != nil {
+	readme := opt.Readme(strings.Join(args, " "))
+	if err := synth.PrepareOut(*out, *force, readme); err != nil {
 		return err
 	}
 	d, err := synth.Generate(opt)
@@ -99,7 +100,7 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err := dataset.Write(*out, d); err != nil {
 		return err
 	}
-	if err := synth.WriteReadme(*out, opt.Readme(strings.Join(args, " "))); err != nil {
+	if err := synth.WriteReadme(*out, readme); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames × %d features (%s, seed %d) to %s\n",

@@ -26,13 +26,14 @@ func synthImages(fl *flag.FlagSet, size, out string, classes, sets, frames int, 
 	if err := opt.Check(); err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}
-	if err := synth.PrepareOut(out, force); err != nil {
+	readme := opt.Readme(strings.Join(args, " "), sets)
+	if err := synth.PrepareOut(out, force, readme); err != nil {
 		return err
 	}
 	if err := synth.WriteImageSets(out, opt, sets); err != nil {
 		return err
 	}
-	if err := synth.WriteReadme(out, opt.Readme(strings.Join(args, " "), sets)); err != nil {
+	if err := synth.WriteReadme(out, readme); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames of %dx%d pixels (PNG, seed %d) to %s\n",
@@ -52,13 +53,14 @@ func synthTurntable(fl *flag.FlagSet, size, out string, classes, sets, frames in
 	if err := opt.Check(); err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}
-	if err := synth.PrepareOut(out, force); err != nil {
+	readme := opt.Readme(strings.Join(args, " "))
+	if err := synth.PrepareOut(out, force, readme); err != nil {
 		return err
 	}
 	if err := synth.WriteTurntableSets(out, opt); err != nil {
 		return err
 	}
-	if err := synth.WriteReadme(out, opt.Readme(strings.Join(args, " "))); err != nil {
+	if err := synth.WriteReadme(out, readme); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d objects × %d arcs of a turn × %d frames of %dx%d pixels (PNG, seed %d) to %s\n",

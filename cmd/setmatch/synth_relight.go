@@ -33,7 +33,8 @@ func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int6
 			return usagef("--out %s is inside --relight %s: write the lit sets elsewhere", out, src)
 		}
 	}
-	if err := synth.PrepareOut(out, force); err != nil {
+	readme := opt.Readme(strings.Join(args, " "), src, len(classes))
+	if err := synth.PrepareOut(out, force, readme); err != nil {
 		return err
 	}
 	if err := synth.WriteRelit(out, classes, opt); err != nil {
@@ -42,7 +43,7 @@ func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int6
 		}
 		return err
 	}
-	if err := synth.WriteReadme(out, opt.Readme(strings.Join(args, " "), src, len(classes))); err != nil {
+	if err := synth.WriteReadme(out, readme); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames (PNG, lit from %d directions, seed %d) to %s\n",

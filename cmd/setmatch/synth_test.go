@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
+	"setmatch/internal/testexec"
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
@@ -139,6 +142,54 @@ func TestSynthForceKeepsOwnDataSets(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(real, "README.md")); err == nil {
 			t.Errorf("%v wrote a README.md in the refused folder", args)
 		}
+	}
+}
+
+// TestSynthForceAfterAStop: a synth killed while it writes its classes
+// leaves a folder marked as synth's (its README.md is written first), so
+// synth --force replaces it.
+func TestSynthForceAfterAStop(t *testing.T) {
+	if testexec.Emulated() {
+		t.Skip("child processes under qemu-user")
+	}
+	out := filepath.Join(t.TempDir(), "big")
+	ctx := testexec.Timeout(t, time.Minute)
+	cmd := exec.Command(os.Args[0], "synth", "--out", out, "--classes", "20000", "--sets", "1", "--frames", "2", "--dim", "1")
+	cmd.Env = append(os.Environ(), "SETMATCH_TEST_AS_MAIN=1")
+	testexec.Start(t, ctx, cmd)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Stopped once its classes are being written.
+wait:
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("synth of 20000 classes finished before it could be stopped: %v", err)
+		case <-ctx.Done():
+			cmd.Process.Kill()
+			t.Fatal("synth wrote no class in a minute")
+		case <-time.After(5 * time.Millisecond):
+			if _, err := os.Stat(filepath.Join(out, "c00001")); err == nil {
+				break wait
+			}
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if _, err := os.Stat(filepath.Join(out, "README.md")); err != nil {
+		t.Errorf("no README.md after the stop: %v", err)
+	}
+	if code, _, e := runCmd("synth", "--out", out, "--classes", "2", "--sets", "1", "--frames", "2", "--dim", "1", "--force"); code != 0 {
+		t.Fatalf("--force after the stop: exit %d, %s", code, e)
+	}
+	if ents, err := os.ReadDir(out); err != nil || len(ents) != 3 {
+		t.Errorf("after --force: %v, %v; want README.md, c00, c01", ents, err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "README.md"))
+	if err != nil || strings.Contains(string(b), "stopped") {
+		t.Errorf("the README of the data set written whole: %v\n%s", err, b)
 	}
 }
 
