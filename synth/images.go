@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+
+	"setmatch/setfile"
 )
 
 // ImageOptions configures ImageSet: synthetic camera frames of textured
@@ -46,22 +48,51 @@ func checkFrames(frames, w, h int) error {
 	return nil
 }
 
+// MaxImageBytes bounds the size of an image data set synth writes, its
+// frames counted at a byte a pixel (grey PNG frames of textures and
+// noise take a little less): 2 GiB, as maxValues bounds feature vectors.
+const MaxImageBytes = 1 << 31
+
+// CheckDataSize reports whether classes × sets sets of frames frames of
+// w×h pixels are within MaxImageBytes, as WriteImageSets and
+// WriteTurntableSets check before they write.
+func CheckDataSize(classes, sets, frames, w, h int) error {
+	size := float64(classes) * float64(sets) * float64(frames) * float64(w) * float64(h)
+	if size <= MaxImageBytes {
+		return nil
+	}
+	got, limit := setfile.ByteSizes(size, MaxImageBytes)
+	return fmt.Errorf("synth: %d classes × %d sets × %d frames of %dx%d pixels are about %s of PNG frames, over the limit of %s: lower --frames, --sets or --classes, or the frame size WxH", classes, sets, frames, w, h, got, limit)
+}
+
 // ImageSet returns the frames of set s of class c (0 ≤ c < Classes; any
 // s ≥ 0, so that sets beyond those of a data set serve as fresh probes).
 // Generation is deterministic for given options, c and s.
 func (o ImageOptions) ImageSet(c, s int) ([]*image.Gray, error) {
-	if err := o.Check(); err != nil {
+	frames := make([]*image.Gray, 0, max(o.Frames, 0))
+	if err := o.imageSet(c, s, func(img *image.Gray) error {
+		frames = append(frames, img)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
+	return frames, nil
+}
+
+// imageSet is ImageSet giving each frame to emit as it is made, so that a
+// set's frames need not be held at once.
+func (o ImageOptions) imageSet(c, s int, emit func(*image.Gray) error) error {
+	if err := o.Check(); err != nil {
+		return err
+	}
 	if c < 0 || c >= o.Classes || s < 0 {
-		return nil, fmt.Errorf("synth: no class %d set %d (classes 0..%d, sets ≥ 0)", c, s, o.Classes-1)
+		return fmt.Errorf("synth: no class %d set %d (classes 0..%d, sets ≥ 0)", c, s, o.Classes-1)
 	}
 	rng := setRNG(o.Seed^0x1a4e5, c, s)
 	k := max(o.Classes, 2)
 	scale := 128 / float64(o.W)
 	f1, f2 := 2*math.Pi/16*scale, 2*math.Pi/24*scale
-	frames := make([]*image.Gray, o.Frames)
-	for f := range frames {
+	for range o.Frames {
 		theta := math.Pi*float64(c)/float64(k) + (rng.Float64()*2-1)*2*math.Pi/180
 		c1, s1 := math.Cos(theta), math.Sin(theta)
 		c2, s2 := math.Cos(theta+math.Pi/3), math.Sin(theta+math.Pi/3)
@@ -78,7 +109,9 @@ func (o ImageOptions) ImageSet(c, s int) ([]*image.Gray, error) {
 				img.Pix[y*img.Stride+x] = uint8(math.Max(0, math.Min(255, math.Round(g))))
 			}
 		}
-		frames[f] = img
+		if err := emit(img); err != nil {
+			return err
+		}
 	}
-	return frames, nil
+	return nil
 }

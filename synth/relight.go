@@ -83,19 +83,33 @@ func (o RelightOptions) Lights() ([][3]float64, error) {
 // the set takes its share. The frames keep their source's size.
 // Generation is deterministic for given options, c, s and src.
 func (o RelightOptions) RelightSet(src []*image.Gray, c, s int) ([]*image.Gray, error) {
-	o, err := o.withDefaults()
-	if err != nil {
+	frames := make([]*image.Gray, 0, max(o.Frames, 0))
+	if err := o.relightSet(src, c, s, func(img *image.Gray) error {
+		frames = append(frames, img)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
+	return frames, nil
+}
+
+// relightSet is RelightSet giving each frame to emit as it is made, so
+// that a set's frames need not be held at once (a frame is as large as
+// its source image).
+func (o RelightOptions) relightSet(src []*image.Gray, c, s int, emit func(*image.Gray) error) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
 	if len(src) == 0 {
-		return nil, fmt.Errorf("synth: class %d has no source image to light", c)
+		return fmt.Errorf("synth: class %d has no source image to light", c)
 	}
 	if c < 0 || s < 0 || s >= o.Sets {
-		return nil, fmt.Errorf("synth: no class %d set %d (sets 0..%d)", c, s, o.Sets-1)
+		return fmt.Errorf("synth: no class %d set %d (sets 0..%d)", c, s, o.Sets-1)
 	}
 	lights, err := o.Lights()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The class's deal of the lights and of its images: one shuffle of
 	// each per class, whatever set is asked for.
@@ -110,11 +124,12 @@ func (o RelightOptions) RelightSet(src []*image.Gray, c, s int) ([]*image.Gray, 
 		own = []*image.Gray{src[deal[s%len(src)]]}
 	}
 	rng := setRNG(o.Seed^0x11647, c, s)
-	frames := make([]*image.Gray, o.Frames)
-	for f := range frames {
-		frames[f] = Relight(own[rng.IntN(len(own))], lights[perm[s*o.Frames+f]], o.Ambient)
+	for f := range o.Frames {
+		if err := emit(Relight(own[rng.IntN(len(own))], lights[perm[s*o.Frames+f]], o.Ambient)); err != nil {
+			return err
+		}
 	}
-	return frames, nil
+	return nil
 }
 
 // Relight returns img as if lit from direction l (a unit vector: x right,

@@ -10,6 +10,7 @@ import (
 
 	"setmatch/dataset"
 	"setmatch/features"
+	"setmatch/setfile"
 )
 
 // MaxRelightSources bounds the source images of one class: WriteRelit
@@ -82,9 +83,43 @@ func RelightSources(src string) ([]RelightClass, error) {
 	return out, nil
 }
 
+// CheckSources reads every image of classes, one at a time, and reports
+// before anything is written what WriteRelit would meet on the way: an
+// image that does not decode, a class whose images hold more than
+// MaxRelightPixels pixels (a *PixelsError), or a data set over
+// MaxImageBytes, each frame counted at the mean size of its class's
+// images.
+func (o RelightOptions) CheckSources(classes []RelightClass) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
+	size := 0.0
+	for _, cl := range classes {
+		pixels := 0
+		for _, p := range cl.Files {
+			img, err := features.DecodeImageFile(p)
+			if err != nil {
+				return err
+			}
+			if pixels += len(img.Pix); pixels > MaxRelightPixels {
+				return &PixelsError{Class: cl.Name}
+			}
+		}
+		size += float64(o.Sets) * float64(o.Frames) * float64(pixels) / float64(max(len(cl.Files), 1))
+	}
+	if size > MaxImageBytes {
+		got, limit := setfile.ByteSizes(size, MaxImageBytes)
+		return fmt.Errorf("%d classes × %d sets × %d frames of their images are about %s of PNG frames, over the limit of %s: lower --frames or --sets, or scale the images down", len(classes), o.Sets, o.Frames, got, limit)
+	}
+	return nil
+}
+
 // WriteRelit writes the images of every class under strong synthetic
 // lighting (RelightOptions.RelightSet), opt.Sets sets a class, as
-// dir/<class>/<set>/f000.png….
+// dir/<class>/<set>/f000.png…, frame by frame: a class's source images
+// are held while its sets are written, but only one frame of them.
+// CheckSources checks beforehand what it would refuse on the way.
 func WriteRelit(dir string, classes []RelightClass, opt RelightOptions) error {
 	for c, cl := range classes {
 		imgs := make([]*image.Gray, len(cl.Files))
@@ -99,11 +134,10 @@ func WriteRelit(dir string, classes []RelightClass, opt RelightOptions) error {
 			}
 		}
 		for s := range opt.Sets {
-			lit, err := opt.RelightSet(imgs, c, s)
+			err := writeSet(filepath.Join(dir, cl.Name, SetName(s, opt.Sets)), opt.Frames, func(emit func(*image.Gray) error) error {
+				return opt.relightSet(imgs, c, s, emit)
+			})
 			if err != nil {
-				return err
-			}
-			if err := writeSet(filepath.Join(dir, cl.Name, SetName(s, opt.Sets)), lit); err != nil {
 				return err
 			}
 		}

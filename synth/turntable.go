@@ -89,24 +89,38 @@ func (o TurntableOptions) object(c int) []ellipsoid {
 // TurntableSet returns the frames of set s of class c (0 ≤ c < Classes;
 // any s ≥ 0). Generation is deterministic for given options, c and s.
 func (o TurntableOptions) TurntableSet(c, s int) ([]*image.Gray, error) {
-	if err := o.Check(); err != nil {
+	frames := make([]*image.Gray, 0, max(o.Frames, 0))
+	if err := o.turntableSet(c, s, func(img *image.Gray) error {
+		frames = append(frames, img)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
+	return frames, nil
+}
+
+// turntableSet is TurntableSet giving each frame to emit as it is made,
+// so that a set's frames need not be held at once.
+func (o TurntableOptions) turntableSet(c, s int, emit func(*image.Gray) error) error {
+	if err := o.Check(); err != nil {
+		return err
+	}
 	if c < 0 || c >= o.Classes || s < 0 {
-		return nil, fmt.Errorf("synth: no object %d set %d (objects 0..%d, sets ≥ 0)", c, s, o.Classes-1)
+		return fmt.Errorf("synth: no object %d set %d (objects 0..%d, sets ≥ 0)", c, s, o.Classes-1)
 	}
 	parts := o.object(c)
 	rng := setRNG(o.Seed^0x7ab1e, c, s)
 	arc := 2 * math.Pi / float64(o.Sets)
 	tilt := (15 + uniform(rng, -3, 3)) * math.Pi / 180
 	gain := uniform(rng, 0.9, 1.1)
-	frames := make([]*image.Gray, o.Frames)
-	for f := range frames {
+	for f := range o.Frames {
 		step := arc / float64(o.Frames)
 		turn := float64(s%o.Sets)*arc + (float64(f)+0.5+uniform(rng, -0.25, 0.25))*step
-		frames[f] = o.render(parts, turn, tilt, gain, 3, rng)
+		if err := emit(o.render(parts, turn, tilt, gain, 3, rng)); err != nil {
+			return err
+		}
 	}
-	return frames, nil
+	return nil
 }
 
 // render draws the object turned by turn radians about its axis and seen

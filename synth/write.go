@@ -175,46 +175,63 @@ func numbered(name, prefix string, digits int, suffix string) bool {
 }
 
 // WriteImageSets writes sets image sets of every class of opt
-// (ImageOptions.ImageSet) as dir/<class>/<set>/f000.png….
+// (ImageOptions.ImageSet) as dir/<class>/<set>/f000.png…, frame by frame.
+// A data set over MaxImageBytes is refused before anything is written
+// (CheckDataSize).
 func WriteImageSets(dir string, opt ImageOptions, sets int) error {
-	return writeImageSets(dir, opt.Classes, sets, opt.ImageSet)
+	if err := opt.Check(); err != nil {
+		return err
+	}
+	if err := CheckDataSize(opt.Classes, sets, opt.Frames, opt.W, opt.H); err != nil {
+		return err
+	}
+	return writeImageSets(dir, opt.Classes, sets, opt.Frames, opt.imageSet)
 }
 
 // WriteTurntableSets writes the sets of every object of opt
-// (TurntableOptions.TurntableSet) as dir/<class>/<set>/f000.png….
+// (TurntableOptions.TurntableSet) as dir/<class>/<set>/f000.png…, frame
+// by frame. A data set over MaxImageBytes is refused before anything is
+// written (CheckDataSize).
 func WriteTurntableSets(dir string, opt TurntableOptions) error {
-	return writeImageSets(dir, opt.Classes, opt.Sets, opt.TurntableSet)
+	if err := opt.Check(); err != nil {
+		return err
+	}
+	if err := CheckDataSize(opt.Classes, opt.Sets, opt.Frames, opt.W, opt.H); err != nil {
+		return err
+	}
+	return writeImageSets(dir, opt.Classes, opt.Sets, opt.Frames, opt.turntableSet)
 }
 
-// writeImageSets writes sets image sets of each of classes, set s of
-// class c given by set, as dir/<class>/<set>/f000.png….
-func writeImageSets(dir string, classes, sets int, set func(c, s int) ([]*image.Gray, error)) error {
+// writeImageSets writes sets image sets of frames frames of each of
+// classes, set s of class c made by set, as dir/<class>/<set>/f000.png….
+func writeImageSets(dir string, classes, sets, frames int, set func(c, s int, emit func(*image.Gray) error) error) error {
 	for c := range classes {
 		for s := range sets {
-			imgs, err := set(c, s)
+			err := writeSet(filepath.Join(dir, ClassName(c, classes), SetName(s, sets)), frames, func(emit func(*image.Gray) error) error {
+				return set(c, s, emit)
+			})
 			if err != nil {
 				return err
 			}
-			if err := writeSet(filepath.Join(dir, ClassName(c, classes), SetName(s, sets)), imgs); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
 }
 
-// writeSet writes the frames of one image set as dir/f000.png….
-func writeSet(dir string, frames []*image.Gray) error {
+// writeSet writes the frames of one image set, n of them, as
+// dir/f000.png…, each as frames gives it to emit, so that only one is
+// held at a time.
+func writeSet(dir string, n int, frames func(emit func(*image.Gray) error) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	digits := max(3, len(strconv.Itoa(len(frames)-1)))
-	for i, img := range frames {
-		if err := WritePNG(filepath.Join(dir, fmt.Sprintf("f%0*d.png", digits, i)), img); err != nil {
-			return err
-		}
-	}
-	return nil
+	digits := max(3, len(strconv.Itoa(n-1)))
+	i := 0
+	return frames(func(img *image.Gray) error {
+		p := filepath.Join(dir, fmt.Sprintf("f%0*d.png", digits, i))
+		i++
+		return WritePNG(p, img)
+	})
 }
 
 // WritePNG writes img to path as a PNG file.

@@ -1,10 +1,15 @@
 package synth
 
 import (
+	"bytes"
+	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"setmatch/features"
 )
 
 // Every README synth writes, written by WriteReadme, marks its folder as
@@ -230,4 +235,114 @@ func TestPrepareOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkOnlyReadme(t, missing, readme)
+}
+
+// The image data sets are written frame by frame, each frame as its set's
+// function makes it (ImageSet, TurntableSet, RelightSet).
+func TestWriteImageSetsFrameByFrame(t *testing.T) {
+	img := ImageOptions{Classes: 2, Frames: 3, W: 12, H: 10, Seed: 4}
+	tt := TurntableOptions{Classes: 2, Sets: 2, Frames: 3, W: 12, H: 10, Seed: 4}
+	rl := RelightOptions{Sets: 2, Frames: 3, Seed: 4}
+	src := filepath.Join(t.TempDir(), "src")
+	var srcImgs [][]*image.Gray
+	var classes []RelightClass
+	for c, name := range []string{"a", "b"} {
+		cl := RelightClass{Name: name}
+		var imgs []*image.Gray
+		for i := range 2 {
+			g := image.NewGray(image.Rect(0, 0, 9, 7))
+			for p := range g.Pix {
+				g.Pix[p] = uint8(30 + 50*c + 20*i + p)
+			}
+			p := filepath.Join(src, name, fmt.Sprintf("%d.png", i))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := WritePNG(p, g); err != nil {
+				t.Fatal(err)
+			}
+			cl.Files = append(cl.Files, p)
+			imgs = append(imgs, g)
+		}
+		classes = append(classes, cl)
+		srcImgs = append(srcImgs, imgs)
+	}
+	for _, c := range []struct {
+		name  string
+		write func(dir string) error
+		set   func(c, s int) ([]*image.Gray, error)
+		class func(c int) string
+	}{
+		{"images", func(dir string) error { return WriteImageSets(dir, img, 2) }, img.ImageSet, func(c int) string { return ClassName(c, 2) }},
+		{"turntable", func(dir string) error { return WriteTurntableSets(dir, tt) }, tt.TurntableSet, func(c int) string { return ClassName(c, 2) }},
+		{"relight", func(dir string) error { return WriteRelit(dir, classes, rl) },
+			func(c, s int) ([]*image.Gray, error) { return rl.RelightSet(srcImgs[c], c, s) }, func(c int) string { return classes[c].Name }},
+	} {
+		dir := t.TempDir()
+		if err := c.write(dir); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for cl := range 2 {
+			for s := range 2 {
+				want, err := c.set(cl, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for f, w := range want {
+					p := filepath.Join(dir, c.class(cl), SetName(s, 2), fmt.Sprintf("f%03d.png", f))
+					got, err := features.DecodeImageFile(p)
+					if err != nil {
+						t.Fatalf("%s: %v", c.name, err)
+					}
+					if !bytes.Equal(got.Pix, w.Pix) {
+						t.Errorf("%s: %s differs from its set's frame %d", c.name, p, f)
+					}
+				}
+			}
+		}
+	}
+}
+
+// writeSet writes each frame before the next is made.
+func TestWriteSetOneFrameAtATime(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s000")
+	err := writeSet(dir, 3, func(emit func(*image.Gray) error) error {
+		for f := range 3 {
+			for g := range f {
+				if _, err := os.Stat(filepath.Join(dir, fmt.Sprintf("f%03d.png", g))); err != nil {
+					t.Errorf("frame %d made before frame %d was written: %v", f, g, err)
+				}
+			}
+			if err := emit(image.NewGray(image.Rect(0, 0, 8, 8))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An image data set over MaxImageBytes is refused before anything is
+// written, with its size and what to lower.
+func TestImageDataSize(t *testing.T) {
+	if err := CheckDataSize(1, 1, 1<<15, 256, 256); err != nil {
+		t.Errorf("2 GiB exactly: %v", err)
+	}
+	err := CheckDataSize(1, 1, 1<<15+1, 256, 256)
+	if err == nil || !strings.Contains(err.Error(), "1 classes × 1 sets × 32769 frames of 256x256 pixels are about 2147549184 bytes of PNG frames, over the limit of 2147483648 bytes: lower --frames, --sets or --classes, or the frame size WxH") {
+		t.Errorf("a frame over 2 GiB: %v", err)
+	}
+	dir := t.TempDir()
+	big := ImageOptions{Classes: 1000, Frames: 1000, W: 32, H: 24}
+	if err := WriteImageSets(dir, big, 1000); err == nil || !strings.Contains(err.Error(), "715 GiB") {
+		t.Errorf("WriteImageSets of 715 GiB: %v", err)
+	}
+	if err := WriteTurntableSets(dir, TurntableOptions{Classes: 1000, Sets: 360, Frames: 1000, W: 32, H: 24}); err == nil || !strings.Contains(err.Error(), "257 GiB") {
+		t.Errorf("WriteTurntableSets of 257 GiB: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d entries written before the refusal", len(ents))
+	}
 }

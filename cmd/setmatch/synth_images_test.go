@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,6 +134,48 @@ func TestSynthImageSizeEdges(t *testing.T) {
 			if code == 0 || !strings.Contains(errOut, tc.want) {
 				t.Errorf("synth %s %q: exit %d, %q; want %q", flag, tc.size, code, errOut, tc.want)
 			}
+		}
+	}
+}
+
+// TestSynthImageDataSize: synth --images, --turntable and --relight refuse
+// a data set over 2 GiB of frames (at a byte a pixel) before anything is
+// written, as feature vectors are: with --force, the data set there
+// before is left whole. --relight reads its source images before it
+// writes, so that one that does not decode is refused as early.
+func TestSynthImageDataSize(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d")
+	if code, _, e := runCmd("synth", "--images", "8x8", "--classes", "2", "--sets", "1", "--frames", "2", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	before, err := os.ReadFile(filepath.Join(out, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := relightSource(t, 3)
+	broken := relightSource(t, 1)
+	if err := os.WriteFile(filepath.Join(broken, "b", "9.png"), []byte("not a png"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--images", "32x24", "--classes", "1000", "--sets", "1000", "--frames", "1000"}, 2, "1000 classes × 1000 sets × 1000 frames of 32x24 pixels are about 715 GiB of PNG frames, over the limit of 2 GiB: lower --frames, --sets or --classes, or the frame size WxH\n"},
+		{[]string{"--turntable", "4096x4096", "--classes", "2", "--sets", "4", "--frames", "100"}, 2, "are about 12.5 GiB of PNG frames, over the limit of 2 GiB"},
+		{[]string{"--relight", src, "--sets", "1000", "--frames", "10000"}, 1, "2 classes × 1000 sets × 10000 frames of their images are about 11.7 GiB of PNG frames, over the limit of 2 GiB: lower --frames or --sets, or scale the images down\n"},
+		{[]string{"--relight", broken}, 1, "9.png"},
+	} {
+		code, _, e := runCmd(append(append([]string{"synth"}, c.args...), "--out", out, "--force")...)
+		if code != c.code || !strings.Contains(e, c.want) {
+			t.Errorf("%v: exit %d, %q; want exit %d and %q", c.args, code, e, c.code, c.want)
+		}
+		if b, err := os.ReadFile(filepath.Join(out, "README.md")); err != nil || !bytes.Equal(b, before) {
+			t.Errorf("%v: README.md after the refusal: %v\n%s", c.args, err, b)
+		}
+		if _, err := os.Stat(filepath.Join(out, "c01", "s000", "f001.png")); err != nil {
+			t.Errorf("%v: the data set there before: %v", c.args, err)
 		}
 	}
 }

@@ -33,15 +33,18 @@ func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int6
 			return usagef("--out %s is inside --relight %s: write the lit sets elsewhere", out, src)
 		}
 	}
+	// Every image read before the output folder is emptied: one that does
+	// not decode, too many pixels to hold, or too large a data set is
+	// refused before anything is written.
+	if err := opt.CheckSources(classes); err != nil {
+		return relightErr(err)
+	}
 	readme := opt.Readme(strings.Join(args, " "), src, len(classes))
 	if err := synth.PrepareOut(out, force, readme); err != nil {
 		return err
 	}
 	if err := synth.WriteRelit(out, classes, opt); err != nil {
-		if _, ok := err.(*synth.PixelsError); ok {
-			return fmt.Errorf("--relight: %w", err)
-		}
-		return err
+		return relightErr(err)
 	}
 	if err := synth.WriteReadme(out, readme); err != nil {
 		return err
@@ -49,4 +52,13 @@ func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int6
 	fmt.Fprintf(stdout, "wrote %d classes × %d sets × %d frames (PNG, lit from %d directions, seed %d) to %s\n",
 		len(classes), sets, frames, sets*frames, seed, out)
 	return nil
+}
+
+// relightErr is err of synth.CheckSources or synth.WriteRelit as synth
+// --relight says it: a class of too many pixels named as --relight's.
+func relightErr(err error) error {
+	if _, ok := err.(*synth.PixelsError); ok {
+		return fmt.Errorf("--relight: %w", err)
+	}
+	return err
 }
