@@ -40,8 +40,8 @@ func (o ImageOptions) Check() error {
 // made.
 func checkFrames(frames, w, h int) error {
 	switch {
-	case frames < 1 || frames > 100000:
-		return fmt.Errorf("synth: frames per set must be 1 to 100000, got %d", frames)
+	case frames < 2 || frames > 100000:
+		return fmt.Errorf("synth: frames per set must be 2 to 100000 (a set needs at least 2 frames), got %d", frames)
 	case w < 8 || h < 8 || w > 4096 || h > 4096:
 		return fmt.Errorf("synth: image size must be 8x8 to 4096x4096, got %dx%d", w, h)
 	}

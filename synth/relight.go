@@ -42,8 +42,8 @@ func (o RelightOptions) withDefaults() (RelightOptions, error) {
 	switch {
 	case o.Sets < 1 || o.Sets > 1000:
 		return o, fmt.Errorf("synth: sets per class must be 1 to 1000, got %d", o.Sets)
-	case o.Frames < 1 || o.Frames > 10000:
-		return o, fmt.Errorf("synth: frames per set must be 1 to 10000, got %d", o.Frames)
+	case o.Frames < 2 || o.Frames > 10000:
+		return o, fmt.Errorf("synth: frames per set must be 2 to 10000 (a set needs at least 2 frames), got %d", o.Frames)
 	case !(o.MaxAngle > 0 && o.MaxAngle <= 90):
 		return o, fmt.Errorf("synth: the largest light angle must be in (0, 90] degrees, got %g", o.MaxAngle)
 	case !(o.Ambient > 0 && o.Ambient < 1):

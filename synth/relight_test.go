@@ -88,7 +88,7 @@ func TestRelightSet(t *testing.T) {
 			t.Fatalf("light %v: norm %v, angle beyond %v°", l, n, RelightMaxAngle)
 		}
 	}
-	for _, bad := range []RelightOptions{{Sets: 0, Frames: 1}, {Sets: 1, Frames: 0}, {Sets: 1, Frames: 1, MaxAngle: 100}, {Sets: 1, Frames: 1, Ambient: 1.5}} {
+	for _, bad := range []RelightOptions{{Sets: 0, Frames: 2}, {Sets: 1, Frames: 0}, {Sets: 1, Frames: 1}, {Sets: 1, Frames: 2, MaxAngle: 100}, {Sets: 1, Frames: 2, Ambient: 1.5}} {
 		if _, err := bad.RelightSet(src, 0, 0); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

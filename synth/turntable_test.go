@@ -17,11 +17,12 @@ func TestTurntableSetDeterministic(t *testing.T) {
 	c, _ := o.TurntableSet(1, 3)
 	checkRepeatable(t, a, b, c, 5, 40, 30, "sets 2 and 3")
 	for _, bad := range []TurntableOptions{
-		{Classes: 0, Sets: 1, Frames: 1, W: 8, H: 8},
-		{Classes: 1, Sets: 0, Frames: 1, W: 8, H: 8},
-		{Classes: 1, Sets: 361, Frames: 1, W: 8, H: 8},
+		{Classes: 0, Sets: 1, Frames: 2, W: 8, H: 8},
+		{Classes: 1, Sets: 0, Frames: 2, W: 8, H: 8},
+		{Classes: 1, Sets: 361, Frames: 2, W: 8, H: 8},
 		{Classes: 1, Sets: 1, Frames: 0, W: 8, H: 8},
-		{Classes: 1, Sets: 1, Frames: 1, W: 4, H: 8},
+		{Classes: 1, Sets: 1, Frames: 1, W: 8, H: 8},
+		{Classes: 1, Sets: 1, Frames: 2, W: 4, H: 8},
 	} {
 		if _, err := bad.TurntableSet(0, 0); err == nil {
 			t.Errorf("%+v accepted", bad)

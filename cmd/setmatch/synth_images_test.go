@@ -130,7 +130,7 @@ func TestSynthImageSizeEdges(t *testing.T) {
 			{"+64x64", flag + `: want a frame size WxH such as 128x96, got "+64x64"` + "\n"},
 			{"99999999999999999999x8", flag + `: want a frame size WxH such as 128x96, got "99999999999999999999x8"` + "\n"},
 		} {
-			code, _, errOut := runCmd("synth", flag, tc.size, "--classes", "2", "--sets", "1", "--frames", "1", "--out", full)
+			code, _, errOut := runCmd("synth", flag, tc.size, "--classes", "2", "--sets", "1", "--frames", "2", "--out", full)
 			if code == 0 || !strings.Contains(errOut, tc.want) {
 				t.Errorf("synth %s %q: exit %d, %q; want %q", flag, tc.size, code, errOut, tc.want)
 			}
@@ -176,6 +176,28 @@ func TestSynthImageDataSize(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(out, "c01", "s000", "f001.png")); err != nil {
 			t.Errorf("%v: the data set there before: %v", c.args, err)
+		}
+	}
+}
+
+// TestSynthImagesOneFrame: synth --images, --turntable and --relight
+// refuse sets of one frame, as feature vectors are refused, since train
+// refuses them; nothing is written.
+func TestSynthImagesOneFrame(t *testing.T) {
+	src := relightSource(t, 2)
+	for _, args := range [][]string{
+		{"--images", "8x8"},
+		{"--turntable", "8x8"},
+		{"--relight", src},
+		{"--dim", "2"},
+	} {
+		out := filepath.Join(t.TempDir(), "d")
+		code, _, e := runCmd(append(append([]string{"synth"}, args...), "--frames", "1", "--out", out)...)
+		if code != 2 || !strings.Contains(e, "a set needs at least 2 frames") {
+			t.Errorf("%v --frames 1: exit %d, %q", args, code, e)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v --frames 1 made its output folder", args)
 		}
 	}
 }
