@@ -50,12 +50,15 @@ finished: run the command again with --force to write it whole.
 // WriteReadme replaces in one step (so that no moment leaves a folder of
 // synth's without its mark).
 func emptyOut(dir string, force bool) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("--out %s is a file: --out must be a folder, a new one or one synth wrote before (with --force)", dir)
+	}
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return os.MkdirAll(dir, 0o755)
+		err = os.MkdirAll(dir, 0o755)
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("--out %s: %w", dir, err)
 	}
 	if len(ents) == 0 {
 		return nil

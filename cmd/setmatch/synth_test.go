@@ -193,6 +193,30 @@ wait:
 	}
 }
 
+// TestSynthOutFile: --out naming a file is refused as no folder, and the
+// file left as it was.
+func TestSynthOutFile(t *testing.T) {
+	for _, args := range [][]string{{"--dim", "2"}, {"--images", "8x8"}} {
+		file := filepath.Join(t.TempDir(), "two.csv")
+		if err := os.WriteFile(file, []byte("1,2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, force := range []bool{false, true} {
+			a := append([]string{"synth", "--out", file, "--classes", "2", "--sets", "1", "--frames", "2"}, args...)
+			if force {
+				a = append(a, "--force")
+			}
+			code, _, e := runCmd(a...)
+			if want := "setmatch synth: --out " + file + " is a file: --out must be a folder, a new one or one synth wrote before (with --force)\n"; code != 1 || e != want {
+				t.Errorf("%v: exit %d, %q; want %q", a, code, e, want)
+			}
+			if b, err := os.ReadFile(file); err != nil || string(b) != "1,2\n" {
+				t.Errorf("%v: the file after the refusal: %q, %v", a, b, err)
+			}
+		}
+	}
+}
+
 func TestSynthUsageErrors(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x")
 	for _, args := range [][]string{
@@ -215,12 +239,14 @@ func TestSynthUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, e)
 		}
 	}
-	// A negative spread is refused with what is taken: 0 is the kind's
-	// default.
+	// A negative spread, NaN or Inf is refused in one wording, naming the
+	// flag, with what is taken: 0 is the kind's default.
 	for _, f := range []string{"--noise", "--nuisance-std"} {
-		code, _, e := runCmd("synth", "--out", out, "--kind", "lighting", f, "-0.5")
-		if code != 2 || !strings.Contains(e, f+" must be a number > 0, or 0 for the kind's default") {
-			t.Errorf("%s -0.5: exit %d, stderr %q", f, code, e)
+		for _, v := range []string{"-0.5", "NaN", "Inf", "-Inf"} {
+			code, _, e := runCmd("synth", "--out", out, "--kind", "lighting", f, v)
+			if want := "setmatch synth: " + f + " must be a finite number > 0, or 0 for the kind's default; got "; code != 2 || !strings.HasPrefix(e, want) {
+				t.Errorf("%s %s: exit %d, stderr %q; want %q", f, v, code, e, want)
+			}
 		}
 	}
 	if _, err := os.Stat(out); err == nil {
