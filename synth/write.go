@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"setmatch/internal/atomicfile"
 	"setmatch/setfile"
 )
 
@@ -160,8 +161,8 @@ func setFile(name string) bool {
 
 // pending reports whether name is that of the temporary file of a file
 // named as ok accepts, written in one step but not yet renamed: "." and
-// its name and decimal digits, as internal/atomicfile (setfile.WriteFile)
-// and WriteReadme (os.CreateTemp) name it.
+// its name and decimal digits, as internal/atomicfile names it
+// (setfile.WriteFile, WriteReadme).
 func pending(name string, ok func(string) bool) bool {
 	base, dot := strings.CutPrefix(name, ".")
 	file := strings.TrimRight(base, "0123456789")
@@ -253,28 +254,9 @@ func WritePNG(path string, img image.Image) error {
 // WriteReadme writes text, a data set's README (Options.Readme and the
 // like), as dir/README.md, which PrepareOut recognises, in one step: a
 // reader sees the old README or the new one, never a part of it.
-func WriteReadme(dir, text string) (err error) {
-	f, err := os.CreateTemp(dir, ".README.md")
-	if err != nil {
+func WriteReadme(dir, text string) error {
+	return atomicfile.WriteFile(filepath.Join(dir, "README.md"), 0o644, false, func(f *os.File) error {
+		_, err := f.WriteString(text)
 		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err := f.WriteString(text); err != nil {
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), filepath.Join(dir, "README.md"))
+	})
 }
