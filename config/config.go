@@ -131,7 +131,7 @@ type Decision struct {
 // Daemon holds process settings.
 type Daemon struct {
 	// Workers is the number of goroutines that match one batch against the
-	// gallery; 0 = one per CPU.
+	// gallery, at most one per CPU; 0 = one per CPU.
 	Workers int `toml:"workers"`
 	// Watchdog pings the systemd watchdog from the main loop when the unit
 	// sets WatchdogSec.

@@ -114,8 +114,9 @@ type Options struct {
 	// It is required when the data set holds images, which are read one
 	// set per worker.
 	Images ImageSetReader
-	// Workers is the number of feature files or image sets read at once;
-	// 0 means GOMAXPROCS.
+	// Workers is the number of sets read at once, each by one goroutine
+	// (its files in order); 0, or more than one per CPU, means one per
+	// CPU (par.Workers).
 	Workers int
 	// KeepGoing leaves a set that cannot be read (a file that does not
 	// decode, holds non-finite values or passes a limit) out of Sets and

@@ -25,7 +25,8 @@ type Gallery struct {
 	dim     int
 	maxLen  int
 
-	// Workers is the number of goroutines Compare uses; 0 means GOMAXPROCS.
+	// Workers is the number of goroutines Compare uses, at most one per
+	// CPU (par.Workers); 0 means one per CPU.
 	Workers int
 
 	scratch sync.Pool // *pairScratch, reused across queries
@@ -71,8 +72,8 @@ func (g *Gallery) workers() int {
 	return min(par.Workers(g.Workers), len(g.sets))
 }
 
-// Goroutines returns how many goroutines Compare runs: Workers (0: one
-// per CPU), but no more than the gallery has sets.
+// Goroutines returns how many goroutines Compare runs: Workers (at most
+// one per CPU; 0: one per CPU), but no more than the gallery has sets.
 func (g *Gallery) Goroutines() int { return g.workers() }
 
 // Compare returns the divergences between q and every gallery set, in

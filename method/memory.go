@@ -1,5 +1,7 @@
 package method
 
+import "setmatch/internal/par"
+
 // MemoryEstimate returns about how many bytes of live data the choice of
 // the auto method (Choose) and the fit of what it deploys hold at their
 // peak, for training sets of frames[i] frames of dim features with the
@@ -100,10 +102,10 @@ func choiceEstimate(frames []int, dim int, labels []int, g Grid, workers int) in
 	b += int64(poolFrames) * int64(dim) * f8             // CDL's eigenvectors
 	b += 2 * int64(pool) * int64(pmax) * int64(dim) * f8 // GDA's bases, and side by side for the products
 	sq := func(k float64) int64 { return int64(k * k * f8) }
-	b += int64(runs*(bws+cdl)) * sq(covered)         // the folds' divergences and CDL kernels
-	b += int64(bws+cdl) * sq(float64(m))             // the fit's
-	b += int64(len(g.GDAP)) * sq(float64(pool))      // GDA's kernels
-	b += int64(max(workers, 2)) * 8 * sq(float64(m)) // kFDA fits
+	b += int64(runs*(bws+cdl)) * sq(covered)                      // the folds' divergences and CDL kernels
+	b += int64(bws+cdl) * sq(float64(m))                          // the fit's
+	b += int64(len(g.GDAP)) * sq(float64(pool))                   // GDA's kernels
+	b += int64(max(par.Workers(workers), 2)) * 8 * sq(float64(m)) // kFDA fits
 	return b
 }
 
