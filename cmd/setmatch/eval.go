@@ -292,14 +292,22 @@ func writeSplitsFile(path string, splits []eval.Split, d *eval.Data) error {
 	return writeWhole(path, b.Bytes(), "--splits-out")
 }
 
-// writeWhole writes b to the file path, of the flag, whole or not at all
-// (atomicfile.WriteFile): a write that fails, on a full disk say, leaves
-// no cut file that a script or --protocol file= would read as whole.
+// writeWhole writes b to the file path, of the flag: a regular file, or
+// a new one, whole or not at all (atomicfile.WriteFile), so that a write
+// that fails, on a full disk say, leaves no cut file that a script or
+// --protocol file= would read as whole; anything else (a pipe,
+// /dev/stdout, a symbolic link) is written through, as os.WriteFile
+// writes it, not replaced.
 func writeWhole(path string, b []byte, flag string) error {
-	err := atomicfile.WriteFile(path, 0o644, false, func(f *os.File) error {
-		_, err := f.Write(b)
-		return err
-	})
+	var err error
+	if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+		err = os.WriteFile(path, b, 0o644)
+	} else {
+		err = atomicfile.WriteFile(path, 0o644, false, func(f *os.File) error {
+			_, err := f.Write(b)
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w: give a file in a folder you can write", flag, err)
 	}

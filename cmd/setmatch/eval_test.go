@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
 	"setmatch/eval"
+	"setmatch/internal/testutil"
 	"setmatch/openeval"
 	"setmatch/setfile"
 	"setmatch/synth"
@@ -88,6 +90,38 @@ func TestEvalSplitsOut(t *testing.T) {
 	}
 	if got := accuracies("--protocol", "file="+out); len(want) != 3 || !slices.Equal(got, want) {
 		t.Errorf("from the file: accuracies %v, want those of the splits written %v", got, want)
+	}
+
+	// A symbolic link and a pipe are written through, not replaced.
+	other := t.TempDir()
+	link := filepath.Join(other, "link.txt")
+	if err := os.Symlink(out+".target", link); err != nil {
+		t.Fatal(err)
+	}
+	accuracies("--protocol", "gallery=1,probe=2,splits=3", "--splits-out", link)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--splits-out a link: the link replaced (%v)", err)
+	}
+	if through, err := os.ReadFile(out + ".target"); err != nil || string(through) != string(raw) {
+		t.Errorf("--splits-out a link: its target %q (%v), want the splits", through, err)
+	}
+	fifo := testutil.FIFO(t, other, "splits.fifo")
+	read := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo) // blocks until eval opens it
+		read <- b
+	}()
+	accuracies("--protocol", "gallery=1,probe=2,splits=3", "--splits-out", fifo)
+	select {
+	case b := <-read:
+		if string(b) != string(raw) {
+			t.Errorf("--splits-out a pipe: read %q, want the splits", b)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("--splits-out a pipe: nothing read in 60 s")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("--splits-out a pipe: the pipe replaced (%v)", err)
 	}
 }
 
