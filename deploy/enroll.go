@@ -462,11 +462,14 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		own.Voters, was.Voters = nil, nil
 		// Words of a threshold set again say which change set it; train's
 		// kept are train's.
-		set, by := recalibrateOn, setBy(c.Op)
+		set, by, o := recalibrateOn, setBy(c.Op), opt
 		if c.Members[i].Kept = keepsTrained(&own, opt, shaped); c.Members[i].Kept {
 			set, by = keepTrained, ""
+			if c.Op == ChangeOthers {
+				o.Strangers = nil // train's own, which its calibration used
+			}
 		}
-		src, rates, sc, kept, err := set(&own, &was, opt, scores[i])
+		src, rates, sc, kept, err := set(&own, &was, o, scores[i])
 		if err != nil {
 			if len(members) > 1 {
 				return fmt.Errorf("threshold of vote member %d (%s): %w", i+1, own.MethodName(), err)

@@ -150,6 +150,18 @@ func TestResultWithoutOthers(t *testing.T) {
 	if res.Calibration != built || !strings.Contains(res.ThresholdSource, "train's calibration on every class") {
 		t.Errorf("nn-h: rates %+v after WithoutOthers, Build's %+v; threshold source %q", res.Calibration, built, res.ThresholdSource)
 	}
+
+	// Train's strangers' sets, which its calibration used, are not said
+	// to be unused when the others leave.
+	stranger := []*mat.Dense{all[len(all)-1]}
+	opt = Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 2, Strangers: stranger}
+	res = buildRule(t, &opt, "auto:balanced", all[:len(all)-3], labels[:len(all)-3], names[:len(all)-3])
+	if _, err := res.WithoutOthers([]string{"class-04"}, stranger, 2); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.ThresholdSource, "not used") {
+		t.Errorf("nn-h trained with strangers' sets: %q", res.ThresholdSource)
+	}
 }
 
 // TestChangeAfterOthers: enroll and forget keep the threshold that a
