@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -429,6 +430,9 @@ func readSet(p *plan, lim setfile.Limits) (*mat.Dense, error) {
 	for i, path := range p.files {
 		left := lim
 		if i > 0 {
+			// The features of the first file, checked before the body
+			// is read, and what its frames left of the limits.
+			left.Cols = d
 			left.MaxRows = lim.MaxRows - n
 			left.MaxBytes = lim.MaxBytes - int64(n)*int64(d)*8
 			if left.MaxRows < 1 || left.MaxBytes < int64(d)*8 {
@@ -436,18 +440,18 @@ func readSet(p *plan, lim setfile.Limits) (*mat.Dense, error) {
 			}
 		}
 		x, err := setfile.ReadFile(path, left)
-		if err != nil {
-			if i > 0 && errors.Is(err, setfile.ErrTooLarge) {
-				return nil, tooLarge(p, i, n, lim)
-			}
+		switch {
+		case i > 0 && errors.Is(err, setfile.ErrColumns):
+			return nil, fmt.Errorf("set %s: frame file %s has another number of features per frame than %s, which has %d: all frames of a set need the same size: %w",
+				p.set.Path, filepath.Base(path), filepath.Base(p.files[0]), d, setfile.ErrColumns)
+		case i > 0 && errors.Is(err, setfile.ErrTooLarge):
+			return nil, tooLarge(p, i, n, lim)
+		case err != nil:
 			return nil, err // *setfile.Error carries the path
 		}
 		r, c := x.Dims()
 		if i == 0 {
 			d = c
-		} else if c != d {
-			return nil, fmt.Errorf("set %s: frame file %s has %d features but %s has %d: all frames of a set need the same size",
-				p.set.Path, filepath.Base(path), c, filepath.Base(p.files[0]), d)
 		}
 		parts = append(parts, x)
 		n += r
@@ -466,15 +470,23 @@ func readSet(p *plan, lim setfile.Limits) (*mat.Dense, error) {
 }
 
 // tooLarge is the error of a set folder whose frame files, read in order,
-// pass a set's limits lim at its file i, after n frames in the files
+// pass a set's limits lim (resolved: those not set are the largest
+// numbers, and not said) at its file i, after n frames in the files
 // before it.
 func tooLarge(p *plan, i, n int, lim setfile.Limits) error {
 	files := "1 file"
 	if i > 1 {
 		files = fmt.Sprintf("%d files", i)
 	}
-	return fmt.Errorf("set %s: its frame files exceed the limits of a set (%d frames, %s in memory) at %s, after %d frames in %s: split the set or raise the limit: %w",
-		p.set.Path, lim.MaxRows, setfile.ByteSize(float64(lim.MaxBytes)), filepath.Base(p.files[i]), n, files, setfile.ErrTooLarge)
+	var limits []string
+	if lim.MaxRows < math.MaxInt {
+		limits = append(limits, fmt.Sprintf("%d frames", lim.MaxRows))
+	}
+	if lim.MaxBytes < math.MaxInt64 {
+		limits = append(limits, setfile.ByteSize(float64(lim.MaxBytes))+" in memory (--max-bytes)")
+	}
+	return fmt.Errorf("set %s: its frame files pass a set's limit (%s) at %s, after %d frames in %s: split the set or raise the limit: %w",
+		p.set.Path, strings.Join(limits, " or "), filepath.Base(p.files[i]), n, files, setfile.ErrTooLarge)
 }
 
 // checkLimits applies the set limits to a matrix read by Options.Images.
@@ -493,7 +505,7 @@ func checkSize(p *plan, n, d int, lim setfile.Limits) error {
 	}
 	if int64(n)*int64(d) > lim.MaxBytes/8 {
 		need, limit := setfile.ByteSizes(float64(n)*float64(d)*8, float64(lim.MaxBytes))
-		return fmt.Errorf("set %s: %d×%d frames need %s in memory, over a set's limit of %s: split the set or raise the limit: %w", p.set.Path, n, d, need, limit, setfile.ErrTooLarge)
+		return fmt.Errorf("set %s: %d×%d frames need %s in memory, over a set's limit of %s (--max-bytes): split the set or raise the limit: %w", p.set.Path, n, d, need, limit, setfile.ErrTooLarge)
 	}
 	return nil
 }

@@ -210,7 +210,7 @@ func TestLoadErrors(t *testing.T) {
 		{"ragged frames", func(t *testing.T, dir string) {
 			writeSet(t, filepath.Join(dir, "a", "s", "1.npy"), 1, 3, 0)
 			writeSet(t, filepath.Join(dir, "a", "s", "2.npy"), 1, 2, 0)
-		}, "2.npy has 2 features but 1.npy has 3"},
+		}, "frame file 2.npy has another number of features per frame than 1.npy, which has 3: all frames of a set need the same size"},
 		{"mixed set folder", func(t *testing.T, dir string) {
 			writeText(t, filepath.Join(dir, "a", "s", "1.png"), "1,2")
 			writeSet(t, filepath.Join(dir, "a", "s", "2.npy"), 1, 2, 0)
@@ -286,15 +286,22 @@ func TestLoadLimits(t *testing.T) {
 		lim  setfile.Limits
 		want string
 	}{
-		{setfile.Limits{MaxBytes: 600}, "at f2.npy, after 20 frames in 2 files"},
+		{setfile.Limits{MaxBytes: 600}, "pass a set's limit (1048576 frames or 600 bytes in memory (--max-bytes)) at f2.npy, after 20 frames in 2 files"},
 		{setfile.Limits{MaxBytes: 480}, "at f2.npy, after 20 frames in 2 files"},
-		{setfile.Limits{MaxRows: 35}, "at f3.npy, after 30 frames in 3 files"},
+		{setfile.Limits{MaxRows: 35, MaxBytes: -1}, "pass a set's limit (35 frames) at f3.npy, after 30 frames in 3 files"},
 	} {
 		_, err := Load(many, Options{Limits: c.lim})
 		if !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("a folder of feature files at limits %+v: %v, want %q", c.lim, err, c.want)
 		}
 	}
+	// A file of other features is named as such, also where its frames
+	// would pass the limits too.
+	writeSet(t, filepath.Join(many, "a", "s", "f8.npy"), 10, 50, 0)
+	if _, err := Load(many, Options{Limits: setfile.Limits{MaxBytes: 1200}}); !errors.Is(err, setfile.ErrColumns) || !strings.Contains(err.Error(), "f8.npy has another number of features per frame than f0.npy, which has 3") {
+		t.Errorf("a file of 50 features among files of 3: %v", err)
+	}
+	os.Remove(filepath.Join(many, "a", "s", "f8.npy"))
 	os.Remove(filepath.Join(many, "a", "s", "f9.npy"))
 	if d, err := Load(many, Options{Limits: setfile.Limits{MaxRows: 40, MaxBytes: 960}}); err != nil || d.Sets[0].Frames.RawMatrix().Rows != 40 {
 		t.Errorf("a folder of 40 frames at its limits: %v", err)
