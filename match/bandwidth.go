@@ -111,11 +111,15 @@ func CheckBandwidth(h float64) error {
 	if !(h > 0) || math.IsInf(h, 0) {
 		return fmt.Errorf("bandwidth is %v, want a finite number > 0", h)
 	}
-	if h < MinBandwidth || h > MaxBandwidth {
+	if !InRange(h) {
 		return &BandwidthError{H: h, Large: h > MaxBandwidth}
 	}
 	return nil
 }
+
+// InRange reports whether h is a bandwidth a KDE takes: a number from
+// MinBandwidth to MaxBandwidth.
+func InRange(h float64) bool { return h >= MinBandwidth && h <= MaxBandwidth }
 
 // BandwidthError is CheckBandwidth's error of a bandwidth H, a finite
 // number > 0, that a KDE does not take: beyond MaxBandwidth (Large), or
@@ -193,9 +197,7 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	case NearestNeighbour:
 		h = MedianNearestNeighbour(x)
 	}
-	if r.Scale > 0 {
-		h *= r.Scale
-	}
+	h = r.scaled(h)
 	if !finite.Is(h) || !(h > 0) {
 		why := WhyNoSpread(x)
 		if errors.Is(why, ErrNoSpread) {
@@ -204,6 +206,15 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 		return 0, fmt.Errorf("the %s rule gave h = %v: %w", r, h, why)
 	}
 	return h, nil
+}
+
+// scaled returns h0, a bandwidth by r's rule without its scale, times the
+// scale (h0 where r has none).
+func (r BandwidthRule) scaled(h0 float64) float64 {
+	if r.Scale > 0 {
+		return h0 * r.Scale
+	}
+	return h0
 }
 
 // WhyNoSpread says why no spread could be measured on the sets xs (a

@@ -38,7 +38,7 @@ type PairReport struct {
 // set; sets of different dimensions are ComparePair's error.
 func PairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err error) {
 	if rule.Kind == Fixed {
-		if !inRange(rule.Fixed) {
+		if !InRange(rule.Fixed) {
 			return nil, nil, fmt.Errorf("the fixed bandwidth %v is outside %g to %g, where the kernel nears the limits of a float64: give one inside",
 				rule.Fixed, MinBandwidth, MaxBandwidth)
 		}
@@ -84,19 +84,12 @@ func pairKDE(x *mat.Dense, rule BandwidthRule) (*KDE, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := h0
-	if rule.Scale > 0 {
-		h *= rule.Scale
-	}
-	if !inRange(h0) || !inRange(h) {
+	h := rule.scaled(h0)
+	if !InRange(h0) || !InRange(h) {
 		return nil, &RuleBandwidthError{Rule: rule, H0: h0, H: h}
 	}
 	return NewKDE(x, h)
 }
-
-// inRange reports whether h is a bandwidth a KDE takes: from MinBandwidth
-// to MaxBandwidth.
-func inRange(h float64) bool { return h >= MinBandwidth && h <= MaxBandwidth }
 
 // RuleBandwidthError is PairKDEs' error of a set whose bandwidth by Rule
 // a KDE does not take: H0 without the rule's scale, H with it (H0 where
@@ -110,7 +103,7 @@ type RuleBandwidthError struct {
 
 // Scaled reports whether the rule's scale is at fault: the rule's
 // bandwidth is in range without it.
-func (e *RuleBandwidthError) Scaled() bool { return inRange(e.H0) }
+func (e *RuleBandwidthError) Scaled() bool { return InRange(e.H0) }
 
 // Error says what is at fault: the features' values, with which way to
 // scale them and by what power of ten (scaleadvice, from H0: it brings
@@ -119,12 +112,7 @@ func (e *RuleBandwidthError) Scaled() bool { return inRange(e.H0) }
 func (e *RuleBandwidthError) Error() string {
 	name := ruleNames[e.Rule.Kind]
 	if !e.Scaled() {
-		side, what, advice := "below", "too small", scaleadvice.Up(e.H0)
-		if e.H0 > MaxBandwidth {
-			side, what, advice = "beyond", "too large", scaleadvice.Down(e.H0)
-		}
-		return fmt.Sprintf("the %s rule gives a bandwidth of %.3g, %s %g, where the kernel nears the limits of a float64: the features' values are %s for a KDE; %s",
-			name, e.H0, side, e.unscaledBound(), what, advice)
+		return fmt.Sprintf("the %s rule: %v", name, &BandwidthError{H: e.H0, Large: e.H0 > MaxBandwidth})
 	}
 	side, bound := "below", MinBandwidth
 	if !(e.H < MinBandwidth) {
@@ -132,14 +120,6 @@ func (e *RuleBandwidthError) Error() string {
 	}
 	return fmt.Sprintf("the %s rule gives a bandwidth of %.3g, which its scale, %g, makes %.3g, %s %g, where the kernel nears the limits of a float64: give a scale from about %.3g to %.3g",
 		name, e.H0, e.Rule.Scale, e.H, side, bound, MinBandwidth/e.H0, MaxBandwidth/e.H0)
-}
-
-// unscaledBound returns the bound H0 passes.
-func (e *RuleBandwidthError) unscaledBound() float64 {
-	if e.H0 > MaxBandwidth {
-		return MaxBandwidth
-	}
-	return MinBandwidth
 }
 
 // dimsError is the error of the KDEs p and q of sets a and b with

@@ -80,7 +80,7 @@ func divBandwidthRule(fs *flag.FlagSet, h float64, name string) (match.Bandwidth
 	case hSet && name != "":
 		return match.BandwidthRule{}, usagef("give --bandwidth or --bandwidth-rule, not both")
 	case hSet:
-		if !(h >= match.MinBandwidth && h <= match.MaxBandwidth) {
+		if !match.InRange(h) {
 			return match.BandwidthRule{}, usagef("--bandwidth must be a number from %g to %g, got %v", match.MinBandwidth, match.MaxBandwidth, h)
 		}
 		return match.BandwidthRule{Kind: match.Fixed, Fixed: h}, nil
