@@ -196,13 +196,8 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits, burs
 	}
 	// An empty folder: the burst reader's fault speaks to a camera writing
 	// into the spool, which is not what enroll was given.
-	if ents, err := os.ReadDir(path); err == nil {
-		if len(ents) == 0 {
-			return nil, "", fmt.Errorf("%s is an empty folder: a set is a folder of the burst's frame images (.png, .jpg, .jpeg or .pgm), at least 2 of them", path)
-		}
-		if sets := setsOf(ents); sets != nil {
-			return nil, "", fmt.Errorf("%s holds folders (%s), not frame images: a set is one folder of frames: give the set folders themselves (%s)", path, listSome(sets), filepath.Join(path, "*"))
-		}
+	if err := checkSetFolder(path, filepath.Join(path, "*")); err != nil {
+		return nil, "", err
 	}
 	x, err := m.Features.ApplyDir(path, burst) // a *DirError says what os.OpenRoot said
 	if errors.Is(err, features.ErrTooLarge) {

@@ -142,7 +142,7 @@ func TestEnrollImages(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", empty); code != 1 || !strings.Contains(stderr, "cam-0413 is an empty folder: a set is a folder of the burst's frame images") || strings.Contains(stderr, "tmp/NAME") {
+	if code, _, stderr := run("enroll", "--model", mpath, "--label", "carol", empty); code != 1 || !strings.Contains(stderr, "cam-0413 is an empty folder: a set is a folder of its frame images") || strings.Contains(stderr, "tmp/NAME") {
 		t.Errorf("an empty folder: exit %d\n%s", code, stderr)
 	}
 	// A person's folder of bursts is not itself a set: the folders in it are.

@@ -93,7 +93,7 @@ flags:
 		return err
 	}
 	for _, in := range ins {
-		if err := checkSetFolder(in); err != nil {
+		if err := checkSetFolder(in, "for a data set <class>/<set>/<frames>, one class at a time: --out DIR/CLASS CLASS/*"); err != nil {
 			return err
 		}
 	}
@@ -138,30 +138,44 @@ flags:
 // checkFeaturesOut refuses the output folder out where it is an input set folder
 // of ins or inside one (the .npy files, or out itself, would be written
 // among the set's frames, where a set holds nothing else), and where it
-// is something other than a folder. Links are followed as far as out
-// exists.
+// is something other than a folder.
 func checkFeaturesOut(out string, ins []string) error {
 	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
 		return fmt.Errorf("--out %s is not a folder: give a folder, or a name to create one", out)
 	}
-	o, err := resolvePath(out)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
 	for _, in := range ins {
-		r, err := resolvePath(in)
+		where, err := within(out, in)
 		if err != nil {
-			return err
+			return fmt.Errorf("--out: %w", err)
 		}
-		if rel, err := filepath.Rel(r, o); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			what := "is the input set"
-			if rel != "." {
-				what = "is inside the input set"
-			}
-			return usagef("--out %s %s %s: its features would be written among the set's frames, where a set folder holds frame images only: give an --out outside the input folders", out, what, in)
+		if where != "" {
+			return usagef("--out %s %s the input set %s: its features would be written among the set's frames, where a set folder holds frame images only: give an --out outside the input folders", out, where, in)
 		}
 	}
 	return nil
+}
+
+// within says where the folder out lies against the folder in: "is" (the
+// same folder), "is inside" (below it), or "" (elsewhere), with the links
+// of the part of each path that exists followed, so that no spelling of
+// a path (a link, "." or "..") hides it.
+func within(out, in string) (string, error) {
+	o, err := resolvePath(out)
+	if err != nil {
+		return "", err
+	}
+	r, err := resolvePath(in)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(r, o)
+	switch {
+	case err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)):
+		return "", nil
+	case rel == ".":
+		return "is", nil
+	}
+	return "is inside", nil
 }
 
 // resolvePath returns the absolute path p with the links of the part of
@@ -186,21 +200,22 @@ func resolvePath(p string) (string, error) {
 	}
 }
 
-// checkSetFolder refuses the input in where it is plainly no set of
-// frames: a folder that holds folders (a class, a data set), or an empty
-// folder. The burst reader would name an entry of it instead (a data
+// checkSetFolder refuses path, given as one set, where it is plainly no
+// set of frames: an empty folder, or a folder that holds folders (a
+// person's bursts, a class, a data set: setsOf), which give says what to
+// give instead of. The burst reader would name an entry of it (a data
 // set's README.md is "not a frame image"), or give the advice of a burst
 // in the daemon's spool. Whatever else is wrong, the burst reader says.
-func checkSetFolder(in string) error {
-	ents, err := os.ReadDir(in)
+func checkSetFolder(path, give string) error {
+	ents, err := os.ReadDir(path)
 	if err != nil {
 		return nil // reading the set says why
 	}
 	if len(ents) == 0 {
-		return fmt.Errorf("%s is an empty folder: each IN is one set, a folder of its frame images (.png, .jpg, .jpeg or .pgm)", in)
+		return fmt.Errorf("%s is an empty folder: a set is a folder of its frame images (.png, .jpg, .jpeg or .pgm), at least 2 of them", path)
 	}
 	if sets := setsOf(ents); sets != nil {
-		return fmt.Errorf("%s holds folders (%s), not frame images: each IN is one set, a folder of frames: give the set folders themselves (for a data set <class>/<set>/<frames>, one class at a time: --out DIR/CLASS CLASS/*)", in, listSome(sets))
+		return fmt.Errorf("%s holds folders (%s), not frame images: a set is one folder of frames: give the set folders themselves (%s)", path, listSome(sets), give)
 	}
 	return nil
 }

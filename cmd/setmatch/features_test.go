@@ -264,7 +264,7 @@ func TestFeaturesCommandErrors(t *testing.T) {
 		{[]string{"--features", "lbp:2x2", "--out", out, set, filepath.Join(data, "class1", "set0")}, 2, "would both be written as set0.npy"},
 		{[]string{"--features", "lbp:2x2", "--out", out, "--max-frames", "0", set}, 2, "must be positive"},
 		{[]string{"--features", "lbp:2x2", "--out", out, "--max-frames", "3", set}, 1, "more than 3 entries"},
-		{[]string{"--features", "lbp:2x2", "--out", out, bad}, 1, "bad holds folders (nested), not frame images: each IN is one set, a folder of frames: give the set folders themselves"},
+		{[]string{"--features", "lbp:2x2", "--out", out, bad}, 1, "bad holds folders (nested), not frame images: a set is one folder of frames: give the set folders themselves"},
 		{[]string{"--features", "lbp:2x2", "--out", out, filepath.Join(data, "missing")}, 1, "input set:"},
 		{[]string{"--model", filepath.Join(data, "class0", "set0", "frame00.png"), "--out", out, set}, 1, "not a setmatch model file"},
 	}
@@ -324,7 +324,7 @@ func TestFeaturesOutChecks(t *testing.T) {
 		{"out is the set", set, []string{set}, 2, "--out " + set + " is the input set " + set + ": "},
 		{"out in the set", filepath.Join(set, "feats"), []string{set}, 2, "is inside the input set " + set + ": "},
 		{"out is the set, spelt otherwise", set + string(filepath.Separator) + ".", []string{filepath.Join(data, "class1", "set1"), filepath.Join(data, "class0", ".", "set0")}, 2, "is the input set"},
-		{"data set root", filepath.Join(tmp, "fo"), []string{data}, 1, data + " holds folders (class0, class1), not frame images: each IN is one set, a folder of frames: give the set folders themselves"},
+		{"data set root", filepath.Join(tmp, "fo"), []string{data}, 1, data + " holds folders (class0, class1), not frame images: a set is one folder of frames: give the set folders themselves"},
 		{"root after a good set", filepath.Join(tmp, "fo", "x"), []string{filepath.Join(data, "class1", "set1"), data}, 1, "give the set folders themselves"},
 		{"empty set", filepath.Join(tmp, "fo"), []string{empty}, 1, empty + " is an empty folder"},
 		{"too many frames", filepath.Join(tmp, "fo"), []string{"--max-frames", "3", set}, 1, "send fewer frames or raise the frame limit (the limits: --max-frames 3, --max-pixels "},

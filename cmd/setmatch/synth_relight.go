@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"setmatch/synth"
@@ -28,10 +27,10 @@ func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int6
 	if err != nil {
 		return fmt.Errorf("--relight: %w", err)
 	}
-	if abs, err1 := filepath.Abs(out); err1 == nil {
-		if s, err2 := filepath.Abs(src); err2 == nil && (abs == s || strings.HasPrefix(abs, s+string(filepath.Separator))) {
-			return usagef("--out %s is inside --relight %s: write the lit sets elsewhere", out, src)
-		}
+	if where, err := within(out, src); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	} else if where != "" {
+		return usagef("--out %s %s --relight %s: write the lit sets elsewhere", out, where, src)
 	}
 	// Every image read before the output folder is emptied: one that does
 	// not decode, too many pixels to hold, or too large a data set is

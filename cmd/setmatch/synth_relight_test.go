@@ -74,6 +74,10 @@ func TestSynthRelight(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(empty, "c"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	linkToSrc := filepath.Join(t.TempDir(), "src-link")
+	if err := os.Symlink(src, linkToSrc); err != nil {
+		t.Fatal(err)
+	}
 	for _, bad := range []struct {
 		args []string
 		want string
@@ -90,7 +94,10 @@ func TestSynthRelight(t *testing.T) {
 		{[]string{"synth", "--relight", empty, "--out", t.TempDir()}, "holds no image"},
 		{[]string{"synth", "--relight", filepath.Join(src, "missing"), "--out", t.TempDir()}, "no such file"},
 		{[]string{"synth", "--relight", t.TempDir(), "--out", t.TempDir()}, "has no class folders"},
-		{[]string{"synth", "--relight", src, "--out", filepath.Join(src, "lit")}, "inside --relight"},
+		{[]string{"synth", "--relight", src, "--out", filepath.Join(src, "lit")}, "is inside --relight"},
+		{[]string{"synth", "--relight", src, "--out", src}, "is --relight"},
+		// A link to the source spells the same folder otherwise.
+		{[]string{"synth", "--relight", src, "--out", filepath.Join(linkToSrc, "lit")}, "is inside --relight"},
 	} {
 		code, _, errOut := runCmd(bad.args...)
 		if code == 0 || !strings.Contains(errOut, bad.want) {
