@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"math"
 	"os"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,8 +57,10 @@ func ReadRuns(path string) ([]Run, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		// The record begins where the decoder is, less the record.
-		line := lines.line(dec.InputOffset() - int64(len(raw)))
+		// The record's line: one past the newlines read, less those
+		// of the record and of what the decoder has read beyond it.
+		ahead, _ := io.ReadAll(dec.Buffered())
+		line := 1 + lines.newlines - bytes.Count(raw, newline) - bytes.Count(ahead, newline)
 		r, err := decodeRun(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
@@ -71,29 +73,18 @@ func ReadRuns(path string) ([]Run, error) {
 	return runs, nil
 }
 
-// lineCounter reads r and keeps where its lines end, for the line of an
-// offset in what it read.
+// lineCounter reads r and counts the newlines it read.
 type lineCounter struct {
 	r        io.Reader
-	n        int64   // bytes read
-	newlines []int64 // offsets of the '\n's read
+	newlines int
 }
+
+var newline = []byte{'\n'}
 
 func (c *lineCounter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	for i, b := range p[:n] {
-		if b == '\n' {
-			c.newlines = append(c.newlines, c.n+int64(i))
-		}
-	}
-	c.n += int64(n)
+	c.newlines += bytes.Count(p[:n], newline)
 	return n, err
-}
-
-// line returns the line, from 1, of the byte at offset.
-func (c *lineCounter) line(offset int64) int {
-	n, _ := slices.BinarySearch(c.newlines, offset)
-	return n + 1
 }
 
 // runFields are the keys of Run every record must have: those of its

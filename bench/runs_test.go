@@ -81,6 +81,9 @@ func TestReadRunsRefusesNonOutcomes(t *testing.T) {
 		{good + "\n" + strings.Replace(good, `"classes":5,`, "", 1), `line 2: no "classes"`},
 		{good + "\n" + with("training_sets", "null"), `line 2: no "training_sets"`},
 		{good + "\n\n" + with("classes", "-3"), "line 3: classes: -3, want at least 1"},
+		// A record is named by the line it begins on, past records and
+		// blank lines of several lines each.
+		{"{\n" + good[1:] + "\n\n\n  {\n\"kind\": \"x\"\n}\n" + good, `line 5: no "classes"`},
 		{with("training_sets", "0"), "line 1: training_sets: 0, want at least 1"},
 		{with("probe_sets", "-1"), "line 1: probe_sets: -1, want at least 0"},
 		{with("wall_seconds", "-2"), "line 1: wall_seconds: -2 is negative"},
