@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// RelightOptions configures RelightSet: image sets of real faces (or any
+// RelightOptions configures WriteRelit: image sets of real faces (or any
 // photographs) under strong synthetic lighting, the way a face walks past
 // a camera under a lamp at the side, for trying a method on a nuisance as
 // strong as the identity without a lighting data set.
@@ -78,24 +78,12 @@ func (o RelightOptions) Lights() ([][3]float64, error) {
 	return ls, nil
 }
 
-// RelightSet returns set s (0 ≤ s < Sets) of class c lit from its share
-// of Lights; src holds the class's source images (at least one), of which
-// the set takes its share. The frames keep their source's size.
-// Generation is deterministic for given options, c, s and src.
-func (o RelightOptions) RelightSet(src []*image.Gray, c, s int) ([]*image.Gray, error) {
-	frames := make([]*image.Gray, 0, max(o.Frames, 0))
-	if err := o.relightSet(src, c, s, func(img *image.Gray) error {
-		frames = append(frames, img)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return frames, nil
-}
-
-// relightSet is RelightSet giving each frame to emit as it is made, so
-// that a set's frames need not be held at once (a frame is as large as
-// its source image).
+// relightSet gives to emit, one after the other, the frames of set s
+// (0 ≤ s < Sets) of class c lit from its share of Lights; src holds the
+// class's source images (at least one), of which the set takes its share.
+// The frames keep their source's size; one frame at a time is held (a
+// frame is as large as its source image). Generation is deterministic for
+// given options, c, s and src.
 func (o RelightOptions) relightSet(src []*image.Gray, c, s int, emit func(*image.Gray) error) error {
 	o, err := o.withDefaults()
 	if err != nil {

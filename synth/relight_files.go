@@ -116,7 +116,7 @@ func (o RelightOptions) CheckSources(classes []RelightClass) error {
 }
 
 // WriteRelit writes the images of every class under strong synthetic
-// lighting (RelightOptions.RelightSet), opt.Sets sets a class, as
+// lighting (RelightOptions.relightSet), opt.Sets sets a class, as
 // dir/<class>/<set>/f000.png…, frame by frame: a class's source images
 // are held while its sets are written, but only one frame of them.
 // CheckSources checks beforehand what it would refuse on the way.

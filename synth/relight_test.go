@@ -68,12 +68,12 @@ func TestRelightShading(t *testing.T) {
 func TestRelightSet(t *testing.T) {
 	o := RelightOptions{Sets: 4, Frames: 5, Seed: 3}
 	src := []*image.Gray{flat(30, 40, 120), flat(30, 40, 240)}
-	a, err := o.RelightSet(src, 2, 1)
+	a, err := relightFrames(o, src, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := o.RelightSet(src, 2, 1)
-	c, _ := o.RelightSet(src, 2, 2)
+	b, _ := relightFrames(o, src, 2, 1)
+	c, _ := relightFrames(o, src, 2, 2)
 	checkRepeatable(t, a, b, c, 5, 30, 40, "sets 1 and 2")
 	ls, err := o.Lights()
 	if err != nil {
@@ -89,14 +89,14 @@ func TestRelightSet(t *testing.T) {
 		}
 	}
 	for _, bad := range []RelightOptions{{Sets: 0, Frames: 2}, {Sets: 1, Frames: 0}, {Sets: 1, Frames: 1}, {Sets: 1, Frames: 2, MaxAngle: 100}, {Sets: 1, Frames: 2, Ambient: 1.5}} {
-		if _, err := bad.RelightSet(src, 0, 0); err == nil {
+		if _, err := relightFrames(bad, src, 0, 0); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
-	if _, err := o.RelightSet(src, 0, 4); err == nil {
+	if _, err := relightFrames(o, src, 0, 4); err == nil {
 		t.Error("set 4 of 4 accepted")
 	}
-	if _, err := o.RelightSet(nil, 0, 0); err == nil {
+	if _, err := relightFrames(o, nil, 0, 0); err == nil {
 		t.Error("no source image accepted")
 	}
 }
@@ -115,7 +115,7 @@ func TestRelightDealsEveryLightOnce(t *testing.T) {
 	for c := range 2 {
 		got := map[[3]float64]bool{}
 		for s := range o.Sets {
-			frames, err := o.RelightSet(src, c, s)
+			frames, err := relightFrames(o, src, c, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func TestRelightDealsSources(t *testing.T) {
 	used := make([]map[int]bool, o.Sets)
 	for s := range o.Sets {
 		used[s] = map[int]bool{}
-		frames, err := o.RelightSet(src, 1, s)
+		frames, err := relightFrames(o, src, 1, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestRelightDealsSources(t *testing.T) {
 	// Fewer images than sets: set s takes one of them.
 	o.Sets = 3
 	for s := range o.Sets {
-		if _, err := o.RelightSet(src[:2], 0, s); err != nil {
+		if _, err := relightFrames(o, src[:2], 0, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -245,4 +245,10 @@ func TestRelightSourcesLimit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("%d images: %v, want %q", MaxRelightSources+1, err, want)
 	}
+}
+
+// relightFrames returns the frames of set s of class c of o, lit from
+// the source images src, held together.
+func relightFrames(o RelightOptions, src []*image.Gray, c, s int) ([]*image.Gray, error) {
+	return collect(o.Frames, func(emit func(*image.Gray) error) error { return o.relightSet(src, c, s, emit) })
 }

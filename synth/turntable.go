@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 )
 
-// TurntableOptions configures TurntableSet: camera frames of objects
+// TurntableOptions configures WriteTurntableSets: camera frames of objects
 // turning on a turntable, one object per class, for trying recognition
 // and the open set on objects (a new object can look like a known one
 // from some side) without a camera.
@@ -86,21 +86,10 @@ func (o TurntableOptions) object(c int) []ellipsoid {
 	return parts
 }
 
-// TurntableSet returns the frames of set s of class c (0 ≤ c < Classes;
-// any s ≥ 0). Generation is deterministic for given options, c and s.
-func (o TurntableOptions) TurntableSet(c, s int) ([]*image.Gray, error) {
-	frames := make([]*image.Gray, 0, max(o.Frames, 0))
-	if err := o.turntableSet(c, s, func(img *image.Gray) error {
-		frames = append(frames, img)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return frames, nil
-}
-
-// turntableSet is TurntableSet giving each frame to emit as it is made,
-// so that a set's frames need not be held at once.
+// turntableSet gives to emit, one after the other, the frames of set s
+// of class c (0 ≤ c < Classes; any s ≥ 0), so that a set's frames need
+// not be held at once. Generation is deterministic for given options, c
+// and s.
 func (o TurntableOptions) turntableSet(c, s int, emit func(*image.Gray) error) error {
 	if err := o.Check(); err != nil {
 		return err

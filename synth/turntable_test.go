@@ -9,12 +9,12 @@ import (
 
 func TestTurntableSetDeterministic(t *testing.T) {
 	o := TurntableOptions{Classes: 3, Sets: 4, Frames: 5, W: 40, H: 30, Seed: 5}
-	a, err := o.TurntableSet(1, 2)
+	a, err := turntableFrames(o, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := o.TurntableSet(1, 2)
-	c, _ := o.TurntableSet(1, 3)
+	b, _ := turntableFrames(o, 1, 2)
+	c, _ := turntableFrames(o, 1, 3)
 	checkRepeatable(t, a, b, c, 5, 40, 30, "sets 2 and 3")
 	for _, bad := range []TurntableOptions{
 		{Classes: 0, Sets: 1, Frames: 2, W: 8, H: 8},
@@ -24,14 +24,14 @@ func TestTurntableSetDeterministic(t *testing.T) {
 		{Classes: 1, Sets: 1, Frames: 1, W: 8, H: 8},
 		{Classes: 1, Sets: 1, Frames: 2, W: 4, H: 8},
 	} {
-		if _, err := bad.TurntableSet(0, 0); err == nil {
+		if _, err := turntableFrames(bad, 0, 0); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
-	if _, err := o.TurntableSet(3, 0); err == nil {
+	if _, err := turntableFrames(o, 3, 0); err == nil {
 		t.Error("object 3 of 3 accepted")
 	}
-	if _, err := o.TurntableSet(0, -1); err == nil {
+	if _, err := turntableFrames(o, 0, -1); err == nil {
 		t.Error("set −1 accepted")
 	}
 }
@@ -110,7 +110,7 @@ func TestTurntableTurns(t *testing.T) {
 			middle[k] = view(c, (float64(k)+0.5)*math.Pi/2)
 		}
 		for s := range 4 {
-			frames, err := o.TurntableSet(c, s)
+			frames, err := turntableFrames(o, c, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,4 +138,10 @@ func pixels(img *image.Gray) []float64 {
 		v[i] = float64(p)
 	}
 	return v
+}
+
+// turntableFrames returns the frames of set s of class c of o, held
+// together.
+func turntableFrames(o TurntableOptions, c, s int) ([]*image.Gray, error) {
+	return collect(o.Frames, func(emit func(*image.Gray) error) error { return o.turntableSet(c, s, emit) })
 }

@@ -193,7 +193,7 @@ func WriteImageSets(dir string, opt ImageOptions, sets int) error {
 }
 
 // WriteTurntableSets writes the sets of every object of opt
-// (TurntableOptions.TurntableSet) as dir/<class>/<set>/f000.png…, frame
+// (TurntableOptions.turntableSet) as dir/<class>/<set>/f000.png…, frame
 // by frame. A data set over MaxImageBytes is refused before anything is
 // written (CheckDataSize).
 func WriteTurntableSets(dir string, opt TurntableOptions) error {

@@ -238,7 +238,7 @@ func TestPrepareOut(t *testing.T) {
 }
 
 // The image data sets are written frame by frame, each frame as its set's
-// function makes it (ImageSet, TurntableSet, RelightSet).
+// function makes it (imageSet, turntableSet, relightSet).
 func TestWriteImageSetsFrameByFrame(t *testing.T) {
 	img := ImageOptions{Classes: 2, Frames: 3, W: 12, H: 10, Seed: 4}
 	tt := TurntableOptions{Classes: 2, Sets: 2, Frames: 3, W: 12, H: 10, Seed: 4}
@@ -274,9 +274,13 @@ func TestWriteImageSetsFrameByFrame(t *testing.T) {
 		class func(c int) string
 	}{
 		{"images", func(dir string) error { return WriteImageSets(dir, img, 2) }, img.ImageSet, func(c int) string { return ClassName(c, 2) }},
-		{"turntable", func(dir string) error { return WriteTurntableSets(dir, tt) }, tt.TurntableSet, func(c int) string { return ClassName(c, 2) }},
+		{"turntable", func(dir string) error { return WriteTurntableSets(dir, tt) }, func(c, s int) ([]*image.Gray, error) {
+			return collect(tt.Frames, func(emit func(*image.Gray) error) error { return tt.turntableSet(c, s, emit) })
+		}, func(c int) string { return ClassName(c, 2) }},
 		{"relight", func(dir string) error { return WriteRelit(dir, classes, rl) },
-			func(c, s int) ([]*image.Gray, error) { return rl.RelightSet(srcImgs[c], c, s) }, func(c int) string { return classes[c].Name }},
+			func(c, s int) ([]*image.Gray, error) {
+				return collect(rl.Frames, func(emit func(*image.Gray) error) error { return rl.relightSet(srcImgs[c], c, s, emit) })
+			}, func(c int) string { return classes[c].Name }},
 	} {
 		dir := t.TempDir()
 		if err := c.write(dir); err != nil {
