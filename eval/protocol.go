@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -77,6 +78,10 @@ type Protocol struct {
 	Others int
 }
 
+// strangersKey matches the key strangers=K after a comma, at the end of a
+// protocol or before another key.
+var strangersKey = regexp.MustCompile(`,strangers=[0-9]*(,|$)`)
+
 // ParseProtocol reads "gallery=G,probe=P,splits=S" (probe=rest for all the
 // remaining sets), with ",strangers=K" to leave K classes out of every
 // split's gallery (an open set), ",visitors=V" to give V of them to
@@ -86,8 +91,10 @@ type Protocol struct {
 func ParseProtocol(s string) (Protocol, error) {
 	s = strings.TrimSpace(s)
 	// A split file's path is the rest of the string, and may hold
-	// "strangers=" as a folder's name; after a comma it is a key.
-	if (s == "loo" || strings.HasPrefix(s, "loo,") || strings.HasPrefix(s, "file=")) && strings.Contains(s, ",strangers=") {
+	// "strangers=" as a folder's name: only a comma, the key and a number
+	// ending the string or followed by another key (",strangers=2,…") is
+	// the key, refused.
+	if (s == "loo" || strings.HasPrefix(s, "loo,") || strings.HasPrefix(s, "file=")) && strangersKey.MatchString(s) {
 		return Protocol{}, fmt.Errorf("protocol %q: strangers=K needs random splits (gallery=G,probe=P,splits=S,strangers=K): leave-one-out and split files choose their galleries themselves", s)
 	}
 	switch {

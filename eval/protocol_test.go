@@ -473,7 +473,7 @@ func TestParseProtocolStrangers(t *testing.T) {
 	}
 	// A split file's path is the rest of the string: "strangers=" in a
 	// folder's name is not the key.
-	for _, path := range []string{"/data/strangers=2/splits.txt", "a,b/strangers=1"} {
+	for _, path := range []string{"/data/strangers=2/splits.txt", "a,b/strangers=1", "/d/a,strangers=2/s.txt"} {
 		if p, err := ParseProtocol("file=" + path); err != nil || p.Kind != SplitFile || p.File != path {
 			t.Errorf("file=%s: %+v, %v", path, p, err)
 		}
