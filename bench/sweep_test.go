@@ -48,18 +48,8 @@ func TestSweepRefusesSizesUpFront(t *testing.T) {
 // the sweep goes on to the next size instead of deciding held-out sets
 // with a model that was never written.
 func TestSweepRecordsFailedTrain(t *testing.T) {
-	if testexec.Emulated() {
-		t.Skip("child processes under qemu-user")
-	}
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
 	keep := t.TempDir()
-	exe := filepath.Join(t.TempDir(), "failing-setmatch")
-	if err := os.WriteFile(exe, []byte("#!"+sh+"\necho cannot train >&2\nexit 1\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	exe := standIn(t, "failing-setmatch", "echo cannot train >&2\nexit 1\n")
 	sizes := []Size{{3, 1, 4, 4}, {4, 1, 4, 4}}
 	runs, err := Sweep(context.Background(), SweepOptions{Exe: exe, Sizes: sizes, Kind: synth.Lighting, Probes: 1, Seed: 1, Keep: keep, Log: io.Discard})
 	if err != nil {
@@ -127,19 +117,8 @@ func TestSweepKeepsWhatIsThere(t *testing.T) {
 // recorded; with Keep, runs.jsonl holds only those outcomes. The child
 // here is a stand-in that never ends (it sleeps) but for the first size.
 func TestSweepInterrupted(t *testing.T) {
-	if testexec.Emulated() {
-		t.Skip("child processes under qemu-user")
-	}
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
-	exe := filepath.Join(t.TempDir(), "slow-setmatch")
 	// The first size fails at once (an outcome); the second sleeps.
-	script := "#!" + sh + "\ncase \"$3\" in */3x1x4x4/*) exit 1;; esac\nexec sleep 60\n"
-	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	exe := standIn(t, "slow-setmatch", "case \"$3\" in */3x1x4x4/*) exit 1;; esac\nexec sleep 60\n")
 	for _, keep := range []string{"", filepath.Join(t.TempDir(), "kept")} {
 		tmp := t.TempDir()
 		t.Setenv("TMPDIR", tmp)
@@ -199,4 +178,23 @@ func (c *cancelAt) Write(p []byte) (int, error) {
 		time.AfterFunc(200*time.Millisecond, c.cancel)
 	}
 	return len(p), nil
+}
+
+// standIn writes a stand-in for setmatch named name, a shell script of
+// body, and returns its path; the test is skipped where child processes
+// cannot run (under qemu-user) or there is no sh.
+func standIn(t *testing.T, name, body string) string {
+	t.Helper()
+	if testexec.Emulated() {
+		t.Skip("child processes under qemu-user")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	exe := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(exe, []byte("#!"+sh+"\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return exe
 }
