@@ -105,9 +105,7 @@ flags:
 	}
 
 	// --out is made where it is missing only once there is a set to
-	// write, and the folders made removed again if that first write
-	// fails: a run that writes nothing leaves nothing behind.
-	written := false
+	// write: a run that reads no set leaves nothing behind.
 	for i, in := range ins {
 		x, err := fit.ApplyDir(in, lim)
 		if de := (*features.DirError)(nil); errors.As(err, &de) {
@@ -115,18 +113,13 @@ flags:
 		} else if err != nil {
 			return limitFlags(err, lim)
 		}
-		dst := filepath.Join(*out, names[i]+".npy")
-		if !written {
-			undo, err := makeOut(*out)
-			if err != nil {
+		if i == 0 {
+			if err := os.MkdirAll(*out, 0o755); err != nil {
 				return fmt.Errorf("--out: %w", err)
 			}
-			if err := setfile.WriteFile(dst, x); err != nil {
-				undo()
-				return err
-			}
-			written = true
-		} else if err := setfile.WriteFile(dst, x); err != nil {
+		}
+		dst := filepath.Join(*out, names[i]+".npy")
+		if err := setfile.WriteFile(dst, x); err != nil {
 			return err
 		}
 		n, d := x.Dims()
@@ -218,27 +211,6 @@ func checkSetFolder(path, give string) error {
 		return fmt.Errorf("%s holds folders (%s), not frame images: a set is one folder of frames: give the set folders themselves (%s)", path, listSome(sets), give)
 	}
 	return nil
-}
-
-// makeOut makes the folder out, and the folders above it that are
-// missing, and returns a function that removes those it made, from out
-// up, where they are still empty.
-func makeOut(out string) (undo func(), err error) {
-	var made []string
-	for p := filepath.Clean(out); ; p = filepath.Dir(p) {
-		if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
-			break
-		}
-		made = append(made, p)
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
-	}
-	return func() {
-		for _, p := range made {
-			os.Remove(p) // only an empty folder
-		}
-	}, nil
 }
 
 // limitFlags adds to the error of a set over one of the limits of
