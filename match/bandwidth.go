@@ -153,10 +153,14 @@ func (e *BandwidthError) Error() string {
 func (r BandwidthRule) Validate() error {
 	switch r.Kind {
 	case Fixed:
-		if err := CheckBandwidth(r.Fixed); err != nil {
-			return fmt.Errorf("%w: fixed %w", ErrBandwidth, err)
+		err := CheckBandwidth(r.Fixed)
+		if err == nil {
+			return nil
 		}
-		return nil
+		if _, outside := err.(*BandwidthError); outside { // a number > 0, out of range
+			return fmt.Errorf("fixed %w", err)
+		}
+		return fmt.Errorf("%w: fixed %w", ErrBandwidth, err)
 	case Scott, Silverman, NearestNeighbour:
 		if r.Scale < 0 || !finite.Is(r.Scale) {
 			return fmt.Errorf("bandwidth rule %s: scale must be a finite number > 0, got %v", ruleNames[r.Kind], r.Scale)
@@ -197,7 +201,6 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	case NearestNeighbour:
 		h = MedianNearestNeighbour(x)
 	}
-	h = r.scaled(h)
 	if !finite.Is(h) || !(h > 0) {
 		why := WhyNoSpread(x)
 		if errors.Is(why, ErrNoSpread) {
@@ -205,7 +208,42 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 		}
 		return 0, fmt.Errorf("the %s rule gave h = %v: %w", r, h, why)
 	}
-	return h, nil
+	// A bandwidth a KDE does not take, whose divergences would not be
+	// numbers: the features' fault, or the scale's.
+	if hs := r.scaled(h); !InRange(h) || !InRange(hs) {
+		return 0, &RuleBandwidthError{Rule: r, H0: h, H: hs}
+	}
+	return r.scaled(h), nil
+}
+
+// RuleBandwidthError is Bandwidth's error of a set whose bandwidth by
+// Rule a KDE does not take (CheckBandwidth): H0 without the rule's scale,
+// H with it (H0 where the rule has none). Where H0 is out of range the
+// features' values are too large or too small for a KDE; where only H
+// is, the scale is (Scaled).
+type RuleBandwidthError struct {
+	Rule  BandwidthRule
+	H0, H float64
+}
+
+// Scaled reports whether the rule's scale is at fault: the rule's
+// bandwidth is in range without it.
+func (e *RuleBandwidthError) Scaled() bool { return InRange(e.H0) }
+
+// Error says what is at fault: the features' values, with which way to
+// scale them and by what power of ten (BandwidthError's words, from H0),
+// or the scale, with the scales that bring the bandwidth into range.
+func (e *RuleBandwidthError) Error() string {
+	name := ruleNames[e.Rule.Kind]
+	if !e.Scaled() {
+		return fmt.Sprintf("the %s rule: %v", name, &BandwidthError{H: e.H0, Large: e.H0 > MaxBandwidth})
+	}
+	side, bound := "below", MinBandwidth
+	if !(e.H < MinBandwidth) {
+		side, bound = "beyond", MaxBandwidth
+	}
+	return fmt.Sprintf("the %s rule gives a bandwidth of %.3g, which its scale, %g, makes %.3g, %s %g, where the kernel nears the limits of a float64: give a scale from about %.3g to %.3g",
+		name, e.H0, e.Rule.Scale, e.H, side, bound, MinBandwidth/e.H0, MaxBandwidth/e.H0)
 }
 
 // scaled returns h0, a bandwidth by r's rule without its scale, times the

@@ -31,22 +31,15 @@ type PairReport struct {
 // not depend on the origin, nor do the rules, but the squared distances
 // of the densities, |x|² + |y|² − 2x·y, keep only the digits the norms
 // leave, and a feature far from 0 (1e8 on every frame) would take them
-// all. A bandwidth a KDE does not take (CheckBandwidth) is refused before
-// any divergence is NaN: a fixed one, with an error that names no set, or
-// a rule's, with a *RuleBandwidthError that says whether the features or
-// the rule's scale are at fault. Any other error of a set's KDE names its
-// set; sets of different dimensions are ComparePair's error.
+// all. A bandwidth a KDE does not take is refused by the rule
+// (BandwidthRule.Bandwidth) before any divergence is NaN. An error of a
+// set's KDE names its set; sets of different dimensions are
+// ComparePair's error.
 func PairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err error) {
-	if rule.Kind == Fixed {
-		if !InRange(rule.Fixed) {
-			return nil, nil, fmt.Errorf("the fixed bandwidth %v is outside %g to %g, where the kernel nears the limits of a float64: give one inside",
-				rule.Fixed, MinBandwidth, MaxBandwidth)
-		}
-	}
-	if p, err = pairKDE(x, rule); err != nil {
+	if p, err = NewKDERule(x, rule); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", a, err)
 	}
-	if q, err = pairKDE(y, rule); err != nil {
+	if q, err = NewKDERule(y, rule); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", b, err)
 	}
 	if p.Dim() != q.Dim() {
@@ -66,60 +59,6 @@ func PairKDEs(a, b string, x, y *mat.Dense, rule BandwidthRule) (p, q *KDE, err 
 		return nil, nil, fmt.Errorf("%s: %w", b, err)
 	}
 	return p, q, nil
-}
-
-// pairKDE is NewKDERule but for a rule's bandwidth that a KDE does not
-// take, a *RuleBandwidthError: the rule's bandwidth is the one rule's
-// Bandwidth gives, the bandwidth without the scale times the scale.
-func pairKDE(x *mat.Dense, rule BandwidthRule) (*KDE, error) {
-	if rule.Kind == Fixed {
-		return NewKDERule(x, rule)
-	}
-	if err := rule.Validate(); err != nil {
-		return nil, err
-	}
-	plain := rule
-	plain.Scale = 0
-	h0, err := plain.Bandwidth(x)
-	if err != nil {
-		return nil, err
-	}
-	h := rule.scaled(h0)
-	if !InRange(h0) || !InRange(h) {
-		return nil, &RuleBandwidthError{Rule: rule, H0: h0, H: h}
-	}
-	return NewKDE(x, h)
-}
-
-// RuleBandwidthError is PairKDEs' error of a set whose bandwidth by Rule
-// a KDE does not take: H0 without the rule's scale, H with it (H0 where
-// the rule has none). Where H0 is out of range the features' values are
-// too large or too small for a KDE; where only H is, the scale is
-// (Scaled).
-type RuleBandwidthError struct {
-	Rule  BandwidthRule
-	H0, H float64
-}
-
-// Scaled reports whether the rule's scale is at fault: the rule's
-// bandwidth is in range without it.
-func (e *RuleBandwidthError) Scaled() bool { return InRange(e.H0) }
-
-// Error says what is at fault: the features' values, with which way to
-// scale them and by what power of ten (scaleadvice, from H0: it brings
-// the bandwidth to between 1 and 10), or the scale, with the scales that
-// bring the bandwidth into range.
-func (e *RuleBandwidthError) Error() string {
-	name := ruleNames[e.Rule.Kind]
-	if !e.Scaled() {
-		return fmt.Sprintf("the %s rule: %v", name, &BandwidthError{H: e.H0, Large: e.H0 > MaxBandwidth})
-	}
-	side, bound := "below", MinBandwidth
-	if !(e.H < MinBandwidth) {
-		side, bound = "beyond", MaxBandwidth
-	}
-	return fmt.Sprintf("the %s rule gives a bandwidth of %.3g, which its scale, %g, makes %.3g, %s %g, where the kernel nears the limits of a float64: give a scale from about %.3g to %.3g",
-		name, e.H0, e.Rule.Scale, e.H, side, bound, MinBandwidth/e.H0, MaxBandwidth/e.H0)
 }
 
 // dimsError is the error of the KDEs p and q of sets a and b with
