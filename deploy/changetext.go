@@ -129,7 +129,7 @@ func Kept(m *model.Model) []string {
 		}
 		out = append(out, fmt.Sprintf("the projection W (%d → %d) of %s", mem.InputDim(), mem.Dim(), who))
 	}
-	if othersShaped(m) {
+	if othersShaped(m) && slices.ContainsFunc(m.Members(), func(mem *model.Model) bool { _, ok := globalRule(mem); return ok }) {
 		out = append(out, "the global bandwidth, which train computed from the --others' frames too")
 	}
 	if f := m.Features; f != nil && f.PCA != nil {

@@ -262,6 +262,7 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 	}
 	var rebanded, moved []bool
 	var before []float64
+	shaped := othersShaped(next) // train's bandwidth is of the others' frames too
 	for _, mem := range next.Members() {
 		before = append(before, mem.QueryBandwidth.Fixed)
 		mv, err := recentre(mem)
@@ -270,7 +271,7 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 		}
 		moved = append(moved, mv)
 		ok := false
-		if !othersShaped(next) { // train's bandwidth is of the others' frames too
+		if !shaped {
 			if ok, err = globalBandwidthAgain(mem, workers); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
 			}
@@ -299,30 +300,14 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 	return next, c, nil
 }
 
-// globalBandwidthAgain sets the bandwidth of a member whose gallery sets
-// and batches all take one bandwidth computed from the frames of every
-// training set (a global bandwidth, "global*S" in its parameters: S times
-// the median distance from a frame to its nearest other frame of its
-// set; its query rule is that fixed number) again on the sets it holds
-// now, as training on them would (method.Fitted.SetBandwidthsOn). A member
-// on set kernels alone records such a bandwidth without using it (and
-// without its parameter): it gets global*1. It reports whether it
-// changed anything.
+// globalBandwidthAgain sets the global bandwidth of mem (globalRule: S
+// times the median distance from a frame to its nearest other frame of
+// its set) again on the sets it holds now, as training on them would
+// (method.Fitted.SetBandwidthsOn). It reports whether it changed
+// anything: nothing for a member without a global bandwidth.
 func globalBandwidthAgain(mem *model.Model, workers int) (bool, error) {
-	rule, ok := mem.Selection.Params["bandwidth"]
-	var b method.Bandwidth
-	switch {
-	case ok:
-		var err error
-		if b, err = method.ParseBandwidth(rule); err != nil || b.Mode != method.Global {
-			return false, nil
-		}
-	case mem.Discriminant != nil && !mem.Discriminant.UsesDivergences() && mem.QueryBandwidth.Kind == match.Fixed:
-		b = method.Bandwidth{Mode: method.Global, Scale: 1}
-	default:
-		return false, nil
-	}
-	if mem.QueryBandwidth.Kind != match.Fixed {
+	b, ok := globalRule(mem)
+	if !ok {
 		return false, nil
 	}
 	f := method.Fitted{Bandwidth: b}
@@ -345,6 +330,27 @@ func globalBandwidthAgain(mem *model.Model, workers int) (bool, error) {
 		mem.Selection.Params["query-bandwidth"] = f.Query.String()
 	}
 	return true, nil
+}
+
+// globalRule returns the rule of the global bandwidth of mem, a member
+// whose gallery sets and batches all take one bandwidth computed from the
+// frames of every training set ("global*S" in its parameters, its query
+// rule that fixed number; a member on set kernels alone records such a
+// bandwidth without using it, and without its parameter: global*1), and
+// whether it has one.
+func globalRule(mem *model.Model) (method.Bandwidth, bool) {
+	if mem.QueryBandwidth.Kind != match.Fixed {
+		return method.Bandwidth{}, false
+	}
+	rule, ok := mem.Selection.Params["bandwidth"]
+	switch {
+	case ok:
+		b, err := method.ParseBandwidth(rule)
+		return b, err == nil && b.Mode == method.Global
+	case mem.Discriminant != nil && !mem.Discriminant.UsesDivergences():
+		return method.Bandwidth{Mode: method.Global, Scale: 1}, true
+	}
+	return method.Bandwidth{}, false
 }
 
 // memberMethod is the method of a member of a model, without its voters.
@@ -462,14 +468,11 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		own.Voters, was.Voters = nil, nil
 		// Words of a threshold set again say which change set it; train's
 		// kept are train's.
-		set, by, o := recalibrateOn, setBy(c.Op), opt
+		set, by := recalibrateOn, setBy(c.Op)
 		if c.Members[i].Kept = keepsTrained(&own, opt, shaped); c.Members[i].Kept {
 			set, by = keepTrained, ""
-			if c.Op == ChangeOthers {
-				o.Strangers = nil // train's own, which its calibration used
-			}
 		}
-		src, rates, sc, kept, err := set(&own, &was, o, scores[i])
+		src, rates, sc, kept, err := set(&own, &was, opt, scores[i])
 		if err != nil {
 			if len(members) > 1 {
 				return fmt.Errorf("threshold of vote member %d (%s): %w", i+1, own.MethodName(), err)
@@ -480,6 +483,11 @@ func recalibrate(m, before *model.Model, c *Change, strangers []*mat.Dense, work
 		mem.Threshold, mem.Spread = own.Threshold, own.Spread
 		if mem.Selection.Params == nil {
 			mem.Selection.Params = map[string]string{}
+		}
+		if kept && c.Op != ChangeOthers {
+			// enroll and forget were given strangers' sets they do not
+			// use; train's --strangers are the calibration's own.
+			src += unusedStrangers(opt)
 		}
 		mem.Selection.Params["threshold"] = src + by
 		if !kept {

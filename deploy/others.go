@@ -129,5 +129,5 @@ func keepsTrained(mem *model.Model, opt Options, shaped bool) bool {
 // came (nil where none were computed), and that the calibration was
 // kept. before is not needed.
 func keepTrained(m, _ *model.Model, opt Options, scores *mat.SymDense) (string, *openset.Rates, *mat.SymDense, bool, error) {
-	return fmt.Sprintf("%.6g (%s: train's calibration on every class, the --others' too, kept: the divergence of a batch to the nearest set of a class does not depend on which other classes the gallery holds)", m.Threshold, thresholdFlag(opt)) + unusedStrangers(opt), nil, scores, true, nil
+	return fmt.Sprintf("%.6g (%s: train's calibration on every class, the --others' too, kept: the divergence of a batch to the nearest set of a class does not depend on which other classes the gallery holds)", m.Threshold, thresholdFlag(opt)), nil, scores, true, nil
 }

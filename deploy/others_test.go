@@ -102,6 +102,28 @@ func TestWithoutOthersRefuses(t *testing.T) {
 	}
 }
 
+// TestKeptGlobalBandwidth: forget's list of what stays names the global
+// bandwidth train computed from the others' frames only where the model
+// has one: a model of per-set bandwidths has none to keep.
+func TestKeptGlobalBandwidth(t *testing.T) {
+	all, labels, names := ringSets(7, 3, 6, 0.3, 9)
+	for _, c := range []struct {
+		bw     method.Bandwidth
+		listed bool
+	}{{method.Bandwidth{Mode: method.Global, Scale: 1}, true}, {method.Bandwidth{Mode: method.PerSet, Scale: 1}, false}} {
+		opt := Options{Method: method.NNH, Grid: grid(), Seed: 3, Workers: 2}
+		opt.Grid.Bandwidths = []method.Bandwidth{c.bw}
+		m := buildRule(t, &opt, "auto:balanced", all, labels, names).Model
+		if _, err := WithoutOthers(m, []string{"class-05", "class-06"}, nil, 2); err != nil {
+			t.Fatal(err)
+		}
+		listed := slices.ContainsFunc(Kept(m), func(k string) bool { return strings.Contains(k, "the global bandwidth") })
+		if listed != c.listed {
+			t.Errorf("bandwidth %+v: Kept %q lists the global bandwidth %v, want %v", c.bw, Kept(m), listed, c.listed)
+		}
+	}
+}
+
 // TestResultWithoutOthers: the Result's gallery matrix is the changed
 // gallery's, so that its scale is the model's as computed anew.
 func TestResultWithoutOthers(t *testing.T) {

@@ -699,12 +699,12 @@ func keepCalibration(m, before *model.Model, opt Options, scores *mat.SymDense) 
 	default:
 		src += "one threshold for every class, as train chose (spread exponent 0)"
 	}
-	return src + unusedStrangers(opt), scores, nil, nil
+	return src, scores, nil, nil
 }
 
-// unusedStrangers is what the words of a calibration a change keeps as
-// train made it add where strangers' sets were given to the change
-// (opt.Strangers): that they are not used; "" where none were.
+// unusedStrangers is what the words of a calibration enroll or forget
+// keeps as train made it add where strangers' sets were given to the
+// change (opt.Strangers): that they are not used; "" where none were.
 func unusedStrangers(opt Options) string {
 	n := len(opt.Strangers)
 	if n == 0 {
