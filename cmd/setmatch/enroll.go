@@ -54,7 +54,7 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	if burst.MaxFrames < 1 {
 		return usagef("--max-frames must be at least 1, got %d", burst.MaxFrames)
 	}
-	if err := model.CheckLabel(cf.label); err != nil { // a new class's name: model.CheckNewLabel, once the model is read
+	if err := model.CheckLabel(cf.label); err != nil { // a new class's name: model.CheckNewLabel, below
 		return usagef("--label: %v", err) // before the model or any set is read
 	}
 	switch {
@@ -98,6 +98,8 @@ func runEnroll(args []string, stdout, stderr io.Writer) error {
 	adding := cf.label // a new class, or one the model holds
 	if slices.Contains(m.Classes(), cf.label) {
 		adding = ""
+	} else if err := model.CheckNewLabel(adding); err != nil {
+		return usagef("--label: %v", err) // before any set is read
 	}
 	strangers, err := cf.strangers(m, m.Classes(), adding, *lim)
 	if err != nil {

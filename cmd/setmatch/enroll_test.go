@@ -388,6 +388,15 @@ func TestEnrollLabelFirst(t *testing.T) {
 			t.Errorf("--label %q: exit %d, want 2 with the label's fault before the model is read:\n%s", label, code, stderr)
 		}
 	}
+	// A new class's name no folder can have is refused once the model is
+	// read, before any set is.
+	m := inspectTestModel(t, math.Inf(1))
+	for _, label := range []string{"a/b", ".."} {
+		code, _, stderr := run("enroll", "--model", m, "--label", label, filepath.Join(dir, "none.npy"))
+		if code != 2 || !strings.Contains(stderr, "--label: the label") || strings.Contains(stderr, "none.npy") {
+			t.Errorf("--label %q: exit %d, want 2 with the label's fault before any set is read:\n%s", label, code, stderr)
+		}
+	}
 }
 
 // A new label that differs from a class of the model only by case is
