@@ -429,17 +429,16 @@ func (p *Publisher) run() {
 			continue
 		}
 		p.mu.Lock()
-		again, flapping := p.lastErr != nil, short > 1
 		p.lastErr = nil
 		p.mu.Unlock()
 		p.connected.Store(true)
+		// A failed attempt is said at error level first (reportFailure),
+		// so saidDown covers every connection after one.
 		switch {
 		case p.saidDown:
 			p.o.Logger.Info("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
-		case flapping:
+		case short > 1:
 			p.o.Logger.Debug("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
-		case again:
-			p.o.Logger.Info("mqtt connected again", "topic", p.o.Topic, "outbox", p.box.len())
 		default:
 			p.o.Logger.Info("mqtt connected", "topic", p.o.Topic, "outbox", p.box.len())
 		}
