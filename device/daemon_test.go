@@ -254,7 +254,7 @@ func TestReloadSaysMQTTFileRewritten(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := strings.Join(l.p.warnings, "\n")
-		if got := strings.Contains(w, "[mqtt] password_file: the file holds other bytes than at start, and the publisher keeps what it read then (its login and TLS): restart setmatchd to apply"); got != c.warned {
+		if got := strings.Contains(w, "[mqtt] password_file: the file holds other bytes than at start, or can no longer be read, and the publisher keeps what it read then (its login and TLS): restart setmatchd to apply"); got != c.warned {
 			t.Errorf("password file %q: warned %v, want %v:\n%s", c.password, got, c.warned, w)
 		}
 	}

@@ -167,7 +167,7 @@ func (o *outputs) mqttFileWarnings(c config.MQTT) []string {
 		return nil
 	}
 	if keys := o.mqttFiles.Changed(c); len(keys) > 0 {
-		return []string{"[mqtt] " + strings.Join(keys, ", ") + ": the file holds other bytes than at start, and the publisher keeps what it read then (its login and TLS): restart setmatchd to apply"}
+		return []string{"[mqtt] " + strings.Join(keys, ", ") + ": the file holds other bytes than at start, or can no longer be read, and the publisher keeps what it read then (its login and TLS): restart setmatchd to apply"}
 	}
 	return nil
 }

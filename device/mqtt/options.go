@@ -121,30 +121,19 @@ type fileSum struct {
 }
 
 // Changed returns, sorted, the keys of c that name the file f read and
-// that now holds other bytes (or cannot be read); a key that names
-// another file is config.ReloadOver's to report.
+// that now holds other bytes or cannot be read; a key that names another
+// file is config.ReloadOver's to report.
 func (f Files) Changed(c config.MQTT) []string {
+	named := map[string]string{"password_file": c.PasswordFile, "ca_file": c.CAFile, "cert_file": c.CertFile, "key_file": c.KeyFile}
 	var keys []string
-	for key, path := range fileKeys(c) {
-		was, ok := f[key]
-		if !ok || was.path != path {
+	for key, was := range f {
+		if named[key] != was.path {
 			continue
 		}
-		if b, err := regfile.ReadFile(path, config.MaxSecretBytes); err != nil || sha256.Sum256(b) != was.sum {
+		if b, err := regfile.ReadFile(was.path, config.MaxSecretBytes); err != nil || sha256.Sum256(b) != was.sum {
 			keys = append(keys, key)
 		}
 	}
 	slices.Sort(keys)
-	return keys
-}
-
-// fileKeys returns the files c names, by configuration key.
-func fileKeys(c config.MQTT) map[string]string {
-	keys := map[string]string{}
-	for key, path := range map[string]string{"password_file": c.PasswordFile, "ca_file": c.CAFile, "cert_file": c.CertFile, "key_file": c.KeyFile} {
-		if path != "" {
-			keys[key] = path
-		}
-	}
 	return keys
 }
