@@ -74,14 +74,8 @@ func decodeModel(b []byte, voter bool) (*Model, error) {
 	body := b[:len(b)-checksumLen]
 	stored := binary.LittleEndian.Uint32(b[len(b)-checksumLen:])
 	if got := checksum(body); got != stored {
-		// Say "truncated" when the header shows that bytes are missing,
-		// or its length runs past the file's end (where the length may
-		// be what is corrupt, so both are said).
-		if want, ok := expectedSize(b, hlen); ok && want > uint64(len(b)) {
-			return nil, fmt.Errorf("%w: its header describes %d bytes, the file has %d", ErrTruncated, want, len(b))
-		}
-		if hlen <= maxHeaderBytes && uint64(prefixLen)+hlen > uint64(len(body)) {
-			return nil, fmt.Errorf("%w, or corrupt: its header's length, %d bytes, runs past the end of the file (%d bytes)", ErrTruncated, hlen, len(b))
+		if err := truncated(b, hlen); err != nil {
+			return nil, err
 		}
 		return nil, fmt.Errorf("%w (stored CRC-32C %08x, computed %08x)", ErrChecksum, stored, got)
 	}
@@ -184,15 +178,30 @@ func checkPrefix(b []byte) error {
 	return nil
 }
 
-// expectedSize returns the file size the header of b describes, if the
-// header can be read.
-func expectedSize(b []byte, hlen uint64) (uint64, bool) {
+// truncated returns the error of the model file b, whose checksum fails,
+// where its header (of hlen bytes) says that bytes are missing: its
+// length runs past the file's end (where the length may be what is
+// corrupt, so both are said), or the size it describes is past it. It
+// returns nil where the header says nothing of the file's size.
+func truncated(b []byte, hlen uint64) error {
 	if hlen > maxHeaderBytes {
-		return 0, false
+		return nil
 	}
 	end := uint64(prefixLen) + hlen
+	if want, ok := describedSize(b, end); ok && want > uint64(len(b)) {
+		return fmt.Errorf("%w: its header describes %d bytes, the file has %d", ErrTruncated, want, len(b))
+	}
+	if end > uint64(len(b)-checksumLen) {
+		return fmt.Errorf("%w, or corrupt: its header's length, %d bytes, runs past the end of the file (%d bytes)", ErrTruncated, hlen, len(b))
+	}
+	return nil
+}
+
+// describedSize returns the file size the header of b, ending at end,
+// describes, where the header is in b and can be read.
+func describedSize(b []byte, end uint64) (uint64, bool) {
 	if end > uint64(len(b)) {
-		return 0, false // the length itself may be what is corrupt
+		return 0, false
 	}
 	h, err := parseHeader(b[prefixLen:end], binary.LittleEndian.Uint32(b[8:12]))
 	if err != nil || h.FeaturesBytes < 0 || h.FeaturesBytes > MaxFileBytes {
