@@ -107,12 +107,10 @@ var archiveExt = map[string]bool{".tar": true, ".tgz": true, ".gz": true, ".zip"
 // model cannot read image frames at all, that is the reason, whatever the
 // listing found, and rec records the frames listed, if it could list them.
 func (r *Runner) readBurst(ctx context.Context, st *state, name string, d *os.File, rec *journal.Record) (*mat.Dense, error) {
-	rec.Burst = true
 	b := st.burst
-	burst, err := features.BurstOf(r.spool.Root(), spool.ClaimedPath(name), d, b.limits)
+	burst, err := r.listBurst(st, name, d, rec)
 	if err == nil {
 		defer burst.Close()
-		recordFrames(rec, burst.Frames)
 	}
 	switch {
 	case b.err != nil:
@@ -138,7 +136,7 @@ var afterBurstListed func(name string)
 
 // recordUnread records in rec what the journal says of the claimed
 // batch cur/name without reading it, opened once (spool.OpenClaimed): of
-// a burst its listing's frames and bytes (recordFrames), no frame read;
+// a burst its listing's frames and bytes (listBurst), no frame read;
 // of a regular file its size, as the line of every file batch read has
 // it. What cannot be opened or listed leaves rec's frames and bytes 0 (a
 // directory that cannot be opened is recorded as a burst all the same).
@@ -155,22 +153,26 @@ func (r *Runner) recordUnread(st *state, name string, rec *journal.Record) {
 		}
 		return
 	}
-	rec.Burst = true
-	burst, err := features.BurstOf(r.spool.Root(), spool.ClaimedPath(name), f, st.burst.limits)
-	if err != nil {
-		return
+	if burst, err := r.listBurst(st, name, f, rec); err == nil {
+		burst.Close()
 	}
-	burst.Close()
-	recordFrames(rec, burst.Frames)
 }
 
-// recordFrames records in rec what the journal says of every burst: the
-// frames listed and their files' bytes together.
-func recordFrames(rec *journal.Record, frames []features.BurstFrame) {
-	rec.Frames = len(frames)
-	for _, f := range frames {
+// listBurst lists the claimed burst cur/name from its open folder d,
+// within the limits of st's bursts, and records in rec what the journal
+// says of every burst: a burst, and where it could be listed, the frames
+// listed and their files' bytes together.
+func (r *Runner) listBurst(st *state, name string, d *os.File, rec *journal.Record) (*features.Burst, error) {
+	rec.Burst = true
+	burst, err := features.BurstOf(r.spool.Root(), spool.ClaimedPath(name), d, st.burst.limits)
+	if err != nil {
+		return nil, err
+	}
+	rec.Frames = len(burst.Frames)
+	for _, f := range burst.Frames {
 		rec.Bytes += f.Info.Size()
 	}
+	return burst, nil
 }
 
 // limitKeys adds to an error of a burst over a limit the configuration
