@@ -664,17 +664,19 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		return nil, fmt.Errorf("%s: no splits", name)
 	}
 	out := make([]Split, 0, len(keys))
+	nKnown := make([]int, 0, len(keys)) // the classes with gallery sets, per split
 	for _, k := range keys {
 		rl := bySplit[k]
 		if len(rl.g) == 0 || len(rl.p) == 0 {
 			return nil, fmt.Errorf("%s: split %d needs gallery and probe sets", name, k)
 		}
 		sp := Split{Sets: d.Sets, Labels: d.Labels, Gallery: rl.g, Probe: rl.p}
-		if known := knownClasses(sp); known < 2 {
-			return nil, fmt.Errorf("%s: split %d's gallery holds %d class: a model tells at least two apart; give the split gallery sets of two classes or more", name, k, known)
+		known := galleryClasses(sp)
+		if len(known) < 2 {
+			return nil, fmt.Errorf("%s: split %d's gallery holds %d class: a model tells at least two apart; give the split gallery sets of two classes or more", name, k, len(known))
 		}
 		if open {
-			sp.Strangers = fileStrangers(sp)
+			sp.Strangers = fileStrangers(sp, known)
 		}
 		for _, given := range []struct {
 			role, a string // the role and its article
@@ -691,7 +693,7 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 				*given.into = append(*given.into, c)
 			}
 		}
-		out = append(out, sp)
+		out, nKnown = append(out, sp), append(nKnown, len(known))
 	}
 	for i, sp := range out {
 		switch {
@@ -706,15 +708,12 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			return nil, fmt.Errorf("%s: split %d has %d visitor and %d other classes and split %d has %d and %d: give every split as many of each, as visitors=V and others=O make them", name, keys[i], len(sp.Visitors), len(sp.Others), keys[0], len(out[0].Visitors), len(out[0].Others))
 		case len(sp.Visitors)+len(sp.Others) == len(sp.Strangers):
 			return nil, fmt.Errorf("%s: split %d gives every stranger class to training (as visitor or other): at least one must come to the door, with probe sets", name, keys[i])
-		case len(sp.Visitors) > 0 && knownClasses(sp) < VisitorsMinKnown:
-			return nil, fmt.Errorf("%s: split %d has visitors and %d known classes: visitors need at least %d (each stand-in fold leaves a known class out and keeps two)", name, keys[i], knownClasses(sp), VisitorsMinKnown)
+		case len(sp.Visitors) > 0 && nKnown[i] < VisitorsMinKnown:
+			return nil, fmt.Errorf("%s: split %d has visitors and %d known classes: visitors need at least %d (each stand-in fold leaves a known class out and keeps two)", name, keys[i], nKnown[i], VisitorsMinKnown)
 		}
 	}
 	return out, nil
 }
-
-// knownClasses returns the number of classes with gallery sets in sp.
-func knownClasses(sp Split) int { return len(galleryClasses(sp)) }
 
 // galleryClasses returns the classes with gallery sets in sp.
 func galleryClasses(sp Split) map[int]bool {
@@ -726,9 +725,9 @@ func galleryClasses(sp Split) map[int]bool {
 }
 
 // fileStrangers returns the classes (increasing) of the probe sets of sp
-// whose class has no gallery set, nil when there are none.
-func fileStrangers(sp Split) []int {
-	known := galleryClasses(sp)
+// whose class is not known (galleryClasses of sp), nil when there are
+// none.
+func fileStrangers(sp Split, known map[int]bool) []int {
 	var out []int
 	for _, i := range sp.Probe {
 		if c := sp.Labels[i]; !known[c] && !slices.Contains(out, c) {

@@ -274,7 +274,7 @@ func (a *evalArgs) checkVisitorsRule(p eval.Protocol) error {
 	if p.Visitors > 0 {
 		if err := deploy.StrangersRule(o); err != nil {
 			if p.Kind == eval.SplitFile {
-				return usagef("the split file's visitor sets go to training as strangers' sets: %v; or take the visitor lines out of the file", err)
+				return usagef("the visitor sets of the split file %s go to training as strangers' sets: %v; or take the visitor lines out of the file", p.File, err)
 			}
 			return usagef("visitors=%d gives training strangers' sets: %v", p.Visitors, err)
 		}

@@ -182,7 +182,7 @@ func TestEvalSplitsOutGiven(t *testing.T) {
 	}
 	// A rule that cannot take strangers' sets: the error names the
 	// file's visitor lines, which the user gave, not visitors=V.
-	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "file="+out, "--threshold", "auto"); code != 2 || !strings.Contains(stderr, "the split file's visitor sets go to training as strangers' sets") || strings.Contains(stderr, "visitors=") {
+	if code, _, stderr := run("eval", "--data", dir, "--methods", "nn-h", "--quiet", "--protocol", "file="+out, "--threshold", "auto"); code != 2 || !strings.Contains(stderr, "the visitor sets of the split file "+out+" go to training as strangers' sets") || strings.Contains(stderr, "visitors=") {
 		t.Errorf("--threshold auto with a split file's visitors: exit %d, %s", code, stderr)
 	}
 }
