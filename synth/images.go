@@ -69,13 +69,13 @@ func CheckDataSize(classes, sets, frames, w, h int) error {
 // s ≥ 0, so that sets beyond those of a data set serve as fresh probes).
 // Generation is deterministic for given options, c and s.
 func (o ImageOptions) ImageSet(c, s int) ([]*image.Gray, error) {
-	return collect(o.Frames, func(emit func(*image.Gray) error) error { return o.imageSet(c, s, emit) })
+	return collect(func(emit func(*image.Gray) error) error { return o.imageSet(c, s, emit) })
 }
 
 // collect returns the frames a set's function gives to emit, one after
-// the other (about n of them), held together.
-func collect(n int, set func(emit func(*image.Gray) error) error) ([]*image.Gray, error) {
-	frames := make([]*image.Gray, 0, max(n, 0))
+// the other, held together.
+func collect(set func(emit func(*image.Gray) error) error) ([]*image.Gray, error) {
+	var frames []*image.Gray
 	if err := set(func(img *image.Gray) error {
 		frames = append(frames, img)
 		return nil

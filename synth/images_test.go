@@ -20,7 +20,7 @@ func TestImageSetDeterministic(t *testing.T) {
 	b, _ := o.ImageSet(1, 2)
 	c, _ := o.ImageSet(1, 3)
 	checkRepeatable(t, a, b, c, 4, 40, 30, "sets 2 and 3")
-	for _, bad := range []ImageOptions{{Classes: 0, Frames: 2, W: 8, H: 8}, {Classes: 1, Frames: 2, W: 4, H: 8}, {Classes: 1, Frames: 0, W: 8, H: 8}, {Classes: 1, Frames: 1, W: 8, H: 8}} {
+	for _, bad := range []ImageOptions{{Classes: 0, Frames: 2, W: 8, H: 8}, {Classes: 1, Frames: 2, W: 4, H: 8}, {Classes: 1, Frames: 0, W: 8, H: 8}, {Classes: 1, Frames: 1, W: 8, H: 8}, {Classes: 1, Frames: 1 << 40, W: 8, H: 8}} {
 		if _, err := bad.ImageSet(0, 0); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

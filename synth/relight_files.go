@@ -96,15 +96,13 @@ func (o RelightOptions) CheckSources(classes []RelightClass) error {
 	}
 	size := 0.0
 	for _, cl := range classes {
+		imgs, err := decodeClass(cl)
+		if err != nil {
+			return err
+		}
 		pixels := 0
-		for _, p := range cl.Files {
-			img, err := features.DecodeImageFile(p)
-			if err != nil {
-				return err
-			}
-			if pixels += len(img.Pix); pixels > MaxRelightPixels {
-				return &PixelsError{Class: cl.Name}
-			}
+		for _, img := range imgs {
+			pixels += len(img.Pix)
 		}
 		size += float64(o.Sets) * float64(o.Frames) * float64(pixels) / float64(max(len(cl.Files), 1))
 	}
@@ -115,6 +113,27 @@ func (o RelightOptions) CheckSources(classes []RelightClass) error {
 	return nil
 }
 
+// decodeClass decodes the source images of cl, refusing a class whose
+// images hold more than MaxRelightPixels pixels (a *PixelsError) as soon
+// as they pass it. CheckSources decodes them all once before anything is
+// written, and WriteRelit again, a class at a time, so that one class's
+// images are held at once: a second decode of the sources, which are far
+// fewer than the frames lit from them.
+func decodeClass(cl RelightClass) ([]*image.Gray, error) {
+	imgs := make([]*image.Gray, len(cl.Files))
+	pixels := 0
+	for i, p := range cl.Files {
+		var err error
+		if imgs[i], err = features.DecodeImageFile(p); err != nil {
+			return nil, err
+		}
+		if pixels += len(imgs[i].Pix); pixels > MaxRelightPixels {
+			return nil, &PixelsError{Class: cl.Name}
+		}
+	}
+	return imgs, nil
+}
+
 // WriteRelit writes the images of every class under strong synthetic
 // lighting (RelightOptions.relightSet), opt.Sets sets a class, as
 // dir/<class>/<set>/f000.png…, frame by frame: a class's source images
@@ -122,16 +141,9 @@ func (o RelightOptions) CheckSources(classes []RelightClass) error {
 // CheckSources checks beforehand what it would refuse on the way.
 func WriteRelit(dir string, classes []RelightClass, opt RelightOptions) error {
 	for c, cl := range classes {
-		imgs := make([]*image.Gray, len(cl.Files))
-		pixels := 0
-		for i, p := range cl.Files {
-			var err error
-			if imgs[i], err = features.DecodeImageFile(p); err != nil {
-				return err
-			}
-			if pixels += len(imgs[i].Pix); pixels > MaxRelightPixels {
-				return &PixelsError{Class: cl.Name}
-			}
+		imgs, err := decodeClass(cl)
+		if err != nil {
+			return err
 		}
 		for s := range opt.Sets {
 			err := writeSet(filepath.Join(dir, cl.Name, SetName(s, opt.Sets)), opt.Frames, func(emit func(*image.Gray) error) error {

@@ -250,5 +250,5 @@ func TestRelightSourcesLimit(t *testing.T) {
 // relightFrames returns the frames of set s of class c of o, lit from
 // the source images src, held together.
 func relightFrames(o RelightOptions, src []*image.Gray, c, s int) ([]*image.Gray, error) {
-	return collect(o.Frames, func(emit func(*image.Gray) error) error { return o.relightSet(src, c, s, emit) })
+	return collect(func(emit func(*image.Gray) error) error { return o.relightSet(src, c, s, emit) })
 }

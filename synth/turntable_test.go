@@ -143,5 +143,5 @@ func pixels(img *image.Gray) []float64 {
 // turntableFrames returns the frames of set s of class c of o, held
 // together.
 func turntableFrames(o TurntableOptions, c, s int) ([]*image.Gray, error) {
-	return collect(o.Frames, func(emit func(*image.Gray) error) error { return o.turntableSet(c, s, emit) })
+	return collect(func(emit func(*image.Gray) error) error { return o.turntableSet(c, s, emit) })
 }

@@ -275,11 +275,11 @@ func TestWriteImageSetsFrameByFrame(t *testing.T) {
 	}{
 		{"images", func(dir string) error { return WriteImageSets(dir, img, 2) }, img.ImageSet, func(c int) string { return ClassName(c, 2) }},
 		{"turntable", func(dir string) error { return WriteTurntableSets(dir, tt) }, func(c, s int) ([]*image.Gray, error) {
-			return collect(tt.Frames, func(emit func(*image.Gray) error) error { return tt.turntableSet(c, s, emit) })
+			return collect(func(emit func(*image.Gray) error) error { return tt.turntableSet(c, s, emit) })
 		}, func(c int) string { return ClassName(c, 2) }},
 		{"relight", func(dir string) error { return WriteRelit(dir, classes, rl) },
 			func(c, s int) ([]*image.Gray, error) {
-				return collect(rl.Frames, func(emit func(*image.Gray) error) error { return rl.relightSet(srcImgs[c], c, s, emit) })
+				return collect(func(emit func(*image.Gray) error) error { return rl.relightSet(srcImgs[c], c, s, emit) })
 			}, func(c int) string { return classes[c].Name }},
 	} {
 		dir := t.TempDir()
