@@ -193,7 +193,7 @@ func (o Options) withDefaults() (Options, error) {
 			defaultScale(&o.ClassRadius, 1, "class radius"),
 			defaultScale(&o.SetSpread, 0.1, "set spread"),
 			defaultScale(&o.WithinStd, 0.25, "within-set std"),
-			defaultScale(&o.NoiseStd, 1, "noise std"),
+			defaultScale(&o.NoiseStd, 1, "noise std (--noise)"),
 		); err != nil {
 			return o, err
 		}
@@ -227,8 +227,8 @@ func (o Options) withDefaults() (Options, error) {
 			defaultScale(&o.ClassRadius, 1, "class radius"),
 			defaultScale(&o.SetSpread, 0.1, "set spread"),
 			defaultScale(&o.WithinStd, 0.25, "within-set std"),
-			defaultScale(&o.NoiseStd, 0.05, "noise std"),
-			defaultScale(&o.NuisanceStd, 1, "nuisance std"),
+			defaultScale(&o.NoiseStd, 0.05, "noise std (--noise)"),
+			defaultScale(&o.NuisanceStd, 1, "nuisance std (--nuisance-std)"),
 		); err != nil {
 			return o, err
 		}
@@ -245,8 +245,8 @@ func (o Options) withDefaults() (Options, error) {
 		if err := errors.Join(
 			defaultScale(&o.ClassRadius, 1, "class radius"),
 			defaultScale(&o.SetSpread, 1, "set spread"),
-			defaultScale(&o.NoiseStd, 0.05, "noise std"),
-			defaultScale(&o.NuisanceStd, 0.5, "nuisance std"),
+			defaultScale(&o.NoiseStd, 0.05, "noise std (--noise)"),
+			defaultScale(&o.NuisanceStd, 0.5, "nuisance std (--nuisance-std)"),
 		); err != nil {
 			return o, err
 		}
@@ -362,7 +362,7 @@ func defaultScale(v *float64, d float64, name string) error {
 		*v = d
 	}
 	if *v < 0 || !finite.Is(*v) {
-		return fmt.Errorf("synth: %s %v must be a finite non-negative number", name, *v)
+		return fmt.Errorf("synth: %s must be a finite number > 0, or 0 for the kind's default; got %v", name, *v)
 	}
 	return nil
 }

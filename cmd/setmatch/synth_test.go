@@ -241,10 +241,10 @@ func TestSynthUsageErrors(t *testing.T) {
 	}
 	// A negative spread, NaN or Inf is refused in one wording, naming the
 	// flag, with what is taken: 0 is the kind's default.
-	for _, f := range []string{"--noise", "--nuisance-std"} {
+	for f, what := range map[string]string{"--noise": "noise std", "--nuisance-std": "nuisance std"} {
 		for _, v := range []string{"-0.5", "NaN", "Inf", "-Inf"} {
 			code, _, e := runCmd("synth", "--out", out, "--kind", "lighting", f, v)
-			if want := "setmatch synth: " + f + " must be a finite number > 0, or 0 for the kind's default; got "; code != 2 || !strings.HasPrefix(e, want) {
+			if want := "setmatch synth: " + what + " (" + f + ") must be a finite number > 0, or 0 for the kind's default; got "; code != 2 || !strings.HasPrefix(e, want) {
 				t.Errorf("%s %s: exit %d, stderr %q; want %q", f, v, code, e, want)
 			}
 		}
