@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"setmatch/internal/testutil"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,6 +57,7 @@ func writeImageTree(t *testing.T, dir string, frames int, name string) {
 }
 
 func TestLoadFeatureFiles(t *testing.T) {
+	testutil.CPUs(t, 8) // several workers on any machine
 	dir := t.TempDir()
 	writeSet(t, filepath.Join(dir, "dog", "s2.npy"), 4, 3, 200)
 	writeSet(t, filepath.Join(dir, "dog", "s10.csv"), 2, 3, 100)
@@ -311,6 +313,7 @@ func TestLoadLimits(t *testing.T) {
 // TestFirstErrorIsDeterministic: with several bad files the error names the
 // first in set order, whatever the number of workers.
 func TestFirstErrorIsDeterministic(t *testing.T) {
+	testutil.CPUs(t, 8) // several workers on any machine
 	dir := t.TempDir()
 	for s := range 20 {
 		writeSet(t, filepath.Join(dir, "a", fmt.Sprintf("s%02d.npy", s)), 3, 2, 0)
@@ -331,6 +334,7 @@ func TestFirstErrorIsDeterministic(t *testing.T) {
 // Failed, in set order and each with the error of its first bad file, and
 // the others load, whatever their width.
 func TestLoadKeepGoing(t *testing.T) {
+	testutil.CPUs(t, 8) // several workers on any machine
 	dir := t.TempDir()
 	writeSet(t, filepath.Join(dir, "a", "s1.npy"), 2, 3, 0)
 	writeText(t, filepath.Join(dir, "a", "s2.npy"), "garbage")

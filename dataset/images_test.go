@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"setmatch/internal/testutil"
 	"strings"
 	"testing"
 
@@ -35,6 +36,7 @@ func fakeImages(paths []string) (*mat.Dense, error) {
 // Options.Images reads each image set whole, in name order, whatever the
 // number of workers; set limits still apply.
 func TestLoadImageSetsPerSet(t *testing.T) {
+	testutil.CPUs(t, 8) // several workers on any machine
 	dir := t.TempDir()
 	writeImageTree(t, dir, 12, "f%d.png")
 	want := mat.NewDense(12, 3, nil) // c1/set1, frames in name order 0, 1, 10, 11, 2, ...

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"image"
 	"path/filepath"
-	"runtime"
+	"setmatch/internal/testutil"
 	"strings"
 	"testing"
 
@@ -101,7 +101,7 @@ func TestLoaderFrameLimits(t *testing.T) {
 // the order the sets were read in), where the pipeline resizes every
 // image, or for a histogram of grey levels.
 func TestLoaderRecordsFrameSize(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // several workers on any machine: par.Workers takes at most one per CPU
+	testutil.CPUs(t, 8) // several workers on any machine
 	write := func(dir, class string, w, h int) {
 		for s := range 2 {
 			writeFiles(t, filepath.Join(dir, class, fmt.Sprintf("set%d", s)), map[string][]byte{

@@ -3,6 +3,7 @@ package learn
 import (
 	"math"
 	"math/rand/v2"
+	"setmatch/internal/testutil"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -189,6 +190,7 @@ func evalGrad(t *testing.T, c *Cost, w *mat.Dense) (float64, *mat.Dense) {
 
 // The result must not depend on the number of goroutines.
 func TestCostDeterministicAcrossWorkers(t *testing.T) {
+	testutil.CPUs(t, 8) // several workers on any machine
 	rng := rand.New(rand.NewPCG(11, 2))
 	const m, D, d = 8, 10, 3
 	sets := randomSets(rng, m, 5, 15, D)
@@ -364,6 +366,7 @@ func zeroFeature(sets []*mat.Dense, j int) {
 // into blocks, a feature that is 0 in every frame (a product XᵀB skips)
 // and a set that is in no pair (zero rows of B, which BᵀX skips).
 func TestCostGradientIsXtB(t *testing.T) {
+	testutil.CPUs(t, 8) // several workers on any machine
 	rng := rand.New(rand.NewPCG(43, 44))
 	const m, D, d = 7, 300, 5
 	sets := randomSets(rng, m, 20, 70, D)

@@ -2,7 +2,6 @@ package match
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -13,7 +12,7 @@ import (
 // DivergenceMatrix agrees with Compare on every pair, for equal and unequal
 // bandwidths, whatever the number of workers.
 func TestDivergenceMatrix(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // several workers on any machine: par.Workers takes at most one per CPU
+	testutil.CPUs(t, 8) // several workers on any machine
 	rng := rand.New(rand.NewPCG(41, 42))
 	const m, d = 6, 3
 	y := make([]*mat.Dense, m)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -315,7 +314,7 @@ func TestKernelSpectraOfSomeSets(t *testing.T) {
 // large enough that the products are blocked, in parallel and serially, for
 // a kernel of every set and one of some sets.
 func TestCDLKernelsEqualWholeGram(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // several workers on any machine: par.Workers takes at most one per CPU
+	testutil.CPUs(t, 8) // several workers on any machine
 	rng := rand.New(rand.NewPCG(7, 8))
 	const d = 300
 	var sets []*mat.Dense
@@ -691,7 +690,7 @@ func TestOneEachRegularisersAgree(t *testing.T) {
 // sets of fewer frames than the largest p and a d large enough that the
 // products are blocked.
 func TestPoolKernelsEqualGallery(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // several workers on any machine: par.Workers takes at most one per CPU
+	testutil.CPUs(t, 8) // several workers on any machine
 	rng := rand.New(rand.NewPCG(25, 26))
 	const d = 300
 	var sets []*mat.Dense

@@ -2,7 +2,6 @@ package setkernel
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -18,7 +17,7 @@ import (
 // alone), empty matrices (whose pairs are not visited) and a d large
 // enough that the products are blocked, serially and in parallel.
 func TestGramPairsEqualWholeGram(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // several workers on any machine: par.Workers takes at most one per CPU
+	testutil.CPUs(t, 8) // several workers on any machine
 	rng := rand.New(rand.NewPCG(3, 4))
 	const d = 300
 	widths := []int{40, 0, 1, 130, 65, 3, 0, 200, 9, 33}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -210,4 +211,13 @@ func FreeAddr(t testing.TB) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// CPUs runs the rest of the test as on a machine of n CPUs (GOMAXPROCS
+// n), so that the worker counts it compares, up to n, are not taken down
+// to the machine's own (par.Workers takes at most one per CPU); the count
+// is restored when the test ends.
+func CPUs(t testing.TB, n int) {
+	old := runtime.GOMAXPROCS(n)
+	t.Cleanup(func() { runtime.GOMAXPROCS(old) })
 }

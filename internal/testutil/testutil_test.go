@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -125,5 +126,20 @@ func TestCPUTime(t *testing.T) {
 	c1 := CPUTime()
 	if c0 <= 0 || c1 < c0 {
 		t.Errorf("CPUTime %v, then %v after work (sum %g): want above 0 and not less", c0, c1, x)
+	}
+}
+
+// TestCPUs: the count is set for the rest of the test and restored
+// when it ends.
+func TestCPUs(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	t.Run("inner", func(t *testing.T) {
+		CPUs(t, before+3)
+		if got := runtime.GOMAXPROCS(0); got != before+3 {
+			t.Errorf("GOMAXPROCS %d, want %d", got, before+3)
+		}
+	})
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d after the test, want %d back", got, before)
 	}
 }
