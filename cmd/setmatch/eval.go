@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -292,15 +293,19 @@ func writeSplitsFile(path string, splits []eval.Split, d *eval.Data) error {
 	return writeWhole(path, b.Bytes(), "--splits-out")
 }
 
-// writeWhole writes b to the file path, of the flag: a regular file, or
-// a new one, whole or not at all (atomicfile.WriteFile), so that a write
-// that fails, on a full disk say, leaves no cut file that a script or
-// --protocol file= would read as whole; anything else (a pipe,
-// /dev/stdout, a symbolic link) is written through, as os.WriteFile
-// writes it, not replaced.
+// writeWhole writes b to the file path, of the flag, as model files are
+// written (model.WriteFile): through symbolic links to where they lead,
+// and a regular file there, or a new one, whole or not at all
+// (atomicfile.WriteFile), so that a write that fails, on a full disk say,
+// leaves no cut file that a script or --protocol file= would read as
+// whole; anything else there (a pipe, /dev/stdout), or nothing yet at
+// the end of a link, is written to as it is.
 func writeWhole(path string, b []byte, flag string) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	var err error
-	if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+	if fi, serr := os.Lstat(path); serr == nil && !fi.Mode().IsRegular() {
 		err = os.WriteFile(path, b, 0o644)
 	} else {
 		err = atomicfile.WriteFile(path, 0o644, false, func(f *os.File) error {

@@ -105,6 +105,23 @@ func TestEvalSplitsOut(t *testing.T) {
 	if through, err := os.ReadFile(out + ".target"); err != nil || string(through) != string(raw) {
 		t.Errorf("--splits-out a link: its target %q (%v), want the splits", through, err)
 	}
+	// A link to a file there already: the file is replaced where the
+	// link leads, and the link stays.
+	old := filepath.Join(other, "old.txt")
+	if err := os.WriteFile(old, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toOld := filepath.Join(other, "to-old.txt")
+	if err := os.Symlink(old, toOld); err != nil {
+		t.Fatal(err)
+	}
+	accuracies("--protocol", "gallery=1,probe=2,splits=3", "--splits-out", toOld)
+	if fi, err := os.Lstat(toOld); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--splits-out a link to a file: the link replaced (%v)", err)
+	}
+	if through, err := os.ReadFile(old); err != nil || string(through) != string(raw) {
+		t.Errorf("--splits-out a link to a file: the file holds %q (%v), want the splits", through, err)
+	}
 	fifo := testutil.FIFO(t, other, "splits.fifo")
 	read := make(chan []byte, 1)
 	go func() {
