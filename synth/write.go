@@ -160,13 +160,11 @@ func setFile(name string) bool {
 }
 
 // pending reports whether name is that of the temporary file of a file
-// named as ok accepts, written in one step but not yet renamed: "." and
-// its name and decimal digits, as internal/atomicfile names it
-// (setfile.WriteFile, WriteReadme).
+// named as ok accepts, written in one step but not yet renamed
+// (atomicfile.Pending).
 func pending(name string, ok func(string) bool) bool {
-	base, dot := strings.CutPrefix(name, ".")
-	file := strings.TrimRight(base, "0123456789")
-	return dot && len(file) < len(base) && ok(file)
+	file, isPending := atomicfile.Pending(name)
+	return isPending && ok(file)
 }
 
 // numbered reports whether name is prefix, at least digits decimal

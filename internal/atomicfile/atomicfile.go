@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // WriteFile writes the file at path by write, atomically: write fills a
@@ -27,6 +28,16 @@ import (
 // replaces the file in one step on NTFS.
 func WriteFile(path string, perm fs.FileMode, keepMode bool, write func(*os.File) error) error {
 	return writeFile(path, perm, keepMode, write)
+}
+
+// Pending reports whether name is that of the temporary file of a
+// WriteFile stopped before its rename (a process killed while it wrote),
+// and of which file: "." and the file's name and decimal digits, as
+// renameio (on unix) and replace name it.
+func Pending(name string) (file string, ok bool) {
+	base, dot := strings.CutPrefix(name, ".")
+	file = strings.TrimRight(base, "0123456789")
+	return file, dot && file != "" && len(file) < len(base)
 }
 
 // replace is WriteFile by the standard library alone, the steps renameio

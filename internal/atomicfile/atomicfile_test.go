@@ -164,3 +164,27 @@ func TestWriteFileFails(t *testing.T) {
 		}
 	}
 }
+
+// TestPending: the temporary file each writer fills is Pending of the
+// file it writes, and no other name is.
+func TestPending(t *testing.T) {
+	for _, w := range writers {
+		dir := t.TempDir()
+		var temp string
+		err := w.write(filepath.Join(dir, "s000.npy"), 0o644, false, func(f *os.File) error {
+			temp = filepath.Base(f.Name())
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if file, ok := Pending(temp); !ok || file != "s000.npy" {
+			t.Errorf("%s: Pending(%q) = %q, %v; want s000.npy, true", w.name, temp, file, ok)
+		}
+	}
+	for _, name := range []string{"s000.npy", ".s000.npy", ".123", "s000.npy123", "", "."} {
+		if file, ok := Pending(name); ok {
+			t.Errorf("Pending(%q) = %q, true; want false", name, file)
+		}
+	}
+}
