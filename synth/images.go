@@ -53,10 +53,19 @@ func checkFrames(frames, w, h int) error {
 // noise take a little less): 2 GiB, as maxValues bounds feature vectors.
 const MaxImageBytes = 1 << 31
 
-// CheckDataSize reports whether classes × sets sets of frames frames of
-// w×h pixels are within MaxImageBytes, as WriteImageSets and
-// WriteTurntableSets check before they write.
-func CheckDataSize(classes, sets, frames, w, h int) error {
+// CheckSets reports whether the options are usable (Check) and sets sets
+// of each class within MaxImageBytes (checkDataSize), as WriteImageSets
+// checks before it writes.
+func (o ImageOptions) CheckSets(sets int) error {
+	if err := o.Check(); err != nil {
+		return err
+	}
+	return checkDataSize(o.Classes, sets, o.Frames, o.W, o.H)
+}
+
+// checkDataSize reports whether classes × sets sets of frames frames of
+// w×h pixels are within MaxImageBytes.
+func checkDataSize(classes, sets, frames, w, h int) error {
 	size := float64(classes) * float64(sets) * float64(frames) * float64(w) * float64(h)
 	if size <= MaxImageBytes {
 		return nil

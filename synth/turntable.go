@@ -29,7 +29,8 @@ type TurntableOptions struct {
 	Seed    int64 // the same seed gives the same frames
 }
 
-// Check reports whether the options are usable.
+// Check reports whether the options are usable, the data set they make
+// within MaxImageBytes (checkDataSize).
 func (o TurntableOptions) Check() error {
 	switch {
 	case o.Classes < 1 || o.Classes > 1000:
@@ -37,7 +38,10 @@ func (o TurntableOptions) Check() error {
 	case o.Sets < 1 || o.Sets > 360:
 		return fmt.Errorf("synth: turntable sets (arcs of a turn) must be 1 to 360, got %d", o.Sets)
 	}
-	return checkFrames(o.Frames, o.W, o.H)
+	if err := checkFrames(o.Frames, o.W, o.H); err != nil {
+		return err
+	}
+	return checkDataSize(o.Classes, o.Sets, o.Frames, o.W, o.H)
 }
 
 // ellipsoid is one part of a turntable object, in the object's frame

@@ -179,12 +179,9 @@ func numbered(name, prefix string, digits int, suffix string) bool {
 // WriteImageSets writes sets image sets of every class of opt
 // (ImageOptions.ImageSet) as dir/<class>/<set>/f000.png…, frame by frame.
 // A data set over MaxImageBytes is refused before anything is written
-// (CheckDataSize).
+// (CheckSets).
 func WriteImageSets(dir string, opt ImageOptions, sets int) error {
-	if err := opt.Check(); err != nil {
-		return err
-	}
-	if err := CheckDataSize(opt.Classes, sets, opt.Frames, opt.W, opt.H); err != nil {
+	if err := opt.CheckSets(sets); err != nil {
 		return err
 	}
 	return writeImageSets(dir, opt.Classes, sets, opt.Frames, opt.imageSet)
@@ -193,12 +190,9 @@ func WriteImageSets(dir string, opt ImageOptions, sets int) error {
 // WriteTurntableSets writes the sets of every object of opt
 // (TurntableOptions.turntableSet) as dir/<class>/<set>/f000.png…, frame
 // by frame. A data set over MaxImageBytes is refused before anything is
-// written (CheckDataSize).
+// written (Check).
 func WriteTurntableSets(dir string, opt TurntableOptions) error {
 	if err := opt.Check(); err != nil {
-		return err
-	}
-	if err := CheckDataSize(opt.Classes, opt.Sets, opt.Frames, opt.W, opt.H); err != nil {
 		return err
 	}
 	return writeImageSets(dir, opt.Classes, opt.Sets, opt.Frames, opt.turntableSet)

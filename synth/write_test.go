@@ -331,10 +331,10 @@ func TestWriteSetOneFrameAtATime(t *testing.T) {
 // An image data set over MaxImageBytes is refused before anything is
 // written, with its size and what to lower.
 func TestImageDataSize(t *testing.T) {
-	if err := CheckDataSize(1, 1, 1<<15, 256, 256); err != nil {
+	if err := checkDataSize(1, 1, 1<<15, 256, 256); err != nil {
 		t.Errorf("2 GiB exactly: %v", err)
 	}
-	err := CheckDataSize(1, 1, 1<<15+1, 256, 256)
+	err := checkDataSize(1, 1, 1<<15+1, 256, 256)
 	if err == nil || !strings.Contains(err.Error(), "1 classes × 1 sets × 32769 frames of 256x256 pixels are about 2147549184 bytes of PNG frames, over the limit of 2147483648 bytes: lower --frames, --sets or --classes, or the frame size WxH") {
 		t.Errorf("a frame over 2 GiB: %v", err)
 	}

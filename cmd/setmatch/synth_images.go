@@ -23,11 +23,7 @@ func synthImages(fl *flag.FlagSet, size, out string, classes, sets, frames int, 
 		return usagef("--sets must be 1 to 10000, got %d", sets)
 	}
 	opt := synth.ImageOptions{Classes: classes, Frames: frames, W: w, H: h, Seed: seed}
-	err = opt.Check()
-	if err == nil {
-		err = synth.CheckDataSize(classes, sets, frames, w, h)
-	}
-	if err != nil {
+	if err := opt.CheckSets(sets); err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}
 	readme := opt.Readme(strings.Join(args, " "), sets)
@@ -54,11 +50,7 @@ func synthTurntable(fl *flag.FlagSet, size, out string, classes, sets, frames in
 		return err
 	}
 	opt := synth.TurntableOptions{Classes: classes, Sets: sets, Frames: frames, W: w, H: h, Seed: seed}
-	err = opt.Check()
-	if err == nil {
-		err = synth.CheckDataSize(classes, sets, frames, w, h)
-	}
-	if err != nil {
+	if err := opt.Check(); err != nil {
 		return usagef("%s", strings.TrimPrefix(err.Error(), "synth: "))
 	}
 	readme := opt.Readme(strings.Join(args, " "))
