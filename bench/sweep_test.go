@@ -9,11 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 	"setmatch/synth"
 )
 
@@ -117,13 +117,16 @@ func TestSweepKeepsWhatIsThere(t *testing.T) {
 // recorded; with Keep, runs.jsonl holds only those outcomes. The child
 // here is a stand-in that never ends (it sleeps) but for the first size.
 func TestSweepInterrupted(t *testing.T) {
-	// The first size fails at once (an outcome); the second sleeps.
-	exe := standIn(t, "slow-setmatch", "case \"$3\" in */3x1x4x4/*) exit 1;; esac\nexec sleep 60\n")
+	// The first size fails at once (an outcome); the second says it runs
+	// (a file at $SWEEP_RUNNING) and sleeps.
+	exe := standIn(t, "slow-setmatch", "case \"$3\" in */3x1x4x4/*) exit 1;; esac\n: > \"$SWEEP_RUNNING\"\nexec sleep 60\n")
 	for _, keep := range []string{"", filepath.Join(t.TempDir(), "kept")} {
 		tmp := t.TempDir()
 		t.Setenv("TMPDIR", tmp)
+		running := filepath.Join(t.TempDir(), "running")
+		t.Setenv("SWEEP_RUNNING", running)
 		ctx, cancel := context.WithCancel(context.Background())
-		log := &cancelAt{cancel: cancel, at: filepath.Join("4x1x4x4", "train") + " --out"}
+		log := &testutil.LockedBuffer{}
 		type result struct {
 			runs []Run
 			err  error
@@ -133,6 +136,12 @@ func TestSweepInterrupted(t *testing.T) {
 			runs, err := Sweep(ctx, SweepOptions{Exe: exe, Sizes: []Size{{3, 1, 4, 4}, {4, 1, 4, 4}}, Kind: synth.Lighting, Probes: 1, Seed: 1, Keep: keep, Log: log})
 			done <- result{runs, err}
 		}()
+		// Cancelled once the child runs: the sweep must stop it.
+		testutil.WaitFor(t, 30*time.Second, "the second size's train to run", func() bool {
+			_, err := os.Stat(running)
+			return err == nil
+		})
+		cancel()
 		var res result
 		select {
 		case res = <-done:
@@ -153,31 +162,6 @@ func TestSweepInterrupted(t *testing.T) {
 			}
 		}
 	}
-}
-
-// cancelAt is a Sweep's log that calls cancel once it has said at.
-type cancelAt struct {
-	mu     sync.Mutex
-	b      strings.Builder
-	at     string
-	cancel context.CancelFunc
-}
-
-func (c *cancelAt) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.b.String()
-}
-
-func (c *cancelAt) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.b.Write(p)
-	if strings.Contains(c.b.String(), c.at) {
-		// The child starts after the log says so: give it the time.
-		time.AfterFunc(200*time.Millisecond, c.cancel)
-	}
-	return len(p), nil
 }
 
 // standIn writes a stand-in for setmatch named name, a shell script of

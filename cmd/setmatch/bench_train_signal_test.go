@@ -3,16 +3,17 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 )
 
 // TestBenchTrainInterrupted: setmatch bench train stopped by Ctrl-C
@@ -28,7 +29,8 @@ func TestBenchTrainInterrupted(t *testing.T) {
 		tmp := t.TempDir()
 		ctx := testexec.Timeout(t, 60*time.Second)
 		cmd := exec.Command(os.Args[0], "bench", "train", "--sizes", "3x2x6x4")
-		cmd.Env = append(os.Environ(), "SETMATCH_TEST_AS_MAIN=1", "SETMATCH_TEST_TRAIN_HANG=1", "TMPDIR="+tmp)
+		running := filepath.Join(t.TempDir(), "running")
+		cmd.Env = append(os.Environ(), "SETMATCH_TEST_AS_MAIN=1", "SETMATCH_TEST_TRAIN_HANG="+running, "TMPDIR="+tmp)
 		// A group of its own: what is left of it is killed at the end.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		stderr, err := cmd.StderrPipe()
@@ -37,21 +39,17 @@ func TestBenchTrainInterrupted(t *testing.T) {
 		}
 		testexec.Start(t, ctx, cmd)
 		t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-		// Signalled once train runs (with a moment for it to start).
 		said := make(chan string, 1)
 		go func() {
-			var b strings.Builder
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				b.WriteString(sc.Text() + "\n")
-				if strings.HasPrefix(sc.Text(), "bench: setmatch train ") {
-					time.Sleep(300 * time.Millisecond)
-					cmd.Process.Signal(sig)
-				}
-			}
-			io.Copy(io.Discard, stderr)
-			said <- b.String()
+			b, _ := io.ReadAll(stderr)
+			said <- string(b)
 		}()
+		// Signalled once train runs: its child says so by a file.
+		testutil.WaitForCtx(t, ctx, "train's child to run", func() bool {
+			_, err := os.Stat(running)
+			return err == nil
+		})
+		cmd.Process.Signal(sig)
 		var errOut string
 		select {
 		case errOut = <-said:

@@ -20,11 +20,12 @@ import (
 
 // TestMain lets the test binary stand in for setmatch in the child
 // processes of setmatch bench train (TestBenchTrainAuto); with
-// SETMATCH_TEST_TRAIN_HANG=1 too, its train sleeps for a minute instead
-// (TestBenchTrainInterrupted).
+// SETMATCH_TEST_TRAIN_HANG=FILE too, its train makes FILE, to say it
+// runs, and sleeps for a minute instead (TestBenchTrainInterrupted).
 func TestMain(m *testing.M) {
 	if os.Getenv("SETMATCH_TEST_AS_MAIN") == "1" {
-		if os.Getenv("SETMATCH_TEST_TRAIN_HANG") == "1" && len(os.Args) > 1 && os.Args[1] == "train" {
+		if hang := os.Getenv("SETMATCH_TEST_TRAIN_HANG"); hang != "" && len(os.Args) > 1 && os.Args[1] == "train" {
+			os.WriteFile(hang, nil, 0o644)
 			time.Sleep(time.Minute)
 			os.Exit(1)
 		}
