@@ -13,6 +13,7 @@ import (
 
 	"setmatch/dataset"
 	"setmatch/internal/testexec"
+	"setmatch/internal/testutil"
 )
 
 func runCmd(args ...string) (code int, stdout, stderr string) {
@@ -160,19 +161,14 @@ func TestSynthForceAfterAStop(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	// Stopped once its classes are being written.
-wait:
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("synth of 20000 classes finished before it could be stopped: %v", err)
-		case <-ctx.Done():
-			cmd.Process.Kill()
-			t.Fatal("synth wrote no class in a minute")
-		case <-time.After(5 * time.Millisecond):
-			if _, err := os.Stat(filepath.Join(out, "c00001")); err == nil {
-				break wait
-			}
-		}
+	testutil.WaitForCtx(t, ctx, "synth to write class c00001", func() bool {
+		_, err := os.Stat(filepath.Join(out, "c00001"))
+		return err == nil
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("synth of 20000 classes finished before it could be stopped: %v", err)
+	default:
 	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
