@@ -136,8 +136,12 @@ func checkFeaturesOut(out string, ins []string) error {
 	if fi, err := os.Stat(out); err == nil && !fi.IsDir() {
 		return fmt.Errorf("--out %s is not a folder: give a folder, or a name to create one", out)
 	}
+	o, err := resolvePath(out)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	for _, in := range ins {
-		where, err := within(out, in)
+		where, err := within(o, in)
 		if err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
@@ -148,15 +152,11 @@ func checkFeaturesOut(out string, ins []string) error {
 	return nil
 }
 
-// within says where the folder out lies against the folder in: "is" (the
-// same folder), "is inside" (below it), or "" (elsewhere), with the links
-// of the part of each path that exists followed, so that no spelling of
-// a path (a link, "." or "..") hides it.
-func within(out, in string) (string, error) {
-	o, err := resolvePath(out)
-	if err != nil {
-		return "", err
-	}
+// within says where the folder o, resolved (resolvePath), lies against
+// the folder in: "is" (the same folder), "is inside" (below it), or ""
+// (elsewhere), with the links of the part of in that exists followed, so
+// that no spelling of a path (a link, "." or "..") hides it.
+func within(o, in string) (string, error) {
 	r, err := resolvePath(in)
 	if err != nil {
 		return "", err

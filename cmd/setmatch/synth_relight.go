@@ -27,8 +27,12 @@ func synthRelight(fl *flag.FlagSet, src, out string, sets, frames int, seed int6
 	if err != nil {
 		return fmt.Errorf("--relight: %w", err)
 	}
-	if where, err := within(out, src); err != nil {
+	o, err := resolvePath(out)
+	if err != nil {
 		return fmt.Errorf("--out: %w", err)
+	}
+	if where, err := within(o, src); err != nil {
+		return fmt.Errorf("--relight: %w", err)
 	} else if where != "" {
 		return usagef("--out %s %s --relight %s: write the lit sets elsewhere", out, where, src)
 	}
