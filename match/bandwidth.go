@@ -104,6 +104,26 @@ const (
 	MaxBandwidth = 1e150
 )
 
+// MinScale and MaxScale bound the scale of a rule (Scott, Silverman,
+// NearestNeighbour) that can give a bandwidth a KDE takes: beyond them a
+// scale takes every bandwidth from MinBandwidth to MaxBandwidth outside
+// that range, and the rule fails for every set (RuleBandwidthError).
+const (
+	MinScale = MinBandwidth / MaxBandwidth
+	MaxScale = MaxBandwidth / MinBandwidth
+)
+
+// CheckScale returns an error where r is a rule whose scale is outside
+// MinScale to MaxScale: one with which Bandwidth fails for every set,
+// whatever its frames. A fixed h, and a rule without a scale, pass.
+func (r BandwidthRule) CheckScale() error {
+	name, rule := ruleNames[r.Kind]
+	if !rule || r.Scale == 0 || (r.Scale >= MinScale && r.Scale <= MaxScale) {
+		return nil
+	}
+	return fmt.Errorf("the %s rule's scale is %g, outside %g to %g: scaled by it, no bandwidth a KDE takes (%g to %g) stays one", name, r.Scale, MinScale, MaxScale, MinBandwidth, MaxBandwidth)
+}
+
 // CheckBandwidth returns an error unless h is a number from MinBandwidth
 // to MaxBandwidth: a *BandwidthError where h is a finite number > 0
 // outside that range.

@@ -434,3 +434,34 @@ func TestBandwidthErrorAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckScale: a rule's scale passes from MinScale to MaxScale, where
+// some bandwidth a KDE takes stays one once scaled; beyond, Bandwidth
+// fails for every set, and CheckScale says so without one. A fixed h and
+// a rule without a scale pass.
+func TestCheckScale(t *testing.T) {
+	for _, c := range []struct {
+		r  BandwidthRule
+		ok bool
+	}{
+		{BandwidthRule{Kind: Fixed, Fixed: 1e300}, true},
+		{BandwidthRule{Kind: NearestNeighbour}, true},
+		{BandwidthRule{Kind: NearestNeighbour, Scale: MaxScale}, true},
+		{BandwidthRule{Kind: Scott, Scale: MinScale}, true},
+		{BandwidthRule{Kind: NearestNeighbour, Scale: 1e308}, false},
+		{BandwidthRule{Kind: Silverman, Scale: 1e-301}, false},
+	} {
+		if err := c.r.CheckScale(); (err == nil) != c.ok {
+			t.Errorf("%s: %v, want ok %v", c.r, err, c.ok)
+		}
+	}
+	// Beyond the range, the widest and the narrowest bandwidths a KDE
+	// takes leave it once scaled.
+	for _, s := range []float64{MaxScale * 1.01, MinScale / 1.01} {
+		for _, h0 := range []float64{MinBandwidth, MaxBandwidth} {
+			if InRange(h0 * s) {
+				t.Errorf("scale %g keeps %g in range", s, h0)
+			}
+		}
+	}
+}

@@ -487,6 +487,16 @@ func TestInconsistentShapes(t *testing.T) {
 		t.Fatalf("hand-built file: %v", err)
 	}
 	with := func(k string, v any) map[string]any { h := hdr(); h[k] = v; return h }
+	// The scales at the ends of the range load, as does a selection of
+	// nearest neighbour by name or by none (a W learned at a given d).
+	for _, h := range []map[string]any{
+		with("query_bandwidth", "nn*1e300"), with("query_bandwidth", "silverman*1e-300"),
+		with("selection", map[string]any{"method": "nn-h-dr"}), with("selection", map[string]any{"method": ""}),
+	} {
+		if _, err := Decode(bytes.NewReader(mfRawFile(t, h, floats))); err != nil {
+			t.Errorf("query_bandwidth %v, selection %v: %v", h["query_bandwidth"], h["selection"], err)
+		}
+	}
 	setWith := func(k string, v any) map[string]any {
 		s := map[string]any{"label": "a", "name": "s", "frames": 3, "bandwidth": 0.5}
 		s[k] = v
@@ -510,6 +520,12 @@ func TestInconsistentShapes(t *testing.T) {
 		{"no sets", with("sets", []any{}), floats, ErrMalformed, "no gallery sets"},
 		{"divergence", with("divergence", "cosine"), floats, ErrMalformed, `divergence "cosine"`},
 		{"rule", with("query_bandwidth", "-1"), floats, ErrMalformed, "query bandwidth"},
+		{"rule's scale too large", with("query_bandwidth", "nn*1e308"), floats, ErrInvalidModel,
+			"query_bandwidth nn*1e+308: the nn rule's scale is 1e+308, outside 1e-300 to 1e+300: scaled by it, no bandwidth a KDE takes (1e-150 to 1e+150) stays one, so every batch would fail: this model file was edited or written by another program; train the model again"},
+		{"rule's scale too small", with("query_bandwidth", "scott*1e-301"), floats, ErrInvalidModel, "query_bandwidth scott*1e-301: the scott rule's scale is 1e-301, outside 1e-300 to 1e+300"},
+		{"selection's method", with("selection", map[string]any{"method": "bogus"}), floats, ErrInvalidModel,
+			`selection: method "bogus" is not one this setmatch knows (want one of nn-h, nn-j, kfda-hg, kfda-hl, kfda-j, nn-h-dr, nn-j-dr, nn-h-lda, gda, cdl, kfda-mix, or empty for nearest neighbour after a learned W): this model file was edited or written by another program; train the model again`},
+		{"selection's method auto", with("selection", map[string]any{"method": "auto"}), floats, ErrInvalidModel, `selection: method "auto" is not one this setmatch knows`},
 		{"threshold NaN", with("threshold", "NaN"), floats, ErrMalformed, `want a number, "+Inf" or "-Inf", got "NaN"`},
 		{"threshold null", with("threshold", nil), floats, ErrMalformed, `want a number, "+Inf" or "-Inf", got null`},
 		{"created", with("created", "yesterday"), floats, ErrMalformed, "created"},

@@ -231,6 +231,9 @@ func (s *Selection) validate() error {
 	if !utf8.ValidString(string(s.Method)) {
 		return errors.New("method is not valid UTF-8")
 	}
+	if !recordable(s.Method) {
+		return fmt.Errorf("method %q is not one this setmatch knows (want one of %s, or empty for nearest neighbour after a learned W): %s", s.Method, method.Join(recordableMethods(), ", "), notTrained)
+	}
 	for k, v := range s.Params {
 		if !utf8.ValidString(k) || !utf8.ValidString(v) {
 			return fmt.Errorf("parameter %q is not valid UTF-8", k)
@@ -251,6 +254,24 @@ func (s *Selection) validate() error {
 		}
 	}
 	return nil
+}
+
+// formerMethods are the names of methods train once deployed that no
+// method has now, which models keep: kfda-sum, kFDA on a sum of kernels
+// (format 4), which became kfda-mix.
+var formerMethods = []method.Name{"kfda-sum"}
+
+// recordableMethods are the methods a model may decide by: every method
+// but auto, which deploys another (method.Names).
+func recordableMethods() []method.Name {
+	return slices.DeleteFunc(slices.Clone(method.Names), func(n method.Name) bool { return n == method.Auto })
+}
+
+// recordable reports whether a model's selection may name n as its
+// method: one of recordableMethods, a former one, or none (a model of
+// format 1, or of a W learned at a given d).
+func recordable(n method.Name) bool {
+	return n == "" || slices.Contains(recordableMethods(), n) || slices.Contains(formerMethods, n)
 }
 
 func validAccuracy(v float64) bool { return math.IsNaN(v) || (v >= 0 && v <= 1) }

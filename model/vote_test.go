@@ -12,6 +12,7 @@ import (
 
 	"setmatch/internal/testutil"
 	"setmatch/match"
+	"setmatch/method"
 )
 
 // TestVoteMatchesMembers: a model with voters decides as the vote of its
@@ -220,5 +221,29 @@ func TestClosedSet(t *testing.T) {
 		if got := m.ClosedSet(); got != c.closed {
 			t.Errorf("threshold %v: ClosedSet %v, want %v", c.threshold, got, c.closed)
 		}
+	}
+}
+
+// TestRecordedMethods: a model's selection may name every method train
+// deploys, and kfda-sum, which train once deployed for what kfda-mix now
+// does; not auto, which deploys another, nor a name no method has, also
+// in a voter.
+func TestRecordedMethods(t *testing.T) {
+	m := goldenModel(t)
+	for _, n := range []method.Name{method.KFDAMix, "kfda-sum"} {
+		m.Selection.Method = n
+		if err := m.Validate(); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+	for _, n := range method.Names {
+		if n != method.Auto && !recordable(n) {
+			t.Errorf("%s is not recordable", n)
+		}
+	}
+	m.Selection.Method = method.KFDAMix
+	m.Voters[0].Selection.Method = "bogus"
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `method "bogus" is not one this setmatch knows`) {
+		t.Errorf("a voter's method bogus: %v", err)
 	}
 }
