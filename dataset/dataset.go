@@ -479,14 +479,26 @@ func tooLarge(p *plan, i, n int, lim setfile.Limits) error {
 		files = fmt.Sprintf("%d files", i)
 	}
 	var limits []string
+	knob := "" // a knob of the limits, or none
+	named := func(limit, k string) string {
+		if k == "" {
+			return limit
+		}
+		knob = k
+		return limit + " (" + k + ")"
+	}
 	if lim.MaxRows < math.MaxInt {
-		limits = append(limits, fmt.Sprintf("%d frames", lim.MaxRows))
+		limits = append(limits, named(fmt.Sprintf("%d frames", lim.MaxRows), lim.Knobs.Rows))
 	}
 	if lim.MaxBytes < math.MaxInt64 {
-		limits = append(limits, setfile.ByteSize(float64(lim.MaxBytes))+" in memory (--max-bytes)")
+		limits = append(limits, named(setfile.ByteSize(float64(lim.MaxBytes))+" in memory", lim.Knobs.Bytes))
 	}
-	return fmt.Errorf("set %s: its frame files pass a set's limit (%s) at %s, after %d frames in %s: split the set or raise the limit: %w",
-		p.set.Path, strings.Join(limits, " or "), filepath.Base(p.files[i]), n, files, setfile.ErrTooLarge)
+	do := "split the set"
+	if knob != "" {
+		do += " or raise the limit"
+	}
+	return fmt.Errorf("set %s: its frame files pass a set's limit (%s) at %s, after %d frames in %s: %s: %w",
+		p.set.Path, strings.Join(limits, " or "), filepath.Base(p.files[i]), n, files, do, setfile.ErrTooLarge)
 }
 
 // checkLimits applies the set limits to a matrix read by Options.Images.
@@ -498,14 +510,14 @@ func checkLimits(p *plan, m *mat.Dense, lim setfile.Limits) error {
 // checkSize applies the set limits to an n×d set.
 func checkSize(p *plan, n, d int, lim setfile.Limits) error {
 	if d > lim.MaxCols {
-		return fmt.Errorf("set %s: %d features per frame exceed the limit of %d: %w", p.set.Path, d, lim.MaxCols, setfile.ErrTooLarge)
+		return fmt.Errorf("set %s: %d features per frame exceed the limit of %d: %s: %w", p.set.Path, d, lim.MaxCols, setfile.Raise("reduce the features (e.g. PCA)", lim.Knobs.Cols), setfile.ErrTooLarge)
 	}
 	if n > lim.MaxRows {
-		return fmt.Errorf("set %s: %d frames exceed a set's limit of %d: split the set: %w", p.set.Path, n, lim.MaxRows, setfile.ErrTooLarge)
+		return fmt.Errorf("set %s: %d frames exceed a set's limit of %d: %s: %w", p.set.Path, n, lim.MaxRows, setfile.Raise("split the set", lim.Knobs.Rows), setfile.ErrTooLarge)
 	}
 	if int64(n)*int64(d) > lim.MaxBytes/8 {
 		need, limit := setfile.ByteSizes(float64(n)*float64(d)*8, float64(lim.MaxBytes))
-		return fmt.Errorf("set %s: %d×%d frames need %s in memory, over a set's limit of %s (--max-bytes): split the set or raise the limit: %w", p.set.Path, n, d, need, limit, setfile.ErrTooLarge)
+		return fmt.Errorf("set %s: %d×%d frames need %s in memory, over a set's limit of %s: %s: %w", p.set.Path, n, d, need, limit, setfile.Raise("split the set", lim.Knobs.Bytes), setfile.ErrTooLarge)
 	}
 	return nil
 }

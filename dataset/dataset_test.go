@@ -273,8 +273,22 @@ func TestLoadLimits(t *testing.T) {
 	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxRows: 6, MaxCols: 3, MaxBytes: 144}}); err != nil {
 		t.Errorf("6×3 set at limits of 6 frames, 3 features, 144 bytes: %v", err)
 	}
-	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxBytes: 143}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "over a set's limit of 143 bytes") {
+	if _, err := Load(img, Options{Images: fakeImages, Limits: setfile.Limits{MaxBytes: 143}}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), "over a set's limit of 143 bytes: split the set: ") {
 		t.Errorf("memory limit: %v", err)
+	}
+	// The limits' knobs, where the caller names them.
+	knobs := setfile.Knobs{Bytes: "--max-bytes", Rows: "--rows", Cols: "--cols"}
+	for _, c := range []struct {
+		lim  setfile.Limits
+		want string
+	}{
+		{setfile.Limits{MaxBytes: 143, Knobs: knobs}, "over a set's limit of 143 bytes: split the set or raise the limit (--max-bytes): "},
+		{setfile.Limits{MaxRows: 5, Knobs: knobs}, "6 frames exceed a set's limit of 5: split the set or raise the limit (--rows): "},
+		{setfile.Limits{MaxCols: 2, Knobs: knobs}, "3 features per frame exceed the limit of 2: reduce the features (e.g. PCA) or raise the limit (--cols): "},
+	} {
+		if _, err := Load(img, Options{Images: fakeImages, Limits: c.lim}); !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("an image set over limits %+v: %v, want %q", c.lim, err, c.want)
+		}
 	}
 	// A folder of feature files: each is read within what the files
 	// before it left of the set's limits, so that the set is refused at
@@ -288,9 +302,11 @@ func TestLoadLimits(t *testing.T) {
 		lim  setfile.Limits
 		want string
 	}{
-		{setfile.Limits{MaxBytes: 600}, "pass a set's limit (1048576 frames or 600 bytes in memory (--max-bytes)) at f2.npy, after 20 frames in 2 files"},
+		{setfile.Limits{MaxBytes: 600, Knobs: setfile.Knobs{Bytes: "--max-bytes"}}, "pass a set's limit (1048576 frames or 600 bytes in memory (--max-bytes)) at f2.npy, after 20 frames in 2 files: split the set or raise the limit:"},
+		{setfile.Limits{MaxBytes: 600}, "pass a set's limit (1048576 frames or 600 bytes in memory) at f2.npy, after 20 frames in 2 files: split the set: "},
 		{setfile.Limits{MaxBytes: 480}, "at f2.npy, after 20 frames in 2 files"},
 		{setfile.Limits{MaxRows: 35, MaxBytes: -1}, "pass a set's limit (35 frames) at f3.npy, after 30 frames in 3 files"},
+		{setfile.Limits{MaxRows: 35, MaxBytes: -1, Knobs: setfile.Knobs{Rows: "spool.max_frames"}}, "pass a set's limit (35 frames (spool.max_frames)) at f3.npy, after 30 frames in 3 files: split the set or raise the limit:"},
 	} {
 		_, err := Load(many, Options{Limits: c.lim})
 		if !errors.Is(err, setfile.ErrTooLarge) || !strings.Contains(err.Error(), c.want) {

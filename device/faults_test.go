@@ -116,6 +116,28 @@ func TestBatchTimeout(t *testing.T) {
 	}
 }
 
+// A batch file over a set-file limit fails with a reason that names the
+// key that sets the limit: spool.max_frames for its frames, given in a
+// drop-in.
+func TestBatchOverFrameLimit(t *testing.T) {
+	f := devicetest.NewFixture(t, "")
+	dropIn := filepath.Join(filepath.Dir(f.Config), "conf.d", "frames.toml")
+	if err := os.MkdirAll(filepath.Dir(dropIn), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dropIn, []byte("[spool]\nmax_frames = 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, ch := newRunner(t, f, slog.DiscardHandler)
+	defer func() { r.Stop(); r.Wait(); r.Close() }()
+	rng := rand.New(rand.NewPCG(73, 74))
+	f.Drop(t, "long.npy", devicetest.Sample(rng, devicetest.TinyCenters["alice"], 10, devicetest.TinyD, 0.5))
+	rec := next(t, ch)
+	if want := "10 frames (rows) exceed the limit of 4; split the set or raise the limit (spool.max_frames)"; rec.Decision != "failed" || !strings.Contains(rec.Reason, want) {
+		t.Errorf("record %+v, want a failure saying %q", rec, want)
+	}
+}
+
 // A stop gives the batch in hand daemon.stop_grace, then leaves it in cur/
 // for the next start, without a journal line and without counting an
 // attempt against it.

@@ -101,11 +101,12 @@ func newState(cfg *config.Config, m *Loaded) (*state, error) {
 	mb := int64(cfg.Spool.MaxBatchBytes)
 	// The model's input dimension is checked from the .npy header or the
 	// first CSV frame, before the body is parsed.
-	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames, Cols: m.Model.InputDim()}
+	lim := setfile.Limits{MaxRows: cfg.Spool.MaxFrames, Cols: m.Model.InputDim(), Knobs: setfile.Knobs{Rows: "spool.max_frames"}}
 	if mb > 0 {
 		// In memory a float32 .npy doubles and a CSV can grow 4×
 		// (saturating: config caps mb far below that).
 		lim.MaxBytes = min(mb, math.MaxInt64/4) * 4
+		lim.Knobs.Bytes = "spool.max_batch_bytes, a quarter of it"
 	}
 	// The model's threshold unless the configuration sets one (a model
 	// that decides by a vote has one per member, and takes only inf).

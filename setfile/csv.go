@@ -45,8 +45,8 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 		}
 		if cr.n > textBudget(lim.MaxBytes) {
-			return nil, limitErr("CSV text is longer than %s, the limit for a set of %s in memory; split the set or raise the limit",
-				ByteSize(float64(textBudget(lim.MaxBytes))), ByteSize(float64(lim.MaxBytes)))
+			return nil, limitErr("CSV text is longer than %s, the limit for a set of %s in memory; %s",
+				ByteSize(float64(textBudget(lim.MaxBytes))), ByteSize(float64(lim.MaxBytes)), Raise("split the set", lim.Knobs.Bytes))
 		}
 		s := strings.TrimSpace(string(b))
 		if s == "" || s[0] == '#' {
@@ -55,7 +55,7 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		n := strings.Count(s, ",") + 1
 		if cols < 0 {
 			if n > lim.MaxCols {
-				return nil, limitErr("line %d: %d features (columns) exceed the limit of %d; reduce the features or raise the limit", line, n, lim.MaxCols)
+				return nil, limitErr("line %d: %d features (columns) exceed the limit of %d; %s", line, n, lim.MaxCols, Raise("reduce the features (e.g. PCA)", lim.Knobs.Cols))
 			}
 			if err := lim.checkCols(n); err != nil {
 				e := err.(*Error)
@@ -67,10 +67,10 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 			return nil, formatErr("line %d has %d values but the first frame has %d; every line must have the same number of comma-separated values", line, n, cols)
 		}
 		if rows+1 > lim.MaxRows {
-			return nil, limitErr("line %d: more than %d frames (rows); split the set or raise the limit", line, lim.MaxRows)
+			return nil, limitErr("line %d: more than %d frames (rows); %s", line, lim.MaxRows, Raise("split the set", lim.Knobs.Rows))
 		}
 		if int64(len(data)+cols) > lim.MaxBytes/8 {
-			return nil, limitErr("line %d: the set needs more than the limit of %s in memory; split the set or raise the limit", line, ByteSize(float64(lim.MaxBytes)))
+			return nil, limitErr("line %d: the set needs more than the limit of %s in memory; %s", line, ByteSize(float64(lim.MaxBytes)), Raise("split the set", lim.Knobs.Bytes))
 		}
 		col := 0
 		for f := range strings.SplitSeq(s, ",") {

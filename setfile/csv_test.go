@@ -191,3 +191,50 @@ func TestReadFileRefusesLargeCSVBySize(t *testing.T) {
 		t.Errorf("a %d-byte CSV file against a limit of 8 bytes: %v, want ErrTooLarge from its size", len(text), err)
 	}
 }
+
+// TestLimitKnobs: the error of a set over each limit, of .npy and CSV,
+// says to raise it with the knob the caller names for it (Limits.Knobs),
+// and, where the caller names none, not to raise it.
+func TestLimitKnobs(t *testing.T) {
+	knobs := Knobs{Bytes: "--max-bytes", Rows: "spool.max_frames", Cols: "the cols knob"}
+	npy := func(shape string) func(Limits) error {
+		return func(l Limits) error {
+			_, err := ReadNPY(bytes.NewReader(npyBytes(1, dict("<f8", "False", shape), nil)), l)
+			return err
+		}
+	}
+	csv := func(text string) func(Limits) error {
+		return func(l Limits) error { _, err := ReadCSV(strings.NewReader(text), l); return err }
+	}
+	big := filepath.Join(t.TempDir(), "big.csv")
+	if err := os.WriteFile(big, []byte(strings.Repeat("#\n", 1<<19+64)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, want, knob string
+		lim              Limits
+		read             func(Limits) error
+	}{
+		{".npy frames", "1000 frames (rows) exceed the limit of 10; split the set", knobs.Rows, Limits{MaxRows: 10}, npy("(1000, 2)")},
+		{".npy features", "51 features (columns) exceed the limit of 50; reduce the features (e.g. PCA)", knobs.Cols, Limits{MaxCols: 50}, npy("(10, 51)")},
+		{".npy bytes", "over the limit of 1000 bytes; split the set", knobs.Bytes, Limits{MaxBytes: 1000}, npy("(100, 2)")},
+		{"CSV frames", "line 3: more than 2 frames (rows); split the set", knobs.Rows, Limits{MaxRows: 2}, csv("1\n2\n3\n")},
+		{"CSV features", "line 1: 4 features (columns) exceed the limit of 3; reduce the features (e.g. PCA)", knobs.Cols, Limits{MaxCols: 3}, csv("1,2,3,4\n")},
+		{"CSV bytes", "line 3: the set needs more than the limit of 32 bytes in memory; split the set", knobs.Bytes, Limits{MaxBytes: 32}, csv("1,2\n3,4\n5,6\n")},
+		{"CSV text", "CSV text is longer than 2 MiB, the limit for a set of 256 KiB in memory; split the set", knobs.Bytes, Limits{MaxBytes: 1 << 18}, csv(strings.Repeat("#\n", (4<<18+1<<20)/2+1))},
+		{"CSV file", "too large for the limit of 8 bytes in memory; split the set", knobs.Bytes, Limits{MaxBytes: 8}, func(l Limits) error { _, err := ReadFile(big, l); return err }},
+	} {
+		for _, named := range []bool{true, false} {
+			l := c.lim
+			want := c.want
+			if named {
+				l.Knobs = knobs
+				want += " or raise the limit (" + c.knob + ")"
+			}
+			err := c.read(l)
+			if !errors.Is(err, ErrTooLarge) || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("%s, knobs %v: %v, want ErrTooLarge ending %q", c.name, named, err, want)
+			}
+		}
+	}
+}

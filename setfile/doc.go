@@ -60,6 +60,8 @@
 // of the matrix in memory (rows×cols×8); DefaultLimits is 256 MiB, 1<<20
 // rows and 1<<16 columns. A zero field selects the default, a negative
 // field removes that limit. For CSV the text read is bounded as well.
+// Limits.Knobs name how the caller's user raises each limit (a flag, a
+// configuration key), which the error of a set over it names.
 //
 // # Errors
 //

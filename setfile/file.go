@@ -68,8 +68,8 @@ func ReadFile(path string, lim Limits) (*mat.Dense, error) {
 		r := lim.Resolved()
 		if fi.Size() > textBudget(r.MaxBytes) {
 			size, limit := ByteSizes(float64(fi.Size()), float64(r.MaxBytes))
-			return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; split the set or raise the limit",
-				size, limit), path)
+			return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; %s",
+				size, limit, Raise("split the set", r.Knobs.Bytes)), path)
 		}
 	}
 	return Read(f, path, lim)

@@ -20,6 +20,30 @@ type Limits struct {
 	// from the first CSV frame, before the body is read, so that a set of
 	// the wrong dimension costs no more than its first line.
 	Cols int
+	// Knobs name how the caller's user sets each limit, for the error of
+	// a set over it.
+	Knobs Knobs
+}
+
+// Knobs name how the user of a reader's caller sets each of its limits:
+// a flag of the command ("--max-bytes"), a key of the daemon's
+// configuration ("spool.max_frames"). The error of a set over a limit
+// says to raise it, naming its knob, only where it has one: a limit
+// without one is not the user's to raise.
+type Knobs struct {
+	Bytes, Rows, Cols string
+}
+
+// Raise is what to do about a set over a limit that knob sets: do (e.g.
+// "split the set"), and where knob is not empty, "or raise the limit"
+// with the knob ("split the set or raise the limit (--max-bytes)"). The
+// words of every error of a set over a limit, setfile's and those of
+// the readers of sets of several files (dataset).
+func Raise(do, knob string) string {
+	if knob == "" {
+		return do
+	}
+	return do + " or raise the limit (" + knob + ")"
 }
 
 // Default limits: 256 MiB, 1<<20 frames, 1<<16 features.
@@ -67,16 +91,16 @@ func (l Limits) check(rows, cols int) error {
 		return err
 	}
 	if rows > l.MaxRows {
-		return limitErr("%d frames (rows) exceed the limit of %d; split the set or raise the limit", rows, l.MaxRows)
+		return limitErr("%d frames (rows) exceed the limit of %d; %s", rows, l.MaxRows, Raise("split the set", l.Knobs.Rows))
 	}
 	if cols > l.MaxCols {
-		return limitErr("%d features (columns) exceed the limit of %d; reduce the features (e.g. PCA) or raise the limit", cols, l.MaxCols)
+		return limitErr("%d features (columns) exceed the limit of %d; %s", cols, l.MaxCols, Raise("reduce the features (e.g. PCA)", l.Knobs.Cols))
 	}
 	// rows, cols ≤ MaxInt each; compute the byte size without overflow.
 	if cols > 0 && int64(rows) > l.MaxBytes/8/int64(cols) {
 		need, limit := ByteSizes(float64(rows)*float64(cols)*8, float64(l.MaxBytes))
-		return limitErr("shape (%d, %d) needs %s in memory, over the limit of %s; split the set or raise the limit",
-			rows, cols, need, limit)
+		return limitErr("shape (%d, %d) needs %s in memory, over the limit of %s; %s",
+			rows, cols, need, limit, Raise("split the set", l.Knobs.Bytes))
 	}
 	return nil
 }

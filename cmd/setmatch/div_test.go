@@ -155,6 +155,7 @@ func TestDivBadInput(t *testing.T) {
 		{"missing file", []string{"div", good, filepath.Join(dir, "nope.npy")}, 1, "nope.npy"},
 		{"malformed npy", []string{"div", good, junk}, 1, "junk.npy"},
 		{"NaN in csv", []string{"div", good, nanCSV}, 1, "nan.csv"},
+		{"over --max-bytes", []string{"div", "--max-bytes", "64", good, good}, 1, "good.npy: shape (5, 3) needs 120 bytes in memory, over the limit of 64 bytes; split the set or raise the limit (--max-bytes)"},
 	} {
 		code, _, stderr := run(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {

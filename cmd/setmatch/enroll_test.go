@@ -246,7 +246,7 @@ func TestChangeStrangersCommand(t *testing.T) {
 	}{
 		{[]string{"enroll", "--model", m, "--label", "visitor", "--strangers", strangers, set}, 0, "6 sets of classes the model does not have (--strangers)", "6"},
 		// forget reads the strangers' sets within --max-bytes, as train does.
-		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers, "--max-bytes", "64"}, 1, "over the limit of 64 bytes", "6"},
+		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers, "--max-bytes", "64"}, 1, "over the limit of 64 bytes; split the set or raise the limit (--max-bytes)", "6"},
 		{[]string{"forget", "--model", m, "--label", "visitor", "--strangers", strangers}, 0, "6 sets of classes the model does not have (--strangers)", "6"},
 		{[]string{"enroll", "--model", m, "--label", "c05", "--strangers", strangers, set}, 1, `class "c05" of ` + strangers + ` is the class enroll adds to the model ` + m + ` (--label "c05"): strangers' sets are of people or objects the model must not know; take it out of ` + strangers, "6"},
 		{[]string{"forget", "--model", m, "--label", "c00", "--set", "s000", "--strangers", data}, 1, "is also a class of the model", "6"},

@@ -163,9 +163,11 @@ func toolName(command string) string {
 }
 
 // limitsFlag defines --max-bytes on fs, and returns the set-file limits it
-// sets: setfile's defaults, but for that size.
+// sets: setfile's defaults, but for that size, which the error of a set
+// over it names (setfile.Knobs; no flag sets the others).
 func limitsFlag(fs *flag.FlagSet) *setfile.Limits {
 	lim := setfile.DefaultLimits()
+	lim.Knobs.Bytes = "--max-bytes"
 	fs.Var((*positiveBytes)(&lim.MaxBytes), "max-bytes", "refuse a set file whose frames take more than `N` bytes in memory (frames × features × 8)")
 	return &lim
 }
