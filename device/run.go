@@ -106,7 +106,7 @@ func newState(cfg *config.Config, m *Loaded) (*state, error) {
 		// In memory a float32 .npy doubles and a CSV can grow 4×
 		// (saturating: config caps mb far below that).
 		lim.MaxBytes = min(mb, math.MaxInt64/4) * 4
-		lim.Knobs.Bytes = "spool.max_batch_bytes, a quarter of it"
+		lim.Knobs.Bytes = "spool.max_batch_bytes: the limit in memory is four times it"
 	}
 	// The model's threshold unless the configuration sets one (a model
 	// that decides by a vote has one per member, and takes only inf).
