@@ -519,7 +519,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("batch %s holds %d bytes, more than the limit of %d (raise the batch size limit in the config or send smaller batches)", e.Name, e.Size, e.Max)
+	return fmt.Sprintf("batch %s holds %d bytes, more than the limit of %d (raise spool.max_batch_bytes in the configuration or send smaller batches)", e.Name, e.Size, e.Max)
 }
 
 // claimedOpened runs after OpenClaimed has opened cur/name and before it

@@ -61,8 +61,8 @@ func TestSpoolClaimFailPrune(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, DirCur, "b.npy"), []byte("too long"), 0o644)
 	var tl *TooLargeError
-	if _, err := readClaimed(sp, "b.npy", 4); !errors.As(err, &tl) {
-		t.Fatalf("oversized batch: %v", err)
+	if _, err := readClaimed(sp, "b.npy", 4); !errors.As(err, &tl) || !strings.Contains(err.Error(), "raise spool.max_batch_bytes in the configuration") {
+		t.Fatalf("oversized batch: %v, want a TooLargeError naming the key that raises the limit", err)
 	}
 	if err := sp.Unclaim("b.npy"); err != nil {
 		t.Fatal(err)
