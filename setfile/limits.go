@@ -37,8 +37,9 @@ type Knobs struct {
 // Raise is what to do about a set over a limit that knob sets: do (e.g.
 // "split the set"), and where knob is not empty, "or raise the limit"
 // with the knob ("split the set or raise the limit (--max-bytes)"). The
-// words of every error of a set over a limit, setfile's and those of
-// the readers of sets of several files (dataset).
+// words of the errors of a set over a limit, setfile's and dataset's of
+// a set read by its Options.Images; dataset's error of a folder of frame
+// files names each limit's knob beside the limit.
 func Raise(do, knob string) string {
 	if knob == "" {
 		return do
