@@ -220,9 +220,9 @@ func (m *Model) Validate() error {
 	return nil
 }
 
-// notTrained is what to do about a model that setmatch train never
-// writes: a field whose value it cannot hold.
-const notTrained = "this model file was edited or written by another program; train the model again (setmatch train)"
+// notTrained is what to do about a model that this setmatch's train
+// never writes: a field whose value it cannot hold.
+const notTrained = "this model file was edited, or written by another program or a newer setmatch; train the model again with this one (setmatch train), or upgrade setmatch"
 
 // checked, when not nil, is called with every model validate checks: a
 // model, and each of its voters. Tests count with it the checks a load
@@ -241,9 +241,9 @@ func (m *Model) validate() error {
 	}
 	kde := m.UsesKDE()
 	if err := validRule(m.QueryBandwidth, kde); err != nil {
-		return fmt.Errorf("query bandwidth: %w", err)
+		return fmt.Errorf("query_bandwidth: %w", err)
 	}
-	if err := m.QueryBandwidth.CheckScale(); err != nil {
+	if err := m.QueryBandwidth.CheckScale(); err != nil && kde {
 		return fmt.Errorf("query_bandwidth %s: %w, so every batch would fail: %s", m.QueryBandwidth, err, notTrained)
 	}
 	bigD, d := len(m.Mean), len(m.Mean)

@@ -163,6 +163,12 @@ func TestSetKernelBandwidthOnlyRecorded(t *testing.T) {
 		if _, err := mt.Match(m.Sets[0].Samples); err != nil {
 			t.Errorf("%s: %v", kernel, err)
 		}
+		// A rule's scale beyond any a KDE could use is only recorded too.
+		wide := *r
+		wide.QueryBandwidth = match.BandwidthRule{Kind: match.NearestNeighbour, Scale: 1e308}
+		if err := wide.Validate(); err != nil {
+			t.Errorf("%s: query bandwidth %s: %v", kernel, wide.QueryBandwidth, err)
+		}
 		for _, inf := range []float64{math.Inf(1), 0} {
 			k := *m
 			k.Sets = append([]Set(nil), m.Sets...)
