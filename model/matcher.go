@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/stats"
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/setkernel"
@@ -232,7 +233,29 @@ func (mt *Matcher) MatchContext(ctx context.Context, batch *mat.Dense) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	return mt.matchProjected(ctx, p)
+	res, err := mt.matchProjected(ctx, p)
+	if errors.Is(err, match.ErrNoSpread) {
+		if lost := mt.model.lostSpread(batch); lost != nil {
+			return Result{}, lost
+		}
+	}
+	return res, err
+}
+
+// lostSpread returns, for a batch whose frames differ but not once
+// projected (the matcher found every projected frame the same), an error
+// saying that their differences are below the rounding of the model's
+// mean frame: features of another scale than the model's, not a frozen
+// camera. It returns nil where the batch's frames are all the same.
+func (m *Model) lostSpread(batch *mat.Dense) error {
+	if errors.Is(match.WhyNoSpread(batch), match.ErrNoSpread) {
+		return nil
+	}
+	mean := 0.0
+	for _, v := range m.Mean {
+		mean = max(mean, math.Abs(v))
+	}
+	return fmt.Errorf("the batch's frames differ (by up to %.3g), but not once the model's mean frame (values up to %.3g) is taken from them: their differences are below its rounding, so the batch is not on the scale of the features the model was trained on; give features made as the training features were (the same extractor and scale)", stats.MaxAbs(stats.Centred(batch)), mean)
 }
 
 // MatchProjected is Match for a batch that is already projected (n×d).

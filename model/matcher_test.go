@@ -161,6 +161,34 @@ func TestMatchErrors(t *testing.T) {
 	}
 }
 
+// TestMatchSpreadBelowMeansRounding: a batch whose frames differ by far
+// less than the rounding of the model's mean frame (features of another
+// scale than the model's) is every frame the same once the mean is taken
+// from it; the error says so, not that the camera is frozen, which it
+// says of a batch whose frames are the same to begin with.
+func TestMatchSpreadBelowMeansRounding(t *testing.T) {
+	m := mfModel(17, 10, 3, []int{6, 8})
+	mt := mustMatcher(t, m)
+	rng := rand.New(rand.NewPCG(5, 6))
+	tiny := mat.NewDense(5, 10, nil)
+	for i := range 5 {
+		for j := range 10 {
+			tiny.Set(i, j, 1e-300*rng.NormFloat64())
+		}
+	}
+	_, err := mt.Match(tiny)
+	if err == nil || !strings.Contains(err.Error(), "the batch's frames differ (by up to") || !strings.Contains(err.Error(), "not on the scale of the features the model was trained on") || errors.Is(err, match.ErrNoSpread) {
+		t.Errorf("frames of 1e-300 against a mean frame of values about 1: %v", err)
+	}
+	frozen := mat.NewDense(5, 10, nil)
+	for i := range 5 {
+		frozen.SetRow(i, tiny.RawRowView(0))
+	}
+	if _, err := mt.Match(frozen); !errors.Is(err, match.ErrNoSpread) {
+		t.Errorf("the same frame five times: %v, want %v", err, match.ErrNoSpread)
+	}
+}
+
 // TestMatchConcurrent runs Match from several goroutines (meaningful under
 // -race) and checks every result equals the sequential one.
 func TestMatchConcurrent(t *testing.T) {
