@@ -230,10 +230,11 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	}
 	// A bandwidth a KDE does not take, whose divergences would not be
 	// numbers: the features' fault, or the scale's.
-	if hs := r.scaled(h); !InRange(h) || !InRange(hs) {
+	hs := r.scaled(h)
+	if !InRange(h) || !InRange(hs) {
 		return 0, &RuleBandwidthError{Rule: r, H0: h, H: hs}
 	}
-	return r.scaled(h), nil
+	return hs, nil
 }
 
 // RuleBandwidthError is Bandwidth's error of a set whose bandwidth by

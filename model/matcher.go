@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/stats"
@@ -251,10 +252,7 @@ func (m *Model) lostSpread(batch *mat.Dense) error {
 	if errors.Is(match.WhyNoSpread(batch), match.ErrNoSpread) {
 		return nil
 	}
-	mean := 0.0
-	for _, v := range m.Mean {
-		mean = max(mean, math.Abs(v))
-	}
+	mean := floats.Norm(m.Mean, math.Inf(1)) // the largest magnitude
 	return fmt.Errorf("the batch's frames differ (by up to %.3g), but not once the model's mean frame (values up to %.3g) is taken from them: their differences are below its rounding, so the batch is not on the scale of the features the model was trained on; give features made as the training features were (the same extractor and scale)", stats.MaxAbs(stats.Centred(batch)), mean)
 }
 
