@@ -169,6 +169,13 @@ func TestSetKernelBandwidthOnlyRecorded(t *testing.T) {
 		if err := wide.Validate(); err != nil {
 			t.Errorf("%s: query bandwidth %s: %v", kernel, wide.QueryBandwidth, err)
 		}
+		// and its bandwidth of a set, beyond what a KDE takes, is given
+		// as the rule makes it (enroll's of a set it adds).
+		wide.QueryBandwidth.Scale = 1e200
+		h0 := match.MedianNearestNeighbour(m.Sets[0].Samples)
+		if h, err := wide.SetBandwidth(m.Sets[0].Samples); err != nil || h != h0*1e200 {
+			t.Errorf("%s: SetBandwidth by %s = %v, %v; want %v", kernel, wide.QueryBandwidth, h, err, h0*1e200)
+		}
 		for _, inf := range []float64{math.Inf(1), 0} {
 			k := *m
 			k.Sets = append([]Set(nil), m.Sets...)
