@@ -57,12 +57,13 @@ func ReadRuns(path string) ([]Run, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		// The record's line: one past the newlines read, less those
-		// of the record and of what the decoder has read beyond it.
-		ahead, _ := io.ReadAll(dec.Buffered())
-		line := 1 + lines.newlines - bytes.Count(raw, newline) - bytes.Count(ahead, newline)
 		r, err := decodeRun(raw)
 		if err != nil {
+			// The record's line, counted only for its error: one past
+			// the newlines read, less those of the record and of what
+			// the decoder has read beyond it.
+			ahead, _ := io.ReadAll(dec.Buffered())
+			line := 1 + lines.newlines - bytes.Count(raw, newline) - bytes.Count(ahead, newline)
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
 		runs = append(runs, r)
