@@ -196,7 +196,9 @@ func (r BandwidthRule) Validate() error {
 // features (sample variance, n−1 in the denominator), so that h is the same
 // whatever orthonormal basis the features are expressed in, as the
 // divergences are; so is the nearest-neighbour rule. The rules need n ≥ 2 and
-// a set whose frames are not all identical.
+// a set whose frames are not all identical. A bandwidth a KDE does not
+// take (InRange) is refused, a *RuleBandwidthError saying whether the
+// features or the rule's scale are at fault.
 func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	if err := r.Validate(); err != nil {
 		return 0, err
@@ -204,6 +206,43 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 	if r.Kind == Fixed {
 		return r.Fixed, nil
 	}
+	h, err := r.unscaled(x)
+	if err != nil {
+		return 0, err
+	}
+	// A bandwidth a KDE does not take, whose divergences would not be
+	// numbers: the features' fault, or the scale's.
+	hs := r.scaled(h)
+	if !InRange(h) || !InRange(hs) {
+		return 0, &RuleBandwidthError{Rule: r, H0: h, H: hs}
+	}
+	return hs, nil
+}
+
+// Recorded is Bandwidth for a set whose bandwidth is only recorded, never
+// given to a KDE (the set kernels' models): the rule's bandwidth of any
+// finite scale, a number > 0.
+func (r BandwidthRule) Recorded(x *mat.Dense) (float64, error) {
+	if err := r.Validate(); err != nil {
+		return 0, err
+	}
+	if r.Kind == Fixed {
+		return r.Fixed, nil
+	}
+	h, err := r.unscaled(x)
+	if err != nil {
+		return 0, err
+	}
+	if hs := r.scaled(h); finite.Is(hs) && hs > 0 {
+		return hs, nil
+	}
+	return 0, fmt.Errorf("the %s rule gives a bandwidth of %v scaled by %g: want a finite number > 0", ruleNames[r.Kind], h, r.Scale)
+}
+
+// unscaled returns the bandwidth of the n×d set x by r's rule (Scott,
+// Silverman or NearestNeighbour), without its scale: a finite number > 0,
+// or an error saying why the set has no spread to measure.
+func (r BandwidthRule) unscaled(x *mat.Dense) (float64, error) {
 	if x == nil || x.IsEmpty() {
 		return 0, ErrEmptySet
 	}
@@ -228,13 +267,7 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 		}
 		return 0, fmt.Errorf("the %s rule gave h = %v: %w", r, h, why)
 	}
-	// A bandwidth a KDE does not take, whose divergences would not be
-	// numbers: the features' fault, or the scale's.
-	hs := r.scaled(h)
-	if !InRange(h) || !InRange(hs) {
-		return 0, &RuleBandwidthError{Rule: r, H0: h, H: hs}
-	}
-	return hs, nil
+	return h, nil
 }
 
 // RuleBandwidthError is Bandwidth's error of a set whose bandwidth by

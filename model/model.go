@@ -486,27 +486,23 @@ func (m *Model) SetBandwidth(y *mat.Dense) (float64, error) {
 }
 
 // RuleBandwidth returns the bandwidth the query rule r gives the
-// projected set y (n×d) of a model that builds KDEs (kde) or not
-// (UsesKDE): without them h is only recorded, and is returned as it is,
-// of any finite scale, a fixed rule's and a rule's alike (the one
-// match.BandwidthRule.Bandwidth refuses as out of a KDE's range, a
-// *match.RuleBandwidthError, which holds it). SetBandwidth of a model,
-// and of a fitted method before its model is built (deploy).
+// projected set y (n×d) of a model that builds KDEs (kde: one a KDE
+// takes, match.BandwidthRule.Bandwidth) or not (UsesKDE): without them h
+// is only recorded, of any finite scale (a fixed rule's checked as a
+// recorded bandwidth, validBandwidth; a rule's by
+// match.BandwidthRule.Recorded). SetBandwidth of a model, and of a fitted
+// method before its model is built (deploy).
 func RuleBandwidth(r match.BandwidthRule, kde bool, y *mat.Dense) (float64, error) {
-	if r.Kind == match.Fixed && !kde {
+	switch {
+	case kde:
+		return r.Bandwidth(y)
+	case r.Kind == match.Fixed:
 		if err := validBandwidth(r.Fixed, false); err != nil {
 			return 0, err
 		}
 		return r.Fixed, nil
 	}
-	h, err := r.Bandwidth(y)
-	if re := (*match.RuleBandwidthError)(nil); !kde && errors.As(err, &re) {
-		if err := validBandwidth(re.H, false); err != nil {
-			return 0, fmt.Errorf("the %s rule: %w", r, err)
-		}
-		return re.H, nil
-	}
-	return h, err
+	return r.Recorded(y)
 }
 
 // finiteMatrix reports the first NaN or Inf of x by row and column.
