@@ -200,19 +200,12 @@ func (r BandwidthRule) Validate() error {
 // take (InRange) is refused, a *RuleBandwidthError saying whether the
 // features or the rule's scale are at fault.
 func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
-	if err := r.Validate(); err != nil {
-		return 0, err
-	}
-	if r.Kind == Fixed {
-		return r.Fixed, nil
-	}
-	h, err := r.unscaled(x)
-	if err != nil {
-		return 0, err
+	h, hs, err := r.measure(x)
+	if err != nil || r.Kind == Fixed {
+		return hs, err
 	}
 	// A bandwidth a KDE does not take, whose divergences would not be
 	// numbers: the features' fault, or the scale's.
-	hs := r.scaled(h)
 	if !InRange(h) || !InRange(hs) {
 		return 0, &RuleBandwidthError{Rule: r, H0: h, H: hs}
 	}
@@ -223,20 +216,29 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 // given to a KDE (the set kernels' models): the rule's bandwidth of any
 // finite scale, a number > 0.
 func (r BandwidthRule) Recorded(x *mat.Dense) (float64, error) {
-	if err := r.Validate(); err != nil {
-		return 0, err
-	}
-	if r.Kind == Fixed {
-		return r.Fixed, nil
-	}
-	h, err := r.unscaled(x)
+	h, hs, err := r.measure(x)
 	if err != nil {
 		return 0, err
 	}
-	if hs := r.scaled(h); finite.Is(hs) && hs > 0 {
-		return hs, nil
+	if !finite.Is(hs) || !(hs > 0) {
+		return 0, fmt.Errorf("the %s rule gives a bandwidth of %v scaled by %g: want a finite number > 0", ruleNames[r.Kind], h, r.Scale)
 	}
-	return 0, fmt.Errorf("the %s rule gives a bandwidth of %v scaled by %g: want a finite number > 0", ruleNames[r.Kind], h, r.Scale)
+	return hs, nil
+}
+
+// measure returns, for a valid r, the bandwidth of the n×d set x by its
+// rule without its scale (h) and with it (hs); a fixed h is both.
+func (r BandwidthRule) measure(x *mat.Dense) (h, hs float64, err error) {
+	if err := r.Validate(); err != nil {
+		return 0, 0, err
+	}
+	if r.Kind == Fixed {
+		return r.Fixed, r.Fixed, nil
+	}
+	if h, err = r.unscaled(x); err != nil {
+		return 0, 0, err
+	}
+	return h, r.scaled(h), nil
 }
 
 // unscaled returns the bandwidth of the n×d set x by r's rule (Scott,
