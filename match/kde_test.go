@@ -455,13 +455,28 @@ func TestCheckScale(t *testing.T) {
 			t.Errorf("%s: %v, want ok %v", c.r, err, c.ok)
 		}
 	}
-	// Beyond the range, the widest and the narrowest bandwidths a KDE
-	// takes leave it once scaled.
+	// What CheckScale refuses, Bandwidth refuses for every set: here sets
+	// whose nearest-neighbour bandwidth is near the narrowest, 1 and near
+	// the widest a KDE takes, the rule's scale at fault; within the
+	// limits, the set at the other end still gets a bandwidth.
+	set := func(h0 float64) *mat.Dense { return mat.NewDense(2, 1, []float64{0, h0}) }
 	for _, s := range []float64{MaxScale * 1.01, MinScale / 1.01} {
-		for _, h0 := range []float64{MinBandwidth, MaxBandwidth} {
-			if InRange(h0 * s) {
-				t.Errorf("scale %g keeps %g in range", s, h0)
+		r := BandwidthRule{Kind: NearestNeighbour, Scale: s}
+		if r.CheckScale() == nil {
+			t.Fatalf("%s passes CheckScale", r)
+		}
+		for _, h0 := range []float64{2 * MinBandwidth, 1, MaxBandwidth / 2} {
+			h, err := r.Bandwidth(set(h0))
+			var re *RuleBandwidthError
+			if !errors.As(err, &re) || !re.Scaled() {
+				t.Errorf("%s on a set of bandwidth %g: h %g, err %v; want the scale's RuleBandwidthError", r, h0, h, err)
 			}
+		}
+	}
+	for _, c := range []struct{ s, h0 float64 }{{MaxScale / 2, MinBandwidth * 1.5}, {MinScale * 2, MaxBandwidth / 1.5}} {
+		r := BandwidthRule{Kind: NearestNeighbour, Scale: c.s}
+		if h, err := r.Bandwidth(set(c.h0)); err != nil || !InRange(h) {
+			t.Errorf("%s on a set of bandwidth %g: h %g, err %v; want a bandwidth in range", r, c.h0, h, err)
 		}
 	}
 }
