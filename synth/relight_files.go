@@ -96,13 +96,9 @@ func (o RelightOptions) CheckSources(classes []RelightClass) error {
 	}
 	size := 0.0
 	for _, cl := range classes {
-		imgs, err := decodeClass(cl)
+		_, pixels, err := decodeClass(cl)
 		if err != nil {
 			return err
-		}
-		pixels := 0
-		for _, img := range imgs {
-			pixels += len(img.Pix)
 		}
 		size += float64(o.Sets) * float64(o.Frames) * float64(pixels) / float64(max(len(cl.Files), 1))
 	}
@@ -113,25 +109,23 @@ func (o RelightOptions) CheckSources(classes []RelightClass) error {
 	return nil
 }
 
-// decodeClass decodes the source images of cl, refusing a class whose
-// images hold more than MaxRelightPixels pixels (a *PixelsError) as soon
-// as they pass it. CheckSources decodes them all once before anything is
+// decodeClass decodes the source images of cl and counts their pixels,
+// refusing a class whose images hold more than MaxRelightPixels pixels (a
+// *PixelsError) as soon as they pass it. CheckSources decodes them all once before anything is
 // written, and WriteRelit again, a class at a time, so that one class's
 // images are held at once: a second decode of the sources, which are far
 // fewer than the frames lit from them.
-func decodeClass(cl RelightClass) ([]*image.Gray, error) {
-	imgs := make([]*image.Gray, len(cl.Files))
-	pixels := 0
+func decodeClass(cl RelightClass) (imgs []*image.Gray, pixels int, err error) {
+	imgs = make([]*image.Gray, len(cl.Files))
 	for i, p := range cl.Files {
-		var err error
 		if imgs[i], err = features.DecodeImageFile(p); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if pixels += len(imgs[i].Pix); pixels > MaxRelightPixels {
-			return nil, &PixelsError{Class: cl.Name}
+			return nil, 0, &PixelsError{Class: cl.Name}
 		}
 	}
-	return imgs, nil
+	return imgs, pixels, nil
 }
 
 // WriteRelit writes the images of every class under strong synthetic
@@ -141,7 +135,7 @@ func decodeClass(cl RelightClass) ([]*image.Gray, error) {
 // CheckSources checks beforehand what it would refuse on the way.
 func WriteRelit(dir string, classes []RelightClass, opt RelightOptions) error {
 	for c, cl := range classes {
-		imgs, err := decodeClass(cl)
+		imgs, _, err := decodeClass(cl)
 		if err != nil {
 			return err
 		}
