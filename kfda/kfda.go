@@ -1,8 +1,11 @@
 // Package kfda is the kernel Fisher discriminant of set kernels: fitting it
 // on the m×m kernel of the training sets (Fit), and mapping sets, given by
 // their kernel values against the training sets, to the latent space
-// (Transform). Both the evaluation (package eval) and the deployed model's
-// matcher (package model) use it; it does no I/O.
+// (Transform); and the kernels of a divergence matrix and the distances a
+// kernel induces (kernel.go: KernelMatrix, MedianOffDiag, KernelDistance).
+// The method engine (package method, which training and evaluation run),
+// the fit of a model's discriminant on its gallery (package deploy) and the
+// deployed model's matcher (package model) use it; it does no I/O.
 //
 // Shapes: m training sets, C classes, r ≤ C−1 latent dimensions, t sets to
 // transform.
