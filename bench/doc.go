@@ -5,6 +5,9 @@
 // held-out sets with the model it writes; and their reports as setmatch
 // bench prints them (WriteTable, WriteRuns).
 //
-// Sweep writes its data and models to a folder and runs a child process;
-// the rest is computation and timing.
+// Sweep writes its data to a folder, runs a child process and reads back
+// the model it wrote and the held-out sets to decide them; ReadRuns
+// reads a sweep's outcomes back from a file (setmatch bench train --from),
+// Plot draws outcomes into one (--plot), and Machine reads the CPU's name
+// from /proc/cpuinfo; the rest is computation and timing.
 package bench
