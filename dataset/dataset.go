@@ -110,10 +110,10 @@ type Options struct {
 	// bytes); the zero value means setfile.DefaultLimits.
 	Limits setfile.Limits
 	// Images turns the image files of one set (paths in name order) into
-	// its n×D frame matrix, e.g. features.Fitted.ImageSetReader: the one
-	// function that training, evaluation and `setmatch features` share.
-	// It is required when the data set holds images, which are read one
-	// set per worker.
+	// its n×D frame matrix: features.Loader.Reader for the data of
+	// training and evaluation, features.Fitted.ImageSetReader for sets
+	// read through a fitted pipeline. It is required when the data set
+	// holds images, which are read one set per worker.
 	Images ImageSetReader
 	// Workers is the number of sets read at once, each by one goroutine
 	// (its files in order); 0, or more than one per CPU, means one per

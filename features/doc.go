@@ -83,13 +83,21 @@
 // Fitted is a pipeline ready to apply: the spec and, for +pca:N, the PCA
 // fitted on training frames (FitPipeline); a model stores it with
 // MarshalBinary. Its readers turn the images of one set into the set's
-// n×D matrix, one row per frame: Apply (decoded images), ApplyFiles (files,
-// as training and evaluation read a set folder through ImageSetReader) and ApplyBurst (a
-// burst directory confined to an os.Root, with ImageLimits checked before
-// any pixel memory is allocated). All three share one decoding and
-// extraction path, so they give the same numbers for the same images. When
-// the spec does not resize (lbp, hog and hist without @WxH), the frames of
-// one set must have one size.
+// n×D matrix, one row per frame: Apply (decoded images), ApplyFiles (files;
+// ImageSetReader gives it in the shape dataset.Options.Images takes),
+// ApplyBurst (a burst directory confined to an os.Root, with ImageLimits
+// checked before any pixel memory is allocated), ApplyDir (a folder given
+// on a command line, read as a burst) and ApplyOpenBurst (a burst listed
+// once, OpenBurst, or from a folder the caller opened, BurstOf: the
+// daemon's). All of them share one decoding and extraction path, so they
+// give the same numbers for the same images. When the spec does not resize
+// (lbp, hog and hist without @WxH), the frames of one set must have one
+// size.
+//
+// A Loader reads the image sets of a data set before the PCA, for
+// training and evaluation alike, and fits the pipeline on the training
+// frames (loader.go); SplitTransform is the feature step of an evaluation
+// split, the PCA fitted on its gallery (split.go).
 //
 // # Spec grammar
 //

@@ -250,8 +250,10 @@ func (f Fitted) applyFiles(paths []string, lim ImageLimits) (*mat.Dense, image.P
 }
 
 // ImageSetReader returns ApplyFiles with FolderLimits, in the shape
-// dataset.Options.Images takes: training, evaluation and `setmatch
-// features` turn an image folder into a matrix through it.
+// dataset.Options.Images takes: setmatch train reads the sets of
+// --strangers and --others through the pipeline it fitted, and enroll
+// and forget those of --strangers through the model's. (The training and
+// evaluation data are read before the PCA, Loader.Reader.)
 func (f Fitted) ImageSetReader() func(paths []string) (*mat.Dense, error) {
 	return func(paths []string) (*mat.Dense, error) { return f.ApplyFiles(paths, FolderLimits()) }
 }
