@@ -4,9 +4,11 @@
 // a pipe among them, without blocking either (OpenAny: a frame the caller
 // checks, a split file or a sweep's outcomes read as they come), and one
 // name inside an open folder without following a symbolic link at it
-// (OpenIn: a spool's batch, a burst and its frames); it reads an open
-// file whole within a limit (ReadSized: a batch, a frame); and it syncs
-// a folder where the folder can be synced (SyncDir).
+// (OpenIn: a spool's batch, a burst and its frames), a name being one
+// entry of the folder (OneName); it reads an open file whole within a
+// limit (ReadSized: a batch, a frame), and a regular file at a path
+// (ReadFile: a password, the daemon's record of its reloads); and it
+// syncs a folder where the folder can be synced (SyncDir).
 package regfile
 
 import (

@@ -1,8 +1,10 @@
 // Package stats holds the summary statistics of a sample that several
 // packages of setmatch take, each written once: of numbers (the median,
 // the mean and standard deviation) and of frames, the rows of sets (the
-// mean frame, the median of several sets' mean frames, and the frames
-// less one).
+// mean frame and the feature whose sum over the rows overflows it, the
+// median of several sets' mean frames, the frames less one, and the
+// largest magnitude of a matrix's values); and the index that finds a set
+// given twice, the same frames in any order (SetIndex, same.go).
 package stats
 
 import (

@@ -1,5 +1,6 @@
 // Package testexec runs child processes from tests with a deadline that
-// holds even when the fork itself hangs.
+// holds even when the fork itself hangs, and runs a test again as a user
+// other than root where it checks a permission (RunTestAs).
 //
 // Under qemu-user (make test-arm64) a forked child can get stuck before its
 // exec; os/exec then blocks in Cmd.Start, before exec.CommandContext can kill

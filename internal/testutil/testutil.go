@@ -1,7 +1,10 @@
 // Package testutil holds what the tests of several packages share: a
 // buffer that goroutines write while the test reads it, polling for a
-// condition with a deadline, the entries of a folder, random labelled sets, and the host tools a
-// test needs. It is for tests only: no program imports it.
+// condition with a deadline and the deadline of a call that could block,
+// the entries of a folder, random labelled sets, a named pipe, a free
+// loopback address, a test run as on a machine of n CPUs, the process's
+// CPU time, and the host tools a test needs. It is for tests only: no
+// program imports it.
 package testutil
 
 import (
