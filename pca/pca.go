@@ -2,8 +2,9 @@
 // eigenvectors of their scatter matrix, largest eigenvalue first. It is
 // the one implementation of that piece of math for the feature pipeline's
 // PCA stage (features.FitPCA), the start of a learned projection
-// (learn.PCABasis) and the directions a Fisher discriminant is computed
-// in (fisher.Solve).
+// (learn.PCABasis), the directions a Fisher discriminant is computed in
+// (fisher.Solve) and the set subspaces and covariance spectra of the set
+// kernels (setkernel.Basis, setkernel.NewSpectrum).
 //
 // Every function takes the frames already centred: xc is N×D, N frames of
 // D features, each column of mean 0. The scatter is S = xcᵀxc (D×D, not
@@ -23,6 +24,11 @@
 //     frames than features, the full eigendecomposition of S, accurate
 //     down to variances of about 1e-10 of the largest), for a caller
 //     that whitens by small variances and needs them accurately.
+//
+// Beside them: Eigen, the eigendecomposition of a symmetric matrix with
+// the same signs (fisher's whitening); Rank, how many directions the
+// frames span; and TooLarge, the error of frames whose values are too
+// large for a scatter or covariance.
 //
 // The package does no I/O.
 package pca

@@ -1,6 +1,9 @@
-// Package report draws the PNG plots of a training report with
-// gonum.org/v1/plot: the cost per iteration, and the set-to-set divergence
-// matrix with the sets sorted by class, as in Fig. 2 and 3 of the paper.
+// Package report draws PNG plots with gonum.org/v1/plot: those of a
+// training report (Training, as setmatch train --report writes them),
+// the cost per iteration and the set-to-set divergence matrix with the
+// sets sorted by class, as in Fig. 2 and 3 of the paper; and the log-log
+// plot of a measure against a size (ScalingPlot, setmatch bench train's
+// time and peak memory against the training sets).
 package report
 
 import (

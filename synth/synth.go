@@ -38,6 +38,15 @@
 //
 // Generation is deterministic for a given Options value (math/rand/v2 PCG
 // streams derived from Seed, one per set).
+//
+// Image sets, for the image path (feature extraction, image bursts), come
+// in three kinds: textured frames, one texture per class (ImageOptions,
+// images.go); objects turning on a turntable (TurntableOptions,
+// turntable.go); and real images under synthetic light (RelightOptions,
+// relight.go). They are written as setmatch synth writes them, frame by
+// frame as PNG files, into a folder emptied only of a data set written
+// before (PrepareOut, write.go), with a README (readme.go); the source
+// images of a relit data set are read from a folder (relight_files.go).
 package synth
 
 import (
