@@ -19,4 +19,11 @@
 // ignored at every level; any other unexpected entry is an error, as are an
 // empty class, a set without frames, feature dimensions that differ between
 // sets, and mixing pooled and per-set classes.
+//
+// A loaded data set is then checked and trimmed for the commands that
+// read one: the name a set file or folder gives its set (SetName); the
+// sets of another width than a model's set aside (Dataset.KeepDim); data
+// no training can use refused (Dataset.CheckTrain), and two sets of the
+// same frames found (SameFrames); sets thinned to a frame budget
+// (thin.go), and the cap train and eval apply (Dataset.Cap, cap.go).
 package dataset

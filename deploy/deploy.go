@@ -2,7 +2,13 @@
 // labelled training sets: it chooses the method by cross-validation over
 // the training sets (method.Choose, for the auto method) or takes the one
 // given, fits it on all training sets (method.Candidate.Fit), turns the fit
-// into a model.Model and calibrates the model's open-set threshold.
+// into a model.Model and calibrates the model's open-set threshold, on
+// stand-in strangers (standin.go) and on strangers' sets where they are
+// given; it hands the method engine its learner of W (DRLearner,
+// learner.go). It also changes a model's gallery as setmatch enroll and
+// forget do (Enroll, Forget), and as setmatch train --others removes the
+// others' classes (WithoutOthers), the threshold set again by the rule
+// the model records.
 //
 // Shapes: each training set is n_i×D (rows are frames); a deployed model
 // projects by a D×d W (the identity for the methods in the full space,

@@ -1,7 +1,8 @@
 // Package fisher computes Fisher's linear discriminant of labelled image
 // sets: a projection W under which the frames of a class lie close
 // together and the classes apart, used as a fixed W by the nn-h-lda
-// method (and usable as a start on the Grassmann manifold, Orthonormal).
+// method and, made orthonormal (Orthonormal), as the Fisher start of
+// learning W on the Grassmann manifold (package learn).
 // Every frame takes the class of its set; the sets themselves play no
 // other part.
 //

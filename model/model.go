@@ -1,12 +1,17 @@
 // Package model holds the learned artefact of setmatch: the projection W,
 // the feature mean, the projected gallery sets with their bandwidths and
-// labels, the divergence and the open-set threshold; the versioned model
-// file that stores it (format.go: its layout and header; reader.go,
-// writer.go: decoding and encoding; file.go: reading and writing files);
-// the gallery sets added and removed on enrolment and forgetting, with
-// the history of changes (enroll.go); and the Matcher that applies it to
-// incoming batches and decides (matcher.go). Package learn trains the
-// models; package deploy builds them and changes their galleries.
+// labels, the method it decides by and how it was chosen (method.go), the
+// divergence, and for a kFDA model its discriminant on a divergence
+// kernel, a set kernel (setkernel.go) or a weighted sum of them (term.go),
+// the open-set threshold with a factor of it for each class (spread.go),
+// and its voters, whole models that decide with it by a vote (vote.go);
+// the versioned model file that stores it (format.go: its layout and
+// header; reader.go, writer.go: decoding and encoding; file.go: reading
+// and writing files); the gallery sets added and removed on enrolment and
+// forgetting, with the history of changes (enroll.go); and the Matcher
+// that applies it to incoming batches and decides (matcher.go). Package
+// learn makes the model of a training run of W; package deploy builds the
+// models setmatch train writes and changes their galleries.
 //
 // Shapes: D is the input (feature) dimension, d the projected dimension,
 // n the number of frames of a set. A batch is n×D, W is D×d, a projected

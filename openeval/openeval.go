@@ -7,6 +7,10 @@
 // model's matcher, as setmatchd and setmatch test decide. The probes'
 // scores and names give the open-set rates of package openset.
 //
+// Test decides labelled sets with one model, as setmatch test reports
+// them (labelled.go): every set decided, the confusion table, the balanced
+// accuracy of the decisions and the threshold-free rates.
+//
 // Shapes: the sets of a split are n_i×D (rows are frames), in the space
 // the models are trained in (a split's Transform, if any, applied first).
 //

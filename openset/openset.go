@@ -6,9 +6,10 @@
 // A Sample is one probe set's outcome; a slice of them, from held-out
 // sets of known classes and from strangers (classes the model does not
 // hold), is what every function here reads. The same functions serve the
-// calibration of a model's threshold on stand-in strangers (deploy) and
-// the measurement of the open set on real probes (setmatch test and
-// setmatch eval), so both speak of the same rates.
+// calibration of a model's threshold on stand-in strangers (deploy, and
+// learn's balanced threshold) and the measurement of the open set on real
+// probes (setmatch test and setmatch eval, package openeval), so both
+// speak of the same rates.
 //
 // Computation only: no I/O.
 package openset
