@@ -29,8 +29,7 @@ import (
 // final highest score T is at least L, and T − SE(T) grows with T
 // (its derivative is at least 1/2), so the candidate stays below
 // T − SE(T). A candidate is complete when it has run every fold (a run
-// that fails fails the candidate, as before: it is then out of the
-// choice).
+// that fails fails the candidate, which is then out of the choice).
 //
 // To have a complete score early, the cheap candidates run first:
 // nearest neighbour in the full space, whose divergence matrices kFDA on
