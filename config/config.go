@@ -7,6 +7,11 @@
 // values are named by their key path ("gpio.pulse") and the file that set
 // them. Relative paths are taken relative to the directory of the file
 // that sets them. docs/FORMATS.md lists every key.
+//
+// ReloadOver (reload.go) says which keys a running setmatchd applies at
+// once when it reads the configuration again, and which wait for a
+// restart. setmatchd.example.toml, in this folder, is the example
+// configuration the Debian package installs; the tests load it.
 package config
 
 import (

@@ -1,7 +1,10 @@
 // Command setmatch is the workstation tool of setmatch: it compares sets,
-// generates data, trains and inspects models, evaluates methods and
-// benchmarks the matcher. Each subcommand lives in its own file; this file
-// only dispatches.
+// generates data, writes the features of image sets, trains, tests and
+// inspects models, adds sets to a model's gallery and removes them
+// (enroll, forget), evaluates methods and benchmarks the matcher and
+// training. Each subcommand lives in its own file (synth and bench in
+// several); this file dispatches, prints the version and holds the flags
+// several commands share.
 package main
 
 import (

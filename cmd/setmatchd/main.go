@@ -1,7 +1,7 @@
 // Command setmatchd is the setmatch appliance daemon: it watches a spool
-// directory for batches of frame features, matches each against the gallery
-// of a model file, signals the decision on GPIO pins and appends it to a
-// journal. See docs/APPLIANCE.md.
+// directory for batches (files of frame features, or bursts of frame
+// images), matches each against the gallery of a model file, signals the
+// decision on GPIO pins and appends it to a journal. See docs/APPLIANCE.md.
 //
 // Usage:
 //

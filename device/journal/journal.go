@@ -1,6 +1,12 @@
 // Package journal is the appliance's record of decisions: one JSON line per
 // batch, appended and synced to disk before the batch leaves the spool's
-// cur/, with size-based rotation.
+// cur/, with size-based rotation; a torn last line, what a power cut left,
+// is cut off when the journal is opened (Repaired), and a file that is no
+// journal is left alone (Verify). One daemon at a time writes a journal:
+// Open holds the lock of a file beside it (LockPath, internal/dirlock) and
+// refuses a journal another holds with an InUseError naming its pid (Claim
+// takes the lock ahead of Open, OpenLocked keeps it; Holder says who holds
+// it, and CheckLock whether its file opens, for setmatchd -check).
 package journal
 
 import (

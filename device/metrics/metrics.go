@@ -12,6 +12,10 @@
 //	setmatch_mqtt_published_total                           counter, decisions the broker acknowledged
 //
 // plus the Go runtime's go_* and the process's process_* metrics.
+//
+// Serve serves them over HTTP on /metrics (server.go), at most MaxConns
+// connections at a time, on an address the machine may not have yet
+// (IP_FREEBIND on Linux, freebind_linux.go).
 package metrics
 
 import (

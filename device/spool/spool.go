@@ -8,6 +8,16 @@
 // those an interrupted run left in cur/) from fsnotify events and rescans, and
 // hands their names to the workers through a bounded, de-duplicating Queue
 // (queue.go).
+//
+// One daemon at a time holds a spool: Open takes the lock of cur/
+// (internal/dirlock) and refuses a spool another holds with an InUseError
+// naming its pid (Claim takes it ahead of Open, Holder says who holds it).
+// A claimed batch is opened once, without following a link at its name
+// (OpenClaimed), and read from that open file (ReadBatch) or, a burst,
+// listed from that open folder by the caller (features.BurstOf). Prune
+// (prune.go) keeps done/ and failed/ within their caps and clears tmp/ of
+// abandoned writes; the reason of a failed batch is kept in
+// failed/.reasons/ (reasons.go).
 package spool
 
 import (
@@ -118,8 +128,7 @@ const (
 // another Spool holds it, of another process or of this one. Where the
 // lock fails otherwise (a file system that does not lock folders), it
 // opens the spool without it, and Unlocked says so: setmatchd then runs
-// with a warning, as it ran before the spool had a lock, rather than
-// leave the door without its daemon. Only then does it change what is in
+// with a warning rather than leave the door without its daemon. Only then does it change what is in
 // the spool: it removes what an interrupted write of a failure reason
 // left behind.
 //

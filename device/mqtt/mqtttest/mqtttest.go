@@ -1,5 +1,6 @@
 // Package mqtttest runs Debian's mosquitto for tests and subscribes to it
-// with the Paho client.
+// with the Paho client (Subscribe); a Gate, a proxy in front of a broker,
+// lets a test cut the connections through it.
 //
 // On the host a test starts its own broker (a free loopback port, a
 // generated configuration). An emulated test binary (make test-arm64:
