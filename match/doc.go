@@ -19,6 +19,14 @@
 // Everything is computed in the log domain: with a few hundred features, the
 // densities themselves underflow to zero.
 //
+// Around them: the bandwidth rules of a KDE (BandwidthRule, bandwidth.go);
+// the divergence matrix of a list of sets (DivergenceMatrix) and the kernels
+// on divergences (KernelHG, KernelHL, KernelJ); the gallery matcher, one
+// query against every gallery set (Gallery), and the nearest-neighbour and
+// open-set decisions (Nearest, NearestScores, NearestGated); the vote of
+// several methods' labels (Vote, vote.go); and the comparison of two sets
+// that setmatch div prints (ComparePair, pairreport.go).
+//
 // The package does no I/O. Shapes are given in names and doc comments: n, m
 // rows (frames), d columns (features).
 package match

@@ -18,6 +18,9 @@
 //
 // Run fits a method on a Task's training sets and classifies its test
 // sets; Fit returns the fitted method (Fitted) that a model deploys.
+// The hyper-parameters searched are a Grid (ParseGrid, grid.go), and
+// MemoryNeed says how much memory a choice on given sets needs
+// (memory.go).
 // Within a task every hyper-parameter (KDE bandwidth, kernel width, kFDA
 // regulariser and latent dimension, GDA's p, CDL's λ) is chosen by k-fold
 // cross-validation over the training sets only.

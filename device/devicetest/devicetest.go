@@ -2,7 +2,9 @@
 // of package device and of setmatchd: a small model whose decisions are
 // known, a spool, a journal and a configuration that uses the log GPIO
 // backend, and writers that drop batches into the spool the way a camera
-// does.
+// does; a model of image sets with its pipeline and bursts of its images
+// (images.go); and the benchmark's model of 1000 gallery sets and its
+// batches (bench.go).
 package devicetest
 
 import (

@@ -1,6 +1,7 @@
 // Package memlimit sets the Go runtime's soft memory limit from the
 // memory the process may use: the machine's (MemTotal of /proc/meminfo)
-// or its cgroup's limit when that is smaller.
+// or its cgroup's limit when that is smaller (Set); and it gives that
+// memory (Machine), which setmatch train compares with what a run needs.
 package memlimit
 
 import (
