@@ -3,12 +3,14 @@ package docs
 import (
 	"bufio"
 	"errors"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -23,6 +25,7 @@ const module = "setmatch"
 type row struct {
 	folders []string // package folders, without a trailing slash
 	imports []string // the "may import" cell; nil when the table has none
+	idea    []string // the code spans of the last cell, the idea
 	table   int      // 0 for the first table (no imports), counting up
 	line    int
 }
@@ -56,7 +59,7 @@ func readTables() ([]row, error) {
 		case !inTable, strings.HasPrefix(cells[0], "---"):
 			continue
 		}
-		r := row{folders: codeSpans(cells[0]), table: table, line: n}
+		r := row{folders: codeSpans(cells[0]), idea: codeSpans(cells[len(cells)-1]), table: table, line: n}
 		if hasImports {
 			r.imports = codeSpans(cells[1])
 			if r.imports == nil {
@@ -88,13 +91,19 @@ func codeSpans(cell string) []string {
 // import: import path → the files importing it.
 type pkg map[string][]string
 
+// decls is what the non-test files of a Go package of the repository
+// declare, exported: top-level names, and "T.M" for each method M and
+// struct field M of a type T.
+type decls map[string]bool
+
 // The page and the code, read once for all tests.
 var (
 	loadOnce sync.Once
 	loaded   struct {
-		pkgs map[string]pkg
-		rows []row
-		err  error
+		pkgs  map[string]pkg
+		decls map[string]decls
+		rows  []row
+		err   error
 	}
 )
 
@@ -103,7 +112,7 @@ var (
 func load(t *testing.T) (map[string]pkg, []row) {
 	t.Helper()
 	loadOnce.Do(func() {
-		loaded.pkgs, loaded.err = readPackages()
+		loaded.pkgs, loaded.decls, loaded.err = readPackages()
 		if loaded.err == nil {
 			loaded.rows, loaded.err = readTables()
 		}
@@ -114,10 +123,11 @@ func load(t *testing.T) (map[string]pkg, []row) {
 	return loaded.pkgs, loaded.rows
 }
 
-// readPackages parses the imports of every non-test Go file below the
-// repository root, whatever its build constraints.
-func readPackages() (map[string]pkg, error) {
-	pkgs := map[string]pkg{}
+// readPackages parses the imports and the exported declarations of every
+// non-test Go file below the repository root, whatever its build
+// constraints.
+func readPackages() (map[string]pkg, map[string]decls, error) {
+	pkgs, all := map[string]pkg{}, map[string]decls{}
 	root := ".."
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -142,14 +152,16 @@ func readPackages() (map[string]pkg, error) {
 		if pk == nil {
 			pk = pkg{}
 			pkgs[dir] = pk
+			all[dir] = decls{}
 		}
 		if strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
+		all[dir].add(f)
 		for _, im := range f.Imports {
 			ip, err := strconv.Unquote(im.Path.Value)
 			if err != nil {
@@ -159,7 +171,89 @@ func readPackages() (map[string]pkg, error) {
 		}
 		return nil
 	})
-	return pkgs, err
+	return pkgs, all, err
+}
+
+// add records the exported declarations of f.
+func (d decls) add(f *ast.File) {
+	for _, decl := range f.Decls {
+		switch decl := decl.(type) {
+		case *ast.FuncDecl:
+			if !decl.Name.IsExported() {
+				continue
+			}
+			if decl.Recv == nil {
+				d[decl.Name.Name] = true
+			} else if t := recvType(decl.Recv.List[0].Type); t != "" {
+				d[t+"."+decl.Name.Name] = true
+			}
+		case *ast.GenDecl:
+			for _, spec := range decl.Specs {
+				switch spec := spec.(type) {
+				case *ast.TypeSpec:
+					if !spec.Name.IsExported() {
+						continue
+					}
+					d[spec.Name.Name] = true
+					if st, ok := spec.Type.(*ast.StructType); ok {
+						for _, field := range st.Fields.List {
+							for _, n := range field.Names {
+								if n.IsExported() {
+									d[spec.Name.Name+"."+n.Name] = true
+								}
+							}
+						}
+					}
+				case *ast.ValueSpec:
+					for _, n := range spec.Names {
+						if n.IsExported() {
+							d[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// recvType returns the name of a method's receiver type, "" where it is
+// not exported.
+func recvType(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			if t.IsExported() {
+				return t.Name
+			}
+			return ""
+		default:
+			return ""
+		}
+	}
+}
+
+// has reports whether d declares the name of a row's own package: a
+// top-level name, "T.M" (a method or field M of T), or M alone, a method
+// or field of one of its types.
+func (d decls) has(name string) bool {
+	if d[name] {
+		return true
+	}
+	if strings.Contains(name, ".") {
+		return false
+	}
+	for k := range d {
+		if _, m, ok := strings.Cut(k, "."); ok && m == name {
+			return true
+		}
+	}
+	return false
 }
 
 // internal returns the repository folders that p imports, sorted.
@@ -309,5 +403,97 @@ func TestArchitectureDeviceParts(t *testing.T) {
 				t.Errorf("%s imports %s: the parts of device/ import neither each other nor device", part, im)
 			}
 		}
+	}
+}
+
+var (
+	// fileRE is a file a row names: a name with the extension of the
+	// repository's sources, scripts or configuration files.
+	fileRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.(go|sh|py|toml|example)$`)
+	// nameRE is a Go name: X, T.M, pkg.X or pkg.T.M.
+	nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(\.[A-Z][A-Za-z0-9]*){0,2}$`)
+)
+
+// TestArchitectureNames checks the files and the Go names ARCHITECTURE.md
+// names in code spans. A file of a row (`x.go`) is in one of the row's
+// folders, and a path anywhere on the page (`dir/x.go`) is a file of the
+// repository. A name of a row without a package (`X`, `T.M`) is declared,
+// exported, by the row's package (M alone may be a method or a field of
+// one of its types); a name with a package anywhere on the page (`pkg.X`,
+// `pkg.T.M`) is declared by the repository's package of that name, X at
+// the top level. A word that is no package of the repository (`os.Root`)
+// is not checked.
+func TestArchitectureNames(t *testing.T) {
+	_, rows := load(t)
+	all := loaded.decls
+	byName := map[string][]string{} // package name → its folders
+	for dir := range all {
+		byName[path.Base(dir)] = append(byName[path.Base(dir)], dir)
+	}
+	// qualified reports whether span is a name with a package of the
+	// repository, and whether that package declares it.
+	qualified := func(span string) (isName, ok bool) {
+		if !nameRE.MatchString(span) || !strings.Contains(span, ".") {
+			return false, false
+		}
+		p, name, _ := strings.Cut(span, ".")
+		dirs := byName[p]
+		if len(dirs) == 0 || strings.ToUpper(p[:1]) == p[:1] {
+			return false, false
+		}
+		for _, dir := range dirs {
+			if all[dir][name] {
+				return true, true
+			}
+		}
+		return true, false
+	}
+
+	for _, r := range rows {
+		for _, span := range r.idea {
+			switch {
+			case fileRE.MatchString(span):
+				found := false
+				for _, f := range r.folders {
+					if fi, err := os.Stat(filepath.Join("..", f, span)); err == nil && !fi.IsDir() {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("ARCHITECTURE.md:%d: %s is no file of %s", r.line, span, strings.Join(r.folders, ", "))
+				}
+			case nameRE.MatchString(span) && strings.ToUpper(span[:1]) == span[:1]:
+				found := false
+				for _, f := range r.folders {
+					if all[f] != nil && all[f].has(span) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("ARCHITECTURE.md:%d: %s is declared by no package of %s (a name of another package takes its name: pkg.%s)", r.line, span, strings.Join(r.folders, ", "), span)
+				}
+			}
+		}
+	}
+
+	page, err := os.ReadFile("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(string(page), "`")
+	line := 1
+	for i, part := range parts {
+		if i%2 == 1 {
+			span := strings.TrimSuffix(strings.ReplaceAll(part, "\n", " "), "/")
+			if isName, ok := qualified(span); isName && !ok {
+				t.Errorf("ARCHITECTURE.md:%d: %s is not declared by package %s (a method or field takes its type: pkg.T.M)", line, span, span[:strings.Index(span, ".")])
+			}
+			if strings.Contains(span, "/") && fileRE.MatchString(path.Base(span)) && !strings.ContainsAny(span, " ") {
+				if fi, err := os.Stat(filepath.Join("..", filepath.FromSlash(span))); err != nil || fi.IsDir() {
+					t.Errorf("ARCHITECTURE.md:%d: %s is no file of the repository", line, span)
+				}
+			}
+		}
+		line += strings.Count(part, "\n")
 	}
 }
