@@ -272,7 +272,10 @@ func (p pkg) internal() []string {
 // tables against the imports of the code: the first table's folders import
 // nothing of the repository, and a row's "may import" cell names exactly
 // the repository folders its package imports (a cell entry "x/*" stands for
-// any sub-folder of x, and must match at least one).
+// any sub-folder of x, and must match at least one). Every package folder
+// has a row, and so has every folder at the top of the repository, or
+// folders in it have (cmd/, internal/), but hidden ones and those the
+// .gitignore ignores (what the Makefile builds).
 func TestArchitectureImports(t *testing.T) {
 	pkgs, rows := load(t)
 	documented := map[string]row{}
@@ -284,6 +287,27 @@ func TestArchitectureImports(t *testing.T) {
 	for dir := range pkgs {
 		if _, ok := documented[dir]; !ok && dir != "." {
 			t.Errorf("package folder %s is in no table of ARCHITECTURE.md: add a row saying what it is for", dir)
+		}
+	}
+	ignored, err := topIgnored()
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := os.ReadDir("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range top {
+		name := e.Name()
+		if !e.IsDir() || strings.HasPrefix(name, ".") || ignored[name] {
+			continue
+		}
+		_, ok := documented[name]
+		for f := range documented {
+			ok = ok || strings.HasPrefix(f, name+"/")
+		}
+		if !ok {
+			t.Errorf("folder %s/ is in no table of ARCHITECTURE.md: add a row saying what it is for", name)
 		}
 	}
 	for _, r := range rows {
@@ -306,6 +330,25 @@ func TestArchitectureImports(t *testing.T) {
 			}
 		}
 	}
+}
+
+// topIgnored returns the folders at the top of the repository that its
+// .gitignore ignores ("/bin/").
+func topIgnored() (map[string]bool, error) {
+	b, err := os.ReadFile("../.gitignore")
+	if err != nil {
+		return nil, err
+	}
+	ignored := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if name, ok := strings.CutPrefix(line, "/"); ok {
+			if name, ok := strings.CutSuffix(name, "/"); ok && !strings.Contains(name, "/") {
+				ignored[name] = true
+			}
+		}
+	}
+	return ignored, nil
 }
 
 func checkImports(t *testing.T, r row, folder string, got []string) {
