@@ -62,9 +62,9 @@ type Options struct {
 	// Threshold is the open-set threshold; +Inf for a closed set. With
 	// AutoThreshold it is calibrated on the training sets instead, to
 	// accept AutoAccept percent of the sets of known classes (0 means
-	// learn.AutoThresholdPercentile), or with AutoBalanced too to
+	// openset.AutoThresholdPercentile), or with AutoBalanced too to
 	// balance the known sets accepted against the strangers rejected
-	// (learn.BalancedThreshold).
+	// (openset.BalancedThreshold).
 	// With AutoBalanced or AutoFAR, the model is calibrated on stand-in
 	// strangers (standin.go): the balanced threshold, or with AutoFAR the
 	// one that lets in at most FARPercent percent of them. ParseThreshold

@@ -16,7 +16,7 @@ import (
 // other: a threshold loose enough to let in the sets of a class whose sets
 // lie far apart lets in strangers near a class whose sets lie close. So
 // each class's threshold is the model's times exp(α · s_c), s_c how widely
-// the class spreads compared with the typical class (learn.ClassSpread of
+// the class spreads compared with the typical class (openset.ClassSpread of
 // the gallery: the log of its median nearest score within the class over
 // the median of those), and α, from 0 (one threshold) to 1 (the class's
 // spread in full), is chosen on the stand-in strangers with the
@@ -141,7 +141,7 @@ func chooseSpread(samples []standIn, exps []float64) (alpha, atZero, atAlpha flo
 }
 
 // newSpread returns the Spread of a gallery whose classes spread as
-// spread (learn.ClassSpread) at exponent alpha: nil, one threshold for
+// spread (openset.ClassSpread) at exponent alpha: nil, one threshold for
 // all, at alpha 0 or where no class has a spread.
 func newSpread(spread map[string]float64, alpha float64) *model.Spread {
 	if alpha == 0 || len(spread) == 0 {

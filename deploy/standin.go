@@ -12,7 +12,6 @@ import (
 
 	"setmatch/internal/stats"
 	"setmatch/kfda"
-	"setmatch/learn"
 	"setmatch/method"
 	"setmatch/model"
 	"setmatch/openset"
@@ -88,7 +87,7 @@ type foldFit func(gallery []*mat.Dense, labels, names []string) (*model.Model, f
 // galleryView is how a model sees its gallery (a fold's, or the deployed
 // one): the m×m matrix of its scores between the gallery sets, how far
 // apart its classes lie (galleryScale) and how widely each spreads
-// (learn.ClassSpread).
+// (openset.ClassSpread).
 type galleryView struct {
 	scores mat.Symmetric
 	scale  float64
@@ -109,7 +108,7 @@ func (v galleryView) spreadOf(labels []string, best int) float64 {
 // scores (m×m), labels its sets' classes.
 func newGalleryView(scores mat.Symmetric, labels []string) (galleryView, error) {
 	scale, err := galleryScale(scores, labels)
-	return galleryView{scores, scale, learn.ClassSpread(scores, labels)}, err
+	return galleryView{scores, scale, openset.ClassSpread(scores, labels)}, err
 }
 
 // galleryScale is how far apart a model sees its classes: the median,
@@ -122,7 +121,7 @@ func newGalleryView(scores mat.Symmetric, labels []string) (galleryView, error) 
 // deployed model: the size of the sets, the bandwidths and the space W
 // gives change both alike.
 func galleryScale(scores mat.Symmetric, labels []string) (float64, error) {
-	_, nearest := learn.Nearest(scores, labels)
+	_, nearest := openset.Nearest(scores, labels)
 	if len(nearest) == 0 {
 		return 0, noScaleError("the gallery holds one class")
 	}
@@ -151,10 +150,10 @@ const scaleRounding = 1e-9
 
 // farthest returns, for each set of the m×m scores with a finite score to
 // a set of another class among labels, its largest such score, or 0 where
-// none is above 0: m numbers in one pass, as learn.Nearest gives the
+// none is above 0: m numbers in one pass, as openset.Nearest gives the
 // smallest.
 func farthest(scores mat.Symmetric, labels []string) []float64 {
-	_, far := learn.FoldByClass(scores, labels, math.Inf(-1), func(acc, v float64) float64 {
+	_, far := openset.FoldByClass(scores, labels, math.Inf(-1), func(acc, v float64) float64 {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return acc
 		}
@@ -199,7 +198,7 @@ type unit struct {
 }
 
 // standIn is a calibration sample with the spread of the class it was
-// named (learn.ClassSpread of its fold's gallery; 0 for a class without
+// named (openset.ClassSpread of its fold's gallery; 0 for a class without
 // one), by which a Spread scales its score, the fold that decided it
 // (from 1; 0 for a strangers' set the deployed model decided), and the
 // class of its set ("" for a strangers' set).
@@ -652,7 +651,7 @@ func keepsCalibration(mem *model.Model, opt Options) bool {
 // the change, held: before's threshold / before's scale × m's scale, as
 // calibrated carries the fraction found on the stand-in folds over to the
 // deployed model. Each class's threshold follows its spread in m's
-// gallery (learn.ClassSpread) at the exponent before records, as train
+// gallery (openset.ClassSpread) at the exponent before records, as train
 // sets it on the deployed gallery. scores are m's gallery scores where
 // computed already (nil: computed here). It returns the words that say
 // how and the scores it used; noScale, where before's gallery has no

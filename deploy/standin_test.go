@@ -141,7 +141,7 @@ func TestStandInFallback(t *testing.T) {
 	if res.Calibration != nil || !strings.Contains(res.ThresholdSource, "cannot stand in") || math.IsInf(res.Model.Threshold, 1) {
 		t.Fatalf("threshold %v: %s", res.Model.Threshold, res.ThresholdSource)
 	}
-	same, other := learn.Nearest(res.Gallery, res.Model.Labels())
+	same, other := openset.Nearest(res.Gallery, res.Model.Labels())
 	hi, lo := slices.Max(same), slices.Min(other)
 	if !(hi < lo) || math.Abs(res.Model.Threshold-math.Sqrt(hi*lo)) > 1e-9*lo || strings.Contains(res.ThresholdSource, "tells the classes apart") {
 		t.Errorf("threshold %v, want √(%v·%v), the middle of the gap between the within-class and other-class nearest scores: %s", res.Model.Threshold, hi, lo, res.ThresholdSource)
@@ -277,7 +277,7 @@ func TestStandInFallbackNothingSeparates(t *testing.T) {
 			t.Errorf("the threshold's source does not say %q: %s", want, src)
 		}
 	}
-	same, other := learn.Nearest(res.Gallery, res.Model.Labels())
+	same, other := openset.Nearest(res.Gallery, res.Model.Labels())
 	if thr := res.Model.Threshold; thr != slices.Min(append(same, other...))/2 {
 		t.Errorf("threshold %v, want half the smallest score (same %v, other %v)", thr, same, other)
 	}
@@ -298,7 +298,7 @@ func TestStandInFallbackCopy(t *testing.T) {
 	// is 0 to the last bit, where a divergence is a rounding error above.
 	res, opt := buildDefault(t, method.KFDAHG, train, labels, names)
 	src := res.ThresholdSource
-	if _, other := learn.Nearest(res.Gallery, res.Model.Labels()); slices.Min(other) != 0 {
+	if _, other := openset.Nearest(res.Gallery, res.Model.Labels()); slices.Min(other) != 0 {
 		t.Fatalf("the copy's other-class score is %v, want 0", slices.Min(other))
 	}
 	if res.Model.Threshold != 0 {

@@ -9,10 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/kfda"
-	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
+	"setmatch/openset"
 )
 
 // DefaultThreshold is the --threshold of setmatch train when none is
@@ -115,8 +115,8 @@ func thresholdFlag(opt Options) string {
 // is calibrated on the training sets as the model compares them: on
 // their divergences, or for kFDA on the distances its kernel induces,
 // which the matcher's open-set test uses (model.OpenSetKernel). It is
-// learn.OpenSetThreshold, or for a balanced threshold that cannot be
-// calibrated on stand-ins learn.BalancedThreshold (openset's balance of
+// openset.AutoThreshold, or for a balanced threshold that cannot be
+// calibrated on stand-ins openset.BalancedThreshold (openset's balance of
 // their within-class nearest scores against their other-class ones);
 // both need a class with two sets; when every class has one (the pooled
 // layout), they are calibrated on the even and odd frame halves of each
@@ -175,7 +175,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 	m := r.Model
 	p := opt.AutoAccept
 	if p == 0 {
-		p = learn.AutoThresholdPercentile
+		p = openset.AutoThresholdPercentile
 	}
 	labels, gallery, kernel, from, on := m.Labels(), r.Gallery, r.kernel, "", whose
 	scored := m.Sets // the sets the scores below are of
@@ -202,7 +202,7 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		scores, what = kfda.KernelDistances(kernel), "nearest-neighbour kernel distances"
 	}
 	if opt.AutoBalanced {
-		b, err := learn.BalancedThreshold(scores, labels)
+		b, err := openset.BalancedThreshold(scores, labels)
 		if err != nil {
 			return fmt.Errorf("%s: %w", flag, err)
 		}
@@ -228,12 +228,12 @@ func (r *Result) setThreshold(sets []*mat.Dense, labels, names []string, opt Opt
 		}
 		// What auto would have set, for comparison with setmatch test
 		// --threshold on the same model.
-		if thr, err := learn.OpenSetThreshold(scores, labels, p); err == nil {
+		if thr, err := openset.AutoThreshold(scores, labels, p); err == nil {
 			r.ThresholdSource += fmt.Sprintf(" (auto, the bound %g%% of known sets stay below: %.6g)", p, thr)
 		}
 		return nil
 	}
-	thr, err := learn.OpenSetThreshold(scores, labels, p)
+	thr, err := openset.AutoThreshold(scores, labels, p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", flag, err)
 	}

@@ -4,13 +4,11 @@
 // Grassmann manifold with package grassmann, starting from the PCA of all
 // frames (pca.go) or from their Fisher discriminant (fisherstart.go), with
 // the training bandwidth held during a round and re-estimated between
-// rounds (trainbw.go),
-// calibrates the open-set threshold and measures how widely each class
-// spreads (threshold.go), and turns the result into a model.Model
-// (model.go). The starts, and the first iterations of trainings that begin
-// alike, are computed once across a cross-validation (pcacache.go,
-// fisherstart.go, prefixcache.go); the lines and the JSON log setmatch train writes of the
-// iterations are progress.go's.
+// rounds (trainbw.go), and turns the result into a model.Model
+// (model.go). The starts, and the first iterations of trainings that
+// begin alike, are computed once across a cross-validation (pcacache.go,
+// fisherstart.go, prefixcache.go); the lines and the JSON log setmatch
+// train writes of the iterations are progress.go's.
 //
 // The densities and divergences come from package match, so that training
 // optimises exactly what matching computes. The package does no I/O.

@@ -11,7 +11,7 @@ import (
 // Classes whose sets lie far apart get a looser threshold than classes
 // whose sets lie close, so that one number does not have to serve both
 // (format 7). Calibration (package deploy) sets Factors to
-// exp(Exponent · s_c), s_c the class's spread (learn.ClassSpread), with
+// exp(Exponent · s_c), s_c the class's spread (openset.ClassSpread), with
 // Exponent chosen on stand-in strangers: 0 is one threshold for every
 // class, 1 follows each class's spread in full.
 type Spread struct {

@@ -5,11 +5,16 @@
 //
 // A Sample is one probe set's outcome; a slice of them, from held-out
 // sets of known classes and from strangers (classes the model does not
-// hold), is what every function here reads. The same functions serve the
-// calibration of a model's threshold on stand-in strangers (deploy, and
-// learn's balanced threshold) and the measurement of the open set on real
-// probes (setmatch test and setmatch eval, package openeval), so both
-// speak of the same rates.
+// hold), is what the rates are read from. The same functions serve the
+// calibration of a model's threshold on stand-in strangers (deploy) and
+// the measurement of the open set on real probes (setmatch test and
+// setmatch eval, package openeval), so both speak of the same rates.
+//
+// A model's own sets give thresholds too (matrix.go): from the m×m matrix
+// of its scores between them, each set's nearest score within its class
+// stands for a new set of a known class, and its nearest to another class
+// for a stranger (AutoThreshold, BalancedThreshold); the same walk gives
+// how widely each class spreads (ClassSpread).
 //
 // Computation only: no I/O.
 package openset

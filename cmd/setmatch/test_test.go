@@ -18,7 +18,6 @@ import (
 	"setmatch/deploy"
 	"setmatch/features"
 	"setmatch/kfda"
-	"setmatch/learn"
 	"setmatch/match"
 	"setmatch/method"
 	"setmatch/model"
@@ -296,7 +295,7 @@ func TestTestCommandKFDA(t *testing.T) {
 	}
 	// The threshold of train's --threshold auto: a bound on the distances
 	// the kernel induces between sets of one class.
-	if m.Threshold, err = learn.OpenSetThreshold(kfda.KernelDistances(k), m.Labels(), learn.AutoThresholdPercentile); err != nil {
+	if m.Threshold, err = openset.AutoThreshold(kfda.KernelDistances(k), m.Labels(), openset.AutoThresholdPercentile); err != nil {
 		t.Fatal(err)
 	}
 	mpath := filepath.Join(t.TempDir(), "k.smm")

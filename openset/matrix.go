@@ -1,4 +1,4 @@
-package learn
+package openset
 
 import (
 	"errors"
@@ -10,20 +10,19 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"setmatch/internal/stats"
-	"setmatch/openset"
 )
 
 // AutoThresholdPercentile is the share, in percent, of sets of known
 // classes that an automatic open-set threshold aims to accept.
 const AutoThresholdPercentile = 95
 
-// OpenSetThreshold calibrates the open-set threshold on the training sets:
+// AutoThreshold calibrates the open-set threshold on the training sets:
 // for every set with another set of its class, its smallest divergence to
 // one of them is one sample, and the threshold is Bound(samples, p). div is
 // the m×m matrix of how far apart the model sees the sets: their
 // divergences in the learned space (match.DivergenceMatrix), or for kFDA
 // the distances its kernel induces; labels are their classes.
-func OpenSetThreshold(div mat.Symmetric, labels []string, p float64) (float64, error) {
+func AutoThreshold(div mat.Symmetric, labels []string, p float64) (float64, error) {
 	if m := div.SymmetricDim(); m != len(labels) {
 		return 0, fmt.Errorf("%d labels for %d sets", len(labels), m)
 	}
@@ -172,31 +171,31 @@ func percentile(x []float64, p float64) float64 {
 // smallest score to a set of another class is what a stranger's best
 // score would be (a stranger is a class the gallery does not hold), and
 // its smallest score to another set of its own class what a new batch of
-// a known class scores, as in OpenSetThreshold. The threshold and its
-// rates are openset.Calibrate's on those samples (a known set let in
+// a known class scores, as in AutoThreshold. The threshold and its
+// rates are Calibrate's on those samples (a known set let in
 // counts as named right: its score is to its own class), the rule of the
 // calibration on stand-in strangers: the highest balanced accuracy, in
 // the geometric middle of its range of equal decisions, or where no
 // threshold does better than chance the one that lets in the fewest sets.
-// div and labels are as for OpenSetThreshold; it needs two classes and a
+// div and labels are as for AutoThreshold; it needs two classes and a
 // class with two sets.
-func BalancedThreshold(div mat.Symmetric, labels []string) (openset.Rates, error) {
+func BalancedThreshold(div mat.Symmetric, labels []string) (Rates, error) {
 	if m := div.SymmetricDim(); m != len(labels) {
-		return openset.Rates{}, fmt.Errorf("%d labels for %d sets", len(labels), m)
+		return Rates{}, fmt.Errorf("%d labels for %d sets", len(labels), m)
 	}
 	known, strangers := Nearest(div, labels)
 	if len(known) == 0 {
-		return openset.Rates{}, errors.New("a balanced threshold needs a class with at least 2 sets")
+		return Rates{}, errors.New("a balanced threshold needs a class with at least 2 sets")
 	}
 	if len(strangers) == 0 {
-		return openset.Rates{}, errors.New("a balanced threshold needs at least 2 classes: each stands in turn for a stranger to the others")
+		return Rates{}, errors.New("a balanced threshold needs at least 2 classes: each stands in turn for a stranger to the others")
 	}
-	s := make([]openset.Sample, 0, len(known)+len(strangers))
+	s := make([]Sample, 0, len(known)+len(strangers))
 	for _, v := range known {
-		s = append(s, openset.Sample{Score: v, Right: true})
+		s = append(s, Sample{Score: v, Right: true})
 	}
 	for _, v := range strangers {
-		s = append(s, openset.Sample{Score: v, Stranger: true})
+		s = append(s, Sample{Score: v, Stranger: true})
 	}
-	return openset.Calibrate(s)
+	return Calibrate(s)
 }

@@ -1,4 +1,4 @@
-package learn
+package openset
 
 import (
 	"math"
@@ -12,7 +12,7 @@ import (
 	"setmatch/internal/stats"
 )
 
-func TestOpenSetThreshold(t *testing.T) {
+func TestAutoThreshold(t *testing.T) {
 	// Sets 0, 1, 2 of class a, 3 of class b (no same-class neighbour).
 	div := mat.NewSymDense(4, []float64{
 		0, 1, 4, 0.1,
@@ -26,21 +26,21 @@ func TestOpenSetThreshold(t *testing.T) {
 	// t_2(0.95) = 2.919986 (Student's t table).
 	l3 := math.Log(3)
 	want := math.Exp(l3/3 + 2.919986*l3/math.Sqrt(3)*math.Sqrt(1+1.0/3))
-	got, err := OpenSetThreshold(div, labels, 95)
+	got, err := AutoThreshold(div, labels, 95)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if math.Abs(got-want) > 1e-5*want {
 		t.Errorf("95%%: %v, want %v", got, want)
 	}
-	if _, err := OpenSetThreshold(div, []string{"a", "b", "c", "d"}, 95); err == nil {
+	if _, err := AutoThreshold(div, []string{"a", "b", "c", "d"}, 95); err == nil {
 		t.Error("no class with two sets: no error")
 	}
-	if _, err := OpenSetThreshold(div, labels[:3], 95); err == nil {
+	if _, err := AutoThreshold(div, labels[:3], 95); err == nil {
 		t.Error("3 labels for 4 sets: no error")
 	}
 	for _, p := range []float64{math.NaN(), 0, 100, -1} {
-		if _, err := OpenSetThreshold(div, labels, p); err == nil {
+		if _, err := AutoThreshold(div, labels, p); err == nil {
 			t.Errorf("percentile %v: no error", p)
 		}
 	}
