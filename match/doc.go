@@ -23,9 +23,9 @@
 // the divergence matrix of a list of sets (DivergenceMatrix) and the kernels
 // on divergences (KernelHG, KernelHL, KernelJ); the gallery matcher, one
 // query against every gallery set (Gallery), and the nearest-neighbour and
-// open-set decisions (Nearest, NearestScores, NearestGated); the vote of
-// several methods' labels (Vote, vote.go); and the comparison of two sets
-// that setmatch div prints (ComparePair, pairreport.go).
+// open-set decisions (Nearest, NearestScores, NearestGated); and the
+// comparison of two sets that setmatch div prints (ComparePair,
+// pairreport.go).
 //
 // The package does no I/O. Shapes are given in names and doc comments: n, m
 // rows (frames), d columns (features).

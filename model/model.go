@@ -4,7 +4,8 @@
 // divergence, and for a kFDA model its discriminant on a divergence
 // kernel, a set kernel (setkernel.go) or a weighted sum of them (term.go),
 // the open-set threshold with a factor of it for each class (spread.go),
-// and its voters, whole models that decide with it by a vote (vote.go);
+// and its voters, whole models that decide with it by a vote (vote.go;
+// the majority of their labels, majority.go);
 // the versioned model file that stores it (format.go: its layout and
 // header; reader.go, writer.go: decoding and encoding; file.go: reading
 // and writing files); the gallery sets added and removed on enrolment and
@@ -96,7 +97,7 @@ type Model struct {
 	// and the same input features, with its own projection, gallery
 	// samples and threshold; the batch gets the label most of the
 	// members (the model itself first, then its voters) give
-	// (match.Vote), and whether it is known is decided by the first
+	// (vote), and whether it is known is decided by the first
 	// member that gave that label, by its own threshold. A voter has no
 	// feature pipeline (the model's applies to all) and no voters.
 	Voters []*Model

@@ -8,8 +8,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
-
-	"setmatch/match"
 )
 
 // MaxVoters is the most voters a model may hold (each is a whole model,
@@ -92,7 +90,7 @@ func (mt *Matcher) newVoters() error {
 }
 
 // matchVote matches the batch with the members of the vote, in order,
-// until the members matched so far decide it (match.VoteDecided: with
+// until the members matched so far decide it (voteDecided: with
 // three members, once the first two agree), and returns the Result of
 // the first member whose label the vote decides for, with Votes ("" for
 // the members not matched) and Member set. The label and the decision
@@ -112,11 +110,11 @@ func (mt *Matcher) matchVote(ctx context.Context, batch *mat.Dense) (Result, err
 			return Result{}, fmt.Errorf("voter %d (%s): %w", i, m.model.ownMethod(), err)
 		}
 		results[i], votes[i] = r, m.labels[r.Decision.Best]
-		if match.VoteDecided(votes[:i+1], len(members)) {
+		if voteDecided(votes[:i+1], len(members)) {
 			break
 		}
 	}
-	w := match.Vote(votes)
+	w := vote(votes)
 	res := results[w]
 	res.Votes, res.Member = votes, w
 	return res, nil

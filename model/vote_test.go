@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"setmatch/internal/testutil"
-	"setmatch/match"
 	"setmatch/method"
 )
 
@@ -52,13 +51,13 @@ func TestVoteMatchesMembers(t *testing.T) {
 			}
 			votes[i], results = m.Sets[r.Decision.Best].Label, append(results, r)
 		}
-		w := match.Vote(votes)
+		w := vote(votes)
 		if len(res.Votes) != len(votes) || res.Member != w {
 			t.Fatalf("batch %d: votes %q by member %d; members alone %q, the vote's member %d", k, res.Votes, res.Member, votes, w)
 		}
 		// A member is left out only once those before it decide the vote.
 		for i, v := range res.Votes {
-			if v == "" && !match.VoteDecided(res.Votes[:i], len(votes)) || v != "" && v != votes[i] {
+			if v == "" && !voteDecided(res.Votes[:i], len(votes)) || v != "" && v != votes[i] {
 				t.Fatalf("batch %d: votes %q; members alone %q", k, res.Votes, votes)
 			}
 			if v == "" {

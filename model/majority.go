@@ -1,12 +1,12 @@
-package match
+package model
 
-// Vote returns the index of the member whose label a vote of labels (one
+// vote returns the index of the member whose label a vote of labels (one
 // per member, in the members' order) decides for: the label most members
 // give, and among labels given by equally many, the one of the earliest
 // member; the index is that of its first member. With three members: the
 // label of two or three of them, or the first member's when all three
 // differ. It returns −1 for no members.
-func Vote[L comparable](labels []L) int {
+func vote[L comparable](labels []L) int {
 	best, bestN := -1, 0
 	for i, l := range labels {
 		n := 0
@@ -22,12 +22,12 @@ func Vote[L comparable](labels []L) int {
 	return best
 }
 
-// VoteDecided reports whether the vote of n members is decided by the
+// voteDecided reports whether the vote of n members is decided by the
 // labels of its first len(labels) members: whatever the others give,
-// Vote of all n labels returns Vote(labels). With three members: once
+// vote of all n labels returns vote(labels). With three members: once
 // the first two agree.
-func VoteDecided[L comparable](labels []L, n int) bool {
-	w := Vote(labels)
+func voteDecided[L comparable](labels []L, n int) bool {
+	w := vote(labels)
 	if w < 0 {
 		return n == 0
 	}

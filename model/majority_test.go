@@ -1,4 +1,4 @@
-package match
+package model
 
 import "testing"
 
@@ -17,16 +17,16 @@ func TestVote(t *testing.T) {
 		{[]string{"a", "b", "b", "a"}, 0}, // equally many: the earliest member's
 		{[]string{"c", "a", "b", "b", "a"}, 1},
 	} {
-		if got := Vote(c.labels); got != c.want {
-			t.Errorf("Vote(%q) = %d, want %d", c.labels, got, c.want)
+		if got := vote(c.labels); got != c.want {
+			t.Errorf("vote(%q) = %d, want %d", c.labels, got, c.want)
 		}
 	}
-	if got := Vote([]int{3, 1, 1}); got != 1 {
+	if got := vote([]int{3, 1, 1}); got != 1 {
 		t.Errorf("Vote of ints = %d, want 1", got)
 	}
 }
 
-// TestVoteDecided checks VoteDecided against every completion of every
+// TestVoteDecided checks voteDecided against every completion of every
 // prefix of every vote of up to five members over three labels: it says
 // decided exactly when no completion changes the vote, as for two
 // agreeing members of three.
@@ -53,13 +53,13 @@ func TestVoteDecided(t *testing.T) {
 				same := true
 				for _, rest := range all(n - k) {
 					v := append(append([]byte(nil), prefix...), rest...)
-					same = same && Vote(v) == Vote(prefix)
+					same = same && vote(v) == vote(prefix)
 				}
 				// Decided exactly when no completion changes the vote
 				// (over three labels, as many as a completion can bring
 				// in a vote of up to five).
-				if got := VoteDecided(prefix, n); got != same {
-					t.Fatalf("VoteDecided(%q, %d) = %v, every completion gives the prefix's vote: %v", prefix, n, got, same)
+				if got := voteDecided(prefix, n); got != same {
+					t.Fatalf("voteDecided(%q, %d) = %v, every completion gives the prefix's vote: %v", prefix, n, got, same)
 				}
 				if same {
 					decided++
@@ -67,7 +67,7 @@ func TestVoteDecided(t *testing.T) {
 			}
 		}
 	}
-	if !VoteDecided([]string{"a", "a"}, 3) || VoteDecided([]string{"a", "b"}, 3) || !VoteDecided([]string{"a", "b", "c"}, 3) || VoteDecided([]string{"a"}, 3) {
+	if !voteDecided([]string{"a", "a"}, 3) || voteDecided([]string{"a", "b"}, 3) || !voteDecided([]string{"a", "b", "c"}, 3) || voteDecided([]string{"a"}, 3) {
 		t.Error("three members: decided once two agree, and only then before the third")
 	}
 	if decided == 0 {
