@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/par"
-	"setmatch/internal/stats"
+	"setmatch/internal/sameset"
 	"setmatch/setfile"
 )
 
@@ -588,9 +588,9 @@ func (d *Dataset) CheckTrain() error {
 }
 
 // SameFrames returns the first two sets i < j that hold the same frames in
-// any order (stats.SetIndex), or -1, -1.
+// any order (sameset.Index), or -1, -1.
 func SameFrames(sets []Set) (i, j int) {
-	ix := stats.NewSetIndex()
+	ix := sameset.New()
 	for k, s := range sets {
 		if o := ix.Add(s.Frames); o >= 0 {
 			return o, k

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/internal/stats"
+	"setmatch/internal/sameset"
 )
 
 // Enrolment and forgetting change the gallery of a trained model without
@@ -86,9 +86,9 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 		// set as two: a class looks tighter than it is. The index holds
 		// the gallery's sets, then each new one as it is added, in the
 		// order of mem.Sets.
-		var same *stats.SetIndex
+		var same *sameset.Index
 		if i == 0 {
-			same = stats.NewSetIndex()
+			same = sameset.New()
 			for _, g := range mem.Sets {
 				same.Add(g.Samples)
 			}
@@ -132,7 +132,7 @@ func (m *Model) sameAs(frames *mat.Dense, i int) bool {
 	if err != nil {
 		return false
 	}
-	ix := stats.NewSetIndex()
+	ix := sameset.New()
 	ix.Add(m.Sets[i].Samples)
 	return ix.Add(y) == 0
 }

@@ -1,4 +1,4 @@
-package stats
+package sameset
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 )
 
 // sameFrames reports whether the n×D sets a and b hold the same frames in
-// any order, as SetIndex compares two sets: the same shape, and every row
+// any order, as Index compares two sets: the same shape, and every row
 // of one equal to a row of the other (within sameTol) as often.
 func sameFrames(a, b *mat.Dense) bool {
 	return sameIndexed(newIndexedSet(a), newIndexedSet(b))
@@ -67,7 +67,7 @@ func negZero() float64 { z := 0.0; return -z }
 // TestSetIndex: Add names the earlier set of the same frames (in any
 // order), once per set given twice, and -1 for a set first seen.
 func TestSetIndex(t *testing.T) {
-	ix := NewSetIndex()
+	ix := New()
 	a := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
 	for i, c := range []struct {
 		x    *mat.Dense
@@ -108,7 +108,7 @@ func BenchmarkSetIndex(b *testing.B) {
 		sets[i] = x
 	}
 	for b.Loop() {
-		ix := NewSetIndex()
+		ix := New()
 		for _, x := range sets {
 			if ix.Add(x) >= 0 {
 				b.Fatal("distinct sets taken for the same")

@@ -1,4 +1,10 @@
-package stats
+// Package sameset finds a set of frames given twice: the same frames in
+// any order, each value equal to within a rounding of its feature's scale
+// (Index). setmatch train refuses a burst given twice among its data
+// sets, and enroll one the gallery holds already.
+//
+// Computation only: no I/O.
+package sameset
 
 import (
 	"cmp"
@@ -10,21 +16,21 @@ import (
 )
 
 // sameTol is how near two frames' values must be, relative to the largest
-// magnitude of their feature in the two sets, for SetIndex to hold them the
+// magnitude of their feature in the two sets, for Index to hold them the
 // same: far above
 // the rounding of a gallery's frames moved onto a new mean (x−m)W − μ
 // against the same burst projected anew, far below what tells two bursts
 // apart.
 const sameTol = 1e-9
 
-// SetIndex finds a set given twice among n×D sets added one by one: the
+// Index finds a set given twice among n×D sets added one by one: the
 // same frames in any order (a set's density, and every score of it, does
 // not depend on the order of its frames), each value equal to within a
 // relative 1e-9 of its feature's largest magnitude. The rows of a set are
 // taken in the order of their projection on a fixed direction, and only
 // sets of one shape whose first projections are as near as two copies'
 // can be are compared: a search in a sorted list, not every pair.
-type SetIndex struct {
+type Index struct {
 	sets    []indexedSet
 	byShape map[[2]int][]int // per shape, sets by increasing key
 }
@@ -39,14 +45,14 @@ type indexedSet struct {
 	key, slack float64
 }
 
-// NewSetIndex returns an empty index.
-func NewSetIndex() *SetIndex {
-	return &SetIndex{byShape: map[[2]int][]int{}}
+// New returns an empty index.
+func New() *Index {
+	return &Index{byShape: map[[2]int][]int{}}
 }
 
 // Add adds x, the index-th set added (from 0), and returns the index of
 // an earlier set of the same frames, or -1 (x is added either way).
-func (ix *SetIndex) Add(x *mat.Dense) int {
+func (ix *Index) Add(x *mat.Dense) int {
 	r, c := x.Dims()
 	shape := [2]int{r, c}
 	e := newIndexedSet(x)
