@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/bytesize"
 	"setmatch/internal/par"
 	"setmatch/internal/sameset"
 	"setmatch/setfile"
@@ -491,7 +492,7 @@ func tooLarge(p *plan, i, n int, lim setfile.Limits) error {
 		limits = append(limits, named(fmt.Sprintf("%d frames", lim.MaxRows), lim.Knobs.Rows))
 	}
 	if lim.MaxBytes < math.MaxInt64 {
-		limits = append(limits, named(setfile.ByteSize(float64(lim.MaxBytes))+" in memory", lim.Knobs.Bytes))
+		limits = append(limits, named(bytesize.Of(float64(lim.MaxBytes))+" in memory", lim.Knobs.Bytes))
 	}
 	do := "split the set"
 	if knob != "" {
@@ -516,7 +517,7 @@ func checkSize(p *plan, n, d int, lim setfile.Limits) error {
 		return fmt.Errorf("set %s: %d frames exceed a set's limit of %d: %s: %w", p.set.Path, n, lim.MaxRows, setfile.Raise("split the set", lim.Knobs.Rows), setfile.ErrTooLarge)
 	}
 	if int64(n)*int64(d) > lim.MaxBytes/8 {
-		need, limit := setfile.ByteSizes(float64(n)*float64(d)*8, float64(lim.MaxBytes))
+		need, limit := bytesize.Over(float64(n)*float64(d)*8, float64(lim.MaxBytes))
 		return fmt.Errorf("set %s: %d×%d frames need %s in memory, over a set's limit of %s: %s: %w", p.set.Path, n, d, need, limit, setfile.Raise("split the set", lim.Knobs.Bytes), setfile.ErrTooLarge)
 	}
 	return nil

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"image/color"
 
-	"setmatch/setfile"
+	"setmatch/internal/bytesize"
 )
 
 // bytesPerPixelBudget is what one pixel of a frame may cost to decode, in
@@ -168,7 +168,7 @@ func checkDecodeCost(data []byte, name, format string, cm color.Model, w, h int,
 	bpp, what := decodeCost(data, format, cm)
 	need := bpp * float64(w) * float64(h)
 	if budget := bytesPerPixelBudget * float64(maxPixels); need > budget { // in float64: 4 × a pixel limit above 2^61 overflows int64
-		size, limit := setfile.ByteSizes(need, budget)
+		size, limit := bytesize.Over(need, budget)
 		return limitErr(name, "%dx%d %s takes about %s to decode, more than the %s a frame may (%d bytes a pixel at most %d pixels): send baseline 8-bit frames (JPEGs not progressive, PNGs not interlaced), or smaller ones",
 			w, h, what, size, limit, bytesPerPixelBudget, maxPixels)
 	}

@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 	"unicode"
 
+	"setmatch/internal/bytesize"
 	"setmatch/method"
 	"setmatch/model"
-	"setmatch/setfile"
 )
 
 // Write writes the summary as the table of setmatch inspect.
@@ -243,7 +243,7 @@ func decisionRows(row func(k, format string, a ...any), s *Summary) {
 	if how, ok := s.MethodParams["threshold"]; ok {
 		row("threshold set", "%s", printable(how))
 	}
-	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, setfile.ByteSize(8*float64(s.Frames)*float64(s.Dim)))
+	row("gallery", "%d sets, %d classes, %d frames (%s of samples)", s.Sets, len(s.Classes), s.Frames, bytesize.Of(8*float64(s.Frames)*float64(s.Dim)))
 	row("bandwidths", "%.4g – %.4g%s", s.BandwidthMin, s.BandwidthMax, unused)
 	switch tb := s.MethodParams["train-bandwidth"]; {
 	case s.Iterations > 0 || s.FinalCost != 0:

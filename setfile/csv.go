@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/bytesize"
 	"setmatch/internal/finite"
 )
 
@@ -46,7 +47,7 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		}
 		if cr.n > textBudget(lim.MaxBytes) {
 			return nil, limitErr("CSV text is longer than %s, the limit for a set of %s in memory; %s",
-				ByteSize(float64(textBudget(lim.MaxBytes))), ByteSize(float64(lim.MaxBytes)), Raise("split the set", lim.Knobs.Bytes))
+				bytesize.Of(float64(textBudget(lim.MaxBytes))), bytesize.Of(float64(lim.MaxBytes)), Raise("split the set", lim.Knobs.Bytes))
 		}
 		s := strings.TrimSpace(string(b))
 		if s == "" || s[0] == '#' {
@@ -70,7 +71,7 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 			return nil, limitErr("line %d: more than %d frames (rows); %s", line, lim.MaxRows, Raise("split the set", lim.Knobs.Rows))
 		}
 		if int64(len(data)+cols) > lim.MaxBytes/8 {
-			return nil, limitErr("line %d: the set needs more than the limit of %s in memory; %s", line, ByteSize(float64(lim.MaxBytes)), Raise("split the set", lim.Knobs.Bytes))
+			return nil, limitErr("line %d: the set needs more than the limit of %s in memory; %s", line, bytesize.Of(float64(lim.MaxBytes)), Raise("split the set", lim.Knobs.Bytes))
 		}
 		col := 0
 		for f := range strings.SplitSeq(s, ",") {
@@ -227,5 +228,3 @@ func WriteCSV(w io.Writer, x *mat.Dense) error {
 	}
 	return nil
 }
-
-func trimFloat(v float64) string { return fmt.Sprintf("%.3g", v) }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/atomicfile"
+	"setmatch/internal/bytesize"
 	"setmatch/internal/regfile"
 )
 
@@ -67,7 +68,7 @@ func ReadFile(path string, lim Limits) (*mat.Dense, error) {
 		// early what could not pass the limits anyway.
 		r := lim.Resolved()
 		if fi.Size() > textBudget(r.MaxBytes) {
-			size, limit := ByteSizes(float64(fi.Size()), float64(r.MaxBytes))
+			size, limit := bytesize.Over(float64(fi.Size()), float64(r.MaxBytes))
 			return nil, withPath(limitErr("file is %s, too large for the limit of %s in memory; %s",
 				size, limit, Raise("split the set", r.Knobs.Bytes)), path)
 		}

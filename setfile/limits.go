@@ -1,6 +1,10 @@
 package setfile
 
-import "fmt"
+import (
+	"fmt"
+
+	"setmatch/internal/bytesize"
+)
 
 // Limits bound what a reader accepts, so that a corrupt or hostile file
 // cannot make the process allocate without bound. Limits are checked
@@ -99,52 +103,11 @@ func (l Limits) check(rows, cols int) error {
 	}
 	// rows, cols ≤ MaxInt each; compute the byte size without overflow.
 	if cols > 0 && int64(rows) > l.MaxBytes/8/int64(cols) {
-		need, limit := ByteSizes(float64(rows)*float64(cols)*8, float64(l.MaxBytes))
+		need, limit := bytesize.Over(float64(rows)*float64(cols)*8, float64(l.MaxBytes))
 		return limitErr("shape (%d, %d) needs %s in memory, over the limit of %s; %s",
 			rows, cols, need, limit, Raise("split the set", l.Knobs.Bytes))
 	}
 	return nil
-}
-
-// ByteSize says b bytes in the largest binary unit it reaches, bytes,
-// KiB, MiB or GiB, to three significant digits without trailing zeros
-// ("256 MiB", "9.38 KiB", "720 bytes", "1 byte"), and in whole units
-// from 1000 of one ("1023 KiB"), never in an exponent: the one wording of
-// a size, of set-file and decode limits (ByteSizes) and of setmatch
-// inspect's gallery.
-func ByteSize(b float64) string {
-	switch {
-	case b == 1:
-		return "1 byte"
-	case b >= 1<<30:
-		return sig3(b/(1<<30)) + " GiB"
-	case b >= 1<<20:
-		return sig3(b/(1<<20)) + " MiB"
-	case b >= 1<<10:
-		return sig3(b/(1<<10)) + " KiB"
-	}
-	return sig3(b) + " bytes"
-}
-
-// sig3 writes v ≥ 0 to three significant digits, or in whole numbers
-// where those would round to 1000 or more (%.3g would write 1e+03).
-func sig3(v float64) string {
-	if v >= 999.5 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return trimFloat(v)
-}
-
-// ByteSizes says a size over a limit and the limit, each in bytes, KiB,
-// MiB or GiB to three digits, and in bytes exactly where the two would read
-// the same ("256 MiB, over the limit of 256 MiB"): for every message that
-// compares a size with its limit.
-func ByteSizes(size, limit float64) (string, string) {
-	a, b := ByteSize(size), ByteSize(limit)
-	if a == b {
-		return fmt.Sprintf("%.0f bytes", size), fmt.Sprintf("%.0f bytes", limit)
-	}
-	return a, b
 }
 
 // textBudget is how many bytes of CSV text may be read for a matrix of at

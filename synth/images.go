@@ -5,7 +5,7 @@ import (
 	"image"
 	"math"
 
-	"setmatch/setfile"
+	"setmatch/internal/bytesize"
 )
 
 // ImageOptions configures ImageSet: synthetic camera frames of textured
@@ -70,7 +70,7 @@ func checkDataSize(classes, sets, frames, w, h int) error {
 	if size <= MaxImageBytes {
 		return nil
 	}
-	got, limit := setfile.ByteSizes(size, MaxImageBytes)
+	got, limit := bytesize.Over(size, MaxImageBytes)
 	return fmt.Errorf("synth: %d classes × %d sets × %d frames of %dx%d pixels are about %s of PNG frames, over the limit of %s: lower --frames, --sets or --classes, or the frame size WxH", classes, sets, frames, w, h, got, limit)
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"setmatch/dataset"
 	"setmatch/features"
-	"setmatch/setfile"
+	"setmatch/internal/bytesize"
 )
 
 // MaxRelightSources bounds the source images of one class: WriteRelit
@@ -103,7 +103,7 @@ func (o RelightOptions) CheckSources(classes []RelightClass) error {
 		size += float64(o.Sets) * float64(o.Frames) * float64(pixels) / float64(max(len(cl.Files), 1))
 	}
 	if size > MaxImageBytes {
-		got, limit := setfile.ByteSizes(size, MaxImageBytes)
+		got, limit := bytesize.Over(size, MaxImageBytes)
 		return fmt.Errorf("%d classes × %d sets × %d frames of their images are about %s of PNG frames, over the limit of %s: lower --frames or --sets, or scale the images down", len(classes), o.Sets, o.Frames, got, limit)
 	}
 	return nil

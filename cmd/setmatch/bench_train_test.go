@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"setmatch/bench"
+	"setmatch/internal/bytesize"
 	"setmatch/internal/testexec"
 	"setmatch/method"
-	"setmatch/setfile"
 	"setmatch/synth"
 )
 
@@ -101,7 +101,7 @@ func TestBenchTrainAuto(t *testing.T) {
 // memory the choice needs is more than the machine has (by a byte
 // included), and is silent otherwise (the same memory included) or when
 // the machine's memory is not known. Its sizes are in the project's one
-// wording of a size (setfile.ByteSizes, exact where the need and the
+// wording of a size (bytesize.Over, exact where the need and the
 // memory would read the same): a machine of 1 MiB is not said as
 // "0.0 GiB".
 func TestCheckTrainMemory(t *testing.T) {
@@ -124,9 +124,9 @@ func TestCheckTrainMemory(t *testing.T) {
 		if !c.warn {
 			continue
 		}
-		n, h := setfile.ByteSizes(float64(need), float64(c.have))
+		n, h := bytesize.Over(float64(need), float64(c.have))
 		for _, want := range []string{
-			"about " + n + " of memory (" + setfile.ByteSize(float64(live)) + " of working data",
+			"about " + n + " of memory (" + bytesize.Of(float64(live)) + " of working data",
 			"more than the " + h + " this machine has",
 		} {
 			if !strings.Contains(b.String(), want) {

@@ -19,6 +19,7 @@ import (
 	"setmatch/deploy"
 	"setmatch/features"
 	"setmatch/grassmann"
+	"setmatch/internal/bytesize"
 	"setmatch/internal/jsonname"
 	"setmatch/internal/memlimit"
 	"setmatch/learn"
@@ -401,9 +402,9 @@ func checkTrainMemory(ds *dataset.Dataset, g method.Grid, workers int, seed uint
 	if need <= have {
 		return
 	}
-	n, h := setfile.ByteSizes(float64(need), float64(have))
+	n, h := bytesize.Over(float64(need), float64(have))
 	fmt.Fprintf(stderr, "train: warning: this run needs about %s of memory (%s of working data, for %d sets of %d frames in all, %d features), more than the %s this machine has: expect it to be slow or to be stopped; train on fewer or shorter sets (--max-frames), or fewer features\n",
-		n, setfile.ByteSize(float64(live)), len(ds.Sets), total, ds.Dim(), h)
+		n, bytesize.Of(float64(live)), len(ds.Sets), total, ds.Dim(), h)
 }
 
 // checkOut refuses, before any training, an --out that the model could
