@@ -128,9 +128,9 @@ const (
 // another Spool holds it, of another process or of this one. Where the
 // lock fails otherwise (a file system that does not lock folders), it
 // opens the spool without it, and Unlocked says so: setmatchd then runs
-// with a warning rather than leave the door without its daemon. Only then does it change what is in
-// the spool: it removes what an interrupted write of a failure reason
-// left behind.
+// with a warning rather than leave the door without its daemon. Only
+// then does it change what is in the spool: it removes what an
+// interrupted write of a failure reason left behind.
 //
 // cur/ is the folder locked, not the spool folder, because cur/ is the
 // daemon's alone: setmatch enroll and forget lock the folder of the model
