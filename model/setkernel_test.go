@@ -18,7 +18,7 @@ import (
 // setKernelModel returns a model of 9 gallery sets in 3 classes whose
 // frames differ by class in their spread along the axes, so that both set
 // kernels separate them, decided by kFDA on kernel (gda or cdl).
-func setKernelModel(t *testing.T, kernel string) *Model {
+func setKernelModel(t testing.TB, kernel string) *Model {
 	t.Helper()
 	m := mfModel(7, 5, 5, nil)
 	rng := rand.New(rand.NewPCG(8, 1))
