@@ -82,7 +82,7 @@ const voteMethod = "vote"
 // buildFor builds the model of method (voteMethod: a vote of kfda-mix
 // with nn-h-dr (d = 2) and kfda-hl as its voters, each built alone) with
 // the threshold rule given.
-func buildFor(t *testing.T, mname method.Name, sets []*mat.Dense, labels, names []string, rule string) *model.Model {
+func buildFor(t testing.TB, mname method.Name, sets []*mat.Dense, labels, names []string, rule string) *model.Model {
 	t.Helper()
 	methods := []method.Name{mname}
 	if mname == voteMethod {

@@ -233,7 +233,7 @@ func withThreshold(t testing.TB, opt Options, rule string) Options {
 // buildRule builds the model opt describes, with the threshold rule as
 // train's --threshold reads it (ParseThreshold sets it in opt), on the
 // sets, failing t on an error.
-func buildRule(t *testing.T, opt *Options, rule string, sets []*mat.Dense, labels, names []string) *Result {
+func buildRule(t testing.TB, opt *Options, rule string, sets []*mat.Dense, labels, names []string) *Result {
 	t.Helper()
 	*opt = withThreshold(t, *opt, rule)
 	res, err := Build(sets, labels, names, *opt)
