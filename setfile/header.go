@@ -95,8 +95,11 @@ func (p *hparser) errorf(format string, a ...any) error {
 	return formatErr("malformed .npy header at byte %d: "+format, args...)
 }
 
+// spaceChars is the white space the header may hold between its tokens.
+const spaceChars = " \t\n\r"
+
 func (p *hparser) space() {
-	for p.pos < len(p.s) && (p.s[p.pos] == ' ' || p.s[p.pos] == '\t' || p.s[p.pos] == '\n' || p.s[p.pos] == '\r') {
+	for p.pos < len(p.s) && strings.IndexByte(spaceChars, p.s[p.pos]) >= 0 {
 		p.pos++
 	}
 }
@@ -187,8 +190,9 @@ func (p *hparser) tuple() ([]int, error) {
 	}
 	// In Python (n) is not a tuple, but NumPy always writes (n,); accept
 	// only what NumPy writes: a one-element shape needs the comma, which
-	// the loop above cannot check, so look back.
-	if len(dims) == 1 && !strings.HasSuffix(strings.TrimRight(p.s[:p.pos-1], " "), ",") {
+	// the loop above cannot check, so look back past the white space it
+	// skipped (space), tabs and line breaks too.
+	if len(dims) == 1 && !strings.HasSuffix(strings.TrimRight(p.s[:p.pos-1], spaceChars), ",") {
 		return nil, p.errorf("shape (%d) is not a tuple; expected (%d,)", dims[0], dims[0])
 	}
 	return dims, nil

@@ -174,6 +174,10 @@ func TestNPYBad(t *testing.T) {
 		{"structured", npyBytes(1, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,), }", f64bytes(1, 2)), "structured"},
 		{"fortran", npyBytes(1, dict("<f8", "True", "(2, 2)"), f64bytes(1, 2, 3, 4)), "ascontiguousarray"},
 		{"1-D", npyBytes(1, dict("<f8", "False", "(4,)"), f64bytes(1, 2, 3, 4)), "1-D"},
+		// Python's tuple (4,) with a tab or a newline before its ')', as
+		// NumPy reads it: 1-D, not "(4) is not a tuple".
+		{"1-D, tab", npyBytes(1, dict("<f8", "False", "(4,\t)"), f64bytes(1, 2, 3, 4)), "1-D with shape (4,)"},
+		{"1-D, newline", npyBytes(1, dict("<f8", "False", "(4,\r\n)"), f64bytes(1, 2, 3, 4)), "1-D with shape (4,)"},
 		{"3-D", npyBytes(1, dict("<f8", "False", "(1, 2, 2)"), f64bytes(1, 2, 3, 4)), "3-D"},
 		{"0-D", npyBytes(1, dict("<f8", "False", "()"), f64bytes(1)), "0-D"},
 		{"no rows", npyBytes(1, dict("<f8", "False", "(0, 3)"), nil), "at least one frame"},
