@@ -548,8 +548,8 @@ const OpenSetMark = "# open set: a probe set whose class has no gallery set in i
 //	<split> <gallery|probe|visitor|other> <class>/<set>
 //
 // e.g. "0 gallery apple/apple1"; the name is the rest of the line, spaces
-// and all ("1 probe Ana Lima/door 2"). Splits are numbered by any whole numbers
-// and taken in increasing order; blank lines and lines starting with # are
+// and all ("1 probe Ana Lima/door 2"). Splits are numbered by any whole numbers,
+// at most MaxSplits of them, and taken in increasing order; blank lines and lines starting with # are
 // ignored. Every split needs gallery and probe sets; a set may appear only
 // once per split. In a file that holds the line OpenSetMark (as
 // WriteSplits writes the splits of strangers=K), a probe set whose class
@@ -622,6 +622,13 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		seen[[2]int{s, i}] = true
 		rl := bySplit[s]
 		if rl == nil {
+			// Refused at the line that opens one split too many, not
+			// after the whole file: each split costs far more memory
+			// than its line, so that a file of many splits took ~20
+			// times its size before it was refused.
+			if len(bySplit) == MaxSplits {
+				return nil, fmt.Errorf("%s:%d: split %d is one more than the %d a split file may hold: give fewer splits (10 is the paper's)", name, line, s, MaxSplits)
+			}
 			rl = &roles{visitors: map[int]bool{}, others: map[int]bool{}, probed: map[int]bool{}}
 			bySplit[s] = rl
 		}
@@ -651,9 +658,6 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		return nil, fmt.Errorf("%s:%d: a line longer than %d KiB: each line is \"<split> <gallery|probe|visitor|other> <class>/<set>\"", name, line+1, bufio.MaxScanTokenSize>>10)
 	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(bySplit) > MaxSplits {
-		return nil, fmt.Errorf("%s: %d splits: at most %d; give fewer splits (10 is the paper's)", name, len(bySplit), MaxSplits)
 	}
 	keys := make([]int, 0, len(bySplit))
 	for k := range bySplit {

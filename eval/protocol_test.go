@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -850,5 +851,30 @@ func TestSplitFileNamesWithSpaces(t *testing.T) {
 	d.Names[0] = "a/line\nbreak"
 	if err := WriteSplits(&strings.Builder{}, splits, d); err == nil || !strings.Contains(err.Error(), "line break") {
 		t.Errorf("a name with a line break: %v", err)
+	}
+}
+
+// TestReadSplitsRefusesManySplitsEarly: a split file of more than
+// MaxSplits splits is refused at the line that opens one too many, which
+// it names, and reading it costs memory in proportion to the text read,
+// not to the splits the whole file would open. Each split was kept until
+// the end of the file, and then refused: 200,000 splits, a 4 MB file,
+// took 75 MB.
+func TestReadSplitsRefusesManySplitsEarly(t *testing.T) {
+	d := toyData(4, 3, 2)
+	var b strings.Builder
+	for i := range 200000 {
+		b.WriteString(strconv.Itoa(i) + " gallery a/a0\n")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadSplits(strings.NewReader(b.String()), "s.txt", d)
+	runtime.ReadMemStats(&after)
+	if want := "s.txt:1001: split 1000 is one more than the 1000 a split file may hold"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want %q", err, want)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Errorf("refusing a file of %d bytes allocated %d bytes", b.Len(), n)
 	}
 }
