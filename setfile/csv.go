@@ -38,6 +38,10 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		rows int
 		cols = -1
 		line int
+		// crLine is the first comment line holding a carriage return:
+		// a file whose lines end in CR alone is one line, and one that
+		// begins with a header is one comment, without a frame.
+		crLine int
 	)
 	for sc.Scan() {
 		line++
@@ -51,21 +55,32 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		}
 		s := strings.TrimSpace(string(b))
 		if s == "" || s[0] == '#' {
+			if crLine == 0 && strings.ContainsRune(s, '\r') {
+				crLine = line
+			}
 			continue
+		}
+		// A line that holds a carriage return is refused as what it
+		// is, several lines ended by CR alone, where it is refused.
+		framesErr := func(err error) error {
+			if strings.ContainsRune(s, '\r') {
+				return crErr(line)
+			}
+			return err
 		}
 		n := strings.Count(s, ",") + 1
 		if cols < 0 {
 			if n > lim.MaxCols {
-				return nil, limitErr("line %d: %d features (columns) exceed the limit of %d; %s", line, n, lim.MaxCols, Raise("reduce the features (e.g. PCA)", lim.Knobs.Cols))
+				return nil, framesErr(limitErr("line %d: %d features (columns) exceed the limit of %d; %s", line, n, lim.MaxCols, Raise("reduce the features (e.g. PCA)", lim.Knobs.Cols)))
 			}
 			if err := lim.checkCols(n); err != nil {
 				e := err.(*Error)
 				e.Msg = fmt.Sprintf("line %d: %s", line, e.Msg)
-				return nil, e
+				return nil, framesErr(e)
 			}
 			cols = n
 		} else if n != cols {
-			return nil, formatErr("line %d has %d values but the first frame has %d; every line must have the same number of comma-separated values", line, n, cols)
+			return nil, framesErr(formatErr("line %d has %d values but the first frame has %d; every line must have the same number of comma-separated values", line, n, cols))
 		}
 		if rows+1 > lim.MaxRows {
 			return nil, limitErr("line %d: more than %d frames (rows); %s", line, lim.MaxRows, Raise("split the set", lim.Knobs.Rows))
@@ -77,7 +92,7 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		for f := range strings.SplitSeq(s, ",") {
 			v, err := parseField(f, line, col)
 			if err != nil {
-				return nil, err
+				return nil, framesErr(err)
 			}
 			data = append(data, v)
 			col++
@@ -90,10 +105,19 @@ func ReadCSV(r io.Reader, lim Limits) (*mat.Dense, error) {
 		}
 		return nil, ioErr("reading CSV", err)
 	}
+	if rows == 0 && crLine > 0 {
+		return nil, crErr(crLine)
+	}
 	if rows == 0 {
 		return nil, formatErr("no frames: the CSV file is empty or holds only comments and blank lines; write one frame per line, values separated by commas")
 	}
 	return mat.NewDense(rows, cols, data), nil
+}
+
+// crErr is the error of line, which holds a carriage return: the lines of
+// the file end in CR alone.
+func crErr(line int) error {
+	return formatErr("line %d holds a carriage return (\\r) inside it: the file's lines end in CR alone, as classic Mac programs write them (such as Excel's \"CSV (Macintosh)\"); save it with LF or CRLF line endings, e.g. tr '\\r' '\\n' < in.csv > out.csv", line)
 }
 
 func parseField(f string, line, col int) (float64, error) {

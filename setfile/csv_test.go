@@ -84,6 +84,13 @@ func TestReadCSVBad(t *testing.T) {
 		{"two signs", "1,+-1\n", `"+-1" is not a number`},
 		{"signed nan", "1,-nan\n", `"-nan"`},
 		{"byte-order mark after the first line", "1,2\n\xef\xbb\xbf3,4\n", "line 2, column 1"},
+		// Lines ended by CR alone (classic Mac text, Excel's "CSV
+		// (Macintosh)") read as one line: refused as such, not as a
+		// value "2\r3" that is no number, nor as a file of comments.
+		{"lines ended by CR alone", "1,2\r3,4\r5,6\r", "line 1 holds a carriage return (\\r) inside it: the file's lines end in CR alone"},
+		{"one column, lines ended by CR alone", "1\r2\r3", "line 1 holds a carriage return"},
+		{"a header, lines ended by CR alone", "# a,b\r1,2\r3,4\r", "line 1 holds a carriage return"},
+		{"lines ended by CR alone after LF lines", "1,2\n3,4\r5,6\r7,8\n", "line 2 holds a carriage return"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -236,5 +243,15 @@ func TestLimitKnobs(t *testing.T) {
 				t.Errorf("%s, knobs %v: %v, want ErrTooLarge ending %q", c.name, named, err, want)
 			}
 		}
+	}
+}
+
+// TestReadCSVCROnlyAtTheModelsWidth: a file of frames of the model's width
+// whose lines end in CR alone is refused by setmatchd (Limits.Cols) as
+// such, not as frames of another number of features than the model's.
+func TestReadCSVCROnlyAtTheModelsWidth(t *testing.T) {
+	_, err := Read(strings.NewReader("1,2\r3,4\r5,6\r"), "b.csv", Limits{Cols: 2})
+	if !errors.Is(err, ErrFormat) || errors.Is(err, ErrColumns) || !strings.Contains(err.Error(), "line 1 holds a carriage return") {
+		t.Errorf("got %v, want the lines ended by CR alone", err)
 	}
 }

@@ -45,7 +45,8 @@
 // values on every line. Spaces and tabs around values are allowed; lines
 // whose first non-blank character is '#' are comments (numpy.savetxt's
 // header) and may appear anywhere; blank lines are ignored; CRLF line ends
-// and a leading UTF-8 byte-order mark are accepted. Values are decimal
+// and a leading UTF-8 byte-order mark are accepted, lines ended by CR alone
+// (classic Mac text) are an error that says so. Values are decimal
 // numbers: an optional sign, digits with an optional point, an optional
 // exponent (12, -.5, 1.5e-3, 1E+05); Go's digit separators ("1_000") and
 // hexadecimal floats ("0x1p-2") are errors. They must be finite ("nan",
