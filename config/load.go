@@ -277,8 +277,9 @@ func (l *loader) apply(name string, r io.Reader) error {
 
 // notText returns the error of the first byte of text that is not UTF-8,
 // or a control character TOML allows nowhere (all but tab, line feed and
-// carriage return, in strings and comments too), at its line and column
-// (in characters, as every place is given); nil if there is none. The
+// a carriage return before a line feed, in strings and comments too), at
+// its line and column (in characters, as every place is given); nil if
+// there is none. The
 // decoder finds them too, but gives the start of the string or line, or
 // a column off by one, and does not say what to do.
 func notText(name, text string) *Error {
@@ -298,6 +299,10 @@ func notText(name, text string) *Error {
 				hint = "a TOML file is UTF-8 text: save it as UTF-8 (a file saved as UTF-16 holds NUL bytes: iconv -f utf-16 -t utf-8)"
 			}
 			return &Error{File: name, Line: line, Column: col, Err: fmt.Errorf("%w: control character U+%04X is not allowed in TOML: %s", ErrSyntax, r, hint)}
+		case r == '\r' && !strings.HasPrefix(text[i+1:], "\n"):
+			// The decoder calls it a control character, and the text after
+			// it part of the same line: a comment's, or a key to quote.
+			return &Error{File: name, Line: line, Column: col, Err: fmt.Errorf("%w: a carriage return (U+000D) without a line feed after it is not allowed in TOML, whose lines end in LF or CRLF: save the file with LF line ends (one whose lines end in CR alone, as classic Mac programs write: tr '\\r' '\\n' < old.toml > new.toml)", ErrSyntax)}
 		case r == '\n':
 			line, col = line+1, 0
 		}
