@@ -548,9 +548,10 @@ const OpenSetMark = "# open set: a probe set whose class has no gallery set in i
 //	<split> <gallery|probe|visitor|other> <class>/<set>
 //
 // e.g. "0 gallery apple/apple1"; the name is the rest of the line, spaces
-// and all ("1 probe Ana Lima/door 2"). Splits are numbered by any whole numbers,
-// at most MaxSplits of them, and taken in increasing order; blank lines and lines starting with # are
-// ignored. Every split needs gallery and probe sets; a set may appear only
+// and all ("1 probe Ana Lima/door 2"). Splits are numbered by any whole
+// numbers, at most MaxSplits of them, and taken in increasing order; blank
+// lines and lines starting with # are ignored, and lines ended by CR alone
+// (classic Mac text) are refused as such. Every split needs gallery and probe sets; a set may appear only
 // once per split. In a file that holds the line OpenSetMark (as
 // WriteSplits writes the splits of strangers=K), a probe set whose class
 // has no gallery set in its split is a stranger's: its class is among the
@@ -584,6 +585,16 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 	seen := map[[2]int]bool{}
 	sc := bufio.NewScanner(r)
 	line, open := 0, false
+	// crLine is the first comment line holding a carriage return: a file
+	// whose lines end in CR alone is one line, and one that begins with
+	// a comment is one comment, without a split.
+	crLine := 0
+	// crErr is the error of a line that holds a carriage return, where the
+	// line is refused: it is lines that end in CR alone (a set's name
+	// holds none: WriteSplits refuses one).
+	crErr := func(line int) error {
+		return fmt.Errorf("%s:%d: the line holds a carriage return (\\r) inside it: the file's lines end in CR alone, as classic Mac programs write them; save it with LF or CRLF line ends, e.g. tr '\\r' '\\n' < old.txt > new.txt", name, line)
+	}
 	for sc.Scan() {
 		line++
 		raw := strings.TrimSuffix(sc.Text(), "\r")
@@ -595,7 +606,16 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			open = true
 		}
 		if t == "" || strings.HasPrefix(t, "#") {
+			if crLine == 0 && strings.ContainsRune(t, '\r') {
+				crLine = line
+			}
 			continue
+		}
+		lineErr := func(err error) error {
+			if strings.ContainsRune(t, '\r') {
+				return crErr(line)
+			}
+			return err
 		}
 		// The set's name is the rest of the line: it may hold spaces.
 		num, rest := cutField(raw)
@@ -604,17 +624,17 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 			set = strings.TrimRightFunc(set, unicode.IsSpace)
 		}
 		if set == "" {
-			return nil, fmt.Errorf("%s:%d: want \"<split> <gallery|probe|visitor|other> <class>/<set>\", got %q", name, line, t)
+			return nil, lineErr(fmt.Errorf("%s:%d: want \"<split> <gallery|probe|visitor|other> <class>/<set>\", got %q", name, line, t))
 		}
 		s, err := strconv.Atoi(num)
 		if errors.Is(err, strconv.ErrRange) {
 			return nil, fmt.Errorf("%s:%d: split %q is too large a number: number the splits 1, 2, 3, …", name, line, num)
 		} else if err != nil {
-			return nil, fmt.Errorf("%s:%d: split %q is not a whole number", name, line, num)
+			return nil, lineErr(fmt.Errorf("%s:%d: split %q is not a whole number", name, line, num))
 		}
 		i, ok := index[set]
 		if !ok {
-			return nil, fmt.Errorf("%s:%d: no set %q in the data (names are <class>/<set>)", name, line, set)
+			return nil, lineErr(fmt.Errorf("%s:%d: no set %q in the data (names are <class>/<set>)", name, line, set))
 		}
 		if seen[[2]int{s, i}] {
 			return nil, fmt.Errorf("%s:%d: set %q appears twice in split %d", name, line, set, s)
@@ -664,6 +684,9 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		keys = append(keys, k)
 	}
 	sort.Ints(keys)
+	if len(keys) == 0 && crLine > 0 {
+		return nil, crErr(crLine)
+	}
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("%s: no splits", name)
 	}

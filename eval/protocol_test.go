@@ -220,6 +220,12 @@ func TestReadSplits(t *testing.T) {
 		{"0 gallery\n", "want"},
 		{"", "no splits"},
 		{"0 gallery a/a0\n0 probe a/" + strings.Repeat("x", 70000) + "\n", "s.txt:2: a line longer than 64 KiB"},
+		// Lines ended by CR alone (classic Mac text) read as one line:
+		// refused as such, not as a set "a/a0\r0 gallery b/b0\r…" not in
+		// the data, nor, after a comment, as a file without splits.
+		{"0 gallery a/a0\r0 gallery b/b0\r0 probe a/a1\r0 probe b/b1\r", "s.txt:1: the line holds a carriage return (\\r) inside it: the file's lines end in CR alone"},
+		{"# splits\r0 gallery a/a0\r0 gallery b/b0\r0 probe a/a1\r", "s.txt:1: the line holds a carriage return"},
+		{"0 gallery a/a0\n0 gallery b/b0\r0 probe a/a1\r", "s.txt:2: the line holds a carriage return"},
 	} {
 		_, err := ReadSplits(strings.NewReader(tc.in), "s.txt", d)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
