@@ -551,8 +551,8 @@ const OpenSetMark = "# open set: a probe set whose class has no gallery set in i
 // and all ("1 probe Ana Lima/door 2"). Splits are numbered by any whole
 // numbers, at most MaxSplits of them, and taken in increasing order; blank
 // lines and lines starting with # are ignored, and lines ended by CR alone
-// (classic Mac text) are refused as such. Every split needs gallery and probe sets; a set may appear only
-// once per split. In a file that holds the line OpenSetMark (as
+// (classic Mac text) are refused as such. Every split needs gallery and
+// probe sets; a set may appear only once per split. In a file that holds the line OpenSetMark (as
 // WriteSplits writes the splits of strangers=K), a probe set whose class
 // has no gallery set in its split is a stranger's: its class is among the
 // split's Strangers, and every split needs strangers and known probes,

@@ -863,9 +863,8 @@ func TestSplitFileNamesWithSpaces(t *testing.T) {
 // TestReadSplitsRefusesManySplitsEarly: a split file of more than
 // MaxSplits splits is refused at the line that opens one too many, which
 // it names, and reading it costs memory in proportion to the text read,
-// not to the splits the whole file would open. Each split was kept until
-// the end of the file, and then refused: 200,000 splits, a 4 MB file,
-// took 75 MB.
+// not to the splits the whole file would open (kept until the end of
+// the file, 200,000 splits of a 4 MB file take 75 MB).
 func TestReadSplitsRefusesManySplitsEarly(t *testing.T) {
 	d := toyData(4, 3, 2)
 	var b strings.Builder
