@@ -22,7 +22,7 @@ func TestVote(t *testing.T) {
 		}
 	}
 	if got := vote([]int{3, 1, 1}); got != 1 {
-		t.Errorf("Vote of ints = %d, want 1", got)
+		t.Errorf("vote of ints = %d, want 1", got)
 	}
 }
 

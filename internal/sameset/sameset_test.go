@@ -64,9 +64,9 @@ func TestSameFrames(t *testing.T) {
 
 func negZero() float64 { z := 0.0; return -z }
 
-// TestSetIndex: Add names the earlier set of the same frames (in any
+// TestIndex: Add names the earlier set of the same frames (in any
 // order), once per set given twice, and -1 for a set first seen.
-func TestSetIndex(t *testing.T) {
+func TestIndex(t *testing.T) {
 	ix := New()
 	a := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
 	for i, c := range []struct {
@@ -92,10 +92,10 @@ func TestSetIndex(t *testing.T) {
 	}
 }
 
-// BenchmarkSetIndex adds 10 000 sets of one shape (10 frames × 64
+// BenchmarkIndex adds 10 000 sets of one shape (10 frames × 64
 // features), as train's check of a 10 000-set data set does: a search in
 // each shape's sorted keys, not a comparison of every pair.
-func BenchmarkSetIndex(b *testing.B) {
+func BenchmarkIndex(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	sets := make([]*mat.Dense, 10000)
 	for i := range sets {

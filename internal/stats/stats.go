@@ -3,8 +3,8 @@
 // the mean and standard deviation) and of frames, the rows of sets (the
 // mean frame and the feature whose sum over the rows overflows it, the
 // median of several sets' mean frames, the frames less one, and the
-// largest magnitude of a matrix's values); and the index that finds a set
-// given twice, the same frames in any order (SetIndex, same.go).
+// largest magnitude of a matrix's values). Package sameset finds a set
+// given twice.
 package stats
 
 import (
