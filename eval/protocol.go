@@ -552,11 +552,12 @@ const OpenSetMark = "# open set: a probe set whose class has no gallery set in i
 // numbers, at most MaxSplits of them, and taken in increasing order; blank
 // lines and lines starting with # are ignored, and lines ended by CR alone
 // (classic Mac text) are refused as such. Every split needs gallery and
-// probe sets; a set may appear only once per split. In a file that holds the line OpenSetMark (as
-// WriteSplits writes the splits of strangers=K), a probe set whose class
-// has no gallery set in its split is a stranger's: its class is among the
-// split's Strangers, and every split needs strangers and known probes,
-// and as many stranger classes. Without it the splits are a closed set.
+// probe sets; a set may appear only once per split. In a file that holds
+// the line OpenSetMark (as WriteSplits writes the splits of strangers=K),
+// a probe set whose class has no gallery set in its split is a
+// stranger's: its class is among the split's Strangers, and every split
+// needs strangers and known probes, and as many stranger classes. Without
+// it the splits are a closed set.
 //
 // A visitor or other set is a set of a stranger class given to training
 // and not decided (Split.Visitors, Split.Others: what visitors=V and
@@ -644,8 +645,8 @@ func ReadSplits(r io.Reader, name string, d *Data) ([]Split, error) {
 		if rl == nil {
 			// Refused at the line that opens one split too many, not
 			// after the whole file: each split costs far more memory
-			// than its line, so that a file of many splits took ~20
-			// times its size before it was refused.
+			// than its line, so that a file of many splits, kept whole,
+			// would take ~20 times its size.
 			if len(bySplit) == MaxSplits {
 				return nil, fmt.Errorf("%s:%d: split %d is one more than the %d a split file may hold: give fewer splits (10 is the paper's)", name, line, s, MaxSplits)
 			}
