@@ -111,10 +111,10 @@ func (o RelightOptions) CheckSources(classes []RelightClass) error {
 
 // decodeClass decodes the source images of cl and counts their pixels,
 // refusing a class whose images hold more than MaxRelightPixels pixels (a
-// *PixelsError) as soon as they pass it. CheckSources decodes them all once before anything is
-// written, and WriteRelit again, a class at a time, so that one class's
-// images are held at once: a second decode of the sources, which are far
-// fewer than the frames lit from them.
+// *PixelsError) as soon as they pass it. CheckSources decodes them all
+// once before anything is written, and WriteRelit again, a class at a
+// time, so that one class's images are held at once: a second decode of
+// the sources, which are far fewer than the frames lit from them.
 func decodeClass(cl RelightClass) (imgs []*image.Gray, pixels int, err error) {
 	imgs = make([]*image.Gray, len(cl.Files))
 	for i, p := range cl.Files {
