@@ -15,8 +15,8 @@ func TestNotTextAtItsPlace(t *testing.T) {
 		{"a\x7f = 1\n", "t.toml:1:2: syntax error: control character U+007F"},
 		{"[gpio]\n\x00\n", "t.toml:2:1: syntax error: control character U+0000 is not allowed in TOML: a TOML file is UTF-8 text: save it as UTF-8 (a file saved as UTF-16 holds NUL bytes"},
 		{"\xff\xfe[\x00g\x00", "t.toml:1:1: syntax error: byte 0xff is not UTF-8 text; a TOML file is UTF-8: it looks like UTF-16: save it as UTF-8 (iconv -f utf-16 -t utf-8)"},
-		// Lines ended by CR alone (classic Mac text): the decoder said
-		// "control characters: '0x0d'", and after a comment took the
+		// Lines ended by CR alone (classic Mac text): the decoder says
+		// "control characters: '0x0d'", and after a comment takes the
 		// next line for a key to quote ("# c\rmodel" = "m.smm").
 		{"# c\rmodel = \"m.smm\"\r", "t.toml:1:4: syntax error: a carriage return (U+000D) without a line feed after it is not allowed in TOML, whose lines end in LF or CRLF: save the file with LF line ends"},
 		{"[gpio]\r\npulse = \"1s\"\r[log]\r\n", "t.toml:2:13: syntax error: a carriage return (U+000D) without a line feed"},
