@@ -41,8 +41,8 @@ func FuzzEnroll(f *testing.F) {
 		f.Add(csv.Bytes(), true, uint8(i), "new")
 		f.Add(npy.Bytes(), false, uint8(i+1), labels[2*i%len(labels)])
 	}
-	f.Add([]byte("1,2,3,4,5,6\n1,2,3,4,5,6\n"), true, uint8(0), "twin")    // no spread
-	f.Add([]byte("1,2,3,4,5,6\n1,2,3,4,5,7e150\n"), true, uint8(1), "big") // too large for a KDE
+	f.Add([]byte("1,2,3,4,5,6\n1,2,3,4,5,6\n"), true, uint8(0), "twin")    // two identical frames
+	f.Add([]byte("1,2,3,4,5,6\n1,2,3,4,5,7e150\n"), true, uint8(1), "big") // a value of 7e150
 	f.Add([]byte("1,2,3\n4,5,6\n"), true, uint8(2), "narrow")              // of another width
 	f.Add([]byte("1,2,3,4,5,6\n2,1,3,4,5,6\n"), true, uint8(3), "unknown") // a reserved label
 	f.Fuzz(func(t *testing.T, data []byte, csv bool, which uint8, label string) {

@@ -92,7 +92,7 @@ func FuzzMatchBatch(f *testing.F) {
 	}
 	row := strings.TrimSuffix(strings.Repeat("1,", 6), ",") + "\n"
 	f.Add([]byte(strings.Repeat(row, 4)), true, uint8(0))                    // every frame the same
-	f.Add([]byte(row+strings.Replace(row, "1", "1e150", 1)), true, uint8(1)) // values too large for a KDE
+	f.Add([]byte(row+strings.Replace(row, "1", "1e150", 1)), true, uint8(1)) // a value of 1e150
 	f.Add([]byte("1,2,3,4,5\n5,4,3,2,1\n0,0,0,0,1e-300\n"), true, uint8(4))
 	f.Fuzz(func(t *testing.T, data []byte, csv bool, which uint8) {
 		i := int(which) % len(models)
