@@ -523,6 +523,14 @@ func TestParseSize(t *testing.T) {
 			t.Errorf("ParseSize(%q): no error", in)
 		}
 	}
+	// What the errors say: every unit ParseSize takes, and a size that
+	// is no whole number of bytes as that.
+	if _, err := ParseSize("12 furlongs"); err == nil || !strings.Contains(err.Error(), "B, KiB, MiB, GiB, TiB, kB, MB, GB") {
+		t.Errorf("ParseSize of an unknown unit: %v, want the units listed", err)
+	}
+	if _, err := ParseSize("0.4B"); err == nil || !strings.Contains(err.Error(), `"0.4B" is 0.4 bytes, not a whole number of them`) {
+		t.Errorf("ParseSize(0.4B): %v, want it to say it is no whole number of bytes", err)
+	}
 	if s := Size(64 << 20).String(); s != "64MiB" {
 		t.Errorf("String = %q", s)
 	}

@@ -116,7 +116,7 @@ func ParseSize(str string) (Size, error) {
 	}
 	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
 	mult, ok := sizeUnits[unit]
-	bad := fmt.Errorf("want a size in bytes such as 65536 or \"64MiB\" (units B, KiB, MiB, GiB, kB, MB, GB), got %q", str)
+	bad := fmt.Errorf("want a size in bytes such as 65536 or \"64MiB\" (units B, KiB, MiB, GiB, TiB, kB, MB, GB), got %q", str)
 	if !ok || num == "" {
 		return 0, bad
 	}
@@ -128,8 +128,8 @@ func ParseSize(str string) (Size, error) {
 	if math.Abs(v) >= 1<<62 {
 		return 0, fmt.Errorf("%q is more bytes than any size here may be (far more than 4 EiB): give a smaller one", str)
 	}
-	if math.IsNaN(v) || v != math.Trunc(v) {
-		return 0, bad
+	if v != math.Trunc(v) {
+		return 0, fmt.Errorf("%q is %g bytes, not a whole number of them: give a whole number of bytes, or of a smaller unit", str, v)
 	}
 	return Size(v), nil
 }
