@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"setmatch/internal/stats"
 	"setmatch/kfda"
 	"setmatch/match"
 	"setmatch/setkernel"
@@ -249,11 +248,14 @@ func (mt *Matcher) MatchContext(ctx context.Context, batch *mat.Dense) (Result, 
 // mean frame: features of another scale than the model's, not a frozen
 // camera. It returns nil where the batch's frames are all the same.
 func (m *Model) lostSpread(batch *mat.Dense) error {
-	if errors.Is(match.WhyNoSpread(batch), match.ErrNoSpread) {
+	// WhyNoSpread of frames that differ is a *ScaleError holding the
+	// largest magnitude of their values about their mean frame.
+	var se *match.ScaleError
+	if !errors.As(match.WhyNoSpread(batch), &se) {
 		return nil
 	}
 	mean := floats.Norm(m.Mean, math.Inf(1)) // the largest magnitude
-	return fmt.Errorf("the batch's frames differ (by up to %.3g), but not once the model's mean frame (values up to %.3g) is taken from them: their differences are below its rounding, so the batch is not on the scale of the features the model was trained on; give features made as the training features were (the same extractor and scale)", stats.MaxAbs(stats.Centred(batch)), mean)
+	return fmt.Errorf("the batch's frames differ (by up to %.3g), but not once the model's mean frame (values up to %.3g) is taken from them: their differences are below its rounding, so the batch is not on the scale of the features the model was trained on; give features made as the training features were (the same extractor and scale)", se.Largest, mean)
 }
 
 // MatchProjected is Match for a batch that is already projected (n×d).
