@@ -221,7 +221,10 @@ func (r BandwidthRule) Recorded(x *mat.Dense) (float64, error) {
 		return 0, err
 	}
 	if !finite.Is(hs) || !(hs > 0) {
-		return 0, fmt.Errorf("the %s rule gives a bandwidth of %v scaled by %g: want a finite number > 0", ruleNames[r.Kind], h, r.Scale)
+		// h is a finite number > 0: the scale took it past the largest
+		// float64, or below the smallest.
+		return 0, fmt.Errorf("the %s rule gives a bandwidth of %.3g, which its scale, %g, makes %v, not a finite number > 0: give a scale from about %.3g to %.3g",
+			ruleNames[r.Kind], h, r.Scale, hs, math.SmallestNonzeroFloat64/h, math.MaxFloat64/h)
 	}
 	return hs, nil
 }

@@ -480,3 +480,19 @@ func TestCheckScale(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedOutOfFloat: a rule's scale that takes the bandwidth it
+// records past the largest float64 is refused with the scales that keep
+// it a number; one within them is recorded as it is, beyond what a KDE
+// takes.
+func TestRecordedOutOfFloat(t *testing.T) {
+	x := mat.NewDense(2, 1, []float64{0, 10})
+	r := BandwidthRule{Kind: NearestNeighbour, Scale: 1e308}
+	if h, err := r.Recorded(x); err == nil || !strings.Contains(err.Error(), "makes +Inf, not a finite number > 0: give a scale from about") {
+		t.Errorf("%s: h %v, err %v; want the scales that keep it a number", r, h, err)
+	}
+	r.Scale = 1e200
+	if h, err := r.Recorded(x); err != nil || h != MedianNearestNeighbour(x)*1e200 {
+		t.Errorf("%s: h %v, err %v; want %v", r, h, err, MedianNearestNeighbour(x)*1e200)
+	}
+}
