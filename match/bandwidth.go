@@ -214,8 +214,16 @@ func (r BandwidthRule) Bandwidth(x *mat.Dense) (float64, error) {
 
 // Recorded is Bandwidth for a set whose bandwidth is only recorded, never
 // given to a KDE (the set kernels' models): the rule's bandwidth of any
-// finite scale, a number > 0.
+// finite scale, a number > 0, a fixed one as it is.
 func (r BandwidthRule) Recorded(x *mat.Dense) (float64, error) {
+	if r.Kind == Fixed {
+		// Of any scale: out of a KDE's range (a *BandwidthError) too.
+		var out *BandwidthError
+		if err := CheckBandwidth(r.Fixed); err != nil && !errors.As(err, &out) {
+			return 0, err
+		}
+		return r.Fixed, nil
+	}
 	h, hs, err := r.measure(x)
 	if err != nil {
 		return 0, err

@@ -495,4 +495,14 @@ func TestRecordedOutOfFloat(t *testing.T) {
 	if h, err := r.Recorded(x); err != nil || h != MedianNearestNeighbour(x)*1e200 {
 		t.Errorf("%s: h %v, err %v; want %v", r, h, err, MedianNearestNeighbour(x)*1e200)
 	}
+	// A fixed bandwidth is recorded as it is, beyond a KDE's range too,
+	// but not one that is no finite number > 0.
+	if h, err := (BandwidthRule{Kind: Fixed, Fixed: 1e200}).Recorded(x); err != nil || h != 1e200 {
+		t.Errorf("fixed 1e200: h %v, err %v; want 1e200", h, err)
+	}
+	for _, f := range []float64{0, -1, math.Inf(1), math.NaN()} {
+		if _, err := (BandwidthRule{Kind: Fixed, Fixed: f}).Recorded(x); err == nil || !strings.Contains(err.Error(), "want a finite number > 0") {
+			t.Errorf("fixed %v: err %v; want a finite number > 0", f, err)
+		}
+	}
 }

@@ -494,19 +494,12 @@ func (m *Model) SetBandwidth(y *mat.Dense) (float64, error) {
 // RuleBandwidth returns the bandwidth the query rule r gives the
 // projected set y (n×d) of a model that builds KDEs (kde: one a KDE
 // takes, match.BandwidthRule.Bandwidth) or not (UsesKDE): without them h
-// is only recorded, of any finite scale (a fixed rule's checked as a
-// recorded bandwidth, validBandwidth; a rule's by
-// match.BandwidthRule.Recorded). SetBandwidth of a model, and of a fitted
-// method before its model is built (deploy).
+// is only recorded, of any finite scale (match.BandwidthRule.Recorded).
+// SetBandwidth of a model, and of a fitted method before its model is
+// built (deploy).
 func RuleBandwidth(r match.BandwidthRule, kde bool, y *mat.Dense) (float64, error) {
-	switch {
-	case kde:
+	if kde {
 		return r.Bandwidth(y)
-	case r.Kind == match.Fixed:
-		if err := validBandwidth(r.Fixed, false); err != nil {
-			return 0, err
-		}
-		return r.Fixed, nil
 	}
 	return r.Recorded(y)
 }
