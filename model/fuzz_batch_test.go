@@ -57,22 +57,11 @@ func FuzzMatchBatch(f *testing.F) {
 		// Frames near the model's first gallery set, in the raw space
 		// (the mean plus W times the samples), as a camera sends them;
 		// and frames far from every set.
-		g := m.Sets[0].Samples
-		n, d := g.Dims()
-		x := mat.NewDense(n, m.InputDim(), nil)
+		x := rawBatch(m, m.Sets[0].Samples)
+		n, bigD := x.Dims()
 		for r := range n {
-			for j := range m.InputDim() {
-				v := m.Mean[j]
-				for k := range d {
-					w := 0.0
-					if m.W != nil {
-						w = m.W.At(j, k)
-					} else if j == k {
-						w = 1
-					}
-					v += w * g.At(r, k)
-				}
-				x.Set(r, j, v+0.01*rng.NormFloat64())
+			for j := range bigD {
+				x.Set(r, j, x.At(r, j)+0.01*rng.NormFloat64())
 			}
 		}
 		var csv, npy bytes.Buffer

@@ -18,9 +18,14 @@ import (
 // class shift/3 of mfModel (gallery sets are shifted by 3 per class in the
 // projected space).
 func mfBatch(rng *rand.Rand, m *Model, n int, shift float64) *mat.Dense {
-	bigD, d := m.InputDim(), m.Dim()
-	y := testutil.RandSet(rng, n, d, shift, 1) // wanted projection
-	x := mat.NewDense(n, bigD, nil)
+	return rawBatch(m, testutil.RandSet(rng, n, m.Dim(), shift, 1))
+}
+
+// rawBatch returns the raw n×D batch whose projection by m is the n×d y:
+// W y plus the model's mean frame.
+func rawBatch(m *Model, y *mat.Dense) *mat.Dense {
+	n, _ := y.Dims()
+	x := mat.NewDense(n, m.InputDim(), nil)
 	if m.Identity {
 		x.Copy(y)
 	} else {
