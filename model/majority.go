@@ -9,13 +9,7 @@ package model
 func vote[L comparable](labels []L) int {
 	best, bestN := -1, 0
 	for i, l := range labels {
-		n := 0
-		for _, o := range labels {
-			if o == l {
-				n++
-			}
-		}
-		if n > bestN {
+		if n := votesFor(labels, l); n > bestN {
 			best, bestN = i, n
 		}
 	}
@@ -32,16 +26,7 @@ func voteDecided[L comparable](labels []L, n int) bool {
 		return n == 0
 	}
 	rest := n - len(labels)
-	count := func(l L) int {
-		c := 0
-		for _, o := range labels {
-			if o == l {
-				c++
-			}
-		}
-		return c
-	}
-	lead := count(labels[w])
+	lead := votesFor(labels, labels[w])
 	if rest > lead {
 		return false // a label not given yet could still pass it
 	}
@@ -51,9 +36,20 @@ func voteDecided[L comparable](labels []L, n int) bool {
 		}
 		// A label first given before w's wins a tie; one given after,
 		// or not yet, must pass it.
-		if c := count(l) + rest; c > lead || (c == lead && i < w) {
+		if c := votesFor(labels, l) + rest; c > lead || (c == lead && i < w) {
 			return false
 		}
 	}
 	return true
+}
+
+// votesFor returns how many of labels are l.
+func votesFor[L comparable](labels []L, l L) int {
+	n := 0
+	for _, o := range labels {
+		if o == l {
+			n++
+		}
+	}
+	return n
 }
