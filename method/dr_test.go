@@ -585,3 +585,56 @@ func TestProjectSets(t *testing.T) {
 		t.Error("a set of 3 features for W of 2 rows accepted")
 	}
 }
+
+// TestDRStartOfShortSetsOneAClass: where every class has one set too
+// short to halve, the start of W (a guard candidate, LearnParams.Start)
+// needs no within-class pair: it is scored over the inner folds and fitted
+// on every set, where the settings learned by conjugate gradient are
+// refused (TestDRShortSetsOneAClass).
+func TestDRStartOfShortSetsOneAClass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(55, 57))
+	var sets []*mat.Dense
+	var labels []int
+	for c := range 3 {
+		for range 2 {
+			sets = append(sets, testutil.RandSet(rng, 3, 4, float64(c), 1))
+			labels = append(labels, c)
+		}
+	}
+	train := []int{0, 1, 2, 3, 4, 5}
+	l := &coordLearner{}
+	g := smallGrid()
+	g.Learn, g.DRDims, g.DRRules, g.DRScales, g.DRGuard = l.learn, []int{1, 2}, nil, nil, true
+	pred, err := Fit(NNHDR, &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 3}, g)
+	if err != nil {
+		t.Fatalf("the starts of sets of 3 frames, two a class: %v", err)
+	}
+	if pred.W == nil {
+		t.Fatal("no W fitted")
+	}
+	for i, p := range l.params {
+		if !p.Start {
+			t.Errorf("learner call %d is not a start: %+v", i, p)
+		}
+	}
+	if len(l.calls) < 3 {
+		t.Errorf("%d learner calls, want the inner folds' and the final fit", len(l.calls))
+	}
+	// One set a class (the pooled layout): no inner folds, the start
+	// fitted on every set.
+	l.calls, l.params = nil, nil
+	g.DRDims = []int{2}
+	pred, err = Fit(NNHDR, &Task{Pool: mustPool(t, sets), Train: []int{0, 2, 4}, Labels: []int{0, 1, 2}, Classes: 3}, g)
+	if err != nil {
+		t.Fatalf("the start of sets of 3 frames, one a class: %v", err)
+	}
+	if pred.W == nil || len(l.calls) != 1 || !l.params[0].Start {
+		t.Errorf("one set a class: W %v, learner calls %d (%+v), want one start", pred.W != nil, len(l.calls), l.params)
+	}
+	// Settings learned by conjugate gradient beside the starts still
+	// fail, with the reason.
+	g.DRScales = []float64{1}
+	if _, err := Fit(NNHDR, &Task{Pool: mustPool(t, sets), Train: train, Labels: labels, Classes: 3}, g); err == nil || !strings.Contains(err.Error(), "too few to halve") {
+		t.Errorf("a learned setting beside the starts: %v", err)
+	}
+}

@@ -85,3 +85,21 @@ func TestRefitNamesTheSetTooShortToHalve(t *testing.T) {
 		t.Errorf("W was learned (%d calls) despite the error", len(l.calls))
 	}
 }
+
+// TestRefitStartOfShortSets: the start of W (LearnParams.Start, the PCA
+// or Fisher basis) needs no within-class pair, so where every class has
+// one set too short to halve it is fitted again all the same, on the
+// sets as they are, where a W learned by conjugate gradient is refused
+// (TestRefitNamesTheSetTooShortToHalve).
+func TestRefitStartOfShortSets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(64, 2))
+	sets := []*mat.Dense{testutil.RandSet(rng, MinHalvedFrames-1, 4, 0, 1), testutil.RandSet(rng, MinHalvedFrames-1, 4, 1, 1)}
+	l := &coordLearner{}
+	f := &Fitted{Method: NNHDR, Divergence: match.Hellinger, W: mat.NewDense(4, 2, nil), Learn: LearnParams{Dim: 2, Start: true, Halves: true}, Bandwidth: Bandwidth{Mode: Global, Scale: 1}}
+	if err := f.RefitProjection(sets, []int{0, 1}, []string{"alice/a", "bob/b"}, Grid{Learn: l.learn, DRIter: 3}, 1, 1); err != nil {
+		t.Fatalf("the start of sets of 3 frames, one a class: %v", err)
+	}
+	if len(l.calls) != 1 || !l.params[0].Start {
+		t.Fatalf("learner calls %d (params %+v), want one start", len(l.calls), l.params)
+	}
+}
