@@ -13,17 +13,26 @@ import (
 // time.ParseDuration accepts: "500ms", "10s", "1h30m".
 type Duration struct{ time.Duration }
 
-// UnmarshalTOML reads a duration string. A number, or a string of a
-// number alone, is refused with that number and a unit as the example,
-// and the value as the file writes it (in quotes where it has them).
+// UnmarshalTOML reads a duration string, or the number 0 (no time in
+// any unit, as "0" reads). Another number, or a string of a number
+// alone, is refused with that number and a unit as the example, and the
+// value as the file writes it (in quotes where it has them).
 func (d *Duration) UnmarshalTOML(v any) error {
 	var n string
 	switch v := v.(type) {
 	case string:
 		return d.parse(v)
 	case int64:
+		if v == 0 {
+			d.Duration = 0
+			return nil
+		}
 		n = strconv.FormatInt(v, 10)
 	case float64:
+		if v == 0 {
+			d.Duration = 0
+			return nil
+		}
 		n = strconv.FormatFloat(v, 'g', -1, 64)
 	default:
 		return fmt.Errorf("want a duration in quotes such as \"500ms\", got %v", v) // other types are refused before

@@ -80,3 +80,22 @@ func TestDurationWithoutUnit(t *testing.T) {
 		checkErr(t, err, ErrInvalid, tc.want)
 	}
 }
+
+// TestDurationZeroWithoutUnit: 0 is no time in any unit, so a bare 0
+// (or 0.0) reads as "0" does, where the docs say 0 turns a cap off.
+func TestDurationZeroWithoutUnit(t *testing.T) {
+	for _, text := range []string{"[spool]\ndone_max_age = 0\n", "[spool]\ndone_max_age = 0.0\n", "[spool]\ndone_max_age = \"0\"\n"} {
+		c, err := Parse("t.toml", []byte(text))
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		if c.Spool.DoneMaxAge.Duration != 0 {
+			t.Errorf("%q: done_max_age %v, want 0", text, c.Spool.DoneMaxAge.Duration)
+		}
+	}
+	// The check of each key still holds: a pulse of 0 is refused.
+	if _, err := Parse("t.toml", []byte("[gpio]\npulse = 0\n")); err == nil {
+		t.Error("gpio.pulse = 0 was taken")
+	}
+}
