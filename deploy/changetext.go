@@ -93,11 +93,7 @@ func (c *Change) writeMoved(w io.Writer, cmd string) error {
 		rel := 0.0
 		if before > 0 {
 			rel = (after - before) / before
-			pct := math.Round(100 * rel)
-			if pct == 0 {
-				pct = 0 // +0%, not -0%, for a move under half a percent down
-			}
-			line += fmt.Sprintf(" (%+.0f%%)", pct)
+			line += " (" + percentMove(rel) + ")"
 		}
 		switch {
 		case rel >= 0.1:
@@ -144,4 +140,18 @@ func Kept(m *model.Model) []string {
 		out = append(out, "the method and its hyper-parameters, as training chose them on its sets ("+strings.Join(m.MemberMethods(), ", ")+")"+figures)
 	}
 	return out
+}
+
+// percentMove writes a relative move rel as a signed percentage: whole
+// percents from 1% on, tenths below, and 0% for a move that rounds to no
+// tenth (a rounding error), so that a small fall never reads as a rise.
+func percentMove(rel float64) string {
+	pct := 100 * rel
+	switch {
+	case math.Abs(pct) < 0.05:
+		return "0%"
+	case math.Abs(pct) < 0.95:
+		return fmt.Sprintf("%+.1f%%", pct)
+	}
+	return fmt.Sprintf("%+.0f%%", pct)
 }

@@ -80,10 +80,13 @@ func TestChangeWriteMoved(t *testing.T) {
 		{0.754, 0.864, "forget: threshold 0.754 → 0.864 (+15%): the door is looser"},
 		{0.788, 0.690, "forget: threshold 0.788 → 0.69 (-12%): the door is stricter"},
 		{0.8, 0.82, "forget: threshold 0.8 → 0.82 (+2%)\n"},
-		// A move under half a percent, either way, is +0%, never -0%.
-		{0.7524993376660223, 0.7524993376660221, "forget: threshold 0.7525 → 0.7525 (+0%)\n"},
-		{0.8, 0.7977, "forget: threshold 0.8 → 0.7977 (+0%)\n"},
-		{0.8, 0.7959, "forget: threshold 0.8 → 0.7959 (-1%)\n"},
+		// A move under 1% in tenths, with its sign: a fall never reads
+		// as a rise; a rounding error is 0%.
+		{0.7524993376660223, 0.7524993376660221, "forget: threshold 0.7525 → 0.7525 (0%)\n"},
+		{0.8, 0.7977, "forget: threshold 0.8 → 0.7977 (-0.3%)\n"},
+		{0.8, 0.8023, "forget: threshold 0.8 → 0.8023 (+0.3%)\n"},
+		{0.8, 0.7959, "forget: threshold 0.8 → 0.7959 (-0.5%)\n"},
+		{0.8, 0.7919, "forget: threshold 0.8 → 0.7919 (-1%)\n"},
 		{0.8, 0.8, ""},
 		{math.Inf(1), math.Inf(1), ""},
 	} {
