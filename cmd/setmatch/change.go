@@ -107,21 +107,27 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 		return nil, fmt.Errorf("%s %s is a folder: give the path of the model file", flag, cf.out)
 	}
 	dir := filepath.Dir(cf.out)
+	// The folder as messages name it: a model given without a folder
+	// is in ".", which says little to a reader.
+	shown := dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		shown = abs
+	}
 	if err := canWrite(dir); err != nil {
-		return nil, cf.folderError(dir, err)
+		return nil, cf.folderError(shown, err)
 	}
 	d, err := dirlock.Open(dir)
 	if err != nil {
-		return nil, cf.folderError(dir, err)
+		return nil, cf.folderError(shown, err)
 	}
 	busy, err := dirlock.TryLock(d)
 	if err == nil && busy {
-		fmt.Fprintf(stderr, "waiting for another enroll or forget writing in %s\n", dir)
+		fmt.Fprintf(stderr, "waiting for another enroll or forget writing in %s\n", shown)
 		err = dirlock.Lock(d)
 	}
 	if err != nil {
 		d.Close()
-		return nil, fmt.Errorf("locking %s against another enroll or forget: %w (enroll and forget need to read and write the folder of the model they change)", dir, err)
+		return nil, fmt.Errorf("locking %s against another enroll or forget: %w (enroll and forget need to read and write the folder of the model they change)", shown, err)
 	}
 	cf.lock = d
 	m, _, err := model.ReadFile(cf.model)

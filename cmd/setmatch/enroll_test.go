@@ -301,10 +301,19 @@ func TestChangesWaitForEachOther(t *testing.T) {
 	}
 	var stderr testutil.LockedBuffer
 	done := make(chan int)
+	// The model given without a folder: the message names the folder
+	// in full, not ".".
+	t.Chdir(dir)
 	go func() {
-		done <- dispatch([]string{"enroll", "--model", mpath, "--label", "carol", carol}, io.Discard, &stderr)
+		done <- dispatch([]string{"enroll", "--model", "model.smm", "--label", "carol", carol}, io.Discard, &stderr)
 	}()
-	testutil.WaitFor(t, 10*time.Second, "enroll says it waits", func() bool { return strings.Contains(stderr.String(), "waiting for another enroll or forget") })
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "enroll says it waits", func() bool {
+		return strings.Contains(stderr.String(), "waiting for another enroll or forget writing in "+real+"\n")
+	})
 	select {
 	case code := <-done:
 		t.Fatalf("enroll finished (exit %d) while another change held the model: %s", code, stderr.String())
