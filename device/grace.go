@@ -50,13 +50,23 @@ func (r *Runner) matchErr(st *state, name string, frames int, burst bool, err er
 	case r.grace.ctx != nil && r.grace.ctx.Err() != nil:
 		return errStopping
 	case errors.Is(err, context.DeadlineExceeded):
-		smaller := "send smaller batches (spool.max_frames)"
-		if burst {
-			smaller = "send shorter bursts or smaller frames (spool.max_burst_frames, spool.max_frame_pixels)"
-		}
-		return fmt.Errorf("batch %s (%d frames) was not read and matched within daemon.batch_timeout = %v: %s or raise the limit", name, frames, st.cfg.Daemon.BatchTimeout.Duration, smaller)
+		return overTimeError(name, frames, burst, st.cfg.Daemon.BatchTimeout.Duration)
 	}
 	return fmt.Errorf("batch %s: %w", name, err)
+}
+
+// overTimeError is the reason for failed/ of a batch of frames frames (0
+// where a batch file's read did not get to count them) that was not read
+// and matched within limit: it names the limits of its kind.
+func overTimeError(name string, frames int, burst bool, limit time.Duration) error {
+	smaller := "send smaller batches (spool.max_frames)"
+	if burst {
+		smaller = "send shorter bursts or smaller frames (spool.max_burst_frames, spool.max_frame_pixels)"
+	}
+	if frames > 0 {
+		name = fmt.Sprintf("%s (%d frames)", name, frames)
+	}
+	return fmt.Errorf("batch %s was not read and matched within daemon.batch_timeout = %v: %s or raise the limit", name, limit, smaller)
 }
 
 // stalled reports whether the batch in hand has been in hand for longer
