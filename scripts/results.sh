@@ -37,7 +37,7 @@
 #   open-strict           a stricter door: the default threshold (auto:balanced) against auto:far=5 and auto:far=1 on fresh lighting (seed 8001) and Lambertian (8011) faces, 8 of 38 strangers, and ORL intensities, 10 of 40 people strangers; auto
 #   open-household        a household: 4 of the 38 synthetic faces (lighting, Lambertian) or 5 of ORL's 40 people known, the rest strangers; and with 5 or 17 of them visitors (--strangers)
 #   open-others           others' sets (train --others) against visitors' (--strangers) and neither: households of 4 of 38 fresh lighting (seed 8301) and Lambertian (8311) faces and of 5 of ORL's 40 people, 26 (ORL 27) of the other classes given to training and 8 at the door; a household of 4 of 40 fresh turntable objects (seed 8331), 28 others or visitors, 8 at the door; and 30 of 60 fresh lighting faces (seed 8321) known, 22 others, 8 at the door; auto
-#   open-others-count     how many others: households of 4 of 38 fresh lighting (seed 8401) and Lambertian (8411) faces, 8 strangers at the door with no others, or 4, 8, 13 or 26 of the other classes given to training as others (so 30 to 8 at the door); auto
+#   open-others-count     how many others: households of 4 of 38 fresh lighting (seed 8401) and Lambertian (8411) faces, the 34 other classes at the door with no others, or 4, 8, 13 or 26 of them given to training as others (so 30 to 8 at the door); auto
 #   open-others-camera    others from which camera: households of 5 of ORL's people under synthetic light (synth --relight, seed 8421, 4 sets of 16 frames), 8 at the door, 27 others given to training taken with the same light (2 sets each, or 1), with the plain ORL images instead (one set of 10 each), or none; the splits of the first written with --splits-out (camera-door.txt) and changed for the others; auto
 #   open-household-far0   the three households of open-household, the default model (auto) with --threshold auto:far=0
 #   open-idx              the open set on real images no rule was chosen on: MNIST and Fashion-MNIST (scripts/idxsets.py, t10k files), 10 classes, 3 strangers a split, 2 or 4 sets to train and 2 to recognise (6 sets × 12 images a class, seed 83), or 4 and 20 (24 sets, seed 84); auto; needs python3 and the IDX files (MNIST, FASHION below)
@@ -48,7 +48,8 @@
 #   SPLITS=1 METHODS=nn-h scripts/results.sh DATA check virus-int
 # SPLITS sets the splits of the closed-set runs, open-enrol,
 # open-turntable and lbph-turntable; OPEN_SPLITS (default 10) those of
-# open-virus-int, open-orl-int, open-faces, open-cone, open-household and
+# open-virus-int, open-orl-int, open-faces, open-cone, open-strict,
+# open-others, open-others-count, open-others-camera, open-household and
 # open-household-far0; the other runs have the number of splits their
 # tables report.
 # MNIST and FASHION name the folders holding t10k-images-idx3-ubyte.gz
