@@ -33,6 +33,9 @@ func runDiv(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() != 2 {
 		fs.Usage()
+		if fs.NArg() == 1 {
+			return usagef("want two set files (.npy or .csv), got one: %s", fs.Arg(0))
+		}
 		return usagef("want two set files (.npy or .csv), got %d arguments", fs.NArg())
 	}
 	rule, err := divBandwidthRule(fs, *bandwidth, *ruleName)

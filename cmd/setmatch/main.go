@@ -62,6 +62,10 @@ func main() {
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" && args[1] != "help" {
+		// "setmatch help train" is "setmatch train -h".
+		return dispatch([]string{args[1], "-h"}, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {

@@ -161,6 +161,10 @@ func TestDispatchExitCodes(t *testing.T) {
 		{[]string{"help"}, 0, "usage: setmatch <command>"},
 		{[]string{"-h"}, 0, "usage: setmatch <command>"},
 		{[]string{"--help"}, 0, "usage: setmatch <command>"},
+		// help CMD is CMD -h; an unknown CMD is unknown either way.
+		{[]string{"help", "train"}, 0, "usage: setmatch train --data DIR"},
+		{[]string{"help", "trian"}, 2, `setmatch: unknown command "trian"`},
+		{[]string{"div", "a.npy"}, 2, "setmatch div: want two set files (.npy or .csv), got one: a.npy"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := dispatch(c.args, &stdout, &stderr)
