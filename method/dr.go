@@ -69,10 +69,9 @@ func runDR(t *Task, g Grid, m match.Measure) (Prediction, error) {
 	}
 	chosen.MaxIter = g.DRIter
 	ls, ll, lp := learnInput(sets, labels, chosen, g.DRSmallest)
-	if lp.Halves && !lp.Start && maxSize(ll) < 2 {
+	if lp.Halves && needsPairs(lp) && maxSize(ll) < 2 {
 		// Every class has one set, and none could be halved: the
 		// affinity has no within-class pair (as RefitProjection says).
-		// The start of W (PCA or Fisher) needs none.
 		n, _ := sets[0].Dims()
 		return Prediction{}, fmt.Errorf("learning W: %w", tooShortForHalves(t.Pool.setName(t.Train[0]), n))
 	}
@@ -346,8 +345,8 @@ func drFoldPart(sets []*mat.Dense, labels, fold []int, f int) drPart {
 // returns, for each bandwidth, the hits and summed margins of 1-NN on its
 // held-out sets.
 func drFold(sets []*mat.Dense, labels []int, part drPart, p LearnParams, g Grid, bws []Bandwidth, m match.Measure, seed int64, workers int) ([]score, error) {
-	if part.err != nil && !p.Start {
-		// No within-class pair to learn W from; the start needs none.
+	if part.err != nil && needsPairs(p) {
+		// No within-class pair to learn W from.
 		return nil, part.err
 	}
 	p.MaxIter = g.DRFoldIter

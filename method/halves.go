@@ -31,6 +31,11 @@ func TooShortToHalve(name string, n int) error {
 	return fmt.Errorf("set %s has %d frames, too few to halve (%d or more are needed)", name, n, MinHalvedFrames)
 }
 
+// needsPairs reports whether learning W with p needs within-class pairs
+// of sets (or of their frame halves): conjugate gradient's affinity does;
+// the start of W (p.Start: the PCA or Fisher basis) does not.
+func needsPairs(p LearnParams) bool { return !p.Start }
+
 // tooShortForHalves returns the error of learning W on the frame halves
 // of sets that are one a class when every set is too short to halve (the
 // affinity then has no within-class pair): TooShortToHalve of the set

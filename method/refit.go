@@ -61,9 +61,8 @@ func (f *Fitted) RefitProjection(sets []*mat.Dense, ids []int, names []string, g
 			learnSets, learnIDs = halves(sets, ids)
 			p.Halves = true
 		}
-		if maxSize(learnIDs) < 2 && !p.Start {
-			// No class has a pair: each has one set, too short to halve
-			// (the start of W, PCA or Fisher, needs none).
+		if maxSize(learnIDs) < 2 && needsPairs(p) {
+			// No class has a pair: each has one set, too short to halve.
 			// Whether a class could be given a second set is the
 			// caller's to say: a stand-in fold holds one set of each
 			// class out, and its classes may have two.
