@@ -78,7 +78,15 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		args = append([]string{"version"}, args[1:]...)
 	case "man":
 		// Not listed in the usage: writes this program's manual page
-		// (roff), which make deb installs.
+		// (roff), which make deb installs. It takes no arguments.
+		switch {
+		case len(args) == 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "-help"):
+			fmt.Fprintln(stderr, "usage: setmatch man > setmatch.1 (writes this program's manual page in roff)")
+			return 0
+		case len(args) > 1:
+			fmt.Fprintf(stderr, "setmatch man: takes no arguments, got %q (usage: setmatch man > setmatch.1)\n", args[1:])
+			return 2
+		}
 		if err := writeManPage(stdout); err != nil {
 			fmt.Fprintf(stderr, "setmatch man: %v\n", err)
 			return 1

@@ -226,3 +226,19 @@ func TestMistypedFlagSuggestsOne(t *testing.T) {
 		t.Errorf("setmatch train --zzzzzzzz: exit %d, stderr %q: want exit 2 and no suggestion", code, errOut)
 	}
 }
+
+// TestManTakesNoArguments checks that setmatch man -h prints how to use it
+// instead of the page, and that other arguments are a usage error.
+func TestManTakesNoArguments(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := dispatch([]string{"man", "-h"}, &stdout, &stderr); code != 0 || stdout.Len() != 0 ||
+		!strings.Contains(stderr.String(), "usage: setmatch man") {
+		t.Errorf("setmatch man -h: exit %d, stdout %.40q, stderr %q; want 0, nothing, the usage", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := dispatch([]string{"man", "setmatchd"}, &stdout, &stderr); code != 2 || stdout.Len() != 0 ||
+		!strings.Contains(stderr.String(), `"setmatchd"`) {
+		t.Errorf("setmatch man setmatchd: exit %d, stdout %.40q, stderr %q; want 2, nothing, the argument named", code, stdout.String(), stderr.String())
+	}
+}
