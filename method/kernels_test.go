@@ -447,9 +447,10 @@ func TestScoreBetterTies(t *testing.T) {
 // TestChooseKFDARounding: a kernel and a copy of it that differs in its
 // last bits, as another build or machine computes it, are the same
 // candidate; whichever of the two comes first is chosen, with the
-// regulariser and latent dimension chosen for the kernel alone. Before
-// margins tied within marginTol, the later one won wherever its rounding
-// came out ahead (12 of these 24 choices).
+// regulariser and latent dimension chosen for the kernel alone. Compared
+// exactly (marginTol 0), the later one wins wherever its rounding comes
+// out ahead: the test logs in how many of its 24 choices, and fails if in
+// none, since then the copy no longer differs enough to test anything.
 func TestChooseKFDARounding(t *testing.T) {
 	const classes, per, d = 5, 4, 6
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -471,6 +472,9 @@ func TestChooseKFDARounding(t *testing.T) {
 	k := kfda.KernelMatrix(mat.NewSymDense(n, sqDistAll(rows, 1)), 1, 2*d, match.KernelHG)
 	g := DefaultGrid()
 	g.Folds = 3
+	tol := marginTol
+	defer func() { marginTol = tol }()
+	choices, movedExactly := 0, 0
 	for seed := range uint64(12) {
 		task := &Task{Pool: &Pool{Workers: 2}, Train: train, Labels: labels, Classes: classes, Seed: seed}
 		_, c0, reg0, dim0 := chooseKFDA(task, g, []candidate{{k: k}})
@@ -487,7 +491,17 @@ func TestChooseKFDARounding(t *testing.T) {
 			if c != c0 || reg != reg0 || dim != dim0 {
 				t.Errorf("seed %d: chose candidate %d reg %g dim %d (score %v), want %d, %g, %d as for the kernel alone", seed, c, reg, dim, best, c0, reg0, dim0)
 			}
+			choices++
+			marginTol = 0
+			if _, c, reg, dim := chooseKFDA(task, g, cands); c != c0 || reg != reg0 || dim != dim0 {
+				movedExactly++
+			}
+			marginTol = tol
 		}
+	}
+	t.Logf("compared exactly, %d of %d choices moved", movedExactly, choices)
+	if movedExactly == 0 {
+		t.Errorf("compared exactly, none of %d choices moved: the copy's rounding no longer tests the tolerance", choices)
 	}
 }
 
