@@ -2,8 +2,11 @@ package synth
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image"
+	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,9 +50,10 @@ func checkOnlyReadme(t *testing.T, dir, readme string) {
 
 // A synth stopped half way, its README written first, leaves a folder that
 // PrepareOut with force replaces: class folders (one empty, one of them
-// missing), a set file of atomicfile's pending (.s001.npy and digits) and
-// a README of WriteReadme's pending. Without synth's README those pending
-// files are foreign like any other.
+// missing), a set file of atomicfile's pending (.s001.npy and digits), a
+// frame of WritePNG's (.f001.png and digits) and a README of
+// WriteReadme's pending. Without synth's README those pending files are
+// foreign like any other.
 func TestPrepareOutAfterAStop(t *testing.T) {
 	dir := t.TempDir()
 	readme := Options{Kind: Subspace, Classes: 3, Sets: 2, Frames: 4, Dim: 3}.Readme("--classes 3 --out d")
@@ -60,7 +64,8 @@ func TestPrepareOutAfterAStop(t *testing.T) {
 	if ok, err := synthReadme(filepath.Join(dir, "README.md")); !ok || err != nil {
 		t.Fatalf("the README PrepareOut writes first is not known as synth's: %v", err)
 	}
-	stopped := []string{"c00/s000.npy", "c00/s001.npy", "c01/.s001.npy4559732554243864714", ".README.md2298510"}
+	stopped := []string{"c00/s000.npy", "c00/s001.npy", "c01/.s001.npy4559732554243864714", "c03/s000/f000.png", "c03/s000/.f001.png6129484611666435",
+		".README.md2298510"}
 	if err := os.Mkdir(filepath.Join(dir, "c02"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +92,11 @@ func TestPrepareOutAfterAStop(t *testing.T) {
 	}{
 		{"c01/.s001.npy4559732554243864714", true, true},
 		{".README.md2298510", true, true},
+		{"c01/s000/.f001.png6129484611666435", true, true},
+		{"c01/s000/.f001.png6129484611666435", false, false},
+		{"c01/s000/.f001.png", true, false},
+		{"c01/s000/.thumbs.png123", true, false},
+		{"c01/.f001.png123", true, false},
 		{"c01/.s001.npy4559732554243864714", false, false},
 		{".README.md2298510", false, false},
 		{"c01/.s001.npy", true, false},
@@ -325,6 +335,69 @@ func TestWriteSetOneFrameAtATime(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A frame whose write fails half way (a full disk) leaves no file under
+// its name, nor its temporary file: the set's folder holds the frames
+// written before it, whole, and nothing else. Nor does a frame png.Encode
+// refuses before writing (no pixels) leave an empty file.
+func TestWriteSetFailedFrame(t *testing.T) {
+	errFull := errors.New("injected: no space left on device")
+	defer func(encode func(io.Writer, image.Image) error) { encodePNG = encode }(encodePNG)
+	written := 0
+	encodePNG = func(w io.Writer, img image.Image) error {
+		var b bytes.Buffer
+		if err := png.Encode(&b, img); err != nil {
+			return err
+		}
+		if written++; written <= 1 {
+			_, err := w.Write(b.Bytes())
+			return err
+		}
+		if _, err := w.Write(b.Bytes()[:b.Len()/2]); err != nil {
+			return err
+		}
+		return errFull
+	}
+	dir := filepath.Join(t.TempDir(), "s000")
+	frame := image.NewGray(image.Rect(0, 0, 16, 12))
+	for p := range frame.Pix {
+		frame.Pix[p] = uint8(7 * p)
+	}
+	err := writeSet(dir, 3, func(emit func(*image.Gray) error) error {
+		for range 3 {
+			if err := emit(frame); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, errFull) {
+		t.Fatalf("writeSet: %v, want the injected error", err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || names[0] != "f000.png" {
+		t.Errorf("after a failed frame the set's folder holds %q, want f000.png alone", names)
+	}
+	if got, err := features.DecodeImageFile(filepath.Join(dir, "f000.png")); err != nil || !bytes.Equal(got.Pix, frame.Pix) {
+		t.Errorf("f000.png, written before the failure, is not the frame whole: %v", err)
+	}
+
+	encodePNG = png.Encode
+	empty := filepath.Join(t.TempDir(), "f000.png")
+	if err := WritePNG(empty, image.NewGray(image.Rect(0, 0, 0, 0))); err == nil {
+		t.Fatal("WritePNG of an image without pixels: no error")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(empty)); len(ents) != 0 {
+		t.Errorf("WritePNG of an image without pixels left %d entries, want none", len(ents))
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package atomicfile writes a file whole or not at all: a reader of its
 // path sees the old file or the new one, never a part of the new one (the
-// set files, model files, split files and data sets' READMEs the
-// workstation tool writes, and the daemon's record of its reloads).
+// set files, model files, split files, data sets' READMEs and synth's
+// frames the workstation tool writes, and the daemon's record of its
+// reloads).
 package atomicfile
 
 import (
