@@ -237,7 +237,7 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 	case set != "" && !hasSet:
 		return nil, fmt.Errorf("class %q has no set named %q (%s)", label, set, noSetHint(m.Sets, label, set))
 	}
-	next, c, err := forgetWhere(m, func(s model.Set) bool { return s.Label == label && (set == "" || s.Name == set) }, model.ChangeForget, strangers, workers)
+	next, c, _, err := forgetWhere(m, func(s model.Set) bool { return s.Label == label && (set == "" || s.Name == set) }, model.ChangeForget, strangers, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -254,11 +254,14 @@ func Forget(m *model.Model, label, set string, strangers []*mat.Dense, workers i
 // kFDA discriminant) and
 // the threshold set again by the model's rule (recalibrate), and what the
 // change did, as op (Change.Op) says it: Forget's work but for the
-// record in the history. m is unchanged.
-func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers []*mat.Dense, workers int) (*model.Model, *Change, error) {
+// record in the history. It returns too, for every member of the model
+// left (in order), the scores of its gallery sets the change computed
+// (recalibrate's scores: its kFDA fit's kernel, or its divergence
+// matrix), nil where it computed none. m is unchanged.
+func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers []*mat.Dense, workers int) (*model.Model, *Change, []*mat.SymDense, error) {
 	next, n, err := m.WithoutSets(drop)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var rebanded, moved []bool
 	var before []float64
@@ -267,23 +270,23 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 		before = append(before, mem.QueryBandwidth.Fixed)
 		mv, err := recentre(mem)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		moved = append(moved, mv)
 		ok := false
 		if !shaped {
 			if ok, err = globalBandwidthAgain(mem, workers); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
+				return nil, nil, nil, fmt.Errorf("%s: %w", memberMethod(mem), err)
 			}
 		}
 		rebanded = append(rebanded, ok)
 	}
-	kernels, err := refitKFDA(next, len(m.Classes()), workers)
+	scores, err := refitKFDA(next, len(m.Classes()), workers)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := next.Validate(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c := &Change{Op: op, Sets: n}
 	for i, mem := range next.Members() {
@@ -292,12 +295,12 @@ func forgetWhere(m *model.Model, drop func(model.Set) bool, op string, strangers
 		mc.Bandwidth, mc.BandwidthBefore = rebanded[i], before[i]
 		c.Members = append(c.Members, mc)
 	}
-	if err := recalibrate(next, m, c, strangers, workers, kernels); err != nil {
-		return nil, nil, err
+	if err := recalibrate(next, m, c, strangers, workers, scores); err != nil {
+		return nil, nil, nil, err
 	}
 	c.Before = memberThresholds(m)
 	c.Classes, c.GallerySets = len(next.Classes()), len(next.Sets)
-	return next, c, nil
+	return next, c, scores, nil
 }
 
 // globalBandwidthAgain sets the global bandwidth of mem (globalRule: S

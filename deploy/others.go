@@ -46,17 +46,25 @@ const OthersParam = "others"
 // gallery does not hold, and one that would leave fewer than two
 // classes; on an error m is unchanged.
 func WithoutOthers(m *model.Model, others []string, strangers []*mat.Dense, workers int) (*Change, error) {
+	c, _, err := withoutOthers(m, others, strangers, workers)
+	return c, err
+}
+
+// withoutOthers is WithoutOthers, returning too the scores of the kept
+// gallery's sets under m, the model (not a voter), where the change
+// computed them (forgetWhere), else nil.
+func withoutOthers(m *model.Model, others []string, strangers []*mat.Dense, workers int) (*Change, *mat.SymDense, error) {
 	if len(others) == 0 {
-		return nil, fmt.Errorf("no others' classes to remove")
+		return nil, nil, fmt.Errorf("no others' classes to remove")
 	}
 	held := m.Classes()
 	for _, c := range others {
 		if !slices.Contains(held, c) {
-			return nil, fmt.Errorf("the gallery holds no set of the others' class %q", c)
+			return nil, nil, fmt.Errorf("the gallery holds no set of the others' class %q", c)
 		}
 	}
 	if kept := len(held) - len(others); kept < 2 {
-		return nil, fmt.Errorf("without the %d others' classes the gallery would hold %d: a model keeps at least two classes", len(others), kept)
+		return nil, nil, fmt.Errorf("without the %d others' classes the gallery would hold %d: a model keeps at least two classes", len(others), kept)
 	}
 	// The record first, so that the change keeps what the others shaped
 	// (othersShaped); on an error m is left without it.
@@ -66,12 +74,12 @@ func WithoutOthers(m *model.Model, others []string, strangers []*mat.Dense, work
 		marked.Selection.Params = map[string]string{}
 	}
 	marked.Selection.Params[OthersParam] = strconv.Itoa(len(others))
-	next, c, err := forgetWhere(&marked, func(s model.Set) bool { return slices.Contains(others, s.Label) }, ChangeOthers, strangers, workers)
+	next, c, scores, err := forgetWhere(&marked, func(s model.Set) bool { return slices.Contains(others, s.Label) }, ChangeOthers, strangers, workers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	*m = *next
-	return c, nil
+	return c, scores[0], nil
 }
 
 // WithoutOthers removes the others' classes from r's model, as the
@@ -80,13 +88,15 @@ func WithoutOthers(m *model.Model, others []string, strangers []*mat.Dense, work
 // was set are then the changed model's, and so are the calibration's
 // rates where its threshold was set again (a threshold kept as Build
 // calibrated it keeps Build's rates). The choice (Selection) and the fit
-// (Fit) stay those made on every class.
+// (Fit) stay those made on every class. The gallery's scores the change
+// computed (its kFDA fit's kernel, the divergences its threshold was set
+// again on) are taken as they are, not computed again.
 func (r *Result) WithoutOthers(others []string, strangers []*mat.Dense, workers int) (*Change, error) {
-	c, err := WithoutOthers(r.Model, others, strangers, workers)
+	c, scores, err := withoutOthers(r.Model, others, strangers, workers)
 	if err != nil {
 		return nil, err
 	}
-	scores, err := galleryScores(r.Model, nil, workers)
+	scores, err = galleryScores(r.Model, scores, workers)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/kfda"
 	"setmatch/method"
 	"setmatch/model"
 )
@@ -183,6 +184,69 @@ func TestResultWithoutOthers(t *testing.T) {
 	}
 	if strings.Contains(res.ThresholdSource, "not used") {
 		t.Errorf("nn-h trained with strangers' sets: %q", res.ThresholdSource)
+	}
+}
+
+// TestResultWithoutOthersReusesScores: Result.WithoutOthers takes the
+// kept gallery's scores the change computed (a kFDA member's kernel
+// refitted, a threshold's divergences set again on the gallery) instead
+// of computing them again, and they are exactly those computed anew; a
+// change that computed none (a threshold kept, of a nearest-neighbour
+// member) leaves them to the Result, once.
+func TestResultWithoutOthersReusesScores(t *testing.T) {
+	all, labels, names := ringSets(6, 3, 6, 0.3, 9)
+	kept := len(all) - 3 // class-04's 3 sets leave
+	for _, c := range []struct {
+		method method.Name
+		rule   string
+		again  int // pairs of the kept gallery the Result compares itself
+	}{
+		{method.KFDAHG, "auto:balanced", 0},
+		{method.KFDAHG, "0.5", 0},
+		{method.NNH, "auto", 0},
+		{method.NNH, "auto:balanced", kept * (kept - 1) / 2},
+	} {
+		pairsOf := func(without func(*Result) error) (*Result, int) {
+			opt := Options{Method: c.method, Grid: grid(), Seed: 3, Workers: 2}
+			opt.Grid.Widths, opt.Grid.Regs = []float64{1}, []float64{1e-2, 1}
+			res := buildRule(t, &opt, c.rule, all, labels, names)
+			pairs := 0
+			pairsHook = func(s, p int) {
+				if s == kept {
+					pairs += p
+				}
+			}
+			defer func() { pairsHook = nil }()
+			if err := without(res); err != nil {
+				t.Fatalf("%s, threshold %q: %v", c.method, c.rule, err)
+			}
+			return res, pairs
+		}
+		_, change := pairsOf(func(res *Result) error {
+			_, err := WithoutOthers(res.Model, []string{"class-04"}, nil, 2)
+			return err
+		})
+		res, pairs := pairsOf(func(res *Result) error {
+			_, err := res.WithoutOthers([]string{"class-04"}, nil, 2)
+			return err
+		})
+		if pairs-change != c.again {
+			t.Errorf("%s, threshold %q: the Result compared %d pairs of the kept gallery's sets after the change's %d, want %d", c.method, c.rule, pairs-change, change, c.again)
+		}
+		anew, err := galleryScores(res.Model, nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gallery := anew
+		if res.Model.Discriminant != nil {
+			gallery = kfda.KernelDistances(anew)
+			if res.kernel == nil || !mat.Equal(res.kernel, anew) {
+				t.Errorf("%s, threshold %q: the Result's kernel is not the kept gallery's computed anew", c.method, c.rule)
+			}
+		}
+		if !mat.Equal(res.Gallery, gallery) {
+			t.Errorf("%s, threshold %q: the Result's gallery matrix is not the kept gallery's computed anew", c.method, c.rule)
+		}
 	}
 }
 
