@@ -96,16 +96,23 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	for _, c := range commands {
 		if c.name == args[0] {
 			err := c.run(args[1:], stdout, stderr)
+			// An error of a subcommand (bench train) names it.
+			name := c.name
+			for _, sub := range subcommands[c.name] {
+				if len(args) > 1 && sub.name == c.name+" "+args[1] {
+					name = sub.name
+				}
+			}
 			switch {
 			case err == nil:
 				return 0
 			case errors.Is(err, flag.ErrHelp):
 				return 0
 			case errors.As(err, new(usageError)):
-				fmt.Fprintf(stderr, "setmatch %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "setmatch %s: %v\n", name, err)
 				return 2
 			default:
-				fmt.Fprintf(stderr, "setmatch %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "setmatch %s: %v\n", name, err)
 				return 1
 			}
 		}

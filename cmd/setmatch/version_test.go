@@ -165,6 +165,9 @@ func TestDispatchExitCodes(t *testing.T) {
 		{[]string{"help", "train"}, 0, "usage: setmatch train --data DIR"},
 		{[]string{"help", "trian"}, 2, `setmatch: unknown command "trian"`},
 		{[]string{"div", "a.npy"}, 2, "setmatch div: want two set files (.npy or .csv), got one: a.npy"},
+		// A subcommand's error names it.
+		{[]string{"bench", "train", "--sizes", "foo"}, 2, `setmatch bench train: --sizes: size "foo"`},
+		{[]string{"bench", "--mode", "tran"}, 2, "setmatch bench: "},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := dispatch(c.args, &stdout, &stderr)
