@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"setmatch/features"
+	"setmatch/internal/testutil"
 )
 
 // Every README synth writes, written by WriteReadme, marks its folder as
@@ -376,15 +377,7 @@ func TestWriteSetFailedFrame(t *testing.T) {
 	if !errors.Is(err, errFull) {
 		t.Fatalf("writeSet: %v, want the injected error", err)
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	if len(names) != 1 || names[0] != "f000.png" {
+	if names := testutil.Names(t, dir); len(names) != 1 || names[0] != "f000.png" {
 		t.Errorf("after a failed frame the set's folder holds %q, want f000.png alone", names)
 	}
 	if got, err := features.DecodeImageFile(filepath.Join(dir, "f000.png")); err != nil || !bytes.Equal(got.Pix, frame.Pix) {
@@ -396,8 +389,8 @@ func TestWriteSetFailedFrame(t *testing.T) {
 	if err := WritePNG(empty, image.NewGray(image.Rect(0, 0, 0, 0))); err == nil {
 		t.Fatal("WritePNG of an image without pixels: no error")
 	}
-	if ents, _ := os.ReadDir(filepath.Dir(empty)); len(ents) != 0 {
-		t.Errorf("WritePNG of an image without pixels left %d entries, want none", len(ents))
+	if names := testutil.Names(t, filepath.Dir(empty)); len(names) != 0 {
+		t.Errorf("WritePNG of an image without pixels left %q, want nothing", names)
 	}
 }
 
