@@ -50,6 +50,10 @@ var commands = []command{
 	{"version", "print the version", runVersion},
 }
 
+// hidden are the commands not listed in the usage nor the manual page:
+// man writes this program's manual page (roff), which make deb installs.
+var hidden = []command{{"man", "write the manual page setmatch(1) in roff", runMan}}
+
 // subcommands are the commands of a command, dispatched by it (bench
 // train by bench), listed here for the manual page.
 var subcommands = map[string][]command{
@@ -76,24 +80,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "--version", "-version":
 		args = append([]string{"version"}, args[1:]...)
-	case "man":
-		// Not listed in the usage: writes this program's manual page
-		// (roff), which make deb installs. It takes no arguments.
-		switch {
-		case len(args) == 2 && (args[1] == "-h" || args[1] == "--help" || args[1] == "-help"):
-			fmt.Fprintln(stderr, "usage: setmatch man > setmatch.1 (writes this program's manual page in roff)")
-			return 0
-		case len(args) > 1:
-			fmt.Fprintf(stderr, "setmatch man: takes no arguments, got %q (usage: setmatch man > setmatch.1)\n", args[1:])
-			return 2
-		}
-		if err := writeManPage(stdout); err != nil {
-			fmt.Fprintf(stderr, "setmatch man: %v\n", err)
-			return 1
-		}
-		return 0
 	}
-	for _, c := range commands {
+	for _, c := range append(slices.Clip(commands), hidden...) {
 		if c.name == args[0] {
 			err := c.run(args[1:], stdout, stderr)
 			// An error of a subcommand (bench train) names it.

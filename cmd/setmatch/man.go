@@ -74,6 +74,18 @@ func manPage(date string) (manpage.Page, error) {
 	return p, nil
 }
 
+// runMan is setmatch man: setmatch(1) on stdout (writeManPage).
+func runMan(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("man", "> setmatch.1", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("unexpected argument %q: man takes none", fs.Arg(0))
+	}
+	return writeManPage(stdout)
+}
+
 // writeManPage writes setmatch(1) in roff to w, dated by SOURCE_DATE_EPOCH
 // when it is set (reproducible builds).
 func writeManPage(w io.Writer) error {

@@ -235,7 +235,7 @@ func TestMistypedFlagSuggestsOne(t *testing.T) {
 func TestManTakesNoArguments(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := dispatch([]string{"man", "-h"}, &stdout, &stderr); code != 0 || stdout.Len() != 0 ||
-		!strings.Contains(stderr.String(), "usage: setmatch man") {
+		!strings.Contains(stderr.String(), "usage: setmatch man > setmatch.1") {
 		t.Errorf("setmatch man -h: exit %d, stdout %.40q, stderr %q; want 0, nothing, the usage", code, stdout.String(), stderr.String())
 	}
 	stdout.Reset()
