@@ -139,7 +139,9 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 // that step: it names the folder and its fault, without the name of the
 // file the step tried. Where the fault is a permission, it says what to
 // do: for the model's own folder, run as a user who may write there (on
-// the appliance, the daemon's user) or write the changed model elsewhere.
+// the appliance, the daemon's user) or write the changed model elsewhere;
+// where the folder of another --out does not exist, create it (as train
+// says of its --out).
 func (cf *changeFlags) folderError(dir string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -153,6 +155,8 @@ func (cf *changeFlags) folderError(dir string, err error) error {
 		return fmt.Errorf("--out %s: this user may not read and write its folder %s (%w): give a folder you can write to", cf.out, dir, err)
 	case cf.out == cf.model:
 		return fmt.Errorf("model %s: its folder %s: %w", cf.model, dir, err)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--out %s: the folder %s does not exist: create it first", cf.out, dir)
 	}
 	return fmt.Errorf("--out %s: its folder %s: %w", cf.out, dir, err)
 }

@@ -599,7 +599,7 @@ func TestChangeFolderNotWritable(t *testing.T) {
 	// --out into such a folder, the model in one the user may write in.
 	_, model := lib(0o755)
 	code, _, stderr := run("enroll", "--model", model, "--label", "carol", "--out", filepath.Join(missing, "new.smm"), carol)
-	if want := fmt.Sprintf("setmatch enroll: --out %s: its folder %s: no such file or directory\n", filepath.Join(missing, "new.smm"), missing); code != 1 || stderr != want {
+	if want := fmt.Sprintf("setmatch enroll: --out %s: the folder %s does not exist: create it first\n", filepath.Join(missing, "new.smm"), missing); code != 1 || stderr != want {
 		t.Errorf("--out in a folder that does not exist: exit %d, stderr\n%s\nwant exit 1 and only\n%s", code, stderr, want)
 	}
 	folder, _ := lib(0o555)
