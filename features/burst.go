@@ -2,6 +2,7 @@ package features
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -128,12 +129,19 @@ func openBurstDir(root *os.Root, dir string) (*os.File, error) {
 // entries and their facts come from d's descriptor: Readdir stats each
 // from it (fstatat on unix), where the Info of ReadDir's entries would
 // stat each by its path, through dir's name again, for a folder not
-// opened through an os.Root. An entry gone before its stat is left out,
-// but a burst over the limit is refused all the same.
+// opened through an os.Root. Where there is no fstatat, each entry is
+// stated again by its path under root (statEntries), as its frame is
+// opened there. An entry gone before its stat is left out, but a burst
+// over the limit is refused all the same.
 func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]BurstFrame, error) {
 	infos, err := readdir(d, lim.MaxFrames+1)
 	if err != nil && err != io.EOF {
 		return nil, &Error{Path: label, Msg: "cannot list burst", Err: err}
+	}
+	if statByPath {
+		if infos, err = statEntries(root, dir, infos); err != nil {
+			return nil, &Error{Path: label, Msg: "cannot list burst", Err: err}
+		}
 	}
 	over := len(infos) > lim.MaxFrames
 	if !over {
@@ -181,6 +189,29 @@ func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]
 // readdir is (*os.File).Readdir; a test makes an entry go between the
 // folder's read and its stat.
 var readdir = (*os.File).Readdir
+
+// statByPath is entriesStatByPath; a test sets it on unix.
+var statByPath = entriesStatByPath
+
+// statEntries returns infos, the entries Readdir listed in the folder dir
+// under root, each stated again by its path under root (Lstat: a link
+// stays a link), which gives its file identity where Readdir's facts hold
+// none (entriesStatByPath). An entry gone since it was listed is left
+// out, as Readdir leaves out one gone before its stat.
+func statEntries(root *os.Root, dir string, infos []fs.FileInfo) ([]fs.FileInfo, error) {
+	out := infos[:0]
+	for _, info := range infos {
+		fi, err := root.Lstat(path.Join(dir, info.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fi)
+	}
+	return out, nil
+}
 
 // openIn opens name, one name in the folder d (dir under root), without
 // following a link at it and without blocking (regfile.OpenIn); the file

@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -682,6 +683,78 @@ func TestOpenBurstPathForms(t *testing.T) {
 		if len(b.Frames) != 1 || b.Frames[0].Name != "a.png" {
 			t.Errorf("OpenBurst(%q): %v; want the frame a.png", p, b.Frames)
 		}
+	}
+}
+
+// noIdentity is a directory entry's facts without a file identity, as
+// Windows' Readdir gives them on a volume without object IDs (FAT32,
+// exFAT): os.SameFile never holds it the same as an open file.
+type noIdentity struct{ fs.FileInfo }
+
+// TestBurstListedWithoutIdentity: where Readdir's facts of the frames
+// carry no file identity, every frame would read as replaced since it was
+// listed; stated again by path (statByPath, the listing where there is no
+// fstatat), the burst is read, the frames of a burst whose frame is
+// replaced after that are still refused, and an entry gone before its
+// stat is left out.
+func TestBurstListedWithoutIdentity(t *testing.T) {
+	t.Cleanup(func() { readdir, statByPath = (*os.File).Readdir, entriesStatByPath })
+	gone := ""
+	readdir = func(d *os.File, n int) ([]os.FileInfo, error) {
+		infos, err := d.Readdir(n)
+		for i, fi := range infos {
+			infos[i] = noIdentity{fi}
+		}
+		if gone != "" { // 1.png, listed, is gone before its stat
+			if err := os.Rename(filepath.Join(gone, "1.png"), filepath.Join(gone, "..", "moved.png")); err != nil {
+				return nil, err
+			}
+		}
+		return infos, err
+	}
+	f := mustFitted(t, "hist:8")
+	burst := func() string {
+		dir := filepath.Join(t.TempDir(), "b")
+		writeFiles(t, dir, map[string][]byte{"1.png": encodePNG(t, scene(16, 16, 0)), "2.png": encodePNG(t, scene(16, 16, 1))})
+		return dir
+	}
+	statByPath = false
+	dir := burst()
+	if _, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits()); err == nil || !strings.Contains(err.Error(), "replaced while the frames were read") {
+		t.Fatalf("listed without identity, not stated by path: %v; want every frame refused as replaced (else this test tests nothing)", err)
+	}
+	statByPath = true
+	x, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil {
+		t.Fatalf("listed without identity, stated by path: %v", err)
+	}
+	if r, _ := x.Dims(); r != 2 {
+		t.Errorf("%d frames read, want 2", r)
+	}
+	// A frame replaced after the listing is refused all the same.
+	dir = burst()
+	b, err := OpenBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	writeFiles(t, filepath.Join(dir, ".."), map[string][]byte{"new.png": encodePNG(t, scene(16, 16, 2))})
+	if err := os.Rename(filepath.Join(dir, "..", "new.png"), filepath.Join(dir, "2.png")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ApplyOpenBurst(context.Background(), b); err == nil || !strings.Contains(err.Error(), "replaced while the frames were read") {
+		t.Errorf("a frame replaced after the listing: %v; want it refused", err)
+	}
+	// An entry gone between the listing and its stat is left out.
+	dir = burst()
+	gone = dir
+	b, err = OpenBurst(openRoot(t, dir), ".", DefaultBurstLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if len(b.Frames) != 1 || b.Frames[0].Name != "2.png" {
+		t.Errorf("listed %v; want 2.png alone (1.png gone before its stat)", b.Frames)
 	}
 }
 
