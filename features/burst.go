@@ -130,7 +130,7 @@ func openBurstDir(root *os.Root, dir string) (*os.File, error) {
 // from it (fstatat on unix), where the Info of ReadDir's entries would
 // stat each by its path, through dir's name again, for a folder not
 // opened through an os.Root. Where there is no fstatat, each entry is
-// stated again by its path under root (statEntries), as its frame is
+// looked up again by its path under root (statEntries), as its frame is
 // opened there. An entry gone before its stat is left out, but a burst
 // over the limit is refused all the same.
 func listOpen(d *os.File, root *os.Root, dir, label string, lim ImageLimits) ([]BurstFrame, error) {
@@ -194,7 +194,7 @@ var readdir = (*os.File).Readdir
 var statByPath = entriesStatByPath
 
 // statEntries returns infos, the entries Readdir listed in the folder dir
-// under root, each stated again by its path under root (Lstat: a link
+// under root, each looked up again by its path under root (Lstat: a link
 // stays a link), which gives its file identity where Readdir's facts hold
 // none (entriesStatByPath). An entry gone since it was listed is left
 // out, as Readdir leaves out one gone before its stat.

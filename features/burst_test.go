@@ -693,7 +693,7 @@ type noIdentity struct{ fs.FileInfo }
 
 // TestBurstListedWithoutIdentity: where Readdir's facts of the frames
 // carry no file identity, every frame would read as replaced since it was
-// listed; stated again by path (statByPath, the listing where there is no
+// listed; looked up again by path (statByPath, the listing where there is no
 // fstatat), the burst is read, the frames of a burst whose frame is
 // replaced after that are still refused, and an entry gone before its
 // stat is left out.
@@ -721,12 +721,12 @@ func TestBurstListedWithoutIdentity(t *testing.T) {
 	statByPath = false
 	dir := burst()
 	if _, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits()); err == nil || !strings.Contains(err.Error(), "replaced while the frames were read") {
-		t.Fatalf("listed without identity, not stated by path: %v; want every frame refused as replaced (else this test tests nothing)", err)
+		t.Fatalf("listed without identity, not looked up by path: %v; want every frame refused as replaced (else this test tests nothing)", err)
 	}
 	statByPath = true
 	x, err := f.ApplyBurst(openRoot(t, dir), ".", DefaultBurstLimits())
 	if err != nil {
-		t.Fatalf("listed without identity, stated by path: %v", err)
+		t.Fatalf("listed without identity, looked up by path: %v", err)
 	}
 	if r, _ := x.Dims(); r != 2 {
 		t.Errorf("%d frames read, want 2", r)
