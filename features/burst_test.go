@@ -692,11 +692,11 @@ func TestOpenBurstPathForms(t *testing.T) {
 type noIdentity struct{ fs.FileInfo }
 
 // TestBurstListedWithoutIdentity: where Readdir's facts of the frames
-// carry no file identity, every frame would read as replaced since it was
-// listed; looked up again by path (statByPath, the listing where there is no
-// fstatat), the burst is read, the frames of a burst whose frame is
-// replaced after that are still refused, and an entry gone before its
-// stat is left out.
+// carry no file identity, every frame would read as replaced since it
+// was listed. With each entry looked up again by path (statByPath, the
+// listing where there is no fstatat) the burst is read, a frame replaced
+// after the listing is still refused, and an entry gone before its
+// lookup is left out.
 func TestBurstListedWithoutIdentity(t *testing.T) {
 	t.Cleanup(func() { readdir, statByPath = (*os.File).Readdir, entriesStatByPath })
 	gone := ""
