@@ -66,7 +66,8 @@ ARM64_TESTTOOL := $(TESTBIN)/linux-arm64/setmatch
 # state, the daemon's parts, its end-to-end tests and the parallel-for, again
 # under go test -race, with -short as under qemu; on amd64 also the
 # packages with AVX2 kernels in their SIMD build, whose unsafe pointer
-# arithmetic the race build checks (checkptr). The setmatchd those tests
+# arithmetic the race build checks (checkptr), and those that split their
+# products among goroutines (internal/matmul). The setmatchd those tests
 # run is built with -race too, so that a data race in the daemon fails the
 # test that stops it (the detector's exit status, 66). -race needs cgo, so a
 # C compiler (Debian: gcc, libc6-dev). About a minute with a warm build cache,
@@ -135,12 +136,13 @@ test-tool-builds:
 	done
 
 # The whole suite with the portable kernels, then the packages whose results
-# go through the AVX2 kernels again with them (TestSIMDMatchesPortable
-# compares the two directly).
+# go through the AVX2 kernels again with them (match's TestSIMDMatchesPortable
+# compares the two directly; internal/matmul's tests compare its kernels
+# with gonum's products bit for bit).
 test-host: test-daemon-host $(NFPM)
 	SETMATCHD_BIN=$(abspath $(HOST_TESTD)) SETMATCH_BIN=$(abspath $(HOST_TESTTOOL)) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) $(PKGS)
 ifneq ($(SIMD),)
-	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) ./match/... ./model/...
+	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) ./match/... ./model/... ./internal/matmul/... ./learn/... ./setkernel/...
 endif
 
 test-daemon-host:
@@ -155,7 +157,7 @@ test-race: test-daemon-host
 	SETMATCHD_BIN=$(abspath $(RACE_TESTD)) SETMATCH_BIN=$(abspath $(HOST_TESTTOOL)) CGO_ENABLED=1 \
 		$(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS)
 ifneq ($(SIMD),)
-	CGO_ENABLED=1 GOEXPERIMENT=$(SIMD) $(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) ./match/... ./model/...
+	CGO_ENABLED=1 GOEXPERIMENT=$(SIMD) $(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) ./match/... ./model/... ./internal/matmul/... ./learn/... ./setkernel/...
 endif
 
 # Runs the same tests as arm64 binaries: the code paths without assembly, and

@@ -8,6 +8,7 @@ import (
 
 	"setmatch/internal/finite"
 	"setmatch/internal/kde"
+	"setmatch/internal/matmul"
 	"setmatch/internal/par"
 	"setmatch/match"
 )
@@ -213,13 +214,13 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 			return 0, fmt.Errorf("gradient buffer is %d×%d, want %d×%d", gr, gc, D, d)
 		}
 	}
-	// Y = X·W as X·(Wᵀ)ᵀ: gonum then runs dot products of length D rather
-	// than axpys of length d (about 1.3× faster for D = 400, d = 20).
-	// Y depends on W alone: at the W of the evaluation before, it is
-	// kept.
+	// Y = X·W as X·(Wᵀ)ᵀ (matmul.MulT, gonum's product with AVX2 kernels
+	// where the build has them): dot products of length D rather than
+	// axpys of length d. Y depends on W alone: at the W of the evaluation
+	// before, it is kept.
 	if c.yAt == nil || !sameBits(c.yAt, w) {
 		c.wt.Copy(w.T())
-		c.y.Mul(c.x, c.wt.T())
+		matmul.MulT(c.y, c.x, c.wt, c.workers)
 		if c.yAt == nil {
 			c.yAt = mat.NewDense(D, d, nil)
 		}
@@ -266,11 +267,11 @@ func (c *Cost) Eval(w, grad *mat.Dense) (float64, error) {
 		selfLogDensity(s, c.d, sc.cross, sc.wq[:n*n])
 		selfBlock(s, sc.wq[:n*n], bi, sc)
 	})
-	// ∂L/∂W = XᵀB, made as its transpose BᵀX, the same sums in the same
-	// order (each entry over the frames in turn, every product the same
-	// two numbers): gonum then runs axpys of length D, not of length d,
-	// whose call per entry of X cost more than the arithmetic.
-	c.gt.Mul(c.b.T(), c.x)
+	// ∂L/∂W = XᵀB, made as its transpose BᵀX (matmul.TMul), the same sums
+	// in the same order (each entry over the frames in turn, every product
+	// the same two numbers): rows of length D, not of length d, whose
+	// handling per entry of X would cost more than the arithmetic.
+	matmul.TMul(c.gt, c.b, c.x, c.workers)
 	grad.Copy(c.gt.T())
 	return cost, nil
 }

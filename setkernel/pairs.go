@@ -3,6 +3,7 @@ package setkernel
 import (
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/matmul"
 	"setmatch/internal/par"
 )
 
@@ -60,9 +61,16 @@ func (c columns) block(j int) *mat.Dense {
 
 // against returns vᵀ·[V_lo … V_hi−1], the Gram blocks of the d×r columns
 // v against those of the sets lo to hi − 1 side by side (R_lo..hi ≥ 1).
+// It is gonum's product (matmul.TMul's AVX2 kernels, to the same bits,
+// where v is a *mat.Dense and the build has them).
 func (c columns) against(v mat.Matrix, lo, hi int) *mat.Dense {
 	var g mat.Dense
-	g.Mul(v.T(), c.all.Slice(0, c.d, c.off[lo], c.off[hi]))
+	cols := c.all.Slice(0, c.d, c.off[lo], c.off[hi]).(*mat.Dense)
+	if vd, ok := v.(*mat.Dense); ok {
+		matmul.TMul(&g, vd, cols, 1)
+	} else {
+		g.Mul(v.T(), cols)
+	}
 	return &g
 }
 

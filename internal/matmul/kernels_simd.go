@@ -1,0 +1,172 @@
+//go:build goexperiment.simd && amd64
+
+package matmul
+
+import "simd/archsimd"
+
+// useSIMD selects the AVX2 kernels when the CPU has AVX2. They multiply
+// and add in separate, rounded steps (no fused multiply-adds), as gonum's
+// SSE2 kernels do.
+var useSIMD = archsimd.X86.AVX2()
+
+type f64x4 = archsimd.Float64x4
+
+// mulT sets dst's n×d block (stride ldd) to x·wtᵀ, x n×D (stride ldx),
+// the rows of wt in groups of four (groups, from wtGroups), each dot
+// product summed in runs of k features as gonum's DotUnitary sums a run:
+// two rows of x against a group at a time, an odd last row of x paired
+// with itself.
+func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n, d, D, k int) {
+	for i := 0; i < n; i += 2 {
+		x0 := x[i*ldx : i*ldx+D]
+		x1 := x0
+		if i+1 < n {
+			x1 = x[(i+1)*ldx : (i+1)*ldx+D]
+		}
+		for g := range groups {
+			j := 4 * g
+			nc := min(4, d-j)
+			var c0, c1 [4]float64
+			dots2x4(&c0, &c1, x0, x1, &groups[g], k)
+			copy(dst[i*ldd+j:i*ldd+j+nc], c0[:nc])
+			if i+1 < n {
+				copy(dst[(i+1)*ldd+j:(i+1)*ldd+j+nc], c1[:nc])
+			}
+		}
+	}
+}
+
+// dots2x4 adds to c0 and c1 the dot products of x0 and x1 with the four
+// rows of w, over runs of k features, each run summed as DotUnitary sums
+// it and added in turn.
+func dots2x4(c0, c1 *[4]float64, x0, x1 []float64, w *[4][]float64, k int) {
+	D := len(x0)
+	x1 = x1[:D]
+	w0, w1, w2, w3 := w[0][:D], w[1][:D], w[2][:D], w[3][:D]
+	zero := archsimd.BroadcastFloat64x4(0)
+	for k0 := 0; k0 < D; k0 += k {
+		k1 := min(k0+k, D)
+		a00, a01, a02, a03 := zero, zero, zero, zero
+		a10, a11, a12, a13 := zero, zero, zero, zero
+		f := k0
+		for ; f+4 <= k1; f += 4 {
+			xa := archsimd.LoadFloat64x4Slice(x0[f : f+4])
+			xb := archsimd.LoadFloat64x4Slice(x1[f : f+4])
+			v0 := archsimd.LoadFloat64x4Slice(w0[f : f+4])
+			v1 := archsimd.LoadFloat64x4Slice(w1[f : f+4])
+			v2 := archsimd.LoadFloat64x4Slice(w2[f : f+4])
+			v3 := archsimd.LoadFloat64x4Slice(w3[f : f+4])
+			a00 = a00.Add(xa.Mul(v0))
+			a01 = a01.Add(xa.Mul(v1))
+			a02 = a02.Add(xa.Mul(v2))
+			a03 = a03.Add(xa.Mul(v3))
+			a10 = a10.Add(xb.Mul(v0))
+			a11 = a11.Add(xb.Mul(v1))
+			a12 = a12.Add(xb.Mul(v2))
+			a13 = a13.Add(xb.Mul(v3))
+		}
+		c0[0] += runSum(a00, x0[f:k1], w0[f:k1])
+		c0[1] += runSum(a01, x0[f:k1], w1[f:k1])
+		c0[2] += runSum(a02, x0[f:k1], w2[f:k1])
+		c0[3] += runSum(a03, x0[f:k1], w3[f:k1])
+		c1[0] += runSum(a10, x1[f:k1], w0[f:k1])
+		c1[1] += runSum(a11, x1[f:k1], w1[f:k1])
+		c1[2] += runSum(a12, x1[f:k1], w2[f:k1])
+		c1[3] += runSum(a13, x1[f:k1], w3[f:k1])
+	}
+}
+
+// runSum ends a run's dot product as DotUnitary ends it: the features
+// left over after the last four (fewer than four) go to the first
+// running sum, then (s₀+s₂)+(s₁+s₃). The conversions keep each product
+// rounded on its own (no fused multiply-add).
+func runSum(a f64x4, x, w []float64) float64 {
+	var s [4]float64
+	a.Store(&s)
+	for f := range x {
+		s[0] += float64(x[f] * w[f])
+	}
+	return (s[0] + s[2]) + (s[1] + s[3])
+}
+
+// tmul sets dst's d×w block (stride ldd) to bᵀ·x, b n×d (stride ldb),
+// x n×w (stride ldx): dst[r·ldd+c] = Σ_l b[l·ldb+r]·x[l·ldx+c] in order
+// of l, a zero b skipped. Sixteen columns of x against two columns of b
+// at a time (an odd last column of b paired with itself).
+func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, w int) {
+	var acc [2][16]float64
+	for c := 0; c < w; c += 16 {
+		cw := min(16, w-c)
+		for r := 0; r < d; r += 2 {
+			rb := min(r+1, d-1)
+			if cw == 16 {
+				tmul2x16(&acc, b[r:], b[rb:], ldb, x[c:], ldx, n)
+			} else {
+				tmul2xNarrow(&acc, b[r:], b[rb:], ldb, x[c:], ldx, n, cw)
+			}
+			for q, row := range [2]int{r, rb} {
+				if q == 1 && rb == r {
+					break
+				}
+				copy(dst[row*ldd+c:row*ldd+c+cw], acc[q][:cw])
+			}
+		}
+	}
+}
+
+// tmul2x16 sets acc to the sums over the n rows l of b0[l·ldb]·x[l·ldx :
+// l·ldx+16] (acc[0]) and b1[l·ldb]·… (acc[1]), in order of l, a zero
+// b skipped.
+func tmul2x16(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx int, n int) {
+	zero := archsimd.BroadcastFloat64x4(0)
+	a00, a01, a02, a03 := zero, zero, zero, zero
+	a10, a11, a12, a13 := zero, zero, zero, zero
+	for l := range n {
+		xr := x[l*ldx : l*ldx+16]
+		x0 := archsimd.LoadFloat64x4Slice(xr[0:4])
+		x1 := archsimd.LoadFloat64x4Slice(xr[4:8])
+		x2 := archsimd.LoadFloat64x4Slice(xr[8:12])
+		x3 := archsimd.LoadFloat64x4Slice(xr[12:16])
+		if v := b0[l*ldb]; v != 0 {
+			s := archsimd.BroadcastFloat64x4(v)
+			a00 = a00.Add(x0.Mul(s))
+			a01 = a01.Add(x1.Mul(s))
+			a02 = a02.Add(x2.Mul(s))
+			a03 = a03.Add(x3.Mul(s))
+		}
+		if v := b1[l*ldb]; v != 0 {
+			s := archsimd.BroadcastFloat64x4(v)
+			a10 = a10.Add(x0.Mul(s))
+			a11 = a11.Add(x1.Mul(s))
+			a12 = a12.Add(x2.Mul(s))
+			a13 = a13.Add(x3.Mul(s))
+		}
+	}
+	a00.StoreSlice(acc[0][0:4])
+	a01.StoreSlice(acc[0][4:8])
+	a02.StoreSlice(acc[0][8:12])
+	a03.StoreSlice(acc[0][12:16])
+	a10.StoreSlice(acc[1][0:4])
+	a11.StoreSlice(acc[1][4:8])
+	a12.StoreSlice(acc[1][8:12])
+	a13.StoreSlice(acc[1][12:16])
+}
+
+// tmul2xNarrow is tmul2x16 for the w < 16 columns at the end of a row.
+func tmul2xNarrow(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx int, n, w int) {
+	clear(acc[0][:w])
+	clear(acc[1][:w])
+	for l := range n {
+		xr := x[l*ldx : l*ldx+w]
+		if v := b0[l*ldb]; v != 0 {
+			for k, xv := range xr {
+				acc[0][k] += float64(v * xv)
+			}
+		}
+		if v := b1[l*ldb]; v != 0 {
+			for k, xv := range xr {
+				acc[1][k] += float64(v * xv)
+			}
+		}
+	}
+}

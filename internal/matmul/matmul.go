@@ -1,0 +1,115 @@
+// Package matmul computes the two matrix products training repeats most —
+// the frames times a thin projection (x·wtᵀ) and a thin matrix's
+// transpose times the frames (bᵀ·x) — to the same bits as gonum's
+// Dense.Mul computes them on amd64. With Go's SIMD experiment on amd64 and
+// a CPU with AVX2 (the workstation build, `make build`), kernels that keep
+// gonum's order of summation for every entry, but hold the sums of
+// several entries in vector registers, do the work in about half the
+// time; elsewhere gonum itself does. They change how fast W is learned,
+// not what: no number of a training moves.
+//
+// The order gonum sums in, on amd64: an entry of bᵀ·x is Σ_l b_li·x_lj
+// over the rows l in turn, each product rounded and then added, a product
+// whose b_li is zero skipped (Dgemm as AxpyUnitary runs it); an entry of
+// x·wtᵀ is the dot product of two rows taken in runs of 64 features where
+// Dgemm splits the product among goroutines (four blocks of 64×64 or
+// more) and in one run otherwise, each run summed as DotUnitary sums it
+// (four running sums, of the features ≡ 0, 1, 2, 3 mod 4, the features
+// left after the last four added to the first, then (s₀+s₂)+(s₁+s₃)),
+// and the runs added in turn.
+package matmul
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/par"
+)
+
+// gonum's Dgemm: the side of its blocks, and how many blocks it takes to
+// split a product among goroutines (blas/gonum's blockSize, minParBlock).
+const (
+	blockSize   = 64
+	minParBlock = 4
+)
+
+// run returns the length of the runs in which gonum's Dgemm sums the dot
+// products of an n×d product x·wtᵀ of rows of length D: blockSize where
+// it splits the product among goroutines, else D.
+func run(n, d, D int) int {
+	blocks := func(m int) int { return (m + blockSize - 1) / blockSize }
+	if blocks(n)*blocks(d) >= minParBlock {
+		return blockSize
+	}
+	return D
+}
+
+// shape sets an empty dst to r×c, and panics with mat.ErrShape where a
+// non-empty one has another shape.
+func shape(dst *mat.Dense, r, c int) {
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, c)
+		return
+	}
+	if dr, dc := dst.Dims(); dr != r || dc != c {
+		panic(mat.ErrShape)
+	}
+}
+
+// MulT sets dst (n×d) to x·wtᵀ, for x n×D and wt d×D: the same bits as
+// dst.Mul(x, wt.T()). dst must not share memory with x or wt. The rows
+// are split among at most workers goroutines (≤ 0: one per CPU).
+func MulT(dst, x, wt *mat.Dense, workers int) {
+	n, D := x.Dims()
+	d, wD := wt.Dims()
+	if wD != D {
+		panic(mat.ErrShape)
+	}
+	if !useSIMD {
+		dst.Mul(x, wt.T())
+		return
+	}
+	shape(dst, n, d)
+	xr, dr := x.RawMatrix(), dst.RawMatrix()
+	groups := wtGroups(wt)
+	k := run(n, d, D)
+	const rows = 32
+	par.For((n+rows-1)/rows, workers, func(_, b int) {
+		i0, i1 := b*rows, min(b*rows+rows, n)
+		mulT(dr.Data[i0*dr.Stride:], dr.Stride, xr.Data[i0*xr.Stride:], xr.Stride, groups, i1-i0, d, D, k)
+	})
+}
+
+// wtGroups returns the rows of wt (d×D) in groups of four, a last group
+// of fewer repeating its last row (whose sums mulT computes and drops).
+func wtGroups(wt *mat.Dense) [][4][]float64 {
+	d, _ := wt.Dims()
+	groups := make([][4][]float64, (d+3)/4)
+	for g := range groups {
+		for c := range 4 {
+			groups[g][c] = wt.RawRowView(min(4*g+c, d-1))
+		}
+	}
+	return groups
+}
+
+// TMul sets dst (d×D) to bᵀ·x, for b n×d and x n×D: the same bits as
+// dst.Mul(b.T(), x). dst must not share memory with b or x. The columns
+// are split among at most workers goroutines (≤ 0: one per CPU).
+func TMul(dst, b, x *mat.Dense, workers int) {
+	n, D := x.Dims()
+	bn, d := b.Dims()
+	if bn != n {
+		panic(mat.ErrShape)
+	}
+	if !useSIMD {
+		dst.Mul(b.T(), x)
+		return
+	}
+	shape(dst, d, D)
+	xr, br, dr := x.RawMatrix(), b.RawMatrix(), dst.RawMatrix()
+	const cols = 64
+	par.For((D+cols-1)/cols, workers, func(_, c int) {
+		j0, j1 := c*cols, min(c*cols+cols, D)
+		tmul(dr.Data[j0:], dr.Stride, br.Data, br.Stride, xr.Data[j0:], xr.Stride, n, d, j1-j0)
+	})
+}
