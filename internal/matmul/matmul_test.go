@@ -53,21 +53,27 @@ var shapes = []struct{ n, d, D int }{
 	{192, 10, 130}, {193, 10, 130}, {256, 1, 200}, {64, 65, 70}, {300, 40, 944}, {1800, 10, 944},
 }
 
+// checkProduct compares got, the product under test, with gonum's want
+// (r×c) for several worker counts and into a view of a larger matrix.
+func checkProduct(t *testing.T, name string, r, c int, want mat.Matrix, got func(dst *mat.Dense, workers int)) {
+	t.Helper()
+	for _, workers := range []int{1, 3} {
+		var dst mat.Dense
+		got(&dst, workers)
+		same(t, name, &dst, want)
+	}
+	dst := mat.NewDense(r+2, c+1, nil).Slice(1, r+1, 1, c+1).(*mat.Dense)
+	got(dst, 0)
+	same(t, name+" into a view", dst, want)
+}
+
 func TestMulT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, s := range shapes {
 		x, wt := randView(rng, s.n, s.D), randView(rng, s.d, s.D)
 		var want mat.Dense
 		want.Mul(x, wt.T())
-		for _, workers := range []int{1, 3} {
-			var got mat.Dense
-			MulT(&got, x, wt, workers)
-			same(t, "x·wtᵀ", &got, &want)
-		}
-		// Into a view of a larger matrix.
-		dst := mat.NewDense(s.n+2, s.d+1, nil).Slice(1, s.n+1, 1, s.d+1).(*mat.Dense)
-		MulT(dst, x, wt, 0)
-		same(t, "x·wtᵀ into a view", dst, &want)
+		checkProduct(t, "x·wtᵀ", s.n, s.d, &want, func(dst *mat.Dense, workers int) { MulT(dst, x, wt, workers) })
 	}
 }
 
@@ -77,14 +83,7 @@ func TestTMul(t *testing.T) {
 		b, x := randView(rng, s.n, s.d), randView(rng, s.n, s.D)
 		var want mat.Dense
 		want.Mul(b.T(), x)
-		for _, workers := range []int{1, 3} {
-			var got mat.Dense
-			TMul(&got, b, x, workers)
-			same(t, "bᵀ·x", &got, &want)
-		}
-		dst := mat.NewDense(s.d+1, s.D+2, nil).Slice(1, s.d+1, 2, s.D+2).(*mat.Dense)
-		TMul(dst, b, x, 0)
-		same(t, "bᵀ·x into a view", dst, &want)
+		checkProduct(t, "bᵀ·x", s.d, s.D, &want, func(dst *mat.Dense, workers int) { TMul(dst, b, x, workers) })
 	}
 }
 
