@@ -6,6 +6,10 @@ package matmul
 // called.
 const useSIMD = false
 
-func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n, d, D, k int) {}
+func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n, d, D, runLen int) {
+	panic("matmul: no AVX2 kernels in this build")
+}
 
-func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, w int) {}
+func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, cols int) {
+	panic("matmul: no AVX2 kernels in this build")
+}

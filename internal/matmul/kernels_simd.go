@@ -13,10 +13,10 @@ type f64x4 = archsimd.Float64x4
 
 // mulT sets dst's n×d block (stride ldd) to x·wtᵀ, x n×D (stride ldx),
 // the rows of wt in groups of four (groups, from wtGroups), each dot
-// product summed in runs of k features as gonum's DotUnitary sums a run:
-// two rows of x against a group at a time, an odd last row of x paired
-// with itself.
-func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n, d, D, k int) {
+// product summed in runs of runLen features as gonum's DotUnitary sums a
+// run: two rows of x against a group at a time, an odd last row of x
+// paired with itself.
+func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n, d, D, runLen int) {
 	for i := 0; i < n; i += 2 {
 		x0 := x[i*ldx : i*ldx+D]
 		x1 := x0
@@ -27,7 +27,7 @@ func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n
 			j := 4 * g
 			nc := min(4, d-j)
 			var c0, c1 [4]float64
-			dots2x4(&c0, &c1, x0, x1, &groups[g], k)
+			dots2x4(&c0, &c1, x0, x1, &groups[g], runLen)
 			copy(dst[i*ldd+j:i*ldd+j+nc], c0[:nc])
 			if i+1 < n {
 				copy(dst[(i+1)*ldd+j:(i+1)*ldd+j+nc], c1[:nc])
@@ -37,15 +37,15 @@ func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n
 }
 
 // dots2x4 adds to c0 and c1 the dot products of x0 and x1 with the four
-// rows of w, over runs of k features, each run summed as DotUnitary sums
-// it and added in turn.
-func dots2x4(c0, c1 *[4]float64, x0, x1 []float64, w *[4][]float64, k int) {
+// rows of w, over runs of runLen features, each run summed as DotUnitary
+// sums it and added in turn.
+func dots2x4(c0, c1 *[4]float64, x0, x1 []float64, w *[4][]float64, runLen int) {
 	D := len(x0)
 	x1 = x1[:D]
 	w0, w1, w2, w3 := w[0][:D], w[1][:D], w[2][:D], w[3][:D]
 	zero := archsimd.BroadcastFloat64x4(0)
-	for k0 := 0; k0 < D; k0 += k {
-		k1 := min(k0+k, D)
+	for k0 := 0; k0 < D; k0 += runLen {
+		k1 := min(k0+runLen, D)
 		a00, a01, a02, a03 := zero, zero, zero, zero
 		a10, a11, a12, a13 := zero, zero, zero, zero
 		f := k0
@@ -89,14 +89,14 @@ func runSum(a f64x4, x, w []float64) float64 {
 	return (s[0] + s[2]) + (s[1] + s[3])
 }
 
-// tmul sets dst's d×w block (stride ldd) to bᵀ·x, b n×d (stride ldb),
-// x n×w (stride ldx): dst[r·ldd+c] = Σ_l b[l·ldb+r]·x[l·ldx+c] in order
-// of l, a zero b skipped. Sixteen columns of x against two columns of b
-// at a time (an odd last column of b paired with itself).
-func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, w int) {
+// tmul sets dst's d×cols block (stride ldd) to bᵀ·x, b n×d (stride ldb),
+// x n×cols (stride ldx): dst[r·ldd+c] = Σ_l b[l·ldb+r]·x[l·ldx+c] in
+// order of l, a zero b skipped. Sixteen columns of x against two columns
+// of b at a time (an odd last column of b paired with itself).
+func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, cols int) {
 	var acc [2][16]float64
-	for c := 0; c < w; c += 16 {
-		cw := min(16, w-c)
+	for c := 0; c < cols; c += 16 {
+		cw := min(16, cols-c)
 		for r := 0; r < d; r += 2 {
 			rb := min(r+1, d-1)
 			if cw == 16 {
@@ -104,11 +104,9 @@ func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n,
 			} else {
 				tmul2xNarrow(&acc, b[r:], b[rb:], ldb, x[c:], ldx, n, cw)
 			}
-			for q, row := range [2]int{r, rb} {
-				if q == 1 && rb == r {
-					break
-				}
-				copy(dst[row*ldd+c:row*ldd+c+cw], acc[q][:cw])
+			copy(dst[r*ldd+c:r*ldd+c+cw], acc[0][:cw])
+			if rb != r {
+				copy(dst[rb*ldd+c:rb*ldd+c+cw], acc[1][:cw])
 			}
 		}
 	}
@@ -152,12 +150,13 @@ func tmul2x16(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx i
 	a13.StoreSlice(acc[1][12:16])
 }
 
-// tmul2xNarrow is tmul2x16 for the w < 16 columns at the end of a row.
-func tmul2xNarrow(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx int, n, w int) {
-	clear(acc[0][:w])
-	clear(acc[1][:w])
+// tmul2xNarrow is tmul2x16 for the cols < 16 columns at the end of a
+// row.
+func tmul2xNarrow(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx int, n, cols int) {
+	clear(acc[0][:cols])
+	clear(acc[1][:cols])
 	for l := range n {
-		xr := x[l*ldx : l*ldx+w]
+		xr := x[l*ldx : l*ldx+cols]
 		if v := b0[l*ldb]; v != 0 {
 			for k, xv := range xr {
 				acc[0][k] += float64(v * xv)

@@ -1,25 +1,31 @@
 // Package matmul computes the two matrix products training repeats most —
 // the frames times a thin projection (x·wtᵀ) and a thin matrix's
-// transpose times the frames (bᵀ·x) — to the same bits as gonum's
-// Dense.Mul computes them on amd64. With Go's SIMD experiment on amd64 and
-// a CPU with AVX2 (the workstation build, `make build`), kernels that keep
-// gonum's order of summation for every entry, but hold the sums of
-// several entries in vector registers, do the work in about half the
-// time; elsewhere gonum itself does. They change how fast W is learned,
-// not what: no number of a training moves.
+// transpose times the frames (bᵀ·x; also the Gram blocks of the set
+// kernels, in training and in the matcher) — to the same bits as gonum's
+// Dense.Mul computes them on amd64, for finite entries. With Go's SIMD
+// experiment on amd64 and a CPU with AVX2 (the workstation build, `make
+// build`), kernels that keep gonum's order of summation for every entry,
+// but hold the sums of several entries in vector registers, do the work
+// in a half to two thirds of gonum's time; elsewhere gonum itself does.
+// They change how fast W is learned, not what: no number of a training
+// moves. (Where a NaN meets a NaN the two may keep different NaNs: no
+// caller multiplies a NaN, and the frames are checked finite first.)
 //
 // The order gonum sums in, on amd64: an entry of bᵀ·x is Σ_l b_li·x_lj
 // over the rows l in turn, each product rounded and then added, a product
 // whose b_li is zero skipped (Dgemm as AxpyUnitary runs it); an entry of
 // x·wtᵀ is the dot product of two rows taken in runs of 64 features where
-// Dgemm splits the product among goroutines (four blocks of 64×64 or
-// more) and in one run otherwise, each run summed as DotUnitary sums it
-// (four running sums, of the features ≡ 0, 1, 2, 3 mod 4, the features
-// left after the last four added to the first, then (s₀+s₂)+(s₁+s₃)),
-// and the runs added in turn.
+// Dgemm splits the product among goroutines (⌈n/64⌉·⌈d/64⌉ ≥ 4 blocks of
+// at most 64×64) and in one run otherwise, each run summed as DotUnitary
+// sums it (four running sums, of the features ≡ 0, 1, 2, 3 mod 4, the
+// features left after the last four added to the first, then
+// (s₀+s₂)+(s₁+s₃)), and the runs added in turn.
 package matmul
 
 import (
+	"errors"
+	"unsafe"
+
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/par"
@@ -32,15 +38,45 @@ const (
 	minParBlock = 4
 )
 
-// run returns the length of the runs in which gonum's Dgemm sums the dot
-// products of an n×d product x·wtᵀ of rows of length D: blockSize where
-// it splits the product among goroutines, else D.
-func run(n, d, D int) int {
+// dotRun returns the length of the runs in which gonum's Dgemm sums the
+// dot products of an n×d product x·wtᵀ of rows of length D: blockSize
+// where it splits the product among goroutines, else D.
+func dotRun(n, d, D int) int {
 	blocks := func(m int) int { return (m + blockSize - 1) / blockSize }
 	if blocks(n)*blocks(d) >= minParBlock {
 		return blockSize
 	}
 	return D
+}
+
+// ErrOverlap is the panic of a product whose destination shares memory
+// with an operand.
+var ErrOverlap = errors.New("matmul: the destination shares memory with an operand")
+
+// check panics with ErrOverlap where the memory dst's entries span
+// overlaps that of an operand's, in every build alike (gonum's Mul, which
+// checks more finely, would compute some such products): the kernels
+// write dst while they read the operands.
+func check(dst *mat.Dense, ops ...*mat.Dense) {
+	span := func(m *mat.Dense) (lo, hi uintptr) {
+		r, c := m.Dims()
+		raw := m.RawMatrix()
+		if r == 0 || c == 0 {
+			return 0, 0
+		}
+		n := (r-1)*raw.Stride + c
+		lo = uintptr(unsafe.Pointer(unsafe.SliceData(raw.Data)))
+		return lo, lo + uintptr(n)*unsafe.Sizeof(float64(0))
+	}
+	if dst.IsEmpty() {
+		return
+	}
+	dlo, dhi := span(dst)
+	for _, op := range ops {
+		if lo, hi := span(op); lo < dhi && dlo < hi {
+			panic(ErrOverlap)
+		}
+	}
 }
 
 // shape sets an empty dst to r×c, and panics with mat.ErrShape where a
@@ -56,14 +92,16 @@ func shape(dst *mat.Dense, r, c int) {
 }
 
 // MulT sets dst (n×d) to x·wtᵀ, for x n×D and wt d×D: the same bits as
-// dst.Mul(x, wt.T()). dst must not share memory with x or wt. The rows
-// are split among at most workers goroutines (≤ 0: one per CPU).
+// dst.Mul(x, wt.T()). A dst that shares memory with x or wt panics with
+// ErrOverlap. The kernels split the rows among at most workers goroutines
+// (≤ 0: one per CPU); gonum, where it does the work, takes its own.
 func MulT(dst, x, wt *mat.Dense, workers int) {
 	n, D := x.Dims()
 	d, wD := wt.Dims()
 	if wD != D {
 		panic(mat.ErrShape)
 	}
+	check(dst, x, wt)
 	if !useSIMD {
 		dst.Mul(x, wt.T())
 		return
@@ -71,11 +109,11 @@ func MulT(dst, x, wt *mat.Dense, workers int) {
 	shape(dst, n, d)
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	groups := wtGroups(wt)
-	k := run(n, d, D)
+	runLen := dotRun(n, d, D)
 	const rows = 32
 	par.For((n+rows-1)/rows, workers, func(_, b int) {
 		i0, i1 := b*rows, min(b*rows+rows, n)
-		mulT(dr.Data[i0*dr.Stride:], dr.Stride, xr.Data[i0*xr.Stride:], xr.Stride, groups, i1-i0, d, D, k)
+		mulT(dr.Data[i0*dr.Stride:], dr.Stride, xr.Data[i0*xr.Stride:], xr.Stride, groups, i1-i0, d, D, runLen)
 	})
 }
 
@@ -93,14 +131,17 @@ func wtGroups(wt *mat.Dense) [][4][]float64 {
 }
 
 // TMul sets dst (d×D) to bᵀ·x, for b n×d and x n×D: the same bits as
-// dst.Mul(b.T(), x). dst must not share memory with b or x. The columns
-// are split among at most workers goroutines (≤ 0: one per CPU).
+// dst.Mul(b.T(), x). A dst that shares memory with b or x panics with
+// ErrOverlap. The kernels split the columns among at most workers
+// goroutines (≤ 0: one per CPU); gonum, where it does the work, takes its
+// own.
 func TMul(dst, b, x *mat.Dense, workers int) {
 	n, D := x.Dims()
 	bn, d := b.Dims()
 	if bn != n {
 		panic(mat.ErrShape)
 	}
+	check(dst, b, x)
 	if !useSIMD {
 		dst.Mul(b.T(), x)
 		return

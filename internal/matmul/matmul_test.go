@@ -5,30 +5,41 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
-// randView returns an r×c view into a larger random matrix (so that its
-// stride is not its width), with some entries exactly ±0 and some
-// products that cancel to the last bit.
-func randView(rng *rand.Rand, r, c int) *mat.Dense {
-	big := mat.NewDense(r+1, c+3, nil)
-	for i := range r + 1 {
-		for j := range c + 3 {
-			v := rng.NormFloat64() * math.Exp(3*rng.NormFloat64())
-			switch rng.IntN(20) {
-			case 0:
-				v = 0
-			case 1:
-				v = math.Copysign(0, -1)
+// randView returns an r×c view into a larger random matrix: its stride
+// is not its width, and its data ends at its last entry (no room after it
+// for a kernel to read or write unnoticed). Entries span many orders of
+// magnitude, some are exactly ±0 and, with inf, some ±Inf.
+func randView(rng *rand.Rand, r, c int, inf bool) *mat.Dense {
+	const stride = 3 // extra columns
+	big := make([]float64, (r+1)*(c+stride))
+	for k := range big {
+		v := rng.NormFloat64() * math.Exp(3*rng.NormFloat64())
+		switch rng.IntN(20) {
+		case 0:
+			v = 0
+		case 1:
+			v = math.Copysign(0, -1)
+		case 2:
+			if inf {
+				v = math.Inf(1 - 2*rng.IntN(2))
 			}
-			big.Set(i, j, v)
 		}
+		big[k] = v
 	}
-	return big.Slice(1, r+1, 2, c+2).(*mat.Dense)
+	ld := c + stride
+	off := ld + 2 // from row 1, column 2
+	end := off + (r-1)*ld + c
+	var m mat.Dense
+	m.SetRawMatrix(blas64.General{Rows: r, Cols: c, Stride: ld, Data: big[off:end:end]})
+	return &m
 }
 
-// same fails the test unless got and want hold the same bits.
+// same fails the test unless got and want hold the same bits, or are
+// both NaN (which NaN a sum keeps where two meet is not promised).
 func same(t *testing.T, what string, got, want mat.Matrix) {
 	t.Helper()
 	r, c := want.Dims()
@@ -37,7 +48,8 @@ func same(t *testing.T, what string, got, want mat.Matrix) {
 	}
 	for i := range r {
 		for j := range c {
-			if g, w := got.At(i, j), want.At(i, j); math.Float64bits(g) != math.Float64bits(w) {
+			g, w := got.At(i, j), want.At(i, j)
+			if math.Float64bits(g) != math.Float64bits(w) && !(math.IsNaN(g) && math.IsNaN(w)) {
 				t.Fatalf("%s: entry (%d, %d) is %v (%#x), gonum's %v (%#x)", what, i, j, g, math.Float64bits(g), w, math.Float64bits(w))
 			}
 		}
@@ -54,7 +66,8 @@ var shapes = []struct{ n, d, D int }{
 }
 
 // checkProduct compares got, the product under test, with gonum's want
-// (r×c) for several worker counts and into a view of a larger matrix.
+// (r×c) for several worker counts, and into a view of a larger matrix
+// whose entries around the view must stay as they were.
 func checkProduct(t *testing.T, name string, r, c int, want mat.Matrix, got func(dst *mat.Dense, workers int)) {
 	t.Helper()
 	for _, workers := range []int{1, 3} {
@@ -62,29 +75,81 @@ func checkProduct(t *testing.T, name string, r, c int, want mat.Matrix, got func
 		got(&dst, workers)
 		same(t, name, &dst, want)
 	}
-	dst := mat.NewDense(r+2, c+1, nil).Slice(1, r+1, 1, c+1).(*mat.Dense)
+	const mark = 12345.5
+	big := mat.NewDense(r+2, c+2, nil)
+	for i := range r + 2 {
+		for j := range c + 2 {
+			big.Set(i, j, mark)
+		}
+	}
+	dst := big.Slice(1, r+1, 1, c+1).(*mat.Dense)
 	got(dst, 0)
 	same(t, name+" into a view", dst, want)
+	for i := range r + 2 {
+		for j := range c + 2 {
+			if inside := i >= 1 && i <= r && j >= 1 && j <= c; !inside && big.At(i, j) != mark {
+				t.Fatalf("%s: wrote (%d, %d) outside its view", name, i-1, j-1)
+			}
+		}
+	}
 }
 
+// TestMulT and TestTMul compare the products with gonum's, on finite
+// entries and with ±Inf among them, where a zero factor gonum skips
+// keeps a sum a number and one not skipped makes it NaN.
 func TestMulT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, s := range shapes {
-		x, wt := randView(rng, s.n, s.D), randView(rng, s.d, s.D)
-		var want mat.Dense
-		want.Mul(x, wt.T())
-		checkProduct(t, "x·wtᵀ", s.n, s.d, &want, func(dst *mat.Dense, workers int) { MulT(dst, x, wt, workers) })
+	for _, inf := range []bool{false, true} {
+		for _, s := range shapes {
+			x, wt := randView(rng, s.n, s.D, inf), randView(rng, s.d, s.D, inf)
+			var want mat.Dense
+			want.Mul(x, wt.T())
+			checkProduct(t, "x·wtᵀ", s.n, s.d, &want, func(dst *mat.Dense, workers int) { MulT(dst, x, wt, workers) })
+		}
 	}
 }
 
 func TestTMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, s := range shapes {
-		b, x := randView(rng, s.n, s.d), randView(rng, s.n, s.D)
-		var want mat.Dense
-		want.Mul(b.T(), x)
-		checkProduct(t, "bᵀ·x", s.d, s.D, &want, func(dst *mat.Dense, workers int) { TMul(dst, b, x, workers) })
+	for _, inf := range []bool{false, true} {
+		for _, s := range shapes {
+			b, x := randView(rng, s.n, s.d, false), randView(rng, s.n, s.D, inf)
+			var want mat.Dense
+			want.Mul(b.T(), x)
+			checkProduct(t, "bᵀ·x", s.d, s.D, &want, func(dst *mat.Dense, workers int) { TMul(dst, b, x, workers) })
+		}
 	}
+}
+
+// TestOverlap checks that a destination sharing memory with an operand
+// panics with ErrOverlap, in every build, and that operands sharing
+// memory with each other do not.
+func TestOverlap(t *testing.T) {
+	x := mat.NewDense(4, 6, nil)
+	for name, f := range map[string]func(){
+		"MulT into x": func() { MulT(x.Slice(0, 4, 0, 4).(*mat.Dense), x, x.Slice(0, 4, 0, 6).(*mat.Dense), 1) },
+		"MulT into wt": func() {
+			MulT(x.Slice(1, 3, 0, 2).(*mat.Dense), mat.NewDense(2, 3, nil), x.Slice(0, 2, 0, 3).(*mat.Dense), 1)
+		},
+		"TMul into b": func() {
+			TMul(x.Slice(0, 2, 0, 6).(*mat.Dense), x.Slice(0, 4, 0, 2).(*mat.Dense), mat.NewDense(4, 6, nil), 1)
+		},
+		"TMul into x itself": func() { TMul(x.Slice(0, 1, 0, 6).(*mat.Dense), mat.NewDense(4, 1, nil), x, 1) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != ErrOverlap {
+					t.Errorf("%s: panic %v, want ErrOverlap", name, r)
+				}
+			}()
+			f()
+		}()
+	}
+	var g mat.Dense
+	TMul(&g, x, x, 1) // xᵀx: operands may share memory
+	var want mat.Dense
+	want.Mul(x.T(), x)
+	same(t, "xᵀx", &g, &want)
 }
 
 // TestShapeMismatch checks that a product of mismatched shapes, or into
@@ -111,9 +176,9 @@ func TestShapeMismatch(t *testing.T) {
 // shape (100 classes × 2 sets × 18 frames of 944 features, d = 10).
 func benchShapes(b *testing.B, f func(x, w, bm *mat.Dense)) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	x := randView(rng, 3600, 944)
-	w := randView(rng, 10, 944)
-	bm := randView(rng, 3600, 10)
+	x := randView(rng, 3600, 944, false)
+	w := randView(rng, 10, 944, false)
+	bm := randView(rng, 3600, 10, false)
 	for b.Loop() {
 		f(x, w, bm)
 	}
