@@ -142,7 +142,7 @@ test-tool-builds:
 test-host: test-daemon-host $(NFPM)
 	SETMATCHD_BIN=$(abspath $(HOST_TESTD)) SETMATCH_BIN=$(abspath $(HOST_TESTTOOL)) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) $(PKGS)
 ifneq ($(SIMD),)
-	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) ./match/... ./model/... ./internal/matmul/... ./learn/... ./setkernel/...
+	GOEXPERIMENT=$(SIMD) $(GO) test -count=1 -timeout $(HOST_TIMEOUT) ./match/... ./model/... ./internal/matmul/... ./learn/... ./method/... ./setkernel/...
 endif
 
 test-daemon-host:
@@ -157,7 +157,7 @@ test-race: test-daemon-host
 	SETMATCHD_BIN=$(abspath $(RACE_TESTD)) SETMATCH_BIN=$(abspath $(HOST_TESTTOOL)) CGO_ENABLED=1 \
 		$(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) $(RACE_PKGS)
 ifneq ($(SIMD),)
-	CGO_ENABLED=1 GOEXPERIMENT=$(SIMD) $(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) ./match/... ./model/... ./internal/matmul/... ./learn/... ./setkernel/...
+	CGO_ENABLED=1 GOEXPERIMENT=$(SIMD) $(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) ./match/... ./model/... ./internal/matmul/... ./learn/... ./method/... ./setkernel/...
 endif
 
 # Runs the same tests as arm64 binaries: the code paths without assembly, and

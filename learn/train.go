@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/internal/matmul"
 	"setmatch/internal/stats"
 	"setmatch/match"
 	"setmatch/model"
@@ -314,7 +315,7 @@ func projectAndBandwidths(centred []*mat.Dense, w *mat.Dense, rule match.Bandwid
 	var spread []float64
 	for i, c := range centred {
 		y[i] = new(mat.Dense)
-		y[i].Mul(c, w)
+		matmul.Mul(y[i], c, w, 0)
 		v, err := rule.Bandwidth(y[i])
 		if errors.Is(err, match.ErrNoSpread) {
 			frozen = append(frozen, i)

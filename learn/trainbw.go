@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/matmul"
 	"setmatch/internal/stats"
 	"setmatch/match"
 )
@@ -45,7 +46,7 @@ func trainingBandwidths(centred []*mat.Dense, w *mat.Dense, rule match.Bandwidth
 	y := make([]*mat.Dense, len(centred))
 	for i, c := range centred {
 		y[i] = new(mat.Dense)
-		y[i].Mul(c, w)
+		matmul.Mul(y[i], c, w, 0)
 	}
 	g, err := GlobalTrainingBandwidth(y, scale)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"setmatch/internal/matmul"
 	"setmatch/internal/par"
 	"setmatch/internal/stats"
 	"setmatch/match"
@@ -536,7 +537,7 @@ func ProjectSets(sets []*mat.Dense, w *mat.Dense, mean []float64) ([]*mat.Dense,
 			continue
 		}
 		var p mat.Dense
-		p.Mul(xc, w)
+		matmul.Mul(&p, xc, w, 0)
 		out[i] = &p
 	}
 	return out, nil

@@ -33,6 +33,7 @@ import (
 	"setmatch/features"
 	"setmatch/grassmann"
 	"setmatch/internal/finite"
+	"setmatch/internal/matmul"
 	"setmatch/match"
 	"setmatch/method"
 )
@@ -542,6 +543,6 @@ func (m *Model) Project(x *mat.Dense) (*mat.Dense, error) {
 		return c, nil // x·I = x to the last bit: only the product is spared
 	}
 	var p mat.Dense
-	p.Mul(c, m.W)
+	matmul.Mul(&p, c, m.W, 0)
 	return &p, nil
 }

@@ -13,3 +13,7 @@ func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n
 func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, cols int) {
 	panic("matmul: no AVX2 kernels in this build")
 }
+
+func mul(dst []float64, ldd int, x []float64, ldx int, w []float64, ldw int, n, d, D int) {
+	panic("matmul: no AVX2 kernels in this build")
+}

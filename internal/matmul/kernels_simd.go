@@ -100,7 +100,7 @@ func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n,
 		for r := 0; r < d; r += 2 {
 			rb := min(r+1, d-1)
 			if cw == 16 {
-				tmul2x16(&acc, b[r:], b[rb:], ldb, x[c:], ldx, n)
+				axpy2x16(&acc, b[r:], b[rb:], ldb, x[c:], ldx, n)
 			} else {
 				tmul2xNarrow(&acc, b[r:], b[rb:], ldb, x[c:], ldx, n, cw)
 			}
@@ -112,32 +112,33 @@ func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n,
 	}
 }
 
-// tmul2x16 sets acc to the sums over the n rows l of b0[l·ldb]·x[l·ldx :
-// l·ldx+16] (acc[0]) and b1[l·ldb]·… (acc[1]), in order of l, a zero
-// b skipped.
-func tmul2x16(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx int, n int) {
+// axpy2x16 sets acc to the sums over the n rows l of a0[l·lda]·r[l·ldr :
+// l·ldr+16] (acc[0]) and a1[l·lda]·… (acc[1]), in order of l, a zero a
+// skipped: the entries of bᵀ·x (a the columns of b, r the rows of x) and
+// of x·w (a the rows of x, r the rows of w) as Dgemm's axpys sum them.
+func axpy2x16(acc *[2][16]float64, a0, a1 []float64, lda int, r []float64, ldr, n int) {
 	zero := archsimd.BroadcastFloat64x4(0)
 	a00, a01, a02, a03 := zero, zero, zero, zero
 	a10, a11, a12, a13 := zero, zero, zero, zero
 	for l := range n {
-		xr := x[l*ldx : l*ldx+16]
-		x0 := archsimd.LoadFloat64x4Slice(xr[0:4])
-		x1 := archsimd.LoadFloat64x4Slice(xr[4:8])
-		x2 := archsimd.LoadFloat64x4Slice(xr[8:12])
-		x3 := archsimd.LoadFloat64x4Slice(xr[12:16])
-		if v := b0[l*ldb]; v != 0 {
+		rl := r[l*ldr : l*ldr+16]
+		r0 := archsimd.LoadFloat64x4Slice(rl[0:4])
+		r1 := archsimd.LoadFloat64x4Slice(rl[4:8])
+		r2 := archsimd.LoadFloat64x4Slice(rl[8:12])
+		r3 := archsimd.LoadFloat64x4Slice(rl[12:16])
+		if v := a0[l*lda]; v != 0 {
 			s := archsimd.BroadcastFloat64x4(v)
-			a00 = a00.Add(x0.Mul(s))
-			a01 = a01.Add(x1.Mul(s))
-			a02 = a02.Add(x2.Mul(s))
-			a03 = a03.Add(x3.Mul(s))
+			a00 = a00.Add(r0.Mul(s))
+			a01 = a01.Add(r1.Mul(s))
+			a02 = a02.Add(r2.Mul(s))
+			a03 = a03.Add(r3.Mul(s))
 		}
-		if v := b1[l*ldb]; v != 0 {
+		if v := a1[l*lda]; v != 0 {
 			s := archsimd.BroadcastFloat64x4(v)
-			a10 = a10.Add(x0.Mul(s))
-			a11 = a11.Add(x1.Mul(s))
-			a12 = a12.Add(x2.Mul(s))
-			a13 = a13.Add(x3.Mul(s))
+			a10 = a10.Add(r0.Mul(s))
+			a11 = a11.Add(r1.Mul(s))
+			a12 = a12.Add(r2.Mul(s))
+			a13 = a13.Add(r3.Mul(s))
 		}
 	}
 	a00.StoreSlice(acc[0][0:4])
@@ -150,7 +151,7 @@ func tmul2x16(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx i
 	a13.StoreSlice(acc[1][12:16])
 }
 
-// tmul2xNarrow is tmul2x16 for the cols < 16 columns at the end of a
+// tmul2xNarrow is axpy2x16 for the cols < 16 columns at the end of a
 // row.
 func tmul2xNarrow(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx int, n, cols int) {
 	clear(acc[0][:cols])
@@ -165,6 +166,27 @@ func tmul2xNarrow(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, l
 		if v := b1[l*ldb]; v != 0 {
 			for k, xv := range xr {
 				acc[1][k] += float64(v * xv)
+			}
+		}
+	}
+}
+
+// mul sets dst's n×d block (stride ldd) to x·w, x n×D (stride ldx), w
+// D×d (stride ldw, rows padded with zeros to a multiple of 16 columns):
+// dst[i·ldd+j] = Σ_l x[i·ldx+l]·w[l·ldw+j] in order of l, a zero x
+// skipped. Two rows of x against sixteen columns of w at a time (an odd
+// last row of x paired with itself); the sums of the padding are
+// dropped.
+func mul(dst []float64, ldd int, x []float64, ldx int, w []float64, ldw int, n, d, D int) {
+	var acc [2][16]float64
+	for j := 0; j < d; j += 16 {
+		cw := min(16, d-j)
+		for i := 0; i < n; i += 2 {
+			ib := min(i+1, n-1)
+			axpy2x16(&acc, x[i*ldx:i*ldx+D], x[ib*ldx:ib*ldx+D], 1, w[j:], ldw, D)
+			copy(dst[i*ldd+j:i*ldd+j+cw], acc[0][:cw])
+			if ib != i {
+				copy(dst[ib*ldd+j:ib*ldd+j+cw], acc[1][:cw])
 			}
 		}
 	}

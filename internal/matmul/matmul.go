@@ -1,5 +1,6 @@
-// Package matmul computes the two matrix products training repeats most —
-// the frames times a thin projection (x·wtᵀ) and a thin matrix's
+// Package matmul computes the matrix products training repeats most —
+// the frames times a thin projection (x·wtᵀ, and x·w: every set
+// projected by W, in training and in the matcher) and a thin matrix's
 // transpose times the frames (bᵀ·x; also the Gram blocks of the set
 // kernels, in training and in the matcher) — to the same bits as gonum's
 // Dense.Mul computes them on amd64, for finite entries. With Go's SIMD
@@ -13,7 +14,8 @@
 //
 // The order gonum sums in, on amd64: an entry of bᵀ·x is Σ_l b_li·x_lj
 // over the rows l in turn, each product rounded and then added, a product
-// whose b_li is zero skipped (Dgemm as AxpyUnitary runs it); an entry of
+// whose b_li is zero skipped (Dgemm as AxpyUnitary runs it), and so is an
+// entry of x·w, Σ_l x_il·w_lj, a zero x_il skipped; an entry of
 // x·wtᵀ is the dot product of two rows taken in runs of 64 features where
 // Dgemm splits the product among goroutines (⌈n/64⌉·⌈d/64⌉ ≥ 4 blocks of
 // at most 64×64) and in one run otherwise, each run summed as DotUnitary
@@ -110,10 +112,16 @@ func MulT(dst, x, wt *mat.Dense, workers int) {
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
 	groups := wtGroups(wt)
 	runLen := dotRun(n, d, D)
-	const rows = 32
-	par.For((n+rows-1)/rows, workers, func(_, b int) {
-		i0, i1 := b*rows, min(b*rows+rows, n)
+	chunks(n, 32, workers, func(i0, i1 int) {
 		mulT(dr.Data[i0*dr.Stride:], dr.Stride, xr.Data[i0*xr.Stride:], xr.Stride, groups, i1-i0, d, D, runLen)
+	})
+}
+
+// chunks calls f(lo, hi) for the chunks [lo, hi) of size (the last one
+// shorter) of [0, n), on at most workers goroutines.
+func chunks(n, size, workers int, f func(lo, hi int)) {
+	par.For((n+size-1)/size, workers, func(_, c int) {
+		f(c*size, min(c*size+size, n))
 	})
 }
 
@@ -148,9 +156,38 @@ func TMul(dst, b, x *mat.Dense, workers int) {
 	}
 	shape(dst, d, D)
 	xr, br, dr := x.RawMatrix(), b.RawMatrix(), dst.RawMatrix()
-	const cols = 64
-	par.For((D+cols-1)/cols, workers, func(_, c int) {
-		j0, j1 := c*cols, min(c*cols+cols, D)
+	chunks(D, 64, workers, func(j0, j1 int) {
 		tmul(dr.Data[j0:], dr.Stride, br.Data, br.Stride, xr.Data[j0:], xr.Stride, n, d, j1-j0)
+	})
+}
+
+// Mul sets dst (n×d) to x·w, for x n×D and w D×d: the same bits as
+// dst.Mul(x, w) (each entry Σ_l x_il·w_lj over l in turn, a zero x_il
+// skipped, as Dgemm's AxpyUnitary runs it). A dst that shares memory with
+// x or w panics with ErrOverlap. The kernels split the rows among at most
+// workers goroutines (≤ 0: one per CPU); gonum, where it does the work,
+// takes its own.
+func Mul(dst, x, w *mat.Dense, workers int) {
+	n, D := x.Dims()
+	wD, d := w.Dims()
+	if wD != D {
+		panic(mat.ErrShape)
+	}
+	check(dst, x, w)
+	if !useSIMD {
+		dst.Mul(x, w)
+		return
+	}
+	shape(dst, n, d)
+	xr, dr := x.RawMatrix(), dst.RawMatrix()
+	// w's rows padded with zeros to a multiple of 16 columns, the
+	// kernel's width.
+	ldw := (d + 15) / 16 * 16
+	wp := make([]float64, D*ldw)
+	for l := range D {
+		copy(wp[l*ldw:l*ldw+d], w.RawRowView(l))
+	}
+	chunks(n, 32, workers, func(i0, i1 int) {
+		mul(dr.Data[i0*dr.Stride:], dr.Stride, xr.Data[i0*xr.Stride:], xr.Stride, wp, ldw, i1-i0, d, D)
 	})
 }

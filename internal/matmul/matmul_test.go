@@ -121,6 +121,18 @@ func TestTMul(t *testing.T) {
 	}
 }
 
+func TestMul(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, inf := range []bool{false, true} {
+		for _, s := range shapes {
+			x, w := randView(rng, s.n, s.D, false), randView(rng, s.D, s.d, inf)
+			var want mat.Dense
+			want.Mul(x, w)
+			checkProduct(t, "x·w", s.n, s.d, &want, func(dst *mat.Dense, workers int) { Mul(dst, x, w, workers) })
+		}
+	}
+}
+
 // TestOverlap checks that a destination sharing memory with an operand
 // panics with ErrOverlap, in every build, and that operands sharing
 // memory with each other do not.
@@ -135,6 +147,9 @@ func TestOverlap(t *testing.T) {
 			TMul(x.Slice(0, 2, 0, 6).(*mat.Dense), x.Slice(0, 4, 0, 2).(*mat.Dense), mat.NewDense(4, 6, nil), 1)
 		},
 		"TMul into x itself": func() { TMul(x.Slice(0, 1, 0, 6).(*mat.Dense), mat.NewDense(4, 1, nil), x, 1) },
+		"Mul into w": func() {
+			Mul(x.Slice(0, 2, 0, 2).(*mat.Dense), mat.NewDense(2, 3, nil), x.Slice(0, 3, 0, 2).(*mat.Dense), 1)
+		},
 	} {
 		func() {
 			defer func() {
@@ -160,6 +175,8 @@ func TestShapeMismatch(t *testing.T) {
 		"MulT destination": func() { MulT(mat.NewDense(3, 3, nil), mat.NewDense(2, 3, nil), mat.NewDense(2, 3, nil), 1) },
 		"TMul inner":       func() { TMul(&mat.Dense{}, mat.NewDense(2, 3, nil), mat.NewDense(3, 3, nil), 1) },
 		"TMul destination": func() { TMul(mat.NewDense(2, 2, nil), mat.NewDense(2, 3, nil), mat.NewDense(2, 3, nil), 1) },
+		"Mul inner":        func() { Mul(&mat.Dense{}, mat.NewDense(2, 3, nil), mat.NewDense(2, 4, nil), 1) },
+		"Mul destination":  func() { Mul(mat.NewDense(2, 3, nil), mat.NewDense(2, 3, nil), mat.NewDense(3, 4, nil), 1) },
 	} {
 		func() {
 			defer func() {
@@ -202,4 +219,24 @@ func BenchmarkTMul(b *testing.B) {
 func BenchmarkTMulGonum(b *testing.B) {
 	var g mat.Dense
 	benchShapes(b, func(x, _, bm *mat.Dense) { g.Mul(bm.T(), x) })
+}
+
+// The projection of one set of 18 frames in 944 dimensions to d = 10,
+// which training makes for every set of every fold.
+func BenchmarkMul(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	x, w := randView(rng, 18, 944, false), randView(rng, 944, 10, false)
+	var y mat.Dense
+	for b.Loop() {
+		Mul(&y, x, w, 1)
+	}
+}
+
+func BenchmarkMulGonum(b *testing.B) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	x, w := randView(rng, 18, 944, false), randView(rng, 944, 10, false)
+	var y mat.Dense
+	for b.Loop() {
+		y.Mul(x, w)
+	}
 }
