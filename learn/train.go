@@ -311,11 +311,12 @@ func (e *SetError) Unwrap() error { return e.Err }
 func projectAndBandwidths(centred []*mat.Dense, w *mat.Dense, rule match.BandwidthRule) ([]float64, []*mat.Dense, error) {
 	h := make([]float64, len(centred))
 	y := make([]*mat.Dense, len(centred))
+	right := matmul.NewRight(w)
 	var frozen []int
 	var spread []float64
 	for i, c := range centred {
 		y[i] = new(mat.Dense)
-		matmul.Mul(y[i], c, w, 0)
+		right.Mul(y[i], c, 0)
 		v, err := rule.Bandwidth(y[i])
 		if errors.Is(err, match.ErrNoSpread) {
 			frozen = append(frozen, i)

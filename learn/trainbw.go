@@ -44,9 +44,10 @@ func trainingBandwidths(centred []*mat.Dense, w *mat.Dense, rule match.Bandwidth
 		return projectAndBandwidths(centred, w, rule)
 	}
 	y := make([]*mat.Dense, len(centred))
+	right := matmul.NewRight(w)
 	for i, c := range centred {
 		y[i] = new(mat.Dense)
-		matmul.Mul(y[i], c, w, 0)
+		right.Mul(y[i], c, 0)
 	}
 	g, err := GlobalTrainingBandwidth(y, scale)
 	if err != nil {

@@ -520,6 +520,10 @@ func ProjectSets(sets []*mat.Dense, w *mat.Dense, mean []float64) ([]*mat.Dense,
 		return nil, fmt.Errorf("mean has %d entries, W has %d rows", len(mean), dIn)
 	}
 	out := make([]*mat.Dense, len(sets))
+	var right *matmul.Right // w prepared once for every set
+	if w != nil {
+		right = matmul.NewRight(w)
+	}
 	for i, x := range sets {
 		_, c := x.Dims()
 		if c != dIn {
@@ -537,7 +541,7 @@ func ProjectSets(sets []*mat.Dense, w *mat.Dense, mean []float64) ([]*mat.Dense,
 			continue
 		}
 		var p mat.Dense
-		matmul.Mul(&p, xc, w, 0)
+		right.Mul(&p, xc, 0)
 		out[i] = &p
 	}
 	return out, nil

@@ -543,6 +543,6 @@ func (m *Model) Project(x *mat.Dense) (*mat.Dense, error) {
 		return c, nil // x·I = x to the last bit: only the product is spared
 	}
 	var p mat.Dense
-	matmul.Mul(&p, c, m.W, 0)
+	matmul.NewRight(m.W).Mul(&p, c, 0)
 	return &p, nil
 }

@@ -1,6 +1,6 @@
 // Package matmul computes the matrix products training repeats most —
 // the frames times a thin projection (x·wtᵀ, and x·w: every set
-// projected by W, in training and in the matcher) and a thin matrix's
+// projected by W, in training and in the matcher: Right) and a thin matrix's
 // transpose times the frames (bᵀ·x; also the Gram blocks of the set
 // kernels, in training and in the matcher) — to the same bits as gonum's
 // Dense.Mul computes them on amd64, for finite entries. With Go's SIMD
@@ -161,33 +161,52 @@ func TMul(dst, b, x *mat.Dense, workers int) {
 	})
 }
 
-// Mul sets dst (n×d) to x·w, for x n×D and w D×d: the same bits as
-// dst.Mul(x, w) (each entry Σ_l x_il·w_lj over l in turn, a zero x_il
-// skipped, as Dgemm's AxpyUnitary runs it). A dst that shares memory with
-// x or w panics with ErrOverlap. The kernels split the rows among at most
+// A Right is a D×d matrix w prepared as the right factor of products
+// x·w: in the build with the AVX2 kernels, a copy of its rows padded with
+// zeros to a multiple of 16 columns, the kernel's width, made once for
+// every product (the sets one W projects share it).
+type Right struct {
+	w      *mat.Dense
+	padded []float64 // D×ld; nil where gonum does the work
+	ld     int
+}
+
+// NewRight prepares w (D×d) as the right factor of products. w must not
+// change while the Right is in use.
+func NewRight(w *mat.Dense) *Right {
+	r := &Right{w: w}
+	if !useSIMD {
+		return r
+	}
+	D, d := w.Dims()
+	r.ld = (d + 15) / 16 * 16
+	r.padded = make([]float64, D*r.ld)
+	for l := range D {
+		copy(r.padded[l*r.ld:l*r.ld+d], w.RawRowView(l))
+	}
+	return r
+}
+
+// Mul sets dst (n×d) to x·w, for x n×D: the same bits as dst.Mul(x, w)
+// (each entry Σ_l x_il·w_lj over l in turn, a zero x_il skipped, as
+// Dgemm's AxpyUnitary runs it). A dst that shares memory with x or w
+// panics with ErrOverlap. The kernels split the rows among at most
 // workers goroutines (≤ 0: one per CPU); gonum, where it does the work,
 // takes its own.
-func Mul(dst, x, w *mat.Dense, workers int) {
+func (r *Right) Mul(dst, x *mat.Dense, workers int) {
 	n, D := x.Dims()
-	wD, d := w.Dims()
+	wD, d := r.w.Dims()
 	if wD != D {
 		panic(mat.ErrShape)
 	}
-	check(dst, x, w)
+	check(dst, x, r.w)
 	if !useSIMD {
-		dst.Mul(x, w)
+		dst.Mul(x, r.w)
 		return
 	}
 	shape(dst, n, d)
 	xr, dr := x.RawMatrix(), dst.RawMatrix()
-	// w's rows padded with zeros to a multiple of 16 columns, the
-	// kernel's width.
-	ldw := (d + 15) / 16 * 16
-	wp := make([]float64, D*ldw)
-	for l := range D {
-		copy(wp[l*ldw:l*ldw+d], w.RawRowView(l))
-	}
 	chunks(n, 32, workers, func(i0, i1 int) {
-		mul(dr.Data[i0*dr.Stride:], dr.Stride, xr.Data[i0*xr.Stride:], xr.Stride, wp, ldw, i1-i0, d, D)
+		mul(dr.Data[i0*dr.Stride:], dr.Stride, xr.Data[i0*xr.Stride:], xr.Stride, r.padded, r.ld, i1-i0, d, D)
 	})
 }
