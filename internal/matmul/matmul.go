@@ -7,7 +7,7 @@
 // experiment on amd64 and a CPU with AVX2 (the workstation build, `make
 // build`), kernels that keep gonum's order of summation for every entry,
 // but hold the sums of several entries in vector registers, do the work
-// in a half to two thirds of gonum's time; elsewhere gonum itself does.
+// in 40 to 65% of gonum's time; elsewhere gonum itself does.
 // They change how fast W is learned, not what: no number of a training
 // moves. (Where a NaN meets a NaN the two may keep different NaNs: no
 // caller multiplies a NaN, and the frames are checked finite first.)
