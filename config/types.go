@@ -70,7 +70,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.Strin
 
 // Size is a number of bytes, written in TOML as an integer (65536) or a
 // string with a unit ("64MiB", "512KiB", "1GB"; KiB/MiB/GiB are powers of
-// 1024, kB/MB/GB of 1000).
+// 1024, kB/MB/GB of 1000, and so are a bare k, M and G; any case).
 type Size int64
 
 // UnmarshalTOML reads an integer or a size string.

@@ -20,13 +20,14 @@ import (
 )
 
 // testSynopsis is the usage line and description of setmatch test.
-const testSynopsis = `--model MODEL --data DIR [--threshold X] [--json] [--workers N]
+const testSynopsis = `--model MODEL --data DIR [--threshold X] [--json] [--workers N] [--max-frames N]
 
 Decides every set of a labelled data folder as setmatchd would: the
 model's recorded features, its method and its open-set threshold, through
 the same matcher, and with the daemon's default limits: an image set is
-read within a burst's (at most 256 frames of 12.6 Mpx and 32 MiB each),
-and a set of one frame fails (decision.min_frames). A data folder is read
+read within a burst's (at most 256 frames of 12.6 Mpx and 32 MiB each;
+--max-frames N as setmatchd's spool.max_burst_frames), and a set of one
+frame fails (decision.min_frames). A data folder is read
 as train reads it, not as the spool reads a burst: symbolic links are
 followed, and files such as .DS_Store are skipped. Prints the accuracy (a set whose class is not in the
 model is right when it is rejected), a confusion table per class, the
@@ -42,10 +43,14 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 	workers := new(int)
 	workersVar(fs, workers, "goroutines `N` per batch, as setmatchd's daemon.workers (at most one per CPU; 0: one per CPU)")
 	lim := limitsFlag(fs)
+	burst := features.DefaultBurstLimits()
+	fs.IntVar(&burst.MaxFrames, "max-frames", burst.MaxFrames, "fail an image set of more than `N` frames (the default is setmatchd's spool.max_burst_frames; give the daemon's value where it is set otherwise)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	switch {
+	case burst.MaxFrames < 1:
+		return usagef("--max-frames must be at least 1, got %d", burst.MaxFrames)
 	case *modelPath == "":
 		return usagef("--model MODEL is required")
 	case *data == "":
@@ -72,7 +77,7 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	ds, err := testLoad(*data, *modelPath, m, *workers, *lim)
+	ds, err := testLoad(*data, *modelPath, m, *workers, *lim, burst)
 	if err != nil {
 		return err
 	}
@@ -104,18 +109,21 @@ func runTest(args []string, stdout, stderr io.Writer) error {
 }
 
 // testLoad reads the labelled sets: image sets through the model's
-// recorded feature pipeline, feature files as they are; it refuses images
-// for a model without a pipeline and feature files of the wrong width.
-func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Limits) (*dataset.Dataset, error) {
+// recorded feature pipeline within the burst limits, feature files as they
+// are; it refuses images for a model without a pipeline and feature files
+// of the wrong width.
+func testLoad(dir, modelPath string, m *model.Model, workers int, lim setfile.Limits, burst features.ImageLimits) (*dataset.Dataset, error) {
 	opt := dataset.Options{Limits: lim, Workers: workers, KeepGoing: true}
 	var images atomic.Int64
 	noPipeline := fmt.Errorf("the data in %s are images but model %s records no feature pipeline (it was trained on feature files): give the sets as feature files (setmatch features), or train the model on the images with --features SPEC", dir, modelPath)
 	if m.Features != nil {
-		// The limits setmatchd puts on a burst by default.
-		lim := features.DefaultBurstLimits()
 		opt.Images = func(paths []string) (*mat.Dense, error) {
 			images.Add(1)
-			return m.Features.ApplyFiles(paths, lim)
+			x, err := m.Features.ApplyFiles(paths, burst)
+			if errors.Is(err, features.ErrTooLarge) {
+				return nil, fmt.Errorf("%w (test's limits: --max-frames %d, and setmatchd's default pixels and bytes per frame)", err, burst.MaxFrames)
+			}
+			return x, err
 		}
 	} else {
 		opt.Images = func([]string) (*mat.Dense, error) { return nil, noPipeline }

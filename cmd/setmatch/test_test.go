@@ -565,7 +565,9 @@ func TestTestCommandVote(t *testing.T) {
 
 // TestTestCommandBurstLimits: test reads an image set under the limits
 // setmatchd puts on a burst by default, so a frame the door would refuse
-// (more than 12.6 Mpx) fails its set here too, naming the limit.
+// (more than 12.6 Mpx) fails its set here too, naming the limit; and a
+// set of more frames than --max-frames (setmatchd's spool.max_burst_frames
+// by default) fails, naming the flag.
 func TestTestCommandBurstLimits(t *testing.T) {
 	data := imageData(t, 40, 30)
 	mpath := filepath.Join(t.TempDir(), "m.smm")
@@ -612,8 +614,19 @@ func TestTestCommandBurstLimits(t *testing.T) {
 	for _, one := range s.PerSet {
 		errs[one.Set] = one.Error
 	}
-	if s.Sets != 2 || s.Failed != 1 || errs["most"] != "" || !strings.Contains(errs["over"], fmt.Sprintf("%s: set of %d frames, more than the limit of %d a set: split it into sets of at most %[3]d frames", filepath.Join(long, "class0", "over"), features.DefaultMaxFrames+1, features.DefaultMaxFrames)) {
+	if s.Sets != 2 || s.Failed != 1 || errs["most"] != "" || !strings.Contains(errs["over"], fmt.Sprintf("%s: set of %d frames, more than the limit of %d a set: split it into sets of at most %[3]d frames (test's limits: --max-frames %[3]d,", filepath.Join(long, "class0", "over"), features.DefaultMaxFrames+1, features.DefaultMaxFrames)) {
 		t.Errorf("sets of %d and %d frames: %d sets, %d failed, errors %q", features.DefaultMaxFrames, features.DefaultMaxFrames+1, s.Sets, s.Failed, errs)
+	}
+	// --max-frames as a daemon's spool.max_burst_frames: both decided at
+	// one frame more, the longer failing again at one frame fewer.
+	if s := testJSON(t, "--model", mpath, "--data", long, "--max-frames", fmt.Sprint(features.DefaultMaxFrames+1)); s.Sets != 2 || s.Failed != 0 {
+		t.Errorf("--max-frames %d: %d sets, %d failed", features.DefaultMaxFrames+1, s.Sets, s.Failed)
+	}
+	if code, _, stderr := run("test", "--model", mpath, "--data", long, "--max-frames", fmt.Sprint(features.DefaultMaxFrames-1)); code != 1 || !strings.Contains(stderr, "(2 failed)") || !strings.Contains(stderr, fmt.Sprintf("(test's limits: --max-frames %d,", features.DefaultMaxFrames-1)) {
+		t.Errorf("--max-frames %d: exit %d\n%s", features.DefaultMaxFrames-1, code, stderr)
+	}
+	if code, _, stderr := run("test", "--model", mpath, "--data", long, "--max-frames", "0"); code != 2 || !strings.Contains(stderr, "--max-frames must be at least 1, got 0") {
+		t.Errorf("--max-frames 0: exit %d\n%s", code, stderr)
 	}
 }
 
