@@ -617,8 +617,9 @@ func TestTestCommandBurstLimits(t *testing.T) {
 	if s.Sets != 2 || s.Failed != 1 || errs["most"] != "" || !strings.Contains(errs["over"], fmt.Sprintf("%s: set of %d frames, more than the limit of %d a set: split it into sets of at most %[3]d frames (test's limits: --max-frames %[3]d,", filepath.Join(long, "class0", "over"), features.DefaultMaxFrames+1, features.DefaultMaxFrames)) {
 		t.Errorf("sets of %d and %d frames: %d sets, %d failed, errors %q", features.DefaultMaxFrames, features.DefaultMaxFrames+1, s.Sets, s.Failed, errs)
 	}
-	// --max-frames as a daemon's spool.max_burst_frames: both decided at
-	// one frame more, the longer failing again at one frame fewer.
+	// --max-frames as a daemon's spool.max_burst_frames: with the limit one
+	// frame higher both sets are decided; one frame lower, both fail, and
+	// the error names the flag.
 	if s := testJSON(t, "--model", mpath, "--data", long, "--max-frames", fmt.Sprint(features.DefaultMaxFrames+1)); s.Sets != 2 || s.Failed != 0 {
 		t.Errorf("--max-frames %d: %d sets, %d failed", features.DefaultMaxFrames+1, s.Sets, s.Failed)
 	}
