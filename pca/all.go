@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"setmatch/internal/matmul"
 )
 
 // All returns every principal direction of the centred N×D frames xc
@@ -46,9 +48,9 @@ func all(xc *mat.Dense, useSVD bool) (*mat.Dense, []float64, error) {
 		svd.VTo(&v)
 		vecs.Copy(v.Slice(0, dim, 0, m))
 	} else {
-		s := mat.NewSymDense(dim, nil)
-		s.SymOuterK(1, xc.T())
-		ev, v, err := Eigen(s)
+		var s mat.SymDense
+		matmul.Scatter(&s, xc)
+		ev, v, err := Eigen(&s)
 		if err != nil {
 			return nil, nil, fmt.Errorf("pca: the scatter: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/grassmann"
+	"setmatch/internal/matmul"
 )
 
 // CovarianceMaxDim is the largest feature dimension D for which Leading
@@ -94,10 +95,9 @@ func gram(xc *mat.Dense, k int) (*mat.Dense, []float64, error) {
 // scatter returns the k leading eigenvectors of xcᵀxc and their
 // eigenvalues.
 func scatter(xc *mat.Dense, k int) (*mat.Dense, []float64, error) {
-	_, dim := xc.Dims()
-	s := mat.NewSymDense(dim, nil)
-	s.SymOuterK(1, xc.T())
-	w, vals, err := topEigen(s, k)
+	var s mat.SymDense
+	matmul.Scatter(&s, xc)
+	w, vals, err := topEigen(&s, k)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pca: %w", err)
 	}

@@ -10,7 +10,7 @@ func mulT(dst []float64, ldd int, x []float64, ldx int, groups [][4][]float64, n
 	panic("matmul: no AVX2 kernels in this build")
 }
 
-func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, cols int) {
+func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, cols, upper int) {
 	panic("matmul: no AVX2 kernels in this build")
 }
 

@@ -93,33 +93,66 @@ func runSum(a f64x4, x, w []float64) float64 {
 // x n×cols (stride ldx): dst[r·ldd+c] = Σ_l b[l·ldb+r]·x[l·ldx+c] in
 // order of l, a zero b skipped. Sixteen columns of x against two columns
 // of b at a time (an odd last column of b paired with itself).
-func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, cols int) {
+//
+// With upper ≥ 0 the block is that of a square product starting at its
+// column upper, whose entries below the diagonal are not wanted: the strip
+// of columns c … c+15 computes only the rows r < upper+c+16 (in pairs, so
+// one row more where the last pair ends past it).
+//
+// The rows l of b and x are taken lBlock at a time, each entry's sum
+// kept in dst between them (stored and loaded whole, so the sum is the
+// same), so that the block of x a strip reads stays in the cache for
+// every pair of columns of b.
+func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n, d, cols, upper int) {
 	var acc [2][16]float64
 	for c := 0; c < cols; c += 16 {
 		cw := min(16, cols-c)
-		for r := 0; r < d; r += 2 {
-			rb := min(r+1, d-1)
-			if cw == 16 {
-				axpy2x16(&acc, b[r:], b[rb:], ldb, x[c:], ldx, n)
-			} else {
-				tmul2xNarrow(&acc, b[r:], b[rb:], ldb, x[c:], ldx, n, cw)
-			}
-			copy(dst[r*ldd+c:r*ldd+c+cw], acc[0][:cw])
-			if rb != r {
-				copy(dst[rb*ldd+c:rb*ldd+c+cw], acc[1][:cw])
+		rows := d
+		if upper >= 0 {
+			rows = min(d, upper+c+cw)
+		}
+		for l0 := 0; l0 < max(n, 1); l0 += lBlock {
+			ln := min(lBlock, n-l0)
+			bl, xl := b[l0*ldb:], x[l0*ldx+c:]
+			for r := 0; r < rows; r += 2 {
+				rb := min(r+1, d-1)
+				if l0 == 0 {
+					acc = [2][16]float64{}
+				} else {
+					copy(acc[0][:cw], dst[r*ldd+c:r*ldd+c+cw])
+					copy(acc[1][:cw], dst[rb*ldd+c:rb*ldd+c+cw])
+				}
+				if cw == 16 {
+					axpy2x16(&acc, bl[r:], bl[rb:], ldb, xl, ldx, ln)
+				} else {
+					tmul2xNarrow(&acc, bl[r:], bl[rb:], ldb, xl, ldx, ln, cw)
+				}
+				copy(dst[r*ldd+c:r*ldd+c+cw], acc[0][:cw])
+				if rb != r {
+					copy(dst[rb*ldd+c:rb*ldd+c+cw], acc[1][:cw])
+				}
 			}
 		}
 	}
 }
 
-// axpy2x16 sets acc to the sums over the n rows l of a0[l·lda]·r[l·ldr :
-// l·ldr+16] (acc[0]) and a1[l·lda]·… (acc[1]), in order of l, a zero a
+// lBlock is how many rows of x tmul takes at a time: 128 rows of a strip
+// of 16 columns are 16 KiB.
+const lBlock = 128
+
+// axpy2x16 adds to the sums in acc, in order of the n rows l,
+// a0[l·lda]·r[l·ldr : l·ldr+16] (acc[0]) and a1[l·lda]·… (acc[1]), a zero a
 // skipped: the entries of bᵀ·x (a the columns of b, r the rows of x) and
 // of x·w (a the rows of x, r the rows of w) as Dgemm's axpys sum them.
 func axpy2x16(acc *[2][16]float64, a0, a1 []float64, lda int, r []float64, ldr, n int) {
-	zero := archsimd.BroadcastFloat64x4(0)
-	a00, a01, a02, a03 := zero, zero, zero, zero
-	a10, a11, a12, a13 := zero, zero, zero, zero
+	a00 := archsimd.LoadFloat64x4Slice(acc[0][0:4])
+	a01 := archsimd.LoadFloat64x4Slice(acc[0][4:8])
+	a02 := archsimd.LoadFloat64x4Slice(acc[0][8:12])
+	a03 := archsimd.LoadFloat64x4Slice(acc[0][12:16])
+	a10 := archsimd.LoadFloat64x4Slice(acc[1][0:4])
+	a11 := archsimd.LoadFloat64x4Slice(acc[1][4:8])
+	a12 := archsimd.LoadFloat64x4Slice(acc[1][8:12])
+	a13 := archsimd.LoadFloat64x4Slice(acc[1][12:16])
 	for l := range n {
 		rl := r[l*ldr : l*ldr+16]
 		r0 := archsimd.LoadFloat64x4Slice(rl[0:4])
@@ -154,8 +187,6 @@ func axpy2x16(acc *[2][16]float64, a0, a1 []float64, lda int, r []float64, ldr, 
 // tmul2xNarrow is axpy2x16 for the cols < 16 columns at the end of a
 // row.
 func tmul2xNarrow(acc *[2][16]float64, b0, b1 []float64, ldb int, x []float64, ldx int, n, cols int) {
-	clear(acc[0][:cols])
-	clear(acc[1][:cols])
 	for l := range n {
 		xr := x[l*ldx : l*ldx+cols]
 		if v := b0[l*ldb]; v != 0 {
@@ -183,6 +214,7 @@ func mul(dst []float64, ldd int, x []float64, ldx int, w []float64, ldw int, n, 
 		cw := min(16, d-j)
 		for i := 0; i < n; i += 2 {
 			ib := min(i+1, n-1)
+			acc = [2][16]float64{}
 			axpy2x16(&acc, x[i*ldx:i*ldx+D], x[ib*ldx:ib*ldx+D], 1, w[j:], ldw, D)
 			copy(dst[i*ldd+j:i*ldd+j+cw], acc[0][:cw])
 			if ib != i {

@@ -1,13 +1,15 @@
 // Package matmul computes the matrix products training repeats most —
 // the frames times a thin projection (x·wtᵀ, and x·w: every set
-// projected by W, in training and in the matcher: Right) and a thin matrix's
+// projected by W, in training and in the matcher: Right), a thin matrix's
 // transpose times the frames (bᵀ·x; also the Gram blocks of the set
-// kernels, in training and in the matcher) — to the same bits as gonum's
-// Dense.Mul computes them on amd64, for finite entries. With Go's SIMD
-// experiment on amd64 and a CPU with AVX2 (the workstation build, `make
-// build`), kernels that keep gonum's order of summation for every entry,
-// but hold the sums of several entries in vector registers, do the work
-// in 40 to 65% of gonum's time; elsewhere gonum itself does.
+// kernels, in training and in the matcher) and the frames' scatter (xᵀx,
+// the PCA start of W: Scatter) — to the same bits as gonum's Dense.Mul
+// (SymDense.SymOuterK for the scatter) computes them on amd64, for finite
+// entries. With Go's SIMD experiment on amd64 and a CPU with AVX2 (the
+// workstation build, `make build`), kernels that keep gonum's order of
+// summation for every entry, but hold the sums of several entries in
+// vector registers, do the work in half to two thirds of gonum's time;
+// elsewhere gonum itself does.
 // They change how fast W is learned, not what: no number of a training
 // moves. (Where a NaN meets a NaN the two may keep different NaNs: no
 // caller multiplies a NaN, and the frames are checked finite first.)
@@ -28,6 +30,7 @@ import (
 	"errors"
 	"unsafe"
 
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/internal/par"
@@ -60,22 +63,28 @@ var ErrOverlap = errors.New("matmul: the destination shares memory with an opera
 // checks more finely, would compute some such products): the kernels
 // write dst while they read the operands.
 func check(dst *mat.Dense, ops ...*mat.Dense) {
-	span := func(m *mat.Dense) (lo, hi uintptr) {
-		r, c := m.Dims()
-		raw := m.RawMatrix()
-		if r == 0 || c == 0 {
-			return 0, 0
-		}
-		n := (r-1)*raw.Stride + c
-		lo = uintptr(unsafe.Pointer(unsafe.SliceData(raw.Data)))
-		return lo, lo + uintptr(n)*unsafe.Sizeof(float64(0))
-	}
 	if dst.IsEmpty() {
 		return
 	}
-	dlo, dhi := span(dst)
+	r, c := dst.Dims()
+	checkSpan(dst.RawMatrix().Data, r, c, dst.RawMatrix().Stride, ops...)
+}
+
+// checkSpan is check for a destination of r×c entries of data, stride
+// apart.
+func checkSpan(data []float64, r, c, stride int, ops ...*mat.Dense) {
+	span := func(data []float64, r, c, stride int) (lo, hi uintptr) {
+		if r == 0 || c == 0 {
+			return 0, 0
+		}
+		n := (r-1)*stride + c
+		lo = uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+		return lo, lo + uintptr(n)*unsafe.Sizeof(float64(0))
+	}
+	dlo, dhi := span(data, r, c, stride)
 	for _, op := range ops {
-		if lo, hi := span(op); lo < dhi && dlo < hi {
+		or, oc := op.Dims()
+		if lo, hi := span(op.RawMatrix().Data, or, oc, op.RawMatrix().Stride); lo < dhi && dlo < hi {
 			panic(ErrOverlap)
 		}
 	}
@@ -157,8 +166,39 @@ func TMul(dst, b, x *mat.Dense, workers int) {
 	shape(dst, d, D)
 	xr, br, dr := x.RawMatrix(), b.RawMatrix(), dst.RawMatrix()
 	chunks(D, 64, workers, func(j0, j1 int) {
-		tmul(dr.Data[j0:], dr.Stride, br.Data, br.Stride, xr.Data[j0:], xr.Stride, n, d, j1-j0)
+		tmul(dr.Data[j0:], dr.Stride, br.Data, br.Stride, xr.Data[j0:], xr.Stride, n, d, j1-j0, -1)
 	})
+}
+
+// Scatter sets the upper triangle of dst (D×D) to xᵀ·x, for x n×D (the
+// scatter of centred frames): the same bits as dst.SymOuterK(1, x.T()),
+// whose Dsyrk sums an entry Σ_l x_li·x_lj as TMul does (over l in turn,
+// a zero x_li skipped). The kernels compute the rows of each strip of 16
+// columns down to the diagonal, on one goroutine, as gonum's Dsyrk. An
+// empty dst is made D×D; a dst that shares memory with x panics with
+// ErrOverlap.
+func Scatter(dst *mat.SymDense, x *mat.Dense) {
+	n, D := x.Dims()
+	if !dst.IsEmpty() {
+		if dst.SymmetricDim() != D {
+			panic(mat.ErrShape)
+		}
+		sr := dst.RawSymmetric()
+		checkSpan(sr.Data, D, D, sr.Stride, x)
+	}
+	if !useSIMD {
+		dst.SymOuterK(1, x.T())
+		return
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAsSym(D)
+	}
+	sr, xr := dst.RawSymmetric(), x.RawMatrix()
+	if sr.Uplo != blas.Upper {
+		dst.SymOuterK(1, x.T()) // gonum's panic
+		return
+	}
+	tmul(sr.Data, sr.Stride, xr.Data, xr.Stride, xr.Data, xr.Stride, n, D, D, 0)
 }
 
 // A Right is a D×d matrix w prepared as the right factor of products

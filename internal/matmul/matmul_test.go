@@ -133,6 +133,33 @@ func TestTMul(t *testing.T) {
 	}
 }
 
+// TestScatter compares xᵀx with gonum's SymOuterK (its upper triangle,
+// all a SymDense holds), into a new matrix and into one holding other
+// numbers, with ±Inf in x in a second pass (a zero factor skipped keeps a
+// sum a number).
+func TestScatter(t *testing.T) {
+	needKernels(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, inf := range []bool{false, true} {
+		for _, s := range shapes {
+			x := randView(rng, s.n, s.D, inf)
+			var want mat.SymDense
+			want.SymOuterK(1, x.T())
+			var got mat.SymDense
+			Scatter(&got, x)
+			same(t, "xᵀx", &got, &want)
+			used := mat.NewSymDense(s.D, nil)
+			for i := range s.D {
+				for j := i; j < s.D; j++ {
+					used.SetSym(i, j, float64(i-j)+0.5)
+				}
+			}
+			Scatter(used, x)
+			same(t, "xᵀx into a used matrix", used, &want)
+		}
+	}
+}
+
 // TestRightMul compares x·w with gonum's, one Right serving the products
 // of two sets, with ±Inf in w in a second pass (a zero x skipped keeps a
 // sum a number).
@@ -170,6 +197,10 @@ func TestOverlap(t *testing.T) {
 		"Mul into w": func() {
 			NewRight(x.Slice(0, 3, 0, 2).(*mat.Dense)).Mul(x.Slice(0, 2, 0, 2).(*mat.Dense), mat.NewDense(2, 3, nil), 1)
 		},
+		"Scatter into x": func() {
+			s := mat.NewSymDense(6, nil)
+			Scatter(s, mat.NewDense(6, 6, s.RawSymmetric().Data))
+		},
 	} {
 		func() {
 			defer func() {
@@ -197,6 +228,7 @@ func TestShapeMismatch(t *testing.T) {
 		"TMul destination": func() { TMul(mat.NewDense(2, 2, nil), mat.NewDense(2, 3, nil), mat.NewDense(2, 3, nil), 1) },
 		"Mul inner":        func() { NewRight(mat.NewDense(2, 4, nil)).Mul(&mat.Dense{}, mat.NewDense(2, 3, nil), 1) },
 		"Mul destination":  func() { NewRight(mat.NewDense(3, 4, nil)).Mul(mat.NewDense(2, 3, nil), mat.NewDense(2, 3, nil), 1) },
+		"Scatter":          func() { Scatter(mat.NewSymDense(3, nil), mat.NewDense(2, 4, nil)) },
 	} {
 		func() {
 			defer func() {
@@ -209,13 +241,24 @@ func TestShapeMismatch(t *testing.T) {
 	}
 }
 
+// normal returns an r×c matrix of normal random numbers, as the
+// benchmarks' operands: centred frames hold no zero, where randView
+// holds one in ten, on which the kernels branch.
+func normal(rng *rand.Rand, r, c int) *mat.Dense {
+	m := mat.NewDense(r, c, nil)
+	for i := range r {
+		for j := range c {
+			m.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return m
+}
+
 // The products of one evaluation of the learning cost on training's
 // shape (100 classes × 2 sets × 18 frames of 944 features, d = 10).
 func benchShapes(b *testing.B, f func(x, w, bm *mat.Dense)) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	x := randView(rng, 3600, 944, false)
-	w := randView(rng, 10, 944, false)
-	bm := randView(rng, 3600, 10, false)
+	x, w, bm := normal(rng, 3600, 944), normal(rng, 10, 944), normal(rng, 3600, 10)
 	for b.Loop() {
 		f(x, w, bm)
 	}
@@ -241,11 +284,23 @@ func BenchmarkTMulGonum(b *testing.B) {
 	benchShapes(b, func(x, _, bm *mat.Dense) { g.Mul(bm.T(), x) })
 }
 
+// The scatter of training's frames (3600 × 944), as the PCA start of W
+// computes it.
+func BenchmarkScatter(b *testing.B) {
+	var s mat.SymDense
+	benchShapes(b, func(x, _, _ *mat.Dense) { Scatter(&s, x) })
+}
+
+func BenchmarkScatterGonum(b *testing.B) {
+	s := mat.NewSymDense(944, nil)
+	benchShapes(b, func(x, _, _ *mat.Dense) { s.SymOuterK(1, x.T()) })
+}
+
 // The projection of one set of 18 frames in 944 dimensions to d = 10,
 // which training makes for every set of every fold (W prepared once).
 func BenchmarkRightMul(b *testing.B) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	x, w := randView(rng, 18, 944, false), randView(rng, 944, 10, false)
+	x, w := normal(rng, 18, 944), normal(rng, 944, 10)
 	r := NewRight(w)
 	var y mat.Dense
 	for b.Loop() {
@@ -255,7 +310,7 @@ func BenchmarkRightMul(b *testing.B) {
 
 func BenchmarkRightMulGonum(b *testing.B) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	x, w := randView(rng, 18, 944, false), randView(rng, 944, 10, false)
+	x, w := normal(rng, 18, 944), normal(rng, 944, 10)
 	var y mat.Dense
 	for b.Loop() {
 		y.Mul(x, w)
