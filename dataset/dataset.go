@@ -573,10 +573,8 @@ func (d *Dataset) CheckTrain() error {
 	if len(d.Sets) < 2 {
 		return fmt.Errorf("%s holds %d set: training needs at least 2 sets", d.Root, len(d.Sets))
 	}
-	for _, s := range d.Sets {
-		if n, _ := s.Frames.Dims(); n < 2 {
-			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
-		}
+	if err := d.CheckFrames(); err != nil {
+		return err
 	}
 	if i, j := SameFrames(d.Sets); i >= 0 {
 		fix := "remove one of them"
@@ -584,6 +582,16 @@ func (d *Dataset) CheckTrain() error {
 			fix += ", or move it to the class it belongs to"
 		}
 		return fmt.Errorf("sets %s and %s hold the same frames (in this or another order): give each burst once (%s)", d.Sets[i].Path, d.Sets[j].Path, fix)
+	}
+	return nil
+}
+
+// CheckFrames refuses a set of fewer than 2 frames, naming its file.
+func (d *Dataset) CheckFrames() error {
+	for _, s := range d.Sets {
+		if n, _ := s.Frames.Dims(); n < 2 {
+			return fmt.Errorf("set %s has %d frame: a set's density needs at least 2 frames: add frames to it or remove it", s.Path, n)
+		}
 	}
 	return nil
 }

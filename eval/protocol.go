@@ -361,7 +361,7 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 		for c, idx := range byClass {
 			need := p.Gallery + max(p.Probe, 1)
 			if len(idx) < need {
-				return nil, fmt.Errorf("class %q has %d sets, the protocol %v needs %d", d.Classes[c], len(idx), p, need)
+				return nil, fmt.Errorf("class %q has %d sets, the protocol %v needs %d%s", d.Classes[c], len(idx), p, need, p.fitting(byClass))
 			}
 			perm := rng.Perm(len(idx))
 			stranger := sp.IsStranger(c)
@@ -381,6 +381,22 @@ func (p Protocol) MakeSplits(d *Data, seed uint64) ([]Split, error) {
 		out[s] = sp
 	}
 	return out, nil
+}
+
+// fitting suggests a protocol like p whose gallery and probe sets every
+// class of byClass has (about half of the smallest class's sets to each),
+// for the error of one that asks more.
+func (p Protocol) fitting(byClass [][]int) string {
+	n := len(byClass[0])
+	for _, idx := range byClass {
+		n = min(n, len(idx))
+	}
+	if n < 2 {
+		return fmt.Sprintf(": a class has %d set, and each needs at least 2, one for the gallery and one to recognise", n)
+	}
+	q := p
+	q.Gallery, q.Probe = n-n/2, n/2
+	return fmt.Sprintf(": the smallest class has %d sets; give --protocol %v, for example", n, q)
 }
 
 // strangerOrder returns the permutation of the c classes the stranger

@@ -115,7 +115,15 @@ func (m *Model) WithSets(sets []NewSet) (*Model, error) {
 					return nil, fmt.Errorf("set %s/%s: the same frames (in this or another order) as %s %s/%s: give each burst once", s.Label, s.Name, whose, g.Label, g.Name)
 				}
 			}
-			mem.Sets = append(mem.Sets, Set{Label: s.Label, Name: s.Name, Samples: y, Bandwidth: h})
+			set := Set{Label: s.Label, Name: s.Name, Samples: y, Bandwidth: h}
+			_, d := y.Dims()
+			if err := set.validate(d, mem.UsesKDE()); err != nil {
+				// The set's fault, not the model's (values too large
+				// for a KDE): said of the set, before the model is
+				// validated whole.
+				return nil, fmt.Errorf("set %s/%s: %w", s.Label, s.Name, err)
+			}
+			mem.Sets = append(mem.Sets, set)
 		}
 	}
 	return next, nil

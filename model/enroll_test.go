@@ -74,6 +74,7 @@ func TestWithSets(t *testing.T) {
 		{[]NewSet{{"", "x", set(0)}}, "label is empty"},
 		{[]NewSet{{"c", "", set(0)}}, `the set name "" is empty or only spaces: give the set another name`},
 		{[]NewSet{{"c", "c\xff", set(0)}}, `the set name "c\xff" is not valid UTF-8, which a model's set names must be: give the set another name`},
+		{[]NewSet{{"c", "a\nb", set(0)}}, `the set name "a\nb" holds a control character (a newline, a tab, …), which the lines that name the set would print as it is: give the set another name`},
 		{[]NewSet{{"unknown", "u1", set(0)}}, `the label "unknown" is reserved`},
 		{[]NewSet{{"failed", "f1", set(0)}}, `the label "failed" is reserved`},
 		{[]NewSet{{"a ", "a9", set(0)}}, `the label "a " begins or ends with a space`},
@@ -104,6 +105,16 @@ func TestWithSets(t *testing.T) {
 		if len(m.Sets) != before {
 			t.Errorf("WithSets(%d sets) failed but changed the gallery", len(c.sets))
 		}
+	}
+	// Frames a KDE cannot take, under a bandwidth they do not decide (a
+	// fixed one): the set's fault, said of the set, before the model is
+	// validated whole.
+	fixed := *m
+	fixed.QueryBandwidth = match.BandwidthRule{Kind: match.Fixed, Fixed: 1}
+	huge := set(0)
+	huge.Scale(1e200, huge)
+	if _, err := fixed.WithSets([]NewSet{{"c", "c1", huge}}); err == nil || !strings.HasPrefix(err.Error(), "set c/c1: values too large for the squared distances of a KDE") {
+		t.Errorf("WithSets of frames too large for a KDE: %v", err)
 	}
 	// A class a model file holds under a name no folder can have still
 	// takes more sets; only a new class must be named as a folder can be.

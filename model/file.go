@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -19,23 +20,19 @@ import (
 // (where it can be: not one this user cannot read, regfile.SyncDir), so
 // that readers see the old or the new model, never a partial one. A path
 // that leads through symbolic links is written where they lead, and the
-// links stay.
+// links stay; a path that is not a file (OutPath) is refused.
 func WriteFile(path string, m *Model) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	// A path through symbolic links (model.smm -> current/model.smm,
-	// current -> releases/v2, as APPLIANCE lays a deployment out) is
-	// written where they lead: a rename over the link itself would put a
-	// plain file in its place, and swapping the link would no longer swap
-	// the model.
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	path, err := OutPath(path)
+	if err != nil {
+		return err
 	}
 	// A new file is 0644; a replaced one keeps its mode, owner and group (as
 	// far as the writer may set them), so that replacing a deployed model, e.g.
 	// root:setmatch 0640, leaves it readable by the daemon.
-	err := atomicfile.WriteFile(path, 0o644, true, func(f *os.File) error {
+	err = atomicfile.WriteFile(path, 0o644, true, func(f *os.File) error {
 		keepOwner(f, path)
 		if err := encode(f, m); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
@@ -51,6 +48,68 @@ func WriteFile(path string, m *Model) error {
 		return fmt.Errorf("syncing the directory of %s: %w", path, err)
 	}
 	return nil
+}
+
+// OutPath returns the file WriteFile writes for path: path with its
+// symbolic links followed to where they lead (model.smm ->
+// current/model.smm, current -> releases/v2, as APPLIANCE lays a
+// deployment out), so that the links stay and swapping one still swaps
+// the model; a link to a file that does not exist yet leads to that file.
+// A folder, or anything else there but a regular file (a device such as
+// /dev/null, a named pipe, a socket), is an error that says so: the model
+// is written whole and renamed over the path, which would put a file in
+// its place.
+func OutPath(path string) (string, error) {
+	p := path
+	for range 40 { // the kernel's limit of links in a path
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+			// Nothing there, or what is there cannot be looked at (a
+			// folder this user may not search): the write says why.
+			return p, nil
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return "", err
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(p), target)
+			}
+			p = target
+		case fi.IsDir():
+			return "", fmt.Errorf("%s is a folder: give the path of the model file", shownAs(path, p))
+		case !fi.Mode().IsRegular():
+			return "", fmt.Errorf("%s is %s, not a file: a model file is written whole and renamed into place, which would replace it; give the path of a file", shownAs(path, p), fileKind(fi.Mode()))
+		default:
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p = real
+			}
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// shownAs names path, and where its links lead to p, p too.
+func shownAs(path, p string) string {
+	if p == path {
+		return path
+	}
+	return path + " (" + p + ")"
+}
+
+// fileKind names what a file of mode m is, for an error.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }
 
 // syncDir is the sync regfile.SyncDir makes of the model's directory.

@@ -371,9 +371,10 @@ func TestMagicAndVersion(t *testing.T) {
 
 	b = bytes.Clone(good)
 	binary.LittleEndian.PutUint32(b[8:], FormatVersion+1)
-	mfDecodeErr(t, "newer", b, ErrNewerFormat, fmt.Sprintf("written by a newer setmatch (format %d; this one reads ≤ %d): upgrade", FormatVersion+1, FormatVersion))
-	b = mfReseal(b) // even with a valid checksum
-	mfDecodeErr(t, "newer resealed", b, ErrNewerFormat, fmt.Sprintf("format %d", FormatVersion+1))
+	// A version byte damaged, or a newer format sealed otherwise: both said.
+	mfDecodeErr(t, "newer", b, ErrNewerFormat, fmt.Sprintf("written by a newer setmatch (format %d; this one reads ≤ %d), or corrupt (its checksum fails as this setmatch computes it): upgrade", FormatVersion+1, FormatVersion))
+	b = mfReseal(b) // with this format's checksum: a newer format
+	mfDecodeErr(t, "newer resealed", b, ErrNewerFormat, fmt.Sprintf("written by a newer setmatch (format %d; this one reads ≤ %d): upgrade setmatch", FormatVersion+1, FormatVersion))
 
 	b = mfReseal(bytes.Clone(good))
 	binary.LittleEndian.PutUint32(b[8:], 0)

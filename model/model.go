@@ -408,14 +408,16 @@ func checkPathElem(name string) error {
 
 // CheckSetName refuses a name for a new set of a model: one that is
 // not valid UTF-8 (a model file's names are text), empty or only
-// spaces, or that no set file or folder can be named (a slash, "." or
-// ".."). The error says what the name is, to follow it.
+// spaces, holding a control character, or that no set file or folder
+// can be named (a slash, "." or ".."). The error says what the name is, to follow it.
 func CheckSetName(name string) error {
 	switch {
 	case !utf8.ValidString(name):
 		return errors.New("is not valid UTF-8, which a model's set names must be")
 	case strings.TrimSpace(name) == "":
 		return errors.New("is empty or only spaces")
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return errors.New("holds a control character (a newline, a tab, …), which the lines that name the set would print as it is")
 	}
 	if err := checkPathElem(name); err != nil {
 		return fmt.Errorf("%v, as a set file or folder's name cannot", err)

@@ -170,6 +170,11 @@ func checkPrefix(b []byte) error {
 	}
 	v := binary.LittleEndian.Uint32(b[8:12])
 	if v > FormatVersion {
+		// A newer format may seal its files otherwise; but where this
+		// format's checksum fails, a damaged version is as likely.
+		if len(b) >= prefixLen+checksumLen && checksum(b[:len(b)-checksumLen]) != binary.LittleEndian.Uint32(b[len(b)-checksumLen:]) {
+			return fmt.Errorf("%w (format %d; this one reads ≤ %d), or corrupt (its checksum fails as this setmatch computes it): upgrade setmatch, or, where this setmatch's format wrote the file, copy or write the model again", ErrNewerFormat, v, FormatVersion)
+		}
 		return fmt.Errorf("%w (format %d; this one reads ≤ %d): upgrade setmatch", ErrNewerFormat, v, FormatVersion)
 	}
 	if v == 0 {

@@ -24,13 +24,14 @@ type changeFlags struct {
 	cmd                             string // enroll or forget
 	model, label, out, strangersDir string
 	workers                         int
-	lock                            *os.File // the lock of --out's folder (dirlock.Open), held from read to write
+	lock                            *os.File      // the lock of --out's folder (dirlock.Open), held from read to write
+	fs                              *flag.FlagSet // the command's flags, for check
 }
 
 // register defines the shared flags on fs, with the usage of --model and
 // --label of the command.
 func (cf *changeFlags) register(fs *flag.FlagSet, modelUsage, labelUsage string) {
-	cf.cmd = strings.TrimPrefix(fs.Name(), "setmatch ")
+	cf.cmd, cf.fs = strings.TrimPrefix(fs.Name(), "setmatch "), fs
 	fs.StringVar(&cf.model, "model", "", modelUsage)
 	fs.StringVar(&cf.label, "label", "", labelUsage)
 	fs.StringVar(&cf.out, "out", "", "write the new model to `OUT` (default: replace MODEL atomically; a running setmatchd reloads it)")
@@ -67,15 +68,17 @@ func (cf *changeFlags) strangers(m *model.Model, classes []string, adding string
 	return readStrangers(cf.strangersDir, lim, cf.workers, src)
 }
 
-// check refuses a command line without --model or --label.
-func (cf *changeFlags) check() error {
+// check refuses a command line without --model or --label, or with
+// --out, --strangers or one of the command's own flags named given empty
+// (emptyGiven).
+func (cf *changeFlags) check(named ...string) error {
 	switch {
 	case cf.model == "":
 		return usagef("--model is required")
 	case cf.label == "":
 		return usagef("--label is required")
 	}
-	return nil
+	return emptyGiven(cf.fs, append([]string{"out", "strangers"}, named...)...)
 }
 
 // read reads the model to change; --out defaults to it. It first locks
@@ -92,20 +95,20 @@ func (cf *changeFlags) read(stderr io.Writer) (*model.Model, error) {
 	// current/model.smm) is replaced where they lead: renaming the new file
 	// over a link would put a plain file in its place, and swapping the
 	// link would then no longer swap the model. The folder locked is the
-	// file's own, whichever link led to it.
-	if real, err := filepath.EvalSymlinks(cf.out); err == nil {
-		if cf.out == cf.model {
-			cf.model = real
-		}
-		cf.out = real
-	}
-	if fi, err := os.Stat(cf.out); err == nil && fi.IsDir() {
+	// file's own, whichever link led to it. A folder, a device or a pipe
+	// is refused before anything is read.
+	real, err := model.OutPath(cf.out)
+	if err != nil {
 		flag := "--out"
 		if cf.out == cf.model {
 			flag = "--model"
 		}
-		return nil, fmt.Errorf("%s %s is a folder: give the path of the model file", flag, cf.out)
+		return nil, usagef("%s %v", flag, err)
 	}
+	if cf.out == cf.model {
+		cf.model = real
+	}
+	cf.out = real
 	dir := filepath.Dir(cf.out)
 	// The folder as messages name it: a model given without a folder
 	// is in ".", which says little to a reader.

@@ -77,6 +77,16 @@ func TestEnrollCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "frame.png"), []byte("not read"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	imgDir := filepath.Join(dir, "burst")
+	if err := os.Mkdir(imgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(imgDir, "frame.png"), []byte("not read"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := testutil.FIFO(t, dir, "fifo.smm")
+	huge := mat.NewDense(2, 4, []float64{1e200, 1e200, 1e200, 1e200, 2e200, 2e200, 2e200, 2e200})
+	big := writeSet(t, dir, "big.npy", huge)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -85,13 +95,20 @@ func TestEnrollCommand(t *testing.T) {
 		{[]string{"enroll", "--label", "x", carol1}, 2, "--model is required"},
 		{[]string{"enroll", "--model", out, carol1}, 2, "--label is required"},
 		{[]string{"enroll", "--model", out, "--label", "x"}, 2, "at least one set"},
-		{[]string{"enroll", "--model", out, "--label", "x", dir}, 1, "records no feature pipeline (it was trained on feature files): give the set as a feature file of 4 features per frame, made as the training features were (of images by setmatch features --features SPEC --out DIR " + dir + ", with the training features' SPEC)"},
+		{[]string{"enroll", "--model", out, "--label", "x", imgDir}, 1, "records no feature pipeline (it was trained on feature files): give the set as a feature file of 4 features per frame, made as the training features were (of images by setmatch features --features SPEC --out DIR " + imgDir + ", with the training features' SPEC)"},
+		{[]string{"enroll", "--model", out, "--label", "x", dir}, 1, dir + " is a folder of feature files: enroll takes a set as one feature file, or as a folder of frame images; join the folder's files into one .npy or .csv"},
 		{[]string{"enroll", "--model", out, "--label", "x", filepath.Join(dir, "frame.png")}, 1, "one image, not a set"},
 		{[]string{"enroll", "--model", out, "--label", "x", "--name", "n", carol1, carol2}, 2, "names one set"},
 		{[]string{"enroll", "--model", out, "--label", "x", wrongDim}, 1, "model expects 4"},
 		{[]string{"enroll", "--model", filepath.Join(dir, "none.smm"), "--label", "x", carol1}, 1, "none.smm"},
-		{[]string{"enroll", "--model", out, "--label", "x", "--out", dir, carol1}, 1, "--out " + dir + " is a folder: give the path of the model file"},
-		{[]string{"enroll", "--model", dir, "--label", "x", carol1}, 1, "--model " + dir + " is a folder"},
+		{[]string{"enroll", "--model", out, "--label", "x", "--out", dir, carol1}, 2, "--out " + dir + " is a folder: give the path of the model file"},
+		{[]string{"enroll", "--model", dir, "--label", "x", carol1}, 2, "--model " + dir + " is a folder"},
+		{[]string{"enroll", "--model", out, "--label", "x", "--out", fifo, carol1}, 2, "--out " + fifo + " is a named pipe, not a file: a model file is written whole and renamed into place"},
+		{[]string{"enroll", "--model", out, "--label", "x", "--out", "", carol1}, 2, "--out is empty: give a value, or leave the flag out"},
+		{[]string{"enroll", "--model", out, "--label", "x", "--name", "", carol1}, 2, "--name is empty"},
+		// The set's fault, said of the set, not of the model.
+		{[]string{"enroll", "--model", out, "--label", "x", big}, 1, out + ": set x/big: bandwidth by the model's rule silverman: the silverman rule gave h = +Inf: the frames' values are too large"},
+		{[]string{"enroll", "--model", out, "--label", "x", "--name", "a\nb", carol1}, 2, `--name "a\nb" holds a control character`},
 		{[]string{"enroll", "--model", out, "--label", "x", badFile}, 1, fmt.Sprintf(`%q: its set name "x\xff" (the file's name without its extension) is not valid UTF-8, which a model's set names must be: rename the file, or give the set a name with --name NAME`, badFile)},
 		{[]string{"enroll", "--model", out, "--label", "x", carol1, badFile}, 1, "rename the file, or enroll it alone with --name NAME"},
 		{[]string{"enroll", "--model", out, "--label", "x", badDir}, 1, `(the folder's name) is not valid UTF-8, which a model's set names must be: rename the folder, or give the set a name with --name NAME`},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -145,6 +146,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if a.spectrum && (a.asJSON || a.jsonOut != "") {
 		return usagef("--spectrum prints a table of eigenvalues only: leave out --json and --json-out")
 	}
+	for _, f := range []struct{ flag, path string }{{"--json-out", a.jsonOut}, {"--splits-out", a.splitsOut}} {
+		if err := checkOutFile(f.flag, f.path); err != nil {
+			return err
+		}
+	}
 	p, err := eval.ParseProtocol(a.proto)
 	if err != nil {
 		return usagef("%v", err)
@@ -258,6 +264,9 @@ func loadEvalData(a *evalArgs) (*dataset.Dataset, features.Pipeline, float64, er
 	if err == nil && loader != nil {
 		err = loader.Check(ds)
 	}
+	if err == nil && !ds.Pooled {
+		err = ds.CheckFrames() // a pooled set is cut into sets by the protocol
+	}
 	return ds, pipe, time.Since(t0).Seconds(), err
 }
 
@@ -291,6 +300,27 @@ func writeSplitsFile(path string, splits []eval.Split, d *eval.Data) error {
 		return usagef("--splits-out: %v", err)
 	}
 	return writeWhole(path, b.Bytes(), "--splits-out")
+}
+
+// checkOutFile refuses, before any evaluation, a path of flag (if given)
+// that writeWhole could not write at the end: a folder, or a file in a
+// folder that does not exist or cannot be written to. A pipe or a device
+// there is written to as it is.
+func checkOutFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		fi, err := os.Stat(real)
+		switch {
+		case err == nil && fi.IsDir():
+			return usagef("%s %s is a folder: give a file's name", flag, path)
+		case err == nil && !fi.Mode().IsRegular():
+			return nil
+		}
+		path = real
+	}
+	return checkFolderOf(flag, path, filepath.Dir(path))
 }
 
 // writeWhole writes b to the file path, of the flag, as model files are
@@ -351,7 +381,8 @@ func (a *evalArgs) featureName() string {
 }
 
 // write prints record as indented JSON with --json, else the table
-// writes, and writes the JSON to --json-out if given.
+// writes, and writes the JSON to --json-out if given; where that fails,
+// the output is printed all the same, and the error returned.
 func (a *evalArgs) write(stdout io.Writer, record any, table func(io.Writer) error) error {
 	if !a.asJSON && a.jsonOut == "" {
 		return table(stdout)
@@ -361,16 +392,16 @@ func (a *evalArgs) write(stdout io.Writer, record any, table func(io.Writer) err
 		return err
 	}
 	js = append(js, '\n')
+	var outErr error // printed first: the results are not lost with the file
 	if a.jsonOut != "" {
-		if err := writeWhole(a.jsonOut, js, "--json-out"); err != nil {
-			return err
-		}
+		outErr = writeWhole(a.jsonOut, js, "--json-out")
 	}
 	if a.asJSON {
 		_, err = stdout.Write(js)
-		return err
+	} else {
+		err = table(stdout)
 	}
-	return table(stdout)
+	return cmp.Or(outErr, err)
 }
 
 // runOpenEval is setmatch eval on a protocol with strangers: every

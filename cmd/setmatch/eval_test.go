@@ -298,10 +298,20 @@ func TestEvalUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
 	}
-	// Not enough sets per class for the protocol: a plain error.
-	if code, _, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=5,probe=5", "--quiet"); code != 1 || !strings.Contains(stderr, "needs 10") {
+	// Not enough sets per class for the protocol: a plain error, with a
+	// protocol that fits.
+	if code, _, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=5,probe=5", "--quiet"); code != 1 || !strings.Contains(stderr, "needs 10: the smallest class has 3 sets; give --protocol gallery=2,probe=1,splits=10, for example") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
+	// A set of one frame, named, as train names it.
+	one := filepath.Join(dir, "class1", "s9.csv")
+	if err := os.WriteFile(one, []byte("1,2,3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=2,probe=1,splits=1", "--methods", "nn-h", "--quiet"); code != 1 || !strings.Contains(stderr, "set "+one+" has 1 frame: a set's density needs at least 2 frames") {
+		t.Errorf("a set of one frame: exit %d: %s", code, stderr)
+	}
+	os.Remove(one)
 	// Two classes leave no room for a stranger.
 	if code, _, stderr := evalDispatch("eval", "--data", dir, "--protocol", "gallery=1,probe=1,strangers=1", "--quiet"); code != 1 || !strings.Contains(stderr, "at least 2 known classes") {
 		t.Errorf("strangers=1 of 2 classes: exit %d: %s", code, stderr)
@@ -823,5 +833,21 @@ func TestEvalJSONOut(t *testing.T) {
 	code, stdout, stderr := evalDispatch(append(slices.Clone(args), "--json-out", file, "--json")...)
 	if again, _ := os.ReadFile(file); code != 0 || stdout != string(again) {
 		t.Errorf("--json with --json-out: exit %d, stdout and the file differ:\n%s\n%s%s", code, stdout, again, stderr)
+	}
+	// A file that could not be written is refused before the evaluation
+	// (which would print its table first), saying what to do.
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		flag, path, want string
+		code             int
+	}{
+		{"--json-out", filepath.Join(tmp, "nodir", "r.json"), "the folder " + filepath.Join(tmp, "nodir") + " does not exist: create it first", 1},
+		{"--json-out", tmp, "--json-out " + tmp + " is a folder: give a file's name", 2},
+		{"--splits-out", tmp, "--splits-out " + tmp + " is a folder", 2},
+	} {
+		code, stdout, stderr := evalDispatch(append(slices.Clone(args), c.flag, c.path)...)
+		if code != c.code || !strings.Contains(stderr, c.want) || stdout != "" {
+			t.Errorf("%s %s: exit %d, want %d and %q, nothing evaluated:\n%s%s", c.flag, c.path, code, c.code, c.want, stdout, stderr)
+		}
 	}
 }

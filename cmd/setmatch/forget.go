@@ -39,7 +39,7 @@ func runForget(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := cf.check(); err != nil {
+	if err := cf.check("set"); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

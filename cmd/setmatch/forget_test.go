@@ -89,6 +89,11 @@ func TestForgetCommand(t *testing.T) {
 		{[]string{"forget", "--model", out, "--label", "nobody"}, 1, `no set of class "nobody"`},
 		{[]string{"forget", "--model", out, "--label", "class1", "--set", "s9"}, 1, `no set named "s9" (its sets: "s0", "s1", "s2")`},
 		{[]string{"forget", "--model", out, "--label", "class1"}, 1, "a model needs at least 2 classes"},
+		// An empty value from an unset variable is not the flag left out:
+		// not every set of the class, not the model replaced in place.
+		{[]string{"forget", "--model", out, "--label", "class1", "--set", ""}, 2, "--set is empty: give a value, or leave the flag out"},
+		{[]string{"forget", "--model", out, "--label", "class1", "--set", "s0", "--out", ""}, 2, "--out is empty"},
+		{[]string{"forget", "--model", filepath.Dir(out), "--label", "class1"}, 2, "--model " + filepath.Dir(out) + " is a folder"},
 	} {
 		code, _, stderr := run(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {

@@ -234,6 +234,20 @@ func (w *workers) Set(s string) error {
 	return nil
 }
 
+// emptyGiven refuses a flag of names given on the command line with an
+// empty value (--out "$OUT" with OUT unset, in a script), which would
+// otherwise read as the flag left out, and do what leaving it out does
+// (replace the model in place, forget every set of a class).
+func emptyGiven(fs *flag.FlagSet, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(names, f.Name) && f.Value.String() == "" {
+			err = usagef("--%s is empty: give a value, or leave the flag out", f.Name)
+		}
+	})
+	return err
+}
+
 // parseFlags parses args with fs (parseOnly) and refuses a flag written
 // after the arguments (flagAfterArguments).
 func parseFlags(fs *flag.FlagSet, args []string) error {

@@ -98,6 +98,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := checkOut(a.out); err != nil {
 		return err
 	}
+	if err := checkReport(a.reportDir); err != nil {
+		return err
+	}
 	start := time.Now()
 	ds, err := dataset.Load(a.data, a.loadOptions())
 	if err != nil {
@@ -217,6 +220,8 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 		return trainOptions{}, usagef("--method learned needs --dim d ≥ 1 (got %d)", a.dim)
 	case a.dim < 0:
 		return trainOptions{}, usagef("--dim must be ≥ 1, or 0 to choose it (got %d)", a.dim)
+	case a.dim > 0 && a.method != deploy.Learned && a.method != method.Auto && !a.method.IsDR():
+		return trainOptions{}, usagef("--dim fixes d of a learned W (--method learned, nn-h-dr, nn-j-dr, and auto's -dr candidates); with --method %s it would do nothing", a.method)
 	case a.maxIter < 1:
 		return trainOptions{}, usagef("--max-iter must be at least 1 (got %d)", a.maxIter)
 	case a.nuW < 0 || a.nuB < 0:
@@ -380,6 +385,23 @@ func trainBudget(labels []int, m method.Name) (int, string) {
 	return cvBudget(method.SmallestClass(labels))
 }
 
+// checkReport makes the folder of --report dir, if given, before any
+// training, so that a path where it cannot be made (a file, a folder this
+// user cannot write) fails before the training rather than after it.
+func checkReport(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	err := os.MkdirAll(dir, 0o755)
+	if err == nil {
+		err = canWrite(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("--report %s: %w: give a folder for the plots (made if missing) that you can write to", dir, err)
+	}
+	return nil
+}
+
 func trainReport(dir string, res *deploy.Result, labels []string) error {
 	t := report.Training{Labels: labels, Gallery: res.Gallery, GalleryTitle: res.GalleryMeasure + " between the model's gallery sets"}
 	if tr := res.Trained; tr != nil {
@@ -408,18 +430,29 @@ func checkTrainMemory(ds *dataset.Dataset, g method.Grid, workers int, seed uint
 }
 
 // checkOut refuses, before any training, an --out that the model could
-// not be written to at the end: a folder, or a file in a folder that does
-// not exist or cannot be written to (a file is created there and removed).
+// not be written to at the end: a folder, a device or a pipe
+// (model.OutPath), or a file in a folder that does not exist or cannot be
+// written to (a file is created there and removed).
 func checkOut(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usagef("--out %s is a folder: give the model file's name, e.g. %s", path, filepath.Join(path, "model.smm"))
 	}
-	dir := filepath.Dir(path)
+	real, err := model.OutPath(path) // where the model goes: a device or a pipe is refused
+	if err != nil {
+		return usagef("--out %v", err)
+	}
+	return checkFolderOf("--out", path, filepath.Dir(real))
+}
+
+// checkFolderOf refuses the path of flag, to be written in folder dir,
+// where that folder does not exist or this user cannot write a file in
+// it (a file is created there and removed).
+func checkFolderOf(flag, path, dir string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("--out %s: the folder %s does not exist: create it first", path, dir)
+		return fmt.Errorf("%s %s: the folder %s does not exist: create it first", flag, path, dir)
 	}
 	if err := canWrite(dir); err != nil {
-		return fmt.Errorf("--out %s: cannot write in %s (%w): give a folder you can write to", path, dir, err)
+		return fmt.Errorf("%s %s: cannot write in %s (%w): give a folder you can write to", flag, path, dir, err)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"setmatch/dataset"
+	"setmatch/internal/testutil"
 	"setmatch/model"
 	"setmatch/setfile"
 	"setmatch/synth"
@@ -557,21 +558,66 @@ func strangersData(t *testing.T, data string, classes int) string {
 }
 
 // TestTrainOutCheckedFirst: an --out that cannot be written is refused
-// before any training, with what to do: a folder, a missing folder.
+// before any training, with what to do: a folder, a missing folder, a
+// named pipe (which the model's rename would replace with a file), a
+// --report path that cannot be a folder; and a link that leads to no
+// file yet is written through, the link kept.
 func TestTrainOutCheckedFirst(t *testing.T) {
 	data := trainData(t)
 	dir := t.TempDir()
+	fifo := testutil.FIFO(t, dir, "fifo.smm")
+	file := filepath.Join(dir, "plots.txt")
+	if err := os.WriteFile(file, []byte("a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
-		out, want string
-		code      int
+		args []string
+		want string
+		code int
 	}{
-		{dir, "is a folder: give the model file's name", 2},
-		{filepath.Join(dir, "nope", "m.smm"), "does not exist: create it first", 1},
+		{[]string{"--out", dir}, "is a folder: give the model file's name", 2},
+		{[]string{"--out", filepath.Join(dir, "nope", "m.smm")}, "does not exist: create it first", 1},
+		{[]string{"--out", fifo}, "--out " + fifo + " is a named pipe, not a file: a model file is written whole and renamed into place, which would replace it", 2},
+		{[]string{"--out", filepath.Join(dir, "m.smm"), "--report", file}, "--report " + file + ": mkdir " + file + ": not a directory: give a folder for the plots", 1},
 	} {
-		code, _, stderr := trainRun("train", "--data", data, "--out", c.out)
+		code, _, stderr := trainRun(append([]string{"train", "--data", data}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "cross-validation") {
-			t.Errorf("--out %s: exit %d, want %d and %q before any training:\n%s", c.out, code, c.code, c.want, stderr)
+			t.Errorf("%v: exit %d, want %d and %q before any training:\n%s", c.args, code, c.code, c.want, stderr)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m.smm")); err == nil {
+		t.Error("a model was written where --report was refused")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the named pipe at --out: %v, %v", fi, err)
+	}
+	link := filepath.Join(dir, "current.smm")
+	if err := os.Symlink("release.smm", link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := trainRun("train", "--data", data, "--method", "nn-h", "--out", link); code != 0 {
+		t.Fatalf("--out a link to no file yet: exit %d\n%s", code, stderr)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link at --out is no longer a link: %v, %v", fi, err)
+	}
+	if _, _, err := model.ReadFile(filepath.Join(dir, "release.smm")); err != nil {
+		t.Errorf("the model where the link leads: %v", err)
+	}
+}
+
+// TestTrainDimOnlyWhereUsed: --dim is refused with a method that learns
+// no W, where it would do nothing, and taken where it does.
+func TestTrainDimOnlyWhereUsed(t *testing.T) {
+	data := trainData(t)
+	out := filepath.Join(t.TempDir(), "m.smm")
+	for _, m := range []string{"nn-h", "kfda-hg", "nn-h-lda"} {
+		if code, _, stderr := trainRun("train", "--data", data, "--out", out, "--method", m, "--dim", "2"); code != 2 || !strings.Contains(stderr, "--dim fixes d of a learned W (--method learned, nn-h-dr, nn-j-dr, and auto's -dr candidates); with --method "+m+" it would do nothing") {
+			t.Errorf("--method %s --dim 2: exit %d\n%s", m, code, stderr)
+		}
+	}
+	if code, _, stderr := trainRun("train", "--data", data, "--out", out, "--method", "nn-h-dr", "--dim", "2"); code != 0 {
+		t.Errorf("--method nn-h-dr --dim 2: exit %d\n%s", code, stderr)
 	}
 }
 
