@@ -96,8 +96,9 @@ func runSum(a f64x4, x, w []float64) float64 {
 //
 // With upper ≥ 0 the block is that of a square product starting at its
 // column upper, whose entries below the diagonal are not wanted: the strip
-// of columns c … c+15 computes only the rows r < upper+c+16 (in pairs, so
-// one row more where the last pair ends past it).
+// of columns c … c+15 computes only the rows r < upper+c+16, and reads
+// and writes of each row only the entries on or above the diagonal (the
+// other lanes of its sums are computed and dropped).
 //
 // The rows l of b and x are taken lBlock at a time, each entry's sum
 // kept in dst between them (stored and loaded whole, so the sum is the
@@ -116,20 +117,25 @@ func tmul(dst []float64, ldd int, b []float64, ldb int, x []float64, ldx int, n,
 			bl, xl := b[l0*ldb:], x[l0*ldx+c:]
 			for r := 0; r < rows; r += 2 {
 				rb := min(r+1, d-1)
+				// The first column of the strip each row keeps.
+				lo0, lo1 := 0, 0
+				if upper >= 0 {
+					lo0, lo1 = min(max(r-upper-c, 0), cw), min(max(rb-upper-c, 0), cw)
+				}
 				if l0 == 0 {
 					acc = [2][16]float64{}
 				} else {
-					copy(acc[0][:cw], dst[r*ldd+c:r*ldd+c+cw])
-					copy(acc[1][:cw], dst[rb*ldd+c:rb*ldd+c+cw])
+					copy(acc[0][lo0:cw], dst[r*ldd+c+lo0:r*ldd+c+cw])
+					copy(acc[1][lo1:cw], dst[rb*ldd+c+lo1:rb*ldd+c+cw])
 				}
 				if cw == 16 {
 					axpy2x16(&acc, bl[r:], bl[rb:], ldb, xl, ldx, ln)
 				} else {
 					tmul2xNarrow(&acc, bl[r:], bl[rb:], ldb, xl, ldx, ln, cw)
 				}
-				copy(dst[r*ldd+c:r*ldd+c+cw], acc[0][:cw])
+				copy(dst[r*ldd+c+lo0:r*ldd+c+cw], acc[0][lo0:cw])
 				if rb != r {
-					copy(dst[rb*ldd+c:rb*ldd+c+cw], acc[1][:cw])
+					copy(dst[rb*ldd+c+lo1:rb*ldd+c+cw], acc[1][lo1:cw])
 				}
 			}
 		}

@@ -174,9 +174,9 @@ func TMul(dst, b, x *mat.Dense, workers int) {
 // scatter of centred frames): the same bits as dst.SymOuterK(1, x.T()),
 // whose Dsyrk sums an entry Σ_l x_li·x_lj as TMul does (over l in turn,
 // a zero x_li skipped). The kernels compute the rows of each strip of 16
-// columns down to the diagonal, on one goroutine, as gonum's Dsyrk. An
-// empty dst is made D×D; a dst that shares memory with x panics with
-// ErrOverlap.
+// columns down to the diagonal, on one goroutine, as gonum's Dsyrk, and
+// leave the lower triangle as it was. An empty dst is made D×D; a dst
+// that shares memory with x panics with ErrOverlap.
 func Scatter(dst *mat.SymDense, x *mat.Dense) {
 	n, D := x.Dims()
 	if !dst.IsEmpty() {

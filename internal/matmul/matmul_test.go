@@ -134,9 +134,10 @@ func TestTMul(t *testing.T) {
 }
 
 // TestScatter compares xᵀx with gonum's SymOuterK (its upper triangle,
-// all a SymDense holds), into a new matrix and into one holding other
-// numbers, with ±Inf in x in a second pass (a zero factor skipped keeps a
-// sum a number).
+// all a SymDense holds), into a new matrix and into a view of one holding
+// other numbers, whose storage outside the view's upper triangle must
+// stay as it was, with ±Inf in x in a second pass (a zero factor skipped
+// keeps a sum a number).
 func TestScatter(t *testing.T) {
 	needKernels(t)
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -148,14 +149,26 @@ func TestScatter(t *testing.T) {
 			var got mat.SymDense
 			Scatter(&got, x)
 			same(t, "xᵀx", &got, &want)
-			used := mat.NewSymDense(s.D, nil)
-			for i := range s.D {
-				for j := i; j < s.D; j++ {
-					used.SetSym(i, j, float64(i-j)+0.5)
+			// Into a view of a larger matrix (its stride not its size),
+			// whose storage below the diagonal, and around the view,
+			// must stay as it was, as SymOuterK leaves it.
+			const mark = 12345.5
+			big := mat.NewSymDense(s.D+3, nil)
+			raw := big.RawSymmetric()
+			for k := range raw.Data {
+				raw.Data[k] = mark
+			}
+			view := big.SliceSym(1, s.D+1).(*mat.SymDense)
+			Scatter(view, x)
+			same(t, "xᵀx into a view of a used matrix", view, &want)
+			for i := range s.D + 3 {
+				for j := range s.D + 3 {
+					inside := i >= 1 && j >= i && j <= s.D
+					if v := raw.Data[i*raw.Stride+j]; !inside && v != mark {
+						t.Fatalf("n=%d D=%d: wrote storage entry (%d, %d) outside the view's upper triangle", s.n, s.D, i-1, j-1)
+					}
 				}
 			}
-			Scatter(used, x)
-			same(t, "xᵀx into a used matrix", used, &want)
 		}
 	}
 }
