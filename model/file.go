@@ -60,35 +60,16 @@ func WriteFile(path string, m *Model) error {
 // is written whole and renamed over the path, which would put a file in
 // its place.
 func OutPath(path string) (string, error) {
-	p := path
-	for range 40 { // the kernel's limit of links in a path
-		fi, err := os.Lstat(p)
-		switch {
-		case err != nil:
-			// Nothing there, or what is there cannot be looked at (a
-			// folder this user may not search): the write says why.
-			return p, nil
-		case fi.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return "", err
-			}
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(filepath.Dir(p), target)
-			}
-			p = target
-		case fi.IsDir():
-			return "", fmt.Errorf("%s is a folder: give the path of the model file", shownAs(path, p))
-		case !fi.Mode().IsRegular():
-			return "", fmt.Errorf("%s is %s, not a file: a model file is written whole and renamed into place, which would replace it; give the path of a file", shownAs(path, p), fileKind(fi.Mode()))
-		default:
-			if real, err := filepath.EvalSymlinks(p); err == nil {
-				p = real
-			}
-			return p, nil
-		}
+	p, fi, err := atomicfile.Target(path)
+	switch {
+	case err != nil:
+		return "", err
+	case fi == nil || fi.Mode().IsRegular():
+		return p, nil
+	case fi.IsDir():
+		return "", fmt.Errorf("%s is a folder: give the path of the model file", shownAs(path, p))
 	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+	return "", fmt.Errorf("%s is %s, not a file: a model file is written whole and renamed into place, which would replace it; give the path of a file", shownAs(path, p), fileKind(fi.Mode()))
 }
 
 // shownAs names path, and where its links lead to p, p too.

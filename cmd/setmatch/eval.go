@@ -304,41 +304,40 @@ func writeSplitsFile(path string, splits []eval.Split, d *eval.Data) error {
 
 // checkOutFile refuses, before any evaluation, a path of flag (if given)
 // that writeWhole could not write at the end: a folder, or a file in a
-// folder that does not exist or cannot be written to. A pipe or a device
-// there is written to as it is.
+// folder that does not exist or cannot be written to, where its links
+// lead (atomicfile.Target). A pipe or a device there is written to as it
+// is.
 func checkOutFile(flag, path string) error {
 	if path == "" {
 		return nil
 	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		fi, err := os.Stat(real)
-		switch {
-		case err == nil && fi.IsDir():
-			return usagef("%s %s is a folder: give a file's name", flag, path)
-		case err == nil && !fi.Mode().IsRegular():
-			return nil
-		}
-		path = real
+	p, fi, err := atomicfile.Target(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case fi != nil && fi.IsDir():
+		return usagef("%s %s is a folder: give a file's name", flag, path)
+	case fi != nil && !fi.Mode().IsRegular():
+		return nil
 	}
-	return checkFolderOf(flag, path, filepath.Dir(path))
+	return checkFolderOf(flag, path, filepath.Dir(p))
 }
 
 // writeWhole writes b to the file path, of the flag, as model files are
-// written (model.WriteFile): through symbolic links to where they lead,
-// and a regular file there, or a new one, whole or not at all
-// (atomicfile.WriteFile), so that a write that fails, on a full disk say,
-// leaves no cut file that a script or --protocol file= would read as
-// whole; anything else there (a pipe, /dev/stdout), or nothing yet at
-// the end of a link, is written to as it is.
+// written (model.WriteFile): through symbolic links to where they lead
+// (atomicfile.Target), and a regular file there, or a new one, whole or
+// not at all (atomicfile.WriteFile), so that a write that fails, on a
+// full disk say, leaves no cut file that a script or --protocol file=
+// would read as whole; anything else there (a pipe, /dev/stdout) is
+// written to as it is.
 func writeWhole(path string, b []byte, flag string) error {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	var err error
-	if fi, serr := os.Lstat(path); serr == nil && !fi.Mode().IsRegular() {
-		err = os.WriteFile(path, b, 0o644)
-	} else {
-		err = atomicfile.WriteFile(path, 0o644, false, func(f *os.File) error {
+	p, fi, err := atomicfile.Target(path)
+	switch {
+	case err != nil:
+	case fi != nil && !fi.Mode().IsRegular():
+		err = os.WriteFile(p, b, 0o644)
+	default:
+		err = atomicfile.WriteFile(p, 0o644, false, func(f *os.File) error {
 			_, err := f.Write(b)
 			return err
 		})

@@ -837,11 +837,16 @@ func TestEvalJSONOut(t *testing.T) {
 	// A file that could not be written is refused before the evaluation
 	// (which would print its table first), saying what to do.
 	tmp := t.TempDir()
+	dangling := filepath.Join(tmp, "dl.json")
+	if err := os.Symlink(filepath.Join("nodir", "r.json"), dangling); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		flag, path, want string
 		code             int
 	}{
 		{"--json-out", filepath.Join(tmp, "nodir", "r.json"), "the folder " + filepath.Join(tmp, "nodir") + " does not exist: create it first", 1},
+		{"--json-out", dangling, "--json-out " + dangling + ": the folder " + filepath.Join(tmp, "nodir") + " does not exist", 1},
 		{"--json-out", tmp, "--json-out " + tmp + " is a folder: give a file's name", 2},
 		{"--splits-out", tmp, "--splits-out " + tmp + " is a folder", 2},
 	} {
@@ -849,5 +854,14 @@ func TestEvalJSONOut(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) || stdout != "" {
 			t.Errorf("%s %s: exit %d, want %d and %q, nothing evaluated:\n%s%s", c.flag, c.path, code, c.code, c.want, stdout, stderr)
 		}
+	}
+	// A file that fails at the end (a device that is always full, which
+	// is written to as it is): the table is printed all the same.
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here, to make the last write fail:", err)
+	}
+	code, stdout, stderr = evalDispatch(append(slices.Clone(args), "--json-out", "/dev/full")...)
+	if code != 1 || !strings.Contains(stderr, "--json-out: write /dev/full: no space left on device") || !strings.Contains(stdout, "nn-h") {
+		t.Errorf("--json-out /dev/full: exit %d, want 1, the error and the table:\n%s%s", code, stdout, stderr)
 	}
 }

@@ -229,6 +229,9 @@ func (a *trainArgs) options(fl *flag.FlagSet, stdout, stderr io.Writer) (trainOp
 	case a.rounds < 1:
 		return trainOptions{}, usagef("--rounds must be at least 1 (got %d)", a.rounds)
 	}
+	if err := emptyGiven(fl, "strangers", "others"); err != nil {
+		return trainOptions{}, err // an unset variable: not calibrated without them unasked
+	}
 	if a.method != deploy.Learned {
 		var given error
 		fl.Visit(func(f *flag.Flag) {
@@ -391,6 +394,9 @@ func trainBudget(labels []int, m method.Name) (int, string) {
 func checkReport(dir string) error {
 	if dir == "" {
 		return nil
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return usagef("--report %s is a file, not a folder: give a folder for the plots (made if missing)", dir)
 	}
 	err := os.MkdirAll(dir, 0o755)
 	if err == nil {

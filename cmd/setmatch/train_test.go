@@ -578,7 +578,8 @@ func TestTrainOutCheckedFirst(t *testing.T) {
 		{[]string{"--out", dir}, "is a folder: give the model file's name", 2},
 		{[]string{"--out", filepath.Join(dir, "nope", "m.smm")}, "does not exist: create it first", 1},
 		{[]string{"--out", fifo}, "--out " + fifo + " is a named pipe, not a file: a model file is written whole and renamed into place, which would replace it", 2},
-		{[]string{"--out", filepath.Join(dir, "m.smm"), "--report", file}, "--report " + file + ": mkdir " + file + ": not a directory: give a folder for the plots", 1},
+		{[]string{"--out", filepath.Join(dir, "m.smm"), "--report", file}, "--report " + file + " is a file, not a folder: give a folder for the plots (made if missing)", 2},
+		{[]string{"--out", filepath.Join(dir, "m.smm"), "--report", filepath.Join(file, "plots")}, "--report " + filepath.Join(file, "plots") + ": mkdir " + file + ": not a directory: give a folder for the plots", 1},
 	} {
 		code, _, stderr := trainRun(append([]string{"train", "--data", data}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "cross-validation") {
@@ -607,7 +608,8 @@ func TestTrainOutCheckedFirst(t *testing.T) {
 }
 
 // TestTrainDimOnlyWhereUsed: --dim is refused with a method that learns
-// no W, where it would do nothing, and taken where it does.
+// no W, where it would do nothing, and taken where it does; --strangers
+// and --others given empty are refused.
 func TestTrainDimOnlyWhereUsed(t *testing.T) {
 	data := trainData(t)
 	out := filepath.Join(t.TempDir(), "m.smm")
@@ -618,6 +620,12 @@ func TestTrainDimOnlyWhereUsed(t *testing.T) {
 	}
 	if code, _, stderr := trainRun("train", "--data", data, "--out", out, "--method", "nn-h-dr", "--dim", "2"); code != 0 {
 		t.Errorf("--method nn-h-dr --dim 2: exit %d\n%s", code, stderr)
+	}
+	// An unset variable's empty folder is not the flag left out.
+	for _, f := range []string{"--strangers", "--others"} {
+		if code, _, stderr := trainRun("train", "--data", data, "--out", out, "--method", "nn-h", f, ""); code != 2 || !strings.Contains(stderr, f+" is empty: give a value, or leave the flag out") {
+			t.Errorf("%s \"\": exit %d\n%s", f, code, stderr)
+		}
 	}
 }
 
