@@ -20,13 +20,7 @@ func TestOutPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	link := func(name, target string) string {
-		p := filepath.Join(dir, name)
-		if err := os.Symlink(target, p); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	link := func(name, target string) string { return testutil.Symlink(t, dir, name, target) }
 	if got, err := OutPath(link("next.smm", "v2.smm")); err != nil || got != filepath.Join(real, "v2.smm") {
 		t.Errorf("OutPath of a link to no file yet = %q, %v", got, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"setmatch/internal/testutil"
 )
 
 // TestTarget: a write reaches the file the links of its path lead to, as
@@ -23,13 +25,7 @@ func TestTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	link := func(name, target string) string {
-		p := filepath.Join(dir, name)
-		if err := os.Symlink(target, p); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	link := func(name, target string) string { return testutil.Symlink(t, dir, name, target) }
 	file := filepath.Join(dir, "m.smm")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)

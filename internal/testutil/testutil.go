@@ -114,6 +114,18 @@ func FIFO(t testing.TB, dir, name string) string {
 	return p
 }
 
+// Symlink makes a symbolic link dir/name that leads to target (as
+// os.Symlink writes it: relative to the link's folder unless absolute)
+// and returns its path.
+func Symlink(t testing.TB, dir, name, target string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // Names lists the entries of dir (none if it does not exist).
 func Names(t testing.TB, dir string) []string {
 	t.Helper()
