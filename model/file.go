@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -69,7 +68,7 @@ func OutPath(path string) (string, error) {
 	case fi.IsDir():
 		return "", fmt.Errorf("%s is a folder: give the path of the model file", shownAs(path, p))
 	}
-	return "", fmt.Errorf("%s is %s, not a file: a model file is written whole and renamed into place, which would replace it; give the path of a file", shownAs(path, p), fileKind(fi.Mode()))
+	return "", fmt.Errorf("%s is %s, not a file: a model file is written whole and renamed into place, which would replace it; give the path of a file", shownAs(path, p), atomicfile.Kind(fi.Mode()))
 }
 
 // shownAs names path, and where its links lead to p, p too.
@@ -78,19 +77,6 @@ func shownAs(path, p string) string {
 		return path
 	}
 	return path + " (" + p + ")"
-}
-
-// fileKind names what a file of mode m is, for an error.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a special file"
 }
 
 // syncDir is the sync regfile.SyncDir makes of the model's directory.

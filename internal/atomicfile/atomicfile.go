@@ -7,6 +7,7 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -22,14 +23,42 @@ import (
 // unchanged). A new file has the permission bits perm (less the umask on
 // unix); with keepMode a regular file replaced keeps its own. The rename
 // is not synced to the folder: sync the folder after it where that
-// matters (regfile.SyncDir).
+// matters (regfile.SyncDir). A device, a named pipe or a socket at path
+// is refused, not replaced (a symbolic link is replaced: Target gives
+// where one leads).
 //
 // On unix the steps are renameio's (file_unix.go); elsewhere, Windows
 // among them, they are replace's (file_other.go), whose rename is
 // os.Rename: on Windows MoveFileEx with MOVEFILE_REPLACE_EXISTING, which
 // replaces the file in one step on NTFS.
 func WriteFile(path string, perm fs.FileMode, keepMode bool, write func(*os.File) error) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
+		// The rename would put a file in the place of a device (such as
+		// /dev/null), a named pipe or a socket: nothing is written.
+		return fmt.Errorf("%s is %s, not a file: a file is written whole and renamed into place, which would replace it; give the path of a file", path, Kind(fi.Mode()))
+	}
 	return writeFile(path, perm, keepMode, write)
+}
+
+// Kind names what a file of mode m is, for an error: "a folder", "a
+// device", "a named pipe", "a socket", "a symbolic link", "a file" or
+// "a special file".
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a file"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }
 
 // Pending reports whether name is that of the temporary file of a

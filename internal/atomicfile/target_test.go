@@ -60,3 +60,26 @@ func TestTarget(t *testing.T) {
 		t.Errorf("a loop of links: %v", err)
 	}
 }
+
+// TestWriteFileRefusesSpecialFiles: a named pipe (as a device or a
+// socket) at the path is not replaced by a file: WriteFile says what is
+// there and writes nothing; a link to one is replaced, the pipe kept.
+func TestWriteFileRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := testutil.FIFO(t, dir, "fifo")
+	called := false
+	err := WriteFile(fifo, 0o644, true, func(*os.File) error { called = true; return nil })
+	if err == nil || !strings.Contains(err.Error(), fifo+" is a named pipe, not a file: a file is written whole and renamed into place, which would replace it") || called {
+		t.Errorf("WriteFile to a named pipe: %v (write called: %v)", err, called)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the named pipe after WriteFile: %v, %v", fi, err)
+	}
+	link := testutil.Symlink(t, dir, "link", "fifo")
+	if err := WriteFile(link, 0o644, false, func(f *os.File) error { _, err := f.WriteString("x"); return err }); err != nil {
+		t.Errorf("WriteFile over a link to a named pipe: %v", err)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the named pipe after WriteFile over a link to it: %v, %v", fi, err)
+	}
+}
