@@ -193,17 +193,14 @@ func enrollRead(path, modelPath string, m *model.Model, lim setfile.Limits, burs
 		}
 		return x, "", err
 	}
-	if ents, err := os.ReadDir(path); err == nil && slices.ContainsFunc(ents, func(e os.DirEntry) bool { return setfile.Format(e.Name()) != "" }) {
-		// A set folder of feature files, as a data set may hold one.
-		return nil, "", fmt.Errorf("%s is a folder of feature files: enroll takes a set as one feature file, or as a folder of frame images; join the folder's files into one .npy or .csv of the set's frames (as train stacks them, in file-name order)", path)
+	// An empty folder, or one of feature files or of sets: the burst
+	// reader's fault speaks to a camera writing into the spool, which is
+	// not what enroll was given; the folder is listed once, here.
+	if err := checkSetFolder(path, filepath.Join(path, "*")); err != nil {
+		return nil, "", err
 	}
 	if m.Features == nil {
 		return nil, "", fmt.Errorf("%s is a folder (a burst of frame images), but model %s records no feature pipeline (it was trained on feature files): give the set as a feature file of %d features per frame, made as the training features were (of images by setmatch features --features SPEC --out DIR %s, with the training features' SPEC), or train the model on images with --features SPEC", path, modelPath, m.InputDim(), path)
-	}
-	// An empty folder: the burst reader's fault speaks to a camera writing
-	// into the spool, which is not what enroll was given.
-	if err := checkSetFolder(path, filepath.Join(path, "*")); err != nil {
-		return nil, "", err
 	}
 	x, err := m.Features.ApplyDir(path, burst) // a *DirError says what os.OpenRoot said
 	if errors.Is(err, features.ErrTooLarge) {

@@ -94,7 +94,7 @@ func TestEnrollCommand(t *testing.T) {
 		{[]string{"enroll", "--model", out, carol1}, 2, "--label is required"},
 		{[]string{"enroll", "--model", out, "--label", "x"}, 2, "at least one set"},
 		{[]string{"enroll", "--model", out, "--label", "x", imgDir}, 1, "records no feature pipeline (it was trained on feature files): give the set as a feature file of 4 features per frame, made as the training features were (of images by setmatch features --features SPEC --out DIR " + imgDir + ", with the training features' SPEC)"},
-		{[]string{"enroll", "--model", out, "--label", "x", dir}, 1, dir + " is a folder of feature files: enroll takes a set as one feature file, or as a folder of frame images; join the folder's files into one .npy or .csv"},
+		{[]string{"enroll", "--model", out, "--label", "x", dir}, 1, dir + " is a folder of feature files, not of frame images: a set of features is one file; join the folder's files into one .npy or .csv"},
 		{[]string{"enroll", "--model", out, "--label", "x", filepath.Join(dir, "frame.png")}, 1, "one image, not a set"},
 		{[]string{"enroll", "--model", out, "--label", "x", "--name", "n", carol1, carol2}, 2, "names one set"},
 		{[]string{"enroll", "--model", out, "--label", "x", wrongDim}, 1, "model expects 4"},

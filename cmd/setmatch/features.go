@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"setmatch/features"
@@ -194,9 +195,10 @@ func resolvePath(p string) (string, error) {
 }
 
 // checkSetFolder refuses path, given as one set, where it is plainly no
-// set of frames: an empty folder, or a folder that holds folders (a
-// person's bursts, a class, a data set: setsOf), which give says what to
-// give instead of. The burst reader would name an entry of it (a data
+// set of frames: an empty folder, a folder of feature files (a set
+// folder of a data set in that layout: a set of features is one file), or
+// a folder that holds folders (a person's bursts, a class, a data set:
+// setsOf), which give says what to give instead of. The burst reader would name an entry of it (a data
 // set's README.md is "not a frame image"), or give the advice of a burst
 // in the daemon's spool. Whatever else is wrong, the burst reader says.
 func checkSetFolder(path, give string) error {
@@ -206,6 +208,9 @@ func checkSetFolder(path, give string) error {
 	}
 	if len(ents) == 0 {
 		return fmt.Errorf("%s is an empty folder: a set is a folder of its frame images (.png, .jpg, .jpeg or .pgm), at least 2 of them", path)
+	}
+	if slices.ContainsFunc(ents, func(e os.DirEntry) bool { return setfile.Format(e.Name()) != "" }) {
+		return fmt.Errorf("%s is a folder of feature files, not of frame images: a set of features is one file; join the folder's files into one .npy or .csv of the set's frames (as train stacks them, in file-name order)", path)
 	}
 	if sets := setsOf(ents); sets != nil {
 		return fmt.Errorf("%s holds folders (%s), not frame images: a set is one folder of frames: give the set folders themselves (%s)", path, listSome(sets), give)

@@ -314,6 +314,13 @@ func TestFeaturesOutChecks(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	npys := filepath.Join(tmp, "npys")
+	if err := os.Mkdir(npys, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(npys, "a.csv"), []byte("1,2\n3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		out  string
@@ -327,6 +334,7 @@ func TestFeaturesOutChecks(t *testing.T) {
 		{"data set root", filepath.Join(tmp, "fo"), []string{data}, 1, data + " holds folders (class0, class1), not frame images: a set is one folder of frames: give the set folders themselves"},
 		{"root after a good set", filepath.Join(tmp, "fo", "x"), []string{filepath.Join(data, "class1", "set1"), data}, 1, "give the set folders themselves"},
 		{"empty set", filepath.Join(tmp, "fo"), []string{empty}, 1, empty + " is an empty folder"},
+		{"a set of feature files", filepath.Join(tmp, "fo"), []string{npys}, 1, npys + " is a folder of feature files, not of frame images: a set of features is one file"},
 		{"too many frames", filepath.Join(tmp, "fo"), []string{"--max-frames", "3", set}, 1, "send fewer frames or raise the frame limit (the limits: --max-frames 3, --max-pixels "},
 		{"too large a file", filepath.Join(tmp, "fo"), []string{"--max-file-bytes", "10", set}, 1, "send smaller frames (e.g. JPEG) or raise the limit (the limits: --max-frames 256, --max-pixels 12582912, --max-file-bytes 10)"},
 		{"too many pixels", filepath.Join(tmp, "fo"), []string{"--max-pixels", "10", set}, 1, "more than 10 pixels (the limits: --max-frames 256, --max-pixels 10, --max-file-bytes "},
